@@ -1,0 +1,134 @@
+# pathd build.
+#
+#   make            build everything into build/ (release, -O2, -Werror)
+#   make test       build and run every test suite, then again with ASan+UBSan
+#   make run        build and start the server on 127.0.0.1:8080 with demo maps
+#   make bench      pathd-bench over every shared Moving AI scenario
+#   make deps       install the missing Debian packages
+#
+# Variants build into their own folder: release into build/, the sanitizer
+# variant into build/asan/. Source files are found by wildcard, so a new
+# core/foo.c or tests/test_foo.c needs no Makefile change.
+
+PKGS := libmicrohttpd libcjson libuv check nettle
+DEBS := libmicrohttpd-dev libcjson-dev libuv1-dev check pkg-config nettle-dev
+# Reference data, read in place; never copied into the repository.
+PATHD_BENCH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/movingai)
+export PATHD_BENCH_DIR
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && echo 1)
+
+.PHONY: all test test-run test-asan run bench bench-http deps clean format-check lint
+
+ifneq ($(HAVE_DEPS),1)
+# Install what pkg-config cannot find, then run the same target again with the
+# flags pkg-config now gives.
+all test run bench bench-http test-run: deps
+	@$(MAKE) --no-print-directory $@
+else
+
+VARIANT ?= release
+ifeq ($(VARIANT),asan)
+OUT := build/asan
+OPTFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+else
+OUT := build
+OPTFLAGS := -O2 -g
+endif
+
+WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wformat=2 -Wvla
+CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Icore -Iproto -Iserver -Iloadtest
+CFLAGS ?=
+override CFLAGS := $(WARN) $(OPTFLAGS) $(CFLAGS)
+LDFLAGS_SAN := $(filter -fsanitize=%,$(OPTFLAGS))
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+LIBS := $(shell pkg-config --libs libmicrohttpd libcjson libuv nettle) -lpthread -lm
+CHECK_LIBS := $(shell pkg-config --libs check)
+
+CORE_SRC := $(wildcard core/*.c)
+PROTO_SRC := $(wildcard proto/*.c)
+SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
+LOADTEST_SRC := $(filter-out loadtest/main.c,$(wildcard loadtest/*.c))
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_SUPPORT_SRC := $(filter-out tests/test_%.c tests/fuzz_%.c,$(wildcard tests/*.c))
+
+obj = $(patsubst %.c,$(OUT)/obj/%.o,$(1))
+CORE_OBJ := $(call obj,$(CORE_SRC))
+PROTO_OBJ := $(call obj,$(PROTO_SRC))
+SERVER_OBJ := $(call obj,$(SERVER_SRC))
+LOADTEST_OBJ := $(call obj,$(LOADTEST_SRC))
+TEST_OBJ := $(call obj,$(TEST_SRC) $(TEST_SUPPORT_SRC))
+
+PATHD := $(OUT)/pathd
+BENCH := $(OUT)/pathd-bench
+TESTS := $(OUT)/tests/run_tests
+SUITES_H := $(OUT)/tests/suites.h
+
+all: $(PATHD) $(BENCH) $(TESTS)
+
+$(OUT)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUT)/libpathd_core.a: $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(PATHD): $(call obj,server/main.c) $(SERVER_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_core.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBS) $(LDFLAGS_SAN)
+
+$(BENCH): $(call obj,loadtest/main.c) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_core.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBS) $(LDFLAGS_SAN)
+
+# One runner for every suite: tests/test_<m>.c defines `Suite *<m>_suite(void)`.
+$(SUITES_H): $(TEST_SRC) Makefile
+	@mkdir -p $(dir $@)
+	@{ for f in $(sort $(TEST_SRC)); do b=$${f#tests/test_}; echo "PF_SUITE($${b%.c})"; done; } > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+$(call obj,tests/run_tests.c): $(SUITES_H)
+$(call obj,tests/run_tests.c): CPPFLAGS += -I$(OUT)/tests
+
+$(TESTS): $(TEST_OBJ) $(SERVER_OBJ) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_core.a
+	$(CC) $(CFLAGS) $^ -o $@ $(CHECK_LIBS) $(LIBS) $(LDFLAGS_SAN)
+
+# Runs the suites of this variant. The integration suites find the server
+# binary through PATHD_BIN.
+test-run: $(PATHD) $(BENCH) $(TESTS)
+	PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) $(TESTS)
+
+test: test-run
+	@echo "== sanitizer run (ASan + UBSan) =="
+	@$(MAKE) --no-print-directory VARIANT=asan test-run
+
+run: $(PATHD)
+	./scripts/run-demo.sh $(PATHD)
+
+bench: $(BENCH)
+	@if [ ! -d "$(PATHD_BENCH_DIR)" ]; then \
+	  echo "bench: skipped: PATHD_BENCH_DIR=$(PATHD_BENCH_DIR) does not exist"; exit 0; fi; \
+	for a in astar jps hpa; do \
+	  $(BENCH) scen --algorithm $$a $(PATHD_BENCH_DIR)/*.scen || exit 1; done
+
+bench-http: $(PATHD) $(BENCH)
+	./scripts/bench-http.sh $(PATHD) $(BENCH)
+
+-include $(shell find build -name '*.d' 2>/dev/null)
+endif
+
+deps:
+	@missing=""; \
+	for p in $(PKGS); do command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $$p || missing=1; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages: $(DEBS)"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(DEBS); \
+	fi
+
+format-check:
+	clang-format --dry-run -Werror core/*.[ch] proto/*.[ch] server/*.[ch] loadtest/*.[ch] tests/*.[ch]
+
+clean:
+	rm -rf build

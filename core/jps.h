@@ -1,0 +1,41 @@
+/* jps.h -- jump point search (Harabor & Grastien, AAAI 2011; block-based
+ * jumps and pruning after Harabor & Grastien, ICAPS 2014).
+ *
+ * Optimal on 8-connected uniform-cost maps without wall edges, under either
+ * corner rule. A pf_jps holds per-map preprocessing (bit-packed rows and a
+ * transposed copy for vertical scans); once built it is read-only and may be
+ * shared by any number of threads, each with its own pf_search_ctx.
+ */
+#ifndef PF_JPS_H
+#define PF_JPS_H
+
+#include <stddef.h>
+
+#include "grid.h"
+#include "search.h"
+
+typedef struct pf_jps pf_jps;
+
+/* Builds the preprocessing for g (which it does not keep). Always succeeds on
+ * any grid except PF_ENOMEM; on maps JPS cannot serve (non-uniform costs,
+ * walls, 4-connectivity) searches fall back to astar. Free with
+ * pf_jps_destroy. */
+pf_status pf_jps_create(const pf_grid *g, pf_jps **out);
+void pf_jps_destroy(pf_jps *j);
+size_t pf_jps_memory(const pf_jps *j);
+
+/* Brings j in step with g after the cells in changed[0..n) changed. */
+pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, size_t n);
+
+/* Whether JPS itself (not the astar fallback) serves searches on g. */
+bool pf_jps_supports(const pf_grid *g);
+
+/* Runs q (q->algorithm is ignored) on g with j built from g. The path is the
+ * full cell-by-cell path (jump points expanded), interchangeable with
+ * astar's. out->algorithm is PF_ALGO_JPS, or PF_ALGO_ASTAR when the map is
+ * not supported and astar ran instead. out->jump_points counts jump points
+ * found. Statuses as pf_search. */
+pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, const pf_query *q,
+                        pf_result *out);
+
+#endif

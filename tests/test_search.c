@@ -1,0 +1,299 @@
+/* test_search.c -- bfs, dijkstra, astar, weighted, greedy: textbook examples,
+ * property tests against the reference search, and the Moving AI scenarios. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map_io.h"
+#include "path.h"
+#include "search.h"
+#include "testutil.h"
+
+static pf_result run(pf_search_ctx *ctx, const pf_grid *g, pf_point s, pf_point t,
+                     pf_algorithm a) {
+    pf_query q = pf_query_make(s, t, a);
+    pf_result r;
+    pf_search(ctx, g, &q, &r);
+    return r;
+}
+
+/* The 7x5 room, wall at x=3 on rows 0-3 (gap at row 4), 4-connected. */
+START_TEST(search_textbook_room_wall_gap) {
+    const char *rows[] = {"...#...", "...#...", "...#...", "...#...", "......."};
+    pf_grid *g = tu_grid_from_ascii(rows, 5, 4);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_point s = {0, 2}, t = {6, 2};
+    for (int a = PF_ALGO_BFS; a <= PF_ALGO_ASTAR; a++) {
+        pf_result r = run(ctx, g, s, t, (pf_algorithm)a);
+        ck_assert_int_eq(r.status, PF_OK);
+        ck_assert_uint_eq(r.path_len - 1, 10);
+        ck_assert_double_eq_tol(r.cost, 10.0, 1e-9);
+    }
+    pf_search_ctx_destroy(ctx);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+/* The 3x2 patch with mud of cost 5 at (1,0): BFS goes straight through,
+ * Dijkstra goes around. */
+START_TEST(search_textbook_mud_bfs_vs_dijkstra) {
+    const char *rows[] = {".5.", "..."};
+    pf_grid *g = tu_grid_from_ascii(rows, 2, 4);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_point s = {0, 0}, t = {2, 0};
+    pf_result r = run(ctx, g, s, t, PF_ALGO_BFS);
+    ck_assert_int_eq(r.status, PF_OK);
+    ck_assert_double_eq_tol(r.cost, 6.0, 1e-9);
+    ck_assert_uint_eq(r.path_len, 3);
+    r = run(ctx, g, s, t, PF_ALGO_DIJKSTRA);
+    ck_assert_int_eq(r.status, PF_OK);
+    ck_assert_double_eq_tol(r.cost, 4.0, 1e-9);
+    ck_assert_uint_eq(r.path_len, 5);
+    pf_search_ctx_destroy(ctx);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+/* The 8x6 level: Dijkstra and A* find 12 steps, A* expanding fewer cells;
+ * greedy takes 16 steps with neighbours tried right, left, down, up. */
+START_TEST(search_textbook_level_greedy_longer) {
+    const char *rows[] = {"S.......", "####....", "........",
+                          "...##..#", ".#.##.#.", "..#....G"};
+    pf_grid *g = tu_grid_from_ascii(rows, 6, 4);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_point s = {0, 0}, t = {7, 5};
+    pf_result d = run(ctx, g, s, t, PF_ALGO_DIJKSTRA);
+    uint64_t dexp = d.expanded;
+    ck_assert_int_eq(d.status, PF_OK);
+    ck_assert_uint_eq(d.path_len - 1, 12);
+    pf_result a = run(ctx, g, s, t, PF_ALGO_ASTAR);
+    ck_assert_int_eq(a.status, PF_OK);
+    ck_assert_uint_eq(a.path_len - 1, 12);
+    ck_assert_uint_lt(a.expanded, dexp);
+    pf_result gr = run(ctx, g, s, t, PF_ALGO_GREEDY);
+    ck_assert_int_eq(gr.status, PF_OK);
+    ck_assert_uint_eq(gr.path_len - 1, 16);
+    ck_assert_int_eq(pf_path_validate(g, gr.path, gr.path_len, NULL, NULL), PF_OK);
+    pf_search_ctx_destroy(ctx);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+/* Open 15x15, corner to corner, 4-connected: the lower-h tie-break keeps A*
+ * on the path instead of filling the grid. */
+START_TEST(search_astar_tiebreak_open_grid) {
+    pf_grid *g = NULL;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    ck_assert_int_eq(pf_grid_create(15, 15, NULL, &g), PF_OK);
+    pf_grid_set_rules(g, 4, false);
+    pf_result r = run(ctx, g, (pf_point){0, 0}, (pf_point){14, 14}, PF_ALGO_ASTAR);
+    ck_assert_int_eq(r.status, PF_OK);
+    ck_assert_uint_eq(r.path_len, 29);
+    ck_assert_uint_le(r.expanded, 29 + 3);
+    pf_search_ctx_destroy(ctx);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+START_TEST(search_start_equals_goal_and_unreachable) {
+    const char *rows[] = {"..#..", "..#..", "..#.."};
+    pf_grid *g = tu_grid_from_ascii(rows, 3, 8);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    for (int a = PF_ALGO_BFS; a <= PF_ALGO_GREEDY; a++) {
+        pf_query q = pf_query_make((pf_point){1, 1}, (pf_point){1, 1}, (pf_algorithm)a);
+        pf_result r;
+        q.weight = 2.0;
+        ck_assert_int_eq(pf_search(ctx, g, &q, &r), PF_OK);
+        ck_assert_uint_eq(r.path_len, 1);
+        ck_assert_int_eq(r.path[0].x, 1);
+        ck_assert_double_eq(r.cost, 0.0);
+        q.goal = (pf_point){4, 1};
+        ck_assert_int_eq(pf_search(ctx, g, &q, &r), PF_NO_PATH);
+        ck_assert_uint_eq(r.path_len, 0);
+    }
+    pf_search_ctx_destroy(ctx);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+START_TEST(search_rejects_bad_queries) {
+    const char *rows[] = {"..#", "..."};
+    pf_grid *g = tu_grid_from_ascii(rows, 2, 8);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_result r;
+    pf_query q = pf_query_make((pf_point){0, 0}, (pf_point){3, 0}, PF_ALGO_ASTAR);
+    ck_assert_int_eq(pf_search(ctx, g, &q, &r), PF_ERANGE);
+    q.goal = (pf_point){2, 0};
+    ck_assert_int_eq(pf_search(ctx, g, &q, &r), PF_EBLOCKED);
+    q.goal = (pf_point){2, 1};
+    q.heuristic = PF_H_MANHATTAN; /* overestimates with diagonals */
+    ck_assert_int_eq(pf_search(ctx, g, &q, &r), PF_EINVAL);
+    q = pf_query_make((pf_point){0, 0}, (pf_point){2, 1}, PF_ALGO_WEIGHTED);
+    q.weight = 0.5;
+    ck_assert_int_eq(pf_search(ctx, g, &q, &r), PF_EINVAL);
+    q.weight = NAN;
+    ck_assert_int_eq(pf_search(ctx, g, &q, &r), PF_EINVAL);
+    pf_search_ctx_destroy(ctx);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+START_TEST(search_node_budget_exhausted) {
+    pf_grid *g = NULL;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_result r;
+    ck_assert_int_eq(pf_grid_create(64, 64, NULL, &g), PF_OK);
+    pf_query q = pf_query_make((pf_point){0, 0}, (pf_point){63, 63}, PF_ALGO_DIJKSTRA);
+    q.max_expanded = 10;
+    ck_assert_int_eq(pf_search(ctx, g, &q, &r), PF_EBUDGET);
+    ck_assert_uint_eq(r.expanded, 10);
+    ck_assert_uint_eq(r.path_len, 0);
+    pf_search_ctx_destroy(ctx);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+static bool stop_now(void *ud) {
+    (void)ud;
+    return true;
+}
+
+START_TEST(search_stop_callback_cancels) {
+    pf_grid *g = NULL;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_result r;
+    ck_assert_int_eq(pf_grid_create(64, 64, NULL, &g), PF_OK);
+    pf_query q = pf_query_make((pf_point){0, 0}, (pf_point){63, 63}, PF_ALGO_ASTAR);
+    q.should_stop = stop_now;
+    ck_assert_int_eq(pf_search(ctx, g, &q, &r), PF_ECANCELED);
+    pf_search_ctx_destroy(ctx);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+START_TEST(search_records_expanded_cells) {
+    pf_grid *g = NULL;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_result r;
+    ck_assert_int_eq(pf_grid_create(20, 20, NULL, &g), PF_OK);
+    pf_query q = pf_query_make((pf_point){0, 0}, (pf_point){19, 7}, PF_ALGO_DIJKSTRA);
+    q.record_expanded = true;
+    ck_assert_int_eq(pf_search(ctx, g, &q, &r), PF_OK);
+    ck_assert_uint_eq(r.expanded_cells_len, r.expanded);
+    ck_assert_int_eq(r.expanded_cells[0], 0);
+    pf_search_ctx_destroy(ctx);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+/* Every optimal algorithm agrees with the reference on reachability and
+ * cost; weighted stays within w x optimal; every path is valid. */
+START_TEST(search_property_random_maps) {
+    uint64_t st = tu_seed("search_property_random_maps", 0x5eed0001);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    const int maps = 2000;
+    for (int m = 0; m < maps; m++) {
+        tu_map_opts o = {1, (m % 10 == 0) ? 128 : 40, 0.45, m % 2 == 0, m % 3 == 0, 0, -1};
+        pf_grid *g = tu_random_grid(&st, &o);
+        for (int k = 0; k < 3; k++) {
+            pf_point s, t;
+            if (!tu_random_walkable(&st, g, &s)) break;
+            tu_random_walkable(&st, g, &t);
+            double ref = tu_reference_cost(g, s, t);
+            for (int a = PF_ALGO_BFS; a <= PF_ALGO_GREEDY; a++) {
+                pf_query q = pf_query_make(s, t, (pf_algorithm)a);
+                pf_result r;
+                q.weight = 1.0 + (double)tu_below(&st, 30) / 10.0;
+                pf_status rs = pf_search(ctx, g, &q, &r);
+                if (ref < 0) {
+                    ck_assert_msg(rs == PF_NO_PATH, "map %d algo %s: found a path to an unreachable goal",
+                                  m, pf_algorithm_name((pf_algorithm)a));
+                    continue;
+                }
+                ck_assert_msg(rs == PF_OK, "map %d algo %s: status %s, reference %f", m,
+                              pf_algorithm_name((pf_algorithm)a), pf_status_str(rs), ref);
+                double pc;
+                ck_assert_int_eq(pf_path_validate(g, r.path, r.path_len, &pc, NULL), PF_OK);
+                ck_assert(r.path[0].x == s.x && r.path[0].y == s.y);
+                ck_assert(r.path[r.path_len - 1].x == t.x && r.path[r.path_len - 1].y == t.y);
+                ck_assert_double_eq_tol(pc, r.cost, 1e-6);
+                if (pf_algorithm_is_optimal((pf_algorithm)a))
+                    ck_assert_msg(fabs(r.cost - ref) < 1e-6, "map %d %s cost %f reference %f", m,
+                                  pf_algorithm_name((pf_algorithm)a), r.cost, ref);
+                else if (a == PF_ALGO_WEIGHTED)
+                    ck_assert_msg(r.cost <= q.weight * ref + 1e-6, "weighted %f > %f x %f", r.cost,
+                                  q.weight, ref);
+                else
+                    ck_assert(r.cost >= ref - 1e-6);
+            }
+        }
+        pf_grid_destroy(g);
+    }
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A sample of every shared scenario file: astar and dijkstra match the
+ * listed optimum. The full sweep is `make bench`. */
+START_TEST(search_movingai_scenarios_sampled) {
+    const char *dir = tu_bench_dir();
+    if (!dir) return;
+    char **list = tu_list_scen(dir);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    int files = 0;
+    ck_assert_ptr_nonnull(list);
+    for (char **f = list; *f; f++) {
+        char path[4096];
+        size_t len;
+        pf_scen sc;
+        pf_parse_error err;
+        snprintf(path, sizeof(path), "%s/%s", dir, *f);
+        char *buf = tu_read_file(path, &len);
+        ck_assert_ptr_nonnull(buf);
+        ck_assert_int_eq(pf_scen_parse(buf, len, 0, &sc, &err), PF_OK);
+        free(buf);
+        pf_grid *g = tu_load_map(dir, pf_scen_map_basename(sc.map));
+        ck_assert_msg(g != NULL, "cannot load map of %s", *f);
+        size_t step = sc.count / 12 + 1;
+        for (size_t i = 0; i < sc.count; i += step) {
+            const pf_scen_entry *e = &sc.entries[i];
+            double tol = fmax(1e-3, 1e-5 * e->optimal);
+            for (int a = PF_ALGO_DIJKSTRA; a <= PF_ALGO_ASTAR; a++) {
+                pf_result r = run(ctx, g, e->start, e->goal, (pf_algorithm)a);
+                ck_assert_int_eq(r.status, PF_OK);
+                ck_assert_msg(fabs(r.cost - e->optimal) <= tol, "%s line %zu %s: %f vs %f", *f,
+                              i + 2, pf_algorithm_name((pf_algorithm)a), r.cost, e->optimal);
+            }
+        }
+        files++;
+        pf_scen_free(&sc);
+        pf_grid_destroy(g);
+    }
+    ck_assert_int_gt(files, 0);
+    tu_free_list(list);
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
+TU_SUITE(search) {
+    Suite *s = suite_create("search");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, search_textbook_room_wall_gap);
+    tcase_add_test(tc, search_textbook_mud_bfs_vs_dijkstra);
+    tcase_add_test(tc, search_textbook_level_greedy_longer);
+    tcase_add_test(tc, search_astar_tiebreak_open_grid);
+    tcase_add_test(tc, search_start_equals_goal_and_unreachable);
+    tcase_add_test(tc, search_rejects_bad_queries);
+    tcase_add_test(tc, search_node_budget_exhausted);
+    tcase_add_test(tc, search_stop_callback_cancels);
+    tcase_add_test(tc, search_records_expanded_cells);
+    suite_add_tcase(s, tc);
+    TCase *slow = tcase_create("slow");
+    tcase_set_timeout(slow, 600);
+    tcase_add_test(slow, search_property_random_maps);
+    tcase_add_test(slow, search_movingai_scenarios_sampled);
+    suite_add_tcase(s, slow);
+    return s;
+}

@@ -1,0 +1,246 @@
+/* testutil.c -- see testutil.h. */
+#define _GNU_SOURCE
+#include "testutil.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+uint64_t tu_seed(const char *test, uint64_t dflt) {
+    const char *e = getenv("PATHD_SEED");
+    uint64_t s = e && *e ? strtoull(e, NULL, 0) : dflt;
+    fprintf(stderr, "%s: seed %llu (replay with PATHD_SEED=%llu)\n", test, (unsigned long long)s,
+            (unsigned long long)s);
+    return s;
+}
+
+uint64_t tu_rand(uint64_t *state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+uint32_t tu_below(uint64_t *state, uint32_t n) { return (uint32_t)(tu_rand(state) % n); }
+
+static double tu_unit(uint64_t *state) { return (double)(tu_rand(state) >> 11) / 9007199254740992.0; }
+
+pf_grid *tu_random_grid(uint64_t *st, const tu_map_opts *o) {
+    int32_t w = o->min_side + (int32_t)tu_below(st, (uint32_t)(o->max_side - o->min_side + 1));
+    int32_t h = o->min_side + (int32_t)tu_below(st, (uint32_t)(o->max_side - o->min_side + 1));
+    double p = o->max_blocked * tu_unit(st);
+    int conn = o->connectivity ? o->connectivity : (tu_below(st, 2) ? 8 : 4);
+    bool cut = o->corner_cutting < 0 ? tu_below(st, 2) : o->corner_cutting == 1;
+    pf_grid *g = NULL;
+    ck_assert_int_eq(pf_grid_create(w, h, NULL, &g), PF_OK);
+    ck_assert_int_eq(pf_grid_set_rules(g, conn, cut), PF_OK);
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            pf_point c = {x, y};
+            uint8_t cost = o->random_costs ? (uint8_t)(1 + tu_below(st, 9)) : 1;
+            if (tu_unit(st) < p) cost = 0;
+            pf_grid_set_cost(g, c, cost);
+        }
+    if (o->walls) {
+        int64_t n = (int64_t)w * h / 8;
+        for (int64_t i = 0; i < n; i++) {
+            pf_point c = {(int32_t)tu_below(st, (uint32_t)w), (int32_t)tu_below(st, (uint32_t)h)};
+            pf_grid_set_wall(g, c, (int)tu_below(st, 4), true); /* off-map sides are refused */
+        }
+    }
+    return g;
+}
+
+bool tu_random_walkable(uint64_t *st, const pf_grid *g, pf_point *p) {
+    int32_t w = pf_grid_width(g), h = pf_grid_height(g);
+    if (pf_grid_walkable_count(g) == 0) return false;
+    for (;;) {
+        p->x = (int32_t)tu_below(st, (uint32_t)w);
+        p->y = (int32_t)tu_below(st, (uint32_t)h);
+        if (pf_grid_is_walkable(g, *p)) return true;
+    }
+}
+
+/* The movement rule restated from DESIGN.md, independently of grid.c's move
+ * masks: used by the reference search so the two can disagree. */
+static bool ref_route_open(const pf_grid *g, pf_point a, pf_point c, int d1, int d2) {
+    return pf_grid_is_walkable(g, c) && !pf_grid_is_wall(g, a, d1) && !pf_grid_is_wall(g, c, d2);
+}
+
+static bool ref_can_step(const pf_grid *g, pf_point a, int dx, int dy) {
+    pf_point b = {a.x + dx, a.y + dy};
+    if (!pf_grid_is_walkable(g, a) || !pf_grid_is_walkable(g, b)) return false;
+    if (dx == 0 || dy == 0) {
+        int d = dx == 1 ? PF_DIR_E : dx == -1 ? PF_DIR_W : dy == 1 ? PF_DIR_S : PF_DIR_N;
+        return !pf_grid_is_wall(g, a, d);
+    }
+    if (pf_grid_connectivity(g) == 4) return false;
+    int dh = dx > 0 ? PF_DIR_E : PF_DIR_W, dv = dy > 0 ? PF_DIR_S : PF_DIR_N;
+    pf_point ch = {b.x, a.y}, cv = {a.x, b.y};
+    bool r1 = ref_route_open(g, a, ch, dh, dv), r2 = ref_route_open(g, a, cv, dv, dh);
+    return pf_grid_corner_cutting(g) ? (r1 || r2) : (r1 && r2);
+}
+
+typedef struct ref_item {
+    double d;
+    int32_t i;
+} ref_item;
+
+static void ref_push(ref_item *h, size_t *n, ref_item it) {
+    size_t k = (*n)++;
+    while (k > 0 && h[(k - 1) / 2].d > it.d) {
+        h[k] = h[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    h[k] = it;
+}
+
+static ref_item ref_pop(ref_item *h, size_t *n) {
+    ref_item top = h[0], last = h[--(*n)];
+    size_t k = 0;
+    for (;;) {
+        size_t c = 2 * k + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && h[c + 1].d < h[c].d) c++;
+        if (h[c].d >= last.d) break;
+        h[k] = h[c];
+        k = c;
+    }
+    if (*n > 0) h[k] = last;
+    return top;
+}
+
+double tu_reference_cost(const pf_grid *g, pf_point s, pf_point t) {
+    int32_t w = pf_grid_width(g), h = pf_grid_height(g);
+    size_t cells = (size_t)w * h, n = 0;
+    double *dist = malloc(cells * sizeof(*dist));
+    ref_item *heap = malloc(cells * 8 * sizeof(*heap) + sizeof(*heap));
+    double ans = -1;
+    ck_assert(dist && heap);
+    for (size_t i = 0; i < cells; i++) dist[i] = INFINITY;
+    dist[s.y * w + s.x] = 0;
+    ref_push(heap, &n, (ref_item){0, s.y * w + s.x});
+    while (n > 0) {
+        ref_item it = ref_pop(heap, &n);
+        if (it.d > dist[it.i]) continue;
+        pf_point a = {it.i % w, it.i / w};
+        if (a.x == t.x && a.y == t.y) {
+            ans = it.d;
+            break;
+        }
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                if (!dx && !dy) continue;
+                if (!ref_can_step(g, a, dx, dy)) continue;
+                pf_point b = {a.x + dx, a.y + dy};
+                double nd = it.d + pf_grid_cost(g, b) * (dx && dy ? sqrt(2.0) : 1.0);
+                int32_t j = b.y * w + b.x;
+                if (nd < dist[j]) {
+                    dist[j] = nd;
+                    ref_push(heap, &n, (ref_item){nd, j});
+                }
+            }
+    }
+    free(dist);
+    free(heap);
+    return ans;
+}
+
+pf_grid *tu_grid_from_ascii(const char *const *rows, int32_t h, int connectivity) {
+    pf_legend legend;
+    size_t lens[256];
+    pf_grid *g = NULL;
+    pf_parse_error err;
+    ck_assert_int_le(h, 256);
+    for (int i = 0; i < 256; i++) legend[i] = -1;
+    legend['.'] = legend['S'] = legend['G'] = 1;
+    legend['#'] = 0;
+    for (int c = '1'; c <= '9'; c++) legend[c] = (int16_t)(c - '0');
+    for (int32_t y = 0; y < h; y++) lens[y] = strlen(rows[y]);
+    ck_assert_int_eq(pf_map_from_rows(rows, lens, h, legend, NULL, &g, &err), PF_OK);
+    ck_assert_int_eq(pf_grid_set_rules(g, connectivity, false), PF_OK);
+    return g;
+}
+
+const char *tu_bench_dir(void) {
+    static int warned;
+    const char *d = getenv("PATHD_BENCH_DIR");
+    struct stat sb;
+    if (!d || !*d) d = "../shared/benchmarks/movingai";
+    if (stat(d, &sb) == 0 && S_ISDIR(sb.st_mode)) return d;
+    if (!warned++)
+        fprintf(stderr,
+                "SKIPPED: Moving AI scenario tests: benchmark folder '%s' not found "
+                "(set PATHD_BENCH_DIR to the folder holding the .map and .map.scen files)\n",
+                d);
+    return NULL;
+}
+
+char *tu_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+        buf = malloc((size_t)n + 1);
+        if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+            free(buf);
+            buf = NULL;
+        }
+        if (buf) {
+            buf[n] = '\0';
+            *len = (size_t)n;
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+pf_grid *tu_load_map(const char *dir, const char *name) {
+    char path[4096];
+    size_t len;
+    char *buf;
+    pf_grid *g = NULL;
+    pf_parse_error err;
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    buf = tu_read_file(path, &len);
+    if (!buf) return NULL;
+    if (pf_map_parse_movingai(buf, len, NULL, &g, &err) != PF_OK) g = NULL;
+    free(buf);
+    return g;
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **tu_list_scen(const char *dir) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char **list = NULL;
+    size_t n = 0;
+    if (!d) return NULL;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && strcmp(e->d_name + l - 5, ".scen") == 0) {
+            list = realloc(list, (n + 2) * sizeof(*list));
+            list[n++] = strdup(e->d_name);
+        }
+    }
+    closedir(d);
+    if (list) {
+        qsort(list, n, sizeof(*list), cmp_str);
+        list[n] = NULL;
+    }
+    return list;
+}
+
+void tu_free_list(char **list) {
+    if (!list) return;
+    for (char **p = list; *p; p++) free(*p);
+    free(list);
+}

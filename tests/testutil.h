@@ -1,0 +1,69 @@
+/* testutil.h -- helpers shared by the test suites: seeds, random maps, the
+ * reference search, the benchmark folder. */
+#ifndef PF_TESTUTIL_H
+#define PF_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grid.h"
+#include "map_io.h"
+
+/* Defines the suite of tests/test_<m>.c that run_tests.c collects:
+ * TU_SUITE(grid) { Suite *s = suite_create("grid"); ...; return s; } */
+#define TU_SUITE(m)          \
+    Suite *m##_suite(void); \
+    Suite *m##_suite(void)
+
+/* The seed of a random test: PATHD_SEED from the environment, else `dflt`.
+ * Printed to stderr with the test's name so a failure can be replayed with
+ * PATHD_SEED=<seed>. */
+uint64_t tu_seed(const char *test, uint64_t dflt);
+
+/* splitmix64 */
+uint64_t tu_rand(uint64_t *state);
+/* Uniform in [0, n). */
+uint32_t tu_below(uint64_t *state, uint32_t n);
+
+/* Options of a random map. */
+typedef struct tu_map_opts {
+    int32_t min_side, max_side;  /* inclusive */
+    double max_blocked;          /* fraction of blocked cells, drawn in [0, max] */
+    bool random_costs;           /* costs 1..9 instead of all 1 */
+    bool walls;                  /* some wall edges */
+    int connectivity;            /* 4 or 8; 0 = random */
+    int corner_cutting;          /* 0 off, 1 on, -1 random */
+} tu_map_opts;
+
+/* A random grid; aborts the test on allocation failure. */
+pf_grid *tu_random_grid(uint64_t *state, const tu_map_opts *o);
+/* A random walkable cell; false when there is none. */
+bool tu_random_walkable(uint64_t *state, const pf_grid *g, pf_point *p);
+
+/* Reference Dijkstra written independently of core/search.c: a plain O(V^2)
+ * scan over the grid's public API (pf_grid_can_step, pf_grid_step_cost).
+ * Returns the optimal cost, or -1 when the goal is unreachable. Meant for
+ * small maps only. */
+double tu_reference_cost(const pf_grid *g, pf_point start, pf_point goal);
+
+/* Builds a grid from rows with the legend '.'=1 '#'=0 'S'=1 'G'=1, digits
+ * '1'..'9' their cost. */
+pf_grid *tu_grid_from_ascii(const char *const *rows, int32_t h, int connectivity);
+
+/* The Moving AI folder (PATHD_BENCH_DIR), or NULL when it does not exist; the
+ * first time it is missing, prints why the tests that need it are skipped. */
+const char *tu_bench_dir(void);
+
+/* Reads a whole file; NULL on error. Free with free(). */
+char *tu_read_file(const char *path, size_t *len);
+
+/* Loads <dir>/<name> (.map) into a grid; NULL on error. */
+pf_grid *tu_load_map(const char *dir, const char *name);
+
+/* The shared maps: names of the .scen files in the bench dir, sorted, NULL
+ * terminated; free with tu_free_list. */
+char **tu_list_scen(const char *dir);
+void tu_free_list(char **list);
+
+#endif
