@@ -1,0 +1,120 @@
+/* planner.c -- a map version and the dispatch of queries to searches. */
+#include "planner.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "grid_internal.h"
+
+struct pf_planner {
+    pf_grid *grid;
+    pf_planner_opts opts;
+};
+
+pf_status pf_planner_create(pf_grid *g, const pf_planner_opts *o, pf_planner **out) {
+    pf_planner *p = calloc(1, sizeof(*p));
+    *out = NULL;
+    if (!p) {
+        pf_grid_destroy(g);
+        return PF_ENOMEM;
+    }
+    p->grid = g;
+    if (o) p->opts = *o;
+    *out = p;
+    return PF_OK;
+}
+
+void pf_planner_destroy(pf_planner *p) {
+    if (!p) return;
+    pf_grid_destroy(p->grid);
+    free(p);
+}
+
+const pf_grid *pf_planner_grid(const pf_planner *p) { return p->grid; }
+bool pf_planner_has_hpa(const pf_planner *p) { (void)p; return false; }
+const struct pf_hpa *pf_planner_hpa(const pf_planner *p) { (void)p; return NULL; }
+size_t pf_planner_memory(const pf_planner *p) { return sizeof(*p) + pf_grid_memory(p->grid); }
+uint64_t pf_planner_hpa_build_us(const pf_planner *p) { (void)p; return 0; }
+
+pf_status pf_planner_search(pf_search_ctx *ctx, const pf_planner *p, const pf_query *q,
+                            pf_result *out) {
+    switch (q->algorithm) {
+    case PF_ALGO_JPS:
+    case PF_ALGO_HPA:
+    case PF_ALGO_DSTAR: {
+        pf_result r = {0};
+        r.status = PF_EUNSUPPORTED;
+        r.algorithm = q->algorithm;
+        *out = r;
+        return PF_EUNSUPPORTED;
+    }
+    default:
+        return pf_search(ctx, p->grid, q, out);
+    }
+}
+
+/* Adds p to the changed list unless it is already the last entry. */
+static pf_status note_change(pf_point **list, size_t *n, size_t *cap, pf_point p) {
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        pf_point *l = realloc(*list, nc * sizeof(*l));
+        if (!l) return PF_ENOMEM;
+        *list = l;
+        *cap = nc;
+    }
+    (*list)[(*n)++] = p;
+    return PF_OK;
+}
+
+pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, size_t ncells,
+                           const pf_door_change *doors, size_t ndoors, pf_planner **out,
+                           pf_point **changed_out, size_t *nchanged) {
+    pf_grid *g;
+    pf_point *changed = NULL;
+    size_t n = 0, cap = 0;
+    pf_status st = PF_OK;
+
+    *out = NULL;
+    for (size_t i = 0; i < ncells; i++)
+        if (!pf_grid_in_bounds(p->grid, cells[i].p)) return PF_ERANGE;
+    for (size_t i = 0; i < ndoors; i++)
+        if (doors[i].door < 0 || doors[i].door >= pf_grid_door_count(p->grid)) return PF_EINVAL;
+    g = pf_grid_clone(p->grid);
+    if (!g) return PF_ENOMEM;
+    for (size_t i = 0; i < ncells && !st; i++) {
+        if (pf_grid_cost(g, cells[i].p) == cells[i].cost) continue;
+        pf_grid_set_cost(g, cells[i].p, cells[i].cost);
+        st = note_change(&changed, &n, &cap, cells[i].p);
+    }
+    for (size_t i = 0; i < ndoors && !st; i++) {
+        size_t nc, ne;
+        const pf_point *dc = pf_grid_door_cells(g, doors[i].door, &nc);
+        const pf_edge *de = pf_grid_door_edges(g, doors[i].door, &ne);
+        if (pf_grid_door_is_open(g, doors[i].door) == doors[i].open) continue;
+        pf_grid_set_door(g, doors[i].door, doors[i].open);
+        for (size_t k = 0; k < nc && !st; k++) st = note_change(&changed, &n, &cap, dc[k]);
+        for (size_t k = 0; k < ne && !st; k++) {
+            pf_point b = {de[k].a.x + pf_dir_dx[de[k].dir], de[k].a.y + pf_dir_dy[de[k].dir]};
+            st = note_change(&changed, &n, &cap, de[k].a);
+            if (!st) st = note_change(&changed, &n, &cap, b);
+        }
+    }
+    if (st) goto out_free_grid;
+    st = pf_planner_create(g, &p->opts, out);
+    if (st) {
+        free(changed);
+        return st;
+    }
+    if (changed_out) {
+        *changed_out = changed;
+        *nchanged = n;
+    } else {
+        free(changed);
+    }
+    return PF_OK;
+
+out_free_grid:
+    free(changed);
+    pf_grid_destroy(g);
+    return st;
+}

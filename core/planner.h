@@ -1,0 +1,70 @@
+/* planner.h -- one immutable map version and the per-map data its searches
+ * use: the grid, the jump point search tables and the HPA* hierarchy.
+ *
+ * This is the one place that picks the search for a query, so the server,
+ * the benchmark harness and the tests all dispatch the same way. A planner is
+ * read-only once created: any number of threads may search it at once, each
+ * with its own pf_search_ctx. A change to the world makes a new planner with
+ * pf_planner_apply (copy on write); the old one stays valid for searches
+ * still running on it.
+ */
+#ifndef PF_PLANNER_H
+#define PF_PLANNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grid.h"
+#include "search.h"
+
+typedef struct pf_planner pf_planner;
+
+typedef struct pf_planner_opts {
+    bool build_hpa;        /* build the HPA* hierarchy */
+    int32_t cluster_size;  /* HPA* cluster side; 0 = default */
+} pf_planner_opts;
+
+/* Takes ownership of g (also on failure) and builds the per-map data. */
+pf_status pf_planner_create(pf_grid *g, const pf_planner_opts *o, pf_planner **out);
+void pf_planner_destroy(pf_planner *p);
+
+const pf_grid *pf_planner_grid(const pf_planner *p);
+/* Whether the planner has an HPA* hierarchy (then "hpa" is the default). */
+bool pf_planner_has_hpa(const pf_planner *p);
+/* The HPA* hierarchy, or NULL. */
+const struct pf_hpa *pf_planner_hpa(const pf_planner *p);
+/* Bytes held: grid, jps tables, hierarchy. */
+size_t pf_planner_memory(const pf_planner *p);
+/* Microseconds the hierarchy took to build (or repair), 0 without one. */
+uint64_t pf_planner_hpa_build_us(const pf_planner *p);
+
+/* Runs q with the algorithm it names (jps falls back to astar where JPS does
+ * not apply; out->algorithm says which ran). Statuses as pf_search;
+ * PF_EUNSUPPORTED for hpa on a planner without a hierarchy and for dstar,
+ * which only sessions run. */
+pf_status pf_planner_search(pf_search_ctx *ctx, const pf_planner *p, const pf_query *q,
+                            pf_result *out);
+
+/* A change to the world. */
+typedef struct pf_cell_change {
+    pf_point p;
+    uint8_t cost; /* 0 blocks */
+} pf_cell_change;
+
+typedef struct pf_door_change {
+    int32_t door; /* index, see pf_grid_door_find */
+    bool open;
+} pf_door_change;
+
+/* Makes the next version: a copy of p's grid with the cell and door changes
+ * applied in order, the hierarchy repaired locally, the JPS tables updated.
+ * On success *out owns the new planner and, when changed_out is not NULL,
+ * *changed_out (freed with free()) lists the *nchanged cells whose cost or
+ * adjacent walls changed. PF_ERANGE for an off-map cell, PF_EINVAL for a bad
+ * door index; on error p is unchanged and nothing is returned. */
+pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, size_t ncells,
+                           const pf_door_change *doors, size_t ndoors, pf_planner **out,
+                           pf_point **changed_out, size_t *nchanged);
+
+#endif
