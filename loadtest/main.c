@@ -1,6 +1,343 @@
+/* main.c -- pathd-bench: the benchmark harness's command line.
+ *
+ *   pathd-bench scen [options] FILE.scen...   in-process, against core
+ *   pathd-bench http --url URL [options]      against a running server
+ *
+ * Both subcommands print the report of report.h.
+ */
+#include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-int main(void) {
-    fprintf(stderr, "pathd-bench: not built yet\n");
-    return 1;
+#include "report.h"
+#include "scen.h"
+
+#define EXIT_MISMATCH 1    /* an optimal algorithm missed the optimum, or an answer was invalid */
+#define EXIT_USAGE 2       /* bad arguments or unreadable input */
+#define EXIT_UNSUPPORTED 3 /* the algorithm is not available in this build */
+
+static void usage(FILE *f) {
+    fputs(
+        "usage: pathd-bench scen [options] FILE.scen...\n"
+        "       pathd-bench http --url URL --scen FILE.scen... [options]\n"
+        "       pathd-bench --help\n"
+        "\n"
+        "scen: runs Moving AI scenario files in-process through the planner (the\n"
+        "dispatch the server uses). The map is found by basename beside each .scen\n"
+        "file. Per file it prints queries, mismatches against the listed optimum\n"
+        "(tolerance max(1e-3, 1e-5 x optimum)), invalid answers (a path the map does\n"
+        "not allow, a cost below the optimum), mean and max suboptimality\n"
+        "(cost/optimum - 1), p50/p99 microseconds per query (search only,\n"
+        "CLOCK_MONOTONIC), mean expanded nodes and nanoseconds per expanded node\n"
+        "(total search time / total expanded). hpa adds the hierarchy's build time\n"
+        "and the planner's memory; jps adds jump points per query.\n"
+        "\n"
+        "  --algorithm NAME      bfs dijkstra astar weighted greedy jps hpa (default astar)\n"
+        "  --compare A,B         run both algorithms on the same queries and print the\n"
+        "                        ratio p50(A) / p50(B) per file (e.g. astar,jps: the JPS\n"
+        "                        speed-up; astar,hpa: the HPA* speed-up)\n"
+        "  --max-queries N       at most N queries per file, spread evenly over the file\n"
+        "                        (entry floor(k*n/N), k = 0..N-1)\n"
+        "  --min-bucket-frac F   only buckets >= floor(F x (largest bucket + 1))\n"
+        "  --bucket-quarter      the longest quarter of buckets (= --min-bucket-frac 0.75)\n"
+        "  --cluster-size N      HPA* cluster side (default: the library's)\n"
+        "  --json                one JSON object per file and algorithm, one per line:\n"
+        "                        map, algorithm, queries, mismatches, mean_subopt,\n"
+        "                        max_subopt, p50_us, p99_us, mean_expanded,\n"
+        "                        ns_per_expansion, and the http fields (requests, errors,\n"
+        "                        rps, p50_ms..max_ms, invalid); extra keys build_ms,\n"
+        "                        memory_bytes, jump_points where they apply\n"
+        "\n"
+        "The human output ends with a total line and the median ns/expansion over\n"
+        "the maps of at least 512x512 cells.\n"
+        "Exit status: 0 all good; 1 an optimal algorithm (dijkstra, astar, jps) missed\n"
+        "an optimum, or any algorithm gave an invalid answer or an error; 2 bad\n"
+        "arguments or files; 3 the algorithm is not available in this build\n"
+        "(pf_planner_search answered PF_EUNSUPPORTED).\n",
+        f);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n) {
+    if (n == 0) return NAN;
+    qsort(v, n, sizeof(*v), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Everything one algorithm did over all files, for the total line. */
+typedef struct totals {
+    pf_algorithm algo;
+    pf_report sum;
+    double *samples;
+    size_t nsamples, cap;
+    double subopt_sum;
+    uint64_t subopt_n;
+    double big_ns[64]; /* ns/expansion of the maps of at least 512x512 */
+    size_t nbig;
+    double p50[64];    /* per file, for --compare */
+    size_t np50;
+} totals;
+
+static void totals_init(totals *t, pf_algorithm a) {
+    memset(t, 0, sizeof(*t));
+    t->algo = a;
+    pf_report_init(&t->sum);
+    snprintf(t->sum.map, sizeof(t->sum.map), "TOTAL");
+    snprintf(t->sum.algorithm, sizeof(t->sum.algorithm), "%s", pf_algorithm_name(a));
+}
+
+static int totals_add(totals *t, const pf_report *r, const double *samples, size_t n) {
+    if (n && t->nsamples + n > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        double *p;
+        while (cap < t->nsamples + n) cap *= 2;
+        p = realloc(t->samples, cap * sizeof(*p));
+        if (!p) return -1;
+        t->samples = p;
+        t->cap = cap;
+    }
+    if (n) memcpy(t->samples + t->nsamples, samples, n * sizeof(*samples));
+    t->nsamples += n;
+    t->sum.queries += r->queries;
+    t->sum.requests += r->requests;
+    t->sum.errors += r->errors;
+    t->sum.mismatches += r->mismatches;
+    t->sum.invalid += r->invalid;
+    t->sum.checked += r->checked;
+    t->sum.expanded_total += r->expanded_total;
+    t->sum.search_seconds += r->search_seconds;
+    if (!isnan(r->mean_subopt)) {
+        /* Weighted by the queries that had a path, close enough to exact:
+         * start == goal lines are the only ones left out. */
+        t->subopt_sum += r->mean_subopt * (double)r->queries;
+        t->subopt_n += r->queries;
+    }
+    if (!isnan(r->max_subopt) && (isnan(t->sum.max_subopt) || r->max_subopt > t->sum.max_subopt))
+        t->sum.max_subopt = r->max_subopt;
+    if (r->map_w >= 512 && r->map_h >= 512 && !isnan(r->ns_per_expansion) && t->nbig < 64)
+        t->big_ns[t->nbig++] = r->ns_per_expansion;
+    if (t->np50 < 64) t->p50[t->np50++] = r->p50_us;
+    return 0;
+}
+
+static void totals_finish(totals *t) {
+    pf_report *s = &t->sum;
+    if (t->nsamples) {
+        qsort(t->samples, t->nsamples, sizeof(*t->samples), cmp_double);
+        s->p50_us = pf_report_percentile(t->samples, t->nsamples, 50);
+        s->p90_us = pf_report_percentile(t->samples, t->nsamples, 90);
+        s->p99_us = pf_report_percentile(t->samples, t->nsamples, 99);
+        s->p999_us = pf_report_percentile(t->samples, t->nsamples, 99.9);
+        s->max_us = t->samples[t->nsamples - 1];
+    }
+    if (s->queries) {
+        s->mean_us = s->search_seconds * 1e6 / (double)s->queries;
+        s->mean_expanded = (double)s->expanded_total / (double)s->queries;
+        s->rps = s->search_seconds > 0 ? (double)s->queries / s->search_seconds : NAN;
+    }
+    if (s->expanded_total) s->ns_per_expansion = s->search_seconds * 1e9 / (double)s->expanded_total;
+    s->mean_subopt = t->subopt_n ? t->subopt_sum / (double)t->subopt_n : NAN;
+}
+
+static bool parse_size(const char *s, size_t *out) {
+    char *end;
+    unsigned long long v;
+    if (!*s || *s == '-') return false;
+    v = strtoull(s, &end, 10);
+    if (*end) return false;
+    *out = (size_t)v;
+    return true;
+}
+
+static int cmd_scen(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"algorithm", required_argument, NULL, 'a'},
+        {"compare", required_argument, NULL, 'c'},
+        {"max-queries", required_argument, NULL, 'n'},
+        {"min-bucket-frac", required_argument, NULL, 'b'},
+        {"bucket-quarter", no_argument, NULL, 'q'},
+        {"cluster-size", required_argument, NULL, 'k'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    pf_algorithm algos[2] = {PF_ALGO_ASTAR, PF_ALGO_ASTAR};
+    int nalgos = 1, opt, rc = 0;
+    bool json = false, any_unsupported = false;
+    pf_bench_scen_opts o;
+    totals tot[2];
+    pf_search_ctx *ctx;
+    size_t sz;
+
+    memset(&o, 0, sizeof(o));
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'a':
+            if (!pf_algorithm_from_name(optarg, &algos[0])) {
+                fprintf(stderr, "pathd-bench: unknown algorithm '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+            nalgos = 1;
+            break;
+        case 'c': {
+            char buf[64], *comma;
+            snprintf(buf, sizeof(buf), "%s", optarg);
+            comma = strchr(buf, ',');
+            if (!comma) {
+                fprintf(stderr, "pathd-bench: --compare wants two names: A,B\n");
+                return EXIT_USAGE;
+            }
+            *comma = '\0';
+            if (!pf_algorithm_from_name(buf, &algos[0]) ||
+                !pf_algorithm_from_name(comma + 1, &algos[1])) {
+                fprintf(stderr, "pathd-bench: unknown algorithm in --compare '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+            nalgos = 2;
+            break;
+        }
+        case 'n':
+            if (!parse_size(optarg, &sz) || sz == 0) {
+                fprintf(stderr, "pathd-bench: --max-queries wants a positive integer\n");
+                return EXIT_USAGE;
+            }
+            o.max_queries = sz;
+            break;
+        case 'b': {
+            char *end;
+            double f = strtod(optarg, &end);
+            if (*end || !(f >= 0 && f < 1)) {
+                fprintf(stderr, "pathd-bench: --min-bucket-frac wants a number in [0, 1)\n");
+                return EXIT_USAGE;
+            }
+            o.min_bucket_frac = f;
+            break;
+        }
+        case 'q': o.min_bucket_frac = 0.75; break;
+        case 'k':
+            if (!parse_size(optarg, &sz) || sz < 2 || sz > 4096) {
+                fprintf(stderr, "pathd-bench: --cluster-size wants an integer in 2..4096\n");
+                return EXIT_USAGE;
+            }
+            o.cluster_size = (int32_t)sz;
+            break;
+        case 'j': json = true; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "pathd-bench scen: no scenario files given\n");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    for (int k = 0; k < nalgos; k++) {
+        if (algos[k] == PF_ALGO_HPA) o.build_hpa = true;
+        totals_init(&tot[k], algos[k]);
+    }
+    ctx = pf_search_ctx_create();
+    if (!ctx) {
+        fprintf(stderr, "pathd-bench: out of memory\n");
+        return EXIT_USAGE;
+    }
+    if (!json) pf_report_print_header(stdout);
+
+    for (int i = optind; i < argc; i++) {
+        pf_bench_scen *s;
+        char err[512] = "";
+        pf_report r[2];
+        bool ran[2] = {false, false};
+        pf_status st = pf_bench_scen_load(argv[i], &o, &s, err, sizeof(err));
+        if (st) {
+            fprintf(stderr, "pathd-bench: %s\n", err[0] ? err : pf_status_str(st));
+            rc = EXIT_USAGE;
+            continue;
+        }
+        for (int k = 0; k < nalgos; k++) {
+            const double *samples;
+            size_t n;
+            st = pf_bench_scen_run(s, ctx, algos[k], &r[k]);
+            if (st == PF_EUNSUPPORTED) {
+                any_unsupported = true;
+                fprintf(stderr, "pathd-bench: %s: %s\n", r[k].map, r[k].note);
+            } else if (st) {
+                fprintf(stderr, "pathd-bench: %s: %s\n", r[k].map, pf_status_str(st));
+                rc = EXIT_USAGE;
+                continue;
+            } else {
+                ran[k] = true;
+                samples = pf_bench_scen_samples(s, &n);
+                if (totals_add(&tot[k], &r[k], samples, n)) {
+                    fprintf(stderr, "pathd-bench: out of memory\n");
+                    rc = EXIT_USAGE;
+                }
+                if (r[k].invalid || r[k].errors ||
+                    (r[k].mismatches && pf_algorithm_is_optimal(algos[k])))
+                    rc = rc ? rc : EXIT_MISMATCH;
+            }
+            if (json)
+                pf_report_print_json(stdout, &r[k]);
+            else
+                pf_report_print_row(stdout, &r[k]);
+        }
+        if (nalgos == 2 && ran[0] && ran[1]) {
+            double p50r = r[0].p50_us / r[1].p50_us, meanr = r[0].mean_us / r[1].mean_us;
+            if (json)
+                printf("{\"map\":\"%s\",\"compare\":[\"%s\",\"%s\"],\"p50_ratio\":%.4f,"
+                       "\"mean_ratio\":%.4f}\n",
+                       r[0].map, r[0].algorithm, r[1].algorithm, p50r, meanr);
+            else
+                printf("%-16.16s p50 %s/%s = %.2fx  mean %s/%s = %.2fx\n", r[0].map,
+                       pf_algorithm_name(algos[0]), pf_algorithm_name(algos[1]), p50r,
+                       pf_algorithm_name(algos[0]), pf_algorithm_name(algos[1]), meanr);
+        }
+        fflush(stdout);
+        pf_bench_scen_destroy(s);
+    }
+
+    for (int k = 0; k < nalgos; k++) {
+        totals_finish(&tot[k]);
+        if (!json && tot[k].sum.queries) {
+            pf_report_print_row(stdout, &tot[k].sum);
+            if (tot[k].nbig)
+                printf("%s: median ns/expansion over %zu maps of at least 512x512: %.1f\n",
+                       pf_algorithm_name(algos[k]), tot[k].nbig, median(tot[k].big_ns, tot[k].nbig));
+        }
+    }
+    if (!json && nalgos == 2 && tot[0].np50 && tot[0].np50 == tot[1].np50) {
+        double ratios[64];
+        for (size_t i = 0; i < tot[0].np50; i++) ratios[i] = tot[0].p50[i] / tot[1].p50[i];
+        printf("median over files of p50 %s/%s: %.2fx\n", pf_algorithm_name(algos[0]),
+               pf_algorithm_name(algos[1]), median(ratios, tot[0].np50));
+    }
+    for (int k = 0; k < nalgos; k++) free(tot[k].samples);
+    pf_search_ctx_destroy(ctx);
+    if (!rc && any_unsupported) rc = EXIT_UNSUPPORTED;
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "scen") == 0) return cmd_scen(argc - 1, argv + 1);
+    if (strcmp(argv[1], "http") == 0) {
+        fprintf(stderr, "pathd-bench http: not implemented yet\n");
+        return EXIT_USAGE;
+    }
+    fprintf(stderr, "pathd-bench: unknown subcommand '%s'\n", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
 }
