@@ -43,6 +43,9 @@ static void usage(FILE *f) {
         "  --min-bucket-frac F   only buckets >= floor(F x (largest bucket + 1))\n"
         "  --bucket-quarter      the longest quarter of buckets (= --min-bucket-frac 0.75)\n"
         "  --cluster-size N      HPA* cluster side (default: the library's)\n"
+        "  --clock wall|cpu      time queries with CLOCK_MONOTONIC (wall, the default) or\n"
+        "                        the thread's CPU clock (cpu: leaves out time spent\n"
+        "                        descheduled on a busy machine)\n"
         "  --json                one JSON object per file and algorithm, one per line:\n"
         "                        map, algorithm, queries, mismatches, mean_subopt,\n"
         "                        max_subopt, p50_us, p99_us, mean_expanded,\n"
@@ -164,6 +167,7 @@ static int cmd_scen(int argc, char **argv) {
         {"bucket-quarter", no_argument, NULL, 'q'},
         {"cluster-size", required_argument, NULL, 'k'},
         {"json", no_argument, NULL, 'j'},
+        {"clock", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     pf_algorithm algos[2] = {PF_ALGO_ASTAR, PF_ALGO_ASTAR};
@@ -228,6 +232,16 @@ static int cmd_scen(int argc, char **argv) {
             o.cluster_size = (int32_t)sz;
             break;
         case 'j': json = true; break;
+        case 't':
+            if (strcmp(optarg, "cpu") == 0)
+                o.cpu_clock = true;
+            else if (strcmp(optarg, "wall") == 0)
+                o.cpu_clock = false;
+            else {
+                fprintf(stderr, "pathd-bench: --clock wants wall or cpu\n");
+                return EXIT_USAGE;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return EXIT_USAGE;
         }

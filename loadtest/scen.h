@@ -30,6 +30,10 @@ typedef struct pf_bench_scen_opts {
      * 0.75 keeps the longest quarter of buckets. 0 keeps all. */
     double min_bucket_frac;
     bool build_hpa;       /* build the HPA* hierarchy with the planner */
+    /* Time queries in thread CPU time (CLOCK_THREAD_CPUTIME_ID) instead of
+     * CLOCK_MONOTONIC: on a machine shared with other work, time the thread
+     * spent descheduled is then left out. */
+    bool cpu_clock;
     int32_t cluster_size; /* HPA* cluster side, 0 = default */
 } pf_bench_scen_opts;
 
@@ -62,7 +66,8 @@ bool pf_bench_cost_matches(double cost, double optimal);
 
 /* Runs every selected query with algorithm `a` on ctx, one untimed warm-up
  * query first, and fills r (pf_report_init is called on it). Each query is
- * timed with CLOCK_MONOTONIC around pf_planner_search alone; each returned
+ * timed with CLOCK_MONOTONIC (or the thread's CPU clock, see cpu_clock)
+ * around pf_planner_search alone; each returned
  * path is then checked with pf_path_validate (not timed).
  * Returns PF_OK when the run completed (mismatches are in r, not in the
  * status), PF_EUNSUPPORTED when the planner cannot run `a` (r->note says so),
