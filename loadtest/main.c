@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http.h"
 #include "report.h"
 #include "scen.h"
 
@@ -347,10 +348,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (strcmp(argv[1], "scen") == 0) return cmd_scen(argc - 1, argv + 1);
-    if (strcmp(argv[1], "http") == 0) {
-        fprintf(stderr, "pathd-bench http: not implemented yet\n");
-        return EXIT_USAGE;
-    }
+    if (strcmp(argv[1], "http") == 0) return pf_bench_http_main(argc - 1, argv + 1);
     fprintf(stderr, "pathd-bench: unknown subcommand '%s'\n", argv[1]);
     usage(stderr);
     return EXIT_USAGE;

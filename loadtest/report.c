@@ -81,6 +81,19 @@ void pf_report_print_row(FILE *f, const pf_report *r) {
     fputs("\n", f);
 }
 
+void pf_report_print_latency(FILE *f, const pf_report *r) {
+    fprintf(f, "requests %llu  answered queries %llu  errors %llu", (unsigned long long)r->requests,
+            (unsigned long long)r->queries, (unsigned long long)r->errors);
+    for (int i = 0; i < r->nerror_kinds; i++)
+        fprintf(f, "%s%s:%llu", i ? "," : " (", r->error_kinds[i].kind,
+                (unsigned long long)r->error_kinds[i].count);
+    if (r->nerror_kinds) fputs(")", f);
+    fprintf(f, "  rps %.1f  latency ms p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f", r->rps,
+            r->p50_us / 1e3, r->p90_us / 1e3, r->p99_us / 1e3, r->p999_us / 1e3, r->max_us / 1e3);
+    fprintf(f, "  invalid %llu of %llu checked\n", (unsigned long long)r->invalid,
+            (unsigned long long)r->checked);
+}
+
 /* NaN becomes null: JSON has no NaN. */
 static bool add_num(cJSON *o, const char *key, double v) {
     cJSON *item = isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
@@ -129,6 +142,13 @@ bool pf_report_print_json(FILE *f, const pf_report *r) {
         goto out_free_obj;
     if (!isnan(r->mean_jump_points) && !add_num(o, "jump_points", r->mean_jump_points))
         goto out_free_obj;
+    if (r->server_json) {
+        cJSON *srv = cJSON_Parse(r->server_json);
+        if (srv && !cJSON_AddItemToObject(o, "server", srv)) {
+            cJSON_Delete(srv);
+            goto out_free_obj;
+        }
+    }
     if (r->note[0] && !cJSON_AddStringToObject(o, "note", r->note)) goto out_free_obj;
     text = cJSON_PrintUnformatted(o);
     if (!text) goto out_free_obj;

@@ -64,6 +64,10 @@ typedef struct pf_report {
     double build_ms;     /* HPA* hierarchy build */
     size_t memory_bytes; /* pf_planner_memory */
 
+    /* The server's own figures (http mode): a JSON object as text, borrowed;
+     * printed under "server". NULL when absent. */
+    const char *server_json;
+
     /* A sentence when the run could not be done (e.g. the algorithm is not
      * available in this build); the numbers are then meaningless. */
     char note[160];
@@ -80,11 +84,15 @@ void pf_report_add_error(pf_report *r, const char *kind, uint64_t n);
 void pf_report_print_header(FILE *f);
 void pf_report_print_row(FILE *f, const pf_report *r);
 
+/* The load generator's summary: requests, errors by kind, rps and the
+ * latency percentiles in milliseconds, on one line. */
+void pf_report_print_latency(FILE *f, const pf_report *r);
+
 /* One JSON object on one line, with the keys map, algorithm, queries,
  * mismatches, mean_subopt, max_subopt, p50_us, p99_us, mean_expanded,
  * ns_per_expansion, requests, errors, rps, p50_ms, p90_ms, p99_ms, p999_ms,
  * max_ms, invalid, plus mean_us, errors_by_kind, checked, build_ms, memory_bytes,
- * jump_points and note where they apply. Returns false when out of memory. */
+ * jump_points, server and note where they apply. Returns false when out of memory. */
 bool pf_report_print_json(FILE *f, const pf_report *r);
 
 /* The p-th percentile (0..100) of n sorted samples, nearest rank. NaN for

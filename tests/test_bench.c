@@ -4,6 +4,8 @@
 #include <check.h>
 #include <cJSON.h>
 #include <math.h>
+#include <microhttpd.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hist.h"
+#include "http.h"
+#include "http_parse.h"
 #include "map_io.h"
+#include "planner.h"
 #include "report.h"
 #include "scen.h"
 #include "testutil.h"
@@ -301,6 +307,477 @@ START_TEST(bench_report_percentile_nearest_rank) {
 }
 END_TEST
 
+/* Every value lands in a bucket whose upper end is within 1/64 above it,
+ * and bucket ends increase. */
+START_TEST(bench_hist_bucket_bounds) {
+    uint64_t seed = tu_seed("bench_hist_bucket_bounds", 7), st = seed;
+    uint64_t prev = 0;
+    for (uint32_t b = 1; b < PF_HIST_BUCKETS; b++) {
+        uint64_t m = pf_hist_bucket_max(b);
+        ck_assert_uint_gt(m, prev);
+        ck_assert_uint_eq(pf_hist_bucket(m), b);
+        ck_assert_uint_eq(pf_hist_bucket(prev + 1), b);
+        prev = m;
+    }
+    ck_assert_uint_eq(prev, UINT64_MAX);
+    for (int i = 0; i < 100000; i++) {
+        uint64_t v = tu_rand(&st) >> tu_below(&st, 64);
+        uint32_t b = pf_hist_bucket(v);
+        uint64_t m = pf_hist_bucket_max(b);
+        ck_assert_uint_ge(m, v);
+        ck_assert_msg((double)(m - v) <= (double)v / 64.0 + 1.0, "v %llu bucket max %llu",
+                      (unsigned long long)v, (unsigned long long)m);
+    }
+}
+END_TEST
+
+/* Percentiles of a known distribution (1..100000 ns, each once), within the
+ * histogram's resolution, and merging equals recording into one. */
+START_TEST(bench_hist_percentiles_and_merge) {
+    pf_hist *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b)), *all = malloc(sizeof(*all));
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_nonnull(all);
+    pf_hist_init(a);
+    pf_hist_init(b);
+    pf_hist_init(all);
+    ck_assert_uint_eq(pf_hist_percentile(a, 50), 0);
+    for (uint64_t v = 1; v <= 100000; v++) {
+        pf_hist_record(v % 2 ? a : b, v);
+        pf_hist_record(all, v);
+    }
+    pf_hist_merge(a, b);
+    ck_assert_uint_eq(a->total, 100000);
+    ck_assert_uint_eq(a->min, 1);
+    ck_assert_uint_eq(a->max, 100000);
+    for (double p = 1; p <= 100; p += 0.7) {
+        double exact = ceil(p / 100.0 * 100000.0);
+        uint64_t got = pf_hist_percentile(a, p);
+        ck_assert_uint_eq(got, pf_hist_percentile(all, p));
+        ck_assert_msg(got >= exact && (double)got <= exact * (1 + 1.0 / 64) + 1,
+                      "p%.1f: %llu vs %.0f", p, (unsigned long long)got, exact);
+    }
+    ck_assert_uint_eq(pf_hist_percentile(a, 100), 100000);
+    ck_assert_double_eq_tol(pf_hist_mean(a), 50000.5, 1e-6);
+    free(a);
+    free(b);
+    free(all);
+}
+END_TEST
+
+/* Feeds `text` to the parser in pieces of `step` bytes; returns the bytes
+ * used up to the end of the first response. */
+static size_t feed_in_steps(pf_http_resp *r, const char *text, size_t step, pf_http_feed *last) {
+    size_t len = strlen(text), off = 0;
+    *last = PF_HTTP_MORE;
+    while (off < len) {
+        size_t n = len - off < step ? len - off : step, used = 0;
+        *last = pf_http_resp_feed(r, text + off, n, &used);
+        off += used;
+        if (*last != PF_HTTP_MORE) break;
+        ck_assert_uint_eq(used, n);
+    }
+    return off;
+}
+
+START_TEST(bench_http_parse_content_length_any_split) {
+    const char *two = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                      "content-length: 14\r\n\r\n{\"found\":true}"
+                      "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 2\r\n"
+                      "Content-Length: 0\r\nConnection: close\r\n\r\n";
+    size_t first_len = strstr(two, "}HTTP") - two + 1;
+    for (size_t step = 1; step <= strlen(two); step++) {
+        pf_http_resp r;
+        pf_http_feed f;
+        size_t used;
+        pf_http_resp_init(&r, true, 1024);
+        used = feed_in_steps(&r, two, step, &f);
+        ck_assert_int_eq(f, PF_HTTP_DONE);
+        ck_assert_uint_eq(used, first_len);
+        ck_assert_int_eq(r.status, 200);
+        ck_assert(r.keep_alive);
+        ck_assert_str_eq(r.body, "{\"found\":true}");
+        pf_http_resp_reset(&r);
+        used = feed_in_steps(&r, two + first_len, step, &f);
+        ck_assert_int_eq(f, PF_HTTP_DONE);
+        ck_assert_uint_eq(used, strlen(two) - first_len);
+        ck_assert_int_eq(r.status, 503);
+        ck_assert_int_eq(r.retry_after, 2);
+        ck_assert(!r.keep_alive);
+        ck_assert_uint_eq(r.body_len, 0);
+        pf_http_resp_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(bench_http_parse_chunked_and_eof) {
+    const char *chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                          "5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nX-Trailer: 1\r\n\r\n";
+    pf_http_resp r;
+    pf_http_feed f;
+    for (size_t step = 1; step <= strlen(chunked); step++) {
+        pf_http_resp_init(&r, true, 1024);
+        ck_assert_uint_eq(feed_in_steps(&r, chunked, step, &f), strlen(chunked));
+        ck_assert_int_eq(f, PF_HTTP_DONE);
+        ck_assert_str_eq(r.body, "hello, world");
+        pf_http_resp_free(&r);
+    }
+    /* HTTP/1.0 without a length: the body ends with the connection. */
+    pf_http_resp_init(&r, true, 4);
+    ck_assert_uint_eq(feed_in_steps(&r, "HTTP/1.0 200 OK\r\n\r\nabcdef", 3, &f), 25);
+    ck_assert_int_eq(f, PF_HTTP_MORE);
+    ck_assert_int_eq(pf_http_resp_eof(&r), PF_HTTP_DONE);
+    ck_assert(!r.keep_alive);
+    ck_assert_str_eq(r.body, "abcd"); /* kept up to the cap */
+    ck_assert(r.body_truncated);
+    ck_assert_uint_eq(r.body_len, 6);
+    /* A response cut short is an error at EOF. */
+    pf_http_resp_reset(&r);
+    feed_in_steps(&r, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", 100, &f);
+    ck_assert_int_eq(f, PF_HTTP_MORE);
+    ck_assert_int_eq(pf_http_resp_eof(&r), PF_HTTP_ERROR);
+    /* 204 has no body even with a length. */
+    pf_http_resp_reset(&r);
+    feed_in_steps(&r, "HTTP/1.1 204 No Content\r\n\r\n", 100, &f);
+    ck_assert_int_eq(f, PF_HTTP_DONE);
+    pf_http_resp_free(&r);
+}
+END_TEST
+
+START_TEST(bench_http_parse_rejects_garbage) {
+    static const char *const bad[] = {
+        "HTTX/1.1 200 OK\r\n\r\n",
+        "HTTP/1.1 20 OK\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        pf_http_resp r;
+        pf_http_feed f;
+        pf_http_resp_init(&r, false, 0);
+        feed_in_steps(&r, bad[i], 1000, &f);
+        ck_assert_msg(f == PF_HTTP_ERROR, "accepted: %s", bad[i]);
+        pf_http_resp_free(&r);
+    }
+    {
+        /* A header line longer than the line buffer. */
+        char *big = malloc(PF_HTTP_LINE_MAX + 64);
+        pf_http_resp r;
+        pf_http_feed f;
+        ck_assert_ptr_nonnull(big);
+        strcpy(big, "HTTP/1.1 200 OK\r\nX: ");
+        memset(big + strlen(big), 'a', PF_HTTP_LINE_MAX);
+        big[PF_HTTP_LINE_MAX + 20] = '\0';
+        pf_http_resp_init(&r, false, 0);
+        feed_in_steps(&r, big, 1000, &f);
+        ck_assert_int_eq(f, PF_HTTP_ERROR);
+        free(big);
+    }
+}
+END_TEST
+
+START_TEST(bench_http_url_parse) {
+    char host[64], prefix[64];
+    int port;
+    ck_assert_int_eq(pf_bench_parse_url("http://127.0.0.1:8080", host, sizeof(host), &port,
+                                        prefix, sizeof(prefix)), 0);
+    ck_assert_str_eq(host, "127.0.0.1");
+    ck_assert_int_eq(port, 8080);
+    ck_assert_str_eq(prefix, "");
+    ck_assert_int_eq(pf_bench_parse_url("http://lb.local/pathd/", host, sizeof(host), &port,
+                                        prefix, sizeof(prefix)), 0);
+    ck_assert_str_eq(host, "lb.local");
+    ck_assert_int_eq(port, 80);
+    ck_assert_str_eq(prefix, "/pathd");
+    ck_assert_int_eq(pf_bench_parse_url("http://[::1]:9000/x", host, sizeof(host), &port, prefix,
+                                        sizeof(prefix)), 0);
+    ck_assert_str_eq(host, "::1");
+    ck_assert_int_eq(port, 9000);
+    ck_assert_int_ne(pf_bench_parse_url("https://a:1", host, sizeof(host), &port, prefix,
+                                        sizeof(prefix)), 0);
+    ck_assert_int_ne(pf_bench_parse_url("http://a:0", host, sizeof(host), &port, prefix,
+                                        sizeof(prefix)), 0);
+    ck_assert_int_ne(pf_bench_parse_url("http://a:12x", host, sizeof(host), &port, prefix,
+                                        sizeof(prefix)), 0);
+    ck_assert_int_ne(pf_bench_parse_url("http://:80", host, sizeof(host), &port, prefix,
+                                        sizeof(prefix)), 0);
+}
+END_TEST
+
+/* A stub of the pathd HTTP API, enough for the load generator: map upload
+ * and lookup, single path queries answered by the real planner, /healthz,
+ * /v1/info and /metrics. With `lie` it adds 1 to every cost it reports. */
+typedef struct stub {
+    struct MHD_Daemon *d;
+    int port;
+    pthread_mutex_t mu;
+    char map_id[64];
+    pf_planner *planner;
+    bool lie;
+    int puts, paths;
+} stub;
+
+typedef struct stub_req {
+    char *data;
+    size_t len;
+} stub_req;
+
+static enum MHD_Result stub_reply(struct MHD_Connection *conn, unsigned code, const char *ctype,
+                                  char *body) {
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+    enum MHD_Result ret;
+    MHD_add_response_header(r, "Content-Type", ctype);
+    ret = MHD_queue_response(conn, code, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static char *stub_path_answer(stub *st, const char *data, size_t len, unsigned *code) {
+    cJSON *q = cJSON_ParseWithLength(data, len), *out, *arr;
+    const cJSON *s = q ? cJSON_GetObjectItem(q, "start") : NULL;
+    const cJSON *g = q ? cJSON_GetObjectItem(q, "goal") : NULL;
+    pf_search_ctx *ctx;
+    pf_query query;
+    pf_result res;
+    char *text;
+    if (!cJSON_IsArray(s) || !cJSON_IsArray(g)) {
+        cJSON_Delete(q);
+        *code = 400;
+        return strdup("{\"error\":{\"code\":\"bad_request\",\"message\":\"start, goal\"}}");
+    }
+    query = pf_query_make((pf_point){(int32_t)cJSON_GetArrayItem(s, 0)->valuedouble,
+                                     (int32_t)cJSON_GetArrayItem(s, 1)->valuedouble},
+                          (pf_point){(int32_t)cJSON_GetArrayItem(g, 0)->valuedouble,
+                                     (int32_t)cJSON_GetArrayItem(g, 1)->valuedouble},
+                          PF_ALGO_ASTAR);
+    cJSON_Delete(q);
+    ctx = pf_search_ctx_create();
+    pf_planner_search(ctx, st->planner, &query, &res);
+    out = cJSON_CreateObject();
+    cJSON_AddBoolToObject(out, "found", res.status == PF_OK);
+    cJSON_AddNumberToObject(out, "cost", res.cost + (st->lie ? 1.0 : 0.0));
+    arr = cJSON_AddArrayToObject(out, "path");
+    for (size_t i = 0; i < res.path_len; i++) {
+        cJSON *p = cJSON_CreateArray();
+        cJSON_AddItemToArray(p, cJSON_CreateNumber(res.path[i].x));
+        cJSON_AddItemToArray(p, cJSON_CreateNumber(res.path[i].y));
+        cJSON_AddItemToArray(arr, p);
+    }
+    {
+        cJSON *stats = cJSON_AddObjectToObject(out, "stats");
+        cJSON_AddNumberToObject(stats, "expanded", (double)res.expanded);
+        cJSON_AddNumberToObject(stats, "time_us", 1);
+        cJSON_AddBoolToObject(stats, "cached", false);
+    }
+    text = cJSON_PrintUnformatted(out);
+    cJSON_Delete(out);
+    pf_search_ctx_destroy(ctx);
+    *code = 200;
+    return text;
+}
+
+static enum MHD_Result stub_handler(void *cls, struct MHD_Connection *conn, const char *url,
+                                    const char *method, const char *version,
+                                    const char *upload, size_t *upload_size, void **con_cls) {
+    stub *st = cls;
+    stub_req *rq = *con_cls;
+    char mapurl[128], pathurl[160];
+    (void)version;
+    if (!rq) {
+        *con_cls = calloc(1, sizeof(stub_req));
+        return *con_cls ? MHD_YES : MHD_NO;
+    }
+    if (*upload_size) {
+        char *p = realloc(rq->data, rq->len + *upload_size + 1);
+        if (!p) return MHD_NO;
+        memcpy(p + rq->len, upload, *upload_size);
+        rq->data = p;
+        rq->len += *upload_size;
+        rq->data[rq->len] = '\0';
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    snprintf(mapurl, sizeof(mapurl), "/v1/maps/%s", "tiny");
+    snprintf(pathurl, sizeof(pathurl), "/v1/maps/%s/path", "tiny");
+    if (strcmp(url, "/healthz") == 0) return stub_reply(conn, 200, "text/plain", strdup("ok\n"));
+    if (strcmp(url, "/v1/info") == 0)
+        return stub_reply(conn, 200, "application/json", strdup("{\"version\":\"stub\"}"));
+    if (strcmp(url, "/metrics") == 0)
+        return stub_reply(conn, 200, "text/plain",
+                          strdup("# TYPE stub_requests_total counter\n"
+                                 "stub_requests_total{route=\"a\"} 2\n"
+                                 "stub_requests_total{route=\"b\"} 3\n"));
+    if (strcmp(url, mapurl) == 0 && strcmp(method, "GET") == 0) {
+        bool have;
+        pthread_mutex_lock(&st->mu);
+        have = st->planner != NULL;
+        pthread_mutex_unlock(&st->mu);
+        return have ? stub_reply(conn, 200, "application/json", strdup("{\"id\":\"tiny\"}"))
+                    : stub_reply(conn, 404, "application/json",
+                                 strdup("{\"error\":{\"code\":\"not_found\",\"message\":\"no\"}}"));
+    }
+    if (strcmp(url, mapurl) == 0 && strcmp(method, "PUT") == 0) {
+        pf_grid *g = NULL;
+        pf_parse_error err;
+        pf_planner *pl = NULL;
+        if (!rq->data || pf_map_parse_movingai(rq->data, rq->len, NULL, &g, &err) != PF_OK ||
+            pf_planner_create(g, NULL, &pl) != PF_OK)
+            return stub_reply(conn, 400, "application/json", strdup("{\"error\":{}}"));
+        pthread_mutex_lock(&st->mu);
+        pf_planner_destroy(st->planner);
+        st->planner = pl;
+        st->puts++;
+        pthread_mutex_unlock(&st->mu);
+        return stub_reply(conn, 201, "application/json", strdup("{\"id\":\"tiny\"}"));
+    }
+    if (strcmp(url, pathurl) == 0 && strcmp(method, "POST") == 0 && st->planner) {
+        unsigned code;
+        char *body = stub_path_answer(st, rq->data ? rq->data : "", rq->len, &code);
+        pthread_mutex_lock(&st->mu);
+        st->paths++;
+        pthread_mutex_unlock(&st->mu);
+        return stub_reply(conn, code, "application/json", body);
+    }
+    return stub_reply(conn, 404, "application/json", strdup("{\"error\":{\"code\":\"nf\"}}"));
+}
+
+static void stub_done(void *cls, struct MHD_Connection *conn, void **con_cls,
+                      enum MHD_RequestTerminationCode toe) {
+    stub_req *rq = *con_cls;
+    (void)cls, (void)conn, (void)toe;
+    if (rq) free(rq->data);
+    free(rq);
+    *con_cls = NULL;
+}
+
+static void stub_start(stub *st, bool lie) {
+    const union MHD_DaemonInfo *info;
+    memset(st, 0, sizeof(*st));
+    pthread_mutex_init(&st->mu, NULL);
+    st->lie = lie;
+    st->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
+                             NULL, NULL, stub_handler, st, MHD_OPTION_NOTIFY_COMPLETED,
+                             stub_done, st, MHD_OPTION_END);
+    ck_assert_ptr_nonnull(st->d);
+    info = MHD_get_daemon_info(st->d, MHD_DAEMON_INFO_BIND_PORT);
+    ck_assert_ptr_nonnull(info);
+    st->port = info->port;
+    ck_assert_int_gt(st->port, 0);
+}
+
+static void stub_stop(stub *st) {
+    MHD_stop_daemon(st->d);
+    pf_planner_destroy(st->planner);
+    pthread_mutex_destroy(&st->mu);
+}
+
+START_TEST(bench_http_closed_loop_against_stub) {
+    const char *bin = bench_bin();
+    fixture fx;
+    stub st;
+    char args[512], out[16384];
+    cJSON *o, *srv;
+    if (!bin) return;
+    fixture_make(&fx);
+    stub_start(&st, false);
+    snprintf(args, sizeof(args),
+             "http --url http://127.0.0.1:%d --scen '%s' --connections 3 --duration 0.5 "
+             "--check-every 1 --quiet --json",
+             st.port, fx.scen_path);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
+    o = parse_line(out);
+    ck_assert_int_eq(st.puts, 1); /* uploaded once, the server lacked it */
+    ck_assert_int_gt((int)num(o, "requests"), 10);
+    ck_assert_int_eq((int)num(o, "requests"), st.paths);
+    ck_assert_int_eq((int)num(o, "errors"), 0);
+    ck_assert_int_eq((int)num(o, "invalid"), 0);
+    ck_assert_int_eq((int)num(o, "mismatches"), 0);
+    ck_assert_int_eq((int)num(o, "checked"), (int)num(o, "queries"));
+    ck_assert_double_gt(num(o, "rps"), 0);
+    ck_assert_double_gt(num(o, "p50_ms"), 0);
+    ck_assert_double_ge(num(o, "p99_ms"), num(o, "p50_ms"));
+    ck_assert_double_ge(num(o, "max_ms"), num(o, "p999_ms"));
+    srv = cJSON_GetObjectItem(o, "server");
+    ck_assert_ptr_nonnull(srv);
+    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(srv, "info"), "version")->valuestring,
+                     "stub");
+    ck_assert_double_eq(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(srv, "metrics"), "stub_requests_total")
+            ->valuedouble,
+        5);
+    cJSON_Delete(o);
+
+    /* The map is there now: no second upload. */
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
+    ck_assert_int_eq(st.puts, 1);
+    stub_stop(&st);
+    fixture_remove(&fx);
+}
+END_TEST
+
+START_TEST(bench_http_wrong_costs_are_invalid) {
+    const char *bin = bench_bin();
+    fixture fx;
+    stub st;
+    char args[512], out[16384];
+    cJSON *o;
+    if (!bin) return;
+    fixture_make(&fx);
+    stub_start(&st, true);
+    snprintf(args, sizeof(args),
+             "http --url http://127.0.0.1:%d --scen '%s' --connections 2 --duration 0.3 "
+             "--check-every 1 --quiet --json",
+             st.port, fx.scen_path);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 1);
+    o = parse_line(out);
+    ck_assert_int_gt((int)num(o, "invalid"), 0);
+    ck_assert_int_gt((int)num(o, "mismatches"), 0);
+    cJSON_Delete(o);
+    stub_stop(&st);
+    fixture_remove(&fx);
+}
+END_TEST
+
+/* Open loop: 1 s at 200 requests/s sends about 200, whatever the server's
+ * speed; an unknown route counts as 404 errors by kind. */
+START_TEST(bench_http_open_loop_rate_and_errors) {
+    const char *bin = bench_bin();
+    stub st;
+    char args[512], out[16384];
+    cJSON *o, *kinds;
+    int n;
+    if (!bin) return;
+    stub_start(&st, false);
+    snprintf(args, sizeof(args),
+             "http --url http://127.0.0.1:%d --get /nowhere --connections 4 --rate 200 "
+             "--duration 1 --quiet --json",
+             st.port);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 1);
+    o = parse_line(out);
+    n = (int)num(o, "requests");
+    ck_assert_msg(n >= 180 && n <= 201, "requests %d", n);
+    ck_assert_int_eq((int)num(o, "errors"), n);
+    kinds = cJSON_GetObjectItem(o, "errors_by_kind");
+    ck_assert_int_eq((int)num(kinds, "404"), n);
+    cJSON_Delete(o);
+
+    /* Nobody listening: connect errors, exit 1, no hang. */
+    stub_stop(&st);
+    snprintf(args, sizeof(args),
+             "http --url http://127.0.0.1:%d --get /healthz --connections 2 --duration 0.3 "
+             "--quiet --json",
+             st.port);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 1);
+    o = parse_line(out);
+    ck_assert_int_gt((int)num(cJSON_GetObjectItem(o, "errors_by_kind"), "connect"), 0);
+    cJSON_Delete(o);
+}
+END_TEST
+
 TU_SUITE(bench) {
     Suite *s = suite_create("bench");
     TCase *tc = tcase_create("core");
@@ -311,6 +788,15 @@ TU_SUITE(bench) {
     tcase_add_test(tc, bench_scen_compare_prints_ratio);
     tcase_add_test(tc, bench_scen_selection_spread_and_buckets);
     tcase_add_test(tc, bench_report_percentile_nearest_rank);
+    tcase_add_test(tc, bench_hist_bucket_bounds);
+    tcase_add_test(tc, bench_hist_percentiles_and_merge);
+    tcase_add_test(tc, bench_http_parse_content_length_any_split);
+    tcase_add_test(tc, bench_http_parse_chunked_and_eof);
+    tcase_add_test(tc, bench_http_parse_rejects_garbage);
+    tcase_add_test(tc, bench_http_url_parse);
+    tcase_add_test(tc, bench_http_closed_loop_against_stub);
+    tcase_add_test(tc, bench_http_wrong_costs_are_invalid);
+    tcase_add_test(tc, bench_http_open_loop_rate_and_errors);
     suite_add_tcase(s, tc);
     return s;
 }
