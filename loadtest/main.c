@@ -56,7 +56,12 @@ static void usage(FILE *f) {
         "\n"
         "The human output ends with a total line and the median ns/expansion over\n"
         "the maps of at least 512x512 cells.\n"
-        "Exit status: 0 all good; 1 an optimal algorithm (dijkstra, astar, jps) missed\n"
+        "\n"
+        "http: the same queries against a server over keep-alive connections, closed\n"
+        "or open loop (--rate); the same report plus rps and latency p50..max.\n"
+        "See `pathd-bench http --help`.\n"
+        "\n"
+        "scen exit status: 0 all good; 1 an optimal algorithm (dijkstra, astar, jps) missed\n"
         "an optimum, or any algorithm gave an invalid answer or an error; 2 bad\n"
         "arguments or files; 3 the algorithm is not available in this build\n"
         "(pf_planner_search answered PF_EUNSUPPORTED).\n",
