@@ -8,10 +8,11 @@
  * every predecessor s reaches it for cost(u) x len(dir).
  *
  * Memory. Nothing per session is W x H:
- * - vertices (g, rhs, heap position) live in an open-addressing hash table
- *   keyed by cell index, holding only the cells the search has touched;
- * - the open list U is a binary heap of (key, slot) with the heap position
- *   stored in the vertex, so Update and Remove are O(log n);
+ * - vertices live in 8x8 tiles allocated on first touch and found through
+ *   an open-addressing hash table keyed by tile index: 8 bytes a cell (its
+ *   g, or its open-list position), only for tiles the search touched;
+ * - the open list U is a binary heap of items (key, g, rhs, cell) whose
+ *   position is stored in the cell, so Update and Remove are O(log n);
  * - the session's private changes live in a second small hash table, the
  *   overlay. The base grid is borrowed and shared by every session.
  *
@@ -789,6 +790,7 @@ pf_status pf_dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
     if (g_of(d, cell_x(d, d->start), cell_y(d, d->start)) == DIST_INF)
         return out->status = PF_NO_PATH;
     st = extract_path(d, out);
+    if (st == PF_EINVAL) d->fresh = true; /* a broken invariant: start over next time */
     if (st) {
         out->path = NULL;
         out->path_len = 0;

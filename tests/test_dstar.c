@@ -19,10 +19,17 @@ static bool same_point(pf_point a, pf_point b) { return a.x == b.x && a.y == b.y
 /* Plans and checks the answer against the reference on `eff` (the effective
  * grid the session should see): same reachability, same cost, a valid path
  * from the agent to the goal whose cost is the reported one. */
-static void check_plan(pf_dstar *d, const pf_grid *eff, const char *what, int step) {
+static void check_plan_budget(pf_dstar *d, const pf_grid *eff, const char *what, int step,
+                              uint64_t budget) {
     pf_point s = pf_dstar_position(d), t = pf_dstar_goal(d);
     pf_result r;
-    pf_status st = pf_dstar_plan(d, 0, &r);
+    pf_status st;
+    int calls = 0;
+    /* With a budget, plan again until the repair is done. */
+    while ((st = pf_dstar_plan(d, budget, &r)) == PF_EBUDGET) {
+        ck_assert_uint_eq(r.expanded, budget);
+        ck_assert_int_lt(++calls, 1000000);
+    }
     ck_assert_int_eq(r.status, st);
     if (!pf_grid_is_walkable(eff, s) || !pf_grid_is_walkable(eff, t)) {
         ck_assert_msg(st == PF_EBLOCKED, "%s step %d: status %s on a blocked endpoint", what, step,
@@ -47,6 +54,10 @@ static void check_plan(pf_dstar *d, const pf_grid *eff, const char *what, int st
     ck_assert(same_point(r.path[0], s));
     ck_assert(same_point(r.path[r.path_len - 1], t));
     ck_assert_double_eq_tol(pc, r.cost, 1e-6 * fmax(1.0, ref));
+}
+
+static void check_plan(pf_dstar *d, const pf_grid *eff, const char *what, int step) {
+    check_plan_budget(d, eff, what, step, 0);
 }
 
 /* A corridor closed by a door: the repair goes round, then back through
@@ -402,7 +413,7 @@ static uint8_t random_cost(uint64_t *st, bool costs) {
 
 START_TEST(dstar_property_random_updates) {
     uint64_t st = tu_seed("dstar_property_random_updates", 0xd57a2002);
-    const int maps = 1500, updates = 20;
+    const int maps = 3000, updates = 20;
     uint64_t checks = 0;
     for (int mi = 0; mi < maps; mi++) {
         tu_map_opts o = {2, (mi % 8 == 0) ? 48 : 24, 0.35, mi % 2 == 0, mi % 3 == 0, 0, -1};
@@ -513,7 +524,8 @@ START_TEST(dstar_property_random_updates) {
             pf_grid_destroy(eff);
             eff = effective(base, &m);
             snprintf(what, sizeof(what), "map %d op %u", mi, op);
-            check_plan(d, eff, what, u);
+            /* One plan in eight runs on a small budget, in many calls. */
+            check_plan_budget(d, eff, what, u, tu_below(&st, 8) == 0 ? 1 + tu_below(&st, 40) : 0);
             checks++;
         }
         pf_grid_destroy(eff);
