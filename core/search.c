@@ -358,6 +358,8 @@ static pf_status run_best_first(pf_search_ctx *ctx, const pf_grid *g, const pf_q
         record_expansion(ctx, q, c);
         m = moves[c];
         gc = nodes[c].g;
+        /* One division per expansion; neighbours' coordinates follow. */
+        const int32_t cx = c % w, cy = c / w;
         for (int d = 0; d < ndirs; d++) {
             int32_t n;
             double gn, hn;
@@ -365,7 +367,7 @@ static pf_status run_best_first(pf_search_ctx *ctx, const pf_grid *g, const pf_q
             n = c + off[d];
             gn = gc + cost[n] * len[d];
             if (nodes[n].gen != gen) {
-                int32_t nx = n % w, ny = n / w;
+                const int32_t nx = cx + pf_dir_dx[d], ny = cy + pf_dir_dy[d];
                 nodes[n].gen = gen;
                 nodes[n].g = gn;
                 nodes[n].parent = c;
@@ -373,7 +375,7 @@ static pf_status run_best_first(pf_search_ctx *ctx, const pf_grid *g, const pf_q
                 pf__heap_push(ctx, n, greedy ? hn : gn + hn, hn);
                 out->generated++;
             } else if (!greedy && nodes[n].heap_pos != PF__HEAP_CLOSED && gn < nodes[n].g) {
-                int32_t nx = n % w, ny = n / w;
+                const int32_t nx = cx + pf_dir_dx[d], ny = cy + pf_dir_dy[d];
                 nodes[n].g = gn;
                 nodes[n].parent = c;
                 hn = hscale * h_eval(h, gx - nx, gy - ny);

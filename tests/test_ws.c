@@ -1,0 +1,140 @@
+/* test_ws.c -- WebSocket handshake and framing (RFC 6455 examples). */
+#include <check.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "ws.h"
+
+START_TEST(ws_accept_key_rfc_example) {
+    char out[PF_WS_ACCEPT_LEN + 1];
+    ck_assert_int_eq(pf_ws_accept_key("dGhlIHNhbXBsZSBub25jZQ==", out), PF_OK);
+    ck_assert_str_eq(out, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+    ck_assert_int_eq(pf_ws_accept_key("short", out), PF_EINVAL);
+    ck_assert_int_eq(pf_ws_accept_key("dGhlIHNhbXBsZSBub25j!Q==", out), PF_EINVAL);
+    ck_assert_int_eq(pf_ws_accept_key(NULL, out), PF_EINVAL);
+}
+END_TEST
+
+/* RFC 6455 5.7: a masked "Hello" and the same split in two fragments. */
+static const uint8_t hello_masked[] = {0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d,
+                                       0x7f, 0x9f, 0x4d, 0x51, 0x58};
+
+START_TEST(ws_decode_masked_hello_byte_by_byte) {
+    pf_ws_decoder d;
+    pf_ws_message m;
+    bool got = false;
+    size_t used;
+    pf_ws_decoder_init(&d, 1024);
+    for (size_t i = 0; i < sizeof(hello_masked); i++) {
+        ck_assert(!got);
+        ck_assert_int_eq(pf_ws_decode(&d, hello_masked + i, 1, &used, &m, &got), PF_OK);
+        ck_assert_uint_eq(used, 1);
+    }
+    ck_assert(got);
+    ck_assert_int_eq(m.op, PF_WS_OP_TEXT);
+    ck_assert_uint_eq(m.len, 5);
+    ck_assert(memcmp(m.data, "Hello", 5) == 0);
+    pf_ws_decoder_free(&d);
+}
+END_TEST
+
+/* Masks a client frame. */
+static size_t client_frame(uint8_t *out, int op, bool fin, const char *payload, size_t len) {
+    const uint8_t mask[4] = {1, 2, 3, 4};
+    size_t h = 2;
+    out[0] = (uint8_t)((fin ? 0x80 : 0) | op);
+    if (len < 126) {
+        out[1] = (uint8_t)(0x80 | len);
+    } else {
+        out[1] = 0x80 | 126;
+        out[2] = (uint8_t)(len >> 8);
+        out[3] = (uint8_t)len;
+        h = 4;
+    }
+    memcpy(out + h, mask, 4);
+    for (size_t i = 0; i < len; i++) out[h + 4 + i] = (uint8_t)payload[i] ^ mask[i & 3];
+    return h + 4 + len;
+}
+
+START_TEST(ws_decode_fragments_with_interleaved_ping) {
+    uint8_t buf[512];
+    size_t n = 0, used, off = 0;
+    pf_ws_decoder d;
+    pf_ws_message m;
+    bool got;
+    n += client_frame(buf + n, PF_WS_OP_TEXT, false, "Hel", 3);
+    n += client_frame(buf + n, PF_WS_OP_PING, true, "p", 1);
+    n += client_frame(buf + n, PF_WS_OP_CONT, true, "lo", 2);
+    pf_ws_decoder_init(&d, 1024);
+    ck_assert_int_eq(pf_ws_decode(&d, buf, n, &used, &m, &got), PF_OK);
+    ck_assert(got);
+    ck_assert_int_eq(m.op, PF_WS_OP_PING);
+    off += used;
+    ck_assert_int_eq(pf_ws_decode(&d, buf + off, n - off, &used, &m, &got), PF_OK);
+    ck_assert(got);
+    ck_assert_int_eq(m.op, PF_WS_OP_TEXT);
+    ck_assert_uint_eq(m.len, 5);
+    ck_assert(memcmp(m.data, "Hello", 5) == 0);
+    ck_assert_uint_eq(off + used, n);
+    pf_ws_decoder_free(&d);
+}
+END_TEST
+
+START_TEST(ws_decode_rejects_violations) {
+    uint8_t buf[512];
+    size_t used;
+    pf_ws_decoder d;
+    pf_ws_message m;
+    bool got;
+    const uint8_t unmasked[] = {0x81, 0x01, 'x'};
+    pf_ws_decoder_init(&d, 16);
+    ck_assert_int_eq(pf_ws_decode(&d, unmasked, 3, &used, &m, &got), PF_EPARSE);
+    ck_assert_int_eq(d.close_code, PF_WS_CLOSE_PROTOCOL);
+    pf_ws_decoder_free(&d);
+
+    char big[200];
+    memset(big, 'a', sizeof(big));
+    size_t n = client_frame(buf, PF_WS_OP_TEXT, true, big, sizeof(big));
+    pf_ws_decoder_init(&d, 16);
+    ck_assert_int_eq(pf_ws_decode(&d, buf, n, &used, &m, &got), PF_ELIMIT);
+    ck_assert_int_eq(d.close_code, PF_WS_CLOSE_TOO_BIG);
+    pf_ws_decoder_free(&d);
+
+    n = client_frame(buf, PF_WS_OP_CONT, true, "x", 1); /* continuation of nothing */
+    pf_ws_decoder_init(&d, 16);
+    ck_assert_int_eq(pf_ws_decode(&d, buf, n, &used, &m, &got), PF_EPARSE);
+    pf_ws_decoder_free(&d);
+
+    n = client_frame(buf, PF_WS_OP_PING, false, "x", 1); /* fragmented control */
+    pf_ws_decoder_init(&d, 16);
+    ck_assert_int_eq(pf_ws_decode(&d, buf, n, &used, &m, &got), PF_EPARSE);
+    pf_ws_decoder_free(&d);
+}
+END_TEST
+
+START_TEST(ws_encode_lengths) {
+    uint8_t out[70000], payload[66000];
+    memset(payload, 'z', sizeof(payload));
+    ck_assert_uint_eq(pf_ws_encode(PF_WS_OP_TEXT, payload, 5, out, sizeof(out)), 7);
+    ck_assert_uint_eq(out[0], 0x81);
+    ck_assert_uint_eq(out[1], 5);
+    ck_assert_uint_eq(pf_ws_encode(PF_WS_OP_TEXT, payload, 300, out, sizeof(out)), 304);
+    ck_assert_uint_eq(out[1], 126);
+    ck_assert_uint_eq((out[2] << 8) | out[3], 300);
+    ck_assert_uint_eq(pf_ws_encode(PF_WS_OP_BINARY, payload, 66000, out, sizeof(out)), 66010);
+    ck_assert_uint_eq(out[1], 127);
+    ck_assert_uint_eq(pf_ws_encode(PF_WS_OP_TEXT, payload, 300, out, 100), 0);
+}
+END_TEST
+
+TU_SUITE(ws) {
+    Suite *s = suite_create("ws");
+    TCase *tc = tcase_create("framing");
+    tcase_add_test(tc, ws_accept_key_rfc_example);
+    tcase_add_test(tc, ws_decode_masked_hello_byte_by_byte);
+    tcase_add_test(tc, ws_decode_fragments_with_interleaved_ping);
+    tcase_add_test(tc, ws_decode_rejects_violations);
+    tcase_add_test(tc, ws_encode_lengths);
+    suite_add_tcase(s, tc);
+    return s;
+}
