@@ -8,7 +8,11 @@
 # Environment: MAP (default Boston_0_512), ALGO (hpa), CACHE (false: every
 # request searches; true: repeated pairs come from the path cache),
 # CONNS (32), THREADS (2), DURATION (10s), WORKERS (2), IO_THREADS (2),
-# PAIRS (queries taken from the map's .scen file, 2000), PATHD_BENCH_DIR.
+# REPEAT (3: healthz and path runs alternate, medians are reported, so a
+# burst of load from elsewhere on the machine does not decide the ratio),
+# PAIRS (queries taken from the map's .scen file, 2000), MAX_LEN (only
+# scenarios whose optimal length is at most this: short queries isolate the
+# HTTP + pool overhead from the search), PATHD_BENCH_DIR.
 set -eu
 
 BIN=${1:-build/pathd}
@@ -22,6 +26,8 @@ DURATION=${DURATION:-10s}
 WORKERS=${WORKERS:-2}
 IO_THREADS=${IO_THREADS:-2}
 NPAIRS=${PAIRS:-2000}
+REPEAT=${REPEAT:-3}
+MAX_LEN=${MAX_LEN:-1e9}
 LUA=$(cd "$(dirname "$0")/.." && pwd)/loadtest/wrk/path.lua
 
 command -v wrk >/dev/null || { echo "bench-wrk: wrk is not installed" >&2; exit 1; }
@@ -44,7 +50,8 @@ URL="http://127.0.0.1:$PORT"
 
 curl -fsS -o /dev/null -X PUT "$URL/v1/maps/bench" -H 'Content-Type: text/plain' \
     --data-binary "@$DIR/$MAP.map"
-awk 'NR > 1 { print $5, $6, $7, $8 }' "$DIR/$MAP.map.scen" | head -n "$NPAIRS" > "$TMP/pairs"
+awk -v m="$MAX_LEN" 'NR > 1 && $9 <= m + 0 { print $5, $6, $7, $8 }' "$DIR/$MAP.map.scen" |
+    head -n "$NPAIRS" > "$TMP/pairs"
 set -- $(head -n 1 "$TMP/pairs")
 CODE=$(curl -s -o "$TMP/probe" -w '%{http_code}' "$URL/v1/maps/bench/path?start=$1,$2&goal=$3,$4&algorithm=$ALGO")
 if [ "$CODE" != 200 ]; then
@@ -52,7 +59,7 @@ if [ "$CODE" != 200 ]; then
     ALGO=astar
 fi
 
-run() { # label, wrk args...
+run() { # label, wrk args...; prints one line and appends the rate to $TMP/label.rps
     label=$1; shift
     wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "$@" > "$TMP/$label.txt" 2>&1
     rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$TMP/$label.txt")
@@ -60,16 +67,28 @@ run() { # label, wrk args...
     sockerr=$(sed -n 's/.*Socket errors: \(.*\)/\1/p' "$TMP/$label.txt")
     p50=$(awk '$1 == "50%" { print $2 }' "$TMP/$label.txt")
     p99=$(awk '$1 == "99%" { print $2 }' "$TMP/$label.txt")
-    echo "$label: ${rps} req/s, p50 $p50, p99 $p99, non-2xx ${non2xx:-0}, socket errors ${sockerr:-none}"
-    eval "RPS_$label=$rps"
+    echo "  $label: ${rps} req/s, p50 $p50, p99 $p99, non-2xx ${non2xx:-0}, socket errors ${sockerr:-none}"
+    echo "$rps" >> "$TMP/$label.rps"
+    [ -z "$non2xx" ] && [ -z "$sockerr" ] || echo x >> "$TMP/errors"
 }
 
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
 echo "pathd $BIN: workers $WORKERS, io threads $IO_THREADS; wrk -t$THREADS -c$CONNS -d$DURATION;" \
-     "map $MAP; algorithm $ALGO; cache $CACHE; $(wc -l < "$TMP/pairs") start/goal pairs"
-run healthz "$URL/healthz"
-PATHD_WRK_PAIRS="$TMP/pairs" PATHD_WRK_MAP=bench PATHD_WRK_ALGO=$ALGO PATHD_WRK_CACHE=$CACHE \
-    run path -s "$LUA" "$URL/"
-awk -v a="$RPS_path" -v b="$RPS_healthz" \
-    'BEGIN { printf "ratio path/healthz: %.3f (target >= 0.5)\n", a / b }'
+     "map $MAP; algorithm $ALGO; cache $CACHE; $(wc -l < "$TMP/pairs") start/goal pairs" \
+     "(optimal length <= $MAX_LEN); $REPEAT rounds"
+k=0
+while [ $k -lt "$REPEAT" ]; do
+    k=$((k + 1))
+    echo "round $k (load average $(cut -d' ' -f1 /proc/loadavg))"
+    run healthz "$URL/healthz"
+    PATHD_WRK_PAIRS="$TMP/pairs" PATHD_WRK_MAP=bench PATHD_WRK_ALGO=$ALGO PATHD_WRK_CACHE=$CACHE \
+        run path -s "$LUA" "$URL/"
+done
+H=$(median "$TMP/healthz.rps")
+P=$(median "$TMP/path.rps")
+awk -v a="$P" -v b="$H" -v e="$( [ -f "$TMP/errors" ] && echo some || echo zero)" 'BEGIN {
+    printf "median healthz %.0f req/s, median path %.0f req/s, ratio %.3f (target >= 0.5), %s errors\n",
+           b, a, a / b, e }'
 curl -s "$URL/v1/info" | sed 's/.*"pool":\({[^}]*}\).*"cache":\({[^}]*}\).*/pool \1 cache \2/'
 echo

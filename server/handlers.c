@@ -361,16 +361,16 @@ static pf_status check_endpoints(const pf_mapver *mv, const pf_path_request *q, 
     const char *names[2] = {"start", "goal"};
     char f[48];
     for (int i = 0; i < 2; i++) {
+        if (pf_grid_is_walkable(g, pts[i])) continue;
         snprintf(f, sizeof(f), "%s%s", prefix, names[i]);
         if (!pf_grid_in_bounds(g, pts[i]))
             return pf_proto_error_set(e, PF_ERANGE, PF_ERR_OFF_MAP, f,
                                       "%s (%d,%d) is outside the %dx%d map.", f, (int)pts[i].x,
                                       (int)pts[i].y, (int)pf_grid_width(g),
                                       (int)pf_grid_height(g));
-        if (!pf_grid_is_walkable(g, pts[i]))
-            return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
-                                      "%s (%d,%d) is a blocked cell.", f, (int)pts[i].x,
-                                      (int)pts[i].y);
+        return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
+                                  "%s (%d,%d) is a blocked cell.", f, (int)pts[i].x,
+                                  (int)pts[i].y);
     }
     return PF_OK;
 }

@@ -77,26 +77,24 @@ void pf__answer_perror(pf_req *r, const pf_proto_error *e) {
     if (code == 503) r->retry_after = true;
 }
 
+static void suspend_conn(void *ud) { MHD_suspend_connection(ud); }
+
 void pf__dispatch(pf_req *r, pf_job_kind kind, pf_pool_fn fn) {
-    pf_status st = pf_pool_reserve(r->srv->pool);
+    pf_status st;
+    r->job.fn = fn;
+    r->job.arg = r;
+    r->job.kind = kind;
+    /* The connection is suspended before the job becomes visible to the
+     * workers, so its resume always finds it suspended. */
+    st = pf_pool_submit_with(r->srv->pool, &r->job, suspend_conn, r->conn);
     if (st == PF_ELIMIT) {
         pf__answer_error(r, 503, PF_ERR_OVERLOADED, NULL,
                          "The server is busy: %lld jobs are already waiting. Retry later.",
                          (long long)r->srv->cfg.queue_limit);
-        return;
-    }
-    if (st) {
+    } else if (st) {
         pf__answer_error(r, 503, PF_ERR_SHUTTING_DOWN, NULL, "The server is shutting down.");
         r->close = true;
-        return;
     }
-    r->job.fn = fn;
-    r->job.arg = r;
-    r->job.kind = kind;
-    /* Suspend before the job can run, so its resume always finds the
-     * connection suspended. */
-    MHD_suspend_connection(r->conn);
-    pf_pool_commit(r->srv->pool, &r->job);
 }
 
 void pf__finish(pf_req *r) { MHD_resume_connection(r->conn); }

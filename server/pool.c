@@ -15,7 +15,6 @@ struct pf_pool {
     fifo searches, builds;
     int workers, queue_limit, build_limit;
     int running, running_builds;
-    int reserved; /* slots taken by pf_pool_reserve, not yet committed */
     uint64_t completed, rejected;
     bool stopping, joined;
     uv_thread_t *threads;
@@ -55,7 +54,7 @@ static void worker_main(void *arg) {
         } else if (build_ok) {
             j = fifo_pop(&p->builds);
             p->running_builds++;
-        } else if (p->stopping && p->builds.len == 0 && p->reserved == 0) {
+        } else if (p->stopping && p->builds.len == 0) {
             break;
         } else {
             uv_cond_wait(&p->cv, &p->mu);
@@ -113,42 +112,36 @@ out_free_pool:
     return PF_ENOMEM;
 }
 
-pf_status pf_pool_reserve(pf_pool *p) {
+pf_status pf_pool_submit_with(pf_pool *p, pf_pool_job *job, void (*before)(void *ud), void *ud) {
     pf_status st = PF_OK;
     uv_mutex_lock(&p->mu);
     if (p->stopping) {
         st = PF_ECANCELED;
-    } else if (p->searches.len + p->builds.len + p->reserved >= p->queue_limit) {
+    } else if (p->searches.len + p->builds.len >= p->queue_limit) {
         p->rejected++;
         st = PF_ELIMIT;
     } else {
-        p->reserved++;
+        if (before) before(ud);
+        fifo_push(job->kind == PF_JOB_BUILD ? &p->builds : &p->searches, job);
+        /* One waiting worker is enough: a worker only waits when nothing
+         * it may run is queued, so whichever wakes can take this job (a
+         * build past the build limit waits for the broadcast of a
+         * finishing build). */
+        uv_cond_signal(&p->cv);
     }
     uv_mutex_unlock(&p->mu);
     return st;
 }
 
-void pf_pool_commit(pf_pool *p, pf_pool_job *job) {
-    uv_mutex_lock(&p->mu);
-    p->reserved--;
-    fifo_push(job->kind == PF_JOB_BUILD ? &p->builds : &p->searches, job);
-    /* Broadcast: a worker waiting out the build limit must not swallow the
-     * only wake-up of a search. */
-    uv_cond_broadcast(&p->cv);
-    uv_mutex_unlock(&p->mu);
-}
-
 pf_status pf_pool_submit(pf_pool *p, pf_pool_job *job) {
-    pf_status st = pf_pool_reserve(p);
-    if (st == PF_OK) pf_pool_commit(p, job);
-    return st;
+    return pf_pool_submit_with(p, job, NULL, NULL);
 }
 
 void pf_pool_get_stats(pf_pool *p, pf_pool_stats *st) {
     uv_mutex_lock(&p->mu);
     st->workers = p->workers;
     st->queue_limit = p->queue_limit;
-    st->queued = p->searches.len + p->builds.len + p->reserved;
+    st->queued = p->searches.len + p->builds.len;
     st->queued_builds = p->builds.len;
     st->running = p->running;
     st->running_builds = p->running_builds;

@@ -57,14 +57,11 @@ pf_status pf_pool_create(int workers, int queue_limit, pf_pool **out);
  * began; the job is not queued then. */
 pf_status pf_pool_submit(pf_pool *p, pf_pool_job *job);
 
-/* Two-step submit for callers that must act between "there is room" and
- * "a worker may run the job" (the server suspends the HTTP connection
- * there, so a worker never resumes a connection not yet suspended).
- * pf_pool_reserve takes a queue slot (PF_ELIMIT / PF_ECANCELED as submit);
- * pf_pool_commit queues the job into it and cannot fail. Every successful
- * reserve must be followed by exactly one commit. */
-pf_status pf_pool_reserve(pf_pool *p);
-void pf_pool_commit(pf_pool *p, pf_pool_job *job);
+/* Like pf_pool_submit, but calls before(ud) once there is room and before
+ * any worker can see the job, with the pool's lock held. The server
+ * suspends the HTTP connection there, so a worker never resumes a
+ * connection not yet suspended. before must not call into the pool. */
+pf_status pf_pool_submit_with(pf_pool *p, pf_pool_job *job, void (*before)(void *ud), void *ud);
 
 void pf_pool_get_stats(pf_pool *p, pf_pool_stats *st);
 
