@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "httpc.h"
 #include "map_io.h"
@@ -345,6 +346,23 @@ START_TEST(http_paths_post_get_batch) {
     ck_assert_int_eq(r.status, 200);
     j = json_of(&r);
     ck_assert_int_le(cJSON_GetArraySize(get(j, "path")), 4);
+    cJSON_Delete(j);
+    hc_free(&r);
+
+    /* Without an algorithm the map's default runs: hpa where it has a
+     * hierarchy, astar otherwise. */
+    r = req(&s, "GET", "/v1/maps/room", NULL, NULL);
+    j = json_of(&r);
+    {
+        const char *want = cJSON_IsNull(get(j, "hierarchy")) ? "astar" : "hpa";
+        ck_assert_str_eq(str(j, "default_algorithm"), want);
+        hc_free(&r);
+        r = req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=9,6", NULL, NULL);
+        ck_assert_int_eq(r.status, 200);
+        j2 = json_of(&r);
+        ck_assert_str_eq(str(j2, "algorithm"), want);
+        cJSON_Delete(j2);
+    }
     cJSON_Delete(j);
     hc_free(&r);
 
@@ -806,7 +824,8 @@ END_TEST
  * from PATHD_HTTP_SCEN_SAMPLE (default 6 per map). */
 START_TEST(http_movingai_sampled_optimal) {
     const char *dir = tu_bench_dir();
-    const char *algos[] = {"astar", "jps"};
+    const char *algos[] = {"astar", "jps", "hpa"};
+    double worst_hpa = 1.0;
     const char *env = getenv("PATHD_HTTP_SCEN_SAMPLE");
     int per_map = env && *env ? atoi(env) : 6;
     char **list;
@@ -853,7 +872,7 @@ START_TEST(http_movingai_sampled_optimal) {
                 snprintf(url, sizeof(url), "/v1/maps/%s/path", id);
                 r = req(&s, "POST", url, "application/json", body);
                 if (r.status == 422 && strstr(r.body, "\"unsupported\"")) {
-                    skipped_algo++; /* jps not wired into core/planner.c yet */
+                    skipped_algo++; /* jps/hpa not wired into core/planner.c yet */
                     hc_free(&r);
                     continue;
                 }
@@ -861,6 +880,18 @@ START_TEST(http_movingai_sampled_optimal) {
                               r.body);
                 j = json_of(&r);
                 ck_assert_msg(truth(j, "found"), "%s: no path", mapname);
+                if (strcmp(algos[a], "hpa") == 0) {
+                    /* Near-optimal: never below the optimum, within 50%. */
+                    double c = num(j, "cost");
+                    ck_assert_msg(c >= e->optimal - fmax(1e-3, 1e-5 * e->optimal) &&
+                                      c <= 1.5 * e->optimal + 1e-3,
+                                  "%s hpa: cost %.6f, optimum %.6f", mapname, c, e->optimal);
+                    if (e->optimal > 0 && c / e->optimal > worst_hpa) worst_hpa = c / e->optimal;
+                    cJSON_Delete(j);
+                    hc_free(&r);
+                    checked++;
+                    continue;
+                }
                 ck_assert_msg(fabs(num(j, "cost") - e->optimal) <=
                                   fmax(1e-3, 1e-5 * e->optimal),
                               "%s %s (%d,%d)->(%d,%d): cost %.6f, optimum %.6f", mapname,
@@ -879,8 +910,11 @@ START_TEST(http_movingai_sampled_optimal) {
         ck_assert_int_eq(r.status, 204);
         hc_free(&r);
     }
-    fprintf(stderr, "http_movingai_sampled_optimal: %d answers matched the optimum%s\n",
-            checked, skipped_algo ? " (jps unsupported by this core: skipped)" : "");
+    fprintf(stderr,
+            "http_movingai_sampled_optimal: %d answers checked (astar/jps optimal, hpa worst "
+            "%.4f x optimum)%s\n",
+            checked, worst_hpa,
+            skipped_algo ? "; some algorithms unsupported by this core were skipped" : "");
     ck_assert_int_gt(checked, 0);
     tu_free_list(list);
     stop(&s);
@@ -912,6 +946,35 @@ START_TEST(http_help_lists_every_flag) {
 }
 END_TEST
 
+START_TEST(http_connection_limits) {
+    hc_server s = start(ARGS("--max-per-ip", "2"));
+    hc_resp r;
+    struct timespec t0;
+    int a, b, rc;
+    /* Two idle connections use up this client's allowance... */
+    a = hc_send_only(s.port, "", 0);
+    b = hc_send_only(s.port, "", 0);
+    ck_assert(a >= 0 && b >= 0);
+    /* ...so a third is closed without an answer. */
+    rc = hc_request(s.port, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
+    ck_assert_msg(rc != 0 || r.status == 0, "a third connection was served: %d", r.status);
+    hc_free(&r);
+    /* Closing one frees a place (polled: the server sees the close soon). */
+    close(a);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        rc = hc_request(s.port, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
+        if (rc == 0 && r.status == 200) break;
+        hc_free(&r);
+        ck_assert_msg(since(&t0) < 10, "the freed connection place never came back");
+        sched_yield();
+    }
+    hc_free(&r);
+    close(b);
+    stop(&s);
+}
+END_TEST
+
 TU_SUITE(http) {
     Suite *s = suite_create("http");
     TCase *tc = tcase_create("http");
@@ -926,6 +989,7 @@ TU_SUITE(http) {
     tcase_add_test(tc, http_concurrent_upload_replace_delete_query);
     tcase_add_test(tc, http_sigterm_finishes_in_flight);
     tcase_add_test(tc, http_movingai_sampled_optimal);
+    tcase_add_test(tc, http_connection_limits);
     suite_add_tcase(s, tc);
     return s;
 }
