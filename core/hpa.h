@@ -18,6 +18,9 @@
 
 typedef struct pf_hpa pf_hpa;
 
+/* Cluster side used when pf_hpa_params.cluster_size is 0. */
+#define PF_HPA_DEFAULT_CLUSTER 16
+
 typedef struct pf_hpa_params {
     int32_t cluster_size; /* cells per cluster side; 0 = PF_HPA_DEFAULT_CLUSTER */
 } pf_hpa_params;
