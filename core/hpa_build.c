@@ -170,36 +170,31 @@ typedef struct border_scan {
     int32_t n, cap;
     int32_t *a, *b;   /* transition pairs */
     int32_t nruns;
-    int32_t *ra, *rb; /* first pair of each entrance, for the region unions */
+    int32_t *ra, *rb; /* first pair of each run, for the region unions */
+    int32_t *rs, *re; /* each run's first and one-past-last index along the border */
+    int32_t *grp;     /* group of each run */
+    int32_t ngroups;
 } border_scan;
 
-static void emit_run(border_scan *o, int32_t acell, int32_t step, int32_t boff, int32_t s,
-                     int32_t e) {
-    int32_t len = e - s;
-    o->ra[o->nruns] = acell + s * step;
-    o->rb[o->nruns] = acell + s * step + boff;
-    o->nruns++;
-    if (len < LONG_ENTRANCE) {
-        int32_t t = acell + (s + len / 2) * step;
-        o->a[o->n] = t;
-        o->b[o->n++] = t + boff;
-    } else {
-        int32_t t1 = acell + s * step, t2 = acell + (e - 1) * step;
-        o->a[o->n] = t1;
-        o->b[o->n++] = t1 + boff;
-        o->a[o->n] = t2;
-        o->b[o->n++] = t2 + boff;
-    }
+static void emit_pair(border_scan *o, int32_t acell, int32_t step, int32_t boff, int32_t i) {
+    o->a[o->n] = acell + i * step;
+    o->b[o->n++] = acell + i * step + boff;
 }
 
-/* An entrance is a maximal run of pairs (a_i, b_i) across the border where
+/* A run is a maximal sequence of pairs (a_i, b_i) across the border where
  * the step a_i -> b_i is allowed and consecutive cells are joined along the
- * border on both sides (a_{i-1} -> a_i and b_{i-1} -> b_i allowed). The
- * second condition only matters with wall edges: it makes every cell of an
- * entrance reach its transitions inside its own cluster, which is what makes
- * the abstract graph complete (every reachable goal is found). Diagonal steps
- * across a border need no entrance of their own: each has an open L route of
- * two orthogonal steps, one of which crosses the same border. */
+ * border on both sides (a_{i-1} -> a_i and b_{i-1} -> b_i allowed; this only
+ * matters with wall edges). All cells of a run lie in one region of each
+ * cluster. Runs whose two regions are the same are interchangeable -- a
+ * crossing through one can be replaced by a crossing through another plus
+ * moves inside the two regions -- so they form one entrance, which keeps
+ * the graph complete (every reachable goal is found) with fewer nodes on
+ * cluttered maps. Transitions follow Botea et al. (2004, section 3): an
+ * entrance of one run shorter than LONG_ENTRANCE gets one in its middle,
+ * any other entrance one at each end.
+ * Diagonal steps across a border need no entrance of their own: each has an
+ * open L route of two orthogonal steps, one of which crosses the same
+ * border. Region labels of both clusters must be current. */
 static void scan_border(const pf_hpa *h, const pf_grid *g, int32_t k, bool south, border_scan *o) {
     int32_t x0, y0, bw, bh, acell, step, boff, len;
     uint8_t cross, along;
@@ -222,27 +217,64 @@ static void scan_border(const pf_hpa *h, const pf_grid *g, int32_t k, bool south
     }
     o->n = 0;
     o->nruns = 0;
+    o->ngroups = 0;
     for (int32_t i = 0; i <= len; i++) {
         int32_t a = acell + i * step;
         bool valid = i < len && (g->moves[a] & cross);
         bool cont = valid && run >= 0 && (g->moves[a - step] & along) &&
                     (g->moves[a - step + boff] & along);
         if (run >= 0 && !cont) {
-            emit_run(o, acell, step, boff, run, i);
+            int32_t r = o->nruns++, ca = acell + run * step;
+            o->ra[r] = ca;
+            o->rb[r] = ca + boff;
+            o->rs[r] = run;
+            o->re[r] = i;
+            o->grp[r] = -1;
+            for (int32_t q = 0; q < r; q++)
+                if (h->region[o->ra[q]] == h->region[ca] &&
+                    h->region[o->rb[q]] == h->region[ca + boff]) {
+                    o->grp[r] = o->grp[q];
+                    break;
+                }
+            if (o->grp[r] < 0) o->grp[r] = o->ngroups++;
             run = -1;
         }
         if (valid && run < 0) run = i;
+    }
+    for (int32_t gi = 0; gi < o->ngroups; gi++) {
+        int32_t first = -1, last = -1, nr = 0, longest = -1;
+        for (int32_t r = 0; r < o->nruns; r++) {
+            if (o->grp[r] != gi) continue;
+            if (first < 0) first = r;
+            last = r;
+            nr++;
+            if (longest < 0 || o->re[r] - o->rs[r] > o->re[longest] - o->rs[longest]) longest = r;
+        }
+        if (nr == 1 && o->re[first] - o->rs[first] < LONG_ENTRANCE) {
+            emit_pair(o, acell, step, boff, o->rs[first] + (o->re[first] - o->rs[first]) / 2);
+        } else {
+            int32_t mid = o->rs[longest] + (o->re[longest] - o->rs[longest]) / 2;
+            emit_pair(o, acell, step, boff, o->rs[first]);
+            /* A grouped entrance also gets the middle of its longest run:
+             * crossings of cluttered borders then detour less. */
+            if (nr > 1 && mid != o->rs[first] && mid != o->re[last] - 1)
+                emit_pair(o, acell, step, boff, mid);
+            emit_pair(o, acell, step, boff, o->re[last] - 1);
+        }
     }
 }
 
 static pf_status border_init(border_scan *o, int32_t cs) {
     memset(o, 0, sizeof(*o));
     o->cap = 2 * cs + 4;
-    o->a = malloc(4 * (size_t)o->cap * sizeof(int32_t));
+    o->a = malloc(7 * (size_t)o->cap * sizeof(int32_t));
     if (!o->a) return PF_ENOMEM;
     o->b = o->a + o->cap;
     o->ra = o->b + o->cap;
     o->rb = o->ra + o->cap;
+    o->rs = o->rb + o->cap;
+    o->re = o->rs + o->cap;
+    o->grp = o->re + o->cap;
     return PF_OK;
 }
 
@@ -390,9 +422,9 @@ static int32_t label_regions(const pf_hpa *h, const pf_grid *g, int32_t k, uint1
 }
 
 /* Stage 1 for cluster k with the n node cells in s->list: appends its node
- * cells, distance matrix and path trees to f and labels its regions. */
+ * cells, distance matrix and path trees to f. */
 static pf_status build_cluster(const pf_hpa *h, const pf_grid *g, int32_t k, int32_t n,
-                               build_scratch *s, fresh_buf *f, uint16_t *region, cl_ref *ref) {
+                               build_scratch *s, fresh_buf *f, cl_ref *ref) {
     const size_t cells = (size_t)h->cs * (size_t)h->cs;
     int32_t x0, y0, bw, bh;
     pf_status st;
@@ -428,7 +460,6 @@ static pf_status build_cluster(const pf_hpa *h, const pf_grid *g, int32_t k, int
     f->ncells += (size_t)n;
     f->nmat += (size_t)n * n;
     f->ntrees += (size_t)n * cells;
-    ref->nreg = label_regions(h, g, k, region, s->queue);
     return PF_OK;
 }
 
@@ -543,7 +574,7 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g, const pf_hpa *old, const 
             if (!south && k % h->ncx + 1 >= h->ncx) continue;
             if (south && k / h->ncx + 1 >= h->ncy) continue;
             scan_border(h, g, k, south, &s->bs);
-            h->nentrances += s->bs.nruns;
+            h->nentrances += s->bs.ngroups;
             for (int32_t i = 0; i < s->bs.nruns; i++)
                 uf_union(uf, region_id(h, s->bs.ra[i]), region_id(h, s->bs.rb[i]));
             st = grow((void **)&pairs, &cap_pairs, npairs + (size_t)s->bs.n, sizeof(*pairs));
@@ -679,6 +710,10 @@ static pf_status build_from(pf_hpa *h, const pf_grid *g, const pf_hpa *old, cons
     if (!refs) return PF_ENOMEM;
     st = scratch_init(&s, h->cs);
     if (st) goto out_free_refs;
+    /* Regions first: the entrances of a border depend on the regions of
+     * both its clusters. */
+    for (int32_t k = 0; k < h->nclusters; k++)
+        if (!old || dirty[k]) refs[k].nreg = label_regions(h, g, k, h->region, s.queue);
     for (int32_t k = 0; k < h->nclusters; k++) {
         if (old && !dirty[k]) {
             refs[k].fresh = false;
@@ -690,7 +725,7 @@ static pf_status build_from(pf_hpa *h, const pf_grid *g, const pf_hpa *old, cons
             continue;
         }
         int32_t n = cluster_nodes(h, g, k, &s);
-        st = build_cluster(h, g, k, n, &s, &f, h->region, &refs[k]);
+        st = build_cluster(h, g, k, n, &s, &f, &refs[k]);
         if (st) goto out_free_scratch;
     }
     st = assemble(h, g, old, refs, &f, &s);
@@ -762,6 +797,8 @@ pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *cha
      * rebuilt (mark 1). A 4-neighbour shares a rebuilt border: it is rebuilt
      * too when its transitions on that border moved (mark 2). */
     for (size_t i = 0; i < n; i++) dirty[pf__hpa_cluster_of(h, changed[i].x, changed[i].y)] = 1;
+    for (int32_t k = 0; k < h->nclusters; k++)
+        if (dirty[k]) label_regions(h, g, k, h->region, s.queue);
     for (int32_t k = 0; k < h->nclusters; k++) {
         int32_t cx = k % h->ncx, cy = k / h->ncx;
         bool near = false;

@@ -253,15 +253,18 @@ static inline int dir_of(int dx, int dy) {
     return table[dy + 1][dx + 1];
 }
 
-/* Walks the grid line from a to b: 8-connected Bresenham (every step
- * advances the major axis, the minor one when the exact line is nearer the
- * next row), or on 4-connected maps the staircase of the cells the segment
- * between centres passes (corners resolved horizontally first). Writes the
- * cells after a into buf when buf is not NULL. Returns the number of steps,
- * or -1 when a step is not allowed or the cost passes `budget`; *cost is the
- * line's cost. */
-static int32_t walk_line(const pf_grid *g, pf_point a, pf_point b, double budget, pf_point *buf,
-                         double *cost) {
+/* Walks a shortest-on-an-empty-map grid path from a to b of one of three
+ * shapes: 0 the grid line (8-connected Bresenham: every step advances the
+ * major axis, the minor one when the exact line is nearer the next row; on
+ * 4-connected maps the staircase of the cells the segment between centres
+ * passes, corners resolved horizontally first), 1 diagonal (4-connected:
+ * horizontal) steps first, 2 straight (vertical) steps first. All three
+ * cost the octile (manhattan) distance on a uniform map. Writes the cells
+ * after a into buf when buf is not NULL. Returns the number of steps, or -1
+ * when a step is not allowed or the cost passes `budget`; *cost is the
+ * cost of the walk. */
+static int32_t walk_line(const pf_grid *g, pf_point a, pf_point b, int shape, double budget,
+                         pf_point *buf, double *cost) {
     const int32_t w = g->w;
     int64_t adx = b.x > a.x ? b.x - a.x : a.x - b.x, ady = b.y > a.y ? b.y - a.y : a.y - b.y;
     int sx = b.x > a.x ? 1 : (b.x < a.x ? -1 : 0), sy = b.y > a.y ? 1 : (b.y < a.y ? -1 : 0);
@@ -273,8 +276,13 @@ static int32_t walk_line(const pf_grid *g, pf_point a, pf_point b, double budget
         bool xmajor = adx >= ady;
         int64_t n = xmajor ? adx : ady, minor = xmajor ? ady : adx, prev = 0;
         for (int64_t i = 1; i <= n; i++) {
-            /* Minor coordinate of step i, rounded half up: floor((2 i minor + n) / 2n). */
-            int64_t m = (2 * i * minor + n) / (2 * n);
+            int64_t m;
+            if (shape == 0) /* rounded half up: floor((2 i minor + n) / 2n) */
+                m = (2 * i * minor + n) / (2 * n);
+            else if (shape == 1)
+                m = i < minor ? i : minor;
+            else
+                m = i - (n - minor) > 0 ? i - (n - minor) : 0;
             int dx = xmajor ? sx : (m != prev ? sx : 0);
             int dy = xmajor ? (m != prev ? sy : 0) : sy;
             int d = dir_of(dx, dy);
@@ -294,7 +302,8 @@ static int32_t walk_line(const pf_grid *g, pf_point a, pf_point b, double budget
             int64_t tx = adx && i < adx ? (2 * i + 1) * ady : INT64_MAX;
             int64_t ty = ady && j < ady ? (2 * j + 1) * adx : INT64_MAX;
             int dx = 0, dy = 0, d;
-            if (tx <= ty) {
+            bool xstep = shape == 0 ? tx <= ty : (shape == 1 ? i < adx : j >= ady);
+            if (xstep) {
                 dx = sx;
                 i++;
             } else {
@@ -334,11 +343,15 @@ static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, s
     s->tmp[k++] = p[0];
     while (a + 1 < n) {
         size_t best = a + 1, fails = 0;
+        int best_shape = 0;
         double lc;
         for (size_t j = a + 2; j < n && fails < LOOK_PATIENCE && j - a <= LOOK_MAX; j++) {
             double budget = s->pc[j] - s->pc[a] + 1e-9;
-            if (walk_line(g, p[a], p[j], budget, NULL, &lc) >= 0) {
+            int shape = 0;
+            while (shape < 3 && walk_line(g, p[a], p[j], shape, budget, NULL, &lc) < 0) shape++;
+            if (shape < 3) {
                 best = j;
+                best_shape = shape;
                 fails = 0;
             } else {
                 fails++;
@@ -347,8 +360,8 @@ static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, s
         if (best == a + 1) {
             s->tmp[k++] = p[a + 1];
         } else {
-            /* A line has no more steps than the stretch it replaces. */
-            k += (size_t)walk_line(g, p[a], p[best], INFINITY, s->tmp + k, &lc);
+            /* A walk has no more steps than the stretch it replaces. */
+            k += (size_t)walk_line(g, p[a], p[best], best_shape, INFINITY, s->tmp + k, &lc);
         }
         a = best;
     }
