@@ -6,7 +6,7 @@ RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends make gc
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-RUN make deps && make -j"$(nproc)" build/pathd build/pathd-bench
+RUN make deps && make -j"$(nproc)"
 
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update -qq \

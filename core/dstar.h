@@ -4,16 +4,31 @@
  * A session plans from the agent's position to its goal on a base grid plus a
  * private overlay of changes sent to this session alone. After any change the
  * next plan repairs the previous search instead of starting over, and its
- * cost equals a fresh Dijkstra on the updated grid. Memory grows with the
- * cells the search has touched, never with W x H per session.
+ * cost equals a fresh Dijkstra on the updated grid (to 1e-7 relative: the
+ * search runs on fixed-point costs, see dstar.c). Memory grows with the
+ * cells the search has touched (8 bytes a cell of each touched 8x8 tile,
+ * plus the open list and the overlay), never with W x H per session.
+ *
+ * The effective map is the base grid with the overlay on top: a cell's cost
+ * and each of its wall edges come from the overlay when the session has set
+ * them, else from the base grid. The map's rules (connectivity, corner rule
+ * of grid.h) apply to the effective costs and walls. Overlay entries stay in
+ * force across rebases: the overlay always wins over the base.
+ *
+ * Searches anew instead of repairing (documented, rare): the first plan, a
+ * new goal, a rebase onto a grid with other rules, and any change that makes
+ * some effective cost cheaper than every cost the heuristic was scaled by
+ * (the heuristic must stay a lower bound, see dstar.c).
  *
  * Not thread-safe: one thread at a time per session. The base grid is
  * borrowed and must stay alive and unmodified until it is replaced with
- * pf_dstar_rebase or the session is destroyed.
+ * pf_dstar_rebase or the session is destroyed. Sessions never write to the
+ * base grid, so any number of sessions (on any threads) may share it.
  */
 #ifndef PF_DSTAR_H
 #define PF_DSTAR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,35 +37,72 @@
 
 typedef struct pf_dstar pf_dstar;
 
-/* Creates a session on `g` from start to goal. PF_ERANGE / PF_EBLOCKED for a
- * bad start or goal, PF_ENOMEM. Nothing is searched until pf_dstar_plan. */
+/* Creates a session on `g` (borrowed) from start to goal. PF_ERANGE off the
+ * map, PF_EBLOCKED for a blocked start or goal, PF_ENOMEM; *out is NULL on
+ * error. Nothing is searched until pf_dstar_plan. Free with
+ * pf_dstar_destroy. */
 pf_status pf_dstar_create(const pf_grid *g, pf_point start, pf_point goal, pf_dstar **out);
+/* NULL is a no-op. */
 void pf_dstar_destroy(pf_dstar *d);
 
-/* Plans or repairs. out->path (borrowed from the session, valid until its
- * next call) runs from the agent's position to the goal; out->expanded counts
- * the work of this repair only. PF_OK, PF_NO_PATH, PF_EBUDGET (max_expanded,
- * 0 = unlimited), PF_ENOMEM. */
+/* Plans or repairs. Returns (and sets out->status to):
+ * - PF_OK: out->path (borrowed from the session, valid until its next call)
+ *   runs from the agent's position to the goal, every step a move of the
+ *   effective map, and out->cost is its cost, the optimum;
+ * - PF_NO_PATH: the goal is unreachable on the effective map;
+ * - PF_EBLOCKED: the agent's or the goal's cell is blocked on the effective
+ *   map (a change or a rebase blocked it); nothing is searched;
+ * - PF_EBUDGET: max_expanded expansions (0 = unlimited) were done before the
+ *   repair finished. The session stays consistent: the next plan continues
+ *   the repair where this one stopped (changes and moves may come between);
+ * - PF_ENOMEM: an allocation failed; the search state is kept as it was
+ *   before the failing expansion, so a later plan may continue;
+ * - PF_EINVAL: the path read-out found no way down from the agent, which
+ *   means a broken internal invariant (a bug, never seen in the property
+ *   test); the session searches anew at its next plan.
+ * out->expanded counts the vertices this call expanded (over- and
+ * underconsistent expansions alike), out->generated the open-list inserts and
+ * key updates. Agent == goal answers [agent], cost 0, without searching. */
 pf_status pf_dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out);
 
-/* The agent moved to p (any walkable cell; the key modifier km grows by the
- * heuristic distance). PF_ERANGE / PF_EBLOCKED leave the session unchanged. */
+/* The agent moved to p, any walkable cell of the effective map, not only a
+ * neighbour (the key modifier km grows by h(old, new) before the next change
+ * or plan). PF_ERANGE / PF_EBLOCKED leave the session unchanged. */
 pf_status pf_dstar_move(pf_dstar *d, pf_point p);
-/* A new goal; the next plan searches anew. */
+/* A new goal, walkable on the effective map (PF_ERANGE / PF_EBLOCKED leave
+ * the session unchanged); the next plan searches anew. The same goal again
+ * is a no-op. */
 pf_status pf_dstar_set_goal(pf_dstar *d, pf_point goal);
 
-/* Session-private changes: a cell's cost (0 blocks) or a wall edge. */
+/* Session-private changes: a cell's cost (0 blocks), or a wall edge between
+ * p and its orthogonal neighbour in `dir` (PF_DIR_E/W/S/N; PF_EINVAL for
+ * another dir). Setting a value equal to the base's still pins it in the
+ * overlay (a later rebase does not change it). The affected vertices (the
+ * 3x3 block around the cell, or around both cells of the edge) are updated
+ * at once; the search work happens in the next plan. PF_ERANGE off the map,
+ * PF_ENOMEM with the session unchanged. */
 pf_status pf_dstar_set_cost(pf_dstar *d, pf_point p, uint8_t cost);
 pf_status pf_dstar_set_wall(pf_dstar *d, pf_point p, int dir, bool blocked);
 
-/* The world changed: g is the new base grid (same size), and changed[0..n)
- * the cells whose cost, door or adjacent walls differ from the old base.
- * Private overlay entries stay in force. PF_EINVAL for a different size. */
+/* The world changed: g (borrowed, replacing the old base) is the new base
+ * grid, same size, and changed[0..n) lists every cell whose cost differs
+ * from the old base and both cells of every wall edge that differs (what
+ * pf_planner_apply reports). Duplicates are harmless. Private overlay entries
+ * stay in force. PF_EINVAL for a different size, PF_ERANGE for an off-map
+ * cell; the session is unchanged then. On PF_ENOMEM the session has switched
+ * to g and its next plan searches anew. A grid with other rules
+ * (connectivity, corner cutting) is accepted and searched anew. */
 pf_status pf_dstar_rebase(pf_dstar *d, const pf_grid *g, const pf_point *changed, size_t n);
 
 pf_point pf_dstar_position(const pf_dstar *d);
 pf_point pf_dstar_goal(const pf_dstar *d);
-/* Bytes the session holds. */
+/* The base grid the session currently borrows. */
+const pf_grid *pf_dstar_grid(const pf_dstar *d);
+/* Bytes the session holds (its struct, vertex tiles, open list, overlay and
+ * path buffer), not counting the shared base grid. Vertices cost 8 bytes a
+ * cell of every 8x8 tile the search touched; measured after one plan on the
+ * 512x512 Moving AI maps: median 0.2-0.4 MB a session (1.1 MB on
+ * maze512-8-0, whose searches touch most of the map). */
 size_t pf_dstar_memory(const pf_dstar *d);
 
 #endif

@@ -2,9 +2,12 @@
  * jumps and pruning after Harabor & Grastien, ICAPS 2014).
  *
  * Optimal on 8-connected uniform-cost maps without wall edges, under either
- * corner rule. A pf_jps holds per-map preprocessing (bit-packed rows and a
- * transposed copy for vertical scans); once built it is read-only and may be
- * shared by any number of threads, each with its own pf_search_ctx.
+ * corner rule. A pf_jps holds per-map preprocessing: bit-packed rows and a
+ * transposed copy for vertical scans (2 bits a cell), and, on maps of up to
+ * 4M cells, jump tables for the grid's corner rule (16 bytes a cell) that
+ * turn straight scans into lookups and let diagonal jumps skip from stop to
+ * stop. Once built it is read-only and may be shared by any number of
+ * threads, each with its own pf_search_ctx.
  */
 #ifndef PF_JPS_H
 #define PF_JPS_H
@@ -19,12 +22,18 @@ typedef struct pf_jps pf_jps;
 /* Builds the preprocessing for g (which it does not keep). Always succeeds on
  * any grid except PF_ENOMEM; on maps JPS cannot serve (non-uniform costs,
  * walls, 4-connectivity) searches fall back to astar. Free with
- * pf_jps_destroy. */
+ * pf_jps_destroy (NULL is a no-op). */
 pf_status pf_jps_create(const pf_grid *g, pf_jps **out);
 void pf_jps_destroy(pf_jps *j);
 size_t pf_jps_memory(const pf_jps *j);
 
-/* Brings j in step with g after the cells in changed[0..n) changed. */
+/* Brings j in step with g after the cells in changed[0..n) changed (cost,
+ * blocked or not) or after g's corner rule changed (n may be 0). The bit
+ * grids are updated per cell; the jump tables are rebuilt in one O(cells)
+ * pass. Until it is called, searches on a grid whose rule changed use the
+ * bit scans, which read the rule from g. PF_EINVAL when j was built for a
+ * grid of another size, PF_ERANGE for a point off the map (j unchanged).
+ * Needs exclusive access to j. */
 pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, size_t n);
 
 /* Whether JPS itself (not the astar fallback) serves searches on g. */
@@ -34,7 +43,10 @@ bool pf_jps_supports(const pf_grid *g);
  * full cell-by-cell path (jump points expanded), interchangeable with
  * astar's. out->algorithm is PF_ALGO_JPS, or PF_ALGO_ASTAR when the map is
  * not supported and astar ran instead. out->jump_points counts jump points
- * found. Statuses as pf_search. */
+ * found (each time a jump reaches one), out->expanded the jump points
+ * expanded. The heuristic is always octile; q->heuristic is only checked as
+ * astar checks it (manhattan is refused). PF_EINVAL when j was built for a
+ * grid of another size. Other statuses as pf_search. */
 pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, const pf_query *q,
                         pf_result *out);
 

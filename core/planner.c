@@ -5,42 +5,96 @@
 #include <time.h>
 
 #include "grid_internal.h"
+#include "hpa.h"
+#include "jps.h"
 
 struct pf_planner {
     pf_grid *grid;
+    pf_jps *jps;
+    pf_hpa *hpa;
     pf_planner_opts opts;
+    uint64_t hpa_build_us;
 };
 
-pf_status pf_planner_create(pf_grid *g, const pf_planner_opts *o, pf_planner **out) {
+static uint64_t mono_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Builds a planner around g (taken) with jps and hpa given or built: a
+ * non-NULL `hpa` is taken as the hierarchy of g. */
+static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_hpa *hpa,
+                                  uint64_t hpa_us, pf_planner **out) {
     pf_planner *p = calloc(1, sizeof(*p));
+    pf_status st;
     *out = NULL;
     if (!p) {
-        pf_grid_destroy(g);
-        return PF_ENOMEM;
+        st = PF_ENOMEM;
+        goto out_free_inputs;
     }
     p->grid = g;
     if (o) p->opts = *o;
+    st = pf_jps_create(g, &p->jps);
+    if (st) goto out_free_planner;
+    if (hpa) {
+        p->hpa = hpa;
+        p->hpa_build_us = hpa_us;
+    } else if (p->opts.build_hpa) {
+        pf_hpa_params hp = {p->opts.cluster_size};
+        uint64_t t0 = mono_us();
+        st = pf_hpa_build(g, &hp, &p->hpa);
+        if (st) goto out_free_jps;
+        p->hpa_build_us = mono_us() - t0;
+    }
     *out = p;
     return PF_OK;
+
+out_free_jps:
+    pf_jps_destroy(p->jps);
+out_free_planner:
+    free(p);
+out_free_inputs:
+    pf_hpa_destroy(hpa);
+    pf_grid_destroy(g);
+    return st;
+}
+
+pf_status pf_planner_create(pf_grid *g, const pf_planner_opts *o, pf_planner **out) {
+    return planner_assemble(g, o, NULL, 0, out);
 }
 
 void pf_planner_destroy(pf_planner *p) {
     if (!p) return;
+    pf_hpa_destroy(p->hpa);
+    pf_jps_destroy(p->jps);
     pf_grid_destroy(p->grid);
     free(p);
 }
 
 const pf_grid *pf_planner_grid(const pf_planner *p) { return p->grid; }
-bool pf_planner_has_hpa(const pf_planner *p) { (void)p; return false; }
-const struct pf_hpa *pf_planner_hpa(const pf_planner *p) { (void)p; return NULL; }
-size_t pf_planner_memory(const pf_planner *p) { return sizeof(*p) + pf_grid_memory(p->grid); }
-uint64_t pf_planner_hpa_build_us(const pf_planner *p) { (void)p; return 0; }
+bool pf_planner_has_hpa(const pf_planner *p) { return p->hpa != NULL; }
+const struct pf_hpa *pf_planner_hpa(const pf_planner *p) { return p->hpa; }
+uint64_t pf_planner_hpa_build_us(const pf_planner *p) { return p->hpa_build_us; }
+
+size_t pf_planner_memory(const pf_planner *p) {
+    size_t n = sizeof(*p) + pf_grid_memory(p->grid) + pf_jps_memory(p->jps);
+    if (p->hpa) {
+        pf_hpa_stats st;
+        pf_hpa_get_stats(p->hpa, &st);
+        n += st.memory_bytes;
+    }
+    return n;
+}
 
 pf_status pf_planner_search(pf_search_ctx *ctx, const pf_planner *p, const pf_query *q,
                             pf_result *out) {
     switch (q->algorithm) {
     case PF_ALGO_JPS:
+        return pf_jps_search(ctx, p->jps, p->grid, q, out);
     case PF_ALGO_HPA:
+        if (p->hpa) return pf_hpa_search(ctx, p->hpa, p->grid, q, out);
+        /* fall through */
     case PF_ALGO_DSTAR: {
         pf_result r = {0};
         r.status = PF_EUNSUPPORTED;
@@ -100,10 +154,20 @@ pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, siz
         }
     }
     if (st) goto out_free_grid;
-    st = pf_planner_create(g, &p->opts, out);
-    if (st) {
-        free(changed);
-        return st;
+    {
+        /* Repair the hierarchy locally; the old one stays with p. */
+        pf_hpa *hpa = NULL;
+        uint64_t t0 = mono_us(), us;
+        if (p->hpa) {
+            st = pf_hpa_repair(p->hpa, g, changed, n, &hpa);
+            if (st) goto out_free_grid;
+        }
+        us = mono_us() - t0;
+        st = planner_assemble(g, &p->opts, hpa, us, out);
+        if (st) {
+            free(changed);
+            return st;
+        }
     }
     if (changed_out) {
         *changed_out = changed;

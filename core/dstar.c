@@ -1,0 +1,931 @@
+/* dstar.c -- D* Lite, the optimized version (Koenig & Likhachev, "D* Lite",
+ * AAAI 2002, figure 4). See dstar.h for the contract.
+ *
+ * The search runs backwards, from the goal towards the agent: g(s) and rhs(s)
+ * estimate the cost from s to the goal, and the agent's path follows the
+ * argmin over successors s' of c(s, s') + g(s'). Edge costs follow the map
+ * model: c(s, s') = cost(s') x step length, so when a vertex u is expanded
+ * every predecessor s reaches it for cost(u) x len(dir).
+ *
+ * Memory. Nothing per session is W x H:
+ * - vertices live in 8x8 tiles allocated on first touch and found through
+ *   an open-addressing hash table keyed by tile index: 8 bytes a cell (its
+ *   g, or its open-list position), only for tiles the search touched;
+ * - the open list U is a binary heap of items (key, g, rhs, cell) whose
+ *   position is stored in the cell, so Update and Remove are O(log n);
+ * - the session's private changes live in a second small hash table, the
+ *   overlay. The base grid is borrowed and shared by every session.
+ *
+ * The effective map. A cell's effective cost is the overlay's when it has
+ * one, else the base grid's; likewise for each of its four wall edges. The
+ * moves out of a cell depend on the costs and walls of its 3x3 block (the
+ * diagonal rule in grid.h), so every cell within Chebyshev distance 1 of an
+ * overlay change gets an overlay entry too ("tainted") caching its effective
+ * move mask. A cell without an overlay entry uses the base grid's masks and
+ * costs directly: the hot loop reads plain arrays unless the session has
+ * private changes nearby.
+ *
+ * Changes. Changing a cell's cost changes every edge into it, and the
+ * allowed-ness of every edge whose move mask reads it: all edges leaving a
+ * cell of its 3x3 block. rhs(s) is a function of s's outgoing edges only, so
+ * recomputing rhs and calling UpdateVertex for the nine cells of the block
+ * handles the change exactly (a wall edge: the blocks of both its cells).
+ * This is the paper's edge loop, done per vertex instead of per edge.
+ *
+ * The heuristic is octile (8-connected) or manhattan (4-connected) times the
+ * cheapest effective cost, which keeps it consistent and satisfying the
+ * triangle inequality that km relies on. When a change lowers the cheapest
+ * cost below the scale in use (a private cell or a rebase cheaper than every
+ * cost seen so far) the old keys are no longer lower bounds under a smaller
+ * scale, so the next plan searches anew. This is rare on game maps, where
+ * base ground is already the cheapest cost.
+ */
+#include "dstar.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search_internal.h"
+
+#define NOT_QUEUED (-1)
+#define EMPTY_CELL (-1)
+#define OV_INITIAL_CAP 64u
+
+/* Distances are fixed-point integers: an orthogonal step into a cell of
+ * cost c costs c * UNIT_ORTH, a diagonal one c * UNIT_DIAG (sqrt 2 rounded
+ * to 24 fractional bits). Exact arithmetic matters: D* Lite's termination
+ * test and its path read-out rely on exact ties between keys (every vertex
+ * of a shortest path has the same k1 as the agent when the heuristic is
+ * tight), and rounded doubles break those ties, leaving stale g values on
+ * the path. The rounding of sqrt 2 changes a path's cost by at most 2^-24
+ * relative, so the path found is optimal for the exact costs within 1e-7;
+ * the cost reported is the path's exact cost, summed in double. Worst case
+ * (2^24 cells of cost 255, all diagonal) stays below 2^57. */
+typedef int64_t dist;
+#define DIST_INF INT64_MAX
+#define UNIT_ORTH ((dist)1 << 24)
+#define UNIT_DIAG ((dist)23726566) /* round(sqrt(2) * 2^24) */
+/* km grows with every move; past this the session searches anew rather than
+ * risk an overflow of k1 = g + h + km (never reached in practice). */
+#define KM_LIMIT ((dist)1 << 61)
+
+/* Vertex storage: tiles of 8x8 cells, allocated when the search first
+ * touches one of their cells, found through a small hash table keyed by tile
+ * index. A cell costs 8 bytes: its g, or, while it is on the open list
+ * (locally inconsistent), the tagged position of its heap item, which then
+ * holds g and rhs. A vertex off the list is consistent, so its rhs is its
+ * g. Untouched cells of an allocated tile hold DIST_INF (g = rhs = inf).
+ * Tiles fit searched regions closely (they are contiguous), so this is about
+ * a third of a per-cell hash table's memory. */
+#define TILE_SHIFT 3
+#define TILE_SIDE (1 << TILE_SHIFT)
+#define TILE_CELLS (TILE_SIDE * TILE_SIDE)
+#define CHUNK_TILES 32 /* tiles are allocated in chunks of 16 KiB */
+#define NO_SLOT (-1)
+typedef int64_t slot_t; /* tile number * TILE_CELLS + offset in the tile */
+
+/* Open-list position p is stored in a cell as -(p + 1). */
+static inline int64_t tag_pos(uint32_t pos) { return -(int64_t)pos - 1; }
+static inline bool is_queued(int64_t v) { return v < 0; }
+static inline uint32_t untag_pos(int64_t v) { return (uint32_t)(-(v + 1)); }
+
+/* An open-list item: the key [k1; k2], the vertex's g and rhs, its cell
+ * and its slot. */
+typedef struct qitem {
+    dist k1, k2;
+    dist g, rhs;
+    slot_t slot;
+    int32_t cell;
+} qitem;
+
+/* A tile hash entry: tile index -> tile number. */
+typedef struct tent {
+    int32_t key; /* EMPTY_CELL for a free entry */
+    uint32_t tile;
+} tent;
+
+/* Overlay entry flags. */
+enum { OV_COST = 1 };
+
+/* A private change, or a cell next to one (whose moves it alters). */
+typedef struct ov {
+    int32_t cell;    /* EMPTY_CELL for a free slot */
+    uint8_t flags;   /* OV_COST: `cost` overrides the base cost */
+    uint8_t cost;
+    uint8_t wmask;   /* bit d: this cell's wall in direction d is overridden */
+    uint8_t wval;    /* bit d: ... and is blocked */
+    uint8_t moves;   /* effective move mask, kept current by every change */
+} ov;
+
+struct pf_dstar {
+    const pf_grid *base;
+    int32_t w, h;
+    int conn;
+    bool cut;
+    int32_t off[PF_DIR_COUNT];
+    dist unit[PF_DIR_COUNT]; /* UNIT_ORTH or UNIT_DIAG */
+
+    int32_t start, goal; /* cell indices */
+    int32_t last;        /* s_last: the agent's position when km was last raised */
+    dist km;
+    dist hscale;         /* heuristic scale: a lower bound of every effective cost */
+    bool fresh;          /* the next plan initialises the search first */
+
+    int32_t tw;           /* tiles per row */
+    int64_t **chunks;     /* chunk c holds tiles c*CHUNK_TILES.. */
+    uint32_t nchunks, chunk_cap;
+    uint32_t ntiles;
+    tent *th;             /* tile hash, at most half full */
+    uint32_t thcap;
+    unsigned thbits;
+
+    qitem *q;
+    uint32_t qlen, qcap;
+
+    ov *o;
+    uint32_t ocap, ocount;
+    unsigned obits;
+    uint8_t ov_min; /* cheapest nonzero overlay cost, 0 when none */
+
+    pf_point *path;
+    size_t path_cap;
+
+    uint64_t expanded, generated; /* work of the current plan call */
+};
+
+/* Hashing: Fibonacci hashing of the cell index, linear probing. Nothing is
+ * ever deleted, so probes stop at the first free slot. */
+static inline uint32_t hash_slot(int32_t cell, unsigned bits) {
+    return (uint32_t)((uint32_t)cell * 2654435769u) >> (32 - bits);
+}
+
+static inline bool key_less(dist a1, dist a2, dist b1, dist b2) {
+    return a1 < b1 || (a1 == b1 && a2 < b2);
+}
+
+static inline int32_t cell_of(const pf_dstar *d, pf_point p) { return p.y * d->w + p.x; }
+
+static inline bool in_bounds(const pf_dstar *d, int32_t x, int32_t y) {
+    return x >= 0 && y >= 0 && x < d->w && y < d->h;
+}
+
+/* Overlay */
+
+static inline ov *ov_find(const pf_dstar *d, int32_t cell) {
+    uint32_t mask = d->ocap - 1, i;
+    if (d->ocount == 0) return NULL;
+    for (i = hash_slot(cell, d->obits);; i = (i + 1) & mask) {
+        if (d->o[i].cell == cell) return &d->o[i];
+        if (d->o[i].cell == EMPTY_CELL) return NULL;
+    }
+}
+
+static pf_status ov_alloc(ov **out, uint32_t cap) {
+    ov *o = malloc((size_t)cap * sizeof(*o));
+    if (!o) return PF_ENOMEM;
+    for (uint32_t i = 0; i < cap; i++) o[i].cell = EMPTY_CELL;
+    *out = o;
+    return PF_OK;
+}
+
+static unsigned log2u(uint32_t n) {
+    unsigned b = 0;
+    while ((1u << b) < n) b++;
+    return b;
+}
+
+/* Makes room for n more overlay entries without a rehash in between. */
+static pf_status ov_reserve(pf_dstar *d, uint32_t n) {
+    uint32_t cap = d->ocap ? d->ocap : OV_INITIAL_CAP;
+    ov *o;
+    if (d->ocap && (uint64_t)(d->ocount + n) * 4 <= (uint64_t)d->ocap * 3) return PF_OK;
+    while ((uint64_t)(d->ocount + n) * 4 > (uint64_t)cap * 3) {
+        if (cap > (1u << 30)) return PF_ENOMEM;
+        cap *= 2;
+    }
+    if (ov_alloc(&o, cap)) return PF_ENOMEM;
+    unsigned bits = log2u(cap);
+    for (uint32_t i = 0; i < d->ocap; i++) {
+        if (d->o[i].cell == EMPTY_CELL) continue;
+        uint32_t j = hash_slot(d->o[i].cell, bits);
+        while (o[j].cell != EMPTY_CELL) j = (j + 1) & (cap - 1);
+        o[j] = d->o[i];
+    }
+    free(d->o);
+    d->o = o;
+    d->ocap = cap;
+    d->obits = bits;
+    return PF_OK;
+}
+
+/* The entry of cell, created (taking the base mask) when missing. Room must
+ * have been reserved. */
+static ov *ov_get(pf_dstar *d, int32_t cell) {
+    uint32_t mask = d->ocap - 1, i;
+    for (i = hash_slot(cell, d->obits);; i = (i + 1) & mask) {
+        if (d->o[i].cell == cell) return &d->o[i];
+        if (d->o[i].cell == EMPTY_CELL) break;
+    }
+    memset(&d->o[i], 0, sizeof(d->o[i]));
+    d->o[i].cell = cell;
+    d->o[i].moves = d->base->moves[cell];
+    d->ocount++;
+    return &d->o[i];
+}
+
+static inline uint8_t eff_cost(const pf_dstar *d, int32_t cell) {
+    const ov *o = ov_find(d, cell);
+    return o && (o->flags & OV_COST) ? o->cost : d->base->cost[cell];
+}
+
+static inline uint8_t eff_moves(const pf_dstar *d, int32_t cell) {
+    const ov *o = ov_find(d, cell);
+    return o ? o->moves : d->base->moves[cell];
+}
+
+static inline bool eff_wall(const pf_dstar *d, int32_t cell, int dir) {
+    const ov *o = ov_find(d, cell);
+    if (o && (o->wmask & (1u << dir))) return (o->wval >> dir) & 1u;
+    return d->base->walls && (d->base->walls[cell] & (1u << dir));
+}
+
+/* grid.c's move rule restated over the effective costs and walls. */
+static bool eff_route_open(const pf_dstar *d, int32_t a, int32_t c, int d1, int d2) {
+    return eff_cost(d, c) != 0 && !eff_wall(d, a, d1) && !eff_wall(d, c, d2);
+}
+
+static uint8_t compute_moves(const pf_dstar *d, int32_t x, int32_t y) {
+    int32_t i = y * d->w + x;
+    uint8_t m = 0;
+    if (eff_cost(d, i) == 0) return 0;
+    for (int k = 0; k < 4; k++) {
+        int32_t nx = x + pf_dir_dx[k], ny = y + pf_dir_dy[k];
+        if (!in_bounds(d, nx, ny)) continue;
+        if (eff_cost(d, ny * d->w + nx) != 0 && !eff_wall(d, i, k)) m |= (uint8_t)(1u << k);
+    }
+    if (d->conn == 8) {
+        for (int k = 4; k < 8; k++) {
+            int dx = pf_dir_dx[k], dy = pf_dir_dy[k];
+            int32_t nx = x + dx, ny = y + dy;
+            if (!in_bounds(d, nx, ny) || eff_cost(d, ny * d->w + nx) == 0) continue;
+            int dh = dx > 0 ? PF_DIR_E : PF_DIR_W;
+            int dv = dy > 0 ? PF_DIR_S : PF_DIR_N;
+            bool r1 = eff_route_open(d, i, y * d->w + nx, dh, dv);
+            bool r2 = eff_route_open(d, i, ny * d->w + x, dv, dh);
+            if (d->cut ? (r1 || r2) : (r1 && r2)) m |= (uint8_t)(1u << k);
+        }
+    }
+    return m;
+}
+
+/* Recomputes the cached masks of the overlay cells in the 3x3 block of
+ * (x, y). */
+static void ov_refresh_block(pf_dstar *d, int32_t x, int32_t y) {
+    for (int32_t yy = y - 1; yy <= y + 1; yy++)
+        for (int32_t xx = x - 1; xx <= x + 1; xx++) {
+            if (!in_bounds(d, xx, yy)) continue;
+            ov *o = ov_find(d, yy * d->w + xx);
+            if (o) o->moves = compute_moves(d, xx, yy);
+        }
+}
+
+/* Gives every cell of the 3x3 block of (x, y) an overlay entry. Room for
+ * nine entries must have been reserved. */
+static void ov_taint_block(pf_dstar *d, int32_t x, int32_t y) {
+    for (int32_t yy = y - 1; yy <= y + 1; yy++)
+        for (int32_t xx = x - 1; xx <= x + 1; xx++)
+            if (in_bounds(d, xx, yy)) ov_get(d, yy * d->w + xx);
+}
+
+/* Vertices */
+
+static inline int64_t *cellv(const pf_dstar *d, slot_t sl) {
+    return &d->chunks[sl / (CHUNK_TILES * TILE_CELLS)][sl % (CHUNK_TILES * TILE_CELLS)];
+}
+
+static inline int32_t tile_key(const pf_dstar *d, int32_t x, int32_t y) {
+    return (y >> TILE_SHIFT) * d->tw + (x >> TILE_SHIFT);
+}
+
+static inline slot_t tile_slot(uint32_t tile, int32_t x, int32_t y) {
+    return (slot_t)tile * TILE_CELLS + ((y & (TILE_SIDE - 1)) << TILE_SHIFT) + (x & (TILE_SIDE - 1));
+}
+
+/* The slot of cell (x, y), or NO_SLOT when its tile was never touched. */
+static inline slot_t slot_find(const pf_dstar *d, int32_t x, int32_t y) {
+    int32_t key = tile_key(d, x, y);
+    uint32_t mask = d->thcap - 1;
+    for (uint32_t i = hash_slot(key, d->thbits);; i = (i + 1) & mask) {
+        if (d->th[i].key == key) return tile_slot(d->th[i].tile, x, y);
+        if (d->th[i].key == EMPTY_CELL) return NO_SLOT;
+    }
+}
+
+/* The slot of cell (x, y), its tile allocated when missing. Room must have
+ * been reserved with tiles_reserve. */
+static slot_t slot_get(pf_dstar *d, int32_t x, int32_t y) {
+    int32_t key = tile_key(d, x, y);
+    uint32_t mask = d->thcap - 1, i;
+    for (i = hash_slot(key, d->thbits);; i = (i + 1) & mask) {
+        if (d->th[i].key == key) return tile_slot(d->th[i].tile, x, y);
+        if (d->th[i].key == EMPTY_CELL) break;
+    }
+    uint32_t t = d->ntiles++;
+    d->th[i].key = key;
+    d->th[i].tile = t;
+    int64_t *v = cellv(d, (slot_t)t * TILE_CELLS);
+    for (int k = 0; k < TILE_CELLS; k++) v[k] = DIST_INF;
+    return tile_slot(t, x, y);
+}
+
+static pf_status th_alloc(tent **out, uint32_t cap) {
+    tent *t = malloc((size_t)cap * sizeof(*t));
+    if (!t) return PF_ENOMEM;
+    for (uint32_t i = 0; i < cap; i++) t[i].key = EMPTY_CELL;
+    *out = t;
+    return PF_OK;
+}
+
+/* Makes room for n more tiles: chunk memory and tile hash entries, so that
+ * slot_get cannot fail in between. */
+static pf_status tiles_reserve(pf_dstar *d, uint32_t n) {
+    while (d->ntiles + n > d->nchunks * CHUNK_TILES) {
+        if (d->nchunks == d->chunk_cap) {
+            uint32_t cap = d->chunk_cap ? 2 * d->chunk_cap : 8;
+            int64_t **c = realloc(d->chunks, (size_t)cap * sizeof(*c));
+            if (!c) return PF_ENOMEM;
+            d->chunks = c;
+            d->chunk_cap = cap;
+        }
+        d->chunks[d->nchunks] = malloc(CHUNK_TILES * TILE_CELLS * sizeof(int64_t));
+        if (!d->chunks[d->nchunks]) return PF_ENOMEM;
+        d->nchunks++;
+    }
+    if ((uint64_t)(d->ntiles + n) * 2 > d->thcap) {
+        uint32_t cap = d->thcap ? d->thcap : 64;
+        tent *t;
+        while ((uint64_t)(d->ntiles + n) * 2 > cap) cap *= 2;
+        if (th_alloc(&t, cap)) return PF_ENOMEM;
+        unsigned bits = log2u(cap);
+        for (uint32_t i = 0; i < d->thcap; i++) {
+            if (d->th[i].key == EMPTY_CELL) continue;
+            uint32_t j = hash_slot(d->th[i].key, bits);
+            while (t[j].key != EMPTY_CELL) j = (j + 1) & (cap - 1);
+            t[j] = d->th[i];
+        }
+        free(d->th);
+        d->th = t;
+        d->thcap = cap;
+        d->thbits = bits;
+    }
+    return PF_OK;
+}
+
+static void tiles_free(pf_dstar *d) {
+    for (uint32_t i = 0; i < d->nchunks; i++) free(d->chunks[i]);
+    free(d->chunks);
+    free(d->th);
+    d->chunks = NULL;
+    d->nchunks = d->chunk_cap = d->ntiles = 0;
+    d->th = NULL;
+    d->thcap = 0;
+}
+
+static inline int32_t cell_x(const pf_dstar *d, int32_t cell) { return cell % d->w; }
+static inline int32_t cell_y(const pf_dstar *d, int32_t cell) { return cell / d->w; }
+
+static inline dist g_at(const pf_dstar *d, slot_t sl) {
+    int64_t v = *cellv(d, sl);
+    return is_queued(v) ? d->q[untag_pos(v)].g : v;
+}
+
+static inline dist rhs_at(const pf_dstar *d, slot_t sl) {
+    int64_t v = *cellv(d, sl);
+    return is_queued(v) ? d->q[untag_pos(v)].rhs : v;
+}
+
+/* g of a cell, infinity when untouched. */
+static inline dist g_of(const pf_dstar *d, int32_t x, int32_t y) {
+    slot_t sl = slot_find(d, x, y);
+    return sl == NO_SLOT ? DIST_INF : g_at(d, sl);
+}
+
+/* Open list: binary min-heap on [k1; k2] compared lexicographically. A
+ * queued cell stores its item's position, so Update and Remove are
+ * O(log n). */
+
+static inline bool q_less(const qitem *a, const qitem *b) {
+    return key_less(a->k1, a->k2, b->k1, b->k2);
+}
+
+static inline void q_place(pf_dstar *d, uint32_t pos, const qitem *it) {
+    d->q[pos] = *it;
+    *cellv(d, it->slot) = tag_pos(pos);
+}
+
+static void q_sift_up(pf_dstar *d, uint32_t pos) {
+    qitem it = d->q[pos];
+    while (pos > 0) {
+        uint32_t parent = (pos - 1) / 2;
+        if (!q_less(&it, &d->q[parent])) break;
+        q_place(d, pos, &d->q[parent]);
+        pos = parent;
+    }
+    q_place(d, pos, &it);
+}
+
+static void q_sift_down(pf_dstar *d, uint32_t pos) {
+    qitem it = d->q[pos];
+    for (;;) {
+        uint32_t c = 2 * pos + 1;
+        if (c >= d->qlen) break;
+        if (c + 1 < d->qlen && q_less(&d->q[c + 1], &d->q[c])) c++;
+        if (!q_less(&d->q[c], &it)) break;
+        q_place(d, pos, &d->q[c]);
+        pos = c;
+    }
+    q_place(d, pos, &it);
+}
+
+/* Room was reserved with q_reserve: an insert never allocates. */
+static void q_insert(pf_dstar *d, const qitem *it) {
+    uint32_t pos = d->qlen++;
+    d->q[pos] = *it;
+    q_sift_up(d, pos);
+    d->generated++;
+}
+
+/* Re-sorts item pos after its key changed to [k1; k2]. */
+static void q_rekey(pf_dstar *d, uint32_t pos, dist k1, dist k2) {
+    bool up = key_less(k1, k2, d->q[pos].k1, d->q[pos].k2);
+    d->q[pos].k1 = k1;
+    d->q[pos].k2 = k2;
+    if (up)
+        q_sift_up(d, pos);
+    else
+        q_sift_down(d, pos);
+    d->generated++;
+}
+
+/* Takes item pos off the list; its cell then holds g (now equal to rhs). */
+static void q_remove(pf_dstar *d, uint32_t pos) {
+    slot_t sl = d->q[pos].slot;
+    dist g = d->q[pos].g;
+    if (pos != --d->qlen) {
+        q_place(d, pos, &d->q[d->qlen]);
+        if (pos > 0 && q_less(&d->q[pos], &d->q[(pos - 1) / 2]))
+            q_sift_up(d, pos);
+        else
+            q_sift_down(d, pos);
+    }
+    *cellv(d, sl) = g;
+}
+
+/* Makes room for n more open-list items, so q_insert never allocates. The
+ * open list holds only the inconsistent vertices (the search frontier). */
+static pf_status q_reserve(pf_dstar *d, uint32_t n) {
+    uint32_t cap = d->qcap ? d->qcap : 64;
+    qitem *q;
+    if (d->qcap >= d->qlen + n) return PF_OK;
+    while (cap < d->qlen + n) cap *= 2;
+    q = realloc(d->q, (size_t)cap * sizeof(*q));
+    if (!q) return PF_ENOMEM;
+    d->q = q;
+    d->qcap = cap;
+    return PF_OK;
+}
+
+/* The search */
+
+/* h(a, b): octile or manhattan distance in the fixed-point units times the
+ * cost scale. It is the exact distance on an open map of cost hscale, so it
+ * is consistent and obeys the triangle inequality. */
+static inline dist heur(const pf_dstar *d, int32_t a, int32_t b) {
+    int32_t dx = a % d->w - b % d->w, dy = a / d->w - b / d->w;
+    dx = dx < 0 ? -dx : dx;
+    dy = dy < 0 ? -dy : dy;
+    if (d->conn == 4) return d->hscale * (dist)(dx + dy) * UNIT_ORTH;
+    int32_t mx = dx > dy ? dx : dy, mn = dx > dy ? dy : dx;
+    return d->hscale * ((dist)(mx - mn) * UNIT_ORTH + (dist)mn * UNIT_DIAG);
+}
+
+static inline void calc_key(const pf_dstar *d, int32_t cell, dist g, dist rhs, dist *k1,
+                            dist *k2) {
+    dist m = g < rhs ? g : rhs;
+    *k1 = m == DIST_INF ? DIST_INF : m + heur(d, d->start, cell) + d->km;
+    *k2 = m;
+}
+
+/* UpdateVertex: the vertex at sl (cell `cell`) now has g and rhs; it goes on,
+ * stays on with a new key, or leaves the open list. */
+static void update_vertex(pf_dstar *d, slot_t sl, int32_t cell, dist g, dist rhs) {
+    int64_t v = *cellv(d, sl);
+    if (g != rhs) {
+        qitem it;
+        calc_key(d, cell, g, rhs, &it.k1, &it.k2);
+        if (is_queued(v)) {
+            uint32_t pos = untag_pos(v);
+            d->q[pos].g = g;
+            d->q[pos].rhs = rhs;
+            q_rekey(d, pos, it.k1, it.k2);
+        } else {
+            it.g = g;
+            it.rhs = rhs;
+            it.slot = sl;
+            it.cell = cell;
+            q_insert(d, &it);
+        }
+    } else if (is_queued(v)) {
+        uint32_t pos = untag_pos(v);
+        d->q[pos].g = g;
+        q_remove(d, pos);
+    } else {
+        *cellv(d, sl) = g;
+    }
+}
+
+/* min over successors s' of c(s, s') + g(s'). */
+static dist best_successor(const pf_dstar *d, int32_t s) {
+    uint8_t m = eff_moves(d, s);
+    int32_t x = cell_x(d, s), y = cell_y(d, s);
+    dist best = DIST_INF;
+    for (int k = 0; k < d->conn; k++) {
+        if (!(m & (1u << k))) continue;
+        int32_t n = s + d->off[k];
+        dist gn = g_of(d, x + pf_dir_dx[k], y + pf_dir_dy[k]);
+        if (gn == DIST_INF) continue;
+        dist c = (dist)eff_cost(d, n) * d->unit[k] + gn;
+        if (c < best) best = c;
+    }
+    return best;
+}
+
+/* The edges leaving cell (x, y) changed: recompute its rhs and
+ * UpdateVertex. Room for one tile and one heap item must be reserved. */
+static void refresh_vertex(pf_dstar *d, int32_t x, int32_t y) {
+    int32_t s = y * d->w + x;
+    slot_t sl;
+    if (s == d->goal) return; /* rhs(goal) = 0 whatever its edges */
+    dist rhs = best_successor(d, s);
+    sl = rhs == DIST_INF ? slot_find(d, x, y) : slot_get(d, x, y);
+    if (sl == NO_SLOT) return; /* untouched and still unreachable */
+    update_vertex(d, sl, s, g_at(d, sl), rhs);
+}
+
+/* Resets the search: no tiles, empty open list, km = 0, rhs(goal) = 0.
+ * Memory goes back to almost nothing, so a session that searched a large
+ * area before a goal change does not keep it. */
+static pf_status initialise(pf_dstar *d) {
+    uint8_t minc = pf_grid_min_cost(d->base);
+    tiles_free(d);
+    free(d->q);
+    d->q = NULL;
+    d->qcap = d->qlen = 0;
+    d->km = 0;
+    d->last = d->start;
+    d->hscale = d->ov_min && d->ov_min < minc ? d->ov_min : minc;
+    if (tiles_reserve(d, 1) || q_reserve(d, 16)) return PF_ENOMEM;
+    int32_t gx = cell_x(d, d->goal), gy = cell_y(d, d->goal);
+    update_vertex(d, slot_get(d, gx, gy), d->goal, DIST_INF, 0);
+    d->fresh = false;
+    return PF_OK;
+}
+
+/* The agent moved since km was last raised: raise it by h(s_last, s_start),
+ * which bounds how much any h(s_start, s) can have dropped. Called before
+ * anything computes a key with the new position. */
+static void sync_start(pf_dstar *d) {
+    if (d->start == d->last) return;
+    d->km += heur(d, d->last, d->start);
+    d->last = d->start;
+    if (d->km > KM_LIMIT) d->fresh = true;
+}
+
+/* ComputeShortestPath() of the optimized D* Lite. The loop invariant (every
+ * locally inconsistent vertex is queued with a key that is a lower bound)
+ * holds between iterations, so stopping on the budget leaves a state the
+ * next call simply continues. */
+static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
+    const int32_t sx = cell_x(d, d->start), sy = cell_y(d, d->start);
+    for (;;) {
+        slot_t ss = slot_find(d, sx, sy);
+        dist sg = ss == NO_SLOT ? DIST_INF : g_at(d, ss);
+        dist srhs = ss == NO_SLOT ? DIST_INF : rhs_at(d, ss);
+        dist m = sg < srhs ? sg : srhs;
+        dist ks1 = m == DIST_INF ? DIST_INF : m + d->km, ks2 = m; /* h(start, start) = 0 */
+        if (d->qlen == 0) break;
+        /* The paper's optimized loop also stops while the agent's vertex is
+         * overconsistent; going on until it is consistent (the basic
+         * version's test) costs one expansion and gives the agent an exact
+         * g, from which the whole path is read. */
+        if (!(key_less(d->q[0].k1, d->q[0].k2, ks1, ks2) || srhs != sg)) break;
+        if (max_expanded && d->expanded >= max_expanded) return PF_EBUDGET;
+        /* The predecessors below span at most four tiles. */
+        if (tiles_reserve(d, 4) || q_reserve(d, 16)) return PF_ENOMEM;
+
+        const qitem top = d->q[0];
+        dist knew1, knew2;
+        calc_key(d, top.cell, top.g, top.rhs, &knew1, &knew2);
+        if (key_less(top.k1, top.k2, knew1, knew2)) {
+            q_rekey(d, 0, knew1, knew2);
+            continue;
+        }
+        d->expanded++;
+        const int32_t c = top.cell, cx = cell_x(d, c), cy = cell_y(d, c);
+        const uint8_t mv = eff_moves(d, c);
+        const dist cu = (dist)eff_cost(d, c);
+        if (top.g > top.rhs) {
+            /* Overconsistent: settle g and relax the predecessors. */
+            const dist gu = top.rhs;
+            d->q[0].g = gu;
+            q_remove(d, 0);
+            for (int k = 0; k < d->conn; k++) {
+                if (!(mv & (1u << k))) continue;
+                int32_t s = c + d->off[k];
+                if (s == d->goal) continue;
+                dist cand = cu * d->unit[k] + gu;
+                slot_t sl = slot_get(d, cx + pf_dir_dx[k], cy + pf_dir_dy[k]);
+                if (cand < rhs_at(d, sl)) update_vertex(d, sl, s, g_at(d, sl), cand);
+            }
+        } else {
+            /* Underconsistent: raise g to infinity; predecessors whose rhs
+             * came through u look for their next best successor. */
+            const dist gold = top.g;
+            update_vertex(d, top.slot, c, DIST_INF, top.rhs);
+            for (int k = 0; k < d->conn; k++) {
+                if (!(mv & (1u << k))) continue;
+                int32_t s = c + d->off[k];
+                if (s == d->goal) continue;
+                slot_t sl = slot_find(d, cx + pf_dir_dx[k], cy + pf_dir_dy[k]);
+                if (sl == NO_SLOT || rhs_at(d, sl) != cu * d->unit[k] + gold) continue;
+                update_vertex(d, sl, s, g_at(d, sl), best_successor(d, s));
+            }
+        }
+    }
+    return PF_OK;
+}
+
+static pf_status reserve_path(pf_dstar *d, size_t n) {
+    if (n <= d->path_cap) return PF_OK;
+    size_t cap = d->path_cap ? d->path_cap : 64;
+    while (cap < n) cap *= 2;
+    pf_point *p = realloc(d->path, cap * sizeof(*p));
+    if (!p) return PF_ENOMEM;
+    d->path = p;
+    d->path_cap = cap;
+    return PF_OK;
+}
+
+/* Follows argmin over successors s' of c(s, s') + g(s') from the agent to
+ * the goal. Each step strictly lowers g (edge costs are >= 1), so the walk
+ * ends; the bound on its length only guards against a broken invariant. */
+static pf_status extract_path(pf_dstar *d, pf_result *out) {
+    int32_t cur = d->start;
+    size_t n = 0, limit = (size_t)d->ntiles * TILE_CELLS + 1;
+    double cost = 0.0;
+    for (;;) {
+        int32_t x = cell_x(d, cur), y = cell_y(d, cur);
+        if (reserve_path(d, n + 1)) return PF_ENOMEM;
+        d->path[n].x = x;
+        d->path[n].y = y;
+        n++;
+        if (cur == d->goal) break;
+        if (n > limit) return PF_EINVAL;
+        uint8_t m = eff_moves(d, cur);
+        dist best = DIST_INF;
+        double step = 0.0;
+        int32_t next = -1;
+        for (int k = 0; k < d->conn; k++) {
+            if (!(m & (1u << k))) continue;
+            int32_t s = cur + d->off[k];
+            dist gs = g_of(d, x + pf_dir_dx[k], y + pf_dir_dy[k]);
+            if (gs == DIST_INF) continue;
+            dist c = (dist)eff_cost(d, s) * d->unit[k];
+            if (c + gs < best) {
+                best = c + gs;
+                step = (double)eff_cost(d, s) * pf__dir_len(k);
+                next = s;
+            }
+        }
+        if (next < 0) return PF_EINVAL;
+        cost += step;
+        cur = next;
+    }
+    out->path = d->path;
+    out->path_len = n;
+    out->cost = cost;
+    return PF_OK;
+}
+
+/* API */
+
+static pf_status check_cell(const pf_dstar *d, pf_point p) {
+    if (!in_bounds(d, p.x, p.y)) return PF_ERANGE;
+    if (eff_cost(d, cell_of(d, p)) == 0) return PF_EBLOCKED;
+    return PF_OK;
+}
+
+static void set_base(pf_dstar *d, const pf_grid *g) {
+    d->base = g;
+    d->w = g->w;
+    d->h = g->h;
+    d->conn = g->connectivity;
+    d->cut = g->corner_cutting;
+    for (int k = 0; k < PF_DIR_COUNT; k++) {
+        d->off[k] = pf__grid_dir_offset(g, k);
+        d->unit[k] = k < 4 ? UNIT_ORTH : UNIT_DIAG;
+    }
+}
+
+pf_status pf_dstar_create(const pf_grid *g, pf_point start, pf_point goal, pf_dstar **out) {
+    pf_dstar *d;
+    pf_status st;
+    *out = NULL;
+    st = pf__check_endpoints(g, start, goal);
+    if (st) return st;
+    d = calloc(1, sizeof(*d));
+    if (!d) return PF_ENOMEM;
+    set_base(d, g);
+    d->tw = (d->w + TILE_SIDE - 1) / TILE_SIDE;
+    d->start = d->last = cell_of(d, start);
+    d->goal = cell_of(d, goal);
+    d->fresh = true;
+    *out = d;
+    return PF_OK;
+}
+
+void pf_dstar_destroy(pf_dstar *d) {
+    if (!d) return;
+    tiles_free(d);
+    free(d->q);
+    free(d->o);
+    free(d->path);
+    free(d);
+}
+
+pf_status pf_dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
+    pf_status st;
+    memset(out, 0, sizeof(*out));
+    out->algorithm = PF_ALGO_DSTAR;
+    d->expanded = d->generated = 0;
+    if (eff_cost(d, d->start) == 0 || eff_cost(d, d->goal) == 0) return out->status = PF_EBLOCKED;
+    if (d->start == d->goal) {
+        if (reserve_path(d, 1)) return out->status = PF_ENOMEM;
+        d->path[0].x = d->start % d->w;
+        d->path[0].y = d->start / d->w;
+        out->path = d->path;
+        out->path_len = 1;
+        return out->status = PF_OK;
+    }
+    if (!d->fresh) sync_start(d);
+    if (d->fresh) {
+        st = initialise(d);
+        if (st) return out->status = st;
+    }
+    st = compute_shortest_path(d, max_expanded);
+    out->expanded = d->expanded;
+    out->generated = d->generated;
+    if (st) return out->status = st;
+    if (g_of(d, cell_x(d, d->start), cell_y(d, d->start)) == DIST_INF)
+        return out->status = PF_NO_PATH;
+    st = extract_path(d, out);
+    if (st == PF_EINVAL) d->fresh = true; /* a broken invariant: start over next time */
+    if (st) {
+        out->path = NULL;
+        out->path_len = 0;
+        out->cost = 0.0;
+    }
+    return out->status = st;
+}
+
+pf_status pf_dstar_move(pf_dstar *d, pf_point p) {
+    pf_status st = check_cell(d, p);
+    if (st) return st;
+    d->start = cell_of(d, p);
+    return PF_OK;
+}
+
+pf_status pf_dstar_set_goal(pf_dstar *d, pf_point goal) {
+    pf_status st = check_cell(d, goal);
+    if (st) return st;
+    if (cell_of(d, goal) == d->goal) return PF_OK;
+    d->goal = cell_of(d, goal);
+    d->fresh = true;
+    return PF_OK;
+}
+
+/* Recomputes rhs of every vertex in the 3x3 block of (x, y). */
+static pf_status refresh_block(pf_dstar *d, int32_t x, int32_t y) {
+    if (tiles_reserve(d, 4) || q_reserve(d, 16)) return PF_ENOMEM;
+    for (int32_t yy = y - 1; yy <= y + 1; yy++)
+        for (int32_t xx = x - 1; xx <= x + 1; xx++)
+            if (in_bounds(d, xx, yy)) refresh_vertex(d, xx, yy);
+    return PF_OK;
+}
+
+/* A private cost lower than the heuristic's scale invalidates the keys. */
+static void note_overlay_cost(pf_dstar *d, uint8_t cost) {
+    if (cost == 0) return;
+    if (!d->ov_min || cost < d->ov_min) d->ov_min = cost;
+    if (cost < d->hscale) d->fresh = true;
+}
+
+pf_status pf_dstar_set_cost(pf_dstar *d, pf_point p, uint8_t cost) {
+    pf_status st;
+    if (!in_bounds(d, p.x, p.y)) return PF_ERANGE;
+    int32_t cell = cell_of(d, p);
+    st = ov_reserve(d, 9);
+    if (st) return st;
+    if (!d->fresh && (tiles_reserve(d, 4) || q_reserve(d, 16))) return PF_ENOMEM;
+    ov_taint_block(d, p.x, p.y);
+    ov *o = ov_find(d, cell);
+    bool same = (o->flags & OV_COST) && o->cost == cost;
+    o->flags |= OV_COST;
+    o->cost = cost;
+    if (same) return PF_OK;
+    ov_refresh_block(d, p.x, p.y);
+    note_overlay_cost(d, cost);
+    if (d->fresh) return PF_OK;
+    sync_start(d);
+    /* Room was reserved above, so this cannot fail. */
+    return refresh_block(d, p.x, p.y);
+}
+
+pf_status pf_dstar_set_wall(pf_dstar *d, pf_point p, int dir, bool blocked) {
+    pf_status st;
+    static const int opposite[4] = {PF_DIR_W, PF_DIR_E, PF_DIR_N, PF_DIR_S};
+    if (dir < 0 || dir > 3) return PF_EINVAL;
+    pf_point q = {p.x + pf_dir_dx[dir], p.y + pf_dir_dy[dir]};
+    if (!in_bounds(d, p.x, p.y) || !in_bounds(d, q.x, q.y)) return PF_ERANGE;
+    st = ov_reserve(d, 18);
+    if (st) return st;
+    if (!d->fresh && (tiles_reserve(d, 8) || q_reserve(d, 32))) return PF_ENOMEM;
+    ov_taint_block(d, p.x, p.y);
+    ov_taint_block(d, q.x, q.y);
+    ov *a = ov_find(d, cell_of(d, p)), *b = ov_find(d, cell_of(d, q));
+    uint8_t bit = (uint8_t)(1u << dir), obit = (uint8_t)(1u << opposite[dir]);
+    a->wmask |= bit;
+    b->wmask |= obit;
+    if (blocked) {
+        a->wval |= bit;
+        b->wval |= obit;
+    } else {
+        a->wval &= (uint8_t)~bit;
+        b->wval &= (uint8_t)~obit;
+    }
+    ov_refresh_block(d, p.x, p.y);
+    ov_refresh_block(d, q.x, q.y);
+    if (d->fresh) return PF_OK;
+    sync_start(d);
+    st = refresh_block(d, p.x, p.y);
+    if (!st) st = refresh_block(d, q.x, q.y);
+    if (st) d->fresh = true;
+    return st;
+}
+
+pf_status pf_dstar_rebase(pf_dstar *d, const pf_grid *g, const pf_point *changed, size_t n) {
+    pf_status st = PF_OK;
+    if (g->w != d->w || g->h != d->h) return PF_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!in_bounds(d, changed[i].x, changed[i].y)) return PF_ERANGE;
+    bool same_rules = g->connectivity == d->conn && g->corner_cutting == d->cut;
+    if (!d->fresh) sync_start(d);
+    set_base(d, g);
+    if (!same_rules) {
+        /* Every cached mask and every key is stale: start over. */
+        for (uint32_t i = 0; i < d->ocap; i++)
+            if (d->o[i].cell != EMPTY_CELL)
+                d->o[i].moves = compute_moves(d, d->o[i].cell % d->w, d->o[i].cell / d->w);
+        d->fresh = true;
+        return PF_OK;
+    }
+    /* First bring every cached mask in line with the new base, then touch
+     * the vertices: a vertex's rhs reads the masks of its own block. */
+    for (size_t i = 0; i < n; i++)
+        if (d->ocount) ov_refresh_block(d, changed[i].x, changed[i].y);
+    if (pf_grid_min_cost(g) < d->hscale) d->fresh = true;
+    if (d->fresh) return PF_OK;
+    for (size_t i = 0; i < n && !st; i++) st = refresh_block(d, changed[i].x, changed[i].y);
+    if (st) d->fresh = true; /* out of memory half way: search anew next time */
+    return st;
+}
+
+pf_point pf_dstar_position(const pf_dstar *d) {
+    pf_point p = {d->start % d->w, d->start / d->w};
+    return p;
+}
+
+pf_point pf_dstar_goal(const pf_dstar *d) {
+    pf_point p = {d->goal % d->w, d->goal / d->w};
+    return p;
+}
+
+const pf_grid *pf_dstar_grid(const pf_dstar *d) { return d->base; }
+
+size_t pf_dstar_memory(const pf_dstar *d) {
+    return sizeof(*d) + (size_t)d->nchunks * CHUNK_TILES * TILE_CELLS * sizeof(int64_t) +
+           (size_t)d->chunk_cap * sizeof(int64_t *) + (size_t)d->thcap * sizeof(tent) +
+           (size_t)d->qcap * sizeof(qitem) + (size_t)d->ocap * sizeof(ov) +
+           d->path_cap * sizeof(pf_point);
+}

@@ -1,0 +1,745 @@
+/* jps.c -- jump point search (Harabor & Grastien, "Online Graph Pruning for
+ * Pathfinding on Grid Maps", AAAI 2011), with the block-based jumps and the
+ * pruning of intermediate jump points of Harabor & Grastien, "Improving Jump
+ * Point Search", ICAPS 2014.
+ *
+ * Preprocessing is two bit grids of walkable cells: one row-major, one
+ * transposed, so both horizontal and vertical jumps read a line as 64-bit
+ * words and find the next obstacle or forced neighbour with one
+ * count-trailing/leading-zeros per 62-63 cells. Each line has a zero word of
+ * padding on its left and at least one on its right, and each grid a zero
+ * line above and below, so the scans never test bounds: off the map reads as
+ * blocked.
+ *
+ * Canonical paths go diagonal first, then straight. Under both corner rules
+ * a diagonal jump steps one cell at a time and, from every cell, launches the
+ * two straight scans it covers; what those scans find becomes a successor of
+ * the node the diagonal started from (the intermediate cell is not
+ * generated, ICAPS 2014, "pruning intermediate nodes"). A successor therefore
+ * lies "diagonal first, then straight" from its parent; the path is rebuilt
+ * cell by cell from that rule, and the arrival direction used for pruning is
+ * read from the parent's offset.
+ *
+ * Forced neighbours, moving straight east from p = (x-1, y) to n = (x, y),
+ * by symmetry for the other directions:
+ *   no corner cutting (diagonal needs both orthogonal cells): n is a jump
+ *     point when (x-1, y-1) is blocked and (x, y-1) is open; it then adds N
+ *     and NE (and likewise S, SE below). A diagonal arrival never has forced
+ *     neighbours under this rule.
+ *   corner cutting (diagonal needs one orthogonal cell): n is a jump point
+ *     when (x, y-1) is blocked while (x+1, y-1) and (x+1, y) are open; it then
+ *     adds NE. Moving diagonally NE, n is a jump point when W is blocked and
+ *     the step to NW is allowed (adds NW), or S is blocked and the step to SE
+ *     is allowed (adds SE).
+ * The grid's move masks decide every single step, so the corner rule is only
+ * in the forced-neighbour tests.
+ */
+#include "jps.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "search_internal.h"
+
+struct pf_jps {
+    int32_t w, h;
+    size_t rstride; /* words per row line */
+    size_t cstride; /* words per column line */
+    uint64_t *rows; /* h + 2 lines: row y is line y + 1, bit x + 64 */
+    uint64_t *cols; /* w + 2 lines: column x is line x + 1, bit y + 64 */
+    /* Jump tables (JPS+, ICAPS 2014): tab[8 * cell + dir], or NULL on maps
+     * over PF_JPS_TABLE_MAX_CELLS. Built for the corner rule tab_cc. For a
+     * straight dir, v > 0: the scan from the cell stops at a jump point v
+     * cells on; v <= 0: -v open cells, then a blocked one. For a diagonal,
+     * v > 0: the v-th diagonal cell is the first whose straight scans find
+     * a jump point (or, with corner cutting, has a forced neighbour); v <= 0:
+     * -v diagonal steps are possible, none of them leading anywhere. */
+    int16_t *tab;
+    bool tab_cc;
+};
+
+/* Tables take 16 bytes a cell; larger maps jump with the bit scans only. */
+#define PF_JPS_TABLE_MAX_CELLS (1 << 22)
+
+/* Words in a line of n cells: one word of left padding, the cells, and one
+ * word past them, which a 64-bit window starting at the last cell reads. */
+static size_t line_words(int32_t n) { return ((size_t)n + 63) / 64 + 2; }
+
+static inline void bit_put(uint64_t *line, int32_t pos, bool on) {
+    size_t b = (size_t)pos + 64;
+    uint64_t m = 1ull << (b & 63);
+    if (on)
+        line[b >> 6] |= m;
+    else
+        line[b >> 6] &= ~m;
+}
+
+static inline bool bit_get(const uint64_t *line, int32_t pos) {
+    size_t b = (size_t)(pos + 64);
+    return (line[b >> 6] >> (b & 63)) & 1u;
+}
+
+static inline const uint64_t *row_line(const pf_jps *j, int32_t y) {
+    return j->rows + (size_t)(y + 1) * j->rstride;
+}
+
+static inline const uint64_t *col_line(const pf_jps *j, int32_t x) {
+    return j->cols + (size_t)(x + 1) * j->cstride;
+}
+
+/* Whether (x, y) is walkable; false for the padding around the map. */
+static inline bool walkable(const pf_jps *j, int32_t x, int32_t y) {
+    return bit_get(row_line(j, y), x);
+}
+
+static void put_cell(pf_jps *j, int32_t x, int32_t y, bool on) {
+    bit_put(j->rows + (size_t)(y + 1) * j->rstride, x, on);
+    bit_put(j->cols + (size_t)(x + 1) * j->cstride, y, on);
+}
+
+/* Direction index of the unit step (dx, dy), indexed [dy + 1][dx + 1]. */
+static const int8_t dir_of[3][3] = {
+    {PF_DIR_NW, PF_DIR_N, PF_DIR_NE}, {PF_DIR_W, -1, PF_DIR_E}, {PF_DIR_SW, PF_DIR_S, PF_DIR_SE}};
+
+static inline uint32_t dbit(int dx, int dy) { return 1u << dir_of[dy + 1][dx + 1]; }
+
+/* Whether a straight scan moving (sx, sy) stops at walkable cell (x, y) for
+ * a forced neighbour: the tests of scan_up/scan_down, one cell at a time. */
+static bool forced_straight(const pf_jps *j, int32_t x, int32_t y, int sx, int sy, bool cc) {
+    for (int q = -1; q <= 1; q += 2) {
+        int qx = sx ? 0 : q, qy = sx ? q : 0;
+        if (cc ? (!walkable(j, x + qx, y + qy) && walkable(j, x + sx + qx, y + sy + qy) &&
+                  walkable(j, x + sx, y + sy))
+               : (!walkable(j, x - sx + qx, y - sy + qy) && walkable(j, x + qx, y + qy)))
+            return true;
+    }
+    return false;
+}
+
+/* With corner cutting: whether diagonal arrival at cell i = (x, y) moving
+ * (sx, sy) has a forced neighbour (a blocked side cell with the step past
+ * it allowed). */
+static inline bool forced_diag(const pf_jps *j, const uint8_t *moves, int32_t i, int32_t x,
+                               int32_t y, int sx, int sy) {
+    return (!walkable(j, x - sx, y) && (moves[i] & dbit(-sx, sy))) ||
+           (!walkable(j, x, y - sy) && (moves[i] & dbit(sx, -sy)));
+}
+
+/* Fills j->tab for g's corner rule. A value depends only on the next cell
+ * in its direction (the diagonals also on that cell's straight values), so
+ * each direction is one sweep that meets the next cell first. */
+static void build_tables(pf_jps *j, const pf_grid *g) {
+    const int32_t w = g->w, h = g->h;
+    const bool cc = g->corner_cutting;
+    int16_t *t = j->tab;
+    j->tab_cc = cc;
+    for (int d = 0; d < PF_DIR_COUNT; d++) {
+        const int sx = pf_dir_dx[d], sy = pf_dir_dy[d];
+        const int32_t off = pf__grid_dir_offset(g, d);
+        const int dh = sx ? dir_of[1][sx + 1] : 0, dv = sy ? dir_of[sy + 1][1] : 0;
+        for (int32_t yy = 0; yy < h; yy++) {
+            int32_t y = sy > 0 ? h - 1 - yy : yy;
+            for (int32_t xx = 0; xx < w; xx++) {
+                int32_t x = sx > 0 ? w - 1 - xx : xx, i = y * w + x;
+                int v;
+                if (d < 4) {
+                    if (!walkable(j, x + sx, y + sy)) {
+                        v = 0;
+                    } else if (forced_straight(j, x + sx, y + sy, sx, sy, cc)) {
+                        v = 1;
+                    } else { /* the next cell is open and no stop: one more */
+                        int nv = t[8 * (size_t)(i + off) + d];
+                        v = nv > 0 ? nv + 1 : nv - 1;
+                    }
+                } else if (!(g->moves[i] & (1u << d))) {
+                    v = 0;
+                } else {
+                    const int16_t *n = t + 8 * (size_t)(i + off);
+                    if (n[dh] > 0 || n[dv] > 0 ||
+                        (cc && forced_diag(j, g->moves, i + off, x + sx, y + sy, sx, sy)))
+                        v = 1;
+                    else
+                        v = n[d] > 0 ? n[d] + 1 : n[d] - 1;
+                }
+                t[8 * (size_t)i + d] = (int16_t)v;
+            }
+        }
+    }
+}
+
+bool pf_jps_supports(const pf_grid *g) {
+    return g->connectivity == 8 && pf_grid_is_uniform(g);
+}
+
+pf_status pf_jps_create(const pf_grid *g, pf_jps **out) {
+    pf_jps *j;
+    size_t rn, cn;
+    pf_status st = PF_ENOMEM;
+
+    *out = NULL;
+    j = calloc(1, sizeof(*j));
+    if (!j) return PF_ENOMEM;
+    j->w = g->w;
+    j->h = g->h;
+    j->rstride = line_words(g->w);
+    j->cstride = line_words(g->h);
+    if (__builtin_mul_overflow(j->rstride, (size_t)g->h + 2, &rn) ||
+        __builtin_mul_overflow(j->cstride, (size_t)g->w + 2, &cn))
+        goto out_free_jps;
+    j->rows = calloc(rn, sizeof(uint64_t));
+    if (!j->rows) goto out_free_jps;
+    j->cols = calloc(cn, sizeof(uint64_t));
+    if (!j->cols) goto out_free_rows;
+    for (int32_t y = 0; y < g->h; y++)
+        for (int32_t x = 0; x < g->w; x++)
+            if (g->cost[(size_t)y * g->w + x]) put_cell(j, x, y, true);
+    if ((size_t)g->w * (size_t)g->h <= PF_JPS_TABLE_MAX_CELLS) {
+        j->tab = malloc((size_t)g->w * (size_t)g->h * 8 * sizeof(int16_t));
+        if (!j->tab) goto out_free_cols;
+        build_tables(j, g);
+    }
+    *out = j;
+    return PF_OK;
+
+out_free_cols:
+    free(j->cols);
+out_free_rows:
+    free(j->rows);
+out_free_jps:
+    free(j);
+    return st;
+}
+
+void pf_jps_destroy(pf_jps *j) {
+    if (!j) return;
+    free(j->rows);
+    free(j->cols);
+    free(j->tab);
+    free(j);
+}
+
+size_t pf_jps_memory(const pf_jps *j) {
+    size_t n = sizeof(*j) + (j->rstride * ((size_t)j->h + 2) + j->cstride * ((size_t)j->w + 2)) *
+                                sizeof(uint64_t);
+    if (j->tab) n += (size_t)j->w * (size_t)j->h * 8 * sizeof(int16_t);
+    return n;
+}
+
+pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, size_t n) {
+    if (j->w != g->w || j->h != g->h) return PF_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!pf_grid_in_bounds(g, changed[i])) return PF_ERANGE;
+    for (size_t i = 0; i < n; i++) {
+        pf_point p = changed[i];
+        put_cell(j, p.x, p.y, g->cost[(size_t)p.y * g->w + p.x] != 0);
+    }
+    /* A change reaches jump distances along whole rows, columns and the
+     * diagonals that cross them: rebuilt in one O(cells) pass. */
+    if (j->tab) build_tables(j, g);
+    return PF_OK;
+}
+
+/* Block-based straight scans.
+ *
+ * A scan runs along one line (a row, or a column of the transposed grid)
+ * from cell x, exclusive, with the two neighbouring lines a and b on either
+ * side. It returns the first cell that is blocked (*jump false: a dead end)
+ * or a jump point (*jump true). */
+
+/* 64 bits of a line from padded bit position p on: bit i is cell p - 64 + i. */
+static inline uint64_t window(const uint64_t *l, uint32_t p) {
+    uint32_t k = p >> 6, s = p & 63;
+    /* (hi << 1) << (63 - s) is hi << (64 - s), and 0 for s == 0. */
+    return (l[k] >> s) | ((l[k + 1] << 1) << (63 - s));
+}
+
+/* Towards higher positions. Window bit 0 is x itself. */
+static inline __attribute__((always_inline)) int32_t
+scan_up(const uint64_t *l, const uint64_t *a, const uint64_t *b, int32_t x, bool cc, bool *jump) {
+    for (;;) {
+        uint32_t p = (uint32_t)x + 64;
+        uint64_t r = window(l, p), ra = window(a, p), rb = window(b, p), stop;
+        if (cc) /* side cell blocked, the next one on that side and ahead open */
+            stop = ((~ra & (ra >> 1)) | (~rb & (rb >> 1))) & (r >> 1);
+        else /* side cell open, the one beside the predecessor blocked */
+            stop = ((~ra << 1) & ra) | ((~rb << 1) & rb);
+        /* Bits 1..63 are cells x+1..x+63 (1..62 with corner cutting, whose
+         * test needs the next bit). */
+        stop = (stop | ~r) & (cc ? 0x7ffffffffffffffeull : ~1ull);
+        if (stop) {
+            int i = __builtin_ctzll(stop);
+            *jump = (r >> i) & 1u;
+            return x + i;
+        }
+        x += cc ? 62 : 63;
+    }
+}
+
+/* Towards lower positions. Window bit 63 is x itself. */
+static inline __attribute__((always_inline)) int32_t
+scan_down(const uint64_t *l, const uint64_t *a, const uint64_t *b, int32_t x, bool cc, bool *jump) {
+    for (;;) {
+        uint32_t p = (uint32_t)x + 1;
+        uint64_t r = window(l, p), ra = window(a, p), rb = window(b, p), stop;
+        if (cc)
+            stop = ((~ra & (ra << 1)) | (~rb & (rb << 1))) & (r << 1);
+        else
+            stop = ((~ra >> 1) & ra) | ((~rb >> 1) & rb);
+        /* Bits 62..0 are cells x-1..x-63 (bits 62..1 with corner cutting). */
+        stop = (stop | ~r) & (cc ? 0x7ffffffffffffffeull : 0x7fffffffffffffffull);
+        if (stop) {
+            int i = 63 - __builtin_clzll(stop);
+            *jump = (r >> i) & 1u;
+            return x - (63 - i);
+        }
+        x -= cc ? 62 : 63;
+    }
+}
+
+/* One search. */
+typedef struct jps_run {
+    pf_search_ctx *ctx;
+    const pf_jps *j;
+    const uint8_t *moves;
+    const int16_t *tab; /* j->tab when built for the map's corner rule */
+    int32_t w;
+    int32_t gx, gy, goal;
+    double c, cd; /* cost of a straight and of a diagonal step */
+    uint32_t gen;
+    double fref;     /* successors with f <= fref skip the heap */
+    int32_t *stack;  /* those successors, expanded last in first out */
+    size_t sp;
+    uint64_t jump_points, generated;
+} jps_run;
+
+/* Nodes on the run's stack rather than in the heap. */
+#define JPS_STACKED (-2)
+
+/* Per-thread scratch in the context's PF__EXT_JPS slot. */
+typedef struct jps_scratch {
+    int32_t *stack;
+    size_t cap;
+} jps_scratch;
+
+static void scratch_free(void *p) {
+    jps_scratch *s = p;
+    free(s->stack);
+    free(s);
+}
+
+static size_t scratch_memory(const void *p) {
+    const jps_scratch *s = p;
+    return sizeof(*s) + s->cap * sizeof(int32_t);
+}
+
+/* The context's scratch with room for a stack of `cells` nodes. */
+static pf_status scratch_get(pf_search_ctx *ctx, size_t cells, jps_scratch **out) {
+    jps_scratch *s = ctx->ext[PF__EXT_JPS];
+    if (!s) {
+        s = calloc(1, sizeof(*s));
+        if (!s) return PF_ENOMEM;
+        ctx->ext[PF__EXT_JPS] = s;
+        ctx->ext_free[PF__EXT_JPS] = scratch_free;
+        ctx->ext_memory[PF__EXT_JPS] = scratch_memory;
+    }
+    if (cells > s->cap) {
+        int32_t *st = malloc(cells * sizeof(*st));
+        if (!st) return PF_ENOMEM;
+        free(s->stack);
+        s->stack = st;
+        s->cap = cells;
+    }
+    *out = s;
+    return PF_OK;
+}
+
+
+static inline double octile(const jps_run *r, int32_t x, int32_t y) {
+    int32_t dx = r->gx - x, dy = r->gy - y, mx, mn;
+    dx = dx < 0 ? -dx : dx;
+    dy = dy < 0 ? -dy : dy;
+    mx = dx > dy ? dx : dy;
+    mn = dx > dy ? dy : dx;
+    return r->c * ((double)mx + (PF_SQRT2 - 1.0) * (double)mn);
+}
+
+/* Offers jump point (x, y) at cost gn, reached from `parent`. */
+static inline void relax(jps_run *r, int32_t x, int32_t y, double gn, int32_t parent) {
+    int32_t n = y * r->w + x;
+    pf__node *nd = &r->ctx->nodes[n];
+    r->jump_points++;
+    if (nd->gen != r->gen) {
+        double h = octile(r, x, y);
+        nd->gen = r->gen;
+        nd->g = gn;
+        nd->parent = parent;
+        if (gn + h <= r->fref) {
+            nd->heap_pos = JPS_STACKED;
+            r->stack[r->sp++] = n;
+        } else {
+            pf__heap_push(r->ctx, n, gn + h, h);
+        }
+        r->generated++;
+    } else if (nd->heap_pos != PF__HEAP_CLOSED && gn < nd->g) {
+        nd->g = gn;
+        nd->parent = parent;
+        if (nd->heap_pos != JPS_STACKED) {
+            double h = octile(r, x, y);
+            pf__heap_decrease(r->ctx, n, gn + h, h);
+        }
+        r->generated++;
+    }
+}
+
+/* Straight jump along row y from x towards sx; gb is the cost at (x, y). */
+static inline __attribute__((always_inline)) void jump_h(jps_run *r, int32_t x, int32_t y,
+                                                         int sx, double gb, int32_t parent,
+                                                         bool cc) {
+    const pf_jps *j = r->j;
+    const uint64_t *l = row_line(j, y);
+    bool jp;
+    int32_t e;
+    if (sx > 0) {
+        e = scan_up(l, l - j->rstride, l + j->rstride, x, cc, &jp);
+        if (y == r->gy && r->gx > x && r->gx <= e) e = r->gx, jp = true;
+    } else {
+        e = scan_down(l, l - j->rstride, l + j->rstride, x, cc, &jp);
+        if (y == r->gy && r->gx < x && r->gx >= e) e = r->gx, jp = true;
+    }
+    if (jp) relax(r, e, y, gb + r->c * (double)(e > x ? e - x : x - e), parent);
+}
+
+/* Straight jump along column x from y towards sy, on the transposed grid. */
+static inline __attribute__((always_inline)) void jump_v(jps_run *r, int32_t x, int32_t y,
+                                                         int sy, double gb, int32_t parent,
+                                                         bool cc) {
+    const pf_jps *j = r->j;
+    const uint64_t *l = col_line(j, x);
+    bool jp;
+    int32_t e;
+    if (sy > 0) {
+        e = scan_up(l, l - j->cstride, l + j->cstride, y, cc, &jp);
+        if (x == r->gx && r->gy > y && r->gy <= e) e = r->gy, jp = true;
+    } else {
+        e = scan_down(l, l - j->cstride, l + j->cstride, y, cc, &jp);
+        if (x == r->gx && r->gy < y && r->gy >= e) e = r->gy, jp = true;
+    }
+    if (jp) relax(r, x, e, gb + r->c * (double)(e > y ? e - y : y - e), parent);
+}
+
+/* Diagonal jump from (x, y) = cell `from` towards (sx, sy), one diagonal
+ * cell at a time, launching both straight scans from each. */
+static inline __attribute__((always_inline)) void jump_d(jps_run *r, int32_t x, int32_t y,
+                                                         int sx, int sy, double gb,
+                                                         int32_t from, bool cc) {
+    const uint32_t bit = dbit(sx, sy);
+    const uint32_t side1 = dbit(-sx, sy), side2 = dbit(sx, -sy);
+    const int32_t off = sx + sy * r->w;
+    int32_t i = from;
+    double k = 0.0;
+    while (r->moves[i] & bit) {
+        double gk;
+        i += off;
+        x += sx;
+        y += sy;
+        k += 1.0;
+        gk = gb + r->cd * k;
+        if (i == r->goal) {
+            relax(r, x, y, gk, from);
+            return;
+        }
+        if (cc && ((!walkable(r->j, x - sx, y) && (r->moves[i] & side1)) ||
+                   (!walkable(r->j, x, y - sy) && (r->moves[i] & side2)))) {
+            relax(r, x, y, gk, from);
+            return;
+        }
+        jump_h(r, x, y, sx, gk, from, cc);
+        jump_v(r, x, y, sy, gk, from, cc);
+    }
+}
+
+/* Table jumps: the same successors as jump_h/jump_v/jump_d, with each
+ * straight scan one lookup and each diagonal run from stop to stop. */
+
+/* Straight jump from cell i = (x, y) in straight direction d = (sx, sy). */
+static inline __attribute__((always_inline)) void tjump_s(jps_run *r, int32_t i, int32_t x,
+                                                          int32_t y, int d, int sx, int sy,
+                                                          double gb, int32_t parent) {
+    int v = r->tab[8 * (size_t)i + d], n = v < 0 ? -v : v, k = 0;
+    if (sy == 0 && y == r->gy)
+        k = (r->gx - x) * sx;
+    else if (sx == 0 && x == r->gx)
+        k = (r->gy - y) * sy;
+    if (k > 0 && k <= n) /* the goal lies on the open run */
+        relax(r, r->gx, r->gy, gb + r->c * (double)k, parent);
+    else if (v > 0)
+        relax(r, x + sx * v, y + sy * v, gb + r->c * (double)v, parent);
+}
+
+/* Diagonal jump from cell `from` = (x, y) in diagonal direction d. Besides
+ * the table's stops, it stops where it first reaches the goal's row or
+ * column, whose straight scan towards the goal may end there. */
+static inline __attribute__((always_inline)) void tjump_d(jps_run *r, int32_t x, int32_t y, int d,
+                                                          int sx, int sy, double gb,
+                                                          int32_t from, bool cc) {
+    const int dh = dir_of[1][sx + 1], dv = dir_of[sy + 1][1];
+    const int32_t off = sx + sy * r->w;
+    int32_t i = from, k = 0;
+    for (;;) {
+        int v = r->tab[8 * (size_t)i + d], n = v < 0 ? -v : v;
+        int32_t gdx = (r->gx - x) * sx, gdy = (r->gy - y) * sy, m = gdx < gdy ? gdx : gdy;
+        double gk;
+        if (m > 0 && m <= n)
+            n = m;
+        else if (v <= 0)
+            return;
+        x += sx * n;
+        y += sy * n;
+        i += off * n;
+        k += n;
+        gk = gb + r->cd * (double)k;
+        if (i == r->goal || (cc && forced_diag(r->j, r->moves, i, x, y, sx, sy))) {
+            relax(r, x, y, gk, from);
+            return;
+        }
+        tjump_s(r, i, x, y, dh, sx, 0, gk, from);
+        tjump_s(r, i, x, y, dv, 0, sy, gk, from);
+    }
+}
+
+static inline int sgn(int32_t v) { return (v > 0) - (v < 0); }
+
+/* The directions worth trying from cell c = (x, y), by its arrival
+ * direction (read from its parent's offset) and the forced neighbours. */
+static inline __attribute__((always_inline)) uint32_t successors(const jps_run *r, int32_t c,
+                                                                 int32_t x, int32_t y, bool cc) {
+    const pf_jps *j = r->j;
+    int32_t p = r->ctx->nodes[c].parent, dx, dy;
+    uint32_t m;
+    int sx, sy;
+    if (p < 0) return r->moves[c];
+    dx = x - p % r->w;
+    dy = y - p / r->w;
+    sx = sgn(dx);
+    sy = sgn(dy);
+    if (dx * sx == dy * sy) {
+        m = dbit(sx, 0) | dbit(0, sy) | dbit(sx, sy);
+        if (cc) {
+            if (!walkable(j, x - sx, y)) m |= dbit(-sx, sy);
+            if (!walkable(j, x, y - sy)) m |= dbit(sx, -sy);
+        }
+    } else {
+        /* Arrived straight (possibly after a diagonal), along the longer
+         * axis of the offset. */
+        if (dx * sx > dy * sy)
+            sy = 0;
+        else
+            sx = 0;
+        m = dbit(sx, sy);
+        for (int q = -1; q <= 1; q += 2) {
+            int qx = sx ? 0 : q, qy = sx ? q : 0;
+            if (cc) {
+                if (!walkable(j, x + qx, y + qy)) m |= dbit(sx + qx, sy + qy);
+            } else if (!walkable(j, x - sx + qx, y - sy + qy)) {
+                m |= dbit(qx, qy) | dbit(sx + qx, sy + qy);
+            }
+        }
+    }
+    return m & r->moves[c];
+}
+
+static bool polled_stop(const pf_query *q, uint64_t expanded) {
+    return q->should_stop && (expanded & PF__STOP_POLL_MASK) == 0 && q->should_stop(q->stop_ud);
+}
+
+static inline __attribute__((always_inline)) pf_status run_jps(jps_run *r, const pf_query *q,
+                                                               pf_result *out, bool cc,
+                                                               bool tab) {
+    pf_search_ctx *ctx = r->ctx;
+    const int32_t w = r->w;
+    const int32_t s = q->start.y * w + q->start.x;
+    pf__node *nodes = ctx->nodes;
+
+    nodes[s].gen = r->gen;
+    nodes[s].parent = -1;
+    nodes[s].g = 0.0;
+    {
+        double hs = octile(r, q->start.x, q->start.y);
+        pf__heap_push(ctx, s, hs, hs);
+    }
+    r->generated = 1;
+    for (;;) {
+        int32_t c, x, y;
+        uint32_t m;
+        double gc;
+        if (r->sp > 0) {
+            c = r->stack[--r->sp];
+            nodes[c].heap_pos = PF__HEAP_CLOSED;
+        } else if (ctx->heap_len > 0) {
+            /* A successor whose f equals the least f in the open list may be
+             * expanded next without a round trip through the heap: with a
+             * consistent heuristic, expanding any node of least f keeps A*
+             * optimal. The margin absorbs rounding in g + h only. */
+            r->fref = ctx->heap[0].f + 1e-12 * (1.0 + ctx->heap[0].f);
+            c = pf__heap_pop(ctx);
+        } else {
+            break;
+        }
+        if (c == r->goal) return PF_OK;
+        if (polled_stop(q, out->expanded)) return PF_ECANCELED;
+        if (q->max_expanded && out->expanded >= q->max_expanded) return PF_EBUDGET;
+        out->expanded++;
+        if (q->record_expanded) ctx->expanded[ctx->expanded_len++] = c;
+        x = c % w;
+        y = c / w;
+        gc = nodes[c].g;
+        m = successors(r, c, x, y, cc);
+        if (tab) {
+            for (int d = 0; d < 4; d++)
+                if (m & (1u << d)) tjump_s(r, c, x, y, d, pf_dir_dx[d], pf_dir_dy[d], gc, c);
+            for (int d = 4; d < PF_DIR_COUNT; d++)
+                if (m & (1u << d)) tjump_d(r, x, y, d, pf_dir_dx[d], pf_dir_dy[d], gc, c, cc);
+            continue;
+        }
+        if (m & (1u << PF_DIR_E)) jump_h(r, x, y, 1, gc, c, cc);
+        if (m & (1u << PF_DIR_W)) jump_h(r, x, y, -1, gc, c, cc);
+        if (m & (1u << PF_DIR_S)) jump_v(r, x, y, 1, gc, c, cc);
+        if (m & (1u << PF_DIR_N)) jump_v(r, x, y, -1, gc, c, cc);
+        if (m & (1u << PF_DIR_SE)) jump_d(r, x, y, 1, 1, gc, c, cc);
+        if (m & (1u << PF_DIR_SW)) jump_d(r, x, y, -1, 1, gc, c, cc);
+        if (m & (1u << PF_DIR_NE)) jump_d(r, x, y, 1, -1, gc, c, cc);
+        if (m & (1u << PF_DIR_NW)) jump_d(r, x, y, -1, -1, gc, c, cc);
+    }
+    return PF_NO_PATH;
+}
+
+/* The four variants, each compiled with its rule and jump kind fixed. */
+static pf_status run_scan_cc(jps_run *r, const pf_query *q, pf_result *out) {
+    return run_jps(r, q, out, true, false);
+}
+
+static pf_status run_scan_nocc(jps_run *r, const pf_query *q, pf_result *out) {
+    return run_jps(r, q, out, false, false);
+}
+
+static pf_status run_table_cc(jps_run *r, const pf_query *q, pf_result *out) {
+    return run_jps(r, q, out, true, true);
+}
+
+static pf_status run_table_nocc(jps_run *r, const pf_query *q, pf_result *out) {
+    return run_jps(r, q, out, false, true);
+}
+
+/* Expands the jump points from the goal back to the start into the full cell
+ * path. Each parent -> child segment is diagonal first, then straight. The
+ * cost is summed step by step in path order, as pf_path_validate sums it. */
+static pf_status build_path(pf_search_ctx *ctx, const pf_grid *g, int32_t goal, pf_result *out) {
+    const int32_t w = g->w;
+    size_t n = 1, k;
+    pf_status st;
+    double cost = 0.0;
+
+    for (int32_t i = goal, p; (p = ctx->nodes[i].parent) >= 0; i = p) {
+        int32_t dx = abs(i % w - p % w), dy = abs(i / w - p / w);
+        n += (size_t)(dx > dy ? dx : dy);
+    }
+    st = pf__ctx_reserve_path(ctx, n);
+    if (st) return st;
+    k = n;
+    ctx->path[--k] = (pf_point){goal % w, goal / w};
+    for (int32_t i = goal, p; (p = ctx->nodes[i].parent) >= 0; i = p) {
+        pf_point a = {p % w, p / w}, b = {i % w, i / w};
+        int32_t steps = abs(b.x - a.x) > abs(b.y - a.y) ? abs(b.x - a.x) : abs(b.y - a.y);
+        int sx = sgn(b.x - a.x), sy = sgn(b.y - a.y);
+        pf_point cur = a;
+        k -= (size_t)steps;
+        ctx->path[k] = a;
+        for (int32_t t = 1; t < steps; t++) {
+            if (cur.x != b.x) cur.x += sx;
+            if (cur.y != b.y) cur.y += sy;
+            ctx->path[k + (size_t)t] = cur;
+        }
+    }
+    for (size_t t = 1; t < n; t++) {
+        pf_point a = ctx->path[t - 1], b = ctx->path[t];
+        double len = (a.x != b.x && a.y != b.y) ? PF_SQRT2 : 1.0;
+        cost += g->cost[(size_t)b.y * w + b.x] * len;
+    }
+    out->path = ctx->path;
+    out->path_len = n;
+    out->cost = cost;
+    return PF_OK;
+}
+
+pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, const pf_query *q,
+                        pf_result *out) {
+    size_t cells = (size_t)g->w * (size_t)g->h;
+    jps_run r;
+    pf_status st;
+
+    if (!pf_jps_supports(g)) {
+        pf_query qa = *q;
+        qa.algorithm = PF_ALGO_ASTAR;
+        st = pf_search(ctx, g, &qa, out);
+        out->algorithm = PF_ALGO_ASTAR;
+        return st;
+    }
+    memset(out, 0, sizeof(*out));
+    out->algorithm = PF_ALGO_JPS;
+    /* The heuristic is always octile; an inadmissible choice is refused as
+     * astar refuses it, so both answer the same queries. */
+    if ((unsigned)q->heuristic >= PF_H_COUNT || !pf_heuristic_is_admissible(q->heuristic, 8))
+        return out->status = PF_EINVAL;
+    if (!j || j->w != g->w || j->h != g->h) return out->status = PF_EINVAL;
+    st = pf__check_endpoints(g, q->start, q->goal);
+    if (st) return out->status = st;
+    st = pf__ctx_begin(ctx, cells);
+    if (st) return out->status = st;
+    if (q->record_expanded) {
+        st = pf__ctx_reserve_expanded(ctx, cells);
+        if (st) return out->status = st;
+    }
+    if (q->start.x == q->goal.x && q->start.y == q->goal.y) {
+        out->generated = 1;
+        return pf__answer_trivial(ctx, q->start, out);
+    }
+
+    r.ctx = ctx;
+    r.j = j;
+    r.moves = g->moves;
+    r.w = g->w;
+    r.gx = q->goal.x;
+    r.gy = q->goal.y;
+    r.goal = q->goal.y * g->w + q->goal.x;
+    r.c = (double)pf_grid_min_cost(g);
+    r.cd = r.c * PF_SQRT2;
+    r.gen = ctx->gen;
+    r.jump_points = 0;
+    r.generated = 0;
+    r.fref = -1.0;
+    r.sp = 0;
+    {
+        jps_scratch *sc;
+        st = scratch_get(ctx, cells, &sc);
+        if (st) return out->status = st;
+        r.stack = sc->stack;
+    }
+    r.tab = j->tab && j->tab_cc == g->corner_cutting ? j->tab : NULL;
+    if (r.tab)
+        st = g->corner_cutting ? run_table_cc(&r, q, out) : run_table_nocc(&r, q, out);
+    else
+        st = g->corner_cutting ? run_scan_cc(&r, q, out) : run_scan_nocc(&r, q, out);
+    out->generated = r.generated;
+    out->jump_points = r.jump_points;
+    if (q->record_expanded) {
+        out->expanded_cells = ctx->expanded;
+        out->expanded_cells_len = ctx->expanded_len;
+    }
+    if (st == PF_OK) st = build_path(ctx, g, r.goal, out);
+    if (st != PF_OK) {
+        out->path = NULL;
+        out->path_len = 0;
+        out->cost = 0.0;
+    }
+    return out->status = st;
+}

@@ -1,0 +1,277 @@
+/* jsonw.c -- see jsonw.h. */
+#include "jsonw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JSONW_DEFAULT_CAP 256
+
+void pf_jsonw_init(pf_jsonw *w, size_t cap_hint) {
+    memset(w, 0, sizeof(*w));
+    w->cap = cap_hint ? cap_hint : JSONW_DEFAULT_CAP;
+    w->buf = malloc(w->cap);
+    if (!w->buf) {
+        w->failed = true;
+        w->cap = 0;
+        return;
+    }
+    w->buf[0] = '\0';
+    w->first[0] = true;
+}
+
+void pf_jsonw_free(pf_jsonw *w) {
+    free(w->buf);
+    w->buf = NULL;
+    w->len = w->cap = 0;
+}
+
+char *pf_jsonw_take(pf_jsonw *w, size_t *len) {
+    char *b = w->failed ? NULL : w->buf;
+    if (w->failed) free(w->buf);
+    *len = w->failed ? 0 : w->len;
+    w->buf = NULL;
+    w->len = w->cap = 0;
+    return b;
+}
+
+bool pf_jsonw_failed(const pf_jsonw *w) { return w->failed; }
+
+/* Makes room for n more bytes plus the terminating NUL. */
+static bool reserve(pf_jsonw *w, size_t n) {
+    size_t need, nc;
+    char *b;
+    if (w->failed) return false;
+    if (__builtin_add_overflow(w->len, n + 1, &need)) goto fail;
+    if (need <= w->cap) return true;
+    nc = w->cap ? w->cap : JSONW_DEFAULT_CAP;
+    while (nc < need) {
+        if (__builtin_mul_overflow(nc, 2, &nc)) goto fail;
+    }
+    b = realloc(w->buf, nc);
+    if (!b) goto fail;
+    w->buf = b;
+    w->cap = nc;
+    return true;
+fail:
+    w->failed = true;
+    return false;
+}
+
+static inline void put(pf_jsonw *w, const char *s, size_t n) {
+    if (!reserve(w, n)) return;
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+    w->buf[w->len] = '\0';
+}
+
+static inline void putc1(pf_jsonw *w, char c) {
+    if (!reserve(w, 1)) return;
+    w->buf[w->len++] = c;
+    w->buf[w->len] = '\0';
+}
+
+/* Writes the separator a new value at the current depth needs. */
+static inline void sep(pf_jsonw *w) {
+    if (w->after_key) {
+        w->after_key = false;
+        return;
+    }
+    if (!w->first[w->depth]) putc1(w, ',');
+    w->first[w->depth] = false;
+}
+
+static void open_(pf_jsonw *w, char c) {
+    sep(w);
+    if (w->depth >= PF_JSONW_MAX_DEPTH) {
+        w->failed = true;
+        return;
+    }
+    putc1(w, c);
+    w->depth++;
+    w->first[w->depth] = true;
+}
+
+static void close_(pf_jsonw *w, char c) {
+    if (w->depth == 0) {
+        w->failed = true;
+        return;
+    }
+    w->depth--;
+    putc1(w, c);
+}
+
+void pf_jsonw_obj_begin(pf_jsonw *w) { open_(w, '{'); }
+void pf_jsonw_obj_end(pf_jsonw *w) { close_(w, '}'); }
+void pf_jsonw_arr_begin(pf_jsonw *w) { open_(w, '['); }
+void pf_jsonw_arr_end(pf_jsonw *w) { close_(w, ']'); }
+
+static void write_escaped(pf_jsonw *w, const char *s, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    size_t i, run = 0;
+    putc1(w, '"');
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        put(w, s + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"': put(w, "\\\"", 2); break;
+        case '\\': put(w, "\\\\", 2); break;
+        case '\n': put(w, "\\n", 2); break;
+        case '\r': put(w, "\\r", 2); break;
+        case '\t': put(w, "\\t", 2); break;
+        default: {
+            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            put(w, e, 6);
+        }
+        }
+    }
+    put(w, s + run, n - run);
+    putc1(w, '"');
+}
+
+void pf_jsonw_key(pf_jsonw *w, const char *key) {
+    sep(w);
+    write_escaped(w, key, strlen(key));
+    putc1(w, ':');
+    w->after_key = true;
+}
+
+void pf_jsonw_str(pf_jsonw *w, const char *s) { pf_jsonw_strn(w, s, strlen(s)); }
+
+void pf_jsonw_strn(pf_jsonw *w, const char *s, size_t n) {
+    sep(w);
+    write_escaped(w, s, n);
+}
+
+/* Digits of v, written backwards into the end of tmp; returns the start. */
+static char *fmt_u64(uint64_t v, char *end) {
+    char *p = end;
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return p;
+}
+
+void pf_jsonw_uint(pf_jsonw *w, uint64_t v) {
+    char tmp[24], *p = fmt_u64(v, tmp + sizeof(tmp));
+    sep(w);
+    put(w, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+void pf_jsonw_int(pf_jsonw *w, int64_t v) {
+    char tmp[24], *p;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    p = fmt_u64(u, tmp + sizeof(tmp));
+    if (v < 0) *--p = '-';
+    sep(w);
+    put(w, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+size_t pf_jsonw_fmt_double(double v, char *out) {
+    int n;
+    if (!isfinite(v)) {
+        memcpy(out, "null", 5);
+        return 4;
+    }
+    if (v == 0) {
+        out[0] = '0';
+        out[1] = '\0';
+        return 1;
+    }
+    /* Integral values that fit exactly: the integer form. */
+    if (fabs(v) < 9007199254740992.0 && v == (double)(int64_t)v) {
+        char tmp[24], *p;
+        int64_t iv = (int64_t)v;
+        uint64_t u = iv < 0 ? (uint64_t)0 - (uint64_t)iv : (uint64_t)iv;
+        p = fmt_u64(u, tmp + sizeof(tmp));
+        if (iv < 0) *--p = '-';
+        n = (int)(tmp + sizeof(tmp) - p);
+        memcpy(out, p, (size_t)n);
+        out[n] = '\0';
+        return (size_t)n;
+    }
+    /* The shortest of %.15g, %.16g, %.17g that reads back exactly: 17
+     * significant digits always round-trip an IEEE double. */
+    for (int prec = 15; prec <= 17; prec++) {
+        n = snprintf(out, 32, "%.*g", prec, v);
+        if (prec == 17 || strtod(out, NULL) == v) break;
+    }
+    return (size_t)n;
+}
+
+void pf_jsonw_double(pf_jsonw *w, double v) {
+    char tmp[32];
+    size_t n = pf_jsonw_fmt_double(v, tmp);
+    sep(w);
+    put(w, tmp, n);
+}
+
+void pf_jsonw_bool(pf_jsonw *w, bool v) {
+    sep(w);
+    if (v)
+        put(w, "true", 4);
+    else
+        put(w, "false", 5);
+}
+
+void pf_jsonw_null(pf_jsonw *w) {
+    sep(w);
+    put(w, "null", 4);
+}
+
+void pf_jsonw_raw(pf_jsonw *w, const char *json, size_t n) {
+    sep(w);
+    put(w, json, n);
+}
+
+void pf_jsonw_append(pf_jsonw *w, const char *s, size_t n) { put(w, s, n); }
+
+void pf_jsonw_point(pf_jsonw *w, int32_t x, int32_t y) {
+    char tmp[32], *end = tmp + sizeof(tmp), *p = end;
+    uint32_t ux = x < 0 ? (uint32_t)0 - (uint32_t)x : (uint32_t)x;
+    uint32_t uy = y < 0 ? (uint32_t)0 - (uint32_t)y : (uint32_t)y;
+    *--p = ']';
+    do {
+        *--p = (char)('0' + uy % 10);
+        uy /= 10;
+    } while (uy);
+    if (y < 0) *--p = '-';
+    *--p = ',';
+    do {
+        *--p = (char)('0' + ux % 10);
+        ux /= 10;
+    } while (ux);
+    if (x < 0) *--p = '-';
+    *--p = '[';
+    sep(w);
+    put(w, p, (size_t)(end - p));
+}
+
+void pf_jsonw_kstr(pf_jsonw *w, const char *key, const char *s) {
+    pf_jsonw_key(w, key);
+    pf_jsonw_str(w, s);
+}
+
+void pf_jsonw_kint(pf_jsonw *w, const char *key, int64_t v) {
+    pf_jsonw_key(w, key);
+    pf_jsonw_int(w, v);
+}
+
+void pf_jsonw_kuint(pf_jsonw *w, const char *key, uint64_t v) {
+    pf_jsonw_key(w, key);
+    pf_jsonw_uint(w, v);
+}
+
+void pf_jsonw_kdouble(pf_jsonw *w, const char *key, double v) {
+    pf_jsonw_key(w, key);
+    pf_jsonw_double(w, v);
+}
+
+void pf_jsonw_kbool(pf_jsonw *w, const char *key, bool v) {
+    pf_jsonw_key(w, key);
+    pf_jsonw_bool(w, v);
+}

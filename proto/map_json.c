@@ -1,0 +1,320 @@
+/* map_json.c -- see map_json.h. */
+#include "map_json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonr.h"
+#include "map_io.h"
+
+static const char *const map_members[] = {"width", "height", "rows",  "legend", "connectivity",
+                                          "corner_cutting", "walls", "doors", NULL};
+
+static bool dir_from(const char *s, int *dir) {
+    if (strcmp(s, "E") == 0) *dir = PF_DIR_E;
+    else if (strcmp(s, "W") == 0) *dir = PF_DIR_W;
+    else if (strcmp(s, "S") == 0) *dir = PF_DIR_S;
+    else if (strcmp(s, "N") == 0) *dir = PF_DIR_N;
+    else return false;
+    return true;
+}
+
+/* [x, y, "E"] -> an edge. */
+static pf_status read_edge(const cJSON *it, const char *field, pf_edge *out, pf_proto_error *e) {
+    const cJSON *x, *y, *d;
+    int64_t vx, vy;
+    if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 3) goto bad;
+    x = it->child;
+    y = x->next;
+    d = y->next;
+    if (!cJSON_IsString(d) || !dir_from(d->valuestring, &out->dir)) goto bad;
+    if (pf_jsonr_int(x, field, INT32_MIN, INT32_MAX, &vx, e) ||
+        pf_jsonr_int(y, field, INT32_MIN, INT32_MAX, &vy, e))
+        goto bad;
+    out->a.x = (int32_t)vx;
+    out->a.y = (int32_t)vy;
+    return PF_OK;
+bad:
+    return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, field,
+                              "Field '%s' must be a wall [x, y, side] with side E, W, S or N.",
+                              field);
+}
+
+static pf_status build_legend(const cJSON *lg, pf_legend legend, pf_proto_error *e) {
+    char f[48];
+    pf_status st;
+    pf_legend_movingai(legend);
+    legend['#'] = 0;
+    if (!lg) return PF_OK;
+    if ((st = pf_jsonr_object(lg, "legend", e))) return st;
+    for (const cJSON *m = lg->child; m; m = m->next) {
+        int64_t cost;
+        unsigned char c = m->string ? (unsigned char)m->string[0] : 0;
+        snprintf(f, sizeof(f), "legend.%.32s", m->string ? m->string : "");
+        if (!m->string || strlen(m->string) != 1 || c < 0x21 || c > 0x7e)
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                      "Legend keys must be single printable ASCII characters.");
+        if ((st = pf_jsonr_int(m, f, 0, 255, &cost, e))) return st;
+        legend[c] = (int16_t)cost;
+    }
+    return PF_OK;
+}
+
+static pf_status read_doors(const cJSON *doors, pf_grid *g, pf_proto_error *e) {
+    static const char *const door_members[] = {"cells", "walls", "open", NULL};
+    char f[160], prefix[96];
+    pf_status st = PF_OK;
+    if ((st = pf_jsonr_object(doors, "doors", e))) return st;
+    for (const cJSON *d = doors->child; d; d = d->next) {
+        const cJSON *cells, *walls, *open;
+        pf_point *pts = NULL;
+        pf_edge *edges = NULL;
+        size_t npts = 0, nedges = 0, i;
+        bool is_open = true;
+        int32_t index;
+        snprintf(prefix, sizeof(prefix), "doors.%.64s.", d->string);
+        snprintf(f, sizeof(f), "doors.%.64s", d->string);
+        if ((st = pf_jsonr_object(d, f, e))) return st;
+        if ((st = pf_jsonr_check_members(d, door_members, prefix, e))) return st;
+        cells = cJSON_GetObjectItemCaseSensitive(d, "cells");
+        walls = cJSON_GetObjectItemCaseSensitive(d, "walls");
+        open = cJSON_GetObjectItemCaseSensitive(d, "open");
+        if (open && (st = pf_jsonr_bool(open, (snprintf(f, sizeof(f), "%sopen", prefix), f),
+                                        &is_open, e)))
+            return st;
+        if ((cells && !cJSON_IsArray(cells)) || (walls && !cJSON_IsArray(walls)))
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST,
+                                      (snprintf(f, sizeof(f), "%s%s", prefix,
+                                                cells && !cJSON_IsArray(cells) ? "cells" : "walls"),
+                                       f),
+                                      "Field '%s' must be an array.", f);
+        npts = cells ? (size_t)cJSON_GetArraySize(cells) : 0;
+        nedges = walls ? (size_t)cJSON_GetArraySize(walls) : 0;
+        if (npts + nedges == 0)
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                      "Door '%.64s' needs at least one cell or wall.", d->string);
+        pts = calloc(npts ? npts : 1, sizeof(*pts));
+        edges = calloc(nedges ? nedges : 1, sizeof(*edges));
+        if (!pts || !edges) {
+            st = pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+            goto out_free;
+        }
+        i = 0;
+        for (const cJSON *c = cells ? cells->child : NULL; c; c = c->next, i++) {
+            snprintf(f, sizeof(f), "%scells[%zu]", prefix, i);
+            if ((st = pf_jsonr_point(c, f, &pts[i], e))) goto out_free;
+            if (!pf_grid_in_bounds(g, pts[i])) {
+                st = pf_proto_error_set(e, PF_ERANGE, PF_ERR_OFF_MAP, f,
+                                        "Door cell '%s' is outside the map.", f);
+                goto out_free;
+            }
+        }
+        i = 0;
+        for (const cJSON *c = walls ? walls->child : NULL; c; c = c->next, i++) {
+            pf_point b;
+            snprintf(f, sizeof(f), "%swalls[%zu]", prefix, i);
+            if ((st = read_edge(c, f, &edges[i], e))) goto out_free;
+            b.x = edges[i].a.x + pf_dir_dx[edges[i].dir];
+            b.y = edges[i].a.y + pf_dir_dy[edges[i].dir];
+            if (!pf_grid_in_bounds(g, edges[i].a) || !pf_grid_in_bounds(g, b)) {
+                st = pf_proto_error_set(e, PF_ERANGE, PF_ERR_OFF_MAP, f,
+                                        "Door wall '%s' is not between two cells of the map.", f);
+                goto out_free;
+            }
+        }
+        snprintf(f, sizeof(f), "doors.%.64s", d->string);
+        st = pf_grid_add_door(g, d->string, pts, npts, edges, nedges, is_open, &index);
+        if (st == PF_ELIMIT)
+            pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, "doors", "Too many doors.");
+        else if (st == PF_ENOMEM)
+            pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
+        else if (st)
+            pf_proto_error_set(e, st, PF_ERR_INVALID_VALUE, f,
+                               "Door '%.64s' is invalid: a name is 1 to %d bytes and unique.",
+                               d->string, PF_DOOR_NAME_MAX - 1);
+    out_free:
+        free(pts);
+        free(edges);
+        if (st) return st;
+    }
+    return PF_OK;
+}
+
+pf_status pf_map_json_parse(const char *buf, size_t len, const pf_grid_limits *lim, pf_grid **out,
+                            pf_proto_error *e) {
+    cJSON *root, *rows, *it;
+    const char **rowp = NULL;
+    size_t *lens = NULL, nrows = 0, i;
+    pf_legend legend;
+    pf_grid *g = NULL;
+    pf_grid_limits L = lim ? *lim : pf_grid_default_limits();
+    int64_t width = -1, height = -1, conn = 8;
+    bool cut = false;
+    char f[48];
+    pf_parse_error perr;
+    pf_status st = pf_jsonr_parse(buf, len, &root, e);
+
+    *out = NULL;
+    if (st) return st;
+    if ((st = pf_jsonr_object(root, NULL, e))) goto out_free_root;
+    if ((st = pf_jsonr_check_members(root, map_members, "", e))) goto out_free_root;
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "width")) &&
+        (st = pf_jsonr_int(it, "width", 1, L.max_side, &width, e)))
+        goto out_free_root;
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "height")) &&
+        (st = pf_jsonr_int(it, "height", 1, L.max_side, &height, e)))
+        goto out_free_root;
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "connectivity"))) {
+        if ((st = pf_jsonr_int(it, "connectivity", 4, 8, &conn, e))) goto out_free_root;
+        if (conn != 4 && conn != 8) {
+            st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, "connectivity",
+                                    "Field 'connectivity' must be 4 or 8.");
+            goto out_free_root;
+        }
+    }
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "corner_cutting")) &&
+        (st = pf_jsonr_bool(it, "corner_cutting", &cut, e)))
+        goto out_free_root;
+    if ((st = build_legend(cJSON_GetObjectItemCaseSensitive(root, "legend"), legend, e)))
+        goto out_free_root;
+
+    rows = cJSON_GetObjectItemCaseSensitive(root, "rows");
+    if (!rows || !cJSON_IsArray(rows)) {
+        st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, "rows",
+                                "Field 'rows' is required: an array of strings, one per row.");
+        goto out_free_root;
+    }
+    for (it = rows->child; it; it = it->next) nrows++;
+    if (nrows == 0 || (height >= 0 && (size_t)height != nrows)) {
+        st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, "rows",
+                                "Field 'rows' has %zu rows; the map needs height (%lld) rows, at "
+                                "least one.",
+                                nrows, (long long)(height >= 0 ? height : 1));
+        goto out_free_root;
+    }
+    if (nrows > (size_t)L.max_side) {
+        st = pf_proto_error_set(e, PF_ELIMIT, PF_ERR_LIMIT_EXCEEDED, "rows",
+                                "The map has %zu rows; at most %d are accepted.", nrows,
+                                (int)L.max_side);
+        goto out_free_root;
+    }
+    rowp = calloc(nrows, sizeof(*rowp));
+    lens = calloc(nrows, sizeof(*lens));
+    if (!rowp || !lens) {
+        st = pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+        goto out_free_rows;
+    }
+    i = 0;
+    for (it = rows->child; it; it = it->next, i++) {
+        snprintf(f, sizeof(f), "rows[%zu]", i);
+        if ((st = pf_jsonr_string(it, f, &rowp[i], e))) goto out_free_rows;
+        lens[i] = strlen(rowp[i]);
+        if (width >= 0 && lens[i] != (size_t)width) {
+            st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                    "Row %zu has %zu cells; width is %lld.", i, lens[i],
+                                    (long long)width);
+            goto out_free_rows;
+        }
+    }
+    st = pf_map_from_rows(rowp, lens, (int32_t)nrows, legend, &L, &g, &perr);
+    if (st) {
+        if (st == PF_ELIMIT) {
+            pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, "rows",
+                               "The map is larger than this server accepts: %s", perr.msg);
+        } else if (st == PF_ENOMEM) {
+            pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
+        } else {
+            snprintf(f, sizeof(f), "rows[%d]", perr.line > 0 ? (int)perr.line - 1 : 0);
+            st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f, "%s: %s", f, perr.msg);
+        }
+        goto out_free_rows;
+    }
+    if (pf_grid_set_rules(g, (int)conn, cut) != PF_OK) {
+        st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, "connectivity",
+                                "Field 'connectivity' must be 4 or 8.");
+        goto out_free_grid;
+    }
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "walls"))) {
+        if (!cJSON_IsArray(it)) {
+            st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, "walls",
+                                    "Field 'walls' must be an array of [x, y, side].");
+            goto out_free_grid;
+        }
+        i = 0;
+        for (const cJSON *w = it->child; w; w = w->next, i++) {
+            pf_edge edge;
+            snprintf(f, sizeof(f), "walls[%zu]", i);
+            if ((st = read_edge(w, f, &edge, e))) goto out_free_grid;
+            if ((st = pf_grid_set_wall(g, edge.a, edge.dir, true))) {
+                st = pf_proto_error_set(e, PF_ERANGE, PF_ERR_OFF_MAP, f,
+                                        "Wall '%s' is not between two cells of the map.", f);
+                goto out_free_grid;
+            }
+        }
+    }
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "doors")) && (st = read_doors(it, g, e)))
+        goto out_free_grid;
+    *out = g;
+    g = NULL;
+    st = PF_OK;
+
+out_free_grid:
+    pf_grid_destroy(g);
+out_free_rows:
+    free(rowp);
+    free(lens);
+out_free_root:
+    cJSON_Delete(root);
+    return st;
+}
+
+pf_status pf_map_text_parse(const char *buf, size_t len, const pf_grid_limits *lim, pf_grid **out,
+                            pf_proto_error *e) {
+    pf_parse_error perr;
+    pf_status st = pf_map_parse_movingai(buf, len, lim, out, &perr);
+    if (st == PF_OK) return PF_OK;
+    if (st == PF_ELIMIT)
+        return pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, NULL,
+                                  "The map is larger than this server accepts: %s", perr.msg);
+    if (st == PF_ENOMEM) return pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
+    if (perr.line > 0)
+        return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_MAP, NULL,
+                                  "Moving AI map, line %d: %s", (int)perr.line, perr.msg);
+    return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_MAP, NULL, "Moving AI map: %s",
+                              perr.msg);
+}
+
+void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
+    const pf_grid *g = pf_planner_grid(info->planner);
+    uint64_t lookups = info->cache_hits + info->cache_misses;
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kstr(w, "id", info->id);
+    pf_jsonw_kuint(w, "version", info->version);
+    pf_jsonw_kint(w, "width", pf_grid_width(g));
+    pf_jsonw_kint(w, "height", pf_grid_height(g));
+    pf_jsonw_kint(w, "connectivity", pf_grid_connectivity(g));
+    pf_jsonw_kbool(w, "corner_cutting", pf_grid_corner_cutting(g));
+    pf_jsonw_kint(w, "walkable_cells", pf_grid_walkable_count(g));
+    pf_jsonw_kbool(w, "uniform_cost", pf_grid_is_uniform(g));
+    pf_jsonw_kint(w, "doors", pf_grid_door_count(g));
+    pf_jsonw_kuint(w, "memory_bytes", pf_planner_memory(info->planner));
+    pf_jsonw_kuint(w, "build_us", info->build_us);
+    pf_jsonw_kstr(w, "default_algorithm", info->default_algorithm);
+    pf_jsonw_key(w, "hierarchy");
+    if (pf_planner_has_hpa(info->planner)) {
+        pf_jsonw_obj_begin(w);
+        pf_jsonw_kuint(w, "build_us", pf_planner_hpa_build_us(info->planner));
+        pf_jsonw_obj_end(w);
+    } else {
+        pf_jsonw_null(w);
+    }
+    pf_jsonw_key(w, "cache");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kuint(w, "entries", info->cache_entries);
+    pf_jsonw_kuint(w, "hits", info->cache_hits);
+    pf_jsonw_kuint(w, "misses", info->cache_misses);
+    pf_jsonw_kdouble(w, "hit_ratio", lookups ? (double)info->cache_hits / (double)lookups : 0.0);
+    pf_jsonw_obj_end(w);
+    pf_jsonw_obj_end(w);
+}

@@ -1,0 +1,107 @@
+/* path_json.h -- path requests in (JSON body, query string, batch) and path
+ * answers out.
+ *
+ * Request fields (all but start and goal optional):
+ *   start, goal    [x, y]
+ *   algorithm      bfs dijkstra astar weighted greedy jps hpa (default: hpa on
+ *                  maps with a hierarchy, else astar; the server decides)
+ *   weight         >= 1, used by "weighted" only (default 1.5)
+ *   heuristic      default octile manhattan chebyshev euclidean
+ *   smooth         string-pull the path into waypoints with line of sight
+ *   debug          add the expanded cells to the answer
+ *   deadline_ms    1..3600000, the server's default when absent
+ *   max_expanded   node budget, 0 = unlimited
+ *   cache          false bypasses the per-map path cache (default true)
+ * Unknown fields are rejected so that typos do not pass silently.
+ *
+ * Parsers fill a pf_proto_error naming the field. Writers use pf_jsonw and
+ * build no tree. Thread-safe.
+ */
+#ifndef PF_PROTO_PATH_JSON_H
+#define PF_PROTO_PATH_JSON_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+#include "grid.h"
+#include "jsonr.h"
+#include "jsonw.h"
+#include "search.h"
+
+#define PF_PATH_MAX_DEADLINE_MS 3600000
+#define PF_PATH_DEFAULT_WEIGHT 1.5
+
+typedef struct pf_path_request {
+    pf_point start, goal;
+    bool has_algorithm;     /* false: the server picks the map's default */
+    pf_algorithm algorithm;
+    pf_heuristic heuristic;
+    double weight;
+    bool smooth;
+    bool debug;
+    bool use_cache;
+    int64_t deadline_ms;    /* 0 = not given */
+    uint64_t max_expanded;  /* 0 = unlimited */
+} pf_path_request;
+
+/* A request with every option at its default (start and goal (0,0)). */
+pf_path_request pf_path_request_default(void);
+
+/* Parses a single request body. Statuses: PF_EPARSE (malformed JSON, wrong
+ * type, missing start/goal, unknown field), PF_EINVAL (a value out of its
+ * range or an unknown algorithm), PF_ERANGE (a coordinate beyond int32). */
+pf_status pf_path_request_parse(const char *buf, size_t len, pf_path_request *out,
+                                pf_proto_error *e);
+
+/* Reads one request from a JSON object. `prefix` ("" or "queries[3].") is
+ * put in front of field names in errors. `allow_deadline` false rejects a
+ * deadline_ms member (batch items share the batch's deadline). */
+pf_status pf_path_request_from_json(const cJSON *obj, const char *prefix, bool allow_deadline,
+                                    pf_path_request *out, pf_proto_error *e);
+
+/* One query-string argument; value NULL for a bare key. */
+typedef struct pf_kv {
+    const char *key;
+    const char *value;
+} pf_kv;
+
+/* Reads the GET form: start=x,y&goal=x,y&algorithm=..&weight=..&heuristic=..
+ * &smooth=true&debug=1&deadline_ms=..&max_expanded=..&cache=false. Statuses as
+ * pf_path_request_parse. */
+pf_status pf_path_request_from_query(const pf_kv *kv, size_t n, pf_path_request *out,
+                                     pf_proto_error *e);
+
+/* Parses {"queries":[request, ...], "deadline_ms": N}. At most max_queries
+ * queries (PF_ELIMIT naming "queries" past it), at least one. On success
+ * *out (free with free()) holds *n requests and *deadline_ms the batch's
+ * deadline (0 = not given). */
+pf_status pf_path_batch_parse(const char *buf, size_t len, size_t max_queries,
+                              pf_path_request **out, size_t *n, int64_t *deadline_ms,
+                              pf_proto_error *e);
+
+/* What the server answers for one path query. */
+typedef struct pf_path_answer {
+    pf_status status;          /* PF_OK, PF_NO_PATH or PF_EBUDGET */
+    pf_algorithm algorithm;    /* the algorithm that ran */
+    double cost;
+    const pf_point *path;      /* borrowed */
+    size_t path_len;
+    const int32_t *expanded_cells; /* borrowed; cell indices y*w+x, debug only */
+    size_t expanded_cells_len;
+    int32_t map_width;         /* to turn cell indices into [x, y] */
+    uint64_t map_version;
+    uint64_t expanded;
+    uint64_t time_us;
+    bool cached;
+    bool debug;                /* write "expanded_cells" */
+} pf_path_answer;
+
+/* Writes {"found":..,"cost":..,"path":[[x,y],..],"algorithm":..,"map_version":..,
+ * "stats":{"expanded":..,"time_us":..,"cached":..}} (plus "reason" when not
+ * found and "expanded_cells" with debug) as a value. */
+void pf_path_write_answer(pf_jsonw *w, const pf_path_answer *a);
+
+#endif

@@ -1,0 +1,70 @@
+/* cache.h -- an LRU cache of answered paths, one per map version.
+ *
+ * Keyed by (start, goal, algorithm, heuristic, weight, smooth, node budget,
+ * map version). Bounded by an entry count and by the bytes of the paths it
+ * holds; the least recently used entry goes first. Counts hits and misses
+ * for the hit ratio /v1/info reports.
+ *
+ * Thread-safe: one mutex per cache; a lookup copies the path out, so an
+ * entry evicted a moment later never dangles.
+ */
+#ifndef PF_SERVER_CACHE_H
+#define PF_SERVER_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grid.h"
+#include "search.h"
+#include "status.h"
+
+typedef struct pf_cache_key {
+    pf_point start, goal;
+    int32_t algorithm;  /* pf_algorithm actually requested */
+    int32_t heuristic;
+    double weight;      /* 0 unless the algorithm is weighted */
+    uint64_t max_expanded;
+    uint64_t version;
+    bool smooth;
+} pf_cache_key;
+
+typedef struct pf_cache_value {
+    pf_status status;        /* PF_OK or PF_NO_PATH */
+    pf_algorithm algorithm;  /* the algorithm that ran */
+    double cost;
+    uint64_t expanded;       /* of the search that filled the entry */
+    pf_point *path;          /* get: owned by the caller, free() */
+    size_t path_len;
+} pf_cache_value;
+
+typedef struct pf_cache pf_cache;
+
+typedef struct pf_cache_stats {
+    uint64_t hits, misses;
+    size_t entries, bytes;
+} pf_cache_stats;
+
+/* A cache of at most max_entries entries and max_bytes bytes of paths;
+ * max_entries 0 makes a cache that stores nothing. NULL on ENOMEM. */
+pf_cache *pf_cache_create(size_t max_entries, size_t max_bytes);
+void pf_cache_destroy(pf_cache *c);
+
+/* Builds a key with every padding byte zeroed. */
+pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo,
+                               pf_heuristic h, double weight, bool smooth, uint64_t max_expanded,
+                               uint64_t version);
+
+/* On a hit fills *out (out->path is a malloc'd copy) and returns true;
+ * counts a hit or a miss. A hit whose copy cannot be allocated is a miss. */
+bool pf_cache_get(pf_cache *c, const pf_cache_key *k, pf_cache_value *out);
+
+/* Stores a copy of v under k, replacing an entry with the same key and
+ * evicting the least recently used ones to stay within bounds. Entries
+ * larger than the byte bound are not stored. PF_ENOMEM leaves the cache as
+ * it was. */
+pf_status pf_cache_put(pf_cache *c, const pf_cache_key *k, const pf_cache_value *v);
+
+void pf_cache_get_stats(pf_cache *c, pf_cache_stats *st);
+
+#endif

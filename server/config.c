@@ -1,0 +1,187 @@
+/* config.c -- see config.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum opt_kind { OPT_INT, OPT_STR, OPT_BOOL } opt_kind;
+
+typedef struct opt {
+    const char *flag;   /* without the leading "--" */
+    const char *env;
+    const char *info;   /* the name /v1/info reports */
+    opt_kind kind;
+    size_t offset;
+    int64_t dflt, min, max;
+    const char *help;
+} opt;
+
+#define OFF(f) offsetof(pf_config, f)
+
+static const opt opts[] = {
+    {"bind", "PATHD_BIND", "bind", OPT_STR, OFF(bind), 0, 0, 0,
+     "address to listen on (IPv4 dotted quad)"},
+    {"port", "PATHD_PORT", "port", OPT_INT, OFF(port), 8080, 0, 65535,
+     "TCP port; 0 picks a free port (printed at start)"},
+    {"workers", "PATHD_WORKERS", "workers", OPT_INT, OFF(workers), 2, 1, 256,
+     "search worker threads (each has its own search scratch memory)"},
+    {"io-threads", "PATHD_IO_THREADS", "io_threads", OPT_INT, OFF(io_threads), 2, 1, 64,
+     "HTTP I/O threads; they never search"},
+    {"queue", "PATHD_QUEUE", "queue_limit", OPT_INT, OFF(queue_limit), 256, 1, 1000000,
+     "jobs that may wait for a worker; one more is answered 503 at once"},
+    {"max-body", "PATHD_MAX_BODY", "max_body_bytes", OPT_INT, OFF(max_body_bytes),
+     16 * 1024 * 1024, 1024, INT64_C(1) << 32, "largest request body in bytes (413 past it)"},
+    {"max-map-cells", "PATHD_MAX_MAP_CELLS", "max_map_cells", OPT_INT, OFF(max_map_cells),
+     4 * 1024 * 1024, 1, (INT64_C(256) * 1024 * 1024), "largest width x height of a map (413)"},
+    {"max-map-side", "PATHD_MAX_MAP_SIDE", "max_map_side", OPT_INT, OFF(max_map_side), 8192, 1,
+     16384, "largest width or height of a map (413)"},
+    {"max-maps", "PATHD_MAX_MAPS", "max_maps", OPT_INT, OFF(max_maps), 1024, 1, 1000000,
+     "maps held at once (413 for one more)"},
+    {"max-batch", "PATHD_MAX_BATCH", "max_batch", OPT_INT, OFF(max_batch), 256, 1, 100000,
+     "queries in one batch request (413 past it)"},
+    {"max-connections", "PATHD_MAX_CONNECTIONS", "max_connections", OPT_INT,
+     OFF(max_connections), 1024, 1, 1000000, "open HTTP connections"},
+    {"max-per-ip", "PATHD_MAX_PER_IP", "max_connections_per_ip", OPT_INT, OFF(max_per_ip), 0, 0,
+     1000000, "open connections per client address; 0 = no limit"},
+    {"conn-timeout", "PATHD_CONN_TIMEOUT", "connection_timeout_s", OPT_INT, OFF(conn_timeout_s),
+     30, 1, 86400, "seconds an idle connection stays open"},
+    {"deadline-ms", "PATHD_DEADLINE_MS", "default_deadline_ms", OPT_INT, OFF(deadline_ms), 5000,
+     1, 3600000, "default request deadline in ms (504 past it); a request may set deadline_ms"},
+    {"cache-entries", "PATHD_CACHE_ENTRIES", "cache_entries_per_map", OPT_INT,
+     OFF(cache_entries), 4096, 0, 10000000, "answered paths cached per map (LRU); 0 = no cache"},
+    {"cache-bytes", "PATHD_CACHE_BYTES", "cache_bytes_per_map", OPT_INT, OFF(cache_bytes),
+     64 * 1024 * 1024, 0, INT64_C(1) << 40, "bytes of cached paths per map (LRU)"},
+    {"cluster-size", "PATHD_CLUSTER_SIZE", "hpa_cluster_size", OPT_INT, OFF(cluster_size), 0, 0,
+     1024, "HPA* cluster side; 0 = the library default"},
+    {"retry-after", "PATHD_RETRY_AFTER", "retry_after_s", OPT_INT, OFF(retry_after_s), 1, 0,
+     3600, "Retry-After seconds of 503 answers"},
+    {"drain-timeout", "PATHD_DRAIN_TIMEOUT", "drain_timeout_s", OPT_INT, OFF(drain_timeout_s),
+     30, 0, 3600, "SIGTERM: longest wait for requests in flight"},
+    {"demo", "PATHD_DEMO", "demo", OPT_BOOL, OFF(demo), 0, 0, 1,
+     "load the demo maps 'room' and 'maze' at start"},
+};
+
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+void pf_config_defaults(pf_config *c) {
+    memset(c, 0, sizeof(*c));
+    snprintf(c->bind, sizeof(c->bind), "127.0.0.1");
+    for (size_t i = 0; i < NOPTS; i++) {
+        char *base = (char *)c + opts[i].offset;
+        if (opts[i].kind == OPT_INT) *(int64_t *)(void *)base = opts[i].dflt;
+        if (opts[i].kind == OPT_BOOL) *(bool *)(void *)base = opts[i].dflt != 0;
+    }
+}
+
+static pf_status set_opt(pf_config *c, const opt *o, const char *v, const char *from, char *err,
+                         size_t errlen) {
+    char *base = (char *)c + o->offset;
+    if (o->kind == OPT_STR) {
+        if (!v || !*v || strlen(v) >= sizeof(c->bind)) goto bad;
+        snprintf(base, sizeof(c->bind), "%s", v);
+        return PF_OK;
+    }
+    if (o->kind == OPT_BOOL) {
+        if (!v || strcmp(v, "1") == 0 || strcmp(v, "true") == 0 || strcmp(v, "yes") == 0)
+            *(bool *)(void *)base = true;
+        else if (strcmp(v, "0") == 0 || strcmp(v, "false") == 0 || strcmp(v, "no") == 0)
+            *(bool *)(void *)base = false;
+        else
+            goto bad;
+        return PF_OK;
+    }
+    {
+        char *end;
+        long long x;
+        if (!v || !*v) goto bad;
+        errno = 0;
+        x = strtoll(v, &end, 10);
+        if (*end || errno || x < o->min || x > o->max) goto bad;
+        *(int64_t *)(void *)base = x;
+        return PF_OK;
+    }
+bad:
+    if (o->kind == OPT_INT)
+        snprintf(err, errlen, "%s: '%s' is not an integer in %lld..%lld", from, v ? v : "",
+                 (long long)o->min, (long long)o->max);
+    else
+        snprintf(err, errlen, "%s: bad value '%s'", from, v ? v : "");
+    return PF_EINVAL;
+}
+
+pf_status pf_config_load(pf_config *c, int argc, char **argv, bool *help, char *err,
+                         size_t errlen) {
+    char from[64];
+    *help = false;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            *help = true;
+            return PF_OK;
+        }
+    for (size_t i = 0; i < NOPTS; i++) {
+        const char *v = getenv(opts[i].env);
+        if (v && *v && set_opt(c, &opts[i], v, opts[i].env, err, errlen)) return PF_EINVAL;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = NULL, *eq;
+        size_t nlen;
+        const opt *o = NULL;
+        if (strncmp(a, "--", 2) != 0) {
+            snprintf(err, errlen, "unexpected argument '%s' (see --help)", a);
+            return PF_EINVAL;
+        }
+        a += 2;
+        eq = strchr(a, '=');
+        nlen = eq ? (size_t)(eq - a) : strlen(a);
+        for (size_t k = 0; k < NOPTS; k++)
+            if (strlen(opts[k].flag) == nlen && strncmp(opts[k].flag, a, nlen) == 0) o = &opts[k];
+        if (!o) {
+            snprintf(err, errlen, "unknown flag '%s' (see --help)", argv[i]);
+            return PF_EINVAL;
+        }
+        if (eq)
+            val = eq + 1;
+        else if (o->kind != OPT_BOOL) {
+            if (i + 1 >= argc) {
+                snprintf(err, errlen, "flag --%s needs a value", o->flag);
+                return PF_EINVAL;
+            }
+            val = argv[++i];
+        }
+        snprintf(from, sizeof(from), "--%s", o->flag);
+        if (set_opt(c, o, val, from, err, errlen)) return PF_EINVAL;
+    }
+    return PF_OK;
+}
+
+void pf_config_print_help(FILE *f) {
+    fprintf(f, "usage: pathd [flags]\n\n"
+               "pathd: a pathfinding service for game servers (HTTP/JSON API v1).\n"
+               "Every flag can also be set by its environment variable; a flag wins.\n"
+               "Flags take a value as --flag VALUE or --flag=VALUE.\n\n");
+    for (size_t i = 0; i < NOPTS; i++) {
+        char name[64], dflt[32];
+        snprintf(name, sizeof(name), "--%s%s", opts[i].flag, opts[i].kind == OPT_BOOL ? "" : " N");
+        if (opts[i].kind == OPT_STR) {
+            snprintf(name, sizeof(name), "--%s ADDR", opts[i].flag);
+            snprintf(dflt, sizeof(dflt), "127.0.0.1");
+        } else if (opts[i].kind == OPT_BOOL) {
+            snprintf(dflt, sizeof(dflt), "off");
+        } else {
+            snprintf(dflt, sizeof(dflt), "%lld", (long long)opts[i].dflt);
+        }
+        fprintf(f, "  %-22s %-22s default %-10s %s\n", name, opts[i].env, dflt, opts[i].help);
+    }
+    fprintf(f, "  %-22s %-22s %-18s %s\n", "--help", "", "", "print this help and exit");
+    fprintf(f, "\nSIGTERM or SIGINT: stop accepting, finish requests in flight, exit 0.\n"
+               "API: see proto/openapi.yaml; GET /v1/info reports every limit in effect.\n");
+}
+
+void pf_config_visit(const pf_config *c, pf_config_visit_fn fn, void *ud) {
+    for (size_t i = 0; i < NOPTS; i++) {
+        const char *base = (const char *)c + opts[i].offset;
+        if (opts[i].kind == OPT_INT) fn(ud, opts[i].info, *(const int64_t *)(const void *)base);
+        if (opts[i].kind == OPT_BOOL) fn(ud, opts[i].info, *(const bool *)(const void *)base);
+    }
+}

@@ -1,0 +1,57 @@
+/* config.h -- every setting of pathd: a flag, a PATHD_* environment variable
+ * and a default, in one table.
+ *
+ * Precedence: flag > environment > default. `pathd --help` prints the table,
+ * /v1/info reports the values in effect. Integers are range-checked; an
+ * unknown flag or a bad value is an error with a sentence saying which.
+ */
+#ifndef PF_SERVER_CONFIG_H
+#define PF_SERVER_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "status.h"
+
+typedef struct pf_config {
+    char bind[64];             /* --bind / PATHD_BIND */
+    int64_t port;              /* --port, 0 = an ephemeral port */
+    int64_t workers;           /* search worker threads */
+    int64_t io_threads;        /* libmicrohttpd threads (I/O only) */
+    int64_t queue_limit;       /* jobs waiting for a worker before 503 */
+    int64_t max_body_bytes;    /* request body limit (413) */
+    int64_t max_map_cells;     /* width x height limit (413) */
+    int64_t max_map_side;      /* width and height limit */
+    int64_t max_maps;          /* maps held at once */
+    int64_t max_batch;         /* queries per batch request */
+    int64_t max_connections;   /* open connections */
+    int64_t max_per_ip;        /* open connections per client address, 0 = no limit */
+    int64_t conn_timeout_s;    /* idle connection timeout */
+    int64_t deadline_ms;       /* default request deadline */
+    int64_t cache_entries;     /* LRU path cache entries per map, 0 = off */
+    int64_t cache_bytes;       /* bytes of cached paths per map */
+    int64_t cluster_size;      /* HPA* cluster side, 0 = core's default */
+    int64_t retry_after_s;     /* Retry-After of 503 answers */
+    int64_t drain_timeout_s;   /* SIGTERM: longest wait for requests in flight */
+    bool demo;                 /* load the demo maps at start */
+} pf_config;
+
+/* The defaults. */
+void pf_config_defaults(pf_config *c);
+
+/* Applies PATHD_* variables, then argv. Returns PF_OK, or PF_EINVAL with a
+ * sentence in err. *help is set when --help was given (nothing else is
+ * checked then). */
+pf_status pf_config_load(pf_config *c, int argc, char **argv, bool *help, char *err,
+                         size_t errlen);
+
+/* Prints usage with every flag, its variable, default and meaning. */
+void pf_config_print_help(FILE *f);
+
+/* Visits every integer setting (for /v1/info and the startup line). */
+typedef void (*pf_config_visit_fn)(void *ud, const char *name, int64_t value);
+void pf_config_visit(const pf_config *c, pf_config_visit_fn fn, void *ud);
+
+#endif

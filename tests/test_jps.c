@@ -1,0 +1,535 @@
+/* test_jps.c -- jump point search: examples, property tests against the
+ * reference Dijkstra under both corner rules, the astar fallback, updates
+ * after map changes, long jumps, and the Moving AI scenarios. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jps.h"
+#include "map_io.h"
+#include "path.h"
+#include "search.h"
+#include "testutil.h"
+
+static pf_jps *make_jps(const pf_grid *g) {
+    pf_jps *j = NULL;
+    ck_assert_int_eq(pf_jps_create(g, &j), PF_OK);
+    ck_assert_ptr_nonnull(j);
+    return j;
+}
+
+static pf_result run_jps(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, pf_point s,
+                         pf_point t) {
+    pf_query q = pf_query_make(s, t, PF_ALGO_JPS);
+    pf_result r;
+    pf_status st = pf_jps_search(ctx, j, g, &q, &r);
+    ck_assert_int_eq(st, r.status);
+    return r;
+}
+
+static pf_result run_astar(pf_search_ctx *ctx, const pf_grid *g, pf_point s, pf_point t) {
+    pf_query q = pf_query_make(s, t, PF_ALGO_ASTAR);
+    pf_result r;
+    pf_search(ctx, g, &q, &r);
+    return r;
+}
+
+/* The path is a valid cell path from s to t whose cost is the reported one. */
+static void check_path(const pf_grid *g, const pf_result *r, pf_point s, pf_point t) {
+    double pc = -1;
+    size_t bad = 0;
+    ck_assert_uint_ge(r->path_len, 1);
+    ck_assert_msg(pf_path_validate(g, r->path, r->path_len, &pc, &bad) == PF_OK,
+                  "invalid step at index %zu of %zu", bad, r->path_len);
+    ck_assert(r->path[0].x == s.x && r->path[0].y == s.y);
+    ck_assert(r->path[r->path_len - 1].x == t.x && r->path[r->path_len - 1].y == t.y);
+    ck_assert_double_eq_tol(pc, r->cost, 1e-6);
+}
+
+/* A 9x7 room with a pillar: JPS finds the optimum with fewer expansions than
+ * astar and reports its jump points. */
+START_TEST(jps_textbook_room_pillar) {
+    const char *rows[] = {".........", ".........", "...###...", "...###...",
+                          "...###...", ".........", "........."};
+    pf_grid *g = tu_grid_from_ascii(rows, 7, 8);
+    pf_jps *j = make_jps(g);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_point s = {0, 3}, t = {8, 3};
+    pf_result a = run_astar(ctx, g, s, t);
+    uint64_t aexp = a.expanded;
+    double acost = a.cost;
+    pf_result r = run_jps(ctx, j, g, s, t);
+    ck_assert_int_eq(r.status, PF_OK);
+    ck_assert_int_eq(r.algorithm, PF_ALGO_JPS);
+    ck_assert_double_eq_tol(r.cost, acost, 1e-9);
+    ck_assert_double_eq_tol(r.cost, 4.0 + 4.0 * PF_SQRT2, 1e-9);
+    ck_assert_uint_lt(r.expanded, aexp);
+    ck_assert_uint_gt(r.jump_points, 0);
+    check_path(g, &r, s, t);
+    pf_search_ctx_destroy(ctx);
+    pf_jps_destroy(j);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+/* Diagonally touching obstacles: the gap is closed under both rules, and
+ * only corner cutting may slip past a single corner. */
+START_TEST(jps_corner_rules_differ) {
+    const char *rows[] = {"....", ".#..", "..#.", "...."};
+    pf_grid *g = tu_grid_from_ascii(rows, 4, 8);
+    pf_jps *j = make_jps(g);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_point s = {0, 0}, t = {3, 3};
+    for (int cc = 0; cc <= 1; cc++) {
+        ck_assert_int_eq(pf_grid_set_rules(g, 8, cc == 1), PF_OK);
+        pf_result r = run_jps(ctx, j, g, s, t);
+        ck_assert_int_eq(r.status, PF_OK);
+        ck_assert_double_eq_tol(r.cost, tu_reference_cost(g, s, t), 1e-9);
+        check_path(g, &r, s, t);
+    }
+    /* (1,1) -> (0,2) past one blocked corner: a diagonal step with corner
+     * cutting, two straight steps without. Between two blocked corners, no
+     * rule lets it through. */
+    {
+        const char *r2[] = {"###", "#.#", "..#"};
+        const char *r3[] = {"###", "#.#", ".##"};
+        pf_grid *g2 = tu_grid_from_ascii(r2, 3, 8), *g3 = tu_grid_from_ascii(r3, 3, 8);
+        pf_jps *j2 = make_jps(g2), *j3 = make_jps(g3);
+        for (int cc = 0; cc <= 1; cc++) {
+            ck_assert_int_eq(pf_grid_set_rules(g2, 8, cc == 1), PF_OK);
+            ck_assert_int_eq(pf_grid_set_rules(g3, 8, cc == 1), PF_OK);
+            pf_result r = run_jps(ctx, j2, g2, (pf_point){1, 1}, (pf_point){0, 2});
+            ck_assert_int_eq(r.status, PF_OK);
+            ck_assert_double_eq_tol(r.cost, cc ? PF_SQRT2 : 2.0, 1e-9);
+            check_path(g2, &r, (pf_point){1, 1}, (pf_point){0, 2});
+            r = run_jps(ctx, j3, g3, (pf_point){1, 1}, (pf_point){0, 2});
+            ck_assert_int_eq(r.status, PF_NO_PATH);
+        }
+        pf_jps_destroy(j2);
+        pf_jps_destroy(j3);
+        pf_grid_destroy(g2);
+        pf_grid_destroy(g3);
+    }
+    pf_search_ctx_destroy(ctx);
+    pf_jps_destroy(j);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+START_TEST(jps_start_equals_goal_and_unreachable) {
+    const char *rows[] = {"..#..", "..#..", "..#.."};
+    pf_grid *g = tu_grid_from_ascii(rows, 3, 8);
+    pf_jps *j = make_jps(g);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_result r = run_jps(ctx, j, g, (pf_point){1, 1}, (pf_point){1, 1});
+    ck_assert_int_eq(r.status, PF_OK);
+    ck_assert_uint_eq(r.path_len, 1);
+    ck_assert_double_eq(r.cost, 0.0);
+    r = run_jps(ctx, j, g, (pf_point){1, 1}, (pf_point){4, 1});
+    ck_assert_int_eq(r.status, PF_NO_PATH);
+    ck_assert_uint_eq(r.path_len, 0);
+    ck_assert_ptr_null(r.path);
+    pf_search_ctx_destroy(ctx);
+    pf_jps_destroy(j);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+START_TEST(jps_rejects_bad_queries) {
+    const char *rows[] = {"..#", "..."};
+    pf_grid *g = tu_grid_from_ascii(rows, 2, 8);
+    pf_grid *other = NULL;
+    pf_jps *j = make_jps(g), *jo;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_result r;
+    pf_query q = pf_query_make((pf_point){0, 0}, (pf_point){3, 0}, PF_ALGO_JPS);
+    ck_assert_int_eq(pf_jps_search(ctx, j, g, &q, &r), PF_ERANGE);
+    q.goal = (pf_point){2, 0};
+    ck_assert_int_eq(pf_jps_search(ctx, j, g, &q, &r), PF_EBLOCKED);
+    q.goal = (pf_point){2, 1};
+    q.heuristic = PF_H_MANHATTAN; /* overestimates with diagonals, as for astar */
+    ck_assert_int_eq(pf_jps_search(ctx, j, g, &q, &r), PF_EINVAL);
+    q.heuristic = PF_H_DEFAULT;
+    ck_assert_int_eq(pf_jps_search(ctx, j, g, &q, &r), PF_OK);
+    /* Preprocessing built from a grid of another size. */
+    ck_assert_int_eq(pf_grid_create(5, 5, NULL, &other), PF_OK);
+    jo = make_jps(other);
+    ck_assert_int_eq(pf_jps_search(ctx, jo, g, &q, &r), PF_EINVAL);
+    ck_assert_int_eq(pf_jps_update(jo, g, NULL, 0), PF_EINVAL);
+    ck_assert_int_eq(pf_jps_update(j, g, &(pf_point){3, 0}, 1), PF_ERANGE);
+    pf_jps_destroy(jo);
+    pf_jps_destroy(NULL);
+    pf_grid_destroy(other);
+    pf_search_ctx_destroy(ctx);
+    pf_jps_destroy(j);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+START_TEST(jps_node_budget_and_stop) {
+    pf_grid *g = NULL;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_result r;
+    uint64_t st = tu_seed("jps_node_budget_and_stop", 0x5eed0301);
+    tu_map_opts o = {200, 200, 0.3, false, false, 8, 0};
+    g = tu_random_grid(&st, &o);
+    pf_jps *j = make_jps(g);
+    pf_point s = {0, 0}, t = {199, 199};
+    pf_grid_set_cost(g, s, 1);
+    pf_grid_set_cost(g, t, 1);
+    ck_assert_int_eq(pf_jps_update(j, g, (pf_point[]){s, t}, 2), PF_OK);
+    pf_query q = pf_query_make(s, t, PF_ALGO_JPS);
+    q.max_expanded = 3;
+    pf_status rs = pf_jps_search(ctx, j, g, &q, &r);
+    ck_assert(rs == PF_EBUDGET || rs == PF_NO_PATH || (rs == PF_OK && r.expanded <= 3));
+    if (rs == PF_EBUDGET) {
+        ck_assert_uint_eq(r.expanded, 3);
+        ck_assert_uint_eq(r.path_len, 0);
+    }
+    q.max_expanded = 0;
+    q.should_stop = NULL;
+    q.record_expanded = true;
+    rs = pf_jps_search(ctx, j, g, &q, &r);
+    ck_assert_uint_eq(r.expanded_cells_len, r.expanded);
+    ck_assert_int_eq(r.expanded_cells[0], 0);
+    pf_search_ctx_destroy(ctx);
+    pf_jps_destroy(j);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+static bool stop_now(void *ud) {
+    (void)ud;
+    return true;
+}
+
+START_TEST(jps_stop_callback_cancels) {
+    pf_grid *g = NULL;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_result r;
+    ck_assert_int_eq(pf_grid_create(64, 64, NULL, &g), PF_OK);
+    pf_grid_set_cost(g, (pf_point){1, 1}, 0);
+    pf_jps *j = make_jps(g);
+    pf_query q = pf_query_make((pf_point){0, 0}, (pf_point){63, 60}, PF_ALGO_JPS);
+    q.should_stop = stop_now;
+    ck_assert_int_eq(pf_jps_search(ctx, j, g, &q, &r), PF_ECANCELED);
+    ck_assert_uint_eq(r.path_len, 0);
+    pf_search_ctx_destroy(ctx);
+    pf_jps_destroy(j);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+/* Compares JPS on g (from s to t) with the reference cost `ref` (-1 when
+ * unreachable). */
+static void check_against(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, pf_point s,
+                          pf_point t, double ref, int m) {
+    pf_result r = run_jps(ctx, j, g, s, t);
+    ck_assert_int_eq(r.algorithm, PF_ALGO_JPS);
+    if (ref < 0) {
+        ck_assert_msg(r.status == PF_NO_PATH, "map %d: (%d,%d)->(%d,%d) status %s, unreachable",
+                      m, s.x, s.y, t.x, t.y, pf_status_str(r.status));
+        return;
+    }
+    ck_assert_msg(r.status == PF_OK, "map %d: (%d,%d)->(%d,%d) status %s, reference %f", m, s.x,
+                  s.y, t.x, t.y, pf_status_str(r.status), ref);
+    ck_assert_msg(fabs(r.cost - ref) < 1e-6, "map %d cc %d: (%d,%d)->(%d,%d) cost %.9f reference %.9f",
+                  m, pf_grid_corner_cutting(g), s.x, s.y, t.x, t.y, r.cost, ref);
+    check_path(g, &r, s, t);
+}
+
+/* Thousands of random uniform maps (sizes 1..128, 0-45% blocked) built under
+ * corner rule cc: JPS agrees with the reference Dijkstra on reachability and
+ * cost, and with astar on more queries; every path is valid. The same map
+ * then switches to the other rule without pf_jps_update, so its jump tables
+ * no longer apply and the bit scans answer: both jump kinds are checked
+ * under both rules. */
+static void property_run(const char *name, uint64_t dflt, int cc) {
+    uint64_t st = tu_seed(name, dflt);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    const int maps = 2000;
+    for (int m = 0; m < maps; m++) {
+        tu_map_opts o = {1, (m % 10 == 0) ? 128 : 40, 0.45, false, false, 8, cc};
+        pf_grid *g = tu_random_grid(&st, &o);
+        pf_jps *j = make_jps(g);
+        ck_assert(pf_jps_supports(g));
+        for (int rule = 0; rule < 2; rule++) {
+            if (rule == 1) ck_assert_int_eq(pf_grid_set_rules(g, 8, !cc), PF_OK);
+            for (int k = 0; k < 6; k++) {
+                pf_point s, t;
+                if (!tu_random_walkable(&st, g, &s)) break;
+                tu_random_walkable(&st, g, &t);
+                if (k < 2) {
+                    check_against(ctx, j, g, s, t, tu_reference_cost(g, s, t), m);
+                } else {
+                    pf_result a = run_astar(ctx, g, s, t);
+                    check_against(ctx, j, g, s, t, a.status == PF_OK ? a.cost : -1, m);
+                }
+            }
+        }
+        pf_jps_destroy(j);
+        pf_grid_destroy(g);
+    }
+    pf_search_ctx_destroy(ctx);
+}
+
+START_TEST(jps_property_random_maps_no_corner_cutting) {
+    property_run("jps_property_random_maps_no_corner_cutting", 0x5eed0311, 0);
+}
+END_TEST
+
+START_TEST(jps_property_random_maps_corner_cutting) {
+    property_run("jps_property_random_maps_corner_cutting", 0x5eed0312, 1);
+}
+END_TEST
+
+/* Uniform maps whose cells all cost 7: costs scale, JPS still serves. */
+START_TEST(jps_uniform_cost_other_than_one) {
+    uint64_t st = tu_seed("jps_uniform_cost_other_than_one", 0x5eed0321);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    for (int m = 0; m < 200; m++) {
+        tu_map_opts o = {1, 48, 0.4, false, false, 8, -1};
+        pf_grid *g = tu_random_grid(&st, &o);
+        for (int32_t y = 0; y < pf_grid_height(g); y++)
+            for (int32_t x = 0; x < pf_grid_width(g); x++)
+                if (pf_grid_is_walkable(g, (pf_point){x, y})) pf_grid_set_cost(g, (pf_point){x, y}, 7);
+        pf_jps *j = make_jps(g);
+        ck_assert(pf_jps_supports(g));
+        for (int k = 0; k < 3; k++) {
+            pf_point s, t;
+            if (!tu_random_walkable(&st, g, &s)) break;
+            tu_random_walkable(&st, g, &t);
+            check_against(ctx, j, g, s, t, tu_reference_cost(g, s, t), m);
+        }
+        pf_jps_destroy(j);
+        pf_grid_destroy(g);
+    }
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Non-uniform costs, wall edges and 4-connectivity: astar runs instead, says
+ * so, and answers exactly as astar. */
+START_TEST(jps_falls_back_to_astar) {
+    uint64_t st = tu_seed("jps_falls_back_to_astar", 0x5eed0331);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    for (int m = 0; m < 300; m++) {
+        int kind = m % 3;
+        tu_map_opts o = {2, 40, 0.3, kind == 0, kind == 1, kind == 2 ? 4 : 8, -1};
+        pf_grid *g = tu_random_grid(&st, &o);
+        pf_jps *j = make_jps(g);
+        pf_point s, t;
+        if (kind == 0 && pf_grid_is_uniform(g)) goto next; /* all one cost by chance */
+        if (kind == 1 && !pf_grid_has_walls(g)) goto next;
+        ck_assert(!pf_jps_supports(g));
+        if (!tu_random_walkable(&st, g, &s)) goto next;
+        tu_random_walkable(&st, g, &t);
+        {
+            pf_result a = run_astar(ctx, g, s, t);
+            pf_status as = a.status;
+            double ac = a.cost;
+            size_t alen = a.path_len;
+            pf_result r = run_jps(ctx, j, g, s, t);
+            ck_assert_int_eq(r.algorithm, PF_ALGO_ASTAR);
+            ck_assert_int_eq(r.status, as);
+            ck_assert_uint_eq(r.path_len, alen);
+            ck_assert_double_eq_tol(r.cost, ac, 1e-9);
+            ck_assert_uint_eq(r.jump_points, 0);
+            if (as == PF_OK) check_path(g, &r, s, t);
+        }
+    next:
+        pf_jps_destroy(j);
+        pf_grid_destroy(g);
+    }
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
+/* After cells change, pf_jps_update brings both bit grids in step: every
+ * answer matches the reference on the changed map, under both rules. A map
+ * made non-uniform falls back, and JPS returns once it is uniform again. */
+START_TEST(jps_update_follows_changes) {
+    uint64_t st = tu_seed("jps_update_follows_changes", 0x5eed0341);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    for (int m = 0; m < 150; m++) {
+        tu_map_opts o = {2, 60, 0.35, false, false, 8, m % 2};
+        pf_grid *g = tu_random_grid(&st, &o);
+        int32_t w = pf_grid_width(g), h = pf_grid_height(g);
+        pf_jps *j = make_jps(g);
+        pf_point changed[64];
+        size_t n = 0;
+        for (int round = 0; round < 4; round++) {
+            n = 1 + tu_below(&st, 64);
+            for (size_t i = 0; i < n; i++) {
+                changed[i] = (pf_point){(int32_t)tu_below(&st, (uint32_t)w),
+                                        (int32_t)tu_below(&st, (uint32_t)h)};
+                pf_grid_set_cost(g, changed[i], pf_grid_is_walkable(g, changed[i]) ? 0 : 1);
+            }
+            ck_assert_int_eq(pf_jps_update(j, g, changed, n), PF_OK);
+            for (int k = 0; k < 3; k++) {
+                pf_point s, t;
+                if (!tu_random_walkable(&st, g, &s)) break;
+                tu_random_walkable(&st, g, &t);
+                check_against(ctx, j, g, s, t, tu_reference_cost(g, s, t), m);
+            }
+        }
+        {
+            pf_point s, t;
+            if (tu_random_walkable(&st, g, &s)) {
+                tu_random_walkable(&st, g, &t);
+                pf_grid_set_cost(g, s, 5);
+                ck_assert_int_eq(pf_jps_update(j, g, &s, 1), PF_OK);
+                if (s.x != t.x || s.y != t.y)
+                    ck_assert_int_eq(run_jps(ctx, j, g, s, t).algorithm, PF_ALGO_ASTAR);
+                pf_grid_set_cost(g, s, 1);
+                ck_assert_int_eq(pf_jps_update(j, g, &s, 1), PF_OK);
+                check_against(ctx, j, g, s, t, tu_reference_cost(g, s, t), m);
+            }
+        }
+        pf_jps_destroy(j);
+        pf_grid_destroy(g);
+    }
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
+/* An 8192-cell open row is one jump (no recursion, no stack growth per
+ * cell); the path is expanded to all 8192 cells. Also along a column and the
+ * diagonal of a long strip, under both rules. */
+START_TEST(jps_long_open_row_8192) {
+    pf_grid *g = NULL;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    ck_assert_int_eq(pf_grid_create(8192, 3, NULL, &g), PF_OK);
+    pf_jps *j = make_jps(g);
+    for (int cc = 0; cc <= 1; cc++) {
+        ck_assert_int_eq(pf_grid_set_rules(g, 8, cc == 1), PF_OK);
+        pf_point s = {0, 1}, t = {8191, 1};
+        pf_result r = run_jps(ctx, j, g, s, t);
+        ck_assert_int_eq(r.status, PF_OK);
+        ck_assert_int_eq(r.algorithm, PF_ALGO_JPS);
+        ck_assert_uint_eq(r.path_len, 8192);
+        ck_assert_double_eq_tol(r.cost, 8191.0, 1e-6);
+        ck_assert_uint_le(r.expanded, 1);
+        check_path(g, &r, s, t);
+        r = run_jps(ctx, j, g, t, s);
+        ck_assert_double_eq_tol(r.cost, 8191.0, 1e-6);
+        check_path(g, &r, t, s);
+        /* Corner to corner: two diagonal steps and a long straight run. */
+        s = (pf_point){0, 0};
+        t = (pf_point){8191, 2};
+        r = run_jps(ctx, j, g, s, t);
+        ck_assert_double_eq_tol(r.cost, 8189.0 + 2.0 * PF_SQRT2, 1e-6);
+        check_path(g, &r, s, t);
+    }
+    pf_jps_destroy(j);
+    pf_grid_destroy(g);
+
+    /* A 3 x 8192 column, with a block near its end that forces a detour. */
+    ck_assert_int_eq(pf_grid_create(3, 8192, NULL, &g), PF_OK);
+    pf_grid_set_cost(g, (pf_point){1, 8000}, 0);
+    j = make_jps(g);
+    for (int cc = 0; cc <= 1; cc++) {
+        ck_assert_int_eq(pf_grid_set_rules(g, 8, cc == 1), PF_OK);
+        pf_point s = {1, 0}, t = {1, 8191};
+        pf_result r = run_jps(ctx, j, g, s, t);
+        ck_assert_int_eq(r.status, PF_OK);
+        ck_assert_double_eq_tol(r.cost, tu_reference_cost(g, s, t), 1e-6);
+        check_path(g, &r, s, t);
+    }
+    pf_jps_destroy(j);
+    pf_grid_destroy(g);
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
+/* An empty 512x512 map corner to corner: one diagonal jump. */
+START_TEST(jps_open_map_few_expansions) {
+    pf_grid *g = NULL;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    ck_assert_int_eq(pf_grid_create(512, 512, NULL, &g), PF_OK);
+    pf_jps *j = make_jps(g);
+    ck_assert_uint_gt(pf_jps_memory(j), 2 * 512 * 512 / 8);
+    pf_result r = run_jps(ctx, j, g, (pf_point){0, 0}, (pf_point){511, 511});
+    ck_assert_int_eq(r.status, PF_OK);
+    ck_assert_uint_eq(r.path_len, 512);
+    ck_assert_uint_le(r.expanded, 1);
+    r = run_jps(ctx, j, g, (pf_point){3, 500}, (pf_point){400, 7});
+    ck_assert_int_eq(r.status, PF_OK);
+    ck_assert_double_eq_tol(r.cost, 493.0 + 397.0 * (PF_SQRT2 - 1.0), 1e-6);
+    ck_assert_uint_le(r.expanded, 1);
+    check_path(g, &r, (pf_point){3, 500}, (pf_point){400, 7});
+    pf_search_ctx_destroy(ctx);
+    pf_jps_destroy(j);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+/* A sample of every shared scenario file matches its listed optimum. The
+ * full sweep is `make bench`. */
+START_TEST(jps_movingai_scenarios_sampled) {
+    const char *dir = tu_bench_dir();
+    if (!dir) return;
+    char **list = tu_list_scen(dir);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    int files = 0;
+    ck_assert_ptr_nonnull(list);
+    for (char **f = list; *f; f++) {
+        char path[4096];
+        size_t len;
+        pf_scen sc;
+        pf_parse_error err;
+        snprintf(path, sizeof(path), "%s/%s", dir, *f);
+        char *buf = tu_read_file(path, &len);
+        ck_assert_ptr_nonnull(buf);
+        ck_assert_int_eq(pf_scen_parse(buf, len, 0, &sc, &err), PF_OK);
+        free(buf);
+        pf_grid *g = tu_load_map(dir, pf_scen_map_basename(sc.map));
+        ck_assert_msg(g != NULL, "cannot load map of %s", *f);
+        pf_jps *j = make_jps(g);
+        size_t step = sc.count / 60 + 1;
+        for (size_t i = 0; i < sc.count; i += step) {
+            const pf_scen_entry *e = &sc.entries[i];
+            double tol = fmax(1e-3, 1e-5 * e->optimal);
+            pf_result r = run_jps(ctx, j, g, e->start, e->goal);
+            ck_assert_int_eq(r.status, PF_OK);
+            ck_assert_int_eq(r.algorithm, PF_ALGO_JPS);
+            ck_assert_msg(fabs(r.cost - e->optimal) <= tol, "%s line %zu: %f vs %f", *f, i + 2,
+                          r.cost, e->optimal);
+            check_path(g, &r, e->start, e->goal);
+        }
+        files++;
+        pf_jps_destroy(j);
+        pf_scen_free(&sc);
+        pf_grid_destroy(g);
+    }
+    ck_assert_int_gt(files, 0);
+    tu_free_list(list);
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
+TU_SUITE(jps) {
+    Suite *s = suite_create("jps");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, jps_textbook_room_pillar);
+    tcase_add_test(tc, jps_corner_rules_differ);
+    tcase_add_test(tc, jps_start_equals_goal_and_unreachable);
+    tcase_add_test(tc, jps_rejects_bad_queries);
+    tcase_add_test(tc, jps_node_budget_and_stop);
+    tcase_add_test(tc, jps_stop_callback_cancels);
+    tcase_add_test(tc, jps_long_open_row_8192);
+    tcase_add_test(tc, jps_open_map_few_expansions);
+    suite_add_tcase(s, tc);
+    TCase *slow = tcase_create("slow");
+    tcase_set_timeout(slow, 600);
+    tcase_add_test(slow, jps_property_random_maps_no_corner_cutting);
+    tcase_add_test(slow, jps_property_random_maps_corner_cutting);
+    tcase_add_test(slow, jps_uniform_cost_other_than_one);
+    tcase_add_test(slow, jps_falls_back_to_astar);
+    tcase_add_test(slow, jps_update_follows_changes);
+    tcase_add_test(slow, jps_movingai_scenarios_sampled);
+    suite_add_tcase(s, slow);
+    return s;
+}
