@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
+#include "loadgen.h"
 #include "report.h"
 #include "scen.h"
 

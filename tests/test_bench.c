@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "hist.h"
-#include "http.h"
+#include "loadgen.h"
 #include "http_parse.h"
 #include "map_io.h"
 #include "planner.h"

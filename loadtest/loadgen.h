@@ -1,4 +1,4 @@
-/* http.h -- `pathd-bench http`: the HTTP load generator.
+/* loadgen.h -- `pathd-bench http`: the HTTP load generator.
  *
  * One libuv loop drives C keep-alive connections to a pathd server. Closed
  * loop by default (each connection sends its next request when the answer

@@ -1,7 +1,7 @@
-/* http.c -- the HTTP load generator: setup over blocking sockets (upload the
+/* loadgen.c -- the HTTP load generator: setup over blocking sockets (upload the
  * maps, read /v1/info), then the load over libuv keep-alive connections, then
  * the report. */
-#include "http.h"
+#include "loadgen.h"
 
 #include <cJSON.h>
 #include <errno.h>
