@@ -19,6 +19,9 @@
 #include <unistd.h>
 
 #include "httpc.h"
+#include "planner.h"
+#include "registry.h"
+#include "session.h"
 #include "testutil.h"
 #include "wsc.h"
 
@@ -353,6 +356,45 @@ START_TEST(sessions_private_changes_stay_private) {
     b = call(&s, "GET", "/v1/maps/d", NULL, NULL, 200);
     ck_assert_int_eq((int)num(b, "version"), 1);
     cJSON_Delete(b);
+    stop(&s);
+}
+END_TEST
+
+/* A door made of a wall edge, closed and opened for one session and for the
+ * world. */
+START_TEST(sessions_wall_door) {
+    hc_server s = start(ARGS("--workers", "2"));
+    char url[160];
+    cJSON *a;
+    bool found;
+    cJSON_Delete(call(&s, "PUT", "/v1/maps/w", "application/json",
+                      "{\"rows\":[\".....\",\".....\",\".....\"],"
+                      "\"walls\":[[2,0,\"E\"],[2,2,\"E\"]],"
+                      "\"doors\":{\"curtain\":{\"walls\":[[2,1,\"E\"]]}}}",
+                      201));
+    a = create(&s, "w", 0, 1, 4, 1, NULL, url, sizeof(url));
+    ck_assert(truth(a, "found"));
+    ck_assert_double_eq_tol(num(a, "cost"), 4.0, 1e-9);
+    cJSON_Delete(a);
+    a = update(&s, url, "application/json", "{\"doors\":[{\"id\":\"curtain\",\"open\":false}]}",
+               200);
+    ck_assert(!truth(a, "found"));
+    cJSON_Delete(a);
+    path_cost(&s, "w", 0, 1, 4, 1, NULL, &found, NULL, NULL);
+    ck_assert(found); /* the world's curtain is still open */
+    a = update(&s, url, "application/json", "{\"doors\":[{\"id\":\"curtain\",\"open\":true}]}",
+               200);
+    ck_assert(truth(a, "found"));
+    cJSON_Delete(a);
+    cJSON_Delete(call(&s, "PATCH", "/v1/maps/w", "application/json",
+                      "{\"doors\":[{\"id\":\"curtain\",\"open\":false}]}", 200));
+    path_cost(&s, "w", 0, 1, 4, 1, NULL, &found, NULL, NULL);
+    ck_assert(!found);
+    /* The session pinned the curtain open: its view wins. */
+    a = call(&s, "GET", url, NULL, NULL, 200);
+    ck_assert(truth(a, "found"));
+    ck_assert_int_eq((int)num(a, "map_version"), 2);
+    cJSON_Delete(a);
     stop(&s);
 }
 END_TEST
@@ -796,13 +838,134 @@ START_TEST(sessions_stream_npm_ws_client) {
 }
 END_TEST
 
+/* A published version of a small open map, for the table tests. */
+static pf_mapver *small_version(pf_registry *reg, const char *id) {
+    pf_grid *g = NULL;
+    pf_planner *p = NULL;
+    pf_mapver *mv;
+    bool created;
+    ck_assert_int_eq(pf_grid_create(8, 8, NULL, &g), PF_OK);
+    ck_assert_int_eq(pf_planner_create(g, NULL, &p), PF_OK);
+    mv = pf_mapver_create(id, p, 16, 1 << 20, 0, NULL);
+    ck_assert_ptr_nonnull(mv);
+    ck_assert_int_eq(pf_registry_publish(reg, mv, &created), PF_OK);
+    pf_mapver_retain(mv);
+    return mv;
+}
+
+START_TEST(sessions_table_busy_limits_expiry) {
+    pf_registry *reg = pf_registry_create(8);
+    pf_sessions *t = pf_sessions_create(3, 2);
+    pf_mapver *a = small_version(reg, "a"), *b = small_version(reg, "b");
+    pf_session *s1, *s2, *s3, *x;
+    pf_point p0 = {0, 0}, p1 = {7, 7};
+    char id1[PF_SESSION_ID_LEN + 1], id2[PF_SESSION_ID_LEN + 1];
+    const uint64_t sec = 1000000000ull;
+    bool total;
+
+    ck_assert_int_eq(pf_sessions_add(t, a, p0, p1, 10, 0, &s1, &total), PF_OK);
+    ck_assert_int_eq(pf_sessions_add(t, a, p0, p1, 1, 0, &s2, &total), PF_OK);
+    snprintf(id1, sizeof(id1), "%s", pf_session_id(s1));
+    snprintf(id2, sizeof(id2), "%s", pf_session_id(s2));
+    ck_assert_str_ne(id1, id2);
+    /* The per-map quota, then the total. */
+    ck_assert_int_eq(pf_sessions_add(t, a, p0, p1, 10, 0, &x, &total), PF_ELIMIT);
+    ck_assert(!total);
+    ck_assert_int_eq(pf_sessions_add(t, b, p0, p1, 10, 0, &s3, &total), PF_OK);
+    ck_assert_int_eq(pf_sessions_add(t, b, p0, p1, 10, 0, &x, &total), PF_ELIMIT);
+    ck_assert(total);
+    pf_sessions_release(t, s3, 0);
+    /* Held sessions are busy, never expire, and are found only on their
+     * map. */
+    ck_assert_int_eq(pf_sessions_acquire(t, "a", id1, 0, &x), PF_SESSION_BUSY);
+    ck_assert_int_eq(pf_sessions_reap(t, 5 * sec), 0);
+    pf_sessions_release(t, s1, 0);
+    pf_sessions_release(t, s2, 0);
+    ck_assert_int_eq(pf_sessions_acquire(t, "b", id1, 0, &x), PF_SESSION_NOT_FOUND);
+    ck_assert_int_eq(pf_sessions_acquire(t, "a", id1, 0, &x), PF_SESSION_OK);
+    ck_assert_ptr_eq(x, s1);
+    /* Removed while held: gone for others, freed at release. */
+    ck_assert(pf_sessions_remove(t, "a", id1));
+    ck_assert(!pf_sessions_exists(t, "a", id1, 0));
+    ck_assert_uint_eq(pf_sessions_count(t), 2);
+    pf_sessions_release(t, x, 0);
+    /* Idle past the ttl: expired on access and by the reaper. */
+    ck_assert(pf_sessions_exists(t, "a", id2, sec));
+    ck_assert(!pf_sessions_exists(t, "a", id2, 2 * sec));
+    ck_assert_int_eq(pf_sessions_reap(t, 2 * sec), 1);
+    ck_assert_uint_eq(pf_sessions_count(t), 1);
+    /* A slot freed on map a. */
+    ck_assert_int_eq(pf_sessions_add(t, a, p0, p1, 10, 0, &s1, &total), PF_OK);
+    pf_sessions_release(t, s1, 0);
+    /* Dropping a map's sessions keeps other maps'. */
+    ck_assert_int_eq(pf_sessions_drop_map(t, "a", 0), 1);
+    ck_assert_uint_eq(pf_sessions_count(t), 1);
+    ck_assert_int_eq(pf_sessions_drop_map(t, "b", b->lineage), 0);
+    ck_assert_int_eq(pf_sessions_drop_map(t, "b", b->lineage + 1), 1);
+    ck_assert_uint_eq(pf_sessions_count(t), 0);
+    pf_sessions_destroy(t);
+    pf_mapver_release(a);
+    pf_mapver_release(b);
+    pf_registry_destroy(reg);
+}
+END_TEST
+
+START_TEST(sessions_change_log_bounds) {
+    pf_registry *reg = pf_registry_create(8);
+    pf_mapver *cur = small_version(reg, "m");
+    uint64_t first = cur->version, lineage = cur->lineage;
+    pf_point *cells;
+    size_t n;
+    for (int i = 0; i < 100; i++) {
+        pf_point *changed = malloc(2 * sizeof(*changed));
+        pf_planner *p = NULL;
+        pf_mapver *next;
+        pf_cell_change c = {{i % 8, 1}, (uint8_t)(i % 2)};
+        ck_assert_int_eq(pf_planner_apply(cur->planner, &c, 1, NULL, 0, &p, NULL, NULL), PF_OK);
+        next = pf_mapver_create("m", p, 16, 1 << 20, 0, NULL);
+        changed[0] = (pf_point){i % 8, 1};
+        changed[1] = (pf_point){i, 100}; /* a marker: which version */
+        ck_assert_int_eq(pf_mapver_set_log(next, cur, changed, 2), PF_OK);
+        ck_assert_int_eq(pf_registry_swap(reg, cur, next), PF_OK);
+        /* A stale expected version is refused. */
+        ck_assert_int_eq(pf_registry_swap(reg, cur, next), PF_ECANCELED);
+        pf_mapver_release(cur);
+        cur = next;
+        pf_mapver_retain(cur);
+        ck_assert_uint_eq(cur->version, first + 1 + (uint64_t)i);
+        ck_assert_uint_eq(cur->lineage, lineage);
+    }
+    ck_assert_uint_eq(cur->nlog, PF_MAPVER_LOG_VERSIONS);
+    /* Three versions behind: the last three diffs, oldest first. */
+    ck_assert_int_eq(pf_mapver_changes_since(cur, cur->version - 3, &cells, &n), PF_OK);
+    ck_assert_uint_eq(n, 6);
+    ck_assert_int_eq(cells[1].x, 97);
+    ck_assert_int_eq(cells[5].x, 99);
+    free(cells);
+    ck_assert_int_eq(pf_mapver_changes_since(cur, cur->version, &cells, &n), PF_OK);
+    ck_assert_uint_eq(n, 0);
+    ck_assert_int_eq(
+        pf_mapver_changes_since(cur, cur->version - PF_MAPVER_LOG_VERSIONS, &cells, &n), PF_OK);
+    ck_assert_uint_eq(n, 2 * PF_MAPVER_LOG_VERSIONS);
+    free(cells);
+    ck_assert_int_eq(
+        pf_mapver_changes_since(cur, cur->version - PF_MAPVER_LOG_VERSIONS - 1, &cells, &n),
+        PF_ELIMIT);
+    pf_mapver_release(cur);
+    pf_registry_destroy(reg);
+}
+END_TEST
+
 TU_SUITE(sessions) {
     Suite *s = suite_create("sessions");
     TCase *tc = tcase_create("sessions");
     tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, sessions_table_busy_limits_expiry);
+    tcase_add_test(tc, sessions_change_log_bounds);
     tcase_add_test(tc, sessions_create_read_delete);
     tcase_add_test(tc, sessions_updates_json_and_ndjson);
     tcase_add_test(tc, sessions_private_changes_stay_private);
+    tcase_add_test(tc, sessions_wall_door);
     tcase_add_test(tc, sessions_patch_seen_by_all);
     tcase_add_test(tc, sessions_bad_updates_leave_session_unchanged);
     tcase_add_test(tc, sessions_ttl_expiry);
