@@ -19,7 +19,7 @@ export PATHD_BENCH_DIR
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && echo 1)
 
-.PHONY: all test test-run test-asan run bench bench-http deps clean format-check lint
+.PHONY: all test test-run test-asan run bench bench-http deps js-deps clean format-check lint
 
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
@@ -96,7 +96,7 @@ $(TESTS): $(TEST_OBJ) $(SERVER_OBJ) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd
 
 # Runs the suites of this variant. The integration suites find the server
 # binary through PATHD_BIN.
-test-run: $(PATHD) $(BENCH) $(TESTS)
+test-run: $(PATHD) $(BENCH) $(TESTS) js-deps
 	PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) $(TESTS)
 
 test: test-run
@@ -119,6 +119,17 @@ bench-http: $(PATHD) $(BENCH)
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 endif
+
+# The npm `ws` package, an independent WebSocket client for the sessions
+# suite (tests/js, pinned by package-lock.json). Without node/npm, or
+# without the registry, that one test prints SKIPPED.
+js-deps:
+	@if [ ! -d tests/js/node_modules/ws ]; then \
+	  if command -v npm >/dev/null 2>&1; then \
+	    npm ci --prefix tests/js --no-audit --no-fund --loglevel=error || \
+	      echo "js-deps: npm ci failed; the npm ws interop test will be SKIPPED"; \
+	  else echo "js-deps: npm not found; the npm ws interop test will be SKIPPED"; fi; \
+	fi
 
 deps:
 	@missing=""; \

@@ -378,6 +378,11 @@ const pf_edge *pf_grid_door_edges(const pf_grid *g, int32_t index, size_t *n) {
     return g->doors[index].edges;
 }
 
+uint8_t pf_grid_door_open_cost(const pf_grid *g, int32_t index, size_t k) {
+    if (index < 0 || index >= g->ndoors || k >= g->doors[index].ncells) return 0;
+    return g->doors[index].open_cost[k];
+}
+
 pf_status pf_grid_set_door(pf_grid *g, int32_t index, bool open) {
     pf__door *d;
     if (index < 0 || index >= g->ndoors) return PF_ERANGE;

@@ -143,6 +143,10 @@ bool pf_grid_door_is_open(const pf_grid *g, int32_t index);
 /* The door's cells and edges, borrowed from the grid. */
 const pf_point *pf_grid_door_cells(const pf_grid *g, int32_t index, size_t *n);
 const pf_edge *pf_grid_door_edges(const pf_grid *g, int32_t index, size_t *n);
+/* The cost the door's k-th cell (as listed by pf_grid_door_cells) gets when
+ * the door opens: its cost at declaration, 1 if it was blocked then. 0 for a
+ * bad index or k. Sessions use it to open a door in their private view. */
+uint8_t pf_grid_door_open_cost(const pf_grid *g, int32_t index, size_t k);
 /* Opens or closes a door. PF_ERANGE for a bad index. */
 pf_status pf_grid_set_door(pf_grid *g, int32_t index, bool open);
 

@@ -20,6 +20,11 @@
 #define PF_ERR_INVALID_MAP_ID "invalid_map_id"   /* 400 */
 #define PF_ERR_MAP_NOT_FOUND "map_not_found"     /* 404 */
 #define PF_ERR_NOT_FOUND "not_found"             /* 404: no such route */
+#define PF_ERR_SESSION_NOT_FOUND "session_not_found" /* 404: unknown, expired or deleted session */
+#define PF_ERR_SESSION_BUSY "session_busy"       /* 409: another request is using the session */
+#define PF_ERR_TOO_MANY_SESSIONS "too_many_sessions" /* 429: the map's session quota is used up */
+#define PF_ERR_CONFLICT "conflict"               /* 409: the map kept changing under a PATCH */
+#define PF_ERR_UPGRADE_REQUIRED "upgrade_required" /* 426: .../stream without a WebSocket handshake */
 #define PF_ERR_METHOD_NOT_ALLOWED "method_not_allowed" /* 405 */
 #define PF_ERR_BODY_TOO_LARGE "body_too_large"   /* 413 */
 #define PF_ERR_LIMIT_EXCEEDED "limit_exceeded"   /* 413: map cells, batch size, maps */

@@ -199,3 +199,9 @@ void pf_cache_get_stats(pf_cache *c, pf_cache_stats *st) {
     st->bytes = c->bytes;
     uv_mutex_unlock(&c->mu);
 }
+
+void pf_cache_clear(pf_cache *c) {
+    uv_mutex_lock(&c->mu);
+    while (c->tail) remove_entry(c, c->tail);
+    uv_mutex_unlock(&c->mu);
+}

@@ -67,4 +67,7 @@ pf_status pf_cache_put(pf_cache *c, const pf_cache_key *k, const pf_cache_value 
 
 void pf_cache_get_stats(pf_cache *c, pf_cache_stats *st);
 
+/* Drops every entry (a PATCH made them stale); the counters stay. */
+void pf_cache_clear(pf_cache *c);
+
 #endif

@@ -35,6 +35,13 @@ typedef struct pf_config {
     int64_t cluster_size;      /* HPA* cluster side, 0 = core's default */
     int64_t retry_after_s;     /* Retry-After of 503 answers */
     int64_t drain_timeout_s;   /* SIGTERM: longest wait for requests in flight */
+    int64_t max_sessions_per_map; /* D* Lite sessions per map (429 past it) */
+    int64_t max_sessions;      /* sessions in all (503 past it) */
+    int64_t session_ttl_s;     /* idle expiry of a session without ttl_s */
+    int64_t session_max_ttl_s; /* the largest ttl_s a session may ask for */
+    int64_t max_updates;       /* updates in one NDJSON request */
+    int64_t max_streams;       /* open WebSocket streams */
+    int64_t ws_max_message;    /* largest WebSocket message in bytes (close 1009 past it) */
     bool demo;                 /* load the demo maps at start */
 } pf_config;
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "http.h"
 #include "http_status.h"
@@ -98,6 +99,8 @@ static void handle_info(pf_req *r) {
     pf_jsonw_kdouble(&w, "hit_ratio", hits + misses ? (double)hits / (double)(hits + misses) : 0);
     pf_jsonw_obj_end(&w);
     pf_jsonw_kuint(&w, "maps", pf_registry_count(s->registry));
+    pf_jsonw_kuint(&w, "sessions", pf_sessions_count(s->sessions));
+    pf_jsonw_kuint(&w, "streams", pf_hub_count(s->hub));
     pf_jsonw_kuint(&w, "requests_in_flight", atomic_load(&s->in_flight));
     pf_jsonw_obj_end(&w);
     pf__answer_json(r, 200, &w);
@@ -118,6 +121,8 @@ static void handle_metrics(pf_req *r) {
     g.cache_hits = atomic_load(&s->cache_hits);
     g.cache_misses = atomic_load(&s->cache_misses);
     g.maps = pf_registry_count(s->registry);
+    g.sessions = pf_sessions_count(s->sessions);
+    g.streams = pf_hub_count(s->hub);
     g.in_flight = atomic_load(&s->in_flight);
     pf_jsonw_init(&w, 8192);
     pf_metrics_write(&s->metrics, &g, &w);
@@ -168,6 +173,7 @@ static void handle_map_delete(pf_req *r) {
         answer_no_map(r);
         return;
     }
+    pf_sessions_drop_map(r->srv->sessions, r->map_id, 0);
     pf_jsonw_init(&w, 1);
     pf__answer_json(r, 204, &w);
     r->resp_type = NULL;
@@ -274,6 +280,7 @@ static void run_build(void *arg, pf_search_ctx *ctx) {
     /* mv is published: the registry holds the reference we had. Writing its
      * info is safe while we hold one more. */
     pf_mapver_retain(mv);
+    if (!created) pf_sessions_drop_map(s->sessions, r->map_id, mv->lineage);
     pf_jsonw_init(&w, 512);
     write_map_info(&w, mv);
     pf_mapver_release(mv);
@@ -613,6 +620,344 @@ oom:
     pf__answer_error(r, 503, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
 }
 
+/* Map PATCH */
+
+/* Job: the next version of a map with the PATCH's cells and doors. Runs as
+ * a build (it clones the grid and repairs the hierarchy). When another
+ * PATCH or a PUT publishes first, it starts over on the new version, so
+ * concurrent PATCHes apply one after the other and none is lost. */
+static void run_patch(void *arg, pf_search_ctx *ctx) {
+    pf_req *r = arg;
+    pf_server *s = r->srv;
+    const pf_update *u = &r->patch;
+    pf_door_change *doors = NULL;
+    pf_jsonw w;
+    (void)ctx;
+
+    doors = calloc(u->ndoors ? u->ndoors : 1, sizeof(*doors));
+    if (!doors) {
+        pf__answer_error(r, 503, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+        goto out_finish;
+    }
+    for (int attempt = 0;; attempt++) {
+        pf_mapver *cur = pf_registry_get(s->registry, r->map_id), *mv;
+        const pf_grid *g;
+        pf_planner *planner = NULL;
+        pf_point *changed = NULL;
+        size_t nchanged = 0;
+        uint64_t t0 = pf__now_ns();
+        pf_status st;
+        if (!cur) {
+            answer_no_map(r);
+            goto out_finish;
+        }
+        g = pf_planner_grid(cur->planner);
+        for (size_t i = 0; i < u->ncells; i++)
+            if (!pf_grid_in_bounds(g, u->cells[i].p)) {
+                char f[32];
+                snprintf(f, sizeof(f), "cells[%zu]", i);
+                pf__answer_error(r, 422, PF_ERR_OFF_MAP, f, "%s (%d,%d) is outside the %dx%d map.",
+                                 f, (int)u->cells[i].p.x, (int)u->cells[i].p.y,
+                                 (int)pf_grid_width(g), (int)pf_grid_height(g));
+                pf_mapver_release(cur);
+                goto out_finish;
+            }
+        for (size_t i = 0; i < u->ndoors; i++) {
+            doors[i].door = pf_grid_door_find(g, u->doors[i].id);
+            doors[i].open = u->doors[i].open;
+            if (doors[i].door < 0) {
+                char f[32];
+                snprintf(f, sizeof(f), "doors[%zu].id", i);
+                pf__answer_error(r, 422, PF_ERR_INVALID_VALUE, f, "Map '%s' has no door '%s'.",
+                                 r->map_id, u->doors[i].id);
+                pf_mapver_release(cur);
+                goto out_finish;
+            }
+        }
+        st = pf_planner_apply(cur->planner, u->cells, u->ncells, doors, u->ndoors, &planner,
+                              &changed, &nchanged);
+        if (st) {
+            pf_mapver_release(cur);
+            pf__answer_error(r, pf_http_status(st), pf_proto_code_for(st), NULL,
+                             "Applying the changes failed: %s.", pf_status_str(st));
+            goto out_finish;
+        }
+        mv = pf_mapver_create(r->map_id, planner, (size_t)s->cfg.cache_entries,
+                              (size_t)s->cfg.cache_bytes, (pf__now_ns() - t0) / 1000, NULL);
+        if (!mv || pf_mapver_set_log(mv, cur, changed, nchanged)) {
+            if (!mv) free(changed);
+            pf_mapver_release(mv);
+            pf_mapver_release(cur);
+            pf__answer_error(r, 503, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+            goto out_finish;
+        }
+        st = pf_registry_swap(s->registry, cur, mv);
+        if (st == PF_OK) {
+            /* Paths cached for the old version must not be served again:
+             * they are keyed by version, and dropping them frees the memory
+             * while sessions still hold the old version. */
+            pf_cache_clear(cur->cache);
+            pf_mapver_release(cur);
+            pf_mapver_retain(mv);
+            pf_jsonw_init(&w, 512);
+            write_map_info(&w, mv);
+            pf_mapver_release(mv);
+            pf__answer_json(r, 200, &w);
+            goto out_finish;
+        }
+        pf_mapver_release(mv);
+        pf_mapver_release(cur);
+        if (attempt >= 16) {
+            pf__answer_error(r, 409, PF_ERR_CONFLICT, NULL,
+                             "Map '%s' kept changing while this PATCH was applied; retry.",
+                             r->map_id);
+            goto out_finish;
+        }
+    }
+out_finish:
+    free(doors);
+    pf__finish(r);
+}
+
+static void handle_map_patch(pf_req *r) {
+    pf_proto_error e;
+    if (pf_map_patch_parse(r->body, r->body_len, &r->patch, &e)) {
+        pf__answer_perror(r, &e);
+        return;
+    }
+    pf__dispatch(r, PF_JOB_BUILD, run_patch);
+}
+
+/* Sessions */
+
+static void answer_no_session(pf_req *r) {
+    pf__answer_error(r, 404, PF_ERR_SESSION_NOT_FOUND, NULL,
+                     "No session '%s' on map '%s' (deleted, expired, or its map was replaced).",
+                     r->session_id, r->map_id);
+}
+
+static void answer_busy(pf_req *r) {
+    pf__answer_error(r, 409, PF_ERR_SESSION_BUSY, NULL,
+                     "Another request is using session '%s'; retry when it is answered.",
+                     r->session_id);
+}
+
+int pf__session_run(pf_server *s, pf_session *sess, const pf_update_list *l, bool created,
+                    pf_jsonw *w) {
+    pf_proto_error e;
+    pf_session_answer a;
+    pf_result res;
+    const char *how = "none";
+    uint64_t t0 = pf__now_ns();
+    pf_status st;
+
+    if (pf_session_sync(sess, s->registry, &how) == PF_ECANCELED) {
+        pf_sessions_kill(s->sessions, sess);
+        pf_proto_write_error(w, PF_ERR_SESSION_NOT_FOUND,
+                             "The session is gone: its map was deleted or replaced.", NULL);
+        return 404;
+    }
+    if (l) {
+        if ((st = pf_session_validate(sess, l, &e))) {
+            pf_proto_write_perror(w, &e);
+            return pf_http_status(st);
+        }
+        if (pf_session_apply(sess, l)) {
+            pf_proto_write_error(w, PF_ERR_NO_MEMORY, "Out of memory.", NULL);
+            return 503;
+        }
+    }
+    st = pf_session_plan(sess, &res);
+    atomic_fetch_add_explicit(&s->metrics.searches, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->metrics.expanded, res.expanded, memory_order_relaxed);
+    if (st == PF_ENOMEM) {
+        pf_proto_write_error(w, PF_ERR_NO_MEMORY, "Out of memory.", NULL);
+        return 503;
+    }
+    memset(&a, 0, sizeof(a));
+    a.session_id = pf_session_id(sess);
+    a.map_id = pf_session_map_id(sess);
+    a.status = st;
+    a.cost = res.cost;
+    a.path = res.path;
+    a.path_len = res.path_len;
+    a.position = pf_session_position(sess);
+    a.goal = pf_session_goal(sess);
+    a.map_version = pf_session_map_version(sess);
+    a.ttl_s = pf_session_ttl(sess);
+    a.expanded = res.expanded;
+    a.time_us = (pf__now_ns() - t0) / 1000;
+    a.updates = l ? l->n : 0;
+    a.rebase = how;
+    pf_session_write_answer(w, &a);
+    return created ? 201 : 200;
+}
+
+/* Job: a session's create (first plan), read or updates. */
+static void run_session(void *arg, pf_search_ctx *ctx) {
+    pf_req *r = arg;
+    pf_server *s = r->srv;
+    pf_jsonw w;
+    int code;
+    (void)ctx;
+    pf_jsonw_init(&w, 8192);
+    code = pf__session_run(s, r->session, r->route == PF_ROUTE_SESSION_UPDATES ? &r->updates : NULL,
+                           r->session_created, &w);
+    if (r->session_created && code != 201) pf_sessions_kill(s->sessions, r->session);
+    pf_sessions_release(s->sessions, r->session, pf__now_ns());
+    r->session = NULL;
+    pf__answer_json(r, code, &w);
+    if (code == 503) r->retry_after = true;
+    if (code == 201)
+        snprintf(r->location, sizeof(r->location), "/v1/maps/%s/sessions/%s", r->map_id,
+                 r->session_id);
+    pf__finish(r);
+}
+
+/* Queues run_session; a refused job lets the session go. */
+static void dispatch_session(pf_req *r) {
+    if (pf__dispatch(r, PF_JOB_SEARCH, run_session)) return;
+    if (r->session_created) pf_sessions_kill(r->srv->sessions, r->session);
+    pf_sessions_release(r->srv->sessions, r->session, pf__now_ns());
+    r->session = NULL;
+}
+
+static void handle_sessions_create(pf_req *r) {
+    pf_server *s = r->srv;
+    pf_session_request q;
+    pf_proto_error e;
+    pf_path_request pq;
+    pf_status st;
+    bool total;
+    pf_mapver *mv;
+
+    if (pf_session_request_parse(r->body, r->body_len, s->cfg.session_max_ttl_s, &q, &e)) {
+        pf__answer_perror(r, &e);
+        return;
+    }
+    mv = pf_registry_get(s->registry, r->map_id);
+    if (!mv) {
+        answer_no_map(r);
+        return;
+    }
+    pq = pf_path_request_default();
+    pq.start = q.start;
+    pq.goal = q.goal;
+    if ((st = check_endpoints(mv, &pq, "", &e))) {
+        pf_mapver_release(mv);
+        pf__answer_perror(r, &e);
+        return;
+    }
+    st = pf_sessions_add(s->sessions, mv, q.start, q.goal, q.ttl_s ? q.ttl_s : s->cfg.session_ttl_s,
+                         pf__now_ns(), &r->session, &total);
+    pf_mapver_release(mv);
+    if (st == PF_ELIMIT && !total) {
+        pf__answer_error(r, 429, PF_ERR_TOO_MANY_SESSIONS, NULL,
+                         "Map '%s' has %lld sessions, its limit; delete one or let one expire.",
+                         r->map_id, (long long)s->cfg.max_sessions_per_map);
+        r->retry_after = true;
+        return;
+    }
+    if (st == PF_ELIMIT) {
+        pf__answer_error(r, 503, PF_ERR_OVERLOADED, NULL,
+                         "The server holds %lld sessions, its limit. Retry later.",
+                         (long long)s->cfg.max_sessions);
+        return;
+    }
+    if (st) {
+        pf__answer_error(r, 503, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+        return;
+    }
+    snprintf(r->session_id, sizeof(r->session_id), "%s", pf_session_id(r->session));
+    r->session_created = true;
+    dispatch_session(r);
+}
+
+/* Holds the route's session; answers 404 / 409 otherwise. */
+static bool hold_session(pf_req *r) {
+    switch (pf_sessions_acquire(r->srv->sessions, r->map_id, r->session_id, pf__now_ns(),
+                                &r->session)) {
+    case PF_SESSION_OK: return true;
+    case PF_SESSION_BUSY: answer_busy(r); return false;
+    default: answer_no_session(r); return false;
+    }
+}
+
+static void handle_session_get(pf_req *r) {
+    if (hold_session(r)) dispatch_session(r);
+}
+
+static void handle_session_updates(pf_req *r) {
+    pf_proto_error e;
+    if (pf_update_list_parse(r->body, r->body_len, r->body_kind == PF_BODY_NDJSON,
+                             (size_t)r->srv->cfg.max_updates, &r->updates, &e)) {
+        pf__answer_perror(r, &e);
+        return;
+    }
+    if (hold_session(r)) dispatch_session(r);
+}
+
+static void handle_session_delete(pf_req *r) {
+    pf_jsonw w;
+    if (!pf_sessions_remove(r->srv->sessions, r->map_id, r->session_id)) {
+        answer_no_session(r);
+        return;
+    }
+    pf_jsonw_init(&w, 1);
+    pf__answer_json(r, 204, &w);
+    r->resp_type = NULL;
+}
+
+/* Whether header `name` lists `token` (comma separated, any case). */
+static bool header_has(pf_req *r, const char *name, const char *token) {
+    const char *v = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+    size_t n = strlen(token);
+    while (v && *v) {
+        while (*v == ' ' || *v == '\t' || *v == ',') v++;
+        if (strncasecmp(v, token, n) == 0 && (v[n] == '\0' || v[n] == ',' || v[n] == ' '))
+            return true;
+        v = strchr(v, ',');
+    }
+    return false;
+}
+
+/* GET .../stream: the WebSocket opening handshake (RFC 6455 4.2). */
+static void handle_session_stream(pf_req *r) {
+    pf_server *s = r->srv;
+    const char *key, *ver;
+    if (!pf_sessions_exists(s->sessions, r->map_id, r->session_id, pf__now_ns())) {
+        answer_no_session(r);
+        return;
+    }
+    if (!header_has(r, MHD_HTTP_HEADER_UPGRADE, "websocket") ||
+        !header_has(r, MHD_HTTP_HEADER_CONNECTION, "upgrade")) {
+        pf__answer_error(r, 426, PF_ERR_UPGRADE_REQUIRED, NULL,
+                         "This is a WebSocket endpoint: send the RFC 6455 handshake (Upgrade: "
+                         "websocket, Connection: Upgrade, Sec-WebSocket-Version: 13).");
+        return;
+    }
+    ver = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Sec-WebSocket-Version");
+    if (!ver || strcmp(ver, "13") != 0) {
+        pf__answer_error(r, 426, PF_ERR_UPGRADE_REQUIRED, "Sec-WebSocket-Version",
+                         "Only WebSocket version 13 (RFC 6455) is spoken here.");
+        return;
+    }
+    key = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Sec-WebSocket-Key");
+    if (pf_ws_accept_key(key, r->ws_accept)) {
+        pf__answer_error(r, 400, PF_ERR_INVALID_REQUEST, "Sec-WebSocket-Key",
+                         "Sec-WebSocket-Key must be 16 bytes in base64 (RFC 6455 4.1).");
+        return;
+    }
+    if (pf_hub_count(s->hub) >= (size_t)s->cfg.max_streams) {
+        pf__answer_error(r, 503, PF_ERR_OVERLOADED, NULL,
+                         "The server has %lld open streams, its limit. Retry later.",
+                         (long long)s->cfg.max_streams);
+        return;
+    }
+    r->upgrade = true;
+    r->answered = true;
+}
+
 void pf__handle(pf_req *r) {
     switch (r->route) {
     case PF_ROUTE_HEALTHZ: handle_healthz(r); break;
@@ -627,6 +972,12 @@ void pf__handle(pf_req *r) {
     case PF_ROUTE_PATH_GET:
     case PF_ROUTE_PATH_POST:
     case PF_ROUTE_PATHS_POST: handle_paths(r); break;
+    case PF_ROUTE_MAP_PATCH: handle_map_patch(r); break;
+    case PF_ROUTE_SESSIONS_CREATE: handle_sessions_create(r); break;
+    case PF_ROUTE_SESSION_GET: handle_session_get(r); break;
+    case PF_ROUTE_SESSION_DELETE: handle_session_delete(r); break;
+    case PF_ROUTE_SESSION_UPDATES: handle_session_updates(r); break;
+    case PF_ROUTE_SESSION_STREAM: handle_session_stream(r); break;
     default:
         pf__answer_error(r, 404, PF_ERR_NOT_FOUND, NULL, "No such route.");
         break;
@@ -655,11 +1006,21 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
         st = PF_ENOMEM;
         goto out_free_server;
     }
-    if ((st = pf_pool_create((int)cfg->workers, (int)cfg->queue_limit, &s->pool)))
+    s->sessions = pf_sessions_create((size_t)cfg->max_sessions, (size_t)cfg->max_sessions_per_map);
+    if (!s->sessions) {
+        st = PF_ENOMEM;
         goto out_free_registry;
+    }
+    if ((st = pf_pool_create((int)cfg->workers, (int)cfg->queue_limit, &s->pool)))
+        goto out_free_sessions;
+    if ((st = pf_hub_create(s, &s->hub))) goto out_free_pool;
     *out = s;
     return PF_OK;
 
+out_free_pool:
+    pf_pool_destroy(s->pool);
+out_free_sessions:
+    pf_sessions_destroy(s->sessions);
 out_free_registry:
     pf_registry_destroy(s->registry);
 out_free_server:
@@ -672,8 +1033,12 @@ void pf_server_destroy(pf_server *s) {
     /* Jobs still queued resume their connections: run them before the
      * daemon goes. */
     pf_pool_shutdown(s->pool);
+    /* Streams close through libmicrohttpd (MHD_upgrade_action): before the
+     * daemon stops. */
+    pf_hub_destroy(s->hub);
     if (s->daemon) MHD_stop_daemon(s->daemon);
     pf_pool_destroy(s->pool);
+    pf_sessions_destroy(s->sessions);
     pf_registry_destroy(s->registry);
     free(s);
 }

@@ -79,7 +79,7 @@ void pf__answer_perror(pf_req *r, const pf_proto_error *e) {
 
 static void suspend_conn(void *ud) { MHD_suspend_connection(ud); }
 
-void pf__dispatch(pf_req *r, pf_job_kind kind, pf_pool_fn fn) {
+bool pf__dispatch(pf_req *r, pf_job_kind kind, pf_pool_fn fn) {
     pf_status st;
     r->job.fn = fn;
     r->job.arg = r;
@@ -95,19 +95,47 @@ void pf__dispatch(pf_req *r, pf_job_kind kind, pf_pool_fn fn) {
         pf__answer_error(r, 503, PF_ERR_SHUTTING_DOWN, NULL, "The server is shutting down.");
         r->close = true;
     }
+    return st == PF_OK;
 }
 
 void pf__finish(pf_req *r) { MHD_resume_connection(r->conn); }
+
+/* libmicrohttpd sent the 101: the socket is the stream hub's now. */
+static void on_upgrade(void *cls, struct MHD_Connection *c, void *con_cls, const char *extra,
+                       size_t extra_len, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh) {
+    pf_server *s = cls;
+    pf_req *r = con_cls;
+    (void)c;
+    pf_hub_adopt(s->hub, sock, urh, extra, extra_len, r->map_id, r->session_id);
+}
+
+static enum MHD_Result send_upgrade(pf_req *r) {
+    struct MHD_Response *resp = MHD_create_response_for_upgrade(on_upgrade, r->srv);
+    enum MHD_Result ret;
+    if (!resp) return MHD_NO;
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "websocket");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "Upgrade");
+    MHD_add_response_header(resp, "Sec-WebSocket-Accept", r->ws_accept);
+    ret = MHD_queue_response(r->conn, MHD_HTTP_SWITCHING_PROTOCOLS, resp);
+    MHD_destroy_response(resp);
+    if (ret == MHD_YES) {
+        r->sent = true;
+        r->code = 101;
+    }
+    return ret;
+}
 
 static enum MHD_Result send_answer(pf_req *r) {
     struct MHD_Response *resp;
     enum MHD_Result ret;
     char num[32];
+    if (r->upgrade) return send_upgrade(r);
     resp = MHD_create_response_from_buffer(r->resp_len, r->resp, MHD_RESPMEM_MUST_FREE);
     if (!resp) return MHD_NO;
     r->resp = NULL; /* libmicrohttpd frees it now */
     if (r->resp_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->resp_type);
     if (r->allow) MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
+    if (r->code == 426) MHD_add_response_header(resp, "Sec-WebSocket-Version", "13");
     if (r->retry_after) {
         snprintf(num, sizeof(num), "%lld", (long long)r->srv->cfg.retry_after_s);
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, num);
@@ -130,7 +158,8 @@ static bool media_is(const char *ct, const char *type) {
 
 static bool route_has_body(pf_route r) {
     return r == PF_ROUTE_MAPS_CREATE || r == PF_ROUTE_MAP_PUT || r == PF_ROUTE_PATH_POST ||
-           r == PF_ROUTE_PATHS_POST;
+           r == PF_ROUTE_PATHS_POST || r == PF_ROUTE_MAP_PATCH || r == PF_ROUTE_SESSIONS_CREATE ||
+           r == PF_ROUTE_SESSION_UPDATES;
 }
 
 /* The first call of a request: route, content type, announced length. */
@@ -162,6 +191,7 @@ static void begin(pf_req *r, const char *method, const char *url) {
     }
     r->route = rr.route;
     memcpy(r->map_id, rr.map_id, sizeof(r->map_id));
+    memcpy(r->session_id, rr.session_id, sizeof(r->session_id));
     if (!route_has_body(r->route)) return;
 
     ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
@@ -172,11 +202,16 @@ static void begin(pf_req *r, const char *method, const char *url) {
     } else if (media_is(ct, "text/plain") &&
                (r->route == PF_ROUTE_MAP_PUT || r->route == PF_ROUTE_MAPS_CREATE)) {
         r->body_kind = PF_BODY_TEXT;
+    } else if (media_is(ct, "application/x-ndjson") && r->route == PF_ROUTE_SESSION_UPDATES) {
+        r->body_kind = PF_BODY_NDJSON;
     } else {
         pf__answer_error(r, 415, PF_ERR_UNSUPPORTED_MEDIA, "Content-Type",
                          "Content-Type '%.80s' is not accepted here; send %s.", ct,
                          r->route == PF_ROUTE_MAP_PUT || r->route == PF_ROUTE_MAPS_CREATE
                              ? "application/json or text/plain (Moving AI map)"
+                         : r->route == PF_ROUTE_SESSION_UPDATES
+                             ? "application/json (one update) or application/x-ndjson (one "
+                               "update a line)"
                              : "application/json");
         r->close = true;
         return;
@@ -279,6 +314,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     pf_metrics_observe(&s->metrics, r->route, r->sent ? r->code : 0,
                        (pf__now_ns() - r->t0_ns) / 1000);
     pf_mapver_release(r->mv);
+    pf_update_list_free(&r->updates);
+    pf_update_free(&r->patch);
     free(r->queries);
     free(r->body);
     free(r->resp);
@@ -291,7 +328,7 @@ pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
     struct sockaddr_in sa;
     const union MHD_DaemonInfo *info;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
-                     MHD_USE_ITC | MHD_USE_ERROR_LOG;
+                     MHD_USE_ITC | MHD_USE_ERROR_LOG | MHD_ALLOW_UPGRADE;
 
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
@@ -327,6 +364,7 @@ uint64_t pf_server_drain(pf_server *s, int64_t timeout_ms) {
     atomic_store(&s->draining, true);
     MHD_socket lsock = MHD_quiesce_daemon(s->daemon);
     if (lsock != MHD_INVALID_SOCKET) close(lsock);
+    pf_hub_close_all(s->hub);
     while ((left = atomic_load(&s->in_flight)) > 0 && pf__now_ns() < end) nanosleep(&nap, NULL);
     if (left == 0) {
         MHD_stop_daemon(s->daemon);

@@ -18,6 +18,10 @@
 #include "registry.h"
 #include "router.h"
 #include "server.h"
+#include "session.h"
+#include "session_json.h"
+#include "stream.h"
+#include "ws.h"
 
 #define PF_SERVER_VERSION "0.1.0"
 
@@ -26,6 +30,8 @@ struct pf_server {
     struct MHD_Daemon *daemon;
     pf_pool *pool;
     pf_registry *registry;
+    pf_sessions *sessions;
+    pf_hub *hub;             /* WebSocket streams and the session reaper */
     pf_metrics metrics;
     pf_grid_limits limits;
     uint16_t port;
@@ -35,7 +41,12 @@ struct pf_server {
     atomic_bool draining;
 };
 
-typedef enum pf_body_kind { PF_BODY_NONE = 0, PF_BODY_JSON, PF_BODY_TEXT } pf_body_kind;
+typedef enum pf_body_kind {
+    PF_BODY_NONE = 0,
+    PF_BODY_JSON,
+    PF_BODY_TEXT,
+    PF_BODY_NDJSON /* application/x-ndjson: session updates, one a line */
+} pf_body_kind;
 
 /* One HTTP request, from its headers to its answer. Owned by the connection
  * (MHD's con_cls) and freed when libmicrohttpd reports it completed. While
@@ -46,6 +57,7 @@ typedef struct pf_req {
     struct MHD_Connection *conn;
     pf_route route;
     char map_id[PF_MAP_ID_MAX + 1];
+    char session_id[PF_SESSION_ID_MAX + 1];
     uint64_t t0_ns;          /* arrival */
     uint64_t deadline_ns;    /* arrival + deadline (path routes) */
 
@@ -64,7 +76,9 @@ typedef struct pf_req {
     const char *allow;       /* 405 */
     bool retry_after;        /* 503 */
     bool close;              /* Connection: close */
-    char location[96];
+    char location[160];
+    bool upgrade;            /* 101: hand the socket to the stream hub */
+    char ws_accept[PF_WS_ACCEPT_LEN + 1];
 
     /* Work on the pool. */
     pf_pool_job job;
@@ -72,6 +86,10 @@ typedef struct pf_req {
     pf_path_request *queries;
     size_t nqueries;
     bool batch;
+    pf_session *session;     /* held (busy) while its job runs */
+    bool session_created;    /* 201 for POST .../sessions */
+    pf_update_list updates;  /* POST .../updates */
+    pf_update patch;         /* PATCH /v1/maps/{id} */
 } pf_req;
 
 uint64_t pf__now_ns(void);
@@ -89,10 +107,20 @@ void pf__answer_perror(pf_req *r, const pf_proto_error *e);
 void pf__handle(pf_req *r);
 
 /* Suspends r's connection and queues fn on the pool; answers 503 at once
- * when the queue is full. */
-void pf__dispatch(pf_req *r, pf_job_kind kind, pf_pool_fn fn);
+ * when the queue is full. Returns whether the job was queued: then r
+ * belongs to the job and the caller must not touch it any more. */
+bool pf__dispatch(pf_req *r, pf_job_kind kind, pf_pool_fn fn);
 /* Called by a job when its answer is set: resumes the connection. The job
  * must not touch r afterwards. */
 void pf__finish(pf_req *r);
+
+/* Runs on a worker for a held session (handlers.c): brings it to the map's
+ * current version, validates and applies l (NULL: a read), plans, and
+ * writes the answer (or the error body) into w. Returns the HTTP status: 200
+ * (201 when created), 4xx for a rejected update (the session is unchanged),
+ * 404 when the map is gone (the session is removed), 503 out of memory.
+ * Shared by HTTP requests and WebSocket streams. */
+int pf__session_run(pf_server *s, pf_session *sess, const pf_update_list *l, bool created,
+                    pf_jsonw *w);
 
 #endif

@@ -26,6 +26,9 @@ const char *pf_http_reason(int code) {
     case 400: return "Bad Request";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 426: return "Upgrade Required";
+    case 429: return "Too Many Requests";
     case 413: return "Content Too Large";
     case 415: return "Unsupported Media Type";
     case 422: return "Unprocessable Entity";

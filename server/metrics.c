@@ -111,6 +111,12 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
              : 0.0);
     line(w, "# HELP pathd_maps Maps held.\n# TYPE pathd_maps gauge\npathd_maps %llu\n",
          (unsigned long long)g->maps);
+    line(w, "# HELP pathd_sessions D* Lite sessions held.\n# TYPE pathd_sessions gauge\n"
+            "pathd_sessions %llu\n",
+         (unsigned long long)g->sessions);
+    line(w, "# HELP pathd_streams Open WebSocket session streams.\n"
+            "# TYPE pathd_streams gauge\npathd_streams %llu\n",
+         (unsigned long long)g->streams);
     line(w, "# HELP pathd_requests_in_flight Requests received and not yet answered.\n"
             "# TYPE pathd_requests_in_flight gauge\npathd_requests_in_flight %llu\n",
          (unsigned long long)g->in_flight);

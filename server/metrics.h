@@ -36,6 +36,7 @@ typedef struct pf_metrics_gauges {
     uint64_t rejected;
     uint64_t cache_hits, cache_misses;
     uint64_t maps;
+    uint64_t sessions, streams;
     uint64_t in_flight;
 } pf_metrics_gauges;
 

@@ -16,6 +16,7 @@ struct pf_registry {
     slot **buckets;
     size_t nbuckets; /* a power of two */
     size_t count, max_maps;
+    uint64_t lineages; /* the last lineage handed out */
 };
 
 pf_mapver *pf_mapver_create(const char *id, pf_planner *planner, size_t cache_entries,
@@ -40,12 +41,69 @@ out_free_planner:
 
 void pf_mapver_retain(pf_mapver *mv) { atomic_fetch_add_explicit(&mv->refs, 1, memory_order_relaxed); }
 
+static void diff_release(pf_mapdiff *d) {
+    if (!d || atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) != 1) return;
+    free(d->cells);
+    free(d);
+}
+
 void pf_mapver_release(pf_mapver *mv) {
     if (!mv) return;
     if (atomic_fetch_sub_explicit(&mv->refs, 1, memory_order_acq_rel) != 1) return;
+    for (size_t i = 0; i < mv->nlog; i++) diff_release(mv->log[i]);
     pf_cache_destroy(mv->cache);
     pf_planner_destroy(mv->planner);
     free(mv);
+}
+
+pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *changed, size_t n) {
+    pf_mapdiff *d = calloc(1, sizeof(*d));
+    size_t keep = 0, cells = n;
+    if (!d) {
+        free(changed);
+        return PF_ENOMEM;
+    }
+    atomic_init(&d->refs, 1);
+    d->version = prev->version + 1;
+    d->cells = changed;
+    d->n = n;
+    /* Keep the newest diffs of prev that fit the bounds. */
+    while (keep < prev->nlog && keep + 1 < PF_MAPVER_LOG_VERSIONS) {
+        const pf_mapdiff *o = prev->log[prev->nlog - 1 - keep];
+        if (cells + o->n > PF_MAPVER_LOG_CELLS) break;
+        cells += o->n;
+        keep++;
+    }
+    for (size_t i = 0; i < next->nlog; i++) diff_release(next->log[i]);
+    next->nlog = 0;
+    for (size_t i = prev->nlog - keep; i < prev->nlog; i++) {
+        atomic_fetch_add_explicit(&prev->log[i]->refs, 1, memory_order_relaxed);
+        next->log[next->nlog++] = prev->log[i];
+    }
+    next->log[next->nlog++] = d;
+    return PF_OK;
+}
+
+pf_status pf_mapver_changes_since(const pf_mapver *cur, uint64_t since, pf_point **out, size_t *n) {
+    size_t first, total = 0, k = 0;
+    pf_point *list;
+    *out = NULL;
+    *n = 0;
+    if (since >= cur->version) return PF_OK;
+    /* The log must hold every version since + 1 .. cur->version. */
+    if (cur->nlog == 0 || cur->log[0]->version > since + 1) return PF_ELIMIT;
+    first = (size_t)(since + 1 - cur->log[0]->version);
+    for (size_t i = first; i < cur->nlog; i++) total += cur->log[i]->n;
+    if (total == 0) return PF_OK;
+    list = malloc(total * sizeof(*list));
+    if (!list) return PF_ENOMEM;
+    for (size_t i = first; i < cur->nlog; i++) {
+        memcpy(list + k, cur->log[i]->cells, cur->log[i]->n * sizeof(*list));
+        k += cur->log[i]->n;
+    }
+    *out = list;
+    *n = total;
+    return PF_OK;
 }
 
 pf_algorithm pf_mapver_default_algorithm(const pf_mapver *mv) {
@@ -119,6 +177,7 @@ pf_status pf_registry_publish(pf_registry *r, pf_mapver *mv, bool *created) {
     if (*pp) {
         old = (*pp)->mv;
         mv->version = old->version + 1;
+        mv->lineage = ++r->lineages;
         (*pp)->mv = mv;
         *created = false;
     } else if (r->count >= r->max_maps) {
@@ -127,6 +186,7 @@ pf_status pf_registry_publish(pf_registry *r, pf_mapver *mv, bool *created) {
         st = PF_ENOMEM;
     } else {
         mv->version = 1;
+        mv->lineage = ++r->lineages;
         s->mv = mv;
         *pp = s;
         r->count++;
@@ -134,6 +194,22 @@ pf_status pf_registry_publish(pf_registry *r, pf_mapver *mv, bool *created) {
     }
     uv_mutex_unlock(&r->mu);
     pf_mapver_release(old); /* outside the lock: freeing a big map takes time */
+    return st;
+}
+
+pf_status pf_registry_swap(pf_registry *r, pf_mapver *expected, pf_mapver *mv) {
+    slot **pp;
+    pf_status st = PF_ECANCELED;
+    uv_mutex_lock(&r->mu);
+    pp = find(r, mv->id);
+    if (*pp && (*pp)->mv == expected) {
+        mv->version = expected->version + 1;
+        mv->lineage = expected->lineage;
+        (*pp)->mv = mv;
+        st = PF_OK;
+    }
+    uv_mutex_unlock(&r->mu);
+    if (st == PF_OK) pf_mapver_release(expected); /* the registry's reference */
     return st;
 }
 

@@ -8,8 +8,16 @@
  * a DELETE or a replacing PUT never frees a map under a running search: the
  * old version lives until its last reader lets go.
  *
- * Versions count per id: 1 when created, +1 on every replace. Deleting a map
- * forgets its count, so a map created again starts at 1.
+ * Versions count per id: 1 when created, +1 on every replace or PATCH.
+ * Deleting a map forgets its count, so a map created again starts at 1.
+ *
+ * Lineage: an upload (create or replace) starts a new lineage; a PATCH
+ * (pf_registry_swap) continues the lineage of the version it changes.
+ * Sessions live on one lineage: a replaced or deleted map ends them. Along a
+ * lineage every version keeps a bounded log of the cells each of the last
+ * PF_MAPVER_LOG_VERSIONS PATCHes changed (at most PF_MAPVER_LOG_CELLS cells
+ * in all), so a session several versions behind can rebase incrementally;
+ * one further behind is rebuilt from the current version.
  *
  * Thread-safe: one mutex guards the table; references are atomic.
  */
@@ -26,6 +34,19 @@
 #include "router.h"
 #include "status.h"
 
+#define PF_MAPVER_LOG_VERSIONS 64
+#define PF_MAPVER_LOG_CELLS (1u << 20)
+
+/* The cells one PATCH changed (what pf_planner_apply reported): the diff from
+ * version - 1 to version. Immutable and shared by the logs of later
+ * versions (reference counted). */
+typedef struct pf_mapdiff {
+    atomic_int refs;
+    uint64_t version;
+    pf_point *cells; /* owned */
+    size_t n;
+} pf_mapdiff;
+
 typedef struct pf_mapver {
     atomic_int refs;
     char id[PF_MAP_ID_MAX + 1];
@@ -34,6 +55,9 @@ typedef struct pf_mapver {
     pf_cache *cache;         /* owned */
     uint64_t build_us;       /* parse + preprocessing */
     uint8_t content_hash[32]; /* SHA-256 of the upload, for POST /v1/maps */
+    uint64_t lineage;        /* set by publish (new) or swap (kept), then constant */
+    pf_mapdiff *log[PF_MAPVER_LOG_VERSIONS]; /* oldest first, the newest is this version's */
+    size_t nlog;
 } pf_mapver;
 
 /* Makes an unpublished version holding one reference (the caller's). Takes
@@ -46,6 +70,18 @@ void pf_mapver_release(pf_mapver *mv);
 /* The algorithm a query without one runs: hpa where the map has a
  * hierarchy, astar otherwise. */
 pf_algorithm pf_mapver_default_algorithm(const pf_mapver *mv);
+
+/* Makes next's change log: prev's log (shared), trimmed to the bounds, then
+ * the diff `changed[0..n)` (taken, also on failure) numbered prev->version +
+ * 1, the version pf_registry_swap(prev, next) gives next. PF_ENOMEM. Call
+ * before next is published. */
+pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *changed, size_t n);
+
+/* The cells changed between version `since` and cur->version of cur's
+ * lineage, concatenated (duplicates possible) into *out (free() it; NULL when
+ * *n is 0). PF_ELIMIT when cur's log does not reach back to since + 1 (the
+ * caller rebuilds instead), PF_ENOMEM. */
+pf_status pf_mapver_changes_since(const pf_mapver *cur, uint64_t since, pf_point **out, size_t *n);
 
 typedef struct pf_registry pf_registry;
 
@@ -62,6 +98,14 @@ pf_mapver *pf_registry_get(pf_registry *r, const char *id);
  * version it replaces. *created tells whether the id was new. PF_ELIMIT when
  * the id is new and the registry is full (mv is not taken then). */
 pf_status pf_registry_publish(pf_registry *r, pf_mapver *mv, bool *created);
+
+/* Publishes mv (a PATCH of `expected`) as the current version of its id,
+ * only if `expected` is still the current one: mv gets version
+ * expected->version + 1 and expected's lineage, the registry takes over the
+ * caller's reference on mv and drops its own on expected. PF_ECANCELED when
+ * the map was replaced, patched or deleted meanwhile (mv is not taken; the
+ * caller starts over from the new current version). */
+pf_status pf_registry_swap(pf_registry *r, pf_mapver *expected, pf_mapver *mv);
 
 /* Removes id; false when there was no such map. */
 bool pf_registry_remove(pf_registry *r, const char *id);

@@ -3,11 +3,12 @@
 
 #include <string.h>
 
-typedef enum shape { SHAPE_EXACT, SHAPE_MAP, SHAPE_MAP_SUB } shape;
+typedef enum shape { SHAPE_EXACT, SHAPE_MAP, SHAPE_MAP_SUB, SHAPE_SESSION } shape;
 
 typedef struct route_def {
     shape shape;
-    const char *path; /* exact path, or the sub-resource after /v1/maps/{id}/ */
+    const char *path; /* exact path, the sub-resource after /v1/maps/{id}/, or
+                         the one after /v1/maps/{id}/sessions/{sid} */
     const char *method;
     pf_route route;
 } route_def;
@@ -26,13 +27,21 @@ static const route_def routes[] = {
     {SHAPE_MAP_SUB, "path", "GET", PF_ROUTE_PATH_GET},
     {SHAPE_MAP_SUB, "path", "POST", PF_ROUTE_PATH_POST},
     {SHAPE_MAP_SUB, "paths", "POST", PF_ROUTE_PATHS_POST},
+    {SHAPE_MAP, "", "PATCH", PF_ROUTE_MAP_PATCH},
+    {SHAPE_MAP_SUB, "sessions", "POST", PF_ROUTE_SESSIONS_CREATE},
+    {SHAPE_SESSION, "", "GET", PF_ROUTE_SESSION_GET},
+    {SHAPE_SESSION, "", "DELETE", PF_ROUTE_SESSION_DELETE},
+    {SHAPE_SESSION, "/updates", "POST", PF_ROUTE_SESSION_UPDATES},
+    {SHAPE_SESSION, "/stream", "GET", PF_ROUTE_SESSION_STREAM},
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 
 static const char *const route_names[PF_ROUTE_COUNT] = {
     "none",        "healthz", "readyz",     "metrics",  "info",      "maps_list", "maps_create",
-    "map_get",     "map_put", "map_delete", "path_get", "path_post", "paths_post"};
+    "map_get",     "map_put", "map_delete", "path_get", "path_post", "paths_post",
+    "map_patch",   "sessions_create", "session_get", "session_delete", "session_updates",
+    "session_stream"};
 
 const char *pf_route_name(pf_route r) {
     return (unsigned)r < PF_ROUTE_COUNT ? route_names[r] : "none";
@@ -52,7 +61,9 @@ bool pf_map_id_is_valid(const char *id, size_t len) {
 /* The Allow header of a path: its methods, in table order. */
 static const char *allow_for(shape sh, const char *sub) {
     if (sh == SHAPE_EXACT) return strcmp(sub, "/v1/maps") == 0 ? "GET, POST" : "GET, HEAD";
-    if (sh == SHAPE_MAP) return "GET, HEAD, PUT, DELETE";
+    if (sh == SHAPE_MAP) return "GET, HEAD, PUT, PATCH, DELETE";
+    if (sh == SHAPE_SESSION)
+        return *sub == '\0' ? "GET, HEAD, DELETE" : strcmp(sub, "/stream") == 0 ? "GET, HEAD" : "POST";
     return strcmp(sub, "path") == 0 ? "GET, HEAD, POST" : "POST";
 }
 
@@ -71,8 +82,28 @@ pf_route_match pf_route_find(const char *method, const char *path, pf_route_resu
         idlen = slash ? (size_t)(slash - id) : strlen(id);
         if (slash) {
             sub = slash + 1;
-            if (strcmp(sub, "path") != 0 && strcmp(sub, "paths") != 0) return PF_MATCH_NOT_FOUND;
             sh = SHAPE_MAP_SUB;
+            if (strncmp(sub, "sessions/", 9) == 0) {
+                /* sessions/{sid}[/updates|/stream] */
+                const char *sid = sub + 9, *rest = strchr(sid, '/');
+                size_t slen = rest ? (size_t)(rest - sid) : strlen(sid);
+                if (slen < 1 || slen > PF_SESSION_ID_MAX) return PF_MATCH_NOT_FOUND;
+                for (size_t i = 0; i < slen; i++) {
+                    char c = sid[i];
+                    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                          (c >= '0' && c <= '9') || c == '_' || c == '-'))
+                        return PF_MATCH_NOT_FOUND;
+                }
+                memcpy(out->session_id, sid, slen);
+                out->session_id[slen] = '\0';
+                sub = rest ? rest : "";
+                if (*sub && strcmp(sub, "/updates") != 0 && strcmp(sub, "/stream") != 0)
+                    return PF_MATCH_NOT_FOUND;
+                sh = SHAPE_SESSION;
+            } else if (strcmp(sub, "path") != 0 && strcmp(sub, "paths") != 0 &&
+                       strcmp(sub, "sessions") != 0) {
+                return PF_MATCH_NOT_FOUND;
+            }
         } else {
             sh = SHAPE_MAP;
         }

@@ -10,6 +10,9 @@
 #include <stddef.h>
 
 #define PF_MAP_ID_MAX 64
+/* Session ids are 32 lowercase hex digits; the router accepts any
+ * [A-Za-z0-9_-]{1,64} there and lets the lookup answer 404. */
+#define PF_SESSION_ID_MAX 64
 
 typedef enum pf_route {
     PF_ROUTE_NONE = 0,
@@ -25,6 +28,12 @@ typedef enum pf_route {
     PF_ROUTE_PATH_GET,    /* GET /v1/maps/{id}/path?start=x,y&goal=x,y */
     PF_ROUTE_PATH_POST,   /* POST /v1/maps/{id}/path */
     PF_ROUTE_PATHS_POST,  /* POST /v1/maps/{id}/paths (batch) */
+    PF_ROUTE_MAP_PATCH,   /* PATCH /v1/maps/{id} (world changes) */
+    PF_ROUTE_SESSIONS_CREATE, /* POST /v1/maps/{id}/sessions */
+    PF_ROUTE_SESSION_GET,     /* GET /v1/maps/{id}/sessions/{sid} */
+    PF_ROUTE_SESSION_DELETE,  /* DELETE /v1/maps/{id}/sessions/{sid} */
+    PF_ROUTE_SESSION_UPDATES, /* POST /v1/maps/{id}/sessions/{sid}/updates */
+    PF_ROUTE_SESSION_STREAM,  /* GET /v1/maps/{id}/sessions/{sid}/stream (WebSocket) */
     PF_ROUTE_COUNT
 } pf_route;
 
@@ -38,6 +47,7 @@ typedef enum pf_route_match {
 typedef struct pf_route_result {
     pf_route route;
     char map_id[PF_MAP_ID_MAX + 1]; /* for /v1/maps/{id}... */
+    char session_id[PF_SESSION_ID_MAX + 1]; /* for .../sessions/{sid}... */
     const char *allow;              /* "GET, PUT, DELETE" for 405 answers */
 } pf_route_result;
 

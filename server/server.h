@@ -12,6 +12,13 @@
  *               worker's search context, calls pf_planner_search (core's one
  *               dispatch), writes the JSON answer (proto/) and resumes the
  *               connection, which sends it.
+ *   session.c   D* Lite sessions: handlers.c holds one (busy) for a
+ *               request and runs its sync / validate / apply / plan as a
+ *               job (pf__session_run); PATCH builds the next map version.
+ *   stream.c    WebSocket streams: libmicrohttpd upgrades the connection
+ *               and the hub thread (libuv) reads messages, runs each as a
+ *               session job on the pool and writes the answers; it also
+ *               reaps idle sessions.
  *
  * Lifecycle: create, start (listens), [load demo maps], drain on SIGTERM
  * (stop accepting, finish requests in flight), destroy.

@@ -29,8 +29,31 @@ START_TEST(server_router_table) {
     ck_assert_int_eq(r.route, PF_ROUTE_PATH_GET);
     ck_assert_int_eq(pf_route_find("GET", "/v1/maps/m/paths", &r), PF_MATCH_BAD_METHOD);
     ck_assert_str_eq(r.allow, "POST");
-    ck_assert_int_eq(pf_route_find("PATCH", "/v1/maps/m", &r), PF_MATCH_BAD_METHOD);
-    ck_assert_str_eq(r.allow, "GET, HEAD, PUT, DELETE");
+    ck_assert_int_eq(pf_route_find("POST", "/v1/maps/m", &r), PF_MATCH_BAD_METHOD);
+    ck_assert_str_eq(r.allow, "GET, HEAD, PUT, PATCH, DELETE");
+    ck_assert_int_eq(pf_route_find("PATCH", "/v1/maps/m", &r), PF_MATCH_OK);
+    ck_assert_int_eq(r.route, PF_ROUTE_MAP_PATCH);
+    ck_assert_int_eq(pf_route_find("POST", "/v1/maps/m/sessions", &r), PF_MATCH_OK);
+    ck_assert_int_eq(r.route, PF_ROUTE_SESSIONS_CREATE);
+    ck_assert_int_eq(pf_route_find("GET", "/v1/maps/m/sessions/0af3", &r), PF_MATCH_OK);
+    ck_assert_int_eq(r.route, PF_ROUTE_SESSION_GET);
+    ck_assert_str_eq(r.session_id, "0af3");
+    ck_assert_str_eq(r.map_id, "m");
+    ck_assert_int_eq(pf_route_find("DELETE", "/v1/maps/m/sessions/0af3", &r), PF_MATCH_OK);
+    ck_assert_int_eq(r.route, PF_ROUTE_SESSION_DELETE);
+    ck_assert_int_eq(pf_route_find("POST", "/v1/maps/m/sessions/0af3/updates", &r), PF_MATCH_OK);
+    ck_assert_int_eq(r.route, PF_ROUTE_SESSION_UPDATES);
+    ck_assert_int_eq(pf_route_find("GET", "/v1/maps/m/sessions/0af3/stream", &r), PF_MATCH_OK);
+    ck_assert_int_eq(r.route, PF_ROUTE_SESSION_STREAM);
+    ck_assert_int_eq(pf_route_find("GET", "/v1/maps/m/sessions/0af3/updates", &r),
+                     PF_MATCH_BAD_METHOD);
+    ck_assert_str_eq(r.allow, "POST");
+    ck_assert_int_eq(pf_route_find("PUT", "/v1/maps/m/sessions/0af3", &r), PF_MATCH_BAD_METHOD);
+    ck_assert_str_eq(r.allow, "GET, HEAD, DELETE");
+    ck_assert_int_eq(pf_route_find("GET", "/v1/maps/m/sessions/0af3/other", &r),
+                     PF_MATCH_NOT_FOUND);
+    ck_assert_int_eq(pf_route_find("GET", "/v1/maps/m/sessions/", &r), PF_MATCH_NOT_FOUND);
+    ck_assert_int_eq(pf_route_find("GET", "/v1/maps/m/sessions/a%20b", &r), PF_MATCH_NOT_FOUND);
     ck_assert_int_eq(pf_route_find("GET", "/v1/maps/m/other", &r), PF_MATCH_NOT_FOUND);
     ck_assert_int_eq(pf_route_find("GET", "/nothing", &r), PF_MATCH_NOT_FOUND);
     ck_assert_int_eq(pf_route_find("GET", "/v1/maps/bad!id", &r), PF_MATCH_BAD_ID);

@@ -1,0 +1,314 @@
+/* session_json.c -- see session_json.h. */
+#include "session_json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonr.h"
+
+#define FIELD(name) (snprintf(f, sizeof(f), "%s%s", prefix, name), f)
+
+static const char *const create_members[] = {"start", "goal", "ttl_s", NULL};
+
+pf_status pf_session_request_parse(const char *buf, size_t len, int64_t max_ttl_s,
+                                   pf_session_request *out, pf_proto_error *e) {
+    cJSON *root;
+    const cJSON *it;
+    pf_status st = pf_jsonr_parse(buf, len, &root, e);
+    memset(out, 0, sizeof(*out));
+    if (st) return st;
+    if ((st = pf_jsonr_object(root, NULL, e))) goto out_free_root;
+    if ((st = pf_jsonr_check_members(root, create_members, "", e))) goto out_free_root;
+    for (int i = 0; i < 2; i++) {
+        const char *name = i ? "goal" : "start";
+        it = cJSON_GetObjectItemCaseSensitive(root, name);
+        if (!it) {
+            st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, name,
+                                    "Field '%s' is required.", name);
+            goto out_free_root;
+        }
+        if ((st = pf_jsonr_point(it, name, i ? &out->goal : &out->start, e))) goto out_free_root;
+    }
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "ttl_s")) &&
+        (st = pf_jsonr_int(it, "ttl_s", 1, max_ttl_s, &out->ttl_s, e)))
+        goto out_free_root;
+out_free_root:
+    cJSON_Delete(root);
+    return st;
+}
+
+void pf_update_free(pf_update *u) {
+    if (!u) return;
+    free(u->cells);
+    free(u->doors);
+    memset(u, 0, sizeof(*u));
+}
+
+void pf_update_list_free(pf_update_list *l) {
+    if (!l) return;
+    for (size_t i = 0; i < l->n; i++) pf_update_free(&l->items[i]);
+    free(l->items);
+    memset(l, 0, sizeof(*l));
+}
+
+const char *pf_update_prefix(const pf_update_list *l, size_t i, char *buf, size_t cap) {
+    if (!l->ndjson) return "";
+    snprintf(buf, cap, "lines[%zu].", i);
+    return buf;
+}
+
+static const char *const cell_members[] = {"x", "y", "cost", "blocked", NULL};
+static const char *const door_members[] = {"id", "open", NULL};
+
+static pf_status read_cells(const cJSON *arr, const char *prefix, pf_update *u, pf_proto_error *e) {
+    char f[128], p[112];
+    size_t n = 0, i = 0;
+    pf_status st;
+    if (!cJSON_IsArray(arr))
+        return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, FIELD("cells"),
+                                  "Field '%s' must be an array of {\"x\",\"y\",\"cost\"}.", f);
+    for (const cJSON *c = arr->child; c; c = c->next) n++;
+    if (n == 0) return PF_OK;
+    u->cells = calloc(n, sizeof(*u->cells));
+    if (!u->cells) return pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+    for (const cJSON *c = arr->child; c; c = c->next, i++) {
+        const cJSON *cost, *blocked;
+        int64_t v;
+        snprintf(p, sizeof(p), "%scells[%zu].", prefix, i);
+        if (!cJSON_IsObject(c))
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST,
+                                      (snprintf(f, sizeof(f), "%scells[%zu]", prefix, i), f),
+                                      "Field '%s' must be an object {\"x\",\"y\",\"cost\"}.", f);
+        if ((st = pf_jsonr_check_members(c, cell_members, p, e))) return st;
+#define CF(name) (snprintf(f, sizeof(f), "%s%s", p, name), f)
+        if ((st = pf_jsonr_int(cJSON_GetObjectItemCaseSensitive(c, "x"), CF("x"), INT32_MIN,
+                               INT32_MAX, &v, e)))
+            return st;
+        u->cells[i].p.x = (int32_t)v;
+        if ((st = pf_jsonr_int(cJSON_GetObjectItemCaseSensitive(c, "y"), CF("y"), INT32_MIN,
+                               INT32_MAX, &v, e)))
+            return st;
+        u->cells[i].p.y = (int32_t)v;
+        cost = cJSON_GetObjectItemCaseSensitive(c, "cost");
+        blocked = cJSON_GetObjectItemCaseSensitive(c, "blocked");
+        if ((cost != NULL) == (blocked != NULL))
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, CF("cost"),
+                                      "A cell takes exactly one of 'cost' (0..255) or "
+                                      "'blocked' (true/false): see '%s'.",
+                                      f);
+        if (cost) {
+            if ((st = pf_jsonr_int(cost, CF("cost"), 0, 255, &v, e))) return st;
+            u->cells[i].cost = (uint8_t)v;
+        } else {
+            bool b;
+            if ((st = pf_jsonr_bool(blocked, CF("blocked"), &b, e))) return st;
+            u->cells[i].cost = b ? 0 : 1;
+        }
+#undef CF
+    }
+    u->ncells = n;
+    return PF_OK;
+}
+
+static pf_status read_doors(const cJSON *arr, const char *prefix, pf_update *u, pf_proto_error *e) {
+    char f[128], p[112];
+    size_t n = 0, i = 0;
+    pf_status st;
+    if (!cJSON_IsArray(arr))
+        return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, FIELD("doors"),
+                                  "Field '%s' must be an array of {\"id\",\"open\"}.", f);
+    for (const cJSON *c = arr->child; c; c = c->next) n++;
+    if (n == 0) return PF_OK;
+    u->doors = calloc(n, sizeof(*u->doors));
+    if (!u->doors) return pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+    for (const cJSON *c = arr->child; c; c = c->next, i++) {
+        const cJSON *id, *open;
+        const char *s;
+        snprintf(p, sizeof(p), "%sdoors[%zu].", prefix, i);
+        if (!cJSON_IsObject(c))
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST,
+                                      (snprintf(f, sizeof(f), "%sdoors[%zu]", prefix, i), f),
+                                      "Field '%s' must be an object {\"id\",\"open\"}.", f);
+        if ((st = pf_jsonr_check_members(c, door_members, p, e))) return st;
+#define CF(name) (snprintf(f, sizeof(f), "%s%s", p, name), f)
+        id = cJSON_GetObjectItemCaseSensitive(c, "id");
+        open = cJSON_GetObjectItemCaseSensitive(c, "open");
+        if (!id || !open)
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, CF(id ? "open" : "id"),
+                                      "Field '%s' is required.", f);
+        if ((st = pf_jsonr_string(id, CF("id"), &s, e))) return st;
+        if (strlen(s) == 0 || strlen(s) >= PF_DOOR_NAME_MAX)
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                      "Field '%s' must be a door name of 1 to %d bytes.", f,
+                                      PF_DOOR_NAME_MAX - 1);
+        memcpy(u->doors[i].id, s, strlen(s) + 1);
+        if ((st = pf_jsonr_bool(open, CF("open"), &u->doors[i].open, e))) return st;
+#undef CF
+    }
+    u->ndoors = n;
+    return PF_OK;
+}
+
+static const char *const update_members[] = {"position", "goal", "cells", "doors", NULL};
+static const char *const patch_members[] = {"cells", "doors", NULL};
+
+/* Reads one update object; prefix is "" or "lines[i].". On error u may hold
+ * allocations (the caller frees). */
+static pf_status read_update(const cJSON *obj, const char *prefix, bool patch, pf_update *u,
+                             pf_proto_error *e) {
+    char f[128];
+    const cJSON *it;
+    pf_status st;
+    if (!cJSON_IsObject(obj)) {
+        if (*prefix) {
+            snprintf(f, sizeof(f), "%.*s", (int)(strlen(prefix) - 1), prefix);
+            return pf_jsonr_object(obj, f, e);
+        }
+        return pf_jsonr_object(obj, NULL, e);
+    }
+    if ((st = pf_jsonr_check_members(obj, patch ? patch_members : update_members, prefix, e)))
+        return st;
+    if ((it = cJSON_GetObjectItemCaseSensitive(obj, "position"))) {
+        if ((st = pf_jsonr_point(it, FIELD("position"), &u->position, e))) return st;
+        u->has_position = true;
+    }
+    if ((it = cJSON_GetObjectItemCaseSensitive(obj, "goal"))) {
+        if ((st = pf_jsonr_point(it, FIELD("goal"), &u->goal, e))) return st;
+        u->has_goal = true;
+    }
+    if ((it = cJSON_GetObjectItemCaseSensitive(obj, "cells")) &&
+        (st = read_cells(it, prefix, u, e)))
+        return st;
+    if ((it = cJSON_GetObjectItemCaseSensitive(obj, "doors")) &&
+        (st = read_doors(it, prefix, u, e)))
+        return st;
+    return PF_OK;
+}
+
+/* Parses buf[0..len) as one update into *u; prefix names it in errors. */
+static pf_status parse_one(const char *buf, size_t len, const char *prefix, bool patch,
+                           pf_update *u, pf_proto_error *e) {
+    cJSON *root;
+    pf_status st = pf_jsonr_parse(buf, len, &root, e);
+    memset(u, 0, sizeof(*u));
+    if (st) {
+        if (*prefix) {
+            /* Name the line: the byte offset is within it. */
+            char msg[200];
+            snprintf(msg, sizeof(msg), "%.199s", e->message);
+            snprintf(e->field, sizeof(e->field), "%.*s", (int)(strlen(prefix) - 1), prefix);
+            snprintf(e->message, sizeof(e->message), "%.*s: %s", 40, e->field, msg);
+        }
+        return st;
+    }
+    st = read_update(root, prefix, patch, u, e);
+    cJSON_Delete(root);
+    if (st) pf_update_free(u);
+    return st;
+}
+
+static bool blank(const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r') return false;
+    return true;
+}
+
+pf_status pf_update_list_parse(const char *buf, size_t len, bool ndjson, size_t max_items,
+                               pf_update_list *out, pf_proto_error *e) {
+    size_t count = 0, cap, line = 0;
+    const char *p = buf, *end = buf + len;
+    char prefix[40];
+    pf_status st = PF_OK;
+
+    memset(out, 0, sizeof(*out));
+    out->ndjson = ndjson;
+    if (!ndjson) {
+        out->items = calloc(1, sizeof(*out->items));
+        if (!out->items) return pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+        if ((st = parse_one(buf, len, "", false, &out->items[0], e))) {
+            pf_update_list_free(out);
+            return st;
+        }
+        out->n = 1;
+        return PF_OK;
+    }
+    /* Count the non-blank lines first: one allocation, and the limit is
+     * checked before any parsing. */
+    for (const char *q = buf; q < end;) {
+        const char *nl = memchr(q, '\n', (size_t)(end - q));
+        size_t n = nl ? (size_t)(nl - q) : (size_t)(end - q);
+        if (!blank(q, n)) count++;
+        q += n + (nl ? 1 : 0);
+    }
+    if (count == 0)
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, NULL,
+                                  "The NDJSON body holds no update: send one JSON object a line.");
+    if (count > max_items)
+        return pf_proto_error_set(e, PF_ELIMIT, PF_ERR_LIMIT_EXCEEDED, NULL,
+                                  "The body holds %zu updates; at most %zu are accepted.", count,
+                                  max_items);
+    cap = count;
+    out->items = calloc(cap, sizeof(*out->items));
+    if (!out->items) return pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+    for (; p < end; line++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        if (!blank(p, n)) {
+            snprintf(prefix, sizeof(prefix), "lines[%zu].", line);
+            if ((st = parse_one(p, n, prefix, false, &out->items[out->n], e))) {
+                pf_update_list_free(out);
+                return st;
+            }
+            out->n++;
+        }
+        p += n + (nl ? 1 : 0);
+    }
+    return PF_OK;
+}
+
+pf_status pf_map_patch_parse(const char *buf, size_t len, pf_update *out, pf_proto_error *e) {
+    pf_status st = parse_one(buf, len, "", true, out, e);
+    if (st) return st;
+    if (out->ncells + out->ndoors == 0) {
+        pf_update_free(out);
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, NULL,
+                                  "A PATCH changes at least one cell or door.");
+    }
+    return PF_OK;
+}
+
+void pf_session_write_answer(pf_jsonw *w, const pf_session_answer *a) {
+    bool found = a->status == PF_OK;
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kstr(w, "session_id", a->session_id);
+    pf_jsonw_kstr(w, "map_id", a->map_id);
+    pf_jsonw_kbool(w, "found", found);
+    if (found)
+        pf_jsonw_kdouble(w, "cost", a->cost);
+    else
+        pf_jsonw_kstr(w, "reason",
+                      a->status == PF_EBUDGET    ? "node_budget"
+                      : a->status == PF_EBLOCKED ? "blocked"
+                                                 : "unreachable");
+    pf_jsonw_key(w, "path");
+    pf_jsonw_arr_begin(w);
+    if (found)
+        for (size_t i = 0; i < a->path_len; i++) pf_jsonw_point(w, a->path[i].x, a->path[i].y);
+    pf_jsonw_arr_end(w);
+    pf_jsonw_key(w, "position");
+    pf_jsonw_point(w, a->position.x, a->position.y);
+    pf_jsonw_key(w, "goal");
+    pf_jsonw_point(w, a->goal.x, a->goal.y);
+    pf_jsonw_kstr(w, "algorithm", "dstar");
+    pf_jsonw_kuint(w, "map_version", a->map_version);
+    pf_jsonw_kint(w, "ttl_s", a->ttl_s);
+    pf_jsonw_key(w, "stats");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kuint(w, "expanded", a->expanded);
+    pf_jsonw_kuint(w, "time_us", a->time_us);
+    pf_jsonw_kuint(w, "updates", a->updates);
+    pf_jsonw_kstr(w, "rebase", a->rebase ? a->rebase : "none");
+    pf_jsonw_obj_end(w);
+    pf_jsonw_obj_end(w);
+}

@@ -1,0 +1,105 @@
+/* session_json.h -- D* Lite session requests in (create, updates, map
+ * PATCH) and session answers out.
+ *
+ * Create: {"start":[x,y], "goal":[x,y], "ttl_s":600}    ttl_s optional
+ *
+ * An update (POST .../updates, one WebSocket text message, one NDJSON line):
+ *   {"position":[x,y],                      the agent is here now
+ *    "goal":[x,y],                          a new goal
+ *    "cells":[{"x":3,"y":4,"cost":0}, {"x":5,"y":4,"blocked":true}],
+ *    "doors":[{"id":"gate","open":false}]}
+ * every member optional, unknown members rejected. A cell takes either
+ * "cost" (0..255, 0 blocks) or "blocked" (true = cost 0, false = cost 1).
+ *
+ * Map PATCH: {"cells":[...], "doors":[...]} with the same item forms.
+ *
+ * Coordinates are only checked to fit int32 here; whether a cell is on the
+ * map and a door exists is the server's business (it knows the map). Errors
+ * name the field: "cells[2].cost", "doors[0].id", and for NDJSON the line
+ * (0-based) first: "lines[3].position". Thread-safe.
+ */
+#ifndef PF_PROTO_SESSION_JSON_H
+#define PF_PROTO_SESSION_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+#include "grid.h"
+#include "jsonw.h"
+#include "planner.h"
+
+typedef struct pf_session_request {
+    pf_point start, goal;
+    int64_t ttl_s; /* 0 = not given */
+} pf_session_request;
+
+/* Parses a create body. ttl_s must be 1..max_ttl_s (PF_EINVAL naming
+ * "ttl_s" otherwise). PF_EPARSE for malformed JSON, wrong types, a missing
+ * start or goal, an unknown member. */
+pf_status pf_session_request_parse(const char *buf, size_t len, int64_t max_ttl_s,
+                                   pf_session_request *out, pf_proto_error *e);
+
+/* A door switched by name. */
+typedef struct pf_door_switch {
+    char id[PF_DOOR_NAME_MAX];
+    bool open;
+} pf_door_switch;
+
+typedef struct pf_update {
+    bool has_position, has_goal;
+    pf_point position, goal;
+    pf_cell_change *cells; /* owned */
+    size_t ncells;
+    pf_door_switch *doors; /* owned */
+    size_t ndoors;
+} pf_update;
+
+/* A list of updates, applied in order. */
+typedef struct pf_update_list {
+    pf_update *items; /* owned, with everything they own */
+    size_t n;
+    bool ndjson; /* field names carry "lines[i]." */
+} pf_update_list;
+
+/* Parses one JSON update (ndjson false) or NDJSON: one update object a
+ * line, blank lines skipped, at most max_items updates (PF_ELIMIT past it).
+ * An empty list is PF_EINVAL. On error nothing is returned and e names the
+ * line and field at fault. Free with pf_update_list_free. */
+pf_status pf_update_list_parse(const char *buf, size_t len, bool ndjson, size_t max_items,
+                               pf_update_list *out, pf_proto_error *e);
+void pf_update_list_free(pf_update_list *l);
+
+/* Parses a map PATCH body into *out (position and goal are rejected). Free
+ * with pf_update_free. */
+pf_status pf_map_patch_parse(const char *buf, size_t len, pf_update *out, pf_proto_error *e);
+void pf_update_free(pf_update *u);
+
+/* The field prefix of update i of l: "" or "lines[i]." (buf >= 32 bytes). */
+const char *pf_update_prefix(const pf_update_list *l, size_t i, char *buf, size_t cap);
+
+/* What a session request answers. */
+typedef struct pf_session_answer {
+    const char *session_id;
+    const char *map_id;
+    pf_status status; /* PF_OK, PF_NO_PATH, PF_EBLOCKED or PF_EBUDGET */
+    double cost;
+    const pf_point *path; /* borrowed */
+    size_t path_len;
+    pf_point position, goal;
+    uint64_t map_version;
+    int64_t ttl_s;
+    uint64_t expanded; /* work of this request's repair */
+    uint64_t time_us;
+    size_t updates;     /* updates applied by this request */
+    const char *rebase; /* "none", "incremental" or "rebuilt" */
+} pf_session_answer;
+
+/* Writes {"session_id","map_id","found","cost"|"reason","path","position",
+ * "goal","algorithm":"dstar","map_version","ttl_s","stats":{"expanded",
+ * "time_us","updates","rebase"}} as a value. reason is "unreachable",
+ * "blocked" (the agent's or the goal's cell is blocked) or "node_budget". */
+void pf_session_write_answer(pf_jsonw *w, const pf_session_answer *a);
+
+#endif

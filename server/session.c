@@ -1,0 +1,632 @@
+/* session.c -- see session.h. */
+#include "session.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <uv.h>
+
+#include "dstar.h"
+
+/* Pins: the session's private changes, an open-addressing table keyed by
+ * cell * 3 + kind (kind 0: the cell's cost; 1: the wall on its east side;
+ * 2: the wall on its south side; west and north walls are stored as the
+ * neighbour's east and south). Last write wins. */
+typedef struct pin {
+    int64_t key; /* -1 = empty */
+    uint8_t val;
+} pin;
+
+typedef struct pins {
+    pin *a;
+    uint32_t cap, count; /* cap: 0 or a power of two */
+} pins;
+
+struct pf_session {
+    char id[PF_SESSION_ID_LEN + 1];
+    char map_id[PF_MAP_ID_MAX + 1];
+    uint64_t lineage;
+    pf_mapver *mv; /* the version whose grid d borrows */
+    pf_dstar *d;   /* NULL: rebuilt from pos, goal and pins at the next plan */
+    pf_point pos, goal;
+    pins pins;
+    int64_t ttl_s;
+    uint64_t last_ns;
+    bool busy, dead;
+    struct pf_session *next; /* hash chain */
+};
+
+typedef struct mapcount {
+    char map_id[PF_MAP_ID_MAX + 1];
+    size_t n;
+    struct mapcount *next;
+} mapcount;
+
+struct pf_sessions {
+    uv_mutex_t mu;
+    pf_session **buckets;
+    size_t nbuckets; /* a power of two */
+    mapcount *counts;
+    size_t count, max_total, max_per_map;
+};
+
+/* Pins */
+
+static inline uint32_t pin_slot(int64_t key, uint32_t cap) {
+    return (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+static bool pins_get(const pins *p, int64_t key, uint8_t *val) {
+    if (!p->count) return false;
+    for (uint32_t i = pin_slot(key, p->cap);; i = (i + 1) & (p->cap - 1)) {
+        if (p->a[i].key == key) {
+            *val = p->a[i].val;
+            return true;
+        }
+        if (p->a[i].key < 0) return false;
+    }
+}
+
+/* Room for n more entries without a rehash. */
+static pf_status pins_reserve(pins *p, size_t n) {
+    uint32_t cap = p->cap ? p->cap : 16;
+    pin *a;
+    if (p->cap && ((uint64_t)p->count + n) * 2 <= p->cap) return PF_OK;
+    while (((uint64_t)p->count + n) * 2 > cap) {
+        if (cap >= (1u << 30)) return PF_ENOMEM;
+        cap *= 2;
+    }
+    a = malloc((size_t)cap * sizeof(*a));
+    if (!a) return PF_ENOMEM;
+    for (uint32_t i = 0; i < cap; i++) a[i].key = -1;
+    for (uint32_t i = 0; i < p->cap; i++) {
+        uint32_t j;
+        if (p->a[i].key < 0) continue;
+        for (j = pin_slot(p->a[i].key, cap); a[j].key >= 0; j = (j + 1) & (cap - 1)) {
+        }
+        a[j] = p->a[i];
+    }
+    free(p->a);
+    p->a = a;
+    p->cap = cap;
+    return PF_OK;
+}
+
+/* Room must have been reserved. */
+static void pins_put(pins *p, int64_t key, uint8_t val) {
+    uint32_t i;
+    for (i = pin_slot(key, p->cap); p->a[i].key >= 0; i = (i + 1) & (p->cap - 1))
+        if (p->a[i].key == key) {
+            p->a[i].val = val;
+            return;
+        }
+    p->a[i].key = key;
+    p->a[i].val = val;
+    p->count++;
+}
+
+static void pins_free(pins *p) {
+    free(p->a);
+    memset(p, 0, sizeof(*p));
+}
+
+/* The pin key of a wall edge: (p, dir) as the east or south side of a cell. */
+static int64_t wall_key(const pf_grid *g, pf_point p, int dir) {
+    if (dir == PF_DIR_W) p.x -= 1, dir = PF_DIR_E;
+    if (dir == PF_DIR_N) p.y -= 1, dir = PF_DIR_S;
+    return ((int64_t)p.y * pf_grid_width(g) + p.x) * 3 + (dir == PF_DIR_E ? 1 : 2);
+}
+
+static int64_t cost_key(const pf_grid *g, pf_point p) {
+    return ((int64_t)p.y * pf_grid_width(g) + p.x) * 3;
+}
+
+/* Table */
+
+static uint64_t str_hash(const char *s) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static void session_free(pf_session *s) {
+    if (!s) return;
+    pf_dstar_destroy(s->d);
+    pf_mapver_release(s->mv);
+    pins_free(&s->pins);
+    free(s);
+}
+
+pf_sessions *pf_sessions_create(size_t max_total, size_t max_per_map) {
+    pf_sessions *t = calloc(1, sizeof(*t));
+    if (!t) return NULL;
+    t->max_total = max_total;
+    t->max_per_map = max_per_map;
+    t->nbuckets = 1024;
+    while (t->nbuckets < max_total && t->nbuckets < (1u << 20)) t->nbuckets <<= 1;
+    t->buckets = calloc(t->nbuckets, sizeof(*t->buckets));
+    if (!t->buckets) goto out_free_table;
+    if (uv_mutex_init(&t->mu)) goto out_free_buckets;
+    return t;
+
+out_free_buckets:
+    free(t->buckets);
+out_free_table:
+    free(t);
+    return NULL;
+}
+
+void pf_sessions_destroy(pf_sessions *t) {
+    if (!t) return;
+    for (size_t i = 0; i < t->nbuckets; i++) {
+        pf_session *s = t->buckets[i], *n;
+        for (; s; s = n) {
+            n = s->next;
+            session_free(s);
+        }
+    }
+    while (t->counts) {
+        mapcount *c = t->counts;
+        t->counts = c->next;
+        free(c);
+    }
+    uv_mutex_destroy(&t->mu);
+    free(t->buckets);
+    free(t);
+}
+
+static mapcount *count_of(pf_sessions *t, const char *map_id) {
+    for (mapcount *c = t->counts; c; c = c->next)
+        if (strcmp(c->map_id, map_id) == 0) return c;
+    return NULL;
+}
+
+/* Unlinks s (lock held); the caller frees it unless it is held. */
+static void unlink_locked(pf_sessions *t, pf_session *s) {
+    pf_session **pp = &t->buckets[str_hash(s->id) & (t->nbuckets - 1)];
+    mapcount *c, **cp;
+    while (*pp && *pp != s) pp = &(*pp)->next;
+    if (!*pp) return;
+    *pp = s->next;
+    s->next = NULL;
+    s->dead = true;
+    t->count--;
+    for (cp = &t->counts; (c = *cp) && strcmp(c->map_id, s->map_id) != 0; cp = &c->next) {
+    }
+    if (c && --c->n == 0) {
+        *cp = c->next;
+        free(c);
+    }
+}
+
+static pf_session *find_locked(pf_sessions *t, const char *sid) {
+    pf_session *s = t->buckets[str_hash(sid) & (t->nbuckets - 1)];
+    while (s && strcmp(s->id, sid) != 0) s = s->next;
+    return s;
+}
+
+static bool expired(const pf_session *s, uint64_t now_ns) {
+    return !s->busy && now_ns > s->last_ns &&
+           now_ns - s->last_ns > (uint64_t)s->ttl_s * 1000000000ull;
+}
+
+static void new_id(char out[PF_SESSION_ID_LEN + 1]) {
+    static const char hex[] = "0123456789abcdef";
+    uint8_t b[PF_SESSION_ID_LEN / 2];
+    size_t got = 0;
+    while (got < sizeof(b)) {
+        ssize_t k = getrandom(b + got, sizeof(b) - got, 0);
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    if (got < sizeof(b)) { /* no entropy source: still unique, not secret */
+        static _Atomic uint64_t counter;
+        uint64_t c = ++counter, addr = (uint64_t)(uintptr_t)out;
+        memcpy(b, &c, 8);
+        memcpy(b + 8, &addr, 8);
+    }
+    for (size_t i = 0; i < sizeof(b); i++) {
+        out[2 * i] = hex[b[i] >> 4];
+        out[2 * i + 1] = hex[b[i] & 15];
+    }
+    out[PF_SESSION_ID_LEN] = '\0';
+}
+
+pf_status pf_sessions_add(pf_sessions *t, pf_mapver *mv, pf_point start, pf_point goal,
+                          int64_t ttl_s, uint64_t now_ns, pf_session **out, bool *total) {
+    pf_session *s;
+    mapcount *c;
+    pf_status st;
+    *out = NULL;
+    *total = false;
+    s = calloc(1, sizeof(*s));
+    if (!s) return PF_ENOMEM;
+    st = pf_dstar_create(pf_planner_grid(mv->planner), start, goal, &s->d);
+    if (st) goto out_free_session;
+    pf_mapver_retain(mv);
+    s->mv = mv;
+    s->lineage = mv->lineage;
+    snprintf(s->map_id, sizeof(s->map_id), "%s", mv->id);
+    s->pos = start;
+    s->goal = goal;
+    s->ttl_s = ttl_s;
+    s->last_ns = now_ns;
+    s->busy = true;
+
+    uv_mutex_lock(&t->mu);
+    c = count_of(t, s->map_id);
+    if (t->count >= t->max_total) {
+        *total = true;
+        st = PF_ELIMIT;
+    } else if (c && c->n >= t->max_per_map) {
+        st = PF_ELIMIT;
+    } else if (!c && !(c = calloc(1, sizeof(*c)))) {
+        st = PF_ENOMEM;
+    } else {
+        if (c->n == 0) {
+            snprintf(c->map_id, sizeof(c->map_id), "%s", s->map_id);
+            c->next = t->counts;
+            t->counts = c;
+        }
+        c->n++;
+        do new_id(s->id);
+        while (find_locked(t, s->id));
+        s->next = t->buckets[str_hash(s->id) & (t->nbuckets - 1)];
+        t->buckets[str_hash(s->id) & (t->nbuckets - 1)] = s;
+        t->count++;
+    }
+    uv_mutex_unlock(&t->mu);
+    if (st) goto out_free_session;
+    *out = s;
+    return PF_OK;
+
+out_free_session:
+    session_free(s);
+    return st;
+}
+
+pf_session_lookup pf_sessions_acquire(pf_sessions *t, const char *map_id, const char *sid,
+                                      uint64_t now_ns, pf_session **out) {
+    pf_session *s, *gone = NULL;
+    pf_session_lookup res = PF_SESSION_NOT_FOUND;
+    *out = NULL;
+    uv_mutex_lock(&t->mu);
+    s = find_locked(t, sid);
+    if (s && strcmp(s->map_id, map_id) == 0) {
+        if (expired(s, now_ns)) {
+            unlink_locked(t, s);
+            gone = s;
+        } else if (s->busy) {
+            res = PF_SESSION_BUSY;
+        } else {
+            s->busy = true;
+            *out = s;
+            res = PF_SESSION_OK;
+        }
+    }
+    uv_mutex_unlock(&t->mu);
+    session_free(gone); /* outside the lock */
+    return res;
+}
+
+bool pf_sessions_exists(pf_sessions *t, const char *map_id, const char *sid, uint64_t now_ns) {
+    pf_session *s;
+    bool ok;
+    uv_mutex_lock(&t->mu);
+    s = find_locked(t, sid);
+    ok = s && strcmp(s->map_id, map_id) == 0 && !expired(s, now_ns);
+    uv_mutex_unlock(&t->mu);
+    return ok;
+}
+
+void pf_sessions_release(pf_sessions *t, pf_session *s, uint64_t now_ns) {
+    bool dead;
+    uv_mutex_lock(&t->mu);
+    s->busy = false;
+    s->last_ns = now_ns;
+    dead = s->dead;
+    uv_mutex_unlock(&t->mu);
+    if (dead) session_free(s);
+}
+
+bool pf_sessions_remove(pf_sessions *t, const char *map_id, const char *sid) {
+    pf_session *s, *gone = NULL;
+    bool found = false;
+    uv_mutex_lock(&t->mu);
+    s = find_locked(t, sid);
+    if (s && strcmp(s->map_id, map_id) == 0) {
+        found = true;
+        unlink_locked(t, s);
+        if (!s->busy) gone = s;
+    }
+    uv_mutex_unlock(&t->mu);
+    session_free(gone);
+    return found;
+}
+
+void pf_sessions_kill(pf_sessions *t, pf_session *s) {
+    uv_mutex_lock(&t->mu);
+    unlink_locked(t, s);
+    uv_mutex_unlock(&t->mu);
+}
+
+/* Unlinks every session for which pred holds; frees the idle ones after
+ * the lock is dropped. */
+static size_t sweep(pf_sessions *t, bool (*pred)(const pf_session *, const void *),
+                    const void *arg) {
+    pf_session *gone = NULL;
+    size_t n = 0;
+    uv_mutex_lock(&t->mu);
+    for (size_t i = 0; i < t->nbuckets; i++) {
+        pf_session *s = t->buckets[i], *next;
+        for (; s; s = next) {
+            next = s->next;
+            if (!pred(s, arg)) continue;
+            unlink_locked(t, s);
+            n++;
+            if (!s->busy) {
+                s->next = gone;
+                gone = s;
+            }
+        }
+    }
+    uv_mutex_unlock(&t->mu);
+    while (gone) {
+        pf_session *s = gone;
+        gone = s->next;
+        session_free(s);
+    }
+    return n;
+}
+
+typedef struct drop_arg {
+    const char *map_id;
+    uint64_t keep;
+} drop_arg;
+
+static bool of_map(const pf_session *s, const void *arg) {
+    const drop_arg *a = arg;
+    return strcmp(s->map_id, a->map_id) == 0 && (a->keep == 0 || s->lineage != a->keep);
+}
+
+static bool is_expired(const pf_session *s, const void *arg) {
+    return expired(s, *(const uint64_t *)arg);
+}
+
+size_t pf_sessions_drop_map(pf_sessions *t, const char *map_id, uint64_t keep_lineage) {
+    drop_arg a = {map_id, keep_lineage};
+    return sweep(t, of_map, &a);
+}
+
+size_t pf_sessions_reap(pf_sessions *t, uint64_t now_ns) { return sweep(t, is_expired, &now_ns); }
+
+size_t pf_sessions_count(pf_sessions *t) {
+    size_t n;
+    uv_mutex_lock(&t->mu);
+    n = t->count;
+    uv_mutex_unlock(&t->mu);
+    return n;
+}
+
+/* Operations */
+
+const char *pf_session_id(const pf_session *s) { return s->id; }
+const char *pf_session_map_id(const pf_session *s) { return s->map_id; }
+uint64_t pf_session_map_version(const pf_session *s) { return s->mv->version; }
+int64_t pf_session_ttl(const pf_session *s) { return s->ttl_s; }
+pf_point pf_session_position(const pf_session *s) { return s->pos; }
+pf_point pf_session_goal(const pf_session *s) { return s->goal; }
+
+static const pf_grid *grid_of(const pf_session *s) { return pf_planner_grid(s->mv->planner); }
+
+pf_status pf_session_sync(pf_session *s, pf_registry *reg, const char **how) {
+    pf_mapver *cur = pf_registry_get(reg, s->map_id);
+    pf_point *cells = NULL;
+    size_t n = 0;
+    pf_status st;
+    *how = "none";
+    if (!cur || cur->lineage != s->lineage) {
+        pf_mapver_release(cur);
+        return PF_ECANCELED;
+    }
+    if (cur->version == s->mv->version) {
+        pf_mapver_release(cur);
+        return PF_OK;
+    }
+    st = s->d ? pf_mapver_changes_since(cur, s->mv->version, &cells, &n) : PF_ELIMIT;
+    if (st == PF_OK) {
+        /* PF_ENOMEM still switches the search to the new grid (it starts
+         * anew at its next plan), so the old version may go either way. */
+        st = pf_dstar_rebase(s->d, pf_planner_grid(cur->planner), cells, n);
+        free(cells);
+        if (st == PF_OK || st == PF_ENOMEM) {
+            pf_mapver_release(s->mv);
+            s->mv = cur;
+            *how = "incremental";
+            return PF_OK;
+        }
+    }
+    /* Too far behind the change log (or a session to rebuild anyway): a
+     * fresh search on the current version at the next plan. */
+    pf_dstar_destroy(s->d);
+    s->d = NULL;
+    pf_mapver_release(s->mv);
+    s->mv = cur;
+    *how = "rebuilt";
+    return PF_OK;
+}
+
+/* A cost change of the request being validated: a small open-addressing
+ * table like the pins, keyed by cell. */
+static uint8_t effective_cost(const pf_session *s, const pins *pending, pf_point p) {
+    uint8_t v;
+    int64_t k = cost_key(grid_of(s), p);
+    if (pins_get(pending, k, &v)) return v;
+    if (pins_get(&s->pins, k, &v)) return v;
+    return pf_grid_cost(grid_of(s), p);
+}
+
+static pf_status check_point(const pf_session *s, const pins *pending, pf_point p,
+                             const char *field, pf_proto_error *e) {
+    const pf_grid *g = grid_of(s);
+    if (!pf_grid_in_bounds(g, p))
+        return pf_proto_error_set(e, PF_ERANGE, PF_ERR_OFF_MAP, field,
+                                  "%s (%d,%d) is outside the %dx%d map.", field, (int)p.x, (int)p.y,
+                                  (int)pf_grid_width(g), (int)pf_grid_height(g));
+    if (effective_cost(s, pending, p) == 0)
+        return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, field,
+                                  "%s (%d,%d) is a blocked cell in this session's view.", field,
+                                  (int)p.x, (int)p.y);
+    return PF_OK;
+}
+
+pf_status pf_session_validate(const pf_session *s, const pf_update_list *l, pf_proto_error *e) {
+    const pf_grid *g = grid_of(s);
+    pins pending = {0};
+    char pbuf[40], f[160];
+    pf_status st = PF_OK;
+
+    for (size_t i = 0; i < l->n && !st; i++) {
+        const pf_update *u = &l->items[i];
+        const char *prefix = pf_update_prefix(l, i, pbuf, sizeof(pbuf));
+        if ((st = pins_reserve(&pending, u->ncells))) break;
+        for (size_t k = 0; k < u->ncells && !st; k++) {
+            pf_point p = u->cells[k].p;
+            if (!pf_grid_in_bounds(g, p)) {
+                snprintf(f, sizeof(f), "%scells[%zu]", prefix, k);
+                st = pf_proto_error_set(e, PF_ERANGE, PF_ERR_OFF_MAP, f,
+                                        "%s (%d,%d) is outside the %dx%d map.", f, (int)p.x,
+                                        (int)p.y, (int)pf_grid_width(g), (int)pf_grid_height(g));
+                break;
+            }
+            pins_put(&pending, cost_key(g, p), u->cells[k].cost);
+        }
+        for (size_t k = 0; k < u->ndoors && !st; k++) {
+            int32_t door = pf_grid_door_find(g, u->doors[k].id);
+            size_t nc;
+            const pf_point *dc;
+            if (door < 0) {
+                snprintf(f, sizeof(f), "%sdoors[%zu].id", prefix, k);
+                st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                        "Map '%s' has no door '%s'.", s->map_id, u->doors[k].id);
+                break;
+            }
+            dc = pf_grid_door_cells(g, door, &nc);
+            if ((st = pins_reserve(&pending, nc))) break;
+            for (size_t c = 0; c < nc; c++)
+                pins_put(&pending, cost_key(g, dc[c]),
+                         u->doors[k].open ? pf_grid_door_open_cost(g, door, c) : 0);
+        }
+        if (!st && u->has_goal) {
+            snprintf(f, sizeof(f), "%sgoal", prefix);
+            st = check_point(s, &pending, u->goal, f, e);
+        }
+        if (!st && u->has_position) {
+            snprintf(f, sizeof(f), "%sposition", prefix);
+            st = check_point(s, &pending, u->position, f, e);
+        }
+    }
+    if (st == PF_ENOMEM) pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
+    pins_free(&pending);
+    return st;
+}
+
+/* Sets one private cell cost in the search and the pins. */
+static pf_status set_cost(pf_session *s, pf_point p, uint8_t cost) {
+    pf_status st = pins_reserve(&s->pins, 1);
+    if (!st && s->d) st = pf_dstar_set_cost(s->d, p, cost);
+    if (!st) pins_put(&s->pins, cost_key(grid_of(s), p), cost);
+    return st;
+}
+
+static pf_status set_wall(pf_session *s, pf_point p, int dir, bool blocked) {
+    pf_status st = pins_reserve(&s->pins, 1);
+    if (!st && s->d) st = pf_dstar_set_wall(s->d, p, dir, blocked);
+    if (!st) pins_put(&s->pins, wall_key(grid_of(s), p, dir), blocked);
+    return st;
+}
+
+pf_status pf_session_apply(pf_session *s, const pf_update_list *l) {
+    const pf_grid *g = grid_of(s);
+    pf_status st = PF_OK;
+    for (size_t i = 0; i < l->n && !st; i++) {
+        const pf_update *u = &l->items[i];
+        for (size_t k = 0; k < u->ncells && !st; k++)
+            st = set_cost(s, u->cells[k].p, u->cells[k].cost);
+        for (size_t k = 0; k < u->ndoors && !st; k++) {
+            int32_t door = pf_grid_door_find(g, u->doors[k].id);
+            bool open = u->doors[k].open;
+            size_t nc, ne;
+            const pf_point *dc = pf_grid_door_cells(g, door, &nc);
+            const pf_edge *de = pf_grid_door_edges(g, door, &ne);
+            for (size_t c = 0; c < nc && !st; c++)
+                st = set_cost(s, dc[c], open ? pf_grid_door_open_cost(g, door, c) : 0);
+            for (size_t c = 0; c < ne && !st; c++) st = set_wall(s, de[c].a, de[c].dir, !open);
+        }
+        if (!st && u->has_goal) {
+            if (s->d) st = pf_dstar_set_goal(s->d, u->goal);
+            if (!st) s->goal = u->goal;
+        }
+        if (!st && u->has_position) {
+            if (s->d) st = pf_dstar_move(s->d, u->position);
+            if (!st) s->pos = u->position;
+        }
+    }
+    if (st) {
+        /* Out of memory half way: keep what was applied (the pins, position
+         * and goal say what) and search anew from them next time. */
+        pf_dstar_destroy(s->d);
+        s->d = NULL;
+        st = PF_ENOMEM;
+    }
+    return st;
+}
+
+/* A fresh search on the current grid with the pins replayed. */
+static pf_status rebuild(pf_session *s) {
+    const pf_grid *g = grid_of(s);
+    int32_t w = pf_grid_width(g);
+    pf_status st = pf_dstar_create(g, s->pos, s->goal, &s->d);
+    if (st) return st;
+    for (uint32_t i = 0; i < s->pins.cap && !st; i++) {
+        int64_t k = s->pins.a[i].key, cell;
+        pf_point p;
+        if (k < 0) continue;
+        cell = k / 3;
+        p.x = (int32_t)(cell % w);
+        p.y = (int32_t)(cell / w);
+        switch (k % 3) {
+        case 0:
+            st = pf_dstar_set_cost(s->d, p, s->pins.a[i].val);
+            break;
+        case 1:
+            st = pf_dstar_set_wall(s->d, p, PF_DIR_E, s->pins.a[i].val != 0);
+            break;
+        default:
+            st = pf_dstar_set_wall(s->d, p, PF_DIR_S, s->pins.a[i].val != 0);
+            break;
+        }
+    }
+    if (st) {
+        pf_dstar_destroy(s->d);
+        s->d = NULL;
+    }
+    return st;
+}
+
+pf_status pf_session_plan(pf_session *s, pf_result *out) {
+    pf_status st;
+    memset(out, 0, sizeof(*out));
+    out->algorithm = PF_ALGO_DSTAR;
+    if (!s->d && (st = rebuild(s))) {
+        /* pf_dstar_create checks the endpoints on the base grid: the agent
+         * or the goal stands on a cell the map blocks now. */
+        out->status = st == PF_ENOMEM ? PF_ENOMEM : PF_EBLOCKED;
+        return out->status;
+    }
+    st = pf_dstar_plan(s->d, 0, out);
+    if (st == PF_EINVAL) st = pf_dstar_plan(s->d, 0, out); /* it searches anew */
+    if (st == PF_EINVAL) st = out->status = PF_NO_PATH;
+    return st;
+}

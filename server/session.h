@@ -1,0 +1,121 @@
+/* session.h -- the server's D* Lite sessions: one per moving agent, each on
+ * one map, addressed as /v1/maps/{id}/sessions/{sid}.
+ *
+ * A session holds a reference to the map version (pf_mapver) whose grid its
+ * pf_dstar borrows, its agent position and goal, and the record of the
+ * changes sent to it alone (cells, doors: its "pins"), which always win over
+ * the map's own state for this session.
+ *
+ * World changes. A map PATCH publishes the next version of the map; a
+ * session sees it at its next read or update (pf_session_sync): it rebases
+ * its D* Lite search onto the new grid with the cells every PATCH in between
+ * changed (the map version's bounded change log, see registry.h), or, when
+ * it is further behind than the log reaches, it is rebuilt on the current
+ * version: a fresh search from its position to its goal with its pins
+ * replayed. A replaced (PUT) or deleted map ends its sessions: 404 after.
+ *
+ * Concurrency. The table is thread-safe (one mutex). A session is used by
+ * one request at a time: pf_sessions_acquire marks it busy and a second
+ * acquire answers PF_SESSION_BUSY (the server's 409) until
+ * pf_sessions_release. Only the holder may call the pf_session_* operations
+ * below, on any one thread (the worker running its job).
+ *
+ * Expiry. A session idle (not held) for longer than its ttl_s is gone: an
+ * acquire finds it no more, and pf_sessions_reap frees it (the server runs
+ * the reaper every second).
+ */
+#ifndef PF_SERVER_SESSION_H
+#define PF_SERVER_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+#include "registry.h"
+#include "session_json.h"
+#include "status.h"
+
+#define PF_SESSION_ID_LEN 32 /* lowercase hex digits of 128 random bits */
+
+typedef struct pf_session pf_session;
+typedef struct pf_sessions pf_sessions;
+
+/* A table allowing max_total sessions, max_per_map on one map. NULL on
+ * ENOMEM. */
+pf_sessions *pf_sessions_create(size_t max_total, size_t max_per_map);
+/* Frees every session, held or not (call once no request runs). NULL is a
+ * no-op. */
+void pf_sessions_destroy(pf_sessions *t);
+
+/* Creates a session of mv (a reference is taken) from start to goal (both
+ * walkable on mv's grid, checked by the caller) and registers it, held by
+ * the caller (busy). PF_ELIMIT when the map has max_per_map sessions (*total
+ * false) or the table max_total (*total true); PF_EBLOCKED / PF_ERANGE from
+ * pf_dstar_create; PF_ENOMEM. Nothing is searched yet. */
+pf_status pf_sessions_add(pf_sessions *t, pf_mapver *mv, pf_point start, pf_point goal,
+                          int64_t ttl_s, uint64_t now_ns, pf_session **out, bool *total);
+
+typedef enum pf_session_lookup {
+    PF_SESSION_OK = 0,
+    PF_SESSION_NOT_FOUND, /* unknown, expired, deleted, or of another map */
+    PF_SESSION_BUSY       /* another request holds it */
+} pf_session_lookup;
+
+/* Finds session sid of map map_id and holds it (busy). */
+pf_session_lookup pf_sessions_acquire(pf_sessions *t, const char *map_id, const char *sid,
+                                      uint64_t now_ns, pf_session **out);
+/* Lets go of a held session: it is idle from now_ns on. A session removed
+ * while held is freed here. */
+void pf_sessions_release(pf_sessions *t, pf_session *s, uint64_t now_ns);
+/* Whether sid of map_id exists now (not expired); does not hold it. */
+bool pf_sessions_exists(pf_sessions *t, const char *map_id, const char *sid, uint64_t now_ns);
+
+/* Removes a session (DELETE). A held one is freed when its holder releases
+ * it. false when there is no such session. */
+bool pf_sessions_remove(pf_sessions *t, const char *map_id, const char *sid);
+/* Removes a session its holder found dead (its map is gone); it is freed at
+ * pf_sessions_release. */
+void pf_sessions_kill(pf_sessions *t, pf_session *s);
+/* Removes every session of map_id whose lineage is not keep_lineage (0:
+ * every session of the map). Returns how many. */
+size_t pf_sessions_drop_map(pf_sessions *t, const char *map_id, uint64_t keep_lineage);
+/* Frees the sessions idle past their ttl. Returns how many. */
+size_t pf_sessions_reap(pf_sessions *t, uint64_t now_ns);
+size_t pf_sessions_count(pf_sessions *t);
+
+/* Operations on a held session. */
+
+const char *pf_session_id(const pf_session *s);
+const char *pf_session_map_id(const pf_session *s);
+uint64_t pf_session_map_version(const pf_session *s);
+int64_t pf_session_ttl(const pf_session *s);
+pf_point pf_session_position(const pf_session *s);
+pf_point pf_session_goal(const pf_session *s);
+
+/* Brings the session to the current version of its map; *how says "none",
+ * "incremental" (rebased with the change log) or "rebuilt". PF_ECANCELED
+ * when the map was deleted or replaced: the session is over. */
+pf_status pf_session_sync(pf_session *s, pf_registry *reg, const char **how);
+
+/* Checks every update of l against the session as it would be after the
+ * updates before it (cells on the map, doors known, position and goal
+ * walkable on the session's effective map) without changing anything. On
+ * error e names the line and field: PF_ERANGE (off_map), PF_EBLOCKED
+ * (blocked), PF_EINVAL (unknown door), PF_ENOMEM. */
+pf_status pf_session_validate(const pf_session *s, const pf_update_list *l, pf_proto_error *e);
+
+/* Applies l in order (validate first: the result of an invalid list is not
+ * defined). Per update: cells, then doors, then goal, then position. A door
+ * closed privately blocks its cells and wall edges for this session; opened,
+ * its cells get the cost they had when the map declared the door. PF_OK, or
+ * PF_ENOMEM: the updates applied so far stay and the session's search
+ * starts anew at its next plan. */
+pf_status pf_session_apply(pf_session *s, const pf_update_list *l);
+
+/* Plans or repairs (pf_dstar_plan without a budget). out->path is borrowed
+ * from the session until its next operation. Statuses: PF_OK, PF_NO_PATH,
+ * PF_EBLOCKED (the agent's or the goal's cell is blocked), PF_ENOMEM. */
+pf_status pf_session_plan(pf_session *s, pf_result *out);
+
+#endif

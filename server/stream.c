@@ -1,0 +1,462 @@
+/* stream.c -- see stream.h. */
+#include "stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <uv.h>
+
+#include "http.h"
+#include "ws.h"
+
+#define READ_CHUNK 16384
+#define REAP_EVERY_MS 1000
+
+typedef struct wsconn {
+    pf_hub *hub;
+    uv_poll_t poll;
+    int fd;
+    struct MHD_UpgradeResponseHandle *urh;
+    char map_id[PF_MAP_ID_MAX + 1];
+    char sid[PF_SESSION_ID_MAX + 1];
+    pf_ws_decoder dec;
+    uint8_t *in;
+    size_t in_len, in_off, in_cap;
+    uint8_t *out;
+    size_t out_len, out_off, out_cap;
+    int events;   /* what the poll watches now */
+    bool in_job;  /* an update runs on the pool: read nothing more */
+    bool closing; /* no more input; close once the output is flushed */
+    bool polling; /* the poll handle is initialised */
+    /* The job. */
+    pf_pool_job job;
+    pf_update_list upd;
+    pf_session *sess;
+    char *answer;
+    size_t answer_len;
+    struct wsconn *next; /* incoming / done list */
+    struct wsconn *all_prev, *all_next;
+} wsconn;
+
+struct pf_hub {
+    pf_server *srv;
+    uv_loop_t loop;
+    uv_async_t async;
+    uv_timer_t reaper;
+    uv_thread_t thread;
+    uv_mutex_t mu; /* guards incoming, done, the flags and count */
+    wsconn *incoming, *done;
+    bool close_all, stop;
+    size_t count;
+    wsconn *all; /* loop thread only */
+};
+
+static void update_poll(wsconn *c);
+static void process(wsconn *c);
+
+static void push(pf_hub *h, wsconn **list, wsconn *c) {
+    uv_mutex_lock(&h->mu);
+    c->next = *list;
+    *list = c;
+    uv_mutex_unlock(&h->mu);
+    uv_async_send(&h->async);
+}
+
+static void conn_free(wsconn *c) {
+    pf_hub *h = c->hub;
+    if (c->urh) MHD_upgrade_action(c->urh, MHD_UPGRADE_ACTION_CLOSE);
+    pf_ws_decoder_free(&c->dec);
+    pf_update_list_free(&c->upd);
+    free(c->in);
+    free(c->out);
+    free(c->answer);
+    free(c);
+    uv_mutex_lock(&h->mu);
+    h->count--;
+    uv_mutex_unlock(&h->mu);
+}
+
+static void on_poll_closed(uv_handle_t *hd) { conn_free(hd->data); }
+
+/* Unlinks c and frees it once its poll handle is closed. Never while a job
+ * runs. */
+static void finish(wsconn *c) {
+    pf_hub *h = c->hub;
+    if (c->in_job) return; /* the job's end calls finish again */
+    if (c->all_prev)
+        c->all_prev->all_next = c->all_next;
+    else if (h->all == c)
+        h->all = c->all_next;
+    if (c->all_next) c->all_next->all_prev = c->all_prev;
+    c->all_prev = c->all_next = NULL;
+    if (c->polling) {
+        c->polling = false;
+        uv_poll_stop(&c->poll);
+        uv_close((uv_handle_t *)&c->poll, on_poll_closed);
+    } else {
+        conn_free(c);
+    }
+}
+
+/* Writes what it can of the output without blocking. */
+static void flush(wsconn *c) {
+    while (c->out_off < c->out_len) {
+        ssize_t k =
+            send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        if (k <= 0) { /* the peer is gone */
+            c->out_off = c->out_len = 0;
+            c->closing = true;
+            break;
+        }
+        c->out_off += (size_t)k;
+    }
+    if (c->out_off == c->out_len) c->out_off = c->out_len = 0;
+}
+
+static void send_frame(wsconn *c, int op, const void *data, size_t len) {
+    size_t need = len + 10;
+    if (c->out_len + need > c->out_cap) {
+        size_t cap = c->out_cap ? c->out_cap : 4096;
+        uint8_t *b;
+        while (cap < c->out_len + need) cap *= 2;
+        b = realloc(c->out, cap);
+        if (!b) {
+            c->closing = true;
+            return;
+        }
+        c->out = b;
+        c->out_cap = cap;
+    }
+    c->out_len += pf_ws_encode(op, data, len, c->out + c->out_len, c->out_cap - c->out_len);
+    flush(c);
+}
+
+static void send_close(wsconn *c, int code) {
+    uint8_t b[2] = {(uint8_t)(code >> 8), (uint8_t)code};
+    send_frame(c, PF_WS_OP_CLOSE, b, 2);
+    c->closing = true;
+}
+
+static void send_error(wsconn *c, const char *code, const char *field, const char *msg) {
+    pf_jsonw w;
+    size_t len;
+    char *buf;
+    pf_jsonw_init(&w, 256);
+    pf_proto_write_error(&w, code, msg, field);
+    buf = pf_jsonw_take(&w, &len);
+    if (buf) send_frame(c, PF_WS_OP_TEXT, buf, len);
+    free(buf);
+}
+
+static void send_perror(wsconn *c, const pf_proto_error *e) {
+    send_error(c, e->code, e->field, e->message);
+}
+
+/* Job: one update on the pool. */
+static void run_update(void *arg, pf_search_ctx *ctx) {
+    wsconn *c = arg;
+    pf_server *s = c->hub->srv;
+    pf_jsonw w;
+    (void)ctx;
+    pf_jsonw_init(&w, 8192);
+    pf__session_run(s, c->sess, &c->upd, false, &w);
+    pf_sessions_release(s->sessions, c->sess, pf__now_ns());
+    c->sess = NULL;
+    pf_update_list_free(&c->upd);
+    c->answer = pf_jsonw_take(&w, &c->answer_len);
+    push(c->hub, &c->hub->done, c);
+}
+
+static void on_text(wsconn *c, const uint8_t *data, size_t len) {
+    pf_server *s = c->hub->srv;
+    pf_proto_error e;
+    pf_status st;
+    st = pf_update_list_parse((const char *)data, len, false, 1, &c->upd, &e);
+    if (st) {
+        send_perror(c, &e);
+        return;
+    }
+    switch (pf_sessions_acquire(s->sessions, c->map_id, c->sid, pf__now_ns(), &c->sess)) {
+    case PF_SESSION_NOT_FOUND:
+        pf_update_list_free(&c->upd);
+        send_error(c, PF_ERR_SESSION_NOT_FOUND, NULL,
+                   "The session is gone (deleted, expired, or its map was replaced).");
+        return;
+    case PF_SESSION_BUSY:
+        pf_update_list_free(&c->upd);
+        send_error(c, PF_ERR_SESSION_BUSY, NULL,
+                   "Another request is using this session; retry when it is answered.");
+        return;
+    case PF_SESSION_OK:
+        break;
+    }
+    c->job.fn = run_update;
+    c->job.arg = c;
+    c->job.kind = PF_JOB_SEARCH;
+    c->in_job = true;
+    st = pf_pool_submit(s->pool, &c->job);
+    if (st) {
+        c->in_job = false;
+        pf_sessions_release(s->sessions, c->sess, pf__now_ns());
+        c->sess = NULL;
+        pf_update_list_free(&c->upd);
+        send_error(c, st == PF_ELIMIT ? PF_ERR_OVERLOADED : PF_ERR_SHUTTING_DOWN, NULL,
+                   st == PF_ELIMIT ? "The server is busy. Retry later."
+                                   : "The server is shutting down.");
+    }
+}
+
+static void on_message(wsconn *c, const pf_ws_message *m) {
+    switch (m->op) {
+    case PF_WS_OP_TEXT:
+        on_text(c, m->data, m->len);
+        break;
+    case PF_WS_OP_BINARY:
+        send_close(c, 1003);
+        break; /* unsupported data */
+    case PF_WS_OP_PING:
+        send_frame(c, PF_WS_OP_PONG, m->data, m->len);
+        break;
+    case PF_WS_OP_PONG:
+        break;
+    case PF_WS_OP_CLOSE:
+        /* Echo the status code (RFC 6455 5.5.1), then close. */
+        send_frame(c, PF_WS_OP_CLOSE, m->data, m->len >= 2 ? 2 : 0);
+        c->closing = true;
+        break;
+    default:
+        break;
+    }
+}
+
+/* Decodes and handles buffered input until a job starts or it runs out. */
+static void process(wsconn *c) {
+    while (!c->in_job && !c->closing && c->in_off < c->in_len) {
+        pf_ws_message m;
+        size_t used = 0;
+        bool got = false;
+        pf_status st =
+            pf_ws_decode(&c->dec, c->in + c->in_off, c->in_len - c->in_off, &used, &m, &got);
+        c->in_off += used;
+        if (st) {
+            send_close(c, c->dec.close_code);
+            break;
+        }
+        if (got) on_message(c, &m);
+    }
+    if (c->in_off == c->in_len) c->in_off = c->in_len = 0;
+    update_poll(c);
+}
+
+static void on_poll(uv_poll_t *hd, int status, int events) {
+    wsconn *c = hd->data;
+    if (status < 0) {
+        c->closing = true;
+        c->out_off = c->out_len = 0;
+        update_poll(c);
+        return;
+    }
+    if (events & UV_WRITABLE) flush(c);
+    if ((events & UV_READABLE) && !c->in_job && !c->closing) {
+        for (;;) {
+            ssize_t k;
+            if (c->in_cap - c->in_len < READ_CHUNK) {
+                uint8_t *b = realloc(c->in, c->in_len + READ_CHUNK);
+                if (!b) {
+                    c->closing = true;
+                    break;
+                }
+                c->in = b;
+                c->in_cap = c->in_len + READ_CHUNK;
+            }
+            k = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+            if (k < 0 && errno == EINTR) continue;
+            if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+            if (k <= 0) { /* EOF or error: the peer is gone */
+                c->closing = true;
+                c->out_off = c->out_len = 0;
+                break;
+            }
+            c->in_len += (size_t)k;
+            if ((size_t)k < READ_CHUNK) break;
+        }
+        process(c);
+        return;
+    }
+    update_poll(c);
+}
+
+/* Watches what c waits for; closes c when it is done. */
+static void update_poll(wsconn *c) {
+    int ev = 0;
+    if (!c->in_job && !c->closing) ev |= UV_READABLE;
+    if (c->out_len > c->out_off) ev |= UV_WRITABLE;
+    if (c->closing && !(ev & UV_WRITABLE)) {
+        finish(c);
+        return;
+    }
+    if (ev == c->events) return;
+    c->events = ev;
+    if (ev)
+        uv_poll_start(&c->poll, ev, on_poll);
+    else
+        uv_poll_stop(&c->poll);
+}
+
+static void adopt(pf_hub *h, wsconn *c) {
+    int fl = fcntl(c->fd, F_GETFL);
+    if (fl >= 0) fcntl(c->fd, F_SETFL, fl | O_NONBLOCK);
+    c->all_next = h->all;
+    if (h->all) h->all->all_prev = c;
+    h->all = c;
+    if (uv_poll_init_socket(&h->loop, &c->poll, c->fd)) {
+        finish(c);
+        return;
+    }
+    c->poll.data = c;
+    c->polling = true;
+    if (h->close_all || h->stop) {
+        send_close(c, PF_WS_CLOSE_GOING_AWAY);
+        update_poll(c);
+        return;
+    }
+    process(c); /* bytes libmicrohttpd read past the handshake */
+}
+
+static void on_async(uv_async_t *a) {
+    pf_hub *h = a->data;
+    wsconn *in, *done;
+    bool close_all, stop;
+    uv_mutex_lock(&h->mu);
+    in = h->incoming;
+    done = h->done;
+    h->incoming = h->done = NULL;
+    close_all = h->close_all;
+    stop = h->stop;
+    uv_mutex_unlock(&h->mu);
+    while (done) {
+        wsconn *c = done;
+        done = c->next;
+        c->in_job = false;
+        if (c->answer && !c->closing) send_frame(c, PF_WS_OP_TEXT, c->answer, c->answer_len);
+        free(c->answer);
+        c->answer = NULL;
+        process(c);
+    }
+    while (in) {
+        wsconn *c = in;
+        in = c->next;
+        adopt(h, c);
+    }
+    if (close_all || stop) {
+        wsconn *c = h->all, *n;
+        for (; c; c = n) {
+            n = c->all_next;
+            if (!c->closing) {
+                send_close(c, PF_WS_CLOSE_GOING_AWAY);
+                if (stop) c->out_off = c->out_len = 0; /* do not wait for slow readers */
+                update_poll(c);
+            } else if (stop) {
+                c->out_off = c->out_len = 0;
+                update_poll(c);
+            }
+        }
+    }
+    if (stop && !h->all) {
+        uv_close((uv_handle_t *)&h->reaper, NULL);
+        uv_close((uv_handle_t *)&h->async, NULL);
+    }
+}
+
+static void on_reap(uv_timer_t *t) {
+    pf_hub *h = t->data;
+    pf_sessions_reap(h->srv->sessions, pf__now_ns());
+}
+
+static void hub_main(void *arg) {
+    pf_hub *h = arg;
+    uv_run(&h->loop, UV_RUN_DEFAULT);
+}
+
+pf_status pf_hub_create(pf_server *srv, pf_hub **out) {
+    pf_hub *h = calloc(1, sizeof(*h));
+    *out = NULL;
+    if (!h) return PF_ENOMEM;
+    h->srv = srv;
+    if (uv_loop_init(&h->loop)) goto out_free_hub;
+    if (uv_mutex_init(&h->mu)) goto out_close_loop;
+    if (uv_async_init(&h->loop, &h->async, on_async)) goto out_destroy_mutex;
+    h->async.data = h;
+    uv_timer_init(&h->loop, &h->reaper);
+    h->reaper.data = h;
+    uv_timer_start(&h->reaper, on_reap, REAP_EVERY_MS, REAP_EVERY_MS);
+    uv_unref((uv_handle_t *)&h->reaper);
+    if (uv_thread_create(&h->thread, hub_main, h)) goto out_close_handles;
+    *out = h;
+    return PF_OK;
+
+out_close_handles:
+    uv_close((uv_handle_t *)&h->async, NULL);
+    uv_close((uv_handle_t *)&h->reaper, NULL);
+    uv_run(&h->loop, UV_RUN_DEFAULT);
+out_destroy_mutex:
+    uv_mutex_destroy(&h->mu);
+out_close_loop:
+    uv_loop_close(&h->loop);
+out_free_hub:
+    free(h);
+    return PF_ENOMEM;
+}
+
+void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                  const char *extra, size_t n, const char *map_id, const char *sid) {
+    wsconn *c = calloc(1, sizeof(*c));
+    if (!c || (n && !(c->in = malloc(n)))) {
+        free(c);
+        MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+        return;
+    }
+    c->hub = h;
+    c->fd = sock;
+    c->urh = urh;
+    snprintf(c->map_id, sizeof(c->map_id), "%s", map_id);
+    snprintf(c->sid, sizeof(c->sid), "%s", sid);
+    pf_ws_decoder_init(&c->dec, (size_t)h->srv->cfg.ws_max_message);
+    if (n) memcpy(c->in, extra, n);
+    c->in_len = c->in_cap = n;
+    uv_mutex_lock(&h->mu);
+    h->count++;
+    uv_mutex_unlock(&h->mu);
+    push(h, &h->incoming, c);
+}
+
+void pf_hub_close_all(pf_hub *h) {
+    uv_mutex_lock(&h->mu);
+    h->close_all = true;
+    uv_mutex_unlock(&h->mu);
+    uv_async_send(&h->async);
+}
+
+size_t pf_hub_count(pf_hub *h) {
+    size_t n;
+    uv_mutex_lock(&h->mu);
+    n = h->count;
+    uv_mutex_unlock(&h->mu);
+    return n;
+}
+
+void pf_hub_destroy(pf_hub *h) {
+    if (!h) return;
+    uv_mutex_lock(&h->mu);
+    h->stop = true;
+    uv_mutex_unlock(&h->mu);
+    uv_async_send(&h->async);
+    uv_thread_join(&h->thread);
+    uv_loop_close(&h->loop);
+    uv_mutex_destroy(&h->mu);
+    free(h);
+}

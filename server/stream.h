@@ -1,0 +1,52 @@
+/* stream.h -- WebSocket session streams (GET .../sessions/{sid}/stream) and
+ * the session reaper, on one libuv loop thread (the "hub").
+ *
+ * libmicrohttpd answers the opening handshake (101, Sec-WebSocket-Accept
+ * from server/ws.c) and hands the upgraded socket over in its upgrade
+ * callback; pf_hub_adopt passes it to the hub, which watches it with
+ * uv_poll, so no libmicrohttpd thread ever waits on a stream. Each text
+ * message is one update (the JSON of POST .../updates); the hub holds the
+ * session (busy, like an HTTP request) and runs the update as a job on the
+ * worker pool; the answer goes back as one text message with the same JSON
+ * as the HTTP answer, or an error body {"error":{...}}. A stream handles one
+ * message at a time: it reads no further while its job runs, so a client
+ * that pipelines messages gets the answers in order. Ping is answered with
+ * pong; a close frame is echoed and the socket closed. Protocol errors close
+ * with 1002, binary messages with 1003, messages past ws_max_message with
+ * 1009. A stream does not keep its session alive by itself: messages do.
+ *
+ * The hub also frees idle sessions past their ttl once a second.
+ *
+ * Thread-safe: adopt, close_all and count from any thread.
+ */
+#ifndef PF_SERVER_STREAM_H
+#define PF_SERVER_STREAM_H
+
+#include <microhttpd.h>
+#include <stddef.h>
+
+#include "status.h"
+
+struct pf_server;
+typedef struct pf_hub pf_hub;
+
+/* Starts the hub's thread. PF_ENOMEM. */
+pf_status pf_hub_create(struct pf_server *srv, pf_hub **out);
+
+/* Takes an upgraded connection of session sid on map map_id: extra[0..n)
+ * are bytes libmicrohttpd read past the handshake. Never blocks. */
+void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                  const char *extra, size_t n, const char *map_id, const char *sid);
+
+/* Sends close 1001 (going away) on every stream and closes them once their
+ * job, if any, is done (used by the SIGTERM drain). */
+void pf_hub_close_all(pf_hub *h);
+
+/* Open streams. */
+size_t pf_hub_count(pf_hub *h);
+
+/* Closes every stream and stops the thread. Run it after the pool's last
+ * job and before libmicrohttpd stops. NULL is a no-op. */
+void pf_hub_destroy(pf_hub *h);
+
+#endif

@@ -1,0 +1,156 @@
+/* wsc.c -- see wsc.h. */
+#define _GNU_SOURCE
+#include "wsc.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* RFC 6455 section 1.3. */
+#define SAMPLE_KEY "dGhlIHNhbXBsZSBub25jZQ=="
+#define SAMPLE_ACCEPT "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+
+static int send_all(int fd, const void *p, size_t n) {
+    const char *b = p;
+    while (n > 0) {
+        ssize_t k = send(fd, b, n, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        b += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static int recv_all(int fd, void *p, size_t n) {
+    char *b = p;
+    while (n > 0) {
+        ssize_t k = recv(fd, b, n, 0);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        b += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+int wsc_connect(uint16_t port, const char *path, int *status, char *body, size_t cap) {
+    struct sockaddr_in sa;
+    struct timeval tv = {20, 0};
+    char req[1024], head[4096];
+    size_t len = 0;
+    int one = 1, fd;
+
+    *status = 0;
+    if (body && cap) body[0] = '\0';
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) goto fail;
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    snprintf(req, sizeof(req),
+             "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nUpgrade: websocket\r\n"
+             "Connection: Upgrade\r\nSec-WebSocket-Key: " SAMPLE_KEY "\r\n"
+             "Sec-WebSocket-Version: 13\r\n\r\n",
+             path, (unsigned)port);
+    if (send_all(fd, req, strlen(req))) goto fail;
+    /* Read the head byte by byte so no frame byte is consumed. */
+    while (len < sizeof(head) - 1) {
+        if (recv_all(fd, head + len, 1)) break;
+        len++;
+        if (len >= 4 && memcmp(head + len - 4, "\r\n\r\n", 4) == 0) break;
+    }
+    head[len] = '\0';
+    if (sscanf(head, "HTTP/1.1 %d", status) != 1) goto fail;
+    if (*status != 101) {
+        /* A refusal: read its body (Content-Length) for the caller. */
+        const char *cl = strcasestr(head, "\r\nContent-Length:");
+        size_t n = cl ? strtoul(cl + 17, NULL, 10) : 0;
+        if (body && cap && n) {
+            if (n >= cap) n = cap - 1;
+            if (recv_all(fd, body, n) == 0) body[n] = '\0';
+        }
+        goto fail;
+    }
+    if (!strcasestr(head, "\r\nUpgrade: websocket") ||
+        !strstr(head, "Sec-WebSocket-Accept: " SAMPLE_ACCEPT "\r\n"))
+        goto fail;
+    return fd;
+fail:
+    close(fd);
+    return -1;
+}
+
+int wsc_send(int fd, int op, const void *data, size_t len) {
+    uint8_t hdr[14], mask[4] = {0x12, 0x34, 0x56, 0x78};
+    size_t h = 2;
+    uint8_t *buf;
+    int rc;
+    hdr[0] = (uint8_t)(0x80 | (op & 0x0f));
+    if (len < 126) {
+        hdr[1] = (uint8_t)(0x80 | len);
+    } else if (len <= 0xffff) {
+        hdr[1] = 0x80 | 126;
+        hdr[2] = (uint8_t)(len >> 8);
+        hdr[3] = (uint8_t)len;
+        h = 4;
+    } else {
+        hdr[1] = 0x80 | 127;
+        for (int i = 0; i < 8; i++) hdr[2 + i] = (uint8_t)((uint64_t)len >> (56 - 8 * i));
+        h = 10;
+    }
+    memcpy(hdr + h, mask, 4);
+    h += 4;
+    buf = malloc(h + len + 1);
+    if (!buf) return -1;
+    memcpy(buf, hdr, h);
+    for (size_t i = 0; i < len; i++) buf[h + i] = ((const uint8_t *)data)[i] ^ mask[i & 3];
+    rc = send_all(fd, buf, h + len);
+    free(buf);
+    return rc;
+}
+
+int wsc_recv(int fd, int *op, char **data, size_t *len) {
+    uint8_t h[2], ext[8];
+    uint64_t n;
+    *data = NULL;
+    *len = 0;
+    if (recv_all(fd, h, 2)) return -1;
+    if (h[1] & 0x80) return -1; /* servers never mask */
+    *op = h[0] & 0x0f;
+    n = h[1] & 0x7f;
+    if (n == 126) {
+        if (recv_all(fd, ext, 2)) return -1;
+        n = ((uint64_t)ext[0] << 8) | ext[1];
+    } else if (n == 127) {
+        if (recv_all(fd, ext, 8)) return -1;
+        n = 0;
+        for (int i = 0; i < 8; i++) n = (n << 8) | ext[i];
+        if (n > (64u << 20)) return -1;
+    }
+    *data = malloc((size_t)n + 1);
+    if (!*data) return -1;
+    if (n && recv_all(fd, *data, (size_t)n)) {
+        free(*data);
+        *data = NULL;
+        return -1;
+    }
+    (*data)[n] = '\0';
+    *len = (size_t)n;
+    return 0;
+}
+
+void wsc_close(int fd) {
+    if (fd >= 0) close(fd);
+}
