@@ -45,6 +45,12 @@
  *     is allowed (adds SE).
  * The grid's move masks decide every single step, so the corner rule is only
  * in the forced-neighbour tests.
+ *
+ * The open list is the context's (f, h, seq) heap, except that a successor
+ * whose f equals the least f in the heap when its parent was taken goes on
+ * a stack and is expanded next (with a consistent heuristic any node of
+ * least f may be expanded next, so A* stays optimal): on uniform maps most
+ * jump points continue towards the goal at unchanged f.
  */
 #include "jps.h"
 
@@ -68,7 +74,6 @@ struct pf_jps {
     pf_jps_bits_mode mode;
     uint8_t cost; /* a walkable cell's cost when built or last updated */
 };
-
 
 /* Words in a line of n cells: one word of left padding, the cells, and one
  * word past them, which a 64-bit window starting at the last cell reads. */
