@@ -11,14 +11,26 @@
  * line above and below, so the scans never test bounds: off the map reads as
  * blocked.
  *
- * Canonical paths go diagonal first, then straight. Under both corner rules
- * a diagonal jump steps one cell at a time and, from every cell, launches the
- * two straight scans it covers; what those scans find becomes a successor of
- * the node the diagonal started from (the intermediate cell is not
- * generated, ICAPS 2014, "pruning intermediate nodes"). A successor therefore
- * lies "diagonal first, then straight" from its parent; the path is rebuilt
- * cell by cell from that rule, and the arrival direction used for pruning is
- * read from the parent's offset.
+ * Canonical paths go diagonal first, then straight. A diagonal jump steps
+ * one cell at a time and, from cells where they can find something,
+ * launches the two straight scans it covers; what those scans find becomes
+ * a successor of the node the diagonal started from (the intermediate cell
+ * is not generated, ICAPS 2014, "pruning intermediate nodes"). A successor
+ * therefore lies "diagonal first, then straight" from its parent; the path
+ * is rebuilt cell by cell from that rule, and the arrival direction used for
+ * pruning is read from the parent's offset.
+ *
+ * Jump bits. For the corner rule of the grid it was built or last updated
+ * for, a pf_jps also keeps one bit grid per direction: for a straight
+ * direction, whether the scan from the cell ends at a jump point rather than
+ * a wall; for a diagonal, whether the cell is a stop for a diagonal passing
+ * through it (one of its two straight scans ends at a jump point, or with
+ * corner cutting it has a forced neighbour). They answer in one bit test
+ * what a scan would find, so dead-end scans are never run and a diagonal
+ * costs a move-mask and a bit test per cell: the online counterpart of the
+ * JPS+ jump tables of ICAPS 2014 at 1 bit instead of 16 per cell and
+ * direction, which keeps the working set in cache. Every result still comes
+ * from the block scans.
  *
  * Forced neighbours, moving straight east from p = (x-1, y) to n = (x, y),
  * by symmetry for the other directions:
@@ -33,6 +45,12 @@
  *     is allowed (adds SE).
  * The grid's move masks decide every single step, so the corner rule is only
  * in the forced-neighbour tests.
+ *
+ * The open list is the context's (f, h, seq) heap, except that a successor
+ * whose f equals the least f in the heap when its parent was taken goes on
+ * a stack and is expanded next (with a consistent heuristic any node of
+ * least f may be expanded next, so A* stays optimal): on uniform maps most
+ * jump points continue towards the goal at unchanged f.
  */
 #include "jps.h"
 
@@ -47,19 +65,15 @@ struct pf_jps {
     size_t cstride; /* words per column line */
     uint64_t *rows; /* h + 2 lines: row y is line y + 1, bit x + 64 */
     uint64_t *cols; /* w + 2 lines: column x is line x + 1, bit y + 64 */
-    /* Jump tables (JPS+, ICAPS 2014): tab[8 * cell + dir], or NULL on maps
-     * over PF_JPS_TABLE_MAX_CELLS. Built for the corner rule tab_cc. For a
-     * straight dir, v > 0: the scan from the cell stops at a jump point v
-     * cells on; v <= 0: -v open cells, then a blocked one. For a diagonal,
-     * v > 0: the v-th diagonal cell is the first whose straight scans find
-     * a jump point (or, with corner cutting, has a forced neighbour); v <= 0:
-     * -v diagonal steps are possible, none of them leading anywhere. */
-    int16_t *tab;
-    bool tab_cc;
+    /* Jump bits, see above: plane d (PF_DIR_*) at bits + d * plane, laid out
+     * like rows. Valid for corner rule bits_cc. */
+    uint64_t *bits;
+    size_t plane;
+    bool bits_cc;
+    bool bits_pay;  /* few enough stops for the bits to save work */
+    pf_jps_bits_mode mode;
+    uint8_t cost; /* a walkable cell's cost when built or last updated */
 };
-
-/* Tables take 16 bytes a cell; larger maps jump with the bit scans only. */
-#define PF_JPS_TABLE_MAX_CELLS (1 << 22)
 
 /* Words in a line of n cells: one word of left padding, the cells, and one
  * word past them, which a 64-bit window starting at the last cell reads. */
@@ -125,55 +139,95 @@ static inline bool forced_diag(const pf_jps *j, const uint8_t *moves, int32_t i,
            (!walkable(j, x, y - sy) && (moves[i] & dbit(sx, -sy)));
 }
 
-/* Fills j->tab for g's corner rule. A value depends only on the next cell
- * in its direction (the diagonals also on that cell's straight values), so
- * each direction is one sweep that meets the next cell first. */
-static void build_tables(pf_jps *j, const pf_grid *g) {
-    const int32_t w = g->w, h = g->h;
-    const bool cc = g->corner_cutting;
-    int16_t *t = j->tab;
-    j->tab_cc = cc;
-    for (int d = 0; d < PF_DIR_COUNT; d++) {
-        const int sx = pf_dir_dx[d], sy = pf_dir_dy[d];
-        const int32_t off = pf__grid_dir_offset(g, d);
-        const int dh = sx ? dir_of[1][sx + 1] : 0, dv = sy ? dir_of[sy + 1][1] : 0;
-        for (int32_t yy = 0; yy < h; yy++) {
-            int32_t y = sy > 0 ? h - 1 - yy : yy;
-            for (int32_t xx = 0; xx < w; xx++) {
-                int32_t x = sx > 0 ? w - 1 - xx : xx, i = y * w + x;
-                int v;
-                if (d < 4) {
-                    if (!walkable(j, x + sx, y + sy)) {
-                        v = 0;
-                    } else if (forced_straight(j, x + sx, y + sy, sx, sy, cc)) {
-                        v = 1;
-                    } else { /* the next cell is open and no stop: one more */
-                        int nv = t[8 * (size_t)(i + off) + d];
-                        v = nv > 0 ? nv + 1 : nv - 1;
-                    }
-                } else if (!(g->moves[i] & (1u << d))) {
-                    v = 0;
-                } else {
-                    const int16_t *n = t + 8 * (size_t)(i + off);
-                    if (n[dh] > 0 || n[dv] > 0 ||
-                        (cc && forced_diag(j, g->moves, i + off, x + sx, y + sy, sx, sy)))
-                        v = 1;
-                    else
-                        v = n[d] > 0 ? n[d] + 1 : n[d] - 1;
-                }
-                t[8 * (size_t)i + d] = (int16_t)v;
-            }
-        }
+static inline uint64_t *plane_line(pf_jps *j, int d, int32_t y) {
+    return j->bits + (size_t)d * j->plane + (size_t)(y + 1) * j->rstride;
+}
+
+/* Straight jump bits of row y (E, W) from the cells' walkability. A scan
+ * from x finds a jump point when the next cell is open and either forced or
+ * itself finds one. */
+static void build_row_bits(pf_jps *j, int32_t y, bool cc) {
+    uint64_t *le = plane_line(j, PF_DIR_E, y), *lw = plane_line(j, PF_DIR_W, y);
+    bool jp = false;
+    for (int32_t x = j->w - 1; x >= 0; x--) {
+        jp = walkable(j, x + 1, y) && (forced_straight(j, x + 1, y, 1, 0, cc) || jp);
+        bit_put(le, x, jp);
     }
+    jp = false;
+    for (int32_t x = 0; x < j->w; x++) {
+        jp = walkable(j, x - 1, y) && (forced_straight(j, x - 1, y, -1, 0, cc) || jp);
+        bit_put(lw, x, jp);
+    }
+}
+
+/* Straight jump bits of column x (S, N). */
+static void build_col_bits(pf_jps *j, int32_t x, bool cc) {
+    bool jp = false;
+    for (int32_t y = j->h - 1; y >= 0; y--) {
+        jp = walkable(j, x, y + 1) && (forced_straight(j, x, y + 1, 0, 1, cc) || jp);
+        bit_put(plane_line(j, PF_DIR_S, y), x, jp);
+    }
+    jp = false;
+    for (int32_t y = 0; y < j->h; y++) {
+        jp = walkable(j, x, y - 1) && (forced_straight(j, x, y - 1, 0, -1, cc) || jp);
+        bit_put(plane_line(j, PF_DIR_N, y), x, jp);
+    }
+}
+
+/* Diagonal stop bits of cell (x, y), from its straight bits. */
+static void build_cell_stops(pf_jps *j, const pf_grid *g, int32_t x, int32_t y, bool cc) {
+    int32_t i = y * g->w + x;
+    for (int d = 4; d < PF_DIR_COUNT; d++) {
+        const int sx = pf_dir_dx[d], sy = pf_dir_dy[d];
+        bool stop = bit_get(plane_line(j, dir_of[1][sx + 1], y), x) ||
+                    bit_get(plane_line(j, dir_of[sy + 1][1], y), x) ||
+                    (cc && walkable(j, x, y) && forced_diag(j, g->moves, i, x, y, sx, sy));
+        bit_put(plane_line(j, d, y), x, stop);
+    }
+}
+
+/* Whether jump bits pay on this map. Where nearly every cell is a diagonal
+ * stop (random obstacles, 1-wide mazes) they skip almost nothing and their
+ * tests only add work: measured on the Moving AI maps, stop densities are
+ * 0.08-0.36 on game, street and room maps, 0.63 on 8room (even), 0.91-0.98
+ * on random and 1-wide maze maps (bits 30-40% slower). */
+static void judge_bits(pf_jps *j, const pf_grid *g) {
+    uint64_t stops = 0;
+    for (size_t k = 0; k < 4 * j->plane; k++)
+        stops += (uint64_t)__builtin_popcountll(j->bits[4 * j->plane + k]);
+    j->bits_pay = (double)stops <= 0.75 * 4.0 * (double)g->walkable;
+}
+
+static void build_bits(pf_jps *j, const pf_grid *g) {
+    const bool cc = g->corner_cutting;
+    j->bits_cc = cc;
+    for (int32_t y = 0; y < j->h; y++) build_row_bits(j, y, cc);
+    for (int32_t x = 0; x < j->w; x++) build_col_bits(j, x, cc);
+    for (int32_t y = 0; y < j->h; y++)
+        for (int32_t x = 0; x < j->w; x++) build_cell_stops(j, g, x, y, cc);
+    judge_bits(j, g);
 }
 
 bool pf_jps_supports(const pf_grid *g) {
     return g->connectivity == 8 && pf_grid_is_uniform(g);
 }
 
+/* pf_jps_supports in O(1) when every walkable cell still costs j->cost (the
+ * histogram says so exactly), else the full test. Sets *cost. */
+static bool supports_fast(const pf_jps *j, const pf_grid *g, uint8_t *cost) {
+    if (g->connectivity != 8 || g->nwalls > 0) return false;
+    if ((int64_t)g->cost_hist[j->cost] == g->walkable) {
+        *cost = j->cost;
+        return true;
+    }
+    if (!pf_grid_is_uniform(g)) return false;
+    *cost = pf_grid_min_cost(g);
+    return true;
+}
+
 pf_status pf_jps_create(const pf_grid *g, pf_jps **out) {
     pf_jps *j;
-    size_t rn, cn;
+    size_t rn, cn, bn;
     pf_status st = PF_ENOMEM;
 
     *out = NULL;
@@ -181,6 +235,7 @@ pf_status pf_jps_create(const pf_grid *g, pf_jps **out) {
     if (!j) return PF_ENOMEM;
     j->w = g->w;
     j->h = g->h;
+    j->cost = pf_grid_min_cost(g);
     j->rstride = line_words(g->w);
     j->cstride = line_words(g->h);
     if (__builtin_mul_overflow(j->rstride, (size_t)g->h + 2, &rn) ||
@@ -193,11 +248,11 @@ pf_status pf_jps_create(const pf_grid *g, pf_jps **out) {
     for (int32_t y = 0; y < g->h; y++)
         for (int32_t x = 0; x < g->w; x++)
             if (g->cost[(size_t)y * g->w + x]) put_cell(j, x, y, true);
-    if ((size_t)g->w * (size_t)g->h <= PF_JPS_TABLE_MAX_CELLS) {
-        j->tab = malloc((size_t)g->w * (size_t)g->h * 8 * sizeof(int16_t));
-        if (!j->tab) goto out_free_cols;
-        build_tables(j, g);
-    }
+    if (__builtin_mul_overflow(rn, (size_t)PF_DIR_COUNT, &bn)) goto out_free_cols;
+    j->plane = rn;
+    j->bits = calloc(bn, sizeof(uint64_t));
+    if (!j->bits) goto out_free_cols;
+    build_bits(j, g);
     *out = j;
     return PF_OK;
 
@@ -210,32 +265,59 @@ out_free_jps:
     return st;
 }
 
+void pf_jps_set_bits_mode(pf_jps *j, pf_jps_bits_mode m) { j->mode = m; }
+
 void pf_jps_destroy(pf_jps *j) {
     if (!j) return;
     free(j->rows);
     free(j->cols);
-    free(j->tab);
+    free(j->bits);
     free(j);
 }
 
 size_t pf_jps_memory(const pf_jps *j) {
     size_t n = sizeof(*j) + (j->rstride * ((size_t)j->h + 2) + j->cstride * ((size_t)j->w + 2)) *
                                 sizeof(uint64_t);
-    if (j->tab) n += (size_t)j->w * (size_t)j->h * 8 * sizeof(int16_t);
+    n += j->plane * PF_DIR_COUNT * sizeof(uint64_t);
     return n;
 }
 
 pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, size_t n) {
+    const bool cc = g->corner_cutting;
+    uint8_t *mark;
     if (j->w != g->w || j->h != g->h) return PF_EINVAL;
     for (size_t i = 0; i < n; i++)
         if (!pf_grid_in_bounds(g, changed[i])) return PF_ERANGE;
+    /* Rows then columns touched: a cell's change reaches the straight bits
+     * of the lines through it and its neighbours, and the stop bits of the
+     * cells on those lines. */
+    mark = calloc((size_t)g->h + (size_t)g->w, 1);
+    if (!mark) return PF_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         pf_point p = changed[i];
         put_cell(j, p.x, p.y, g->cost[(size_t)p.y * g->w + p.x] != 0);
+        for (int k = -1; k <= 1; k++) {
+            if (p.y + k >= 0 && p.y + k < g->h) mark[p.y + k] = 1;
+            if (p.x + k >= 0 && p.x + k < g->w) mark[(size_t)g->h + (size_t)(p.x + k)] = 1;
+        }
     }
-    /* A change reaches jump distances along whole rows, columns and the
-     * diagonals that cross them: rebuilt in one O(cells) pass. */
-    if (j->tab) build_tables(j, g);
+    j->cost = pf_grid_min_cost(g);
+    if (cc != j->bits_cc) {
+        build_bits(j, g);
+    } else {
+        for (int32_t y = 0; y < g->h; y++)
+            if (mark[y]) build_row_bits(j, y, cc);
+        for (int32_t x = 0; x < g->w; x++)
+            if (mark[(size_t)g->h + (size_t)x]) build_col_bits(j, x, cc);
+        for (int32_t y = 0; y < g->h; y++)
+            if (mark[y])
+                for (int32_t x = 0; x < g->w; x++) build_cell_stops(j, g, x, y, cc);
+        for (int32_t x = 0; x < g->w; x++)
+            if (mark[(size_t)g->h + (size_t)x])
+                for (int32_t y = 0; y < g->h; y++) build_cell_stops(j, g, x, y, cc);
+        judge_bits(j, g);
+    }
+    free(mark);
     return PF_OK;
 }
 
@@ -301,8 +383,8 @@ typedef struct jps_run {
     pf_search_ctx *ctx;
     const pf_jps *j;
     const uint8_t *moves;
-    const int16_t *tab; /* j->tab when built for the map's corner rule */
     int32_t w;
+    uint64_t wmagic; /* row of cell i: (i * wmagic) >> 40, see row_of */
     int32_t gx, gy, goal;
     double c, cd; /* cost of a straight and of a diagonal step */
     uint32_t gen;
@@ -391,14 +473,23 @@ static inline void relax(jps_run *r, int32_t x, int32_t y, double gn, int32_t pa
     }
 }
 
-/* Straight jump along row y from x towards sx; gb is the cost at (x, y). */
+/* Jump bit d of (x, y). */
+static inline bool jbit(const jps_run *r, int d, int32_t x, int32_t y) {
+    const pf_jps *j = r->j;
+    return bit_get(j->bits + (size_t)d * j->plane + (size_t)(y + 1) * j->rstride, x);
+}
+
+/* Straight jump along row y from x towards sx; gb is the cost at (x, y).
+ * With jump bits (jb), a scan known to end at a wall is skipped unless the
+ * goal is on the row. */
 static inline __attribute__((always_inline)) void jump_h(jps_run *r, int32_t x, int32_t y,
                                                          int sx, double gb, int32_t parent,
-                                                         bool cc) {
+                                                         bool cc, bool jb) {
     const pf_jps *j = r->j;
     const uint64_t *l = row_line(j, y);
     bool jp;
     int32_t e;
+    if (jb && y != r->gy && !jbit(r, sx > 0 ? PF_DIR_E : PF_DIR_W, x, y)) return;
     if (sx > 0) {
         e = scan_up(l, l - j->rstride, l + j->rstride, x, cc, &jp);
         if (y == r->gy && r->gx > x && r->gx <= e) e = r->gx, jp = true;
@@ -412,11 +503,12 @@ static inline __attribute__((always_inline)) void jump_h(jps_run *r, int32_t x, 
 /* Straight jump along column x from y towards sy, on the transposed grid. */
 static inline __attribute__((always_inline)) void jump_v(jps_run *r, int32_t x, int32_t y,
                                                          int sy, double gb, int32_t parent,
-                                                         bool cc) {
+                                                         bool cc, bool jb) {
     const pf_jps *j = r->j;
     const uint64_t *l = col_line(j, x);
     bool jp;
     int32_t e;
+    if (jb && x != r->gx && !jbit(r, sy > 0 ? PF_DIR_S : PF_DIR_N, x, y)) return;
     if (sy > 0) {
         e = scan_up(l, l - j->cstride, l + j->cstride, y, cc, &jp);
         if (x == r->gx && r->gy > y && r->gy <= e) e = r->gy, jp = true;
@@ -428,86 +520,47 @@ static inline __attribute__((always_inline)) void jump_v(jps_run *r, int32_t x, 
 }
 
 /* Diagonal jump from (x, y) = cell `from` towards (sx, sy), one diagonal
- * cell at a time, launching both straight scans from each. */
+ * cell at a time, launching both straight scans from each cell where they
+ * may find something: with jump bits, the stops and the cells on the goal's
+ * row or column; without, every cell. */
 static inline __attribute__((always_inline)) void jump_d(jps_run *r, int32_t x, int32_t y,
                                                          int sx, int sy, double gb,
-                                                         int32_t from, bool cc) {
-    const uint32_t bit = dbit(sx, sy);
-    const uint32_t side1 = dbit(-sx, sy), side2 = dbit(sx, -sy);
+                                                         int32_t from, bool cc, bool jb) {
+    const int d = dir_of[sy + 1][sx + 1];
+    const uint32_t bit = 1u << d;
     const int32_t off = sx + sy * r->w;
-    int32_t i = from;
-    double k = 0.0;
+    const uint64_t *stops = r->j->bits + (size_t)d * r->j->plane;
+    const ptrdiff_t lstep = sy * (ptrdiff_t)r->j->rstride;
+    const uint64_t *sl = stops + (size_t)(y + 1) * r->j->rstride;
+    int32_t i = from, k = 0;
     while (r->moves[i] & bit) {
         double gk;
         i += off;
         x += sx;
         y += sy;
-        k += 1.0;
-        gk = gb + r->cd * k;
-        if (i == r->goal) {
-            relax(r, x, y, gk, from);
-            return;
-        }
-        if (cc && ((!walkable(r->j, x - sx, y) && (r->moves[i] & side1)) ||
-                   (!walkable(r->j, x, y - sy) && (r->moves[i] & side2)))) {
-            relax(r, x, y, gk, from);
-            return;
-        }
-        jump_h(r, x, y, sx, gk, from, cc);
-        jump_v(r, x, y, sy, gk, from, cc);
-    }
-}
-
-/* Table jumps: the same successors as jump_h/jump_v/jump_d, with each
- * straight scan one lookup and each diagonal run from stop to stop. */
-
-/* Straight jump from cell i = (x, y) in straight direction d = (sx, sy). */
-static inline __attribute__((always_inline)) void tjump_s(jps_run *r, int32_t i, int32_t x,
-                                                          int32_t y, int d, int sx, int sy,
-                                                          double gb, int32_t parent) {
-    int v = r->tab[8 * (size_t)i + d], n = v < 0 ? -v : v, k = 0;
-    if (sy == 0 && y == r->gy)
-        k = (r->gx - x) * sx;
-    else if (sx == 0 && x == r->gx)
-        k = (r->gy - y) * sy;
-    if (k > 0 && k <= n) /* the goal lies on the open run */
-        relax(r, r->gx, r->gy, gb + r->c * (double)k, parent);
-    else if (v > 0)
-        relax(r, x + sx * v, y + sy * v, gb + r->c * (double)v, parent);
-}
-
-/* Diagonal jump from cell `from` = (x, y) in diagonal direction d. Besides
- * the table's stops, it stops where it first reaches the goal's row or
- * column, whose straight scan towards the goal may end there. */
-static inline __attribute__((always_inline)) void tjump_d(jps_run *r, int32_t x, int32_t y, int d,
-                                                          int sx, int sy, double gb,
-                                                          int32_t from, bool cc) {
-    const int dh = dir_of[1][sx + 1], dv = dir_of[sy + 1][1];
-    const int32_t off = sx + sy * r->w;
-    int32_t i = from, k = 0;
-    for (;;) {
-        int v = r->tab[8 * (size_t)i + d], n = v < 0 ? -v : v;
-        int32_t gdx = (r->gx - x) * sx, gdy = (r->gy - y) * sy, m = gdx < gdy ? gdx : gdy;
-        double gk;
-        if (m > 0 && m <= n)
-            n = m;
-        else if (v <= 0)
-            return;
-        x += sx * n;
-        y += sy * n;
-        i += off * n;
-        k += n;
+        k++;
+        sl += lstep;
+        if (jb && !bit_get(sl, x) && x != r->gx && y != r->gy) continue;
         gk = gb + r->cd * (double)k;
         if (i == r->goal || (cc && forced_diag(r->j, r->moves, i, x, y, sx, sy))) {
             relax(r, x, y, gk, from);
             return;
         }
-        tjump_s(r, i, x, y, dh, sx, 0, gk, from);
-        tjump_s(r, i, x, y, dv, 0, sy, gk, from);
+        jump_h(r, x, y, sx, gk, from, cc, jb);
+        jump_v(r, x, y, sy, gk, from, cc, jb);
     }
 }
 
 static inline int sgn(int32_t v) { return (v > 0) - (v < 0); }
+
+/* i / w without a division: with m = ceil(2^40 / w), i * m / 2^40 exceeds
+ * i / w by less than i / 2^40 <= 2^-16 < 1 / w for i < 2^24 cells and
+ * w < 2^16 (the default limits), too little to reach the next integer.
+ * wmagic is 0 on grids past that, which divide. */
+static inline int32_t row_of(const jps_run *r, int32_t i) {
+    if (r->wmagic) return (int32_t)(((uint64_t)i * r->wmagic) >> 40);
+    return i / r->w;
+}
 
 /* The directions worth trying from cell c = (x, y), by its arrival
  * direction (read from its parent's offset) and the forced neighbours. */
@@ -518,8 +571,9 @@ static inline __attribute__((always_inline)) uint32_t successors(const jps_run *
     uint32_t m;
     int sx, sy;
     if (p < 0) return r->moves[c];
-    dx = x - p % r->w;
-    dy = y - p / r->w;
+    dy = row_of(r, p);
+    dx = x - (p - dy * r->w);
+    dy = y - dy;
     sx = sgn(dx);
     sy = sgn(dy);
     if (dx * sx == dy * sy) {
@@ -554,7 +608,7 @@ static bool polled_stop(const pf_query *q, uint64_t expanded) {
 
 static inline __attribute__((always_inline)) pf_status run_jps(jps_run *r, const pf_query *q,
                                                                pf_result *out, bool cc,
-                                                               bool tab) {
+                                                               bool jb) {
     pf_search_ctx *ctx = r->ctx;
     const int32_t w = r->w;
     const int32_t s = q->start.y * w + q->start.x;
@@ -590,30 +644,24 @@ static inline __attribute__((always_inline)) pf_status run_jps(jps_run *r, const
         if (q->max_expanded && out->expanded >= q->max_expanded) return PF_EBUDGET;
         out->expanded++;
         if (q->record_expanded) ctx->expanded[ctx->expanded_len++] = c;
-        x = c % w;
-        y = c / w;
+        y = row_of(r, c);
+        x = c - y * w;
         gc = nodes[c].g;
         m = successors(r, c, x, y, cc);
-        if (tab) {
-            for (int d = 0; d < 4; d++)
-                if (m & (1u << d)) tjump_s(r, c, x, y, d, pf_dir_dx[d], pf_dir_dy[d], gc, c);
-            for (int d = 4; d < PF_DIR_COUNT; d++)
-                if (m & (1u << d)) tjump_d(r, x, y, d, pf_dir_dx[d], pf_dir_dy[d], gc, c, cc);
-            continue;
-        }
-        if (m & (1u << PF_DIR_E)) jump_h(r, x, y, 1, gc, c, cc);
-        if (m & (1u << PF_DIR_W)) jump_h(r, x, y, -1, gc, c, cc);
-        if (m & (1u << PF_DIR_S)) jump_v(r, x, y, 1, gc, c, cc);
-        if (m & (1u << PF_DIR_N)) jump_v(r, x, y, -1, gc, c, cc);
-        if (m & (1u << PF_DIR_SE)) jump_d(r, x, y, 1, 1, gc, c, cc);
-        if (m & (1u << PF_DIR_SW)) jump_d(r, x, y, -1, 1, gc, c, cc);
-        if (m & (1u << PF_DIR_NE)) jump_d(r, x, y, 1, -1, gc, c, cc);
-        if (m & (1u << PF_DIR_NW)) jump_d(r, x, y, -1, -1, gc, c, cc);
+        if (m & (1u << PF_DIR_E)) jump_h(r, x, y, 1, gc, c, cc, jb);
+        if (m & (1u << PF_DIR_W)) jump_h(r, x, y, -1, gc, c, cc, jb);
+        if (m & (1u << PF_DIR_S)) jump_v(r, x, y, 1, gc, c, cc, jb);
+        if (m & (1u << PF_DIR_N)) jump_v(r, x, y, -1, gc, c, cc, jb);
+        if (m & (1u << PF_DIR_SE)) jump_d(r, x, y, 1, 1, gc, c, cc, jb);
+        if (m & (1u << PF_DIR_SW)) jump_d(r, x, y, -1, 1, gc, c, cc, jb);
+        if (m & (1u << PF_DIR_NE)) jump_d(r, x, y, 1, -1, gc, c, cc, jb);
+        if (m & (1u << PF_DIR_NW)) jump_d(r, x, y, -1, -1, gc, c, cc, jb);
     }
     return PF_NO_PATH;
 }
 
-/* The four variants, each compiled with its rule and jump kind fixed. */
+/* The four variants, each compiled with its rule and the use of jump bits
+ * fixed. */
 static pf_status run_scan_cc(jps_run *r, const pf_query *q, pf_result *out) {
     return run_jps(r, q, out, true, false);
 }
@@ -622,11 +670,11 @@ static pf_status run_scan_nocc(jps_run *r, const pf_query *q, pf_result *out) {
     return run_jps(r, q, out, false, false);
 }
 
-static pf_status run_table_cc(jps_run *r, const pf_query *q, pf_result *out) {
+static pf_status run_bits_cc(jps_run *r, const pf_query *q, pf_result *out) {
     return run_jps(r, q, out, true, true);
 }
 
-static pf_status run_table_nocc(jps_run *r, const pf_query *q, pf_result *out) {
+static pf_status run_bits_nocc(jps_run *r, const pf_query *q, pf_result *out) {
     return run_jps(r, q, out, false, true);
 }
 
@@ -676,8 +724,9 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     size_t cells = (size_t)g->w * (size_t)g->h;
     jps_run r;
     pf_status st;
+    uint8_t ucost = 1;
 
-    if (!pf_jps_supports(g)) {
+    if (!j || !supports_fast(j, g, &ucost)) {
         pf_query qa = *q;
         qa.algorithm = PF_ALGO_ASTAR;
         st = pf_search(ctx, g, &qa, out);
@@ -690,7 +739,7 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
      * astar refuses it, so both answer the same queries. */
     if ((unsigned)q->heuristic >= PF_H_COUNT || !pf_heuristic_is_admissible(q->heuristic, 8))
         return out->status = PF_EINVAL;
-    if (!j || j->w != g->w || j->h != g->h) return out->status = PF_EINVAL;
+    if (j->w != g->w || j->h != g->h) return out->status = PF_EINVAL;
     st = pf__check_endpoints(g, q->start, q->goal);
     if (st) return out->status = st;
     st = pf__ctx_begin(ctx, cells);
@@ -708,10 +757,13 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     r.j = j;
     r.moves = g->moves;
     r.w = g->w;
+    r.wmagic = cells <= (1u << 24) && g->w < (1 << 16)
+                   ? ((1ull << 40) + (uint64_t)g->w - 1) / (uint64_t)g->w
+                   : 0;
     r.gx = q->goal.x;
     r.gy = q->goal.y;
     r.goal = q->goal.y * g->w + q->goal.x;
-    r.c = (double)pf_grid_min_cost(g);
+    r.c = (double)ucost;
     r.cd = r.c * PF_SQRT2;
     r.gen = ctx->gen;
     r.jump_points = 0;
@@ -724,9 +776,9 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
         if (st) return out->status = st;
         r.stack = sc->stack;
     }
-    r.tab = j->tab && j->tab_cc == g->corner_cutting ? j->tab : NULL;
-    if (r.tab)
-        st = g->corner_cutting ? run_table_cc(&r, q, out) : run_table_nocc(&r, q, out);
+    if (j->bits_cc == g->corner_cutting && j->mode != PF_JPS_BITS_NEVER &&
+        (j->bits_pay || j->mode == PF_JPS_BITS_ALWAYS))
+        st = g->corner_cutting ? run_bits_cc(&r, q, out) : run_bits_nocc(&r, q, out);
     else
         st = g->corner_cutting ? run_scan_cc(&r, q, out) : run_scan_nocc(&r, q, out);
     out->generated = r.generated;

@@ -2,12 +2,13 @@
  * jumps and pruning after Harabor & Grastien, ICAPS 2014).
  *
  * Optimal on 8-connected uniform-cost maps without wall edges, under either
- * corner rule. A pf_jps holds per-map preprocessing: bit-packed rows and a
- * transposed copy for vertical scans (2 bits a cell), and, on maps of up to
- * 4M cells, jump tables for the grid's corner rule (16 bytes a cell) that
- * turn straight scans into lookups and let diagonal jumps skip from stop to
- * stop. Once built it is read-only and may be shared by any number of
- * threads, each with its own pf_search_ctx.
+ * corner rule. A pf_jps holds per-map preprocessing, 10 bits a cell:
+ * bit-packed rows and a transposed copy for vertical scans, and one "jump
+ * bit" grid per direction for the grid's corner rule (does the straight scan
+ * from this cell end at a jump point; is this cell a stop for a diagonal),
+ * which lets searches skip dead-end scans and step diagonals with one bit
+ * test a cell. Once built it is read-only and may be shared by any number
+ * of threads, each with its own pf_search_ctx.
  */
 #ifndef PF_JPS_H
 #define PF_JPS_H
@@ -28,13 +29,27 @@ void pf_jps_destroy(pf_jps *j);
 size_t pf_jps_memory(const pf_jps *j);
 
 /* Brings j in step with g after the cells in changed[0..n) changed (cost,
- * blocked or not) or after g's corner rule changed (n may be 0). The bit
- * grids are updated per cell; the jump tables are rebuilt in one O(cells)
- * pass. Until it is called, searches on a grid whose rule changed use the
- * bit scans, which read the rule from g. PF_EINVAL when j was built for a
- * grid of another size, PF_ERANGE for a point off the map (j unchanged).
+ * blocked or not) or after g's corner rule changed (n may be 0). Each
+ * changed cell costs O(width + height): the jump bits of the three rows and
+ * three columns through it are recomputed; a rule change rebuilds all jump
+ * bits in O(cells). Until it is called after a rule change, searches on g
+ * run without jump bits (plain block scans, which read the rule from g) and
+ * stay optimal. PF_EINVAL when j was built for a grid of another size,
+ * PF_ERANGE for a point off the map, PF_ENOMEM (j unchanged in all three).
  * Needs exclusive access to j. */
 pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, size_t n);
+
+/* Whether searches use the jump bits. AUTO (the default after create) uses
+ * them where they pay: not on maps where nearly every cell is a diagonal
+ * stop (random obstacles, 1-wide mazes), judged at create and update. The
+ * other two force the choice, for benchmarks and tests; either way the
+ * answers are the same and optimal. Not thread-safe against searches on j. */
+typedef enum pf_jps_bits_mode {
+    PF_JPS_BITS_AUTO = 0,
+    PF_JPS_BITS_ALWAYS,
+    PF_JPS_BITS_NEVER
+} pf_jps_bits_mode;
+void pf_jps_set_bits_mode(pf_jps *j, pf_jps_bits_mode m);
 
 /* Whether JPS itself (not the astar fallback) serves searches on g. */
 bool pf_jps_supports(const pf_grid *g);

@@ -242,10 +242,11 @@ static void check_against(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g,
 
 /* Thousands of random uniform maps (sizes 1..128, 0-45% blocked) built under
  * corner rule cc: JPS agrees with the reference Dijkstra on reachability and
- * cost, and with astar on more queries; every path is valid. The same map
- * then switches to the other rule without pf_jps_update, so its jump tables
- * no longer apply and the bit scans answer: both jump kinds are checked
- * under both rules. */
+ * cost, and with astar on more queries; every path is valid. Each map is
+ * searched in four phases: with jump bits forced on, then off (plain block
+ * scans); then under the other rule without pf_jps_update, where the stale
+ * bits must be ignored although forced on; then after pf_jps_update has
+ * rebuilt them for the new rule. */
 static void property_run(const char *name, uint64_t dflt, int cc) {
     uint64_t st = tu_seed(name, dflt);
     pf_search_ctx *ctx = pf_search_ctx_create();
@@ -255,13 +256,15 @@ static void property_run(const char *name, uint64_t dflt, int cc) {
         pf_grid *g = tu_random_grid(&st, &o);
         pf_jps *j = make_jps(g);
         ck_assert(pf_jps_supports(g));
-        for (int rule = 0; rule < 2; rule++) {
-            if (rule == 1) ck_assert_int_eq(pf_grid_set_rules(g, 8, !cc), PF_OK);
-            for (int k = 0; k < 6; k++) {
+        for (int phase = 0; phase < 4; phase++) {
+            pf_jps_set_bits_mode(j, phase == 1 ? PF_JPS_BITS_NEVER : PF_JPS_BITS_ALWAYS);
+            if (phase == 2) ck_assert_int_eq(pf_grid_set_rules(g, 8, !cc), PF_OK);
+            if (phase == 3) ck_assert_int_eq(pf_jps_update(j, g, NULL, 0), PF_OK);
+            for (int k = 0; k < 4; k++) {
                 pf_point s, t;
                 if (!tu_random_walkable(&st, g, &s)) break;
                 tu_random_walkable(&st, g, &t);
-                if (k < 2) {
+                if (k < 1 || (phase == 0 && k < 2)) {
                     check_against(ctx, j, g, s, t, tu_reference_cost(g, s, t), m);
                 } else {
                     pf_result a = run_astar(ctx, g, s, t);
@@ -359,6 +362,7 @@ START_TEST(jps_update_follows_changes) {
         int32_t w = pf_grid_width(g), h = pf_grid_height(g);
         pf_jps *j = make_jps(g);
         pf_point changed[64];
+        pf_jps_set_bits_mode(j, PF_JPS_BITS_ALWAYS);
         size_t n = 0;
         for (int round = 0; round < 4; round++) {
             n = 1 + tu_below(&st, 64);
@@ -466,8 +470,8 @@ START_TEST(jps_open_map_few_expansions) {
 }
 END_TEST
 
-/* A sample of every shared scenario file matches its listed optimum. The
- * full sweep is `make bench`. */
+/* A sample of every shared scenario file matches its listed optimum, with
+ * and without jump bits. The full sweep is `make bench`. */
 START_TEST(jps_movingai_scenarios_sampled) {
     const char *dir = tu_bench_dir();
     if (!dir) return;
@@ -492,12 +496,15 @@ START_TEST(jps_movingai_scenarios_sampled) {
         for (size_t i = 0; i < sc.count; i += step) {
             const pf_scen_entry *e = &sc.entries[i];
             double tol = fmax(1e-3, 1e-5 * e->optimal);
-            pf_result r = run_jps(ctx, j, g, e->start, e->goal);
-            ck_assert_int_eq(r.status, PF_OK);
-            ck_assert_int_eq(r.algorithm, PF_ALGO_JPS);
-            ck_assert_msg(fabs(r.cost - e->optimal) <= tol, "%s line %zu: %f vs %f", *f, i + 2,
-                          r.cost, e->optimal);
-            check_path(g, &r, e->start, e->goal);
+            for (int mode = PF_JPS_BITS_ALWAYS; mode <= PF_JPS_BITS_NEVER; mode++) {
+                pf_jps_set_bits_mode(j, (pf_jps_bits_mode)mode);
+                pf_result r = run_jps(ctx, j, g, e->start, e->goal);
+                ck_assert_int_eq(r.status, PF_OK);
+                ck_assert_int_eq(r.algorithm, PF_ALGO_JPS);
+                ck_assert_msg(fabs(r.cost - e->optimal) <= tol, "%s line %zu mode %d: %f vs %f",
+                              *f, i + 2, mode, r.cost, e->optimal);
+                check_path(g, &r, e->start, e->goal);
+            }
         }
         files++;
         pf_jps_destroy(j);
