@@ -125,6 +125,12 @@ endif
 # without the registry, that one test prints SKIPPED.
 js-deps:
 	@if [ ! -d tests/js/node_modules/ws ]; then \
+	  if ! command -v npm >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then \
+	    echo "Installing Debian packages: nodejs npm"; \
+	    $(SUDO) apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends nodejs npm \
+	      || echo "js-deps: could not install nodejs/npm"; \
+	  fi; \
 	  if command -v npm >/dev/null 2>&1; then \
 	    npm ci --prefix tests/js --no-audit --no-fund --loglevel=error || \
 	      echo "js-deps: npm ci failed; the npm ws interop test will be SKIPPED"; \
