@@ -8,8 +8,8 @@
 # Environment: PATHD_BENCH_DIR (the Moving AI folder), BENCH_HTTP_DURATION
 # (seconds, default 10), BENCH_HTTP_CONNECTIONS (default 8), BENCH_HTTP_MAPS
 # (scenario basenames, default the two Baldur's Gate 512x512 maps and a room
-# map), BENCH_HTTP_MIX (default paths=9,batch=1; add sessions=N once the
-# server serves /sessions: until then those requests count as 404 errors).
+# map), BENCH_HTTP_MIX (default paths=8,batch=1,sessions=1: single paths,
+# batches, and D* Lite sessions fed cell changes as a game would).
 set -eu
 
 pathd=${1:?usage: bench-http.sh PATHD PATHD-BENCH}
@@ -19,7 +19,7 @@ dir=${PATHD_BENCH_DIR:-$(dirname "$0")/../../shared/benchmarks/movingai}
 duration=${BENCH_HTTP_DURATION:-10}
 conns=${BENCH_HTTP_CONNECTIONS:-8}
 maps=${BENCH_HTTP_MAPS:-"AR0011SR AR0700SR 8room_000"}
-mix=${BENCH_HTTP_MIX:-paths=9,batch=1}
+mix=${BENCH_HTTP_MIX:-paths=8,batch=1,sessions=1}
 
 if [ ! -d "$dir" ]; then
     echo "bench-http: skipped: PATHD_BENCH_DIR=$dir does not exist"
