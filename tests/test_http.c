@@ -20,28 +20,12 @@
 #include <unistd.h>
 
 #include "httpc.h"
+#include "itest.h"
 #include "map_io.h"
 #include "testutil.h"
 
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
-static hc_server start(const char *const *args) {
-    hc_server s;
-    ck_assert_msg(hc_server_start(&s, args) == 0, "pathd did not start (PATHD_BIN=%s)",
-                  getenv("PATHD_BIN") ? getenv("PATHD_BIN") : "unset");
-    return s;
-}
 
-static void stop(hc_server *s) { ck_assert_int_eq(hc_server_stop(s), 0); }
-
-static hc_resp req(const hc_server *s, const char *method, const char *path, const char *ctype,
-                   const char *body) {
-    hc_resp r;
-    ck_assert_int_eq(hc_request(s->port, method, path, ctype, body, body ? strlen(body) : 0, NULL,
-                                &r),
-                     0);
-    return r;
-}
 
 static cJSON *json_of(const hc_resp *r) {
     cJSON *j = cJSON_ParseWithLength(r->body, r->body_len);
@@ -49,41 +33,18 @@ static cJSON *json_of(const hc_resp *r) {
     return j;
 }
 
-static const cJSON *get(const cJSON *o, const char *path) {
-    /* "a.b.c" */
-    char buf[128], *tok, *save;
-    snprintf(buf, sizeof(buf), "%s", path);
-    for (tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save))
-        o = cJSON_GetObjectItemCaseSensitive(o, tok);
-    return o;
-}
 
-static double num(const cJSON *o, const char *path) {
-    const cJSON *it = get(o, path);
-    ck_assert_msg(it && cJSON_IsNumber(it), "no number at %s", path);
-    return it->valuedouble;
-}
 
-static const char *str(const cJSON *o, const char *path) {
-    const cJSON *it = get(o, path);
-    ck_assert_msg(it && cJSON_IsString(it), "no string at %s", path);
-    return it->valuestring;
-}
 
-static bool truth(const cJSON *o, const char *path) {
-    const cJSON *it = get(o, path);
-    ck_assert_msg(it && cJSON_IsBool(it), "no bool at %s", path);
-    return cJSON_IsTrue(it);
-}
 
 /* Checks an error answer: status, code and (when given) field. */
 static void expect_error(const hc_resp *r, int status, const char *code, const char *field) {
     cJSON *j;
     ck_assert_msg(r->status == status, "expected %d, got %d: %.300s", status, r->status, r->body);
     j = json_of(r);
-    ck_assert_str_eq(str(j, "error.code"), code);
-    ck_assert(strlen(str(j, "error.message")) > 0);
-    if (field) ck_assert_str_eq(str(j, "error.field"), field);
+    ck_assert_str_eq(it_str(j, "error.code"), code);
+    ck_assert(strlen(it_str(j, "error.message")) > 0);
+    if (field) ck_assert_str_eq(it_str(j, "error.field"), field);
     cJSON_Delete(j);
 }
 
@@ -116,142 +77,142 @@ static void put_map(const hc_server *s, const char *id, const char *ctype, const
     char path[128];
     hc_resp r;
     snprintf(path, sizeof(path), "/v1/maps/%s", id);
-    r = req(s, "PUT", path, ctype, body);
+    r = it_req(s, "PUT", path, ctype, body);
     ck_assert_msg(r.status == expect, "PUT %s: %d %s", id, r.status, r.body);
     hc_free(&r);
 }
 
 START_TEST(http_ops_routes) {
-    hc_server s = start(ARGS("--workers", "2"));
-    hc_resp r = req(&s, "GET", "/healthz", NULL, NULL);
+    hc_server s = it_start(ARGS("--workers", "2"));
+    hc_resp r = it_req(&s, "GET", "/healthz", NULL, NULL);
     cJSON *j;
     char buf[64];
     ck_assert_int_eq(r.status, 200);
     ck_assert_str_eq(hc_header(&r, "Content-Type", buf, sizeof(buf)), "application/json");
     j = json_of(&r);
-    ck_assert_str_eq(str(j, "status"), "ok");
+    ck_assert_str_eq(it_str(j, "status"), "ok");
     cJSON_Delete(j);
     hc_free(&r);
 
-    r = req(&s, "GET", "/readyz", NULL, NULL);
+    r = it_req(&s, "GET", "/readyz", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     hc_free(&r);
 
-    r = req(&s, "GET", "/v1/info", NULL, NULL);
+    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     j = json_of(&r);
-    ck_assert_str_eq(str(j, "api"), "v1");
+    ck_assert_str_eq(it_str(j, "api"), "v1");
     /* Every limit of the issue is reported. */
-    ck_assert_int_eq((int)num(j, "limits.workers"), 2);
-    ck_assert(num(j, "limits.max_body_bytes") > 0);
-    ck_assert(num(j, "limits.max_map_cells") > 0);
-    ck_assert(num(j, "limits.max_batch") > 0);
-    ck_assert(num(j, "limits.max_connections") > 0);
-    ck_assert(get(j, "limits.max_connections_per_ip") != NULL);
-    ck_assert(num(j, "limits.connection_timeout_s") > 0);
-    ck_assert(num(j, "limits.queue_limit") > 0);
-    ck_assert(num(j, "limits.default_deadline_ms") > 0);
-    ck_assert(get(j, "cache.hit_ratio") != NULL);
-    ck_assert_int_eq((int)num(j, "pool.workers"), 2);
+    ck_assert_int_eq((int)it_num(j, "limits.workers"), 2);
+    ck_assert(it_num(j, "limits.max_body_bytes") > 0);
+    ck_assert(it_num(j, "limits.max_map_cells") > 0);
+    ck_assert(it_num(j, "limits.max_batch") > 0);
+    ck_assert(it_num(j, "limits.max_connections") > 0);
+    ck_assert(it_get(j, "limits.max_connections_per_ip") != NULL);
+    ck_assert(it_num(j, "limits.connection_timeout_s") > 0);
+    ck_assert(it_num(j, "limits.queue_limit") > 0);
+    ck_assert(it_num(j, "limits.default_deadline_ms") > 0);
+    ck_assert(it_get(j, "cache.hit_ratio") != NULL);
+    ck_assert_int_eq((int)it_num(j, "pool.workers"), 2);
     cJSON_Delete(j);
     hc_free(&r);
 
-    r = req(&s, "HEAD", "/healthz", NULL, NULL);
+    r = it_req(&s, "HEAD", "/healthz", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     hc_free(&r);
 
-    r = req(&s, "GET", "/metrics", NULL, NULL);
+    r = it_req(&s, "GET", "/metrics", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     ck_assert_ptr_nonnull(strstr(r.body, "pathd_requests_total{route=\"healthz\",status=\"200\"}"));
     ck_assert_ptr_nonnull(strstr(r.body, "pathd_queue_depth"));
     ck_assert_ptr_nonnull(strstr(r.body, "pathd_cache_hit_ratio"));
     ck_assert_ptr_nonnull(strstr(r.body, "pathd_request_duration_seconds_bucket"));
     hc_free(&r);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
 START_TEST(http_maps_crud) {
-    hc_server s = start(NULL);
+    hc_server s = it_start(NULL);
     hc_resp r;
     cJSON *j;
     char buf[128], *text = open_map_text(20, 10);
 
-    r = req(&s, "PUT", "/v1/maps/room", "application/json", room_json);
+    r = it_req(&s, "PUT", "/v1/maps/room", "application/json", room_json);
     ck_assert_int_eq(r.status, 201);
     ck_assert_str_eq(hc_header(&r, "Location", buf, sizeof(buf)), "/v1/maps/room");
     j = json_of(&r);
-    ck_assert_int_eq((int)num(j, "version"), 1);
-    ck_assert_int_eq((int)num(j, "width"), 10);
-    ck_assert_int_eq((int)num(j, "height"), 7);
-    ck_assert_int_eq((int)num(j, "walkable_cells"), 64);
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
+    ck_assert_int_eq((int)it_num(j, "width"), 10);
+    ck_assert_int_eq((int)it_num(j, "height"), 7);
+    ck_assert_int_eq((int)it_num(j, "walkable_cells"), 64);
     cJSON_Delete(j);
     hc_free(&r);
 
     /* Replace: 200, version 2. Moving AI text this time. */
-    r = req(&s, "PUT", "/v1/maps/room", "text/plain", text);
+    r = it_req(&s, "PUT", "/v1/maps/room", "text/plain", text);
     ck_assert_int_eq(r.status, 200);
     j = json_of(&r);
-    ck_assert_int_eq((int)num(j, "version"), 2);
-    ck_assert_int_eq((int)num(j, "width"), 20);
+    ck_assert_int_eq((int)it_num(j, "version"), 2);
+    ck_assert_int_eq((int)it_num(j, "width"), 20);
     cJSON_Delete(j);
     hc_free(&r);
 
-    r = req(&s, "GET", "/v1/maps/room", NULL, NULL);
+    r = it_req(&s, "GET", "/v1/maps/room", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     j = json_of(&r);
-    ck_assert_int_eq((int)num(j, "version"), 2);
-    ck_assert_str_eq(str(j, "id"), "room");
+    ck_assert_int_eq((int)it_num(j, "version"), 2);
+    ck_assert_str_eq(it_str(j, "id"), "room");
     cJSON_Delete(j);
     hc_free(&r);
 
     /* POST: the server names the map by content; the same upload again is
      * the same map, unchanged. */
-    r = req(&s, "POST", "/v1/maps", "application/json", island_json);
+    r = it_req(&s, "POST", "/v1/maps", "application/json", island_json);
     ck_assert_int_eq(r.status, 201);
     ck_assert_ptr_nonnull(hc_header(&r, "Location", buf, sizeof(buf)));
     ck_assert(strncmp(buf, "/v1/maps/m-", 11) == 0);
     hc_free(&r);
-    r = req(&s, "POST", "/v1/maps", "application/json", island_json);
+    r = it_req(&s, "POST", "/v1/maps", "application/json", island_json);
     ck_assert_int_eq(r.status, 200);
     j = json_of(&r);
-    ck_assert_int_eq((int)num(j, "version"), 1);
-    ck_assert_str_eq(str(j, "id"), buf + strlen("/v1/maps/"));
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
+    ck_assert_str_eq(it_str(j, "id"), buf + strlen("/v1/maps/"));
     cJSON_Delete(j);
     hc_free(&r);
 
-    r = req(&s, "GET", "/v1/maps", NULL, NULL);
+    r = it_req(&s, "GET", "/v1/maps", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     j = json_of(&r);
-    ck_assert_int_eq(cJSON_GetArraySize(get(j, "maps")), 2);
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "maps")), 2);
     cJSON_Delete(j);
     hc_free(&r);
 
-    r = req(&s, "DELETE", "/v1/maps/room", NULL, NULL);
+    r = it_req(&s, "DELETE", "/v1/maps/room", NULL, NULL);
     ck_assert_int_eq(r.status, 204);
     ck_assert_uint_eq(r.body_len, 0);
     hc_free(&r);
-    r = req(&s, "GET", "/v1/maps/room", NULL, NULL);
+    r = it_req(&s, "GET", "/v1/maps/room", NULL, NULL);
     expect_error(&r, 404, "map_not_found", NULL);
     hc_free(&r);
-    r = req(&s, "DELETE", "/v1/maps/room", NULL, NULL);
+    r = it_req(&s, "DELETE", "/v1/maps/room", NULL, NULL);
     expect_error(&r, 404, "map_not_found", NULL);
     hc_free(&r);
 
     /* Created again after a delete: version 1 again. */
-    r = req(&s, "PUT", "/v1/maps/room", "application/json", room_json);
+    r = it_req(&s, "PUT", "/v1/maps/room", "application/json", room_json);
     ck_assert_int_eq(r.status, 201);
     j = json_of(&r);
-    ck_assert_int_eq((int)num(j, "version"), 1);
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
     cJSON_Delete(j);
     hc_free(&r);
     free(text);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
 START_TEST(http_paths_post_get_batch) {
-    hc_server s = start(NULL);
+    hc_server s = it_start(NULL);
     hc_resp r, r2;
     cJSON *j, *j2;
     const cJSON *path;
@@ -262,16 +223,16 @@ START_TEST(http_paths_post_get_batch) {
 
     /* Around the wall through the gap in the bottom row. */
     b = hc_path_body(0, 0, 9, 0, ",\"algorithm\":\"dijkstra\"");
-    r = req(&s, "POST", "/v1/maps/room/path", "application/json", b);
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json", b);
     free(b);
     ck_assert_int_eq(r.status, 200);
     j = json_of(&r);
-    ck_assert(truth(j, "found"));
-    ck_assert_str_eq(str(j, "algorithm"), "dijkstra");
-    ck_assert_int_eq((int)num(j, "map_version"), 1);
-    ck_assert(get(j, "stats.expanded") && get(j, "stats.time_us"));
-    ck_assert(!truth(j, "stats.cached"));
-    path = get(j, "path");
+    ck_assert(it_truth(j, "found"));
+    ck_assert_str_eq(it_str(j, "algorithm"), "dijkstra");
+    ck_assert_int_eq((int)it_num(j, "map_version"), 1);
+    ck_assert(it_get(j, "stats.expanded") && it_get(j, "stats.time_us"));
+    ck_assert(!it_truth(j, "stats.cached"));
+    path = it_get(j, "path");
     ck_assert_int_ge(cJSON_GetArraySize(path), 2);
     ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(path, 0), 0)->valueint, 0);
     {
@@ -282,38 +243,38 @@ START_TEST(http_paths_post_get_batch) {
         pf_grid *g = tu_grid_from_ascii(rows, 7, 8);
         double want = tu_reference_cost(g, (pf_point){0, 0}, (pf_point){9, 0});
         pf_grid_destroy(g);
-        ck_assert_double_eq_tol(num(j, "cost"), want, 1e-9);
+        ck_assert_double_eq_tol(it_num(j, "cost"), want, 1e-9);
     }
 
     /* The GET form answers the same path. */
-    r2 = req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=9,0&algorithm=astar", NULL, NULL);
+    r2 = it_req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=9,0&algorithm=astar", NULL, NULL);
     ck_assert_int_eq(r2.status, 200);
     j2 = json_of(&r2);
-    ck_assert_double_eq_tol(num(j2, "cost"), num(j, "cost"), 1e-9);
-    ck_assert_str_eq(str(j2, "algorithm"), "astar");
-    ck_assert(!truth(j2, "stats.cached"));
+    ck_assert_double_eq_tol(it_num(j2, "cost"), it_num(j, "cost"), 1e-9);
+    ck_assert_str_eq(it_str(j2, "algorithm"), "astar");
+    ck_assert(!it_truth(j2, "stats.cached"));
     cJSON_Delete(j2);
     hc_free(&r2);
     /* Asked again: from the cache. */
-    r2 = req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=9,0&algorithm=astar", NULL, NULL);
+    r2 = it_req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=9,0&algorithm=astar", NULL, NULL);
     j2 = json_of(&r2);
-    ck_assert(truth(j2, "stats.cached"));
-    ck_assert_double_eq_tol(num(j2, "cost"), num(j, "cost"), 1e-9);
-    ck_assert_int_eq(cJSON_GetArraySize(get(j2, "path")), cJSON_GetArraySize(path));
+    ck_assert(it_truth(j2, "stats.cached"));
+    ck_assert_double_eq_tol(it_num(j2, "cost"), it_num(j, "cost"), 1e-9);
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(j2, "path")), cJSON_GetArraySize(path));
     cJSON_Delete(j2);
     hc_free(&r2);
     /* ... and the hit shows in /v1/info. */
-    r2 = req(&s, "GET", "/v1/info", NULL, NULL);
+    r2 = it_req(&s, "GET", "/v1/info", NULL, NULL);
     j2 = json_of(&r2);
-    ck_assert(num(j2, "cache.hits") >= 1);
-    ck_assert(num(j2, "cache.hit_ratio") > 0);
+    ck_assert(it_num(j2, "cache.hits") >= 1);
+    ck_assert(it_num(j2, "cache.hit_ratio") > 0);
     cJSON_Delete(j2);
     hc_free(&r2);
     /* cache:false bypasses it. */
-    r2 = req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=9,0&algorithm=astar&cache=false",
+    r2 = it_req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=9,0&algorithm=astar&cache=false",
              NULL, NULL);
     j2 = json_of(&r2);
-    ck_assert(!truth(j2, "stats.cached"));
+    ck_assert(!it_truth(j2, "stats.cached"));
     cJSON_Delete(j2);
     hc_free(&r2);
     cJSON_Delete(j);
@@ -327,40 +288,40 @@ START_TEST(http_paths_post_get_batch) {
             char extra[96];
             snprintf(extra, sizeof(extra), ",\"algorithm\":\"%s\",\"debug\":true", algos[i]);
             b = hc_path_body(0, 0, 9, 6, extra);
-            r = req(&s, "POST", "/v1/maps/room/path", NULL, b);
+            r = it_req(&s, "POST", "/v1/maps/room/path", NULL, b);
             free(b);
             ck_assert_msg(r.status == 200, "%s: %d %s", algos[i], r.status, r.body);
             j = json_of(&r);
-            ck_assert(truth(j, "found"));
-            ck_assert_str_eq(str(j, "algorithm"), algos[i]);
-            ck_assert_int_gt(cJSON_GetArraySize(get(j, "expanded_cells")), 0);
-            ck_assert_int_eq(cJSON_GetArraySize(get(j, "expanded_cells")),
-                             (int)num(j, "stats.expanded"));
+            ck_assert(it_truth(j, "found"));
+            ck_assert_str_eq(it_str(j, "algorithm"), algos[i]);
+            ck_assert_int_gt(cJSON_GetArraySize(it_get(j, "expanded_cells")), 0);
+            ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "expanded_cells")),
+                             (int)it_num(j, "stats.expanded"));
             cJSON_Delete(j);
             hc_free(&r);
         }
     }
     b = hc_path_body(0, 0, 9, 6, ",\"smooth\":true,\"weight\":2");
-    r = req(&s, "POST", "/v1/maps/room/path", "application/json", b);
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json", b);
     free(b);
     ck_assert_int_eq(r.status, 200);
     j = json_of(&r);
-    ck_assert_int_le(cJSON_GetArraySize(get(j, "path")), 4);
+    ck_assert_int_le(cJSON_GetArraySize(it_get(j, "path")), 4);
     cJSON_Delete(j);
     hc_free(&r);
 
     /* Without an algorithm the map's default runs: hpa where it has a
      * hierarchy, astar otherwise. */
-    r = req(&s, "GET", "/v1/maps/room", NULL, NULL);
+    r = it_req(&s, "GET", "/v1/maps/room", NULL, NULL);
     j = json_of(&r);
     {
-        const char *want = cJSON_IsNull(get(j, "hierarchy")) ? "astar" : "hpa";
-        ck_assert_str_eq(str(j, "default_algorithm"), want);
+        const char *want = cJSON_IsNull(it_get(j, "hierarchy")) ? "astar" : "hpa";
+        ck_assert_str_eq(it_str(j, "default_algorithm"), want);
         hc_free(&r);
-        r = req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=9,6", NULL, NULL);
+        r = it_req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=9,6", NULL, NULL);
         ck_assert_int_eq(r.status, 200);
         j2 = json_of(&r);
-        ck_assert_str_eq(str(j2, "algorithm"), want);
+        ck_assert_str_eq(it_str(j2, "algorithm"), want);
         cJSON_Delete(j2);
     }
     cJSON_Delete(j);
@@ -368,29 +329,29 @@ START_TEST(http_paths_post_get_batch) {
 
     /* Unreachable: 200 with found:false. */
     b = hc_path_body(0, 0, 7, 4, NULL);
-    r = req(&s, "POST", "/v1/maps/island/path", "application/json", b);
+    r = it_req(&s, "POST", "/v1/maps/island/path", "application/json", b);
     free(b);
     ck_assert_int_eq(r.status, 200);
     j = json_of(&r);
-    ck_assert(!truth(j, "found"));
-    ck_assert_str_eq(str(j, "reason"), "unreachable");
-    ck_assert_int_eq(cJSON_GetArraySize(get(j, "path")), 0);
+    ck_assert(!it_truth(j, "found"));
+    ck_assert_str_eq(it_str(j, "reason"), "unreachable");
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "path")), 0);
     cJSON_Delete(j);
     hc_free(&r);
 
     /* A node budget that runs out: found:false, reason node_budget. */
     b = hc_path_body(0, 0, 9, 0, ",\"algorithm\":\"dijkstra\",\"max_expanded\":3");
-    r = req(&s, "POST", "/v1/maps/room/path", "application/json", b);
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json", b);
     free(b);
     ck_assert_int_eq(r.status, 200);
     j = json_of(&r);
-    ck_assert(!truth(j, "found"));
-    ck_assert_str_eq(str(j, "reason"), "node_budget");
+    ck_assert(!it_truth(j, "found"));
+    ck_assert_str_eq(it_str(j, "reason"), "node_budget");
     cJSON_Delete(j);
     hc_free(&r);
 
     /* Batch: answers in order; a bad query gets its own error slot. */
-    r = req(&s, "POST", "/v1/maps/room/paths", "application/json",
+    r = it_req(&s, "POST", "/v1/maps/room/paths", "application/json",
             "{\"queries\":[{\"start\":[0,0],\"goal\":[9,0]},"
             "{\"start\":[0,0],\"goal\":[4,0],\"algorithm\":\"bfs\"},"
             "{\"start\":[0,0],\"goal\":[50,0]},"
@@ -398,24 +359,24 @@ START_TEST(http_paths_post_get_batch) {
     ck_assert_int_eq(r.status, 200);
     j = json_of(&r);
     {
-        const cJSON *res = get(j, "results");
+        const cJSON *res = it_get(j, "results");
         ck_assert_int_eq(cJSON_GetArraySize(res), 4);
-        ck_assert(truth(cJSON_GetArrayItem(res, 0), "found"));
-        ck_assert_int_eq((int)num(cJSON_GetArrayItem(res, 1), "status"), 422);
-        ck_assert_str_eq(str(cJSON_GetArrayItem(res, 1), "error.field"), "queries[1].goal");
-        ck_assert_str_eq(str(cJSON_GetArrayItem(res, 1), "error.code"), "blocked");
-        ck_assert_str_eq(str(cJSON_GetArrayItem(res, 2), "error.code"), "off_map");
-        ck_assert_double_eq_tol(num(cJSON_GetArrayItem(res, 3), "cost"), 0, 1e-12);
-        ck_assert_int_eq((int)num(j, "map_version"), 1);
+        ck_assert(it_truth(cJSON_GetArrayItem(res, 0), "found"));
+        ck_assert_int_eq((int)it_num(cJSON_GetArrayItem(res, 1), "status"), 422);
+        ck_assert_str_eq(it_str(cJSON_GetArrayItem(res, 1), "error.field"), "queries[1].goal");
+        ck_assert_str_eq(it_str(cJSON_GetArrayItem(res, 1), "error.code"), "blocked");
+        ck_assert_str_eq(it_str(cJSON_GetArrayItem(res, 2), "error.code"), "off_map");
+        ck_assert_double_eq_tol(it_num(cJSON_GetArrayItem(res, 3), "cost"), 0, 1e-12);
+        ck_assert_int_eq((int)it_num(j, "map_version"), 1);
     }
     cJSON_Delete(j);
     hc_free(&r);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
 START_TEST(http_errors_every_status) {
-    hc_server s = start(ARGS("--max-body", "4096", "--max-batch", "3", "--max-map-cells", "400"));
+    hc_server s = it_start(ARGS("--max-body", "4096", "--max-batch", "3", "--max-map-cells", "400"));
     hc_resp r;
     char buf[128], *b;
 
@@ -423,53 +384,53 @@ START_TEST(http_errors_every_status) {
 
     /* 400: malformed JSON, trailing bytes, wrong types, non-integers,
      * unknown fields, a bad map id, a malformed Moving AI map. */
-    r = req(&s, "POST", "/v1/maps/room/path", "application/json", "{\"start\":[0,0],");
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json", "{\"start\":[0,0],");
     expect_error(&r, 400, "malformed_json", NULL);
     hc_free(&r);
-    r = req(&s, "POST", "/v1/maps/room/path", "application/json",
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
             "{\"start\":[0,0],\"goal\":[1,1]} x");
     expect_error(&r, 400, "malformed_json", NULL);
     hc_free(&r);
-    r = req(&s, "POST", "/v1/maps/room/path", "application/json",
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
             "{\"start\":[0.5,0],\"goal\":[1,1]}");
     expect_error(&r, 400, "invalid_request", "start");
     hc_free(&r);
-    r = req(&s, "POST", "/v1/maps/room/path", "application/json",
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
             "{\"start\":[0,0],\"goal\":\"here\"}");
     expect_error(&r, 400, "invalid_request", "goal");
     hc_free(&r);
-    r = req(&s, "POST", "/v1/maps/room/path", "application/json",
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
             "{\"start\":[0,0],\"goal\":[1,1],\"algo\":\"bfs\"}");
     expect_error(&r, 400, "invalid_request", "algo");
     hc_free(&r);
-    r = req(&s, "POST", "/v1/maps/room/path", "application/json",
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
             "{\"start\":[0,0],\"goal\":[1,1],\"deadline_ms\":1e400}");
     expect_error(&r, 400, "invalid_request", "deadline_ms");
     hc_free(&r);
-    r = req(&s, "GET", "/v1/maps/room/path?start=0,0", NULL, NULL);
+    r = it_req(&s, "GET", "/v1/maps/room/path?start=0,0", NULL, NULL);
     expect_error(&r, 400, "invalid_request", "goal");
     hc_free(&r);
-    r = req(&s, "PUT", "/v1/maps/bad%20id", "application/json", room_json);
+    r = it_req(&s, "PUT", "/v1/maps/bad%20id", "application/json", room_json);
     expect_error(&r, 400, "invalid_map_id", "id");
     hc_free(&r);
-    r = req(&s, "PUT", "/v1/maps/x", "text/plain", "type octile\nheight 2\nwidth 2\nmap\n..\n");
+    r = it_req(&s, "PUT", "/v1/maps/x", "text/plain", "type octile\nheight 2\nwidth 2\nmap\n..\n");
     expect_error(&r, 400, "malformed_map", NULL);
     hc_free(&r);
 
     /* 404: unknown map, unknown route. */
-    r = req(&s, "POST", "/v1/maps/nope/path", "application/json", "{\"start\":[0,0],\"goal\":[1,1]}");
+    r = it_req(&s, "POST", "/v1/maps/nope/path", "application/json", "{\"start\":[0,0],\"goal\":[1,1]}");
     expect_error(&r, 404, "map_not_found", NULL);
     hc_free(&r);
-    r = req(&s, "GET", "/v2/whatever", NULL, NULL);
+    r = it_req(&s, "GET", "/v2/whatever", NULL, NULL);
     expect_error(&r, 404, "not_found", NULL);
     hc_free(&r);
 
     /* 405 with Allow. */
-    r = req(&s, "DELETE", "/v1/maps/room/path", NULL, NULL);
+    r = it_req(&s, "DELETE", "/v1/maps/room/path", NULL, NULL);
     expect_error(&r, 405, "method_not_allowed", NULL);
     ck_assert_str_eq(hc_header(&r, "Allow", buf, sizeof(buf)), "GET, HEAD, POST");
     hc_free(&r);
-    r = req(&s, "POST", "/healthz", NULL, NULL);
+    r = it_req(&s, "POST", "/healthz", NULL, NULL);
     expect_error(&r, 405, "method_not_allowed", NULL);
     ck_assert_ptr_nonnull(hc_header(&r, "Allow", buf, sizeof(buf)));
     hc_free(&r);
@@ -502,50 +463,50 @@ START_TEST(http_errors_every_status) {
         free(raw);
     }
     /* 413: too many queries in a batch, a map with too many cells. */
-    r = req(&s, "POST", "/v1/maps/room/paths", "application/json",
+    r = it_req(&s, "POST", "/v1/maps/room/paths", "application/json",
             "{\"queries\":[{\"start\":[0,0],\"goal\":[1,1]},{\"start\":[0,0],\"goal\":[1,1]},"
             "{\"start\":[0,0],\"goal\":[1,1]},{\"start\":[0,0],\"goal\":[1,1]}]}");
     expect_error(&r, 413, "limit_exceeded", "queries");
     hc_free(&r);
     b = open_map_text(30, 30);
-    r = req(&s, "PUT", "/v1/maps/big", "text/plain", b);
+    r = it_req(&s, "PUT", "/v1/maps/big", "text/plain", b);
     expect_error(&r, 413, "limit_exceeded", NULL);
     hc_free(&r);
     free(b);
 
     /* 415. */
-    r = req(&s, "POST", "/v1/maps/room/path", "application/x-www-form-urlencoded",
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/x-www-form-urlencoded",
             "start=0,0&goal=1,1");
     expect_error(&r, 415, "unsupported_media_type", "Content-Type");
     hc_free(&r);
-    r = req(&s, "PUT", "/v1/maps/x", "image/png", "....");
+    r = it_req(&s, "PUT", "/v1/maps/x", "image/png", "....");
     expect_error(&r, 415, "unsupported_media_type", "Content-Type");
     hc_free(&r);
 
     /* 422 naming the field: off the map, blocked, unknown algorithm, a
      * weight below 1, a JSON map with a character missing from its legend. */
-    r = req(&s, "POST", "/v1/maps/room/path", "application/json",
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
             "{\"start\":[-1,0],\"goal\":[1,1]}");
     expect_error(&r, 422, "off_map", "start");
     hc_free(&r);
-    r = req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=4,2", NULL, NULL);
+    r = it_req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=4,2", NULL, NULL);
     expect_error(&r, 422, "blocked", "goal");
     hc_free(&r);
-    r = req(&s, "POST", "/v1/maps/room/path", "application/json",
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
             "{\"start\":[0,0],\"goal\":[1,1],\"algorithm\":\"teleport\"}");
     expect_error(&r, 422, "invalid_value", "algorithm");
     hc_free(&r);
-    r = req(&s, "POST", "/v1/maps/room/path", "application/json",
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
             "{\"start\":[0,0],\"goal\":[1,1],\"algorithm\":\"weighted\",\"weight\":0.5}");
     expect_error(&r, 422, "invalid_value", "weight");
     hc_free(&r);
-    r = req(&s, "PUT", "/v1/maps/x", "application/json", "{\"rows\":[\"..\",\".?\"]}");
+    r = it_req(&s, "PUT", "/v1/maps/x", "application/json", "{\"rows\":[\"..\",\".?\"]}");
     expect_error(&r, 422, "invalid_value", "rows[1]");
     hc_free(&r);
-    r = req(&s, "PUT", "/v1/maps/x", "application/json", "{\"rows\":[\"..\",\"..\"],\"connectivity\":6}");
+    r = it_req(&s, "PUT", "/v1/maps/x", "application/json", "{\"rows\":[\"..\",\"..\"],\"connectivity\":6}");
     expect_error(&r, 422, "invalid_value", "connectivity");
     hc_free(&r);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
@@ -584,10 +545,10 @@ static void wait_pool(const hc_server *s, int running, int queued) {
     int vr = -1, vq = -1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
-        hc_resp r = req(s, "GET", "/v1/info", NULL, NULL);
+        hc_resp r = it_req(s, "GET", "/v1/info", NULL, NULL);
         cJSON *j = json_of(&r);
-        vr = (int)num(j, "pool.running");
-        vq = (int)num(j, "pool.queued");
+        vr = (int)it_num(j, "pool.running");
+        vq = (int)it_num(j, "pool.queued");
         cJSON_Delete(j);
         hc_free(&r);
         if (vr == running && vq == queued) return;
@@ -605,7 +566,7 @@ static double since(const struct timespec *t0) {
 }
 
 START_TEST(http_queue_full_503_and_queued_deadline_504) {
-    hc_server s = start(ARGS("--workers", "1", "--queue", "1", "--retry-after", "2"));
+    hc_server s = it_start(ARGS("--workers", "1", "--queue", "1", "--retry-after", "2"));
     char *map = open_map_text(512, 512), *batch = slow_batch(200, 1500), *b;
     hc_resp r;
     int slow, queued;
@@ -625,14 +586,14 @@ START_TEST(http_queue_full_503_and_queued_deadline_504) {
     /* ...and one more is refused at once with Retry-After. */
     clock_gettime(CLOCK_MONOTONIC, &t0);
     b = hc_path_body(0, 0, 10, 10, ",\"cache\":false");
-    r = req(&s, "POST", "/v1/maps/open/path", "application/json", b);
+    r = it_req(&s, "POST", "/v1/maps/open/path", "application/json", b);
     free(b);
     expect_error(&r, 503, "overloaded", NULL);
     ck_assert_str_eq(hc_header(&r, "Retry-After", buf, sizeof(buf)), "2");
     ck_assert(since(&t0) < 1.0);
     hc_free(&r);
     /* Health stays answered by the I/O threads while the pool is full. */
-    r = req(&s, "GET", "/healthz", NULL, NULL);
+    r = it_req(&s, "GET", "/healthz", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     hc_free(&r);
 
@@ -646,21 +607,21 @@ START_TEST(http_queue_full_503_and_queued_deadline_504) {
     expect_error(&r, 504, "deadline_exceeded", NULL);
     hc_free(&r);
 
-    r = req(&s, "GET", "/v1/info", NULL, NULL);
+    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
     {
         cJSON *j = json_of(&r);
-        ck_assert(num(j, "pool.rejected") >= 1);
+        ck_assert(it_num(j, "pool.rejected") >= 1);
         cJSON_Delete(j);
     }
     hc_free(&r);
     free(map);
     free(batch);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
 START_TEST(http_deadline_stops_search) {
-    hc_server s = start(ARGS("--workers", "2"));
+    hc_server s = it_start(ARGS("--workers", "2"));
     char *map = open_map_text(512, 512), *batch = slow_batch(200, 300), *b;
     hc_resp r;
     struct timespec t0;
@@ -668,20 +629,20 @@ START_TEST(http_deadline_stops_search) {
     put_map(&s, "open", "text/plain", map, 201);
     /* Dijkstra across the map with debug takes far more than 1 ms. */
     b = hc_path_body(0, 0, 255, 255, ",\"algorithm\":\"dijkstra\",\"debug\":true,\"deadline_ms\":1");
-    r = req(&s, "POST", "/v1/maps/open/path", "application/json", b);
+    r = it_req(&s, "POST", "/v1/maps/open/path", "application/json", b);
     free(b);
     expect_error(&r, 504, "deadline_exceeded", NULL);
     hc_free(&r);
     /* 200 searches would take seconds; the 300 ms deadline ends them. */
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    r = req(&s, "POST", "/v1/maps/open/paths", "application/json", batch);
+    r = it_req(&s, "POST", "/v1/maps/open/paths", "application/json", batch);
     expect_error(&r, 504, "deadline_exceeded", NULL);
     ck_assert_msg(since(&t0) < 3.0, "the batch ran %.2f s past a 0.3 s deadline", since(&t0));
     hc_free(&r);
     /* The server default deadline applies when the request sets none. */
     free(map);
     free(batch);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
@@ -761,18 +722,18 @@ static void *querier(void *arg) {
 }
 
 START_TEST(http_concurrent_upload_replace_delete_query) {
-    hc_server s = start(ARGS("--workers", "2", "--queue", "1000"));
+    hc_server s = it_start(ARGS("--workers", "2", "--queue", "1000"));
     pthread_t th[6];
     conc_ctx ctx[6];
     hc_resp r;
     put_map(&s, "shared", "application/json", shared_a, 201);
     /* Cost of the probe on version A, the value every querier expects. */
-    r = req(&s, "POST", "/v1/maps/shared/path", "application/json",
+    r = it_req(&s, "POST", "/v1/maps/shared/path", "application/json",
             "{\"start\":[0,3],\"goal\":[9,3],\"algorithm\":\"dijkstra\"}");
     ck_assert_int_eq(r.status, 200);
     {
         cJSON *j = json_of(&r);
-        ck_assert_double_eq_tol(num(j, "cost"), 11.485281374238571, 1e-6);
+        ck_assert_double_eq_tol(it_num(j, "cost"), 11.485281374238571, 1e-6);
         cJSON_Delete(j);
     }
     hc_free(&r);
@@ -788,15 +749,15 @@ START_TEST(http_concurrent_upload_replace_delete_query) {
         ck_assert_msg(ctx[i].errors == 0, "thread %d: %d errors, last: %s", i, ctx[i].errors,
                       ctx[i].msg);
     }
-    r = req(&s, "GET", "/healthz", NULL, NULL);
+    r = it_req(&s, "GET", "/healthz", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     hc_free(&r);
-    stop(&s); /* exit 0: nothing leaked or freed twice (ASan run) */
+    it_stop(&s); /* exit 0: nothing leaked or freed twice (ASan run) */
 }
 END_TEST
 
 START_TEST(http_sigterm_finishes_in_flight) {
-    hc_server s = start(ARGS("--workers", "1"));
+    hc_server s = it_start(ARGS("--workers", "1"));
     char *map = open_map_text(512, 512), *batch = slow_batch(30, 20000);
     hc_resp r;
     int fd;
@@ -810,7 +771,7 @@ START_TEST(http_sigterm_finishes_in_flight) {
     ck_assert_msg(r.status == 200, "%d %s", r.status, r.body);
     {
         cJSON *j = json_of(&r);
-        ck_assert_int_eq(cJSON_GetArraySize(get(j, "results")), 30);
+        ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "results")), 30);
         cJSON_Delete(j);
     }
     hc_free(&r);
@@ -836,7 +797,7 @@ START_TEST(http_movingai_sampled_optimal) {
     seed = tu_seed("http_movingai_sampled_optimal", 5);
     list = tu_list_scen(dir);
     ck_assert_ptr_nonnull(list);
-    s = start(ARGS("--workers", "2", "--max-map-cells", "16777216"));
+    s = it_start(ARGS("--workers", "2", "--max-map-cells", "16777216"));
     for (char **f = list; *f; f++) {
         char path[4096], mapname[256], id[64], url[128];
         size_t len, mlen;
@@ -870,7 +831,7 @@ START_TEST(http_movingai_sampled_optimal) {
                          (int)e->start.x, (int)e->start.y, (int)e->goal.x, (int)e->goal.y,
                          algos[a]);
                 snprintf(url, sizeof(url), "/v1/maps/%s/path", id);
-                r = req(&s, "POST", url, "application/json", body);
+                r = it_req(&s, "POST", url, "application/json", body);
                 if (r.status == 422 && strstr(r.body, "\"unsupported\"")) {
                     skipped_algo++; /* jps/hpa not wired into core/planner.c yet */
                     hc_free(&r);
@@ -879,10 +840,10 @@ START_TEST(http_movingai_sampled_optimal) {
                 ck_assert_msg(r.status == 200, "%s %s: %d %s", mapname, algos[a], r.status,
                               r.body);
                 j = json_of(&r);
-                ck_assert_msg(truth(j, "found"), "%s: no path", mapname);
+                ck_assert_msg(it_truth(j, "found"), "%s: no path", mapname);
                 if (strcmp(algos[a], "hpa") == 0) {
                     /* Near-optimal: never below the optimum, within 50%. */
-                    double c = num(j, "cost");
+                    double c = it_num(j, "cost");
                     ck_assert_msg(c >= e->optimal - fmax(1e-3, 1e-5 * e->optimal) &&
                                       c <= 1.5 * e->optimal + 1e-3,
                                   "%s hpa: cost %.6f, optimum %.6f", mapname, c, e->optimal);
@@ -892,21 +853,21 @@ START_TEST(http_movingai_sampled_optimal) {
                     checked++;
                     continue;
                 }
-                ck_assert_msg(fabs(num(j, "cost") - e->optimal) <=
+                ck_assert_msg(fabs(it_num(j, "cost") - e->optimal) <=
                                   fmax(1e-3, 1e-5 * e->optimal),
                               "%s %s (%d,%d)->(%d,%d): cost %.6f, optimum %.6f", mapname,
                               algos[a], (int)e->start.x, (int)e->start.y, (int)e->goal.x,
-                              (int)e->goal.y, num(j, "cost"), e->optimal);
+                              (int)e->goal.y, it_num(j, "cost"), e->optimal);
                 cJSON_Delete(j);
                 hc_free(&r);
                 checked++;
             }
         }
         pf_scen_free(&sc);
-        r = req(&s, "DELETE", url, NULL, NULL); /* url is .../path: 405; delete the map */
+        r = it_req(&s, "DELETE", url, NULL, NULL); /* url is .../path: 405; delete the map */
         hc_free(&r);
         snprintf(url, sizeof(url), "/v1/maps/%s", id);
-        r = req(&s, "DELETE", url, NULL, NULL);
+        r = it_req(&s, "DELETE", url, NULL, NULL);
         ck_assert_int_eq(r.status, 204);
         hc_free(&r);
     }
@@ -917,7 +878,7 @@ START_TEST(http_movingai_sampled_optimal) {
             skipped_algo ? "; some algorithms unsupported by this core were skipped" : "");
     ck_assert_int_gt(checked, 0);
     tu_free_list(list);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
@@ -947,7 +908,7 @@ START_TEST(http_help_lists_every_flag) {
 END_TEST
 
 START_TEST(http_connection_limits) {
-    hc_server s = start(ARGS("--max-per-ip", "2"));
+    hc_server s = it_start(ARGS("--max-per-ip", "2"));
     hc_resp r;
     struct timespec t0;
     int a, b, rc;
@@ -971,7 +932,7 @@ START_TEST(http_connection_limits) {
     }
     hc_free(&r);
     close(b);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 

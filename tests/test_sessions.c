@@ -19,30 +19,15 @@
 #include <unistd.h>
 
 #include "httpc.h"
+#include "itest.h"
 #include "planner.h"
 #include "registry.h"
 #include "session.h"
 #include "testutil.h"
 #include "wsc.h"
 
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
-static hc_server start(const char *const *args) {
-    hc_server s;
-    ck_assert_msg(hc_server_start(&s, args) == 0, "pathd did not start (PATHD_BIN=%s)",
-                  getenv("PATHD_BIN") ? getenv("PATHD_BIN") : "unset");
-    return s;
-}
 
-static void stop(hc_server *s) { ck_assert_int_eq(hc_server_stop(s), 0); }
-
-static hc_resp req(const hc_server *s, const char *method, const char *path, const char *ctype,
-                   const char *body) {
-    hc_resp r;
-    ck_assert_int_eq(
-        hc_request(s->port, method, path, ctype, body, body ? strlen(body) : 0, NULL, &r), 0);
-    return r;
-}
 
 static cJSON *json_of(const char *body) {
     cJSON *j = cJSON_Parse(body);
@@ -50,37 +35,15 @@ static cJSON *json_of(const char *body) {
     return j;
 }
 
-static const cJSON *get(const cJSON *o, const char *path) {
-    char buf[128], *tok, *save;
-    snprintf(buf, sizeof(buf), "%s", path);
-    for (tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save))
-        o = cJSON_GetObjectItemCaseSensitive(o, tok);
-    return o;
-}
 
-static double num(const cJSON *o, const char *path) {
-    const cJSON *it = get(o, path);
-    ck_assert_msg(it && cJSON_IsNumber(it), "no number at %s", path);
-    return it->valuedouble;
-}
 
-static const char *str(const cJSON *o, const char *path) {
-    const cJSON *it = get(o, path);
-    ck_assert_msg(it && cJSON_IsString(it), "no string at %s", path);
-    return it->valuestring;
-}
 
-static bool truth(const cJSON *o, const char *path) {
-    const cJSON *it = get(o, path);
-    ck_assert_msg(it && cJSON_IsBool(it), "no bool at %s", path);
-    return cJSON_IsTrue(it);
-}
 
 /* Sends a request, checks its status, returns the body as JSON (NULL for
  * 204). */
 static cJSON *call(const hc_server *s, const char *method, const char *path, const char *ctype,
                    const char *body, int expect) {
-    hc_resp r = req(s, method, path, ctype, body);
+    hc_resp r = it_req(s, method, path, ctype, body);
     cJSON *j = NULL;
     ck_assert_msg(r.status == expect, "%s %s: expected %d, got %d: %.400s", method, path, expect,
                   r.status, r.body);
@@ -93,8 +56,8 @@ static void expect_error(const hc_server *s, const char *method, const char *pat
                          const char *ctype, const char *body, int status, const char *code,
                          const char *field) {
     cJSON *j = call(s, method, path, ctype, body, status);
-    ck_assert_str_eq(str(j, "error.code"), code);
-    if (field) ck_assert_str_eq(str(j, "error.field"), field);
+    ck_assert_str_eq(it_str(j, "error.code"), code);
+    if (field) ck_assert_str_eq(it_str(j, "error.field"), field);
     cJSON_Delete(j);
 }
 
@@ -111,7 +74,7 @@ static void put_door_map(const hc_server *s, const char *id) {
     cJSON *j;
     snprintf(path, sizeof(path), "/v1/maps/%s", id);
     j = call(s, "PUT", path, "application/json", door_map, 201);
-    ck_assert_int_eq((int)num(j, "doors"), 2);
+    ck_assert_int_eq((int)it_num(j, "doors"), 2);
     cJSON_Delete(j);
 }
 
@@ -125,11 +88,11 @@ static cJSON *create(const hc_server *s, const char *map, int sx, int sy, int gx
     snprintf(path, sizeof(path), "/v1/maps/%s/sessions", map);
     snprintf(body, sizeof(body), "{\"start\":[%d,%d],\"goal\":[%d,%d]%s}", sx, sy, gx, gy,
              extra ? extra : "");
-    r = req(s, "POST", path, "application/json", body);
+    r = it_req(s, "POST", path, "application/json", body);
     ck_assert_msg(r.status == 201, "create: %d %s", r.status, r.body);
     j = json_of(r.body);
     ck_assert_ptr_nonnull(hc_header(&r, "Location", loc, sizeof(loc)));
-    snprintf(url, cap, "/v1/maps/%s/sessions/%s", map, str(j, "session_id"));
+    snprintf(url, cap, "/v1/maps/%s/sessions/%s", map, it_str(j, "session_id"));
     ck_assert_str_eq(loc, url);
     hc_free(&r);
     return j;
@@ -144,7 +107,7 @@ static cJSON *update(const hc_server *s, const char *url, const char *ctype, con
 
 /* The path's first and last points. */
 static void check_ends(const cJSON *j, int sx, int sy, int gx, int gy) {
-    const cJSON *p = get(j, "path");
+    const cJSON *p = it_get(j, "path");
     int n = cJSON_GetArraySize(p);
     ck_assert_int_gt(n, 0);
     ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(p, 0), 0)->valueint, sx);
@@ -156,7 +119,7 @@ static void check_ends(const cJSON *j, int sx, int sy, int gx, int gy) {
 /* Whether the path passes cell (x, y). */
 static bool path_has(const cJSON *j, int x, int y) {
     const cJSON *pt;
-    cJSON_ArrayForEach(pt, get(j, "path")) {
+    cJSON_ArrayForEach(pt, it_get(j, "path")) {
         if (cJSON_GetArrayItem(pt, 0)->valueint == x && cJSON_GetArrayItem(pt, 1)->valueint == y)
             return true;
     }
@@ -183,37 +146,37 @@ static double path_cost(const hc_server *s, const char *map, int sx, int sy, int
     snprintf(body, sizeof(body), "{\"start\":[%d,%d],\"goal\":[%d,%d]%s}", sx, sy, gx, gy,
              extra ? extra : "");
     j = call(s, "POST", path, "application/json", body, 200);
-    *found = truth(j, "found");
-    c = *found ? num(j, "cost") : -1;
-    if (version) *version = (uint64_t)num(j, "map_version");
-    if (cached) *cached = truth(j, "stats.cached");
+    *found = it_truth(j, "found");
+    c = *found ? it_num(j, "cost") : -1;
+    if (version) *version = (uint64_t)it_num(j, "map_version");
+    if (cached) *cached = it_truth(j, "stats.cached");
     cJSON_Delete(j);
     return c;
 }
 
 START_TEST(sessions_create_read_delete) {
-    hc_server s = start(ARGS("--workers", "2"));
+    hc_server s = it_start(ARGS("--workers", "2"));
     char url[160];
     cJSON *a, *b;
     put_door_map(&s, "d");
     a = create(&s, "d", 0, 3, 9, 3, ",\"ttl_s\":30", url, sizeof(url));
-    ck_assert(truth(a, "found"));
+    ck_assert(it_truth(a, "found"));
     check_ends(a, 0, 3, 9, 3);
     ck_assert(path_has(a, 4, 3)); /* through the open gate */
-    ck_assert_double_eq_tol(num(a, "cost"), 9.0, 1e-9);
-    ck_assert_int_eq((int)num(a, "ttl_s"), 30);
-    ck_assert_int_eq((int)num(a, "map_version"), 1);
-    ck_assert_str_eq(str(a, "algorithm"), "dstar");
-    ck_assert_int_eq(strlen(str(a, "session_id")), 32);
+    ck_assert_double_eq_tol(it_num(a, "cost"), 9.0, 1e-9);
+    ck_assert_int_eq((int)it_num(a, "ttl_s"), 30);
+    ck_assert_int_eq((int)it_num(a, "map_version"), 1);
+    ck_assert_str_eq(it_str(a, "algorithm"), "dstar");
+    ck_assert_int_eq(strlen(it_str(a, "session_id")), 32);
 
     b = call(&s, "GET", url, NULL, NULL, 200);
-    ck_assert_double_eq_tol(num(b, "cost"), num(a, "cost"), 1e-9);
-    ck_assert_str_eq(str(b, "session_id"), str(a, "session_id"));
-    ck_assert_str_eq(str(b, "stats.rebase"), "none");
+    ck_assert_double_eq_tol(it_num(b, "cost"), it_num(a, "cost"), 1e-9);
+    ck_assert_str_eq(it_str(b, "session_id"), it_str(a, "session_id"));
+    ck_assert_str_eq(it_str(b, "stats.rebase"), "none");
     cJSON_Delete(b);
     b = call(&s, "GET", "/v1/info", NULL, NULL, 200);
-    ck_assert_int_eq((int)num(b, "sessions"), 1);
-    ck_assert_int_gt((int)num(b, "limits.max_sessions_per_map"), 0);
+    ck_assert_int_eq((int)it_num(b, "sessions"), 1);
+    ck_assert_int_gt((int)it_num(b, "limits.max_sessions_per_map"), 0);
     cJSON_Delete(b);
 
     ck_assert_ptr_null(call(&s, "DELETE", url, NULL, NULL, 204));
@@ -227,7 +190,7 @@ START_TEST(sessions_create_read_delete) {
     {
         char other[200];
         put_door_map(&s, "e");
-        snprintf(other, sizeof(other), "/v1/maps/e/sessions/%s", str(a, "session_id"));
+        snprintf(other, sizeof(other), "/v1/maps/e/sessions/%s", it_str(a, "session_id"));
         expect_error(&s, "GET", other, NULL, NULL, 404, "session_not_found", NULL);
     }
     cJSON_Delete(a);
@@ -249,12 +212,12 @@ START_TEST(sessions_create_read_delete) {
     expect_error(&s, "POST", "/v1/maps/nomap/sessions", "application/json",
                  "{\"start\":[0,3],\"goal\":[9,3]}", 404, "map_not_found", NULL);
     expect_error(&s, "PUT", url, "application/json", "{}", 405, "method_not_allowed", NULL);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
 START_TEST(sessions_updates_json_and_ndjson) {
-    hc_server s = start(ARGS("--workers", "2"));
+    hc_server s = it_start(ARGS("--workers", "2"));
     char url[160], url2[160];
     cJSON *a, *u;
     double c0;
@@ -266,17 +229,17 @@ START_TEST(sessions_updates_json_and_ndjson) {
     };
     put_door_map(&s, "d");
     a = create(&s, "d", 0, 3, 9, 3, NULL, url, sizeof(url));
-    c0 = num(a, "cost");
+    c0 = it_num(a, "cost");
     cJSON_Delete(a);
     /* One update at a time. */
     u = update(&s, url, "application/json", steps[0], 200);
     check_ends(u, 1, 3, 9, 3);
-    ck_assert_double_eq_tol(num(u, "cost"), c0 - 1, 1e-9);
-    ck_assert_int_eq((int)num(u, "stats.updates"), 1);
+    ck_assert_double_eq_tol(it_num(u, "cost"), c0 - 1, 1e-9);
+    ck_assert_int_eq((int)it_num(u, "stats.updates"), 1);
     cJSON_Delete(u);
     u = update(&s, url, "application/json", steps[1], 200);
     ck_assert(!path_has(u, 6, 3) && !path_has(u, 6, 2));
-    ck_assert_double_gt(num(u, "cost"), c0 - 1);
+    ck_assert_double_gt(it_num(u, "cost"), c0 - 1);
     cJSON_Delete(u);
     u = update(&s, url, "application/json", steps[2], 200);
     cJSON_Delete(u);
@@ -293,21 +256,21 @@ START_TEST(sessions_updates_json_and_ndjson) {
         snprintf(body, sizeof(body), "%s\n%s\n\n%s\r\n%s\n", steps[0], steps[1], steps[2],
                  steps[3]);
         v = update(&s, url2, "application/x-ndjson", body, 200);
-        ck_assert_int_eq((int)num(v, "stats.updates"), 4);
-        ck_assert_double_eq_tol(num(v, "cost"), num(u, "cost"), 1e-9);
-        ck_assert_int_eq(cJSON_GetArraySize(get(v, "path")), cJSON_GetArraySize(get(u, "path")));
+        ck_assert_int_eq((int)it_num(v, "stats.updates"), 4);
+        ck_assert_double_eq_tol(it_num(v, "cost"), it_num(u, "cost"), 1e-9);
+        ck_assert_int_eq(cJSON_GetArraySize(it_get(v, "path")), cJSON_GetArraySize(it_get(u, "path")));
         check_ends(v, 2, 3, 9, 6);
         cJSON_Delete(v);
     }
     cJSON_Delete(u);
     /* Closing the gate privately: no way through (the hatch is closed). */
     u = update(&s, url, "application/json", "{\"doors\":[{\"id\":\"gate\",\"open\":false}]}", 200);
-    ck_assert(!truth(u, "found"));
-    ck_assert_str_eq(str(u, "reason"), "unreachable");
+    ck_assert(!it_truth(u, "found"));
+    ck_assert_str_eq(it_str(u, "reason"), "unreachable");
     cJSON_Delete(u);
     /* Opening the hatch privately: the way over the top. */
     u = update(&s, url, "application/json", "{\"doors\":[{\"id\":\"hatch\",\"open\":true}]}", 200);
-    ck_assert(truth(u, "found"));
+    ck_assert(it_truth(u, "found"));
     ck_assert(path_has(u, 4, 0));
     cJSON_Delete(u);
     /* A goal the session blocked itself is refused. */
@@ -320,12 +283,12 @@ START_TEST(sessions_updates_json_and_ndjson) {
         expect_error(&s, "POST", path, "text/plain", "{}", 415, "unsupported_media_type",
                      "Content-Type");
     }
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
 START_TEST(sessions_private_changes_stay_private) {
-    hc_server s = start(ARGS("--workers", "2"));
+    hc_server s = it_start(ARGS("--workers", "2"));
     char ua[160], ub[160];
     cJSON *a, *b;
     bool found;
@@ -341,29 +304,29 @@ START_TEST(sessions_private_changes_stay_private) {
                "{\"doors\":[{\"id\":\"gate\",\"open\":false}],"
                "\"cells\":[{\"x\":2,\"y\":3,\"cost\":0}]}",
                200);
-    ck_assert(!truth(a, "found"));
+    ck_assert(!it_truth(a, "found"));
     cJSON_Delete(a);
     /* Session B and path queries still see the open gate. */
     b = call(&s, "GET", ub, NULL, NULL, 200);
-    ck_assert(truth(b, "found"));
+    ck_assert(it_truth(b, "found"));
     ck_assert(path_has(b, 4, 3));
-    ck_assert_int_eq((int)num(b, "map_version"), 1);
+    ck_assert_int_eq((int)it_num(b, "map_version"), 1);
     cJSON_Delete(b);
     after = path_cost(&s, "d", 0, 3, 9, 3, ",\"cache\":false,\"algorithm\":\"astar\"", &found, NULL,
                       NULL);
     ck_assert(found);
     ck_assert_double_eq_tol(after, before, 1e-9);
     b = call(&s, "GET", "/v1/maps/d", NULL, NULL, 200);
-    ck_assert_int_eq((int)num(b, "version"), 1);
+    ck_assert_int_eq((int)it_num(b, "version"), 1);
     cJSON_Delete(b);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
 /* A door made of a wall edge, closed and opened for one session and for the
  * world. */
 START_TEST(sessions_wall_door) {
-    hc_server s = start(ARGS("--workers", "2"));
+    hc_server s = it_start(ARGS("--workers", "2"));
     char url[160];
     cJSON *a;
     bool found;
@@ -373,18 +336,18 @@ START_TEST(sessions_wall_door) {
                       "\"doors\":{\"curtain\":{\"walls\":[[2,1,\"E\"]]}}}",
                       201));
     a = create(&s, "w", 0, 1, 4, 1, NULL, url, sizeof(url));
-    ck_assert(truth(a, "found"));
-    ck_assert_double_eq_tol(num(a, "cost"), 4.0, 1e-9);
+    ck_assert(it_truth(a, "found"));
+    ck_assert_double_eq_tol(it_num(a, "cost"), 4.0, 1e-9);
     cJSON_Delete(a);
     a = update(&s, url, "application/json", "{\"doors\":[{\"id\":\"curtain\",\"open\":false}]}",
                200);
-    ck_assert(!truth(a, "found"));
+    ck_assert(!it_truth(a, "found"));
     cJSON_Delete(a);
     path_cost(&s, "w", 0, 1, 4, 1, NULL, &found, NULL, NULL);
     ck_assert(found); /* the world's curtain is still open */
     a = update(&s, url, "application/json", "{\"doors\":[{\"id\":\"curtain\",\"open\":true}]}",
                200);
-    ck_assert(truth(a, "found"));
+    ck_assert(it_truth(a, "found"));
     cJSON_Delete(a);
     cJSON_Delete(call(&s, "PATCH", "/v1/maps/w", "application/json",
                       "{\"doors\":[{\"id\":\"curtain\",\"open\":false}]}", 200));
@@ -392,15 +355,15 @@ START_TEST(sessions_wall_door) {
     ck_assert(!found);
     /* The session pinned the curtain open: its view wins. */
     a = call(&s, "GET", url, NULL, NULL, 200);
-    ck_assert(truth(a, "found"));
-    ck_assert_int_eq((int)num(a, "map_version"), 2);
+    ck_assert(it_truth(a, "found"));
+    ck_assert_int_eq((int)it_num(a, "map_version"), 2);
     cJSON_Delete(a);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
 START_TEST(sessions_patch_seen_by_all) {
-    hc_server s = start(ARGS("--workers", "2"));
+    hc_server s = it_start(ARGS("--workers", "2"));
     char ua[160], ub[160];
     cJSON *a, *b, *j;
     bool found, cached;
@@ -419,8 +382,8 @@ START_TEST(sessions_patch_seen_by_all) {
     j = call(&s, "PATCH", "/v1/maps/d", "application/json",
              "{\"doors\":[{\"id\":\"gate\",\"open\":false},{\"id\":\"hatch\",\"open\":true}]}",
              200);
-    ck_assert_int_eq((int)num(j, "version"), 2);
-    ck_assert_int_eq((int)num(j, "cache.entries"), 0);
+    ck_assert_int_eq((int)it_num(j, "version"), 2);
+    ck_assert_int_eq((int)it_num(j, "cache.entries"), 0);
     cJSON_Delete(j);
     /* Path queries: the new version, not the cached answer. */
     path_cost(&s, "d", 0, 3, 9, 3, NULL, &found, &ver, &cached);
@@ -428,13 +391,13 @@ START_TEST(sessions_patch_seen_by_all) {
     ck_assert_int_eq((int)ver, 2);
     /* Both sessions at their next read or update. */
     a = call(&s, "GET", ua, NULL, NULL, 200);
-    ck_assert_int_eq((int)num(a, "map_version"), 2);
-    ck_assert_str_eq(str(a, "stats.rebase"), "incremental");
-    ck_assert(truth(a, "found") && path_has(a, 4, 0) && !path_has(a, 4, 3));
+    ck_assert_int_eq((int)it_num(a, "map_version"), 2);
+    ck_assert_str_eq(it_str(a, "stats.rebase"), "incremental");
+    ck_assert(it_truth(a, "found") && path_has(a, 4, 0) && !path_has(a, 4, 3));
     cJSON_Delete(a);
     b = update(&s, ub, "application/json", "{\"position\":[1,5]}", 200);
-    ck_assert_int_eq((int)num(b, "map_version"), 2);
-    ck_assert(truth(b, "found") && path_has(b, 4, 0));
+    ck_assert_int_eq((int)it_num(b, "map_version"), 2);
+    ck_assert(it_truth(b, "found") && path_has(b, 4, 0));
     cJSON_Delete(b);
 
     /* Several versions behind: incremental from the change log. */
@@ -444,8 +407,8 @@ START_TEST(sessions_patch_seen_by_all) {
         cJSON_Delete(call(&s, "PATCH", "/v1/maps/d", "application/json", body, 200));
     }
     a = call(&s, "GET", ua, NULL, NULL, 200);
-    ck_assert_int_eq((int)num(a, "map_version"), 5);
-    ck_assert_str_eq(str(a, "stats.rebase"), "incremental");
+    ck_assert_int_eq((int)it_num(a, "map_version"), 5);
+    ck_assert_str_eq(it_str(a, "stats.rebase"), "incremental");
     cJSON_Delete(a);
     /* Further behind than the log (64 versions): rebuilt, still optimal. */
     for (int i = 0; i < 70; i++) {
@@ -455,25 +418,25 @@ START_TEST(sessions_patch_seen_by_all) {
         cJSON_Delete(call(&s, "PATCH", "/v1/maps/d", "application/json", body, 200));
     }
     b = call(&s, "GET", ub, NULL, NULL, 200);
-    ck_assert_int_eq((int)num(b, "map_version"), 75);
-    ck_assert_str_eq(str(b, "stats.rebase"), "rebuilt");
+    ck_assert_int_eq((int)it_num(b, "map_version"), 75);
+    ck_assert_str_eq(it_str(b, "stats.rebase"), "rebuilt");
     {
         double c =
             path_cost(&s, "d", 1, 5, 9, 5, ",\"algorithm\":\"dijkstra\"", &found, &ver, NULL);
         ck_assert(found);
         ck_assert_int_eq((int)ver, 75);
-        ck_assert_double_eq_tol(num(b, "cost"), c, 1e-6);
+        ck_assert_double_eq_tol(it_num(b, "cost"), c, 1e-6);
     }
     cJSON_Delete(b);
     /* Private changes win over the world's: A closes the hatch for itself,
      * then the world reopens the gate; A sees the gate open, hatch closed. */
     a = update(&s, ua, "application/json", "{\"doors\":[{\"id\":\"hatch\",\"open\":false}]}", 200);
-    ck_assert(!truth(a, "found"));
+    ck_assert(!it_truth(a, "found"));
     cJSON_Delete(a);
     cJSON_Delete(call(&s, "PATCH", "/v1/maps/d", "application/json",
                       "{\"doors\":[{\"id\":\"gate\",\"open\":true}]}", 200));
     a = call(&s, "GET", ua, NULL, NULL, 200);
-    ck_assert(truth(a, "found") && path_has(a, 4, 3) && !path_has(a, 4, 0));
+    ck_assert(it_truth(a, "found") && path_has(a, 4, 3) && !path_has(a, 4, 0));
     cJSON_Delete(a);
 
     /* Bad PATCHes change nothing. */
@@ -493,14 +456,14 @@ START_TEST(sessions_patch_seen_by_all) {
     expect_error(&s, "PATCH", "/v1/maps/nomap", "application/json",
                  "{\"cells\":[{\"x\":1,\"y\":1,\"cost\":1}]}", 404, "map_not_found", NULL);
     j = call(&s, "GET", "/v1/maps/d", NULL, NULL, 200);
-    ck_assert_int_eq((int)num(j, "version"), 76);
+    ck_assert_int_eq((int)it_num(j, "version"), 76);
     cJSON_Delete(j);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
 START_TEST(sessions_bad_updates_leave_session_unchanged) {
-    hc_server s = start(ARGS("--workers", "2"));
+    hc_server s = it_start(ARGS("--workers", "2"));
     char url[160];
     char *before, *after;
     cJSON *a;
@@ -560,9 +523,9 @@ START_TEST(sessions_bad_updates_leave_session_unchanged) {
     /* The session still works, and the private block at (6,3) is still
      * there (a rejected update did not drop it). */
     a = update(&s, url, "application/json", "{\"position\":[0,3]}", 200);
-    ck_assert(truth(a, "found") && !path_has(a, 6, 3));
+    ck_assert(it_truth(a, "found") && !path_has(a, 6, 3));
     cJSON_Delete(a);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
@@ -572,7 +535,7 @@ static bool wait_sessions(const hc_server *s, int n, int deadline_ms) {
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (;;) {
         cJSON *j = call(s, "GET", "/v1/info", NULL, NULL, 200);
-        int have = (int)num(j, "sessions");
+        int have = (int)it_num(j, "sessions");
         cJSON_Delete(j);
         if (have == n) return true;
         clock_gettime(CLOCK_MONOTONIC, &t);
@@ -586,7 +549,7 @@ static bool wait_sessions(const hc_server *s, int n, int deadline_ms) {
 }
 
 START_TEST(sessions_ttl_expiry) {
-    hc_server s = start(ARGS("--workers", "2", "--session-max-ttl", "5"));
+    hc_server s = it_start(ARGS("--workers", "2", "--session-max-ttl", "5"));
     char short_url[160], long_url[160];
     cJSON *a;
     put_door_map(&s, "d");
@@ -600,15 +563,15 @@ START_TEST(sessions_ttl_expiry) {
     ck_assert_msg(wait_sessions(&s, 1, 10000), "the idle session was not reaped");
     expect_error(&s, "GET", short_url, NULL, NULL, 404, "session_not_found", NULL);
     a = call(&s, "GET", long_url, NULL, NULL, 200);
-    ck_assert_int_eq((int)num(a, "ttl_s"), 5);
+    ck_assert_int_eq((int)it_num(a, "ttl_s"), 5);
     cJSON_Delete(a);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
 START_TEST(sessions_per_map_limit) {
     hc_server s =
-        start(ARGS("--workers", "2", "--max-sessions-per-map", "2", "--retry-after", "3"));
+        it_start(ARGS("--workers", "2", "--max-sessions-per-map", "2", "--retry-after", "3"));
     char u1[160], u2[160], u3[160];
     hc_resp r;
     char ra[16];
@@ -617,24 +580,24 @@ START_TEST(sessions_per_map_limit) {
     put_door_map(&s, "e");
     cJSON_Delete(create(&s, "d", 0, 3, 9, 3, NULL, u1, sizeof(u1)));
     cJSON_Delete(create(&s, "d", 0, 3, 9, 3, NULL, u2, sizeof(u2)));
-    r = req(&s, "POST", "/v1/maps/d/sessions", "application/json",
+    r = it_req(&s, "POST", "/v1/maps/d/sessions", "application/json",
             "{\"start\":[0,3],\"goal\":[9,3]}");
     ck_assert_int_eq(r.status, 429);
     ck_assert_str_eq(hc_header(&r, "Retry-After", ra, sizeof(ra)), "3");
     j = json_of(r.body);
-    ck_assert_str_eq(str(j, "error.code"), "too_many_sessions");
+    ck_assert_str_eq(it_str(j, "error.code"), "too_many_sessions");
     cJSON_Delete(j);
     hc_free(&r);
     /* Another map has its own quota; a deleted session frees a slot. */
     cJSON_Delete(create(&s, "e", 0, 3, 9, 3, NULL, u3, sizeof(u3)));
     ck_assert_ptr_null(call(&s, "DELETE", u1, NULL, NULL, 204));
     cJSON_Delete(create(&s, "d", 0, 3, 9, 3, NULL, u1, sizeof(u1)));
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
 START_TEST(sessions_map_delete_or_replace_ends_sessions) {
-    hc_server s = start(ARGS("--workers", "2"));
+    hc_server s = it_start(ARGS("--workers", "2"));
     char ua[160], ub[160];
     put_door_map(&s, "d");
     cJSON_Delete(create(&s, "d", 0, 3, 9, 3, NULL, ua, sizeof(ua)));
@@ -657,12 +620,12 @@ START_TEST(sessions_map_delete_or_replace_ends_sessions) {
         expect_error(&s, "POST", path, "application/json", "{\"position\":[0,2]}", 404,
                      "session_not_found", NULL);
     }
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
 START_TEST(sessions_stream_raw_client) {
-    hc_server s = start(ARGS("--workers", "2", "--ws-max-message", "4096"));
+    hc_server s = it_start(ARGS("--workers", "2", "--ws-max-message", "4096"));
     char url[160], path[200], body[512];
     int fd, status, op;
     char *msg;
@@ -686,9 +649,9 @@ START_TEST(sessions_stream_raw_client) {
     ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
     ck_assert_int_eq(op, 1);
     j = json_of(msg);
-    ck_assert(truth(j, "found"));
+    ck_assert(it_truth(j, "found"));
     check_ends(j, 1, 3, 9, 3);
-    ck_assert_int_eq((int)num(j, "stats.updates"), 1);
+    ck_assert_int_eq((int)it_num(j, "stats.updates"), 1);
     cJSON_Delete(j);
     free(msg);
     /* Two messages in one write: two answers, in order. */
@@ -699,12 +662,12 @@ START_TEST(sessions_stream_raw_client) {
         ck_assert_int_eq(wsc_send(fd, 1, m2, strlen(m2)), 0);
         ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
         j = json_of(msg);
-        ck_assert(!truth(j, "found"));
+        ck_assert(!it_truth(j, "found"));
         cJSON_Delete(j);
         free(msg);
         ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
         j = json_of(msg);
-        ck_assert(truth(j, "found") && path_has(j, 4, 0));
+        ck_assert(it_truth(j, "found") && path_has(j, 4, 0));
         cJSON_Delete(j);
         free(msg);
     }
@@ -712,8 +675,8 @@ START_TEST(sessions_stream_raw_client) {
     ck_assert_int_eq(wsc_send(fd, 1, "{\"position\":[4,1]}", 18), 0);
     ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
     j = json_of(msg);
-    ck_assert_str_eq(str(j, "error.code"), "blocked");
-    ck_assert_str_eq(str(j, "error.field"), "position");
+    ck_assert_str_eq(it_str(j, "error.code"), "blocked");
+    ck_assert_str_eq(it_str(j, "error.field"), "position");
     cJSON_Delete(j);
     free(msg);
     ck_assert_int_eq(wsc_send(fd, 1, "not json", 8), 0);
@@ -728,7 +691,7 @@ START_TEST(sessions_stream_raw_client) {
     free(msg);
     /* The HTTP side sees what the stream did. */
     j = call(&s, "GET", url, NULL, NULL, 200);
-    ck_assert(truth(j, "found") && path_has(j, 4, 0));
+    ck_assert(it_truth(j, "found") && path_has(j, 4, 0));
     cJSON_Delete(j);
     /* Close handshake: the code comes back. */
     ck_assert_int_eq(wsc_send(fd, 8, "\x03\xe8", 2), 0);
@@ -763,7 +726,7 @@ START_TEST(sessions_stream_raw_client) {
     ck_assert_int_eq(((unsigned char)msg[0] << 8) | (unsigned char)msg[1], 1001);
     free(msg);
     wsc_close(fd);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
@@ -797,7 +760,7 @@ START_TEST(sessions_stream_npm_ws_client) {
                         "missing (make installs them with npm ci --prefix tests/js)\n");
         return;
     }
-    s = start(ARGS("--workers", "2"));
+    s = it_start(ARGS("--workers", "2"));
     put_door_map(&s, "d");
     cJSON_Delete(create(&s, "d", 0, 3, 9, 3, NULL, url, sizeof(url)));
     snprintf(wsurl, sizeof(wsurl), "ws://127.0.0.1:%u%s/stream", (unsigned)s.port, url);
@@ -808,18 +771,18 @@ START_TEST(sessions_stream_npm_ws_client) {
         switch (lines) {
         case 0:
             j = json_of(line);
-            ck_assert(truth(j, "found"));
+            ck_assert(it_truth(j, "found"));
             check_ends(j, 1, 3, 9, 3);
             cJSON_Delete(j);
             break;
         case 1:
             j = json_of(line);
-            ck_assert_str_eq(str(j, "error.code"), "off_map");
+            ck_assert_str_eq(it_str(j, "error.code"), "off_map");
             cJSON_Delete(j);
             break;
         case 2:
             j = json_of(line);
-            ck_assert(!truth(j, "found"));
+            ck_assert(!it_truth(j, "found"));
             cJSON_Delete(j);
             break;
         case 3:
@@ -834,7 +797,7 @@ START_TEST(sessions_stream_npm_ws_client) {
     }
     ck_assert_int_eq(lines, 5);
     free(out);
-    stop(&s);
+    it_stop(&s);
 }
 END_TEST
 
