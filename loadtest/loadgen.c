@@ -151,6 +151,7 @@ struct bench {
     uv_timer_t progress, deadline;
 
     pf_hist hist;
+    pf_hist kind_hist[6]; /* the same latencies, per enum req_kind */
     pf_report rep;
     uint64_t completed, answered_paths;
     uint64_t last_completed, last_tick;
@@ -697,6 +698,7 @@ static void on_response_done(conn *c) {
     bench *b = c->b;
     uint64_t now = uv_hrtime();
     pf_hist_record(&b->hist, now - c->intended);
+    pf_hist_record(&b->kind_hist[c->kind], now - c->intended);
     b->completed++;
     c->busy = false;
     on_answer(c);
@@ -783,6 +785,44 @@ static void conn_connect(conn *c) {
 
 static double pct_us(const pf_hist *h, double p) {
     return h->total ? (double)pf_hist_percentile(h, p) / 1e3 : NAN;
+}
+
+static const char *const kind_names[6] = {"path",           "batch",          "session_create",
+                                          "session_update", "session_delete", "get"};
+
+/* Latency per request kind as a JSON object, e.g. {"session_update":
+ * {"requests":..,"p50_ms":..,"p99_ms":..,"max_ms":..}}; owned, free(). */
+static char *kinds_figures(const bench *b) {
+    size_t cap = 1024, n = 0;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    n += (size_t)snprintf(out + n, cap - n, "{");
+    for (int k = 0; k < 6; k++) {
+        const pf_hist *h = &b->kind_hist[k];
+        if (!h->total) continue;
+        n += (size_t)snprintf(out + n, cap - n,
+                              "%s\"%s\":{\"requests\":%llu,\"p50_ms\":%.3f,\"p99_ms\":%.3f,"
+                              "\"max_ms\":%.3f}",
+                              n > 1 ? "," : "", kind_names[k], (unsigned long long)h->total,
+                              pct_us(h, 50) / 1e3, pct_us(h, 99) / 1e3, (double)h->max / 1e6);
+        if (n >= cap) break;
+    }
+    if (n + 2 > cap) {
+        free(out);
+        return NULL;
+    }
+    snprintf(out + n, cap - n, "}");
+    return out;
+}
+
+static void print_kinds(FILE *f, const bench *b) {
+    for (int k = 0; k < 6; k++) {
+        const pf_hist *h = &b->kind_hist[k];
+        if (!h->total) continue;
+        fprintf(f, "  %-15s requests %-8llu p50 %.3f ms  p99 %.3f ms  max %.3f ms\n",
+                kind_names[k], (unsigned long long)h->total, pct_us(h, 50) / 1e3,
+                pct_us(h, 99) / 1e3, (double)h->max / 1e6);
+    }
 }
 
 static void on_progress(uv_timer_t *t) {
@@ -919,7 +959,7 @@ int pf_bench_http_main(int argc, char **argv) {
     int nfiles = 0, opt, rc = EXIT_USAGE;
     bool json = false;
     pf_bench_scen_opts so;
-    char *server = NULL;
+    char *server = NULL, *kinds = NULL;
     uv_loop_t loop;
 
     b = calloc(1, sizeof(*b));
@@ -1019,6 +1059,7 @@ int pf_bench_http_main(int argc, char **argv) {
 
     pf_report_init(&b->rep);
     pf_hist_init(&b->hist);
+    for (int k = 0; k < 6; k++) pf_hist_init(&b->kind_hist[k]);
     snprintf(b->rep.algorithm, sizeof(b->rep.algorithm), "%s", b->get_path ? "-" : b->algo_name);
     if (nfiles && !b->get_path) {
         b->targets = calloc((size_t)nfiles, sizeof(*b->targets));
@@ -1108,12 +1149,15 @@ int pf_bench_http_main(int argc, char **argv) {
     }
     server = server_figures(b);
     b->rep.server_json = server;
+    kinds = kinds_figures(b);
+    b->rep.kinds_json = kinds;
     if (json) {
         pf_report_print_json(stdout, &b->rep);
     } else {
         pf_report_print_header(stdout);
         pf_report_print_row(stdout, &b->rep);
         pf_report_print_latency(stdout, &b->rep);
+        print_kinds(stdout, b);
         if (server) printf("server: %s\n", server);
     }
     rc = (b->rep.invalid || b->rep.errors ||
@@ -1136,6 +1180,7 @@ out_free:
     for (size_t i = 0; i < b->ntargets; i++) pf_bench_scen_destroy(b->targets[i].scen);
     free(b->targets);
     free(server);
+    free(kinds);
     free(files);
     free(b);
     return rc;

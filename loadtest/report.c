@@ -149,6 +149,13 @@ bool pf_report_print_json(FILE *f, const pf_report *r) {
             goto out_free_obj;
         }
     }
+    if (r->kinds_json) {
+        cJSON *k = cJSON_Parse(r->kinds_json);
+        if (k && !cJSON_AddItemToObject(o, "latency_by_kind", k)) {
+            cJSON_Delete(k);
+            goto out_free_obj;
+        }
+    }
     if (r->note[0] && !cJSON_AddStringToObject(o, "note", r->note)) goto out_free_obj;
     text = cJSON_PrintUnformatted(o);
     if (!text) goto out_free_obj;

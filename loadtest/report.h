@@ -67,6 +67,10 @@ typedef struct pf_report {
     /* The server's own figures (http mode): a JSON object as text, borrowed;
      * printed under "server". NULL when absent. */
     const char *server_json;
+    /* Latency per request kind (http mode): a JSON object as text, borrowed;
+     * printed under "latency_by_kind" and, in the table, one line a kind.
+     * NULL when absent. */
+    const char *kinds_json;
 
     /* A sentence when the run could not be done (e.g. the algorithm is not
      * available in this build); the numbers are then meaningless. */

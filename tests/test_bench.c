@@ -701,6 +701,15 @@ START_TEST(bench_http_closed_loop_against_stub) {
     ck_assert_double_gt(num(o, "p50_ms"), 0);
     ck_assert_double_ge(num(o, "p99_ms"), num(o, "p50_ms"));
     ck_assert_double_ge(num(o, "max_ms"), num(o, "p999_ms"));
+    {
+        /* Only path requests were sent: one kind, every request in it. */
+        const cJSON *kinds = cJSON_GetObjectItem(o, "latency_by_kind");
+        const cJSON *path = cJSON_GetObjectItem(kinds, "path");
+        ck_assert_ptr_nonnull(path);
+        ck_assert_int_eq(cJSON_GetArraySize(kinds), 1);
+        ck_assert_int_eq((int)num(path, "requests"), st.paths);
+        ck_assert_double_ge(num(path, "p99_ms"), num(path, "p50_ms"));
+    }
     srv = cJSON_GetObjectItem(o, "server");
     ck_assert_ptr_nonnull(srv);
     ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(srv, "info"), "version")->valuestring,
