@@ -31,6 +31,8 @@
 #define BODY_MAX (8u << 20)
 #define GRACE_NS (5ull * 1000000000ull) /* in-flight requests get this long after the end */
 #define SESSION_UPDATES 20               /* updates before a session is replaced */
+#define MAP_DOORS 64                     /* doors declared on each uploaded map */
+#define MOVE_STEPS 4                     /* path steps the agent walks between updates */
 
 /* URL */
 
@@ -81,11 +83,21 @@ int pf_bench_parse_url(const char *url, char *host, size_t hostcap, int *port, c
 enum req_kind { REQ_PATH, REQ_BATCH, REQ_SESSION_CREATE, REQ_SESSION_UPDATE, REQ_SESSION_DELETE,
                 REQ_GET };
 
+/* A door the bench declares on the maps it uploads: 1 to 3 walkable cells
+ * across the straight line between a query's start and goal. */
+typedef struct bdoor {
+    pf_point cell[3];
+    int n;
+} bdoor;
+
 typedef struct target {
     pf_bench_scen *scen;
     const char *name;
     const pf_scen_entry *e;
     size_t n;
+    bdoor doors[MAP_DOORS];
+    int ndoors;          /* 0 when the server's copy of the map lacks them */
+    uint8_t *door_at;    /* per cell: door index + 1, 0 = none */
 } target;
 
 typedef struct bench bench;
@@ -116,6 +128,10 @@ typedef struct conn {
     int updates;
     pf_point toggled;
     bool toggled_blocked;
+    pf_point pos;      /* where the agent is */
+    pf_point *route;   /* the path of the last answer, pos..goal */
+    size_t nroute, route_cap;
+    int closed_door;   /* index of the door this session closed, -1 = none */
 
     char rbuf[65536];
 } conn;
@@ -158,6 +174,7 @@ struct bench {
     double subopt_sum;
     uint64_t subopt_n;
     uint64_t sampled, exp_sum, time_us_sum, exp_n;
+    uint64_t upd_moves, upd_cells, upd_doors; /* session updates that carried each */
     uint64_t by_kind[6];
 };
 
@@ -239,25 +256,173 @@ out_close:
     return rc;
 }
 
-/* Uploads each target's map unless the server has it. */
+/* Declares up to MAP_DOORS doors on t, deterministically: for queries spread
+ * evenly over the selection, the walkable cell halfway (else at 35 % or 65 %)
+ * along the straight line from start to goal, plus its walkable neighbours
+ * across the line. No door cell is a start or goal of any selected query,
+ * and doors do not share cells. Returns -1 when out of memory. */
+static int build_doors(target *t) {
+    const pf_grid *g = pf_planner_grid(pf_bench_scen_planner(t->scen));
+    int32_t w = pf_grid_width(g), h = pf_grid_height(g);
+    uint8_t *ends = calloc((size_t)w * (size_t)h, 1);
+    static const double fracs[] = {0.5, 0.35, 0.65};
+    t->door_at = calloc((size_t)w * (size_t)h, 1);
+    t->ndoors = 0;
+    if (!ends || !t->door_at) {
+        free(ends);
+        return -1;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        ends[(size_t)t->e[i].start.y * (size_t)w + (size_t)t->e[i].start.x] = 1;
+        ends[(size_t)t->e[i].goal.y * (size_t)w + (size_t)t->e[i].goal.x] = 1;
+    }
+    for (size_t k = 0; k < MAP_DOORS && k < t->n; k++) {
+        const pf_scen_entry *q = &t->e[k * t->n / (t->n < MAP_DOORS ? t->n : MAP_DOORS)];
+        int dx = q->goal.x - q->start.x, dy = q->goal.y - q->start.y;
+        bdoor *d = &t->doors[t->ndoors];
+        d->n = 0;
+        for (size_t f = 0; f < sizeof(fracs) / sizeof(fracs[0]) && d->n == 0; f++) {
+            pf_point p = {(int32_t)lround(q->start.x + fracs[f] * dx),
+                          (int32_t)lround(q->start.y + fracs[f] * dy)};
+            /* across the line: vertical neighbours of a mostly horizontal line */
+            pf_point across = abs(dx) >= abs(dy) ? (pf_point){0, 1} : (pf_point){1, 0};
+            pf_point cand[3] = {p, {p.x - across.x, p.y - across.y}, {p.x + across.x, p.y + across.y}};
+            for (int c = 0; c < 3; c++) {
+                size_t at;
+                if (!pf_grid_in_bounds(g, cand[c]) || !pf_grid_is_walkable(g, cand[c])) {
+                    if (c == 0) break; /* the centre must be a walkable cell */
+                    continue;
+                }
+                at = (size_t)cand[c].y * (size_t)w + (size_t)cand[c].x;
+                if (ends[at] || t->door_at[at]) {
+                    if (c == 0) break;
+                    continue;
+                }
+                d->cell[d->n++] = cand[c];
+            }
+        }
+        if (d->n == 0) continue;
+        for (int c = 0; c < d->n; c++)
+            t->door_at[(size_t)d->cell[c].y * (size_t)w + (size_t)d->cell[c].x] =
+                (uint8_t)(t->ndoors + 1);
+        t->ndoors++;
+    }
+    (void)h;
+    free(ends);
+    return 0;
+}
+
+/* The map as a JSON upload: the Moving AI rows with their legend, and t's
+ * doors, all open. Open doors keep their cells' costs, so every query has
+ * the scenario's optimum. NULL when the text has no "map" line or out of
+ * memory; free() the result. */
+static char *map_json(const target *t) {
+    size_t len, i = 0;
+    const char *text = pf_bench_scen_map_text(t->scen, &len), *end = text + len, *p = text;
+    cJSON *o = cJSON_CreateObject(), *lg, *rows, *doors;
+    char *out = NULL;
+    bool in_map = false;
+    if (!o) return NULL;
+    lg = cJSON_AddObjectToObject(o, "legend");
+    rows = cJSON_AddArrayToObject(o, "rows");
+    doors = cJSON_AddObjectToObject(o, "doors");
+    if (!lg || !rows || !doors) goto out_free;
+    {
+        static const char walk[] = ".GS", block[] = "@OTW";
+        char key[2] = {0, 0};
+        for (const char *c = walk; *c; c++)
+            if ((key[0] = *c), !cJSON_AddNumberToObject(lg, key, 1)) goto out_free;
+        for (const char *c = block; *c; c++)
+            if ((key[0] = *c), !cJSON_AddNumberToObject(lg, key, 0)) goto out_free;
+    }
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t l = (size_t)((nl ? nl : end) - p);
+        if (l && p[l - 1] == '\r') l--;
+        if (in_map) {
+            char *row = malloc(l + 1);
+            cJSON *str;
+            if (!row) goto out_free;
+            memcpy(row, p, l);
+            row[l] = '\0';
+            str = l ? cJSON_CreateString(row) : NULL;
+            free(row);
+            if (l && (!str || !cJSON_AddItemToArray(rows, str))) {
+                cJSON_Delete(str);
+                goto out_free;
+            }
+        } else if (l == 3 && memcmp(p, "map", 3) == 0) {
+            in_map = true;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    if (!in_map) goto out_free;
+    for (i = 0; i < (size_t)t->ndoors; i++) {
+        char name[32];
+        cJSON *d, *cells;
+        snprintf(name, sizeof(name), "d%zu", i);
+        d = cJSON_AddObjectToObject(doors, name);
+        cells = d ? cJSON_AddArrayToObject(d, "cells") : NULL;
+        if (!cells || !cJSON_AddTrueToObject(d, "open")) goto out_free;
+        for (int c = 0; c < t->doors[i].n; c++) {
+            int xy[2] = {t->doors[i].cell[c].x, t->doors[i].cell[c].y};
+            cJSON *pt = cJSON_CreateIntArray(xy, 2);
+            if (!pt || !cJSON_AddItemToArray(cells, pt)) {
+                cJSON_Delete(pt);
+                goto out_free;
+            }
+        }
+    }
+    out = cJSON_PrintUnformatted(o);
+out_free:
+    cJSON_Delete(o);
+    return out;
+}
+
+/* Uploads each target's map unless the server has it. A map the server
+ * already holds keeps the bench's doors only when it declares as many
+ * (a copy uploaded earlier by the bench); otherwise sessions toggle no
+ * doors on it. */
 static int upload_maps(bench *b) {
     for (size_t i = 0; i < b->ntargets; i++) {
-        char path[512], *body = NULL;
+        char path[512], *body = NULL, *json;
         int status;
-        size_t len;
-        const char *text = pf_bench_scen_map_text(b->targets[i].scen, &len);
-        snprintf(path, sizeof(path), "/v1/maps/%s", b->targets[i].name);
+        target *t = &b->targets[i];
+        if (build_doors(t) != 0) return -1;
+        snprintf(path, sizeof(path), "/v1/maps/%s", t->name);
         if (http_simple(b, "GET", path, NULL, NULL, 0, &status, &body) != 0) {
             fprintf(stderr, "pathd-bench http: GET %s%s: no answer from %s:%d\n", b->prefix, path,
                     b->host, b->port);
             return -1;
         }
+        if (status == 200) {
+            cJSON *info = cJSON_Parse(body);
+            const cJSON *nd = info ? cJSON_GetObjectItemCaseSensitive(info, "doors") : NULL;
+            if (!cJSON_IsNumber(nd) || (int)nd->valuedouble != t->ndoors) {
+                if (t->ndoors && !b->quiet)
+                    fprintf(stderr,
+                            "pathd-bench http: the server's map %s lacks the bench's doors; "
+                            "sessions toggle none on it (delete the map to get them)\n",
+                            t->name);
+                t->ndoors = 0;
+            }
+            cJSON_Delete(info);
+            free(body);
+            continue;
+        }
         free(body);
-        if (status == 200) continue;
-        if (http_simple(b, "PUT", path, "text/plain", text, len, &status, &body) != 0) {
-            fprintf(stderr, "pathd-bench http: PUT %s%s: no answer\n", b->prefix, path);
+        json = map_json(t);
+        if (!json) {
+            fprintf(stderr, "pathd-bench http: cannot convert map %s to JSON\n", t->name);
             return -1;
         }
+        if (http_simple(b, "PUT", path, "application/json", json, strlen(json), &status, &body) !=
+            0) {
+            fprintf(stderr, "pathd-bench http: PUT %s%s: no answer\n", b->prefix, path);
+            free(json);
+            return -1;
+        }
+        free(json);
         if (status != 200 && status != 201) {
             fprintf(stderr, "pathd-bench http: PUT %s%s answered %d: %.300s\n", b->prefix, path,
                     status, body);
@@ -265,7 +430,9 @@ static int upload_maps(bench *b) {
             return -1;
         }
         free(body);
-        if (!b->quiet) fprintf(stderr, "pathd-bench http: uploaded map %s\n", b->targets[i].name);
+        if (!b->quiet)
+            fprintf(stderr, "pathd-bench http: uploaded map %s with %d doors\n", t->name,
+                    t->ndoors);
     }
     return 0;
 }
@@ -374,6 +541,92 @@ static enum req_kind pick_kind(conn *c) {
     return c->updates >= SESSION_UPDATES ? REQ_SESSION_DELETE : REQ_SESSION_UPDATE;
 }
 
+/* Session traffic */
+
+/* The agent walks MOVE_STEPS steps along its route, stopping short of the
+ * goal (a session whose agent arrived has nothing left to repair). */
+static void session_walk(conn *c) {
+    size_t k = MOVE_STEPS;
+    if (c->nroute < 3) return;
+    if (k > c->nroute - 2) k = c->nroute - 2;
+    c->pos = c->route[k];
+}
+
+static bool is_agent_or_goal(const conn *c, pf_point p) {
+    return (p.x == c->pos.x && p.y == c->pos.y) || (p.x == c->se.goal.x && p.y == c->se.goal.y);
+}
+
+/* A walkable cell on the route ahead (else on the straight line between
+ * start and goal) that is neither the agent's nor the goal's cell, into
+ * c->toggled; (-1, -1) when there is none. */
+static void session_pick_cell(conn *c) {
+    bench *b = c->b;
+    const pf_grid *g = pf_planner_grid(pf_bench_scen_planner(c->st->scen));
+    pf_point p;
+    if (c->nroute > 4) {
+        p = c->route[1 + rnd(&b->rng) % (c->nroute - 2)];
+    } else {
+        double f = 0.2 + 0.6 * (double)(rnd(&b->rng) % 1000) / 1000.0;
+        p = (pf_point){(int32_t)lround(c->se.start.x + f * (c->se.goal.x - c->se.start.x)),
+                       (int32_t)lround(c->se.start.y + f * (c->se.goal.y - c->se.start.y))};
+    }
+    if (is_agent_or_goal(c, p) || !pf_grid_is_walkable(g, p)) p = (pf_point){-1, -1};
+    c->toggled = p;
+}
+
+static bool door_holds(const bdoor *d, const conn *c) {
+    for (int i = 0; i < d->n; i++)
+        if (is_agent_or_goal(c, d->cell[i])) return true;
+    return false;
+}
+
+/* The first door the route crosses ahead, else the door nearest the route
+ * (Chebyshev distance to every 4th route cell, or to the agent when there
+ * is no route); never one holding the agent or the goal. -1 = none. */
+static int session_pick_door(const conn *c) {
+    const target *t = c->st;
+    const pf_grid *g = pf_planner_grid(pf_bench_scen_planner(t->scen));
+    int32_t w = pf_grid_width(g);
+    int best = -1;
+    long best_d = -1;
+    for (size_t i = 1; i < c->nroute; i++) {
+        uint8_t at = t->door_at[(size_t)c->route[i].y * (size_t)w + (size_t)c->route[i].x];
+        if (at && !door_holds(&t->doors[at - 1], c)) return at - 1;
+    }
+    for (int k = 0; k < t->ndoors; k++) {
+        const bdoor *d = &t->doors[k];
+        long dk = -1;
+        if (door_holds(d, c)) continue;
+        for (size_t i = 0; i < (c->nroute ? c->nroute : 1); i += 4) {
+            pf_point r = c->nroute ? c->route[i] : c->pos;
+            long dx = labs((long)d->cell[0].x - r.x), dy = labs((long)d->cell[0].y - r.y);
+            long dd = dx > dy ? dx : dy;
+            if (dk < 0 || dd < dk) dk = dd;
+        }
+        if (best_d < 0 || dk < best_d) best_d = dk, best = k;
+    }
+    return best;
+}
+
+/* Keeps the route of a session answer (the "path" array, position..goal). */
+static void session_keep_route(conn *c, const cJSON *o) {
+    const cJSON *path = o ? cJSON_GetObjectItemCaseSensitive(o, "path") : NULL;
+    size_t n = cJSON_IsArray(path) ? (size_t)cJSON_GetArraySize(path) : 0, i = 0;
+    c->nroute = 0;
+    if (n > c->route_cap) {
+        pf_point *p = realloc(c->route, n * sizeof(*p));
+        if (!p) return;
+        c->route = p;
+        c->route_cap = n;
+    }
+    for (const cJSON *pt = path ? path->child : NULL; pt && i < n; pt = pt->next) {
+        const cJSON *x = cJSON_GetArrayItem(pt, 0), *y = cJSON_GetArrayItem(pt, 1);
+        if (!cJSON_IsNumber(x) || !cJSON_IsNumber(y)) return;
+        c->route[i++] = (pf_point){(int32_t)x->valueint, (int32_t)y->valueint};
+    }
+    c->nroute = i;
+}
+
 static bool make_request(conn *c) {
     bench *b = c->b;
     char json[4096], path[512];
@@ -424,33 +677,50 @@ static bool make_request(conn *c) {
         c->se = *e;
         c->updates = 0;
         c->toggled_blocked = false;
+        c->pos = e->start;
+        c->nroute = 0;
+        c->closed_door = -1;
         jl = (size_t)snprintf(json, sizeof(json), "{\"start\":[%d,%d],\"goal\":[%d,%d]}",
                               (int)e->start.x, (int)e->start.y, (int)e->goal.x, (int)e->goal.y);
         snprintf(path, sizeof(path), "/v1/maps/%s/sessions", c->st->name);
         return build_request(c, "POST", path, json, jl);
     case REQ_SESSION_UPDATE: {
-        /* As a game would: a door-like cell near the agent's route closes,
-         * then opens again on the next update. The cell is a walkable cell
-         * on the straight line between start and goal, never either end. */
-        const pf_grid *g = pf_planner_grid(pf_bench_scen_planner(c->st->scen));
-        if (!c->toggled_blocked) {
-            double f = 0.2 + 0.6 * (double)(rnd(&b->rng) % 1000) / 1000.0;
-            pf_point p = {(int32_t)lround(c->se.start.x + f * (c->se.goal.x - c->se.start.x)),
-                          (int32_t)lround(c->se.start.y + f * (c->se.goal.y - c->se.start.y))};
-            bool endpoint = (p.x == c->se.start.x && p.y == c->se.start.y) ||
-                            (p.x == c->se.goal.x && p.y == c->se.goal.y);
-            if (endpoint || !pf_grid_is_walkable(g, p)) p = (pf_point){-1, -1};
-            c->toggled = p;
+        int n = 0;
+        /* As a game would, in a cycle of six updates: the agent walks along
+         * its route (every update reports where it is), a cell near the
+         * route closes and opens again, a door on or near the route closes
+         * and opens again. */
+        switch (c->updates % 6) {
+        case 1:
+            session_pick_cell(c);
+            break;
+        case 3:
+            c->closed_door = c->st->ndoors ? session_pick_door(c) : -1;
+            break;
+        default:
+            session_walk(c);
+            b->upd_moves++;
+            break;
         }
-        if (c->toggled.x >= 0)
-            jl = (size_t)snprintf(json, sizeof(json),
-                                  "{\"position\":[%d,%d],\"cells\":[{\"x\":%d,\"y\":%d,\"cost\":%d}]}",
-                                  (int)c->se.start.x, (int)c->se.start.y, (int)c->toggled.x,
-                                  (int)c->toggled.y, c->toggled_blocked ? 1 : 0);
-        else
-            jl = (size_t)snprintf(json, sizeof(json), "{\"position\":[%d,%d]}",
-                                  (int)c->se.start.x, (int)c->se.start.y);
-        c->toggled_blocked = c->toggled.x >= 0 && !c->toggled_blocked;
+        n += snprintf(json + n, sizeof(json) - (size_t)n, "{\"position\":[%d,%d]",
+                      (int)c->pos.x, (int)c->pos.y);
+        if ((c->updates % 6 == 1 || c->updates % 6 == 2) && c->toggled.x >= 0) {
+            /* closes at 1, opens again at 2 */
+            c->toggled_blocked = c->updates % 6 == 1;
+            n += snprintf(json + n, sizeof(json) - (size_t)n,
+                          ",\"cells\":[{\"x\":%d,\"y\":%d,\"cost\":%d}]", (int)c->toggled.x,
+                          (int)c->toggled.y, c->toggled_blocked ? 0 : 1);
+            b->upd_cells++;
+        }
+        if ((c->updates % 6 == 3 || c->updates % 6 == 5) && c->closed_door >= 0) {
+            n += snprintf(json + n, sizeof(json) - (size_t)n,
+                          ",\"doors\":[{\"id\":\"d%d\",\"open\":%s}]", c->closed_door,
+                          c->updates % 6 == 3 ? "false" : "true");
+            if (c->updates % 6 == 5) c->closed_door = -1;
+            b->upd_doors++;
+        }
+        n += snprintf(json + n, sizeof(json) - (size_t)n, "}");
+        jl = (size_t)n;
         c->updates++;
         snprintf(path, sizeof(path), "/v1/maps/%s/sessions/%s/updates", c->st->name, c->sid);
         return build_request(c, "POST", path, json, jl);
@@ -547,7 +817,7 @@ static void on_answer(conn *c) {
         return;
     }
     if (c->kind == REQ_PATH || c->kind == REQ_BATCH) b->answered_paths += c->count;
-    if (c->kind == REQ_SESSION_CREATE ||
+    if (c->kind == REQ_SESSION_CREATE || c->kind == REQ_SESSION_UPDATE ||
         (c->check && (c->kind == REQ_PATH || c->kind == REQ_BATCH)))
         o = r->body ? cJSON_ParseWithLength(r->body, strlen(r->body)) : NULL;
     switch (c->kind) {
@@ -576,8 +846,12 @@ static void on_answer(conn *c) {
             snprintf(c->sid, sizeof(c->sid), "%s", sid->valuestring);
         else
             count_error(b, "no session_id");
+        session_keep_route(c, o);
         break;
     }
+    case REQ_SESSION_UPDATE:
+        session_keep_route(c, o);
+        break;
     default:
         break;
     }
@@ -864,8 +1138,9 @@ static void http_usage(FILE *f) {
     fputs("usage: pathd-bench http --url URL --scen FILE.scen... [options]\n"
           "       pathd-bench http --url URL --get PATH [options]\n"
           "\n"
-          "Uploads the scenario maps the server lacks (PUT /v1/maps/{name}), then sends\n"
-          "requests drawn from the scenarios over C keep-alive connections for S seconds\n"
+          "Uploads the scenario maps the server lacks (PUT /v1/maps/{name}, JSON with\n"
+          "doors), then sends requests drawn from the scenarios over C keep-alive\n"
+          "connections for S seconds\n"
           "and reports requests, errors by status and kind, requests per second,\n"
           "latency p50/p90/p99/p99.9/max (log-bucketed histogram, 1.6% resolution),\n"
           "whether sampled answers were valid (paths checked against the map, costs\n"
@@ -881,7 +1156,8 @@ static void http_usage(FILE *f) {
           "  --algorithm A         the algorithm path requests ask for (default astar)\n"
           "  --mix paths=P,batch=B,sessions=S\n"
           "                        weights of single paths, batches and session traffic\n"
-          "                        (create, updates that close and reopen a cell, delete);\n"
+          "                        (create; updates that walk the agent, close and reopen\n"
+          "                        a cell, close and reopen a door; delete);\n"
           "                        default paths=1\n"
           "  --batch-size N        queries per batch request (default 16)\n"
           "  --max-queries N, --min-bucket-frac F, --bucket-quarter\n"
@@ -959,7 +1235,7 @@ int pf_bench_http_main(int argc, char **argv) {
     int nfiles = 0, opt, rc = EXIT_USAGE;
     bool json = false;
     pf_bench_scen_opts so;
-    char *server = NULL, *kinds = NULL;
+    char *server = NULL, *kinds = NULL, updates[160] = "";
     uv_loop_t loop;
 
     b = calloc(1, sizeof(*b));
@@ -1151,6 +1427,12 @@ int pf_bench_http_main(int argc, char **argv) {
     b->rep.server_json = server;
     kinds = kinds_figures(b);
     b->rep.kinds_json = kinds;
+    if (b->w_sessions) {
+        snprintf(updates, sizeof(updates), "{\"moves\":%llu,\"cells\":%llu,\"doors\":%llu}",
+                 (unsigned long long)b->upd_moves, (unsigned long long)b->upd_cells,
+                 (unsigned long long)b->upd_doors);
+        b->rep.session_updates_json = updates;
+    }
     if (json) {
         pf_report_print_json(stdout, &b->rep);
     } else {
@@ -1158,6 +1440,7 @@ int pf_bench_http_main(int argc, char **argv) {
         pf_report_print_row(stdout, &b->rep);
         pf_report_print_latency(stdout, &b->rep);
         print_kinds(stdout, b);
+        if (b->w_sessions) printf("session updates: %s\n", updates);
         if (server) printf("server: %s\n", server);
     }
     rc = (b->rep.invalid || b->rep.errors ||
@@ -1174,10 +1457,14 @@ out_free:
         for (int i = 0; i < b->nconns; i++) {
             pf_http_resp_free(&b->c[i].resp);
             free(b->c[i].out);
+            free(b->c[i].route);
         }
         free(b->c);
     }
-    for (size_t i = 0; i < b->ntargets; i++) pf_bench_scen_destroy(b->targets[i].scen);
+    for (size_t i = 0; i < b->ntargets; i++) {
+        pf_bench_scen_destroy(b->targets[i].scen);
+        free(b->targets[i].door_at);
+    }
     free(b->targets);
     free(server);
     free(kinds);

@@ -156,6 +156,13 @@ bool pf_report_print_json(FILE *f, const pf_report *r) {
             goto out_free_obj;
         }
     }
+    if (r->session_updates_json) {
+        cJSON *u = cJSON_Parse(r->session_updates_json);
+        if (u && !cJSON_AddItemToObject(o, "session_updates", u)) {
+            cJSON_Delete(u);
+            goto out_free_obj;
+        }
+    }
     if (r->note[0] && !cJSON_AddStringToObject(o, "note", r->note)) goto out_free_obj;
     text = cJSON_PrintUnformatted(o);
     if (!text) goto out_free_obj;

@@ -71,6 +71,11 @@ typedef struct pf_report {
      * printed under "latency_by_kind" and, in the table, one line a kind.
      * NULL when absent. */
     const char *kinds_json;
+    /* Session updates (http mode with sessions): a JSON object as text,
+     * borrowed, {"moves":N,"cells":N,"doors":N} = updates that walked the
+     * agent, changed a cell, opened or closed a door; printed under
+     * "session_updates". NULL when absent. */
+    const char *session_updates_json;
 
     /* A sentence when the run could not be done (e.g. the algorithm is not
      * available in this build); the numbers are then meaningless. */

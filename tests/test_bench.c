@@ -16,6 +16,8 @@
 #include "hist.h"
 #include "loadgen.h"
 #include "http_parse.h"
+#include "itest.h"
+#include "map_json.h"
 #include "map_io.h"
 #include "planner.h"
 #include "report.h"
@@ -624,8 +626,13 @@ static enum MHD_Result stub_handler(void *cls, struct MHD_Connection *conn, cons
         pf_grid *g = NULL;
         pf_parse_error err;
         pf_planner *pl = NULL;
-        if (!rq->data || pf_map_parse_movingai(rq->data, rq->len, NULL, &g, &err) != PF_OK ||
-            pf_planner_create(g, NULL, &pl) != PF_OK)
+        pf_proto_error perr;
+        /* The bench uploads JSON (rows, legend, doors); text stays accepted. */
+        pf_status ps = !rq->data ? PF_EPARSE
+                       : rq->data[0] == '{'
+                           ? pf_map_json_parse(rq->data, rq->len, NULL, &g, &perr)
+                           : pf_map_parse_movingai(rq->data, rq->len, NULL, &g, &err);
+        if (ps != PF_OK || pf_planner_create(g, NULL, &pl) != PF_OK)
             return stub_reply(conn, 400, "application/json", strdup("{\"error\":{}}"));
         pthread_mutex_lock(&st->mu);
         pf_planner_destroy(st->planner);
@@ -787,6 +794,59 @@ START_TEST(bench_http_open_loop_rate_and_errors) {
 }
 END_TEST
 
+/* Session mode against the real server: the map goes up as JSON with the
+ * bench's doors, and the session stream walks the agent, changes cells and
+ * opens and closes doors, every request answered. */
+START_TEST(bench_http_sessions_stream_doors_to_server) {
+    const char *bin = bench_bin(), *dir = tu_bench_dir();
+    char args[1024], out[32768], path[512];
+    hc_server srv;
+    hc_resp r;
+    cJSON *o, *info;
+    const cJSON *upd, *kinds;
+    if (!bin || !dir) return;
+    srv = it_start(ARGS("--workers", "2"));
+    snprintf(path, sizeof(path), "%s/AR0011SR.map.scen", dir);
+    snprintf(args, sizeof(args),
+             "http --url http://127.0.0.1:%d --scen '%s' --mix sessions=1 --connections 2 "
+             "--duration 1 --quiet --json",
+             (int)srv.port, path);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
+    o = parse_line(out);
+    ck_assert_int_eq((int)num(o, "errors"), 0);
+    ck_assert_int_gt((int)num(o, "requests"), 20);
+    kinds = cJSON_GetObjectItem(o, "latency_by_kind");
+    ck_assert_int_gt((int)num(cJSON_GetObjectItem(kinds, "session_update"), "requests"), 6);
+    upd = cJSON_GetObjectItem(o, "session_updates");
+    ck_assert_ptr_nonnull(upd);
+    ck_assert_int_gt((int)num(upd, "doors"), 0);
+    ck_assert_int_gt((int)num(upd, "cells"), 0);
+    ck_assert_int_gt((int)num(upd, "moves"), 0);
+    cJSON_Delete(o);
+
+    /* The upload declared the doors, and they change no cost: every path
+     * query still has the scenario's optimum. */
+    r = it_req(&srv, "GET", "/v1/maps/AR0011SR", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    info = cJSON_Parse(r.body);
+    ck_assert_int_ge((int)it_num(info, "doors"), 16);
+    ck_assert_int_le((int)it_num(info, "doors"), 64);
+    cJSON_Delete(info);
+    hc_free(&r);
+    snprintf(args, sizeof(args),
+             "http --url http://127.0.0.1:%d --scen '%s' --mix paths=1 --connections 2 "
+             "--duration 0.5 --check-every 1 --quiet --json",
+             (int)srv.port, path);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
+    o = parse_line(out);
+    ck_assert_int_eq((int)num(o, "errors"), 0);
+    ck_assert_int_eq((int)num(o, "mismatches"), 0);
+    ck_assert_int_gt((int)num(o, "checked"), 0);
+    cJSON_Delete(o);
+    it_stop(&srv);
+}
+END_TEST
+
 TU_SUITE(bench) {
     Suite *s = suite_create("bench");
     TCase *tc = tcase_create("core");
@@ -806,6 +866,7 @@ TU_SUITE(bench) {
     tcase_add_test(tc, bench_http_closed_loop_against_stub);
     tcase_add_test(tc, bench_http_wrong_costs_are_invalid);
     tcase_add_test(tc, bench_http_open_loop_rate_and_errors);
+    tcase_add_test(tc, bench_http_sessions_stream_doors_to_server);
     suite_add_tcase(s, tc);
     return s;
 }
