@@ -546,6 +546,7 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g, const pf_hpa *old, const 
     if (!st) st = alloc_array((void **)&h->mat, (size_t)nmat, sizeof(double));
     if (!st) st = alloc_array((void **)&h->trees, (size_t)h->nnodes, cells);
     if (!st) st = alloc_array((void **)&h->edge_first, (size_t)h->nnodes + 1, sizeof(int32_t));
+    if (!st) st = alloc_array((void **)&h->edge_inter, (size_t)h->nnodes, sizeof(int32_t));
     if (!st) st = alloc_array((void **)&h->region_comp, (size_t)nreg, sizeof(int32_t));
     if (st) return st;
     for (int32_t k = 0; k < h->nclusters; k++) {
@@ -627,6 +628,7 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g, const pf_hpa *old, const 
                 h->edge_cost[cursor[first + i]++] = c;
             }
     }
+    for (int32_t i = 0; i < h->nnodes; i++) h->edge_inter[i] = cursor[i];
     for (size_t p = 0; p < npairs; p++) {
         int32_t a = pairs[p].a, b = pairs[p].b;
         h->edge_to[cursor[a]] = b;
@@ -644,7 +646,7 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g, const pf_hpa *old, const 
 
     h->memory = sizeof(*h) + (size_t)h->w * h->h * sizeof(uint16_t) +
                 ((size_t)h->nclusters + 1) * (2 * sizeof(int32_t) + sizeof(int64_t)) +
-                (size_t)h->nnodes * (sizeof(int32_t) * 2 + sizeof(pf_point) + cells) +
+                (size_t)h->nnodes * (sizeof(int32_t) * 3 + sizeof(pf_point) + cells) +
                 (size_t)nmat * sizeof(double) +
                 (size_t)h->nedges * (sizeof(int32_t) + sizeof(double)) +
                 (size_t)nreg * sizeof(int32_t);
@@ -667,6 +669,7 @@ void pf_hpa_destroy(pf_hpa *h) {
     free(h->cl_mat_first);
     free(h->mat);
     free(h->edge_first);
+    free(h->edge_inter);
     free(h->edge_to);
     free(h->edge_cost);
     free(h->region);

@@ -50,6 +50,7 @@ struct pf_hpa {
      * cost = entry cost of the cell entered). Directed: costs differ by
      * direction on maps with non-uniform costs. */
     int32_t *edge_first; /* [nnodes + 1] */
+    int32_t *edge_inter; /* [nnodes] first inter-cluster edge of each node */
     int32_t *edge_to;
     double *edge_cost;
     int64_t nedges;

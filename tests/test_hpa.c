@@ -206,6 +206,7 @@ static void assert_same_hierarchy(const pf_hpa *a, const pf_hpa *b, int m) {
     ck_assert(!memcmp(a->cl_mat_first, b->cl_mat_first, (a->nclusters + 1) * sizeof(int64_t)));
     ck_assert(!memcmp(a->mat, b->mat, a->cl_mat_first[a->nclusters] * sizeof(double)));
     ck_assert(!memcmp(a->edge_first, b->edge_first, (a->nnodes + 1) * sizeof(int32_t)));
+    ck_assert(!memcmp(a->edge_inter, b->edge_inter, a->nnodes * sizeof(int32_t)));
     ck_assert(!memcmp(a->edge_to, b->edge_to, a->nedges * sizeof(int32_t)));
     ck_assert(!memcmp(a->edge_cost, b->edge_cost, a->nedges * sizeof(double)));
     ck_assert(!memcmp(a->region, b->region, (size_t)a->w * a->h * sizeof(uint16_t)));
