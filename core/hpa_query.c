@@ -63,7 +63,7 @@ static void scratch_free(void *p) {
 static size_t scratch_memory(const void *p) {
     const hpa_scratch *s = p;
     size_t cells = (size_t)s->cs * (size_t)s->cs;
-    return sizeof(*s) + 2 * cells * (sizeof(double) + 2 + 3 * sizeof(int32_t)) +
+    return sizeof(*s) + 2 * cells * (sizeof(double) + 4 + 3 * sizeof(int32_t)) +
            cells * sizeof(pf_point) + s->tmp_cap * (sizeof(pf_point) + sizeof(double)) +
            s->apath_cap * sizeof(int32_t) + s->via_cap;
 }
@@ -300,7 +300,7 @@ static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_g
         out->expanded++;
         if (q->record_expanded)
             ctx->expanded[ctx->expanded_len++] =
-                u == S ? q->start.y * g->w + q->start.x : h->node_cell[u];
+                u == S ? q->start.y * g->w + q->start.x : h->node_pt[u].y * g->w + h->node_pt[u].x;
         if (u == S) {
             for (int32_t v = h->cl_node_first[ks]; v < h->cl_node_first[ks + 1]; v++) {
                 double d = s->fwd.dist[local_index(h, ks, h->node_pt[v])];
@@ -333,7 +333,7 @@ static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_g
     return st;
 }
 
-/* Follows dir (see pf_hpa.trees) from p to the tree's root, writing the
+/* Follows dir (see pf__hpa_cluster.trees) from p to the tree's root, writing the
  * cells, p and root included, into seg. Returns their number. */
 static int32_t walk_tree(const pf_hpa *h, const uint8_t *dir, int32_t k, pf_point p,
                          pf_point *seg) {
@@ -377,9 +377,16 @@ static pf_status refine(pf_search_ctx *ctx, const pf_hpa *h, const pf_query *q, 
     for (int32_t i = 1; i + 2 < na; i++) {
         int32_t u = apath[i], v = apath[i + 1];
         int32_t ku = pf__hpa_cluster_of(h, h->node_pt[u].x, h->node_pt[u].y);
-        if (v >= h->cl_node_first[ku] && v < h->cl_node_first[ku + 1]) {
-            n = walk_tree(h, h->trees + (size_t)u * cells, ku, h->node_pt[v], s->seg);
-            st = append_cells(ctx, len, s->seg, n - 1, true);
+        int32_t first = h->cl_node_first[ku];
+        if (v >= first && v < h->cl_node_first[ku + 1]) {
+            const pf__hpa_cluster *c = h->cl[ku];
+            if (!c->sym || u < v) {
+                n = walk_tree(h, c->trees + (size_t)(u - first) * cells, ku, h->node_pt[v], s->seg);
+                st = append_cells(ctx, len, s->seg, n - 1, true);
+            } else { /* v's tree path to u, walked backwards (see pf__hpa_cluster.sym) */
+                n = walk_tree(h, c->trees + (size_t)(v - first) * cells, ku, h->node_pt[u], s->seg);
+                st = append_cells(ctx, len, s->seg + 1, n - 1, false);
+            }
         } else {
             st = append_cells(ctx, len, &h->node_pt[v], 1, false);
         }
@@ -649,10 +656,11 @@ pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g, c
     kg = pf__hpa_cluster_of(h, q->goal.x, q->goal.y);
     s->fwd.expanded = s->rev.expanded = 0;
     pf__hpa_box(h, ks, &x0, &y0, &bw, &bh);
-    pf__hpa_dijkstra(g, x0, y0, bw, bh, h->cs, q->start.x, q->start.y, false, NULL, 0,
-                     &s->fwd);
+    pf__hpa_dij_load(&s->fwd, g, h->cs, x0, y0, bw, bh);
+    pf__hpa_dijkstra(&s->fwd, local_index(h, ks, q->start), false, NULL, 0);
     pf__hpa_box(h, kg, &x0, &y0, &bw, &bh);
-    pf__hpa_dijkstra(g, x0, y0, bw, bh, h->cs, q->goal.x, q->goal.y, true, NULL, 0, &s->rev);
+    pf__hpa_dij_load(&s->rev, g, h->cs, x0, y0, bw, bh);
+    pf__hpa_dijkstra(&s->rev, local_index(h, kg, q->goal), true, NULL, 0);
 
     st = abstract_search(ctx, h, g, q, s, ks, kg, out);
     out->expanded += s->fwd.expanded + s->rev.expanded;
