@@ -470,6 +470,37 @@ static int32_t walk8(const pf_grid *g, const line8 *l, int shape, double budget,
     return (int32_t)n;
 }
 
+/* Whether walk8 would succeed, checked from the far end back: the same
+ * cells and steps (shape 0's running remainder taken downwards: it leaves
+ * [0, 2n) exactly at the diagonal steps), but a line that fails mostly
+ * fails near its far end -- past the corner the stretch bends around, as
+ * the cells just beyond the last reachable one are the ones tried -- so
+ * walking back reaches the blocked step after a few cells instead of
+ * nearly all. cend is the line's last cell. */
+static bool walk8_back(const pf_grid *g, const line8 *l, int32_t cend, int shape, double budget) {
+    const int64_t n = l->n, minor = l->minor;
+    int64_t r = n;
+    int32_t c = cend;
+    double acc = 0.0;
+    for (int64_t i = n; i >= 1; i--) {
+        bool diag;
+        if (shape == 0) {
+            r -= 2 * minor;
+            diag = r < 0;
+            if (diag) r += 2 * n;
+        } else if (shape == 1) {
+            diag = i <= minor;
+        } else {
+            diag = i > n - minor;
+        }
+        acc += diag ? g->cost[c] * PF_SQRT2 : (double)g->cost[c];
+        if (acc > budget) return false;
+        c -= diag ? l->odia : l->omaj;
+        if (!(g->moves[c] & (1u << (diag ? l->ddia : l->dmaj)))) return false;
+    }
+    return true;
+}
+
 /* Walks a shortest-on-an-empty-map grid path from a to b of one of three
  * shapes: 0 the grid line (8-connected Bresenham: every step advances the
  * major axis, the minor one when the exact line is nearer the next row; on
@@ -542,7 +573,7 @@ static int shortcut(const pf_grid *g, const pf_point *p, const double *pc, size_
         if (l.n == 0) return 0; /* the path came back to p[a] */
         for (; shape < 3; shape++) {
             int d = line8_first_diag(&l, shape) ? l.ddia : l.dmaj;
-            if ((m & (1u << d)) && walk8(g, &l, shape, budget, NULL, &lc) >= 0) break;
+            if ((m & (1u << d)) && walk8_back(g, &l, p[j].y * g->w + p[j].x, shape, budget)) break;
         }
         return shape;
     }
