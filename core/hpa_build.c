@@ -312,6 +312,7 @@ typedef struct build_scratch {
     border_scan bs;
     int32_t *list;  /* node cells of one cluster, up to 4 borders' worth */
     int32_t *local; /* their local indices */
+    int32_t *tg;    /* the targets of one in-cluster Dijkstra */
     int32_t *queue; /* flood fill, cs*cs */
 } build_scratch;
 
@@ -324,8 +325,9 @@ static pf_status scratch_init(build_scratch *s, int32_t cs) {
     if (st) goto out_free_dij;
     s->list = malloc(4 * (size_t)s->bs.cap * sizeof(*s->list));
     s->local = malloc(4 * (size_t)s->bs.cap * sizeof(*s->local));
+    s->tg = malloc(4 * (size_t)s->bs.cap * sizeof(*s->tg));
     s->queue = malloc((size_t)cs * (size_t)cs * sizeof(*s->queue));
-    if (!s->list || !s->local || !s->queue) {
+    if (!s->list || !s->local || !s->tg || !s->queue) {
         st = PF_ENOMEM;
         goto out_free_lists;
     }
@@ -334,6 +336,7 @@ static pf_status scratch_init(build_scratch *s, int32_t cs) {
 out_free_lists:
     free(s->list);
     free(s->local);
+    free(s->tg);
     free(s->queue);
     border_free(&s->bs);
 out_free_dij:
@@ -344,6 +347,7 @@ out_free_dij:
 static void scratch_free(build_scratch *s) {
     free(s->list);
     free(s->local);
+    free(s->tg);
     free(s->queue);
     border_free(&s->bs);
     pf__hpa_dij_free(&s->dij);
@@ -487,16 +491,22 @@ static pf_status cluster_fill(const pf_hpa *h, const pf_grid *g, int32_t k, int3
     for (int32_t i = 0; i < n; i++) {
         double *row = c->mat + (size_t)i * n;
         uint8_t *tree = c->trees + (size_t)i * cells;
-        /* Only the paths to the other nodes are ever read: stop when they
-         * are all settled (in a symmetric cluster, the later ones). */
-        const int32_t *tg = c->sym ? s->local + i + 1 : s->local;
-        int32_t ntg = c->sym ? n - i - 1 : n;
+        uint16_t reg = c->region[s->local[i]];
+        int32_t ntg = 0;
+        /* Only the paths to the other nodes of the node's own region are
+         * ever read (the others are unreachable inside the cluster): stop
+         * when they are all settled -- in a symmetric cluster, the later
+         * ones. Waiting for an unreachable node would search the whole
+         * region. */
+        for (int32_t j = c->sym ? i + 1 : 0; j < n; j++)
+            if (j != i && c->region[s->local[j]] == reg) s->tg[ntg++] = s->local[j];
         if (ntg == 0) {
             memset(tree, PF__HPA_NO_DIR, cells);
-            for (int32_t j = 0; j < n; j++) row[j] = j == i ? 0.0 : c->mat[(size_t)j * n + i];
+            for (int32_t j = 0; j < n; j++)
+                row[j] = j == i ? 0.0 : (c->sym && j < i ? c->mat[(size_t)j * n + i] : INFINITY);
             continue;
         }
-        pf__hpa_dijkstra(&s->dij, s->local[i], false, tg, ntg);
+        pf__hpa_dijkstra(&s->dij, s->local[i], false, s->tg, ntg);
         memcpy(tree, s->dij.dir, cells);
         for (int32_t j = 0; j < n; j++)
             row[j] = c->sym && j < i ? c->mat[(size_t)j * n + i] : s->dij.dist[s->local[j]];
