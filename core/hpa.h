@@ -62,7 +62,9 @@ typedef struct pf_hpa_stats {
  * a bad cluster size, PF_ELIMIT when the abstract graph outgrows 32-bit
  * indices, PF_ENOMEM. On success *out owns the hierarchy, freed with
  * pf_hpa_destroy (NULL is a no-op); on error *out is NULL. Memory is about
- * cs*cs + 40 bytes per abstract node plus 2 bytes per cell (see stats). */
+ * cs*cs + 40 bytes per abstract node (plus 8 per node of its cluster) and 2
+ * bytes per cell (see stats; blocks shared with other versions count in
+ * each). */
 pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_hpa **out);
 void pf_hpa_destroy(pf_hpa *h);
 void pf_hpa_get_stats(const pf_hpa *h, pf_hpa_stats *st);
@@ -72,12 +74,15 @@ void pf_hpa_get_stats(const pf_hpa *h, pf_hpa_stats *st);
  * cells of a changed edge, as pf_planner_apply does), rebuilding only the
  * clusters they touch and the entrances on those clusters' borders; a
  * neighbouring cluster is rebuilt too when its transitions on a shared border
- * moved. Everything else is copied, and the abstract graph and the component
- * labels are reassembled, which is linear in the abstract graph (component
- * labels are recomputed globally by union-find over in-cluster regions, not
- * by a flood fill of the map), so a split or merged component is always
- * right. The result is identical to pf_hpa_build(g) with old's cluster size.
- * `old` is not modified and may be searched concurrently. PF_EINVAL when g's
+ * moved. Every other cluster's and border's data (cached paths included) is
+ * shared with `old` by reference, not copied, and the abstract graph and the
+ * component labels are reassembled, which is linear in the abstract graph
+ * (component labels are recomputed globally by union-find over in-cluster
+ * regions, not by a flood fill of the map), so a split or merged component
+ * is always right. The result is identical to pf_hpa_build(g) with old's
+ * cluster size. `old` is not modified, may be searched concurrently, and may
+ * be destroyed before or after the new version (on any thread: the shared
+ * data is reference-counted atomically). PF_EINVAL when g's
  * size or movement rules differ from old's, PF_ERANGE for an off-map cell,
  * PF_ENOMEM. On success *out owns the new hierarchy. */
 pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *changed, size_t n,
@@ -86,7 +91,8 @@ pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *cha
 /* Runs q on g (the grid h was built for): inserts start and goal by one
  * Dijkstra inside each of their clusters (so a same-cluster query also
  * considers routes that leave the cluster), A* over the abstract graph,
- * refines to a full cell-by-cell path from the cached trees, then shortens it
+ * (its heuristic slightly weighted, see hpa_query.c), refines to a full
+ * cell-by-cell path from the cached trees, then shortens it
  * by replacing stretches with octile-shaped straight walks that the grid
  * allows and that cost no more. The path is valid under every map rule and
  * out->cost is its exact cost (near-optimal, never below optimal).

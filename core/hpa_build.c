@@ -1,17 +1,19 @@
 /* hpa_build.c -- building and repairing the HPA* hierarchy (Botea, Mueller &
  * Schaeffer, "Near Optimal Hierarchical Path-Finding", 2004).
  *
- * A build has two stages:
- *   1. per cluster: its transition nodes (from the entrances on its four
- *      borders), one Dijkstra inside the cluster from each node (the exact
- *      intra-cluster distances and the cached paths), and its connected
- *      regions;
- *   2. assembly: node numbering, the abstract graph in CSR form with the
- *      inter-cluster edges, and the connected components of the whole map
- *      (union-find over the regions joined by entrances).
- * A repair redoes stage 1 only for the clusters a change can affect and
- * copies everything else from the old version, then redoes stage 2, which is
- * linear in the size of the abstract graph (no per-cell work).
+ * A build has three stages:
+ *   1. per cluster: its connected regions, its transition nodes (from the
+ *      entrances on its four borders), one Dijkstra inside the cluster from
+ *      each node (the exact intra-cluster distances and the cached paths);
+ *   2. per border: its transition pairs and the region pairs its runs join;
+ *   3. assembly: node numbering, the abstract graph in CSR form, and the
+ *      connected components of the whole map (union-find over the regions
+ *      joined by the runs).
+ * Stages 1 and 2 produce immutable reference-counted blocks. A repair redoes
+ * them only for the clusters a change can affect and the borders of those
+ * clusters, shares every other block with the old version, and redoes stage
+ * 3, which is linear in the abstract graph (no per-cell work, no copy of the
+ * cached paths).
  */
 #include "hpa_internal.h"
 
@@ -32,15 +34,18 @@ static const uint8_t opposite8[PF_DIR_COUNT] = {PF_DIR_W,  PF_DIR_E,  PF_DIR_N, 
 pf_status pf__hpa_dij_init(pf__hpa_dij *s, int32_t cs) {
     size_t cells = (size_t)cs * (size_t)cs;
     memset(s, 0, sizeof(*s));
-    s->cells = (int32_t)cells;
+    s->cap = s->cells = (int32_t)cells;
+    s->cs = cs;
     s->dist = malloc(cells * sizeof(*s->dist));
     s->dir = malloc(cells);
     s->target = calloc(cells, 1);
+    s->lcost = malloc(2 * cells);
     s->state = malloc(3 * cells * sizeof(*s->state));
-    if (!s->dist || !s->dir || !s->state || !s->target) {
+    if (!s->dist || !s->dir || !s->state || !s->target || !s->lcost) {
         pf__hpa_dij_free(s);
         return PF_ENOMEM;
     }
+    s->lmoves = s->lcost + cells;
     s->next = s->state + cells;
     s->prev = s->next + cells;
     return PF_OK;
@@ -51,6 +56,7 @@ void pf__hpa_dij_free(pf__hpa_dij *s) {
     free(s->dir);
     free(s->state);
     free(s->target);
+    free(s->lcost);
     memset(s, 0, sizeof(*s));
 }
 
@@ -69,60 +75,67 @@ static inline void bucket_unlink(pf__hpa_dij *s, int32_t li) {
     if (n >= 0) s->prev[n] = p;
 }
 
-void pf__hpa_dijkstra(const pf_grid *g, int32_t x0, int32_t y0, int32_t bw, int32_t bh, int32_t cs,
-                      int32_t sx, int32_t sy, bool reverse, const int32_t *targets,
-                      int32_t ntargets, pf__hpa_dij *s) {
-    const int32_t w = g->w;
-    const uint8_t *cost = g->cost, *moves = g->moves;
-    int32_t goff[PF_DIR_COUNT], loff[PF_DIR_COUNT];
-    double len[PF_DIR_COUNT];
-    int cmin = 255, cmax = 1;
-    int32_t nb, mask, cur = 0, queued = 0, waiting = 0;
-    double width, inv_width;
+void pf__hpa_dij_load(pf__hpa_dij *s, const pf_grid *g, int32_t cs, int32_t x0, int32_t y0,
+                      int32_t bw, int32_t bh) {
+    int lo = 255, hi = 1;
+    s->cs = cs;
+    s->cells = cs * cs;
+    memset(s->lcost, 0, (size_t)s->cells);
+    memset(s->lmoves, 0, (size_t)s->cells);
+    for (int32_t ly = 0; ly < bh; ly++) {
+        const uint8_t *crow = g->cost + (size_t)(y0 + ly) * g->w + x0;
+        const uint8_t *mrow = g->moves + (size_t)(y0 + ly) * g->w + x0;
+        for (int32_t lx = 0; lx < bw; lx++) {
+            int c = crow[lx];
+            unsigned m = mrow[lx];
+            if (lx == 0) m &= ~((1u << PF_DIR_W) | (1u << PF_DIR_SW) | (1u << PF_DIR_NW));
+            if (lx == bw - 1) m &= ~((1u << PF_DIR_E) | (1u << PF_DIR_SE) | (1u << PF_DIR_NE));
+            if (ly == 0) m &= ~((1u << PF_DIR_N) | (1u << PF_DIR_NE) | (1u << PF_DIR_NW));
+            if (ly == bh - 1) m &= ~((1u << PF_DIR_S) | (1u << PF_DIR_SE) | (1u << PF_DIR_SW));
+            s->lcost[ly * cs + lx] = (uint8_t)c;
+            s->lmoves[ly * cs + lx] = (uint8_t)m;
+            if (!c) continue;
+            if (c < lo) lo = c;
+            if (c > hi) hi = c;
+        }
+    }
+    s->cmin = lo;
+    s->cmax = hi;
+}
+
+/* The search loop; `uniform` and `reverse` are constants at each call, so
+ * each variant compiles to its own loop. A step into a cell pays the
+ * entered cell's cost: forward that is the neighbour, reverse (towards the
+ * source) the cell being expanded; on a uniform box every step of a
+ * direction costs the same. */
+static inline void dijkstra_loop(pf__hpa_dij *s, int32_t src, const bool uniform, const bool reverse,
+                                 int32_t ntargets, int32_t waiting) {
+    const uint8_t *lcost = s->lcost, *lmoves = s->lmoves;
+    int32_t loff[PF_DIR_COUNT];
+    double len[PF_DIR_COUNT], stepc[PF_DIR_COUNT];
+    int32_t nb, mask, cur = 0, queued;
+    double inv_width;
 
     for (int d = 0; d < PF_DIR_COUNT; d++) {
-        goff[d] = pf_dir_dx[d] + pf_dir_dy[d] * w;
-        loff[d] = pf_dir_dx[d] + pf_dir_dy[d] * cs;
+        loff[d] = pf_dir_dx[d] + pf_dir_dy[d] * s->cs;
         len[d] = pf__dir_len(d);
-    }
-    if (bw < cs || bh < cs) /* a cluster at the map's edge: keep its trees deterministic */
-        memset(s->dir, PF__HPA_NO_DIR, (size_t)cs * (size_t)cs);
-    for (int32_t ly = 0; ly < bh; ly++) {
-        const uint8_t *row = cost + (size_t)(y0 + ly) * w + x0;
-        for (int32_t lx = 0; lx < bw; lx++) {
-            int32_t li = ly * cs + lx;
-            s->dist[li] = INFINITY;
-            s->dir[li] = PF__HPA_NO_DIR;
-            s->state[li] = -1;
-            if (row[lx]) {
-                if (row[lx] < cmin) cmin = row[lx];
-                if (row[lx] > cmax) cmax = row[lx];
-            }
-        }
+        stepc[d] = s->cmin * len[d];
     }
     /* Every step costs at least cmin and at most cmax * sqrt 2, so live
      * tentative distances span fewer than nb buckets of width cmin. */
-    width = (double)cmin;
-    inv_width = 1.0 / width;
-    nb = (int32_t)(cmax * PF_SQRT2 / width) + 2;
+    inv_width = 1.0 / (double)s->cmin;
+    nb = (int32_t)(s->cmax * PF_SQRT2 / (double)s->cmin) + 2;
     for (mask = 1; mask < nb; mask *= 2) continue;
     nb = mask--;
     for (int32_t b = 0; b < nb; b++) s->head[b] = -1;
-    for (int32_t i = 0; i < ntargets; i++) {
-        waiting += !s->target[targets[i]];
-        s->target[targets[i]] = 1;
-    }
-    {
-        int32_t li = (sy - y0) * cs + (sx - x0);
-        s->dist[li] = 0.0;
-        s->state[li] = 0;
-        bucket_link(s, 0, li);
-        queued = 1;
-    }
+    s->dist[src] = 0.0;
+    s->state[src] = 0;
+    bucket_link(s, 0, src);
+    queued = 1;
     while (queued > 0) {
-        int32_t li, lx, ly, c;
-        uint8_t m;
-        double du;
+        int32_t li;
+        unsigned m;
+        double du, cu;
         while (s->head[cur & mask] < 0) cur++;
         li = s->head[cur & mask];
         bucket_unlink(s, li);
@@ -130,23 +143,15 @@ void pf__hpa_dijkstra(const pf_grid *g, int32_t x0, int32_t y0, int32_t bw, int3
         s->state[li] = -2;
         s->expanded++;
         if (s->target[li] && --waiting == 0 && ntargets > 0) break;
-        lx = li % cs;
-        ly = li / cs;
-        c = (y0 + ly) * w + x0 + lx;
-        m = moves[c];
+        m = lmoves[li];
         du = s->dist[li];
-        /* Drop the moves that leave the box. */
-        if (lx == 0) m &= (uint8_t) ~((1u << PF_DIR_W) | (1u << PF_DIR_SW) | (1u << PF_DIR_NW));
-        if (lx == bw - 1) m &= (uint8_t) ~((1u << PF_DIR_E) | (1u << PF_DIR_SE) | (1u << PF_DIR_NE));
-        if (ly == 0) m &= (uint8_t) ~((1u << PF_DIR_N) | (1u << PF_DIR_NE) | (1u << PF_DIR_NW));
-        if (ly == bh - 1) m &= (uint8_t) ~((1u << PF_DIR_S) | (1u << PF_DIR_SE) | (1u << PF_DIR_SW));
-        for (unsigned mm = m; mm; mm &= mm - 1) {
-            int d = __builtin_ctz(mm);
-            int32_t nli, b;
-            double nd;
-            nli = li + loff[d];
-            if (s->state[nli] == -2) continue;
-            nd = du + (reverse ? cost[c] : cost[c + goff[d]]) * len[d];
+        cu = lcost[li];
+        for (; m; m &= m - 1) {
+            int d = __builtin_ctz(m);
+            int32_t nli = li + loff[d], b;
+            double nd = du + (uniform ? stepc[d] : (reverse ? cu : lcost[nli]) * len[d]);
+            /* A settled cell fails this test too: it lies in an earlier
+             * bucket or in this one, below du + cmin <= nd. */
             if (!(nd < s->dist[nli])) continue;
             s->dist[nli] = nd;
             s->dir[nli] = opposite8[d];
@@ -158,7 +163,26 @@ void pf__hpa_dijkstra(const pf_grid *g, int32_t x0, int32_t y0, int32_t bw, int3
             bucket_link(s, b & mask, nli);
         }
     }
+}
+
+void pf__hpa_dijkstra(pf__hpa_dij *s, int32_t src, bool reverse, const int32_t *targets,
+                      int32_t ntargets) {
+    int32_t waiting = 0;
+    for (int32_t i = 0; i < s->cells; i++) s->dist[i] = INFINITY;
+    memset(s->dir, PF__HPA_NO_DIR, (size_t)s->cells);
+    memset(s->state, 0xFF, (size_t)s->cells * sizeof(*s->state)); /* -1: unseen */
+    for (int32_t i = 0; i < ntargets; i++) {
+        waiting += !s->target[targets[i]];
+        s->target[targets[i]] = 1;
+    }
+    if (s->cmin == s->cmax) dijkstra_loop(s, src, true, false, ntargets, waiting);
+    else if (reverse) dijkstra_loop(s, src, false, true, ntargets, waiting);
+    else dijkstra_loop(s, src, false, false, ntargets, waiting);
     for (int32_t i = 0; i < ntargets; i++) s->target[targets[i]] = 0;
+}
+
+static inline uint16_t region_of_cell(const pf_hpa *h, int32_t c) {
+    return pf__hpa_region_at(h, c % h->w, c / h->w);
 }
 
 /* Entrances */
@@ -231,8 +255,8 @@ static void scan_border(const pf_hpa *h, const pf_grid *g, int32_t k, bool south
             o->re[r] = i;
             o->grp[r] = -1;
             for (int32_t q = 0; q < r; q++)
-                if (h->region[o->ra[q]] == h->region[ca] &&
-                    h->region[o->rb[q]] == h->region[ca + boff]) {
+                if (region_of_cell(h, o->ra[q]) == region_of_cell(h, ca) &&
+                    region_of_cell(h, o->rb[q]) == region_of_cell(h, ca + boff)) {
                     o->grp[r] = o->grp[q];
                     break;
                 }
@@ -288,6 +312,7 @@ typedef struct build_scratch {
     border_scan bs;
     int32_t *list;  /* node cells of one cluster, up to 4 borders' worth */
     int32_t *local; /* their local indices */
+    int32_t *tg;    /* the targets of one in-cluster Dijkstra */
     int32_t *queue; /* flood fill, cs*cs */
 } build_scratch;
 
@@ -300,8 +325,9 @@ static pf_status scratch_init(build_scratch *s, int32_t cs) {
     if (st) goto out_free_dij;
     s->list = malloc(4 * (size_t)s->bs.cap * sizeof(*s->list));
     s->local = malloc(4 * (size_t)s->bs.cap * sizeof(*s->local));
+    s->tg = malloc(4 * (size_t)s->bs.cap * sizeof(*s->tg));
     s->queue = malloc((size_t)cs * (size_t)cs * sizeof(*s->queue));
-    if (!s->list || !s->local || !s->queue) {
+    if (!s->list || !s->local || !s->tg || !s->queue) {
         st = PF_ENOMEM;
         goto out_free_lists;
     }
@@ -310,6 +336,7 @@ static pf_status scratch_init(build_scratch *s, int32_t cs) {
 out_free_lists:
     free(s->list);
     free(s->local);
+    free(s->tg);
     free(s->queue);
     border_free(&s->bs);
 out_free_dij:
@@ -320,6 +347,7 @@ out_free_dij:
 static void scratch_free(build_scratch *s) {
     free(s->list);
     free(s->local);
+    free(s->tg);
     free(s->queue);
     border_free(&s->bs);
     pf__hpa_dij_free(&s->dij);
@@ -356,61 +384,66 @@ static int32_t cluster_nodes(const pf_hpa *h, const pf_grid *g, int32_t k, build
     return m;
 }
 
-/* Where the per-cluster data of cluster k lives while a hierarchy is being
- * assembled: in the old hierarchy (a clean cluster of a repair) or in the
- * fresh buffers (a cluster built in this run). */
-typedef struct cl_ref {
-    bool fresh;
-    int32_t n, nreg;
-    size_t cells_off, mat_off, trees_off;
-} cl_ref;
+/* Blocks */
 
-typedef struct fresh_buf {
-    int32_t *cells;
-    size_t ncells, cap_cells;
-    double *mat;
-    size_t nmat, cap_mat;
-    uint8_t *trees;
-    size_t ntrees, cap_trees;
-} fresh_buf;
-
-static pf_status grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return PF_OK;
-    size_t nc = *cap ? *cap : 1024;
-    while (nc < need) {
-        if (nc > SIZE_MAX / 2 / elem) return PF_ENOMEM;
-        nc *= 2;
-    }
-    void *q = realloc(*p, nc * elem);
-    if (!q) return PF_ENOMEM;
-    *p = q;
-    *cap = nc;
-    return PF_OK;
+static pf__hpa_cluster *cluster_ref(pf__hpa_cluster *c) {
+    atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+    return c;
 }
 
-/* Labels the connected regions of cluster k in region[] (4- or
- * 8-connected by the grid's own move masks, restricted to the cluster);
- * returns their number. */
+static void cluster_release(pf__hpa_cluster *c) {
+    if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1) return;
+    free(c->mat);
+    free(c->intra_cost);
+    free(c);
+}
+
+static pf__hpa_border *border_ref(pf__hpa_border *b) {
+    atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+    return b;
+}
+
+static void border_release(pf__hpa_border *b) {
+    if (!b || atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) != 1) return;
+    free(b);
+}
+
+/* A cluster block with its region table and nothing else yet. */
+static pf__hpa_cluster *cluster_new(int32_t cs) {
+    size_t cells = (size_t)cs * (size_t)cs;
+    pf__hpa_cluster *c = malloc(sizeof(*c) + cells * sizeof(uint16_t));
+    if (!c) return NULL;
+    memset(c, 0, sizeof(*c));
+    atomic_init(&c->refs, 1);
+    c->region = (uint16_t *)(c + 1);
+    return c;
+}
+
+/* Labels the connected regions of cluster k in its local table region[]
+ * (4- or 8-connected by the grid's own move masks, restricted to the
+ * cluster); returns their number. */
 static int32_t label_regions(const pf_hpa *h, const pf_grid *g, int32_t k, uint16_t *region,
                              int32_t *queue) {
-    int32_t x0, y0, bw, bh, nreg = 0;
+    const int32_t cs = h->cs, w = h->w;
+    int32_t x0, y0, bw, bh, nreg = 0, loff[PF_DIR_COUNT];
     pf__hpa_box(h, k, &x0, &y0, &bw, &bh);
-    for (int32_t y = y0; y < y0 + bh; y++)
-        for (int32_t x = x0; x < x0 + bw; x++) region[y * h->w + x] = PF__HPA_NO_REGION;
-    for (int32_t y = y0; y < y0 + bh; y++)
-        for (int32_t x = x0; x < x0 + bw; x++) {
-            int32_t c = y * h->w + x, head = 0, tail = 0;
-            if (g->cost[c] == 0 || region[c] != PF__HPA_NO_REGION) continue;
-            region[c] = (uint16_t)nreg;
-            queue[tail++] = c;
+    for (int d = 0; d < PF_DIR_COUNT; d++) loff[d] = pf_dir_dx[d] + pf_dir_dy[d] * cs;
+    for (int32_t i = 0; i < cs * cs; i++) region[i] = PF__HPA_NO_REGION;
+    for (int32_t ly = 0; ly < bh; ly++)
+        for (int32_t lx = 0; lx < bw; lx++) {
+            int32_t li = ly * cs + lx, head = 0, tail = 0;
+            if (g->cost[(y0 + ly) * w + x0 + lx] == 0 || region[li] != PF__HPA_NO_REGION) continue;
+            region[li] = (uint16_t)nreg;
+            queue[tail++] = li;
             while (head < tail) {
-                int32_t u = queue[head++], ux = u % h->w, uy = u / h->w;
-                uint8_t m = g->moves[u];
-                for (int d = 0; d < PF_DIR_COUNT; d++) {
-                    int32_t vx = ux + pf_dir_dx[d], vy = uy + pf_dir_dy[d], v;
-                    if (!(m & (1u << d))) continue;
-                    if (vx < x0 || vy < y0 || vx >= x0 + bw || vy >= y0 + bh) continue;
-                    v = vy * h->w + vx;
+                int32_t u = queue[head++], ux = u % cs, uy = u / cs;
+                unsigned m = g->moves[(y0 + uy) * w + x0 + ux];
+                if (ux == 0) m &= ~((1u << PF_DIR_W) | (1u << PF_DIR_SW) | (1u << PF_DIR_NW));
+                if (ux == bw - 1) m &= ~((1u << PF_DIR_E) | (1u << PF_DIR_SE) | (1u << PF_DIR_NE));
+                if (uy == 0) m &= ~((1u << PF_DIR_N) | (1u << PF_DIR_NE) | (1u << PF_DIR_NW));
+                if (uy == bh - 1) m &= ~((1u << PF_DIR_S) | (1u << PF_DIR_SE) | (1u << PF_DIR_SW));
+                for (; m; m &= m - 1) {
+                    int32_t v = u + loff[__builtin_ctz(m)];
                     if (region[v] != PF__HPA_NO_REGION) continue;
                     region[v] = (uint16_t)nreg;
                     queue[tail++] = v;
@@ -421,45 +454,127 @@ static int32_t label_regions(const pf_hpa *h, const pf_grid *g, int32_t k, uint1
     return nreg;
 }
 
-/* Stage 1 for cluster k with the n node cells in s->list: appends its node
- * cells, distance matrix and path trees to f. */
-static pf_status build_cluster(const pf_hpa *h, const pf_grid *g, int32_t k, int32_t n,
-                               build_scratch *s, fresh_buf *f, cl_ref *ref) {
-    const size_t cells = (size_t)h->cs * (size_t)h->cs;
-    int32_t x0, y0, bw, bh;
-    pf_status st;
+/* A new block for cluster k with its regions labelled. */
+static pf_status cluster_begin(const pf_hpa *h, const pf_grid *g, int32_t k, build_scratch *s,
+                               pf__hpa_cluster **out) {
+    pf__hpa_cluster *c = cluster_new(h->cs);
+    *out = c;
+    if (!c) return PF_ENOMEM;
+    c->nreg = label_regions(h, g, k, c->region, s->queue);
+    return PF_OK;
+}
+
+/* Fills block c of cluster k with its n node cells s->list[0..n): the
+ * distance matrix, the intra edges and the path trees. */
+static pf_status cluster_fill(const pf_hpa *h, const pf_grid *g, int32_t k, int32_t n,
+                              build_scratch *s, pf__hpa_cluster *c) {
+    const size_t cells = (size_t)h->cs * (size_t)h->cs, nn = (size_t)n * (size_t)n;
+    int32_t x0, y0, bw, bh, m = 0;
+    char *mem;
 
     pf__hpa_box(h, k, &x0, &y0, &bw, &bh);
-    st = grow((void **)&f->cells, &f->cap_cells, f->ncells + (size_t)n, sizeof(*f->cells));
-    if (!st) st = grow((void **)&f->mat, &f->cap_mat, f->nmat + (size_t)n * n, sizeof(*f->mat));
-    if (!st) st = grow((void **)&f->trees, &f->cap_trees, f->ntrees + (size_t)n * cells, 1);
-    if (st) return st;
-    ref->fresh = true;
-    ref->n = n;
-    ref->cells_off = f->ncells;
-    ref->mat_off = f->nmat;
-    ref->trees_off = f->ntrees;
-    if (n > 0) memcpy(f->cells + f->ncells, s->list, (size_t)n * sizeof(*s->list));
+    pf__hpa_dij_load(&s->dij, g, h->cs, x0, y0, bw, bh);
+    c->n = n;
+    c->sym = s->dij.cmin == s->dij.cmax;
+    /* n <= 4 * cs and cells <= 64 * 64: no overflow. */
+    mem = malloc(nn * sizeof(double) + (2 * (size_t)n + 1) * sizeof(int32_t) + (size_t)n * cells + 1);
+    if (!mem) return PF_ENOMEM;
+    c->mat = (double *)mem;
+    c->intra_first = (int32_t *)(c->mat + nn);
+    c->cell = c->intra_first + n + 1;
+    c->trees = (uint8_t *)(c->cell + n);
+    if (n > 0) memcpy(c->cell, s->list, (size_t)n * sizeof(*c->cell));
     for (int32_t i = 0; i < n; i++) {
-        int32_t c = s->list[i];
-        s->local[i] = (c / h->w - y0) * h->cs + c % h->w - x0;
+        int32_t cc = s->list[i];
+        s->local[i] = (cc / h->w - y0) * h->cs + cc % h->w - x0;
     }
     for (int32_t i = 0; i < n; i++) {
-        int32_t c = s->list[i];
-        double *row = f->mat + f->nmat + (size_t)i * n;
-        /* Only the paths to the other nodes are ever read: stop when they
-         * are all settled. */
-        pf__hpa_dijkstra(g, x0, y0, bw, bh, h->cs, c % h->w, c / h->w, false, s->local, n,
-                         &s->dij);
-        memcpy(f->trees + f->ntrees + (size_t)i * cells, s->dij.dir, cells);
+        double *row = c->mat + (size_t)i * n;
+        uint8_t *tree = c->trees + (size_t)i * cells;
+        uint16_t reg = c->region[s->local[i]];
+        int32_t ntg = 0;
+        /* Only the paths to the other nodes of the node's own region are
+         * ever read (the others are unreachable inside the cluster): stop
+         * when they are all settled -- in a symmetric cluster, the later
+         * ones. Waiting for an unreachable node would search the whole
+         * region. */
+        for (int32_t j = c->sym ? i + 1 : 0; j < n; j++)
+            if (j != i && c->region[s->local[j]] == reg) s->tg[ntg++] = s->local[j];
+        if (ntg == 0) {
+            memset(tree, PF__HPA_NO_DIR, cells);
+            for (int32_t j = 0; j < n; j++)
+                row[j] = j == i ? 0.0 : (c->sym && j < i ? c->mat[(size_t)j * n + i] : INFINITY);
+            continue;
+        }
+        pf__hpa_dijkstra(&s->dij, s->local[i], false, s->tg, ntg);
+        memcpy(tree, s->dij.dir, cells);
+        for (int32_t j = 0; j < n; j++)
+            row[j] = c->sym && j < i ? c->mat[(size_t)j * n + i] : s->dij.dist[s->local[j]];
+    }
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < n; j++) m += i != j && isfinite(c->mat[(size_t)i * n + j]);
+    c->nintra = m;
+    c->intra_cost = malloc((size_t)m * (sizeof(double) + sizeof(int32_t)) + 1);
+    if (!c->intra_cost) return PF_ENOMEM;
+    c->intra_to = (int32_t *)(c->intra_cost + m);
+    m = 0;
+    for (int32_t i = 0; i < n; i++) {
+        c->intra_first[i] = m;
         for (int32_t j = 0; j < n; j++) {
-            int32_t cj = s->list[j];
-            row[j] = s->dij.dist[(cj / h->w - y0) * h->cs + cj % h->w - x0];
+            double d = c->mat[(size_t)i * n + j];
+            if (i == j || !isfinite(d)) continue;
+            c->intra_to[m] = j;
+            c->intra_cost[m++] = d;
         }
     }
-    f->ncells += (size_t)n;
-    f->nmat += (size_t)n * n;
-    f->ntrees += (size_t)n * cells;
+    c->intra_first[n] = m;
+    c->memory = sizeof(*c) + cells * sizeof(uint16_t) + nn * sizeof(double) +
+                (2 * (size_t)n + 1) * sizeof(int32_t) + (size_t)n * cells +
+                (size_t)m * (sizeof(double) + sizeof(int32_t));
+    return PF_OK;
+}
+
+/* The index of node cell cc in block c (which must hold it). */
+static int32_t local_node(const pf__hpa_cluster *c, int32_t cc) {
+    int32_t lo = 0, hi = c->n - 1;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (c->cell[mid] < cc) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The block of the east (south) border of cluster k; both clusters' blocks
+ * must be complete. */
+static pf_status border_make(const pf_hpa *h, const pf_grid *g, int32_t k, bool south,
+                             build_scratch *s, pf__hpa_border **out) {
+    const border_scan *o = &s->bs;
+    const pf__hpa_cluster *ca = h->cl[k], *cb = h->cl[south ? k + h->ncx : k + 1];
+    pf__hpa_border *b;
+    size_t bytes;
+
+    scan_border(h, g, k, south, &s->bs);
+    bytes = sizeof(*b) + 2 * (size_t)o->n * sizeof(int32_t) + 2 * (size_t)o->nruns * sizeof(uint16_t);
+    *out = b = malloc(bytes);
+    if (!b) return PF_ENOMEM;
+    atomic_init(&b->refs, 1);
+    b->npairs = o->n;
+    b->nruns = o->nruns;
+    b->ngroups = o->ngroups;
+    b->pa = (int32_t *)(b + 1);
+    b->pb = b->pa + o->n;
+    b->ra = (uint16_t *)(b->pb + o->n);
+    b->rb = b->ra + o->nruns;
+    b->memory = bytes;
+    for (int32_t i = 0; i < o->n; i++) {
+        b->pa[i] = local_node(ca, o->a[i]);
+        b->pb[i] = local_node(cb, o->b[i]);
+    }
+    for (int32_t r = 0; r < o->nruns; r++) {
+        b->ra[r] = region_of_cell(h, o->ra[r]);
+        b->rb[r] = region_of_cell(h, o->rb[r]);
+    }
     return PF_OK;
 }
 
@@ -482,27 +597,6 @@ static void uf_union(int32_t *parent, int32_t a, int32_t b) {
     }
 }
 
-/* The node id of transition cell c (which must be one). */
-static int32_t node_of(const pf_hpa *h, int32_t c) {
-    int32_t k = pf__hpa_cluster_of(h, c % h->w, c / h->w);
-    int32_t lo = h->cl_node_first[k], hi = h->cl_node_first[k + 1] - 1;
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (h->node_cell[mid] < c) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-static int32_t region_id(const pf_hpa *h, int32_t c) {
-    int32_t k = pf__hpa_cluster_of(h, c % h->w, c / h->w);
-    return h->cl_region_first[k] + h->region[c];
-}
-
-typedef struct inter_pair {
-    int32_t a, b; /* node ids */
-} inter_pair;
-
 static pf_status alloc_array(void **p, size_t n, size_t elem) {
     size_t bytes;
     if (__builtin_mul_overflow(n, elem, &bytes)) return PF_ENOMEM;
@@ -510,96 +604,63 @@ static pf_status alloc_array(void **p, size_t n, size_t elem) {
     return *p ? PF_OK : PF_ENOMEM;
 }
 
-/* Stage 2: fills every array of h but region[] (already labelled) from the
- * per-cluster data in refs (old hierarchy or fresh buffers). */
-static pf_status assemble(pf_hpa *h, const pf_grid *g, const pf_hpa *old, const cl_ref *refs,
-                          const fresh_buf *f, build_scratch *s) {
-    const size_t cells = (size_t)h->cs * (size_t)h->cs;
-    inter_pair *pairs = NULL;
-    size_t npairs = 0, cap_pairs = 0;
+/* The neighbour across border bi (see pf_hpa.br). */
+static int32_t border_peer(const pf_hpa *h, int32_t bi) {
+    return bi % 2 ? bi / 2 + h->ncx : bi / 2 + 1;
+}
+
+/* Stage 3: the global arrays of h from its blocks. */
+static pf_status assemble(pf_hpa *h, const pf_grid *g) {
     int32_t *uf = NULL, *cursor = NULL, nreg = 0;
-    int64_t nmat = 0;
+    size_t blocks = 0;
     pf_status st;
 
     st = alloc_array((void **)&h->cl_node_first, (size_t)h->nclusters + 1, sizeof(int32_t));
-    if (!st)
-        st = alloc_array((void **)&h->cl_mat_first, (size_t)h->nclusters + 1, sizeof(int64_t));
     if (!st)
         st = alloc_array((void **)&h->cl_region_first, (size_t)h->nclusters + 1, sizeof(int32_t));
     if (st) return st;
     h->nnodes = 0;
     for (int32_t k = 0; k < h->nclusters; k++) {
+        const pf__hpa_cluster *c = h->cl[k];
         h->cl_node_first[k] = h->nnodes;
-        h->cl_mat_first[k] = nmat;
         h->cl_region_first[k] = nreg;
-        if (refs[k].n > INT32_MAX - h->nnodes || refs[k].nreg > INT32_MAX - nreg) return PF_ELIMIT;
-        h->nnodes += refs[k].n;
-        nmat += (int64_t)refs[k].n * refs[k].n;
-        nreg += refs[k].nreg;
+        if (c->n > INT32_MAX - 2 - h->nnodes || c->nreg > INT32_MAX - nreg) return PF_ELIMIT;
+        h->nnodes += c->n;
+        nreg += c->nreg;
+        blocks += c->memory;
     }
     h->cl_node_first[h->nclusters] = h->nnodes;
-    h->cl_mat_first[h->nclusters] = nmat;
     h->cl_region_first[h->nclusters] = nreg;
 
-    st = alloc_array((void **)&h->node_cell, (size_t)h->nnodes, sizeof(int32_t));
-    if (!st) st = alloc_array((void **)&h->node_pt, (size_t)h->nnodes, sizeof(pf_point));
-    if (!st) st = alloc_array((void **)&h->mat, (size_t)nmat, sizeof(double));
-    if (!st) st = alloc_array((void **)&h->trees, (size_t)h->nnodes, cells);
+    st = alloc_array((void **)&h->node_pt, (size_t)h->nnodes, sizeof(pf_point));
     if (!st) st = alloc_array((void **)&h->edge_first, (size_t)h->nnodes + 1, sizeof(int32_t));
+    if (!st) st = alloc_array((void **)&h->edge_inter, (size_t)h->nnodes, sizeof(int32_t));
     if (!st) st = alloc_array((void **)&h->region_comp, (size_t)nreg, sizeof(int32_t));
-    if (st) return st;
+    if (!st) st = alloc_array((void **)&cursor, (size_t)h->nnodes + 1, sizeof(int32_t));
+    if (!st) st = alloc_array((void **)&uf, (size_t)nreg, sizeof(int32_t));
+    if (st) goto out_free;
+
+    /* Degrees: intra edges from the blocks, inter edges from the borders. */
     for (int32_t k = 0; k < h->nclusters; k++) {
-        const cl_ref *r = &refs[k];
-        if (r->n == 0) continue; /* fresh buffers may still be NULL */
-        const int32_t *src_cells = r->fresh ? f->cells + r->cells_off : old->node_cell + r->cells_off;
-        const double *src_mat = r->fresh ? f->mat + r->mat_off : old->mat + r->mat_off;
-        const uint8_t *src_trees = r->fresh ? f->trees + r->trees_off : old->trees + r->trees_off;
+        const pf__hpa_cluster *c = h->cl[k];
         int32_t first = h->cl_node_first[k];
-        memcpy(h->node_cell + first, src_cells, (size_t)r->n * sizeof(int32_t));
-        memcpy(h->mat + h->cl_mat_first[k], src_mat, (size_t)r->n * r->n * sizeof(double));
-        memcpy(h->trees + (size_t)first * cells, src_trees, (size_t)r->n * cells);
-        for (int32_t i = first; i < first + r->n; i++) {
-            h->node_pt[i].x = h->node_cell[i] % h->w;
-            h->node_pt[i].y = h->node_cell[i] / h->w;
+        for (int32_t i = 0; i < c->n; i++) {
+            h->node_pt[first + i].x = c->cell[i] % h->w;
+            h->node_pt[first + i].y = c->cell[i] / h->w;
+            cursor[first + i] = c->intra_first[i + 1] - c->intra_first[i];
         }
     }
-
-    /* Inter-cluster edges and region unions, border by border. */
-    st = alloc_array((void **)&uf, (size_t)nreg, sizeof(int32_t));
-    if (st) goto out_free;
-    for (int32_t i = 0; i < nreg; i++) uf[i] = i;
     h->nentrances = 0;
-    for (int32_t k = 0; k < h->nclusters; k++)
-        for (int south = 0; south < 2; south++) {
-            if (!south && k % h->ncx + 1 >= h->ncx) continue;
-            if (south && k / h->ncx + 1 >= h->ncy) continue;
-            scan_border(h, g, k, south, &s->bs);
-            h->nentrances += s->bs.ngroups;
-            for (int32_t i = 0; i < s->bs.nruns; i++)
-                uf_union(uf, region_id(h, s->bs.ra[i]), region_id(h, s->bs.rb[i]));
-            st = grow((void **)&pairs, &cap_pairs, npairs + (size_t)s->bs.n, sizeof(*pairs));
-            if (st) goto out_free;
-            for (int32_t i = 0; i < s->bs.n; i++) {
-                pairs[npairs].a = node_of(h, s->bs.a[i]);
-                pairs[npairs++].b = node_of(h, s->bs.b[i]);
-            }
+    for (int32_t bi = 0; bi < 2 * h->nclusters; bi++) {
+        const pf__hpa_border *b = h->br[bi];
+        if (!b) continue;
+        int32_t fa = h->cl_node_first[bi / 2], fb = h->cl_node_first[border_peer(h, bi)];
+        for (int32_t p = 0; p < b->npairs; p++) {
+            cursor[fa + b->pa[p]]++;
+            cursor[fb + b->pb[p]]++;
         }
-
-    /* CSR: count, then fill intra edges (matrix order) and inter edges
-     * (border order), so equal inputs give equal graphs. */
-    st = alloc_array((void **)&cursor, (size_t)h->nnodes + 1, sizeof(int32_t));
-    if (st) goto out_free;
-    for (int32_t i = 0; i <= h->nnodes; i++) cursor[i] = 0;
-    for (int32_t k = 0; k < h->nclusters; k++) {
-        int32_t first = h->cl_node_first[k], n = h->cl_node_first[k + 1] - first;
-        const double *m = h->mat + h->cl_mat_first[k];
-        for (int32_t i = 0; i < n; i++)
-            for (int32_t j = 0; j < n; j++)
-                if (i != j && isfinite(m[(size_t)i * n + j])) cursor[first + i]++;
-    }
-    for (size_t p = 0; p < npairs; p++) {
-        cursor[pairs[p].a]++;
-        cursor[pairs[p].b]++;
+        h->nentrances += b->ngroups;
+        blocks += b->memory;
     }
     h->nedges = 0;
     for (int32_t i = 0; i < h->nnodes; i++) {
@@ -616,23 +677,36 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g, const pf_hpa *old, const 
     st = alloc_array((void **)&h->edge_to, (size_t)h->nedges, sizeof(int32_t));
     if (!st) st = alloc_array((void **)&h->edge_cost, (size_t)h->nedges, sizeof(double));
     if (st) goto out_free;
+
+    /* Intra edges in matrix order, then inter edges in border order, so
+     * equal inputs give equal graphs. */
     for (int32_t k = 0; k < h->nclusters; k++) {
-        int32_t first = h->cl_node_first[k], n = h->cl_node_first[k + 1] - first;
-        const double *m = h->mat + h->cl_mat_first[k];
-        for (int32_t i = 0; i < n; i++)
-            for (int32_t j = 0; j < n; j++) {
-                double c = m[(size_t)i * n + j];
-                if (i == j || !isfinite(c)) continue;
-                h->edge_to[cursor[first + i]] = first + j;
-                h->edge_cost[cursor[first + i]++] = c;
+        const pf__hpa_cluster *c = h->cl[k];
+        int32_t first = h->cl_node_first[k];
+        for (int32_t i = 0; i < c->n; i++) {
+            int32_t *cur = &cursor[first + i];
+            for (int32_t e = c->intra_first[i]; e < c->intra_first[i + 1]; e++) {
+                h->edge_to[*cur] = first + c->intra_to[e];
+                h->edge_cost[(*cur)++] = c->intra_cost[e];
             }
+            h->edge_inter[first + i] = *cur;
+        }
     }
-    for (size_t p = 0; p < npairs; p++) {
-        int32_t a = pairs[p].a, b = pairs[p].b;
-        h->edge_to[cursor[a]] = b;
-        h->edge_cost[cursor[a]++] = g->cost[h->node_cell[b]];
-        h->edge_to[cursor[b]] = a;
-        h->edge_cost[cursor[b]++] = g->cost[h->node_cell[a]];
+    for (int32_t i = 0; i < nreg; i++) uf[i] = i;
+    for (int32_t bi = 0; bi < 2 * h->nclusters; bi++) {
+        const pf__hpa_border *b = h->br[bi];
+        if (!b) continue;
+        int32_t ka = bi / 2, kb = border_peer(h, bi);
+        int32_t fa = h->cl_node_first[ka], fb = h->cl_node_first[kb];
+        for (int32_t p = 0; p < b->npairs; p++) {
+            int32_t u = fa + b->pa[p], v = fb + b->pb[p];
+            h->edge_to[cursor[u]] = v;
+            h->edge_cost[cursor[u]++] = g->cost[h->cl[kb]->cell[b->pb[p]]];
+            h->edge_to[cursor[v]] = u;
+            h->edge_cost[cursor[v]++] = g->cost[h->cl[ka]->cell[b->pa[p]]];
+        }
+        for (int32_t r = 0; r < b->nruns; r++)
+            uf_union(uf, h->cl_region_first[ka] + b->ra[r], h->cl_region_first[kb] + b->rb[r]);
     }
 
     /* Components, numbered in order of their smallest region. */
@@ -642,17 +716,15 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g, const pf_hpa *old, const 
         h->region_comp[i] = r == i ? (int32_t)h->ncomponents++ : h->region_comp[r];
     }
 
-    h->memory = sizeof(*h) + (size_t)h->w * h->h * sizeof(uint16_t) +
-                ((size_t)h->nclusters + 1) * (2 * sizeof(int32_t) + sizeof(int64_t)) +
-                (size_t)h->nnodes * (sizeof(int32_t) * 2 + sizeof(pf_point) + cells) +
-                (size_t)nmat * sizeof(double) +
+    h->memory = sizeof(*h) + (size_t)h->nclusters * 3 * sizeof(void *) +
+                ((size_t)h->nclusters + 1) * 2 * sizeof(int32_t) +
+                (size_t)h->nnodes * (sizeof(pf_point) + 2 * sizeof(int32_t)) +
                 (size_t)h->nedges * (sizeof(int32_t) + sizeof(double)) +
-                (size_t)nreg * sizeof(int32_t);
+                (size_t)nreg * sizeof(int32_t) + blocks;
 
 out_free:
     free(cursor);
     free(uf);
-    free(pairs);
     return st;
 }
 
@@ -660,22 +732,25 @@ out_free:
 
 void pf_hpa_destroy(pf_hpa *h) {
     if (!h) return;
+    if (h->cl)
+        for (int32_t k = 0; k < h->nclusters; k++) cluster_release(h->cl[k]);
+    if (h->br)
+        for (int32_t i = 0; i < 2 * h->nclusters; i++) border_release(h->br[i]);
+    free(h->cl);
+    free(h->br);
     free(h->cl_node_first);
-    free(h->node_cell);
     free(h->node_pt);
-    free(h->trees);
-    free(h->cl_mat_first);
-    free(h->mat);
     free(h->edge_first);
+    free(h->edge_inter);
     free(h->edge_to);
     free(h->edge_cost);
-    free(h->region);
     free(h->cl_region_first);
     free(h->region_comp);
     free(h);
 }
 
-/* A hierarchy with its geometry set and every array NULL. */
+/* A hierarchy with its geometry set, empty block tables and every other
+ * array NULL. */
 static pf_status hpa_alloc(const pf_grid *g, int32_t cs, pf_hpa **out) {
     pf_hpa *h = calloc(1, sizeof(*h));
     *out = NULL;
@@ -688,60 +763,44 @@ static pf_status hpa_alloc(const pf_grid *g, int32_t cs, pf_hpa **out) {
     h->nclusters = h->ncx * h->ncy;
     h->connectivity = g->connectivity;
     h->corner_cutting = g->corner_cutting;
-    h->region = malloc((size_t)g->w * (size_t)g->h * sizeof(*h->region));
-    if (!h->region) {
-        free(h);
+    h->cl = calloc((size_t)h->nclusters, sizeof(*h->cl));
+    h->br = calloc(2 * (size_t)h->nclusters, sizeof(*h->br));
+    if (!h->cl || !h->br) {
+        pf_hpa_destroy(h);
         return PF_ENOMEM;
     }
     *out = h;
     return PF_OK;
 }
 
-/* Builds h's per-cluster data for the clusters marked in dirty (all when
- * old is NULL) and assembles h. */
-static pf_status build_from(pf_hpa *h, const pf_grid *g, const pf_hpa *old, const uint8_t *dirty) {
-    build_scratch s;
-    fresh_buf f;
-    cl_ref *refs;
+/* Stages 1 (nodes and trees) and 2 for the clusters marked in dirty (all
+ * when old is NULL), whose blocks already hold their regions; every other
+ * block is shared with old. Then stage 3. */
+static pf_status build_rest(pf_hpa *h, const pf_grid *g, const pf_hpa *old, const uint8_t *dirty,
+                            build_scratch *s) {
     pf_status st;
-
-    memset(&f, 0, sizeof(f));
-    refs = calloc((size_t)h->nclusters, sizeof(*refs));
-    if (!refs) return PF_ENOMEM;
-    st = scratch_init(&s, h->cs);
-    if (st) goto out_free_refs;
-    /* Regions first: the entrances of a border depend on the regions of
-     * both its clusters. */
-    for (int32_t k = 0; k < h->nclusters; k++)
-        if (!old || dirty[k]) refs[k].nreg = label_regions(h, g, k, h->region, s.queue);
     for (int32_t k = 0; k < h->nclusters; k++) {
-        if (old && !dirty[k]) {
-            refs[k].fresh = false;
-            refs[k].n = old->cl_node_first[k + 1] - old->cl_node_first[k];
-            refs[k].nreg = old->cl_region_first[k + 1] - old->cl_region_first[k];
-            refs[k].cells_off = (size_t)old->cl_node_first[k];
-            refs[k].mat_off = (size_t)old->cl_mat_first[k];
-            refs[k].trees_off = (size_t)old->cl_node_first[k] * (size_t)h->cs * (size_t)h->cs;
+        if (old && !dirty[k]) continue;
+        int32_t n = cluster_nodes(h, g, k, s);
+        st = cluster_fill(h, g, k, n, s, h->cl[k]);
+        if (st) return st;
+    }
+    for (int32_t bi = 0; bi < 2 * h->nclusters; bi++) {
+        int32_t k = bi / 2, peer = border_peer(h, bi);
+        if (bi % 2 ? k / h->ncx + 1 >= h->ncy : k % h->ncx + 1 >= h->ncx) continue;
+        if (old && !dirty[k] && !dirty[peer]) {
+            h->br[bi] = border_ref(old->br[bi]);
             continue;
         }
-        int32_t n = cluster_nodes(h, g, k, &s);
-        st = build_cluster(h, g, k, n, &s, &f, &refs[k]);
-        if (st) goto out_free_scratch;
+        st = border_make(h, g, k, bi % 2, s, &h->br[bi]);
+        if (st) return st;
     }
-    st = assemble(h, g, old, refs, &f, &s);
-
-out_free_scratch:
-    scratch_free(&s);
-    free(f.cells);
-    free(f.mat);
-    free(f.trees);
-out_free_refs:
-    free(refs);
-    return st;
+    return assemble(h, g);
 }
 
 pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_hpa **out) {
     int32_t cs = p && p->cluster_size ? p->cluster_size : PF_HPA_DEFAULT_CLUSTER;
+    build_scratch s;
     pf_hpa *h;
     pf_status st;
 
@@ -749,20 +808,26 @@ pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_hpa **out) {
     if (cs < PF__HPA_MIN_CLUSTER || cs > PF__HPA_MAX_CLUSTER) return PF_EINVAL;
     st = hpa_alloc(g, cs, &h);
     if (st) return st;
-    st = build_from(h, g, NULL, NULL);
-    if (st) {
-        pf_hpa_destroy(h);
-        return st;
-    }
+    st = scratch_init(&s, cs);
+    if (st) goto out_free_h;
+    /* Regions first: the entrances of a border depend on the regions of
+     * both its clusters. */
+    for (int32_t k = 0; k < h->nclusters && !st; k++) st = cluster_begin(h, g, k, &s, &h->cl[k]);
+    if (!st) st = build_rest(h, g, NULL, NULL, &s);
+    scratch_free(&s);
+    if (st) goto out_free_h;
     *out = h;
     return PF_OK;
+
+out_free_h:
+    pf_hpa_destroy(h);
+    return st;
 }
 
-/* Whether the node cells in list[0..n) are those cluster k has in h. */
-static bool same_nodes(const pf_hpa *h, int32_t k, const int32_t *list, int32_t n) {
-    int32_t first = h->cl_node_first[k];
-    if (h->cl_node_first[k + 1] - first != n) return false;
-    return memcmp(h->node_cell + first, list, (size_t)n * sizeof(*list)) == 0;
+/* Whether the node cells in list[0..n) are those of block c. */
+static bool same_nodes(const pf__hpa_cluster *c, const int32_t *list, int32_t n) {
+    if (c->n != n) return false;
+    return n == 0 || memcmp(c->cell, list, (size_t)n * sizeof(*list)) == 0;
 }
 
 pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *changed, size_t n,
@@ -787,7 +852,6 @@ pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *cha
     }
     st = scratch_init(&s, h->cs);
     if (st) goto out_free_dirty;
-    memcpy(h->region, old->region, (size_t)h->w * (size_t)h->h * sizeof(*h->region));
 
     /* A changed cell (its cost, or a wall edge beside it) alters the moves
      * inside its own cluster and the entrances on that cluster's borders:
@@ -795,22 +859,29 @@ pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *cha
      * cluster (a diagonal's L routes stay in its 2x2 box), and a wall edge
      * across a border lists a changed cell on each side. Those clusters are
      * rebuilt (mark 1). A 4-neighbour shares a rebuilt border: it is rebuilt
-     * too when its transitions on that border moved (mark 2). */
+     * too when its transitions on that border moved (mark 2). Its own
+     * borders with other clusters cannot change (their cells and regions
+     * did not), so nothing spreads further. */
     for (size_t i = 0; i < n; i++) dirty[pf__hpa_cluster_of(h, changed[i].x, changed[i].y)] = 1;
-    for (int32_t k = 0; k < h->nclusters; k++)
-        if (dirty[k]) label_regions(h, g, k, h->region, s.queue);
-    for (int32_t k = 0; k < h->nclusters; k++) {
-        int32_t cx = k % h->ncx, cy = k / h->ncx;
-        bool near = false;
-        if (dirty[k] == 1) continue;
-        near = (cx > 0 && dirty[k - 1] == 1) || (cx + 1 < h->ncx && dirty[k + 1] == 1) ||
-               (cy > 0 && dirty[k - h->ncx] == 1) || (cy + 1 < h->ncy && dirty[k + h->ncx] == 1);
-        if (!near) continue;
-        int32_t nn = cluster_nodes(h, g, k, &s);
-        if (!same_nodes(old, k, s.list, nn)) dirty[k] = 2;
+    for (int32_t k = 0; k < h->nclusters && !st; k++) {
+        if (dirty[k]) st = cluster_begin(h, g, k, &s, &h->cl[k]);
+        else h->cl[k] = cluster_ref(old->cl[k]);
     }
+    for (int32_t k = 0; k < h->nclusters && !st; k++) {
+        int32_t cx = k % h->ncx, cy = k / h->ncx;
+        if (dirty[k] == 1) continue;
+        if (!((cx > 0 && dirty[k - 1] == 1) || (cx + 1 < h->ncx && dirty[k + 1] == 1) ||
+              (cy > 0 && dirty[k - h->ncx] == 1) || (cy + 1 < h->ncy && dirty[k + h->ncx] == 1)))
+            continue;
+        int32_t nn = cluster_nodes(h, g, k, &s);
+        if (same_nodes(old->cl[k], s.list, nn)) continue;
+        dirty[k] = 2;
+        cluster_release(h->cl[k]);
+        h->cl[k] = NULL;
+        st = cluster_begin(h, g, k, &s, &h->cl[k]);
+    }
+    if (!st) st = build_rest(h, g, old, dirty, &s);
     scratch_free(&s);
-    st = build_from(h, g, old, dirty);
     if (st) goto out_free_dirty;
     free(dirty);
     *out = h;
@@ -837,7 +908,8 @@ void pf_hpa_get_stats(const pf_hpa *h, pf_hpa_stats *st) {
 bool pf_hpa_connected(const pf_hpa *h, pf_point a, pf_point b) {
     if (a.x < 0 || a.y < 0 || a.x >= h->w || a.y >= h->h) return false;
     if (b.x < 0 || b.y < 0 || b.x >= h->w || b.y >= h->h) return false;
-    int32_t ca = a.y * h->w + a.x, cb = b.y * h->w + b.x;
-    if (h->region[ca] == PF__HPA_NO_REGION || h->region[cb] == PF__HPA_NO_REGION) return false;
-    return h->region_comp[region_id(h, ca)] == h->region_comp[region_id(h, cb)];
+    uint16_t ra = pf__hpa_region_at(h, a.x, a.y), rb = pf__hpa_region_at(h, b.x, b.y);
+    if (ra == PF__HPA_NO_REGION || rb == PF__HPA_NO_REGION) return false;
+    return h->region_comp[h->cl_region_first[pf__hpa_cluster_of(h, a.x, a.y)] + ra] ==
+           h->region_comp[h->cl_region_first[pf__hpa_cluster_of(h, b.x, b.y)] + rb];
 }

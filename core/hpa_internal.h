@@ -7,21 +7,73 @@
  * cluster a cell has the local index (y - y0) * cs + (x - x0) whatever the
  * cluster's real width, so every per-cluster table has cs*cs entries.
  *
+ * A hierarchy is a set of per-cluster and per-border blocks plus the global
+ * abstract graph assembled from them. Blocks are immutable once built and
+ * reference-counted: a repair rebuilds the blocks of the clusters (and their
+ * borders) a change touches and shares every other block with the version
+ * it came from, so its cost is the rebuilt clusters plus a linear pass over
+ * the abstract graph, never a copy of the cached paths.
+ *
  * Abstract nodes are transition cells. The nodes of one cluster are
  * contiguous (cl_node_first[k] .. cl_node_first[k+1]) and sorted by cell
  * index, so a hierarchy built from scratch and one repaired from an older
- * version are identical array for array.
+ * version are identical block for block and array for array.
  */
 #ifndef PF_HPA_INTERNAL_H
 #define PF_HPA_INTERNAL_H
+
+#include <stdatomic.h>
 
 #include "grid_internal.h"
 #include "hpa.h"
 
 #define PF__HPA_NO_DIR 0xFFu        /* tree root, or a cell the tree does not reach */
-#define PF__HPA_NO_REGION 0xFFFFu   /* blocked cell */
+#define PF__HPA_NO_REGION 0xFFFFu   /* blocked cell, or outside the map */
 #define PF__HPA_MIN_CLUSTER 4
 #define PF__HPA_MAX_CLUSTER 64      /* local indices and region labels fit in 16 bits */
+
+/* One cluster's data. */
+typedef struct pf__hpa_cluster {
+    atomic_int refs;
+    int32_t n;      /* transition nodes */
+    int32_t nreg;   /* connected regions */
+    /* Every walkable cell of the cluster has the same cost, so in-cluster
+     * distances are symmetric: node i's tree is only grown until the nodes
+     * after it (j > i) are reached, and the path from i to an earlier node j
+     * is j's tree path to i walked backwards. */
+    bool sym;
+    int32_t nintra;       /* intra-cluster edges */
+    uint16_t *region;     /* [cs*cs] region label of each local cell */
+    int32_t *cell;        /* [n] node cells (y*w+x), ascending */
+    /* Exact in-cluster distances between the nodes, n x n row-major (row =
+     * from), INFINITY when unreachable inside the cluster. */
+    double *mat;
+    /* The intra-cluster edges (the finite off-diagonal matrix entries) in
+     * CSR form over local node indices, in matrix order. */
+    int32_t *intra_first; /* [n + 1] */
+    int32_t *intra_to;    /* [nintra] */
+    double *intra_cost;   /* [nintra] */
+    /* Cached in-cluster shortest paths: trees[i*cs*cs + li] is the direction
+     * from local cell li one step back towards node i's cell along a
+     * shortest in-cluster path from node i (PF__HPA_NO_DIR at the node and at
+     * cells its tree does not reach). Refinement walks it from the target
+     * back to node i. */
+    uint8_t *trees;
+    size_t memory;
+} pf__hpa_cluster;
+
+/* One border: between cluster k and its east (vertical border) or south
+ * neighbour (horizontal border); side a lies in k, side b in the
+ * neighbour. */
+typedef struct pf__hpa_border {
+    atomic_int refs;
+    int32_t npairs;  /* transition pairs: one inter-cluster edge each way */
+    int32_t nruns;   /* runs of crossable cell pairs */
+    int32_t ngroups; /* entrances */
+    int32_t *pa, *pb;  /* [npairs] local node indices of the pair in a's and b's clusters */
+    uint16_t *ra, *rb; /* [nruns] region labels the run joins in a's and b's clusters */
+    size_t memory;
+} pf__hpa_border;
 
 struct pf_hpa {
     int32_t w, h, cs;
@@ -29,37 +81,29 @@ struct pf_hpa {
     int connectivity;
     bool corner_cutting;
 
+    pf__hpa_cluster **cl;  /* [nclusters] */
+    pf__hpa_border **br;   /* [2 * nclusters]: east border of k at 2k, south at 2k+1; NULL at the map's edge */
+
     /* Abstract nodes. */
     int32_t nnodes;
     int32_t *cl_node_first; /* [nclusters + 1] */
-    int32_t *node_cell;     /* [nnodes] cell index y*w+x */
     pf_point *node_pt;      /* [nnodes] */
-    /* Cached in-cluster shortest paths: for node v, trees[v*cs*cs + li] is
-     * the direction from local cell li one step back towards v's cell along
-     * a shortest in-cluster path from v (PF__HPA_NO_DIR at v and at cells v
-     * does not reach). Refinement walks it from the target back to v. */
-    uint8_t *trees;
-    /* Exact in-cluster distances between the nodes of a cluster: an n x n
-     * row-major matrix per cluster (row = from), INFINITY when unreachable
-     * inside the cluster. */
-    int64_t *cl_mat_first;  /* [nclusters + 1] */
-    double *mat;
 
     /* The abstract graph in CSR form: intra-cluster edges (cost = matrix
-     * entry) then inter-cluster edges (one orthogonal step across a border,
-     * cost = entry cost of the cell entered). Directed: costs differ by
-     * direction on maps with non-uniform costs. */
+     * entry) then, from edge_inter[v] on, inter-cluster edges (one
+     * orthogonal step across a border, cost = entry cost of the cell
+     * entered). Directed: costs differ by direction on maps with non-uniform
+     * costs. */
     int32_t *edge_first; /* [nnodes + 1] */
+    int32_t *edge_inter; /* [nnodes] first inter-cluster edge of each node */
     int32_t *edge_to;
     double *edge_cost;
     int64_t nedges;
     int64_t nentrances;
 
-    /* Connectivity. region[c] is the label of cell c's connected region
-     * inside its cluster (PF__HPA_NO_REGION when blocked); the global region
-     * id is cl_region_first[k] + label, and region_comp maps it to its
-     * connected component of the whole map. */
-    uint16_t *region;         /* [w * h] */
+    /* Connectivity: the global id of region r of cluster k is
+     * cl_region_first[k] + r, and region_comp maps it to its connected
+     * component of the whole map. */
     int32_t *cl_region_first; /* [nclusters + 1] */
     int32_t *region_comp;     /* [regions] */
     int64_t ncomponents;
@@ -83,14 +127,21 @@ static inline void pf__hpa_box(const pf_hpa *h, int32_t k, int32_t *x0, int32_t 
 /* Dijkstra restricted to one cluster, on a bucket queue: with buckets as
  * wide as the cheapest step in the cluster, every cell in the lowest
  * non-empty bucket already has its final distance (Dinitz 1978; Dial 1969),
- * so each cell costs O(1) queue work. Buffers hold cs*cs cells. */
+ * so each cell costs O(1) queue work. The cluster's cells are first copied
+ * into local tables (costs, and move masks without the moves that leave the
+ * cluster), which every search from the cluster's nodes then reads without
+ * any index arithmetic. Buffers hold cs*cs cells. */
 #define PF__HPA_BUCKETS 512 /* a power of two > 255 * sqrt(2) + 2, the widest live window */
 
 typedef struct pf__hpa_dij {
-    int32_t cells;     /* cs * cs */
-    double *dist;      /* [cells] */
-    uint8_t *dir;      /* [cells], see pf_hpa.trees */
-    int32_t *state;    /* [cells] -1 unseen, -2 settled, else the absolute bucket */
+    int32_t cap;          /* cells the buffers hold */
+    int32_t cs, cells;    /* side of the loaded box's cluster, cs * cs <= cap */
+    int cmin, cmax;       /* cheapest and dearest cell cost of the loaded box */
+    uint8_t *lcost;       /* [cells] the loaded box's costs, 0 outside it */
+    uint8_t *lmoves;      /* [cells] its move masks, moves leaving the box removed */
+    double *dist;         /* [cells] */
+    uint8_t *dir;         /* [cells], see pf__hpa_cluster.trees */
+    int32_t *state;       /* [cells] -1 unseen, -2 settled, else the absolute bucket */
     int32_t *next, *prev; /* [cells] bucket lists */
     uint8_t *target;      /* [cells] 1 at the cells an early-stopping run waits for */
     int32_t head[PF__HPA_BUCKETS];
@@ -100,16 +151,26 @@ typedef struct pf__hpa_dij {
 pf_status pf__hpa_dij_init(pf__hpa_dij *s, int32_t cs);
 void pf__hpa_dij_free(pf__hpa_dij *s);
 
-/* Shortest in-cluster paths from cell (sx, sy) of the box [x0, x0+bw) x
- * [y0, y0+bh) (local stride cs). Forward: dist[li] is the cost from the
- * source to li. Reverse: dist[li] is the cost from li to the source (moves
- * are symmetric, costs are not). In both, dir[li] is the direction of the
- * next cell towards the source. With ntargets > 0 the search stops once the
- * cells targets[0..ntargets) (local indices) are settled: their distances
- * and every tree path to them are final, the rest of the tables are partial
- * but still a deterministic function of the input. */
-void pf__hpa_dijkstra(const pf_grid *g, int32_t x0, int32_t y0, int32_t bw, int32_t bh, int32_t cs,
-                      int32_t sx, int32_t sy, bool reverse, const int32_t *targets,
-                      int32_t ntargets, pf__hpa_dij *s);
+/* Loads the box [x0, x0+bw) x [y0, y0+bh) of g, a cluster of side cs (the
+ * local stride; cs * cs <= s->cap), into s's local tables. */
+void pf__hpa_dij_load(pf__hpa_dij *s, const pf_grid *g, int32_t cs, int32_t x0, int32_t y0,
+                      int32_t bw, int32_t bh);
+
+/* Shortest paths inside the loaded box from local cell src. Forward:
+ * dist[li] is the cost from the source to li. Reverse: dist[li] is the cost
+ * from li to the source (moves are symmetric, costs are not). In both,
+ * dir[li] is the direction of the next cell towards the source. With
+ * ntargets > 0 the search stops once the cells targets[0..ntargets) (local
+ * indices) are settled: their distances and every tree path to them are
+ * final, the rest of the tables are partial but still a deterministic
+ * function of the input. */
+void pf__hpa_dijkstra(pf__hpa_dij *s, int32_t src, bool reverse, const int32_t *targets,
+                      int32_t ntargets);
+
+/* The region label of cell (x, y) (PF__HPA_NO_REGION when blocked). */
+static inline uint16_t pf__hpa_region_at(const pf_hpa *h, int32_t x, int32_t y) {
+    int32_t k = pf__hpa_cluster_of(h, x, y);
+    return h->cl[k]->region[(y % h->cs) * h->cs + x % h->cs];
+}
 
 #endif

@@ -27,11 +27,24 @@
 
 #include "search_internal.h"
 
-/* From an anchor, the improvement pass tries lines to later path cells
- * until this many in a row failed, and never further than LOOK_MAX cells
- * ahead (bounds the work per anchor: lines are checked cell by cell). */
-#define LOOK_PATIENCE 12
+/* From an anchor, the improvement pass looks for lines to path cells at
+ * most this many cells ahead (bounds the work per anchor: lines are checked
+ * cell by cell). */
 #define LOOK_MAX 160
+#define LOOK_PATIENCE 12
+
+/* The abstract A* weighs its heuristic by this much (weighted A*, Pohl
+ * 1970; without re-expansions the bound on ordinary graphs is the weight,
+ * Likhachev, Gordon & Thrun 2003). Abstract paths detour through transition
+ * points, so the octile heuristic trails their cost by a few percent and
+ * plain A* widens into an ellipse of nodes almost as long as it is wide; the
+ * small weight narrows it. Measured over the 18 shared maps (every second
+ * scenario): long queries 16-35% faster on random512-10-0, Boston_0_512,
+ * AcrosstheCape and Berlin_1_1024, no change elsewhere, mean suboptimality
+ * after shortening 0.310% -> 0.312%, 99th percentile 2.34% -> 2.33%. Parent
+ * links stay acyclic (a node's g always exceeds its parent's), so paths
+ * remain valid. */
+#define H_WEIGHT 1.03
 
 /* Per-thread scratch in ctx->ext[PF__EXT_HPA]. */
 typedef struct hpa_scratch {
@@ -43,6 +56,8 @@ typedef struct hpa_scratch {
     size_t tmp_cap;
     int32_t *apath; /* abstract path, virtual nodes included */
     size_t apath_cap;
+    uint8_t *via;   /* per abstract node: reached along an intra-cluster edge */
+    size_t via_cap;
 } hpa_scratch;
 
 static void scratch_free(void *p) {
@@ -54,15 +69,16 @@ static void scratch_free(void *p) {
     free(s->tmp);
     free(s->pc);
     free(s->apath);
+    free(s->via);
     free(s);
 }
 
 static size_t scratch_memory(const void *p) {
     const hpa_scratch *s = p;
     size_t cells = (size_t)s->cs * (size_t)s->cs;
-    return sizeof(*s) + 2 * cells * (sizeof(double) + 2 + 3 * sizeof(int32_t)) +
+    return sizeof(*s) + 2 * cells * (sizeof(double) + 4 + 3 * sizeof(int32_t)) +
            cells * sizeof(pf_point) + s->tmp_cap * (sizeof(pf_point) + sizeof(double)) +
-           s->apath_cap * sizeof(int32_t);
+           s->apath_cap * sizeof(int32_t) + s->via_cap;
 }
 
 static pf_status get_scratch(pf_search_ctx *ctx, int32_t cs, hpa_scratch **out) {
@@ -112,82 +128,227 @@ static inline int32_t local_index(const pf_hpa *h, int32_t k, pf_point p) {
     return (p.y - (k / h->ncx) * h->cs) * h->cs + p.x - (k % h->ncx) * h->cs;
 }
 
-/* Relaxes node v reached at cost gv from u. */
-static inline void relax(pf_search_ctx *ctx, int32_t u, int32_t v, double gv, double hv,
-                         pf_result *out) {
-    pf__node *nv = &ctx->nodes[v];
-    if (nv->gen != ctx->gen) {
-        nv->gen = ctx->gen;
-        nv->g = gv;
-        nv->parent = u;
-        pf__heap_push(ctx, v, gv + hv, hv);
-        out->generated++;
-    } else if (nv->heap_pos != PF__HEAP_CLOSED && gv < nv->g) {
-        nv->g = gv;
-        nv->parent = u;
-        pf__heap_decrease(ctx, v, gv + hv, hv);
-        out->generated++;
+/* The abstract A*. Its open list is a 4-ary min-heap on (f, h, insertion
+ * order), the order of the shared binary heap, kept in the context's heap
+ * and node arrays; it is local so that its operations inline. */
+
+#define NOT_QUEUED (-2) /* seen, not in the open list, not closed (pf__node.heap_pos) */
+
+typedef struct astar {
+    pf_search_ctx *ctx;
+    pf__node *nodes;
+    pf__heap_item *heap;
+    size_t len;
+    uint32_t seq, gen;
+    uint8_t *via;           /* per node: its g came along an intra-cluster edge */
+    const pf_hpa *h;
+    const double *rev_dist; /* the goal's reverse in-cluster distances */
+    pf_point goal;
+    int conn;
+    double minc;
+    int32_t G, gfirst, glast, kg;
+    uint64_t generated;
+} astar;
+
+static inline bool item_less(const pf__heap_item *a, const pf__heap_item *b) {
+    if (a->f != b->f) return a->f < b->f;
+    if (a->h != b->h) return a->h < b->h;
+    return a->seq < b->seq;
+}
+
+static inline void heap_up(astar *a, size_t pos, pf__heap_item it) {
+    while (pos > 0) {
+        size_t parent = (pos - 1) / 4;
+        if (!item_less(&it, &a->heap[parent])) break;
+        a->heap[pos] = a->heap[parent];
+        a->nodes[a->heap[pos].node].heap_pos = (int32_t)pos;
+        pos = parent;
+    }
+    a->heap[pos] = it;
+    a->nodes[it.node].heap_pos = (int32_t)pos;
+}
+
+static inline int32_t heap_pop(astar *a) {
+    int32_t best = a->heap[0].node;
+    a->nodes[best].heap_pos = PF__HEAP_CLOSED;
+    if (--a->len > 0) {
+        pf__heap_item it = a->heap[a->len];
+        size_t pos = 0, n = a->len;
+        for (;;) {
+            size_t c = 4 * pos + 1, m;
+            if (c >= n) break;
+            m = c;
+            for (size_t i = c + 1; i < c + 4 && i < n; i++)
+                if (item_less(&a->heap[i], &a->heap[m])) m = i;
+            if (!item_less(&a->heap[m], &it)) break;
+            a->heap[pos] = a->heap[m];
+            a->nodes[a->heap[pos].node].heap_pos = (int32_t)pos;
+            pos = m;
+        }
+        a->heap[pos] = it;
+        a->nodes[it.node].heap_pos = (int32_t)pos;
+    }
+    return best;
+}
+
+/* Offers v the cost gv from u, v to be expanded from the open list. */
+static inline void relax_open(astar *a, int32_t u, int32_t v, double gv) {
+    pf__node *nv = &a->nodes[v];
+    pf__heap_item it;
+    if (nv->gen == a->gen) {
+        if (nv->heap_pos == PF__HEAP_CLOSED || !(gv < nv->g)) return;
+        if (nv->heap_pos >= 0) { /* in the open list: the heuristic is f - g */
+            size_t pos = (size_t)nv->heap_pos;
+            it = a->heap[pos];
+            it.f = gv + it.h;
+            nv->g = gv;
+            nv->parent = u;
+            a->via[v] = 0;
+            heap_up(a, pos, it);
+            a->generated++;
+            return;
+        }
+    }
+    it.h = v == a->G ? 0.0 : H_WEIGHT * h_cost(a->conn, a->minc, a->h->node_pt[v], a->goal);
+    it.f = gv + it.h;
+    it.seq = a->seq++;
+    it.node = v;
+    nv->gen = a->gen;
+    nv->g = gv;
+    nv->parent = u;
+    a->via[v] = 0;
+    heap_up(a, a->len++, it);
+    a->generated++;
+}
+
+/* Offers v the cost gv from u along an intra-cluster edge (or from the
+ * virtual start). Such a node needs no expansion of its own (see
+ * abstract_search): its inter-cluster edges and its goal edge are relaxed at
+ * once instead, and it stays out of the open list. */
+static inline void reach_intra(astar *a, int32_t u, int32_t v, double gv) {
+    pf__node *nv = &a->nodes[v];
+    const pf_hpa *h = a->h;
+    if (nv->gen == a->gen) {
+        if (nv->heap_pos == PF__HEAP_CLOSED || !(gv < nv->g)) return;
+    } else {
+        nv->gen = a->gen;
+        nv->heap_pos = NOT_QUEUED;
+    }
+    nv->g = gv;
+    nv->parent = u;
+    a->via[v] = 1;
+    a->generated++;
+    for (int32_t e = h->edge_inter[v]; e < h->edge_first[v + 1]; e++)
+        relax_open(a, v, h->edge_to[e], gv + h->edge_cost[e]);
+    if (v >= a->gfirst && v < a->glast) {
+        double d = a->rev_dist[local_index(h, a->kg, h->node_pt[v])];
+        if (isfinite(d)) relax_open(a, v, a->G, gv + d);
     }
 }
 
 /* A* over the abstract graph from the virtual start S to the virtual goal G.
  * The octile (manhattan) distance times the cheapest cost is consistent:
- * every abstract edge is a real path at least that long. */
+ * every abstract edge is a real path at least that long (the search weighs
+ * it by H_WEIGHT; the arguments below are for weight 1, and with the weight
+ * the abstract path is near-optimal instead of optimal).
+ * A node reached along an intra-cluster edge (or from S) never needs its
+ * own intra-cluster edges: the cluster's distances obey the triangle
+ * inequality (they are exact shortest in-cluster paths, as are S's), so the
+ * node it came from already offered every other node of the cluster a cost
+ * at least as low. Its inter-cluster edges and goal edge are relaxed when it
+ * is reached (so an intra edge and the inter edge after it act as one
+ * compound edge), and only nodes reached across a border enter the open
+ * list, which roughly halves its traffic. A reached node's cost can still
+ * drop later, and then its edges are relaxed again; it never drops for a
+ * node whose successor is already closed, as the heuristic is consistent. */
 static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g,
                                  const pf_query *q, const hpa_scratch *s, int32_t ks, int32_t kg,
                                  pf_result *out) {
-    const int32_t S = h->nnodes, G = h->nnodes + 1;
-    const int conn = g->connectivity;
-    const double minc = (double)pf_grid_min_cost(g);
-    const int32_t gfirst = h->cl_node_first[kg], glast = h->cl_node_first[kg + 1];
-    pf__node *nodes = ctx->nodes;
+    const int32_t S = h->nnodes;
+    astar a;
+    pf_status st = PF_NO_PATH;
 
-    nodes[S].gen = ctx->gen;
-    nodes[S].g = 0.0;
-    nodes[S].parent = -1;
+    a.ctx = ctx;
+    a.nodes = ctx->nodes;
+    a.heap = ctx->heap;
+    a.len = 0;
+    a.seq = 0;
+    a.gen = ctx->gen;
+    a.via = s->via;
+    a.h = h;
+    a.rev_dist = s->rev.dist;
+    a.goal = q->goal;
+    a.conn = g->connectivity;
+    a.minc = (double)pf_grid_min_cost(g);
+    a.G = h->nnodes + 1;
+    a.gfirst = h->cl_node_first[kg];
+    a.glast = h->cl_node_first[kg + 1];
+    a.kg = kg;
+    a.generated = 0;
+
+    a.nodes[S].gen = a.gen;
+    a.nodes[S].g = 0.0;
+    a.nodes[S].parent = -1;
     {
-        double hs = h_cost(conn, minc, q->start, q->goal);
-        pf__heap_push(ctx, S, hs, hs);
+        pf__heap_item it = {0.0, 0.0, a.seq++, S};
+        it.h = H_WEIGHT * h_cost(a.conn, a.minc, q->start, q->goal);
+        it.f = it.h;
+        heap_up(&a, a.len++, it);
+        a.generated++;
     }
-    out->generated++;
-    while (ctx->heap_len > 0) {
-        int32_t u = pf__heap_pop(ctx);
-        double gu = nodes[u].g;
-        if (u == G) return PF_OK;
+    while (a.len > 0) {
+        int32_t u = heap_pop(&a);
+        double gu = a.nodes[u].g;
+        if (u == a.G) {
+            st = PF_OK;
+            break;
+        }
         if (q->should_stop && (out->expanded & PF__STOP_POLL_MASK) == 0 &&
-            q->should_stop(q->stop_ud))
-            return PF_ECANCELED;
-        if (q->max_expanded && out->expanded >= q->max_expanded) return PF_EBUDGET;
+            q->should_stop(q->stop_ud)) {
+            st = PF_ECANCELED;
+            break;
+        }
+        if (q->max_expanded && out->expanded >= q->max_expanded) {
+            st = PF_EBUDGET;
+            break;
+        }
         out->expanded++;
         if (q->record_expanded)
             ctx->expanded[ctx->expanded_len++] =
-                u == S ? q->start.y * g->w + q->start.x : h->node_cell[u];
+                u == S ? q->start.y * g->w + q->start.x : h->node_pt[u].y * g->w + h->node_pt[u].x;
         if (u == S) {
             for (int32_t v = h->cl_node_first[ks]; v < h->cl_node_first[ks + 1]; v++) {
                 double d = s->fwd.dist[local_index(h, ks, h->node_pt[v])];
-                if (isfinite(d)) relax(ctx, S, v, d, h_cost(conn, minc, h->node_pt[v], q->goal), out);
+                if (isfinite(d)) reach_intra(&a, S, v, d);
             }
             if (ks == kg) {
                 double d = s->fwd.dist[local_index(h, ks, q->goal)];
-                if (isfinite(d)) relax(ctx, S, G, d, 0.0, out);
+                if (isfinite(d)) relax_open(&a, S, a.G, d);
             }
             continue;
         }
-        for (int32_t e = h->edge_first[u]; e < h->edge_first[u + 1]; e++) {
-            int32_t v = h->edge_to[e];
-            relax(ctx, u, v, gu + h->edge_cost[e], h_cost(conn, minc, h->node_pt[v], q->goal), out);
-        }
-        if (u >= gfirst && u < glast) {
-            double d = s->rev.dist[local_index(h, kg, h->node_pt[u])];
-            if (isfinite(d)) relax(ctx, u, G, gu + d, 0.0, out);
+        /* A node whose cost came along an intra edge after it was queued
+         * has had all its relaxations. */
+        if (a.via[u]) continue;
+        for (int32_t e = h->edge_first[u]; e < h->edge_inter[u]; e++)
+            reach_intra(&a, u, h->edge_to[e], gu + h->edge_cost[e]);
+        for (int32_t e = h->edge_inter[u]; e < h->edge_first[u + 1]; e++)
+            relax_open(&a, u, h->edge_to[e], gu + h->edge_cost[e]);
+        if (u >= a.gfirst && u < a.glast) {
+            double d = a.rev_dist[local_index(h, kg, h->node_pt[u])];
+            if (isfinite(d)) relax_open(&a, u, a.G, gu + d);
         }
     }
-    /* Unreachable in the abstract graph although the components said
-     * otherwise: impossible by construction, reported rather than trusted. */
-    return PF_NO_PATH;
+    out->generated += a.generated;
+    ctx->heap_len = 0;
+    ctx->seq = a.seq;
+    /* PF_NO_PATH when the open list ran dry although the components said
+     * the goal is reachable: impossible by construction, reported rather
+     * than trusted. */
+    return st;
 }
 
-/* Follows dir (see pf_hpa.trees) from p to the tree's root, writing the
+/* Follows dir (see pf__hpa_cluster.trees) from p to the tree's root, writing the
  * cells, p and root included, into seg. Returns their number. */
 static int32_t walk_tree(const pf_hpa *h, const uint8_t *dir, int32_t k, pf_point p,
                          pf_point *seg) {
@@ -231,9 +392,16 @@ static pf_status refine(pf_search_ctx *ctx, const pf_hpa *h, const pf_query *q, 
     for (int32_t i = 1; i + 2 < na; i++) {
         int32_t u = apath[i], v = apath[i + 1];
         int32_t ku = pf__hpa_cluster_of(h, h->node_pt[u].x, h->node_pt[u].y);
-        if (v >= h->cl_node_first[ku] && v < h->cl_node_first[ku + 1]) {
-            n = walk_tree(h, h->trees + (size_t)u * cells, ku, h->node_pt[v], s->seg);
-            st = append_cells(ctx, len, s->seg, n - 1, true);
+        int32_t first = h->cl_node_first[ku];
+        if (v >= first && v < h->cl_node_first[ku + 1]) {
+            const pf__hpa_cluster *c = h->cl[ku];
+            if (!c->sym || u < v) {
+                n = walk_tree(h, c->trees + (size_t)(u - first) * cells, ku, h->node_pt[v], s->seg);
+                st = append_cells(ctx, len, s->seg, n - 1, true);
+            } else { /* v's tree path to u, walked backwards (see pf__hpa_cluster.sym) */
+                n = walk_tree(h, c->trees + (size_t)(v - first) * cells, ku, h->node_pt[u], s->seg);
+                st = append_cells(ctx, len, s->seg + 1, n - 1, false);
+            }
         } else {
             st = append_cells(ctx, len, &h->node_pt[v], 1, false);
         }
@@ -251,6 +419,101 @@ static inline int dir_of(int dx, int dy) {
                                        {PF_DIR_W, -1, PF_DIR_E},
                                        {PF_DIR_SW, PF_DIR_S, PF_DIR_SE}};
     return table[dy + 1][dx + 1];
+}
+
+/* A line between two cells on an 8-connected map: n steps along the major
+ * axis, `minor` of them also along the minor one (diagonal). */
+typedef struct line8 {
+    int64_t n, minor;
+    int dmaj, ddia;     /* directions of a straight and a diagonal step */
+    int32_t omaj, odia; /* their cell index offsets */
+    int32_t c0;         /* the first cell */
+} line8;
+
+static inline void line8_init(const pf_grid *g, pf_point a, pf_point b, line8 *l) {
+    int64_t adx = b.x > a.x ? b.x - a.x : a.x - b.x, ady = b.y > a.y ? b.y - a.y : a.y - b.y;
+    int sx = b.x > a.x ? 1 : (b.x < a.x ? -1 : 0), sy = b.y > a.y ? 1 : (b.y < a.y ? -1 : 0);
+    bool xmajor = adx >= ady;
+    l->n = xmajor ? adx : ady;
+    l->minor = xmajor ? ady : adx;
+    l->dmaj = xmajor ? dir_of(sx, 0) : dir_of(0, sy);
+    l->ddia = dir_of(sx, sy);
+    l->omaj = xmajor ? sx : sy * g->w;
+    l->odia = sx + sy * g->w;
+    l->c0 = a.y * g->w + a.x;
+}
+
+/* Whether the first step of a shape (see walk_line) is diagonal; n > 0. */
+static inline bool line8_first_diag(const line8 *l, int shape) {
+    if (shape == 0) return 2 * l->minor >= l->n;
+    if (shape == 1) return l->minor > 0;
+    return l->minor == l->n;
+}
+
+/* walk_line on an 8-connected map. */
+static int32_t walk8(const pf_grid *g, const line8 *l, int shape, double budget, pf_point *buf,
+                     double *cost) {
+    const int64_t n = l->n, minor = l->minor;
+    /* Shape 0: the minor coordinate after step i is floor((2 i minor + n)
+     * / 2n), kept as a running numerator num against the next threshold
+     * (it grows by at most one a step since minor <= n). Shape 1 moves
+     * diagonally for the first `minor` steps, shape 2 for the last. */
+    int64_t num = n, thresh = 2 * n;
+    int32_t c = l->c0;
+    double acc = 0.0;
+    for (int64_t i = 1; i <= n; i++) {
+        bool diag;
+        if (shape == 0) {
+            num += 2 * minor;
+            diag = num >= thresh;
+            if (diag) thresh += 2 * n;
+        } else if (shape == 1) {
+            diag = i <= minor;
+        } else {
+            diag = i > n - minor;
+        }
+        if (!(g->moves[c] & (1u << (diag ? l->ddia : l->dmaj)))) return -1;
+        c += diag ? l->odia : l->omaj;
+        acc += diag ? g->cost[c] * PF_SQRT2 : (double)g->cost[c];
+        if (acc > budget) return -1;
+        if (buf) {
+            buf[i - 1].x = c % g->w;
+            buf[i - 1].y = c / g->w;
+        }
+    }
+    *cost = acc;
+    return (int32_t)n;
+}
+
+/* Whether walk8 would succeed, checked from the far end back: the same
+ * cells and steps (shape 0's running remainder taken downwards: it leaves
+ * [0, 2n) exactly at the diagonal steps), but a line that fails mostly
+ * fails near its far end -- past the corner the stretch bends around, as
+ * the cells just beyond the last reachable one are the ones tried -- so
+ * walking back reaches the blocked step after a few cells instead of
+ * nearly all. cend is the line's last cell. */
+static bool walk8_back(const pf_grid *g, const line8 *l, int32_t cend, int shape, double budget) {
+    const int64_t n = l->n, minor = l->minor;
+    int64_t r = n;
+    int32_t c = cend;
+    double acc = 0.0;
+    for (int64_t i = n; i >= 1; i--) {
+        bool diag;
+        if (shape == 0) {
+            r -= 2 * minor;
+            diag = r < 0;
+            if (diag) r += 2 * n;
+        } else if (shape == 1) {
+            diag = i <= minor;
+        } else {
+            diag = i > n - minor;
+        }
+        acc += diag ? g->cost[c] * PF_SQRT2 : (double)g->cost[c];
+        if (acc > budget) return false;
+        c -= diag ? l->odia : l->omaj;
+        if (!(g->moves[c] & (1u << (diag ? l->ddia : l->dmaj)))) return false;
+    }
+    return true;
 }
 
 /* Walks a shortest-on-an-empty-map grid path from a to b of one of three
@@ -271,63 +534,75 @@ static int32_t walk_line(const pf_grid *g, pf_point a, pf_point b, int shape, do
     int32_t steps = 0, c = a.y * w + a.x;
     double acc = 0.0;
     pf_point p = a;
+    int64_t i = 0, j = 0;
 
     if (g->connectivity == 8) {
-        bool xmajor = adx >= ady;
-        int64_t n = xmajor ? adx : ady, minor = xmajor ? ady : adx, prev = 0;
-        for (int64_t i = 1; i <= n; i++) {
-            int64_t m;
-            if (shape == 0) /* rounded half up: floor((2 i minor + n) / 2n) */
-                m = (2 * i * minor + n) / (2 * n);
-            else if (shape == 1)
-                m = i < minor ? i : minor;
-            else
-                m = i - (n - minor) > 0 ? i - (n - minor) : 0;
-            int dx = xmajor ? sx : (m != prev ? sx : 0);
-            int dy = xmajor ? (m != prev ? sy : 0) : sy;
-            int d = dir_of(dx, dy);
-            prev = m;
-            if (!(g->moves[c] & (1u << d))) return -1;
-            c += dx + dy * w;
-            acc += g->cost[c] * pf__dir_len(d);
-            if (acc > budget) return -1;
-            p.x += dx;
-            p.y += dy;
-            if (buf) buf[steps] = p;
-            steps++;
+        line8 l;
+        line8_init(g, a, b, &l);
+        return walk8(g, &l, shape, budget, buf, cost);
+    }
+    while (p.x != b.x || p.y != b.y) {
+        int64_t tx = adx && i < adx ? (2 * i + 1) * ady : INT64_MAX;
+        int64_t ty = ady && j < ady ? (2 * j + 1) * adx : INT64_MAX;
+        int dx = 0, dy = 0, d;
+        bool xstep = shape == 0 ? tx <= ty : (shape == 1 ? i < adx : j >= ady);
+        if (xstep) {
+            dx = sx;
+            i++;
+        } else {
+            dy = sy;
+            j++;
         }
-    } else {
-        int64_t i = 0, j = 0;
-        while (p.x != b.x || p.y != b.y) {
-            int64_t tx = adx && i < adx ? (2 * i + 1) * ady : INT64_MAX;
-            int64_t ty = ady && j < ady ? (2 * j + 1) * adx : INT64_MAX;
-            int dx = 0, dy = 0, d;
-            bool xstep = shape == 0 ? tx <= ty : (shape == 1 ? i < adx : j >= ady);
-            if (xstep) {
-                dx = sx;
-                i++;
-            } else {
-                dy = sy;
-                j++;
-            }
-            d = dir_of(dx, dy);
-            if (!(g->moves[c] & (1u << d))) return -1;
-            c += dx + dy * w;
-            acc += g->cost[c];
-            if (acc > budget) return -1;
-            p.x += dx;
-            p.y += dy;
-            if (buf) buf[steps] = p;
-            steps++;
-        }
+        d = dir_of(dx, dy);
+        if (!(g->moves[c] & (1u << d))) return -1;
+        c += dx + dy * w;
+        acc += g->cost[c];
+        if (acc > budget) return -1;
+        p.x += dx;
+        p.y += dy;
+        if (buf) buf[steps] = p;
+        steps++;
     }
     *cost = acc;
     return steps;
 }
 
-/* Greedy line shortcuts over ctx->path[0..*len): from each anchor, the
- * furthest later cell (within the look-ahead) whose line is allowed and
- * costs no more than the stretch it replaces. Never raises the cost. */
+/* The cost of the step from a to its 8-neighbour b. */
+static inline double step_cost(const pf_grid *g, pf_point a, pf_point b) {
+    double c = g->cost[b.y * g->w + b.x];
+    return a.x != b.x && a.y != b.y ? c * PF_SQRT2 : c;
+}
+
+/* The first line shape (see walk_line) from p[a] to p[j] that the grid
+ * allows and that costs no more than the stretch p[a..j], or 3 when none
+ * does. On 8-connected maps the line's geometry is set up once for the
+ * three shapes, and a shape whose first step is not allowed is rejected
+ * without a walk (most lines that fail do so at once, as in mazes). */
+static int shortcut(const pf_grid *g, const pf_point *p, const double *pc, size_t a, size_t j) {
+    double budget = pc[j] - pc[a] + 1e-9, lc;
+    int shape = 0;
+    if (g->connectivity == 8) {
+        line8 l;
+        unsigned m = g->moves[p[a].y * g->w + p[a].x];
+        line8_init(g, p[a], p[j], &l);
+        if (l.n == 0) return 0; /* the path came back to p[a] */
+        for (; shape < 3; shape++) {
+            int d = line8_first_diag(&l, shape) ? l.ddia : l.dmaj;
+            if ((m & (1u << d)) && walk8_back(g, &l, p[j].y * g->w + p[j].x, shape, budget)) break;
+        }
+        return shape;
+    }
+    while (shape < 3 && walk_line(g, p[a], p[j], shape, budget, NULL, &lc) < 0) shape++;
+    return shape;
+}
+
+/* Line shortcuts over ctx->path[0..*len): from each anchor a, the furthest
+ * later cell (at most LOOK_MAX ahead) whose stretch can be replaced (see
+ * shortcut) such that no LOOK_PATIENCE cells in a row before it failed. The
+ * scan gallops over runs of successes (offsets double; an overshoot is
+ * bisected back to the last success) and walks cell by cell only through
+ * failures, so an anchor costs O(d log d + LOOK_PATIENCE * d) cell steps
+ * for an advance of d cells instead of O(d^2). Never raises the cost. */
 static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, size_t *len) {
     const size_t n = *len;
     pf_point *p = ctx->path;
@@ -338,27 +613,44 @@ static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, s
     st = reserve_tmp(s, n);
     if (st) return st;
     s->pc[0] = 0.0;
-    for (size_t i = 1; i < n; i++)
-        s->pc[i] = s->pc[i - 1] + pf_grid_step_cost(g, p[i - 1], p[i]);
+    for (size_t i = 1; i < n; i++) s->pc[i] = s->pc[i - 1] + step_cost(g, p[i - 1], p[i]);
     s->tmp[k++] = p[0];
     while (a + 1 < n) {
-        size_t best = a + 1, fails = 0;
-        int best_shape = 0;
+        size_t best = a + 1, j = a + 2, step = 1, fails = 0;
+        size_t last = n - 1 < a + LOOK_MAX ? n - 1 : a + LOOK_MAX;
+        int best_shape = -1;
         double lc;
-        for (size_t j = a + 2; j < n && fails < LOOK_PATIENCE && j - a <= LOOK_MAX; j++) {
-            double budget = s->pc[j] - s->pc[a] + 1e-9;
-            int shape = 0;
-            while (shape < 3 && walk_line(g, p[a], p[j], shape, budget, NULL, &lc) < 0) shape++;
-            if (shape < 3) {
+        while (j <= last && fails < LOOK_PATIENCE) {
+            int sh = shortcut(g, p, s->pc, a, j);
+            if (sh != 3) {
                 best = j;
-                best_shape = shape;
+                best_shape = sh;
                 fails = 0;
-            } else {
-                fails++;
+                step *= 2;
+                j = best + step > last && best < last ? last : best + step;
+                continue;
             }
+            if (step > 1) { /* overshot a run of successes: bisect back */
+                size_t fail = j;
+                while (fail > best + 1) {
+                    size_t mid = best + (fail - best) / 2;
+                    sh = shortcut(g, p, s->pc, a, mid);
+                    if (sh == 3) {
+                        fail = mid;
+                    } else {
+                        best = mid;
+                        best_shape = sh;
+                    }
+                }
+                step = 1;
+                j = fail;
+            }
+            fails++;
+            j++;
         }
-        if (best == a + 1) {
-            s->tmp[k++] = p[a + 1];
+        if (best_shape < 0) {
+            memcpy(s->tmp + k, p + a + 1, (best - a) * sizeof(*p));
+            k += best - a;
         } else {
             /* A walk has no more steps than the stretch it replaces. */
             k += (size_t)walk_line(g, p[a], p[best], best_shape, INFINITY, s->tmp + k, &lc);
@@ -400,14 +692,21 @@ pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g, c
         if (st) return out->status = st;
     }
 
+    if ((size_t)h->nnodes + 2 > s->via_cap) {
+        uint8_t *v = realloc(s->via, (size_t)h->nnodes + 2);
+        if (!v) return out->status = PF_ENOMEM;
+        s->via = v;
+        s->via_cap = (size_t)h->nnodes + 2;
+    }
     ks = pf__hpa_cluster_of(h, q->start.x, q->start.y);
     kg = pf__hpa_cluster_of(h, q->goal.x, q->goal.y);
     s->fwd.expanded = s->rev.expanded = 0;
     pf__hpa_box(h, ks, &x0, &y0, &bw, &bh);
-    pf__hpa_dijkstra(g, x0, y0, bw, bh, h->cs, q->start.x, q->start.y, false, NULL, 0,
-                     &s->fwd);
+    pf__hpa_dij_load(&s->fwd, g, h->cs, x0, y0, bw, bh);
+    pf__hpa_dijkstra(&s->fwd, local_index(h, ks, q->start), false, NULL, 0);
     pf__hpa_box(h, kg, &x0, &y0, &bw, &bh);
-    pf__hpa_dijkstra(g, x0, y0, bw, bh, h->cs, q->goal.x, q->goal.y, true, NULL, 0, &s->rev);
+    pf__hpa_dij_load(&s->rev, g, h->cs, x0, y0, bw, bh);
+    pf__hpa_dijkstra(&s->rev, local_index(h, kg, q->goal), true, NULL, 0);
 
     st = abstract_search(ctx, h, g, q, s, ks, kg, out);
     out->expanded += s->fwd.expanded + s->rev.expanded;
@@ -435,6 +734,6 @@ pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g, c
     out->path = ctx->path;
     out->path_len = len;
     out->cost = 0.0;
-    for (size_t i = 1; i < len; i++) out->cost += pf_grid_step_cost(g, ctx->path[i - 1], ctx->path[i]);
+    for (size_t i = 1; i < len; i++) out->cost += step_cost(g, ctx->path[i - 1], ctx->path[i]);
     return out->status = PF_OK;
 }

@@ -142,6 +142,30 @@ START_TEST(hpa_rejects_bad_input) {
 }
 END_TEST
 
+/* One search context serves hierarchies of different cluster sizes: the
+ * per-thread scratch sized for the larger one is reused with the smaller
+ * one's local stride. */
+START_TEST(hpa_ctx_shared_across_cluster_sizes) {
+    const char *rows[] = {"............", "..#######...", "........#...", "........#...",
+                          "..####..#...", "........#...", "............"};
+    pf_grid *g = tu_grid_from_ascii(rows, 7, 8);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_hpa *big = build(g, 12), *small = build(g, 4);
+    pf_point s = {0, 6}, t = {10, 2};
+    double ref = tu_reference_cost(g, s, t);
+    for (int i = 0; i < 2; i++) {
+        pf_result r = run(ctx, i == 0 ? big : small, g, s, t);
+        ck_assert_int_eq(r.status, PF_OK);
+        check_path(g, &r, s, t);
+        ck_assert(r.cost >= ref - 1e-9 && r.cost <= 1.2 * ref);
+    }
+    pf_hpa_destroy(big);
+    pf_hpa_destroy(small);
+    pf_search_ctx_destroy(ctx);
+    pf_grid_destroy(g);
+}
+END_TEST
+
 /* Found iff reachable, every path valid and never below the optimum, the
  * component labels right, on thousands of random maps: up to 45% blocked
  * (islands), random costs, wall edges, 4 and 8 connectivity, both corner
@@ -192,7 +216,7 @@ START_TEST(hpa_property_random_maps) {
 }
 END_TEST
 
-/* Array-for-array equality of two hierarchies. */
+/* Block-for-block and array-for-array equality of two hierarchies. */
 static void assert_same_hierarchy(const pf_hpa *a, const pf_hpa *b, int m) {
     size_t cells = (size_t)a->cs * (size_t)a->cs;
     ck_assert_int_eq(a->nclusters, b->nclusters);
@@ -200,19 +224,59 @@ static void assert_same_hierarchy(const pf_hpa *a, const pf_hpa *b, int m) {
     ck_assert_int_eq(a->nedges, b->nedges);
     ck_assert_int_eq(a->nentrances, b->nentrances);
     ck_assert_int_eq(a->ncomponents, b->ncomponents);
+    for (int32_t k = 0; k < a->nclusters; k++) {
+        const pf__hpa_cluster *x = a->cl[k], *y = b->cl[k];
+        size_t n = (size_t)x->n;
+        ck_assert_msg(x->n == y->n, "map %d cluster %d: %d nodes vs %d", m, k, x->n, y->n);
+        ck_assert_int_eq(x->nreg, y->nreg);
+        ck_assert_int_eq(x->sym, y->sym);
+        ck_assert_int_eq(x->nintra, y->nintra);
+        ck_assert(!memcmp(x->region, y->region, cells * sizeof(uint16_t)));
+        ck_assert(!memcmp(x->cell, y->cell, n * sizeof(int32_t)));
+        ck_assert(!memcmp(x->mat, y->mat, n * n * sizeof(double)));
+        ck_assert(!memcmp(x->intra_first, y->intra_first, (n + 1) * sizeof(int32_t)));
+        ck_assert(!memcmp(x->intra_to, y->intra_to, (size_t)x->nintra * sizeof(int32_t)));
+        ck_assert(!memcmp(x->intra_cost, y->intra_cost, (size_t)x->nintra * sizeof(double)));
+        ck_assert_msg(!memcmp(x->trees, y->trees, n * cells), "map %d cluster %d: trees", m, k);
+        ck_assert_uint_eq(x->memory, y->memory);
+    }
+    for (int32_t i = 0; i < 2 * a->nclusters; i++) {
+        const pf__hpa_border *x = a->br[i], *y = b->br[i];
+        ck_assert((x == NULL) == (y == NULL));
+        if (!x) continue;
+        ck_assert_int_eq(x->npairs, y->npairs);
+        ck_assert_int_eq(x->nruns, y->nruns);
+        ck_assert_int_eq(x->ngroups, y->ngroups);
+        ck_assert(!memcmp(x->pa, y->pa, (size_t)x->npairs * sizeof(int32_t)));
+        ck_assert(!memcmp(x->pb, y->pb, (size_t)x->npairs * sizeof(int32_t)));
+        ck_assert(!memcmp(x->ra, y->ra, (size_t)x->nruns * sizeof(uint16_t)));
+        ck_assert(!memcmp(x->rb, y->rb, (size_t)x->nruns * sizeof(uint16_t)));
+    }
     ck_assert(!memcmp(a->cl_node_first, b->cl_node_first, (a->nclusters + 1) * sizeof(int32_t)));
-    ck_assert(!memcmp(a->node_cell, b->node_cell, a->nnodes * sizeof(int32_t)));
-    ck_assert(!memcmp(a->trees, b->trees, a->nnodes * cells));
-    ck_assert(!memcmp(a->cl_mat_first, b->cl_mat_first, (a->nclusters + 1) * sizeof(int64_t)));
-    ck_assert(!memcmp(a->mat, b->mat, a->cl_mat_first[a->nclusters] * sizeof(double)));
+    ck_assert(!memcmp(a->node_pt, b->node_pt, a->nnodes * sizeof(pf_point)));
     ck_assert(!memcmp(a->edge_first, b->edge_first, (a->nnodes + 1) * sizeof(int32_t)));
+    ck_assert(!memcmp(a->edge_inter, b->edge_inter, a->nnodes * sizeof(int32_t)));
     ck_assert(!memcmp(a->edge_to, b->edge_to, a->nedges * sizeof(int32_t)));
     ck_assert(!memcmp(a->edge_cost, b->edge_cost, a->nedges * sizeof(double)));
-    ck_assert(!memcmp(a->region, b->region, (size_t)a->w * a->h * sizeof(uint16_t)));
     ck_assert(!memcmp(a->cl_region_first, b->cl_region_first, (a->nclusters + 1) * sizeof(int32_t)));
     ck_assert(!memcmp(a->region_comp, b->region_comp,
                       a->cl_region_first[a->nclusters] * sizeof(int32_t)));
     ck_assert_uint_eq(a->memory, b->memory);
+}
+
+/* A repair shares the blocks of the clusters no changed cell lies in or
+ * next to with the old version instead of copying them. */
+static void assert_shares_far_blocks(const pf_hpa *old, const pf_hpa *rep, const pf_point *changed,
+                                     size_t n) {
+    for (int32_t k = 0; k < old->nclusters; k++) {
+        int32_t cx = k % old->ncx, cy = k / old->ncx;
+        bool near = false;
+        for (size_t i = 0; i < n; i++) {
+            int32_t dx = changed[i].x / old->cs - cx, dy = changed[i].y / old->cs - cy;
+            near |= dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1;
+        }
+        if (!near) ck_assert_ptr_eq(old->cl[k], rep->cl[k]);
+    }
 }
 
 /* Same answers (status and cost) from both hierarchies on random queries. */
@@ -260,6 +324,7 @@ START_TEST(hpa_repair_equals_rebuild_random_cells) {
             ck_assert_int_eq(pf_hpa_repair(h, g2, changed, n, &rep), PF_OK);
             pf_hpa *fresh = build(g2, cs);
             assert_same_hierarchy(rep, fresh, m);
+            assert_shares_far_blocks(h, rep, changed, n);
             assert_same_answers(ctx, rep, fresh, g2, &st, m);
             /* The old version is untouched and still serves the old grid. */
             pf_point s, t;
@@ -454,6 +519,7 @@ TU_SUITE(hpa) {
     tcase_add_test(tc, hpa_same_cluster_path_leaves_cluster);
     tcase_add_test(tc, hpa_open_map_optimal_after_improvement);
     tcase_add_test(tc, hpa_rejects_bad_input);
+    tcase_add_test(tc, hpa_ctx_shared_across_cluster_sizes);
     tcase_add_test(tc, hpa_repair_splits_and_merges_components);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("slow");
