@@ -72,6 +72,7 @@ struct pf_jps {
     bool bits_cc;
     bool bits_pay;  /* few enough stops for the bits to save work */
     pf_jps_bits_mode mode;
+    uint64_t wmagic; /* for row_of in searches, see there */
     uint8_t cost; /* a walkable cell's cost when built or last updated */
 };
 
@@ -238,6 +239,9 @@ pf_status pf_jps_create(const pf_grid *g, pf_jps **out) {
     j->cost = pf_grid_min_cost(g);
     j->rstride = line_words(g->w);
     j->cstride = line_words(g->h);
+    j->wmagic = (size_t)g->w * (size_t)g->h <= (1u << 24) && g->w < (1 << 16)
+                    ? ((1ull << 40) + (uint64_t)g->w - 1) / (uint64_t)g->w
+                    : 0;
     if (__builtin_mul_overflow(j->rstride, (size_t)g->h + 2, &rn) ||
         __builtin_mul_overflow(j->cstride, (size_t)g->w + 2, &cn))
         goto out_free_jps;
@@ -378,43 +382,96 @@ scan_down(const uint64_t *l, const uint64_t *a, const uint64_t *b, int32_t x, bo
     }
 }
 
+/* One search's node: a jump point reached this query. Nodes are numbered in
+ * the order they are first reached, so a search's nodes sit together in a
+ * small array however far apart their cells are on the map, and the open
+ * list and the stack hold node numbers. */
+typedef struct jps_node {
+    double g;
+    int32_t cell;
+    int32_t parent; /* node number, -1 for the start */
+    int32_t pos;    /* heap position, or JPS_CLOSED, JPS_STACKED */
+    int8_t dir;     /* arrival direction (PF_DIR_*), -1 for the start */
+} jps_node;
+
+#define JPS_CLOSED (-1)
+#define JPS_STACKED (-2) /* on the run's stack rather than in the heap */
+
+/* Open list item: f, then lower h first (h only breaks ties, so a float). */
+typedef struct jps_item {
+    double f;
+    float h;
+    int32_t node;
+} jps_item;
+
+/* Cell -> node map: open addressing, linear probing. An entry is in use
+ * when its gen is the run's, so the map is never cleared between queries. */
+typedef struct jps_entry {
+    int32_t cell;
+    int32_t node;
+    uint32_t gen;
+} jps_entry;
+
+/* The map starts at JPS_TAB_MIN entries per query and doubles whenever it
+ * is half full: a search's nodes, however far apart on the map, then sit in
+ * a table the size of the search (in cache), not in a per-cell array the
+ * size of the map (a cache miss per jump point on large maps). */
+#define JPS_TAB_MIN_BITS 8
+
+/* Per-thread scratch in the context's PF__EXT_JPS slot, for maps of up to
+ * `cap` cells. The map's buffer holds the largest table a search can need
+ * (2 entries per cell, rounded up to a power of two: tcap) and as much again
+ * to move the entries aside when the table doubles. */
+typedef struct jps_scratch {
+    jps_entry *tab;
+    size_t tcap;
+    uint32_t gen; /* the last generation handed out */
+    jps_node *nodes;
+    jps_item *heap;
+    int32_t *stack;
+    size_t cap;
+} jps_scratch;
+
 /* One search. */
 typedef struct jps_run {
-    pf_search_ctx *ctx;
     const pf_jps *j;
     const uint8_t *moves;
     int32_t w;
     uint64_t wmagic; /* row of cell i: (i * wmagic) >> 40, see row_of */
     int32_t gx, gy, goal;
     double c, cd; /* cost of a straight and of a diagonal step */
-    uint32_t gen;
+    jps_scratch *sc;
+    jps_entry *tab;  /* cell -> node map, 2^tbits entries in use */
+    uint32_t tbits, gen;
+    jps_entry *spare; /* room for moving the map's entries when it doubles */
+    jps_node *nodes;
+    int32_t n;       /* nodes reached */
+    jps_item *heap;
+    size_t heap_len;
     double fref;     /* successors with f <= fref skip the heap */
     int32_t *stack;  /* those successors, expanded last in first out */
     size_t sp;
+    int32_t cur, px, py; /* the node being expanded and its cell */
     uint64_t jump_points, generated;
 } jps_run;
 
-/* Nodes on the run's stack rather than in the heap. */
-#define JPS_STACKED (-2)
-
-/* Per-thread scratch in the context's PF__EXT_JPS slot. */
-typedef struct jps_scratch {
-    int32_t *stack;
-    size_t cap;
-} jps_scratch;
-
 static void scratch_free(void *p) {
     jps_scratch *s = p;
+    free(s->tab);
+    free(s->nodes);
+    free(s->heap);
     free(s->stack);
     free(s);
 }
 
 static size_t scratch_memory(const void *p) {
     const jps_scratch *s = p;
-    return sizeof(*s) + s->cap * sizeof(int32_t);
+    return sizeof(*s) + 2 * s->tcap * sizeof(jps_entry) +
+           s->cap * (sizeof(jps_node) + sizeof(jps_item) + sizeof(int32_t));
 }
 
-/* The context's scratch with room for a stack of `cells` nodes. */
+/* The context's scratch with room for maps of `cells` cells. The arrays are
+ * allocated, not cleared: a search touches only the pages it uses. */
 static pf_status scratch_get(pf_search_ctx *ctx, size_t cells, jps_scratch **out) {
     jps_scratch *s = ctx->ext[PF__EXT_JPS];
     if (!s) {
@@ -425,16 +482,121 @@ static pf_status scratch_get(pf_search_ctx *ctx, size_t cells, jps_scratch **out
         ctx->ext_memory[PF__EXT_JPS] = scratch_memory;
     }
     if (cells > s->cap) {
-        int32_t *st = malloc(cells * sizeof(*st));
-        if (!st) return PF_ENOMEM;
+        size_t tcap = (size_t)1 << JPS_TAB_MIN_BITS;
+        jps_entry *tab;
+        jps_node *nodes;
+        jps_item *heap;
+        int32_t *stack;
+        while (tcap < 2 * cells) {
+            if (tcap > SIZE_MAX / 4 / sizeof(jps_entry) || tcap >= ((size_t)1 << 32))
+                return PF_ENOMEM;
+            tcap *= 2;
+        }
+        tab = calloc(2 * tcap, sizeof(*tab));
+        nodes = malloc(cells * sizeof(*nodes));
+        heap = malloc(cells * sizeof(*heap));
+        stack = malloc(cells * sizeof(*stack));
+        if (!tab || !nodes || !heap || !stack) {
+            free(tab);
+            free(nodes);
+            free(heap);
+            free(stack);
+            return PF_ENOMEM;
+        }
+        free(s->tab);
+        free(s->nodes);
+        free(s->heap);
         free(s->stack);
-        s->stack = st;
+        s->tab = tab;
+        s->tcap = tcap;
+        s->gen = 0;
+        s->nodes = nodes;
+        s->heap = heap;
+        s->stack = stack;
         s->cap = cells;
     }
     *out = s;
     return PF_OK;
 }
 
+static inline uint32_t tab_home(uint32_t cell, uint32_t bits) {
+    return bits ? (uint32_t)((cell * 0x9E3779B1u) >> (32 - bits)) : 0;
+}
+
+/* A new generation for the cell -> node map: every entry is unused after.
+ * Cleared once every 2^32 generations, when the counter wraps. */
+static uint32_t tab_next_gen(jps_scratch *sc) {
+    if (++sc->gen == 0) {
+        for (size_t k = 0; k < 2 * sc->tcap; k++) sc->tab[k].gen = 0;
+        sc->gen = 1;
+    }
+    return sc->gen;
+}
+
+/* Doubles the cell -> node map (it is half full): moves its entries aside,
+ * starts a new generation and inserts them again. */
+static void tab_grow(jps_run *r) {
+    const size_t old = (size_t)1 << r->tbits;
+    const uint32_t old_gen = r->gen;
+    memcpy(r->spare, r->tab, old * sizeof(*r->tab));
+    r->tbits++;
+    r->gen = tab_next_gen(r->sc);
+    for (size_t k = 0; k < old; k++) {
+        jps_entry e = r->spare[k];
+        uint32_t p, mask = (1u << r->tbits) - 1u;
+        if (e.gen != old_gen) continue;
+        for (p = tab_home((uint32_t)e.cell, r->tbits); r->tab[p].gen == r->gen;
+             p = (p + 1) & mask) {}
+        e.gen = r->gen;
+        r->tab[p] = e;
+    }
+}
+
+/* Open list: a binary min-heap of node numbers on (f, h), positions kept in
+ * the nodes for decrease-key. */
+static inline bool item_less(const jps_item *a, const jps_item *b) {
+    return a->f < b->f || (a->f == b->f && a->h < b->h);
+}
+
+static void heap_up(jps_run *r, size_t pos, jps_item it) {
+    jps_item *hp = r->heap;
+    while (pos > 0) {
+        size_t up = (pos - 1) / 2;
+        if (!item_less(&it, &hp[up])) break;
+        hp[pos] = hp[up];
+        r->nodes[hp[pos].node].pos = (int32_t)pos;
+        pos = up;
+    }
+    hp[pos] = it;
+    r->nodes[it.node].pos = (int32_t)pos;
+}
+
+static inline void heap_push(jps_run *r, int32_t node, double f, double h) {
+    heap_up(r, r->heap_len++, (jps_item){f, (float)h, node});
+}
+
+/* Removes the best node and marks it closed. The heap is not empty. */
+static int32_t heap_pop(jps_run *r) {
+    jps_item *hp = r->heap;
+    int32_t best = hp[0].node;
+    size_t n = --r->heap_len, pos = 0;
+    r->nodes[best].pos = JPS_CLOSED;
+    if (n > 0) {
+        jps_item it = hp[n];
+        for (;;) {
+            size_t c = 2 * pos + 1;
+            if (c >= n) break;
+            if (c + 1 < n && item_less(&hp[c + 1], &hp[c])) c++;
+            if (!item_less(&hp[c], &it)) break;
+            hp[pos] = hp[c];
+            r->nodes[hp[pos].node].pos = (int32_t)pos;
+            pos = c;
+        }
+        hp[pos] = it;
+        r->nodes[it.node].pos = (int32_t)pos;
+    }
+    return best;
+}
 
 static inline double octile(const jps_run *r, int32_t x, int32_t y) {
     int32_t dx = r->gx - x, dy = r->gy - y, mx, mn;
@@ -445,29 +607,65 @@ static inline double octile(const jps_run *r, int32_t x, int32_t y) {
     return r->c * ((double)mx + (PF_SQRT2 - 1.0) * (double)mn);
 }
 
-/* Offers jump point (x, y) at cost gn, reached from `parent`. */
-static inline void relax(jps_run *r, int32_t x, int32_t y, double gn, int32_t parent) {
-    int32_t n = y * r->w + x;
-    pf__node *nd = &r->ctx->nodes[n];
+static inline int sgn(int32_t v) { return (v > 0) - (v < 0); }
+
+/* Arrival direction at (x, y) from the node being expanded: diagonal when
+ * the offset is, else straight along its longer axis (the segment is
+ * diagonal first, then straight). */
+static inline int8_t arrival(const jps_run *r, int32_t x, int32_t y) {
+    int32_t dx = x - r->px, dy = y - r->py;
+    int sx = sgn(dx), sy = sgn(dy);
+    if (dx * sx > dy * sy)
+        sy = 0;
+    else if (dx * sx < dy * sy)
+        sx = 0;
+    return dir_of[sy + 1][sx + 1];
+}
+
+/* Offers jump point (x, y) at cost gn, reached from the node being
+ * expanded. */
+static inline void relax(jps_run *r, int32_t x, int32_t y, double gn) {
+    const int32_t cell = y * r->w + x;
+    uint32_t mask = (1u << r->tbits) - 1u, p = tab_home((uint32_t)cell, r->tbits);
+    jps_node *nd;
     r->jump_points++;
-    if (nd->gen != r->gen) {
-        double h = octile(r, x, y);
-        nd->gen = r->gen;
-        nd->g = gn;
-        nd->parent = parent;
-        if (gn + h <= r->fref) {
-            nd->heap_pos = JPS_STACKED;
-            r->stack[r->sp++] = n;
-        } else {
-            pf__heap_push(r->ctx, n, gn + h, h);
-        }
-        r->generated++;
-    } else if (nd->heap_pos != PF__HEAP_CLOSED && gn < nd->g) {
-        nd->g = gn;
-        nd->parent = parent;
-        if (nd->heap_pos != JPS_STACKED) {
+    for (;; p = (p + 1) & mask) {
+        if (r->tab[p].gen != r->gen) {
             double h = octile(r, x, y);
-            pf__heap_decrease(r->ctx, n, gn + h, h);
+            int32_t s = r->n++;
+            if ((size_t)r->n * 2 > (size_t)mask + 1) {
+                tab_grow(r);
+                mask = (1u << r->tbits) - 1u;
+                for (p = tab_home((uint32_t)cell, r->tbits); r->tab[p].gen == r->gen;
+                     p = (p + 1) & mask) {}
+            }
+            r->tab[p] = (jps_entry){cell, s, r->gen};
+            nd = &r->nodes[s];
+            nd->g = gn;
+            nd->cell = cell;
+            nd->parent = r->cur;
+            nd->dir = arrival(r, x, y);
+            if (gn + h <= r->fref) {
+                nd->pos = JPS_STACKED;
+                r->stack[r->sp++] = s;
+            } else {
+                heap_push(r, s, gn + h, h);
+            }
+            r->generated++;
+            return;
+        }
+        if (r->tab[p].cell == cell) break;
+    }
+    nd = &r->nodes[r->tab[p].node];
+    if (nd->pos != JPS_CLOSED && gn < nd->g) {
+        nd->g = gn;
+        nd->parent = r->cur;
+        nd->dir = arrival(r, x, y);
+        if (nd->pos != JPS_STACKED) {
+            double h = octile(r, x, y);
+            r->heap[nd->pos].f = gn + h;
+            r->heap[nd->pos].h = (float)h;
+            heap_up(r, (size_t)nd->pos, r->heap[nd->pos]);
         }
         r->generated++;
     }
@@ -483,8 +681,7 @@ static inline bool jbit(const jps_run *r, int d, int32_t x, int32_t y) {
  * With jump bits (jb), a scan known to end at a wall is skipped unless the
  * goal is on the row. */
 static inline __attribute__((always_inline)) void jump_h(jps_run *r, int32_t x, int32_t y,
-                                                         int sx, double gb, int32_t parent,
-                                                         bool cc, bool jb) {
+                                                         int sx, double gb, bool cc, bool jb) {
     const pf_jps *j = r->j;
     const uint64_t *l = row_line(j, y);
     bool jp;
@@ -497,13 +694,12 @@ static inline __attribute__((always_inline)) void jump_h(jps_run *r, int32_t x, 
         e = scan_down(l, l - j->rstride, l + j->rstride, x, cc, &jp);
         if (y == r->gy && r->gx < x && r->gx >= e) e = r->gx, jp = true;
     }
-    if (jp) relax(r, e, y, gb + r->c * (double)(e > x ? e - x : x - e), parent);
+    if (jp) relax(r, e, y, gb + r->c * (double)(e > x ? e - x : x - e));
 }
 
 /* Straight jump along column x from y towards sy, on the transposed grid. */
 static inline __attribute__((always_inline)) void jump_v(jps_run *r, int32_t x, int32_t y,
-                                                         int sy, double gb, int32_t parent,
-                                                         bool cc, bool jb) {
+                                                         int sy, double gb, bool cc, bool jb) {
     const pf_jps *j = r->j;
     const uint64_t *l = col_line(j, x);
     bool jp;
@@ -516,7 +712,7 @@ static inline __attribute__((always_inline)) void jump_v(jps_run *r, int32_t x, 
         e = scan_down(l, l - j->cstride, l + j->cstride, y, cc, &jp);
         if (x == r->gx && r->gy < y && r->gy >= e) e = r->gy, jp = true;
     }
-    if (jp) relax(r, x, e, gb + r->c * (double)(e > y ? e - y : y - e), parent);
+    if (jp) relax(r, x, e, gb + r->c * (double)(e > y ? e - y : y - e));
 }
 
 /* Diagonal jump from (x, y) = cell `from` towards (sx, sy), one diagonal
@@ -543,15 +739,13 @@ static inline __attribute__((always_inline)) void jump_d(jps_run *r, int32_t x, 
         if (jb && !bit_get(sl, x) && x != r->gx && y != r->gy) continue;
         gk = gb + r->cd * (double)k;
         if (i == r->goal || (cc && forced_diag(r->j, r->moves, i, x, y, sx, sy))) {
-            relax(r, x, y, gk, from);
+            relax(r, x, y, gk);
             return;
         }
-        jump_h(r, x, y, sx, gk, from, cc, jb);
-        jump_v(r, x, y, sy, gk, from, cc, jb);
+        jump_h(r, x, y, sx, gk, cc, jb);
+        jump_v(r, x, y, sy, gk, cc, jb);
     }
 }
-
-static inline int sgn(int32_t v) { return (v > 0) - (v < 0); }
 
 /* i / w without a division: with m = ceil(2^40 / w), i * m / 2^40 exceeds
  * i / w by less than i / 2^40 <= 2^-16 < 1 / w for i < 2^24 cells and
@@ -562,33 +756,25 @@ static inline int32_t row_of(const jps_run *r, int32_t i) {
     return i / r->w;
 }
 
-/* The directions worth trying from cell c = (x, y), by its arrival
- * direction (read from its parent's offset) and the forced neighbours. */
+/* The directions worth trying from node c at cell (x, y), by its arrival
+ * direction and the forced neighbours. */
 static inline __attribute__((always_inline)) uint32_t successors(const jps_run *r, int32_t c,
-                                                                 int32_t x, int32_t y, bool cc) {
+                                                                 int32_t cell, int32_t x,
+                                                                 int32_t y, bool cc) {
     const pf_jps *j = r->j;
-    int32_t p = r->ctx->nodes[c].parent, dx, dy;
+    const int d = r->nodes[c].dir;
     uint32_t m;
     int sx, sy;
-    if (p < 0) return r->moves[c];
-    dy = row_of(r, p);
-    dx = x - (p - dy * r->w);
-    dy = y - dy;
-    sx = sgn(dx);
-    sy = sgn(dy);
-    if (dx * sx == dy * sy) {
+    if (d < 0) return r->moves[cell];
+    sx = pf_dir_dx[d];
+    sy = pf_dir_dy[d];
+    if (sx && sy) {
         m = dbit(sx, 0) | dbit(0, sy) | dbit(sx, sy);
         if (cc) {
             if (!walkable(j, x - sx, y)) m |= dbit(-sx, sy);
             if (!walkable(j, x, y - sy)) m |= dbit(sx, -sy);
         }
     } else {
-        /* Arrived straight (possibly after a diagonal), along the longer
-         * axis of the offset. */
-        if (dx * sx > dy * sy)
-            sy = 0;
-        else
-            sx = 0;
         m = dbit(sx, sy);
         for (int q = -1; q <= 1; q += 2) {
             int qx = sx ? 0 : q, qy = sx ? q : 0;
@@ -599,119 +785,147 @@ static inline __attribute__((always_inline)) uint32_t successors(const jps_run *
             }
         }
     }
-    return m & r->moves[c];
+    return m & r->moves[cell];
 }
 
 static bool polled_stop(const pf_query *q, uint64_t expanded) {
     return q->should_stop && (expanded & PF__STOP_POLL_MASK) == 0 && q->should_stop(q->stop_ud);
 }
 
-static inline __attribute__((always_inline)) pf_status run_jps(jps_run *r, const pf_query *q,
+/* Runs the search; on PF_OK the goal's node is r->cur. */
+static inline __attribute__((always_inline)) pf_status run_jps(jps_run *r, pf_search_ctx *ctx,
+                                                               const pf_query *q,
                                                                pf_result *out, bool cc,
                                                                bool jb) {
-    pf_search_ctx *ctx = r->ctx;
     const int32_t w = r->w;
     const int32_t s = q->start.y * w + q->start.x;
-    pf__node *nodes = ctx->nodes;
+    jps_node *nodes = r->nodes;
 
-    nodes[s].gen = r->gen;
-    nodes[s].parent = -1;
-    nodes[s].g = 0.0;
+    r->n = 1;
+    {
+        uint32_t p = tab_home((uint32_t)s, r->tbits);
+        r->tab[p] = (jps_entry){s, 0, r->gen};
+    }
+    nodes[0].g = 0.0;
+    nodes[0].cell = s;
+    nodes[0].parent = -1;
+    nodes[0].dir = -1;
     {
         double hs = octile(r, q->start.x, q->start.y);
-        pf__heap_push(ctx, s, hs, hs);
+        heap_push(r, 0, hs, hs);
     }
     r->generated = 1;
     for (;;) {
-        int32_t c, x, y;
+        int32_t c, cell, x, y;
         uint32_t m;
         double gc;
         if (r->sp > 0) {
             c = r->stack[--r->sp];
-            nodes[c].heap_pos = PF__HEAP_CLOSED;
-        } else if (ctx->heap_len > 0) {
+            nodes[c].pos = JPS_CLOSED;
+        } else if (r->heap_len > 0) {
             /* A successor whose f equals the least f in the open list may be
              * expanded next without a round trip through the heap: with a
              * consistent heuristic, expanding any node of least f keeps A*
              * optimal. The margin absorbs rounding in g + h only. */
-            r->fref = ctx->heap[0].f + 1e-12 * (1.0 + ctx->heap[0].f);
-            c = pf__heap_pop(ctx);
+            r->fref = r->heap[0].f + 1e-12 * (1.0 + r->heap[0].f);
+            c = heap_pop(r);
         } else {
             break;
         }
-        if (c == r->goal) return PF_OK;
+        cell = nodes[c].cell;
+        r->cur = c;
+        if (cell == r->goal) return PF_OK;
         if (polled_stop(q, out->expanded)) return PF_ECANCELED;
         if (q->max_expanded && out->expanded >= q->max_expanded) return PF_EBUDGET;
         out->expanded++;
-        if (q->record_expanded) ctx->expanded[ctx->expanded_len++] = c;
-        y = row_of(r, c);
-        x = c - y * w;
+        if (q->record_expanded) ctx->expanded[ctx->expanded_len++] = cell;
+        y = row_of(r, cell);
+        x = cell - y * w;
+        r->px = x;
+        r->py = y;
         gc = nodes[c].g;
-        m = successors(r, c, x, y, cc);
-        if (m & (1u << PF_DIR_E)) jump_h(r, x, y, 1, gc, c, cc, jb);
-        if (m & (1u << PF_DIR_W)) jump_h(r, x, y, -1, gc, c, cc, jb);
-        if (m & (1u << PF_DIR_S)) jump_v(r, x, y, 1, gc, c, cc, jb);
-        if (m & (1u << PF_DIR_N)) jump_v(r, x, y, -1, gc, c, cc, jb);
-        if (m & (1u << PF_DIR_SE)) jump_d(r, x, y, 1, 1, gc, c, cc, jb);
-        if (m & (1u << PF_DIR_SW)) jump_d(r, x, y, -1, 1, gc, c, cc, jb);
-        if (m & (1u << PF_DIR_NE)) jump_d(r, x, y, 1, -1, gc, c, cc, jb);
-        if (m & (1u << PF_DIR_NW)) jump_d(r, x, y, -1, -1, gc, c, cc, jb);
+        m = successors(r, c, cell, x, y, cc);
+        if (m & (1u << PF_DIR_E)) jump_h(r, x, y, 1, gc, cc, jb);
+        if (m & (1u << PF_DIR_W)) jump_h(r, x, y, -1, gc, cc, jb);
+        if (m & (1u << PF_DIR_S)) jump_v(r, x, y, 1, gc, cc, jb);
+        if (m & (1u << PF_DIR_N)) jump_v(r, x, y, -1, gc, cc, jb);
+        if (m & (1u << PF_DIR_SE)) jump_d(r, x, y, 1, 1, gc, cell, cc, jb);
+        if (m & (1u << PF_DIR_SW)) jump_d(r, x, y, -1, 1, gc, cell, cc, jb);
+        if (m & (1u << PF_DIR_NE)) jump_d(r, x, y, 1, -1, gc, cell, cc, jb);
+        if (m & (1u << PF_DIR_NW)) jump_d(r, x, y, -1, -1, gc, cell, cc, jb);
     }
     return PF_NO_PATH;
 }
 
 /* The four variants, each compiled with its rule and the use of jump bits
  * fixed. */
-static pf_status run_scan_cc(jps_run *r, const pf_query *q, pf_result *out) {
-    return run_jps(r, q, out, true, false);
+static pf_status run_scan_cc(jps_run *r, pf_search_ctx *ctx, const pf_query *q, pf_result *out) {
+    return run_jps(r, ctx, q, out, true, false);
 }
 
-static pf_status run_scan_nocc(jps_run *r, const pf_query *q, pf_result *out) {
-    return run_jps(r, q, out, false, false);
+static pf_status run_scan_nocc(jps_run *r, pf_search_ctx *ctx, const pf_query *q,
+                               pf_result *out) {
+    return run_jps(r, ctx, q, out, false, false);
 }
 
-static pf_status run_bits_cc(jps_run *r, const pf_query *q, pf_result *out) {
-    return run_jps(r, q, out, true, true);
+static pf_status run_bits_cc(jps_run *r, pf_search_ctx *ctx, const pf_query *q, pf_result *out) {
+    return run_jps(r, ctx, q, out, true, true);
 }
 
-static pf_status run_bits_nocc(jps_run *r, const pf_query *q, pf_result *out) {
-    return run_jps(r, q, out, false, true);
+static pf_status run_bits_nocc(jps_run *r, pf_search_ctx *ctx, const pf_query *q,
+                               pf_result *out) {
+    return run_jps(r, ctx, q, out, false, true);
 }
 
-/* Expands the jump points from the goal back to the start into the full cell
- * path. Each parent -> child segment is diagonal first, then straight. The
- * cost is summed step by step in path order, as pf_path_validate sums it. */
-static pf_status build_path(pf_search_ctx *ctx, const pf_grid *g, int32_t goal, pf_result *out) {
-    const int32_t w = g->w;
-    size_t n = 1, k;
+/* Expands the jump points from the goal's node back to the start into the
+ * full cell path. Each parent -> child segment is diagonal first, then
+ * straight. The parent links are reversed first (the nodes are spent), so
+ * the path is written from the start on and its cost summed step by step
+ * in path order, as pf_path_validate sums it (every cell costs r->c). */
+static pf_status build_path(const jps_run *r, pf_search_ctx *ctx, int32_t goal, pf_result *out) {
+    jps_node *nodes = r->nodes;
+    size_t n = 1, k = 0;
     pf_status st;
     double cost = 0.0;
+    int32_t prev = -1;
 
-    for (int32_t i = goal, p; (p = ctx->nodes[i].parent) >= 0; i = p) {
-        int32_t dx = abs(i % w - p % w), dy = abs(i / w - p / w);
-        n += (size_t)(dx > dy ? dx : dy);
+    for (int32_t i = goal, p; i >= 0; prev = i, i = p) {
+        p = nodes[i].parent;
+        if (p >= 0) {
+            int32_t a = nodes[p].cell, b = nodes[i].cell, ay = row_of(r, a), by = row_of(r, b);
+            int32_t dx = abs((b - by * r->w) - (a - ay * r->w)), dy = abs(by - ay);
+            n += (size_t)(dx > dy ? dx : dy);
+        }
+        nodes[i].parent = prev; /* now the next node towards the goal */
     }
     st = pf__ctx_reserve_path(ctx, n);
     if (st) return st;
-    k = n;
-    ctx->path[--k] = (pf_point){goal % w, goal / w};
-    for (int32_t i = goal, p; (p = ctx->nodes[i].parent) >= 0; i = p) {
-        pf_point a = {p % w, p / w}, b = {i % w, i / w};
-        int32_t steps = abs(b.x - a.x) > abs(b.y - a.y) ? abs(b.x - a.x) : abs(b.y - a.y);
+    for (int32_t i = prev, nx; (nx = nodes[i].parent) >= 0; i = nx) {
+        int32_t ay = row_of(r, nodes[i].cell), by = row_of(r, nodes[nx].cell);
+        pf_point a = {nodes[i].cell - ay * r->w, ay}, b = {nodes[nx].cell - by * r->w, by};
+        int32_t adx = abs(b.x - a.x), ady = abs(b.y - a.y);
+        int32_t diag = adx > ady ? ady : adx, straight = (adx > ady ? adx : ady) - diag;
         int sx = sgn(b.x - a.x), sy = sgn(b.y - a.y);
-        pf_point cur = a;
-        k -= (size_t)steps;
-        ctx->path[k] = a;
-        for (int32_t t = 1; t < steps; t++) {
-            if (cur.x != b.x) cur.x += sx;
-            if (cur.y != b.y) cur.y += sy;
-            ctx->path[k + (size_t)t] = cur;
+        pf_point *pt = ctx->path + k;
+        pt[0] = a;
+        for (int32_t t = 1; t <= diag; t++) {
+            pt[t] = (pf_point){a.x + sx * t, a.y + sy * t};
+            cost += r->cd;
         }
+        if (adx > ady)
+            sy = 0;
+        else
+            sx = 0;
+        for (int32_t t = 1; t < straight; t++) {
+            pt[diag + t] = (pf_point){pt[diag].x + sx * t, pt[diag].y + sy * t};
+            cost += r->c;
+        }
+        if (straight > 0) cost += r->c;
+        k += (size_t)(diag + straight);
     }
-    for (size_t t = 1; t < n; t++) {
-        pf_point a = ctx->path[t - 1], b = ctx->path[t];
-        double len = (a.x != b.x && a.y != b.y) ? PF_SQRT2 : 1.0;
-        cost += g->cost[(size_t)b.y * w + b.x] * len;
+    {
+        int32_t gy = row_of(r, nodes[goal].cell);
+        ctx->path[k] = (pf_point){nodes[goal].cell - gy * r->w, gy};
     }
     out->path = ctx->path;
     out->path_len = n;
@@ -719,10 +933,36 @@ static pf_status build_path(pf_search_ctx *ctx, const pf_grid *g, int32_t goal, 
     return PF_OK;
 }
 
+/* Whether the canonical path from start to goal, diagonal first, then
+ * straight, is free: every step allowed by the move masks. Its cost is then
+ * the octile distance, a lower bound on every path, so it is optimal and
+ * the search can be skipped. A failed test costs at most one bit test per
+ * cell of that path, less than the jumps from the start would scan. */
+static bool direct_free(const jps_run *r, pf_point s) {
+    int32_t dx = r->gx - s.x, dy = r->gy - s.y;
+    int sx = sgn(dx), sy = sgn(dy);
+    int32_t adx = dx * sx, ady = dy * sy;
+    int32_t nd = adx < ady ? adx : ady, ns = (adx < ady ? ady : adx) - nd;
+    int32_t i = s.y * r->w + s.x;
+    uint32_t bit = nd ? dbit(sx, sy) : 0;
+    const int32_t doff = sx + sy * r->w;
+    for (int32_t k = 0; k < nd; k++, i += doff)
+        if (!(r->moves[i] & bit)) return false;
+    if (ns) {
+        int tx = adx > ady ? sx : 0, ty = adx > ady ? 0 : sy;
+        const int32_t soff = tx + ty * r->w;
+        bit = dbit(tx, ty);
+        for (int32_t k = 0; k < ns; k++, i += soff)
+            if (!(r->moves[i] & bit)) return false;
+    }
+    return true;
+}
+
 pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, const pf_query *q,
                         pf_result *out) {
     size_t cells = (size_t)g->w * (size_t)g->h;
     jps_run r;
+    jps_scratch *sc;
     pf_status st;
     uint8_t ucost = 1;
 
@@ -740,10 +980,18 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     if ((unsigned)q->heuristic >= PF_H_COUNT || !pf_heuristic_is_admissible(q->heuristic, 8))
         return out->status = PF_EINVAL;
     if (j->w != g->w || j->h != g->h) return out->status = PF_EINVAL;
-    st = pf__check_endpoints(g, q->start, q->goal);
+    /* pf__check_endpoints, inline. */
+    if ((uint32_t)q->start.x >= (uint32_t)g->w || (uint32_t)q->start.y >= (uint32_t)g->h ||
+        (uint32_t)q->goal.x >= (uint32_t)g->w || (uint32_t)q->goal.y >= (uint32_t)g->h)
+        return out->status = PF_ERANGE;
+    if (!g->cost[(size_t)q->start.y * g->w + q->start.x] ||
+        !g->cost[(size_t)q->goal.y * g->w + q->goal.x])
+        return out->status = PF_EBLOCKED;
+    /* JPS keeps its nodes in its own scratch, not in the context's per-cell
+     * node array, which it therefore neither needs nor touches. */
+    st = scratch_get(ctx, cells, &sc);
     if (st) return out->status = st;
-    st = pf__ctx_begin(ctx, cells);
-    if (st) return out->status = st;
+    ctx->expanded_len = 0;
     if (q->record_expanded) {
         st = pf__ctx_reserve_expanded(ctx, cells);
         if (st) return out->status = st;
@@ -753,41 +1001,63 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
         return pf__answer_trivial(ctx, q->start, out);
     }
 
-    r.ctx = ctx;
     r.j = j;
     r.moves = g->moves;
     r.w = g->w;
-    r.wmagic = cells <= (1u << 24) && g->w < (1 << 16)
-                   ? ((1ull << 40) + (uint64_t)g->w - 1) / (uint64_t)g->w
-                   : 0;
+    r.wmagic = j->wmagic;
     r.gx = q->goal.x;
     r.gy = q->goal.y;
     r.goal = q->goal.y * g->w + q->goal.x;
     r.c = (double)ucost;
     r.cd = r.c * PF_SQRT2;
-    r.gen = ctx->gen;
+    r.sc = sc;
+    r.tab = sc->tab;
+    r.tbits = JPS_TAB_MIN_BITS;
+    r.spare = sc->tab + sc->tcap;
+    r.nodes = sc->nodes;
+    r.n = 0;
+    r.heap = sc->heap;
+    r.heap_len = 0;
     r.jump_points = 0;
     r.generated = 0;
     r.fref = -1.0;
+    r.stack = sc->stack;
     r.sp = 0;
-    {
-        jps_scratch *sc;
-        st = scratch_get(ctx, cells, &sc);
-        if (st) return out->status = st;
-        r.stack = sc->stack;
+    r.cur = -1;
+    if (direct_free(&r, q->start)) {
+        /* Answered as a search that expands the start and finds the goal
+         * straight away. */
+        const int32_t s = q->start.y * g->w + q->start.x;
+        if (polled_stop(q, 0)) {
+            st = PF_ECANCELED;
+        } else {
+            out->expanded = 1;
+            if (q->record_expanded) ctx->expanded[ctx->expanded_len++] = s;
+            r.nodes[0] = (jps_node){0.0, s, -1, JPS_CLOSED, -1};
+            r.nodes[1] = (jps_node){0.0, r.goal, 0, JPS_CLOSED, -1};
+            r.n = 2;
+            r.cur = 1;
+            r.generated = 2;
+            r.jump_points = 1;
+            st = PF_OK;
+        }
+    } else {
+        r.gen = tab_next_gen(sc);
+        if (j->bits_cc == g->corner_cutting && j->mode != PF_JPS_BITS_NEVER &&
+            (j->bits_pay || j->mode == PF_JPS_BITS_ALWAYS))
+            st = g->corner_cutting ? run_bits_cc(&r, ctx, q, out)
+                                   : run_bits_nocc(&r, ctx, q, out);
+        else
+            st = g->corner_cutting ? run_scan_cc(&r, ctx, q, out)
+                                   : run_scan_nocc(&r, ctx, q, out);
     }
-    if (j->bits_cc == g->corner_cutting && j->mode != PF_JPS_BITS_NEVER &&
-        (j->bits_pay || j->mode == PF_JPS_BITS_ALWAYS))
-        st = g->corner_cutting ? run_bits_cc(&r, q, out) : run_bits_nocc(&r, q, out);
-    else
-        st = g->corner_cutting ? run_scan_cc(&r, q, out) : run_scan_nocc(&r, q, out);
     out->generated = r.generated;
     out->jump_points = r.jump_points;
     if (q->record_expanded) {
         out->expanded_cells = ctx->expanded;
         out->expanded_cells_len = ctx->expanded_len;
     }
-    if (st == PF_OK) st = build_path(ctx, g, r.goal, out);
+    if (st == PF_OK) st = build_path(&r, ctx, r.cur, out);
     if (st != PF_OK) {
         out->path = NULL;
         out->path_len = 0;
