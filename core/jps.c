@@ -46,11 +46,20 @@
  * The grid's move masks decide every single step, so the corner rule is only
  * in the forced-neighbour tests.
  *
- * The open list is the context's (f, h, seq) heap, except that a successor
- * whose f equals the least f in the heap when its parent was taken goes on
- * a stack and is expanded next (with a consistent heuristic any node of
- * least f may be expanded next, so A* stays optimal): on uniform maps most
- * jump points continue towards the goal at unchanged f.
+ * Search state is JPS's own, in the context's PF__EXT_JPS slot: nodes are
+ * numbered in the order they are reached, in a compact array (a search
+ * touches thousands of jump points, not the map's millions of cells), found
+ * from their cell through a sparse-set slot map that is never cleared. The
+ * open list is a heap of 16-byte (f, h, node) items over those numbers,
+ * except that a successor whose f equals the least f in the heap when its
+ * parent was taken goes on a stack and is expanded next (with a consistent
+ * heuristic any node of least f may be expanded next, so A* stays optimal):
+ * on uniform maps most jump points continue towards the goal at unchanged f.
+ *
+ * Before searching, a query whose canonical path (diagonal first, then
+ * straight) is free is answered from it: its cost is the octile distance, a
+ * lower bound, so it is optimal. On open maps most short queries end there,
+ * at the price of one move-mask test per cell of that path otherwise.
  */
 #include "jps.h"
 
@@ -404,28 +413,13 @@ typedef struct jps_item {
     int32_t node;
 } jps_item;
 
-/* Cell -> node map: open addressing, linear probing. An entry is in use
- * when its gen is the run's, so the map is never cleared between queries. */
-typedef struct jps_entry {
-    int32_t cell;
-    int32_t node;
-    uint32_t gen;
-} jps_entry;
-
-/* The map starts at JPS_TAB_MIN entries per query and doubles whenever it
- * is half full: a search's nodes, however far apart on the map, then sit in
- * a table the size of the search (in cache), not in a per-cell array the
- * size of the map (a cache miss per jump point on large maps). */
-#define JPS_TAB_MIN_BITS 8
-
 /* Per-thread scratch in the context's PF__EXT_JPS slot, for maps of up to
- * `cap` cells. The map's buffer holds the largest table a search can need
- * (2 entries per cell, rounded up to a power of two: tcap) and as much again
- * to move the entries aside when the table doubles. */
+ * `cap` cells. `slot` maps a cell to its node number as a sparse set: the
+ * entry is valid when it is below the run's node count and that node's cell
+ * is the cell, so nothing is cleared between queries (4 bytes a cell,
+ * against the 24 of the context's node array). */
 typedef struct jps_scratch {
-    jps_entry *tab;
-    size_t tcap;
-    uint32_t gen; /* the last generation handed out */
+    uint32_t *slot;
     jps_node *nodes;
     jps_item *heap;
     int32_t *stack;
@@ -440,10 +434,7 @@ typedef struct jps_run {
     uint64_t wmagic; /* row of cell i: (i * wmagic) >> 40, see row_of */
     int32_t gx, gy, goal;
     double c, cd; /* cost of a straight and of a diagonal step */
-    jps_scratch *sc;
-    jps_entry *tab;  /* cell -> node map, 2^tbits entries in use */
-    uint32_t tbits, gen;
-    jps_entry *spare; /* room for moving the map's entries when it doubles */
+    uint32_t *slot;  /* cell -> node, see jps_scratch */
     jps_node *nodes;
     int32_t n;       /* nodes reached */
     jps_item *heap;
@@ -457,7 +448,7 @@ typedef struct jps_run {
 
 static void scratch_free(void *p) {
     jps_scratch *s = p;
-    free(s->tab);
+    free(s->slot);
     free(s->nodes);
     free(s->heap);
     free(s->stack);
@@ -466,12 +457,13 @@ static void scratch_free(void *p) {
 
 static size_t scratch_memory(const void *p) {
     const jps_scratch *s = p;
-    return sizeof(*s) + 2 * s->tcap * sizeof(jps_entry) +
-           s->cap * (sizeof(jps_node) + sizeof(jps_item) + sizeof(int32_t));
+    return sizeof(*s) + s->cap * (sizeof(uint32_t) + sizeof(jps_node) + sizeof(jps_item) +
+                                  sizeof(int32_t));
 }
 
-/* The context's scratch with room for maps of `cells` cells. The arrays are
- * allocated, not cleared: a search touches only the pages it uses. */
+/* The context's scratch with room for maps of `cells` cells. The node, heap
+ * and stack arrays are allocated, not cleared: a search touches only the
+ * pages it uses. The slot map starts zeroed, so it never holds garbage. */
 static pf_status scratch_get(pf_search_ctx *ctx, size_t cells, jps_scratch **out) {
     jps_scratch *s = ctx->ext[PF__EXT_JPS];
     if (!s) {
@@ -482,34 +474,22 @@ static pf_status scratch_get(pf_search_ctx *ctx, size_t cells, jps_scratch **out
         ctx->ext_memory[PF__EXT_JPS] = scratch_memory;
     }
     if (cells > s->cap) {
-        size_t tcap = (size_t)1 << JPS_TAB_MIN_BITS;
-        jps_entry *tab;
-        jps_node *nodes;
-        jps_item *heap;
-        int32_t *stack;
-        while (tcap < 2 * cells) {
-            if (tcap > SIZE_MAX / 4 / sizeof(jps_entry) || tcap >= ((size_t)1 << 32))
-                return PF_ENOMEM;
-            tcap *= 2;
-        }
-        tab = calloc(2 * tcap, sizeof(*tab));
-        nodes = malloc(cells * sizeof(*nodes));
-        heap = malloc(cells * sizeof(*heap));
-        stack = malloc(cells * sizeof(*stack));
-        if (!tab || !nodes || !heap || !stack) {
-            free(tab);
+        uint32_t *slot = calloc(cells, sizeof(*slot));
+        jps_node *nodes = malloc(cells * sizeof(*nodes));
+        jps_item *heap = malloc(cells * sizeof(*heap));
+        int32_t *stack = malloc(cells * sizeof(*stack));
+        if (!slot || !nodes || !heap || !stack) {
+            free(slot);
             free(nodes);
             free(heap);
             free(stack);
             return PF_ENOMEM;
         }
-        free(s->tab);
+        free(s->slot);
         free(s->nodes);
         free(s->heap);
         free(s->stack);
-        s->tab = tab;
-        s->tcap = tcap;
-        s->gen = 0;
+        s->slot = slot;
         s->nodes = nodes;
         s->heap = heap;
         s->stack = stack;
@@ -517,39 +497,6 @@ static pf_status scratch_get(pf_search_ctx *ctx, size_t cells, jps_scratch **out
     }
     *out = s;
     return PF_OK;
-}
-
-static inline uint32_t tab_home(uint32_t cell, uint32_t bits) {
-    return bits ? (uint32_t)((cell * 0x9E3779B1u) >> (32 - bits)) : 0;
-}
-
-/* A new generation for the cell -> node map: every entry is unused after.
- * Cleared once every 2^32 generations, when the counter wraps. */
-static uint32_t tab_next_gen(jps_scratch *sc) {
-    if (++sc->gen == 0) {
-        for (size_t k = 0; k < 2 * sc->tcap; k++) sc->tab[k].gen = 0;
-        sc->gen = 1;
-    }
-    return sc->gen;
-}
-
-/* Doubles the cell -> node map (it is half full): moves its entries aside,
- * starts a new generation and inserts them again. */
-static void tab_grow(jps_run *r) {
-    const size_t old = (size_t)1 << r->tbits;
-    const uint32_t old_gen = r->gen;
-    memcpy(r->spare, r->tab, old * sizeof(*r->tab));
-    r->tbits++;
-    r->gen = tab_next_gen(r->sc);
-    for (size_t k = 0; k < old; k++) {
-        jps_entry e = r->spare[k];
-        uint32_t p, mask = (1u << r->tbits) - 1u;
-        if (e.gen != old_gen) continue;
-        for (p = tab_home((uint32_t)e.cell, r->tbits); r->tab[p].gen == r->gen;
-             p = (p + 1) & mask) {}
-        e.gen = r->gen;
-        r->tab[p] = e;
-    }
 }
 
 /* Open list: a binary min-heap of node numbers on (f, h), positions kept in
@@ -626,37 +573,28 @@ static inline int8_t arrival(const jps_run *r, int32_t x, int32_t y) {
  * expanded. */
 static inline void relax(jps_run *r, int32_t x, int32_t y, double gn) {
     const int32_t cell = y * r->w + x;
-    uint32_t mask = (1u << r->tbits) - 1u, p = tab_home((uint32_t)cell, r->tbits);
+    uint32_t s = r->slot[cell];
     jps_node *nd;
     r->jump_points++;
-    for (;; p = (p + 1) & mask) {
-        if (r->tab[p].gen != r->gen) {
-            double h = octile(r, x, y);
-            int32_t s = r->n++;
-            if ((size_t)r->n * 2 > (size_t)mask + 1) {
-                tab_grow(r);
-                mask = (1u << r->tbits) - 1u;
-                for (p = tab_home((uint32_t)cell, r->tbits); r->tab[p].gen == r->gen;
-                     p = (p + 1) & mask) {}
-            }
-            r->tab[p] = (jps_entry){cell, s, r->gen};
-            nd = &r->nodes[s];
-            nd->g = gn;
-            nd->cell = cell;
-            nd->parent = r->cur;
-            nd->dir = arrival(r, x, y);
-            if (gn + h <= r->fref) {
-                nd->pos = JPS_STACKED;
-                r->stack[r->sp++] = s;
-            } else {
-                heap_push(r, s, gn + h, h);
-            }
-            r->generated++;
-            return;
+    if (s >= (uint32_t)r->n || r->nodes[s].cell != cell) {
+        double h = octile(r, x, y);
+        s = (uint32_t)r->n++;
+        r->slot[cell] = s;
+        nd = &r->nodes[s];
+        nd->g = gn;
+        nd->cell = cell;
+        nd->parent = r->cur;
+        nd->dir = arrival(r, x, y);
+        if (gn + h <= r->fref) {
+            nd->pos = JPS_STACKED;
+            r->stack[r->sp++] = (int32_t)s;
+        } else {
+            heap_push(r, (int32_t)s, gn + h, h);
         }
-        if (r->tab[p].cell == cell) break;
+        r->generated++;
+        return;
     }
-    nd = &r->nodes[r->tab[p].node];
+    nd = &r->nodes[s];
     if (nd->pos != JPS_CLOSED && gn < nd->g) {
         nd->g = gn;
         nd->parent = r->cur;
@@ -802,10 +740,7 @@ static inline __attribute__((always_inline)) pf_status run_jps(jps_run *r, pf_se
     jps_node *nodes = r->nodes;
 
     r->n = 1;
-    {
-        uint32_t p = tab_home((uint32_t)s, r->tbits);
-        r->tab[p] = (jps_entry){s, 0, r->gen};
-    }
+    r->slot[s] = 0;
     nodes[0].g = 0.0;
     nodes[0].cell = s;
     nodes[0].parent = -1;
@@ -1010,10 +945,7 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     r.goal = q->goal.y * g->w + q->goal.x;
     r.c = (double)ucost;
     r.cd = r.c * PF_SQRT2;
-    r.sc = sc;
-    r.tab = sc->tab;
-    r.tbits = JPS_TAB_MIN_BITS;
-    r.spare = sc->tab + sc->tcap;
+    r.slot = sc->slot;
     r.nodes = sc->nodes;
     r.n = 0;
     r.heap = sc->heap;
@@ -1042,7 +974,6 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
             st = PF_OK;
         }
     } else {
-        r.gen = tab_next_gen(sc);
         if (j->bits_cc == g->corner_cutting && j->mode != PF_JPS_BITS_NEVER &&
             (j->bits_pay || j->mode == PF_JPS_BITS_ALWAYS))
             st = g->corner_cutting ? run_bits_cc(&r, ctx, q, out)
