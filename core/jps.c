@@ -571,7 +571,8 @@ static inline int8_t arrival(const jps_run *r, int32_t x, int32_t y) {
 
 /* Offers jump point (x, y) at cost gn, reached from the node being
  * expanded. */
-static inline void relax(jps_run *r, int32_t x, int32_t y, double gn) {
+static inline __attribute__((always_inline)) void relax(jps_run *r, int32_t x, int32_t y,
+                                                        double gn) {
     const int32_t cell = y * r->w + x;
     uint32_t s = r->slot[cell];
     jps_node *nd;
