@@ -46,15 +46,11 @@
  * The grid's move masks decide every single step, so the corner rule is only
  * in the forced-neighbour tests.
  *
- * Search state is JPS's own, in the context's PF__EXT_JPS slot: nodes are
- * numbered in the order they are reached, in a compact array (a search
- * touches thousands of jump points, not the map's millions of cells), found
- * from their cell through a sparse-set slot map that is never cleared. The
- * open list is a heap of 16-byte (f, h, node) items over those numbers,
- * except that a successor whose f equals the least f in the heap when its
- * parent was taken goes on a stack and is expanded next (with a consistent
- * heuristic any node of least f may be expanded next, so A* stays optimal):
- * on uniform maps most jump points continue towards the goal at unchanged f.
+ * The open list is the context's (f, h, seq) heap, except that a successor
+ * whose f equals the least f in the heap when its parent was taken goes on
+ * a stack and is expanded next (with a consistent heuristic any node of
+ * least f may be expanded next, so A* stays optimal): on uniform maps most
+ * jump points continue towards the goal at unchanged f.
  *
  * Before searching, a query whose canonical path (diagonal first, then
  * straight) is free is answered from it: its cost is the octile distance, a
@@ -391,79 +387,43 @@ scan_down(const uint64_t *l, const uint64_t *a, const uint64_t *b, int32_t x, bo
     }
 }
 
-/* One search's node: a jump point reached this query. Nodes are numbered in
- * the order they are first reached, so a search's nodes sit together in a
- * small array however far apart their cells are on the map, and the open
- * list and the stack hold node numbers. */
-typedef struct jps_node {
-    double g;
-    int32_t cell;
-    int32_t parent; /* node number, -1 for the start */
-    int32_t pos;    /* heap position, or JPS_CLOSED, JPS_STACKED */
-    int8_t dir;     /* arrival direction (PF_DIR_*), -1 for the start */
-} jps_node;
-
-#define JPS_CLOSED (-1)
-#define JPS_STACKED (-2) /* on the run's stack rather than in the heap */
-
-/* Open list item: f, then lower h first (h only breaks ties, so a float). */
-typedef struct jps_item {
-    double f;
-    float h;
-    int32_t node;
-} jps_item;
-
-/* Per-thread scratch in the context's PF__EXT_JPS slot, for maps of up to
- * `cap` cells. `slot` maps a cell to its node number as a sparse set: the
- * entry is valid when it is below the run's node count and that node's cell
- * is the cell, so nothing is cleared between queries (4 bytes a cell,
- * against the 24 of the context's node array). */
-typedef struct jps_scratch {
-    uint32_t *slot;
-    jps_node *nodes;
-    jps_item *heap;
-    int32_t *stack;
-    size_t cap;
-} jps_scratch;
-
 /* One search. */
 typedef struct jps_run {
+    pf_search_ctx *ctx;
     const pf_jps *j;
     const uint8_t *moves;
     int32_t w;
     uint64_t wmagic; /* row of cell i: (i * wmagic) >> 40, see row_of */
     int32_t gx, gy, goal;
     double c, cd; /* cost of a straight and of a diagonal step */
-    uint32_t *slot;  /* cell -> node, see jps_scratch */
-    jps_node *nodes;
-    int32_t n;       /* nodes reached */
-    jps_item *heap;
-    size_t heap_len;
+    uint32_t gen;
     double fref;     /* successors with f <= fref skip the heap */
     int32_t *stack;  /* those successors, expanded last in first out */
     size_t sp;
-    int32_t cur, px, py; /* the node being expanded and its cell */
     uint64_t jump_points, generated;
 } jps_run;
 
+/* Nodes on the run's stack rather than in the heap. */
+#define JPS_STACKED (-2)
+
+/* Per-thread scratch in the context's PF__EXT_JPS slot. */
+typedef struct jps_scratch {
+    int32_t *stack;
+    size_t cap;
+} jps_scratch;
+
 static void scratch_free(void *p) {
     jps_scratch *s = p;
-    free(s->slot);
-    free(s->nodes);
-    free(s->heap);
     free(s->stack);
     free(s);
 }
 
 static size_t scratch_memory(const void *p) {
     const jps_scratch *s = p;
-    return sizeof(*s) + s->cap * (sizeof(uint32_t) + sizeof(jps_node) + sizeof(jps_item) +
-                                  sizeof(int32_t));
+    return sizeof(*s) + s->cap * sizeof(int32_t);
 }
 
-/* The context's scratch with room for maps of `cells` cells. The node, heap
- * and stack arrays are allocated, not cleared: a search touches only the
- * pages it uses. The slot map starts zeroed, so it never holds garbage. */
+/* The context's scratch with room for a stack of `cells` nodes. */
 static pf_status scratch_get(pf_search_ctx *ctx, size_t cells, jps_scratch **out) {
     jps_scratch *s = ctx->ext[PF__EXT_JPS];
     if (!s) {
@@ -474,76 +434,16 @@ static pf_status scratch_get(pf_search_ctx *ctx, size_t cells, jps_scratch **out
         ctx->ext_memory[PF__EXT_JPS] = scratch_memory;
     }
     if (cells > s->cap) {
-        uint32_t *slot = calloc(cells, sizeof(*slot));
-        jps_node *nodes = malloc(cells * sizeof(*nodes));
-        jps_item *heap = malloc(cells * sizeof(*heap));
-        int32_t *stack = malloc(cells * sizeof(*stack));
-        if (!slot || !nodes || !heap || !stack) {
-            free(slot);
-            free(nodes);
-            free(heap);
-            free(stack);
-            return PF_ENOMEM;
-        }
-        free(s->slot);
-        free(s->nodes);
-        free(s->heap);
+        int32_t *st = malloc(cells * sizeof(*st));
+        if (!st) return PF_ENOMEM;
         free(s->stack);
-        s->slot = slot;
-        s->nodes = nodes;
-        s->heap = heap;
-        s->stack = stack;
+        s->stack = st;
         s->cap = cells;
     }
     *out = s;
     return PF_OK;
 }
 
-/* Open list: a binary min-heap of node numbers on (f, h), positions kept in
- * the nodes for decrease-key. */
-static inline bool item_less(const jps_item *a, const jps_item *b) {
-    return a->f < b->f || (a->f == b->f && a->h < b->h);
-}
-
-static void heap_up(jps_run *r, size_t pos, jps_item it) {
-    jps_item *hp = r->heap;
-    while (pos > 0) {
-        size_t up = (pos - 1) / 2;
-        if (!item_less(&it, &hp[up])) break;
-        hp[pos] = hp[up];
-        r->nodes[hp[pos].node].pos = (int32_t)pos;
-        pos = up;
-    }
-    hp[pos] = it;
-    r->nodes[it.node].pos = (int32_t)pos;
-}
-
-static inline void heap_push(jps_run *r, int32_t node, double f, double h) {
-    heap_up(r, r->heap_len++, (jps_item){f, (float)h, node});
-}
-
-/* Removes the best node and marks it closed. The heap is not empty. */
-static int32_t heap_pop(jps_run *r) {
-    jps_item *hp = r->heap;
-    int32_t best = hp[0].node;
-    size_t n = --r->heap_len, pos = 0;
-    r->nodes[best].pos = JPS_CLOSED;
-    if (n > 0) {
-        jps_item it = hp[n];
-        for (;;) {
-            size_t c = 2 * pos + 1;
-            if (c >= n) break;
-            if (c + 1 < n && item_less(&hp[c + 1], &hp[c])) c++;
-            if (!item_less(&hp[c], &it)) break;
-            hp[pos] = hp[c];
-            r->nodes[hp[pos].node].pos = (int32_t)pos;
-            pos = c;
-        }
-        hp[pos] = it;
-        r->nodes[it.node].pos = (int32_t)pos;
-    }
-    return best;
-}
 
 static inline double octile(const jps_run *r, int32_t x, int32_t y) {
     int32_t dx = r->gx - x, dy = r->gy - y, mx, mn;
@@ -554,57 +454,29 @@ static inline double octile(const jps_run *r, int32_t x, int32_t y) {
     return r->c * ((double)mx + (PF_SQRT2 - 1.0) * (double)mn);
 }
 
-static inline int sgn(int32_t v) { return (v > 0) - (v < 0); }
-
-/* Arrival direction at (x, y) from the node being expanded: diagonal when
- * the offset is, else straight along its longer axis (the segment is
- * diagonal first, then straight). */
-static inline int8_t arrival(const jps_run *r, int32_t x, int32_t y) {
-    int32_t dx = x - r->px, dy = y - r->py;
-    int sx = sgn(dx), sy = sgn(dy);
-    if (dx * sx > dy * sy)
-        sy = 0;
-    else if (dx * sx < dy * sy)
-        sx = 0;
-    return dir_of[sy + 1][sx + 1];
-}
-
-/* Offers jump point (x, y) at cost gn, reached from the node being
- * expanded. */
-static inline __attribute__((always_inline)) void relax(jps_run *r, int32_t x, int32_t y,
-                                                        double gn) {
-    const int32_t cell = y * r->w + x;
-    uint32_t s = r->slot[cell];
-    jps_node *nd;
+/* Offers jump point (x, y) at cost gn, reached from `parent`. */
+static inline void relax(jps_run *r, int32_t x, int32_t y, double gn, int32_t parent) {
+    int32_t n = y * r->w + x;
+    pf__node *nd = &r->ctx->nodes[n];
     r->jump_points++;
-    if (s >= (uint32_t)r->n || r->nodes[s].cell != cell) {
+    if (nd->gen != r->gen) {
         double h = octile(r, x, y);
-        s = (uint32_t)r->n++;
-        r->slot[cell] = s;
-        nd = &r->nodes[s];
+        nd->gen = r->gen;
         nd->g = gn;
-        nd->cell = cell;
-        nd->parent = r->cur;
-        nd->dir = arrival(r, x, y);
+        nd->parent = parent;
         if (gn + h <= r->fref) {
-            nd->pos = JPS_STACKED;
-            r->stack[r->sp++] = (int32_t)s;
+            nd->heap_pos = JPS_STACKED;
+            r->stack[r->sp++] = n;
         } else {
-            heap_push(r, (int32_t)s, gn + h, h);
+            pf__heap_push(r->ctx, n, gn + h, h);
         }
         r->generated++;
-        return;
-    }
-    nd = &r->nodes[s];
-    if (nd->pos != JPS_CLOSED && gn < nd->g) {
+    } else if (nd->heap_pos != PF__HEAP_CLOSED && gn < nd->g) {
         nd->g = gn;
-        nd->parent = r->cur;
-        nd->dir = arrival(r, x, y);
-        if (nd->pos != JPS_STACKED) {
+        nd->parent = parent;
+        if (nd->heap_pos != JPS_STACKED) {
             double h = octile(r, x, y);
-            r->heap[nd->pos].f = gn + h;
-            r->heap[nd->pos].h = (float)h;
-            heap_up(r, (size_t)nd->pos, r->heap[nd->pos]);
+            pf__heap_decrease(r->ctx, n, gn + h, h);
         }
         r->generated++;
     }
@@ -620,7 +492,8 @@ static inline bool jbit(const jps_run *r, int d, int32_t x, int32_t y) {
  * With jump bits (jb), a scan known to end at a wall is skipped unless the
  * goal is on the row. */
 static inline __attribute__((always_inline)) void jump_h(jps_run *r, int32_t x, int32_t y,
-                                                         int sx, double gb, bool cc, bool jb) {
+                                                         int sx, double gb, int32_t parent,
+                                                         bool cc, bool jb) {
     const pf_jps *j = r->j;
     const uint64_t *l = row_line(j, y);
     bool jp;
@@ -633,12 +506,13 @@ static inline __attribute__((always_inline)) void jump_h(jps_run *r, int32_t x, 
         e = scan_down(l, l - j->rstride, l + j->rstride, x, cc, &jp);
         if (y == r->gy && r->gx < x && r->gx >= e) e = r->gx, jp = true;
     }
-    if (jp) relax(r, e, y, gb + r->c * (double)(e > x ? e - x : x - e));
+    if (jp) relax(r, e, y, gb + r->c * (double)(e > x ? e - x : x - e), parent);
 }
 
 /* Straight jump along column x from y towards sy, on the transposed grid. */
 static inline __attribute__((always_inline)) void jump_v(jps_run *r, int32_t x, int32_t y,
-                                                         int sy, double gb, bool cc, bool jb) {
+                                                         int sy, double gb, int32_t parent,
+                                                         bool cc, bool jb) {
     const pf_jps *j = r->j;
     const uint64_t *l = col_line(j, x);
     bool jp;
@@ -651,7 +525,7 @@ static inline __attribute__((always_inline)) void jump_v(jps_run *r, int32_t x, 
         e = scan_down(l, l - j->cstride, l + j->cstride, y, cc, &jp);
         if (x == r->gx && r->gy < y && r->gy >= e) e = r->gy, jp = true;
     }
-    if (jp) relax(r, x, e, gb + r->c * (double)(e > y ? e - y : y - e));
+    if (jp) relax(r, x, e, gb + r->c * (double)(e > y ? e - y : y - e), parent);
 }
 
 /* Diagonal jump from (x, y) = cell `from` towards (sx, sy), one diagonal
@@ -678,13 +552,15 @@ static inline __attribute__((always_inline)) void jump_d(jps_run *r, int32_t x, 
         if (jb && !bit_get(sl, x) && x != r->gx && y != r->gy) continue;
         gk = gb + r->cd * (double)k;
         if (i == r->goal || (cc && forced_diag(r->j, r->moves, i, x, y, sx, sy))) {
-            relax(r, x, y, gk);
+            relax(r, x, y, gk, from);
             return;
         }
-        jump_h(r, x, y, sx, gk, cc, jb);
-        jump_v(r, x, y, sy, gk, cc, jb);
+        jump_h(r, x, y, sx, gk, from, cc, jb);
+        jump_v(r, x, y, sy, gk, from, cc, jb);
     }
 }
+
+static inline int sgn(int32_t v) { return (v > 0) - (v < 0); }
 
 /* i / w without a division: with m = ceil(2^40 / w), i * m / 2^40 exceeds
  * i / w by less than i / 2^40 <= 2^-16 < 1 / w for i < 2^24 cells and
@@ -695,25 +571,33 @@ static inline int32_t row_of(const jps_run *r, int32_t i) {
     return i / r->w;
 }
 
-/* The directions worth trying from node c at cell (x, y), by its arrival
- * direction and the forced neighbours. */
+/* The directions worth trying from cell c = (x, y), by its arrival
+ * direction (read from its parent's offset) and the forced neighbours. */
 static inline __attribute__((always_inline)) uint32_t successors(const jps_run *r, int32_t c,
-                                                                 int32_t cell, int32_t x,
-                                                                 int32_t y, bool cc) {
+                                                                 int32_t x, int32_t y, bool cc) {
     const pf_jps *j = r->j;
-    const int d = r->nodes[c].dir;
+    int32_t p = r->ctx->nodes[c].parent, dx, dy;
     uint32_t m;
     int sx, sy;
-    if (d < 0) return r->moves[cell];
-    sx = pf_dir_dx[d];
-    sy = pf_dir_dy[d];
-    if (sx && sy) {
+    if (p < 0) return r->moves[c];
+    dy = row_of(r, p);
+    dx = x - (p - dy * r->w);
+    dy = y - dy;
+    sx = sgn(dx);
+    sy = sgn(dy);
+    if (dx * sx == dy * sy) {
         m = dbit(sx, 0) | dbit(0, sy) | dbit(sx, sy);
         if (cc) {
             if (!walkable(j, x - sx, y)) m |= dbit(-sx, sy);
             if (!walkable(j, x, y - sy)) m |= dbit(sx, -sy);
         }
     } else {
+        /* Arrived straight (possibly after a diagonal), along the longer
+         * axis of the offset. */
+        if (dx * sx > dy * sy)
+            sy = 0;
+        else
+            sx = 0;
         m = dbit(sx, sy);
         for (int q = -1; q <= 1; q += 2) {
             int qx = sx ? 0 : q, qy = sx ? q : 0;
@@ -724,145 +608,172 @@ static inline __attribute__((always_inline)) uint32_t successors(const jps_run *
             }
         }
     }
-    return m & r->moves[cell];
+    return m & r->moves[c];
 }
 
 static bool polled_stop(const pf_query *q, uint64_t expanded) {
     return q->should_stop && (expanded & PF__STOP_POLL_MASK) == 0 && q->should_stop(q->stop_ud);
 }
 
-/* Runs the search; on PF_OK the goal's node is r->cur. */
-static inline __attribute__((always_inline)) pf_status run_jps(jps_run *r, pf_search_ctx *ctx,
-                                                               const pf_query *q,
+static inline __attribute__((always_inline)) pf_status run_jps(jps_run *r, const pf_query *q,
                                                                pf_result *out, bool cc,
                                                                bool jb) {
+    pf_search_ctx *ctx = r->ctx;
     const int32_t w = r->w;
     const int32_t s = q->start.y * w + q->start.x;
-    jps_node *nodes = r->nodes;
+    pf__node *nodes = ctx->nodes;
 
-    r->n = 1;
-    r->slot[s] = 0;
-    nodes[0].g = 0.0;
-    nodes[0].cell = s;
-    nodes[0].parent = -1;
-    nodes[0].dir = -1;
+    nodes[s].gen = r->gen;
+    nodes[s].parent = -1;
+    nodes[s].g = 0.0;
     {
         double hs = octile(r, q->start.x, q->start.y);
-        heap_push(r, 0, hs, hs);
+        pf__heap_push(ctx, s, hs, hs);
     }
     r->generated = 1;
     for (;;) {
-        int32_t c, cell, x, y;
+        int32_t c, x, y;
         uint32_t m;
         double gc;
         if (r->sp > 0) {
             c = r->stack[--r->sp];
-            nodes[c].pos = JPS_CLOSED;
-        } else if (r->heap_len > 0) {
+            nodes[c].heap_pos = PF__HEAP_CLOSED;
+        } else if (ctx->heap_len > 0) {
             /* A successor whose f equals the least f in the open list may be
              * expanded next without a round trip through the heap: with a
              * consistent heuristic, expanding any node of least f keeps A*
              * optimal. The margin absorbs rounding in g + h only. */
-            r->fref = r->heap[0].f + 1e-12 * (1.0 + r->heap[0].f);
-            c = heap_pop(r);
+            r->fref = ctx->heap[0].f + 1e-12 * (1.0 + ctx->heap[0].f);
+            c = pf__heap_pop(ctx);
         } else {
             break;
         }
-        cell = nodes[c].cell;
-        r->cur = c;
-        if (cell == r->goal) return PF_OK;
+        if (c == r->goal) return PF_OK;
         if (polled_stop(q, out->expanded)) return PF_ECANCELED;
         if (q->max_expanded && out->expanded >= q->max_expanded) return PF_EBUDGET;
         out->expanded++;
-        if (q->record_expanded) ctx->expanded[ctx->expanded_len++] = cell;
-        y = row_of(r, cell);
-        x = cell - y * w;
-        r->px = x;
-        r->py = y;
+        if (q->record_expanded) ctx->expanded[ctx->expanded_len++] = c;
+        y = row_of(r, c);
+        x = c - y * w;
         gc = nodes[c].g;
-        m = successors(r, c, cell, x, y, cc);
-        if (m & (1u << PF_DIR_E)) jump_h(r, x, y, 1, gc, cc, jb);
-        if (m & (1u << PF_DIR_W)) jump_h(r, x, y, -1, gc, cc, jb);
-        if (m & (1u << PF_DIR_S)) jump_v(r, x, y, 1, gc, cc, jb);
-        if (m & (1u << PF_DIR_N)) jump_v(r, x, y, -1, gc, cc, jb);
-        if (m & (1u << PF_DIR_SE)) jump_d(r, x, y, 1, 1, gc, cell, cc, jb);
-        if (m & (1u << PF_DIR_SW)) jump_d(r, x, y, -1, 1, gc, cell, cc, jb);
-        if (m & (1u << PF_DIR_NE)) jump_d(r, x, y, 1, -1, gc, cell, cc, jb);
-        if (m & (1u << PF_DIR_NW)) jump_d(r, x, y, -1, -1, gc, cell, cc, jb);
+        m = successors(r, c, x, y, cc);
+        if (m & (1u << PF_DIR_E)) jump_h(r, x, y, 1, gc, c, cc, jb);
+        if (m & (1u << PF_DIR_W)) jump_h(r, x, y, -1, gc, c, cc, jb);
+        if (m & (1u << PF_DIR_S)) jump_v(r, x, y, 1, gc, c, cc, jb);
+        if (m & (1u << PF_DIR_N)) jump_v(r, x, y, -1, gc, c, cc, jb);
+        if (m & (1u << PF_DIR_SE)) jump_d(r, x, y, 1, 1, gc, c, cc, jb);
+        if (m & (1u << PF_DIR_SW)) jump_d(r, x, y, -1, 1, gc, c, cc, jb);
+        if (m & (1u << PF_DIR_NE)) jump_d(r, x, y, 1, -1, gc, c, cc, jb);
+        if (m & (1u << PF_DIR_NW)) jump_d(r, x, y, -1, -1, gc, c, cc, jb);
     }
     return PF_NO_PATH;
 }
 
 /* The four variants, each compiled with its rule and the use of jump bits
  * fixed. */
-static pf_status run_scan_cc(jps_run *r, pf_search_ctx *ctx, const pf_query *q, pf_result *out) {
-    return run_jps(r, ctx, q, out, true, false);
+static pf_status run_scan_cc(jps_run *r, const pf_query *q, pf_result *out) {
+    return run_jps(r, q, out, true, false);
 }
 
-static pf_status run_scan_nocc(jps_run *r, pf_search_ctx *ctx, const pf_query *q,
-                               pf_result *out) {
-    return run_jps(r, ctx, q, out, false, false);
+static pf_status run_scan_nocc(jps_run *r, const pf_query *q, pf_result *out) {
+    return run_jps(r, q, out, false, false);
 }
 
-static pf_status run_bits_cc(jps_run *r, pf_search_ctx *ctx, const pf_query *q, pf_result *out) {
-    return run_jps(r, ctx, q, out, true, true);
+static pf_status run_bits_cc(jps_run *r, const pf_query *q, pf_result *out) {
+    return run_jps(r, q, out, true, true);
 }
 
-static pf_status run_bits_nocc(jps_run *r, pf_search_ctx *ctx, const pf_query *q,
-                               pf_result *out) {
-    return run_jps(r, ctx, q, out, false, true);
+static pf_status run_bits_nocc(jps_run *r, const pf_query *q, pf_result *out) {
+    return run_jps(r, q, out, false, true);
 }
 
-/* Expands the jump points from the goal's node back to the start into the
- * full cell path. Each parent -> child segment is diagonal first, then
- * straight. The parent links are reversed first (the nodes are spent), so
- * the path is written from the start on and its cost summed step by step
- * in path order, as pf_path_validate sums it (every cell costs r->c). */
-static pf_status build_path(const jps_run *r, pf_search_ctx *ctx, int32_t goal, pf_result *out) {
-    jps_node *nodes = r->nodes;
+/* Writes the cells of segment a -> b (diagonal first, then straight) from
+ * pt[0] = a up to, not including, b, and adds its steps to *cost in path
+ * order. Returns the number of steps. */
+static inline int32_t write_segment(const jps_run *r, pf_point *pt, pf_point a, pf_point b,
+                                    double *cost) {
+    int32_t adx = abs(b.x - a.x), ady = abs(b.y - a.y);
+    int32_t diag = adx > ady ? ady : adx, straight = (adx > ady ? adx : ady) - diag;
+    int sx = sgn(b.x - a.x), sy = sgn(b.y - a.y);
+    double c = *cost;
+    pt[0] = a;
+    for (int32_t t = 1; t < diag; t++) {
+        pt[t] = (pf_point){a.x + sx * t, a.y + sy * t};
+        c += r->cd;
+    }
+    if (diag > 0) {
+        c += r->cd;
+        if (straight > 0) pt[diag] = (pf_point){a.x + sx * diag, a.y + sy * diag};
+    }
+    if (adx > ady)
+        sy = 0;
+    else
+        sx = 0;
+    for (int32_t t = 1; t < straight; t++) {
+        pt[diag + t] = (pf_point){pt[diag].x + sx * t, pt[diag].y + sy * t};
+        c += r->c;
+    }
+    if (straight > 0) c += r->c;
+    *cost = c;
+    return diag + straight;
+}
+
+static inline pf_point cell_point(const jps_run *r, int32_t i) {
+    int32_t y = row_of(r, i);
+    return (pf_point){i - y * r->w, y};
+}
+
+/* Expands the jump points from the goal back to the start into the full cell
+ * path. Each parent -> child segment is diagonal first, then straight. The
+ * parent links are reversed first (they are spent), so the path is written
+ * from the start on and its cost summed step by step in path order, as
+ * pf_path_validate sums it (every cell costs r->c). */
+static pf_status build_path(const jps_run *r, pf_search_ctx *ctx, int32_t start, int32_t goal,
+                            pf_result *out) {
+    pf__node *nodes = ctx->nodes;
+    const int32_t w = r->w;
     size_t n = 1, k = 0;
     pf_status st;
     double cost = 0.0;
-    int32_t prev = -1;
 
-    for (int32_t i = goal, p; i >= 0; prev = i, i = p) {
+    for (int32_t i = goal, p, next = -1; i >= 0; next = i, i = p) {
         p = nodes[i].parent;
         if (p >= 0) {
-            int32_t a = nodes[p].cell, b = nodes[i].cell, ay = row_of(r, a), by = row_of(r, b);
-            int32_t dx = abs((b - by * r->w) - (a - ay * r->w)), dy = abs(by - ay);
+            int32_t ay = row_of(r, p), by = row_of(r, i);
+            int32_t dx = abs((i - by * w) - (p - ay * w)), dy = abs(by - ay);
             n += (size_t)(dx > dy ? dx : dy);
         }
-        nodes[i].parent = prev; /* now the next node towards the goal */
+        nodes[i].parent = next; /* now the next jump point towards the goal */
     }
     st = pf__ctx_reserve_path(ctx, n);
     if (st) return st;
-    for (int32_t i = prev, nx; (nx = nodes[i].parent) >= 0; i = nx) {
-        int32_t ay = row_of(r, nodes[i].cell), by = row_of(r, nodes[nx].cell);
-        pf_point a = {nodes[i].cell - ay * r->w, ay}, b = {nodes[nx].cell - by * r->w, by};
-        int32_t adx = abs(b.x - a.x), ady = abs(b.y - a.y);
-        int32_t diag = adx > ady ? ady : adx, straight = (adx > ady ? adx : ady) - diag;
-        int sx = sgn(b.x - a.x), sy = sgn(b.y - a.y);
-        pf_point *pt = ctx->path + k;
-        pt[0] = a;
-        for (int32_t t = 1; t <= diag; t++) {
-            pt[t] = (pf_point){a.x + sx * t, a.y + sy * t};
-            cost += r->cd;
-        }
-        if (adx > ady)
-            sy = 0;
-        else
-            sx = 0;
-        for (int32_t t = 1; t < straight; t++) {
-            pt[diag + t] = (pf_point){pt[diag].x + sx * t, pt[diag].y + sy * t};
-            cost += r->c;
-        }
-        if (straight > 0) cost += r->c;
-        k += (size_t)(diag + straight);
-    }
-    {
-        int32_t gy = row_of(r, nodes[goal].cell);
-        ctx->path[k] = (pf_point){nodes[goal].cell - gy * r->w, gy};
-    }
+    for (int32_t i = start, nx; (nx = nodes[i].parent) >= 0; i = nx)
+        k += (size_t)write_segment(r, ctx->path + k, cell_point(r, i), cell_point(r, nx), &cost);
+    ctx->path[k] = cell_point(r, goal);
+    out->path = ctx->path;
+    out->path_len = n;
+    out->cost = cost;
+    return PF_OK;
+}
+
+/* The answer of a query whose canonical path is free (direct_free): a
+ * search that expands the start and finds the goal straight away. Needs
+ * neither the node array nor the heap. */
+static pf_status answer_direct(const jps_run *r, pf_search_ctx *ctx, const pf_query *q,
+                               pf_result *out) {
+    int32_t adx = abs(q->goal.x - q->start.x), ady = abs(q->goal.y - q->start.y);
+    size_t n = (size_t)(adx > ady ? adx : ady) + 1;
+    double cost = 0.0;
+    pf_status st;
+    if (polled_stop(q, 0)) return PF_ECANCELED;
+    st = pf__ctx_reserve_path(ctx, n);
+    if (st) return st;
+    out->expanded = 1;
+    out->generated = 2;
+    out->jump_points = 1;
+    if (q->record_expanded) ctx->expanded[ctx->expanded_len++] = q->start.y * r->w + q->start.x;
+    write_segment(r, ctx->path, q->start, q->goal, &cost);
+    ctx->path[n - 1] = q->goal;
     out->path = ctx->path;
     out->path_len = n;
     out->cost = cost;
@@ -872,7 +783,7 @@ static pf_status build_path(const jps_run *r, pf_search_ctx *ctx, int32_t goal, 
 /* Whether the canonical path from start to goal, diagonal first, then
  * straight, is free: every step allowed by the move masks. Its cost is then
  * the octile distance, a lower bound on every path, so it is optimal and
- * the search can be skipped. A failed test costs at most one bit test per
+ * the search can be skipped. A failed test costs at most one mask test per
  * cell of that path, less than the jumps from the start would scan. */
 static bool direct_free(const jps_run *r, pf_point s) {
     int32_t dx = r->gx - s.x, dy = r->gy - s.y;
@@ -898,7 +809,6 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
                         pf_result *out) {
     size_t cells = (size_t)g->w * (size_t)g->h;
     jps_run r;
-    jps_scratch *sc;
     pf_status st;
     uint8_t ucost = 1;
 
@@ -923,10 +833,6 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     if (!g->cost[(size_t)q->start.y * g->w + q->start.x] ||
         !g->cost[(size_t)q->goal.y * g->w + q->goal.x])
         return out->status = PF_EBLOCKED;
-    /* JPS keeps its nodes in its own scratch, not in the context's per-cell
-     * node array, which it therefore neither needs nor touches. */
-    st = scratch_get(ctx, cells, &sc);
-    if (st) return out->status = st;
     ctx->expanded_len = 0;
     if (q->record_expanded) {
         st = pf__ctx_reserve_expanded(ctx, cells);
@@ -937,6 +843,7 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
         return pf__answer_trivial(ctx, q->start, out);
     }
 
+    r.ctx = ctx;
     r.j = j;
     r.moves = g->moves;
     r.w = g->w;
@@ -946,50 +853,39 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     r.goal = q->goal.y * g->w + q->goal.x;
     r.c = (double)ucost;
     r.cd = r.c * PF_SQRT2;
-    r.slot = sc->slot;
-    r.nodes = sc->nodes;
-    r.n = 0;
-    r.heap = sc->heap;
-    r.heap_len = 0;
+    if (direct_free(&r, q->start)) {
+        st = answer_direct(&r, ctx, q, out);
+        if (q->record_expanded) {
+            out->expanded_cells = ctx->expanded;
+            out->expanded_cells_len = ctx->expanded_len;
+        }
+        return out->status = st;
+    }
+    st = pf__ctx_begin(ctx, cells);
+    if (st) return out->status = st;
+    r.gen = ctx->gen;
     r.jump_points = 0;
     r.generated = 0;
     r.fref = -1.0;
-    r.stack = sc->stack;
     r.sp = 0;
-    r.cur = -1;
-    if (direct_free(&r, q->start)) {
-        /* Answered as a search that expands the start and finds the goal
-         * straight away. */
-        const int32_t s = q->start.y * g->w + q->start.x;
-        if (polled_stop(q, 0)) {
-            st = PF_ECANCELED;
-        } else {
-            out->expanded = 1;
-            if (q->record_expanded) ctx->expanded[ctx->expanded_len++] = s;
-            r.nodes[0] = (jps_node){0.0, s, -1, JPS_CLOSED, -1};
-            r.nodes[1] = (jps_node){0.0, r.goal, 0, JPS_CLOSED, -1};
-            r.n = 2;
-            r.cur = 1;
-            r.generated = 2;
-            r.jump_points = 1;
-            st = PF_OK;
-        }
-    } else {
-        if (j->bits_cc == g->corner_cutting && j->mode != PF_JPS_BITS_NEVER &&
-            (j->bits_pay || j->mode == PF_JPS_BITS_ALWAYS))
-            st = g->corner_cutting ? run_bits_cc(&r, ctx, q, out)
-                                   : run_bits_nocc(&r, ctx, q, out);
-        else
-            st = g->corner_cutting ? run_scan_cc(&r, ctx, q, out)
-                                   : run_scan_nocc(&r, ctx, q, out);
+    {
+        jps_scratch *sc;
+        st = scratch_get(ctx, cells, &sc);
+        if (st) return out->status = st;
+        r.stack = sc->stack;
     }
+    if (j->bits_cc == g->corner_cutting && j->mode != PF_JPS_BITS_NEVER &&
+        (j->bits_pay || j->mode == PF_JPS_BITS_ALWAYS))
+        st = g->corner_cutting ? run_bits_cc(&r, q, out) : run_bits_nocc(&r, q, out);
+    else
+        st = g->corner_cutting ? run_scan_cc(&r, q, out) : run_scan_nocc(&r, q, out);
     out->generated = r.generated;
     out->jump_points = r.jump_points;
     if (q->record_expanded) {
         out->expanded_cells = ctx->expanded;
         out->expanded_cells_len = ctx->expanded_len;
     }
-    if (st == PF_OK) st = build_path(&r, ctx, r.cur, out);
+    if (st == PF_OK) st = build_path(&r, ctx, q->start.y * g->w + q->start.x, r.goal, out);
     if (st != PF_OK) {
         out->path = NULL;
         out->path_len = 0;
