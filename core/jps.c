@@ -51,6 +51,11 @@
  * a stack and is expanded next (with a consistent heuristic any node of
  * least f may be expanded next, so A* stays optimal): on uniform maps most
  * jump points continue towards the goal at unchanged f.
+ *
+ * Before searching, a query whose canonical path (diagonal first, then
+ * straight) is free is answered from it: its cost is the octile distance, a
+ * lower bound, so it is optimal. On open maps most short queries end there,
+ * at the price of one move-mask test per cell of that path otherwise.
  */
 #include "jps.h"
 
@@ -72,6 +77,7 @@ struct pf_jps {
     bool bits_cc;
     bool bits_pay;  /* few enough stops for the bits to save work */
     pf_jps_bits_mode mode;
+    uint64_t wmagic; /* for row_of in searches, see there */
     uint8_t cost; /* a walkable cell's cost when built or last updated */
 };
 
@@ -238,6 +244,9 @@ pf_status pf_jps_create(const pf_grid *g, pf_jps **out) {
     j->cost = pf_grid_min_cost(g);
     j->rstride = line_words(g->w);
     j->cstride = line_words(g->h);
+    j->wmagic = (size_t)g->w * (size_t)g->h <= (1u << 24) && g->w < (1 << 16)
+                    ? ((1ull << 40) + (uint64_t)g->w - 1) / (uint64_t)g->w
+                    : 0;
     if (__builtin_mul_overflow(j->rstride, (size_t)g->h + 2, &rn) ||
         __builtin_mul_overflow(j->cstride, (size_t)g->w + 2, &cn))
         goto out_free_jps;
@@ -678,45 +687,122 @@ static pf_status run_bits_nocc(jps_run *r, const pf_query *q, pf_result *out) {
     return run_jps(r, q, out, false, true);
 }
 
+/* Writes the cells of segment a -> b (diagonal first, then straight) from
+ * pt[0] = a up to, not including, b, and adds its steps to *cost in path
+ * order. Returns the number of steps. */
+static inline int32_t write_segment(const jps_run *r, pf_point *pt, pf_point a, pf_point b,
+                                    double *cost) {
+    int32_t adx = abs(b.x - a.x), ady = abs(b.y - a.y);
+    int32_t diag = adx > ady ? ady : adx, straight = (adx > ady ? adx : ady) - diag;
+    int sx = sgn(b.x - a.x), sy = sgn(b.y - a.y);
+    double c = *cost;
+    pt[0] = a;
+    for (int32_t t = 1; t < diag; t++) {
+        pt[t] = (pf_point){a.x + sx * t, a.y + sy * t};
+        c += r->cd;
+    }
+    if (diag > 0) {
+        c += r->cd;
+        if (straight > 0) pt[diag] = (pf_point){a.x + sx * diag, a.y + sy * diag};
+    }
+    if (adx > ady)
+        sy = 0;
+    else
+        sx = 0;
+    for (int32_t t = 1; t < straight; t++) {
+        pt[diag + t] = (pf_point){pt[diag].x + sx * t, pt[diag].y + sy * t};
+        c += r->c;
+    }
+    if (straight > 0) c += r->c;
+    *cost = c;
+    return diag + straight;
+}
+
+static inline pf_point cell_point(const jps_run *r, int32_t i) {
+    int32_t y = row_of(r, i);
+    return (pf_point){i - y * r->w, y};
+}
+
 /* Expands the jump points from the goal back to the start into the full cell
  * path. Each parent -> child segment is diagonal first, then straight. The
- * cost is summed step by step in path order, as pf_path_validate sums it. */
-static pf_status build_path(pf_search_ctx *ctx, const pf_grid *g, int32_t goal, pf_result *out) {
-    const int32_t w = g->w;
-    size_t n = 1, k;
+ * parent links are reversed first (they are spent), so the path is written
+ * from the start on and its cost summed step by step in path order, as
+ * pf_path_validate sums it (every cell costs r->c). */
+static pf_status build_path(const jps_run *r, pf_search_ctx *ctx, int32_t start, int32_t goal,
+                            pf_result *out) {
+    pf__node *nodes = ctx->nodes;
+    const int32_t w = r->w;
+    size_t n = 1, k = 0;
     pf_status st;
     double cost = 0.0;
 
-    for (int32_t i = goal, p; (p = ctx->nodes[i].parent) >= 0; i = p) {
-        int32_t dx = abs(i % w - p % w), dy = abs(i / w - p / w);
-        n += (size_t)(dx > dy ? dx : dy);
+    for (int32_t i = goal, p, next = -1; i >= 0; next = i, i = p) {
+        p = nodes[i].parent;
+        if (p >= 0) {
+            int32_t ay = row_of(r, p), by = row_of(r, i);
+            int32_t dx = abs((i - by * w) - (p - ay * w)), dy = abs(by - ay);
+            n += (size_t)(dx > dy ? dx : dy);
+        }
+        nodes[i].parent = next; /* now the next jump point towards the goal */
     }
     st = pf__ctx_reserve_path(ctx, n);
     if (st) return st;
-    k = n;
-    ctx->path[--k] = (pf_point){goal % w, goal / w};
-    for (int32_t i = goal, p; (p = ctx->nodes[i].parent) >= 0; i = p) {
-        pf_point a = {p % w, p / w}, b = {i % w, i / w};
-        int32_t steps = abs(b.x - a.x) > abs(b.y - a.y) ? abs(b.x - a.x) : abs(b.y - a.y);
-        int sx = sgn(b.x - a.x), sy = sgn(b.y - a.y);
-        pf_point cur = a;
-        k -= (size_t)steps;
-        ctx->path[k] = a;
-        for (int32_t t = 1; t < steps; t++) {
-            if (cur.x != b.x) cur.x += sx;
-            if (cur.y != b.y) cur.y += sy;
-            ctx->path[k + (size_t)t] = cur;
-        }
-    }
-    for (size_t t = 1; t < n; t++) {
-        pf_point a = ctx->path[t - 1], b = ctx->path[t];
-        double len = (a.x != b.x && a.y != b.y) ? PF_SQRT2 : 1.0;
-        cost += g->cost[(size_t)b.y * w + b.x] * len;
-    }
+    for (int32_t i = start, nx; (nx = nodes[i].parent) >= 0; i = nx)
+        k += (size_t)write_segment(r, ctx->path + k, cell_point(r, i), cell_point(r, nx), &cost);
+    ctx->path[k] = cell_point(r, goal);
     out->path = ctx->path;
     out->path_len = n;
     out->cost = cost;
     return PF_OK;
+}
+
+/* The answer of a query whose canonical path is free (direct_free): a
+ * search that expands the start and finds the goal straight away. Needs
+ * neither the node array nor the heap. */
+static pf_status answer_direct(const jps_run *r, pf_search_ctx *ctx, const pf_query *q,
+                               pf_result *out) {
+    int32_t adx = abs(q->goal.x - q->start.x), ady = abs(q->goal.y - q->start.y);
+    size_t n = (size_t)(adx > ady ? adx : ady) + 1;
+    double cost = 0.0;
+    pf_status st;
+    if (polled_stop(q, 0)) return PF_ECANCELED;
+    st = pf__ctx_reserve_path(ctx, n);
+    if (st) return st;
+    out->expanded = 1;
+    out->generated = 2;
+    out->jump_points = 1;
+    if (q->record_expanded) ctx->expanded[ctx->expanded_len++] = q->start.y * r->w + q->start.x;
+    write_segment(r, ctx->path, q->start, q->goal, &cost);
+    ctx->path[n - 1] = q->goal;
+    out->path = ctx->path;
+    out->path_len = n;
+    out->cost = cost;
+    return PF_OK;
+}
+
+/* Whether the canonical path from start to goal, diagonal first, then
+ * straight, is free: every step allowed by the move masks. Its cost is then
+ * the octile distance, a lower bound on every path, so it is optimal and
+ * the search can be skipped. A failed test costs at most one mask test per
+ * cell of that path, less than the jumps from the start would scan. */
+static bool direct_free(const jps_run *r, pf_point s) {
+    int32_t dx = r->gx - s.x, dy = r->gy - s.y;
+    int sx = sgn(dx), sy = sgn(dy);
+    int32_t adx = dx * sx, ady = dy * sy;
+    int32_t nd = adx < ady ? adx : ady, ns = (adx < ady ? ady : adx) - nd;
+    int32_t i = s.y * r->w + s.x;
+    uint32_t bit = nd ? dbit(sx, sy) : 0;
+    const int32_t doff = sx + sy * r->w;
+    for (int32_t k = 0; k < nd; k++, i += doff)
+        if (!(r->moves[i] & bit)) return false;
+    if (ns) {
+        int tx = adx > ady ? sx : 0, ty = adx > ady ? 0 : sy;
+        const int32_t soff = tx + ty * r->w;
+        bit = dbit(tx, ty);
+        for (int32_t k = 0; k < ns; k++, i += soff)
+            if (!(r->moves[i] & bit)) return false;
+    }
+    return true;
 }
 
 pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, const pf_query *q,
@@ -740,10 +826,14 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     if ((unsigned)q->heuristic >= PF_H_COUNT || !pf_heuristic_is_admissible(q->heuristic, 8))
         return out->status = PF_EINVAL;
     if (j->w != g->w || j->h != g->h) return out->status = PF_EINVAL;
-    st = pf__check_endpoints(g, q->start, q->goal);
-    if (st) return out->status = st;
-    st = pf__ctx_begin(ctx, cells);
-    if (st) return out->status = st;
+    /* pf__check_endpoints, inline. */
+    if ((uint32_t)q->start.x >= (uint32_t)g->w || (uint32_t)q->start.y >= (uint32_t)g->h ||
+        (uint32_t)q->goal.x >= (uint32_t)g->w || (uint32_t)q->goal.y >= (uint32_t)g->h)
+        return out->status = PF_ERANGE;
+    if (!g->cost[(size_t)q->start.y * g->w + q->start.x] ||
+        !g->cost[(size_t)q->goal.y * g->w + q->goal.x])
+        return out->status = PF_EBLOCKED;
+    ctx->expanded_len = 0;
     if (q->record_expanded) {
         st = pf__ctx_reserve_expanded(ctx, cells);
         if (st) return out->status = st;
@@ -757,14 +847,22 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     r.j = j;
     r.moves = g->moves;
     r.w = g->w;
-    r.wmagic = cells <= (1u << 24) && g->w < (1 << 16)
-                   ? ((1ull << 40) + (uint64_t)g->w - 1) / (uint64_t)g->w
-                   : 0;
+    r.wmagic = j->wmagic;
     r.gx = q->goal.x;
     r.gy = q->goal.y;
     r.goal = q->goal.y * g->w + q->goal.x;
     r.c = (double)ucost;
     r.cd = r.c * PF_SQRT2;
+    if (direct_free(&r, q->start)) {
+        st = answer_direct(&r, ctx, q, out);
+        if (q->record_expanded) {
+            out->expanded_cells = ctx->expanded;
+            out->expanded_cells_len = ctx->expanded_len;
+        }
+        return out->status = st;
+    }
+    st = pf__ctx_begin(ctx, cells);
+    if (st) return out->status = st;
     r.gen = ctx->gen;
     r.jump_points = 0;
     r.generated = 0;
@@ -787,7 +885,7 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
         out->expanded_cells = ctx->expanded;
         out->expanded_cells_len = ctx->expanded_len;
     }
-    if (st == PF_OK) st = build_path(ctx, g, r.goal, out);
+    if (st == PF_OK) st = build_path(&r, ctx, q->start.y * g->w + q->start.x, r.goal, out);
     if (st != PF_OK) {
         out->path = NULL;
         out->path_len = 0;

@@ -61,7 +61,9 @@ bool pf_jps_supports(const pf_grid *g);
  * found (each time a jump reaches one), out->expanded the jump points
  * expanded. The heuristic is always octile; q->heuristic is only checked as
  * astar checks it (manhattan is refused). PF_EINVAL when j was built for a
- * grid of another size. Other statuses as pf_search. */
+ * grid of another size. Other statuses as pf_search. A query whose
+ * canonical path (diagonal first, then straight) is free is answered from
+ * it without search: expanded 1 (the start), jump_points 1. */
 pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, const pf_query *q,
                         pf_result *out);
 

@@ -470,6 +470,42 @@ START_TEST(jps_open_map_few_expansions) {
 }
 END_TEST
 
+/* A query whose canonical path (diagonal first, then straight) is free is
+ * answered from it: one expansion, the octile cost. Blocking one cell of that
+ * path sends the query through the search, which still finds the octile
+ * cost around it (straight first, then diagonal). */
+START_TEST(jps_direct_path_only_when_free) {
+    const char *open_rows[] = {"......", "......", "......", "......"};
+    const char *blocked_rows[] = {"......", "......", "...#..", "......"};
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_point s = {0, 0}, t = {5, 2};
+    for (int b = 0; b <= 1; b++) {
+        pf_grid *g = tu_grid_from_ascii(b ? blocked_rows : open_rows, 4, 8);
+        pf_jps *j = make_jps(g);
+        for (int cc = 0; cc <= 1; cc++) {
+            ck_assert_int_eq(pf_grid_set_rules(g, 8, cc == 1), PF_OK);
+            ck_assert_int_eq(pf_jps_update(j, g, NULL, 0), PF_OK);
+            pf_result r = run_jps(ctx, j, g, s, t);
+            ck_assert_int_eq(r.status, PF_OK);
+            ck_assert_int_eq(r.algorithm, PF_ALGO_JPS);
+            ck_assert_double_eq_tol(r.cost, 3.0 + 2.0 * PF_SQRT2, 1e-9);
+            check_path(g, &r, s, t);
+            if (b) {
+                ck_assert_uint_gt(r.expanded, 1);
+            } else {
+                ck_assert_uint_eq(r.expanded, 1);
+                ck_assert_uint_eq(r.path_len, 6);
+                ck_assert_int_eq(r.path[1].x, 1);
+                ck_assert_int_eq(r.path[1].y, 1);
+            }
+        }
+        pf_jps_destroy(j);
+        pf_grid_destroy(g);
+    }
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
 /* A sample of every shared scenario file matches its listed optimum, with
  * and without jump bits. The full sweep is `make bench`. */
 START_TEST(jps_movingai_scenarios_sampled) {
@@ -528,6 +564,7 @@ TU_SUITE(jps) {
     tcase_add_test(tc, jps_stop_callback_cancels);
     tcase_add_test(tc, jps_long_open_row_8192);
     tcase_add_test(tc, jps_open_map_few_expansions);
+    tcase_add_test(tc, jps_direct_path_only_when_free);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("slow");
     tcase_set_timeout(slow, 600);
