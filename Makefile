@@ -109,7 +109,7 @@ run: $(PATHD)
 bench: $(BENCH)
 	@if [ ! -d "$(PATHD_BENCH_DIR)" ]; then \
 	  echo "bench: skipped: PATHD_BENCH_DIR=$(PATHD_BENCH_DIR) does not exist"; exit 0; fi; \
-	for a in astar jps hpa; do \
+	for a in astar dijkstra jps hpa; do \
 	  $(BENCH) scen --algorithm $$a $(PATHD_BENCH_DIR)/*.scen; rc=$$?; \
 	  if [ $$rc = 3 ]; then echo "bench: $$a skipped: not available in this build"; \
 	  elif [ $$rc != 0 ]; then exit $$rc; fi; done
