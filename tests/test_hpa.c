@@ -465,17 +465,8 @@ START_TEST(hpa_movingai_scenarios_sampled) {
     size_t nsub = 0, cap = 0;
     ck_assert_ptr_nonnull(list);
     for (char **f = list; *f; f++) {
-        char path[4096];
-        size_t len;
         pf_scen sc;
-        pf_parse_error err;
-        snprintf(path, sizeof(path), "%s/%s", dir, *f);
-        char *buf = tu_read_file(path, &len);
-        ck_assert_ptr_nonnull(buf);
-        ck_assert_int_eq(pf_scen_parse(buf, len, 0, &sc, &err), PF_OK);
-        free(buf);
-        pf_grid *g = tu_load_map(dir, pf_scen_map_basename(sc.map));
-        ck_assert_msg(g != NULL, "cannot load map of %s", *f);
+        pf_grid *g = tu_load_scen(dir, *f, &sc);
         pf_hpa *h = build(g, 0);
         size_t step = sc.count / 40 + 1;
         for (size_t i = 0; i < sc.count; i += step) {

@@ -214,6 +214,22 @@ pf_grid *tu_load_map(const char *dir, const char *name) {
     return g;
 }
 
+pf_grid *tu_load_scen(const char *dir, const char *file, pf_scen *sc) {
+    char path[4096];
+    size_t len;
+    pf_parse_error err;
+    pf_grid *g;
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    char *buf = tu_read_file(path, &len);
+    ck_assert_msg(buf != NULL, "cannot read %s", path);
+    ck_assert_msg(pf_scen_parse(buf, len, 0, sc, &err) == PF_OK, "%s line %d: %s", path, err.line,
+                  err.msg);
+    free(buf);
+    g = tu_load_map(dir, pf_scen_map_basename(sc->map));
+    ck_assert_msg(g != NULL, "cannot load the map of %s", path);
+    return g;
+}
+
 static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }

@@ -61,6 +61,11 @@ char *tu_read_file(const char *path, size_t *len);
 /* Loads <dir>/<name> (.map) into a grid; NULL on error. */
 pf_grid *tu_load_map(const char *dir, const char *name);
 
+/* Loads the scenario file <dir>/<file> into *sc (free with pf_scen_free)
+ * and returns its map, found by basename beside it (free with
+ * pf_grid_destroy). Fails the test when either cannot be read. */
+pf_grid *tu_load_scen(const char *dir, const char *file, pf_scen *sc);
+
 /* The shared maps: names of the .scen files in the bench dir, sorted, NULL
  * terminated; free with tu_free_list. */
 char **tu_list_scen(const char *dir);
