@@ -46,6 +46,13 @@ static void line(pf_jsonw *w, const char *fmt, ...) {
 
 #define LOAD(x) ((unsigned long long)atomic_load_explicit(&(x), memory_order_relaxed))
 
+/* One unlabelled sample with its HELP and TYPE lines. %.17g prints integer
+ * counts below 2^53 exactly. */
+static void scalar(pf_jsonw *w, const char *name, const char *type, const char *help,
+                   double value) {
+    line(w, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", name, help, name, type, name, value);
+}
+
 void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
     pf_metrics *mm = (pf_metrics *)m; /* atomic loads take non-const pointers in C11 */
     line(w, "# HELP pathd_requests_total HTTP requests answered, by route and status.\n"
@@ -81,43 +88,27 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
         line(w, "pathd_request_duration_seconds_count{route=\"%s\"} %llu\n",
              pf_route_name((pf_route)r), total);
     }
-    line(w, "# HELP pathd_searches_total Searches run on the worker pool.\n"
-            "# TYPE pathd_searches_total counter\npathd_searches_total %llu\n",
-         LOAD(mm->searches));
-    line(w, "# HELP pathd_expanded_total Nodes expanded by searches.\n"
-            "# TYPE pathd_expanded_total counter\npathd_expanded_total %llu\n",
-         LOAD(mm->expanded));
-    line(w, "# HELP pathd_queue_depth Jobs waiting for a worker.\n"
-            "# TYPE pathd_queue_depth gauge\npathd_queue_depth %d\n", g->queue_depth);
-    line(w, "# HELP pathd_queue_limit Jobs that may wait before 503.\n"
-            "# TYPE pathd_queue_limit gauge\npathd_queue_limit %d\n", g->queue_limit);
-    line(w, "# HELP pathd_workers_busy Workers running a job.\n"
-            "# TYPE pathd_workers_busy gauge\npathd_workers_busy %d\n", g->running);
-    line(w, "# HELP pathd_workers Worker threads.\n"
-            "# TYPE pathd_workers gauge\npathd_workers %d\n", g->workers);
-    line(w, "# HELP pathd_queue_rejected_total Jobs refused because the queue was full.\n"
-            "# TYPE pathd_queue_rejected_total counter\npathd_queue_rejected_total %llu\n",
-         (unsigned long long)g->rejected);
-    line(w, "# HELP pathd_cache_hits_total Path cache hits (maps held now).\n"
-            "# TYPE pathd_cache_hits_total counter\npathd_cache_hits_total %llu\n",
-         (unsigned long long)g->cache_hits);
-    line(w, "# HELP pathd_cache_misses_total Path cache misses (maps held now).\n"
-            "# TYPE pathd_cache_misses_total counter\npathd_cache_misses_total %llu\n",
-         (unsigned long long)g->cache_misses);
-    line(w, "# HELP pathd_cache_hit_ratio Hits / lookups of the path caches.\n"
-            "# TYPE pathd_cache_hit_ratio gauge\npathd_cache_hit_ratio %g\n",
-         g->cache_hits + g->cache_misses
-             ? (double)g->cache_hits / (double)(g->cache_hits + g->cache_misses)
-             : 0.0);
-    line(w, "# HELP pathd_maps Maps held.\n# TYPE pathd_maps gauge\npathd_maps %llu\n",
-         (unsigned long long)g->maps);
-    line(w, "# HELP pathd_sessions D* Lite sessions held.\n# TYPE pathd_sessions gauge\n"
-            "pathd_sessions %llu\n",
-         (unsigned long long)g->sessions);
-    line(w, "# HELP pathd_streams Open WebSocket session streams.\n"
-            "# TYPE pathd_streams gauge\npathd_streams %llu\n",
-         (unsigned long long)g->streams);
-    line(w, "# HELP pathd_requests_in_flight Requests received and not yet answered.\n"
-            "# TYPE pathd_requests_in_flight gauge\npathd_requests_in_flight %llu\n",
-         (unsigned long long)g->in_flight);
+    scalar(w, "pathd_searches_total", "counter", "Searches run on the worker pool.",
+           (double)LOAD(mm->searches));
+    scalar(w, "pathd_expanded_total", "counter", "Nodes expanded by searches.",
+           (double)LOAD(mm->expanded));
+    scalar(w, "pathd_queue_depth", "gauge", "Jobs waiting for a worker.", g->queue_depth);
+    scalar(w, "pathd_queue_limit", "gauge", "Jobs that may wait before 503.", g->queue_limit);
+    scalar(w, "pathd_workers_busy", "gauge", "Workers running a job.", g->running);
+    scalar(w, "pathd_workers", "gauge", "Worker threads.", g->workers);
+    scalar(w, "pathd_queue_rejected_total", "counter",
+           "Jobs refused because the queue was full.", (double)g->rejected);
+    scalar(w, "pathd_cache_hits_total", "counter", "Path cache hits (maps held now).",
+           (double)g->cache_hits);
+    scalar(w, "pathd_cache_misses_total", "counter", "Path cache misses (maps held now).",
+           (double)g->cache_misses);
+    scalar(w, "pathd_cache_hit_ratio", "gauge", "Hits / lookups of the path caches.",
+           g->cache_hits + g->cache_misses
+               ? (double)g->cache_hits / (double)(g->cache_hits + g->cache_misses)
+               : 0.0);
+    scalar(w, "pathd_maps", "gauge", "Maps held.", (double)g->maps);
+    scalar(w, "pathd_sessions", "gauge", "D* Lite sessions held.", (double)g->sessions);
+    scalar(w, "pathd_streams", "gauge", "Open WebSocket session streams.", (double)g->streams);
+    scalar(w, "pathd_requests_in_flight", "gauge", "Requests received and not yet answered.",
+           (double)g->in_flight);
 }
