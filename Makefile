@@ -19,12 +19,12 @@ export PATHD_BENCH_DIR
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && echo 1)
 
-.PHONY: all test test-run test-asan run bench bench-http deps js-deps clean format-check lint
+.PHONY: all test test-run test-asan run bench bench-http bench-wrk deps js-deps tool-deps clean format-check lint
 
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
 # flags pkg-config now gives.
-all test run bench bench-http test-run: deps
+all test run bench bench-http bench-wrk test-run: deps
 	@$(MAKE) --no-print-directory $@
 else
 
@@ -117,6 +117,11 @@ bench: $(BENCH)
 bench-http: $(PATHD) $(BENCH)
 	./scripts/bench-http.sh $(PATHD) $(BENCH)
 
+# Issue 5's throughput target: wrk on /healthz and on HPA* paths, side by
+# side (scripts/bench-wrk.sh documents its settings: MAP, CACHE, ...).
+bench-wrk: $(PATHD) tool-deps
+	./scripts/bench-wrk.sh $(PATHD)
+
 -include $(shell find build -name '*.d' 2>/dev/null)
 endif
 
@@ -135,6 +140,15 @@ js-deps:
 	    npm ci --prefix tests/js --no-audit --no-fund --loglevel=error || \
 	      echo "js-deps: npm ci failed; the npm ws interop test will be SKIPPED"; \
 	  else echo "js-deps: npm not found; the npm ws interop test will be SKIPPED"; fi; \
+	fi
+
+# The load tools the wrk benchmarks drive (Debian packages wrk and curl).
+tool-deps:
+	@missing=""; for t in wrk curl; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
 deps:

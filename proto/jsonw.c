@@ -228,6 +228,12 @@ void pf_jsonw_raw(pf_jsonw *w, const char *json, size_t n) {
     put(w, json, n);
 }
 
+void pf_jsonw_raw_members(pf_jsonw *w, const char *members, size_t n) {
+    if (n == 0) return;
+    sep(w); /* the members count as one: the next member takes a comma */
+    put(w, members, n);
+}
+
 void pf_jsonw_append(pf_jsonw *w, const char *s, size_t n) { put(w, s, n); }
 
 void pf_jsonw_point(pf_jsonw *w, int32_t x, int32_t y) {

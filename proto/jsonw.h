@@ -60,6 +60,9 @@ void pf_jsonw_bool(pf_jsonw *w, bool v);
 void pf_jsonw_null(pf_jsonw *w);
 /* A pre-formatted JSON value, copied verbatim. */
 void pf_jsonw_raw(pf_jsonw *w, const char *json, size_t n);
+/* Pre-formatted members ("k":v,"k2":v2, no braces) copied verbatim into the
+ * object being written; n = 0 writes nothing. */
+void pf_jsonw_raw_members(pf_jsonw *w, const char *members, size_t n);
 /* Appends bytes as they are, outside the JSON structure: for writers of
  * other text formats (Prometheus metrics) that reuse the buffer. */
 void pf_jsonw_append(pf_jsonw *w, const char *s, size_t n);

@@ -296,8 +296,14 @@ out_free_root:
 }
 
 void pf_path_write_answer(pf_jsonw *w, const pf_path_answer *a) {
-    bool found = a->status == PF_OK;
     pf_jsonw_obj_begin(w);
+    pf_path_write_members(w, a);
+    pf_path_write_stats(w, a);
+    pf_jsonw_obj_end(w);
+}
+
+void pf_path_write_members(pf_jsonw *w, const pf_path_answer *a) {
+    bool found = a->status == PF_OK;
     pf_jsonw_kbool(w, "found", found);
     if (found)
         pf_jsonw_kdouble(w, "cost", a->cost);
@@ -311,6 +317,9 @@ void pf_path_write_answer(pf_jsonw *w, const pf_path_answer *a) {
     pf_jsonw_arr_end(w);
     pf_jsonw_kstr(w, "algorithm", pf_algorithm_name(a->algorithm));
     pf_jsonw_kuint(w, "map_version", a->map_version);
+}
+
+void pf_path_write_stats(pf_jsonw *w, const pf_path_answer *a) {
     pf_jsonw_key(w, "stats");
     pf_jsonw_obj_begin(w);
     pf_jsonw_kuint(w, "expanded", a->expanded);
@@ -325,5 +334,4 @@ void pf_path_write_answer(pf_jsonw *w, const pf_path_answer *a) {
             pf_jsonw_point(w, a->expanded_cells[i] % mw, a->expanded_cells[i] / mw);
         pf_jsonw_arr_end(w);
     }
-    pf_jsonw_obj_end(w);
 }

@@ -104,4 +104,12 @@ typedef struct pf_path_answer {
  * found and "expanded_cells" with debug) as a value. */
 void pf_path_write_answer(pf_jsonw *w, const pf_path_answer *a);
 
+/* The two halves of that object, for the path cache: the members that are
+ * the same for every answer of one query on one map version (found, cost or
+ * reason, path, algorithm, map_version), stored serialized so a cache hit is
+ * a copy, and the rest (stats, expanded_cells). Call them between
+ * pf_jsonw_obj_begin and pf_jsonw_obj_end. */
+void pf_path_write_members(pf_jsonw *w, const pf_path_answer *a);
+void pf_path_write_stats(pf_jsonw *w, const pf_path_answer *a);
+
 #endif

@@ -67,7 +67,7 @@ static bool key_eq(const pf_cache_key *a, const pf_cache_key *b) {
 }
 
 static size_t entry_bytes(const entry *e) {
-    return sizeof(*e) + e->val.path_len * sizeof(pf_point);
+    return sizeof(*e) + e->val.len;
 }
 
 pf_cache *pf_cache_create(size_t max_entries, size_t max_bytes) {
@@ -94,7 +94,7 @@ void pf_cache_destroy(pf_cache *c) {
     if (!c) return;
     for (e = c->head; e; e = n) {
         n = e->next;
-        free(e->val.path);
+        free(e->val.json);
         free(e);
     }
     uv_mutex_destroy(&c->mu);
@@ -127,7 +127,7 @@ static void remove_entry(pf_cache *c, entry *e) {
     lru_unlink(c, e);
     c->entries--;
     c->bytes -= entry_bytes(e);
-    free(e->val.path);
+    free(e->val.json);
     free(e);
 }
 
@@ -138,11 +138,10 @@ bool pf_cache_get(pf_cache *c, const pf_cache_key *k, pf_cache_value *out) {
     uv_mutex_lock(&c->mu);
     e = c->max_entries ? *find_slot(c, k, h) : NULL;
     if (e) {
-        *out = e->val;
-        out->path = malloc(e->val.path_len ? e->val.path_len * sizeof(pf_point) : 1);
-        if (out->path) {
-            if (e->val.path_len)
-                memcpy(out->path, e->val.path, e->val.path_len * sizeof(pf_point));
+        out->len = e->val.len;
+        out->json = malloc(e->val.len ? e->val.len : 1);
+        if (out->json) {
+            memcpy(out->json, e->val.json, e->val.len);
             lru_unlink(c, e);
             lru_push_front(c, e);
             hit = true;
@@ -161,20 +160,20 @@ pf_status pf_cache_put(pf_cache *c, const pf_cache_key *k, const pf_cache_value 
     entry *e, **slot;
     size_t bytes;
     if (c->max_entries == 0) return PF_OK;
-    if (v->path_len > (SIZE_MAX - sizeof(entry)) / sizeof(pf_point)) return PF_OK;
-    bytes = sizeof(entry) + v->path_len * sizeof(pf_point);
+    if (v->len > SIZE_MAX - sizeof(entry)) return PF_OK;
+    bytes = sizeof(entry) + v->len;
     if (bytes > c->max_bytes) return PF_OK;
     e = calloc(1, sizeof(*e));
     if (!e) return PF_ENOMEM;
     e->key = *k;
     e->hash = h;
-    e->val = *v;
-    e->val.path = malloc(v->path_len ? v->path_len * sizeof(pf_point) : 1);
-    if (!e->val.path) {
+    e->val.len = v->len;
+    e->val.json = malloc(v->len ? v->len : 1);
+    if (!e->val.json) {
         free(e);
         return PF_ENOMEM;
     }
-    if (v->path_len) memcpy(e->val.path, v->path, v->path_len * sizeof(pf_point));
+    memcpy(e->val.json, v->json, v->len);
 
     uv_mutex_lock(&c->mu);
     slot = find_slot(c, k, h);

@@ -5,7 +5,10 @@
  * holds; the least recently used entry goes first. Counts hits and misses
  * for the hit ratio /v1/info reports.
  *
- * Thread-safe: one mutex per cache; a lookup copies the path out, so an
+ * A value is the answer's members as JSON (pf_path_write_members), so a hit
+ * costs one copy, not a serialization of the path.
+ *
+ * Thread-safe: one mutex per cache; a lookup copies the bytes out, so an
  * entry evicted a moment later never dangles.
  */
 #ifndef PF_SERVER_CACHE_H
@@ -30,12 +33,8 @@ typedef struct pf_cache_key {
 } pf_cache_key;
 
 typedef struct pf_cache_value {
-    pf_status status;        /* PF_OK or PF_NO_PATH */
-    pf_algorithm algorithm;  /* the algorithm that ran */
-    double cost;
-    uint64_t expanded;       /* of the search that filled the entry */
-    pf_point *path;          /* get: owned by the caller, free() */
-    size_t path_len;
+    char *json;              /* get: owned by the caller, free() */
+    size_t len;
 } pf_cache_value;
 
 typedef struct pf_cache pf_cache;
@@ -45,7 +44,7 @@ typedef struct pf_cache_stats {
     size_t entries, bytes;
 } pf_cache_stats;
 
-/* A cache of at most max_entries entries and max_bytes bytes of paths;
+/* A cache of at most max_entries entries and max_bytes bytes of answers;
  * max_entries 0 makes a cache that stores nothing. NULL on ENOMEM. */
 pf_cache *pf_cache_create(size_t max_entries, size_t max_bytes);
 void pf_cache_destroy(pf_cache *c);
@@ -55,7 +54,7 @@ pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo,
                                pf_heuristic h, double weight, bool smooth, uint64_t max_expanded,
                                uint64_t version);
 
-/* On a hit fills *out (out->path is a malloc'd copy) and returns true;
+/* On a hit fills *out (out->json is a malloc'd copy) and returns true;
  * counts a hit or a miss. A hit whose copy cannot be allocated is a miss. */
 bool pf_cache_get(pf_cache *c, const pf_cache_key *k, pf_cache_value *out);
 

@@ -345,18 +345,14 @@ static bool answer_from_cache(pf_req *r, const pf_mapver *mv, const pf_path_requ
         return false;
     }
     atomic_fetch_add_explicit(&s->cache_hits, 1, memory_order_relaxed);
-    memset(&a, 0, sizeof(a));
-    a.status = v.status;
-    a.algorithm = v.algorithm;
-    a.cost = v.cost;
-    a.path = v.path;
-    a.path_len = v.path_len;
-    a.map_version = mv->version;
-    a.expanded = 0; /* nothing was searched for this answer */
+    memset(&a, 0, sizeof(a)); /* nothing was searched for this answer: expanded 0 */
     a.time_us = (pf__now_ns() - t0) / 1000;
     a.cached = true;
-    pf_path_write_answer(w, &a);
-    free(v.path);
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_raw_members(w, v.json, v.len);
+    pf_path_write_stats(w, &a);
+    pf_jsonw_obj_end(w);
+    free(v.json);
     return true;
 }
 
@@ -397,6 +393,7 @@ static pf_status run_one(pf_req *r, pf_search_ctx *ctx, const pf_path_request *p
     pf_point *smoothed = NULL;
     char f[48];
     uint64_t t0;
+    size_t m0;
     pf_status st;
 
     if ((st = check_endpoints(mv, pq, prefix, e))) return st;
@@ -461,19 +458,16 @@ static pf_status run_one(pf_req *r, pf_search_ctx *ctx, const pf_path_request *p
     a.expanded = res.expanded;
     a.time_us = (pf__now_ns() - t0) / 1000;
     a.debug = pq->debug;
-    if (cacheable(s, pq) && st != PF_EBUDGET) {
+    pf_jsonw_obj_begin(w);
+    m0 = w->len;
+    pf_path_write_members(w, &a);
+    if (cacheable(s, pq) && st != PF_EBUDGET && !pf_jsonw_failed(w)) {
         pf_cache_key k = cache_key(mv, pq);
-        pf_cache_value v;
-        memset(&v, 0, sizeof(v));
-        v.status = st;
-        v.algorithm = a.algorithm;
-        v.cost = a.cost;
-        v.expanded = a.expanded;
-        v.path = (pf_point *)a.path;
-        v.path_len = st == PF_OK ? a.path_len : 0;
+        pf_cache_value v = {w->buf + m0, w->len - m0};
         pf_cache_put(mv->cache, &k, &v); /* a full cache or ENOMEM only loses the entry */
     }
-    pf_path_write_answer(w, &a);
+    pf_path_write_stats(w, &a);
+    pf_jsonw_obj_end(w);
     free(smoothed);
     return PF_OK;
 }

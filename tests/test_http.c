@@ -216,7 +216,7 @@ END_TEST
 START_TEST(http_paths_post_get_batch) {
     hc_server s = it_start(NULL);
     hc_resp r, r2;
-    cJSON *j, *j2;
+    cJSON *j, *j2, *first;
     const cJSON *path;
     char *b;
 
@@ -255,14 +255,19 @@ START_TEST(http_paths_post_get_batch) {
     ck_assert_double_eq_tol(it_num(j2, "cost"), it_num(j, "cost"), 1e-9);
     ck_assert_str_eq(it_str(j2, "algorithm"), "astar");
     ck_assert(!it_truth(j2, "stats.cached"));
-    cJSON_Delete(j2);
+    first = j2;
     hc_free(&r2);
     /* Asked again: from the cache. */
     r2 = it_req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=9,0&algorithm=astar", NULL, NULL);
     j2 = json_of(&r2);
     ck_assert(it_truth(j2, "stats.cached"));
-    ck_assert_double_eq_tol(it_num(j2, "cost"), it_num(j, "cost"), 1e-9);
-    ck_assert_int_eq(cJSON_GetArraySize(it_get(j2, "path")), cJSON_GetArraySize(path));
+    ck_assert_int_eq((int)it_num(j2, "stats.expanded"), 0);
+    /* The cache holds the serialized answer: the same bytes, cell by cell. */
+    ck_assert(cJSON_Compare(it_get(j2, "cost"), it_get(first, "cost"), true));
+    ck_assert(cJSON_Compare(it_get(j2, "path"), it_get(first, "path"), true));
+    ck_assert_str_eq(it_str(j2, "algorithm"), "astar");
+    ck_assert_int_eq((int)it_num(j2, "map_version"), (int)it_num(first, "map_version"));
+    cJSON_Delete(first);
     cJSON_Delete(j2);
     hc_free(&r2);
     /* ... and the hit shows in /v1/info. */
@@ -370,6 +375,26 @@ START_TEST(http_paths_post_get_batch) {
         ck_assert_str_eq(it_str(cJSON_GetArrayItem(res, 2), "error.code"), "off_map");
         ck_assert_double_eq_tol(it_num(cJSON_GetArrayItem(res, 3), "cost"), 0, 1e-12);
         ck_assert_int_eq((int)it_num(j, "map_version"), 1);
+    }
+    cJSON_Delete(j);
+    hc_free(&r);
+
+    /* A batch that asks the same query twice: the second answer comes from
+     * the cache inside the batch and is the same answer, well-formed. */
+    r = it_req(&s, "POST", "/v1/maps/room/paths", "application/json",
+               "{\"queries\":[{\"start\":[0,1],\"goal\":[9,2],\"algorithm\":\"astar\"},"
+               "{\"start\":[0,1],\"goal\":[9,2],\"algorithm\":\"astar\"}]}");
+    ck_assert_int_eq(r.status, 200);
+    j = json_of(&r);
+    {
+        const cJSON *res = it_get(j, "results");
+        const cJSON *a = cJSON_GetArrayItem(res, 0), *c = cJSON_GetArrayItem(res, 1);
+        ck_assert_int_eq(cJSON_GetArraySize(res), 2);
+        ck_assert(!it_truth(a, "stats.cached"));
+        ck_assert(it_truth(c, "stats.cached"));
+        ck_assert(it_truth(c, "found"));
+        ck_assert(cJSON_Compare(it_get(a, "path"), it_get(c, "path"), true));
+        ck_assert(cJSON_Compare(it_get(a, "cost"), it_get(c, "cost"), true));
     }
     cJSON_Delete(j);
     hc_free(&r);

@@ -68,21 +68,18 @@ START_TEST(server_router_table) {
 }
 END_TEST
 
-static pf_cache_value val(double cost, size_t n, pf_point *buf) {
-    pf_cache_value v;
-    memset(&v, 0, sizeof(v));
-    v.status = PF_OK;
-    v.algorithm = PF_ALGO_ASTAR;
-    v.cost = cost;
-    for (size_t i = 0; i < n; i++) buf[i] = (pf_point){(int32_t)i, 0};
-    v.path = buf;
-    v.path_len = n;
+/* A cache value: the JSON members of an answer (any bytes do for the cache). */
+static pf_cache_value val(const char *json) {
+    pf_cache_value v = {(char *)json, strlen(json)};
     return v;
+}
+
+static bool got(const pf_cache_value *out, const char *json) {
+    return out->len == strlen(json) && memcmp(out->json, json, out->len) == 0;
 }
 
 START_TEST(server_cache_lru_evicts_least_recent) {
     pf_cache *c = pf_cache_create(2, 1 << 20);
-    pf_point buf[8];
     pf_cache_value v, out;
     pf_cache_key k1 = pf_cache_key_make((pf_point){0, 0}, (pf_point){1, 1}, PF_ALGO_ASTAR,
                                         PF_H_DEFAULT, 1.5, false, 0, 1);
@@ -91,21 +88,20 @@ START_TEST(server_cache_lru_evicts_least_recent) {
     k2.goal.x = 2;
     k3.goal.x = 3;
     k1v2.version = 2;
-    v = val(1.0, 3, buf);
+    v = val("\"cost\":1");
     ck_assert_int_eq(pf_cache_put(c, &k1, &v), PF_OK);
-    v = val(2.0, 4, buf);
+    v = val("\"cost\":2");
     ck_assert_int_eq(pf_cache_put(c, &k2, &v), PF_OK);
     /* Touch k1: k2 becomes the least recent and goes when k3 comes. */
     ck_assert(pf_cache_get(c, &k1, &out));
-    ck_assert_double_eq(out.cost, 1.0);
-    ck_assert_uint_eq(out.path_len, 3);
-    ck_assert_int_eq(out.path[2].x, 2);
-    free(out.path);
-    v = val(3.0, 1, buf);
+    ck_assert(got(&out, "\"cost\":1"));
+    free(out.json);
+    v = val("\"cost\":3");
     ck_assert_int_eq(pf_cache_put(c, &k3, &v), PF_OK);
     ck_assert(!pf_cache_get(c, &k2, &out));
     ck_assert(pf_cache_get(c, &k3, &out));
-    free(out.path);
+    ck_assert(got(&out, "\"cost\":3"));
+    free(out.json);
     /* Another map version is another key. */
     ck_assert(!pf_cache_get(c, &k1v2, &out));
     pf_cache_get_stats(c, &st);
@@ -117,31 +113,38 @@ START_TEST(server_cache_lru_evicts_least_recent) {
         pf_cache_key a = pf_cache_key_make((pf_point){0, 0}, (pf_point){1, 1}, PF_ALGO_ASTAR,
                                            PF_H_DEFAULT, 3.0, false, 0, 1);
         ck_assert(pf_cache_get(c, &a, &out));
-        free(out.path);
+        free(out.json);
     }
+    /* Storing under a present key replaces its value. */
+    v = val("\"cost\":4");
+    ck_assert_int_eq(pf_cache_put(c, &k3, &v), PF_OK);
+    ck_assert(pf_cache_get(c, &k3, &out));
+    ck_assert(got(&out, "\"cost\":4"));
+    free(out.json);
     pf_cache_destroy(c);
 }
 END_TEST
 
 START_TEST(server_cache_byte_bound_and_disabled) {
-    pf_point buf[64];
-    pf_cache_value v = val(1.0, 64, buf), out;
+    char big[600];
+    pf_cache_value v, out;
     pf_cache_key k = pf_cache_key_make((pf_point){0, 0}, (pf_point){1, 1}, PF_ALGO_BFS,
                                        PF_H_DEFAULT, 1, false, 0, 1);
-    pf_cache *small = pf_cache_create(100, 300); /* an entry of 64 points (512 B) does not fit */
+    pf_cache *small = pf_cache_create(100, 300); /* an entry of 512 bytes does not fit */
     pf_cache *off = pf_cache_create(0, 1 << 20);
+    memset(big, '1', 512);
+    big[512] = '\0';
+    v = val(big);
     ck_assert_int_eq(pf_cache_put(small, &k, &v), PF_OK);
     ck_assert(!pf_cache_get(small, &k, &out));
     ck_assert_int_eq(pf_cache_put(off, &k, &v), PF_OK);
     ck_assert(!pf_cache_get(off, &k, &out));
-    /* An unreachable answer (no path points) is cached too. */
-    v.status = PF_NO_PATH;
-    v.path_len = 0;
-    v.path = NULL;
+    /* A small answer (unreachable: no path points) fits. */
+    v = val("\"found\":false");
     ck_assert_int_eq(pf_cache_put(small, &k, &v), PF_OK);
     ck_assert(pf_cache_get(small, &k, &out));
-    ck_assert_int_eq(out.status, PF_NO_PATH);
-    free(out.path);
+    ck_assert(got(&out, "\"found\":false"));
+    free(out.json);
     pf_cache_destroy(small);
     pf_cache_destroy(off);
 }
