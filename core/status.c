@@ -14,6 +14,7 @@ const char *pf_status_str(pf_status st) {
     case PF_ELIMIT: return "limit exceeded";
     case PF_EPARSE: return "parse error";
     case PF_EUNSUPPORTED: return "unsupported on this map";
+    case PF_EIO: return "storage error";
     }
     return "unknown status";
 }

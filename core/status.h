@@ -18,7 +18,8 @@ typedef enum pf_status {
     PF_ENOMEM,      /* an allocation failed; nothing was changed */
     PF_ELIMIT,      /* a named limit (cells, width, ...) would be exceeded */
     PF_EPARSE,      /* text input does not follow its format */
-    PF_EUNSUPPORTED /* the map does not support this operation */
+    PF_EUNSUPPORTED, /* the map does not support this operation */
+    PF_EIO          /* the disk refused a read or write (the server's --data-dir) */
 } pf_status;
 
 /* A static English phrase for a status, e.g. "no path". Never NULL. */

@@ -28,6 +28,7 @@ const char *pf_proto_code_for(pf_status st) {
     case PF_EUNSUPPORTED: return PF_ERR_UNSUPPORTED;
     case PF_ECANCELED: return PF_ERR_DEADLINE;
     case PF_ENOMEM: return PF_ERR_NO_MEMORY;
+    case PF_EIO: return PF_ERR_STORAGE;
     default: return PF_ERR_INTERNAL;
     }
 }

@@ -37,6 +37,7 @@
 #define PF_ERR_SHUTTING_DOWN "shutting_down"     /* 503 */
 #define PF_ERR_DEADLINE "deadline_exceeded"      /* 504 */
 #define PF_ERR_INTERNAL "internal"               /* 500 */
+#define PF_ERR_STORAGE "storage_failed"          /* 500: --data-dir could not be written */
 #define PF_ERR_NO_MEMORY "out_of_memory"         /* 503 */
 
 typedef struct pf_proto_error {

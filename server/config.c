@@ -20,8 +20,12 @@ typedef struct opt {
 #define OFF(f) offsetof(pf_config, f)
 
 static const opt opts[] = {
-    {"bind", "PATHD_BIND", "bind", OPT_STR, OFF(bind), 0, 0, 0,
+    {"bind", "PATHD_BIND", "bind", OPT_STR, OFF(bind), 0, 0, sizeof(((pf_config *)0)->bind),
      "address to listen on (IPv4 dotted quad)"},
+    {"data-dir", "PATHD_DATA_DIR", "data_dir", OPT_STR, OFF(data_dir), 0, 0,
+     sizeof(((pf_config *)0)->data_dir),
+     "keep maps on disk here (written before the 2xx answer, reloaded at start); "
+     "unset = in memory only"},
     {"port", "PATHD_PORT", "port", OPT_INT, OFF(port), 8080, 0, 65535,
      "TCP port; 0 picks a free port (printed at start)"},
     {"workers", "PATHD_WORKERS", "workers", OPT_INT, OFF(workers), 2, 1, 256,
@@ -94,8 +98,8 @@ static pf_status set_opt(pf_config *c, const opt *o, const char *v, const char *
                          size_t errlen) {
     char *base = (char *)c + o->offset;
     if (o->kind == OPT_STR) {
-        if (!v || !*v || strlen(v) >= sizeof(c->bind)) goto bad;
-        snprintf(base, sizeof(c->bind), "%s", v);
+        if (!v || !*v || strlen(v) >= (size_t)o->max) goto bad;
+        snprintf(base, (size_t)o->max, "%s", v);
         return PF_OK;
     }
     if (o->kind == OPT_BOOL) {
@@ -180,8 +184,13 @@ void pf_config_print_help(FILE *f) {
         char name[64], dflt[32];
         snprintf(name, sizeof(name), "--%s%s", opts[i].flag, opts[i].kind == OPT_BOOL ? "" : " N");
         if (opts[i].kind == OPT_STR) {
-            snprintf(name, sizeof(name), "--%s ADDR", opts[i].flag);
-            snprintf(dflt, sizeof(dflt), "127.0.0.1");
+            pf_config d;
+            const char *v;
+            pf_config_defaults(&d);
+            v = (const char *)&d + opts[i].offset;
+            snprintf(name, sizeof(name), "--%s %s", opts[i].flag,
+                     strcmp(opts[i].flag, "bind") == 0 ? "ADDR" : "DIR");
+            snprintf(dflt, sizeof(dflt), "%s", *v ? v : "unset");
         } else if (opts[i].kind == OPT_BOOL) {
             snprintf(dflt, sizeof(dflt), "off");
         } else {

@@ -17,6 +17,7 @@
 
 typedef struct pf_config {
     char bind[64];             /* --bind / PATHD_BIND */
+    char data_dir[1024];       /* --data-dir: where maps persist; "" = memory only */
     int64_t port;              /* --port, 0 = an ephemeral port */
     int64_t workers;           /* search worker threads */
     int64_t io_threads;        /* libmicrohttpd threads (I/O only) */

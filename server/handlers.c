@@ -79,6 +79,11 @@ static void handle_info(pf_req *r) {
     pf_jsonw_key(&w, "limits");
     pf_jsonw_obj_begin(&w);
     pf_jsonw_kstr(&w, "bind", s->cfg.bind);
+    pf_jsonw_key(&w, "data_dir");
+    if (s->store)
+        pf_jsonw_str(&w, pf_store_dir(s->store));
+    else
+        pf_jsonw_null(&w);
     pf_config_visit(&s->cfg, visit_limit, &w);
     pf_jsonw_obj_end(&w);
     pf_jsonw_key(&w, "pool");
@@ -167,9 +172,87 @@ static void handle_map_get(pf_req *r) {
     pf__answer_json(r, 200, &w);
 }
 
+/* Map changes with --data-dir. The file is written before the registry
+ * changes, under store_mu, so disk and memory agree and the version on disk
+ * is the one published; without a store these are plain registry calls. */
+
+static void answer_storage(pf_req *r, const char *err) {
+    fprintf(stderr, "pathd: map '%s': %s\n", r->map_id, err);
+    pf__answer_error(r, 500, PF_ERR_STORAGE, NULL,
+                     "The map could not be saved to the data directory (%s); nothing changed.",
+                     err);
+}
+
+/* pf_registry_publish, saving mv first. PF_EIO: err says why, nothing
+ * changed. */
+static pf_status publish_map(pf_server *s, pf_mapver *mv, bool *created, char *err, size_t errlen) {
+    pf_mapver *cur;
+    uint64_t version;
+    pf_status st;
+    if (!s->store) return pf_registry_publish(s->registry, mv, created);
+    uv_mutex_lock(&s->store_mu);
+    cur = pf_registry_get(s->registry, mv->id);
+    version = cur ? cur->version + 1 : 1;
+    if (!cur && pf_registry_count(s->registry) >= (size_t)s->cfg.max_maps) {
+        st = PF_ELIMIT; /* checked before writing a file that would not be published */
+    } else if (!(st = pf_store_write(s->store, mv->id, version, pf_planner_grid(mv->planner), err,
+                                     errlen)) &&
+               (st = pf_registry_publish(s->registry, mv, created))) {
+        /* Out of memory after the write: put the disk back as it was. */
+        char e2[256];
+        if (cur)
+            pf_store_write(s->store, cur->id, cur->version, pf_planner_grid(cur->planner), e2,
+                           sizeof(e2));
+        else
+            pf_store_remove(s->store, mv->id, e2, sizeof(e2));
+    }
+    uv_mutex_unlock(&s->store_mu);
+    pf_mapver_release(cur);
+    return st;
+}
+
+/* pf_registry_swap (a PATCH), saving mv first. PF_ECANCELED when another
+ * change came first; PF_EIO as above. */
+static pf_status swap_map(pf_server *s, pf_mapver *expected, pf_mapver *mv, char *err,
+                          size_t errlen) {
+    pf_mapver *cur;
+    pf_status st = PF_ECANCELED;
+    if (!s->store) return pf_registry_swap(s->registry, expected, mv);
+    uv_mutex_lock(&s->store_mu);
+    cur = pf_registry_get(s->registry, mv->id);
+    if (cur == expected &&
+        !(st = pf_store_write(s->store, mv->id, expected->version + 1,
+                              pf_planner_grid(mv->planner), err, errlen)))
+        st = pf_registry_swap(s->registry, expected, mv); /* cannot lose: we hold store_mu */
+    uv_mutex_unlock(&s->store_mu);
+    pf_mapver_release(cur);
+    return st;
+}
+
+/* pf_registry_remove, removing the file first. */
+static pf_status remove_map(pf_server *s, const char *id, char *err, size_t errlen) {
+    pf_mapver *cur;
+    pf_status st = PF_OK;
+    if (!s->store) return pf_registry_remove(s->registry, id) ? PF_OK : PF_ERANGE;
+    uv_mutex_lock(&s->store_mu);
+    if (!(cur = pf_registry_get(s->registry, id)))
+        st = PF_ERANGE;
+    else if (!(st = pf_store_remove(s->store, id, err, errlen)))
+        pf_registry_remove(s->registry, id);
+    uv_mutex_unlock(&s->store_mu);
+    pf_mapver_release(cur);
+    return st;
+}
+
 static void handle_map_delete(pf_req *r) {
     pf_jsonw w;
-    if (!pf_registry_remove(r->srv->registry, r->map_id)) {
+    char err[256];
+    pf_status st = remove_map(r->srv, r->map_id, err, sizeof(err));
+    if (st == PF_EIO) {
+        answer_storage(r, err);
+        return;
+    }
+    if (st) {
         answer_no_map(r);
         return;
     }
@@ -215,6 +298,7 @@ static void run_build(void *arg, pf_search_ctx *ctx) {
     pf_status st;
     bool created = false;
     pf_jsonw w;
+    char err[256];
     (void)ctx;
 
     content_hash(r, kind, hash);
@@ -267,9 +351,11 @@ static void run_build(void *arg, pf_search_ctx *ctx) {
         pf__answer_error(r, 503, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         goto out_finish;
     }
-    if ((st = pf_registry_publish(s->registry, mv, &created))) {
+    if ((st = publish_map(s, mv, &created, err, sizeof(err)))) {
         pf_mapver_release(mv);
-        if (st == PF_ELIMIT)
+        if (st == PF_EIO)
+            answer_storage(r, err);
+        else if (st == PF_ELIMIT)
             pf__answer_error(r, 413, PF_ERR_LIMIT_EXCEEDED, NULL,
                              "The server holds %lld maps, its limit; delete one first.",
                              (long long)s->cfg.max_maps);
@@ -290,7 +376,9 @@ out_finish:
     pf__finish(r);
 }
 
-pf_status pf_server_add_map(pf_server *s, const char *id, pf_grid *g) {
+/* Builds and publishes g as map `id`; version 0 publishes the next version
+ * as usual, another number publishes a new map at that version. */
+static pf_status add_map(pf_server *s, const char *id, pf_grid *g, uint64_t version) {
     pf_planner *planner = NULL;
     pf_planner_opts po;
     pf_mapver *mv;
@@ -304,10 +392,32 @@ pf_status pf_server_add_map(pf_server *s, const char *id, pf_grid *g) {
     mv = pf_mapver_create(id, planner, (size_t)s->cfg.cache_entries, (size_t)s->cfg.cache_bytes,
                           (pf__now_ns() - t0) / 1000, NULL);
     if (!mv) return PF_ENOMEM;
+    mv->version = version;
     st = pf_registry_publish(s->registry, mv, &created);
     if (st) pf_mapver_release(mv);
     return st;
 }
+
+pf_status pf_server_add_map(pf_server *s, const char *id, pf_grid *g) {
+    return add_map(s, id, g, 0);
+}
+
+/* A map read back from the data directory keeps its stored version, so the
+ * version numbers clients saw stay meaningful across a restart. */
+static void load_stored_map(void *ud, const char *id, uint64_t version, pf_grid *g) {
+    pf_status st = add_map(ud, id, g, version);
+    if (st) fprintf(stderr, "pathd: map '%s' from the data directory: %s\n", id, pf_status_str(st));
+}
+
+pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen) {
+    pf_status st;
+    size_t n;
+    if ((st = pf_store_open(s->cfg.data_dir, &s->store, err, errlen))) return st;
+    n = pf_store_load_all(s->store, &s->limits, load_stored_map, s);
+    fprintf(stderr, "pathd: %zu maps loaded from %s\n", n, s->cfg.data_dir);
+    return PF_OK;
+}
+
 
 /* Paths */
 
@@ -626,6 +736,7 @@ static void run_patch(void *arg, pf_search_ctx *ctx) {
     const pf_update *u = &r->patch;
     pf_door_change *doors = NULL;
     pf_jsonw w;
+    char err[256];
     (void)ctx;
 
     doors = calloc(u->ndoors ? u->ndoors : 1, sizeof(*doors));
@@ -685,7 +796,13 @@ static void run_patch(void *arg, pf_search_ctx *ctx) {
             pf__answer_error(r, 503, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
             goto out_finish;
         }
-        st = pf_registry_swap(s->registry, cur, mv);
+        st = swap_map(s, cur, mv, err, sizeof(err));
+        if (st == PF_EIO) {
+            pf_mapver_release(mv);
+            pf_mapver_release(cur);
+            answer_storage(r, err);
+            goto out_finish;
+        }
         if (st == PF_OK) {
             /* Paths cached for the old version must not be served again:
              * they are keyed by version, and dropping them frees the memory
@@ -995,6 +1112,10 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
     atomic_init(&s->cache_hits, 0);
     atomic_init(&s->cache_misses, 0);
     atomic_init(&s->draining, false);
+    if (uv_mutex_init(&s->store_mu)) {
+        free(s);
+        return PF_ENOMEM;
+    }
     s->registry = pf_registry_create((size_t)cfg->max_maps);
     if (!s->registry) {
         st = PF_ENOMEM;
@@ -1018,6 +1139,7 @@ out_free_sessions:
 out_free_registry:
     pf_registry_destroy(s->registry);
 out_free_server:
+    uv_mutex_destroy(&s->store_mu);
     free(s);
     return st;
 }
@@ -1034,5 +1156,7 @@ void pf_server_destroy(pf_server *s) {
     pf_pool_destroy(s->pool);
     pf_sessions_destroy(s->sessions);
     pf_registry_destroy(s->registry);
+    pf_store_close(s->store);
+    uv_mutex_destroy(&s->store_mu);
     free(s);
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <uv.h>
 
 #include "config.h"
 #include "errors.h"
@@ -20,6 +21,7 @@
 #include "server.h"
 #include "session.h"
 #include "session_json.h"
+#include "store.h"
 #include "stream.h"
 #include "ws.h"
 
@@ -32,6 +34,8 @@ struct pf_server {
     pf_registry *registry;
     pf_sessions *sessions;
     pf_hub *hub;             /* WebSocket streams and the session reaper */
+    pf_store *store;         /* --data-dir, or NULL */
+    uv_mutex_t store_mu;     /* with a store: one map change (disk + registry) at a time */
     pf_metrics metrics;
     pf_grid_limits limits;
     uint16_t port;

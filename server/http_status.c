@@ -14,6 +14,7 @@ int pf_http_status(pf_status st) {
     case PF_ELIMIT: return 413;
     case PF_ECANCELED: return 504;
     case PF_ENOMEM: return 503;
+    case PF_EIO: return 500;
     }
     return 500;
 }

@@ -56,6 +56,11 @@ int main(int argc, char **argv) {
         pf_server_destroy(srv);
         return 1;
     }
+    if (cfg.data_dir[0] && pf_server_open_store(srv, err, sizeof(err))) {
+        fprintf(stderr, "pathd: %s\n", err);
+        pf_server_destroy(srv);
+        return 1;
+    }
     if (pf_server_start(srv, err, sizeof(err))) {
         fprintf(stderr, "pathd: %s\n", err);
         pf_server_destroy(srv);

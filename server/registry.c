@@ -185,7 +185,7 @@ pf_status pf_registry_publish(pf_registry *r, pf_mapver *mv, bool *created) {
     } else if (!(s = calloc(1, sizeof(*s)))) {
         st = PF_ENOMEM;
     } else {
-        mv->version = 1;
+        if (mv->version == 0) mv->version = 1; /* else a reloaded map's stored version */
         mv->lineage = ++r->lineages;
         s->mv = mv;
         *pp = s;

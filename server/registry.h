@@ -50,7 +50,8 @@ typedef struct pf_mapdiff {
 typedef struct pf_mapver {
     atomic_int refs;
     char id[PF_MAP_ID_MAX + 1];
-    uint64_t version;        /* set by pf_registry_publish, then constant */
+    uint64_t version;        /* set by pf_registry_publish (a new id keeps a
+                              * nonzero version set before), then constant */
     pf_planner *planner;     /* owned */
     pf_cache *cache;         /* owned */
     uint64_t build_us;       /* parse + preprocessing */

@@ -49,6 +49,12 @@ uint16_t pf_server_port(const pf_server *s);
  * Takes g. */
 pf_status pf_server_add_map(pf_server *s, const char *id, pf_grid *g);
 
+/* --data-dir: opens (creates) cfg.data_dir and publishes every map stored
+ * there at its stored version; from then on every map change is written
+ * there before it is answered. PF_EINVAL with a sentence in err when the
+ * directory cannot be used. */
+pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen);
+
 /* Stops accepting connections, answers new requests on open connections
  * with 503, waits up to timeout_ms for requests in flight, then stops the
  * daemon. Returns the number of requests still in flight at the end (0 on a

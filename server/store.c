@@ -1,0 +1,409 @@
+/* store.c -- see store.h.
+ *
+ * File layout, little-endian:
+ *   "PATHDMAP" | u32 format (1) | u32 width | u32 height | u8 connectivity |
+ *   u8 corner_cutting | u16 0 | u64 version |
+ *   width*height cost bytes | width*height wall bytes (bit 0: wall on the
+ *   east side, bit 1: south), both as they are now (closed doors included) |
+ *   u32 doors, each: u16 name length | name | u8 open | u32 cells |
+ *   cells * (i32 x, i32 y, u8 cost when open) | u32 edges |
+ *   edges * (i32 x, i32 y, i32 dir) |
+ *   SHA-256 of everything before it.
+ *
+ * Reading declares each door over cells set to their open costs (so the door
+ * remembers them, as at its declaration), then puts back every cell's cost
+ * and wall as stored: exact even when doors share cells.
+ */
+#include "store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <nettle/sha2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "router.h"
+
+#define MAGIC "PATHDMAP"
+#define FORMAT 1u
+#define SUFFIX ".map.bin"
+#define HEADER_BYTES (8 + 4 + 4 + 4 + 4 + 8)
+
+struct pf_store {
+    char *dir;
+};
+
+/* Writer over a growable buffer; sticky failure. */
+typedef struct wbuf {
+    unsigned char *b;
+    size_t len, cap;
+    bool failed;
+} wbuf;
+
+static void put(wbuf *w, const void *p, size_t n) {
+    if (w->failed) return;
+    if (w->len + n > w->cap) {
+        size_t nc = w->cap ? w->cap : 4096;
+        unsigned char *g;
+        while (nc < w->len + n) nc *= 2;
+        if (!(g = realloc(w->b, nc))) {
+            w->failed = true;
+            return;
+        }
+        w->b = g;
+        w->cap = nc;
+    }
+    memcpy(w->b + w->len, p, n);
+    w->len += n;
+}
+
+static void put_u(wbuf *w, uint64_t v, int bytes) {
+    unsigned char t[8];
+    for (int i = 0; i < bytes; i++) t[i] = (unsigned char)(v >> (8 * i));
+    put(w, t, (size_t)bytes);
+}
+
+static void put_i32(wbuf *w, int32_t v) { put_u(w, (uint32_t)v, 4); }
+
+pf_status pf_store_encode(const pf_grid *g, uint64_t version, unsigned char **out, size_t *len) {
+    int32_t W = pf_grid_width(g), H = pf_grid_height(g), nd = pf_grid_door_count(g);
+    size_t cells = (size_t)W * (size_t)H;
+    wbuf w = {0};
+    unsigned char *costs, *walls;
+    struct sha256_ctx h;
+    unsigned char digest[SHA256_DIGEST_SIZE];
+
+    put(&w, MAGIC, 8);
+    put_u(&w, FORMAT, 4);
+    put_u(&w, (uint32_t)W, 4);
+    put_u(&w, (uint32_t)H, 4);
+    put_u(&w, (uint8_t)pf_grid_connectivity(g), 1);
+    put_u(&w, pf_grid_corner_cutting(g) ? 1 : 0, 1);
+    put_u(&w, 0, 2);
+    put_u(&w, version, 8);
+    if (!(costs = malloc(cells ? cells : 1)) || !(walls = calloc(cells ? cells : 1, 1))) {
+        free(costs);
+        free(w.b);
+        return PF_ENOMEM;
+    }
+    for (int32_t y = 0; y < H; y++)
+        for (int32_t x = 0; x < W; x++) {
+            pf_point p = {x, y};
+            costs[(size_t)y * W + x] = pf_grid_cost(g, p);
+            if (x + 1 < W && pf_grid_is_wall(g, p, PF_DIR_E)) walls[(size_t)y * W + x] |= 1;
+            if (y + 1 < H && pf_grid_is_wall(g, p, PF_DIR_S)) walls[(size_t)y * W + x] |= 2;
+        }
+    put(&w, costs, cells);
+    put(&w, walls, cells);
+    free(costs);
+    free(walls);
+    put_u(&w, (uint32_t)nd, 4);
+    for (int32_t d = 0; d < nd; d++) {
+        const char *name = pf_grid_door_name(g, d);
+        size_t nc, ne;
+        const pf_point *c = pf_grid_door_cells(g, d, &nc);
+        const pf_edge *e = pf_grid_door_edges(g, d, &ne);
+        put_u(&w, strlen(name), 2);
+        put(&w, name, strlen(name));
+        put_u(&w, pf_grid_door_is_open(g, d) ? 1 : 0, 1);
+        put_u(&w, nc, 4);
+        for (size_t k = 0; k < nc; k++) {
+            put_i32(&w, c[k].x);
+            put_i32(&w, c[k].y);
+            put_u(&w, pf_grid_door_open_cost(g, d, k), 1);
+        }
+        put_u(&w, ne, 4);
+        for (size_t k = 0; k < ne; k++) {
+            put_i32(&w, e[k].a.x);
+            put_i32(&w, e[k].a.y);
+            put_i32(&w, e[k].dir);
+        }
+    }
+    if (w.failed) {
+        free(w.b);
+        return PF_ENOMEM;
+    }
+    sha256_init(&h);
+    sha256_update(&h, w.len, w.b);
+    sha256_digest(&h, sizeof(digest), digest);
+    put(&w, digest, sizeof(digest));
+    if (w.failed) {
+        free(w.b);
+        return PF_ENOMEM;
+    }
+    *out = w.b;
+    *len = w.len;
+    return PF_OK;
+}
+
+/* Reader: every get checks the bytes are there. */
+typedef struct rbuf {
+    const unsigned char *b;
+    size_t len, pos;
+} rbuf;
+
+static bool get(rbuf *r, void *p, size_t n) {
+    if (n > r->len - r->pos) return false;
+    memcpy(p, r->b + r->pos, n);
+    r->pos += n;
+    return true;
+}
+
+static bool get_u(rbuf *r, uint64_t *v, int bytes) {
+    unsigned char t[8];
+    if (!get(r, t, (size_t)bytes)) return false;
+    *v = 0;
+    for (int i = 0; i < bytes; i++) *v |= (uint64_t)t[i] << (8 * i);
+    return true;
+}
+
+static bool get_i32(rbuf *r, int32_t *v) {
+    uint64_t u;
+    if (!get_u(r, &u, 4)) return false;
+    *v = (int32_t)(uint32_t)u;
+    return true;
+}
+
+pf_status pf_store_decode(const unsigned char *buf, size_t len, const pf_grid_limits *lim,
+                          pf_grid **out, uint64_t *version) {
+    rbuf r;
+    struct sha256_ctx h;
+    unsigned char digest[SHA256_DIGEST_SIZE], magic[8];
+    uint64_t fmt, W, H, conn, cut, pad, nd;
+    pf_grid *g = NULL;
+    pf_status st = PF_EPARSE;
+    const unsigned char *costs, *walls;
+    size_t cells;
+
+    if (len < HEADER_BYTES + SHA256_DIGEST_SIZE) return PF_EPARSE;
+    r.b = buf;
+    r.len = len - SHA256_DIGEST_SIZE;
+    r.pos = 0;
+    sha256_init(&h);
+    sha256_update(&h, r.len, buf);
+    sha256_digest(&h, sizeof(digest), digest);
+    if (memcmp(digest, buf + r.len, sizeof(digest)) != 0) return PF_EPARSE;
+    if (!get(&r, magic, 8) || memcmp(magic, MAGIC, 8) != 0) return PF_EPARSE;
+    if (!get_u(&r, &fmt, 4) || fmt != FORMAT || !get_u(&r, &W, 4) || !get_u(&r, &H, 4) ||
+        !get_u(&r, &conn, 1) || !get_u(&r, &cut, 1) || !get_u(&r, &pad, 2) ||
+        !get_u(&r, version, 8))
+        return PF_EPARSE;
+    if (W > INT32_MAX || H > INT32_MAX) return PF_EPARSE;
+    if ((st = pf_grid_create((int32_t)W, (int32_t)H, lim, &g))) return st;
+    if ((st = pf_grid_set_rules(g, (int)conn, cut != 0))) goto fail;
+    st = PF_EPARSE;
+    cells = (size_t)W * (size_t)H;
+    if (2 * cells > r.len - r.pos) goto fail;
+    costs = r.b + r.pos;
+    walls = costs + cells;
+    r.pos += 2 * cells;
+    for (size_t i = 0; i < cells; i++)
+        if (walls[i] & ~3u) goto fail;
+    if (!get_u(&r, &nd, 4)) goto fail;
+    for (uint64_t d = 0; d < nd; d++) {
+        char name[PF_DOOR_NAME_MAX];
+        uint64_t nl, open, nc, ne, cost;
+        pf_point *c = NULL;
+        pf_edge *e = NULL;
+        int32_t index;
+        bool ok;
+        if (!get_u(&r, &nl, 2) || nl >= sizeof(name) || !get(&r, name, nl)) goto fail;
+        name[nl] = '\0';
+        if (!get_u(&r, &open, 1) || !get_u(&r, &nc, 4) || nc > (r.len - r.pos) / 9) goto fail;
+        if (!(c = malloc((nc ? nc : 1) * sizeof(*c)))) {
+            st = PF_ENOMEM;
+            goto fail;
+        }
+        ok = true;
+        for (uint64_t k = 0; ok && k < nc; k++)
+            ok = get_i32(&r, &c[k].x) && get_i32(&r, &c[k].y) && get_u(&r, &cost, 1) &&
+                 pf_grid_set_cost(g, c[k], (uint8_t)cost) == PF_OK;
+        ok = ok && get_u(&r, &ne, 4) && ne <= (r.len - r.pos) / 12;
+        if (ok && !(e = malloc((ne ? ne : 1) * sizeof(*e)))) {
+            free(c);
+            st = PF_ENOMEM;
+            goto fail;
+        }
+        for (uint64_t k = 0; ok && k < ne; k++)
+            ok = get_i32(&r, &e[k].a.x) && get_i32(&r, &e[k].a.y) && get_i32(&r, &e[k].dir);
+        ok = ok && pf_grid_add_door(g, name, c, nc, e, ne, open != 0, &index) == PF_OK;
+        free(c);
+        free(e);
+        if (!ok) goto fail;
+    }
+    for (size_t i = 0; i < cells; i++) {
+        pf_point p = {(int32_t)(i % W), (int32_t)(i / W)};
+        if (pf_grid_set_cost(g, p, costs[i])) goto fail;
+        if (p.x + 1 < (int32_t)W && pf_grid_set_wall(g, p, PF_DIR_E, walls[i] & 1)) goto fail;
+        if (p.y + 1 < (int32_t)H && pf_grid_set_wall(g, p, PF_DIR_S, (walls[i] & 2) != 0)) goto fail;
+        if ((p.x + 1 == (int32_t)W && (walls[i] & 1)) || (p.y + 1 == (int32_t)H && (walls[i] & 2)))
+            goto fail;
+    }
+    if (r.pos != r.len) goto fail;
+    *out = g;
+    return PF_OK;
+fail:
+    pf_grid_destroy(g);
+    return st;
+}
+
+pf_status pf_store_open(const char *dir, pf_store **out, char *err, size_t errlen) {
+    struct stat sb;
+    pf_store *st;
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "--data-dir %s: %s", dir, strerror(errno));
+        return PF_EINVAL;
+    }
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0) {
+        snprintf(err, errlen, "--data-dir %s: not a writable directory", dir);
+        return PF_EINVAL;
+    }
+    if (!(st = calloc(1, sizeof(*st))) || !(st->dir = strdup(dir))) {
+        free(st);
+        snprintf(err, errlen, "out of memory");
+        return PF_ENOMEM;
+    }
+    *out = st;
+    return PF_OK;
+}
+
+void pf_store_close(pf_store *st) {
+    if (!st) return;
+    free(st->dir);
+    free(st);
+}
+
+const char *pf_store_dir(const pf_store *st) { return st->dir; }
+
+static pf_status io_error(char *err, size_t errlen, const char *what, const char *path) {
+    snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
+    return PF_EIO;
+}
+
+static pf_status sync_dir(const pf_store *st, char *err, size_t errlen) {
+    int fd = open(st->dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0 || fsync(fd) != 0) {
+        pf_status s = io_error(err, errlen, "syncing", st->dir);
+        if (fd >= 0) close(fd);
+        return s;
+    }
+    close(fd);
+    return PF_OK;
+}
+
+pf_status pf_store_write(pf_store *st, const char *id, uint64_t version, const pf_grid *g,
+                         char *err, size_t errlen) {
+    char path[4096], tmp[4160];
+    unsigned char *buf;
+    size_t len, off = 0;
+    pf_status s;
+    int fd;
+
+    if ((s = pf_store_encode(g, version, &buf, &len))) {
+        snprintf(err, errlen, "out of memory");
+        return s;
+    }
+    snprintf(path, sizeof(path), "%s/%s" SUFFIX, st->dir, id);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+        free(buf);
+        return io_error(err, errlen, "creating", tmp);
+    }
+    while (off < len) {
+        ssize_t n = write(fd, buf + off, len - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) goto fail;
+        off += (size_t)n;
+    }
+    if (fsync(fd) != 0) goto fail;
+    free(buf);
+    buf = NULL;
+    if (close(fd) != 0) {
+        fd = -1;
+        goto fail;
+    }
+    fd = -1;
+    if (rename(tmp, path) != 0) goto fail;
+    return sync_dir(st, err, errlen);
+fail:
+    s = io_error(err, errlen, "writing", tmp);
+    if (fd >= 0) close(fd);
+    unlink(tmp);
+    free(buf);
+    return s;
+}
+
+pf_status pf_store_remove(pf_store *st, const char *id, char *err, size_t errlen) {
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s" SUFFIX, st->dir, id);
+    if (unlink(path) != 0 && errno != ENOENT) return io_error(err, errlen, "removing", path);
+    return sync_dir(st, err, errlen);
+}
+
+static bool read_file(const char *path, unsigned char **out, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    unsigned char *b = NULL;
+    long n;
+    bool ok = false;
+    if (!f) return false;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n) {
+        *out = b;
+        *len = (size_t)n;
+        ok = true;
+    }
+    if (!ok) free(b);
+    fclose(f);
+    return ok;
+}
+
+size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_fn fn, void *ud) {
+    DIR *d = opendir(st->dir);
+    struct dirent *de;
+    size_t loaded = 0, sl = strlen(SUFFIX);
+    if (!d) {
+        fprintf(stderr, "pathd: --data-dir %s: %s\n", st->dir, strerror(errno));
+        return 0;
+    }
+    while ((de = readdir(d))) {
+        size_t nl = strlen(de->d_name), idl;
+        char path[4096];
+        unsigned char *buf;
+        size_t len;
+        uint64_t version;
+        pf_grid *g;
+        pf_status s;
+        if (nl <= sl || strcmp(de->d_name + nl - sl, SUFFIX) != 0) continue; /* and *.tmp */
+        idl = nl - sl;
+        snprintf(path, sizeof(path), "%s/%s", st->dir, de->d_name);
+        if (!pf_map_id_is_valid(de->d_name, idl)) {
+            fprintf(stderr, "pathd: skipping %s: not a map id\n", path);
+            continue;
+        }
+        if (!read_file(path, &buf, &len)) {
+            fprintf(stderr, "pathd: skipping %s: %s\n", path, strerror(errno));
+            continue;
+        }
+        s = pf_store_decode(buf, len, lim, &g, &version);
+        free(buf);
+        if (s) {
+            fprintf(stderr, "pathd: skipping %s: %s\n", path,
+                    s == PF_EPARSE ? "damaged (digest or layout does not match)"
+                                   : pf_status_str(s));
+            continue;
+        }
+        {
+            char id[PF_MAP_ID_MAX + 1];
+            memcpy(id, de->d_name, idl);
+            id[idl] = '\0';
+            fn(ud, id, version, g);
+        }
+        loaded++;
+    }
+    closedir(d);
+    return loaded;
+}
