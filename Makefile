@@ -4,6 +4,7 @@
 #   make test       build and run every test suite, then again with ASan+UBSan
 #   make run        build and start the server on 127.0.0.1:8080 with demo maps
 #   make bench      pathd-bench over every shared Moving AI scenario
+#   make fuzz       libFuzzer over every client input reader (FUZZ_SECONDS)
 #   make deps       install the missing Debian packages
 #
 # Variants build into their own folder: release into build/, the sanitizer
@@ -19,12 +20,12 @@ export PATHD_BENCH_DIR
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && echo 1)
 
-.PHONY: all test test-run test-asan run bench bench-http bench-wrk deps js-deps tool-deps clean format-check lint
+.PHONY: all test test-run test-asan run bench bench-http bench-wrk fuzz deps js-deps tool-deps fuzz-deps clean format-check lint
 
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
 # flags pkg-config now gives.
-all test run bench bench-http bench-wrk test-run: deps
+all test run bench bench-http bench-wrk fuzz test-run: deps
 	@$(MAKE) --no-print-directory $@
 else
 
@@ -122,8 +123,34 @@ bench-http: $(PATHD) $(BENCH)
 bench-wrk: $(PATHD) tool-deps
 	./scripts/bench-wrk.sh $(PATHD)
 
+# libFuzzer (clang, ASan, UBSan) over tests/fuzz_inputs.c: every reader of
+# client input, and searches on every map that parses. Runs FUZZ_SECONDS;
+# the corpus grows in build/fuzz/corpus from tests/fuzz_seeds.
+FUZZ_SECONDS ?= 60
+FUZZ_BIN := build/fuzz/fuzz_inputs
+FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(PROTO_SRC) server/ws.c server/store.c server/router.c
+
+$(FUZZ_BIN): $(FUZZ_SRC) $(wildcard core/*.h proto/*.h server/*.h) | fuzz-deps
+	@mkdir -p $(dir $@)
+	clang $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 -g -O1 -fno-omit-frame-pointer \
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRC) -o $@ $(LIBS)
+
+fuzz: $(FUZZ_BIN)
+	@mkdir -p build/fuzz/corpus
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+	  -dict=tests/fuzz.dict -print_final_stats=1 build/fuzz/corpus tests/fuzz_seeds
+
 -include $(shell find build -name '*.d' 2>/dev/null)
 endif
+
+# clang and its libFuzzer runtime (Debian: clang, libclang-rt-14-dev).
+fuzz-deps:
+	@if ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
+	    clang -fsanitize=fuzzer -x c - -o /dev/null >/dev/null 2>&1; then \
+	  echo "Installing Debian packages: clang libclang-rt-14-dev"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev; \
+	fi
 
 # The npm `ws` package, an independent WebSocket client for the sessions
 # suite (tests/js, pinned by package-lock.json). Without node/npm, or

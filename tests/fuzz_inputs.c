@@ -1,0 +1,217 @@
+/* fuzz_inputs.c -- libFuzzer target over everything a client can send
+ * (`make fuzz`; not part of `make test`).
+ *
+ * The first byte picks the reader, the rest is its input:
+ *   0 JSON map, then searches on it      6 session updates (JSON)
+ *   1 Moving AI map text, then searches  7 session updates (NDJSON)
+ *   2 path request body                  8 map PATCH body
+ *   3 batch body                         9 WebSocket frames, fed in pieces
+ *   4 query string (k=v&k=v)            10 --data-dir map file
+ *   5 session create body               11 Moving AI scenario text
+ * Built with ASan and UBSan, so any out-of-bounds access, leak, overflow or
+ * undefined behaviour is a crash. Readers must also keep their contract:
+ * an error always comes with a message, and maps that parse are searched
+ * with astar, dijkstra, jps and hpa, which must agree on reachability and
+ * cost (jps and dijkstra exactly; hpa never below the optimum), with every
+ * returned path valid.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map_io.h"
+#include "map_json.h"
+#include "path.h"
+#include "path_json.h"
+#include "planner.h"
+#include "search.h"
+#include "session_json.h"
+#include "store.h"
+#include "ws.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(c)                                                                  \
+    do {                                                                          \
+        if (!(c)) {                                                               \
+            fprintf(stderr, "fuzz_inputs: %s:%d: %s\n", __FILE__, __LINE__, #c); \
+            abort();                                                              \
+        }                                                                         \
+    } while (0)
+
+static pf_grid_limits small_limits(void) {
+    pf_grid_limits lim = pf_grid_default_limits();
+    lim.max_cells = 64 * 64; /* searches on every input must stay fast */
+    lim.max_side = 256;
+    lim.max_doors = 16;
+    return lim;
+}
+
+static void check_error(pf_status st, const pf_proto_error *e) {
+    if (st == PF_OK) return;
+    CHECK(e->message[0] != '\0');
+    CHECK(e->code[0] != '\0');
+}
+
+/* Searches a parsed map between cells picked from the input. */
+static void search_map(pf_grid *g, const uint8_t *data, size_t size) {
+    static pf_search_ctx *ctx;
+    pf_planner_opts po = {true, 0};
+    pf_planner *p = NULL;
+    int32_t w = pf_grid_width(g), h = pf_grid_height(g);
+    if (!ctx) ctx = pf_search_ctx_create(); /* kept: scratch reuse is part of what runs */
+    CHECK(ctx);
+    if (pf_planner_create(g, &po, &p) != PF_OK) return;
+    for (size_t i = 0; i + 4 <= size && i < 32; i += 4) {
+        pf_point s = {data[i] % w, data[i + 1] % h}, t = {data[i + 2] % w, data[i + 3] % h};
+        static const pf_algorithm algos[] = {PF_ALGO_DIJKSTRA, PF_ALGO_ASTAR, PF_ALGO_JPS,
+                                             PF_ALGO_HPA};
+        double costs[4];
+        pf_status sts[4];
+        if (!pf_grid_is_walkable(pf_planner_grid(p), s) ||
+            !pf_grid_is_walkable(pf_planner_grid(p), t))
+            continue;
+        for (int a = 0; a < 4; a++) {
+            pf_query q = pf_query_make(s, t, algos[a]);
+            pf_result r;
+            sts[a] = pf_planner_search(ctx, p, &q, &r);
+            costs[a] = r.cost;
+            CHECK(sts[a] == PF_OK || sts[a] == PF_NO_PATH);
+            if (sts[a] == PF_OK) {
+                double c;
+                CHECK(pf_path_validate(pf_planner_grid(p), r.path, r.path_len, &c, NULL) == PF_OK);
+                CHECK(r.path[0].x == s.x && r.path[0].y == s.y);
+                CHECK(r.path[r.path_len - 1].x == t.x && r.path[r.path_len - 1].y == t.y);
+                CHECK(fabs(c - r.cost) <= 1e-9 * (1 + c));
+            }
+        }
+        for (int a = 1; a < 4; a++) {
+            CHECK(sts[a] == sts[0]);
+            if (sts[0] != PF_OK) continue;
+            if (algos[a] == PF_ALGO_HPA)
+                CHECK(costs[a] >= costs[0] - 1e-9 * (1 + costs[0]));
+            else
+                CHECK(fabs(costs[a] - costs[0]) <= 1e-9 * (1 + costs[0]));
+        }
+    }
+    pf_planner_destroy(p);
+}
+
+static void fuzz_query_string(const char *s, size_t n) {
+    /* Split like libmicrohttpd hands arguments over: k=v pairs on '&'. */
+    char *buf = malloc(n + 1);
+    pf_kv kv[32];
+    size_t nkv = 0;
+    pf_path_request q;
+    pf_proto_error e;
+    char *save = NULL, *tok;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    for (tok = strtok_r(buf, "&", &save); tok && nkv < 32; tok = strtok_r(NULL, "&", &save)) {
+        char *eq = strchr(tok, '=');
+        if (eq) *eq = '\0';
+        kv[nkv].key = tok;
+        kv[nkv].value = eq ? eq + 1 : NULL;
+        nkv++;
+    }
+    check_error(pf_path_request_from_query(kv, nkv, &q, &e), &e);
+    free(buf);
+}
+
+static void fuzz_ws(const uint8_t *d, size_t n) {
+    pf_ws_decoder dec;
+    size_t pos = 0;
+    pf_ws_decoder_init(&dec, 4096);
+    while (pos < n) {
+        /* Feed in pieces whose sizes come from the input itself. */
+        size_t piece = 1 + d[pos] % 64, used = 0;
+        pf_ws_message m;
+        bool got = false;
+        pf_status st;
+        if (piece > n - pos) piece = n - pos;
+        st = pf_ws_decode(&dec, d + pos, piece, &used, &m, &got);
+        if (st != PF_OK) {
+            CHECK(dec.close_code != 0);
+            break;
+        }
+        CHECK(used <= piece);
+        if (got) CHECK(m.len <= 4096);
+        pos += used ? used : piece;
+    }
+    pf_ws_decoder_free(&dec);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    pf_grid_limits lim = small_limits();
+    pf_proto_error e;
+    const char *s;
+    size_t n;
+    pf_status st;
+    if (size < 1) return 0;
+    s = (const char *)data + 1;
+    n = size - 1;
+    memset(&e, 0, sizeof(e));
+    switch (data[0] % 12) {
+    case 0:
+    case 1: {
+        pf_grid *g = NULL;
+        st = data[0] % 12 == 0 ? pf_map_json_parse(s, n, &lim, &g, &e)
+                               : pf_map_text_parse(s, n, &lim, &g, &e);
+        check_error(st, &e);
+        if (st == PF_OK) search_map(g, data, size);
+        break;
+    }
+    case 2: {
+        pf_path_request q;
+        check_error(pf_path_request_parse(s, n, &q, &e), &e);
+        break;
+    }
+    case 3: {
+        pf_path_request *qs = NULL;
+        size_t nq = 0;
+        int64_t dl;
+        st = pf_path_batch_parse(s, n, 16, &qs, &nq, &dl, &e);
+        check_error(st, &e);
+        if (st == PF_OK) CHECK(nq >= 1 && nq <= 16);
+        free(qs);
+        break;
+    }
+    case 4: fuzz_query_string(s, n); break;
+    case 5: {
+        pf_session_request q;
+        check_error(pf_session_request_parse(s, n, 3600, &q, &e), &e);
+        break;
+    }
+    case 6:
+    case 7: {
+        pf_update_list l;
+        st = pf_update_list_parse(s, n, data[0] % 12 == 7, 64, &l, &e);
+        check_error(st, &e);
+        if (st == PF_OK) pf_update_list_free(&l);
+        break;
+    }
+    case 8: {
+        pf_update u;
+        st = pf_map_patch_parse(s, n, &u, &e);
+        check_error(st, &e);
+        if (st == PF_OK) pf_update_free(&u);
+        break;
+    }
+    case 9: fuzz_ws(data + 1, n); break;
+    case 10: {
+        pf_grid *g = NULL;
+        uint64_t v;
+        if (pf_store_decode(data + 1, n, &lim, &g, &v) == PF_OK) pf_grid_destroy(g);
+        break;
+    }
+    case 11: {
+        pf_scen sc;
+        pf_parse_error pe;
+        if (pf_scen_parse(s, n, 1000, &sc, &pe) == PF_OK) pf_scen_free(&sc);
+        break;
+    }
+    }
+    return 0;
+}
