@@ -55,7 +55,8 @@
  * Before searching, a query whose canonical path (diagonal first, then
  * straight) is free is answered from it: its cost is the octile distance, a
  * lower bound, so it is optimal. On open maps most short queries end there,
- * at the price of one move-mask test per cell of that path otherwise.
+ * at the price of one move-mask test and one write per cell of that path,
+ * up to its first blocked step, otherwise.
  */
 #include "jps.h"
 
