@@ -55,7 +55,8 @@
  * Before searching, a query whose canonical path (diagonal first, then
  * straight) is free is answered from it: its cost is the octile distance, a
  * lower bound, so it is optimal. On open maps most short queries end there,
- * at the price of one move-mask test per cell of that path otherwise.
+ * at the price of one move-mask test and one write per cell of that path,
+ * up to its first blocked step, otherwise.
  */
 #include "jps.h"
 
@@ -688,34 +689,28 @@ static pf_status run_bits_nocc(jps_run *r, const pf_query *q, pf_result *out) {
 }
 
 /* Writes the cells of segment a -> b (diagonal first, then straight) from
- * pt[0] = a up to, not including, b, and adds its steps to *cost in path
- * order. Returns the number of steps. */
-static inline int32_t write_segment(const jps_run *r, pf_point *pt, pf_point a, pf_point b,
-                                    double *cost) {
+ * pt[0] = a up to, not including, b. Returns the number of steps. */
+static inline int32_t write_segment(pf_point *pt, pf_point a, pf_point b) {
     int32_t adx = abs(b.x - a.x), ady = abs(b.y - a.y);
-    int32_t diag = adx > ady ? ady : adx, straight = (adx > ady ? adx : ady) - diag;
-    int sx = sgn(b.x - a.x), sy = sgn(b.y - a.y);
-    double c = *cost;
-    pt[0] = a;
-    for (int32_t t = 1; t < diag; t++) {
-        pt[t] = (pf_point){a.x + sx * t, a.y + sy * t};
-        c += r->cd;
-    }
-    if (diag > 0) {
-        c += r->cd;
-        if (straight > 0) pt[diag] = (pf_point){a.x + sx * diag, a.y + sy * diag};
-    }
+    int32_t diag = adx > ady ? ady : adx, n = adx > ady ? adx : ady;
+    int32_t sx = sgn(b.x - a.x), sy = sgn(b.y - a.y), x = a.x, y = a.y;
+    for (int32_t t = 0; t < diag; t++, x += sx, y += sy) pt[t] = (pf_point){x, y};
     if (adx > ady)
         sy = 0;
     else
         sx = 0;
-    for (int32_t t = 1; t < straight; t++) {
-        pt[diag + t] = (pf_point){pt[diag].x + sx * t, pt[diag].y + sy * t};
-        c += r->c;
-    }
-    if (straight > 0) c += r->c;
-    *cost = c;
-    return diag + straight;
+    for (int32_t t = diag; t < n; t++, x += sx, y += sy) pt[t] = (pf_point){x, y};
+    return n;
+}
+
+/* The cost of segment a -> b: its diagonal steps, then its straight ones.
+ * A product per kind rather than a sum per step: the sums are one dependent
+ * floating-point add per cell (4 cycles each), which on short queries took
+ * as long as finding the path; the two differ by a few ulps. */
+static inline double segment_cost(const jps_run *r, pf_point a, pf_point b) {
+    int32_t adx = abs(b.x - a.x), ady = abs(b.y - a.y);
+    int32_t diag = adx > ady ? ady : adx, straight = (adx > ady ? adx : ady) - diag;
+    return r->cd * (double)diag + r->c * (double)straight;
 }
 
 static inline pf_point cell_point(const jps_run *r, int32_t i) {
@@ -726,8 +721,7 @@ static inline pf_point cell_point(const jps_run *r, int32_t i) {
 /* Expands the jump points from the goal back to the start into the full cell
  * path. Each parent -> child segment is diagonal first, then straight. The
  * parent links are reversed first (they are spent), so the path is written
- * from the start on and its cost summed step by step in path order, as
- * pf_path_validate sums it (every cell costs r->c). */
+ * from the start on and its cost summed segment by segment in path order. */
 static pf_status build_path(const jps_run *r, pf_search_ctx *ctx, int32_t start, int32_t goal,
                             pf_result *out) {
     pf__node *nodes = ctx->nodes;
@@ -747,8 +741,11 @@ static pf_status build_path(const jps_run *r, pf_search_ctx *ctx, int32_t start,
     }
     st = pf__ctx_reserve_path(ctx, n);
     if (st) return st;
-    for (int32_t i = start, nx; (nx = nodes[i].parent) >= 0; i = nx)
-        k += (size_t)write_segment(r, ctx->path + k, cell_point(r, i), cell_point(r, nx), &cost);
+    for (int32_t i = start, nx; (nx = nodes[i].parent) >= 0; i = nx) {
+        pf_point a = cell_point(r, i), b = cell_point(r, nx);
+        k += (size_t)write_segment(ctx->path + k, a, b);
+        cost += segment_cost(r, a, b);
+    }
     ctx->path[k] = cell_point(r, goal);
     out->path = ctx->path;
     out->path_len = n;
@@ -756,53 +753,52 @@ static pf_status build_path(const jps_run *r, pf_search_ctx *ctx, int32_t start,
     return PF_OK;
 }
 
-/* The answer of a query whose canonical path is free (direct_free): a
- * search that expands the start and finds the goal straight away. Needs
- * neither the node array nor the heap. */
+/* Writes the canonical path from s to the goal, diagonal first, then
+ * straight, into pt[0..n] (n = its steps; pt has room for n + 1 points) and
+ * says whether it is free: every step allowed by the move masks. Its cost
+ * is then the octile distance, a lower bound on every path, so it is
+ * optimal and the search can be skipped. A failed test costs at most one
+ * mask test per cell of that path, less than the jumps from the start
+ * would scan. Testing and writing share one loop whose step is picked from
+ * a two-entry table rather than two loops each: on short queries, run
+ * once each as a server runs them, every loop exit is a mispredicted
+ * branch, and those were a large part of the fixed cost. */
+static bool direct_path(const jps_run *r, pf_point *pt, pf_point s, int32_t n) {
+    int32_t dx = r->gx - s.x, dy = r->gy - s.y;
+    int sx = sgn(dx), sy = sgn(dy);
+    int32_t adx = dx * sx, ady = dy * sy;
+    int32_t nd = adx < ady ? adx : ady;
+    int tx = adx > ady ? sx : 0, ty = adx > ady ? 0 : sy;
+    const int32_t off[2] = {sx + sy * r->w, tx + ty * r->w};
+    const int32_t stx[2] = {sx, tx}, sty[2] = {sy, ty};
+    const uint8_t bit[2] = {(uint8_t)dbit(sx, sy), (uint8_t)dbit(tx, ty)};
+    int32_t i = s.y * r->w + s.x, x = s.x, y = s.y;
+    for (int32_t t = 0; t < n; t++) {
+        int k = t >= nd;
+        pt[t] = (pf_point){x, y};
+        if (!(r->moves[i] & bit[k])) return false;
+        i += off[k];
+        x += stx[k];
+        y += sty[k];
+    }
+    pt[n] = (pf_point){x, y};
+    return true;
+}
+
+/* The answer of a query whose canonical path is free, already written by
+ * direct_path: a search that expands the start and finds the goal straight
+ * away. Needs neither the node array nor the heap. */
 static pf_status answer_direct(const jps_run *r, pf_search_ctx *ctx, const pf_query *q,
-                               pf_result *out) {
-    int32_t adx = abs(q->goal.x - q->start.x), ady = abs(q->goal.y - q->start.y);
-    size_t n = (size_t)(adx > ady ? adx : ady) + 1;
-    double cost = 0.0;
-    pf_status st;
+                               size_t n, pf_result *out) {
     if (polled_stop(q, 0)) return PF_ECANCELED;
-    st = pf__ctx_reserve_path(ctx, n);
-    if (st) return st;
     out->expanded = 1;
     out->generated = 2;
     out->jump_points = 1;
     if (q->record_expanded) ctx->expanded[ctx->expanded_len++] = q->start.y * r->w + q->start.x;
-    write_segment(r, ctx->path, q->start, q->goal, &cost);
-    ctx->path[n - 1] = q->goal;
     out->path = ctx->path;
     out->path_len = n;
-    out->cost = cost;
+    out->cost = segment_cost(r, q->start, q->goal);
     return PF_OK;
-}
-
-/* Whether the canonical path from start to goal, diagonal first, then
- * straight, is free: every step allowed by the move masks. Its cost is then
- * the octile distance, a lower bound on every path, so it is optimal and
- * the search can be skipped. A failed test costs at most one mask test per
- * cell of that path, less than the jumps from the start would scan. */
-static bool direct_free(const jps_run *r, pf_point s) {
-    int32_t dx = r->gx - s.x, dy = r->gy - s.y;
-    int sx = sgn(dx), sy = sgn(dy);
-    int32_t adx = dx * sx, ady = dy * sy;
-    int32_t nd = adx < ady ? adx : ady, ns = (adx < ady ? ady : adx) - nd;
-    int32_t i = s.y * r->w + s.x;
-    uint32_t bit = nd ? dbit(sx, sy) : 0;
-    const int32_t doff = sx + sy * r->w;
-    for (int32_t k = 0; k < nd; k++, i += doff)
-        if (!(r->moves[i] & bit)) return false;
-    if (ns) {
-        int tx = adx > ady ? sx : 0, ty = adx > ady ? 0 : sy;
-        const int32_t soff = tx + ty * r->w;
-        bit = dbit(tx, ty);
-        for (int32_t k = 0; k < ns; k++, i += soff)
-            if (!(r->moves[i] & bit)) return false;
-    }
-    return true;
 }
 
 pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, const pf_query *q,
@@ -811,6 +807,7 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     jps_run r;
     pf_status st;
     uint8_t ucost = 1;
+    bool direct;
 
     if (!j || !supports_fast(j, g, &ucost)) {
         pf_query qa = *q;
@@ -823,7 +820,8 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     out->algorithm = PF_ALGO_JPS;
     /* The heuristic is always octile; an inadmissible choice is refused as
      * astar refuses it, so both answer the same queries. */
-    if ((unsigned)q->heuristic >= PF_H_COUNT || !pf_heuristic_is_admissible(q->heuristic, 8))
+    if ((unsigned)q->heuristic >= PF_H_COUNT ||
+        (q->heuristic > PF_H_OCTILE && !pf_heuristic_is_admissible(q->heuristic, 8)))
         return out->status = PF_EINVAL;
     if (j->w != g->w || j->h != g->h) return out->status = PF_EINVAL;
     /* pf__check_endpoints, inline. */
@@ -853,8 +851,15 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     r.goal = q->goal.y * g->w + q->goal.x;
     r.c = (double)ucost;
     r.cd = r.c * PF_SQRT2;
-    if (direct_free(&r, q->start)) {
-        st = answer_direct(&r, ctx, q, out);
+    {
+        int32_t adx = abs(q->goal.x - q->start.x), ady = abs(q->goal.y - q->start.y);
+        int32_t n = adx > ady ? adx : ady;
+        if ((size_t)n + 1 > ctx->path_cap && (st = pf__ctx_reserve_path(ctx, (size_t)n + 1)))
+            return out->status = st;
+        direct = direct_path(&r, ctx->path, q->start, n);
+        if (direct) st = answer_direct(&r, ctx, q, (size_t)n + 1, out);
+    }
+    if (direct) {
         if (q->record_expanded) {
             out->expanded_cells = ctx->expanded;
             out->expanded_cells_len = ctx->expanded_len;

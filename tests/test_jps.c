@@ -506,6 +506,36 @@ START_TEST(jps_direct_path_only_when_free) {
 }
 END_TEST
 
+/* The direct path is written while it is tested: in a fresh context it grows
+ * the path buffer (300 cells, past the first allocation), and when only its
+ * last step is blocked (a diagonal past a corner without corner cutting)
+ * the search that follows overwrites the cells already written. */
+START_TEST(jps_direct_path_long_or_blocked_at_the_end) {
+    pf_grid *g;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_point s = {0, 0}, t = {299, 299};
+    ck_assert_int_eq(pf_grid_create(300, 300, NULL, &g), PF_OK);
+    pf_jps *j = make_jps(g);
+    pf_result r = run_jps(ctx, j, g, s, t);
+    ck_assert_int_eq(r.status, PF_OK);
+    ck_assert_uint_eq(r.expanded, 1);
+    ck_assert_uint_eq(r.path_len, 300);
+    ck_assert_double_eq_tol(r.cost, 299.0 * PF_SQRT2, 1e-9);
+    check_path(g, &r, s, t);
+    pf_jps_destroy(j);
+    pf_grid_set_cost(g, (pf_point){298, 299}, 0);
+    j = make_jps(g);
+    r = run_jps(ctx, j, g, s, t);
+    ck_assert_int_eq(r.status, PF_OK);
+    ck_assert_uint_gt(r.expanded, 1);
+    ck_assert_double_eq_tol(r.cost, tu_reference_cost(g, s, t), 1e-9);
+    check_path(g, &r, s, t);
+    pf_jps_destroy(j);
+    pf_grid_destroy(g);
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
 /* A sample of every shared scenario file matches its listed optimum, with
  * and without jump bits. The full sweep is `make bench`. */
 START_TEST(jps_movingai_scenarios_sampled) {
@@ -556,6 +586,7 @@ TU_SUITE(jps) {
     tcase_add_test(tc, jps_long_open_row_8192);
     tcase_add_test(tc, jps_open_map_few_expansions);
     tcase_add_test(tc, jps_direct_path_only_when_free);
+    tcase_add_test(tc, jps_direct_path_long_or_blocked_at_the_end);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("slow");
     tcase_set_timeout(slow, 600);
