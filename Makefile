@@ -58,7 +58,9 @@ TEST_SUPPORT_SRC := $(filter-out tests/test_%.c tests/fuzz_%.c,$(wildcard tests/
 obj = $(patsubst %.c,$(OUT)/obj/%.o,$(1))
 CORE_OBJ := $(call obj,$(CORE_SRC))
 PROTO_OBJ := $(call obj,$(PROTO_SRC))
-SERVER_OBJ := $(call obj,$(SERVER_SRC))
+# server/viewer.html (GET /) is compiled in as a byte array.
+VIEWER_OBJ := $(OUT)/obj/gen/viewer_html.o
+SERVER_OBJ := $(call obj,$(SERVER_SRC)) $(VIEWER_OBJ)
 LOADTEST_OBJ := $(call obj,$(LOADTEST_SRC))
 TEST_OBJ := $(call obj,$(TEST_SRC) $(TEST_SUPPORT_SRC))
 
@@ -72,6 +74,21 @@ all: $(PATHD) $(BENCH) $(TESTS)
 $(OUT)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUT)/gen/viewer_html.c: server/viewer.html
+	@mkdir -p $(dir $@)
+	@{ echo '/* Generated from server/viewer.html by the Makefile. */'; \
+	  echo '#include <stddef.h>'; \
+	  echo 'extern const unsigned char pf_viewer_html[];'; \
+	  echo 'extern const size_t pf_viewer_html_len;'; \
+	  echo 'const unsigned char pf_viewer_html[] = {'; \
+	  od -An -v -tx1 $< | sed -e 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0};'; \
+	  echo 'const size_t pf_viewer_html_len = sizeof(pf_viewer_html) - 1;'; } > $@
+
+$(VIEWER_OBJ): $(OUT)/gen/viewer_html.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUT)/libpathd_core.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)

@@ -318,3 +318,79 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
     pf_jsonw_obj_end(w);
     pf_jsonw_obj_end(w);
 }
+
+static void write_edge(pf_jsonw *w, pf_point a, int dir) {
+    char name[2] = {0, 0};
+    switch (dir) {
+    case PF_DIR_E: name[0] = 'E'; break;
+    case PF_DIR_W: name[0] = 'W'; break;
+    case PF_DIR_S: name[0] = 'S'; break;
+    default: name[0] = 'N'; break;
+    }
+    pf_jsonw_arr_begin(w);
+    pf_jsonw_int(w, a.x);
+    pf_jsonw_int(w, a.y);
+    pf_jsonw_str(w, name);
+    pf_jsonw_arr_end(w);
+}
+
+void pf_map_write_cells(pf_jsonw *w, const char *id, uint64_t version, const pf_grid *g) {
+    static const char hex[] = "0123456789abcdef";
+    int32_t W = pf_grid_width(g), H = pf_grid_height(g);
+    char *row = malloc((size_t)W * 2 + 1);
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kstr(w, "id", id);
+    pf_jsonw_kuint(w, "version", version);
+    pf_jsonw_kint(w, "width", W);
+    pf_jsonw_kint(w, "height", H);
+    pf_jsonw_kint(w, "connectivity", pf_grid_connectivity(g));
+    pf_jsonw_kbool(w, "corner_cutting", pf_grid_corner_cutting(g));
+    pf_jsonw_key(w, "costs");
+    if (!row) {
+        pf_jsonw_null(w); /* the writer's own allocations fail too, and say so */
+    } else {
+        /* One string, appended a row at a time: hex needs no escaping. */
+        pf_jsonw_raw(w, "\"", 1);
+        for (int32_t y = 0; y < H; y++) {
+            for (int32_t x = 0; x < W; x++) {
+                uint8_t c = pf_grid_cost(g, (pf_point){x, y});
+                row[2 * x] = hex[c >> 4];
+                row[2 * x + 1] = hex[c & 15];
+            }
+            pf_jsonw_append(w, row, (size_t)W * 2);
+        }
+        pf_jsonw_append(w, "\"", 1);
+        free(row);
+    }
+    pf_jsonw_key(w, "walls");
+    pf_jsonw_arr_begin(w);
+    if (pf_grid_has_walls(g))
+        for (int32_t y = 0; y < H; y++)
+            for (int32_t x = 0; x < W; x++) {
+                pf_point p = {x, y};
+                if (x + 1 < W && pf_grid_is_wall(g, p, PF_DIR_E)) write_edge(w, p, PF_DIR_E);
+                if (y + 1 < H && pf_grid_is_wall(g, p, PF_DIR_S)) write_edge(w, p, PF_DIR_S);
+            }
+    pf_jsonw_arr_end(w);
+    pf_jsonw_key(w, "doors");
+    pf_jsonw_obj_begin(w);
+    for (int32_t d = 0; d < pf_grid_door_count(g); d++) {
+        size_t nc, ne;
+        const pf_point *c = pf_grid_door_cells(g, d, &nc);
+        const pf_edge *e = pf_grid_door_edges(g, d, &ne);
+        pf_jsonw_key(w, pf_grid_door_name(g, d));
+        pf_jsonw_obj_begin(w);
+        pf_jsonw_kbool(w, "open", pf_grid_door_is_open(g, d));
+        pf_jsonw_key(w, "cells");
+        pf_jsonw_arr_begin(w);
+        for (size_t k = 0; k < nc; k++) pf_jsonw_point(w, c[k].x, c[k].y);
+        pf_jsonw_arr_end(w);
+        pf_jsonw_key(w, "walls");
+        pf_jsonw_arr_begin(w);
+        for (size_t k = 0; k < ne; k++) write_edge(w, e[k].a, e[k].dir);
+        pf_jsonw_arr_end(w);
+        pf_jsonw_obj_end(w);
+    }
+    pf_jsonw_obj_end(w);
+    pf_jsonw_obj_end(w);
+}

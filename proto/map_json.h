@@ -54,4 +54,13 @@ typedef struct pf_map_info {
  * "hierarchy":{...}|null,"cache":{...}} as a value. */
 void pf_map_write_info(pf_jsonw *w, const pf_map_info *info);
 
+/* Writes what GET /v1/maps/{id}/cells answers, as a value:
+ * {"id","version","width","height","connectivity","corner_cutting",
+ *  "costs":"<2 lowercase hex digits a cell, row by row, y = 0 first>",
+ *  "walls":[[x,y,"E"|"S"],...],
+ *  "doors":{"name":{"open":bool,"cells":[[x,y],...],"walls":[[x,y,"E"],...]},...}}
+ * Costs are the current ones (a closed door's cells are 00); every wall
+ * edge is listed once, from its west or north cell. */
+void pf_map_write_cells(pf_jsonw *w, const char *id, uint64_t version, const pf_grid *g);
+
 #endif

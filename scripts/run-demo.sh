@@ -37,10 +37,12 @@ done
 
 cat <<EOT
 
-pathd is serving $URL with the demo maps 'room' and 'maze'. Try:
+pathd is serving $URL with the demo maps 'room' and 'maze'.
+Open $URL/ in a browser for the debug viewer (click a start and a goal), or try:
 
   curl -s $URL/v1/maps
   curl -s $URL/v1/maps/room
+  curl -s $URL/v1/maps/room/cells
   curl -s -X POST $URL/v1/maps/room/path -H 'Content-Type: application/json' -d '{"start":[0,0],"goal":[9,0]}'
   curl -s '$URL/v1/maps/room/path?start=5,0&goal=9,6&smooth=true'
   curl -s -X POST $URL/v1/maps/maze/path -H 'Content-Type: application/json' -d '{"start":[1,1],"goal":[127,127],"algorithm":"astar"}'

@@ -135,6 +135,18 @@ static void handle_metrics(pf_req *r) {
     r->resp_type = "text/plain; version=0.0.4";
 }
 
+/* The debug viewer (server/viewer.html, compiled in by the Makefile). */
+extern const unsigned char pf_viewer_html[];
+extern const size_t pf_viewer_html_len;
+
+static void handle_viewer(pf_req *r) {
+    pf_jsonw w;
+    pf_jsonw_init(&w, pf_viewer_html_len + 1);
+    pf_jsonw_append(&w, (const char *)pf_viewer_html, pf_viewer_html_len);
+    pf__answer_json(r, 200, &w);
+    r->resp_type = "text/html; charset=utf-8";
+}
+
 /* Maps */
 
 static void handle_maps_list(pf_req *r) {
@@ -157,6 +169,27 @@ static void handle_maps_list(pf_req *r) {
     pf_jsonw_arr_end(&w);
     pf_jsonw_obj_end(&w);
     pf__answer_json(r, 200, &w);
+}
+
+/* Job: every cell of a map (megabytes on big maps: written on a worker). */
+static void run_cells(void *arg, pf_search_ctx *ctx) {
+    pf_req *r = arg;
+    const pf_grid *g = pf_planner_grid(r->mv->planner);
+    pf_jsonw w;
+    (void)ctx;
+    pf_jsonw_init(&w, (size_t)pf_grid_width(g) * (size_t)pf_grid_height(g) * 2 + 512);
+    pf_map_write_cells(&w, r->mv->id, r->mv->version, g);
+    pf__answer_json(r, 200, &w);
+    pf__finish(r);
+}
+
+static void handle_map_cells(pf_req *r) {
+    r->mv = pf_registry_get(r->srv->registry, r->map_id);
+    if (!r->mv) {
+        answer_no_map(r);
+        return;
+    }
+    pf__dispatch(r, PF_JOB_SEARCH, run_cells);
 }
 
 static void handle_map_get(pf_req *r) {
@@ -1089,6 +1122,8 @@ void pf__handle(pf_req *r) {
     case PF_ROUTE_SESSION_DELETE: handle_session_delete(r); break;
     case PF_ROUTE_SESSION_UPDATES: handle_session_updates(r); break;
     case PF_ROUTE_SESSION_STREAM: handle_session_stream(r); break;
+    case PF_ROUTE_MAP_CELLS: handle_map_cells(r); break;
+    case PF_ROUTE_VIEWER: handle_viewer(r); break;
     default:
         pf__answer_error(r, 404, PF_ERR_NOT_FOUND, NULL, "No such route.");
         break;

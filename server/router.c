@@ -33,6 +33,8 @@ static const route_def routes[] = {
     {SHAPE_SESSION, "", "DELETE", PF_ROUTE_SESSION_DELETE},
     {SHAPE_SESSION, "/updates", "POST", PF_ROUTE_SESSION_UPDATES},
     {SHAPE_SESSION, "/stream", "GET", PF_ROUTE_SESSION_STREAM},
+    {SHAPE_MAP_SUB, "cells", "GET", PF_ROUTE_MAP_CELLS},
+    {SHAPE_EXACT, "/", "GET", PF_ROUTE_VIEWER},
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
@@ -41,7 +43,7 @@ static const char *const route_names[PF_ROUTE_COUNT] = {
     "none",        "healthz", "readyz",     "metrics",  "info",      "maps_list", "maps_create",
     "map_get",     "map_put", "map_delete", "path_get", "path_post", "paths_post",
     "map_patch",   "sessions_create", "session_get", "session_delete", "session_updates",
-    "session_stream"};
+    "session_stream", "map_cells", "viewer"};
 
 const char *pf_route_name(pf_route r) {
     return (unsigned)r < PF_ROUTE_COUNT ? route_names[r] : "none";
@@ -64,6 +66,7 @@ static const char *allow_for(shape sh, const char *sub) {
     if (sh == SHAPE_MAP) return "GET, HEAD, PUT, PATCH, DELETE";
     if (sh == SHAPE_SESSION)
         return *sub == '\0' ? "GET, HEAD, DELETE" : strcmp(sub, "/stream") == 0 ? "GET, HEAD" : "POST";
+    if (strcmp(sub, "cells") == 0) return "GET, HEAD";
     return strcmp(sub, "path") == 0 ? "GET, HEAD, POST" : "POST";
 }
 
@@ -101,7 +104,7 @@ pf_route_match pf_route_find(const char *method, const char *path, pf_route_resu
                     return PF_MATCH_NOT_FOUND;
                 sh = SHAPE_SESSION;
             } else if (strcmp(sub, "path") != 0 && strcmp(sub, "paths") != 0 &&
-                       strcmp(sub, "sessions") != 0) {
+                       strcmp(sub, "sessions") != 0 && strcmp(sub, "cells") != 0) {
                 return PF_MATCH_NOT_FOUND;
             }
         } else {

@@ -34,6 +34,8 @@ typedef enum pf_route {
     PF_ROUTE_SESSION_DELETE,  /* DELETE /v1/maps/{id}/sessions/{sid} */
     PF_ROUTE_SESSION_UPDATES, /* POST /v1/maps/{id}/sessions/{sid}/updates */
     PF_ROUTE_SESSION_STREAM,  /* GET /v1/maps/{id}/sessions/{sid}/stream (WebSocket) */
+    PF_ROUTE_MAP_CELLS,       /* GET /v1/maps/{id}/cells (every cell, walls, doors) */
+    PF_ROUTE_VIEWER,          /* GET / (the debug viewer page) */
     PF_ROUTE_COUNT
 } pf_route;
 
