@@ -16,7 +16,9 @@ RUN apt-get update -qq \
 COPY --from=build /src/build/pathd /src/build/pathd-bench /usr/local/bin/
 USER pathd
 WORKDIR /var/lib/pathd
-ENV PATHD_BIND=0.0.0.0 PATHD_PORT=8080
+# Maps persist in the volume (--data-dir): a restarted container keeps them.
+ENV PATHD_BIND=0.0.0.0 PATHD_PORT=8080 PATHD_DATA_DIR=/var/lib/pathd/maps
+VOLUME /var/lib/pathd/maps
 EXPOSE 8080
 # bash's /dev/tcp keeps the runtime image free of an HTTP client.
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 \
