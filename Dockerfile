@@ -12,7 +12,8 @@ FROM debian:bookworm-slim AS runtime
 RUN apt-get update -qq \
     && apt-get install -y -qq --no-install-recommends libmicrohttpd12 libcjson1 libuv1 libnettle8 \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --system --uid 10001 --home-dir /var/lib/pathd --create-home pathd
+    && useradd --system --uid 10001 --home-dir /var/lib/pathd --create-home pathd \
+    && install -d -o pathd -g pathd /var/lib/pathd/maps
 COPY --from=build /src/build/pathd /src/build/pathd-bench /usr/local/bin/
 USER pathd
 WORKDIR /var/lib/pathd
