@@ -72,18 +72,46 @@ typedef int64_t dist;
 
 /* Vertex storage: tiles of 8x8 cells, allocated when the search first
  * touches one of their cells, found through a small hash table keyed by tile
- * index. A cell costs 8 bytes: its g, or, while it is on the open list
- * (locally inconsistent), the tagged position of its heap item, which then
- * holds g and rhs. A vertex off the list is consistent, so its rhs is its
- * g. Untouched cells of an allocated tile hold DIST_INF (g = rhs = inf).
- * Tiles fit searched regions closely (they are contiguous), so this is about
- * a third of a per-cell hash table's memory. */
+ * index. A vertex on the open list (locally inconsistent) is described by
+ * its heap item, which holds g and rhs; its cell holds the item's position.
+ * A vertex off the list is consistent, so its rhs is its g, and its cell
+ * holds g. Untouched cells of an allocated tile hold infinity (g = rhs =
+ * inf). Tiles fit searched regions closely (they are contiguous).
+ *
+ * A cell is 4 bytes, a "raw" value read with the tile's 64-bit base:
+ * - below RAW_QUEUED: g = base + raw, exact. Neighbouring cells mostly have
+ *   g values a few steps apart, so a tile's values fit a 2^31 window (128
+ *   steps of cost 1) around the first g stored in it;
+ * - RAW_QUEUED | pos: on the open list at heap position pos;
+ * - RAW_WIDE | i: g = wide[i], for the few cells outside their tile's window
+ *   (across a wall from cells much nearer the goal, common in mazes only);
+ * - RAW_INF: g = inf.
+ * So a tile costs 264 bytes instead of 512 with 8-byte cells, and g stays
+ * the exact 64-bit fixed-point distance. */
 #define TILE_SHIFT 3
 #define TILE_SIDE (1 << TILE_SHIFT)
 #define TILE_CELLS (TILE_SIDE * TILE_SIDE)
-#define CHUNK_TILES 32 /* tiles are allocated in chunks of 16 KiB */
+#define CHUNK_TILES 32 /* tiles are allocated in chunks of 32 (8.4 KiB) */
 #define NO_SLOT (-1)
 typedef int64_t slot_t; /* tile number * TILE_CELLS + offset in the tile */
+
+#define RAW_QUEUED 0x80000000u
+#define RAW_WIDE 0xC0000000u
+#define RAW_INDEX 0x3FFFFFFFu /* position / wide index bits */
+#define RAW_INF 0xFFFFFFFFu   /* RAW_WIDE | RAW_INDEX, so wide index RAW_INDEX is never used */
+/* The window of g values a tile stores in place. Fewer bits only serve to
+ * test the wide side table (every cell but a few goes there then). */
+#ifndef PF_DSTAR_WINDOW_BITS
+#define PF_DSTAR_WINDOW_BITS 31
+#endif
+_Static_assert(PF_DSTAR_WINDOW_BITS >= 1 && PF_DSTAR_WINDOW_BITS <= 31, "raw g must stay below RAW_QUEUED");
+#define WINDOW ((dist)1 << PF_DSTAR_WINDOW_BITS)
+#define BASE_HALF (WINDOW / 2) /* a tile's base sits this far below its first g */
+
+typedef struct vtile {
+    dist base; /* DIST_INF until the tile's first finite g */
+    uint32_t v[TILE_CELLS];
+} vtile;
 
 /* Open-list position p is stored in a cell as -(p + 1). */
 static inline int64_t tag_pos(uint32_t pos) { return -(int64_t)pos - 1; }
@@ -133,12 +161,14 @@ struct pf_dstar {
     bool fresh;          /* the next plan initialises the search first */
 
     int32_t tw;           /* tiles per row */
-    int64_t **chunks;     /* chunk c holds tiles c*CHUNK_TILES.. */
+    vtile **chunks;        /* chunk c holds tiles c*CHUNK_TILES.. */
     uint32_t nchunks, chunk_cap;
     uint32_t ntiles;
     tent *th;             /* tile hash, at most half full */
     uint32_t thcap;
     unsigned thbits;
+    dist *wide;           /* g of the cells outside their tile's window */
+    uint32_t wcap, wfree, nwfree; /* free slots are linked through wide[] */
 
     qitem *q;
     uint32_t qlen, qcap;
@@ -300,16 +330,79 @@ static void ov_taint_block(pf_dstar *d, int32_t x, int32_t y) {
 
 /* Vertices */
 
-static inline int64_t *cellv(const pf_dstar *d, slot_t sl) {
-    return &d->chunks[sl / (CHUNK_TILES * TILE_CELLS)][sl % (CHUNK_TILES * TILE_CELLS)];
+static inline vtile *tile_at(const pf_dstar *d, slot_t sl) {
+    uint32_t t = (uint32_t)(sl / TILE_CELLS);
+    return &d->chunks[t / CHUNK_TILES][t % CHUNK_TILES];
+}
+
+static inline bool raw_is_wide(uint32_t r) { return r >= RAW_WIDE && r != RAW_INF; }
+
+/* The cell's value as one int64: g (DIST_INF when untouched) when it is
+ * off the open list, else its tagged heap position (negative). */
+static inline int64_t cell_load(const pf_dstar *d, slot_t sl) {
+    const vtile *t = tile_at(d, sl);
+    uint32_t r = t->v[sl & (TILE_CELLS - 1)];
+    if (r < RAW_QUEUED) return t->base + (dist)r;
+    if (r < RAW_WIDE) return tag_pos(r & RAW_INDEX);
+    if (r == RAW_INF) return DIST_INF;
+    return d->wide[r & RAW_INDEX];
+}
+
+static inline void wide_release(pf_dstar *d, uint32_t i) {
+    d->wide[i] = (dist)d->wfree;
+    d->wfree = i;
+    d->nwfree++;
+}
+
+/* Makes room for n more wide cells, so cell_store_g never allocates. */
+static pf_status wide_reserve(pf_dstar *d, uint32_t n) {
+    if (d->nwfree >= n) return PF_OK;
+    uint32_t cap = d->wcap ? d->wcap : 64;
+    while (cap - d->wcap + d->nwfree < n) cap *= 2;
+    if (cap > RAW_INDEX) return PF_ENOMEM;
+    dist *w = realloc(d->wide, (size_t)cap * sizeof(*w));
+    if (!w) return PF_ENOMEM;
+    d->wide = w;
+    for (uint32_t i = cap; i-- > d->wcap;) wide_release(d, i);
+    d->wcap = cap;
+    return PF_OK;
+}
+
+static inline void cell_store_pos(pf_dstar *d, slot_t sl, uint32_t pos) {
+    uint32_t *p = &tile_at(d, sl)->v[sl & (TILE_CELLS - 1)];
+    if (raw_is_wide(*p)) wide_release(d, *p & RAW_INDEX);
+    *p = RAW_QUEUED | pos;
+}
+
+/* Stores g (the vertex is off the open list). A g outside the tile's window
+ * takes a wide slot; room must have been reserved with wide_reserve. */
+static inline void cell_store_g(pf_dstar *d, slot_t sl, dist g) {
+    vtile *t = tile_at(d, sl);
+    uint32_t *p = &t->v[sl & (TILE_CELLS - 1)], old = *p;
+    if (g != DIST_INF && t->base == DIST_INF) t->base = g > BASE_HALF ? g - BASE_HALF : 0;
+    if (g != DIST_INF && g >= t->base && g - t->base < WINDOW) {
+        if (raw_is_wide(old)) wide_release(d, old & RAW_INDEX);
+        *p = (uint32_t)(g - t->base);
+    } else if (g == DIST_INF) {
+        if (raw_is_wide(old)) wide_release(d, old & RAW_INDEX);
+        *p = RAW_INF;
+    } else if (raw_is_wide(old)) {
+        d->wide[old & RAW_INDEX] = g;
+    } else {
+        uint32_t i = d->wfree;
+        d->wfree = (uint32_t)d->wide[i];
+        d->nwfree--;
+        d->wide[i] = g;
+        *p = RAW_WIDE | i;
+    }
 }
 
 static inline int32_t tile_key(const pf_dstar *d, int32_t x, int32_t y) {
     return (y >> TILE_SHIFT) * d->tw + (x >> TILE_SHIFT);
 }
 
-static inline slot_t tile_slot(uint32_t tile, int32_t x, int32_t y) {
-    return (slot_t)tile * TILE_CELLS + ((y & (TILE_SIDE - 1)) << TILE_SHIFT) + (x & (TILE_SIDE - 1));
+static inline slot_t tile_slot(uint32_t tn, int32_t x, int32_t y) {
+    return (slot_t)tn * TILE_CELLS + ((y & (TILE_SIDE - 1)) << TILE_SHIFT) + (x & (TILE_SIDE - 1));
 }
 
 /* The slot of cell (x, y), or NO_SLOT when its tile was never touched. */
@@ -334,8 +427,9 @@ static slot_t slot_get(pf_dstar *d, int32_t x, int32_t y) {
     uint32_t t = d->ntiles++;
     d->th[i].key = key;
     d->th[i].tile = t;
-    int64_t *v = cellv(d, (slot_t)t * TILE_CELLS);
-    for (int k = 0; k < TILE_CELLS; k++) v[k] = DIST_INF;
+    vtile *tl = tile_at(d, (slot_t)t * TILE_CELLS);
+    tl->base = DIST_INF;
+    memset(tl->v, 0xff, sizeof(tl->v)); /* RAW_INF */
     return tile_slot(t, x, y);
 }
 
@@ -353,12 +447,12 @@ static pf_status tiles_reserve(pf_dstar *d, uint32_t n) {
     while (d->ntiles + n > d->nchunks * CHUNK_TILES) {
         if (d->nchunks == d->chunk_cap) {
             uint32_t cap = d->chunk_cap ? 2 * d->chunk_cap : 8;
-            int64_t **c = realloc(d->chunks, (size_t)cap * sizeof(*c));
+            vtile **c = realloc(d->chunks, (size_t)cap * sizeof(*c));
             if (!c) return PF_ENOMEM;
             d->chunks = c;
             d->chunk_cap = cap;
         }
-        d->chunks[d->nchunks] = malloc(CHUNK_TILES * TILE_CELLS * sizeof(int64_t));
+        d->chunks[d->nchunks] = malloc(CHUNK_TILES * sizeof(vtile));
         if (!d->chunks[d->nchunks]) return PF_ENOMEM;
         d->nchunks++;
     }
@@ -390,18 +484,21 @@ static void tiles_free(pf_dstar *d) {
     d->nchunks = d->chunk_cap = d->ntiles = 0;
     d->th = NULL;
     d->thcap = 0;
+    free(d->wide);
+    d->wide = NULL;
+    d->wcap = d->nwfree = 0;
 }
 
 static inline int32_t cell_x(const pf_dstar *d, int32_t cell) { return cell % d->w; }
 static inline int32_t cell_y(const pf_dstar *d, int32_t cell) { return cell / d->w; }
 
 static inline dist g_at(const pf_dstar *d, slot_t sl) {
-    int64_t v = *cellv(d, sl);
+    int64_t v = cell_load(d, sl);
     return is_queued(v) ? d->q[untag_pos(v)].g : v;
 }
 
 static inline dist rhs_at(const pf_dstar *d, slot_t sl) {
-    int64_t v = *cellv(d, sl);
+    int64_t v = cell_load(d, sl);
     return is_queued(v) ? d->q[untag_pos(v)].rhs : v;
 }
 
@@ -421,7 +518,7 @@ static inline bool q_less(const qitem *a, const qitem *b) {
 
 static inline void q_place(pf_dstar *d, uint32_t pos, const qitem *it) {
     d->q[pos] = *it;
-    *cellv(d, it->slot) = tag_pos(pos);
+    cell_store_pos(d, it->slot, pos);
 }
 
 static void q_sift_up(pf_dstar *d, uint32_t pos) {
@@ -479,7 +576,7 @@ static void q_remove(pf_dstar *d, uint32_t pos) {
         else
             q_sift_down(d, pos);
     }
-    *cellv(d, sl) = g;
+    cell_store_g(d, sl, g);
 }
 
 /* Makes room for n more open-list items, so q_insert never allocates. The
@@ -493,6 +590,13 @@ static pf_status q_reserve(pf_dstar *d, uint32_t n) {
     if (!q) return PF_ENOMEM;
     d->q = q;
     d->qcap = cap;
+    return PF_OK;
+}
+
+/* Room for n more tiles and k more open-list items and wide cells: what
+ * one expansion or one changed block may need, so nothing inside fails. */
+static pf_status reserve(pf_dstar *d, uint32_t n, uint32_t k) {
+    if (tiles_reserve(d, n) || q_reserve(d, k) || wide_reserve(d, k)) return PF_ENOMEM;
     return PF_OK;
 }
 
@@ -520,7 +624,7 @@ static inline void calc_key(const pf_dstar *d, int32_t cell, dist g, dist rhs, d
 /* UpdateVertex: the vertex at sl (cell `cell`) now has g and rhs; it goes on,
  * stays on with a new key, or leaves the open list. */
 static void update_vertex(pf_dstar *d, slot_t sl, int32_t cell, dist g, dist rhs) {
-    int64_t v = *cellv(d, sl);
+    int64_t v = cell_load(d, sl);
     if (g != rhs) {
         qitem it;
         calc_key(d, cell, g, rhs, &it.k1, &it.k2);
@@ -541,7 +645,7 @@ static void update_vertex(pf_dstar *d, slot_t sl, int32_t cell, dist g, dist rhs
         d->q[pos].g = g;
         q_remove(d, pos);
     } else {
-        *cellv(d, sl) = g;
+        cell_store_g(d, sl, g);
     }
 }
 
@@ -585,7 +689,7 @@ static pf_status initialise(pf_dstar *d) {
     d->km = 0;
     d->last = d->start;
     d->hscale = d->ov_min && d->ov_min < minc ? d->ov_min : minc;
-    if (tiles_reserve(d, 1) || q_reserve(d, 16)) return PF_ENOMEM;
+    if (reserve(d, 1, 16)) return PF_ENOMEM;
     int32_t gx = cell_x(d, d->goal), gy = cell_y(d, d->goal);
     update_vertex(d, slot_get(d, gx, gy), d->goal, DIST_INF, 0);
     d->fresh = false;
@@ -622,7 +726,7 @@ static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
         if (!(key_less(d->q[0].k1, d->q[0].k2, ks1, ks2) || srhs != sg)) break;
         if (max_expanded && d->expanded >= max_expanded) return PF_EBUDGET;
         /* The predecessors below span at most four tiles. */
-        if (tiles_reserve(d, 4) || q_reserve(d, 16)) return PF_ENOMEM;
+        if (reserve(d, 4, 16)) return PF_ENOMEM;
 
         const qitem top = d->q[0];
         dist knew1, knew2;
@@ -817,7 +921,7 @@ pf_status pf_dstar_set_goal(pf_dstar *d, pf_point goal) {
 
 /* Recomputes rhs of every vertex in the 3x3 block of (x, y). */
 static pf_status refresh_block(pf_dstar *d, int32_t x, int32_t y) {
-    if (tiles_reserve(d, 4) || q_reserve(d, 16)) return PF_ENOMEM;
+    if (reserve(d, 4, 16)) return PF_ENOMEM;
     for (int32_t yy = y - 1; yy <= y + 1; yy++)
         for (int32_t xx = x - 1; xx <= x + 1; xx++)
             if (in_bounds(d, xx, yy)) refresh_vertex(d, xx, yy);
@@ -837,7 +941,7 @@ pf_status pf_dstar_set_cost(pf_dstar *d, pf_point p, uint8_t cost) {
     int32_t cell = cell_of(d, p);
     st = ov_reserve(d, 9);
     if (st) return st;
-    if (!d->fresh && (tiles_reserve(d, 4) || q_reserve(d, 16))) return PF_ENOMEM;
+    if (!d->fresh && (reserve(d, 4, 16))) return PF_ENOMEM;
     ov_taint_block(d, p.x, p.y);
     ov *o = ov_find(d, cell);
     bool same = (o->flags & OV_COST) && o->cost == cost;
@@ -860,7 +964,7 @@ pf_status pf_dstar_set_wall(pf_dstar *d, pf_point p, int dir, bool blocked) {
     if (!in_bounds(d, p.x, p.y) || !in_bounds(d, q.x, q.y)) return PF_ERANGE;
     st = ov_reserve(d, 18);
     if (st) return st;
-    if (!d->fresh && (tiles_reserve(d, 8) || q_reserve(d, 32))) return PF_ENOMEM;
+    if (!d->fresh && (reserve(d, 8, 32))) return PF_ENOMEM;
     ov_taint_block(d, p.x, p.y);
     ov_taint_block(d, q.x, q.y);
     ov *a = ov_find(d, cell_of(d, p)), *b = ov_find(d, cell_of(d, q));
@@ -924,8 +1028,9 @@ pf_point pf_dstar_goal(const pf_dstar *d) {
 const pf_grid *pf_dstar_grid(const pf_dstar *d) { return d->base; }
 
 size_t pf_dstar_memory(const pf_dstar *d) {
-    return sizeof(*d) + (size_t)d->nchunks * CHUNK_TILES * TILE_CELLS * sizeof(int64_t) +
-           (size_t)d->chunk_cap * sizeof(int64_t *) + (size_t)d->thcap * sizeof(tent) +
+    return sizeof(*d) + (size_t)d->nchunks * CHUNK_TILES * sizeof(vtile) +
+           (size_t)d->chunk_cap * sizeof(vtile *) + (size_t)d->thcap * sizeof(tent) +
+           (size_t)d->wcap * sizeof(dist) +
            (size_t)d->qcap * sizeof(qitem) + (size_t)d->ocap * sizeof(ov) +
            d->path_cap * sizeof(pf_point);
 }

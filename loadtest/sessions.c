@@ -77,6 +77,12 @@ static size_t rss_bytes(void) {
     return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
 }
 
+/* Bytes malloc has handed out, mmapped blocks included (glibc). */
+static size_t heap_bytes(void) {
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+
 static double now_us(clockid_t clock) {
     struct timespec ts;
     clock_gettime(clock, &ts);
@@ -188,7 +194,7 @@ static int run_file(const char *path, const opts *o) {
     /* Freed memory of an earlier map would be reused and hide the growth:
      * hand it back first. */
     malloc_trim(0);
-    size_t rss0 = rss_bytes(), heap0 = mallinfo2().uordblks;
+    size_t rss0 = rss_bytes(), heap0 = heap_bytes();
     double total = 0, maxm = 0;
     for (size_t i = 0; i < n; i++) {
         /* Spread over the selection like --max-queries when there are more
@@ -210,7 +216,7 @@ static int run_file(const char *path, const opts *o) {
         total += mem[i];
         if (mem[i] > maxm) maxm = mem[i];
     }
-    size_t rss1 = rss_bytes(), heap1 = mallinfo2().uordblks;
+    size_t rss1 = rss_bytes(), heap1 = heap_bytes();
     double growth = rss1 > rss0 ? (double)(rss1 - rss0) : 0;
     double heap = heap1 > heap0 ? (double)(heap1 - heap0) : 0;
     double med = median(mem, n);
