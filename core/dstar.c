@@ -78,20 +78,26 @@ typedef int64_t dist;
  * holds g. Untouched cells of an allocated tile hold infinity (g = rhs =
  * inf). Tiles fit searched regions closely (they are contiguous).
  *
- * A cell is 4 bytes, a "raw" value read with the tile's 64-bit base:
- * - below RAW_QUEUED: g = base + raw, exact. Neighbouring cells mostly have
- *   g values a few steps apart, so a tile's values fit a 2^31 window (128
- *   steps of cost 1) around the first g stored in it;
+ * A cell is 4 bytes, a "raw" value read with one of the tile's two 64-bit
+ * bases:
+ * - below RAW_QUEUED: g = base[raw >> 30] + (raw & (2^30 - 1)), exact.
+ *   Neighbouring cells mostly have g values a few steps apart, so a tile's
+ *   values fit a 2^30 window (64 steps of cost 1) around the first g stored
+ *   with each base. The second base serves the other side of a wall: in a
+ *   maze a tile often holds two corridors far apart along the path;
  * - RAW_QUEUED | pos: on the open list at heap position pos;
  * - RAW_WIDE | i: g = wide[i], for the few cells outside their tile's window
  *   (across a wall from cells much nearer the goal, common in mazes only);
  * - RAW_INF: g = inf.
- * So a tile costs 264 bytes instead of 512 with 8-byte cells, and g stays
- * the exact 64-bit fixed-point distance. */
+ * So a tile costs 272 bytes instead of 512 with 8-byte cells, and g stays
+ * the exact 64-bit fixed-point distance. Measured with `pathd-bench
+ * sessions` on the 512x512 maps, one base and a 2^31 window took 16-20% more
+ * memory on the mazes, four bases and a 2^29 window 4% more on maze512-8-0
+ * and 5-10% more elsewhere. */
 #define TILE_SHIFT 3
 #define TILE_SIDE (1 << TILE_SHIFT)
 #define TILE_CELLS (TILE_SIDE * TILE_SIDE)
-#define CHUNK_TILES 32 /* tiles are allocated in chunks of 32 (8.4 KiB) */
+#define CHUNK_TILES 32 /* tiles are allocated in chunks of 32 (8.5 KiB) */
 #define NO_SLOT (-1)
 typedef int64_t slot_t; /* tile number * TILE_CELLS + offset in the tile */
 
@@ -99,17 +105,21 @@ typedef int64_t slot_t; /* tile number * TILE_CELLS + offset in the tile */
 #define RAW_WIDE 0xC0000000u
 #define RAW_INDEX 0x3FFFFFFFu /* position / wide index bits */
 #define RAW_INF 0xFFFFFFFFu   /* RAW_WIDE | RAW_INDEX, so wide index RAW_INDEX is never used */
-/* The window of g values a tile stores in place. Fewer bits only serve to
- * test the wide side table (every cell but a few goes there then). */
+#define TILE_BASE_BITS 1 /* two bases a tile, see above */
+#define TILE_BASES (1 << TILE_BASE_BITS)
+#define OFF_BITS (31 - TILE_BASE_BITS)
+#define OFF_MASK ((1u << OFF_BITS) - 1)
+/* The window of g values a base covers. Fewer bits only serve to test the
+ * wide side table (almost every g goes there then). */
 #ifndef PF_DSTAR_WINDOW_BITS
-#define PF_DSTAR_WINDOW_BITS 31
+#define PF_DSTAR_WINDOW_BITS OFF_BITS
 #endif
-_Static_assert(PF_DSTAR_WINDOW_BITS >= 1 && PF_DSTAR_WINDOW_BITS <= 31, "raw g must stay below RAW_QUEUED");
+_Static_assert(PF_DSTAR_WINDOW_BITS >= 1 && PF_DSTAR_WINDOW_BITS <= OFF_BITS, "raw g must stay below RAW_QUEUED");
 #define WINDOW ((dist)1 << PF_DSTAR_WINDOW_BITS)
 #define BASE_HALF (WINDOW / 2) /* a tile's base sits this far below its first g */
 
 typedef struct vtile {
-    dist base; /* DIST_INF until the tile's first finite g */
+    dist base[TILE_BASES]; /* DIST_INF until taken */
     uint32_t v[TILE_CELLS];
 } vtile;
 
@@ -342,7 +352,7 @@ static inline bool raw_is_wide(uint32_t r) { return r >= RAW_WIDE && r != RAW_IN
 static inline int64_t cell_load(const pf_dstar *d, slot_t sl) {
     const vtile *t = tile_at(d, sl);
     uint32_t r = t->v[sl & (TILE_CELLS - 1)];
-    if (r < RAW_QUEUED) return t->base + (dist)r;
+    if (r < RAW_QUEUED) return t->base[r >> OFF_BITS] + (dist)(r & OFF_MASK);
     if (r < RAW_WIDE) return tag_pos(r & RAW_INDEX);
     if (r == RAW_INF) return DIST_INF;
     return d->wide[r & RAW_INDEX];
@@ -379,11 +389,16 @@ static inline void cell_store_pos(pf_dstar *d, slot_t sl, uint32_t pos) {
 static inline void cell_store_g(pf_dstar *d, slot_t sl, dist g) {
     vtile *t = tile_at(d, sl);
     uint32_t *p = &t->v[sl & (TILE_CELLS - 1)], old = *p;
-    if (g != DIST_INF && t->base == DIST_INF) t->base = g > BASE_HALF ? g - BASE_HALF : 0;
-    if (g != DIST_INF && g >= t->base && g - t->base < WINDOW) {
-        if (raw_is_wide(old)) wide_release(d, old & RAW_INDEX);
-        *p = (uint32_t)(g - t->base);
-    } else if (g == DIST_INF) {
+    if (g != DIST_INF)
+        for (uint32_t k = 0; k < TILE_BASES; k++) {
+            if (t->base[k] == DIST_INF) t->base[k] = g > BASE_HALF ? g - BASE_HALF : 0;
+            if (g >= t->base[k] && g - t->base[k] < WINDOW) {
+                if (raw_is_wide(old)) wide_release(d, old & RAW_INDEX);
+                *p = (uint32_t)(k << OFF_BITS) | (uint32_t)(g - t->base[k]);
+                return;
+            }
+        }
+    if (g == DIST_INF) {
         if (raw_is_wide(old)) wide_release(d, old & RAW_INDEX);
         *p = RAW_INF;
     } else if (raw_is_wide(old)) {
@@ -428,7 +443,7 @@ static slot_t slot_get(pf_dstar *d, int32_t x, int32_t y) {
     d->th[i].key = key;
     d->th[i].tile = t;
     vtile *tl = tile_at(d, (slot_t)t * TILE_CELLS);
-    tl->base = DIST_INF;
+    for (int k = 0; k < TILE_BASES; k++) tl->base[k] = DIST_INF;
     memset(tl->v, 0xff, sizeof(tl->v)); /* RAW_INF */
     return tile_slot(t, x, y);
 }
