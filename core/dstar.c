@@ -174,7 +174,7 @@ struct pf_dstar {
     vtile **chunks;        /* chunk c holds tiles c*CHUNK_TILES.. */
     uint32_t nchunks, chunk_cap;
     uint32_t ntiles;
-    tent *th;             /* tile hash, at most half full */
+    tent *th;             /* tile hash, at most 3/4 full */
     uint32_t thcap;
     unsigned thbits;
     dist *wide;           /* g of the cells outside their tile's window */
@@ -367,8 +367,10 @@ static inline void wide_release(pf_dstar *d, uint32_t i) {
 /* Makes room for n more wide cells, so cell_store_g never allocates. */
 static pf_status wide_reserve(pf_dstar *d, uint32_t n) {
     if (d->nwfree >= n) return PF_OK;
+    /* Grows by half: the table cannot shrink (live indices sit anywhere),
+     * so its slack stays for the session's life. */
     uint32_t cap = d->wcap ? d->wcap : 64;
-    while (cap - d->wcap + d->nwfree < n) cap *= 2;
+    while (cap - d->wcap + d->nwfree < n) cap += cap / 2;
     if (cap > RAW_INDEX) return PF_ENOMEM;
     dist *w = realloc(d->wide, (size_t)cap * sizeof(*w));
     if (!w) return PF_ENOMEM;
@@ -471,10 +473,10 @@ static pf_status tiles_reserve(pf_dstar *d, uint32_t n) {
         if (!d->chunks[d->nchunks]) return PF_ENOMEM;
         d->nchunks++;
     }
-    if ((uint64_t)(d->ntiles + n) * 2 > d->thcap) {
+    if ((uint64_t)(d->ntiles + n) * 4 > (uint64_t)d->thcap * 3) {
         uint32_t cap = d->thcap ? d->thcap : 64;
         tent *t;
-        while ((uint64_t)(d->ntiles + n) * 2 > cap) cap *= 2;
+        while ((uint64_t)(d->ntiles + n) * 4 > (uint64_t)cap * 3) cap *= 2;
         if (th_alloc(&t, cap)) return PF_ENOMEM;
         unsigned bits = log2u(cap);
         for (uint32_t i = 0; i < d->thcap; i++) {
@@ -785,6 +787,33 @@ static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
     return PF_OK;
 }
 
+/* A finished plan keeps its open list (the frontier the next repair goes
+ * on from), not the doubling slack the search left: over a thousand
+ * sessions on a map the slack adds up. Only a capacity above twice the use
+ * is trimmed, to 1.25 times it, so plans that alternate between sizes do
+ * not reallocate every time; shrinking a block is done in place. */
+static void trim_slack(pf_dstar *d) {
+    if (d->qcap > 2 * d->qlen + 64) {
+        uint32_t cap = d->qlen + d->qlen / 4 + 32;
+        qitem *q = realloc(d->q, (size_t)cap * sizeof(*q));
+        if (q) {
+            d->q = q;
+            d->qcap = cap;
+        }
+    }
+}
+
+static void trim_path(pf_dstar *d, size_t n) {
+    if (d->path_cap > 2 * n + 64) {
+        size_t cap = n + n / 4 + 32;
+        pf_point *p = realloc(d->path, cap * sizeof(*p));
+        if (p) {
+            d->path = p;
+            d->path_cap = cap;
+        }
+    }
+}
+
 static pf_status reserve_path(pf_dstar *d, size_t n) {
     if (n <= d->path_cap) return PF_OK;
     size_t cap = d->path_cap ? d->path_cap : 64;
@@ -831,6 +860,7 @@ static pf_status extract_path(pf_dstar *d, pf_result *out) {
         cost += step;
         cur = next;
     }
+    trim_path(d, n);
     out->path = d->path;
     out->path_len = n;
     out->cost = cost;
@@ -906,6 +936,7 @@ pf_status pf_dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
     out->expanded = d->expanded;
     out->generated = d->generated;
     if (st) return out->status = st;
+    trim_slack(d);
     if (g_of(d, cell_x(d, d->start), cell_y(d, d->start)) == DIST_INF)
         return out->status = PF_NO_PATH;
     st = extract_path(d, out);

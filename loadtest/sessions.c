@@ -184,7 +184,8 @@ static int run_file(const char *path, const opts *o) {
     const pf_grid *g = pf_planner_grid(pf_bench_scen_planner(s));
     pf_dstar **ss = calloc(n ? n : 1, sizeof(*ss));
     double *mem = malloc((n ? n : 1) * sizeof(*mem));
-    if (!ss || !mem || nsel == 0) {
+    double *plan_us = malloc((n ? n : 1) * sizeof(*plan_us));
+    if (!ss || !mem || !plan_us || nsel == 0) {
         fprintf(stderr, "pathd-bench: %s: %s\n", pf_bench_scen_name(s),
                 nsel ? "out of memory" : "no entries selected");
         rc = EXIT_USAGE;
@@ -202,7 +203,9 @@ static int run_file(const char *path, const opts *o) {
         const pf_scen_entry *q = &e[n >= nsel ? i % nsel : (size_t)((double)i * (double)nsel / (double)n)];
         pf_result r;
         st = pf_dstar_create(g, q->start, q->goal, &ss[i]);
+        double t0 = now_us(o->clock);
         if (st == PF_OK) st = pf_dstar_plan(ss[i], 0, &r);
+        plan_us[i] = now_us(o->clock) - t0;
         if (st != PF_OK) {
             failed++;
             if (!ss[i]) {
@@ -219,7 +222,7 @@ static int run_file(const char *path, const opts *o) {
     size_t rss1 = rss_bytes(), heap1 = heap_bytes();
     double growth = rss1 > rss0 ? (double)(rss1 - rss0) : 0;
     double heap = heap1 > heap0 ? (double)(heap1 - heap0) : 0;
-    double med = median(mem, n);
+    double med = median(mem, n), plan_med = median(plan_us, n);
     if (failed || mismatches) rc = EXIT_MISMATCH;
 
     repair_stats rs = {0, NAN, NAN, NAN, NAN, NAN, NAN};
@@ -234,9 +237,9 @@ static int run_file(const char *path, const opts *o) {
         printf("{\"map\":\"%s\",\"map_w\":%d,\"map_h\":%d,\"sessions\":%zu,\"entries\":%zu,"
                "\"failed\":%zu,\"mismatches\":%zu,\"mean_bytes\":%.0f,\"median_bytes\":%.0f,"
                "\"max_bytes\":%.0f,\"total_bytes\":%.0f,\"heap_growth_bytes\":%.0f,"
-               "\"rss_growth_bytes\":%.0f",
+               "\"rss_growth_bytes\":%.0f,\"plan_p50_us\":%.1f",
                pf_bench_scen_name(s), (int)pf_grid_width(g), (int)pf_grid_height(g), n, nsel,
-               failed, mismatches, total / (double)n, med, maxm, total, heap, growth);
+               failed, mismatches, total / (double)n, med, maxm, total, heap, growth, plan_med);
         if (o->repair)
             printf(",\"repairs\":%zu,\"repair_expanded_ratio\":%.4f,\"repair_time_ratio\":%.4f,"
                    "\"repair_expanded\":%.0f,\"astar_expanded\":%.0f,\"repair_us\":%.1f,"
@@ -247,10 +250,11 @@ static int run_file(const char *path, const opts *o) {
     } else {
         printf("%-16.16s %4dx%-4d sessions %zu (entries %zu) failed %zu mismatches %zu\n"
                "  bytes/session mean %.0f median %.0f max %.0f; total %.1f MB; "
-               "heap growth %.1f MB; RSS growth %.1f MB (%.0f B/session)\n",
+               "heap growth %.1f MB; RSS growth %.1f MB (%.0f B/session)\n"
+               "  first plan p50 %.1f us\n",
                pf_bench_scen_name(s), (int)pf_grid_width(g), (int)pf_grid_height(g), n, nsel,
                failed, mismatches, total / (double)n, med, maxm, total / 1e6, heap / 1e6, growth / 1e6,
-               growth / (double)n);
+               growth / (double)n, plan_med);
         if (o->repair)
             printf("  repair/A* median over %zu sessions: expanded %.4f, time %.4f "
                    "(median repair %.0f exp %.1f us, A* %.0f exp %.1f us)\n",
@@ -264,6 +268,7 @@ out:
         for (size_t i = 0; i < n; i++) pf_dstar_destroy(ss[i]);
     free(ss);
     free(mem);
+    free(plan_us);
     pf_bench_scen_destroy(s);
     return rc;
 }
