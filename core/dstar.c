@@ -9,8 +9,9 @@
  *
  * Memory. Nothing per session is W x H:
  * - vertices live in 8x8 tiles allocated on first touch and found through
- *   an open-addressing hash table keyed by tile index: 8 bytes a cell (its
- *   g, or its open-list position), only for tiles the search touched;
+ *   an open-addressing hash table keyed by tile index: 4 bytes a cell (its
+ *   g relative to a tile base, or its open-list position), only for tiles
+ *   the search touched (see "Vertex storage" below);
  * - the open list U is a binary heap of items (key, g, rhs, cell) whose
  *   position is stored in the cell, so Update and Remove are O(log n);
  * - the session's private changes live in a second small hash table, the
