@@ -9,7 +9,7 @@
  *
  * Memory. Nothing per session is W x H:
  * - vertices live in 8x8 tiles allocated on first touch and found through
- *   an open-addressing hash table keyed by tile index: 4 bytes a cell (its
+ *   blocks of 8x8 tiles and a small hash table of blocks: 4 bytes a cell (its
  *   g relative to a tile base, or its open-list position), only for tiles
  *   the search touched (see "Vertex storage" below);
  * - the open list U is a binary heap of items (key, g, rhs, cell) whose
@@ -72,8 +72,8 @@ typedef int64_t dist;
 #define KM_LIMIT ((dist)1 << 61)
 
 /* Vertex storage: tiles of 8x8 cells, allocated when the search first
- * touches one of their cells, found through a small hash table keyed by tile
- * index. A vertex on the open list (locally inconsistent) is described by
+ * touches one of their cells, found through their block (see tblock). A
+ * vertex on the open list (locally inconsistent) is described by
  * its heap item, which holds g and rhs; its cell holds the item's position.
  * A vertex off the list is consistent, so its rhs is its g, and its cell
  * holds g. Untouched cells of an allocated tile hold infinity (g = rhs =
@@ -138,10 +138,22 @@ typedef struct qitem {
     int32_t cell;
 } qitem;
 
-/* A tile hash entry: tile index -> tile number. */
+/* Tiles are found in two steps: a block of 8x8 tiles (64x64 cells) through
+ * a small hash table keyed by block index, then the tile's number in the
+ * block. A block costs 4 bytes a tile of its area, 16 KiB for a whole
+ * 512x512 map where a hash entry per tile cost 16-32 bytes a tile, and
+ * only blocks the search touched exist. */
+#define BLOCK_SHIFT 3
+#define BLOCK_SIDE (1 << BLOCK_SHIFT)
+#define NO_TILE UINT32_MAX
+typedef struct tblock {
+    uint32_t tile[BLOCK_SIDE * BLOCK_SIDE]; /* NO_TILE when not allocated */
+} tblock;
+
+/* A block hash entry: block index -> block number. */
 typedef struct tent {
     int32_t key; /* EMPTY_CELL for a free entry */
-    uint32_t tile;
+    uint32_t block;
 } tent;
 
 /* Overlay entry flags. */
@@ -171,11 +183,13 @@ struct pf_dstar {
     dist hscale;         /* heuristic scale: a lower bound of every effective cost */
     bool fresh;          /* the next plan initialises the search first */
 
-    int32_t tw;           /* tiles per row */
     vtile **chunks;        /* chunk c holds tiles c*CHUNK_TILES.. */
     uint32_t nchunks, chunk_cap;
     uint32_t ntiles;
-    tent *th;             /* tile hash, at most 3/4 full */
+    int32_t bw;           /* blocks per row */
+    tblock *blk;          /* the blocks, by number */
+    uint32_t nblk, blkcap;
+    tent *th;             /* block hash, at most half full */
     uint32_t thcap;
     unsigned thbits;
     dist *wide;           /* g of the cells outside their tile's window */
@@ -415,8 +429,14 @@ static inline void cell_store_g(pf_dstar *d, slot_t sl, dist g) {
     }
 }
 
-static inline int32_t tile_key(const pf_dstar *d, int32_t x, int32_t y) {
-    return (y >> TILE_SHIFT) * d->tw + (x >> TILE_SHIFT);
+static inline int32_t block_key(const pf_dstar *d, int32_t x, int32_t y) {
+    return (y >> (TILE_SHIFT + BLOCK_SHIFT)) * d->bw + (x >> (TILE_SHIFT + BLOCK_SHIFT));
+}
+
+/* The tile's place in its block. */
+static inline uint32_t block_pos(int32_t x, int32_t y) {
+    return (uint32_t)((((y >> TILE_SHIFT) & (BLOCK_SIDE - 1)) << BLOCK_SHIFT) |
+                      ((x >> TILE_SHIFT) & (BLOCK_SIDE - 1)));
 }
 
 static inline slot_t tile_slot(uint32_t tn, int32_t x, int32_t y) {
@@ -425,10 +445,13 @@ static inline slot_t tile_slot(uint32_t tn, int32_t x, int32_t y) {
 
 /* The slot of cell (x, y), or NO_SLOT when its tile was never touched. */
 static inline slot_t slot_find(const pf_dstar *d, int32_t x, int32_t y) {
-    int32_t key = tile_key(d, x, y);
+    int32_t key = block_key(d, x, y);
     uint32_t mask = d->thcap - 1;
     for (uint32_t i = hash_slot(key, d->thbits);; i = (i + 1) & mask) {
-        if (d->th[i].key == key) return tile_slot(d->th[i].tile, x, y);
+        if (d->th[i].key == key) {
+            uint32_t t = d->blk[d->th[i].block].tile[block_pos(x, y)];
+            return t == NO_TILE ? NO_SLOT : tile_slot(t, x, y);
+        }
         if (d->th[i].key == EMPTY_CELL) return NO_SLOT;
     }
 }
@@ -436,15 +459,19 @@ static inline slot_t slot_find(const pf_dstar *d, int32_t x, int32_t y) {
 /* The slot of cell (x, y), its tile allocated when missing. Room must have
  * been reserved with tiles_reserve. */
 static slot_t slot_get(pf_dstar *d, int32_t x, int32_t y) {
-    int32_t key = tile_key(d, x, y);
+    int32_t key = block_key(d, x, y);
     uint32_t mask = d->thcap - 1, i;
-    for (i = hash_slot(key, d->thbits);; i = (i + 1) & mask) {
-        if (d->th[i].key == key) return tile_slot(d->th[i].tile, x, y);
-        if (d->th[i].key == EMPTY_CELL) break;
+    for (i = hash_slot(key, d->thbits);; i = (i + 1) & mask)
+        if (d->th[i].key == key || d->th[i].key == EMPTY_CELL) break;
+    if (d->th[i].key == EMPTY_CELL) {
+        d->th[i].key = key;
+        d->th[i].block = d->nblk;
+        memset(&d->blk[d->nblk++], 0xff, sizeof(tblock)); /* NO_TILE */
     }
+    uint32_t *ref = &d->blk[d->th[i].block].tile[block_pos(x, y)];
+    if (*ref != NO_TILE) return tile_slot(*ref, x, y);
     uint32_t t = d->ntiles++;
-    d->th[i].key = key;
-    d->th[i].tile = t;
+    *ref = t;
     vtile *tl = tile_at(d, (slot_t)t * TILE_CELLS);
     for (int k = 0; k < TILE_BASES; k++) tl->base[k] = DIST_INF;
     memset(tl->v, 0xff, sizeof(tl->v)); /* RAW_INF */
@@ -459,8 +486,8 @@ static pf_status th_alloc(tent **out, uint32_t cap) {
     return PF_OK;
 }
 
-/* Makes room for n more tiles: chunk memory and tile hash entries, so that
- * slot_get cannot fail in between. */
+/* Makes room for n more tiles: chunk memory, blocks and block hash entries,
+ * so that slot_get cannot fail in between. */
 static pf_status tiles_reserve(pf_dstar *d, uint32_t n) {
     while (d->ntiles + n > d->nchunks * CHUNK_TILES) {
         if (d->nchunks == d->chunk_cap) {
@@ -474,10 +501,18 @@ static pf_status tiles_reserve(pf_dstar *d, uint32_t n) {
         if (!d->chunks[d->nchunks]) return PF_ENOMEM;
         d->nchunks++;
     }
-    if ((uint64_t)(d->ntiles + n) * 4 > (uint64_t)d->thcap * 3) {
-        uint32_t cap = d->thcap ? d->thcap : 64;
+    if (d->nblk + n > d->blkcap) {
+        uint32_t cap = d->blkcap ? d->blkcap + d->blkcap / 2 : 4;
+        if (cap < d->nblk + n) cap = d->nblk + n;
+        tblock *b = realloc(d->blk, (size_t)cap * sizeof(*b));
+        if (!b) return PF_ENOMEM;
+        d->blk = b;
+        d->blkcap = cap;
+    }
+    if ((uint64_t)(d->nblk + n) * 2 > d->thcap) {
+        uint32_t cap = d->thcap ? d->thcap : 16;
         tent *t;
-        while ((uint64_t)(d->ntiles + n) * 4 > (uint64_t)cap * 3) cap *= 2;
+        while ((uint64_t)(d->nblk + n) * 2 > cap) cap *= 2;
         if (th_alloc(&t, cap)) return PF_ENOMEM;
         unsigned bits = log2u(cap);
         for (uint32_t i = 0; i < d->thcap; i++) {
@@ -498,6 +533,9 @@ static void tiles_free(pf_dstar *d) {
     for (uint32_t i = 0; i < d->nchunks; i++) free(d->chunks[i]);
     free(d->chunks);
     free(d->th);
+    free(d->blk);
+    d->blk = NULL;
+    d->nblk = d->blkcap = 0;
     d->chunks = NULL;
     d->nchunks = d->chunk_cap = d->ntiles = 0;
     d->th = NULL;
@@ -897,7 +935,7 @@ pf_status pf_dstar_create(const pf_grid *g, pf_point start, pf_point goal, pf_ds
     d = calloc(1, sizeof(*d));
     if (!d) return PF_ENOMEM;
     set_base(d, g);
-    d->tw = (d->w + TILE_SIDE - 1) / TILE_SIDE;
+    d->bw = (d->w + (TILE_SIDE << BLOCK_SHIFT) - 1) / (TILE_SIDE << BLOCK_SHIFT);
     d->start = d->last = cell_of(d, start);
     d->goal = cell_of(d, goal);
     d->fresh = true;
@@ -1077,6 +1115,7 @@ const pf_grid *pf_dstar_grid(const pf_dstar *d) { return d->base; }
 size_t pf_dstar_memory(const pf_dstar *d) {
     return sizeof(*d) + (size_t)d->nchunks * CHUNK_TILES * sizeof(vtile) +
            (size_t)d->chunk_cap * sizeof(vtile *) + (size_t)d->thcap * sizeof(tent) +
+           (size_t)d->blkcap * sizeof(tblock) +
            (size_t)d->wcap * sizeof(dist) +
            (size_t)d->qcap * sizeof(qitem) + (size_t)d->ocap * sizeof(ov) +
            d->path_cap * sizeof(pf_point);
