@@ -67,6 +67,7 @@ typedef int64_t dist;
 #define DIST_INF INT64_MAX
 #define UNIT_ORTH ((dist)1 << 24)
 #define UNIT_DIAG ((dist)23726566) /* round(sqrt(2) * 2^24) */
+_Static_assert(UNIT_ORTH % 2 == 0 && UNIT_DIAG % 2 == 0, "tiles store g / 2 (see vtile)");
 /* km grows with every move; past this the session searches anew rather than
  * risk an overflow of k1 = g + h + km (never reached in practice). */
 #define KM_LIMIT ((dist)1 << 61)
@@ -81,20 +82,22 @@ typedef int64_t dist;
  *
  * A cell is 4 bytes, a "raw" value read with one of the tile's two 64-bit
  * bases:
- * - below RAW_QUEUED: g = base[raw >> 30] + (raw & (2^30 - 1)), exact.
- *   Neighbouring cells mostly have g values a few steps apart, so a tile's
- *   values fit a 2^30 window (64 steps of cost 1) around the first g stored
- *   with each base. The second base serves the other side of a wall: in a
- *   maze a tile often holds two corridors far apart along the path;
+ * - below RAW_QUEUED: g = base[raw >> 30] + 2 (raw & (2^30 - 1)), exact:
+ *   every g is even (a sum of costs times UNIT_ORTH and UNIT_DIAG, both
+ *   even), so 30 bits cover a window of 2^31 (128 steps of cost 1) around
+ *   the first g stored with each base. Neighbouring cells mostly have g
+ *   values a few steps apart. The second base serves the other side of a
+ *   wall: in a maze a tile often holds two corridors far apart along the
+ *   path;
  * - RAW_QUEUED | pos: on the open list at heap position pos;
  * - RAW_WIDE | i: g = wide[i], for the few cells outside their tile's window
  *   (across a wall from cells much nearer the goal, common in mazes only);
  * - RAW_INF: g = inf.
  * So a tile costs 272 bytes instead of 512 with 8-byte cells, and g stays
  * the exact 64-bit fixed-point distance. Measured with `pathd-bench
- * sessions` on the 512x512 maps, one base and a 2^31 window took 16-20% more
- * memory on the mazes, four bases and a 2^29 window 4% more on maze512-8-0
- * and 5-10% more elsewhere. */
+ * sessions` on the 512x512 maps, one base took 16-20% more memory on the
+ * mazes than two, four bases (with half the window) 2-5% more everywhere;
+ * halving the stored offset (g is even) saved 6% on maze512-1-0. */
 #define TILE_SHIFT 3
 #define TILE_SIDE (1 << TILE_SHIFT)
 #define TILE_CELLS (TILE_SIDE * TILE_SIDE)
@@ -113,9 +116,9 @@ typedef int64_t slot_t; /* tile number * TILE_CELLS + offset in the tile */
 /* The window of g values a base covers. Fewer bits only serve to test the
  * wide side table (almost every g goes there then). */
 #ifndef PF_DSTAR_WINDOW_BITS
-#define PF_DSTAR_WINDOW_BITS OFF_BITS
+#define PF_DSTAR_WINDOW_BITS (OFF_BITS + 1)
 #endif
-_Static_assert(PF_DSTAR_WINDOW_BITS >= 1 && PF_DSTAR_WINDOW_BITS <= OFF_BITS, "raw g must stay below RAW_QUEUED");
+_Static_assert(PF_DSTAR_WINDOW_BITS >= 2 && PF_DSTAR_WINDOW_BITS <= OFF_BITS + 1, "raw g must stay below RAW_QUEUED");
 #define WINDOW ((dist)1 << PF_DSTAR_WINDOW_BITS)
 #define BASE_HALF (WINDOW / 2) /* a tile's base sits this far below its first g */
 
@@ -124,7 +127,7 @@ typedef struct vtile {
     uint32_t v[TILE_CELLS];
 } vtile;
 
-/* Open-list position p is stored in a cell as -(p + 1). */
+/* cell_load gives open-list position p as -(p + 1). */
 static inline int64_t tag_pos(uint32_t pos) { return -(int64_t)pos - 1; }
 static inline bool is_queued(int64_t v) { return v < 0; }
 static inline uint32_t untag_pos(int64_t v) { return (uint32_t)(-(v + 1)); }
@@ -367,7 +370,7 @@ static inline bool raw_is_wide(uint32_t r) { return r >= RAW_WIDE && r != RAW_IN
 static inline int64_t cell_load(const pf_dstar *d, slot_t sl) {
     const vtile *t = tile_at(d, sl);
     uint32_t r = t->v[sl & (TILE_CELLS - 1)];
-    if (r < RAW_QUEUED) return t->base[r >> OFF_BITS] + (dist)(r & OFF_MASK);
+    if (r < RAW_QUEUED) return t->base[r >> OFF_BITS] + ((dist)(r & OFF_MASK) << 1);
     if (r < RAW_WIDE) return tag_pos(r & RAW_INDEX);
     if (r == RAW_INF) return DIST_INF;
     return d->wide[r & RAW_INDEX];
@@ -409,9 +412,9 @@ static inline void cell_store_g(pf_dstar *d, slot_t sl, dist g) {
     if (g != DIST_INF)
         for (uint32_t k = 0; k < TILE_BASES; k++) {
             if (t->base[k] == DIST_INF) t->base[k] = g > BASE_HALF ? g - BASE_HALF : 0;
-            if (g >= t->base[k] && g - t->base[k] < WINDOW) {
+            if (g >= t->base[k] && g - t->base[k] < WINDOW && !(g & 1)) {
                 if (raw_is_wide(old)) wide_release(d, old & RAW_INDEX);
-                *p = (uint32_t)(k << OFF_BITS) | (uint32_t)(g - t->base[k]);
+                *p = (uint32_t)(k << OFF_BITS) | (uint32_t)((g - t->base[k]) >> 1);
                 return;
             }
         }

@@ -97,16 +97,15 @@ typedef struct opts {
 } opts;
 
 typedef struct repair_stats {
-    size_t n;            /* sessions measured */
-    double exp_ratio;    /* median over sessions of repair / A* expansions */
-    double time_ratio;   /* median over sessions of repair / A* time */
+    size_t n;          /* sessions measured */
+    double exp_ratio;  /* median over sessions of repair / A* expansions */
+    double time_ratio; /* median over sessions of repair / A* time */
     double repair_exp, astar_exp, repair_us, astar_us; /* medians */
 } repair_stats;
 
 /* The repair pass over every session (see the file comment). eff is a copy
  * of the base grid, changed and restored around each fresh A*. */
-static int measure_repairs(pf_dstar **ss, size_t n, pf_grid *eff, const opts *o,
-                           repair_stats *rs) {
+static int measure_repairs(pf_dstar **ss, size_t n, pf_grid *eff, const opts *o, repair_stats *rs) {
     double *v = malloc(6 * (n ? n : 1) * sizeof(*v));
     double *er = v, *tr = v + n, *rex = v + 2 * n, *aex = v + 3 * n, *rus = v + 4 * n,
            *aus = v + 5 * n;
@@ -200,7 +199,8 @@ static int run_file(const char *path, const opts *o) {
     for (size_t i = 0; i < n; i++) {
         /* Spread over the selection like --max-queries when there are more
          * entries than sessions, else cycle through them. */
-        const pf_scen_entry *q = &e[n >= nsel ? i % nsel : (size_t)((double)i * (double)nsel / (double)n)];
+        const pf_scen_entry *q =
+            &e[n >= nsel ? i % nsel : (size_t)((double)i * (double)nsel / (double)n)];
         pf_result r;
         st = pf_dstar_create(g, q->start, q->goal, &ss[i]);
         double t0 = now_us(o->clock);
@@ -253,8 +253,8 @@ static int run_file(const char *path, const opts *o) {
                "heap growth %.1f MB; RSS growth %.1f MB (%.0f B/session)\n"
                "  first plan p50 %.1f us\n",
                pf_bench_scen_name(s), (int)pf_grid_width(g), (int)pf_grid_height(g), n, nsel,
-               failed, mismatches, total / (double)n, med, maxm, total / 1e6, heap / 1e6, growth / 1e6,
-               growth / (double)n, plan_med);
+               failed, mismatches, total / (double)n, med, maxm, total / 1e6, heap / 1e6,
+               growth / 1e6, growth / (double)n, plan_med);
         if (o->repair)
             printf("  repair/A* median over %zu sessions: expanded %.4f, time %.4f "
                    "(median repair %.0f exp %.1f us, A* %.0f exp %.1f us)\n",
@@ -307,8 +307,12 @@ int pf_bench_sessions_main(int argc, char **argv) {
             o.min_bucket_frac = f;
             break;
         }
-        case 'A': o.min_bucket_frac = 0; break;
-        case 'r': o.repair = true; break;
+        case 'A':
+            o.min_bucket_frac = 0;
+            break;
+        case 'r':
+            o.repair = true;
+            break;
         case 't':
             if (strcmp(optarg, "cpu") == 0)
                 o.clock = CLOCK_THREAD_CPUTIME_ID;
@@ -319,9 +323,15 @@ int pf_bench_sessions_main(int argc, char **argv) {
                 return EXIT_USAGE;
             }
             break;
-        case 'j': o.json = true; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return EXIT_USAGE;
+        case 'j':
+            o.json = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
         }
     }
     if (optind >= argc) {
