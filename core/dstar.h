@@ -103,7 +103,7 @@ const pf_grid *pf_dstar_grid(const pf_dstar *d);
  * base grid. Vertices cost 4 bytes a cell of every 8x8 tile the search
  * touched (plus 8 for the few g values a tile cannot hold in place, see
  * dstar.c). `pathd-bench sessions --all-buckets` after one plan on the
- * 512x512 Moving AI maps: mean 0.18-0.36 MB a session, 0.61-0.67 MB on the
+ * 512x512 Moving AI maps: mean 0.17-0.34 MB a session, 0.59-0.61 MB on the
  * mazes, whose searches touch most of the map. */
 size_t pf_dstar_memory(const pf_dstar *d);
 
