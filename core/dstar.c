@@ -9,8 +9,9 @@
  *
  * Memory. Nothing per session is W x H:
  * - vertices live in 8x8 tiles allocated on first touch and found through
- *   an open-addressing hash table keyed by tile index: 8 bytes a cell (its
- *   g, or its open-list position), only for tiles the search touched;
+ *   blocks of 8x8 tiles and a small hash table of blocks: 4 bytes a cell (its
+ *   g relative to a tile base, or its open-list position), only for tiles
+ *   the search touched (see "Vertex storage" below);
  * - the open list U is a binary heap of items (key, g, rhs, cell) whose
  *   position is stored in the cell, so Update and Remove are O(log n);
  * - the session's private changes live in a second small hash table, the
@@ -66,26 +67,67 @@ typedef int64_t dist;
 #define DIST_INF INT64_MAX
 #define UNIT_ORTH ((dist)1 << 24)
 #define UNIT_DIAG ((dist)23726566) /* round(sqrt(2) * 2^24) */
+_Static_assert(UNIT_ORTH % 2 == 0 && UNIT_DIAG % 2 == 0, "tiles store g / 2 (see vtile)");
 /* km grows with every move; past this the session searches anew rather than
  * risk an overflow of k1 = g + h + km (never reached in practice). */
 #define KM_LIMIT ((dist)1 << 61)
 
 /* Vertex storage: tiles of 8x8 cells, allocated when the search first
- * touches one of their cells, found through a small hash table keyed by tile
- * index. A cell costs 8 bytes: its g, or, while it is on the open list
- * (locally inconsistent), the tagged position of its heap item, which then
- * holds g and rhs. A vertex off the list is consistent, so its rhs is its
- * g. Untouched cells of an allocated tile hold DIST_INF (g = rhs = inf).
- * Tiles fit searched regions closely (they are contiguous), so this is about
- * a third of a per-cell hash table's memory. */
+ * touches one of their cells, found through their block (see tblock). A
+ * vertex on the open list (locally inconsistent) is described by
+ * its heap item, which holds g and rhs; its cell holds the item's position.
+ * A vertex off the list is consistent, so its rhs is its g, and its cell
+ * holds g. Untouched cells of an allocated tile hold infinity (g = rhs =
+ * inf). Tiles fit searched regions closely (they are contiguous).
+ *
+ * A cell is 4 bytes, a "raw" value read with one of the tile's two 64-bit
+ * bases:
+ * - below RAW_QUEUED: g = base[raw >> 30] + 2 (raw & (2^30 - 1)), exact:
+ *   every g is even (a sum of costs times UNIT_ORTH and UNIT_DIAG, both
+ *   even), so 30 bits cover a window of 2^31 (128 steps of cost 1) around
+ *   the first g stored with each base. Neighbouring cells mostly have g
+ *   values a few steps apart. The second base serves the other side of a
+ *   wall: in a maze a tile often holds two corridors far apart along the
+ *   path;
+ * - RAW_QUEUED | pos: on the open list at heap position pos;
+ * - RAW_WIDE | i: g = wide[i], for the few cells outside their tile's window
+ *   (across a wall from cells much nearer the goal, common in mazes only);
+ * - RAW_INF: g = inf.
+ * So a tile costs 272 bytes instead of 512 with 8-byte cells, and g stays
+ * the exact 64-bit fixed-point distance. Measured with `pathd-bench
+ * sessions` on the 512x512 maps, one base took 16-20% more memory on the
+ * mazes than two, four bases (with half the window) 2-5% more everywhere;
+ * halving the stored offset (g is even) saved 6% on maze512-1-0. */
 #define TILE_SHIFT 3
 #define TILE_SIDE (1 << TILE_SHIFT)
 #define TILE_CELLS (TILE_SIDE * TILE_SIDE)
-#define CHUNK_TILES 32 /* tiles are allocated in chunks of 16 KiB */
+#define CHUNK_TILES 32 /* tiles are allocated in chunks of 32 (8.5 KiB) */
 #define NO_SLOT (-1)
 typedef int64_t slot_t; /* tile number * TILE_CELLS + offset in the tile */
 
-/* Open-list position p is stored in a cell as -(p + 1). */
+#define RAW_QUEUED 0x80000000u
+#define RAW_WIDE 0xC0000000u
+#define RAW_INDEX 0x3FFFFFFFu /* position / wide index bits */
+#define RAW_INF 0xFFFFFFFFu   /* RAW_WIDE | RAW_INDEX, so wide index RAW_INDEX is never used */
+#define TILE_BASE_BITS 1 /* two bases a tile, see above */
+#define TILE_BASES (1 << TILE_BASE_BITS)
+#define OFF_BITS (31 - TILE_BASE_BITS)
+#define OFF_MASK ((1u << OFF_BITS) - 1)
+/* The window of g values a base covers. Fewer bits only serve to test the
+ * wide side table (almost every g goes there then). */
+#ifndef PF_DSTAR_WINDOW_BITS
+#define PF_DSTAR_WINDOW_BITS (OFF_BITS + 1)
+#endif
+_Static_assert(PF_DSTAR_WINDOW_BITS >= 2 && PF_DSTAR_WINDOW_BITS <= OFF_BITS + 1, "raw g must stay below RAW_QUEUED");
+#define WINDOW ((dist)1 << PF_DSTAR_WINDOW_BITS)
+#define BASE_HALF (WINDOW / 2) /* a tile's base sits this far below its first g */
+
+typedef struct vtile {
+    dist base[TILE_BASES]; /* DIST_INF until taken */
+    uint32_t v[TILE_CELLS];
+} vtile;
+
+/* cell_load gives open-list position p as -(p + 1). */
 static inline int64_t tag_pos(uint32_t pos) { return -(int64_t)pos - 1; }
 static inline bool is_queued(int64_t v) { return v < 0; }
 static inline uint32_t untag_pos(int64_t v) { return (uint32_t)(-(v + 1)); }
@@ -99,10 +141,22 @@ typedef struct qitem {
     int32_t cell;
 } qitem;
 
-/* A tile hash entry: tile index -> tile number. */
+/* Tiles are found in two steps: a block of 8x8 tiles (64x64 cells) through
+ * a small hash table keyed by block index, then the tile's number in the
+ * block. A block costs 4 bytes a tile of its area, 16 KiB for a whole
+ * 512x512 map where a hash entry per tile cost 16-32 bytes a tile, and
+ * only blocks the search touched exist. */
+#define BLOCK_SHIFT 3
+#define BLOCK_SIDE (1 << BLOCK_SHIFT)
+#define NO_TILE UINT32_MAX
+typedef struct tblock {
+    uint32_t tile[BLOCK_SIDE * BLOCK_SIDE]; /* NO_TILE when not allocated */
+} tblock;
+
+/* A block hash entry: block index -> block number. */
 typedef struct tent {
     int32_t key; /* EMPTY_CELL for a free entry */
-    uint32_t tile;
+    uint32_t block;
 } tent;
 
 /* Overlay entry flags. */
@@ -132,13 +186,17 @@ struct pf_dstar {
     dist hscale;         /* heuristic scale: a lower bound of every effective cost */
     bool fresh;          /* the next plan initialises the search first */
 
-    int32_t tw;           /* tiles per row */
-    int64_t **chunks;     /* chunk c holds tiles c*CHUNK_TILES.. */
+    vtile **chunks;        /* chunk c holds tiles c*CHUNK_TILES.. */
     uint32_t nchunks, chunk_cap;
     uint32_t ntiles;
-    tent *th;             /* tile hash, at most half full */
+    int32_t bw;           /* blocks per row */
+    tblock *blk;          /* the blocks, by number */
+    uint32_t nblk, blkcap;
+    tent *th;             /* block hash, at most half full */
     uint32_t thcap;
     unsigned thbits;
+    dist *wide;           /* g of the cells outside their tile's window */
+    uint32_t wcap, wfree, nwfree; /* free slots are linked through wide[] */
 
     qitem *q;
     uint32_t qlen, qcap;
@@ -300,24 +358,103 @@ static void ov_taint_block(pf_dstar *d, int32_t x, int32_t y) {
 
 /* Vertices */
 
-static inline int64_t *cellv(const pf_dstar *d, slot_t sl) {
-    return &d->chunks[sl / (CHUNK_TILES * TILE_CELLS)][sl % (CHUNK_TILES * TILE_CELLS)];
+static inline vtile *tile_at(const pf_dstar *d, slot_t sl) {
+    uint32_t t = (uint32_t)(sl / TILE_CELLS);
+    return &d->chunks[t / CHUNK_TILES][t % CHUNK_TILES];
 }
 
-static inline int32_t tile_key(const pf_dstar *d, int32_t x, int32_t y) {
-    return (y >> TILE_SHIFT) * d->tw + (x >> TILE_SHIFT);
+static inline bool raw_is_wide(uint32_t r) { return r >= RAW_WIDE && r != RAW_INF; }
+
+/* The cell's value as one int64: g (DIST_INF when untouched) when it is
+ * off the open list, else its tagged heap position (negative). */
+static inline int64_t cell_load(const pf_dstar *d, slot_t sl) {
+    const vtile *t = tile_at(d, sl);
+    uint32_t r = t->v[sl & (TILE_CELLS - 1)];
+    if (r < RAW_QUEUED) return t->base[r >> OFF_BITS] + ((dist)(r & OFF_MASK) << 1);
+    if (r < RAW_WIDE) return tag_pos(r & RAW_INDEX);
+    if (r == RAW_INF) return DIST_INF;
+    return d->wide[r & RAW_INDEX];
 }
 
-static inline slot_t tile_slot(uint32_t tile, int32_t x, int32_t y) {
-    return (slot_t)tile * TILE_CELLS + ((y & (TILE_SIDE - 1)) << TILE_SHIFT) + (x & (TILE_SIDE - 1));
+static inline void wide_release(pf_dstar *d, uint32_t i) {
+    d->wide[i] = (dist)d->wfree;
+    d->wfree = i;
+    d->nwfree++;
+}
+
+/* Makes room for n more wide cells, so cell_store_g never allocates. */
+static pf_status wide_reserve(pf_dstar *d, uint32_t n) {
+    if (d->nwfree >= n) return PF_OK;
+    /* Grows by half: the table cannot shrink (live indices sit anywhere),
+     * so its slack stays for the session's life. */
+    uint32_t cap = d->wcap ? d->wcap : 64;
+    while (cap - d->wcap + d->nwfree < n) cap += cap / 2;
+    if (cap > RAW_INDEX) return PF_ENOMEM;
+    dist *w = realloc(d->wide, (size_t)cap * sizeof(*w));
+    if (!w) return PF_ENOMEM;
+    d->wide = w;
+    for (uint32_t i = cap; i-- > d->wcap;) wide_release(d, i);
+    d->wcap = cap;
+    return PF_OK;
+}
+
+static inline void cell_store_pos(pf_dstar *d, slot_t sl, uint32_t pos) {
+    uint32_t *p = &tile_at(d, sl)->v[sl & (TILE_CELLS - 1)];
+    if (raw_is_wide(*p)) wide_release(d, *p & RAW_INDEX);
+    *p = RAW_QUEUED | pos;
+}
+
+/* Stores g (the vertex is off the open list). A g outside the tile's window
+ * takes a wide slot; room must have been reserved with wide_reserve. */
+static inline void cell_store_g(pf_dstar *d, slot_t sl, dist g) {
+    vtile *t = tile_at(d, sl);
+    uint32_t *p = &t->v[sl & (TILE_CELLS - 1)], old = *p;
+    if (g != DIST_INF)
+        for (uint32_t k = 0; k < TILE_BASES; k++) {
+            if (t->base[k] == DIST_INF) t->base[k] = g > BASE_HALF ? g - BASE_HALF : 0;
+            if (g >= t->base[k] && g - t->base[k] < WINDOW && !(g & 1)) {
+                if (raw_is_wide(old)) wide_release(d, old & RAW_INDEX);
+                *p = (uint32_t)(k << OFF_BITS) | (uint32_t)((g - t->base[k]) >> 1);
+                return;
+            }
+        }
+    if (g == DIST_INF) {
+        if (raw_is_wide(old)) wide_release(d, old & RAW_INDEX);
+        *p = RAW_INF;
+    } else if (raw_is_wide(old)) {
+        d->wide[old & RAW_INDEX] = g;
+    } else {
+        uint32_t i = d->wfree;
+        d->wfree = (uint32_t)d->wide[i];
+        d->nwfree--;
+        d->wide[i] = g;
+        *p = RAW_WIDE | i;
+    }
+}
+
+static inline int32_t block_key(const pf_dstar *d, int32_t x, int32_t y) {
+    return (y >> (TILE_SHIFT + BLOCK_SHIFT)) * d->bw + (x >> (TILE_SHIFT + BLOCK_SHIFT));
+}
+
+/* The tile's place in its block. */
+static inline uint32_t block_pos(int32_t x, int32_t y) {
+    return (uint32_t)((((y >> TILE_SHIFT) & (BLOCK_SIDE - 1)) << BLOCK_SHIFT) |
+                      ((x >> TILE_SHIFT) & (BLOCK_SIDE - 1)));
+}
+
+static inline slot_t tile_slot(uint32_t tn, int32_t x, int32_t y) {
+    return (slot_t)tn * TILE_CELLS + ((y & (TILE_SIDE - 1)) << TILE_SHIFT) + (x & (TILE_SIDE - 1));
 }
 
 /* The slot of cell (x, y), or NO_SLOT when its tile was never touched. */
 static inline slot_t slot_find(const pf_dstar *d, int32_t x, int32_t y) {
-    int32_t key = tile_key(d, x, y);
+    int32_t key = block_key(d, x, y);
     uint32_t mask = d->thcap - 1;
     for (uint32_t i = hash_slot(key, d->thbits);; i = (i + 1) & mask) {
-        if (d->th[i].key == key) return tile_slot(d->th[i].tile, x, y);
+        if (d->th[i].key == key) {
+            uint32_t t = d->blk[d->th[i].block].tile[block_pos(x, y)];
+            return t == NO_TILE ? NO_SLOT : tile_slot(t, x, y);
+        }
         if (d->th[i].key == EMPTY_CELL) return NO_SLOT;
     }
 }
@@ -325,17 +462,22 @@ static inline slot_t slot_find(const pf_dstar *d, int32_t x, int32_t y) {
 /* The slot of cell (x, y), its tile allocated when missing. Room must have
  * been reserved with tiles_reserve. */
 static slot_t slot_get(pf_dstar *d, int32_t x, int32_t y) {
-    int32_t key = tile_key(d, x, y);
+    int32_t key = block_key(d, x, y);
     uint32_t mask = d->thcap - 1, i;
-    for (i = hash_slot(key, d->thbits);; i = (i + 1) & mask) {
-        if (d->th[i].key == key) return tile_slot(d->th[i].tile, x, y);
-        if (d->th[i].key == EMPTY_CELL) break;
+    for (i = hash_slot(key, d->thbits);; i = (i + 1) & mask)
+        if (d->th[i].key == key || d->th[i].key == EMPTY_CELL) break;
+    if (d->th[i].key == EMPTY_CELL) {
+        d->th[i].key = key;
+        d->th[i].block = d->nblk;
+        memset(&d->blk[d->nblk++], 0xff, sizeof(tblock)); /* NO_TILE */
     }
+    uint32_t *ref = &d->blk[d->th[i].block].tile[block_pos(x, y)];
+    if (*ref != NO_TILE) return tile_slot(*ref, x, y);
     uint32_t t = d->ntiles++;
-    d->th[i].key = key;
-    d->th[i].tile = t;
-    int64_t *v = cellv(d, (slot_t)t * TILE_CELLS);
-    for (int k = 0; k < TILE_CELLS; k++) v[k] = DIST_INF;
+    *ref = t;
+    vtile *tl = tile_at(d, (slot_t)t * TILE_CELLS);
+    for (int k = 0; k < TILE_BASES; k++) tl->base[k] = DIST_INF;
+    memset(tl->v, 0xff, sizeof(tl->v)); /* RAW_INF */
     return tile_slot(t, x, y);
 }
 
@@ -347,25 +489,33 @@ static pf_status th_alloc(tent **out, uint32_t cap) {
     return PF_OK;
 }
 
-/* Makes room for n more tiles: chunk memory and tile hash entries, so that
- * slot_get cannot fail in between. */
+/* Makes room for n more tiles: chunk memory, blocks and block hash entries,
+ * so that slot_get cannot fail in between. */
 static pf_status tiles_reserve(pf_dstar *d, uint32_t n) {
     while (d->ntiles + n > d->nchunks * CHUNK_TILES) {
         if (d->nchunks == d->chunk_cap) {
             uint32_t cap = d->chunk_cap ? 2 * d->chunk_cap : 8;
-            int64_t **c = realloc(d->chunks, (size_t)cap * sizeof(*c));
+            vtile **c = realloc(d->chunks, (size_t)cap * sizeof(*c));
             if (!c) return PF_ENOMEM;
             d->chunks = c;
             d->chunk_cap = cap;
         }
-        d->chunks[d->nchunks] = malloc(CHUNK_TILES * TILE_CELLS * sizeof(int64_t));
+        d->chunks[d->nchunks] = malloc(CHUNK_TILES * sizeof(vtile));
         if (!d->chunks[d->nchunks]) return PF_ENOMEM;
         d->nchunks++;
     }
-    if ((uint64_t)(d->ntiles + n) * 2 > d->thcap) {
-        uint32_t cap = d->thcap ? d->thcap : 64;
+    if (d->nblk + n > d->blkcap) {
+        uint32_t cap = d->blkcap ? d->blkcap + d->blkcap / 2 : 4;
+        if (cap < d->nblk + n) cap = d->nblk + n;
+        tblock *b = realloc(d->blk, (size_t)cap * sizeof(*b));
+        if (!b) return PF_ENOMEM;
+        d->blk = b;
+        d->blkcap = cap;
+    }
+    if ((uint64_t)(d->nblk + n) * 2 > d->thcap) {
+        uint32_t cap = d->thcap ? d->thcap : 16;
         tent *t;
-        while ((uint64_t)(d->ntiles + n) * 2 > cap) cap *= 2;
+        while ((uint64_t)(d->nblk + n) * 2 > cap) cap *= 2;
         if (th_alloc(&t, cap)) return PF_ENOMEM;
         unsigned bits = log2u(cap);
         for (uint32_t i = 0; i < d->thcap; i++) {
@@ -386,22 +536,28 @@ static void tiles_free(pf_dstar *d) {
     for (uint32_t i = 0; i < d->nchunks; i++) free(d->chunks[i]);
     free(d->chunks);
     free(d->th);
+    free(d->blk);
+    d->blk = NULL;
+    d->nblk = d->blkcap = 0;
     d->chunks = NULL;
     d->nchunks = d->chunk_cap = d->ntiles = 0;
     d->th = NULL;
     d->thcap = 0;
+    free(d->wide);
+    d->wide = NULL;
+    d->wcap = d->nwfree = 0;
 }
 
 static inline int32_t cell_x(const pf_dstar *d, int32_t cell) { return cell % d->w; }
 static inline int32_t cell_y(const pf_dstar *d, int32_t cell) { return cell / d->w; }
 
 static inline dist g_at(const pf_dstar *d, slot_t sl) {
-    int64_t v = *cellv(d, sl);
+    int64_t v = cell_load(d, sl);
     return is_queued(v) ? d->q[untag_pos(v)].g : v;
 }
 
 static inline dist rhs_at(const pf_dstar *d, slot_t sl) {
-    int64_t v = *cellv(d, sl);
+    int64_t v = cell_load(d, sl);
     return is_queued(v) ? d->q[untag_pos(v)].rhs : v;
 }
 
@@ -421,7 +577,7 @@ static inline bool q_less(const qitem *a, const qitem *b) {
 
 static inline void q_place(pf_dstar *d, uint32_t pos, const qitem *it) {
     d->q[pos] = *it;
-    *cellv(d, it->slot) = tag_pos(pos);
+    cell_store_pos(d, it->slot, pos);
 }
 
 static void q_sift_up(pf_dstar *d, uint32_t pos) {
@@ -479,7 +635,7 @@ static void q_remove(pf_dstar *d, uint32_t pos) {
         else
             q_sift_down(d, pos);
     }
-    *cellv(d, sl) = g;
+    cell_store_g(d, sl, g);
 }
 
 /* Makes room for n more open-list items, so q_insert never allocates. The
@@ -493,6 +649,13 @@ static pf_status q_reserve(pf_dstar *d, uint32_t n) {
     if (!q) return PF_ENOMEM;
     d->q = q;
     d->qcap = cap;
+    return PF_OK;
+}
+
+/* Room for n more tiles and k more open-list items and wide cells: what
+ * one expansion or one changed block may need, so nothing inside fails. */
+static pf_status reserve(pf_dstar *d, uint32_t n, uint32_t k) {
+    if (tiles_reserve(d, n) || q_reserve(d, k) || wide_reserve(d, k)) return PF_ENOMEM;
     return PF_OK;
 }
 
@@ -520,7 +683,7 @@ static inline void calc_key(const pf_dstar *d, int32_t cell, dist g, dist rhs, d
 /* UpdateVertex: the vertex at sl (cell `cell`) now has g and rhs; it goes on,
  * stays on with a new key, or leaves the open list. */
 static void update_vertex(pf_dstar *d, slot_t sl, int32_t cell, dist g, dist rhs) {
-    int64_t v = *cellv(d, sl);
+    int64_t v = cell_load(d, sl);
     if (g != rhs) {
         qitem it;
         calc_key(d, cell, g, rhs, &it.k1, &it.k2);
@@ -541,7 +704,7 @@ static void update_vertex(pf_dstar *d, slot_t sl, int32_t cell, dist g, dist rhs
         d->q[pos].g = g;
         q_remove(d, pos);
     } else {
-        *cellv(d, sl) = g;
+        cell_store_g(d, sl, g);
     }
 }
 
@@ -585,7 +748,7 @@ static pf_status initialise(pf_dstar *d) {
     d->km = 0;
     d->last = d->start;
     d->hscale = d->ov_min && d->ov_min < minc ? d->ov_min : minc;
-    if (tiles_reserve(d, 1) || q_reserve(d, 16)) return PF_ENOMEM;
+    if (reserve(d, 1, 16)) return PF_ENOMEM;
     int32_t gx = cell_x(d, d->goal), gy = cell_y(d, d->goal);
     update_vertex(d, slot_get(d, gx, gy), d->goal, DIST_INF, 0);
     d->fresh = false;
@@ -622,7 +785,7 @@ static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
         if (!(key_less(d->q[0].k1, d->q[0].k2, ks1, ks2) || srhs != sg)) break;
         if (max_expanded && d->expanded >= max_expanded) return PF_EBUDGET;
         /* The predecessors below span at most four tiles. */
-        if (tiles_reserve(d, 4) || q_reserve(d, 16)) return PF_ENOMEM;
+        if (reserve(d, 4, 16)) return PF_ENOMEM;
 
         const qitem top = d->q[0];
         dist knew1, knew2;
@@ -664,6 +827,33 @@ static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
         }
     }
     return PF_OK;
+}
+
+/* A finished plan keeps its open list (the frontier the next repair goes
+ * on from), not the doubling slack the search left: over a thousand
+ * sessions on a map the slack adds up. Only a capacity above twice the use
+ * is trimmed, to 1.25 times it, so plans that alternate between sizes do
+ * not reallocate every time; shrinking a block is done in place. */
+static void trim_slack(pf_dstar *d) {
+    if (d->qcap > 2 * d->qlen + 64) {
+        uint32_t cap = d->qlen + d->qlen / 4 + 32;
+        qitem *q = realloc(d->q, (size_t)cap * sizeof(*q));
+        if (q) {
+            d->q = q;
+            d->qcap = cap;
+        }
+    }
+}
+
+static void trim_path(pf_dstar *d, size_t n) {
+    if (d->path_cap > 2 * n + 64) {
+        size_t cap = n + n / 4 + 32;
+        pf_point *p = realloc(d->path, cap * sizeof(*p));
+        if (p) {
+            d->path = p;
+            d->path_cap = cap;
+        }
+    }
 }
 
 static pf_status reserve_path(pf_dstar *d, size_t n) {
@@ -712,6 +902,7 @@ static pf_status extract_path(pf_dstar *d, pf_result *out) {
         cost += step;
         cur = next;
     }
+    trim_path(d, n);
     out->path = d->path;
     out->path_len = n;
     out->cost = cost;
@@ -747,7 +938,7 @@ pf_status pf_dstar_create(const pf_grid *g, pf_point start, pf_point goal, pf_ds
     d = calloc(1, sizeof(*d));
     if (!d) return PF_ENOMEM;
     set_base(d, g);
-    d->tw = (d->w + TILE_SIDE - 1) / TILE_SIDE;
+    d->bw = (d->w + (TILE_SIDE << BLOCK_SHIFT) - 1) / (TILE_SIDE << BLOCK_SHIFT);
     d->start = d->last = cell_of(d, start);
     d->goal = cell_of(d, goal);
     d->fresh = true;
@@ -787,6 +978,7 @@ pf_status pf_dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
     out->expanded = d->expanded;
     out->generated = d->generated;
     if (st) return out->status = st;
+    trim_slack(d);
     if (g_of(d, cell_x(d, d->start), cell_y(d, d->start)) == DIST_INF)
         return out->status = PF_NO_PATH;
     st = extract_path(d, out);
@@ -817,7 +1009,7 @@ pf_status pf_dstar_set_goal(pf_dstar *d, pf_point goal) {
 
 /* Recomputes rhs of every vertex in the 3x3 block of (x, y). */
 static pf_status refresh_block(pf_dstar *d, int32_t x, int32_t y) {
-    if (tiles_reserve(d, 4) || q_reserve(d, 16)) return PF_ENOMEM;
+    if (reserve(d, 4, 16)) return PF_ENOMEM;
     for (int32_t yy = y - 1; yy <= y + 1; yy++)
         for (int32_t xx = x - 1; xx <= x + 1; xx++)
             if (in_bounds(d, xx, yy)) refresh_vertex(d, xx, yy);
@@ -837,7 +1029,7 @@ pf_status pf_dstar_set_cost(pf_dstar *d, pf_point p, uint8_t cost) {
     int32_t cell = cell_of(d, p);
     st = ov_reserve(d, 9);
     if (st) return st;
-    if (!d->fresh && (tiles_reserve(d, 4) || q_reserve(d, 16))) return PF_ENOMEM;
+    if (!d->fresh && (reserve(d, 4, 16))) return PF_ENOMEM;
     ov_taint_block(d, p.x, p.y);
     ov *o = ov_find(d, cell);
     bool same = (o->flags & OV_COST) && o->cost == cost;
@@ -860,7 +1052,7 @@ pf_status pf_dstar_set_wall(pf_dstar *d, pf_point p, int dir, bool blocked) {
     if (!in_bounds(d, p.x, p.y) || !in_bounds(d, q.x, q.y)) return PF_ERANGE;
     st = ov_reserve(d, 18);
     if (st) return st;
-    if (!d->fresh && (tiles_reserve(d, 8) || q_reserve(d, 32))) return PF_ENOMEM;
+    if (!d->fresh && (reserve(d, 8, 32))) return PF_ENOMEM;
     ov_taint_block(d, p.x, p.y);
     ov_taint_block(d, q.x, q.y);
     ov *a = ov_find(d, cell_of(d, p)), *b = ov_find(d, cell_of(d, q));
@@ -924,8 +1116,10 @@ pf_point pf_dstar_goal(const pf_dstar *d) {
 const pf_grid *pf_dstar_grid(const pf_dstar *d) { return d->base; }
 
 size_t pf_dstar_memory(const pf_dstar *d) {
-    return sizeof(*d) + (size_t)d->nchunks * CHUNK_TILES * TILE_CELLS * sizeof(int64_t) +
-           (size_t)d->chunk_cap * sizeof(int64_t *) + (size_t)d->thcap * sizeof(tent) +
+    return sizeof(*d) + (size_t)d->nchunks * CHUNK_TILES * sizeof(vtile) +
+           (size_t)d->chunk_cap * sizeof(vtile *) + (size_t)d->thcap * sizeof(tent) +
+           (size_t)d->blkcap * sizeof(tblock) +
+           (size_t)d->wcap * sizeof(dist) +
            (size_t)d->qcap * sizeof(qitem) + (size_t)d->ocap * sizeof(ov) +
            d->path_cap * sizeof(pf_point);
 }

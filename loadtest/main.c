@@ -2,6 +2,7 @@
  *
  *   pathd-bench scen [options] FILE.scen...   in-process, against core
  *   pathd-bench http --url URL [options]      against a running server
+ *   pathd-bench sessions [options] FILE.scen... D* Lite memory per session
  *
  * Both subcommands print the report of report.h.
  */
@@ -14,6 +15,7 @@
 #include "loadgen.h"
 #include "report.h"
 #include "scen.h"
+#include "sessions.h"
 
 #define EXIT_MISMATCH 1    /* an optimal algorithm missed the optimum, or an answer was invalid */
 #define EXIT_USAGE 2       /* bad arguments or unreadable input */
@@ -23,6 +25,7 @@ static void usage(FILE *f) {
     fputs(
         "usage: pathd-bench scen [options] FILE.scen...\n"
         "       pathd-bench http --url URL --scen FILE.scen... [options]\n"
+        "       pathd-bench sessions [--sessions N] [--repair] FILE.scen...\n"
         "       pathd-bench --help\n"
         "\n"
         "scen: runs Moving AI scenario files in-process through the planner (the\n"
@@ -60,6 +63,9 @@ static void usage(FILE *f) {
         "http: the same queries against a server over keep-alive connections, closed\n"
         "or open loop (--rate); the same report plus rps and latency p50..max.\n"
         "See `pathd-bench http --help`.\n"
+        "\n"
+        "sessions: bytes per D* Lite session, N sessions on one shared map, and with\n"
+        "--repair their repairs against a fresh A*. See `pathd-bench sessions --help`.\n"
         "\n"
         "scen exit status: 0 all good; 1 an optimal algorithm (dijkstra, astar, jps) missed\n"
         "an optimum, or any algorithm gave an invalid answer or an error; 2 bad\n"
@@ -354,6 +360,7 @@ int main(int argc, char **argv) {
     }
     if (strcmp(argv[1], "scen") == 0) return cmd_scen(argc - 1, argv + 1);
     if (strcmp(argv[1], "http") == 0) return pf_bench_http_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "sessions") == 0) return pf_bench_sessions_main(argc - 1, argv + 1);
     fprintf(stderr, "pathd-bench: unknown subcommand '%s'\n", argv[1]);
     usage(stderr);
     return EXIT_USAGE;

@@ -309,6 +309,7 @@ void pf_session_write_answer(pf_jsonw *w, const pf_session_answer *a) {
     pf_jsonw_kuint(w, "time_us", a->time_us);
     pf_jsonw_kuint(w, "updates", a->updates);
     pf_jsonw_kstr(w, "rebase", a->rebase ? a->rebase : "none");
+    pf_jsonw_kuint(w, "memory_bytes", a->memory_bytes);
     pf_jsonw_obj_end(w);
     pf_jsonw_obj_end(w);
 }

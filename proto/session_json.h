@@ -94,11 +94,12 @@ typedef struct pf_session_answer {
     uint64_t time_us;
     size_t updates;     /* updates applied by this request */
     const char *rebase; /* "none", "incremental" or "rebuilt" */
+    size_t memory_bytes; /* what the session holds after this request */
 } pf_session_answer;
 
 /* Writes {"session_id","map_id","found","cost"|"reason","path","position",
  * "goal","algorithm":"dstar","map_version","ttl_s","stats":{"expanded",
- * "time_us","updates","rebase"}} as a value. reason is "unreachable",
+ * "time_us","updates","rebase","memory_bytes"}} as a value. reason is "unreachable",
  * "blocked" (the agent's or the goal's cell is blocked) or "node_budget". */
 void pf_session_write_answer(pf_jsonw *w, const pf_session_answer *a);
 

@@ -933,6 +933,7 @@ int pf__session_run(pf_server *s, pf_session *sess, const pf_update_list *l, boo
     a.time_us = (pf__now_ns() - t0) / 1000;
     a.updates = l ? l->n : 0;
     a.rebase = how;
+    a.memory_bytes = pf_session_memory(sess);
     pf_session_write_answer(w, &a);
     return created ? 201 : 200;
 }

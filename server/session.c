@@ -418,6 +418,10 @@ int64_t pf_session_ttl(const pf_session *s) { return s->ttl_s; }
 pf_point pf_session_position(const pf_session *s) { return s->pos; }
 pf_point pf_session_goal(const pf_session *s) { return s->goal; }
 
+size_t pf_session_memory(const pf_session *s) {
+    return sizeof(*s) + (size_t)s->pins.cap * sizeof(pin) + (s->d ? pf_dstar_memory(s->d) : 0);
+}
+
 static const pf_grid *grid_of(const pf_session *s) { return pf_planner_grid(s->mv->planner); }
 
 pf_status pf_session_sync(pf_session *s, pf_registry *reg, const char **how) {

@@ -92,6 +92,9 @@ uint64_t pf_session_map_version(const pf_session *s);
 int64_t pf_session_ttl(const pf_session *s);
 pf_point pf_session_position(const pf_session *s);
 pf_point pf_session_goal(const pf_session *s);
+/* Bytes the session holds: its record, its pins and its D* Lite search
+ * (pf_dstar_memory), not the shared map. */
+size_t pf_session_memory(const pf_session *s);
 
 /* Brings the session to the current version of its map; *how says "none",
  * "incremental" (rebased with the change log) or "rebuilt". PF_ECANCELED

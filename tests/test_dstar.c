@@ -406,9 +406,9 @@ static pf_point near_cell(uint64_t *st, const pf_grid *g, pf_point p) {
     return q;
 }
 
-static uint8_t random_cost(uint64_t *st, bool costs) {
+static uint8_t random_cost(uint64_t *st, bool costs, int scale) {
     if (tu_below(st, 3) == 0) return 0;
-    return costs ? (uint8_t)(1 + tu_below(st, 9)) : 1;
+    return costs ? (uint8_t)((1 + tu_below(st, 9)) * (uint32_t)scale) : 1;
 }
 
 START_TEST(dstar_property_random_updates) {
@@ -420,12 +420,24 @@ START_TEST(dstar_property_random_updates) {
         pf_grid *base = tu_random_grid(&st, &o);
         int32_t w = pf_grid_width(base), h = pf_grid_height(base);
         bool costs = o.random_costs;
+        int scale = 1;
         if (mi % 5 == 1) {
             /* Base costs 2..10: a private cost of 1 lowers the heuristic scale. */
             for (int32_t i = 0; i < w * h; i++) {
                 pf_point p = {i % w, i / w};
                 uint8_t c = pf_grid_cost(base, p);
                 if (c) pf_grid_set_cost(base, p, (uint8_t)(c + 1));
+            }
+            costs = true;
+        } else if (mi % 5 == 3) {
+            /* Costs 25..250: a step spans more than a vertex tile's 2^31
+             * window of exact g values (128 steps of cost 1, see dstar.c),
+             * so many cells keep their g in the wide side table. */
+            scale = 25;
+            for (int32_t i = 0; i < w * h; i++) {
+                pf_point p = {i % w, i / w};
+                uint8_t c = pf_grid_cost(base, p);
+                if (c) pf_grid_set_cost(base, p, (uint8_t)(c > 10 ? 250 : c * 25));
             }
             costs = true;
         }
@@ -459,7 +471,7 @@ START_TEST(dstar_property_random_updates) {
                 for (int i = 0; i < k; i++) {
                     pf_point p = tu_below(&st, 2) ? near_cell(&st, base, agent)
                                                   : random_cell(&st, base);
-                    uint8_t c = random_cost(&st, costs);
+                    uint8_t c = random_cost(&st, costs, scale);
                     ck_assert_int_eq(pf_dstar_set_cost(d, p, c), PF_OK);
                     m.cost[p.y * w + p.x] = c;
                 }
@@ -512,7 +524,7 @@ START_TEST(dstar_property_random_updates) {
                         changed[n++] = p;
                         changed[n++] = q;
                     } else {
-                        pf_grid_set_cost(nb, p, random_cost(&st, costs));
+                        pf_grid_set_cost(nb, p, random_cost(&st, costs, scale));
                         changed[n++] = p;
                     }
                 }

@@ -173,6 +173,9 @@ START_TEST(sessions_create_read_delete) {
     ck_assert_double_eq_tol(it_num(b, "cost"), it_num(a, "cost"), 1e-9);
     ck_assert_str_eq(it_str(b, "session_id"), it_str(a, "session_id"));
     ck_assert_str_eq(it_str(b, "stats.rebase"), "none");
+    /* The session's own memory: more than its search's tile, far less than
+     * a copy of the map per cell would be on a large map. */
+    ck_assert_double_gt(it_num(b, "stats.memory_bytes"), 1000);
     cJSON_Delete(b);
     b = call(&s, "GET", "/v1/info", NULL, NULL, 200);
     ck_assert_int_eq((int)it_num(b, "sessions"), 1);
