@@ -147,8 +147,19 @@ typedef struct astar {
     int conn;
     double minc;
     int32_t G, gfirst, glast, kg;
+    int32_t sin, gin; /* region_span[].in of the start's and the goal's regions */
     uint64_t generated;
 } astar;
+
+/* Whether the search may enter node v across a border: its region is in
+ * the 2-core of the region graph, or its dead-end subtree holds the start's
+ * or the goal's region (see pf_hpa.region_span; any other subtree is only
+ * left through the node the search would come from). */
+static inline bool may_enter(const astar *a, int32_t v) {
+    pf__hpa_span sp = a->h->node_span[v];
+    uint32_t width = (uint32_t)(sp.out - sp.in);
+    return sp.in < 0 || (uint32_t)(a->sin - sp.in) < width || (uint32_t)(a->gin - sp.in) < width;
+}
 
 static inline bool item_less(const pf__heap_item *a, const pf__heap_item *b) {
     if (a->f != b->f) return a->f < b->f;
@@ -239,7 +250,7 @@ static inline void reach_intra(astar *a, int32_t u, int32_t v, double gv) {
     a->via[v] = 1;
     a->generated++;
     for (int32_t e = h->edge_inter[v]; e < h->edge_first[v + 1]; e++)
-        relax_open(a, v, h->edge_to[e], gv + h->edge_cost[e]);
+        if (may_enter(a, h->edge_to[e])) relax_open(a, v, h->edge_to[e], gv + h->edge_cost[e]);
     if (v >= a->gfirst && v < a->glast) {
         double d = a->rev_dist[local_index(h, a->kg, h->node_pt[v])];
         if (isfinite(d)) relax_open(a, v, a->G, gv + d);
@@ -284,6 +295,10 @@ static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_g
     a.gfirst = h->cl_node_first[kg];
     a.glast = h->cl_node_first[kg + 1];
     a.kg = kg;
+    a.sin = h->region_span[h->cl_region_first[ks] +
+                           pf__hpa_region_at(h, q->start.x, q->start.y)].in;
+    a.gin = h->region_span[h->cl_region_first[kg] +
+                           pf__hpa_region_at(h, q->goal.x, q->goal.y)].in;
     a.generated = 0;
 
     a.nodes[S].gen = a.gen;
@@ -333,7 +348,8 @@ static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_g
         for (int32_t e = h->edge_first[u]; e < h->edge_inter[u]; e++)
             reach_intra(&a, u, h->edge_to[e], gu + h->edge_cost[e]);
         for (int32_t e = h->edge_inter[u]; e < h->edge_first[u + 1]; e++)
-            relax_open(&a, u, h->edge_to[e], gu + h->edge_cost[e]);
+            if (may_enter(&a, h->edge_to[e]))
+                relax_open(&a, u, h->edge_to[e], gu + h->edge_cost[e]);
         if (u >= a.gfirst && u < a.glast) {
             double d = a.rev_dist[local_index(h, kg, h->node_pt[u])];
             if (isfinite(d)) relax_open(&a, u, a.G, gu + d);
