@@ -31,7 +31,17 @@
  * most this many cells ahead (bounds the work per anchor: lines are checked
  * cell by cell). */
 #define LOOK_MAX 160
+/* It gives up after this many failed cells in a row, and sooner while the
+ * anchor has not got far: after at most max(LOOK_PATIENCE_MIN, advance so
+ * far) of them. Where lines only reach a few cells (mazes, dense clutter)
+ * the cells behind the next corner almost never become reachable again,
+ * and the failures there were most of the pass's work; in open country the
+ * advance is large and the full patience applies. Measured over all 56805
+ * shared scenarios: mean suboptimality 0.314% -> 0.315%, 99th percentile
+ * 2.38% -> 2.42%; callgrind, 100 long queries: maze512-1-0 462M -> 259M
+ * instructions, random512-40-0 300M -> 242M. */
 #define LOOK_PATIENCE 12
+#define LOOK_PATIENCE_MIN 3
 
 /* The abstract A* weighs its heuristic by this much (weighted A*, Pohl
  * 1970; without re-expansions the bound on ordinary graphs is the weight,
@@ -614,7 +624,8 @@ static int shortcut(const pf_grid *g, const pf_point *p, const double *pc, size_
 
 /* Line shortcuts over ctx->path[0..*len): from each anchor a, the furthest
  * later cell (at most LOOK_MAX ahead) whose stretch can be replaced (see
- * shortcut) such that no LOOK_PATIENCE cells in a row before it failed. The
+ * shortcut) such that no run of failed cells before it was longer than the
+ * patience (see LOOK_PATIENCE). The
  * scan gallops over runs of successes (offsets double; an overshoot is
  * bisected back to the last success) and walks cell by cell only through
  * failures, so an anchor costs O(d log d + LOOK_PATIENCE * d) cell steps
@@ -636,7 +647,8 @@ static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, s
         size_t last = n - 1 < a + LOOK_MAX ? n - 1 : a + LOOK_MAX;
         int best_shape = -1;
         double lc;
-        while (j <= last && fails < LOOK_PATIENCE) {
+        while (j <= last && fails < LOOK_PATIENCE &&
+               (fails < LOOK_PATIENCE_MIN || fails < best - a)) {
             int sh = shortcut(g, p, s->pc, a, j);
             if (sh != 3) {
                 best = j;
