@@ -212,8 +212,16 @@ static inline int32_t heap_pop(astar *a) {
     return best;
 }
 
+/* Whether gv would not improve v's cost: v is closed or already has a
+ * cost at most gv. Checked inline before the calls below, which most
+ * offers on a dense abstract graph fail. */
+static inline bool no_better(const astar *a, int32_t v, double gv) {
+    const pf__node *nv = &a->nodes[v];
+    return nv->gen == a->gen && (nv->heap_pos == PF__HEAP_CLOSED || !(gv < nv->g));
+}
+
 /* Offers v the cost gv from u, v to be expanded from the open list. */
-static inline void relax_open(astar *a, int32_t u, int32_t v, double gv) {
+static void relax_open(astar *a, int32_t u, int32_t v, double gv) {
     pf__node *nv = &a->nodes[v];
     pf__heap_item it;
     if (nv->gen == a->gen) {
@@ -246,7 +254,7 @@ static inline void relax_open(astar *a, int32_t u, int32_t v, double gv) {
  * virtual start). Such a node needs no expansion of its own (see
  * abstract_search): its inter-cluster edges and its goal edge are relaxed at
  * once instead, and it stays out of the open list. */
-static inline void reach_intra(astar *a, int32_t u, int32_t v, double gv) {
+static void reach_intra(astar *a, int32_t u, int32_t v, double gv) {
     pf__node *nv = &a->nodes[v];
     const pf_hpa *h = a->h;
     if (nv->gen == a->gen) {
@@ -259,8 +267,11 @@ static inline void reach_intra(astar *a, int32_t u, int32_t v, double gv) {
     nv->parent = u;
     a->via[v] = 1;
     a->generated++;
-    for (int32_t e = h->edge_inter[v]; e < h->edge_first[v + 1]; e++)
-        if (may_enter(a, h->edge_to[e])) relax_open(a, v, h->edge_to[e], gv + h->edge_cost[e]);
+    for (int32_t e = h->edge_inter[v]; e < h->edge_first[v + 1]; e++) {
+        int32_t w = h->edge_to[e];
+        double gw = gv + h->edge_cost[e];
+        if (!no_better(a, w, gw) && may_enter(a, w)) relax_open(a, v, w, gw);
+    }
     if (v >= a->gfirst && v < a->glast) {
         double d = a->rev_dist[local_index(h, a->kg, h->node_pt[v])];
         if (isfinite(d)) relax_open(a, v, a->G, gv + d);
@@ -355,11 +366,16 @@ static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_g
         /* A node whose cost came along an intra edge after it was queued
          * has had all its relaxations. */
         if (a.via[u]) continue;
-        for (int32_t e = h->edge_first[u]; e < h->edge_inter[u]; e++)
-            reach_intra(&a, u, h->edge_to[e], gu + h->edge_cost[e]);
-        for (int32_t e = h->edge_inter[u]; e < h->edge_first[u + 1]; e++)
-            if (may_enter(&a, h->edge_to[e]))
-                relax_open(&a, u, h->edge_to[e], gu + h->edge_cost[e]);
+        for (int32_t e = h->edge_first[u]; e < h->edge_inter[u]; e++) {
+            int32_t v = h->edge_to[e];
+            double gv = gu + h->edge_cost[e];
+            if (!no_better(&a, v, gv)) reach_intra(&a, u, v, gv);
+        }
+        for (int32_t e = h->edge_inter[u]; e < h->edge_first[u + 1]; e++) {
+            int32_t v = h->edge_to[e];
+            double gv = gu + h->edge_cost[e];
+            if (!no_better(&a, v, gv) && may_enter(&a, v)) relax_open(&a, u, v, gv);
+        }
         if (u >= a.gfirst && u < a.glast) {
             double d = a.rev_dist[local_index(h, kg, h->node_pt[u])];
             if (isfinite(d)) relax_open(&a, u, a.G, gu + d);
