@@ -899,29 +899,58 @@ static pf_status build_rest(pf_hpa *h, const pf_grid *g, const pf_hpa *old, cons
     return assemble(h, g);
 }
 
+/* A hierarchy of g with cluster side cs whose blocks hold their regions
+ * and nothing else yet; *nreg is the number of regions. */
+static pf_status build_regions(const pf_grid *g, int32_t cs, build_scratch *s, pf_hpa **out,
+                               int64_t *nreg) {
+    pf_hpa *h;
+    pf_status st = hpa_alloc(g, cs, &h);
+    if (st) return st;
+    *nreg = 0;
+    for (int32_t k = 0; k < h->nclusters && !st; k++) {
+        st = cluster_begin(h, g, k, s, &h->cl[k]);
+        if (!st) *nreg += h->cl[k]->nreg;
+    }
+    if (st) {
+        pf_hpa_destroy(h);
+        return st;
+    }
+    *out = h;
+    return PF_OK;
+}
+
 pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_hpa **out) {
     int32_t cs = p && p->cluster_size ? p->cluster_size : PF_HPA_DEFAULT_CLUSTER;
     build_scratch s;
     pf_hpa *h;
+    int64_t nreg;
     pf_status st;
 
     *out = NULL;
     if (cs < PF__HPA_MIN_CLUSTER || cs > PF__HPA_MAX_CLUSTER) return PF_EINVAL;
-    st = hpa_alloc(g, cs, &h);
+    st = scratch_init(&s, PF_HPA_FRAGMENTED_CLUSTER > cs ? PF_HPA_FRAGMENTED_CLUSTER : cs);
     if (st) return st;
-    st = scratch_init(&s, cs);
-    if (st) goto out_free_h;
     /* Regions first: the entrances of a border depend on the regions of
      * both its clusters. */
-    for (int32_t k = 0; k < h->nclusters && !st; k++) st = cluster_begin(h, g, k, &s, &h->cl[k]);
-    if (!st) st = build_rest(h, g, NULL, NULL, &s);
-    scratch_free(&s);
-    if (st) goto out_free_h;
+    st = build_regions(g, cs, &s, &h, &nreg);
+    if (st) goto out_free_scratch;
+    if (!(p && p->cluster_size) &&
+        (double)nreg >= PF_HPA_FRAGMENTED_REGIONS * (double)h->nclusters) {
+        /* A fragmented map (see PF_HPA_FRAGMENTED_CLUSTER): start again with
+         * larger clusters. */
+        pf_hpa_destroy(h);
+        st = build_regions(g, PF_HPA_FRAGMENTED_CLUSTER, &s, &h, &nreg);
+        if (st) goto out_free_scratch;
+    }
+    st = build_rest(h, g, NULL, NULL, &s);
+    if (st) {
+        pf_hpa_destroy(h);
+        goto out_free_scratch;
+    }
     *out = h;
-    return PF_OK;
 
-out_free_h:
-    pf_hpa_destroy(h);
+out_free_scratch:
+    scratch_free(&s);
     return st;
 }
 
