@@ -32,7 +32,7 @@
 typedef struct pf_hpa pf_hpa;
 
 /* Cluster side used when pf_hpa_params.cluster_size is 0 (accepted sides:
- * 4..64). Chosen by measurement over the 18 shared Moving AI maps (every
+ * 4..64), unless the map is fragmented (below). Chosen by measurement over the 18 shared Moving AI maps (every
  * second scenario, astar side by side): 16 gives the best paths (mean
  * suboptimality 0.31%, 99th percentile 2.3% over 28402 scenarios) with the
  * lowest build times on cluttered maps. 32 halves the abstract nodes and
@@ -80,9 +80,9 @@ typedef struct pf_hpa_stats {
  * a bad cluster size, PF_ELIMIT when the abstract graph outgrows 32-bit
  * indices, PF_ENOMEM. On success *out owns the hierarchy, freed with
  * pf_hpa_destroy (NULL is a no-op); on error *out is NULL. Memory is about
- * cs*cs + 40 bytes per abstract node (plus 8 per node of its cluster) and 2
- * bytes per cell (see stats; blocks shared with other versions count in
- * each). */
+ * cs*cs + 48 bytes per abstract node (plus 8 per node of its cluster), 2
+ * bytes per cell and 12 per region (see stats; blocks shared with other
+ * versions count in each). */
 pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_hpa **out);
 void pf_hpa_destroy(pf_hpa *h);
 void pf_hpa_get_stats(const pf_hpa *h, pf_hpa_stats *st);
