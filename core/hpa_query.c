@@ -39,9 +39,10 @@
  * advance is large and the full patience applies. Measured over all 56805
  * shared scenarios: mean suboptimality 0.314% -> 0.315%, 99th percentile
  * 2.38% -> 2.42%; callgrind, 100 long queries: maze512-1-0 462M -> 259M
- * instructions, random512-40-0 300M -> 242M. */
+ * instructions, random512-40-0 300M -> 242M. A minimum of 2 instead of 3
+ * changed the suboptimality by less than 0.001% and saved another 1-4%. */
 #define LOOK_PATIENCE 12
-#define LOOK_PATIENCE_MIN 3
+#define LOOK_PATIENCE_MIN 2
 
 /* The abstract A* weighs its heuristic by this much (weighted A*, Pohl
  * 1970; without re-expansions the bound on ordinary graphs is the weight,
