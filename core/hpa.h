@@ -32,7 +32,7 @@
 typedef struct pf_hpa pf_hpa;
 
 /* Cluster side used when pf_hpa_params.cluster_size is 0 (accepted sides:
- * 4..64). Chosen by measurement over the 18 shared Moving AI maps (every
+ * 4..64), unless the map is fragmented (below). Chosen by measurement over the 18 shared Moving AI maps (every
  * second scenario, astar side by side): 16 gives the best paths (mean
  * suboptimality 0.31%, 99th percentile 2.3% over 28402 scenarios) with the
  * lowest build times on cluttered maps. 32 halves the abstract nodes and
@@ -43,8 +43,26 @@ typedef struct pf_hpa pf_hpa;
  * queries 2-4x slower. */
 #define PF_HPA_DEFAULT_CLUSTER 16
 
+/* ... except on fragmented maps: when the clusters of side
+ * PF_HPA_DEFAULT_CLUSTER hold at least PF_HPA_FRAGMENTED_REGIONS connected
+ * regions each on average, the build uses PF_HPA_FRAGMENTED_CLUSTER. Every
+ * region needs transitions of its own on each border it touches, and the
+ * intra-cluster edges grow with the square of the transitions a cluster
+ * has, so the abstract graph of a map cut into many small regions is large
+ * and slow to search; larger clusters join many of those pieces. Of the 18
+ * shared maps three pass the threshold (regions per 16x16 cluster:
+ * maze512-1-0 7.8, random512-40-0 3.9, maze512-8-0 2.5; every other map
+ * 1.5 or less). callgrind, 100 long queries each, 16 -> 24:
+ * random512-40-0 233M -> 184M instructions, maze512-8-0 410M -> 294M,
+ * maze512-1-0 unchanged; suboptimality random512-40-0 mean 0.55% -> 0.76%,
+ * 99th percentile 2.8% -> 4.4%, maze512-8-0 mean 0.82% -> 0.55%, p99 2.9% ->
+ * 2.5%, maze512-1-0 optimal either way. 24 on every map would hurt rooms
+ * (8room_000: 99th percentile 0% -> 8.8%). */
+#define PF_HPA_FRAGMENTED_CLUSTER 24
+#define PF_HPA_FRAGMENTED_REGIONS 2.0
+
 typedef struct pf_hpa_params {
-    int32_t cluster_size; /* cells per cluster side; 0 = PF_HPA_DEFAULT_CLUSTER */
+    int32_t cluster_size; /* cells per cluster side; 0 = chosen by the map (see above) */
 } pf_hpa_params;
 
 typedef struct pf_hpa_stats {
@@ -62,9 +80,9 @@ typedef struct pf_hpa_stats {
  * a bad cluster size, PF_ELIMIT when the abstract graph outgrows 32-bit
  * indices, PF_ENOMEM. On success *out owns the hierarchy, freed with
  * pf_hpa_destroy (NULL is a no-op); on error *out is NULL. Memory is about
- * cs*cs + 40 bytes per abstract node (plus 8 per node of its cluster) and 2
- * bytes per cell (see stats; blocks shared with other versions count in
- * each). */
+ * cs*cs + 48 bytes per abstract node (plus 8 per node of its cluster), 2
+ * bytes per cell and 12 per region (see stats; blocks shared with other
+ * versions count in each). */
 pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_hpa **out);
 void pf_hpa_destroy(pf_hpa *h);
 void pf_hpa_get_stats(const pf_hpa *h, pf_hpa_stats *st);

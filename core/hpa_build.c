@@ -609,6 +609,101 @@ static int32_t border_peer(const pf_hpa *h, int32_t bi) {
     return bi % 2 ? bi / 2 + h->ncx : bi / 2 + 1;
 }
 
+/* The dead-end forest of the region graph (see pf_hpa.region_span): its
+ * leaves (regions with at most one transition pair left) are peeled again
+ * and again, each peeled region's parent being the region its last pair
+ * leads to; then each tree is numbered so that every subtree is one
+ * interval. A subtree holding neither the start's nor the goal's region
+ * is entered by an abstract path only through the single pair it hangs
+ * by, and left only through that pair again, so a path through it visits
+ * a node twice and is never the answer: the query skips it (hpa_query.c).
+ * On a perfect maze the region graph is a tree and the query then only
+ * looks at the regions between start and goal. Linear in regions plus
+ * abstract edges; deterministic, so a repair numbers like a build. */
+static pf_status peel_dead_ends(pf_hpa *h, int32_t nreg) {
+    int32_t *mem = NULL, *node_reg, *deg, *rfirst, *rnodes, *order, *parent, *size, *cur;
+    int32_t head = 0, tail = 0, next = 0;
+    size_t n = (size_t)nreg, nn = (size_t)h->nnodes;
+    pf_status st;
+
+    st = alloc_array((void **)&h->region_span, n, sizeof(pf__hpa_span));
+    if (!st) st = alloc_array((void **)&h->node_span, nn, sizeof(pf__hpa_span));
+    /* node_reg, rnodes: nn each; deg, order, parent, size, cur: n each;
+     * rfirst: n + 1. nn and n are below 2^31, so this cannot overflow. */
+    if (!st) st = alloc_array((void **)&mem, 2 * nn + 6 * n + 1, sizeof(int32_t));
+    if (st) return st;
+    node_reg = mem;
+    rnodes = node_reg + nn;
+    deg = rnodes + nn;
+    order = deg + n;
+    parent = order + n;
+    size = parent + n;
+    cur = size + n;
+    rfirst = cur + n;
+
+    memset(rfirst, 0, (n + 1) * sizeof(int32_t));
+    memset(deg, 0, n * sizeof(int32_t));
+    for (int32_t k = 0; k < h->nclusters; k++) {
+        const pf__hpa_cluster *c = h->cl[k];
+        int32_t first = h->cl_node_first[k], x0 = (k % h->ncx) * h->cs, y0 = (k / h->ncx) * h->cs;
+        for (int32_t i = 0; i < c->n; i++) {
+            int32_t v = first + i, x = c->cell[i] % h->w, y = c->cell[i] / h->w;
+            int32_t r = h->cl_region_first[k] + c->region[(y - y0) * h->cs + x - x0];
+            node_reg[v] = r;
+            rfirst[r + 1]++;
+            deg[r] += h->edge_first[v + 1] - h->edge_inter[v];
+        }
+    }
+    for (int32_t r = 0; r < nreg; r++) rfirst[r + 1] += rfirst[r];
+    memcpy(cur, rfirst, n * sizeof(int32_t));
+    for (int32_t v = 0; v < h->nnodes; v++) rnodes[cur[node_reg[v]]++] = v;
+
+    /* Peel. deg[r] counts r's pairs to regions not yet peeled; a region is
+     * queued once, when it first has at most one. order[] is the queue. */
+    for (int32_t r = 0; r < nreg; r++) {
+        h->region_span[r].in = h->region_span[r].out = -1;
+        parent[r] = -2; /* not peeled */
+        if (deg[r] <= 1) order[tail++] = r;
+    }
+    while (head < tail) {
+        int32_t r = order[head++];
+        parent[r] = -1;
+        for (int32_t i = rfirst[r]; i < rfirst[r + 1]; i++) {
+            int32_t v = rnodes[i];
+            for (int32_t e = h->edge_inter[v]; e < h->edge_first[v + 1]; e++) {
+                int32_t x = node_reg[h->edge_to[e]];
+                if (parent[x] != -2) continue;
+                parent[r] = x;
+                if (--deg[x] == 1) order[tail++] = x;
+            }
+        }
+    }
+    /* Subtree sizes, children before parents (peel order), then intervals,
+     * parents before children. A peeled region whose parent is in the
+     * 2-core, or that has none, roots a tree. */
+    for (int32_t i = 0; i < tail; i++) size[order[i]] = 1;
+    for (int32_t i = 0; i < tail; i++) {
+        int32_t r = order[i], p = parent[r];
+        if (p >= 0 && parent[p] != -2) size[p] += size[r];
+    }
+    for (int32_t i = tail - 1; i >= 0; i--) {
+        int32_t r = order[i], p = parent[r], in;
+        if (p >= 0 && parent[p] != -2) {
+            in = cur[p];
+            cur[p] += size[r];
+        } else {
+            in = next;
+            next += size[r];
+        }
+        h->region_span[r].in = in;
+        h->region_span[r].out = in + size[r];
+        cur[r] = in + 1;
+    }
+    for (int32_t v = 0; v < h->nnodes; v++) h->node_span[v] = h->region_span[node_reg[v]];
+    free(mem);
+    return PF_OK;
+}
+
 /* Stage 3: the global arrays of h from its blocks. */
 static pf_status assemble(pf_hpa *h, const pf_grid *g) {
     int32_t *uf = NULL, *cursor = NULL, nreg = 0;
@@ -716,11 +811,15 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g) {
         h->region_comp[i] = r == i ? (int32_t)h->ncomponents++ : h->region_comp[r];
     }
 
+    st = peel_dead_ends(h, nreg);
+    if (st) goto out_free;
+
     h->memory = sizeof(*h) + (size_t)h->nclusters * 3 * sizeof(void *) +
                 ((size_t)h->nclusters + 1) * 2 * sizeof(int32_t) +
                 (size_t)h->nnodes * (sizeof(pf_point) + 2 * sizeof(int32_t)) +
                 (size_t)h->nedges * (sizeof(int32_t) + sizeof(double)) +
-                (size_t)nreg * sizeof(int32_t) + blocks;
+                (size_t)nreg * sizeof(int32_t) +
+                ((size_t)nreg + (size_t)h->nnodes) * sizeof(pf__hpa_span) + blocks;
 
 out_free:
     free(cursor);
@@ -746,6 +845,8 @@ void pf_hpa_destroy(pf_hpa *h) {
     free(h->edge_cost);
     free(h->cl_region_first);
     free(h->region_comp);
+    free(h->region_span);
+    free(h->node_span);
     free(h);
 }
 
@@ -798,29 +899,58 @@ static pf_status build_rest(pf_hpa *h, const pf_grid *g, const pf_hpa *old, cons
     return assemble(h, g);
 }
 
+/* A hierarchy of g with cluster side cs whose blocks hold their regions
+ * and nothing else yet; *nreg is the number of regions. */
+static pf_status build_regions(const pf_grid *g, int32_t cs, build_scratch *s, pf_hpa **out,
+                               int64_t *nreg) {
+    pf_hpa *h;
+    pf_status st = hpa_alloc(g, cs, &h);
+    if (st) return st;
+    *nreg = 0;
+    for (int32_t k = 0; k < h->nclusters && !st; k++) {
+        st = cluster_begin(h, g, k, s, &h->cl[k]);
+        if (!st) *nreg += h->cl[k]->nreg;
+    }
+    if (st) {
+        pf_hpa_destroy(h);
+        return st;
+    }
+    *out = h;
+    return PF_OK;
+}
+
 pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_hpa **out) {
     int32_t cs = p && p->cluster_size ? p->cluster_size : PF_HPA_DEFAULT_CLUSTER;
     build_scratch s;
     pf_hpa *h;
+    int64_t nreg;
     pf_status st;
 
     *out = NULL;
     if (cs < PF__HPA_MIN_CLUSTER || cs > PF__HPA_MAX_CLUSTER) return PF_EINVAL;
-    st = hpa_alloc(g, cs, &h);
+    st = scratch_init(&s, PF_HPA_FRAGMENTED_CLUSTER > cs ? PF_HPA_FRAGMENTED_CLUSTER : cs);
     if (st) return st;
-    st = scratch_init(&s, cs);
-    if (st) goto out_free_h;
     /* Regions first: the entrances of a border depend on the regions of
      * both its clusters. */
-    for (int32_t k = 0; k < h->nclusters && !st; k++) st = cluster_begin(h, g, k, &s, &h->cl[k]);
-    if (!st) st = build_rest(h, g, NULL, NULL, &s);
-    scratch_free(&s);
-    if (st) goto out_free_h;
+    st = build_regions(g, cs, &s, &h, &nreg);
+    if (st) goto out_free_scratch;
+    if (!(p && p->cluster_size) &&
+        (double)nreg >= PF_HPA_FRAGMENTED_REGIONS * (double)h->nclusters) {
+        /* A fragmented map (see PF_HPA_FRAGMENTED_CLUSTER): start again with
+         * larger clusters. */
+        pf_hpa_destroy(h);
+        st = build_regions(g, PF_HPA_FRAGMENTED_CLUSTER, &s, &h, &nreg);
+        if (st) goto out_free_scratch;
+    }
+    st = build_rest(h, g, NULL, NULL, &s);
+    if (st) {
+        pf_hpa_destroy(h);
+        goto out_free_scratch;
+    }
     *out = h;
-    return PF_OK;
 
-out_free_h:
-    pf_hpa_destroy(h);
+out_free_scratch:
+    scratch_free(&s);
     return st;
 }
 

@@ -75,6 +75,11 @@ typedef struct pf__hpa_border {
     size_t memory;
 } pf__hpa_border;
 
+/* A peeled region's interval in the depth-first numbering of its tree. */
+typedef struct pf__hpa_span {
+    int32_t in, out;
+} pf__hpa_span;
+
 struct pf_hpa {
     int32_t w, h, cs;
     int32_t ncx, ncy, nclusters;
@@ -107,6 +112,17 @@ struct pf_hpa {
     int32_t *cl_region_first; /* [nclusters + 1] */
     int32_t *region_comp;     /* [regions] */
     int64_t ncomponents;
+
+    /* Dead ends. The region graph has the regions as vertices and one edge
+     * per transition pair (parallel edges kept). Peeling its leaves again
+     * and again leaves its 2-core and a forest of peeled regions, each tree
+     * hanging from the rest by a single edge. region_span numbers the
+     * forest in depth-first order: peeled region X lies in R's subtree iff
+     * region_span[R].in <= region_span[X].in < region_span[R].out; a region
+     * of the 2-core has in = out = -1. node_span copies each node's region
+     * span (see hpa_query.c for its use). */
+    pf__hpa_span *region_span; /* [regions] */
+    pf__hpa_span *node_span;   /* [nnodes] */
 
     size_t memory;
 };

@@ -31,7 +31,18 @@
  * most this many cells ahead (bounds the work per anchor: lines are checked
  * cell by cell). */
 #define LOOK_MAX 160
+/* It gives up after this many failed cells in a row, and sooner while the
+ * anchor has not got far: after at most max(LOOK_PATIENCE_MIN, advance so
+ * far) of them. Where lines only reach a few cells (mazes, dense clutter)
+ * the cells behind the next corner almost never become reachable again,
+ * and the failures there were most of the pass's work; in open country the
+ * advance is large and the full patience applies. Measured over all 56805
+ * shared scenarios: mean suboptimality 0.314% -> 0.315%, 99th percentile
+ * 2.38% -> 2.42%; callgrind, 100 long queries: maze512-1-0 462M -> 259M
+ * instructions, random512-40-0 300M -> 242M. A minimum of 2 instead of 3
+ * changed the suboptimality by less than 0.001% and saved another 1-4%. */
 #define LOOK_PATIENCE 12
+#define LOOK_PATIENCE_MIN 2
 
 /* The abstract A* weighs its heuristic by this much (weighted A*, Pohl
  * 1970; without re-expansions the bound on ordinary graphs is the weight,
@@ -41,10 +52,18 @@
  * small weight narrows it. Measured over the 18 shared maps (every second
  * scenario): long queries 16-35% faster on random512-10-0, Boston_0_512,
  * AcrosstheCape and Berlin_1_1024, no change elsewhere, mean suboptimality
- * after shortening 0.310% -> 0.312%, 99th percentile 2.34% -> 2.33%. Parent
- * links stay acyclic (a node's g always exceeds its parent's), so paths
- * remain valid. */
-#define H_WEIGHT 1.03
+ * after shortening 0.310% -> 0.312%, 99th percentile 2.34% -> 2.33%.
+ * Raised from 1.03 to 1.1 for random512-10-0, an open map whose obstacles
+ * cut each border into several runs, so its abstract paths zigzag through
+ * many transitions and trail the heuristic furthest: its long queries
+ * take half the instructions (callgrind, 100 queries: 148M -> 75M; the
+ * astar/hpa p50 ratio rose from 13.5x to 29x), Boston_0_512 7% fewer.
+ * Over all 56805 shared scenarios mean suboptimality rose 0.295% ->
+ * 0.367% and the 99th percentile 2.47% -> 3.73% (random512-10-0 mean 1.8%
+ * -> 3.0%, Berlin_1_1024 p99 1.0% -> 3.1%); 1.08 was not enough (22x).
+ * Parent links stay acyclic (a node's g always exceeds its parent's), so
+ * paths remain valid. */
+#define H_WEIGHT 1.1
 
 /* Per-thread scratch in ctx->ext[PF__EXT_HPA]. */
 typedef struct hpa_scratch {
@@ -147,8 +166,19 @@ typedef struct astar {
     int conn;
     double minc;
     int32_t G, gfirst, glast, kg;
+    int32_t sin, gin; /* region_span[].in of the start's and the goal's regions */
     uint64_t generated;
 } astar;
+
+/* Whether the search may enter node v across a border: its region is in
+ * the 2-core of the region graph, or its dead-end subtree holds the start's
+ * or the goal's region (see pf_hpa.region_span; any other subtree is only
+ * left through the node the search would come from). */
+static inline bool may_enter(const astar *a, int32_t v) {
+    pf__hpa_span sp = a->h->node_span[v];
+    uint32_t width = (uint32_t)(sp.out - sp.in);
+    return sp.in < 0 || (uint32_t)(a->sin - sp.in) < width || (uint32_t)(a->gin - sp.in) < width;
+}
 
 static inline bool item_less(const pf__heap_item *a, const pf__heap_item *b) {
     if (a->f != b->f) return a->f < b->f;
@@ -191,8 +221,16 @@ static inline int32_t heap_pop(astar *a) {
     return best;
 }
 
+/* Whether gv would not improve v's cost: v is closed or already has a
+ * cost at most gv. Checked inline before the calls below, which most
+ * offers on a dense abstract graph fail. */
+static inline bool no_better(const astar *a, int32_t v, double gv) {
+    const pf__node *nv = &a->nodes[v];
+    return nv->gen == a->gen && (nv->heap_pos == PF__HEAP_CLOSED || !(gv < nv->g));
+}
+
 /* Offers v the cost gv from u, v to be expanded from the open list. */
-static inline void relax_open(astar *a, int32_t u, int32_t v, double gv) {
+static void relax_open(astar *a, int32_t u, int32_t v, double gv) {
     pf__node *nv = &a->nodes[v];
     pf__heap_item it;
     if (nv->gen == a->gen) {
@@ -225,7 +263,7 @@ static inline void relax_open(astar *a, int32_t u, int32_t v, double gv) {
  * virtual start). Such a node needs no expansion of its own (see
  * abstract_search): its inter-cluster edges and its goal edge are relaxed at
  * once instead, and it stays out of the open list. */
-static inline void reach_intra(astar *a, int32_t u, int32_t v, double gv) {
+static void reach_intra(astar *a, int32_t u, int32_t v, double gv) {
     pf__node *nv = &a->nodes[v];
     const pf_hpa *h = a->h;
     if (nv->gen == a->gen) {
@@ -238,8 +276,11 @@ static inline void reach_intra(astar *a, int32_t u, int32_t v, double gv) {
     nv->parent = u;
     a->via[v] = 1;
     a->generated++;
-    for (int32_t e = h->edge_inter[v]; e < h->edge_first[v + 1]; e++)
-        relax_open(a, v, h->edge_to[e], gv + h->edge_cost[e]);
+    for (int32_t e = h->edge_inter[v]; e < h->edge_first[v + 1]; e++) {
+        int32_t w = h->edge_to[e];
+        double gw = gv + h->edge_cost[e];
+        if (!no_better(a, w, gw) && may_enter(a, w)) relax_open(a, v, w, gw);
+    }
     if (v >= a->gfirst && v < a->glast) {
         double d = a->rev_dist[local_index(h, a->kg, h->node_pt[v])];
         if (isfinite(d)) relax_open(a, v, a->G, gv + d);
@@ -284,6 +325,10 @@ static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_g
     a.gfirst = h->cl_node_first[kg];
     a.glast = h->cl_node_first[kg + 1];
     a.kg = kg;
+    a.sin = h->region_span[h->cl_region_first[ks] +
+                           pf__hpa_region_at(h, q->start.x, q->start.y)].in;
+    a.gin = h->region_span[h->cl_region_first[kg] +
+                           pf__hpa_region_at(h, q->goal.x, q->goal.y)].in;
     a.generated = 0;
 
     a.nodes[S].gen = a.gen;
@@ -330,10 +375,16 @@ static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_g
         /* A node whose cost came along an intra edge after it was queued
          * has had all its relaxations. */
         if (a.via[u]) continue;
-        for (int32_t e = h->edge_first[u]; e < h->edge_inter[u]; e++)
-            reach_intra(&a, u, h->edge_to[e], gu + h->edge_cost[e]);
-        for (int32_t e = h->edge_inter[u]; e < h->edge_first[u + 1]; e++)
-            relax_open(&a, u, h->edge_to[e], gu + h->edge_cost[e]);
+        for (int32_t e = h->edge_first[u]; e < h->edge_inter[u]; e++) {
+            int32_t v = h->edge_to[e];
+            double gv = gu + h->edge_cost[e];
+            if (!no_better(&a, v, gv)) reach_intra(&a, u, v, gv);
+        }
+        for (int32_t e = h->edge_inter[u]; e < h->edge_first[u + 1]; e++) {
+            int32_t v = h->edge_to[e];
+            double gv = gu + h->edge_cost[e];
+            if (!no_better(&a, v, gv) && may_enter(&a, v)) relax_open(&a, u, v, gv);
+        }
         if (u >= a.gfirst && u < a.glast) {
             double d = a.rev_dist[local_index(h, kg, h->node_pt[u])];
             if (isfinite(d)) relax_open(&a, u, a.G, gu + d);
@@ -598,7 +649,8 @@ static int shortcut(const pf_grid *g, const pf_point *p, const double *pc, size_
 
 /* Line shortcuts over ctx->path[0..*len): from each anchor a, the furthest
  * later cell (at most LOOK_MAX ahead) whose stretch can be replaced (see
- * shortcut) such that no LOOK_PATIENCE cells in a row before it failed. The
+ * shortcut) such that no run of failed cells before it was longer than the
+ * patience (see LOOK_PATIENCE). The
  * scan gallops over runs of successes (offsets double; an overshoot is
  * bisected back to the last success) and walks cell by cell only through
  * failures, so an anchor costs O(d log d + LOOK_PATIENCE * d) cell steps
@@ -620,7 +672,8 @@ static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, s
         size_t last = n - 1 < a + LOOK_MAX ? n - 1 : a + LOOK_MAX;
         int best_shape = -1;
         double lc;
-        while (j <= last && fails < LOOK_PATIENCE) {
+        while (j <= last && fails < LOOK_PATIENCE &&
+               (fails < LOOK_PATIENCE_MIN || fails < best - a)) {
             int sh = shortcut(g, p, s->pc, a, j);
             if (sh != 3) {
                 best = j;

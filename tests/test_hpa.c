@@ -261,6 +261,9 @@ static void assert_same_hierarchy(const pf_hpa *a, const pf_hpa *b, int m) {
     ck_assert(!memcmp(a->cl_region_first, b->cl_region_first, (a->nclusters + 1) * sizeof(int32_t)));
     ck_assert(!memcmp(a->region_comp, b->region_comp,
                       a->cl_region_first[a->nclusters] * sizeof(int32_t)));
+    ck_assert(!memcmp(a->region_span, b->region_span,
+                      a->cl_region_first[a->nclusters] * sizeof(pf__hpa_span)));
+    ck_assert(!memcmp(a->node_span, b->node_span, a->nnodes * sizeof(pf__hpa_span)));
     ck_assert_uint_eq(a->memory, b->memory);
 }
 
@@ -452,6 +455,45 @@ START_TEST(hpa_repair_splits_and_merges_components) {
 }
 END_TEST
 
+/* A comb: a corridor along the top row, reached from the bottom through
+ * the tooth at x = 0 and left through the tooth at x = 31; the teeth at x =
+ * 8, 16 and 24 are dead ends that lead towards the goal. Their regions hang
+ * from the top row's by a single transition pair each, so the search must
+ * not even queue their nodes below the first cluster row (y >= 4), while a
+ * goal inside a dead end is still found. */
+START_TEST(hpa_skips_dead_ends) {
+    char rows[20][33];
+    const char *rp[20];
+    for (int y = 0; y < 20; y++) {
+        for (int x = 0; x < 32; x++)
+            rows[y][x] = y == 0 || x == 0 || x == 8 || x == 16 || x == 24 || x == 31 ? '.' : '#';
+        rows[y][32] = '\0';
+        rp[y] = rows[y];
+    }
+    pf_grid *g = tu_grid_from_ascii(rp, 20, 8);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_hpa *h = build(g, 4);
+    pf_point s = {0, 19}, t = {31, 19}, dead = {16, 19};
+    pf_query q = pf_query_make(s, t, PF_ALGO_HPA);
+    pf_result r;
+    q.record_expanded = true;
+    ck_assert_int_eq(pf_hpa_search(ctx, h, g, &q, &r), PF_OK);
+    check_path(g, &r, s, t);
+    ck_assert_double_eq_tol(r.cost, tu_reference_cost(g, s, t), 1e-9);
+    for (size_t i = 0; i < r.expanded_cells_len; i++) {
+        int32_t x = r.expanded_cells[i] % 32, y = r.expanded_cells[i] / 32;
+        ck_assert_msg(x == 0 || x == 31 || y < 4, "expanded (%d, %d) in a dead end", x, y);
+    }
+    r = run(ctx, h, g, s, dead);
+    ck_assert_int_eq(r.status, PF_OK);
+    check_path(g, &r, s, dead);
+    ck_assert_double_eq_tol(r.cost, tu_reference_cost(g, s, dead), 1e-9);
+    pf_hpa_destroy(h);
+    pf_search_ctx_destroy(ctx);
+    pf_grid_destroy(g);
+}
+END_TEST
+
 /* A sample of every shared scenario file with the default cluster size:
  * every path valid, never below the listed optimum, within 1% on average
  * and 5% at the 99th percentile (the issue's targets, measured in full by
@@ -512,6 +554,7 @@ TU_SUITE(hpa) {
     tcase_add_test(tc, hpa_rejects_bad_input);
     tcase_add_test(tc, hpa_ctx_shared_across_cluster_sizes);
     tcase_add_test(tc, hpa_repair_splits_and_merges_components);
+    tcase_add_test(tc, hpa_skips_dead_ends);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("slow");
     tcase_set_timeout(slow, 600);
