@@ -32,7 +32,7 @@ static void usage(FILE *f) {
         "dispatch the server uses). The map is found by basename beside each .scen\n"
         "file. Per file it prints queries, mismatches against the listed optimum\n"
         "(tolerance max(1e-3, 1e-5 x optimum)), invalid answers (a path the map does\n"
-        "not allow, a cost below the optimum), mean and max suboptimality\n"
+        "not allow, a cost below the optimum), mean, p99 and max suboptimality\n"
         "(cost/optimum - 1), p50/p99 microseconds per query (search only,\n"
         "CLOCK_MONOTONIC), mean expanded nodes and nanoseconds per expanded node\n"
         "(total search time / total expanded). hpa adds the hierarchy's build time\n"
@@ -51,7 +51,7 @@ static void usage(FILE *f) {
         "                        the thread's CPU clock (cpu: leaves out time spent\n"
         "                        descheduled on a busy machine)\n"
         "  --json                one JSON object per file and algorithm, one per line:\n"
-        "                        map, algorithm, queries, mismatches, mean_subopt,\n"
+        "                        map, algorithm, queries, mismatches, mean_subopt, p99_subopt,\n"
         "                        max_subopt, p50_us, p99_us, mean_expanded,\n"
         "                        ns_per_expansion, and the http fields (requests, errors,\n"
         "                        rps, p50_ms..max_ms, invalid); extra keys build_ms,\n"
@@ -93,6 +93,8 @@ typedef struct totals {
     size_t nsamples, cap;
     double subopt_sum;
     uint64_t subopt_n;
+    double *subopts;   /* every query's suboptimality, for the total's p99 */
+    size_t nsubopts, subopt_cap;
     double big_ns[64]; /* ns/expansion of the maps of at least 512x512 */
     size_t nbig;
     double p50[64];    /* per file, for --compare */
@@ -107,7 +109,25 @@ static void totals_init(totals *t, pf_algorithm a) {
     snprintf(t->sum.algorithm, sizeof(t->sum.algorithm), "%s", pf_algorithm_name(a));
 }
 
-static int totals_add(totals *t, const pf_report *r, const double *samples, size_t n) {
+/* Appends n doubles to *buf (length *len, capacity *cap). */
+static int append_doubles(double **buf, size_t *len, size_t *cap, const double *v, size_t n) {
+    if (n && *len + n > *cap) {
+        size_t c = *cap ? *cap : 4096;
+        double *p;
+        while (c < *len + n) c *= 2;
+        p = realloc(*buf, c * sizeof(*p));
+        if (!p) return -1;
+        *buf = p;
+        *cap = c;
+    }
+    if (n) memcpy(*buf + *len, v, n * sizeof(*v));
+    *len += n;
+    return 0;
+}
+
+static int totals_add(totals *t, const pf_report *r, const double *samples, size_t n,
+                      const double *subopts, size_t nsub) {
+    if (append_doubles(&t->subopts, &t->nsubopts, &t->subopt_cap, subopts, nsub)) return -1;
     if (n && t->nsamples + n > t->cap) {
         size_t cap = t->cap ? t->cap : 4096;
         double *p;
@@ -158,6 +178,10 @@ static void totals_finish(totals *t) {
     }
     if (s->expanded_total) s->ns_per_expansion = s->search_seconds * 1e9 / (double)s->expanded_total;
     s->mean_subopt = t->subopt_n ? t->subopt_sum / (double)t->subopt_n : NAN;
+    if (t->nsubopts) {
+        qsort(t->subopts, t->nsubopts, sizeof(*t->subopts), cmp_double);
+        s->p99_subopt = pf_report_percentile(t->subopts, t->nsubopts, 99);
+    }
 }
 
 static bool parse_size(const char *s, size_t *out) {
@@ -298,8 +322,11 @@ static int cmd_scen(int argc, char **argv) {
                 continue;
             } else {
                 ran[k] = true;
+                const double *subs;
+                size_t nsub;
                 samples = pf_bench_scen_samples(s, &n);
-                if (totals_add(&tot[k], &r[k], samples, n)) {
+                subs = pf_bench_scen_subopts(s, &nsub);
+                if (totals_add(&tot[k], &r[k], samples, n, subs, nsub)) {
                     fprintf(stderr, "pathd-bench: out of memory\n");
                     rc = EXIT_USAGE;
                 }
@@ -342,7 +369,10 @@ static int cmd_scen(int argc, char **argv) {
         printf("median over files of p50 %s/%s: %.2fx\n", pf_algorithm_name(algos[0]),
                pf_algorithm_name(algos[1]), median(ratios, tot[0].np50));
     }
-    for (int k = 0; k < nalgos; k++) free(tot[k].samples);
+    for (int k = 0; k < nalgos; k++) {
+        free(tot[k].samples);
+        free(tot[k].subopts);
+    }
     pf_search_ctx_destroy(ctx);
     if (!rc && any_unsupported) rc = EXIT_UNSUPPORTED;
     return rc;

@@ -40,6 +40,7 @@ typedef struct pf_report {
     uint64_t invalid;
     uint64_t checked;    /* answers whose path was checked against the map */
     double mean_subopt;  /* mean of cost / optimum - 1 over queries with a path */
+    double p99_subopt;   /* its 99th percentile (scen mode; NAN in http mode) */
     double max_subopt;
 
     /* Latency of one query, microseconds: the search alone in scen mode, the

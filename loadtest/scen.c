@@ -24,6 +24,8 @@ struct pf_bench_scen {
     clockid_t clock;        /* what queries are timed with */
     double *samples;        /* per-query microseconds of the last run, sorted */
     size_t nsamples;
+    double *subopts;  /* cost / optimum - 1 of each query with a path, sorted */
+    size_t nsubopts;
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...) {
@@ -207,6 +209,7 @@ void pf_bench_scen_destroy(pf_bench_scen *s) {
     if (!s) return;
     pf_planner_destroy(s->planner);
     free(s->samples);
+    free(s->subopts);
     free(s->sel);
     pf_scen_free(&s->scen);
     free(s->map_text);
@@ -233,6 +236,11 @@ const double *pf_bench_scen_samples(const pf_bench_scen *s, size_t *n) {
     return s->samples;
 }
 
+const double *pf_bench_scen_subopts(const pf_bench_scen *s, size_t *n) {
+    *n = s->nsubopts;
+    return s->subopts;
+}
+
 bool pf_bench_cost_matches(double cost, double optimal) {
     return fabs(cost - optimal) <= fmax(1e-3, 1e-5 * optimal);
 }
@@ -243,9 +251,9 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* Checks one answer against the map and the scenario and counts it in r.
- * `subopt` accumulates cost / optimum - 1 over answers with a path. */
+ * cost / optimum - 1 of an answer with a path goes to subopt[*subopt_n]. */
 static void check_answer(const pf_grid *g, const pf_scen_entry *e, const pf_result *res,
-                         pf_report *r, double *subopt_sum, uint64_t *subopt_n) {
+                         pf_report *r, double *subopt, uint64_t *subopt_n) {
     double walked, sub;
     if (res->status == PF_NO_PATH) {
         /* Every scenario line is solvable, start == goal included. */
@@ -264,15 +272,14 @@ static void check_answer(const pf_grid *g, const pf_scen_entry *e, const pf_resu
     }
     if (e->optimal > 0) {
         sub = pf_bench_cost_matches(res->cost, e->optimal) ? 0.0 : res->cost / e->optimal - 1.0;
-        *subopt_sum += sub;
-        (*subopt_n)++;
+        subopt[(*subopt_n)++] = sub;
         if (isnan(r->max_subopt) || sub > r->max_subopt) r->max_subopt = sub;
     }
 }
 
 pf_status pf_bench_scen_run(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a, pf_report *r) {
     const pf_grid *g = pf_planner_grid(s->planner);
-    double *samples, total_us = 0, subopt_sum = 0, wall0;
+    double *samples, *subopts, total_us = 0, subopt_sum = 0, wall0;
     uint64_t expanded = 0, jump_points = 0, subopt_n = 0, fell_back = 0;
     pf_algorithm ran = a;
     pf_result res;
@@ -291,10 +298,16 @@ pf_status pf_bench_scen_run(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a
                           : s->build_us / 1e3;
 
     free(s->samples);
-    s->samples = NULL;
-    s->nsamples = 0;
+    free(s->subopts);
+    s->samples = s->subopts = NULL;
+    s->nsamples = s->nsubopts = 0;
     samples = malloc((s->nsel ? s->nsel : 1) * sizeof(*samples));
-    if (!samples) return PF_ENOMEM;
+    subopts = malloc((s->nsel ? s->nsel : 1) * sizeof(*subopts));
+    if (!samples || !subopts) {
+        free(samples);
+        free(subopts);
+        return PF_ENOMEM;
+    }
 
     /* Warm-up: the first search on a map size allocates the context's node
      * arrays and faults their pages in; the longest query touches most. */
@@ -337,7 +350,7 @@ pf_status pf_bench_scen_run(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a
             fell_back++;
             ran = res.algorithm;
         }
-        check_answer(g, e, &res, r, &subopt_sum, &subopt_n);
+        check_answer(g, e, &res, r, subopts, &subopt_n);
     }
     r->seconds = (now_us() - wall0) / 1e6;
 
@@ -358,7 +371,12 @@ pf_status pf_bench_scen_run(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a
     }
     r->expanded_total = expanded;
     r->search_seconds = total_us / 1e6;
+    for (uint64_t i = 0; i < subopt_n; i++) subopt_sum += subopts[i];
     r->mean_subopt = subopt_n ? subopt_sum / (double)subopt_n : NAN;
+    qsort(subopts, subopt_n, sizeof(*subopts), cmp_double);
+    r->p99_subopt = pf_report_percentile(subopts, subopt_n, 99);
+    s->subopts = subopts;
+    s->nsubopts = subopt_n;
     if (fell_back) {
         snprintf(r->note, sizeof(r->note), "%llu of %llu queries ran %s instead of %s",
                  (unsigned long long)fell_back, (unsigned long long)r->queries,

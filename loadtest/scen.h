@@ -75,5 +75,8 @@ bool pf_bench_cost_matches(double cost, double optimal);
  * readable with pf_bench_scen_samples until the next run. */
 pf_status pf_bench_scen_run(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a, pf_report *r);
 const double *pf_bench_scen_samples(const pf_bench_scen *s, size_t *n);
+/* cost / optimum - 1 of each query of the last run that found a path,
+ * sorted; same lifetime as the samples. */
+const double *pf_bench_scen_subopts(const pf_bench_scen *s, size_t *n);
 
 #endif
