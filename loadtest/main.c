@@ -74,17 +74,6 @@ static void usage(FILE *f) {
         f);
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n) {
-    if (n == 0) return NAN;
-    qsort(v, n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Everything one algorithm did over all files, for the total line. */
 typedef struct totals {
     pf_algorithm algo;
@@ -164,7 +153,7 @@ static int totals_add(totals *t, const pf_report *r, const double *samples, size
 static void totals_finish(totals *t) {
     pf_report *s = &t->sum;
     if (t->nsamples) {
-        qsort(t->samples, t->nsamples, sizeof(*t->samples), cmp_double);
+        qsort(t->samples, t->nsamples, sizeof(*t->samples), pf_report_cmp_double);
         s->p50_us = pf_report_percentile(t->samples, t->nsamples, 50);
         s->p90_us = pf_report_percentile(t->samples, t->nsamples, 90);
         s->p99_us = pf_report_percentile(t->samples, t->nsamples, 99);
@@ -179,7 +168,7 @@ static void totals_finish(totals *t) {
     if (s->expanded_total) s->ns_per_expansion = s->search_seconds * 1e9 / (double)s->expanded_total;
     s->mean_subopt = t->subopt_n ? t->subopt_sum / (double)t->subopt_n : NAN;
     if (t->nsubopts) {
-        qsort(t->subopts, t->nsubopts, sizeof(*t->subopts), cmp_double);
+        qsort(t->subopts, t->nsubopts, sizeof(*t->subopts), pf_report_cmp_double);
         s->p99_subopt = pf_report_percentile(t->subopts, t->nsubopts, 99);
     }
 }
@@ -360,14 +349,14 @@ static int cmd_scen(int argc, char **argv) {
             pf_report_print_row(stdout, &tot[k].sum);
             if (tot[k].nbig)
                 printf("%s: median ns/expansion over %zu maps of at least 512x512: %.1f\n",
-                       pf_algorithm_name(algos[k]), tot[k].nbig, median(tot[k].big_ns, tot[k].nbig));
+                       pf_algorithm_name(algos[k]), tot[k].nbig, pf_report_median(tot[k].big_ns, tot[k].nbig));
         }
     }
     if (!json && nalgos == 2 && tot[0].np50 && tot[0].np50 == tot[1].np50) {
         double ratios[64];
         for (size_t i = 0; i < tot[0].np50; i++) ratios[i] = tot[0].p50[i] / tot[1].p50[i];
         printf("median over files of p50 %s/%s: %.2fx\n", pf_algorithm_name(algos[0]),
-               pf_algorithm_name(algos[1]), median(ratios, tot[0].np50));
+               pf_algorithm_name(algos[1]), pf_report_median(ratios, tot[0].np50));
     }
     for (int k = 0; k < nalgos; k++) {
         free(tot[k].samples);

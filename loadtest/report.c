@@ -32,6 +32,17 @@ void pf_report_add_error(pf_report *r, const char *kind, uint64_t n) {
     r->error_kinds[i].count += n;
 }
 
+int pf_report_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double pf_report_median(double *v, size_t n) {
+    if (n == 0) return NAN;
+    qsort(v, n, sizeof(*v), pf_report_cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 double pf_report_percentile(const double *sorted, size_t n, double p) {
     size_t rank;
     if (n == 0) return NAN;

@@ -108,5 +108,10 @@ bool pf_report_print_json(FILE *f, const pf_report *r);
 /* The p-th percentile (0..100) of n sorted samples, nearest rank. NaN for
  * n == 0. */
 double pf_report_percentile(const double *sorted, size_t n, double p);
+/* qsort comparator for doubles, ascending. */
+int pf_report_cmp_double(const void *a, const void *b);
+/* Sorts v[0..n) and returns its median (mean of the middle two for even n);
+ * NAN for n = 0. */
+double pf_report_median(double *v, size_t n);
 
 #endif

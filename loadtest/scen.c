@@ -245,11 +245,6 @@ bool pf_bench_cost_matches(double cost, double optimal) {
     return fabs(cost - optimal) <= fmax(1e-3, 1e-5 * optimal);
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Checks one answer against the map and the scenario and counts it in r.
  * cost / optimum - 1 of an answer with a path goes to subopt[*subopt_n]. */
 static void check_answer(const pf_grid *g, const pf_scen_entry *e, const pf_result *res,
@@ -354,7 +349,7 @@ pf_status pf_bench_scen_run(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a
     }
     r->seconds = (now_us() - wall0) / 1e6;
 
-    qsort(samples, r->queries, sizeof(*samples), cmp_double);
+    qsort(samples, r->queries, sizeof(*samples), pf_report_cmp_double);
     s->samples = samples;
     s->nsamples = r->queries;
     if (r->queries) {
@@ -373,7 +368,7 @@ pf_status pf_bench_scen_run(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a
     r->search_seconds = total_us / 1e6;
     for (uint64_t i = 0; i < subopt_n; i++) subopt_sum += subopts[i];
     r->mean_subopt = subopt_n ? subopt_sum / (double)subopt_n : NAN;
-    qsort(subopts, subopt_n, sizeof(*subopts), cmp_double);
+    qsort(subopts, subopt_n, sizeof(*subopts), pf_report_cmp_double);
     r->p99_subopt = pf_report_percentile(subopts, subopt_n, 99);
     s->subopts = subopts;
     s->nsubopts = subopt_n;

@@ -56,17 +56,6 @@ static void usage(FILE *f) {
           f);
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n) {
-    if (n == 0) return NAN;
-    qsort(v, n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Resident set size in bytes, from /proc/self/statm; 0 when unreadable. */
 static size_t rss_bytes(void) {
     unsigned long size = 0, resident = 0;
@@ -154,12 +143,12 @@ static int measure_repairs(pf_dstar **ss, size_t n, pf_grid *eff, const opts *o,
         m++;
     }
     rs->n = m;
-    rs->exp_ratio = median(er, m);
-    rs->time_ratio = median(tr, m);
-    rs->repair_exp = median(rex, m);
-    rs->astar_exp = median(aex, m);
-    rs->repair_us = median(rus, m);
-    rs->astar_us = median(aus, m);
+    rs->exp_ratio = pf_report_median(er, m);
+    rs->time_ratio = pf_report_median(tr, m);
+    rs->repair_exp = pf_report_median(rex, m);
+    rs->astar_exp = pf_report_median(aex, m);
+    rs->repair_us = pf_report_median(rus, m);
+    rs->astar_us = pf_report_median(aus, m);
     free(v);
     pf_search_ctx_destroy(ctx);
     return rc;
@@ -222,7 +211,7 @@ static int run_file(const char *path, const opts *o) {
     size_t rss1 = rss_bytes(), heap1 = heap_bytes();
     double growth = rss1 > rss0 ? (double)(rss1 - rss0) : 0;
     double heap = heap1 > heap0 ? (double)(heap1 - heap0) : 0;
-    double med = median(mem, n), plan_med = median(plan_us, n);
+    double med = pf_report_median(mem, n), plan_med = pf_report_median(plan_us, n);
     if (failed || mismatches) rc = EXIT_MISMATCH;
 
     repair_stats rs = {0, NAN, NAN, NAN, NAN, NAN, NAN};
