@@ -54,9 +54,10 @@
  *
  * Before searching, a query whose canonical path (diagonal first, then
  * straight) is free is answered from it: its cost is the octile distance, a
- * lower bound, so it is optimal. On open maps most short queries end there,
- * at the price of one move-mask test and one write per cell of that path,
- * up to its first blocked step, otherwise.
+ * lower bound, so it is optimal. On open maps most short queries end there.
+ * The test reads one range of a row or column and one range of a line of
+ * diagonal step bits (see "Direct paths"), so a query that is not direct
+ * pays a few word tests for it, whatever its length.
  */
 #include "jps.h"
 
@@ -78,6 +79,12 @@ struct pf_jps {
     bool bits_cc;
     bool bits_pay;  /* few enough stops for the bits to save work */
     pf_jps_bits_mode mode;
+    /* Diagonal step bits, see "Direct paths" below: for corner rule bits_cc,
+     * diag + k * cstride is diagonal line k, bit y + 64 set when the step
+     * from its cell at row y is allowed. Lines 0..w+h-2 run SE (cell
+     * (x, y) on line x - y + h - 1, bit: step SE allowed), lines w+h-1 on
+     * run NE (cell (x, y) on line w + h - 1 + x + y, bit: step NE). */
+    uint64_t *diag;
     uint64_t wmagic; /* for row_of in searches, see there */
     uint8_t cost; /* a walkable cell's cost when built or last updated */
 };
@@ -85,6 +92,11 @@ struct pf_jps {
 /* Words in a line of n cells: one word of left padding, the cells, and one
  * word past them, which a 64-bit window starting at the last cell reads. */
 static size_t line_words(int32_t n) { return ((size_t)n + 63) / 64 + 2; }
+
+/* Words of the diagonal step bits: 2 (w + h - 1) lines of h cells. */
+static size_t diag_words(const pf_jps *j) {
+    return 2 * ((size_t)j->w + (size_t)j->h - 1) * j->cstride;
+}
 
 static inline void bit_put(uint64_t *line, int32_t pos, bool on) {
     size_t b = (size_t)pos + 64;
@@ -205,9 +217,26 @@ static void judge_bits(pf_jps *j, const pf_grid *g) {
     j->bits_pay = (double)stops <= 0.75 * 4.0 * (double)g->walkable;
 }
 
+static inline uint64_t *diag_line_se(const pf_jps *j, int32_t x, int32_t y) {
+    return j->diag + (size_t)(x - y + j->h - 1) * j->cstride;
+}
+
+static inline uint64_t *diag_line_ne(const pf_jps *j, int32_t x, int32_t y) {
+    return j->diag + (size_t)(j->w + j->h - 1 + x + y) * j->cstride;
+}
+
+/* Diagonal step bits of cell (x, y) from its move mask. */
+static void build_cell_diag(pf_jps *j, const pf_grid *g, int32_t x, int32_t y) {
+    uint8_t m = g->moves[(size_t)y * g->w + x];
+    bit_put(diag_line_se(j, x, y), y, m & (1u << PF_DIR_SE));
+    bit_put(diag_line_ne(j, x, y), y, m & (1u << PF_DIR_NE));
+}
+
 static void build_bits(pf_jps *j, const pf_grid *g) {
     const bool cc = g->corner_cutting;
     j->bits_cc = cc;
+    for (int32_t y = 0; y < j->h; y++)
+        for (int32_t x = 0; x < j->w; x++) build_cell_diag(j, g, x, y);
     for (int32_t y = 0; y < j->h; y++) build_row_bits(j, y, cc);
     for (int32_t x = 0; x < j->w; x++) build_col_bits(j, x, cc);
     for (int32_t y = 0; y < j->h; y++)
@@ -262,10 +291,16 @@ pf_status pf_jps_create(const pf_grid *g, pf_jps **out) {
     j->plane = rn;
     j->bits = calloc(bn, sizeof(uint64_t));
     if (!j->bits) goto out_free_cols;
+    if (__builtin_mul_overflow(2 * ((size_t)g->w + (size_t)g->h - 1), j->cstride, &bn))
+        goto out_free_bits;
+    j->diag = calloc(bn, sizeof(uint64_t));
+    if (!j->diag) goto out_free_bits;
     build_bits(j, g);
     *out = j;
     return PF_OK;
 
+out_free_bits:
+    free(j->bits);
 out_free_cols:
     free(j->cols);
 out_free_rows:
@@ -282,6 +317,7 @@ void pf_jps_destroy(pf_jps *j) {
     free(j->rows);
     free(j->cols);
     free(j->bits);
+    free(j->diag);
     free(j);
 }
 
@@ -289,6 +325,7 @@ size_t pf_jps_memory(const pf_jps *j) {
     size_t n = sizeof(*j) + (j->rstride * ((size_t)j->h + 2) + j->cstride * ((size_t)j->w + 2)) *
                                 sizeof(uint64_t);
     n += j->plane * PF_DIR_COUNT * sizeof(uint64_t);
+    n += diag_words(j) * sizeof(uint64_t);
     return n;
 }
 
@@ -325,6 +362,11 @@ pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, si
         for (int32_t x = 0; x < g->w; x++)
             if (mark[(size_t)g->h + (size_t)x])
                 for (int32_t y = 0; y < g->h; y++) build_cell_stops(j, g, x, y, cc);
+        /* A cell's change reaches the move masks of the 3 x 3 cells around it. */
+        for (size_t i = 0; i < n; i++)
+            for (int32_t y = changed[i].y - 1; y <= changed[i].y + 1; y++)
+                for (int32_t x = changed[i].x - 1; x <= changed[i].x + 1; x++)
+                    if (x >= 0 && x < g->w && y >= 0 && y < g->h) build_cell_diag(j, g, x, y);
         judge_bits(j, g);
     }
     free(mark);
@@ -753,36 +795,91 @@ static pf_status build_path(const jps_run *r, pf_search_ctx *ctx, int32_t start,
     return PF_OK;
 }
 
-/* Writes the canonical path from s to the goal, diagonal first, then
- * straight, into pt[0..n] (n = its steps; pt has room for n + 1 points) and
- * says whether it is free: every step allowed by the move masks. Its cost
- * is then the octile distance, a lower bound on every path, so it is
- * optimal and the search can be skipped. A failed test costs at most one
- * mask test per cell of that path, less than the jumps from the start
- * would scan. Testing and writing share one loop whose step is picked from
- * a two-entry table rather than two loops each: on short queries, run
- * once each as a server runs them, every loop exit is a mispredicted
- * branch, and those were a large part of the fixed cost. */
-static bool direct_path(const jps_run *r, pf_point *pt, pf_point s, int32_t n) {
-    int32_t dx = r->gx - s.x, dy = r->gy - s.y;
-    int sx = sgn(dx), sy = sgn(dy);
-    int32_t adx = dx * sx, ady = dy * sy;
-    int32_t nd = adx < ady ? adx : ady;
-    int tx = adx > ady ? sx : 0, ty = adx > ady ? 0 : sy;
-    const int32_t off[2] = {sx + sy * r->w, tx + ty * r->w};
-    const int32_t stx[2] = {sx, tx}, sty[2] = {sy, ty};
-    const uint8_t bit[2] = {(uint8_t)dbit(sx, sy), (uint8_t)dbit(tx, ty)};
-    int32_t i = s.y * r->w + s.x, x = s.x, y = s.y;
-    for (int32_t t = 0; t < n; t++) {
-        int k = t >= nd;
-        pt[t] = (pf_point){x, y};
-        if (!(r->moves[i] & bit[k])) return false;
-        i += off[k];
-        x += stx[k];
-        y += sty[k];
+/* Direct paths. A query whose canonical path (diagonal first, then
+ * straight) is free is answered from it without search: its cost is the
+ * octile distance, a lower bound on every path, so it is optimal. The test
+ * reads no cell by cell: the straight part is a range of one row or column
+ * of the bit grids (every step needs only its target walkable, there are no
+ * walls), and the diagonal part a range of one line of the diagonal step
+ * bits, which a pf_jps keeps for its corner rule, lines running SE and NE
+ * so that both halves of each diagonal are one line. That is one or two
+ * 64-bit windows per 64 cells, with no loop exit to mispredict on short
+ * queries; the cells are written only once the path is known to be free.
+ * Under a corner rule the step bits were not built for (g changed it and
+ * pf_jps_update has not run) the diagonal falls back to the move masks. */
+
+/* Whether cells lo .. lo + len - 1 of line l are all set (true for len <= 0).
+ * The first window is read whatever len is (lo is then 0, a cell every line
+ * has), so lines up to 64 cells take no branch but the answer's. */
+static inline bool line_all(const uint64_t *l, int32_t lo, int32_t len) {
+    bool ok;
+    lo &= -(int32_t)(len > 0);
+    ok = !(~window(l, (uint32_t)lo + 64) & (len >= 64 ? ~0ull : (1ull << (len & 63)) - 1));
+    for (lo += 64, len -= 64; len > 0; lo += 64, len -= 64) {
+        uint64_t m = len >= 64 ? ~0ull : (1ull << len) - 1;
+        ok &= !(~window(l, (uint32_t)lo + 64) & m);
     }
-    pt[n] = (pf_point){x, y};
-    return true;
+    return ok;
+}
+
+/* Whether the canonical path from s, nd diagonal steps (sx, sy) then ns
+ * straight steps (tx, ty), is free. Lines and ranges are picked by
+ * selects, not branches: the directions of queries served one after the
+ * other are random, and each mispredicted branch cost about as much as the
+ * rest of the test. */
+static inline bool direct_free(const jps_run *r, const pf_grid *g, pf_point s, int sx, int sy,
+                               int32_t nd, int tx, int ty, int32_t ns) {
+    const pf_jps *j = r->j;
+    const int32_t xc = s.x + sx * nd, yc = s.y + sy * nd, horiz = tx != 0;
+    /* The straight part: row yc from xc, or column xc from yc, by the sign
+     * of its step (tx + ty, one of them 0). */
+    const uint64_t *lines[2] = {col_line(j, xc), row_line(j, yc)};
+    int32_t a = yc + horiz * (xc - yc);
+    bool diag = true, straight = line_all(lines[horiz], a - ns + (tx + ty > 0) * (ns + 1), ns);
+    if (j->bits_cc == g->corner_cutting) {
+        /* SE/NW on SE line x - y + h - 1, NE/SW on NE line w + h - 1 + x + y;
+         * a step towards W or N is the step from the cell one further, in
+         * the opposite direction. */
+        const int32_t same = sx == sy;
+        size_t k = (size_t)(s.x + j->h - 1 + (1 - same) * (j->w + s.y) - same * s.y);
+        diag = line_all(j->diag + k * j->cstride, s.y - nd * (sy < 0) + (1 - same), nd);
+    } else {
+        const uint8_t bit = (uint8_t)dbit(sx, sy);
+        int32_t i = s.y * r->w + s.x;
+        for (int32_t t = 0; t < nd; t++, i += sx + sy * r->w) diag &= (r->moves[i] & bit) != 0;
+    }
+    return diag & straight;
+}
+
+/* Two points, x0 y0 x1 y1: one 16-byte store (GCC/Clang vector extension,
+ * plain scalar code where the target has no vector registers). */
+typedef int32_t point_pair __attribute__((vector_size(16)));
+
+/* Writes the n + 1 = nd + ns + 1 cells of a free canonical path from s into
+ * pt[0..n], and may write pt[n + 1]. Two points a store, and one loop whose
+ * step is read from a table by how far the pair is from the corner: one
+ * store a point cost about 2 cycles a cell, the largest part of a direct
+ * answer on paths of 20-40 cells, and a loop for each part added a
+ * mispredicted loop exit. */
+static inline void direct_write(pf_point *pt, pf_point s, int sx, int sy, int32_t nd, int tx,
+                                int ty, int32_t n) {
+    /* inc[e]: the advance of both points of a pair from t to t + 2 when
+     * e = min(nd - t, 3) of the steps t, t + 1, t + 2 are diagonal. */
+    const point_pair inc[4] = {
+        {2 * tx, 2 * ty, 2 * tx, 2 * ty},
+        {sx + tx, sy + ty, 2 * tx, 2 * ty},
+        {2 * sx, 2 * sy, sx + tx, sy + ty},
+        {2 * sx, 2 * sy, 2 * sx, 2 * sy},
+    };
+    const int tx1 = nd ? sx : tx, ty1 = nd ? sy : ty;
+    point_pair v = {s.x, s.y, s.x + tx1, s.y + ty1};
+    for (int32_t t = 0; t <= n; t += 2) {
+        int32_t e = nd - t, e3;
+        memcpy(pt + t, &v, sizeof(v));
+        e &= ~(e >> 31);              /* max(e, 0) */
+        e3 = e - 3;
+        v += inc[3 + (e3 & (e3 >> 31))]; /* min(e, 3), without branches */
+    }
 }
 
 /* The answer of a query whose canonical path is free, already written by
@@ -852,12 +949,19 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     r.c = (double)ucost;
     r.cd = r.c * PF_SQRT2;
     {
-        int32_t adx = abs(q->goal.x - q->start.x), ady = abs(q->goal.y - q->start.y);
-        int32_t n = adx > ady ? adx : ady;
-        if ((size_t)n + 1 > ctx->path_cap && (st = pf__ctx_reserve_path(ctx, (size_t)n + 1)))
-            return out->status = st;
-        direct = direct_path(&r, ctx->path, q->start, n);
-        if (direct) st = answer_direct(&r, ctx, q, (size_t)n + 1, out);
+        int32_t dx = q->goal.x - q->start.x, dy = q->goal.y - q->start.y;
+        int sx = sgn(dx), sy = sgn(dy);
+        int32_t adx = dx * sx, ady = dy * sy;
+        int32_t n = adx > ady ? adx : ady, nd = adx > ady ? ady : adx;
+        int tx = adx > ady ? sx : 0, ty = adx > ady ? 0 : sy;
+        direct = direct_free(&r, g, q->start, sx, sy, nd, tx, ty, n - nd);
+        if (direct) {
+            /* n + 2: direct_write may write one point past the path. */
+            if ((size_t)n + 2 > ctx->path_cap && (st = pf__ctx_reserve_path(ctx, (size_t)n + 2)))
+                return out->status = st;
+            direct_write(ctx->path, q->start, sx, sy, nd, tx, ty, n);
+            st = answer_direct(&r, ctx, q, (size_t)n + 1, out);
+        }
     }
     if (direct) {
         if (q->record_expanded) {

@@ -536,6 +536,92 @@ START_TEST(jps_direct_path_long_or_blocked_at_the_end) {
 }
 END_TEST
 
+/* Whether the canonical path s -> t (diagonal first, then straight) is free,
+ * stepping the grid's move masks: the test's own reference for the direct
+ * answer. */
+static bool canonical_free(const pf_grid *g, pf_point s, pf_point t) {
+    pf_point p = s;
+    while (p.x != t.x || p.y != t.y) {
+        int32_t dx = t.x - p.x, dy = t.y - p.y;
+        int32_t adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
+        pf_point n = p;
+        if (adx && ady) {
+            n.x += dx > 0 ? 1 : -1;
+            n.y += dy > 0 ? 1 : -1;
+        } else if (adx) {
+            n.x += dx > 0 ? 1 : -1;
+        } else {
+            n.y += dy > 0 ? 1 : -1;
+        }
+        if (!pf_grid_can_step(g, p, n)) return false;
+        p = n;
+    }
+    return true;
+}
+
+/* A query is answered directly (one expansion) exactly when its canonical
+ * path is free, on maps whose rows or columns span more than one 64-bit
+ * word, in every direction, under both corner rules, after pf_jps_update
+ * has followed cell changes, and under a rule the jump data was not built
+ * for (before pf_jps_update). */
+START_TEST(jps_direct_answer_iff_canonical_path_free) {
+    uint64_t st = tu_seed("jps_direct_answer_iff_canonical_path_free", 0x5eed0d1e);
+    const int32_t dims[][2] = {{9, 7}, {150, 11}, {11, 150}, {70, 70}};
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    for (size_t d = 0; d < sizeof(dims) / sizeof(dims[0]); d++) {
+        for (int cc = 0; cc <= 1; cc++) {
+            int32_t w = dims[d][0], h = dims[d][1];
+            pf_grid *g;
+            pf_jps *j;
+            ck_assert_int_eq(pf_grid_create(w, h, NULL, &g), PF_OK);
+            ck_assert_int_eq(pf_grid_set_rules(g, 8, cc == 1), PF_OK);
+            for (int32_t k = 0; k < w * h / 40; k++)
+                pf_grid_set_cost(g, (pf_point){(int32_t)tu_below(&st, (uint32_t)w),
+                                               (int32_t)tu_below(&st, (uint32_t)h)}, 0);
+            j = make_jps(g);
+            for (int phase = 0; phase < 3; phase++) {
+                if (phase == 1) {
+                    /* Change cells, then bring j in step. */
+                    pf_point ch[8];
+                    for (int k = 0; k < 8; k++) {
+                        ch[k] = (pf_point){(int32_t)tu_below(&st, (uint32_t)w),
+                                           (int32_t)tu_below(&st, (uint32_t)h)};
+                        pf_grid_set_cost(g, ch[k], pf_grid_is_walkable(g, ch[k]) ? 0 : 1);
+                    }
+                    ck_assert_int_eq(pf_jps_update(j, g, ch, 8), PF_OK);
+                } else if (phase == 2) {
+                    /* The other rule, j not updated: its step bits are stale. */
+                    ck_assert_int_eq(pf_grid_set_rules(g, 8, cc == 0), PF_OK);
+                }
+                for (int k = 0; k < 300; k++) {
+                    pf_point s, t;
+                    pf_result r;
+                    if (!tu_random_walkable(&st, g, &s)) break;
+                    tu_random_walkable(&st, g, &t);
+                    if (s.x == t.x && s.y == t.y) continue;
+                    r = run_jps(ctx, j, g, s, t);
+                    if (canonical_free(g, s, t)) {
+                        ck_assert_int_eq(r.status, PF_OK);
+                        ck_assert_uint_eq(r.expanded, 1);
+                        check_path(g, &r, s, t);
+                        ck_assert_double_eq_tol(r.cost, pf_heuristic_eval(PF_H_OCTILE, s, t),
+                                                1e-9);
+                    } else {
+                        ck_assert_msg(r.expanded != 1 || r.status != PF_OK,
+                                      "direct answer over a blocked path (%d,%d)->(%d,%d)",
+                                      s.x, s.y, t.x, t.y);
+                        if (r.status == PF_OK) check_path(g, &r, s, t);
+                    }
+                }
+            }
+            pf_jps_destroy(j);
+            pf_grid_destroy(g);
+        }
+    }
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
 /* A sample of every shared scenario file matches its listed optimum, with
  * and without jump bits. The full sweep is `make bench`. */
 START_TEST(jps_movingai_scenarios_sampled) {
@@ -587,6 +673,7 @@ TU_SUITE(jps) {
     tcase_add_test(tc, jps_open_map_few_expansions);
     tcase_add_test(tc, jps_direct_path_only_when_free);
     tcase_add_test(tc, jps_direct_path_long_or_blocked_at_the_end);
+    tcase_add_test(tc, jps_direct_answer_iff_canonical_path_free);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("slow");
     tcase_set_timeout(slow, 600);
