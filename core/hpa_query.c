@@ -567,6 +567,46 @@ static bool walk8_back(const pf_grid *g, const line8 *l, int32_t cend, int shape
     return true;
 }
 
+/* walk8_back on a map whose walkable cells all cost the same: no cost to
+ * add up, as every shape costs the octile distance times that cost, the
+ * least any path between its ends can cost, so it never passes the budget
+ * of the stretch it would replace (the budget's 1e-9 slack covers the
+ * rounding of both sums). Shapes 1 and 2 are two straight runs each. */
+static bool walk8_back_uniform(const uint8_t *moves, const line8 *l, int32_t cend, int shape) {
+    const int64_t n = l->n, minor = l->minor;
+    const unsigned bmaj = 1u << l->dmaj, bdia = 1u << l->ddia;
+    int32_t c = cend;
+    if (shape == 0) {
+        int64_t r = n;
+        for (int64_t i = n; i >= 1; i--) {
+            r -= 2 * minor;
+            if (r < 0) {
+                r += 2 * n;
+                c -= l->odia;
+                if (!(moves[c] & bdia)) return false;
+            } else {
+                c -= l->omaj;
+                if (!(moves[c] & bmaj)) return false;
+            }
+        }
+        return true;
+    }
+    /* Walked back from the far end: shape 1 ends with its straight run,
+     * shape 2 with its diagonal one. */
+    int64_t first = shape == 1 ? n - minor : minor;
+    int32_t ofirst = shape == 1 ? l->omaj : l->odia, osecond = shape == 1 ? l->odia : l->omaj;
+    unsigned bfirst = shape == 1 ? bmaj : bdia, bsecond = shape == 1 ? bdia : bmaj;
+    for (int64_t i = 0; i < first; i++) {
+        c -= ofirst;
+        if (!(moves[c] & bfirst)) return false;
+    }
+    for (int64_t i = first; i < n; i++) {
+        c -= osecond;
+        if (!(moves[c] & bsecond)) return false;
+    }
+    return true;
+}
+
 /* Walks a shortest-on-an-empty-map grid path from a to b of one of three
  * shapes: 0 the grid line (8-connected Bresenham: every step advances the
  * major axis, the minor one when the exact line is nearer the next row; on
@@ -629,17 +669,22 @@ static inline double step_cost(const pf_grid *g, pf_point a, pf_point b) {
  * does. On 8-connected maps the line's geometry is set up once for the
  * three shapes, and a shape whose first step is not allowed is rejected
  * without a walk (most lines that fail do so at once, as in mazes). */
-static int shortcut(const pf_grid *g, const pf_point *p, const double *pc, size_t a, size_t j) {
+static int shortcut(const pf_grid *g, bool uniform, const pf_point *p, const double *pc, size_t a,
+                    size_t j) {
     double budget = pc[j] - pc[a] + 1e-9, lc;
     int shape = 0;
     if (g->connectivity == 8) {
         line8 l;
         unsigned m = g->moves[p[a].y * g->w + p[a].x];
+        int32_t cend = p[j].y * g->w + p[j].x;
         line8_init(g, p[a], p[j], &l);
         if (l.n == 0) return 0; /* the path came back to p[a] */
         for (; shape < 3; shape++) {
             int d = line8_first_diag(&l, shape) ? l.ddia : l.dmaj;
-            if ((m & (1u << d)) && walk8_back(g, &l, p[j].y * g->w + p[j].x, shape, budget)) break;
+            if (!(m & (1u << d))) continue;
+            if (uniform ? walk8_back_uniform(g->moves, &l, cend, shape)
+                        : walk8_back(g, &l, cend, shape, budget))
+                break;
         }
         return shape;
     }
@@ -659,9 +704,13 @@ static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, s
     const size_t n = *len;
     pf_point *p = ctx->path;
     size_t a = 0, k = 0;
+    int ncosts = 0;
+    bool uniform;
     pf_status st;
 
     if (n < 3) return PF_OK;
+    for (int c = 1; c < 256 && ncosts < 2; c++) ncosts += g->cost_hist[c] > 0;
+    uniform = ncosts == 1;
     st = reserve_tmp(s, n);
     if (st) return st;
     s->pc[0] = 0.0;
@@ -674,7 +723,7 @@ static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, s
         double lc;
         while (j <= last && fails < LOOK_PATIENCE &&
                (fails < LOOK_PATIENCE_MIN || fails < best - a)) {
-            int sh = shortcut(g, p, s->pc, a, j);
+            int sh = shortcut(g, uniform, p, s->pc, a, j);
             if (sh != 3) {
                 best = j;
                 best_shape = sh;
@@ -687,7 +736,7 @@ static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, s
                 size_t fail = j;
                 while (fail > best + 1) {
                     size_t mid = best + (fail - best) / 2;
-                    sh = shortcut(g, p, s->pc, a, mid);
+                    sh = shortcut(g, uniform, p, s->pc, a, mid);
                     if (sh == 3) {
                         fail = mid;
                     } else {
