@@ -206,10 +206,16 @@ static inline int32_t heap_pop(astar *a) {
         size_t pos = 0, n = a->len;
         for (;;) {
             size_t c = 4 * pos + 1, m;
-            if (c >= n) break;
-            m = c;
-            for (size_t i = c + 1; i < c + 4 && i < n; i++)
-                if (item_less(&a->heap[i], &a->heap[m])) m = i;
+            if (c + 4 <= n) { /* all four children: a tournament, no bounds tests */
+                size_t m1 = item_less(&a->heap[c + 1], &a->heap[c]) ? c + 1 : c;
+                size_t m2 = item_less(&a->heap[c + 3], &a->heap[c + 2]) ? c + 3 : c + 2;
+                m = item_less(&a->heap[m2], &a->heap[m1]) ? m2 : m1;
+            } else {
+                if (c >= n) break;
+                m = c;
+                for (size_t i = c + 1; i < n; i++)
+                    if (item_less(&a->heap[i], &a->heap[m])) m = i;
+            }
             if (!item_less(&a->heap[m], &it)) break;
             a->heap[pos] = a->heap[m];
             a->nodes[a->heap[pos].node].heap_pos = (int32_t)pos;
