@@ -180,8 +180,11 @@ static inline bool may_enter(const astar *a, int32_t v) {
     return sp.in < 0 || (uint32_t)(a->sin - sp.in) < width || (uint32_t)(a->gin - sp.in) < width;
 }
 
+/* Costs are never NaN, so two ordered tests decide f (cheaper than != and
+ * <, which also test for NaN). */
 static inline bool item_less(const pf__heap_item *a, const pf__heap_item *b) {
-    if (a->f != b->f) return a->f < b->f;
+    if (a->f < b->f) return true;
+    if (b->f < a->f) return false;
     if (a->h != b->h) return a->h < b->h;
     return a->seq < b->seq;
 }
