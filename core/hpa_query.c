@@ -576,46 +576,6 @@ static bool walk8_back(const pf_grid *g, const line8 *l, int32_t cend, int shape
     return true;
 }
 
-/* walk8_back on a map whose walkable cells all cost the same: no cost to
- * add up, as every shape costs the octile distance times that cost, the
- * least any path between its ends can cost, so it never passes the budget
- * of the stretch it would replace (the budget's 1e-9 slack covers the
- * rounding of both sums). Shapes 1 and 2 are two straight runs each. */
-static bool walk8_back_uniform(const uint8_t *moves, const line8 *l, int32_t cend, int shape) {
-    const int64_t n = l->n, minor = l->minor;
-    const unsigned bmaj = 1u << l->dmaj, bdia = 1u << l->ddia;
-    int32_t c = cend;
-    if (shape == 0) {
-        int64_t r = n;
-        for (int64_t i = n; i >= 1; i--) {
-            r -= 2 * minor;
-            if (r < 0) {
-                r += 2 * n;
-                c -= l->odia;
-                if (!(moves[c] & bdia)) return false;
-            } else {
-                c -= l->omaj;
-                if (!(moves[c] & bmaj)) return false;
-            }
-        }
-        return true;
-    }
-    /* Walked back from the far end: shape 1 ends with its straight run,
-     * shape 2 with its diagonal one. */
-    int64_t first = shape == 1 ? n - minor : minor;
-    int32_t ofirst = shape == 1 ? l->omaj : l->odia, osecond = shape == 1 ? l->odia : l->omaj;
-    unsigned bfirst = shape == 1 ? bmaj : bdia, bsecond = shape == 1 ? bdia : bmaj;
-    for (int64_t i = 0; i < first; i++) {
-        c -= ofirst;
-        if (!(moves[c] & bfirst)) return false;
-    }
-    for (int64_t i = first; i < n; i++) {
-        c -= osecond;
-        if (!(moves[c] & bsecond)) return false;
-    }
-    return true;
-}
-
 /* Walks a shortest-on-an-empty-map grid path from a to b of one of three
  * shapes: 0 the grid line (8-connected Bresenham: every step advances the
  * major axis, the minor one when the exact line is nearer the next row; on
@@ -673,6 +633,66 @@ static inline double step_cost(const pf_grid *g, pf_point a, pf_point b) {
     return a.x != b.x && a.y != b.y ? c * PF_SQRT2 : c;
 }
 
+/* shortcut on an 8-connected map whose walkable cells all cost the same:
+ * no cost to add up, as every shape costs the octile distance times that
+ * cost, the least any path between its ends can cost, so it never passes
+ * the budget of the stretch it would replace (the budget's 1e-9 slack
+ * covers the rounding of both sums). Each shape is checked from its far
+ * end back as walk8_back does; shapes 1 and 2 are two straight runs each.
+ * Written apart, in 32-bit arithmetic, as the pass calls it about three
+ * times per path cell and most calls end after a step or two. */
+static int shortcut8_uniform(const uint8_t *moves, int32_t w, pf_point pa, pf_point pj) {
+    static const uint8_t dia[3][3] = {{PF_DIR_NW, PF_DIR_N, PF_DIR_NE},
+                                      {PF_DIR_W, 0, PF_DIR_E},
+                                      {PF_DIR_SW, PF_DIR_S, PF_DIR_SE}};
+    int32_t dx = pj.x - pa.x, dy = pj.y - pa.y;
+    int32_t sx = (dx > 0) - (dx < 0), sy = (dy > 0) - (dy < 0);
+    int32_t adx = dx * sx, ady = dy * sy;
+    bool xmajor = adx >= ady;
+    int32_t n = xmajor ? adx : ady, minor = xmajor ? ady : adx;
+    unsigned bmaj = 1u << (xmajor ? dia[1][sx + 1] : dia[sy + 1][1]), bdia = 1u << dia[sy + 1][sx + 1];
+    int32_t omaj = xmajor ? sx : sy * w, odia = sx + sy * w;
+    unsigned m = moves[pa.y * w + pa.x];
+    const int32_t cend = pj.y * w + pj.x;
+    if (n == 0) return 0; /* the path came back to pa */
+    /* Shape 0, the grid line (see walk8_back for the running remainder). */
+    if (m & (2 * minor >= n ? bdia : bmaj)) {
+        int32_t r = n, c = cend, i = n;
+        for (; i >= 1; i--) {
+            r -= 2 * minor;
+            if (r < 0) {
+                r += 2 * n;
+                c -= odia;
+                if (!(moves[c] & bdia)) break;
+            } else {
+                c -= omaj;
+                if (!(moves[c] & bmaj)) break;
+            }
+        }
+        if (i == 0) return 0;
+    }
+    /* Walked back from the far end: shape 1 ends with its straight run,
+     * shape 2 with its diagonal one. */
+    for (int shape = 1; shape < 3; shape++) {
+        int32_t first = shape == 1 ? n - minor : minor, c = cend, i = 0;
+        int32_t ofirst = shape == 1 ? omaj : odia, osecond = shape == 1 ? odia : omaj;
+        unsigned bfirst = shape == 1 ? bmaj : bdia, bsecond = shape == 1 ? bdia : bmaj;
+        /* The first step of the line: its last step walked back. */
+        if (!(m & (first < n ? bsecond : bfirst))) continue;
+        for (; i < first; i++) {
+            c -= ofirst;
+            if (!(moves[c] & bfirst)) break;
+        }
+        if (i < first) continue;
+        for (; i < n; i++) {
+            c -= osecond;
+            if (!(moves[c] & bsecond)) break;
+        }
+        if (i == n) return shape;
+    }
+    return 3;
+}
+
 /* The first line shape (see walk_line) from p[a] to p[j] that the grid
  * allows and that costs no more than the stretch p[a..j], or 3 when none
  * does. On 8-connected maps the line's geometry is set up once for the
@@ -682,6 +702,7 @@ static int shortcut(const pf_grid *g, bool uniform, const pf_point *p, const dou
                     size_t j) {
     double budget = pc[j] - pc[a] + 1e-9, lc;
     int shape = 0;
+    if (g->connectivity == 8 && uniform) return shortcut8_uniform(g->moves, g->w, p[a], p[j]);
     if (g->connectivity == 8) {
         line8 l;
         unsigned m = g->moves[p[a].y * g->w + p[a].x];
@@ -691,9 +712,7 @@ static int shortcut(const pf_grid *g, bool uniform, const pf_point *p, const dou
         for (; shape < 3; shape++) {
             int d = line8_first_diag(&l, shape) ? l.ddia : l.dmaj;
             if (!(m & (1u << d))) continue;
-            if (uniform ? walk8_back_uniform(g->moves, &l, cend, shape)
-                        : walk8_back(g, &l, cend, shape, budget))
-                break;
+            if (walk8_back(g, &l, cend, shape, budget)) break;
         }
         return shape;
     }
