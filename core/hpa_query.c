@@ -490,7 +490,6 @@ typedef struct line8 {
     int64_t n, minor;
     int dmaj, ddia;     /* directions of a straight and a diagonal step */
     int32_t omaj, odia; /* their cell index offsets */
-    int32_t c0;         /* the first cell */
 } line8;
 
 static inline void line8_init(const pf_grid *g, pf_point a, pf_point b, line8 *l) {
@@ -503,7 +502,6 @@ static inline void line8_init(const pf_grid *g, pf_point a, pf_point b, line8 *l
     l->ddia = dir_of(sx, sy);
     l->omaj = xmajor ? sx : sy * g->w;
     l->odia = sx + sy * g->w;
-    l->c0 = a.y * g->w + a.x;
 }
 
 /* Whether the first step of a shape (see walk_line) is diagonal; n > 0. */
@@ -513,43 +511,42 @@ static inline bool line8_first_diag(const line8 *l, int shape) {
     return l->minor == l->n;
 }
 
-/* walk_line on an 8-connected map. */
-static int32_t walk8(const pf_grid *g, const line8 *l, int shape, double budget, pf_point *buf,
-                     double *cost) {
-    const int64_t n = l->n, minor = l->minor;
-    /* Shape 0: the minor coordinate after step i is floor((2 i minor + n)
-     * / 2n), kept as a running numerator num against the next threshold
-     * (it grows by at most one a step since minor <= n). Shape 1 moves
-     * diagonally for the first `minor` steps, shape 2 for the last. */
-    int64_t num = n, thresh = 2 * n;
-    int32_t c = l->c0;
-    double acc = 0.0;
-    for (int64_t i = 1; i <= n; i++) {
+/* The cells of a line shape from a to b (see walk_line) on an 8-connected
+ * map, after a, written into buf without checks: for a line shortcut
+ * already found allowed (walk8_back). Returns their number. Shape 0: the
+ * minor coordinate after step i is floor((2 i minor + n) / 2n), kept as a
+ * running numerator num against the next threshold (it grows by at most
+ * one a step since minor <= n). Shape 1 moves diagonally for the first
+ * `minor` steps, shape 2 for the last. */
+static int32_t emit8(pf_point a, pf_point b, int shape, pf_point *buf) {
+    int32_t sx = (b.x > a.x) - (b.x < a.x), sy = (b.y > a.y) - (b.y < a.y);
+    int32_t adx = (b.x - a.x) * sx, ady = (b.y - a.y) * sy;
+    bool xmajor = adx >= ady;
+    int32_t n = xmajor ? adx : ady, minor = xmajor ? ady : adx;
+    int32_t mx = xmajor ? sx : 0, my = xmajor ? 0 : sy; /* a straight step */
+    int64_t num = n, thresh = 2 * (int64_t)n;
+    pf_point q = a;
+    for (int32_t i = 1; i <= n; i++) {
         bool diag;
         if (shape == 0) {
-            num += 2 * minor;
+            num += 2 * (int64_t)minor;
             diag = num >= thresh;
-            if (diag) thresh += 2 * n;
+            if (diag) thresh += 2 * (int64_t)n;
         } else if (shape == 1) {
             diag = i <= minor;
         } else {
             diag = i > n - minor;
         }
-        if (!(g->moves[c] & (1u << (diag ? l->ddia : l->dmaj)))) return -1;
-        c += diag ? l->odia : l->omaj;
-        acc += diag ? g->cost[c] * PF_SQRT2 : (double)g->cost[c];
-        if (acc > budget) return -1;
-        if (buf) {
-            buf[i - 1].x = c % g->w;
-            buf[i - 1].y = c / g->w;
-        }
+        q.x += diag ? sx : mx;
+        q.y += diag ? sy : my;
+        buf[i - 1] = q;
     }
-    *cost = acc;
-    return (int32_t)n;
+    return n;
 }
 
-/* Whether walk8 would succeed, checked from the far end back: the same
- * cells and steps (shape 0's running remainder taken downwards: it leaves
+/* Whether a line shape from l's first cell to cend (see walk_line) is
+ * allowed and costs at most budget, checked from the far end back: the
+ * cells and steps of emit8 (shape 0's running remainder taken downwards: it leaves
  * [0, 2n) exactly at the diagonal steps), but a line that fails mostly
  * fails near its far end -- past the corner the stretch bends around, as
  * the cells just beyond the last reachable one are the ones tried -- so
@@ -588,7 +585,8 @@ static bool walk8_back(const pf_grid *g, const line8 *l, int32_t cend, int shape
  * cost the octile (manhattan) distance on a uniform map. Writes the cells
  * after a into buf when buf is not NULL. Returns the number of steps, or -1
  * when a step is not allowed or the cost passes `budget`; *cost is the
- * cost of the walk. */
+ * cost of the walk. Walks 4-connected maps only: on 8-connected ones
+ * walk8_back checks a shape and emit8 writes its cells. */
 static int32_t walk_line(const pf_grid *g, pf_point a, pf_point b, int shape, double budget,
                          pf_point *buf, double *cost) {
     const int32_t w = g->w;
@@ -599,11 +597,6 @@ static int32_t walk_line(const pf_grid *g, pf_point a, pf_point b, int shape, do
     pf_point p = a;
     int64_t i = 0, j = 0;
 
-    if (g->connectivity == 8) {
-        line8 l;
-        line8_init(g, a, b, &l);
-        return walk8(g, &l, shape, budget, buf, cost);
-    }
     while (p.x != b.x || p.y != b.y) {
         int64_t tx = adx && i < adx ? (2 * i + 1) * ady : INT64_MAX;
         int64_t ty = ady && j < ady ? (2 * j + 1) * adx : INT64_MAX;
@@ -786,7 +779,9 @@ static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, s
             k += best - a;
         } else {
             /* A walk has no more steps than the stretch it replaces. */
-            k += (size_t)walk_line(g, p[a], p[best], best_shape, INFINITY, s->tmp + k, &lc);
+            k += (size_t)(g->connectivity == 8
+                              ? emit8(p[a], p[best], best_shape, s->tmp + k)
+                              : walk_line(g, p[a], p[best], best_shape, INFINITY, s->tmp + k, &lc));
         }
         a = best;
     }
