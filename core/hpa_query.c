@@ -72,7 +72,6 @@
 typedef struct hpa_scratch {
     int32_t cs;           /* the cluster side the buffers were sized for */
     pf__hpa_dij fwd, rev; /* start's and goal's in-cluster Dijkstras */
-    pf_point *seg;        /* one cached path, cs*cs cells */
     pf_point *tmp;        /* improved path */
     double *pc;           /* prefix costs of the refined path */
     size_t tmp_cap;
@@ -87,7 +86,6 @@ static void scratch_free(void *p) {
     if (!s) return;
     pf__hpa_dij_free(&s->fwd);
     pf__hpa_dij_free(&s->rev);
-    free(s->seg);
     free(s->tmp);
     free(s->pc);
     free(s->apath);
@@ -99,7 +97,7 @@ static size_t scratch_memory(const void *p) {
     const hpa_scratch *s = p;
     size_t cells = (size_t)s->cs * (size_t)s->cs;
     return sizeof(*s) + 2 * cells * (sizeof(double) + 4 + 3 * sizeof(int32_t)) +
-           cells * sizeof(pf_point) + s->tmp_cap * (sizeof(pf_point) + sizeof(double)) +
+           s->tmp_cap * (sizeof(pf_point) + sizeof(double)) +
            s->apath_cap * sizeof(int32_t) + s->via_cap;
 }
 
@@ -114,8 +112,7 @@ static pf_status get_scratch(pf_search_ctx *ctx, int32_t cs, hpa_scratch **out) 
     s = calloc(1, sizeof(*s));
     if (!s) return PF_ENOMEM;
     s->cs = cs;
-    if (pf__hpa_dij_init(&s->fwd, cs) || pf__hpa_dij_init(&s->rev, cs) ||
-        !(s->seg = malloc((size_t)cs * (size_t)cs * sizeof(*s->seg)))) {
+    if (pf__hpa_dij_init(&s->fwd, cs) || pf__hpa_dij_init(&s->rev, cs)) {
         scratch_free(s);
         return PF_ENOMEM;
     }
@@ -412,27 +409,44 @@ static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_g
 }
 
 /* Follows dir (see pf__hpa_cluster.trees) from p to the tree's root, writing the
- * cells, p and root included, into seg. Returns their number. */
+ * cells, p and root included, into out. Returns their number. */
 static int32_t walk_tree(const pf_hpa *h, const uint8_t *dir, int32_t k, pf_point p,
-                         pf_point *seg) {
-    int32_t n = 0, cap = h->cs * h->cs;
+                         pf_point *out) {
+    const int32_t cs = h->cs, cap = cs * cs;
+    int32_t n = 0, li = local_index(h, k, p);
     for (;;) {
         uint8_t d;
-        seg[n++] = p;
-        d = dir[local_index(h, k, p)];
+        out[n++] = p;
+        d = dir[li];
         if (d == PF__HPA_NO_DIR || n == cap) break;
         p.x += pf_dir_dx[d];
         p.y += pf_dir_dy[d];
+        li += pf_dir_dx[d] + pf_dir_dy[d] * cs;
     }
     return n;
 }
 
-/* Appends seg[from..to) (step +1) or seg[from..to) walked backwards. */
-static pf_status append_cells(pf_search_ctx *ctx, size_t *len, const pf_point *seg, int32_t n,
-                              bool backwards) {
-    pf_status st = pf__ctx_reserve_path(ctx, *len + (size_t)n);
+/* Extends ctx->path[0..*len), whose last cell is an end of a tree path, by
+ * the rest of that path, written in place: forward (the last cell is p,
+ * the walk goes from it to dir's root) or backwards (the last cell is the
+ * root and p the far end; the walk is written over the last cell and then
+ * reversed, which puts the root back where it was). */
+static pf_status append_tree(pf_search_ctx *ctx, size_t *len, const pf_hpa *h, const uint8_t *dir,
+                             int32_t k, pf_point p, bool backwards) {
+    pf_status st = pf__ctx_reserve_path(ctx, *len + (size_t)h->cs * (size_t)h->cs);
+    pf_point *out;
+    int32_t n;
     if (st) return st;
-    for (int32_t i = 0; i < n; i++) ctx->path[(*len)++] = backwards ? seg[n - 1 - i] : seg[i];
+    out = ctx->path + *len - 1;
+    n = walk_tree(h, dir, k, p, out);
+    if (backwards) {
+        for (int32_t i = 0, j = n - 1; i < j; i++, j--) {
+            pf_point t = out[i];
+            out[i] = out[j];
+            out[j] = t;
+        }
+    }
+    *len += (size_t)n - 1;
     return PF_OK;
 }
 
@@ -441,16 +455,15 @@ static pf_status refine(pf_search_ctx *ctx, const pf_hpa *h, const pf_query *q, 
                         int32_t ks, int32_t kg, const int32_t *apath, int32_t na, size_t *len) {
     const int32_t G = h->nnodes + 1;
     const size_t cells = (size_t)h->cs * (size_t)h->cs;
-    pf_status st;
-    int32_t n;
+    pf_status st = pf__ctx_reserve_path(ctx, 1);
 
-    *len = 0;
-    st = append_cells(ctx, len, &q->start, 1, false);
     if (st) return st;
+    ctx->path[0] = q->start;
+    *len = 1;
     /* Start to the first node (or straight to the goal), from the start's
-     * Dijkstra tree walked backwards; the start itself is already there. */
-    n = walk_tree(h, s->fwd.dir, ks, apath[1] == G ? q->goal : h->node_pt[apath[1]], s->seg);
-    st = append_cells(ctx, len, s->seg, n - 1, true);
+     * Dijkstra tree walked backwards. */
+    st = append_tree(ctx, len, h, s->fwd.dir, ks, apath[1] == G ? q->goal : h->node_pt[apath[1]],
+                     true);
     if (st || apath[1] == G) return st;
     for (int32_t i = 1; i + 2 < na; i++) {
         int32_t u = apath[i], v = apath[i + 1];
@@ -458,21 +471,20 @@ static pf_status refine(pf_search_ctx *ctx, const pf_hpa *h, const pf_query *q, 
         int32_t first = h->cl_node_first[ku];
         if (v >= first && v < h->cl_node_first[ku + 1]) {
             const pf__hpa_cluster *c = h->cl[ku];
-            if (!c->sym || u < v) {
-                n = walk_tree(h, c->trees + (size_t)(u - first) * cells, ku, h->node_pt[v], s->seg);
-                st = append_cells(ctx, len, s->seg, n - 1, true);
-            } else { /* v's tree path to u, walked backwards (see pf__hpa_cluster.sym) */
-                n = walk_tree(h, c->trees + (size_t)(v - first) * cells, ku, h->node_pt[u], s->seg);
-                st = append_cells(ctx, len, s->seg + 1, n - 1, false);
-            }
+            if (!c->sym || u < v) /* u's tree path from v, walked backwards */
+                st = append_tree(ctx, len, h, c->trees + (size_t)(u - first) * cells, ku,
+                                 h->node_pt[v], true);
+            else /* v's tree path from u (see pf__hpa_cluster.sym) */
+                st = append_tree(ctx, len, h, c->trees + (size_t)(v - first) * cells, ku,
+                                 h->node_pt[u], false);
         } else {
-            st = append_cells(ctx, len, &h->node_pt[v], 1, false);
+            st = pf__ctx_reserve_path(ctx, *len + 1);
+            if (!st) ctx->path[(*len)++] = h->node_pt[v];
         }
         if (st) return st;
     }
     /* Last node to the goal along the goal's reverse tree. */
-    n = walk_tree(h, s->rev.dir, kg, h->node_pt[apath[na - 2]], s->seg);
-    return append_cells(ctx, len, s->seg + 1, n - 1, false);
+    return append_tree(ctx, len, h, s->rev.dir, kg, h->node_pt[apath[na - 2]], false);
 }
 
 /* Path improvement */
