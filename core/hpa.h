@@ -57,8 +57,14 @@ typedef struct pf_hpa pf_hpa;
  * maze512-1-0 unchanged; suboptimality random512-40-0 mean 0.55% -> 0.76%,
  * 99th percentile 2.8% -> 4.4%, maze512-8-0 mean 0.82% -> 0.55%, p99 2.9% ->
  * 2.5%, maze512-1-0 optimal either way. 24 on every map would hurt rooms
- * (8room_000: 99th percentile 0% -> 8.8%). */
-#define PF_HPA_FRAGMENTED_CLUSTER 24
+ * (8room_000: 99th percentile 0% -> 8.8%). 24 -> 28 (all their scenarios,
+ * astar/hpa p50 ratio on the longest quarter of buckets, 100 queries, two
+ * runs): random512-40-0 21x -> 23-24x, maze512-8-0 41-42x -> 43-44x,
+ * maze512-1-0 31x -> 31-32x; suboptimality random512-40-0 mean 0.76% ->
+ * 0.78%, p99 4.4% -> 3.7% (23 -> 14 scenarios over 5%), maze512-8-0 mean
+ * 0.55% -> 0.42%, p99 2.5% -> 2.5% (12 -> 14 over 5%). 32 was faster still
+ * but its paths worse (over 5%: random512-40-0 32, maze512-8-0 26). */
+#define PF_HPA_FRAGMENTED_CLUSTER 28
 #define PF_HPA_FRAGMENTED_REGIONS 2.0
 
 typedef struct pf_hpa_params {

@@ -80,24 +80,31 @@ void pf__hpa_dij_load(pf__hpa_dij *s, const pf_grid *g, int32_t cs, int32_t x0, 
     int lo = 255, hi = 1;
     s->cs = cs;
     s->cells = cs * cs;
+    const unsigned west = (1u << PF_DIR_W) | (1u << PF_DIR_SW) | (1u << PF_DIR_NW);
+    const unsigned east = (1u << PF_DIR_E) | (1u << PF_DIR_SE) | (1u << PF_DIR_NE);
+    const unsigned north = (1u << PF_DIR_N) | (1u << PF_DIR_NE) | (1u << PF_DIR_NW);
+    const unsigned south = (1u << PF_DIR_S) | (1u << PF_DIR_SE) | (1u << PF_DIR_SW);
     memset(s->lcost, 0, (size_t)s->cells);
     memset(s->lmoves, 0, (size_t)s->cells);
+    /* Rows are copied whole and the moves leaving the box cleared on its
+     * edges afterwards: this runs twice per query (the insertion
+     * Dijkstras), so its inner loops stay free of tests. */
     for (int32_t ly = 0; ly < bh; ly++) {
         const uint8_t *crow = g->cost + (size_t)(y0 + ly) * g->w + x0;
-        const uint8_t *mrow = g->moves + (size_t)(y0 + ly) * g->w + x0;
+        uint8_t *lm = s->lmoves + ly * cs;
+        memcpy(s->lcost + ly * cs, crow, (size_t)bw);
+        memcpy(lm, g->moves + (size_t)(y0 + ly) * g->w + x0, (size_t)bw);
+        lm[0] &= (uint8_t)~west;
+        lm[bw - 1] &= (uint8_t)~east;
         for (int32_t lx = 0; lx < bw; lx++) {
-            int c = crow[lx];
-            unsigned m = mrow[lx];
-            if (lx == 0) m &= ~((1u << PF_DIR_W) | (1u << PF_DIR_SW) | (1u << PF_DIR_NW));
-            if (lx == bw - 1) m &= ~((1u << PF_DIR_E) | (1u << PF_DIR_SE) | (1u << PF_DIR_NE));
-            if (ly == 0) m &= ~((1u << PF_DIR_N) | (1u << PF_DIR_NE) | (1u << PF_DIR_NW));
-            if (ly == bh - 1) m &= ~((1u << PF_DIR_S) | (1u << PF_DIR_SE) | (1u << PF_DIR_SW));
-            s->lcost[ly * cs + lx] = (uint8_t)c;
-            s->lmoves[ly * cs + lx] = (uint8_t)m;
-            if (!c) continue;
-            if (c < lo) lo = c;
-            if (c > hi) hi = c;
+            int c = crow[lx], cl = c ? c : 255; /* blocked cells do not count */
+            lo = cl < lo ? cl : lo;
+            hi = c > hi ? c : hi;
         }
+    }
+    for (int32_t lx = 0; lx < bw; lx++) {
+        s->lmoves[lx] &= (uint8_t)~north;
+        s->lmoves[(bh - 1) * cs + lx] &= (uint8_t)~south;
     }
     s->cmin = lo;
     s->cmax = hi;

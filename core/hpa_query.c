@@ -40,9 +40,12 @@
  * shared scenarios: mean suboptimality 0.314% -> 0.315%, 99th percentile
  * 2.38% -> 2.42%; callgrind, 100 long queries: maze512-1-0 462M -> 259M
  * instructions, random512-40-0 300M -> 242M. A minimum of 2 instead of 3
- * changed the suboptimality by less than 0.001% and saved another 1-4%. */
+ * changed the suboptimality by less than 0.001% and saved another 1-4%;
+ * 1 (one failure ends an anchor that has not advanced past its next cell)
+ * changed no scenario's cost outside brc202d and random512-10-0 (mean
+ * 0.3533% either way, p99 3.726%) and saved 1% on random512-40-0. */
 #define LOOK_PATIENCE 12
-#define LOOK_PATIENCE_MIN 2
+#define LOOK_PATIENCE_MIN 1
 
 /* The abstract A* weighs its heuristic by this much (weighted A*, Pohl
  * 1970; without re-expansions the bound on ordinary graphs is the weight,
@@ -69,7 +72,6 @@
 typedef struct hpa_scratch {
     int32_t cs;           /* the cluster side the buffers were sized for */
     pf__hpa_dij fwd, rev; /* start's and goal's in-cluster Dijkstras */
-    pf_point *seg;        /* one cached path, cs*cs cells */
     pf_point *tmp;        /* improved path */
     double *pc;           /* prefix costs of the refined path */
     size_t tmp_cap;
@@ -84,7 +86,6 @@ static void scratch_free(void *p) {
     if (!s) return;
     pf__hpa_dij_free(&s->fwd);
     pf__hpa_dij_free(&s->rev);
-    free(s->seg);
     free(s->tmp);
     free(s->pc);
     free(s->apath);
@@ -96,7 +97,7 @@ static size_t scratch_memory(const void *p) {
     const hpa_scratch *s = p;
     size_t cells = (size_t)s->cs * (size_t)s->cs;
     return sizeof(*s) + 2 * cells * (sizeof(double) + 4 + 3 * sizeof(int32_t)) +
-           cells * sizeof(pf_point) + s->tmp_cap * (sizeof(pf_point) + sizeof(double)) +
+           s->tmp_cap * (sizeof(pf_point) + sizeof(double)) +
            s->apath_cap * sizeof(int32_t) + s->via_cap;
 }
 
@@ -111,8 +112,7 @@ static pf_status get_scratch(pf_search_ctx *ctx, int32_t cs, hpa_scratch **out) 
     s = calloc(1, sizeof(*s));
     if (!s) return PF_ENOMEM;
     s->cs = cs;
-    if (pf__hpa_dij_init(&s->fwd, cs) || pf__hpa_dij_init(&s->rev, cs) ||
-        !(s->seg = malloc((size_t)cs * (size_t)cs * sizeof(*s->seg)))) {
+    if (pf__hpa_dij_init(&s->fwd, cs) || pf__hpa_dij_init(&s->rev, cs)) {
         scratch_free(s);
         return PF_ENOMEM;
     }
@@ -180,8 +180,11 @@ static inline bool may_enter(const astar *a, int32_t v) {
     return sp.in < 0 || (uint32_t)(a->sin - sp.in) < width || (uint32_t)(a->gin - sp.in) < width;
 }
 
+/* Costs are never NaN, so two ordered tests decide f (cheaper than != and
+ * <, which also test for NaN). */
 static inline bool item_less(const pf__heap_item *a, const pf__heap_item *b) {
-    if (a->f != b->f) return a->f < b->f;
+    if (a->f < b->f) return true;
+    if (b->f < a->f) return false;
     if (a->h != b->h) return a->h < b->h;
     return a->seq < b->seq;
 }
@@ -206,10 +209,16 @@ static inline int32_t heap_pop(astar *a) {
         size_t pos = 0, n = a->len;
         for (;;) {
             size_t c = 4 * pos + 1, m;
-            if (c >= n) break;
-            m = c;
-            for (size_t i = c + 1; i < c + 4 && i < n; i++)
-                if (item_less(&a->heap[i], &a->heap[m])) m = i;
+            if (c + 4 <= n) { /* all four children: a tournament, no bounds tests */
+                size_t m1 = item_less(&a->heap[c + 1], &a->heap[c]) ? c + 1 : c;
+                size_t m2 = item_less(&a->heap[c + 3], &a->heap[c + 2]) ? c + 3 : c + 2;
+                m = item_less(&a->heap[m2], &a->heap[m1]) ? m2 : m1;
+            } else {
+                if (c >= n) break;
+                m = c;
+                for (size_t i = c + 1; i < n; i++)
+                    if (item_less(&a->heap[i], &a->heap[m])) m = i;
+            }
             if (!item_less(&a->heap[m], &it)) break;
             a->heap[pos] = a->heap[m];
             a->nodes[a->heap[pos].node].heap_pos = (int32_t)pos;
@@ -400,27 +409,44 @@ static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_g
 }
 
 /* Follows dir (see pf__hpa_cluster.trees) from p to the tree's root, writing the
- * cells, p and root included, into seg. Returns their number. */
+ * cells, p and root included, into out. Returns their number. */
 static int32_t walk_tree(const pf_hpa *h, const uint8_t *dir, int32_t k, pf_point p,
-                         pf_point *seg) {
-    int32_t n = 0, cap = h->cs * h->cs;
+                         pf_point *out) {
+    const int32_t cs = h->cs, cap = cs * cs;
+    int32_t n = 0, li = local_index(h, k, p);
     for (;;) {
         uint8_t d;
-        seg[n++] = p;
-        d = dir[local_index(h, k, p)];
+        out[n++] = p;
+        d = dir[li];
         if (d == PF__HPA_NO_DIR || n == cap) break;
         p.x += pf_dir_dx[d];
         p.y += pf_dir_dy[d];
+        li += pf_dir_dx[d] + pf_dir_dy[d] * cs;
     }
     return n;
 }
 
-/* Appends seg[from..to) (step +1) or seg[from..to) walked backwards. */
-static pf_status append_cells(pf_search_ctx *ctx, size_t *len, const pf_point *seg, int32_t n,
-                              bool backwards) {
-    pf_status st = pf__ctx_reserve_path(ctx, *len + (size_t)n);
+/* Extends ctx->path[0..*len), whose last cell is an end of a tree path, by
+ * the rest of that path, written in place: forward (the last cell is p,
+ * the walk goes from it to dir's root) or backwards (the last cell is the
+ * root and p the far end; the walk is written over the last cell and then
+ * reversed, which puts the root back where it was). */
+static pf_status append_tree(pf_search_ctx *ctx, size_t *len, const pf_hpa *h, const uint8_t *dir,
+                             int32_t k, pf_point p, bool backwards) {
+    pf_status st = pf__ctx_reserve_path(ctx, *len + (size_t)h->cs * (size_t)h->cs);
+    pf_point *out;
+    int32_t n;
     if (st) return st;
-    for (int32_t i = 0; i < n; i++) ctx->path[(*len)++] = backwards ? seg[n - 1 - i] : seg[i];
+    out = ctx->path + *len - 1;
+    n = walk_tree(h, dir, k, p, out);
+    if (backwards) {
+        for (int32_t i = 0, j = n - 1; i < j; i++, j--) {
+            pf_point t = out[i];
+            out[i] = out[j];
+            out[j] = t;
+        }
+    }
+    *len += (size_t)n - 1;
     return PF_OK;
 }
 
@@ -429,16 +455,15 @@ static pf_status refine(pf_search_ctx *ctx, const pf_hpa *h, const pf_query *q, 
                         int32_t ks, int32_t kg, const int32_t *apath, int32_t na, size_t *len) {
     const int32_t G = h->nnodes + 1;
     const size_t cells = (size_t)h->cs * (size_t)h->cs;
-    pf_status st;
-    int32_t n;
+    pf_status st = pf__ctx_reserve_path(ctx, 1);
 
-    *len = 0;
-    st = append_cells(ctx, len, &q->start, 1, false);
     if (st) return st;
+    ctx->path[0] = q->start;
+    *len = 1;
     /* Start to the first node (or straight to the goal), from the start's
-     * Dijkstra tree walked backwards; the start itself is already there. */
-    n = walk_tree(h, s->fwd.dir, ks, apath[1] == G ? q->goal : h->node_pt[apath[1]], s->seg);
-    st = append_cells(ctx, len, s->seg, n - 1, true);
+     * Dijkstra tree walked backwards. */
+    st = append_tree(ctx, len, h, s->fwd.dir, ks, apath[1] == G ? q->goal : h->node_pt[apath[1]],
+                     true);
     if (st || apath[1] == G) return st;
     for (int32_t i = 1; i + 2 < na; i++) {
         int32_t u = apath[i], v = apath[i + 1];
@@ -446,21 +471,20 @@ static pf_status refine(pf_search_ctx *ctx, const pf_hpa *h, const pf_query *q, 
         int32_t first = h->cl_node_first[ku];
         if (v >= first && v < h->cl_node_first[ku + 1]) {
             const pf__hpa_cluster *c = h->cl[ku];
-            if (!c->sym || u < v) {
-                n = walk_tree(h, c->trees + (size_t)(u - first) * cells, ku, h->node_pt[v], s->seg);
-                st = append_cells(ctx, len, s->seg, n - 1, true);
-            } else { /* v's tree path to u, walked backwards (see pf__hpa_cluster.sym) */
-                n = walk_tree(h, c->trees + (size_t)(v - first) * cells, ku, h->node_pt[u], s->seg);
-                st = append_cells(ctx, len, s->seg + 1, n - 1, false);
-            }
+            if (!c->sym || u < v) /* u's tree path from v, walked backwards */
+                st = append_tree(ctx, len, h, c->trees + (size_t)(u - first) * cells, ku,
+                                 h->node_pt[v], true);
+            else /* v's tree path from u (see pf__hpa_cluster.sym) */
+                st = append_tree(ctx, len, h, c->trees + (size_t)(v - first) * cells, ku,
+                                 h->node_pt[u], false);
         } else {
-            st = append_cells(ctx, len, &h->node_pt[v], 1, false);
+            st = pf__ctx_reserve_path(ctx, *len + 1);
+            if (!st) ctx->path[(*len)++] = h->node_pt[v];
         }
         if (st) return st;
     }
     /* Last node to the goal along the goal's reverse tree. */
-    n = walk_tree(h, s->rev.dir, kg, h->node_pt[apath[na - 2]], s->seg);
-    return append_cells(ctx, len, s->seg + 1, n - 1, false);
+    return append_tree(ctx, len, h, s->rev.dir, kg, h->node_pt[apath[na - 2]], false);
 }
 
 /* Path improvement */
@@ -478,7 +502,6 @@ typedef struct line8 {
     int64_t n, minor;
     int dmaj, ddia;     /* directions of a straight and a diagonal step */
     int32_t omaj, odia; /* their cell index offsets */
-    int32_t c0;         /* the first cell */
 } line8;
 
 static inline void line8_init(const pf_grid *g, pf_point a, pf_point b, line8 *l) {
@@ -491,7 +514,6 @@ static inline void line8_init(const pf_grid *g, pf_point a, pf_point b, line8 *l
     l->ddia = dir_of(sx, sy);
     l->omaj = xmajor ? sx : sy * g->w;
     l->odia = sx + sy * g->w;
-    l->c0 = a.y * g->w + a.x;
 }
 
 /* Whether the first step of a shape (see walk_line) is diagonal; n > 0. */
@@ -501,43 +523,42 @@ static inline bool line8_first_diag(const line8 *l, int shape) {
     return l->minor == l->n;
 }
 
-/* walk_line on an 8-connected map. */
-static int32_t walk8(const pf_grid *g, const line8 *l, int shape, double budget, pf_point *buf,
-                     double *cost) {
-    const int64_t n = l->n, minor = l->minor;
-    /* Shape 0: the minor coordinate after step i is floor((2 i minor + n)
-     * / 2n), kept as a running numerator num against the next threshold
-     * (it grows by at most one a step since minor <= n). Shape 1 moves
-     * diagonally for the first `minor` steps, shape 2 for the last. */
-    int64_t num = n, thresh = 2 * n;
-    int32_t c = l->c0;
-    double acc = 0.0;
-    for (int64_t i = 1; i <= n; i++) {
+/* The cells of a line shape from a to b (see walk_line) on an 8-connected
+ * map, after a, written into buf without checks: for a line shortcut
+ * already found allowed (walk8_back). Returns their number. Shape 0: the
+ * minor coordinate after step i is floor((2 i minor + n) / 2n), kept as a
+ * running numerator num against the next threshold (it grows by at most
+ * one a step since minor <= n). Shape 1 moves diagonally for the first
+ * `minor` steps, shape 2 for the last. */
+static int32_t emit8(pf_point a, pf_point b, int shape, pf_point *buf) {
+    int32_t sx = (b.x > a.x) - (b.x < a.x), sy = (b.y > a.y) - (b.y < a.y);
+    int32_t adx = (b.x - a.x) * sx, ady = (b.y - a.y) * sy;
+    bool xmajor = adx >= ady;
+    int32_t n = xmajor ? adx : ady, minor = xmajor ? ady : adx;
+    int32_t mx = xmajor ? sx : 0, my = xmajor ? 0 : sy; /* a straight step */
+    int64_t num = n, thresh = 2 * (int64_t)n;
+    pf_point q = a;
+    for (int32_t i = 1; i <= n; i++) {
         bool diag;
         if (shape == 0) {
-            num += 2 * minor;
+            num += 2 * (int64_t)minor;
             diag = num >= thresh;
-            if (diag) thresh += 2 * n;
+            if (diag) thresh += 2 * (int64_t)n;
         } else if (shape == 1) {
             diag = i <= minor;
         } else {
             diag = i > n - minor;
         }
-        if (!(g->moves[c] & (1u << (diag ? l->ddia : l->dmaj)))) return -1;
-        c += diag ? l->odia : l->omaj;
-        acc += diag ? g->cost[c] * PF_SQRT2 : (double)g->cost[c];
-        if (acc > budget) return -1;
-        if (buf) {
-            buf[i - 1].x = c % g->w;
-            buf[i - 1].y = c / g->w;
-        }
+        q.x += diag ? sx : mx;
+        q.y += diag ? sy : my;
+        buf[i - 1] = q;
     }
-    *cost = acc;
-    return (int32_t)n;
+    return n;
 }
 
-/* Whether walk8 would succeed, checked from the far end back: the same
- * cells and steps (shape 0's running remainder taken downwards: it leaves
+/* Whether a line shape from l's first cell to cend (see walk_line) is
+ * allowed and costs at most budget, checked from the far end back: the
+ * cells and steps of emit8 (shape 0's running remainder taken downwards: it leaves
  * [0, 2n) exactly at the diagonal steps), but a line that fails mostly
  * fails near its far end -- past the corner the stretch bends around, as
  * the cells just beyond the last reachable one are the ones tried -- so
@@ -576,7 +597,8 @@ static bool walk8_back(const pf_grid *g, const line8 *l, int32_t cend, int shape
  * cost the octile (manhattan) distance on a uniform map. Writes the cells
  * after a into buf when buf is not NULL. Returns the number of steps, or -1
  * when a step is not allowed or the cost passes `budget`; *cost is the
- * cost of the walk. */
+ * cost of the walk. Walks 4-connected maps only: on 8-connected ones
+ * walk8_back checks a shape and emit8 writes its cells. */
 static int32_t walk_line(const pf_grid *g, pf_point a, pf_point b, int shape, double budget,
                          pf_point *buf, double *cost) {
     const int32_t w = g->w;
@@ -587,11 +609,6 @@ static int32_t walk_line(const pf_grid *g, pf_point a, pf_point b, int shape, do
     pf_point p = a;
     int64_t i = 0, j = 0;
 
-    if (g->connectivity == 8) {
-        line8 l;
-        line8_init(g, a, b, &l);
-        return walk8(g, &l, shape, budget, buf, cost);
-    }
     while (p.x != b.x || p.y != b.y) {
         int64_t tx = adx && i < adx ? (2 * i + 1) * ady : INT64_MAX;
         int64_t ty = ady && j < ady ? (2 * j + 1) * adx : INT64_MAX;
@@ -624,22 +641,86 @@ static inline double step_cost(const pf_grid *g, pf_point a, pf_point b) {
     return a.x != b.x && a.y != b.y ? c * PF_SQRT2 : c;
 }
 
+/* shortcut on an 8-connected map whose walkable cells all cost the same:
+ * no cost to add up, as every shape costs the octile distance times that
+ * cost, the least any path between its ends can cost, so it never passes
+ * the budget of the stretch it would replace (the budget's 1e-9 slack
+ * covers the rounding of both sums). Each shape is checked from its far
+ * end back as walk8_back does; shapes 1 and 2 are two straight runs each.
+ * Written apart, in 32-bit arithmetic, as the pass calls it about three
+ * times per path cell and most calls end after a step or two. */
+static int shortcut8_uniform(const uint8_t *moves, int32_t w, pf_point pa, pf_point pj) {
+    static const uint8_t dia[3][3] = {{PF_DIR_NW, PF_DIR_N, PF_DIR_NE},
+                                      {PF_DIR_W, 0, PF_DIR_E},
+                                      {PF_DIR_SW, PF_DIR_S, PF_DIR_SE}};
+    int32_t dx = pj.x - pa.x, dy = pj.y - pa.y;
+    int32_t sx = (dx > 0) - (dx < 0), sy = (dy > 0) - (dy < 0);
+    int32_t adx = dx * sx, ady = dy * sy;
+    bool xmajor = adx >= ady;
+    int32_t n = xmajor ? adx : ady, minor = xmajor ? ady : adx;
+    unsigned bmaj = 1u << (xmajor ? dia[1][sx + 1] : dia[sy + 1][1]), bdia = 1u << dia[sy + 1][sx + 1];
+    int32_t omaj = xmajor ? sx : sy * w, odia = sx + sy * w;
+    unsigned m = moves[pa.y * w + pa.x];
+    const int32_t cend = pj.y * w + pj.x;
+    if (n == 0) return 0; /* the path came back to pa */
+    /* Shape 0, the grid line (see walk8_back for the running remainder). */
+    if (m & (2 * minor >= n ? bdia : bmaj)) {
+        int32_t r = n, c = cend, i = n;
+        for (; i >= 1; i--) {
+            r -= 2 * minor;
+            if (r < 0) {
+                r += 2 * n;
+                c -= odia;
+                if (!(moves[c] & bdia)) break;
+            } else {
+                c -= omaj;
+                if (!(moves[c] & bmaj)) break;
+            }
+        }
+        if (i == 0) return 0;
+    }
+    /* Walked back from the far end: shape 1 ends with its straight run,
+     * shape 2 with its diagonal one. */
+    for (int shape = 1; shape < 3; shape++) {
+        int32_t first = shape == 1 ? n - minor : minor, c = cend, i = 0;
+        int32_t ofirst = shape == 1 ? omaj : odia, osecond = shape == 1 ? odia : omaj;
+        unsigned bfirst = shape == 1 ? bmaj : bdia, bsecond = shape == 1 ? bdia : bmaj;
+        /* The first step of the line: its last step walked back. */
+        if (!(m & (first < n ? bsecond : bfirst))) continue;
+        for (; i < first; i++) {
+            c -= ofirst;
+            if (!(moves[c] & bfirst)) break;
+        }
+        if (i < first) continue;
+        for (; i < n; i++) {
+            c -= osecond;
+            if (!(moves[c] & bsecond)) break;
+        }
+        if (i == n) return shape;
+    }
+    return 3;
+}
+
 /* The first line shape (see walk_line) from p[a] to p[j] that the grid
  * allows and that costs no more than the stretch p[a..j], or 3 when none
  * does. On 8-connected maps the line's geometry is set up once for the
  * three shapes, and a shape whose first step is not allowed is rejected
  * without a walk (most lines that fail do so at once, as in mazes). */
-static int shortcut(const pf_grid *g, const pf_point *p, const double *pc, size_t a, size_t j) {
+static int shortcut(const pf_grid *g, bool uniform, const pf_point *p, const double *pc, size_t a,
+                    size_t j) {
     double budget = pc[j] - pc[a] + 1e-9, lc;
     int shape = 0;
+    if (g->connectivity == 8 && uniform) return shortcut8_uniform(g->moves, g->w, p[a], p[j]);
     if (g->connectivity == 8) {
         line8 l;
         unsigned m = g->moves[p[a].y * g->w + p[a].x];
+        int32_t cend = p[j].y * g->w + p[j].x;
         line8_init(g, p[a], p[j], &l);
         if (l.n == 0) return 0; /* the path came back to p[a] */
         for (; shape < 3; shape++) {
             int d = line8_first_diag(&l, shape) ? l.ddia : l.dmaj;
-            if ((m & (1u << d)) && walk8_back(g, &l, p[j].y * g->w + p[j].x, shape, budget)) break;
+            if (!(m & (1u << d))) continue;
+            if (walk8_back(g, &l, cend, shape, budget)) break;
         }
         return shape;
     }
@@ -659,9 +740,13 @@ static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, s
     const size_t n = *len;
     pf_point *p = ctx->path;
     size_t a = 0, k = 0;
+    int ncosts = 0;
+    bool uniform;
     pf_status st;
 
     if (n < 3) return PF_OK;
+    for (int c = 1; c < 256 && ncosts < 2; c++) ncosts += g->cost_hist[c] > 0;
+    uniform = ncosts == 1;
     st = reserve_tmp(s, n);
     if (st) return st;
     s->pc[0] = 0.0;
@@ -674,7 +759,7 @@ static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, s
         double lc;
         while (j <= last && fails < LOOK_PATIENCE &&
                (fails < LOOK_PATIENCE_MIN || fails < best - a)) {
-            int sh = shortcut(g, p, s->pc, a, j);
+            int sh = shortcut(g, uniform, p, s->pc, a, j);
             if (sh != 3) {
                 best = j;
                 best_shape = sh;
@@ -687,7 +772,7 @@ static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, s
                 size_t fail = j;
                 while (fail > best + 1) {
                     size_t mid = best + (fail - best) / 2;
-                    sh = shortcut(g, p, s->pc, a, mid);
+                    sh = shortcut(g, uniform, p, s->pc, a, mid);
                     if (sh == 3) {
                         fail = mid;
                     } else {
@@ -706,7 +791,9 @@ static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, s
             k += best - a;
         } else {
             /* A walk has no more steps than the stretch it replaces. */
-            k += (size_t)walk_line(g, p[a], p[best], best_shape, INFINITY, s->tmp + k, &lc);
+            k += (size_t)(g->connectivity == 8
+                              ? emit8(p[a], p[best], best_shape, s->tmp + k)
+                              : walk_line(g, p[a], p[best], best_shape, INFINITY, s->tmp + k, &lc));
         }
         a = best;
     }
