@@ -87,6 +87,7 @@ struct pf_jps {
     uint64_t *diag;
     uint64_t wmagic; /* for row_of in searches, see there */
     uint8_t cost; /* a walkable cell's cost when built or last updated */
+    const pf_landmarks *lm; /* differential heuristic, or NULL (borrowed) */
 };
 
 /* Words in a line of n cells: one word of left padding, the cells, and one
@@ -243,6 +244,8 @@ static void build_bits(pf_jps *j, const pf_grid *g) {
         for (int32_t x = 0; x < j->w; x++) build_cell_stops(j, g, x, y, cc);
     judge_bits(j, g);
 }
+
+void pf_jps_set_landmarks(pf_jps *j, const pf_landmarks *lm) { j->lm = lm; }
 
 bool pf_jps_supports(const pf_grid *g) {
     return g->connectivity == 8 && pf_grid_is_uniform(g);
@@ -441,6 +444,7 @@ typedef struct jps_run {
     double c, cd; /* cost of a straight and of a diagonal step */
     uint32_t gen;
     double fref;     /* successors with f <= fref skip the heap */
+    const pf_landmarks *lm; /* NULL: the octile distance alone */
     int32_t *stack;  /* those successors, expanded last in first out */
     size_t sp;
     uint64_t jump_points, generated;
@@ -488,13 +492,21 @@ static pf_status scratch_get(pf_search_ctx *ctx, size_t cells, jps_scratch **out
 }
 
 
+/* The heuristic: the octile distance, or the differential heuristic of the
+ * landmarks when that is larger. Both are consistent, so is their maximum. */
 static inline double octile(const jps_run *r, int32_t x, int32_t y) {
     int32_t dx = r->gx - x, dy = r->gy - y, mx, mn;
+    double h;
     dx = dx < 0 ? -dx : dx;
     dy = dy < 0 ? -dy : dy;
     mx = dx > dy ? dx : dy;
     mn = dx > dy ? dy : dx;
-    return r->c * ((double)mx + (PF_SQRT2 - 1.0) * (double)mn);
+    h = r->c * ((double)mx + (PF_SQRT2 - 1.0) * (double)mn);
+    if (r->lm) {
+        double d = pf_landmarks_h(r->lm, y * r->w + x, r->goal);
+        h = d > h ? d : h;
+    }
+    return h;
 }
 
 /* Offers jump point (x, y) at cost gn, reached from `parent`. */
@@ -948,6 +960,12 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     r.goal = q->goal.y * g->w + q->goal.x;
     r.c = (double)ucost;
     r.cd = r.c * PF_SQRT2;
+    /* Landmarks measured at another cost, under another corner rule, or for
+     * another map, do not bound this one. */
+    r.lm = j->lm && j->lm->cost == ucost && j->lm->w == g->w && j->lm->h == g->h &&
+                   j->lm->cut == g->corner_cutting
+               ? j->lm
+               : NULL;
     {
         int32_t dx = q->goal.x - q->start.x, dy = q->goal.y - q->start.y;
         int sx = sgn(dx), sy = sgn(dy);

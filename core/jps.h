@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "grid.h"
+#include "landmarks.h"
 #include "search.h"
 
 typedef struct pf_jps pf_jps;
@@ -56,6 +57,10 @@ void pf_jps_set_bits_mode(pf_jps *j, pf_jps_bits_mode m);
 
 /* Whether JPS itself (not the astar fallback) serves searches on g. */
 bool pf_jps_supports(const pf_grid *g);
+
+/* Searches of j add the differential heuristic of lm (borrowed: it must
+ * outlive j; NULL turns it off). See landmarks.h. */
+void pf_jps_set_landmarks(pf_jps *j, const pf_landmarks *lm);
 
 /* Runs q (q->algorithm is ignored) on g with j built from g. The path is the
  * full cell-by-cell path (jump points expanded), interchangeable with

@@ -7,11 +7,13 @@
 #include "grid_internal.h"
 #include "hpa.h"
 #include "jps.h"
+#include "landmarks.h"
 
 struct pf_planner {
     pf_grid *grid;
     pf_jps *jps;
     pf_hpa *hpa;
+    pf_landmarks *lm; /* shared by the versions that may use it */
     pf_planner_opts opts;
     uint64_t hpa_build_us;
 };
@@ -23,9 +25,11 @@ static uint64_t mono_us(void) {
 }
 
 /* Builds a planner around g (taken) with jps and hpa given or built: a
- * non-NULL `hpa` is taken as the hierarchy of g. */
+ * non-NULL `hpa` is taken as the hierarchy of g. Landmarks: `lm` (taken)
+ * when `have_lm`, else built as the options say. */
 static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_hpa *hpa,
-                                  uint64_t hpa_us, pf_planner **out) {
+                                  uint64_t hpa_us, bool have_lm, pf_landmarks *lm,
+                                  pf_planner **out) {
     pf_planner *p = calloc(1, sizeof(*p));
     pf_status st;
     *out = NULL;
@@ -37,6 +41,13 @@ static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_hpa *
     if (o) p->opts = *o;
     st = pf_jps_create(g, &p->jps);
     if (st) goto out_free_planner;
+    if (have_lm) {
+        p->lm = lm;
+        lm = NULL;
+    } else if (p->opts.landmark_bytes && (st = pf_landmarks_build(g, p->opts.landmark_bytes, &p->lm))) {
+        goto out_free_jps;
+    }
+    pf_jps_set_landmarks(p->jps, p->lm);
     if (hpa) {
         p->hpa = hpa;
         p->hpa_build_us = hpa_us;
@@ -51,23 +62,26 @@ static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_hpa *
     return PF_OK;
 
 out_free_jps:
+    pf_landmarks_release(p->lm);
     pf_jps_destroy(p->jps);
 out_free_planner:
     free(p);
 out_free_inputs:
+    pf_landmarks_release(lm);
     pf_hpa_destroy(hpa);
     pf_grid_destroy(g);
     return st;
 }
 
 pf_status pf_planner_create(pf_grid *g, const pf_planner_opts *o, pf_planner **out) {
-    return planner_assemble(g, o, NULL, 0, out);
+    return planner_assemble(g, o, NULL, 0, false, NULL, out);
 }
 
 void pf_planner_destroy(pf_planner *p) {
     if (!p) return;
     pf_hpa_destroy(p->hpa);
     pf_jps_destroy(p->jps);
+    pf_landmarks_release(p->lm);
     pf_grid_destroy(p->grid);
     free(p);
 }
@@ -75,10 +89,12 @@ void pf_planner_destroy(pf_planner *p) {
 const pf_grid *pf_planner_grid(const pf_planner *p) { return p->grid; }
 bool pf_planner_has_hpa(const pf_planner *p) { return p->hpa != NULL; }
 const struct pf_hpa *pf_planner_hpa(const pf_planner *p) { return p->hpa; }
+const struct pf_landmarks *pf_planner_landmarks(const pf_planner *p) { return p->lm; }
 uint64_t pf_planner_hpa_build_us(const pf_planner *p) { return p->hpa_build_us; }
 
 size_t pf_planner_memory(const pf_planner *p) {
-    size_t n = sizeof(*p) + pf_grid_memory(p->grid) + pf_jps_memory(p->jps);
+    size_t n = sizeof(*p) + pf_grid_memory(p->grid) + pf_jps_memory(p->jps) +
+               (p->lm ? pf_landmarks_memory(p->lm) : 0);
     if (p->hpa) {
         pf_hpa_stats st;
         pf_hpa_get_stats(p->hpa, &st);
@@ -163,7 +179,15 @@ pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, siz
             if (st) goto out_free_grid;
         }
         us = mono_us() - t0;
-        st = planner_assemble(g, &p->opts, hpa, us, out);
+        /* Closed doors and blocked cells keep the landmarks' bound; a cell
+         * opened beyond the all-open map, or a new cost, drops them (a new
+         * upload builds them again). */
+        if (p->lm && pf_landmarks_valid_for(p->lm, g, changed, n)) {
+            pf_landmarks_retain(p->lm);
+            st = planner_assemble(g, &p->opts, hpa, us, true, p->lm, out);
+        } else {
+            st = planner_assemble(g, &p->opts, hpa, us, true, NULL, out);
+        }
         if (st) {
             free(changed);
             return st;

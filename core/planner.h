@@ -23,7 +23,13 @@ typedef struct pf_planner pf_planner;
 typedef struct pf_planner_opts {
     bool build_hpa;        /* build the HPA* hierarchy */
     int32_t cluster_size;  /* HPA* cluster side; 0 = default */
+    size_t landmark_bytes; /* jps's differential heuristic: at most this many
+                              bytes of landmark tables (landmarks.h); 0 = none */
 } pf_planner_opts;
+
+/* What the server and pathd-bench use unless told otherwise: 16 landmarks
+ * on a 512x512 map, 4 on a 1024x1024 one. */
+#define PF_PLANNER_DEFAULT_LANDMARK_BYTES ((size_t)16 << 20)
 
 /* Takes ownership of g (also on failure) and builds the per-map data. */
 pf_status pf_planner_create(pf_grid *g, const pf_planner_opts *o, pf_planner **out);
@@ -34,8 +40,10 @@ const pf_grid *pf_planner_grid(const pf_planner *p);
 bool pf_planner_has_hpa(const pf_planner *p);
 /* The HPA* hierarchy, or NULL. */
 const struct pf_hpa *pf_planner_hpa(const pf_planner *p);
-/* Bytes held: grid, jps tables, hierarchy. */
+/* Bytes held: grid, jps tables, landmarks, hierarchy. */
 size_t pf_planner_memory(const pf_planner *p);
+/* jps's landmarks (shared between versions), or NULL. */
+const struct pf_landmarks *pf_planner_landmarks(const pf_planner *p);
 /* Microseconds the hierarchy took to build (or repair), 0 without one. */
 uint64_t pf_planner_hpa_build_us(const pf_planner *p);
 

@@ -47,6 +47,8 @@ static void usage(FILE *f) {
         "  --min-bucket-frac F   only buckets >= floor(F x (largest bucket + 1))\n"
         "  --bucket-quarter      the longest quarter of buckets (= --min-bucket-frac 0.75)\n"
         "  --cluster-size N      HPA* cluster side (default: the library's)\n"
+        "  --landmark-bytes N    jps landmark tables per map, as the server's flag\n"
+        "                        (default 16 MiB; 0 = octile heuristic only)\n"
         "  --clock wall|cpu      time queries with CLOCK_MONOTONIC (wall, the default) or\n"
         "                        the thread's CPU clock (cpu: leaves out time spent\n"
         "                        descheduled on a busy machine)\n"
@@ -191,6 +193,7 @@ static int cmd_scen(int argc, char **argv) {
         {"min-bucket-frac", required_argument, NULL, 'b'},
         {"bucket-quarter", no_argument, NULL, 'q'},
         {"cluster-size", required_argument, NULL, 'k'},
+        {"landmark-bytes", required_argument, NULL, 'L'},
         {"json", no_argument, NULL, 'j'},
         {"clock", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
@@ -204,9 +207,16 @@ static int cmd_scen(int argc, char **argv) {
     size_t sz;
 
     memset(&o, 0, sizeof(o));
+    o.landmark_bytes = PF_PLANNER_DEFAULT_LANDMARK_BYTES;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (opt) {
+        case 'L':
+            if (!parse_size(optarg, &o.landmark_bytes)) {
+                fprintf(stderr, "pathd-bench: --landmark-bytes wants a byte count\n");
+                return EXIT_USAGE;
+            }
+            break;
         case 'a':
             if (!pf_algorithm_from_name(optarg, &algos[0])) {
                 fprintf(stderr, "pathd-bench: unknown algorithm '%s'\n", optarg);
@@ -275,6 +285,11 @@ static int cmd_scen(int argc, char **argv) {
         fprintf(stderr, "pathd-bench scen: no scenario files given\n");
         usage(stderr);
         return EXIT_USAGE;
+    }
+    {
+        bool jps = false; /* landmarks only serve jps: skip their build otherwise */
+        for (int k = 0; k < nalgos; k++) jps = jps || algos[k] == PF_ALGO_JPS;
+        if (!jps) o.landmark_bytes = 0;
     }
     for (int k = 0; k < nalgos; k++) {
         if (algos[k] == PF_ALGO_HPA) o.build_hpa = true;

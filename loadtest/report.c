@@ -82,6 +82,7 @@ void pf_report_print_row(FILE *f, const pf_report *r) {
     if (!isnan(r->build_ms)) fprintf(f, " build_ms=%.1f", r->build_ms);
     if (r->memory_bytes) fprintf(f, " mem_kb=%.0f", (double)r->memory_bytes / 1024.0);
     if (!isnan(r->mean_jump_points)) fprintf(f, " jump_points=%.1f", r->mean_jump_points);
+    if (r->landmarks) fprintf(f, " landmarks=%d lm_ms=%.1f", r->landmarks, r->landmarks_ms);
     if (r->errors) {
         fprintf(f, " errors=%llu", (unsigned long long)r->errors);
         for (int i = 0; i < r->nerror_kinds; i++)

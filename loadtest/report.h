@@ -39,6 +39,8 @@ typedef struct pf_report {
     uint64_t mismatches;
     uint64_t invalid;
     uint64_t checked;    /* answers whose path was checked against the map */
+    int landmarks;       /* jps: landmarks of its differential heuristic */
+    double landmarks_ms; /* ... and their build time */
     double mean_subopt;  /* mean of cost / optimum - 1 over queries with a path */
     double p99_subopt;   /* its 99th percentile (scen mode; NAN in http mode) */
     double max_subopt;

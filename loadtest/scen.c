@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "landmarks.h"
 #include "path.h"
 
 struct pf_bench_scen {
@@ -181,6 +182,7 @@ pf_status pf_bench_scen_load(const char *path, const pf_bench_scen_opts *o, pf_b
     memset(&popts, 0, sizeof(popts));
     popts.build_hpa = o->build_hpa;
     popts.cluster_size = o->cluster_size;
+    popts.landmark_bytes = o->landmark_bytes;
     t0 = now_us();
     st = pf_planner_create(g, &popts, &s->planner); /* takes g, also on failure */
     g = NULL;
@@ -287,6 +289,10 @@ pf_status pf_bench_scen_run(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a
     r->map_w = pf_grid_width(g);
     r->map_h = pf_grid_height(g);
     if (a == PF_ALGO_HPA || a == PF_ALGO_JPS) r->memory_bytes = pf_planner_memory(s->planner);
+    if (a == PF_ALGO_JPS && pf_planner_landmarks(s->planner)) {
+        r->landmarks = pf_planner_landmarks(s->planner)->k;
+        r->landmarks_ms = (double)pf_planner_landmarks(s->planner)->build_us / 1e3;
+    }
     if (a == PF_ALGO_HPA)
         r->build_ms = pf_planner_hpa_build_us(s->planner)
                           ? (double)pf_planner_hpa_build_us(s->planner) / 1e3

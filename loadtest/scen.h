@@ -35,6 +35,7 @@ typedef struct pf_bench_scen_opts {
      * spent descheduled is then left out. */
     bool cpu_clock;
     int32_t cluster_size; /* HPA* cluster side, 0 = default */
+    size_t landmark_bytes; /* jps landmark tables per map, 0 = none (planner.h) */
 } pf_bench_scen_opts;
 
 typedef struct pf_bench_scen pf_bench_scen;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jsonr.h"
+#include "landmarks.h"
 #include "map_io.h"
 
 static const char *const map_members[] = {"width", "height", "rows",  "legend", "connectivity",
@@ -299,6 +300,8 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
     pf_jsonw_kbool(w, "uniform_cost", pf_grid_is_uniform(g));
     pf_jsonw_kint(w, "doors", pf_grid_door_count(g));
     pf_jsonw_kuint(w, "memory_bytes", pf_planner_memory(info->planner));
+    pf_jsonw_kint(w, "jps_landmarks",
+                  pf_planner_landmarks(info->planner) ? pf_planner_landmarks(info->planner)->k : 0);
     pf_jsonw_kuint(w, "build_us", info->build_us);
     pf_jsonw_kstr(w, "default_algorithm", info->default_algorithm);
     pf_jsonw_key(w, "hierarchy");

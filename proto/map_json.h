@@ -50,7 +50,7 @@ typedef struct pf_map_info {
 } pf_map_info;
 
 /* Writes {"id","version","width","height","connectivity","corner_cutting",
- * "walkable_cells","doors","memory_bytes","build_us","default_algorithm",
+ * "walkable_cells","doors","memory_bytes","jps_landmarks","build_us","default_algorithm",
  * "hierarchy":{...}|null,"cache":{...}} as a value. */
 void pf_map_write_info(pf_jsonw *w, const pf_map_info *info);
 

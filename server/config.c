@@ -58,6 +58,10 @@ static const opt opts[] = {
      64 * 1024 * 1024, 0, INT64_C(1) << 40, "bytes of cached paths per map (LRU)"},
     {"cluster-size", "PATHD_CLUSTER_SIZE", "hpa_cluster_size", OPT_INT, OFF(cluster_size), 0, 0,
      1024, "HPA* cluster side; 0 = the library default"},
+    {"landmark-bytes", "PATHD_LANDMARK_BYTES", "jps_landmark_bytes_per_map", OPT_INT,
+     OFF(landmark_bytes), 16 * 1024 * 1024, 0, INT64_C(1) << 32,
+     "bytes of landmark tables per map for jps's differential heuristic (4 per cell per "
+     "landmark, up to 16 landmarks); 0 = octile only"},
     {"retry-after", "PATHD_RETRY_AFTER", "retry_after_s", OPT_INT, OFF(retry_after_s), 1, 0,
      3600, "Retry-After seconds of 503 answers"},
     {"drain-timeout", "PATHD_DRAIN_TIMEOUT", "drain_timeout_s", OPT_INT, OFF(drain_timeout_s),

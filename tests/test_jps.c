@@ -9,7 +9,9 @@
 
 #include "jps.h"
 #include "map_io.h"
+#include "landmarks.h"
 #include "path.h"
+#include "planner.h"
 #include "search.h"
 #include "testutil.h"
 
@@ -399,6 +401,137 @@ START_TEST(jps_update_follows_changes) {
 }
 END_TEST
 
+/* jps with landmarks (landmarks.h): on random uniform maps with doors, under
+ * both corner rules and at cost 1 or 3, the heuristic never exceeds the
+ * reference distance and jps stays optimal; after doors switch and cells are
+ * blocked the landmarks stay valid and jps stays optimal; a cell opened
+ * beyond the all-open map makes them invalid. */
+START_TEST(jps_landmarks_keep_optimal) {
+    uint64_t st = tu_seed("jps_landmarks_keep_optimal", 0x5eed0361);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    int built = 0;
+    for (int m = 0; m < 400; m++) {
+        tu_map_opts o = {2, (m % 8 == 0) ? 96 : 40, 0.4, false, false, 8, m % 2};
+        pf_grid *g = tu_random_grid(&st, &o);
+        int32_t w = pf_grid_width(g), h = pf_grid_height(g);
+        uint8_t cost = m % 3 == 0 ? 3 : 1;
+        pf_landmarks *lm = NULL;
+        pf_jps *j;
+        pf_point changed[32];
+        size_t n = 0;
+        if (cost != 1)
+            for (int32_t y = 0; y < h; y++)
+                for (int32_t x = 0; x < w; x++)
+                    if (pf_grid_is_walkable(g, (pf_point){x, y}))
+                        pf_grid_set_cost(g, (pf_point){x, y}, cost);
+        for (int d = 0; d < 3; d++) { /* doors over random cells, open or shut */
+            pf_point c[2] = {{(int32_t)tu_below(&st, (uint32_t)w), (int32_t)tu_below(&st, (uint32_t)h)},
+                             {(int32_t)tu_below(&st, (uint32_t)w), (int32_t)tu_below(&st, (uint32_t)h)}};
+            char name[16];
+            int32_t idx;
+            snprintf(name, sizeof(name), "d%d", d);
+            if (pf_grid_cost(g, c[0]) == 0 || pf_grid_cost(g, c[1]) == 0) continue; /* keep it uniform */
+            ck_assert_int_eq(pf_grid_add_door(g, name, c, 2, NULL, 0, tu_below(&st, 2), &idx), PF_OK);
+        }
+        ck_assert_int_eq(pf_landmarks_build(g, (size_t)w * (size_t)h * 4 * 8, &lm), PF_OK);
+        if (!lm) { /* a map with no two walkable cells apart */
+            pf_grid_destroy(g);
+            continue;
+        }
+        built++;
+        j = make_jps(g);
+        pf_jps_set_landmarks(j, lm);
+        for (int round = 0; round < 3; round++) {
+            if (round > 0) {
+                /* Switch every door, block a few cells. */
+                n = 0;
+                for (int32_t d = 0; d < pf_grid_door_count(g); d++) {
+                    size_t nc;
+                    const pf_point *c = pf_grid_door_cells(g, d, &nc);
+                    pf_grid_set_door(g, d, !pf_grid_door_is_open(g, d));
+                    for (size_t k = 0; k < nc && n < 32; k++) changed[n++] = c[k];
+                }
+                for (int b = 0; b < 4 && n < 32; b++) {
+                    pf_point p = {(int32_t)tu_below(&st, (uint32_t)w), (int32_t)tu_below(&st, (uint32_t)h)};
+                    pf_grid_set_cost(g, p, 0);
+                    changed[n++] = p;
+                }
+                ck_assert(pf_landmarks_valid_for(lm, g, changed, n));
+                ck_assert_int_eq(pf_jps_update(j, g, changed, n), PF_OK);
+            }
+            for (int k = 0; k < 4; k++) {
+                pf_point s, t;
+                double ref;
+                if (!tu_random_walkable(&st, g, &s)) break;
+                tu_random_walkable(&st, g, &t);
+                ref = tu_reference_cost(g, s, t);
+                if (ref >= 0)
+                    ck_assert_msg(pf_landmarks_h(lm, s.y * w + s.x, t.y * w + t.x) <= ref + 1e-9,
+                                  "map %d: heuristic above the distance", m);
+                check_against(ctx, j, g, s, t, ref, m);
+            }
+        }
+        /* Opening a cell that was blocked with every door open: invalid. */
+        for (int32_t v = 0; v < w * h; v++) {
+            pf_point p = {v % w, v / w};
+            if (lm->open[v >> 6] >> (v & 63) & 1) continue;
+            pf_grid_set_cost(g, p, cost);
+            ck_assert(!pf_landmarks_valid_for(lm, g, &p, 1));
+            break;
+        }
+        pf_jps_destroy(j);
+        pf_landmarks_release(lm);
+        pf_grid_destroy(g);
+    }
+    ck_assert_int_gt(built, 300);
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The planner builds landmarks for jps, keeps them through a PATCH that
+ * closes a door and drops them when a PATCH opens a blocked cell; jps stays
+ * optimal on every version. */
+START_TEST(jps_planner_landmarks_across_versions) {
+    static const char *const rows[] = {"..........", "....#.....", "....#.....", "....#.....",
+                                       "..........", "##########", ".........."};
+    pf_grid *g = tu_grid_from_ascii(rows, 7, 8);
+    pf_planner_opts po = {false, 0, 1 << 20};
+    pf_planner *p1, *p2, *p3;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_point gate[1] = {{0, 4}};
+    int32_t idx;
+    pf_door_change close = {0, false};
+    pf_cell_change open_wall = {{3, 5}, 1};
+    pf_query q = pf_query_make((pf_point){0, 0}, (pf_point){9, 6}, PF_ALGO_JPS);
+    pf_result r;
+    ck_assert_int_eq(pf_grid_add_door(g, "gate", gate, 1, NULL, 0, true, &idx), PF_OK);
+    ck_assert_int_eq(pf_planner_create(g, &po, &p1), PF_OK);
+    ck_assert_ptr_nonnull(pf_planner_landmarks(p1));
+    ck_assert_int_eq(pf_planner_apply(p1, NULL, 0, &close, 1, &p2, NULL, NULL), PF_OK);
+    ck_assert_ptr_eq(pf_planner_landmarks(p2), pf_planner_landmarks(p1));
+    ck_assert_int_eq(pf_planner_apply(p2, &open_wall, 1, NULL, 0, &p3, NULL, NULL), PF_OK);
+    ck_assert_ptr_null(pf_planner_landmarks(p3));
+    {
+        const pf_planner *ps[3] = {p1, p2, p3};
+        for (int i = 0; i < 3; i++) {
+            double ref = tu_reference_cost(pf_planner_grid(ps[i]), q.start, q.goal);
+            pf_planner_search(ctx, ps[i], &q, &r);
+            if (ref < 0) {
+                ck_assert_int_eq(r.status, PF_NO_PATH);
+            } else {
+                ck_assert_int_eq(r.status, PF_OK);
+                ck_assert_double_eq_tol(r.cost, ref, 1e-9);
+            }
+        }
+    }
+    pf_planner_destroy(p1); /* p2 still holds the landmarks */
+    pf_planner_search(ctx, p2, &q, &r);
+    pf_planner_destroy(p2);
+    pf_planner_destroy(p3);
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
 /* An 8192-cell open row is one jump (no recursion, no stack growth per
  * cell); the path is expanded to all 8192 cells. Also along a column and the
  * diagonal of a long strip, under both rules. */
@@ -682,6 +815,8 @@ TU_SUITE(jps) {
     tcase_add_test(slow, jps_uniform_cost_other_than_one);
     tcase_add_test(slow, jps_falls_back_to_astar);
     tcase_add_test(slow, jps_update_follows_changes);
+    tcase_add_test(slow, jps_landmarks_keep_optimal);
+    tcase_add_test(tc, jps_planner_landmarks_across_versions);
     tcase_add_test(slow, jps_movingai_scenarios_sampled);
     suite_add_tcase(s, slow);
     return s;

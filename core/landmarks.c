@@ -1,0 +1,285 @@
+/* landmarks.c -- see landmarks.h.
+ *
+ * Landmarks are placed by farthest-point selection in the largest connected
+ * region: the first is the cell farthest from an arbitrary cell of it (a
+ * corner of the region, in practice), each next one the cell whose distance
+ * to the nearest landmark so far is largest. Each landmark costs one
+ * Dijkstra over the region.
+ */
+#include "landmarks.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct hitem {
+    double key;
+    int32_t v;
+} hitem;
+
+/* Binary heap with lazy deletion: stale items are skipped when popped. */
+typedef struct heap {
+    hitem *a;
+    size_t n, cap;
+} heap;
+
+static bool heap_push(heap *h, double key, int32_t v) {
+    size_t i;
+    if (h->n == h->cap) {
+        size_t nc = h->cap ? h->cap * 2 : 1024;
+        hitem *a = realloc(h->a, nc * sizeof(*a));
+        if (!a) return false;
+        h->a = a;
+        h->cap = nc;
+    }
+    i = h->n++;
+    while (i > 0 && h->a[(i - 1) / 2].key > key) {
+        h->a[i] = h->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->a[i] = (hitem){key, v};
+    return true;
+}
+
+static hitem heap_pop(heap *h) {
+    hitem top = h->a[0], last = h->a[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n) break;
+        if (c + 1 < h->n && h->a[c + 1].key < h->a[c].key) c++;
+        if (h->a[c].key >= last.key) break;
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    if (h->n) h->a[i] = last;
+    return top;
+}
+
+/* Scratch of one build. */
+typedef struct build {
+    int32_t w, n;
+    const uint8_t *moves; /* allowed moves of each cell in the all-open map */
+    uint32_t *s, *t;      /* steps of the current Dijkstra; s = UINT32_MAX unreached */
+    heap h;
+} build;
+
+/* Dijkstra from src over the moves; false on allocation failure. */
+static bool dijkstra(build *b, int32_t src) {
+    for (int32_t v = 0; v < b->n; v++) b->s[v] = UINT32_MAX;
+    b->s[src] = 0;
+    b->t[src] = 0;
+    b->h.n = 0;
+    if (!heap_push(&b->h, 0.0, src)) return false;
+    while (b->h.n) {
+        hitem it = heap_pop(&b->h);
+        int32_t v = it.v, x = v % b->w, y = v / b->w;
+        uint8_t m = b->moves[v];
+        if (it.key > (double)b->s[v] + (double)b->t[v] * PF_SQRT2 + 1e-9) continue; /* stale */
+        for (int d = 0; d < 8; d++) {
+            int32_t u;
+            uint32_t ns, nt;
+            double key;
+            if (!(m & (1u << d))) continue;
+            u = (y + pf_dir_dy[d]) * b->w + (x + pf_dir_dx[d]);
+            ns = b->s[v] + (d < 4);
+            nt = b->t[v] + (d >= 4);
+            key = (double)ns + (double)nt * PF_SQRT2;
+            if (b->s[u] != UINT32_MAX && key >= (double)b->s[u] + (double)b->t[u] * PF_SQRT2 - 1e-9)
+                continue;
+            b->s[u] = ns;
+            b->t[u] = nt;
+            if (!heap_push(&b->h, key, u)) return false;
+        }
+    }
+    return true;
+}
+
+static uint64_t mono_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* A cell of the largest region of walkable cells (by moves), -1 if none. */
+static int32_t largest_region(const build *b, const uint64_t *open, int32_t *queue,
+                              uint8_t *seen) {
+    int32_t best = -1, best_size = 0;
+    memset(seen, 0, (size_t)b->n);
+    for (int32_t v0 = 0; v0 < b->n; v0++) {
+        int32_t head = 0, tail = 0;
+        if (seen[v0] || !(open[v0 >> 6] >> (v0 & 63) & 1)) continue;
+        seen[v0] = 1;
+        queue[tail++] = v0;
+        while (head < tail) {
+            int32_t v = queue[head++], x = v % b->w, y = v / b->w;
+            for (int d = 0; d < 8; d++) {
+                int32_t u;
+                if (!(b->moves[v] & (1u << d))) continue;
+                u = (y + pf_dir_dy[d]) * b->w + (x + pf_dir_dx[d]);
+                if (!seen[u]) {
+                    seen[u] = 1;
+                    queue[tail++] = u;
+                }
+            }
+        }
+        if (tail > best_size) {
+            best_size = tail;
+            best = v0;
+        }
+    }
+    return best;
+}
+
+pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **out) {
+    int32_t w = pf_grid_width(g), hgt = pf_grid_height(g), n = w * hgt;
+    uint64_t t0 = mono_us();
+    pf_grid *m0 = NULL;
+    pf_landmarks *l = NULL;
+    uint8_t *moves = NULL, *seen = NULL;
+    int32_t *queue = NULL;
+    double *mind = NULL;
+    build b;
+    pf_status st = PF_ENOMEM;
+    int k;
+    int32_t lm;
+
+    *out = NULL;
+    memset(&b, 0, sizeof(b));
+    if (max_bytes == 0 || n <= 0) return PF_OK;
+    k = (int)(max_bytes / (4u * (size_t)n) < PF_LANDMARKS_MAX ? max_bytes / (4u * (size_t)n)
+                                                               : PF_LANDMARKS_MAX);
+    if (k < 2) return PF_OK;
+    /* The all-open map: every door open. */
+    if (!(m0 = pf_grid_clone(g))) return PF_ENOMEM;
+    for (int32_t d = 0; d < pf_grid_door_count(m0); d++) pf_grid_set_door(m0, d, true);
+    if (pf_grid_connectivity(m0) != 8 || !pf_grid_is_uniform(m0)) {
+        pf_grid_destroy(m0);
+        return PF_OK;
+    }
+    l = calloc(1, sizeof(*l));
+    moves = malloc((size_t)n);
+    seen = malloc((size_t)n);
+    queue = malloc((size_t)n * sizeof(*queue));
+    mind = malloc((size_t)n * sizeof(*mind));
+    b.s = malloc((size_t)n * sizeof(*b.s));
+    b.t = malloc((size_t)n * sizeof(*b.t));
+    if (!l || !moves || !seen || !queue || !mind || !b.s || !b.t) goto out;
+    atomic_init(&l->refs, 1);
+    l->k = k;
+    l->w = w;
+    l->h = hgt;
+    l->cost = pf_grid_min_cost(m0);
+    l->cut = pf_grid_corner_cutting(m0);
+    l->d = malloc((size_t)n * 2 * (size_t)k * sizeof(*l->d));
+    l->open = calloc(((size_t)n + 63) / 64, sizeof(*l->open));
+    if (!l->d || !l->open) goto out;
+    for (int32_t v = 0; v < n; v++) {
+        pf_point p = {v % w, v / w};
+        moves[v] = pf_grid_moves(m0, p);
+        if (pf_grid_cost(m0, p)) l->open[v >> 6] |= (uint64_t)1 << (v & 63);
+    }
+    b.w = w;
+    b.n = n;
+    b.moves = moves;
+    lm = largest_region(&b, l->open, queue, seen);
+    if (lm < 0) {
+        st = PF_OK; /* nothing walkable */
+        goto out_drop;
+    }
+    /* The first landmark: the cell farthest from an arbitrary one. */
+    if (!dijkstra(&b, lm)) goto out;
+    {
+        double far = -1;
+        for (int32_t v = 0; v < n; v++) {
+            double dv;
+            if (b.s[v] == UINT32_MAX) continue;
+            dv = (double)b.s[v] + (double)b.t[v] * PF_SQRT2;
+            if (dv > far) {
+                far = dv;
+                lm = v;
+            }
+        }
+    }
+    for (int32_t v = 0; v < n; v++) mind[v] = INFINITY;
+    for (int j = 0; j < k; j++) {
+        double far = -1;
+        int32_t next = -1;
+        if (!dijkstra(&b, lm)) goto out;
+        for (int32_t v = 0; v < n; v++) {
+            uint16_t *e = l->d + ((size_t)v * (size_t)k + (size_t)j) * 2;
+            double dv;
+            if (b.s[v] == UINT32_MAX) {
+                e[0] = PF_LANDMARK_NONE;
+                e[1] = 0;
+                continue;
+            }
+            if (b.s[v] >= PF_LANDMARK_NONE || b.t[v] >= PF_LANDMARK_NONE) {
+                st = PF_OK; /* too long to store exactly: no landmarks */
+                goto out_drop;
+            }
+            e[0] = (uint16_t)b.s[v];
+            e[1] = (uint16_t)b.t[v];
+            dv = (double)b.s[v] + (double)b.t[v] * PF_SQRT2;
+            if (dv < mind[v]) mind[v] = dv;
+            if (mind[v] > far) {
+                far = mind[v];
+                next = v;
+            }
+        }
+        if (next < 0 || far <= 0) { /* the region is one cell: k = j + 1 would do */
+            st = PF_OK;
+            goto out_drop;
+        }
+        lm = next;
+    }
+    l->build_us = mono_us() - t0;
+    *out = l;
+    l = NULL;
+    st = PF_OK;
+    goto out;
+out_drop:
+    /* Not applicable: no landmarks, no error. */
+    pf_landmarks_release(l);
+    l = NULL;
+out:
+    if (l) pf_landmarks_release(l);
+    free(b.s);
+    free(b.t);
+    free(b.h.a);
+    free(mind);
+    free(queue);
+    free(seen);
+    free(moves);
+    pf_grid_destroy(m0);
+    return st;
+}
+
+void pf_landmarks_retain(pf_landmarks *l) { atomic_fetch_add(&l->refs, 1); }
+
+void pf_landmarks_release(pf_landmarks *l) {
+    if (!l || atomic_fetch_sub(&l->refs, 1) != 1) return;
+    free(l->d);
+    free(l->open);
+    free(l);
+}
+
+size_t pf_landmarks_memory(const pf_landmarks *l) {
+    size_t n = (size_t)l->w * (size_t)l->h;
+    return sizeof(*l) + n * 2 * (size_t)l->k * sizeof(*l->d) + (n + 63) / 64 * sizeof(*l->open);
+}
+
+bool pf_landmarks_valid_for(const pf_landmarks *l, const pf_grid *g, const pf_point *changed,
+                            size_t n) {
+    if (pf_grid_width(g) != l->w || pf_grid_height(g) != l->h ||
+        pf_grid_corner_cutting(g) != l->cut)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        int32_t v = changed[i].y * l->w + changed[i].x;
+        uint8_t c = pf_grid_cost(g, changed[i]);
+        if (c == 0) continue; /* blocked: distances only grow */
+        if (c != l->cost || !(l->open[v >> 6] >> (v & 63) & 1)) return false;
+    }
+    return true;
+}

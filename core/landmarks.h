@@ -1,0 +1,86 @@
+/* landmarks.h -- a differential heuristic for jump point search.
+ *
+ * For a few landmark cells L, the exact distance d(L, v) to every cell v.
+ * By the triangle inequality |d(L, g) - d(L, n)| <= d(n, g), so the largest
+ * of these over the landmarks is a lower bound of the distance from n to
+ * the goal g, and a consistent one; jps takes the larger of it and the
+ * octile distance. On room and Dragon Age maps, where walls make octile
+ * distances far too low, it cuts jump point search's expansions several
+ * times over (Goldenberg et al., "The compressed differential heuristic",
+ * and Sturtevant et al., "Memory-based heuristics for explicit state
+ * spaces", IJCAI 2009).
+ *
+ * Exactness: every distance on a uniform-cost 8-connected map is
+ * c (s + t sqrt 2) for s straight and t diagonal steps, so a landmark
+ * stores the pair (s, t) of a shortest path per cell (2 x 16 bits) and the
+ * heuristic is computed from exact integer differences. Landmarks are kept
+ * interleaved per cell, so one heuristic reads one or two cache lines.
+ *
+ * Which maps: those jps serves (8-connected, one cost for every walkable
+ * cell, no walls), measured with every door open. Closing doors and
+ * blocking cells only lengthen distances, which keeps the bound valid, so
+ * later versions of the map share the landmarks; a version where a cell
+ * that was blocked in that all-open map becomes walkable, or whose cost
+ * changes, cannot use them (pf_landmarks_valid_for).
+ *
+ * Immutable once built; reference counted so map versions share them.
+ */
+#ifndef PF_LANDMARKS_H
+#define PF_LANDMARKS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grid.h"
+#include "status.h"
+
+#define PF_LANDMARKS_MAX 16
+#define PF_LANDMARK_NONE 0xFFFFu /* s of a cell the landmark does not reach */
+
+typedef struct pf_landmarks {
+    atomic_int refs;
+    int k;              /* landmarks */
+    int32_t w, h;
+    uint8_t cost;       /* the one cost of a walkable cell */
+    bool cut;           /* the corner rule the distances were measured under */
+    uint16_t *d;        /* cell v, landmark j: s at d[2 (v k + j)], t after it */
+    uint64_t *open;     /* bit v: walkable with every door open */
+    uint64_t build_us;
+} pf_landmarks;
+
+/* Builds up to PF_LANDMARKS_MAX landmarks in at most max_bytes of tables
+ * (4 bytes a cell a landmark). *out is NULL, with PF_OK, when the map is
+ * not one jps serves, when fewer than 2 landmarks fit, or when a distance
+ * has more than 65534 steps of one kind. */
+pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **out);
+void pf_landmarks_retain(pf_landmarks *l);
+void pf_landmarks_release(pf_landmarks *l); /* NULL is a no-op */
+size_t pf_landmarks_memory(const pf_landmarks *l);
+
+/* Whether a version g of the map may use l: same size and cost, and every
+ * cell in `changed` (what made g from a version that could) that is
+ * walkable in g was walkable in l's all-open map. */
+bool pf_landmarks_valid_for(const pf_landmarks *l, const pf_grid *g, const pf_point *changed,
+                            size_t n);
+
+/* A lower bound of the distance between cells a and b (indices y w + x). */
+static inline double pf_landmarks_h(const pf_landmarks *l, int32_t a, int32_t b) {
+    const uint16_t *pa = l->d + (size_t)a * 2 * (size_t)l->k;
+    const uint16_t *pb = l->d + (size_t)b * 2 * (size_t)l->k;
+    double best = 0.0;
+    for (int j = 0; j < l->k; j++) {
+        double v;
+        if (pa[2 * j] == PF_LANDMARK_NONE || pb[2 * j] == PF_LANDMARK_NONE) continue;
+        v = (double)((int32_t)pb[2 * j] - (int32_t)pa[2 * j]) +
+            (double)((int32_t)pb[2 * j + 1] - (int32_t)pa[2 * j + 1]) * PF_SQRT2;
+        v = v < 0 ? -v : v;
+        best = v > best ? v : best;
+    }
+    /* The products with sqrt 2 round; a relative 1e-12 below keeps the bound
+     * at or under the exact distance, as search costs are summed. */
+    return best * (double)l->cost * (1.0 - 1e-12);
+}
+
+#endif
