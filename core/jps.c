@@ -445,6 +445,7 @@ typedef struct jps_run {
     uint32_t gen;
     double fref;     /* successors with f <= fref skip the heap */
     const pf_landmarks *lm; /* NULL: the octile distance alone */
+    double lm_goal[PF_LANDMARKS_MAX]; /* the goal's landmark distances */
     int32_t *stack;  /* those successors, expanded last in first out */
     size_t sp;
     uint64_t jump_points, generated;
@@ -503,7 +504,7 @@ static inline double octile(const jps_run *r, int32_t x, int32_t y) {
     mn = dx > dy ? dy : dx;
     h = r->c * ((double)mx + (PF_SQRT2 - 1.0) * (double)mn);
     if (r->lm) {
-        double d = pf_landmarks_h(r->lm, y * r->w + x, r->goal);
+        double d = pf_landmarks_h_to(r->lm, y * r->w + x, r->lm_goal);
         h = d > h ? d : h;
     }
     return h;
@@ -966,6 +967,7 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
                    j->lm->cut == g->corner_cutting
                ? j->lm
                : NULL;
+    if (r.lm) pf_landmarks_dist(r.lm, r.goal, r.lm_goal);
     {
         int32_t dx = q->goal.x - q->start.x, dy = q->goal.y - q->start.y;
         int sx = sgn(dx), sy = sgn(dy);

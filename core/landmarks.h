@@ -37,7 +37,7 @@
 #include "status.h"
 
 #define PF_LANDMARKS_MAX 16
-#define PF_LANDMARK_NONE 0xFFFFu /* s of a cell the landmark does not reach */
+#define PF_LANDMARK_NONE 0xFFFFu /* s of a cell the landmark does not reach (t is 0) */
 
 typedef struct pf_landmarks {
     atomic_int refs;
@@ -65,22 +65,35 @@ size_t pf_landmarks_memory(const pf_landmarks *l);
 bool pf_landmarks_valid_for(const pf_landmarks *l, const pf_grid *g, const pf_point *changed,
                             size_t n);
 
-/* A lower bound of the distance between cells a and b (indices y w + x). */
-static inline double pf_landmarks_h(const pf_landmarks *l, int32_t a, int32_t b) {
-    const uint16_t *pa = l->d + (size_t)a * 2 * (size_t)l->k;
-    const uint16_t *pb = l->d + (size_t)b * 2 * (size_t)l->k;
+/* The distances of cell v from the landmarks, in steps of cost 1, into
+ * out[0..k). A cell a landmark does not reach gets 65535: any value is a
+ * valid bound there, because such a cell and the goal are then in
+ * different regions (or both unreached, and get the same value), and a
+ * constant keeps the bound consistent inside a region. */
+static inline void pf_landmarks_dist(const pf_landmarks *l, int32_t v, double *out) {
+    const uint16_t *p = l->d + (size_t)v * 2 * (size_t)l->k;
+    for (int j = 0; j < l->k; j++) out[j] = (double)p[2 * j] + (double)p[2 * j + 1] * PF_SQRT2;
+}
+
+/* The bound for cell a given the goal's distances (pf_landmarks_dist). */
+static inline double pf_landmarks_h_to(const pf_landmarks *l, int32_t a, const double *goal) {
+    const uint16_t *p = l->d + (size_t)a * 2 * (size_t)l->k;
     double best = 0.0;
     for (int j = 0; j < l->k; j++) {
-        double v;
-        if (pa[2 * j] == PF_LANDMARK_NONE || pb[2 * j] == PF_LANDMARK_NONE) continue;
-        v = (double)((int32_t)pb[2 * j] - (int32_t)pa[2 * j]) +
-            (double)((int32_t)pb[2 * j + 1] - (int32_t)pa[2 * j + 1]) * PF_SQRT2;
+        double v = goal[j] - ((double)p[2 * j] + (double)p[2 * j + 1] * PF_SQRT2);
         v = v < 0 ? -v : v;
         best = v > best ? v : best;
     }
-    /* The products with sqrt 2 round; a relative 1e-12 below keeps the bound
-     * at or under the exact distance, as search costs are summed. */
+    /* Sums with sqrt 2 round; a relative 1e-12 below keeps the bound at or
+     * under the exact distance. */
     return best * (double)l->cost * (1.0 - 1e-12);
+}
+
+/* A lower bound of the distance between cells a and b (indices y w + x). */
+static inline double pf_landmarks_h(const pf_landmarks *l, int32_t a, int32_t b) {
+    double goal[PF_LANDMARKS_MAX];
+    pf_landmarks_dist(l, b, goal);
+    return pf_landmarks_h_to(l, a, goal);
 }
 
 #endif
