@@ -967,7 +967,6 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
                    j->lm->cut == g->corner_cutting
                ? j->lm
                : NULL;
-    if (r.lm) pf_landmarks_dist(r.lm, r.goal, r.lm_goal);
     {
         int32_t dx = q->goal.x - q->start.x, dy = q->goal.y - q->start.y;
         int sx = sgn(dx), sy = sgn(dy);
@@ -992,6 +991,7 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     }
     st = pf__ctx_begin(ctx, cells);
     if (st) return out->status = st;
+    if (r.lm) pf_landmarks_dist(r.lm, r.goal, r.lm_goal); /* not needed by direct answers */
     r.gen = ctx->gen;
     r.jump_points = 0;
     r.generated = 0;

@@ -208,6 +208,7 @@ static int cmd_scen(int argc, char **argv) {
 
     memset(&o, 0, sizeof(o));
     o.landmark_bytes = PF_PLANNER_DEFAULT_LANDMARK_BYTES;
+    o.landmark_min_cells = PF_PLANNER_DEFAULT_LANDMARK_MIN_CELLS;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (opt) {

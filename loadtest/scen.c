@@ -183,6 +183,7 @@ pf_status pf_bench_scen_load(const char *path, const pf_bench_scen_opts *o, pf_b
     popts.build_hpa = o->build_hpa;
     popts.cluster_size = o->cluster_size;
     popts.landmark_bytes = o->landmark_bytes;
+    popts.landmark_min_cells = o->landmark_min_cells;
     t0 = now_us();
     st = pf_planner_create(g, &popts, &s->planner); /* takes g, also on failure */
     g = NULL;

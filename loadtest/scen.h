@@ -36,6 +36,7 @@ typedef struct pf_bench_scen_opts {
     bool cpu_clock;
     int32_t cluster_size; /* HPA* cluster side, 0 = default */
     size_t landmark_bytes; /* jps landmark tables per map, 0 = none (planner.h) */
+    int64_t landmark_min_cells; /* ... on maps of at least this many cells */
 } pf_bench_scen_opts;
 
 typedef struct pf_bench_scen pf_bench_scen;

@@ -374,6 +374,7 @@ static void run_build(void *arg, pf_search_ctx *ctx) {
     po.build_hpa = true;
     po.cluster_size = (int32_t)s->cfg.cluster_size;
     po.landmark_bytes = (size_t)s->cfg.landmark_bytes;
+    po.landmark_min_cells = PF_PLANNER_DEFAULT_LANDMARK_MIN_CELLS;
     if ((st = pf_planner_create(g, &po, &planner))) {
         pf__answer_error(r, pf_http_status(st), pf_proto_code_for(st), NULL,
                          "Preparing the map failed: %s.", pf_status_str(st));
@@ -423,6 +424,7 @@ static pf_status add_map(pf_server *s, const char *id, pf_grid *g, uint64_t vers
     po.build_hpa = true;
     po.cluster_size = (int32_t)s->cfg.cluster_size;
     po.landmark_bytes = (size_t)s->cfg.landmark_bytes;
+    po.landmark_min_cells = PF_PLANNER_DEFAULT_LANDMARK_MIN_CELLS;
     if ((st = pf_planner_create(g, &po, &planner))) return st;
     mv = pf_mapver_create(id, planner, (size_t)s->cfg.cache_entries, (size_t)s->cfg.cache_bytes,
                           (pf__now_ns() - t0) / 1000, NULL);
