@@ -159,6 +159,7 @@ pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **
         return PF_OK;
     }
     l = calloc(1, sizeof(*l));
+    if (l) atomic_init(&l->refs, 1); /* so that every exit below can release it */
     moves = malloc((size_t)n);
     seen = malloc((size_t)n);
     queue = malloc((size_t)n * sizeof(*queue));
@@ -166,7 +167,6 @@ pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **
     b.s = malloc((size_t)n * sizeof(*b.s));
     b.t = malloc((size_t)n * sizeof(*b.t));
     if (!l || !moves || !seen || !queue || !mind || !b.s || !b.t) goto out;
-    atomic_init(&l->refs, 1);
     l->k = k;
     l->w = w;
     l->h = hgt;

@@ -46,8 +46,8 @@ static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_hpa *
         lm = NULL;
     } else if (p->opts.landmark_bytes &&
                (int64_t)pf_grid_width(g) * pf_grid_height(g) >= p->opts.landmark_min_cells &&
-               (st = pf_landmarks_build(g, p->opts.landmark_bytes, &p->lm))) {
-        goto out_free_jps;
+               pf_landmarks_build(g, p->opts.landmark_bytes, &p->lm) != PF_OK) {
+        p->lm = NULL; /* only a speed-up: without memory for it, jps uses octile */
     }
     pf_jps_set_landmarks(p->jps, p->lm);
     if (hpa) {
