@@ -446,6 +446,14 @@ typedef struct jps_run {
     double fref;     /* successors with f <= fref skip the heap */
     const pf_landmarks *lm; /* NULL: the octile distance alone */
     double lm_goal[PF_LANDMARKS_MAX]; /* the goal's landmark distances */
+    /* With landmarks, the jump points of one expansion are offered after all
+     * its jumps: each one's landmark line is prefetched when it is found,
+     * and the later jumps hide the miss. */
+    struct {
+        int32_t x, y, parent;
+        double g;
+    } pend[32];
+    int npend;
     int32_t *stack;  /* those successors, expanded last in first out */
     size_t sp;
     uint64_t jump_points, generated;
@@ -511,7 +519,7 @@ static inline double octile(const jps_run *r, int32_t x, int32_t y) {
 }
 
 /* Offers jump point (x, y) at cost gn, reached from `parent`. */
-static inline void relax(jps_run *r, int32_t x, int32_t y, double gn, int32_t parent) {
+static inline void relax_now(jps_run *r, int32_t x, int32_t y, double gn, int32_t parent) {
     int32_t n = y * r->w + x;
     pf__node *nd = &r->ctx->nodes[n];
     r->jump_points++;
@@ -536,6 +544,29 @@ static inline void relax(jps_run *r, int32_t x, int32_t y, double gn, int32_t pa
         }
         r->generated++;
     }
+}
+
+/* Offers the deferred jump points, in the order they were found. Deferring
+ * changes nothing: the nodes they touch are read only when the next node is
+ * taken off the open list, after the expansion. */
+static inline void relax_flush(jps_run *r) {
+    for (int i = 0; i < r->npend; i++)
+        relax_now(r, r->pend[i].x, r->pend[i].y, r->pend[i].g, r->pend[i].parent);
+    r->npend = 0;
+}
+
+static inline void relax(jps_run *r, int32_t x, int32_t y, double gn, int32_t parent) {
+    if (!r->lm) {
+        relax_now(r, x, y, gn, parent);
+        return;
+    }
+    if (r->npend == (int)(sizeof(r->pend) / sizeof(r->pend[0]))) relax_flush(r);
+    __builtin_prefetch(r->lm->d + (size_t)(y * r->w + x) * 2 * (size_t)r->lm->k);
+    r->pend[r->npend].x = x;
+    r->pend[r->npend].y = y;
+    r->pend[r->npend].parent = parent;
+    r->pend[r->npend].g = gn;
+    r->npend++;
 }
 
 /* Jump bit d of (x, y). */
@@ -721,6 +752,7 @@ static inline __attribute__((always_inline)) pf_status run_jps(jps_run *r, const
         if (m & (1u << PF_DIR_SW)) jump_d(r, x, y, -1, 1, gc, c, cc, jb);
         if (m & (1u << PF_DIR_NE)) jump_d(r, x, y, 1, -1, gc, c, cc, jb);
         if (m & (1u << PF_DIR_NW)) jump_d(r, x, y, -1, -1, gc, c, cc, jb);
+        if (r->npend) relax_flush(r);
     }
     return PF_NO_PATH;
 }
@@ -997,6 +1029,7 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     r.generated = 0;
     r.fref = -1.0;
     r.sp = 0;
+    r.npend = 0;
     {
         jps_scratch *sc;
         st = scratch_get(ctx, cells, &sc);
