@@ -13,48 +13,22 @@
 #include <string.h>
 #include <time.h>
 
-typedef struct hitem {
-    double key;
-    int32_t v;
-} hitem;
-
-/* Binary heap with lazy deletion: stale items are skipped when popped. */
-typedef struct heap {
-    hitem *a;
+/* A growable list of cells: one bucket of the queue below. */
+typedef struct bucket {
+    int32_t *v;
     size_t n, cap;
-} heap;
+} bucket;
 
-static bool heap_push(heap *h, double key, int32_t v) {
-    size_t i;
-    if (h->n == h->cap) {
-        size_t nc = h->cap ? h->cap * 2 : 1024;
-        hitem *a = realloc(h->a, nc * sizeof(*a));
+static bool bucket_push(bucket *b, int32_t v) {
+    if (b->n == b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 1024;
+        int32_t *a = realloc(b->v, nc * sizeof(*a));
         if (!a) return false;
-        h->a = a;
-        h->cap = nc;
+        b->v = a;
+        b->cap = nc;
     }
-    i = h->n++;
-    while (i > 0 && h->a[(i - 1) / 2].key > key) {
-        h->a[i] = h->a[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h->a[i] = (hitem){key, v};
+    b->v[b->n++] = v;
     return true;
-}
-
-static hitem heap_pop(heap *h) {
-    hitem top = h->a[0], last = h->a[--h->n];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= h->n) break;
-        if (c + 1 < h->n && h->a[c + 1].key < h->a[c].key) c++;
-        if (h->a[c].key >= last.key) break;
-        h->a[i] = h->a[c];
-        i = c;
-    }
-    if (h->n) h->a[i] = last;
-    return top;
 }
 
 /* Scratch of one build. */
@@ -62,36 +36,51 @@ typedef struct build {
     int32_t w, n;
     const uint8_t *moves; /* allowed moves of each cell in the all-open map */
     uint32_t *s, *t;      /* steps of the current Dijkstra; s = UINT32_MAX unreached */
-    heap h;
+    uint8_t *done;        /* settled by the current Dijkstra */
+    bucket q[3];
 } build;
 
-/* Dijkstra from src over the moves; false on allocation failure. */
+static inline double dist_of(const build *b, int32_t v) {
+    return (double)b->s[v] + (double)b->t[v] * PF_SQRT2;
+}
+
+/* Dijkstra from src over the moves, as Dial's bucket queue: a cell of
+ * distance d waits in bucket floor(d). Every step is at least 1 long, so a
+ * cell taken from bucket k can only reach buckets k + 1 and k + 2: the
+ * cells of bucket k are final, in any order, once it is reached, and three
+ * buckets in a ring hold the whole frontier. False on allocation failure. */
 static bool dijkstra(build *b, int32_t src) {
     for (int32_t v = 0; v < b->n; v++) b->s[v] = UINT32_MAX;
+    memset(b->done, 0, (size_t)b->n);
+    for (int i = 0; i < 3; i++) b->q[i].n = 0;
     b->s[src] = 0;
     b->t[src] = 0;
-    b->h.n = 0;
-    if (!heap_push(&b->h, 0.0, src)) return false;
-    while (b->h.n) {
-        hitem it = heap_pop(&b->h);
-        int32_t v = it.v, x = v % b->w, y = v / b->w;
-        uint8_t m = b->moves[v];
-        if (it.key > (double)b->s[v] + (double)b->t[v] * PF_SQRT2 + 1e-9) continue; /* stale */
-        for (int d = 0; d < 8; d++) {
-            int32_t u;
-            uint32_t ns, nt;
-            double key;
-            if (!(m & (1u << d))) continue;
-            u = (y + pf_dir_dy[d]) * b->w + (x + pf_dir_dx[d]);
-            ns = b->s[v] + (d < 4);
-            nt = b->t[v] + (d >= 4);
-            key = (double)ns + (double)nt * PF_SQRT2;
-            if (b->s[u] != UINT32_MAX && key >= (double)b->s[u] + (double)b->t[u] * PF_SQRT2 - 1e-9)
-                continue;
-            b->s[u] = ns;
-            b->t[u] = nt;
-            if (!heap_push(&b->h, key, u)) return false;
+    if (!bucket_push(&b->q[0], src)) return false;
+    for (uint64_t k = 0; b->q[0].n + b->q[1].n + b->q[2].n; k++) {
+        bucket *cur = &b->q[k % 3];
+        /* Cells are appended to the other two buckets only, so cur stays put. */
+        for (size_t i = 0; i < cur->n; i++) {
+            int32_t v = cur->v[i], x = v % b->w, y = v / b->w;
+            uint8_t m = b->moves[v];
+            if (b->done[v] || (uint64_t)dist_of(b, v) != k) continue; /* stale */
+            b->done[v] = 1;
+            for (int d = 0; d < 8; d++) {
+                int32_t u;
+                uint32_t ns, nt;
+                double key;
+                if (!(m & (1u << d))) continue;
+                u = (y + pf_dir_dy[d]) * b->w + (x + pf_dir_dx[d]);
+                if (b->done[u]) continue;
+                ns = b->s[v] + (d < 4);
+                nt = b->t[v] + (d >= 4);
+                key = (double)ns + (double)nt * PF_SQRT2;
+                if (b->s[u] != UINT32_MAX && key >= dist_of(b, u) - 1e-9) continue;
+                b->s[u] = ns;
+                b->t[u] = nt;
+                if (!bucket_push(&b->q[(uint64_t)key % 3], u)) return false;
+            }
         }
+        cur->n = 0;
     }
     return true;
 }
@@ -166,7 +155,8 @@ pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **
     mind = malloc((size_t)n * sizeof(*mind));
     b.s = malloc((size_t)n * sizeof(*b.s));
     b.t = malloc((size_t)n * sizeof(*b.t));
-    if (!l || !moves || !seen || !queue || !mind || !b.s || !b.t) goto out;
+    b.done = malloc((size_t)n);
+    if (!l || !moves || !seen || !queue || !mind || !b.s || !b.t || !b.done) goto out;
     l->k = k;
     l->w = w;
     l->h = hgt;
@@ -252,7 +242,8 @@ out:
     if (l) pf_landmarks_release(l);
     free(b.s);
     free(b.t);
-    free(b.h.a);
+    free(b.done);
+    for (int i = 0; i < 3; i++) free(b.q[i].v);
     free(mind);
     free(queue);
     free(seen);
