@@ -184,12 +184,9 @@ pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, siz
         /* Closed doors and blocked cells keep the landmarks' bound; a cell
          * opened beyond the all-open map, or a new cost, drops them (a new
          * upload builds them again). */
-        if (p->lm && pf_landmarks_valid_for(p->lm, g, changed, n)) {
-            pf_landmarks_retain(p->lm);
-            st = planner_assemble(g, &p->opts, hpa, us, true, p->lm, out);
-        } else {
-            st = planner_assemble(g, &p->opts, hpa, us, true, NULL, out);
-        }
+        pf_landmarks *keep = p->lm && pf_landmarks_valid_for(p->lm, g, changed, n) ? p->lm : NULL;
+        if (keep) pf_landmarks_retain(keep);
+        st = planner_assemble(g, &p->opts, hpa, us, true, keep, out);
         if (st) {
             free(changed);
             return st;

@@ -268,16 +268,15 @@ static int cmd_scen(int argc, char **argv) {
             o.cluster_size = (int32_t)sz;
             break;
         case 'j': json = true; break;
-        case 't':
-            if (strcmp(optarg, "cpu") == 0)
-                o.cpu_clock = true;
-            else if (strcmp(optarg, "wall") == 0)
-                o.cpu_clock = false;
-            else {
+        case 't': {
+            clockid_t c;
+            if (!pf_report_clock_from_name(optarg, &c)) {
                 fprintf(stderr, "pathd-bench: --clock wants wall or cpu\n");
                 return EXIT_USAGE;
             }
+            o.cpu_clock = c == CLOCK_THREAD_CPUTIME_ID;
             break;
+        }
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return EXIT_USAGE;
         }

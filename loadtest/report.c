@@ -32,6 +32,22 @@ void pf_report_add_error(pf_report *r, const char *kind, uint64_t n) {
     r->error_kinds[i].count += n;
 }
 
+bool pf_report_clock_from_name(const char *name, clockid_t *out) {
+    if (strcmp(name, "cpu") == 0)
+        *out = CLOCK_THREAD_CPUTIME_ID;
+    else if (strcmp(name, "wall") == 0)
+        *out = CLOCK_MONOTONIC;
+    else
+        return false;
+    return true;
+}
+
+double pf_report_now_us(clockid_t c) {
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
 int pf_report_cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 /* Errors counted by kind: HTTP status or transport failure in http mode, the
  * core status name in scen mode. */
@@ -110,6 +111,12 @@ bool pf_report_print_json(FILE *f, const pf_report *r);
 /* The p-th percentile (0..100) of n sorted samples, nearest rank. NaN for
  * n == 0. */
 double pf_report_percentile(const double *sorted, size_t n, double p);
+/* --clock's values: "wall" (CLOCK_MONOTONIC) or "cpu" (the thread's CPU
+ * clock, which leaves out time descheduled on a busy machine). False for
+ * anything else. */
+bool pf_report_clock_from_name(const char *name, clockid_t *out);
+/* Microseconds on clock c. */
+double pf_report_now_us(clockid_t c);
 /* qsort comparator for doubles, ascending. */
 int pf_report_cmp_double(const void *a, const void *b);
 /* Sorts v[0..n) and returns its median (mean of the middle two for even n);

@@ -37,11 +37,7 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...) {
     va_end(ap);
 }
 
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
+static double now_us(void) { return pf_report_now_us(CLOCK_MONOTONIC); }
 
 /* Reads a whole file into a NUL-terminated buffer. NULL with errno set on
  * error. */

@@ -72,11 +72,6 @@ static size_t heap_bytes(void) {
     return mi.uordblks + mi.hblkhd;
 }
 
-static double now_us(clockid_t clock) {
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
 
 typedef struct opts {
     size_t sessions;
@@ -118,14 +113,14 @@ static int measure_repairs(pf_dstar **ss, size_t n, pf_grid *eff, const opts *o,
             rc = EXIT_MISMATCH;
             continue;
         }
-        double t0 = now_us(o->clock);
+        double t0 = pf_report_now_us(o->clock);
         pf_status st = pf_dstar_plan(ss[i], 0, &r);
-        double t1 = now_us(o->clock);
+        double t1 = pf_report_now_us(o->clock);
         pf_grid_set_cost(eff, closed, 0);
         pf_query q = pf_query_make(agent, goal, PF_ALGO_ASTAR);
-        double t2 = now_us(o->clock);
+        double t2 = pf_report_now_us(o->clock);
         pf_status sa = pf_search(ctx, eff, &q, &a);
-        double t3 = now_us(o->clock);
+        double t3 = pf_report_now_us(o->clock);
         pf_grid_set_cost(eff, closed, cost);
         if (st != sa || (st == PF_OK && !pf_bench_cost_matches(r.cost, a.cost))) {
             fprintf(stderr, "pathd-bench sessions: repair %zu: %s cost %f, A* %s cost %f\n", i,
@@ -192,9 +187,9 @@ static int run_file(const char *path, const opts *o) {
             &e[n >= nsel ? i % nsel : (size_t)((double)i * (double)nsel / (double)n)];
         pf_result r;
         st = pf_dstar_create(g, q->start, q->goal, &ss[i]);
-        double t0 = now_us(o->clock);
+        double t0 = pf_report_now_us(o->clock);
         if (st == PF_OK) st = pf_dstar_plan(ss[i], 0, &r);
-        plan_us[i] = now_us(o->clock) - t0;
+        plan_us[i] = pf_report_now_us(o->clock) - t0;
         if (st != PF_OK) {
             failed++;
             if (!ss[i]) {
@@ -303,11 +298,7 @@ int pf_bench_sessions_main(int argc, char **argv) {
             o.repair = true;
             break;
         case 't':
-            if (strcmp(optarg, "cpu") == 0)
-                o.clock = CLOCK_THREAD_CPUTIME_ID;
-            else if (strcmp(optarg, "wall") == 0)
-                o.clock = CLOCK_MONOTONIC;
-            else {
+            if (!pf_report_clock_from_name(optarg, &o.clock)) {
                 fprintf(stderr, "pathd-bench: --clock wants wall or cpu\n");
                 return EXIT_USAGE;
             }

@@ -201,8 +201,9 @@ pf_status pf_store_decode(const unsigned char *buf, size_t len, const pf_grid_li
     costs = r.b + r.pos;
     walls = costs + cells;
     r.pos += 2 * cells;
-    for (size_t i = 0; i < cells; i++)
-        if (walls[i] & ~3u) goto fail;
+    for (size_t i = 0; i < cells; i++) /* no other bits, no wall off the map's edge */
+        if ((walls[i] & ~3u) || ((walls[i] & 1) && i % W == W - 1) || ((walls[i] & 2) && i / W == H - 1))
+            goto fail;
     if (!get_u(&r, &nd, 4)) goto fail;
     for (uint64_t d = 0; d < nd; d++) {
         char name[PF_DOOR_NAME_MAX];
@@ -240,8 +241,6 @@ pf_status pf_store_decode(const unsigned char *buf, size_t len, const pf_grid_li
         if (pf_grid_set_cost(g, p, costs[i])) goto fail;
         if (p.x + 1 < (int32_t)W && pf_grid_set_wall(g, p, PF_DIR_E, walls[i] & 1)) goto fail;
         if (p.y + 1 < (int32_t)H && pf_grid_set_wall(g, p, PF_DIR_S, (walls[i] & 2) != 0)) goto fail;
-        if ((p.x + 1 == (int32_t)W && (walls[i] & 1)) || (p.y + 1 == (int32_t)H && (walls[i] & 2)))
-            goto fail;
     }
     if (r.pos != r.len) goto fail;
     *out = g;
