@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuts.h"
 #include "search_internal.h"
 
 #define NOT_QUEUED (-1)
@@ -185,6 +186,7 @@ struct pf_dstar {
     dist km;
     dist hscale;         /* heuristic scale: a lower bound of every effective cost */
     bool fresh;          /* the next plan initialises the search first */
+    const pf_cuts *cuts; /* the base grid's cut vertices, or NULL (see cut_off) */
 
     vtile **chunks;        /* chunk c holds tiles c*CHUNK_TILES.. */
     uint32_t nchunks, chunk_cap;
@@ -955,6 +957,37 @@ void pf_dstar_destroy(pf_dstar *d) {
     free(d);
 }
 
+/* Whether the goal is certainly unreachable, known from the base grid's
+ * components and cut vertices without searching: the agent and the goal
+ * lie in different components of the base, or some cell the overlay blocks
+ * separates them there on its own. Both only hold for the effective map
+ * when the overlay adds nothing to the base: a private change that opens a
+ * cell or a wall edge the base has closed could reconnect them, so any
+ * such entry turns the test off (a cost change between nonzero costs
+ * moves no edge). False means "search", not "reachable".
+ *
+ * Why: blocking a cell on the path of a perfect maze (a tree) always
+ * disconnects, and D* Lite then raises every vertex it had reached behind
+ * the cut, more work than a fresh A* exhausting the agent's side. Answered
+ * here, the repair waits in the open list: the search state stays
+ * consistent (a plan may always come later), and when a later change
+ * reopens the cell most of that work cancels out. O(overlay entries). */
+static bool cut_off(const pf_dstar *d) {
+    const pf_grid *g = d->base;
+    bool sep = !pf_cuts_connected(d->cuts, d->start, d->goal);
+    for (uint32_t i = 0; d->ocount && i < d->ocap; i++) {
+        const ov *o = &d->o[i];
+        if (o->cell == EMPTY_CELL) continue;
+        if (g->walls && (o->wmask & ~o->wval & g->walls[o->cell])) return false;
+        if (!(o->flags & OV_COST)) continue;
+        if (o->cost && !g->cost[o->cell]) return false;
+        if (!o->cost && !sep) sep = pf_cuts_separates(d->cuts, o->cell, d->start, d->goal);
+    }
+    return sep;
+}
+
+void pf_dstar_set_cuts(pf_dstar *d, const pf_cuts *cuts) { d->cuts = cuts; }
+
 pf_status pf_dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
     pf_status st;
     memset(out, 0, sizeof(*out));
@@ -970,6 +1003,7 @@ pf_status pf_dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
         return out->status = PF_OK;
     }
     if (!d->fresh) sync_start(d);
+    if (d->cuts && (d->fresh || d->qlen) && cut_off(d)) return out->status = PF_NO_PATH;
     if (d->fresh) {
         st = initialise(d);
         if (st) return out->status = st;
@@ -1084,6 +1118,7 @@ pf_status pf_dstar_rebase(pf_dstar *d, const pf_grid *g, const pf_point *changed
     bool same_rules = g->connectivity == d->conn && g->corner_cutting == d->cut;
     if (!d->fresh) sync_start(d);
     set_base(d, g);
+    d->cuts = NULL; /* they describe the old base */
     if (!same_rules) {
         /* Every cached mask and every key is stale: start over. */
         for (uint32_t i = 0; i < d->ocap; i++)

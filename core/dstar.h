@@ -94,6 +94,17 @@ pf_status pf_dstar_set_wall(pf_dstar *d, pf_point p, int dir, bool blocked);
  * (connectivity, corner cutting) is accepted and searched anew. */
 pf_status pf_dstar_rebase(pf_dstar *d, const pf_grid *g, const pf_point *changed, size_t n);
 
+/* Lets plans answer PF_NO_PATH without searching when the goal is cut off
+ * (cuts.h): the agent and the goal are in different components of the base
+ * grid, or a cell the session blocked separates them on it. `cuts`
+ * (borrowed, NULL to stop) must have been built from the current base grid
+ * and outlive its use; pf_dstar_rebase drops it, so set it again after a
+ * rebase. The pending repair is kept for a later plan. Without it a session
+ * works the same, only a cut-off repair can cost more than a fresh A* (a
+ * perfect maze: see dstar.c's cut_off). */
+struct pf_cuts;
+void pf_dstar_set_cuts(pf_dstar *d, const struct pf_cuts *cuts);
+
 pf_point pf_dstar_position(const pf_dstar *d);
 pf_point pf_dstar_goal(const pf_dstar *d);
 /* The base grid the session currently borrows. */

@@ -11,7 +11,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "clock_internal.h"
 
 /* A growable list of cells: one bucket of the queue below. */
 typedef struct bucket {
@@ -85,12 +86,6 @@ static bool dijkstra(build *b, int32_t src) {
     return true;
 }
 
-static uint64_t mono_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /* A cell of the largest region of walkable cells (by moves), -1 if none. */
 static int32_t largest_region(const build *b, const uint64_t *open, int32_t *queue,
                               uint8_t *seen) {
@@ -123,7 +118,7 @@ static int32_t largest_region(const build *b, const uint64_t *open, int32_t *que
 
 pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **out) {
     int32_t w = pf_grid_width(g), hgt = pf_grid_height(g), n = w * hgt;
-    uint64_t t0 = mono_us();
+    uint64_t t0 = pf__mono_us();
     pf_grid *m0 = NULL;
     pf_landmarks *l = NULL;
     uint8_t *moves = NULL, *seen = NULL;
@@ -229,7 +224,7 @@ pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **
         }
         lm = next;
     }
-    l->build_us = mono_us() - t0;
+    l->build_us = pf__mono_us() - t0;
     *out = l;
     l = NULL;
     st = PF_OK;

@@ -1,9 +1,11 @@
 /* planner.c -- a map version and the dispatch of queries to searches. */
 #include "planner.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "clock_internal.h"
+#include "cuts.h"
 #include "grid_internal.h"
 #include "hpa.h"
 #include "jps.h"
@@ -16,13 +18,8 @@ struct pf_planner {
     pf_landmarks *lm; /* shared by the versions that may use it */
     pf_planner_opts opts;
     uint64_t hpa_build_us;
+    _Atomic(pf_cuts *) cuts; /* built on first use: see pf_planner_cuts */
 };
-
-static uint64_t mono_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
 
 /* Builds a planner around g (taken) with jps and hpa given or built: a
  * non-NULL `hpa` is taken as the hierarchy of g. Landmarks: `lm` (taken)
@@ -55,10 +52,10 @@ static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_hpa *
         p->hpa_build_us = hpa_us;
     } else if (p->opts.build_hpa) {
         pf_hpa_params hp = {p->opts.cluster_size};
-        uint64_t t0 = mono_us();
+        uint64_t t0 = pf__mono_us();
         st = pf_hpa_build(g, &hp, &p->hpa);
         if (st) goto out_free_jps;
-        p->hpa_build_us = mono_us() - t0;
+        p->hpa_build_us = pf__mono_us() - t0;
     }
     *out = p;
     return PF_OK;
@@ -84,6 +81,7 @@ void pf_planner_destroy(pf_planner *p) {
     pf_hpa_destroy(p->hpa);
     pf_jps_destroy(p->jps);
     pf_landmarks_release(p->lm);
+    pf_cuts_destroy(atomic_load(&p->cuts));
     pf_grid_destroy(p->grid);
     free(p);
 }
@@ -94,9 +92,25 @@ const struct pf_hpa *pf_planner_hpa(const pf_planner *p) { return p->hpa; }
 const struct pf_landmarks *pf_planner_landmarks(const pf_planner *p) { return p->lm; }
 uint64_t pf_planner_hpa_build_us(const pf_planner *p) { return p->hpa_build_us; }
 
+const struct pf_cuts *pf_planner_cuts(const pf_planner *cp) {
+    /* The planner is shared read-only between threads; this one field is
+     * filled once, atomically. Two threads may both build: one result is
+     * kept, the other freed. The planner itself was never defined const. */
+    pf_planner *p = (pf_planner *)cp;
+    pf_cuts *k = atomic_load_explicit(&p->cuts, memory_order_acquire), *none = NULL;
+    if (k) return k;
+    if (pf_cuts_build(p->grid, &k)) return NULL; /* only a speed-up */
+    if (atomic_compare_exchange_strong_explicit(&p->cuts, &none, k, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return k;
+    pf_cuts_destroy(k);
+    return none;
+}
+
 size_t pf_planner_memory(const pf_planner *p) {
+    const pf_cuts *k = atomic_load_explicit(&((pf_planner *)p)->cuts, memory_order_acquire);
     size_t n = sizeof(*p) + pf_grid_memory(p->grid) + pf_jps_memory(p->jps) +
-               (p->lm ? pf_landmarks_memory(p->lm) : 0);
+               (p->lm ? pf_landmarks_memory(p->lm) : 0) + (k ? pf_cuts_memory(k) : 0);
     if (p->hpa) {
         pf_hpa_stats st;
         pf_hpa_get_stats(p->hpa, &st);
@@ -175,12 +189,12 @@ pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, siz
     {
         /* Repair the hierarchy locally; the old one stays with p. */
         pf_hpa *hpa = NULL;
-        uint64_t t0 = mono_us(), us;
+        uint64_t t0 = pf__mono_us(), us;
         if (p->hpa) {
             st = pf_hpa_repair(p->hpa, g, changed, n, &hpa);
             if (st) goto out_free_grid;
         }
-        us = mono_us() - t0;
+        us = pf__mono_us() - t0;
         /* Closed doors and blocked cells keep the landmarks' bound; a cell
          * opened beyond the all-open map, or a new cost, drops them (a new
          * upload builds them again). */

@@ -51,6 +51,11 @@ size_t pf_planner_memory(const pf_planner *p);
 const struct pf_landmarks *pf_planner_landmarks(const pf_planner *p);
 /* Microseconds the hierarchy took to build (or repair), 0 without one. */
 uint64_t pf_planner_hpa_build_us(const pf_planner *p);
+/* The grid's components and cut vertices (cuts.h) for D* Lite sessions on
+ * this version, built on the first call (O(W x H): 3-5 ms on a 512x512
+ * map), so only versions that sessions plan on pay for them; safe from any
+ * thread. NULL when out of memory (sessions then simply search). */
+const struct pf_cuts *pf_planner_cuts(const pf_planner *p);
 
 /* Runs q with the algorithm it names (jps falls back to astar where JPS does
  * not apply; out->algorithm says which ran). Statuses as pf_search;

@@ -629,6 +629,8 @@ pf_status pf_session_plan(pf_session *s, pf_result *out) {
         out->status = st == PF_ENOMEM ? PF_ENOMEM : PF_EBLOCKED;
         return out->status;
     }
+    /* s->d plans on s->mv's grid (pf_session_sync moves both together). */
+    pf_dstar_set_cuts(s->d, pf_planner_cuts(s->mv->planner));
     st = pf_dstar_plan(s->d, 0, out);
     if (st == PF_EINVAL) st = pf_dstar_plan(s->d, 0, out); /* it searches anew */
     if (st == PF_EINVAL) st = out->status = PF_NO_PATH;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuts.h"
 #include "dstar.h"
 #include "path.h"
 #include "planner.h"
@@ -368,6 +369,78 @@ START_TEST(dstar_rebase_from_planner_apply) {
 }
 END_TEST
 
+/* Perfect mazes: blocking a cell ahead on the path cuts the goal off. With
+ * the base's cut vertices the session says so without expanding anything,
+ * where a session without them raises everything behind the cut; reopening
+ * the cell then finds the old path at once. A world change (rebase) that
+ * blocks the path is answered from the new base's components. A private
+ * opening that bypasses the blocked cell turns the shortcut off. */
+START_TEST(dstar_cut_off_goal_answers_without_search) {
+    uint64_t st = tu_seed("dstar_cut_off_goal_answers_without_search", 0xc07);
+    int tried = 0;
+    for (int mi = 0; mi < 40; mi++) {
+        pf_grid *g = tu_perfect_maze(&st, 16, 16, 8, false);
+        pf_cuts *cuts = NULL;
+        pf_dstar *a = NULL, *b = NULL;
+        pf_point s, t;
+        pf_result r, rb;
+        tu_random_walkable(&st, g, &s);
+        tu_random_walkable(&st, g, &t);
+        ck_assert_int_eq(pf_cuts_build(g, &cuts), PF_OK);
+        ck_assert_int_eq(pf_dstar_create(g, s, t, &a), PF_OK);
+        ck_assert_int_eq(pf_dstar_create(g, s, t, &b), PF_OK);
+        pf_dstar_set_cuts(a, cuts);
+        ck_assert_int_eq(pf_dstar_plan(a, 0, &r), PF_OK);
+        double cost0 = r.cost;
+        if (r.path_len < 12) goto next;
+        tried++;
+        pf_point agent = r.path[2], cell = r.path[r.path_len / 2];
+        ck_assert_int_eq(pf_dstar_plan(b, 0, &rb), PF_OK);
+        for (int k = 0; k < 2; k++) {
+            pf_dstar *d = k ? b : a;
+            ck_assert_int_eq(pf_dstar_move(d, agent), PF_OK);
+            ck_assert_int_eq(pf_dstar_set_cost(d, cell, 0), PF_OK);
+        }
+        ck_assert_int_eq(pf_dstar_plan(a, 0, &r), PF_NO_PATH);
+        ck_assert_uint_eq(r.expanded, 0);
+        ck_assert_int_eq(pf_dstar_plan(b, 0, &rb), PF_NO_PATH);
+        ck_assert_uint_gt(rb.expanded, 0);
+        /* Reopened: the deferred repair cancels out. */
+        ck_assert_int_eq(pf_dstar_set_cost(a, cell, 1), PF_OK);
+        ck_assert_int_eq(pf_dstar_plan(a, 0, &r), PF_OK);
+        ck_assert_double_eq_tol(r.cost, tu_reference_cost(g, agent, t), 1e-6);
+        ck_assert_double_lt(r.cost, cost0);
+
+        /* The same cell blocked by the world. */
+        pf_grid *g2 = pf_grid_clone(g);
+        pf_cuts *cuts2 = NULL;
+        ck_assert_ptr_nonnull(g2);
+        pf_grid_set_cost(g2, cell, 0);
+        ck_assert_int_eq(pf_dstar_rebase(a, g2, &cell, 1), PF_OK);
+        ck_assert_int_eq(pf_cuts_build(g2, &cuts2), PF_OK);
+        pf_dstar_set_cuts(a, cuts2);
+        /* The overlay pins the cell at cost 1, so it stays open... */
+        ck_assert_int_eq(pf_dstar_plan(a, 0, &r), PF_OK);
+        /* ...and that opening turns the shortcut off: the search finds the
+         * cell the private change opened. */
+        ck_assert_uint_gt(pf_grid_walkable_count(g), pf_grid_walkable_count(g2));
+        pf_dstar_destroy(a);
+        ck_assert_int_eq(pf_dstar_create(g2, agent, t, &a), PF_OK);
+        pf_dstar_set_cuts(a, cuts2);
+        ck_assert_int_eq(pf_dstar_plan(a, 0, &r), PF_NO_PATH);
+        ck_assert_uint_eq(r.expanded, 0);
+        pf_cuts_destroy(cuts2);
+        pf_grid_destroy(g2);
+    next:
+        pf_dstar_destroy(a);
+        pf_dstar_destroy(b);
+        pf_cuts_destroy(cuts);
+        pf_grid_destroy(g);
+    }
+    ck_assert_int_gt(tried, 20);
+}
+END_TEST
+
 /* The property test. The test keeps its own record of the session's overlay
  * and rebuilds the effective grid (base clone + overlay) after each update,
  * independently of dstar.c's overlay. */
@@ -417,7 +490,16 @@ START_TEST(dstar_property_random_updates) {
     uint64_t checks = 0;
     for (int mi = 0; mi < maps; mi++) {
         tu_map_opts o = {2, (mi % 8 == 0) ? 48 : 24, 0.35, mi % 2 == 0, mi % 3 == 0, 0, -1};
-        pf_grid *base = tu_random_grid(&st, &o);
+        /* Odd maps give the session the base's cut vertices, so cut-off
+         * goals are answered without a search (and the repair waits);
+         * one map in eight is then a perfect maze, where most changes on
+         * the path cut the goal off. */
+        bool use_cuts = mi % 2 == 1;
+        pf_grid *base = mi % 8 == 7 ? tu_perfect_maze(&st, 1 + (int32_t)tu_below(&st, 12),
+                                                      1 + (int32_t)tu_below(&st, 12),
+                                                      tu_below(&st, 2) ? 8 : 4, tu_below(&st, 4) == 0)
+                                    : tu_random_grid(&st, &o);
+        pf_cuts *cuts = NULL;
         int32_t w = pf_grid_width(base), h = pf_grid_height(base);
         bool costs = o.random_costs;
         int scale = 1;
@@ -459,6 +541,10 @@ START_TEST(dstar_property_random_updates) {
         snprintf(what, sizeof(what), "map %d (%dx%d, %d-conn%s)", mi, w, h,
                  pf_grid_connectivity(base), pf_grid_corner_cutting(base) ? ", cut" : "");
         ck_assert_int_eq(pf_dstar_create(base, s, t, &d), PF_OK);
+        if (use_cuts) {
+            ck_assert_int_eq(pf_cuts_build(base, &cuts), PF_OK);
+            pf_dstar_set_cuts(d, cuts);
+        }
         pf_grid *eff = effective(base, &m);
         check_plan(d, eff, what, 0);
         checks++;
@@ -530,6 +616,11 @@ START_TEST(dstar_property_random_updates) {
                 }
                 ck_assert_int_eq(pf_dstar_rebase(d, nb, changed, n), PF_OK);
                 ck_assert_ptr_eq(pf_dstar_grid(d), nb);
+                if (use_cuts) {
+                    pf_cuts_destroy(cuts);
+                    ck_assert_int_eq(pf_cuts_build(nb, &cuts), PF_OK);
+                    pf_dstar_set_cuts(d, cuts);
+                }
                 pf_grid_destroy(base);
                 base = nb;
             }
@@ -542,6 +633,7 @@ START_TEST(dstar_property_random_updates) {
         }
         pf_grid_destroy(eff);
         pf_dstar_destroy(d);
+        pf_cuts_destroy(cuts);
         pf_grid_destroy(base);
         free(m.cost);
         free(m.wall);
@@ -563,6 +655,7 @@ TU_SUITE(dstar) {
     tcase_add_test(tc, dstar_memory_follows_touched_cells);
     tcase_add_test(tc, dstar_cheaper_private_cost_stays_optimal);
     tcase_add_test(tc, dstar_rebase_from_planner_apply);
+    tcase_add_test(tc, dstar_cut_off_goal_answers_without_search);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("slow");
     tcase_set_timeout(slow, 600);

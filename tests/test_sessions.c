@@ -266,10 +266,13 @@ START_TEST(sessions_updates_json_and_ndjson) {
         cJSON_Delete(v);
     }
     cJSON_Delete(u);
-    /* Closing the gate privately: no way through (the hatch is closed). */
+    /* Closing the gate privately: no way through (the hatch is closed).
+     * The gate is a cut vertex of the map, so the answer comes from the
+     * map's cut vertices without a search (core/cuts.h). */
     u = update(&s, url, "application/json", "{\"doors\":[{\"id\":\"gate\",\"open\":false}]}", 200);
     ck_assert(!it_truth(u, "found"));
     ck_assert_str_eq(it_str(u, "reason"), "unreachable");
+    ck_assert_int_eq((int)it_num(u, "stats.expanded"), 0);
     cJSON_Delete(u);
     /* Opening the hatch privately: the way over the top. */
     u = update(&s, url, "application/json", "{\"doors\":[{\"id\":\"hatch\",\"open\":true}]}", 200);

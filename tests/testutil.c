@@ -85,6 +85,71 @@ static bool ref_can_step(const pf_grid *g, pf_point a, int dx, int dy) {
     return pf_grid_corner_cutting(g) ? (r1 || r2) : (r1 && r2);
 }
 
+/* Breadth-first search over the reference rule, never entering `avoid`
+ * (-1 for none): seen[i] is set for every cell reachable from s. */
+void tu_reference_reach(const pf_grid *g, pf_point s, int32_t avoid, bool *seen) {
+    int32_t w = pf_grid_width(g), h = pf_grid_height(g);
+    int32_t *queue = malloc((size_t)w * h * sizeof(*queue));
+    size_t head = 0, tail = 0;
+    ck_assert_ptr_nonnull(queue);
+    memset(seen, 0, (size_t)w * h * sizeof(*seen));
+    if (pf_grid_is_walkable(g, s) && s.y * w + s.x != avoid) {
+        seen[s.y * w + s.x] = true;
+        queue[tail++] = s.y * w + s.x;
+    }
+    while (head < tail) {
+        pf_point a = {queue[head] % w, queue[head] / w};
+        head++;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                if ((!dx && !dy) || !ref_can_step(g, a, dx, dy)) continue;
+                int32_t b = (a.y + dy) * w + a.x + dx;
+                if (b == avoid || seen[b]) continue;
+                seen[b] = true;
+                queue[tail++] = b;
+            }
+    }
+    free(queue);
+}
+
+pf_grid *tu_perfect_maze(uint64_t *st, int32_t cw, int32_t ch, int connectivity, bool corner_cutting) {
+    int32_t w = 2 * cw + 1, h = 2 * ch + 1;
+    pf_grid *g = NULL;
+    int32_t *stack = malloc((size_t)cw * ch * sizeof(*stack));
+    bool *done = calloc((size_t)cw * ch, sizeof(*done));
+    size_t top = 0;
+    ck_assert(stack && done);
+    ck_assert_int_eq(pf_grid_create(w, h, NULL, &g), PF_OK);
+    ck_assert_int_eq(pf_grid_set_rules(g, connectivity, corner_cutting), PF_OK);
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) pf_grid_set_cost(g, (pf_point){x, y}, 0);
+    /* Recursive backtracker over the cells (2x+1, 2y+1), with an explicit stack. */
+    stack[top++] = 0;
+    done[0] = true;
+    pf_grid_set_cost(g, (pf_point){1, 1}, 1);
+    while (top) {
+        int32_t c = stack[top - 1], cx = c % cw, cy = c / cw, opts[4], n = 0;
+        static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+        for (int k = 0; k < 4; k++) {
+            int32_t nx = cx + dx[k], ny = cy + dy[k];
+            if (nx >= 0 && ny >= 0 && nx < cw && ny < ch && !done[ny * cw + nx]) opts[n++] = k;
+        }
+        if (!n) {
+            top--;
+            continue;
+        }
+        int k = opts[tu_below(st, (uint32_t)n)];
+        int32_t nx = cx + dx[k], ny = cy + dy[k];
+        done[ny * cw + nx] = true;
+        pf_grid_set_cost(g, (pf_point){2 * cx + 1 + dx[k], 2 * cy + 1 + dy[k]}, 1);
+        pf_grid_set_cost(g, (pf_point){2 * nx + 1, 2 * ny + 1}, 1);
+        stack[top++] = ny * cw + nx;
+    }
+    free(stack);
+    free(done);
+    return g;
+}
+
 typedef struct ref_item {
     double d;
     int32_t i;

@@ -41,6 +41,17 @@ pf_grid *tu_random_grid(uint64_t *state, const tu_map_opts *o);
 /* A random walkable cell; false when there is none. */
 bool tu_random_walkable(uint64_t *state, const pf_grid *g, pf_point *p);
 
+/* Breadth-first search by the same independent rule as tu_reference_cost,
+ * never entering cell index `avoid` (-1: none): seen[y * w + x] (w x h
+ * entries, cleared first) is set for every cell reachable from s. */
+void tu_reference_reach(const pf_grid *g, pf_point s, int32_t avoid, bool *seen);
+
+/* A perfect maze (a spanning tree of corridors, cost 1) of cw x ch rooms on
+ * a (2 cw + 1) x (2 ch + 1) grid, drawn by a randomised depth-first search:
+ * between two of its cells there is exactly one way. */
+pf_grid *tu_perfect_maze(uint64_t *state, int32_t cw, int32_t ch, int connectivity,
+                         bool corner_cutting);
+
 /* Reference Dijkstra written independently of core/search.c: a plain O(V^2)
  * scan over the grid's public API (pf_grid_can_step, pf_grid_step_cost).
  * Returns the optimal cost, or -1 when the goal is unreachable. Meant for
