@@ -853,103 +853,158 @@ static pf_status build_path(const jps_run *r, pf_search_ctx *ctx, int32_t start,
  * Under a corner rule the step bits were not built for (g changed it and
  * pf_jps_update has not run) the diagonal falls back to the move masks. */
 
-/* Whether cells lo .. lo + len - 1 of line l are all set (true for len <= 0).
- * The first window is read whatever len is (lo is then 0, a cell every line
- * has), so lines up to 64 cells take no branch but the answer's. */
-static inline bool line_all(const uint64_t *l, int32_t lo, int32_t len) {
-    bool ok;
-    lo &= -(int32_t)(len > 0);
-    ok = !(~window(l, (uint32_t)lo + 64) & (len >= 64 ? ~0ull : (1ull << (len & 63)) - 1));
-    for (lo += 64, len -= 64; len > 0; lo += 64, len -= 64) {
-        uint64_t m = len >= 64 ? ~0ull : (1ull << len) - 1;
-        ok &= !(~window(l, (uint32_t)lo + 64) & m);
-    }
-    return ok;
+/* The canonical path from s to t: nd diagonal steps (sx, sy) to the corner,
+ * then ns straight steps (tx, ty), one of tx, ty 0. */
+typedef struct canon {
+    int32_t sx, sy, tx, ty;
+    int32_t nd, ns;
+} canon;
+
+/* a when m is all ones, b when it is 0. The direct test and the path
+ * writer pick with masks rather than branches: the directions of queries
+ * served one after the other are random, and each mispredicted branch cost
+ * about as much as the rest of the test (GCC turns some ?: into jumps). */
+static inline int32_t pick(int32_t m, int32_t a, int32_t b) { return (a & m) | (b & ~m); }
+
+static inline canon canon_of(pf_point s, pf_point t) {
+    const int32_t dx = t.x - s.x, dy = t.y - s.y;
+    const int32_t adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
+    const int32_t horiz = -(int32_t)(adx > ady); /* all ones: x is the long axis */
+    canon c;
+    c.sx = (dx > 0) - (dx < 0);
+    c.sy = (dy > 0) - (dy < 0);
+    c.nd = pick(horiz, ady, adx);
+    c.ns = pick(horiz, adx, ady) - c.nd;
+    c.tx = c.sx & horiz;
+    c.ty = c.sy & ~horiz;
+    return c;
 }
 
-/* Whether the canonical path from s, nd diagonal steps (sx, sy) then ns
- * straight steps (tx, ty), is free. Lines and ranges are picked by
- * selects, not branches: the directions of queries served one after the
- * other are random, and each mispredicted branch cost about as much as the
- * rest of the test. */
-static inline bool direct_free(const jps_run *r, const pf_grid *g, pf_point s, int sx, int sy,
-                               int32_t nd, int tx, int ty, int32_t ns) {
-    const pf_jps *j = r->j;
-    const int32_t xc = s.x + sx * nd, yc = s.y + sy * nd, horiz = tx != 0;
-    /* The straight part: row yc from xc, or column xc from yc, by the sign
-     * of its step (tx + ty, one of them 0). */
-    const uint64_t *lines[2] = {col_line(j, xc), row_line(j, yc)};
-    int32_t a = yc + horiz * (xc - yc);
-    bool diag = true, straight = line_all(lines[horiz], a - ns + (tx + ty > 0) * (ns + 1), ns);
-    if (j->bits_cc == g->corner_cutting) {
-        /* SE/NW on SE line x - y + h - 1, NE/SW on NE line w + h - 1 + x + y;
-         * a step towards W or N is the step from the cell one further, in
-         * the opposite direction. */
-        const int32_t same = sx == sy;
-        size_t k = (size_t)(s.x + j->h - 1 + (1 - same) * (j->w + s.y) - same * s.y);
-        diag = line_all(j->diag + k * j->cstride, s.y - nd * (sy < 0) + (1 - same), nd);
-    } else {
-        const uint8_t bit = (uint8_t)dbit(sx, sy);
-        int32_t i = s.y * r->w + s.x;
-        for (int32_t t = 0; t < nd; t++, i += sx + sy * r->w) diag &= (r->moves[i] & bit) != 0;
-    }
-    return diag & straight;
+/* The cells of lo .. lo + len - 1 of line l that are not set, as bits (0
+ * when all are, or len <= 0). The first window is read whatever len is (lo
+ * is then 0, a cell every line has), so lines up to 64 cells take no branch. */
+static inline uint64_t line_missing(const uint64_t *l, int32_t lo, int32_t len) {
+    uint64_t miss;
+    lo &= -(int32_t)(len > 0);
+    miss = ~window(l, (uint32_t)lo + 64) & (len >= 64 ? ~0ull : (1ull << (len & 63)) - 1);
+    for (lo += 64, len -= 64; len > 0; lo += 64, len -= 64)
+        miss |= ~window(l, (uint32_t)lo + 64) & (len >= 64 ? ~0ull : (1ull << len) - 1);
+    return miss;
+}
+
+/* The cells of the straight part of canonical path c to t that are blocked,
+ * as bits (0: free): t back to the corner, exclusive, a range of row t.y or
+ * column t.x (every step needs only its target walkable, there are no
+ * walls). */
+static inline uint64_t straight_missing(const pf_jps *j, pf_point t, const canon *c) {
+    const int64_t horiz = -(int64_t)(c->tx != 0);
+    const uintptr_t row = (uintptr_t)row_line(j, t.y), col = (uintptr_t)col_line(j, t.x);
+    const uint64_t *l = (const uint64_t *)((row & (uintptr_t)horiz) | (col & ~(uintptr_t)horiz));
+    /* Towards higher positions the range ends at t, else it starts there. */
+    const int32_t a = pick((int32_t)horiz, t.x, t.y), up = -(int32_t)(c->tx + c->ty > 0);
+    return line_missing(l, a - ((c->ns - 1) & up), c->ns);
+}
+
+/* The diagonal steps of canonical path c from s that are not allowed, as
+ * bits (0: free), from the diagonal step bits (valid while j->bits_cc is
+ * g's corner rule). SE/NW steps are on SE line x - y + h - 1, NE/SW steps
+ * on NE line w + h - 1 + x + y; a step towards W or N is the step from the
+ * cell one further, in the opposite direction. */
+static inline uint64_t diag_missing(const pf_jps *j, pf_point s, const canon *c) {
+    const int32_t same = -(int32_t)(c->sx == c->sy);
+    const size_t k = (size_t)(s.x + j->h - 1 + pick(same, -s.y, j->w + s.y));
+    const int32_t lo = s.y - (c->nd & -(int32_t)(c->sy < 0)) + (1 + same);
+    return line_missing(j->diag + k * j->cstride, lo, c->nd);
+}
+
+/* The same from the grid's move masks, one cell at a time: for a corner rule
+ * the step bits were not built for (g changed it and pf_jps_update has not
+ * run). */
+static bool diag_free_moves(const pf_grid *g, pf_point s, const canon *c) {
+    const uint8_t bit = (uint8_t)dbit(c->sx, c->sy);
+    int32_t i = s.y * g->w + s.x;
+    bool ok = true;
+    for (int32_t t = 0; t < c->nd; t++, i += c->sx + c->sy * g->w) ok &= (g->moves[i] & bit) != 0;
+    return ok;
 }
 
 /* Two points, x0 y0 x1 y1: one 16-byte store (GCC/Clang vector extension,
  * plain scalar code where the target has no vector registers). */
 typedef int32_t point_pair __attribute__((vector_size(16)));
+typedef int64_t point_pair64 __attribute__((vector_size(16)));
 
-/* Writes the n + 1 = nd + ns + 1 cells of a free canonical path from s into
- * pt[0..n], and may write pt[n + 1]. Two points a store, and one loop whose
- * step is read from a table by how far the pair is from the corner: one
- * store a point cost about 2 cycles a cell, the largest part of a direct
- * answer on paths of 20-40 cells, and a loop for each part added a
- * mispredicted loop exit. */
-static inline void direct_write(pf_point *pt, pf_point s, int sx, int sy, int32_t nd, int tx,
-                                int ty, int32_t n) {
-    /* inc[e]: the advance of both points of a pair from t to t + 2 when
-     * e = min(nd - t, 3) of the steps t, t + 1, t + 2 are diagonal. */
-    const point_pair inc[4] = {
-        {2 * tx, 2 * ty, 2 * tx, 2 * ty},
-        {sx + tx, sy + ty, 2 * tx, 2 * ty},
-        {2 * sx, 2 * sy, sx + tx, sy + ty},
-        {2 * sx, 2 * sy, 2 * sx, 2 * sy},
-    };
-    const int tx1 = nd ? sx : tx, ty1 = nd ? sy : ty;
-    point_pair v = {s.x, s.y, s.x + tx1, s.y + ty1};
-    for (int32_t t = 0; t <= n; t += 2) {
-        int32_t e = nd - t, e3;
-        memcpy(pt + t, &v, sizeof(v));
-        e &= ~(e >> 31);              /* max(e, 0) */
-        e3 = e - 3;
-        v += inc[3 + (e3 & (e3 >> 31))]; /* min(e, 3), without branches */
-    }
+/* A point as one 64-bit lane of a point_pair. */
+static inline int64_t pack(int32_t x, int32_t y) {
+    pf_point p = {x, y};
+    int64_t v;
+    memcpy(&v, &p, sizeof(v));
+    return v;
 }
 
-/* The answer of a query whose canonical path is free, already written by
- * direct_path: a search that expands the start and finds the goal straight
- * away. Needs neither the node array nor the heap. */
-static pf_status answer_direct(const jps_run *r, pf_search_ctx *ctx, const pf_query *q,
-                               size_t n, pf_result *out) {
-    if (polled_stop(q, 0)) return PF_ECANCELED;
+/* Points a direct answer of n + 1 cells may write: see direct_write. */
+static inline size_t direct_room(int32_t n) { return 2 * (size_t)n + 4; }
+
+/* Writes the n + 1 = nd + ns + 1 cells of canonical path c from s into
+ * buf, which holds direct_room(n) points, and returns where the path
+ * starts. Two points a store, and one loop for both parts, each an
+ * arithmetic progression from the corner: the diagonal part backwards, the
+ * straight part forwards, one pair of each an iteration, until the longer
+ * is done; the shorter one runs on into the room before the path or after
+ * it. One store a point cost about 2 cycles a cell, the largest part of a
+ * direct answer on paths of 20-40 cells, and a loop for each part added a
+ * mispredicted loop exit. */
+static inline pf_point *direct_write(pf_point *buf, pf_point s, const canon *c) {
+    const int32_t nd = c->nd, ns = c->ns;
+    /* Pair k of the diagonal covers cells nd - 1 - 2k and nd - 2k, pair k of
+     * the straight part nd + 2k and nd + 2k + 1: the longer part needs
+     * floor(max(nd, ns) / 2) + 1 pairs, so the lowest cell written,
+     * nd + 1 - 2 pairs, is -1 .. -ns - 1, and the highest n + 1 .. n + nd + 1:
+     * the path starts at buf + lead, lead = 2 pairs - 1 - nd >= 1. */
+    const int32_t pairs = (nd > ns ? nd : ns) / 2 + 1, lead = 2 * pairs - 1 - nd;
+    pf_point *pt = buf + lead + nd;
+    const int64_t corner = pack(s.x + c->sx * nd, s.y + c->sy * nd);
+    const int64_t d = pack(c->sx, c->sy), t = pack(c->tx, c->ty);
+    const point_pair dd = (point_pair)(point_pair64){d, d}, tt = (point_pair)(point_pair64){t, t};
+    const point_pair cc = (point_pair)(point_pair64){corner, corner};
+    point_pair va = cc - (point_pair)(point_pair64){d, 0}, vb = cc + (point_pair)(point_pair64){0, t};
+    for (int32_t k = 0; k < pairs; k++) {
+        memcpy(pt - 1 - 2 * k, &va, sizeof(va));
+        memcpy(pt + 2 * k, &vb, sizeof(vb));
+        va -= dd + dd;
+        vb += tt + tt;
+    }
+    return pt - nd;
+}
+
+/* Fills out for a query answered from its free canonical path c, written at
+ * path, on a map whose steps cost `cost`: a search that expands the start
+ * and finds the goal straight away. The cost is a product per kind of step,
+ * as segment_cost. */
+static inline void answer_direct(const canon *c, double cost, const pf_point *path,
+                                 pf_result *out) {
+    out->status = PF_OK;
+    out->algorithm = PF_ALGO_JPS;
+    out->cost = cost * PF_SQRT2 * (double)c->nd + cost * (double)c->ns;
+    out->path = path;
+    out->path_len = (size_t)(c->nd + c->ns) + 1;
     out->expanded = 1;
     out->generated = 2;
     out->jump_points = 1;
-    if (q->record_expanded) ctx->expanded[ctx->expanded_len++] = q->start.y * r->w + q->start.x;
-    out->path = ctx->path;
-    out->path_len = n;
-    out->cost = segment_cost(r, q->start, q->goal);
-    return PF_OK;
+    out->expanded_cells = NULL;
+    out->expanded_cells_len = 0;
 }
 
-pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, const pf_query *q,
-                        pf_result *out) {
+/* pf_jps_search for every query the fast path below does not finish: falls
+ * back to astar where JPS does not apply, checks q, answers it from its
+ * canonical path when that is free (unless the fast path found it is not:
+ * `direct_tested`), else searches. */
+static __attribute__((noinline, cold)) pf_status
+search_full(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, const pf_query *q,
+            pf_result *out, bool direct_tested) {
     size_t cells = (size_t)g->w * (size_t)g->h;
     jps_run r;
     pf_status st;
     uint8_t ucost = 1;
-    bool direct;
 
     if (!j || !supports_fast(j, g, &ucost)) {
         pf_query qa = *q;
@@ -966,13 +1021,8 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
         (q->heuristic > PF_H_OCTILE && !pf_heuristic_is_admissible(q->heuristic, 8)))
         return out->status = PF_EINVAL;
     if (j->w != g->w || j->h != g->h) return out->status = PF_EINVAL;
-    /* pf__check_endpoints, inline. */
-    if ((uint32_t)q->start.x >= (uint32_t)g->w || (uint32_t)q->start.y >= (uint32_t)g->h ||
-        (uint32_t)q->goal.x >= (uint32_t)g->w || (uint32_t)q->goal.y >= (uint32_t)g->h)
-        return out->status = PF_ERANGE;
-    if (!g->cost[(size_t)q->start.y * g->w + q->start.x] ||
-        !g->cost[(size_t)q->goal.y * g->w + q->goal.x])
-        return out->status = PF_EBLOCKED;
+    st = pf__check_endpoints(g, q->start, q->goal);
+    if (st) return out->status = st;
     ctx->expanded_len = 0;
     if (q->record_expanded) {
         st = pf__ctx_reserve_expanded(ctx, cells);
@@ -981,6 +1031,23 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     if (q->start.x == q->goal.x && q->start.y == q->goal.y) {
         out->generated = 1;
         return pf__answer_trivial(ctx, q->start, out);
+    }
+    if (!direct_tested) {
+        const canon c = canon_of(q->start, q->goal);
+        if (!straight_missing(j, q->goal, &c) &&
+            (j->bits_cc == g->corner_cutting ? !diag_missing(j, q->start, &c)
+                                             : diag_free_moves(g, q->start, &c))) {
+            if (polled_stop(q, 0)) return out->status = PF_ECANCELED;
+            st = pf__ctx_reserve_path(ctx, direct_room(c.nd + c.ns));
+            if (st) return out->status = st;
+            answer_direct(&c, (double)ucost, direct_write(ctx->path, q->start, &c), out);
+            if (q->record_expanded) {
+                ctx->expanded[ctx->expanded_len++] = q->start.y * g->w + q->start.x;
+                out->expanded_cells = ctx->expanded;
+                out->expanded_cells_len = ctx->expanded_len;
+            }
+            return PF_OK;
+        }
     }
 
     r.ctx = ctx;
@@ -999,31 +1066,9 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
                    j->lm->cut == g->corner_cutting
                ? j->lm
                : NULL;
-    {
-        int32_t dx = q->goal.x - q->start.x, dy = q->goal.y - q->start.y;
-        int sx = sgn(dx), sy = sgn(dy);
-        int32_t adx = dx * sx, ady = dy * sy;
-        int32_t n = adx > ady ? adx : ady, nd = adx > ady ? ady : adx;
-        int tx = adx > ady ? sx : 0, ty = adx > ady ? 0 : sy;
-        direct = direct_free(&r, g, q->start, sx, sy, nd, tx, ty, n - nd);
-        if (direct) {
-            /* n + 2: direct_write may write one point past the path. */
-            if ((size_t)n + 2 > ctx->path_cap && (st = pf__ctx_reserve_path(ctx, (size_t)n + 2)))
-                return out->status = st;
-            direct_write(ctx->path, q->start, sx, sy, nd, tx, ty, n);
-            st = answer_direct(&r, ctx, q, (size_t)n + 1, out);
-        }
-    }
-    if (direct) {
-        if (q->record_expanded) {
-            out->expanded_cells = ctx->expanded;
-            out->expanded_cells_len = ctx->expanded_len;
-        }
-        return out->status = st;
-    }
     st = pf__ctx_begin(ctx, cells);
     if (st) return out->status = st;
-    if (r.lm) pf_landmarks_dist(r.lm, r.goal, r.lm_goal); /* not needed by direct answers */
+    if (r.lm) pf_landmarks_dist(r.lm, r.goal, r.lm_goal);
     r.gen = ctx->gen;
     r.jump_points = 0;
     r.generated = 0;
@@ -1054,4 +1099,42 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
         out->cost = 0.0;
     }
     return out->status = st;
+}
+
+/* Whether q is plain on a map j serves with its step bits: JPS applies with
+ * every walkable cell at j->cost, octile heuristic, endpoints on the map,
+ * walkable and apart, nothing recorded, no stop callback. One branch: the
+ * tests are combined with `|`, as they all pass on a served query. */
+static inline bool query_plain(const pf_jps *j, const pf_grid *g, const pf_query *q) {
+    const pf_point s = q->start, t = q->goal;
+    if ((g->connectivity != 8) | (g->nwalls != 0) |
+        ((int64_t)g->cost_hist[j->cost] != g->walkable) | (j->w != g->w) | (j->h != g->h) |
+        (j->bits_cc != g->corner_cutting) | ((unsigned)q->heuristic > PF_H_OCTILE) |
+        q->record_expanded | (q->should_stop != NULL) | ((uint32_t)s.x >= (uint32_t)g->w) |
+        ((uint32_t)s.y >= (uint32_t)g->h) | ((uint32_t)t.x >= (uint32_t)g->w) |
+        ((uint32_t)t.y >= (uint32_t)g->h))
+        return false;
+    return (g->cost[(size_t)s.y * g->w + s.x] != 0) & (g->cost[(size_t)t.y * g->w + t.x] != 0) &
+           ((s.x != t.x) | (s.y != t.y));
+}
+
+/* The fast path: a plain query whose canonical path is free is answered
+ * here, without the context's node array, heap or search state. On open
+ * maps that is most short queries, and there the checks and set-up of a
+ * search cost as much as the answer. Everything else goes to search_full,
+ * by tail calls. */
+pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, const pf_query *q,
+                        pf_result *out) {
+    canon c;
+
+    if (__builtin_expect(!j || !query_plain(j, g, q), 0))
+        return search_full(ctx, j, g, q, out, false);
+    c = canon_of(q->start, q->goal);
+    if (straight_missing(j, q->goal, &c) | diag_missing(j, q->start, &c))
+        return search_full(ctx, j, g, q, out, true);
+    if (__builtin_expect(direct_room(c.nd + c.ns) > ctx->path_cap, 0))
+        return search_full(ctx, j, g, q, out, false);
+    answer_direct(&c, (double)j->cost, direct_write(ctx->path, q->start, &c), out);
+    ctx->expanded_len = 0;
+    return PF_OK;
 }
