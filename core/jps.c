@@ -942,7 +942,7 @@ static inline int64_t pack(int32_t x, int32_t y) {
 }
 
 /* Points a direct answer of n + 1 cells may write: see direct_write. */
-static inline size_t direct_room(int32_t n) { return 2 * (size_t)n + 4; }
+static inline size_t direct_room(int32_t n) { return 2 * (size_t)n + 8; }
 
 /* Writes the n + 1 = nd + ns + 1 cells of canonical path c from s into
  * buf, which holds direct_room(n) points, and returns where the path
@@ -960,18 +960,22 @@ static inline pf_point *direct_write(pf_point *buf, pf_point s, const canon *c) 
      * floor(max(nd, ns) / 2) + 1 pairs, so the lowest cell written,
      * nd + 1 - 2 pairs, is -1 .. -ns - 1, and the highest n + 1 .. n + nd + 1:
      * the path starts at buf + lead, lead = 2 pairs - 1 - nd >= 1. */
-    const int32_t pairs = (nd > ns ? nd : ns) / 2 + 1, lead = 2 * pairs - 1 - nd;
+    const int32_t quads = ((nd > ns ? nd : ns) / 2 + 2) / 2, lead = 4 * quads - 1 - nd;
     pf_point *pt = buf + lead + nd;
     const int64_t corner = pack(s.x + c->sx * nd, s.y + c->sy * nd);
     const int64_t d = pack(c->sx, c->sy), t = pack(c->tx, c->ty);
     const point_pair dd = (point_pair)(point_pair64){d, d}, tt = (point_pair)(point_pair64){t, t};
     const point_pair cc = (point_pair)(point_pair64){corner, corner};
+    const point_pair d2 = dd + dd, t2 = tt + tt, d4 = d2 + d2, t4 = t2 + t2;
     point_pair va = cc - (point_pair)(point_pair64){d, 0}, vb = cc + (point_pair)(point_pair64){0, t};
-    for (int32_t k = 0; k < pairs; k++) {
-        memcpy(pt - 1 - 2 * k, &va, sizeof(va));
-        memcpy(pt + 2 * k, &vb, sizeof(vb));
-        va -= dd + dd;
-        vb += tt + tt;
+    for (int32_t k = 0; k < quads; k++) {
+        point_pair va2 = va - d2, vb2 = vb + t2;
+        memcpy(pt - 1 - 4 * k, &va, sizeof(va));
+        memcpy(pt - 3 - 4 * k, &va2, sizeof(va2));
+        memcpy(pt + 4 * k, &vb, sizeof(vb));
+        memcpy(pt + 2 + 4 * k, &vb2, sizeof(vb2));
+        va -= d4;
+        vb += t4;
     }
     return pt - nd;
 }
