@@ -880,29 +880,51 @@ static inline canon canon_of(pf_point s, pf_point t) {
     return c;
 }
 
+/* Up to LINE_WIN cells of a line from padded bit position p on, as bits
+ * from bit 0. One unaligned 8-byte load and a shift where the bytes of a
+ * word are in little-endian order (bit b of a line is then bit b % 8 of
+ * byte b / 8): shorter than window()'s two loads and three shifts, on the
+ * chain of dependent instructions that decides a direct answer. The bytes
+ * read stay within the line: its last word holds no cells. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LINE_WIN 56
+static inline uint64_t window_short(const uint64_t *l, uint32_t p) {
+    uint64_t w;
+    memcpy(&w, (const unsigned char *)l + (p >> 3), sizeof(w));
+    return w >> (p & 7);
+}
+#else
+#define LINE_WIN 64
+static inline uint64_t window_short(const uint64_t *l, uint32_t p) { return window(l, p); }
+#endif
+
 /* The cells of lo .. lo + len - 1 of line l that are not set, as bits (0
  * when all are, or len <= 0). The first window is read whatever len is (lo
- * is then 0, a cell every line has), so lines up to 64 cells take no branch. */
+ * is then 0, a cell every line has), so ranges up to LINE_WIN cells take no
+ * branch. */
 static inline uint64_t line_missing(const uint64_t *l, int32_t lo, int32_t len) {
+    const uint64_t full = ~0ull >> (64 - LINE_WIN);
     uint64_t miss;
     lo &= -(int32_t)(len > 0);
-    miss = ~window(l, (uint32_t)lo + 64) & (len >= 64 ? ~0ull : (1ull << (len & 63)) - 1);
-    for (lo += 64, len -= 64; len > 0; lo += 64, len -= 64)
-        miss |= ~window(l, (uint32_t)lo + 64) & (len >= 64 ? ~0ull : (1ull << len) - 1);
+    miss = ~window_short(l, (uint32_t)lo + 64) & (len >= LINE_WIN ? full : (1ull << (len & 63)) - 1);
+    for (lo += LINE_WIN, len -= LINE_WIN; len > 0; lo += LINE_WIN, len -= LINE_WIN)
+        miss |= ~window_short(l, (uint32_t)lo + 64) & (len >= LINE_WIN ? full : (1ull << len) - 1);
     return miss;
 }
 
 /* The cells of the straight part of canonical path c to t that are blocked,
- * as bits (0: free): t back to the corner, exclusive, a range of row t.y or
+ * as bits (0: free): t back to the corner, inclusive, a range of row t.y or
  * column t.x (every step needs only its target walkable, there are no
- * walls). */
+ * walls). The corner is the start when there is no diagonal part, so a free
+ * path's endpoints are both walkable (a diagonal step bit implies both its
+ * cells are). Towards higher positions the range ends at t, else it starts
+ * there. */
 static inline uint64_t straight_missing(const pf_jps *j, pf_point t, const canon *c) {
     const int64_t horiz = -(int64_t)(c->tx != 0);
     const uintptr_t row = (uintptr_t)row_line(j, t.y), col = (uintptr_t)col_line(j, t.x);
     const uint64_t *l = (const uint64_t *)((row & (uintptr_t)horiz) | (col & ~(uintptr_t)horiz));
-    /* Towards higher positions the range ends at t, else it starts there. */
     const int32_t a = pick((int32_t)horiz, t.x, t.y), up = -(int32_t)(c->tx + c->ty > 0);
-    return line_missing(l, a - ((c->ns - 1) & up), c->ns);
+    return line_missing(l, a - (c->ns & up), c->ns + 1);
 }
 
 /* The diagonal steps of canonical path c from s that are not allowed, as
@@ -1107,19 +1129,17 @@ search_full(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, const pf_quer
 
 /* Whether q is plain on a map j serves with its step bits: JPS applies with
  * every walkable cell at j->cost, octile heuristic, endpoints on the map,
- * walkable and apart, nothing recorded, no stop callback. One branch: the
- * tests are combined with `|`, as they all pass on a served query. */
+ * nothing recorded, no stop callback. One branch: the tests are combined
+ * with `|`, as they all pass on a served query. That the endpoints are
+ * walkable and apart is left to the direct test. */
 static inline bool query_plain(const pf_jps *j, const pf_grid *g, const pf_query *q) {
     const pf_point s = q->start, t = q->goal;
-    if ((g->connectivity != 8) | (g->nwalls != 0) |
-        ((int64_t)g->cost_hist[j->cost] != g->walkable) | (j->w != g->w) | (j->h != g->h) |
-        (j->bits_cc != g->corner_cutting) | ((unsigned)q->heuristic > PF_H_OCTILE) |
-        q->record_expanded | (q->should_stop != NULL) | ((uint32_t)s.x >= (uint32_t)g->w) |
-        ((uint32_t)s.y >= (uint32_t)g->h) | ((uint32_t)t.x >= (uint32_t)g->w) |
-        ((uint32_t)t.y >= (uint32_t)g->h))
-        return false;
-    return (g->cost[(size_t)s.y * g->w + s.x] != 0) & (g->cost[(size_t)t.y * g->w + t.x] != 0) &
-           ((s.x != t.x) | (s.y != t.y));
+    return !((g->connectivity != 8) | (g->nwalls != 0) |
+             ((int64_t)g->cost_hist[j->cost] != g->walkable) | (j->w != g->w) | (j->h != g->h) |
+             (j->bits_cc != g->corner_cutting) | ((unsigned)q->heuristic > PF_H_OCTILE) |
+             q->record_expanded | (q->should_stop != NULL) | ((uint32_t)s.x >= (uint32_t)g->w) |
+             ((uint32_t)s.y >= (uint32_t)g->h) | ((uint32_t)t.x >= (uint32_t)g->w) |
+             ((uint32_t)t.y >= (uint32_t)g->h));
 }
 
 /* The fast path: a plain query whose canonical path is free is answered
@@ -1134,7 +1154,9 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     if (__builtin_expect(!j || !query_plain(j, g, q), 0))
         return search_full(ctx, j, g, q, out, false);
     c = canon_of(q->start, q->goal);
-    if (straight_missing(j, q->goal, &c) | diag_missing(j, q->start, &c))
+    /* Not direct: a blocked cell or step, or start == goal. */
+    if (straight_missing(j, q->goal, &c) | diag_missing(j, q->start, &c) |
+        (uint64_t)((c.nd | c.ns) == 0))
         return search_full(ctx, j, g, q, out, true);
     if (__builtin_expect(direct_room(c.nd + c.ns) > ctx->path_cap, 0))
         return search_full(ctx, j, g, q, out, false);
