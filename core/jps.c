@@ -847,11 +847,16 @@ static pf_status build_path(const jps_run *r, pf_search_ctx *ctx, int32_t start,
  * of the bit grids (every step needs only its target walkable, there are no
  * walls), and the diagonal part a range of one line of the diagonal step
  * bits, which a pf_jps keeps for its corner rule, lines running SE and NE
- * so that both halves of each diagonal are one line. That is one or two
- * 64-bit windows per 64 cells, with no loop exit to mispredict on short
- * queries; the cells are written only once the path is known to be free.
+ * so that both halves of each diagonal are one line. That is one 64-bit
+ * window per 56 cells, with no loop exit to mispredict on short queries.
  * Under a corner rule the step bits were not built for (g changed it and
- * pf_jps_update has not run) the diagonal falls back to the move masks. */
+ * pf_jps_update has not run) the diagonal falls back to the move masks.
+ *
+ * On small open maps such answers take tens of nanoseconds, and what
+ * surrounds them counts as much as the test: pf_jps_search serves them on
+ * a fast path (one combined branch for every check, no search state, no
+ * branch on the query's direction, the path written two points a store),
+ * and leaves everything else to search_full. */
 
 /* The canonical path from s to t: nd diagonal steps (sx, sy) to the corner,
  * then ns straight steps (tx, ty), one of tx, ty 0. */
