@@ -87,6 +87,7 @@ struct pf_jps {
     uint64_t *diag;
     uint64_t wmagic; /* for row_of in searches, see there */
     uint8_t cost; /* a walkable cell's cost when built or last updated */
+    double step_cost[2]; /* cost, cost * sqrt(2): direct answers' step costs */
     const pf_landmarks *lm; /* differential heuristic, or NULL (borrowed) */
 };
 
@@ -275,6 +276,8 @@ pf_status pf_jps_create(const pf_grid *g, pf_jps **out) {
     j->w = g->w;
     j->h = g->h;
     j->cost = pf_grid_min_cost(g);
+    j->step_cost[0] = (double)j->cost;
+    j->step_cost[1] = (double)j->cost * PF_SQRT2;
     j->rstride = line_words(g->w);
     j->cstride = line_words(g->h);
     j->wmagic = (size_t)g->w * (size_t)g->h <= (1u << 24) && g->w < (1 << 16)
@@ -352,6 +355,8 @@ pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, si
         }
     }
     j->cost = pf_grid_min_cost(g);
+    j->step_cost[0] = (double)j->cost;
+    j->step_cost[1] = (double)j->cost * PF_SQRT2;
     if (cc != j->bits_cc) {
         build_bits(j, g);
     } else {
@@ -859,29 +864,35 @@ static pf_status build_path(const jps_run *r, pf_search_ctx *ctx, int32_t start,
  * and leaves everything else to search_full. */
 
 /* The canonical path from s to t: nd diagonal steps (sx, sy) to the corner,
- * then ns straight steps (tx, ty), one of tx, ty 0. */
+ * then ns straight steps (tx, ty), one of tx, ty 0; horiz is all ones when
+ * they run along the row, up when towards higher positions, same when the
+ * diagonal runs SE or NW (sx == sy). */
 typedef struct canon {
     int32_t sx, sy, tx, ty;
     int32_t nd, ns;
+    int32_t horiz, up, same;
 } canon;
 
 /* a when m is all ones, b when it is 0. The direct test and the path
- * writer pick with masks rather than branches: the directions of queries
- * served one after the other are random, and each mispredicted branch cost
- * about as much as the rest of the test (GCC turns some ?: into jumps). */
+ * writer compute with masks rather than branches: the directions of
+ * queries served one after the other are random, and each mispredicted
+ * branch cost about as much as the rest of the test (GCC turns some ?: into
+ * jumps). */
 static inline int32_t pick(int32_t m, int32_t a, int32_t b) { return (a & m) | (b & ~m); }
 
 static inline canon canon_of(pf_point s, pf_point t) {
     const int32_t dx = t.x - s.x, dy = t.y - s.y;
     const int32_t adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
-    const int32_t horiz = -(int32_t)(adx > ady); /* all ones: x is the long axis */
     canon c;
+    c.horiz = (ady - adx) >> 31; /* adx > ady */
     c.sx = (dx > 0) - (dx < 0);
     c.sy = (dy > 0) - (dy < 0);
-    c.nd = pick(horiz, ady, adx);
-    c.ns = pick(horiz, adx, ady) - c.nd;
-    c.tx = c.sx & horiz;
-    c.ty = c.sy & ~horiz;
+    c.nd = pick(c.horiz, ady, adx);
+    c.ns = pick(c.horiz, adx, ady) - c.nd;
+    c.tx = c.sx & c.horiz;
+    c.ty = c.sy & ~c.horiz;
+    c.up = -pick(c.horiz, dx, dy) >> 31;
+    c.same = ~(dx ^ dy) >> 31; /* only read when nd > 0: dx, dy nonzero */
     return c;
 }
 
@@ -904,13 +915,12 @@ static inline uint64_t window_short(const uint64_t *l, uint32_t p) { return wind
 #endif
 
 /* The cells of lo .. lo + len - 1 of line l that are not set, as bits (0
- * when all are, or len <= 0). The first window is read whatever len is (lo
- * is then 0, a cell every line has), so ranges up to LINE_WIN cells take no
- * branch. */
+ * when all are, or len <= 0). lo must be a cell of the line even when len
+ * <= 0: the first window is read whatever len is, so ranges up to LINE_WIN
+ * cells take no branch. */
 static inline uint64_t line_missing(const uint64_t *l, int32_t lo, int32_t len) {
     const uint64_t full = ~0ull >> (64 - LINE_WIN);
     uint64_t miss;
-    lo &= -(int32_t)(len > 0);
     miss = ~window_short(l, (uint32_t)lo + 64) & (len >= LINE_WIN ? full : (1ull << (len & 63)) - 1);
     for (lo += LINE_WIN, len -= LINE_WIN; len > 0; lo += LINE_WIN, len -= LINE_WIN)
         miss |= ~window_short(l, (uint32_t)lo + 64) & (len >= LINE_WIN ? full : (1ull << len) - 1);
@@ -925,23 +935,22 @@ static inline uint64_t line_missing(const uint64_t *l, int32_t lo, int32_t len) 
  * cells are). Towards higher positions the range ends at t, else it starts
  * there. */
 static inline uint64_t straight_missing(const pf_jps *j, pf_point t, const canon *c) {
-    const int64_t horiz = -(int64_t)(c->tx != 0);
+    const intptr_t horiz = c->horiz;
     const uintptr_t row = (uintptr_t)row_line(j, t.y), col = (uintptr_t)col_line(j, t.x);
     const uint64_t *l = (const uint64_t *)((row & (uintptr_t)horiz) | (col & ~(uintptr_t)horiz));
-    const int32_t a = pick((int32_t)horiz, t.x, t.y), up = -(int32_t)(c->tx + c->ty > 0);
-    return line_missing(l, a - (c->ns & up), c->ns + 1);
+    return line_missing(l, pick(c->horiz, t.x, t.y) - (c->ns & c->up), c->ns + 1);
 }
 
 /* The diagonal steps of canonical path c from s that are not allowed, as
  * bits (0: free), from the diagonal step bits (valid while j->bits_cc is
  * g's corner rule). SE/NW steps are on SE line x - y + h - 1, NE/SW steps
  * on NE line w + h - 1 + x + y; a step towards W or N is the step from the
- * cell one further, in the opposite direction. */
+ * cell one further, in the opposite direction. Without a diagonal part the
+ * range is empty and starts at 0. */
 static inline uint64_t diag_missing(const pf_jps *j, pf_point s, const canon *c) {
-    const int32_t same = -(int32_t)(c->sx == c->sy);
-    const size_t k = (size_t)(s.x + j->h - 1 + pick(same, -s.y, j->w + s.y));
-    const int32_t lo = s.y - (c->nd & -(int32_t)(c->sy < 0)) + (1 + same);
-    return line_missing(j->diag + k * j->cstride, lo, c->nd);
+    const size_t k = (size_t)(s.x + j->h - 1 + pick(c->same, -s.y, j->w + s.y));
+    const int32_t lo = s.y - (c->nd & (c->sy >> 31)) + (1 + c->same);
+    return line_missing(j->diag + k * j->cstride, lo & -(int32_t)(c->nd > 0), c->nd);
 }
 
 /* The same from the grid's move masks, one cell at a time: for a corner rule
@@ -1008,14 +1017,14 @@ static inline pf_point *direct_write(pf_point *buf, pf_point s, const canon *c) 
 }
 
 /* Fills out for a query answered from its free canonical path c, written at
- * path, on a map whose steps cost `cost`: a search that expands the start
- * and finds the goal straight away. The cost is a product per kind of step,
- * as segment_cost. */
-static inline void answer_direct(const canon *c, double cost, const pf_point *path,
+ * path, on a map whose straight and diagonal steps cost step_cost[0] and
+ * [1]: a search that expands the start and finds the goal straight away.
+ * The cost is a product per kind of step, as segment_cost. */
+static inline void answer_direct(const canon *c, const double step_cost[2], const pf_point *path,
                                  pf_result *out) {
     out->status = PF_OK;
     out->algorithm = PF_ALGO_JPS;
-    out->cost = cost * PF_SQRT2 * (double)c->nd + cost * (double)c->ns;
+    out->cost = step_cost[1] * (double)c->nd + step_cost[0] * (double)c->ns;
     out->path = path;
     out->path_len = (size_t)(c->nd + c->ns) + 1;
     out->expanded = 1;
@@ -1071,7 +1080,8 @@ search_full(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, const pf_quer
             if (polled_stop(q, 0)) return out->status = PF_ECANCELED;
             st = pf__ctx_reserve_path(ctx, direct_room(c.nd + c.ns));
             if (st) return out->status = st;
-            answer_direct(&c, (double)ucost, direct_write(ctx->path, q->start, &c), out);
+            answer_direct(&c, (const double[2]){(double)ucost, (double)ucost * PF_SQRT2},
+                          direct_write(ctx->path, q->start, &c), out);
             if (q->record_expanded) {
                 ctx->expanded[ctx->expanded_len++] = q->start.y * g->w + q->start.x;
                 out->expanded_cells = ctx->expanded;
@@ -1165,7 +1175,7 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
         return search_full(ctx, j, g, q, out, true);
     if (__builtin_expect(direct_room(c.nd + c.ns) > ctx->path_cap, 0))
         return search_full(ctx, j, g, q, out, false);
-    answer_direct(&c, (double)j->cost, direct_write(ctx->path, q->start, &c), out);
+    answer_direct(&c, j->step_cost, direct_write(ctx->path, q->start, &c), out);
     ctx->expanded_len = 0;
     return PF_OK;
 }
