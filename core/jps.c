@@ -984,18 +984,18 @@ static inline size_t direct_room(int32_t n) { return 2 * (size_t)n + 8; }
  * buf, which holds direct_room(n) points, and returns where the path
  * starts. Two points a store, and one loop for both parts, each an
  * arithmetic progression from the corner: the diagonal part backwards, the
- * straight part forwards, one pair of each an iteration, until the longer
+ * straight part forwards, two pairs of each an iteration, until the longer
  * is done; the shorter one runs on into the room before the path or after
  * it. One store a point cost about 2 cycles a cell, the largest part of a
  * direct answer on paths of 20-40 cells, and a loop for each part added a
  * mispredicted loop exit. */
 static inline pf_point *direct_write(pf_point *buf, pf_point s, const canon *c) {
     const int32_t nd = c->nd, ns = c->ns;
-    /* Pair k of the diagonal covers cells nd - 1 - 2k and nd - 2k, pair k of
-     * the straight part nd + 2k and nd + 2k + 1: the longer part needs
-     * floor(max(nd, ns) / 2) + 1 pairs, so the lowest cell written,
-     * nd + 1 - 2 pairs, is -1 .. -ns - 1, and the highest n + 1 .. n + nd + 1:
-     * the path starts at buf + lead, lead = 2 pairs - 1 - nd >= 1. */
+    /* Pair k of the diagonal covers cells nd - 1 - 2k and nd - 2k of the
+     * path, pair k of the straight part nd + 2k and nd + 2k + 1; the longer
+     * part needs floor(max(nd, ns) / 2) + 1 pairs, rounded up to an even
+     * number, 2 quads. The path starts at buf + lead, and the writes cover
+     * buf[0 .. 8 quads - 2], within direct_room(n) as 8 quads <= 2n + 8. */
     const int32_t quads = ((nd > ns ? nd : ns) / 2 + 2) / 2, lead = 4 * quads - 1 - nd;
     pf_point *pt = buf + lead + nd;
     const int64_t corner = pack(s.x + c->sx * nd, s.y + c->sy * nd);
