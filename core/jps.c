@@ -85,9 +85,9 @@ struct pf_jps {
      * (x, y) on line x - y + h - 1, bit: step SE allowed), lines w+h-1 on
      * run NE (cell (x, y) on line w + h - 1 + x + y, bit: step NE). */
     uint64_t *diag;
-    uint64_t wmagic; /* for row_of in searches, see there */
-    uint8_t cost; /* a walkable cell's cost when built or last updated */
-    double step_cost[2]; /* cost, cost * sqrt(2): direct answers' step costs */
+    uint64_t wmagic;        /* for row_of in searches, see there */
+    uint8_t cost;           /* a walkable cell's cost when built or last updated */
+    double step_cost[2];    /* cost, cost * sqrt(2): direct answers' step costs */
     const pf_landmarks *lm; /* differential heuristic, or NULL (borrowed) */
 };
 
@@ -921,7 +921,8 @@ static inline uint64_t window_short(const uint64_t *l, uint32_t p) { return wind
 static inline uint64_t line_missing(const uint64_t *l, int32_t lo, int32_t len) {
     const uint64_t full = ~0ull >> (64 - LINE_WIN);
     uint64_t miss;
-    miss = ~window_short(l, (uint32_t)lo + 64) & (len >= LINE_WIN ? full : (1ull << (len & 63)) - 1);
+    miss =
+        ~window_short(l, (uint32_t)lo + 64) & (len >= LINE_WIN ? full : (1ull << (len & 63)) - 1);
     for (lo += LINE_WIN, len -= LINE_WIN; len > 0; lo += LINE_WIN, len -= LINE_WIN)
         miss |= ~window_short(l, (uint32_t)lo + 64) & (len >= LINE_WIN ? full : (1ull << len) - 1);
     return miss;
@@ -1003,7 +1004,8 @@ static inline pf_point *direct_write(pf_point *buf, pf_point s, const canon *c) 
     const point_pair dd = (point_pair)(point_pair64){d, d}, tt = (point_pair)(point_pair64){t, t};
     const point_pair cc = (point_pair)(point_pair64){corner, corner};
     const point_pair d2 = dd + dd, t2 = tt + tt, d4 = d2 + d2, t4 = t2 + t2;
-    point_pair va = cc - (point_pair)(point_pair64){d, 0}, vb = cc + (point_pair)(point_pair64){0, t};
+    point_pair va = cc - (point_pair)(point_pair64){d, 0},
+               vb = cc + (point_pair)(point_pair64){0, t};
     for (int32_t k = 0; k < quads; k++) {
         point_pair va2 = va - d2, vb2 = vb + t2;
         memcpy(pt - 1 - 4 * k, &va, sizeof(va));
@@ -1040,9 +1042,9 @@ static inline void answer_direct(const canon *c, const double step_cost[2], cons
  * `direct_tested`), else searches. Not marked cold: GCC then takes the
  * expansion loops only it calls for cold too and optimizes them for size
  * (searches on 8room, den520d and random512-40-0 were 20-27% slower). */
-static __attribute__((noinline)) pf_status
-search_full(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, const pf_query *q,
-            pf_result *out, bool direct_tested) {
+static __attribute__((noinline)) pf_status search_full(pf_search_ctx *ctx, const pf_jps *j,
+                                                       const pf_grid *g, const pf_query *q,
+                                                       pf_result *out, bool direct_tested) {
     size_t cells = (size_t)g->w * (size_t)g->h;
     jps_run r;
     pf_status st;
