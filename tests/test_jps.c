@@ -669,6 +669,62 @@ START_TEST(jps_direct_path_long_or_blocked_at_the_end) {
 }
 END_TEST
 
+/* The fast path of direct answers takes the endpoints' walkability from the
+ * direct test (a free canonical path includes both), and start == goal from
+ * it too: a blocked start or goal with an otherwise free canonical path,
+ * straight or diagonal, is still PF_EBLOCKED, start == goal is still the
+ * trivial answer, recording the expanded cells still records the start, and
+ * consecutive direct answers (whose paths start at different offsets of the
+ * context's buffer) each hold their own path. */
+START_TEST(jps_direct_fast_path_checks_endpoints) {
+    const char *rows[] = {"......", "......", "......", "......"};
+    pf_grid *g = tu_grid_from_ascii(rows, 4, 8);
+    pf_jps *j;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_result r;
+    pf_query q;
+    pf_grid_set_cost(g, (pf_point){0, 0}, 0);
+    pf_grid_set_cost(g, (pf_point){5, 3}, 0);
+    j = make_jps(g);
+    /* A direct answer first: a fresh context's path buffer sends the first
+     * one through search_full, which checks the endpoints itself. */
+    ck_assert_uint_eq(run_jps(ctx, j, g, (pf_point){1, 1}, (pf_point){4, 2}).expanded, 1);
+    /* Blocked start: straight along row 0, diagonal, diagonal then straight. */
+    ck_assert_int_eq(run_jps(ctx, j, g, (pf_point){0, 0}, (pf_point){4, 0}).status, PF_EBLOCKED);
+    ck_assert_int_eq(run_jps(ctx, j, g, (pf_point){0, 0}, (pf_point){3, 3}).status, PF_EBLOCKED);
+    ck_assert_int_eq(run_jps(ctx, j, g, (pf_point){0, 0}, (pf_point){5, 2}).status, PF_EBLOCKED);
+    /* Blocked goal, reached straight or diagonally; blocked start == goal. */
+    ck_assert_int_eq(run_jps(ctx, j, g, (pf_point){5, 0}, (pf_point){5, 3}).status, PF_EBLOCKED);
+    ck_assert_int_eq(run_jps(ctx, j, g, (pf_point){2, 0}, (pf_point){5, 3}).status, PF_EBLOCKED);
+    ck_assert_int_eq(run_jps(ctx, j, g, (pf_point){0, 0}, (pf_point){0, 0}).status, PF_EBLOCKED);
+    /* start == goal on an open cell. */
+    r = run_jps(ctx, j, g, (pf_point){2, 2}, (pf_point){2, 2});
+    ck_assert_int_eq(r.status, PF_OK);
+    ck_assert_uint_eq(r.path_len, 1);
+    ck_assert_uint_eq(r.generated, 1);
+    /* Recorded expansions: the start alone. */
+    q = pf_query_make((pf_point){1, 0}, (pf_point){4, 3}, PF_ALGO_JPS);
+    q.record_expanded = true;
+    ck_assert_int_eq(pf_jps_search(ctx, j, g, &q, &r), PF_OK);
+    ck_assert_uint_eq(r.expanded, 1);
+    ck_assert_uint_eq(r.expanded_cells_len, 1);
+    ck_assert_int_eq(r.expanded_cells[0], 1);
+    check_path(g, &r, q.start, q.goal);
+    /* Direct answers one after the other, short and long, every direction. */
+    for (int k = 0; k < 64; k++) {
+        pf_point s = {1 + k % 5, k / 16}, t = {(k * 7) % 6, 3 - (k / 5) % 4};
+        if (!pf_grid_is_walkable(g, s) || !pf_grid_is_walkable(g, t)) continue;
+        r = run_jps(ctx, j, g, s, t);
+        ck_assert_int_eq(r.status, PF_OK);
+        check_path(g, &r, s, t);
+        ck_assert_double_eq_tol(r.cost, tu_reference_cost(g, s, t), 1e-9);
+    }
+    pf_search_ctx_destroy(ctx);
+    pf_jps_destroy(j);
+    pf_grid_destroy(g);
+}
+END_TEST
+
 /* Whether the canonical path s -> t (diagonal first, then straight) is free,
  * stepping the grid's move masks: the test's own reference for the direct
  * answer. */
@@ -807,6 +863,7 @@ TU_SUITE(jps) {
     tcase_add_test(tc, jps_direct_path_only_when_free);
     tcase_add_test(tc, jps_direct_path_long_or_blocked_at_the_end);
     tcase_add_test(tc, jps_direct_answer_iff_canonical_path_free);
+    tcase_add_test(tc, jps_direct_fast_path_checks_endpoints);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("slow");
     tcase_set_timeout(slow, 600);
