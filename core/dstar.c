@@ -401,18 +401,24 @@ static inline void run_set_base(uint32_t *t, uint32_t k, dist b) {
     memcpy(t + RUN_BASE + 2 * k, &b, sizeof(b));
 }
 
-static inline unsigned popcount64(uint64_t x) {
-#ifdef __POPCNT__
-    return (unsigned)__builtin_popcountll(x);
-#else
-    /* Without the instruction GCC calls libgcc; the bit-parallel sum is
-     * inline and about as fast. */
-    x = x - ((x >> 1) & 0x5555555555555555u);
-    x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Fu;
-    return (unsigned)((x * 0x0101010101010101u) >> 56);
+/* A tile cell's rank is a popcount, one per neighbour lookup, on the
+ * search's critical path. x86-64's baseline lacks the instruction, so there
+ * the functions that run the search are compiled twice, with and without
+ * it, and the loader picks one for the CPU (GCC's target_clones, through
+ * an ifunc). Measured first-plan times with `pathd-bench sessions`: the
+ * bit-parallel sum made plans 5-10% slower than the instruction on
+ * AR0011SR and random512-10-0. Elsewhere __builtin_popcountll is the
+ * instruction or libgcc's table (the latter only on the cold paths). */
+#if defined(__x86_64__) && !defined(__POPCNT__) && defined(__GLIBC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define SEARCH_CLONES __attribute__((target_clones("popcnt", "default")))
 #endif
-}
+#endif
+#ifndef SEARCH_CLONES
+#define SEARCH_CLONES
+#endif
+
+static inline unsigned popcount64(uint64_t x) { return (unsigned)__builtin_popcountll(x); }
 
 static inline uint32_t *cell_ptr(const pf_dstar *d, slot_t sl) {
     return run_at(d, (uint32_t)(sl >> TILE_SHIFT >> TILE_SHIFT)) + RUN_CELLS +
@@ -511,21 +517,49 @@ static inline slot_t run_slot(uint32_t run, uint64_t mask, unsigned bit) {
     return (slot_t)run * TILE_CELLS + popcount64(mask & ((UINT64_C(1) << bit) - 1));
 }
 
-/* The slot of cell (x, y), or NO_SLOT when it was never touched: its tile
- * does not exist or does not store it. */
-static inline slot_t slot_find(const pf_dstar *d, int32_t x, int32_t y) {
+/* The block entry of the tile of (x, y), or NULL when its block does not
+ * exist. */
+static inline uint32_t *tile_ref(const pf_dstar *d, int32_t x, int32_t y) {
     int32_t key = block_key(d, x, y);
     uint32_t mask = d->thcap - 1;
     for (uint32_t i = hash_slot(key, d->thbits);; i = (i + 1) & mask) {
-        if (d->th[i].key == key) {
-            uint32_t t = d->blk[d->th[i].block].tile[block_pos(x, y)];
-            if (t == NO_TILE) return NO_SLOT;
-            uint64_t m = run_mask(run_at(d, t));
-            unsigned bit = tile_bit(x, y);
-            return (m >> bit) & 1 ? run_slot(t, m, bit) : NO_SLOT;
-        }
-        if (d->th[i].key == EMPTY_CELL) return NO_SLOT;
+        if (d->th[i].key == key) return &d->blk[d->th[i].block].tile[block_pos(x, y)];
+        if (d->th[i].key == EMPTY_CELL) return NULL;
     }
+}
+
+/* The slot of cell (x, y) of the tile whose run is t, or NO_SLOT when the
+ * cell was never touched: the tile does not exist or does not store it. */
+static inline slot_t run_find(const pf_dstar *d, uint32_t t, int32_t x, int32_t y) {
+    if (t == NO_TILE) return NO_SLOT;
+    uint64_t m = run_mask(run_at(d, t));
+    unsigned bit = tile_bit(x, y);
+    return (m >> bit) & 1 ? run_slot(t, m, bit) : NO_SLOT;
+}
+
+/* The slot of cell (x, y), or NO_SLOT when it was never touched. */
+static inline slot_t slot_find(const pf_dstar *d, int32_t x, int32_t y) {
+    const uint32_t *ref = tile_ref(d, x, y);
+    return ref ? run_find(d, *ref, x, y) : NO_SLOT;
+}
+
+/* A cell's tile entry, kept while its neighbours are looked up: most of
+ * them share its tile and skip the hash. Valid until the blocks move
+ * (tiles_reserve). */
+typedef struct near {
+    const uint32_t *ref; /* NULL when the cell's block does not exist */
+    int32_t x, y;
+} near;
+
+static inline near near_of(const pf_dstar *d, int32_t x, int32_t y) {
+    near h = {tile_ref(d, x, y), x, y};
+    return h;
+}
+
+/* slot_find for a cell (x, y) on the map. */
+static inline slot_t near_find(const pf_dstar *d, const near *h, int32_t x, int32_t y) {
+    if (!h->ref || ((x ^ h->x) | (y ^ h->y)) >> TILE_SHIFT) return slot_find(d, x, y);
+    return run_find(d, *h->ref, x, y);
 }
 
 /* A run of n words; room was reserved with pool_reserve. */
@@ -603,9 +637,9 @@ static void tile_widen(pf_dstar *d, uint32_t *ref) {
     *ref = r;
 }
 
-/* The slot of cell (x, y), its tile allocated or widened when it does not
- * store the cell. Room must have been reserved with tiles_reserve. */
-static slot_t slot_get(pf_dstar *d, int32_t x, int32_t y) {
+/* slot_get's slow path: allocates the block or the tile, or widens the
+ * tile, for a cell that slot_find does not find. */
+static __attribute__((noinline)) slot_t slot_make(pf_dstar *d, int32_t x, int32_t y) {
     int32_t key = block_key(d, x, y);
     uint32_t mask = d->thcap - 1, i;
     unsigned bit = tile_bit(x, y);
@@ -628,6 +662,19 @@ static slot_t slot_get(pf_dstar *d, int32_t x, int32_t y) {
         m = ~UINT64_C(0);
     }
     return run_slot(*ref, m, bit);
+}
+
+/* The slot of cell (x, y), its tile allocated or widened when it does not
+ * store the cell. Room must have been reserved with tiles_reserve. */
+static inline slot_t slot_get(pf_dstar *d, int32_t x, int32_t y) {
+    slot_t sl = slot_find(d, x, y);
+    return sl != NO_SLOT ? sl : slot_make(d, x, y);
+}
+
+/* slot_get for a cell (x, y) on the map. */
+static inline slot_t near_get(pf_dstar *d, const near *h, int32_t x, int32_t y) {
+    slot_t sl = near_find(d, h, x, y);
+    return sl != NO_SLOT ? sl : slot_make(d, x, y);
 }
 
 static pf_status th_alloc(tent **out, uint32_t cap) {
@@ -877,14 +924,16 @@ static void update_vertex(pf_dstar *d, slot_t sl, int32_t cell, dist g, dist rhs
 }
 
 /* min over successors s' of c(s, s') + g(s'). */
-static dist best_successor(const pf_dstar *d, int32_t s) {
+SEARCH_CLONES static dist best_successor(const pf_dstar *d, int32_t s) {
     uint8_t m = eff_moves(d, s);
     int32_t x = cell_x(d, s), y = cell_y(d, s);
+    near h = near_of(d, x, y);
     dist best = DIST_INF;
     for (int k = 0; k < d->conn; k++) {
         if (!(m & (1u << k))) continue;
         int32_t n = s + d->off[k];
-        dist gn = g_of(d, x + pf_dir_dx[k], y + pf_dir_dy[k]);
+        slot_t sl = near_find(d, &h, x + pf_dir_dx[k], y + pf_dir_dy[k]);
+        dist gn = sl == NO_SLOT ? DIST_INF : g_at(d, sl);
         if (gn == DIST_INF) continue;
         dist c = (dist)eff_cost(d, n) * d->unit[k] + gn;
         if (c < best) best = c;
@@ -937,7 +986,7 @@ static void sync_start(pf_dstar *d) {
  * locally inconsistent vertex is queued with a key that is a lower bound)
  * holds between iterations, so stopping on the budget leaves a state the
  * next call simply continues. */
-static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
+SEARCH_CLONES static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
     const int32_t sx = cell_x(d, d->start), sy = cell_y(d, d->start);
     for (;;) {
         slot_t ss = slot_find(d, sx, sy);
@@ -966,6 +1015,7 @@ static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
         const int32_t c = top.cell, cx = cell_x(d, c), cy = cell_y(d, c);
         const uint8_t mv = eff_moves(d, c);
         const dist cu = (dist)eff_cost(d, c);
+        const near h = near_of(d, cx, cy);
         if (top.g > top.rhs) {
             /* Overconsistent: settle g and relax the predecessors. */
             const dist gu = top.rhs;
@@ -976,7 +1026,7 @@ static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
                 int32_t s = c + d->off[k];
                 if (s == d->goal) continue;
                 dist cand = cu * d->unit[k] + gu;
-                slot_t sl = slot_get(d, cx + pf_dir_dx[k], cy + pf_dir_dy[k]);
+                slot_t sl = near_get(d, &h, cx + pf_dir_dx[k], cy + pf_dir_dy[k]);
                 if (cand < rhs_at(d, sl)) update_vertex(d, sl, s, g_at(d, sl), cand);
             }
         } else {
@@ -988,7 +1038,7 @@ static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
                 if (!(mv & (1u << k))) continue;
                 int32_t s = c + d->off[k];
                 if (s == d->goal) continue;
-                slot_t sl = slot_find(d, cx + pf_dir_dx[k], cy + pf_dir_dy[k]);
+                slot_t sl = near_find(d, &h, cx + pf_dir_dx[k], cy + pf_dir_dy[k]);
                 if (sl == NO_SLOT || rhs_at(d, sl) != cu * d->unit[k] + gold) continue;
                 update_vertex(d, sl, s, g_at(d, sl), best_successor(d, s));
             }
@@ -1051,13 +1101,15 @@ static pf_status extract_path(pf_dstar *d, pf_result *out) {
         if (cur == d->goal) break;
         if (n > limit) return PF_EINVAL;
         uint8_t m = eff_moves(d, cur);
+        near h = near_of(d, x, y);
         dist best = DIST_INF;
         double step = 0.0;
         int32_t next = -1;
         for (int k = 0; k < d->conn; k++) {
             if (!(m & (1u << k))) continue;
             int32_t s = cur + d->off[k];
-            dist gs = g_of(d, x + pf_dir_dx[k], y + pf_dir_dy[k]);
+            slot_t sl = near_find(d, &h, x + pf_dir_dx[k], y + pf_dir_dy[k]);
+            dist gs = sl == NO_SLOT ? DIST_INF : g_at(d, sl);
             if (gs == DIST_INF) continue;
             dist c = (dist)eff_cost(d, s) * d->unit[k];
             if (c + gs < best) {
