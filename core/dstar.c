@@ -81,8 +81,7 @@ _Static_assert(UNIT_ORTH % 2 == 0 && UNIT_DIAG % 2 == 0, "tiles store g / 2 (see
  * holds g. Untouched cells of an allocated tile hold infinity (g = rhs =
  * inf). Tiles fit searched regions closely (they are contiguous).
  *
- * A cell is 4 bytes, a "raw" value read with one of the tile's two 64-bit
- * bases:
+ * A cell is 4 bytes, a "raw" value read with one of the tile's two bases:
  * - below RAW_QUEUED: g = base[raw >> 30] + 2 (raw & (2^30 - 1)), exact:
  *   every g is even (a sum of costs times UNIT_ORTH and UNIT_DIAG, both
  *   even), so 30 bits cover a window of 2^31 (128 steps of cost 1) around
@@ -97,7 +96,10 @@ _Static_assert(UNIT_ORTH % 2 == 0 && UNIT_DIAG % 2 == 0, "tiles store g / 2 (see
  * g stays the exact 64-bit fixed-point distance. Measured with `pathd-bench
  * sessions` on the 512x512 maps, one base took 16-20% more memory on the
  * mazes than two, four bases (with half the window) 2-5% more everywhere;
- * halving the stored offset (g is even) saved 6% on maze512-1-0.
+ * halving the stored offset (g is even) saved 6% on maze512-1-0. A base
+ * is a multiple of 2^26 (a 32nd of the window), stored in 32 bits: a tile's
+ * first g then still lands 2^30 to 2^30 + 2^26 above it, and 32 bits reach
+ * 2^58, above any g.
  *
  * Only the cells that can be vertices are stored. The search only ever
  * touches walkable cells (no move leads into a blocked one), and half the
@@ -109,9 +111,9 @@ _Static_assert(UNIT_ORTH % 2 == 0 && UNIT_DIAG % 2 == 0, "tiles store g / 2 (see
  * is laid out anew with all 64 cells; the old copy stays unused in the
  * pool until the search restarts, so a tile moves at most once and holds
  * at most twice today's bytes. A tile is one run of 32-bit words in the
- * pool: the mask (2 words), the two bases (4 words), then its cells. A
- * tile of a maze costs 24 + 4 x (its open cells) bytes, about 150 instead
- * of 272 with every cell stored. */
+ * pool: the mask (2 words), the two bases (2 words), then its cells. A
+ * tile of a maze costs 16 + 4 x (its open cells) bytes, about 140 instead
+ * of 272 with every cell stored and 64-bit bases. */
 #define TILE_SHIFT 3
 #define TILE_SIDE (1 << TILE_SHIFT)
 #define TILE_CELLS (TILE_SIDE * TILE_SIDE)
@@ -120,7 +122,7 @@ typedef int64_t slot_t; /* run index * TILE_CELLS + the cell's rank in its tile 
 
 #define RUN_MASK 0 /* word offsets in a tile's run */
 #define RUN_BASE 2
-#define RUN_CELLS 6
+#define RUN_CELLS 4
 #define RUN_MAX (RUN_CELLS + TILE_CELLS)
 /* The pool: chunks of POOL_CHUNK words (16 KiB); a run never straddles two
  * chunks, which wastes at most RUN_MAX - 1 words a chunk. */
@@ -144,6 +146,9 @@ typedef int64_t slot_t; /* run index * TILE_CELLS + the cell's rank in its tile 
 _Static_assert(PF_DSTAR_WINDOW_BITS >= 2 && PF_DSTAR_WINDOW_BITS <= OFF_BITS + 1, "raw g must stay below RAW_QUEUED");
 #define WINDOW ((dist)1 << PF_DSTAR_WINDOW_BITS)
 #define BASE_HALF (WINDOW / 2) /* a tile's base sits this far below its first g */
+/* Bases are stored divided by 2^BASE_Q_BITS; NO_BASE until taken. */
+#define BASE_Q_BITS (PF_DSTAR_WINDOW_BITS > 5 ? PF_DSTAR_WINDOW_BITS - 5 : 0)
+#define NO_BASE UINT32_MAX
 
 /* cell_load gives open-list position p as -(p + 1). */
 static inline int64_t tag_pos(uint32_t pos) { return -(int64_t)pos - 1; }
@@ -383,8 +388,8 @@ static inline uint32_t *run_at(const pf_dstar *d, uint32_t i) {
     return d->pool[i >> POOL_SHIFT] + (i & (POOL_CHUNK - 1));
 }
 
-/* Runs are arrays of words, so the 64-bit fields go through memcpy (one
- * unaligned load or store). */
+/* Runs are arrays of words, so the 64-bit mask goes through memcpy (one
+ * unaligned load). */
 static inline uint64_t run_mask(const uint32_t *t) {
     uint64_t m;
     memcpy(&m, t + RUN_MASK, sizeof(m));
@@ -392,13 +397,7 @@ static inline uint64_t run_mask(const uint32_t *t) {
 }
 
 static inline dist run_base(const uint32_t *t, uint32_t k) {
-    dist b;
-    memcpy(&b, t + RUN_BASE + 2 * k, sizeof(b));
-    return b;
-}
-
-static inline void run_set_base(uint32_t *t, uint32_t k, dist b) {
-    memcpy(t + RUN_BASE + 2 * k, &b, sizeof(b));
+    return (dist)t[RUN_BASE + k] << BASE_Q_BITS;
 }
 
 /* A tile cell's rank is a popcount, one per neighbour lookup, on the
@@ -473,11 +472,12 @@ static inline void cell_store_g(pf_dstar *d, slot_t sl, dist g) {
     uint32_t *p = t + RUN_CELLS + (sl & (TILE_CELLS - 1)), old = *p;
     if (g != DIST_INF)
         for (uint32_t k = 0; k < TILE_BASES; k++) {
-            dist b = run_base(t, k);
-            if (b == DIST_INF) {
-                b = g > BASE_HALF ? g - BASE_HALF : 0;
-                run_set_base(t, k, b);
+            if (t[RUN_BASE + k] == NO_BASE) {
+                dist q = (g > BASE_HALF ? g - BASE_HALF : 0) >> BASE_Q_BITS;
+                if (q >= NO_BASE) continue; /* never with the default window */
+                t[RUN_BASE + k] = (uint32_t)q;
             }
+            dist b = run_base(t, k);
             if (g >= b && g - b < WINDOW && !(g & 1)) {
                 if (raw_is_wide(old)) wide_release(d, old & RAW_INDEX);
                 *p = (uint32_t)(k << OFF_BITS) | (uint32_t)((g - b) >> 1);
@@ -575,7 +575,7 @@ static uint32_t run_new(pf_dstar *d, uint64_t mask) {
     uint32_t n = popcount64(mask), r = run_take(d, RUN_CELLS + n);
     uint32_t *t = run_at(d, r);
     memcpy(t + RUN_MASK, &mask, sizeof(mask));
-    for (uint32_t k = 0; k < TILE_BASES; k++) run_set_base(t, k, DIST_INF);
+    for (uint32_t k = 0; k < TILE_BASES; k++) t[RUN_BASE + k] = NO_BASE;
     memset(t + RUN_CELLS, 0xff, n * sizeof(*t)); /* RAW_INF */
     return r;
 }
@@ -626,7 +626,7 @@ static void tile_widen(pf_dstar *d, uint32_t *ref) {
     const uint32_t *o = run_at(d, old);
     uint32_t *t = run_at(d, r);
     uint64_t m = run_mask(o);
-    for (uint32_t k = 0; k < TILE_BASES; k++) run_set_base(t, k, run_base(o, k));
+    for (uint32_t k = 0; k < TILE_BASES; k++) t[RUN_BASE + k] = o[RUN_BASE + k];
     for (unsigned rank = 0; m; m &= m - 1, rank++) {
         unsigned bit = (unsigned)__builtin_ctzll(m);
         uint32_t raw = o[RUN_CELLS + rank];
