@@ -10,8 +10,8 @@
  * Memory. Nothing per session is W x H:
  * - vertices live in 8x8 tiles allocated on first touch and found through
  *   blocks of 8x8 tiles and a small hash table of blocks: 4 bytes a cell (its
- *   g relative to a tile base, or its open-list position), only for tiles
- *   the search touched (see "Vertex storage" below);
+ *   g relative to a tile base, or its open-list position), only for the
+ *   walkable cells of tiles the search touched (see "Vertex storage" below);
  * - the open list U is a binary heap of items (key, g, rhs, cell) whose
  *   position is stored in the cell, so Update and Remove are O(log n);
  * - the session's private changes live in a second small hash table, the
@@ -124,9 +124,9 @@ typedef int64_t slot_t; /* run index * TILE_CELLS + the cell's rank in its tile 
 #define RUN_BASE 2
 #define RUN_CELLS 4
 #define RUN_MAX (RUN_CELLS + TILE_CELLS)
-/* The pool: chunks of POOL_CHUNK words (16 KiB); a run never straddles two
+/* The pool: chunks of POOL_CHUNK words (8 KiB); a run never straddles two
  * chunks, which wastes at most RUN_MAX - 1 words a chunk. */
-#define POOL_SHIFT 12
+#define POOL_SHIFT 11
 #define POOL_CHUNK (1u << POOL_SHIFT)
 #define POOL_LIMIT 0xFFFF0000u /* run indices stay below NO_TILE */
 
