@@ -404,7 +404,7 @@ static inline dist run_base(const uint32_t *t, uint32_t k) {
  * search's critical path. x86-64's baseline lacks the instruction, so there
  * the functions that run the search are compiled twice, with and without
  * it, and the loader picks one for the CPU (GCC's target_clones, through
- * an ifunc). Measured first-plan times with `pathd-bench sessions`: the
+ * an ifunc): the search loop and the path read-out. Measured first-plan times with `pathd-bench sessions`: the
  * bit-parallel sum made plans 5-10% slower than the instruction on
  * AR0011SR and random512-10-0. Elsewhere __builtin_popcountll is the
  * instruction or libgcc's table (the latter only on the cold paths). */
@@ -685,21 +685,18 @@ static pf_status th_alloc(tent **out, uint32_t cap) {
     return PF_OK;
 }
 
-/* Makes room for n runs of up to RUN_MAX words: run_take takes a run from
- * ptop on, or from the next chunk when it would straddle; the end of n
- * runs of RUN_MAX bounds that of any n shorter ones. */
+/* Makes room for n runs of up to RUN_MAX words. run_take takes a run from
+ * ptop on, or from the next chunk when it would straddle, and the end of n
+ * runs of RUN_MAX bounds that of any n shorter ones: those fill what is
+ * left of ptop's chunk, then whole chunks of `per`. */
 static pf_status pool_reserve(pf_dstar *d, uint32_t n) {
-    uint64_t end = d->ptop;
-    /* Usual case: the current chunk has room for all n. */
-    if (end < (uint64_t)d->npool * POOL_CHUNK &&
-        (end & (POOL_CHUNK - 1)) + (uint64_t)n * RUN_MAX <= POOL_CHUNK)
-        return PF_OK;
-    for (uint32_t i = 0; i < n; i++) {
-        if ((end & (POOL_CHUNK - 1)) + RUN_MAX > POOL_CHUNK) end = (end | (POOL_CHUNK - 1)) + 1;
-        end += RUN_MAX;
-    }
-    if (end > POOL_LIMIT) return PF_ENOMEM;
-    while (end > (uint64_t)d->npool * POOL_CHUNK) {
+    const uint32_t per = POOL_CHUNK / RUN_MAX;
+    uint32_t fit = (POOL_CHUNK - (d->ptop & (POOL_CHUNK - 1))) / RUN_MAX;
+    uint64_t chunks = (uint64_t)(d->ptop >> POOL_SHIFT) + 1;
+    if (fit < n) chunks += (n - fit + per - 1) / per;
+    if (chunks <= d->npool) return PF_OK;
+    if (chunks * POOL_CHUNK > POOL_LIMIT) return PF_ENOMEM;
+    while (d->npool < chunks) {
         if (d->npool == d->pool_cap) {
             uint32_t cap = d->pool_cap ? 2 * d->pool_cap : 8;
             uint32_t **c = realloc(d->pool, (size_t)cap * sizeof(*c));
@@ -1088,7 +1085,7 @@ static pf_status reserve_path(pf_dstar *d, size_t n) {
 /* Follows argmin over successors s' of c(s, s') + g(s') from the agent to
  * the goal. Each step strictly lowers g (edge costs are >= 1), so the walk
  * ends; the bound on its length only guards against a broken invariant. */
-static pf_status extract_path(pf_dstar *d, pf_result *out) {
+SEARCH_CLONES static pf_status extract_path(pf_dstar *d, pf_result *out) {
     int32_t cur = d->start;
     size_t n = 0, limit = (size_t)d->ntiles * TILE_CELLS + 1;
     double cost = 0.0;

@@ -329,7 +329,8 @@ START_TEST(dstar_walls_take_no_memory) {
     pf_result r;
     ck_assert_int_eq(pf_grid_create(W, H, NULL, &g), PF_OK);
     for (int32_t x = 1; x < W; x += 2)
-        for (int32_t y = 1; y < H; y++) ck_assert_int_eq(pf_grid_set_cost(g, (pf_point){x, y}, 0), PF_OK);
+        for (int32_t y = 1; y < H; y++)
+            ck_assert_int_eq(pf_grid_set_cost(g, (pf_point){x, y}, 0), PF_OK);
     /* The agent's cell at the bottom of the last open column is cut off. */
     ck_assert_int_eq(pf_grid_set_cost(g, (pf_point){W - 2, H - 2}, 0), PF_OK);
     ck_assert_int_eq(pf_dstar_create(g, (pf_point){W - 2, H - 1}, (pf_point){0, 0}, &d), PF_OK);
