@@ -543,23 +543,27 @@ static inline slot_t slot_find(const pf_dstar *d, int32_t x, int32_t y) {
     return ref ? run_find(d, *ref, x, y) : NO_SLOT;
 }
 
-/* A cell's tile entry, kept while its neighbours are looked up: most of
- * them share its tile and skip the hash. Valid until the blocks move
- * (tiles_reserve). */
+/* A cell's tile (its run and mask), kept while its neighbours are looked
+ * up: most of them share the tile and need neither the hash nor a load.
+ * Valid until a tile is allocated or widened (slot_make). */
 typedef struct near {
-    const uint32_t *ref; /* NULL when the cell's block does not exist */
+    uint32_t run; /* NO_TILE when the tile does not exist */
+    uint64_t mask;
     int32_t x, y;
 } near;
 
 static inline near near_of(const pf_dstar *d, int32_t x, int32_t y) {
-    near h = {tile_ref(d, x, y), x, y};
+    const uint32_t *ref = tile_ref(d, x, y);
+    near h = {ref ? *ref : NO_TILE, 0, x, y};
+    if (h.run != NO_TILE) h.mask = run_mask(run_at(d, h.run));
     return h;
 }
 
 /* slot_find for a cell (x, y) on the map. */
 static inline slot_t near_find(const pf_dstar *d, const near *h, int32_t x, int32_t y) {
-    if (!h->ref || ((x ^ h->x) | (y ^ h->y)) >> TILE_SHIFT) return slot_find(d, x, y);
-    return run_find(d, *h->ref, x, y);
+    if (((x ^ h->x) | (y ^ h->y)) >> TILE_SHIFT) return slot_find(d, x, y);
+    unsigned bit = tile_bit(x, y);
+    return (h->mask >> bit) & 1 ? run_slot(h->run, h->mask, bit) : NO_SLOT;
 }
 
 /* A run of n words; room was reserved with pool_reserve. */
@@ -672,9 +676,12 @@ static inline slot_t slot_get(pf_dstar *d, int32_t x, int32_t y) {
 }
 
 /* slot_get for a cell (x, y) on the map. */
-static inline slot_t near_get(pf_dstar *d, const near *h, int32_t x, int32_t y) {
+static inline slot_t near_get(pf_dstar *d, near *h, int32_t x, int32_t y) {
     slot_t sl = near_find(d, h, x, y);
-    return sl != NO_SLOT ? sl : slot_make(d, x, y);
+    if (sl != NO_SLOT) return sl;
+    sl = slot_make(d, x, y);
+    *h = near_of(d, h->x, h->y); /* the tile may have moved */
+    return sl;
 }
 
 static pf_status th_alloc(tent **out, uint32_t cap) {
@@ -1012,7 +1019,7 @@ SEARCH_CLONES static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_e
         const int32_t c = top.cell, cx = cell_x(d, c), cy = cell_y(d, c);
         const uint8_t mv = eff_moves(d, c);
         const dist cu = (dist)eff_cost(d, c);
-        const near h = near_of(d, cx, cy);
+        near h = near_of(d, cx, cy);
         if (top.g > top.rhs) {
             /* Overconsistent: settle g and relax the predecessors. */
             const dist gu = top.rhs;
