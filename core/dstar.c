@@ -10,8 +10,8 @@
  * Memory. Nothing per session is W x H:
  * - vertices live in 8x8 tiles allocated on first touch and found through
  *   blocks of 8x8 tiles and a small hash table of blocks: 4 bytes a cell (its
- *   g relative to a tile base, or its open-list position), only for tiles
- *   the search touched (see "Vertex storage" below);
+ *   g relative to a tile base, or its open-list position), only for the
+ *   walkable cells of tiles the search touched (see "Vertex storage" below);
  * - the open list U is a binary heap of items (key, g, rhs, cell) whose
  *   position is stored in the cell, so Update and Remove are O(log n);
  * - the session's private changes live in a second small hash table, the
@@ -68,7 +68,7 @@ typedef int64_t dist;
 #define DIST_INF INT64_MAX
 #define UNIT_ORTH ((dist)1 << 24)
 #define UNIT_DIAG ((dist)23726566) /* round(sqrt(2) * 2^24) */
-_Static_assert(UNIT_ORTH % 2 == 0 && UNIT_DIAG % 2 == 0, "tiles store g / 2 (see vtile)");
+_Static_assert(UNIT_ORTH % 2 == 0 && UNIT_DIAG % 2 == 0, "tiles store g / 2 (see Vertex storage)");
 /* km grows with every move; past this the session searches anew rather than
  * risk an overflow of k1 = g + h + km (never reached in practice). */
 #define KM_LIMIT ((dist)1 << 61)
@@ -81,8 +81,7 @@ _Static_assert(UNIT_ORTH % 2 == 0 && UNIT_DIAG % 2 == 0, "tiles store g / 2 (see
  * holds g. Untouched cells of an allocated tile hold infinity (g = rhs =
  * inf). Tiles fit searched regions closely (they are contiguous).
  *
- * A cell is 4 bytes, a "raw" value read with one of the tile's two 64-bit
- * bases:
+ * A cell is 4 bytes, a "raw" value read with one of the tile's two bases:
  * - below RAW_QUEUED: g = base[raw >> 30] + 2 (raw & (2^30 - 1)), exact:
  *   every g is even (a sum of costs times UNIT_ORTH and UNIT_DIAG, both
  *   even), so 30 bits cover a window of 2^31 (128 steps of cost 1) around
@@ -94,17 +93,42 @@ _Static_assert(UNIT_ORTH % 2 == 0 && UNIT_DIAG % 2 == 0, "tiles store g / 2 (see
  * - RAW_WIDE | i: g = wide[i], for the few cells outside their tile's window
  *   (across a wall from cells much nearer the goal, common in mazes only);
  * - RAW_INF: g = inf.
- * So a tile costs 272 bytes instead of 512 with 8-byte cells, and g stays
- * the exact 64-bit fixed-point distance. Measured with `pathd-bench
+ * g stays the exact 64-bit fixed-point distance. Measured with `pathd-bench
  * sessions` on the 512x512 maps, one base took 16-20% more memory on the
  * mazes than two, four bases (with half the window) 2-5% more everywhere;
- * halving the stored offset (g is even) saved 6% on maze512-1-0. */
+ * halving the stored offset (g is even) saved 6% on maze512-1-0. A base
+ * is a multiple of 2^26 (a 32nd of the window), stored in 32 bits: a tile's
+ * first g then still lands 2^30 to 2^30 + 2^26 above it, and 32 bits reach
+ * 2^58, above any g.
+ *
+ * Only the cells that can be vertices are stored. The search only ever
+ * touches walkable cells (no move leads into a blocked one), and half the
+ * cells of a maze are walls. A tile records the mask of the cells it
+ * stores, those walkable on the effective map when it was allocated, and
+ * keeps them in mask order: cell i sits at rank popcount(mask below i). A
+ * cell outside the mask has never been touched (g = rhs = inf). When the
+ * search first touches one (a change or rebase opened it since), the tile
+ * is laid out anew with all 64 cells; the old copy stays unused in the
+ * pool until the search restarts, so a tile moves at most once and holds
+ * at most twice today's bytes. A tile is one run of 32-bit words in the
+ * pool: the mask (2 words), the two bases (2 words), then its cells. A
+ * tile of a maze costs 16 + 4 x (its open cells) bytes, about 140 instead
+ * of 272 with every cell stored and 64-bit bases. */
 #define TILE_SHIFT 3
 #define TILE_SIDE (1 << TILE_SHIFT)
 #define TILE_CELLS (TILE_SIDE * TILE_SIDE)
-#define CHUNK_TILES 32 /* tiles are allocated in chunks of 32 (8.5 KiB) */
 #define NO_SLOT (-1)
-typedef int64_t slot_t; /* tile number * TILE_CELLS + offset in the tile */
+typedef int64_t slot_t; /* run index * TILE_CELLS + the cell's rank in its tile */
+
+#define RUN_MASK 0 /* word offsets in a tile's run */
+#define RUN_BASE 2
+#define RUN_CELLS 4
+#define RUN_MAX (RUN_CELLS + TILE_CELLS)
+/* The pool: chunks of POOL_CHUNK words (8 KiB); a run never straddles two
+ * chunks, which wastes at most RUN_MAX - 1 words a chunk. */
+#define POOL_SHIFT 11
+#define POOL_CHUNK (1u << POOL_SHIFT)
+#define POOL_LIMIT 0xFFFF0000u /* run indices stay below NO_TILE */
 
 #define RAW_QUEUED 0x80000000u
 #define RAW_WIDE 0xC0000000u
@@ -122,11 +146,9 @@ typedef int64_t slot_t; /* tile number * TILE_CELLS + offset in the tile */
 _Static_assert(PF_DSTAR_WINDOW_BITS >= 2 && PF_DSTAR_WINDOW_BITS <= OFF_BITS + 1, "raw g must stay below RAW_QUEUED");
 #define WINDOW ((dist)1 << PF_DSTAR_WINDOW_BITS)
 #define BASE_HALF (WINDOW / 2) /* a tile's base sits this far below its first g */
-
-typedef struct vtile {
-    dist base[TILE_BASES]; /* DIST_INF until taken */
-    uint32_t v[TILE_CELLS];
-} vtile;
+/* Bases are stored divided by 2^BASE_Q_BITS; NO_BASE until taken. */
+#define BASE_Q_BITS (PF_DSTAR_WINDOW_BITS > 5 ? PF_DSTAR_WINDOW_BITS - 5 : 0)
+#define NO_BASE UINT32_MAX
 
 /* cell_load gives open-list position p as -(p + 1). */
 static inline int64_t tag_pos(uint32_t pos) { return -(int64_t)pos - 1; }
@@ -151,7 +173,7 @@ typedef struct qitem {
 #define BLOCK_SIDE (1 << BLOCK_SHIFT)
 #define NO_TILE UINT32_MAX
 typedef struct tblock {
-    uint32_t tile[BLOCK_SIDE * BLOCK_SIDE]; /* NO_TILE when not allocated */
+    uint32_t tile[BLOCK_SIDE * BLOCK_SIDE]; /* the run of each tile, NO_TILE when not allocated */
 } tblock;
 
 /* A block hash entry: block index -> block number. */
@@ -188,9 +210,10 @@ struct pf_dstar {
     bool fresh;          /* the next plan initialises the search first */
     const pf_cuts *cuts; /* the base grid's cut vertices, or NULL (see cut_off) */
 
-    vtile **chunks;        /* chunk c holds tiles c*CHUNK_TILES.. */
-    uint32_t nchunks, chunk_cap;
-    uint32_t ntiles;
+    uint32_t **pool;      /* the tiles' runs; chunk c holds words c*POOL_CHUNK.. */
+    uint32_t npool, pool_cap;
+    uint32_t ptop;        /* the next free word */
+    uint32_t ntiles;      /* tiles allocated since the search started */
     int32_t bw;           /* blocks per row */
     tblock *blk;          /* the blocks, by number */
     uint32_t nblk, blkcap;
@@ -360,9 +383,45 @@ static void ov_taint_block(pf_dstar *d, int32_t x, int32_t y) {
 
 /* Vertices */
 
-static inline vtile *tile_at(const pf_dstar *d, slot_t sl) {
-    uint32_t t = (uint32_t)(sl / TILE_CELLS);
-    return &d->chunks[t / CHUNK_TILES][t % CHUNK_TILES];
+/* The run at word i of the pool. */
+static inline uint32_t *run_at(const pf_dstar *d, uint32_t i) {
+    return d->pool[i >> POOL_SHIFT] + (i & (POOL_CHUNK - 1));
+}
+
+/* Runs are arrays of words, so the 64-bit mask goes through memcpy (one
+ * unaligned load). */
+static inline uint64_t run_mask(const uint32_t *t) {
+    uint64_t m;
+    memcpy(&m, t + RUN_MASK, sizeof(m));
+    return m;
+}
+
+static inline dist run_base(const uint32_t *t, uint32_t k) {
+    return (dist)t[RUN_BASE + k] << BASE_Q_BITS;
+}
+
+/* A tile cell's rank is a popcount, one per neighbour lookup, on the
+ * search's critical path. x86-64's baseline lacks the instruction, so there
+ * the functions that run the search are compiled twice, with and without
+ * it, and the loader picks one for the CPU (GCC's target_clones, through
+ * an ifunc): the search loop and the path read-out. Measured first-plan times with `pathd-bench sessions`: the
+ * bit-parallel sum made plans 5-10% slower than the instruction on
+ * AR0011SR and random512-10-0. Elsewhere __builtin_popcountll is the
+ * instruction or libgcc's table (the latter only on the cold paths). */
+#if defined(__x86_64__) && !defined(__POPCNT__) && defined(__GLIBC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define SEARCH_CLONES __attribute__((target_clones("popcnt", "default")))
+#endif
+#endif
+#ifndef SEARCH_CLONES
+#define SEARCH_CLONES
+#endif
+
+static inline unsigned popcount64(uint64_t x) { return (unsigned)__builtin_popcountll(x); }
+
+static inline uint32_t *cell_ptr(const pf_dstar *d, slot_t sl) {
+    return run_at(d, (uint32_t)(sl >> TILE_SHIFT >> TILE_SHIFT)) + RUN_CELLS +
+           (sl & (TILE_CELLS - 1));
 }
 
 static inline bool raw_is_wide(uint32_t r) { return r >= RAW_WIDE && r != RAW_INF; }
@@ -370,9 +429,9 @@ static inline bool raw_is_wide(uint32_t r) { return r >= RAW_WIDE && r != RAW_IN
 /* The cell's value as one int64: g (DIST_INF when untouched) when it is
  * off the open list, else its tagged heap position (negative). */
 static inline int64_t cell_load(const pf_dstar *d, slot_t sl) {
-    const vtile *t = tile_at(d, sl);
-    uint32_t r = t->v[sl & (TILE_CELLS - 1)];
-    if (r < RAW_QUEUED) return t->base[r >> OFF_BITS] + ((dist)(r & OFF_MASK) << 1);
+    const uint32_t *t = run_at(d, (uint32_t)(sl >> TILE_SHIFT >> TILE_SHIFT));
+    uint32_t r = t[RUN_CELLS + (sl & (TILE_CELLS - 1))];
+    if (r < RAW_QUEUED) return run_base(t, r >> OFF_BITS) + ((dist)(r & OFF_MASK) << 1);
     if (r < RAW_WIDE) return tag_pos(r & RAW_INDEX);
     if (r == RAW_INF) return DIST_INF;
     return d->wide[r & RAW_INDEX];
@@ -401,7 +460,7 @@ static pf_status wide_reserve(pf_dstar *d, uint32_t n) {
 }
 
 static inline void cell_store_pos(pf_dstar *d, slot_t sl, uint32_t pos) {
-    uint32_t *p = &tile_at(d, sl)->v[sl & (TILE_CELLS - 1)];
+    uint32_t *p = cell_ptr(d, sl);
     if (raw_is_wide(*p)) wide_release(d, *p & RAW_INDEX);
     *p = RAW_QUEUED | pos;
 }
@@ -409,14 +468,19 @@ static inline void cell_store_pos(pf_dstar *d, slot_t sl, uint32_t pos) {
 /* Stores g (the vertex is off the open list). A g outside the tile's window
  * takes a wide slot; room must have been reserved with wide_reserve. */
 static inline void cell_store_g(pf_dstar *d, slot_t sl, dist g) {
-    vtile *t = tile_at(d, sl);
-    uint32_t *p = &t->v[sl & (TILE_CELLS - 1)], old = *p;
+    uint32_t *t = run_at(d, (uint32_t)(sl >> TILE_SHIFT >> TILE_SHIFT));
+    uint32_t *p = t + RUN_CELLS + (sl & (TILE_CELLS - 1)), old = *p;
     if (g != DIST_INF)
         for (uint32_t k = 0; k < TILE_BASES; k++) {
-            if (t->base[k] == DIST_INF) t->base[k] = g > BASE_HALF ? g - BASE_HALF : 0;
-            if (g >= t->base[k] && g - t->base[k] < WINDOW && !(g & 1)) {
+            if (t[RUN_BASE + k] == NO_BASE) {
+                dist q = (g > BASE_HALF ? g - BASE_HALF : 0) >> BASE_Q_BITS;
+                if (q >= NO_BASE) continue; /* never with the default window */
+                t[RUN_BASE + k] = (uint32_t)q;
+            }
+            dist b = run_base(t, k);
+            if (g >= b && g - b < WINDOW && !(g & 1)) {
                 if (raw_is_wide(old)) wide_release(d, old & RAW_INDEX);
-                *p = (uint32_t)(k << OFF_BITS) | (uint32_t)((g - t->base[k]) >> 1);
+                *p = (uint32_t)(k << OFF_BITS) | (uint32_t)((g - b) >> 1);
                 return;
             }
         }
@@ -444,28 +508,145 @@ static inline uint32_t block_pos(int32_t x, int32_t y) {
                       ((x >> TILE_SHIFT) & (BLOCK_SIDE - 1)));
 }
 
-static inline slot_t tile_slot(uint32_t tn, int32_t x, int32_t y) {
-    return (slot_t)tn * TILE_CELLS + ((y & (TILE_SIDE - 1)) << TILE_SHIFT) + (x & (TILE_SIDE - 1));
+/* The cell's bit in its tile's mask. */
+static inline unsigned tile_bit(int32_t x, int32_t y) {
+    return (unsigned)(((y & (TILE_SIDE - 1)) << TILE_SHIFT) + (x & (TILE_SIDE - 1)));
 }
 
-/* The slot of cell (x, y), or NO_SLOT when its tile was never touched. */
-static inline slot_t slot_find(const pf_dstar *d, int32_t x, int32_t y) {
+static inline slot_t run_slot(uint32_t run, uint64_t mask, unsigned bit) {
+    return (slot_t)run * TILE_CELLS + popcount64(mask & ((UINT64_C(1) << bit) - 1));
+}
+
+/* The block entry of the tile of (x, y), or NULL when its block does not
+ * exist. */
+static inline uint32_t *tile_ref(const pf_dstar *d, int32_t x, int32_t y) {
     int32_t key = block_key(d, x, y);
     uint32_t mask = d->thcap - 1;
     for (uint32_t i = hash_slot(key, d->thbits);; i = (i + 1) & mask) {
-        if (d->th[i].key == key) {
-            uint32_t t = d->blk[d->th[i].block].tile[block_pos(x, y)];
-            return t == NO_TILE ? NO_SLOT : tile_slot(t, x, y);
-        }
-        if (d->th[i].key == EMPTY_CELL) return NO_SLOT;
+        if (d->th[i].key == key) return &d->blk[d->th[i].block].tile[block_pos(x, y)];
+        if (d->th[i].key == EMPTY_CELL) return NULL;
     }
 }
 
-/* The slot of cell (x, y), its tile allocated when missing. Room must have
- * been reserved with tiles_reserve. */
-static slot_t slot_get(pf_dstar *d, int32_t x, int32_t y) {
+/* The slot of cell (x, y) of the tile whose run is t, or NO_SLOT when the
+ * cell was never touched: the tile does not exist or does not store it. */
+static inline slot_t run_find(const pf_dstar *d, uint32_t t, int32_t x, int32_t y) {
+    if (t == NO_TILE) return NO_SLOT;
+    uint64_t m = run_mask(run_at(d, t));
+    unsigned bit = tile_bit(x, y);
+    return (m >> bit) & 1 ? run_slot(t, m, bit) : NO_SLOT;
+}
+
+/* The slot of cell (x, y), or NO_SLOT when it was never touched. */
+static inline slot_t slot_find(const pf_dstar *d, int32_t x, int32_t y) {
+    const uint32_t *ref = tile_ref(d, x, y);
+    return ref ? run_find(d, *ref, x, y) : NO_SLOT;
+}
+
+/* A cell's tile (its run and mask), kept while its neighbours are looked
+ * up: most of them share the tile and need neither the hash nor a load.
+ * Valid until a tile is allocated or widened (slot_make). */
+typedef struct near {
+    uint32_t run; /* NO_TILE when the tile does not exist */
+    uint64_t mask;
+    int32_t x, y;
+} near;
+
+static inline near near_of(const pf_dstar *d, int32_t x, int32_t y) {
+    const uint32_t *ref = tile_ref(d, x, y);
+    near h = {ref ? *ref : NO_TILE, 0, x, y};
+    if (h.run != NO_TILE) h.mask = run_mask(run_at(d, h.run));
+    return h;
+}
+
+/* slot_find for a cell (x, y) on the map. */
+static inline slot_t near_find(const pf_dstar *d, const near *h, int32_t x, int32_t y) {
+    if (((x ^ h->x) | (y ^ h->y)) >> TILE_SHIFT) return slot_find(d, x, y);
+    unsigned bit = tile_bit(x, y);
+    return (h->mask >> bit) & 1 ? run_slot(h->run, h->mask, bit) : NO_SLOT;
+}
+
+/* A run of n words; room was reserved with pool_reserve. */
+static uint32_t run_take(pf_dstar *d, uint32_t n) {
+    if ((d->ptop & (POOL_CHUNK - 1)) + n > POOL_CHUNK) d->ptop = (d->ptop | (POOL_CHUNK - 1)) + 1;
+    uint32_t r = d->ptop;
+    d->ptop += n;
+    return r;
+}
+
+/* A new tile run storing the cells of `mask`, all untouched. */
+static uint32_t run_new(pf_dstar *d, uint64_t mask) {
+    uint32_t n = popcount64(mask), r = run_take(d, RUN_CELLS + n);
+    uint32_t *t = run_at(d, r);
+    memcpy(t + RUN_MASK, &mask, sizeof(mask));
+    for (uint32_t k = 0; k < TILE_BASES; k++) t[RUN_BASE + k] = NO_BASE;
+    memset(t + RUN_CELLS, 0xff, n * sizeof(*t)); /* RAW_INF */
+    return r;
+}
+
+/* The bits of the nonzero bytes of c[0..8), bit i for c[i]: each byte's
+ * top bit gets set when it is nonzero, then one multiply gathers the eight
+ * top bits into the last byte (no two partial products share a bit). */
+static inline uint64_t nonzero8(const uint8_t *c) {
+    uint64_t v;
+    memcpy(&v, c, sizeof(v));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v); /* byte i at bits 8i */
+#endif
+    const uint64_t lo7 = UINT64_C(0x7F7F7F7F7F7F7F7F);
+    uint64_t top = (((v & lo7) + lo7) | v) & ~lo7;
+    return ((top >> 7) * UINT64_C(0x0102040810204080)) >> 56;
+}
+
+/* The cells of the tile with corner (x0, y0) that are walkable on the
+ * effective map: those the search can touch now. */
+static uint64_t walkable_mask(const pf_dstar *d, int32_t x0, int32_t y0) {
+    uint64_t m = 0;
+    int32_t xe = x0 + TILE_SIDE < d->w ? x0 + TILE_SIDE : d->w;
+    int32_t ye = y0 + TILE_SIDE < d->h ? y0 + TILE_SIDE : d->h;
+    for (int32_t y = y0; y < ye; y++) {
+        const uint8_t *c = d->base->cost + (size_t)y * d->w;
+        uint64_t row = 0;
+        if (xe - x0 == TILE_SIDE) {
+            row = nonzero8(c + x0);
+        } else {
+            for (int32_t x = x0; x < xe; x++) row |= (uint64_t)(c[x] != 0) << (x - x0);
+        }
+        /* A base wall may be open in the overlay; an overlay wall on open
+         * base ground is stored anyway (harmless, and rare). */
+        for (int32_t x = x0; d->ocount && x < xe; x++)
+            if (!((row >> (x - x0)) & 1) && eff_cost(d, y * d->w + x) != 0)
+                row |= UINT64_C(1) << (x - x0);
+        m |= row << ((y - y0) * TILE_SIDE);
+    }
+    return m;
+}
+
+/* Lays the tile of run *ref out anew with all 64 cells, for a cell its
+ * mask lacks. Queued cells move along: their heap items learn the new
+ * slots. */
+static void tile_widen(pf_dstar *d, uint32_t *ref) {
+    uint32_t old = *ref, r = run_new(d, ~UINT64_C(0));
+    const uint32_t *o = run_at(d, old);
+    uint32_t *t = run_at(d, r);
+    uint64_t m = run_mask(o);
+    for (uint32_t k = 0; k < TILE_BASES; k++) t[RUN_BASE + k] = o[RUN_BASE + k];
+    for (unsigned rank = 0; m; m &= m - 1, rank++) {
+        unsigned bit = (unsigned)__builtin_ctzll(m);
+        uint32_t raw = o[RUN_CELLS + rank];
+        t[RUN_CELLS + bit] = raw;
+        if (raw >= RAW_QUEUED && raw < RAW_WIDE)
+            d->q[raw & RAW_INDEX].slot = (slot_t)r * TILE_CELLS + bit;
+    }
+    *ref = r;
+}
+
+/* slot_get's slow path: allocates the block or the tile, or widens the
+ * tile, for a cell that slot_find does not find. */
+static __attribute__((noinline)) slot_t slot_make(pf_dstar *d, int32_t x, int32_t y) {
     int32_t key = block_key(d, x, y);
     uint32_t mask = d->thcap - 1, i;
+    unsigned bit = tile_bit(x, y);
     for (i = hash_slot(key, d->thbits);; i = (i + 1) & mask)
         if (d->th[i].key == key || d->th[i].key == EMPTY_CELL) break;
     if (d->th[i].key == EMPTY_CELL) {
@@ -474,13 +655,33 @@ static slot_t slot_get(pf_dstar *d, int32_t x, int32_t y) {
         memset(&d->blk[d->nblk++], 0xff, sizeof(tblock)); /* NO_TILE */
     }
     uint32_t *ref = &d->blk[d->th[i].block].tile[block_pos(x, y)];
-    if (*ref != NO_TILE) return tile_slot(*ref, x, y);
-    uint32_t t = d->ntiles++;
-    *ref = t;
-    vtile *tl = tile_at(d, (slot_t)t * TILE_CELLS);
-    for (int k = 0; k < TILE_BASES; k++) tl->base[k] = DIST_INF;
-    memset(tl->v, 0xff, sizeof(tl->v)); /* RAW_INF */
-    return tile_slot(t, x, y);
+    if (*ref == NO_TILE) {
+        *ref = run_new(d, walkable_mask(d, x & ~(TILE_SIDE - 1), y & ~(TILE_SIDE - 1)) |
+                              UINT64_C(1) << bit);
+        d->ntiles++;
+    }
+    uint64_t m = run_mask(run_at(d, *ref));
+    if (!((m >> bit) & 1)) {
+        tile_widen(d, ref);
+        m = ~UINT64_C(0);
+    }
+    return run_slot(*ref, m, bit);
+}
+
+/* The slot of cell (x, y), its tile allocated or widened when it does not
+ * store the cell. Room must have been reserved with tiles_reserve. */
+static inline slot_t slot_get(pf_dstar *d, int32_t x, int32_t y) {
+    slot_t sl = slot_find(d, x, y);
+    return sl != NO_SLOT ? sl : slot_make(d, x, y);
+}
+
+/* slot_get for a cell (x, y) on the map. */
+static inline slot_t near_get(pf_dstar *d, near *h, int32_t x, int32_t y) {
+    slot_t sl = near_find(d, h, x, y);
+    if (sl != NO_SLOT) return sl;
+    sl = slot_make(d, x, y);
+    *h = near_of(d, h->x, h->y); /* the tile may have moved */
+    return sl;
 }
 
 static pf_status th_alloc(tent **out, uint32_t cap) {
@@ -491,21 +692,37 @@ static pf_status th_alloc(tent **out, uint32_t cap) {
     return PF_OK;
 }
 
-/* Makes room for n more tiles: chunk memory, blocks and block hash entries,
- * so that slot_get cannot fail in between. */
-static pf_status tiles_reserve(pf_dstar *d, uint32_t n) {
-    while (d->ntiles + n > d->nchunks * CHUNK_TILES) {
-        if (d->nchunks == d->chunk_cap) {
-            uint32_t cap = d->chunk_cap ? 2 * d->chunk_cap : 8;
-            vtile **c = realloc(d->chunks, (size_t)cap * sizeof(*c));
+/* Makes room for n runs of up to RUN_MAX words. run_take takes a run from
+ * ptop on, or from the next chunk when it would straddle, and the end of n
+ * runs of RUN_MAX bounds that of any n shorter ones: those fill what is
+ * left of ptop's chunk, then whole chunks of `per`. */
+static pf_status pool_reserve(pf_dstar *d, uint32_t n) {
+    const uint32_t per = POOL_CHUNK / RUN_MAX;
+    uint32_t fit = (POOL_CHUNK - (d->ptop & (POOL_CHUNK - 1))) / RUN_MAX;
+    uint64_t chunks = (uint64_t)(d->ptop >> POOL_SHIFT) + 1;
+    if (fit < n) chunks += (n - fit + per - 1) / per;
+    if (chunks <= d->npool) return PF_OK;
+    if (chunks * POOL_CHUNK > POOL_LIMIT) return PF_ENOMEM;
+    while (d->npool < chunks) {
+        if (d->npool == d->pool_cap) {
+            uint32_t cap = d->pool_cap ? 2 * d->pool_cap : 8;
+            uint32_t **c = realloc(d->pool, (size_t)cap * sizeof(*c));
             if (!c) return PF_ENOMEM;
-            d->chunks = c;
-            d->chunk_cap = cap;
+            d->pool = c;
+            d->pool_cap = cap;
         }
-        d->chunks[d->nchunks] = malloc(CHUNK_TILES * sizeof(vtile));
-        if (!d->chunks[d->nchunks]) return PF_ENOMEM;
-        d->nchunks++;
+        d->pool[d->npool] = malloc(POOL_CHUNK * sizeof(uint32_t));
+        if (!d->pool[d->npool]) return PF_ENOMEM;
+        d->npool++;
     }
+    return PF_OK;
+}
+
+/* Makes room for n more slot_get calls: pool words, blocks and block hash
+ * entries, so that slot_get cannot fail in between. Each call may allocate
+ * a tile or widen one, so n tiles take 2n runs. */
+static pf_status tiles_reserve(pf_dstar *d, uint32_t n) {
+    if (pool_reserve(d, 2 * n)) return PF_ENOMEM;
     if (d->nblk + n > d->blkcap) {
         uint32_t cap = d->blkcap ? d->blkcap + d->blkcap / 2 : 4;
         if (cap < d->nblk + n) cap = d->nblk + n;
@@ -535,14 +752,14 @@ static pf_status tiles_reserve(pf_dstar *d, uint32_t n) {
 }
 
 static void tiles_free(pf_dstar *d) {
-    for (uint32_t i = 0; i < d->nchunks; i++) free(d->chunks[i]);
-    free(d->chunks);
+    for (uint32_t i = 0; i < d->npool; i++) free(d->pool[i]);
+    free(d->pool);
     free(d->th);
     free(d->blk);
     d->blk = NULL;
     d->nblk = d->blkcap = 0;
-    d->chunks = NULL;
-    d->nchunks = d->chunk_cap = d->ntiles = 0;
+    d->pool = NULL;
+    d->npool = d->pool_cap = d->ptop = d->ntiles = 0;
     d->th = NULL;
     d->thcap = 0;
     free(d->wide);
@@ -711,14 +928,16 @@ static void update_vertex(pf_dstar *d, slot_t sl, int32_t cell, dist g, dist rhs
 }
 
 /* min over successors s' of c(s, s') + g(s'). */
-static dist best_successor(const pf_dstar *d, int32_t s) {
+SEARCH_CLONES static dist best_successor(const pf_dstar *d, int32_t s) {
     uint8_t m = eff_moves(d, s);
     int32_t x = cell_x(d, s), y = cell_y(d, s);
+    near h = near_of(d, x, y);
     dist best = DIST_INF;
     for (int k = 0; k < d->conn; k++) {
         if (!(m & (1u << k))) continue;
         int32_t n = s + d->off[k];
-        dist gn = g_of(d, x + pf_dir_dx[k], y + pf_dir_dy[k]);
+        slot_t sl = near_find(d, &h, x + pf_dir_dx[k], y + pf_dir_dy[k]);
+        dist gn = sl == NO_SLOT ? DIST_INF : g_at(d, sl);
         if (gn == DIST_INF) continue;
         dist c = (dist)eff_cost(d, n) * d->unit[k] + gn;
         if (c < best) best = c;
@@ -771,7 +990,7 @@ static void sync_start(pf_dstar *d) {
  * locally inconsistent vertex is queued with a key that is a lower bound)
  * holds between iterations, so stopping on the budget leaves a state the
  * next call simply continues. */
-static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
+SEARCH_CLONES static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
     const int32_t sx = cell_x(d, d->start), sy = cell_y(d, d->start);
     for (;;) {
         slot_t ss = slot_find(d, sx, sy);
@@ -800,6 +1019,7 @@ static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
         const int32_t c = top.cell, cx = cell_x(d, c), cy = cell_y(d, c);
         const uint8_t mv = eff_moves(d, c);
         const dist cu = (dist)eff_cost(d, c);
+        near h = near_of(d, cx, cy);
         if (top.g > top.rhs) {
             /* Overconsistent: settle g and relax the predecessors. */
             const dist gu = top.rhs;
@@ -810,7 +1030,7 @@ static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
                 int32_t s = c + d->off[k];
                 if (s == d->goal) continue;
                 dist cand = cu * d->unit[k] + gu;
-                slot_t sl = slot_get(d, cx + pf_dir_dx[k], cy + pf_dir_dy[k]);
+                slot_t sl = near_get(d, &h, cx + pf_dir_dx[k], cy + pf_dir_dy[k]);
                 if (cand < rhs_at(d, sl)) update_vertex(d, sl, s, g_at(d, sl), cand);
             }
         } else {
@@ -822,7 +1042,7 @@ static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
                 if (!(mv & (1u << k))) continue;
                 int32_t s = c + d->off[k];
                 if (s == d->goal) continue;
-                slot_t sl = slot_find(d, cx + pf_dir_dx[k], cy + pf_dir_dy[k]);
+                slot_t sl = near_find(d, &h, cx + pf_dir_dx[k], cy + pf_dir_dy[k]);
                 if (sl == NO_SLOT || rhs_at(d, sl) != cu * d->unit[k] + gold) continue;
                 update_vertex(d, sl, s, g_at(d, sl), best_successor(d, s));
             }
@@ -872,7 +1092,7 @@ static pf_status reserve_path(pf_dstar *d, size_t n) {
 /* Follows argmin over successors s' of c(s, s') + g(s') from the agent to
  * the goal. Each step strictly lowers g (edge costs are >= 1), so the walk
  * ends; the bound on its length only guards against a broken invariant. */
-static pf_status extract_path(pf_dstar *d, pf_result *out) {
+SEARCH_CLONES static pf_status extract_path(pf_dstar *d, pf_result *out) {
     int32_t cur = d->start;
     size_t n = 0, limit = (size_t)d->ntiles * TILE_CELLS + 1;
     double cost = 0.0;
@@ -885,13 +1105,15 @@ static pf_status extract_path(pf_dstar *d, pf_result *out) {
         if (cur == d->goal) break;
         if (n > limit) return PF_EINVAL;
         uint8_t m = eff_moves(d, cur);
+        near h = near_of(d, x, y);
         dist best = DIST_INF;
         double step = 0.0;
         int32_t next = -1;
         for (int k = 0; k < d->conn; k++) {
             if (!(m & (1u << k))) continue;
             int32_t s = cur + d->off[k];
-            dist gs = g_of(d, x + pf_dir_dx[k], y + pf_dir_dy[k]);
+            slot_t sl = near_find(d, &h, x + pf_dir_dx[k], y + pf_dir_dy[k]);
+            dist gs = sl == NO_SLOT ? DIST_INF : g_at(d, sl);
             if (gs == DIST_INF) continue;
             dist c = (dist)eff_cost(d, s) * d->unit[k];
             if (c + gs < best) {
@@ -1151,8 +1373,8 @@ pf_point pf_dstar_goal(const pf_dstar *d) {
 const pf_grid *pf_dstar_grid(const pf_dstar *d) { return d->base; }
 
 size_t pf_dstar_memory(const pf_dstar *d) {
-    return sizeof(*d) + (size_t)d->nchunks * CHUNK_TILES * sizeof(vtile) +
-           (size_t)d->chunk_cap * sizeof(vtile *) + (size_t)d->thcap * sizeof(tent) +
+    return sizeof(*d) + (size_t)d->npool * POOL_CHUNK * sizeof(uint32_t) +
+           (size_t)d->pool_cap * sizeof(uint32_t *) + (size_t)d->thcap * sizeof(tent) +
            (size_t)d->blkcap * sizeof(tblock) +
            (size_t)d->wcap * sizeof(dist) +
            (size_t)d->qcap * sizeof(qitem) + (size_t)d->ocap * sizeof(ov) +

@@ -6,8 +6,9 @@
  * next plan repairs the previous search instead of starting over, and its
  * cost equals a fresh Dijkstra on the updated grid (to 1e-7 relative: the
  * search runs on fixed-point costs, see dstar.c). Memory grows with the
- * cells the search has touched (4 bytes a cell of each touched 8x8 tile,
- * plus the open list and the overlay), never with W x H per session.
+ * cells the search has touched (4 bytes a walkable cell of each touched
+ * 8x8 tile, plus the open list and the overlay), never with W x H per
+ * session.
  *
  * The effective map is the base grid with the overlay on top: a cell's cost
  * and each of its wall edges come from the overlay when the session has set
@@ -111,11 +112,12 @@ pf_point pf_dstar_goal(const pf_dstar *d);
 const pf_grid *pf_dstar_grid(const pf_dstar *d);
 /* Bytes the session holds (its struct, vertex tiles and their index, the
  * wide g table, open list, overlay and path buffer), not counting the shared
- * base grid. Vertices cost 4 bytes a cell of every 8x8 tile the search
- * touched (plus 8 for the few g values a tile cannot hold in place, see
- * dstar.c). `pathd-bench sessions --all-buckets` after one plan on the
- * 512x512 Moving AI maps: mean 0.17-0.34 MB a session, 0.59-0.61 MB on the
- * mazes, whose searches touch most of the map. */
+ * base grid. Vertices cost 4 bytes a walkable cell of every 8x8 tile the
+ * search touched, plus 16 a tile (plus 8 for the few g values a tile
+ * cannot hold in place, see dstar.c). `pathd-bench sessions --all-buckets`
+ * after one plan on the 512x512 Moving AI maps: mean 0.16-0.28 MB a
+ * session, 0.36 MB on maze512-1-0 (half walls) and 0.54 MB on
+ * maze512-8-0, whose searches touch most of the map. */
 size_t pf_dstar_memory(const pf_dstar *d);
 
 #endif

@@ -317,6 +317,65 @@ START_TEST(dstar_memory_follows_touched_cells) {
 }
 END_TEST
 
+/* Walls take no vertex memory: a comb (every odd column a wall below row 0)
+ * whose goal side the search exhausts holds well under what the same
+ * exhaustive search holds on the open grid, although both touch every tile
+ * (storing the walls, they held the same). Opening a wall cell inside a
+ * stored tile, privately and then through a rebase, makes that tile store
+ * it, and the plans stay optimal. */
+START_TEST(dstar_walls_take_no_memory) {
+    enum { W = 256, H = 256 };
+    pf_grid *g = NULL, *open = NULL, *g2 = NULL, *eff = NULL;
+    pf_dstar *d = NULL;
+    pf_result r;
+    /* The open grid, the agent walled in at the bottom right. */
+    ck_assert_int_eq(pf_grid_create(W, H, NULL, &open), PF_OK);
+    const pf_point fence[] = {
+        {W - 3, H - 2}, {W - 2, H - 2}, {W - 1, H - 2}, {W - 3, H - 1}, {W - 1, H - 1}};
+    for (size_t i = 0; i < sizeof(fence) / sizeof(fence[0]); i++)
+        ck_assert_int_eq(pf_grid_set_cost(open, fence[i], 0), PF_OK);
+    ck_assert_int_eq(pf_dstar_create(open, (pf_point){W - 2, H - 1}, (pf_point){0, 0}, &d), PF_OK);
+    ck_assert_int_eq(pf_dstar_plan(d, 0, &r), PF_NO_PATH);
+    ck_assert_uint_gt(r.expanded, W * H - 8);
+    size_t open_bytes = pf_dstar_memory(d);
+    pf_dstar_destroy(d);
+    ck_assert_int_eq(pf_grid_create(W, H, NULL, &g), PF_OK);
+    for (int32_t x = 1; x < W; x += 2)
+        for (int32_t y = 1; y < H; y++)
+            ck_assert_int_eq(pf_grid_set_cost(g, (pf_point){x, y}, 0), PF_OK);
+    /* The agent's cell at the bottom of the last open column is cut off. */
+    ck_assert_int_eq(pf_grid_set_cost(g, (pf_point){W - 2, H - 2}, 0), PF_OK);
+    ck_assert_int_eq(pf_dstar_create(g, (pf_point){W - 2, H - 1}, (pf_point){0, 0}, &d), PF_OK);
+    ck_assert_int_eq(pf_dstar_plan(d, 0, &r), PF_NO_PATH);
+    ck_assert_uint_gt(r.expanded, W * H / 2 - H);
+    ck_assert_msg(pf_dstar_memory(d) < open_bytes * 3 / 4, "comb %zu bytes, open grid %zu",
+                  pf_dstar_memory(d), open_bytes);
+    /* Open a wall between columns 0 and 2, and the agent's cell. */
+    ck_assert_int_eq(pf_dstar_set_cost(d, (pf_point){1, 5}, 1), PF_OK);
+    ck_assert_int_eq(pf_dstar_set_cost(d, (pf_point){W - 2, H - 2}, 1), PF_OK);
+    eff = pf_grid_clone(g);
+    ck_assert_ptr_nonnull(eff);
+    ck_assert_int_eq(pf_grid_set_cost(eff, (pf_point){1, 5}, 1), PF_OK);
+    ck_assert_int_eq(pf_grid_set_cost(eff, (pf_point){W - 2, H - 2}, 1), PF_OK);
+    check_plan(d, eff, "private opening", 0);
+    ck_assert_int_eq(pf_dstar_move(d, (pf_point){2, 9}), PF_OK);
+    check_plan(d, eff, "private opening", 1);
+    /* A rebase opens (3, 7), next to the agent's column: shorter. */
+    g2 = pf_grid_clone(g);
+    ck_assert_ptr_nonnull(g2);
+    ck_assert_int_eq(pf_grid_set_cost(g2, (pf_point){3, 7}, 1), PF_OK);
+    ck_assert_int_eq(pf_grid_set_cost(eff, (pf_point){3, 7}, 1), PF_OK);
+    ck_assert_int_eq(pf_dstar_move(d, (pf_point){4, 9}), PF_OK);
+    ck_assert_int_eq(pf_dstar_rebase(d, g2, (pf_point[]){{3, 7}}, 1), PF_OK);
+    check_plan(d, eff, "rebase opening", 2);
+    pf_dstar_destroy(d);
+    pf_grid_destroy(eff);
+    pf_grid_destroy(g2);
+    pf_grid_destroy(g);
+    pf_grid_destroy(open);
+}
+END_TEST
+
 /* A private cost cheaper than every base cost lowers the heuristic's scale:
  * the session searches anew and stays optimal. */
 START_TEST(dstar_cheaper_private_cost_stays_optimal) {
@@ -653,6 +712,7 @@ TU_SUITE(dstar) {
     tcase_add_test(tc, dstar_unrelated_change_costs_nothing);
     tcase_add_test(tc, dstar_door_repair_beats_fresh_astar);
     tcase_add_test(tc, dstar_memory_follows_touched_cells);
+    tcase_add_test(tc, dstar_walls_take_no_memory);
     tcase_add_test(tc, dstar_cheaper_private_cost_stays_optimal);
     tcase_add_test(tc, dstar_rebase_from_planner_apply);
     tcase_add_test(tc, dstar_cut_off_goal_answers_without_search);
