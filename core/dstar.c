@@ -986,24 +986,28 @@ static void sync_start(pf_dstar *d) {
     if (d->km > KM_LIMIT) d->fresh = true;
 }
 
+/* The stop test of ComputeShortestPath(): nothing left to do for the
+ * agent's vertex. The paper's optimized loop also stops while the agent's
+ * vertex is overconsistent; going on until it is consistent (the basic
+ * version's test) costs one expansion and gives the agent an exact g, from
+ * which the whole path is read. */
+static inline bool search_done(const pf_dstar *d) {
+    if (d->qlen == 0) return true;
+    slot_t ss = slot_find(d, cell_x(d, d->start), cell_y(d, d->start));
+    dist sg = ss == NO_SLOT ? DIST_INF : g_at(d, ss);
+    dist srhs = ss == NO_SLOT ? DIST_INF : rhs_at(d, ss);
+    dist m = sg < srhs ? sg : srhs;
+    dist ks1 = m == DIST_INF ? DIST_INF : m + d->km, ks2 = m; /* h(start, start) = 0 */
+    return !(key_less(d->q[0].k1, d->q[0].k2, ks1, ks2) || srhs != sg);
+}
+
 /* ComputeShortestPath() of the optimized D* Lite. The loop invariant (every
  * locally inconsistent vertex is queued with a key that is a lower bound)
  * holds between iterations, so stopping on the budget leaves a state the
  * next call simply continues. */
 SEARCH_CLONES static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
-    const int32_t sx = cell_x(d, d->start), sy = cell_y(d, d->start);
     for (;;) {
-        slot_t ss = slot_find(d, sx, sy);
-        dist sg = ss == NO_SLOT ? DIST_INF : g_at(d, ss);
-        dist srhs = ss == NO_SLOT ? DIST_INF : rhs_at(d, ss);
-        dist m = sg < srhs ? sg : srhs;
-        dist ks1 = m == DIST_INF ? DIST_INF : m + d->km, ks2 = m; /* h(start, start) = 0 */
-        if (d->qlen == 0) break;
-        /* The paper's optimized loop also stops while the agent's vertex is
-         * overconsistent; going on until it is consistent (the basic
-         * version's test) costs one expansion and gives the agent an exact
-         * g, from which the whole path is read. */
-        if (!(key_less(d->q[0].k1, d->q[0].k2, ks1, ks2) || srhs != sg)) break;
+        if (search_done(d)) break;
         if (max_expanded && d->expanded >= max_expanded) return PF_EBUDGET;
         /* The predecessors below span at most four tiles. */
         if (reserve(d, 4, 16)) return PF_ENOMEM;
@@ -1225,7 +1229,9 @@ pf_status pf_dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
         return out->status = PF_OK;
     }
     if (!d->fresh) sync_start(d);
-    if (d->cuts && (d->fresh || d->qlen) && cut_off(d)) return out->status = PF_NO_PATH;
+    /* Only when a search would run: a settled plan answers from g anyway,
+     * and cut_off scans the overlay. */
+    if (d->cuts && (d->fresh || !search_done(d)) && cut_off(d)) return out->status = PF_NO_PATH;
     if (d->fresh) {
         st = initialise(d);
         if (st) return out->status = st;

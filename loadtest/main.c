@@ -249,16 +249,9 @@ static int cmd_scen(int argc, char **argv) {
             }
             o.max_queries = sz;
             break;
-        case 'b': {
-            char *end;
-            double f = strtod(optarg, &end);
-            if (*end || !(f >= 0 && f < 1)) {
-                fprintf(stderr, "pathd-bench: --min-bucket-frac wants a number in [0, 1)\n");
-                return EXIT_USAGE;
-            }
-            o.min_bucket_frac = f;
+        case 'b':
+            if (!pf_report_bucket_frac(optarg, &o.min_bucket_frac)) return EXIT_USAGE;
             break;
-        }
         case 'q': o.min_bucket_frac = 0.75; break;
         case 'k':
             if (!parse_size(optarg, &sz) || sz < 2 || sz > 4096) {

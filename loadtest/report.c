@@ -42,6 +42,17 @@ bool pf_report_clock_from_name(const char *name, clockid_t *out) {
     return true;
 }
 
+bool pf_report_bucket_frac(const char *arg, double *out) {
+    char *end;
+    double f = strtod(arg, &end);
+    if (*end || !(f >= 0 && f < 1)) {
+        fprintf(stderr, "pathd-bench: --min-bucket-frac wants a number in [0, 1)\n");
+        return false;
+    }
+    *out = f;
+    return true;
+}
+
 double pf_report_now_us(clockid_t c) {
     struct timespec ts;
     clock_gettime(c, &ts);

@@ -115,6 +115,9 @@ double pf_report_percentile(const double *sorted, size_t n, double p);
  * clock, which leaves out time descheduled on a busy machine). False for
  * anything else. */
 bool pf_report_clock_from_name(const char *name, clockid_t *out);
+/* --min-bucket-frac's value: a number in [0, 1), else false (and a message
+ * on stderr naming the flag). */
+bool pf_report_bucket_frac(const char *arg, double *out);
 /* Microseconds on clock c. */
 double pf_report_now_us(clockid_t c);
 /* qsort comparator for doubles, ascending. */

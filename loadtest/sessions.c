@@ -345,15 +345,9 @@ int pf_bench_sessions_main(int argc, char **argv) {
             o.sessions = (size_t)v;
             break;
         }
-        case 'b': {
-            double f = strtod(optarg, &end);
-            if (*end || !(f >= 0 && f < 1)) {
-                fprintf(stderr, "pathd-bench: --min-bucket-frac wants a number in [0, 1)\n");
-                return EXIT_USAGE;
-            }
-            o.min_bucket_frac = f;
+        case 'b':
+            if (!pf_report_bucket_frac(optarg, &o.min_bucket_frac)) return EXIT_USAGE;
             break;
-        }
         case 'A':
             o.min_bucket_frac = 0;
             break;
