@@ -386,7 +386,11 @@ static void run_build(void *arg, pf_search_ctx *ctx) {
         pf__answer_error(r, 503, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         goto out_finish;
     }
+    /* Our own reference before mv becomes visible: once published, a DELETE
+     * or another PUT may drop the registry's reference at any moment. */
+    pf_mapver_retain(mv);
     if ((st = publish_map(s, mv, &created, err, sizeof(err)))) {
+        pf_mapver_release(mv);
         pf_mapver_release(mv);
         if (st == PF_EIO)
             answer_storage(r, err);
@@ -398,9 +402,8 @@ static void run_build(void *arg, pf_search_ctx *ctx) {
             pf__answer_error(r, 503, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         goto out_finish;
     }
-    /* mv is published: the registry holds the reference we had. Writing its
-     * info is safe while we hold one more. */
-    pf_mapver_retain(mv);
+    /* mv is published: the registry holds the reference it was created with,
+     * we still hold ours. */
     if (!created) pf_sessions_drop_map(s->sessions, r->map_id, mv->lineage);
     pf_jsonw_init(&w, 512);
     write_map_info(&w, mv);
@@ -833,7 +836,10 @@ static void run_patch(void *arg, pf_search_ctx *ctx) {
             pf__answer_error(r, 503, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
             goto out_finish;
         }
+        /* Our own reference before mv becomes visible (see run_build). */
+        pf_mapver_retain(mv);
         st = swap_map(s, cur, mv, err, sizeof(err));
+        if (st != PF_OK) pf_mapver_release(mv); /* not published: the registry took none */
         if (st == PF_EIO) {
             pf_mapver_release(mv);
             pf_mapver_release(cur);
@@ -846,7 +852,6 @@ static void run_patch(void *arg, pf_search_ctx *ctx) {
              * while sessions still hold the old version. */
             pf_cache_clear(cur->cache);
             pf_mapver_release(cur);
-            pf_mapver_retain(mv);
             pf_jsonw_init(&w, 512);
             write_map_info(&w, mv);
             pf_mapver_release(mv);

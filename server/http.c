@@ -86,7 +86,12 @@ bool pf__dispatch(pf_req *r, pf_job_kind kind, pf_pool_fn fn) {
     r->job.kind = kind;
     /* The connection is suspended before the job becomes visible to the
      * workers, so its resume always finds it suspended. */
+    /* Set before the job is visible and read only by this (the I/O) thread:
+     * once queued, r belongs to the worker until it resumes the connection,
+     * so on_request must not read anything the worker writes. */
+    r->queued = true;
     st = pf_pool_submit_with(r->srv->pool, &r->job, suspend_conn, r->conn);
+    if (st) r->queued = false;
     if (st == PF_ELIMIT) {
         pf__answer_error(r, 503, PF_ERR_OVERLOADED, NULL,
                          "The server is busy: %lld jobs are already waiting. Retry later.",
@@ -299,9 +304,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     if (r->sent) return MHD_YES;
-    if (!r->answered) pf__handle(r);
+    if (!r->answered && !r->queued) {
+        pf__handle(r);
+        if (r->queued) return MHD_YES; /* suspended: the worker resumes the connection */
+    }
+    /* Not queued, or resumed by the worker: its answer is set. */
     if (r->answered) return send_answer(r);
-    return MHD_YES; /* suspended: a worker resumes the connection */
+    return MHD_YES;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,

@@ -85,6 +85,7 @@ typedef struct pf_req {
     char ws_accept[PF_WS_ACCEPT_LEN + 1];
 
     /* Work on the pool. */
+    bool queued;             /* a job was queued; written and read by the I/O thread only */
     pf_pool_job job;
     pf_mapver *mv;           /* a reference, released when the request ends */
     pf_path_request *queries;

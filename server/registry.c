@@ -98,6 +98,7 @@ pf_status pf_mapver_changes_since(const pf_mapver *cur, uint64_t since, pf_point
     list = malloc(total * sizeof(*list));
     if (!list) return PF_ENOMEM;
     for (size_t i = first; i < cur->nlog; i++) {
+        if (cur->log[i]->n == 0) continue; /* a PATCH that changed nothing: cells is NULL */
         memcpy(list + k, cur->log[i]->cells, cur->log[i]->n * sizeof(*list));
         k += cur->log[i]->n;
     }

@@ -1,0 +1,159 @@
+/* test_concurrency.c -- the real server under concurrent traffic on the same
+ * map ids: uploads, replaces, deletes, PATCHes, paths, batches and sessions
+ * race each other. The server must stay up and exit cleanly; under the
+ * sanitizer builds (make test's ASan run, make test-tsan) any use after free
+ * or data race fails the run.
+ *
+ * Regression: run_build and run_patch used to publish a new version and only
+ * then take their own reference, so a DELETE or a second PUT in between
+ * freed it under them (heap-use-after-free in pf_mapver_retain).
+ */
+#include <check.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "httpc.h"
+#include "itest.h"
+#include "testutil.h"
+
+#define NIDS 2
+
+typedef struct mix {
+    const hc_server *srv;
+    int kind; /* which traffic this thread sends */
+    uint64_t seed;
+    uint64_t stop_ns;
+    atomic_int *failures; /* answers that are neither success nor an expected error */
+    int sent;
+} mix;
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static const char tiny_map[] = "{\"rows\":[\"......\",\"......\",\"......\"],"
+                               "\"doors\":{\"d\":{\"cells\":[[2,1],[3,1]]}}}";
+
+/* Statuses the races may give besides success: a map or session gone (404),
+ * a busy session (409), a full queue (503). Anything else, or no answer at
+ * all, is a failure. */
+static bool acceptable(int status) {
+    return (status >= 200 && status < 300) || status == 404 || status == 409 || status == 503;
+}
+
+static void *mix_thread(void *arg) {
+    mix *m = arg;
+    uint64_t st = m->seed;
+    char path[160];
+    while (now_ns() < m->stop_ns) {
+        int id = (int)tu_below(&st, NIDS);
+        hc_resp r;
+        int rc = -1;
+        switch (m->kind) {
+        case 0: /* PUT */
+            snprintf(path, sizeof(path), "/v1/maps/race%d", id);
+            rc = hc_request(m->srv->port, "PUT", path, "application/json", tiny_map,
+                            sizeof(tiny_map) - 1, NULL, &r);
+            break;
+        case 1: /* DELETE */
+            snprintf(path, sizeof(path), "/v1/maps/race%d", id);
+            rc = hc_request(m->srv->port, "DELETE", path, NULL, NULL, 0, NULL, &r);
+            break;
+        case 2: { /* PATCH: a door toggle */
+            const char *b = tu_below(&st, 2) ? "{\"doors\":[{\"id\":\"d\",\"open\":false}]}"
+                                             : "{\"doors\":[{\"id\":\"d\",\"open\":true}]}";
+            snprintf(path, sizeof(path), "/v1/maps/race%d", id);
+            rc =
+                hc_request(m->srv->port, "PATCH", path, "application/json", b, strlen(b), NULL, &r);
+            break;
+        }
+        case 3: { /* paths and batches */
+            const char *b = tu_below(&st, 2)
+                                ? "{\"start\":[0,0],\"goal\":[5,2],\"cache\":false}"
+                                : "{\"queries\":[{\"start\":[0,0],\"goal\":[5,2]},"
+                                  "{\"start\":[5,0],\"goal\":[0,2],\"algorithm\":\"jps\"}]}";
+            snprintf(path, sizeof(path), "/v1/maps/race%d/%s", id, b[2] == 'q' ? "paths" : "path");
+            rc = hc_request(m->srv->port, "POST", path, "application/json", b, strlen(b), NULL, &r);
+            break;
+        }
+        default: { /* sessions: create, update, read */
+            static const char cb[] = "{\"start\":[0,0],\"goal\":[5,2]}";
+            snprintf(path, sizeof(path), "/v1/maps/race%d/sessions", id);
+            rc = hc_request(m->srv->port, "POST", path, "application/json", cb, sizeof(cb) - 1,
+                            NULL, &r);
+            if (rc == 0 && r.status == 201) {
+                char sid[80], p2[240];
+                static const char ub[] = "{\"position\":[1,0],\"doors\":[{\"id\":\"d\","
+                                         "\"open\":false}]}";
+                const char *loc = hc_header(&r, "Location", sid, sizeof(sid));
+                if (loc) {
+                    hc_resp r2;
+                    snprintf(p2, sizeof(p2), "%s/updates", loc);
+                    if (hc_request(m->srv->port, "POST", p2, "application/json", ub, sizeof(ub) - 1,
+                                   NULL, &r2) != 0 ||
+                        !acceptable(r2.status))
+                        atomic_fetch_add(m->failures, 1);
+                    else
+                        hc_free(&r2);
+                }
+            }
+            break;
+        }
+        }
+        if (rc != 0 || !acceptable(r.status)) {
+            if (rc == 0)
+                fprintf(stderr, "concurrency: kind %d got %d: %.200s\n", m->kind, r.status, r.body);
+            atomic_fetch_add(m->failures, 1);
+        }
+        if (rc == 0) hc_free(&r);
+        m->sent++;
+    }
+    return NULL;
+}
+
+/* Two PUT threads, two DELETE threads, a PATCH thread, a path thread and a
+ * session thread on the same two ids for a few seconds. */
+START_TEST(concurrency_publish_races_same_ids) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    static const int kinds[] = {0, 0, 1, 1, 2, 3, 4};
+    enum { NT = sizeof(kinds) / sizeof(kinds[0]) };
+    pthread_t t[NT];
+    mix m[NT];
+    atomic_int failures;
+    uint64_t seed = tu_seed("concurrency_publish_races_same_ids", 12);
+    uint64_t stop = now_ns() + 4000000000ull;
+    int total = 0;
+    hc_resp r;
+    atomic_init(&failures, 0);
+    for (int i = 0; i < NT; i++) {
+        m[i] = (mix){&s, kinds[i], seed + (uint64_t)i * 7919, stop, &failures, 0};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, mix_thread, &m[i]), 0);
+    }
+    for (int i = 0; i < NT; i++) {
+        pthread_join(t[i], NULL);
+        total += m[i].sent;
+    }
+    fprintf(stderr, "concurrency_publish_races_same_ids: %d requests, %d failures\n", total,
+            atomic_load(&failures));
+    r = it_req(&s, "GET", "/healthz", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    ck_assert_int_eq(atomic_load(&failures), 0);
+    it_stop(&s);
+}
+END_TEST
+
+TU_SUITE(concurrency) {
+    Suite *s = suite_create("concurrency");
+    TCase *tc = tcase_create("races");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, concurrency_publish_races_same_ids);
+    suite_add_tcase(s, tc);
+    return s;
+}
