@@ -10,12 +10,12 @@
 
 struct pf_cuts {
     int32_t w, n;
-    uint8_t *moves;   /* a copy of the grid's move masks: the grid may go first */
-    int32_t *tin;     /* preorder number, UNSEEN for a blocked cell */
-    int32_t *end;     /* last preorder number of the cell's DFS subtree */
-    int32_t *low;     /* smallest tin reachable from the subtree by one non-tree edge */
-    int32_t *roots;   /* tin of each DFS tree's root, ascending; a tree spans
-                         tins roots[i] .. roots[i + 1] - 1 */
+    uint8_t *moves; /* a copy of the grid's move masks: the grid may go first */
+    int32_t *tin;   /* preorder number, UNSEEN for a blocked cell */
+    int32_t *end;   /* last preorder number of the cell's DFS subtree */
+    int32_t *low;   /* smallest tin reachable from the subtree by one non-tree edge */
+    int32_t *roots; /* tin of each DFS tree's root, ascending; a tree spans
+                       tins roots[i] .. roots[i + 1] - 1 */
     int32_t nroots;
     int32_t off[PF_DIR_COUNT];
     uint64_t build_us;
@@ -112,7 +112,8 @@ nomem:
 }
 
 size_t pf_cuts_memory(const pf_cuts *k) {
-    return sizeof(*k) + (size_t)k->n * (1 + 3 * sizeof(int32_t)) + (size_t)k->nroots * sizeof(int32_t);
+    return sizeof(*k) + (size_t)k->n * (1 + 3 * sizeof(int32_t)) +
+           (size_t)k->nroots * sizeof(int32_t);
 }
 
 uint64_t pf_cuts_build_us(const pf_cuts *k) { return k->build_us; }
@@ -122,8 +123,10 @@ static int32_t tree_of(const pf_cuts *k, int32_t t) {
     int32_t lo = 0, hi = k->nroots - 1;
     while (lo < hi) {
         int32_t mid = lo + (hi - lo + 1) / 2;
-        if (k->roots[mid] <= t) lo = mid;
-        else hi = mid - 1;
+        if (k->roots[mid] <= t)
+            lo = mid;
+        else
+            hi = mid - 1;
     }
     return lo;
 }

@@ -134,7 +134,7 @@ typedef int64_t slot_t; /* run index * TILE_CELLS + the cell's rank in its tile 
 #define RAW_WIDE 0xC0000000u
 #define RAW_INDEX 0x3FFFFFFFu /* position / wide index bits */
 #define RAW_INF 0xFFFFFFFFu   /* RAW_WIDE | RAW_INDEX, so wide index RAW_INDEX is never used */
-#define TILE_BASE_BITS 1 /* two bases a tile, see above */
+#define TILE_BASE_BITS 1      /* two bases a tile, see above */
 #define TILE_BASES (1 << TILE_BASE_BITS)
 #define OFF_BITS (31 - TILE_BASE_BITS)
 #define OFF_MASK ((1u << OFF_BITS) - 1)
@@ -143,7 +143,8 @@ typedef int64_t slot_t; /* run index * TILE_CELLS + the cell's rank in its tile 
 #ifndef PF_DSTAR_WINDOW_BITS
 #define PF_DSTAR_WINDOW_BITS (OFF_BITS + 1)
 #endif
-_Static_assert(PF_DSTAR_WINDOW_BITS >= 2 && PF_DSTAR_WINDOW_BITS <= OFF_BITS + 1, "raw g must stay below RAW_QUEUED");
+_Static_assert(PF_DSTAR_WINDOW_BITS >= 2 && PF_DSTAR_WINDOW_BITS <= OFF_BITS + 1,
+               "raw g must stay below RAW_QUEUED");
 #define WINDOW ((dist)1 << PF_DSTAR_WINDOW_BITS)
 #define BASE_HALF (WINDOW / 2) /* a tile's base sits this far below its first g */
 /* Bases are stored divided by 2^BASE_Q_BITS; NO_BASE until taken. */
@@ -187,12 +188,12 @@ enum { OV_COST = 1 };
 
 /* A private change, or a cell next to one (whose moves it alters). */
 typedef struct ov {
-    int32_t cell;    /* EMPTY_CELL for a free slot */
-    uint8_t flags;   /* OV_COST: `cost` overrides the base cost */
+    int32_t cell;  /* EMPTY_CELL for a free slot */
+    uint8_t flags; /* OV_COST: `cost` overrides the base cost */
     uint8_t cost;
-    uint8_t wmask;   /* bit d: this cell's wall in direction d is overridden */
-    uint8_t wval;    /* bit d: ... and is blocked */
-    uint8_t moves;   /* effective move mask, kept current by every change */
+    uint8_t wmask; /* bit d: this cell's wall in direction d is overridden */
+    uint8_t wval;  /* bit d: ... and is blocked */
+    uint8_t moves; /* effective move mask, kept current by every change */
 } ov;
 
 struct pf_dstar {
@@ -210,17 +211,17 @@ struct pf_dstar {
     bool fresh;          /* the next plan initialises the search first */
     const pf_cuts *cuts; /* the base grid's cut vertices, or NULL (see cut_off) */
 
-    uint32_t **pool;      /* the tiles' runs; chunk c holds words c*POOL_CHUNK.. */
+    uint32_t **pool; /* the tiles' runs; chunk c holds words c*POOL_CHUNK.. */
     uint32_t npool, pool_cap;
-    uint32_t ptop;        /* the next free word */
-    uint32_t ntiles;      /* tiles allocated since the search started */
-    int32_t bw;           /* blocks per row */
-    tblock *blk;          /* the blocks, by number */
+    uint32_t ptop;   /* the next free word */
+    uint32_t ntiles; /* tiles allocated since the search started */
+    int32_t bw;      /* blocks per row */
+    tblock *blk;     /* the blocks, by number */
     uint32_t nblk, blkcap;
-    tent *th;             /* block hash, at most half full */
+    tent *th; /* block hash, at most half full */
     uint32_t thcap;
     unsigned thbits;
-    dist *wide;           /* g of the cells outside their tile's window */
+    dist *wide;                   /* g of the cells outside their tile's window */
     uint32_t wcap, wfree, nwfree; /* free slots are linked through wide[] */
 
     qitem *q;
@@ -404,10 +405,10 @@ static inline dist run_base(const uint32_t *t, uint32_t k) {
  * search's critical path. x86-64's baseline lacks the instruction, so there
  * the functions that run the search are compiled twice, with and without
  * it, and the loader picks one for the CPU (GCC's target_clones, through
- * an ifunc): the search loop and the path read-out. Measured first-plan times with `pathd-bench sessions`: the
- * bit-parallel sum made plans 5-10% slower than the instruction on
- * AR0011SR and random512-10-0. Elsewhere __builtin_popcountll is the
- * instruction or libgcc's table (the latter only on the cold paths). */
+ * an ifunc): the search loop and the path read-out. Measured first-plan times with `pathd-bench
+ * sessions`: the bit-parallel sum made plans 5-10% slower than the instruction on AR0011SR and
+ * random512-10-0. Elsewhere __builtin_popcountll is the instruction or libgcc's table (the latter
+ * only on the cold paths). */
 #if defined(__x86_64__) && !defined(__POPCNT__) && defined(__GLIBC__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define SEARCH_CLONES __attribute__((target_clones("popcnt", "default")))
@@ -892,8 +893,7 @@ static inline dist heur(const pf_dstar *d, int32_t a, int32_t b) {
     return d->hscale * ((dist)(mx - mn) * UNIT_ORTH + (dist)mn * UNIT_DIAG);
 }
 
-static inline void calc_key(const pf_dstar *d, int32_t cell, dist g, dist rhs, dist *k1,
-                            dist *k2) {
+static inline void calc_key(const pf_dstar *d, int32_t cell, dist g, dist rhs, dist *k1, dist *k2) {
     dist m = g < rhs ? g : rhs;
     *k1 = m == DIST_INF ? DIST_INF : m + heur(d, d->start, cell) + d->km;
     *k2 = m;
@@ -1381,8 +1381,7 @@ const pf_grid *pf_dstar_grid(const pf_dstar *d) { return d->base; }
 size_t pf_dstar_memory(const pf_dstar *d) {
     return sizeof(*d) + (size_t)d->npool * POOL_CHUNK * sizeof(uint32_t) +
            (size_t)d->pool_cap * sizeof(uint32_t *) + (size_t)d->thcap * sizeof(tent) +
-           (size_t)d->blkcap * sizeof(tblock) +
-           (size_t)d->wcap * sizeof(dist) +
+           (size_t)d->blkcap * sizeof(tblock) + (size_t)d->wcap * sizeof(dist) +
            (size_t)d->qcap * sizeof(qitem) + (size_t)d->ocap * sizeof(ov) +
            d->path_cap * sizeof(pf_point);
 }

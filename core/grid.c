@@ -231,8 +231,8 @@ pf_status pf_grid_set_wall(pf_grid *g, pf_point p, int dir, bool blocked) {
         g->walls[j] |= (uint8_t)(1u << opposite_dir[dir]);
         g->nwalls++;
     } else {
-        g->walls[i] &= (uint8_t)~(1u << dir);
-        g->walls[j] &= (uint8_t)~(1u << opposite_dir[dir]);
+        g->walls[i] &= (uint8_t) ~(1u << dir);
+        g->walls[j] &= (uint8_t) ~(1u << opposite_dir[dir]);
         g->nwalls--;
     }
     update_around(g, p.x, p.y);

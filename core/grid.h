@@ -56,9 +56,9 @@ extern const int8_t pf_dir_dy[PF_DIR_COUNT];
 
 /* Size limits checked before anything is allocated. */
 typedef struct pf_grid_limits {
-    int32_t max_side;   /* widest and tallest grid accepted */
-    int64_t max_cells;  /* width x height accepted */
-    int32_t max_doors;  /* doors per map */
+    int32_t max_side;  /* widest and tallest grid accepted */
+    int64_t max_cells; /* width x height accepted */
+    int32_t max_doors; /* doors per map */
 } pf_grid_limits;
 
 #define PF_GRID_DEFAULT_MAX_SIDE 16384

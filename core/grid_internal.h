@@ -23,11 +23,11 @@ struct pf_grid {
     int32_t w, h;
     int connectivity;
     bool corner_cutting;
-    uint8_t *cost;   /* entry cost per cell, 0 = blocked */
-    uint8_t *walls;  /* per cell, bit (1 << dir) for blocked E/W/S/N edges */
-    uint8_t *moves;  /* per cell, bit (1 << dir) for each allowed step */
+    uint8_t *cost;  /* entry cost per cell, 0 = blocked */
+    uint8_t *walls; /* per cell, bit (1 << dir) for blocked E/W/S/N edges */
+    uint8_t *moves; /* per cell, bit (1 << dir) for each allowed step */
     int64_t walkable;
-    int64_t nwalls;  /* blocked edges, each counted once */
+    int64_t nwalls; /* blocked edges, each counted once */
     uint32_t cost_hist[256];
     pf__door *doors;
     int32_t ndoors;
@@ -40,8 +40,6 @@ static inline int32_t pf__grid_dir_offset(const pf_grid *g, int d) {
 }
 
 /* Step length of direction d: 1 for E/W/S/N, sqrt(2) for diagonals. */
-static inline double pf__dir_len(int d) {
-    return d < 4 ? 1.0 : PF_SQRT2;
-}
+static inline double pf__dir_len(int d) { return d < 4 ? 1.0 : PF_SQRT2; }
 
 #endif

@@ -32,15 +32,13 @@
 typedef struct pf_hpa pf_hpa;
 
 /* Cluster side used when pf_hpa_params.cluster_size is 0 (accepted sides:
- * 4..64), unless the map is fragmented (below). Chosen by measurement over the 18 shared Moving AI maps (every
- * second scenario, astar side by side): 16 gives the best paths (mean
- * suboptimality 0.31%, 99th percentile 2.3% over 28402 scenarios) with the
- * lowest build times on cluttered maps. 32 halves the abstract nodes and
- * answers long queries up to about 2x faster on mazes and random maps, but
- * its paths are worse (8room_000: 99th percentile 21%, worst 218%, when
- * grouped entrances on long room walls force crossings far from the door),
- * and its builds are slower on most maps. 8 doubles the nodes and made long
- * queries 2-4x slower. */
+ * 4..64), unless the map is fragmented (below). Chosen by measurement over the 18 shared Moving AI
+ * maps (every second scenario, astar side by side): 16 gives the best paths (mean suboptimality
+ * 0.31%, 99th percentile 2.3% over 28402 scenarios) with the lowest build times on cluttered maps.
+ * 32 halves the abstract nodes and answers long queries up to about 2x faster on mazes and random
+ * maps, but its paths are worse (8room_000: 99th percentile 21%, worst 218%, when grouped entrances
+ * on long room walls force crossings far from the door), and its builds are slower on most maps. 8
+ * doubles the nodes and made long queries 2-4x slower. */
 #define PF_HPA_DEFAULT_CLUSTER 16
 
 /* ... except on fragmented maps: when the clusters of side
@@ -77,7 +75,7 @@ typedef struct pf_hpa_stats {
     int64_t entrances;
     int64_t abstract_nodes;
     int64_t abstract_edges;
-    int64_t components;  /* connected components of the whole map */
+    int64_t components; /* connected components of the whole map */
     size_t memory_bytes;
 } pf_hpa_stats;
 

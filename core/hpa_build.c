@@ -70,8 +70,10 @@ static inline void bucket_link(pf__hpa_dij *s, int32_t slot, int32_t li) {
 
 static inline void bucket_unlink(pf__hpa_dij *s, int32_t li) {
     int32_t p = s->prev[li], n = s->next[li];
-    if (p >= 0) s->next[p] = n;
-    else s->head[-1 - p] = n;
+    if (p >= 0)
+        s->next[p] = n;
+    else
+        s->head[-1 - p] = n;
     if (n >= 0) s->prev[n] = p;
 }
 
@@ -115,8 +117,8 @@ void pf__hpa_dij_load(pf__hpa_dij *s, const pf_grid *g, int32_t cs, int32_t x0, 
  * entered cell's cost: forward that is the neighbour, reverse (towards the
  * source) the cell being expanded; on a uniform box every step of a
  * direction costs the same. */
-static inline void dijkstra_loop(pf__hpa_dij *s, int32_t src, const bool uniform, const bool reverse,
-                                 int32_t ntargets, int32_t waiting) {
+static inline void dijkstra_loop(pf__hpa_dij *s, int32_t src, const bool uniform,
+                                 const bool reverse, int32_t ntargets, int32_t waiting) {
     const uint8_t *lcost = s->lcost, *lmoves = s->lmoves;
     int32_t loff[PF_DIR_COUNT];
     double len[PF_DIR_COUNT], stepc[PF_DIR_COUNT];
@@ -164,8 +166,10 @@ static inline void dijkstra_loop(pf__hpa_dij *s, int32_t src, const bool uniform
             s->dir[nli] = opposite8[d];
             b = (int32_t)(nd * inv_width);
             if (b < cur) b = cur; /* rounding at a bucket edge */
-            if (s->state[nli] >= 0) bucket_unlink(s, nli);
-            else queued++;
+            if (s->state[nli] >= 0)
+                bucket_unlink(s, nli);
+            else
+                queued++;
             s->state[nli] = b;
             bucket_link(s, b & mask, nli);
         }
@@ -182,9 +186,12 @@ void pf__hpa_dijkstra(pf__hpa_dij *s, int32_t src, bool reverse, const int32_t *
         waiting += !s->target[targets[i]];
         s->target[targets[i]] = 1;
     }
-    if (s->cmin == s->cmax) dijkstra_loop(s, src, true, false, ntargets, waiting);
-    else if (reverse) dijkstra_loop(s, src, false, true, ntargets, waiting);
-    else dijkstra_loop(s, src, false, false, ntargets, waiting);
+    if (s->cmin == s->cmax)
+        dijkstra_loop(s, src, true, false, ntargets, waiting);
+    else if (reverse)
+        dijkstra_loop(s, src, false, true, ntargets, waiting);
+    else
+        dijkstra_loop(s, src, false, false, ntargets, waiting);
     for (int32_t i = 0; i < ntargets; i++) s->target[targets[i]] = 0;
 }
 
@@ -199,7 +206,7 @@ static inline uint16_t region_of_cell(const pf_hpa *h, int32_t c) {
  * in k, cells b in the neighbour. */
 typedef struct border_scan {
     int32_t n, cap;
-    int32_t *a, *b;   /* transition pairs */
+    int32_t *a, *b; /* transition pairs */
     int32_t nruns;
     int32_t *ra, *rb; /* first pair of each run, for the region unions */
     int32_t *rs, *re; /* each run's first and one-past-last index along the border */
@@ -484,7 +491,8 @@ static pf_status cluster_fill(const pf_hpa *h, const pf_grid *g, int32_t k, int3
     c->n = n;
     c->sym = s->dij.cmin == s->dij.cmax;
     /* n <= 4 * cs and cells <= 64 * 64: no overflow. */
-    mem = malloc(nn * sizeof(double) + (2 * (size_t)n + 1) * sizeof(int32_t) + (size_t)n * cells + 1);
+    mem =
+        malloc(nn * sizeof(double) + (2 * (size_t)n + 1) * sizeof(int32_t) + (size_t)n * cells + 1);
     if (!mem) return PF_ENOMEM;
     c->mat = (double *)mem;
     c->intra_first = (int32_t *)(c->mat + nn);
@@ -546,8 +554,10 @@ static int32_t local_node(const pf__hpa_cluster *c, int32_t cc) {
     int32_t lo = 0, hi = c->n - 1;
     while (lo < hi) {
         int32_t mid = lo + (hi - lo) / 2;
-        if (c->cell[mid] < cc) lo = mid + 1;
-        else hi = mid;
+        if (c->cell[mid] < cc)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -562,7 +572,8 @@ static pf_status border_make(const pf_hpa *h, const pf_grid *g, int32_t k, bool 
     size_t bytes;
 
     scan_border(h, g, k, south, &s->bs);
-    bytes = sizeof(*b) + 2 * (size_t)o->n * sizeof(int32_t) + 2 * (size_t)o->nruns * sizeof(uint16_t);
+    bytes =
+        sizeof(*b) + 2 * (size_t)o->n * sizeof(int32_t) + 2 * (size_t)o->nruns * sizeof(uint16_t);
     *out = b = malloc(bytes);
     if (!b) return PF_ENOMEM;
     atomic_init(&b->refs, 1);
@@ -599,8 +610,10 @@ static void uf_union(int32_t *parent, int32_t a, int32_t b) {
     a = uf_find(parent, a);
     b = uf_find(parent, b);
     if (a != b) {
-        if (a < b) parent[b] = a;
-        else parent[a] = b;
+        if (a < b)
+            parent[b] = a;
+        else
+            parent[a] = b;
     }
 }
 
@@ -1001,8 +1014,10 @@ pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *cha
      * did not), so nothing spreads further. */
     for (size_t i = 0; i < n; i++) dirty[pf__hpa_cluster_of(h, changed[i].x, changed[i].y)] = 1;
     for (int32_t k = 0; k < h->nclusters && !st; k++) {
-        if (dirty[k]) st = cluster_begin(h, g, k, &s, &h->cl[k]);
-        else h->cl[k] = cluster_ref(old->cl[k]);
+        if (dirty[k])
+            st = cluster_begin(h, g, k, &s, &h->cl[k]);
+        else
+            h->cl[k] = cluster_ref(old->cl[k]);
     }
     for (int32_t k = 0; k < h->nclusters && !st; k++) {
         int32_t cx = k % h->ncx, cy = k / h->ncx;

@@ -27,24 +27,24 @@
 #include "grid_internal.h"
 #include "hpa.h"
 
-#define PF__HPA_NO_DIR 0xFFu        /* tree root, or a cell the tree does not reach */
-#define PF__HPA_NO_REGION 0xFFFFu   /* blocked cell, or outside the map */
+#define PF__HPA_NO_DIR 0xFFu      /* tree root, or a cell the tree does not reach */
+#define PF__HPA_NO_REGION 0xFFFFu /* blocked cell, or outside the map */
 #define PF__HPA_MIN_CLUSTER 4
-#define PF__HPA_MAX_CLUSTER 64      /* local indices and region labels fit in 16 bits */
+#define PF__HPA_MAX_CLUSTER 64 /* local indices and region labels fit in 16 bits */
 
 /* One cluster's data. */
 typedef struct pf__hpa_cluster {
     atomic_int refs;
-    int32_t n;      /* transition nodes */
-    int32_t nreg;   /* connected regions */
+    int32_t n;    /* transition nodes */
+    int32_t nreg; /* connected regions */
     /* Every walkable cell of the cluster has the same cost, so in-cluster
      * distances are symmetric: node i's tree is only grown until the nodes
      * after it (j > i) are reached, and the path from i to an earlier node j
      * is j's tree path to i walked backwards. */
     bool sym;
-    int32_t nintra;       /* intra-cluster edges */
-    uint16_t *region;     /* [cs*cs] region label of each local cell */
-    int32_t *cell;        /* [n] node cells (y*w+x), ascending */
+    int32_t nintra;   /* intra-cluster edges */
+    uint16_t *region; /* [cs*cs] region label of each local cell */
+    int32_t *cell;    /* [n] node cells (y*w+x), ascending */
     /* Exact in-cluster distances between the nodes, n x n row-major (row =
      * from), INFINITY when unreachable inside the cluster. */
     double *mat;
@@ -67,9 +67,9 @@ typedef struct pf__hpa_cluster {
  * neighbour. */
 typedef struct pf__hpa_border {
     atomic_int refs;
-    int32_t npairs;  /* transition pairs: one inter-cluster edge each way */
-    int32_t nruns;   /* runs of crossable cell pairs */
-    int32_t ngroups; /* entrances */
+    int32_t npairs;    /* transition pairs: one inter-cluster edge each way */
+    int32_t nruns;     /* runs of crossable cell pairs */
+    int32_t ngroups;   /* entrances */
     int32_t *pa, *pb;  /* [npairs] local node indices of the pair in a's and b's clusters */
     uint16_t *ra, *rb; /* [nruns] region labels the run joins in a's and b's clusters */
     size_t memory;
@@ -86,8 +86,9 @@ struct pf_hpa {
     int connectivity;
     bool corner_cutting;
 
-    pf__hpa_cluster **cl;  /* [nclusters] */
-    pf__hpa_border **br;   /* [2 * nclusters]: east border of k at 2k, south at 2k+1; NULL at the map's edge */
+    pf__hpa_cluster **cl; /* [nclusters] */
+    pf__hpa_border *
+        *br; /* [2 * nclusters]: east border of k at 2k, south at 2k+1; NULL at the map's edge */
 
     /* Abstract nodes. */
     int32_t nnodes;

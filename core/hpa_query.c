@@ -77,7 +77,7 @@ typedef struct hpa_scratch {
     size_t tmp_cap;
     int32_t *apath; /* abstract path, virtual nodes included */
     size_t apath_cap;
-    uint8_t *via;   /* per abstract node: reached along an intra-cluster edge */
+    uint8_t *via; /* per abstract node: reached along an intra-cluster edge */
     size_t via_cap;
 } hpa_scratch;
 
@@ -97,8 +97,8 @@ static size_t scratch_memory(const void *p) {
     const hpa_scratch *s = p;
     size_t cells = (size_t)s->cs * (size_t)s->cs;
     return sizeof(*s) + 2 * cells * (sizeof(double) + 4 + 3 * sizeof(int32_t)) +
-           s->tmp_cap * (sizeof(pf_point) + sizeof(double)) +
-           s->apath_cap * sizeof(int32_t) + s->via_cap;
+           s->tmp_cap * (sizeof(pf_point) + sizeof(double)) + s->apath_cap * sizeof(int32_t) +
+           s->via_cap;
 }
 
 static pf_status get_scratch(pf_search_ctx *ctx, int32_t cs, hpa_scratch **out) {
@@ -159,7 +159,7 @@ typedef struct astar {
     pf__heap_item *heap;
     size_t len;
     uint32_t seq, gen;
-    uint8_t *via;           /* per node: its g came along an intra-cluster edge */
+    uint8_t *via; /* per node: its g came along an intra-cluster edge */
     const pf_hpa *h;
     const double *rev_dist; /* the goal's reverse in-cluster distances */
     pf_point goal;
@@ -334,10 +334,9 @@ static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_g
     a.gfirst = h->cl_node_first[kg];
     a.glast = h->cl_node_first[kg + 1];
     a.kg = kg;
-    a.sin = h->region_span[h->cl_region_first[ks] +
-                           pf__hpa_region_at(h, q->start.x, q->start.y)].in;
-    a.gin = h->region_span[h->cl_region_first[kg] +
-                           pf__hpa_region_at(h, q->goal.x, q->goal.y)].in;
+    a.sin =
+        h->region_span[h->cl_region_first[ks] + pf__hpa_region_at(h, q->start.x, q->start.y)].in;
+    a.gin = h->region_span[h->cl_region_first[kg] + pf__hpa_region_at(h, q->goal.x, q->goal.y)].in;
     a.generated = 0;
 
     a.nodes[S].gen = a.gen;
@@ -658,7 +657,8 @@ static int shortcut8_uniform(const uint8_t *moves, int32_t w, pf_point pa, pf_po
     int32_t adx = dx * sx, ady = dy * sy;
     bool xmajor = adx >= ady;
     int32_t n = xmajor ? adx : ady, minor = xmajor ? ady : adx;
-    unsigned bmaj = 1u << (xmajor ? dia[1][sx + 1] : dia[sy + 1][1]), bdia = 1u << dia[sy + 1][sx + 1];
+    unsigned bmaj = 1u << (xmajor ? dia[1][sx + 1] : dia[sy + 1][1]),
+             bdia = 1u << dia[sy + 1][sx + 1];
     int32_t omaj = xmajor ? sx : sy * w, odia = sx + sy * w;
     unsigned m = moves[pa.y * w + pa.x];
     const int32_t cend = pj.y * w + pj.x;

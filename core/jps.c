@@ -77,7 +77,7 @@ struct pf_jps {
     uint64_t *bits;
     size_t plane;
     bool bits_cc;
-    bool bits_pay;  /* few enough stops for the bits to save work */
+    bool bits_pay; /* few enough stops for the bits to save work */
     pf_jps_bits_mode mode;
     /* Diagonal step bits, see "Direct paths" below: for corner rule bits_cc,
      * diag + k * cstride is diagonal line k, bit y + 64 set when the step
@@ -248,9 +248,7 @@ static void build_bits(pf_jps *j, const pf_grid *g) {
 
 void pf_jps_set_landmarks(pf_jps *j, const pf_landmarks *lm) { j->lm = lm; }
 
-bool pf_jps_supports(const pf_grid *g) {
-    return g->connectivity == 8 && pf_grid_is_uniform(g);
-}
+bool pf_jps_supports(const pf_grid *g) { return g->connectivity == 8 && pf_grid_is_uniform(g); }
 
 /* pf_jps_supports in O(1) when every walkable cell still costs j->cost (the
  * histogram says so exactly), else the full test. Sets *cost. */
@@ -448,8 +446,8 @@ typedef struct jps_run {
     int32_t gx, gy, goal;
     double c, cd; /* cost of a straight and of a diagonal step */
     uint32_t gen;
-    double fref;     /* successors with f <= fref skip the heap */
-    const pf_landmarks *lm; /* NULL: the octile distance alone */
+    double fref;                      /* successors with f <= fref skip the heap */
+    const pf_landmarks *lm;           /* NULL: the octile distance alone */
     double lm_goal[PF_LANDMARKS_MAX]; /* the goal's landmark distances */
     /* With landmarks, the jump points of one expansion are offered after all
      * its jumps: each one's landmark line is prefetched when it is found,
@@ -459,7 +457,7 @@ typedef struct jps_run {
         double g;
     } pend[32];
     int npend;
-    int32_t *stack;  /* those successors, expanded last in first out */
+    int32_t *stack; /* those successors, expanded last in first out */
     size_t sp;
     uint64_t jump_points, generated;
 } jps_run;
@@ -504,7 +502,6 @@ static pf_status scratch_get(pf_search_ctx *ctx, size_t cells, jps_scratch **out
     *out = s;
     return PF_OK;
 }
-
 
 /* The heuristic: the octile distance, or the differential heuristic of the
  * landmarks when that is larger. Both are consistent, so is their maximum. */
@@ -583,9 +580,8 @@ static inline bool jbit(const jps_run *r, int d, int32_t x, int32_t y) {
 /* Straight jump along row y from x towards sx; gb is the cost at (x, y).
  * With jump bits (jb), a scan known to end at a wall is skipped unless the
  * goal is on the row. */
-static inline __attribute__((always_inline)) void jump_h(jps_run *r, int32_t x, int32_t y,
-                                                         int sx, double gb, int32_t parent,
-                                                         bool cc, bool jb) {
+static inline __attribute__((always_inline)) void
+jump_h(jps_run *r, int32_t x, int32_t y, int sx, double gb, int32_t parent, bool cc, bool jb) {
     const pf_jps *j = r->j;
     const uint64_t *l = row_line(j, y);
     bool jp;
@@ -602,9 +598,8 @@ static inline __attribute__((always_inline)) void jump_h(jps_run *r, int32_t x, 
 }
 
 /* Straight jump along column x from y towards sy, on the transposed grid. */
-static inline __attribute__((always_inline)) void jump_v(jps_run *r, int32_t x, int32_t y,
-                                                         int sy, double gb, int32_t parent,
-                                                         bool cc, bool jb) {
+static inline __attribute__((always_inline)) void
+jump_v(jps_run *r, int32_t x, int32_t y, int sy, double gb, int32_t parent, bool cc, bool jb) {
     const pf_jps *j = r->j;
     const uint64_t *l = col_line(j, x);
     bool jp;
@@ -624,9 +619,9 @@ static inline __attribute__((always_inline)) void jump_v(jps_run *r, int32_t x, 
  * cell at a time, launching both straight scans from each cell where they
  * may find something: with jump bits, the stops and the cells on the goal's
  * row or column; without, every cell. */
-static inline __attribute__((always_inline)) void jump_d(jps_run *r, int32_t x, int32_t y,
-                                                         int sx, int sy, double gb,
-                                                         int32_t from, bool cc, bool jb) {
+static inline __attribute__((always_inline)) void jump_d(jps_run *r, int32_t x, int32_t y, int sx,
+                                                         int sy, double gb, int32_t from, bool cc,
+                                                         bool jb) {
     const int d = dir_of[sy + 1][sx + 1];
     const uint32_t bit = 1u << d;
     const int32_t off = sx + sy * r->w;
@@ -708,8 +703,7 @@ static bool polled_stop(const pf_query *q, uint64_t expanded) {
 }
 
 static inline __attribute__((always_inline)) pf_status run_jps(jps_run *r, const pf_query *q,
-                                                               pf_result *out, bool cc,
-                                                               bool jb) {
+                                                               pf_result *out, bool cc, bool jb) {
     pf_search_ctx *ctx = r->ctx;
     const int32_t w = r->w;
     const int32_t s = q->start.y * w + q->start.x;

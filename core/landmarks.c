@@ -87,8 +87,7 @@ static bool dijkstra(build *b, int32_t src) {
 }
 
 /* A cell of the largest region of walkable cells (by moves), -1 if none. */
-static int32_t largest_region(const build *b, const uint64_t *open, int32_t *queue,
-                              uint8_t *seen) {
+static int32_t largest_region(const build *b, const uint64_t *open, int32_t *queue, uint8_t *seen) {
     int32_t best = -1, best_size = 0;
     memset(seen, 0, (size_t)b->n);
     for (int32_t v0 = 0; v0 < b->n; v0++) {
@@ -133,7 +132,7 @@ pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **
     memset(&b, 0, sizeof(b));
     if (max_bytes == 0 || n <= 0) return PF_OK;
     k = (int)(max_bytes / (4u * (size_t)n) < PF_LANDMARKS_MAX ? max_bytes / (4u * (size_t)n)
-                                                               : PF_LANDMARKS_MAX);
+                                                              : PF_LANDMARKS_MAX);
     if (k < 2) return PF_OK;
     /* The all-open map: every door open. */
     if (!(m0 = pf_grid_clone(g))) return PF_ENOMEM;

@@ -41,12 +41,12 @@
 
 typedef struct pf_landmarks {
     atomic_int refs;
-    int k;              /* landmarks */
+    int k; /* landmarks */
     int32_t w, h;
-    uint8_t cost;       /* the one cost of a walkable cell */
-    bool cut;           /* the corner rule the distances were measured under */
-    uint16_t *d;        /* cell v, landmark j: s at d[2 (v k + j)], t after it */
-    uint64_t *open;     /* bit v: walkable with every door open */
+    uint8_t cost;   /* the one cost of a walkable cell */
+    bool cut;       /* the corner rule the distances were measured under */
+    uint16_t *d;    /* cell v, landmark j: s at d[2 (v k + j)], t after it */
+    uint64_t *open; /* bit v: walkable with every door open */
     uint64_t build_us;
 } pf_landmarks;
 

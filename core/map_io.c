@@ -58,8 +58,8 @@ void pf_legend_movingai(pf_legend legend) {
 static pf_status check_size(int64_t w, int64_t h, const pf_grid_limits *lim, int32_t line,
                             pf_parse_error *err) {
     pf_grid_limits l = lim ? *lim : pf_grid_default_limits();
-    if (w < 1 || h < 1) return fail(err, line, PF_EPARSE, "map is empty (%lldx%lld)",
-                                    (long long)w, (long long)h);
+    if (w < 1 || h < 1)
+        return fail(err, line, PF_EPARSE, "map is empty (%lldx%lld)", (long long)w, (long long)h);
     if (w > l.max_side || h > l.max_side)
         return fail(err, line, PF_ELIMIT, "map side %lld exceeds the limit of %d cells",
                     (long long)(w > h ? w : h), l.max_side);
@@ -158,8 +158,9 @@ pf_status pf_map_parse_movingai(const char *buf, size_t len, const pf_grid_limit
     st = check_size(w, h, lim, r.lineno, err);
     if (st) return st;
     st = pf_grid_create((int32_t)w, (int32_t)h, lim, &g);
-    if (st) return fail(err, r.lineno, st, "cannot allocate a %lldx%lld map", (long long)w,
-                        (long long)h);
+    if (st)
+        return fail(err, r.lineno, st, "cannot allocate a %lldx%lld map", (long long)w,
+                    (long long)h);
 
     pf_legend_movingai(legend);
     for (int32_t y = 0; y < h; y++) {
@@ -295,8 +296,9 @@ pf_status pf_scen_parse(const char *buf, size_t len, size_t max_entries, pf_scen
     char fbuf[1024];
     char *f[9];
     pf_status st = PF_OK;
-    static const char *const names[9] = {"bucket", "map",    "map width", "map height", "start x",
-                                         "start y", "goal x", "goal y",    "optimal length"};
+    static const char *const names[9] = {"bucket",     "map",     "map width",
+                                         "map height", "start x", "start y",
+                                         "goal x",     "goal y",  "optimal length"};
 
     memset(out, 0, sizeof(*out));
     if (!next_line(&r, &line, &ll) || ll < 9 || memcmp(line, "version 1", 9) != 0)
@@ -309,21 +311,22 @@ pf_status pf_scen_parse(const char *buf, size_t len, size_t max_entries, pf_scen
         nf = split_fields(line, ll, fbuf, sizeof(fbuf), f, 9);
         if (nf != 9) {
             st = fail(err, r.lineno, PF_EPARSE, "expected 9 fields, found %s",
-                 nf > 9 ? "more" : (nf == 0 ? "none" : "fewer"));
+                      nf > 9 ? "more" : (nf == 0 ? "none" : "fewer"));
             goto out_free;
         }
-        int32_t *ints[7] = {&e.bucket, &e.map_w, &e.map_h, &e.start.x, &e.start.y, &e.goal.x,
-                            &e.goal.y};
+        int32_t *ints[7] = {&e.bucket,  &e.map_w,  &e.map_h, &e.start.x,
+                            &e.start.y, &e.goal.x, &e.goal.y};
         int fi[7] = {0, 2, 3, 4, 5, 6, 7};
         for (int k = 0; k < 7; k++)
             if (!parse_i32(f[fi[k]], ints[k])) {
                 st = fail(err, r.lineno, PF_EPARSE, "field %d (%s) is not an integer: '%s'",
-                     fi[k] + 1, names[fi[k]], f[fi[k]]);
+                          fi[k] + 1, names[fi[k]], f[fi[k]]);
                 goto out_free;
             }
         e.optimal = strtod(f[8], &end);
         if (*end != '\0' || !isfinite(e.optimal) || e.optimal < 0) {
-            st = fail(err, r.lineno, PF_EPARSE, "field 9 (optimal length) is not a length: '%s'", f[8]);
+            st = fail(err, r.lineno, PF_EPARSE, "field 9 (optimal length) is not a length: '%s'",
+                      f[8]);
             goto out_free;
         }
         if (max_entries && out->count >= max_entries) {

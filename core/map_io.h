@@ -15,7 +15,7 @@
 #include "grid.h"
 
 typedef struct pf_parse_error {
-    int32_t line;  /* 1-based; 0 when the error is not tied to a line */
+    int32_t line; /* 1-based; 0 when the error is not tied to a line */
     char msg[200];
 } pf_parse_error;
 
@@ -51,7 +51,7 @@ typedef struct pf_scen_entry {
 } pf_scen_entry;
 
 typedef struct pf_scen {
-    char map[256];  /* the map field of the first entry, as written */
+    char map[256]; /* the map field of the first entry, as written */
     pf_scen_entry *entries;
     size_t count;
 } pf_scen;

@@ -98,7 +98,8 @@ double pf_path_segment_cost(const pf_grid *g, pf_point a, pf_point b) {
     if (a.x == b.x && a.y == b.y) return 0.0;
     walk_segment(g, a, b, visit_max_cost, &mx);
     /* A single step keeps the grid's exact step length. */
-    return mx * ((fabs(dx) == 1 && fabs(dy) == 1) ? 1.41421356237309504880 : sqrt(dx * dx + dy * dy));
+    return mx *
+           ((fabs(dx) == 1 && fabs(dy) == 1) ? 1.41421356237309504880 : sqrt(dx * dx + dy * dy));
 }
 
 pf_status pf_path_smooth(const pf_grid *g, const pf_point *path, size_t n, pf_point *out,

@@ -21,10 +21,10 @@
 typedef struct pf_planner pf_planner;
 
 typedef struct pf_planner_opts {
-    bool build_hpa;        /* build the HPA* hierarchy */
-    int32_t cluster_size;  /* HPA* cluster side; 0 = default */
-    size_t landmark_bytes; /* jps's differential heuristic: at most this many
-                              bytes of landmark tables (landmarks.h); 0 = none */
+    bool build_hpa;             /* build the HPA* hierarchy */
+    int32_t cluster_size;       /* HPA* cluster side; 0 = default */
+    size_t landmark_bytes;      /* jps's differential heuristic: at most this many
+                                   bytes of landmark tables (landmarks.h); 0 = none */
     int64_t landmark_min_cells; /* ... only on maps of at least this many cells */
 } pf_planner_opts;
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const algo_names[PF_ALGO_COUNT] = {
-    "bfs", "dijkstra", "astar", "weighted", "greedy", "jps", "hpa", "dstar"};
+static const char *const algo_names[PF_ALGO_COUNT] = {"bfs",    "dijkstra", "astar", "weighted",
+                                                      "greedy", "jps",      "hpa",   "dstar"};
 static const char *const heuristic_names[PF_H_COUNT] = {"default", "octile", "manhattan",
                                                         "chebyshev", "euclidean"};
 
@@ -60,10 +60,14 @@ static inline double h_eval(pf_heuristic h, int32_t dx, int32_t dy) {
     mx = dx > dy ? dx : dy;
     mn = dx > dy ? dy : dx;
     switch (h) {
-    case PF_H_MANHATTAN: return (double)(dx + dy);
-    case PF_H_CHEBYSHEV: return (double)mx;
-    case PF_H_EUCLIDEAN: return sqrt((double)dx * dx + (double)dy * dy);
-    default: return (double)mx + (PF_SQRT2 - 1.0) * (double)mn;
+    case PF_H_MANHATTAN:
+        return (double)(dx + dy);
+    case PF_H_CHEBYSHEV:
+        return (double)mx;
+    case PF_H_EUCLIDEAN:
+        return sqrt((double)dx * dx + (double)dy * dy);
+    default:
+        return (double)mx + (PF_SQRT2 - 1.0) * (double)mn;
     }
 }
 
@@ -464,13 +468,21 @@ pf_status pf_search(pf_search_ctx *ctx, const pf_grid *g, const pf_query *q, pf_
 
     double minc = (double)pf_grid_min_cost(g);
     switch (q->algorithm) {
-    case PF_ALGO_BFS: st = run_bfs(ctx, g, q, out); break;
-    case PF_ALGO_DIJKSTRA: st = run_best_first(ctx, g, q, h, 0.0, false, false, out); break;
-    case PF_ALGO_ASTAR: st = run_best_first(ctx, g, q, h, minc, false, true, out); break;
+    case PF_ALGO_BFS:
+        st = run_bfs(ctx, g, q, out);
+        break;
+    case PF_ALGO_DIJKSTRA:
+        st = run_best_first(ctx, g, q, h, 0.0, false, false, out);
+        break;
+    case PF_ALGO_ASTAR:
+        st = run_best_first(ctx, g, q, h, minc, false, true, out);
+        break;
     case PF_ALGO_WEIGHTED:
         st = run_best_first(ctx, g, q, h, minc * q->weight, false, false, out);
         break;
-    default: st = run_best_first(ctx, g, q, h, minc, true, false, out); break;
+    default:
+        st = run_best_first(ctx, g, q, h, minc, true, false, out);
+        break;
     }
     if (q->record_expanded) {
         out->expanded_cells = ctx->expanded;

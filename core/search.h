@@ -72,14 +72,14 @@ typedef struct pf_query {
 pf_query pf_query_make(pf_point start, pf_point goal, pf_algorithm algo);
 
 typedef struct pf_result {
-    pf_status status;   /* PF_OK, PF_NO_PATH, PF_EBUDGET, PF_ECANCELED, or an error */
-    pf_algorithm algorithm; /* the algorithm that actually ran */
-    double cost;        /* path cost under the map's costs; 0 without a path */
-    const pf_point *path; /* start..goal inclusive; borrowed from the context, */
-    size_t path_len;      /* valid until its next search */
-    uint64_t expanded;  /* nodes taken off the open list and expanded */
-    uint64_t generated; /* nodes pushed or improved on the open list */
-    uint64_t jump_points; /* jps: jump points found; 0 otherwise */
+    pf_status status;              /* PF_OK, PF_NO_PATH, PF_EBUDGET, PF_ECANCELED, or an error */
+    pf_algorithm algorithm;        /* the algorithm that actually ran */
+    double cost;                   /* path cost under the map's costs; 0 without a path */
+    const pf_point *path;          /* start..goal inclusive; borrowed from the context, */
+    size_t path_len;               /* valid until its next search */
+    uint64_t expanded;             /* nodes taken off the open list and expanded */
+    uint64_t generated;            /* nodes pushed or improved on the open list */
+    uint64_t jump_points;          /* jps: jump points found; 0 otherwise */
     const int32_t *expanded_cells; /* cell indices (y*w+x), when recorded */
     size_t expanded_cells_len;
 } pf_result;

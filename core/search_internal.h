@@ -21,8 +21,8 @@ typedef struct pf__node {
 
 typedef struct pf__heap_item {
     double f;
-    double h;      /* tie-break: lower h first */
-    uint32_t seq;  /* then earlier insertion first */
+    double h;     /* tie-break: lower h first */
+    uint32_t seq; /* then earlier insertion first */
     int32_t node;
 } pf__heap_item;
 
@@ -32,7 +32,7 @@ enum { PF__EXT_JPS = 0, PF__EXT_HPA, PF__EXT_DSTAR, PF__EXT_COUNT };
 
 struct pf_search_ctx {
     pf__node *nodes;
-    size_t cap;        /* cells the node array holds */
+    size_t cap; /* cells the node array holds */
     uint32_t gen;
 
     pf__heap_item *heap;
@@ -41,9 +41,9 @@ struct pf_search_ctx {
 
     pf_point *path;
     size_t path_cap;
-    int32_t *expanded;  /* recorded expanded cells (debug) */
+    int32_t *expanded; /* recorded expanded cells (debug) */
     size_t expanded_len, expanded_cap;
-    int32_t *queue;     /* bfs FIFO */
+    int32_t *queue; /* bfs FIFO */
     size_t queue_cap;
 
     void *ext[PF__EXT_COUNT];

@@ -77,8 +77,8 @@ static bool has_token(const char *v, const char *tok) {
     size_t n = strlen(tok);
     while (*v) {
         while (*v == ' ' || *v == '\t' || *v == ',') v++;
-        if (strncasecmp(v, tok, n) == 0 && (v[n] == '\0' || v[n] == ',' || v[n] == ' ' ||
-                                            v[n] == '\t'))
+        if (strncasecmp(v, tok, n) == 0 &&
+            (v[n] == '\0' || v[n] == ',' || v[n] == ' ' || v[n] == '\t'))
             return true;
         while (*v && *v != ',') v++;
     }

@@ -21,27 +21,27 @@
 
 typedef struct pf_http_resp {
     /* Results, valid once a response is complete. */
-    int status;           /* 100..599 */
-    int minor;            /* HTTP/1.<minor> */
-    bool keep_alive;      /* whether the connection may carry another request */
+    int status;             /* 100..599 */
+    int minor;              /* HTTP/1.<minor> */
+    bool keep_alive;        /* whether the connection may carry another request */
     int64_t content_length; /* -1 when absent */
     bool chunked;
-    int32_t retry_after;  /* seconds from Retry-After, -1 when absent */
-    char *body;           /* NUL-terminated when keep_body, owned by the parser */
-    size_t body_len;      /* bytes of body seen (kept or not) */
-    bool body_truncated;  /* more than body_max bytes arrived; body holds the first */
+    int32_t retry_after; /* seconds from Retry-After, -1 when absent */
+    char *body;          /* NUL-terminated when keep_body, owned by the parser */
+    size_t body_len;     /* bytes of body seen (kept or not) */
+    bool body_truncated; /* more than body_max bytes arrived; body holds the first */
 
     /* Settings. */
     bool keep_body;
     size_t body_max;
-    bool head_request;    /* the request was HEAD: no body follows */
+    bool head_request; /* the request was HEAD: no body follows */
 
     /* Internal state. */
     int state;
     char line[PF_HTTP_LINE_MAX];
     size_t line_len;
     size_t body_cap;
-    uint64_t remaining;   /* body or chunk bytes still to read */
+    uint64_t remaining; /* body or chunk bytes still to read */
 } pf_http_resp;
 
 /* Starts a parser; keep_body keeps at most body_max bytes of each body. */

@@ -30,9 +30,9 @@
 
 #define BODY_MAX (8u << 20)
 #define GRACE_NS (5ull * 1000000000ull) /* in-flight requests get this long after the end */
-#define SESSION_UPDATES 20               /* updates before a session is replaced */
-#define MAP_DOORS 64                     /* doors declared on each uploaded map */
-#define MOVE_STEPS 4                     /* path steps the agent walks between updates */
+#define SESSION_UPDATES 20              /* updates before a session is replaced */
+#define MAP_DOORS 64                    /* doors declared on each uploaded map */
+#define MOVE_STEPS 4                    /* path steps the agent walks between updates */
 
 /* URL */
 
@@ -80,8 +80,14 @@ int pf_bench_parse_url(const char *url, char *host, size_t hostcap, int *port, c
 
 /* The run */
 
-enum req_kind { REQ_PATH, REQ_BATCH, REQ_SESSION_CREATE, REQ_SESSION_UPDATE, REQ_SESSION_DELETE,
-                REQ_GET };
+enum req_kind {
+    REQ_PATH,
+    REQ_BATCH,
+    REQ_SESSION_CREATE,
+    REQ_SESSION_UPDATE,
+    REQ_SESSION_DELETE,
+    REQ_GET
+};
 
 /* A door the bench declares on the maps it uploads: 1 to 3 walkable cells
  * across the straight line between a query's start and goal. */
@@ -96,8 +102,8 @@ typedef struct target {
     const pf_scen_entry *e;
     size_t n;
     bdoor doors[MAP_DOORS];
-    int ndoors;          /* 0 when the server's copy of the map lacks them */
-    uint8_t *door_at;    /* per cell: door index + 1, 0 = none */
+    int ndoors;       /* 0 when the server's copy of the map lacks them */
+    uint8_t *door_at; /* per cell: door index + 1, 0 = none */
 } target;
 
 typedef struct bench bench;
@@ -128,10 +134,10 @@ typedef struct conn {
     int updates;
     pf_point toggled;
     bool toggled_blocked;
-    pf_point pos;      /* where the agent is */
-    pf_point *route;   /* the path of the last answer, pos..goal */
+    pf_point pos;    /* where the agent is */
+    pf_point *route; /* the path of the last answer, pos..goal */
     size_t nroute, route_cap;
-    int closed_door;   /* index of the door this session closed, -1 = none */
+    int closed_door; /* index of the door this session closed, -1 = none */
 
     char rbuf[65536];
 } conn;
@@ -286,7 +292,8 @@ static int build_doors(target *t) {
                           (int32_t)lround(q->start.y + fracs[f] * dy)};
             /* across the line: vertical neighbours of a mostly horizontal line */
             pf_point across = abs(dx) >= abs(dy) ? (pf_point){0, 1} : (pf_point){1, 0};
-            pf_point cand[3] = {p, {p.x - across.x, p.y - across.y}, {p.x + across.x, p.y + across.y}};
+            pf_point cand[3] = {
+                p, {p.x - across.x, p.y - across.y}, {p.x + across.x, p.y + across.y}};
             for (int c = 0; c < 3; c++) {
                 size_t at;
                 if (!pf_grid_in_bounds(g, cand[c]) || !pf_grid_is_walkable(g, cand[c])) {
@@ -505,9 +512,8 @@ static bool build_request(conn *c, const char *method, const char *path, const c
     size_t need = 512 + strlen(path) + strlen(b->prefix) + jlen;
     if (!out_reserve(c, need)) return false;
     n = snprintf(c->out, c->out_cap,
-                 "%s %s%s HTTP/1.1\r\nHost: %s\r\n%sContent-Length: %zu\r\n\r\n", method,
-                 b->prefix, path, b->hosthdr, jlen ? "Content-Type: application/json\r\n" : "",
-                 jlen);
+                 "%s %s%s HTTP/1.1\r\nHost: %s\r\n%sContent-Length: %zu\r\n\r\n", method, b->prefix,
+                 path, b->hosthdr, jlen ? "Content-Type: application/json\r\n" : "", jlen);
     if (n < 0 || (size_t)n + jlen >= c->out_cap) return false;
     if (jlen) memcpy(c->out + n, json, jlen);
     c->wbuf = uv_buf_init(c->out, (unsigned)((size_t)n + jlen));
@@ -641,10 +647,9 @@ static bool make_request(conn *c) {
     case REQ_PATH:
         e = next_entry(b, &c->t, &c->first);
         c->count = 1;
-        jl = (size_t)snprintf(json, sizeof(json),
-                              "{\"start\":[%d,%d],\"goal\":[%d,%d],\"algorithm\":\"%s\"}",
-                              (int)e->start.x, (int)e->start.y, (int)e->goal.x, (int)e->goal.y,
-                              b->algo_name);
+        jl = (size_t)snprintf(
+            json, sizeof(json), "{\"start\":[%d,%d],\"goal\":[%d,%d],\"algorithm\":\"%s\"}",
+            (int)e->start.x, (int)e->start.y, (int)e->goal.x, (int)e->goal.y, b->algo_name);
         snprintf(path, sizeof(path), "/v1/maps/%s/path", c->t->name);
         break;
     case REQ_BATCH: {
@@ -661,7 +666,8 @@ static bool make_request(conn *c) {
         n += (size_t)sprintf(body + n, "{\"queries\":[");
         for (size_t i = 0; i < c->count; i++) {
             const pf_scen_entry *q = &c->t->e[(c->first + i) % c->t->n];
-            n += (size_t)sprintf(body + n, "%s{\"start\":[%d,%d],\"goal\":[%d,%d],\"algorithm\":\"%s\"}",
+            n += (size_t)sprintf(body + n,
+                                 "%s{\"start\":[%d,%d],\"goal\":[%d,%d],\"algorithm\":\"%s\"}",
                                  i ? "," : "", (int)q->start.x, (int)q->start.y, (int)q->goal.x,
                                  (int)q->goal.y, b->algo_name);
         }
@@ -702,8 +708,8 @@ static bool make_request(conn *c) {
             b->upd_moves++;
             break;
         }
-        n += snprintf(json + n, sizeof(json) - (size_t)n, "{\"position\":[%d,%d]",
-                      (int)c->pos.x, (int)c->pos.y);
+        n += snprintf(json + n, sizeof(json) - (size_t)n, "{\"position\":[%d,%d]", (int)c->pos.x,
+                      (int)c->pos.y);
         if ((c->updates % 6 == 1 || c->updates % 6 == 2) && c->toggled.x >= 0) {
             /* closes at 1, opens again at 2 */
             c->toggled_blocked = c->updates % 6 == 1;
@@ -737,8 +743,7 @@ static bool make_request(conn *c) {
 /* Answer checks */
 
 /* Checks one path result object against the map and the scenario entry. */
-static void check_path_result(bench *b, const cJSON *res, const target *t,
-                              const pf_scen_entry *e) {
+static void check_path_result(bench *b, const cJSON *res, const target *t, const pf_scen_entry *e) {
     const pf_grid *g = pf_planner_grid(pf_bench_scen_planner(t->scen));
     const cJSON *found = cJSON_GetObjectItemCaseSensitive(res, "found");
     const cJSON *path = cJSON_GetObjectItemCaseSensitive(res, "path");
@@ -1093,9 +1098,9 @@ static void print_kinds(FILE *f, const bench *b) {
     for (int k = 0; k < 6; k++) {
         const pf_hist *h = &b->kind_hist[k];
         if (!h->total) continue;
-        fprintf(f, "  %-15s requests %-8llu p50 %.3f ms  p99 %.3f ms  max %.3f ms\n",
-                kind_names[k], (unsigned long long)h->total, pct_us(h, 50) / 1e3,
-                pct_us(h, 99) / 1e3, (double)h->max / 1e6);
+        fprintf(f, "  %-15s requests %-8llu p50 %.3f ms  p99 %.3f ms  max %.3f ms\n", kind_names[k],
+                (unsigned long long)h->total, pct_us(h, 50) / 1e3, pct_us(h, 99) / 1e3,
+                (double)h->max / 1e6);
     }
 }
 
@@ -1210,25 +1215,24 @@ static int resolve(bench *b) {
 }
 
 int pf_bench_http_main(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"url", required_argument, NULL, 'u'},
-        {"scen", required_argument, NULL, 's'},
-        {"connections", required_argument, NULL, 'c'},
-        {"duration", required_argument, NULL, 'd'},
-        {"rate", required_argument, NULL, 'r'},
-        {"algorithm", required_argument, NULL, 'a'},
-        {"mix", required_argument, NULL, 'm'},
-        {"batch-size", required_argument, NULL, 'B'},
-        {"max-queries", required_argument, NULL, 'n'},
-        {"min-bucket-frac", required_argument, NULL, 'f'},
-        {"bucket-quarter", no_argument, NULL, 'q'},
-        {"check-every", required_argument, NULL, 'k'},
-        {"get", required_argument, NULL, 'g'},
-        {"seed", required_argument, NULL, 'S'},
-        {"quiet", no_argument, NULL, 'Q'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"url", required_argument, NULL, 'u'},
+                                             {"scen", required_argument, NULL, 's'},
+                                             {"connections", required_argument, NULL, 'c'},
+                                             {"duration", required_argument, NULL, 'd'},
+                                             {"rate", required_argument, NULL, 'r'},
+                                             {"algorithm", required_argument, NULL, 'a'},
+                                             {"mix", required_argument, NULL, 'm'},
+                                             {"batch-size", required_argument, NULL, 'B'},
+                                             {"max-queries", required_argument, NULL, 'n'},
+                                             {"min-bucket-frac", required_argument, NULL, 'f'},
+                                             {"bucket-quarter", no_argument, NULL, 'q'},
+                                             {"check-every", required_argument, NULL, 'k'},
+                                             {"get", required_argument, NULL, 'g'},
+                                             {"seed", required_argument, NULL, 'S'},
+                                             {"quiet", no_argument, NULL, 'Q'},
+                                             {"json", no_argument, NULL, 'j'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     bench *b;
     const char *url = NULL;
     const char **files;
@@ -1258,8 +1262,12 @@ int pf_bench_http_main(int argc, char **argv) {
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         char *end = NULL;
         switch (opt) {
-        case 'u': url = optarg; break;
-        case 's': files[nfiles++] = optarg; break;
+        case 'u':
+            url = optarg;
+            break;
+        case 's':
+            files[nfiles++] = optarg;
+            break;
         case 'c': {
             long v = strtol(optarg, &end, 10);
             if (*end || v < 1 || v > 10000) goto bad_arg;
@@ -1297,22 +1305,34 @@ int pf_bench_http_main(int argc, char **argv) {
             so.min_bucket_frac = strtod(optarg, &end);
             if (*end || !(so.min_bucket_frac >= 0 && so.min_bucket_frac < 1)) goto bad_arg;
             break;
-        case 'q': so.min_bucket_frac = 0.75; break;
+        case 'q':
+            so.min_bucket_frac = 0.75;
+            break;
         case 'k': {
             long v = strtol(optarg, &end, 10);
             if (*end || v < 0) goto bad_arg;
             b->check_every = (int)v;
             break;
         }
-        case 'g': b->get_path = optarg; break;
-        case 'S': b->rng = strtoull(optarg, &end, 10); break;
-        case 'Q': b->quiet = true; break;
-        case 'j': json = true; break;
+        case 'g':
+            b->get_path = optarg;
+            break;
+        case 'S':
+            b->rng = strtoull(optarg, &end, 10);
+            break;
+        case 'Q':
+            b->quiet = true;
+            break;
+        case 'j':
+            json = true;
+            break;
         case 'h':
             http_usage(stdout);
             rc = 0;
             goto out_free;
-        default: http_usage(stderr); goto out_free;
+        default:
+            http_usage(stderr);
+            goto out_free;
         }
     }
     while (optind < argc) files[nfiles++] = argv[optind++];
@@ -1443,10 +1463,10 @@ int pf_bench_http_main(int argc, char **argv) {
         if (b->w_sessions) printf("session updates: %s\n", updates);
         if (server) printf("server: %s\n", server);
     }
-    rc = (b->rep.invalid || b->rep.errors ||
-          (b->rep.mismatches && pf_algorithm_is_optimal(b->algo)))
-             ? EXIT_BAD
-             : 0;
+    rc =
+        (b->rep.invalid || b->rep.errors || (b->rep.mismatches && pf_algorithm_is_optimal(b->algo)))
+            ? EXIT_BAD
+            : 0;
     goto out_free;
 
 bad_arg:

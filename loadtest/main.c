@@ -22,58 +22,57 @@
 #define EXIT_UNSUPPORTED 3 /* the algorithm is not available in this build */
 
 static void usage(FILE *f) {
-    fputs(
-        "usage: pathd-bench scen [options] FILE.scen...\n"
-        "       pathd-bench http --url URL --scen FILE.scen... [options]\n"
-        "       pathd-bench sessions [--sessions N] [--repair] FILE.scen...\n"
-        "       pathd-bench --help\n"
-        "\n"
-        "scen: runs Moving AI scenario files in-process through the planner (the\n"
-        "dispatch the server uses). The map is found by basename beside each .scen\n"
-        "file. Per file it prints queries, mismatches against the listed optimum\n"
-        "(tolerance max(1e-3, 1e-5 x optimum)), invalid answers (a path the map does\n"
-        "not allow, a cost below the optimum), mean, p99 and max suboptimality\n"
-        "(cost/optimum - 1), p50/p99 microseconds per query (search only,\n"
-        "CLOCK_MONOTONIC), mean expanded nodes and nanoseconds per expanded node\n"
-        "(total search time / total expanded). hpa adds the hierarchy's build time\n"
-        "and the planner's memory; jps adds jump points per query.\n"
-        "\n"
-        "  --algorithm NAME      bfs dijkstra astar weighted greedy jps hpa (default astar)\n"
-        "  --compare A,B         run both algorithms on the same queries and print the\n"
-        "                        ratio p50(A) / p50(B) per file (e.g. astar,jps: the JPS\n"
-        "                        speed-up; astar,hpa: the HPA* speed-up)\n"
-        "  --max-queries N       at most N queries per file, spread evenly over the file\n"
-        "                        (entry floor(k*n/N), k = 0..N-1)\n"
-        "  --min-bucket-frac F   only buckets >= floor(F x (largest bucket + 1))\n"
-        "  --bucket-quarter      the longest quarter of buckets (= --min-bucket-frac 0.75)\n"
-        "  --cluster-size N      HPA* cluster side (default: the library's)\n"
-        "  --landmark-bytes N    jps landmark tables per map, as the server's flag\n"
-        "                        (default 16 MiB; 0 = octile heuristic only)\n"
-        "  --clock wall|cpu      time queries with CLOCK_MONOTONIC (wall, the default) or\n"
-        "                        the thread's CPU clock (cpu: leaves out time spent\n"
-        "                        descheduled on a busy machine)\n"
-        "  --json                one JSON object per file and algorithm, one per line:\n"
-        "                        map, algorithm, queries, mismatches, mean_subopt, p99_subopt,\n"
-        "                        max_subopt, p50_us, p99_us, mean_expanded,\n"
-        "                        ns_per_expansion, and the http fields (requests, errors,\n"
-        "                        rps, p50_ms..max_ms, invalid); extra keys build_ms,\n"
-        "                        memory_bytes, jump_points where they apply\n"
-        "\n"
-        "The human output ends with a total line and the median ns/expansion over\n"
-        "the maps of at least 512x512 cells.\n"
-        "\n"
-        "http: the same queries against a server over keep-alive connections, closed\n"
-        "or open loop (--rate); the same report plus rps and latency p50..max.\n"
-        "See `pathd-bench http --help`.\n"
-        "\n"
-        "sessions: bytes per D* Lite session, N sessions on one shared map, and with\n"
-        "--repair their repairs against a fresh A*. See `pathd-bench sessions --help`.\n"
-        "\n"
-        "scen exit status: 0 all good; 1 an optimal algorithm (dijkstra, astar, jps) missed\n"
-        "an optimum, or any algorithm gave an invalid answer or an error; 2 bad\n"
-        "arguments or files; 3 the algorithm is not available in this build\n"
-        "(pf_planner_search answered PF_EUNSUPPORTED).\n",
-        f);
+    fputs("usage: pathd-bench scen [options] FILE.scen...\n"
+          "       pathd-bench http --url URL --scen FILE.scen... [options]\n"
+          "       pathd-bench sessions [--sessions N] [--repair] FILE.scen...\n"
+          "       pathd-bench --help\n"
+          "\n"
+          "scen: runs Moving AI scenario files in-process through the planner (the\n"
+          "dispatch the server uses). The map is found by basename beside each .scen\n"
+          "file. Per file it prints queries, mismatches against the listed optimum\n"
+          "(tolerance max(1e-3, 1e-5 x optimum)), invalid answers (a path the map does\n"
+          "not allow, a cost below the optimum), mean, p99 and max suboptimality\n"
+          "(cost/optimum - 1), p50/p99 microseconds per query (search only,\n"
+          "CLOCK_MONOTONIC), mean expanded nodes and nanoseconds per expanded node\n"
+          "(total search time / total expanded). hpa adds the hierarchy's build time\n"
+          "and the planner's memory; jps adds jump points per query.\n"
+          "\n"
+          "  --algorithm NAME      bfs dijkstra astar weighted greedy jps hpa (default astar)\n"
+          "  --compare A,B         run both algorithms on the same queries and print the\n"
+          "                        ratio p50(A) / p50(B) per file (e.g. astar,jps: the JPS\n"
+          "                        speed-up; astar,hpa: the HPA* speed-up)\n"
+          "  --max-queries N       at most N queries per file, spread evenly over the file\n"
+          "                        (entry floor(k*n/N), k = 0..N-1)\n"
+          "  --min-bucket-frac F   only buckets >= floor(F x (largest bucket + 1))\n"
+          "  --bucket-quarter      the longest quarter of buckets (= --min-bucket-frac 0.75)\n"
+          "  --cluster-size N      HPA* cluster side (default: the library's)\n"
+          "  --landmark-bytes N    jps landmark tables per map, as the server's flag\n"
+          "                        (default 16 MiB; 0 = octile heuristic only)\n"
+          "  --clock wall|cpu      time queries with CLOCK_MONOTONIC (wall, the default) or\n"
+          "                        the thread's CPU clock (cpu: leaves out time spent\n"
+          "                        descheduled on a busy machine)\n"
+          "  --json                one JSON object per file and algorithm, one per line:\n"
+          "                        map, algorithm, queries, mismatches, mean_subopt, p99_subopt,\n"
+          "                        max_subopt, p50_us, p99_us, mean_expanded,\n"
+          "                        ns_per_expansion, and the http fields (requests, errors,\n"
+          "                        rps, p50_ms..max_ms, invalid); extra keys build_ms,\n"
+          "                        memory_bytes, jump_points where they apply\n"
+          "\n"
+          "The human output ends with a total line and the median ns/expansion over\n"
+          "the maps of at least 512x512 cells.\n"
+          "\n"
+          "http: the same queries against a server over keep-alive connections, closed\n"
+          "or open loop (--rate); the same report plus rps and latency p50..max.\n"
+          "See `pathd-bench http --help`.\n"
+          "\n"
+          "sessions: bytes per D* Lite session, N sessions on one shared map, and with\n"
+          "--repair their repairs against a fresh A*. See `pathd-bench sessions --help`.\n"
+          "\n"
+          "scen exit status: 0 all good; 1 an optimal algorithm (dijkstra, astar, jps) missed\n"
+          "an optimum, or any algorithm gave an invalid answer or an error; 2 bad\n"
+          "arguments or files; 3 the algorithm is not available in this build\n"
+          "(pf_planner_search answered PF_EUNSUPPORTED).\n",
+          f);
 }
 
 /* Everything one algorithm did over all files, for the total line. */
@@ -84,11 +83,11 @@ typedef struct totals {
     size_t nsamples, cap;
     double subopt_sum;
     uint64_t subopt_n;
-    double *subopts;   /* every query's suboptimality, for the total's p99 */
+    double *subopts; /* every query's suboptimality, for the total's p99 */
     size_t nsubopts, subopt_cap;
     double big_ns[64]; /* ns/expansion of the maps of at least 512x512 */
     size_t nbig;
-    double p50[64];    /* per file, for --compare */
+    double p50[64]; /* per file, for --compare */
     size_t np50;
 } totals;
 
@@ -167,7 +166,8 @@ static void totals_finish(totals *t) {
         s->mean_expanded = (double)s->expanded_total / (double)s->queries;
         s->rps = s->search_seconds > 0 ? (double)s->queries / s->search_seconds : NAN;
     }
-    if (s->expanded_total) s->ns_per_expansion = s->search_seconds * 1e9 / (double)s->expanded_total;
+    if (s->expanded_total)
+        s->ns_per_expansion = s->search_seconds * 1e9 / (double)s->expanded_total;
     s->mean_subopt = t->subopt_n ? t->subopt_sum / (double)t->subopt_n : NAN;
     if (t->nsubopts) {
         qsort(t->subopts, t->nsubopts, sizeof(*t->subopts), pf_report_cmp_double);
@@ -186,18 +186,17 @@ static bool parse_size(const char *s, size_t *out) {
 }
 
 static int cmd_scen(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"algorithm", required_argument, NULL, 'a'},
-        {"compare", required_argument, NULL, 'c'},
-        {"max-queries", required_argument, NULL, 'n'},
-        {"min-bucket-frac", required_argument, NULL, 'b'},
-        {"bucket-quarter", no_argument, NULL, 'q'},
-        {"cluster-size", required_argument, NULL, 'k'},
-        {"landmark-bytes", required_argument, NULL, 'L'},
-        {"json", no_argument, NULL, 'j'},
-        {"clock", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"algorithm", required_argument, NULL, 'a'},
+                                             {"compare", required_argument, NULL, 'c'},
+                                             {"max-queries", required_argument, NULL, 'n'},
+                                             {"min-bucket-frac", required_argument, NULL, 'b'},
+                                             {"bucket-quarter", no_argument, NULL, 'q'},
+                                             {"cluster-size", required_argument, NULL, 'k'},
+                                             {"landmark-bytes", required_argument, NULL, 'L'},
+                                             {"json", no_argument, NULL, 'j'},
+                                             {"clock", required_argument, NULL, 't'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
     pf_algorithm algos[2] = {PF_ALGO_ASTAR, PF_ALGO_ASTAR};
     int nalgos = 1, opt, rc = 0;
     bool json = false, any_unsupported = false;
@@ -252,7 +251,9 @@ static int cmd_scen(int argc, char **argv) {
         case 'b':
             if (!pf_report_bucket_frac(optarg, &o.min_bucket_frac)) return EXIT_USAGE;
             break;
-        case 'q': o.min_bucket_frac = 0.75; break;
+        case 'q':
+            o.min_bucket_frac = 0.75;
+            break;
         case 'k':
             if (!parse_size(optarg, &sz) || sz < 2 || sz > 4096) {
                 fprintf(stderr, "pathd-bench: --cluster-size wants an integer in 2..4096\n");
@@ -260,7 +261,9 @@ static int cmd_scen(int argc, char **argv) {
             }
             o.cluster_size = (int32_t)sz;
             break;
-        case 'j': json = true; break;
+        case 'j':
+            json = true;
+            break;
         case 't': {
             clockid_t c;
             if (!pf_report_clock_from_name(optarg, &c)) {
@@ -270,8 +273,12 @@ static int cmd_scen(int argc, char **argv) {
             o.cpu_clock = c == CLOCK_THREAD_CPUTIME_ID;
             break;
         }
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return EXIT_USAGE;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
         }
     }
     if (optind >= argc) {
@@ -357,7 +364,8 @@ static int cmd_scen(int argc, char **argv) {
             pf_report_print_row(stdout, &tot[k].sum);
             if (tot[k].nbig)
                 printf("%s: median ns/expansion over %zu maps of at least 512x512: %.1f\n",
-                       pf_algorithm_name(algos[k]), tot[k].nbig, pf_report_median(tot[k].big_ns, tot[k].nbig));
+                       pf_algorithm_name(algos[k]), tot[k].nbig,
+                       pf_report_median(tot[k].big_ns, tot[k].nbig));
         }
     }
     if (!json && nalgos == 2 && tot[0].np50 && tot[0].np50 == tot[1].np50) {

@@ -179,8 +179,7 @@ bool pf_report_print_json(FILE *f, const pf_report *r) {
         if (!add_num(kinds, r->error_kinds[i].kind, (double)r->error_kinds[i].count))
             goto out_free_obj;
     if (!isnan(r->build_ms) && !add_num(o, "build_ms", r->build_ms)) goto out_free_obj;
-    if (r->memory_bytes && !add_num(o, "memory_bytes", (double)r->memory_bytes))
-        goto out_free_obj;
+    if (r->memory_bytes && !add_num(o, "memory_bytes", (double)r->memory_bytes)) goto out_free_obj;
     if (!isnan(r->mean_jump_points) && !add_num(o, "jump_points", r->mean_jump_points))
         goto out_free_obj;
     if (r->server_json) {

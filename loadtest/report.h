@@ -27,8 +27,8 @@ typedef struct pf_report_error {
 } pf_report_error;
 
 typedef struct pf_report {
-    char map[128];       /* the map's name (scenario basename without .map.scen) */
-    char algorithm[32];  /* the algorithm that answered */
+    char map[128];      /* the map's name (scenario basename without .map.scen) */
+    char algorithm[32]; /* the algorithm that answered */
     int32_t map_w, map_h;
 
     /* Correctness against the scenario file. A mismatch is a query whose
@@ -36,7 +36,7 @@ typedef struct pf_report {
      * max(1e-3, 1e-5 x optimum), or that found no path; invalid counts
      * answers that are wrong for any algorithm: a path the map does not
      * allow, a cost that is not the path's cost, or a cost below the optimum. */
-    uint64_t queries;    /* queries answered (scen) / path requests sent (http) */
+    uint64_t queries; /* queries answered (scen) / path requests sent (http) */
     uint64_t mismatches;
     uint64_t invalid;
     uint64_t checked;    /* answers whose path was checked against the map */
@@ -49,13 +49,13 @@ typedef struct pf_report {
     /* Latency of one query, microseconds: the search alone in scen mode, the
      * round trip (from the intended send time under --rate) in http mode. */
     double p50_us, p90_us, p99_us, p999_us, max_us, mean_us;
-    uint64_t requests;   /* every request or query issued, errors included */
-    uint64_t errors;     /* requests that did not get an answer */
+    uint64_t requests; /* every request or query issued, errors included */
+    uint64_t errors;   /* requests that did not get an answer */
     pf_report_error error_kinds[PF_REPORT_ERROR_KINDS];
     int nerror_kinds;
-    double rps;          /* answered queries per second of wall time (http) or of
-                            summed search time (scen, one thread) */
-    double seconds;      /* wall time of the run */
+    double rps;     /* answered queries per second of wall time (http) or of
+                       summed search time (scen, one thread) */
+    double seconds; /* wall time of the run */
 
     /* Search effort. */
     double mean_expanded;

@@ -17,15 +17,15 @@ struct pf_bench_scen {
     char name[128];
     char *map_text;
     size_t map_len;
-    pf_scen scen;           /* every entry of the file */
-    pf_scen_entry *sel;     /* the selected ones */
+    pf_scen scen;       /* every entry of the file */
+    pf_scen_entry *sel; /* the selected ones */
     size_t nsel;
     pf_planner *planner;
     double build_us;
-    clockid_t clock;        /* what queries are timed with */
-    double *samples;        /* per-query microseconds of the last run, sorted */
+    clockid_t clock; /* what queries are timed with */
+    double *samples; /* per-query microseconds of the last run, sorted */
     size_t nsamples;
-    double *subopts;  /* cost / optimum - 1 of each query with a path, sorted */
+    double *subopts; /* cost / optimum - 1 of each query with a path, sorted */
     size_t nsubopts;
 };
 
@@ -94,7 +94,8 @@ static pf_status select_entries(pf_bench_scen *s, const pf_bench_scen_opts *o) {
         if (s->scen.entries[i].bucket >= minb) tmp[n++] = s->scen.entries[i];
     keep = o->max_queries && o->max_queries < n ? o->max_queries : n;
     if (keep < n)
-        for (size_t k = 0; k < keep; k++) tmp[k] = tmp[(size_t)((double)k * (double)n / (double)keep)];
+        for (size_t k = 0; k < keep; k++)
+            tmp[k] = tmp[(size_t)((double)k * (double)n / (double)keep)];
     s->sel = tmp;
     s->nsel = keep;
     return PF_OK;
@@ -258,7 +259,8 @@ static void check_answer(const pf_grid *g, const pf_scen_entry *e, const pf_resu
     if (pf_path_validate(g, res->path, res->path_len, &walked, NULL) != PF_OK ||
         res->path[0].x != e->start.x || res->path[0].y != e->start.y ||
         res->path[res->path_len - 1].x != e->goal.x ||
-        res->path[res->path_len - 1].y != e->goal.y || fabs(walked - res->cost) > 1e-6 * (1 + walked))
+        res->path[res->path_len - 1].y != e->goal.y ||
+        fabs(walked - res->cost) > 1e-6 * (1 + walked))
         r->invalid++;
     if (!pf_bench_cost_matches(res->cost, e->optimal)) {
         r->mismatches++;

@@ -29,13 +29,13 @@ typedef struct pf_bench_scen_opts {
     /* Keep only entries whose bucket >= floor(frac * (largest bucket + 1)):
      * 0.75 keeps the longest quarter of buckets. 0 keeps all. */
     double min_bucket_frac;
-    bool build_hpa;       /* build the HPA* hierarchy with the planner */
+    bool build_hpa; /* build the HPA* hierarchy with the planner */
     /* Time queries in thread CPU time (CLOCK_THREAD_CPUTIME_ID) instead of
      * CLOCK_MONOTONIC: on a machine shared with other work, time the thread
      * spent descheduled is then left out. */
     bool cpu_clock;
-    int32_t cluster_size; /* HPA* cluster side, 0 = default */
-    size_t landmark_bytes; /* jps landmark tables per map, 0 = none (planner.h) */
+    int32_t cluster_size;       /* HPA* cluster side, 0 = default */
+    size_t landmark_bytes;      /* jps landmark tables per map, 0 = none (planner.h) */
     int64_t landmark_min_cells; /* ... on maps of at least this many cells */
 } pf_bench_scen_opts;
 

@@ -32,11 +32,12 @@
 #define EXIT_MISMATCH 1
 #define EXIT_USAGE 2
 #define REPAIR_AHEAD 8 /* steps between the agent and the cell that closes */
-#define MAX_DOOR 15     /* --door */
+#define MAX_DOOR 15    /* --door */
 
 static void usage(FILE *f) {
     fputs("usage: pathd-bench sessions [--sessions N] [--min-bucket-frac F | --all-buckets]\n"
-          "                            [--repair [--door W]] [--no-cuts] [--clock wall|cpu] [--json]\n"
+          "                            [--repair [--door W]] [--no-cuts] [--clock wall|cpu] "
+          "[--json]\n"
           "                            FILE.scen...\n"
           "\n"
           "Per map: creates N D* Lite sessions (default 1000) on the one shared grid,\n"
@@ -80,7 +81,6 @@ static size_t heap_bytes(void) {
     return mi.uordblks + mi.hblkhd;
 }
 
-
 typedef struct opts {
     size_t sessions;
     double min_bucket_frac;
@@ -94,7 +94,7 @@ typedef struct repair_stats {
     double exp_ratio;  /* median over sessions of repair / A* expansions */
     double time_ratio; /* median over sessions of repair / A* time */
     double repair_exp, astar_exp, repair_us, astar_us; /* medians */
-    size_t cut_off;    /* repairs answered "no path" from the cut vertices */
+    size_t cut_off;               /* repairs answered "no path" from the cut vertices */
     double reopen_exp, reopen_us; /* medians of the plan after the cell reopens */
 } repair_stats;
 

@@ -20,16 +20,26 @@ pf_status pf_proto_error_set(pf_proto_error *e, pf_status st, const char *code, 
 
 const char *pf_proto_code_for(pf_status st) {
     switch (st) {
-    case PF_EPARSE: return PF_ERR_INVALID_REQUEST;
-    case PF_EINVAL: return PF_ERR_INVALID_VALUE;
-    case PF_ERANGE: return PF_ERR_OFF_MAP;
-    case PF_EBLOCKED: return PF_ERR_BLOCKED;
-    case PF_ELIMIT: return PF_ERR_LIMIT_EXCEEDED;
-    case PF_EUNSUPPORTED: return PF_ERR_UNSUPPORTED;
-    case PF_ECANCELED: return PF_ERR_DEADLINE;
-    case PF_ENOMEM: return PF_ERR_NO_MEMORY;
-    case PF_EIO: return PF_ERR_STORAGE;
-    default: return PF_ERR_INTERNAL;
+    case PF_EPARSE:
+        return PF_ERR_INVALID_REQUEST;
+    case PF_EINVAL:
+        return PF_ERR_INVALID_VALUE;
+    case PF_ERANGE:
+        return PF_ERR_OFF_MAP;
+    case PF_EBLOCKED:
+        return PF_ERR_BLOCKED;
+    case PF_ELIMIT:
+        return PF_ERR_LIMIT_EXCEEDED;
+    case PF_EUNSUPPORTED:
+        return PF_ERR_UNSUPPORTED;
+    case PF_ECANCELED:
+        return PF_ERR_DEADLINE;
+    case PF_ENOMEM:
+        return PF_ERR_NO_MEMORY;
+    case PF_EIO:
+        return PF_ERR_STORAGE;
+    default:
+        return PF_ERR_INTERNAL;
     }
 }
 

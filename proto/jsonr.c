@@ -73,8 +73,7 @@ pf_status pf_jsonr_bool(const cJSON *it, const char *field, bool *out, pf_proto_
     return PF_OK;
 }
 
-pf_status pf_jsonr_string(const cJSON *it, const char *field, const char **out,
-                          pf_proto_error *e) {
+pf_status pf_jsonr_string(const cJSON *it, const char *field, const char **out, pf_proto_error *e) {
     if (!it || !cJSON_IsString(it) || !it->valuestring)
         return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, field,
                                   "Field '%s' must be a string.", field);

@@ -117,11 +117,21 @@ static void write_escaped(pf_jsonw *w, const char *s, size_t n) {
         put(w, s + run, i - run);
         run = i + 1;
         switch (c) {
-        case '"': put(w, "\\\"", 2); break;
-        case '\\': put(w, "\\\\", 2); break;
-        case '\n': put(w, "\\n", 2); break;
-        case '\r': put(w, "\\r", 2); break;
-        case '\t': put(w, "\\t", 2); break;
+        case '"':
+            put(w, "\\\"", 2);
+            break;
+        case '\\':
+            put(w, "\\\\", 2);
+            break;
+        case '\n':
+            put(w, "\\n", 2);
+            break;
+        case '\r':
+            put(w, "\\r", 2);
+            break;
+        case '\t':
+            put(w, "\\t", 2);
+            break;
         default: {
             char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
             put(w, e, 6);

@@ -19,7 +19,7 @@
 #define PF_JSONW_MAX_DEPTH 32
 
 typedef struct pf_jsonw {
-    char *buf;    /* owned; NUL-terminated while not failed */
+    char *buf; /* owned; NUL-terminated while not failed */
     size_t len;
     size_t cap;
     bool failed;

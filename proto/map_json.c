@@ -9,15 +9,20 @@
 #include "landmarks.h"
 #include "map_io.h"
 
-static const char *const map_members[] = {"width", "height", "rows",  "legend", "connectivity",
-                                          "corner_cutting", "walls", "doors", NULL};
+static const char *const map_members[] = {
+    "width", "height", "rows", "legend", "connectivity", "corner_cutting", "walls", "doors", NULL};
 
 static bool dir_from(const char *s, int *dir) {
-    if (strcmp(s, "E") == 0) *dir = PF_DIR_E;
-    else if (strcmp(s, "W") == 0) *dir = PF_DIR_W;
-    else if (strcmp(s, "S") == 0) *dir = PF_DIR_S;
-    else if (strcmp(s, "N") == 0) *dir = PF_DIR_N;
-    else return false;
+    if (strcmp(s, "E") == 0)
+        *dir = PF_DIR_E;
+    else if (strcmp(s, "W") == 0)
+        *dir = PF_DIR_W;
+    else if (strcmp(s, "S") == 0)
+        *dir = PF_DIR_S;
+    else if (strcmp(s, "N") == 0)
+        *dir = PF_DIR_N;
+    else
+        return false;
     return true;
 }
 
@@ -81,8 +86,8 @@ static pf_status read_doors(const cJSON *doors, pf_grid *g, pf_proto_error *e) {
         cells = cJSON_GetObjectItemCaseSensitive(d, "cells");
         walls = cJSON_GetObjectItemCaseSensitive(d, "walls");
         open = cJSON_GetObjectItemCaseSensitive(d, "open");
-        if (open && (st = pf_jsonr_bool(open, (snprintf(f, sizeof(f), "%sopen", prefix), f),
-                                        &is_open, e)))
+        if (open &&
+            (st = pf_jsonr_bool(open, (snprintf(f, sizeof(f), "%sopen", prefix), f), &is_open, e)))
             return st;
         if ((cells && !cJSON_IsArray(cells)) || (walls && !cJSON_IsArray(walls)))
             return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST,
@@ -325,10 +330,18 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
 static void write_edge(pf_jsonw *w, pf_point a, int dir) {
     char name[2] = {0, 0};
     switch (dir) {
-    case PF_DIR_E: name[0] = 'E'; break;
-    case PF_DIR_W: name[0] = 'W'; break;
-    case PF_DIR_S: name[0] = 'S'; break;
-    default: name[0] = 'N'; break;
+    case PF_DIR_E:
+        name[0] = 'E';
+        break;
+    case PF_DIR_W:
+        name[0] = 'W';
+        break;
+    case PF_DIR_S:
+        name[0] = 'S';
+        break;
+    default:
+        name[0] = 'N';
+        break;
     }
     pf_jsonw_arr_begin(w);
     pf_jsonw_int(w, a.x);

@@ -43,7 +43,7 @@ typedef struct pf_map_info {
     const char *id;
     uint64_t version;
     const pf_planner *planner;
-    uint64_t build_us;        /* parse + preprocessing time of this version */
+    uint64_t build_us; /* parse + preprocessing time of this version */
     const char *default_algorithm;
     uint64_t cache_hits, cache_misses;
     size_t cache_entries;

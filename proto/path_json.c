@@ -40,9 +40,9 @@ static pf_status heuristic_from(const char *name, const char *field, pf_path_req
     return PF_OK;
 }
 
-static const char *const request_members[] = {
-    "start", "goal",        "algorithm",    "weight", "heuristic", "smooth",
-    "debug", "deadline_ms", "max_expanded", "cache",  NULL};
+static const char *const request_members[] = {"start",        "goal",   "algorithm", "weight",
+                                              "heuristic",    "smooth", "debug",     "deadline_ms",
+                                              "max_expanded", "cache",  NULL};
 
 pf_status pf_path_request_from_json(const cJSON *obj, const char *prefix, bool allow_deadline,
                                     pf_path_request *out, pf_proto_error *e) {
@@ -99,13 +99,12 @@ pf_status pf_path_request_from_json(const cJSON *obj, const char *prefix, bool a
                                       "Field '%s' is not allowed here: a batch has one deadline, "
                                       "set it next to \"queries\".",
                                       f);
-        if ((st = pf_jsonr_int(it, FIELD("deadline_ms"), 1, PF_PATH_MAX_DEADLINE_MS,
-                               &r.deadline_ms, e)))
+        if ((st = pf_jsonr_int(it, FIELD("deadline_ms"), 1, PF_PATH_MAX_DEADLINE_MS, &r.deadline_ms,
+                               e)))
             return st;
     }
     if ((it = cJSON_GetObjectItemCaseSensitive(obj, "max_expanded"))) {
-        if ((st = pf_jsonr_int(it, FIELD("max_expanded"), 0, INT64_C(1) << 53, &iv, e)))
-            return st;
+        if ((st = pf_jsonr_int(it, FIELD("max_expanded"), 0, INT64_C(1) << 53, &iv, e))) return st;
         r.max_expanded = (uint64_t)iv;
     }
 #undef FIELD
@@ -228,10 +227,9 @@ pf_status pf_path_request_from_query(const pf_kv *kv, size_t n, pf_path_request 
     }
     if (st) return st;
     if (!have_start || !have_goal)
-        return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST,
-                                  have_start ? "goal" : "start",
-                                  "Parameter '%s' is required (written x,y).",
-                                  have_start ? "goal" : "start");
+        return pf_proto_error_set(
+            e, PF_EPARSE, PF_ERR_INVALID_REQUEST, have_start ? "goal" : "start",
+            "Parameter '%s' is required (written x,y).", have_start ? "goal" : "start");
     *out = r;
     return PF_OK;
 }
@@ -270,8 +268,8 @@ pf_status pf_path_batch_parse(const char *buf, size_t len, size_t max_queries,
     }
     if (count > max_queries) {
         st = pf_proto_error_set(e, PF_ELIMIT, PF_ERR_LIMIT_EXCEEDED, "queries",
-                                "A batch holds at most %zu queries; this one has %zu.",
-                                max_queries, count);
+                                "A batch holds at most %zu queries; this one has %zu.", max_queries,
+                                count);
         goto out_free_root;
     }
     reqs = calloc(count, sizeof(*reqs));
@@ -312,8 +310,7 @@ void pf_path_write_members(pf_jsonw *w, const pf_path_answer *a) {
     pf_jsonw_key(w, "path");
     pf_jsonw_arr_begin(w);
     if (found)
-        for (size_t i = 0; i < a->path_len; i++)
-            pf_jsonw_point(w, a->path[i].x, a->path[i].y);
+        for (size_t i = 0; i < a->path_len; i++) pf_jsonw_point(w, a->path[i].x, a->path[i].y);
     pf_jsonw_arr_end(w);
     pf_jsonw_kstr(w, "algorithm", pf_algorithm_name(a->algorithm));
     pf_jsonw_kuint(w, "map_version", a->map_version);

@@ -36,15 +36,15 @@
 
 typedef struct pf_path_request {
     pf_point start, goal;
-    bool has_algorithm;     /* false: the server picks the map's default */
+    bool has_algorithm; /* false: the server picks the map's default */
     pf_algorithm algorithm;
     pf_heuristic heuristic;
     double weight;
     bool smooth;
     bool debug;
     bool use_cache;
-    int64_t deadline_ms;    /* 0 = not given */
-    uint64_t max_expanded;  /* 0 = unlimited */
+    int64_t deadline_ms;   /* 0 = not given */
+    uint64_t max_expanded; /* 0 = unlimited */
 } pf_path_request;
 
 /* A request with every option at its default (start and goal (0,0)). */
@@ -84,19 +84,19 @@ pf_status pf_path_batch_parse(const char *buf, size_t len, size_t max_queries,
 
 /* What the server answers for one path query. */
 typedef struct pf_path_answer {
-    pf_status status;          /* PF_OK, PF_NO_PATH or PF_EBUDGET */
-    pf_algorithm algorithm;    /* the algorithm that ran */
+    pf_status status;       /* PF_OK, PF_NO_PATH or PF_EBUDGET */
+    pf_algorithm algorithm; /* the algorithm that ran */
     double cost;
-    const pf_point *path;      /* borrowed */
+    const pf_point *path; /* borrowed */
     size_t path_len;
     const int32_t *expanded_cells; /* borrowed; cell indices y*w+x, debug only */
     size_t expanded_cells_len;
-    int32_t map_width;         /* to turn cell indices into [x, y] */
+    int32_t map_width; /* to turn cell indices into [x, y] */
     uint64_t map_version;
     uint64_t expanded;
     uint64_t time_us;
     bool cached;
-    bool debug;                /* write "expanded_cells" */
+    bool debug; /* write "expanded_cells" */
 } pf_path_answer;
 
 /* Writes {"found":..,"cost":..,"path":[[x,y],..],"algorithm":..,"map_version":..,

@@ -92,8 +92,8 @@ typedef struct pf_session_answer {
     int64_t ttl_s;
     uint64_t expanded; /* work of this request's repair */
     uint64_t time_us;
-    size_t updates;     /* updates applied by this request */
-    const char *rebase; /* "none", "incremental" or "rebuilt" */
+    size_t updates;      /* updates applied by this request */
+    const char *rebase;  /* "none", "incremental" or "rebuilt" */
     size_t memory_bytes; /* what the session holds after this request */
 } pf_session_answer;
 

@@ -24,8 +24,8 @@ struct pf_cache {
     uint64_t hits, misses;
 };
 
-pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo,
-                               pf_heuristic h, double weight, bool smooth, uint64_t max_expanded,
+pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo, pf_heuristic h,
+                               double weight, bool smooth, uint64_t max_expanded,
                                uint64_t version) {
     pf_cache_key k;
     memset(&k, 0, sizeof(k));
@@ -60,15 +60,12 @@ static uint64_t key_hash(const pf_cache_key *k) {
 
 static bool key_eq(const pf_cache_key *a, const pf_cache_key *b) {
     return a->start.x == b->start.x && a->start.y == b->start.y && a->goal.x == b->goal.x &&
-           a->goal.y == b->goal.y && a->algorithm == b->algorithm &&
-           a->heuristic == b->heuristic && a->weight == b->weight &&
-           a->max_expanded == b->max_expanded && a->version == b->version &&
-           a->smooth == b->smooth;
+           a->goal.y == b->goal.y && a->algorithm == b->algorithm && a->heuristic == b->heuristic &&
+           a->weight == b->weight && a->max_expanded == b->max_expanded &&
+           a->version == b->version && a->smooth == b->smooth;
 }
 
-static size_t entry_bytes(const entry *e) {
-    return sizeof(*e) + e->val.len;
-}
+static size_t entry_bytes(const entry *e) { return sizeof(*e) + e->val.len; }
 
 pf_cache *pf_cache_create(size_t max_entries, size_t max_bytes) {
     pf_cache *c = calloc(1, sizeof(*c));
@@ -103,15 +100,24 @@ void pf_cache_destroy(pf_cache *c) {
 }
 
 static void lru_unlink(pf_cache *c, entry *e) {
-    if (e->prev) e->prev->next = e->next; else c->head = e->next;
-    if (e->next) e->next->prev = e->prev; else c->tail = e->prev;
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        c->head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        c->tail = e->prev;
     e->prev = e->next = NULL;
 }
 
 static void lru_push_front(pf_cache *c, entry *e) {
     e->prev = NULL;
     e->next = c->head;
-    if (c->head) c->head->prev = e; else c->tail = e;
+    if (c->head)
+        c->head->prev = e;
+    else
+        c->tail = e;
     c->head = e;
 }
 

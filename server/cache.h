@@ -24,16 +24,16 @@
 
 typedef struct pf_cache_key {
     pf_point start, goal;
-    int32_t algorithm;  /* pf_algorithm actually requested */
+    int32_t algorithm; /* pf_algorithm actually requested */
     int32_t heuristic;
-    double weight;      /* 0 unless the algorithm is weighted */
+    double weight; /* 0 unless the algorithm is weighted */
     uint64_t max_expanded;
     uint64_t version;
     bool smooth;
 } pf_cache_key;
 
 typedef struct pf_cache_value {
-    char *json;              /* get: owned by the caller, free() */
+    char *json; /* get: owned by the caller, free() */
     size_t len;
 } pf_cache_value;
 
@@ -50,9 +50,8 @@ pf_cache *pf_cache_create(size_t max_entries, size_t max_bytes);
 void pf_cache_destroy(pf_cache *c);
 
 /* Builds a key with every padding byte zeroed. */
-pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo,
-                               pf_heuristic h, double weight, bool smooth, uint64_t max_expanded,
-                               uint64_t version);
+pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo, pf_heuristic h,
+                               double weight, bool smooth, uint64_t max_expanded, uint64_t version);
 
 /* On a hit fills *out (out->json is a malloc'd copy) and returns true;
  * counts a hit or a miss. A hit whose copy cannot be allocated is a miss. */

@@ -8,9 +8,9 @@
 typedef enum opt_kind { OPT_INT, OPT_STR, OPT_BOOL } opt_kind;
 
 typedef struct opt {
-    const char *flag;   /* without the leading "--" */
+    const char *flag; /* without the leading "--" */
     const char *env;
-    const char *info;   /* the name /v1/info reports */
+    const char *info; /* the name /v1/info reports */
     opt_kind kind;
     size_t offset;
     int64_t dflt, min, max;
@@ -34,8 +34,8 @@ static const opt opts[] = {
      "HTTP I/O threads; they never search"},
     {"queue", "PATHD_QUEUE", "queue_limit", OPT_INT, OFF(queue_limit), 256, 1, 1000000,
      "jobs that may wait for a worker; one more is answered 503 at once"},
-    {"max-body", "PATHD_MAX_BODY", "max_body_bytes", OPT_INT, OFF(max_body_bytes),
-     16 * 1024 * 1024, 1024, INT64_C(1) << 32, "largest request body in bytes (413 past it)"},
+    {"max-body", "PATHD_MAX_BODY", "max_body_bytes", OPT_INT, OFF(max_body_bytes), 16 * 1024 * 1024,
+     1024, INT64_C(1) << 32, "largest request body in bytes (413 past it)"},
     {"max-map-cells", "PATHD_MAX_MAP_CELLS", "max_map_cells", OPT_INT, OFF(max_map_cells),
      4 * 1024 * 1024, 1, (INT64_C(256) * 1024 * 1024), "largest width x height of a map (413)"},
     {"max-map-side", "PATHD_MAX_MAP_SIDE", "max_map_side", OPT_INT, OFF(max_map_side), 8192, 1,
@@ -44,16 +44,16 @@ static const opt opts[] = {
      "maps held at once (413 for one more)"},
     {"max-batch", "PATHD_MAX_BATCH", "max_batch", OPT_INT, OFF(max_batch), 256, 1, 100000,
      "queries in one batch request (413 past it)"},
-    {"max-connections", "PATHD_MAX_CONNECTIONS", "max_connections", OPT_INT,
-     OFF(max_connections), 1024, 1, 1000000, "open HTTP connections"},
+    {"max-connections", "PATHD_MAX_CONNECTIONS", "max_connections", OPT_INT, OFF(max_connections),
+     1024, 1, 1000000, "open HTTP connections"},
     {"max-per-ip", "PATHD_MAX_PER_IP", "max_connections_per_ip", OPT_INT, OFF(max_per_ip), 0, 0,
      1000000, "open connections per client address; 0 = no limit"},
-    {"conn-timeout", "PATHD_CONN_TIMEOUT", "connection_timeout_s", OPT_INT, OFF(conn_timeout_s),
-     30, 1, 86400, "seconds an idle connection stays open"},
-    {"deadline-ms", "PATHD_DEADLINE_MS", "default_deadline_ms", OPT_INT, OFF(deadline_ms), 5000,
-     1, 3600000, "default request deadline in ms (504 past it); a request may set deadline_ms"},
-    {"cache-entries", "PATHD_CACHE_ENTRIES", "cache_entries_per_map", OPT_INT,
-     OFF(cache_entries), 4096, 0, 10000000, "answered paths cached per map (LRU); 0 = no cache"},
+    {"conn-timeout", "PATHD_CONN_TIMEOUT", "connection_timeout_s", OPT_INT, OFF(conn_timeout_s), 30,
+     1, 86400, "seconds an idle connection stays open"},
+    {"deadline-ms", "PATHD_DEADLINE_MS", "default_deadline_ms", OPT_INT, OFF(deadline_ms), 5000, 1,
+     3600000, "default request deadline in ms (504 past it); a request may set deadline_ms"},
+    {"cache-entries", "PATHD_CACHE_ENTRIES", "cache_entries_per_map", OPT_INT, OFF(cache_entries),
+     4096, 0, 10000000, "answered paths cached per map (LRU); 0 = no cache"},
     {"cache-bytes", "PATHD_CACHE_BYTES", "cache_bytes_per_map", OPT_INT, OFF(cache_bytes),
      64 * 1024 * 1024, 0, INT64_C(1) << 40, "bytes of cached paths per map (LRU)"},
     {"cluster-size", "PATHD_CLUSTER_SIZE", "hpa_cluster_size", OPT_INT, OFF(cluster_size), 0, 0,
@@ -62,10 +62,10 @@ static const opt opts[] = {
      OFF(landmark_bytes), 16 * 1024 * 1024, 0, INT64_C(1) << 32,
      "bytes of landmark tables per map for jps's differential heuristic (4 per cell per "
      "landmark, up to 16 landmarks); 0 = octile only"},
-    {"retry-after", "PATHD_RETRY_AFTER", "retry_after_s", OPT_INT, OFF(retry_after_s), 1, 0,
-     3600, "Retry-After seconds of 503 answers"},
-    {"drain-timeout", "PATHD_DRAIN_TIMEOUT", "drain_timeout_s", OPT_INT, OFF(drain_timeout_s),
-     30, 0, 3600, "SIGTERM: longest wait for requests in flight"},
+    {"retry-after", "PATHD_RETRY_AFTER", "retry_after_s", OPT_INT, OFF(retry_after_s), 1, 0, 3600,
+     "Retry-After seconds of 503 answers"},
+    {"drain-timeout", "PATHD_DRAIN_TIMEOUT", "drain_timeout_s", OPT_INT, OFF(drain_timeout_s), 30,
+     0, 3600, "SIGTERM: longest wait for requests in flight"},
     {"max-sessions-per-map", "PATHD_MAX_SESSIONS_PER_MAP", "max_sessions_per_map", OPT_INT,
      OFF(max_sessions_per_map), 1024, 1, 1000000,
      "D* Lite sessions per map (429 too_many_sessions past it)"},
@@ -75,13 +75,12 @@ static const opt opts[] = {
      604800, "seconds an idle session lives when it does not say ttl_s"},
     {"session-max-ttl", "PATHD_SESSION_MAX_TTL", "session_max_ttl_s", OPT_INT,
      OFF(session_max_ttl_s), 3600, 1, 604800, "largest ttl_s a session may ask for (422 past it)"},
-    {"max-updates", "PATHD_MAX_UPDATES", "max_updates", OPT_INT, OFF(max_updates), 1024, 1,
-     1000000, "updates (NDJSON lines) in one request (413 past it)"},
-    {"max-streams", "PATHD_MAX_STREAMS", "max_streams", OPT_INT, OFF(max_streams), 1024, 1,
-     1000000, "open WebSocket session streams (503 past it)"},
-    {"ws-max-message", "PATHD_WS_MAX_MESSAGE", "ws_max_message_bytes", OPT_INT,
-     OFF(ws_max_message), 1024 * 1024, 125, 64 * 1024 * 1024,
-     "largest WebSocket message accepted (close 1009 past it)"},
+    {"max-updates", "PATHD_MAX_UPDATES", "max_updates", OPT_INT, OFF(max_updates), 1024, 1, 1000000,
+     "updates (NDJSON lines) in one request (413 past it)"},
+    {"max-streams", "PATHD_MAX_STREAMS", "max_streams", OPT_INT, OFF(max_streams), 1024, 1, 1000000,
+     "open WebSocket session streams (503 past it)"},
+    {"ws-max-message", "PATHD_WS_MAX_MESSAGE", "ws_max_message_bytes", OPT_INT, OFF(ws_max_message),
+     1024 * 1024, 125, 64 * 1024 * 1024, "largest WebSocket message accepted (close 1009 past it)"},
     {"demo", "PATHD_DEMO", "demo", OPT_BOOL, OFF(demo), 0, 0, 1,
      "load the demo maps 'room' and 'maze' at start"},
 };

@@ -253,9 +253,8 @@ static pf_status swap_map(pf_server *s, pf_mapver *expected, pf_mapver *mv, char
     if (!s->store) return pf_registry_swap(s->registry, expected, mv);
     uv_mutex_lock(&s->store_mu);
     cur = pf_registry_get(s->registry, mv->id);
-    if (cur == expected &&
-        !(st = pf_store_write(s->store, mv->id, expected->version + 1,
-                              pf_planner_grid(mv->planner), err, errlen)))
+    if (cur == expected && !(st = pf_store_write(s->store, mv->id, expected->version + 1,
+                                                 pf_planner_grid(mv->planner), err, errlen)))
         st = pf_registry_swap(s->registry, expected, mv); /* cannot lose: we hold store_mu */
     uv_mutex_unlock(&s->store_mu);
     pf_mapver_release(cur);
@@ -341,8 +340,7 @@ static void run_build(void *arg, pf_search_ctx *ctx) {
         pf_mapver *old;
         snprintf(r->map_id, sizeof(r->map_id), "m-");
         for (int i = 0; i < 8; i++)
-            snprintf(r->map_id + 2 + 2 * i, sizeof(r->map_id) - 2 - 2 * (size_t)i, "%02x",
-                     hash[i]);
+            snprintf(r->map_id + 2 + 2 * i, sizeof(r->map_id) - 2 - 2 * (size_t)i, "%02x", hash[i]);
         snprintf(r->location, sizeof(r->location), "/v1/maps/%s", r->map_id);
         old = pf_registry_get(s->registry, r->map_id);
         if (old && memcmp(old->content_hash, hash, sizeof(hash)) == 0) {
@@ -458,7 +456,6 @@ pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen) {
     return PF_OK;
 }
 
-
 /* Paths */
 
 static bool deadline_passed(void *ud) {
@@ -519,11 +516,9 @@ static pf_status check_endpoints(const pf_mapver *mv, const pf_path_request *q, 
         if (!pf_grid_in_bounds(g, pts[i]))
             return pf_proto_error_set(e, PF_ERANGE, PF_ERR_OFF_MAP, f,
                                       "%s (%d,%d) is outside the %dx%d map.", f, (int)pts[i].x,
-                                      (int)pts[i].y, (int)pf_grid_width(g),
-                                      (int)pf_grid_height(g));
+                                      (int)pts[i].y, (int)pf_grid_width(g), (int)pf_grid_height(g));
         return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
-                                  "%s (%d,%d) is a blocked cell.", f, (int)pts[i].x,
-                                  (int)pts[i].y);
+                                  "%s (%d,%d) is a blocked cell.", f, (int)pts[i].x, (int)pts[i].y);
     }
     return PF_OK;
 }
@@ -562,8 +557,10 @@ static pf_status run_one(pf_req *r, pf_search_ctx *ctx, const pf_path_request *p
     switch (st) {
     case PF_OK:
     case PF_NO_PATH:
-    case PF_EBUDGET: break;
-    case PF_ECANCELED: return st;
+    case PF_EBUDGET:
+        break;
+    case PF_ECANCELED:
+        return st;
     case PF_EUNSUPPORTED:
         snprintf(f, sizeof(f), "%salgorithm", prefix);
         return pf_proto_error_set(e, st, PF_ERR_UNSUPPORTED, f,
@@ -576,10 +573,10 @@ static pf_status run_one(pf_req *r, pf_search_ctx *ctx, const pf_path_request *p
                                   "Heuristic '%s' overestimates on this map, so %s would not be "
                                   "optimal; pick another.",
                                   pf_heuristic_name(pq->heuristic), pf_algorithm_name(algo));
-    case PF_ENOMEM: return pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
+    case PF_ENOMEM:
+        return pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
     default:
-        return pf_proto_error_set(e, st, NULL, NULL, "The search failed: %s.",
-                                  pf_status_str(st));
+        return pf_proto_error_set(e, st, NULL, NULL, "The search failed: %s.", pf_status_str(st));
     }
     memset(&a, 0, sizeof(a));
     a.status = st;
@@ -746,8 +743,8 @@ static void handle_paths(pf_req *r) {
         answer_no_map(r);
         return;
     }
-    r->deadline_ns = r->t0_ns + (uint64_t)(deadline_ms ? deadline_ms : s->cfg.deadline_ms) *
-                                    1000000ull;
+    r->deadline_ns =
+        r->t0_ns + (uint64_t)(deadline_ms ? deadline_ms : s->cfg.deadline_ms) * 1000000ull;
     if (!r->batch) {
         /* A cached answer needs no search: answer on this thread. */
         pf_jsonw w;
@@ -1031,9 +1028,14 @@ static void handle_sessions_create(pf_req *r) {
 static bool hold_session(pf_req *r) {
     switch (pf_sessions_acquire(r->srv->sessions, r->map_id, r->session_id, pf__now_ns(),
                                 &r->session)) {
-    case PF_SESSION_OK: return true;
-    case PF_SESSION_BUSY: answer_busy(r); return false;
-    default: answer_no_session(r); return false;
+    case PF_SESSION_OK:
+        return true;
+    case PF_SESSION_BUSY:
+        answer_busy(r);
+        return false;
+    default:
+        answer_no_session(r);
+        return false;
     }
 }
 
@@ -1114,26 +1116,60 @@ static void handle_session_stream(pf_req *r) {
 
 void pf__handle(pf_req *r) {
     switch (r->route) {
-    case PF_ROUTE_HEALTHZ: handle_healthz(r); break;
-    case PF_ROUTE_READYZ: handle_readyz(r); break;
-    case PF_ROUTE_METRICS: handle_metrics(r); break;
-    case PF_ROUTE_INFO: handle_info(r); break;
-    case PF_ROUTE_MAPS_LIST: handle_maps_list(r); break;
-    case PF_ROUTE_MAP_GET: handle_map_get(r); break;
-    case PF_ROUTE_MAP_DELETE: handle_map_delete(r); break;
+    case PF_ROUTE_HEALTHZ:
+        handle_healthz(r);
+        break;
+    case PF_ROUTE_READYZ:
+        handle_readyz(r);
+        break;
+    case PF_ROUTE_METRICS:
+        handle_metrics(r);
+        break;
+    case PF_ROUTE_INFO:
+        handle_info(r);
+        break;
+    case PF_ROUTE_MAPS_LIST:
+        handle_maps_list(r);
+        break;
+    case PF_ROUTE_MAP_GET:
+        handle_map_get(r);
+        break;
+    case PF_ROUTE_MAP_DELETE:
+        handle_map_delete(r);
+        break;
     case PF_ROUTE_MAPS_CREATE:
-    case PF_ROUTE_MAP_PUT: pf__dispatch(r, PF_JOB_BUILD, run_build); break;
+    case PF_ROUTE_MAP_PUT:
+        pf__dispatch(r, PF_JOB_BUILD, run_build);
+        break;
     case PF_ROUTE_PATH_GET:
     case PF_ROUTE_PATH_POST:
-    case PF_ROUTE_PATHS_POST: handle_paths(r); break;
-    case PF_ROUTE_MAP_PATCH: handle_map_patch(r); break;
-    case PF_ROUTE_SESSIONS_CREATE: handle_sessions_create(r); break;
-    case PF_ROUTE_SESSION_GET: handle_session_get(r); break;
-    case PF_ROUTE_SESSION_DELETE: handle_session_delete(r); break;
-    case PF_ROUTE_SESSION_UPDATES: handle_session_updates(r); break;
-    case PF_ROUTE_SESSION_STREAM: handle_session_stream(r); break;
-    case PF_ROUTE_MAP_CELLS: handle_map_cells(r); break;
-    case PF_ROUTE_VIEWER: handle_viewer(r); break;
+    case PF_ROUTE_PATHS_POST:
+        handle_paths(r);
+        break;
+    case PF_ROUTE_MAP_PATCH:
+        handle_map_patch(r);
+        break;
+    case PF_ROUTE_SESSIONS_CREATE:
+        handle_sessions_create(r);
+        break;
+    case PF_ROUTE_SESSION_GET:
+        handle_session_get(r);
+        break;
+    case PF_ROUTE_SESSION_DELETE:
+        handle_session_delete(r);
+        break;
+    case PF_ROUTE_SESSION_UPDATES:
+        handle_session_updates(r);
+        break;
+    case PF_ROUTE_SESSION_STREAM:
+        handle_session_stream(r);
+        break;
+    case PF_ROUTE_MAP_CELLS:
+        handle_map_cells(r);
+        break;
+    case PF_ROUTE_VIEWER:
+        handle_viewer(r);
+        break;
     default:
         pf__answer_error(r, 404, PF_ERR_NOT_FOUND, NULL, "No such route.");
         break;

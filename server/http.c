@@ -60,8 +60,8 @@ static void answer_errorv(pf_req *r, int code, const char *errcode, const char *
     if (code == 503) r->retry_after = true;
 }
 
-void pf__answer_error(pf_req *r, int code, const char *errcode, const char *field,
-                      const char *fmt, ...) {
+void pf__answer_error(pf_req *r, int code, const char *errcode, const char *field, const char *fmt,
+                      ...) {
     va_list ap;
     va_start(ap, fmt);
     answer_errorv(r, code, errcode, field, fmt, ap);
@@ -192,7 +192,8 @@ static void begin(pf_req *r, const char *method, const char *url) {
         pf__answer_error(r, 400, PF_ERR_INVALID_MAP_ID, "id",
                          "A map id is 1 to %d characters of A-Z a-z 0-9 _ . -", PF_MAP_ID_MAX);
         return;
-    case PF_MATCH_OK: break;
+    case PF_MATCH_OK:
+        break;
     }
     r->route = rr.route;
     memcpy(r->map_id, rr.map_id, sizeof(r->map_id));
@@ -269,9 +270,8 @@ static void take_body(pf_req *r, const char *data, size_t n) {
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **con_cls) {
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls) {
     pf_server *s = cls;
     pf_req *r = *con_cls;
     (void)version;
@@ -351,9 +351,8 @@ pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
         (struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.io_threads,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg.max_connections,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)s->cfg.max_per_ip,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.conn_timeout_s,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
-        MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.conn_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, s, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
     if (!s->daemon) {
         snprintf(err, errlen, "cannot listen on %s:%lld (address in use or not available)",
                  s->cfg.bind, (long long)s->cfg.port);

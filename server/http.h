@@ -33,9 +33,9 @@ struct pf_server {
     pf_pool *pool;
     pf_registry *registry;
     pf_sessions *sessions;
-    pf_hub *hub;             /* WebSocket streams and the session reaper */
-    pf_store *store;         /* --data-dir, or NULL */
-    uv_mutex_t store_mu;     /* with a store: one map change (disk + registry) at a time */
+    pf_hub *hub;         /* WebSocket streams and the session reaper */
+    pf_store *store;     /* --data-dir, or NULL */
+    uv_mutex_t store_mu; /* with a store: one map change (disk + registry) at a time */
     pf_metrics metrics;
     pf_grid_limits limits;
     uint16_t port;
@@ -62,39 +62,39 @@ typedef struct pf_req {
     pf_route route;
     char map_id[PF_MAP_ID_MAX + 1];
     char session_id[PF_SESSION_ID_MAX + 1];
-    uint64_t t0_ns;          /* arrival */
-    uint64_t deadline_ns;    /* arrival + deadline (path routes) */
+    uint64_t t0_ns;       /* arrival */
+    uint64_t deadline_ns; /* arrival + deadline (path routes) */
 
     char *body;
     size_t body_len, body_cap;
     pf_body_kind body_kind;
-    size_t discarded;        /* body bytes dropped after an early answer */
+    size_t discarded; /* body bytes dropped after an early answer */
 
     /* The answer, once decided. */
     bool answered;
     bool sent;
     int code;
-    char *resp;              /* malloc'd; handed to libmicrohttpd */
+    char *resp; /* malloc'd; handed to libmicrohttpd */
     size_t resp_len;
     const char *resp_type;
-    const char *allow;       /* 405 */
-    bool retry_after;        /* 503 */
-    bool close;              /* Connection: close */
+    const char *allow; /* 405 */
+    bool retry_after;  /* 503 */
+    bool close;        /* Connection: close */
     char location[160];
-    bool upgrade;            /* 101: hand the socket to the stream hub */
+    bool upgrade; /* 101: hand the socket to the stream hub */
     char ws_accept[PF_WS_ACCEPT_LEN + 1];
 
     /* Work on the pool. */
-    bool queued;             /* a job was queued; written and read by the I/O thread only */
+    bool queued; /* a job was queued; written and read by the I/O thread only */
     pf_pool_job job;
-    pf_mapver *mv;           /* a reference, released when the request ends */
+    pf_mapver *mv; /* a reference, released when the request ends */
     pf_path_request *queries;
     size_t nqueries;
     bool batch;
-    pf_session *session;     /* held (busy) while its job runs */
-    bool session_created;    /* 201 for POST .../sessions */
-    pf_update_list updates;  /* POST .../updates */
-    pf_update patch;         /* PATCH /v1/maps/{id} */
+    pf_session *session;    /* held (busy) while its job runs */
+    bool session_created;   /* 201 for POST .../sessions */
+    pf_update_list updates; /* POST .../updates */
+    pf_update patch;        /* PATCH /v1/maps/{id} */
 } pf_req;
 
 uint64_t pf__now_ns(void);
@@ -102,8 +102,8 @@ uint64_t pf__now_ns(void);
 /* Sets the answer; takes w's buffer. */
 void pf__answer_json(pf_req *r, int code, pf_jsonw *w);
 /* An error body. field may be NULL. */
-void pf__answer_error(pf_req *r, int code, const char *errcode, const char *field,
-                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void pf__answer_error(pf_req *r, int code, const char *errcode, const char *field, const char *fmt,
+                      ...) __attribute__((format(printf, 5, 6)));
 /* An error from a parser; the code comes from pf_http_status(e->status). */
 void pf__answer_perror(pf_req *r, const pf_proto_error *e);
 

@@ -96,8 +96,8 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     scalar(w, "pathd_queue_limit", "gauge", "Jobs that may wait before 503.", g->queue_limit);
     scalar(w, "pathd_workers_busy", "gauge", "Workers running a job.", g->running);
     scalar(w, "pathd_workers", "gauge", "Worker threads.", g->workers);
-    scalar(w, "pathd_queue_rejected_total", "counter",
-           "Jobs refused because the queue was full.", (double)g->rejected);
+    scalar(w, "pathd_queue_rejected_total", "counter", "Jobs refused because the queue was full.",
+           (double)g->rejected);
     scalar(w, "pathd_cache_hits_total", "counter", "Path cache hits (maps held now).",
            (double)g->cache_hits);
     scalar(w, "pathd_cache_misses_total", "counter", "Path cache misses (maps held now).",

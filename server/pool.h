@@ -40,12 +40,12 @@ typedef struct pf_pool_job {
 typedef struct pf_pool_stats {
     int workers;
     int queue_limit;
-    int queued;          /* searches + builds waiting */
+    int queued; /* searches + builds waiting */
     int queued_builds;
     int running;
     int running_builds;
     uint64_t completed;
-    uint64_t rejected;   /* refused because the queue was full */
+    uint64_t rejected; /* refused because the queue was full */
 } pf_pool_stats;
 
 /* Starts `workers` threads. PF_ENOMEM, or PF_EINVAL for workers < 1 or

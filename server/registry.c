@@ -39,7 +39,9 @@ out_free_planner:
     return NULL;
 }
 
-void pf_mapver_retain(pf_mapver *mv) { atomic_fetch_add_explicit(&mv->refs, 1, memory_order_relaxed); }
+void pf_mapver_retain(pf_mapver *mv) {
+    atomic_fetch_add_explicit(&mv->refs, 1, memory_order_relaxed);
+}
 
 static void diff_release(pf_mapdiff *d) {
     if (!d || atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) != 1) return;

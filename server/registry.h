@@ -50,13 +50,13 @@ typedef struct pf_mapdiff {
 typedef struct pf_mapver {
     atomic_int refs;
     char id[PF_MAP_ID_MAX + 1];
-    uint64_t version;        /* set by pf_registry_publish (a new id keeps a
-                              * nonzero version set before), then constant */
-    pf_planner *planner;     /* owned */
-    pf_cache *cache;         /* owned */
-    uint64_t build_us;       /* parse + preprocessing */
+    uint64_t version;         /* set by pf_registry_publish (a new id keeps a
+                               * nonzero version set before), then constant */
+    pf_planner *planner;      /* owned */
+    pf_cache *cache;          /* owned */
+    uint64_t build_us;        /* parse + preprocessing */
     uint8_t content_hash[32]; /* SHA-256 of the upload, for POST /v1/maps */
-    uint64_t lineage;        /* set by publish (new) or swap (kept), then constant */
+    uint64_t lineage;         /* set by publish (new) or swap (kept), then constant */
     pf_mapdiff *log[PF_MAPVER_LOG_VERSIONS]; /* oldest first, the newest is this version's */
     size_t nlog;
 } pf_mapver;

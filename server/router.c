@@ -40,10 +40,11 @@ static const route_def routes[] = {
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 
 static const char *const route_names[PF_ROUTE_COUNT] = {
-    "none",        "healthz", "readyz",     "metrics",  "info",      "maps_list", "maps_create",
-    "map_get",     "map_put", "map_delete", "path_get", "path_post", "paths_post",
-    "map_patch",   "sessions_create", "session_get", "session_delete", "session_updates",
-    "session_stream", "map_cells", "viewer"};
+    "none",        "healthz",        "readyz",          "metrics",        "info",
+    "maps_list",   "maps_create",    "map_get",         "map_put",        "map_delete",
+    "path_get",    "path_post",      "paths_post",      "map_patch",      "sessions_create",
+    "session_get", "session_delete", "session_updates", "session_stream", "map_cells",
+    "viewer"};
 
 const char *pf_route_name(pf_route r) {
     return (unsigned)r < PF_ROUTE_COUNT ? route_names[r] : "none";
@@ -65,7 +66,9 @@ static const char *allow_for(shape sh, const char *sub) {
     if (sh == SHAPE_EXACT) return strcmp(sub, "/v1/maps") == 0 ? "GET, POST" : "GET, HEAD";
     if (sh == SHAPE_MAP) return "GET, HEAD, PUT, PATCH, DELETE";
     if (sh == SHAPE_SESSION)
-        return *sub == '\0' ? "GET, HEAD, DELETE" : strcmp(sub, "/stream") == 0 ? "GET, HEAD" : "POST";
+        return *sub == '\0'                  ? "GET, HEAD, DELETE"
+               : strcmp(sub, "/stream") == 0 ? "GET, HEAD"
+                                             : "POST";
     if (strcmp(sub, "cells") == 0) return "GET, HEAD";
     return strcmp(sub, "path") == 0 ? "GET, HEAD, POST" : "POST";
 }

@@ -202,7 +202,8 @@ pf_status pf_store_decode(const unsigned char *buf, size_t len, const pf_grid_li
     walls = costs + cells;
     r.pos += 2 * cells;
     for (size_t i = 0; i < cells; i++) /* no other bits, no wall off the map's edge */
-        if ((walls[i] & ~3u) || ((walls[i] & 1) && i % W == W - 1) || ((walls[i] & 2) && i / W == H - 1))
+        if ((walls[i] & ~3u) || ((walls[i] & 1) && i % W == W - 1) ||
+            ((walls[i] & 2) && i / W == H - 1))
             goto fail;
     if (!get_u(&r, &nd, 4)) goto fail;
     for (uint64_t d = 0; d < nd; d++) {
@@ -240,7 +241,8 @@ pf_status pf_store_decode(const unsigned char *buf, size_t len, const pf_grid_li
         pf_point p = {(int32_t)(i % W), (int32_t)(i / W)};
         if (pf_grid_set_cost(g, p, costs[i])) goto fail;
         if (p.x + 1 < (int32_t)W && pf_grid_set_wall(g, p, PF_DIR_E, walls[i] & 1)) goto fail;
-        if (p.y + 1 < (int32_t)H && pf_grid_set_wall(g, p, PF_DIR_S, (walls[i] & 2) != 0)) goto fail;
+        if (p.y + 1 < (int32_t)H && pf_grid_set_wall(g, p, PF_DIR_S, (walls[i] & 2) != 0))
+            goto fail;
     }
     if (r.pos != r.len) goto fail;
     *out = g;

@@ -48,8 +48,10 @@ static pf_status violation(pf_ws_decoder *d, int code) {
 static size_t header_size(const uint8_t *h) {
     size_t n = 2 + 4; /* client frames carry a mask */
     uint8_t l = h[1] & 0x7f;
-    if (l == 126) n += 2;
-    else if (l == 127) n += 8;
+    if (l == 126)
+        n += 2;
+    else if (l == 127)
+        n += 8;
     return n;
 }
 
@@ -61,7 +63,7 @@ static pf_status start_frame(pf_ws_decoder *d) {
     int op = h[0] & 0x0f;
     bool fin = (h[0] & 0x80) != 0;
 
-    if (h[0] & 0x70) return violation(d, PF_WS_CLOSE_PROTOCOL); /* reserved bits */
+    if (h[0] & 0x70) return violation(d, PF_WS_CLOSE_PROTOCOL);    /* reserved bits */
     if (!(h[1] & 0x80)) return violation(d, PF_WS_CLOSE_PROTOCOL); /* clients must mask */
     if (len == 126) {
         len = ((uint64_t)h[2] << 8) | h[3];
@@ -143,8 +145,10 @@ pf_status pf_ws_decode(pf_ws_decoder *d, const uint8_t *buf, size_t len, size_t 
             uint8_t *dst = d->frame_op >= 8 ? d->ctl + d->ctl_len : d->msg + d->msg_len;
             for (size_t k = 0; k < n; k++) dst[k] = buf[i + k] ^ d->mask[(d->payload_pos + k) & 3];
         }
-        if (d->frame_op >= 8) d->ctl_len += n;
-        else d->msg_len += n;
+        if (d->frame_op >= 8)
+            d->ctl_len += n;
+        else
+            d->msg_len += n;
         d->payload_pos += n;
         d->payload_left -= n;
         i += n;

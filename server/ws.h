@@ -43,11 +43,11 @@ enum {
 };
 
 typedef struct pf_ws_decoder {
-    size_t max_message;  /* largest reassembled message accepted */
-    uint8_t *msg;        /* message being reassembled (owned) */
+    size_t max_message; /* largest reassembled message accepted */
+    uint8_t *msg;       /* message being reassembled (owned) */
     size_t msg_len, msg_cap;
-    int msg_op;          /* opcode of the fragmented message, 0 when none */
-    uint8_t hdr[14];     /* partial frame header */
+    int msg_op;      /* opcode of the fragmented message, 0 when none */
+    uint8_t hdr[14]; /* partial frame header */
     size_t hdr_len;
     uint64_t payload_left;
     uint8_t mask[4];
@@ -55,9 +55,9 @@ typedef struct pf_ws_decoder {
     int frame_op;
     bool frame_fin;
     bool in_payload;
-    uint8_t ctl[125];    /* control frame payload */
+    uint8_t ctl[125]; /* control frame payload */
     size_t ctl_len;
-    int close_code;      /* set when the peer broke the protocol */
+    int close_code; /* set when the peer broke the protocol */
 } pf_ws_decoder;
 
 /* A message decoded: opcode (TEXT, BINARY, CLOSE, PING, PONG) and payload,

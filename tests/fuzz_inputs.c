@@ -33,12 +33,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(c)                                                                  \
-    do {                                                                          \
-        if (!(c)) {                                                               \
-            fprintf(stderr, "fuzz_inputs: %s:%d: %s\n", __FILE__, __LINE__, #c); \
-            abort();                                                              \
-        }                                                                         \
+#define CHECK(c)                                                                                   \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            fprintf(stderr, "fuzz_inputs: %s:%d: %s\n", __FILE__, __LINE__, #c);                   \
+            abort();                                                                               \
+        }                                                                                          \
     } while (0)
 
 static pf_grid_limits small_limits(void) {
@@ -178,7 +178,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(qs);
         break;
     }
-    case 4: fuzz_query_string(s, n); break;
+    case 4:
+        fuzz_query_string(s, n);
+        break;
     case 5: {
         pf_session_request q;
         check_error(pf_session_request_parse(s, n, 3600, &q, &e), &e);
@@ -199,7 +201,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (st == PF_OK) pf_update_free(&u);
         break;
     }
-    case 9: fuzz_ws(data + 1, n); break;
+    case 9:
+        fuzz_ws(data + 1, n);
+        break;
     case 10: {
         pf_grid *g = NULL;
         uint64_t v;

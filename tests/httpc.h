@@ -14,9 +14,9 @@
 #include <sys/types.h>
 
 typedef struct hc_resp {
-    int status;       /* 0 when no status line was read */
-    char *head;       /* status line and headers, NUL-terminated */
-    char *body;       /* NUL-terminated */
+    int status; /* 0 when no status line was read */
+    char *head; /* status line and headers, NUL-terminated */
+    char *body; /* NUL-terminated */
     size_t body_len;
 } hc_resp;
 

@@ -1,8 +1,8 @@
 /* test_bench.c -- the benchmark harness: the built pathd-bench binary run on
  * a small scenario file written to a temporary folder (JSON fields, exit
  * codes), and the in-process runner's query selection and percentiles. */
-#include <check.h>
 #include <cJSON.h>
+#include <check.h>
 #include <math.h>
 #include <microhttpd.h>
 #include <pthread.h>
@@ -14,20 +14,20 @@
 #include <unistd.h>
 
 #include "hist.h"
-#include "loadgen.h"
 #include "http_parse.h"
 #include "itest.h"
-#include "map_json.h"
+#include "loadgen.h"
 #include "map_io.h"
+#include "map_json.h"
 #include "planner.h"
 #include "report.h"
 #include "scen.h"
 #include "testutil.h"
 
 /* A 12x8 map with a wall that forces detours, and a pocket of trees. */
-static const char *const tiny_rows[] = {
-    "............", "..@@@@@@@...", "........@...", ".@@@....@...",
-    ".@......@.TT", ".@..@@@@@.TT", ".@..........", "............"};
+static const char *const tiny_rows[] = {"............", "..@@@@@@@...", "........@...",
+                                        ".@@@....@...", ".@......@.TT", ".@..@@@@@.TT",
+                                        ".@..........", "............"};
 #define TINY_H 8
 #define TINY_W 12
 
@@ -39,9 +39,9 @@ typedef struct fixture {
 } fixture;
 
 /* The queries of the tiny scenario; optima come from the reference search. */
-static const pf_point tiny_q[][2] = {
-    {{0, 0}, {11, 0}}, {{0, 0}, {5, 2}}, {{0, 7}, {11, 7}}, {{2, 4}, {9, 6}},
-    {{5, 4}, {0, 0}},  {{4, 3}, {4, 3}}, {{11, 3}, {0, 6}}, {{9, 4}, {2, 2}}};
+static const pf_point tiny_q[][2] = {{{0, 0}, {11, 0}}, {{0, 0}, {5, 2}}, {{0, 7}, {11, 7}},
+                                     {{2, 4}, {9, 6}},  {{5, 4}, {0, 0}}, {{4, 3}, {4, 3}},
+                                     {{11, 3}, {0, 6}}, {{9, 4}, {2, 2}}};
 #define TINY_NQ ((int)(sizeof(tiny_q) / sizeof(tiny_q[0])))
 
 /* Writes tiny.map and tiny.map.scen into a fresh temporary folder; the
@@ -76,9 +76,8 @@ static void fixture_make_off(fixture *fx, int wrong, double delta) {
         if (i == wrong) opt += delta;
         /* The map field as some shared files write it: a path whose basename
          * is the map beside the .scen file. */
-        fprintf(f, "%d\tmaps/test/tiny.map\t%d\t%d\t%d\t%d\t%d\t%d\t%.8f\n", (int)(opt / 4),
-                TINY_W, TINY_H, tiny_q[i][0].x, tiny_q[i][0].y, tiny_q[i][1].x, tiny_q[i][1].y,
-                opt);
+        fprintf(f, "%d\tmaps/test/tiny.map\t%d\t%d\t%d\t%d\t%d\t%d\t%.8f\n", (int)(opt / 4), TINY_W,
+                TINY_H, tiny_q[i][0].x, tiny_q[i][0].y, tiny_q[i][1].x, tiny_q[i][1].y, opt);
     }
     fclose(f);
     pf_grid_destroy(g);
@@ -120,10 +119,10 @@ static int run_bench(const char *bin, const char *args, char *out, size_t cap) {
 }
 
 static const char *const required_keys[] = {
-    "map",     "algorithm", "queries",       "mismatches", "mean_subopt", "max_subopt",
-    "p50_us",  "p99_us",    "mean_expanded", "ns_per_expansion", "requests", "errors",
-    "rps",     "p50_ms",    "p90_ms",        "p99_ms",     "p999_ms",     "max_ms",
-    "invalid"};
+    "map",        "algorithm", "queries", "mismatches",    "mean_subopt",
+    "max_subopt", "p50_us",    "p99_us",  "mean_expanded", "ns_per_expansion",
+    "requests",   "errors",    "rps",     "p50_ms",        "p90_ms",
+    "p99_ms",     "p999_ms",   "max_ms",  "invalid"};
 
 static cJSON *parse_line(const char *line) {
     cJSON *o = cJSON_ParseWithLength(line, strlen(line));
@@ -484,28 +483,31 @@ END_TEST
 START_TEST(bench_http_url_parse) {
     char host[64], prefix[64];
     int port;
-    ck_assert_int_eq(pf_bench_parse_url("http://127.0.0.1:8080", host, sizeof(host), &port,
-                                        prefix, sizeof(prefix)), 0);
+    ck_assert_int_eq(pf_bench_parse_url("http://127.0.0.1:8080", host, sizeof(host), &port, prefix,
+                                        sizeof(prefix)),
+                     0);
     ck_assert_str_eq(host, "127.0.0.1");
     ck_assert_int_eq(port, 8080);
     ck_assert_str_eq(prefix, "");
-    ck_assert_int_eq(pf_bench_parse_url("http://lb.local/pathd/", host, sizeof(host), &port,
-                                        prefix, sizeof(prefix)), 0);
+    ck_assert_int_eq(pf_bench_parse_url("http://lb.local/pathd/", host, sizeof(host), &port, prefix,
+                                        sizeof(prefix)),
+                     0);
     ck_assert_str_eq(host, "lb.local");
     ck_assert_int_eq(port, 80);
     ck_assert_str_eq(prefix, "/pathd");
     ck_assert_int_eq(pf_bench_parse_url("http://[::1]:9000/x", host, sizeof(host), &port, prefix,
-                                        sizeof(prefix)), 0);
+                                        sizeof(prefix)),
+                     0);
     ck_assert_str_eq(host, "::1");
     ck_assert_int_eq(port, 9000);
-    ck_assert_int_ne(pf_bench_parse_url("https://a:1", host, sizeof(host), &port, prefix,
-                                        sizeof(prefix)), 0);
-    ck_assert_int_ne(pf_bench_parse_url("http://a:0", host, sizeof(host), &port, prefix,
-                                        sizeof(prefix)), 0);
-    ck_assert_int_ne(pf_bench_parse_url("http://a:12x", host, sizeof(host), &port, prefix,
-                                        sizeof(prefix)), 0);
-    ck_assert_int_ne(pf_bench_parse_url("http://:80", host, sizeof(host), &port, prefix,
-                                        sizeof(prefix)), 0);
+    ck_assert_int_ne(
+        pf_bench_parse_url("https://a:1", host, sizeof(host), &port, prefix, sizeof(prefix)), 0);
+    ck_assert_int_ne(
+        pf_bench_parse_url("http://a:0", host, sizeof(host), &port, prefix, sizeof(prefix)), 0);
+    ck_assert_int_ne(
+        pf_bench_parse_url("http://a:12x", host, sizeof(host), &port, prefix, sizeof(prefix)), 0);
+    ck_assert_int_ne(
+        pf_bench_parse_url("http://:80", host, sizeof(host), &port, prefix, sizeof(prefix)), 0);
 }
 END_TEST
 
@@ -583,8 +585,8 @@ static char *stub_path_answer(stub *st, const char *data, size_t len, unsigned *
 }
 
 static enum MHD_Result stub_handler(void *cls, struct MHD_Connection *conn, const char *url,
-                                    const char *method, const char *version,
-                                    const char *upload, size_t *upload_size, void **con_cls) {
+                                    const char *method, const char *version, const char *upload,
+                                    size_t *upload_size, void **con_cls) {
     stub *st = cls;
     stub_req *rq = *con_cls;
     char mapurl[128], pathurl[160];
@@ -667,8 +669,8 @@ static void stub_start(stub *st, bool lie) {
     pthread_mutex_init(&st->mu, NULL);
     st->lie = lie;
     st->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
-                             NULL, NULL, stub_handler, st, MHD_OPTION_NOTIFY_COMPLETED,
-                             stub_done, st, MHD_OPTION_END);
+                             NULL, NULL, stub_handler, st, MHD_OPTION_NOTIFY_COMPLETED, stub_done,
+                             st, MHD_OPTION_END);
     ck_assert_ptr_nonnull(st->d);
     info = MHD_get_daemon_info(st->d, MHD_DAEMON_INFO_BIND_PORT);
     ck_assert_ptr_nonnull(info);

@@ -14,7 +14,8 @@
  * how many triples were separated, so callers can see the test bites. */
 static int check_triples(uint64_t *st, const pf_grid *g, const char *what, int n) {
     int32_t w = pf_grid_width(g), h = pf_grid_height(g), sep = 0;
-    bool *from_a = malloc((size_t)w * h * sizeof(bool)), *cut = malloc((size_t)w * h * sizeof(bool));
+    bool *from_a = malloc((size_t)w * h * sizeof(bool)),
+         *cut = malloc((size_t)w * h * sizeof(bool));
     pf_cuts *k = NULL;
     ck_assert(from_a && cut);
     ck_assert_int_eq(pf_cuts_build(g, &k), PF_OK);
@@ -25,15 +26,16 @@ static int check_triples(uint64_t *st, const pf_grid *g, const char *what, int n
         tu_random_walkable(st, g, &c);
         int32_t ia = a.y * w + a.x, ib = b.y * w + b.x, ic = c.y * w + c.x;
         tu_reference_reach(g, a, -1, from_a);
-        ck_assert_msg(pf_cuts_connected(k, ia, ib) == from_a[ib], "%s: connected (%d,%d)-(%d,%d)", what,
-                      a.x, a.y, b.x, b.y);
+        ck_assert_msg(pf_cuts_connected(k, ia, ib) == from_a[ib], "%s: connected (%d,%d)-(%d,%d)",
+                      what, a.x, a.y, b.x, b.y);
         bool ref = false;
         if (ic != ia && ic != ib && from_a[ib]) {
             tu_reference_reach(g, a, ic, cut);
             ref = !cut[ib];
         }
-        ck_assert_msg(pf_cuts_separates(k, ic, ia, ib) == ref, "%s: (%d,%d) separating (%d,%d)-(%d,%d): ref %d",
-                      what, c.x, c.y, a.x, a.y, b.x, b.y, ref);
+        ck_assert_msg(pf_cuts_separates(k, ic, ia, ib) == ref,
+                      "%s: (%d,%d) separating (%d,%d)-(%d,%d): ref %d", what, c.x, c.y, a.x, a.y,
+                      b.x, b.y, ref);
         sep += ref;
     }
     /* Blocked cells and off-map indices are never connected nor separating. */

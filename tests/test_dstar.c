@@ -257,8 +257,8 @@ START_TEST(dstar_door_repair_beats_fresh_astar) {
     ck_assert_int_eq(pf_dstar_move(d, r.path[k]), PF_OK);
     /* Close both cells of that doorway. */
     for (int dd = -1; dd <= 1; dd++) {
-        pf_point c = door.x % room == 0 ? (pf_point){door.x, door.y + dd}
-                                        : (pf_point){door.x + dd, door.y};
+        pf_point c =
+            door.x % room == 0 ? (pf_point){door.x, door.y + dd} : (pf_point){door.x + dd, door.y};
         if (pf_grid_is_walkable(eff, c) && (c.x % room == 0 || c.y % room == 0)) {
             pf_dstar_set_cost(d, c, 0);
             pf_grid_set_cost(eff, c, 0);
@@ -504,8 +504,8 @@ END_TEST
  * and rebuilds the effective grid (base clone + overlay) after each update,
  * independently of dstar.c's overlay. */
 typedef struct model {
-    int16_t *cost;   /* overlay cost per cell, -1 = none */
-    int8_t *wall;    /* overlay wall per cell and dir (4 a cell), -1 = none */
+    int16_t *cost; /* overlay cost per cell, -1 = none */
+    int8_t *wall;  /* overlay wall per cell and dir (4 a cell), -1 = none */
 } model;
 
 static pf_grid *effective(const pf_grid *base, const model *m) {
@@ -554,10 +554,11 @@ START_TEST(dstar_property_random_updates) {
          * one map in eight is then a perfect maze, where most changes on
          * the path cut the goal off. */
         bool use_cuts = mi % 2 == 1;
-        pf_grid *base = mi % 8 == 7 ? tu_perfect_maze(&st, 1 + (int32_t)tu_below(&st, 12),
-                                                      1 + (int32_t)tu_below(&st, 12),
-                                                      tu_below(&st, 2) ? 8 : 4, tu_below(&st, 4) == 0)
-                                    : tu_random_grid(&st, &o);
+        pf_grid *base = mi % 8 == 7
+                            ? tu_perfect_maze(&st, 1 + (int32_t)tu_below(&st, 12),
+                                              1 + (int32_t)tu_below(&st, 12),
+                                              tu_below(&st, 2) ? 8 : 4, tu_below(&st, 4) == 0)
+                            : tu_random_grid(&st, &o);
         pf_cuts *cuts = NULL;
         int32_t w = pf_grid_width(base), h = pf_grid_height(base);
         bool costs = o.random_costs;
@@ -614,15 +615,16 @@ START_TEST(dstar_property_random_updates) {
                 /* Private cell changes, mostly near the agent. */
                 int k = 1 + (int)tu_below(&st, 3);
                 for (int i = 0; i < k; i++) {
-                    pf_point p = tu_below(&st, 2) ? near_cell(&st, base, agent)
-                                                  : random_cell(&st, base);
+                    pf_point p =
+                        tu_below(&st, 2) ? near_cell(&st, base, agent) : random_cell(&st, base);
                     uint8_t c = random_cost(&st, costs, scale);
                     ck_assert_int_eq(pf_dstar_set_cost(d, p, c), PF_OK);
                     m.cost[p.y * w + p.x] = c;
                 }
             } else if (op < 45) {
                 /* Private wall edges, blocked or opened. */
-                pf_point p = tu_below(&st, 2) ? near_cell(&st, base, agent) : random_cell(&st, base);
+                pf_point p =
+                    tu_below(&st, 2) ? near_cell(&st, base, agent) : random_cell(&st, base);
                 int dir = (int)tu_below(&st, 4);
                 bool blocked = tu_below(&st, 3) != 0;
                 pf_point q = {p.x + pf_dir_dx[dir], p.y + pf_dir_dy[dir]};
@@ -650,7 +652,8 @@ START_TEST(dstar_property_random_updates) {
                 }
             } else if (op < 78) {
                 pf_point p;
-                if (tu_random_walkable(&st, eff, &p)) ck_assert_int_eq(pf_dstar_set_goal(d, p), PF_OK);
+                if (tu_random_walkable(&st, eff, &p))
+                    ck_assert_int_eq(pf_dstar_set_goal(d, p), PF_OK);
             } else {
                 /* A world change: a new base version with a few cell and
                  * wall changes, announced with the list of changed cells. */
@@ -660,7 +663,8 @@ START_TEST(dstar_property_random_updates) {
                 ck_assert_ptr_nonnull(nb);
                 int k = 1 + (int)tu_below(&st, 4);
                 for (int i = 0; i < k; i++) {
-                    pf_point p = tu_below(&st, 2) ? near_cell(&st, base, agent) : random_cell(&st, base);
+                    pf_point p =
+                        tu_below(&st, 2) ? near_cell(&st, base, agent) : random_cell(&st, base);
                     if (tu_below(&st, 4) == 0) {
                         int dir = (int)tu_below(&st, 4);
                         pf_point q = {p.x + pf_dir_dx[dir], p.y + pf_dir_dy[dir]};

@@ -169,8 +169,7 @@ START_TEST(map_io_movingai_errors_name_the_line) {
                        "unknown map character 'X' at column 2");
     expect_parse_error("type octile\nheight 2\nwidth 2\nmap\n...\n..\n", PF_EPARSE, 5,
                        "has 3 characters");
-    expect_parse_error("type octile\nheight 3\nwidth 2\nmap\n..\n..\n", PF_EPARSE, 6,
-                       "2 rows");
+    expect_parse_error("type octile\nheight 3\nwidth 2\nmap\n..\n..\n", PF_EPARSE, 6, "2 rows");
     expect_parse_error("type octile\nheight 2\nmap\n", PF_EPARSE, 3, "both");
     expect_parse_error("type octile\nheight 2000\nwidth 2\nmap\n", PF_ELIMIT, 4, "limit");
     expect_parse_error("type octile\nheight 200\nwidth 200\nmap\n", PF_ELIMIT, 4, "limit");

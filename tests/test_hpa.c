@@ -22,7 +22,8 @@ static pf_hpa *build(const pf_grid *g, int32_t cs) {
     return h;
 }
 
-static pf_result run(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g, pf_point s, pf_point t) {
+static pf_result run(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g, pf_point s,
+                     pf_point t) {
     pf_query q = pf_query_make(s, t, PF_ALGO_HPA);
     pf_result r;
     pf_hpa_search(ctx, h, g, &q, &r);
@@ -258,7 +259,8 @@ static void assert_same_hierarchy(const pf_hpa *a, const pf_hpa *b, int m) {
     ck_assert(!memcmp(a->edge_inter, b->edge_inter, a->nnodes * sizeof(int32_t)));
     ck_assert(!memcmp(a->edge_to, b->edge_to, a->nedges * sizeof(int32_t)));
     ck_assert(!memcmp(a->edge_cost, b->edge_cost, a->nedges * sizeof(double)));
-    ck_assert(!memcmp(a->cl_region_first, b->cl_region_first, (a->nclusters + 1) * sizeof(int32_t)));
+    ck_assert(
+        !memcmp(a->cl_region_first, b->cl_region_first, (a->nclusters + 1) * sizeof(int32_t)));
     ck_assert(!memcmp(a->region_comp, b->region_comp,
                       a->cl_region_first[a->nclusters] * sizeof(int32_t)));
     ck_assert(!memcmp(a->region_span, b->region_span,
@@ -364,7 +366,8 @@ START_TEST(hpa_repair_equals_rebuild_walls_and_doors) {
         pf_point dc[6];
         pf_edge de[6];
         size_t nd = 0;
-        int32_t dx = (int32_t)tu_below(&st, (uint32_t)(w - 1)), dy = (int32_t)tu_below(&st, (uint32_t)hh);
+        int32_t dx = (int32_t)tu_below(&st, (uint32_t)(w - 1)),
+                dy = (int32_t)tu_below(&st, (uint32_t)hh);
         for (int32_t y = dy; y < hh && nd < 6; y++, nd++) {
             dc[nd] = (pf_point){dx, y};
             de[nd] = (pf_edge){{dx, y}, PF_DIR_E};
@@ -378,7 +381,8 @@ START_TEST(hpa_repair_equals_rebuild_walls_and_doors) {
             size_t n = 0;
             if (round % 2 == 0) {
                 /* Toggle a random wall edge. */
-                pf_point a = {(int32_t)tu_below(&st, (uint32_t)w), (int32_t)tu_below(&st, (uint32_t)hh)};
+                pf_point a = {(int32_t)tu_below(&st, (uint32_t)w),
+                              (int32_t)tu_below(&st, (uint32_t)hh)};
                 int dir = (int)tu_below(&st, 4);
                 pf_point b = {a.x + pf_dir_dx[dir], a.y + pf_dir_dy[dir]};
                 if (!pf_grid_in_bounds(g2, b)) {
@@ -536,8 +540,10 @@ START_TEST(hpa_movingai_scenarios_sampled) {
     for (size_t i = 0; i < nsub; i++) mean += sub[i] / (double)nsub;
     size_t over5 = 0;
     for (size_t i = 0; i < nsub; i++) over5 += sub[i] > 0.05;
-    fprintf(stderr, "hpa_movingai_scenarios_sampled: %zu scenarios, mean suboptimality %.3f%%, %zu over 5%%\n",
-            nsub, 100 * mean, over5);
+    fprintf(
+        stderr,
+        "hpa_movingai_scenarios_sampled: %zu scenarios, mean suboptimality %.3f%%, %zu over 5%%\n",
+        nsub, 100 * mean, over5);
     ck_assert_msg(mean <= 0.01, "mean suboptimality %.3f%%", 100 * mean);
     ck_assert_msg(over5 <= nsub / 100, "%zu of %zu scenarios over 5%%", over5, nsub);
     free(sub);

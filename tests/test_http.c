@@ -13,11 +13,11 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,18 +26,11 @@
 #include "map_io.h"
 #include "testutil.h"
 
-
-
-
 static cJSON *json_of(const hc_resp *r) {
     cJSON *j = cJSON_ParseWithLength(r->body, r->body_len);
     ck_assert_msg(j != NULL, "response is not JSON: %s", r->body);
     return j;
 }
-
-
-
-
 
 /* Checks an error answer: status, code and (when given) field. */
 static void expect_error(const hc_resp *r, int status, const char *code, const char *field) {
@@ -239,9 +232,8 @@ START_TEST(http_paths_post_get_batch) {
     ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(path, 0), 0)->valueint, 0);
     {
         /* The cost the independent reference search finds on the same map. */
-        static const char *const rows[] = {"....#.....", "....#.....", "....#.....",
-                                           "....#.....", "....#.....", "....#.....",
-                                           ".........."};
+        static const char *const rows[] = {"....#.....", "....#.....", "....#.....", "....#.....",
+                                           "....#.....", "....#.....", ".........."};
         pf_grid *g = tu_grid_from_ascii(rows, 7, 8);
         double want = tu_reference_cost(g, (pf_point){0, 0}, (pf_point){9, 0});
         pf_grid_destroy(g);
@@ -279,7 +271,7 @@ START_TEST(http_paths_post_get_batch) {
     hc_free(&r2);
     /* cache:false bypasses it. */
     r2 = it_req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=9,0&algorithm=astar&cache=false",
-             NULL, NULL);
+                NULL, NULL);
     j2 = json_of(&r2);
     ck_assert(!it_truth(j2, "stats.cached"));
     cJSON_Delete(j2);
@@ -359,10 +351,10 @@ START_TEST(http_paths_post_get_batch) {
 
     /* Batch: answers in order; a bad query gets its own error slot. */
     r = it_req(&s, "POST", "/v1/maps/room/paths", "application/json",
-            "{\"queries\":[{\"start\":[0,0],\"goal\":[9,0]},"
-            "{\"start\":[0,0],\"goal\":[4,0],\"algorithm\":\"bfs\"},"
-            "{\"start\":[0,0],\"goal\":[50,0]},"
-            "{\"start\":[1,1],\"goal\":[1,1]}],\"deadline_ms\":5000}");
+               "{\"queries\":[{\"start\":[0,0],\"goal\":[9,0]},"
+               "{\"start\":[0,0],\"goal\":[4,0],\"algorithm\":\"bfs\"},"
+               "{\"start\":[0,0],\"goal\":[50,0]},"
+               "{\"start\":[1,1],\"goal\":[1,1]}],\"deadline_ms\":5000}");
     ck_assert_int_eq(r.status, 200);
     j = json_of(&r);
     {
@@ -403,7 +395,8 @@ START_TEST(http_paths_post_get_batch) {
 END_TEST
 
 START_TEST(http_errors_every_status) {
-    hc_server s = it_start(ARGS("--max-body", "4096", "--max-batch", "3", "--max-map-cells", "400"));
+    hc_server s =
+        it_start(ARGS("--max-body", "4096", "--max-batch", "3", "--max-map-cells", "400"));
     hc_resp r;
     char buf[128], *b;
 
@@ -415,23 +408,23 @@ START_TEST(http_errors_every_status) {
     expect_error(&r, 400, "malformed_json", NULL);
     hc_free(&r);
     r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
-            "{\"start\":[0,0],\"goal\":[1,1]} x");
+               "{\"start\":[0,0],\"goal\":[1,1]} x");
     expect_error(&r, 400, "malformed_json", NULL);
     hc_free(&r);
     r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
-            "{\"start\":[0.5,0],\"goal\":[1,1]}");
+               "{\"start\":[0.5,0],\"goal\":[1,1]}");
     expect_error(&r, 400, "invalid_request", "start");
     hc_free(&r);
     r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
-            "{\"start\":[0,0],\"goal\":\"here\"}");
+               "{\"start\":[0,0],\"goal\":\"here\"}");
     expect_error(&r, 400, "invalid_request", "goal");
     hc_free(&r);
     r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
-            "{\"start\":[0,0],\"goal\":[1,1],\"algo\":\"bfs\"}");
+               "{\"start\":[0,0],\"goal\":[1,1],\"algo\":\"bfs\"}");
     expect_error(&r, 400, "invalid_request", "algo");
     hc_free(&r);
     r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
-            "{\"start\":[0,0],\"goal\":[1,1],\"deadline_ms\":1e400}");
+               "{\"start\":[0,0],\"goal\":[1,1],\"deadline_ms\":1e400}");
     expect_error(&r, 400, "invalid_request", "deadline_ms");
     hc_free(&r);
     r = it_req(&s, "GET", "/v1/maps/room/path?start=0,0", NULL, NULL);
@@ -445,7 +438,8 @@ START_TEST(http_errors_every_status) {
     hc_free(&r);
 
     /* 404: unknown map, unknown route. */
-    r = it_req(&s, "POST", "/v1/maps/nope/path", "application/json", "{\"start\":[0,0],\"goal\":[1,1]}");
+    r = it_req(&s, "POST", "/v1/maps/nope/path", "application/json",
+               "{\"start\":[0,0],\"goal\":[1,1]}");
     expect_error(&r, 404, "map_not_found", NULL);
     hc_free(&r);
     r = it_req(&s, "GET", "/v2/whatever", NULL, NULL);
@@ -491,8 +485,8 @@ START_TEST(http_errors_every_status) {
     }
     /* 413: too many queries in a batch, a map with too many cells. */
     r = it_req(&s, "POST", "/v1/maps/room/paths", "application/json",
-            "{\"queries\":[{\"start\":[0,0],\"goal\":[1,1]},{\"start\":[0,0],\"goal\":[1,1]},"
-            "{\"start\":[0,0],\"goal\":[1,1]},{\"start\":[0,0],\"goal\":[1,1]}]}");
+               "{\"queries\":[{\"start\":[0,0],\"goal\":[1,1]},{\"start\":[0,0],\"goal\":[1,1]},"
+               "{\"start\":[0,0],\"goal\":[1,1]},{\"start\":[0,0],\"goal\":[1,1]}]}");
     expect_error(&r, 413, "limit_exceeded", "queries");
     hc_free(&r);
     b = open_map_text(30, 30);
@@ -503,7 +497,7 @@ START_TEST(http_errors_every_status) {
 
     /* 415. */
     r = it_req(&s, "POST", "/v1/maps/room/path", "application/x-www-form-urlencoded",
-            "start=0,0&goal=1,1");
+               "start=0,0&goal=1,1");
     expect_error(&r, 415, "unsupported_media_type", "Content-Type");
     hc_free(&r);
     r = it_req(&s, "PUT", "/v1/maps/x", "image/png", "....");
@@ -513,24 +507,25 @@ START_TEST(http_errors_every_status) {
     /* 422 naming the field: off the map, blocked, unknown algorithm, a
      * weight below 1, a JSON map with a character missing from its legend. */
     r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
-            "{\"start\":[-1,0],\"goal\":[1,1]}");
+               "{\"start\":[-1,0],\"goal\":[1,1]}");
     expect_error(&r, 422, "off_map", "start");
     hc_free(&r);
     r = it_req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=4,2", NULL, NULL);
     expect_error(&r, 422, "blocked", "goal");
     hc_free(&r);
     r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
-            "{\"start\":[0,0],\"goal\":[1,1],\"algorithm\":\"teleport\"}");
+               "{\"start\":[0,0],\"goal\":[1,1],\"algorithm\":\"teleport\"}");
     expect_error(&r, 422, "invalid_value", "algorithm");
     hc_free(&r);
     r = it_req(&s, "POST", "/v1/maps/room/path", "application/json",
-            "{\"start\":[0,0],\"goal\":[1,1],\"algorithm\":\"weighted\",\"weight\":0.5}");
+               "{\"start\":[0,0],\"goal\":[1,1],\"algorithm\":\"weighted\",\"weight\":0.5}");
     expect_error(&r, 422, "invalid_value", "weight");
     hc_free(&r);
     r = it_req(&s, "PUT", "/v1/maps/x", "application/json", "{\"rows\":[\"..\",\".?\"]}");
     expect_error(&r, 422, "invalid_value", "rows[1]");
     hc_free(&r);
-    r = it_req(&s, "PUT", "/v1/maps/x", "application/json", "{\"rows\":[\"..\",\"..\"],\"connectivity\":6}");
+    r = it_req(&s, "PUT", "/v1/maps/x", "application/json",
+               "{\"rows\":[\"..\",\"..\"],\"connectivity\":6}");
     expect_error(&r, 422, "invalid_value", "connectivity");
     hc_free(&r);
     it_stop(&s);
@@ -655,7 +650,8 @@ START_TEST(http_deadline_stops_search) {
 
     put_map(&s, "open", "text/plain", map, 201);
     /* Dijkstra across the map with debug takes far more than 1 ms. */
-    b = hc_path_body(0, 0, 255, 255, ",\"algorithm\":\"dijkstra\",\"debug\":true,\"deadline_ms\":1");
+    b = hc_path_body(0, 0, 255, 255,
+                     ",\"algorithm\":\"dijkstra\",\"debug\":true,\"deadline_ms\":1");
     r = it_req(&s, "POST", "/v1/maps/open/path", "application/json", b);
     free(b);
     expect_error(&r, 504, "deadline_exceeded", NULL);
@@ -756,7 +752,7 @@ START_TEST(http_concurrent_upload_replace_delete_query) {
     put_map(&s, "shared", "application/json", shared_a, 201);
     /* Cost of the probe on version A, the value every querier expects. */
     r = it_req(&s, "POST", "/v1/maps/shared/path", "application/json",
-            "{\"start\":[0,3],\"goal\":[9,3],\"algorithm\":\"dijkstra\"}");
+               "{\"start\":[0,3],\"goal\":[9,3],\"algorithm\":\"dijkstra\"}");
     ck_assert_int_eq(r.status, 200);
     {
         cJSON *j = json_of(&r);
@@ -864,8 +860,7 @@ START_TEST(http_movingai_sampled_optimal) {
                     hc_free(&r);
                     continue;
                 }
-                ck_assert_msg(r.status == 200, "%s %s: %d %s", mapname, algos[a], r.status,
-                              r.body);
+                ck_assert_msg(r.status == 200, "%s %s: %d %s", mapname, algos[a], r.status, r.body);
                 j = json_of(&r);
                 ck_assert_msg(it_truth(j, "found"), "%s: no path", mapname);
                 if (strcmp(algos[a], "hpa") == 0) {
@@ -880,11 +875,10 @@ START_TEST(http_movingai_sampled_optimal) {
                     checked++;
                     continue;
                 }
-                ck_assert_msg(fabs(it_num(j, "cost") - e->optimal) <=
-                                  fmax(1e-3, 1e-5 * e->optimal),
-                              "%s %s (%d,%d)->(%d,%d): cost %.6f, optimum %.6f", mapname,
-                              algos[a], (int)e->start.x, (int)e->start.y, (int)e->goal.x,
-                              (int)e->goal.y, it_num(j, "cost"), e->optimal);
+                ck_assert_msg(fabs(it_num(j, "cost") - e->optimal) <= fmax(1e-3, 1e-5 * e->optimal),
+                              "%s %s (%d,%d)->(%d,%d): cost %.6f, optimum %.6f", mapname, algos[a],
+                              (int)e->start.x, (int)e->start.y, (int)e->goal.x, (int)e->goal.y,
+                              it_num(j, "cost"), e->optimal);
                 cJSON_Delete(j);
                 hc_free(&r);
                 checked++;
@@ -914,11 +908,12 @@ START_TEST(http_help_lists_every_flag) {
     char cmd[4096], out[16384];
     size_t n;
     FILE *p;
-    static const char *const flags[] = {
-        "--port",       "--bind",          "--workers",       "--io-threads",   "--queue",
-        "--max-body",   "--max-map-cells", "--max-batch",     "--max-connections",
-        "--max-per-ip", "--conn-timeout",  "--deadline-ms",   "--cache-entries", "PATHD_PORT",
-        "PATHD_WORKERS", "PATHD_MAX_BODY"};
+    static const char *const flags[] = {"--port",          "--bind",         "--workers",
+                                        "--io-threads",    "--queue",        "--max-body",
+                                        "--max-map-cells", "--max-batch",    "--max-connections",
+                                        "--max-per-ip",    "--conn-timeout", "--deadline-ms",
+                                        "--cache-entries", "PATHD_PORT",     "PATHD_WORKERS",
+                                        "PATHD_MAX_BODY"};
     snprintf(cmd, sizeof(cmd), "%s --help", bin && *bin ? bin : "build/pathd");
     p = popen(cmd, "r");
     ck_assert_ptr_nonnull(p);

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "jps.h"
-#include "map_io.h"
 #include "landmarks.h"
+#include "map_io.h"
 #include "path.h"
 #include "planner.h"
 #include "search.h"
@@ -231,14 +231,15 @@ static void check_against(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g,
     pf_result r = run_jps(ctx, j, g, s, t);
     ck_assert_int_eq(r.algorithm, PF_ALGO_JPS);
     if (ref < 0) {
-        ck_assert_msg(r.status == PF_NO_PATH, "map %d: (%d,%d)->(%d,%d) status %s, unreachable",
-                      m, s.x, s.y, t.x, t.y, pf_status_str(r.status));
+        ck_assert_msg(r.status == PF_NO_PATH, "map %d: (%d,%d)->(%d,%d) status %s, unreachable", m,
+                      s.x, s.y, t.x, t.y, pf_status_str(r.status));
         return;
     }
     ck_assert_msg(r.status == PF_OK, "map %d: (%d,%d)->(%d,%d) status %s, reference %f", m, s.x,
                   s.y, t.x, t.y, pf_status_str(r.status), ref);
-    ck_assert_msg(fabs(r.cost - ref) < 1e-6, "map %d cc %d: (%d,%d)->(%d,%d) cost %.9f reference %.9f",
-                  m, pf_grid_corner_cutting(g), s.x, s.y, t.x, t.y, r.cost, ref);
+    ck_assert_msg(fabs(r.cost - ref) < 1e-6,
+                  "map %d cc %d: (%d,%d)->(%d,%d) cost %.9f reference %.9f", m,
+                  pf_grid_corner_cutting(g), s.x, s.y, t.x, t.y, r.cost, ref);
     check_path(g, &r, s, t);
 }
 
@@ -299,7 +300,8 @@ START_TEST(jps_uniform_cost_other_than_one) {
         pf_grid *g = tu_random_grid(&st, &o);
         for (int32_t y = 0; y < pf_grid_height(g); y++)
             for (int32_t x = 0; x < pf_grid_width(g); x++)
-                if (pf_grid_is_walkable(g, (pf_point){x, y})) pf_grid_set_cost(g, (pf_point){x, y}, 7);
+                if (pf_grid_is_walkable(g, (pf_point){x, y}))
+                    pf_grid_set_cost(g, (pf_point){x, y}, 7);
         pf_jps *j = make_jps(g);
         ck_assert(pf_jps_supports(g));
         for (int k = 0; k < 3; k++) {
@@ -425,13 +427,16 @@ START_TEST(jps_landmarks_keep_optimal) {
                     if (pf_grid_is_walkable(g, (pf_point){x, y}))
                         pf_grid_set_cost(g, (pf_point){x, y}, cost);
         for (int d = 0; d < 3; d++) { /* doors over random cells, open or shut */
-            pf_point c[2] = {{(int32_t)tu_below(&st, (uint32_t)w), (int32_t)tu_below(&st, (uint32_t)h)},
-                             {(int32_t)tu_below(&st, (uint32_t)w), (int32_t)tu_below(&st, (uint32_t)h)}};
+            pf_point c[2] = {
+                {(int32_t)tu_below(&st, (uint32_t)w), (int32_t)tu_below(&st, (uint32_t)h)},
+                {(int32_t)tu_below(&st, (uint32_t)w), (int32_t)tu_below(&st, (uint32_t)h)}};
             char name[16];
             int32_t idx;
             snprintf(name, sizeof(name), "d%d", d);
-            if (pf_grid_cost(g, c[0]) == 0 || pf_grid_cost(g, c[1]) == 0) continue; /* keep it uniform */
-            ck_assert_int_eq(pf_grid_add_door(g, name, c, 2, NULL, 0, tu_below(&st, 2), &idx), PF_OK);
+            if (pf_grid_cost(g, c[0]) == 0 || pf_grid_cost(g, c[1]) == 0)
+                continue; /* keep it uniform */
+            ck_assert_int_eq(pf_grid_add_door(g, name, c, 2, NULL, 0, tu_below(&st, 2), &idx),
+                             PF_OK);
         }
         ck_assert_int_eq(pf_landmarks_build(g, (size_t)w * (size_t)h * 4 * 8, &lm), PF_OK);
         if (!lm) { /* a map with no two walkable cells apart */
@@ -452,7 +457,8 @@ START_TEST(jps_landmarks_keep_optimal) {
                     for (size_t k = 0; k < nc && n < 32; k++) changed[n++] = c[k];
                 }
                 for (int b = 0; b < 4 && n < 32; b++) {
-                    pf_point p = {(int32_t)tu_below(&st, (uint32_t)w), (int32_t)tu_below(&st, (uint32_t)h)};
+                    pf_point p = {(int32_t)tu_below(&st, (uint32_t)w),
+                                  (int32_t)tu_below(&st, (uint32_t)h)};
                     pf_grid_set_cost(g, p, 0);
                     changed[n++] = p;
                 }
@@ -765,8 +771,10 @@ START_TEST(jps_direct_answer_iff_canonical_path_free) {
             ck_assert_int_eq(pf_grid_create(w, h, NULL, &g), PF_OK);
             ck_assert_int_eq(pf_grid_set_rules(g, 8, cc == 1), PF_OK);
             for (int32_t k = 0; k < w * h / 40; k++)
-                pf_grid_set_cost(g, (pf_point){(int32_t)tu_below(&st, (uint32_t)w),
-                                               (int32_t)tu_below(&st, (uint32_t)h)}, 0);
+                pf_grid_set_cost(g,
+                                 (pf_point){(int32_t)tu_below(&st, (uint32_t)w),
+                                            (int32_t)tu_below(&st, (uint32_t)h)},
+                                 0);
             j = make_jps(g);
             for (int phase = 0; phase < 3; phase++) {
                 if (phase == 1) {
@@ -793,12 +801,11 @@ START_TEST(jps_direct_answer_iff_canonical_path_free) {
                         ck_assert_int_eq(r.status, PF_OK);
                         ck_assert_uint_eq(r.expanded, 1);
                         check_path(g, &r, s, t);
-                        ck_assert_double_eq_tol(r.cost, pf_heuristic_eval(PF_H_OCTILE, s, t),
-                                                1e-9);
+                        ck_assert_double_eq_tol(r.cost, pf_heuristic_eval(PF_H_OCTILE, s, t), 1e-9);
                     } else {
                         ck_assert_msg(r.expanded != 1 || r.status != PF_OK,
-                                      "direct answer over a blocked path (%d,%d)->(%d,%d)",
-                                      s.x, s.y, t.x, t.y);
+                                      "direct answer over a blocked path (%d,%d)->(%d,%d)", s.x,
+                                      s.y, t.x, t.y);
                         if (r.status == PF_OK) check_path(g, &r, s, t);
                     }
                 }
@@ -833,8 +840,8 @@ START_TEST(jps_movingai_scenarios_sampled) {
                 pf_result r = run_jps(ctx, j, g, e->start, e->goal);
                 ck_assert_int_eq(r.status, PF_OK);
                 ck_assert_int_eq(r.algorithm, PF_ALGO_JPS);
-                ck_assert_msg(fabs(r.cost - e->optimal) <= tol, "%s line %zu mode %d: %f vs %f",
-                              *f, i + 2, mode, r.cost, e->optimal);
+                ck_assert_msg(fabs(r.cost - e->optimal) <= tol, "%s line %zu mode %d: %f vs %f", *f,
+                              i + 2, mode, r.cost, e->optimal);
                 check_path(g, &r, e->start, e->goal);
             }
         }

@@ -69,7 +69,8 @@ START_TEST(path_smooth_property_random_maps) {
             ck_assert(buf[0].x == s.x && buf[0].y == s.y);
             ck_assert(buf[n - 1].x == t.x && buf[n - 1].y == t.y);
             for (size_t i = 1; i < n; i++)
-                ck_assert_msg(pf_path_line_of_sight(g, buf[i - 1], buf[i]), "map %d segment %zu", m, i);
+                ck_assert_msg(pf_path_line_of_sight(g, buf[i - 1], buf[i]), "map %d segment %zu", m,
+                              i);
             if (!pf_grid_has_walls(g)) ck_assert(c <= r.cost + 1e-9);
         }
         pf_grid_destroy(g);

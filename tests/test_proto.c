@@ -54,9 +54,18 @@ START_TEST(proto_jsonw_structure_and_escapes) {
 END_TEST
 
 START_TEST(proto_jsonw_doubles_roundtrip) {
-    static const double vals[] = {0.0,  1.0,   -2.5,       0.1,    1.0 / 3.0, 1e300,
-                                  5e-324, 123456789.0, 12.071067811865476, 41.012193308819754,
-                                  -0.0, 9007199254740993.0};
+    static const double vals[] = {0.0,
+                                  1.0,
+                                  -2.5,
+                                  0.1,
+                                  1.0 / 3.0,
+                                  1e300,
+                                  5e-324,
+                                  123456789.0,
+                                  12.071067811865476,
+                                  41.012193308819754,
+                                  -0.0,
+                                  9007199254740993.0};
     char buf[40];
     uint64_t st = tu_seed("proto_jsonw_doubles_roundtrip", 7);
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
@@ -146,13 +155,18 @@ START_TEST(proto_path_answer_300_cells_fast) {
     }
     for (int i = 1; i < 51; i++)
         for (int k = i; k > 0 && ours[k] < ours[k - 1]; k--) {
-            double t = ours[k]; ours[k] = ours[k - 1]; ours[k - 1] = t;
+            double t = ours[k];
+            ours[k] = ours[k - 1];
+            ours[k - 1] = t;
         }
     for (int i = 1; i < 51; i++)
         for (int k = i; k > 0 && tree[k] < tree[k - 1]; k--) {
-            double t = tree[k]; tree[k] = tree[k - 1]; tree[k - 1] = t;
+            double t = tree[k];
+            tree[k] = tree[k - 1];
+            tree[k - 1] = t;
         }
-    fprintf(stderr, "proto_path_answer_300_cells_fast: jsonw %.1f us, cJSON tree %.1f us (medians)\n",
+    fprintf(stderr,
+            "proto_path_answer_300_cells_fast: jsonw %.1f us, cJSON tree %.1f us (medians)\n",
             ours[25], tree[25]);
     ck_assert_msg(ours[25] < 200.0, "writing 300 cells took %.1f us", ours[25]);
     ck_assert_msg(ours[25] * 4 < tree[25], "jsonw (%.1f us) is not 4x faster than cJSON (%.1f us)",
@@ -238,8 +252,7 @@ START_TEST(proto_path_request_fields_and_errors) {
     ck_assert_str_eq(e.field, "weight");
     ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,4],\"deadline_ms\":0}", &r, &e),
                      PF_EINVAL);
-    ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,4],\"smooth\":1}", &r, &e),
-                     PF_EPARSE);
+    ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,4],\"smooth\":1}", &r, &e), PF_EPARSE);
     ck_assert_str_eq(e.field, "smooth");
     ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,4],\"start\":[0,0]}", &r, &e),
                      PF_EPARSE);
@@ -252,8 +265,8 @@ END_TEST
 START_TEST(proto_path_request_query_string) {
     pf_path_request r;
     pf_proto_error e;
-    pf_kv ok[] = {{"start", "1,2"}, {"goal", "30,-4"}, {"algorithm", "bfs"}, {"smooth", NULL},
-                  {"debug", "false"}, {"deadline_ms", "10"}};
+    pf_kv ok[] = {{"start", "1,2"}, {"goal", "30,-4"},  {"algorithm", "bfs"},
+                  {"smooth", NULL}, {"debug", "false"}, {"deadline_ms", "10"}};
     pf_kv bad_point[] = {{"start", "1;2"}, {"goal", "3,4"}};
     pf_kv unknown[] = {{"start", "1,2"}, {"goal", "3,4"}, {"foo", "1"}};
     pf_kv twice[] = {{"start", "1,2"}, {"start", "3,4"}};
@@ -293,9 +306,9 @@ START_TEST(proto_batch_parse_limits_and_prefixes) {
     ck_assert_str_eq(e.field, "queries");
     ck_assert_int_eq(pf_path_batch_parse(bad, sizeof(bad) - 1, 10, &q, &n, &dl, &e), PF_EPARSE);
     ck_assert_str_eq(e.field, "queries[1].goal");
-    ck_assert_int_eq(pf_path_batch_parse(item_deadline, sizeof(item_deadline) - 1, 10, &q, &n, &dl,
-                                         &e),
-                     PF_EPARSE);
+    ck_assert_int_eq(
+        pf_path_batch_parse(item_deadline, sizeof(item_deadline) - 1, 10, &q, &n, &dl, &e),
+        PF_EPARSE);
     ck_assert_str_eq(e.field, "queries[0].deadline_ms");
     ck_assert_int_eq(pf_path_batch_parse("{\"queries\":[]}", 14, 10, &q, &n, &dl, &e), PF_EINVAL);
 }

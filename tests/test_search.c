@@ -11,8 +11,7 @@
 #include "search.h"
 #include "testutil.h"
 
-static pf_result run(pf_search_ctx *ctx, const pf_grid *g, pf_point s, pf_point t,
-                     pf_algorithm a) {
+static pf_result run(pf_search_ctx *ctx, const pf_grid *g, pf_point s, pf_point t, pf_algorithm a) {
     pf_query q = pf_query_make(s, t, a);
     pf_result r;
     pf_search(ctx, g, &q, &r);
@@ -59,8 +58,7 @@ END_TEST
 /* The 8x6 level: Dijkstra and A* find 12 steps, A* expanding fewer cells;
  * greedy takes 16 steps with neighbours tried right, left, down, up. */
 START_TEST(search_textbook_level_greedy_longer) {
-    const char *rows[] = {"S.......", "####....", "........",
-                          "...##..#", ".#.##.#.", "..#....G"};
+    const char *rows[] = {"S.......", "####....", "........", "...##..#", ".#.##.#.", "..#....G"};
     pf_grid *g = tu_grid_from_ascii(rows, 6, 4);
     pf_search_ctx *ctx = pf_search_ctx_create();
     pf_point s = {0, 0}, t = {7, 5};
@@ -208,8 +206,9 @@ START_TEST(search_property_random_maps) {
                 q.weight = 1.0 + (double)tu_below(&st, 30) / 10.0;
                 pf_status rs = pf_search(ctx, g, &q, &r);
                 if (ref < 0) {
-                    ck_assert_msg(rs == PF_NO_PATH, "map %d algo %s: found a path to an unreachable goal",
-                                  m, pf_algorithm_name((pf_algorithm)a));
+                    ck_assert_msg(rs == PF_NO_PATH,
+                                  "map %d algo %s: found a path to an unreachable goal", m,
+                                  pf_algorithm_name((pf_algorithm)a));
                     continue;
                 }
                 ck_assert_msg(rs == PF_OK, "map %d algo %s: status %s, reference %f", m,

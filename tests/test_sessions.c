@@ -26,18 +26,11 @@
 #include "testutil.h"
 #include "wsc.h"
 
-
-
-
 static cJSON *json_of(const char *body) {
     cJSON *j = cJSON_Parse(body);
     ck_assert_msg(j != NULL, "not JSON: %s", body);
     return j;
 }
-
-
-
-
 
 /* Sends a request, checks its status, returns the body as JSON (NULL for
  * 204). */
@@ -261,7 +254,8 @@ START_TEST(sessions_updates_json_and_ndjson) {
         v = update(&s, url2, "application/x-ndjson", body, 200);
         ck_assert_int_eq((int)it_num(v, "stats.updates"), 4);
         ck_assert_double_eq_tol(it_num(v, "cost"), it_num(u, "cost"), 1e-9);
-        ck_assert_int_eq(cJSON_GetArraySize(it_get(v, "path")), cJSON_GetArraySize(it_get(u, "path")));
+        ck_assert_int_eq(cJSON_GetArraySize(it_get(v, "path")),
+                         cJSON_GetArraySize(it_get(u, "path")));
         check_ends(v, 2, 3, 9, 6);
         cJSON_Delete(v);
     }
@@ -587,7 +581,7 @@ START_TEST(sessions_per_map_limit) {
     cJSON_Delete(create(&s, "d", 0, 3, 9, 3, NULL, u1, sizeof(u1)));
     cJSON_Delete(create(&s, "d", 0, 3, 9, 3, NULL, u2, sizeof(u2)));
     r = it_req(&s, "POST", "/v1/maps/d/sessions", "application/json",
-            "{\"start\":[0,3],\"goal\":[9,3]}");
+               "{\"start\":[0,3],\"goal\":[9,3]}");
     ck_assert_int_eq(r.status, 429);
     ck_assert_str_eq(hc_header(&r, "Retry-After", ra, sizeof(ra)), "3");
     j = json_of(r.body);

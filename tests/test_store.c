@@ -26,7 +26,8 @@ static void assert_same_grid(const pf_grid *a, const pf_grid *b) {
             pf_point p = {x, y};
             ck_assert_int_eq(pf_grid_cost(b, p), pf_grid_cost(a, p));
             ck_assert_int_eq(pf_grid_moves(b, p), pf_grid_moves(a, p));
-            for (int d = 0; d < 4; d++) ck_assert_int_eq(pf_grid_is_wall(b, p, d), pf_grid_is_wall(a, p, d));
+            for (int d = 0; d < 4; d++)
+                ck_assert_int_eq(pf_grid_is_wall(b, p, d), pf_grid_is_wall(a, p, d));
         }
     ck_assert_int_eq(pf_grid_door_count(b), pf_grid_door_count(a));
     for (int32_t d = 0; d < pf_grid_door_count(a); d++) {
@@ -66,11 +67,15 @@ START_TEST(store_round_trip_and_damage) {
             size_t nc = tu_below(&rng, 4), ne = w > 1 ? tu_below(&rng, 3) : 0;
             int32_t index;
             for (size_t k = 0; k < nc; k++)
-                c[k] = (pf_point){(int32_t)tu_below(&rng, (uint32_t)w), (int32_t)tu_below(&rng, (uint32_t)h)};
+                c[k] = (pf_point){(int32_t)tu_below(&rng, (uint32_t)w),
+                                  (int32_t)tu_below(&rng, (uint32_t)h)};
             for (size_t k = 0; k < ne; k++)
-                e[k] = (pf_edge){{(int32_t)tu_below(&rng, (uint32_t)(w - 1)), (int32_t)tu_below(&rng, (uint32_t)h)}, PF_DIR_E};
+                e[k] = (pf_edge){{(int32_t)tu_below(&rng, (uint32_t)(w - 1)),
+                                  (int32_t)tu_below(&rng, (uint32_t)h)},
+                                 PF_DIR_E};
             snprintf(name, sizeof(name), "door%d", d);
-            ck_assert_int_eq(pf_grid_add_door(g, name, c, nc, e, ne, tu_below(&rng, 2), &index), PF_OK);
+            ck_assert_int_eq(pf_grid_add_door(g, name, c, nc, e, ne, tu_below(&rng, 2), &index),
+                             PF_OK);
         }
         ck_assert_int_eq(pf_store_encode(g, 7 + (uint64_t)it, &img, &len), PF_OK);
         ck_assert_int_eq(pf_store_decode(img, len, NULL, &back, &version), PF_OK);
@@ -114,7 +119,6 @@ START_TEST(store_round_trip_and_damage) {
     }
 }
 END_TEST
-
 
 static cJSON *json_ok(const hc_resp *r, int status) {
     cJSON *j;

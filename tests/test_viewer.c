@@ -9,11 +9,10 @@
 
 /* Costs 1 and 7, a wall edge, a closed door over one cell and an open one
  * over a wall edge. */
-static const char map_json[] =
-    "{\"rows\":[\"..~.#\",\"....#\",\".....\"],\"legend\":{\"~\":7},"
-    "\"walls\":[[0,0,\"E\"],[1,1,\"S\"]],"
-    "\"doors\":{\"gate\":{\"cells\":[[4,2]],\"open\":false},"
-    "\"hatch\":{\"walls\":[[2,2,\"E\"]],\"open\":true}}}";
+static const char map_json[] = "{\"rows\":[\"..~.#\",\"....#\",\".....\"],\"legend\":{\"~\":7},"
+                               "\"walls\":[[0,0,\"E\"],[1,1,\"S\"]],"
+                               "\"doors\":{\"gate\":{\"cells\":[[4,2]],\"open\":false},"
+                               "\"hatch\":{\"walls\":[[2,2,\"E\"]],\"open\":true}}}";
 
 START_TEST(viewer_page_and_cells) {
     hc_server s = it_start(NULL);

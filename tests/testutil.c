@@ -27,7 +27,9 @@ uint64_t tu_rand(uint64_t *state) {
 
 uint32_t tu_below(uint64_t *state, uint32_t n) { return (uint32_t)(tu_rand(state) % n); }
 
-static double tu_unit(uint64_t *state) { return (double)(tu_rand(state) >> 11) / 9007199254740992.0; }
+static double tu_unit(uint64_t *state) {
+    return (double)(tu_rand(state) >> 11) / 9007199254740992.0;
+}
 
 pf_grid *tu_random_grid(uint64_t *st, const tu_map_opts *o) {
     int32_t w = o->min_side + (int32_t)tu_below(st, (uint32_t)(o->max_side - o->min_side + 1));
@@ -112,7 +114,8 @@ void tu_reference_reach(const pf_grid *g, pf_point s, int32_t avoid, bool *seen)
     free(queue);
 }
 
-pf_grid *tu_perfect_maze(uint64_t *st, int32_t cw, int32_t ch, int connectivity, bool corner_cutting) {
+pf_grid *tu_perfect_maze(uint64_t *st, int32_t cw, int32_t ch, int connectivity,
+                         bool corner_cutting) {
     int32_t w = 2 * cw + 1, h = 2 * ch + 1;
     pf_grid *g = NULL;
     int32_t *stack = malloc((size_t)cw * ch * sizeof(*stack));

@@ -12,8 +12,8 @@
 
 /* Defines the suite of tests/test_<m>.c that run_tests.c collects:
  * TU_SUITE(grid) { Suite *s = suite_create("grid"); ...; return s; } */
-#define TU_SUITE(m)          \
-    Suite *m##_suite(void); \
+#define TU_SUITE(m)                                                                                \
+    Suite *m##_suite(void);                                                                        \
     Suite *m##_suite(void)
 
 /* The seed of a random test: PATHD_SEED from the environment, else `dflt`.
@@ -28,12 +28,12 @@ uint32_t tu_below(uint64_t *state, uint32_t n);
 
 /* Options of a random map. */
 typedef struct tu_map_opts {
-    int32_t min_side, max_side;  /* inclusive */
-    double max_blocked;          /* fraction of blocked cells, drawn in [0, max] */
-    bool random_costs;           /* costs 1..9 instead of all 1 */
-    bool walls;                  /* some wall edges */
-    int connectivity;            /* 4 or 8; 0 = random */
-    int corner_cutting;          /* 0 off, 1 on, -1 random */
+    int32_t min_side, max_side; /* inclusive */
+    double max_blocked;         /* fraction of blocked cells, drawn in [0, max] */
+    bool random_costs;          /* costs 1..9 instead of all 1 */
+    bool walls;                 /* some wall edges */
+    int connectivity;           /* 4 or 8; 0 = random */
+    int corner_cutting;         /* 0 off, 1 on, -1 random */
 } tu_map_opts;
 
 /* A random grid; aborts the test on allocation failure. */
