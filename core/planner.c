@@ -22,9 +22,9 @@ struct pf_planner {
 };
 
 /* Builds a planner around g (taken) with jps and hpa given or built: a
- * non-NULL `hpa` is taken as the hierarchy of g. Landmarks: `lm` (taken)
- * when `have_lm`, else built as the options say. */
-static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_hpa *hpa,
+ * non-NULL `jps` (taken) and `hpa` are g's. Landmarks: `lm` (taken) when
+ * `have_lm`, else built as the options say. */
+static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_jps *jps, pf_hpa *hpa,
                                   uint64_t hpa_us, bool have_lm, pf_landmarks *lm,
                                   pf_planner **out) {
     pf_planner *p = calloc(1, sizeof(*p));
@@ -36,8 +36,14 @@ static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_hpa *
     }
     p->grid = g;
     if (o) p->opts = *o;
-    st = pf_jps_create(g, &p->jps);
-    if (st) goto out_free_planner;
+    if (jps) {
+        p->jps = jps;
+        jps = NULL;
+    } else {
+        pf_jps_params jp = {p->opts.jps_table_bytes, 0};
+        st = pf_jps_create(g, &jp, &p->jps);
+        if (st) goto out_free_planner;
+    }
     if (have_lm) {
         p->lm = lm;
         lm = NULL;
@@ -66,6 +72,7 @@ out_free_jps:
 out_free_planner:
     free(p);
 out_free_inputs:
+    pf_jps_destroy(jps);
     pf_landmarks_release(lm);
     pf_hpa_destroy(hpa);
     pf_grid_destroy(g);
@@ -73,7 +80,7 @@ out_free_inputs:
 }
 
 pf_status pf_planner_create(pf_grid *g, const pf_planner_opts *o, pf_planner **out) {
-    return planner_assemble(g, o, NULL, 0, false, NULL, out);
+    return planner_assemble(g, o, NULL, NULL, 0, false, NULL, out);
 }
 
 void pf_planner_destroy(pf_planner *p) {
@@ -105,6 +112,15 @@ const struct pf_cuts *pf_planner_cuts(const pf_planner *cp) {
         return k;
     pf_cuts_destroy(k);
     return none;
+}
+
+void pf_planner_tune_jps(pf_planner *p, pf_jps_layout layout, bool direct) {
+    pf_jps_set_layout(p->jps, layout);
+    pf_jps_set_direct(p->jps, direct);
+}
+
+void pf_planner_jps_stats(const pf_planner *p, pf_jps_stats *st) {
+    pf_jps_get_stats(p->jps, p->grid, st);
 }
 
 size_t pf_planner_memory(const pf_planner *p) {
@@ -199,8 +215,18 @@ pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, siz
          * opened beyond the all-open map, or a new cost, drops them (a new
          * upload builds them again). */
         pf_landmarks *keep = p->lm && pf_landmarks_valid_for(p->lm, g, changed, n) ? p->lm : NULL;
+        pf_jps *jps = NULL;
+        /* The JPS data: p's, copied and updated line by line (pf_jps_update),
+         * unless the changed lines would cover the map, where a build is as
+         * cheap; NULL (planner_assemble builds it) also when out of memory. */
+        if ((uint64_t)n * 3 * ((uint64_t)pf_grid_width(g) + (uint64_t)pf_grid_height(g)) <
+                (uint64_t)pf_grid_width(g) * (uint64_t)pf_grid_height(g) &&
+            (jps = pf_jps_clone(p->jps)) && pf_jps_update(jps, g, changed, n) != PF_OK) {
+            pf_jps_destroy(jps);
+            jps = NULL;
+        }
         if (keep) pf_landmarks_retain(keep);
-        st = planner_assemble(g, &p->opts, hpa, us, true, keep, out);
+        st = planner_assemble(g, &p->opts, jps, hpa, us, true, keep, out);
         if (st) {
             free(changed);
             return st;

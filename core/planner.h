@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "grid.h"
+#include "jps.h"
 #include "search.h"
 
 typedef struct pf_planner pf_planner;
@@ -26,6 +27,8 @@ typedef struct pf_planner_opts {
     size_t landmark_bytes;      /* jps's differential heuristic: at most this many
                                    bytes of landmark tables (landmarks.h); 0 = none */
     int64_t landmark_min_cells; /* ... only on maps of at least this many cells */
+    size_t jps_table_bytes;     /* jps's JPS+ jump tables: at most this many bytes
+                                   (jps.h, PF_JPS_DEFAULT_TABLE_BYTES); 0 = none */
 } pf_planner_opts;
 
 /* What the server and pathd-bench use unless told otherwise: 16 landmarks
@@ -57,6 +60,13 @@ uint64_t pf_planner_hpa_build_us(const pf_planner *p);
  * thread. NULL when out of memory (sessions then simply search). */
 const struct pf_cuts *pf_planner_cuts(const pf_planner *p);
 
+/* Sets how jps searches on p (pf_jps_set_layout, pf_jps_set_direct): for
+ * benchmarks and tests that hold the layouts side by side. Not thread-safe
+ * against searches on p. */
+void pf_planner_tune_jps(pf_planner *p, pf_jps_layout layout, bool direct);
+/* The jump tables' bytes and what jps searches use on p (pf_jps_get_stats). */
+void pf_planner_jps_stats(const pf_planner *p, pf_jps_stats *st);
+
 /* Runs q with the algorithm it names (jps falls back to astar where JPS does
  * not apply; out->algorithm says which ran). Statuses as pf_search;
  * PF_EUNSUPPORTED for hpa on a planner without a hierarchy and for dstar,
@@ -76,7 +86,9 @@ typedef struct pf_door_change {
 } pf_door_change;
 
 /* Makes the next version: a copy of p's grid with the cell and door changes
- * applied in order, the hierarchy repaired locally, the JPS tables updated.
+ * applied in order, the hierarchy repaired locally, a copy of the JPS data
+ * updated locally (pf_jps_update; rebuilt instead when the changes are so
+ * many that their lines cover the map).
  * On success *out owns the new planner and, when changed_out is not NULL,
  * *changed_out (freed with free()) lists the *nchanged cells whose cost or
  * adjacent walls changed. PF_ERANGE for an off-map cell, PF_EINVAL for a bad

@@ -37,10 +37,14 @@ static void usage(FILE *f) {
           "(total search time / total expanded). hpa adds the hierarchy's build time\n"
           "and the planner's memory; jps adds jump points per query.\n"
           "\n"
-          "  --algorithm NAME      bfs dijkstra astar weighted greedy jps hpa (default astar)\n"
+          "  --algorithm NAME      bfs dijkstra astar weighted greedy jps hpa (default astar);\n"
+          "                        jps:LAYOUT[+nodirect] picks jps's layout (auto scan bits\n"
+          "                        tables) and turns its direct answers off\n"
           "  --compare A,B         run both algorithms on the same queries and print the\n"
           "                        ratio p50(A) / p50(B) per file (e.g. astar,jps: the JPS\n"
-          "                        speed-up; astar,hpa: the HPA* speed-up)\n"
+          "                        speed-up; astar,hpa: the HPA* speed-up), interleaved in\n"
+          "                        alternating blocks of queries\n"
+          "  --block N             queries per block of --compare (default 32)\n"
           "  --max-queries N       at most N queries per file, spread evenly over the file\n"
           "                        (entry floor(k*n/N), k = 0..N-1)\n"
           "  --min-bucket-frac F   only buckets >= floor(F x (largest bucket + 1))\n"
@@ -48,6 +52,7 @@ static void usage(FILE *f) {
           "  --cluster-size N      HPA* cluster side (default: the library's)\n"
           "  --landmark-bytes N    jps landmark tables per map, as the server's flag\n"
           "                        (default 16 MiB; 0 = octile heuristic only)\n"
+          "  --jps-table-bytes N   jps jump tables per map (default 24 MiB; 0 = none)\n"
           "  --clock wall|cpu      time queries with CLOCK_MONOTONIC (wall, the default) or\n"
           "                        the thread's CPU clock (cpu: leaves out time spent\n"
           "                        descheduled on a busy machine)\n"
@@ -185,6 +190,52 @@ static bool parse_size(const char *s, size_t *out) {
     return true;
 }
 
+/* An algorithm as the command line names it: NAME, or NAME:VARIANT for jps,
+ * whose variants pick the layout (auto scan bits tables, pf_jps_set_layout)
+ * and, with "+nodirect", turn direct answers off: jps:scan+nodirect is the
+ * plain reference. */
+typedef struct algo_spec {
+    pf_algorithm algo;
+    pf_jps_layout layout;
+    bool direct;
+    char name[32];
+} algo_spec;
+
+static bool spec_parse(const char *text, algo_spec *out) {
+    static const char *const layouts[] = {"auto", "scan", "bits", "tables"};
+    char buf[64], *colon, *v, *save = NULL;
+    snprintf(buf, sizeof(buf), "%s", text);
+    snprintf(out->name, sizeof(out->name), "%s", text);
+    out->layout = PF_JPS_LAYOUT_AUTO;
+    out->direct = true;
+    colon = strchr(buf, ':');
+    if (colon) *colon = '\0';
+    if (!pf_algorithm_from_name(buf, &out->algo)) return false;
+    if (!colon) return true;
+    if (out->algo != PF_ALGO_JPS) return false;
+    v = colon + 1;
+    for (char *tok = strtok_r(v, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+        bool known = false;
+        for (int k = 0; k < 4; k++)
+            if (strcmp(tok, layouts[k]) == 0) {
+                out->layout = (pf_jps_layout)k;
+                known = true;
+            }
+        if (strcmp(tok, "nodirect") == 0) {
+            out->direct = false;
+            known = true;
+        }
+        if (!known) return false;
+    }
+    return true;
+}
+
+/* Before each run or block of algorithm k: its jps variant. */
+static void tune_spec(pf_bench_scen *s, int k, void *ud) {
+    const algo_spec *specs = ud;
+    pf_planner_tune_jps(pf_bench_scen_planner_mut(s), specs[k].layout, specs[k].direct);
+}
+
 static int cmd_scen(int argc, char **argv) {
     static const struct option longopts[] = {{"algorithm", required_argument, NULL, 'a'},
                                              {"compare", required_argument, NULL, 'c'},
@@ -193,21 +244,27 @@ static int cmd_scen(int argc, char **argv) {
                                              {"bucket-quarter", no_argument, NULL, 'q'},
                                              {"cluster-size", required_argument, NULL, 'k'},
                                              {"landmark-bytes", required_argument, NULL, 'L'},
+                                             {"jps-table-bytes", required_argument, NULL, 'T'},
+                                             {"block", required_argument, NULL, 'B'},
                                              {"json", no_argument, NULL, 'j'},
                                              {"clock", required_argument, NULL, 't'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     pf_algorithm algos[2] = {PF_ALGO_ASTAR, PF_ALGO_ASTAR};
+    algo_spec specs[2];
     int nalgos = 1, opt, rc = 0;
     bool json = false, any_unsupported = false;
     pf_bench_scen_opts o;
     totals tot[2];
     pf_search_ctx *ctx;
-    size_t sz;
+    size_t sz, block = 32;
 
     memset(&o, 0, sizeof(o));
     o.landmark_bytes = PF_PLANNER_DEFAULT_LANDMARK_BYTES;
     o.landmark_min_cells = PF_PLANNER_DEFAULT_LANDMARK_MIN_CELLS;
+    o.jps_table_bytes = PF_JPS_DEFAULT_TABLE_BYTES;
+    spec_parse("astar", &specs[0]);
+    spec_parse("astar", &specs[1]);
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (opt) {
@@ -217,11 +274,24 @@ static int cmd_scen(int argc, char **argv) {
                 return EXIT_USAGE;
             }
             break;
+        case 'B':
+            if (!parse_size(optarg, &block) || block == 0) {
+                fprintf(stderr, "pathd-bench: --block wants a positive integer\n");
+                return EXIT_USAGE;
+            }
+            break;
+        case 'T':
+            if (!parse_size(optarg, &o.jps_table_bytes)) {
+                fprintf(stderr, "pathd-bench: --jps-table-bytes wants a byte count\n");
+                return EXIT_USAGE;
+            }
+            break;
         case 'a':
-            if (!pf_algorithm_from_name(optarg, &algos[0])) {
+            if (!spec_parse(optarg, &specs[0])) {
                 fprintf(stderr, "pathd-bench: unknown algorithm '%s'\n", optarg);
                 return EXIT_USAGE;
             }
+            algos[0] = specs[0].algo;
             nalgos = 1;
             break;
         case 'c': {
@@ -233,11 +303,12 @@ static int cmd_scen(int argc, char **argv) {
                 return EXIT_USAGE;
             }
             *comma = '\0';
-            if (!pf_algorithm_from_name(buf, &algos[0]) ||
-                !pf_algorithm_from_name(comma + 1, &algos[1])) {
+            if (!spec_parse(buf, &specs[0]) || !spec_parse(comma + 1, &specs[1])) {
                 fprintf(stderr, "pathd-bench: unknown algorithm in --compare '%s'\n", optarg);
                 return EXIT_USAGE;
             }
+            algos[0] = specs[0].algo;
+            algos[1] = specs[1].algo;
             nalgos = 2;
             break;
         }
@@ -287,13 +358,16 @@ static int cmd_scen(int argc, char **argv) {
         return EXIT_USAGE;
     }
     {
-        bool jps = false; /* landmarks only serve jps: skip their build otherwise */
-        for (int k = 0; k < nalgos; k++) jps = jps || algos[k] == PF_ALGO_JPS;
-        if (!jps) o.landmark_bytes = 0;
+        /* Landmarks only serve jps and hpa: skip their build otherwise. */
+        bool uses = false;
+        for (int k = 0; k < nalgos; k++)
+            uses = uses || algos[k] == PF_ALGO_JPS || algos[k] == PF_ALGO_HPA;
+        if (!uses) o.landmark_bytes = 0;
     }
     for (int k = 0; k < nalgos; k++) {
         if (algos[k] == PF_ALGO_HPA) o.build_hpa = true;
         totals_init(&tot[k], algos[k]);
+        snprintf(tot[k].sum.algorithm, sizeof(tot[k].sum.algorithm), "%s", specs[k].name);
     }
     ctx = pf_search_ctx_create();
     if (!ctx) {
@@ -313,23 +387,30 @@ static int cmd_scen(int argc, char **argv) {
             rc = EXIT_USAGE;
             continue;
         }
+        if (nalgos == 2) {
+            st = pf_bench_scen_run_pair(s, ctx, algos, tune_spec, specs, block, r);
+        } else {
+            tune_spec(s, 0, specs);
+            st = pf_bench_scen_run(s, ctx, algos[0], &r[0]);
+        }
         for (int k = 0; k < nalgos; k++) {
             const double *samples;
             size_t n;
-            st = pf_bench_scen_run(s, ctx, algos[k], &r[k]);
+            if (st == PF_OK && strcmp(r[k].algorithm, pf_algorithm_name(algos[k])) == 0)
+                snprintf(r[k].algorithm, sizeof(r[k].algorithm), "%s", specs[k].name);
             if (st == PF_EUNSUPPORTED) {
                 any_unsupported = true;
                 fprintf(stderr, "pathd-bench: %s: %s\n", r[k].map, r[k].note);
             } else if (st) {
-                fprintf(stderr, "pathd-bench: %s: %s\n", r[k].map, pf_status_str(st));
+                fprintf(stderr, "pathd-bench: %s: %s\n", pf_bench_scen_name(s), pf_status_str(st));
                 rc = EXIT_USAGE;
                 continue;
             } else {
                 ran[k] = true;
                 const double *subs;
                 size_t nsub;
-                samples = pf_bench_scen_samples(s, &n);
-                subs = pf_bench_scen_subopts(s, &nsub);
+                samples = pf_bench_scen_samples_of(s, k, &n);
+                subs = pf_bench_scen_subopts_of(s, k, &nsub);
                 if (totals_add(&tot[k], &r[k], samples, n, subs, nsub)) {
                     fprintf(stderr, "pathd-bench: out of memory\n");
                     rc = EXIT_USAGE;
@@ -350,9 +431,8 @@ static int cmd_scen(int argc, char **argv) {
                        "\"mean_ratio\":%.4f}\n",
                        r[0].map, r[0].algorithm, r[1].algorithm, p50r, meanr);
             else
-                printf("%-16.16s p50 %s/%s = %.2fx  mean %s/%s = %.2fx\n", r[0].map,
-                       pf_algorithm_name(algos[0]), pf_algorithm_name(algos[1]), p50r,
-                       pf_algorithm_name(algos[0]), pf_algorithm_name(algos[1]), meanr);
+                printf("%-16.16s p50 %s/%s = %.2fx  mean %s/%s = %.2fx\n", r[0].map, specs[0].name,
+                       specs[1].name, p50r, specs[0].name, specs[1].name, meanr);
         }
         fflush(stdout);
         pf_bench_scen_destroy(s);
@@ -364,15 +444,14 @@ static int cmd_scen(int argc, char **argv) {
             pf_report_print_row(stdout, &tot[k].sum);
             if (tot[k].nbig)
                 printf("%s: median ns/expansion over %zu maps of at least 512x512: %.1f\n",
-                       pf_algorithm_name(algos[k]), tot[k].nbig,
-                       pf_report_median(tot[k].big_ns, tot[k].nbig));
+                       specs[k].name, tot[k].nbig, pf_report_median(tot[k].big_ns, tot[k].nbig));
         }
     }
     if (!json && nalgos == 2 && tot[0].np50 && tot[0].np50 == tot[1].np50) {
         double ratios[64];
         for (size_t i = 0; i < tot[0].np50; i++) ratios[i] = tot[0].p50[i] / tot[1].p50[i];
-        printf("median over files of p50 %s/%s: %.2fx\n", pf_algorithm_name(algos[0]),
-               pf_algorithm_name(algos[1]), pf_report_median(ratios, tot[0].np50));
+        printf("median over files of p50 %s/%s: %.2fx\n", specs[0].name, specs[1].name,
+               pf_report_median(ratios, tot[0].np50));
     }
     for (int k = 0; k < nalgos; k++) {
         free(tot[k].samples);

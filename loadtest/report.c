@@ -12,6 +12,7 @@ void pf_report_init(pf_report *r) {
     r->p50_us = r->p90_us = r->p99_us = r->p999_us = r->max_us = r->mean_us = NAN;
     r->rps = r->seconds = NAN;
     r->mean_expanded = r->ns_per_expansion = r->mean_jump_points = NAN;
+    r->jps_stop_density = NAN;
     r->build_ms = NAN;
 }
 
@@ -110,6 +111,9 @@ void pf_report_print_row(FILE *f, const pf_report *r) {
     if (r->memory_bytes) fprintf(f, " mem_kb=%.0f", (double)r->memory_bytes / 1024.0);
     if (!isnan(r->mean_jump_points)) fprintf(f, " jump_points=%.1f", r->mean_jump_points);
     if (r->landmarks) fprintf(f, " landmarks=%d lm_ms=%.1f", r->landmarks, r->landmarks_ms);
+    if (r->jps_layout[0])
+        fprintf(f, " layout=%s tables_kb=%.0f stops=%.2f", r->jps_layout,
+                (double)r->jps_table_bytes / 1024.0, r->jps_stop_density);
     if (r->errors) {
         fprintf(f, " errors=%llu", (unsigned long long)r->errors);
         for (int i = 0; i < r->nerror_kinds; i++)
@@ -181,6 +185,10 @@ bool pf_report_print_json(FILE *f, const pf_report *r) {
     if (!isnan(r->build_ms) && !add_num(o, "build_ms", r->build_ms)) goto out_free_obj;
     if (r->memory_bytes && !add_num(o, "memory_bytes", (double)r->memory_bytes)) goto out_free_obj;
     if (!isnan(r->mean_jump_points) && !add_num(o, "jump_points", r->mean_jump_points))
+        goto out_free_obj;
+    if (r->jps_layout[0] && (!cJSON_AddStringToObject(o, "jps_layout", r->jps_layout) ||
+                             !add_num(o, "jps_table_bytes", (double)r->jps_table_bytes) ||
+                             !add_num(o, "jps_stop_density", r->jps_stop_density)))
         goto out_free_obj;
     if (r->server_json) {
         cJSON *srv = cJSON_Parse(r->server_json);

@@ -63,6 +63,12 @@ typedef struct pf_report {
     uint64_t expanded_total;
     double search_seconds;   /* summed per-query search (scen) or server (http) time */
     double mean_jump_points; /* jps only */
+    /* jps only: what its searches read (pf_jps_stats): the layout ("scan",
+     * "bits", "tables"; "" elsewhere), the jump tables' bytes, the share of
+     * diagonal stops. */
+    char jps_layout[8];
+    size_t jps_table_bytes;
+    double jps_stop_density;
 
     /* Per map preprocessing, NaN / 0 when absent. */
     double build_ms;     /* HPA* hierarchy build */

@@ -22,11 +22,11 @@ struct pf_bench_scen {
     size_t nsel;
     pf_planner *planner;
     double build_us;
-    clockid_t clock; /* what queries are timed with */
-    double *samples; /* per-query microseconds of the last run, sorted */
-    size_t nsamples;
-    double *subopts; /* cost / optimum - 1 of each query with a path, sorted */
-    size_t nsubopts;
+    clockid_t clock;    /* what queries are timed with */
+    double *samples[2]; /* per-query microseconds of the last run, sorted */
+    size_t nsamples[2];
+    double *subopts[2]; /* cost / optimum - 1 of each query with a path, sorted */
+    size_t nsubopts[2];
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...) {
@@ -181,6 +181,7 @@ pf_status pf_bench_scen_load(const char *path, const pf_bench_scen_opts *o, pf_b
     popts.cluster_size = o->cluster_size;
     popts.landmark_bytes = o->landmark_bytes;
     popts.landmark_min_cells = o->landmark_min_cells;
+    popts.jps_table_bytes = o->jps_table_bytes;
     t0 = now_us();
     st = pf_planner_create(g, &popts, &s->planner); /* takes g, also on failure */
     g = NULL;
@@ -208,8 +209,10 @@ out_free_bench:
 void pf_bench_scen_destroy(pf_bench_scen *s) {
     if (!s) return;
     pf_planner_destroy(s->planner);
-    free(s->samples);
-    free(s->subopts);
+    for (int k = 0; k < 2; k++) {
+        free(s->samples[k]);
+        free(s->subopts[k]);
+    }
     free(s->sel);
     pf_scen_free(&s->scen);
     free(s->map_text);
@@ -229,16 +232,15 @@ const char *pf_bench_scen_map_text(const pf_bench_scen *s, size_t *len) {
 }
 
 const pf_planner *pf_bench_scen_planner(const pf_bench_scen *s) { return s->planner; }
+pf_planner *pf_bench_scen_planner_mut(pf_bench_scen *s) { return s->planner; }
 double pf_bench_scen_build_us(const pf_bench_scen *s) { return s->build_us; }
 
 const double *pf_bench_scen_samples(const pf_bench_scen *s, size_t *n) {
-    *n = s->nsamples;
-    return s->samples;
+    return pf_bench_scen_samples_of(s, 0, n);
 }
 
 const double *pf_bench_scen_subopts(const pf_bench_scen *s, size_t *n) {
-    *n = s->nsubopts;
-    return s->subopts;
+    return pf_bench_scen_subopts_of(s, 0, n);
 }
 
 bool pf_bench_cost_matches(double cost, double optimal) {
@@ -273,21 +275,37 @@ static void check_answer(const pf_grid *g, const pf_scen_entry *e, const pf_resu
     }
 }
 
-pf_status pf_bench_scen_run(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a, pf_report *r) {
-    const pf_grid *g = pf_planner_grid(s->planner);
-    double *samples, *subopts, total_us = 0, subopt_sum = 0, wall0;
-    uint64_t expanded = 0, jump_points = 0, subopt_n = 0, fell_back = 0;
-    pf_algorithm ran = a;
-    pf_result res;
-    pf_query q;
-    pf_status st;
+/* One algorithm's run over the selected queries, accumulated block by
+ * block (see pf_bench_scen_run_pair). */
+typedef struct run_acc {
+    pf_algorithm a, ran;
+    pf_report *r;
+    double *samples, *subopts, total_us;
+    uint64_t expanded, jump_points, subopt_n, fell_back;
+} run_acc;
 
+/* Starts acc for algorithm a into r: header fields, buffers, and the
+ * untimed warm-up query. PF_EUNSUPPORTED (r->note says why), PF_ENOMEM. */
+static pf_status acc_begin(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a, pf_report *r,
+                           run_acc *acc) {
+    const pf_grid *g = pf_planner_grid(s->planner);
+    memset(acc, 0, sizeof(*acc));
+    acc->a = acc->ran = a;
+    acc->r = r;
     pf_report_init(r);
     snprintf(r->map, sizeof(r->map), "%s", s->name);
     snprintf(r->algorithm, sizeof(r->algorithm), "%s", pf_algorithm_name(a));
     r->map_w = pf_grid_width(g);
     r->map_h = pf_grid_height(g);
     if (a == PF_ALGO_HPA || a == PF_ALGO_JPS) r->memory_bytes = pf_planner_memory(s->planner);
+    if (a == PF_ALGO_JPS) {
+        static const char *const names[] = {"auto", "scan", "bits", "tables"};
+        pf_jps_stats js;
+        pf_planner_jps_stats(s->planner, &js);
+        snprintf(r->jps_layout, sizeof(r->jps_layout), "%s", names[js.layout]);
+        r->jps_table_bytes = js.table_bytes;
+        r->jps_stop_density = js.stop_density;
+    }
     if (a == PF_ALGO_JPS && pf_planner_landmarks(s->planner)) {
         r->landmarks = pf_planner_landmarks(s->planner)->k;
         r->landmarks_ms = (double)pf_planner_landmarks(s->planner)->build_us / 1e3;
@@ -296,41 +314,44 @@ pf_status pf_bench_scen_run(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a
         r->build_ms = pf_planner_hpa_build_us(s->planner)
                           ? (double)pf_planner_hpa_build_us(s->planner) / 1e3
                           : s->build_us / 1e3;
-
-    free(s->samples);
-    free(s->subopts);
-    s->samples = s->subopts = NULL;
-    s->nsamples = s->nsubopts = 0;
-    samples = malloc((s->nsel ? s->nsel : 1) * sizeof(*samples));
-    subopts = malloc((s->nsel ? s->nsel : 1) * sizeof(*subopts));
-    if (!samples || !subopts) {
-        free(samples);
-        free(subopts);
+    acc->samples = malloc((s->nsel ? s->nsel : 1) * sizeof(*acc->samples));
+    acc->subopts = malloc((s->nsel ? s->nsel : 1) * sizeof(*acc->subopts));
+    if (!acc->samples || !acc->subopts) {
+        free(acc->samples);
+        free(acc->subopts);
         return PF_ENOMEM;
     }
-
     /* Warm-up: the first search on a map size allocates the context's node
      * arrays and faults their pages in; the longest query touches most. */
     if (s->nsel) {
         const pf_scen_entry *e = &s->sel[s->nsel - 1];
-        q = pf_query_make(e->start, e->goal, a);
-        st = pf_planner_search(ctx, s->planner, &q, &res);
+        pf_query q = pf_query_make(e->start, e->goal, a);
+        pf_result res;
+        pf_status st = pf_planner_search(ctx, s->planner, &q, &res);
         if (st == PF_EUNSUPPORTED) {
             snprintf(r->note, sizeof(r->note),
                      "algorithm '%s' is not available in this build on this map "
                      "(pf_planner_search: %s)",
                      pf_algorithm_name(a), pf_status_str(st));
-            free(samples);
+            free(acc->samples);
+            free(acc->subopts);
             return PF_EUNSUPPORTED;
         }
     }
+    return PF_OK;
+}
 
-    wall0 = now_us();
-    for (size_t i = 0; i < s->nsel; i++) {
+/* Times selected queries i0 .. i1 - 1 with acc's algorithm. */
+static void acc_block(pf_bench_scen *s, pf_search_ctx *ctx, run_acc *acc, size_t i0, size_t i1) {
+    const pf_grid *g = pf_planner_grid(s->planner);
+    pf_report *r = acc->r;
+    for (size_t i = i0; i < i1; i++) {
         const pf_scen_entry *e = &s->sel[i];
         struct timespec t0, t1;
+        pf_result res;
+        pf_status st;
         double us;
-        q = pf_query_make(e->start, e->goal, a);
+        pf_query q = pf_query_make(e->start, e->goal, acc->a);
         clock_gettime(s->clock, &t0);
         st = pf_planner_search(ctx, s->planner, &q, &res);
         clock_gettime(s->clock, &t1);
@@ -342,47 +363,110 @@ pf_status pf_bench_scen_run(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a
             pf_report_add_error(r, pf_status_str(st), 1);
             continue;
         }
-        samples[r->queries++] = us;
-        total_us += us;
-        expanded += res.expanded;
-        jump_points += res.jump_points;
-        if (res.algorithm != a) {
-            fell_back++;
-            ran = res.algorithm;
+        acc->samples[r->queries++] = us;
+        acc->total_us += us;
+        acc->expanded += res.expanded;
+        acc->jump_points += res.jump_points;
+        if (res.algorithm != acc->a) {
+            acc->fell_back++;
+            acc->ran = res.algorithm;
         }
-        check_answer(g, e, &res, r, subopts, &subopt_n);
+        check_answer(g, e, &res, r, acc->subopts, &acc->subopt_n);
     }
-    r->seconds = (now_us() - wall0) / 1e6;
+}
 
-    qsort(samples, r->queries, sizeof(*samples), pf_report_cmp_double);
-    s->samples = samples;
-    s->nsamples = r->queries;
+/* Fills the report's figures from acc and keeps its samples in slot k. */
+static void acc_finish(pf_bench_scen *s, run_acc *acc, double seconds, int k) {
+    pf_report *r = acc->r;
+    double subopt_sum = 0;
+    r->seconds = seconds;
+    qsort(acc->samples, r->queries, sizeof(*acc->samples), pf_report_cmp_double);
+    free(s->samples[k]);
+    free(s->subopts[k]);
+    s->samples[k] = acc->samples;
+    s->nsamples[k] = r->queries;
     if (r->queries) {
+        const double *samples = acc->samples;
         r->p50_us = pf_report_percentile(samples, r->queries, 50);
         r->p90_us = pf_report_percentile(samples, r->queries, 90);
         r->p99_us = pf_report_percentile(samples, r->queries, 99);
         r->p999_us = pf_report_percentile(samples, r->queries, 99.9);
         r->max_us = samples[r->queries - 1];
-        r->mean_us = total_us / (double)r->queries;
-        r->rps = total_us > 0 ? (double)r->queries / (total_us / 1e6) : NAN;
-        r->mean_expanded = (double)expanded / (double)r->queries;
-        r->ns_per_expansion = expanded ? total_us * 1e3 / (double)expanded : NAN;
-        if (a == PF_ALGO_JPS) r->mean_jump_points = (double)jump_points / (double)r->queries;
+        r->mean_us = acc->total_us / (double)r->queries;
+        r->rps = acc->total_us > 0 ? (double)r->queries / (acc->total_us / 1e6) : NAN;
+        r->mean_expanded = (double)acc->expanded / (double)r->queries;
+        r->ns_per_expansion = acc->expanded ? acc->total_us * 1e3 / (double)acc->expanded : NAN;
+        if (acc->a == PF_ALGO_JPS)
+            r->mean_jump_points = (double)acc->jump_points / (double)r->queries;
     }
-    r->expanded_total = expanded;
-    r->search_seconds = total_us / 1e6;
-    for (uint64_t i = 0; i < subopt_n; i++) subopt_sum += subopts[i];
-    r->mean_subopt = subopt_n ? subopt_sum / (double)subopt_n : NAN;
-    qsort(subopts, subopt_n, sizeof(*subopts), pf_report_cmp_double);
-    r->p99_subopt = pf_report_percentile(subopts, subopt_n, 99);
-    s->subopts = subopts;
-    s->nsubopts = subopt_n;
-    if (fell_back) {
+    r->expanded_total = acc->expanded;
+    r->search_seconds = acc->total_us / 1e6;
+    for (uint64_t i = 0; i < acc->subopt_n; i++) subopt_sum += acc->subopts[i];
+    r->mean_subopt = acc->subopt_n ? subopt_sum / (double)acc->subopt_n : NAN;
+    qsort(acc->subopts, acc->subopt_n, sizeof(*acc->subopts), pf_report_cmp_double);
+    r->p99_subopt = pf_report_percentile(acc->subopts, acc->subopt_n, 99);
+    s->subopts[k] = acc->subopts;
+    s->nsubopts[k] = acc->subopt_n;
+    if (acc->fell_back) {
         snprintf(r->note, sizeof(r->note), "%llu of %llu queries ran %s instead of %s",
-                 (unsigned long long)fell_back, (unsigned long long)r->queries,
-                 pf_algorithm_name(ran), pf_algorithm_name(a));
-        if (fell_back == r->queries)
-            snprintf(r->algorithm, sizeof(r->algorithm), "%s", pf_algorithm_name(ran));
+                 (unsigned long long)acc->fell_back, (unsigned long long)r->queries,
+                 pf_algorithm_name(acc->ran), pf_algorithm_name(acc->a));
+        if (acc->fell_back == r->queries)
+            snprintf(r->algorithm, sizeof(r->algorithm), "%s", pf_algorithm_name(acc->ran));
     }
+}
+
+pf_status pf_bench_scen_run(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a, pf_report *r) {
+    run_acc acc;
+    double wall0;
+    pf_status st = acc_begin(s, ctx, a, r, &acc);
+    if (st) return st;
+    wall0 = now_us();
+    acc_block(s, ctx, &acc, 0, s->nsel);
+    acc_finish(s, &acc, (now_us() - wall0) / 1e6, 0);
     return PF_OK;
+}
+
+pf_status pf_bench_scen_run_pair(pf_bench_scen *s, pf_search_ctx *ctx, const pf_algorithm a[2],
+                                 void (*tune)(pf_bench_scen *, int, void *), void *ud, size_t block,
+                                 pf_report r[2]) {
+    run_acc acc[2];
+    double wall[2] = {0, 0};
+    pf_status st;
+    if (!block) block = 1;
+    for (int k = 0; k < 2; k++) {
+        if (tune) tune(s, k, ud);
+        st = acc_begin(s, ctx, a[k], &r[k], &acc[k]);
+        if (st) {
+            if (k) {
+                free(acc[0].samples);
+                free(acc[0].subopts);
+            }
+            return st;
+        }
+    }
+    /* Blocks alternate, and so does which algorithm runs a block first, so
+     * both see the same machine load and the same cache state on average. */
+    for (size_t i0 = 0, n = 0; i0 < s->nsel; i0 += block, n++) {
+        size_t i1 = i0 + block < s->nsel ? i0 + block : s->nsel;
+        for (int t = 0; t < 2; t++) {
+            int k = (int)((n + (size_t)t) & 1);
+            double w0 = now_us();
+            if (tune) tune(s, k, ud);
+            acc_block(s, ctx, &acc[k], i0, i1);
+            wall[k] += now_us() - w0;
+        }
+    }
+    for (int k = 0; k < 2; k++) acc_finish(s, &acc[k], wall[k] / 1e6, k);
+    return PF_OK;
+}
+
+const double *pf_bench_scen_samples_of(const pf_bench_scen *s, int k, size_t *n) {
+    *n = s->nsamples[k];
+    return s->samples[k];
+}
+
+const double *pf_bench_scen_subopts_of(const pf_bench_scen *s, int k, size_t *n) {
+    *n = s->nsubopts[k];
+    return s->subopts[k];
 }

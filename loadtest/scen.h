@@ -36,6 +36,7 @@ typedef struct pf_bench_scen_opts {
     bool cpu_clock;
     int32_t cluster_size;       /* HPA* cluster side, 0 = default */
     size_t landmark_bytes;      /* jps landmark tables per map, 0 = none (planner.h) */
+    size_t jps_table_bytes;     /* jps jump tables per map, 0 = none (planner.h) */
     int64_t landmark_min_cells; /* ... on maps of at least this many cells */
 } pf_bench_scen_opts;
 
@@ -58,6 +59,8 @@ const pf_scen_entry *pf_bench_scen_entries(const pf_bench_scen *s, size_t *n);
 /* The map file's bytes as read (for uploading to a server), borrowed. */
 const char *pf_bench_scen_map_text(const pf_bench_scen *s, size_t *len);
 const pf_planner *pf_bench_scen_planner(const pf_bench_scen *s);
+/* The same, to tune (pf_planner_tune_jps) between runs. */
+pf_planner *pf_bench_scen_planner_mut(pf_bench_scen *s);
 /* Microseconds pf_planner_create took. */
 double pf_bench_scen_build_us(const pf_bench_scen *s);
 
@@ -77,6 +80,22 @@ bool pf_bench_cost_matches(double cost, double optimal);
  * readable with pf_bench_scen_samples until the next run. */
 pf_status pf_bench_scen_run(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a, pf_report *r);
 const double *pf_bench_scen_samples(const pf_bench_scen *s, size_t *n);
+
+/* Runs algorithms a[0] and a[1] side by side over the selected queries:
+ * alternating blocks of `block` queries (0 = 1), and which of the two goes
+ * first alternates too, so a noisy machine and the caches treat both
+ * alike. Each block is preceded by tune(s, k, ud) for the algorithm k about
+ * to run (may be NULL), which may retune the planner
+ * (pf_bench_scen_planner_mut). Fills r[0] and r[1] as pf_bench_scen_run
+ * does (seconds: the wall time of each one's blocks); their samples and
+ * suboptimalities are slots 0 and 1 of pf_bench_scen_samples_of. Statuses
+ * as pf_bench_scen_run. */
+pf_status pf_bench_scen_run_pair(pf_bench_scen *s, pf_search_ctx *ctx, const pf_algorithm a[2],
+                                 void (*tune)(pf_bench_scen *, int, void *), void *ud, size_t block,
+                                 pf_report r[2]);
+/* Slot k (0 or 1) of the last run: pf_bench_scen_run fills slot 0. */
+const double *pf_bench_scen_samples_of(const pf_bench_scen *s, int k, size_t *n);
+const double *pf_bench_scen_subopts_of(const pf_bench_scen *s, int k, size_t *n);
 /* cost / optimum - 1 of each query of the last run that found a path,
  * sorted; same lifetime as the samples. */
 const double *pf_bench_scen_subopts(const pf_bench_scen *s, size_t *n);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jps.h"
+#include "jps_internal.h"
 #include "landmarks.h"
 #include "map_io.h"
 #include "path.h"
@@ -17,7 +18,7 @@
 
 static pf_jps *make_jps(const pf_grid *g) {
     pf_jps *j = NULL;
-    ck_assert_int_eq(pf_jps_create(g, &j), PF_OK);
+    ck_assert_int_eq(pf_jps_create(g, NULL, &j), PF_OK);
     ck_assert_ptr_nonnull(j);
     return j;
 }
@@ -243,13 +244,27 @@ static void check_against(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g,
     check_path(g, &r, s, t);
 }
 
+/* The layouts and direct settings a property test runs through: the
+ * default, each layout forced with direct answers, and the plain reference
+ * (block scans, no direct answers). */
+static const struct {
+    pf_jps_layout layout;
+    bool direct;
+} variants[] = {{PF_JPS_LAYOUT_AUTO, true},
+                {PF_JPS_LAYOUT_TABLES, true},
+                {PF_JPS_LAYOUT_BITS, true},
+                {PF_JPS_LAYOUT_SCAN, false}};
+#define NVARIANTS (sizeof(variants) / sizeof(variants[0]))
+
 /* Thousands of random uniform maps (sizes 1..128, 0-45% blocked) built under
  * corner rule cc: JPS agrees with the reference Dijkstra on reachability and
  * cost, and with astar on more queries; every path is valid. Each map is
- * searched in four phases: with jump bits forced on, then off (plain block
- * scans); then under the other rule without pf_jps_update, where the stale
- * bits must be ignored although forced on; then after pf_jps_update has
- * rebuilt them for the new rule. */
+ * searched in four phases: with the jump data in each variant (tables,
+ * bits, the plain scans without direct answers: each query in every
+ * variant, so the clever layouts are held against the plain one on the same
+ * queries); then under the other rule without pf_jps_update, where the
+ * stale jump data must be ignored although forced on; then after
+ * pf_jps_update has rebuilt it for the new rule. */
 static void property_run(const char *name, uint64_t dflt, int cc) {
     uint64_t st = tu_seed(name, dflt);
     pf_search_ctx *ctx = pf_search_ctx_create();
@@ -259,19 +274,24 @@ static void property_run(const char *name, uint64_t dflt, int cc) {
         pf_grid *g = tu_random_grid(&st, &o);
         pf_jps *j = make_jps(g);
         ck_assert(pf_jps_supports(g));
-        for (int phase = 0; phase < 4; phase++) {
-            pf_jps_set_bits_mode(j, phase == 1 ? PF_JPS_BITS_NEVER : PF_JPS_BITS_ALWAYS);
-            if (phase == 2) ck_assert_int_eq(pf_grid_set_rules(g, 8, !cc), PF_OK);
-            if (phase == 3) ck_assert_int_eq(pf_jps_update(j, g, NULL, 0), PF_OK);
+        for (int phase = 0; phase < 3; phase++) {
+            if (phase == 1) ck_assert_int_eq(pf_grid_set_rules(g, 8, !cc), PF_OK);
+            if (phase == 2) ck_assert_int_eq(pf_jps_update(j, g, NULL, 0), PF_OK);
             for (int k = 0; k < 4; k++) {
                 pf_point s, t;
+                double ref;
                 if (!tu_random_walkable(&st, g, &s)) break;
                 tu_random_walkable(&st, g, &t);
                 if (k < 1 || (phase == 0 && k < 2)) {
-                    check_against(ctx, j, g, s, t, tu_reference_cost(g, s, t), m);
+                    ref = tu_reference_cost(g, s, t);
                 } else {
                     pf_result a = run_astar(ctx, g, s, t);
-                    check_against(ctx, j, g, s, t, a.status == PF_OK ? a.cost : -1, m);
+                    ref = a.status == PF_OK ? a.cost : -1;
+                }
+                for (size_t v = 0; v < NVARIANTS; v++) {
+                    pf_jps_set_layout(j, variants[v].layout);
+                    pf_jps_set_direct(j, variants[v].direct);
+                    check_against(ctx, j, g, s, t, ref, m);
                 }
             }
         }
@@ -366,7 +386,7 @@ START_TEST(jps_update_follows_changes) {
         int32_t w = pf_grid_width(g), h = pf_grid_height(g);
         pf_jps *j = make_jps(g);
         pf_point changed[64];
-        pf_jps_set_bits_mode(j, PF_JPS_BITS_ALWAYS);
+        pf_jps_set_layout(j, m % 3 == 0 ? PF_JPS_LAYOUT_BITS : PF_JPS_LAYOUT_TABLES);
         size_t n = 0;
         for (int round = 0; round < 4; round++) {
             n = 1 + tu_below(&st, 64);
@@ -501,7 +521,7 @@ START_TEST(jps_planner_landmarks_across_versions) {
     static const char *const rows[] = {"..........", "....#.....", "....#.....", "....#.....",
                                        "..........", "##########", ".........."};
     pf_grid *g = tu_grid_from_ascii(rows, 7, 8);
-    pf_planner_opts po = {false, 0, 1 << 20, 0};
+    pf_planner_opts po = {false, 0, 1 << 20, 0, PF_JPS_DEFAULT_TABLE_BYTES};
     pf_planner *p1, *p2, *p3;
     pf_search_ctx *ctx = pf_search_ctx_create();
     pf_point gate[1] = {{0, 4}};
@@ -818,8 +838,145 @@ START_TEST(jps_direct_answer_iff_canonical_path_free) {
 }
 END_TEST
 
-/* A sample of every shared scenario file matches its listed optimum, with
- * and without jump bits. The full sweep is `make bench`. */
+/* Whether j's jump tables equal ref entry for entry; reports the first
+ * difference. */
+static void assert_tables_equal(const pf_jps *j, const uint16_t *ref, const pf_grid *g,
+                                const char *what, int m) {
+    int32_t w = pf_grid_width(g), h = pf_grid_height(g);
+    ck_assert_ptr_nonnull(j->jt);
+    ck_assert_ptr_nonnull(ref);
+    for (int32_t i = 0; i < w * h * 8; i++)
+        ck_assert_msg(j->jt[i] == ref[i],
+                      "map %d (%s, cc %d): cell (%d,%d) dir %d: table %#x, reference %#x", m, what,
+                      pf_grid_corner_cutting(g), (i / 8) % w, (i / 8) / w, i % 8, j->jt[i], ref[i]);
+}
+
+/* The jump tables (JPS+) built with the bit grids equal the cell-by-cell
+ * reference (jps_tables.c, from the grid's accessors alone) on random maps
+ * under both rules; after random cell changes pf_jps_update's local repair
+ * gives the tables of a fresh build and of the reference; a copy
+ * (pf_jps_clone) updated the same way does too, and the original is
+ * untouched; a rule change followed by pf_jps_update rebuilds them. */
+START_TEST(jps_tables_match_reference_after_updates) {
+    uint64_t st = tu_seed("jps_tables_match_reference_after_updates", 0x5eed0371);
+    for (int m = 0; m < 300; m++) {
+        tu_map_opts o = {1, (m % 10 == 0) ? 90 : 30, 0.45, false, false, 8, m % 2};
+        pf_grid *g = tu_random_grid(&st, &o);
+        int32_t w = pf_grid_width(g), h = pf_grid_height(g);
+        pf_jps *j = make_jps(g), *copy;
+        uint16_t *ref = pf__jps_tables_reference(g), *before;
+        assert_tables_equal(j, ref, g, "build", m);
+        free(ref);
+        before = malloc((size_t)w * h * 8 * sizeof(*before));
+        ck_assert_ptr_nonnull(before);
+        for (int round = 0; round < 3; round++) {
+            pf_point changed[16];
+            size_t n = 1 + tu_below(&st, round == 2 ? 16 : 4);
+            pf_jps *fresh;
+            memcpy(before, j->jt, (size_t)w * h * 8 * sizeof(*before));
+            copy = pf_jps_clone(j);
+            ck_assert_ptr_nonnull(copy);
+            for (size_t i = 0; i < n; i++) {
+                changed[i] = (pf_point){(int32_t)tu_below(&st, (uint32_t)w),
+                                        (int32_t)tu_below(&st, (uint32_t)h)};
+                pf_grid_set_cost(g, changed[i], pf_grid_is_walkable(g, changed[i]) ? 0 : 1);
+            }
+            ck_assert_int_eq(pf_jps_update(copy, g, changed, n), PF_OK);
+            /* The copy changed, j did not. */
+            ck_assert(memcmp(before, j->jt, (size_t)w * h * 8 * sizeof(*before)) == 0);
+            ck_assert_int_eq(pf_jps_update(j, g, changed, n), PF_OK);
+            fresh = make_jps(g);
+            assert_tables_equal(j, fresh->jt, g, "update", m);
+            assert_tables_equal(copy, fresh->jt, g, "clone + update", m);
+            ref = pf__jps_tables_reference(g);
+            assert_tables_equal(j, ref, g, "reference after update", m);
+            free(ref);
+            pf_jps_destroy(fresh);
+            pf_jps_destroy(copy);
+        }
+        ck_assert_int_eq(pf_grid_set_rules(g, 8, m % 2 == 0), PF_OK);
+        ck_assert_int_eq(pf_jps_update(j, g, NULL, 0), PF_OK);
+        ref = pf__jps_tables_reference(g);
+        assert_tables_equal(j, ref, g, "rule change", m);
+        free(ref);
+        free(before);
+        pf_jps_destroy(j);
+        pf_grid_destroy(g);
+    }
+}
+END_TEST
+
+/* A repair is local: on a 256x256 open map with a few walls, blocking one
+ * cell changes the tables of a handful of lines, and the update gives a
+ * fresh build's tables. The budget: tables only within table_bytes, none
+ * at 0 (the search then uses the bits and stays optimal), stats say so. */
+START_TEST(jps_tables_budget_and_local_repair) {
+    pf_grid *g;
+    pf_jps *j, *none, *fresh;
+    pf_jps_params p0 = {0, 0}, small = {256 * 256 * 16 - 1, 0};
+    pf_jps_stats stats;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_point c = {128, 100};
+    size_t diff = 0;
+    uint16_t *before;
+    ck_assert_int_eq(pf_grid_create(256, 256, NULL, &g), PF_OK);
+    for (int32_t k = 0; k < 200; k++)
+        pf_grid_set_cost(g, (pf_point){(k * 37) % 256, (k * 91) % 256}, 0);
+    j = make_jps(g);
+    pf_jps_get_stats(j, g, &stats);
+    ck_assert_uint_eq(stats.table_bytes, 256 * 256 * 16);
+    ck_assert_uint_ge(stats.memory_bytes, stats.table_bytes);
+    ck_assert_int_eq(pf_jps_create(g, &p0, &none), PF_OK);
+    pf_jps_get_stats(none, g, &stats);
+    ck_assert_uint_eq(stats.table_bytes, 0);
+    ck_assert(!stats.tables_pay);
+    ck_assert_int_ne(stats.layout, PF_JPS_LAYOUT_TABLES);
+    pf_jps_destroy(none);
+    ck_assert_int_eq(pf_jps_create(g, &small, &none), PF_OK);
+    pf_jps_set_layout(none, PF_JPS_LAYOUT_TABLES);
+    pf_jps_get_stats(none, g, &stats);
+    ck_assert_uint_eq(stats.table_bytes, 0);
+    ck_assert_int_eq(stats.layout, PF_JPS_LAYOUT_BITS);
+    {
+        pf_point a = {3, 1}, b = {250, 201};
+        pf_result r;
+        ck_assert(pf_grid_is_walkable(g, a) && pf_grid_is_walkable(g, b));
+        r = run_jps(ctx, none, g, a, b);
+        ck_assert_int_eq(r.status, PF_OK);
+        ck_assert_double_eq_tol(r.cost, tu_reference_cost(g, a, b), 1e-9);
+    }
+    pf_jps_destroy(none);
+    before = malloc(256 * 256 * 8 * sizeof(*before));
+    ck_assert_ptr_nonnull(before);
+    memcpy(before, j->jt, 256 * 256 * 8 * sizeof(*before));
+    pf_grid_set_cost(g, c, 0);
+    ck_assert_int_eq(pf_jps_update(j, g, &c, 1), PF_OK);
+    fresh = make_jps(g);
+    assert_tables_equal(j, fresh->jt, g, "local repair", 0);
+    for (size_t i = 0; i < 256 * 256 * 8; i++) {
+        int32_t x = (int32_t)(i / 8) % 256, y = (int32_t)(i / 8) / 256;
+        if (before[i] == j->jt[i]) continue;
+        diff++;
+        /* Straight entries only change on the three rows (E, W) and three
+         * columns (S, N) through the change; diagonal ones where a diagonal
+         * crosses those lines. */
+        if (i % 8 < 2)
+            ck_assert_msg(abs(y - c.y) <= 1, "E/W entry of (%d,%d) changed", x, y);
+        else if (i % 8 < 4)
+            ck_assert_msg(abs(x - c.x) <= 1, "S/N entry of (%d,%d) changed", x, y);
+    }
+    ck_assert_uint_gt(diff, 0);
+    ck_assert_uint_lt(diff, 256 * 256 * 8 / 50);
+    free(before);
+    pf_jps_destroy(fresh);
+    pf_jps_destroy(j);
+    pf_grid_destroy(g);
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A sample of every shared scenario file matches its listed optimum in
+ * every layout. The full sweep is `make bench`. */
 START_TEST(jps_movingai_scenarios_sampled) {
     const char *dir = tu_bench_dir();
     if (!dir) return;
@@ -835,8 +992,9 @@ START_TEST(jps_movingai_scenarios_sampled) {
         for (size_t i = 0; i < sc.count; i += step) {
             const pf_scen_entry *e = &sc.entries[i];
             double tol = fmax(1e-3, 1e-5 * e->optimal);
-            for (int mode = PF_JPS_BITS_ALWAYS; mode <= PF_JPS_BITS_NEVER; mode++) {
-                pf_jps_set_bits_mode(j, (pf_jps_bits_mode)mode);
+            for (int mode = 0; mode < (int)NVARIANTS; mode++) {
+                pf_jps_set_layout(j, variants[mode].layout);
+                pf_jps_set_direct(j, variants[mode].direct);
                 pf_result r = run_jps(ctx, j, g, e->start, e->goal);
                 ck_assert_int_eq(r.status, PF_OK);
                 ck_assert_int_eq(r.algorithm, PF_ALGO_JPS);
@@ -871,6 +1029,7 @@ TU_SUITE(jps) {
     tcase_add_test(tc, jps_direct_path_long_or_blocked_at_the_end);
     tcase_add_test(tc, jps_direct_answer_iff_canonical_path_free);
     tcase_add_test(tc, jps_direct_fast_path_checks_endpoints);
+    tcase_add_test(tc, jps_tables_budget_and_local_repair);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("slow");
     tcase_set_timeout(slow, 600);
@@ -879,6 +1038,7 @@ TU_SUITE(jps) {
     tcase_add_test(slow, jps_uniform_cost_other_than_one);
     tcase_add_test(slow, jps_falls_back_to_astar);
     tcase_add_test(slow, jps_update_follows_changes);
+    tcase_add_test(slow, jps_tables_match_reference_after_updates);
     tcase_add_test(slow, jps_landmarks_keep_optimal);
     tcase_add_test(tc, jps_planner_landmarks_across_versions);
     tcase_add_test(slow, jps_movingai_scenarios_sampled);
