@@ -25,6 +25,10 @@
  * least this long gets a transition at each end, a shorter one a single
  * transition in its middle (Botea et al. 2004, section 3). */
 #define LONG_ENTRANCE 6
+/* ... and transitions in between, at most this many cells apart, so that a
+ * path crossing an open border is never bent more than a couple of cells
+ * out of its way to reach one (see scan_border). */
+#define TRANSITION_SPACING 8
 
 static const uint8_t opposite8[PF_DIR_COUNT] = {PF_DIR_W,  PF_DIR_E,  PF_DIR_N,  PF_DIR_S,
                                                 PF_DIR_NW, PF_DIR_NE, PF_DIR_SW, PF_DIR_SE};
@@ -223,13 +227,30 @@ static void emit_pair(border_scan *o, int32_t acell, int32_t step, int32_t boff,
  * the step a_i -> b_i is allowed and consecutive cells are joined along the
  * border on both sides (a_{i-1} -> a_i and b_{i-1} -> b_i allowed; this only
  * matters with wall edges). All cells of a run lie in one region of each
- * cluster. Runs whose two regions are the same are interchangeable -- a
- * crossing through one can be replaced by a crossing through another plus
- * moves inside the two regions -- so they form one entrance, which keeps
- * the graph complete (every reachable goal is found) with fewer nodes on
- * cluttered maps. Transitions follow Botea et al. (2004, section 3): an
- * entrance of one run shorter than LONG_ENTRANCE gets one in its middle,
- * any other entrance one at each end.
+ * cluster. Each run is an entrance. Transitions follow Botea et al. (2004,
+ * section 3) -- a run shorter than LONG_ENTRANCE gets one in its middle, a
+ * longer one one at each end -- plus, on a long run, evenly spaced ones
+ * between the ends, at most TRANSITION_SPACING cells apart.
+ *
+ * Why so many: a path must cross a border at a transition, and one that
+ * would cross a 16-cell open border in its middle detours to an end. The
+ * line shortcuts of the query undo that detour only where the grid lets a
+ * straight line through, and where the detour makes the abstract search
+ * prefer another route (the other side of an obstacle) nothing undoes it.
+ * Runs joining the same two regions used to share one entrance (first,
+ * last, and the middle of the longest run), which on cluttered borders
+ * forced crossings several runs away. Measured over all 56808 shared
+ * scenarios with the query of hpa_query.c: ends only, 24 queries more than
+ * 5% over the optimum on 8 maps (maze512-8-0 7, Berlin_0_256 4, ost003d 4);
+ * a middle transition too (spacing 8: three on a 16-cell run), none; one
+ * shared entrance for the runs of the same regions, random512-40-0's mean
+ * 0.78% against 0.20%. Cost against the sparse transitions (pf_hpa_build,
+ * best of three): abstract nodes +35-70% on open maps (AR0011SR 2644 ->
+ * 4378, Berlin_1_1024 15392 -> 27198), memory +25-80% (random512-10-0
+ * 5.7 -> 12.2 MiB), build +30-70% (Berlin_1_1024 46 -> 77 ms), repair of
+ * one cell 1.5-3.4x (Boston_0_512 0.17 -> 0.56 ms; the reassembly is linear
+ * in the abstract edges, which grow with the square of a cluster's
+ * transitions); mazes and random512-40-0, whose runs are short, unchanged.
  * Diagonal steps across a border need no entrance of their own: each has an
  * open L route of two orthogonal steps, one of which crosses the same
  * border. Region labels of both clusters must be current. */
@@ -262,43 +283,24 @@ static void scan_border(const pf_hpa *h, const pf_grid *g, int32_t k, bool south
         bool cont = valid && run >= 0 && (g->moves[a - step] & along) &&
                     (g->moves[a - step + boff] & along);
         if (run >= 0 && !cont) {
-            int32_t r = o->nruns++, ca = acell + run * step;
+            int32_t r = o->nruns++, ca = acell + run * step, rl = i - run;
             o->ra[r] = ca;
             o->rb[r] = ca + boff;
             o->rs[r] = run;
             o->re[r] = i;
-            o->grp[r] = -1;
-            for (int32_t q = 0; q < r; q++)
-                if (region_of_cell(h, o->ra[q]) == region_of_cell(h, ca) &&
-                    region_of_cell(h, o->rb[q]) == region_of_cell(h, ca + boff)) {
-                    o->grp[r] = o->grp[q];
-                    break;
-                }
-            if (o->grp[r] < 0) o->grp[r] = o->ngroups++;
+            o->grp[r] = o->ngroups++;
+            if (rl < LONG_ENTRANCE) {
+                emit_pair(o, acell, step, boff, run + rl / 2);
+            } else {
+                /* Ends at 0 and rl - 1, and gaps of at most TRANSITION_SPACING
+                 * between: m gaps, transition q at q (rl - 1) / m. */
+                int32_t m = (rl - 1 + TRANSITION_SPACING - 1) / TRANSITION_SPACING;
+                for (int32_t q = 0; q <= m; q++)
+                    emit_pair(o, acell, step, boff, run + q * (rl - 1) / m);
+            }
             run = -1;
         }
         if (valid && run < 0) run = i;
-    }
-    for (int32_t gi = 0; gi < o->ngroups; gi++) {
-        int32_t first = -1, last = -1, nr = 0, longest = -1;
-        for (int32_t r = 0; r < o->nruns; r++) {
-            if (o->grp[r] != gi) continue;
-            if (first < 0) first = r;
-            last = r;
-            nr++;
-            if (longest < 0 || o->re[r] - o->rs[r] > o->re[longest] - o->rs[longest]) longest = r;
-        }
-        if (nr == 1 && o->re[first] - o->rs[first] < LONG_ENTRANCE) {
-            emit_pair(o, acell, step, boff, o->rs[first] + (o->re[first] - o->rs[first]) / 2);
-        } else {
-            int32_t mid = o->rs[longest] + (o->re[longest] - o->rs[longest]) / 2;
-            emit_pair(o, acell, step, boff, o->rs[first]);
-            /* A grouped entrance also gets the middle of its longest run:
-             * crossings of cluttered borders then detour less. */
-            if (nr > 1 && mid != o->rs[first] && mid != o->re[last] - 1)
-                emit_pair(o, acell, step, boff, mid);
-            emit_pair(o, acell, step, boff, o->re[last] - 1);
-        }
     }
 }
 

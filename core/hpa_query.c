@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "landmarks.h"
 #include "search_internal.h"
 
 /* From an anchor, the improvement pass looks for lines to path cells at
@@ -48,25 +49,48 @@
 #define LOOK_PATIENCE_MIN 1
 
 /* The abstract A* weighs its heuristic by this much (weighted A*, Pohl
- * 1970; without re-expansions the bound on ordinary graphs is the weight,
- * Likhachev, Gordon & Thrun 2003). Abstract paths detour through transition
- * points, so the octile heuristic trails their cost by a few percent and
- * plain A* widens into an ellipse of nodes almost as long as it is wide; the
- * small weight narrows it. Measured over the 18 shared maps (every second
- * scenario): long queries 16-35% faster on random512-10-0, Boston_0_512,
- * AcrosstheCape and Berlin_1_1024, no change elsewhere, mean suboptimality
- * after shortening 0.310% -> 0.312%, 99th percentile 2.34% -> 2.33%.
- * Raised from 1.03 to 1.1 for random512-10-0, an open map whose obstacles
- * cut each border into several runs, so its abstract paths zigzag through
- * many transitions and trail the heuristic furthest: its long queries
- * take half the instructions (callgrind, 100 queries: 148M -> 75M; the
- * astar/hpa p50 ratio rose from 13.5x to 29x), Boston_0_512 7% fewer.
- * Over all 56805 shared scenarios mean suboptimality rose 0.295% ->
- * 0.367% and the 99th percentile 2.47% -> 3.73% (random512-10-0 mean 1.8%
- * -> 3.0%, Berlin_1_1024 p99 1.0% -> 3.1%); 1.08 was not enough (22x).
- * Parent links stay acyclic (a node's g always exceeds its parent's), so
- * paths remain valid. */
-#define H_WEIGHT 1.1
+ * 1970; the cost of the abstract path is then within the weight of the
+ * best one). It was 1.1: abstract paths detour through transition points,
+ * so the octile heuristic trails their cost and plain A* widens into an
+ * ellipse; the weight narrowed it (random512-10-0's long queries took half
+ * the instructions). But the weight's detours are visible: one in eight
+ * queries over 5% above the optimum on random512-10-0, single ones of
+ * 7-14% on open game maps (a route round the wrong side of a wall, which no
+ * shortening undoes), 0.367% over optimal on average over every shared
+ * scenario. Unweighted, with the denser transitions of hpa_build.c and the
+ * repairs below, no scenario is more than 5% over (see the README); 1.05
+ * still left random512-10-0 at 1.1% on average. */
+#define H_WEIGHT 1.0
+
+/* Queries whose ends are at most SHORT_CELLS apart (octile distance, in
+ * cells) are first tried with plain A* on the grid, given at most
+ * SHORT_BUDGET expansions: near the start the hierarchy only adds detours
+ * (a query between neighbouring clusters must cross at a transition, 64%
+ * over the optimum in the worst shared case), and A* there costs about what
+ * the two insertion Dijkstras of HPA* would (two 16x16 clusters). Past the
+ * budget (a short distance through a long detour, as in a maze) the query
+ * goes on with HPA*, with the budget's expansions counted. */
+#define SHORT_CELLS 48
+#define SHORT_BUDGET 1024
+
+/* Windowed repair: the shortened path is cut into windows of WINDOW cells;
+ * a window costing more than (1 + WINDOW_SLACK) times the octile distance
+ * between its ends, but less than WINDOW_MAX_RATIO times it (a winding
+ * window is where the map winds, not a detour), is searched again with A*
+ * between its ends (at most WINDOW_BUDGET x WINDOW^2 expansions) and
+ * replaced when that finds it cheaper. Where the map has landmarks their
+ * bound replaces the octile distance when larger, which keeps the windows
+ * through doors and round walls out (their cost is that of the map, not of
+ * a detour). It catches the detours at border crossings on cluttered open
+ * ground that the line shortcuts cannot straighten: random512-10-0's mean
+ * over the optimum 0.84% -> 0.43% for 30% more instructions (callgrind,
+ * 300 queries); 32room_000 0.076% -> 0.055% (+17%), AR0011SR 0.057% ->
+ * 0.026% (+4%). Windows of 48 cells left random512-10-0 at 0.48%, 80 took
+ * it to 0.38% for 12% more. */
+#define WINDOW 64
+#define WINDOW_SLACK 0.01
+#define WINDOW_MAX_RATIO 1.1
+#define WINDOW_BUDGET 2
 
 /* Per-thread scratch in ctx->ext[PF__EXT_HPA]. */
 typedef struct hpa_scratch {
@@ -75,6 +99,7 @@ typedef struct hpa_scratch {
     pf_point *tmp;        /* improved path */
     double *pc;           /* prefix costs of the refined path */
     size_t tmp_cap;
+    pf_point *tmp2; /* repaired path (windowed repair), 2 x tmp_cap */
     int32_t *apath; /* abstract path, virtual nodes included */
     size_t apath_cap;
     uint8_t *via; /* per abstract node: reached along an intra-cluster edge */
@@ -88,6 +113,7 @@ static void scratch_free(void *p) {
     pf__hpa_dij_free(&s->rev);
     free(s->tmp);
     free(s->pc);
+    free(s->tmp2);
     free(s->apath);
     free(s->via);
     free(s);
@@ -97,7 +123,7 @@ static size_t scratch_memory(const void *p) {
     const hpa_scratch *s = p;
     size_t cells = (size_t)s->cs * (size_t)s->cs;
     return sizeof(*s) + 2 * cells * (sizeof(double) + 4 + 3 * sizeof(int32_t)) +
-           s->tmp_cap * (sizeof(pf_point) + sizeof(double)) + s->apath_cap * sizeof(int32_t) +
+           s->tmp_cap * (3 * sizeof(pf_point) + sizeof(double)) + s->apath_cap * sizeof(int32_t) +
            s->via_cap;
 }
 
@@ -133,6 +159,9 @@ static pf_status reserve_tmp(hpa_scratch *s, size_t n) {
     double *pc = realloc(s->pc, cap * sizeof(*pc));
     if (!pc) return PF_ENOMEM;
     s->pc = pc;
+    t = realloc(s->tmp2, 2 * cap * sizeof(*t));
+    if (!t) return PF_ENOMEM;
+    s->tmp2 = t;
     s->tmp_cap = cap;
     return PF_OK;
 }
@@ -168,7 +197,72 @@ typedef struct astar {
     int32_t G, gfirst, glast, kg;
     int32_t sin, gin; /* region_span[].in of the start's and the goal's regions */
     uint64_t generated;
+    const pf_landmarks *lm;           /* NULL: the octile distance alone */
+    double lm_goal[PF_LANDMARKS_MAX]; /* the goal's landmark distances */
+    int lm_n;                         /* active landmarks */
+    int lm_idx[PF_LANDMARKS_MAX];
 } astar;
+
+/* Landmarks the abstract search evaluates per node: as jps's default
+ * (jps.h, PF_JPS_DEFAULT_ACTIVE_LANDMARKS), the ones that bound the start's
+ * distance to the goal best. */
+#define ACTIVE_LANDMARKS 6
+
+/* The heuristic of abstract node v: the octile (manhattan) distance times
+ * the cheapest cost, or, where the map has landmarks, their differential
+ * bound when larger: a lower bound of the grid distance, so of every
+ * abstract path too, and consistent, as is the maximum. On room and game
+ * maps, where walls make the octile distance far too low, it cut the
+ * abstract search's instructions by about a third (callgrind, 300 queries:
+ * AR0011SR 256M -> 164M, 8room_000 322M -> 218M, maze512-8-0 753M -> 534M;
+ * random512-10-0, where octile is nearly exact, 2%). */
+static inline double node_h(const astar *a, int32_t v) {
+    pf_point p = a->h->node_pt[v];
+    double hh = h_cost(a->conn, a->minc, p, a->goal);
+    if (a->lm) {
+        const uint16_t *d = a->lm->d + (size_t)(p.y * a->h->w + p.x) * 2 * (size_t)a->lm->k;
+        double best = 0.0;
+        for (int i = 0; i < a->lm_n; i++) {
+            int j = a->lm_idx[i];
+            double x = a->lm_goal[j] - ((double)d[2 * j] + (double)d[2 * j + 1] * PF_SQRT2);
+            x = x < 0 ? -x : x;
+            best = x > best ? x : best;
+        }
+        best *= (double)a->lm->cost * (1.0 - 1e-12);
+        hh = best > hh ? best : hh;
+    }
+    return hh;
+}
+
+/* lm when it bounds distances on g, else NULL: landmarks of another size,
+ * corner rule or cost, or of a map jps would not serve, were never measured
+ * for g. */
+static const pf_landmarks *lm_bound(const pf_landmarks *lm, const pf_grid *g) {
+    if (!lm || lm->w != g->w || lm->h != g->h || lm->cut != g->corner_cutting ||
+        g->connectivity != 8 || g->nwalls != 0 || (int64_t)g->cost_hist[lm->cost] != g->walkable)
+        return NULL;
+    return lm;
+}
+
+/* Sets up a's landmarks (NULL: none) for query q on g. */
+static void landmarks_begin(astar *a, const pf_landmarks *lm, const pf_grid *g, const pf_query *q) {
+    double sd[PF_LANDMARKS_MAX], val[PF_LANDMARKS_MAX];
+    int want;
+    a->lm = lm_bound(lm, g);
+    if (!a->lm) return;
+    want = ACTIVE_LANDMARKS < lm->k ? ACTIVE_LANDMARKS : lm->k;
+    pf_landmarks_dist(lm, q->goal.y * g->w + q->goal.x, a->lm_goal);
+    pf_landmarks_dist(lm, q->start.y * g->w + q->start.x, sd);
+    for (int i = 0; i < lm->k; i++) val[i] = fabs(a->lm_goal[i] - sd[i]);
+    a->lm_n = 0;
+    while (a->lm_n < want) {
+        int b = 0;
+        for (int c = 1; c < lm->k; c++)
+            if (val[c] > val[b]) b = c;
+        a->lm_idx[a->lm_n++] = b;
+        val[b] = -1.0;
+    }
+}
 
 /* Whether the search may enter node v across a border: its region is in
  * the 2-core of the region graph, or its dead-end subtree holds the start's
@@ -256,7 +350,7 @@ static void relax_open(astar *a, int32_t u, int32_t v, double gv) {
             return;
         }
     }
-    it.h = v == a->G ? 0.0 : H_WEIGHT * h_cost(a->conn, a->minc, a->h->node_pt[v], a->goal);
+    it.h = v == a->G ? 0.0 : H_WEIGHT * node_h(a, v);
     it.f = gv + it.h;
     it.seq = a->seq++;
     it.node = v;
@@ -299,8 +393,7 @@ static void reach_intra(astar *a, int32_t u, int32_t v, double gv) {
 /* A* over the abstract graph from the virtual start S to the virtual goal G.
  * The octile (manhattan) distance times the cheapest cost is consistent:
  * every abstract edge is a real path at least that long (the search weighs
- * it by H_WEIGHT; the arguments below are for weight 1, and with the weight
- * the abstract path is near-optimal instead of optimal).
+ * it by H_WEIGHT, 1: the abstract path is the best one).
  * A node reached along an intra-cluster edge (or from S) never needs its
  * own intra-cluster edges: the cluster's distances obey the triangle
  * inequality (they are exact shortest in-cluster paths, as are S's), so the
@@ -312,8 +405,8 @@ static void reach_intra(astar *a, int32_t u, int32_t v, double gv) {
  * drop later, and then its edges are relaxed again; it never drops for a
  * node whose successor is already closed, as the heuristic is consistent. */
 static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g,
-                                 const pf_query *q, const hpa_scratch *s, int32_t ks, int32_t kg,
-                                 pf_result *out) {
+                                 const pf_landmarks *lm, const pf_query *q, const hpa_scratch *s,
+                                 int32_t ks, int32_t kg, pf_result *out) {
     const int32_t S = h->nnodes;
     astar a;
     pf_status st = PF_NO_PATH;
@@ -330,6 +423,7 @@ static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_g
     a.goal = q->goal;
     a.conn = g->connectivity;
     a.minc = (double)pf_grid_min_cost(g);
+    landmarks_begin(&a, lm, g, q);
     a.G = h->nnodes + 1;
     a.gfirst = h->cl_node_first[kg];
     a.glast = h->cl_node_first[kg + 1];
@@ -345,6 +439,11 @@ static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_g
     {
         pf__heap_item it = {0.0, 0.0, a.seq++, S};
         it.h = H_WEIGHT * h_cost(a.conn, a.minc, q->start, q->goal);
+        if (a.lm) {
+            double hl =
+                H_WEIGHT * pf_landmarks_h_to(a.lm, q->start.y * g->w + q->start.x, a.lm_goal);
+            it.h = hl > it.h ? hl : it.h;
+        }
         it.f = it.h;
         heap_up(&a, a.len++, it);
         a.generated++;
@@ -802,8 +901,66 @@ static pf_status improve(pf_search_ctx *ctx, const pf_grid *g, hpa_scratch *s, s
     return PF_OK;
 }
 
-pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g, const pf_query *q,
-                        pf_result *out) {
+/* Windowed repair of ctx->path[0..*len) (see WINDOW): A* searches of the
+ * context overwrite ctx->path, so the path is kept in s->tmp meanwhile and
+ * the repaired one assembled in s->tmp2 (a cheaper window has at most as
+ * many cells as its cost over the cheapest step, so twice the old length
+ * is room enough). Statuses of the window searches other than a path or an
+ * exhausted budget (cancellation, memory) are returned. */
+static pf_status repair_windows(pf_search_ctx *ctx, const pf_grid *g, const pf_landmarks *lm,
+                                const pf_query *q, hpa_scratch *s, size_t *len,
+                                uint64_t *expanded) {
+    const size_t n = *len;
+    const double minc = (double)pf_grid_min_cost(g);
+    pf_point *old, *nw;
+    size_t k = 0;
+    pf_status st;
+
+    if (n < 3) return PF_OK;
+    st = reserve_tmp(s, n);
+    if (st) return st;
+    old = s->tmp;
+    nw = s->tmp2;
+    memcpy(old, ctx->path, n * sizeof(*old));
+    s->pc[0] = 0.0;
+    for (size_t i = 1; i < n; i++) s->pc[i] = s->pc[i - 1] + step_cost(g, old[i - 1], old[i]);
+    nw[k++] = old[0];
+    for (size_t a = 0, b; a + 1 < n; a = b) {
+        double c, lb;
+        b = a + WINDOW < n - 1 ? a + WINDOW : n - 1;
+        c = s->pc[b] - s->pc[a];
+        lb = h_cost(g->connectivity, minc, old[a], old[b]);
+        if (lm) {
+            double l = pf_landmarks_h(lm, old[a].y * g->w + old[a].x, old[b].y * g->w + old[b].x);
+            lb = l > lb ? l : lb;
+        }
+        if (c > lb * (1.0 + WINDOW_SLACK) + 1e-9 && c < lb * WINDOW_MAX_RATIO) {
+            pf_query qa = pf_query_make(old[a], old[b], PF_ALGO_ASTAR);
+            pf_result ra;
+            qa.max_expanded = (uint64_t)WINDOW_BUDGET * WINDOW * WINDOW;
+            qa.should_stop = q->should_stop;
+            qa.stop_ud = q->stop_ud;
+            st = pf_search(ctx, g, &qa, &ra);
+            *expanded += ra.expanded;
+            if (st == PF_OK && ra.cost < c - 1e-9 && k + ra.path_len - 1 <= 2 * s->tmp_cap) {
+                memcpy(nw + k, ra.path + 1, (ra.path_len - 1) * sizeof(*nw));
+                k += ra.path_len - 1;
+                continue;
+            }
+            if (st != PF_OK && st != PF_EBUDGET && st != PF_NO_PATH) return st;
+        }
+        memcpy(nw + k, old + a + 1, (b - a) * sizeof(*nw));
+        k += b - a;
+    }
+    st = pf__ctx_reserve_path(ctx, k);
+    if (st) return st;
+    memcpy(ctx->path, nw, k * sizeof(*nw));
+    *len = k;
+    return PF_OK;
+}
+
+pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g,
+                        const pf_landmarks *lm, const pf_query *q, pf_result *out) {
     hpa_scratch *s;
     int32_t ks, kg, x0, y0, bw, bh, na = 0;
     size_t len = 0;
@@ -822,6 +979,22 @@ pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g, c
     }
     /* Different components: no path, and no search. */
     if (!pf_hpa_connected(h, q->start, q->goal)) return out->status = PF_NO_PATH;
+    if (h_cost(g->connectivity, 1.0, q->start, q->goal) <= (double)SHORT_CELLS) {
+        pf_query qa = *q;
+        uint64_t budget = SHORT_BUDGET, spent;
+        qa.algorithm = PF_ALGO_ASTAR;
+        qa.heuristic = PF_H_DEFAULT;
+        qa.max_expanded = q->max_expanded && q->max_expanded < budget ? q->max_expanded : budget;
+        st = pf_search(ctx, g, &qa, out);
+        out->algorithm = PF_ALGO_HPA;
+        /* Answered, or failed for a reason of its own (the caller's budget
+         * or deadline, memory). */
+        if (st != PF_EBUDGET || qa.max_expanded != budget) return st;
+        spent = out->expanded;
+        memset(out, 0, sizeof(*out));
+        out->algorithm = PF_ALGO_HPA;
+        out->expanded = spent;
+    }
 
     st = get_scratch(ctx, h->cs, &s);
     if (st) return out->status = st;
@@ -848,7 +1021,7 @@ pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g, c
     pf__hpa_dij_load(&s->rev, g, h->cs, x0, y0, bw, bh);
     pf__hpa_dijkstra(&s->rev, local_index(h, kg, q->goal), true, NULL, 0);
 
-    st = abstract_search(ctx, h, g, q, s, ks, kg, out);
+    st = abstract_search(ctx, h, g, lm, q, s, ks, kg, out);
     out->expanded += s->fwd.expanded + s->rev.expanded;
     if (q->record_expanded) {
         out->expanded_cells = ctx->expanded;
@@ -869,6 +1042,7 @@ pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g, c
     }
     st = refine(ctx, h, q, s, ks, kg, s->apath, na, &len);
     if (!st) st = improve(ctx, g, s, &len);
+    if (!st) st = repair_windows(ctx, g, lm_bound(lm, g), q, s, &len, &out->expanded);
     if (st) return out->status = st;
 
     out->path = ctx->path;

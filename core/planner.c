@@ -141,7 +141,7 @@ pf_status pf_planner_search(pf_search_ctx *ctx, const pf_planner *p, const pf_qu
     case PF_ALGO_JPS:
         return pf_jps_search(ctx, p->jps, p->grid, q, out);
     case PF_ALGO_HPA:
-        if (p->hpa) return pf_hpa_search(ctx, p->hpa, p->grid, q, out);
+        if (p->hpa) return pf_hpa_search(ctx, p->hpa, p->grid, p->lm, q, out);
         /* fall through */
     case PF_ALGO_DSTAR: {
         pf_result r = {0};

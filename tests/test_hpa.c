@@ -26,7 +26,7 @@ static pf_result run(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g, pf_p
                      pf_point t) {
     pf_query q = pf_query_make(s, t, PF_ALGO_HPA);
     pf_result r;
-    pf_hpa_search(ctx, h, g, &q, &r);
+    pf_hpa_search(ctx, h, g, NULL, &q, &r);
     return r;
 }
 
@@ -167,15 +167,26 @@ START_TEST(hpa_ctx_shared_across_cluster_sizes) {
 }
 END_TEST
 
+/* Upper bounds on HPA*'s excess over the optimum (cost / optimum - 1) on
+ * the random maps below, small and cluttered on purpose: the mean over
+ * every query with a path and the share of queries more than 5% over.
+ * Measured at 0.16-0.23% and 1.3-1.6% (seeds 1, 2, 3, about 7000 paths
+ * each); the sparse transitions and weighted abstract search HPA* had
+ * before gave 2.7% and 15.5%, and fail both. */
+#define PROPERTY_MEAN_EXCESS 0.01
+#define PROPERTY_SHARE_OVER5 0.03
+
 /* Found iff reachable, every path valid and never below the optimum, the
  * component labels right, on thousands of random maps: up to 45% blocked
  * (islands), random costs, wall edges, 4 and 8 connectivity, both corner
- * rules, cluster sides from 4 to 16. */
+ * rules, cluster sides from 4 to 16; and near the optimum: the mean excess
+ * and the share of detours over 5% within the bounds above. */
 START_TEST(hpa_property_random_maps) {
     uint64_t st = tu_seed("hpa_property_random_maps", 0x4a5a0001);
     pf_search_ctx *ctx = pf_search_ctx_create();
     const int maps = 2500;
-    int found = 0, unreachable = 0;
+    int found = 0, unreachable = 0, over5 = 0;
+    double excess = 0, worst = 0;
     for (int m = 0; m < maps; m++) {
         tu_map_opts o = {1, (m % 10 == 0) ? 96 : 40, 0.45, m % 2 == 0, m % 3 == 0, 0, -1};
         pf_grid *g = tu_random_grid(&st, &o);
@@ -206,6 +217,12 @@ START_TEST(hpa_property_random_maps) {
             check_path(g, &r, s, t);
             ck_assert_msg(r.cost >= ref - 1e-6 * (1 + ref), "map %d: cost %f below optimum %f", m,
                           r.cost, ref);
+            if (ref > 0) {
+                double e = r.cost / ref - 1.0;
+                excess += e;
+                over5 += e > 0.05;
+                worst = e > worst ? e : worst;
+            }
             found++;
         }
         pf_hpa_destroy(h);
@@ -213,6 +230,12 @@ START_TEST(hpa_property_random_maps) {
     }
     ck_assert_int_gt(found, 1000);
     ck_assert_int_gt(unreachable, 100);
+    fprintf(stderr,
+            "hpa_property_random_maps: %d paths, mean excess %.3f%%, %d over 5%%, worst %.1f%%\n",
+            found, 100 * excess / found, over5, 100 * worst);
+    ck_assert_msg(excess / found <= PROPERTY_MEAN_EXCESS, "mean excess %.3f%%",
+                  100 * excess / found);
+    ck_assert_msg(over5 <= PROPERTY_SHARE_OVER5 * found, "%d of %d paths over 5%%", over5, found);
     pf_search_ctx_destroy(ctx);
 }
 END_TEST
@@ -460,33 +483,33 @@ START_TEST(hpa_repair_splits_and_merges_components) {
 END_TEST
 
 /* A comb: a corridor along the top row, reached from the bottom through
- * the tooth at x = 0 and left through the tooth at x = 31; the teeth at x =
- * 8, 16 and 24 are dead ends that lead towards the goal. Their regions hang
- * from the top row's by a single transition pair each, so the search must
- * not even queue their nodes below the first cluster row (y >= 4), while a
- * goal inside a dead end is still found. */
+ * the tooth at x = 0 and left through the tooth at x = 63; the teeth at x =
+ * 8, 16, ..., 56 are dead ends that lead towards the goal. Their regions
+ * hang from the top row's by a single transition pair each, so the search
+ * must not even queue their nodes below the first cluster row (y >= 4),
+ * while a goal inside a dead end is still found. The ends are 63 cells
+ * apart, past the distance at which a query tries plain A* first. */
 START_TEST(hpa_skips_dead_ends) {
-    char rows[20][33];
+    char rows[20][65];
     const char *rp[20];
     for (int y = 0; y < 20; y++) {
-        for (int x = 0; x < 32; x++)
-            rows[y][x] = y == 0 || x == 0 || x == 8 || x == 16 || x == 24 || x == 31 ? '.' : '#';
-        rows[y][32] = '\0';
+        for (int x = 0; x < 64; x++) rows[y][x] = y == 0 || x % 8 == 0 || x == 63 ? '.' : '#';
+        rows[y][64] = '\0';
         rp[y] = rows[y];
     }
     pf_grid *g = tu_grid_from_ascii(rp, 20, 8);
     pf_search_ctx *ctx = pf_search_ctx_create();
     pf_hpa *h = build(g, 4);
-    pf_point s = {0, 19}, t = {31, 19}, dead = {16, 19};
+    pf_point s = {0, 19}, t = {63, 19}, dead = {16, 19};
     pf_query q = pf_query_make(s, t, PF_ALGO_HPA);
     pf_result r;
     q.record_expanded = true;
-    ck_assert_int_eq(pf_hpa_search(ctx, h, g, &q, &r), PF_OK);
+    ck_assert_int_eq(pf_hpa_search(ctx, h, g, NULL, &q, &r), PF_OK);
     check_path(g, &r, s, t);
     ck_assert_double_eq_tol(r.cost, tu_reference_cost(g, s, t), 1e-9);
     for (size_t i = 0; i < r.expanded_cells_len; i++) {
-        int32_t x = r.expanded_cells[i] % 32, y = r.expanded_cells[i] / 32;
-        ck_assert_msg(x == 0 || x == 31 || y < 4, "expanded (%d, %d) in a dead end", x, y);
+        int32_t x = r.expanded_cells[i] % 64, y = r.expanded_cells[i] / 64;
+        ck_assert_msg(x == 0 || x == 63 || y < 4, "expanded (%d, %d) in a dead end", x, y);
     }
     r = run(ctx, h, g, s, dead);
     ck_assert_int_eq(r.status, PF_OK);
@@ -499,54 +522,49 @@ START_TEST(hpa_skips_dead_ends) {
 END_TEST
 
 /* A sample of every shared scenario file with the default cluster size:
- * every path valid, never below the listed optimum, within 1% on average
- * and 5% at the 99th percentile (the issue's targets, measured in full by
- * the benchmark). */
+ * every path valid, never below the listed optimum, and per map within
+ * the issue's targets (measured in full by the benchmark): at most 0.5%
+ * over the optimum on average, no query more than 5% over. */
 START_TEST(hpa_movingai_scenarios_sampled) {
     const char *dir = tu_bench_dir();
     if (!dir) return;
     char **list = tu_list_scen(dir);
     pf_search_ctx *ctx = pf_search_ctx_create();
-    double *sub = NULL;
-    size_t nsub = 0, cap = 0;
+    size_t total = 0;
+    double total_sub = 0;
     ck_assert_ptr_nonnull(list);
     for (char **f = list; *f; f++) {
         pf_scen sc;
         pf_grid *g = tu_load_scen(dir, *f, &sc);
         pf_hpa *h = build(g, 0);
-        size_t step = sc.count / 40 + 1;
+        size_t step = sc.count / 40 + 1, n = 0;
+        double sum = 0, worst = 0;
         for (size_t i = 0; i < sc.count; i += step) {
             const pf_scen_entry *e = &sc.entries[i];
-            double tol = fmax(1e-3, 1e-5 * e->optimal);
+            double tol = fmax(1e-3, 1e-5 * e->optimal), sub;
             pf_result r = run(ctx, h, g, e->start, e->goal);
             ck_assert_msg(r.status == PF_OK, "%s line %zu: %s", *f, i + 2, pf_status_str(r.status));
             check_path(g, &r, e->start, e->goal);
             ck_assert_msg(r.cost >= e->optimal - tol, "%s line %zu: %f below %f", *f, i + 2, r.cost,
                           e->optimal);
-            if (e->optimal > 0) {
-                if (nsub == cap) {
-                    cap = cap ? 2 * cap : 1024;
-                    sub = realloc(sub, cap * sizeof(*sub));
-                    ck_assert_ptr_nonnull(sub);
-                }
-                sub[nsub++] = fmax(0.0, r.cost / e->optimal - 1.0);
-            }
+            if (e->optimal <= 0) continue;
+            sub = fmax(0.0, r.cost / e->optimal - 1.0);
+            ck_assert_msg(sub <= 0.05, "%s line %zu: %.2f%% over the optimum", *f, i + 2,
+                          100 * sub);
+            worst = sub > worst ? sub : worst;
+            sum += sub;
+            n++;
         }
+        ck_assert_msg(n == 0 || sum / (double)n <= 0.005, "%s: mean %.3f%% over the optimum", *f,
+                      100 * sum / (double)n);
+        total += n;
+        total_sub += sum;
         pf_hpa_destroy(h);
         pf_scen_free(&sc);
         pf_grid_destroy(g);
     }
-    double mean = 0;
-    for (size_t i = 0; i < nsub; i++) mean += sub[i] / (double)nsub;
-    size_t over5 = 0;
-    for (size_t i = 0; i < nsub; i++) over5 += sub[i] > 0.05;
-    fprintf(
-        stderr,
-        "hpa_movingai_scenarios_sampled: %zu scenarios, mean suboptimality %.3f%%, %zu over 5%%\n",
-        nsub, 100 * mean, over5);
-    ck_assert_msg(mean <= 0.01, "mean suboptimality %.3f%%", 100 * mean);
-    ck_assert_msg(over5 <= nsub / 100, "%zu of %zu scenarios over 5%%", over5, nsub);
-    free(sub);
+    fprintf(stderr, "hpa_movingai_scenarios_sampled: %zu scenarios, mean suboptimality %.3f%%\n",
+            total, total ? 100 * total_sub / (double)total : 0.0);
     tu_free_list(list);
     pf_search_ctx_destroy(ctx);
 }
