@@ -503,8 +503,8 @@ END_TEST
  * and 5% at the 99th percentile (the issue's targets, measured in full by
  * the benchmark). */
 START_TEST(hpa_movingai_scenarios_sampled) {
-    const char *dir = tu_bench_dir();
-    if (!dir) return;
+    const char *dir;
+    TU_NEED_BENCH_DIR(dir);
     char **list = tu_list_scen(dir);
     pf_search_ctx *ctx = pf_search_ctx_create();
     double *sub = NULL;
