@@ -69,17 +69,17 @@ bool pf_map_id_is_valid(const char *id, size_t len) {
     return true;
 }
 
-/* A placeholder: its name in a shape, its check, where it is captured, and
- * whether a segment failing the check is a bad id (400) rather than no
- * match (404). */
+/* A placeholder: its name in a shape, its check (which bounds the length to
+ * what its field holds), where it is captured, and whether a segment failing
+ * the check is a bad id (400) rather than no match (404). */
 static const struct placeholder {
     const char *name;
     bool (*ok)(const char *s, size_t n);
-    size_t offset, cap;
+    size_t offset;
     bool bad_is_400;
 } placeholders[] = {
-    {"{id}", pf_map_id_is_valid, offsetof(pf_route_result, map_id), PF_MAP_ID_MAX + 1, true},
-    {"{sid}", session_id_ok, offsetof(pf_route_result, session_id), PF_SESSION_ID_MAX + 1, false},
+    {"{id}", pf_map_id_is_valid, offsetof(pf_route_result, map_id), true},
+    {"{sid}", session_id_ok, offsetof(pf_route_result, session_id), false},
 };
 
 #define NPLACEHOLDERS (sizeof(placeholders) / sizeof(placeholders[0]))
@@ -194,6 +194,19 @@ pf_route_match pf_route_find(const char *method, const char *path, pf_route_resu
 
 const char *pf_route_name(pf_route r) {
     return (unsigned)r < PF_ROUTE_COUNT ? rows[r].name : rows[PF_ROUTE_NONE].name;
+}
+
+int pf__route_shape_fits(const char *shape, const char *path, pf_route_result *out,
+                         uint32_t *spec) {
+    return (int)match(shape, path, out, spec);
+}
+
+const char *pf_route_method(pf_route r) {
+    return (unsigned)r < PF_ROUTE_COUNT ? rows[r].method : rows[PF_ROUTE_NONE].method;
+}
+
+const char *pf_route_shape(pf_route r) {
+    return (unsigned)r < PF_ROUTE_COUNT ? rows[r].path : rows[PF_ROUTE_NONE].path;
 }
 
 pf_scope pf_route_scope(pf_route r) {

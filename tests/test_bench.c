@@ -53,6 +53,7 @@ static void fixture_make_off(fixture *fx, int wrong, double delta) {
     char *text;
     size_t len;
 
+    memset(fx, 0, sizeof(*fx));
     snprintf(fx->dir, sizeof(fx->dir), "/tmp/pathd-test-bench-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(fx->dir));
     snprintf(fx->map_path, sizeof(fx->map_path), "%s/tiny.map", fx->dir);

@@ -525,9 +525,11 @@ START_TEST(hpa_movingai_scenarios_sampled) {
                           e->optimal);
             if (e->optimal > 0) {
                 if (nsub == cap) {
+                    double *grown;
                     cap = cap ? 2 * cap : 1024;
-                    sub = realloc(sub, cap * sizeof(*sub));
-                    ck_assert_ptr_nonnull(sub);
+                    grown = realloc(sub, cap * sizeof(*sub));
+                    ck_assert_ptr_nonnull(grown);
+                    sub = grown;
                 }
                 sub[nsub++] = fmax(0.0, r.cost / e->optimal - 1.0);
             }

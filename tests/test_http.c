@@ -243,9 +243,17 @@ START_TEST(http_connection_limits) {
     a = hc_send_only(s.port, ka, sizeof(ka) - 1);
     ck_assert(a >= 0);
     ck_assert_int_eq(read_keepalive_status(a), 200);
-    b = hc_send_only(s.port, ka, sizeof(ka) - 1);
-    ck_assert(b >= 0);
-    ck_assert_int_eq(read_keepalive_status(b), 200);
+    /* The server may still count it_start's /readyz probe, closed by now
+     * but not yet cleaned up: b is retried until that place is free. */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        b = hc_send_only(s.port, ka, sizeof(ka) - 1);
+        ck_assert(b >= 0);
+        if (read_keepalive_status(b) == 200) break;
+        close(b);
+        ck_assert_msg(it_since(&t0) < 10, "a second connection was never served");
+        sched_yield();
+    }
     /* ...so a third is closed without an answer. */
     rc = hc_request(s.port, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
     ck_assert_msg(rc != 0 || r.status == 0, "a third connection was served: %d", r.status);

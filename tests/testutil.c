@@ -336,7 +336,9 @@ char **tu_list_scen(const char *dir) {
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
         if (l > 5 && strcmp(e->d_name + l - 5, ".scen") == 0) {
-            list = realloc(list, (n + 2) * sizeof(*list));
+            char **grown = realloc(list, (n + 2) * sizeof(*list));
+            ck_assert_ptr_nonnull(grown);
+            list = grown;
             list[n++] = strdup(e->d_name);
         }
     }
