@@ -31,7 +31,8 @@ static void set_base(pf_dstar *d, const pf_grid *g) {
     }
 }
 
-pf_status pf_dstar_create(const pf_grid *g, pf_point start, pf_point goal, pf_dstar **out) {
+pf_status pf_dstar_create_with(const pf_grid *g, pf_point start, pf_point goal,
+                               const pf_dstar_opts *opts, pf_dstar **out) {
     pf_dstar *d;
     pf_status st;
     *out = NULL;
@@ -39,6 +40,7 @@ pf_status pf_dstar_create(const pf_grid *g, pf_point start, pf_point goal, pf_ds
     if (st) return st;
     d = calloc(1, sizeof(*d));
     if (!d) return PF_ENOMEM;
+    d->ops = opts && opts->plain_store ? &pf__dstar_plain_ops : &pf__dstar_tiles_ops;
     set_base(d, g);
     d->start = d->last = cell_of(d, start);
     d->goal = cell_of(d, goal);
@@ -47,9 +49,13 @@ pf_status pf_dstar_create(const pf_grid *g, pf_point start, pf_point goal, pf_ds
     return PF_OK;
 }
 
+pf_status pf_dstar_create(const pf_grid *g, pf_point start, pf_point goal, pf_dstar **out) {
+    return pf_dstar_create_with(g, start, goal, NULL, out);
+}
+
 void pf_dstar_destroy(pf_dstar *d) {
     if (!d) return;
-    pf__dstar_tiles_free(d);
+    d->ops->free_store(d);
     free(d->q);
     free(d->o);
     free(d->path);
@@ -59,7 +65,7 @@ void pf_dstar_destroy(pf_dstar *d) {
 void pf_dstar_set_cuts(pf_dstar *d, const pf_cuts *cuts) { d->cuts = cuts; }
 
 pf_status pf_dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
-    return pf__dstar_plan(d, max_expanded, out);
+    return d->ops->plan(d, max_expanded, out);
 }
 
 pf_status pf_dstar_move(pf_dstar *d, pf_point p) {
@@ -91,7 +97,7 @@ pf_status pf_dstar_set_cost(pf_dstar *d, pf_point p, uint8_t cost) {
     int32_t cell = cell_of(d, p);
     st = pf__dstar_ov_reserve(d, 9);
     if (st) return st;
-    if (!d->fresh && (pf__dstar_reserve(d, 4, 16))) return PF_ENOMEM;
+    if (!d->fresh && (d->ops->reserve(d, 4, 16))) return PF_ENOMEM;
     pf__dstar_ov_taint_block(d, p.x, p.y);
     ov *o = ov_find(d, cell);
     bool same = (o->flags & OV_COST) && o->cost == cost;
@@ -103,7 +109,7 @@ pf_status pf_dstar_set_cost(pf_dstar *d, pf_point p, uint8_t cost) {
     if (d->fresh) return PF_OK;
     sync_start(d);
     /* Room was reserved above, so this cannot fail. */
-    return pf__dstar_refresh_block(d, p.x, p.y);
+    return d->ops->refresh_block(d, p.x, p.y);
 }
 
 pf_status pf_dstar_set_wall(pf_dstar *d, pf_point p, int dir, bool blocked) {
@@ -114,7 +120,7 @@ pf_status pf_dstar_set_wall(pf_dstar *d, pf_point p, int dir, bool blocked) {
     if (!in_bounds(d, p.x, p.y) || !in_bounds(d, q.x, q.y)) return PF_ERANGE;
     st = pf__dstar_ov_reserve(d, 18);
     if (st) return st;
-    if (!d->fresh && (pf__dstar_reserve(d, 8, 32))) return PF_ENOMEM;
+    if (!d->fresh && (d->ops->reserve(d, 8, 32))) return PF_ENOMEM;
     pf__dstar_ov_taint_block(d, p.x, p.y);
     pf__dstar_ov_taint_block(d, q.x, q.y);
     ov *a = ov_find(d, cell_of(d, p)), *b = ov_find(d, cell_of(d, q));
@@ -132,8 +138,8 @@ pf_status pf_dstar_set_wall(pf_dstar *d, pf_point p, int dir, bool blocked) {
     pf__dstar_ov_refresh_block(d, q.x, q.y);
     if (d->fresh) return PF_OK;
     sync_start(d);
-    st = pf__dstar_refresh_block(d, p.x, p.y);
-    if (!st) st = pf__dstar_refresh_block(d, q.x, q.y);
+    st = d->ops->refresh_block(d, p.x, p.y);
+    if (!st) st = d->ops->refresh_block(d, q.x, q.y);
     if (st) d->fresh = true;
     return st;
 }
@@ -161,8 +167,7 @@ pf_status pf_dstar_rebase(pf_dstar *d, const pf_grid *g, const pf_point *changed
         if (d->ocount) pf__dstar_ov_refresh_block(d, changed[i].x, changed[i].y);
     if (pf_grid_min_cost(g) < d->hscale) d->fresh = true;
     if (d->fresh) return PF_OK;
-    for (size_t i = 0; i < n && !st; i++)
-        st = pf__dstar_refresh_block(d, changed[i].x, changed[i].y);
+    for (size_t i = 0; i < n && !st; i++) st = d->ops->refresh_block(d, changed[i].x, changed[i].y);
     if (st) d->fresh = true; /* out of memory half way: search anew next time */
     return st;
 }
@@ -180,6 +185,6 @@ pf_point pf_dstar_goal(const pf_dstar *d) {
 const pf_grid *pf_dstar_grid(const pf_dstar *d) { return d->base; }
 
 size_t pf_dstar_memory(const pf_dstar *d) {
-    return sizeof(*d) + pf__dstar_tiles_memory(d) + (size_t)d->qcap * sizeof(qitem) +
+    return sizeof(*d) + d->ops->store_memory(d) + (size_t)d->qcap * sizeof(qitem) +
            (size_t)d->ocap * sizeof(ov) + d->path_cap * sizeof(pf_point);
 }

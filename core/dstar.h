@@ -38,10 +38,29 @@
 
 typedef struct pf_dstar pf_dstar;
 
-/* Creates a session on `g` (borrowed) from start to goal. PF_ERANGE off the
- * map, PF_EBLOCKED for a blocked start or goal, PF_ENOMEM; *out is NULL on
- * error. Nothing is searched until pf_dstar_plan. Free with
+/* Options of a session, fixed at creation. All zero (or NULL) is the
+ * default, what pf_dstar_create gives. */
+typedef struct pf_dstar_opts {
+    /* Keeps the vertices in one plain array of W x H cells (8 bytes a cell,
+     * allocated at the first plan and again at each search anew) instead
+     * of the default tiles, which hold only the walkable cells of the 8x8
+     * tiles the search touched. The search is the same code over a simple
+     * store: every call answers exactly as with the tiles (status, path,
+     * cost, expanded and generated counts); only pf_dstar_memory differs.
+     * It is the reference the property tests hold the tiles against, and a
+     * way to rule the tiles out when a session misbehaves; not meant for
+     * production sessions. */
+    bool plain_store;
+} pf_dstar_opts;
+
+/* Creates a session on `g` (borrowed) from start to goal, with the options
+ * `opts` (borrowed for the call only; NULL for the defaults). PF_ERANGE
+ * off the map, PF_EBLOCKED for a blocked start or goal, PF_ENOMEM; *out is
+ * NULL on error. Nothing is searched until pf_dstar_plan. Free with
  * pf_dstar_destroy. */
+pf_status pf_dstar_create_with(const pf_grid *g, pf_point start, pf_point goal,
+                               const pf_dstar_opts *opts, pf_dstar **out);
+/* pf_dstar_create_with with the default options. */
 pf_status pf_dstar_create(const pf_grid *g, pf_point start, pf_point goal, pf_dstar **out);
 /* NULL is a no-op. */
 void pf_dstar_destroy(pf_dstar *d);
@@ -114,10 +133,11 @@ const pf_grid *pf_dstar_grid(const pf_dstar *d);
  * wide g table, open list, overlay and path buffer), not counting the shared
  * base grid. Vertices cost 4 bytes a walkable cell of every 8x8 tile the
  * search touched, plus 16 a tile (plus 8 for the few g values a tile
- * cannot hold in place, see dstar_tiles.h). `pathd-bench sessions --all-buckets`
- * after one plan on the 512x512 Moving AI maps: mean 0.16-0.28 MB a
- * session, 0.36 MB on maze512-1-0 (half walls) and 0.54 MB on
- * maze512-8-0, whose searches touch most of the map. */
+ * cannot hold in place, see dstar_tiles.h); on the plain store 8 bytes a
+ * cell of the map. `pathd-bench sessions --all-buckets` after one plan on
+ * the 512x512 Moving AI maps: mean 0.16-0.28 MB a session, 0.36 MB on
+ * maze512-1-0 (half walls) and 0.54 MB on maze512-8-0, whose searches
+ * touch most of the map. */
 size_t pf_dstar_memory(const pf_dstar *d);
 
 #endif

@@ -9,13 +9,24 @@
  *                     cut-off test that answers without searching
  *   dstar_tiles.h/.c  the vertex store: g or the open-list position of each
  *                     touched cell, in 8x8 tiles of a word pool
+ *   dstar_plain.c     the reference vertex store, one plain array of W x H
+ *                     vertices, with dstar_lite.c compiled over it again
  *   dstar_overlay.c   the overlay: the session's private changes, and the
  *                     effective map they make with the base grid
  *
- * Memory. Nothing per session is W x H: vertices live in tiles allocated
- * on first touch (dstar_tiles.h), the open list holds only the inconsistent
- * vertices, and the overlay holds only the private changes and their
- * neighbours. The base grid is borrowed and shared by every session.
+ * D* Lite is written once, against the store interface that dstar_tiles.h
+ * describes, and compiled once per store: dstar_lite.c on its own over the
+ * tiles, and included by dstar_plain.c over the plain array. Each copy
+ * exports one table of entry points (pf__dstar_ops), and a session calls
+ * the one it was created with (pf_dstar_opts.plain_store), so the search
+ * loop inlines its store and pays no dispatch. The plain store exists to be
+ * the simple equivalent the tests hold the tiles against.
+ *
+ * Memory. Nothing per session is W x H (but on the plain store): vertices
+ * live in tiles allocated on first touch (dstar_tiles.h), the open list
+ * holds only the inconsistent vertices, and the overlay holds only the
+ * private changes and their neighbours. The base grid is borrowed and
+ * shared by every session.
  *
  * The static inline helpers below keep short names (ov_find, eff_cost,
  * heur): the search's inner loop calls them on every neighbour, and only
@@ -52,7 +63,8 @@ _Static_assert(UNIT_ORTH % 2 == 0 && UNIT_DIAG % 2 == 0, "tiles store g / 2 (see
 #define KM_LIMIT ((dist)1 << 61)
 
 /* A vertex's place in the vertex store (dstar_tiles.h), NO_SLOT for a cell
- * the store does not hold: one the search never touched. */
+ * the store does not hold, which the search never touched (a store may
+ * also hold untouched cells, with g = rhs = infinity). */
 typedef int64_t slot_t;
 #define NO_SLOT (-1)
 
@@ -89,7 +101,26 @@ typedef struct ov {
     uint8_t moves; /* effective move mask, kept current by every change */
 } ov;
 
+/* D* Lite over one vertex store (dstar_lite.c): what dstar.c calls. */
+typedef struct pf__dstar_ops {
+    /* pf_dstar_plan. */
+    pf_status (*plan)(pf_dstar *d, uint64_t max_expanded, pf_result *out);
+    /* Room for n more tiles and k more open-list items and stored g values,
+     * taken before a change is recorded. */
+    pf_status (*reserve)(pf_dstar *d, uint32_t n, uint32_t k);
+    /* The edges leaving the cells of the 3x3 block of (x, y) changed. */
+    pf_status (*refresh_block)(pf_dstar *d, int32_t x, int32_t y);
+    /* Frees the vertex store (at pf_dstar_destroy). */
+    void (*free_store)(pf_dstar *d);
+    /* Bytes the vertex store holds. */
+    size_t (*store_memory)(const pf_dstar *d);
+} pf__dstar_ops;
+
+extern const pf__dstar_ops pf__dstar_tiles_ops; /* dstar_lite.c over dstar_tiles.h */
+extern const pf__dstar_ops pf__dstar_plain_ops; /* the same over dstar_plain.c */
+
 struct pf_dstar {
+    const pf__dstar_ops *ops; /* the search over this session's vertex store */
     const pf_grid *base;
     int32_t w, h;
     int conn;
@@ -117,6 +148,9 @@ struct pf_dstar {
     unsigned thbits;
     dist *wide;                   /* g of the cells outside their tile's window */
     uint32_t wcap, wfree, nwfree; /* free slots are linked through wide[] */
+    /* The plain store instead (dstar_plain.c): cell_load's value of every
+     * cell, NULL until the first plan. */
+    int64_t *plain;
 
     /* The open list U (dstar_lite.c). */
     qitem *q;
@@ -214,14 +248,5 @@ static inline void sync_start(pf_dstar *d) {
     d->last = d->start;
     if (d->km > KM_LIMIT) d->fresh = true;
 }
-
-/* D* Lite (dstar_lite.c). */
-pf_status pf__dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out);
-pf_status pf__dstar_reserve(pf_dstar *d, uint32_t n, uint32_t k);
-pf_status pf__dstar_refresh_block(pf_dstar *d, int32_t x, int32_t y);
-
-/* The vertex store (dstar_tiles.c). */
-void pf__dstar_tiles_free(pf_dstar *d);
-size_t pf__dstar_tiles_memory(const pf_dstar *d);
 
 #endif

@@ -1,6 +1,8 @@
 /* dstar_lite.c -- D* Lite, the optimized version (Koenig & Likhachev, "D* Lite",
- * AAAI 2002, figure 4), over the vertex store of dstar_tiles.h. See dstar.h
- * for the contract, dstar_internal.h for the module's files.
+ * AAAI 2002, figure 4), over a vertex store: the tiles of dstar_tiles.h when
+ * this file is compiled on its own, the plain array of dstar_plain.c when
+ * that file includes it (see dstar_internal.h). See dstar.h for the
+ * contract.
  *
  * The search runs backwards, from the goal towards the agent: g(s) and rhs(s)
  * estimate the cost from s to the goal, and the agent's path follows the
@@ -19,7 +21,7 @@
  * recomputing rhs and calling UpdateVertex for the nine cells of the block
  * handles the change exactly (a wall edge: the blocks of both its cells).
  * This is the paper's edge loop, done per vertex instead of per edge
- * (pf__dstar_refresh_block, called by dstar.c for each changed block).
+ * (refresh_block, called by dstar.c for each changed block).
  *
  * The heuristic is octile (8-connected) or manhattan (4-connected) times the
  * cheapest effective cost, which keeps it consistent and satisfying the
@@ -33,7 +35,14 @@
 #include <string.h>
 
 #include "cuts.h"
+#include "dstar_internal.h"
+
+/* The store: the tiles unless an including file has defined one and named
+ * the table of entry points this copy exports. */
+#ifndef PF__DSTAR_OPS
 #include "dstar_tiles.h"
+#define PF__DSTAR_OPS pf__dstar_tiles_ops
+#endif
 
 static inline dist g_at(const pf_dstar *d, slot_t sl) {
     int64_t v = cell_load(d, sl);
@@ -413,7 +422,7 @@ static bool cut_off(const pf_dstar *d) {
  * next call), PF_NO_PATH, PF_EBLOCKED, PF_EBUDGET (the repair goes on at the
  * next plan), PF_ENOMEM (the state before the failing expansion is kept) or
  * PF_EINVAL (a broken invariant: the next plan searches anew). */
-pf_status pf__dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
+static pf_status plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
     pf_status st;
     memset(out, 0, sizeof(*out));
     out->algorithm = PF_ALGO_DSTAR;
@@ -452,21 +461,22 @@ pf_status pf__dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
     return out->status = st;
 }
 
-/* Room for n more tiles and k more open-list items and wide cells: what one
- * changed block (n = 4, k = 16) may need, taken before a change is recorded
- * so that the change cannot fail half way. PF_ENOMEM leaves the search state
- * as it was. */
-pf_status pf__dstar_reserve(pf_dstar *d, uint32_t n, uint32_t k) { return reserve(d, n, k); }
-
 /* Recomputes rhs of every vertex in the 3x3 block of (x, y) and updates
  * those that became inconsistent (the paper's edge loop, for every edge
  * leaving a cell of the block). PF_ENOMEM changes nothing; after room was
- * reserved with pf__dstar_reserve(d, 4, 16) it cannot fail. The search
- * state must be initialised (not d->fresh) and km in sync (sync_start). */
-pf_status pf__dstar_refresh_block(pf_dstar *d, int32_t x, int32_t y) {
+ * reserved with reserve(d, 4, 16) it cannot fail. The search state must be
+ * initialised (not d->fresh) and km in sync (sync_start). */
+static pf_status refresh_block(pf_dstar *d, int32_t x, int32_t y) {
     if (reserve(d, 4, 16)) return PF_ENOMEM;
     for (int32_t yy = y - 1; yy <= y + 1; yy++)
         for (int32_t xx = x - 1; xx <= x + 1; xx++)
             if (in_bounds(d, xx, yy)) refresh_vertex(d, xx, yy);
     return PF_OK;
 }
+
+/* This copy's entry points (dstar_internal.h). reserve takes room for n
+ * more tiles and k more open-list items and stored g values: what one
+ * changed block (n = 4, k = 16) may need, taken before a change is
+ * recorded so that the change cannot fail half way; PF_ENOMEM leaves the
+ * search state as it was. */
+const pf__dstar_ops PF__DSTAR_OPS = {plan, reserve, refresh_block, store_free, store_memory};

@@ -290,8 +290,11 @@ static inline slot_t near_find(const pf_dstar *d, const near *h, int32_t x, int3
     return (h->mask >> bit) & 1 ? run_slot(h->run, h->mask, bit) : NO_SLOT;
 }
 
-/* slot_get's slow path (dstar_tiles.c). */
+/* The slow half (dstar_tiles.c). */
 slot_t pf__dstar_slot_make(pf_dstar *d, int32_t x, int32_t y);
+pf_status pf__dstar_tiles_grow(pf_dstar *d, uint32_t n, uint32_t k);
+void pf__dstar_tiles_free(pf_dstar *d);
+size_t pf__dstar_tiles_memory(const pf_dstar *d);
 
 /* The slot of cell (x, y), its tile allocated or widened when it does not
  * store the cell. Room must have been reserved with store_reserve. */
@@ -321,8 +324,6 @@ static inline uint64_t pool_chunks(const pf_dstar *d, uint32_t n) {
     if (fit < n) chunks += (n - fit + per - 1) / per;
     return chunks;
 }
-
-pf_status pf__dstar_tiles_grow(pf_dstar *d, uint32_t n, uint32_t k);
 
 /* Makes room for n more slot_get calls (pool words, blocks and block hash
  * entries: each call may allocate a tile or widen one, so n tiles take 2n
