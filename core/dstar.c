@@ -13,12 +13,16 @@
 #include "dstar_internal.h"
 #include "search_internal.h"
 
+/* Whether p can hold the agent or the goal: PF_ERANGE off the map,
+ * PF_EBLOCKED when blocked on the effective map, else PF_OK. */
 static pf_status check_cell(const pf_dstar *d, pf_point p) {
     if (!in_bounds(d, p.x, p.y)) return PF_ERANGE;
     if (eff_cost(d, cell_of(d, p)) == 0) return PF_EBLOCKED;
     return PF_OK;
 }
 
+/* Takes g as the base grid: its size, rules, and the step offsets and
+ * fixed-point step lengths derived from them. */
 static void set_base(pf_dstar *d, const pf_grid *g) {
     d->base = g;
     d->w = g->w;
@@ -31,6 +35,12 @@ static void set_base(pf_dstar *d, const pf_grid *g) {
     }
 }
 
+/* Creates a session from start to goal on g (borrowed until a rebase
+ * replaces it or the session is destroyed), its vertex store chosen by
+ * opts (NULL: the tiles). Nothing is allocated but the session itself, and
+ * nothing is searched: the first plan searches anew. On error (PF_ERANGE,
+ * PF_EBLOCKED from the endpoints on the base grid, PF_ENOMEM) *out is NULL
+ * and nothing is allocated. */
 pf_status pf_dstar_create_with(const pf_grid *g, pf_point start, pf_point goal,
                                const pf_dstar_opts *opts, pf_dstar **out) {
     pf_dstar *d;
@@ -49,10 +59,13 @@ pf_status pf_dstar_create_with(const pf_grid *g, pf_point start, pf_point goal,
     return PF_OK;
 }
 
+/* Creates a session with the default options (see pf_dstar_create_with). */
 pf_status pf_dstar_create(const pf_grid *g, pf_point start, pf_point goal, pf_dstar **out) {
     return pf_dstar_create_with(g, start, goal, NULL, out);
 }
 
+/* Frees the session: its vertex store, open list, overlay and path buffer.
+ * The base grid and the cuts it borrows are left alone. NULL is a no-op. */
 void pf_dstar_destroy(pf_dstar *d) {
     if (!d) return;
     d->ops->free_store(d);
@@ -62,12 +75,21 @@ void pf_dstar_destroy(pf_dstar *d) {
     free(d);
 }
 
+/* Lends the session the base grid's cut vertices (NULL to stop), which
+ * plans read before searching. Nothing is searched or checked here; the
+ * caller keeps cuts alive and built from the current base. */
 void pf_dstar_set_cuts(pf_dstar *d, const pf_cuts *cuts) { d->cuts = cuts; }
 
+/* Plans or repairs over the session's vertex store (dstar_lite.c's plan).
+ * Returns what it sets out->status to; the path it gives is borrowed from
+ * the session until its next call. */
 pf_status pf_dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
     return d->ops->plan(d, max_expanded, out);
 }
 
+/* Moves the agent to p. Only the position changes here: km grows (by
+ * sync_start) before the next key is computed. PF_ERANGE or PF_EBLOCKED on
+ * the effective map leave the session unchanged. */
 pf_status pf_dstar_move(pf_dstar *d, pf_point p) {
     pf_status st = check_cell(d, p);
     if (st) return st;
@@ -75,6 +97,9 @@ pf_status pf_dstar_move(pf_dstar *d, pf_point p) {
     return PF_OK;
 }
 
+/* Sets a new goal, walkable on the effective map; the next plan searches
+ * anew. The current goal again is a no-op. PF_ERANGE or PF_EBLOCKED leave
+ * the session unchanged. */
 pf_status pf_dstar_set_goal(pf_dstar *d, pf_point goal) {
     pf_status st = check_cell(d, goal);
     if (st) return st;
@@ -91,6 +116,12 @@ static void note_overlay_cost(pf_dstar *d, uint8_t cost) {
     if (cost < d->hscale) d->fresh = true;
 }
 
+/* Sets cell p's private cost (0 blocks it): the overlay entries of its 3x3
+ * block are created and their masks recomputed, then every vertex of the
+ * block gets its rhs again. All memory is reserved before anything
+ * changes, so PF_ENOMEM (or PF_ERANGE off the map) leaves the session
+ * unchanged. A cost cheaper than the heuristic's scale makes the next plan
+ * search anew. */
 pf_status pf_dstar_set_cost(pf_dstar *d, pf_point p, uint8_t cost) {
     pf_status st;
     if (!in_bounds(d, p.x, p.y)) return PF_ERANGE;
@@ -112,6 +143,10 @@ pf_status pf_dstar_set_cost(pf_dstar *d, pf_point p, uint8_t cost) {
     return d->ops->refresh_block(d, p.x, p.y);
 }
 
+/* Sets the private wall edge between p and its neighbour in dir (E, W, S
+ * or N; else PF_EINVAL), on both cells' entries, and refreshes the 3x3
+ * blocks of both cells. PF_ERANGE when either cell is off the map and
+ * PF_ENOMEM before any change leave the session unchanged. */
 pf_status pf_dstar_set_wall(pf_dstar *d, pf_point p, int dir, bool blocked) {
     pf_status st;
     static const int opposite[4] = {PF_DIR_W, PF_DIR_E, PF_DIR_N, PF_DIR_S};
@@ -144,6 +179,14 @@ pf_status pf_dstar_set_wall(pf_dstar *d, pf_point p, int dir, bool blocked) {
     return st;
 }
 
+/* Switches the session to the base grid g (borrowed from now on) of the
+ * same size, where exactly the cells changed[0..n) differ from the old
+ * base. The cached masks of the overlay are brought in line first, then
+ * the vertices around each changed cell get their rhs again; other rules,
+ * or a cost cheaper than the heuristic's scale, make the next plan search
+ * anew. The cuts are dropped. PF_EINVAL (other size) and PF_ERANGE (a cell
+ * off the map) change nothing; on PF_ENOMEM the session is on g and its
+ * next plan searches anew. */
 pf_status pf_dstar_rebase(pf_dstar *d, const pf_grid *g, const pf_point *changed, size_t n) {
     pf_status st = PF_OK;
     if (g->w != d->w || g->h != d->h) return PF_EINVAL;
@@ -172,18 +215,23 @@ pf_status pf_dstar_rebase(pf_dstar *d, const pf_grid *g, const pf_point *changed
     return st;
 }
 
+/* The agent's cell. */
 pf_point pf_dstar_position(const pf_dstar *d) {
     pf_point p = {d->start % d->w, d->start / d->w};
     return p;
 }
 
+/* The goal's cell. */
 pf_point pf_dstar_goal(const pf_dstar *d) {
     pf_point p = {d->goal % d->w, d->goal / d->w};
     return p;
 }
 
+/* The base grid the session borrows now. */
 const pf_grid *pf_dstar_grid(const pf_dstar *d) { return d->base; }
 
+/* The bytes the session holds, the vertex store's as its table counts
+ * them; the shared base grid and cuts are not counted. */
 size_t pf_dstar_memory(const pf_dstar *d) {
     return sizeof(*d) + d->ops->store_memory(d) + (size_t)d->qcap * sizeof(qitem) +
            (size_t)d->ocap * sizeof(ov) + d->path_cap * sizeof(pf_point);

@@ -8,7 +8,7 @@
  * search runs on fixed-point costs, see dstar_internal.h). Memory grows
  * with the cells the search has touched (4 bytes a walkable cell of each
  * touched 8x8 tile, plus the open list and the overlay), never with W x H
- * per session.
+ * per session (but on the reference store, pf_dstar_opts.plain_store).
  *
  * The effective map is the base grid with the overlay on top: a cell's cost
  * and each of its wall edges come from the overlay when the session has set
@@ -25,6 +25,8 @@
  * borrowed and must stay alive and unmodified until it is replaced with
  * pf_dstar_rebase or the session is destroyed. Sessions never write to the
  * base grid, so any number of sessions (on any threads) may share it.
+ *
+ * dstar_internal.h says which file holds what.
  */
 #ifndef PF_DSTAR_H
 #define PF_DSTAR_H
