@@ -91,6 +91,7 @@ END_TEST
 TU_SUITE(cache) {
     Suite *s = suite_create("cache");
     TCase *tc = tcase_create("cache");
+    tcase_set_timeout(tc, 30);
     tcase_add_test(tc, cache_lru_evicts_least_recent);
     tcase_add_test(tc, cache_byte_bound_and_disabled);
     suite_add_tcase(s, tc);

@@ -74,6 +74,7 @@ END_TEST
 TU_SUITE(metrics) {
     Suite *s = suite_create("metrics");
     TCase *tc = tcase_create("metrics");
+    tcase_set_timeout(tc, 30);
     tcase_add_test(tc, metrics_counts_and_text);
     suite_add_tcase(s, tc);
     return s;

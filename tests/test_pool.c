@@ -63,6 +63,7 @@ END_TEST
 TU_SUITE(pool) {
     Suite *s = suite_create("pool");
     TCase *tc = tcase_create("pool");
+    tcase_set_timeout(tc, 30);
     tcase_add_test(tc, pool_bounded_queue);
     suite_add_tcase(s, tc);
     return s;

@@ -192,6 +192,7 @@ END_TEST
 TU_SUITE(router) {
     Suite *s = suite_create("router");
     TCase *tc = tcase_create("router");
+    tcase_set_timeout(tc, 30);
     tcase_add_test(tc, router_table);
     tcase_add_test(tc, router_allow_from_the_table);
     tcase_add_test(tc, router_every_row_reachable);
