@@ -5,7 +5,7 @@
 
 #include "clock.h"
 #include "request.h"
-#include "server.h"
+#include "version.h"
 
 void pf__route_healthz(pf_req *r, pf_ops_routes *m) {
     pf_jsonw w;
