@@ -20,7 +20,8 @@ export PATHD_BENCH_DIR
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && echo 1)
 
-.PHONY: all test test-run run bench bench-http bench-wrk fuzz deps js-deps tool-deps fuzz-deps clean format-check format
+.PHONY: all test test-run run bench bench-http bench-wrk fuzz deps js-deps tool-deps fuzz-deps clean format-check format \
+        spec-deps spec-lint
 
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
@@ -113,11 +114,17 @@ $(TESTS): $(TEST_OBJ) $(SERVER_OBJ) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd
 	$(CC) $(CFLAGS) $^ -o $@ $(CHECK_LIBS) $(LIBS) $(LDFLAGS_SAN)
 
 # Runs the suites of this variant. The integration suites find the server
-# binary through PATHD_BIN.
-test-run: $(PATHD) $(BENCH) $(TESTS) js-deps
-	PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) $(TESTS)
+# binary through PATHD_BIN, and log every answer they receive to
+# PATHD_SPEC_LOG, which tests/spec/check-answers.js then holds against
+# proto/openapi.yaml (a mismatch fails the run).
+SPEC_LOG := $(OUT)/spec/answers.log
+test-run: $(PATHD) $(BENCH) $(TESTS) js-deps spec-deps
+	@mkdir -p $(dir $(SPEC_LOG)) && rm -f $(SPEC_LOG)
+	PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) \
+	  PATHD_SPEC_LOG=$(abspath $(SPEC_LOG)) $(TESTS)
+	node tests/spec/check-answers.js proto/openapi.yaml $(SPEC_LOG)
 
-test: test-run
+test: spec-lint test-run
 	@echo "== sanitizer run (ASan + UBSan) =="
 	@$(MAKE) --no-print-directory VARIANT=asan test-run
 
@@ -185,6 +192,30 @@ js-deps:
 	      echo "js-deps: npm ci failed; the npm ws interop test will be SKIPPED"; \
 	  else echo "js-deps: npm not found; the npm ws interop test will be SKIPPED"; fi; \
 	fi
+
+# The spec's tools (tests/spec, pinned by package-lock.json): @redocly/cli
+# lints proto/openapi.yaml, ajv validates the suites' answers against it.
+# Installed with npm ci whenever the lock file changes; not optional, so a
+# machine without node and npm gets Debian's. @redocly/cli 2 needs
+# Node >= 20.19.
+SPEC_STAMP := tests/spec/node_modules/.installed
+spec-deps: $(SPEC_STAMP)
+$(SPEC_STAMP): tests/spec/package.json tests/spec/package-lock.json
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "Installing Debian packages: nodejs npm"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends nodejs npm; \
+	fi
+	@node -e 'const [a, b] = process.versions.node.split(".").map(Number); if (a < 20 || (a === 20 && b < 19)) { console.error("spec-deps: @redocly/cli needs Node >= 20.19, this is " + process.version); process.exit(1); }'
+	npm ci --prefix tests/spec --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# proto/openapi.yaml against @redocly/cli's recommended-strict rules
+# (tests/spec/redocly.yaml; the warnings that are right for this API, with
+# reasons, in tests/spec/.redocly.lint-ignore.yaml). Any problem fails.
+spec-lint: spec-deps
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
+	  tests/spec/node_modules/.bin/redocly lint --config tests/spec/redocly.yaml proto/openapi.yaml
 
 # The load tools the wrk benchmarks drive (Debian packages wrk and curl).
 tool-deps:

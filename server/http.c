@@ -211,14 +211,19 @@ static void begin(pf_req *r, const char *method, const char *url) {
     } else if (media_is(ct, "application/x-ndjson") && r->route == PF_ROUTE_SESSION_UPDATES) {
         r->body_kind = PF_BODY_NDJSON;
     } else {
+        /* curl -d / --data-binary sends a form type unless told otherwise,
+         * so the answer names the header to add. Form types stay refused:
+         * a browser may send them cross-site without asking. */
         pf__answer_error(r, 415, PF_ERR_UNSUPPORTED_MEDIA, "Content-Type",
                          "Content-Type '%.80s' is not accepted here; send %s.", ct,
                          r->route == PF_ROUTE_MAP_PUT || r->route == PF_ROUTE_MAPS_CREATE
-                             ? "application/json or text/plain (Moving AI map)"
+                             ? "a Moving AI map as text/plain or a JSON map as application/json "
+                               "(with curl: -H 'Content-Type: text/plain' --data-binary @x.map)"
                          : r->route == PF_ROUTE_SESSION_UPDATES
                              ? "application/json (one update) or application/x-ndjson (one "
-                               "update a line)"
-                             : "application/json");
+                               "update a line; with curl: -H 'Content-Type: application/json')"
+                             : "application/json (with curl: -H 'Content-Type: "
+                               "application/json')");
         r->close = true;
         return;
     }
