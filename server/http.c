@@ -118,8 +118,10 @@ static enum MHD_Result send_upgrade(pf_req *r) {
     struct MHD_Response *resp = MHD_create_response_for_upgrade(on_upgrade, r->srv);
     enum MHD_Result ret;
     if (!resp) return MHD_NO;
+    /* libmicrohttpd writes "Connection: Upgrade" itself: adding it here made
+     * "Connection: Upgrade, Upgrade", which .NET's ClientWebSocket (and so
+     * Unity) refuses. */
     MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "websocket");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "Upgrade");
     MHD_add_response_header(resp, "Sec-WebSocket-Accept", r->ws_accept);
     ret = MHD_queue_response(r->conn, MHD_HTTP_SWITCHING_PROTOCOLS, resp);
     MHD_destroy_response(resp);

@@ -126,6 +126,19 @@ int wsc_connect(uint16_t port, const char *path, int *status, char *body, size_t
     if (!strcasestr(head, "\r\nUpgrade: websocket") ||
         !strstr(head, "Sec-WebSocket-Accept: " SAMPLE_ACCEPT "\r\n"))
         goto fail;
+    /* As strict as .NET's ClientWebSocket (and so Unity): one Connection
+     * header whose value is exactly "Upgrade" ("Upgrade, Upgrade" is
+     * refused there). */
+    {
+        const char *conn = strcasestr(head, "\r\nConnection:");
+        const char *v = conn ? conn + 13 : NULL;
+        while (v && *v == ' ') v++;
+        if (!v || strncasecmp(v, "Upgrade\r\n", 9) != 0 || strcasestr(v, "\r\nConnection:")) {
+            fprintf(stderr, "wsc: the 101 answer's Connection header is not exactly 'Upgrade':\n%s\n",
+                    head);
+            goto fail;
+        }
+    }
     stream_note(fd, path);
     return fd;
 fail:
