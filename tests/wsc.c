@@ -134,7 +134,8 @@ int wsc_connect(uint16_t port, const char *path, int *status, char *body, size_t
         const char *v = conn ? conn + 13 : NULL;
         while (v && *v == ' ') v++;
         if (!v || strncasecmp(v, "Upgrade\r\n", 9) != 0 || strcasestr(v, "\r\nConnection:")) {
-            fprintf(stderr, "wsc: the 101 answer's Connection header is not exactly 'Upgrade':\n%s\n",
+            fprintf(stderr,
+                    "wsc: the 101 answer's Connection header is not exactly 'Upgrade':\n%s\n",
                     head);
             goto fail;
         }
