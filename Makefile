@@ -278,9 +278,12 @@ $(SPEC_STAMP): tests/spec/package.json tests/spec/package-lock.json | node-deps
 # proto/openapi.yaml against @redocly/cli's recommended-strict rules
 # (tests/spec/redocly.yaml; the warnings that are right for this API, with
 # reasons, in tests/spec/.redocly.lint-ignore.yaml). Any problem fails.
+# Then the spec's operations against the server's route table
+# (server/routes.h: paths, methods, bodies, scopes).
 spec-lint: spec-deps
 	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
 	  tests/spec/node_modules/.bin/redocly lint --config tests/spec/redocly.yaml proto/openapi.yaml
+	node tests/spec/check-routes.js proto/openapi.yaml server/routes.h
 
 # node and npm for the spec tools and clients/node (Debian's when missing).
 node-deps:

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "jsonr.h"
-#include "landmarks.h"
 #include "map_io.h"
 
 /* "costs", "id" and "version" make the answer of GET /v1/maps/{id}/cells an
@@ -118,7 +117,7 @@ static pf_status read_doors(const cJSON *doors, pf_grid *g, pf_proto_error *e) {
         pts = calloc(npts ? npts : 1, sizeof(*pts));
         edges = calloc(nedges ? nedges : 1, sizeof(*edges));
         if (!pts || !edges) {
-            st = pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+            st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
             goto out_free;
         }
         i = 0;
@@ -156,7 +155,7 @@ static pf_status read_doors(const cJSON *doors, pf_grid *g, pf_proto_error *e) {
         if (st == PF_ELIMIT)
             pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, "doors", "Too many doors.");
         else if (st == PF_ENOMEM)
-            pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
+            pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         else if (st)
             pf_proto_error_set(e, st, PF_ERR_INVALID_VALUE, f,
                                "Door '%.64s' is invalid: a name is 1 to %d bytes and unique.",
@@ -196,7 +195,7 @@ static pf_status grid_from_rows(const cJSON *rows, int64_t width, int64_t height
     rowp = calloc(nrows, sizeof(*rowp));
     lens = calloc(nrows, sizeof(*lens));
     if (!rowp || !lens) {
-        st = pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+        st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         goto out_free_rows;
     }
     i = 0;
@@ -216,7 +215,7 @@ static pf_status grid_from_rows(const cJSON *rows, int64_t width, int64_t height
         pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, "rows",
                            "The map is larger than this server accepts: %s", perr.msg);
     } else if (st == PF_ENOMEM) {
-        pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
+        pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     } else if (st) {
         snprintf(f, sizeof(f), "rows[%d]", perr.line > 0 ? (int)perr.line - 1 : 0);
         st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f, "%s: %s", f, perr.msg);
@@ -266,7 +265,7 @@ static pf_status grid_from_costs(const cJSON *costs, int64_t width, int64_t heig
     rowp = calloc((size_t)height, sizeof(*rowp));
     lens = calloc((size_t)height, sizeof(*lens));
     if (!bytes || !rowp || !lens) {
-        st = pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+        st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         goto out_free;
     }
     for (size_t i = 0; i < cells; i++) {
@@ -291,7 +290,7 @@ static pf_status grid_from_costs(const cJSON *costs, int64_t width, int64_t heig
         pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, "costs",
                            "The map is larger than this server accepts: %s", perr.msg);
     else if (st)
-        st = pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+        st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
 out_free:
     free(bytes);
     free(rowp);
@@ -409,7 +408,7 @@ pf_status pf_map_json_parse(const char *buf, size_t len, const pf_grid_limits *l
     }
     if ((doors = cJSON_GetObjectItemCaseSensitive(root, "doors"))) {
         if (costs && !(truth = pf_grid_clone(g))) {
-            st = pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+            st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
             goto out_free_grid;
         }
         if ((st = read_doors(doors, g, e))) goto out_free_grid;
@@ -435,7 +434,7 @@ pf_status pf_map_text_parse(const char *buf, size_t len, const pf_grid_limits *l
     if (st == PF_ELIMIT)
         return pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, NULL,
                                   "The map is larger than this server accepts: %s", perr.msg);
-    if (st == PF_ENOMEM) return pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
+    if (st == PF_ENOMEM) return pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     if (perr.line > 0)
         return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_MAP, NULL,
                                   "Moving AI map, line %d: %s", (int)perr.line, perr.msg);
@@ -457,8 +456,7 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
     pf_jsonw_kbool(w, "uniform_cost", pf_grid_is_uniform(g));
     pf_jsonw_kint(w, "doors", pf_grid_door_count(g));
     pf_jsonw_kuint(w, "memory_bytes", pf_planner_memory(info->planner));
-    pf_jsonw_kint(w, "jps_landmarks",
-                  pf_planner_landmarks(info->planner) ? pf_planner_landmarks(info->planner)->k : 0);
+    pf_jsonw_kint(w, "jps_landmarks", pf_planner_landmark_count(info->planner));
     pf_jsonw_kuint(w, "build_us", info->build_us);
     pf_jsonw_kstr(w, "default_algorithm", info->default_algorithm);
     pf_jsonw_key(w, "hierarchy");
