@@ -526,8 +526,8 @@ END_TEST
  * the issue's targets (measured in full by the benchmark): at most 0.5%
  * over the optimum on average, no query more than 5% over. */
 START_TEST(hpa_movingai_scenarios_sampled) {
-    const char *dir = tu_bench_dir();
-    if (!dir) return;
+    const char *dir;
+    TU_NEED_BENCH_DIR(dir);
     char **list = tu_list_scen(dir);
     pf_search_ctx *ctx = pf_search_ctx_create();
     size_t total = 0;
