@@ -113,6 +113,12 @@ typedef struct pf_jps_stats {
 } pf_jps_stats;
 void pf_jps_get_stats(const pf_jps *j, const pf_grid *g, pf_jps_stats *st);
 
+/* Whether pf_jps_search would answer a plain query from s to t on g from
+ * its free canonical path, without search (JPS serves g, j's jump data is
+ * for g's corner rule, both ends on the map and walkable, s != t, the path
+ * free): a few word tests. The planner's auto choice asks it first. */
+bool pf_jps_is_direct(const pf_jps *j, const pf_grid *g, pf_point s, pf_point t);
+
 /* Whether JPS itself (not the astar fallback) serves searches on g. */
 bool pf_jps_supports(const pf_grid *g);
 

@@ -272,3 +272,11 @@ pf_status pf_jps_search(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, c
     ctx->expanded_len = 0;
     return PF_OK;
 }
+
+bool pf_jps_is_direct(const pf_jps *j, const pf_grid *g, pf_point s, pf_point t) {
+    pf_query q = pf_query_make(s, t, PF_ALGO_JPS);
+    canon c;
+    if (!j || !query_plain(j, g, &q) || (s.x == t.x && s.y == t.y)) return false;
+    c = canon_of(s, t);
+    return !straight_missing(j, t, &c) && !diag_missing(j, s, &c);
+}

@@ -1,32 +1,19 @@
 /* planner.c -- a map version and the dispatch of queries to searches. */
-#include "planner.h"
-
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clock_internal.h"
-#include "cuts.h"
 #include "grid_internal.h"
-#include "hpa.h"
-#include "jps.h"
-#include "landmarks.h"
-
-struct pf_planner {
-    pf_grid *grid;
-    pf_jps *jps;
-    pf_hpa *hpa;
-    pf_landmarks *lm; /* shared by the versions that may use it */
-    pf_planner_opts opts;
-    uint64_t hpa_build_us;
-    _Atomic(pf_cuts *) cuts; /* built on first use: see pf_planner_cuts */
-};
+#include "planner_internal.h"
 
 /* Builds a planner around g (taken) with jps and hpa given or built: a
  * non-NULL `jps` (taken) and `hpa` are g's. Landmarks: `lm` (taken) when
- * `have_lm`, else built as the options say. */
+ * `have_lm`, else built as the options say. The auto model: `autom`'s (an
+ * older version's) when given, else measured. */
 static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_jps *jps, pf_hpa *hpa,
                                   uint64_t hpa_us, bool have_lm, pf_landmarks *lm,
-                                  pf_planner **out) {
+                                  const pf__auto_model *autom, pf_planner **out) {
     pf_planner *p = calloc(1, sizeof(*p));
     pf_status st;
     *out = NULL;
@@ -63,6 +50,10 @@ static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_jps *
         if (st) goto out_free_jps;
         p->hpa_build_us = pf__mono_us() - t0;
     }
+    if (autom)
+        p->autom = *autom;
+    else
+        pf__auto_calibrate(p);
     *out = p;
     return PF_OK;
 
@@ -80,7 +71,7 @@ out_free_inputs:
 }
 
 pf_status pf_planner_create(pf_grid *g, const pf_planner_opts *o, pf_planner **out) {
-    return planner_assemble(g, o, NULL, NULL, 0, false, NULL, out);
+    return planner_assemble(g, o, NULL, NULL, 0, false, NULL, NULL, out);
 }
 
 void pf_planner_destroy(pf_planner *p) {
@@ -142,6 +133,20 @@ pf_status pf_planner_search(pf_search_ctx *ctx, const pf_planner *p, const pf_qu
     switch (q->algorithm) {
     case PF_ALGO_JPS:
         return pf_jps_search(ctx, p->jps, p->grid, q, out);
+    case PF_ALGO_AUTO: {
+        pf_query qa = *q;
+        /* The heuristic is checked as astar checks it, whatever runs, so a
+         * request is refused or served the same on every query. */
+        if ((unsigned)q->heuristic >= PF_H_COUNT ||
+            (q->heuristic != PF_H_DEFAULT &&
+             !pf_heuristic_is_admissible(q->heuristic, pf_grid_connectivity(p->grid)))) {
+            memset(out, 0, sizeof(*out));
+            out->algorithm = PF_ALGO_AUTO;
+            return out->status = PF_EINVAL;
+        }
+        qa.algorithm = pf_planner_auto_pick(p, q->start, q->goal);
+        return pf_planner_search(ctx, p, &qa, out);
+    }
     case PF_ALGO_HPA:
         if (p->hpa) return pf_hpa_search(ctx, p->hpa, p->grid, p->lm, q, out);
         /* fall through */
@@ -228,7 +233,9 @@ pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, siz
             jps = NULL;
         }
         if (keep) pf_landmarks_retain(keep);
-        st = planner_assemble(g, &p->opts, jps, hpa, us, true, keep, out);
+        /* The old version's auto model: the map changed locally, and a
+         * repair should not pay for a new measurement. */
+        st = planner_assemble(g, &p->opts, jps, hpa, us, true, keep, &p->autom, out);
         if (st) {
             free(changed);
             return st;

@@ -29,7 +29,48 @@ typedef struct pf_planner_opts {
     int64_t landmark_min_cells; /* ... only on maps of at least this many cells */
     size_t jps_table_bytes;     /* jps's JPS+ jump tables: at most this many bytes
                                    (jps.h, PF_JPS_DEFAULT_TABLE_BYTES); 0 = none */
+    int auto_samples;           /* auto's measurement: sample queries per distance
+                                   bin (at most PF_PLANNER_MAX_AUTO_SAMPLES),
+                                   0 = PF_PLANNER_DEFAULT_AUTO_SAMPLES, -1 = none
+                                   (auto then runs the exact search) */
 } pf_planner_opts;
+
+/* auto (PF_ALGO_AUTO): per query, the cheaper of the exact search (jps where
+ * JPS serves the map, else astar) and HPA*, as the build measured them.
+ * After the hierarchy is built, the planner times both on sample queries in
+ * PF_PLANNER_AUTO_BINS bins of octile distance between the ends, in
+ * cluster sides: [0, 1/2), [1/2, 1), [1, 2), [2, 4), ... , [32, inf). A
+ * query runs what was faster in its bin, HPA* only where it was more than
+ * PF_PLANNER_AUTO_MARGIN times faster (so where the exact search is the
+ * faster, every answer is optimal), and jps wherever it answers directly
+ * (a free straight line, a few word tests). The answer's algorithm says which ran. Later versions
+ * of the map (pf_planner_apply) keep the measurement. Maps without a hierarchy, or under
+ * PF_PLANNER_AUTO_MIN_CELLS cells, run the exact search. The measurement takes time proportional to
+ * the searches: on a 512x512 map 16 samples a bin cost 5-40 ms (planner_auto.c). */
+#define PF_PLANNER_AUTO_BINS 8
+#define PF_PLANNER_DEFAULT_AUTO_SAMPLES 16
+#define PF_PLANNER_MAX_AUTO_SAMPLES 64
+#define PF_PLANNER_AUTO_MARGIN 1.1
+#define PF_PLANNER_AUTO_MIN_CELLS ((int64_t)64 * 64)
+
+typedef struct pf_planner_auto_info {
+    bool calibrated;    /* measured (at this version's build or an older one's) */
+    pf_algorithm exact; /* PF_ALGO_JPS or PF_ALGO_ASTAR */
+    bool exact_faster;  /* no bin picks HPA*: auto always runs the exact search */
+    uint64_t calibrate_us;
+    struct {
+        double max_distance;     /* the bin's upper end, in cells (INFINITY for the last) */
+        int samples;             /* 0: the bin takes its neighbour's choice */
+        double exact_us, hpa_us; /* mean thread CPU time of a sample query */
+        pf_algorithm pick;       /* what auto runs there (but jps on direct paths) */
+    } bins[PF_PLANNER_AUTO_BINS];
+} pf_planner_auto_info;
+
+/* What the build measured for auto. */
+void pf_planner_auto_info_get(const pf_planner *p, pf_planner_auto_info *out);
+/* The search auto runs for a query from s to t: PF_ALGO_JPS, PF_ALGO_ASTAR
+ * or PF_ALGO_HPA. O(1) plus jps's direct test. */
+pf_algorithm pf_planner_auto_pick(const pf_planner *p, pf_point s, pf_point t);
 
 /* What the server and pathd-bench use unless told otherwise: 16 landmarks
  * on a 512x512 map, 4 on a 1024x1024 one. */
@@ -44,7 +85,7 @@ pf_status pf_planner_create(pf_grid *g, const pf_planner_opts *o, pf_planner **o
 void pf_planner_destroy(pf_planner *p);
 
 const pf_grid *pf_planner_grid(const pf_planner *p);
-/* Whether the planner has an HPA* hierarchy (then "hpa" is the default). */
+/* Whether the planner has an HPA* hierarchy. */
 bool pf_planner_has_hpa(const pf_planner *p);
 /* The HPA* hierarchy, or NULL. */
 const struct pf_hpa *pf_planner_hpa(const pf_planner *p);
@@ -71,9 +112,10 @@ void pf_planner_tune_jps(pf_planner *p, pf_jps_layout layout, bool direct);
 void pf_planner_jps_stats(const pf_planner *p, pf_jps_stats *st);
 
 /* Runs q with the algorithm it names (jps falls back to astar where JPS does
- * not apply; out->algorithm says which ran). Statuses as pf_search;
- * PF_EUNSUPPORTED for hpa on a planner without a hierarchy and for dstar,
- * which only sessions run. */
+ * not apply; auto picks as above; out->algorithm says which ran). Statuses
+ * as pf_search (auto refuses an inadmissible heuristic as astar does,
+ * whatever it picks); PF_EUNSUPPORTED for hpa on a planner without a
+ * hierarchy and for dstar, which only sessions run. */
 pf_status pf_planner_search(pf_search_ctx *ctx, const pf_planner *p, const pf_query *q,
                             pf_result *out);
 

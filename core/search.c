@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const algo_names[PF_ALGO_COUNT] = {"bfs",    "dijkstra", "astar", "weighted",
-                                                      "greedy", "jps",      "hpa",   "dstar"};
+static const char *const algo_names[PF_ALGO_COUNT] = {
+    "bfs", "dijkstra", "astar", "weighted", "greedy", "jps", "hpa", "dstar", "auto"};
 static const char *const heuristic_names[PF_H_COUNT] = {"default", "octile", "manhattan",
                                                         "chebyshev", "euclidean"};
 

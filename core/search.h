@@ -3,7 +3,8 @@
  * Algorithms here need nothing but the grid: bfs, dijkstra, astar, weighted
  * A* and greedy best-first. Jump point search (jps.h), HPA* (hpa.h) and
  * D* Lite (dstar.h) have their own entry points because they need per-map
- * preprocessing or per-agent state, but fill the same pf_result.
+ * preprocessing or per-agent state, but fill the same pf_result; auto is
+ * the planner's choice between them (planner.h).
  *
  * A pf_search_ctx holds the scratch memory of one thread: node arrays sized to
  * the largest grid seen, reset in O(1) per query by a generation counter, and
@@ -29,6 +30,7 @@ typedef enum pf_algorithm {
     PF_ALGO_JPS,      /* jump point search, optimal, uniform-cost maps (jps.h) */
     PF_ALGO_HPA,      /* HPA*, near-optimal (hpa.h) */
     PF_ALGO_DSTAR,    /* D* Lite, sessions (dstar.h) */
+    PF_ALGO_AUTO,     /* per query the cheaper of jps (or astar) and hpa (planner.h) */
     PF_ALGO_COUNT
 } pf_algorithm;
 
@@ -97,7 +99,8 @@ size_t pf_search_ctx_memory(const pf_search_ctx *ctx);
  * for astar a heuristic that overestimates, see pf_heuristic_is_admissible).
  * start == goal answers [start], cost 0.
  * An unreachable goal is PF_NO_PATH. The return value equals out->status.
- * Algorithms with their own entry point (jps, hpa, dstar) give PF_EINVAL. */
+ * Algorithms with their own entry point (jps, hpa, dstar, auto) give
+ * PF_EINVAL. */
 pf_status pf_search(pf_search_ctx *ctx, const pf_grid *g, const pf_query *q, pf_result *out);
 
 /* Whether heuristic h never overestimates on grids of this connectivity. */

@@ -37,7 +37,8 @@ static void usage(FILE *f) {
           "(total search time / total expanded). hpa adds the hierarchy's build time\n"
           "and the planner's memory; jps adds jump points per query.\n"
           "\n"
-          "  --algorithm NAME      bfs dijkstra astar weighted greedy jps hpa (default astar);\n"
+          "  --algorithm NAME      bfs dijkstra astar weighted greedy jps hpa auto (default\n"
+          "                        astar);\n"
           "                        jps:LAYOUT[+nodirect] picks jps's layout (auto scan bits\n"
           "                        tables) and turns its direct answers off\n"
           "  --compare A,B         run both algorithms on the same queries and print the\n"
@@ -361,11 +362,12 @@ static int cmd_scen(int argc, char **argv) {
         /* Landmarks only serve jps and hpa: skip their build otherwise. */
         bool uses = false;
         for (int k = 0; k < nalgos; k++)
-            uses = uses || algos[k] == PF_ALGO_JPS || algos[k] == PF_ALGO_HPA;
+            uses = uses || algos[k] == PF_ALGO_JPS || algos[k] == PF_ALGO_HPA ||
+                   algos[k] == PF_ALGO_AUTO;
         if (!uses) o.landmark_bytes = 0;
     }
     for (int k = 0; k < nalgos; k++) {
-        if (algos[k] == PF_ALGO_HPA) o.build_hpa = true;
+        if (algos[k] == PF_ALGO_HPA || algos[k] == PF_ALGO_AUTO) o.build_hpa = true;
         totals_init(&tot[k], algos[k]);
         snprintf(tot[k].sum.algorithm, sizeof(tot[k].sum.algorithm), "%s", specs[k].name);
     }
@@ -415,7 +417,7 @@ static int cmd_scen(int argc, char **argv) {
                     fprintf(stderr, "pathd-bench: out of memory\n");
                     rc = EXIT_USAGE;
                 }
-                if (r[k].invalid || r[k].errors ||
+                if (r[k].invalid || r[k].errors || r[k].exact_mismatches ||
                     (r[k].mismatches && pf_algorithm_is_optimal(algos[k])))
                     rc = rc ? rc : EXIT_MISMATCH;
             }

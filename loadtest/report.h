@@ -38,6 +38,8 @@ typedef struct pf_report {
      * allow, a cost that is not the path's cost, or a cost below the optimum. */
     uint64_t queries; /* queries answered (scen) / path requests sent (http) */
     uint64_t mismatches;
+    uint64_t exact_mismatches; /* mismatches of answers from an optimal algorithm
+                                  (what auto ran: jps or astar; scen mode) */
     uint64_t invalid;
     uint64_t checked;    /* answers whose path was checked against the map */
     int landmarks;       /* jps: landmarks of its differential heuristic */

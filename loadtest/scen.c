@@ -255,6 +255,7 @@ static void check_answer(const pf_grid *g, const pf_scen_entry *e, const pf_resu
     if (res->status == PF_NO_PATH) {
         /* Every scenario line is solvable, start == goal included. */
         r->mismatches++;
+        r->exact_mismatches++;
         return;
     }
     r->checked++;
@@ -266,6 +267,7 @@ static void check_answer(const pf_grid *g, const pf_scen_entry *e, const pf_resu
         r->invalid++;
     if (!pf_bench_cost_matches(res->cost, e->optimal)) {
         r->mismatches++;
+        if (pf_algorithm_is_optimal(res->algorithm)) r->exact_mismatches++;
         if (res->cost < e->optimal) r->invalid++; /* nothing beats the optimum */
     }
     if (e->optimal > 0) {
@@ -282,6 +284,7 @@ typedef struct run_acc {
     pf_report *r;
     double *samples, *subopts, total_us;
     uint64_t expanded, jump_points, subopt_n, fell_back;
+    uint64_t ran_count[PF_ALGO_COUNT]; /* answers by the algorithm that ran */
 } run_acc;
 
 /* Starts acc for algorithm a into r: header fields, buffers, and the
@@ -298,7 +301,7 @@ static pf_status acc_begin(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a,
     r->map_w = pf_grid_width(g);
     r->map_h = pf_grid_height(g);
     if (a == PF_ALGO_HPA || a == PF_ALGO_JPS) r->memory_bytes = pf_planner_memory(s->planner);
-    if (a == PF_ALGO_JPS) {
+    if (a == PF_ALGO_JPS || a == PF_ALGO_AUTO) {
         static const char *const names[] = {"auto", "scan", "bits", "tables"};
         pf_jps_stats js;
         pf_planner_jps_stats(s->planner, &js);
@@ -367,6 +370,7 @@ static void acc_block(pf_bench_scen *s, pf_search_ctx *ctx, run_acc *acc, size_t
         acc->total_us += us;
         acc->expanded += res.expanded;
         acc->jump_points += res.jump_points;
+        if ((unsigned)res.algorithm < PF_ALGO_COUNT) acc->ran_count[res.algorithm]++;
         if (res.algorithm != acc->a) {
             acc->fell_back++;
             acc->ran = res.algorithm;
@@ -407,7 +411,15 @@ static void acc_finish(pf_bench_scen *s, run_acc *acc, double seconds, int k) {
     r->p99_subopt = pf_report_percentile(acc->subopts, acc->subopt_n, 99);
     s->subopts[k] = acc->subopts;
     s->nsubopts[k] = acc->subopt_n;
-    if (acc->fell_back) {
+    if (acc->a == PF_ALGO_AUTO) {
+        /* What auto ran, by algorithm. */
+        int n = 0;
+        for (int a = 0; a < PF_ALGO_COUNT && n < (int)sizeof(r->note) - 40; a++)
+            if (acc->ran_count[a])
+                n += snprintf(r->note + n, sizeof(r->note) - (size_t)n, "%s%s %llu",
+                              n ? ", " : "ran ", pf_algorithm_name((pf_algorithm)a),
+                              (unsigned long long)acc->ran_count[a]);
+    } else if (acc->fell_back) {
         snprintf(r->note, sizeof(r->note), "%llu of %llu queries ran %s instead of %s",
                  (unsigned long long)acc->fell_back, (unsigned long long)r->queries,
                  pf_algorithm_name(acc->ran), pf_algorithm_name(acc->a));

@@ -1,6 +1,8 @@
 /* map_json.c -- see map_json.h. */
 #include "map_json.h"
 
+#include <math.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -442,6 +444,43 @@ pf_status pf_map_text_parse(const char *buf, size_t len, const pf_grid_limits *l
                               perr.msg);
 }
 
+/* What the build measured for auto (planner.h), as MapInfo.auto. */
+static void write_auto(pf_jsonw *w, const pf_planner *p) {
+    pf_planner_auto_info ai;
+    pf_planner_auto_info_get(p, &ai);
+    pf_jsonw_key(w, "auto");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kstr(w, "exact", pf_algorithm_name(ai.exact));
+    pf_jsonw_kbool(w, "measured", ai.calibrated);
+    pf_jsonw_kbool(w, "always_exact", ai.exact_faster);
+    pf_jsonw_kuint(w, "measure_us", ai.calibrate_us);
+    pf_jsonw_key(w, "bins");
+    pf_jsonw_arr_begin(w);
+    for (int b = 0; ai.calibrated && b < PF_PLANNER_AUTO_BINS; b++) {
+        pf_jsonw_obj_begin(w);
+        pf_jsonw_key(w, "max_distance");
+        if (isfinite(ai.bins[b].max_distance))
+            pf_jsonw_double(w, ai.bins[b].max_distance);
+        else
+            pf_jsonw_null(w);
+        pf_jsonw_kint(w, "samples", ai.bins[b].samples);
+        pf_jsonw_key(w, "exact_us");
+        if (ai.bins[b].samples && isfinite(ai.bins[b].exact_us))
+            pf_jsonw_double(w, ai.bins[b].exact_us);
+        else
+            pf_jsonw_null(w);
+        pf_jsonw_key(w, "hpa_us");
+        if (ai.bins[b].samples)
+            pf_jsonw_double(w, ai.bins[b].hpa_us);
+        else
+            pf_jsonw_null(w);
+        pf_jsonw_kstr(w, "pick", pf_algorithm_name(ai.bins[b].pick));
+        pf_jsonw_obj_end(w);
+    }
+    pf_jsonw_arr_end(w);
+    pf_jsonw_obj_end(w);
+}
+
 void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
     const pf_grid *g = pf_planner_grid(info->planner);
     uint64_t lookups = info->cache_hits + info->cache_misses;
@@ -457,6 +496,13 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
     pf_jsonw_kint(w, "doors", pf_grid_door_count(g));
     pf_jsonw_kuint(w, "memory_bytes", pf_planner_memory(info->planner));
     pf_jsonw_kint(w, "jps_landmarks", pf_planner_landmark_count(info->planner));
+    {
+        static const char *const layouts[] = {"auto", "scan", "bits", "tables"};
+        pf_jps_stats js;
+        pf_planner_jps_stats(info->planner, &js);
+        pf_jsonw_kuint(w, "jps_table_bytes", js.table_bytes);
+        pf_jsonw_kstr(w, "jps_layout", layouts[js.layout]);
+    }
     pf_jsonw_kuint(w, "build_us", info->build_us);
     pf_jsonw_kstr(w, "default_algorithm", info->default_algorithm);
     pf_jsonw_key(w, "hierarchy");
@@ -467,6 +513,7 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
     } else {
         pf_jsonw_null(w);
     }
+    write_auto(w, info->planner);
     pf_jsonw_key(w, "cache");
     pf_jsonw_obj_begin(w);
     pf_jsonw_kuint(w, "entries", info->cache_entries);

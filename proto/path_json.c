@@ -22,8 +22,8 @@ static pf_status algo_from(const char *name, const char *field, pf_path_request 
     pf_algorithm a;
     if (!pf_algorithm_from_name(name, &a) || a == PF_ALGO_DSTAR)
         return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
-                                  "Unknown algorithm '%.40s'; use bfs, dijkstra, astar, weighted, "
-                                  "greedy, jps or hpa.",
+                                  "Unknown algorithm '%.40s'; use auto, bfs, dijkstra, astar, "
+                                  "weighted, greedy, jps or hpa.",
                                   name);
     r->algorithm = a;
     r->has_algorithm = true;

@@ -62,6 +62,10 @@ static const opt opts[] = {
      OFF(landmark_bytes), 16 * 1024 * 1024, 0, INT64_C(1) << 32,
      "bytes of landmark tables per map for jps's differential heuristic (4 per cell per "
      "landmark, up to 16 landmarks); 0 = octile only"},
+    {"jps-table-bytes", "PATHD_JPS_TABLE_BYTES", "jps_table_bytes_per_map", OPT_INT,
+     OFF(jps_table_bytes), 24 * 1024 * 1024, 0, INT64_C(1) << 34,
+     "bytes of JPS+ jump tables per map (16 per cell); maps whose tables do not fit use the "
+     "jump bits alone; 0 = none"},
     {"retry-after", "PATHD_RETRY_AFTER", "retry_after_s", OPT_INT, OFF(retry_after_s), 1, 0, 3600,
      "Retry-After seconds of 503 answers"},
     {"drain-timeout", "PATHD_DRAIN_TIMEOUT", "drain_timeout_s", OPT_INT, OFF(drain_timeout_s), 30,

@@ -60,6 +60,7 @@ pf_status pf_maps_build(pf_maps *m, const char *id, pf_grid *g, const uint8_t ha
     po.cluster_size = (int32_t)m->d.cfg->cluster_size;
     po.landmark_bytes = (size_t)m->d.cfg->landmark_bytes;
     po.landmark_min_cells = PF_PLANNER_DEFAULT_LANDMARK_MIN_CELLS;
+    po.jps_table_bytes = (size_t)m->d.cfg->jps_table_bytes;
     if ((st = pf_planner_create(g, &po, &planner))) return st;
     *out = pf_maps_wrap(m, id, planner, (pf_clock_now_ns() - t0_ns) / 1000, hash);
     return *out ? PF_OK : PF_ENOMEM;

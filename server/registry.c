@@ -112,7 +112,8 @@ pf_status pf_mapver_changes_since(const pf_mapver *cur, uint64_t since, pf_point
 }
 
 pf_algorithm pf_mapver_default_algorithm(const pf_mapver *mv) {
-    return pf_planner_has_hpa(mv->planner) ? PF_ALGO_HPA : PF_ALGO_ASTAR;
+    (void)mv; /* auto picks per query, with or without a hierarchy */
+    return PF_ALGO_AUTO;
 }
 
 static uint64_t id_hash(const char *s) {

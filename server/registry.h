@@ -67,8 +67,8 @@ pf_mapver *pf_mapver_create(const char *id, pf_planner *planner, size_t cache_en
 void pf_mapver_retain(pf_mapver *mv);
 /* Drops a reference; the last one frees the version. NULL is a no-op. */
 void pf_mapver_release(pf_mapver *mv);
-/* The algorithm a query without one runs: hpa where the map has a
- * hierarchy, astar otherwise. */
+/* The algorithm a query without one runs: auto (planner.h), which picks
+ * jps (or astar) or hpa per query. */
 pf_algorithm pf_mapver_default_algorithm(const pf_mapver *mv);
 
 /* Makes next's change log: prev's log (shared), trimmed to the bounds, then

@@ -43,6 +43,7 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_key(&w, "algorithms");
     pf_jsonw_arr_begin(&w);
     for (int a = PF_ALGO_BFS; a <= PF_ALGO_HPA; a++) pf_jsonw_str(&w, pf_algorithm_name(a));
+    pf_jsonw_str(&w, pf_algorithm_name(PF_ALGO_AUTO));
     pf_jsonw_arr_end(&w);
     pf_jsonw_key(&w, "limits");
     pf_jsonw_obj_begin(&w);

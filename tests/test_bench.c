@@ -257,6 +257,50 @@ START_TEST(bench_scen_compare_prints_ratio) {
 }
 END_TEST
 
+/* jps variants and auto: jps:LAYOUT[+nodirect] runs and names its rows
+ * (the reference, scans without direct answers, optimal too), a variant of
+ * another algorithm or an unknown layout is a usage error; auto says what
+ * it ran in the note and fails the run only when an exact answer misses
+ * the optimum; --compare with --block interleaves and still counts every
+ * query once per side. */
+START_TEST(bench_scen_variants_auto_and_blocks) {
+    const char *bin = bench_bin();
+    fixture fx;
+    char args[512], out[8192];
+    cJSON *o;
+    NEED_BENCH_BIN(bin);
+    fixture_make(&fx);
+    snprintf(args, sizeof(args), "scen --algorithm jps:scan+nodirect --json '%s'", fx.scen_path);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
+    o = parse_line(out);
+    ck_assert_str_eq(cJSON_GetObjectItem(o, "algorithm")->valuestring, "jps:scan+nodirect");
+    ck_assert_int_eq((int)num(o, "mismatches"), 0);
+    ck_assert_str_eq(cJSON_GetObjectItem(o, "jps_layout")->valuestring, "scan");
+    cJSON_Delete(o);
+    ck_assert_int_eq(run_bench(bin, "scen --algorithm astar:tables x.scen", out, sizeof(out)), 2);
+    ck_assert_int_eq(run_bench(bin, "scen --algorithm jps:fast x.scen", out, sizeof(out)), 2);
+    snprintf(args, sizeof(args), "scen --algorithm auto --json '%s'", fx.scen_path);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
+    o = parse_line(out);
+    ck_assert_str_eq(cJSON_GetObjectItem(o, "algorithm")->valuestring, "auto");
+    ck_assert_ptr_nonnull(strstr(cJSON_GetObjectItem(o, "note")->valuestring, "ran "));
+    cJSON_Delete(o);
+    snprintf(args, sizeof(args), "scen --compare jps:bits,jps:tables --block 2 --json '%s'",
+             fx.scen_path);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
+    ck_assert_ptr_nonnull(strstr(out, "\"algorithm\":\"jps:bits\""));
+    ck_assert_ptr_nonnull(strstr(out, "\"algorithm\":\"jps:tables\""));
+    o = parse_line(out);
+    ck_assert_int_eq((int)num(o, "queries"), fx.nqueries);
+    cJSON_Delete(o);
+    o = parse_line(strchr(out, '\n') + 1);
+    ck_assert_int_eq((int)num(o, "queries"), fx.nqueries);
+    cJSON_Delete(o);
+    ck_assert_int_eq(run_bench(bin, "scen --block 0 x.scen", out, sizeof(out)), 2);
+    fixture_remove(&fx);
+}
+END_TEST
+
 /* In-process: the selection spreads over the file and the bucket filter
  * keeps only the longest buckets. */
 START_TEST(bench_scen_selection_spread_and_buckets) {
@@ -866,6 +910,7 @@ TU_SUITE(bench) {
     tcase_add_test(tc, bench_scen_wrong_optimum_exits_nonzero);
     tcase_add_test(tc, bench_scen_bad_input_exits_two);
     tcase_add_test(tc, bench_scen_compare_prints_ratio);
+    tcase_add_test(tc, bench_scen_variants_auto_and_blocks);
     tcase_add_test(tc, bench_scen_selection_spread_and_buckets);
     tcase_add_test(tc, bench_report_percentile_nearest_rank);
     tcase_add_test(tc, bench_hist_bucket_bounds);

@@ -1,5 +1,6 @@
 /* test_search.c -- bfs, dijkstra, astar, weighted, greedy: textbook examples,
- * property tests against the reference search, and the Moving AI scenarios. */
+ * property tests against the reference search, and the Moving AI scenarios;
+ * and auto, the planner's choice between the exact search and HPA*. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,6 +9,8 @@
 
 #include "map_io.h"
 #include "path.h"
+#include "planner.h"
+#include "planner_internal.h"
 #include "search.h"
 #include "testutil.h"
 
@@ -234,6 +237,194 @@ START_TEST(search_property_random_maps) {
 }
 END_TEST
 
+/* A planner over g (taken) with a hierarchy, landmarks and jump tables, and
+ * auto measured on `samples` queries per bin (-1: not at all). */
+static pf_planner *auto_planner(pf_grid *g, int samples) {
+    pf_planner_opts o;
+    pf_planner *p = NULL;
+    memset(&o, 0, sizeof(o));
+    o.build_hpa = true;
+    o.landmark_bytes = PF_PLANNER_DEFAULT_LANDMARK_BYTES;
+    o.landmark_min_cells = 32 * 32;
+    o.jps_table_bytes = PF_JPS_DEFAULT_TABLE_BYTES;
+    o.auto_samples = samples;
+    ck_assert_int_eq(pf_planner_create(g, &o, &p), PF_OK);
+    return p;
+}
+
+/* Checks an auto answer from s to t against the reference cost: optimal
+ * when it says it ran an exact search, a valid path never below the
+ * optimum when it ran hpa; *ran counts which ran. */
+static void check_auto(pf_search_ctx *ctx, const pf_planner *p, pf_point s, pf_point t, int m,
+                       int ran[PF_ALGO_COUNT]) {
+    const pf_grid *g = pf_planner_grid(p);
+    double ref = tu_reference_cost(g, s, t), pc;
+    pf_query q = pf_query_make(s, t, PF_ALGO_AUTO);
+    pf_result r;
+    pf_status st = pf_planner_search(ctx, p, &q, &r);
+    if (ref < 0) {
+        ck_assert_msg(st == PF_NO_PATH, "map %d: auto %s for an unreachable goal", m,
+                      pf_status_str(st));
+        return;
+    }
+    ck_assert_msg(st == PF_OK, "map %d: auto %s, reference %f", m, pf_status_str(st), ref);
+    ck_assert_msg(r.algorithm == PF_ALGO_JPS || r.algorithm == PF_ALGO_ASTAR ||
+                      r.algorithm == PF_ALGO_HPA,
+                  "map %d: auto says it ran %s", m, pf_algorithm_name(r.algorithm));
+    ran[r.algorithm]++;
+    ck_assert_int_eq(pf_path_validate(g, r.path, r.path_len, &pc, NULL), PF_OK);
+    ck_assert(r.path[0].x == s.x && r.path[0].y == s.y);
+    ck_assert(r.path[r.path_len - 1].x == t.x && r.path[r.path_len - 1].y == t.y);
+    ck_assert_double_eq_tol(pc, r.cost, 1e-6);
+    if (pf_algorithm_is_optimal(r.algorithm))
+        ck_assert_msg(fabs(r.cost - ref) < 1e-6, "map %d: auto ran %s, cost %f, reference %f", m,
+                      pf_algorithm_name(r.algorithm), r.cost, ref);
+    else
+        ck_assert_msg(r.cost >= ref - 1e-6, "map %d: auto (hpa) %f below the optimum %f", m, r.cost,
+                      ref);
+}
+
+/* auto against the reference Dijkstra, as every optimal algorithm: on
+ * random maps of 64..112 cells a side (uniform ones, where the exact search
+ * is jps, and ones with costs or walls, where it is astar), measured as an
+ * upload measures them, every answer that says it ran jps or astar is
+ * optimal and every hpa answer is a valid path never below the optimum.
+ * Each map is searched again with a model that sends every bin to hpa, so
+ * the hpa branch and jps's direct answers in it are held to the same
+ * checks whatever the measurement chose. */
+START_TEST(search_auto_against_reference) {
+    uint64_t st = tu_seed("search_auto_against_reference", 0x5eed0a07);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    int ran[PF_ALGO_COUNT] = {0};
+    for (int m = 0; m < 60; m++) {
+        tu_map_opts o = {64, 112, 0.35, m % 3 == 1, m % 3 == 2, 8, -1};
+        pf_planner *p = auto_planner(tu_random_grid(&st, &o), 2);
+        const pf_grid *g = pf_planner_grid(p);
+        for (int phase = 0; phase < 2; phase++) {
+            if (phase == 1) {
+                pf_planner *pm = (pf_planner *)p;
+                for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) pm->autom.pick[b] = PF_ALGO_HPA;
+                pm->autom.exact_faster = false;
+                pm->autom.cs = pm->autom.cs ? pm->autom.cs : 16;
+            }
+            for (int k = 0; k < 12; k++) {
+                pf_point s, t;
+                if (!tu_random_walkable(&st, g, &s)) break;
+                tu_random_walkable(&st, g, &t);
+                check_auto(ctx, p, s, t, m, ran);
+            }
+        }
+        pf_planner_destroy(p);
+    }
+    ck_assert_int_gt(ran[PF_ALGO_JPS], 50);
+    ck_assert_int_gt(ran[PF_ALGO_ASTAR], 50);
+    ck_assert_int_gt(ran[PF_ALGO_HPA], 50);
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
+/* auto's choices, with the model set by hand: every bin exact runs jps on
+ * a uniform map and astar on one with costs; a bin sent to hpa runs hpa,
+ * but jps where the straight canonical path is free; versions made by
+ * pf_planner_apply keep the model; without a hierarchy or a measurement
+ * auto runs the exact search; an overestimating heuristic is refused as
+ * astar refuses it, whatever auto would pick. */
+START_TEST(search_auto_choices) {
+    pf_grid *g;
+    pf_planner *p, *p2;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_planner_auto_info ai;
+    pf_query q;
+    pf_result r;
+    pf_cell_change ch = {{40, 40}, 0};
+    ck_assert_int_eq(pf_grid_create(128, 128, NULL, &g), PF_OK);
+    for (int32_t y = 10; y < 118; y++) pf_grid_set_cost(g, (pf_point){64, y}, 0);
+    p = auto_planner(g, -1);
+    pf_planner_auto_info_get(p, &ai);
+    ck_assert(!ai.calibrated);
+    ck_assert(ai.exact_faster);
+    ck_assert_int_eq(ai.exact, PF_ALGO_JPS);
+    ck_assert_int_eq(pf_planner_auto_pick(p, (pf_point){0, 60}, (pf_point){127, 60}), PF_ALGO_JPS);
+    {
+        pf_planner *pm = p;
+        for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) pm->autom.pick[b] = PF_ALGO_HPA;
+        pm->autom.exact_faster = false;
+        pm->autom.calibrated = true;
+        pm->autom.cs = 16;
+    }
+    /* Blocked by the wall: hpa. A free straight line: jps. */
+    ck_assert_int_eq(pf_planner_auto_pick(p, (pf_point){0, 60}, (pf_point){127, 60}), PF_ALGO_HPA);
+    ck_assert_int_eq(pf_planner_auto_pick(p, (pf_point){0, 0}, (pf_point){127, 5}), PF_ALGO_JPS);
+    q = pf_query_make((pf_point){0, 60}, (pf_point){127, 60}, PF_ALGO_AUTO);
+    ck_assert_int_eq(pf_planner_search(ctx, p, &q, &r), PF_OK);
+    ck_assert_int_eq(r.algorithm, PF_ALGO_HPA);
+    q.heuristic = PF_H_EUCLIDEAN; /* admissible: served */
+    ck_assert_int_eq(pf_planner_search(ctx, p, &q, &r), PF_OK);
+    q.heuristic = PF_H_MANHATTAN; /* overestimates on 8-connected maps */
+    ck_assert_int_eq(pf_planner_search(ctx, p, &q, &r), PF_EINVAL);
+    q.heuristic = (pf_heuristic)99;
+    ck_assert_int_eq(pf_planner_search(ctx, p, &q, &r), PF_EINVAL);
+    /* The next version keeps the model. */
+    ck_assert_int_eq(pf_planner_apply(p, &ch, 1, NULL, 0, &p2, NULL, NULL), PF_OK);
+    ck_assert_int_eq(pf_planner_auto_pick(p2, (pf_point){0, 60}, (pf_point){127, 60}), PF_ALGO_HPA);
+    pf_planner_destroy(p2);
+    /* A cost on the map: the exact search is astar, jps's direct answers
+     * no longer apply, and the version still keeps the model. */
+    ch.cost = 3;
+    ck_assert_int_eq(pf_planner_apply(p, &ch, 1, NULL, 0, &p2, NULL, NULL), PF_OK);
+    ck_assert_int_eq(pf_planner_auto_pick(p2, (pf_point){0, 0}, (pf_point){127, 5}), PF_ALGO_HPA);
+    {
+        pf_planner *pm = p2;
+        for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) pm->autom.pick[b] = pm->autom.exact;
+        pm->autom.exact_faster = true;
+        pm->autom.exact = PF_ALGO_ASTAR;
+    }
+    q = pf_query_make((pf_point){0, 60}, (pf_point){127, 60}, PF_ALGO_AUTO);
+    ck_assert_int_eq(pf_planner_search(ctx, p2, &q, &r), PF_OK);
+    ck_assert_int_eq(r.algorithm, PF_ALGO_ASTAR);
+    ck_assert_double_eq_tol(r.cost, tu_reference_cost(pf_planner_grid(p2), q.start, q.goal), 1e-9);
+    pf_planner_destroy(p2);
+    pf_planner_destroy(p);
+    /* No hierarchy: the exact search. */
+    {
+        pf_planner_opts o;
+        memset(&o, 0, sizeof(o));
+        ck_assert_int_eq(pf_grid_create(80, 80, NULL, &g), PF_OK);
+        ck_assert_int_eq(pf_planner_create(g, &o, &p), PF_OK);
+        q = pf_query_make((pf_point){0, 0}, (pf_point){79, 50}, PF_ALGO_AUTO);
+        ck_assert_int_eq(pf_planner_search(ctx, p, &q, &r), PF_OK);
+        ck_assert_int_eq(r.algorithm, PF_ALGO_JPS);
+        pf_planner_destroy(p);
+    }
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The build's measurement: on a 256x256 map with obstacles it samples every
+ * bin the map has room for, and what it reports is consistent: a bin picks
+ * hpa only where hpa was PF_PLANNER_AUTO_MARGIN times faster, and
+ * always_exact holds exactly when no bin does. */
+START_TEST(search_auto_measurement) {
+    uint64_t st = tu_seed("search_auto_measurement", 0x5eed0a08);
+    tu_map_opts o = {256, 256, 0.2, false, false, 8, 0};
+    pf_planner *p = auto_planner(tu_random_grid(&st, &o), 4);
+    pf_planner_auto_info ai;
+    bool any_hpa = false;
+    pf_planner_auto_info_get(p, &ai);
+    ck_assert(ai.calibrated);
+    ck_assert_int_eq(ai.exact, PF_ALGO_JPS);
+    for (int b = 0; b < PF_PLANNER_AUTO_BINS - 2; b++) ck_assert_int_gt(ai.bins[b].samples, 0);
+    for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) {
+        if (ai.bins[b].pick == PF_ALGO_HPA) any_hpa = true;
+        if (ai.bins[b].samples >= 4)
+            ck_assert((ai.bins[b].pick == PF_ALGO_HPA) ==
+                      (ai.bins[b].exact_us > PF_PLANNER_AUTO_MARGIN * ai.bins[b].hpa_us));
+    }
+    ck_assert(ai.exact_faster == !any_hpa);
+    pf_planner_destroy(p);
+}
+END_TEST
+
 /* A sample of every shared scenario file: astar and dijkstra match the
  * listed optimum. The full sweep is `make bench`. */
 START_TEST(search_movingai_scenarios_sampled) {
@@ -283,6 +474,9 @@ TU_SUITE(search) {
     TCase *slow = tcase_create("slow");
     tcase_set_timeout(slow, 600);
     tcase_add_test(slow, search_property_random_maps);
+    tcase_add_test(slow, search_auto_against_reference);
+    tcase_add_test(tc, search_auto_choices);
+    tcase_add_test(tc, search_auto_measurement);
     tcase_add_test(slow, search_movingai_scenarios_sampled);
     suite_add_tcase(s, slow);
     return s;

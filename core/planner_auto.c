@@ -1,0 +1,257 @@
+/* planner_auto.c -- auto: the build's measurement of the exact search
+ * against HPA*, and the per-query choice between them (planner.h).
+ *
+ * Which of the two is cheaper depends on the map far more than on anything
+ * a query says: JPS with landmarks answers most queries on open, room and
+ * street maps in microseconds and is exact, while on random obstacles its
+ * jump points multiply and HPA* is several times faster; on 1-wide mazes
+ * they cross over with distance. So the build times both on the same
+ * sample queries, binned by the octile distance between their ends in
+ * cluster sides (the scale at which the hierarchy starts to pay), and a
+ * query is sent to what was faster in its bin. Exactness breaks ties: a
+ * bin picks HPA* only when it was PF_PLANNER_AUTO_MARGIN times faster, so
+ * where the exact search is the faster every answer is exact.
+ *
+ * The samples are drawn from a generator seeded by the map's size, so a
+ * map's samples are the same every build; their times are thread CPU time,
+ * which a busy machine disturbs less than wall time, but they remain
+ * measurements, so two builds may choose differently in a bin where the
+ * two are close. Either choice then costs about the same, and the answer
+ * says which ran.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock_internal.h"
+#include "grid_internal.h"
+#include "planner_internal.h"
+
+/* A bin decides with at least this many samples; one with fewer (a map
+ * with little room at that distance) takes its neighbour's choice. */
+#define AUTO_MIN_SAMPLES 4
+
+/* Bin b holds octile distances below bin_top(b) cluster sides. */
+static double bin_top(int b) {
+    return b == PF_PLANNER_AUTO_BINS - 1 ? INFINITY : ldexp(1.0, b - 1);
+}
+
+static int bin_of(double d, int32_t cs) {
+    double sides = d / (double)cs;
+    int b = 0;
+    while (b < PF_PLANNER_AUTO_BINS - 1 && sides >= bin_top(b)) b++;
+    return b;
+}
+
+static double octile(pf_point a, pf_point b, int conn) {
+    int32_t dx = abs(a.x - b.x), dy = abs(a.y - b.y);
+    if (conn == 4) return (double)(dx + dy);
+    return (double)(dx > dy ? dx : dy) + (PF_SQRT2 - 1.0) * (double)(dx > dy ? dy : dx);
+}
+
+static uint64_t next_rand(uint64_t *s) {
+    /* xorshift64* (Vigna 2016) */
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static double rand_unit(uint64_t *s) { return (double)(next_rand(s) >> 11) * 0x1.0p-53; }
+
+static uint64_t cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+pf_algorithm pf__auto_exact(const pf_planner *p) {
+    return pf_jps_supports(p->grid) ? PF_ALGO_JPS : PF_ALGO_ASTAR;
+}
+
+/* A random walkable cell, or false after a few hundred misses (a map that
+ * is nearly all blocked). */
+static bool random_cell(const pf_grid *g, uint64_t *rs, pf_point *out) {
+    for (int k = 0; k < 256; k++) {
+        pf_point p = {(int32_t)(next_rand(rs) % (uint64_t)g->w),
+                      (int32_t)(next_rand(rs) % (uint64_t)g->h)};
+        if (g->cost[(size_t)p.y * g->w + p.x]) {
+            *out = p;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A query of bin b: a walkable start and a goal in the same component at
+ * an octile distance within the bin, or false after many misses (the map
+ * has no room for the bin). */
+static bool random_query(const pf_planner *p, int b, uint64_t *rs, pf_point *s, pf_point *t) {
+    const pf_grid *g = p->grid;
+    const double cs = (double)p->autom.cs;
+    const double lo = b == 0 ? 1.0 : bin_top(b - 1) * cs;
+    double hi = bin_top(b) * cs, span = octile((pf_point){0, 0}, (pf_point){g->w, g->h}, 8);
+    if (hi > span) hi = span;
+    if (lo >= hi) return false;
+    for (int k = 0; k < 64; k++) {
+        double d = lo + (hi - lo) * rand_unit(rs), r = rand_unit(rs);
+        /* A major and a minor offset whose octile length is d. */
+        double major = d / (1.0 + (PF_SQRT2 - 1.0) * r), minor = major * r;
+        int32_t dx = (int32_t)lround(major), dy = (int32_t)lround(minor), tmp;
+        if (next_rand(rs) & 1) {
+            tmp = dx;
+            dx = dy;
+            dy = tmp;
+        }
+        if (next_rand(rs) & 1) dx = -dx;
+        if (next_rand(rs) & 1) dy = -dy;
+        if (!random_cell(g, rs, s)) return false;
+        t->x = s->x + dx;
+        t->y = s->y + dy;
+        if (t->x < 0 || t->y < 0 || t->x >= g->w || t->y >= g->h) continue;
+        if ((t->x == s->x && t->y == s->y) || !pf_hpa_connected(p->hpa, *s, *t)) continue;
+        if (octile(*s, *t, g->connectivity) < lo || octile(*s, *t, g->connectivity) >= hi) continue;
+        return true;
+    }
+    return false;
+}
+
+/* Thread CPU microseconds of one search of algorithm a; *ok false when it
+ * did not answer (astar's node budget). */
+static double time_search(pf_search_ctx *ctx, const pf_planner *p, pf_algorithm a, pf_point s,
+                          pf_point t, uint64_t budget, bool *ok) {
+    pf_query q = pf_query_make(s, t, a);
+    pf_result r;
+    uint64_t t0;
+    pf_status st;
+    q.max_expanded = a == PF_ALGO_ASTAR ? budget : 0;
+    t0 = cpu_ns();
+    st = pf_planner_search(ctx, p, &q, &r);
+    *ok = st == PF_OK;
+    return (double)(cpu_ns() - t0) / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The mean of v[0..n) without its largest eighth: a sample a busy machine
+ * slowed (another process's cache traffic, an interrupt) is only ever
+ * slower. Sorts v. */
+static double trimmed_mean(double *v, int n) {
+    int keep = n - n / 8;
+    double sum = 0;
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    for (int i = 0; i < keep; i++) sum += v[i];
+    return sum / keep;
+}
+
+void pf__auto_calibrate(pf_planner *p) {
+    pf__auto_model *m = &p->autom;
+    const pf_grid *g = p->grid;
+    const int k = p->opts.auto_samples > PF_PLANNER_MAX_AUTO_SAMPLES ? PF_PLANNER_MAX_AUTO_SAMPLES
+                  : p->opts.auto_samples                             ? p->opts.auto_samples
+                                         : PF_PLANNER_DEFAULT_AUTO_SAMPLES;
+    uint64_t rs = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)g->w << 32) ^ (uint64_t)g->h, t0, budget;
+    pf_search_ctx *ctx;
+
+    memset(m, 0, sizeof(*m));
+    m->exact = pf__auto_exact(p);
+    m->exact_faster = true;
+    for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) m->pick[b] = m->exact;
+    if (!p->hpa || k < 0 || (int64_t)g->w * g->h < PF_PLANNER_AUTO_MIN_CELLS) return;
+    ctx = pf_search_ctx_create();
+    if (!ctx) return;
+    t0 = pf__mono_us();
+    {
+        pf_hpa_stats hs;
+        pf_hpa_get_stats(p->hpa, &hs);
+        m->cs = hs.cluster_size;
+    }
+    /* An astar that expands this many nodes has lost to HPA* whatever the
+     * bin (HPA*'s searches expand far fewer). */
+    budget = 64 * (uint64_t)m->cs * (uint64_t)m->cs;
+    /* Warm-up: the first search of each kind sizes the context's scratch
+     * for the map, which no later query pays for. */
+    for (int b = PF_PLANNER_AUTO_BINS - 1; b >= 0; b--) {
+        pf_point s, t;
+        bool ok;
+        if (!random_query(p, b, &rs, &s, &t)) continue;
+        time_search(ctx, p, m->exact, s, t, budget, &ok);
+        time_search(ctx, p, PF_ALGO_HPA, s, t, budget, &ok);
+        break;
+    }
+    for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) {
+        double te[PF_PLANNER_MAX_AUTO_SAMPLES], th[PF_PLANNER_MAX_AUTO_SAMPLES];
+        bool exact_lost = false;
+        int n = 0;
+        for (int i = 0; i < k; i++) {
+            pf_point s, t;
+            bool ok;
+            if (!random_query(p, b, &rs, &s, &t)) break;
+            /* Once each, alternating which runs first so neither always
+             * finds the caches warm from the other (running a query twice
+             * would: the second run of a jps query reads its jump points
+             * and landmark lines from the cache, which made maze512-1-0's
+             * jps look twice as fast as it is). */
+            if (i & 1) th[n] = time_search(ctx, p, PF_ALGO_HPA, s, t, budget, &ok);
+            te[n] = time_search(ctx, p, m->exact, s, t, budget, &ok);
+            exact_lost |= !ok;
+            if (!(i & 1)) th[n] = time_search(ctx, p, PF_ALGO_HPA, s, t, budget, &ok);
+            n++;
+        }
+        if (!n) continue;
+        m->samples[b] = n;
+        m->exact_us[b] = trimmed_mean(te, n);
+        m->hpa_us[b] = trimmed_mean(th, n);
+        if (exact_lost) m->exact_us[b] = INFINITY;
+    }
+    pf_search_ctx_destroy(ctx);
+    m->calibrated = true;
+    m->exact_faster = true;
+    /* Each bin's pick; a bin without samples takes the nearest measured
+     * bin's, the shorter one first. */
+    for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) {
+        int src = -1;
+        for (int d = 0; d < PF_PLANNER_AUTO_BINS && src < 0; d++) {
+            if (b - d >= 0 && m->samples[b - d] >= AUTO_MIN_SAMPLES)
+                src = b - d;
+            else if (b + d < PF_PLANNER_AUTO_BINS && m->samples[b + d] >= AUTO_MIN_SAMPLES)
+                src = b + d;
+        }
+        m->pick[b] = m->exact;
+        if (src >= 0 && m->exact_us[src] > PF_PLANNER_AUTO_MARGIN * m->hpa_us[src]) {
+            m->pick[b] = PF_ALGO_HPA;
+            m->exact_faster = false;
+        }
+    }
+    m->calibrate_us = pf__mono_us() - t0;
+}
+
+pf_algorithm pf_planner_auto_pick(const pf_planner *p, pf_point s, pf_point t) {
+    const pf__auto_model *m = &p->autom;
+    pf_algorithm a;
+    if (!p->hpa || m->exact_faster || !m->cs) return m->exact;
+    a = m->pick[bin_of(octile(s, t, p->grid->connectivity), m->cs)];
+    if (a == PF_ALGO_HPA && m->exact == PF_ALGO_JPS && pf_jps_is_direct(p->jps, p->grid, s, t))
+        return PF_ALGO_JPS;
+    return a;
+}
+
+void pf_planner_auto_info_get(const pf_planner *p, pf_planner_auto_info *out) {
+    const pf__auto_model *m = &p->autom;
+    memset(out, 0, sizeof(*out));
+    out->calibrated = m->calibrated;
+    out->exact = m->calibrated ? m->exact : pf__auto_exact(p);
+    out->exact_faster = m->exact_faster || !m->calibrated;
+    out->calibrate_us = m->calibrate_us;
+    for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) {
+        out->bins[b].max_distance = m->cs ? bin_top(b) * m->cs : INFINITY;
+        out->bins[b].samples = m->samples[b];
+        out->bins[b].exact_us = m->exact_us[b];
+        out->bins[b].hpa_us = m->hpa_us[b];
+        out->bins[b].pick = m->calibrated ? m->pick[b] : out->exact;
+    }
+}

@@ -1,0 +1,47 @@
+/* planner_internal.h -- a planner's layout, shared by planner.c (versions,
+ * dispatch) and planner_auto.c (the auto choice between the exact search
+ * and HPA*). */
+#ifndef PF_PLANNER_INTERNAL_H
+#define PF_PLANNER_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "cuts.h"
+#include "hpa.h"
+#include "jps.h"
+#include "landmarks.h"
+#include "planner.h"
+
+/* What the build measured for auto (see planner_auto.c). */
+typedef struct pf__auto_model {
+    bool calibrated;
+    pf_algorithm exact; /* PF_ALGO_JPS or PF_ALGO_ASTAR */
+    bool exact_faster;  /* no bin picks HPA*: auto always runs exact */
+    int32_t cs;         /* the cluster side the bins are measured in */
+    double exact_us[PF_PLANNER_AUTO_BINS], hpa_us[PF_PLANNER_AUTO_BINS];
+    int samples[PF_PLANNER_AUTO_BINS];
+    pf_algorithm pick[PF_PLANNER_AUTO_BINS];
+    uint64_t calibrate_us;
+} pf__auto_model;
+
+struct pf_planner {
+    pf_grid *grid;
+    pf_jps *jps;
+    pf_hpa *hpa;
+    pf_landmarks *lm; /* shared by the versions that may use it */
+    pf_planner_opts opts;
+    uint64_t hpa_build_us;
+    _Atomic(pf_cuts *) cuts; /* built on first use: see pf_planner_cuts */
+    pf__auto_model autom;
+};
+
+/* Measures p's searches for auto (planner_auto.c); without a hierarchy, or
+ * on maps too small to matter, auto simply runs the exact search. Never
+ * fails: out of memory, the model stays uncalibrated. */
+void pf__auto_calibrate(pf_planner *p);
+
+/* The exact search auto runs on p's grid: jps where JPS serves it, else
+ * astar. */
+pf_algorithm pf__auto_exact(const pf_planner *p);
+
+#endif
