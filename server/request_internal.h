@@ -5,6 +5,7 @@
 #ifndef PF_SERVER_REQUEST_INTERNAL_H
 #define PF_SERVER_REQUEST_INTERNAL_H
 
+#include "metrics.h"
 #include "request.h"
 
 /* What every request of one server shares; owned by http.c. */
@@ -12,6 +13,7 @@ typedef struct pf_req_env {
     pf_pool *pool;
     int64_t queue_limit;   /* for the 503 message */
     int64_t retry_after_s; /* Retry-After of 503 answers */
+    pf_metrics *metrics;   /* queue waits */
 } pf_req_env;
 
 typedef struct pf_req_header_ref {
@@ -48,6 +50,7 @@ struct pf_req {
     bool queued; /* a job was queued; written and read by the I/O thread only */
     pf_pool_job job;
     pf_req_job_fn job_fn;
+    uint64_t queued_ns; /* when the job was submitted */
 
     /* The route's state. */
     void *state;

@@ -225,6 +225,7 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
                             pf_status_str(st));
         goto out_finish;
     }
+    pf_metrics_observe_map_build(m->metrics, mv->build_us);
     /* Our own reference before mv becomes visible: once published, a DELETE
      * or another PUT may drop the registry's reference at any moment. */
     pf_mapver_retain(mv);
@@ -357,6 +358,7 @@ static void run_patch(pf_req *r, pf_search_ctx *ctx) {
             goto out_finish;
         }
         if (st == PF_OK) {
+            pf_metrics_observe_map_repair(m->metrics, mv->build_us);
             /* Paths cached for the old version must not be served again:
              * they are keyed by version, and dropping them frees the memory
              * while sessions still hold the old version. */

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "maps.h"
+#include "metrics.h"
 #include "registry.h"
 #include "routes.h"
 
@@ -20,6 +21,7 @@ struct pf_maps_routes {
     pf_maps *maps;
     pf_registry *registry;
     const pf_config *cfg; /* max_maps, for the 413 sentence */
+    pf_metrics *metrics;  /* build and repair durations */
 };
 
 #endif
