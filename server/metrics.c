@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "router.h"
-#include "server.h"
+#include "version.h"
 #include "ws.h"
 
 /* The commit the binary was built from (the Makefile generates it). */

@@ -1,5 +1,6 @@
-/* test_metrics.c -- GET /metrics against a real server: every family the
- * issue asks for moves when its event happens and by the right amount
+/* test_metrics.c -- server/metrics.c alone (counts, buckets, labels and
+ * the text they are written as), then GET /metrics against a real server:
+ * every family moves when its event happens and by the right amount
  * (WebSocket upgrades and messages, queue waits apart from search times,
  * searches by algorithm and outcome, map builds and repairs, session plans,
  * repairs and rebases, memory by kind, process figures, build info), and
@@ -20,6 +21,7 @@
 #include <time.h>
 
 #include "itest.h"
+#include "metrics.h"
 #include "testutil.h"
 #include "wsc.h"
 
@@ -149,6 +151,148 @@ static void check_exposition(const char *text) {
     }
     ck_assert_int_gt(nd, 30);
 }
+
+/* The module alone: counts and the text they are written as. */
+
+static char *write_all(pf_metrics *m) {
+    pf_metrics_gauges g;
+    pf_jsonw w;
+    memset(&g, 0, sizeof(g));
+    g.workers = 3;
+    g.maps = 2;
+    g.memory[PF_MEM_SESSIONS] = 4096;
+    g.memory_budget = 1 << 20;
+    pf_jsonw_init(&w, 0);
+    pf_metrics_write(m, &g, &w);
+    return tu_jsonw_text(&w);
+}
+
+START_TEST(metrics_counts_and_text) {
+    pf_metrics m;
+    char *t;
+    pf_metrics_init(&m);
+    for (int i = 0; i < 4; i++) pf_metrics_request_begin(&m);
+    ck_assert_uint_eq(pf_metrics_in_flight(&m), 4);
+    pf_metrics_request_end(&m, PF_ROUTE_PATH_POST, 200, 40);     /* first bucket */
+    pf_metrics_request_end(&m, PF_ROUTE_PATH_POST, 422, 3000);   /* le 0.005 */
+    pf_metrics_request_end(&m, PF_ROUTE_SESSION_STREAM, 101, 7); /* an upgrade: its own status */
+    pf_metrics_request_end(&m, PF_ROUTE_HEALTHZ, 418, 7);        /* not a listed status */
+    ck_assert_uint_eq(pf_metrics_in_flight(&m), 0);
+    pf_metrics_count_search(&m, PF_ALGO_ASTAR, PF_OK, 10, 40);
+    pf_metrics_count_search(&m, PF_ALGO_ASTAR, PF_NO_PATH, 5, 70000);
+    pf_metrics_count_search(&m, PF_ALGO_JPS, PF_EBUDGET, 1, 1);
+    pf_metrics_count_search(&m, PF_ALGO_HPA, PF_ECANCELED, 1, 1);
+    pf_metrics_count_search(&m, PF_ALGO_HPA, PF_EUNSUPPORTED, 0, 1);
+    pf_metrics_count_cache(&m, true);
+    pf_metrics_count_cache(&m, false);
+    pf_metrics_count_cache(&m, false);
+    pf_metrics_observe_queue_wait(&m, PF_JOB_SEARCH, 30);
+    pf_metrics_observe_queue_wait(&m, PF_JOB_BUILD, 2000000);
+    pf_metrics_observe_map_build(&m, 61000000); /* past the last bound: +Inf only */
+    pf_metrics_observe_map_repair(&m, 900);
+    pf_metrics_count_plan(&m, PF_PLAN_INITIAL, PF_OK, 7, 100);
+    pf_metrics_count_plan(&m, PF_PLAN_REPAIR, PF_EBLOCKED, 3, 100);
+    pf_metrics_count_plan(&m, PF_PLAN_UNCHANGED, PF_ENOMEM, 0, 100);
+    pf_metrics_count_rebase(&m, true);
+    pf_metrics_count_rebase(&m, false);
+    pf_metrics_count_rebase(&m, false);
+    pf_metrics_count_ws_upgrade(&m);
+    pf_metrics_count_ws_message(&m, false, 0x1, 18);
+    pf_metrics_count_ws_message(&m, false, 0x9, 2);
+    pf_metrics_count_ws_message(&m, true, 0xA, 2);
+    pf_metrics_count_ws_message(&m, true, 0x8, 2);
+    t = write_all(&m);
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_requests_total{route=\"path_post\",status=\"200\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_requests_total{route=\"path_post\",status=\"422\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_requests_total{route=\"session_stream\",status=\"101\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_requests_total{route=\"healthz\",status=\"other\"} 1\n"));
+    ck_assert_ptr_null(strstr(t, "route=\"readyz\"")); /* no request, no line */
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_request_duration_seconds_bucket{route=\"path_post\",le=\"5e-05\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_request_duration_seconds_bucket{route=\"path_post\",le=\"0.0025\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_request_duration_seconds_bucket{route=\"path_post\",le=\"0.005\"} 2\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_request_duration_seconds_bucket{route=\"path_post\",le=\"+Inf\"} 2\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_request_duration_seconds_count{route=\"path_post\"} 2\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_searches_total{algorithm=\"astar\",outcome=\"found\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_searches_total{algorithm=\"astar\",outcome=\"unreachable\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_searches_total{algorithm=\"jps\",outcome=\"budget\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_searches_total{algorithm=\"hpa\",outcome=\"deadline\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_searches_total{algorithm=\"hpa\",outcome=\"error\"} 1\n"));
+    ck_assert_ptr_null(strstr(t, "pathd_searches_total{algorithm=\"dstar\"")); /* plans */
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_search_duration_seconds_bucket{algorithm=\"astar\",le=\"5e-05\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_search_duration_seconds_bucket{algorithm=\"astar\",le=\"0.1\"} 2\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_search_duration_seconds_sum{algorithm=\"astar\"} 0.070040\n"));
+    ck_assert_ptr_nonnull(strstr(t, "pathd_expanded_total{algorithm=\"astar\"} 15\n"));
+    ck_assert_ptr_nonnull(strstr(t, "pathd_expanded_total{algorithm=\"dstar\"} 10\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\npathd_cache_hits_total 1\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\npathd_cache_misses_total 2\n"));
+    ck_assert_ptr_null(strstr(t, "_ratio")); /* no derived ratio */
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_queue_wait_seconds_bucket{kind=\"search\",le=\"5e-05\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_queue_wait_seconds_bucket{kind=\"build\",le=\"1\"} 0\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_queue_wait_seconds_bucket{kind=\"build\",le=\"2.5\"} 1\n"));
+    ck_assert_ptr_nonnull(strstr(t, "pathd_map_build_duration_seconds_bucket{le=\"60\"} 0\n"));
+    ck_assert_ptr_nonnull(strstr(t, "pathd_map_build_duration_seconds_bucket{le=\"+Inf\"} 1\n"));
+    ck_assert_ptr_nonnull(strstr(t, "pathd_map_repair_duration_seconds_count 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_session_plans_total{kind=\"initial\",outcome=\"found\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_session_plans_total{kind=\"repair\",outcome=\"unreachable\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_session_plans_total{kind=\"unchanged\",outcome=\"error\"} 1\n"));
+    ck_assert_ptr_nonnull(strstr(t, "pathd_session_rebases_total{how=\"incremental\"} 1\n"));
+    ck_assert_ptr_nonnull(strstr(t, "pathd_session_rebases_total{how=\"rebuilt\"} 2\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\npathd_ws_upgrades_total 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_ws_messages_total{direction=\"received\",type=\"text\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_ws_messages_total{direction=\"received\",type=\"ping\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_ws_messages_total{direction=\"sent\",type=\"pong\"} 1\n"));
+    ck_assert_ptr_nonnull(
+        strstr(t, "pathd_ws_messages_total{direction=\"sent\",type=\"close\"} 1\n"));
+    ck_assert_ptr_nonnull(strstr(t, "pathd_ws_message_bytes_total{direction=\"received\"} 20\n"));
+    ck_assert_ptr_nonnull(strstr(t, "pathd_ws_message_bytes_total{direction=\"sent\"} 4\n"));
+    ck_assert_ptr_nonnull(strstr(t, "pathd_memory_bytes{kind=\"sessions\"} 4096\n"));
+    ck_assert_ptr_nonnull(strstr(t, "pathd_memory_bytes{kind=\"streams\"} 0\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\npathd_memory_budget_bytes 1048576\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\npathd_workers 3\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\npathd_maps 2\n"));
+    ck_assert_ptr_nonnull(strstr(t, "\npathd_requests_in_flight 0\n"));
+    ck_assert_ptr_nonnull(strstr(t, "# TYPE pathd_requests_total counter\n"));
+    ck_assert_ptr_nonnull(strstr(t, "# TYPE pathd_queue_wait_seconds histogram\n"));
+    ck_assert_ptr_nonnull(strstr(t, "pathd_build_info{version=\""));
+    ck_assert_ptr_nonnull(strstr(t, "\nprocess_open_fds "));
+    check_exposition(t);
+    free(t);
+    /* A route outside the table counts as none. */
+    pf_metrics_request_begin(&m);
+    pf_metrics_request_end(&m, PF_ROUTE_COUNT, 404, 1);
+    t = write_all(&m);
+    ck_assert_ptr_nonnull(strstr(t, "pathd_requests_total{route=\"none\",status=\"404\"} 1\n"));
+    free(t);
+}
+END_TEST
+
+/* The live server. */
 
 START_TEST(metrics_tell_the_story) {
     hc_server s = it_start(ARGS("--workers", "2"));
@@ -372,8 +516,12 @@ END_TEST
 TU_SUITE(metrics) {
     Suite *s = suite_create("metrics");
     TCase *tc = tcase_create("metrics");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, metrics_tell_the_story);
+    TCase *live = tcase_create("metrics_live");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, metrics_counts_and_text);
     suite_add_tcase(s, tc);
+    tcase_set_timeout(live, 120);
+    tcase_add_test(live, metrics_tell_the_story);
+    suite_add_tcase(s, live);
     return s;
 }
