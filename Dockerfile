@@ -7,9 +7,9 @@ RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends make gc
 WORKDIR /src
 COPY . .
 # .git stays out of the image: pass the commit for pathd_build_info
-# (/metrics) with `docker build --build-arg PATHD_COMMIT=$(git rev-parse --short=12 HEAD) .`
-ARG PATHD_COMMIT=unknown
-RUN make deps && make -j"$(nproc)" PATHD_COMMIT="$PATHD_COMMIT"
+# (/metrics) with `docker build --build-arg BUILD_COMMIT=$(git rev-parse --short=12 HEAD) .`
+ARG BUILD_COMMIT=unknown
+RUN make deps && make -j"$(nproc)" BUILD_COMMIT="$BUILD_COMMIT"
 
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update -qq \

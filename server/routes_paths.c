@@ -171,6 +171,8 @@ static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_reque
     }
     a.expanded_cells = res.expanded_cells;
     a.expanded_cells_len = res.expanded_cells_len;
+    a.abstract_path = res.abstract_path;
+    a.abstract_path_len = res.abstract_path_len;
     a.map_width = pf_grid_width(g);
     a.map_version = mv->version;
     a.expanded = res.expanded;
