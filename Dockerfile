@@ -10,7 +10,7 @@ RUN make deps && make -j"$(nproc)"
 
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update -qq \
-    && apt-get install -y -qq --no-install-recommends libmicrohttpd12 libcjson1 libuv1 libnettle8 \
+    && apt-get install -y -qq --no-install-recommends libmicrohttpd12 libcjson1 libuv1 libnettle8 libhiredis0.14 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /var/lib/pathd --create-home pathd \
     && install -d -o pathd -g pathd /var/lib/pathd/maps
@@ -18,6 +18,7 @@ COPY --from=build /src/build/pathd /src/build/pathd-bench /usr/local/bin/
 USER pathd
 WORKDIR /var/lib/pathd
 # Maps persist in the volume (--data-dir): a restarted container keeps them.
+# A fleet sets PATHD_DATA_DIR="" and PATHD_STORE=redis://... (deploy/k8s).
 ENV PATHD_BIND=0.0.0.0 PATHD_PORT=8080 PATHD_DATA_DIR=/var/lib/pathd/maps
 VOLUME /var/lib/pathd/maps
 EXPOSE 8080

@@ -11,8 +11,8 @@
 # variant into build/asan/. Source files are found by wildcard, so a new
 # core/foo.c or tests/test_foo.c needs no Makefile change.
 
-PKGS := libmicrohttpd libcjson libuv check nettle
-DEBS := libmicrohttpd-dev libcjson-dev libuv1-dev check pkg-config nettle-dev
+PKGS := libmicrohttpd libcjson libuv check nettle hiredis
+DEBS := libmicrohttpd-dev libcjson-dev libuv1-dev check pkg-config nettle-dev libhiredis-dev
 # Reference data, read in place; never copied into the repository.
 PATHD_BENCH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/movingai)
 export PATHD_BENCH_DIR
@@ -20,7 +20,7 @@ export PATHD_BENCH_DIR
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && echo 1)
 
-.PHONY: all test test-run run bench bench-http bench-wrk fuzz deps js-deps tool-deps fuzz-deps clean format-check format
+.PHONY: all test test-run run bench bench-http bench-wrk bench-fleet fuzz deps js-deps tool-deps fleet-deps fuzz-deps clean format-check format
 
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
@@ -45,7 +45,7 @@ CFLAGS ?=
 override CFLAGS := $(WARN) $(OPTFLAGS) $(CFLAGS)
 LDFLAGS_SAN := $(filter -fsanitize=%,$(OPTFLAGS))
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-LIBS := $(shell pkg-config --libs libmicrohttpd libcjson libuv nettle) -lpthread -lm
+LIBS := $(shell pkg-config --libs libmicrohttpd libcjson libuv nettle hiredis) -lpthread -lm
 CHECK_LIBS := $(shell pkg-config --libs check)
 
 CORE_SRC := $(wildcard core/*.c)
@@ -117,7 +117,7 @@ $(TESTS): $(TEST_OBJ) $(SERVER_OBJ) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd
 # Check's per-test timeouts are scaled for the sanitizer builds, which run
 # several times slower (CK_TIMEOUT_MULTIPLIER from the environment wins).
 TIMEOUT_MULT := $(if $(filter release,$(VARIANT)),1,3)
-test-run: $(PATHD) $(BENCH) $(TESTS) js-deps
+test-run: $(PATHD) $(BENCH) $(TESTS) js-deps fleet-deps
 	CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-$(TIMEOUT_MULT)} \
 	PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) $(TESTS)
 
@@ -188,6 +188,19 @@ js-deps:
 	    npm ci --prefix tests/js --no-audit --no-fund --loglevel=error || \
 	      echo "js-deps: npm ci failed; the npm ws interop test will be SKIPPED"; \
 	  else echo "js-deps: npm not found; the npm ws interop test will be SKIPPED"; fi; \
+	fi
+
+# The real components the fleet suite (tests/test_fleet.c) starts on
+# loopback ports: redis-server and nginx; haproxy checks deploy/haproxy.cfg
+# (Debian packages redis-server, nginx, haproxy).
+fleet-deps:
+	@missing=""; for t in redis-server nginx haproxy; do \
+	  command -v $$t >/dev/null 2>&1 || [ -x /usr/sbin/$$t ] || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing \
+	    || echo "fleet-deps: could not install$$missing; the fleet tests will be SKIPPED (they fail under CI=true)"; \
 	fi
 
 # The load tools the wrk benchmarks drive (Debian packages wrk and curl).
