@@ -524,6 +524,86 @@ START_TEST(fleet_two_instances_agree) {
 }
 END_TEST
 
+/* A copy more than the log keeps behind (its instance was frozen while
+ * 130 PATCHes went by, so the log was trimmed past it) is rebuilt from the
+ * snapshot; a session on it lives on (rebuilt), and a copy loaded fresh
+ * replays the PATCHes after the last snapshot: every copy has the writer's
+ * cells. The demo maps went into the store once. */
+START_TEST(fleet_copy_behind_the_log_reloads) {
+    fl_proc redis;
+    hc_server a, b;
+    hc_resp r;
+    char *m = map_json(2), sess[160];
+    uint64_t deadline;
+    cJSON *j;
+    if (!fl_have("redis-server", "fleet_copy_behind_the_log_reloads")) return;
+    redis = fl_redis_start();
+    a = fl_pathd_start(fl_free_port(), redis.port, "a", ARGS("--demo"));
+    b = fl_pathd_start(fl_free_port(), redis.port, "b", ARGS("--demo"));
+    ck_assert_int_eq(status_of(b.port, "GET", "/v1/maps/room", NULL, NULL), 200);
+    r = fl_req(a.port, "GET", "/v1/maps", NULL, NULL, NULL);
+    j = json_of(&r);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "maps")), 2);
+    cJSON_Delete(j);
+    hc_free(&r);
+
+    ck_assert_int_eq(status_of(a.port, "PUT", "/v1/maps/m", m, NULL), 201);
+    r = fl_req(b.port, "POST", "/v1/maps/m/sessions", JSON, "{\"start\":[0,0],\"goal\":[15,15]}",
+               NULL);
+    ck_assert_int_eq(r.status, 201);
+    j = json_of(&r);
+    snprintf(sess, sizeof(sess), "/v1/maps/m/sessions/%s", it_str(j, "session_id"));
+    cJSON_Delete(j);
+    hc_free(&r);
+    ck_assert_int_eq(kill(b.pid, SIGSTOP), 0);
+    for (int i = 0; i < 2 * PF_RSTORE_SNAP_EVERY + 2; i++) {
+        char body[96];
+        snprintf(body, sizeof(body), "{\"cells\":[{\"x\":%d,\"y\":%d,\"cost\":%d}]}", 1 + i % 14,
+                 1 + (i / 14) % 14, 1 + i % 9);
+        ck_assert_int_eq(status_of(a.port, "PATCH", "/v1/maps/m", body, NULL), 200);
+    }
+    ck_assert_int_eq(kill(b.pid, SIGCONT), 0);
+    deadline = fl_now_ms() + 8000;
+    ck_assert(wait_version(b.port, "m", 2 * PF_RSTORE_SNAP_EVERY + 3, deadline));
+    {
+        hc_resp ca = fl_req(a.port, "GET", "/v1/maps/m/cells", NULL, NULL, NULL);
+        hc_resp cb = fl_req(b.port, "GET", "/v1/maps/m/cells", NULL, NULL, NULL);
+        cJSON *ja = json_of(&ca), *jb = json_of(&cb);
+        ck_assert_str_eq(it_str(ja, "costs"), it_str(jb, "costs"));
+        cJSON_Delete(ja);
+        cJSON_Delete(jb);
+        hc_free(&ca);
+        hc_free(&cb);
+    }
+    /* The session lived through it, on the new version. */
+    r = fl_req(b.port, "GET", sess, NULL, NULL, NULL);
+    ck_assert_msg(r.status == 200, "%d %s", r.status, r.body);
+    j = json_of(&r);
+    ck_assert_int_eq((int)it_num(j, "map_version"), 2 * PF_RSTORE_SNAP_EVERY + 3);
+    cJSON_Delete(j);
+    hc_free(&r);
+    /* A third instance loads it: snapshot + the PATCHes after it. */
+    {
+        hc_server c = fl_pathd_start(fl_free_port(), redis.port, "c", NULL);
+        hc_resp ca = fl_req(a.port, "GET", "/v1/maps/m/cells", NULL, NULL, NULL);
+        hc_resp cc = fl_req(c.port, "GET", "/v1/maps/m/cells", NULL, NULL, NULL);
+        cJSON *ja = json_of(&ca), *jc = json_of(&cc);
+        ck_assert_int_eq(cc.status, 200);
+        ck_assert_str_eq(it_str(ja, "costs"), it_str(jc, "costs"));
+        ck_assert_int_eq((int)it_num(jc, "version"), 2 * PF_RSTORE_SNAP_EVERY + 3);
+        cJSON_Delete(ja);
+        cJSON_Delete(jc);
+        hc_free(&ca);
+        hc_free(&cc);
+        it_stop(&c);
+    }
+    it_stop(&a);
+    it_stop(&b);
+    fl_stop(&redis, SIGTERM);
+    free(m);
+}
+END_TEST
+
 /* The fleet behind nginx */
 
 #define NMAPS 200
@@ -882,6 +962,7 @@ TU_SUITE(fleet) {
     tcase_add_test(tc, fleet_store_url);
     tcase_add_test(tc, fleet_store_versions_assigned_once);
     tcase_add_test(tc, fleet_two_instances_agree);
+    tcase_add_test(tc, fleet_copy_behind_the_log_reloads);
     tcase_add_test(tc, fleet_behind_nginx_failover);
     tcase_add_test(tc, fleet_behind_haproxy);
     suite_add_tcase(s, tc);
