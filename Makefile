@@ -32,7 +32,7 @@ HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exist
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
 # flags pkg-config now gives.
-all test run bench bench-http bench-wrk fuzz test-run clients-test clients-c-test clients-node-test \
+all test run bench bench-http bench-wrk bench-fleet fuzz test-run clients-test clients-c-test clients-node-test \
 clients-csharp-test first-contact-test: deps
 	@$(MAKE) --no-print-directory $@
 else
@@ -226,6 +226,12 @@ bench-http: $(PATHD) $(BENCH)
 # side (scripts/bench-wrk.sh documents its settings: MAP, CACHE, ...).
 bench-wrk: $(PATHD) tool-deps
 	./scripts/bench-wrk.sh $(PATHD)
+
+# Issue 16's fleet numbers: path req/s through nginx (deploy/nginx.conf) in
+# front of 1, 2 and 3 instances sharing one Redis, and kill-to-first-200
+# (scripts/bench-fleet.sh documents MAP, MAPS, DURATION, ...).
+bench-fleet: $(PATHD) tool-deps fleet-deps
+	./scripts/bench-fleet.sh $(PATHD)
 
 # libFuzzer (clang, ASan, UBSan) over tests/fuzz_inputs.c: every reader of
 # client input, and searches on every map that parses. Runs FUZZ_SECONDS;

@@ -67,7 +67,8 @@ for i in 0 1 2; do PORT[$i]=$(free_port); start_instance $i; done
 
 NGINX_PID=""
 start_nginx() { # number of instances
-    local n=$1 conf="$TMP/nginx$n"
+    local n=$1
+    local conf="$TMP/nginx$n"
     mkdir -p "$conf"
     NPORT=$(free_port)
     awk -v n="$n" -v p0="${PORT[0]}" -v p1="${PORT[1]}" -v p2="${PORT[2]}" -v lp="$NPORT" -v d="$conf" '
@@ -90,7 +91,7 @@ stop_nginx() { kill -QUIT "$NGINX_PID"; wait "$NGINX_PID" 2>/dev/null || true; }
 
 # The maps, uploaded through nginx over all three instances.
 start_nginx 3
-for k in $(seq -w 0 $((MAPS - 1))); do
+for k in $(seq 0 $((MAPS - 1)) | xargs printf "%02d\n"); do
     curl -fsS -o /dev/null -X PUT "http://127.0.0.1:$NPORT/v1/maps/b$k" \
         -H 'Content-Type: text/plain' --data-binary "@$DIR/$MAP.map"
 done
@@ -115,6 +116,13 @@ stop_nginx
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 echo "bench-fleet: $MAPS x $MAP, $ALGO, cache $CACHE, wrk -t$THREADS -c$CONNS -d$DURATION, $WORKERS worker(s) + 1 I/O thread per instance, nginx 1 worker, $(nproc) cores"
 for r in $(seq "$REPEAT"); do
+    # The baseline: straight to one instance, no proxy.
+    wrk -t1 -c4 -d1s -s "$TMP/fleet.lua" "http://127.0.0.1:${PORT[0]}" > /dev/null 2>&1
+    wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$TMP/fleet.lua" \
+        "http://127.0.0.1:${PORT[0]}" > "$TMP/w0.$r" 2>&1
+    rps=$(sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p' "$TMP/w0.$r")
+    echo "  round $r, 1 instance, no proxy: $rps req/s"
+    echo "$rps" >> "$TMP/rps0"
     for n in 1 2 3; do
         start_nginx "$n"
         # Warm: every instance loads the maps it is sent.
@@ -130,18 +138,23 @@ for r in $(seq "$REPEAT"); do
         stop_nginx
     done
 done
-for n in 1 2 3; do echo "median, $n instance(s): $(median < "$TMP/rps$n") req/s"; done
+echo "median, 1 instance, no proxy: $(median < "$TMP/rps0") req/s"
+for n in 1 2 3; do echo "median, $n instance(s) through nginx: $(median < "$TMP/rps$n") req/s"; done
 
-# Kill to first 200: the instance that serves b00 dies; how long until the
-# proxy answers 200 for it again (from another instance, which loads it).
+# Kill to first 200: a map uploaded just now (so only its own instance has
+# a copy), its instance SIGKILLed; how long until the proxy answers 200 for
+# it again, from the next instance on the ring, which loads it from Redis
+# and builds it (hierarchy and landmarks) first.
 start_nginx 3
-owner=$(curl -fsS -D - -o /dev/null "http://127.0.0.1:$NPORT/v1/maps/b00" | tr -d '\r' |
+curl -fsS -o /dev/null -X PUT "http://127.0.0.1:$NPORT/v1/maps/fresh" \
+    -H 'Content-Type: text/plain' --data-binary "@$DIR/$MAP.map"
+owner=$(curl -fsS -D - -o /dev/null "http://127.0.0.1:$NPORT/v1/maps/fresh" | tr -d '\r' |
         sed -n 's/^X-Pathd-Instance: i\([0-9]\)$/\1/p')
 set -- $(head -n 1 "$TMP/pairs")
-url="http://127.0.0.1:$NPORT/v1/maps/b00/path?start=$1,$2&goal=$3,$4&algorithm=$ALGO"
+url="http://127.0.0.1:$NPORT/v1/maps/fresh/path?start=$1,$2&goal=$3,$4&algorithm=$ALGO"
 curl -fs -o /dev/null "$url"
 t0=$(date +%s%N)
 kill -KILL "${PID[$owner]}"
 until [ "$(curl -s -o /dev/null -w '%{http_code}' "$url")" = 200 ]; do :; done
 t1=$(date +%s%N)
-echo "kill to first 200 for b00 (its instance i$owner SIGKILLed; a $MAP map loaded and built by the next): $(( (t1 - t0) / 1000000 )) ms"
+echo "kill to first 200 (a fresh $MAP map; its instance i$owner SIGKILLed; loaded and built by the next): $(( (t1 - t0) / 1000000 )) ms"
