@@ -531,7 +531,7 @@ static pf_status trimmed_after(pf_rstore *s, redisContext *c, pf_rstore_pos afte
     const char *av[3] = {"XINFO", "STREAM", ke.b};
     size_t al[3] = {5, 6, ke.n};
     redisReply *rep = pf_redis_call(c, 3, av, al, e);
-    pf_rstore_pos maxdel, first;
+    pf_rstore_pos maxdel = {0, 0}, first = {0, 0};
     bool have_max = false, have_first = false;
     *gap = false;
     if (!rep) return e->status;

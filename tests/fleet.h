@@ -22,9 +22,8 @@ typedef struct fl_proc {
 /* A loopback port nothing listens on now. */
 uint16_t fl_free_port(void);
 
-/* Whether the tool can run here; when not, prints why the test is
- * SKIPPED and returns false (under CI=true it fails the test instead). */
-bool fl_have(const char *tool, const char *test);
+/* Whether the tool is installed (on PATH, /usr/sbin, /sbin). */
+bool fl_have(const char *tool);
 
 /* redis-server on a free port (or on port), without persistence,
  * answering PING. */
