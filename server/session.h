@@ -89,6 +89,8 @@ size_t pf_sessions_count(pf_sessions *t);
  * last release: a session in use counts what it held when its holder last
  * let go. */
 size_t pf_sessions_memory(pf_sessions *t);
+/* Sessions of map map_id (a map with sessions is never dropped as idle). */
+size_t pf_sessions_count_map(pf_sessions *t, const char *map_id);
 
 /* Operations on a held session. */
 
