@@ -54,7 +54,7 @@ struct pf_req {
     pf_pool_job job;
     pf_req_job_fn job_fn;
     uint64_t queued_ns; /* when the job was submitted */
-    bool again; /* pf_req_finish_again: run the handler again (read after the resume) */
+    bool again;         /* pf_req_finish_again: run the handler again (read after the resume) */
     int reruns;
 
     /* The route's state. */
