@@ -104,6 +104,8 @@ typedef struct hpa_scratch {
     size_t apath_cap;
     uint8_t *via; /* per abstract node: reached along an intra-cluster edge */
     size_t via_cap;
+    pf_point *apts; /* the abstract path's cells, for pf_result.abstract_path */
+    size_t apts_cap;
 } hpa_scratch;
 
 static void scratch_free(void *p) {
@@ -116,6 +118,7 @@ static void scratch_free(void *p) {
     free(s->tmp2);
     free(s->apath);
     free(s->via);
+    free(s->apts);
     free(s);
 }
 
@@ -124,7 +127,7 @@ static size_t scratch_memory(const void *p) {
     size_t cells = (size_t)s->cs * (size_t)s->cs;
     return sizeof(*s) + 2 * cells * (sizeof(double) + 4 + 3 * sizeof(int32_t)) +
            s->tmp_cap * (3 * sizeof(pf_point) + sizeof(double)) + s->apath_cap * sizeof(int32_t) +
-           s->via_cap;
+           s->via_cap + s->apts_cap * sizeof(pf_point);
 }
 
 static pf_status get_scratch(pf_search_ctx *ctx, int32_t cs, hpa_scratch **out) {
@@ -987,6 +990,24 @@ pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g,
         qa.max_expanded = q->max_expanded && q->max_expanded < budget ? q->max_expanded : budget;
         st = pf_search(ctx, g, &qa, out);
         out->algorithm = PF_ALGO_HPA;
+        if (st == PF_OK && q->record_expanded) {
+            /* The abstract path of an answer that needed no transitions. */
+            pf_status sst = get_scratch(ctx, h->cs, &s);
+            if (!sst && s->apts_cap < 2) {
+                pf_point *ap = realloc(s->apts, 2 * sizeof(*ap));
+                if (!ap)
+                    sst = PF_ENOMEM;
+                else {
+                    s->apts = ap;
+                    s->apts_cap = 2;
+                }
+            }
+            if (sst) return out->status = sst;
+            s->apts[0] = q->start;
+            s->apts[1] = q->goal;
+            out->abstract_path = s->apts;
+            out->abstract_path_len = 2;
+        }
         /* Answered, or failed for a reason of its own (the caller's budget
          * or deadline, memory). */
         if (st != PF_EBUDGET || qa.max_expanded != budget) return st;
@@ -1039,6 +1060,21 @@ pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g,
     {
         int32_t i = na;
         for (int32_t v = h->nnodes + 1; v >= 0; v = ctx->nodes[v].parent) s->apath[--i] = v;
+    }
+    if (q->record_expanded) {
+        /* The abstract path as cells: start, the transitions, goal. */
+        if ((size_t)na > s->apts_cap) {
+            pf_point *ap = realloc(s->apts, (size_t)na * 2 * sizeof(*ap));
+            if (!ap) return out->status = PF_ENOMEM;
+            s->apts = ap;
+            s->apts_cap = (size_t)na * 2;
+        }
+        for (int32_t i = 0; i < na; i++) {
+            int32_t v = s->apath[i];
+            s->apts[i] = v == h->nnodes ? q->start : v == h->nnodes + 1 ? q->goal : h->node_pt[v];
+        }
+        out->abstract_path = s->apts;
+        out->abstract_path_len = (size_t)na;
     }
     st = refine(ctx, h, q, s, ks, kg, s->apath, na, &len);
     if (!st) st = improve(ctx, g, s, &len);
