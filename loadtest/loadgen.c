@@ -158,6 +158,7 @@ struct bench {
     int nconns;
     double duration, rate;
     const char *algo_name;
+    bool no_cache; /* path requests ask for "cache": false */
     pf_algorithm algo;
     int w_paths, w_batch, w_sessions;
     int batch_size;
@@ -647,9 +648,10 @@ static bool make_request(conn *c) {
     case REQ_PATH:
         e = next_entry(b, &c->t, &c->first);
         c->count = 1;
-        jl = (size_t)snprintf(
-            json, sizeof(json), "{\"start\":[%d,%d],\"goal\":[%d,%d],\"algorithm\":\"%s\"}",
-            (int)e->start.x, (int)e->start.y, (int)e->goal.x, (int)e->goal.y, b->algo_name);
+        jl = (size_t)snprintf(json, sizeof(json),
+                              "{\"start\":[%d,%d],\"goal\":[%d,%d],\"algorithm\":\"%s\"%s}",
+                              (int)e->start.x, (int)e->start.y, (int)e->goal.x, (int)e->goal.y,
+                              b->algo_name, b->no_cache ? ",\"cache\":false" : "");
         snprintf(path, sizeof(path), "/v1/maps/%s/path", c->t->name);
         break;
     case REQ_BATCH: {
@@ -661,15 +663,15 @@ static bool make_request(conn *c) {
         (void)e;
         c->count = (size_t)b->batch_size;
         if (c->count > c->t->n) c->count = c->t->n;
-        body = malloc(64 * c->count + 64);
+        body = malloc(96 * c->count + 64);
         if (!body) return false;
         n += (size_t)sprintf(body + n, "{\"queries\":[");
         for (size_t i = 0; i < c->count; i++) {
             const pf_scen_entry *q = &c->t->e[(c->first + i) % c->t->n];
-            n += (size_t)sprintf(body + n,
-                                 "%s{\"start\":[%d,%d],\"goal\":[%d,%d],\"algorithm\":\"%s\"}",
-                                 i ? "," : "", (int)q->start.x, (int)q->start.y, (int)q->goal.x,
-                                 (int)q->goal.y, b->algo_name);
+            n += (size_t)sprintf(
+                body + n, "%s{\"start\":[%d,%d],\"goal\":[%d,%d],\"algorithm\":\"%s\"%s}",
+                i ? "," : "", (int)q->start.x, (int)q->start.y, (int)q->goal.x, (int)q->goal.y,
+                b->algo_name, b->no_cache ? ",\"cache\":false" : "");
         }
         n += (size_t)sprintf(body + n, "]}");
         snprintf(path, sizeof(path), "/v1/maps/%s/paths", c->t->name);
@@ -789,7 +791,15 @@ static void check_path_result(bench *b, const cJSON *res, const target *t, const
         free(pts);
         return;
     }
-    if (!pf_bench_cost_matches(walked, e->optimal)) b->rep.mismatches++;
+    if (!pf_bench_cost_matches(walked, e->optimal)) {
+        const cJSON *algo = cJSON_GetObjectItemCaseSensitive(res, "algorithm");
+        pf_algorithm ran;
+        b->rep.mismatches++;
+        /* auto: an answer from an exact search must be exact. */
+        if (cJSON_IsString(algo) && pf_algorithm_from_name(algo->valuestring, &ran) &&
+            pf_algorithm_is_optimal(ran))
+            b->rep.exact_mismatches++;
+    }
     if (e->optimal > 0) {
         double sub = pf_bench_cost_matches(walked, e->optimal) ? 0.0 : walked / e->optimal - 1.0;
         b->subopt_sum += sub;
@@ -1159,6 +1169,7 @@ static void http_usage(FILE *f) {
           "  --rate R              open loop at R requests/s; latency counts from when each\n"
           "                        request was due (coordinated omission); default closed loop\n"
           "  --algorithm A         the algorithm path requests ask for (default astar)\n"
+          "  --no-cache            path requests ask for \"cache\": false (every one searches)\n"
           "  --mix paths=P,batch=B,sessions=S\n"
           "                        weights of single paths, batches and session traffic\n"
           "                        (create; updates that walk the agent, close and reopen\n"
@@ -1229,6 +1240,7 @@ int pf_bench_http_main(int argc, char **argv) {
                                              {"check-every", required_argument, NULL, 'k'},
                                              {"get", required_argument, NULL, 'g'},
                                              {"seed", required_argument, NULL, 'S'},
+                                             {"no-cache", no_argument, NULL, 'N'},
                                              {"quiet", no_argument, NULL, 'Q'},
                                              {"json", no_argument, NULL, 'j'},
                                              {"help", no_argument, NULL, 'h'},
@@ -1285,6 +1297,9 @@ int pf_bench_http_main(int argc, char **argv) {
         case 'a':
             if (!pf_algorithm_from_name(optarg, &b->algo)) goto bad_arg;
             b->algo_name = optarg;
+            break;
+        case 'N':
+            b->no_cache = true;
             break;
         case 'm':
             if (parse_mix(b, optarg)) goto bad_arg;
@@ -1463,10 +1478,10 @@ int pf_bench_http_main(int argc, char **argv) {
         if (b->w_sessions) printf("session updates: %s\n", updates);
         if (server) printf("server: %s\n", server);
     }
-    rc =
-        (b->rep.invalid || b->rep.errors || (b->rep.mismatches && pf_algorithm_is_optimal(b->algo)))
-            ? EXIT_BAD
-            : 0;
+    rc = (b->rep.invalid || b->rep.errors || b->rep.exact_mismatches ||
+          (b->rep.mismatches && pf_algorithm_is_optimal(b->algo)))
+             ? EXIT_BAD
+             : 0;
     goto out_free;
 
 bad_arg:

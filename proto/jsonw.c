@@ -267,6 +267,72 @@ void pf_jsonw_point(pf_jsonw *w, int32_t x, int32_t y) {
     put(w, p, (size_t)(end - p));
 }
 
+/* "00" .. "99". */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                     "25262728293031323334353637383940414243444546474849"
+                                     "50515253545556575859606162636465666768697071727374"
+                                     "75767778798081828384858687888990919293949596979899";
+
+/* Writes v's decimal digits ending just before end; returns where they
+ * start. */
+static inline char *fmt_u32(uint32_t v, char *end) {
+    while (v >= 100) {
+        uint32_t q = v / 100, r = v - q * 100;
+        end -= 2;
+        memcpy(end, digit_pairs + 2 * r, 2);
+        v = q;
+    }
+    if (v >= 10) {
+        end -= 2;
+        memcpy(end, digit_pairs + 2 * v, 2);
+    } else {
+        *--end = (char)('0' + v);
+    }
+    return end;
+}
+
+/* Writes v (a signed 32-bit value) at o; returns the end. The digits are
+ * written in place from their last one back, so no copy follows. */
+static inline char *put_i32(char *o, int32_t v) {
+    uint32_t u = v < 0 ? (uint32_t)0 - (uint32_t)v : (uint32_t)v;
+    int d = u < 10           ? 1
+            : u < 100        ? 2
+            : u < 1000       ? 3
+            : u < 10000      ? 4
+            : u < 100000     ? 5
+            : u < 1000000    ? 6
+            : u < 10000000   ? 7
+            : u < 100000000  ? 8
+            : u < 1000000000 ? 9
+                             : 10;
+    if (v < 0) *o++ = '-';
+    fmt_u32(u, o + d);
+    return o + d;
+}
+
+void pf_jsonw_points(pf_jsonw *w, const pf_point *pts, size_t n) {
+    /* A point takes at most 1 + 11 + 1 + 11 + 1 bytes, and one separator. */
+    size_t room;
+    char *o;
+    if (n == 0) return;
+    if (__builtin_mul_overflow(n, (size_t)26, &room) || !reserve(w, room)) {
+        w->failed = true;
+        return;
+    }
+    sep(w);
+    o = w->buf + w->len;
+    for (size_t i = 0; i < n; i++) {
+        if (i) *o++ = ',';
+        *o++ = '[';
+        o = put_i32(o, pts[i].x);
+        *o++ = ',';
+        o = put_i32(o, pts[i].y);
+        *o++ = ']';
+    }
+    w->len = (size_t)(o - w->buf);
+    w->buf[w->len] = '\0';
+}
+
 void pf_jsonw_kstr(pf_jsonw *w, const char *key, const char *s) {
     pf_jsonw_key(w, key);
     pf_jsonw_str(w, s);

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "grid.h"
+
 #define PF_JSONW_MAX_DEPTH 32
 
 typedef struct pf_jsonw {
@@ -68,6 +70,10 @@ void pf_jsonw_raw_members(pf_jsonw *w, const char *members, size_t n);
 void pf_jsonw_append(pf_jsonw *w, const char *s, size_t n);
 /* [x,y], the point form of the API. */
 void pf_jsonw_point(pf_jsonw *w, int32_t x, int32_t y);
+/* Points p[0..n) as [x,y] values, as n pf_jsonw_point calls would write
+ * them, in one pass (a path answer's largest part: one reserve, two digits
+ * a table lookup). */
+void pf_jsonw_points(pf_jsonw *w, const pf_point *p, size_t n);
 
 /* key + value shorthands. */
 void pf_jsonw_kstr(pf_jsonw *w, const char *key, const char *s);

@@ -309,8 +309,7 @@ void pf_path_write_members(pf_jsonw *w, const pf_path_answer *a) {
         pf_jsonw_kstr(w, "reason", a->status == PF_EBUDGET ? "node_budget" : "unreachable");
     pf_jsonw_key(w, "path");
     pf_jsonw_arr_begin(w);
-    if (found)
-        for (size_t i = 0; i < a->path_len; i++) pf_jsonw_point(w, a->path[i].x, a->path[i].y);
+    if (found) pf_jsonw_points(w, a->path, a->path_len);
     pf_jsonw_arr_end(w);
     pf_jsonw_kstr(w, "algorithm", pf_algorithm_name(a->algorithm));
     pf_jsonw_kuint(w, "map_version", a->map_version);

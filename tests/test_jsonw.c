@@ -74,6 +74,58 @@ START_TEST(jsonw_doubles_roundtrip) {
 }
 END_TEST
 
+/* pf_jsonw_points writes what one pf_jsonw_point per point writes, after a
+ * key or after other values, for coordinates of every length and sign up
+ * to the int32 extremes; no points write nothing. */
+START_TEST(jsonw_points_as_point_by_point) {
+    uint64_t st = tu_seed("jsonw_points_as_point_by_point", 0x5eed7001);
+    for (int round = 0; round < 200; round++) {
+        pf_point pts[64];
+        size_t n = tu_below(&st, 64), la, lb;
+        pf_jsonw a, b;
+        char *sa, *sb;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t mag = tu_below(&st, 10);
+            int32_t v[2];
+            for (int k = 0; k < 2; k++) {
+                int32_t x = (int32_t)tu_below(&st, 1u << (3 * mag + 1));
+                v[k] = mag == 9 ? (tu_below(&st, 2) ? INT32_MAX : INT32_MIN)
+                                : (tu_below(&st, 2) ? -x : x);
+            }
+            pts[i] = (pf_point){v[0], v[1]};
+        }
+        pf_jsonw_init(&a, 16);
+        pf_jsonw_init(&b, 16);
+        pf_jsonw_obj_begin(&a);
+        pf_jsonw_obj_begin(&b);
+        pf_jsonw_key(&a, "p");
+        pf_jsonw_key(&b, "p");
+        pf_jsonw_arr_begin(&a);
+        pf_jsonw_arr_begin(&b);
+        if (round % 2) {
+            pf_jsonw_int(&a, 7);
+            pf_jsonw_int(&b, 7);
+        }
+        pf_jsonw_points(&a, pts, n);
+        for (size_t i = 0; i < n; i++) pf_jsonw_point(&b, pts[i].x, pts[i].y);
+        pf_jsonw_int(&a, 8);
+        pf_jsonw_int(&b, 8);
+        pf_jsonw_arr_end(&a);
+        pf_jsonw_arr_end(&b);
+        pf_jsonw_obj_end(&a);
+        pf_jsonw_obj_end(&b);
+        sa = pf_jsonw_take(&a, &la);
+        sb = pf_jsonw_take(&b, &lb);
+        ck_assert_ptr_nonnull(sa);
+        ck_assert_ptr_nonnull(sb);
+        ck_assert_str_eq(sa, sb);
+        ck_assert_uint_eq(la, lb);
+        free(sa);
+        free(sb);
+    }
+}
+END_TEST
+
 START_TEST(jsonw_depth_limit_fails_sticky) {
     pf_jsonw w;
     size_t n;
@@ -96,6 +148,7 @@ TU_SUITE(jsonw) {
     tcase_add_test(tc, jsonw_structure_and_escapes);
     tcase_add_test(tc, jsonw_doubles_roundtrip);
     tcase_add_test(tc, jsonw_depth_limit_fails_sticky);
+    tcase_add_test(tc, jsonw_points_as_point_by_point);
     suite_add_tcase(s, tc);
     return s;
 }
