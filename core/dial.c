@@ -9,17 +9,10 @@ static const uint8_t opposite8[PF_DIR_COUNT] = {PF_DIR_W,  PF_DIR_E,  PF_DIR_N, 
 
 static void dial_free_buffers(pf__dial *d) {
     free(d->own);
-    free(d->stamp);
-    free(d->dist);
-    free(d->dir);
-    free(d->state);
+    free(d->cell);
     free(d->target);
     d->own = NULL;
-    d->stamp = NULL;
-    d->dist = NULL;
-    d->dir = NULL;
-    d->state = NULL;
-    d->next = d->prev = NULL;
+    d->cell = NULL;
     d->target = NULL;
     d->cap = 0;
 }
@@ -33,8 +26,7 @@ static void dial_free(void *p) {
 
 static size_t dial_memory(const void *p) {
     const pf__dial *d = p;
-    return sizeof(*d) +
-           d->cap * (2 + sizeof(uint32_t) + sizeof(double) + 1 + 3 * sizeof(int32_t) + 1);
+    return sizeof(*d) + d->cap * (2 + sizeof(pf__dial_cell) + 1);
 }
 
 pf_status pf__dial_get(pf_search_ctx *ctx, pf__dial **out) {
@@ -54,17 +46,12 @@ static pf_status dial_reserve(pf__dial *d, size_t cells) {
     if (cells <= d->cap) return PF_OK;
     dial_free_buffers(d);
     d->own = malloc(2 * cells);
-    d->stamp = calloc(cells, sizeof(*d->stamp));
-    d->dist = malloc(cells * sizeof(*d->dist));
-    d->dir = malloc(cells);
-    d->state = malloc(3 * cells * sizeof(*d->state));
+    d->cell = calloc(cells, sizeof(*d->cell)); /* stamps 0: unseen */
     d->target = calloc(cells, 1);
-    if (!d->own || !d->stamp || !d->dist || !d->dir || !d->state || !d->target) {
+    if (!d->own || !d->cell || !d->target) {
         dial_free_buffers(d);
         return PF_ENOMEM;
     }
-    d->next = d->state + cells;
-    d->prev = d->next + cells;
     d->cap = cells;
     d->gen = 0;
     return PF_OK;
@@ -131,19 +118,19 @@ pf_status pf__dial_load(pf__dial *d, const pf_grid *g, int32_t x0, int32_t y0, i
 
 static inline void bucket_link(pf__dial *d, int32_t slot, int32_t li) {
     int32_t h = d->head[slot];
-    d->prev[li] = -1 - slot; /* a negative prev names the bucket the cell heads */
-    d->next[li] = h;
-    if (h >= 0) d->prev[h] = li;
+    d->cell[li].prev = -1 - slot; /* a negative prev names the bucket the cell heads */
+    d->cell[li].next = h;
+    if (h >= 0) d->cell[h].prev = li;
     d->head[slot] = li;
 }
 
 static inline void bucket_unlink(pf__dial *d, int32_t li) {
-    int32_t p = d->prev[li], n = d->next[li];
+    int32_t p = d->cell[li].prev, n = d->cell[li].next;
     if (p >= 0)
-        d->next[p] = n;
+        d->cell[p].next = n;
     else
         d->head[-1 - p] = n;
-    if (n >= 0) d->prev[n] = p;
+    if (n >= 0) d->cell[n].prev = p;
 }
 
 /* The loop; `uniform` and `reverse` are constants at each call, so each
@@ -153,9 +140,7 @@ static inline pf_status dial_loop(pf__dial *d, int32_t queued, const bool unifor
                                   pf_stop_fn stop, void *stop_ud) {
     const uint8_t *cost = d->cost, *moves = d->moves;
     const uint32_t gen = d->gen;
-    uint32_t *stamp = d->stamp;
-    double *dist = d->dist;
-    int32_t *state = d->state;
+    pf__dial_cell *cell = d->cell;
     int32_t off[PF_DIR_COUNT], nb, mask;
     int64_t cur = 0; /* absolute bucket: distances reach 16M cells x 255 x sqrt 2 */
     double len[PF_DIR_COUNT], stepc[PF_DIR_COUNT], inv_width;
@@ -170,8 +155,7 @@ static inline pf_status dial_loop(pf__dial *d, int32_t queued, const bool unifor
     inv_width = 1.0 / (double)d->cmin;
     nb = (int32_t)(d->cmax * PF_SQRT2 / (double)d->cmin) + 2;
     for (mask = 1; mask < nb; mask *= 2) continue;
-    nb = mask--;
-    (void)nb;
+    mask--;
     while (queued > 0) {
         int32_t li;
         unsigned m;
@@ -180,32 +164,33 @@ static inline pf_status dial_loop(pf__dial *d, int32_t queued, const bool unifor
         li = d->head[cur & mask];
         bucket_unlink(d, li);
         queued--;
-        state[li] = PF__DIAL_SETTLED;
+        cell[li].settled = 1;
         if (stop && (d->expanded & 255u) == 0 && stop(stop_ud)) return PF_ECANCELED;
         d->expanded++;
         if (have_targets && d->target[li] && --waiting == 0) return PF_OK;
         m = moves[li];
-        du = dist[li];
+        du = cell[li].dist;
         cu = cost[li];
         for (; m; m &= m - 1) {
             int k = __builtin_ctz(m);
             int32_t n = li + off[k];
+            pf__dial_cell *c = &cell[n];
             int64_t b;
             double nd = du + (uniform ? stepc[k] : (reverse ? cu : cost[n]) * len[k]);
-            if (stamp[n] == gen) {
+            if (c->stamp == gen) {
                 /* Settled cells lie in an earlier bucket or in this one,
                  * below du + cmin <= nd, but rounding is not trusted. */
-                if (state[n] == PF__DIAL_SETTLED || !(nd < dist[n])) continue;
+                if (c->settled || !(nd < c->dist)) continue;
                 bucket_unlink(d, n);
             } else {
-                stamp[n] = gen;
+                c->stamp = gen;
+                c->settled = 0;
                 queued++;
             }
-            dist[n] = nd;
-            d->dir[n] = opposite8[k];
+            c->dist = nd;
+            c->dir = opposite8[k];
             b = (int64_t)(nd * inv_width);
             if (b < cur) b = cur; /* rounding at a bucket edge */
-            state[n] = 0;
             bucket_link(d, (int32_t)(b & mask), n);
         }
     }
@@ -218,20 +203,20 @@ pf_status pf__dial_run(pf__dial *d, const int32_t *src, size_t nsrc, bool revers
     size_t waiting = 0;
     pf_status st;
     if (++d->gen == 0) {
-        memset(d->stamp, 0, d->cap * sizeof(*d->stamp));
+        for (size_t i = 0; i < d->cap; i++) d->cell[i].stamp = 0;
         d->gen = 1;
     }
     d->expanded = 0;
     d->reverse = reverse;
     for (int32_t b = 0; b < PF__DIAL_BUCKETS; b++) d->head[b] = -1;
     for (size_t i = 0; i < nsrc; i++) {
-        int32_t s = src[i];
-        if (d->stamp[s] == d->gen) continue; /* listed twice */
-        d->stamp[s] = d->gen;
-        d->dist[s] = 0.0;
-        d->dir[s] = PF__DIAL_NO_DIR;
-        d->state[s] = 0;
-        bucket_link(d, 0, s);
+        pf__dial_cell *c = &d->cell[src[i]];
+        if (c->stamp == d->gen) continue; /* listed twice */
+        c->stamp = d->gen;
+        c->dist = 0.0;
+        c->dir = PF__DIAL_NO_DIR;
+        c->settled = 0;
+        bucket_link(d, 0, src[i]);
         queued++;
     }
     for (size_t i = 0; i < ntargets; i++) {

@@ -23,7 +23,15 @@
 #include "search_internal.h"
 
 #define PF__DIAL_BUCKETS 512 /* a power of two > 255 * sqrt(2) + 2, the widest live window */
-#define PF__DIAL_SETTLED (-2)
+
+/* One cell's state, packed so that a relaxation touches one cache line. */
+typedef struct pf__dial_cell {
+    double dist;    /* valid where stamped */
+    uint32_t stamp; /* == gen: reached in this run */
+    int32_t next, prev;
+    uint8_t dir;     /* valid where stamped; PF__DIAL_NO_DIR at the sources */
+    uint8_t settled; /* 1 once final */
+} pf__dial_cell;
 
 typedef struct pf__dial {
     size_t cap; /* cells every buffer holds */
@@ -35,13 +43,9 @@ typedef struct pf__dial {
     uint8_t *own;                /* [2 * cap] costs then moves of a box, moves out of it cleared */
     int cmin, cmax;              /* cheapest and dearest walkable cost in the area */
     uint32_t gen;
-    uint32_t *stamp; /* [cap] == gen: reached in this run */
-    double *dist;    /* [cap] valid where stamped */
-    uint8_t *dir;    /* [cap] valid where stamped; PF__DIAL_NO_DIR at the sources */
-    int32_t *state;  /* [cap] PF__DIAL_SETTLED, or 0 while queued */
-    int32_t *next, *prev;
-    uint8_t *target; /* [cap] 1 at the cells a run waits for, else 0 */
-    bool reverse;    /* of the last run */
+    pf__dial_cell *cell; /* [cap] */
+    uint8_t *target;     /* [cap] 1 at the cells a run waits for, else 0 */
+    bool reverse;        /* of the last run */
     int32_t head[PF__DIAL_BUCKETS];
     uint64_t expanded; /* cells settled by the last run */
 } pf__dial;
@@ -65,9 +69,11 @@ pf_status pf__dial_load(pf__dial *d, const pf_grid *g, int32_t x0, int32_t y0, i
 pf_status pf__dial_run(pf__dial *d, const int32_t *src, size_t nsrc, bool reverse,
                        const int32_t *targets, size_t ntargets, pf_stop_fn stop, void *stop_ud);
 
-static inline bool pf__dial_reached(const pf__dial *d, size_t li) { return d->stamp[li] == d->gen; }
+static inline bool pf__dial_reached(const pf__dial *d, size_t li) {
+    return d->cell[li].stamp == d->gen;
+}
 static inline bool pf__dial_settled(const pf__dial *d, size_t li) {
-    return d->stamp[li] == d->gen && d->state[li] == PF__DIAL_SETTLED;
+    return d->cell[li].stamp == d->gen && d->cell[li].settled;
 }
 
 #endif

@@ -82,9 +82,9 @@ pf_status pf_flowfield_build(pf_search_ctx *ctx, const pf_grid *g, const pf_flow
             f->cost[i] = INFINITY;
             continue;
         }
-        f->dir[i] = d->dir[i] == PF__DIAL_NO_DIR ? PF_FLOW_GOAL : d->dir[i];
-        f->cost[i] = d->dist[i];
-        if (d->dist[i] > f->max_cost) f->max_cost = d->dist[i];
+        f->dir[i] = d->cell[i].dir == PF__DIAL_NO_DIR ? PF_FLOW_GOAL : d->cell[i].dir;
+        f->cost[i] = d->cell[i].dist;
+        if (d->cell[i].dist > f->max_cost) f->max_cost = d->cell[i].dist;
         f->reachable++;
     }
     f->expanded = d->expanded;

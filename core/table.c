@@ -40,7 +40,7 @@ pf_status pf_table_search(pf_search_ctx *ctx, const pf_grid *g, pf_point origin,
      * costs of others -> origin. */
     if ((st = pf__dial_run(d, &src, 1, backward, tg, n, stop, stop_ud))) return st;
     for (size_t k = 0; k < n; k++)
-        costs[k] = pf__dial_settled(d, (size_t)tg[k]) ? d->dist[tg[k]] : INFINITY;
+        costs[k] = pf__dial_settled(d, (size_t)tg[k]) ? d->cell[tg[k]].dist : INFINITY;
     if (expanded) *expanded = d->expanded;
     return PF_OK;
 }
@@ -61,20 +61,20 @@ pf_status pf_table_path(pf_search_ctx *ctx, const pf_grid *g, pf_point other, co
     if (!pf__dial_settled(d, (size_t)c)) return PF_NO_PATH;
     /* The tree is acyclic (a cell's parent was settled before it); the
      * bound only guards against a context reused in between. */
-    for (int32_t i = c; d->dir[i] != PF__DIAL_NO_DIR && n <= d->cells; n++)
-        i += pf__grid_dir_offset(g, d->dir[i]);
+    for (int32_t i = c; d->cell[i].dir != PF__DIAL_NO_DIR && n <= d->cells; n++)
+        i += pf__grid_dir_offset(g, d->cell[i].dir);
     if (n > d->cells) return PF_EINVAL;
     if ((st = pf__ctx_reserve_path(ctx, n))) return st;
     /* Forward trees point back to the origin, so the walk from `other`
      * comes out reversed; backward trees point to it. */
     k = d->reverse ? 0 : n;
-    for (int32_t i = c;; i += pf__grid_dir_offset(g, d->dir[i])) {
+    for (int32_t i = c;; i += pf__grid_dir_offset(g, d->cell[i].dir)) {
         pf_point p = {i % g->w, i / g->w};
         if (d->reverse)
             ctx->path[k++] = p;
         else
             ctx->path[--k] = p;
-        if (d->dir[i] == PF__DIAL_NO_DIR) break;
+        if (d->cell[i].dir == PF__DIAL_NO_DIR) break;
     }
     *path = ctx->path;
     *len = n;
