@@ -39,7 +39,8 @@ static pf_status read_goals(const cJSON *obj, size_t max_goals, pf_point **goals
         pf_point p;
         if ((st = pf_jsonr_point(one, "goal", &p, e))) return st;
         *goals = malloc(sizeof(**goals));
-        if (!*goals) return pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+        if (!*goals)
+            return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         (*goals)[0] = p;
         *n = 1;
         return PF_OK;
@@ -57,7 +58,7 @@ static pf_status read_goals(const cJSON *obj, size_t max_goals, pf_point **goals
                                   "max_flowfield_goals); this one has %zu.",
                                   max_goals, count);
     *goals = malloc(count * sizeof(**goals));
-    if (!*goals) return pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+    if (!*goals) return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     for (const cJSON *g = many->child; g; g = g->next, i++) {
         snprintf(f, sizeof(f), "goals[%zu]", i);
         if ((st = pf_jsonr_point(g, f, &(*goals)[i], e))) {

@@ -119,7 +119,8 @@ static pf_status read_lim_fields(const cJSON *obj, const char *prefix, const pf_
                                       "max_goals); this one has %zu.",
                                       f, lim->max_goals, n);
         r->goals = malloc(n * sizeof(*r->goals));
-        if (!r->goals) return pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+        if (!r->goals)
+            return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         r->ngoals = n;
         for (const cJSON *g = it->child; g; g = g->next, i++) {
             snprintf(f, sizeof(f), "%sgoals[%zu]", prefix, i);
@@ -311,7 +312,8 @@ static pf_status q_goals(const char *v, const pf_path_limits *lim, pf_path_reque
                                   "max_goals); this one has %zu.",
                                   lim->max_goals, n);
     r->goals = malloc(n * sizeof(*r->goals));
-    if (!r->goals) return pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+    if (!r->goals)
+        return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     r->ngoals = n;
     for (const char *c = v;; i++) {
         const char *end = strchr(c, ';');

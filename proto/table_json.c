@@ -39,7 +39,7 @@ static pf_status read_points(const cJSON *it, const char *name, size_t max, pf_p
                                   "max_table_entries); this one has %zu.",
                                   name, max, count);
     *out = malloc(count * sizeof(**out));
-    if (!*out) return pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+    if (!*out) return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     for (const cJSON *p = it->child; p; p = p->next, i++) {
         snprintf(f, sizeof(f), "%s[%zu]", name, i);
         if ((st = pf_jsonr_point(p, f, &(*out)[i], e))) {
