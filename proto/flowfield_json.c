@@ -134,6 +134,7 @@ pf_status pf_flow_request_parse(const char *buf, size_t len, const pf_flow_limit
         (st = pf_jsonr_int(it, "deadline_ms", 1, 3600000, &r.deadline_ms, e)))
         goto out;
     if ((st = read_goals(root, lim->max_goals, &r.goals, &r.ngoals, e))) goto out;
+    r.goals_list = cJSON_GetObjectItemCaseSensitive(root, "goals") != NULL;
     *out = r;
 out:
     cJSON_Delete(root);

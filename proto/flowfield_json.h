@@ -54,6 +54,7 @@ typedef struct pf_flow_limits {
 typedef struct pf_flow_request {
     pf_point *goals; /* owned, freed by pf_flow_request_clear */
     size_t ngoals;
+    bool goals_list; /* given as "goals" (errors name "goals[i]"), not "goal" */
     bool has_region;
     pf_box region;
     int32_t agent_size;

@@ -53,6 +53,7 @@ typedef struct pf_mapver {
     uint64_t version;         /* 0 until published; the registry numbers it */
     pf_planner *planner;      /* owned */
     pf_cache *cache;          /* owned */
+    pf_cache *fields;         /* owned: answered flow fields (routes_fields.c); NULL = none */
     uint64_t build_us;        /* parse + preprocessing */
     uint8_t content_hash[32]; /* SHA-256 of the upload, for POST /v1/maps */
     uint64_t lineage;         /* set by publish (new) or swap (kept), then constant */

@@ -8,14 +8,21 @@
 
 #include "clock.h"
 #include "map_json.h"
+#include "maze.h"
+#include "maze_json.h"
 #include "request.h"
 #include "session_json.h"
 
 static void write_map_info(pf_jsonw *w, const pf_mapver *mv) {
-    pf_cache_stats cs;
+    pf_cache_stats cs, fs;
     pf_map_info info;
     pf_cache_get_stats(mv->cache, &cs);
+    memset(&fs, 0, sizeof(fs));
+    if (mv->fields) pf_cache_get_stats(mv->fields, &fs);
     memset(&info, 0, sizeof(info));
+    info.field_cache_hits = fs.hits;
+    info.field_cache_misses = fs.misses;
+    info.field_cache_entries = fs.entries;
     info.id = mv->id;
     info.version = mv->version;
     info.planner = mv->planner;
@@ -264,6 +271,101 @@ void pf__route_maps_create(pf_req *r, pf_maps_routes *m) { dispatch_build(r, m, 
 
 void pf__route_map_put(pf_req *r, pf_maps_routes *m) { dispatch_build(r, m, false); }
 
+/* POST /v1/maps/generate */
+
+typedef struct generate_job {
+    pf_maps_routes *m;
+    pf_generate_request q;
+} generate_job;
+
+/* Job: generate the maze, build and publish it like an upload. Without an
+ * id the map's id comes from the parameters ("maze-" and 16 hex digits of
+ * their SHA-256), so the same request finds the same map again. */
+static void run_generate(pf_req *r, pf_search_ctx *ctx) {
+    generate_job *job = pf_req_state(r);
+    pf_maps_routes *m = job->m;
+    char canon[256], id[PF_MAP_ID_MAX + 1], err[256];
+    uint8_t hash[32];
+    struct sha256_ctx h;
+    uint64_t t0 = pf_clock_now_ns();
+    size_t n = pf_generate_canonical(&job->q, canon, sizeof(canon));
+    pf_grid *g = NULL;
+    pf_mapver *mv, *old;
+    bool created = false;
+    pf_status st;
+    (void)ctx;
+
+    sha256_init(&h);
+    sha256_update(&h, n, (const uint8_t *)canon);
+    sha256_digest(&h, SHA256_DIGEST_SIZE, hash);
+    if (job->q.has_id) {
+        snprintf(id, sizeof(id), "%s", job->q.id);
+    } else {
+        snprintf(id, sizeof(id), "maze-");
+        for (int i = 0; i < 8; i++)
+            snprintf(id + 5 + 2 * i, sizeof(id) - 5 - 2 * (size_t)i, "%02x", hash[i]);
+    }
+    /* The same parameters again under the same id: nothing to build. */
+    old = pf_registry_get(m->registry, id);
+    if (old && memcmp(old->content_hash, hash, sizeof(hash)) == 0) {
+        char location[160];
+        snprintf(location, sizeof(location), "/v1/maps/%s", id);
+        pf_req_add_header(r, "Location", location);
+        answer_version(r, old, false);
+        goto out_finish;
+    }
+    pf_mapver_release(old);
+    if ((st = pf_maze_generate(&job->q.maze, pf_maps_limits(m->maps), &g))) {
+        pf_req_answer_error(r, pf_error_for_status(st), NULL, "Generating the maze failed: %s.",
+                            pf_status_str(st));
+        goto out_finish;
+    }
+    if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv))) {
+        pf_req_answer_error(r, pf_error_for_status(st), NULL, "Preparing the map failed: %s.",
+                            pf_status_str(st));
+        goto out_finish;
+    }
+    pf_mapver_retain(mv); /* ours, across the publication (see run_build) */
+    if ((st = pf_maps_publish(m->maps, mv, &created, err, sizeof(err)))) {
+        pf_mapver_release(mv);
+        pf_mapver_release(mv);
+        if (st == PF_EIO)
+            answer_storage(r, id, err);
+        else if (st == PF_ELIMIT)
+            pf_req_answer_error(r, PF_ERR_LIMIT_EXCEEDED, NULL,
+                                "The server holds %lld maps, its limit; delete one first.",
+                                (long long)m->cfg->max_maps);
+        else
+            pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        goto out_finish;
+    }
+    answer_version(r, mv, created);
+out_finish:
+    pf_req_finish(r);
+}
+
+void pf__route_maps_generate(pf_req *r, pf_maps_routes *m) {
+    generate_job *job = calloc(1, sizeof(*job));
+    pf_proto_error e;
+    size_t len;
+    const char *body = pf_req_body(r, &len);
+    if (!job) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    job->m = m;
+    pf_req_set_state(r, job, free);
+    if (pf_generate_request_parse(body, len, pf_maps_limits(m->maps), &job->q, &e)) {
+        pf_req_answer_perror(r, &e);
+        return;
+    }
+    if (job->q.has_id && !pf_map_id_is_valid(job->q.id, strlen(job->q.id))) {
+        pf_req_answer_error(r, PF_ERR_INVALID_MAP_ID, "id", NULL);
+        return;
+    }
+    pf_req_dispatch(r, PF_JOB_BUILD, run_generate);
+}
+
 /* PATCH /v1/maps/{id} */
 
 typedef struct patch_job {
@@ -357,10 +459,12 @@ static void run_patch(pf_req *r, pf_search_ctx *ctx) {
             goto out_finish;
         }
         if (st == PF_OK) {
-            /* Paths cached for the old version must not be served again:
-             * they are keyed by version, and dropping them frees the memory
-             * while sessions still hold the old version. */
+            /* Paths and flow fields cached for the old version must not
+             * be served again: they are keyed by version, and dropping
+             * them frees the memory while sessions still hold the old
+             * version. */
             pf_cache_clear(cur->cache);
+            if (cur->fields) pf_cache_clear(cur->fields);
             pf_mapver_release(cur);
             answer_version(r, mv, false);
             goto out_finish;

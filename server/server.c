@@ -11,10 +11,12 @@
 #include "metrics.h"
 #include "pool.h"
 #include "registry.h"
+#include "routes_fields.h"
 #include "routes_maps.h"
 #include "routes_ops.h"
 #include "routes_paths.h"
 #include "routes_sessions.h"
+#include "routes_tables.h"
 #include "session.h"
 #include "stream.h"
 
@@ -31,6 +33,8 @@ struct pf_server {
     pf_ops_routes ops;
     pf_maps_routes maps_routes;
     pf_paths_routes paths;
+    pf_fields_routes fields;
+    pf_tables_routes tables;
     pf_sessions_routes sessions_routes;
     pf_routes routes;
 };
@@ -52,17 +56,20 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
         if ((st = pf_maps_create(&d, &s->maps))) goto out_free_pool;
     }
     {
-        pf_hub_deps d = {s->sessions, s->registry, s->pool, &s->metrics,
-                         (size_t)cfg->ws_max_message};
+        pf_hub_deps d = {
+            s->sessions, s->registry, s->pool, &s->metrics, (size_t)cfg->ws_max_message, &s->cfg};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
     s->ops = (pf_ops_routes){&s->cfg,     &s->metrics, s->pool, s->registry,
                              s->sessions, s->hub,      s->maps, pf_clock_now_ns()};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg};
+    s->fields = (pf_fields_routes){s->registry, &s->metrics, &s->cfg};
+    s->tables = (pf_tables_routes){s->registry, &s->metrics, &s->cfg};
     s->sessions_routes =
         (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg};
-    s->routes = (pf_routes){&s->ops, &s->maps_routes, &s->paths, &s->sessions_routes};
+    s->routes = (pf_routes){&s->ops,    &s->maps_routes, &s->paths,
+                            &s->fields, &s->tables,      &s->sessions_routes};
     {
         pf_http_deps d = {&s->cfg, &s->routes, s->pool, &s->metrics};
         if ((st = pf_http_create(&d, &s->http))) goto out_free_hub;

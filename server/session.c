@@ -311,6 +311,50 @@ pf_session_lookup pf_sessions_acquire(pf_sessions *t, const char *map_id, const 
     return res;
 }
 
+static int cmp_info(const void *a, const void *b) {
+    return strcmp(((const pf_session_info *)a)->id, ((const pf_session_info *)b)->id);
+}
+
+pf_status pf_sessions_list(pf_sessions *t, const char *map_id, uint64_t now_ns,
+                           pf_session_info **out, size_t *n) {
+    pf_session_info *list = NULL;
+    size_t k = 0, cap;
+    mapcount *c;
+    *out = NULL;
+    *n = 0;
+    uv_mutex_lock(&t->mu);
+    c = count_of(t, map_id);
+    cap = c ? c->n : 0;
+    if (cap && !(list = malloc(cap * sizeof(*list)))) {
+        uv_mutex_unlock(&t->mu);
+        return PF_ENOMEM;
+    }
+    for (size_t b = 0; b < t->nbuckets && k < cap; b++)
+        for (pf_session *s = t->buckets[b]; s && k < cap; s = s->next) {
+            pf_session_info *i;
+            if (strcmp(s->map_id, map_id) != 0 || expired(s, now_ns)) continue;
+            i = &list[k++];
+            memset(i, 0, sizeof(*i));
+            memcpy(i->id, s->id, sizeof(i->id));
+            i->busy = s->busy;
+            i->ttl_s = s->ttl_s;
+            if (s->busy) continue; /* its holder may be changing the rest */
+            i->position = s->pos;
+            i->goal = s->goal;
+            i->map_version = s->mv->version;
+            i->idle_ms = now_ns > s->last_ns ? (now_ns - s->last_ns) / 1000000u : 0;
+        }
+    uv_mutex_unlock(&t->mu);
+    if (k > 1) qsort(list, k, sizeof(*list), cmp_info);
+    if (k == 0) {
+        free(list);
+        list = NULL;
+    }
+    *out = list;
+    *n = k;
+    return PF_OK;
+}
+
 bool pf_sessions_exists(pf_sessions *t, const char *map_id, const char *sid, uint64_t now_ns) {
     pf_session *s;
     bool ok;

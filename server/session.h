@@ -82,6 +82,23 @@ void pf_sessions_kill(pf_sessions *t, pf_session *s);
 /* Removes every session of map_id whose lineage is not keep_lineage (0:
  * every session of the map). Returns how many. */
 size_t pf_sessions_drop_map(pf_sessions *t, const char *map_id, uint64_t keep_lineage);
+/* What GET /v1/maps/{id}/sessions lists of one session. A session held by
+ * a request at the moment is only named (busy): its position and goal are
+ * its holder's to change. */
+typedef struct pf_session_info {
+    char id[PF_SESSION_ID_LEN + 1];
+    bool busy;
+    pf_point position, goal; /* unless busy */
+    uint64_t map_version;    /* the version it last planned on, unless busy */
+    int64_t ttl_s;
+    uint64_t idle_ms; /* since its last request; 0 when busy */
+} pf_session_info;
+
+/* The live sessions of map_id, sorted by id, into *out (free() it; NULL
+ * when *n is 0). O(sessions) under the table's lock. PF_ENOMEM. */
+pf_status pf_sessions_list(pf_sessions *t, const char *map_id, uint64_t now_ns,
+                           pf_session_info **out, size_t *n);
+
 /* Frees the sessions idle past their ttl. Returns how many. */
 size_t pf_sessions_reap(pf_sessions *t, uint64_t now_ns);
 size_t pf_sessions_count(pf_sessions *t);

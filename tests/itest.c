@@ -26,8 +26,14 @@ hc_resp it_req(const hc_server *s, const char *method, const char *path, const c
 const cJSON *it_get(const cJSON *o, const char *path) {
     char buf[128], *tok, *save;
     snprintf(buf, sizeof(buf), "%s", path);
-    for (tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save))
-        o = cJSON_GetObjectItemCaseSensitive(o, tok);
+    for (tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save)) {
+        char *end;
+        long k = strtol(tok, &end, 10);
+        if (cJSON_IsArray(o) && *tok && !*end) /* "path.0.1": array items by index */
+            o = k >= 0 ? cJSON_GetArrayItem(o, (int)k) : NULL;
+        else
+            o = cJSON_GetObjectItemCaseSensitive(o, tok);
+    }
     return o;
 }
 

@@ -20,7 +20,8 @@ void it_stop(hc_server *s);
 hc_resp it_req(const hc_server *s, const char *method, const char *path, const char *ctype,
                const char *body);
 
-/* The value at a dotted path ("stats.expanded") of o, or NULL. */
+/* The value at a dotted path ("stats.expanded", "path.0.1": a number
+ * indexes an array) of o, or NULL. */
 const cJSON *it_get(const cJSON *o, const char *path);
 double it_num(const cJSON *o, const char *path);
 const char *it_str(const cJSON *o, const char *path);
