@@ -314,9 +314,10 @@ pf_status pf_agent_grid_repair(const pf_grid *old, const pf_grid *g, const pf_cl
         a->cost[k] = cost;
         a->moves[k] = moves; /* diagonals below, once every orthogonal bit is final */
     }
+    for (size_t k = 0; k < cells; k++)
+        if (mark[k]) a->moves[k] |= diagonal_moves(a, a->moves, (int32_t)k);
     for (size_t k = 0; k < cells; k++) {
         if (!mark[k]) continue;
-        a->moves[k] |= diagonal_moves(a, a->moves, (int32_t)k);
         if (a->cost[k] == old->cost[k] && a->moves[k] == old->moves[k]) continue;
         if (!changed_out) continue;
         if (nlist == cap) {

@@ -47,10 +47,16 @@
  * agent fits at p, costs what a step into p costs the agent, and whose move
  * masks are the footprint rule's. Every grid search (astar, dijkstra, bfs,
  * flow fields, tables, HPA* hierarchies) then runs on it unchanged and
- * answers for the agent. Agent grids are built by this module and are
- * read-only: never pass one to a pf_grid mutator (pf_grid_set_cost would
- * recompute its moves by the one-cell rule). They have no walls or doors of
- * their own (walls are folded into the move masks).
+ * answers for the agent. For n >= 2 an orthogonal step between two
+ * anchors where the agent fits is always allowed (every edge a cell of the
+ * square crosses lies inside one of the two squares, which are wall-free),
+ * so an agent grid is described by its costs alone: the map's own move
+ * rule applied to them (no walls) gives back exactly its move masks.
+ * Searches that re-derive moves from costs and walls (D* Lite's private
+ * overlay) therefore agree with the masks, and a D* Lite session runs on
+ * an agent grid unchanged. Agent grids are built by this module and are
+ * read-only: never pass one to a pf_grid mutator. They have no walls and
+ * no doors.
  *
  * Thread safety: clearance tables and agent grids are immutable once
  * built; any number of threads may read them.

@@ -5,11 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clearance.h"
 #include "jsonr.h"
 
 #define FIELD(name) (snprintf(f, sizeof(f), "%s%s", prefix, name), f)
 
-static const char *const create_members[] = {"start", "goal", "ttl_s", NULL};
+static const char *const create_members[] = {"start", "goal", "ttl_s", "agent_size", NULL};
 
 /* A create object; prefix "" or "create." names its fields. */
 static pf_status read_create(const cJSON *root, const char *prefix, int64_t max_ttl_s,
@@ -35,6 +36,12 @@ static pf_status read_create(const cJSON *root, const char *prefix, int64_t max_
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "ttl_s")) &&
         (st = pf_jsonr_int(it, FIELD("ttl_s"), 1, max_ttl_s, &out->ttl_s, e)))
         return st;
+    out->agent_size = 1;
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "agent_size"))) {
+        int64_t v;
+        if ((st = pf_jsonr_int(it, FIELD("agent_size"), 1, PF_AGENT_SIZE_MAX, &v, e))) return st;
+        out->agent_size = (int32_t)v;
+    }
     return PF_OK;
 }
 
@@ -316,6 +323,7 @@ void pf_session_write_answer(pf_jsonw *w, const pf_session_answer *a) {
     pf_jsonw_key(w, "goal");
     pf_jsonw_point(w, a->goal.x, a->goal.y);
     pf_jsonw_kstr(w, "algorithm", "dstar");
+    if (a->agent_size > 1) pf_jsonw_kint(w, "agent_size", a->agent_size);
     pf_jsonw_kuint(w, "map_version", a->map_version);
     pf_jsonw_kint(w, "ttl_s", a->ttl_s);
     pf_jsonw_key(w, "stats");

@@ -1,7 +1,8 @@
 /* session_json.h -- D* Lite session requests in (create, updates, map
  * PATCH) and session answers out.
  *
- * Create: {"start":[x,y], "goal":[x,y], "ttl_s":600}    ttl_s optional
+ * Create: {"start":[x,y], "goal":[x,y], "ttl_s":600, "agent_size":2}
+ *         ttl_s and agent_size optional (an n x n agent, clearance.h)
  *
  * An update (POST .../updates, one WebSocket text message, one NDJSON line):
  *   {"position":[x,y],                      the agent is here now
@@ -32,7 +33,8 @@
 
 typedef struct pf_session_request {
     pf_point start, goal;
-    int64_t ttl_s; /* 0 = not given */
+    int64_t ttl_s;      /* 0 = not given */
+    int32_t agent_size; /* 1..PF_AGENT_SIZE_MAX (the server checks its own limit) */
 } pf_session_request;
 
 /* Parses a create body. ttl_s must be 1..max_ttl_s (PF_EINVAL naming
@@ -95,6 +97,7 @@ typedef struct pf_session_answer {
     size_t updates;      /* updates applied by this request */
     const char *rebase;  /* "none", "incremental" or "rebuilt" */
     size_t memory_bytes; /* what the session holds after this request */
+    int32_t agent_size;  /* written when > 1 */
 } pf_session_answer;
 
 /* Writes {"session_id","map_id","found","cost"|"reason","path","position",

@@ -101,17 +101,35 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
                             pf_req_map_id(r));
         return;
     }
+    if (q.agent_size > cfg->max_agent_size) {
+        pf_mapver_release(mv);
+        pf_req_answer_error(r, PF_ERR_INVALID_VALUE, "agent_size",
+                            "Field 'agent_size' must be between 1 and %lld (this server's "
+                            "max_agent_size).",
+                            (long long)cfg->max_agent_size);
+        return;
+    }
     if ((st = pf_paths_check_endpoints(mv, q.start, q.goal, "", &e))) {
         pf_mapver_release(mv);
         pf_req_answer_perror(r, &e);
         return;
     }
+    for (int k = 0; k < 2 && q.agent_size > 1; k++)
+        if (pf_sessions_check_agent(mv, k ? q.goal : q.start, q.agent_size)) {
+            pf_point p = k ? q.goal : q.start;
+            pf_mapver_release(mv);
+            pf_req_answer_error(r, PF_ERR_BLOCKED, k ? "goal" : "start",
+                                "%s (%d,%d): an agent of size %d does not fit there.",
+                                k ? "goal" : "start", (int)p.x, (int)p.y, (int)q.agent_size);
+            return;
+        }
     if (!(job = new_job(r, m))) {
         pf_mapver_release(mv);
         return;
     }
-    st = pf_sessions_add(m->sessions, mv, q.start, q.goal, q.ttl_s ? q.ttl_s : cfg->session_ttl_s,
-                         pf_clock_now_ns(), &job->session, &total);
+    st = pf_sessions_add_sized(m->sessions, mv, q.start, q.goal, q.agent_size,
+                               q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
+                               &job->session, &total);
     pf_mapver_release(mv);
     if (st == PF_ELIMIT && !total) {
         pf_req_answer_error(r, PF_ERR_TOO_MANY_SESSIONS, NULL,

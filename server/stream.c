@@ -376,20 +376,25 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
             pf_proto_write_error(&body, err, "No such map.", "map");
             break;
         }
+        if (cq->agent_size > d->cfg->max_agent_size) {
+            err = PF_ERR_INVALID_VALUE;
+            pf_proto_write_error(&body, err, "Larger than this server's max_agent_size.",
+                                 "create.agent_size");
+        }
         for (int k = 0; k < 2 && !err; k++) {
-            const pf_grid *g = pf_planner_grid(mv->planner);
             pf_point p = k ? cq->goal : cq->start;
-            if (pf_grid_is_walkable(g, p)) continue;
-            err = pf_grid_in_bounds(g, p) ? PF_ERR_BLOCKED : PF_ERR_OFF_MAP;
+            pf_status fit = pf_sessions_check_agent(mv, p, cq->agent_size);
+            if (!fit) continue;
+            err = fit == PF_EBLOCKED ? PF_ERR_BLOCKED : PF_ERR_OFF_MAP;
             pf_proto_write_error(&body, err,
-                                 err == PF_ERR_BLOCKED ? "The cell is blocked."
+                                 err == PF_ERR_BLOCKED ? "The agent does not fit there."
                                                        : "The cell is outside the map.",
                                  k ? "create.goal" : "create.start");
         }
         if (!err) {
-            st = pf_sessions_add(d->sessions, mv, cq->start, cq->goal,
-                                 cq->ttl_s ? cq->ttl_s : d->cfg->session_ttl_s, pf_clock_now_ns(),
-                                 &s, &total);
+            st = pf_sessions_add_sized(d->sessions, mv, cq->start, cq->goal, cq->agent_size,
+                                       cq->ttl_s ? cq->ttl_s : d->cfg->session_ttl_s,
+                                       pf_clock_now_ns(), &s, &total);
             if (st == PF_ELIMIT) {
                 err = total ? PF_ERR_OVERLOADED : PF_ERR_TOO_MANY_SESSIONS;
                 pf_proto_write_error(&body, err, NULL, NULL);

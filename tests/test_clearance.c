@@ -59,6 +59,11 @@ static void assert_agent_grid_ok(const pf_grid *g, const pf_grid *a, int32_t n, 
                     ck_assert_msg(pf_grid_can_step(a, p, b) == ok,
                                   "map %d n %d (%d,%d) step (%d,%d): grid %d, reference %d", m, n,
                                   x, y, dx, dy, pf_grid_can_step(a, p, b), ok);
+                    /* The map's rule over the agent grid's own costs and
+                     * walls gives the same step (what D* Lite relies on). */
+                    ck_assert_msg(tu_reference_can_step(a, p, dx, dy) == ok,
+                                  "map %d n %d (%d,%d) step (%d,%d): walls disagree", m, n, x, y,
+                                  dx, dy);
                     if (ok) ck_assert(ref_close(pf_grid_step_cost(a, p, b), c));
                 }
         }
@@ -204,6 +209,8 @@ START_TEST(clearance_repair_equals_rebuild) {
                     pf_point p = {x, y};
                     ck_assert_int_eq(pf_grid_cost(a2, p), pf_grid_cost(afresh, p));
                     ck_assert_int_eq(pf_grid_moves(a2, p), pf_grid_moves(afresh, p));
+                    for (int d = 0; d < 4; d++)
+                        ck_assert_int_eq(pf_grid_is_wall(a2, p, d), pf_grid_is_wall(afresh, p, d));
                     bool differs = pf_grid_cost(a, p) != pf_grid_cost(a2, p) ||
                                    pf_grid_moves(a, p) != pf_grid_moves(a2, p);
                     bool listed = false;

@@ -502,6 +502,38 @@ START_TEST(units_sessions_list) {
 }
 END_TEST
 
+/* D* Lite sessions of a 2x2 agent: the one-cell door stops it until the
+ * session opens the wall beside the door for itself. */
+START_TEST(units_agent_sessions) {
+    hc_server s = it_start(ARGS("--workers", "2", "--max-agent-size", "3"));
+    hc_resp r;
+    cJSON *j;
+    char path[160];
+    put(&s, "u", units_map);
+    j = post_ok(&s, "/v1/maps/u/sessions", "{\"start\":[0,0],\"goal\":[0,4],\"agent_size\":2}",
+                201);
+    ck_assert(!it_truth(j, "found"));
+    ck_assert_int_eq((int)it_num(j, "agent_size"), 2);
+    snprintf(path, sizeof(path), "/v1/maps/u/sessions/%s/updates", it_str(j, "session_id"));
+    cJSON_Delete(j);
+    r = it_req(&s, "POST", path, "application/json", "{\"cells\":[{\"x\":6,\"y\":3,\"cost\":1}]}");
+    ck_assert_int_eq(r.status, 200);
+    j = json_of(&r);
+    ck_assert(it_truth(j, "found"));
+    ck_assert_int_eq((int)it_num(j, "path.0.0"), 0);
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "POST", path, "application/json", "{\"position\":[10,6]}");
+    expect_error(&r, 422, "blocked", "position");
+    hc_free(&r);
+    post_err(&s, "/v1/maps/u/sessions", "{\"start\":[0,0],\"goal\":[0,4],\"agent_size\":4}", 422,
+             "invalid_value", "agent_size");
+    post_err(&s, "/v1/maps/u/sessions", "{\"start\":[11,0],\"goal\":[0,4],\"agent_size\":2}", 422,
+             "blocked", "start");
+    it_stop(&s);
+}
+END_TEST
+
 /* Reads answers until one with the given tag and returns it; others read
  * on the way are dropped, so use it only with nothing else outstanding. */
 static cJSON *recv_tag(int fd, const char *tag) {
@@ -686,6 +718,7 @@ TU_SUITE(units) {
     tcase_add_test(tc, units_table_against_paths);
     tcase_add_test(tc, units_generate_mazes);
     tcase_add_test(tc, units_sessions_list);
+    tcase_add_test(tc, units_agent_sessions);
     tcase_add_test(tc, units_mux_stream);
     suite_add_tcase(s, tc);
     return s;
