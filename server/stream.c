@@ -431,11 +431,16 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
     q->answer = envelope(m, sid, status, null_body ? NULL : body.buf, null_body ? 0 : body.len,
                          &q->answer_len);
     pf_jsonw_free(&body);
-    uv_mutex_lock(&q->c->hub->mu);
-    q->next = q->c->hub->mux_done;
-    q->c->hub->mux_done = q;
-    uv_mutex_unlock(&q->c->hub->mu);
-    uv_async_send(&q->c->hub->async);
+    /* Once q is on the list the loop thread may answer and free it (and its
+     * connection): nothing of q is read after the unlock. */
+    {
+        pf_hub *h = q->c->hub;
+        uv_mutex_lock(&h->mu);
+        q->next = h->mux_done;
+        h->mux_done = q;
+        uv_mutex_unlock(&h->mu);
+        uv_async_send(&h->async);
+    }
 }
 
 static void ready_push(mux_state *x, mux_entry *e) {

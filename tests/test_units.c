@@ -709,6 +709,58 @@ START_TEST(units_mux_stream) {
 }
 END_TEST
 
+/* Many messages of a few sessions on one connection, side by side on the
+ * pool: all answered, each session's in order. Regression: a job read its
+ * message after handing it to the loop thread, which may already have
+ * answered and freed it (a race ThreadSanitizer saw; ASan sees it when it
+ * happens). */
+START_TEST(units_mux_stream_many) {
+    hc_server s = it_start(ARGS("--workers", "2", "--stream-max-inflight", "4"));
+    enum { NS = 4, ROUNDS = 50 };
+    int status, fd, last[NS];
+    char *sid[NS], msg[256];
+    put(&s, "u", units_map);
+    fd = wsc_connect(s.port, "/v1/stream", &status, NULL, 0);
+    ck_assert(fd >= 0);
+    for (int i = 0; i < NS; i++) {
+        cJSON *j;
+        snprintf(msg, sizeof(msg),
+                 "{\"op\":\"create\",\"map\":\"u\",\"create\":{\"start\":[%d,0],\"goal\":"
+                 "[0,7]}}",
+                 i);
+        send_text(fd, msg);
+        j = recv_one(fd);
+        ck_assert_int_eq((int)it_num(j, "status"), 201);
+        sid[i] = strdup(it_str(j, "session"));
+        last[i] = -1;
+        cJSON_Delete(j);
+    }
+    for (int r = 0; r < ROUNDS; r++) {
+        char b[NS][256];
+        const char *batch[NS];
+        for (int i = 0; i < NS; i++) {
+            snprintf(b[i], sizeof(b[i]),
+                     "{\"op\":\"get\",\"map\":\"u\",\"session\":\"%s\",\"tag\":%d}", sid[i],
+                     r * NS + i);
+            batch[i] = b[i];
+        }
+        ck_assert_int_eq(wsc_send_texts(fd, batch, NS), 0);
+    }
+    for (int k = 0; k < NS * ROUNDS; k++) {
+        cJSON *j = recv_one(fd);
+        int tag = (int)it_num(j, "tag"), i = tag % NS;
+        ck_assert_int_eq((int)it_num(j, "status"), 200);
+        ck_assert_str_eq(it_str(j, "session"), sid[i]);
+        ck_assert_int_gt(tag, last[i]); /* one session's answers in order */
+        last[i] = tag;
+        cJSON_Delete(j);
+    }
+    wsc_close(fd);
+    for (int i = 0; i < NS; i++) free(sid[i]);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(units) {
     Suite *s = suite_create("units");
     TCase *tc = tcase_create("http");
@@ -720,6 +772,7 @@ TU_SUITE(units) {
     tcase_add_test(tc, units_sessions_list);
     tcase_add_test(tc, units_agent_sessions);
     tcase_add_test(tc, units_mux_stream);
+    tcase_add_test(tc, units_mux_stream_many);
     suite_add_tcase(s, tc);
     return s;
 }
