@@ -21,12 +21,15 @@ static void dial_free(void *p) {
     pf__dial *d = p;
     if (!d) return;
     dial_free_buffers(d);
+    for (int b = 0; b < PF__DIAL_BUCKETS; b++) free(d->bucket[b].cells);
     free(d);
 }
 
 static size_t dial_memory(const void *p) {
     const pf__dial *d = p;
-    return sizeof(*d) + d->cap * (2 + sizeof(pf__dial_cell) + 1);
+    size_t n = sizeof(*d) + d->cap * (2 + sizeof(pf__dial_cell) + 1);
+    for (int b = 0; b < PF__DIAL_BUCKETS; b++) n += d->bucket[b].cap * sizeof(int32_t);
+    return n;
 }
 
 pf_status pf__dial_get(pf_search_ctx *ctx, pf__dial **out) {
@@ -116,26 +119,23 @@ pf_status pf__dial_load(pf__dial *d, const pf_grid *g, int32_t x0, int32_t y0, i
     return PF_OK;
 }
 
-static inline void bucket_link(pf__dial *d, int32_t slot, int32_t li) {
-    int32_t h = d->head[slot];
-    d->cell[li].prev = -1 - slot; /* a negative prev names the bucket the cell heads */
-    d->cell[li].next = h;
-    if (h >= 0) d->cell[h].prev = li;
-    d->head[slot] = li;
-}
-
-static inline void bucket_unlink(pf__dial *d, int32_t li) {
-    int32_t p = d->cell[li].prev, n = d->cell[li].next;
-    if (p >= 0)
-        d->cell[p].next = n;
-    else
-        d->head[-1 - p] = n;
-    if (n >= 0) d->cell[n].prev = p;
+/* Appends cell li to bucket b. false when out of memory. */
+static inline bool bucket_push(pf__dial *d, int32_t b, int32_t li) {
+    pf__dial_bucket *k = &d->bucket[b];
+    if (k->len == k->cap) {
+        size_t nc = k->cap ? 2 * k->cap : 1024;
+        int32_t *c = realloc(k->cells, nc * sizeof(*c));
+        if (!c) return false;
+        k->cells = c;
+        k->cap = nc;
+    }
+    k->cells[k->len++] = li;
+    return true;
 }
 
 /* The loop; `uniform` and `reverse` are constants at each call, so each
  * variant compiles to its own loop. */
-static inline pf_status dial_loop(pf__dial *d, int32_t queued, const bool uniform,
+static inline pf_status dial_loop(pf__dial *d, size_t queued, const bool uniform,
                                   const bool reverse, size_t waiting, bool have_targets,
                                   pf_stop_fn stop, void *stop_ud) {
     const uint8_t *cost = d->cost, *moves = d->moves;
@@ -156,14 +156,17 @@ static inline pf_status dial_loop(pf__dial *d, int32_t queued, const bool unifor
     nb = (int32_t)(d->cmax * PF_SQRT2 / (double)d->cmin) + 2;
     for (mask = 1; mask < nb; mask *= 2) continue;
     mask--;
+    /* queued counts entries, stale ones included. */
     while (queued > 0) {
+        pf__dial_bucket *bk;
         int32_t li;
         unsigned m;
         double du, cu;
-        while (d->head[cur & mask] < 0) cur++;
-        li = d->head[cur & mask];
-        bucket_unlink(d, li);
+        while (d->bucket[cur & mask].len == 0) cur++;
+        bk = &d->bucket[cur & mask];
+        li = bk->cells[--bk->len];
         queued--;
+        if (cell[li].settled) continue; /* a stale entry: settled from a lower one */
         cell[li].settled = 1;
         if (stop && (d->expanded & 255u) == 0 && stop(stop_ud)) return PF_ECANCELED;
         d->expanded++;
@@ -181,17 +184,16 @@ static inline pf_status dial_loop(pf__dial *d, int32_t queued, const bool unifor
                 /* Settled cells lie in an earlier bucket or in this one,
                  * below du + cmin <= nd, but rounding is not trusted. */
                 if (c->settled || !(nd < c->dist)) continue;
-                bucket_unlink(d, n);
             } else {
                 c->stamp = gen;
                 c->settled = 0;
-                queued++;
             }
             c->dist = nd;
             c->dir = opposite8[k];
             b = (int64_t)(nd * inv_width);
             if (b < cur) b = cur; /* rounding at a bucket edge */
-            bucket_link(d, (int32_t)(b & mask), n);
+            if (!bucket_push(d, (int32_t)(b & mask), n)) return PF_ENOMEM;
+            queued++;
         }
     }
     return PF_OK;
@@ -199,8 +201,7 @@ static inline pf_status dial_loop(pf__dial *d, int32_t queued, const bool unifor
 
 pf_status pf__dial_run(pf__dial *d, const int32_t *src, size_t nsrc, bool reverse,
                        const int32_t *targets, size_t ntargets, pf_stop_fn stop, void *stop_ud) {
-    int32_t queued = 0;
-    size_t waiting = 0;
+    size_t queued = 0, waiting = 0;
     pf_status st;
     if (++d->gen == 0) {
         for (size_t i = 0; i < d->cap; i++) d->cell[i].stamp = 0;
@@ -208,7 +209,7 @@ pf_status pf__dial_run(pf__dial *d, const int32_t *src, size_t nsrc, bool revers
     }
     d->expanded = 0;
     d->reverse = reverse;
-    for (int32_t b = 0; b < PF__DIAL_BUCKETS; b++) d->head[b] = -1;
+    for (int32_t b = 0; b < PF__DIAL_BUCKETS; b++) d->bucket[b].len = 0;
     for (size_t i = 0; i < nsrc; i++) {
         pf__dial_cell *c = &d->cell[src[i]];
         if (c->stamp == d->gen) continue; /* listed twice */
@@ -216,7 +217,7 @@ pf_status pf__dial_run(pf__dial *d, const int32_t *src, size_t nsrc, bool revers
         c->dist = 0.0;
         c->dir = PF__DIAL_NO_DIR;
         c->settled = 0;
-        bucket_link(d, 0, src[i]);
+        if (!bucket_push(d, 0, src[i])) return PF_ENOMEM;
         queued++;
     }
     for (size_t i = 0; i < ntargets; i++) {

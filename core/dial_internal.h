@@ -24,14 +24,23 @@
 
 #define PF__DIAL_BUCKETS 512 /* a power of two > 255 * sqrt(2) + 2, the widest live window */
 
-/* One cell's state, packed so that a relaxation touches one cache line. */
+/* One cell's state, 16 bytes, so that a relaxation touches one cache line. */
 typedef struct pf__dial_cell {
-    double dist;    /* valid where stamped */
-    uint32_t stamp; /* == gen: reached in this run */
-    int32_t next, prev;
+    double dist;     /* valid where stamped */
+    uint32_t stamp;  /* == gen: reached in this run */
     uint8_t dir;     /* valid where stamped; PF__DIAL_NO_DIR at the sources */
     uint8_t settled; /* 1 once final */
 } pf__dial_cell;
+
+/* One bucket: the cells pushed into it, with lazy deletion. A cell whose
+ * distance drops is pushed again into its new bucket and its old entry
+ * stays; an entry is skipped when its cell is settled already (its lowest
+ * entry settled it first). Appending is sequential, where unlinking from
+ * a list would touch two more cells' records per decrease. */
+typedef struct pf__dial_bucket {
+    int32_t *cells;
+    size_t len, cap;
+} pf__dial_bucket;
 
 typedef struct pf__dial {
     size_t cap; /* cells every buffer holds */
@@ -43,11 +52,11 @@ typedef struct pf__dial {
     uint8_t *own;                /* [2 * cap] costs then moves of a box, moves out of it cleared */
     int cmin, cmax;              /* cheapest and dearest walkable cost in the area */
     uint32_t gen;
-    pf__dial_cell *cell; /* [cap] */
-    uint8_t *target;     /* [cap] 1 at the cells a run waits for, else 0 */
-    bool reverse;        /* of the last run */
-    int32_t head[PF__DIAL_BUCKETS];
-    uint64_t expanded; /* cells settled by the last run */
+    pf__dial_cell *cell;                      /* [cap] */
+    uint8_t *target;                          /* [cap] 1 at the cells a run waits for, else 0 */
+    bool reverse;                             /* of the last run */
+    pf__dial_bucket bucket[PF__DIAL_BUCKETS]; /* kept across runs */
+    uint64_t expanded;                        /* cells settled by the last run */
 } pf__dial;
 
 #define PF__DIAL_NO_DIR 0xFFu
