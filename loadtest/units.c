@@ -342,7 +342,7 @@ int pf_bench_table_main(int argc, char **argv) {
         const pf_grid *g = pf_planner_grid(p);
         const pf_scen_entry *e = pf_bench_scen_entries(s, &ne);
         int32_t w = pf_grid_width(g), h = pf_grid_height(g);
-        pf_point *src = malloc((ns + nt) * sizeof(*src)), *tgt = src + ns;
+        pf_point *src = malloc((ns + nt) * sizeof(*src)), *tgt;
         double *costs = malloc(ns * nt * sizeof(*costs)), times[1000], astar_total = 0;
         pf_flowfield *reach = NULL;
         pf_point seed_cell = ne ? e[0].start : (pf_point){0, 0};
@@ -355,6 +355,7 @@ int pf_bench_table_main(int argc, char **argv) {
             rc = EXIT_USAGE;
             continue;
         }
+        tgt = src + ns;
         /* Cells of the first entry's region: every entry has a path. */
         for (size_t k = 0; k < ns + nt; k++) {
             do {
@@ -509,7 +510,7 @@ int pf_bench_agents_main(int argc, char **argv) {
         pf_planner_agent_grid(p, big, &gbig);
         size_t cap = maxq < ne ? maxq : ne;
         double *t1 = malloc((cap ? cap : 1) * (2 * nsizes + 1) * sizeof(*t1));
-        double *tn = t1 + cap, *ratio = tn + cap * nsizes;
+        double *tn, *ratio;
         double sum1 = 0, sumn[MAX_SIZES] = {0}, cost1 = 0, costn[MAX_SIZES] = {0};
         size_t fail = 0;
         if (!t1) {
@@ -517,6 +518,8 @@ int pf_bench_agents_main(int argc, char **argv) {
             rc = EXIT_USAGE;
             continue;
         }
+        tn = t1 + cap;
+        ratio = tn + cap * nsizes;
         for (size_t j = 0; j < cap; j++) {
             const pf_scen_entry *x = &e[j * ne / cap]; /* spread over the file */
             if (!pf_grid_is_walkable(gbig, x->start) || !pf_grid_is_walkable(gbig, x->goal))

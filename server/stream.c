@@ -286,7 +286,7 @@ static void mux_free(mux_state *x) {
 }
 
 /* Writes an answer envelope {head, "status", "body"} into a fresh buffer;
- * body NULL (with blen 0) writes null. */
+ * body NULL (with blen 0, a 204) leaves "body" out, as HTTP sends none. */
 static char *envelope(const pf_mux_message *m, const char *sid, int status, const char *body,
                       size_t blen, size_t *len) {
     pf_jsonw w;
@@ -294,11 +294,10 @@ static char *envelope(const pf_mux_message *m, const char *sid, int status, cons
     pf_jsonw_obj_begin(&w);
     pf_mux_write_head(&w, m, sid);
     pf_jsonw_kint(&w, "status", status);
-    pf_jsonw_key(&w, "body");
-    if (body)
+    if (body) {
+        pf_jsonw_key(&w, "body");
         pf_jsonw_raw(&w, body, blen);
-    else
-        pf_jsonw_null(&w);
+    }
     pf_jsonw_obj_end(&w);
     return pf_jsonw_take(&w, len);
 }

@@ -21,7 +21,7 @@
  * names its map and session and an op (update, get, create, delete; the
  * message format is session_json.h's pf_mux_message); each answer is one
  * text message {"op","map","session","tag","status","body"} where status
- * and body are what the HTTP route would have answered (body null for a
+ * and body are what the HTTP route would have answered (no "body" for a
  * 204). Messages of one session run one at a time in the order they came;
  * messages of different sessions run side by side, at most
  * stream_max_inflight of one connection on the pool at once, so answers of

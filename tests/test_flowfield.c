@@ -193,12 +193,9 @@ END_TEST
 /* A Moving AI map, one goal: the field's cost at random cells equals an
  * astar from there to the goal, and its walks are valid. */
 START_TEST(flowfield_movingai_against_astar) {
-    const char *dir = tu_bench_dir();
+    const char *dir;
     uint64_t st = tu_seed("flowfield_movingai_against_astar", 0xf10e0002);
-    if (!dir) {
-        ck_assert_msg(!getenv("CI"), "CI: the Moving AI maps are missing");
-        return;
-    }
+    TU_NEED_BENCH_DIR(dir);
     pf_grid *g = tu_load_map(dir, "den520d.map");
     ck_assert_ptr_nonnull(g);
     pf_search_ctx *ctx = pf_search_ctx_create();

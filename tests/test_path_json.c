@@ -1,114 +1,21 @@
-/* test_proto.c -- proto/: the JSON writer, strict request parsing, path
- * requests and answers, JSON maps. */
+/* test_path_json.c -- proto/path_json.c: path requests (JSON, query string, batch) and answers. */
 #include <check.h>
 #include <cjson/cJSON.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "b64dec.h"
-#include "errors.h"
-#include "jsonr.h"
-#include "jsonw.h"
-#include "map_json.h"
 #include "path_json.h"
 #include "testutil.h"
 
-static char *take(pf_jsonw *w) {
-    size_t n;
-    char *s = pf_jsonw_take(w, &n);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_uint_eq(strlen(s), n);
-    return s;
+static pf_status parse_req(const char *s, pf_path_request *r, pf_proto_error *e) {
+    return pf_path_request_parse(s, strlen(s), r, e);
 }
-
-START_TEST(proto_jsonw_structure_and_escapes) {
-    pf_jsonw w;
-    char *s;
-    pf_jsonw_init(&w, 4); /* tiny start: growth is exercised */
-    pf_jsonw_obj_begin(&w);
-    pf_jsonw_kstr(&w, "a", "q\"b\\s\n\t\x01 é");
-    pf_jsonw_kint(&w, "neg", INT64_MIN);
-    pf_jsonw_kuint(&w, "big", UINT64_MAX);
-    pf_jsonw_key(&w, "arr");
-    pf_jsonw_arr_begin(&w);
-    pf_jsonw_point(&w, -3, 0);
-    pf_jsonw_point(&w, 2147483647, -2147483647 - 1);
-    pf_jsonw_arr_begin(&w);
-    pf_jsonw_arr_end(&w);
-    pf_jsonw_null(&w);
-    pf_jsonw_bool(&w, false);
-    pf_jsonw_arr_end(&w);
-    pf_jsonw_key(&w, "empty");
-    pf_jsonw_obj_begin(&w);
-    pf_jsonw_obj_end(&w);
-    pf_jsonw_obj_end(&w);
-    ck_assert(!pf_jsonw_failed(&w));
-    s = take(&w);
-    ck_assert_str_eq(s, "{\"a\":\"q\\\"b\\\\s\\n\\t\\u0001 é\",\"neg\":-9223372036854775808,"
-                        "\"big\":18446744073709551615,\"arr\":[[-3,0],[2147483647,-2147483648],"
-                        "[],null,false],\"empty\":{}}");
-    free(s);
-}
-END_TEST
-
-START_TEST(proto_jsonw_doubles_roundtrip) {
-    static const double vals[] = {0.0,
-                                  1.0,
-                                  -2.5,
-                                  0.1,
-                                  1.0 / 3.0,
-                                  1e300,
-                                  5e-324,
-                                  123456789.0,
-                                  12.071067811865476,
-                                  41.012193308819754,
-                                  -0.0,
-                                  9007199254740993.0};
-    char buf[40];
-    uint64_t st = tu_seed("proto_jsonw_doubles_roundtrip", 7);
-    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
-        pf_jsonw_fmt_double(vals[i], buf);
-        ck_assert_msg(strtod(buf, NULL) == vals[i], "%.17g printed as %s", vals[i], buf);
-    }
-    for (int i = 0; i < 20000; i++) {
-        uint64_t bits = tu_rand(&st);
-        double v;
-        memcpy(&v, &bits, sizeof(v));
-        if (!isfinite(v)) continue;
-        pf_jsonw_fmt_double(v, buf);
-        ck_assert_msg(strtod(buf, NULL) == v, "%.17g printed as %s", v, buf);
-    }
-    /* Shortest form: no 17-digit noise for simple values. */
-    pf_jsonw_fmt_double(0.1, buf);
-    ck_assert_str_eq(buf, "0.1");
-    pf_jsonw_fmt_double(3.0, buf);
-    ck_assert_str_eq(buf, "3");
-    pf_jsonw_fmt_double(NAN, buf);
-    ck_assert_str_eq(buf, "null");
-}
-END_TEST
-
-START_TEST(proto_jsonw_depth_limit_fails_sticky) {
-    pf_jsonw w;
-    size_t n;
-    pf_jsonw_init(&w, 0);
-    for (int i = 0; i < PF_JSONW_MAX_DEPTH + 1; i++) pf_jsonw_arr_begin(&w);
-    ck_assert(pf_jsonw_failed(&w));
-    pf_jsonw_int(&w, 1);
-    ck_assert_ptr_null(pf_jsonw_take(&w, &n));
-    pf_jsonw_init(&w, 0);
-    pf_jsonw_obj_end(&w); /* unbalanced */
-    ck_assert(pf_jsonw_failed(&w));
-    pf_jsonw_free(&w);
-}
-END_TEST
 
 /* The issue's budget: a 300-cell path answer costs microseconds, against
  * ~150 us for building and printing a cJSON tree. Both are timed here. */
-START_TEST(proto_path_answer_300_cells_fast) {
+START_TEST(path_json_answer_300_cells_fast) {
     pf_point pts[300];
     pf_path_answer a;
     struct timespec t0, t1;
@@ -128,7 +35,7 @@ START_TEST(proto_path_answer_300_cells_fast) {
         clock_gettime(CLOCK_MONOTONIC, &t0);
         pf_jsonw_init(&w, 4096);
         pf_path_write_answer(&w, &a);
-        s = take(&w);
+        s = tu_jsonw_text(&w);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         ours[rep] = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
         if (rep == 0) {
@@ -175,50 +82,7 @@ START_TEST(proto_path_answer_300_cells_fast) {
 }
 END_TEST
 
-START_TEST(proto_jsonr_requires_end_of_input) {
-    cJSON *j;
-    pf_proto_error e;
-    const char ok[] = "  {\"a\":1}  \n";
-    ck_assert_int_eq(pf_jsonr_parse(ok, sizeof(ok) - 1, &j, &e), PF_OK);
-    cJSON_Delete(j);
-    ck_assert_int_eq(pf_jsonr_parse("{\"a\":1}{", 8, &j, &e), PF_EPARSE);
-    ck_assert_str_eq(pf_error_code(e.code), "malformed_json");
-    ck_assert_ptr_nonnull(strstr(e.message, "byte 7"));
-    ck_assert_int_eq(pf_jsonr_parse("{\"a\":", 5, &j, &e), PF_EPARSE);
-    ck_assert_int_eq(pf_jsonr_parse("", 0, &j, &e), PF_EPARSE);
-    /* An explicit length: bytes past it are not read. */
-    ck_assert_int_eq(pf_jsonr_parse("[1]garbage", 3, &j, &e), PF_OK);
-    cJSON_Delete(j);
-}
-END_TEST
-
-START_TEST(proto_jsonr_numbers_finite_integral_in_range) {
-    cJSON *j;
-    pf_proto_error e;
-    int64_t v;
-    double d;
-    const char doc[] = "{\"a\":3,\"b\":3.5,\"c\":1e400,\"d\":-5,\"e\":\"7\",\"f\":4294967296}";
-    ck_assert_int_eq(pf_jsonr_parse(doc, sizeof(doc) - 1, &j, &e), PF_OK);
-    ck_assert_int_eq(pf_jsonr_int(cJSON_GetObjectItem(j, "a"), "a", 0, 10, &v, &e), PF_OK);
-    ck_assert_int_eq(v, 3);
-    ck_assert_int_eq(pf_jsonr_int(cJSON_GetObjectItem(j, "b"), "b", 0, 10, &v, &e), PF_EPARSE);
-    ck_assert_str_eq(e.field, "b");
-    ck_assert_int_eq(pf_jsonr_int(cJSON_GetObjectItem(j, "c"), "c", 0, 10, &v, &e), PF_EPARSE);
-    ck_assert_int_eq(pf_jsonr_number(cJSON_GetObjectItem(j, "c"), "c", 0, 10, &d, &e), PF_EPARSE);
-    ck_assert_int_eq(pf_jsonr_int(cJSON_GetObjectItem(j, "d"), "d", 0, 10, &v, &e), PF_EINVAL);
-    ck_assert_str_eq(e.field, "d");
-    ck_assert_int_eq(pf_jsonr_int(cJSON_GetObjectItem(j, "e"), "e", 0, 10, &v, &e), PF_EPARSE);
-    ck_assert_int_eq(pf_jsonr_int(cJSON_GetObjectItem(j, "f"), "f", INT32_MIN, INT32_MAX, &v, &e),
-                     PF_EINVAL);
-    cJSON_Delete(j);
-}
-END_TEST
-
-static pf_status parse_req(const char *s, pf_path_request *r, pf_proto_error *e) {
-    return pf_path_request_parse(s, strlen(s), r, e);
-}
-
-START_TEST(proto_path_request_fields_and_errors) {
+START_TEST(path_json_request_fields_and_errors) {
     pf_path_request r;
     pf_proto_error e;
     ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,4],\"algorithm\":\"weighted\","
@@ -263,7 +127,7 @@ START_TEST(proto_path_request_fields_and_errors) {
 }
 END_TEST
 
-START_TEST(proto_path_request_query_string) {
+START_TEST(path_json_request_query_string) {
     pf_path_request r;
     pf_proto_error e;
     pf_kv ok[] = {{"start", "1,2"}, {"goal", "30,-4"},  {"algorithm", "bfs"},
@@ -288,7 +152,7 @@ START_TEST(proto_path_request_query_string) {
 }
 END_TEST
 
-START_TEST(proto_batch_parse_limits_and_prefixes) {
+START_TEST(path_json_batch_parse_limits_and_prefixes) {
     pf_path_request *q;
     size_t n;
     int64_t dl;
@@ -315,7 +179,7 @@ START_TEST(proto_batch_parse_limits_and_prefixes) {
 }
 END_TEST
 
-START_TEST(proto_path_answer_not_found_and_debug) {
+START_TEST(path_json_answer_not_found_and_debug) {
     pf_path_answer a;
     pf_jsonw w;
     int32_t cells[] = {0, 5, 12};
@@ -331,156 +195,11 @@ START_TEST(proto_path_answer_not_found_and_debug) {
     a.map_width = 5;
     pf_jsonw_init(&w, 0);
     pf_path_write_answer(&w, &a);
-    s = take(&w);
+    s = tu_jsonw_text(&w);
     ck_assert_str_eq(s, "{\"found\":false,\"reason\":\"node_budget\",\"path\":[],\"algorithm\":"
                         "\"astar\",\"map_version\":7,\"stats\":{\"expanded\":3,\"time_us\":0,"
                         "\"cached\":false},\"expanded_cells\":[[0,0],[0,1],[2,2]]}");
     free(s);
-}
-END_TEST
-
-static pf_status parse_map(const char *s, pf_grid **g, pf_proto_error *e) {
-    return pf_map_json_parse(s, strlen(s), NULL, g, e);
-}
-
-START_TEST(proto_map_json_full) {
-    pf_grid *g = NULL;
-    pf_proto_error e;
-    const char doc[] = "{\"width\":4,\"height\":3,\"rows\":[\"..~#\",\"....\",\"#..G\"],"
-                       "\"legend\":{\"~\":5},\"connectivity\":4,\"corner_cutting\":true,"
-                       "\"walls\":[[0,1,\"E\"],[2,2,\"N\"]],"
-                       "\"doors\":{\"gate\":{\"cells\":[[1,0]],\"walls\":[[3,1,\"S\"]],"
-                       "\"open\":false}}}";
-    ck_assert_int_eq(pf_map_json_parse(doc, sizeof(doc) - 1, NULL, &g, &e), PF_OK);
-    ck_assert_int_eq(pf_grid_width(g), 4);
-    ck_assert_int_eq(pf_grid_height(g), 3);
-    ck_assert_int_eq(pf_grid_connectivity(g), 4);
-    ck_assert(pf_grid_corner_cutting(g));
-    ck_assert_int_eq(pf_grid_cost(g, (pf_point){2, 0}), 5);
-    ck_assert_int_eq(pf_grid_cost(g, (pf_point){3, 0}), 0);
-    ck_assert_int_eq(pf_grid_cost(g, (pf_point){3, 2}), 1);
-    ck_assert(pf_grid_is_wall(g, (pf_point){0, 1}, PF_DIR_E));
-    ck_assert(pf_grid_is_wall(g, (pf_point){1, 1}, PF_DIR_W));
-    ck_assert(pf_grid_is_wall(g, (pf_point){2, 1}, PF_DIR_S));
-    ck_assert_int_eq(pf_grid_door_count(g), 1);
-    ck_assert(!pf_grid_door_is_open(g, 0));
-    ck_assert_int_eq(pf_grid_cost(g, (pf_point){1, 0}), 0); /* closed door */
-    pf_grid_destroy(g);
-}
-END_TEST
-
-START_TEST(proto_map_json_errors_name_the_field) {
-    pf_grid *g = NULL;
-    pf_proto_error e;
-    pf_grid_limits lim = pf_grid_default_limits();
-    ck_assert_int_eq(parse_map("{\"rows\":[\"..\",\"...\"]}", &g, &e), PF_EINVAL);
-    ck_assert_str_eq(e.field, "rows[1]");
-    ck_assert_int_eq(parse_map("{\"rows\":[\"..\",\".x\"]}", &g, &e), PF_EINVAL);
-    ck_assert_str_eq(e.field, "rows[1]");
-    ck_assert_int_eq(parse_map("{\"width\":3,\"rows\":[\"..\"]}", &g, &e), PF_EINVAL);
-    ck_assert_str_eq(e.field, "rows[0]");
-    ck_assert_int_eq(parse_map("{\"height\":2,\"rows\":[\"..\"]}", &g, &e), PF_EINVAL);
-    ck_assert_str_eq(e.field, "rows");
-    ck_assert_int_eq(parse_map("{\"rows\":[\"..\"],\"legend\":{\"ab\":1}}", &g, &e), PF_EINVAL);
-    ck_assert_str_eq(e.field, "legend.ab");
-    ck_assert_int_eq(parse_map("{\"rows\":[\"..\"],\"legend\":{\"x\":256}}", &g, &e), PF_EINVAL);
-    ck_assert_str_eq(e.field, "legend.x");
-    ck_assert_int_eq(parse_map("{\"rows\":[\"..\"],\"walls\":[[1,0,\"E\"]]}", &g, &e), PF_ERANGE);
-    ck_assert_str_eq(e.field, "walls[0]");
-    ck_assert_int_eq(parse_map("{\"rows\":[\"..\"],\"walls\":[[0,0,\"NE\"]]}", &g, &e), PF_EPARSE);
-    ck_assert_str_eq(e.field, "walls[0]");
-    ck_assert_int_eq(parse_map("{\"rows\":[\"..\"],\"doors\":{\"d\":{\"cells\":[[5,5]]}}}", &g, &e),
-                     PF_ERANGE);
-    ck_assert_str_eq(e.field, "doors.d.cells[0]");
-    ck_assert_int_eq(parse_map("{\"rows\":[\"..\"],\"doors\":{\"d\":{}}}", &g, &e), PF_EINVAL);
-    ck_assert_int_eq(parse_map("{\"rows\":[\"..\"],\"doors\":{\"d\":{\"cels\":[]}}}", &g, &e),
-                     PF_EPARSE);
-    ck_assert_str_eq(e.field, "doors.d.cels");
-    ck_assert_int_eq(parse_map("{\"rows\":\"..\"}", &g, &e), PF_EPARSE);
-    ck_assert_str_eq(e.field, "rows");
-    ck_assert_int_eq(parse_map("{\"rows\":[\"..\"],\"colour\":1}", &g, &e), PF_EPARSE);
-    ck_assert_str_eq(e.field, "colour");
-    ck_assert_int_eq(parse_map("{\"rows\":[\"..\"],\"connectivity\":6}", &g, &e), PF_EINVAL);
-    ck_assert_str_eq(e.field, "connectivity");
-    /* The cell limit is checked before allocating. */
-    lim.max_cells = 3;
-    ck_assert_int_eq(pf_map_json_parse("{\"rows\":[\"..\",\"..\"]}", 20, &lim, &g, &e), PF_ELIMIT);
-    ck_assert_ptr_null(g);
-}
-END_TEST
-
-START_TEST(proto_map_text_errors) {
-    pf_grid *g = NULL;
-    pf_proto_error e;
-    const char bad[] = "type octile\nheight 2\nwidth 2\nmap\n..\n";
-    const char ok[] = "type octile\nheight 1\nwidth 2\nmap\n.@\n";
-    ck_assert_int_eq(pf_map_text_parse(bad, sizeof(bad) - 1, NULL, &g, &e), PF_EPARSE);
-    ck_assert_str_eq(pf_error_code(e.code), "malformed_map");
-    ck_assert_int_eq(pf_map_text_parse(ok, sizeof(ok) - 1, NULL, &g, &e), PF_OK);
-    ck_assert_int_eq(pf_grid_cost(g, (pf_point){1, 0}), 0);
-    pf_grid_destroy(g);
-}
-END_TEST
-
-START_TEST(proto_error_body) {
-    pf_jsonw w;
-    pf_proto_error e;
-    char *s;
-    pf_proto_error_set(&e, PF_EBLOCKED, PF_ERR_NONE, "goal", "Goal %d is blocked.", 3);
-    ck_assert_str_eq(pf_error_code(e.code), "blocked");
-    pf_jsonw_init(&w, 0);
-    pf_proto_write_perror(&w, &e);
-    s = take(&w);
-    ck_assert_str_eq(s, "{\"error\":{\"code\":\"blocked\",\"message\":\"Goal 3 is blocked.\","
-                        "\"field\":\"goal\"}}");
-    free(s);
-    pf_jsonw_init(&w, 0);
-    pf_proto_write_error(&w, PF_ERR_NOT_FOUND, "No.", NULL);
-    s = take(&w);
-    ck_assert_str_eq(s, "{\"error\":{\"code\":\"not_found\",\"message\":\"No.\"}}");
-    free(s);
-}
-END_TEST
-
-/* Base64 in one piece and in random pieces, against the decoder of
- * tests/b64dec.c. */
-START_TEST(proto_jsonw_base64_pieces) {
-    uint64_t st = tu_seed("proto_jsonw_base64_pieces", 0xb64);
-    unsigned char data[300];
-    for (int round = 0; round < 500; round++) {
-        size_t n = tu_below(&st, sizeof(data) + 1);
-        for (size_t i = 0; i < n; i++) data[i] = (unsigned char)tu_rand(&st);
-        for (int pieces = 0; pieces < 2; pieces++) {
-            pf_jsonw w;
-            pf_jsonw_init(&w, 1);
-            pf_jsonw_arr_begin(&w);
-            pf_jsonw_int(&w, 1);
-            if (!pieces) {
-                pf_jsonw_base64(&w, data, n);
-            } else {
-                pf_jsonw_b64 b;
-                size_t at = 0;
-                pf_jsonw_b64_begin(&w, &b);
-                while (at < n) {
-                    size_t k = 1 + tu_below(&st, 7);
-                    if (k > n - at) k = n - at;
-                    pf_jsonw_b64_part(&w, &b, data + at, k);
-                    at += k;
-                }
-                pf_jsonw_b64_end(&w, &b);
-            }
-            pf_jsonw_arr_end(&w);
-            char *s = take(&w);
-            size_t sl = strlen(s), dl;
-            unsigned char *dec;
-            ck_assert(strncmp(s, "[1,\"", 4) == 0 && strcmp(s + sl - 2, "\"]") == 0);
-            ck_assert(tu_b64_decode(s + 4, sl - 6, &dec, &dl));
-            ck_assert_uint_eq(dl, n);
-            ck_assert(n == 0 || memcmp(dec, data, n) == 0);
-            free(dec);
-            free(s);
-        }
-    }
 }
 END_TEST
 
@@ -492,7 +211,7 @@ static pf_status parse_lim(const char *s, pf_path_request *r, pf_proto_error *e)
 
 /* The fields that come with limits: accepted by the *_lim parsers, each
  * error naming its field; the plain parser still rejects them. */
-START_TEST(proto_path_request_goals_agents_partial_snap) {
+START_TEST(path_json_goals_agents_partial_snap) {
     pf_path_request r;
     pf_proto_error e;
     ck_assert_int_eq(parse_lim("{\"start\":[1,2],\"goals\":[[3,4],[5,6]],\"agent_size\":3,"
@@ -554,7 +273,7 @@ START_TEST(proto_path_request_goals_agents_partial_snap) {
 }
 END_TEST
 
-START_TEST(proto_path_query_and_batch_with_limits) {
+START_TEST(path_json_query_and_batch_with_limits) {
     pf_path_request r, *q;
     pf_proto_error e;
     size_t n;
@@ -596,7 +315,7 @@ START_TEST(proto_path_query_and_batch_with_limits) {
 }
 END_TEST
 
-START_TEST(proto_path_answer_partial_goals_snap) {
+START_TEST(path_json_answer_partial_goals_snap) {
     pf_path_answer a;
     pf_jsonw w;
     pf_point path[3] = {{0, 0}, {1, 1}, {2, 1}};
@@ -619,7 +338,7 @@ START_TEST(proto_path_answer_partial_goals_snap) {
     a.map_version = 4;
     pf_jsonw_init(&w, 0);
     pf_path_write_answer(&w, &a);
-    s = take(&w);
+    s = tu_jsonw_text(&w);
     ck_assert_str_eq(s, "{\"found\":false,\"partial\":true,\"reason\":\"blocked\",\"cost\":2.5,"
                         "\"path\":[[0,0],[1,1],[2,1]],\"end\":[2,1],\"goal_index\":2,"
                         "\"goal\":[9,9],\"agent_size\":2,\"snapped\":{\"start\":[0,0]},"
@@ -636,35 +355,25 @@ START_TEST(proto_path_answer_partial_goals_snap) {
     a.agent_size = 1;
     pf_jsonw_init(&w, 0);
     pf_path_write_members(&w, &a);
-    s = take(&w);
+    s = tu_jsonw_text(&w);
     ck_assert_str_eq(s, "\"found\":true,\"cost\":1.5,\"path\":[[0,0],[1,1]],\"algorithm\":\"bfs\","
                         "\"map_version\":0");
     free(s);
 }
 END_TEST
 
-TU_SUITE(proto) {
-    Suite *s = suite_create("proto");
-    TCase *tc = tcase_create("proto");
+TU_SUITE(path_json) {
+    Suite *s = suite_create("path_json");
+    TCase *tc = tcase_create("path_json");
     tcase_set_timeout(tc, 30);
-    tcase_add_test(tc, proto_jsonw_structure_and_escapes);
-    tcase_add_test(tc, proto_jsonw_doubles_roundtrip);
-    tcase_add_test(tc, proto_jsonw_depth_limit_fails_sticky);
-    tcase_add_test(tc, proto_path_answer_300_cells_fast);
-    tcase_add_test(tc, proto_jsonr_requires_end_of_input);
-    tcase_add_test(tc, proto_jsonr_numbers_finite_integral_in_range);
-    tcase_add_test(tc, proto_path_request_fields_and_errors);
-    tcase_add_test(tc, proto_path_request_query_string);
-    tcase_add_test(tc, proto_batch_parse_limits_and_prefixes);
-    tcase_add_test(tc, proto_path_answer_not_found_and_debug);
-    tcase_add_test(tc, proto_map_json_full);
-    tcase_add_test(tc, proto_map_json_errors_name_the_field);
-    tcase_add_test(tc, proto_map_text_errors);
-    tcase_add_test(tc, proto_error_body);
-    tcase_add_test(tc, proto_jsonw_base64_pieces);
-    tcase_add_test(tc, proto_path_request_goals_agents_partial_snap);
-    tcase_add_test(tc, proto_path_query_and_batch_with_limits);
-    tcase_add_test(tc, proto_path_answer_partial_goals_snap);
+    tcase_add_test(tc, path_json_answer_300_cells_fast);
+    tcase_add_test(tc, path_json_request_fields_and_errors);
+    tcase_add_test(tc, path_json_request_query_string);
+    tcase_add_test(tc, path_json_batch_parse_limits_and_prefixes);
+    tcase_add_test(tc, path_json_answer_not_found_and_debug);
+    tcase_add_test(tc, path_json_goals_agents_partial_snap);
+    tcase_add_test(tc, path_json_query_and_batch_with_limits);
+    tcase_add_test(tc, path_json_answer_partial_goals_snap);
     suite_add_tcase(s, tc);
     return s;
 }
