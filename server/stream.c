@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "errors.h"
+#include "maps.h"
 #include "router.h"
 #include "session_json.h"
 #include "ws.h"
@@ -364,12 +365,24 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
         }
         break;
     case PF_MUX_CREATE: {
-        /* As POST .../sessions does. */
-        pf_mapver *mv = pf_registry_get(d->registry, m->map_id);
+        /* As POST .../sessions does, loading the map first (--store) as
+         * routes_load.c does; the job was submitted as a build then. */
+        pf_mapver *mv = NULL;
         const pf_session_request *cq = &m->create;
         bool total = false;
+        pf_proto_error pe;
         pf_status st;
         status = 201;
+        if (d->maps && pf_maps_needs_load(d->maps, m->map_id) &&
+            pf_maps_load(d->maps, m->map_id, &pe)) {
+            err = pe.code;
+            if (err == PF_ERR_MAP_NOT_FOUND)
+                pf_proto_write_error(&body, err, "No such map.", "map");
+            else
+                pf_proto_write_perror(&body, &pe);
+            break;
+        }
+        mv = pf_registry_get(d->registry, m->map_id);
         if (!mv) {
             err = PF_ERR_MAP_NOT_FOUND;
             pf_proto_write_error(&body, err, "No such map.", "map");
@@ -482,7 +495,11 @@ static void mux_pump(wsconn *c) {
         x->running++;
         q->job.fn = run_mux;
         q->job.arg = q;
-        q->job.kind = PF_JOB_SEARCH;
+        /* A create whose map must be loaded builds it: a build job. */
+        q->job.kind =
+            q->m.op == PF_MUX_CREATE && d->maps && pf_maps_needs_load(d->maps, q->m.map_id)
+                ? PF_JOB_BUILD
+                : PF_JOB_SEARCH;
         if (pf_pool_submit(d->pool, &q->job) != PF_OK) {
             /* Refused (the pool's queue is full, or it stops): answered as
              * the HTTP route would be. */

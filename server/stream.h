@@ -66,6 +66,10 @@ typedef struct pf_hub_deps {
      * stream_max_sessions, session_ttl_s, session_max_ttl_s,
      * max_sessions_per_map, max_sessions. */
     const pf_config *cfg;
+    /* A multiplexed create for a map this instance does not hold loads it
+     * first (--store; as routes_load.c does for HTTP), on a build worker.
+     * NULL: never. */
+    struct pf_maps *maps;
 } pf_hub_deps;
 
 /* Starts the hub's thread. PF_ENOMEM. */

@@ -235,6 +235,12 @@ START_TEST(routes_maps_generate_mazes) {
         ck_assert_int_eq(r.status, 405);
         hc_free(&r);
     }
+    /* "generate" names the route, so it is no map id. */
+    it_call_error(&s, "PUT", "/v1/maps/generate", "application/json", it_room_json, 405,
+                  "method_not_allowed", NULL);
+    it_call_error(&s, "POST", "/v1/maps/generate", "application/json",
+                  "{\"type\":\"maze\",\"width\":9,\"height\":9,\"id\":\"generate\"}", 400,
+                  "invalid_map_id", "id");
     it_stop(&s);
 }
 END_TEST
