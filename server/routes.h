@@ -65,6 +65,7 @@
     XX(SESSION_STREAM,  session_stream,  GET,    "/v1/maps/{id}/sessions/{sid}/stream",   NONE,    READ,  sessions) \
     XX(STREAM,          stream,          GET,    "/v1/stream",                            NONE,    READ,  sessions) \
     XX(MAP_CELLS,       map_cells,       GET,    "/v1/maps/{id}/cells",                   NONE,    READ,  maps)     \
+    XX(MAP_HIERARCHY,   map_hierarchy,   GET,    "/v1/maps/{id}/hierarchy",               NONE,    READ,  maps)     \
     XX(VIEWER,          viewer,          GET,    "/",                                     NONE,    OPEN,  ops)
 /* clang-format on */
 

@@ -176,7 +176,9 @@ static void run_field(pf_req *r, pf_search_ctx *ctx) {
         goto out_finish;
     }
     pf_flowfield_get_stats(f, &fs);
-    pf_metrics_count_search(m->metrics, fs.expanded);
+    /* A flow field is one Dijkstra: counted as one dijkstra search. */
+    pf_metrics_count_search(m->metrics, PF_ALGO_DIJKSTRA, PF_OK, fs.expanded,
+                            (pf_clock_now_ns() - t0) / 1000);
     pf_jsonw_init(&w, (size_t)box.w * (size_t)box.h * (q->costs ? 7 : 2) + 1024);
     pf_jsonw_obj_begin(&w);
     m0 = w.len;

@@ -131,7 +131,10 @@ static void run_table(pf_req *r, pf_search_ctx *ctx) {
         st = pf_table_compute(ctx, g, q->sources, q->nsources, q->targets, q->ntargets,
                               PF_TABLE_AUTO, deadline_passed, job, costs, &ts);
     }
-    pf_metrics_count_search(m->metrics, ts.expanded);
+    /* A table's searches are Dijkstras: counted as one dijkstra search of
+     * their expansions and time together. */
+    pf_metrics_count_search(m->metrics, PF_ALGO_DIJKSTRA, st, ts.expanded,
+                            (pf_clock_now_ns() - t0) / 1000);
     if (st == PF_ECANCELED) {
         answer_deadline(r, job);
         goto out_finish;
