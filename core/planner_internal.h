@@ -6,6 +6,7 @@
 
 #include <stdatomic.h>
 
+#include "agents.h"
 #include "cuts.h"
 #include "hpa.h"
 #include "jps.h"
@@ -32,6 +33,7 @@ struct pf_planner {
     pf_planner_opts opts;
     uint64_t hpa_build_us;
     _Atomic(pf_cuts *) cuts; /* built on first use: see pf_planner_cuts */
+    pf_agents *agents;       /* agent sizes > 1: built on first use, see agents.h */
     pf__auto_model autom;
 };
 
