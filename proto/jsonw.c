@@ -341,10 +341,10 @@ static const char digit_pairs[201] = "000102030405060708091011121314151617181920
  * start. */
 static inline char *fmt_u32(uint32_t v, char *end) {
     while (v >= 100) {
-        uint32_t q = v / 100, r = v - q * 100;
+        uint32_t r = v % 100; /* one division: the compiler pairs % and / */
+        v /= 100;
         end -= 2;
         memcpy(end, digit_pairs + 2 * r, 2);
-        v = q;
     }
     if (v >= 10) {
         end -= 2;
