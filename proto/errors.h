@@ -53,7 +53,8 @@ typedef struct pf_proto_error {
 } pf_proto_error;
 
 /* Fills e; field may be NULL. Returns st so a parser can
- * `return pf_proto_error_set(...)`. */
+ * `return pf_proto_error_set(...)`. The message and field are made valid
+ * UTF-8 (pf_utf8_sanitize): a cut character becomes '?'. */
 pf_status pf_proto_error_set(pf_proto_error *e, pf_status st, const char *code, const char *field,
                              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 

@@ -495,6 +495,12 @@ START_TEST(sessions_bad_updates_leave_session_unchanged) {
          422, "blocked", "lines[2].position"},
         {"application/x-ndjson", "{\"position\":[1,3]}\n\n{\"position\":[1,4]\n", 400,
          "malformed_json", "lines[2]"},
+        /* Blank lines first: the line named is the one in the body, as for
+         * a parse error. */
+        {"application/x-ndjson", "\n\r\n{\"position\":[4,1]}\n", 422, "blocked",
+         "lines[2].position"},
+        {"application/x-ndjson", "\n\n{\"position\":[1,3]}\n\n{\"position\":[4,1]}\n", 422,
+         "blocked", "lines[4].position"},
         {"application/x-ndjson", "{\"position\":[1,3]}\n{\"doors\":[{\"id\":\"x\",\"open\":1}]}\n",
          400, "invalid_request", "lines[1].doors[0].open"},
         {"application/x-ndjson",
@@ -714,6 +720,32 @@ START_TEST(sessions_stream_raw_client) {
     ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
     ck_assert_int_eq(op, 8);
     ck_assert_int_eq(((unsigned char)msg[0] << 8) | (unsigned char)msg[1], 1009);
+    free(msg);
+    wsc_close(fd);
+
+    /* A text message that is not UTF-8: close 1007 (RFC 6455 8.1), the
+     * session is unchanged and a new stream works. */
+    fd = wsc_connect(s.port, path, &status, NULL, 0);
+    ck_assert(fd >= 0);
+    {
+        const char *bad = "{\"doors\":[{\"id\":\"g\xc3\x28te\",\"open\":false}]}";
+        char *before = state_of(&s, url), *after;
+        ck_assert_int_eq(wsc_send(fd, 1, bad, strlen(bad)), 0);
+        ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
+        ck_assert_int_eq(op, 8);
+        ck_assert_int_eq(((unsigned char)msg[0] << 8) | (unsigned char)msg[1], 1007);
+        free(msg);
+        wsc_close(fd);
+        after = state_of(&s, url);
+        ck_assert_str_eq(before, after);
+        free(before);
+        free(after);
+    }
+    fd = wsc_connect(s.port, path, &status, NULL, 0);
+    ck_assert(fd >= 0);
+    ck_assert_int_eq(wsc_send(fd, 1, "{\"position\":[1,3]}", 18), 0);
+    ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
+    ck_assert_int_eq(op, 1);
     free(msg);
     wsc_close(fd);
 
