@@ -20,7 +20,7 @@ export PATHD_BENCH_DIR
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && echo 1)
 
-.PHONY: all test test-run run bench bench-http bench-wrk fuzz deps js-deps tool-deps fuzz-deps clean format-check format
+.PHONY: all test test-run run bench bench-http bench-wrk fuzz deps js-deps tool-deps test-tools fuzz-deps clean format-check format
 
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
@@ -114,7 +114,7 @@ $(TESTS): $(TEST_OBJ) $(SERVER_OBJ) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd
 
 # Runs the suites of this variant. The integration suites find the server
 # binary through PATHD_BIN.
-test-run: $(PATHD) $(BENCH) $(TESTS) js-deps
+test-run: $(PATHD) $(BENCH) $(TESTS) js-deps test-tools
 	PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) $(TESTS)
 
 test: test-run
@@ -145,7 +145,8 @@ bench-wrk: $(PATHD) tool-deps
 # the corpus grows in build/fuzz/corpus from tests/fuzz_seeds.
 FUZZ_SECONDS ?= 60
 FUZZ_BIN := build/fuzz/fuzz_inputs
-FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(PROTO_SRC) server/ws.c server/store.c server/router.c
+FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(PROTO_SRC) server/ws.c server/store.c server/router.c \
+            server/auth.c server/http_strict.c
 
 $(FUZZ_BIN): $(FUZZ_SRC) $(wildcard core/*.h proto/*.h server/*.h) | fuzz-deps
 	@mkdir -p $(dir $@)
@@ -184,6 +185,16 @@ js-deps:
 	    npm ci --prefix tests/js --no-audit --no-fund --loglevel=error || \
 	      echo "js-deps: npm ci failed; the npm ws interop test will be SKIPPED"; \
 	  else echo "js-deps: npm not found; the npm ws interop test will be SKIPPED"; fi; \
+	fi
+
+# What the TLS tests run: openssl makes a certificate, curl speaks HTTPS
+# to the server (Debian packages openssl and curl).
+test-tools:
+	@missing=""; for t in openssl curl; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
 # The load tools the wrk benchmarks drive (Debian packages wrk and curl).
