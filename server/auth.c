@@ -38,12 +38,12 @@ const char *pf_scope_name(pf_scope s) {
     case PF_SCOPE_WRITE:
         return "write";
     default:
-        return "none";
+        return "open";
     }
 }
 
 bool pf_scope_allows(pf_scope have, pf_scope need) {
-    if (need == PF_SCOPE_NONE) return true;
+    if (need == PF_SCOPE_OPEN) return true;
     if (need == PF_SCOPE_READ) return have == PF_SCOPE_READ || have == PF_SCOPE_WRITE;
     return have == PF_SCOPE_WRITE;
 }
@@ -170,7 +170,7 @@ pf_status pf_auth_table_parse(const char *buf, size_t len, pf_auth_table **out, 
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p), toklen = 0;
         const char *tok = NULL, *why;
-        pf_scope scope = PF_SCOPE_NONE;
+        pf_scope scope = PF_SCOPE_OPEN;
         line++;
         if (n > 0 && p[n - 1] == '\r') n--; /* CRLF files */
         if (memchr(p, '\0', n)) {
@@ -239,7 +239,7 @@ pf_auth_result pf_auth_table_check(const pf_auth_table *t, const char *authoriza
     const char *tok;
     size_t n;
     int found = 0;
-    pf_scope sc = PF_SCOPE_NONE;
+    pf_scope sc = PF_SCOPE_OPEN;
     if (!authorization) return PF_AUTH_MISSING;
     if (!(tok = pf_auth_bearer(authorization, &n)) || n > PF_AUTH_TOKEN_MAX)
         return PF_AUTH_MALFORMED;

@@ -46,9 +46,10 @@
 #define PF_AUTH_FILE_MAX (1024 * 1024)
 #define PF_AUTH_TOKENS_MAX 10000
 
-typedef enum pf_scope { PF_SCOPE_NONE = 0, PF_SCOPE_READ, PF_SCOPE_WRITE } pf_scope;
+/* What a route needs, and what a token has (never OPEN). */
+typedef enum pf_scope { PF_SCOPE_OPEN = 0, PF_SCOPE_READ, PF_SCOPE_WRITE } pf_scope;
 
-/* "none", "read", "write". */
+/* "open", "read", "write". */
 const char *pf_scope_name(pf_scope s);
 /* Whether `have` allows what `need` asks (write includes read). */
 bool pf_scope_allows(pf_scope have, pf_scope need);

@@ -164,7 +164,7 @@ static void fuzz_tokens(const char *s, size_t n) {
     for (size_t i = 0; i < n;) {
         const char *nl = memchr(s + i, '\n', n - i);
         size_t k = nl ? (size_t)(nl - (s + i)) : n - i, len;
-        pf_scope sc = PF_SCOPE_NONE;
+        pf_scope sc = PF_SCOPE_OPEN;
         const char *tok;
         memcpy(line, s + i, k);
         line[k] = '\0';

@@ -46,7 +46,7 @@ START_TEST(auth_parse_scopes_comments_crlf) {
         parse_ok("# fleet tokens\r\n\r\nread " TOK_R "\r\n  write\t" TOK_W "  \r\n   # indented\n"
                  "read " TOK_R "x");
     size_t nr, nw;
-    pf_scope sc = PF_SCOPE_NONE;
+    pf_scope sc = PF_SCOPE_OPEN;
     pf_auth_table_counts(t, &nr, &nw);
     ck_assert_uint_eq(nr, 2);
     ck_assert_uint_eq(nw, 1);
@@ -176,8 +176,8 @@ START_TEST(auth_check_exact_token_and_id) {
 END_TEST
 
 START_TEST(auth_scope_allows) {
-    ck_assert(pf_scope_allows(PF_SCOPE_NONE, PF_SCOPE_NONE));
-    ck_assert(!pf_scope_allows(PF_SCOPE_NONE, PF_SCOPE_READ));
+    ck_assert(pf_scope_allows(PF_SCOPE_OPEN, PF_SCOPE_OPEN));
+    ck_assert(!pf_scope_allows(PF_SCOPE_OPEN, PF_SCOPE_READ));
     ck_assert(pf_scope_allows(PF_SCOPE_READ, PF_SCOPE_READ));
     ck_assert(!pf_scope_allows(PF_SCOPE_READ, PF_SCOPE_WRITE));
     ck_assert(pf_scope_allows(PF_SCOPE_WRITE, PF_SCOPE_READ));
@@ -298,7 +298,7 @@ typedef struct race {
 static void *race_checker(void *arg) {
     race *r = arg;
     while (!atomic_load(&r->stop)) {
-        pf_scope sc = PF_SCOPE_NONE;
+        pf_scope sc = PF_SCOPE_OPEN;
         pf_auth_result res;
         if (pf_auth_check(r->a, "Bearer " TOK_R, &sc, NULL) != PF_AUTH_OK || sc != PF_SCOPE_READ)
             atomic_fetch_add(&r->bad, 1);
