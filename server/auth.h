@@ -44,7 +44,7 @@
 #define PF_AUTH_TOKEN_MAX 512
 /* Largest token file read (bytes) and most tokens in it. */
 #define PF_AUTH_FILE_MAX (1024 * 1024)
-#define PF_AUTH_TOKENS_MAX 10000
+#define PF_AUTH_TOKENS_MAX 1024
 
 /* What a route needs, and what a token has (never OPEN). */
 typedef enum pf_scope { PF_SCOPE_OPEN = 0, PF_SCOPE_READ, PF_SCOPE_WRITE } pf_scope;
