@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <nettle/memops.h>
 #include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +232,20 @@ fail:
     return st;
 }
 
+/* Whether two digests are equal, in time that does not depend on where
+ * they differ: eight bytes at a time, no branch until the end. (nettle's
+ * memeql_sec does the same byte by byte, 30 ns a digest; a table of 1024
+ * tokens made that 36 us a request.) */
+static int digest_eq(const uint8_t *a, const uint8_t *b) {
+    uint64_t x = 0, u, v;
+    for (int i = 0; i < SHA256_DIGEST_SIZE; i += 8) {
+        memcpy(&u, a + i, 8);
+        memcpy(&v, b + i, 8);
+        x |= u ^ v;
+    }
+    return x == 0;
+}
+
 pf_auth_result pf_auth_table_check(const pf_auth_table *t, const char *authorization,
                                    pf_scope *scope, pf_auth_id *id) {
     uint8_t d[SHA256_DIGEST_SIZE];
@@ -247,9 +260,9 @@ pf_auth_result pf_auth_table_check(const pf_auth_table *t, const char *authoriza
     /* Every entry is compared, in constant time each: the time depends on
      * the size of the table only. */
     for (size_t i = 0; t && i < t->n; i++) {
-        int eq = memeql_sec(d, t->e[i].digest, SHA256_DIGEST_SIZE);
-        found |= eq;
-        sc = eq ? t->e[i].scope : sc;
+        unsigned eq = (unsigned)digest_eq(d, t->e[i].digest), m = 0u - eq;
+        found |= (int)eq;
+        sc = (pf_scope)(((unsigned)sc & ~m) | ((unsigned)t->e[i].scope & m));
     }
     if (!found) return PF_AUTH_UNKNOWN;
     if (scope) *scope = sc;

@@ -21,8 +21,9 @@
  *
  * Tokens are kept only as SHA-256 digests. A presented token is hashed and
  * its digest compared with every digest of the table in constant time
- * (nettle's memeql_sec, no early exit), so neither the bytes of a token nor
- * its length leak through the time a check takes. The first 16 bytes of
+ * (word-wise XOR, no early exit, no branch on the bytes), so neither the
+ * bytes of a token nor its length leak through the time a check takes:
+ * that time depends on the number of tokens only. The first 16 bytes of
  * the digest name the token (pf_auth_id): sessions remember who created
  * them without keeping the secret, and the name survives a reload.
  *
