@@ -55,7 +55,7 @@ static void path_name(const frame *f, size_t depth, bool in_key, char *out, size
     }
 }
 
-static pf_status string_error(pf_proto_error *e, const char *code, const frame *f, size_t depth,
+static pf_status string_error(pf_proto_error *e, pf_error code, const frame *f, size_t depth,
                               bool in_key, const char *what, size_t at) {
     char field[72];
     path_name(f, depth, in_key, field, sizeof(field));

@@ -61,7 +61,7 @@ static pf_grid_limits small_limits(void) {
 static void check_error(pf_status st, const pf_proto_error *e) {
     if (st == PF_OK) return;
     CHECK(e->message[0] != '\0');
-    CHECK(e->code[0] != '\0');
+    CHECK(e->code != PF_ERR_NONE);
     CHECK(pf_utf8_is_valid(e->message, strlen(e->message)));
     CHECK(pf_utf8_is_valid(e->field, strlen(e->field)));
 }

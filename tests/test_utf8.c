@@ -188,7 +188,7 @@ static void expect(pf_status got, pf_status st, const pf_proto_error *e, const c
                    const char *field) {
     ck_assert_msg(got == st, "status %d, expected %d: %s", got, st, e->message);
     if (st == PF_OK) return;
-    ck_assert_str_eq(e->code, code);
+    ck_assert_str_eq(pf_error_code(e->code), code);
     ck_assert_msg(strcmp(e->field, field ? field : "") == 0, "field '%s', expected '%s' (%s)",
                   e->field, field ? field : "", e->message);
     assert_clean_error(e);
