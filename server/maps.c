@@ -1,6 +1,7 @@
 /* maps.c -- see maps.h. */
 #include "maps.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@ struct pf_maps {
     pf_grid_limits limits;
     pf_store *store; /* --data-dir, or NULL */
     uv_mutex_t mu;   /* with a store: one map change (disk + registry) at a time */
+    atomic_bool loading;
 };
 
 pf_status pf_maps_create(const pf_maps_deps *d, pf_maps **out) {
@@ -24,6 +26,7 @@ pf_status pf_maps_create(const pf_maps_deps *d, pf_maps **out) {
     m->limits = pf_grid_default_limits();
     m->limits.max_cells = d->cfg->max_map_cells;
     m->limits.max_side = (int32_t)d->cfg->max_map_side;
+    atomic_init(&m->loading, false);
     if (uv_mutex_init(&m->mu)) {
         free(m);
         return PF_ENOMEM;
@@ -141,16 +144,43 @@ static pf_status add(pf_maps *m, const char *id, pf_grid *g, uint64_t version) {
 
 pf_status pf_maps_add(pf_maps *m, const char *id, pf_grid *g) { return add(m, id, g, 0); }
 
+pf_status pf_maps_add_if_absent(pf_maps *m, const char *id, pf_grid *g, bool *added) {
+    pf_mapver *cur = pf_registry_get(m->d.registry, id);
+    *added = false;
+    if (cur) {
+        pf_mapver_release(cur);
+        pf_grid_destroy(g);
+        return PF_OK;
+    }
+    *added = true;
+    return add(m, id, g, 0);
+}
+
 static void load_stored_map(void *ud, const char *id, uint64_t version, pf_grid *g) {
     pf_status st = add(ud, id, g, version);
     if (st) fprintf(stderr, "pathd: map '%s' from the data directory: %s\n", id, pf_status_str(st));
 }
 
 pf_status pf_maps_open_store(pf_maps *m, const char *dir, char *err, size_t errlen) {
-    pf_status st;
+    return pf_store_open(dir, &m->store, err, errlen);
+}
+
+size_t pf_maps_load_stored(pf_maps *m) {
     size_t n;
-    if ((st = pf_store_open(dir, &m->store, err, errlen))) return st;
+    if (!m->store) return 0;
     n = pf_store_load_all(m->store, &m->limits, load_stored_map, m);
-    fprintf(stderr, "pathd: %zu maps loaded from %s\n", n, dir);
-    return PF_OK;
+    fprintf(stderr, "pathd: %zu maps loaded from %s\n", n, pf_store_dir(m->store));
+    return n;
+}
+
+void pf_maps_set_loading(pf_maps *m, bool loading) { atomic_store(&m->loading, loading); }
+
+bool pf_maps_loading(const pf_maps *m) {
+    return atomic_load(&((pf_maps *)m)->loading); /* C11 atomics want a non-const object */
+}
+
+bool pf_maps_store_report(const pf_maps *m, pf_store_report *out) {
+    if (!m->store) return false;
+    pf_store_get_report(m->store, out);
+    return true;
 }

@@ -23,6 +23,7 @@
 #include "registry.h"
 #include "session.h"
 #include "status.h"
+#include "store.h"
 
 typedef struct pf_maps pf_maps;
 
@@ -42,11 +43,21 @@ void pf_maps_destroy(pf_maps *m);
 /* The grid limits of an upload (--max-map-cells, --max-map-side). */
 const pf_grid_limits *pf_maps_limits(const pf_maps *m);
 
-/* Opens (creates) the store in dir and publishes every map stored there at
- * its stored version; from then on every change is written there before
- * it is published. PF_EINVAL with a sentence in err when the directory
- * cannot be used. Call once, before serving. */
+/* Opens (creates) the store in dir; from then on every change is written
+ * there before it is published. PF_EINVAL with a sentence in err when the
+ * directory cannot be used. Call once, before serving. */
 pf_status pf_maps_open_store(pf_maps *m, const char *dir, char *err, size_t errlen);
+/* Publishes every map stored there at its stored version (a map of that id
+ * already in the registry is replaced by it), moving damaged files aside
+ * (store.h). Returns how many. 0 without a store. Runs while the server
+ * already listens: the caller marks the maps loading around it. */
+size_t pf_maps_load_stored(pf_maps *m);
+/* What the load found (store.h); false without a store. */
+bool pf_maps_store_report(const pf_maps *m, pf_store_report *out);
+/* Loading: while true, http.c answers every route that reads or changes
+ * maps 503 not_ready and /readyz says so. Any thread. */
+void pf_maps_set_loading(pf_maps *m, bool loading);
+bool pf_maps_loading(const pf_maps *m);
 /* The store's directory, or NULL without one. */
 const char *pf_maps_store_dir(const pf_maps *m);
 
@@ -86,5 +97,9 @@ pf_status pf_maps_remove(pf_maps *m, const char *id, char *err, size_t errlen);
 /* Builds g (taken) and publishes it as map id in the registry only (the
  * demo maps at start). */
 pf_status pf_maps_add(pf_maps *m, const char *id, pf_grid *g);
+/* pf_maps_add unless a map id exists (then g is freed and *added false):
+ * the demo maps after the stored ones, so a stored map of that name keeps
+ * its contents and version. */
+pf_status pf_maps_add_if_absent(pf_maps *m, const char *id, pf_grid *g, bool *added);
 
 #endif

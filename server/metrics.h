@@ -19,7 +19,7 @@
 /* Latency buckets, upper bounds in microseconds; a last +Inf bucket follows. */
 #define PF_METRICS_NBUCKETS 14
 /* The HTTP codes counted one by one; others count as "other". */
-#define PF_METRICS_NCODES 14
+#define PF_METRICS_NCODES 18
 
 typedef struct pf_metrics {
     atomic_uint_fast64_t requests[PF_ROUTE_COUNT][PF_METRICS_NCODES + 1];
@@ -50,6 +50,10 @@ typedef struct pf_metrics_gauges {
     uint64_t rejected;
     uint64_t maps;
     uint64_t sessions, streams;
+    bool loading;                              /* stored maps still loading */
+    uint64_t store_quarantined, store_skipped; /* what the start found (store.h) */
+    uint64_t store_temp_removed;
+    uint64_t tokens_read, tokens_write; /* tokens in force */
 } pf_metrics_gauges;
 
 /* Appends the Prometheus text exposition (format 0.0.4) to w's buffer. */

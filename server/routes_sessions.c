@@ -130,12 +130,26 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         return;
     }
+    pf_session_set_owner(job->session, pf_req_principal(r));
     job->created = true;
     dispatch_session(r, job);
 }
 
+/* Whether the request's token may use the route's session: a read token
+ * only the sessions it created, a write token (and anyone on a server
+ * without tokens) every session. Another token's session is answered as if
+ * it did not exist. */
+static bool may_use(pf_req *r, pf_sessions *t) {
+    if (pf_req_scope(r) != PF_SCOPE_READ) return true;
+    return pf_sessions_owner_is(t, pf_req_map_id(r), pf_req_session_id(r), pf_req_principal(r));
+}
+
 /* Holds the route's session; answers 404 / 409 otherwise. */
 static bool hold_session(pf_req *r, session_job *job) {
+    if (!may_use(r, job->m->sessions)) {
+        answer_no_session(r);
+        return false;
+    }
     switch (pf_sessions_acquire(job->m->sessions, pf_req_map_id(r), pf_req_session_id(r),
                                 pf_clock_now_ns(), &job->session)) {
     case PF_SESSION_OK:
@@ -172,7 +186,8 @@ void pf__route_session_updates(pf_req *r, pf_sessions_routes *m) {
 }
 
 void pf__route_session_delete(pf_req *r, pf_sessions_routes *m) {
-    if (!pf_sessions_remove(m->sessions, pf_req_map_id(r), pf_req_session_id(r)))
+    if (!may_use(r, m->sessions) ||
+        !pf_sessions_remove(m->sessions, pf_req_map_id(r), pf_req_session_id(r)))
         answer_no_session(r);
     else
         pf_req_answer_no_content(r);
@@ -198,8 +213,8 @@ void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
     const char *key, *ver;
     char accept[PF_WS_ACCEPT_LEN + 1];
     stream_job *job;
-    if (!pf_sessions_exists(m->sessions, pf_req_map_id(r), pf_req_session_id(r),
-                            pf_clock_now_ns())) {
+    if (!may_use(r, m->sessions) || !pf_sessions_exists(m->sessions, pf_req_map_id(r),
+                                                        pf_req_session_id(r), pf_clock_now_ns())) {
         answer_no_session(r);
         return;
     }

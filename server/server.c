@@ -2,10 +2,15 @@
  * parts it uses, listening, draining and stopping. See server.h. */
 #include "server.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <uv.h>
 
 #include "clock.h"
+#include "demo.h"
+#include "guard.h"
 #include "http.h"
 #include "maps.h"
 #include "metrics.h"
@@ -24,9 +29,12 @@ struct pf_server {
     pf_pool *pool;
     pf_registry *registry;
     pf_sessions *sessions;
-    pf_maps *maps; /* the registry and the data directory together */
-    pf_hub *hub;   /* WebSocket streams and the session reaper */
+    pf_maps *maps;   /* the registry and the data directory together */
+    pf_hub *hub;     /* WebSocket streams and the session reaper */
+    pf_guard *guard; /* Host, CORS, tokens */
     pf_http *http;
+    uv_thread_t loader; /* loads the stored (and demo) maps while the server listens */
+    bool loader_started;
     /* The resource modules' contexts, and the table's view of them. */
     pf_ops_routes ops;
     pf_maps_routes maps_routes;
@@ -35,14 +43,18 @@ struct pf_server {
     pf_routes routes;
 };
 
-pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
+pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, size_t errlen) {
     pf_server *s = calloc(1, sizeof(*s));
     pf_status st = PF_ENOMEM;
     *out = NULL;
+    snprintf(err, errlen, "out of memory");
     if (!s) return PF_ENOMEM;
     s->cfg = *cfg;
     pf_metrics_init(&s->metrics);
-    if (!(s->registry = pf_registry_create((size_t)cfg->max_maps))) goto out_free_server;
+    if ((st = pf_guard_create(&s->cfg, &s->guard, err, errlen))) goto out_free_server;
+    st = PF_ENOMEM;
+    snprintf(err, errlen, "out of memory");
+    if (!(s->registry = pf_registry_create((size_t)cfg->max_maps))) goto out_free_guard;
     s->sessions = pf_sessions_create((size_t)cfg->max_sessions, (size_t)cfg->max_sessions_per_map);
     if (!s->sessions) goto out_free_registry;
     if ((st = pf_pool_create((int)cfg->workers, (int)cfg->queue_limit, &s->pool)))
@@ -56,15 +68,15 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
                          (size_t)cfg->ws_max_message};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
-    s->ops = (pf_ops_routes){&s->cfg,     &s->metrics, s->pool, s->registry,
-                             s->sessions, s->hub,      s->maps, pf_clock_now_ns()};
+    s->ops = (pf_ops_routes){&s->cfg, &s->metrics, s->pool,  s->registry,      s->sessions,
+                             s->hub,  s->maps,     s->guard, pf_clock_now_ns()};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg};
     s->sessions_routes =
         (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg};
     s->routes = (pf_routes){&s->ops, &s->maps_routes, &s->paths, &s->sessions_routes};
     {
-        pf_http_deps d = {&s->cfg, &s->routes, s->pool, &s->metrics};
+        pf_http_deps d = {&s->cfg, &s->routes, s->pool, &s->metrics, s->guard, s->maps};
         if ((st = pf_http_create(&d, &s->http))) goto out_free_hub;
     }
     *out = s;
@@ -80,23 +92,75 @@ out_free_sessions:
     pf_sessions_destroy(s->sessions);
 out_free_registry:
     pf_registry_destroy(s->registry);
+out_free_guard:
+    pf_guard_destroy(s->guard);
 out_free_server:
     free(s);
     return st;
 }
 
+/* The demo maps, each unless a stored map has its name. */
+static void load_demo(pf_server *s) {
+    static const char *const names[] = {"room", "maze"};
+    for (int i = 0; i < 2; i++) {
+        pf_grid *g = NULL;
+        pf_status st = i == 0 ? pf_demo_room(&g) : pf_demo_maze(64, 64, 42, &g);
+        bool added = false;
+        if (!st) st = pf_maps_add_if_absent(s->maps, names[i], g, &added);
+        if (st)
+            fprintf(stderr, "pathd: demo map '%s': %s\n", names[i], pf_status_str(st));
+        else if (!added)
+            fprintf(stderr, "pathd: demo map '%s': a stored map has that name; keeping it\n",
+                    names[i]);
+    }
+}
+
+/* The loader thread: stored maps first (at their versions), then the demo
+ * maps that do not clash with them; then the server is ready. */
+static void loader_main(void *arg) {
+    pf_server *s = arg;
+    pf_maps_load_stored(s->maps);
+    if (s->cfg.demo) load_demo(s);
+    pf_maps_set_loading(s->maps, false);
+}
+
 pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
-    return pf_http_start(s->http, err, errlen);
+    pf_status st;
+    /* Loading from before the first request: routes that use maps answer
+     * 503 not_ready until the loader is done. */
+    pf_maps_set_loading(s->maps, true);
+    if ((st = pf_http_start(s->http, err, errlen))) return st;
+    if (uv_thread_create(&s->loader, loader_main, s)) {
+        snprintf(err, errlen, "cannot start the map loader thread");
+        return PF_ENOMEM;
+    }
+    s->loader_started = true;
+    return PF_OK;
 }
 
 uint16_t pf_server_port(const pf_server *s) { return pf_http_port(s->http); }
 
-pf_status pf_server_add_map(pf_server *s, const char *id, pf_grid *g) {
-    return pf_maps_add(s->maps, id, g);
-}
-
 pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen) {
     return pf_maps_open_store(s->maps, s->cfg.data_dir, err, errlen);
+}
+
+pf_status pf_server_reload_tokens(pf_server *s, char *err, size_t errlen) {
+    return pf_guard_reload(s->guard, err, errlen);
+}
+
+void pf_server_describe(pf_server *s, char *buf, size_t len) {
+    size_t nr, nw;
+    pf_guard_token_counts(s->guard, &nr, &nw);
+    if (pf_guard_has_tokens(s->guard))
+        snprintf(buf, len, "%s, tokens: %zu read + %zu write from %s, hosts: %s%s",
+                 pf_http_is_tls(s->http) ? "https" : "http", nr, nw, s->cfg.auth_token_file,
+                 pf_guard_host_rule(s->guard), pf_guard_cors_enabled(s->guard) ? ", cors" : "");
+    else
+        snprintf(buf, len, "%s, NO AUTH%s, hosts: %s%s", pf_http_is_tls(s->http) ? "https" : "http",
+                 s->cfg.insecure_no_auth
+                     ? " (--insecure-no-auth: anyone who reaches the port may do anything)"
+                     : " (loopback only)",
+                 pf_guard_host_rule(s->guard), pf_guard_cors_enabled(s->guard) ? ", cors" : "");
 }
 
 uint64_t pf_server_drain(pf_server *s, int64_t timeout_ms) {
@@ -112,6 +176,8 @@ uint64_t pf_server_drain(pf_server *s, int64_t timeout_ms) {
 
 void pf_server_destroy(pf_server *s) {
     if (!s) return;
+    /* The loader publishes into the registry: it ends first. */
+    if (s->loader_started) uv_thread_join(&s->loader);
     /* Jobs still queued resume their connections: run them before the
      * daemon goes. */
     pf_pool_shutdown(s->pool);
@@ -123,5 +189,6 @@ void pf_server_destroy(pf_server *s) {
     pf_sessions_destroy(s->sessions);
     pf_registry_destroy(s->registry);
     pf_maps_destroy(s->maps);
+    pf_guard_destroy(s->guard);
     free(s);
 }

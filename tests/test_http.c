@@ -145,7 +145,7 @@ START_TEST(http_maps_crud) {
     hc_free(&r);
 
     /* Replace: 200, version 2. Moving AI text this time. */
-    r = it_req(&s, "PUT", "/v1/maps/room", "text/plain", text);
+    r = it_req(&s, "PUT", "/v1/maps/room", "text/x-movingai-map", text);
     ck_assert_int_eq(r.status, 200);
     j = json_of(&r);
     ck_assert_int_eq((int)it_num(j, "version"), 2);
@@ -433,7 +433,8 @@ START_TEST(http_errors_every_status) {
     r = it_req(&s, "PUT", "/v1/maps/bad%20id", "application/json", room_json);
     expect_error(&r, 400, "invalid_map_id", "id");
     hc_free(&r);
-    r = it_req(&s, "PUT", "/v1/maps/x", "text/plain", "type octile\nheight 2\nwidth 2\nmap\n..\n");
+    r = it_req(&s, "PUT", "/v1/maps/x", "text/x-movingai-map",
+               "type octile\nheight 2\nwidth 2\nmap\n..\n");
     expect_error(&r, 400, "malformed_map", NULL);
     hc_free(&r);
 
@@ -458,8 +459,9 @@ START_TEST(http_errors_every_status) {
 
     /* 413 announced by Content-Length: answered without sending the body. */
     {
-        const char raw[] = "PUT /v1/maps/big HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
-                           "Content-Length: 100000000\r\n\r\n";
+        const char raw[] =
+            "PUT /v1/maps/big HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/x-movingai-map\r\n"
+            "Content-Length: 100000000\r\n\r\n";
         ck_assert_int_eq(hc_raw(s.port, raw, sizeof(raw) - 1, &r), 0);
         expect_error(&r, 413, "body_too_large", NULL);
         hc_free(&r);
@@ -468,8 +470,8 @@ START_TEST(http_errors_every_status) {
     {
         size_t cap = 16384, len = 0;
         char *raw = malloc(cap);
-        len += (size_t)sprintf(raw, "PUT /v1/maps/big HTTP/1.1\r\nHost: x\r\nContent-Type: "
-                                    "text/plain\r\nTransfer-Encoding: chunked\r\n"
+        len += (size_t)sprintf(raw, "PUT /v1/maps/big HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
+                                    "text/x-movingai-map\r\nTransfer-Encoding: chunked\r\n"
                                     "Connection: close\r\n\r\n");
         for (int i = 0; i < 6; i++) {
             len += (size_t)sprintf(raw + len, "400\r\n");
@@ -490,7 +492,7 @@ START_TEST(http_errors_every_status) {
     expect_error(&r, 413, "limit_exceeded", "queries");
     hc_free(&r);
     b = open_map_text(30, 30);
-    r = it_req(&s, "PUT", "/v1/maps/big", "text/plain", b);
+    r = it_req(&s, "PUT", "/v1/maps/big", "text/x-movingai-map", b);
     expect_error(&r, 413, "limit_exceeded", NULL);
     hc_free(&r);
     free(b);
@@ -550,7 +552,7 @@ static char *slow_batch(int n, int deadline_ms) {
 static int send_json_post(uint16_t port, const char *path, const char *body) {
     char *raw = malloc(strlen(body) + 512);
     int fd, n = sprintf(raw,
-                        "POST %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: "
+                        "POST %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: "
                         "application/json\r\nContent-Length: %zu\r\n\r\n%s",
                         path, strlen(body), body);
     fd = hc_send_only(port, raw, (size_t)n);
@@ -595,7 +597,7 @@ START_TEST(http_queue_full_503_and_queued_deadline_504) {
     struct timespec t0;
     char buf[16];
 
-    put_map(&s, "open", "text/plain", map, 201);
+    put_map(&s, "open", "text/x-movingai-map", map, 201);
     /* The one worker takes the slow batch... */
     wait_pool(&s, 0, 0);
     slow = send_json_post(s.port, "/v1/maps/open/paths", batch);
@@ -648,7 +650,7 @@ START_TEST(http_deadline_stops_search) {
     hc_resp r;
     struct timespec t0;
 
-    put_map(&s, "open", "text/plain", map, 201);
+    put_map(&s, "open", "text/x-movingai-map", map, 201);
     /* Dijkstra across the map with debug takes far more than 1 ms. */
     b = hc_path_body(0, 0, 255, 255,
                      ",\"algorithm\":\"dijkstra\",\"debug\":true,\"deadline_ms\":1");
@@ -784,7 +786,7 @@ START_TEST(http_sigterm_finishes_in_flight) {
     char *map = open_map_text(512, 512), *batch = slow_batch(30, 20000);
     hc_resp r;
     int fd;
-    put_map(&s, "open", "text/plain", map, 201);
+    put_map(&s, "open", "text/x-movingai-map", map, 201);
     wait_pool(&s, 0, 0);
     fd = send_json_post(s.port, "/v1/maps/open/paths", batch);
     wait_pool(&s, 1, 0);
@@ -839,7 +841,8 @@ START_TEST(http_movingai_sampled_optimal) {
         ck_assert_ptr_nonnull(maptext);
         snprintf(id, sizeof(id), "scen%d", (int)(f - list));
         snprintf(url, sizeof(url), "/v1/maps/%s", id);
-        ck_assert_int_eq(hc_request(s.port, "PUT", url, "text/plain", maptext, mlen, NULL, &r), 0);
+        ck_assert_int_eq(
+            hc_request(s.port, "PUT", url, "text/x-movingai-map", maptext, mlen, NULL, &r), 0);
         ck_assert_msg(r.status == 201, "%s: %d %s", mapname, r.status, r.body);
         hc_free(&r);
         free(maptext);
