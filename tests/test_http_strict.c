@@ -188,23 +188,24 @@ START_TEST(http_strict_libmicrohttpd_own_answers) {
         const char *name, *raw;
         int status; /* 0: closed without an answer */
     } cases[] = {
-        {"no space in the request line", "GET\r\nHost: a\r\n\r\n", 0},
-        {"no method", " /healthz HTTP/1.1\r\nHost: a\r\n\r\n", 0},
-        {"no target", "GET HTTP/1.1\r\nHost: a\r\n\r\n", 400},
-        {"no target, two spaces", "GET  HTTP/1.1\r\nHost: a\r\n\r\n", 400},
+        {"no space in the request line", "GET\r\nHost: localhost\r\n\r\n", 0},
+        {"no method", " /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n", 0},
+        {"no target", "GET HTTP/1.1\r\nHost: localhost\r\n\r\n", 400},
+        {"no target, two spaces", "GET  HTTP/1.1\r\nHost: localhost\r\n\r\n", 400},
         {"HTTP/0.9", "GET /healthz\r\n\r\n", 400},
-        {"a future version", "GET /healthz HTTP/2.5\r\nHost: a\r\n\r\n", 505},
+        {"a future version", "GET /healthz HTTP/2.5\r\nHost: localhost\r\n\r\n", 505},
         {"a header line without a colon", "GET /healthz HTTP/1.1\r\nHost a\r\n\r\n", 400},
         {"Content-Length as a list",
-         "POST /v1/maps/x/path HTTP/1.1\r\nHost: a\r\nContent-Length: 2, 3\r\n\r\n{}", 400},
+         "POST /v1/maps/x/path HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2, 3\r\n\r\n{}", 400},
         {"Content-Length not a number",
-         "POST /v1/maps/x/path HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n{}", 400},
+         "POST /v1/maps/x/path HTTP/1.1\r\nHost: localhost\r\nContent-Length: -1\r\n\r\n{}", 400},
         {"Content-Length past 2^64",
-         "POST /v1/maps/x/path HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999999\r\n"
+         "POST /v1/maps/x/path HTTP/1.1\r\nHost: localhost\r\nContent-Length: "
+         "99999999999999999999999\r\n"
          "\r\n",
          413},
         {"a broken chunk size",
-         "POST /v1/maps/x/path HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
+         "POST /v1/maps/x/path HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
          "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
          400},
     };
@@ -225,12 +226,130 @@ START_TEST(http_strict_libmicrohttpd_own_answers) {
 }
 END_TEST
 
+/* What pathd answers where libmicrohttpd 0.9.75 would let the request
+ * through: a JSON error naming the header, the connection closed after it
+ * (the framing cannot be trusted), before a byte of the body is read; and
+ * the server stays healthy. */
+START_TEST(http_strict_pathd_answers) {
+    static const struct {
+        const char *name, *raw;
+        int status;
+        const char *code, *field; /* field NULL: none */
+    } cases[] = {
+        {"two different Content-Length values",
+         "POST /v1/maps/room/path HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+         "Content-Length: 5\r\nContent-Length: 27\r\n\r\n{\"start\":[0,0],\"goal\":[1,1]}",
+         400, "malformed_request", "Content-Length"},
+        {"Content-Length with Transfer-Encoding",
+         "POST /v1/maps/room/path HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+         "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+         400, "malformed_request", "Transfer-Encoding"},
+        {"an unknown Transfer-Encoding",
+         "POST /v1/maps/room/path HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+         "Transfer-Encoding: gzip\r\n\r\n{}",
+         501, "not_implemented", "Transfer-Encoding"},
+        {"an unknown Transfer-Encoding on a GET",
+         "GET /healthz HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+         501, "not_implemented", "Transfer-Encoding"},
+        {"chunked twice",
+         "POST /v1/maps/room/path HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+         "Transfer-Encoding: chunked, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+         400, "malformed_request", "Transfer-Encoding"},
+        {"Transfer-Encoding on HTTP/1.0",
+         "POST /v1/maps/room/path HTTP/1.0\r\nContent-Type: application/json\r\n"
+         "Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+         400, "malformed_request", "Transfer-Encoding"},
+        {"HTTP/1.1 without Host", "GET /healthz HTTP/1.1\r\n\r\n", 400, "malformed_request",
+         "Host"},
+        {"two Host lines", "GET /healthz HTTP/1.1\r\nHost: localhost\r\nHost: other\r\n\r\n", 400,
+         "malformed_request", "Host"},
+        {"a Host that is not host[:port]", "GET /healthz HTTP/1.1\r\nHost: a b\r\n\r\n", 400,
+         "malformed_request", "Host"},
+        {"a NUL in the target", "GET /heal\0thz HTTP/1.1\r\nHost: localhost\r\n\r\n", 400,
+         "malformed_request", NULL},
+        {"%00 in the path", "GET /v1/maps/room%00x HTTP/1.1\r\nHost: localhost\r\n\r\n", 400,
+         "malformed_request", NULL},
+        {"%00 in the query",
+         "GET /v1/maps/room/path?start=0,0%00&goal=1,1 HTTP/1.1\r\nHost: localhost\r\n\r\n", 400,
+         "malformed_request", NULL},
+        {"a space in the target", "GET /heal thz HTTP/1.1\r\nHost: localhost\r\n\r\n", 400,
+         "malformed_request", NULL},
+        {"two Content-Type lines",
+         "POST /v1/maps/room/path HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\n"
+         "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
+         400, "malformed_request", "Content-Type"},
+    };
+    hc_server s = it_start(ARGS("--workers", "1"));
+    hc_resp r =
+        it_req(&s, "PUT", "/v1/maps/room", "application/json", "{\"rows\":[\"....\",\"....\"]}");
+    ck_assert_int_eq(r.status, 201);
+    hc_free(&r);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        /* The raw bytes may hold a NUL: their length is the literal's. */
+        const char *raw = cases[i].raw;
+        size_t len = strlen(raw);
+        raw_result rr;
+        cJSON *j;
+        char conn[32];
+        if (strstr(cases[i].name, "NUL")) len += 1 + strlen(raw + len + 1);
+        rr = raw_send(s.port, raw, len, 5000);
+        ck_assert_msg(!rr.timed_out && rr.closed, "%s: the connection stayed open", cases[i].name);
+        ck_assert_msg(rr.r.status == cases[i].status, "%s: expected %d, got '%s'", cases[i].name,
+                      cases[i].status, rr.r.head);
+        ck_assert_msg(hc_header(&rr.r, "Connection", conn, sizeof(conn)) &&
+                          strcmp(conn, "close") == 0,
+                      "%s: no Connection: close", cases[i].name);
+        j = cJSON_ParseWithLength(rr.r.body, rr.r.body_len);
+        ck_assert_msg(j != NULL, "%s: not JSON: %s", cases[i].name, rr.r.body);
+        ck_assert_str_eq(it_str(j, "error.code"), cases[i].code);
+        if (cases[i].field)
+            ck_assert_str_eq(it_str(j, "error.field"), cases[i].field);
+        else
+            ck_assert_ptr_null(it_get(j, "error.field"));
+        ck_assert(pf_utf8_is_valid(rr.r.body, rr.r.body_len));
+        cJSON_Delete(j);
+        hc_free(&rr.r);
+        assert_healthy(&s);
+    }
+    it_stop(&s);
+}
+END_TEST
+
+/* Request smuggling: a request hidden in the body a proxy would have sent
+ * on (here after two Content-Length values, or after Content-Length with
+ * chunked) is never answered. */
+START_TEST(http_strict_no_smuggling) {
+    static const char *const raws[] = {
+        "POST /v1/maps/room/path HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+        "Content-Length: 0\r\nContent-Length: 44\r\n\r\n"
+        "GET /v1/maps HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        "POST /v1/maps/room/path HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+        "Content-Length: 49\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+        "GET /v1/maps HTTP/1.1\r\nHost: localhost\r\n\r\n",
+    };
+    hc_server s = it_start(ARGS("--workers", "1"));
+    for (size_t i = 0; i < sizeof(raws) / sizeof(raws[0]); i++) {
+        raw_result rr = raw_send(s.port, raws[i], strlen(raws[i]), 5000);
+        ck_assert(!rr.timed_out && rr.closed);
+        ck_assert_int_eq(rr.r.status, 400);
+        /* One answer only: the hidden GET /v1/maps was not read. */
+        ck_assert_msg(!strstr(rr.r.body, "HTTP/1.1"), "a second answer: %s", rr.r.body);
+        ck_assert(!strstr(rr.r.body, "\"maps\""));
+        hc_free(&rr.r);
+        assert_healthy(&s);
+    }
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(http_strict) {
     Suite *s = suite_create("http_strict");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, http_strict_checks);
     tcase_add_test(tc, http_strict_libmicrohttpd_own_answers);
+    tcase_add_test(tc, http_strict_pathd_answers);
+    tcase_add_test(tc, http_strict_no_smuggling);
     suite_add_tcase(s, tc);
     return s;
 }

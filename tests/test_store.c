@@ -2,12 +2,15 @@
  * and the server keeping maps across a restart. */
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <nettle/sha2.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "itest.h"
@@ -358,6 +361,27 @@ START_TEST(store_server_keeps_maps_across_restart) {
     ck_assert_int_eq(
         quarantined_copies(dir, "junk.map.bin.", "PATHDMAP and then nothing that makes sense", 42),
         1);
+    /* ...and /readyz and /metrics say so. */
+    r = it_req(&s, "GET", "/readyz", NULL, NULL);
+    j = json_ok(&r, 200);
+    ck_assert_str_eq(it_str(j, "status"), "ready");
+    ck_assert_int_eq((int)it_num(j, "store.loaded"), 1);
+    ck_assert_int_eq((int)it_num(j, "store.quarantined"), 1);
+    ck_assert_int_eq((int)it_num(j, "store.temp_removed"), 1);
+    {
+        const cJSON *is = cJSON_GetArrayItem(it_get(j, "store.issues"), 0);
+        ck_assert_ptr_nonnull(is);
+        ck_assert_str_eq(it_str(is, "file"), "junk.map.bin");
+        ck_assert(strncmp(it_str(is, "moved_to"), "quarantine/junk.map.bin.", 24) == 0);
+        ck_assert(strstr(it_str(is, "reason"), "damaged") != NULL);
+    }
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/metrics", NULL, NULL);
+    ck_assert(strstr(r.body, "\npathd_store_quarantined_files 1\n") != NULL);
+    ck_assert(strstr(r.body, "\npathd_store_temp_removed 1\n") != NULL);
+    ck_assert(strstr(r.body, "\npathd_maps_loading 0\n") != NULL);
+    hc_free(&r);
     for (int i = 0; i < 4; i++) {
         after[i] = path_cost(&s, queries[i], &v);
         ck_assert_uint_eq(v, 2);
@@ -410,6 +434,132 @@ START_TEST(store_server_keeps_maps_across_restart) {
 }
 END_TEST
 
+/* A stored map keeps its contents and version when --demo has a map of
+ * that name: the stored one is loaded first and the demo map skipped. */
+START_TEST(store_demo_keeps_stored_version) {
+    char dir[] = "/tmp/pathd-storedemo-XXXXXX";
+    hc_server s;
+    hc_resp r;
+    cJSON *j;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    s = it_start(ARGS("--data-dir", dir, "--demo"));
+    /* The demo room, patched twice: stored at version 3 with a cost. */
+    for (int i = 0; i < 2; i++) {
+        r = it_req(&s, "PATCH", "/v1/maps/room", "application/json",
+                   "{\"cells\":[{\"x\":1,\"y\":1,\"cost\":7}]}");
+        hc_free(&r);
+    }
+    r = it_req(&s, "GET", "/v1/maps/room", NULL, NULL);
+    j = json_ok(&r, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 3);
+    cJSON_Delete(j);
+    hc_free(&r);
+    it_stop(&s);
+
+    s = it_start(ARGS("--data-dir", dir, "--demo"));
+    r = it_req(&s, "GET", "/v1/maps/room", NULL, NULL);
+    j = json_ok(&r, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 3);
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/room/cells", NULL, NULL);
+    j = json_ok(&r, 200);
+    { /* cell (1,1) of the costs string is the stored 07 */
+        const char *hex = it_str(j, "costs");
+        int w = (int)it_num(j, "width");
+        ck_assert(strncmp(hex + 2 * (w + 1), "07", 2) == 0);
+    }
+    cJSON_Delete(j);
+    hc_free(&r);
+    /* The other demo map, not stored, is there as usual. */
+    r = it_req(&s, "GET", "/v1/maps/maze", NULL, NULL);
+    j = json_ok(&r, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
+    cJSON_Delete(j);
+    hc_free(&r);
+    it_stop(&s);
+    rm_rf(dir);
+}
+END_TEST
+
+/* The server listens at once and answers 503 on /readyz (and on every map
+ * route, with Retry-After) until every stored map is loaded. A FIFO named
+ * like a map file holds the loader: opening it blocks until this test opens
+ * its other end, so the "loading" state is seen without any timing. */
+START_TEST(store_listens_while_loading) {
+    char dir[] = "/tmp/pathd-storeload-XXXXXX", fifo[256], err[256], buf[64];
+    const char *rows[] = {"....", "....", "...."};
+    pf_grid *g = tu_grid_from_ascii(rows, 3, 8);
+    hc_start_opts o = {NULL, true};
+    pf_store *st;
+    hc_server s;
+    hc_resp r;
+    cJSON *j;
+    int fd;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(pf_store_open(dir, &st, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(pf_store_write(st, "good", 4, g, err, sizeof(err)), PF_OK);
+    pf_store_close(st);
+    pf_grid_destroy(g);
+    snprintf(fifo, sizeof(fifo), "%s/held.map.bin", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+
+    ck_assert_int_eq(hc_server_start_ex(&s, ARGS("--data-dir", dir), &o), 0);
+    r = it_req(&s, "GET", "/readyz", NULL, NULL);
+    ck_assert_int_eq(r.status, 503);
+    ck_assert_ptr_nonnull(hc_header(&r, "Retry-After", buf, sizeof(buf)));
+    j = cJSON_ParseWithLength(r.body, r.body_len);
+    ck_assert_str_eq(it_str(j, "status"), "loading");
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/healthz", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps", NULL, NULL);
+    ck_assert_int_eq(r.status, 503);
+    ck_assert_ptr_nonnull(hc_header(&r, "Retry-After", buf, sizeof(buf)));
+    j = cJSON_ParseWithLength(r.body, r.body_len);
+    ck_assert_str_eq(it_str(j, "error.code"), "not_ready");
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "PUT", "/v1/maps/good", "application/json", "{\"rows\":[\"..\"]}");
+    ck_assert_int_eq(r.status, 503); /* an upload must not race the stored map */
+    hc_free(&r);
+    r = it_req(&s, "GET", "/metrics", NULL, NULL);
+    ck_assert(strstr(r.body, "\npathd_maps_loading 1\n") != NULL);
+    hc_free(&r);
+
+    /* Let the loader go: the FIFO is not a map file (it is reported and
+     * left), the good map loads at its version, and the server is ready. */
+    ck_assert_int_ge(fd = open(fifo, O_WRONLY), 0);
+    close(fd);
+    {
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (;;) {
+            r = it_req(&s, "GET", "/readyz", NULL, NULL);
+            if (r.status == 200) break;
+            hc_free(&r);
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            ck_assert_msg(t.tv_sec - t0.tv_sec < 20, "never ready");
+            sched_yield();
+        }
+    }
+    j = json_ok(&r, 200);
+    ck_assert_int_eq((int)it_num(j, "store.loaded"), 1);
+    ck_assert_int_eq((int)it_num(j, "store.skipped"), 1);
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/good", NULL, NULL);
+    j = json_ok(&r, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 4);
+    cJSON_Delete(j);
+    hc_free(&r);
+    it_stop(&s);
+    rm_rf(dir);
+}
+END_TEST
+
 TU_SUITE(store) {
     Suite *s = suite_create("store");
     TCase *tc = tcase_create("store");
@@ -417,6 +567,8 @@ TU_SUITE(store) {
     tcase_add_test(tc, store_round_trip_and_damage);
     tcase_add_test(tc, store_load_quarantines_and_cleans);
     tcase_add_test(tc, store_server_keeps_maps_across_restart);
+    tcase_add_test(tc, store_demo_keeps_stored_version);
+    tcase_add_test(tc, store_listens_while_loading);
     suite_add_tcase(s, tc);
     return s;
 }
