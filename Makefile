@@ -20,12 +20,12 @@ export PATHD_BENCH_DIR
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && echo 1)
 
-.PHONY: all test test-run run bench bench-http bench-wrk fuzz deps js-deps tool-deps test-tools fuzz-deps clean format-check format
+.PHONY: all test test-run run bench bench-http bench-wrk bench-auth fuzz deps js-deps tool-deps test-tools fuzz-deps clean format-check format
 
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
 # flags pkg-config now gives.
-all test run bench bench-http bench-wrk fuzz test-run: deps
+all test run bench bench-http bench-wrk bench-auth fuzz test-run: deps
 	@$(MAKE) --no-print-directory $@
 else
 
@@ -135,6 +135,14 @@ bench: $(BENCH)
 bench-http: $(PATHD) $(BENCH)
 	./scripts/bench-http.sh $(PATHD) $(BENCH)
 
+# What one bearer-token check costs (scripts/bench-auth.c).
+bench-auth: $(OUT)/bench-auth
+	$(OUT)/bench-auth
+
+$(OUT)/bench-auth: scripts/bench-auth.c server/auth.c server/auth.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) scripts/bench-auth.c server/auth.c -o $@ $(LIBS) $(LDFLAGS_SAN)
+
 # Issue 5's throughput target: wrk on /healthz and on HPA* paths, side by
 # side (scripts/bench-wrk.sh documents its settings: MAP, CACHE, ...).
 bench-wrk: $(PATHD) tool-deps
@@ -146,7 +154,7 @@ bench-wrk: $(PATHD) tool-deps
 FUZZ_SECONDS ?= 60
 FUZZ_BIN := build/fuzz/fuzz_inputs
 FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(PROTO_SRC) server/ws.c server/store.c server/router.c \
-            server/auth.c server/http_strict.c
+            server/auth.c server/http_strict.c server/guard.c server/config.c
 
 $(FUZZ_BIN): $(FUZZ_SRC) $(wildcard core/*.h proto/*.h server/*.h) | fuzz-deps
 	@mkdir -p $(dir $@)

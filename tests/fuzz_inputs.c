@@ -12,6 +12,8 @@
  *                                          input's lines as Authorization
  *                                       13 strict HTTP checks: version,
  *                                          target, then header lines
+ *                                       14 Host and Origin values against
+ *                                          the guard's lists
  * Built with ASan and UBSan, so any out-of-bounds access, leak, overflow or
  * undefined behaviour is a crash. Readers must also keep their contract:
  * an error always comes with a message (valid UTF-8, whatever the input
@@ -28,6 +30,7 @@
 #include <string.h>
 
 #include "auth.h"
+#include "guard.h"
 #include "http_strict.h"
 #include "map_io.h"
 #include "map_json.h"
@@ -217,6 +220,41 @@ static void fuzz_strict(const char *s, size_t n) {
     free(buf);
 }
 
+/* Every line as a Host and as an Origin, against a guard with lists and
+ * one with the loopback rule. A loopback-only guard must refuse any name
+ * that is not a loopback one, whatever follows it. */
+static void fuzz_guard(const char *s, size_t n) {
+    static pf_guard *lists, *loopback;
+    char *buf = malloc(n + 1), *save = NULL, *line;
+    if (!lists) {
+        pf_config c;
+        char err[256];
+        pf_config_defaults(&c);
+        snprintf(c.allowed_hosts, sizeof(c.allowed_hosts), "pathd.internal,.fleet.example,[::1]");
+        snprintf(c.cors_origin, sizeof(c.cors_origin), "https://tool.example:8443");
+        CHECK(pf_guard_create(&c, &lists, err, sizeof(err)) == PF_OK);
+        pf_config_defaults(&c);
+        CHECK(pf_guard_create(&c, &loopback, err, sizeof(err)) == PF_OK);
+    }
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        bool ok = pf_guard_host_allowed(loopback, line);
+        (void)pf_guard_host_allowed(lists, line);
+        (void)pf_guard_cors_allowed(lists, line);
+        if (ok) { /* a loopback name (then a port at most) */
+            char *low = strdup(line);
+            CHECK(low);
+            for (char *p = low; *p; p++)
+                if (*p >= 'A' && *p <= 'Z') *p = (char)(*p + 32);
+            CHECK(strncmp(low, "localhost", 9) == 0 || strncmp(low, "127.", 4) == 0 ||
+                  strncmp(low, "[::1]", 5) == 0 || strstr(low, ".localhost") != NULL);
+            free(low);
+        }
+    }
+    free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pf_grid_limits lim = small_limits();
     pf_proto_error e;
@@ -227,7 +265,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     s = (const char *)data + 1;
     n = size - 1;
     memset(&e, 0, sizeof(e));
-    /* 14 readers; % 16 keeps the seeds' first bytes (0..13) stable when
+    /* 15 readers; % 16 keeps the seeds' first bytes (0..14) stable when
      * readers are added. */
     switch (data[0] % 16) {
     case 0:
@@ -297,6 +335,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         break;
     case 13:
         fuzz_strict(s, n);
+        break;
+    case 14:
+        fuzz_guard(s, n);
         break;
     }
     return 0;
