@@ -153,7 +153,7 @@ bool pf_guard_host_allowed(const pf_guard *g, const char *host) {
 }
 
 const char *pf_guard_host_rule(const pf_guard *g) {
-    return g->any_host ? "any" : g->loopback_only ? "loopback names" : "the list";
+    return g->any_host ? "any" : g->loopback_only ? "loopback" : "list";
 }
 
 bool pf_guard_cors_enabled(const pf_guard *g) { return g->norigins > 0; }

@@ -53,8 +53,8 @@ void pf_guard_token_counts(pf_guard *g, size_t *read, size_t *write);
 /* Whether this server answers for host (the Host header's value, NULL when
  * there is none). */
 bool pf_guard_host_allowed(const pf_guard *g, const char *host);
-/* What a new Host list says about the settings, for the start-up line:
- * "any", "loopback names" or "the list". */
+/* The Host rule in force, for the start-up line and /v1/info:
+ * "any", "loopback" (names) or "list" (--allowed-hosts). */
 const char *pf_guard_host_rule(const pf_guard *g);
 
 /* With --cors-origin: whether origin (the Origin header's value) may call

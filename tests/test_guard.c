@@ -692,7 +692,7 @@ START_TEST(guard_settings_and_matching) {
     pf_config_defaults(&c);
     ck_assert_int_eq(pf_guard_create(&c, &g, err, sizeof(err)), PF_OK);
     ck_assert(!pf_guard_has_tokens(g) && !pf_guard_cors_enabled(g));
-    ck_assert_str_eq(pf_guard_host_rule(g), "loopback names");
+    ck_assert_str_eq(pf_guard_host_rule(g), "loopback");
     ck_assert(pf_guard_host_allowed(g, NULL)); /* HTTP/1.0 without Host */
     ck_assert(pf_guard_host_allowed(g, "localhost."));
     ck_assert(!pf_guard_host_allowed(g, "\t127.0.0.1"));

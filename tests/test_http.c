@@ -505,6 +505,11 @@ START_TEST(http_errors_every_status) {
     r = it_req(&s, "PUT", "/v1/maps/x", "image/png", "....");
     expect_error(&r, 415, "unsupported_media_type", "Content-Type");
     hc_free(&r);
+    /* What curl --data-binary @x.map sends: the answer names the header. */
+    r = it_req(&s, "PUT", "/v1/maps/x", "application/x-www-form-urlencoded", "type octile");
+    expect_error(&r, 415, "unsupported_media_type", "Content-Type");
+    ck_assert_ptr_nonnull(strstr(r.body, "-H 'Content-Type: text/x-movingai-map'"));
+    hc_free(&r);
 
     /* 422 naming the field: off the map, blocked, unknown algorithm, a
      * weight below 1, a JSON map with a character missing from its legend. */

@@ -71,6 +71,25 @@ START_TEST(viewer_page_and_cells) {
     cJSON_Delete(j);
     hc_free(&r);
 
+    /* The export uploads back as it is (curl .../cells | curl -X PUT ...):
+     * the copy exports the same bytes, its own id and version aside. */
+    {
+        hc_resp put, again;
+        r = it_req(&s, "GET", "/v1/maps/m/cells", NULL, NULL);
+        put = it_req(&s, "PUT", "/v1/maps/copy", "application/json", r.body);
+        ck_assert_msg(put.status == 201, "PUT of the export: %d %s", put.status, put.body);
+        again = it_req(&s, "GET", "/v1/maps/copy/cells", NULL, NULL);
+        ck_assert_int_eq(again.status, 200);
+        static const char head_m[] = "{\"id\":\"m\",\"version\":2,\"width\"";
+        static const char head_copy[] = "{\"id\":\"copy\",\"version\":1,\"width\"";
+        ck_assert(strncmp(r.body, head_m, sizeof(head_m) - 1) == 0);
+        ck_assert(strncmp(again.body, head_copy, sizeof(head_copy) - 1) == 0);
+        ck_assert_str_eq(strstr(again.body, "\"width\""), strstr(r.body, "\"width\""));
+        hc_free(&put);
+        hc_free(&again);
+        hc_free(&r);
+    }
+
     r = it_req(&s, "GET", "/v1/maps/nope/cells", NULL, NULL);
     ck_assert_int_eq(r.status, 404);
     hc_free(&r);
