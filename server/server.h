@@ -47,8 +47,6 @@
 #include "grid.h"
 #include "status.h"
 
-#define PF_SERVER_VERSION "0.1.0"
-
 typedef struct pf_server pf_server;
 
 /* Copies cfg (checked by pf_config_check) and reads its token file.

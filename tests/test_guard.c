@@ -526,15 +526,6 @@ static int curl(const char *args, char *out, size_t cap) {
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
-/* Whether the tools the TLS test needs are here; under CI their absence
- * fails (the Makefile installs them). */
-static bool have_tls_tools(void) {
-    if (tc_have_tool("openssl") && tc_have_tool("curl")) return true;
-    ck_assert_msg(!getenv("CI"), "openssl or curl missing under CI (make test installs them)");
-    fprintf(stderr, "SKIPPED: TLS tests: openssl or curl not found\n");
-    return false;
-}
-
 /* A session stream over the same TLS (wss://), with the npm ws client
  * trusting the test certificate; a stream without a token is refused. */
 static void wss_stream(const hc_server *s, const char *cert) {
@@ -543,12 +534,9 @@ static void wss_stream(const hc_server *s, const char *cert) {
     FILE *p;
     size_t n;
     int rc;
-    if (system("node --version >/dev/null 2>&1") != 0 ||
-        stat("tests/js/node_modules/ws", &st) != 0) {
-        ck_assert_msg(!getenv("CI"), "node or the npm ws client missing under CI");
-        fprintf(stderr, "SKIPPED: wss stream test: node or tests/js/node_modules missing\n");
-        return;
-    }
+    if (system("node --version >/dev/null 2>&1") != 0 || stat("tests/js/node_modules/ws", &st) != 0)
+        TU_SKIP("node or tests/js/node_modules missing (make installs them with npm ci --prefix "
+                "tests/js)");
     snprintf(args, sizeof(args),
              "--cacert '%s' -i -X POST -H 'Authorization: Bearer %s' -H 'Content-Type: "
              "application/json' -d '{\"start\":[0,0],\"goal\":[9,0]}' "
@@ -586,7 +574,8 @@ START_TEST(guard_tls_with_curl) {
     hc_server s;
     hc_start_opts o = {NULL, true};
     struct timespec t0, t;
-    if (!have_tls_tools()) return;
+    if (!tc_have_tool("openssl") || !tc_have_tool("curl"))
+        TU_SKIP_UNLESS_CI("openssl or curl not found (make test installs them)");
     dir = temp_dir();
     ck_assert_int_eq(tc_make_cert(dir, "localhost", cert, key, sizeof(cert)), 0);
     write_file(dir, "tokens", "read " TOK_R "\nwrite " TOK_W "\n", tokens, sizeof(tokens));

@@ -398,8 +398,9 @@ static jnode *parse_value(jparser *ps, int depth) {
 /* PATHD_OK, PATHD_ERR_PROTOCOL (not exactly one JSON value) or
  * PATHD_ERR_NOMEM. Free with jdoc_free either way. */
 static pathd_status jparse(const char *s, size_t len, jdoc *d) {
-    jparser ps = {s, s + len, d, false};
-    memset(d, 0, sizeof(*d));
+    jparser ps;
+    memset(d, 0, sizeof(*d)); /* before ps holds d: cppcheck reads that as a use */
+    ps = (jparser){s, s + len, d, false};
     d->root = parse_value(&ps, 0);
     skip_ws(&ps);
     if (ps.nomem) return PATHD_ERR_NOMEM;
