@@ -315,6 +315,46 @@ START_TEST(http_strict_pathd_answers) {
 }
 END_TEST
 
+/* Every answer is valid JSON in valid UTF-8, whatever the request held:
+ * bytes that are not UTF-8 in the path are echoed as U+FFFD in the 404, a
+ * door name with them is refused (and never reaches /cells), and /cells
+ * of a map whose door has a real non-ASCII name parses. */
+START_TEST(http_strict_answers_are_valid_utf8) {
+    static const char raw[] = "GET /v1/\xff\xfe\xc0\xaf HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    hc_server s = it_start(ARGS("--workers", "1"));
+    raw_result rr = raw_send(s.port, raw, sizeof(raw) - 1, 5000);
+    hc_resp r;
+    cJSON *j;
+    ck_assert_int_eq(rr.r.status, 404);
+    ck_assert(pf_utf8_is_valid(rr.r.body, rr.r.body_len));
+    ck_assert_ptr_nonnull(strstr(rr.r.body, "\\ufffd"));
+    j = cJSON_ParseWithLength(rr.r.body, rr.r.body_len);
+    ck_assert_ptr_nonnull(j);
+    cJSON_Delete(j);
+    hc_free(&rr.r);
+
+    r = it_req(&s, "PUT", "/v1/maps/d", "application/json",
+               "{\"rows\":[\"...\"],\"doors\":{\"g\xffte\":{\"cells\":[[1,0]]}}}");
+    ck_assert_int_eq(r.status, 400);
+    ck_assert(pf_utf8_is_valid(r.body, r.body_len));
+    ck_assert(!strstr(r.body, "\xff"));
+    hc_free(&r);
+    r = it_req(&s, "PUT", "/v1/maps/d", "application/json",
+               "{\"rows\":[\"...\"],\"doors\":{\"gr\xc3\xbcn\\u00e9\":{\"cells\":[[1,0]]}}}");
+    ck_assert_int_eq(r.status, 201);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/d/cells", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert(pf_utf8_is_valid(r.body, r.body_len));
+    j = cJSON_ParseWithLength(r.body, r.body_len);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_ptr_nonnull(it_get(j, "doors.gr\xc3\xbcn\xc3\xa9"));
+    cJSON_Delete(j);
+    hc_free(&r);
+    it_stop(&s);
+}
+END_TEST
+
 /* Request smuggling: a request hidden in the body a proxy would have sent
  * on (here after two Content-Length values, or after Content-Length with
  * chunked) is never answered. */
@@ -350,6 +390,7 @@ TU_SUITE(http_strict) {
     tcase_add_test(tc, http_strict_libmicrohttpd_own_answers);
     tcase_add_test(tc, http_strict_pathd_answers);
     tcase_add_test(tc, http_strict_no_smuggling);
+    tcase_add_test(tc, http_strict_answers_are_valid_utf8);
     suite_add_tcase(s, tc);
     return s;
 }
