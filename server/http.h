@@ -21,6 +21,7 @@
 #ifndef PF_SERVER_HTTP_H
 #define PF_SERVER_HTTP_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,8 +44,9 @@ typedef struct pf_http_deps {
     const pf_routes *routes;
     pf_pool *pool;
     pf_metrics *metrics;
-    pf_guard *guard; /* Host, CORS and tokens */
-    pf_maps *maps;   /* whether the stored maps are still loading */
+    _Atomic(const char *) *instance; /* the X-Pathd-Instance of every answer */
+    pf_guard *guard;                 /* Host, CORS and tokens */
+    pf_maps *maps;                   /* whether the stored maps are still loading */
 } pf_http_deps;
 
 /* Does not listen yet. PF_ENOMEM. */

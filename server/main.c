@@ -45,7 +45,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "pathd: %s\n", err);
         return 1;
     }
-    if (cfg.data_dir[0] && pf_server_open_store(srv, err, sizeof(err))) {
+    /* The store first; its maps, and then the demo maps whose names it does
+     * not have (a shared store keeps the ones it has), load in the
+     * background once the server listens (pf_server_start). */
+    if ((cfg.store[0] || cfg.data_dir[0]) && pf_server_open_store(srv, err, sizeof(err))) {
         fprintf(stderr, "pathd: %s\n", err);
         pf_server_destroy(srv);
         return 1;
@@ -56,9 +59,10 @@ int main(int argc, char **argv) {
         return 1;
     }
     pf_server_describe(srv, how, sizeof(how));
-    printf("pathd listening on %s:%u (%s; workers %lld, io threads %lld, queue %lld)\n", cfg.bind,
-           (unsigned)pf_server_port(srv), how, (long long)cfg.workers, (long long)cfg.io_threads,
-           (long long)cfg.queue_limit);
+    printf(
+        "pathd listening on %s:%u (%s; workers %lld, io threads %lld, queue %lld, instance %s)\n",
+        cfg.bind, (unsigned)pf_server_port(srv), how, (long long)cfg.workers,
+        (long long)cfg.io_threads, (long long)cfg.queue_limit, pf_server_instance(srv));
     fflush(stdout);
 
     while (sig != SIGTERM && sig != SIGINT) {

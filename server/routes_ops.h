@@ -7,6 +7,7 @@
 #ifndef PF_SERVER_ROUTES_OPS_H
 #define PF_SERVER_ROUTES_OPS_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -28,9 +29,10 @@ struct pf_ops_routes {
     pf_registry *registry;
     pf_sessions *sessions;
     pf_hub *hub;
-    pf_maps *maps;       /* the data directory, if any, and whether it still loads */
-    pf_guard *guard;     /* tokens in force, TLS, CORS, Host rule (for info and metrics) */
-    uint64_t started_ns; /* clock.h */
+    pf_maps *maps;                   /* the store: memory, data directory or Redis */
+    uint64_t started_ns;             /* clock.h */
+    _Atomic(const char *) *instance; /* X-Pathd-Instance */
+    pf_guard *guard; /* tokens in force, TLS, CORS, Host rule (for info and metrics) */
 };
 
 #endif

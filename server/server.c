@@ -2,10 +2,12 @@
  * parts it uses, listening, draining and stopping. See server.h. */
 #include "server.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "clock.h"
@@ -29,7 +31,7 @@ struct pf_server {
     pf_pool *pool;
     pf_registry *registry;
     pf_sessions *sessions;
-    pf_maps *maps;   /* the registry and the data directory together */
+    pf_maps *maps;   /* the registry and the store (memory, data directory, Redis) together */
     pf_hub *hub;     /* WebSocket streams and the session reaper */
     pf_guard *guard; /* Host, CORS, tokens */
     pf_http *http;
@@ -41,6 +43,10 @@ struct pf_server {
     pf_paths_routes paths;
     pf_sessions_routes sessions_routes;
     pf_routes routes;
+    /* X-Pathd-Instance: --instance-id, else hostname:port once the port is
+     * known (hostname alone before). */
+    char instance_buf[2][160];
+    _Atomic(const char *) instance;
 };
 
 pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, size_t errlen) {
@@ -68,15 +74,22 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
                          (size_t)cfg->ws_max_message};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
-    s->ops = (pf_ops_routes){&s->cfg, &s->metrics, s->pool,  s->registry,      s->sessions,
-                             s->hub,  s->maps,     s->guard, pf_clock_now_ns()};
+    if (cfg->instance_id[0]) {
+        snprintf(s->instance_buf[0], sizeof(s->instance_buf[0]), "%s", cfg->instance_id);
+    } else if (gethostname(s->instance_buf[0], sizeof(s->instance_buf[0]) - 1) != 0) {
+        snprintf(s->instance_buf[0], sizeof(s->instance_buf[0]), "pathd");
+    }
+    atomic_init(&s->instance, s->instance_buf[0]);
+    s->ops = (pf_ops_routes){&s->cfg, &s->metrics, s->pool,           s->registry,  s->sessions,
+                             s->hub,  s->maps,     pf_clock_now_ns(), &s->instance, s->guard};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg};
     s->sessions_routes =
         (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg};
-    s->routes = (pf_routes){&s->ops, &s->maps_routes, &s->paths, &s->sessions_routes};
+    s->routes = (pf_routes){&s->ops, &s->maps_routes, &s->paths, &s->sessions_routes, s->maps};
     {
-        pf_http_deps d = {&s->cfg, &s->routes, s->pool, &s->metrics, s->guard, s->maps};
+        pf_http_deps d = {&s->cfg,      &s->routes, s->pool, &s->metrics,
+                          &s->instance, s->guard,   s->maps};
         if ((st = pf_http_create(&d, &s->http))) goto out_free_hub;
     }
     *out = s;
@@ -99,7 +112,8 @@ out_free_server:
     return st;
 }
 
-/* The demo maps, each unless a stored map has its name. */
+/* The demo maps, each unless a stored map has its name (a shared store
+ * keeps the ones it has). */
 static void load_demo(pf_server *s) {
     static const char *const names[] = {"room", "maze"};
     for (int i = 0; i < 2; i++) {
@@ -115,8 +129,9 @@ static void load_demo(pf_server *s) {
     }
 }
 
-/* The loader thread: stored maps first (at their versions), then the demo
- * maps that do not clash with them; then the server is ready. */
+/* The loader thread: the data directory's maps first (at their versions),
+ * then the demo maps that do not clash with them; then the server is
+ * ready. */
 static void loader_main(void *arg) {
     pf_server *s = arg;
     pf_maps_load_stored(s->maps);
@@ -130,6 +145,11 @@ pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
      * 503 not_ready until the loader is done. */
     pf_maps_set_loading(s->maps, true);
     if ((st = pf_http_start(s->http, err, errlen))) return st;
+    if (!s->cfg.instance_id[0]) {
+        snprintf(s->instance_buf[1], sizeof(s->instance_buf[1]), "%.120s:%u", s->instance_buf[0],
+                 (unsigned)pf_http_port(s->http));
+        atomic_store(&s->instance, s->instance_buf[1]);
+    }
     if (uv_thread_create(&s->loader, loader_main, s)) {
         snprintf(err, errlen, "cannot start the map loader thread");
         return PF_ENOMEM;
@@ -138,10 +158,12 @@ pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
     return PF_OK;
 }
 
+const char *pf_server_instance(pf_server *s) { return atomic_load(&s->instance); }
+
 uint16_t pf_server_port(const pf_server *s) { return pf_http_port(s->http); }
 
 pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen) {
-    return pf_maps_open_store(s->maps, s->cfg.data_dir, err, errlen);
+    return pf_maps_open_store(s->maps, err, errlen);
 }
 
 pf_status pf_server_reload_tokens(pf_server *s, char *err, size_t errlen) {
@@ -186,9 +208,11 @@ void pf_server_destroy(pf_server *s) {
     pf_hub_destroy(s->hub);
     pf_http_destroy(s->http);
     pf_pool_destroy(s->pool);
+    /* The store's follower thread uses the sessions and the registry: it
+     * stops here, before they go. */
+    pf_maps_destroy(s->maps);
     pf_sessions_destroy(s->sessions);
     pf_registry_destroy(s->registry);
-    pf_maps_destroy(s->maps);
     pf_guard_destroy(s->guard);
     free(s);
 }

@@ -10,11 +10,13 @@
  *                gathered within --max-body (413);
  *   routes.h     the table of every route: method, path shape, body types,
  *                scope, metrics name, and the resource file whose handler
- *                runs it (routes.c calls it);
+ *                runs it (routes.c calls it; with --store, routes_load.c
+ *                first loads a map this instance does not hold);
  *   routes_*.c   one file per resource: routes_ops.c (health, readiness,
  *                info, metrics, the viewer), routes_maps.c (list, upload,
  *                PATCH, DELETE, cells; changes go through maps.c, which
- *                keeps the data directory and the registry in agreement),
+ *                keeps the store (memory, data directory, shared Redis) and
+ *                the registry in agreement),
  *                routes_paths.c (path queries and batches), routes_sessions.c
  *                (D* Lite sessions and the WebSocket handshake). A handler
  *                answers at once through request.h (answers, errors from
@@ -54,17 +56,18 @@ typedef struct pf_server pf_server;
  * file's status (PF_EINVAL, PF_EPARSE, PF_ELIMIT) with a sentence in err. */
 pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, size_t errlen);
 
-/* --data-dir: opens (creates) cfg.data_dir; from then on every map change
- * is written there before it is answered. PF_EINVAL with a sentence in err
- * when the directory cannot be used. Before pf_server_start. */
+/* Opens the store cfg names (maps.h's pf_maps_open_store): --data-dir (its
+ * maps are loaded by pf_server_start) or --store (the shared Redis,
+ * followed from now on). PF_EINVAL with a sentence in err when it cannot
+ * be used. Before pf_server_start. */
 pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen);
 
-/* Listens on cfg.bind:cfg.port at once, then loads the stored maps (at
- * their stored versions) and, with cfg.demo, the demo maps whose names no
- * stored map has, on a thread of its own: until that is done /readyz is
- * 503 and every route that uses maps 503 not_ready. PF_EINVAL when the
- * daemon cannot start (the port is taken, the address is wrong, TLS files
- * are bad); err gets a sentence. */
+/* Listens on cfg.bind:cfg.port at once, then loads the data directory's
+ * maps (at their stored versions) and, with cfg.demo, the demo maps whose
+ * names no stored map has, on a thread of its own: until that is done
+ * /readyz is 503 and every route that uses maps 503 not_ready. PF_EINVAL
+ * when the daemon cannot start (the port is taken, the address is wrong,
+ * TLS files are bad); err gets a sentence. */
 pf_status pf_server_start(pf_server *s, char *err, size_t errlen);
 
 /* The bound TCP port (useful with --port 0). */
@@ -77,6 +80,9 @@ pf_status pf_server_reload_tokens(pf_server *s, char *err, size_t errlen);
 /* How the server answers, for the start-up line: "https, tokens: 2 read +
  * 1 write from FILE, hosts: any" or "http, NO AUTH (loopback only), ...". */
 void pf_server_describe(pf_server *s, char *buf, size_t len);
+
+/* The name in every answer's X-Pathd-Instance header. */
+const char *pf_server_instance(pf_server *s);
 
 /* Stops accepting connections, answers new requests on open connections
  * with 503, waits up to timeout_ms for requests in flight, then stops the
