@@ -432,6 +432,7 @@ pf_status pf_http_create(const pf_http_deps *d, pf_http **out) {
     h->env.pool = d->pool;
     h->env.queue_limit = d->cfg->queue_limit;
     h->env.retry_after_s = d->cfg->retry_after_s;
+    h->env.metrics = d->metrics;
     h->env.instance = d->instance;
     atomic_init(&h->draining, false);
     *out = h;

@@ -62,6 +62,7 @@
     XX(SESSION_UPDATES, session_updates, POST,   "/v1/maps/{id}/sessions/{sid}/updates",  UPDATES, READ,  sessions) \
     XX(SESSION_STREAM,  session_stream,  GET,    "/v1/maps/{id}/sessions/{sid}/stream",   NONE,    READ,  sessions) \
     XX(MAP_CELLS,       map_cells,       GET,    "/v1/maps/{id}/cells",                   NONE,    READ,  maps)     \
+    XX(MAP_HIERARCHY,   map_hierarchy,   GET,    "/v1/maps/{id}/hierarchy",               NONE,    READ,  maps)     \
     XX(VIEWER,          viewer,          GET,    "/",                                     NONE,    OPEN,  ops)
 /* clang-format on */
 

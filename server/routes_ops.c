@@ -1,6 +1,7 @@
 /* routes_ops.c -- the operations routes; see routes_ops.h. */
 #include "routes_ops.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
@@ -143,6 +144,33 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_req_answer_json(r, &w);
 }
 
+/* Bytes held by kind, from what each part knows: the registry's current
+ * versions (planner and change log; blocks a version shares with an older
+ * one still held are counted once per version, as pf_hpa_stats does), their
+ * caches, the session table and the stream hub. Until a process-wide
+ * memory budget exists these are reports only (memory_budget 0). */
+static void memory_usage(pf_ops_routes *m, pf_metrics_gauges *g) {
+    pf_mapver **list = NULL;
+    size_t n = 0;
+    if (pf_registry_list(m->registry, &list, &n) == PF_OK) {
+        for (size_t i = 0; i < n; i++) {
+            const pf_mapver *mv = list[i];
+            pf_cache_stats cs;
+            uint64_t bytes = sizeof(*mv) + pf_planner_memory(mv->planner);
+            for (size_t k = 0; k < mv->nlog; k++)
+                bytes += sizeof(*mv->log[k]) + mv->log[k]->n * sizeof(pf_point);
+            pf_cache_get_stats(mv->cache, &cs);
+            g->memory[PF_MEM_MAPS] += bytes;
+            g->memory[PF_MEM_CACHES] += cs.bytes;
+            pf_mapver_release(list[i]);
+        }
+        free(list);
+    }
+    g->memory[PF_MEM_SESSIONS] = pf_sessions_memory(m->sessions);
+    g->memory[PF_MEM_STREAMS] = pf_hub_memory(m->hub);
+    g->memory_budget = 0;
+}
+
 void pf__route_metrics(pf_req *r, pf_ops_routes *m) {
     pf_pool_stats ps;
     pf_metrics_gauges g;
@@ -170,9 +198,10 @@ void pf__route_metrics(pf_req *r, pf_ops_routes *m) {
         g.tokens_read = nr;
         g.tokens_write = nw;
     }
-    pf_jsonw_init(&w, 8192);
+    memory_usage(m, &g);
+    pf_jsonw_init(&w, 32768);
     pf_metrics_write(m->metrics, &g, &w);
-    pf_req_answer_typed(r, "text/plain; version=0.0.4", &w);
+    pf_req_answer_typed(r, "text/plain; version=0.0.4; charset=utf-8", &w);
 }
 
 /* The debug viewer (server/viewer.html, compiled in by the Makefile). */

@@ -122,7 +122,7 @@ static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_reque
     q.stop_ud = job;
     t0 = pf_clock_now_ns();
     st = pf_planner_search(ctx, mv->planner, &q, &res);
-    pf_metrics_count_search(m->metrics, res.expanded);
+    pf_metrics_count_search(m->metrics, algo, st, res.expanded, (pf_clock_now_ns() - t0) / 1000);
     switch (st) {
     case PF_OK:
     case PF_NO_PATH:
@@ -171,6 +171,8 @@ static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_reque
     }
     a.expanded_cells = res.expanded_cells;
     a.expanded_cells_len = res.expanded_cells_len;
+    a.abstract_path = res.abstract_path;
+    a.abstract_path_len = res.abstract_path_len;
     a.map_width = pf_grid_width(g);
     a.map_version = mv->version;
     a.expanded = res.expanded;

@@ -36,6 +36,8 @@ struct pf_session {
     uint64_t last_ns;
     bool busy, dead;
     pf_auth_id owner;        /* the creating token's name; all zero without tokens */
+    bool planned;            /* d has planned once (the next plan repairs it) */
+    size_t accounted;        /* bytes counted in the table's total (lock held) */
     struct pf_session *next; /* hash chain */
 };
 
@@ -51,6 +53,7 @@ struct pf_sessions {
     size_t nbuckets; /* a power of two */
     mapcount *counts;
     size_t count, max_total, max_per_map;
+    size_t memory; /* pf_session_memory of the linked sessions at their last release */
 };
 
 /* Pins */
@@ -194,6 +197,8 @@ static void unlink_locked(pf_sessions *t, pf_session *s) {
     s->next = NULL;
     s->dead = true;
     t->count--;
+    t->memory -= s->accounted;
+    s->accounted = 0;
     for (cp = &t->counts; (c = *cp) && strcmp(c->map_id, s->map_id) != 0; cp = &c->next) {
     }
     if (c && --c->n == 0) {
@@ -277,6 +282,8 @@ pf_status pf_sessions_add(pf_sessions *t, pf_mapver *mv, pf_point start, pf_poin
         s->next = t->buckets[str_hash(s->id) & (t->nbuckets - 1)];
         t->buckets[str_hash(s->id) & (t->nbuckets - 1)] = s;
         t->count++;
+        s->accounted = pf_session_memory(s);
+        t->memory += s->accounted;
     }
     uv_mutex_unlock(&t->mu);
     if (st) goto out_free_session;
@@ -323,11 +330,16 @@ bool pf_sessions_exists(pf_sessions *t, const char *map_id, const char *sid, uin
 }
 
 void pf_sessions_release(pf_sessions *t, pf_session *s, uint64_t now_ns) {
+    size_t bytes = pf_session_memory(s); /* the holder may read s without the lock */
     bool dead;
     uv_mutex_lock(&t->mu);
     s->busy = false;
     s->last_ns = now_ns;
     dead = s->dead;
+    if (!dead) {
+        t->memory = t->memory - s->accounted + bytes;
+        s->accounted = bytes;
+    }
     uv_mutex_unlock(&t->mu);
     if (dead) session_free(s);
 }
@@ -422,6 +434,14 @@ size_t pf_sessions_count(pf_sessions *t) {
     size_t n;
     uv_mutex_lock(&t->mu);
     n = t->count;
+    uv_mutex_unlock(&t->mu);
+    return n;
+}
+
+size_t pf_sessions_memory(pf_sessions *t) {
+    size_t n;
+    uv_mutex_lock(&t->mu);
+    n = t->memory;
     uv_mutex_unlock(&t->mu);
     return n;
 }
@@ -672,7 +692,8 @@ pf_error pf_session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_sess
     pf_session_answer a;
     pf_result res;
     const char *how = "none";
-    uint64_t t0 = pf_clock_now_ns();
+    uint64_t t0 = pf_clock_now_ns(), t1;
+    pf_metrics_plan kind;
     pf_status st;
 
     if (pf_session_sync(s, reg, &how) == PF_ECANCELED) {
@@ -691,8 +712,14 @@ pf_error pf_session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_sess
             return PF_ERR_NO_MEMORY;
         }
     }
+    if (strcmp(how, "none") != 0) pf_metrics_count_rebase(m, strcmp(how, "incremental") == 0);
+    kind = !s->d || !s->planned                          ? PF_PLAN_INITIAL
+           : (l && l->n > 0) || strcmp(how, "none") != 0 ? PF_PLAN_REPAIR
+                                                         : PF_PLAN_UNCHANGED;
+    t1 = pf_clock_now_ns();
     st = pf_session_plan(s, &res);
-    pf_metrics_count_search(m, res.expanded);
+    s->planned = s->d != NULL;
+    pf_metrics_count_plan(m, kind, st, res.expanded, (pf_clock_now_ns() - t1) / 1000);
     if (st == PF_ENOMEM) {
         pf_proto_write_error(w, PF_ERR_NO_MEMORY, NULL, NULL);
         return PF_ERR_NO_MEMORY;
