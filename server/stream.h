@@ -16,6 +16,23 @@
  * with 1002, binary messages with 1003, messages past ws_max_message with
  * 1009. A stream does not keep its session alive by itself: messages do.
  *
+ * Multiplexed streams (GET /v1/stream, pf_hub_adopt_mux): one connection
+ * for any number of sessions, e.g. one per game server. Each text message
+ * names its map and session and an op (update, get, create, delete; the
+ * message format is session_json.h's pf_mux_message); each answer is one
+ * text message {"op","map","session","tag","status","body"} where status
+ * and body are what the HTTP route would have answered (no "body" for a
+ * 204). Messages of one session run one at a time in the order they came;
+ * messages of different sessions run side by side, at most
+ * stream_max_inflight of one connection on the pool at once, so answers of
+ * different sessions may come back in another order (the tag tells them
+ * apart). A message that cannot be taken (malformed, a bad id, past
+ * stream_max_sessions sessions with messages outstanding) is answered at
+ * once. Per-connection bounds: stream_max_pending messages queued or
+ * running, past which the hub reads no more from the socket until answers
+ * go out (TCP backpressure); and while more than PF_MUX_OUT_HIGH bytes of
+ * answers wait to be sent, no new job starts.
+ *
  * The hub also frees idle sessions past their ttl once a second.
  *
  * Thread-safe: adopt, close_all and count from any thread.
@@ -26,11 +43,15 @@
 #include <microhttpd.h>
 #include <stddef.h>
 
+#include "config.h"
 #include "metrics.h"
 #include "pool.h"
 #include "registry.h"
 #include "session.h"
 #include "status.h"
+
+/* Unsent answer bytes of a multiplexed stream past which no job starts. */
+#define PF_MUX_OUT_HIGH (4u << 20)
 
 typedef struct pf_hub pf_hub;
 
@@ -41,6 +62,14 @@ typedef struct pf_hub_deps {
     pf_pool *pool;         /* runs the session job */
     pf_metrics *metrics;   /* session plans, upgrades, messages */
     size_t ws_max_message; /* largest message in bytes (close 1009 past it) */
+    /* Multiplexed streams: stream_max_inflight, stream_max_pending,
+     * stream_max_sessions, session_ttl_s, session_max_ttl_s,
+     * max_sessions_per_map, max_sessions. */
+    const pf_config *cfg;
+    /* A multiplexed create for a map this instance does not hold loads it
+     * first (--store; as routes_load.c does for HTTP), on a build worker.
+     * NULL: never. */
+    struct pf_maps *maps;
 } pf_hub_deps;
 
 /* Starts the hub's thread. PF_ENOMEM. */
@@ -50,6 +79,14 @@ pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out);
  * are bytes libmicrohttpd read past the handshake. Never blocks. */
 void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                   const char *extra, size_t n, const char *map_id, const char *sid);
+
+/* Takes an upgraded connection of a multiplexed stream (GET /v1/stream),
+ * opened with the token named `who` (auth.h; all zero without one). With
+ * own_only (a read token), its messages reach only the sessions that token
+ * created (another's is 404 session_not_found), and the sessions it
+ * creates are that token's. Never blocks. */
+void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                      const char *extra, size_t n, const pf_auth_id *who, bool own_only);
 
 /* Sends close 1001 (going away) on every stream and closes them once their
  * job, if any, is done (used by the SIGTERM drain). */

@@ -23,6 +23,7 @@
 #include "httpc.h"
 #include "itest.h"
 #include "testutil.h"
+#include "wsc.h"
 
 #define TOK_R "reader-token-0123456789abcdefXYZ"
 #define TOK_R2 "another-reader-9876543210zyxwvu"
@@ -250,6 +251,22 @@ START_TEST(guard_sessions_of_ones_own) {
                      201);
     create_session(&s, TOK_R, url, sizeof(url));
     ck_assert_int_eq(status_of(&s, "GET", url, NULL, NULL, TOK_R), 200);
+    /* The listing shows a read token its own sessions, a write token all. */
+    {
+        static const struct {
+            const char *tok;
+            int count;
+        } lists[] = {{TOK_R, 1}, {TOK_R2, 0}, {TOK_W, 1}};
+        for (size_t i = 0; i < 3; i++) {
+            hc_resp lr = req(&s, "GET", "/v1/maps/room/sessions", NULL, NULL, lists[i].tok, NULL);
+            cJSON *j = json_of(&lr);
+            ck_assert_int_eq(lr.status, 200);
+            ck_assert_int_eq((int)it_num(j, "count"), lists[i].count);
+            ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "sessions")), lists[i].count);
+            cJSON_Delete(j);
+            hc_free(&lr);
+        }
+    }
     ck_assert_int_eq(status_of(&s, "GET", url, NULL, NULL, TOK_R2), 404);
     ck_assert_int_eq(status_of(&s, "GET", url, NULL, NULL, NULL), 401);
     snprintf(path, sizeof(path), "%s/updates", url);
@@ -273,6 +290,70 @@ START_TEST(guard_sessions_of_ones_own) {
     ck_assert_int_eq(status_of(&s, "GET", url, NULL, NULL, TOK_R), 404);
     ck_assert_int_eq(status_of(&s, "DELETE", url, NULL, NULL, TOK_W), 204);
     ck_assert_int_eq(status_of(&s, "GET", url, NULL, NULL, TOK_R2), 404);
+    it_stop(&s);
+    rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
+/* One mux message and its answer's status and session. */
+static int mux_call(int fd, const char *msg, char *sid, size_t cap) {
+    int op, st;
+    char *data;
+    size_t len;
+    cJSON *j;
+    ck_assert_int_eq(wsc_send(fd, 1, msg, strlen(msg)), 0);
+    ck_assert_int_eq(wsc_recv(fd, &op, &data, &len), 0);
+    ck_assert_int_eq(op, 1);
+    j = cJSON_Parse(data);
+    ck_assert_ptr_nonnull(j);
+    st = (int)it_num(j, "status");
+    if (sid && cJSON_IsString(it_get(j, "session"))) snprintf(sid, cap, "%s", it_str(j, "session"));
+    cJSON_Delete(j);
+    free(data);
+    return st;
+}
+
+/* The multiplexed stream (GET /v1/stream) keeps the same rule: what a read
+ * token creates there is its own, and it reaches no other token's
+ * session; a write token reaches all. */
+START_TEST(guard_mux_stream_owners) {
+    char *dir = temp_dir(), tokens[600], sid[80], msg[400], url[200];
+    hc_server s;
+    int st, r1, r2, w;
+    write_file(dir, "tokens", "read " TOK_R "\nread " TOK_R2 "\nwrite " TOK_W "\n", tokens,
+               sizeof(tokens));
+    s = it_start(ARGS("--auth-token-file", tokens));
+    ck_assert_int_eq(status_of(&s, "PUT", "/v1/maps/room", "application/json", room_json, TOK_W),
+                     201);
+    ck_assert_int_lt(wsc_connect_auth(s.port, "/v1/stream", NULL, &st, NULL, 0), 0);
+    ck_assert_int_eq(st, 401);
+    ck_assert_int_ge(r1 = wsc_connect_auth(s.port, "/v1/stream", TOK_R, &st, NULL, 0), 0);
+    ck_assert_int_ge(r2 = wsc_connect_auth(s.port, "/v1/stream", TOK_R2, &st, NULL, 0), 0);
+    ck_assert_int_ge(w = wsc_connect_auth(s.port, "/v1/stream", TOK_W, &st, NULL, 0), 0);
+    ck_assert_int_eq(mux_call(r1,
+                              "{\"op\":\"create\",\"map\":\"room\",\"create\":{\"start\":[0,0],"
+                              "\"goal\":[9,0]}}",
+                              sid, sizeof(sid)),
+                     201);
+    snprintf(msg, sizeof(msg), "{\"op\":\"get\",\"map\":\"room\",\"session\":\"%s\"}", sid);
+    ck_assert_int_eq(mux_call(r1, msg, NULL, 0), 200);
+    ck_assert_int_eq(mux_call(r2, msg, NULL, 0), 404);
+    ck_assert_int_eq(mux_call(w, msg, NULL, 0), 200);
+    snprintf(msg, sizeof(msg),
+             "{\"map\":\"room\",\"session\":\"%s\",\"update\":{\"position\":[1,0]}}", sid);
+    ck_assert_int_eq(mux_call(r2, msg, NULL, 0), 404);
+    ck_assert_int_eq(mux_call(r1, msg, NULL, 0), 200);
+    snprintf(msg, sizeof(msg), "{\"op\":\"delete\",\"map\":\"room\",\"session\":\"%s\"}", sid);
+    ck_assert_int_eq(mux_call(r2, msg, NULL, 0), 404);
+    /* Over HTTP the session is r1's too. */
+    snprintf(url, sizeof(url), "/v1/maps/room/sessions/%s", sid);
+    ck_assert_int_eq(status_of(&s, "GET", url, NULL, NULL, TOK_R2), 404);
+    ck_assert_int_eq(status_of(&s, "GET", url, NULL, NULL, TOK_R), 200);
+    ck_assert_int_eq(mux_call(r1, msg, NULL, 0), 204);
+    wsc_close(r1);
+    wsc_close(r2);
+    wsc_close(w);
     it_stop(&s);
     rm_rf(dir);
     free(dir);
@@ -707,6 +788,7 @@ TU_SUITE(guard) {
     tcase_add_test(tc, guard_settings_and_matching);
     tcase_add_test(tc, guard_scopes_and_answers);
     tcase_add_test(tc, guard_sessions_of_ones_own);
+    tcase_add_test(tc, guard_mux_stream_owners);
     tcase_add_test(tc, guard_sighup_reloads_tokens);
     tcase_add_test(tc, guard_open_metrics_flag);
     tcase_add_test(tc, guard_safe_defaults);
