@@ -218,6 +218,31 @@ START_TEST(guard_scopes_and_answers) {
     ck_assert_int_eq(status_of(&s, "POST", "/v1/maps/room/paths", "application/json",
                                "{\"queries\":[{\"start\":[0,0],\"goal\":[9,0]}]}", TOK_R),
                      200);
+    /* Flow fields and tables are reads; generating a map is a write. */
+    ck_assert_int_eq(status_of(&s, "POST", "/v1/maps/room/flowfield", "application/json",
+                               "{\"goal\":[9,0]}", NULL),
+                     401);
+    ck_assert_int_eq(status_of(&s, "POST", "/v1/maps/room/flowfield", "application/json",
+                               "{\"goal\":[9,0]}", TOK_R),
+                     200);
+    ck_assert_int_eq(status_of(&s, "POST", "/v1/maps/room/table", "application/json",
+                               "{\"sources\":[[0,0],[9,0]]}", NULL),
+                     401);
+    ck_assert_int_eq(status_of(&s, "POST", "/v1/maps/room/table", "application/json",
+                               "{\"sources\":[[0,0],[9,0]]}", TOK_R),
+                     200);
+    ck_assert_int_eq(status_of(&s, "GET", "/v1/maps/room/hierarchy", NULL, NULL, NULL), 401);
+    ck_assert_int_eq(status_of(&s, "GET", "/v1/maps/room/hierarchy", NULL, NULL, TOK_R), 200);
+    r = req(&s, "POST", "/v1/maps/generate", "application/json",
+            "{\"type\":\"maze\",\"width\":21,\"height\":21,\"seed\":1}", TOK_R, NULL);
+    expect_error(&r, 403, "insufficient_scope");
+    hc_free(&r);
+    ck_assert_int_eq(status_of(&s, "POST", "/v1/maps/generate", "application/json",
+                               "{\"type\":\"maze\",\"width\":21,\"height\":21,\"seed\":1}", NULL),
+                     401);
+    ck_assert_int_eq(status_of(&s, "POST", "/v1/maps/generate", "application/json",
+                               "{\"type\":\"maze\",\"width\":21,\"height\":21,\"seed\":1}", TOK_W),
+                     201);
     it_stop(&s);
 
     /* The log says what happened, never a token. */
@@ -546,6 +571,22 @@ START_TEST(guard_browser_rules) {
     ck_assert_int_eq(
         status_of(&s, "POST", "/v1/maps/room/path", NULL, "{\"start\":[0,0],\"goal\":[9,0]}", NULL),
         200);
+    /* Generating a map is a write: JSON only. Flow fields and tables
+     * (newer than the path queries' exception) declare JSON too. */
+    ck_assert_int_eq(status_of(&s, "POST", "/v1/maps/generate", NULL,
+                               "{\"type\":\"maze\",\"width\":21,\"height\":21}", NULL),
+                     415);
+    ck_assert_int_eq(status_of(&s, "POST", "/v1/maps/generate", "text/plain",
+                               "{\"type\":\"maze\",\"width\":21,\"height\":21}", NULL),
+                     415);
+    ck_assert_int_eq(status_of(&s, "POST", "/v1/maps/generate", "application/x-www-form-urlencoded",
+                               "type=maze", NULL),
+                     415);
+    ck_assert_int_eq(
+        status_of(&s, "POST", "/v1/maps/room/flowfield", NULL, "{\"goal\":[9,0]}", NULL), 415);
+    ck_assert_int_eq(
+        status_of(&s, "POST", "/v1/maps/room/table", "text/plain", "{\"sources\":[[0,0]]}", NULL),
+        415);
     /* No CORS at all without --cors-origin. */
     r = req(&s, "GET", "/v1/maps", NULL, NULL, NULL, "Origin: https://tool.example\r\n");
     ck_assert_int_eq(r.status, 200);

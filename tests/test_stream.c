@@ -378,6 +378,24 @@ START_TEST(stream_mux) {
         ck_assert_int_eq(refused, 1);
         ck_assert_int_eq(ok, 3);
     }
+    /* Clean input, as on HTTP: \u0000 in a string is 400 (the stream
+     * stays), a text message that is not UTF-8 closes it with 1007. */
+    send_text(fd, "{\"op\":\"get\",\"map\":\"u\",\"session\":\"a\\u0000b\"}");
+    j = recv_one(fd);
+    ck_assert_int_eq((int)it_num(j, "status"), 400);
+    ck_assert_str_eq(it_str(j, "body.error.code"), "invalid_request");
+    cJSON_Delete(j);
+    {
+        int op;
+        char *cm;
+        size_t cl;
+        send_text(fd, "{\"op\":\"get\",\"map\":\"u\",\"session\":\"g\xc3\x28te\"}");
+        ck_assert_int_eq(wsc_recv(fd, &op, &cm, &cl), 0);
+        ck_assert_int_eq(op, 8);
+        ck_assert_uint_ge(cl, 2);
+        ck_assert_int_eq(((unsigned char)cm[0] << 8) | (unsigned char)cm[1], 1007);
+        free(cm);
+    }
     wsc_close(fd);
     for (int i = 0; i < 3; i++) free(sid[i]);
     it_stop(&s);
