@@ -307,7 +307,9 @@ static void update_poll(wsconn *c) {
         uv_poll_stop(&c->poll);
 }
 
-static void adopt(pf_hub *h, wsconn *c) {
+/* closing: the hub is draining or stopping (read under h->mu by the
+ * caller). */
+static void adopt(pf_hub *h, wsconn *c, bool closing) {
     int fl = fcntl(c->fd, F_GETFL);
     if (fl >= 0) fcntl(c->fd, F_SETFL, fl | O_NONBLOCK);
     c->all_next = h->all;
@@ -319,7 +321,7 @@ static void adopt(pf_hub *h, wsconn *c) {
     }
     c->poll.data = c;
     c->polling = true;
-    if (h->close_all || h->stop) {
+    if (closing) {
         send_close(c, PF_WS_CLOSE_GOING_AWAY);
         update_poll(c);
         return;
@@ -350,7 +352,7 @@ static void on_async(uv_async_t *a) {
     while (in) {
         wsconn *c = in;
         in = c->next;
-        adopt(h, c);
+        adopt(h, c, close_all || stop);
     }
     if (close_all || stop) {
         wsconn *c = h->all, *n;
