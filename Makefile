@@ -137,7 +137,7 @@ test: test-run
 # and race every route against each other (test_concurrency.c). Every report
 # of every process goes to $(TSAN_LOG_DIR); one report fails the target. The
 # core algorithm suites are single-threaded and left to the other variants.
-TSAN_SUITES := server store ws viewer http sessions concurrency
+TSAN_SUITES := server store ws viewer http sessions stream concurrency
 TSAN_LOG_DIR := $(abspath build/tsan/reports)
 test-tsan:
 	@$(MAKE) --no-print-directory VARIANT=tsan test-tsan-run

@@ -77,10 +77,22 @@ static const opt opts[] = {
      OFF(session_max_ttl_s), 3600, 1, 604800, "largest ttl_s a session may ask for (422 past it)"},
     {"max-updates", "PATHD_MAX_UPDATES", "max_updates", OPT_INT, OFF(max_updates), 1024, 1, 1000000,
      "updates (NDJSON lines) in one request (413 past it)"},
-    {"max-streams", "PATHD_MAX_STREAMS", "max_streams", OPT_INT, OFF(max_streams), 1024, 1, 1000000,
-     "open WebSocket session streams (503 past it)"},
+    {"max-streams", "PATHD_MAX_STREAMS", "max_streams", OPT_INT, OFF(max_streams), 512, 1, 1000000,
+     "open WebSocket session streams (503 past it); each holds a connection, so it must be below "
+     "--max-connections, the rest staying for plain HTTP"},
     {"ws-max-message", "PATHD_WS_MAX_MESSAGE", "ws_max_message_bytes", OPT_INT, OFF(ws_max_message),
      1024 * 1024, 125, 64 * 1024 * 1024, "largest WebSocket message accepted (close 1009 past it)"},
+    {"ws-max-outbound", "PATHD_WS_MAX_OUTBOUND", "ws_max_outbound_bytes", OPT_INT,
+     OFF(ws_max_outbound), 16 * 1024 * 1024, 4096, INT64_C(1) << 30,
+     "bytes queued to one stream that its peer has not read; past it the stream is closed "
+     "with 1008 (an answer larger than this on its own: 1009)"},
+    {"ws-idle-timeout", "PATHD_WS_IDLE_TIMEOUT", "ws_idle_timeout_s", OPT_INT,
+     OFF(ws_idle_timeout_s), 300, 1, 86400,
+     "seconds a stream may go without a message from its peer (a ping counts); then close 1000"},
+    {"ws-close-timeout", "PATHD_WS_CLOSE_TIMEOUT", "ws_close_timeout_ms", OPT_INT,
+     OFF(ws_close_timeout_ms), 5000, 100, 600000,
+     "ms the server waits for the peer's close frame (and for its last frames to be read) "
+     "after closing a stream; then the TCP connection is dropped"},
     {"demo", "PATHD_DEMO", "demo", OPT_BOOL, OFF(demo), 0, 0, 1,
      "load the demo maps 'room' and 'maze' at start"},
 };
@@ -133,6 +145,20 @@ bad:
     return PF_EINVAL;
 }
 
+/* Settings that constrain each other. */
+static pf_status check_together(const pf_config *c, char *err, size_t errlen) {
+    /* An upgraded connection stays one of libmicrohttpd's connections until
+     * the stream ends, so streams alone must never fill the limit. */
+    if (c->max_streams >= c->max_connections) {
+        snprintf(err, errlen,
+                 "--max-streams (%lld) must be below --max-connections (%lld): every stream "
+                 "holds a connection and plain HTTP needs some of its own",
+                 (long long)c->max_streams, (long long)c->max_connections);
+        return PF_EINVAL;
+    }
+    return PF_OK;
+}
+
 pf_status pf_config_load(pf_config *c, int argc, char **argv, bool *help, char *err,
                          size_t errlen) {
     char from[64];
@@ -175,7 +201,7 @@ pf_status pf_config_load(pf_config *c, int argc, char **argv, bool *help, char *
         snprintf(from, sizeof(from), "--%s", o->flag);
         if (set_opt(c, o, val, from, err, errlen)) return PF_EINVAL;
     }
-    return PF_OK;
+    return check_together(c, err, errlen);
 }
 
 void pf_config_print_help(FILE *f) {

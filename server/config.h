@@ -42,17 +42,22 @@ typedef struct pf_config {
     int64_t session_ttl_s;        /* idle expiry of a session without ttl_s */
     int64_t session_max_ttl_s;    /* the largest ttl_s a session may ask for */
     int64_t max_updates;          /* updates in one NDJSON request */
-    int64_t max_streams;          /* open WebSocket streams */
+    int64_t max_streams;          /* open WebSocket streams (below max_connections) */
     int64_t ws_max_message;       /* largest WebSocket message in bytes (close 1009 past it) */
+    int64_t ws_max_outbound;      /* bytes queued to one stream and unsent (close 1008 past it) */
+    int64_t ws_idle_timeout_s;    /* a stream with no message for this long is closed */
+    int64_t ws_close_timeout_ms;  /* wait for the peer's close frame, then drop the TCP link */
     bool demo;                    /* load the demo maps at start */
 } pf_config;
 
 /* The defaults. */
 void pf_config_defaults(pf_config *c);
 
-/* Applies PATHD_* variables, then argv. Returns PF_OK, or PF_EINVAL with a
- * sentence in err. *help is set when --help was given (nothing else is
- * checked then). */
+/* Applies PATHD_* variables, then argv, then checks the settings that
+ * depend on each other (max_streams below max_connections, so plain HTTP
+ * keeps connections of its own). Returns PF_OK, or PF_EINVAL with a sentence
+ * in err. *help is set when --help was given (nothing else is checked
+ * then). */
 pf_status pf_config_load(pf_config *c, int argc, char **argv, bool *help, char *err, size_t errlen);
 
 /* Prints usage with every flag, its variable, default and meaning. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "http.h"
 #include "http_status.h"
@@ -1184,6 +1185,7 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
     *out = NULL;
     if (!s) return PF_ENOMEM;
     s->cfg = *cfg;
+    s->quiesced = MHD_INVALID_SOCKET;
     s->started_ns = pf__now_ns();
     s->limits = pf_grid_default_limits();
     s->limits.max_cells = cfg->max_map_cells;
@@ -1234,6 +1236,7 @@ void pf_server_destroy(pf_server *s) {
      * daemon stops. */
     pf_hub_destroy(s->hub);
     if (s->daemon) MHD_stop_daemon(s->daemon);
+    if (s->quiesced != MHD_INVALID_SOCKET) close(s->quiesced);
     pf_pool_destroy(s->pool);
     pf_sessions_destroy(s->sessions);
     pf_registry_destroy(s->registry);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -370,8 +371,12 @@ uint64_t pf_server_drain(pf_server *s, int64_t timeout_ms) {
     struct timespec nap = {0, 5 * 1000 * 1000};
     if (!s->daemon) return 0;
     atomic_store(&s->draining, true);
-    MHD_socket lsock = MHD_quiesce_daemon(s->daemon);
-    if (lsock != MHD_INVALID_SOCKET) close(lsock);
+    /* libmicrohttpd's threads may still hold the quiesced listening socket
+     * (MHD_quiesce_daemon: close it only after MHD_stop_daemon): shut it
+     * down now, so the kernel refuses new connections, and close it in
+     * pf_server_destroy. */
+    s->quiesced = MHD_quiesce_daemon(s->daemon);
+    if (s->quiesced != MHD_INVALID_SOCKET) shutdown(s->quiesced, SHUT_RDWR);
     pf_hub_close_all(s->hub);
     while ((left = atomic_load(&s->in_flight)) > 0 && pf__now_ns() < end) nanosleep(&nap, NULL);
     if (left == 0) {

@@ -30,6 +30,7 @@
 struct pf_server {
     pf_config cfg;
     struct MHD_Daemon *daemon;
+    MHD_socket quiesced; /* the listening socket after a drain, closed at destroy */
     pf_pool *pool;
     pf_registry *registry;
     pf_sessions *sessions;

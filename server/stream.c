@@ -1,4 +1,19 @@
-/* stream.c -- see stream.h. */
+/* stream.c -- see stream.h.
+ *
+ * A stream's life (RFC 6455 section 7):
+ *
+ *   OPEN       messages flow both ways.
+ *   CLOSE_SENT the server sent a close frame (idle, session gone, outbound
+ *              cap, drain): it sends nothing more and reads the peer's
+ *              frames only to find its close frame, until ws_close_timeout.
+ *   LINGER     the handshake is over (or failed on a protocol error): the
+ *              last frames are flushed, the sending side shut down, and the
+ *              input read and dropped until the peer hangs up or
+ *              ws_close_timeout passes, so the peer reads the close frame
+ *              instead of a reset.
+ *   GONE       the peer hung up or the socket failed: freed as soon as no
+ *              job runs for it.
+ */
 #include "stream.h"
 
 #include <errno.h>
@@ -11,8 +26,15 @@
 #include "http.h"
 #include "ws.h"
 
+/* Bytes read from the socket at once, and chunks read per poll event before
+ * the loop serves the other streams. */
 #define READ_CHUNK 16384
+#define READS_PER_POLL 4
 #define REAP_EVERY_MS 1000
+/* A server frame's header is at most 10 bytes (no mask). */
+#define FRAME_HEADER_MAX 10
+
+typedef enum ws_state { WS_OPEN = 0, WS_CLOSE_SENT, WS_LINGER, WS_GONE } ws_state;
 
 typedef struct wsconn {
     pf_hub *hub;
@@ -22,14 +44,18 @@ typedef struct wsconn {
     char map_id[PF_MAP_ID_MAX + 1];
     char sid[PF_SESSION_ID_MAX + 1];
     pf_ws_decoder dec;
-    uint8_t *in;
+    uint8_t *in; /* input not yet decoded: in[in_off..in_len) */
     size_t in_len, in_off, in_cap;
-    uint8_t *out;
+    uint8_t *out; /* frames not yet sent: out[out_off..out_len); frames start at 0 */
     size_t out_len, out_off, out_cap;
-    int events;   /* what the poll watches now */
-    bool in_job;  /* an update runs on the pool: read nothing more */
-    bool closing; /* no more input; close once the output is flushed */
-    bool polling; /* the poll handle is initialised */
+    ws_state state;
+    int events;           /* what the poll watches now */
+    bool in_job;          /* an update runs on the pool: read nothing more */
+    bool polling;         /* the poll handle is initialised */
+    bool wr_shut;         /* LINGER: shutdown(SHUT_WR) done */
+    bool finished;        /* unlinked; freed when its poll handle is closed */
+    uint64_t last_msg_ns; /* the peer's last message or control frame */
+    uint64_t close_by_ns; /* CLOSE_SENT, LINGER: dropped at this time */
     /* The job. */
     pf_pool_job job;
     pf_update_list upd;
@@ -46,10 +72,11 @@ struct pf_hub {
     uv_async_t async;
     uv_timer_t reaper;
     uv_thread_t thread;
-    uv_mutex_t mu; /* guards incoming, done, the flags and count */
+    uv_mutex_t mu; /* guards incoming, done, the flags, count and the stats */
     wsconn *incoming, *done;
     bool close_all, stop;
-    size_t count;
+    size_t count; /* adopted streams not yet freed */
+    pf_hub_stats stats;
     wsconn *all; /* loop thread only */
 };
 
@@ -62,6 +89,13 @@ static void push(pf_hub *h, wsconn **list, wsconn *c) {
     *list = c;
     uv_mutex_unlock(&h->mu);
     uv_async_send(&h->async);
+}
+
+/* Counts a close the server started, by its cause. */
+static void count_close(pf_hub *h, uint64_t *counter) {
+    uv_mutex_lock(&h->mu);
+    (*counter)++;
+    uv_mutex_unlock(&h->mu);
 }
 
 static void conn_free(wsconn *c) {
@@ -84,7 +118,8 @@ static void on_poll_closed(uv_handle_t *hd) { conn_free(hd->data); }
  * runs. */
 static void finish(wsconn *c) {
     pf_hub *h = c->hub;
-    if (c->in_job) return; /* the job's end calls finish again */
+    if (c->in_job || c->finished) return; /* the job's end calls finish again */
+    c->finished = true;
     if (c->all_prev)
         c->all_prev->all_next = c->all_next;
     else if (h->all == c)
@@ -100,6 +135,14 @@ static void finish(wsconn *c) {
     }
 }
 
+static size_t out_pending(const wsconn *c) { return c->out_len - c->out_off; }
+
+/* The peer is gone: nothing more is sent or read. */
+static void gone(wsconn *c) {
+    c->state = WS_GONE;
+    c->out_off = c->out_len = 0;
+}
+
 /* Writes what it can of the output without blocking. */
 static void flush(wsconn *c) {
     while (c->out_off < c->out_len) {
@@ -108,8 +151,7 @@ static void flush(wsconn *c) {
         if (k < 0 && errno == EINTR) continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         if (k <= 0) { /* the peer is gone */
-            c->out_off = c->out_len = 0;
-            c->closing = true;
+            gone(c);
             break;
         }
         c->out_off += (size_t)k;
@@ -117,28 +159,106 @@ static void flush(wsconn *c) {
     if (c->out_off == c->out_len) c->out_off = c->out_len = 0;
 }
 
-static void send_frame(wsconn *c, int op, const void *data, size_t len) {
-    size_t need = len + 10;
+/* The length of the server frame starting at p (complete in the buffer). */
+static size_t frame_len(const uint8_t *p) {
+    uint8_t l = p[1] & 0x7f;
+    uint64_t n = l;
+    size_t h = 2;
+    if (l == 126) {
+        n = ((uint64_t)p[2] << 8) | p[3];
+        h = 4;
+    } else if (l == 127) {
+        n = 0;
+        for (int i = 0; i < 8; i++) n = (n << 8) | p[2 + i];
+        h = 10;
+    }
+    return h + (size_t)n;
+}
+
+/* Drops the queued frames the peer has not started to receive; the frame
+ * being sent is kept whole, so the close frame that follows is read as one. */
+static void drop_unsent(wsconn *c) {
+    size_t at = 0;
+    while (at < c->out_len && at + frame_len(c->out + at) <= c->out_off)
+        at += frame_len(c->out + at);
+    if (at < c->out_len && at < c->out_off) at += frame_len(c->out + at); /* partly sent */
+    c->out_len = at;
+    if (c->out_off == c->out_len) c->out_off = c->out_len = 0;
+}
+
+/* Appends one frame to the output; false when out of memory (then the
+ * stream is dropped). */
+static bool queue_frame(wsconn *c, int op, const void *data, size_t len) {
+    size_t need = len + FRAME_HEADER_MAX;
+    if (c->out_off > 0 && c->out_off >= c->out_len / 2) {
+        /* Most of the buffer is sent: move the rest to the front (frames
+         * then start at 0 again, which drop_unsent relies on, as the first
+         * one left may be partly sent). */
+        size_t at = 0;
+        while (at + frame_len(c->out + at) <= c->out_off) at += frame_len(c->out + at);
+        memmove(c->out, c->out + at, c->out_len - at);
+        c->out_off -= at;
+        c->out_len -= at;
+    }
     if (c->out_len + need > c->out_cap) {
         size_t cap = c->out_cap ? c->out_cap : 4096;
         uint8_t *b;
         while (cap < c->out_len + need) cap *= 2;
         b = realloc(c->out, cap);
         if (!b) {
-            c->closing = true;
-            return;
+            gone(c);
+            return false;
         }
         c->out = b;
         c->out_cap = cap;
     }
     c->out_len += pf_ws_encode(op, data, len, c->out + c->out_len, c->out_cap - c->out_len);
+    return true;
+}
+
+/* Starts the closing handshake from the server's side: a close frame with
+ * code and reason, then CLOSE_SENT. */
+static void close_with(wsconn *c, int code, const char *reason) {
+    uint8_t p[125];
+    if (c->state != WS_OPEN) return;
+    if (!queue_frame(c, PF_WS_OP_CLOSE, p, pf_ws_close_payload(code, reason, p))) return;
+    c->state = WS_CLOSE_SENT;
+    c->close_by_ns = pf__now_ns() + (uint64_t)c->hub->srv->cfg.ws_close_timeout_ms * 1000000ull;
     flush(c);
 }
 
-static void send_close(wsconn *c, int code) {
-    uint8_t b[2] = {(uint8_t)(code >> 8), (uint8_t)code};
-    send_frame(c, PF_WS_OP_CLOSE, b, 2);
-    c->closing = true;
+/* Fails the connection (RFC 6455 7.1.7): the input cannot be trusted any
+ * more, so a close frame (when none was sent yet) and LINGER. */
+static void fail(wsconn *c, int code, const char *reason) {
+    uint8_t p[125];
+    if (c->state == WS_GONE) return;
+    if (c->state == WS_OPEN)
+        queue_frame(c, PF_WS_OP_CLOSE, p, pf_ws_close_payload(code, reason, p));
+    if (c->state == WS_GONE) return;
+    c->state = WS_LINGER;
+    c->close_by_ns = pf__now_ns() + (uint64_t)c->hub->srv->cfg.ws_close_timeout_ms * 1000000ull;
+    flush(c);
+}
+
+/* Queues a text message or a pong under the outbound cap. A peer that lets
+ * the queue pass ws_max_outbound is not reading: what it has not started
+ * to receive is dropped and the stream closed with 1008. A message that
+ * alone is larger than the cap can never be sent: 1009. */
+static void send_frame(wsconn *c, int op, const void *data, size_t len) {
+    size_t cap = (size_t)c->hub->srv->cfg.ws_max_outbound, flen = len + FRAME_HEADER_MAX;
+    if (c->state != WS_OPEN) return; /* nothing but the close after a close */
+    if (flen > cap) {
+        count_close(c->hub, &c->hub->stats.closed_too_big);
+        close_with(c, PF_WS_CLOSE_TOO_BIG, "answer larger than ws_max_outbound_bytes");
+        return;
+    }
+    if (out_pending(c) + flen > cap) {
+        drop_unsent(c);
+        count_close(c->hub, &c->hub->stats.closed_slow_reader);
+        close_with(c, PF_WS_CLOSE_POLICY, "peer not reading: ws_max_outbound_bytes queued");
+        return;
+    }
+    if (queue_frame(c, op, data, len)) flush(c);
 }
 
 static void send_error(wsconn *c, const char *code, const char *field, const char *msg) {
@@ -210,32 +330,51 @@ static void on_text(wsconn *c, const uint8_t *data, size_t len) {
     }
 }
 
+/* The peer's close frame: echo its code (or fail on a bad one) and linger;
+ * after our own close it completes the handshake. */
+static void on_close(wsconn *c, const pf_ws_message *m) {
+    int code;
+    if (pf_ws_close_check(m->data, m->len, &code)) {
+        fail(c, code, code == PF_WS_CLOSE_BAD_DATA ? "close reason is not UTF-8" : "bad close");
+        return;
+    }
+    if (c->state == WS_OPEN) {
+        uint8_t p[2] = {(uint8_t)(code >> 8), (uint8_t)code};
+        queue_frame(c, PF_WS_OP_CLOSE, p, code ? 2 : 0);
+        if (c->state == WS_GONE) return;
+    }
+    c->state = WS_LINGER;
+    c->close_by_ns = pf__now_ns() + (uint64_t)c->hub->srv->cfg.ws_close_timeout_ms * 1000000ull;
+    flush(c);
+}
+
 static void on_message(wsconn *c, const pf_ws_message *m) {
+    c->last_msg_ns = pf__now_ns();
+    if (m->op == PF_WS_OP_CLOSE) {
+        on_close(c, m);
+        return;
+    }
+    if (c->state != WS_OPEN) return; /* CLOSE_SENT: only the peer's close matters */
     switch (m->op) {
     case PF_WS_OP_TEXT:
         on_text(c, m->data, m->len);
         break;
     case PF_WS_OP_BINARY:
-        send_close(c, 1003);
-        break; /* unsupported data */
+        close_with(c, PF_WS_CLOSE_UNSUPPORTED, "binary messages are not accepted");
+        break;
     case PF_WS_OP_PING:
         send_frame(c, PF_WS_OP_PONG, m->data, m->len);
         break;
-    case PF_WS_OP_PONG:
-        break;
-    case PF_WS_OP_CLOSE:
-        /* Echo the status code (RFC 6455 5.5.1), then close. */
-        send_frame(c, PF_WS_OP_CLOSE, m->data, m->len >= 2 ? 2 : 0);
-        c->closing = true;
-        break;
-    default:
+    default: /* pong */
         break;
     }
 }
 
-/* Decodes and handles buffered input until a job starts or it runs out. */
+/* Decodes and handles buffered input until a job starts, the state stops
+ * asking for input, or it runs out. */
 static void process(wsconn *c) {
-    while (!c->in_job && !c->closing && c->in_off < c->in_len) {
+    while (!c->in_job && (c->state == WS_OPEN || c->state == WS_CLOSE_SENT) &&
+           c->in_off < c->in_len) {
         pf_ws_message m;
         size_t used = 0;
         bool got = false;
@@ -243,61 +382,85 @@ static void process(wsconn *c) {
             pf_ws_decode(&c->dec, c->in + c->in_off, c->in_len - c->in_off, &used, &m, &got);
         c->in_off += used;
         if (st) {
-            send_close(c, c->dec.close_code);
+            fail(c, c->dec.close_code,
+                 c->dec.close_code == PF_WS_CLOSE_TOO_BIG ? "message larger than "
+                                                            "ws_max_message_bytes"
+                                                          : "protocol error");
             break;
         }
         if (got) on_message(c, &m);
     }
+    if (c->state == WS_LINGER || c->state == WS_GONE) c->in_off = c->in_len; /* dropped */
     if (c->in_off == c->in_len) c->in_off = c->in_len = 0;
     update_poll(c);
+}
+
+/* Reads at most one chunk; false on EOF, error or no data. */
+static bool read_chunk(wsconn *c) {
+    ssize_t k;
+    if (c->in_off > 0) { /* keep undecoded bytes at the front */
+        memmove(c->in, c->in + c->in_off, c->in_len - c->in_off);
+        c->in_len -= c->in_off;
+        c->in_off = 0;
+    }
+    if (c->in_cap - c->in_len < READ_CHUNK) {
+        uint8_t *b = realloc(c->in, c->in_len + READ_CHUNK);
+        if (!b) {
+            gone(c);
+            return false;
+        }
+        c->in = b;
+        c->in_cap = c->in_len + READ_CHUNK;
+    }
+    do k = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+    while (k < 0 && errno == EINTR);
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
+    if (k <= 0) { /* EOF or error: the peer is gone */
+        gone(c);
+        return false;
+    }
+    c->in_len += (size_t)k;
+    return true;
+}
+
+static bool wants_input(const wsconn *c) {
+    return c->state == WS_LINGER ||
+           ((c->state == WS_OPEN || c->state == WS_CLOSE_SENT) && !c->in_job);
 }
 
 static void on_poll(uv_poll_t *hd, int status, int events) {
     wsconn *c = hd->data;
     if (status < 0) {
-        c->closing = true;
-        c->out_off = c->out_len = 0;
+        gone(c);
         update_poll(c);
         return;
     }
     if (events & UV_WRITABLE) flush(c);
-    if ((events & UV_READABLE) && !c->in_job && !c->closing) {
-        for (;;) {
-            ssize_t k;
-            if (c->in_cap - c->in_len < READ_CHUNK) {
-                uint8_t *b = realloc(c->in, c->in_len + READ_CHUNK);
-                if (!b) {
-                    c->closing = true;
-                    break;
-                }
-                c->in = b;
-                c->in_cap = c->in_len + READ_CHUNK;
-            }
-            k = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
-            if (k < 0 && errno == EINTR) continue;
-            if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-            if (k <= 0) { /* EOF or error: the peer is gone */
-                c->closing = true;
-                c->out_off = c->out_len = 0;
-                break;
-            }
-            c->in_len += (size_t)k;
-            if ((size_t)k < READ_CHUNK) break;
+    for (int i = 0; i < READS_PER_POLL && (events & UV_READABLE) && wants_input(c); i++) {
+        if (!read_chunk(c)) break;
+        if (c->state == WS_LINGER) {
+            c->in_off = c->in_len = 0; /* read only to see the peer hang up */
+            continue;
         }
         process(c);
-        return;
+        if (c->state == WS_GONE) return; /* finish may have freed c */
     }
     update_poll(c);
 }
 
-/* Watches what c waits for; closes c when it is done. */
+/* Watches what c waits for; frees c when it is done. */
 static void update_poll(wsconn *c) {
     int ev = 0;
-    if (!c->in_job && !c->closing) ev |= UV_READABLE;
-    if (c->out_len > c->out_off) ev |= UV_WRITABLE;
-    if (c->closing && !(ev & UV_WRITABLE)) {
+    if (c->state == WS_GONE) {
         finish(c);
         return;
+    }
+    if (wants_input(c)) ev |= UV_READABLE;
+    if (out_pending(c)) ev |= UV_WRITABLE;
+    if (c->state == WS_LINGER && !out_pending(c) && !c->wr_shut) {
+        /* Everything, the close frame last, is sent: a FIN after it. */
+        shutdown(c->fd, SHUT_WR);
+        c->wr_shut = true;
     }
     if (ev == c->events) return;
     c->events = ev;
@@ -315,6 +478,7 @@ static void adopt(pf_hub *h, wsconn *c, bool closing) {
     c->all_next = h->all;
     if (h->all) h->all->all_prev = c;
     h->all = c;
+    c->last_msg_ns = pf__now_ns();
     if (uv_poll_init_socket(&h->loop, &c->poll, c->fd)) {
         finish(c);
         return;
@@ -322,11 +486,47 @@ static void adopt(pf_hub *h, wsconn *c, bool closing) {
     c->poll.data = c;
     c->polling = true;
     if (closing) {
-        send_close(c, PF_WS_CLOSE_GOING_AWAY);
+        close_with(c, PF_WS_CLOSE_GOING_AWAY, "server shutting down");
         update_poll(c);
         return;
     }
     process(c); /* bytes libmicrohttpd read past the handshake */
+}
+
+/* Once a second: drops streams past their close timeout, closes idle ones
+ * and those whose session ended (expired, deleted, its map replaced or
+ * deleted), and reaps expired sessions. */
+static void on_tick(uv_timer_t *t) {
+    pf_hub *h = t->data;
+    pf_server *s = h->srv;
+    uint64_t now = pf__now_ns(), idle = (uint64_t)s->cfg.ws_idle_timeout_s * 1000000000ull;
+    wsconn *c, *n;
+    pf_sessions_reap(s->sessions, now);
+    for (c = h->all; c; c = n) {
+        n = c->all_next;
+        if (c->state == WS_CLOSE_SENT || c->state == WS_LINGER) {
+            if (now >= c->close_by_ns) {
+                count_close(h, &h->stats.dropped_after_close);
+                gone(c);
+                update_poll(c);
+            }
+            continue;
+        }
+        if (c->state != WS_OPEN || c->in_job) continue;
+        if (now - c->last_msg_ns > idle) {
+            count_close(h, &h->stats.closed_idle);
+            close_with(c, PF_WS_CLOSE_NORMAL, "idle: no message within ws_idle_timeout_s");
+        } else if (!pf_sessions_exists(s->sessions, c->map_id, c->sid, now)) {
+            count_close(h, &h->stats.closed_session_gone);
+            send_error(c, PF_ERR_SESSION_NOT_FOUND, NULL,
+                       "The session is gone (deleted, expired, or its map was replaced or "
+                       "deleted); this stream closes.");
+            close_with(c, PF_WS_CLOSE_NORMAL, "session ended");
+        } else {
+            continue;
+        }
+        update_poll(c);
+    }
 }
 
 static void on_async(uv_async_t *a) {
@@ -344,7 +544,8 @@ static void on_async(uv_async_t *a) {
         wsconn *c = done;
         done = c->next;
         c->in_job = false;
-        if (c->answer && !c->closing) send_frame(c, PF_WS_OP_TEXT, c->answer, c->answer_len);
+        c->last_msg_ns = pf__now_ns(); /* idle time counts from the answer */
+        if (c->answer) send_frame(c, PF_WS_OP_TEXT, c->answer, c->answer_len);
         free(c->answer);
         c->answer = NULL;
         process(c);
@@ -358,25 +559,15 @@ static void on_async(uv_async_t *a) {
         wsconn *c = h->all, *n;
         for (; c; c = n) {
             n = c->all_next;
-            if (!c->closing) {
-                send_close(c, PF_WS_CLOSE_GOING_AWAY);
-                if (stop) c->out_off = c->out_len = 0; /* do not wait for slow readers */
-                update_poll(c);
-            } else if (stop) {
-                c->out_off = c->out_len = 0;
-                update_poll(c);
-            }
+            close_with(c, PF_WS_CLOSE_GOING_AWAY, "server shutting down");
+            if (stop) gone(c); /* do not wait for slow readers */
+            update_poll(c);
         }
     }
     if (stop && !h->all) {
         uv_close((uv_handle_t *)&h->reaper, NULL);
         uv_close((uv_handle_t *)&h->async, NULL);
     }
-}
-
-static void on_reap(uv_timer_t *t) {
-    pf_hub *h = t->data;
-    pf_sessions_reap(h->srv->sessions, pf__now_ns());
 }
 
 static void hub_main(void *arg) {
@@ -395,7 +586,7 @@ pf_status pf_hub_create(pf_server *srv, pf_hub **out) {
     h->async.data = h;
     uv_timer_init(&h->loop, &h->reaper);
     h->reaper.data = h;
-    uv_timer_start(&h->reaper, on_reap, REAP_EVERY_MS, REAP_EVERY_MS);
+    uv_timer_start(&h->reaper, on_tick, REAP_EVERY_MS, REAP_EVERY_MS);
     uv_unref((uv_handle_t *)&h->reaper);
     if (uv_thread_create(&h->thread, hub_main, h)) goto out_close_handles;
     *out = h;
@@ -417,7 +608,7 @@ out_free_hub:
 void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                   const char *extra, size_t n, const char *map_id, const char *sid) {
     wsconn *c = calloc(1, sizeof(*c));
-    if (!c || (n && !(c->in = malloc(n)))) {
+    if (!c || !(c->in = malloc(n > READ_CHUNK ? n : READ_CHUNK))) {
         free(c);
         MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
         return;
@@ -429,7 +620,8 @@ void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *
     snprintf(c->sid, sizeof(c->sid), "%s", sid);
     pf_ws_decoder_init(&c->dec, (size_t)h->srv->cfg.ws_max_message);
     if (n) memcpy(c->in, extra, n);
-    c->in_len = c->in_cap = n;
+    c->in_len = n;
+    c->in_cap = n > READ_CHUNK ? n : READ_CHUNK;
     uv_mutex_lock(&h->mu);
     h->count++;
     uv_mutex_unlock(&h->mu);
@@ -449,6 +641,13 @@ size_t pf_hub_count(pf_hub *h) {
     n = h->count;
     uv_mutex_unlock(&h->mu);
     return n;
+}
+
+void pf_hub_get_stats(pf_hub *h, pf_hub_stats *out) {
+    uv_mutex_lock(&h->mu);
+    *out = h->stats;
+    out->open = h->count;
+    uv_mutex_unlock(&h->mu);
 }
 
 void pf_hub_destroy(pf_hub *h) {

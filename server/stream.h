@@ -11,9 +11,30 @@
  * as the HTTP answer, or an error body {"error":{...}}. A stream handles one
  * message at a time: it reads no further while its job runs, so a client
  * that pipelines messages gets the answers in order. Ping is answered with
- * pong; a close frame is echoed and the socket closed. Protocol errors close
- * with 1002, binary messages with 1003, messages past ws_max_message with
- * 1009. A stream does not keep its session alive by itself: messages do.
+ * pong.
+ *
+ * Limits, each closing the stream with a close frame and a reason:
+ *   - protocol errors 1002, binary messages 1003, a close reason that is not
+ *     UTF-8 1007, messages past ws_max_message 1009;
+ *   - ws_max_outbound: bytes queued to the peer and not yet sent. A peer
+ *     that lets the queue pass it is not reading (pings it never reads the
+ *     pongs of, answers it never collects): the frames it has not started
+ *     to receive are dropped and the stream closed with 1008. An answer
+ *     larger than the cap on its own: 1009;
+ *   - ws_idle_timeout_s without a message from the peer (a ping counts, the
+ *     time an update runs does not): 1000;
+ *   - the stream's session ended (expired, deleted, its map replaced or
+ *     deleted): an error message session_not_found, then 1000; found within
+ *     a second;
+ *   - the drain at SIGTERM: 1001.
+ * A stream does not keep its session alive by itself: messages do.
+ *
+ * The close handshake (RFC 6455 7.1): the peer's close frame is checked
+ * (its code must be one an endpoint may send, its reason UTF-8) and echoed;
+ * a close the server starts waits for the peer's close frame. Either way the
+ * server then shuts down its sending side and reads until the peer hangs
+ * up, so the peer reads the close frame rather than a reset; after
+ * ws_close_timeout_ms the TCP connection is dropped regardless.
  *
  * The hub also frees idle sessions past their ttl once a second.
  *
@@ -24,6 +45,7 @@
 
 #include <microhttpd.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "status.h"
 
@@ -44,6 +66,19 @@ void pf_hub_close_all(pf_hub *h);
 
 /* Open streams. */
 size_t pf_hub_count(pf_hub *h);
+
+/* Streams open now, and the closes the server started, by cause, since the
+ * start. */
+typedef struct pf_hub_stats {
+    uint64_t open;
+    uint64_t closed_slow_reader;  /* 1008: ws_max_outbound queued */
+    uint64_t closed_too_big;      /* 1009: one answer larger than ws_max_outbound */
+    uint64_t closed_idle;         /* 1000: ws_idle_timeout_s */
+    uint64_t closed_session_gone; /* 1000: the session ended */
+    uint64_t dropped_after_close; /* no close frame from the peer within ws_close_timeout_ms */
+} pf_hub_stats;
+
+void pf_hub_get_stats(pf_hub *h, pf_hub_stats *out);
 
 /* Closes every stream and stops the thread. Run it after the pool's last
  * job and before libmicrohttpd stops. NULL is a no-op. */
