@@ -122,7 +122,11 @@ $(TESTS): $(TEST_OBJ) $(SERVER_OBJ) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd
 
 # Runs the suites of this variant. The integration suites find the server
 # binary through PATHD_BIN.
+# Check's per-test timeouts are scaled for the sanitizer builds, which run
+# several times slower (CK_TIMEOUT_MULTIPLIER from the environment wins).
+TIMEOUT_MULT := $(if $(filter release,$(VARIANT)),1,3)
 test-run: $(PATHD) $(BENCH) $(TESTS) js-deps
+	CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-$(TIMEOUT_MULT)} \
 	PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) $(TESTS)
 
 test: test-run

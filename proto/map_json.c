@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "jsonr.h"
-#include "landmarks.h"
 #include "map_io.h"
 
 static const char *const map_members[] = {
@@ -103,7 +102,7 @@ static pf_status read_doors(const cJSON *doors, pf_grid *g, pf_proto_error *e) {
         pts = calloc(npts ? npts : 1, sizeof(*pts));
         edges = calloc(nedges ? nedges : 1, sizeof(*edges));
         if (!pts || !edges) {
-            st = pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+            st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
             goto out_free;
         }
         i = 0;
@@ -134,7 +133,7 @@ static pf_status read_doors(const cJSON *doors, pf_grid *g, pf_proto_error *e) {
         if (st == PF_ELIMIT)
             pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, "doors", "Too many doors.");
         else if (st == PF_ENOMEM)
-            pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
+            pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         else if (st)
             pf_proto_error_set(e, st, PF_ERR_INVALID_VALUE, f,
                                "Door '%.64s' is invalid: a name is 1 to %d bytes and unique.",
@@ -208,7 +207,7 @@ pf_status pf_map_json_parse(const char *buf, size_t len, const pf_grid_limits *l
     rowp = calloc(nrows, sizeof(*rowp));
     lens = calloc(nrows, sizeof(*lens));
     if (!rowp || !lens) {
-        st = pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+        st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         goto out_free_rows;
     }
     i = 0;
@@ -229,7 +228,7 @@ pf_status pf_map_json_parse(const char *buf, size_t len, const pf_grid_limits *l
             pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, "rows",
                                "The map is larger than this server accepts: %s", perr.msg);
         } else if (st == PF_ENOMEM) {
-            pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
+            pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         } else {
             snprintf(f, sizeof(f), "rows[%d]", perr.line > 0 ? (int)perr.line - 1 : 0);
             st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f, "%s: %s", f, perr.msg);
@@ -283,7 +282,7 @@ pf_status pf_map_text_parse(const char *buf, size_t len, const pf_grid_limits *l
     if (st == PF_ELIMIT)
         return pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, NULL,
                                   "The map is larger than this server accepts: %s", perr.msg);
-    if (st == PF_ENOMEM) return pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
+    if (st == PF_ENOMEM) return pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     if (perr.line > 0)
         return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_MAP, NULL,
                                   "Moving AI map, line %d: %s", (int)perr.line, perr.msg);
@@ -305,8 +304,7 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
     pf_jsonw_kbool(w, "uniform_cost", pf_grid_is_uniform(g));
     pf_jsonw_kint(w, "doors", pf_grid_door_count(g));
     pf_jsonw_kuint(w, "memory_bytes", pf_planner_memory(info->planner));
-    pf_jsonw_kint(w, "jps_landmarks",
-                  pf_planner_landmarks(info->planner) ? pf_planner_landmarks(info->planner)->k : 0);
+    pf_jsonw_kint(w, "jps_landmarks", pf_planner_landmark_count(info->planner));
     pf_jsonw_kuint(w, "build_us", info->build_us);
     pf_jsonw_kstr(w, "default_algorithm", info->default_algorithm);
     pf_jsonw_key(w, "hierarchy");

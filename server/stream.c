@@ -23,7 +23,10 @@
 #include <sys/socket.h>
 #include <uv.h>
 
-#include "http.h"
+#include "clock.h"
+#include "errors.h"
+#include "router.h"
+#include "session_json.h"
 #include "ws.h"
 
 /* Bytes read from the socket at once, and chunks read per poll event before
@@ -67,7 +70,7 @@ typedef struct wsconn {
 } wsconn;
 
 struct pf_hub {
-    pf_server *srv;
+    pf_hub_deps d;
     uv_loop_t loop;
     uv_async_t async;
     uv_timer_t reaper;
@@ -223,7 +226,7 @@ static void close_with(wsconn *c, int code, const char *reason) {
     if (c->state != WS_OPEN) return;
     if (!queue_frame(c, PF_WS_OP_CLOSE, p, pf_ws_close_payload(code, reason, p))) return;
     c->state = WS_CLOSE_SENT;
-    c->close_by_ns = pf__now_ns() + (uint64_t)c->hub->srv->cfg.ws_close_timeout_ms * 1000000ull;
+    c->close_by_ns = pf_clock_now_ns() + (uint64_t)c->hub->d.ws_close_timeout_ms * 1000000ull;
     flush(c);
 }
 
@@ -236,7 +239,7 @@ static void fail(wsconn *c, int code, const char *reason) {
         queue_frame(c, PF_WS_OP_CLOSE, p, pf_ws_close_payload(code, reason, p));
     if (c->state == WS_GONE) return;
     c->state = WS_LINGER;
-    c->close_by_ns = pf__now_ns() + (uint64_t)c->hub->srv->cfg.ws_close_timeout_ms * 1000000ull;
+    c->close_by_ns = pf_clock_now_ns() + (uint64_t)c->hub->d.ws_close_timeout_ms * 1000000ull;
     flush(c);
 }
 
@@ -245,7 +248,7 @@ static void fail(wsconn *c, int code, const char *reason) {
  * to receive is dropped and the stream closed with 1008. A message that
  * alone is larger than the cap can never be sent: 1009. */
 static void send_frame(wsconn *c, int op, const void *data, size_t len) {
-    size_t cap = (size_t)c->hub->srv->cfg.ws_max_outbound, flen = len + FRAME_HEADER_MAX;
+    size_t cap = c->hub->d.ws_max_outbound, flen = len + FRAME_HEADER_MAX;
     if (c->state != WS_OPEN) return; /* nothing but the close after a close */
     if (flen > cap) {
         count_close(c->hub, &c->hub->stats.closed_too_big);
@@ -261,7 +264,7 @@ static void send_frame(wsconn *c, int op, const void *data, size_t len) {
     if (queue_frame(c, op, data, len)) flush(c);
 }
 
-static void send_error(wsconn *c, const char *code, const char *field, const char *msg) {
+static void send_error(wsconn *c, pf_error code, const char *field, const char *msg) {
     pf_jsonw w;
     size_t len;
     char *buf;
@@ -279,12 +282,12 @@ static void send_perror(wsconn *c, const pf_proto_error *e) {
 /* Job: one update on the pool. */
 static void run_update(void *arg, pf_search_ctx *ctx) {
     wsconn *c = arg;
-    pf_server *s = c->hub->srv;
+    const pf_hub_deps *d = &c->hub->d;
     pf_jsonw w;
     (void)ctx;
     pf_jsonw_init(&w, 8192);
-    pf__session_run(s, c->sess, &c->upd, false, &w);
-    pf_sessions_release(s->sessions, c->sess, pf__now_ns());
+    pf_session_run(d->sessions, d->registry, d->metrics, c->sess, &c->upd, &w);
+    pf_sessions_release(d->sessions, c->sess, pf_clock_now_ns());
     c->sess = NULL;
     pf_update_list_free(&c->upd);
     c->answer = pf_jsonw_take(&w, &c->answer_len);
@@ -292,7 +295,7 @@ static void run_update(void *arg, pf_search_ctx *ctx) {
 }
 
 static void on_text(wsconn *c, const uint8_t *data, size_t len) {
-    pf_server *s = c->hub->srv;
+    const pf_hub_deps *d = &c->hub->d;
     pf_proto_error e;
     pf_status st;
     st = pf_update_list_parse((const char *)data, len, false, 1, &c->upd, &e);
@@ -300,16 +303,14 @@ static void on_text(wsconn *c, const uint8_t *data, size_t len) {
         send_perror(c, &e);
         return;
     }
-    switch (pf_sessions_acquire(s->sessions, c->map_id, c->sid, pf__now_ns(), &c->sess)) {
+    switch (pf_sessions_acquire(d->sessions, c->map_id, c->sid, pf_clock_now_ns(), &c->sess)) {
     case PF_SESSION_NOT_FOUND:
         pf_update_list_free(&c->upd);
-        send_error(c, PF_ERR_SESSION_NOT_FOUND, NULL,
-                   "The session is gone (deleted, expired, or its map was replaced).");
+        send_error(c, PF_ERR_SESSION_NOT_FOUND, NULL, NULL);
         return;
     case PF_SESSION_BUSY:
         pf_update_list_free(&c->upd);
-        send_error(c, PF_ERR_SESSION_BUSY, NULL,
-                   "Another request is using this session; retry when it is answered.");
+        send_error(c, PF_ERR_SESSION_BUSY, NULL, NULL);
         return;
     case PF_SESSION_OK:
         break;
@@ -318,15 +319,13 @@ static void on_text(wsconn *c, const uint8_t *data, size_t len) {
     c->job.arg = c;
     c->job.kind = PF_JOB_SEARCH;
     c->in_job = true;
-    st = pf_pool_submit(s->pool, &c->job);
+    st = pf_pool_submit(d->pool, &c->job);
     if (st) {
         c->in_job = false;
-        pf_sessions_release(s->sessions, c->sess, pf__now_ns());
+        pf_sessions_release(d->sessions, c->sess, pf_clock_now_ns());
         c->sess = NULL;
         pf_update_list_free(&c->upd);
-        send_error(c, st == PF_ELIMIT ? PF_ERR_OVERLOADED : PF_ERR_SHUTTING_DOWN, NULL,
-                   st == PF_ELIMIT ? "The server is busy. Retry later."
-                                   : "The server is shutting down.");
+        send_error(c, st == PF_ELIMIT ? PF_ERR_OVERLOADED : PF_ERR_SHUTTING_DOWN, NULL, NULL);
     }
 }
 
@@ -344,12 +343,12 @@ static void on_close(wsconn *c, const pf_ws_message *m) {
         if (c->state == WS_GONE) return;
     }
     c->state = WS_LINGER;
-    c->close_by_ns = pf__now_ns() + (uint64_t)c->hub->srv->cfg.ws_close_timeout_ms * 1000000ull;
+    c->close_by_ns = pf_clock_now_ns() + (uint64_t)c->hub->d.ws_close_timeout_ms * 1000000ull;
     flush(c);
 }
 
 static void on_message(wsconn *c, const pf_ws_message *m) {
-    c->last_msg_ns = pf__now_ns();
+    c->last_msg_ns = pf_clock_now_ns();
     if (m->op == PF_WS_OP_CLOSE) {
         on_close(c, m);
         return;
@@ -478,7 +477,7 @@ static void adopt(pf_hub *h, wsconn *c, bool closing) {
     c->all_next = h->all;
     if (h->all) h->all->all_prev = c;
     h->all = c;
-    c->last_msg_ns = pf__now_ns();
+    c->last_msg_ns = pf_clock_now_ns();
     if (uv_poll_init_socket(&h->loop, &c->poll, c->fd)) {
         finish(c);
         return;
@@ -498,10 +497,9 @@ static void adopt(pf_hub *h, wsconn *c, bool closing) {
  * deleted), and reaps expired sessions. */
 static void on_tick(uv_timer_t *t) {
     pf_hub *h = t->data;
-    pf_server *s = h->srv;
-    uint64_t now = pf__now_ns(), idle = (uint64_t)s->cfg.ws_idle_timeout_s * 1000000000ull;
+    uint64_t now = pf_clock_now_ns(), idle = (uint64_t)h->d.ws_idle_timeout_s * 1000000000ull;
     wsconn *c, *n;
-    pf_sessions_reap(s->sessions, now);
+    pf_sessions_reap(h->d.sessions, now);
     for (c = h->all; c; c = n) {
         n = c->all_next;
         if (c->state == WS_CLOSE_SENT || c->state == WS_LINGER) {
@@ -516,7 +514,7 @@ static void on_tick(uv_timer_t *t) {
         if (now - c->last_msg_ns > idle) {
             count_close(h, &h->stats.closed_idle);
             close_with(c, PF_WS_CLOSE_NORMAL, "idle: no message within ws_idle_timeout_s");
-        } else if (!pf_sessions_exists(s->sessions, c->map_id, c->sid, now)) {
+        } else if (!pf_sessions_exists(h->d.sessions, c->map_id, c->sid, now)) {
             count_close(h, &h->stats.closed_session_gone);
             send_error(c, PF_ERR_SESSION_NOT_FOUND, NULL,
                        "The session is gone (deleted, expired, or its map was replaced or "
@@ -544,7 +542,7 @@ static void on_async(uv_async_t *a) {
         wsconn *c = done;
         done = c->next;
         c->in_job = false;
-        c->last_msg_ns = pf__now_ns(); /* idle time counts from the answer */
+        c->last_msg_ns = pf_clock_now_ns(); /* idle time counts from the answer */
         if (c->answer) send_frame(c, PF_WS_OP_TEXT, c->answer, c->answer_len);
         free(c->answer);
         c->answer = NULL;
@@ -575,11 +573,11 @@ static void hub_main(void *arg) {
     uv_run(&h->loop, UV_RUN_DEFAULT);
 }
 
-pf_status pf_hub_create(pf_server *srv, pf_hub **out) {
+pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out) {
     pf_hub *h = calloc(1, sizeof(*h));
     *out = NULL;
     if (!h) return PF_ENOMEM;
-    h->srv = srv;
+    h->d = *d;
     if (uv_loop_init(&h->loop)) goto out_free_hub;
     if (uv_mutex_init(&h->mu)) goto out_close_loop;
     if (uv_async_init(&h->loop, &h->async, on_async)) goto out_destroy_mutex;
@@ -618,7 +616,7 @@ void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *
     c->urh = urh;
     snprintf(c->map_id, sizeof(c->map_id), "%s", map_id);
     snprintf(c->sid, sizeof(c->sid), "%s", sid);
-    pf_ws_decoder_init(&c->dec, (size_t)h->srv->cfg.ws_max_message);
+    pf_ws_decoder_init(&c->dec, h->d.ws_max_message);
     if (n) memcpy(c->in, extra, n);
     c->in_len = n;
     c->in_cap = n > READ_CHUNK ? n : READ_CHUNK;
