@@ -51,7 +51,14 @@ static const opt opts[] = {
     {"conn-timeout", "PATHD_CONN_TIMEOUT", "connection_timeout_s", OPT_INT, OFF(conn_timeout_s), 30,
      1, 86400, "seconds an idle connection stays open"},
     {"deadline-ms", "PATHD_DEADLINE_MS", "default_deadline_ms", OPT_INT, OFF(deadline_ms), 5000, 1,
-     3600000, "default request deadline in ms (504 past it); a request may set deadline_ms"},
+     3600000,
+     "default request deadline in ms, counted from the request's arrival (504 past it, also "
+     "while it waits for a worker); a path request may set deadline_ms"},
+    {"max-deadline-ms", "PATHD_MAX_DEADLINE_MS", "max_deadline_ms", OPT_INT, OFF(max_deadline_ms),
+     60000, 1, 3600000, "largest deadline_ms a request may ask for (422 past it)"},
+    {"slice-ms", "PATHD_SLICE_MS", "batch_slice_ms", OPT_INT, OFF(slice_ms), 10, 1, 60000,
+     "ms a batch runs before it gives its worker to a waiting request (and queues again behind "
+     "its client's fair share)"},
     {"cache-entries", "PATHD_CACHE_ENTRIES", "cache_entries_per_map", OPT_INT, OFF(cache_entries),
      4096, 0, 10000000, "answered paths cached per map (LRU); 0 = no cache"},
     {"cache-bytes", "PATHD_CACHE_BYTES", "cache_bytes_per_map", OPT_INT, OFF(cache_bytes),
@@ -154,6 +161,11 @@ static pf_status check_together(const pf_config *c, char *err, size_t errlen) {
                  "--max-streams (%lld) must be below --max-connections (%lld): every stream "
                  "holds a connection and plain HTTP needs some of its own",
                  (long long)c->max_streams, (long long)c->max_connections);
+        return PF_EINVAL;
+    }
+    if (c->deadline_ms > c->max_deadline_ms) {
+        snprintf(err, errlen, "--deadline-ms (%lld) must not exceed --max-deadline-ms (%lld)",
+                 (long long)c->deadline_ms, (long long)c->max_deadline_ms);
         return PF_EINVAL;
     }
     return PF_OK;

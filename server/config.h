@@ -31,6 +31,8 @@ typedef struct pf_config {
     int64_t max_per_ip;           /* open connections per client address, 0 = no limit */
     int64_t conn_timeout_s;       /* idle connection timeout */
     int64_t deadline_ms;          /* default request deadline */
+    int64_t max_deadline_ms;      /* the largest deadline_ms a request may ask for (422 past it) */
+    int64_t slice_ms;             /* a batch gives its worker to a waiting request after this */
     int64_t cache_entries;        /* LRU path cache entries per map, 0 = off */
     int64_t cache_bytes;          /* bytes of cached paths per map */
     int64_t cluster_size;         /* HPA* cluster side, 0 = core's default */
@@ -55,9 +57,8 @@ void pf_config_defaults(pf_config *c);
 
 /* Applies PATHD_* variables, then argv, then checks the settings that
  * depend on each other (max_streams below max_connections, so plain HTTP
- * keeps connections of its own). Returns PF_OK, or PF_EINVAL with a sentence
- * in err. *help is set when --help was given (nothing else is checked
- * then). */
+ * keeps connections of its own; deadline_ms at most max_deadline_ms). Returns PF_OK, or PF_EINVAL
+ * with a sentence in err. *help is set when --help was given (nothing else is checked then). */
 pf_status pf_config_load(pf_config *c, int argc, char **argv, bool *help, char *err, size_t errlen);
 
 /* Prints usage with every flag, its variable, default and meaning. */

@@ -135,6 +135,11 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     scalar(w, "pathd_workers", "gauge", "Worker threads.", g->workers);
     scalar(w, "pathd_queue_rejected_total", "counter", "Jobs refused because the queue was full.",
            (double)g->rejected);
+    scalar(w, "pathd_queue_expired_total", "counter",
+           "Jobs answered 504 because their deadline passed while they waited for a worker.",
+           (double)g->expired);
+    scalar(w, "pathd_queue_requeued_total", "counter",
+           "Slices long jobs (batches) gave back to waiting requests.", (double)g->requeued);
     scalar(w, "pathd_cache_hits_total", "counter", "Path cache hits (maps held now).",
            (double)LOAD(mm->cache_hits));
     scalar(w, "pathd_cache_misses_total", "counter", "Path cache misses (maps held now).",

@@ -48,6 +48,7 @@ void pf_metrics_count_cache(pf_metrics *m, bool hit);
 typedef struct pf_metrics_gauges {
     int queue_depth, queue_limit, running, workers;
     uint64_t rejected;
+    uint64_t expired, requeued; /* pool: deadline passed in the queue; slices given back */
     uint64_t maps;
     uint64_t sessions, streams;
 } pf_metrics_gauges;

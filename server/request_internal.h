@@ -45,8 +45,8 @@ struct pf_req {
     void *upgrade_ud;
 
     /* Work on the pool. */
-    bool queued; /* a job was queued; written and read by the I/O thread only */
-    pf_pool_job job;
+    bool queued;     /* a job was queued; written and read by the I/O thread only */
+    pf_pool_job job; /* job.client: the client address's hash; job.deadline_ns */
     pf_req_job_fn job_fn;
 
     /* The route's state. */

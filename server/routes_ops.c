@@ -64,6 +64,8 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_kint(&w, "running_builds", ps.running_builds);
     pf_jsonw_kuint(&w, "completed", ps.completed);
     pf_jsonw_kuint(&w, "rejected", ps.rejected);
+    pf_jsonw_kuint(&w, "expired", ps.expired);
+    pf_jsonw_kuint(&w, "requeued", ps.requeued);
     pf_jsonw_obj_end(&w);
     pf_jsonw_key(&w, "cache");
     pf_jsonw_obj_begin(&w);
@@ -90,6 +92,8 @@ void pf__route_metrics(pf_req *r, pf_ops_routes *m) {
     g.running = ps.running;
     g.workers = ps.workers;
     g.rejected = ps.rejected;
+    g.expired = ps.expired;
+    g.requeued = ps.requeued;
     g.maps = pf_registry_count(m->registry);
     g.sessions = pf_sessions_count(m->sessions);
     g.streams = pf_hub_count(m->hub);

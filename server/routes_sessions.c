@@ -75,8 +75,11 @@ static void run_session(pf_req *r, pf_search_ctx *ctx) {
     pf_req_finish(r);
 }
 
-/* Queues run_session; a refused job lets the session go at once. */
+/* Queues run_session; a refused job lets the session go at once. A
+ * session request has the default deadline for its wait in the queue (its
+ * D* Lite plan itself runs to the end). */
 static void dispatch_session(pf_req *r, session_job *job) {
+    pf_req_set_deadline(r, pf_req_arrival_ns(r) + (uint64_t)job->m->cfg->deadline_ms * 1000000ull);
     if (!pf_req_dispatch(r, PF_JOB_SEARCH, run_session)) let_go(job, false);
 }
 

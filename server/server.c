@@ -59,7 +59,8 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
                          (size_t)cfg->ws_max_message,
                          (size_t)cfg->ws_max_outbound,
                          cfg->ws_idle_timeout_s,
-                         cfg->ws_close_timeout_ms};
+                         cfg->ws_close_timeout_ms,
+                         cfg->deadline_ms};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
     s->ops = (pf_ops_routes){&s->cfg,     &s->metrics, s->pool, s->registry,

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -294,6 +295,22 @@ static void run_update(void *arg, pf_search_ctx *ctx) {
     push(c->hub, &c->hub->done, c);
 }
 
+/* The pool's timer thread: the update waited past the default deadline
+ * for a worker. Answered like a finished job, with an error body. */
+static void expire_update(void *arg) {
+    wsconn *c = arg;
+    const pf_hub_deps *d = &c->hub->d;
+    pf_jsonw w;
+    pf_jsonw_init(&w, 256);
+    pf_proto_write_error(&w, PF_ERR_DEADLINE,
+                         "The deadline passed while the update waited for a worker.", NULL);
+    pf_sessions_release(d->sessions, c->sess, pf_clock_now_ns());
+    c->sess = NULL;
+    pf_update_list_free(&c->upd);
+    c->answer = pf_jsonw_take(&w, &c->answer_len);
+    push(c->hub, &c->hub->done, c);
+}
+
 static void on_text(wsconn *c, const uint8_t *data, size_t len) {
     const pf_hub_deps *d = &c->hub->d;
     pf_proto_error e;
@@ -318,6 +335,8 @@ static void on_text(wsconn *c, const uint8_t *data, size_t len) {
     c->job.fn = run_update;
     c->job.arg = c;
     c->job.kind = PF_JOB_SEARCH;
+    c->job.deadline_ns = pf_clock_now_ns() + (uint64_t)d->deadline_ms * 1000000ull;
+    c->job.expire = expire_update;
     c->in_job = true;
     st = pf_pool_submit(d->pool, &c->job);
     if (st) {
@@ -603,6 +622,27 @@ out_free_hub:
     return PF_ENOMEM;
 }
 
+/* The pool's fair share key of the peer's address (as request.c makes it
+ * for HTTP requests, so a client's streams and requests share one share). */
+static uint64_t peer_key(int fd) {
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    const uint8_t *b = NULL;
+    size_t n = 0;
+    uint64_t h = 1469598103934665603ULL;
+    if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0) {
+        if (ss.ss_family == AF_INET) {
+            b = (const uint8_t *)&((const struct sockaddr_in *)(const void *)&ss)->sin_addr;
+            n = 4;
+        } else if (ss.ss_family == AF_INET6) {
+            b = (const uint8_t *)&((const struct sockaddr_in6 *)(const void *)&ss)->sin6_addr;
+            n = 16;
+        }
+    }
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}
+
 void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                   const char *extra, size_t n, const char *map_id, const char *sid) {
     wsconn *c = calloc(1, sizeof(*c));
@@ -614,6 +654,7 @@ void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *
     c->hub = h;
     c->fd = sock;
     c->urh = urh;
+    c->job.client = peer_key(sock);
     snprintf(c->map_id, sizeof(c->map_id), "%s", map_id);
     snprintf(c->sid, sizeof(c->sid), "%s", sid);
     pf_ws_decoder_init(&c->dec, h->d.ws_max_message);

@@ -66,6 +66,7 @@ typedef struct pf_hub_deps {
     size_t ws_max_outbound;      /* bytes queued to a peer (close 1008 past it) */
     int64_t ws_idle_timeout_s;   /* without a message from the peer: close 1000 */
     int64_t ws_close_timeout_ms; /* wait for the peer's close, then drop the link */
+    int64_t deadline_ms;         /* an update waiting longer for a worker: deadline_exceeded */
 } pf_hub_deps;
 
 /* Starts the hub's thread. PF_ENOMEM. */

@@ -587,12 +587,16 @@ static double since(const struct timespec *t0) {
     return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* Deadlines count from arrival, also in the queue: a request still waiting
+ * for a worker at its deadline is answered 504 then, not when a worker
+ * frees up. --slice-ms 60000 keeps the batch from giving its worker away. */
 START_TEST(http_queue_full_503_and_queued_deadline_504) {
-    hc_server s = it_start(ARGS("--workers", "1", "--queue", "1", "--retry-after", "2"));
-    char *map = open_map_text(512, 512), *batch = slow_batch(200, 1500), *b;
+    hc_server s = it_start(
+        ARGS("--workers", "1", "--queue", "1", "--retry-after", "2", "--slice-ms", "60000"));
+    char *map = open_map_text(512, 512), *batch = slow_batch(250, 3000), *b;
     hc_resp r;
     int slow, queued;
-    struct timespec t0;
+    struct timespec t0, tq;
     char buf[16];
 
     put_map(&s, "open", "text/plain", map, 201);
@@ -600,8 +604,9 @@ START_TEST(http_queue_full_503_and_queued_deadline_504) {
     wait_pool(&s, 0, 0);
     slow = send_json_post(s.port, "/v1/maps/open/paths", batch);
     wait_pool(&s, 1, 0);
-    /* ...the one queue slot takes the next request (short deadline)... */
-    b = hc_path_body(0, 0, 200, 200, ",\"deadline_ms\":100,\"cache\":false");
+    /* ...the one queue slot takes the next request (deadline 1 s)... */
+    b = hc_path_body(0, 0, 200, 200, ",\"deadline_ms\":1000,\"cache\":false");
+    clock_gettime(CLOCK_MONOTONIC, &tq);
     queued = send_json_post(s.port, "/v1/maps/open/path", b);
     free(b);
     wait_pool(&s, 1, 1);
@@ -619,13 +624,15 @@ START_TEST(http_queue_full_503_and_queued_deadline_504) {
     ck_assert_int_eq(r.status, 200);
     hc_free(&r);
 
+    /* The queued request's deadline passes while the batch still runs: 504
+     * at its deadline, without a search. */
+    ck_assert_int_eq(hc_read(queued, &r), 0);
+    expect_error(&r, 504, "deadline_exceeded", NULL);
+    ck_assert_ptr_nonnull(strstr(r.body, "waited for a worker"));
+    ck_assert_msg(since(&tq) >= 0.99 && since(&tq) < 2.5, "504 after %.2f s", since(&tq));
+    hc_free(&r);
     /* The slow batch stops at its deadline: 504. */
     ck_assert_int_eq(hc_read(slow, &r), 0);
-    expect_error(&r, 504, "deadline_exceeded", NULL);
-    hc_free(&r);
-    /* The queued request's deadline passed while it waited: 504 without a
-     * search. */
-    ck_assert_int_eq(hc_read(queued, &r), 0);
     expect_error(&r, 504, "deadline_exceeded", NULL);
     hc_free(&r);
 
@@ -633,11 +640,91 @@ START_TEST(http_queue_full_503_and_queued_deadline_504) {
     {
         cJSON *j = json_of(&r);
         ck_assert(it_num(j, "pool.rejected") >= 1);
+        ck_assert(it_num(j, "pool.expired") >= 1);
         cJSON_Delete(j);
     }
     hc_free(&r);
     free(map);
     free(batch);
+    it_stop(&s);
+}
+END_TEST
+
+/* Two long batches (3000 searches, 4 s deadline) hold both workers; a
+ * single query that arrives behind them is still answered at once: the
+ * batches give their workers back between slices. Before, it waited for a
+ * batch to end (the issue: 504 after 58 s behind hour-long ones). */
+START_TEST(http_long_batches_do_not_starve_queries) {
+    hc_server s = it_start(ARGS("--workers", "2", "--max-batch", "100000"));
+    char *map = open_map_text(512, 512), *batch = slow_batch(3000, 4000), *b;
+    int slow[2];
+    hc_resp r;
+    struct timespec t0;
+    double took;
+
+    put_map(&s, "open", "text/plain", map, 201);
+    wait_pool(&s, 0, 0);
+    slow[0] = send_json_post(s.port, "/v1/maps/open/paths", batch);
+    slow[1] = send_json_post(s.port, "/v1/maps/open/paths", batch);
+    wait_pool(&s, 2, 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    b = hc_path_body(0, 0, 300, 300, ",\"algorithm\":\"astar\",\"cache\":false");
+    r = it_req(&s, "POST", "/v1/maps/open/path", "application/json", b);
+    took = since(&t0);
+    free(b);
+    ck_assert_msg(r.status == 200, "%d %.200s", r.status, r.body);
+    fprintf(stderr, "http_long_batches_do_not_starve_queries: answered in %.3f s\n", took);
+    ck_assert_msg(took < 2.0, "the query waited %.2f s behind the batches", took);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
+    {
+        cJSON *j = json_of(&r);
+        ck_assert(it_num(j, "pool.requeued") >= 1);
+        cJSON_Delete(j);
+    }
+    hc_free(&r);
+    /* The batches end at their deadline. */
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(hc_read(slow[i], &r), 0);
+        expect_error(&r, 504, "deadline_exceeded", NULL);
+        hc_free(&r);
+    }
+    it_stop(&s);
+    free(map);
+    free(batch);
+}
+END_TEST
+
+/* A client may not ask for more than max_deadline_ms. */
+START_TEST(http_max_deadline_ms) {
+    hc_server s = it_start(ARGS("--max-deadline-ms", "10000"));
+    char *b;
+    hc_resp r;
+    put_map(&s, "room", "application/json", room_json, 201);
+    b = hc_path_body(0, 0, 9, 6, ",\"deadline_ms\":10001");
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json", b);
+    free(b);
+    expect_error(&r, 422, "invalid_value", "deadline_ms");
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=9,6&deadline_ms=3600000", NULL, NULL);
+    expect_error(&r, 422, "invalid_value", "deadline_ms");
+    hc_free(&r);
+    r = it_req(&s, "POST", "/v1/maps/room/paths", "application/json",
+               "{\"deadline_ms\":20000,\"queries\":[{\"start\":[0,0],\"goal\":[9,6]}]}");
+    expect_error(&r, 422, "invalid_value", "deadline_ms");
+    hc_free(&r);
+    b = hc_path_body(0, 0, 9, 6, ",\"deadline_ms\":10000");
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json", b);
+    free(b);
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
+    {
+        cJSON *j = json_of(&r);
+        ck_assert_int_eq((int)it_num(j, "limits.max_deadline_ms"), 10000);
+        cJSON_Delete(j);
+    }
+    hc_free(&r);
     it_stop(&s);
 }
 END_TEST
@@ -999,6 +1086,8 @@ TU_SUITE(http) {
     tcase_add_test(tc, http_paths_post_get_batch);
     tcase_add_test(tc, http_errors_every_status);
     tcase_add_test(tc, http_queue_full_503_and_queued_deadline_504);
+    tcase_add_test(tc, http_long_batches_do_not_starve_queries);
+    tcase_add_test(tc, http_max_deadline_ms);
     tcase_add_test(tc, http_deadline_stops_search);
     tcase_add_test(tc, http_concurrent_upload_replace_delete_query);
     tcase_add_test(tc, http_sigterm_finishes_in_flight);
