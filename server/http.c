@@ -45,8 +45,10 @@ static enum MHD_Result send_answer(pf_req *r) {
     if (r->upgrade) {
         resp = MHD_create_response_for_upgrade(on_upgrade, NULL);
         if (!resp) return MHD_NO;
+        /* libmicrohttpd writes "Connection: Upgrade" itself: adding it here
+         * made "Connection: Upgrade, Upgrade", which .NET's ClientWebSocket
+         * (and so Unity) refuses. */
         MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "websocket");
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "Upgrade");
     } else {
         resp = MHD_create_response_from_buffer(r->resp_len, r->resp,
                                                pf__req_resp_is_static(r) ? MHD_RESPMEM_PERSISTENT
@@ -96,10 +98,18 @@ static void begin(pf_http *h, pf_req *r, const char *method, const char *url) {
     ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
     r->body_kind = pf_route_body_kind(r->rr.route, ct);
     if (!r->body_kind) {
+        /* curl -d / --data-binary sends a form type unless told otherwise,
+         * so the answer names the header to add: text/plain where a Moving
+         * AI map is accepted, else application/json. Form types stay
+         * refused: a browser may send them cross-site without asking. */
         char types[160];
+        const char *hint =
+            pf_route_body_kind(r->rr.route, "text/plain") ? "text/plain" : "application/json";
         pf_route_describe_bodies(r->rr.route, types, sizeof(types));
         pf_req_answer_error(r, PF_ERR_UNSUPPORTED_MEDIA, "Content-Type",
-                            "Content-Type '%.80s' is not accepted here; send %s.", ct, types);
+                            "Content-Type '%.80s' is not accepted here; send %s (with curl: -H "
+                            "'Content-Type: %s').",
+                            ct, types, hint);
         pf_req_close_after(r);
         return;
     }

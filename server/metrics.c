@@ -145,7 +145,7 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     scalar(w, "pathd_cache_misses_total", "counter", "Path cache misses (maps held now).",
            (double)LOAD(mm->cache_misses));
     scalar(w, "pathd_cache_hit_ratio", "gauge", "Hits / lookups of the path caches.",
-           hits + misses ? (double)hits / (double)(hits + misses) : 0.0);
+           (hits + misses) ? (double)hits / (double)(hits + misses) : 0.0);
     scalar(w, "pathd_maps", "gauge", "Maps held.", (double)g->maps);
     scalar(w, "pathd_sessions", "gauge", "D* Lite sessions held.", (double)g->sessions);
     scalar(w, "pathd_streams", "gauge", "Open WebSocket session streams.", (double)g->streams);

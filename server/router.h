@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "routes.h"
 
@@ -56,6 +57,10 @@ const char *pf_route_name(pf_route r);
 
 /* The scope the route needs (routes.h). */
 pf_scope pf_route_scope(pf_route r);
+/* The route's method ("GET") and path shape ("/v1/maps/{id}/path"); ""
+ * for PF_ROUTE_NONE. */
+const char *pf_route_method(pf_route r);
+const char *pf_route_shape(pf_route r);
 
 /* Whether the route reads a request body (its body set is not NONE). */
 bool pf_route_has_body(pf_route r);
@@ -73,5 +78,10 @@ void pf_route_describe_bodies(pf_route r, char *buf, size_t len);
 
 /* Whether id matches [A-Za-z0-9_.-]{1,64}. */
 bool pf_map_id_is_valid(const char *id, size_t len);
+
+/* Internal, exposed for tests: how path fits one shape. 2 (fits: the
+ * captures are in *out and *spec says how specific the shape is, greater
+ * wins), 1 (it would fit but for a bad map id), 0 (no). */
+int pf__route_shape_fits(const char *shape, const char *path, pf_route_result *out, uint32_t *spec);
 
 #endif

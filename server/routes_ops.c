@@ -5,7 +5,7 @@
 
 #include "clock.h"
 #include "request.h"
-#include "server.h"
+#include "version.h"
 
 void pf__route_healthz(pf_req *r, pf_ops_routes *m) {
     pf_jsonw w;
@@ -71,7 +71,7 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_obj_begin(&w);
     pf_jsonw_kuint(&w, "hits", hits);
     pf_jsonw_kuint(&w, "misses", misses);
-    pf_jsonw_kdouble(&w, "hit_ratio", hits + misses ? (double)hits / (double)(hits + misses) : 0);
+    pf_jsonw_kdouble(&w, "hit_ratio", (hits + misses) ? (double)hits / (double)(hits + misses) : 0);
     pf_jsonw_obj_end(&w);
     pf_jsonw_kuint(&w, "maps", pf_registry_count(m->registry));
     pf_jsonw_kuint(&w, "sessions", pf_sessions_count(m->sessions));

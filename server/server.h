@@ -46,8 +46,6 @@
 #include "grid.h"
 #include "status.h"
 
-#define PF_SERVER_VERSION "0.1.0"
-
 typedef struct pf_server pf_server;
 
 /* Copies cfg. Starts the worker pool; does not listen yet. PF_ENOMEM. */
