@@ -54,6 +54,8 @@
     XX(BLOCKED,            "blocked",                422, "A cell is blocked.")                    \
     XX(UNSUPPORTED,        "unsupported",            422,                                          \
            "The algorithm is not available on this map.")                                          \
+    XX(TOO_MANY_CHANGES,   "too_many_changes",       422,                                          \
+           "The PATCH has more changes than this server applies at once.")                         \
     XX(UPGRADE_REQUIRED,   "upgrade_required",       426,                                          \
            "This is a WebSocket endpoint: send the RFC 6455 handshake.")                           \
     XX(TOO_MANY_SESSIONS,  "too_many_sessions",      429, "The map's session quota is used up.")   \

@@ -82,6 +82,13 @@ static const opt opts[] = {
      604800, "seconds an idle session lives when it does not say ttl_s"},
     {"session-max-ttl", "PATHD_SESSION_MAX_TTL", "session_max_ttl_s", OPT_INT,
      OFF(session_max_ttl_s), 3600, 1, 604800, "largest ttl_s a session may ask for (422 past it)"},
+    {"max-patch-changes", "PATHD_MAX_PATCH_CHANGES", "max_patch_changes", OPT_INT,
+     OFF(max_patch_changes), 65536, 1, 16777216,
+     "cell and door changes in one map PATCH (422 too_many_changes past it)"},
+    {"change-log-cells", "PATHD_CHANGE_LOG_CELLS", "change_log_cells", OPT_INT,
+     OFF(change_log_cells), 1 << 20, 0, INT64_C(1) << 26,
+     "cells a map's change log keeps (8 bytes each) so sessions behind rebase incrementally; "
+     "a session further behind is rebuilt from the map"},
     {"max-updates", "PATHD_MAX_UPDATES", "max_updates", OPT_INT, OFF(max_updates), 1024, 1, 1000000,
      "updates (NDJSON lines) in one request (413 past it)"},
     {"max-streams", "PATHD_MAX_STREAMS", "max_streams", OPT_INT, OFF(max_streams), 512, 1, 1000000,

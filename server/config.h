@@ -44,6 +44,8 @@ typedef struct pf_config {
     int64_t session_ttl_s;        /* idle expiry of a session without ttl_s */
     int64_t session_max_ttl_s;    /* the largest ttl_s a session may ask for */
     int64_t max_updates;          /* updates in one NDJSON request */
+    int64_t max_patch_changes;    /* cells + doors in one map PATCH (422 past it) */
+    int64_t change_log_cells;     /* cells a map's change log keeps for sessions' rebases */
     int64_t max_streams;          /* open WebSocket streams (below max_connections) */
     int64_t ws_max_message;       /* largest WebSocket message in bytes (close 1009 past it) */
     int64_t ws_max_outbound;      /* bytes queued to one stream and unsent (close 1008 past it) */

@@ -60,9 +60,19 @@ void pf_mapver_release(pf_mapver *mv) {
 
 uint64_t pf_mapver_next_version(const pf_mapver *cur) { return cur ? cur->version + 1 : 1; }
 
-pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *changed, size_t n) {
-    pf_mapdiff *d = calloc(1, sizeof(*d));
+pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *changed, size_t n,
+                            size_t max_cells) {
+    pf_mapdiff *d;
     size_t keep = 0, cells = n;
+    for (size_t i = 0; i < next->nlog; i++) diff_release(next->log[i]);
+    next->nlog = 0;
+    if (n > max_cells) {
+        /* Too big to keep: next starts with an empty log, so a session
+         * behind it is rebuilt from next itself. */
+        free(changed);
+        return PF_OK;
+    }
+    d = calloc(1, sizeof(*d));
     if (!d) {
         free(changed);
         return PF_ENOMEM;
@@ -74,18 +84,22 @@ pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *ch
     /* Keep the newest diffs of prev that fit the bounds. */
     while (keep < prev->nlog && keep + 1 < PF_MAPVER_LOG_VERSIONS) {
         const pf_mapdiff *o = prev->log[prev->nlog - 1 - keep];
-        if (cells + o->n > PF_MAPVER_LOG_CELLS) break;
+        if (cells + o->n > max_cells) break;
         cells += o->n;
         keep++;
     }
-    for (size_t i = 0; i < next->nlog; i++) diff_release(next->log[i]);
-    next->nlog = 0;
     for (size_t i = prev->nlog - keep; i < prev->nlog; i++) {
         atomic_fetch_add_explicit(&prev->log[i]->refs, 1, memory_order_relaxed);
         next->log[next->nlog++] = prev->log[i];
     }
     next->log[next->nlog++] = d;
     return PF_OK;
+}
+
+static int by_cell(const void *a, const void *b) {
+    const pf_point *p = a, *q = b;
+    if (p->y != q->y) return p->y < q->y ? -1 : 1;
+    return p->x < q->x ? -1 : p->x > q->x;
 }
 
 pf_status pf_mapver_changes_since(const pf_mapver *cur, uint64_t since, pf_point **out, size_t *n) {
@@ -105,6 +119,14 @@ pf_status pf_mapver_changes_since(const pf_mapver *cur, uint64_t since, pf_point
         if (cur->log[i]->n == 0) continue; /* a PATCH that changed nothing: cells is NULL */
         memcpy(list + k, cur->log[i]->cells, cur->log[i]->n * sizeof(*list));
         k += cur->log[i]->n;
+    }
+    if (first + 1 < cur->nlog) { /* several diffs: a cell changed twice is listed once */
+        qsort(list, total, sizeof(*list), by_cell);
+        k = 0;
+        for (size_t i = 0; i < total; i++)
+            if (i == 0 || list[i].x != list[k - 1].x || list[i].y != list[k - 1].y)
+                list[k++] = list[i];
+        total = k;
     }
     *out = list;
     *n = total;

@@ -15,9 +15,10 @@
  * (pf_registry_swap) continues the lineage of the version it changes.
  * Sessions live on one lineage: a replaced or deleted map ends them. Along a
  * lineage every version keeps a bounded log of the cells each of the last
- * PF_MAPVER_LOG_VERSIONS PATCHes changed (at most PF_MAPVER_LOG_CELLS cells
- * in all), so a session several versions behind can rebase incrementally;
- * one further behind is rebuilt from the current version.
+ * PF_MAPVER_LOG_VERSIONS PATCHes changed (each diff lists a cell once, at
+ * most max_cells cells in all: --change-log-cells), so a session several
+ * versions behind can rebase incrementally; one further behind, or behind a
+ * PATCH too big for the log, is rebuilt from the current version.
  *
  * Thread-safe: one mutex guards the table; references are atomic.
  */
@@ -35,6 +36,7 @@
 #include "status.h"
 
 #define PF_MAPVER_LOG_VERSIONS 64
+/* The default of --change-log-cells: 8 MiB of cells per lineage. */
 #define PF_MAPVER_LOG_CELLS (1u << 20)
 
 /* The cells one PATCH changed (what pf_planner_apply reported): the diff from
@@ -71,14 +73,18 @@ void pf_mapver_release(pf_mapver *mv);
  * hierarchy, astar otherwise. */
 pf_algorithm pf_mapver_default_algorithm(const pf_mapver *mv);
 
-/* Makes next's change log: prev's log (shared), trimmed to the bounds, then
- * the diff `changed[0..n)` (taken, also on failure) numbered prev->version +
- * 1, the version pf_registry_swap(prev, next) gives next. PF_ENOMEM. Call
+/* Makes next's change log: the newest diffs of prev's log (shared) that fit
+ * PF_MAPVER_LOG_VERSIONS - 1 versions and, with the new one, max_cells
+ * cells, then the diff `changed[0..n)` (taken, also on failure; each cell
+ * once, as pf_planner_apply lists them) numbered prev->version + 1, the
+ * version pf_registry_swap(prev, next) gives next. A diff of more than
+ * max_cells cells is not kept: next's log is empty then. PF_ENOMEM. Call
  * before next is published. */
-pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *changed, size_t n);
+pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *changed, size_t n,
+                            size_t max_cells);
 
 /* The cells changed between version `since` and cur->version of cur's
- * lineage, concatenated (duplicates possible) into *out (free() it; NULL when
+ * lineage, each once, into *out (free() it; NULL when
  * *n is 0). PF_ELIMIT when cur's log does not reach back to since + 1 (the
  * caller rebuilds instead), PF_ENOMEM. */
 pf_status pf_mapver_changes_since(const pf_mapver *cur, uint64_t since, pf_point **out, size_t *n);

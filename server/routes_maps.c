@@ -339,7 +339,8 @@ static void run_patch(pf_req *r, pf_search_ctx *ctx) {
             goto out_finish;
         }
         mv = pf_maps_wrap(m->maps, id, planner, (pf_clock_now_ns() - t0) / 1000, NULL);
-        if (!mv || pf_mapver_set_log(mv, cur, changed, nchanged)) {
+        if (!mv ||
+            pf_mapver_set_log(mv, cur, changed, nchanged, (size_t)m->cfg->change_log_cells)) {
             if (!mv) free(changed);
             pf_mapver_release(mv);
             pf_mapver_release(cur);
@@ -391,6 +392,14 @@ void pf__route_map_patch(pf_req *r, pf_maps_routes *m) {
     pf_req_set_state(r, job, free_patch_job);
     if (pf_map_patch_parse(body, len, &job->patch, &e)) {
         pf_req_answer_perror(r, &e);
+        return;
+    }
+    if (job->patch.ncells + job->patch.ndoors > (size_t)m->cfg->max_patch_changes) {
+        pf_req_answer_error(r, PF_ERR_TOO_MANY_CHANGES, NULL,
+                            "The PATCH has %zu changes (cells and doors); this server applies at "
+                            "most %lld in one PATCH.",
+                            job->patch.ncells + job->patch.ndoors,
+                            (long long)m->cfg->max_patch_changes);
         return;
     }
     pf_req_dispatch(r, PF_JOB_BUILD, run_patch);

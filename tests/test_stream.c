@@ -265,20 +265,6 @@ static bool eof_within(int fd, double secs) {
     }
 }
 
-/* Resident memory of a process in KiB (VmRSS). */
-static long rss_kib(pid_t pid) {
-    char path[64], line[256];
-    long kib = -1;
-    FILE *f;
-    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-    f = fopen(path, "r");
-    if (!f) return -1;
-    while (fgets(line, sizeof(line), f))
-        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1) break;
-    fclose(f);
-    return kib;
-}
-
 /* A peer that pings and never reads: the server queues its pongs only up
  * to ws_max_outbound, then closes with 1008, and its memory stays bounded.
  * Before the cap, the pongs piled up without limit (about 1 GB in 5 s). */
@@ -301,7 +287,7 @@ START_TEST(stream_slow_reader_closed_1008) {
     memset(frame + 6, 'p', 125);
     buf = malloc(sizeof(frame) * PER_BUF);
     for (int i = 0; i < PER_BUF; i++) memcpy(buf + i * sizeof(frame), frame, sizeof(frame));
-    before = rss_kib(s.pid);
+    before = it_rss_kib(s.pid);
     t0 = now_s();
     while (sent < mb << 20) {
         size_t n = sizeof(frame) * PER_BUF, off = 0;
@@ -312,7 +298,7 @@ START_TEST(stream_slow_reader_closed_1008) {
         }
         sent += n;
     }
-    after = rss_kib(s.pid);
+    after = it_rss_kib(s.pid);
     fprintf(stderr,
             "stream_slow_reader_closed_1008: %zu MB of pings in %.2f s without reading; server "
             "RSS %ld -> %ld KiB (+%ld KiB), cap 64 KiB\n",
