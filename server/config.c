@@ -46,10 +46,22 @@ static const opt opts[] = {
      "queries in one batch request (413 past it)"},
     {"max-connections", "PATHD_MAX_CONNECTIONS", "max_connections", OPT_INT, OFF(max_connections),
      1024, 1, 1000000, "open HTTP connections"},
-    {"max-per-ip", "PATHD_MAX_PER_IP", "max_connections_per_ip", OPT_INT, OFF(max_per_ip), 0, 0,
-     1000000, "open connections per client address; 0 = no limit"},
+    {"max-per-ip", "PATHD_MAX_PER_IP", "max_connections_per_ip", OPT_INT, OFF(max_per_ip), 128, 0,
+     1000000,
+     "open connections per client address (more are closed at once); 0 = no limit. Behind a "
+     "proxy every client has the proxy's address: raise it or set 0"},
     {"conn-timeout", "PATHD_CONN_TIMEOUT", "connection_timeout_s", OPT_INT, OFF(conn_timeout_s), 30,
-     1, 86400, "seconds an idle connection stays open"},
+     1, 86400,
+     "seconds a connection may wait for its next request line, from its accept or its last "
+     "answer, whether bytes trickle in or not; then it is closed"},
+    {"request-timeout", "PATHD_REQUEST_TIMEOUT", "request_timeout_s", OPT_INT,
+     OFF(request_timeout_s), 10, 1, 3600,
+     "seconds from a request's first line to the last byte of its body; a slower request's "
+     "connection is closed"},
+    {"health-port", "PATHD_HEALTH_PORT", "health_port", OPT_INT, OFF(health_port), -1, -1, 65535,
+     "a second listener on --bind for /healthz, /readyz and /metrics only, with its own "
+     "connections, so probes are answered while slow clients hold every connection of --port; "
+     "-1 = none, 0 = a free port"},
     {"deadline-ms", "PATHD_DEADLINE_MS", "default_deadline_ms", OPT_INT, OFF(deadline_ms), 5000, 1,
      3600000,
      "default request deadline in ms, counted from the request's arrival (504 past it, also "

@@ -29,7 +29,9 @@ typedef struct pf_config {
     int64_t max_batch;            /* queries per batch request */
     int64_t max_connections;      /* open connections */
     int64_t max_per_ip;           /* open connections per client address, 0 = no limit */
-    int64_t conn_timeout_s;       /* idle connection timeout */
+    int64_t conn_timeout_s;       /* wait for a request line, absolute */
+    int64_t request_timeout_s;    /* request line to the end of the body, absolute */
+    int64_t health_port;          /* the probes' own listener: -1 none, 0 a free port */
     int64_t deadline_ms;          /* default request deadline */
     int64_t max_deadline_ms;      /* the largest deadline_ms a request may ask for (422 past it) */
     int64_t slice_ms;             /* a batch gives its worker to a waiting request after this */

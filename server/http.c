@@ -11,31 +11,78 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "conns.h"
 #include "request_internal.h"
 #include "router.h"
 
-/* Bytes of an over-long streamed body read and dropped before hanging up. */
-#define PF_DISCARD_MAX (64u * 1024 * 1024)
+/* After an answer written in the middle of a body (see answer_mid_body):
+ * how long, and how many more body bytes, are read and dropped before the
+ * connection is closed. */
+#define PF_LINGER_NS (2000ull * 1000000ull)
+#define PF_LINGER_BYTES (1u << 20)
+/* Connections of the probes' listener (--health-port). */
+#define PF_HEALTH_CONNECTIONS 64u
+
+/* One libmicrohttpd daemon: the API's, or the probes'. */
+typedef struct listener {
+    pf_http *h;
+    bool health; /* serves /healthz, /readyz and /metrics only */
+    struct MHD_Daemon *daemon;
+    MHD_socket quiesced; /* the listening socket after quiesce, closed at stop */
+    uint16_t port;
+} listener;
 
 struct pf_http {
     pf_http_deps d;
     pf_req_env env;
-    struct MHD_Daemon *daemon;
-    MHD_socket quiesced; /* the listening socket after quiesce, closed at stop */
-    uint16_t port;
+    listener api, health;
+    pf_conns *conns; /* the absolute deadlines of both listeners' connections (borrowed) */
     atomic_bool draining;
 };
+
+/* Our record of c (conns.h), or NULL. */
+static pf_conn *conn_of(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+/* MHD_OPTION_NOTIFY_CONNECTION: every connection is watched from its
+ * accept to its close (conns.h; CLOSED comes before libmicrohttpd closes
+ * the socket). */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code) {
+    listener *l = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *fd =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        *socket_context = fd ? pf_conns_open(l->h->conns, fd->connect_fd) : NULL;
+    } else {
+        pf_conns_close(l->h->conns, *socket_context);
+        *socket_context = NULL;
+    }
+}
+
+/* MHD_OPTION_URI_LOG_CALLBACK: a request line was read, before its
+ * headers: the request's receive deadline starts. */
+static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *c) {
+    (void)cls;
+    (void)uri;
+    pf_conn_request_line(conn_of(c));
+    return NULL;
+}
 
 /* libmicrohttpd sent the 101: the socket is the route's now. */
 static void on_upgrade(void *cls, struct MHD_Connection *c, void *con_cls, const char *extra,
                        size_t extra_len, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh) {
     pf_req *r = con_cls;
     (void)cls;
-    (void)c;
+    pf_conn_upgraded(conn_of(c));
     r->upgrade_fn(r->upgrade_ud, sock, urh, extra, extra_len);
 }
 
@@ -66,9 +113,63 @@ static enum MHD_Result send_answer(pf_req *r) {
     return ret;
 }
 
+/* libmicrohttpd cannot queue an answer in the middle of a body
+ * (MHD_queue_response refuses outside the states HEADERS_PROCESSED and
+ * FULL_REQ_RECEIVED), and a chunked body that never ends would never get
+ * one. So r's answer (the 413 decided while the body streamed in) is
+ * written to the socket here, on the connection's own I/O thread while
+ * libmicrohttpd is reading (it writes nothing then); the sending side is
+ * shut down, and the rest of the body is read and dropped for a while (a
+ * lingering close: closing with unread input would reset the connection
+ * and could lose the answer at the client). With TLS the bytes cannot go
+ * past libmicrohttpd: false, and the connection is closed without an
+ * answer. */
+static bool answer_mid_body(pf_req *r) {
+    const union MHD_ConnectionInfo *tls =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    const union MHD_ConnectionInfo *fdi =
+        MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const char *reason = MHD_get_reason_phrase_for((unsigned)r->status);
+    char head[1024];
+    size_t n;
+    int fd;
+    if ((tls && tls->tls_session) || !fdi) return false;
+    fd = fdi->connect_fd;
+    n = (size_t)snprintf(head, sizeof(head),
+                         "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                         "Connection: close\r\n",
+                         r->status, reason ? reason : "Error",
+                         r->resp_type ? r->resp_type : "application/json", r->resp_len);
+    for (size_t i = 0; i < r->nheaders && n < sizeof(head); i++) {
+        const char *name = r->headers_buf + r->headers[i].name;
+        if (strcasecmp(name, MHD_HTTP_HEADER_CONNECTION) == 0) continue;
+        n += (size_t)snprintf(head + n, sizeof(head) - n, "%s: %s\r\n", name,
+                              r->headers_buf + r->headers[i].value);
+    }
+    if (n + 2 >= sizeof(head)) return false;
+    memcpy(head + n, "\r\n", 2);
+    n += 2;
+    /* A few hundred bytes on a connection that sent nothing back yet: the
+     * socket's buffer takes them at once, or the peer is gone. */
+    if (send(fd, head, n, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)n ||
+        send(fd, r->resp, r->resp_len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)r->resp_len)
+        return false;
+    shutdown(fd, SHUT_WR);
+    r->sent = true;
+    r->lingering = true;
+    r->linger_until_ns = pf_clock_now_ns() + PF_LINGER_NS;
+    return true;
+}
+
+/* The routes the probes' listener serves. */
+static bool is_probe(pf_route route) {
+    return route == PF_ROUTE_HEALTHZ || route == PF_ROUTE_READYZ || route == PF_ROUTE_METRICS;
+}
+
 /* The first call of a request: route, content type, announced length. An
  * answer set here goes out at once. */
-static void begin(pf_http *h, pf_req *r, const char *method, const char *url) {
+static void begin(listener *l, pf_req *r, const char *method, const char *url) {
+    pf_http *h = l->h;
     const char *ct, *cl;
 
     if (atomic_load(&h->draining)) {
@@ -92,6 +193,13 @@ static void begin(pf_http *h, pf_req *r, const char *method, const char *url) {
         return;
     case PF_MATCH_OK:
         break;
+    }
+    if (l->health && !is_probe(r->rr.route)) {
+        pf_req_answer_error(r, PF_ERR_NOT_FOUND, NULL,
+                            "This listener (--health-port) serves GET /healthz, /readyz and "
+                            "/metrics only; the API is on port %u.",
+                            (unsigned)h->api.port);
+        return;
     }
     if (!pf_route_has_body(r->rr.route)) return;
 
@@ -160,7 +268,8 @@ static void take_body(pf_http *h, pf_req *r, const char *data, size_t n) {
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls) {
-    pf_http *h = cls;
+    listener *l = cls;
+    pf_http *h = l->h;
     pf_req *r = *con_cls;
     (void)version;
 
@@ -169,25 +278,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!r) return MHD_NO;
         pf_metrics_request_begin(h->d.metrics);
         *con_cls = r;
-        begin(h, r, method, url);
+        begin(l, r, method, url);
         /* An early answer (404, 405, 413 by Content-Length, 415) goes out
          * now; libmicrohttpd then skips the body and closes. */
         if (r->answered) return send_answer(r);
         return MHD_YES;
     }
     if (*upload_data_size) {
-        /* libmicrohttpd cannot send an answer in the middle of a body, so
-         * a body found too large while it streams in (chunked, no
-         * Content-Length) is read and dropped, then answered 413. Past
-         * PF_DISCARD_MAX dropped bytes the connection is closed instead. */
-        if (r->answered) {
+        if (r->lingering) {
+            /* Answered mid-body: the rest is dropped, for a while. */
             r->discarded += *upload_data_size;
-            if (r->discarded > PF_DISCARD_MAX) return MHD_NO;
+            *upload_data_size = 0;
+            if (r->discarded > PF_LINGER_BYTES || pf_clock_now_ns() > r->linger_until_ns)
+                return MHD_NO;
+            return MHD_YES;
         }
         take_body(h, r, upload_data, *upload_data_size);
         *upload_data_size = 0;
+        /* Too large (a chunked body has no Content-Length to refuse it by):
+         * answered now, not at an end that may never come. */
+        if (r->answered && !answer_mid_body(r)) return MHD_NO;
         return MHD_YES;
     }
+    if (r->lingering) return MHD_NO; /* the body ended after its answer: close */
+    pf_conn_request_received(conn_of(c));
     if (r->sent) return MHD_YES;
     if (!r->answered && !r->queued) {
         pf_routes_call(h->d.routes, r->rr.route, r);
@@ -201,10 +315,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe) {
-    pf_http *h = cls;
+    listener *l = cls;
+    pf_http *h = l->h;
     pf_req *r = *con_cls;
-    (void)c;
     (void)toe;
+    pf_conn_request_done(conn_of(c)); /* waiting for its next request line */
     if (!r) return;
     pf_metrics_request_end(h->d.metrics, r->rr.route, r->sent ? r->status : 0,
                            (pf_clock_now_ns() - r->t0_ns) / 1000);
@@ -217,67 +332,99 @@ pf_status pf_http_create(const pf_http_deps *d, pf_http **out) {
     *out = NULL;
     if (!h) return PF_ENOMEM;
     h->d = *d;
-    h->quiesced = MHD_INVALID_SOCKET;
+    h->api = (listener){h, false, NULL, MHD_INVALID_SOCKET, 0};
+    h->health = (listener){h, true, NULL, MHD_INVALID_SOCKET, 0};
     h->env.pool = d->pool;
     h->env.queue_limit = d->cfg->queue_limit;
     h->env.retry_after_s = d->cfg->retry_after_s;
+    h->conns = d->conns;
     atomic_init(&h->draining, false);
     *out = h;
+    return PF_OK;
+}
+
+/* Starts l's daemon on bind:port. */
+static pf_status start_listener(listener *l, const struct sockaddr_in *bind_sa, int64_t port,
+                                char *err, size_t errlen) {
+    const pf_config *cfg = l->h->d.cfg;
+    struct sockaddr_in sa = *bind_sa;
+    const union MHD_DaemonInfo *info;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+                     MHD_USE_ITC | MHD_USE_ERROR_LOG | (l->health ? 0 : MHD_ALLOW_UPGRADE);
+    sa.sin_port = htons((uint16_t)port);
+    l->daemon = MHD_start_daemon(
+        flags, (uint16_t)port, NULL, NULL, on_request, l, MHD_OPTION_SOCK_ADDR,
+        (struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE,
+        l->health ? 1u : (unsigned)cfg->io_threads, MHD_OPTION_CONNECTION_LIMIT,
+        l->health ? PF_HEALTH_CONNECTIONS : (unsigned)cfg->max_connections,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, l->health ? 0u : (unsigned)cfg->max_per_ip,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->conn_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
+        MHD_OPTION_URI_LOG_CALLBACK, on_request_line, l, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+        MHD_OPTION_END);
+    if (!l->daemon) {
+        snprintf(err, errlen, "cannot listen on %s:%lld%s (address in use or not available)",
+                 cfg->bind, (long long)port, l->health ? " (--health-port)" : "");
+        return PF_EINVAL;
+    }
+    info = MHD_get_daemon_info(l->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    l->port = info ? info->port : (uint16_t)port;
     return PF_OK;
 }
 
 pf_status pf_http_start(pf_http *h, char *err, size_t errlen) {
     const pf_config *cfg = h->d.cfg;
     struct sockaddr_in sa;
-    const union MHD_DaemonInfo *info;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
-                     MHD_USE_ITC | MHD_USE_ERROR_LOG | MHD_ALLOW_UPGRADE;
+    pf_status st;
 
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)cfg->port);
     if (inet_pton(AF_INET, cfg->bind, &sa.sin_addr) != 1) {
         snprintf(err, errlen, "--bind '%s' is not an IPv4 address", cfg->bind);
         return PF_EINVAL;
     }
-    h->daemon = MHD_start_daemon(
-        flags, (uint16_t)cfg->port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
-        (struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->io_threads,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->max_per_ip,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->conn_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, h, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
-    if (!h->daemon) {
-        snprintf(err, errlen, "cannot listen on %s:%lld (address in use or not available)",
-                 cfg->bind, (long long)cfg->port);
-        return PF_EINVAL;
+    if ((st = start_listener(&h->api, &sa, cfg->port, err, errlen))) return st;
+    if (cfg->health_port >= 0 &&
+        (st = start_listener(&h->health, &sa, cfg->health_port, err, errlen))) {
+        pf_http_stop(h);
+        return st;
     }
-    info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    h->port = info ? info->port : (uint16_t)cfg->port;
     return PF_OK;
 }
 
-uint16_t pf_http_port(const pf_http *h) { return h->port; }
+uint16_t pf_http_port(const pf_http *h) { return h->api.port; }
 
-void pf_http_quiesce(pf_http *h) {
-    if (!h->daemon) return;
-    atomic_store(&h->draining, true);
+uint16_t pf_http_health_port(const pf_http *h) { return h->health.daemon ? h->health.port : 0; }
+
+static void quiesce_listener(listener *l) {
+    if (!l->daemon) return;
     /* libmicrohttpd's threads may still hold the quiesced listening socket
      * (MHD_quiesce_daemon: close it only after MHD_stop_daemon; TSan saw
      * close race with their epoll_ctl): shut it down now, so the kernel
      * refuses new connections, and close it in pf_http_stop. */
-    h->quiesced = MHD_quiesce_daemon(h->daemon);
-    if (h->quiesced != MHD_INVALID_SOCKET) shutdown(h->quiesced, SHUT_RDWR);
+    l->quiesced = MHD_quiesce_daemon(l->daemon);
+    if (l->quiesced != MHD_INVALID_SOCKET) shutdown(l->quiesced, SHUT_RDWR);
+}
+
+void pf_http_quiesce(pf_http *h) {
+    atomic_store(&h->draining, true);
+    quiesce_listener(&h->api);
+    quiesce_listener(&h->health);
 }
 
 uint64_t pf_http_in_flight(const pf_http *h) { return pf_metrics_in_flight(h->d.metrics); }
 
+static void stop_listener(listener *l) {
+    if (!l->daemon) return;
+    MHD_stop_daemon(l->daemon);
+    l->daemon = NULL;
+    if (l->quiesced != MHD_INVALID_SOCKET) close(l->quiesced);
+    l->quiesced = MHD_INVALID_SOCKET;
+}
+
 void pf_http_stop(pf_http *h) {
-    if (!h->daemon) return;
-    MHD_stop_daemon(h->daemon);
-    h->daemon = NULL;
-    if (h->quiesced != MHD_INVALID_SOCKET) close(h->quiesced);
-    h->quiesced = MHD_INVALID_SOCKET;
+    stop_listener(&h->api);
+    stop_listener(&h->health);
 }
 
 void pf_http_destroy(pf_http *h) {

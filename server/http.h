@@ -1,6 +1,14 @@
 /* http.h -- the HTTP front end: a libmicrohttpd daemon and the life of each
  * request on it. This is where a request enters the server.
  *
+ * Connections: at most --max-connections, --max-per-ip from one address
+ * (libmicrohttpd closes the others at once), and conns.h's absolute
+ * deadlines (--conn-timeout to send a request line, --request-timeout for
+ * the whole request), which libmicrohttpd's idle timeout is not. With
+ * --health-port a second daemon with connections of its own serves the
+ * probes (/healthz, /readyz, /metrics), so they are answered while slow
+ * clients hold every connection of the API's port.
+ *
  * For each request, on a libmicrohttpd I/O thread: the route is found in
  * the table (router.h; 404, 405 with Allow, 400 for a bad map id), the
  * Content-Type checked against the route's body types (415) and the body
@@ -20,6 +28,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "conns.h"
 #include "metrics.h"
 #include "pool.h"
 #include "routes.h"
@@ -30,8 +39,10 @@ typedef struct pf_http pf_http;
 /* Borrowed for the front end's life. */
 typedef struct pf_http_deps {
     const pf_config *cfg; /* bind, port, io_threads, max_connections, max_per_ip,
-                           * conn_timeout_s, max_body_bytes, queue_limit, retry_after_s */
+                           * conn_timeout_s, request_timeout_s, health_port,
+                           * max_body_bytes, queue_limit, retry_after_s */
     const pf_routes *routes;
+    pf_conns *conns; /* watches every connection of both listeners */
     pf_pool *pool;
     pf_metrics *metrics;
 } pf_http_deps;
@@ -45,6 +56,8 @@ pf_status pf_http_start(pf_http *h, char *err, size_t errlen);
 
 /* The bound TCP port (useful with --port 0); 0 before start. */
 uint16_t pf_http_port(const pf_http *h);
+/* The probes' listener's port (--health-port), 0 when there is none. */
+uint16_t pf_http_health_port(const pf_http *h);
 
 /* Stops accepting connections; requests that still arrive on open
  * connections are answered 503 shutting_down. */

@@ -69,6 +69,9 @@ int main(int argc, char **argv) {
     printf("pathd listening on %s:%u (workers %lld, io threads %lld, queue %lld)\n", cfg.bind,
            (unsigned)pf_server_port(srv), (long long)cfg.workers, (long long)cfg.io_threads,
            (long long)cfg.queue_limit);
+    if (pf_server_health_port(srv))
+        printf("pathd health probes on %s:%u (/healthz, /readyz, /metrics)\n", cfg.bind,
+               (unsigned)pf_server_health_port(srv));
     fflush(stdout);
 
     while (sig != SIGTERM && sig != SIGINT)

@@ -149,6 +149,22 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     scalar(w, "pathd_maps", "gauge", "Maps held.", (double)g->maps);
     scalar(w, "pathd_sessions", "gauge", "D* Lite sessions held.", (double)g->sessions);
     scalar(w, "pathd_streams", "gauge", "Open WebSocket session streams.", (double)g->streams);
+    scalar(w, "pathd_connections", "gauge", "Open HTTP connections (both listeners).",
+           (double)g->connections);
+    scalar(w, "pathd_connections_closed_slow_request_total", "counter",
+           "Connections closed because a request took longer than --request-timeout to arrive.",
+           (double)g->closed_slow_request);
+    scalar(w, "pathd_connections_closed_idle_total", "counter",
+           "Connections closed after --conn-timeout without a request line.",
+           (double)g->closed_idle);
+    scalar(w, "pathd_stream_closes_slow_reader_total", "counter",
+           "Streams closed (1008) because their peer did not read.",
+           (double)g->stream_closes_slow_reader);
+    scalar(w, "pathd_stream_closes_idle_total", "counter",
+           "Streams closed after --ws-idle-timeout without a message.",
+           (double)g->stream_closes_idle);
+    scalar(w, "pathd_stream_closes_session_gone_total", "counter",
+           "Streams closed because their session ended.", (double)g->stream_closes_session_gone);
     scalar(w, "pathd_requests_in_flight", "gauge", "Requests received and not yet answered.",
            (double)LOAD(mm->in_flight));
 }

@@ -51,6 +51,8 @@ typedef struct pf_metrics_gauges {
     uint64_t expired, requeued; /* pool: deadline passed in the queue; slices given back */
     uint64_t maps;
     uint64_t sessions, streams;
+    uint64_t connections, closed_slow_request, closed_idle; /* conns.h */
+    uint64_t stream_closes_slow_reader, stream_closes_idle, stream_closes_session_gone;
 } pf_metrics_gauges;
 
 /* Appends the Prometheus text exposition (format 0.0.4) to w's buffer. */

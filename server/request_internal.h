@@ -28,7 +28,9 @@ struct pf_req {
     char *body;
     size_t body_len, body_cap;
     pf_body_kind body_kind;
-    size_t discarded; /* body bytes dropped after an early answer */
+    size_t discarded; /* body bytes dropped after an answer written mid-body */
+    bool lingering;   /* answered mid-body (http.c's answer_mid_body): dropping the rest */
+    uint64_t linger_until_ns;
 
     /* The answer, once set. */
     bool answered;

@@ -77,6 +77,27 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_kuint(&w, "sessions", pf_sessions_count(m->sessions));
     pf_jsonw_kuint(&w, "streams", pf_hub_count(m->hub));
     pf_jsonw_kuint(&w, "requests_in_flight", pf_metrics_in_flight(m->metrics));
+    pf_jsonw_kuint(&w, "health_port", atomic_load(&m->health_port));
+    {
+        pf_conns_stats cs;
+        pf_hub_stats hs;
+        pf_conns_get_stats(m->conns, &cs);
+        pf_hub_get_stats(m->hub, &hs);
+        pf_jsonw_key(&w, "connections");
+        pf_jsonw_obj_begin(&w);
+        pf_jsonw_kuint(&w, "open", cs.open);
+        pf_jsonw_kuint(&w, "closed_slow_request", cs.closed_slow_request);
+        pf_jsonw_kuint(&w, "closed_idle", cs.closed_idle);
+        pf_jsonw_obj_end(&w);
+        pf_jsonw_key(&w, "stream_closes");
+        pf_jsonw_obj_begin(&w);
+        pf_jsonw_kuint(&w, "slow_reader", hs.closed_slow_reader);
+        pf_jsonw_kuint(&w, "answer_too_big", hs.closed_too_big);
+        pf_jsonw_kuint(&w, "idle", hs.closed_idle);
+        pf_jsonw_kuint(&w, "session_gone", hs.closed_session_gone);
+        pf_jsonw_kuint(&w, "dropped_after_close", hs.dropped_after_close);
+        pf_jsonw_obj_end(&w);
+    }
     pf_jsonw_obj_end(&w);
     pf_req_answer_json(r, &w);
 }
@@ -97,6 +118,18 @@ void pf__route_metrics(pf_req *r, pf_ops_routes *m) {
     g.maps = pf_registry_count(m->registry);
     g.sessions = pf_sessions_count(m->sessions);
     g.streams = pf_hub_count(m->hub);
+    {
+        pf_conns_stats cs;
+        pf_hub_stats hs;
+        pf_conns_get_stats(m->conns, &cs);
+        pf_hub_get_stats(m->hub, &hs);
+        g.connections = cs.open;
+        g.closed_slow_request = cs.closed_slow_request;
+        g.closed_idle = cs.closed_idle;
+        g.stream_closes_slow_reader = hs.closed_slow_reader;
+        g.stream_closes_idle = hs.closed_idle;
+        g.stream_closes_session_gone = hs.closed_session_gone;
+    }
     pf_jsonw_init(&w, 8192);
     pf_metrics_write(m->metrics, &g, &w);
     pf_req_answer_typed(r, "text/plain; version=0.0.4", &w);

@@ -5,9 +5,11 @@
 #ifndef PF_SERVER_ROUTES_OPS_H
 #define PF_SERVER_ROUTES_OPS_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "config.h"
+#include "conns.h"
 #include "maps.h"
 #include "metrics.h"
 #include "pool.h"
@@ -25,8 +27,11 @@ struct pf_ops_routes {
     pf_registry *registry;
     pf_sessions *sessions;
     pf_hub *hub;
-    pf_maps *maps;       /* the data directory, if any */
-    uint64_t started_ns; /* clock.h */
+    pf_maps *maps;           /* the data directory, if any */
+    uint64_t started_ns;     /* clock.h */
+    pf_conns *conns;         /* connections open and closed by their deadlines */
+    atomic_uint health_port; /* the probes' listener, 0 when none; set once listening (the
+                              * API may be serving by then: atomic) */
 };
 
 #endif

@@ -186,13 +186,21 @@ void pf__route_session_delete(pf_req *r, pf_sessions_routes *m) {
 /* Who takes the socket after the 101. */
 typedef struct stream_job {
     pf_hub *hub;
+    bool reserved; /* holds one of the hub's max_streams places until adopted */
     char map_id[PF_MAP_ID_MAX + 1];
     char sid[PF_SESSION_ID_MAX + 1];
 } stream_job;
 
+static void free_stream_job(void *p) {
+    stream_job *job = p;
+    if (job->reserved) pf_hub_unreserve(job->hub); /* the upgrade never happened */
+    free(job);
+}
+
 static void adopt_stream(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                          const char *extra, size_t n) {
     stream_job *job = ud;
+    job->reserved = false; /* the hub's now */
     pf_hub_adopt(job->hub, sock, urh, extra, n, job->map_id, job->sid);
 }
 
@@ -227,19 +235,22 @@ void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
                             "Sec-WebSocket-Key must be 16 bytes in base64 (RFC 6455 4.1).");
         return;
     }
-    if (pf_hub_count(m->hub) >= (size_t)m->cfg->max_streams) {
-        pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
-                            "The server has %lld open streams, its limit. Retry later.",
-                            (long long)m->cfg->max_streams);
-        return;
-    }
-    if (!(job = malloc(sizeof(*job)))) {
+    if (!(job = calloc(1, sizeof(*job)))) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         return;
     }
     job->hub = m->hub;
     snprintf(job->map_id, sizeof(job->map_id), "%s", pf_req_map_id(r));
     snprintf(job->sid, sizeof(job->sid), "%s", pf_req_session_id(r));
-    pf_req_set_state(r, job, free);
+    pf_req_set_state(r, job, free_stream_job);
+    /* The place is taken now, not when the hub adopts the socket: two
+     * handshakes at once cannot both take the last one. */
+    if (!pf_hub_reserve(m->hub)) {
+        pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
+                            "The server has %lld open streams, its limit. Retry later.",
+                            (long long)m->cfg->max_streams);
+        return;
+    }
+    job->reserved = true;
     pf_req_answer_upgrade(r, accept, adopt_stream, job);
 }

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "conns.h"
 #include "http.h"
 #include "maps.h"
 #include "metrics.h"
@@ -24,8 +25,9 @@ struct pf_server {
     pf_pool *pool;
     pf_registry *registry;
     pf_sessions *sessions;
-    pf_maps *maps; /* the registry and the data directory together */
-    pf_hub *hub;   /* WebSocket streams and the session reaper */
+    pf_maps *maps;   /* the registry and the data directory together */
+    pf_hub *hub;     /* WebSocket streams and the session reaper */
+    pf_conns *conns; /* the connections' absolute deadlines */
     pf_http *http;
     /* The resource modules' contexts, and the table's view of them. */
     pf_ops_routes ops;
@@ -57,26 +59,32 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
                          s->pool,
                          &s->metrics,
                          (size_t)cfg->ws_max_message,
+                         (size_t)cfg->max_streams,
                          (size_t)cfg->ws_max_outbound,
                          cfg->ws_idle_timeout_s,
                          cfg->ws_close_timeout_ms,
                          cfg->deadline_ms};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
-    s->ops = (pf_ops_routes){&s->cfg,     &s->metrics, s->pool, s->registry,
-                             s->sessions, s->hub,      s->maps, pf_clock_now_ns()};
+    if ((st =
+             pf_conns_create(cfg->request_timeout_s * 1000, cfg->conn_timeout_s * 1000, &s->conns)))
+        goto out_free_hub;
+    s->ops = (pf_ops_routes){&s->cfg, &s->metrics, s->pool,           s->registry, s->sessions,
+                             s->hub,  s->maps,     pf_clock_now_ns(), s->conns,    0};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg};
     s->sessions_routes =
         (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg};
     s->routes = (pf_routes){&s->ops, &s->maps_routes, &s->paths, &s->sessions_routes};
     {
-        pf_http_deps d = {&s->cfg, &s->routes, s->pool, &s->metrics};
-        if ((st = pf_http_create(&d, &s->http))) goto out_free_hub;
+        pf_http_deps d = {&s->cfg, &s->routes, s->conns, s->pool, &s->metrics};
+        if ((st = pf_http_create(&d, &s->http))) goto out_free_conns;
     }
     *out = s;
     return PF_OK;
 
+out_free_conns:
+    pf_conns_destroy(s->conns);
 out_free_hub:
     pf_hub_destroy(s->hub);
 out_free_maps:
@@ -93,10 +101,14 @@ out_free_server:
 }
 
 pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
-    return pf_http_start(s->http, err, errlen);
+    pf_status st = pf_http_start(s->http, err, errlen);
+    if (!st) atomic_store(&s->ops.health_port, pf_http_health_port(s->http));
+    return st;
 }
 
 uint16_t pf_server_port(const pf_server *s) { return pf_http_port(s->http); }
+
+uint16_t pf_server_health_port(const pf_server *s) { return pf_http_health_port(s->http); }
 
 pf_status pf_server_add_map(pf_server *s, const char *id, pf_grid *g) {
     return pf_maps_add(s->maps, id, g);
@@ -126,6 +138,7 @@ void pf_server_destroy(pf_server *s) {
      * daemon stops. */
     pf_hub_destroy(s->hub);
     pf_http_destroy(s->http);
+    pf_conns_destroy(s->conns); /* after the daemons: every connection is closed */
     pf_pool_destroy(s->pool);
     pf_sessions_destroy(s->sessions);
     pf_registry_destroy(s->registry);

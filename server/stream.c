@@ -79,7 +79,7 @@ struct pf_hub {
     uv_mutex_t mu; /* guards incoming, done, the flags, count and the stats */
     wsconn *incoming, *done;
     bool close_all, stop;
-    size_t count; /* adopted streams not yet freed */
+    size_t count; /* streams adopted and not yet freed, and places reserved */
     pf_hub_stats stats;
     wsconn *all; /* loop thread only */
 };
@@ -592,6 +592,21 @@ static void hub_main(void *arg) {
     uv_run(&h->loop, UV_RUN_DEFAULT);
 }
 
+bool pf_hub_reserve(pf_hub *h) {
+    bool ok;
+    uv_mutex_lock(&h->mu);
+    ok = h->count < h->d.max_streams;
+    if (ok) h->count++;
+    uv_mutex_unlock(&h->mu);
+    return ok;
+}
+
+void pf_hub_unreserve(pf_hub *h) {
+    uv_mutex_lock(&h->mu);
+    h->count--;
+    uv_mutex_unlock(&h->mu);
+}
+
 pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out) {
     pf_hub *h = calloc(1, sizeof(*h));
     *out = NULL;
@@ -649,6 +664,7 @@ void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *
     if (!c || !(c->in = malloc(n > READ_CHUNK ? n : READ_CHUNK))) {
         free(c);
         MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+        pf_hub_unreserve(h);
         return;
     }
     c->hub = h;
@@ -661,9 +677,6 @@ void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *
     if (n) memcpy(c->in, extra, n);
     c->in_len = n;
     c->in_cap = n > READ_CHUNK ? n : READ_CHUNK;
-    uv_mutex_lock(&h->mu);
-    h->count++;
-    uv_mutex_unlock(&h->mu);
     push(h, &h->incoming, c);
 }
 

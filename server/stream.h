@@ -45,6 +45,7 @@
 #define PF_SERVER_STREAM_H
 
 #include <microhttpd.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,6 +64,7 @@ typedef struct pf_hub_deps {
     pf_pool *pool;               /* runs the session job */
     pf_metrics *metrics;         /* searches */
     size_t ws_max_message;       /* largest message in bytes (close 1009 past it) */
+    size_t max_streams;          /* places for streams (pf_hub_reserve) */
     size_t ws_max_outbound;      /* bytes queued to a peer (close 1008 past it) */
     int64_t ws_idle_timeout_s;   /* without a message from the peer: close 1000 */
     int64_t ws_close_timeout_ms; /* wait for the peer's close, then drop the link */
@@ -72,8 +74,16 @@ typedef struct pf_hub_deps {
 /* Starts the hub's thread. PF_ENOMEM. */
 pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out);
 
-/* Takes an upgraded connection of session sid on map map_id: extra[0..n)
- * are bytes libmicrohttpd read past the handshake. Never blocks. */
+/* Takes one of max_streams places for a stream about to be upgraded; false
+ * when they are all taken (the handshake is refused, 503). Every reserve is
+ * followed by exactly one pf_hub_adopt (which keeps the place until the
+ * stream ends) or pf_hub_unreserve (the upgrade did not happen). */
+bool pf_hub_reserve(pf_hub *h);
+void pf_hub_unreserve(pf_hub *h);
+
+/* Takes an upgraded connection of session sid on map map_id, on a place
+ * pf_hub_reserve took: extra[0..n) are bytes libmicrohttpd read past the
+ * handshake. Never blocks. */
 void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                   const char *extra, size_t n, const char *map_id, const char *sid);
 

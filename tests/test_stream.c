@@ -524,6 +524,27 @@ START_TEST(stream_limit_below_connections_at_start) {
 }
 END_TEST
 
+/* An upgraded connection is the hub's: the HTTP deadlines (conns.h) never
+ * close a stream, however long it lives. */
+START_TEST(stream_outlives_connection_deadlines) {
+    hc_server s = it_start(ARGS("--conn-timeout", "1", "--request-timeout", "1"));
+    char url[160];
+    struct timespec pause = {2, 500000000};
+    int fd, op;
+    char *msg;
+    size_t len;
+    new_session(&s, "{\"start\":[0,0],\"goal\":[9,2]}", url, sizeof(url));
+    fd = open_stream(&s, url);
+    nanosleep(&pause, NULL); /* longer than both deadlines */
+    ck_assert_int_eq(wsc_send(fd, 9, "still", 5), 0);
+    ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
+    ck_assert_int_eq(op, 10);
+    free(msg);
+    wsc_close(fd);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(stream) {
     Suite *s = suite_create("stream");
     TCase *tc = tcase_create("stream");
@@ -536,6 +557,7 @@ TU_SUITE(stream) {
     tcase_add_test(tc, stream_close_handshake);
     tcase_add_test(tc, stream_limit_leaves_http_room);
     tcase_add_test(tc, stream_limit_below_connections_at_start);
+    tcase_add_test(tc, stream_outlives_connection_deadlines);
     tcase_add_test(tc, stream_npm_ws_client);
     suite_add_tcase(s, tc);
     return s;
