@@ -17,9 +17,9 @@
 # variants into build/asan/ and build/tsan/. Source files are found by wildcard, so a new
 # core/foo.c or tests/test_foo.c needs no Makefile change.
 
-PKGS := libmicrohttpd libcjson libuv check nettle libcurl
+PKGS := libmicrohttpd libcjson libuv check nettle hiredis libcurl
 # libcurl: clients/c only (the server never links it).
-DEBS := libmicrohttpd-dev libcjson-dev libuv1-dev check pkg-config nettle-dev libcurl4-openssl-dev
+DEBS := libmicrohttpd-dev libcjson-dev libuv1-dev check pkg-config nettle-dev libhiredis-dev libcurl4-openssl-dev
 # Reference data, read in place; never copied into the repository.
 PATHD_BENCH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/movingai)
 export PATHD_BENCH_DIR
@@ -27,7 +27,7 @@ export PATHD_BENCH_DIR
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && echo 1)
 
-.PHONY: all test test-run run bench bench-http bench-wrk fuzz deps js-deps tool-deps fuzz-deps clean \
+.PHONY: all test test-run run bench bench-http bench-wrk bench-fleet fuzz deps js-deps tool-deps fleet-deps fuzz-deps clean \
         format-check format cppcheck suites-list spec-deps spec-lint clients-test clients-c-test \
         clients-node-test clients-csharp-test cxx-deps mono-deps node-deps curl-deps first-contact-test \
         test-tsan test-tsan-run
@@ -35,7 +35,7 @@ HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exist
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
 # flags pkg-config now gives.
-all test run bench bench-http bench-wrk fuzz test-run clients-test clients-c-test clients-node-test \
+all test run bench bench-http bench-wrk bench-fleet fuzz test-run clients-test clients-c-test clients-node-test \
 clients-csharp-test first-contact-test test-tsan test-tsan-run: deps
 	@$(MAKE) --no-print-directory $@
 else
@@ -62,7 +62,7 @@ CFLAGS ?=
 override CFLAGS := $(WARN) $(OPTFLAGS) $(CFLAGS)
 LDFLAGS_SAN := $(filter -fsanitize=%,$(OPTFLAGS))
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-LIBS := $(shell pkg-config --libs libmicrohttpd libcjson libuv nettle) -lpthread -lm
+LIBS := $(shell pkg-config --libs libmicrohttpd libcjson libuv nettle hiredis) -lpthread -lm
 CHECK_LIBS := $(shell pkg-config --libs check)
 
 CORE_SRC := $(wildcard core/*.c)
@@ -151,7 +151,7 @@ CLIENT_C_BINS := $(OUT)/clients/c/test_client $(OUT)/clients/c/example
 # several times slower (CK_TIMEOUT_MULTIPLIER from the environment wins).
 SPEC_LOG := $(OUT)/spec/answers.log
 TIMEOUT_MULT := $(if $(filter release,$(VARIANT)),1,3)
-test-run: $(PATHD) $(BENCH) $(TESTS) js-deps spec-deps $(CLIENT_C_BINS)
+test-run: $(PATHD) $(BENCH) $(TESTS) js-deps fleet-deps spec-deps $(CLIENT_C_BINS)
 	@mkdir -p $(dir $(SPEC_LOG)) && rm -f $(SPEC_LOG)
 	CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-$(TIMEOUT_MULT)} \
 	  PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) \
@@ -262,6 +262,12 @@ bench-http: $(PATHD) $(BENCH)
 bench-wrk: $(PATHD) tool-deps
 	./scripts/bench-wrk.sh $(PATHD)
 
+# Issue 16's fleet numbers: path req/s through nginx (deploy/nginx.conf) in
+# front of 1, 2 and 3 instances sharing one Redis, and kill-to-first-200
+# (scripts/bench-fleet.sh documents MAP, MAPS, DURATION, ...).
+bench-fleet: $(PATHD) tool-deps fleet-deps
+	./scripts/bench-fleet.sh $(PATHD)
+
 # libFuzzer (clang, ASan, UBSan) over tests/fuzz_inputs.c: every reader of
 # client input, and searches on every map that parses. Runs FUZZ_SECONDS;
 # the corpus grows in build/fuzz/corpus from tests/fuzz_seeds.
@@ -358,6 +364,19 @@ mono-deps:
 	  echo "Installing Debian packages: $(MONO_DEBS)"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(MONO_DEBS); \
+	fi
+
+# The real components the fleet suite (tests/test_fleet.c) starts on
+# loopback ports: redis-server and nginx; haproxy checks deploy/haproxy.cfg
+# (Debian packages redis-server, nginx, haproxy).
+fleet-deps:
+	@missing=""; for t in redis-server nginx haproxy; do \
+	  command -v $$t >/dev/null 2>&1 || [ -x /usr/sbin/$$t ] || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing \
+	    || echo "fleet-deps: could not install$$missing; the fleet tests will be SKIPPED (they fail under CI=true)"; \
 	fi
 
 # The load tools the wrk benchmarks drive (Debian packages wrk and curl).

@@ -26,6 +26,13 @@ static const opt opts[] = {
      sizeof(((pf_config *)0)->data_dir),
      "keep maps on disk here (written before the 2xx answer, reloaded at start); "
      "unset = in memory only"},
+    {"store", "PATHD_STORE", "store", OPT_STR, OFF(store), 0, 0, sizeof(((pf_config *)0)->store),
+     "keep every map in a shared Redis, redis://[:PASSWORD@]HOST:PORT[/DB], so a fleet of "
+     "instances serves every map (see deploy/README.md); unset = memory or --data-dir"},
+    {"instance-id", "PATHD_INSTANCE_ID", "instance", OPT_STR, OFF(instance_id), 0, 0,
+     sizeof(((pf_config *)0)->instance_id),
+     "this instance's name in the X-Pathd-Instance header of every answer; unset = "
+     "hostname:port"},
     {"port", "PATHD_PORT", "port", OPT_INT, OFF(port), 8080, 0, 65535,
      "TCP port; 0 picks a free port (printed at start)"},
     {"workers", "PATHD_WORKERS", "workers", OPT_INT, OFF(workers), 2, 1, 256,
@@ -119,6 +126,12 @@ static const opt opts[] = {
      OFF(ws_close_timeout_ms), 5000, 100, 600000,
      "ms the server waits for the peer's close frame (and for its last frames to be read) "
      "after closing a stream; then the TCP connection is dropped"},
+    {"store-timeout-ms", "PATHD_STORE_TIMEOUT_MS", "store_timeout_ms", OPT_INT,
+     OFF(store_timeout_ms), 2000, 10, 600000,
+     "--store: longest wait for Redis to connect or answer one command (503 past it)"},
+    {"map-idle-ttl", "PATHD_MAP_IDLE_TTL", "map_idle_ttl_s", OPT_INT, OFF(map_idle_ttl_s), 600, 0,
+     604800,
+     "--store: seconds a map copy unused (no request, no session) stays loaded; 0 = forever"},
     {"demo", "PATHD_DEMO", "demo", OPT_BOOL, OFF(demo), 0, 0, 1,
      "load the demo maps 'room' and 'maze' at start"},
 };
@@ -249,7 +262,10 @@ void pf_config_print_help(FILE *f) {
             pf_config_defaults(&d);
             v = (const char *)&d + opts[i].offset;
             snprintf(name, sizeof(name), "--%s %s", opts[i].flag,
-                     strcmp(opts[i].flag, "bind") == 0 ? "ADDR" : "DIR");
+                     strcmp(opts[i].flag, "bind") == 0          ? "ADDR"
+                     : strcmp(opts[i].flag, "store") == 0       ? "URL"
+                     : strcmp(opts[i].flag, "instance-id") == 0 ? "NAME"
+                                                                : "DIR");
             snprintf(dflt, sizeof(dflt), "%s", *v ? v : "unset");
         } else if (opts[i].kind == OPT_BOOL) {
             snprintf(dflt, sizeof(dflt), "off");

@@ -18,6 +18,8 @@
 typedef struct pf_config {
     char bind[64];                /* --bind / PATHD_BIND */
     char data_dir[1024];          /* --data-dir: where maps persist; "" = memory only */
+    char store[1024];             /* --store redis://...: the shared map store; "" = none */
+    char instance_id[128];        /* --instance-id: X-Pathd-Instance; "" = hostname:port */
     int64_t port;                 /* --port, 0 = an ephemeral port */
     int64_t workers;              /* search worker threads */
     int64_t io_threads;           /* libmicrohttpd threads (I/O only) */
@@ -53,6 +55,8 @@ typedef struct pf_config {
     int64_t ws_max_outbound;      /* bytes queued to one stream and unsent (close 1008 past it) */
     int64_t ws_idle_timeout_s;    /* a stream with no message for this long is closed */
     int64_t ws_close_timeout_ms;  /* wait for the peer's close frame, then drop the TCP link */
+    int64_t store_timeout_ms;     /* --store: longest wait for Redis (connect, command) */
+    int64_t map_idle_ttl_s;       /* --store: drop a copy unused this long, 0 = never */
     bool demo;                    /* load the demo maps at start */
 } pf_config;
 

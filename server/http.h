@@ -24,6 +24,7 @@
 #ifndef PF_SERVER_HTTP_H
 #define PF_SERVER_HTTP_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,7 @@ typedef struct pf_http_deps {
     pf_conns *conns; /* watches every connection of both listeners */
     pf_pool *pool;
     pf_metrics *metrics;
+    _Atomic(const char *) *instance; /* the X-Pathd-Instance of every answer */
 } pf_http_deps;
 
 /* Does not listen yet. PF_ENOMEM. */

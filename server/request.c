@@ -282,3 +282,10 @@ bool pf_req_dispatch(pf_req *r, pf_job_kind kind, pf_req_job_fn fn) {
 }
 
 void pf_req_finish(pf_req *r) { MHD_resume_connection(r->conn); }
+
+void pf_req_finish_again(pf_req *r) {
+    r->again = true; /* the resume orders it before the I/O thread reads it */
+    MHD_resume_connection(r->conn);
+}
+
+int pf_req_reruns(const pf_req *r) { return r->reruns; }

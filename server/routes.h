@@ -35,6 +35,8 @@
 #ifndef PF_SERVER_ROUTES_H
 #define PF_SERVER_ROUTES_H
 
+#include <stdbool.h>
+
 /* clang-format off */
 /*  ROUTE            name             method  path                                    bodies   scope  module */
 #define PF_ROUTES(XX)                                                                                               \
@@ -92,6 +94,7 @@ typedef struct pf_routes {
     pf_maps_routes *maps;
     pf_paths_routes *paths;
     pf_sessions_routes *sessions;
+    struct pf_maps *store; /* for routes_load.c: a map not held here is loaded first */
 } pf_routes;
 
 #define PF_ROUTE_HANDLER_DECL(route, name, method, path, bodies, scope, module)                    \
@@ -101,7 +104,13 @@ PF_ROUTES(PF_ROUTE_HANDLER_DECL)
 
 /* Runs route's handler with its module's context (route is a routed one,
  * not PF_ROUTE_NONE). The handler either answers r at once (request.h) or
- * hands it to a job on the pool (pf_req_dispatch) that answers it later. */
+ * hands it to a job on the pool (pf_req_dispatch) that answers it later.
+ * With a shared store, a route of a map this instance does not hold first
+ * loads it (routes_load.c), then runs the handler. */
 void pf_routes_call(const pf_routes *rt, pf_route route, pf_req *r);
+
+/* routes_load.c: true when r went to a load job (or was answered 503)
+ * instead of its handler. */
+bool pf__routes_load_first(const pf_routes *rt, pf_route route, pf_req *r);
 
 #endif

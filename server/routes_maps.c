@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "map_json.h"
+#include "precond.h"
 #include "request.h"
 #include "session_json.h"
 
@@ -31,20 +32,20 @@ static void answer_no_map(pf_req *r, const char *id) {
     pf_req_answer_error(r, PF_ERR_MAP_NOT_FOUND, NULL, "No map with id '%s'.", id);
 }
 
-static void answer_storage(pf_req *r, const char *id, const char *err) {
-    fprintf(stderr, "pathd: map '%s': %s\n", id, err);
-    pf_req_answer_error(r, PF_ERR_STORAGE, NULL,
-                        "The map could not be saved to the data directory (%s); nothing changed.",
-                        err);
+static void add_etag(pf_req *r, const pf_mapver *mv) {
+    char tag[PF_ETAG_LEN];
+    pf_etag_format(mv->version, mv->lineage, tag, sizeof(tag));
+    pf_req_add_header(r, "ETag", tag);
 }
 
 /* A version as the answer of a change: 201 with Location when it created
- * the map, else 200. Releases mv. */
+ * the map, else 200; its ETag either way. Releases mv. */
 static void answer_version(pf_req *r, pf_mapver *mv, bool created) {
     pf_jsonw w;
     char location[160];
     pf_jsonw_init(&w, 512);
     write_map_info(&w, mv);
+    add_etag(r, mv);
     snprintf(location, sizeof(location), "/v1/maps/%s", mv->id);
     pf_mapver_release(mv);
     if (created)
@@ -53,30 +54,61 @@ static void answer_version(pf_req *r, pf_mapver *mv, bool created) {
         pf_req_answer_json(r, &w);
 }
 
+/* Reads If-Match / If-None-Match (I/O thread); answers 400 and returns
+ * false when they are malformed. */
+static bool read_precond(pf_req *r, pf_precond *c) {
+    pf_proto_error e;
+    if (pf_precond_parse(pf_req_header(r, "If-Match"), pf_req_header(r, "If-None-Match"), c, &e) ==
+        PF_OK)
+        return true;
+    pf_req_answer_perror(r, &e);
+    return false;
+}
+
 static void release_mapver(void *mv) { pf_mapver_release(mv); }
 
 /* GET /v1/maps */
 
-void pf__route_maps_list(pf_req *r, pf_maps_routes *m) {
-    pf_mapver **list;
-    size_t n;
+/* Job: the store's maps (a round trip to a shared store: on a worker). A
+ * map this instance holds is described in full, another by what the store
+ * knows of it. */
+static void run_list(pf_req *r, pf_search_ctx *ctx) {
+    pf_maps_routes *m = pf_req_state(r);
+    pf_maps_listing l;
+    pf_proto_error e;
     pf_jsonw w;
-    if (pf_registry_list(m->registry, &list, &n)) {
-        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+    (void)ctx;
+    if (pf_maps_list(m->maps, &l, &e)) {
+        pf_req_answer_perror(r, &e);
+        pf_req_finish(r);
         return;
     }
-    pf_jsonw_init(&w, 512 * (n + 1));
+    pf_jsonw_init(&w, 512 * (l.n + 1));
     pf_jsonw_obj_begin(&w);
     pf_jsonw_key(&w, "maps");
     pf_jsonw_arr_begin(&w);
-    for (size_t i = 0; i < n; i++) {
-        write_map_info(&w, list[i]);
-        pf_mapver_release(list[i]);
+    for (size_t i = 0; i < l.n; i++) {
+        const pf_maps_item *it = &l.items[i];
+        if (it->mv) {
+            write_map_info(&w, it->mv);
+            continue;
+        }
+        pf_jsonw_obj_begin(&w);
+        pf_jsonw_kstr(&w, "id", it->id);
+        pf_jsonw_kuint(&w, "version", it->version);
+        if (it->info && it->info[0]) pf_jsonw_raw_members(&w, it->info, strlen(it->info));
+        pf_jsonw_obj_end(&w);
     }
-    free(list);
     pf_jsonw_arr_end(&w);
     pf_jsonw_obj_end(&w);
+    pf_maps_listing_free(&l);
     pf_req_answer_json(r, &w);
+    pf_req_finish(r);
+}
+
+void pf__route_maps_list(pf_req *r, pf_maps_routes *m) {
+    pf_req_set_state(r, m, NULL);
+    pf_req_dispatch(r, PF_JOB_SEARCH, run_list);
 }
 
 /* GET /v1/maps/{id} */
@@ -90,6 +122,7 @@ void pf__route_map_get(pf_req *r, pf_maps_routes *m) {
     }
     pf_jsonw_init(&w, 512);
     write_map_info(&w, mv);
+    add_etag(r, mv);
     pf_mapver_release(mv);
     pf_req_answer_json(r, &w);
 }
@@ -121,23 +154,49 @@ void pf__route_map_cells(pf_req *r, pf_maps_routes *m) {
 
 /* DELETE /v1/maps/{id} */
 
-void pf__route_map_delete(pf_req *r, pf_maps_routes *m) {
-    char err[256];
-    pf_status st = pf_maps_remove(m->maps, pf_req_map_id(r), err, sizeof(err));
-    if (st == PF_EIO)
-        answer_storage(r, pf_req_map_id(r), err);
-    else if (st)
-        answer_no_map(r, pf_req_map_id(r));
+typedef struct change_job {
+    pf_maps_routes *m;
+    pf_precond cond;
+    bool create; /* POST: the id is the content's */
+    pf_update patch;
+} change_job;
+
+static void free_change_job(void *p) {
+    change_job *job = p;
+    pf_update_free(&job->patch);
+    free(job);
+}
+
+/* The state of a map change, its preconditions read; NULL when it was
+ * answered (400, 503). */
+static change_job *new_change(pf_req *r, pf_maps_routes *m) {
+    change_job *job = calloc(1, sizeof(*job));
+    if (!job) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return NULL;
+    }
+    job->m = m;
+    pf_req_set_state(r, job, free_change_job);
+    return read_precond(r, &job->cond) ? job : NULL;
+}
+
+/* Job: the removal (a file, or the shared store: on a worker). */
+static void run_delete(pf_req *r, pf_search_ctx *ctx) {
+    change_job *job = pf_req_state(r);
+    pf_proto_error e;
+    (void)ctx;
+    if (pf_maps_remove(job->m->maps, pf_req_map_id(r), &job->cond, &e))
+        pf_req_answer_perror(r, &e);
     else
         pf_req_answer_no_content(r);
+    pf_req_finish(r);
+}
+
+void pf__route_map_delete(pf_req *r, pf_maps_routes *m) {
+    if (new_change(r, m)) pf_req_dispatch(r, PF_JOB_BUILD, run_delete);
 }
 
 /* POST /v1/maps, PUT /v1/maps/{id} */
-
-typedef struct build_job {
-    pf_maps_routes *m;
-    bool create; /* POST: the id is the content's */
-} build_job;
 
 /* The kind of a map body: the declared one, else sniffed. */
 static pf_body_kind map_body_kind(const pf_req *r) {
@@ -170,7 +229,7 @@ static void content_hash(const pf_req *r, pf_body_kind kind, uint8_t out[32]) {
  * publish it as the next version. Runs on a worker, never on an I/O
  * thread. */
 static void run_build(pf_req *r, pf_search_ctx *ctx) {
-    build_job *job = pf_req_state(r);
+    change_job *job = pf_req_state(r);
     pf_maps_routes *m = job->m;
     pf_body_kind kind = map_body_kind(r);
     uint64_t t0 = pf_clock_now_ns();
@@ -179,11 +238,11 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
     pf_proto_error e;
     pf_grid *g = NULL;
     pf_mapver *mv;
+    pf_maps_change c = {&job->cond, job->create};
+    pf_maps_outcome o;
     pf_status st;
-    bool created = false;
     const char *body;
     size_t len;
-    char err[256];
     (void)ctx;
 
     content_hash(r, kind, hash);
@@ -191,19 +250,13 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
     if (job->create) {
         /* POST: the id is the content hash, so uploading the same map again
          * finds it and changes nothing. */
-        pf_mapver *old;
         snprintf(id, sizeof(id), "m-");
         for (int i = 0; i < 8; i++)
             snprintf(id + 2 + 2 * i, sizeof(id) - 2 - 2 * (size_t)i, "%02x", hash[i]);
-        old = pf_registry_get(m->registry, id);
-        if (old && memcmp(old->content_hash, hash, sizeof(hash)) == 0) {
-            char location[160];
-            snprintf(location, sizeof(location), "/v1/maps/%s", id);
-            pf_req_add_header(r, "Location", location);
-            answer_version(r, old, false);
-            goto out_finish;
+        if ((mv = pf_maps_find_upload(m->maps, id, hash))) {
+            o.current = mv;
+            goto out_unchanged;
         }
-        pf_mapver_release(old);
     }
     body = pf_req_body(r, &len);
     if (len == 0) {
@@ -225,38 +278,28 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
                             pf_status_str(st));
         goto out_finish;
     }
-    /* Our own reference before mv becomes visible: once published, a DELETE
-     * or another PUT may drop the registry's reference at any moment. */
-    pf_mapver_retain(mv);
-    if ((st = pf_maps_publish(m->maps, mv, &created, err, sizeof(err)))) {
-        pf_mapver_release(mv);
-        pf_mapver_release(mv);
-        if (st == PF_EIO)
-            answer_storage(r, id, err);
-        else if (st == PF_ELIMIT)
-            pf_req_answer_error(r, PF_ERR_LIMIT_EXCEEDED, NULL,
-                                "The server holds %lld maps, its limit; delete one first.",
-                                (long long)m->cfg->max_maps);
-        else
-            pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+    if (pf_maps_publish(m->maps, mv, &c, &o, &e)) { /* takes mv */
+        pf_req_answer_perror(r, &e);
         goto out_finish;
     }
-    /* mv is published: the registry holds the reference it was created with,
-     * we still hold ours (answer_version drops it). */
-    answer_version(r, mv, created);
+    if (!o.unchanged) {
+        answer_version(r, o.current, o.created);
+        goto out_finish;
+    }
+out_unchanged : {
+    char location[160];
+    snprintf(location, sizeof(location), "/v1/maps/%s", id);
+    pf_req_add_header(r, "Location", location);
+    answer_version(r, o.current, false);
+}
 out_finish:
     pf_req_finish(r);
 }
 
 static void dispatch_build(pf_req *r, pf_maps_routes *m, bool create) {
-    build_job *job = malloc(sizeof(*job));
-    if (!job) {
-        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
-        return;
-    }
-    job->m = m;
+    change_job *job = new_change(r, m);
+    if (!job) return;
     job->create = create;
-    pf_req_set_state(r, job, free);
     pf_req_dispatch(r, PF_JOB_BUILD, run_build);
 }
 
@@ -266,116 +309,21 @@ void pf__route_map_put(pf_req *r, pf_maps_routes *m) { dispatch_build(r, m, fals
 
 /* PATCH /v1/maps/{id} */
 
-typedef struct patch_job {
-    pf_maps_routes *m;
-    pf_update patch;
-} patch_job;
-
-static void free_patch_job(void *p) {
-    patch_job *job = p;
-    pf_update_free(&job->patch);
-    free(job);
-}
-
 /* Job: the next version of a map with the PATCH's cells and doors. Runs as
- * a build (it clones the grid and repairs the hierarchy). When another
- * PATCH or a PUT publishes first, it starts over on the new version, so
- * concurrent PATCHes apply one after the other and none is lost. */
+ * a build (it clones the grid and repairs the hierarchy); maps.c starts
+ * over on the newer version when another change comes first. */
 static void run_patch(pf_req *r, pf_search_ctx *ctx) {
-    patch_job *job = pf_req_state(r);
-    pf_maps_routes *m = job->m;
-    const pf_update *u = &job->patch;
-    const char *id = pf_req_map_id(r);
-    pf_door_change *doors = NULL;
-    char err[256];
+    change_job *job = pf_req_state(r);
+    pf_maps_change c = {&job->cond, false};
+    pf_proto_error e;
+    pf_mapver *mv;
+    size_t len;
+    const char *body = pf_req_body(r, &len);
     (void)ctx;
-
-    doors = calloc(u->ndoors ? u->ndoors : 1, sizeof(*doors));
-    if (!doors) {
-        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
-        goto out_finish;
-    }
-    for (int attempt = 0;; attempt++) {
-        pf_mapver *cur = pf_registry_get(m->registry, id), *mv;
-        const pf_grid *g;
-        pf_planner *planner = NULL;
-        pf_point *changed = NULL;
-        size_t nchanged = 0;
-        uint64_t t0 = pf_clock_now_ns();
-        pf_status st;
-        if (!cur) {
-            answer_no_map(r, id);
-            goto out_finish;
-        }
-        g = pf_planner_grid(cur->planner);
-        for (size_t i = 0; i < u->ncells; i++)
-            if (!pf_grid_in_bounds(g, u->cells[i].p)) {
-                char f[32];
-                snprintf(f, sizeof(f), "cells[%zu]", i);
-                pf_req_answer_error(r, PF_ERR_OFF_MAP, f, "%s (%d,%d) is outside the %dx%d map.", f,
-                                    (int)u->cells[i].p.x, (int)u->cells[i].p.y,
-                                    (int)pf_grid_width(g), (int)pf_grid_height(g));
-                pf_mapver_release(cur);
-                goto out_finish;
-            }
-        for (size_t i = 0; i < u->ndoors; i++) {
-            doors[i].door = pf_grid_door_find(g, u->doors[i].id);
-            doors[i].open = u->doors[i].open;
-            if (doors[i].door < 0) {
-                char f[32];
-                snprintf(f, sizeof(f), "doors[%zu].id", i);
-                pf_req_answer_error(r, PF_ERR_INVALID_VALUE, f, "Map '%s' has no door '%s'.", id,
-                                    u->doors[i].id);
-                pf_mapver_release(cur);
-                goto out_finish;
-            }
-        }
-        st = pf_planner_apply(cur->planner, u->cells, u->ncells, doors, u->ndoors, &planner,
-                              &changed, &nchanged);
-        if (st) {
-            pf_mapver_release(cur);
-            pf_req_answer_error(r, pf_error_for_status(st), NULL,
-                                "Applying the changes failed: %s.", pf_status_str(st));
-            goto out_finish;
-        }
-        mv = pf_maps_wrap(m->maps, id, planner, (pf_clock_now_ns() - t0) / 1000, NULL);
-        if (!mv ||
-            pf_mapver_set_log(mv, cur, changed, nchanged, (size_t)m->cfg->change_log_cells)) {
-            if (!mv) free(changed);
-            pf_mapver_release(mv);
-            pf_mapver_release(cur);
-            pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
-            goto out_finish;
-        }
-        /* Our own reference before mv becomes visible (see run_build). */
-        pf_mapver_retain(mv);
-        st = pf_maps_swap(m->maps, cur, mv, err, sizeof(err));
-        if (st != PF_OK) pf_mapver_release(mv); /* not published: the registry took none */
-        if (st == PF_EIO) {
-            pf_mapver_release(mv);
-            pf_mapver_release(cur);
-            answer_storage(r, id, err);
-            goto out_finish;
-        }
-        if (st == PF_OK) {
-            /* Paths cached for the old version must not be served again:
-             * they are keyed by version, and dropping them frees the memory
-             * while sessions still hold the old version. */
-            pf_cache_clear(cur->cache);
-            pf_mapver_release(cur);
-            answer_version(r, mv, false);
-            goto out_finish;
-        }
-        pf_mapver_release(mv);
-        pf_mapver_release(cur);
-        if (attempt >= 16) {
-            pf_req_answer_error(r, PF_ERR_CONFLICT, NULL,
-                                "Map '%s' kept changing while this PATCH was applied; retry.", id);
-            goto out_finish;
-        }
-    }
-out_finish:
-    free(doors);
+    if (pf_maps_patch(job->m->maps, pf_req_map_id(r), &job->patch, body, len, &c, &mv, &e))
+        pf_req_answer_perror(r, &e);
+    else
+        answer_version(r, mv, false);
     pf_req_finish(r);
 }
 
@@ -383,13 +331,8 @@ void pf__route_map_patch(pf_req *r, pf_maps_routes *m) {
     pf_proto_error e;
     size_t len;
     const char *body = pf_req_body(r, &len);
-    patch_job *job = calloc(1, sizeof(*job));
-    if (!job) {
-        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
-        return;
-    }
-    job->m = m;
-    pf_req_set_state(r, job, free_patch_job);
+    change_job *job = new_change(r, m);
+    if (!job) return;
     if (pf_map_patch_parse(body, len, &job->patch, &e)) {
         pf_req_answer_perror(r, &e);
         return;

@@ -1,11 +1,13 @@
 /* routes_maps.h -- the map routes (routes.h's `maps` rows): list, upload
  * (POST, PUT), info, cells, PATCH and DELETE of /v1/maps[/{id}].
  *
- * Listing, info and DELETE answer on the I/O thread; an upload (parse,
- * preprocessing, publication), a PATCH (the next version with its cells
- * and doors) and /cells (megabytes of JSON on big maps) are jobs on the
- * pool. Every change goes through maps.h, which keeps the data directory
- * and the registry in agreement.
+ * Info answers on the I/O thread (with the version's ETag); every route
+ * that reaches the store runs as a job on the pool: the listing (the
+ * shared store's index), an upload (parse, preprocessing, publication), a
+ * PATCH (the next version with its cells and doors), a DELETE, and /cells
+ * (megabytes of JSON on big maps). If-Match / If-None-Match are read on
+ * the I/O thread (400 when malformed) and checked by maps.h with the
+ * change. Every change goes through maps.h, whichever store is behind it.
  */
 #ifndef PF_SERVER_ROUTES_MAPS_H
 #define PF_SERVER_ROUTES_MAPS_H

@@ -17,6 +17,13 @@ void pf__route_healthz(pf_req *r, pf_ops_routes *m) {
 
 void pf__route_readyz(pf_req *r, pf_ops_routes *m) {
     pf_jsonw w;
+    char why[400];
+    if (!pf_maps_store_ready(m->maps, why, sizeof(why))) {
+        /* Out of the balancer's rotation while the shared store is out of
+         * reach: its copies may be going stale. */
+        pf_req_answer_error(r, PF_ERR_STORE_UNAVAILABLE, NULL, "Not ready: %s.", why);
+        return;
+    }
     pf_jsonw_init(&w, 64);
     pf_jsonw_obj_begin(&w);
     pf_jsonw_kstr(&w, "status", "ready");
@@ -39,6 +46,8 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_kstr(&w, "name", "pathd");
     pf_jsonw_kstr(&w, "version", PF_SERVER_VERSION);
     pf_jsonw_kstr(&w, "api", "v1");
+    pf_jsonw_kstr(&w, "instance", atomic_load(m->instance));
+    pf_jsonw_kstr(&w, "store", pf_maps_store_kind(m->maps));
     pf_jsonw_kuint(&w, "uptime_s", (pf_clock_now_ns() - m->started_ns) / 1000000000ull);
     pf_jsonw_key(&w, "algorithms");
     pf_jsonw_arr_begin(&w);
@@ -52,6 +61,12 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
         pf_jsonw_str(&w, dir);
     else
         pf_jsonw_null(&w);
+    pf_jsonw_key(&w, "store");
+    if (pf_maps_store_url(m->maps))
+        pf_jsonw_str(&w, pf_maps_store_url(m->maps));
+    else
+        pf_jsonw_null(&w);
+    pf_jsonw_kstr(&w, "instance", atomic_load(m->instance));
     pf_config_visit(m->cfg, visit_limit, &w);
     pf_jsonw_obj_end(&w);
     pf_jsonw_key(&w, "pool");

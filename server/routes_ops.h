@@ -27,11 +27,12 @@ struct pf_ops_routes {
     pf_registry *registry;
     pf_sessions *sessions;
     pf_hub *hub;
-    pf_maps *maps;           /* the data directory, if any */
-    uint64_t started_ns;     /* clock.h */
-    pf_conns *conns;         /* connections open and closed by their deadlines */
-    atomic_uint health_port; /* the probes' listener, 0 when none; set once listening (the
-                              * API may be serving by then: atomic) */
+    pf_maps *maps;                   /* the store: memory, data directory or Redis */
+    uint64_t started_ns;             /* clock.h */
+    _Atomic(const char *) *instance; /* X-Pathd-Instance */
+    pf_conns *conns;                 /* connections open and closed by their deadlines */
+    atomic_uint health_port;         /* the probes' listener, 0 when none; set once listening (the
+                                      * API may be serving by then: atomic) */
 };
 
 #endif

@@ -2,8 +2,11 @@
  * parts it uses, listening, draining and stopping. See server.h. */
 #include "server.h"
 
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "conns.h"
@@ -25,7 +28,7 @@ struct pf_server {
     pf_pool *pool;
     pf_registry *registry;
     pf_sessions *sessions;
-    pf_maps *maps;   /* the registry and the data directory together */
+    pf_maps *maps;   /* the registry and the store (memory, data directory, Redis) together */
     pf_hub *hub;     /* WebSocket streams and the session reaper */
     pf_conns *conns; /* the connections' absolute deadlines */
     pf_http *http;
@@ -35,6 +38,10 @@ struct pf_server {
     pf_paths_routes paths;
     pf_sessions_routes sessions_routes;
     pf_routes routes;
+    /* X-Pathd-Instance: --instance-id, else hostname:port once the port is
+     * known (hostname alone before). */
+    char instance_buf[2][160];
+    _Atomic(const char *) instance;
 };
 
 pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
@@ -66,18 +73,25 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
                          cfg->deadline_ms};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
+    if (cfg->instance_id[0]) {
+        snprintf(s->instance_buf[0], sizeof(s->instance_buf[0]), "%s", cfg->instance_id);
+    } else if (gethostname(s->instance_buf[0], sizeof(s->instance_buf[0]) - 1) != 0) {
+        snprintf(s->instance_buf[0], sizeof(s->instance_buf[0]), "pathd");
+    }
+    atomic_init(&s->instance, s->instance_buf[0]);
     if ((st =
              pf_conns_create(cfg->request_timeout_s * 1000, cfg->conn_timeout_s * 1000, &s->conns)))
         goto out_free_hub;
-    s->ops = (pf_ops_routes){&s->cfg, &s->metrics, s->pool,           s->registry, s->sessions,
-                             s->hub,  s->maps,     pf_clock_now_ns(), s->conns,    0};
+    s->ops = (pf_ops_routes){&s->cfg,      &s->metrics, s->pool, s->registry,
+                             s->sessions,  s->hub,      s->maps, pf_clock_now_ns(),
+                             &s->instance, s->conns,    0};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg};
     s->sessions_routes =
         (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg};
-    s->routes = (pf_routes){&s->ops, &s->maps_routes, &s->paths, &s->sessions_routes};
+    s->routes = (pf_routes){&s->ops, &s->maps_routes, &s->paths, &s->sessions_routes, s->maps};
     {
-        pf_http_deps d = {&s->cfg, &s->routes, s->conns, s->pool, &s->metrics};
+        pf_http_deps d = {&s->cfg, &s->routes, s->conns, s->pool, &s->metrics, &s->instance};
         if ((st = pf_http_create(&d, &s->http))) goto out_free_conns;
     }
     *out = s;
@@ -102,9 +116,16 @@ out_free_server:
 
 pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
     pf_status st = pf_http_start(s->http, err, errlen);
-    if (!st) atomic_store(&s->ops.health_port, pf_http_health_port(s->http));
+    if (st == PF_OK) atomic_store(&s->ops.health_port, pf_http_health_port(s->http));
+    if (st == PF_OK && !s->cfg.instance_id[0]) {
+        snprintf(s->instance_buf[1], sizeof(s->instance_buf[1]), "%.120s:%u", s->instance_buf[0],
+                 (unsigned)pf_http_port(s->http));
+        atomic_store(&s->instance, s->instance_buf[1]);
+    }
     return st;
 }
+
+const char *pf_server_instance(pf_server *s) { return atomic_load(&s->instance); }
 
 uint16_t pf_server_port(const pf_server *s) { return pf_http_port(s->http); }
 
@@ -115,7 +136,7 @@ pf_status pf_server_add_map(pf_server *s, const char *id, pf_grid *g) {
 }
 
 pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen) {
-    return pf_maps_open_store(s->maps, s->cfg.data_dir, err, errlen);
+    return pf_maps_open_store(s->maps, err, errlen);
 }
 
 uint64_t pf_server_drain(pf_server *s, int64_t timeout_ms) {
@@ -140,8 +161,10 @@ void pf_server_destroy(pf_server *s) {
     pf_http_destroy(s->http);
     pf_conns_destroy(s->conns); /* after the daemons: every connection is closed */
     pf_pool_destroy(s->pool);
+    /* The store's follower thread uses the sessions and the registry: it
+     * stops here, before they go. */
+    pf_maps_destroy(s->maps);
     pf_sessions_destroy(s->sessions);
     pf_registry_destroy(s->registry);
-    pf_maps_destroy(s->maps);
     free(s);
 }

@@ -410,6 +410,16 @@ size_t pf_sessions_count(pf_sessions *t) {
     return n;
 }
 
+size_t pf_sessions_count_map(pf_sessions *t, const char *map_id) {
+    const mapcount *c;
+    size_t n;
+    uv_mutex_lock(&t->mu);
+    c = count_of(t, map_id);
+    n = c ? c->n : 0;
+    uv_mutex_unlock(&t->mu);
+    return n;
+}
+
 /* Operations */
 
 const char *pf_session_id(const pf_session *s) { return s->id; }

@@ -85,6 +85,8 @@ size_t pf_sessions_drop_map(pf_sessions *t, const char *map_id, uint64_t keep_li
 /* Frees the sessions idle past their ttl. Returns how many. */
 size_t pf_sessions_reap(pf_sessions *t, uint64_t now_ns);
 size_t pf_sessions_count(pf_sessions *t);
+/* Sessions of map map_id (a map with sessions is never dropped as idle). */
+size_t pf_sessions_count_map(pf_sessions *t, const char *map_id);
 
 /* Operations on a held session. */
 
