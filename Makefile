@@ -174,7 +174,7 @@ test: spec-lint test-run
 # and race every route against each other (test_concurrency.c). Every report
 # of every process goes to $(TSAN_LOG_DIR); one report fails the target. The
 # core algorithm suites are single-threaded and left to the other variants.
-TSAN_SUITES := pool registry cache session store maps ws http server routes_ops routes_maps \
+TSAN_SUITES := pool registry cache session store maps memory ws http server routes_ops routes_maps \
                routes_paths routes_sessions stream concurrency
 TSAN_LOG_DIR := $(abspath build/tsan/reports)
 test-tsan:

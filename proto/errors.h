@@ -65,6 +65,8 @@
     XX(INTERNAL,           "internal",               500, "Internal error.")                       \
     XX(STORAGE,            "storage_failed",         500,                                          \
            "The data directory could not be written; nothing changed.")                            \
+    XX(INSUFFICIENT_STORAGE, "insufficient_storage", 507,                                          \
+           "The server's memory budget (--max-memory) cannot hold this; nothing changed.")         \
     XX(OVERLOADED,         "overloaded",             503, "The server is busy. Retry later.")      \
     XX(SHUTTING_DOWN,      "shutting_down",          503, "The server is shutting down.")          \
     XX(STORE_UNAVAILABLE,  "store_unavailable",      503,                                          \

@@ -132,6 +132,12 @@ static const opt opts[] = {
     {"map-idle-ttl", "PATHD_MAP_IDLE_TTL", "map_idle_ttl_s", OPT_INT, OFF(map_idle_ttl_s), 600, 0,
      604800,
      "--store: seconds a map copy unused (no request, no session) stays loaded; 0 = forever"},
+    {"max-memory", "PATHD_MAX_MEMORY", "max_memory_bytes", OPT_INT, OFF(max_memory), 0, 0,
+     INT64_C(1) << 50,
+     "the process's memory budget in bytes: maps, hierarchies, landmarks, change logs, caches, "
+     "sessions, stream buffers and bodies count against it, and what would pass it is refused "
+     "(507 insufficient_storage, or 503 for bodies); 0 = 3/4 of the memory the process may use "
+     "(its cgroup's memory.max, else the machine's RAM)"},
     {"demo", "PATHD_DEMO", "demo", OPT_BOOL, OFF(demo), 0, 0, 1,
      "load the demo maps 'room' and 'maze' at start"},
 };

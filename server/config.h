@@ -57,7 +57,8 @@ typedef struct pf_config {
     int64_t ws_close_timeout_ms;  /* wait for the peer's close frame, then drop the TCP link */
     int64_t store_timeout_ms;     /* --store: longest wait for Redis (connect, command) */
     int64_t map_idle_ttl_s;       /* --store: drop a copy unused this long, 0 = never */
-    bool demo;                    /* load the demo maps at start */
+    int64_t max_memory; /* the process memory budget in bytes, 0 = 3/4 of what it may use */
+    bool demo;          /* load the demo maps at start */
 } pf_config;
 
 /* The defaults. */

@@ -253,8 +253,18 @@ static void take_body(pf_http *h, pf_req *r, const char *data, size_t n) {
         cap = r->body_cap ? r->body_cap : 4096;
         while (cap < need) cap *= 2;
         if (cap > max) cap = max;
+        if (!pf_mem_try_charge(h->d.mem, PF_MEM_BODIES, cap - r->body_cap)) {
+            /* Transient: bodies end. 503 with Retry-After. */
+            pf_req_drop_body(r);
+            pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
+                                "The server's memory budget (--max-memory) cannot take this body "
+                                "now. Retry later.");
+            pf_req_close_after(r);
+            return;
+        }
         b = realloc(r->body, cap);
         if (!b) {
+            pf_mem_uncharge(h->d.mem, PF_MEM_BODIES, cap - r->body_cap);
             pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, "Out of memory for the body.");
             pf_req_close_after(r);
             return;
@@ -344,6 +354,7 @@ pf_status pf_http_create(const pf_http_deps *d, pf_http **out) {
     h->env.pool = d->pool;
     h->env.queue_limit = d->cfg->queue_limit;
     h->env.retry_after_s = d->cfg->retry_after_s;
+    h->env.mem = d->mem;
     h->conns = d->conns;
     h->env.instance = d->instance;
     atomic_init(&h->draining, false);

@@ -30,6 +30,7 @@
 
 #include "config.h"
 #include "conns.h"
+#include "memory.h"
 #include "metrics.h"
 #include "pool.h"
 #include "routes.h"
@@ -44,6 +45,7 @@ typedef struct pf_http_deps {
                            * max_body_bytes, queue_limit, retry_after_s */
     const pf_routes *routes;
     pf_conns *conns; /* watches every connection of both listeners */
+    pf_mem *mem;     /* the process budget request bodies are charged to */
     pf_pool *pool;
     pf_metrics *metrics;
     _Atomic(const char *) *instance; /* the X-Pathd-Instance of every answer */

@@ -165,6 +165,19 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
            (double)g->stream_closes_idle);
     scalar(w, "pathd_stream_closes_session_gone_total", "counter",
            "Streams closed because their session ended.", (double)g->stream_closes_session_gone);
+    if (g->mem) {
+        scalar(w, "pathd_memory_budget_bytes", "gauge",
+               "The process memory budget (--max-memory, or 3/4 of what it may use).",
+               (double)pf_mem_budget(g->mem));
+        line(w, "# HELP pathd_memory_used_bytes Memory charged to the budget, by kind.\n"
+                "# TYPE pathd_memory_used_bytes gauge\n");
+        for (int k = 0; k < PF_MEM_KINDS; k++)
+            line(w, "pathd_memory_used_bytes{kind=\"%s\"} %llu\n", pf_mem_kind_name((pf_mem_kind)k),
+                 (unsigned long long)pf_mem_used_by(g->mem, (pf_mem_kind)k));
+        scalar(w, "pathd_memory_refused_total", "counter",
+               "Charges the memory budget refused (507, 503, close 1013, uncached answers).",
+               (double)pf_mem_refused(g->mem));
+    }
     scalar(w, "pathd_requests_in_flight", "gauge", "Requests received and not yet answered.",
            (double)LOAD(mm->in_flight));
 }

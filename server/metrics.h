@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "jsonw.h"
+#include "memory.h"
 #include "routes.h"
 
 /* Latency buckets, upper bounds in microseconds; a last +Inf bucket follows. */
@@ -53,6 +54,7 @@ typedef struct pf_metrics_gauges {
     uint64_t sessions, streams;
     uint64_t connections, closed_slow_request, closed_idle; /* conns.h */
     uint64_t stream_closes_slow_reader, stream_closes_idle, stream_closes_session_gone;
+    const pf_mem *mem; /* the memory budget, or NULL */
 } pf_metrics_gauges;
 
 /* Appends the Prometheus text exposition (format 0.0.4) to w's buffer. */

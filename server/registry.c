@@ -48,8 +48,27 @@ void pf_mapver_retain(pf_mapver *mv) {
 
 static void diff_release(pf_mapdiff *d) {
     if (!d || atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) != 1) return;
+    pf_mem_uncharge(d->mem, PF_MEM_MAPS, d->n * sizeof(*d->cells));
     free(d->cells);
     free(d);
+}
+
+void pf_mapver_charge(pf_mapver *mv, pf_mem *mem, size_t planner_bytes) {
+    mv->mem = mem;
+    atomic_store(&mv->charged, planner_bytes);
+    pf_mem_charge(mem, PF_MEM_MAPS, planner_bytes);
+    pf_cache_set_mem(mv->cache, mem);
+}
+
+void pf_mapver_recharge(pf_mapver *mv) {
+    size_t now, old;
+    if (!mv->mem) return;
+    now = pf_planner_memory(mv->planner);
+    old = atomic_exchange(&mv->charged, now);
+    if (now > old)
+        pf_mem_charge(mv->mem, PF_MEM_MAPS, now - old);
+    else
+        pf_mem_uncharge(mv->mem, PF_MEM_MAPS, old - now);
 }
 
 void pf_mapver_release(pf_mapver *mv) {
@@ -58,6 +77,7 @@ void pf_mapver_release(pf_mapver *mv) {
     for (size_t i = 0; i < mv->nlog; i++) diff_release(mv->log[i]);
     pf_cache_destroy(mv->cache);
     pf_planner_destroy(mv->planner);
+    pf_mem_uncharge(mv->mem, PF_MEM_MAPS, atomic_load(&mv->charged));
     free(mv);
 }
 
@@ -84,6 +104,8 @@ pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *ch
     d->version = pf_mapver_next_version(prev);
     d->cells = changed;
     d->n = n;
+    d->mem = next->mem;
+    pf_mem_charge(d->mem, PF_MEM_MAPS, n * sizeof(*changed));
     /* Keep the newest diffs of prev that fit the bounds. */
     while (keep < prev->nlog && keep + 1 < PF_MAPVER_LOG_VERSIONS) {
         const pf_mapdiff *o = prev->log[prev->nlog - 1 - keep];

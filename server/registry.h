@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "cache.h"
+#include "memory.h"
 #include "planner.h"
 #include "router.h"
 #include "status.h"
@@ -47,6 +48,7 @@ typedef struct pf_mapdiff {
     uint64_t version;
     pf_point *cells; /* owned */
     size_t n;
+    pf_mem *mem; /* charged n cells (PF_MEM_MAPS) while it lives, or NULL */
 } pf_mapdiff;
 
 typedef struct pf_mapver {
@@ -61,6 +63,8 @@ typedef struct pf_mapver {
     pf_mapdiff *log[PF_MAPVER_LOG_VERSIONS]; /* oldest first, the newest is this version's */
     size_t nlog;
     _Atomic uint64_t used_ns; /* the last pf_registry_get (clock.h), for idle copies */
+    pf_mem *mem;              /* the process budget, or NULL (pf_mapver_charge) */
+    _Atomic size_t charged;   /* bytes of PF_MEM_MAPS charged for the planner */
 } pf_mapver;
 
 /* Makes an unpublished version holding one reference (the caller's). Takes
@@ -68,6 +72,14 @@ typedef struct pf_mapver {
 pf_mapver *pf_mapver_create(const char *id, pf_planner *planner, size_t cache_entries,
                             size_t cache_bytes, uint64_t build_us, const uint8_t hash[32]);
 void pf_mapver_retain(pf_mapver *mv);
+/* Charges mv to the process budget mem: `planner_bytes` of its planner now
+ * (already reserved by the caller, or held), its cache entries and its
+ * change log as they come; all given back when mv is freed. Call once,
+ * before mv is published. */
+void pf_mapver_charge(pf_mapver *mv, pf_mem *mem, size_t planner_bytes);
+/* The charge made what the planner holds now (its cuts are built on their
+ * first use). Thread-safe. */
+void pf_mapver_recharge(pf_mapver *mv);
 /* Drops a reference; the last one frees the version. NULL is a no-op. */
 void pf_mapver_release(pf_mapver *mv);
 /* The algorithm a query without one runs: hpa where the map has a

@@ -47,6 +47,7 @@ bool pf__req_resp_is_static(const pf_req *r) { return r->resp == oom_body; }
 void pf__req_destroy(pf_req *r) {
     if (!r) return;
     if (r->state_free) r->state_free(r->state);
+    pf_mem_uncharge(r->env->mem, PF_MEM_BODIES, r->body_cap);
     free(r->body);
     if (r->resp != oom_body) free(r->resp);
     free(r);
@@ -113,6 +114,7 @@ const char *pf_req_body(const pf_req *r, size_t *len) {
 pf_body_kind pf_req_body_kind(const pf_req *r) { return r->body_kind; }
 
 void pf_req_drop_body(pf_req *r) {
+    pf_mem_uncharge(r->env->mem, PF_MEM_BODIES, r->body_cap);
     free(r->body);
     r->body = NULL;
     r->body_len = r->body_cap = 0;

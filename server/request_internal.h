@@ -7,6 +7,7 @@
 
 #include <stdatomic.h>
 
+#include "memory.h"
 #include "request.h"
 
 /* What every request of one server shares; owned by http.c. */
@@ -15,6 +16,7 @@ typedef struct pf_req_env {
     int64_t queue_limit;             /* for the 503 message */
     int64_t retry_after_s;           /* Retry-After of 503 answers */
     _Atomic(const char *) *instance; /* X-Pathd-Instance of every answer */
+    pf_mem *mem;                     /* the process budget bodies are charged to */
 } pf_req_env;
 
 typedef struct pf_req_header_ref {
@@ -29,7 +31,7 @@ struct pf_req {
 
     /* The body (http.c gathers it). */
     char *body;
-    size_t body_len, body_cap;
+    size_t body_len, body_cap; /* body_cap is charged to env->mem (PF_MEM_BODIES) */
     pf_body_kind body_kind;
     size_t discarded; /* body bytes dropped after an answer written mid-body */
     bool lingering;   /* answered mid-body (http.c's answer_mid_body): dropping the rest */

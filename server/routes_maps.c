@@ -273,9 +273,8 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
         pf_req_answer_perror(r, &e);
         goto out_finish;
     }
-    if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv))) {
-        pf_req_answer_error(r, pf_error_for_status(st), NULL, "Preparing the map failed: %s.",
-                            pf_status_str(st));
+    if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv, &e))) {
+        pf_req_answer_perror(r, &e);
         goto out_finish;
     }
     if (pf_maps_publish(m->maps, mv, &c, &o, &e)) { /* takes mv */

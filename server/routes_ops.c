@@ -1,6 +1,7 @@
 /* routes_ops.c -- the operations routes; see routes_ops.h. */
 #include "routes_ops.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "clock.h"
@@ -111,8 +112,20 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
         pf_jsonw_kuint(&w, "idle", hs.closed_idle);
         pf_jsonw_kuint(&w, "session_gone", hs.closed_session_gone);
         pf_jsonw_kuint(&w, "dropped_after_close", hs.dropped_after_close);
+        pf_jsonw_kuint(&w, "memory", hs.closed_memory);
         pf_jsonw_obj_end(&w);
     }
+    pf_jsonw_key(&w, "memory");
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_kuint(&w, "budget_bytes", pf_mem_budget(m->mem));
+    pf_jsonw_kuint(&w, "used_bytes", pf_mem_used(m->mem));
+    for (int k = 0; k < PF_MEM_KINDS; k++) {
+        char name[32];
+        snprintf(name, sizeof(name), "%s_bytes", pf_mem_kind_name((pf_mem_kind)k));
+        pf_jsonw_kuint(&w, name, pf_mem_used_by(m->mem, (pf_mem_kind)k));
+    }
+    pf_jsonw_kuint(&w, "refused", pf_mem_refused(m->mem));
+    pf_jsonw_obj_end(&w);
     pf_jsonw_obj_end(&w);
     pf_req_answer_json(r, &w);
 }
@@ -145,6 +158,7 @@ void pf__route_metrics(pf_req *r, pf_ops_routes *m) {
         g.stream_closes_idle = hs.closed_idle;
         g.stream_closes_session_gone = hs.closed_session_gone;
     }
+    g.mem = m->mem;
     pf_jsonw_init(&w, 8192);
     pf_metrics_write(m->metrics, &g, &w);
     pf_req_answer_typed(r, "text/plain; version=0.0.4", &w);

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "conns.h"
 #include "maps.h"
+#include "memory.h"
 #include "metrics.h"
 #include "pool.h"
 #include "registry.h"
@@ -33,6 +34,7 @@ struct pf_ops_routes {
     pf_conns *conns;                 /* connections open and closed by their deadlines */
     atomic_uint health_port;         /* the probes' listener, 0 when none; set once listening (the
                                       * API may be serving by then: atomic) */
+    pf_mem *mem;                     /* the process memory budget, reported */
 };
 
 #endif

@@ -91,6 +91,7 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
     bool total;
     pf_mapver *mv;
     session_job *job;
+    size_t reserve;
     size_t len;
     const char *body = pf_req_body(r, &len);
 
@@ -113,9 +114,28 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
         pf_mapver_release(mv);
         return;
     }
+    /* Room in the budget for a search over the whole map, before it is
+     * created; the session's charge follows what it holds from its first
+     * plan on. */
+    reserve = pf_mem_session_estimate((uint64_t)pf_grid_width(pf_planner_grid(mv->planner)) *
+                                      (uint64_t)pf_grid_height(pf_planner_grid(mv->planner)));
+    if (!pf_mem_try_charge(m->mem, PF_MEM_SESSIONS, reserve)) {
+        pf_mapver_release(mv);
+        pf_req_answer_error(
+            r, PF_ERR_INSUFFICIENT_STORAGE, NULL,
+            "A session on map '%s' needs up to %zu bytes; the memory budget (--max-memory) is "
+            "%llu bytes and %llu are in use. Delete sessions or maps, or raise it.",
+            pf_req_map_id(r), reserve, (unsigned long long)pf_mem_budget(m->mem),
+            (unsigned long long)pf_mem_used(m->mem));
+        return;
+    }
     st = pf_sessions_add(m->sessions, mv, q.start, q.goal, q.ttl_s ? q.ttl_s : cfg->session_ttl_s,
                          pf_clock_now_ns(), &job->session, &total);
     pf_mapver_release(mv);
+    if (st)
+        pf_mem_uncharge(m->mem, PF_MEM_SESSIONS, reserve);
+    else
+        pf_session_take_charge(job->session, m->mem, reserve);
     if (st == PF_ELIMIT && !total) {
         pf_req_answer_error(r, PF_ERR_TOO_MANY_SESSIONS, NULL,
                             "Map '%s' has %lld sessions, its limit; delete one or let one expire.",

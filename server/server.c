@@ -12,6 +12,7 @@
 #include "conns.h"
 #include "http.h"
 #include "maps.h"
+#include "memory.h"
 #include "metrics.h"
 #include "pool.h"
 #include "registry.h"
@@ -31,6 +32,7 @@ struct pf_server {
     pf_maps *maps;   /* the registry and the store (memory, data directory, Redis) together */
     pf_hub *hub;     /* WebSocket streams and the session reaper */
     pf_conns *conns; /* the connections' absolute deadlines */
+    pf_mem *mem;     /* the process memory budget (--max-memory) */
     pf_http *http;
     /* The resource modules' contexts, and the table's view of them. */
     pf_ops_routes ops;
@@ -51,13 +53,14 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
     if (!s) return PF_ENOMEM;
     s->cfg = *cfg;
     pf_metrics_init(&s->metrics);
-    if (!(s->registry = pf_registry_create((size_t)cfg->max_maps))) goto out_free_server;
+    if (!(s->mem = pf_mem_create((uint64_t)cfg->max_memory))) goto out_free_server;
+    if (!(s->registry = pf_registry_create((size_t)cfg->max_maps))) goto out_free_mem;
     s->sessions = pf_sessions_create((size_t)cfg->max_sessions, (size_t)cfg->max_sessions_per_map);
     if (!s->sessions) goto out_free_registry;
     if ((st = pf_pool_create((int)cfg->workers, (int)cfg->queue_limit, &s->pool)))
         goto out_free_sessions;
     {
-        pf_maps_deps d = {s->registry, s->sessions, &s->cfg};
+        pf_maps_deps d = {s->registry, s->sessions, &s->cfg, s->mem};
         if ((st = pf_maps_create(&d, &s->maps))) goto out_free_pool;
     }
     {
@@ -70,7 +73,8 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
                          (size_t)cfg->ws_max_outbound,
                          cfg->ws_idle_timeout_s,
                          cfg->ws_close_timeout_ms,
-                         cfg->deadline_ms};
+                         cfg->deadline_ms,
+                         s->mem};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
     if (cfg->instance_id[0]) {
@@ -82,16 +86,17 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
     if ((st =
              pf_conns_create(cfg->request_timeout_s * 1000, cfg->conn_timeout_s * 1000, &s->conns)))
         goto out_free_hub;
-    s->ops = (pf_ops_routes){&s->cfg,      &s->metrics, s->pool, s->registry,
-                             s->sessions,  s->hub,      s->maps, pf_clock_now_ns(),
-                             &s->instance, s->conns,    0};
+    s->ops =
+        (pf_ops_routes){&s->cfg, &s->metrics,       s->pool,      s->registry, s->sessions, s->hub,
+                        s->maps, pf_clock_now_ns(), &s->instance, s->conns,    0,           s->mem};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg};
     s->sessions_routes =
-        (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg};
+        (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg, s->mem};
     s->routes = (pf_routes){&s->ops, &s->maps_routes, &s->paths, &s->sessions_routes, s->maps};
     {
-        pf_http_deps d = {&s->cfg, &s->routes, s->conns, s->pool, &s->metrics, &s->instance};
+        pf_http_deps d = {&s->cfg, &s->routes,  s->conns,    s->mem,
+                          s->pool, &s->metrics, &s->instance};
         if ((st = pf_http_create(&d, &s->http))) goto out_free_conns;
     }
     *out = s;
@@ -109,6 +114,8 @@ out_free_sessions:
     pf_sessions_destroy(s->sessions);
 out_free_registry:
     pf_registry_destroy(s->registry);
+out_free_mem:
+    pf_mem_destroy(s->mem);
 out_free_server:
     free(s);
     return st;
@@ -166,5 +173,6 @@ void pf_server_destroy(pf_server *s) {
     pf_maps_destroy(s->maps);
     pf_sessions_destroy(s->sessions);
     pf_registry_destroy(s->registry);
+    pf_mem_destroy(s->mem); /* last: everything above gave its charges back */
     free(s);
 }

@@ -58,6 +58,8 @@ typedef struct wsconn {
     bool polling;         /* the poll handle is initialised */
     bool wr_shut;         /* LINGER: shutdown(SHUT_WR) done */
     bool finished;        /* unlinked; freed when its poll handle is closed */
+    size_t charged_out;   /* PF_MEM_STREAMS charged: the output buffer */
+    size_t charged_rest;  /* ... and the input and message buffers */
     uint64_t last_msg_ns; /* the peer's last message or control frame */
     uint64_t close_by_ns; /* CLOSE_SENT, LINGER: dropped at this time */
     /* The job. */
@@ -104,6 +106,7 @@ static void count_close(pf_hub *h, uint64_t *counter) {
 
 static void conn_free(wsconn *c) {
     pf_hub *h = c->hub;
+    pf_mem_uncharge(h->d.mem, PF_MEM_STREAMS, c->charged_out + c->charged_rest);
     if (c->urh) MHD_upgrade_action(c->urh, MHD_UPGRADE_ACTION_CLOSE);
     pf_ws_decoder_free(&c->dec);
     pf_update_list_free(&c->upd);
@@ -190,8 +193,26 @@ static void drop_unsent(wsconn *c) {
     if (c->out_off == c->out_len) c->out_off = c->out_len = 0;
 }
 
-/* Appends one frame to the output; false when out of memory (then the
- * stream is dropped). */
+/* The process budget cannot hold the stream's output: what the peer has
+ * not started to receive is dropped and the stream closed with 1013 (try
+ * again later) when the close frame still fits the buffer, else dropped. */
+static void over_budget(wsconn *c) {
+    uint8_t p[125];
+    size_t n;
+    drop_unsent(c);
+    count_close(c->hub, &c->hub->stats.closed_memory);
+    n = pf_ws_close_payload(PF_WS_CLOSE_TRY_AGAIN, "memory budget (--max-memory) spent", p);
+    if (c->state != WS_OPEN || c->out_cap - c->out_len < n + FRAME_HEADER_MAX) {
+        gone(c);
+        return;
+    }
+    c->out_len += pf_ws_encode(PF_WS_OP_CLOSE, p, n, c->out + c->out_len, c->out_cap - c->out_len);
+    c->state = WS_CLOSE_SENT;
+    c->close_by_ns = pf_clock_now_ns() + (uint64_t)c->hub->d.ws_close_timeout_ms * 1000000ull;
+}
+
+/* Appends one frame to the output; false when out of memory or past the
+ * memory budget (then the stream is closed or dropped). */
 static bool queue_frame(wsconn *c, int op, const void *data, size_t len) {
     size_t need = len + FRAME_HEADER_MAX;
     if (c->out_off > 0 && c->out_off >= c->out_len / 2) {
@@ -208,11 +229,17 @@ static bool queue_frame(wsconn *c, int op, const void *data, size_t len) {
         size_t cap = c->out_cap ? c->out_cap : 4096;
         uint8_t *b;
         while (cap < c->out_len + need) cap *= 2;
+        if (!pf_mem_try_charge(c->hub->d.mem, PF_MEM_STREAMS, cap - c->out_cap)) {
+            over_budget(c);
+            return false;
+        }
         b = realloc(c->out, cap);
         if (!b) {
+            pf_mem_uncharge(c->hub->d.mem, PF_MEM_STREAMS, cap - c->out_cap);
             gone(c);
             return false;
         }
+        c->charged_out += cap - c->out_cap;
         c->out = b;
         c->out_cap = cap;
     }
@@ -466,9 +493,21 @@ static void on_poll(uv_poll_t *hd, int status, int events) {
     update_poll(c);
 }
 
+/* The input and message buffers' charge follows their sizes (each bounded
+ * by READ_CHUNK and ws_max_message). */
+static void account_rest(wsconn *c) {
+    size_t now = c->in_cap + c->dec.msg_cap;
+    if (now > c->charged_rest)
+        pf_mem_charge(c->hub->d.mem, PF_MEM_STREAMS, now - c->charged_rest);
+    else
+        pf_mem_uncharge(c->hub->d.mem, PF_MEM_STREAMS, c->charged_rest - now);
+    c->charged_rest = now;
+}
+
 /* Watches what c waits for; frees c when it is done. */
 static void update_poll(wsconn *c) {
     int ev = 0;
+    account_rest(c);
     if (c->state == WS_GONE) {
         finish(c);
         return;

@@ -27,7 +27,8 @@
  *   - the stream's session ended (expired, deleted, its map replaced or
  *     deleted): an error message session_not_found, then 1000; found within
  *     a second;
- *   - the drain at SIGTERM: 1001.
+ *   - the drain at SIGTERM: 1001;
+ *   - the process memory budget (memory.h) cannot hold its output: 1013.
  * A stream does not keep its session alive by itself: messages do.
  *
  * The close handshake (RFC 6455 7.1): the peer's close frame is checked
@@ -49,6 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memory.h"
 #include "metrics.h"
 #include "pool.h"
 #include "registry.h"
@@ -69,6 +71,7 @@ typedef struct pf_hub_deps {
     int64_t ws_idle_timeout_s;   /* without a message from the peer: close 1000 */
     int64_t ws_close_timeout_ms; /* wait for the peer's close, then drop the link */
     int64_t deadline_ms;         /* an update waiting longer for a worker: deadline_exceeded */
+    pf_mem *mem;                 /* the process budget the buffers are charged to */
 } pf_hub_deps;
 
 /* Starts the hub's thread. PF_ENOMEM. */
@@ -103,6 +106,7 @@ typedef struct pf_hub_stats {
     uint64_t closed_idle;         /* 1000: ws_idle_timeout_s */
     uint64_t closed_session_gone; /* 1000: the session ended */
     uint64_t dropped_after_close; /* no close frame from the peer within ws_close_timeout_ms */
+    uint64_t closed_memory;       /* 1013: the memory budget could not hold its output */
 } pf_hub_stats;
 
 void pf_hub_get_stats(pf_hub *h, pf_hub_stats *out);

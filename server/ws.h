@@ -41,7 +41,8 @@ enum {
     PF_WS_CLOSE_UNSUPPORTED = 1003,
     PF_WS_CLOSE_BAD_DATA = 1007,
     PF_WS_CLOSE_POLICY = 1008,
-    PF_WS_CLOSE_TOO_BIG = 1009
+    PF_WS_CLOSE_TOO_BIG = 1009,
+    PF_WS_CLOSE_TRY_AGAIN = 1013 /* IANA's registry: "Try Again Later" */
 };
 
 typedef struct pf_ws_decoder {

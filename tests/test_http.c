@@ -187,9 +187,9 @@ END_TEST
  * for a worker at its deadline is answered 504 then, not when a worker
  * frees up. --slice-ms 60000 keeps the batch from giving its worker away. */
 START_TEST(http_queue_full_503_and_queued_deadline_504) {
-    hc_server s = it_start(
-        ARGS("--workers", "1", "--queue", "1", "--retry-after", "2", "--slice-ms", "60000"));
-    char *map = it_open_map_text(512, 512), *batch = it_slow_batch(250, 3000), *b;
+    hc_server s = it_start(ARGS("--workers", "1", "--queue", "1", "--retry-after", "2",
+                                "--slice-ms", "60000", "--max-batch", "5000"));
+    char *map = it_open_map_text(512, 512), *batch = it_slow_batch(4000, 3000), *b;
     hc_resp r;
     int slow, queued;
     struct timespec t0, tq;

@@ -268,6 +268,112 @@ START_TEST(routes_maps_patch_max_changes) {
 }
 END_TEST
 
+/* An open w x w Moving AI map. Free with free(). */
+static char *open_text(int w) {
+    size_t cap = (size_t)(w + 1) * (size_t)w + 64, len;
+    char *b = malloc(cap);
+    len = (size_t)sprintf(b, "type octile\nheight %d\nwidth %d\nmap\n", w, w);
+    for (int y = 0; y < w; y++) {
+        memset(b + len, '.', (size_t)w);
+        len += (size_t)w;
+        b[len++] = '\n';
+    }
+    b[len] = '\0';
+    return b;
+}
+
+/* --max-memory: uploads are refused 507 insufficient_storage once the
+ * budget cannot hold one more map, before it is built; the server's
+ * resident memory stays within the budget; a DELETE makes room again; new
+ * sessions are refused too once their search has no room. Before the
+ * budget, uploads went on until the host ran out of memory. */
+START_TEST(routes_maps_memory_budget) {
+    hc_server s = it_start(ARGS("--max-memory", "40000000", "--landmark-bytes", "0",
+                                "--max-sessions-per-map", "100000", "--max-sessions", "100000"));
+    char *map = open_text(512), path[64];
+    long before = it_rss_kib(s.pid), after;
+    int n = 0, sessions = 0;
+    hc_resp r;
+    cJSON *j;
+    for (;; n++) {
+        ck_assert_msg(n < 40, "40 maps of 512x512 fitted a 40 MB budget");
+        snprintf(path, sizeof(path), "/v1/maps/m%d", n);
+        r = it_req(&s, "PUT", path, "text/plain", map);
+        if (r.status != 201) break;
+        hc_free(&r);
+    }
+    it_expect_error(&r, 507, "insufficient_storage", NULL);
+    ck_assert_ptr_nonnull(strstr(r.body, "--max-memory"));
+    hc_free(&r);
+    ck_assert_int_ge(n, 1);
+    after = it_rss_kib(s.pid);
+    fprintf(stderr,
+            "routes_maps_memory_budget: %d maps of 512x512 fit 40 MB; server RSS %ld -> %ld KiB\n",
+            n, before, after);
+#ifndef __SANITIZE_THREAD__ /* TSan's shadow memory is several times the heap */
+    ck_assert_msg((after - before) * 1024 < 40000000 + (8 << 20), "RSS grew by %ld KiB",
+                  after - before);
+#endif
+    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
+    j = it_json(&r);
+    ck_assert_int_eq((int)it_num(j, "memory.budget_bytes"), 40000000);
+    ck_assert(it_num(j, "memory.used_bytes") <= 40000000);
+    ck_assert(it_num(j, "memory.maps_bytes") > 0);
+    ck_assert(it_num(j, "memory.refused") >= 1);
+    cJSON_Delete(j);
+    hc_free(&r);
+    /* Sessions: each reserves a search over the whole map until its first
+     * plan; once none fits, 507. */
+    for (;; sessions++) {
+        ck_assert_msg(sessions < 20000, "sessions never ran out of room");
+        r = it_req(&s, "POST", "/v1/maps/m0/sessions", "application/json",
+                   "{\"start\":[0,0],\"goal\":[511,511]}");
+        if (r.status != 201) break;
+        hc_free(&r);
+    }
+    it_expect_error(&r, 507, "insufficient_storage", NULL);
+    hc_free(&r);
+    fprintf(stderr, "routes_maps_memory_budget: then %d sessions\n", sessions);
+    /* DELETEs give their maps' memory back (their sessions' too): an
+     * upload fits again. */
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof(path), "/v1/maps/m%d", i);
+        r = it_req(&s, "DELETE", path, NULL, NULL);
+        ck_assert_int_eq(r.status, 204);
+        hc_free(&r);
+    }
+    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
+    j = it_json(&r);
+    ck_assert(it_num(j, "memory.maps_bytes") == 0);
+    ck_assert(it_num(j, "memory.sessions_bytes") == 0);
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "PUT", "/v1/maps/again", "text/plain", map);
+    ck_assert_msg(r.status == 201, "%d %.200s", r.status, r.body);
+    hc_free(&r);
+    free(map);
+    it_stop(&s);
+}
+END_TEST
+
+/* A body the budget cannot take is refused 503 with Retry-After while it
+ * streams in, not buffered. */
+START_TEST(routes_maps_memory_budget_body) {
+    hc_server s = it_start(ARGS("--max-memory", "2000000"));
+    char *map = open_text(2000), buf[16];
+    hc_resp r = it_req(&s, "PUT", "/v1/maps/big", "text/plain", map);
+    it_expect_error(&r, 503, "overloaded", NULL);
+    ck_assert_ptr_nonnull(strstr(r.body, "--max-memory"));
+    ck_assert_ptr_nonnull(hc_header(&r, "Retry-After", buf, sizeof(buf)));
+    hc_free(&r);
+    r = it_req(&s, "GET", "/healthz", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    free(map);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_maps) {
     Suite *s = suite_create("routes_maps");
     TCase *tc = tcase_create("routes_maps");
@@ -276,6 +382,8 @@ TU_SUITE(routes_maps) {
     tcase_add_test(tc, routes_maps_cells);
     tcase_add_test(tc, routes_maps_patch_toggles_coalesced);
     tcase_add_test(tc, routes_maps_patch_max_changes);
+    tcase_add_test(tc, routes_maps_memory_budget);
+    tcase_add_test(tc, routes_maps_memory_budget_body);
     suite_add_tcase(s, tc);
     return s;
 }
