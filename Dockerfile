@@ -6,7 +6,10 @@ RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends make gc
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-RUN make deps && make -j"$(nproc)"
+# .git stays out of the image: pass the commit for pathd_build_info
+# (/metrics) with `docker build --build-arg BUILD_COMMIT=$(git rev-parse --short=12 HEAD) .`
+ARG BUILD_COMMIT=unknown
+RUN make deps && make -j"$(nproc)" BUILD_COMMIT="$BUILD_COMMIT"
 
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update -qq \

@@ -2,6 +2,7 @@
  * doubly linked list in recency order (most recent at the head). */
 #include "cache.h"
 
+#include <nettle/sha2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -41,6 +42,20 @@ pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo,
     return k;
 }
 
+void pf_cache_key_extra2(pf_cache_key *k, const void *a, size_t na, const void *b, size_t nb) {
+    struct sha256_ctx h;
+    uint8_t d[SHA256_DIGEST_SIZE];
+    sha256_init(&h);
+    sha256_update(&h, na, a);
+    if (nb) sha256_update(&h, nb, b);
+    sha256_digest(&h, sizeof(d), d);
+    memcpy(k->extra, d, sizeof(k->extra));
+}
+
+void pf_cache_key_extra(pf_cache_key *k, const void *bytes, size_t n) {
+    pf_cache_key_extra2(k, bytes, n, NULL, 0);
+}
+
 static uint64_t mix(uint64_t h, uint64_t v) {
     h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
     return h * 0xff51afd7ed558ccdULL;
@@ -56,6 +71,13 @@ static uint64_t key_hash(const pf_cache_key *k) {
     h = mix(h, k->max_expanded);
     h = mix(h, k->version);
     h = mix(h, k->smooth);
+    {
+        uint64_t e0, e1;
+        memcpy(&e0, k->extra, 8);
+        memcpy(&e1, k->extra + 8, 8);
+        h = mix(h, e0);
+        h = mix(h, e1);
+    }
     return h ^ (h >> 29);
 }
 
@@ -63,7 +85,8 @@ static bool key_eq(const pf_cache_key *a, const pf_cache_key *b) {
     return a->start.x == b->start.x && a->start.y == b->start.y && a->goal.x == b->goal.x &&
            a->goal.y == b->goal.y && a->algorithm == b->algorithm && a->heuristic == b->heuristic &&
            a->weight == b->weight && a->max_expanded == b->max_expanded &&
-           a->version == b->version && a->smooth == b->smooth;
+           a->version == b->version && a->smooth == b->smooth &&
+           memcmp(a->extra, b->extra, sizeof(a->extra)) == 0;
 }
 
 static size_t entry_bytes(const entry *e) { return sizeof(*e) + e->val.len; }

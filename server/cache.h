@@ -1,9 +1,9 @@
 /* cache.h -- an LRU cache of answered paths, one per map version.
  *
  * Keyed by (start, goal, algorithm, heuristic, weight, smooth, node budget,
- * map version). Bounded by an entry count and by the bytes of the paths it
- * holds; the least recently used entry goes first. Counts hits and misses
- * for the hit ratio /v1/info reports.
+ * map version, and a digest of anything else the request has). Bounded by an entry count and by the
+ * bytes of the paths it holds; the least recently used entry goes first. Counts hits and misses for
+ * the hit ratio /v1/info reports.
  *
  * A value is the answer's members as JSON (pf_path_write_members), so a hit
  * costs one copy, not a serialization of the path.
@@ -31,6 +31,11 @@ typedef struct pf_cache_key {
     uint64_t max_expanded;
     uint64_t version;
     bool smooth;
+    /* The rest of a request that has more to it (goals, agent size,
+     * partial, snap; or a flow field's goals and region): a SHA-256 digest,
+     * truncated, of its canonical bytes (pf_cache_key_extra). All zero for
+     * a plain path request. */
+    uint8_t extra[16];
 } pf_cache_key;
 
 typedef struct pf_cache_value {
@@ -53,6 +58,13 @@ void pf_cache_destroy(pf_cache *c);
 /* Builds a key with every padding byte zeroed. */
 pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo, pf_heuristic h,
                                double weight, bool smooth, uint64_t max_expanded, uint64_t version);
+
+/* Sets k->extra to the digest of bytes[0..n): distinct requests get
+ * distinct keys but for a SHA-256 collision, so a client cannot make its
+ * answer be served for another's request. */
+void pf_cache_key_extra(pf_cache_key *k, const void *bytes, size_t n);
+/* The same over two pieces, a then b (b may be NULL with nb 0). */
+void pf_cache_key_extra2(pf_cache_key *k, const void *a, size_t na, const void *b, size_t nb);
 
 /* On a hit fills *out (out->json is a malloc'd copy) and returns true;
  * counts a hit or a miss. A hit whose copy cannot be allocated is a miss. */

@@ -57,8 +57,21 @@ typedef struct pf_config {
     int64_t ws_close_timeout_ms;  /* wait for the peer's close frame, then drop the TCP link */
     int64_t store_timeout_ms;     /* --store: longest wait for Redis (connect, command) */
     int64_t map_idle_ttl_s;       /* --store: drop a copy unused this long, 0 = never */
-    int64_t max_memory; /* the process memory budget in bytes, 0 = 3/4 of what it may use */
-    bool demo;          /* load the demo maps at start */
+    int64_t max_memory;      /* the process memory budget in bytes, 0 = 3/4 of what it may use */
+    int64_t max_goals;       /* goals of one path request (nearest target) */
+    int64_t max_agent_size;  /* largest agent_size, an n x n agent */
+    int64_t max_snap_radius; /* largest snap_radius */
+    int64_t max_flowfield_goals;     /* goals of one flow field */
+    int64_t max_flowfield_cells;     /* cells of one flow field (its region, else the map) */
+    int64_t flowfield_cache_entries; /* flow fields cached per map version, 0 = none */
+    int64_t flowfield_cache_bytes;   /* ... and the bytes they may hold */
+    int64_t max_table_entries;       /* sources x targets of one distance table */
+    int64_t max_table_paths;         /* ... when it asks for paths */
+    int64_t max_table_path_cells;    /* cells of all the paths of one table */
+    int64_t stream_max_inflight;     /* multiplexed stream: jobs of one connection at once */
+    int64_t stream_max_pending;      /* ... messages it may have queued or running */
+    int64_t stream_max_sessions;     /* ... distinct sessions it may address */
+    bool demo;                       /* load the demo maps at start */
 } pf_config;
 
 /* The defaults. */

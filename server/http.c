@@ -356,6 +356,7 @@ pf_status pf_http_create(const pf_http_deps *d, pf_http **out) {
     h->env.retry_after_s = d->cfg->retry_after_s;
     h->env.mem = d->mem;
     h->conns = d->conns;
+    h->env.metrics = d->metrics;
     h->env.instance = d->instance;
     atomic_init(&h->draining, false);
     *out = h;

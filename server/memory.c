@@ -9,7 +9,7 @@
 struct pf_mem {
     uint64_t budget;
     atomic_uint_fast64_t total;
-    atomic_uint_fast64_t used[PF_MEM_KINDS];
+    atomic_uint_fast64_t used[PF_MEM_COUNT];
     atomic_uint_fast64_t refused;
 };
 
@@ -51,7 +51,7 @@ pf_mem *pf_mem_create(uint64_t budget_bytes) {
     m->budget = budget_bytes ? budget_bytes : default_budget();
     atomic_init(&m->total, 0);
     atomic_init(&m->refused, 0);
-    for (int k = 0; k < PF_MEM_KINDS; k++) atomic_init(&m->used[k], 0);
+    for (int k = 0; k < PF_MEM_COUNT; k++) atomic_init(&m->used[k], 0);
     return m;
 }
 
@@ -109,7 +109,7 @@ size_t pf_mem_session_estimate(uint64_t cells) {
 }
 
 const char *pf_mem_kind_name(pf_mem_kind k) {
-    static const char *const names[PF_MEM_KINDS] = {"maps", "caches", "sessions", "streams",
+    static const char *const names[PF_MEM_COUNT] = {"maps", "caches", "sessions", "streams",
                                                     "bodies"};
-    return k >= 0 && k < PF_MEM_KINDS ? names[k] : "other";
+    return k >= 0 && k < PF_MEM_COUNT ? names[k] : "other";
 }

@@ -41,7 +41,7 @@ typedef enum pf_mem_kind {
     PF_MEM_SESSIONS, /* D* Lite sessions */
     PF_MEM_STREAMS,  /* WebSocket stream buffers */
     PF_MEM_BODIES,   /* request bodies being received */
-    PF_MEM_KINDS
+    PF_MEM_COUNT
 } pf_mem_kind;
 
 typedef struct pf_mem pf_mem;

@@ -57,6 +57,7 @@ typedef struct pf_mapver {
     uint64_t version;         /* 0 until published; the registry numbers it */
     pf_planner *planner;      /* owned */
     pf_cache *cache;          /* owned */
+    pf_cache *fields;         /* owned: answered flow fields (routes_fields.c); NULL = none */
     uint64_t build_us;        /* parse + preprocessing */
     uint8_t content_hash[32]; /* SHA-256 of the upload, for POST /v1/maps */
     uint64_t lineage;         /* set by publish (new) or swap (kept), then constant */
@@ -82,6 +83,10 @@ void pf_mapver_charge(pf_mapver *mv, pf_mem *mem, size_t planner_bytes);
 void pf_mapver_recharge(pf_mapver *mv);
 /* Drops a reference; the last one frees the version. NULL is a no-op. */
 void pf_mapver_release(pf_mapver *mv);
+/* Empties mv's caches (answered paths and flow fields): a newer version
+ * replaced it, so they must not be served again, and the memory goes back
+ * while sessions still hold mv. Thread-safe (the caches lock). */
+void pf_mapver_drop_caches(pf_mapver *mv);
 /* The algorithm a query without one runs: hpa where the map has a
  * hierarchy, astar otherwise. */
 pf_algorithm pf_mapver_default_algorithm(const pf_mapver *mv);

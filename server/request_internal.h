@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 
 #include "memory.h"
+#include "metrics.h"
 #include "request.h"
 
 /* What every request of one server shares; owned by http.c. */
@@ -17,6 +18,7 @@ typedef struct pf_req_env {
     int64_t retry_after_s;           /* Retry-After of 503 answers */
     _Atomic(const char *) *instance; /* X-Pathd-Instance of every answer */
     pf_mem *mem;                     /* the process budget bodies are charged to */
+    pf_metrics *metrics;             /* queue waits */
 } pf_req_env;
 
 typedef struct pf_req_header_ref {
@@ -55,7 +57,8 @@ struct pf_req {
     bool queued;     /* a job was queued; written and read by the I/O thread only */
     pf_pool_job job; /* job.client: the client address's hash; job.deadline_ns */
     pf_req_job_fn job_fn;
-    bool again; /* pf_req_finish_again: run the handler again (read after the resume) */
+    uint64_t queued_ns; /* when the job was submitted */
+    bool again;         /* pf_req_finish_again: run the handler again (read after the resume) */
     int reruns;
 
     /* The route's state. */

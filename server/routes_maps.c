@@ -7,16 +7,24 @@
 #include <string.h>
 
 #include "clock.h"
+#include "hpa.h"
 #include "map_json.h"
+#include "maze.h"
+#include "maze_json.h"
 #include "precond.h"
 #include "request.h"
 #include "session_json.h"
 
 static void write_map_info(pf_jsonw *w, const pf_mapver *mv) {
-    pf_cache_stats cs;
+    pf_cache_stats cs, fs;
     pf_map_info info;
     pf_cache_get_stats(mv->cache, &cs);
+    memset(&fs, 0, sizeof(fs));
+    if (mv->fields) pf_cache_get_stats(mv->fields, &fs);
     memset(&info, 0, sizeof(info));
+    info.field_cache_hits = fs.hits;
+    info.field_cache_misses = fs.misses;
+    info.field_cache_entries = fs.entries;
     info.id = mv->id;
     info.version = mv->version;
     info.planner = mv->planner;
@@ -152,6 +160,129 @@ void pf__route_map_cells(pf_req *r, pf_maps_routes *m) {
     pf_req_dispatch(r, PF_JOB_SEARCH, run_cells);
 }
 
+/* GET /v1/maps/{id}/hierarchy */
+
+/* What a hierarchy request keeps for its job. */
+typedef struct hierarchy_job {
+    pf_mapver *mv; /* a reference */
+    bool intra;    /* ?intra=true: the intra-cluster edges too */
+} hierarchy_job;
+
+static void free_hierarchy_job(void *p) {
+    hierarchy_job *job = p;
+    pf_mapver_release(job->mv);
+    free(job);
+}
+
+/* Job: the HPA* hierarchy of a map version (the debug viewer draws it):
+ * its clusters, its transition nodes and their edges. Tens of thousands
+ * of nodes on big maps: written on a worker. */
+static void run_hierarchy(pf_req *r, pf_search_ctx *ctx) {
+    const hierarchy_job *job = pf_req_state(r);
+    const pf_mapver *mv = job->mv;
+    const pf_grid *g = pf_planner_grid(mv->planner);
+    const pf_hpa *h = pf_planner_hpa(mv->planner);
+    int32_t w = pf_grid_width(g), hh = pf_grid_height(g);
+    pf_hpa_stats st;
+    pf_jsonw o;
+    (void)ctx;
+    pf_hpa_get_stats(h, &st);
+    pf_jsonw_init(&o, (size_t)st.abstract_nodes * (job->intra ? 160 : 40) + 512);
+    pf_jsonw_obj_begin(&o);
+    pf_jsonw_kstr(&o, "id", mv->id);
+    pf_jsonw_kuint(&o, "version", mv->version);
+    pf_jsonw_kint(&o, "width", w);
+    pf_jsonw_kint(&o, "height", hh);
+    pf_jsonw_kint(&o, "cluster_size", st.cluster_size);
+    pf_jsonw_kint(&o, "clusters_x", (w + st.cluster_size - 1) / st.cluster_size);
+    pf_jsonw_kint(&o, "clusters_y", (hh + st.cluster_size - 1) / st.cluster_size);
+    pf_jsonw_key(&o, "stats");
+    pf_jsonw_obj_begin(&o);
+    pf_jsonw_kint(&o, "clusters", st.clusters);
+    pf_jsonw_kint(&o, "entrances", st.entrances);
+    pf_jsonw_kint(&o, "abstract_nodes", st.abstract_nodes);
+    pf_jsonw_kint(&o, "abstract_edges", st.abstract_edges);
+    pf_jsonw_kint(&o, "components", st.components);
+    pf_jsonw_kuint(&o, "memory_bytes", st.memory_bytes);
+    pf_jsonw_obj_end(&o);
+    pf_jsonw_key(&o, "nodes");
+    pf_jsonw_arr_begin(&o);
+    for (int32_t v = 0; v < (int32_t)st.abstract_nodes; v++) {
+        pf_point p = pf_hpa_node_point(h, v);
+        pf_jsonw_point(&o, p.x, p.y);
+    }
+    pf_jsonw_arr_end(&o);
+    /* Each node pair once (a < b): a border crossing is one entrance's
+     * transition pair; an intra-cluster edge carries the cost from a to b. */
+    for (int pass = 0; pass < (job->intra ? 2 : 1); pass++) {
+        pf_jsonw_key(&o, pass ? "intra_edges" : "inter_edges");
+        pf_jsonw_arr_begin(&o);
+        for (int32_t v = 0; v < (int32_t)st.abstract_nodes; v++) {
+            const int32_t *to;
+            const double *cost;
+            size_t nintra, n = pf_hpa_node_edges(h, v, &to, &cost, &nintra);
+            for (size_t e = pass ? 0 : nintra; e < (pass ? nintra : n); e++) {
+                if (to[e] <= v) continue;
+                pf_jsonw_arr_begin(&o);
+                pf_jsonw_int(&o, v);
+                pf_jsonw_int(&o, to[e]);
+                if (pass) pf_jsonw_double(&o, cost[e]);
+                pf_jsonw_arr_end(&o);
+            }
+        }
+        pf_jsonw_arr_end(&o);
+    }
+    pf_jsonw_obj_end(&o);
+    pf_req_answer_json(r, &o);
+    pf_req_finish(r);
+}
+
+void pf__route_map_hierarchy(pf_req *r, pf_maps_routes *m) {
+    pf_kv kv[4];
+    size_t n;
+    bool intra = false;
+    hierarchy_job *job;
+    pf_mapver *mv;
+    if (!pf_req_query(r, kv, 4, &n)) {
+        pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, NULL, "Too many parameters.");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *v = kv[i].value ? kv[i].value : "";
+        if (strcmp(kv[i].key, "intra") != 0) {
+            pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, kv[i].key,
+                                "Unknown parameter '%.40s'; the one parameter is 'intra'.",
+                                kv[i].key);
+            return;
+        }
+        if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0) {
+            pf_req_answer_error(r, PF_ERR_INVALID_VALUE, "intra",
+                                "Parameter 'intra' must be true or false.");
+            return;
+        }
+        intra = strcmp(v, "true") == 0;
+    }
+    if (!(mv = pf_registry_get(m->registry, pf_req_map_id(r)))) {
+        answer_no_map(r, pf_req_map_id(r));
+        return;
+    }
+    if (!pf_planner_hpa(mv->planner)) {
+        pf_mapver_release(mv);
+        pf_req_answer_error(r, PF_ERR_UNSUPPORTED, NULL, "Map '%s' has no HPA* hierarchy.",
+                            pf_req_map_id(r));
+        return;
+    }
+    if (!(job = malloc(sizeof(*job)))) {
+        pf_mapver_release(mv);
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    job->mv = mv;
+    job->intra = intra;
+    pf_req_set_state(r, job, free_hierarchy_job);
+    pf_req_dispatch(r, PF_JOB_SEARCH, run_hierarchy);
+}
+
 /* DELETE /v1/maps/{id} */
 
 typedef struct change_job {
@@ -277,6 +408,7 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
         pf_req_answer_perror(r, &e);
         goto out_finish;
     }
+    pf_metrics_observe_map_build(m->metrics, mv->build_us);
     if (pf_maps_publish(m->maps, mv, &c, &o, &e)) { /* takes mv */
         pf_req_answer_perror(r, &e);
         goto out_finish;
@@ -306,6 +438,97 @@ void pf__route_maps_create(pf_req *r, pf_maps_routes *m) { dispatch_build(r, m, 
 
 void pf__route_map_put(pf_req *r, pf_maps_routes *m) { dispatch_build(r, m, false); }
 
+/* POST /v1/maps/generate */
+
+typedef struct generate_job {
+    pf_maps_routes *m;
+    pf_generate_request q;
+} generate_job;
+
+/* Job: generate the maze, build and publish it like an upload. Without an
+ * id the map's id comes from the parameters ("maze-" and 16 hex digits of
+ * their SHA-256), so the same request finds the same map again. */
+static void run_generate(pf_req *r, pf_search_ctx *ctx) {
+    generate_job *job = pf_req_state(r);
+    pf_maps_routes *m = job->m;
+    char canon[256], id[PF_MAP_ID_MAX + 1];
+    uint8_t hash[32];
+    struct sha256_ctx h;
+    uint64_t t0 = pf_clock_now_ns();
+    size_t n = pf_generate_canonical(&job->q, canon, sizeof(canon));
+    pf_grid *g = NULL;
+    pf_mapver *mv;
+    /* As a POST: the map already there with the same hash is kept. */
+    pf_maps_change c = {NULL, true};
+    pf_maps_outcome o;
+    pf_proto_error e;
+    pf_status st;
+    (void)ctx;
+
+    sha256_init(&h);
+    sha256_update(&h, n, (const uint8_t *)canon);
+    sha256_digest(&h, SHA256_DIGEST_SIZE, hash);
+    if (job->q.has_id) {
+        snprintf(id, sizeof(id), "%s", job->q.id);
+    } else {
+        snprintf(id, sizeof(id), "maze-");
+        for (int i = 0; i < 8; i++)
+            snprintf(id + 5 + 2 * i, sizeof(id) - 5 - 2 * (size_t)i, "%02x", hash[i]);
+    }
+    /* The same parameters again under the same id: nothing to build. */
+    if ((mv = pf_maps_find_upload(m->maps, id, hash))) {
+        o.current = mv;
+        goto out_unchanged;
+    }
+    if ((st = pf_maze_generate(&job->q.maze, pf_maps_limits(m->maps), &g))) {
+        pf_req_answer_error(r, pf_error_for_status(st), NULL, "Generating the maze failed: %s.",
+                            pf_status_str(st));
+        goto out_finish;
+    }
+    if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv, &e))) {
+        pf_req_answer_perror(r, &e);
+        goto out_finish;
+    }
+    if (pf_maps_publish(m->maps, mv, &c, &o, &e)) { /* takes mv */
+        pf_req_answer_perror(r, &e);
+        goto out_finish;
+    }
+    if (!o.unchanged) {
+        answer_version(r, o.current, o.created);
+        goto out_finish;
+    }
+out_unchanged : {
+    char location[160];
+    snprintf(location, sizeof(location), "/v1/maps/%s", id);
+    pf_req_add_header(r, "Location", location);
+    answer_version(r, o.current, false);
+}
+out_finish:
+    pf_req_finish(r);
+}
+
+void pf__route_maps_generate(pf_req *r, pf_maps_routes *m) {
+    generate_job *job = calloc(1, sizeof(*job));
+    pf_proto_error e;
+    size_t len;
+    const char *body = pf_req_body(r, &len);
+    if (!job) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    job->m = m;
+    pf_req_set_state(r, job, free);
+    if (pf_generate_request_parse(body, len, pf_maps_limits(m->maps), &job->q, &e)) {
+        pf_req_answer_perror(r, &e);
+        return;
+    }
+    if (job->q.has_id && !pf_map_id_is_valid(job->q.id, strlen(job->q.id))) {
+        pf_req_answer_error(r, PF_ERR_INVALID_MAP_ID, "id", NULL);
+        return;
+    }
+    pf_req_dispatch(r, PF_JOB_BUILD, run_generate);
+}
+
 /* PATCH /v1/maps/{id} */
 
 /* Job: the next version of a map with the PATCH's cells and doors. Runs as
@@ -319,10 +542,12 @@ static void run_patch(pf_req *r, pf_search_ctx *ctx) {
     size_t len;
     const char *body = pf_req_body(r, &len);
     (void)ctx;
-    if (pf_maps_patch(job->m->maps, pf_req_map_id(r), &job->patch, body, len, &c, &mv, &e))
+    if (pf_maps_patch(job->m->maps, pf_req_map_id(r), &job->patch, body, len, &c, &mv, &e)) {
         pf_req_answer_perror(r, &e);
-    else
+    } else {
+        pf_metrics_observe_map_repair(job->m->metrics, mv->build_us);
         answer_version(r, mv, false);
+    }
     pf_req_finish(r);
 }
 

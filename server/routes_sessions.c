@@ -105,11 +105,28 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
                             pf_req_map_id(r));
         return;
     }
+    if (q.agent_size > cfg->max_agent_size) {
+        pf_mapver_release(mv);
+        pf_req_answer_error(r, PF_ERR_INVALID_VALUE, "agent_size",
+                            "Field 'agent_size' must be between 1 and %lld (this server's "
+                            "max_agent_size).",
+                            (long long)cfg->max_agent_size);
+        return;
+    }
     if ((st = pf_paths_check_endpoints(mv, q.start, q.goal, "", &e))) {
         pf_mapver_release(mv);
         pf_req_answer_perror(r, &e);
         return;
     }
+    for (int k = 0; k < 2 && q.agent_size > 1; k++)
+        if (pf_sessions_check_agent(mv, k ? q.goal : q.start, q.agent_size)) {
+            pf_point p = k ? q.goal : q.start;
+            pf_mapver_release(mv);
+            pf_req_answer_error(r, PF_ERR_BLOCKED, k ? "goal" : "start",
+                                "%s (%d,%d): an agent of size %d does not fit there.",
+                                k ? "goal" : "start", (int)p.x, (int)p.y, (int)q.agent_size);
+            return;
+        }
     if (!(job = new_job(r, m))) {
         pf_mapver_release(mv);
         return;
@@ -129,8 +146,9 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
             (unsigned long long)pf_mem_used(m->mem));
         return;
     }
-    st = pf_sessions_add(m->sessions, mv, q.start, q.goal, q.ttl_s ? q.ttl_s : cfg->session_ttl_s,
-                         pf_clock_now_ns(), &job->session, &total);
+    st = pf_sessions_add_sized(m->sessions, mv, q.start, q.goal, q.agent_size,
+                               q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
+                               &job->session, &total);
     pf_mapver_release(mv);
     if (st)
         pf_mem_uncharge(m->mem, PF_MEM_SESSIONS, reserve);
@@ -201,6 +219,87 @@ void pf__route_session_delete(pf_req *r, pf_sessions_routes *m) {
         pf_req_answer_no_content(r);
 }
 
+/* GET /v1/maps/{id}/sessions?limit=N&after=SID */
+
+#define LIST_DEFAULT 1000
+#define LIST_MAX 10000
+
+void pf__route_sessions_list(pf_req *r, pf_sessions_routes *m) {
+    pf_kv kv[8];
+    size_t nkv, n = 0, first = 0, limit = LIST_DEFAULT, shown;
+    const char *after = NULL;
+    pf_session_info *list = NULL;
+    pf_mapver *mv;
+    pf_jsonw w;
+    if (!pf_req_query(r, kv, 8, &nkv)) {
+        pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, NULL, "Too many parameters.");
+        return;
+    }
+    for (size_t i = 0; i < nkv; i++) {
+        const char *v = kv[i].value ? kv[i].value : "";
+        if (strcmp(kv[i].key, "limit") == 0) {
+            char *end;
+            long long x = strtoll(v, &end, 10);
+            if (!*v || *end || x < 1 || x > LIST_MAX) {
+                pf_req_answer_error(r, PF_ERR_INVALID_VALUE, "limit",
+                                    "Parameter 'limit' must be an integer in 1..%d.", LIST_MAX);
+                return;
+            }
+            limit = (size_t)x;
+        } else if (strcmp(kv[i].key, "after") == 0) {
+            after = v;
+        } else {
+            pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, kv[i].key, "Unknown parameter '%.40s'.",
+                                kv[i].key);
+            return;
+        }
+    }
+    if (!(mv = pf_registry_get(m->registry, pf_req_map_id(r)))) {
+        pf_req_answer_error(r, PF_ERR_MAP_NOT_FOUND, NULL, "No map with id '%s'.",
+                            pf_req_map_id(r));
+        return;
+    }
+    pf_mapver_release(mv);
+    if (pf_sessions_list(m->sessions, pf_req_map_id(r), pf_clock_now_ns(), &list, &n)) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    if (after)
+        while (first < n && strcmp(list[first].id, after) <= 0) first++;
+    shown = n - first < limit ? n - first : limit;
+    pf_jsonw_init(&w, 160 * shown + 128);
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_kstr(&w, "map_id", pf_req_map_id(r));
+    pf_jsonw_kuint(&w, "count", n);
+    pf_jsonw_key(&w, "sessions");
+    pf_jsonw_arr_begin(&w);
+    for (size_t i = first; i < first + shown; i++) {
+        const pf_session_info *s = &list[i];
+        pf_jsonw_obj_begin(&w);
+        pf_jsonw_kstr(&w, "session_id", s->id);
+        pf_jsonw_kbool(&w, "busy", s->busy);
+        if (!s->busy) {
+            pf_jsonw_key(&w, "position");
+            pf_jsonw_point(&w, s->position.x, s->position.y);
+            pf_jsonw_key(&w, "goal");
+            pf_jsonw_point(&w, s->goal.x, s->goal.y);
+            pf_jsonw_kuint(&w, "map_version", s->map_version);
+            pf_jsonw_kuint(&w, "idle_ms", s->idle_ms);
+        }
+        pf_jsonw_kint(&w, "ttl_s", s->ttl_s);
+        pf_jsonw_obj_end(&w);
+    }
+    pf_jsonw_arr_end(&w);
+    pf_jsonw_key(&w, "next");
+    if (first + shown < n)
+        pf_jsonw_str(&w, list[first + shown - 1].id);
+    else
+        pf_jsonw_null(&w);
+    pf_jsonw_obj_end(&w);
+    free(list);
+    pf_req_answer_json(r, &w);
+}
+
 /* GET .../stream */
 
 /* Who takes the socket after the 101. */
@@ -224,9 +323,45 @@ static void adopt_stream(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHa
     pf_hub_adopt(job->hub, sock, urh, extra, n, job->map_id, job->sid);
 }
 
-/* The WebSocket opening handshake (RFC 6455 4.2). */
-void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
+/* The WebSocket opening handshake (RFC 6455 4.2) up to the 101: false
+ * when r was answered with an error instead. */
+static bool ws_handshake(pf_req *r, char accept[PF_WS_ACCEPT_LEN + 1]) {
     const char *key, *ver;
+    if (!pf_req_header_has(r, MHD_HTTP_HEADER_UPGRADE, "websocket") ||
+        !pf_req_header_has(r, MHD_HTTP_HEADER_CONNECTION, "upgrade")) {
+        pf_req_answer_error(r, PF_ERR_UPGRADE_REQUIRED, NULL,
+                            "This is a WebSocket endpoint: send the RFC 6455 handshake (Upgrade: "
+                            "websocket, Connection: Upgrade, Sec-WebSocket-Version: 13).");
+        pf_req_add_header(r, "Sec-WebSocket-Version", "13");
+        return false;
+    }
+    ver = pf_req_header(r, "Sec-WebSocket-Version");
+    if (!ver || strcmp(ver, "13") != 0) {
+        pf_req_answer_error(r, PF_ERR_UPGRADE_REQUIRED, "Sec-WebSocket-Version",
+                            "Only WebSocket version 13 (RFC 6455) is spoken here.");
+        pf_req_add_header(r, "Sec-WebSocket-Version", "13");
+        return false;
+    }
+    key = pf_req_header(r, "Sec-WebSocket-Key");
+    if (pf_ws_accept_key(key, accept)) {
+        pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, "Sec-WebSocket-Key",
+                            "Sec-WebSocket-Key must be 16 bytes in base64 (RFC 6455 4.1).");
+        return false;
+    }
+    return true;
+}
+
+/* Takes one of the hub's max_streams places (stream.h), answering 503
+ * when there is none. */
+static bool reserve_stream(pf_req *r, pf_sessions_routes *m) {
+    if (pf_hub_reserve(m->hub)) return true;
+    pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
+                        "The server has %lld open streams, its limit. Retry later.",
+                        (long long)m->cfg->max_streams);
+    return false;
+}
+
+void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
     char accept[PF_WS_ACCEPT_LEN + 1];
     stream_job *job;
     if (!pf_sessions_exists(m->sessions, pf_req_map_id(r), pf_req_session_id(r),
@@ -234,27 +369,7 @@ void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
         answer_no_session(r);
         return;
     }
-    if (!pf_req_header_has(r, MHD_HTTP_HEADER_UPGRADE, "websocket") ||
-        !pf_req_header_has(r, MHD_HTTP_HEADER_CONNECTION, "upgrade")) {
-        pf_req_answer_error(r, PF_ERR_UPGRADE_REQUIRED, NULL,
-                            "This is a WebSocket endpoint: send the RFC 6455 handshake (Upgrade: "
-                            "websocket, Connection: Upgrade, Sec-WebSocket-Version: 13).");
-        pf_req_add_header(r, "Sec-WebSocket-Version", "13");
-        return;
-    }
-    ver = pf_req_header(r, "Sec-WebSocket-Version");
-    if (!ver || strcmp(ver, "13") != 0) {
-        pf_req_answer_error(r, PF_ERR_UPGRADE_REQUIRED, "Sec-WebSocket-Version",
-                            "Only WebSocket version 13 (RFC 6455) is spoken here.");
-        pf_req_add_header(r, "Sec-WebSocket-Version", "13");
-        return;
-    }
-    key = pf_req_header(r, "Sec-WebSocket-Key");
-    if (pf_ws_accept_key(key, accept)) {
-        pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, "Sec-WebSocket-Key",
-                            "Sec-WebSocket-Key must be 16 bytes in base64 (RFC 6455 4.1).");
-        return;
-    }
+    if (!ws_handshake(r, accept)) return;
     if (!(job = calloc(1, sizeof(*job)))) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         return;
@@ -265,12 +380,31 @@ void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
     pf_req_set_state(r, job, free_stream_job);
     /* The place is taken now, not when the hub adopts the socket: two
      * handshakes at once cannot both take the last one. */
-    if (!pf_hub_reserve(m->hub)) {
-        pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
-                            "The server has %lld open streams, its limit. Retry later.",
-                            (long long)m->cfg->max_streams);
-        return;
-    }
+    if (!reserve_stream(r, m)) return;
     job->reserved = true;
     pf_req_answer_upgrade(r, accept, adopt_stream, job);
+}
+
+/* GET /v1/stream: the multiplexed stream (stream.h). */
+
+static void adopt_mux(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                      const char *extra, size_t n) {
+    stream_job *job = ud;
+    job->reserved = false; /* the hub's now */
+    pf_hub_adopt_mux(job->hub, sock, urh, extra, n);
+}
+
+void pf__route_stream(pf_req *r, pf_sessions_routes *m) {
+    char accept[PF_WS_ACCEPT_LEN + 1];
+    stream_job *job;
+    if (!ws_handshake(r, accept)) return;
+    if (!(job = calloc(1, sizeof(*job)))) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    job->hub = m->hub;
+    pf_req_set_state(r, job, free_stream_job);
+    if (!reserve_stream(r, m)) return;
+    job->reserved = true;
+    pf_req_answer_upgrade(r, accept, adopt_mux, job);
 }

@@ -16,10 +16,12 @@
 #include "metrics.h"
 #include "pool.h"
 #include "registry.h"
+#include "routes_fields.h"
 #include "routes_maps.h"
 #include "routes_ops.h"
 #include "routes_paths.h"
 #include "routes_sessions.h"
+#include "routes_tables.h"
 #include "session.h"
 #include "stream.h"
 
@@ -38,6 +40,8 @@ struct pf_server {
     pf_ops_routes ops;
     pf_maps_routes maps_routes;
     pf_paths_routes paths;
+    pf_fields_routes fields;
+    pf_tables_routes tables;
     pf_sessions_routes sessions_routes;
     pf_routes routes;
     /* X-Pathd-Instance: --instance-id, else hostname:port once the port is
@@ -64,17 +68,19 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
         if ((st = pf_maps_create(&d, &s->maps))) goto out_free_pool;
     }
     {
-        pf_hub_deps d = {s->sessions,
-                         s->registry,
-                         s->pool,
-                         &s->metrics,
-                         (size_t)cfg->ws_max_message,
-                         (size_t)cfg->max_streams,
-                         (size_t)cfg->ws_max_outbound,
-                         cfg->ws_idle_timeout_s,
-                         cfg->ws_close_timeout_ms,
-                         cfg->deadline_ms,
-                         s->mem};
+        pf_hub_deps d = {.sessions = s->sessions,
+                         .registry = s->registry,
+                         .pool = s->pool,
+                         .metrics = &s->metrics,
+                         .ws_max_message = (size_t)cfg->ws_max_message,
+                         .max_streams = (size_t)cfg->max_streams,
+                         .ws_max_outbound = (size_t)cfg->ws_max_outbound,
+                         .ws_idle_timeout_s = cfg->ws_idle_timeout_s,
+                         .ws_close_timeout_ms = cfg->ws_close_timeout_ms,
+                         .deadline_ms = cfg->deadline_ms,
+                         .mem = s->mem,
+                         .cfg = &s->cfg,
+                         .maps = s->maps};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
     if (cfg->instance_id[0]) {
@@ -89,11 +95,14 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
     s->ops =
         (pf_ops_routes){&s->cfg, &s->metrics,       s->pool,      s->registry, s->sessions, s->hub,
                         s->maps, pf_clock_now_ns(), &s->instance, s->conns,    0,           s->mem};
-    s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg};
+    s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg, &s->metrics};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg};
+    s->fields = (pf_fields_routes){s->registry, &s->metrics, &s->cfg};
+    s->tables = (pf_tables_routes){s->registry, &s->metrics, &s->cfg};
     s->sessions_routes =
         (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg, s->mem};
-    s->routes = (pf_routes){&s->ops, &s->maps_routes, &s->paths, &s->sessions_routes, s->maps};
+    s->routes = (pf_routes){&s->ops,    &s->maps_routes,     &s->paths, &s->fields,
+                            &s->tables, &s->sessions_routes, s->maps};
     {
         pf_http_deps d = {&s->cfg, &s->routes,  s->conns,    s->mem,
                           s->pool, &s->metrics, &s->instance};

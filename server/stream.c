@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -26,6 +27,7 @@
 
 #include "clock.h"
 #include "errors.h"
+#include "maps.h"
 #include "router.h"
 #include "session_json.h"
 #include "ws.h"
@@ -37,10 +39,44 @@
 #define REAP_EVERY_MS 1000
 /* A server frame's header is at most 10 bytes (no mask). */
 #define FRAME_HEADER_MAX 10
+#define MUX_BUCKETS 4096 /* hash chains of a multiplexed connection's sessions */
+
+typedef struct wsconn wsconn;
+typedef struct mux_entry mux_entry;
+
+/* One message of a multiplexed stream, from its parse to its answer. */
+typedef struct mux_msg {
+    struct mux_msg *next; /* in its entry's queue, or the hub's done list */
+    wsconn *c;
+    mux_entry *entry;
+    pf_mux_message m;
+    pf_pool_job job;
+    char *answer;
+    size_t answer_len;
+} mux_msg;
+
+/* The messages of one session on one connection: run one at a time. */
+struct mux_entry {
+    char key[2 * PF_MUX_ID_MAX + 24]; /* map '/' session, or "#create <n>" */
+    uint64_t hash;
+    mux_msg *head, *tail; /* queued, not started */
+    bool running, in_ready;
+    mux_entry *ready_next; /* the connection's FIFO of entries that may start */
+    mux_entry *hnext;
+};
+
+typedef struct mux_state {
+    mux_entry *buckets[MUX_BUCKETS];
+    size_t nentries;
+    mux_entry *ready_head, *ready_tail;
+    size_t pending; /* messages queued or running */
+    size_t running;
+    uint64_t creates;
+} mux_state;
 
 typedef enum ws_state { WS_OPEN = 0, WS_CLOSE_SENT, WS_LINGER, WS_GONE } ws_state;
 
-typedef struct wsconn {
+struct wsconn {
     pf_hub *hub;
     uv_poll_t poll;
     int fd;
@@ -68,9 +104,11 @@ typedef struct wsconn {
     pf_session *sess;
     char *answer;
     size_t answer_len;
+    size_t accounted;    /* bytes counted in the hub's memory (loop thread) */
     struct wsconn *next; /* incoming / done list */
     struct wsconn *all_prev, *all_next;
-} wsconn;
+    mux_state *mux; /* a multiplexed stream; NULL for one session's */
+};
 
 struct pf_hub {
     pf_hub_deps d;
@@ -78,16 +116,21 @@ struct pf_hub {
     uv_async_t async;
     uv_timer_t reaper;
     uv_thread_t thread;
-    uv_mutex_t mu; /* guards incoming, done, the flags, count and the stats */
+    uv_mutex_t mu; /* guards incoming, done, mux_done, the flags, count and the stats */
     wsconn *incoming, *done;
+    mux_msg *mux_done;
     bool close_all, stop;
     size_t count; /* streams adopted and not yet freed, and places reserved */
     pf_hub_stats stats;
-    wsconn *all; /* loop thread only */
+    wsconn *all;          /* loop thread only */
+    atomic_size_t memory; /* the streams' bytes (account) */
 };
 
 static void update_poll(wsconn *c);
 static void process(wsconn *c);
+static void mux_free(mux_state *x);
+static void mux_on_text(wsconn *c, const uint8_t *data, size_t len);
+static void mux_pump(wsconn *c);
 
 static void push(pf_hub *h, wsconn **list, wsconn *c) {
     uv_mutex_lock(&h->mu);
@@ -95,6 +138,14 @@ static void push(pf_hub *h, wsconn **list, wsconn *c) {
     *list = c;
     uv_mutex_unlock(&h->mu);
     uv_async_send(&h->async);
+}
+
+/* Brings c's share of the hub's memory up to date: the connection, its
+ * buffers and its decoder's message buffer. Loop thread. */
+static void account(wsconn *c) {
+    size_t bytes = sizeof(*c) + c->in_cap + c->out_cap + c->dec.msg_cap + c->answer_len;
+    atomic_fetch_add(&c->hub->memory, bytes - c->accounted); /* modular: a decrease too */
+    c->accounted = bytes;
 }
 
 /* Counts a close the server started, by its cause. */
@@ -107,9 +158,11 @@ static void count_close(pf_hub *h, uint64_t *counter) {
 static void conn_free(wsconn *c) {
     pf_hub *h = c->hub;
     pf_mem_uncharge(h->d.mem, PF_MEM_STREAMS, c->charged_out + c->charged_rest);
+    atomic_fetch_sub(&h->memory, c->accounted);
     if (c->urh) MHD_upgrade_action(c->urh, MHD_UPGRADE_ACTION_CLOSE);
     pf_ws_decoder_free(&c->dec);
     pf_update_list_free(&c->upd);
+    mux_free(c->mux);
     free(c->in);
     free(c->out);
     free(c->answer);
@@ -125,7 +178,8 @@ static void on_poll_closed(uv_handle_t *hd) { conn_free(hd->data); }
  * runs. */
 static void finish(wsconn *c) {
     pf_hub *h = c->hub;
-    if (c->in_job || c->finished) return; /* the job's end calls finish again */
+    if (c->in_job || c->finished) return;  /* the job's end calls finish again */
+    if (c->mux && c->mux->running) return; /* so does the last job's end */
     c->finished = true;
     if (c->all_prev)
         c->all_prev->all_next = c->all_next;
@@ -207,6 +261,7 @@ static void over_budget(wsconn *c) {
         return;
     }
     c->out_len += pf_ws_encode(PF_WS_OP_CLOSE, p, n, c->out + c->out_len, c->out_cap - c->out_len);
+    pf_metrics_count_ws_message(c->hub->d.metrics, true, PF_WS_OP_CLOSE, n);
     c->state = WS_CLOSE_SENT;
     c->close_by_ns = pf_clock_now_ns() + (uint64_t)c->hub->d.ws_close_timeout_ms * 1000000ull;
 }
@@ -244,6 +299,7 @@ static bool queue_frame(wsconn *c, int op, const void *data, size_t len) {
         c->out_cap = cap;
     }
     c->out_len += pf_ws_encode(op, data, len, c->out + c->out_len, c->out_cap - c->out_len);
+    pf_metrics_count_ws_message(c->hub->d.metrics, true, op, len);
     return true;
 }
 
@@ -393,7 +449,363 @@ static void on_close(wsconn *c, const pf_ws_message *m) {
     flush(c);
 }
 
+/* Multiplexed streams */
+
+static uint64_t key_hash(const char *s) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static void msg_free(mux_msg *q) {
+    if (!q) return;
+    pf_mux_message_free(&q->m);
+    free(q->answer);
+    free(q);
+}
+
+static void mux_free(mux_state *x) {
+    if (!x) return;
+    for (size_t b = 0; b < MUX_BUCKETS; b++)
+        for (mux_entry *e = x->buckets[b], *n; e; e = n) {
+            n = e->hnext;
+            for (mux_msg *q = e->head, *qn; q; q = qn) {
+                qn = q->next;
+                msg_free(q);
+            }
+            free(e);
+        }
+    free(x);
+}
+
+/* Writes an answer envelope {head, "status", "body"} into a fresh buffer;
+ * body NULL (with blen 0, a 204) leaves "body" out, as HTTP sends none. */
+static char *envelope(const pf_mux_message *m, const char *sid, int status, const char *body,
+                      size_t blen, size_t *len) {
+    pf_jsonw w;
+    pf_jsonw_init(&w, blen + 256);
+    pf_jsonw_obj_begin(&w);
+    pf_mux_write_head(&w, m, sid);
+    pf_jsonw_kint(&w, "status", status);
+    if (body) {
+        pf_jsonw_key(&w, "body");
+        pf_jsonw_raw(&w, body, blen);
+    }
+    pf_jsonw_obj_end(&w);
+    return pf_jsonw_take(&w, len);
+}
+
+/* Answers m at once with an error (on the loop thread). */
+static void mux_send_error(wsconn *c, const pf_mux_message *m, pf_error err, const char *field,
+                           const char *msg) {
+    pf_jsonw b;
+    size_t blen, len;
+    char *body, *env;
+    pf_mux_message none;
+    pf_jsonw_init(&b, 256);
+    pf_proto_write_error(&b, err, msg, field);
+    body = pf_jsonw_take(&b, &blen);
+    if (!m) {
+        memset(&none, 0, sizeof(none));
+        m = &none;
+    }
+    env = body ? envelope(m, NULL, pf_error_http_status(err), body, blen, &len) : NULL;
+    if (env) send_frame(c, PF_WS_OP_TEXT, env, len);
+    free(env);
+    free(body);
+}
+
+static bool session_id_chars(const char *s) {
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '-'))
+            return false;
+    return true;
+}
+
+/* Job: one message of a multiplexed stream, on the pool. Does what the
+ * HTTP route would and puts the envelope in q->answer. */
+static void run_mux(void *arg, pf_search_ctx *ctx) {
+    mux_msg *q = arg;
+    const pf_hub_deps *d = &q->c->hub->d;
+    const pf_mux_message *m = &q->m;
+    char sid[PF_SESSION_ID_MAX + 1] = "";
+    pf_session *s = NULL;
+    pf_jsonw body;
+    pf_error err = PF_ERR_NONE;
+    int status = 200;
+    bool null_body = false;
+    (void)ctx;
+    pf_jsonw_init(&body, 8192);
+    switch (m->op) {
+    case PF_MUX_UPDATE:
+    case PF_MUX_GET:
+        switch (pf_sessions_acquire(d->sessions, m->map_id, m->session_id, pf_clock_now_ns(), &s)) {
+        case PF_SESSION_NOT_FOUND:
+            err = PF_ERR_SESSION_NOT_FOUND;
+            pf_proto_write_error(&body, err, NULL, NULL);
+            break;
+        case PF_SESSION_BUSY:
+            err = PF_ERR_SESSION_BUSY;
+            pf_proto_write_error(&body, err, NULL, NULL);
+            break;
+        case PF_SESSION_OK:
+            err = pf_session_run(d->sessions, d->registry, d->metrics, s,
+                                 m->op == PF_MUX_UPDATE ? &m->update : NULL, &body);
+            pf_sessions_release(d->sessions, s, pf_clock_now_ns());
+            break;
+        }
+        break;
+    case PF_MUX_CREATE: {
+        /* As POST .../sessions does, loading the map first (--store) as
+         * routes_load.c does; the job was submitted as a build then. */
+        pf_mapver *mv = NULL;
+        const pf_session_request *cq = &m->create;
+        bool total = false;
+        pf_proto_error pe;
+        pf_status st;
+        size_t reserve;
+        status = 201;
+        if (d->maps && pf_maps_needs_load(d->maps, m->map_id) &&
+            pf_maps_load(d->maps, m->map_id, &pe)) {
+            err = pe.code;
+            if (err == PF_ERR_MAP_NOT_FOUND)
+                pf_proto_write_error(&body, err, "No such map.", "map");
+            else
+                pf_proto_write_perror(&body, &pe);
+            break;
+        }
+        mv = pf_registry_get(d->registry, m->map_id);
+        if (!mv) {
+            err = PF_ERR_MAP_NOT_FOUND;
+            pf_proto_write_error(&body, err, "No such map.", "map");
+            break;
+        }
+        if (cq->agent_size > d->cfg->max_agent_size) {
+            err = PF_ERR_INVALID_VALUE;
+            pf_proto_write_error(&body, err, "Larger than this server's max_agent_size.",
+                                 "create.agent_size");
+        }
+        for (int k = 0; k < 2 && !err; k++) {
+            pf_point p = k ? cq->goal : cq->start;
+            pf_status fit = pf_sessions_check_agent(mv, p, cq->agent_size);
+            if (!fit) continue;
+            err = fit == PF_EBLOCKED ? PF_ERR_BLOCKED : PF_ERR_OFF_MAP;
+            pf_proto_write_error(&body, err,
+                                 err == PF_ERR_BLOCKED ? "The agent does not fit there."
+                                                       : "The cell is outside the map.",
+                                 k ? "create.goal" : "create.start");
+        }
+        /* As the HTTP create: room in the memory budget for a search over
+         * the whole map first. */
+        reserve = pf_mem_session_estimate((uint64_t)pf_grid_width(pf_planner_grid(mv->planner)) *
+                                          (uint64_t)pf_grid_height(pf_planner_grid(mv->planner)));
+        if (!err && !pf_mem_try_charge(d->mem, PF_MEM_SESSIONS, reserve)) {
+            err = PF_ERR_INSUFFICIENT_STORAGE;
+            pf_proto_write_error(&body, err, NULL, NULL);
+        } else if (!err) {
+            st = pf_sessions_add_sized(d->sessions, mv, cq->start, cq->goal, cq->agent_size,
+                                       cq->ttl_s ? cq->ttl_s : d->cfg->session_ttl_s,
+                                       pf_clock_now_ns(), &s, &total);
+            if (st)
+                pf_mem_uncharge(d->mem, PF_MEM_SESSIONS, reserve);
+            else
+                pf_session_take_charge(s, d->mem, reserve);
+            if (st == PF_ELIMIT) {
+                err = total ? PF_ERR_OVERLOADED : PF_ERR_TOO_MANY_SESSIONS;
+                pf_proto_write_error(&body, err, NULL, NULL);
+            } else if (st) {
+                err = PF_ERR_NO_MEMORY;
+                pf_proto_write_error(&body, err, NULL, NULL);
+            } else {
+                snprintf(sid, sizeof(sid), "%s", pf_session_id(s));
+                err = pf_session_run(d->sessions, d->registry, d->metrics, s, NULL, &body);
+                if (err) pf_sessions_kill(d->sessions, s); /* not answered 201: gone */
+                pf_sessions_release(d->sessions, s, pf_clock_now_ns());
+            }
+        }
+        pf_mapver_release(mv);
+        break;
+    }
+    case PF_MUX_DELETE:
+        if (pf_sessions_remove(d->sessions, m->map_id, m->session_id)) {
+            status = 204;
+            null_body = true;
+        } else {
+            err = PF_ERR_SESSION_NOT_FOUND;
+            pf_proto_write_error(&body, err, NULL, NULL);
+        }
+        break;
+    }
+    if (err) status = pf_error_http_status(err);
+    if (pf_jsonw_failed(&body)) {
+        pf_jsonw_free(&body);
+        pf_jsonw_init(&body, 128);
+        status = pf_error_http_status(PF_ERR_NO_MEMORY);
+        pf_proto_write_error(&body, PF_ERR_NO_MEMORY, NULL, NULL);
+    }
+    q->answer = envelope(m, sid, status, null_body ? NULL : body.buf, null_body ? 0 : body.len,
+                         &q->answer_len);
+    pf_jsonw_free(&body);
+    /* Once q is on the list the loop thread may answer and free it (and its
+     * connection): nothing of q is read after the unlock. */
+    {
+        pf_hub *h = q->c->hub;
+        uv_mutex_lock(&h->mu);
+        q->next = h->mux_done;
+        h->mux_done = q;
+        uv_mutex_unlock(&h->mu);
+        uv_async_send(&h->async);
+    }
+}
+
+static void ready_push(mux_state *x, mux_entry *e) {
+    if (e->in_ready || e->running || !e->head) return;
+    e->in_ready = true;
+    e->ready_next = NULL;
+    if (x->ready_tail)
+        x->ready_tail->ready_next = e;
+    else
+        x->ready_head = e;
+    x->ready_tail = e;
+}
+
+/* Drops e from the table once it has nothing queued or running. */
+static void entry_gc(mux_state *x, mux_entry *e) {
+    mux_entry **pp;
+    if (e->running || e->head || e->in_ready) return;
+    for (pp = &x->buckets[e->hash & (MUX_BUCKETS - 1)]; *pp && *pp != e; pp = &(*pp)->hnext) {
+    }
+    if (*pp) *pp = e->hnext;
+    x->nentries--;
+    free(e);
+}
+
+/* Starts queued messages while the connection has room on the pool. */
+static void mux_pump(wsconn *c) {
+    mux_state *x = c->mux;
+    const pf_hub_deps *d = &c->hub->d;
+    while (c->state == WS_OPEN && x->ready_head &&
+           x->running < (size_t)d->cfg->stream_max_inflight &&
+           c->out_len - c->out_off <= PF_MUX_OUT_HIGH) {
+        mux_entry *e = x->ready_head;
+        mux_msg *q = e->head;
+        x->ready_head = e->ready_next;
+        if (!x->ready_head) x->ready_tail = NULL;
+        e->in_ready = false;
+        e->head = q->next;
+        if (!e->head) e->tail = NULL;
+        q->next = NULL;
+        e->running = true;
+        x->running++;
+        q->job.fn = run_mux;
+        q->job.arg = q;
+        q->job.client = c->job.client; /* the connection's address: its fair share */
+        /* A create whose map must be loaded builds it: a build job. */
+        q->job.kind =
+            q->m.op == PF_MUX_CREATE && d->maps && pf_maps_needs_load(d->maps, q->m.map_id)
+                ? PF_JOB_BUILD
+                : PF_JOB_SEARCH;
+        if (pf_pool_submit(d->pool, &q->job) != PF_OK) {
+            /* Refused (the pool's queue is full, or it stops): answered as
+             * the HTTP route would be. */
+            e->running = false;
+            x->running--;
+            x->pending--;
+            mux_send_error(c, &q->m, PF_ERR_OVERLOADED, NULL, NULL);
+            msg_free(q);
+            ready_push(x, e);
+            entry_gc(x, e);
+        }
+    }
+}
+
+/* A job's answer is back (loop thread). */
+static void mux_answered(mux_msg *q) {
+    wsconn *c = q->c;
+    mux_state *x = c->mux;
+    mux_entry *e = q->entry;
+    if (q->answer) send_frame(c, PF_WS_OP_TEXT, q->answer, q->answer_len);
+    e->running = false;
+    x->running--;
+    x->pending--;
+    msg_free(q);
+    ready_push(x, e);
+    entry_gc(x, e);
+    mux_pump(c);
+    process(c); /* reads again if it had stopped, and closes when done */
+}
+
+static void mux_on_text(wsconn *c, const uint8_t *data, size_t len) {
+    mux_state *x = c->mux;
+    const pf_hub_deps *d = &c->hub->d;
+    pf_proto_error e;
+    mux_msg *q = calloc(1, sizeof(*q));
+    mux_entry *en;
+    uint64_t h;
+    char key[sizeof(en->key)];
+    if (!q) {
+        mux_send_error(c, NULL, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    if (pf_mux_message_parse((const char *)data, len, d->cfg->session_max_ttl_s, &q->m, &e)) {
+        mux_send_error(c, NULL, e.code, e.field, e.message);
+        free(q);
+        return;
+    }
+    if (!pf_map_id_is_valid(q->m.map_id, strlen(q->m.map_id))) {
+        mux_send_error(c, &q->m, PF_ERR_INVALID_MAP_ID, "map", NULL);
+        msg_free(q);
+        return;
+    }
+    if (q->m.op != PF_MUX_CREATE && !session_id_chars(q->m.session_id)) {
+        mux_send_error(c, &q->m, PF_ERR_SESSION_NOT_FOUND, "session", NULL);
+        msg_free(q);
+        return;
+    }
+    if (q->m.op == PF_MUX_CREATE)
+        snprintf(key, sizeof(key), "#create %llu", (unsigned long long)++x->creates);
+    else
+        snprintf(key, sizeof(key), "%s/%s", q->m.map_id, q->m.session_id);
+    h = key_hash(key);
+    for (en = x->buckets[h & (MUX_BUCKETS - 1)]; en && strcmp(en->key, key) != 0; en = en->hnext) {
+    }
+    if (!en) {
+        if (x->nentries >= (size_t)d->cfg->stream_max_sessions) {
+            char msg[200];
+            snprintf(msg, sizeof(msg),
+                     "This connection has messages outstanding for %lld sessions, its limit "
+                     "(stream_max_sessions); wait for answers.",
+                     (long long)d->cfg->stream_max_sessions);
+            mux_send_error(c, &q->m, PF_ERR_LIMIT_EXCEEDED, "session", msg);
+            msg_free(q);
+            return;
+        }
+        if (!(en = calloc(1, sizeof(*en)))) {
+            mux_send_error(c, &q->m, PF_ERR_NO_MEMORY, NULL, NULL);
+            msg_free(q);
+            return;
+        }
+        memcpy(en->key, key, sizeof(key));
+        en->hash = h;
+        en->hnext = x->buckets[h & (MUX_BUCKETS - 1)];
+        x->buckets[h & (MUX_BUCKETS - 1)] = en;
+        x->nentries++;
+    }
+    q->c = c;
+    q->entry = en;
+    if (en->tail)
+        en->tail->next = q;
+    else
+        en->head = q;
+    en->tail = q;
+    x->pending++;
+    ready_push(x, en);
+    mux_pump(c);
+}
+
 static void on_message(wsconn *c, const pf_ws_message *m) {
+    pf_metrics_count_ws_message(c->hub->d.metrics, false, m->op, m->len);
     c->last_msg_ns = pf_clock_now_ns();
     if (m->op == PF_WS_OP_CLOSE) {
         on_close(c, m);
@@ -402,7 +814,10 @@ static void on_message(wsconn *c, const pf_ws_message *m) {
     if (c->state != WS_OPEN) return; /* CLOSE_SENT: only the peer's close matters */
     switch (m->op) {
     case PF_WS_OP_TEXT:
-        on_text(c, m->data, m->len);
+        if (c->mux)
+            mux_on_text(c, m->data, m->len);
+        else
+            on_text(c, m->data, m->len);
         break;
     case PF_WS_OP_BINARY:
         close_with(c, PF_WS_CLOSE_UNSUPPORTED, "binary messages are not accepted");
@@ -415,11 +830,23 @@ static void on_message(wsconn *c, const pf_ws_message *m) {
     }
 }
 
+/* Whether c decodes another message now: not while its job runs, nor
+ * while a multiplexed stream has stream_max_pending messages outstanding
+ * (then the hub reads no more: TCP backpressure). */
+static bool may_decode(const wsconn *c) {
+    if (c->in_job || !(c->state == WS_OPEN || c->state == WS_CLOSE_SENT)) return false;
+    return !c->mux || c->state != WS_OPEN ||
+           c->mux->pending < (size_t)c->hub->d.cfg->stream_max_pending;
+}
+
+/* Whether c reads from its socket now: to decode, or, lingering, only to
+ * see the peer hang up. */
+static bool wants_input(const wsconn *c) { return c->state == WS_LINGER || may_decode(c); }
+
 /* Decodes and handles buffered input until a job starts, the state stops
  * asking for input, or it runs out. */
 static void process(wsconn *c) {
-    while (!c->in_job && (c->state == WS_OPEN || c->state == WS_CLOSE_SENT) &&
-           c->in_off < c->in_len) {
+    while (may_decode(c) && c->in_off < c->in_len) {
         pf_ws_message m;
         size_t used = 0;
         bool got = false;
@@ -437,6 +864,7 @@ static void process(wsconn *c) {
     }
     if (c->state == WS_LINGER || c->state == WS_GONE) c->in_off = c->in_len; /* dropped */
     if (c->in_off == c->in_len) c->in_off = c->in_len = 0;
+    account(c);
     update_poll(c);
 }
 
@@ -468,11 +896,6 @@ static bool read_chunk(wsconn *c) {
     return true;
 }
 
-static bool wants_input(const wsconn *c) {
-    return c->state == WS_LINGER ||
-           ((c->state == WS_OPEN || c->state == WS_CLOSE_SENT) && !c->in_job);
-}
-
 static void on_poll(uv_poll_t *hd, int status, int events) {
     wsconn *c = hd->data;
     if (status < 0) {
@@ -480,7 +903,10 @@ static void on_poll(uv_poll_t *hd, int status, int events) {
         update_poll(c);
         return;
     }
-    if (events & UV_WRITABLE) flush(c);
+    if (events & UV_WRITABLE) {
+        flush(c);
+        if (c->mux) mux_pump(c); /* answers went out: room for more jobs */
+    }
     for (int i = 0; i < READS_PER_POLL && (events & UV_READABLE) && wants_input(c); i++) {
         if (!read_chunk(c)) break;
         if (c->state == WS_LINGER) {
@@ -568,11 +994,11 @@ static void on_tick(uv_timer_t *t) {
             }
             continue;
         }
-        if (c->state != WS_OPEN || c->in_job) continue;
+        if (c->state != WS_OPEN || c->in_job || (c->mux && c->mux->pending)) continue;
         if (now - c->last_msg_ns > idle) {
             count_close(h, &h->stats.closed_idle);
             close_with(c, PF_WS_CLOSE_NORMAL, "idle: no message within ws_idle_timeout_s");
-        } else if (!pf_sessions_exists(h->d.sessions, c->map_id, c->sid, now)) {
+        } else if (!c->mux && !pf_sessions_exists(h->d.sessions, c->map_id, c->sid, now)) {
             count_close(h, &h->stats.closed_session_gone);
             send_error(c, PF_ERR_SESSION_NOT_FOUND, NULL,
                        "The session is gone (deleted, expired, or its map was replaced or "
@@ -589,13 +1015,21 @@ static void on_async(uv_async_t *a) {
     pf_hub *h = a->data;
     wsconn *in, *done;
     bool close_all, stop;
+    mux_msg *mdone;
     uv_mutex_lock(&h->mu);
     in = h->incoming;
     done = h->done;
+    mdone = h->mux_done;
     h->incoming = h->done = NULL;
+    h->mux_done = NULL;
     close_all = h->close_all;
     stop = h->stop;
     uv_mutex_unlock(&h->mu);
+    while (mdone) {
+        mux_msg *q = mdone;
+        mdone = q->next;
+        mux_answered(q);
+    }
     while (done) {
         wsconn *c = done;
         done = c->next;
@@ -651,6 +1085,7 @@ pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out) {
     *out = NULL;
     if (!h) return PF_ENOMEM;
     h->d = *d;
+    atomic_init(&h->memory, 0);
     if (uv_loop_init(&h->loop)) goto out_free_hub;
     if (uv_mutex_init(&h->mu)) goto out_close_loop;
     if (uv_async_init(&h->loop, &h->async, on_async)) goto out_destroy_mutex;
@@ -716,6 +1151,30 @@ void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *
     if (n) memcpy(c->in, extra, n);
     c->in_len = n;
     c->in_cap = n > READ_CHUNK ? n : READ_CHUNK;
+    pf_metrics_count_ws_upgrade(h->d.metrics);
+    push(h, &h->incoming, c);
+}
+
+void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                      const char *extra, size_t n) {
+    wsconn *c = calloc(1, sizeof(*c));
+    if (!c || !(c->mux = calloc(1, sizeof(*c->mux))) ||
+        !(c->in = malloc(n > READ_CHUNK ? n : READ_CHUNK))) {
+        if (c) free(c->mux);
+        free(c);
+        MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+        pf_hub_unreserve(h);
+        return;
+    }
+    c->hub = h;
+    c->fd = sock;
+    c->urh = urh;
+    c->job.client = peer_key(sock);
+    pf_ws_decoder_init(&c->dec, h->d.ws_max_message);
+    if (n) memcpy(c->in, extra, n);
+    c->in_len = n;
+    c->in_cap = n > READ_CHUNK ? n : READ_CHUNK;
+    pf_metrics_count_ws_upgrade(h->d.metrics);
     push(h, &h->incoming, c);
 }
 
@@ -725,6 +1184,8 @@ void pf_hub_close_all(pf_hub *h) {
     uv_mutex_unlock(&h->mu);
     uv_async_send(&h->async);
 }
+
+size_t pf_hub_memory(pf_hub *h) { return atomic_load(&h->memory); }
 
 size_t pf_hub_count(pf_hub *h) {
     size_t n;

@@ -38,6 +38,27 @@
  * up, so the peer reads the close frame rather than a reset; after
  * ws_close_timeout_ms the TCP connection is dropped regardless.
  *
+ * Multiplexed streams (GET /v1/stream, pf_hub_adopt_mux): one connection
+ * for any number of sessions, e.g. one per game server. Each text message
+ * names its map and session and an op (update, get, create, delete; the
+ * message format is session_json.h's pf_mux_message); each answer is one
+ * text message {"op","map","session","tag","status","body"} where status
+ * and body are what the HTTP route would have answered (no "body" for a
+ * 204). Messages of one session run one at a time in the order they came;
+ * messages of different sessions run side by side, at most
+ * stream_max_inflight of one connection on the pool at once, so answers of
+ * different sessions may come back in another order (the tag tells them
+ * apart). A message that cannot be taken (malformed, a bad id, past
+ * stream_max_sessions sessions with messages outstanding) is answered at
+ * once. Per-connection bounds: stream_max_pending messages queued or
+ * running, past which the hub reads no more from the socket until answers
+ * go out (TCP backpressure); and while more than PF_MUX_OUT_HIGH bytes of
+ * answers wait to be sent, no new job starts.
+ *
+ * The limits above apply to multiplexed streams as well, but for the end of
+ * a session (they have none of their own); their idle timeout counts only
+ * while no message is outstanding.
+ *
  * The hub also frees idle sessions past their ttl once a second.
  *
  * Thread-safe: adopt, close_all and count from any thread.
@@ -50,12 +71,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "memory.h"
 #include "metrics.h"
 #include "pool.h"
 #include "registry.h"
 #include "session.h"
 #include "status.h"
+
+/* Unsent answer bytes of a multiplexed stream past which no job starts. */
+#define PF_MUX_OUT_HIGH (4u << 20)
 
 typedef struct pf_hub pf_hub;
 
@@ -72,6 +97,14 @@ typedef struct pf_hub_deps {
     int64_t ws_close_timeout_ms; /* wait for the peer's close, then drop the link */
     int64_t deadline_ms;         /* an update waiting longer for a worker: deadline_exceeded */
     pf_mem *mem;                 /* the process budget the buffers are charged to */
+    /* Multiplexed streams: stream_max_inflight, stream_max_pending,
+     * stream_max_sessions, session_ttl_s, session_max_ttl_s,
+     * max_sessions_per_map, max_sessions, max_agent_size. */
+    const pf_config *cfg;
+    /* A multiplexed create for a map this instance does not hold loads it
+     * first (--store; as routes_load.c does for HTTP), on a build worker.
+     * NULL: never. */
+    struct pf_maps *maps;
 } pf_hub_deps;
 
 /* Starts the hub's thread. PF_ENOMEM. */
@@ -90,12 +123,20 @@ void pf_hub_unreserve(pf_hub *h);
 void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                   const char *extra, size_t n, const char *map_id, const char *sid);
 
+/* Takes an upgraded connection of a multiplexed stream (GET /v1/stream) on
+ * a place pf_hub_reserve took. Never blocks. */
+void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                      const char *extra, size_t n);
+
 /* Sends close 1001 (going away) on every stream and closes them once their
  * job, if any, is done (used by the SIGTERM drain). */
 void pf_hub_close_all(pf_hub *h);
 
 /* Open streams. */
 size_t pf_hub_count(pf_hub *h);
+/* Bytes the open streams hold: connection state, input and output buffers,
+ * the decoder's message buffer (as of each stream's last input). */
+size_t pf_hub_memory(pf_hub *h);
 
 /* Streams open now, and the closes the server started, by cause, since the
  * start. */

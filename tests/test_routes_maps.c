@@ -1,6 +1,7 @@
-/* test_routes_maps.c -- server/routes_maps.c over HTTP: map list, upload, info, cells, PATCH,
- * DELETE. */
+/* test_routes_maps.c -- server/routes_maps.c over HTTP: map list, upload, info, cells,
+ * hierarchy, PATCH, DELETE. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,209 @@ START_TEST(routes_maps_cells) {
     r = it_req(&s, "POST", "/v1/maps/m/cells", "application/json", "{}");
     ck_assert_int_eq(r.status, 405);
     ck_assert_str_eq(hc_header(&r, "Allow", buf, sizeof(buf)), "GET, HEAD");
+    hc_free(&r);
+    it_stop(&s);
+}
+END_TEST
+
+START_TEST(routes_maps_generate_mazes) {
+    hc_server s = it_start(ARGS("--workers", "2", "--max-map-side", "200"));
+    cJSON *j;
+    char id[80], path[160];
+    j = it_call(&s, "POST", "/v1/maps/generate", "application/json",
+                "{\"type\":\"maze\",\"width\":41,\"height\":31,\"seed\":7}", 201);
+    snprintf(id, sizeof(id), "%s", it_str(j, "id"));
+    ck_assert(strncmp(id, "maze-", 5) == 0);
+    ck_assert_int_eq((int)it_num(j, "width"), 41);
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
+    cJSON_Delete(j);
+    /* The same parameters again: the same map, nothing built. */
+    j = it_call(&s, "POST", "/v1/maps/generate", "application/json",
+                "{\"seed\":7,\"height\":31,\"width\":41,\"type\":\"maze\",\"walls\":\"cells\"}",
+                200);
+    ck_assert_str_eq(it_str(j, "id"), id);
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
+    cJSON_Delete(j);
+    /* Corner to corner: one way in a perfect maze. */
+    snprintf(path, sizeof(path), "/v1/maps/%s/path", id);
+    j = it_call(&s, "POST", path, "application/json",
+                "{\"start\":[1,1],\"goal\":[39,29],\"algorithm\":\"bfs\"}", 200);
+    ck_assert(it_truth(j, "found"));
+    {
+        double bfs_cost = it_num(j, "cost");
+        cJSON_Delete(j);
+        j = it_call(&s, "POST", path, "application/json",
+                    "{\"start\":[1,1],\"goal\":[39,29],\"algorithm\":\"astar\"}", 200);
+        ck_assert_double_eq_tol(it_num(j, "cost"), bfs_cost, 1e-9);
+        cJSON_Delete(j);
+    }
+    /* Named, with edges, loops and wide corridors. */
+    j = it_call(&s, "POST", "/v1/maps/generate", "application/json",
+                "{\"type\":\"maze\",\"width\":60,\"height\":40,\"seed\":3,\"walls\":\"edges\","
+                "\"corridor_width\":3,\"loops\":0.2,\"id\":\"arena-3\"}",
+                201);
+    ck_assert_str_eq(it_str(j, "id"), "arena-3");
+    cJSON_Delete(j);
+    j = it_call(&s, "POST", "/v1/maps/arena-3/path", "application/json",
+                "{\"start\":[0,0],\"goal\":[57,36],\"agent_size\":3}", 200);
+    ck_assert(it_truth(j, "found")); /* corridors three wide fit a 3x3 agent */
+    cJSON_Delete(j);
+    it_call_error(&s, "POST", "/v1/maps/generate", "application/json",
+                  "{\"type\":\"maze\",\"width\":201,\"height\":31}", 413, "limit_exceeded",
+                  "width");
+    it_call_error(&s, "POST", "/v1/maps/generate", "application/json",
+                  "{\"type\":\"maze\",\"width\":41,\"height\":31,\"walls\":\"x\"}", 422,
+                  "invalid_value", "walls");
+    it_call_error(&s, "POST", "/v1/maps/generate", "application/json",
+                  "{\"type\":\"cave\",\"width\":41,\"height\":31}", 422, "invalid_value", "type");
+    it_call_error(&s, "POST", "/v1/maps/generate", "application/json",
+                  "{\"type\":\"maze\",\"width\":2,\"height\":31}", 422, "invalid_value", "width");
+    it_call_error(&s, "POST", "/v1/maps/generate", "application/json",
+                  "{\"type\":\"maze\",\"width\":9,\"height\":9,\"id\":\"a/b\"}", 400,
+                  "invalid_map_id", "id");
+    {
+        hc_resp r = it_req(&s, "GET", "/v1/maps/generate", NULL, NULL);
+        ck_assert_int_eq(r.status, 405);
+        hc_free(&r);
+    }
+    /* "generate" names the route, so it is no map id. */
+    it_call_error(&s, "PUT", "/v1/maps/generate", "application/json", it_room_json, 405,
+                  "method_not_allowed", NULL);
+    it_call_error(&s, "POST", "/v1/maps/generate", "application/json",
+                  "{\"type\":\"maze\",\"width\":9,\"height\":9,\"id\":\"generate\"}", 400,
+                  "invalid_map_id", "id");
+    it_stop(&s);
+}
+END_TEST
+
+/* GET /v1/maps/{id}/hierarchy: the HPA* graph the viewer draws, and a
+ * debug hpa answer's abstract path through it. A 64x48 open map with a
+ * wall across the middle (gap at the right end) and --cluster-size 16:
+ * 4x3 clusters. */
+START_TEST(routes_maps_hierarchy) {
+    hc_server s = it_start(ARGS("--cluster-size", "16"));
+    char *text = it_open_map_text(64, 48);
+    hc_resp r;
+    cJSON *j, *a;
+    const cJSON *nodes, *inter, *intra, *ap;
+    int n;
+    it_put_map(&s, "h", "text/plain", text, 201);
+    free(text);
+
+    r = it_req(&s, "GET", "/v1/maps/h/hierarchy", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    j = it_json(&r);
+    hc_free(&r);
+    ck_assert_str_eq(it_str(j, "id"), "h");
+    ck_assert_int_eq((int)it_num(j, "cluster_size"), 16);
+    ck_assert_int_eq((int)it_num(j, "clusters_x"), 4);
+    ck_assert_int_eq((int)it_num(j, "clusters_y"), 3);
+    ck_assert_int_eq((int)it_num(j, "stats.clusters"), 12);
+    ck_assert_int_eq((int)it_num(j, "stats.components"), 1);
+    nodes = it_get(j, "nodes");
+    inter = it_get(j, "inter_edges");
+    n = cJSON_GetArraySize(nodes);
+    ck_assert_int_eq(n, (int)it_num(j, "stats.abstract_nodes"));
+    ck_assert_int_gt(n, 12);
+    ck_assert_ptr_null(it_get(j, "intra_edges")); /* only when asked */
+    /* A border edge joins two orthogonal neighbours in different clusters;
+     * each pair once. */
+    ck_assert_int_gt(cJSON_GetArraySize(inter), 0);
+    for (int i = 0; i < cJSON_GetArraySize(inter); i++) {
+        const cJSON *e = cJSON_GetArrayItem(inter, i);
+        int va = cJSON_GetArrayItem(e, 0)->valueint, vb = cJSON_GetArrayItem(e, 1)->valueint;
+        const cJSON *pa = cJSON_GetArrayItem(nodes, va), *pb = cJSON_GetArrayItem(nodes, vb);
+        int ax = cJSON_GetArrayItem(pa, 0)->valueint, ay = cJSON_GetArrayItem(pa, 1)->valueint;
+        int bx = cJSON_GetArrayItem(pb, 0)->valueint, by = cJSON_GetArrayItem(pb, 1)->valueint;
+        ck_assert_int_lt(va, vb);
+        ck_assert_int_eq(abs(ax - bx) + abs(ay - by), 1);
+        ck_assert(ax / 16 != bx / 16 || ay / 16 != by / 16);
+        ck_assert(ay != 24 && by != 24); /* never through the wall row but at its gap */
+    }
+
+    /* The abstract path of a debug hpa answer runs through these nodes. */
+    r = it_req(&s, "POST", "/v1/maps/h/path", "application/json",
+               "{\"start\":[0,0],\"goal\":[0,47],\"algorithm\":\"hpa\",\"debug\":true}");
+    ck_assert_int_eq(r.status, 200);
+    a = it_json(&r);
+    hc_free(&r);
+    ap = it_get(a, "abstract_path");
+    ck_assert_ptr_nonnull(ap);
+    ck_assert_int_gt(cJSON_GetArraySize(ap), 3);
+    for (int i = 1; i + 1 < cJSON_GetArraySize(ap); i++) {
+        const cJSON *p = cJSON_GetArrayItem(ap, i);
+        bool found = false;
+        for (int v = 0; v < n && !found; v++) {
+            const cJSON *q = cJSON_GetArrayItem(nodes, v);
+            found = cJSON_GetArrayItem(p, 0)->valueint == cJSON_GetArrayItem(q, 0)->valueint &&
+                    cJSON_GetArrayItem(p, 1)->valueint == cJSON_GetArrayItem(q, 1)->valueint;
+        }
+        ck_assert_msg(found, "abstract path point %d is not a node", i);
+    }
+    /* The way round the wall runs through the clusters of the gap's
+     * column (x 48..63). */
+    {
+        bool gap = false;
+        for (int i = 0; i < cJSON_GetArraySize(ap); i++) {
+            const cJSON *p = cJSON_GetArrayItem(ap, i);
+            gap |= cJSON_GetArrayItem(p, 0)->valueint / 16 == 3;
+        }
+        ck_assert(gap);
+    }
+    cJSON_Delete(a);
+    /* Not for other algorithms, nor without debug. */
+    r = it_req(&s, "POST", "/v1/maps/h/path", "application/json",
+               "{\"start\":[0,0],\"goal\":[0,47],\"algorithm\":\"astar\",\"debug\":true}");
+    a = it_json(&r);
+    ck_assert_ptr_null(it_get(a, "abstract_path"));
+    cJSON_Delete(a);
+    hc_free(&r);
+    r = it_req(&s, "POST", "/v1/maps/h/path", "application/json",
+               "{\"start\":[0,0],\"goal\":[0,47],\"algorithm\":\"hpa\"}");
+    a = it_json(&r);
+    ck_assert_ptr_null(it_get(a, "abstract_path"));
+    cJSON_Delete(a);
+    hc_free(&r);
+
+    /* With intra=true: each cluster's node pairs, a < b, at a cost no
+     * less than their octile distance. */
+    r = it_req(&s, "GET", "/v1/maps/h/hierarchy?intra=true", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    a = it_json(&r);
+    hc_free(&r);
+    intra = it_get(a, "intra_edges");
+    ck_assert_int_gt(cJSON_GetArraySize(intra), 0);
+    for (int i = 0; i < cJSON_GetArraySize(intra); i++) {
+        const cJSON *e = cJSON_GetArrayItem(intra, i);
+        int va = cJSON_GetArrayItem(e, 0)->valueint, vb = cJSON_GetArrayItem(e, 1)->valueint;
+        double c = cJSON_GetArrayItem(e, 2)->valuedouble;
+        const cJSON *pa = cJSON_GetArrayItem(nodes, va), *pb = cJSON_GetArrayItem(nodes, vb);
+        int dx = abs(cJSON_GetArrayItem(pa, 0)->valueint - cJSON_GetArrayItem(pb, 0)->valueint);
+        int dy = abs(cJSON_GetArrayItem(pa, 1)->valueint - cJSON_GetArrayItem(pb, 1)->valueint);
+        double oct = (dx > dy ? dx : dy) + (sqrt(2.0) - 1) * (dx > dy ? dy : dx);
+        ck_assert_int_lt(va, vb);
+        ck_assert_int_eq(cJSON_GetArrayItem(pa, 0)->valueint / 16,
+                         cJSON_GetArrayItem(pb, 0)->valueint / 16);
+        ck_assert_int_eq(cJSON_GetArrayItem(pa, 1)->valueint / 16,
+                         cJSON_GetArrayItem(pb, 1)->valueint / 16);
+        ck_assert(c >= oct - 1e-9);
+    }
+    cJSON_Delete(a);
+    cJSON_Delete(j);
+
+    /* Errors: a parameter that is not intra, a bad value, no such map, a
+     * method the route does not take. */
+    r = it_req(&s, "GET", "/v1/maps/h/hierarchy?edges=all", NULL, NULL);
+    it_expect_error(&r, 400, "invalid_request", "edges");
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/h/hierarchy?intra=yes", NULL, NULL);
+    it_expect_error(&r, 422, "invalid_value", "intra");
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/nope/hierarchy", NULL, NULL);
+    it_expect_error(&r, 404, "map_not_found", NULL);
+    hc_free(&r);
+    r = it_req(&s, "DELETE", "/v1/maps/h/hierarchy", NULL, NULL);
+    ck_assert_int_eq(r.status, 405);
     hc_free(&r);
     it_stop(&s);
 }
@@ -380,6 +584,8 @@ TU_SUITE(routes_maps) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, routes_maps_crud);
     tcase_add_test(tc, routes_maps_cells);
+    tcase_add_test(tc, routes_maps_generate_mazes);
+    tcase_add_test(tc, routes_maps_hierarchy);
     tcase_add_test(tc, routes_maps_patch_toggles_coalesced);
     tcase_add_test(tc, routes_maps_patch_max_changes);
     tcase_add_test(tc, routes_maps_memory_budget);
