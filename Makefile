@@ -198,6 +198,7 @@ test: spec-lint test-run
 # of every process goes to $(TSAN_LOG_DIR); one report fails the target. The
 # core algorithm suites are single-threaded and left to the other variants.
 TSAN_SUITES := pool registry cache session store maps memory ws http server routes_ops routes_maps \
+               routes_fields routes_tables \
                routes_paths routes_sessions stream concurrency
 TSAN_LOG_DIR := $(abspath build/tsan/reports)
 test-tsan:

@@ -108,6 +108,12 @@ size_t pf_mem_session_estimate(uint64_t cells) {
     return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
 }
 
+size_t pf_mem_agent_estimate(uint64_t cells, bool hierarchy) {
+    uint64_t n = cells * 4 + (64u << 10);
+    if (hierarchy) n += pf_mem_map_estimate(cells, 0);
+    return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+}
+
 const char *pf_mem_kind_name(pf_mem_kind k) {
     static const char *const names[PF_MEM_COUNT] = {"maps", "caches", "sessions", "streams",
                                                     "bodies"};

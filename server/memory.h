@@ -4,20 +4,21 @@
  * process (max_maps x max_map_cells allows hundreds of GB). This module
  * keeps one budget for the server and a count, by kind, of what the
  * server holds: maps (planners: grid, jps tables, landmarks, HPA* hierarchy,
- * and their change logs), path caches, D* Lite sessions, WebSocket stream
+ * per agent size grids and hierarchies, and their change logs), path and
+ * flow field caches, D* Lite sessions, WebSocket stream
  * buffers and request bodies being received.
  *
  * What a client asks the server to keep is charged before it is built: an
  * upload by an estimate from its size (pf_mem_map_estimate, an upper bound
  * of what pf_planner_create holds), then the actual size once built; a
  * PATCH by the size of the version it copies; a session by its search's
- * size for the map. A charge that would pass the budget is refused, and
- * the request is answered 507 insufficient_storage with a sentence saying
- * how much is left; transient holdings (a body, a stream's buffers) are
- * refused with 503 + Retry-After or close 1013; a cache entry that does not
- * fit is simply not cached. So the process stays within its budget (plus
- * what libraries and allocator slack hold) instead of meeting the kernel's
- * OOM killer.
+ * size for the map; the agent data a query for a new agent size builds on
+ * a version by pf_mem_agent_estimate (registry.h: pf_mapver_reserve_agent). A charge that would
+ * pass the budget is refused, and the request is answered 507 insufficient_storage with a sentence
+ * saying how much is left; transient holdings (a body, a stream's buffers) are refused with 503 +
+ * Retry-After or close 1013; a cache entry that does not fit is simply not cached. So the process
+ * stays within its budget (plus what libraries and allocator slack hold) instead of meeting the
+ * kernel's OOM killer.
  *
  * The budget: --max-memory bytes, or 0 for three quarters of the memory
  * the process may use (its cgroup's memory.max when set, else the
@@ -37,7 +38,7 @@
 
 typedef enum pf_mem_kind {
     PF_MEM_MAPS = 0, /* planners and their change logs */
-    PF_MEM_CACHES,   /* path cache entries */
+    PF_MEM_CACHES,   /* path and flow field cache entries */
     PF_MEM_SESSIONS, /* D* Lite sessions */
     PF_MEM_STREAMS,  /* WebSocket stream buffers */
     PF_MEM_BODIES,   /* request bodies being received */
@@ -79,6 +80,12 @@ size_t pf_mem_map_estimate(uint64_t cells, size_t landmark_bytes);
  * 4 a cell; the version's cuts, built by the first session plan, about 13
  * a cell more, are charged to the map when built). */
 size_t pf_mem_session_estimate(uint64_t cells);
+
+/* What agent data (core/agents.h) built on first use for one agent size
+ * on a map of `cells` cells may hold: its clearance table and agent grid
+ * (at most 4 bytes a cell) and, with `hierarchy`, the grid's HPA*
+ * hierarchy (bounded as a map's, pf_mem_map_estimate). */
+size_t pf_mem_agent_estimate(uint64_t cells, bool hierarchy);
 
 /* The name of a kind, for /v1/info and /metrics ("maps", ...). */
 const char *pf_mem_kind_name(pf_mem_kind k);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "agents.h"
 #include "clock.h"
 
 typedef struct slot {
@@ -58,6 +59,7 @@ void pf_mapver_charge(pf_mapver *mv, pf_mem *mem, size_t planner_bytes) {
     atomic_store(&mv->charged, planner_bytes);
     pf_mem_charge(mem, PF_MEM_MAPS, planner_bytes);
     pf_cache_set_mem(mv->cache, mem);
+    if (mv->fields) pf_cache_set_mem(mv->fields, mem);
 }
 
 void pf_mapver_recharge(pf_mapver *mv) {
@@ -69,6 +71,49 @@ void pf_mapver_recharge(pf_mapver *mv) {
         pf_mem_charge(mv->mem, PF_MEM_MAPS, now - old);
     else
         pf_mem_uncharge(mv->mem, PF_MEM_MAPS, old - now);
+}
+
+size_t pf_mapver_agent_need(const pf_mapver *mv, int32_t n, bool hierarchy) {
+    const pf_agents *a = pf_planner_agents(mv->planner);
+    pf_agents_class_stats st[PF_AGENT_SIZE_MAX];
+    const pf_grid *g = pf_planner_grid(mv->planner);
+    size_t k;
+    if (n <= 1 || !a) return 0;
+    hierarchy = hierarchy && pf_planner_has_hpa(mv->planner);
+    k = pf_agents_stats(a, st, PF_AGENT_SIZE_MAX);
+    for (size_t i = 0; i < k && i < PF_AGENT_SIZE_MAX; i++)
+        if (st[i].size == n && (!hierarchy || st[i].has_hpa)) return 0;
+    return pf_mem_agent_estimate((uint64_t)pf_grid_width(g) * (uint64_t)pf_grid_height(g),
+                                 hierarchy);
+}
+
+pf_status pf_mapver_reserve_agent(const pf_mapver *mv, int32_t n, bool hierarchy, size_t *reserved,
+                                  const char *field, pf_proto_error *e) {
+    uint64_t budget, used;
+    *reserved = 0;
+    if (!mv->mem) return PF_OK;
+    *reserved = pf_mapver_agent_need(mv, n, hierarchy);
+    if (!*reserved || pf_mem_try_charge(mv->mem, PF_MEM_MAPS, *reserved)) return PF_OK;
+    hierarchy = hierarchy && pf_planner_has_hpa(mv->planner);
+    budget = pf_mem_budget(mv->mem);
+    used = pf_mem_used(mv->mem);
+    pf_proto_error_set(e, PF_ENOMEM, PF_ERR_INSUFFICIENT_STORAGE, field,
+                       "Agent size %d's first use on map '%s' needs up to %zu bytes (its grid%s); "
+                       "the memory budget (--max-memory) is %llu bytes, %llu in use. Delete maps "
+                       "or sessions, or raise it.",
+                       (int)n, mv->id, *reserved, hierarchy ? " and hierarchy" : "",
+                       (unsigned long long)budget,
+                       (unsigned long long)(used < budget ? used : budget));
+    *reserved = 0;
+    return PF_ENOMEM;
+}
+
+void pf_mapver_settle(const pf_mapver *mv, size_t reserved) {
+    /* Only the atomic charge changes: the version is otherwise immutable. */
+    pf_mapver *w = (pf_mapver *)mv;
+    if (!reserved) return;
+    pf_mem_uncharge(w->mem, PF_MEM_MAPS, reserved);
+    pf_mapver_recharge(w);
 }
 
 void pf_mapver_release(pf_mapver *mv) {

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "cache.h"
+#include "errors.h"
 #include "memory.h"
 #include "planner.h"
 #include "router.h"
@@ -74,13 +75,30 @@ pf_mapver *pf_mapver_create(const char *id, pf_planner *planner, size_t cache_en
                             size_t cache_bytes, uint64_t build_us, const uint8_t hash[32]);
 void pf_mapver_retain(pf_mapver *mv);
 /* Charges mv to the process budget mem: `planner_bytes` of its planner now
- * (already reserved by the caller, or held), its cache entries and its
+ * (already reserved by the caller, or held), its caches' entries (paths
+ * and flow fields) and its
  * change log as they come; all given back when mv is freed. Call once,
  * before mv is published. */
 void pf_mapver_charge(pf_mapver *mv, pf_mem *mem, size_t planner_bytes);
 /* The charge made what the planner holds now (its cuts are built on their
  * first use). Thread-safe. */
 void pf_mapver_recharge(pf_mapver *mv);
+/* Room in the memory budget for what a query for agent size n builds on
+ * mv the first time it is used (core/agents.h: the clearance table and the
+ * size's grid; with `hierarchy` also the size's HPA* hierarchy, which hpa
+ * queries build): when a piece is not built yet, an upper bound
+ * (pf_mem_agent_estimate) is charged and *reserved set to it, else
+ * *reserved is 0. PF_ENOMEM (nothing charged, e set to
+ * insufficient_storage on `field`, answered 507) when the budget cannot hold it.
+ * After the query, pf_mapver_settle(mv, *reserved) gives the reservation
+ * back and charges what the planner holds then. n <= 1 or mv not charged
+ * (pf_mapver_charge): PF_OK, 0 reserved. Thread-safe. */
+/* What pf_mapver_reserve_agent would reserve: 0 when agent size n's data
+ * (with `hierarchy`, its hierarchy too) is built already or n <= 1. */
+size_t pf_mapver_agent_need(const pf_mapver *mv, int32_t n, bool hierarchy);
+pf_status pf_mapver_reserve_agent(const pf_mapver *mv, int32_t n, bool hierarchy, size_t *reserved,
+                                  const char *field, pf_proto_error *e);
+void pf_mapver_settle(const pf_mapver *mv, size_t reserved);
 /* Drops a reference; the last one frees the version. NULL is a no-op. */
 void pf_mapver_release(pf_mapver *mv);
 /* Empties mv's caches (answered paths and flow fields): a newer version

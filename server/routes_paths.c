@@ -172,8 +172,8 @@ static const char *fallback_note(pf_algorithm asked, pf_algorithm ran, const pf_
 /* Runs one path query on a worker and writes its answer into w. Returns
  * PF_OK (answer written: found or not), PF_ECANCELED (deadline passed),
  * or an error described in e (nothing written). */
-static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_request *pq,
-                         const char *prefix, pf_jsonw *w, pf_proto_error *e) {
+static pf_status run_query(paths_job *job, pf_search_ctx *ctx, const pf_path_request *pq,
+                           const char *prefix, pf_jsonw *w, pf_proto_error *e) {
     pf_paths_routes *m = job->m;
     const pf_mapver *mv = job->mv;
     const pf_grid *g = pf_planner_grid(mv->planner);
@@ -324,6 +324,23 @@ static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_reque
     pf_jsonw_obj_end(w);
     free(smoothed);
     return PF_OK;
+}
+
+/* run_query with room in the memory budget for the agent data a new
+ * agent size builds (registry.h: pf_mapver_reserve_agent). */
+static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_request *pq,
+                         const char *prefix, pf_jsonw *w, pf_proto_error *e) {
+    size_t reserved;
+    char f[48];
+    pf_status st;
+    snprintf(f, sizeof(f), "%sagent_size", prefix);
+    if ((st = pf_mapver_reserve_agent(job->mv, pq->agent_size,
+                                      resolve_algorithm(job->mv, pq) == PF_ALGO_HPA, &reserved, f,
+                                      e)))
+        return st;
+    st = run_query(job, ctx, pq, prefix, w, e);
+    pf_mapver_settle(job->mv, reserved);
+    return st;
 }
 
 static void answer_deadline(pf_req *r, const paths_job *job) {

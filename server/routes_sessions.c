@@ -131,11 +131,12 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
         pf_mapver_release(mv);
         return;
     }
-    /* Room in the budget for a search over the whole map, before it is
-     * created; the session's charge follows what it holds from its first
-     * plan on. */
+    /* Room in the budget for a search over the whole map (and the agent's
+     * grid when its size is new on the map), before it is created; the session's charge follows
+     * what it holds from its first plan on. */
     reserve = pf_mem_session_estimate((uint64_t)pf_grid_width(pf_planner_grid(mv->planner)) *
-                                      (uint64_t)pf_grid_height(pf_planner_grid(mv->planner)));
+                                      (uint64_t)pf_grid_height(pf_planner_grid(mv->planner))) +
+              pf_mapver_agent_need(mv, q.agent_size, false);
     if (!pf_mem_try_charge(m->mem, PF_MEM_SESSIONS, reserve)) {
         pf_mapver_release(mv);
         pf_req_answer_error(

@@ -53,6 +53,7 @@ typedef struct mux_msg {
     pf_pool_job job;
     char *answer;
     size_t answer_len;
+    size_t held; /* counted in its connection's mux_state.held */
 } mux_msg;
 
 /* The messages of one session on one connection: run one at a time. */
@@ -72,6 +73,7 @@ typedef struct mux_state {
     size_t pending; /* messages queued or running */
     size_t running;
     uint64_t creates;
+    size_t held; /* bytes of the entries and queued or running messages */
 } mux_state;
 
 typedef enum ws_state { WS_OPEN = 0, WS_CLOSE_SENT, WS_LINGER, WS_GONE } ws_state;
@@ -597,9 +599,10 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
                                  k ? "create.goal" : "create.start");
         }
         /* As the HTTP create: room in the memory budget for a search over
-         * the whole map first. */
+         * the whole map (and a new agent size's grid) first. */
         reserve = pf_mem_session_estimate((uint64_t)pf_grid_width(pf_planner_grid(mv->planner)) *
-                                          (uint64_t)pf_grid_height(pf_planner_grid(mv->planner)));
+                                          (uint64_t)pf_grid_height(pf_planner_grid(mv->planner))) +
+                  pf_mapver_agent_need(mv, cq->agent_size, false);
         if (!err && !pf_mem_try_charge(d->mem, PF_MEM_SESSIONS, reserve)) {
             err = PF_ERR_INSUFFICIENT_STORAGE;
             pf_proto_write_error(&body, err, NULL, NULL);
@@ -678,6 +681,7 @@ static void entry_gc(mux_state *x, mux_entry *e) {
     }
     if (*pp) *pp = e->hnext;
     x->nentries--;
+    x->held -= sizeof(*e);
     free(e);
 }
 
@@ -729,6 +733,7 @@ static void mux_answered(mux_msg *q) {
     e->running = false;
     x->running--;
     x->pending--;
+    x->held -= q->held;
     msg_free(q);
     ready_push(x, e);
     entry_gc(x, e);
@@ -791,6 +796,7 @@ static void mux_on_text(wsconn *c, const uint8_t *data, size_t len) {
         en->hnext = x->buckets[h & (MUX_BUCKETS - 1)];
         x->buckets[h & (MUX_BUCKETS - 1)] = en;
         x->nentries++;
+        x->held += sizeof(*en);
     }
     q->c = c;
     q->entry = en;
@@ -800,6 +806,9 @@ static void mux_on_text(wsconn *c, const uint8_t *data, size_t len) {
         en->head = q;
     en->tail = q;
     x->pending++;
+    /* The parsed message holds about what its text did (cells, ids). */
+    q->held = sizeof(*q) + len;
+    x->held += q->held;
     ready_push(x, en);
     mux_pump(c);
 }
@@ -920,9 +929,11 @@ static void on_poll(uv_poll_t *hd, int status, int events) {
 }
 
 /* The input and message buffers' charge follows their sizes (each bounded
- * by READ_CHUNK and ws_max_message). */
+ * by READ_CHUNK and ws_max_message), and so does a multiplexed stream's
+ * state: its session table, entries and outstanding messages (bounded by
+ * stream_max_pending). */
 static void account_rest(wsconn *c) {
-    size_t now = c->in_cap + c->dec.msg_cap;
+    size_t now = c->in_cap + c->dec.msg_cap + (c->mux ? sizeof(*c->mux) + c->mux->held : 0);
     if (now > c->charged_rest)
         pf_mem_charge(c->hub->d.mem, PF_MEM_STREAMS, now - c->charged_rest);
     else

@@ -560,6 +560,71 @@ START_TEST(routes_maps_memory_budget) {
 }
 END_TEST
 
+/* What grid18 added holds memory too: a cached flow field counts as a
+ * cache, a new agent size's grid and hierarchy as the map's, and a first
+ * use the budget cannot hold is refused 507 before it is built. /v1/info
+ * and /metrics report the same budget and kinds. */
+START_TEST(routes_maps_memory_budget_agents_and_fields) {
+    hc_server s = it_start(ARGS("--max-memory", "18000000", "--landmark-bytes", "0"));
+    char *map = open_text(512), *metrics, want[96];
+    double caches0, maps0;
+    hc_resp r = it_req(&s, "PUT", "/v1/maps/u", "text/plain", map);
+    cJSON *j;
+    ck_assert_msg(r.status == 201, "%d %.200s", r.status, r.body);
+    hc_free(&r);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    caches0 = it_num(j, "memory.caches_bytes");
+    maps0 = it_num(j, "memory.maps_bytes");
+    cJSON_Delete(j);
+    /* A cached flow field of the whole map: ~2 bytes a cell of answer. */
+    j = it_call(&s, "POST", "/v1/maps/u/flowfield", "application/json", "{\"goal\":[5,5]}", 200);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_msg(it_num(j, "memory.caches_bytes") >= caches0 + 512 * 512,
+                  "caches %.0f -> %.0f bytes after a cached 512x512 flow field", caches0,
+                  it_num(j, "memory.caches_bytes"));
+    cJSON_Delete(j);
+    /* Agent size 2 with hpa (the default here) would build a grid and a
+     * hierarchy: more than the 18 MB budget has left. */
+    r = it_req(&s, "POST", "/v1/maps/u/path", "application/json",
+               "{\"start\":[0,0],\"goal\":[500,500],\"agent_size\":2}");
+    it_expect_error(&r, 507, "insufficient_storage", "agent_size");
+    ck_assert_ptr_nonnull(strstr(r.body, "--max-memory"));
+    hc_free(&r);
+    /* With astar only the agent's grid is built: it fits, and counts. */
+    j = it_call(&s, "POST", "/v1/maps/u/path", "application/json",
+                "{\"start\":[0,0],\"goal\":[500,500],\"agent_size\":2,"
+                "\"algorithm\":\"astar\"}",
+                200);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_msg(it_num(j, "memory.maps_bytes") >= maps0 + 2 * 512 * 512,
+                  "maps %.0f -> %.0f bytes after agent size 2's grid", maps0,
+                  it_num(j, "memory.maps_bytes"));
+    ck_assert(it_num(j, "memory.used_bytes") <= 18000000);
+    /* /metrics says the same (memory_usage in routes_ops.c). */
+    r = it_req(&s, "GET", "/metrics", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    metrics = r.body;
+    ck_assert_ptr_nonnull(strstr(metrics, "\npathd_memory_budget_bytes 18000000\n"));
+    snprintf(want, sizeof(want), "\npathd_memory_bytes{kind=\"maps\"} %.0f\n",
+             it_num(j, "memory.maps_bytes"));
+    ck_assert_msg(strstr(metrics, want), "no '%s' in /metrics", want + 1);
+    hc_free(&r);
+    cJSON_Delete(j);
+    /* The version's caches and agent data go with it. */
+    r = it_req(&s, "DELETE", "/v1/maps/u", NULL, NULL);
+    ck_assert_int_eq(r.status, 204);
+    hc_free(&r);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert(it_num(j, "memory.maps_bytes") == 0);
+    ck_assert(it_num(j, "memory.caches_bytes") == 0);
+    cJSON_Delete(j);
+    free(map);
+    it_stop(&s);
+}
+END_TEST
+
 /* A body the budget cannot take is refused 503 with Retry-After while it
  * streams in, not buffered. */
 START_TEST(routes_maps_memory_budget_body) {
@@ -590,6 +655,7 @@ TU_SUITE(routes_maps) {
     tcase_add_test(tc, routes_maps_patch_max_changes);
     tcase_add_test(tc, routes_maps_memory_budget);
     tcase_add_test(tc, routes_maps_memory_budget_body);
+    tcase_add_test(tc, routes_maps_memory_budget_agents_and_fields);
     suite_add_tcase(s, tc);
     return s;
 }

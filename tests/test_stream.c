@@ -604,6 +604,38 @@ START_TEST(stream_idle_timeout) {
 }
 END_TEST
 
+/* A multiplexed stream's own state (its session table and outstanding
+ * messages) counts against the memory budget as streams, with its
+ * buffers, while it is open, and is given back when it closes. */
+START_TEST(stream_mux_state_counts_as_streams) {
+    hc_server s = it_start(ARGS("--max-memory", "100000000"));
+    int status, fd;
+    char body[256];
+    double bytes = 0;
+    cJSON *j;
+    fd = wsc_connect(s.port, "/v1/stream", &status, body, sizeof(body));
+    ck_assert_msg(fd >= 0 && status == 101, "status %d %s", status, body);
+    /* The hub adopts the connection on its own thread: poll a little. */
+    for (int i = 0; i < 100 && bytes == 0; i++) {
+        j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+        bytes = it_num(j, "memory.streams_bytes");
+        cJSON_Delete(j);
+        if (bytes == 0) usleep(20000);
+    }
+    /* The input buffer (16 KiB) and the 4096 chains of the session table. */
+    ck_assert_msg(bytes >= 16384 + 4096 * sizeof(void *), "streams_bytes %.0f", bytes);
+    wsc_close(fd);
+    for (int i = 0; i < 250 && bytes != 0; i++) {
+        usleep(20000);
+        j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+        bytes = it_num(j, "memory.streams_bytes");
+        cJSON_Delete(j);
+    }
+    ck_assert_msg(bytes == 0, "streams_bytes %.0f after the close", bytes);
+    it_stop(&s);
+}
+END_TEST
+
 /* The session of a stream deleted over HTTP, or expired: the stream gets a
  * session_not_found message and close 1000. */
 START_TEST(stream_closed_when_session_ends) {
@@ -788,6 +820,7 @@ TU_SUITE(stream) {
     tcase_add_test(tc, stream_limit_leaves_http_room);
     tcase_add_test(tc, stream_limit_below_connections_at_start);
     tcase_add_test(tc, stream_outlives_connection_deadlines);
+    tcase_add_test(tc, stream_mux_state_counts_as_streams);
     suite_add_tcase(s, tc);
     return s;
 }
