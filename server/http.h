@@ -63,8 +63,10 @@ uint16_t pf_http_port(const pf_http *h);
 /* The probes' listener's port (--health-port), 0 when there is none. */
 uint16_t pf_http_health_port(const pf_http *h);
 
-/* Stops accepting connections; requests that still arrive on open
- * connections are answered 503 shutting_down. */
+/* The drain begins: every new request is answered 503 shutting_down and
+ * its connection closed. A listener with one I/O thread (the probes') also
+ * stops accepting; one with a pool keeps accepting until pf_http_stop
+ * (libmicrohttpd 0.9.75 cannot quiesce a pool safely; http.c). */
 void pf_http_quiesce(pf_http *h);
 
 /* Requests received and not yet done (answered and sent, or dropped). */

@@ -131,12 +131,9 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_req_answer_json(r, &w);
 }
 
-/* Bytes held by kind, from what each part knows: the registry's current
- * versions (planner and change log; blocks a version shares with an older
- * one still held are counted once per version, as pf_hpa_stats does), their
- * caches, the session table and the stream hub. Until a process-wide
- * memory budget exists these are reports only (memory_budget 0). */
-/* What the budget counts (memory.h), by kind. */
+/* What the budget counts (memory.h), by kind: each holder charges what it
+ * holds (versions and their caches, agent data and change logs; sessions;
+ * streams; bodies), so /metrics reads the counts the budget refuses by. */
 static void memory_usage(pf_ops_routes *m, pf_metrics_gauges *g) {
     for (int k = 0; k < PF_MEM_COUNT; k++) g->memory[k] = pf_mem_used_by(m->mem, (pf_mem_kind)k);
     g->memory_budget = pf_mem_budget(m->mem);
