@@ -106,7 +106,6 @@ struct wsconn {
     pf_session *sess;
     char *answer;
     size_t answer_len;
-    size_t accounted;    /* bytes counted in the hub's memory (loop thread) */
     struct wsconn *next; /* incoming / done list */
     struct wsconn *all_prev, *all_next;
     mux_state *mux; /* a multiplexed stream; NULL for one session's */
@@ -124,8 +123,7 @@ struct pf_hub {
     bool close_all, stop;
     size_t count; /* streams adopted and not yet freed, and places reserved */
     pf_hub_stats stats;
-    wsconn *all;          /* loop thread only */
-    atomic_size_t memory; /* the streams' bytes (account) */
+    wsconn *all; /* loop thread only */
 };
 
 static void update_poll(wsconn *c);
@@ -142,14 +140,6 @@ static void push(pf_hub *h, wsconn **list, wsconn *c) {
     uv_async_send(&h->async);
 }
 
-/* Brings c's share of the hub's memory up to date: the connection, its
- * buffers and its decoder's message buffer. Loop thread. */
-static void account(wsconn *c) {
-    size_t bytes = sizeof(*c) + c->in_cap + c->out_cap + c->dec.msg_cap + c->answer_len;
-    atomic_fetch_add(&c->hub->memory, bytes - c->accounted); /* modular: a decrease too */
-    c->accounted = bytes;
-}
-
 /* Counts a close the server started, by its cause. */
 static void count_close(pf_hub *h, uint64_t *counter) {
     uv_mutex_lock(&h->mu);
@@ -160,7 +150,6 @@ static void count_close(pf_hub *h, uint64_t *counter) {
 static void conn_free(wsconn *c) {
     pf_hub *h = c->hub;
     pf_mem_uncharge(h->d.mem, PF_MEM_STREAMS, c->charged_out + c->charged_rest);
-    atomic_fetch_sub(&h->memory, c->accounted);
     if (c->urh) MHD_upgrade_action(c->urh, MHD_UPGRADE_ACTION_CLOSE);
     pf_ws_decoder_free(&c->dec);
     pf_update_list_free(&c->upd);
@@ -873,7 +862,6 @@ static void process(wsconn *c) {
     }
     if (c->state == WS_LINGER || c->state == WS_GONE) c->in_off = c->in_len; /* dropped */
     if (c->in_off == c->in_len) c->in_off = c->in_len = 0;
-    account(c);
     update_poll(c);
 }
 
@@ -1096,7 +1084,6 @@ pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out) {
     *out = NULL;
     if (!h) return PF_ENOMEM;
     h->d = *d;
-    atomic_init(&h->memory, 0);
     if (uv_loop_init(&h->loop)) goto out_free_hub;
     if (uv_mutex_init(&h->mu)) goto out_close_loop;
     if (uv_async_init(&h->loop, &h->async, on_async)) goto out_destroy_mutex;
@@ -1195,8 +1182,6 @@ void pf_hub_close_all(pf_hub *h) {
     uv_mutex_unlock(&h->mu);
     uv_async_send(&h->async);
 }
-
-size_t pf_hub_memory(pf_hub *h) { return atomic_load(&h->memory); }
 
 size_t pf_hub_count(pf_hub *h) {
     size_t n;

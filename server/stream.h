@@ -134,9 +134,6 @@ void pf_hub_close_all(pf_hub *h);
 
 /* Open streams. */
 size_t pf_hub_count(pf_hub *h);
-/* Bytes the open streams hold: connection state, input and output buffers,
- * the decoder's message buffer (as of each stream's last input). */
-size_t pf_hub_memory(pf_hub *h);
 
 /* Streams open now, and the closes the server started, by cause, since the
  * start. */
