@@ -89,7 +89,6 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
     pf_req *r;
     pf_conn_request_line(conn_of(c));
     if (!(r = pf__req_create(&h->env, c, pf_clock_now_ns()))) return NULL;
-    pf_metrics_request_begin(h->d.metrics);
     r->raw_len = strlen(uri);
     r->raw_at = (uintptr_t)uri;
     r->raw_target = strdup(uri); /* NULL (out of memory): the target checks are skipped */
@@ -488,11 +487,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (!r) { /* on_request_line found no memory */
         r = pf__req_create(&h->env, c, pf_clock_now_ns());
         if (!r) return MHD_NO;
-        pf_metrics_request_begin(h->d.metrics);
         *con_cls = r;
     }
     if (!r->begun) {
         r->begun = true;
+        /* In flight (counted, and waited for by a drain) once its headers
+         * are in: a request line whose headers never come is not a request
+         * to finish but a slow client, for the watchdog (conns.h). */
+        pf_metrics_request_begin(h->d.metrics);
         begin(l, r, method, url, version);
         /* An early answer (404, 405, 413 by Content-Length, 415) goes out
          * now; libmicrohttpd then skips the body and closes. */
@@ -542,8 +544,9 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     (void)toe;
     pf_conn_request_done(conn_of(c)); /* waiting for its next request line */
     if (!r) return;
-    pf_metrics_request_end(h->d.metrics, r->rr.route, r->sent ? r->status : 0,
-                           (pf_clock_now_ns() - r->t0_ns) / 1000);
+    if (r->begun)
+        pf_metrics_request_end(h->d.metrics, r->rr.route, r->sent ? r->status : 0,
+                               (pf_clock_now_ns() - r->t0_ns) / 1000);
     pf__req_destroy(r);
     *con_cls = NULL;
 }
