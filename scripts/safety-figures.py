@@ -78,7 +78,7 @@ class Pathd:
 
 
 def open_map(w, h):
-    """A Moving AI .map text (text/plain) of open ground."""
+    """A Moving AI .map text (text/x-movingai-map) of open ground."""
     return f"type octile\nheight {h}\nwidth {w}\nmap\n" + "".join("." * w + "\n" for _ in range(h))
 
 
@@ -113,13 +113,13 @@ def close_code(s):
 def ping(binary):
     srv = Pathd(binary)
     try:
-        st, _, _ = srv.request("PUT", "/v1/maps/m", open_map(10, 3), "text/plain")
+        st, _, _ = srv.request("PUT", "/v1/maps/m", open_map(10, 3), "text/x-movingai-map")
         assert st == 201, st
         st, body, loc = srv.request("POST", "/v1/maps/m/sessions",
                                     json.dumps({"start": [0, 0], "goal": [9, 2]}))
         assert st == 201, (st, body)
         s = socket.create_connection(("127.0.0.1", srv.port))
-        s.sendall((f"GET {loc}/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+        s.sendall((f"GET {loc}/stream HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
                    "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
                    "Sec-WebSocket-Version: 13\r\n\r\n").encode())
         head = b""
@@ -181,7 +181,7 @@ def slowloris(binary, n=1100, hold_s=8.0):
         time.sleep(0.5)
         for s in socks:
             try:
-                s.send(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+                s.send(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")
             except OSError:
                 pass
         t_end = time.monotonic() + hold_s
@@ -226,11 +226,11 @@ def deadline(binary):
                     "3600000", *slice_args)
         slow = []
         try:
-            st, _, _ = srv.request("PUT", "/v1/maps/open", open_map(512, 512), "text/plain")
+            st, _, _ = srv.request("PUT", "/v1/maps/open", open_map(512, 512), "text/x-movingai-map")
             assert st == 201, st
             for _ in range(2):
                 s = socket.create_connection(("127.0.0.1", srv.port))
-                s.sendall((f"POST /v1/maps/open/paths HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                s.sendall((f"POST /v1/maps/open/paths HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
                            f"application/json\r\nContent-Length: {len(batch)}\r\n\r\n" +
                            batch).encode())
                 slow.append(s)

@@ -5,6 +5,7 @@
 #include "http.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
@@ -17,6 +18,7 @@
 
 #include "clock.h"
 #include "conns.h"
+#include "http_strict.h"
 #include "request_internal.h"
 #include "router.h"
 
@@ -27,6 +29,12 @@
 #define PF_LINGER_BYTES (1u << 20)
 /* Connections of the probes' listener (--health-port). */
 #define PF_HEALTH_CONNECTIONS 64u
+/* Header lines collected for the strict checks (a request with more copies
+ * of Host, Content-Length, Transfer-Encoding, Content-Type and
+ * Authorization than this is refused). */
+#define PF_HTTP_CHECKED_MAX 16
+/* Largest --tls-cert / --tls-key file read. */
+#define PF_TLS_FILE_MAX (1024 * 1024)
 
 /* One libmicrohttpd daemon: the API's, or the probes'. */
 typedef struct listener {
@@ -43,6 +51,8 @@ struct pf_http {
     listener api, health;
     pf_conns *conns; /* the absolute deadlines of both listeners' connections (borrowed) */
     atomic_bool draining;
+    char *tls_cert, *tls_key; /* PEM, read at start; the key is wiped when freed */
+    size_t tls_key_len;
 };
 
 /* Our record of c (conns.h), or NULL. */
@@ -69,12 +79,20 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 }
 
 /* MHD_OPTION_URI_LOG_CALLBACK: a request line was read, before its
- * headers: the request's receive deadline starts. */
+ * headers: the request's receive deadline starts, and the request is made
+ * with the target as it came, before libmicrohttpd splits and decodes it
+ * (the strict checks look at it); what this returns is the request's
+ * con_cls. */
 static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *c) {
-    (void)cls;
-    (void)uri;
+    listener *l = cls;
+    pf_http *h = l->h;
+    pf_req *r;
     pf_conn_request_line(conn_of(c));
-    return NULL;
+    if (!(r = pf__req_create(&h->env, c, pf_clock_now_ns()))) return NULL;
+    r->raw_len = strlen(uri);
+    r->raw_at = (uintptr_t)uri;
+    r->raw_target = strdup(uri); /* NULL (out of memory): the target checks are skipped */
+    return r;
 }
 
 /* libmicrohttpd sent the 101: the socket is the route's now. */
@@ -162,23 +180,184 @@ static bool answer_mid_body(pf_req *r) {
     return true;
 }
 
+/* The header lines the strict checks look at, every copy of each. */
+typedef struct header_list {
+    pf_http_header h[PF_HTTP_CHECKED_MAX];
+    size_t n;
+    bool overflow;
+} header_list;
+
+static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                      const char *value) {
+    static const char *const names[] = {"Host", "Content-Length", "Transfer-Encoding",
+                                        "Content-Type", "Authorization"};
+    header_list *l = cls;
+    (void)kind;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcasecmp(key, names[i]) == 0) {
+            if (l->n == PF_HTTP_CHECKED_MAX) {
+                l->overflow = true;
+                return MHD_NO;
+            }
+            l->h[l->n].name = key;
+            l->h[l->n].value = value;
+            l->n++;
+        }
+    return MHD_YES;
+}
+
+/* RFC 9112's rules libmicrohttpd leaves to us (http_strict.h). version
+ * points into libmicrohttpd's copy of the request line, just after the
+ * target: a target that ends before it held a NUL. */
+static bool strict_ok(pf_req *r, const char *version) {
+    header_list l;
+    pf_http_reqline rl;
+    pf_strict_reason why;
+    pf_strict_verdict v;
+    uintptr_t ver = (uintptr_t)version;
+    memset(&l, 0, sizeof(l));
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, collect_header, &l);
+    rl.version = version ? version : "";
+    rl.raw_target = r->raw_target ? r->raw_target : "";
+    rl.target_has_nul =
+        r->raw_target && ver > r->raw_at + r->raw_len + 1 && ver - (r->raw_at + r->raw_len) < 65536;
+    if (l.overflow) {
+        pf_req_answer_error(r, PF_ERR_MALFORMED_REQUEST, NULL,
+                            "More than %d Host, Content-Length, Transfer-Encoding, Content-Type "
+                            "and Authorization lines.",
+                            PF_HTTP_CHECKED_MAX);
+        pf_req_close_after(r);
+        return false;
+    }
+    v = pf_http_strict_check(&rl, l.h, l.n, &why);
+    if (v == PF_STRICT_OK) return true;
+    pf_req_answer_error(
+        r, v == PF_STRICT_NOT_IMPLEMENTED ? PF_ERR_NOT_IMPLEMENTED : PF_ERR_MALFORMED_REQUEST,
+        why.field, "%s", why.message);
+    /* The framing cannot be trusted: nothing more is read from this
+     * connection. */
+    pf_req_close_after(r);
+    return false;
+}
+
+/* CORS (https://fetch.spec.whatwg.org/#http-cors-protocol): an allowed
+ * Origin gets its answers readable, errors included. Returns true when
+ * this was a preflight, now answered. */
+static bool cors(pf_http *h, pf_req *r, const char *method, pf_route_match match) {
+    const char *origin = pf_req_header(r, "Origin");
+    const char *ask = pf_req_header(r, "Access-Control-Request-Method");
+    if (!pf_guard_cors_enabled(h->d.guard)) return false;
+    pf_req_add_header(r, "Vary", "Origin");
+    if (!pf_guard_cors_allowed(h->d.guard, origin)) return false;
+    pf_req_add_header(r, "Access-Control-Allow-Origin", origin);
+    pf_req_add_header(r, "Access-Control-Expose-Headers",
+                      "Location, Retry-After, WWW-Authenticate");
+    if (strcmp(method, "OPTIONS") != 0 || !ask || match != PF_MATCH_BAD_METHOD) return false;
+    /* A preflight asks for the path's methods; it carries no token. */
+    pf_req_add_header(r, "Access-Control-Allow-Methods", r->rr.allow);
+    pf_req_add_header(r, "Access-Control-Allow-Headers", "Authorization, Content-Type");
+    pf_req_add_header(r, "Access-Control-Max-Age", "600");
+    pf_req_answer_no_content(r);
+    return true;
+}
+
+/* The bearer token, when the route (or an unknown path, so that probing
+ * without a token tells nothing) needs one. Answers 401 / 403 and returns
+ * false when it does not do. */
+static bool token_ok(pf_http *h, pf_req *r, pf_scope need) {
+    const char *authz = pf_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION);
+    pf_scope have = PF_SCOPE_OPEN;
+    pf_auth_result res;
+    char www[160];
+    if (!pf_guard_has_tokens(h->d.guard)) return true;
+    res = pf_guard_check(h->d.guard, authz, &have, &r->who);
+    if (res == PF_AUTH_OK) r->scope = have;
+    if (need == PF_SCOPE_OPEN) return true; /* a bad token on an open route is ignored */
+    if (res != PF_AUTH_OK) {
+        /* RFC 6750 3: no error attribute when no credentials came. */
+        snprintf(www, sizeof(www), "Bearer realm=\"pathd\"%s",
+                 res == PF_AUTH_MISSING ? "" : ", error=\"invalid_token\"");
+        pf_req_add_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, www);
+        pf_req_answer_error(r, PF_ERR_UNAUTHORIZED, NULL,
+                            res == PF_AUTH_MISSING
+                                ? "This route needs a bearer token of scope %s: send "
+                                  "Authorization: Bearer <token>."
+                            : res == PF_AUTH_MALFORMED
+                                ? "The Authorization header is not 'Bearer <token>' (scope %s "
+                                  "needed)."
+                                : "The bearer token is not known to this server (scope %s "
+                                  "needed).",
+                            pf_scope_name(need));
+        return false;
+    }
+    if (!pf_scope_allows(have, need)) {
+        snprintf(www, sizeof(www),
+                 "Bearer realm=\"pathd\", error=\"insufficient_scope\", scope=\"%s\"",
+                 pf_scope_name(need));
+        pf_req_add_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, www);
+        pf_req_answer_error(r, PF_ERR_INSUFFICIENT_SCOPE, NULL,
+                            "This route needs a token of scope %s; this one has scope %s.",
+                            pf_scope_name(need), pf_scope_name(have));
+        return false;
+    }
+    return true;
+}
+
+/* Whether each route reads or changes maps (its module is not ops): those
+ * wait until the stored maps are loaded. */
+#define PF_MOD_ops false
+#define PF_MOD_maps true
+#define PF_MOD_paths true
+#define PF_MOD_sessions true
+#define PF_MOD_fields true
+#define PF_MOD_tables true
+static const bool uses_maps[PF_ROUTE_COUNT] = {
+#define PF_ROUTE_USES_MAPS(route, name, method, path, bodies, scope, module)                       \
+    [PF_ROUTE_##route] = PF_MOD_##module,
+    PF_ROUTES(PF_ROUTE_USES_MAPS)
+#undef PF_ROUTE_USES_MAPS
+};
+
 /* The routes the probes' listener serves. */
 static bool is_probe(pf_route route) {
     return route == PF_ROUTE_HEALTHZ || route == PF_ROUTE_READYZ || route == PF_ROUTE_METRICS;
 }
 
-/* The first call of a request: route, content type, announced length. An
- * answer set here goes out at once. */
-static void begin(listener *l, pf_req *r, const char *method, const char *url) {
+/* The first call of a request, once its headers are in: strict HTTP, Host,
+ * CORS, route, token, the probes' listener serving probes only, readiness,
+ * Content-Type, announced length, in that order. An answer set here goes out at once (libmicrohttpd
+ * then reads no body and closes the connection after it). */
+static void begin(listener *l, pf_req *r, const char *method, const char *url,
+                  const char *version) {
     pf_http *h = l->h;
     const char *ct, *cl;
+    pf_route_match match;
 
     if (atomic_load(&h->draining)) {
         pf_req_answer_error(r, PF_ERR_SHUTTING_DOWN, NULL, NULL);
         pf_req_close_after(r);
         return;
     }
-    switch (pf_route_find(method, url, &r->rr)) {
+    if (!strict_ok(r, version)) return;
+    match = pf_route_find(method, url, &r->rr);
+    /* The probes answer any Host: a balancer's health check may name the
+     * address it dialled, and they tell nothing. */
+    if (!(match == PF_MATCH_OK &&
+          (r->rr.route == PF_ROUTE_HEALTHZ || r->rr.route == PF_ROUTE_READYZ)) &&
+        !pf_guard_host_allowed(h->d.guard, pf_req_header(r, MHD_HTTP_HEADER_HOST))) {
+        pf_req_answer_error(r, PF_ERR_HOST_NOT_ALLOWED, "Host",
+                            "This server does not answer for that Host (%s).",
+                            pf_guard_has_tokens(h->d.guard) ? "see --allowed-hosts"
+                                                            : "without tokens it answers only "
+                                                              "loopback names; see "
+                                                              "--allowed-hosts");
+        return;
+    }
+    if (cors(h, r, method, match)) return;
+    if (!token_ok(h, r,
+                  match == PF_MATCH_OK ? pf_guard_need(h->d.guard, r->rr.route) : PF_SCOPE_READ))
+        return;
+    switch (match) {
     case PF_MATCH_NOT_FOUND:
         pf_req_answer_error(r, PF_ERR_NOT_FOUND, NULL, "No route %.16s %.200s.", method, url);
         return;
@@ -202,23 +381,45 @@ static void begin(listener *l, pf_req *r, const char *method, const char *url) {
                             (unsigned)h->api.port);
         return;
     }
+    if (uses_maps[r->rr.route] && pf_maps_loading(h->d.maps)) {
+        pf_req_answer_error(r, PF_ERR_NOT_READY, NULL, NULL); /* with Retry-After */
+        return;
+    }
     if (!pf_route_has_body(r->rr.route)) return;
 
     ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
     r->body_kind = pf_route_body_kind(r->rr.route, ct);
+    if (r->body_kind == PF_BODY_TEXT && r->scope == PF_SCOPE_OPEN) {
+        /* A web page's form may send text/plain to any address without
+         * asking; only a bearer token, which a form cannot add, makes it
+         * safe. */
+        pf_req_answer_error(r, PF_ERR_UNSUPPORTED_MEDIA, "Content-Type",
+                            "text/plain is accepted only with a bearer token (a browser form can "
+                            "send it cross-site); send a Moving AI map as text/x-movingai-map, "
+                            "or a JSON map as application/json.");
+        pf_req_close_after(r);
+        return;
+    }
     if (!r->body_kind) {
         /* curl -d / --data-binary sends a form type unless told otherwise,
-         * so the answer names the header to add: text/plain where a Moving
-         * AI map is accepted, else application/json. Form types stay
-         * refused: a browser may send them cross-site without asking. */
-        char types[160];
-        const char *hint =
-            pf_route_body_kind(r->rr.route, "text/plain") ? "text/plain" : "application/json";
+         * so the answer names the header to add: text/x-movingai-map where
+         * a Moving AI map is accepted, else application/json. Form types
+         * stay refused: a browser may send them cross-site without asking. */
+        char types[200];
+        const char *hint = pf_route_body_kind(r->rr.route, "text/x-movingai-map")
+                               ? "text/x-movingai-map"
+                               : "application/json";
         pf_route_describe_bodies(r->rr.route, types, sizeof(types));
-        pf_req_answer_error(r, PF_ERR_UNSUPPORTED_MEDIA, "Content-Type",
-                            "Content-Type '%.80s' is not accepted here; send %s (with curl: -H "
-                            "'Content-Type: %s').",
-                            ct, types, hint);
+        if (ct)
+            pf_req_answer_error(r, PF_ERR_UNSUPPORTED_MEDIA, "Content-Type",
+                                "Content-Type '%.80s' is not accepted here; send %s (with curl: -H "
+                                "'Content-Type: %s').",
+                                ct, types, hint);
+        else
+            pf_req_answer_error(r, PF_ERR_UNSUPPORTED_MEDIA, "Content-Type",
+                                "A Content-Type is required here; send %s (with curl: -H "
+                                "'Content-Type: %s').",
+                                types, hint);
         pf_req_close_after(r);
         return;
     }
@@ -282,14 +483,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     listener *l = cls;
     pf_http *h = l->h;
     pf_req *r = *con_cls;
-    (void)version;
 
-    if (!r) {
+    if (!r) { /* on_request_line found no memory */
         r = pf__req_create(&h->env, c, pf_clock_now_ns());
         if (!r) return MHD_NO;
-        pf_metrics_request_begin(h->d.metrics);
         *con_cls = r;
-        begin(l, r, method, url);
+    }
+    if (!r->begun) {
+        r->begun = true;
+        /* In flight (counted, and waited for by a drain) once its headers
+         * are in: a request line whose headers never come is not a request
+         * to finish but a slow client, for the watchdog (conns.h). */
+        pf_metrics_request_begin(h->d.metrics);
+        begin(l, r, method, url, version);
         /* An early answer (404, 405, 413 by Content-Length, 415) goes out
          * now; libmicrohttpd then skips the body and closes. */
         if (r->answered) return send_answer(r);
@@ -338,8 +544,9 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     (void)toe;
     pf_conn_request_done(conn_of(c)); /* waiting for its next request line */
     if (!r) return;
-    pf_metrics_request_end(h->d.metrics, r->rr.route, r->sent ? r->status : 0,
-                           (pf_clock_now_ns() - r->t0_ns) / 1000);
+    if (r->begun)
+        pf_metrics_request_end(h->d.metrics, r->rr.route, r->sent ? r->status : 0,
+                               (pf_clock_now_ns() - r->t0_ns) / 1000);
     pf__req_destroy(r);
     *con_cls = NULL;
 }
@@ -363,14 +570,45 @@ pf_status pf_http_create(const pf_http_deps *d, pf_http **out) {
     return PF_OK;
 }
 
-/* Starts l's daemon on bind:port. */
+/* Reads a PEM file whole (NUL-terminated, as libmicrohttpd wants it). */
+static char *read_pem(const char *flag, const char *path, size_t *len, char *err, size_t errlen) {
+    FILE *f = fopen(path, "rb");
+    char *b = NULL;
+    long n;
+    if (!f) {
+        snprintf(err, errlen, "%s %s: %s", flag, path, strerror(errno));
+        return NULL;
+    }
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || n > PF_TLS_FILE_MAX ||
+        fseek(f, 0, SEEK_SET) != 0 || !(b = malloc((size_t)n + 1)) ||
+        fread(b, 1, (size_t)n, f) != (size_t)n) {
+        snprintf(err, errlen, "%s %s: cannot read it (at most %d bytes)", flag, path,
+                 PF_TLS_FILE_MAX);
+        free(b);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    b[n] = '\0';
+    *len = (size_t)n;
+    return b;
+}
+
+/* TLS 1.2 and 1.3 only (GnuTLS priority string), whatever the system's
+ * defaults allow. */
+#define PF_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
+/* Starts l's daemon on bind:port; with TLS (the API's listener, --tls-cert)
+ * when tls is not NULL. */
 static pf_status start_listener(listener *l, const struct sockaddr_in *bind_sa, int64_t port,
-                                char *err, size_t errlen) {
+                                struct MHD_OptionItem *tls, char *err, size_t errlen) {
     const pf_config *cfg = l->h->d.cfg;
     struct sockaddr_in sa = *bind_sa;
     const union MHD_DaemonInfo *info;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
-                     MHD_USE_ITC | MHD_USE_ERROR_LOG | (l->health ? 0 : MHD_ALLOW_UPGRADE);
+                     MHD_USE_ITC | MHD_USE_ERROR_LOG | (l->health ? 0 : MHD_ALLOW_UPGRADE) |
+                     (tls ? MHD_USE_TLS : 0);
+    struct MHD_OptionItem none[1] = {{MHD_OPTION_END, 0, NULL}};
     sa.sin_port = htons((uint16_t)port);
     l->daemon = MHD_start_daemon(
         flags, (uint16_t)port, NULL, NULL, on_request, l, MHD_OPTION_SOCK_ADDR,
@@ -381,10 +619,17 @@ static pf_status start_listener(listener *l, const struct sockaddr_in *bind_sa, 
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->conn_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
         on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
         MHD_OPTION_URI_LOG_CALLBACK, on_request_line, l, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
-        MHD_OPTION_END);
+        MHD_OPTION_ARRAY, tls ? tls : none, MHD_OPTION_END);
     if (!l->daemon) {
-        snprintf(err, errlen, "cannot listen on %s:%lld%s (address in use or not available)",
-                 cfg->bind, (long long)port, l->health ? " (--health-port)" : "");
+        if (tls)
+            snprintf(err, errlen,
+                     "cannot listen on %s:%lld with TLS (address in use or not available, or "
+                     "--tls-cert / --tls-key not a matching PEM certificate and key: see the "
+                     "message above)",
+                     cfg->bind, (long long)port);
+        else
+            snprintf(err, errlen, "cannot listen on %s:%lld%s (address in use or not available)",
+                     cfg->bind, (long long)port, l->health ? " (--health-port)" : "");
         return PF_EINVAL;
     }
     info = MHD_get_daemon_info(l->daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -395,6 +640,8 @@ static pf_status start_listener(listener *l, const struct sockaddr_in *bind_sa, 
 pf_status pf_http_start(pf_http *h, char *err, size_t errlen) {
     const pf_config *cfg = h->d.cfg;
     struct sockaddr_in sa;
+    struct MHD_OptionItem tls[4] = {{MHD_OPTION_END, 0, NULL}};
+    size_t len;
     pf_status st;
 
     memset(&sa, 0, sizeof(sa));
@@ -403,9 +650,24 @@ pf_status pf_http_start(pf_http *h, char *err, size_t errlen) {
         snprintf(err, errlen, "--bind '%s' is not an IPv4 address", cfg->bind);
         return PF_EINVAL;
     }
-    if ((st = start_listener(&h->api, &sa, cfg->port, err, errlen))) return st;
+    if (cfg->tls_cert[0]) {
+        /* libmicrohttpd's GnuTLS support (Debian builds it in). */
+        if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+            snprintf(err, errlen, "--tls-cert: this libmicrohttpd was built without TLS");
+            return PF_EINVAL;
+        }
+        if (!(h->tls_cert = read_pem("--tls-cert", cfg->tls_cert, &len, err, errlen)) ||
+            !(h->tls_key = read_pem("--tls-key", cfg->tls_key, &h->tls_key_len, err, errlen)))
+            return PF_EINVAL;
+        tls[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, h->tls_cert};
+        tls[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, h->tls_key};
+        tls[2] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, PF_TLS_PRIORITIES};
+    }
+    /* The probes' listener speaks plain HTTP (a kubelet's httpGet probe). */
+    if ((st = start_listener(&h->api, &sa, cfg->port, cfg->tls_cert[0] ? tls : NULL, err, errlen)))
+        return st;
     if (cfg->health_port >= 0 &&
-        (st = start_listener(&h->health, &sa, cfg->health_port, err, errlen))) {
+        (st = start_listener(&h->health, &sa, cfg->health_port, NULL, err, errlen))) {
         pf_http_stop(h);
         return st;
     }
@@ -461,5 +723,10 @@ void pf_http_stop(pf_http *h) {
 void pf_http_destroy(pf_http *h) {
     if (!h) return;
     pf_http_stop(h);
+    free(h->tls_cert);
+    if (h->tls_key) memset(h->tls_key, 0, h->tls_key_len);
+    free(h->tls_key);
     free(h);
 }
+
+bool pf_http_is_tls(const pf_http *h) { return h->tls_cert != NULL; }

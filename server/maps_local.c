@@ -188,10 +188,13 @@ static void load_stored_map(void *ud, const char *id, uint64_t version, pf_grid 
 
 pf_status pf__maps_open_dir(pf_maps *m, const char *dir, char *err, size_t errlen) {
     pf_status st;
-    size_t n;
     if ((st = pf_store_open(dir, &m->dir, err, errlen))) return st;
     m->be = &pf__maps_dir;
-    n = pf_store_load_all(m->dir, &m->limits, load_stored_map, m);
-    fprintf(stderr, "pathd: %zu maps loaded from %s\n", n, dir);
     return PF_OK;
+}
+
+size_t pf__maps_load_dir(pf_maps *m) {
+    size_t n = pf_store_load_all(m->dir, &m->limits, load_stored_map, m);
+    fprintf(stderr, "pathd: %zu maps loaded from %s\n", n, pf_store_dir(m->dir));
+    return n;
 }

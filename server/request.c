@@ -50,6 +50,7 @@ void pf__req_destroy(pf_req *r) {
     if (!r) return;
     if (r->state_free) r->state_free(r->state);
     pf_mem_uncharge(r->env->mem, PF_MEM_BODIES, r->body_cap);
+    free(r->raw_target);
     free(r->body);
     if (r->resp != oom_body) free(r->resp);
     free(r);
@@ -64,6 +65,10 @@ const char *pf_req_map_id(const pf_req *r) { return r->rr.map_id; }
 const char *pf_req_session_id(const pf_req *r) { return r->rr.session_id; }
 
 uint64_t pf_req_arrival_ns(const pf_req *r) { return r->t0_ns; }
+
+pf_scope pf_req_scope(const pf_req *r) { return r->scope; }
+
+const pf_auth_id *pf_req_principal(const pf_req *r) { return &r->who; }
 
 const char *pf_req_header(const pf_req *r, const char *name) {
     return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);

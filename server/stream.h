@@ -124,9 +124,13 @@ void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *
                   const char *extra, size_t n, const char *map_id, const char *sid);
 
 /* Takes an upgraded connection of a multiplexed stream (GET /v1/stream) on
- * a place pf_hub_reserve took. Never blocks. */
+ * a place pf_hub_reserve took, opened with the token named `who` (auth.h;
+ * all zero without one). With own_only (a read token), its messages reach
+ * only the sessions that token created (another's is 404
+ * session_not_found), and the sessions it creates are that token's. Never
+ * blocks. */
 void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
-                      const char *extra, size_t n);
+                      const char *extra, size_t n, const pf_auth_id *who, bool own_only);
 
 /* Sends close 1001 (going away) on every stream and closes them once their
  * job, if any, is done (used by the SIGTERM drain). */

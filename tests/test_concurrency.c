@@ -247,7 +247,7 @@ static int every_route_once(mix *m, uint64_t *st) {
     case 1: /* content-addressed upload, then its info and cells, then delete */
         method = "POST";
         snprintf(path, sizeof(path), "/v1/maps");
-        ctype = "text/plain";
+        ctype = "text/x-movingai-map";
         body = mix_text_map;
         break;
     case 2: /* delete */

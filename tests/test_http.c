@@ -79,7 +79,8 @@ START_TEST(http_errors_every_status) {
     r = it_req(&s, "PUT", "/v1/maps/bad%20id", "application/json", it_room_json);
     it_expect_error(&r, 400, "invalid_map_id", "id");
     hc_free(&r);
-    r = it_req(&s, "PUT", "/v1/maps/x", "text/plain", "type octile\nheight 2\nwidth 2\nmap\n..\n");
+    r = it_req(&s, "PUT", "/v1/maps/x", "text/x-movingai-map",
+               "type octile\nheight 2\nwidth 2\nmap\n..\n");
     it_expect_error(&r, 400, "malformed_map", NULL);
     hc_free(&r);
 
@@ -104,8 +105,9 @@ START_TEST(http_errors_every_status) {
 
     /* 413 announced by Content-Length: answered without sending the body. */
     {
-        const char raw[] = "PUT /v1/maps/big HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
-                           "Content-Length: 100000000\r\n\r\n";
+        const char raw[] =
+            "PUT /v1/maps/big HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/x-movingai-map\r\n"
+            "Content-Length: 100000000\r\n\r\n";
         ck_assert_int_eq(hc_raw(s.port, raw, sizeof(raw) - 1, &r), 0);
         it_expect_error(&r, 413, "body_too_large", NULL);
         hc_free(&r);
@@ -114,8 +116,8 @@ START_TEST(http_errors_every_status) {
     {
         size_t cap = 16384, len = 0;
         char *raw = malloc(cap);
-        len += (size_t)sprintf(raw, "PUT /v1/maps/big HTTP/1.1\r\nHost: x\r\nContent-Type: "
-                                    "text/plain\r\nTransfer-Encoding: chunked\r\n"
+        len += (size_t)sprintf(raw, "PUT /v1/maps/big HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
+                                    "text/x-movingai-map\r\nTransfer-Encoding: chunked\r\n"
                                     "Connection: close\r\n\r\n");
         for (int i = 0; i < 6; i++) {
             len += (size_t)sprintf(raw + len, "400\r\n");
@@ -136,7 +138,7 @@ START_TEST(http_errors_every_status) {
     it_expect_error(&r, 413, "limit_exceeded", "queries");
     hc_free(&r);
     b = it_open_map_text(30, 30);
-    r = it_req(&s, "PUT", "/v1/maps/big", "text/plain", b);
+    r = it_req(&s, "PUT", "/v1/maps/big", "text/x-movingai-map", b);
     it_expect_error(&r, 413, "limit_exceeded", NULL);
     hc_free(&r);
     free(b);
@@ -152,7 +154,7 @@ START_TEST(http_errors_every_status) {
     /* What curl --data-binary @x.map sends: the answer names the header. */
     r = it_req(&s, "PUT", "/v1/maps/x", "application/x-www-form-urlencoded", "type octile");
     it_expect_error(&r, 415, "unsupported_media_type", "Content-Type");
-    ck_assert_ptr_nonnull(strstr(r.body, "-H 'Content-Type: text/plain'"));
+    ck_assert_ptr_nonnull(strstr(r.body, "-H 'Content-Type: text/x-movingai-map'"));
     hc_free(&r);
 
     /* 422 naming the field: off the map, blocked, unknown algorithm, a
@@ -195,7 +197,7 @@ START_TEST(http_queue_full_503_and_queued_deadline_504) {
     struct timespec t0, tq;
     char buf[16];
 
-    it_put_map(&s, "open", "text/plain", map, 201);
+    it_put_map(&s, "open", "text/x-movingai-map", map, 201);
     /* The one worker takes the slow batch... */
     it_wait_pool(&s, 0, 0);
     slow = it_send_json_post(s.port, "/v1/maps/open/paths", batch);
@@ -330,7 +332,7 @@ static double trickle_until_closed(int fd, const char *bytes, int every_ms, doub
  * request line and closes the connection. */
 START_TEST(http_request_timeout_closes_slow_headers) {
     hc_server s = it_start(ARGS("--request-timeout", "1", "--conn-timeout", "30"));
-    static const char line[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+    static const char line[] = "GET /healthz HTTP/1.1\r\nHost: localhost\r\n";
     int fd = hc_send_only(s.port, line, sizeof(line) - 1);
     double t;
     hc_resp r;
@@ -377,7 +379,7 @@ END_TEST
  * up to 64 MB without an answer. */
 START_TEST(http_chunked_body_413_at_once) {
     hc_server s = it_start(ARGS("--max-body", "1024"));
-    static const char head[] = "POST /v1/maps/m/path HTTP/1.1\r\nHost: x\r\nContent-Type: "
+    static const char head[] = "POST /v1/maps/m/path HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
                                "application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
     char chunk[600];
     size_t sent = 0;
@@ -426,7 +428,7 @@ START_TEST(http_health_listener_during_slowloris) {
                       "--io-threads", "1", "--health-port", port, "--request-timeout", "60"));
     health = atoi(port);
     for (int i = 0; i < SLOW; i++) {
-        fds[i] = hc_send_only(s.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ", 40);
+        fds[i] = hc_send_only(s.port, "GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ", 40);
         ck_assert(fds[i] >= 0);
     }
     /* Wait until the API's port holds its limit (its /healthz then waits in

@@ -28,7 +28,7 @@ START_TEST(routes_maps_crud) {
     hc_free(&r);
 
     /* Replace: 200, version 2. Moving AI text this time. */
-    r = it_req(&s, "PUT", "/v1/maps/room", "text/plain", text);
+    r = it_req(&s, "PUT", "/v1/maps/room", "text/x-movingai-map", text);
     ck_assert_int_eq(r.status, 200);
     j = it_json(&r);
     ck_assert_int_eq((int)it_num(j, "version"), 2);
@@ -258,7 +258,7 @@ START_TEST(routes_maps_hierarchy) {
     cJSON *j, *a;
     const cJSON *nodes, *inter, *intra, *ap;
     int n;
-    it_put_map(&s, "h", "text/plain", text, 201);
+    it_put_map(&s, "h", "text/x-movingai-map", text, 201);
     free(text);
 
     r = it_req(&s, "GET", "/v1/maps/h/hierarchy", NULL, NULL);
@@ -502,7 +502,7 @@ START_TEST(routes_maps_memory_budget) {
     for (;; n++) {
         ck_assert_msg(n < 40, "40 maps of 512x512 fitted a 40 MB budget");
         snprintf(path, sizeof(path), "/v1/maps/m%d", n);
-        r = it_req(&s, "PUT", path, "text/plain", map);
+        r = it_req(&s, "PUT", path, "text/x-movingai-map", map);
         if (r.status != 201) break;
         hc_free(&r);
     }
@@ -552,7 +552,7 @@ START_TEST(routes_maps_memory_budget) {
     ck_assert(it_num(j, "memory.sessions_bytes") == 0);
     cJSON_Delete(j);
     hc_free(&r);
-    r = it_req(&s, "PUT", "/v1/maps/again", "text/plain", map);
+    r = it_req(&s, "PUT", "/v1/maps/again", "text/x-movingai-map", map);
     ck_assert_msg(r.status == 201, "%d %.200s", r.status, r.body);
     hc_free(&r);
     free(map);
@@ -568,7 +568,7 @@ START_TEST(routes_maps_memory_budget_agents_and_fields) {
     hc_server s = it_start(ARGS("--max-memory", "18000000", "--landmark-bytes", "0"));
     char *map = open_text(512), *metrics, want[96];
     double caches0, maps0;
-    hc_resp r = it_req(&s, "PUT", "/v1/maps/u", "text/plain", map);
+    hc_resp r = it_req(&s, "PUT", "/v1/maps/u", "text/x-movingai-map", map);
     cJSON *j;
     ck_assert_msg(r.status == 201, "%d %.200s", r.status, r.body);
     hc_free(&r);
@@ -630,7 +630,7 @@ END_TEST
 START_TEST(routes_maps_memory_budget_body) {
     hc_server s = it_start(ARGS("--max-memory", "2000000"));
     char *map = open_text(2000), buf[16];
-    hc_resp r = it_req(&s, "PUT", "/v1/maps/big", "text/plain", map);
+    hc_resp r = it_req(&s, "PUT", "/v1/maps/big", "text/x-movingai-map", map);
     it_expect_error(&r, 503, "overloaded", NULL);
     ck_assert_ptr_nonnull(strstr(r.body, "--max-memory"));
     ck_assert_ptr_nonnull(hc_header(&r, "Retry-After", buf, sizeof(buf)));

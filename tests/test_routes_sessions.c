@@ -408,6 +408,12 @@ START_TEST(routes_sessions_bad_updates_leave_session_unchanged) {
          422, "blocked", "lines[2].position"},
         {"application/x-ndjson", "{\"position\":[1,3]}\n\n{\"position\":[1,4]\n", 400,
          "malformed_json", "lines[2]"},
+        /* Blank lines first: the line named is the one in the body, as for
+         * a parse error. */
+        {"application/x-ndjson", "\n\r\n{\"position\":[4,1]}\n", 422, "blocked",
+         "lines[2].position"},
+        {"application/x-ndjson", "\n\n{\"position\":[1,3]}\n\n{\"position\":[4,1]}\n", 422,
+         "blocked", "lines[4].position"},
         {"application/x-ndjson", "{\"position\":[1,3]}\n{\"doors\":[{\"id\":\"x\",\"open\":1}]}\n",
          400, "invalid_request", "lines[1].doors[0].open"},
         {"application/x-ndjson",

@@ -8,8 +8,10 @@
 // operation in the spec, and every operation of the spec must be a row:
 // - the path, with "{id}"/"{sid}" as in the spec and a trailing "/?" dropped;
 // - the request body content types: NONE no requestBody, JSON
-//   application/json, MAP application/json and text/plain, UPDATES
-//   application/json and application/x-ndjson;
+//   application/json, QUERY application/json (a request without a
+//   Content-Type is read as JSON too), MAP application/json,
+//   text/x-movingai-map and text/plain, UPDATES application/json and
+//   application/x-ndjson;
 // - the scope: OPEN `security: []`, READ the root default (a read or a
 //   write token), WRITE `security: [{writeToken: []}]`.
 // Exit status 1 on any difference, each one printed.
@@ -37,7 +39,8 @@ if (rows.length === 0) problems.push(`${routesFile}: no PF_ROUTES rows found`);
 const bodyTypes = {
     NONE: [],
     JSON: ['application/json'],
-    MAP: ['application/json', 'text/plain'],
+    QUERY: ['application/json'],
+    MAP: ['application/json', 'text/plain', 'text/x-movingai-map'],
     UPDATES: ['application/json', 'application/x-ndjson'],
 };
 
