@@ -31,6 +31,7 @@ struct pf_sessions_routes {
     pf_hub *hub;
     pf_metrics *metrics;  /* searches */
     const pf_config *cfg; /* session ttls and limits, max_updates, max_streams */
+    pf_mem *mem;          /* the process budget a new session reserves its search in */
 };
 
 #endif

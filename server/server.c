@@ -11,10 +11,12 @@
 #include <uv.h>
 
 #include "clock.h"
+#include "conns.h"
 #include "demo.h"
 #include "guard.h"
 #include "http.h"
 #include "maps.h"
+#include "memory.h"
 #include "metrics.h"
 #include "pool.h"
 #include "registry.h"
@@ -35,6 +37,8 @@ struct pf_server {
     pf_sessions *sessions;
     pf_maps *maps;   /* the registry and the store (memory, data directory, Redis) together */
     pf_hub *hub;     /* WebSocket streams and the session reaper */
+    pf_conns *conns; /* the connections' absolute deadlines */
+    pf_mem *mem;     /* the process memory budget (--max-memory) */
     pf_guard *guard; /* Host, CORS, tokens */
     pf_http *http;
     uv_thread_t loader; /* loads the stored (and demo) maps while the server listens */
@@ -61,7 +65,8 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
     if (!s) return PF_ENOMEM;
     s->cfg = *cfg;
     pf_metrics_init(&s->metrics);
-    if ((st = pf_guard_create(&s->cfg, &s->guard, err, errlen))) goto out_free_server;
+    if (!(s->mem = pf_mem_create((uint64_t)cfg->max_memory))) goto out_free_server;
+    if ((st = pf_guard_create(&s->cfg, &s->guard, err, errlen))) goto out_free_mem;
     st = PF_ENOMEM;
     snprintf(err, errlen, "out of memory");
     if (!(s->registry = pf_registry_create((size_t)cfg->max_maps))) goto out_free_guard;
@@ -70,13 +75,23 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
     if ((st = pf_pool_create((int)cfg->workers, (int)cfg->queue_limit, &s->pool)))
         goto out_free_sessions;
     {
-        pf_maps_deps d = {s->registry, s->sessions, &s->cfg};
+        pf_maps_deps d = {s->registry, s->sessions, &s->cfg, s->mem};
         if ((st = pf_maps_create(&d, &s->maps))) goto out_free_pool;
     }
     {
-        pf_hub_deps d = {
-            s->sessions, s->registry, s->pool, &s->metrics, (size_t)cfg->ws_max_message,
-            &s->cfg,     s->maps};
+        pf_hub_deps d = {.sessions = s->sessions,
+                         .registry = s->registry,
+                         .pool = s->pool,
+                         .metrics = &s->metrics,
+                         .ws_max_message = (size_t)cfg->ws_max_message,
+                         .max_streams = (size_t)cfg->max_streams,
+                         .ws_max_outbound = (size_t)cfg->ws_max_outbound,
+                         .ws_idle_timeout_s = cfg->ws_idle_timeout_s,
+                         .ws_close_timeout_ms = cfg->ws_close_timeout_ms,
+                         .deadline_ms = cfg->deadline_ms,
+                         .mem = s->mem,
+                         .cfg = &s->cfg,
+                         .maps = s->maps};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
     if (cfg->instance_id[0]) {
@@ -85,24 +100,30 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
         snprintf(s->instance_buf[0], sizeof(s->instance_buf[0]), "pathd");
     }
     atomic_init(&s->instance, s->instance_buf[0]);
+    if ((st =
+             pf_conns_create(cfg->request_timeout_s * 1000, cfg->conn_timeout_s * 1000, &s->conns)))
+        goto out_free_hub;
     s->ops = (pf_ops_routes){&s->cfg, &s->metrics, s->pool,           s->registry,  s->sessions,
-                             s->hub,  s->maps,     pf_clock_now_ns(), &s->instance, s->guard};
+                             s->hub,  s->maps,     pf_clock_now_ns(), &s->instance, s->conns,
+                             0,       s->mem,      s->guard};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg, &s->metrics};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg};
     s->fields = (pf_fields_routes){s->registry, &s->metrics, &s->cfg};
     s->tables = (pf_tables_routes){s->registry, &s->metrics, &s->cfg};
     s->sessions_routes =
-        (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg};
+        (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg, s->mem};
     s->routes = (pf_routes){&s->ops,    &s->maps_routes,     &s->paths, &s->fields,
                             &s->tables, &s->sessions_routes, s->maps};
     {
-        pf_http_deps d = {&s->cfg,      &s->routes, s->pool, &s->metrics,
-                          &s->instance, s->guard,   s->maps};
-        if ((st = pf_http_create(&d, &s->http))) goto out_free_hub;
+        pf_http_deps d = {&s->cfg,     &s->routes,   s->conns, s->mem, s->pool,
+                          &s->metrics, &s->instance, s->guard, s->maps};
+        if ((st = pf_http_create(&d, &s->http))) goto out_free_conns;
     }
     *out = s;
     return PF_OK;
 
+out_free_conns:
+    pf_conns_destroy(s->conns);
 out_free_hub:
     pf_hub_destroy(s->hub);
 out_free_maps:
@@ -115,6 +136,8 @@ out_free_registry:
     pf_registry_destroy(s->registry);
 out_free_guard:
     pf_guard_destroy(s->guard);
+out_free_mem:
+    pf_mem_destroy(s->mem);
 out_free_server:
     free(s);
     return st;
@@ -153,6 +176,7 @@ pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
      * 503 not_ready until the loader is done. */
     pf_maps_set_loading(s->maps, true);
     if ((st = pf_http_start(s->http, err, errlen))) return st;
+    atomic_store(&s->ops.health_port, pf_http_health_port(s->http));
     if (!s->cfg.instance_id[0]) {
         snprintf(s->instance_buf[1], sizeof(s->instance_buf[1]), "%.120s:%u", s->instance_buf[0],
                  (unsigned)pf_http_port(s->http));
@@ -169,6 +193,8 @@ pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
 const char *pf_server_instance(pf_server *s) { return atomic_load(&s->instance); }
 
 uint16_t pf_server_port(const pf_server *s) { return pf_http_port(s->http); }
+
+uint16_t pf_server_health_port(const pf_server *s) { return pf_http_health_port(s->http); }
 
 pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen) {
     return pf_maps_open_store(s->maps, err, errlen);
@@ -215,6 +241,7 @@ void pf_server_destroy(pf_server *s) {
      * daemon stops. */
     pf_hub_destroy(s->hub);
     pf_http_destroy(s->http);
+    pf_conns_destroy(s->conns); /* after the daemons: every connection is closed */
     pf_pool_destroy(s->pool);
     /* The store's follower thread uses the sessions and the registry: it
      * stops here, before they go. */
@@ -222,5 +249,6 @@ void pf_server_destroy(pf_server *s) {
     pf_sessions_destroy(s->sessions);
     pf_registry_destroy(s->registry);
     pf_guard_destroy(s->guard);
+    pf_mem_destroy(s->mem); /* last: everything above gave its charges back */
     free(s);
 }

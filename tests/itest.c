@@ -259,3 +259,16 @@ bool it_path_has(const cJSON *j, int x, int y) {
     }
     return false;
 }
+
+long it_rss_kib(pid_t pid) {
+    char path[64], line[256];
+    long kib = -1;
+    FILE *f;
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+    f = fopen(path, "r");
+    if (!f) return -1;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1) break;
+    fclose(f);
+    return kib;
+}
