@@ -12,13 +12,16 @@
 # core/foo.c or tests/test_foo.c needs no Makefile change.
 
 PKGS := libmicrohttpd libcjson libuv check nettle
-DEBS := libmicrohttpd-dev libcjson-dev libuv1-dev check pkg-config nettle-dev
+DEBS := libmicrohttpd-dev libcjson-dev libuv1-dev check pkg-config nettle-dev librecast-dev g++
+# Recast/Detour (navmesh maps, nav/) has no pkg-config file: found by header.
+RECAST_INC := /usr/include/recastnavigation
 # Reference data, read in place; never copied into the repository.
 PATHD_BENCH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/movingai)
 export PATHD_BENCH_DIR
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && echo 1)
+HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
+               [ -f $(RECAST_INC)/DetourTileCache.h ] && command -v $(CXX) >/dev/null 2>&1 && echo 1)
 
 .PHONY: all test test-run run bench bench-http bench-wrk fuzz deps js-deps tool-deps fuzz-deps clean format-check format
 
@@ -40,23 +43,31 @@ endif
 
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wformat=2 -Wvla
-CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Icore -Iproto -Iserver -Iloadtest
+CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Icore -Inav -Iproto -Iserver -Iloadtest
 CFLAGS ?=
 override CFLAGS := $(WARN) $(OPTFLAGS) $(CFLAGS)
+# The one C++ file, nav/navmesh.cpp: C style, no exceptions, no RTTI.
+CXXWARN := -std=c++11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -fno-exceptions -fno-rtti
+CXXFLAGS ?=
+override CXXFLAGS := $(CXXWARN) $(OPTFLAGS) $(CXXFLAGS)
 LDFLAGS_SAN := $(filter -fsanitize=%,$(OPTFLAGS))
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 LIBS := $(shell pkg-config --libs libmicrohttpd libcjson libuv nettle) -lpthread -lm
 CHECK_LIBS := $(shell pkg-config --libs check)
+# Only what links nav/ gets Recast/Detour and the C++ runtime.
+NAV_LIBS := -lDetourCrowd -lDetourTileCache -lDetour -lRecast -lstdc++
 
 CORE_SRC := $(wildcard core/*.c)
 PROTO_SRC := $(wildcard proto/*.c)
+NAV_SRC := $(wildcard nav/*.c) $(wildcard nav/*.cpp)
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
 LOADTEST_SRC := $(filter-out loadtest/main.c,$(wildcard loadtest/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_SUPPORT_SRC := $(filter-out tests/test_%.c tests/fuzz_%.c,$(wildcard tests/*.c))
 
-obj = $(patsubst %.c,$(OUT)/obj/%.o,$(1))
+obj = $(patsubst %.cpp,$(OUT)/obj/%.o,$(patsubst %.c,$(OUT)/obj/%.o,$(1)))
 CORE_OBJ := $(call obj,$(CORE_SRC))
+NAV_OBJ := $(call obj,$(NAV_SRC))
 PROTO_OBJ := $(call obj,$(PROTO_SRC))
 # server/viewer.html (GET /) is compiled in as a byte array.
 VIEWER_OBJ := $(OUT)/obj/gen/viewer_html.o
@@ -74,6 +85,10 @@ all: $(PATHD) $(BENCH) $(TESTS)
 $(OUT)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUT)/obj/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) -isystem $(RECAST_INC) $(CXXFLAGS) -MMD -MP -c $< -o $@
 
 $(OUT)/gen/viewer_html.c: server/viewer.html
 	@mkdir -p $(dir $@)
@@ -94,11 +109,16 @@ $(OUT)/libpathd_core.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
+$(OUT)/libpathd_nav.a: $(NAV_OBJ)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
 $(PATHD): $(call obj,server/main.c) $(SERVER_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_core.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LIBS) $(LDFLAGS_SAN)
 
-$(BENCH): $(call obj,loadtest/main.c) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_core.a
-	$(CC) $(CFLAGS) $^ -o $@ $(LIBS) $(LDFLAGS_SAN)
+$(BENCH): $(call obj,loadtest/main.c) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_nav.a \
+          $(OUT)/libpathd_core.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
 
 # One runner for every suite: tests/test_<m>.c defines `Suite *<m>_suite(void)`.
 $(SUITES_H): $(TEST_SRC) Makefile
@@ -109,8 +129,9 @@ $(SUITES_H): $(TEST_SRC) Makefile
 $(call obj,tests/run_tests.c): $(SUITES_H)
 $(call obj,tests/run_tests.c): CPPFLAGS += -I$(OUT)/tests
 
-$(TESTS): $(TEST_OBJ) $(SERVER_OBJ) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_core.a
-	$(CC) $(CFLAGS) $^ -o $@ $(CHECK_LIBS) $(LIBS) $(LDFLAGS_SAN)
+$(TESTS): $(TEST_OBJ) $(SERVER_OBJ) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_nav.a \
+          $(OUT)/libpathd_core.a
+	$(CC) $(CFLAGS) $^ -o $@ $(CHECK_LIBS) $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
 
 # Runs the suites of this variant. The integration suites find the server
 # binary through PATHD_BIN.
@@ -206,7 +227,7 @@ deps:
 
 # Every C source of the tree against .clang-format (Debian clang-format 14,
 # installed when missing). .ci/run runs it.
-FORMAT_SRC = $(wildcard core/*.[ch] proto/*.[ch] server/*.[ch] loadtest/*.[ch] tests/*.[ch])
+FORMAT_SRC = $(wildcard core/*.[ch] nav/*.[ch] nav/*.cpp proto/*.[ch] server/*.[ch] loadtest/*.[ch] tests/*.[ch])
 format-check:
 	@command -v clang-format >/dev/null 2>&1 || { echo "Installing Debian packages: clang-format"; \
 	  $(SUDO) apt-get update -qq && \

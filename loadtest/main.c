@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "loadgen.h"
+#include "navbench.h"
 #include "report.h"
 #include "scen.h"
 #include "sessions.h"
@@ -25,6 +26,7 @@ static void usage(FILE *f) {
     fputs("usage: pathd-bench scen [options] FILE.scen...\n"
           "       pathd-bench http --url URL --scen FILE.scen... [options]\n"
           "       pathd-bench sessions [--sessions N] [--repair] FILE.scen...\n"
+          "       pathd-bench navmesh [options] FILE.scen...\n"
           "       pathd-bench --help\n"
           "\n"
           "scen: runs Moving AI scenario files in-process through the planner (the\n"
@@ -64,6 +66,9 @@ static void usage(FILE *f) {
           "http: the same queries against a server over keep-alive connections, closed\n"
           "or open loop (--rate); the same report plus rps and latency p50..max.\n"
           "See `pathd-bench http --help`.\n"
+          "\n"
+          "navmesh: the maps as navmeshes: build time, paths against jps, obstacle\n"
+          "changes, crowd steps. See `pathd-bench navmesh --help`.\n"
           "\n"
           "sessions: bytes per D* Lite session, N sessions on one shared map, and with\n"
           "--repair their repairs against a fresh A*. See `pathd-bench sessions --help`.\n"
@@ -396,6 +401,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "scen") == 0) return cmd_scen(argc - 1, argv + 1);
     if (strcmp(argv[1], "http") == 0) return pf_bench_http_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "sessions") == 0) return pf_bench_sessions_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "navmesh") == 0) return pf_bench_navmesh_main(argc - 1, argv + 1);
     fprintf(stderr, "pathd-bench: unknown subcommand '%s'\n", argv[1]);
     usage(stderr);
     return EXIT_USAGE;
