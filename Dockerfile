@@ -18,10 +18,26 @@ COPY --from=build /src/build/pathd /src/build/pathd-bench /usr/local/bin/
 USER pathd
 WORKDIR /var/lib/pathd
 # Maps persist in the volume (--data-dir): a restarted container keeps them.
-ENV PATHD_BIND=0.0.0.0 PATHD_PORT=8080 PATHD_DATA_DIR=/var/lib/pathd/maps
+# The directory belongs to pathd (uid 10001, gid 10001), and the volume must
+# stay writable by that uid: a new named volume is (Docker copies this
+# directory, owner included, into it); a bind mount needs
+# `chown 10001:10001 DIR` on the host first, else every upload answers 500
+# storage_failed.
+ENV PATHD_BIND=0.0.0.0 PATHD_PORT=8080 PATHD_DATA_DIR=/var/lib/pathd/maps \
+    PATHD_DRAIN_TIMEOUT=30
 VOLUME /var/lib/pathd/maps
 EXPOSE 8080
-# bash's /dev/tcp keeps the runtime image free of an HTTP client.
-HEALTHCHECK --interval=10s --timeout=3s --retries=3 \
-    CMD bash -c 'exec 3<>/dev/tcp/127.0.0.1/8080 && printf "GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n" >&3 && head -n1 <&3 | grep -q " 200 "'
+# Health: GET /healthz on the port pathd listens on (PATHD_PORT, so
+# `-e PATHD_PORT=9000` keeps the check true), through bash's /dev/tcp, which
+# keeps the runtime image free of an HTTP client. tests/dockerfile.sh runs
+# this command against a real pathd in make test.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
+    CMD bash -c 'h=127.0.0.1; [ -n "$PATHD_BIND" ] && [ "$PATHD_BIND" != 0.0.0.0 ] && h=$PATHD_BIND; exec 3<>"/dev/tcp/$h/${PATHD_PORT:-8080}" && printf "GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n" >&3 && head -n1 <&3 | grep -q " 200 "'
+# Stopping: SIGTERM makes pathd stop accepting, finish the requests in
+# flight for up to PATHD_DRAIN_TIMEOUT seconds, and exit 0. Docker kills a
+# container 10 s after the signal unless told otherwise, so give it at
+# least the drain timeout plus a margin:
+#   docker run --stop-timeout 40 ...   (Compose: stop_grace_period: 40s;
+#   Kubernetes: terminationGracePeriodSeconds: 40)
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/pathd"]

@@ -1,19 +1,26 @@
 # pathd build.
 #
 #   make            build everything into build/ (release, -O2, -Werror)
-#   make test       build and run every test suite, then again with ASan+UBSan
+#   make test       lint the spec, run every test suite (answers checked against the
+#                   spec), the clients' tests and the README quick start, then the
+#                   suites and the C client again with ASan+UBSan
 #   make run        build and start the server on 127.0.0.1:8080 with demo maps
 #   make bench      pathd-bench over every shared Moving AI scenario
 #   make fuzz       libFuzzer over every client input reader (FUZZ_SECONDS)
+#   make cppcheck   static analysis of every C source (CI runs it)
+#   make format-check  clang-format over every C source (CI runs it)
 #   make deps       install the missing Debian packages
 #
 # Variants build into their own folder: release into build/, the sanitizer
 # variant into build/asan/. Source files are found by wildcard, so a new
 # core/foo.c or tests/test_foo.c needs no Makefile change.
 
-PKGS := libmicrohttpd libcjson libuv check nettle
-DEBS := libmicrohttpd-dev libcjson-dev libuv1-dev check pkg-config nettle-dev librecast-dev g++
-# Recast/Detour (navmesh maps, nav/) has no pkg-config file: found by header.
+PKGS := libmicrohttpd libcjson libuv check nettle libcurl
+# libcurl: clients/c only (the server never links it). librecast-dev and g++:
+# navmesh maps (nav/, the one C++ file set).
+DEBS := libmicrohttpd-dev libcjson-dev libuv1-dev check pkg-config nettle-dev libcurl4-openssl-dev \
+        librecast-dev g++
+# Recast/Detour has no pkg-config file: found by header.
 RECAST_INC := /usr/include/recastnavigation
 # Reference data, read in place; never copied into the repository.
 PATHD_BENCH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/movingai)
@@ -23,12 +30,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
                [ -f $(RECAST_INC)/DetourTileCache.h ] && command -v $(CXX) >/dev/null 2>&1 && echo 1)
 
-.PHONY: all test test-run run bench bench-http bench-wrk fuzz deps js-deps tool-deps fuzz-deps clean format-check format
+.PHONY: all test test-run run bench bench-http bench-wrk fuzz deps js-deps tool-deps fuzz-deps clean \
+        format-check format cppcheck suites-list spec-deps spec-lint clients-test clients-c-test \
+        clients-node-test clients-csharp-test cxx-deps mono-deps node-deps curl-deps first-contact-test
 
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
 # flags pkg-config now gives.
-all test run bench bench-http bench-wrk fuzz test-run: deps
+all test run bench bench-http bench-wrk fuzz test-run clients-test clients-c-test clients-node-test \
+clients-csharp-test first-contact-test: deps
 	@$(MAKE) --no-print-directory $@
 else
 
@@ -121,10 +131,14 @@ $(BENCH): $(call obj,loadtest/main.c) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpat
 	$(CC) $(CFLAGS) $^ -o $@ $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
 
 # One runner for every suite: tests/test_<m>.c defines `Suite *<m>_suite(void)`.
-$(SUITES_H): $(TEST_SRC) Makefile
+# Rewritten on every run (a deleted suite has no file to be newer than it),
+# touched only when the list changes.
+$(SUITES_H): suites-list
 	@mkdir -p $(dir $@)
 	@{ for f in $(sort $(TEST_SRC)); do b=$${f#tests/test_}; echo "PF_SUITE($${b%.c})"; done; } > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+suites-list:
 
 $(call obj,tests/run_tests.c): $(SUITES_H)
 $(call obj,tests/run_tests.c): CPPFLAGS += -I$(OUT)/tests
@@ -133,14 +147,89 @@ $(TESTS): $(TEST_OBJ) $(SERVER_OBJ) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd
           $(OUT)/libpathd_core.a
 	$(CC) $(CFLAGS) $^ -o $@ $(CHECK_LIBS) $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
 
-# Runs the suites of this variant. The integration suites find the server
-# binary through PATHD_BIN.
-test-run: $(PATHD) $(BENCH) $(TESTS) js-deps
-	PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) $(TESTS)
+# clients/c (see below), built with this variant's flags.
+CLIENT_C_WARN := -std=c99 -pedantic -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+                 -Wmissing-prototypes -Wformat=2 -Wvla
+CURL_CFLAGS := $(shell pkg-config --cflags libcurl)
+CURL_LIBS := $(shell pkg-config --libs libcurl)
+CLIENT_C_BINS := $(OUT)/clients/c/test_client $(OUT)/clients/c/example
 
-test: test-run
+# Runs the suites of this variant. The integration suites find the server
+# binary through PATHD_BIN, and log every answer they receive to
+# PATHD_SPEC_LOG, which tests/spec/check-answers.js then holds against
+# proto/openapi.yaml (a mismatch fails the run).
+# Then the C client's tests (built with this variant's flags, so they run
+# under ASan+UBSan too); the Node and C# clients' tests run once, in the
+# release pass.
+# Check's per-test timeouts are scaled for the sanitizer builds, which run
+# several times slower (CK_TIMEOUT_MULTIPLIER from the environment wins).
+SPEC_LOG := $(OUT)/spec/answers.log
+TIMEOUT_MULT := $(if $(filter release,$(VARIANT)),1,3)
+test-run: $(PATHD) $(BENCH) $(TESTS) js-deps spec-deps $(CLIENT_C_BINS)
+	@mkdir -p $(dir $(SPEC_LOG)) && rm -f $(SPEC_LOG)
+	CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-$(TIMEOUT_MULT)} \
+	  PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) \
+	  PATHD_SPEC_LOG=$(abspath $(SPEC_LOG)) $(TESTS)
+	node tests/spec/check-answers.js proto/openapi.yaml $(SPEC_LOG)
+	@$(MAKE) --no-print-directory clients-c-test
+ifeq ($(VARIANT),release)
+	@$(MAKE) --no-print-directory clients-node-test clients-csharp-test first-contact-test
+endif
+
+test: spec-lint test-run
 	@echo "== sanitizer run (ASan + UBSan) =="
 	@$(MAKE) --no-print-directory VARIANT=asan test-run
+
+# ---- clients (clients/README.md) ----
+# Each client's own tests start their own pathd ($(PATHD)) on free loopback
+# ports and run every wrapper against it, the example included.
+
+# clients/c: C99 and libcurl; also compiled once as C++ (Unreal builds .c
+# files as C++).
+
+$(OUT)/clients/c/%: clients/c/%.c clients/c/pathd.c clients/c/pathd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CLIENT_C_WARN) $(OPTFLAGS) $(CURL_CFLAGS) clients/c/$*.c clients/c/pathd.c -o $@ \
+	  $(CURL_LIBS) -lpthread -lm $(LDFLAGS_SAN)
+
+clients-c-test: $(PATHD) $(CLIENT_C_BINS) cxx-deps
+	g++ -x c++ -std=c++11 -Wall -Wextra -Werror $(CURL_CFLAGS) -c clients/c/pathd.c \
+	  -o $(OUT)/clients/c/pathd_cxx.o
+	PATHD_BIN=$(abspath $(PATHD)) $(OUT)/clients/c/test_client $(OUT)/clients/c/example
+
+# clients/node: TypeScript (tsc) over ws, tested with node's test runner;
+# npm ci whenever the lock file changes.
+NODE_CLIENT_STAMP := clients/node/node_modules/.installed
+$(NODE_CLIENT_STAMP): clients/node/package.json clients/node/package-lock.json | node-deps
+	npm ci --prefix clients/node --no-audit --no-fund --loglevel=error
+	@touch $@
+
+clients-node-test: $(PATHD) $(NODE_CLIENT_STAMP)
+	cd clients/node && node_modules/.bin/tsc -p tsconfig.json
+	cd clients/node && PATHD_BIN=$(abspath $(PATHD)) node --test test/
+
+# clients/csharp: Debian's mono (mcs, C# 7.2), the .NET Standard 2.0 API.
+CS_OUT := build/clients/csharp
+CS_FLAGS := -langversion:7.2 -warnaserror+ -r:System.Net.Http.dll
+$(CS_OUT)/Pathd.dll: clients/csharp/Pathd.cs | mono-deps
+	@mkdir -p $(dir $@)
+	mcs $(CS_FLAGS) -target:library -out:$@ $<
+$(CS_OUT)/tests.exe: clients/csharp/Tests.cs $(CS_OUT)/Pathd.dll
+	mcs $(CS_FLAGS) -r:System.Core.dll -r:$(CS_OUT)/Pathd.dll -out:$@ $<
+$(CS_OUT)/example.exe: clients/csharp/Example.cs $(CS_OUT)/Pathd.dll
+	mcs $(CS_FLAGS) -r:$(CS_OUT)/Pathd.dll -out:$@ $<
+
+clients-csharp-test: $(PATHD) $(CS_OUT)/tests.exe $(CS_OUT)/example.exe
+	MONO_PATH=$(abspath $(CS_OUT)) PATHD_BIN=$(abspath $(PATHD)) mono $(CS_OUT)/tests.exe $(CS_OUT)/example.exe
+
+clients-test: clients-c-test clients-node-test clients-csharp-test
+
+# The README's quick start, line by line, against a fresh server; the
+# Dockerfile's HEALTHCHECK command against a real pathd, its STOPSIGNAL and
+# stop timeout (Docker itself cannot run here).
+first-contact-test: $(PATHD) curl-deps
+	tests/quickstart.sh $(PATHD)
+	tests/dockerfile.sh $(PATHD)
 
 run: $(PATHD)
 	./scripts/run-demo.sh $(PATHD)
@@ -207,6 +296,58 @@ js-deps:
 	  else echo "js-deps: npm not found; the npm ws interop test will be SKIPPED"; fi; \
 	fi
 
+# The spec's tools (tests/spec, pinned by package-lock.json): @redocly/cli
+# lints proto/openapi.yaml, ajv validates the suites' answers against it.
+# Installed with npm ci whenever the lock file changes; not optional, so a
+# machine without node and npm gets Debian's. @redocly/cli 2 needs
+# Node >= 20.19.
+SPEC_STAMP := tests/spec/node_modules/.installed
+spec-deps: $(SPEC_STAMP)
+$(SPEC_STAMP): tests/spec/package.json tests/spec/package-lock.json | node-deps
+	@node -e 'const [a, b] = process.versions.node.split(".").map(Number); if (a < 20 || (a === 20 && b < 19)) { console.error("spec-deps: @redocly/cli needs Node >= 20.19, this is " + process.version); process.exit(1); }'
+	npm ci --prefix tests/spec --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# proto/openapi.yaml against @redocly/cli's recommended-strict rules
+# (tests/spec/redocly.yaml; the warnings that are right for this API, with
+# reasons, in tests/spec/.redocly.lint-ignore.yaml). Any problem fails.
+# Then the spec's operations against the server's route table
+# (server/routes.h: paths, methods, bodies, scopes).
+spec-lint: spec-deps
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
+	  tests/spec/node_modules/.bin/redocly lint --config tests/spec/redocly.yaml proto/openapi.yaml
+	node tests/spec/check-routes.js proto/openapi.yaml server/routes.h
+
+# node and npm for the spec tools and clients/node (Debian's when missing).
+node-deps:
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "Installing Debian packages: nodejs npm"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends nodejs npm; \
+	fi
+
+# curl for the README quick start check.
+curl-deps:
+	@command -v curl >/dev/null 2>&1 || { echo "Installing Debian packages: curl"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends curl; }
+
+# g++ compiles clients/c/pathd.c as C++ once.
+cxx-deps:
+	@command -v g++ >/dev/null 2>&1 || { echo "Installing Debian packages: g++"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends g++; }
+
+# mono for clients/csharp: the compiler, the runtime and System.Net.Http.
+MONO_DEBS := mono-mcs mono-runtime libmono-system-net-http4.0-cil
+mono-deps:
+	@if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1 || \
+	    [ ! -e /usr/lib/mono/4.5/System.Net.Http.dll ]; then \
+	  echo "Installing Debian packages: $(MONO_DEBS)"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(MONO_DEBS); \
+	fi
+
 # The load tools the wrk benchmarks drive (Debian packages wrk and curl).
 tool-deps:
 	@missing=""; for t in wrk curl; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
@@ -219,6 +360,7 @@ tool-deps:
 deps:
 	@missing=""; \
 	for p in $(PKGS); do command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $$p || missing=1; done; \
+	[ -f $(RECAST_INC)/DetourTileCache.h ] && command -v $(CXX) >/dev/null 2>&1 || missing=1; \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing Debian packages: $(DEBS)"; \
 	  $(SUDO) apt-get update -qq && \
@@ -227,7 +369,7 @@ deps:
 
 # Every C source of the tree against .clang-format (Debian clang-format 14,
 # installed when missing). .ci/run runs it.
-FORMAT_SRC = $(wildcard core/*.[ch] nav/*.[ch] nav/*.cpp proto/*.[ch] server/*.[ch] loadtest/*.[ch] tests/*.[ch])
+FORMAT_SRC = $(wildcard core/*.[ch] nav/*.[ch] nav/*.cpp proto/*.[ch] server/*.[ch] loadtest/*.[ch] tests/*.[ch] clients/c/*.[ch])
 format-check:
 	@command -v clang-format >/dev/null 2>&1 || { echo "Installing Debian packages: clang-format"; \
 	  $(SUDO) apt-get update -qq && \
@@ -236,6 +378,23 @@ format-check:
 
 format:
 	clang-format -i $(FORMAT_SRC)
+
+# cppcheck (Debian package, installed when missing) over every C source,
+# clients/c included:
+# errors, warnings, performance and portability findings fail it. Not the
+# style class: it would move declarations from the top of their block, which
+# the house style keeps there. One suppression: core/jps*'s branch-free
+# tests shift negative int32 values right by 31 to make all-ones masks,
+# relying on the arithmetic shift gcc and clang define.
+CPPCHECK_FLAGS := --quiet --std=c11 --enable=warning,performance,portability --inline-suppr \
+                  --error-exitcode=1 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+                  -Icore -Inav -Iproto -Iserver -Iloadtest -Itests \
+                  --suppress='shiftTooManyBitsSigned:core/jps*.c'
+cppcheck:
+	@command -v cppcheck >/dev/null 2>&1 || { echo "Installing Debian packages: cppcheck"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends cppcheck; }
+	cppcheck $(CPPCHECK_FLAGS) -Iclients/c core nav/obj.c proto server loadtest tests clients/c
 
 clean:
 	rm -rf build

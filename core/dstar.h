@@ -5,10 +5,10 @@
  * private overlay of changes sent to this session alone. After any change the
  * next plan repairs the previous search instead of starting over, and its
  * cost equals a fresh Dijkstra on the updated grid (to 1e-7 relative: the
- * search runs on fixed-point costs, see dstar.c). Memory grows with the
- * cells the search has touched (4 bytes a walkable cell of each touched
- * 8x8 tile, plus the open list and the overlay), never with W x H per
- * session.
+ * search runs on fixed-point costs, see dstar_internal.h). Memory grows
+ * with the cells the search has touched (4 bytes a walkable cell of each
+ * touched 8x8 tile, plus the open list and the overlay), never with W x H
+ * per session (but on the reference store, pf_dstar_opts.plain_store).
  *
  * The effective map is the base grid with the overlay on top: a cell's cost
  * and each of its wall edges come from the overlay when the session has set
@@ -19,12 +19,14 @@
  * Searches anew instead of repairing (documented, rare): the first plan, a
  * new goal, a rebase onto a grid with other rules, and any change that makes
  * some effective cost cheaper than every cost the heuristic was scaled by
- * (the heuristic must stay a lower bound, see dstar.c).
+ * (the heuristic must stay a lower bound, see dstar_lite.c).
  *
  * Not thread-safe: one thread at a time per session. The base grid is
  * borrowed and must stay alive and unmodified until it is replaced with
  * pf_dstar_rebase or the session is destroyed. Sessions never write to the
  * base grid, so any number of sessions (on any threads) may share it.
+ *
+ * dstar_internal.h says which file holds what.
  */
 #ifndef PF_DSTAR_H
 #define PF_DSTAR_H
@@ -38,10 +40,29 @@
 
 typedef struct pf_dstar pf_dstar;
 
-/* Creates a session on `g` (borrowed) from start to goal. PF_ERANGE off the
- * map, PF_EBLOCKED for a blocked start or goal, PF_ENOMEM; *out is NULL on
- * error. Nothing is searched until pf_dstar_plan. Free with
+/* Options of a session, fixed at creation. All zero (or NULL) is the
+ * default, what pf_dstar_create gives. */
+typedef struct pf_dstar_opts {
+    /* Keeps the vertices in one plain array of W x H cells (8 bytes a cell,
+     * allocated at the first plan and again at each search anew) instead
+     * of the default tiles, which hold only the walkable cells of the 8x8
+     * tiles the search touched. The search is the same code over a simple
+     * store: every call answers exactly as with the tiles (status, path,
+     * cost, expanded and generated counts); only pf_dstar_memory differs.
+     * It is the reference the property tests hold the tiles against, and a
+     * way to rule the tiles out when a session misbehaves; not meant for
+     * production sessions. */
+    bool plain_store;
+} pf_dstar_opts;
+
+/* Creates a session on `g` (borrowed) from start to goal, with the options
+ * `opts` (borrowed for the call only; NULL for the defaults). PF_ERANGE
+ * off the map, PF_EBLOCKED for a blocked start or goal, PF_ENOMEM; *out is
+ * NULL on error. Nothing is searched until pf_dstar_plan. Free with
  * pf_dstar_destroy. */
+pf_status pf_dstar_create_with(const pf_grid *g, pf_point start, pf_point goal,
+                               const pf_dstar_opts *opts, pf_dstar **out);
+/* pf_dstar_create_with with the default options. */
 pf_status pf_dstar_create(const pf_grid *g, pf_point start, pf_point goal, pf_dstar **out);
 /* NULL is a no-op. */
 void pf_dstar_destroy(pf_dstar *d);
@@ -102,7 +123,7 @@ pf_status pf_dstar_rebase(pf_dstar *d, const pf_grid *g, const pf_point *changed
  * and outlive its use; pf_dstar_rebase drops it, so set it again after a
  * rebase. The pending repair is kept for a later plan. Without it a session
  * works the same, only a cut-off repair can cost more than a fresh A* (a
- * perfect maze: see dstar.c's cut_off). */
+ * perfect maze: see dstar_lite.c's cut_off). */
 struct pf_cuts;
 void pf_dstar_set_cuts(pf_dstar *d, const struct pf_cuts *cuts);
 
@@ -114,10 +135,11 @@ const pf_grid *pf_dstar_grid(const pf_dstar *d);
  * wide g table, open list, overlay and path buffer), not counting the shared
  * base grid. Vertices cost 4 bytes a walkable cell of every 8x8 tile the
  * search touched, plus 16 a tile (plus 8 for the few g values a tile
- * cannot hold in place, see dstar.c). `pathd-bench sessions --all-buckets`
- * after one plan on the 512x512 Moving AI maps: mean 0.16-0.28 MB a
- * session, 0.36 MB on maze512-1-0 (half walls) and 0.54 MB on
- * maze512-8-0, whose searches touch most of the map. */
+ * cannot hold in place, see dstar_tiles.h); on the plain store 8 bytes a
+ * cell of the map. `pathd-bench sessions --all-buckets` after one plan on
+ * the 512x512 Moving AI maps: mean 0.16-0.28 MB a session, 0.36 MB on
+ * maze512-1-0 (half walls) and 0.54 MB on maze512-8-0, whose searches
+ * touch most of the map. */
 size_t pf_dstar_memory(const pf_dstar *d);
 
 #endif

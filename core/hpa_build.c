@@ -494,8 +494,10 @@ static pf_status cluster_fill(const pf_hpa *h, const pf_grid *g, int32_t k, int3
     mem =
         malloc(nn * sizeof(double) + (2 * (size_t)n + 1) * sizeof(int32_t) + (size_t)n * cells + 1);
     if (!mem) return PF_ENOMEM;
-    c->mat = (double *)mem;
-    c->intra_first = (int32_t *)(c->mat + nn);
+    /* One allocation carved into arrays, widest first (through void *: the
+     * bytes are never read as another type). */
+    c->mat = (void *)mem;
+    c->intra_first = (void *)(c->mat + nn);
     c->cell = c->intra_first + n + 1;
     c->trees = (uint8_t *)(c->cell + n);
     if (n > 0) memcpy(c->cell, s->list, (size_t)n * sizeof(*c->cell));
@@ -531,7 +533,7 @@ static pf_status cluster_fill(const pf_hpa *h, const pf_grid *g, int32_t k, int3
     c->nintra = m;
     c->intra_cost = malloc((size_t)m * (sizeof(double) + sizeof(int32_t)) + 1);
     if (!c->intra_cost) return PF_ENOMEM;
-    c->intra_to = (int32_t *)(c->intra_cost + m);
+    c->intra_to = (void *)(c->intra_cost + m); /* after the doubles: aligned */
     m = 0;
     for (int32_t i = 0; i < n; i++) {
         c->intra_first[i] = m;

@@ -90,6 +90,8 @@ const pf_grid *pf_planner_grid(const pf_planner *p) { return p->grid; }
 bool pf_planner_has_hpa(const pf_planner *p) { return p->hpa != NULL; }
 const struct pf_hpa *pf_planner_hpa(const pf_planner *p) { return p->hpa; }
 const struct pf_landmarks *pf_planner_landmarks(const pf_planner *p) { return p->lm; }
+
+int pf_planner_landmark_count(const pf_planner *p) { return p->lm ? p->lm->k : 0; }
 uint64_t pf_planner_hpa_build_us(const pf_planner *p) { return p->hpa_build_us; }
 
 const struct pf_cuts *pf_planner_cuts(const pf_planner *cp) {

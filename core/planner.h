@@ -49,6 +49,9 @@ const struct pf_hpa *pf_planner_hpa(const pf_planner *p);
 size_t pf_planner_memory(const pf_planner *p);
 /* jps's landmarks (shared between versions), or NULL. */
 const struct pf_landmarks *pf_planner_landmarks(const pf_planner *p);
+/* How many landmarks jps's differential heuristic uses (0: none, octile
+ * only). */
+int pf_planner_landmark_count(const pf_planner *p);
 /* Microseconds the hierarchy took to build (or repair), 0 without one. */
 uint64_t pf_planner_hpa_build_us(const pf_planner *p);
 /* The grid's components and cut vertices (cuts.h) for D* Lite sessions on

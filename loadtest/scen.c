@@ -321,6 +321,7 @@ pf_status pf_bench_scen_run(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a
                      "(pf_planner_search: %s)",
                      pf_algorithm_name(a), pf_status_str(st));
             free(samples);
+            free(subopts);
             return PF_EUNSUPPORTED;
         }
     }

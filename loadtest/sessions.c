@@ -102,8 +102,7 @@ typedef struct repair_stats {
  * of the base grid, changed and restored around each fresh A*. */
 static int measure_repairs(pf_dstar **ss, size_t n, pf_grid *eff, const opts *o, repair_stats *rs) {
     double *v = malloc(8 * (n ? n : 1) * sizeof(*v));
-    double *er = v, *tr = v + n, *rex = v + 2 * n, *aex = v + 3 * n, *rus = v + 4 * n,
-           *aus = v + 5 * n, *oex = v + 6 * n, *ous = v + 7 * n;
+    double *er, *tr, *rex, *aex, *rus, *aus, *oex, *ous;
     pf_search_ctx *ctx = pf_search_ctx_create();
     int rc = 0;
     size_t m = 0;
@@ -112,6 +111,15 @@ static int measure_repairs(pf_dstar **ss, size_t n, pf_grid *eff, const opts *o,
         pf_search_ctx_destroy(ctx);
         return EXIT_USAGE;
     }
+    /* Eight arrays of n in one allocation, carved once it exists. */
+    er = v;
+    tr = v + n;
+    rex = v + 2 * n;
+    aex = v + 3 * n;
+    rus = v + 4 * n;
+    aus = v + 5 * n;
+    oex = v + 6 * n;
+    ous = v + 7 * n;
     for (size_t i = 0; i < n; i++) {
         pf_result r, a;
         if (pf_dstar_plan(ss[i], 0, &r) != PF_OK) continue; /* no path: nothing to repair */

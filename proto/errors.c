@@ -5,20 +5,30 @@
 #include <stdio.h>
 #include <string.h>
 
-pf_status pf_proto_error_set(pf_proto_error *e, pf_status st, const char *code, const char *field,
-                             const char *fmt, ...) {
-    va_list ap;
-    if (!e) return st;
-    e->status = st;
-    snprintf(e->code, sizeof(e->code), "%s", code ? code : pf_proto_code_for(st));
-    snprintf(e->field, sizeof(e->field), "%s", field ? field : "");
-    va_start(ap, fmt);
-    vsnprintf(e->message, sizeof(e->message), fmt, ap);
-    va_end(ap);
-    return st;
+typedef struct error_row {
+    const char *code;
+    int http_status;
+    const char *sentence;
+} error_row;
+
+/* Indexed by pf_error; PF_ERR_NONE's row stays empty (row() reads INTERNAL's). */
+static const error_row rows[PF_ERR_COUNT] = {
+#define PF_ERROR_ROW(name, code, http, sentence) [PF_ERR_##name] = {code, http, sentence},
+    PF_ERRORS(PF_ERROR_ROW)
+#undef PF_ERROR_ROW
+};
+
+static const error_row *row(pf_error e) {
+    return (unsigned)e < PF_ERR_COUNT && e != PF_ERR_NONE ? &rows[e] : &rows[PF_ERR_INTERNAL];
 }
 
-const char *pf_proto_code_for(pf_status st) {
+const char *pf_error_code(pf_error e) { return row(e)->code; }
+
+int pf_error_http_status(pf_error e) { return row(e)->http_status; }
+
+const char *pf_error_sentence(pf_error e) { return row(e)->sentence; }
+
+pf_error pf_error_for_status(pf_status st) {
     switch (st) {
     case PF_EPARSE:
         return PF_ERR_INVALID_REQUEST;
@@ -43,16 +53,28 @@ const char *pf_proto_code_for(pf_status st) {
     }
 }
 
-void pf_proto_write_error_obj(pf_jsonw *w, const char *code, const char *message,
-                              const char *field) {
+pf_status pf_proto_error_set(pf_proto_error *e, pf_status st, pf_error code, const char *field,
+                             const char *fmt, ...) {
+    va_list ap;
+    if (!e) return st;
+    e->status = st;
+    e->code = code != PF_ERR_NONE ? code : pf_error_for_status(st);
+    snprintf(e->field, sizeof(e->field), "%s", field ? field : "");
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof(e->message), fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+void pf_proto_write_error_obj(pf_jsonw *w, pf_error code, const char *message, const char *field) {
     pf_jsonw_obj_begin(w);
-    pf_jsonw_kstr(w, "code", code);
-    pf_jsonw_kstr(w, "message", message);
+    pf_jsonw_kstr(w, "code", pf_error_code(code));
+    pf_jsonw_kstr(w, "message", message ? message : pf_error_sentence(code));
     if (field && *field) pf_jsonw_kstr(w, "field", field);
     pf_jsonw_obj_end(w);
 }
 
-void pf_proto_write_error(pf_jsonw *w, const char *code, const char *message, const char *field) {
+void pf_proto_write_error(pf_jsonw *w, pf_error code, const char *message, const char *field) {
     pf_jsonw_obj_begin(w);
     pf_jsonw_key(w, "error");
     pf_proto_write_error_obj(w, code, message, field);

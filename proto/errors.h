@@ -1,11 +1,20 @@
-/* errors.h -- the API's error body and the error a parser reports.
+/* errors.h -- the API's one error space, its error body, and the error a
+ * parser reports.
  *
  * Every error the server sends looks like
  *   {"error":{"code":"<snake_case>","message":"<sentence>","field":"<name>"}}
  * with "field" present only when one field of the request is at fault.
- * Parsers in proto/ fill a pf_proto_error: the status (which the server maps
- * to an HTTP code in server/http_status.c, the one place that does), the
- * code, the field and a sentence. Thread-safe: no shared state.
+ *
+ * PF_ERRORS below is the only place an error is declared (libuv's
+ * UV_ERRNO_MAP is the model): its name (PF_ERR_<NAME>), its API code (the
+ * "code" member), the HTTP status it is answered with, and a default
+ * sentence for answers that have nothing more precise to say. The enum, the
+ * strings and the statuses are all derived from it, so no other file of the
+ * tree writes an error's HTTP status; to add an error, add a row (and
+ * describe it in proto/openapi.yaml).
+ *
+ * Parsers in proto/ fill a pf_proto_error: the core status they return,
+ * the error, the field and a sentence. Thread-safe: no shared state.
  */
 #ifndef PF_PROTO_ERRORS_H
 #define PF_PROTO_ERRORS_H
@@ -13,59 +22,93 @@
 #include "jsonw.h"
 #include "status.h"
 
-/* Error codes of the API (the "code" member). */
-#define PF_ERR_MALFORMED_JSON "malformed_json" /* 400: not JSON, or trailing bytes */
-#define PF_ERR_INVALID_REQUEST                                                                     \
-    "invalid_request"                          /* 400: a field has the wrong type or is missing    \
-                                                */
-#define PF_ERR_MALFORMED_MAP "malformed_map"   /* 400: Moving AI text does not follow the format */
-#define PF_ERR_INVALID_MAP_ID "invalid_map_id" /* 400 */
-#define PF_ERR_MAP_NOT_FOUND "map_not_found"   /* 404 */
-#define PF_ERR_NOT_FOUND "not_found"           /* 404: no such route */
-#define PF_ERR_SESSION_NOT_FOUND                                                                   \
-    "session_not_found"                              /* 404: unknown, expired or deleted session   \
-                                                      */
-#define PF_ERR_SESSION_BUSY "session_busy"           /* 409: another request is using the session */
-#define PF_ERR_TOO_MANY_SESSIONS "too_many_sessions" /* 429: the map's session quota is used up */
-#define PF_ERR_CONFLICT "conflict"                   /* 409: the map kept changing under a PATCH */
-#define PF_ERR_UPGRADE_REQUIRED                                                                    \
-    "upgrade_required" /* 426: .../stream without a WebSocket handshake */
-#define PF_ERR_METHOD_NOT_ALLOWED "method_not_allowed"    /* 405 */
-#define PF_ERR_BODY_TOO_LARGE "body_too_large"            /* 413 */
-#define PF_ERR_LIMIT_EXCEEDED "limit_exceeded"            /* 413: map cells, batch size, maps */
-#define PF_ERR_UNSUPPORTED_MEDIA "unsupported_media_type" /* 415 */
-#define PF_ERR_INVALID_VALUE "invalid_value"              /* 422 */
-#define PF_ERR_OFF_MAP "off_map"                          /* 422: start or goal outside the map */
-#define PF_ERR_BLOCKED "blocked"                          /* 422: start or goal on a blocked cell */
-#define PF_ERR_UNSUPPORTED "unsupported"     /* 422: algorithm not available on this map */
-#define PF_ERR_OVERLOADED "overloaded"       /* 503 + Retry-After */
-#define PF_ERR_SHUTTING_DOWN "shutting_down" /* 503 */
-#define PF_ERR_DEADLINE "deadline_exceeded"  /* 504 */
-#define PF_ERR_INTERNAL "internal"           /* 500 */
-#define PF_ERR_STORAGE "storage_failed"      /* 500: --data-dir could not be written */
-#define PF_ERR_NO_MEMORY "out_of_memory"     /* 503 */
+/* XX(name, API code, HTTP status, default sentence) */
+/* clang-format off */
+#define PF_ERRORS(XX)                                                                              \
+    XX(MALFORMED_JSON,     "malformed_json",         400,                                          \
+           "The body is not JSON, or has bytes after it.")                                         \
+    XX(INVALID_REQUEST,    "invalid_request",        400,                                          \
+           "A field has the wrong type or is missing.")                                            \
+    XX(MALFORMED_MAP,      "malformed_map",          400,                                          \
+           "The Moving AI map does not follow the format.")                                        \
+    XX(INVALID_MAP_ID,     "invalid_map_id",         400,                                          \
+           "A map id is 1 to 64 characters of A-Z a-z 0-9 _ . -")                                  \
+    XX(NOT_FOUND,          "not_found",              404, "No such route.")                        \
+    XX(MAP_NOT_FOUND,      "map_not_found",          404, "No such map.")                          \
+    XX(SESSION_NOT_FOUND,  "session_not_found",      404,                                          \
+           "The session is gone (deleted, expired, or its map was replaced).")                     \
+    XX(METHOD_NOT_ALLOWED, "method_not_allowed",     405,                                          \
+           "The method is not allowed on this path.")                                              \
+    XX(SESSION_BUSY,       "session_busy",           409,                                          \
+           "Another request is using this session; retry when it is answered.")                    \
+    XX(CONFLICT,           "conflict",               409,                                          \
+           "The map kept changing under this PATCH; retry.")                                       \
+    XX(BODY_TOO_LARGE,     "body_too_large",         413,                                          \
+           "The body is larger than this server accepts.")                                         \
+    XX(LIMIT_EXCEEDED,     "limit_exceeded",         413, "A limit of this server was exceeded.")  \
+    XX(UNSUPPORTED_MEDIA,  "unsupported_media_type", 415,                                          \
+           "The Content-Type is not accepted here.")                                               \
+    XX(INVALID_VALUE,      "invalid_value",          422,                                          \
+           "A field has a value this server cannot use.")                                          \
+    XX(OFF_MAP,            "off_map",                422, "A cell is outside the map.")            \
+    XX(BLOCKED,            "blocked",                422, "A cell is blocked.")                    \
+    XX(UNSUPPORTED,        "unsupported",            422,                                          \
+           "The algorithm is not available on this map.")                                          \
+    XX(UPGRADE_REQUIRED,   "upgrade_required",       426,                                          \
+           "This is a WebSocket endpoint: send the RFC 6455 handshake.")                           \
+    XX(TOO_MANY_SESSIONS,  "too_many_sessions",      429, "The map's session quota is used up.")   \
+    XX(INTERNAL,           "internal",               500, "Internal error.")                       \
+    XX(STORAGE,            "storage_failed",         500,                                          \
+           "The data directory could not be written; nothing changed.")                            \
+    XX(OVERLOADED,         "overloaded",             503, "The server is busy. Retry later.")      \
+    XX(SHUTTING_DOWN,      "shutting_down",          503, "The server is shutting down.")          \
+    XX(NO_MEMORY,          "out_of_memory",          503, "Out of memory.")                        \
+    XX(DEADLINE,           "deadline_exceeded",      504,                                          \
+           "The deadline passed before the answer was ready.")
+/* clang-format on */
+
+typedef enum pf_error {
+    PF_ERR_NONE = 0, /* no error: success, or "the status's default" for pf_proto_error_set */
+#define PF_ERROR_ENUM(name, code, http, sentence) PF_ERR_##name,
+    PF_ERRORS(PF_ERROR_ENUM)
+#undef PF_ERROR_ENUM
+        PF_ERR_COUNT
+} pf_error;
+
+/* The API code ("map_not_found"). PF_ERR_NONE and values outside the table
+ * give "internal". */
+const char *pf_error_code(pf_error e);
+/* The HTTP status the error is answered with (404). PF_ERR_NONE and values
+ * outside the table give INTERNAL's. */
+int pf_error_http_status(pf_error e);
+/* The default sentence ("No such map."). */
+const char *pf_error_sentence(pf_error e);
+
+/* The error a core status stands for when nothing more precise is known:
+ * PF_EPARSE -> INVALID_REQUEST, PF_EINVAL -> INVALID_VALUE, PF_ERANGE ->
+ * OFF_MAP, PF_EBLOCKED -> BLOCKED, PF_ELIMIT -> LIMIT_EXCEEDED,
+ * PF_EUNSUPPORTED -> UNSUPPORTED, PF_ECANCELED -> DEADLINE, PF_ENOMEM ->
+ * NO_MEMORY, PF_EIO -> STORAGE, anything else -> INTERNAL. */
+pf_error pf_error_for_status(pf_status st);
 
 typedef struct pf_proto_error {
-    pf_status status;
-    char code[40];
+    pf_status status; /* what the parser returned */
+    pf_error code;
     char field[80]; /* "" when no single field is at fault */
     char message[256];
 } pf_proto_error;
 
-/* Fills e; field may be NULL. Returns st so a parser can
- * `return pf_proto_error_set(...)`. */
-pf_status pf_proto_error_set(pf_proto_error *e, pf_status st, const char *code, const char *field,
+/* Fills e; code PF_ERR_NONE takes pf_error_for_status(st); field may be
+ * NULL. Returns st so a parser can `return pf_proto_error_set(...)`. */
+pf_status pf_proto_error_set(pf_proto_error *e, pf_status st, pf_error code, const char *field,
                              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* The default code for a status (PF_EPARSE -> "invalid_request", PF_ERANGE ->
- * "off_map", ...). */
-const char *pf_proto_code_for(pf_status st);
-
-/* Writes the error object {"code":..,"message":..,"field":..} as a value. */
-void pf_proto_write_error_obj(pf_jsonw *w, const char *code, const char *message,
-                              const char *field);
-/* Writes the whole body {"error":{...}}. field NULL or "" omits it. */
-void pf_proto_write_error(pf_jsonw *w, const char *code, const char *message, const char *field);
+/* Writes the error object {"code":..,"message":..,"field":..} as a value.
+ * message NULL writes the error's default sentence; field NULL or "" omits
+ * it. */
+void pf_proto_write_error_obj(pf_jsonw *w, pf_error code, const char *message, const char *field);
+/* Writes the whole body {"error":{...}}, as pf_proto_write_error_obj. */
+void pf_proto_write_error(pf_jsonw *w, pf_error code, const char *message, const char *field);
 /* Same from a filled pf_proto_error. */
 void pf_proto_write_perror(pf_jsonw *w, const pf_proto_error *e);
 

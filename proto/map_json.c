@@ -6,11 +6,13 @@
 #include <string.h>
 
 #include "jsonr.h"
-#include "landmarks.h"
 #include "map_io.h"
 
+/* "costs", "id" and "version" make the answer of GET /v1/maps/{id}/cells an
+ * upload as it is (pf_map_write_cells). */
 static const char *const map_members[] = {
-    "width", "height", "rows", "legend", "connectivity", "corner_cutting", "walls", "doors", NULL};
+    "width", "height", "rows",  "legend", "connectivity", "corner_cutting",
+    "walls", "doors",  "costs", "id",     "version",      NULL};
 
 static bool dir_from(const char *s, int *dir) {
     if (strcmp(s, "E") == 0)
@@ -67,13 +69,16 @@ static pf_status build_legend(const cJSON *lg, pf_legend legend, pf_proto_error 
     return PF_OK;
 }
 
+/* Declares the doors of `doors`. A door's "costs" (one 1..255 a cell, the
+ * cost the cell gets when the door opens) are given to its cells before it
+ * is declared, so the declaration records them (pf_grid_add_door). */
 static pf_status read_doors(const cJSON *doors, pf_grid *g, pf_proto_error *e) {
-    static const char *const door_members[] = {"cells", "walls", "open", NULL};
+    static const char *const door_members[] = {"cells", "walls", "open", "costs", NULL};
     char f[160], prefix[96];
     pf_status st = PF_OK;
     if ((st = pf_jsonr_object(doors, "doors", e))) return st;
     for (const cJSON *d = doors->child; d; d = d->next) {
-        const cJSON *cells, *walls, *open;
+        const cJSON *cells, *walls, *open, *costs;
         pf_point *pts = NULL;
         pf_edge *edges = NULL;
         size_t npts = 0, nedges = 0, i;
@@ -86,24 +91,33 @@ static pf_status read_doors(const cJSON *doors, pf_grid *g, pf_proto_error *e) {
         cells = cJSON_GetObjectItemCaseSensitive(d, "cells");
         walls = cJSON_GetObjectItemCaseSensitive(d, "walls");
         open = cJSON_GetObjectItemCaseSensitive(d, "open");
+        costs = cJSON_GetObjectItemCaseSensitive(d, "costs");
         if (open &&
             (st = pf_jsonr_bool(open, (snprintf(f, sizeof(f), "%sopen", prefix), f), &is_open, e)))
             return st;
-        if ((cells && !cJSON_IsArray(cells)) || (walls && !cJSON_IsArray(walls)))
+        if ((cells && !cJSON_IsArray(cells)) || (walls && !cJSON_IsArray(walls)) ||
+            (costs && !cJSON_IsArray(costs)))
             return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST,
                                       (snprintf(f, sizeof(f), "%s%s", prefix,
-                                                cells && !cJSON_IsArray(cells) ? "cells" : "walls"),
+                                                cells && !cJSON_IsArray(cells)   ? "cells"
+                                                : walls && !cJSON_IsArray(walls) ? "walls"
+                                                                                 : "costs"),
                                        f),
                                       "Field '%s' must be an array.", f);
         npts = cells ? (size_t)cJSON_GetArraySize(cells) : 0;
         nedges = walls ? (size_t)cJSON_GetArraySize(walls) : 0;
+        if (costs && (size_t)cJSON_GetArraySize(costs) != npts)
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE,
+                                      (snprintf(f, sizeof(f), "%scosts", prefix), f),
+                                      "Field '%s' has %d costs; the door has %zu cells.", f,
+                                      cJSON_GetArraySize(costs), npts);
         if (npts + nedges == 0)
             return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
                                       "Door '%.64s' needs at least one cell or wall.", d->string);
         pts = calloc(npts ? npts : 1, sizeof(*pts));
         edges = calloc(nedges ? nedges : 1, sizeof(*edges));
         if (!pts || !edges) {
-            st = pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+            st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
             goto out_free;
         }
         i = 0;
@@ -115,6 +129,13 @@ static pf_status read_doors(const cJSON *doors, pf_grid *g, pf_proto_error *e) {
                                         "Door cell '%s' is outside the map.", f);
                 goto out_free;
             }
+        }
+        i = 0;
+        for (const cJSON *c = costs ? costs->child : NULL; c; c = c->next, i++) {
+            int64_t cost;
+            snprintf(f, sizeof(f), "%scosts[%zu]", prefix, i);
+            if ((st = pf_jsonr_int(c, f, 1, 255, &cost, e))) goto out_free;
+            pf_grid_set_cost(g, pts[i], (uint8_t)cost); /* in bounds: checked above */
         }
         i = 0;
         for (const cJSON *c = walls ? walls->child : NULL; c; c = c->next, i++) {
@@ -134,7 +155,7 @@ static pf_status read_doors(const cJSON *doors, pf_grid *g, pf_proto_error *e) {
         if (st == PF_ELIMIT)
             pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, "doors", "Too many doors.");
         else if (st == PF_ENOMEM)
-            pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
+            pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         else if (st)
             pf_proto_error_set(e, st, PF_ERR_INVALID_VALUE, f,
                                "Door '%.64s' is invalid: a name is 1 to %d bytes and unique.",
@@ -147,24 +168,178 @@ static pf_status read_doors(const cJSON *doors, pf_grid *g, pf_proto_error *e) {
     return PF_OK;
 }
 
-pf_status pf_map_json_parse(const char *buf, size_t len, const pf_grid_limits *lim, pf_grid **out,
-                            pf_proto_error *e) {
-    cJSON *root, *rows, *it;
+/* The grid of the "rows" form: each character through the legend. */
+static pf_status grid_from_rows(const cJSON *rows, int64_t width, int64_t height,
+                                const pf_legend legend, const pf_grid_limits *L, pf_grid **out,
+                                pf_proto_error *e) {
+    const cJSON *it;
     const char **rowp = NULL;
     size_t *lens = NULL, nrows = 0, i;
-    pf_legend legend;
-    pf_grid *g = NULL;
-    pf_grid_limits L = lim ? *lim : pf_grid_default_limits();
-    int64_t width = -1, height = -1, conn = 8;
-    bool cut = false;
-    char f[48];
     pf_parse_error perr;
+    pf_status st;
+    char f[48];
+
+    if (!cJSON_IsArray(rows))
+        return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, "rows",
+                                  "Field 'rows' is required: an array of strings, one per row.");
+    for (it = rows->child; it; it = it->next) nrows++;
+    if (nrows == 0 || (height >= 0 && (size_t)height != nrows))
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, "rows",
+                                  "Field 'rows' has %zu rows; the map needs height (%lld) rows, "
+                                  "at least one.",
+                                  nrows, (long long)(height >= 0 ? height : 1));
+    if (nrows > (size_t)L->max_side)
+        return pf_proto_error_set(e, PF_ELIMIT, PF_ERR_LIMIT_EXCEEDED, "rows",
+                                  "The map has %zu rows; at most %d are accepted.", nrows,
+                                  (int)L->max_side);
+    rowp = calloc(nrows, sizeof(*rowp));
+    lens = calloc(nrows, sizeof(*lens));
+    if (!rowp || !lens) {
+        st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+        goto out_free_rows;
+    }
+    i = 0;
+    for (it = rows->child; it; it = it->next, i++) {
+        snprintf(f, sizeof(f), "rows[%zu]", i);
+        if ((st = pf_jsonr_string(it, f, &rowp[i], e))) goto out_free_rows;
+        lens[i] = strlen(rowp[i]);
+        if (width >= 0 && lens[i] != (size_t)width) {
+            st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                    "Row %zu has %zu cells; width is %lld.", i, lens[i],
+                                    (long long)width);
+            goto out_free_rows;
+        }
+    }
+    st = pf_map_from_rows(rowp, lens, (int32_t)nrows, legend, L, out, &perr);
+    if (st == PF_ELIMIT) {
+        pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, "rows",
+                           "The map is larger than this server accepts: %s", perr.msg);
+    } else if (st == PF_ENOMEM) {
+        pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    } else if (st) {
+        snprintf(f, sizeof(f), "rows[%d]", perr.line > 0 ? (int)perr.line - 1 : 0);
+        st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f, "%s: %s", f, perr.msg);
+    }
+out_free_rows:
+    free(rowp);
+    free(lens);
+    return st;
+}
+
+static int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* The grid of the "costs" form (what GET .../cells writes): two hex digits a
+ * cell, row by row. The cells are decoded into bytes and read as rows whose
+ * legend maps every byte to itself, so both forms build the grid alike. The
+ * size is checked against the limits before anything is allocated. */
+static pf_status grid_from_costs(const cJSON *costs, int64_t width, int64_t height,
+                                 const pf_grid_limits *L, pf_grid **out, pf_proto_error *e) {
+    const char *hex;
+    size_t n, cells;
+    char *bytes = NULL;
+    const char **rowp = NULL;
+    size_t *lens = NULL;
+    pf_legend identity;
+    pf_parse_error perr;
+    pf_status st;
+
+    if ((st = pf_jsonr_string(costs, "costs", &hex, e))) return st;
+    if (width * height > L->max_cells)
+        return pf_proto_error_set(e, PF_ELIMIT, PF_ERR_LIMIT_EXCEEDED, "costs",
+                                  "The map of %lldx%lld cells is larger than this server accepts "
+                                  "(%lld cells).",
+                                  (long long)width, (long long)height, (long long)L->max_cells);
+    cells = (size_t)(width * height);
+    n = strlen(hex);
+    if (n != 2 * cells)
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, "costs",
+                                  "Field 'costs' has %zu hex digits; %lldx%lld cells need %zu (two "
+                                  "a cell).",
+                                  n, (long long)width, (long long)height, 2 * cells);
+    bytes = malloc(cells);
+    rowp = calloc((size_t)height, sizeof(*rowp));
+    lens = calloc((size_t)height, sizeof(*lens));
+    if (!bytes || !rowp || !lens) {
+        st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+        goto out_free;
+    }
+    for (size_t i = 0; i < cells; i++) {
+        int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, "costs",
+                                    "Field 'costs': cell %zu (x %lld, y %lld) is not two hex "
+                                    "digits.",
+                                    i, (long long)(i % (size_t)width),
+                                    (long long)(i / (size_t)width));
+            goto out_free;
+        }
+        bytes[i] = (char)(hi << 4 | lo);
+    }
+    for (int64_t y = 0; y < height; y++) {
+        rowp[y] = bytes + y * width;
+        lens[y] = (size_t)width;
+    }
+    for (int c = 0; c < 256; c++) identity[c] = (int16_t)c;
+    st = pf_map_from_rows(rowp, lens, (int32_t)height, identity, L, out, &perr);
+    if (st == PF_ELIMIT)
+        pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, "costs",
+                           "The map is larger than this server accepts: %s", perr.msg);
+    else if (st)
+        st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+out_free:
+    free(bytes);
+    free(rowp);
+    free(lens);
+    return st;
+}
+
+/* After the doors of a "costs" upload: every door cell and door edge gets
+ * the state `truth` (the grid as the costs and walls gave it) says, so an
+ * export whose doors overlap, or whose cells a later switch changed, comes
+ * back exactly as it was written. The doors keep their states and open
+ * costs. */
+static void restore_door_state(pf_grid *g, const pf_grid *truth) {
+    for (int32_t d = 0; d < pf_grid_door_count(g); d++) {
+        size_t nc, ne;
+        const pf_point *c = pf_grid_door_cells(g, d, &nc);
+        const pf_edge *ed = pf_grid_door_edges(g, d, &ne);
+        for (size_t k = 0; k < nc; k++) pf_grid_set_cost(g, c[k], pf_grid_cost(truth, c[k]));
+        for (size_t k = 0; k < ne; k++)
+            pf_grid_set_wall(g, ed[k].a, ed[k].dir, pf_grid_is_wall(truth, ed[k].a, ed[k].dir));
+    }
+}
+
+pf_status pf_map_json_parse(const char *buf, size_t len, const pf_grid_limits *lim, pf_grid **out,
+                            pf_proto_error *e) {
+    cJSON *root;
+    const cJSON *it, *rows, *costs, *doors;
+    size_t i;
+    pf_legend legend;
+    pf_grid *g = NULL, *truth = NULL;
+    pf_grid_limits L = lim ? *lim : pf_grid_default_limits();
+    int64_t width = -1, height = -1, conn = 8, ignored;
+    bool cut = false;
+    const char *id;
+    char f[48];
     pf_status st = pf_jsonr_parse(buf, len, &root, e);
 
     *out = NULL;
     if (st) return st;
     if ((st = pf_jsonr_object(root, NULL, e))) goto out_free_root;
     if ((st = pf_jsonr_check_members(root, map_members, "", e))) goto out_free_root;
+    /* An export's id and version are read-only there: the URL names the
+     * map and the server counts its versions. Checked, then ignored. */
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "id")) &&
+        (st = pf_jsonr_string(it, "id", &id, e)))
+        goto out_free_root;
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "version")) &&
+        (st = pf_jsonr_int(it, "version", 0, INT64_MAX, &ignored, e)))
+        goto out_free_root;
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "width")) &&
         (st = pf_jsonr_int(it, "width", 1, L.max_side, &width, e)))
         goto out_free_root;
@@ -182,60 +357,32 @@ pf_status pf_map_json_parse(const char *buf, size_t len, const pf_grid_limits *l
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "corner_cutting")) &&
         (st = pf_jsonr_bool(it, "corner_cutting", &cut, e)))
         goto out_free_root;
-    if ((st = build_legend(cJSON_GetObjectItemCaseSensitive(root, "legend"), legend, e)))
-        goto out_free_root;
 
     rows = cJSON_GetObjectItemCaseSensitive(root, "rows");
-    if (!rows || !cJSON_IsArray(rows)) {
+    costs = cJSON_GetObjectItemCaseSensitive(root, "costs");
+    if (costs) {
+        const char *missing = width < 0 ? "width" : height < 0 ? "height" : NULL;
+        if (rows || cJSON_GetObjectItemCaseSensitive(root, "legend")) {
+            st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, rows ? "rows" : "legend",
+                                    "Field '%s' goes with 'rows'; 'costs' gives every cell's cost "
+                                    "itself. Send one form.",
+                                    rows ? "rows" : "legend");
+            goto out_free_root;
+        }
+        if (missing) {
+            st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, missing,
+                                    "Field '%s' is required with 'costs'.", missing);
+            goto out_free_root;
+        }
+        st = grid_from_costs(costs, width, height, &L, &g, e);
+    } else if (!rows) {
         st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, "rows",
-                                "Field 'rows' is required: an array of strings, one per row.");
-        goto out_free_root;
+                                "Field 'rows' is required: an array of strings, one per row (or "
+                                "'costs' with width and height, as GET .../cells writes).");
+    } else if (!(st = build_legend(cJSON_GetObjectItemCaseSensitive(root, "legend"), legend, e))) {
+        st = grid_from_rows(rows, width, height, legend, &L, &g, e);
     }
-    for (it = rows->child; it; it = it->next) nrows++;
-    if (nrows == 0 || (height >= 0 && (size_t)height != nrows)) {
-        st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, "rows",
-                                "Field 'rows' has %zu rows; the map needs height (%lld) rows, at "
-                                "least one.",
-                                nrows, (long long)(height >= 0 ? height : 1));
-        goto out_free_root;
-    }
-    if (nrows > (size_t)L.max_side) {
-        st = pf_proto_error_set(e, PF_ELIMIT, PF_ERR_LIMIT_EXCEEDED, "rows",
-                                "The map has %zu rows; at most %d are accepted.", nrows,
-                                (int)L.max_side);
-        goto out_free_root;
-    }
-    rowp = calloc(nrows, sizeof(*rowp));
-    lens = calloc(nrows, sizeof(*lens));
-    if (!rowp || !lens) {
-        st = pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
-        goto out_free_rows;
-    }
-    i = 0;
-    for (it = rows->child; it; it = it->next, i++) {
-        snprintf(f, sizeof(f), "rows[%zu]", i);
-        if ((st = pf_jsonr_string(it, f, &rowp[i], e))) goto out_free_rows;
-        lens[i] = strlen(rowp[i]);
-        if (width >= 0 && lens[i] != (size_t)width) {
-            st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
-                                    "Row %zu has %zu cells; width is %lld.", i, lens[i],
-                                    (long long)width);
-            goto out_free_rows;
-        }
-    }
-    st = pf_map_from_rows(rowp, lens, (int32_t)nrows, legend, &L, &g, &perr);
-    if (st) {
-        if (st == PF_ELIMIT) {
-            pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, "rows",
-                               "The map is larger than this server accepts: %s", perr.msg);
-        } else if (st == PF_ENOMEM) {
-            pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
-        } else {
-            snprintf(f, sizeof(f), "rows[%d]", perr.line > 0 ? (int)perr.line - 1 : 0);
-            st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f, "%s: %s", f, perr.msg);
-        }
-        goto out_free_rows;
-    }
+    if (st) goto out_free_root;
     if (pf_grid_set_rules(g, (int)conn, cut) != PF_OK) {
         st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, "connectivity",
                                 "Field 'connectivity' must be 4 or 8.");
@@ -259,17 +406,21 @@ pf_status pf_map_json_parse(const char *buf, size_t len, const pf_grid_limits *l
             }
         }
     }
-    if ((it = cJSON_GetObjectItemCaseSensitive(root, "doors")) && (st = read_doors(it, g, e)))
-        goto out_free_grid;
+    if ((doors = cJSON_GetObjectItemCaseSensitive(root, "doors"))) {
+        if (costs && !(truth = pf_grid_clone(g))) {
+            st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+            goto out_free_grid;
+        }
+        if ((st = read_doors(doors, g, e))) goto out_free_grid;
+        if (truth) restore_door_state(g, truth);
+    }
     *out = g;
     g = NULL;
     st = PF_OK;
 
 out_free_grid:
+    pf_grid_destroy(truth);
     pf_grid_destroy(g);
-out_free_rows:
-    free(rowp);
-    free(lens);
 out_free_root:
     cJSON_Delete(root);
     return st;
@@ -283,7 +434,7 @@ pf_status pf_map_text_parse(const char *buf, size_t len, const pf_grid_limits *l
     if (st == PF_ELIMIT)
         return pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, NULL,
                                   "The map is larger than this server accepts: %s", perr.msg);
-    if (st == PF_ENOMEM) return pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
+    if (st == PF_ENOMEM) return pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     if (perr.line > 0)
         return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_MAP, NULL,
                                   "Moving AI map, line %d: %s", (int)perr.line, perr.msg);
@@ -305,8 +456,7 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
     pf_jsonw_kbool(w, "uniform_cost", pf_grid_is_uniform(g));
     pf_jsonw_kint(w, "doors", pf_grid_door_count(g));
     pf_jsonw_kuint(w, "memory_bytes", pf_planner_memory(info->planner));
-    pf_jsonw_kint(w, "jps_landmarks",
-                  pf_planner_landmarks(info->planner) ? pf_planner_landmarks(info->planner)->k : 0);
+    pf_jsonw_kint(w, "jps_landmarks", pf_planner_landmark_count(info->planner));
     pf_jsonw_kuint(w, "build_us", info->build_us);
     pf_jsonw_kstr(w, "default_algorithm", info->default_algorithm);
     pf_jsonw_key(w, "hierarchy");
@@ -404,6 +554,10 @@ void pf_map_write_cells(pf_jsonw *w, const char *id, uint64_t version, const pf_
         pf_jsonw_key(w, "walls");
         pf_jsonw_arr_begin(w);
         for (size_t k = 0; k < ne; k++) write_edge(w, e[k].a, e[k].dir);
+        pf_jsonw_arr_end(w);
+        pf_jsonw_key(w, "costs");
+        pf_jsonw_arr_begin(w);
+        for (size_t k = 0; k < nc; k++) pf_jsonw_int(w, pf_grid_door_open_cost(g, d, k));
         pf_jsonw_arr_end(w);
         pf_jsonw_obj_end(w);
     }

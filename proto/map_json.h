@@ -9,9 +9,19 @@
  *    "connectivity":8,                 4 or 8 (default 8)
  *    "corner_cutting":false,           default false
  *    "walls":[[x,y,"E"], ...],         blocked edges: cell and side (E, W, S, N)
- *    "doors":{"gate":{"cells":[[x,y],...], "walls":[[x,y,"E"],...], "open":true}}}
+ *    "doors":{"gate":{"cells":[[x,y],...], "walls":[[x,y,"E"],...], "open":true,
+ *                     "costs":[c,...]}}}  a door cell's cost when open (1..255);
+ *                                      default its cost in the map, 1 if blocked
+ * or, instead of rows and legend, the form GET /v1/maps/{id}/cells writes
+ * (pf_map_write_cells), so an export uploads back as it is:
+ *   {"width":W, "height":H,            required
+ *    "costs":"0101..00",               two hex digits a cell, row by row
+ *    "id":"m", "version":3,            the export's; checked, then ignored
+ *    ...}                              connectivity, walls, doors as above; after
+ *                                      the doors are declared, their cells and
+ *                                      edges get the state costs and walls say
  * Unknown members are rejected. Errors name the field ("rows[3]",
- * "legend.~", "walls[2]", "doors.gate.cells[0]").
+ * "legend.~", "walls[2]", "doors.gate.cells[0]", "costs").
  *
  * Statuses: PF_EPARSE (malformed JSON or text, wrong types), PF_EINVAL (a
  * value is not allowed: a character missing from the legend, rows of
@@ -58,9 +68,11 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info);
  * {"id","version","width","height","connectivity","corner_cutting",
  *  "costs":"<2 lowercase hex digits a cell, row by row, y = 0 first>",
  *  "walls":[[x,y,"E"|"S"],...],
- *  "doors":{"name":{"open":bool,"cells":[[x,y],...],"walls":[[x,y,"E"],...]},...}}
+ *  "doors":{"name":{"open":bool,"cells":[[x,y],...],"walls":[[x,y,"E"],...],
+ *                   "costs":[<open cost of each cell>]},...}}
  * Costs are the current ones (a closed door's cells are 00); every wall
- * edge is listed once, from its west or north cell. */
+ * edge is listed once, from its west or north cell. pf_map_json_parse reads
+ * it back into the same grid. */
 void pf_map_write_cells(pf_jsonw *w, const char *id, uint64_t version, const pf_grid *g);
 
 #endif

@@ -274,7 +274,7 @@ pf_status pf_path_batch_parse(const char *buf, size_t len, size_t max_queries,
     }
     reqs = calloc(count, sizeof(*reqs));
     if (!reqs) {
-        st = pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+        st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         goto out_free_root;
     }
     for (it = qs->child; it; it = it->next, i++) {

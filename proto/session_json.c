@@ -71,7 +71,8 @@ static pf_status read_cells(const cJSON *arr, const char *prefix, pf_update *u, 
     for (const cJSON *c = arr->child; c; c = c->next) n++;
     if (n == 0) return PF_OK;
     u->cells = calloc(n, sizeof(*u->cells));
-    if (!u->cells) return pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+    if (!u->cells)
+        return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     for (const cJSON *c = arr->child; c; c = c->next, i++) {
         const cJSON *cost, *blocked;
         int64_t v;
@@ -121,7 +122,8 @@ static pf_status read_doors(const cJSON *arr, const char *prefix, pf_update *u, 
     for (const cJSON *c = arr->child; c; c = c->next) n++;
     if (n == 0) return PF_OK;
     u->doors = calloc(n, sizeof(*u->doors));
-    if (!u->doors) return pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+    if (!u->doors)
+        return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     for (const cJSON *c = arr->child; c; c = c->next, i++) {
         const cJSON *id, *open;
         const char *s;
@@ -225,7 +227,8 @@ pf_status pf_update_list_parse(const char *buf, size_t len, bool ndjson, size_t 
     out->ndjson = ndjson;
     if (!ndjson) {
         out->items = calloc(1, sizeof(*out->items));
-        if (!out->items) return pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+        if (!out->items)
+            return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         if ((st = parse_one(buf, len, "", false, &out->items[0], e))) {
             pf_update_list_free(out);
             return st;
@@ -250,7 +253,8 @@ pf_status pf_update_list_parse(const char *buf, size_t len, bool ndjson, size_t 
                                   max_items);
     cap = count;
     out->items = calloc(cap, sizeof(*out->items));
-    if (!out->items) return pf_proto_error_set(e, PF_ENOMEM, NULL, NULL, "Out of memory.");
+    if (!out->items)
+        return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     for (; p < end; line++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);

@@ -1,265 +1,151 @@
-/* http.c -- libmicrohttpd glue: the daemon, the life of one request (body,
- * limits, content type, suspend/resume), and sending answers.
- *
- * libmicrohttpd's threads only do I/O and quick answers; anything that
- * searches or builds runs on the pool (handlers.c).
+/* http.c -- see http.h: libmicrohttpd's callbacks, the checks every request
+ * passes before its handler, and sending answers. It names no handler: the
+ * route table (routes.h) does.
  */
 #include "http.h"
 
 #include <arpa/inet.h>
+#include <microhttpd.h>
 #include <netinet/in.h>
-#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "http_status.h"
+#include "clock.h"
+#include "request_internal.h"
+#include "router.h"
 
 /* Bytes of an over-long streamed body read and dropped before hanging up. */
 #define PF_DISCARD_MAX (64u * 1024 * 1024)
 
-uint64_t pf__now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+struct pf_http {
+    pf_http_deps d;
+    pf_req_env env;
+    struct MHD_Daemon *daemon;
+    uint16_t port;
+    atomic_bool draining;
+};
 
-void pf__answer_json(pf_req *r, int code, pf_jsonw *w) {
-    size_t len;
-    char *buf = pf_jsonw_take(w, &len);
-    free(r->resp);
-    if (!buf) {
-        static const char oom[] =
-            "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"Out of memory.\"}}";
-        buf = malloc(sizeof(oom));
-        len = buf ? sizeof(oom) - 1 : 0;
-        if (buf) memcpy(buf, oom, sizeof(oom));
-        code = 503;
-    }
-    r->resp = buf;
-    r->resp_len = len;
-    r->resp_type = "application/json";
-    r->code = code;
-    r->answered = true;
-}
-
-static void answer_errorv(pf_req *r, int code, const char *errcode, const char *field,
-                          const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
-
-static void answer_errorv(pf_req *r, int code, const char *errcode, const char *field,
-                          const char *fmt, va_list ap) {
-    char msg[320];
-    pf_jsonw w;
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    pf_jsonw_init(&w, 256);
-    pf_proto_write_error(&w, errcode, msg, field);
-    pf__answer_json(r, code, &w);
-    if (code == 503) r->retry_after = true;
-}
-
-void pf__answer_error(pf_req *r, int code, const char *errcode, const char *field, const char *fmt,
-                      ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    answer_errorv(r, code, errcode, field, fmt, ap);
-    va_end(ap);
-}
-
-void pf__answer_perror(pf_req *r, const pf_proto_error *e) {
-    pf_jsonw w;
-    int code = pf_http_status(e->status);
-    pf_jsonw_init(&w, 256);
-    pf_proto_write_perror(&w, e);
-    pf__answer_json(r, code, &w);
-    if (code == 503) r->retry_after = true;
-}
-
-static void suspend_conn(void *ud) { MHD_suspend_connection(ud); }
-
-bool pf__dispatch(pf_req *r, pf_job_kind kind, pf_pool_fn fn) {
-    pf_status st;
-    r->job.fn = fn;
-    r->job.arg = r;
-    r->job.kind = kind;
-    /* The connection is suspended before the job becomes visible to the
-     * workers, so its resume always finds it suspended. */
-    /* Set before the job is visible and read only by this (the I/O) thread:
-     * once queued, r belongs to the worker until it resumes the connection,
-     * so on_request must not read anything the worker writes. */
-    r->queued = true;
-    st = pf_pool_submit_with(r->srv->pool, &r->job, suspend_conn, r->conn);
-    if (st) r->queued = false;
-    if (st == PF_ELIMIT) {
-        pf__answer_error(r, 503, PF_ERR_OVERLOADED, NULL,
-                         "The server is busy: %lld jobs are already waiting. Retry later.",
-                         (long long)r->srv->cfg.queue_limit);
-    } else if (st) {
-        pf__answer_error(r, 503, PF_ERR_SHUTTING_DOWN, NULL, "The server is shutting down.");
-        r->close = true;
-    }
-    return st == PF_OK;
-}
-
-void pf__finish(pf_req *r) { MHD_resume_connection(r->conn); }
-
-/* libmicrohttpd sent the 101: the socket is the stream hub's now. */
+/* libmicrohttpd sent the 101: the socket is the route's now. */
 static void on_upgrade(void *cls, struct MHD_Connection *c, void *con_cls, const char *extra,
                        size_t extra_len, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh) {
-    pf_server *s = cls;
     pf_req *r = con_cls;
+    (void)cls;
     (void)c;
-    pf_hub_adopt(s->hub, sock, urh, extra, extra_len, r->map_id, r->session_id);
-}
-
-static enum MHD_Result send_upgrade(pf_req *r) {
-    struct MHD_Response *resp = MHD_create_response_for_upgrade(on_upgrade, r->srv);
-    enum MHD_Result ret;
-    if (!resp) return MHD_NO;
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "websocket");
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "Upgrade");
-    MHD_add_response_header(resp, "Sec-WebSocket-Accept", r->ws_accept);
-    ret = MHD_queue_response(r->conn, MHD_HTTP_SWITCHING_PROTOCOLS, resp);
-    MHD_destroy_response(resp);
-    if (ret == MHD_YES) {
-        r->sent = true;
-        r->code = 101;
-    }
-    return ret;
+    r->upgrade_fn(r->upgrade_ud, sock, urh, extra, extra_len);
 }
 
 static enum MHD_Result send_answer(pf_req *r) {
     struct MHD_Response *resp;
     enum MHD_Result ret;
-    char num[32];
-    if (r->upgrade) return send_upgrade(r);
-    resp = MHD_create_response_from_buffer(r->resp_len, r->resp, MHD_RESPMEM_MUST_FREE);
-    if (!resp) return MHD_NO;
-    r->resp = NULL; /* libmicrohttpd frees it now */
-    if (r->resp_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->resp_type);
-    if (r->allow) MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
-    if (r->code == 426) MHD_add_response_header(resp, "Sec-WebSocket-Version", "13");
-    if (r->retry_after) {
-        snprintf(num, sizeof(num), "%lld", (long long)r->srv->cfg.retry_after_s);
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, num);
+    if (r->upgrade) {
+        resp = MHD_create_response_for_upgrade(on_upgrade, NULL);
+        if (!resp) return MHD_NO;
+        /* libmicrohttpd writes "Connection: Upgrade" itself: adding it here
+         * made "Connection: Upgrade, Upgrade", which .NET's ClientWebSocket
+         * (and so Unity) refuses. */
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "websocket");
+    } else {
+        resp = MHD_create_response_from_buffer(r->resp_len, r->resp,
+                                               pf__req_resp_is_static(r) ? MHD_RESPMEM_PERSISTENT
+                                                                         : MHD_RESPMEM_MUST_FREE);
+        if (!resp) return MHD_NO;
+        r->resp = NULL; /* libmicrohttpd frees it now */
+        if (r->resp_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->resp_type);
     }
-    if (r->location[0]) MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, r->location);
-    if (r->close) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-    ret = MHD_queue_response(r->conn, (unsigned)r->code, resp);
+    for (size_t i = 0; i < r->nheaders; i++)
+        MHD_add_response_header(resp, r->headers_buf + r->headers[i].name,
+                                r->headers_buf + r->headers[i].value);
+    ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
     if (ret == MHD_YES) r->sent = true;
     return ret;
 }
 
-/* The media type of Content-Type without parameters, compared
- * case-insensitively. */
-static bool media_is(const char *ct, const char *type) {
-    size_t n = strlen(type);
-    while (*ct == ' ') ct++;
-    return strncasecmp(ct, type, n) == 0 && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
-}
-
-static bool route_has_body(pf_route r) {
-    return r == PF_ROUTE_MAPS_CREATE || r == PF_ROUTE_MAP_PUT || r == PF_ROUTE_PATH_POST ||
-           r == PF_ROUTE_PATHS_POST || r == PF_ROUTE_MAP_PATCH || r == PF_ROUTE_SESSIONS_CREATE ||
-           r == PF_ROUTE_SESSION_UPDATES;
-}
-
-/* The first call of a request: route, content type, announced length. */
-static void begin(pf_req *r, const char *method, const char *url) {
-    pf_server *s = r->srv;
-    pf_route_result rr;
+/* The first call of a request: route, content type, announced length. An
+ * answer set here goes out at once. */
+static void begin(pf_http *h, pf_req *r, const char *method, const char *url) {
     const char *ct, *cl;
 
-    if (atomic_load(&s->draining)) {
-        pf__answer_error(r, 503, PF_ERR_SHUTTING_DOWN, NULL, "The server is shutting down.");
-        r->close = true;
+    if (atomic_load(&h->draining)) {
+        pf_req_answer_error(r, PF_ERR_SHUTTING_DOWN, NULL, NULL);
+        pf_req_close_after(r);
         return;
     }
-    switch (pf_route_find(method, url, &rr)) {
+    switch (pf_route_find(method, url, &r->rr)) {
     case PF_MATCH_NOT_FOUND:
-        pf__answer_error(r, 404, PF_ERR_NOT_FOUND, NULL, "No route %.16s %.200s.", method, url);
+        pf_req_answer_error(r, PF_ERR_NOT_FOUND, NULL, "No route %.16s %.200s.", method, url);
         return;
     case PF_MATCH_BAD_METHOD:
-        pf__answer_error(r, 405, PF_ERR_METHOD_NOT_ALLOWED, NULL,
-                         "Method %.16s is not allowed on %.200s; allowed: %s.", method, url,
-                         rr.allow);
-        r->allow = rr.allow;
+        pf_req_answer_error(r, PF_ERR_METHOD_NOT_ALLOWED, NULL,
+                            "Method %.16s is not allowed on %.200s; allowed: %s.", method, url,
+                            r->rr.allow);
+        pf_req_add_header(r, MHD_HTTP_HEADER_ALLOW, r->rr.allow);
         return;
     case PF_MATCH_BAD_ID:
-        pf__answer_error(r, 400, PF_ERR_INVALID_MAP_ID, "id",
-                         "A map id is 1 to %d characters of A-Z a-z 0-9 _ . -", PF_MAP_ID_MAX);
+        pf_req_answer_error(r, PF_ERR_INVALID_MAP_ID, "id",
+                            "A map id is 1 to %d characters of A-Z a-z 0-9 _ . -", PF_MAP_ID_MAX);
         return;
     case PF_MATCH_OK:
         break;
     }
-    r->route = rr.route;
-    memcpy(r->map_id, rr.map_id, sizeof(r->map_id));
-    memcpy(r->session_id, rr.session_id, sizeof(r->session_id));
-    if (!route_has_body(r->route)) return;
+    if (!pf_route_has_body(r->rr.route)) return;
 
     ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-    if (!ct || !*ct) {
-        r->body_kind = PF_BODY_NONE; /* maps: sniffed; paths: JSON */
-    } else if (media_is(ct, "application/json")) {
-        r->body_kind = PF_BODY_JSON;
-    } else if (media_is(ct, "text/plain") &&
-               (r->route == PF_ROUTE_MAP_PUT || r->route == PF_ROUTE_MAPS_CREATE)) {
-        r->body_kind = PF_BODY_TEXT;
-    } else if (media_is(ct, "application/x-ndjson") && r->route == PF_ROUTE_SESSION_UPDATES) {
-        r->body_kind = PF_BODY_NDJSON;
-    } else {
-        pf__answer_error(r, 415, PF_ERR_UNSUPPORTED_MEDIA, "Content-Type",
-                         "Content-Type '%.80s' is not accepted here; send %s.", ct,
-                         r->route == PF_ROUTE_MAP_PUT || r->route == PF_ROUTE_MAPS_CREATE
-                             ? "application/json or text/plain (Moving AI map)"
-                         : r->route == PF_ROUTE_SESSION_UPDATES
-                             ? "application/json (one update) or application/x-ndjson (one "
-                               "update a line)"
-                             : "application/json");
-        r->close = true;
+    r->body_kind = pf_route_body_kind(r->rr.route, ct);
+    if (!r->body_kind) {
+        /* curl -d / --data-binary sends a form type unless told otherwise,
+         * so the answer names the header to add: text/plain where a Moving
+         * AI map is accepted, else application/json. Form types stay
+         * refused: a browser may send them cross-site without asking. */
+        char types[160];
+        const char *hint =
+            pf_route_body_kind(r->rr.route, "text/plain") ? "text/plain" : "application/json";
+        pf_route_describe_bodies(r->rr.route, types, sizeof(types));
+        pf_req_answer_error(r, PF_ERR_UNSUPPORTED_MEDIA, "Content-Type",
+                            "Content-Type '%.80s' is not accepted here; send %s (with curl: -H "
+                            "'Content-Type: %s').",
+                            ct, types, hint);
+        pf_req_close_after(r);
         return;
     }
     cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     if (cl) {
         char *end;
         unsigned long long n = strtoull(cl, &end, 10);
-        if (*end == '\0' && n > (unsigned long long)s->cfg.max_body_bytes) {
+        if (*end == '\0' && n > (unsigned long long)h->d.cfg->max_body_bytes) {
             /* Answered before reading a byte of the body. */
-            pf__answer_error(r, 413, PF_ERR_BODY_TOO_LARGE, NULL,
-                             "The body has %llu bytes; this server accepts at most %lld.", n,
-                             (long long)s->cfg.max_body_bytes);
-            r->close = true;
+            pf_req_answer_error(r, PF_ERR_BODY_TOO_LARGE, NULL,
+                                "The body has %llu bytes; this server accepts at most %lld.", n,
+                                (long long)h->d.cfg->max_body_bytes);
+            pf_req_close_after(r);
         }
     }
 }
 
 /* Appends a piece of the body; answers 413 past the limit. */
-static void take_body(pf_req *r, const char *data, size_t n) {
-    size_t need, cap;
-    if (r->answered || !route_has_body(r->route)) return;
-    if (__builtin_add_overflow(r->body_len, n, &need) ||
-        need > (size_t)r->srv->cfg.max_body_bytes) {
-        free(r->body);
-        r->body = NULL;
-        r->body_len = r->body_cap = 0;
-        pf__answer_error(r, 413, PF_ERR_BODY_TOO_LARGE, NULL,
-                         "The body is larger than the %lld bytes this server accepts.",
-                         (long long)r->srv->cfg.max_body_bytes);
-        r->close = true;
+static void take_body(pf_http *h, pf_req *r, const char *data, size_t n) {
+    size_t need, cap, max = (size_t)h->d.cfg->max_body_bytes;
+    if (r->answered || !pf_route_has_body(r->rr.route)) return;
+    if (__builtin_add_overflow(r->body_len, n, &need) || need > max) {
+        pf_req_drop_body(r);
+        pf_req_answer_error(r, PF_ERR_BODY_TOO_LARGE, NULL,
+                            "The body is larger than the %lld bytes this server accepts.",
+                            (long long)max);
+        pf_req_close_after(r);
         return;
     }
     if (need > r->body_cap) {
         char *b;
         cap = r->body_cap ? r->body_cap : 4096;
         while (cap < need) cap *= 2;
-        if (cap > (size_t)r->srv->cfg.max_body_bytes) cap = (size_t)r->srv->cfg.max_body_bytes;
+        if (cap > max) cap = max;
         b = realloc(r->body, cap);
         if (!b) {
-            pf__answer_error(r, 503, PF_ERR_NO_MEMORY, NULL, "Out of memory for the body.");
-            r->close = true;
+            pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, "Out of memory for the body.");
+            pf_req_close_after(r);
             return;
         }
         r->body = b;
@@ -272,19 +158,16 @@ static void take_body(pf_req *r, const char *data, size_t n) {
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls) {
-    pf_server *s = cls;
+    pf_http *h = cls;
     pf_req *r = *con_cls;
     (void)version;
 
     if (!r) {
-        r = calloc(1, sizeof(*r));
+        r = pf__req_create(&h->env, c, pf_clock_now_ns());
         if (!r) return MHD_NO;
-        r->srv = s;
-        r->conn = c;
-        r->t0_ns = pf__now_ns();
-        atomic_fetch_add(&s->in_flight, 1);
+        pf_metrics_request_begin(h->d.metrics);
         *con_cls = r;
-        begin(r, method, url);
+        begin(h, r, method, url);
         /* An early answer (404, 405, 413 by Content-Length, 415) goes out
          * now; libmicrohttpd then skips the body and closes. */
         if (r->answered) return send_answer(r);
@@ -299,14 +182,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             r->discarded += *upload_data_size;
             if (r->discarded > PF_DISCARD_MAX) return MHD_NO;
         }
-        take_body(r, upload_data, *upload_data_size);
+        take_body(h, r, upload_data, *upload_data_size);
         *upload_data_size = 0;
         return MHD_YES;
     }
     if (r->sent) return MHD_YES;
     if (!r->answered && !r->queued) {
-        pf__handle(r);
+        pf_routes_call(h->d.routes, r->rr.route, r);
         if (r->queued) return MHD_YES; /* suspended: the worker resumes the connection */
+        if (!r->answered) pf_req_answer_error(r, PF_ERR_INTERNAL, NULL, NULL);
     }
     /* Not queued, or resumed by the worker: its answer is set. */
     if (r->answered) return send_answer(r);
@@ -315,25 +199,32 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe) {
-    pf_server *s = cls;
+    pf_http *h = cls;
     pf_req *r = *con_cls;
     (void)c;
     (void)toe;
     if (!r) return;
-    pf_metrics_observe(&s->metrics, r->route, r->sent ? r->code : 0,
-                       (pf__now_ns() - r->t0_ns) / 1000);
-    pf_mapver_release(r->mv);
-    pf_update_list_free(&r->updates);
-    pf_update_free(&r->patch);
-    free(r->queries);
-    free(r->body);
-    free(r->resp);
-    free(r);
+    pf_metrics_request_end(h->d.metrics, r->rr.route, r->sent ? r->status : 0,
+                           (pf_clock_now_ns() - r->t0_ns) / 1000);
+    pf__req_destroy(r);
     *con_cls = NULL;
-    atomic_fetch_sub(&s->in_flight, 1);
 }
 
-pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
+pf_status pf_http_create(const pf_http_deps *d, pf_http **out) {
+    pf_http *h = calloc(1, sizeof(*h));
+    *out = NULL;
+    if (!h) return PF_ENOMEM;
+    h->d = *d;
+    h->env.pool = d->pool;
+    h->env.queue_limit = d->cfg->queue_limit;
+    h->env.retry_after_s = d->cfg->retry_after_s;
+    atomic_init(&h->draining, false);
+    *out = h;
+    return PF_OK;
+}
+
+pf_status pf_http_start(pf_http *h, char *err, size_t errlen) {
+    const pf_config *cfg = h->d.cfg;
     struct sockaddr_in sa;
     const union MHD_DaemonInfo *info;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
@@ -341,42 +232,48 @@ pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
 
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)s->cfg.port);
-    if (inet_pton(AF_INET, s->cfg.bind, &sa.sin_addr) != 1) {
-        snprintf(err, errlen, "--bind '%s' is not an IPv4 address", s->cfg.bind);
+    sa.sin_port = htons((uint16_t)cfg->port);
+    if (inet_pton(AF_INET, cfg->bind, &sa.sin_addr) != 1) {
+        snprintf(err, errlen, "--bind '%s' is not an IPv4 address", cfg->bind);
         return PF_EINVAL;
     }
-    s->daemon = MHD_start_daemon(
-        flags, (uint16_t)s->cfg.port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
-        (struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)s->cfg.io_threads,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->cfg.max_connections,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)s->cfg.max_per_ip,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->cfg.conn_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, s, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
-    if (!s->daemon) {
+    h->daemon = MHD_start_daemon(
+        flags, (uint16_t)cfg->port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
+        (struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->io_threads,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->max_per_ip,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->conn_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, h, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+    if (!h->daemon) {
         snprintf(err, errlen, "cannot listen on %s:%lld (address in use or not available)",
-                 s->cfg.bind, (long long)s->cfg.port);
+                 cfg->bind, (long long)cfg->port);
         return PF_EINVAL;
     }
-    info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = info ? info->port : (uint16_t)s->cfg.port;
+    info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    h->port = info ? info->port : (uint16_t)cfg->port;
     return PF_OK;
 }
 
-uint16_t pf_server_port(const pf_server *s) { return s->port; }
+uint16_t pf_http_port(const pf_http *h) { return h->port; }
 
-uint64_t pf_server_drain(pf_server *s, int64_t timeout_ms) {
-    uint64_t end = pf__now_ns() + (uint64_t)timeout_ms * 1000000ull, left;
-    struct timespec nap = {0, 5 * 1000 * 1000};
-    if (!s->daemon) return 0;
-    atomic_store(&s->draining, true);
-    MHD_socket lsock = MHD_quiesce_daemon(s->daemon);
+void pf_http_quiesce(pf_http *h) {
+    MHD_socket lsock;
+    if (!h->daemon) return;
+    atomic_store(&h->draining, true);
+    lsock = MHD_quiesce_daemon(h->daemon);
     if (lsock != MHD_INVALID_SOCKET) close(lsock);
-    pf_hub_close_all(s->hub);
-    while ((left = atomic_load(&s->in_flight)) > 0 && pf__now_ns() < end) nanosleep(&nap, NULL);
-    if (left == 0) {
-        MHD_stop_daemon(s->daemon);
-        s->daemon = NULL;
-    }
-    return left;
+}
+
+uint64_t pf_http_in_flight(const pf_http *h) { return pf_metrics_in_flight(h->d.metrics); }
+
+void pf_http_stop(pf_http *h) {
+    if (!h->daemon) return;
+    MHD_stop_daemon(h->daemon);
+    h->daemon = NULL;
+}
+
+void pf_http_destroy(pf_http *h) {
+    if (!h) return;
+    pf_http_stop(h);
+    free(h);
 }

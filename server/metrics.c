@@ -1,12 +1,27 @@
 /* metrics.c -- see metrics.h. */
 #include "metrics.h"
 
+#include <microhttpd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-static const int codes[PF_METRICS_NCODES] = {200, 201, 204, 400, 404, 405, 413,
-                                             415, 422, 429, 500, 503, 504, 409};
+#include "router.h"
+
+static const int codes[PF_METRICS_NCODES] = {MHD_HTTP_OK,
+                                             MHD_HTTP_CREATED,
+                                             MHD_HTTP_NO_CONTENT,
+                                             MHD_HTTP_BAD_REQUEST,
+                                             MHD_HTTP_NOT_FOUND,
+                                             MHD_HTTP_METHOD_NOT_ALLOWED,
+                                             MHD_HTTP_CONTENT_TOO_LARGE,
+                                             MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+                                             MHD_HTTP_UNPROCESSABLE_CONTENT,
+                                             MHD_HTTP_TOO_MANY_REQUESTS,
+                                             MHD_HTTP_INTERNAL_SERVER_ERROR,
+                                             MHD_HTTP_SERVICE_UNAVAILABLE,
+                                             MHD_HTTP_GATEWAY_TIMEOUT,
+                                             MHD_HTTP_CONFLICT};
 static const uint64_t bounds_us[PF_METRICS_NBUCKETS] = {
     50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000, 5000000};
 
@@ -18,9 +33,29 @@ void pf_metrics_init(pf_metrics *m) {
     }
     atomic_init(&m->searches, 0);
     atomic_init(&m->expanded, 0);
+    atomic_init(&m->cache_hits, 0);
+    atomic_init(&m->cache_misses, 0);
+    atomic_init(&m->in_flight, 0);
 }
 
-void pf_metrics_observe(pf_metrics *m, pf_route r, int http_code, uint64_t latency_us) {
+void pf_metrics_request_begin(pf_metrics *m) {
+    atomic_fetch_add_explicit(&m->in_flight, 1, memory_order_relaxed);
+}
+
+uint64_t pf_metrics_in_flight(pf_metrics *m) {
+    return atomic_load_explicit(&m->in_flight, memory_order_relaxed);
+}
+
+void pf_metrics_count_search(pf_metrics *m, uint64_t expanded) {
+    atomic_fetch_add_explicit(&m->searches, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->expanded, expanded, memory_order_relaxed);
+}
+
+void pf_metrics_count_cache(pf_metrics *m, bool hit) {
+    atomic_fetch_add_explicit(hit ? &m->cache_hits : &m->cache_misses, 1, memory_order_relaxed);
+}
+
+void pf_metrics_request_end(pf_metrics *m, pf_route r, int http_code, uint64_t latency_us) {
     int c = PF_METRICS_NCODES, b = 0;
     if ((unsigned)r >= PF_ROUTE_COUNT) r = PF_ROUTE_NONE;
     for (int i = 0; i < PF_METRICS_NCODES; i++)
@@ -29,6 +64,7 @@ void pf_metrics_observe(pf_metrics *m, pf_route r, int http_code, uint64_t laten
     atomic_fetch_add_explicit(&m->requests[r][c], 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&m->latency[r][b], 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&m->latency_sum_us[r], latency_us, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&m->in_flight, 1, memory_order_relaxed);
 }
 
 static void line(pf_jsonw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -55,6 +91,7 @@ static void scalar(pf_jsonw *w, const char *name, const char *type, const char *
 
 void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
     pf_metrics *mm = (pf_metrics *)m; /* atomic loads take non-const pointers in C11 */
+    unsigned long long hits = LOAD(mm->cache_hits), misses = LOAD(mm->cache_misses);
     line(w, "# HELP pathd_requests_total HTTP requests answered, by route and status.\n"
             "# TYPE pathd_requests_total counter\n");
     for (int r = 0; r < PF_ROUTE_COUNT; r++)
@@ -99,16 +136,14 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     scalar(w, "pathd_queue_rejected_total", "counter", "Jobs refused because the queue was full.",
            (double)g->rejected);
     scalar(w, "pathd_cache_hits_total", "counter", "Path cache hits (maps held now).",
-           (double)g->cache_hits);
+           (double)LOAD(mm->cache_hits));
     scalar(w, "pathd_cache_misses_total", "counter", "Path cache misses (maps held now).",
-           (double)g->cache_misses);
+           (double)LOAD(mm->cache_misses));
     scalar(w, "pathd_cache_hit_ratio", "gauge", "Hits / lookups of the path caches.",
-           g->cache_hits + g->cache_misses
-               ? (double)g->cache_hits / (double)(g->cache_hits + g->cache_misses)
-               : 0.0);
+           (hits + misses) ? (double)hits / (double)(hits + misses) : 0.0);
     scalar(w, "pathd_maps", "gauge", "Maps held.", (double)g->maps);
     scalar(w, "pathd_sessions", "gauge", "D* Lite sessions held.", (double)g->sessions);
     scalar(w, "pathd_streams", "gauge", "Open WebSocket session streams.", (double)g->streams);
     scalar(w, "pathd_requests_in_flight", "gauge", "Requests received and not yet answered.",
-           (double)g->in_flight);
+           (double)LOAD(mm->in_flight));
 }

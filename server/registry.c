@@ -58,6 +58,8 @@ void pf_mapver_release(pf_mapver *mv) {
     free(mv);
 }
 
+uint64_t pf_mapver_next_version(const pf_mapver *cur) { return cur ? cur->version + 1 : 1; }
+
 pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *changed, size_t n) {
     pf_mapdiff *d = calloc(1, sizeof(*d));
     size_t keep = 0, cells = n;
@@ -66,7 +68,7 @@ pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *ch
         return PF_ENOMEM;
     }
     atomic_init(&d->refs, 1);
-    d->version = prev->version + 1;
+    d->version = pf_mapver_next_version(prev);
     d->cells = changed;
     d->n = n;
     /* Keep the newest diffs of prev that fit the bounds. */
@@ -171,7 +173,7 @@ pf_mapver *pf_registry_get(pf_registry *r, const char *id) {
     return mv;
 }
 
-pf_status pf_registry_publish(pf_registry *r, pf_mapver *mv, bool *created) {
+static pf_status publish(pf_registry *r, pf_mapver *mv, uint64_t first, bool *created) {
     pf_mapver *old = NULL;
     slot **pp, *s;
     pf_status st = PF_OK;
@@ -179,7 +181,7 @@ pf_status pf_registry_publish(pf_registry *r, pf_mapver *mv, bool *created) {
     pp = find(r, mv->id);
     if (*pp) {
         old = (*pp)->mv;
-        mv->version = old->version + 1;
+        mv->version = pf_mapver_next_version(old);
         mv->lineage = ++r->lineages;
         (*pp)->mv = mv;
         *created = false;
@@ -188,7 +190,7 @@ pf_status pf_registry_publish(pf_registry *r, pf_mapver *mv, bool *created) {
     } else if (!(s = calloc(1, sizeof(*s)))) {
         st = PF_ENOMEM;
     } else {
-        if (mv->version == 0) mv->version = 1; /* else a reloaded map's stored version */
+        mv->version = first;
         mv->lineage = ++r->lineages;
         s->mv = mv;
         *pp = s;
@@ -200,13 +202,21 @@ pf_status pf_registry_publish(pf_registry *r, pf_mapver *mv, bool *created) {
     return st;
 }
 
+pf_status pf_registry_publish(pf_registry *r, pf_mapver *mv, bool *created) {
+    return publish(r, mv, pf_mapver_next_version(NULL), created);
+}
+
+pf_status pf_registry_restore(pf_registry *r, pf_mapver *mv, uint64_t version, bool *created) {
+    return publish(r, mv, version ? version : pf_mapver_next_version(NULL), created);
+}
+
 pf_status pf_registry_swap(pf_registry *r, pf_mapver *expected, pf_mapver *mv) {
     slot **pp;
     pf_status st = PF_ECANCELED;
     uv_mutex_lock(&r->mu);
     pp = find(r, mv->id);
     if (*pp && (*pp)->mv == expected) {
-        mv->version = expected->version + 1;
+        mv->version = pf_mapver_next_version(expected);
         mv->lineage = expected->lineage;
         (*pp)->mv = mv;
         st = PF_OK;

@@ -50,8 +50,7 @@ typedef struct pf_mapdiff {
 typedef struct pf_mapver {
     atomic_int refs;
     char id[PF_MAP_ID_MAX + 1];
-    uint64_t version;         /* set by pf_registry_publish (a new id keeps a
-                               * nonzero version set before), then constant */
+    uint64_t version;         /* 0 until published; the registry numbers it */
     pf_planner *planner;      /* owned */
     pf_cache *cache;          /* owned */
     uint64_t build_us;        /* parse + preprocessing */
@@ -94,11 +93,22 @@ void pf_registry_destroy(pf_registry *r);
 /* The current version of id with a reference for the caller, or NULL. */
 pf_mapver *pf_registry_get(pf_registry *r, const char *id);
 
+/* The number the registry gives the version that replaces or patches cur:
+ * cur->version + 1, or 1 for a new id (cur NULL). */
+uint64_t pf_mapver_next_version(const pf_mapver *cur);
+
 /* Makes mv the current version of mv->id: numbers it (1, or the replaced
  * version + 1), takes over the caller's reference, releases the one on the
  * version it replaces. *created tells whether the id was new. PF_ELIMIT when
- * the id is new and the registry is full (mv is not taken then). */
+ * the id is new and the registry is full, PF_ENOMEM (mv is not taken
+ * then). */
 pf_status pf_registry_publish(pf_registry *r, pf_mapver *mv, bool *created);
+
+/* pf_registry_publish for a map read back from the data directory: a new
+ * id starts at `version` (the one it was stored with, >= 1) instead of 1,
+ * so the numbers clients saw stay meaningful across a restart; an id
+ * already held is replaced as usual (its version + 1). */
+pf_status pf_registry_restore(pf_registry *r, pf_mapver *mv, uint64_t version, bool *created);
 
 /* Publishes mv (a PATCH of `expected`) as the current version of its id,
  * only if `expected` is still the current one: mv gets version

@@ -1,43 +1,31 @@
-/* router.h -- method + path -> route. The table of every route the server
- * answers lives in router.c; a newcomer reads it to see the whole API.
+/* router.h -- method + path -> route, and what a route's body may be, all
+ * read from the one table of routes (routes.h's PF_ROUTES).
  *
- * Pure function of its inputs, thread-safe.
+ * Pure functions of their inputs and of that constant table; thread-safe.
  */
 #ifndef PF_SERVER_ROUTER_H
 #define PF_SERVER_ROUTER_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "routes.h"
 
 #define PF_MAP_ID_MAX 64
 /* Session ids are 32 lowercase hex digits; the router accepts any
  * [A-Za-z0-9_-]{1,64} there and lets the lookup answer 404. */
 #define PF_SESSION_ID_MAX 64
 
-typedef enum pf_route {
-    PF_ROUTE_NONE = 0,
-    PF_ROUTE_HEALTHZ,         /* GET /healthz */
-    PF_ROUTE_READYZ,          /* GET /readyz */
-    PF_ROUTE_METRICS,         /* GET /metrics */
-    PF_ROUTE_INFO,            /* GET /v1/info */
-    PF_ROUTE_MAPS_LIST,       /* GET /v1/maps */
-    PF_ROUTE_MAPS_CREATE,     /* POST /v1/maps */
-    PF_ROUTE_MAP_GET,         /* GET /v1/maps/{id} */
-    PF_ROUTE_MAP_PUT,         /* PUT /v1/maps/{id} */
-    PF_ROUTE_MAP_DELETE,      /* DELETE /v1/maps/{id} */
-    PF_ROUTE_PATH_GET,        /* GET /v1/maps/{id}/path?start=x,y&goal=x,y */
-    PF_ROUTE_PATH_POST,       /* POST /v1/maps/{id}/path */
-    PF_ROUTE_PATHS_POST,      /* POST /v1/maps/{id}/paths (batch) */
-    PF_ROUTE_MAP_PATCH,       /* PATCH /v1/maps/{id} (world changes) */
-    PF_ROUTE_SESSIONS_CREATE, /* POST /v1/maps/{id}/sessions */
-    PF_ROUTE_SESSION_GET,     /* GET /v1/maps/{id}/sessions/{sid} */
-    PF_ROUTE_SESSION_DELETE,  /* DELETE /v1/maps/{id}/sessions/{sid} */
-    PF_ROUTE_SESSION_UPDATES, /* POST /v1/maps/{id}/sessions/{sid}/updates */
-    PF_ROUTE_SESSION_STREAM,  /* GET /v1/maps/{id}/sessions/{sid}/stream (WebSocket) */
-    PF_ROUTE_MAP_CELLS,       /* GET /v1/maps/{id}/cells (every cell, walls, doors) */
-    PF_ROUTE_VIEWER,          /* GET / (the debug viewer page) */
-    PF_ROUTE_COUNT
-} pf_route;
+/* The kinds of request body, as flags for the table's body sets. A new
+ * kind (model/obj for meshes) is a flag here and a row in router.c's
+ * table of media types. */
+typedef enum pf_body_kind {
+    PF_BODY_ABSENT = 1u << 0, /* no Content-Type header */
+    PF_BODY_JSON = 1u << 1,   /* application/json */
+    PF_BODY_TEXT = 1u << 2,   /* text/plain: a Moving AI map */
+    PF_BODY_NDJSON = 1u << 3  /* application/x-ndjson: session updates, one a line */
+} pf_body_kind;
 
 typedef enum pf_route_match {
     PF_MATCH_OK = 0,
@@ -46,20 +34,54 @@ typedef enum pf_route_match {
     PF_MATCH_BAD_ID      /* 400: a map id outside [A-Za-z0-9_.-]{1,64} */
 } pf_route_match;
 
+/* Long enough for every method of one path: "GET, HEAD, POST, PUT, PATCH,
+ * DELETE". */
+#define PF_ALLOW_MAX 48
+
 typedef struct pf_route_result {
     pf_route route;
-    char map_id[PF_MAP_ID_MAX + 1];         /* for /v1/maps/{id}... */
-    char session_id[PF_SESSION_ID_MAX + 1]; /* for .../sessions/{sid}... */
-    const char *allow;                      /* "GET, PUT, DELETE" for 405 answers */
+    char map_id[PF_MAP_ID_MAX + 1];         /* {id} */
+    char session_id[PF_SESSION_ID_MAX + 1]; /* {sid} */
+    char allow[PF_ALLOW_MAX];               /* PF_MATCH_BAD_METHOD: "GET, HEAD, DELETE" */
 } pf_route_result;
 
-/* Matches `method` (HEAD counts as GET) and `path` (no query string). */
+/* Matches `method` (HEAD counts as GET) and `path` (no query string) against
+ * the table; out is always filled (zeroed first). The Allow list of a
+ * known path is its methods in the order GET, HEAD, POST, PUT, PATCH,
+ * DELETE (HEAD wherever GET is). */
 pf_route_match pf_route_find(const char *method, const char *path, pf_route_result *out);
 
-/* A short label of a route for metrics ("path_post"). */
+/* A route's label for metrics ("path_post"); "none" for PF_ROUTE_NONE and
+ * values outside the table. */
 const char *pf_route_name(pf_route r);
+
+/* The scope the route needs (routes.h). */
+pf_scope pf_route_scope(pf_route r);
+/* The route's method ("GET") and path shape ("/v1/maps/{id}/path"); ""
+ * for PF_ROUTE_NONE. */
+const char *pf_route_method(pf_route r);
+const char *pf_route_shape(pf_route r);
+
+/* Whether the route reads a request body (its body set is not NONE). */
+bool pf_route_has_body(pf_route r);
+
+/* The kind of a body sent to route r with Content-Type header `ct` (NULL or
+ * "" when there was none): its media type, parameters (";charset=...")
+ * ignored and compared case-insensitively, must be one the route accepts.
+ * Returns the kind, or 0 when the route does not accept it (the server's
+ * 415). */
+pf_body_kind pf_route_body_kind(pf_route r, const char *ct);
+
+/* Writes the media types route r accepts as a phrase for a 415 message
+ * ("application/json or text/plain (a Moving AI map)") into buf. */
+void pf_route_describe_bodies(pf_route r, char *buf, size_t len);
 
 /* Whether id matches [A-Za-z0-9_.-]{1,64}. */
 bool pf_map_id_is_valid(const char *id, size_t len);
+
+/* Internal, exposed for tests: how path fits one shape. 2 (fits: the
+ * captures are in *out and *spec says how specific the shape is, greater
+ * wins), 1 (it would fit but for a bad map id), 0 (no). */
+int pf__route_shape_fits(const char *shape, const char *path, pf_route_result *out, uint32_t *spec);
 
 #endif

@@ -1,24 +1,37 @@
 /* server.h -- the pathd server as one object: HTTP front end
- * (libmicrohttpd), worker pool, map registry, metrics.
+ * (libmicrohttpd), worker pool, map registry and store, sessions, streams,
+ * metrics. server.c makes the parts and hands each only the parts it uses.
  *
  * Where a request goes:
- *   http.c      libmicrohttpd calls pf__http_on_request: the body is
- *               gathered, limits and content type checked, the route found
- *               (router.c);
- *   handlers.c  the route's handler answers at once (health, info, map
- *               info, cache hits) or suspends the connection and queues a
- *               job on the pool (pool.c);
- *   handlers.c  the job (run_paths, run_build) runs on a worker with that
- *               worker's search context, calls pf_planner_search (core's one
- *               dispatch), writes the JSON answer (proto/) and resumes the
- *               connection, which sends it.
- *   session.c   D* Lite sessions: handlers.c holds one (busy) for a
- *               request and runs its sync / validate / apply / plan as a
- *               job (pf__session_run); PATCH builds the next map version.
- *   stream.c    WebSocket streams: libmicrohttpd upgrades the connection
- *               and the hub thread (libuv) reads messages, runs each as a
- *               session job on the pool and writes the answers; it also
- *               reaps idle sessions.
+ *   http.c       where it enters: libmicrohttpd calls on_request; the route
+ *                is found in the table (routes.h, matched by router.c: 404,
+ *                405 with Allow, 400 for a bad map id), the Content-Type
+ *                checked against the route's body types (415), the body
+ *                gathered within --max-body (413);
+ *   routes.h     the table of every route: method, path shape, body types,
+ *                scope, metrics name, and the resource file whose handler
+ *                runs it (routes.c calls it);
+ *   routes_*.c   one file per resource: routes_ops.c (health, readiness,
+ *                info, metrics, the viewer), routes_maps.c (list, upload,
+ *                PATCH, DELETE, cells; changes go through maps.c, which
+ *                keeps the data directory and the registry in agreement),
+ *                routes_paths.c (path queries and batches), routes_sessions.c
+ *                (D* Lite sessions and the WebSocket handshake). A handler
+ *                answers at once through request.h (answers, errors from
+ *                proto/errors.h's one table, headers) or queues a job on the
+ *                pool (pool.c);
+ *   the job      runs on a worker with that worker's search context: a path
+ *                search calls pf_planner_search (core's one dispatch), an
+ *                upload builds the planner (maps.c), a session runs
+ *                session.c's pf_session_run; it writes the JSON answer
+ *                (proto/) and resumes the connection (pf_req_finish), which
+ *                sends it;
+ *   stream.c     WebSocket streams: after the 101 the hub thread (libuv)
+ *                reads messages and runs each as the same session job on the
+ *                pool, writes the answers, and reaps idle sessions.
+ *
+ * No file of this walk calls back into one before it: http.c -> routes.c ->
+ * routes_*.c -> request.c, maps.c, session.c, registry.c -> core.
  *
  * Lifecycle: create, start (listens), [load demo maps], drain on SIGTERM
  * (stop accepting, finish requests in flight), destroy.

@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <uv.h>
 
+#include "clock.h"
 #include "dstar.h"
 
 /* Pins: the session's private changes, an open-addressing table keyed by
@@ -531,7 +532,7 @@ pf_status pf_session_validate(const pf_session *s, const pf_update_list *l, pf_p
             st = check_point(s, &pending, u->position, f, e);
         }
     }
-    if (st == PF_ENOMEM) pf_proto_error_set(e, st, NULL, NULL, "Out of memory.");
+    if (st == PF_ENOMEM) pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     pins_free(&pending);
     return st;
 }
@@ -635,4 +636,57 @@ pf_status pf_session_plan(pf_session *s, pf_result *out) {
     if (st == PF_EINVAL) st = pf_dstar_plan(s->d, 0, out); /* it searches anew */
     if (st == PF_EINVAL) st = out->status = PF_NO_PATH;
     return st;
+}
+
+/* The session job */
+
+pf_error pf_session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_session *s,
+                        const pf_update_list *l, pf_jsonw *w) {
+    pf_proto_error e;
+    pf_session_answer a;
+    pf_result res;
+    const char *how = "none";
+    uint64_t t0 = pf_clock_now_ns();
+    pf_status st;
+
+    if (pf_session_sync(s, reg, &how) == PF_ECANCELED) {
+        pf_sessions_kill(t, s);
+        pf_proto_write_error(w, PF_ERR_SESSION_NOT_FOUND,
+                             "The session is gone: its map was deleted or replaced.", NULL);
+        return PF_ERR_SESSION_NOT_FOUND;
+    }
+    if (l) {
+        if (pf_session_validate(s, l, &e)) {
+            pf_proto_write_perror(w, &e);
+            return e.code;
+        }
+        if (pf_session_apply(s, l)) {
+            pf_proto_write_error(w, PF_ERR_NO_MEMORY, NULL, NULL);
+            return PF_ERR_NO_MEMORY;
+        }
+    }
+    st = pf_session_plan(s, &res);
+    pf_metrics_count_search(m, res.expanded);
+    if (st == PF_ENOMEM) {
+        pf_proto_write_error(w, PF_ERR_NO_MEMORY, NULL, NULL);
+        return PF_ERR_NO_MEMORY;
+    }
+    memset(&a, 0, sizeof(a));
+    a.session_id = pf_session_id(s);
+    a.map_id = pf_session_map_id(s);
+    a.status = st;
+    a.cost = res.cost;
+    a.path = res.path;
+    a.path_len = res.path_len;
+    a.position = pf_session_position(s);
+    a.goal = pf_session_goal(s);
+    a.map_version = pf_session_map_version(s);
+    a.ttl_s = pf_session_ttl(s);
+    a.expanded = res.expanded;
+    a.time_us = (pf_clock_now_ns() - t0) / 1000;
+    a.updates = l ? l->n : 0;
+    a.rebase = how;
+    a.memory_bytes = pf_session_memory(s);
+    pf_session_write_answer(w, &a);
+    return PF_ERR_NONE;
 }

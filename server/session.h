@@ -32,6 +32,8 @@
 #include <stdint.h>
 
 #include "errors.h"
+#include "jsonw.h"
+#include "metrics.h"
 #include "registry.h"
 #include "session_json.h"
 #include "status.h"
@@ -115,6 +117,18 @@ pf_status pf_session_validate(const pf_session *s, const pf_update_list *l, pf_p
  * PF_ENOMEM: the updates applied so far stay and the session's search
  * starts anew at its next plan. */
 pf_status pf_session_apply(pf_session *s, const pf_update_list *l);
+
+/* The session job, run on a worker for a held session by both front ends
+ * (POST/GET .../sessions routes and WebSocket stream messages): brings s to
+ * its map's current version (pf_session_sync), validates and applies l
+ * (NULL: a read), plans (counted in m), and writes the answer JSON
+ * (session_json.h), or an error body, into w. Returns PF_ERR_NONE on an
+ * answer, or the error whose body w holds: an invalid update
+ * (INVALID_VALUE, OFF_MAP, BLOCKED; the session is unchanged),
+ * SESSION_NOT_FOUND when the map was deleted or replaced (s is killed:
+ * freed at its release), NO_MEMORY. The caller still releases s. */
+pf_error pf_session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_session *s,
+                        const pf_update_list *l, pf_jsonw *w);
 
 /* Plans or repairs (pf_dstar_plan without a budget). out->path is borrowed
  * from the session until its next operation. Statuses: PF_OK, PF_NO_PATH,

@@ -8,7 +8,10 @@
 #include <sys/socket.h>
 #include <uv.h>
 
-#include "http.h"
+#include "clock.h"
+#include "errors.h"
+#include "router.h"
+#include "session_json.h"
 #include "ws.h"
 
 #define READ_CHUNK 16384
@@ -41,7 +44,7 @@ typedef struct wsconn {
 } wsconn;
 
 struct pf_hub {
-    pf_server *srv;
+    pf_hub_deps d;
     uv_loop_t loop;
     uv_async_t async;
     uv_timer_t reaper;
@@ -141,7 +144,7 @@ static void send_close(wsconn *c, int code) {
     c->closing = true;
 }
 
-static void send_error(wsconn *c, const char *code, const char *field, const char *msg) {
+static void send_error(wsconn *c, pf_error code, const char *field, const char *msg) {
     pf_jsonw w;
     size_t len;
     char *buf;
@@ -159,12 +162,12 @@ static void send_perror(wsconn *c, const pf_proto_error *e) {
 /* Job: one update on the pool. */
 static void run_update(void *arg, pf_search_ctx *ctx) {
     wsconn *c = arg;
-    pf_server *s = c->hub->srv;
+    const pf_hub_deps *d = &c->hub->d;
     pf_jsonw w;
     (void)ctx;
     pf_jsonw_init(&w, 8192);
-    pf__session_run(s, c->sess, &c->upd, false, &w);
-    pf_sessions_release(s->sessions, c->sess, pf__now_ns());
+    pf_session_run(d->sessions, d->registry, d->metrics, c->sess, &c->upd, &w);
+    pf_sessions_release(d->sessions, c->sess, pf_clock_now_ns());
     c->sess = NULL;
     pf_update_list_free(&c->upd);
     c->answer = pf_jsonw_take(&w, &c->answer_len);
@@ -172,7 +175,7 @@ static void run_update(void *arg, pf_search_ctx *ctx) {
 }
 
 static void on_text(wsconn *c, const uint8_t *data, size_t len) {
-    pf_server *s = c->hub->srv;
+    const pf_hub_deps *d = &c->hub->d;
     pf_proto_error e;
     pf_status st;
     st = pf_update_list_parse((const char *)data, len, false, 1, &c->upd, &e);
@@ -180,16 +183,14 @@ static void on_text(wsconn *c, const uint8_t *data, size_t len) {
         send_perror(c, &e);
         return;
     }
-    switch (pf_sessions_acquire(s->sessions, c->map_id, c->sid, pf__now_ns(), &c->sess)) {
+    switch (pf_sessions_acquire(d->sessions, c->map_id, c->sid, pf_clock_now_ns(), &c->sess)) {
     case PF_SESSION_NOT_FOUND:
         pf_update_list_free(&c->upd);
-        send_error(c, PF_ERR_SESSION_NOT_FOUND, NULL,
-                   "The session is gone (deleted, expired, or its map was replaced).");
+        send_error(c, PF_ERR_SESSION_NOT_FOUND, NULL, NULL);
         return;
     case PF_SESSION_BUSY:
         pf_update_list_free(&c->upd);
-        send_error(c, PF_ERR_SESSION_BUSY, NULL,
-                   "Another request is using this session; retry when it is answered.");
+        send_error(c, PF_ERR_SESSION_BUSY, NULL, NULL);
         return;
     case PF_SESSION_OK:
         break;
@@ -198,15 +199,13 @@ static void on_text(wsconn *c, const uint8_t *data, size_t len) {
     c->job.arg = c;
     c->job.kind = PF_JOB_SEARCH;
     c->in_job = true;
-    st = pf_pool_submit(s->pool, &c->job);
+    st = pf_pool_submit(d->pool, &c->job);
     if (st) {
         c->in_job = false;
-        pf_sessions_release(s->sessions, c->sess, pf__now_ns());
+        pf_sessions_release(d->sessions, c->sess, pf_clock_now_ns());
         c->sess = NULL;
         pf_update_list_free(&c->upd);
-        send_error(c, st == PF_ELIMIT ? PF_ERR_OVERLOADED : PF_ERR_SHUTTING_DOWN, NULL,
-                   st == PF_ELIMIT ? "The server is busy. Retry later."
-                                   : "The server is shutting down.");
+        send_error(c, st == PF_ELIMIT ? PF_ERR_OVERLOADED : PF_ERR_SHUTTING_DOWN, NULL, NULL);
     }
 }
 
@@ -374,7 +373,7 @@ static void on_async(uv_async_t *a) {
 
 static void on_reap(uv_timer_t *t) {
     pf_hub *h = t->data;
-    pf_sessions_reap(h->srv->sessions, pf__now_ns());
+    pf_sessions_reap(h->d.sessions, pf_clock_now_ns());
 }
 
 static void hub_main(void *arg) {
@@ -382,11 +381,11 @@ static void hub_main(void *arg) {
     uv_run(&h->loop, UV_RUN_DEFAULT);
 }
 
-pf_status pf_hub_create(pf_server *srv, pf_hub **out) {
+pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out) {
     pf_hub *h = calloc(1, sizeof(*h));
     *out = NULL;
     if (!h) return PF_ENOMEM;
-    h->srv = srv;
+    h->d = *d;
     if (uv_loop_init(&h->loop)) goto out_free_hub;
     if (uv_mutex_init(&h->mu)) goto out_close_loop;
     if (uv_async_init(&h->loop, &h->async, on_async)) goto out_destroy_mutex;
@@ -425,7 +424,7 @@ void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *
     c->urh = urh;
     snprintf(c->map_id, sizeof(c->map_id), "%s", map_id);
     snprintf(c->sid, sizeof(c->sid), "%s", sid);
-    pf_ws_decoder_init(&c->dec, (size_t)h->srv->cfg.ws_max_message);
+    pf_ws_decoder_init(&c->dec, h->d.ws_max_message);
     if (n) memcpy(c->in, extra, n);
     c->in_len = c->in_cap = n;
     uv_mutex_lock(&h->mu);

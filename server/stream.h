@@ -7,7 +7,8 @@
  * uv_poll, so no libmicrohttpd thread ever waits on a stream. Each text
  * message is one update (the JSON of POST .../updates); the hub holds the
  * session (busy, like an HTTP request) and runs the update as a job on the
- * worker pool; the answer goes back as one text message with the same JSON
+ * worker pool (session.h's pf_session_run, the job the HTTP routes run
+ * too); the answer goes back as one text message with the same JSON
  * as the HTTP answer, or an error body {"error":{...}}. A stream handles one
  * message at a time: it reads no further while its job runs, so a client
  * that pipelines messages gets the answers in order. Ping is answered with
@@ -25,13 +26,25 @@
 #include <microhttpd.h>
 #include <stddef.h>
 
+#include "metrics.h"
+#include "pool.h"
+#include "registry.h"
+#include "session.h"
 #include "status.h"
 
-struct pf_server;
 typedef struct pf_hub pf_hub;
 
+/* What the hub uses, borrowed for its life. */
+typedef struct pf_hub_deps {
+    pf_sessions *sessions; /* held per message; reaped every second */
+    pf_registry *registry; /* for the session job */
+    pf_pool *pool;         /* runs the session job */
+    pf_metrics *metrics;   /* searches */
+    size_t ws_max_message; /* largest message in bytes (close 1009 past it) */
+} pf_hub_deps;
+
 /* Starts the hub's thread. PF_ENOMEM. */
-pf_status pf_hub_create(struct pf_server *srv, pf_hub **out);
+pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out);
 
 /* Takes an upgraded connection of session sid on map map_id: extra[0..n)
  * are bytes libmicrohttpd read past the handshake. Never blocks. */

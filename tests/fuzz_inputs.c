@@ -52,7 +52,7 @@ static pf_grid_limits small_limits(void) {
 static void check_error(pf_status st, const pf_proto_error *e) {
     if (st == PF_OK) return;
     CHECK(e->message[0] != '\0');
-    CHECK(e->code[0] != '\0');
+    CHECK(e->code != PF_ERR_NONE);
 }
 
 /* Searches a parsed map between cells picked from the input. */

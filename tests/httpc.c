@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static int read_answer(int fd, hc_resp *out);
 
 static int connect_to(uint16_t port) {
     struct sockaddr_in sa;
@@ -51,7 +54,125 @@ static void send_all(int fd, const char *p, size_t n) {
     }
 }
 
+/* ---- the spec log (see httpc.h) ---- */
+
+/* The request line of each connection whose answer is still to be read. */
+#define NOTE_SLOTS 256
+static struct {
+    int fd;
+    char method[16];
+    char target[1024];
+} notes[NOTE_SLOTS];
+static int notes_used;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void hc_log_note_request(int fd, const char *raw, size_t len) {
+    const char *sp, *sp2, *end = raw + len;
+    if (!getenv("PATHD_SPEC_LOG") || fd < 0) return;
+    sp = memchr(raw, ' ', len);
+    sp2 = sp ? memchr(sp + 1, ' ', (size_t)(end - sp - 1)) : NULL;
+    pthread_mutex_lock(&log_lock);
+    /* A number still noted belongs to a closed connection whose answer was
+     * never read with hc_read: forget it. */
+    for (int i = 0; i < notes_used; i++)
+        if (notes[i].fd == fd) notes[i--] = notes[--notes_used];
+    if (notes_used < NOTE_SLOTS) {
+        size_t ml = sp ? (size_t)(sp - raw) : 0, tl = sp2 ? (size_t)(sp2 - sp - 1) : 0;
+        if (ml >= sizeof(notes[0].method)) ml = sizeof(notes[0].method) - 1;
+        if (tl >= sizeof(notes[0].target)) tl = sizeof(notes[0].target) - 1;
+        notes[notes_used].fd = fd;
+        memcpy(notes[notes_used].method, raw, ml);
+        notes[notes_used].method[ml] = '\0';
+        if (tl) memcpy(notes[notes_used].target, sp + 1, tl);
+        notes[notes_used].target[tl] = '\0';
+        notes_used++;
+    }
+    pthread_mutex_unlock(&log_lock);
+}
+
+/* Takes the note of fd into method/target ("?" when there is none). */
+static void take_note(int fd, char *method, size_t mcap, char *target, size_t tcap) {
+    snprintf(method, mcap, "?");
+    snprintf(target, tcap, "?");
+    pthread_mutex_lock(&log_lock);
+    for (int i = notes_used - 1; i >= 0; i--) {
+        if (notes[i].fd != fd) continue;
+        snprintf(method, mcap, "%s", notes[i].method);
+        snprintf(target, tcap, "%s", notes[i].target);
+        notes[i] = notes[--notes_used];
+        break;
+    }
+    pthread_mutex_unlock(&log_lock);
+}
+
+/* Appends s as a JSON string (bytes >= 0x80 as \u00XX: the log is ASCII). */
+static size_t json_str(char *out, const char *s) {
+    size_t n = 0;
+    out[n++] = '"';
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') {
+            out[n++] = '\\';
+            out[n++] = (char)*p;
+        } else if (*p < 0x20 || *p >= 0x7f) {
+            n += (size_t)sprintf(out + n, "\\u%04x", *p);
+        } else {
+            out[n++] = (char)*p;
+        }
+    }
+    out[n++] = '"';
+    return n;
+}
+
+void hc_log_answer(const char *kind, const char *method, const char *target, int status,
+                   const char *head, const char *body, size_t body_len) {
+    const char *file = getenv("PATHD_SPEC_LOG");
+    size_t cap, n = 0;
+    char *rec;
+    int fd;
+    if (!file || !*file) return;
+    head = head ? head : "";
+    cap = 6 * (strlen(kind) + strlen(method) + strlen(target) + strlen(head)) + body_len + 256;
+    rec = malloc(cap);
+    if (!rec) return;
+    n += (size_t)sprintf(rec + n, "{\"kind\":");
+    n += json_str(rec + n, kind);
+    n += (size_t)sprintf(rec + n, ",\"method\":");
+    n += json_str(rec + n, method);
+    n += (size_t)sprintf(rec + n, ",\"target\":");
+    n += json_str(rec + n, target);
+    n += (size_t)sprintf(rec + n, ",\"status\":%d,\"head\":", status);
+    n += json_str(rec + n, head);
+    n += (size_t)sprintf(rec + n, ",\"body_len\":%zu}\n", body_len);
+    if (body_len) memcpy(rec + n, body, body_len);
+    n += body_len;
+    rec[n++] = '\n';
+    pthread_mutex_lock(&log_lock);
+    fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        for (size_t off = 0; off < n;) {
+            ssize_t k = write(fd, rec + off, n - off);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) break;
+            off += (size_t)k;
+        }
+        close(fd);
+    }
+    pthread_mutex_unlock(&log_lock);
+    free(rec);
+}
+
 int hc_read(int fd, hc_resp *out) {
+    char method[16], target[1024];
+    int rc;
+    take_note(fd, method, sizeof(method), target, sizeof(target));
+    rc = read_answer(fd, out);
+    /* Connections closed without an answer (status 0) are not answers. */
+    if (rc == 0 && out->status > 0)
+        hc_log_answer("http", method, target, out->status, out->head, out->body, out->body_len);
+    return rc;
+}
+
+static int read_answer(int fd, hc_resp *out) {
     size_t cap = 8192, len = 0;
     char *buf = malloc(cap), *sep;
     memset(out, 0, sizeof(*out));
@@ -99,6 +220,7 @@ int hc_read(int fd, hc_resp *out) {
 int hc_send_only(uint16_t port, const char *raw, size_t len) {
     int fd = connect_to(port);
     if (fd < 0) return -1;
+    hc_log_note_request(fd, raw, len);
     send_all(fd, raw, len);
     return fd;
 }
@@ -127,6 +249,7 @@ int hc_request(uint16_t port, const char *method, const char *path, const char *
         memset(out, 0, sizeof(*out));
         return -1;
     }
+    hc_log_note_request(fd, head, (size_t)n);
     send_all(fd, head, (size_t)n);
     if (body) send_all(fd, body, body_len);
     return hc_read(fd, out);

@@ -53,6 +53,23 @@ int hc_server_start(hc_server *s, const char *const *args);
 /* SIGTERM, then waits; returns the exit status (or 128+signal). */
 int hc_server_stop(hc_server *s);
 
+/* The spec log. When the environment variable PATHD_SPEC_LOG names a file,
+ * every answer hc_request, hc_raw and hc_read receive is appended to it, and
+ * wsc.c appends the handshake refusals and text messages of WebSocket
+ * streams. tests/spec/check-answers.js (run by `make test` after the suites)
+ * matches each to its operation in proto/openapi.yaml and validates it.
+ *
+ * A record is one JSON line, {"kind":"http"|"ws","method","target",
+ * "status","head","body_len"}, then body_len bytes of body, then "\n".
+ * Each record goes out in one write(2) to a file opened O_APPEND, so the
+ * threads of one test and the forked tests never interleave records.
+ * Thread-safe. Without PATHD_SPEC_LOG these do nothing. */
+void hc_log_answer(const char *kind, const char *method, const char *target, int status,
+                   const char *head, const char *body, size_t body_len);
+/* Remembers the request line sent on fd ("GET /x HTTP/1.1..."), so that
+ * the answer read from fd later is logged with its method and target. */
+void hc_log_note_request(int fd, const char *raw, size_t len);
+
 /* A JSON request body for a path query: {"start":[sx,sy],"goal":[gx,gy]<extra>}. */
 char *hc_path_body(int sx, int sy, int gx, int gy, const char *extra);
 

@@ -2,9 +2,11 @@
 #include "itest.h"
 
 #include <check.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 hc_server it_start(const char *const *args) {
     hc_server s;
@@ -47,4 +49,202 @@ bool it_truth(const cJSON *o, const char *path) {
     const cJSON *it = it_get(o, path);
     ck_assert_msg(it && cJSON_IsBool(it), "no bool at %s", path);
     return cJSON_IsTrue(it);
+}
+
+cJSON *it_json(const hc_resp *r) {
+    cJSON *j = cJSON_ParseWithLength(r->body, r->body_len);
+    ck_assert_msg(j != NULL, "response is not JSON: %s", r->body);
+    return j;
+}
+
+/* Checks an error answer: status, code and (when given) field. */
+void it_expect_error(const hc_resp *r, int status, const char *code, const char *field) {
+    cJSON *j;
+    ck_assert_msg(r->status == status, "expected %d, got %d: %.300s", status, r->status, r->body);
+    j = it_json(r);
+    ck_assert_str_eq(it_str(j, "error.code"), code);
+    ck_assert(strlen(it_str(j, "error.message")) > 0);
+    if (field) ck_assert_str_eq(it_str(j, "error.field"), field);
+    cJSON_Delete(j);
+}
+
+/* The 10x7 test room: wall in column 4 from the top, gap in the bottom row. */
+const char it_room_json[] =
+    "{\"width\":10,\"height\":7,\"rows\":[\"....#.....\",\"....#.....\",\"....#.....\","
+    "\"....#.....\",\"....#.....\",\"....#.....\",\"..........\"]}";
+
+/* An 8x5 map whose right part is walled off. */
+const char it_island_json[] =
+    "{\"rows\":[\"...#....\",\"...#....\",\"...#....\",\"...#....\",\"...#....\"],"
+    "\"connectivity\":4}";
+
+/* An open w x h Moving AI map with a wall across the middle row, gap at the
+ * right end. Free with free(). */
+char *it_open_map_text(int w, int h) {
+    size_t cap = (size_t)(w + 1) * (size_t)h + 64, len;
+    char *b = malloc(cap);
+    len = (size_t)sprintf(b, "type octile\nheight %d\nwidth %d\nmap\n", h, w);
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) b[len++] = (y == h / 2 && x < w - 2) ? '@' : '.';
+        b[len++] = '\n';
+    }
+    b[len] = '\0';
+    return b;
+}
+
+void it_put_map(const hc_server *s, const char *id, const char *ctype, const char *body,
+                int expect) {
+    char path[128];
+    hc_resp r;
+    snprintf(path, sizeof(path), "/v1/maps/%s", id);
+    r = it_req(s, "PUT", path, ctype, body);
+    ck_assert_msg(r.status == expect, "PUT %s: %d %s", id, r.status, r.body);
+    hc_free(&r);
+}
+
+/* A batch of Dijkstra searches across a 512 x 512 open map: seconds of
+ * work, which keeps a worker busy until the batch's deadline. */
+char *it_slow_batch(int n, int deadline_ms) {
+    size_t cap = (size_t)n * 80 + 64, len = 0;
+    char *b = malloc(cap);
+    len += (size_t)sprintf(b, "{\"deadline_ms\":%d,\"queries\":[", deadline_ms);
+    for (int i = 0; i < n; i++)
+        len += (size_t)sprintf(b + len,
+                               "%s{\"start\":[0,%d],\"goal\":[511,%d],\"algorithm\":\"dijkstra\","
+                               "\"cache\":false}",
+                               i ? "," : "", i % 100, 511 - i % 100);
+    sprintf(b + len, "]}");
+    return b;
+}
+
+int it_send_json_post(uint16_t port, const char *path, const char *body) {
+    char *raw = malloc(strlen(body) + 512);
+    int fd, n = sprintf(raw,
+                        "POST %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: "
+                        "application/json\r\nContent-Length: %zu\r\n\r\n%s",
+                        path, strlen(body), body);
+    fd = hc_send_only(port, raw, (size_t)n);
+    free(raw);
+    ck_assert_int_ge(fd, 0);
+    return fd;
+}
+
+/* Polls /v1/info until the pool runs `running` jobs with `queued` waiting
+ * (deadline 10 s). A job's HTTP answer goes out a moment before its worker
+ * counts it done, so both numbers are checked. */
+void it_wait_pool(const hc_server *s, int running, int queued) {
+    struct timespec t0, t;
+    int vr = -1, vq = -1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        hc_resp r = it_req(s, "GET", "/v1/info", NULL, NULL);
+        cJSON *j = it_json(&r);
+        vr = (int)it_num(j, "pool.running");
+        vq = (int)it_num(j, "pool.queued");
+        cJSON_Delete(j);
+        hc_free(&r);
+        if (vr == running && vq == queued) return;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        ck_assert_msg(t.tv_sec - t0.tv_sec < 10, "pool never ran %d with %d queued (%d, %d)",
+                      running, queued, vr, vq);
+        sched_yield();
+    }
+}
+
+double it_since(const struct timespec *t0) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+cJSON *it_json_text(const char *body) {
+    cJSON *j = cJSON_Parse(body);
+    ck_assert_msg(j != NULL, "not JSON: %s", body);
+    return j;
+}
+
+/* Sends a request, checks its status, returns the body as JSON (NULL for
+ * 204). */
+cJSON *it_call(const hc_server *s, const char *method, const char *path, const char *ctype,
+               const char *body, int expect) {
+    hc_resp r = it_req(s, method, path, ctype, body);
+    cJSON *j = NULL;
+    ck_assert_msg(r.status == expect, "%s %s: expected %d, got %d: %.400s", method, path, expect,
+                  r.status, r.body);
+    if (r.body_len) j = it_json_text(r.body);
+    hc_free(&r);
+    return j;
+}
+
+void it_call_error(const hc_server *s, const char *method, const char *path, const char *ctype,
+                   const char *body, int status, const char *code, const char *field) {
+    cJSON *j = it_call(s, method, path, ctype, body, status);
+    ck_assert_str_eq(it_str(j, "error.code"), code);
+    if (field) ck_assert_str_eq(it_str(j, "error.field"), field);
+    cJSON_Delete(j);
+}
+
+/* A 10x7 room split by a wall in column 4 with two doors in it: "gate" at
+ * (4,3), open, and "hatch" at (4,0), closed. */
+const char it_door_map[] =
+    "{\"rows\":[\"....#.....\",\"....#.....\",\"....#.....\",\"....#.....\",\"....#.....\","
+    "\"....#.....\",\"....#.....\"],"
+    "\"doors\":{\"gate\":{\"cells\":[[4,3]],\"open\":true},"
+    "\"hatch\":{\"cells\":[[4,0]],\"open\":false}}}";
+
+void it_put_door_map(const hc_server *s, const char *id) {
+    char path[64];
+    cJSON *j;
+    snprintf(path, sizeof(path), "/v1/maps/%s", id);
+    j = it_call(s, "PUT", path, "application/json", it_door_map, 201);
+    ck_assert_int_eq((int)it_num(j, "doors"), 2);
+    cJSON_Delete(j);
+}
+
+/* Creates a session; returns its answer and writes its URL into url. */
+cJSON *it_session_create(const hc_server *s, const char *map, int sx, int sy, int gx, int gy,
+                         const char *extra, char *url, size_t cap) {
+    char path[96], body[160];
+    hc_resp r;
+    cJSON *j;
+    char loc[160];
+    snprintf(path, sizeof(path), "/v1/maps/%s/sessions", map);
+    snprintf(body, sizeof(body), "{\"start\":[%d,%d],\"goal\":[%d,%d]%s}", sx, sy, gx, gy,
+             extra ? extra : "");
+    r = it_req(s, "POST", path, "application/json", body);
+    ck_assert_msg(r.status == 201, "create: %d %s", r.status, r.body);
+    j = it_json_text(r.body);
+    ck_assert_ptr_nonnull(hc_header(&r, "Location", loc, sizeof(loc)));
+    snprintf(url, cap, "/v1/maps/%s/sessions/%s", map, it_str(j, "session_id"));
+    ck_assert_str_eq(loc, url);
+    hc_free(&r);
+    return j;
+}
+
+cJSON *it_session_update(const hc_server *s, const char *url, const char *ctype, const char *body,
+                         int expect) {
+    char path[200];
+    snprintf(path, sizeof(path), "%s/updates", url);
+    return it_call(s, "POST", path, ctype, body, expect);
+}
+
+/* The path's first and last points. */
+void it_path_ends(const cJSON *j, int sx, int sy, int gx, int gy) {
+    const cJSON *p = it_get(j, "path");
+    int n = cJSON_GetArraySize(p);
+    ck_assert_int_gt(n, 0);
+    ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(p, 0), 0)->valueint, sx);
+    ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(p, 0), 1)->valueint, sy);
+    ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(p, n - 1), 0)->valueint, gx);
+    ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(p, n - 1), 1)->valueint, gy);
+}
+
+/* Whether the path passes cell (x, y). */
+bool it_path_has(const cJSON *j, int x, int y) {
+    const cJSON *pt;
+    cJSON_ArrayForEach(pt, it_get(j, "path")) {
+        if (cJSON_GetArrayItem(pt, 0)->valueint == x && cJSON_GetArrayItem(pt, 1)->valueint == y)
+            return true;
+    }
+    return false;
 }

@@ -1,11 +1,15 @@
 /* itest.h -- helpers for the integration suites that run the real server
- * (test_http.c, test_sessions.c): start/stop it, send a request, read fields
- * of a JSON answer. Each helper fails the current Check test on error. */
+ * (test_http.c, test_routes_*.c, test_stream.c, ...): start/stop it, send a
+ * request, read fields of a JSON answer, the maps and sessions several
+ * suites use. Each helper fails the current Check test on error. */
 #ifndef PF_ITEST_H
 #define PF_ITEST_H
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 
 #include "httpc.h"
 
@@ -25,5 +29,76 @@ const cJSON *it_get(const cJSON *o, const char *path);
 double it_num(const cJSON *o, const char *path);
 const char *it_str(const cJSON *o, const char *path);
 bool it_truth(const cJSON *o, const char *path);
+
+/* The answer's body as JSON; fails the test when it is not JSON. */
+cJSON *it_json(const hc_resp *r);
+
+/* Checks an error answer: status, code and (when given) field. */
+void it_expect_error(const hc_resp *r, int status, const char *code, const char *field);
+
+/* The 10x7 test room: wall in column 4 from the top, gap in the bottom row. */
+extern const char it_room_json[];
+
+/* An 8x5 map whose right part is walled off. */
+extern const char it_island_json[];
+
+/* An open w x h Moving AI map with a wall across the middle row, gap at the
+ * right end. Free with free(). */
+char *it_open_map_text(int w, int h);
+
+/* PUT /v1/maps/{id} with body, which must be answered `expect`. */
+void it_put_map(const hc_server *s, const char *id, const char *ctype, const char *body,
+                int expect);
+
+/* A batch of Dijkstra searches across a 512 x 512 open map: seconds of
+ * work, which keeps a worker busy until the batch's deadline. */
+char *it_slow_batch(int n, int deadline_ms);
+
+/* Sends a JSON POST on a new connection without waiting for the answer;
+ * returns the socket (close it to hang up). */
+int it_send_json_post(uint16_t port, const char *path, const char *body);
+
+/* Polls /v1/info until the pool runs `running` jobs with `queued` waiting
+ * (deadline 10 s). A job's HTTP answer goes out a moment before its worker
+ * counts it done, so both numbers are checked. */
+void it_wait_pool(const hc_server *s, int running, int queued);
+
+/* Seconds since t0 (CLOCK_MONOTONIC). */
+double it_since(const struct timespec *t0);
+
+/* A body as JSON; fails the test when it is not JSON. */
+cJSON *it_json_text(const char *body);
+
+/* Sends a request, checks its status, returns the body as JSON (NULL for
+ * 204). */
+cJSON *it_call(const hc_server *s, const char *method, const char *path, const char *ctype,
+               const char *body, int expect);
+
+/* Sends a request that must fail with status, code and (when given)
+ * field. */
+void it_call_error(const hc_server *s, const char *method, const char *path, const char *ctype,
+                   const char *body, int status, const char *code, const char *field);
+
+/* A 10x7 room split by a wall in column 4 with two doors in it: "gate" at
+ * (4,3), open, and "hatch" at (4,0), closed. */
+extern const char it_door_map[];
+
+/* PUTs it_door_map as map id (201, two doors). */
+void it_put_door_map(const hc_server *s, const char *id);
+
+/* Creates a session; returns its answer and writes its URL into url. */
+cJSON *it_session_create(const hc_server *s, const char *map, int sx, int sy, int gx, int gy,
+                         const char *extra, char *url, size_t cap);
+
+/* POSTs body to the session's .../updates, which must be answered
+ * `expect`; returns the body as it_call does. */
+cJSON *it_session_update(const hc_server *s, const char *url, const char *ctype, const char *body,
+                         int expect);
+
+/* The path's first and last points. */
+void it_path_ends(const cJSON *j, int sx, int sy, int gx, int gy);
+
+/* Whether the path passes cell (x, y). */
+bool it_path_has(const cJSON *j, int x, int y);
 
 #endif

@@ -7,16 +7,17 @@
  * Regression: run_build and run_patch used to publish a new version and only
  * then take their own reference, so a DELETE or a second PUT in between
  * freed it under them (heap-use-after-free in pf_mapver_retain).
+ *
+ * Also: uploads, replaces and deletes of one map while queries run on it;
+ * every 200 carries the cost both versions share, anything else is 404.
  */
 #include <check.h>
+#include <math.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "httpc.h"
 #include "itest.h"
 #include "testutil.h"
 
@@ -149,11 +150,123 @@ START_TEST(concurrency_publish_races_same_ids) {
 }
 END_TEST
 
+/* Concurrency: uploads, replaces, deletes and queries on one map at once. */
+
+typedef struct conc_ctx {
+    uint16_t port;
+    int id;
+    int iterations;
+    int errors;
+    char msg[256];
+} conc_ctx;
+
+/* Two versions of the map "shared": A has the wall gap at the bottom, B at
+ * the top. The query (0,3)->(9,3) costs the same in both (symmetric), so
+ * every 200 answer must carry that cost whichever version served it. */
+static const char shared_a[] =
+    "{\"rows\":[\"....#.....\",\"....#.....\",\"....#.....\",\"....#.....\",\"....#.....\","
+    "\"....#.....\",\"..........\"]}";
+
+static const char shared_b[] =
+    "{\"rows\":[\"..........\",\"....#.....\",\"....#.....\",\"....#.....\",\"....#.....\","
+    "\"....#.....\",\"....#.....\"]}";
+
+static void *uploader(void *arg) {
+    conc_ctx *c = arg;
+    for (int i = 0; i < c->iterations; i++) {
+        hc_resp r;
+        const char *body = (i + c->id) % 2 ? shared_a : shared_b;
+        if (hc_request(c->port, "PUT", "/v1/maps/shared", "application/json", body, strlen(body),
+                       NULL, &r) != 0 ||
+            (r.status != 200 && r.status != 201)) {
+            c->errors++;
+            snprintf(c->msg, sizeof(c->msg), "PUT: %d %s", r.status, r.body ? r.body : "");
+        }
+        hc_free(&r);
+        if (c->id == 0 && i % 5 == 4) {
+            /* Delete now and then: queries in flight keep their version. */
+            if (hc_request(c->port, "DELETE", "/v1/maps/shared", NULL, NULL, 0, NULL, &r) != 0 ||
+                (r.status != 204 && r.status != 404)) {
+                c->errors++;
+                snprintf(c->msg, sizeof(c->msg), "DELETE: %d", r.status);
+            }
+            hc_free(&r);
+        }
+    }
+    return NULL;
+}
+
+static void *querier(void *arg) {
+    conc_ctx *c = arg;
+    for (int i = 0; i < c->iterations; i++) {
+        hc_resp r;
+        const char *algo = i % 2 ? "astar" : "dijkstra";
+        char body[160];
+        snprintf(body, sizeof(body),
+                 "{\"start\":[0,3],\"goal\":[9,3],\"algorithm\":\"%s\",\"cache\":%s}", algo,
+                 i % 3 ? "true" : "false");
+        if (hc_request(c->port, "POST", "/v1/maps/shared/path", "application/json", body,
+                       strlen(body), NULL, &r) != 0) {
+            c->errors++;
+            snprintf(c->msg, sizeof(c->msg), "socket error");
+        } else if (r.status == 200) {
+            cJSON *j = cJSON_ParseWithLength(r.body, r.body_len);
+            const cJSON *cost = j ? cJSON_GetObjectItem(j, "cost") : NULL;
+            if (!cost || fabs(cost->valuedouble - 11.485281374238571) > 1e-6) {
+                c->errors++;
+                snprintf(c->msg, sizeof(c->msg), "bad answer: %s", r.body);
+            }
+            cJSON_Delete(j);
+        } else if (r.status != 404) {
+            c->errors++;
+            snprintf(c->msg, sizeof(c->msg), "POST path: %d %s", r.status, r.body);
+        }
+        hc_free(&r);
+    }
+    return NULL;
+}
+
+START_TEST(concurrency_upload_replace_delete_query) {
+    hc_server s = it_start(ARGS("--workers", "2", "--queue", "1000"));
+    pthread_t th[6];
+    conc_ctx ctx[6];
+    hc_resp r;
+    it_put_map(&s, "shared", "application/json", shared_a, 201);
+    /* Cost of the probe on version A, the value every querier expects. */
+    r = it_req(&s, "POST", "/v1/maps/shared/path", "application/json",
+               "{\"start\":[0,3],\"goal\":[9,3],\"algorithm\":\"dijkstra\"}");
+    ck_assert_int_eq(r.status, 200);
+    {
+        cJSON *j = it_json(&r);
+        ck_assert_double_eq_tol(it_num(j, "cost"), 11.485281374238571, 1e-6);
+        cJSON_Delete(j);
+    }
+    hc_free(&r);
+    for (int i = 0; i < 6; i++) {
+        memset(&ctx[i], 0, sizeof(ctx[i]));
+        ctx[i].port = s.port;
+        ctx[i].id = i;
+        ctx[i].iterations = i < 2 ? 25 : 60;
+        ck_assert_int_eq(pthread_create(&th[i], NULL, i < 2 ? uploader : querier, &ctx[i]), 0);
+    }
+    for (int i = 0; i < 6; i++) {
+        pthread_join(th[i], NULL);
+        ck_assert_msg(ctx[i].errors == 0, "thread %d: %d errors, last: %s", i, ctx[i].errors,
+                      ctx[i].msg);
+    }
+    r = it_req(&s, "GET", "/healthz", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    it_stop(&s); /* exit 0: nothing leaked or freed twice (ASan run) */
+}
+END_TEST
+
 TU_SUITE(concurrency) {
     Suite *s = suite_create("concurrency");
     TCase *tc = tcase_create("races");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, concurrency_publish_races_same_ids);
+    tcase_add_test(tc, concurrency_upload_replace_delete_query);
     suite_add_tcase(s, tc);
     return s;
 }

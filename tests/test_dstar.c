@@ -1,7 +1,9 @@
 /* test_dstar.c -- D* Lite sessions: textbook repairs, the corner rule over
  * private changes, errors, the budget, memory, and the property test: after
  * every update of thousands of random update sequences the session's cost
- * equals the reference Dijkstra on an equivalent grid. */
+ * equals the reference Dijkstra on an equivalent grid, and a twin session on
+ * the plain vertex store (pf_dstar_opts.plain_store) answers exactly as the
+ * tiled one does. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,17 +19,52 @@
 
 static bool same_point(pf_point a, pf_point b) { return a.x == b.x && a.y == b.y; }
 
+/* The tiled session's answer `a` and its plain-store twin's `b` to the same
+ * call. The search is the same code over two vertex stores, so everything
+ * must agree exactly: status, work counters, cost (summed in the same
+ * order) and every point of the path. */
+static void check_same(const pf_result *a, const pf_result *b, const char *what, int step) {
+    ck_assert_msg(a->status == b->status && a->expanded == b->expanded &&
+                      a->generated == b->generated,
+                  "%s step %d: tiles %s (%llu expanded, %llu generated), plain store %s "
+                  "(%llu, %llu)",
+                  what, step, pf_status_str(a->status), (unsigned long long)a->expanded,
+                  (unsigned long long)a->generated, pf_status_str(b->status),
+                  (unsigned long long)b->expanded, (unsigned long long)b->generated);
+    ck_assert_msg(a->path_len == b->path_len && a->cost == b->cost,
+                  "%s step %d: tiles %zu points cost %.17g, plain store %zu points cost %.17g",
+                  what, step, a->path_len, a->cost, b->path_len, b->cost);
+    for (size_t i = 0; i < a->path_len; i++)
+        ck_assert_msg(same_point(a->path[i], b->path[i]),
+                      "%s step %d: point %zu is (%d, %d) on the tiles, (%d, %d) on the plain store",
+                      what, step, i, a->path[i].x, a->path[i].y, b->path[i].x, b->path[i].y);
+}
+
+/* pf_dstar_plan on d and, when twin is not NULL, on twin, whose answer
+ * must be the same. */
+static pf_status plan_both(pf_dstar *d, pf_dstar *twin, uint64_t budget, pf_result *r,
+                           const char *what, int step) {
+    pf_status st = pf_dstar_plan(d, budget, r);
+    if (twin) {
+        pf_result rr;
+        ck_assert_int_eq(pf_dstar_plan(twin, budget, &rr), rr.status);
+        check_same(r, &rr, what, step);
+    }
+    return st;
+}
+
 /* Plans and checks the answer against the reference on `eff` (the effective
  * grid the session should see): same reachability, same cost, a valid path
- * from the agent to the goal whose cost is the reported one. */
-static void check_plan_budget(pf_dstar *d, const pf_grid *eff, const char *what, int step,
-                              uint64_t budget) {
+ * from the agent to the goal whose cost is the reported one. With a twin
+ * (else NULL), every plan call must answer on it as on d. */
+static void check_plan_twin(pf_dstar *d, pf_dstar *twin, const pf_grid *eff, const char *what,
+                            int step, uint64_t budget) {
     pf_point s = pf_dstar_position(d), t = pf_dstar_goal(d);
     pf_result r;
     pf_status st;
     int calls = 0;
     /* With a budget, plan again until the repair is done. */
-    while ((st = pf_dstar_plan(d, budget, &r)) == PF_EBUDGET) {
+    while ((st = plan_both(d, twin, budget, &r, what, step)) == PF_EBUDGET) {
         ck_assert_uint_eq(r.expanded, budget);
         ck_assert_int_lt(++calls, 1000000);
     }
@@ -58,7 +95,7 @@ static void check_plan_budget(pf_dstar *d, const pf_grid *eff, const char *what,
 }
 
 static void check_plan(pf_dstar *d, const pf_grid *eff, const char *what, int step) {
-    check_plan_budget(d, eff, what, step, 0);
+    check_plan_twin(d, NULL, eff, what, step, 0);
 }
 
 /* A corridor closed by a door: the repair goes round, then back through
@@ -312,6 +349,45 @@ START_TEST(dstar_memory_follows_touched_cells) {
     ck_assert_int_eq(pf_dstar_set_goal(d, (pf_point){510, 500}), PF_OK);
     ck_assert_int_eq(pf_dstar_plan(d, 0, &r), PF_OK);
     ck_assert_uint_le(pf_dstar_memory(d), 2 * small);
+    pf_dstar_destroy(d);
+    pf_grid_destroy(g);
+}
+END_TEST
+
+/* The plain store (pf_dstar_opts.plain_store) holds every cell of the map
+ * from the first plan on, where the tiles hold only what the search
+ * touched, and answers the same: a short plan, a change and a repair, a
+ * new goal (the array is dropped and taken again). */
+START_TEST(dstar_plain_store_answers_like_tiles) {
+    enum { W = 512, H = 512 };
+    pf_grid *g = NULL;
+    pf_dstar *d = NULL, *ref = NULL;
+    const pf_dstar_opts plain = {.plain_store = true};
+    pf_result r, rr;
+    ck_assert_int_eq(pf_grid_create(W, H, NULL, &g), PF_OK);
+    ck_assert_int_eq(pf_dstar_create(g, (pf_point){200, 200}, (pf_point){230, 215}, &d), PF_OK);
+    ck_assert_int_eq(
+        pf_dstar_create_with(g, (pf_point){200, 200}, (pf_point){230, 215}, &plain, &ref), PF_OK);
+    ck_assert_uint_lt(pf_dstar_memory(ref), 4096);
+    ck_assert_int_eq(pf_dstar_plan(d, 0, &r), PF_OK);
+    ck_assert_int_eq(pf_dstar_plan(ref, 0, &rr), PF_OK);
+    check_same(&r, &rr, "plain", 0);
+    ck_assert_uint_lt(pf_dstar_memory(d), 64 * 1024);
+    ck_assert_uint_ge(pf_dstar_memory(ref), (size_t)W * H * 8);
+    pf_point wall = r.path[r.path_len / 2];
+    ck_assert_int_eq(pf_dstar_set_cost(d, wall, 0), PF_OK);
+    ck_assert_int_eq(pf_dstar_set_cost(ref, wall, 0), PF_OK);
+    ck_assert_int_eq(pf_dstar_plan(d, 0, &r), PF_OK);
+    ck_assert_int_eq(pf_dstar_plan(ref, 0, &rr), PF_OK);
+    check_same(&r, &rr, "plain", 1);
+    ck_assert_int_eq(pf_dstar_set_goal(d, (pf_point){10, 500}), PF_OK);
+    ck_assert_int_eq(pf_dstar_set_goal(ref, (pf_point){10, 500}), PF_OK);
+    ck_assert_int_eq(pf_dstar_plan(d, 0, &r), PF_OK);
+    ck_assert_int_eq(pf_dstar_plan(ref, 0, &rr), PF_OK);
+    check_same(&r, &rr, "plain", 2);
+    ck_assert_double_eq_tol(r.cost, tu_reference_cost(g, (pf_point){200, 200}, (pf_point){10, 500}),
+                            1e-6 * r.cost);
+    pf_dstar_destroy(ref);
     pf_dstar_destroy(d);
     pf_grid_destroy(g);
 }
@@ -573,7 +649,8 @@ START_TEST(dstar_property_random_updates) {
             costs = true;
         } else if (mi % 5 == 3) {
             /* Costs 25..250: a step spans more than a vertex tile's 2^31
-             * window of exact g values (128 steps of cost 1, see dstar.c),
+             * window of exact g values (128 steps of cost 1, see
+             * dstar_tiles.h),
              * so many cells keep their g in the wide side table. */
             scale = 25;
             for (int32_t i = 0; i < w * h; i++) {
@@ -596,17 +673,23 @@ START_TEST(dstar_property_random_updates) {
         for (int32_t i = 0; i < w * h; i++) m.cost[i] = -1;
         memset(m.wall, -1, (size_t)w * h * 4);
 
-        pf_dstar *d = NULL;
+        /* d is the session under test, ref its twin on the plain vertex
+         * store: every call goes to both, and every plan must answer the
+         * same on both (check_same). */
+        pf_dstar *d = NULL, *ref = NULL;
+        const pf_dstar_opts plain = {.plain_store = true};
         char what[64];
         snprintf(what, sizeof(what), "map %d (%dx%d, %d-conn%s)", mi, w, h,
                  pf_grid_connectivity(base), pf_grid_corner_cutting(base) ? ", cut" : "");
         ck_assert_int_eq(pf_dstar_create(base, s, t, &d), PF_OK);
+        ck_assert_int_eq(pf_dstar_create_with(base, s, t, &plain, &ref), PF_OK);
         if (use_cuts) {
             ck_assert_int_eq(pf_cuts_build(base, &cuts), PF_OK);
             pf_dstar_set_cuts(d, cuts);
+            pf_dstar_set_cuts(ref, cuts);
         }
         pf_grid *eff = effective(base, &m);
-        check_plan(d, eff, what, 0);
+        check_plan_twin(d, ref, eff, what, 0, 0);
         checks++;
         for (int u = 1; u <= updates; u++) {
             uint32_t op = tu_below(&st, 100);
@@ -619,6 +702,7 @@ START_TEST(dstar_property_random_updates) {
                         tu_below(&st, 2) ? near_cell(&st, base, agent) : random_cell(&st, base);
                     uint8_t c = random_cost(&st, costs, scale);
                     ck_assert_int_eq(pf_dstar_set_cost(d, p, c), PF_OK);
+                    ck_assert_int_eq(pf_dstar_set_cost(ref, p, c), PF_OK);
                     m.cost[p.y * w + p.x] = c;
                 }
             } else if (op < 45) {
@@ -629,6 +713,7 @@ START_TEST(dstar_property_random_updates) {
                 bool blocked = tu_below(&st, 3) != 0;
                 pf_point q = {p.x + pf_dir_dx[dir], p.y + pf_dir_dy[dir]};
                 pf_status ws = pf_dstar_set_wall(d, p, dir, blocked);
+                ck_assert_int_eq(pf_dstar_set_wall(ref, p, dir, blocked), ws);
                 if (!pf_grid_in_bounds(base, q)) {
                     ck_assert_int_eq(ws, PF_ERANGE);
                 } else {
@@ -640,20 +725,25 @@ START_TEST(dstar_property_random_updates) {
             } else if (op < 70) {
                 /* The agent walks a few steps of its current path, or jumps. */
                 pf_result r;
-                pf_status ps = pf_dstar_plan(d, 0, &r);
+                pf_status ps = plan_both(d, ref, 0, &r, what, u);
                 if (ps == PF_OK && r.path_len > 1) {
                     size_t k = 1 + tu_below(&st, 4);
                     if (k >= r.path_len) k = r.path_len - 1;
                     ck_assert_int_eq(pf_dstar_move(d, r.path[k]), PF_OK);
+                    ck_assert_int_eq(pf_dstar_move(ref, r.path[k]), PF_OK);
                 } else {
                     pf_point p;
-                    if (tu_random_walkable(&st, eff, &p))
+                    if (tu_random_walkable(&st, eff, &p)) {
                         ck_assert_int_eq(pf_dstar_move(d, p), PF_OK);
+                        ck_assert_int_eq(pf_dstar_move(ref, p), PF_OK);
+                    }
                 }
             } else if (op < 78) {
                 pf_point p;
-                if (tu_random_walkable(&st, eff, &p))
+                if (tu_random_walkable(&st, eff, &p)) {
                     ck_assert_int_eq(pf_dstar_set_goal(d, p), PF_OK);
+                    ck_assert_int_eq(pf_dstar_set_goal(ref, p), PF_OK);
+                }
             } else {
                 /* A world change: a new base version with a few cell and
                  * wall changes, announced with the list of changed cells. */
@@ -678,11 +768,13 @@ START_TEST(dstar_property_random_updates) {
                     }
                 }
                 ck_assert_int_eq(pf_dstar_rebase(d, nb, changed, n), PF_OK);
+                ck_assert_int_eq(pf_dstar_rebase(ref, nb, changed, n), PF_OK);
                 ck_assert_ptr_eq(pf_dstar_grid(d), nb);
                 if (use_cuts) {
                     pf_cuts_destroy(cuts);
                     ck_assert_int_eq(pf_cuts_build(nb, &cuts), PF_OK);
                     pf_dstar_set_cuts(d, cuts);
+                    pf_dstar_set_cuts(ref, cuts);
                 }
                 pf_grid_destroy(base);
                 base = nb;
@@ -691,11 +783,13 @@ START_TEST(dstar_property_random_updates) {
             eff = effective(base, &m);
             snprintf(what, sizeof(what), "map %d op %u", mi, op);
             /* One plan in eight runs on a small budget, in many calls. */
-            check_plan_budget(d, eff, what, u, tu_below(&st, 8) == 0 ? 1 + tu_below(&st, 40) : 0);
+            check_plan_twin(d, ref, eff, what, u,
+                            tu_below(&st, 8) == 0 ? 1 + tu_below(&st, 40) : 0);
             checks++;
         }
         pf_grid_destroy(eff);
         pf_dstar_destroy(d);
+        pf_dstar_destroy(ref);
         pf_cuts_destroy(cuts);
         pf_grid_destroy(base);
         free(m.cost);
@@ -716,6 +810,7 @@ TU_SUITE(dstar) {
     tcase_add_test(tc, dstar_unrelated_change_costs_nothing);
     tcase_add_test(tc, dstar_door_repair_beats_fresh_astar);
     tcase_add_test(tc, dstar_memory_follows_touched_cells);
+    tcase_add_test(tc, dstar_plain_store_answers_like_tiles);
     tcase_add_test(tc, dstar_walls_take_no_memory);
     tcase_add_test(tc, dstar_cheaper_private_cost_stays_optimal);
     tcase_add_test(tc, dstar_rebase_from_planner_apply);

@@ -821,8 +821,8 @@ END_TEST
 /* A sample of every shared scenario file matches its listed optimum, with
  * and without jump bits. The full sweep is `make bench`. */
 START_TEST(jps_movingai_scenarios_sampled) {
-    const char *dir = tu_bench_dir();
-    if (!dir) return;
+    const char *dir;
+    TU_NEED_BENCH_DIR(dir);
     char **list = tu_list_scen(dir);
     pf_search_ctx *ctx = pf_search_ctx_create();
     int files = 0;

@@ -237,8 +237,8 @@ END_TEST
 /* A sample of every shared scenario file: astar and dijkstra match the
  * listed optimum. The full sweep is `make bench`. */
 START_TEST(search_movingai_scenarios_sampled) {
-    const char *dir = tu_bench_dir();
-    if (!dir) return;
+    const char *dir;
+    TU_NEED_BENCH_DIR(dir);
     char **list = tu_list_scen(dir);
     pf_search_ctx *ctx = pf_search_ctx_create();
     int files = 0;

@@ -21,7 +21,7 @@ static const uint8_t hello_masked[] = {0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d,
 
 START_TEST(ws_decode_masked_hello_byte_by_byte) {
     pf_ws_decoder d;
-    pf_ws_message m;
+    pf_ws_message m = {0, NULL, 0};
     bool got = false;
     size_t used;
     pf_ws_decoder_init(&d, 1024);

@@ -4,11 +4,13 @@
 
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 uint64_t tu_seed(const char *test, uint64_t dflt) {
     const char *e = getenv("PATHD_SEED");
@@ -234,18 +236,41 @@ pf_grid *tu_grid_from_ascii(const char *const *rows, int32_t h, int connectivity
     return g;
 }
 
-const char *tu_bench_dir(void) {
-    static int warned;
+const char *tu_bench_dir_wanted(void) {
     const char *d = getenv("PATHD_BENCH_DIR");
+    return d && *d ? d : "../shared/benchmarks/movingai";
+}
+
+const char *tu_bench_dir(void) {
+    const char *d = tu_bench_dir_wanted();
     struct stat sb;
-    if (!d || !*d) d = "../shared/benchmarks/movingai";
-    if (stat(d, &sb) == 0 && S_ISDIR(sb.st_mode)) return d;
-    if (!warned++)
-        fprintf(stderr,
-                "SKIPPED: Moving AI scenario tests: benchmark folder '%s' not found "
-                "(set PATHD_BENCH_DIR to the folder holding the .map and .map.scen files)\n",
-                d);
-    return NULL;
+    return stat(d, &sb) == 0 && S_ISDIR(sb.st_mode) ? d : NULL;
+}
+
+bool tu_in_ci(void) {
+    const char *ci = getenv("CI");
+    return ci && (strcmp(ci, "true") == 0 || strcmp(ci, "1") == 0);
+}
+
+void tu_skip(const char *fn, const char *why) {
+    char name[128], line[700];
+    const char *log = getenv(TU_SKIP_LOG_ENV);
+    size_t n = strlen(fn);
+    int fd, len;
+    /* Check's START_TEST(t) defines t_fn. */
+    if (n > 3 && strcmp(fn + n - 3, "_fn") == 0) n -= 3;
+    snprintf(name, sizeof(name), "%.*s", (int)n, fn);
+    fprintf(stderr, "SKIPPED: %s: %s\n", name, why);
+    if (!log || !*log) return;
+    len = snprintf(line, sizeof(line), "%s\t%s\n", name, why);
+    if (len < 0) return;
+    if (len >= (int)sizeof(line)) len = (int)sizeof(line) - 1;
+    /* One write of one line with O_APPEND: lines of tests running in
+     * parallel processes never interleave. */
+    fd = open(log, O_WRONLY | O_APPEND | O_CREAT, 0600);
+    if (fd < 0) return;
+    if (write(fd, line, (size_t)len) != len) fprintf(stderr, "tu_skip: short write to %s\n", log);
+    close(fd);
 }
 
 char *tu_read_file(const char *path, size_t *len) {
@@ -311,7 +336,9 @@ char **tu_list_scen(const char *dir) {
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
         if (l > 5 && strcmp(e->d_name + l - 5, ".scen") == 0) {
-            list = realloc(list, (n + 2) * sizeof(*list));
+            char **grown = realloc(list, (n + 2) * sizeof(*list));
+            ck_assert_ptr_nonnull(grown);
+            list = grown;
             list[n++] = strdup(e->d_name);
         }
     }
@@ -327,4 +354,27 @@ void tu_free_list(char **list) {
     if (!list) return;
     for (char **p = list; *p; p++) free(*p);
     free(list);
+}
+
+/* A published version of a small open map, for the table tests. */
+pf_mapver *tu_small_mapver(pf_registry *reg, const char *id) {
+    pf_grid *g = NULL;
+    pf_planner *p = NULL;
+    pf_mapver *mv;
+    bool created;
+    ck_assert_int_eq(pf_grid_create(8, 8, NULL, &g), PF_OK);
+    ck_assert_int_eq(pf_planner_create(g, NULL, &p), PF_OK);
+    mv = pf_mapver_create(id, p, 16, 1 << 20, 0, NULL);
+    ck_assert_ptr_nonnull(mv);
+    ck_assert_int_eq(pf_registry_publish(reg, mv, &created), PF_OK);
+    pf_mapver_retain(mv);
+    return mv;
+}
+
+char *tu_jsonw_text(pf_jsonw *w) {
+    size_t n;
+    char *s = pf_jsonw_take(w, &n);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_uint_eq(strlen(s), n);
+    return s;
 }

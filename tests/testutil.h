@@ -3,18 +3,53 @@
 #ifndef PF_TESTUTIL_H
 #define PF_TESTUTIL_H
 
+#include <check.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "grid.h"
+#include "jsonw.h"
 #include "map_io.h"
+#include "registry.h"
 
 /* Defines the suite of tests/test_<m>.c that run_tests.c collects:
  * TU_SUITE(grid) { Suite *s = suite_create("grid"); ...; return s; } */
 #define TU_SUITE(m)                                                                                \
     Suite *m##_suite(void);                                                                        \
     Suite *m##_suite(void)
+
+/* Skipping. A test that cannot run ends with TU_SKIP("why", ...): it says
+ * so on stderr ("SKIPPED: <test>: <why>") and the runner counts it in its
+ * summary line ("Checks: 140, Failures: 0, Errors: 0, Skipped: 2") and lists
+ * it. TU_SKIP_UNLESS_CI is for a test whose input CI always has (the Moving
+ * AI maps, the pathd-bench binary): with CI=true (or 1) in the environment
+ * it fails instead of skipping. Both return from the test function. */
+#define TU_SKIP(...)                                                                               \
+    do {                                                                                           \
+        char tu_why_[512];                                                                         \
+        snprintf(tu_why_, sizeof(tu_why_), __VA_ARGS__);                                           \
+        tu_skip(__func__, tu_why_);                                                                \
+        return;                                                                                    \
+    } while (0)
+#define TU_SKIP_UNLESS_CI(...)                                                                     \
+    do {                                                                                           \
+        char tu_why_[512];                                                                         \
+        snprintf(tu_why_, sizeof(tu_why_), __VA_ARGS__);                                           \
+        if (tu_in_ci()) ck_abort_msg("cannot run, and CI must run it: %s", tu_why_);               \
+        tu_skip(__func__, tu_why_);                                                                \
+        return;                                                                                    \
+    } while (0)
+/* What the macros call: prints and records the skip of the test whose
+ * function is fn (Check names it <test>_fn). */
+void tu_skip(const char *fn, const char *why);
+/* Whether CI=true (or 1) is set. */
+bool tu_in_ci(void);
+/* The environment variable naming the file skips are recorded in, one
+ * "<test>\t<why>" line each (set by the runner; without it a skip is only
+ * printed). */
+#define TU_SKIP_LOG_ENV "PATHD_SKIP_LOG"
 
 /* The seed of a random test: PATHD_SEED from the environment, else `dflt`.
  * Printed to stderr with the test's name so a failure can be replayed with
@@ -62,9 +97,20 @@ double tu_reference_cost(const pf_grid *g, pf_point start, pf_point goal);
  * '1'..'9' their cost. */
 pf_grid *tu_grid_from_ascii(const char *const *rows, int32_t h, int connectivity);
 
-/* The Moving AI folder (PATHD_BENCH_DIR), or NULL when it does not exist; the
- * first time it is missing, prints why the tests that need it are skipped. */
+/* The Moving AI folder (PATHD_BENCH_DIR, else ../shared/benchmarks/movingai),
+ * or NULL when it does not exist. */
 const char *tu_bench_dir(void);
+/* Skips the running test (TU_SKIP_UNLESS_CI: CI always has the maps) when
+ * there is no Moving AI folder; else sets dir to it. */
+#define TU_NEED_BENCH_DIR(dir)                                                                     \
+    do {                                                                                           \
+        if (!((dir) = tu_bench_dir()))                                                             \
+            TU_SKIP_UNLESS_CI("Moving AI folder '%s' not found (set PATHD_BENCH_DIR to the "       \
+                              "folder of the .map and .map.scen files)",                           \
+                              tu_bench_dir_wanted());                                              \
+    } while (0)
+/* The folder tu_bench_dir looks for. */
+const char *tu_bench_dir_wanted(void);
 
 /* Reads a whole file; NULL on error. Free with free(). */
 char *tu_read_file(const char *path, size_t *len);
@@ -81,5 +127,12 @@ pf_grid *tu_load_scen(const char *dir, const char *file, pf_scen *sc);
  * terminated; free with tu_free_list. */
 char **tu_list_scen(const char *dir);
 void tu_free_list(char **list);
+
+/* A published version of a small open map, for the table tests. */
+pf_mapver *tu_small_mapver(pf_registry *reg, const char *id);
+
+/* Takes w's buffer as a NUL-terminated string (free() it); fails the test
+ * when the writer failed. */
+char *tu_jsonw_text(pf_jsonw *w);
 
 #endif

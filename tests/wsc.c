@@ -2,10 +2,13 @@
 #define _GNU_SOURCE
 #include "wsc.h"
 
+#include "httpc.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,38 @@
 /* RFC 6455 section 1.3. */
 #define SAMPLE_KEY "dGhlIHNhbXBsZSBub25jZQ=="
 #define SAMPLE_ACCEPT "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+
+/* The stream path of each open socket, for the spec log (httpc.h). */
+#define STREAM_SLOTS 64
+static struct {
+    int fd;
+    char path[512];
+} streams[STREAM_SLOTS];
+static int nstreams;
+static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void stream_note(int fd, const char *path) {
+    if (!getenv("PATHD_SPEC_LOG")) return;
+    pthread_mutex_lock(&streams_lock);
+    for (int i = 0; i < nstreams; i++)
+        if (streams[i].fd == fd) streams[i--] = streams[--nstreams];
+    if (path && nstreams < STREAM_SLOTS) {
+        streams[nstreams].fd = fd;
+        snprintf(streams[nstreams].path, sizeof(streams[0].path), "%s", path);
+        nstreams++;
+    }
+    pthread_mutex_unlock(&streams_lock);
+}
+
+static void stream_log(int fd, const char *data, size_t len) {
+    char path[512] = "?";
+    if (!getenv("PATHD_SPEC_LOG")) return;
+    pthread_mutex_lock(&streams_lock);
+    for (int i = 0; i < nstreams; i++)
+        if (streams[i].fd == fd) snprintf(path, sizeof(path), "%s", streams[i].path);
+    pthread_mutex_unlock(&streams_lock);
+    hc_log_answer("ws", "GET", path, 101, NULL, data, len);
+}
 
 static int send_all(int fd, const void *p, size_t n) {
     const char *b = p;
@@ -77,15 +112,35 @@ int wsc_connect(uint16_t port, const char *path, int *status, char *body, size_t
         /* A refusal: read its body (Content-Length) for the caller. */
         const char *cl = strcasestr(head, "\r\nContent-Length:");
         size_t n = cl ? strtoul(cl + 17, NULL, 10) : 0;
-        if (body && cap && n) {
-            if (n >= cap) n = cap - 1;
-            if (recv_all(fd, body, n) == 0) body[n] = '\0';
+        char *all = n ? malloc(n + 1) : NULL;
+        if (n && all && recv_all(fd, all, n) == 0) {
+            all[n] = '\0';
+            if (body && cap) snprintf(body, cap, "%s", all);
+            hc_log_answer("http", "GET", path, *status, head, all, n);
+        } else if (!n) {
+            hc_log_answer("http", "GET", path, *status, head, "", 0);
         }
+        free(all);
         goto fail;
     }
     if (!strcasestr(head, "\r\nUpgrade: websocket") ||
         !strstr(head, "Sec-WebSocket-Accept: " SAMPLE_ACCEPT "\r\n"))
         goto fail;
+    /* As strict as .NET's ClientWebSocket (and so Unity): one Connection
+     * header whose value is exactly "Upgrade" ("Upgrade, Upgrade" is
+     * refused there). */
+    {
+        const char *conn = strcasestr(head, "\r\nConnection:");
+        const char *v = conn ? conn + 13 : NULL;
+        while (v && *v == ' ') v++;
+        if (!v || strncasecmp(v, "Upgrade\r\n", 9) != 0 || strcasestr(v, "\r\nConnection:")) {
+            fprintf(stderr,
+                    "wsc: the 101 answer's Connection header is not exactly 'Upgrade':\n%s\n",
+                    head);
+            goto fail;
+        }
+    }
+    stream_note(fd, path);
     return fd;
 fail:
     close(fd);
@@ -148,9 +203,11 @@ int wsc_recv(int fd, int *op, char **data, size_t *len) {
     }
     (*data)[n] = '\0';
     *len = (size_t)n;
+    if (*op == 1) stream_log(fd, *data, *len);
     return 0;
 }
 
 void wsc_close(int fd) {
+    stream_note(fd, NULL);
     if (fd >= 0) close(fd);
 }

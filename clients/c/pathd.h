@@ -1,0 +1,327 @@
+/* pathd.h -- a C99 client for the pathd v1 HTTP API (libcurl).
+ *
+ * For C and C++ game servers (Unreal dedicated servers included): drop
+ * pathd.h and pathd.c into the build and link libcurl (Debian:
+ * libcurl4-openssl-dev; `-lcurl`). No other dependency: the JSON reader and
+ * writer and the WebSocket framing (RFC 6455) are in pathd.c.
+ *
+ * A thin wrapper: each function is one API operation of proto/openapi.yaml
+ * (its operationId is named), takes plain C values, and fills plain C
+ * structs. Anything not wrapped is reachable through pathd_request.
+ *
+ * Errors are values. Every call returns a pathd_status and, when it is not
+ * PATHD_OK, fills the caller's pathd_error (which may be NULL): the HTTP
+ * status, the API's error code as an enum and as text, the field at fault
+ * and the message, and Retry-After. An unreachable goal is not an error: it
+ * is a pathd_path with found == false, as in the API.
+ *
+ * Timeouts and retries. Each attempt is bounded by options.timeout_ms
+ * (PATHD_ERR_TIMEOUT past it). A 503 answer (queue full, session or stream
+ * limits, shutting down: the server did nothing) is retried up to
+ * options.max_retries times, after the Retry-After seconds the answer gave
+ * (capped by options.max_retry_wait_ms); other answers are never retried.
+ *
+ * Memory. Results that hold arrays (paths, batches, lists, raw bodies) own
+ * them; free each with the function its type names. On error nothing is
+ * left to free. A pathd_client is not thread-safe: use one per thread (each
+ * keeps its own connection alive). A pathd_stream belongs to one thread too.
+ *
+ * Tokens: options.token, when set, is sent as `Authorization: Bearer`
+ * (issue 13's read/write scopes; this server build does not check them yet).
+ */
+#ifndef PATHD_CLIENT_H
+#define PATHD_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PATHD_CLIENT_VERSION "0.1.0"
+
+typedef enum pathd_status {
+    PATHD_OK = 0,
+    PATHD_ERR_API,       /* the server answered an error body: see pathd_error.code */
+    PATHD_ERR_TIMEOUT,   /* no answer within timeout_ms */
+    PATHD_ERR_TRANSPORT, /* could not connect, connection lost, TLS, ... */
+    PATHD_ERR_PROTOCOL,  /* the answer is not what the API promises (bad JSON, ...) */
+    PATHD_ERR_ARGUMENT,  /* a bad argument (NULL id, an id outside [A-Za-z0-9_.-]{1,64}) */
+    PATHD_ERR_NOMEM,
+    PATHD_ERR_CLOSED /* the WebSocket stream was closed (see pathd_error.close_code) */
+} pathd_status;
+
+/* The API's error codes (ErrorObject.code in proto/openapi.yaml). */
+typedef enum pathd_code {
+    PATHD_CODE_NONE = 0, /* not an API error */
+    PATHD_CODE_UNKNOWN,  /* a code this client does not know yet (see code_text) */
+    PATHD_CODE_MALFORMED_JSON,
+    PATHD_CODE_INVALID_REQUEST,
+    PATHD_CODE_MALFORMED_MAP,
+    PATHD_CODE_INVALID_MAP_ID,
+    PATHD_CODE_MAP_NOT_FOUND,
+    PATHD_CODE_NOT_FOUND,
+    PATHD_CODE_METHOD_NOT_ALLOWED,
+    PATHD_CODE_BODY_TOO_LARGE,
+    PATHD_CODE_LIMIT_EXCEEDED,
+    PATHD_CODE_UNSUPPORTED_MEDIA_TYPE,
+    PATHD_CODE_INVALID_VALUE,
+    PATHD_CODE_OFF_MAP,
+    PATHD_CODE_BLOCKED,
+    PATHD_CODE_UNSUPPORTED,
+    PATHD_CODE_OVERLOADED,
+    PATHD_CODE_SHUTTING_DOWN,
+    PATHD_CODE_DEADLINE_EXCEEDED,
+    PATHD_CODE_OUT_OF_MEMORY,
+    PATHD_CODE_INTERNAL,
+    PATHD_CODE_SESSION_NOT_FOUND,
+    PATHD_CODE_SESSION_BUSY,
+    PATHD_CODE_TOO_MANY_SESSIONS,
+    PATHD_CODE_UPGRADE_REQUIRED,
+    PATHD_CODE_CONFLICT,
+    PATHD_CODE_STORAGE_FAILED
+} pathd_code;
+
+typedef struct pathd_error {
+    pathd_status status;
+    int http_status;    /* the answer's status, 0 without one */
+    pathd_code code;    /* PATHD_CODE_NONE unless status is PATHD_ERR_API */
+    char code_text[48]; /* "off_map"; "" without one */
+    char field[96];     /* the request field at fault ("start", "queries[3].goal"), or "" */
+    char message[384];  /* the server's sentence, or this client's */
+    long retry_after_s; /* Retry-After of the last answer, -1 without one */
+    int attempts;       /* HTTP attempts made (retries + 1) */
+    int close_code;     /* PATHD_ERR_CLOSED: the WebSocket close code, 0 if none */
+} pathd_error;
+
+/* "PATHD_ERR_API", ... and "off_map", ... (static strings). */
+const char *pathd_status_str(pathd_status st);
+const char *pathd_code_str(pathd_code code);
+
+typedef struct pathd_options {
+    const char *base_url;    /* "http://127.0.0.1:8080" (a path prefix is kept: ".../pathd") */
+    const char *token;       /* bearer token, or NULL */
+    long timeout_ms;         /* per attempt, connect included; 0 = 10000 */
+    long connect_timeout_ms; /* 0 = 3000 */
+    int max_retries;         /* retries of a 503; -1 = none, 0 = the default 2 */
+    long max_retry_wait_ms;  /* cap on one Retry-After wait; 0 = 10000 */
+} pathd_options;
+
+typedef struct pathd_client pathd_client;
+
+/* Creates a client (no connection is made yet). base_url is copied. Call
+ * curl_global_init once in the program before the first client (libcurl's
+ * rule; pathd_client_create calls it when it has not been called, which is
+ * not thread-safe). */
+pathd_status pathd_client_create(const pathd_options *opts, pathd_client **out, pathd_error *err);
+void pathd_client_destroy(pathd_client *c); /* NULL is a no-op */
+
+typedef struct pathd_point {
+    int32_t x, y;
+} pathd_point;
+
+/* ---- maps ---- */
+
+typedef enum pathd_map_format {
+    PATHD_MAP_MOVINGAI = 0, /* a Moving AI .map text: sent as text/plain */
+    PATHD_MAP_JSON          /* a MapJson document (rows, or GET .../cells output) */
+} pathd_map_format;
+
+typedef struct pathd_map_info {
+    char id[65];
+    uint64_t version;
+    int32_t width, height;
+    int connectivity;
+    bool corner_cutting;
+    int64_t walkable_cells;
+    bool uniform_cost;
+    int32_t doors;
+    uint64_t memory_bytes;
+    int32_t jps_landmarks;
+    uint64_t build_us;
+    char default_algorithm[16];
+    bool has_hierarchy;
+    bool created; /* the answer was 201 (a new map) rather than 200 */
+} pathd_map_info;
+
+/* putMap: PUT /v1/maps/{id}. Creates (created = true, version 1) or
+ * replaces (version + 1) the map. body is not copied past the call. */
+pathd_status pathd_map_put(pathd_client *c, const char *id, const char *body, size_t len,
+                           pathd_map_format fmt, pathd_map_info *out, pathd_error *err);
+/* createMap: POST /v1/maps; the server picks the id from the content
+ * (out->id). The same bytes again find the same map (created = false). */
+pathd_status pathd_map_create(pathd_client *c, const char *body, size_t len, pathd_map_format fmt,
+                              pathd_map_info *out, pathd_error *err);
+/* getMap: GET /v1/maps/{id}. */
+pathd_status pathd_map_get(pathd_client *c, const char *id, pathd_map_info *out, pathd_error *err);
+/* deleteMap: DELETE /v1/maps/{id} (ends its sessions). */
+pathd_status pathd_map_delete(pathd_client *c, const char *id, pathd_error *err);
+
+typedef struct pathd_map_list {
+    pathd_map_info *maps; /* sorted by id */
+    size_t n;
+} pathd_map_list;
+/* listMaps: GET /v1/maps. Free with pathd_map_list_free. */
+pathd_status pathd_maps_list(pathd_client *c, pathd_map_list *out, pathd_error *err);
+void pathd_map_list_free(pathd_map_list *l);
+
+typedef struct pathd_cell_change {
+    int32_t x, y;
+    int cost; /* 0 blocks, 1..255 */
+} pathd_cell_change;
+
+typedef struct pathd_door_switch {
+    const char *id; /* a door the map declared */
+    bool open;
+} pathd_door_switch;
+
+/* patchMap: PATCH /v1/maps/{id}: cells then doors, applied in order, as the
+ * next version of the world. At least one change. */
+pathd_status pathd_map_patch(pathd_client *c, const char *id, const pathd_cell_change *cells,
+                             size_t ncells, const pathd_door_switch *doors, size_t ndoors,
+                             pathd_map_info *out, pathd_error *err);
+
+/* getMapCells: GET /v1/maps/{id}/cells: the map's export as JSON text
+ * (*json, NUL-terminated, *len bytes; free with pathd_free). It uploads
+ * back as it is with pathd_map_put(..., PATHD_MAP_JSON, ...). */
+pathd_status pathd_map_cells(pathd_client *c, const char *id, char **json, size_t *len,
+                             pathd_error *err);
+
+/* ---- paths ---- */
+
+typedef struct pathd_path_options {
+    const char *algorithm; /* "astar", "jps", "hpa", ... or NULL: the map's default */
+    double weight;         /* "weighted" only; 0 = the server's default */
+    const char *heuristic; /* NULL = default */
+    bool smooth;           /* string-pulled waypoints */
+    bool debug;            /* asks for expanded_cells (not kept by this client) */
+    int cache;             /* -1 or 1 = use the path cache (default), 0 = bypass */
+    long deadline_ms;      /* 0 = the server's default */
+    long max_expanded;     /* node budget; 0 = unlimited (the default) */
+} pathd_path_options;
+
+/* The defaults above (cache -1, everything else 0/NULL). */
+pathd_path_options pathd_path_options_default(void);
+
+typedef struct pathd_path {
+    bool found;
+    double cost;         /* when found */
+    char reason[24];     /* when not found: "unreachable" or "node_budget" */
+    pathd_point *points; /* start..goal inclusive; NULL when not found */
+    size_t npoints;
+    char algorithm[16]; /* what ran ("astar" when jps fell back) */
+    uint64_t map_version;
+    uint64_t expanded;
+    uint64_t time_us;
+    bool cached;
+} pathd_path;
+void pathd_path_free(pathd_path *p); /* frees points; the struct may be reused */
+
+/* findPath: POST /v1/maps/{id}/path. opts may be NULL. */
+pathd_status pathd_find_path(pathd_client *c, const char *id, pathd_point start, pathd_point goal,
+                             const pathd_path_options *opts, pathd_path *out, pathd_error *err);
+
+typedef struct pathd_query {
+    pathd_point start, goal;
+    const pathd_path_options *opts; /* NULL = defaults; its deadline_ms must be 0 */
+} pathd_query;
+
+typedef struct pathd_batch_slot {
+    pathd_status status; /* PATHD_OK: path is set; PATHD_ERR_API: error is set */
+    pathd_path path;
+    pathd_error error; /* the slot's own error: http_status 422, code off_map, ... */
+} pathd_batch_slot;
+
+typedef struct pathd_batch {
+    pathd_batch_slot *slots; /* one per query, in order */
+    size_t n;
+    uint64_t map_version;
+} pathd_batch;
+void pathd_batch_free(pathd_batch *b);
+
+/* findPaths: POST /v1/maps/{id}/paths, one deadline for the whole batch
+ * (0 = the server's default). A query that fails alone gets an error slot;
+ * the call itself fails only when the whole batch does. */
+pathd_status pathd_find_paths(pathd_client *c, const char *id, const pathd_query *queries, size_t n,
+                              long deadline_ms, pathd_batch *out, pathd_error *err);
+
+/* ---- sessions (D* Lite, one per moving agent) ---- */
+
+typedef struct pathd_update {
+    const pathd_point *position;    /* NULL = unchanged */
+    const pathd_point *goal;        /* NULL = unchanged */
+    const pathd_cell_change *cells; /* this session's view only */
+    size_t ncells;
+    const pathd_door_switch *doors;
+    size_t ndoors;
+} pathd_update;
+
+typedef struct pathd_session {
+    char session_id[65];
+    char map_id[65];
+    bool found;
+    double cost;
+    char reason[24];     /* "unreachable" or "blocked" when not found */
+    pathd_point *points; /* position..goal; NULL when not found */
+    size_t npoints;
+    pathd_point position, goal;
+    uint64_t map_version;
+    long ttl_s;
+    uint64_t expanded, time_us, updates, memory_bytes;
+    char rebase[16]; /* "none", "incremental", "rebuilt" */
+} pathd_session;
+void pathd_session_free(pathd_session *s); /* frees points; the struct may be reused */
+
+/* createSession: POST /v1/maps/{id}/sessions. ttl_s 0 = the server's
+ * default. out->session_id addresses it afterwards. */
+pathd_status pathd_session_create(pathd_client *c, const char *map_id, pathd_point start,
+                                  pathd_point goal, long ttl_s, pathd_session *out,
+                                  pathd_error *err);
+/* getSession: GET .../sessions/{sid} (brought to the map's current version). */
+pathd_status pathd_session_get(pathd_client *c, const char *map_id, const char *sid,
+                               pathd_session *out, pathd_error *err);
+/* deleteSession: DELETE .../sessions/{sid}. */
+pathd_status pathd_session_delete(pathd_client *c, const char *map_id, const char *sid,
+                                  pathd_error *err);
+/* updateSession: POST .../sessions/{sid}/updates. n == 1 sends one JSON
+ * Update; n > 1 sends them as NDJSON, one a line, applied in order as one
+ * request (all validated first: one bad line rejects all, error.field names
+ * it, "lines[2].cells[0]"). The answer is the path after the last. */
+pathd_status pathd_session_update(pathd_client *c, const char *map_id, const char *sid,
+                                  const pathd_update *ups, size_t n, pathd_session *out,
+                                  pathd_error *err);
+
+/* streamSession: a WebSocket on .../sessions/{sid}/stream. Each send is one
+ * Update, each receive its answer, in order. A refusal of the handshake is
+ * PATHD_ERR_API (404 session_not_found, 503 overloaded with Retry-After,
+ * retried like any 503). */
+typedef struct pathd_stream pathd_stream;
+pathd_status pathd_stream_open(pathd_client *c, const char *map_id, const char *sid,
+                               pathd_stream **out, pathd_error *err);
+pathd_status pathd_stream_send(pathd_stream *s, const pathd_update *up, pathd_error *err);
+/* Waits up to the client's timeout_ms for the next answer. An error the
+ * server sends on the stream (off_map, session_busy, ...) is PATHD_ERR_API
+ * and the stream goes on; a close from the server is PATHD_ERR_CLOSED with
+ * its code (1001 when the server shuts down). Pings are answered inside. */
+pathd_status pathd_stream_recv(pathd_stream *s, pathd_session *out, pathd_error *err);
+/* Sends a close (1000), waits briefly for the echo, frees. NULL is a no-op. */
+void pathd_stream_close(pathd_stream *s);
+
+/* ---- anything else ---- */
+
+/* One request to `path` ("/v1/info"), retried on 503 like the rest.
+ * ctype and body may be NULL. *status gets the HTTP status and *resp the
+ * body (NUL-terminated, *resp_len bytes; free with pathd_free), whatever the
+ * status: this call fails only when no answer came. */
+pathd_status pathd_request(pathd_client *c, const char *method, const char *path, const char *ctype,
+                           const char *body, size_t len, int *status, char **resp, size_t *resp_len,
+                           pathd_error *err);
+void pathd_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

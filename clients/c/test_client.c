@@ -1,0 +1,659 @@
+/* test_client.c -- clients/c against a real pathd.
+ *
+ *   PATHD_BIN=build/pathd test_client [path/to/example]
+ *
+ * Starts its own pathd instances on free loopback ports (--port 0, the port
+ * read from the "listening on" line), runs every wrapper against them, and
+ * prints one line per test and "N passed, N failed" at the end (exit 1 on a
+ * failure). With an example binary given, runs it against a server too.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "pathd.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int passed, failed;
+static char failure[1024];
+
+/* A check: records the first failure of the current test and returns. */
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            snprintf(failure, sizeof(failure), __VA_ARGS__);                                       \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+#define CHECK_OK(st, err)                                                                          \
+    CHECK((st) == PATHD_OK, "line %d: %s: %s (%s, field '%s')", __LINE__, pathd_status_str(st),    \
+          (err).message, (err).code_text, (err).field)
+
+static void run(const char *name, void (*fn)(void)) {
+    failure[0] = '\0';
+    fn();
+    if (failure[0]) {
+        failed++;
+        printf("not ok - %s: %s\n", name, failure);
+    } else {
+        passed++;
+        printf("ok - %s\n", name);
+    }
+    fflush(stdout);
+}
+
+/* ---- a pathd child ---- */
+
+typedef struct server {
+    pid_t pid;
+    int port;
+    char url[64];
+} server;
+
+static void sleep_ms(long ms) {
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Starts PATHD_BIN --port 0 with extra args; polls /readyz (deadline 20 s). */
+static int server_start(server *s, const char *const *args) {
+    const char *bin = getenv("PATHD_BIN");
+    const char *argv[32];
+    int pfd[2], n = 0;
+    char line[512];
+    size_t len = 0;
+    FILE *f;
+    memset(s, 0, sizeof(*s));
+    argv[n++] = bin && *bin ? bin : "build/pathd";
+    argv[n++] = "--port";
+    argv[n++] = "0";
+    for (; args && *args && n < 30; args++) argv[n++] = *args;
+    argv[n] = NULL;
+    if (pipe(pfd) != 0) return -1;
+    s->pid = fork();
+    if (s->pid < 0) return -1;
+    if (s->pid == 0) {
+        dup2(pfd[1], 1);
+        close(pfd[0]);
+        close(pfd[1]);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(pfd[1]);
+    f = fdopen(pfd[0], "r");
+    if (!f || !fgets(line, sizeof(line), f)) {
+        fprintf(stderr, "test_client: %s did not start\n", argv[0]);
+        if (f) fclose(f);
+        return -1;
+    }
+    fclose(f); /* later output goes to a closed pipe: pathd ignores SIGPIPE */
+    len = strlen(line);
+    {
+        const char *at = strstr(line, "listening on ");
+        const char *colon = at ? strchr(at + 13, ':') : NULL;
+        if (!colon || len == 0) return -1;
+        s->port = atoi(colon + 1);
+    }
+    snprintf(s->url, sizeof(s->url), "http://127.0.0.1:%d", s->port);
+    {
+        double deadline = now_s() + 20;
+        pathd_options o;
+        pathd_client *c;
+        pathd_error e;
+        memset(&o, 0, sizeof(o));
+        o.base_url = s->url;
+        o.max_retries = -1;
+        if (pathd_client_create(&o, &c, &e)) return -1;
+        while (now_s() < deadline) {
+            int status = 0;
+            char *body = NULL;
+            if (pathd_request(c, "GET", "/readyz", NULL, NULL, 0, &status, &body, NULL, &e) ==
+                    PATHD_OK &&
+                status == 200) {
+                pathd_free(body);
+                pathd_client_destroy(c);
+                return 0;
+            }
+            pathd_free(body);
+            sleep_ms(20);
+        }
+        pathd_client_destroy(c);
+    }
+    return -1;
+}
+
+static int server_stop(server *s) {
+    int status = 0;
+    if (s->pid <= 0) return -1;
+    kill(s->pid, SIGTERM);
+    while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    s->pid = 0;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static server main_srv;
+
+static pathd_client *client_for(const server *s, long timeout_ms, int retries) {
+    pathd_options o;
+    pathd_client *c = NULL;
+    pathd_error e;
+    memset(&o, 0, sizeof(o));
+    o.base_url = s->url;
+    o.timeout_ms = timeout_ms;
+    o.max_retries = retries;
+    if (pathd_client_create(&o, &c, &e) != PATHD_OK) {
+        fprintf(stderr, "pathd_client_create: %s\n", e.message);
+        exit(2);
+    }
+    return c;
+}
+
+/* A Moving AI map: a 10 x 7 room with a wall in column 4 (rows 0..4). */
+static const char room_map[] = "type octile\nheight 7\nwidth 10\nmap\n"
+                               "....@.....\n"
+                               "....@.....\n"
+                               "....@.....\n"
+                               "....@.....\n"
+                               "....@.....\n"
+                               "..........\n"
+                               "..........\n";
+
+/* A JSON map with a door "gate" across the only gap of a wall. */
+static const char door_map[] = "{\"rows\":[\"..#..\",\"..#..\",\".....\"],"
+                               "\"doors\":{\"gate\":{\"cells\":[[2,2]],\"open\":true}}}";
+
+static bool adjacent(pathd_point a, pathd_point b) {
+    return abs(a.x - b.x) <= 1 && abs(a.y - b.y) <= 1 && !(a.x == b.x && a.y == b.y);
+}
+
+/* ---- tests ---- */
+
+static void test_maps(void) {
+    pathd_client *c = client_for(&main_srv, 5000, 0);
+    pathd_map_info m, again;
+    pathd_map_list l;
+    pathd_error e;
+    pathd_status st;
+    char *cells = NULL;
+    size_t cells_len = 0;
+
+    st = pathd_map_put(c, "room", room_map, sizeof(room_map) - 1, PATHD_MAP_MOVINGAI, &m, &e);
+    CHECK_OK(st, e);
+    CHECK(m.created && m.version == 1 && m.width == 10 && m.height == 7, "put: %d v%llu %dx%d",
+          m.created, (unsigned long long)m.version, m.width, m.height);
+    CHECK(m.walkable_cells == 65, "walkable %lld", (long long)m.walkable_cells);
+    st = pathd_map_put(c, "room", room_map, sizeof(room_map) - 1, PATHD_MAP_MOVINGAI, &m, &e);
+    CHECK_OK(st, e);
+    CHECK(!m.created && m.version == 2, "replace: created %d v%llu", m.created,
+          (unsigned long long)m.version);
+
+    st = pathd_map_create(c, door_map, sizeof(door_map) - 1, PATHD_MAP_JSON, &m, &e);
+    CHECK_OK(st, e);
+    CHECK(m.created && strncmp(m.id, "m-", 2) == 0 && m.doors == 1, "create: %s", m.id);
+    st = pathd_map_create(c, door_map, sizeof(door_map) - 1, PATHD_MAP_JSON, &again, &e);
+    CHECK_OK(st, e);
+    CHECK(!again.created && strcmp(again.id, m.id) == 0, "the same bytes found %s", again.id);
+
+    st = pathd_map_get(c, "room", &m, &e);
+    CHECK_OK(st, e);
+    CHECK(strcmp(m.id, "room") == 0 && m.version == 2 && m.has_hierarchy, "get");
+    st = pathd_maps_list(c, &l, &e);
+    CHECK_OK(st, e);
+    CHECK(l.n >= 2, "list has %zu maps", l.n);
+    for (size_t i = 1; i < l.n; i++)
+        CHECK(strcmp(l.maps[i - 1].id, l.maps[i].id) < 0, "list not sorted");
+    pathd_map_list_free(&l);
+
+    /* PATCH: block a cell, close the door. */
+    {
+        pathd_cell_change cell = {0, 0, 0};
+        pathd_door_switch door = {"gate", false};
+        st = pathd_map_patch(c, again.id, &cell, 1, &door, 1, &m, &e);
+        CHECK_OK(st, e);
+        CHECK(m.version == 2 && m.walkable_cells == 11, "patch: v%llu walkable %lld",
+              (unsigned long long)m.version, (long long)m.walkable_cells);
+        door.id = "nosuch";
+        st = pathd_map_patch(c, again.id, NULL, 0, &door, 1, &m, &e);
+        CHECK(st == PATHD_ERR_API && e.http_status == 422, "unknown door: %s %d",
+              pathd_status_str(st), e.http_status);
+    }
+
+    /* The export uploads back as it is. */
+    st = pathd_map_cells(c, again.id, &cells, &cells_len, &e);
+    CHECK_OK(st, e);
+    CHECK(cells_len == strlen(cells) && strstr(cells, "\"costs\":"), "cells");
+    st = pathd_map_put(c, "copy", cells, cells_len, PATHD_MAP_JSON, &m, &e);
+    pathd_free(cells);
+    CHECK_OK(st, e);
+    CHECK(m.created && m.walkable_cells == 11 && m.doors == 1, "copy: walkable %lld",
+          (long long)m.walkable_cells);
+
+    st = pathd_map_delete(c, "copy", &e);
+    CHECK_OK(st, e);
+    st = pathd_map_get(c, "copy", &m, &e);
+    CHECK(st == PATHD_ERR_API && e.http_status == 404 && e.code == PATHD_CODE_MAP_NOT_FOUND,
+          "get after delete: %s %d %s", pathd_status_str(st), e.http_status, e.code_text);
+    st = pathd_map_get(c, "bad id!", &m, &e);
+    CHECK(st == PATHD_ERR_ARGUMENT, "a bad id is refused before sending: %s", pathd_status_str(st));
+    /* A malformed map: 400 malformed_map, typed. */
+    st = pathd_map_put(c, "bad", "type octile\n", 12, PATHD_MAP_MOVINGAI, &m, &e);
+    CHECK(st == PATHD_ERR_API && e.http_status == 400 && e.code == PATHD_CODE_MALFORMED_MAP,
+          "malformed: %s %d %s", pathd_status_str(st), e.http_status, e.code_text);
+    pathd_client_destroy(c);
+}
+
+static void test_paths(void) {
+    pathd_client *c = client_for(&main_srv, 5000, 0);
+    pathd_path p;
+    pathd_path_options o = pathd_path_options_default();
+    pathd_point s = {0, 0}, g = {9, 0};
+    pathd_error e;
+    pathd_status st;
+    int status;
+    char *raw;
+
+    o.algorithm = "astar";
+    st = pathd_find_path(c, "room", s, g, &o, &p, &e);
+    CHECK_OK(st, e);
+    CHECK(p.found && p.npoints >= 2 && strcmp(p.algorithm, "astar") == 0, "found");
+    CHECK(p.points[0].x == 0 && p.points[0].y == 0 && p.points[p.npoints - 1].x == 9, "endpoints");
+    for (size_t i = 1; i < p.npoints; i++)
+        CHECK(adjacent(p.points[i - 1], p.points[i]), "step %zu is not a neighbour", i);
+    /* The same request through the raw call: the wrapper reads it right. */
+    {
+        static const char body[] = "{\"start\":[0,0],\"goal\":[9,0],\"algorithm\":\"astar\"}";
+        char want[64];
+        st = pathd_request(c, "POST", "/v1/maps/room/path", "application/json", body,
+                           sizeof(body) - 1, &status, &raw, NULL, &e);
+        CHECK_OK(st, e);
+        CHECK(status == 200, "raw status %d", status);
+        snprintf(want, sizeof(want), "\"cost\":%.17g,", p.cost);
+        CHECK(strstr(raw, want) != NULL, "raw answer %s has no %s", raw, want);
+        pathd_free(raw);
+    }
+    /* Every algorithm agrees with dijkstra within its guarantee. */
+    {
+        static const char *const algos[] = {"dijkstra", "astar", "jps", "hpa", "bfs"};
+        double best = 0;
+        for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
+            pathd_path q;
+            o.algorithm = algos[i];
+            st = pathd_find_path(c, "room", s, (pathd_point){9, 6}, &o, &q, &e);
+            CHECK_OK(st, e);
+            CHECK(q.found, "%s found nothing", algos[i]);
+            if (i == 0) best = q.cost;
+            CHECK(q.cost >= best - 1e-9, "%s beat dijkstra: %g < %g", algos[i], q.cost, best);
+            if (i < 3) CHECK(fabs(q.cost - best) < 1e-9, "%s is not optimal", algos[i]);
+            pathd_path_free(&q);
+        }
+    }
+    pathd_path_free(&p);
+
+    /* Cached the second time (cache on by default). */
+    o = pathd_path_options_default();
+    st = pathd_find_path(c, "room", s, g, &o, &p, &e);
+    CHECK_OK(st, e);
+    pathd_path_free(&p);
+    st = pathd_find_path(c, "room", s, g, &o, &p, &e);
+    CHECK_OK(st, e);
+    CHECK(p.cached, "the second identical query was not cached");
+    pathd_path_free(&p);
+    o.cache = 0;
+    o.smooth = true;
+    st = pathd_find_path(c, "room", s, g, &o, &p, &e);
+    CHECK_OK(st, e);
+    CHECK(!p.cached && p.found, "cache:false was cached");
+    pathd_path_free(&p);
+
+    /* Errors are values naming the field. */
+    st = pathd_find_path(c, "room", s, (pathd_point){99, 0}, NULL, &p, &e);
+    CHECK(st == PATHD_ERR_API && e.http_status == 422 && e.code == PATHD_CODE_OFF_MAP &&
+              strcmp(e.field, "goal") == 0,
+          "off map: %s %d %s %s", pathd_status_str(st), e.http_status, e.code_text, e.field);
+    st = pathd_find_path(c, "room", s, (pathd_point){4, 0}, NULL, &p, &e);
+    CHECK(st == PATHD_ERR_API && e.code == PATHD_CODE_BLOCKED, "blocked: %s", e.code_text);
+    o = pathd_path_options_default();
+    o.algorithm = "teleport";
+    st = pathd_find_path(c, "room", s, g, &o, &p, &e);
+    CHECK(st == PATHD_ERR_API && e.code == PATHD_CODE_INVALID_VALUE &&
+              strcmp(e.field, "algorithm") == 0,
+          "bad algorithm: %s", e.code_text);
+    st = pathd_find_path(c, "nosuch", s, g, NULL, &p, &e);
+    CHECK(st == PATHD_ERR_API && e.code == PATHD_CODE_MAP_NOT_FOUND, "no map: %s", e.code_text);
+    /* Not found is not an error. */
+    {
+        static const char walled[] = "{\"rows\":[\".#.\",\".#.\",\".#.\"]}";
+        pathd_map_info m;
+        st = pathd_map_put(c, "walled", walled, sizeof(walled) - 1, PATHD_MAP_JSON, &m, &e);
+        CHECK_OK(st, e);
+        st = pathd_find_path(c, "walled", (pathd_point){0, 0}, (pathd_point){2, 2}, NULL, &p, &e);
+        CHECK_OK(st, e);
+        CHECK(!p.found && strcmp(p.reason, "unreachable") == 0 && p.npoints == 0,
+              "unreachable: found %d reason %s", p.found, p.reason);
+        pathd_path_free(&p);
+    }
+    pathd_client_destroy(c);
+}
+
+static void test_batch(void) {
+    pathd_client *c = client_for(&main_srv, 5000, 0);
+    pathd_path_options dj = pathd_path_options_default();
+    pathd_query q[3];
+    pathd_batch b;
+    pathd_error e;
+    pathd_status st;
+    dj.algorithm = "dijkstra";
+    q[0] = (pathd_query){{0, 0}, {9, 6}, &dj};
+    q[1] = (pathd_query){{0, 0}, {50, 50}, NULL};
+    q[2] = (pathd_query){{9, 6}, {0, 0}, NULL};
+    st = pathd_find_paths(c, "room", q, 3, 2000, &b, &e);
+    CHECK_OK(st, e);
+    CHECK(b.n == 3 && b.map_version == 2, "n %zu v%llu", b.n, (unsigned long long)b.map_version);
+    CHECK(b.slots[0].status == PATHD_OK && b.slots[0].path.found, "slot 0");
+    CHECK(b.slots[1].status == PATHD_ERR_API && b.slots[1].error.http_status == 422 &&
+              b.slots[1].error.code == PATHD_CODE_OFF_MAP &&
+              strcmp(b.slots[1].error.field, "queries[1].goal") == 0,
+          "slot 1: %s %d %s", pathd_status_str(b.slots[1].status), b.slots[1].error.http_status,
+          b.slots[1].error.field);
+    CHECK(b.slots[2].status == PATHD_OK && b.slots[2].path.found, "slot 2");
+    CHECK(fabs(b.slots[0].path.cost - b.slots[2].path.cost) < 1e-9, "a path and its reverse");
+    pathd_batch_free(&b);
+    st = pathd_find_paths(c, "room", q, 0, 0, &b, &e);
+    CHECK(st == PATHD_ERR_ARGUMENT, "empty batch: %s", pathd_status_str(st));
+    pathd_client_destroy(c);
+}
+
+static void test_sessions(void) {
+    pathd_client *c = client_for(&main_srv, 5000, 0);
+    pathd_session s, u;
+    pathd_error e;
+    pathd_status st;
+    pathd_point pos = {1, 0};
+    char mapid[65];
+    {
+        pathd_map_info m;
+        st = pathd_map_put(c, "doors", door_map, sizeof(door_map) - 1, PATHD_MAP_JSON, &m, &e);
+        CHECK_OK(st, e);
+        snprintf(mapid, sizeof(mapid), "%s", m.id);
+    }
+    st = pathd_session_create(c, mapid, (pathd_point){0, 0}, (pathd_point){4, 0}, 60, &s, &e);
+    CHECK_OK(st, e);
+    CHECK(strlen(s.session_id) == 32 && s.found && s.ttl_s == 60 && strcmp(s.map_id, "doors") == 0,
+          "create: %s found %d ttl %ld", s.session_id, s.found, s.ttl_s);
+    st = pathd_session_get(c, mapid, s.session_id, &u, &e);
+    CHECK_OK(st, e);
+    CHECK(u.found && fabs(u.cost - s.cost) < 1e-9, "get");
+    pathd_session_free(&u);
+
+    /* One JSON update: close the gate in this session's view. */
+    {
+        pathd_door_switch shut = {"gate", false};
+        pathd_update up;
+        memset(&up, 0, sizeof(up));
+        up.doors = &shut;
+        up.ndoors = 1;
+        st = pathd_session_update(c, mapid, s.session_id, &up, 1, &u, &e);
+        CHECK_OK(st, e);
+        CHECK(!u.found && strcmp(u.reason, "unreachable") == 0 && u.updates == 1,
+              "gate shut: found %d reason %s", u.found, u.reason);
+        pathd_session_free(&u);
+    }
+    /* NDJSON: reopen, then move; applied in order as one request. */
+    {
+        pathd_door_switch open = {"gate", true};
+        pathd_update ups[2];
+        memset(ups, 0, sizeof(ups));
+        ups[0].doors = &open;
+        ups[0].ndoors = 1;
+        ups[1].position = &pos;
+        st = pathd_session_update(c, mapid, s.session_id, ups, 2, &u, &e);
+        CHECK_OK(st, e);
+        CHECK(u.found && u.updates == 2 && u.position.x == 1 && u.npoints >= 2 &&
+                  u.points[0].x == 1,
+              "ndjson: found %d updates %llu", u.found, (unsigned long long)u.updates);
+        pathd_session_free(&u);
+        /* One bad line rejects all; the field names it. */
+        {
+            pathd_point off = {40, 0};
+            ups[1].position = &off;
+            st = pathd_session_update(c, mapid, s.session_id, ups, 2, &u, &e);
+            CHECK(st == PATHD_ERR_API && e.code == PATHD_CODE_OFF_MAP &&
+                      strncmp(e.field, "lines[1]", 8) == 0,
+                  "bad line: %s %s", e.code_text, e.field);
+        }
+    }
+    st = pathd_session_delete(c, mapid, s.session_id, &e);
+    CHECK_OK(st, e);
+    st = pathd_session_get(c, mapid, s.session_id, &u, &e);
+    CHECK(st == PATHD_ERR_API && e.http_status == 404 && e.code == PATHD_CODE_SESSION_NOT_FOUND,
+          "get after delete: %s", e.code_text);
+    pathd_session_free(&s);
+    pathd_client_destroy(c);
+}
+
+static void test_stream(void) {
+    pathd_client *c = client_for(&main_srv, 5000, 0);
+    pathd_session s, a;
+    pathd_stream *ws = NULL;
+    pathd_error e;
+    pathd_status st;
+    pathd_update up;
+    pathd_point pos = {1, 1}, off = {-1, 0};
+
+    st = pathd_session_create(c, "doors", (pathd_point){0, 0}, (pathd_point){4, 0}, 0, &s, &e);
+    CHECK_OK(st, e);
+    st = pathd_stream_open(c, "doors", s.session_id, &ws, &e);
+    CHECK_OK(st, e);
+    memset(&up, 0, sizeof(up));
+    up.position = &pos;
+    st = pathd_stream_send(ws, &up, &e);
+    CHECK_OK(st, e);
+    st = pathd_stream_recv(ws, &a, &e);
+    CHECK_OK(st, e);
+    CHECK(a.found && a.position.x == 1 && a.position.y == 1 &&
+              strcmp(a.session_id, s.session_id) == 0,
+          "stream answer");
+    pathd_session_free(&a);
+    /* An error on the stream is a value, and the stream goes on. */
+    up.position = &off;
+    st = pathd_stream_send(ws, &up, &e);
+    CHECK_OK(st, e);
+    st = pathd_stream_recv(ws, &a, &e);
+    CHECK(st == PATHD_ERR_API && e.code == PATHD_CODE_OFF_MAP, "stream error: %s %s",
+          pathd_status_str(st), e.code_text);
+    /* A long message (many cells) crosses the 16-bit length form. */
+    {
+        pathd_cell_change many[3000];
+        for (int i = 0; i < 3000; i++) many[i] = (pathd_cell_change){4, 2, 1 + i % 5};
+        memset(&up, 0, sizeof(up));
+        up.cells = many;
+        up.ncells = 3000;
+        st = pathd_stream_send(ws, &up, &e);
+        CHECK_OK(st, e);
+        st = pathd_stream_recv(ws, &a, &e);
+        CHECK_OK(st, e);
+        CHECK(a.found && a.updates == 1, "many cells");
+        pathd_session_free(&a);
+    }
+    pathd_stream_close(ws);
+    /* A refused handshake is a typed error too. */
+    st = pathd_stream_open(c, "doors", "0123456789abcdef0123456789abcdef", &ws, &e);
+    CHECK(st == PATHD_ERR_API && e.http_status == 404 && e.code == PATHD_CODE_SESSION_NOT_FOUND,
+          "unknown session: %s %d %s", pathd_status_str(st), e.http_status, e.code_text);
+    pathd_session_free(&s);
+    pathd_client_destroy(c);
+}
+
+static void test_transport_errors(void) {
+    server dead = main_srv;
+    pathd_client *c;
+    pathd_map_info m;
+    pathd_error e;
+    pathd_status st;
+    snprintf(dead.url, sizeof(dead.url), "http://127.0.0.1:1");
+    c = client_for(&dead, 2000, 0);
+    st = pathd_map_get(c, "room", &m, &e);
+    CHECK(st == PATHD_ERR_TRANSPORT && e.http_status == 0, "no server: %s", pathd_status_str(st));
+    pathd_client_destroy(c);
+}
+
+/* Deletes a session after 300 ms, from another client (clients are one a
+ * thread). */
+typedef struct deleter {
+    const server *srv;
+    char sid[65];
+} deleter;
+
+static void *delete_later(void *arg) {
+    deleter *d = (deleter *)arg;
+    pathd_client *c = client_for(d->srv, 5000, 0);
+    pathd_error e;
+    sleep_ms(300);
+    pathd_session_delete(c, "doors", d->sid, &e);
+    pathd_client_destroy(c);
+    return NULL;
+}
+
+/* 503 with Retry-After: without retries a typed error, with retries the
+ * call succeeds once the server has room; the stream of a server that
+ * shuts down ends with 1001. */
+static void test_retry_timeout_shutdown(void) {
+    static const char *const args[] = {"--max-sessions", "1", "--retry-after", "1", NULL};
+    server srv;
+    pathd_client *c, *patient;
+    pathd_session a, b;
+    pathd_map_info m;
+    pathd_error e;
+    pathd_status st;
+    pthread_t th;
+    deleter d;
+    double t0;
+    CHECK(server_start(&srv, args) == 0, "second server did not start");
+    c = client_for(&srv, 5000, -1);
+    st = pathd_map_put(c, "doors", door_map, sizeof(door_map) - 1, PATHD_MAP_JSON, &m, &e);
+    CHECK_OK(st, e);
+    st = pathd_session_create(c, "doors", (pathd_point){0, 0}, (pathd_point){4, 0}, 0, &a, &e);
+    CHECK_OK(st, e);
+    st = pathd_session_create(c, "doors", (pathd_point){0, 0}, (pathd_point){4, 0}, 0, &b, &e);
+    CHECK(st == PATHD_ERR_API && e.http_status == 503 && e.code == PATHD_CODE_OVERLOADED &&
+              e.retry_after_s == 1 && e.attempts == 1,
+          "no retries: %s %d %s retry-after %ld attempts %d", pathd_status_str(st), e.http_status,
+          e.code_text, e.retry_after_s, e.attempts);
+
+    d.srv = &srv;
+    snprintf(d.sid, sizeof(d.sid), "%s", a.session_id);
+    pathd_session_free(&a);
+    pthread_create(&th, NULL, delete_later, &d);
+    patient = client_for(&srv, 5000, 3);
+    t0 = now_s();
+    st =
+        pathd_session_create(patient, "doors", (pathd_point){0, 0}, (pathd_point){4, 0}, 0, &b, &e);
+    pthread_join(th, NULL);
+    CHECK_OK(st, e);
+    CHECK(e.attempts == 0 || e.attempts >= 1, "attempts");
+    CHECK(now_s() - t0 >= 0.9, "the retry did not wait for Retry-After (%.2f s)", now_s() - t0);
+
+    /* A timeout: a batch of slow searches on a 512 x 512 open map. */
+    {
+        size_t cap = 600 * 520;
+        char *big = (char *)malloc(cap), *p = big;
+        pathd_client *hasty = client_for(&srv, 300, -1);
+        pathd_path_options slow = pathd_path_options_default();
+        pathd_query q[64];
+        pathd_batch bt;
+        p += sprintf(p, "type octile\nheight 512\nwidth 512\nmap\n");
+        for (int y = 0; y < 512; y++) {
+            memset(p, '.', 512);
+            p[512] = '\n';
+            p += 513;
+        }
+        st = pathd_map_put(c, "open", big, (size_t)(p - big), PATHD_MAP_MOVINGAI, &m, &e);
+        free(big);
+        CHECK_OK(st, e);
+        slow.algorithm = "dijkstra";
+        slow.cache = 0;
+        for (int i = 0; i < 64; i++) q[i] = (pathd_query){{0, i}, {511, 511 - i}, &slow};
+        t0 = now_s();
+        st = pathd_find_paths(hasty, "open", q, 64, 3000, &bt, &e);
+        CHECK(st == PATHD_ERR_TIMEOUT, "slow batch: %s", pathd_status_str(st));
+        CHECK(now_s() - t0 < 2.0, "the timeout took %.2f s", now_s() - t0);
+        pathd_client_destroy(hasty);
+    }
+
+    /* Shutdown: the server closes the stream with 1001. */
+    {
+        pathd_stream *ws;
+        st = pathd_stream_open(c, "doors", b.session_id, &ws, &e);
+        CHECK_OK(st, e);
+        kill(srv.pid, SIGTERM);
+        st = pathd_stream_recv(ws, &a, &e);
+        CHECK(st == PATHD_ERR_CLOSED && e.close_code == 1001, "shutdown: %s close %d",
+              pathd_status_str(st), e.close_code);
+        pathd_stream_close(ws);
+    }
+    CHECK(server_stop(&srv) == 0, "the server did not exit 0");
+    pathd_session_free(&a);
+    pathd_session_free(&b);
+    pathd_client_destroy(patient);
+    pathd_client_destroy(c);
+}
+
+static const char *example_bin;
+
+static void test_example(void) {
+    pid_t pid;
+    int status = 0;
+    CHECK(example_bin != NULL, "no example binary given");
+    pid = fork();
+    if (pid == 0) {
+        execl(example_bin, example_bin, main_srv.url, (char *)NULL);
+        _exit(127);
+    }
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s exited %d", example_bin,
+          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+int main(int argc, char **argv) {
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    signal(SIGPIPE, SIG_IGN);
+    example_bin = argc > 1 ? argv[1] : NULL;
+    if (server_start(&main_srv, NULL) != 0) {
+        fprintf(stderr, "test_client: pathd did not start (PATHD_BIN=%s)\n",
+                getenv("PATHD_BIN") ? getenv("PATHD_BIN") : "unset");
+        return 1;
+    }
+    printf("clients/c against %s\n", main_srv.url);
+    run("maps", test_maps);
+    run("paths", test_paths);
+    run("batch", test_batch);
+    run("sessions", test_sessions);
+    run("stream", test_stream);
+    run("transport_errors", test_transport_errors);
+    run("retry_timeout_shutdown", test_retry_timeout_shutdown);
+    if (example_bin) run("example", test_example);
+    if (server_stop(&main_srv) != 0) {
+        printf("not ok - server exit\n");
+        failed++;
+    }
+    curl_global_cleanup();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}

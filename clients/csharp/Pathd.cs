@@ -1,0 +1,1096 @@
+// Pathd.cs -- a C# client for the pathd v1 HTTP API, in one file.
+//
+// Written against the .NET Standard 2.0 API (HttpClient, ClientWebSocket,
+// Task), C# 7.2, and no package: it drops into Unity (dedicated servers;
+// WebGL has no ClientWebSocket) and .NET servers as source or as a built
+// Pathd.dll. The JSON reader and writer are in this file (Pathd.Json), since
+// .NET Standard 2.0 has none and Unity's JsonUtility reads no dictionaries.
+//
+// A thin wrapper: each method is one operation of proto/openapi.yaml (its
+// operationId is in the comment) and returns plain classes whose fields are
+// the API's, in PascalCase. Errors are typed exceptions:
+//
+//   PathdApiException           the server answered an error body: Status,
+//                               Code (ErrorCode), CodeText, Field, RetryAfter
+//   PathdTimeoutException       no answer within Timeout
+//   PathdTransportException     could not connect, connection lost, ...
+//   PathdProtocolException      an answer that is not what the API promises
+//   PathdStreamClosedException  a session stream closed (1001: server stops)
+//
+// An unreachable goal is not an error: PathAnswer.Found is false, as in the
+// API. Each attempt is bounded by Timeout; a 503 (queue full, session or
+// stream limits, shutting down: the server did nothing) is retried up to
+// MaxRetries times after its Retry-After (capped by MaxRetryWait). No other
+// answer is retried. A PathdClient is thread-safe (HttpClient is); a
+// SessionStream answers one Update at a time, in order.
+//
+// Tokens: Token is sent as `Authorization: Bearer` (issue 13's read/write
+// scopes; this server build does not check them yet).
+
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Net;
+using System.Net.Http;
+using System.Net.Http.Headers;
+using System.Net.Security;
+using System.Net.Sockets;
+using System.Net.WebSockets;
+using System.Security.Cryptography;
+using System.Text;
+using System.Text.RegularExpressions;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Pathd
+{
+    // ---- errors ----
+
+    /// <summary>The API's error codes (ErrorObject.code).</summary>
+    public enum ErrorCode
+    {
+        Unknown, MalformedJson, InvalidRequest, MalformedMap, InvalidMapId, MapNotFound, NotFound,
+        MethodNotAllowed, BodyTooLarge, LimitExceeded, UnsupportedMediaType, InvalidValue, OffMap,
+        Blocked, Unsupported, Overloaded, ShuttingDown, DeadlineExceeded, OutOfMemory, Internal,
+        SessionNotFound, SessionBusy, TooManySessions, UpgradeRequired, Conflict, StorageFailed
+    }
+
+    public class PathdException : Exception
+    {
+        /// <summary>HTTP attempts made (retries + 1).</summary>
+        public int Attempts { get; internal set; }
+        public PathdException(string message, Exception inner = null) : base(message, inner) { }
+    }
+
+    public sealed class PathdApiException : PathdException
+    {
+        /// <summary>The HTTP status (the slot's for a batch error, 0 on a stream).</summary>
+        public int Status { get; }
+        public ErrorCode Code { get; }
+        /// <summary>The code as sent ("off_map"), also for codes this client does not know.</summary>
+        public string CodeText { get; }
+        /// <summary>The request field at fault ("start", "queries[3].goal"), or null.</summary>
+        public string Field { get; }
+        public TimeSpan? RetryAfter { get; }
+
+        public PathdApiException(int status, string code, string message, string field, TimeSpan? retryAfter)
+            : base(message)
+        {
+            Status = status;
+            CodeText = code;
+            Code = ParseCode(code);
+            Field = field;
+            RetryAfter = retryAfter;
+        }
+
+        static ErrorCode ParseCode(string code)
+        {
+            var sb = new StringBuilder();
+            foreach (var part in (code ?? "").Split('_'))
+                if (part.Length > 0) sb.Append(char.ToUpperInvariant(part[0])).Append(part.Substring(1));
+            ErrorCode c;
+            return Enum.TryParse(sb.ToString(), false, out c) && c != ErrorCode.Unknown ? c : ErrorCode.Unknown;
+        }
+    }
+
+    public sealed class PathdTimeoutException : PathdException
+    {
+        public PathdTimeoutException(string message, Exception inner = null) : base(message, inner) { }
+    }
+
+    public sealed class PathdTransportException : PathdException
+    {
+        public PathdTransportException(string message, Exception inner = null) : base(message, inner) { }
+    }
+
+    public sealed class PathdProtocolException : PathdException
+    {
+        public PathdProtocolException(string message, Exception inner = null) : base(message, inner) { }
+    }
+
+    public sealed class PathdStreamClosedException : PathdException
+    {
+        /// <summary>The close code (1001: the server shuts down), 1006 when the connection dropped.</summary>
+        public int CloseCode { get; }
+        public PathdStreamClosedException(int code, string message) : base(message) { CloseCode = code; }
+    }
+
+    // ---- the API's shapes ----
+
+    public struct Point
+    {
+        public int X, Y;
+        public Point(int x, int y) { X = x; Y = y; }
+        public override string ToString() { return "[" + X + "," + Y + "]"; }
+    }
+
+    public sealed class MapInfo
+    {
+        public string Id;
+        public long Version;
+        public int Width, Height, Connectivity, Doors, JpsLandmarks;
+        public bool CornerCutting, UniformCost, HasHierarchy;
+        public long WalkableCells, MemoryBytes, BuildUs;
+        public string DefaultAlgorithm;
+        /// <summary>The upload answered 201 (a new map) rather than 200.</summary>
+        public bool Created;
+    }
+
+    /// <summary>PathRequest without start and goal; null fields take the server's defaults.</summary>
+    public sealed class PathOptions
+    {
+        public string Algorithm;     // "astar", "jps", "hpa", ...
+        public double? Weight;       // "weighted" only
+        public string Heuristic;
+        public bool? Smooth, Debug, Cache;
+        public int? DeadlineMs;      // single paths only; a batch has one deadline
+        public long? MaxExpanded;
+    }
+
+    public sealed class PathAnswer
+    {
+        public bool Found;
+        public double Cost;          // when found
+        public string Reason;        // when not found: "unreachable" or "node_budget"
+        public List<Point> Path = new List<Point>();
+        public string Algorithm;
+        public long MapVersion;
+        public long Expanded, TimeUs;
+        public bool Cached;
+    }
+
+    public struct PathQuery
+    {
+        public Point Start, Goal;
+        public PathOptions Options;
+        public PathQuery(Point start, Point goal, PathOptions options = null) { Start = start; Goal = goal; Options = options; }
+    }
+
+    /// <summary>One slot of a batch: Path, or Error for a query that failed alone.</summary>
+    public sealed class BatchSlot
+    {
+        public PathAnswer Path;
+        public PathdApiException Error;
+        public bool IsError { get { return Error != null; } }
+    }
+
+    public sealed class BatchAnswer
+    {
+        public List<BatchSlot> Results = new List<BatchSlot>();
+        public long MapVersion;
+    }
+
+    public struct CellChange
+    {
+        public int X, Y, Cost;       // cost 0 blocks
+        public CellChange(int x, int y, int cost) { X = x; Y = y; Cost = cost; }
+    }
+
+    public struct DoorSwitch
+    {
+        public string Id;
+        public bool Open;
+        public DoorSwitch(string id, bool open) { Id = id; Open = open; }
+    }
+
+    /// <summary>A session update; null members are left as they are.</summary>
+    public sealed class Update
+    {
+        public Point? Position, Goal;
+        public List<CellChange> Cells;
+        public List<DoorSwitch> Doors;
+    }
+
+    public sealed class SessionAnswer
+    {
+        public string SessionId, MapId;
+        public bool Found;
+        public double Cost;
+        public string Reason;        // "unreachable" or "blocked" when not found
+        public List<Point> Path = new List<Point>();
+        public Point Position, Goal;
+        public long MapVersion, TtlS;
+        public long Expanded, TimeUs, Updates, MemoryBytes;
+        public string Rebase;        // "none", "incremental", "rebuilt"
+    }
+
+    // ---- the client ----
+
+    public sealed class PathdClient : IDisposable
+    {
+        static readonly Regex MapIdRe = new Regex("^[A-Za-z0-9_.-]{1,64}$");
+        static readonly Regex SessionIdRe = new Regex("^[A-Za-z0-9_-]{1,64}$");
+
+        readonly HttpClient http;
+        readonly string baseUrl;
+
+        public string Token { get; }
+        public TimeSpan Timeout { get; }
+        public int MaxRetries { get; }
+        public TimeSpan MaxRetryWait { get; }
+
+        /// <param name="baseUrl">"http://127.0.0.1:8080" (a path prefix is kept)</param>
+        /// <param name="timeout">per attempt (default 10 s)</param>
+        /// <param name="maxRetries">retries of a 503 (default 2; 0 = none)</param>
+        /// <param name="maxRetryWait">cap on one Retry-After wait (default 10 s)</param>
+        public PathdClient(string baseUrl, string token = null, TimeSpan? timeout = null, int maxRetries = 2,
+                           TimeSpan? maxRetryWait = null)
+        {
+            if (string.IsNullOrEmpty(baseUrl)) throw new ArgumentException("baseUrl is required");
+            this.baseUrl = baseUrl.TrimEnd('/');
+            Token = token;
+            Timeout = timeout ?? TimeSpan.FromSeconds(10);
+            MaxRetries = Math.Max(0, maxRetries);
+            MaxRetryWait = maxRetryWait ?? TimeSpan.FromSeconds(10);
+            http = new HttpClient();
+            http.Timeout = System.Threading.Timeout.InfiniteTimeSpan; // each attempt has its own
+        }
+
+        public void Dispose() { http.Dispose(); }
+
+        /// <summary>The answer of <see cref="RequestAsync"/>, whatever its status.</summary>
+        public sealed class Answer
+        {
+            public int Status;
+            public string Body;
+            public string ContentType;
+            public TimeSpan? RetryAfter;
+            public int Attempts;
+        }
+
+        /// <summary>One request to a path ("/v1/info"), retried on 503; any status is returned.</summary>
+        public async Task<Answer> RequestAsync(string method, string path, string body = null,
+                                               string contentType = null, CancellationToken ct = default(CancellationToken))
+        {
+            for (int attempt = 0; ; attempt++)
+            {
+                var req = new HttpRequestMessage(new HttpMethod(method), baseUrl + path);
+                req.Headers.Accept.Add(new MediaTypeWithQualityHeaderValue("application/json"));
+                if (!string.IsNullOrEmpty(Token)) req.Headers.Authorization = new AuthenticationHeaderValue("Bearer", Token);
+                if (body != null)
+                {
+                    req.Content = new ByteArrayContent(Encoding.UTF8.GetBytes(body));
+                    req.Content.Headers.ContentType = MediaTypeHeaderValue.Parse(contentType ?? "application/json");
+                }
+                var answer = new Answer { Attempts = attempt + 1 };
+                using (var cts = CancellationTokenSource.CreateLinkedTokenSource(ct))
+                {
+                    cts.CancelAfter(Timeout);
+                    try
+                    {
+                        using (var res = await http.SendAsync(req, HttpCompletionOption.ResponseContentRead, cts.Token).ConfigureAwait(false))
+                        {
+                            answer.Status = (int)res.StatusCode;
+                            answer.Body = res.Content == null ? "" : await res.Content.ReadAsStringAsync().ConfigureAwait(false);
+                            answer.ContentType = res.Content != null && res.Content.Headers.ContentType != null
+                                ? res.Content.Headers.ContentType.MediaType : null;
+                            if (res.Headers.RetryAfter != null && res.Headers.RetryAfter.Delta.HasValue)
+                                answer.RetryAfter = res.Headers.RetryAfter.Delta.Value;
+                        }
+                    }
+                    catch (OperationCanceledException e)
+                    {
+                        if (ct.IsCancellationRequested) throw;
+                        throw new PathdTimeoutException(method + " " + path + ": no answer within " + Timeout.TotalMilliseconds + " ms", e) { Attempts = attempt + 1 };
+                    }
+                    catch (HttpRequestException e)
+                    {
+                        throw new PathdTransportException(method + " " + path + ": " + Innermost(e).Message, e) { Attempts = attempt + 1 };
+                    }
+                    catch (IOException e)
+                    {
+                        throw new PathdTransportException(method + " " + path + ": " + e.Message, e) { Attempts = attempt + 1 };
+                    }
+                    catch (WebException e)
+                    {
+                        throw new PathdTransportException(method + " " + path + ": " + e.Message, e) { Attempts = attempt + 1 };
+                    }
+                    finally
+                    {
+                        req.Dispose();
+                    }
+                }
+                if (answer.Status == 503 && attempt < MaxRetries)
+                {
+                    var wait = answer.RetryAfter ?? TimeSpan.FromSeconds(1);
+                    await Task.Delay(wait < MaxRetryWait ? wait : MaxRetryWait, ct).ConfigureAwait(false);
+                    continue;
+                }
+                return answer;
+            }
+        }
+
+        static Exception Innermost(Exception e)
+        {
+            while (e.InnerException != null) e = e.InnerException;
+            return e;
+        }
+
+        internal static PathdException ApiError(int status, string body, TimeSpan? retryAfter)
+        {
+            object v;
+            try { v = Json.Parse(body); }
+            catch (FormatException) { return new PathdProtocolException("HTTP " + status + " with a body that is not JSON"); }
+            var e = Json.Obj(Json.Obj(v, null).Get("error"), null);
+            if (e == null || !(e.Get("code") is string))
+                return new PathdProtocolException("HTTP " + status + " without an API error body");
+            return new PathdApiException(status, (string)e.Get("code"), e.Get("message") as string,
+                                         e.Get("field") as string, retryAfter);
+        }
+
+        /// <summary>A call whose success is one of ok; the JSON body parsed (null for 204).</summary>
+        async Task<Json.Object> Call(string method, string path, int[] ok, string body, string contentType,
+                                     CancellationToken ct, Action<int> status = null)
+        {
+            var a = await RequestAsync(method, path, body, contentType, ct).ConfigureAwait(false);
+            if (Array.IndexOf(ok, a.Status) < 0)
+            {
+                var e = ApiError(a.Status, a.Body, a.RetryAfter);
+                e.Attempts = a.Attempts;
+                throw e;
+            }
+            if (status != null) status(a.Status);
+            if (a.Status == 204 || string.IsNullOrEmpty(a.Body)) return null;
+            try { return Json.Obj(Json.Parse(a.Body), "the answer"); }
+            catch (FormatException e) { throw new PathdProtocolException(method + " " + path + ": " + e.Message, e) { Attempts = a.Attempts }; }
+        }
+
+        static string MapPath(string id, string tail = "")
+        {
+            if (id == null || !MapIdRe.IsMatch(id)) throw new ArgumentException("map id '" + id + "' is not [A-Za-z0-9_.-]{1,64}");
+            return "/v1/maps/" + id + tail;
+        }
+
+        static string SessionPath(string mapId, string sid, string tail = "")
+        {
+            if (sid == null || !SessionIdRe.IsMatch(sid)) throw new ArgumentException("session id '" + sid + "' is not [A-Za-z0-9_-]{1,64}");
+            return MapPath(mapId, "/sessions/" + sid + tail);
+        }
+
+        // ---- maps ----
+
+        async Task<MapInfo> Upload(string method, string path, string body, string ctype, CancellationToken ct)
+        {
+            int status = 0;
+            var o = await Call(method, path, new[] { 200, 201 }, body, ctype, ct, s => status = s).ConfigureAwait(false);
+            var m = Read.Map(o);
+            m.Created = status == 201;
+            return m;
+        }
+
+        /// <summary>putMap with a Moving AI .map text (text/plain): creates (Created, version 1) or replaces (version + 1).</summary>
+        public Task<MapInfo> PutMapAsync(string id, string movingAiText, CancellationToken ct = default(CancellationToken))
+        {
+            return Upload("PUT", MapPath(id), movingAiText, "text/plain", ct);
+        }
+
+        /// <summary>putMap with a MapJson document (rows, or a GetMapCellsAsync export).</summary>
+        public Task<MapInfo> PutMapJsonAsync(string id, string mapJson, CancellationToken ct = default(CancellationToken))
+        {
+            return Upload("PUT", MapPath(id), mapJson, "application/json", ct);
+        }
+
+        /// <summary>createMap: the server picks the id from the content; the same bytes find the same map.</summary>
+        public Task<MapInfo> CreateMapAsync(string body, bool json, CancellationToken ct = default(CancellationToken))
+        {
+            return Upload("POST", "/v1/maps", body, json ? "application/json" : "text/plain", ct);
+        }
+
+        /// <summary>getMap</summary>
+        public async Task<MapInfo> GetMapAsync(string id, CancellationToken ct = default(CancellationToken))
+        {
+            return Read.Map(await Call("GET", MapPath(id), new[] { 200 }, null, null, ct).ConfigureAwait(false));
+        }
+
+        /// <summary>listMaps: every map held, sorted by id.</summary>
+        public async Task<List<MapInfo>> ListMapsAsync(CancellationToken ct = default(CancellationToken))
+        {
+            var o = await Call("GET", "/v1/maps", new[] { 200 }, null, null, ct).ConfigureAwait(false);
+            var list = new List<MapInfo>();
+            foreach (var m in Json.Arr(o.Get("maps"), "maps")) list.Add(Read.Map(Json.Obj(m, "maps[]")));
+            return list;
+        }
+
+        /// <summary>patchMap: cells then doors, applied in order, as the next version of the world.</summary>
+        public async Task<MapInfo> PatchMapAsync(string id, IList<CellChange> cells, IList<DoorSwitch> doors,
+                                                 CancellationToken ct = default(CancellationToken))
+        {
+            var w = new Json.Writer();
+            w.Raw("{");
+            bool first = true;
+            if (cells != null && cells.Count > 0) { w.Raw("\"cells\":"); Write.Cells(w, cells); first = false; }
+            if (doors != null && doors.Count > 0) { w.Raw(first ? "\"doors\":" : ",\"doors\":"); Write.Doors(w, doors); }
+            w.Raw("}");
+            return Read.Map(await Call("PATCH", MapPath(id), new[] { 200 }, w.ToString(), "application/json", ct).ConfigureAwait(false));
+        }
+
+        /// <summary>deleteMap (ends its sessions).</summary>
+        public Task DeleteMapAsync(string id, CancellationToken ct = default(CancellationToken))
+        {
+            return Call("DELETE", MapPath(id), new[] { 204 }, null, null, ct);
+        }
+
+        /// <summary>getMapCells: the export as JSON text; PutMapJsonAsync accepts it back as it is.</summary>
+        public async Task<string> GetMapCellsAsync(string id, CancellationToken ct = default(CancellationToken))
+        {
+            var a = await RequestAsync("GET", MapPath(id, "/cells"), null, null, ct).ConfigureAwait(false);
+            if (a.Status != 200) { var e = ApiError(a.Status, a.Body, a.RetryAfter); e.Attempts = a.Attempts; throw e; }
+            return a.Body;
+        }
+
+        // ---- paths ----
+
+        /// <summary>findPath</summary>
+        public async Task<PathAnswer> FindPathAsync(string id, Point start, Point goal, PathOptions options = null,
+                                                    CancellationToken ct = default(CancellationToken))
+        {
+            var w = new Json.Writer();
+            Write.Query(w, start, goal, options, true);
+            return Read.Path(await Call("POST", MapPath(id, "/path"), new[] { 200 }, w.ToString(), "application/json", ct).ConfigureAwait(false));
+        }
+
+        /// <summary>findPaths: a batch with one deadline (null = the server's default); a query that fails alone gets an error slot.</summary>
+        public async Task<BatchAnswer> FindPathsAsync(string id, IList<PathQuery> queries, int? deadlineMs = null,
+                                                      CancellationToken ct = default(CancellationToken))
+        {
+            if (queries == null || queries.Count == 0) throw new ArgumentException("a batch needs a query");
+            var w = new Json.Writer();
+            w.Raw("{\"queries\":[");
+            for (int i = 0; i < queries.Count; i++)
+            {
+                if (i > 0) w.Raw(",");
+                Write.Query(w, queries[i].Start, queries[i].Goal, queries[i].Options, false);
+            }
+            w.Raw("]");
+            if (deadlineMs.HasValue) w.Raw(",\"deadline_ms\":" + deadlineMs.Value.ToString(CultureInfo.InvariantCulture));
+            w.Raw("}");
+            var o = await Call("POST", MapPath(id, "/paths"), new[] { 200 }, w.ToString(), "application/json", ct).ConfigureAwait(false);
+            var b = new BatchAnswer { MapVersion = Read.Long(o, "map_version") };
+            foreach (var r in Json.Arr(o.Get("results"), "results"))
+            {
+                var slot = Json.Obj(r, "results[]");
+                var err = slot.Get("error");
+                if (err != null)
+                {
+                    var eo = Json.Obj(err, "error");
+                    b.Results.Add(new BatchSlot
+                    {
+                        Error = new PathdApiException((int)Read.Long(slot, "status"), eo.Get("code") as string,
+                                                      eo.Get("message") as string, eo.Get("field") as string, null)
+                    });
+                }
+                else
+                {
+                    b.Results.Add(new BatchSlot { Path = Read.Path(slot) });
+                }
+            }
+            if (b.Results.Count != queries.Count)
+                throw new PathdProtocolException("a batch of " + queries.Count + " queries got " + b.Results.Count + " results");
+            return b;
+        }
+
+        // ---- sessions ----
+
+        /// <summary>createSession: one moving agent (D* Lite); ttlS null = the server's default.</summary>
+        public async Task<SessionAnswer> CreateSessionAsync(string mapId, Point start, Point goal, int? ttlS = null,
+                                                            CancellationToken ct = default(CancellationToken))
+        {
+            var w = new Json.Writer();
+            w.Raw("{\"start\":"); w.Point(start); w.Raw(",\"goal\":"); w.Point(goal);
+            if (ttlS.HasValue) w.Raw(",\"ttl_s\":" + ttlS.Value.ToString(CultureInfo.InvariantCulture));
+            w.Raw("}");
+            return Read.Session(await Call("POST", MapPath(mapId, "/sessions"), new[] { 201 }, w.ToString(), "application/json", ct).ConfigureAwait(false));
+        }
+
+        /// <summary>getSession: the current path, brought to the map's current version.</summary>
+        public async Task<SessionAnswer> GetSessionAsync(string mapId, string sid, CancellationToken ct = default(CancellationToken))
+        {
+            return Read.Session(await Call("GET", SessionPath(mapId, sid), new[] { 200 }, null, null, ct).ConfigureAwait(false));
+        }
+
+        /// <summary>deleteSession</summary>
+        public Task DeleteSessionAsync(string mapId, string sid, CancellationToken ct = default(CancellationToken))
+        {
+            return Call("DELETE", SessionPath(mapId, sid), new[] { 204 }, null, null, ct);
+        }
+
+        /// <summary>updateSession: one update as JSON, several as NDJSON (applied in order as one request,
+        /// all validated first: a bad line's Field is "lines[i]..."). Answers the path after the last.</summary>
+        public async Task<SessionAnswer> UpdateSessionAsync(string mapId, string sid, IList<Update> updates,
+                                                            CancellationToken ct = default(CancellationToken))
+        {
+            if (updates == null || updates.Count == 0) throw new ArgumentException("no update");
+            var w = new Json.Writer();
+            foreach (var u in updates)
+            {
+                Write.Update(w, u);
+                if (updates.Count > 1) w.Raw("\n");
+            }
+            return Read.Session(await Call("POST", SessionPath(mapId, sid, "/updates"), new[] { 200 }, w.ToString(),
+                                           updates.Count > 1 ? "application/x-ndjson" : "application/json", ct).ConfigureAwait(false));
+        }
+
+        public Task<SessionAnswer> UpdateSessionAsync(string mapId, string sid, Update update, CancellationToken ct = default(CancellationToken))
+        {
+            return UpdateSessionAsync(mapId, sid, new[] { update }, ct);
+        }
+
+        /// <summary>streamSession: a WebSocket; a refused handshake throws PathdApiException (a 503 is retried).</summary>
+        public async Task<SessionStream> OpenStreamAsync(string mapId, string sid, CancellationToken ct = default(CancellationToken))
+        {
+            var uri = new Uri((baseUrl.StartsWith("https", StringComparison.OrdinalIgnoreCase) ? "wss" : "ws") +
+                              baseUrl.Substring(baseUrl.IndexOf(':')) + SessionPath(mapId, sid, "/stream"));
+            for (int attempt = 0; ; attempt++)
+            {
+                try
+                {
+                    return await SessionStream.ConnectAsync(this, uri, ct).ConfigureAwait(false);
+                }
+                catch (PathdApiException e) when (e.Status == 503 && attempt < MaxRetries)
+                {
+                    var wait = e.RetryAfter ?? TimeSpan.FromSeconds(1);
+                    await Task.Delay(wait < MaxRetryWait ? wait : MaxRetryWait, ct).ConfigureAwait(false);
+                }
+            }
+        }
+
+        // ---- reading and writing the API's JSON ----
+
+        internal static class Read
+        {
+            public static long Long(Json.Object o, string key)
+            {
+                var d = o.Get(key) as double?;
+                return d.HasValue ? (long)d.Value : 0;
+            }
+
+            static bool Bool(Json.Object o, string key) { return o.Get(key) is bool && (bool)o.Get(key); }
+
+            static Point Pt(object v, string what)
+            {
+                var a = Json.Arr(v, what);
+                if (a.Count != 2 || !(a[0] is double) || !(a[1] is double)) throw new PathdProtocolException(what + " is not a point");
+                return new Point((int)(double)a[0], (int)(double)a[1]);
+            }
+
+            static List<Point> Pts(object v, string what)
+            {
+                var list = new List<Point>();
+                foreach (var p in Json.Arr(v, what)) list.Add(Pt(p, what + "[]"));
+                return list;
+            }
+
+            public static MapInfo Map(Json.Object o)
+            {
+                if (o == null || !(o.Get("id") is string)) throw new PathdProtocolException("a map info without an id");
+                return new MapInfo
+                {
+                    Id = (string)o.Get("id"),
+                    Version = Long(o, "version"),
+                    Width = (int)Long(o, "width"),
+                    Height = (int)Long(o, "height"),
+                    Connectivity = (int)Long(o, "connectivity"),
+                    CornerCutting = Bool(o, "corner_cutting"),
+                    WalkableCells = Long(o, "walkable_cells"),
+                    UniformCost = Bool(o, "uniform_cost"),
+                    Doors = (int)Long(o, "doors"),
+                    MemoryBytes = Long(o, "memory_bytes"),
+                    JpsLandmarks = (int)Long(o, "jps_landmarks"),
+                    BuildUs = Long(o, "build_us"),
+                    DefaultAlgorithm = o.Get("default_algorithm") as string,
+                    HasHierarchy = o.Get("hierarchy") is Json.Object,
+                };
+            }
+
+            public static PathAnswer Path(Json.Object o)
+            {
+                if (o == null || !(o.Get("found") is bool)) throw new PathdProtocolException("a path answer without 'found'");
+                var stats = Json.Obj(o.Get("stats"), null) ?? new Json.Object();
+                var p = new PathAnswer
+                {
+                    Found = (bool)o.Get("found"),
+                    Cost = o.Get("cost") is double ? (double)o.Get("cost") : 0,
+                    Reason = o.Get("reason") as string,
+                    Path = Pts(o.Get("path"), "path"),
+                    Algorithm = o.Get("algorithm") as string,
+                    MapVersion = Long(o, "map_version"),
+                    Expanded = Long(stats, "expanded"),
+                    TimeUs = Long(stats, "time_us"),
+                    Cached = Bool(stats, "cached"),
+                };
+                if (p.Found && !(o.Get("cost") is double)) throw new PathdProtocolException("a found path without 'cost'");
+                return p;
+            }
+
+            public static SessionAnswer Session(Json.Object o)
+            {
+                if (o == null || !(o.Get("session_id") is string) || !(o.Get("found") is bool))
+                    throw new PathdProtocolException("a session answer without its fields");
+                var stats = Json.Obj(o.Get("stats"), null) ?? new Json.Object();
+                return new SessionAnswer
+                {
+                    SessionId = (string)o.Get("session_id"),
+                    MapId = o.Get("map_id") as string,
+                    Found = (bool)o.Get("found"),
+                    Cost = o.Get("cost") is double ? (double)o.Get("cost") : 0,
+                    Reason = o.Get("reason") as string,
+                    Path = Pts(o.Get("path"), "path"),
+                    Position = Pt(o.Get("position"), "position"),
+                    Goal = Pt(o.Get("goal"), "goal"),
+                    MapVersion = Long(o, "map_version"),
+                    TtlS = Long(o, "ttl_s"),
+                    Expanded = Long(stats, "expanded"),
+                    TimeUs = Long(stats, "time_us"),
+                    Updates = Long(stats, "updates"),
+                    MemoryBytes = Long(stats, "memory_bytes"),
+                    Rebase = stats.Get("rebase") as string,
+                };
+            }
+        }
+
+        internal static class Write
+        {
+            public static void Cells(Json.Writer w, IList<CellChange> cells)
+            {
+                w.Raw("[");
+                for (int i = 0; i < cells.Count; i++)
+                {
+                    if (i > 0) w.Raw(",");
+                    w.Raw("{\"x\":" + cells[i].X.ToString(CultureInfo.InvariantCulture) + ",\"y\":" +
+                          cells[i].Y.ToString(CultureInfo.InvariantCulture) + ",\"cost\":" +
+                          cells[i].Cost.ToString(CultureInfo.InvariantCulture) + "}");
+                }
+                w.Raw("]");
+            }
+
+            public static void Doors(Json.Writer w, IList<DoorSwitch> doors)
+            {
+                w.Raw("[");
+                for (int i = 0; i < doors.Count; i++)
+                {
+                    if (i > 0) w.Raw(",");
+                    w.Raw("{\"id\":"); w.String(doors[i].Id ?? ""); w.Raw(doors[i].Open ? ",\"open\":true}" : ",\"open\":false}");
+                }
+                w.Raw("]");
+            }
+
+            public static void Query(Json.Writer w, Point start, Point goal, PathOptions o, bool deadline)
+            {
+                w.Raw("{\"start\":"); w.Point(start); w.Raw(",\"goal\":"); w.Point(goal);
+                if (o != null)
+                {
+                    if (o.Algorithm != null) { w.Raw(",\"algorithm\":"); w.String(o.Algorithm); }
+                    if (o.Weight.HasValue) w.Raw(",\"weight\":" + o.Weight.Value.ToString("R", CultureInfo.InvariantCulture));
+                    if (o.Heuristic != null) { w.Raw(",\"heuristic\":"); w.String(o.Heuristic); }
+                    if (o.Smooth.HasValue) w.Raw(o.Smooth.Value ? ",\"smooth\":true" : ",\"smooth\":false");
+                    if (o.Debug.HasValue) w.Raw(o.Debug.Value ? ",\"debug\":true" : ",\"debug\":false");
+                    if (o.Cache.HasValue) w.Raw(o.Cache.Value ? ",\"cache\":true" : ",\"cache\":false");
+                    if (deadline && o.DeadlineMs.HasValue) w.Raw(",\"deadline_ms\":" + o.DeadlineMs.Value.ToString(CultureInfo.InvariantCulture));
+                    if (o.MaxExpanded.HasValue) w.Raw(",\"max_expanded\":" + o.MaxExpanded.Value.ToString(CultureInfo.InvariantCulture));
+                }
+                w.Raw("}");
+            }
+
+            public static void Update(Json.Writer w, Update u)
+            {
+                bool first = true;
+                w.Raw("{");
+                if (u.Position.HasValue) { w.Raw("\"position\":"); w.Point(u.Position.Value); first = false; }
+                if (u.Goal.HasValue) { w.Raw(first ? "\"goal\":" : ",\"goal\":"); w.Point(u.Goal.Value); first = false; }
+                if (u.Cells != null && u.Cells.Count > 0) { w.Raw(first ? "\"cells\":" : ",\"cells\":"); Cells(w, u.Cells); first = false; }
+                if (u.Doors != null && u.Doors.Count > 0) { w.Raw(first ? "\"doors\":" : ",\"doors\":"); Doors(w, u.Doors); }
+                w.Raw("}");
+            }
+        }
+    }
+
+    /// <summary>A session's WebSocket stream: each SendAsync is one Update and awaits its answer.</summary>
+    public sealed class SessionStream : IDisposable
+    {
+        readonly ClientWebSocket ws;
+        readonly TimeSpan timeout;
+        readonly SemaphoreSlim one = new SemaphoreSlim(1, 1);
+        const int MaxMessage = 64 << 20;
+
+        SessionStream(ClientWebSocket ws, TimeSpan timeout) { this.ws = ws; this.timeout = timeout; }
+
+        internal static async Task<SessionStream> ConnectAsync(PathdClient c, Uri uri, CancellationToken ct)
+        {
+            for (int tries = 0; ; tries++)
+            {
+                var ws = new ClientWebSocket();
+                if (!string.IsNullOrEmpty(c.Token)) ws.Options.SetRequestHeader("Authorization", "Bearer " + c.Token);
+                using (var cts = CancellationTokenSource.CreateLinkedTokenSource(ct))
+                {
+                    cts.CancelAfter(c.Timeout);
+                    try
+                    {
+                        await ws.ConnectAsync(uri, cts.Token).ConfigureAwait(false);
+                        return new SessionStream(ws, c.Timeout);
+                    }
+                    catch (Exception e) when (e is WebSocketException || e is OperationCanceledException)
+                    {
+                        ws.Dispose();
+                        if (ct.IsCancellationRequested) throw;
+                        if (e is OperationCanceledException)
+                            throw new PathdTimeoutException("WebSocket handshake: no answer within " + c.Timeout.TotalMilliseconds + " ms", e);
+                    }
+                }
+                // ClientWebSocket hides a refused handshake's status and body
+                // (.NET Standard 2.0 has no ClientWebSocket.HttpStatusCode), so
+                // the same handshake is sent again by hand to read them. If that
+                // one is accepted (the refusal's cause went away), it is closed
+                // and the connection tried once more.
+                var refusal = await Probe(uri, c.Token, c.Timeout).ConfigureAwait(false);
+                if (refusal != null || tries >= 1) throw refusal ?? new PathdProtocolException("WebSocket handshake failed twice");
+            }
+        }
+
+        /// <summary>The refusal of a handshake as an exception, or null when it was accepted.</summary>
+        static async Task<PathdException> Probe(Uri uri, string token, TimeSpan timeout)
+        {
+            int ms = (int)Math.Min(int.MaxValue, timeout.TotalMilliseconds);
+            using (var tcp = new TcpClient())
+            {
+                var connect = tcp.ConnectAsync(uri.Host, uri.Port);
+                if (await Task.WhenAny(connect, Task.Delay(timeout)).ConfigureAwait(false) != connect)
+                    return new PathdTimeoutException("WebSocket handshake: no connection within " + ms + " ms");
+                try { await connect.ConfigureAwait(false); }
+                catch (SocketException e) { return new PathdTransportException("WebSocket connect: " + e.Message, e); }
+                Stream s = tcp.GetStream();
+                try
+                {
+                    if (uri.Scheme == "wss")
+                    {
+                        var ssl = new SslStream(s);
+                        await ssl.AuthenticateAsClientAsync(uri.Host).ConfigureAwait(false);
+                        s = ssl;
+                    }
+                    s.ReadTimeout = ms;
+                    s.WriteTimeout = ms;
+                    var key = new byte[16];
+                    using (var rng = RandomNumberGenerator.Create()) rng.GetBytes(key);
+                    var head = "GET " + uri.PathAndQuery + " HTTP/1.1\r\nHost: " + uri.Authority +
+                               "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n" +
+                               "Sec-WebSocket-Key: " + Convert.ToBase64String(key) + "\r\n" +
+                               (string.IsNullOrEmpty(token) ? "" : "Authorization: Bearer " + token + "\r\n") + "\r\n";
+                    var req = Encoding.ASCII.GetBytes(head);
+                    s.Write(req, 0, req.Length);
+                    var got = new MemoryStream();
+                    var buf = new byte[4096];
+                    int end = -1;
+                    while (end < 0)
+                    {
+                        int n = s.Read(buf, 0, buf.Length);
+                        if (n <= 0) return new PathdTransportException("WebSocket handshake: the connection closed");
+                        got.Write(buf, 0, n);
+                        end = IndexOf(got.ToArray(), "\r\n\r\n");
+                        if (end < 0 && got.Length > 65536) return new PathdProtocolException("a handshake answer head over 64 KiB");
+                    }
+                    var all = got.ToArray();
+                    var lines = Encoding.ASCII.GetString(all, 0, end).Split(new[] { "\r\n" }, StringSplitOptions.None);
+                    var parts = lines[0].Split(' ');
+                    int status;
+                    if (parts.Length < 2 || !int.TryParse(parts[1], NumberStyles.Integer, CultureInfo.InvariantCulture, out status))
+                        return new PathdProtocolException("WebSocket handshake: no status line");
+                    if (status == 101) return null;
+                    int length = 0;
+                    TimeSpan? retry = null;
+                    foreach (var l in lines)
+                    {
+                        int colon = l.IndexOf(':');
+                        if (colon < 0) continue;
+                        var name = l.Substring(0, colon).Trim().ToLowerInvariant();
+                        var value = l.Substring(colon + 1).Trim();
+                        int v;
+                        if (!int.TryParse(value, NumberStyles.Integer, CultureInfo.InvariantCulture, out v)) continue;
+                        if (name == "content-length") length = Math.Min(v, 1 << 20);
+                        if (name == "retry-after") retry = TimeSpan.FromSeconds(v);
+                    }
+                    var body = new MemoryStream();
+                    body.Write(all, end + 4, all.Length - end - 4);
+                    while (body.Length < length)
+                    {
+                        int n = s.Read(buf, 0, buf.Length);
+                        if (n <= 0) break;
+                        body.Write(buf, 0, n);
+                    }
+                    return PathdClient.ApiError(status, Encoding.UTF8.GetString(body.ToArray(), 0, (int)Math.Min(body.Length, length)), retry);
+                }
+                catch (IOException e)
+                {
+                    return new PathdTransportException("WebSocket handshake: " + e.Message, e);
+                }
+                finally
+                {
+                    s.Dispose();
+                }
+            }
+        }
+
+        static int IndexOf(byte[] hay, string needle)
+        {
+            for (int i = 0; i + needle.Length <= hay.Length; i++)
+            {
+                int k = 0;
+                while (k < needle.Length && hay[i + k] == needle[k]) k++;
+                if (k == needle.Length) return i;
+            }
+            return -1;
+        }
+
+        /// <summary>Sends one Update and answers its SessionAnswer. An error the server sends on the
+        /// stream throws PathdApiException (Status 0) and the stream goes on.</summary>
+        public async Task<SessionAnswer> SendAsync(Update update, CancellationToken ct = default(CancellationToken))
+        {
+            await one.WaitAsync(ct).ConfigureAwait(false);
+            try
+            {
+                var w = new Json.Writer();
+                PathdClient.Write.Update(w, update);
+                var bytes = Encoding.UTF8.GetBytes(w.ToString());
+                using (var cts = CancellationTokenSource.CreateLinkedTokenSource(ct))
+                {
+                    cts.CancelAfter(timeout);
+                    string text;
+                    try
+                    {
+                        await ws.SendAsync(new ArraySegment<byte>(bytes), WebSocketMessageType.Text, true, cts.Token).ConfigureAwait(false);
+                        text = await ReceiveText(cts.Token).ConfigureAwait(false);
+                    }
+                    catch (OperationCanceledException e)
+                    {
+                        if (ct.IsCancellationRequested) throw;
+                        throw new PathdTimeoutException("no stream answer within " + timeout.TotalMilliseconds + " ms", e);
+                    }
+                    catch (Exception e) when (e is WebSocketException || e is IOException)
+                    {
+                        // 1006 when the connection went before its close frame
+                        // was read (a send after the server closed meets a reset,
+                        // which drops the unread close frame).
+                        throw new PathdStreamClosedException(ws.CloseStatus.HasValue ? (int)ws.CloseStatus.Value : 1006,
+                                                             "the stream closed: " + e.Message);
+                    }
+                    object v;
+                    try { v = Json.Parse(text); }
+                    catch (FormatException e) { throw new PathdProtocolException("a stream message that is not JSON", e); }
+                    var o = Json.Obj(v, "a stream message");
+                    var err = Json.Obj(o.Get("error"), null);
+                    if (err != null)
+                        throw new PathdApiException(0, err.Get("code") as string, err.Get("message") as string, err.Get("field") as string, null);
+                    return PathdClient.Read.Session(o);
+                }
+            }
+            finally
+            {
+                one.Release();
+            }
+        }
+
+        async Task<string> ReceiveText(CancellationToken ct)
+        {
+            var buf = new byte[16384];
+            var msg = new MemoryStream();
+            for (;;)
+            {
+                var r = await ws.ReceiveAsync(new ArraySegment<byte>(buf), ct).ConfigureAwait(false);
+                if (r.MessageType == WebSocketMessageType.Close)
+                {
+                    int code = r.CloseStatus.HasValue ? (int)r.CloseStatus.Value : 1005;
+                    try { await ws.CloseOutputAsync(WebSocketCloseStatus.NormalClosure, "", CancellationToken.None).ConfigureAwait(false); }
+                    catch (WebSocketException) { }
+                    throw new PathdStreamClosedException(code, "the server closed the stream (" + code + ")");
+                }
+                if (r.MessageType == WebSocketMessageType.Binary) throw new PathdProtocolException("a binary message on a session stream");
+                msg.Write(buf, 0, r.Count);
+                if (msg.Length > MaxMessage) throw new PathdProtocolException("a stream message over " + MaxMessage + " bytes");
+                if (r.EndOfMessage) return Encoding.UTF8.GetString(msg.ToArray());
+            }
+        }
+
+        /// <summary>Closes with 1000 and waits (up to the timeout) for the server's close.</summary>
+        public async Task CloseAsync()
+        {
+            if (ws.State == WebSocketState.Open || ws.State == WebSocketState.CloseReceived)
+            {
+                using (var cts = new CancellationTokenSource(timeout))
+                {
+                    try { await ws.CloseAsync(WebSocketCloseStatus.NormalClosure, "", cts.Token).ConfigureAwait(false); }
+                    catch (Exception e) when (e is WebSocketException || e is OperationCanceledException) { }
+                }
+            }
+            ws.Dispose();
+        }
+
+        public void Dispose() { ws.Dispose(); }
+    }
+
+    // ---- JSON ----
+
+    /// <summary>A strict JSON reader (objects as Json.Object, arrays as List&lt;object&gt;, numbers as
+    /// double, strings, bools, null) and a writer, culture-invariant.</summary>
+    public static class Json
+    {
+        public sealed class Object
+        {
+            public readonly Dictionary<string, object> Members = new Dictionary<string, object>();
+            public object Get(string key) { object v; return Members.TryGetValue(key, out v) ? v : null; }
+        }
+
+        /// <summary>v as an object; null (when what is null) or a PathdProtocolException otherwise.</summary>
+        public static Object Obj(object v, string what)
+        {
+            var o = v as Object;
+            if (o == null && what != null) throw new PathdProtocolException(what + " is not a JSON object");
+            return o;
+        }
+
+        public static List<object> Arr(object v, string what)
+        {
+            var a = v as List<object>;
+            if (a == null) throw new PathdProtocolException(what + " is not a JSON array");
+            return a;
+        }
+
+        const int MaxDepth = 128;
+
+        /// <summary>Parses exactly one JSON value; FormatException otherwise.</summary>
+        public static object Parse(string s)
+        {
+            int i = 0;
+            var v = Value(s, ref i, 0);
+            Ws(s, ref i);
+            if (i != s.Length) throw new FormatException("JSON: trailing characters at " + i);
+            return v;
+        }
+
+        static void Ws(string s, ref int i)
+        {
+            while (i < s.Length && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
+        }
+
+        static object Value(string s, ref int i, int depth)
+        {
+            if (depth > MaxDepth) throw new FormatException("JSON: nested too deep");
+            Ws(s, ref i);
+            if (i >= s.Length) throw new FormatException("JSON: unexpected end");
+            char c = s[i];
+            if (c == '{')
+            {
+                var o = new Object();
+                i++;
+                Ws(s, ref i);
+                if (i < s.Length && s[i] == '}') { i++; return o; }
+                for (;;)
+                {
+                    Ws(s, ref i);
+                    if (i >= s.Length || s[i] != '"') throw new FormatException("JSON: a member name expected at " + i);
+                    var key = Str(s, ref i);
+                    Ws(s, ref i);
+                    if (i >= s.Length || s[i] != ':') throw new FormatException("JSON: ':' expected at " + i);
+                    i++;
+                    o.Members[key] = Value(s, ref i, depth + 1);
+                    Ws(s, ref i);
+                    if (i < s.Length && s[i] == ',') { i++; continue; }
+                    if (i < s.Length && s[i] == '}') { i++; return o; }
+                    throw new FormatException("JSON: ',' or '}' expected at " + i);
+                }
+            }
+            if (c == '[')
+            {
+                var a = new List<object>();
+                i++;
+                Ws(s, ref i);
+                if (i < s.Length && s[i] == ']') { i++; return a; }
+                for (;;)
+                {
+                    a.Add(Value(s, ref i, depth + 1));
+                    Ws(s, ref i);
+                    if (i < s.Length && s[i] == ',') { i++; continue; }
+                    if (i < s.Length && s[i] == ']') { i++; return a; }
+                    throw new FormatException("JSON: ',' or ']' expected at " + i);
+                }
+            }
+            if (c == '"') return Str(s, ref i);
+            if (Lit(s, ref i, "true")) return true;
+            if (Lit(s, ref i, "false")) return false;
+            if (Lit(s, ref i, "null")) return null;
+            return Num(s, ref i);
+        }
+
+        static bool Lit(string s, ref int i, string lit)
+        {
+            if (string.CompareOrdinal(s, i, lit, 0, lit.Length) != 0) return false;
+            i += lit.Length;
+            return true;
+        }
+
+        static readonly Regex NumRe = new Regex(@"\G-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?");
+
+        static double Num(string s, ref int i)
+        {
+            var m = NumRe.Match(s, i);
+            if (!m.Success || m.Length == 0) throw new FormatException("JSON: a value expected at " + i);
+            i += m.Length;
+            return double.Parse(m.Value, NumberStyles.Float, CultureInfo.InvariantCulture);
+        }
+
+        static string Str(string s, ref int i)
+        {
+            var sb = new StringBuilder();
+            i++;
+            while (i < s.Length && s[i] != '"')
+            {
+                char c = s[i++];
+                if (c < 0x20) throw new FormatException("JSON: a control character in a string");
+                if (c != '\\') { sb.Append(c); continue; }
+                if (i >= s.Length) break;
+                char e = s[i++];
+                switch (e)
+                {
+                    case '"': sb.Append('"'); break;
+                    case '\\': sb.Append('\\'); break;
+                    case '/': sb.Append('/'); break;
+                    case 'b': sb.Append('\b'); break;
+                    case 'f': sb.Append('\f'); break;
+                    case 'n': sb.Append('\n'); break;
+                    case 'r': sb.Append('\r'); break;
+                    case 't': sb.Append('\t'); break;
+                    case 'u':
+                        if (i + 4 > s.Length) throw new FormatException("JSON: a short \\u escape");
+                        sb.Append((char)int.Parse(s.Substring(i, 4), NumberStyles.HexNumber, CultureInfo.InvariantCulture));
+                        i += 4;
+                        break;
+                    default: throw new FormatException("JSON: a bad escape");
+                }
+            }
+            if (i >= s.Length) throw new FormatException("JSON: an unterminated string");
+            i++;
+            return sb.ToString();
+        }
+
+        public sealed class Writer
+        {
+            readonly StringBuilder sb = new StringBuilder();
+            public void Raw(string s) { sb.Append(s); }
+            public void Point(Point p)
+            {
+                sb.Append('[').Append(p.X.ToString(CultureInfo.InvariantCulture)).Append(',')
+                  .Append(p.Y.ToString(CultureInfo.InvariantCulture)).Append(']');
+            }
+            public void String(string s)
+            {
+                sb.Append('"');
+                foreach (char c in s)
+                {
+                    if (c == '"' || c == '\\') sb.Append('\\').Append(c);
+                    else if (c < 0x20) sb.Append("\\u").Append(((int)c).ToString("x4", CultureInfo.InvariantCulture));
+                    else sb.Append(c);
+                }
+                sb.Append('"');
+            }
+            public override string ToString() { return sb.ToString(); }
+        }
+    }
+}

@@ -1,0 +1,331 @@
+// Tests.cs -- clients/csharp against a real pathd (mono Tests.exe).
+//
+// PATHD_BIN names the server; the tests start their own instances on free
+// loopback ports (--port 0, the port read from the "listening on" line).
+// One line per test, then "N passed, N failed"; exit 1 on a failure. With
+// an example path as the first argument, runs it against a server too.
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Linq;
+using System.Net.Http;
+using System.Text;
+using System.Text.RegularExpressions;
+using System.Threading.Tasks;
+using Pathd;
+
+sealed class Server : IDisposable
+{
+    public Process Proc;
+    public string Url;
+
+    public static Server Start(params string[] args)
+    {
+        var bin = Environment.GetEnvironmentVariable("PATHD_BIN") ?? "build/pathd";
+        var psi = new ProcessStartInfo(bin, "--port 0 " + string.Join(" ", args))
+        {
+            UseShellExecute = false,
+            RedirectStandardOutput = true,
+        };
+        var s = new Server { Proc = Process.Start(psi) };
+        var line = s.Proc.StandardOutput.ReadLine() ?? "";
+        var m = Regex.Match(line, @"listening on [^:]+:(\d+)");
+        if (!m.Success) throw new Exception("pathd did not start: " + line);
+        s.Url = "http://127.0.0.1:" + m.Groups[1].Value;
+        // Drain stdout so the child never blocks on a full pipe.
+        Task.Run(() => s.Proc.StandardOutput.ReadToEnd());
+        using (var probe = new PathdClient(s.Url, maxRetries: 0, timeout: TimeSpan.FromSeconds(2)))
+        {
+            var deadline = DateTime.UtcNow.AddSeconds(20);
+            while (DateTime.UtcNow < deadline)
+            {
+                try
+                {
+                    if (probe.RequestAsync("GET", "/readyz").GetAwaiter().GetResult().Status == 200) return s;
+                }
+                catch (PathdException) { }
+                System.Threading.Thread.Sleep(20);
+            }
+        }
+        throw new Exception("pathd never became ready");
+    }
+
+    public int Stop()
+    {
+        if (!Proc.HasExited)
+        {
+            // SIGTERM: pathd drains and exits 0.
+            Process.Start("kill", "-TERM " + Proc.Id).WaitForExit();
+            Proc.WaitForExit();
+        }
+        return Proc.ExitCode;
+    }
+
+    public void Dispose()
+    {
+        if (!Proc.HasExited) Stop();
+        Proc.Dispose();
+    }
+}
+
+static class Tests
+{
+    static int passed, failed;
+    static Server srv;
+
+    const string Room = "type octile\nheight 7\nwidth 10\nmap\n" +
+                        "....@.....\n....@.....\n....@.....\n....@.....\n....@.....\n..........\n..........\n";
+    const string Doors = "{\"rows\":[\"..#..\",\"..#..\",\".....\"],\"doors\":{\"gate\":{\"cells\":[[2,2]],\"open\":true}}}";
+
+    sealed class Fail : Exception { public Fail(string m) : base(m) { } }
+
+    static void Check(bool cond, string what) { if (!cond) throw new Fail(what); }
+
+    static async Task<T> Throws<T>(Func<Task> f, string what) where T : Exception
+    {
+        try { await f(); }
+        catch (T e) { return e; }
+        catch (Exception e) { throw new Fail(what + ": threw " + e.GetType().Name + ": " + e.Message); }
+        throw new Fail(what + ": nothing thrown");
+    }
+
+    static void Run(string name, Func<Task> t)
+    {
+        try
+        {
+            t().GetAwaiter().GetResult();
+            passed++;
+            Console.WriteLine("ok - " + name);
+        }
+        catch (Exception e)
+        {
+            failed++;
+            Console.WriteLine("not ok - " + name + ": " + (e is Fail ? e.Message : e.ToString()));
+        }
+    }
+
+    static bool Adjacent(Point a, Point b)
+    {
+        return Math.Abs(a.X - b.X) <= 1 && Math.Abs(a.Y - b.Y) <= 1 && !(a.X == b.X && a.Y == b.Y);
+    }
+
+    static PathdClient Client(string url = null, TimeSpan? timeout = null, int retries = 2)
+    {
+        return new PathdClient(url ?? srv.Url, timeout: timeout ?? TimeSpan.FromSeconds(5), maxRetries: retries);
+    }
+
+    static async Task Maps()
+    {
+        using (var c = Client())
+        {
+            var m = await c.PutMapAsync("room", Room);
+            Check(m.Created && m.Version == 1 && m.Width == 10 && m.WalkableCells == 65, "put");
+            m = await c.PutMapAsync("room", Room);
+            Check(!m.Created && m.Version == 2, "replace");
+            var made = await c.CreateMapAsync(Doors, json: true);
+            Check(made.Created && Regex.IsMatch(made.Id, "^m-[0-9a-f]{16}$") && made.Doors == 1, "create " + made.Id);
+            Check(!(await c.CreateMapAsync(Doors, json: true)).Created, "the same bytes find the same map");
+            Check((await c.GetMapAsync("room")).HasHierarchy, "get");
+            var ids = (await c.ListMapsAsync()).Select(x => x.Id).ToList();
+            Check(ids.SequenceEqual(ids.OrderBy(x => x, StringComparer.Ordinal)) && ids.Contains("room"), "list");
+
+            m = await c.PatchMapAsync(made.Id, new[] { new CellChange(0, 0, 0) }, new[] { new DoorSwitch("gate", false) });
+            Check(m.Version == 2 && m.WalkableCells == 11, "patch: walkable " + m.WalkableCells);
+            var e = await Throws<PathdApiException>(() => c.PatchMapAsync(made.Id, null, new[] { new DoorSwitch("nosuch", true) }), "unknown door");
+            Check(e.Status == 422, "unknown door status " + e.Status);
+
+            var cells = await c.GetMapCellsAsync(made.Id);
+            var copy = await c.PutMapJsonAsync("copy", cells);
+            Check(copy.Created && copy.WalkableCells == 11 && copy.Doors == 1, "the export uploads back");
+            var again = await c.GetMapCellsAsync("copy");
+            Check(again.Substring(again.IndexOf("\"width\"")) == cells.Substring(cells.IndexOf("\"width\"")), "the same export");
+
+            await c.DeleteMapAsync("copy");
+            e = await Throws<PathdApiException>(() => c.GetMapAsync("copy"), "get after delete");
+            Check(e.Status == 404 && e.Code == ErrorCode.MapNotFound && e.CodeText == "map_not_found", "404 map_not_found");
+            await Throws<ArgumentException>(() => c.GetMapAsync("bad id!"), "a bad id");
+            e = await Throws<PathdApiException>(() => c.PutMapAsync("bad", "type octile\n"), "malformed");
+            Check(e.Status == 400 && e.Code == ErrorCode.MalformedMap, "malformed map: " + e.CodeText);
+        }
+    }
+
+    static async Task Paths()
+    {
+        using (var c = Client())
+        {
+            await c.PutMapAsync("room", Room);
+            var p = await c.FindPathAsync("room", new Point(0, 0), new Point(9, 0), new PathOptions { Algorithm = "astar" });
+            Check(p.Found && p.Algorithm == "astar" && p.Path[0].X == 0 && p.Path[p.Path.Count - 1].X == 9, "astar");
+            for (int i = 1; i < p.Path.Count; i++) Check(Adjacent(p.Path[i - 1], p.Path[i]), "step " + i);
+            var raw = await c.RequestAsync("POST", "/v1/maps/room/path", "{\"start\":[0,0],\"goal\":[9,0],\"algorithm\":\"astar\"}");
+            Check(raw.Body.Contains("\"cost\":" + p.Cost.ToString("R", System.Globalization.CultureInfo.InvariantCulture) + ","),
+                  "the wrapper reads the answer as sent: " + raw.Body);
+
+            double best = 0;
+            var algos = new[] { "dijkstra", "astar", "jps", "hpa", "bfs" };
+            for (int i = 0; i < algos.Length; i++)
+            {
+                var q = await c.FindPathAsync("room", new Point(0, 0), new Point(9, 6), new PathOptions { Algorithm = algos[i] });
+                Check(q.Found, algos[i]);
+                if (i == 0) best = q.Cost;
+                Check(q.Cost >= best - 1e-9, algos[i] + " beat dijkstra");
+                if (i < 3) Check(Math.Abs(q.Cost - best) < 1e-9, algos[i] + " is optimal");
+            }
+            await c.FindPathAsync("room", new Point(1, 0), new Point(9, 0));
+            Check((await c.FindPathAsync("room", new Point(1, 0), new Point(9, 0))).Cached, "cached");
+            Check(!(await c.FindPathAsync("room", new Point(1, 0), new Point(9, 0), new PathOptions { Cache = false, Smooth = true })).Cached, "cache:false");
+
+            var e = await Throws<PathdApiException>(() => c.FindPathAsync("room", new Point(0, 0), new Point(99, 0)), "off map");
+            Check(e.Status == 422 && e.Code == ErrorCode.OffMap && e.Field == "goal", "off_map goal");
+            e = await Throws<PathdApiException>(() => c.FindPathAsync("room", new Point(0, 0), new Point(4, 0)), "blocked");
+            Check(e.Code == ErrorCode.Blocked, "blocked");
+            e = await Throws<PathdApiException>(() => c.FindPathAsync("room", new Point(0, 0), new Point(9, 0), new PathOptions { Algorithm = "teleport" }), "algorithm");
+            Check(e.Code == ErrorCode.InvalidValue && e.Field == "algorithm", "invalid algorithm");
+
+            await c.PutMapJsonAsync("walled", "{\"rows\":[\".#.\",\".#.\",\".#.\"]}");
+            var u = await c.FindPathAsync("walled", new Point(0, 0), new Point(2, 2));
+            Check(!u.Found && u.Reason == "unreachable" && u.Path.Count == 0, "unreachable is not an error");
+        }
+    }
+
+    static async Task Batch()
+    {
+        using (var c = Client())
+        {
+            await c.PutMapAsync("room", Room);
+            var b = await c.FindPathsAsync("room", new[] {
+                new PathQuery(new Point(0, 0), new Point(9, 6), new PathOptions { Algorithm = "dijkstra" }),
+                new PathQuery(new Point(0, 0), new Point(50, 50)),
+                new PathQuery(new Point(9, 6), new Point(0, 0)),
+            }, deadlineMs: 2000);
+            Check(b.Results.Count == 3 && b.MapVersion >= 1, "three slots");
+            Check(!b.Results[0].IsError && b.Results[0].Path.Found, "slot 0");
+            Check(b.Results[1].IsError && b.Results[1].Error.Status == 422 && b.Results[1].Error.Code == ErrorCode.OffMap &&
+                  b.Results[1].Error.Field == "queries[1].goal", "slot 1");
+            Check(Math.Abs(b.Results[0].Path.Cost - b.Results[2].Path.Cost) < 1e-9, "a path and its reverse");
+        }
+    }
+
+    static async Task Sessions()
+    {
+        using (var c = Client())
+        {
+            await c.PutMapJsonAsync("doors", Doors);
+            var s = await c.CreateSessionAsync("doors", new Point(0, 0), new Point(4, 0), ttlS: 60);
+            Check(Regex.IsMatch(s.SessionId, "^[0-9a-f]{32}$") && s.Found && s.TtlS == 60 && s.MapId == "doors", "create");
+            Check(Math.Abs((await c.GetSessionAsync("doors", s.SessionId)).Cost - s.Cost) < 1e-9, "get");
+            var shut = await c.UpdateSessionAsync("doors", s.SessionId, new Update { Doors = new List<DoorSwitch> { new DoorSwitch("gate", false) } });
+            Check(!shut.Found && shut.Reason == "unreachable" && shut.Updates == 1, "gate shut");
+            var nd = await c.UpdateSessionAsync("doors", s.SessionId, new[] {
+                new Update { Doors = new List<DoorSwitch> { new DoorSwitch("gate", true) } },
+                new Update { Position = new Point(1, 0) },
+            });
+            Check(nd.Found && nd.Updates == 2 && nd.Path[0].X == 1, "ndjson");
+            var e = await Throws<PathdApiException>(() => c.UpdateSessionAsync("doors", s.SessionId, new[] {
+                new Update { Position = new Point(1, 1) }, new Update { Position = new Point(40, 0) } }), "bad line");
+            Check(e.Code == ErrorCode.OffMap && e.Field.StartsWith("lines[1]"), "bad line field " + e.Field);
+            await c.DeleteSessionAsync("doors", s.SessionId);
+            e = await Throws<PathdApiException>(() => c.GetSessionAsync("doors", s.SessionId), "deleted");
+            Check(e.Status == 404 && e.Code == ErrorCode.SessionNotFound, "session_not_found");
+        }
+    }
+
+    static async Task Stream()
+    {
+        using (var c = Client())
+        {
+            await c.PutMapJsonAsync("doors", Doors);
+            var s = await c.CreateSessionAsync("doors", new Point(0, 0), new Point(4, 0));
+            var ws = await c.OpenStreamAsync("doors", s.SessionId);
+            var a = await ws.SendAsync(new Update { Position = new Point(1, 1) });
+            Check(a.Found && a.Position.X == 1 && a.Position.Y == 1 && a.SessionId == s.SessionId, "answer");
+            var e = await Throws<PathdApiException>(() => ws.SendAsync(new Update { Position = new Point(-1, 0) }), "stream error");
+            Check(e.Code == ErrorCode.OffMap, "off_map on the stream");
+            var many = new List<CellChange>();
+            for (int i = 0; i < 3000; i++) many.Add(new CellChange(4, 2, 1 + i % 5));
+            Check((await ws.SendAsync(new Update { Cells = many })).Found, "the stream goes on; long messages");
+            await ws.CloseAsync();
+            e = await Throws<PathdApiException>(() => c.OpenStreamAsync("doors", "0123456789abcdef0123456789abcdef"), "unknown session");
+            Check(e.Status == 404 && e.Code == ErrorCode.SessionNotFound, "refused handshake: " + e.Status + " " + e.CodeText);
+        }
+    }
+
+    static async Task TransportErrors()
+    {
+        using (var c = Client("http://127.0.0.1:1", TimeSpan.FromSeconds(2)))
+        {
+            var e = await Throws<PathdTransportException>(() => c.GetMapAsync("room"), "no server");
+            Check(e.Attempts == 1, "one attempt");
+        }
+    }
+
+    static async Task RetryTimeoutShutdown()
+    {
+        using (var s2 = Server.Start("--max-sessions", "1", "--retry-after", "1"))
+        using (var none = Client(s2.Url, null, 0))
+        using (var patient = Client(s2.Url, null, 3))
+        using (var hasty = Client(s2.Url, TimeSpan.FromMilliseconds(300), 0))
+        {
+            await none.PutMapJsonAsync("doors", Doors);
+            var a = await none.CreateSessionAsync("doors", new Point(0, 0), new Point(4, 0));
+            var e = await Throws<PathdApiException>(() => none.CreateSessionAsync("doors", new Point(0, 0), new Point(4, 0)), "no room");
+            Check(e.Status == 503 && e.Code == ErrorCode.Overloaded && e.RetryAfter == TimeSpan.FromSeconds(1) && e.Attempts == 1,
+                  "typed 503: " + e.Status + " " + e.CodeText + " " + e.RetryAfter + " " + e.Attempts);
+
+            var later = Task.Run(async () => { await Task.Delay(300); await none.DeleteSessionAsync("doors", a.SessionId); });
+            var t0 = DateTime.UtcNow;
+            var b = await patient.CreateSessionAsync("doors", new Point(0, 0), new Point(4, 0));
+            await later;
+            Check(b.Found && (DateTime.UtcNow - t0).TotalMilliseconds >= 900, "retried after Retry-After");
+
+            var sb = new StringBuilder("type octile\nheight 512\nwidth 512\nmap\n");
+            for (int y = 0; y < 512; y++) sb.Append('.', 512).Append('\n');
+            await none.PutMapAsync("open", sb.ToString());
+            var qs = new List<PathQuery>();
+            for (int i = 0; i < 64; i++)
+                qs.Add(new PathQuery(new Point(0, i), new Point(511, 511 - i), new PathOptions { Algorithm = "dijkstra", Cache = false }));
+            t0 = DateTime.UtcNow;
+            await Throws<PathdTimeoutException>(() => hasty.FindPathsAsync("open", qs, 3000), "slow batch");
+            Check((DateTime.UtcNow - t0).TotalMilliseconds < 2000, "the timeout held");
+
+            var ws = await none.OpenStreamAsync("doors", b.SessionId);
+            Process.Start("kill", "-TERM " + s2.Proc.Id).WaitForExit();
+            var closed = await Throws<PathdStreamClosedException>(() => ws.SendAsync(new Update { Position = new Point(1, 0) }), "shutdown");
+            // 1001 when the server's close frame was read first; 1006 when the
+            // send met the reset of the socket the server had closed.
+            Check(closed.CloseCode == 1001 || closed.CloseCode == 1006, "closed with " + closed.CloseCode);
+            s2.Proc.WaitForExit();
+            Check(s2.Proc.ExitCode == 0, "pathd exit " + s2.Proc.ExitCode);
+        }
+    }
+
+    static Task Example(string exe)
+    {
+        var psi = new ProcessStartInfo("mono", exe + " " + srv.Url) { UseShellExecute = false, RedirectStandardOutput = true };
+        using (var p = Process.Start(psi))
+        {
+            var output = p.StandardOutput.ReadToEnd();
+            p.WaitForExit();
+            Console.Write(output);
+            Check(p.ExitCode == 0 && output.Contains("gate shut: found=False reason=unreachable"), "the example exited " + p.ExitCode);
+        }
+        return Task.FromResult(0);
+    }
+
+    static int Main(string[] args)
+    {
+        srv = Server.Start();
+        Console.WriteLine("clients/csharp against " + srv.Url);
+        Run("maps", Maps);
+        Run("paths", Paths);
+        Run("batch", Batch);
+        Run("sessions", Sessions);
+        Run("stream", Stream);
+        Run("transport_errors", TransportErrors);
+        Run("retry_timeout_shutdown", RetryTimeoutShutdown);
+        if (args.Length > 0) Run("example", () => Example(args[0]));
+        if (srv.Stop() != 0) { failed++; Console.WriteLine("not ok - server exit"); }
+        Console.WriteLine(passed + " passed, " + failed + " failed");
+        return failed == 0 ? 0 : 1;
+    }
+}

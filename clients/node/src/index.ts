@@ -1,0 +1,573 @@
+// pathd-client: a thin, typed Node client for the pathd v1 HTTP API.
+//
+// Each method is one operation of proto/openapi.yaml (its operationId is in
+// the comment), takes and returns the API's own JSON shapes (field names as
+// on the wire: map_version, ttl_s, ...), and throws typed errors:
+//
+//   ApiError          the server answered an error body (status, code, field,
+//                     retryAfterS): 404 map_not_found, 422 off_map, ...
+//   TimeoutError      no answer within timeoutMs
+//   TransportError    could not connect, connection reset, ...
+//   ProtocolError     an answer that is not what the API promises
+//   StreamClosedError a session stream closed (code 1001: the server stops)
+//
+// An unreachable goal is not an error: found is false, as in the API.
+//
+// Timeouts and retries: each attempt is bounded by timeoutMs; a 503 (queue
+// full, session or stream limits, shutting down: the server did nothing) is
+// retried up to maxRetries times after its Retry-After (capped by
+// maxRetryWaitMs). No other answer is retried.
+//
+// Tokens: `token` is sent as `Authorization: Bearer` (issue 13's read/write
+// scopes; this server build does not check them yet).
+
+import WebSocket from 'ws';
+
+// ---- the API's shapes (proto/openapi.yaml, components.schemas) ----
+
+export type Point = [number, number];
+
+export type Algorithm = 'bfs' | 'dijkstra' | 'astar' | 'weighted' | 'greedy' | 'jps' | 'hpa';
+export type Heuristic = 'default' | 'octile' | 'manhattan' | 'chebyshev' | 'euclidean';
+
+export type ErrorCode =
+    | 'malformed_json' | 'invalid_request' | 'malformed_map' | 'invalid_map_id' | 'map_not_found'
+    | 'not_found' | 'method_not_allowed' | 'body_too_large' | 'limit_exceeded'
+    | 'unsupported_media_type' | 'invalid_value' | 'off_map' | 'blocked' | 'unsupported'
+    | 'overloaded' | 'shutting_down' | 'deadline_exceeded' | 'out_of_memory' | 'internal'
+    | 'session_not_found' | 'session_busy' | 'too_many_sessions' | 'upgrade_required'
+    | 'conflict' | 'storage_failed';
+
+export interface ErrorObject {
+    code: ErrorCode;
+    message: string;
+    field?: string;
+}
+
+/** Path options (PathRequest without start and goal). */
+export interface PathOptions {
+    algorithm?: Algorithm;
+    weight?: number;
+    heuristic?: Heuristic;
+    smooth?: boolean;
+    debug?: boolean;
+    deadline_ms?: number;
+    max_expanded?: number;
+    cache?: boolean;
+}
+
+export interface PathRequest extends PathOptions {
+    start: Point;
+    goal: Point;
+}
+
+export interface PathAnswer {
+    found: boolean;
+    cost?: number;
+    reason?: 'unreachable' | 'node_budget';
+    path: Point[];
+    algorithm: Algorithm;
+    map_version: number;
+    stats: { expanded: number; time_us: number; cached: boolean };
+    expanded_cells?: Point[];
+}
+
+/** A batch slot of a query that failed on its own. */
+export interface BatchError {
+    status: number;
+    error: ErrorObject;
+}
+
+export interface BatchAnswer {
+    results: Array<PathAnswer | BatchError>;
+    map_version: number;
+}
+
+export function isBatchError(slot: PathAnswer | BatchError): slot is BatchError {
+    return (slot as BatchError).error !== undefined;
+}
+
+export type Wall = [number, number, 'E' | 'W' | 'S' | 'N'];
+
+export interface DoorJson {
+    cells?: Point[];
+    walls?: Wall[];
+    open?: boolean;
+    costs?: number[];
+}
+
+/** A JSON map: `rows` (+ legend), or `costs` + width + height (MapCells). */
+export interface MapJson {
+    width?: number;
+    height?: number;
+    rows?: string[];
+    costs?: string;
+    legend?: Record<string, number>;
+    connectivity?: 4 | 8;
+    corner_cutting?: boolean;
+    walls?: Wall[];
+    doors?: Record<string, DoorJson>;
+    id?: string;
+    version?: number;
+}
+
+/** GET /v1/maps/{id}/cells: uploads back as it is with putMap. */
+export interface MapCells {
+    id: string;
+    version: number;
+    width: number;
+    height: number;
+    connectivity: 4 | 8;
+    corner_cutting: boolean;
+    costs: string;
+    walls: Wall[];
+    doors: Record<string, { open: boolean; cells: Point[]; walls: Wall[]; costs: number[] }>;
+}
+
+export interface MapInfo {
+    id: string;
+    version: number;
+    width: number;
+    height: number;
+    connectivity: number;
+    corner_cutting: boolean;
+    walkable_cells: number;
+    uniform_cost: boolean;
+    doors: number;
+    memory_bytes: number;
+    jps_landmarks: number;
+    build_us: number;
+    default_algorithm: string;
+    hierarchy: { build_us: number } | null;
+    cache: { entries: number; hits: number; misses: number; hit_ratio: number };
+}
+
+/** An upload's answer: the map info, and whether it was new (201). */
+export interface UploadAnswer extends MapInfo {
+    created: boolean;
+}
+
+export interface CellChange {
+    x: number;
+    y: number;
+    cost?: number;
+    blocked?: boolean;
+}
+
+export interface DoorSwitch {
+    id: string;
+    open: boolean;
+}
+
+export interface MapPatch {
+    cells?: CellChange[];
+    doors?: DoorSwitch[];
+}
+
+export interface SessionRequest {
+    start: Point;
+    goal: Point;
+    ttl_s?: number;
+}
+
+export interface Update {
+    position?: Point;
+    goal?: Point;
+    cells?: CellChange[];
+    doors?: DoorSwitch[];
+}
+
+export interface SessionAnswer {
+    session_id: string;
+    map_id: string;
+    found: boolean;
+    cost?: number;
+    reason?: 'unreachable' | 'blocked';
+    path: Point[];
+    position: Point;
+    goal: Point;
+    algorithm: 'dstar';
+    map_version: number;
+    ttl_s: number;
+    stats: {
+        expanded: number;
+        time_us: number;
+        updates: number;
+        rebase: 'none' | 'incremental' | 'rebuilt';
+        memory_bytes: number;
+    };
+}
+
+// ---- errors ----
+
+/** The base of every error this client throws. */
+export class PathdError extends Error {
+    /** HTTP attempts made (retries + 1); 0 when none was sent. */
+    attempts = 0;
+    constructor(message: string) {
+        super(message);
+        this.name = new.target.name;
+    }
+}
+
+/** The server answered an error body. */
+export class ApiError extends PathdError {
+    constructor(
+        readonly status: number,
+        readonly code: ErrorCode,
+        message: string,
+        readonly field?: string,
+        readonly retryAfterS?: number,
+    ) {
+        super(message);
+    }
+}
+
+export class TimeoutError extends PathdError {}
+export class TransportError extends PathdError {}
+export class ProtocolError extends PathdError {}
+export class StreamClosedError extends PathdError {
+    constructor(readonly code: number, message: string) {
+        super(message);
+    }
+}
+
+// ---- the client ----
+
+export interface ClientOptions {
+    /** "http://127.0.0.1:8080"; a path prefix is kept ("https://lb/pathd"). */
+    baseUrl: string;
+    /** Sent as Authorization: Bearer. */
+    token?: string;
+    /** Per attempt, in ms (default 10000). */
+    timeoutMs?: number;
+    /** Retries of a 503 (default 2; 0 = none). */
+    maxRetries?: number;
+    /** Cap on one Retry-After wait, in ms (default 10000). */
+    maxRetryWaitMs?: number;
+}
+
+/** What request() answers, whatever the status. */
+export interface Answer {
+    status: number;
+    headers: Headers;
+    text: string;
+    /** HTTP attempts made (retries + 1). */
+    attempts: number;
+}
+
+const MAP_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+function sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function retryAfter(h: Headers | Record<string, string | string[] | undefined>): number | undefined {
+    const v = h instanceof Headers ? h.get('retry-after') : (h['retry-after'] as string | undefined);
+    if (v === null || v === undefined || !/^\s*\d+\s*$/.test(v)) return undefined;
+    return Number(v);
+}
+
+function apiError(status: number, text: string, retry?: number): PathdError {
+    let body: unknown;
+    try {
+        body = JSON.parse(text);
+    } catch {
+        return new ProtocolError(`HTTP ${status} with a body that is not JSON`);
+    }
+    const e = (body as { error?: ErrorObject }).error;
+    if (!e || typeof e.code !== 'string') return new ProtocolError(`HTTP ${status} without an API error body`);
+    return new ApiError(status, e.code, e.message, e.field, retry);
+}
+
+export class Client {
+    readonly baseUrl: string;
+    private readonly token?: string;
+    private readonly timeoutMs: number;
+    private readonly maxRetries: number;
+    private readonly maxRetryWaitMs: number;
+
+    constructor(opts: ClientOptions) {
+        if (!opts || !opts.baseUrl) throw new TypeError('baseUrl is required');
+        this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+        this.token = opts.token;
+        this.timeoutMs = opts.timeoutMs ?? 10000;
+        this.maxRetries = opts.maxRetries ?? 2;
+        this.maxRetryWaitMs = opts.maxRetryWaitMs ?? 10000;
+    }
+
+    /** One request, retried on 503; any status is returned, not thrown. */
+    async request(method: string, path: string, body?: string, contentType?: string): Promise<Answer> {
+        const headers: Record<string, string> = { Accept: 'application/json' };
+        if (contentType) headers['Content-Type'] = contentType;
+        if (this.token) headers.Authorization = `Bearer ${this.token}`;
+        for (let attempt = 0; ; attempt++) {
+            let res: Response;
+            let text: string;
+            try {
+                res = await fetch(this.baseUrl + path, {
+                    method,
+                    headers,
+                    body,
+                    signal: AbortSignal.timeout(this.timeoutMs),
+                });
+                text = await res.text();
+            } catch (err) {
+                const e = err as Error & { cause?: Error };
+                const out =
+                    e.name === 'TimeoutError' || e.name === 'AbortError'
+                        ? new TimeoutError(`${method} ${path}: no answer within ${this.timeoutMs} ms`)
+                        : new TransportError(`${method} ${path}: ${e.cause ? e.cause.message : e.message}`);
+                out.attempts = attempt + 1;
+                throw out;
+            }
+            if (res.status === 503 && attempt < this.maxRetries) {
+                const ra = retryAfter(res.headers);
+                await sleep(Math.min(ra !== undefined ? ra * 1000 : 1000, this.maxRetryWaitMs));
+                continue;
+            }
+            return { status: res.status, headers: res.headers, text, attempts: attempt + 1 };
+        }
+    }
+
+    /** A call whose success is one of `ok`, answering JSON (or nothing for 204). */
+    private async call<T>(method: string, path: string, ok: number[], body?: unknown, contentType?: string): Promise<{ value: T; status: number; headers: Headers }> {
+        const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+        const a = await this.request(method, path, payload, payload === undefined ? undefined : contentType ?? 'application/json');
+        if (!ok.includes(a.status)) {
+            const e = apiError(a.status, a.text, retryAfter(a.headers));
+            e.attempts = a.attempts;
+            throw e;
+        }
+        if (a.status === 204 || a.text === '') return { value: undefined as T, status: a.status, headers: a.headers };
+        try {
+            return { value: JSON.parse(a.text) as T, status: a.status, headers: a.headers };
+        } catch {
+            const e = new ProtocolError(`${method} ${path}: HTTP ${a.status} with a body that is not JSON`);
+            e.attempts = a.attempts;
+            throw e;
+        }
+    }
+
+    private static mapPath(id: string, tail = ''): string {
+        if (typeof id !== 'string' || !MAP_ID.test(id)) throw new TypeError(`map id '${id}' is not [A-Za-z0-9_.-]{1,64}`);
+        return `/v1/maps/${id}${tail}`;
+    }
+
+    private static sessionPath(mapId: string, sid: string, tail = ''): string {
+        if (typeof sid !== 'string' || !SESSION_ID.test(sid)) throw new TypeError(`session id '${sid}' is not [A-Za-z0-9_-]{1,64}`);
+        return Client.mapPath(mapId, `/sessions/${sid}${tail}`);
+    }
+
+    // ---- maps ----
+
+    private async upload(method: string, path: string, map: string | MapJson | MapCells): Promise<UploadAnswer> {
+        const text = typeof map === 'string';
+        const r = await this.call<MapInfo>(method, path, [200, 201], text ? map : JSON.stringify(map), text ? 'text/plain' : 'application/json');
+        return { ...r.value, created: r.status === 201 };
+    }
+
+    /** putMap: create (created, version 1) or replace (version + 1). A
+     * string is a Moving AI .map (text/plain); an object is a MapJson. */
+    putMap(id: string, map: string | MapJson | MapCells): Promise<UploadAnswer> {
+        return this.upload('PUT', Client.mapPath(id), map);
+    }
+
+    /** createMap: POST /v1/maps; the server picks the id from the content. */
+    createMap(map: string | MapJson | MapCells): Promise<UploadAnswer> {
+        return this.upload('POST', '/v1/maps', map);
+    }
+
+    /** getMap */
+    async getMap(id: string): Promise<MapInfo> {
+        return (await this.call<MapInfo>('GET', Client.mapPath(id), [200])).value;
+    }
+
+    /** listMaps: every map held, sorted by id. */
+    async listMaps(): Promise<MapInfo[]> {
+        return (await this.call<{ maps: MapInfo[] }>('GET', '/v1/maps', [200])).value.maps;
+    }
+
+    /** patchMap: cells then doors, as the next version of the world. */
+    async patchMap(id: string, patch: MapPatch): Promise<MapInfo> {
+        return (await this.call<MapInfo>('PATCH', Client.mapPath(id), [200], patch)).value;
+    }
+
+    /** deleteMap (ends its sessions). */
+    async deleteMap(id: string): Promise<void> {
+        await this.call<void>('DELETE', Client.mapPath(id), [204]);
+    }
+
+    /** getMapCells: the export, which putMap accepts back as it is. */
+    async getMapCells(id: string): Promise<MapCells> {
+        return (await this.call<MapCells>('GET', Client.mapPath(id, '/cells'), [200])).value;
+    }
+
+    // ---- paths ----
+
+    /** findPath */
+    async findPath(id: string, req: PathRequest): Promise<PathAnswer> {
+        return (await this.call<PathAnswer>('POST', Client.mapPath(id, '/path'), [200], req)).value;
+    }
+
+    /** findPaths: a batch with one deadline; a query that fails alone gets
+     * a BatchError slot (see isBatchError). */
+    async findPaths(id: string, queries: PathRequest[], opts: { deadline_ms?: number } = {}): Promise<BatchAnswer> {
+        const body: { queries: PathRequest[]; deadline_ms?: number } = { queries };
+        if (opts.deadline_ms !== undefined) body.deadline_ms = opts.deadline_ms;
+        return (await this.call<BatchAnswer>('POST', Client.mapPath(id, '/paths'), [200], body)).value;
+    }
+
+    // ---- sessions ----
+
+    /** createSession: one moving agent, D* Lite. */
+    async createSession(mapId: string, req: SessionRequest): Promise<SessionAnswer> {
+        return (await this.call<SessionAnswer>('POST', Client.mapPath(mapId, '/sessions'), [201], req)).value;
+    }
+
+    /** getSession: the current path, brought to the map's current version. */
+    async getSession(mapId: string, sid: string): Promise<SessionAnswer> {
+        return (await this.call<SessionAnswer>('GET', Client.sessionPath(mapId, sid), [200])).value;
+    }
+
+    /** deleteSession */
+    async deleteSession(mapId: string, sid: string): Promise<void> {
+        await this.call<void>('DELETE', Client.sessionPath(mapId, sid), [204]);
+    }
+
+    /** updateSession: one Update as JSON, or an array as NDJSON (applied in
+     * order as one request, all validated first; a bad line's field is
+     * "lines[i]...."). Answers the path after the last. */
+    async updateSession(mapId: string, sid: string, update: Update | Update[]): Promise<SessionAnswer> {
+        const path = Client.sessionPath(mapId, sid, '/updates');
+        if (Array.isArray(update)) {
+            const nd = update.map((u) => JSON.stringify(u)).join('\n') + '\n';
+            return (await this.call<SessionAnswer>('POST', path, [200], nd, 'application/x-ndjson')).value;
+        }
+        return (await this.call<SessionAnswer>('POST', path, [200], update)).value;
+    }
+
+    /** streamSession: a WebSocket; send() answers each Update in order. A
+     * refused handshake throws ApiError (a 503 is retried). */
+    async openStream(mapId: string, sid: string): Promise<SessionStream> {
+        const url = this.baseUrl.replace(/^http/, 'ws') + Client.sessionPath(mapId, sid, '/stream');
+        for (let attempt = 0; ; attempt++) {
+            try {
+                return await SessionStream.connect(url, this.token, this.timeoutMs);
+            } catch (err) {
+                if (err instanceof PathdError) err.attempts = attempt + 1;
+                if (err instanceof ApiError && err.status === 503 && attempt < this.maxRetries) {
+                    await sleep(Math.min((err.retryAfterS ?? 1) * 1000, this.maxRetryWaitMs));
+                    continue;
+                }
+                throw err;
+            }
+        }
+    }
+
+    // ---- the rest ----
+
+    /** getInfo: version, every limit in effect, pool and cache statistics. */
+    async getInfo(): Promise<Record<string, unknown>> {
+        return (await this.call<Record<string, unknown>>('GET', '/v1/info', [200])).value;
+    }
+}
+
+interface Pending {
+    resolve: (a: SessionAnswer) => void;
+    reject: (e: Error) => void;
+    timer: NodeJS.Timeout;
+}
+
+/** A session's WebSocket stream: one answer per Update, in order. */
+export class SessionStream {
+    private pending: Pending[] = [];
+    private closedWith?: StreamClosedError;
+
+    private constructor(private readonly ws: WebSocket, private readonly timeoutMs: number) {
+        ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => this.onMessage(data, isBinary));
+        ws.on('close', (code: number, reason: Buffer) => {
+            this.closedWith = new StreamClosedError(code, `the stream closed (${code}${reason.length ? ': ' + reason.toString() : ''})`);
+            for (const p of this.pending.splice(0)) {
+                clearTimeout(p.timer);
+                p.reject(this.closedWith);
+            }
+        });
+        ws.on('error', () => {
+            /* 'close' follows and rejects what is pending */
+        });
+    }
+
+    static connect(url: string, token: string | undefined, timeoutMs: number): Promise<SessionStream> {
+        return new Promise((resolve, reject) => {
+            const headers: Record<string, string> = {};
+            if (token) headers.Authorization = `Bearer ${token}`;
+            const ws = new WebSocket(url, { headers, handshakeTimeout: timeoutMs, maxPayload: 64 << 20 });
+            ws.once('open', () => resolve(new SessionStream(ws, timeoutMs)));
+            ws.once('unexpected-response', (_req, res) => {
+                const chunks: Buffer[] = [];
+                res.on('data', (c: Buffer) => chunks.push(c));
+                res.on('end', () => {
+                    reject(apiError(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'), retryAfter(res.headers as Record<string, string>)));
+                    ws.terminate();
+                });
+            });
+            ws.once('error', (err: Error) => {
+                reject(/timed out/i.test(err.message) ? new TimeoutError(`WebSocket handshake: ${err.message}`) : new TransportError(`WebSocket: ${err.message}`));
+            });
+        });
+    }
+
+    private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
+        const p = this.pending.shift();
+        if (!p) return; /* nothing asked: dropped */
+        clearTimeout(p.timer);
+        if (isBinary) return p.reject(new ProtocolError('a binary message on a session stream'));
+        let v: unknown;
+        try {
+            v = JSON.parse(data.toString());
+        } catch {
+            return p.reject(new ProtocolError('a stream message that is not JSON'));
+        }
+        const e = (v as { error?: ErrorObject }).error;
+        if (e) return p.reject(new ApiError(0, e.code, e.message, e.field));
+        p.resolve(v as SessionAnswer);
+    }
+
+    /** Sends one Update; resolves with its answer (rejects with ApiError for
+     * an error the server sends on the stream, which goes on). */
+    send(update: Update): Promise<SessionAnswer> {
+        if (this.closedWith) return Promise.reject(this.closedWith);
+        return new Promise((resolve, reject) => {
+            const timer = setTimeout(() => {
+                const i = this.pending.findIndex((p) => p.timer === timer);
+                if (i >= 0) this.pending.splice(i, 1);
+                reject(new TimeoutError(`no stream answer within ${this.timeoutMs} ms`));
+            }, this.timeoutMs);
+            this.pending.push({ resolve, reject, timer });
+            this.ws.send(JSON.stringify(update), (err?: Error) => {
+                if (err) {
+                    const i = this.pending.findIndex((p) => p.timer === timer);
+                    if (i >= 0) this.pending.splice(i, 1);
+                    clearTimeout(timer);
+                    reject(new TransportError(`WebSocket send: ${err.message}`));
+                }
+            });
+        });
+    }
+
+    /** Resolves once the stream is closed (1000 from this side). */
+    close(): Promise<void> {
+        return new Promise((resolve) => {
+            if (this.ws.readyState === WebSocket.CLOSED) return resolve();
+            this.ws.once('close', () => resolve());
+            this.ws.close(1000);
+        });
+    }
+
+    /** The close, once the stream is closed (1001: the server stops). */
+    get closed(): StreamClosedError | undefined {
+        return this.closedWith;
+    }
+}

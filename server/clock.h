@@ -1,0 +1,16 @@
+/* clock.h -- the server's monotonic clock: request arrival and deadlines,
+ * session idle times, build and search timings. Thread-safe. */
+#ifndef PF_SERVER_CLOCK_H
+#define PF_SERVER_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* Nanoseconds of CLOCK_MONOTONIC. */
+static inline uint64_t pf_clock_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#endif

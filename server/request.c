@@ -1,0 +1,242 @@
+/* request.c -- see request.h. */
+#include "request_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The answer when even the answer could not be allocated. */
+static const char oom_body[] =
+    "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"Out of memory.\"}}";
+
+pf_req *pf__req_create(const pf_req_env *env, struct MHD_Connection *conn, uint64_t now_ns) {
+    pf_req *r = calloc(1, sizeof(*r));
+    if (!r) return NULL;
+    r->env = env;
+    r->conn = conn;
+    r->t0_ns = now_ns;
+    return r;
+}
+
+bool pf__req_resp_is_static(const pf_req *r) { return r->resp == oom_body; }
+
+void pf__req_destroy(pf_req *r) {
+    if (!r) return;
+    if (r->state_free) r->state_free(r->state);
+    free(r->body);
+    if (r->resp != oom_body) free(r->resp);
+    free(r);
+}
+
+/* What came */
+
+pf_route pf_req_route(const pf_req *r) { return r->rr.route; }
+
+const char *pf_req_map_id(const pf_req *r) { return r->rr.map_id; }
+
+const char *pf_req_session_id(const pf_req *r) { return r->rr.session_id; }
+
+uint64_t pf_req_arrival_ns(const pf_req *r) { return r->t0_ns; }
+
+const char *pf_req_header(const pf_req *r, const char *name) {
+    return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+bool pf_req_header_has(const pf_req *r, const char *name, const char *token) {
+    const char *v = pf_req_header(r, name);
+    size_t n = strlen(token);
+    while (v && *v) {
+        while (*v == ' ' || *v == '\t' || *v == ',') v++;
+        if (strncasecmp(v, token, n) == 0 && (v[n] == '\0' || v[n] == ',' || v[n] == ' '))
+            return true;
+        v = strchr(v, ',');
+    }
+    return false;
+}
+
+typedef struct kv_list {
+    pf_kv *kv;
+    size_t cap, n;
+    bool overflow;
+} kv_list;
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value) {
+    kv_list *l = cls;
+    (void)kind;
+    if (l->n == l->cap) {
+        l->overflow = true;
+        return MHD_NO;
+    }
+    l->kv[l->n].key = key;
+    l->kv[l->n].value = value;
+    l->n++;
+    return MHD_YES;
+}
+
+bool pf_req_query(const pf_req *r, pf_kv *kv, size_t cap, size_t *n) {
+    kv_list l = {kv, cap, 0, false};
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, collect_arg, &l);
+    *n = l.n;
+    return !l.overflow;
+}
+
+const char *pf_req_body(const pf_req *r, size_t *len) {
+    *len = r->body_len;
+    return r->body;
+}
+
+pf_body_kind pf_req_body_kind(const pf_req *r) { return r->body_kind; }
+
+void pf_req_drop_body(pf_req *r) {
+    free(r->body);
+    r->body = NULL;
+    r->body_len = r->body_cap = 0;
+}
+
+void pf_req_set_state(pf_req *r, void *state, void (*free_fn)(void *)) {
+    if (r->state_free) r->state_free(r->state);
+    r->state = state;
+    r->state_free = free_fn;
+}
+
+void *pf_req_state(const pf_req *r) { return r->state; }
+
+/* Answers */
+
+static void set_answer(pf_req *r, int status, const char *type, pf_jsonw *w) {
+    size_t len = 0;
+    char *buf = w ? pf_jsonw_take(w, &len) : NULL;
+    if (r->resp != oom_body) free(r->resp);
+    r->resp = buf;
+    r->resp_len = len;
+    r->resp_type = type;
+    r->status = status;
+    r->answered = true;
+    r->upgrade = false;
+    if (w && !buf) { /* the body could not be built */
+        r->resp = (char *)oom_body;
+        r->resp_len = sizeof(oom_body) - 1;
+        r->resp_type = "application/json";
+        r->status = pf_error_http_status(PF_ERR_NO_MEMORY);
+        pf_req_add_retry_after(r);
+    }
+}
+
+void pf_req_answer_json(pf_req *r, pf_jsonw *w) {
+    set_answer(r, MHD_HTTP_OK, "application/json", w);
+}
+
+void pf_req_answer_created(pf_req *r, pf_jsonw *w, const char *location) {
+    set_answer(r, MHD_HTTP_CREATED, "application/json", w);
+    if (r->status == MHD_HTTP_CREATED) pf_req_add_header(r, MHD_HTTP_HEADER_LOCATION, location);
+}
+
+void pf_req_answer_typed(pf_req *r, const char *content_type, pf_jsonw *w) {
+    set_answer(r, MHD_HTTP_OK, content_type, w);
+}
+
+void pf_req_answer_no_content(pf_req *r) { set_answer(r, MHD_HTTP_NO_CONTENT, NULL, NULL); }
+
+void pf_req_answer_error_body(pf_req *r, pf_error err, pf_jsonw *w) {
+    int status = pf_error_http_status(err);
+    set_answer(r, status, "application/json", w);
+    if (status == MHD_HTTP_SERVICE_UNAVAILABLE) pf_req_add_retry_after(r);
+}
+
+void pf_req_answer_error(pf_req *r, pf_error err, const char *field, const char *fmt, ...) {
+    char msg[320];
+    pf_jsonw w;
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+    }
+    pf_jsonw_init(&w, 256);
+    pf_proto_write_error(&w, err, fmt ? msg : NULL, field);
+    pf_req_answer_error_body(r, err, &w);
+}
+
+void pf_req_answer_perror(pf_req *r, const pf_proto_error *e) {
+    pf_jsonw w;
+    pf_jsonw_init(&w, 256);
+    pf_proto_write_perror(&w, e);
+    pf_req_answer_error_body(r, e->code, &w);
+}
+
+void pf_req_answer_upgrade(pf_req *r, const char *accept, pf_req_upgrade_fn fn, void *ud) {
+    set_answer(r, MHD_HTTP_SWITCHING_PROTOCOLS, NULL, NULL);
+    pf_req_add_header(r, "Sec-WebSocket-Accept", accept);
+    r->upgrade = true;
+    r->upgrade_fn = fn;
+    r->upgrade_ud = ud;
+}
+
+pf_status pf_req_add_header(pf_req *r, const char *name, const char *value) {
+    size_t nl = strlen(name) + 1, vl = strlen(value) + 1;
+    if (r->nheaders == PF_REQ_HEADERS_MAX || nl + vl > sizeof(r->headers_buf) - r->headers_len)
+        return PF_ELIMIT;
+    r->headers[r->nheaders].name = (uint16_t)r->headers_len;
+    memcpy(r->headers_buf + r->headers_len, name, nl);
+    r->headers_len += nl;
+    r->headers[r->nheaders].value = (uint16_t)r->headers_len;
+    memcpy(r->headers_buf + r->headers_len, value, vl);
+    r->headers_len += vl;
+    r->nheaders++;
+    return PF_OK;
+}
+
+void pf_req_add_retry_after(pf_req *r) {
+    char num[24];
+    for (size_t i = 0; i < r->nheaders; i++)
+        if (strcasecmp(r->headers_buf + r->headers[i].name, MHD_HTTP_HEADER_RETRY_AFTER) == 0)
+            return;
+    snprintf(num, sizeof(num), "%lld", (long long)r->env->retry_after_s);
+    pf_req_add_header(r, MHD_HTTP_HEADER_RETRY_AFTER, num);
+}
+
+void pf_req_close_after(pf_req *r) {
+    for (size_t i = 0; i < r->nheaders; i++)
+        if (strcasecmp(r->headers_buf + r->headers[i].name, MHD_HTTP_HEADER_CONNECTION) == 0)
+            return;
+    pf_req_add_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+}
+
+/* Work on the pool */
+
+static void suspend_conn(void *ud) { MHD_suspend_connection(ud); }
+
+static void run_job(void *arg, pf_search_ctx *ctx) {
+    pf_req *r = arg;
+    r->job_fn(r, ctx);
+}
+
+bool pf_req_dispatch(pf_req *r, pf_job_kind kind, pf_req_job_fn fn) {
+    pf_status st;
+    r->job.fn = run_job;
+    r->job.arg = r;
+    r->job.kind = kind;
+    r->job_fn = fn;
+    /* Set before the job is visible and read only by this (the I/O) thread:
+     * once queued, r belongs to the worker until it resumes the connection,
+     * so http.c must not read anything the worker writes. The connection is
+     * suspended (suspend_conn, under the pool's lock) before any worker can
+     * see the job, so its resume always finds it suspended. */
+    r->queued = true;
+    st = pf_pool_submit_with(r->env->pool, &r->job, suspend_conn, r->conn);
+    if (st) r->queued = false;
+    if (st == PF_ELIMIT) {
+        pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
+                            "The server is busy: %lld jobs are already waiting. Retry later.",
+                            (long long)r->env->queue_limit);
+    } else if (st) {
+        pf_req_answer_error(r, PF_ERR_SHUTTING_DOWN, NULL, NULL);
+        pf_req_close_after(r);
+    }
+    return st == PF_OK;
+}
+
+void pf_req_finish(pf_req *r) { MHD_resume_connection(r->conn); }

@@ -1,0 +1,64 @@
+/* request_internal.h -- the request struct, shared by request.c (what
+ * handlers call) and http.c (which makes, routes, fills and sends
+ * requests). No other file includes it: handlers see pf_req through
+ * request.h only. */
+#ifndef PF_SERVER_REQUEST_INTERNAL_H
+#define PF_SERVER_REQUEST_INTERNAL_H
+
+#include "request.h"
+
+/* What every request of one server shares; owned by http.c. */
+typedef struct pf_req_env {
+    pf_pool *pool;
+    int64_t queue_limit;   /* for the 503 message */
+    int64_t retry_after_s; /* Retry-After of 503 answers */
+} pf_req_env;
+
+typedef struct pf_req_header_ref {
+    uint16_t name, value; /* offsets into headers_buf */
+} pf_req_header_ref;
+
+struct pf_req {
+    const pf_req_env *env;
+    struct MHD_Connection *conn;
+    pf_route_result rr; /* the route and its captures */
+    uint64_t t0_ns;     /* arrival */
+
+    /* The body (http.c gathers it). */
+    char *body;
+    size_t body_len, body_cap;
+    pf_body_kind body_kind;
+    size_t discarded; /* body bytes dropped after an early answer */
+
+    /* The answer, once set. */
+    bool answered;
+    bool sent;
+    int status;
+    char *resp; /* malloc'd; handed to libmicrohttpd */
+    size_t resp_len;
+    const char *resp_type;
+    pf_req_header_ref headers[PF_REQ_HEADERS_MAX];
+    size_t nheaders, headers_len;
+    char headers_buf[PF_REQ_HEADER_BYTES];
+    bool upgrade; /* 101: hand the socket to upgrade_fn */
+    pf_req_upgrade_fn upgrade_fn;
+    void *upgrade_ud;
+
+    /* Work on the pool. */
+    bool queued; /* a job was queued; written and read by the I/O thread only */
+    pf_pool_job job;
+    pf_req_job_fn job_fn;
+
+    /* The route's state. */
+    void *state;
+    void (*state_free)(void *);
+};
+
+/* A request of conn arrived at now_ns. NULL on ENOMEM. */
+pf_req *pf__req_create(const pf_req_env *env, struct MHD_Connection *conn, uint64_t now_ns);
+/* Whether r->resp is the static out-of-memory body (not to be freed). */
+bool pf__req_resp_is_static(const pf_req *r);
+/* Frees r, its body, its unsent answer and its state. NULL is a no-op. */
+void pf__req_destroy(pf_req *r);
+
+#endif

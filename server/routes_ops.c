@@ -1,0 +1,111 @@
+/* routes_ops.c -- the operations routes; see routes_ops.h. */
+#include "routes_ops.h"
+
+#include <string.h>
+
+#include "clock.h"
+#include "request.h"
+#include "version.h"
+
+void pf__route_healthz(pf_req *r, pf_ops_routes *m) {
+    pf_jsonw w;
+    (void)m;
+    pf_jsonw_init(&w, 32);
+    pf_jsonw_raw(&w, "{\"status\":\"ok\"}", 15);
+    pf_req_answer_json(r, &w);
+}
+
+void pf__route_readyz(pf_req *r, pf_ops_routes *m) {
+    pf_jsonw w;
+    pf_jsonw_init(&w, 64);
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_kstr(&w, "status", "ready");
+    pf_jsonw_kuint(&w, "maps", pf_registry_count(m->registry));
+    pf_jsonw_obj_end(&w);
+    pf_req_answer_json(r, &w);
+}
+
+static void visit_limit(void *ud, const char *name, int64_t v) { pf_jsonw_kint(ud, name, v); }
+
+void pf__route_info(pf_req *r, pf_ops_routes *m) {
+    const char *dir = pf_maps_store_dir(m->maps);
+    uint64_t hits = atomic_load(&m->metrics->cache_hits);
+    uint64_t misses = atomic_load(&m->metrics->cache_misses);
+    pf_pool_stats ps;
+    pf_jsonw w;
+    pf_pool_get_stats(m->pool, &ps);
+    pf_jsonw_init(&w, 1024);
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_kstr(&w, "name", "pathd");
+    pf_jsonw_kstr(&w, "version", PF_SERVER_VERSION);
+    pf_jsonw_kstr(&w, "api", "v1");
+    pf_jsonw_kuint(&w, "uptime_s", (pf_clock_now_ns() - m->started_ns) / 1000000000ull);
+    pf_jsonw_key(&w, "algorithms");
+    pf_jsonw_arr_begin(&w);
+    for (int a = PF_ALGO_BFS; a <= PF_ALGO_HPA; a++) pf_jsonw_str(&w, pf_algorithm_name(a));
+    pf_jsonw_arr_end(&w);
+    pf_jsonw_key(&w, "limits");
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_kstr(&w, "bind", m->cfg->bind);
+    pf_jsonw_key(&w, "data_dir");
+    if (dir)
+        pf_jsonw_str(&w, dir);
+    else
+        pf_jsonw_null(&w);
+    pf_config_visit(m->cfg, visit_limit, &w);
+    pf_jsonw_obj_end(&w);
+    pf_jsonw_key(&w, "pool");
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_kint(&w, "workers", ps.workers);
+    pf_jsonw_kint(&w, "queue_limit", ps.queue_limit);
+    pf_jsonw_kint(&w, "queued", ps.queued);
+    pf_jsonw_kint(&w, "queued_builds", ps.queued_builds);
+    pf_jsonw_kint(&w, "running", ps.running);
+    pf_jsonw_kint(&w, "running_builds", ps.running_builds);
+    pf_jsonw_kuint(&w, "completed", ps.completed);
+    pf_jsonw_kuint(&w, "rejected", ps.rejected);
+    pf_jsonw_obj_end(&w);
+    pf_jsonw_key(&w, "cache");
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_kuint(&w, "hits", hits);
+    pf_jsonw_kuint(&w, "misses", misses);
+    pf_jsonw_kdouble(&w, "hit_ratio", (hits + misses) ? (double)hits / (double)(hits + misses) : 0);
+    pf_jsonw_obj_end(&w);
+    pf_jsonw_kuint(&w, "maps", pf_registry_count(m->registry));
+    pf_jsonw_kuint(&w, "sessions", pf_sessions_count(m->sessions));
+    pf_jsonw_kuint(&w, "streams", pf_hub_count(m->hub));
+    pf_jsonw_kuint(&w, "requests_in_flight", pf_metrics_in_flight(m->metrics));
+    pf_jsonw_obj_end(&w);
+    pf_req_answer_json(r, &w);
+}
+
+void pf__route_metrics(pf_req *r, pf_ops_routes *m) {
+    pf_pool_stats ps;
+    pf_metrics_gauges g;
+    pf_jsonw w;
+    pf_pool_get_stats(m->pool, &ps);
+    memset(&g, 0, sizeof(g));
+    g.queue_depth = ps.queued;
+    g.queue_limit = ps.queue_limit;
+    g.running = ps.running;
+    g.workers = ps.workers;
+    g.rejected = ps.rejected;
+    g.maps = pf_registry_count(m->registry);
+    g.sessions = pf_sessions_count(m->sessions);
+    g.streams = pf_hub_count(m->hub);
+    pf_jsonw_init(&w, 8192);
+    pf_metrics_write(m->metrics, &g, &w);
+    pf_req_answer_typed(r, "text/plain; version=0.0.4", &w);
+}
+
+/* The debug viewer (server/viewer.html, compiled in by the Makefile). */
+extern const unsigned char pf_viewer_html[];
+extern const size_t pf_viewer_html_len;
+
+void pf__route_viewer(pf_req *r, pf_ops_routes *m) {
+    pf_jsonw w;
+    (void)m;
+    pf_jsonw_init(&w, pf_viewer_html_len + 1);
+    pf_jsonw_append(&w, (const char *)pf_viewer_html, pf_viewer_html_len);
+    pf_req_answer_typed(r, "text/html; charset=utf-8", &w);
+}

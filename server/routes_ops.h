@@ -1,0 +1,32 @@
+/* routes_ops.h -- the operations routes (routes.h's `ops` rows): /healthz,
+ * /readyz, /v1/info, /metrics and the debug viewer page (GET /). All answer
+ * on the I/O thread at once, without the pool.
+ */
+#ifndef PF_SERVER_ROUTES_OPS_H
+#define PF_SERVER_ROUTES_OPS_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "maps.h"
+#include "metrics.h"
+#include "pool.h"
+#include "registry.h"
+#include "routes.h"
+#include "session.h"
+#include "stream.h"
+
+/* What the operations routes read to report the server's state. Borrowed;
+ * filled by server.c. */
+struct pf_ops_routes {
+    const pf_config *cfg;
+    pf_metrics *metrics;
+    pf_pool *pool;
+    pf_registry *registry;
+    pf_sessions *sessions;
+    pf_hub *hub;
+    pf_maps *maps;       /* the data directory, if any */
+    uint64_t started_ns; /* clock.h */
+};
+
+#endif

@@ -1,0 +1,339 @@
+/* routes_paths.c -- the path routes; see routes_paths.h. */
+#include "routes_paths.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "path.h"
+#include "planner.h"
+#include "request.h"
+
+/* Query-string arguments a GET .../path may have. */
+#define MAX_ARGS 32
+
+/* What a path request keeps from its handler to its job. */
+typedef struct paths_job {
+    pf_paths_routes *m;
+    pf_mapver *mv; /* a reference */
+    pf_path_request one;
+    pf_path_request *queries; /* &one, or the batch's (owned) */
+    size_t nqueries;
+    bool batch;
+    uint64_t t0_ns, deadline_ns;
+} paths_job;
+
+static void free_paths_job(void *p) {
+    paths_job *job = p;
+    pf_mapver_release(job->mv);
+    if (job->queries != &job->one) free(job->queries);
+    free(job);
+}
+
+static bool deadline_passed(void *ud) {
+    const paths_job *job = ud;
+    return pf_clock_now_ns() >= job->deadline_ns;
+}
+
+static pf_algorithm resolve_algorithm(const pf_mapver *mv, const pf_path_request *q) {
+    return q->has_algorithm ? q->algorithm : pf_mapver_default_algorithm(mv);
+}
+
+static pf_cache_key cache_key(const pf_mapver *mv, const pf_path_request *q) {
+    return pf_cache_key_make(q->start, q->goal, resolve_algorithm(mv, q), q->heuristic, q->weight,
+                             q->smooth, q->max_expanded, mv->version);
+}
+
+static bool cacheable(const pf_paths_routes *m, const pf_path_request *q) {
+    return q->use_cache && !q->debug && m->cfg->cache_entries > 0;
+}
+
+/* Looks q up in the map's cache; on a hit writes the answer and returns
+ * true. */
+static bool answer_from_cache(pf_paths_routes *m, const pf_mapver *mv, const pf_path_request *q,
+                              pf_jsonw *w) {
+    pf_cache_key k;
+    pf_cache_value v;
+    pf_path_answer a;
+    uint64_t t0 = pf_clock_now_ns();
+    bool hit;
+    if (!cacheable(m, q)) return false;
+    k = cache_key(mv, q);
+    hit = pf_cache_get(mv->cache, &k, &v);
+    pf_metrics_count_cache(m->metrics, hit);
+    if (!hit) return false;
+    memset(&a, 0, sizeof(a)); /* nothing was searched for this answer: expanded 0 */
+    a.time_us = (pf_clock_now_ns() - t0) / 1000;
+    a.cached = true;
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_raw_members(w, v.json, v.len);
+    pf_path_write_stats(w, &a);
+    pf_jsonw_obj_end(w);
+    free(v.json);
+    return true;
+}
+
+pf_status pf_paths_check_endpoints(const pf_mapver *mv, pf_point start, pf_point goal,
+                                   const char *prefix, pf_proto_error *e) {
+    const pf_grid *g = pf_planner_grid(mv->planner);
+    const pf_point pts[2] = {start, goal};
+    const char *names[2] = {"start", "goal"};
+    char f[48];
+    for (int i = 0; i < 2; i++) {
+        if (pf_grid_is_walkable(g, pts[i])) continue;
+        snprintf(f, sizeof(f), "%s%s", prefix, names[i]);
+        if (!pf_grid_in_bounds(g, pts[i]))
+            return pf_proto_error_set(e, PF_ERANGE, PF_ERR_OFF_MAP, f,
+                                      "%s (%d,%d) is outside the %dx%d map.", f, (int)pts[i].x,
+                                      (int)pts[i].y, (int)pf_grid_width(g), (int)pf_grid_height(g));
+        return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
+                                  "%s (%d,%d) is a blocked cell.", f, (int)pts[i].x, (int)pts[i].y);
+    }
+    return PF_OK;
+}
+
+/* Runs one path query on a worker and writes its answer into w. Returns
+ * PF_OK (answer written: found or not), PF_ECANCELED (deadline passed),
+ * or an error described in e (nothing written). */
+static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_request *pq,
+                         const char *prefix, pf_jsonw *w, pf_proto_error *e) {
+    pf_paths_routes *m = job->m;
+    const pf_mapver *mv = job->mv;
+    const pf_grid *g = pf_planner_grid(mv->planner);
+    pf_algorithm algo = resolve_algorithm(mv, pq);
+    pf_query q;
+    pf_result res;
+    pf_path_answer a;
+    pf_point *smoothed = NULL;
+    char f[48];
+    uint64_t t0;
+    size_t m0;
+    pf_status st;
+
+    if ((st = pf_paths_check_endpoints(mv, pq->start, pq->goal, prefix, e))) return st;
+    if (job->batch && answer_from_cache(m, mv, pq, w)) return PF_OK;
+    q = pf_query_make(pq->start, pq->goal, algo);
+    q.heuristic = pq->heuristic;
+    q.weight = algo == PF_ALGO_WEIGHTED ? pq->weight : 1.0;
+    q.max_expanded = pq->max_expanded;
+    q.record_expanded = pq->debug;
+    q.should_stop = deadline_passed;
+    q.stop_ud = job;
+    t0 = pf_clock_now_ns();
+    st = pf_planner_search(ctx, mv->planner, &q, &res);
+    pf_metrics_count_search(m->metrics, res.expanded);
+    switch (st) {
+    case PF_OK:
+    case PF_NO_PATH:
+    case PF_EBUDGET:
+        break;
+    case PF_ECANCELED:
+        return st;
+    case PF_EUNSUPPORTED:
+        snprintf(f, sizeof(f), "%salgorithm", prefix);
+        return pf_proto_error_set(e, st, PF_ERR_UNSUPPORTED, f,
+                                  "Algorithm '%s' is not available on map '%s'%s.",
+                                  pf_algorithm_name(algo), mv->id,
+                                  algo == PF_ALGO_HPA ? " (it has no HPA* hierarchy)" : "");
+    case PF_EINVAL:
+        snprintf(f, sizeof(f), "%sheuristic", prefix);
+        return pf_proto_error_set(e, st, PF_ERR_INVALID_VALUE, f,
+                                  "Heuristic '%s' overestimates on this map, so %s would not be "
+                                  "optimal; pick another.",
+                                  pf_heuristic_name(pq->heuristic), pf_algorithm_name(algo));
+    case PF_ENOMEM:
+        return pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    default:
+        return pf_proto_error_set(e, st, PF_ERR_NONE, NULL, "The search failed: %s.",
+                                  pf_status_str(st));
+    }
+    memset(&a, 0, sizeof(a));
+    a.status = st;
+    a.algorithm = res.algorithm;
+    a.cost = res.cost;
+    a.path = res.path;
+    a.path_len = res.path_len;
+    if (st == PF_OK && pq->smooth && res.path_len > 2) {
+        size_t n = 0;
+        double cost = res.cost;
+        smoothed = malloc(res.path_len * sizeof(*smoothed));
+        if (!smoothed)
+            return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+        /* String pulling can cut through expensive cells on maps with
+         * varying costs; a smoothed path that costs more is not taken. */
+        if (pf_path_smooth(g, res.path, res.path_len, smoothed, &n, &cost) == PF_OK &&
+            cost <= res.cost + 1e-9 * (1.0 + res.cost)) {
+            a.path = smoothed;
+            a.path_len = n;
+            a.cost = cost;
+        }
+    }
+    a.expanded_cells = res.expanded_cells;
+    a.expanded_cells_len = res.expanded_cells_len;
+    a.map_width = pf_grid_width(g);
+    a.map_version = mv->version;
+    a.expanded = res.expanded;
+    a.time_us = (pf_clock_now_ns() - t0) / 1000;
+    a.debug = pq->debug;
+    pf_jsonw_obj_begin(w);
+    m0 = w->len;
+    pf_path_write_members(w, &a);
+    if (cacheable(m, pq) && st != PF_EBUDGET && !pf_jsonw_failed(w)) {
+        pf_cache_key k = cache_key(mv, pq);
+        pf_cache_value v = {w->buf + m0, w->len - m0};
+        pf_cache_put(mv->cache, &k, &v); /* a full cache or ENOMEM only loses the entry */
+    }
+    pf_path_write_stats(w, &a);
+    pf_jsonw_obj_end(w);
+    free(smoothed);
+    return PF_OK;
+}
+
+static void answer_deadline(pf_req *r, const paths_job *job) {
+    pf_req_answer_error(r, PF_ERR_DEADLINE, NULL,
+                        "The deadline of %llu ms passed before the answer was ready.",
+                        (unsigned long long)((job->deadline_ns - job->t0_ns) / 1000000ull));
+}
+
+/* Job: one path query or a batch. */
+static void run_paths(pf_req *r, pf_search_ctx *ctx) {
+    paths_job *job = pf_req_state(r);
+    pf_proto_error e;
+    pf_jsonw w;
+    pf_status st = PF_OK;
+
+    if (pf_clock_now_ns() >= job->deadline_ns) {
+        answer_deadline(r, job); /* it waited in the queue too long: no search */
+        goto out_finish;
+    }
+    if (!ctx) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        goto out_finish;
+    }
+    pf_jsonw_init(&w, job->batch ? 512 * job->nqueries : 4096);
+    if (!job->batch) {
+        st = run_one(job, ctx, &job->queries[0], "", &w, &e);
+        if (st == PF_OK)
+            pf_req_answer_json(r, &w);
+        else if (st == PF_ECANCELED)
+            answer_deadline(r, job);
+        else
+            pf_req_answer_perror(r, &e);
+        if (st != PF_OK) pf_jsonw_free(&w);
+        goto out_finish;
+    }
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_key(&w, "results");
+    pf_jsonw_arr_begin(&w);
+    for (size_t i = 0; i < job->nqueries; i++) {
+        char prefix[32];
+        snprintf(prefix, sizeof(prefix), "queries[%zu].", i);
+        st = run_one(job, ctx, &job->queries[i], prefix, &w, &e);
+        if (st == PF_ECANCELED) break;
+        if (st != PF_OK) {
+            /* One bad query does not sink the batch: its slot holds the
+             * error and the HTTP status it would have had alone. */
+            pf_jsonw_obj_begin(&w);
+            pf_jsonw_kint(&w, "status", pf_error_http_status(e.code));
+            pf_jsonw_key(&w, "error");
+            pf_proto_write_error_obj(&w, e.code, e.message, e.field);
+            pf_jsonw_obj_end(&w);
+        }
+    }
+    if (st == PF_ECANCELED) {
+        pf_jsonw_free(&w);
+        answer_deadline(r, job);
+        goto out_finish;
+    }
+    pf_jsonw_arr_end(&w);
+    pf_jsonw_kuint(&w, "map_version", job->mv->version);
+    pf_jsonw_obj_end(&w);
+    pf_req_answer_json(r, &w);
+out_finish:
+    pf_req_finish(r);
+}
+
+/* The common part of the three routes: the map, the request parsed by
+ * parse, the deadline, the cache, the job. */
+typedef pf_status (*parse_fn)(pf_req *r, paths_job *job, int64_t *deadline_ms, pf_proto_error *e);
+
+static void handle(pf_req *r, pf_paths_routes *m, bool batch, parse_fn parse) {
+    paths_job *job = calloc(1, sizeof(*job));
+    pf_proto_error e;
+    int64_t deadline_ms = 0;
+    if (!job) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    job->m = m;
+    job->batch = batch;
+    job->queries = &job->one;
+    job->t0_ns = pf_req_arrival_ns(r);
+    job->mv = pf_registry_get(m->registry, pf_req_map_id(r));
+    pf_req_set_state(r, job, free_paths_job);
+    if (parse(r, job, &deadline_ms, &e)) {
+        pf_req_answer_perror(r, &e);
+        return;
+    }
+    if (!job->mv) {
+        pf_req_answer_error(r, PF_ERR_MAP_NOT_FOUND, NULL, "No map with id '%s'.",
+                            pf_req_map_id(r));
+        return;
+    }
+    job->deadline_ns =
+        job->t0_ns + (uint64_t)(deadline_ms ? deadline_ms : m->cfg->deadline_ms) * 1000000ull;
+    if (!batch) {
+        /* A cached answer needs no search: answer on this thread. */
+        pf_jsonw w;
+        pf_jsonw_init(&w, 4096);
+        if (answer_from_cache(m, job->mv, &job->queries[0], &w)) {
+            pf_req_answer_json(r, &w);
+            return;
+        }
+        pf_jsonw_free(&w);
+    }
+    pf_req_dispatch(r, PF_JOB_SEARCH, run_paths);
+}
+
+/* GET .../path?start=x,y&goal=x,y: the query string. */
+static pf_status parse_query(pf_req *r, paths_job *job, int64_t *deadline_ms, pf_proto_error *e) {
+    pf_kv kv[MAX_ARGS];
+    size_t n;
+    pf_status st;
+    if (!pf_req_query(r, kv, MAX_ARGS, &n))
+        return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, NULL,
+                                  "Too many parameters.");
+    job->nqueries = 1;
+    st = pf_path_request_from_query(kv, n, &job->one, e);
+    *deadline_ms = job->one.deadline_ms;
+    return st;
+}
+
+/* POST .../path: one JSON query. */
+static pf_status parse_one(pf_req *r, paths_job *job, int64_t *deadline_ms, pf_proto_error *e) {
+    size_t len;
+    const char *body = pf_req_body(r, &len);
+    pf_status st;
+    job->nqueries = 1;
+    st = pf_path_request_parse(body, len, &job->one, e);
+    *deadline_ms = job->one.deadline_ms;
+    return st;
+}
+
+/* POST .../paths: a batch. */
+static pf_status parse_batch(pf_req *r, paths_job *job, int64_t *deadline_ms, pf_proto_error *e) {
+    size_t len;
+    const char *body = pf_req_body(r, &len);
+    pf_path_request *q = NULL;
+    pf_status st = pf_path_batch_parse(body, len, (size_t)job->m->cfg->max_batch, &q,
+                                       &job->nqueries, deadline_ms, e);
+    if (q) job->queries = q;
+    return st;
+}
+
+void pf__route_path_get(pf_req *r, pf_paths_routes *m) { handle(r, m, false, parse_query); }
+
+void pf__route_path_post(pf_req *r, pf_paths_routes *m) { handle(r, m, false, parse_one); }
+
+void pf__route_paths_post(pf_req *r, pf_paths_routes *m) { handle(r, m, true, parse_batch); }

@@ -1,0 +1,242 @@
+/* routes_sessions.c -- the session routes; see routes_sessions.h. */
+#include "routes_sessions.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "request.h"
+#include "routes_paths.h"
+#include "ws.h"
+
+/* What a session request keeps from its handler to its job. */
+typedef struct session_job {
+    pf_sessions_routes *m;
+    pf_session *session; /* held (busy) until the job lets it go */
+    bool created;        /* POST .../sessions: 201 */
+    bool has_updates;    /* POST .../updates */
+    pf_update_list updates;
+} session_job;
+
+/* Lets go of the session; a session created by this request and not
+ * answered 201 goes away. */
+static void let_go(session_job *job, bool keep) {
+    if (!job->session) return;
+    if (job->created && !keep) pf_sessions_kill(job->m->sessions, job->session);
+    pf_sessions_release(job->m->sessions, job->session, pf_clock_now_ns());
+    job->session = NULL;
+}
+
+static void free_session_job(void *p) {
+    session_job *job = p;
+    let_go(job, false);
+    pf_update_list_free(&job->updates);
+    free(job);
+}
+
+static session_job *new_job(pf_req *r, pf_sessions_routes *m) {
+    session_job *job = calloc(1, sizeof(*job));
+    if (!job) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return NULL;
+    }
+    job->m = m;
+    pf_req_set_state(r, job, free_session_job);
+    return job;
+}
+
+static void answer_no_session(pf_req *r) {
+    pf_req_answer_error(r, PF_ERR_SESSION_NOT_FOUND, NULL,
+                        "No session '%s' on map '%s' (deleted, expired, or its map was replaced).",
+                        pf_req_session_id(r), pf_req_map_id(r));
+}
+
+/* Job: a session's create (first plan), read or updates. */
+static void run_session(pf_req *r, pf_search_ctx *ctx) {
+    session_job *job = pf_req_state(r);
+    pf_sessions_routes *m = job->m;
+    char location[160];
+    pf_jsonw w;
+    pf_error err;
+    (void)ctx;
+    pf_jsonw_init(&w, 8192);
+    err = pf_session_run(m->sessions, m->registry, m->metrics, job->session,
+                         job->has_updates ? &job->updates : NULL, &w);
+    snprintf(location, sizeof(location), "/v1/maps/%s/sessions/%s", pf_req_map_id(r),
+             pf_session_id(job->session));
+    let_go(job, err == PF_ERR_NONE);
+    if (err)
+        pf_req_answer_error_body(r, err, &w);
+    else if (job->created)
+        pf_req_answer_created(r, &w, location);
+    else
+        pf_req_answer_json(r, &w);
+    pf_req_finish(r);
+}
+
+/* Queues run_session; a refused job lets the session go at once. */
+static void dispatch_session(pf_req *r, session_job *job) {
+    if (!pf_req_dispatch(r, PF_JOB_SEARCH, run_session)) let_go(job, false);
+}
+
+void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
+    const pf_config *cfg = m->cfg;
+    pf_session_request q;
+    pf_proto_error e;
+    pf_status st;
+    bool total;
+    pf_mapver *mv;
+    session_job *job;
+    size_t len;
+    const char *body = pf_req_body(r, &len);
+
+    if (pf_session_request_parse(body, len, cfg->session_max_ttl_s, &q, &e)) {
+        pf_req_answer_perror(r, &e);
+        return;
+    }
+    mv = pf_registry_get(m->registry, pf_req_map_id(r));
+    if (!mv) {
+        pf_req_answer_error(r, PF_ERR_MAP_NOT_FOUND, NULL, "No map with id '%s'.",
+                            pf_req_map_id(r));
+        return;
+    }
+    if ((st = pf_paths_check_endpoints(mv, q.start, q.goal, "", &e))) {
+        pf_mapver_release(mv);
+        pf_req_answer_perror(r, &e);
+        return;
+    }
+    if (!(job = new_job(r, m))) {
+        pf_mapver_release(mv);
+        return;
+    }
+    st = pf_sessions_add(m->sessions, mv, q.start, q.goal, q.ttl_s ? q.ttl_s : cfg->session_ttl_s,
+                         pf_clock_now_ns(), &job->session, &total);
+    pf_mapver_release(mv);
+    if (st == PF_ELIMIT && !total) {
+        pf_req_answer_error(r, PF_ERR_TOO_MANY_SESSIONS, NULL,
+                            "Map '%s' has %lld sessions, its limit; delete one or let one expire.",
+                            pf_req_map_id(r), (long long)cfg->max_sessions_per_map);
+        pf_req_add_retry_after(r);
+        return;
+    }
+    if (st == PF_ELIMIT) {
+        pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
+                            "The server holds %lld sessions, its limit. Retry later.",
+                            (long long)cfg->max_sessions);
+        return;
+    }
+    if (st) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    job->created = true;
+    dispatch_session(r, job);
+}
+
+/* Holds the route's session; answers 404 / 409 otherwise. */
+static bool hold_session(pf_req *r, session_job *job) {
+    switch (pf_sessions_acquire(job->m->sessions, pf_req_map_id(r), pf_req_session_id(r),
+                                pf_clock_now_ns(), &job->session)) {
+    case PF_SESSION_OK:
+        return true;
+    case PF_SESSION_BUSY:
+        pf_req_answer_error(r, PF_ERR_SESSION_BUSY, NULL,
+                            "Another request is using session '%s'; retry when it is answered.",
+                            pf_req_session_id(r));
+        return false;
+    default:
+        answer_no_session(r);
+        return false;
+    }
+}
+
+void pf__route_session_get(pf_req *r, pf_sessions_routes *m) {
+    session_job *job = new_job(r, m);
+    if (job && hold_session(r, job)) dispatch_session(r, job);
+}
+
+void pf__route_session_updates(pf_req *r, pf_sessions_routes *m) {
+    session_job *job = new_job(r, m);
+    pf_proto_error e;
+    size_t len;
+    const char *body = pf_req_body(r, &len);
+    if (!job) return;
+    job->has_updates = true;
+    if (pf_update_list_parse(body, len, pf_req_body_kind(r) == PF_BODY_NDJSON,
+                             (size_t)m->cfg->max_updates, &job->updates, &e)) {
+        pf_req_answer_perror(r, &e);
+        return;
+    }
+    if (hold_session(r, job)) dispatch_session(r, job);
+}
+
+void pf__route_session_delete(pf_req *r, pf_sessions_routes *m) {
+    if (!pf_sessions_remove(m->sessions, pf_req_map_id(r), pf_req_session_id(r)))
+        answer_no_session(r);
+    else
+        pf_req_answer_no_content(r);
+}
+
+/* GET .../stream */
+
+/* Who takes the socket after the 101. */
+typedef struct stream_job {
+    pf_hub *hub;
+    char map_id[PF_MAP_ID_MAX + 1];
+    char sid[PF_SESSION_ID_MAX + 1];
+} stream_job;
+
+static void adopt_stream(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                         const char *extra, size_t n) {
+    stream_job *job = ud;
+    pf_hub_adopt(job->hub, sock, urh, extra, n, job->map_id, job->sid);
+}
+
+/* The WebSocket opening handshake (RFC 6455 4.2). */
+void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
+    const char *key, *ver;
+    char accept[PF_WS_ACCEPT_LEN + 1];
+    stream_job *job;
+    if (!pf_sessions_exists(m->sessions, pf_req_map_id(r), pf_req_session_id(r),
+                            pf_clock_now_ns())) {
+        answer_no_session(r);
+        return;
+    }
+    if (!pf_req_header_has(r, MHD_HTTP_HEADER_UPGRADE, "websocket") ||
+        !pf_req_header_has(r, MHD_HTTP_HEADER_CONNECTION, "upgrade")) {
+        pf_req_answer_error(r, PF_ERR_UPGRADE_REQUIRED, NULL,
+                            "This is a WebSocket endpoint: send the RFC 6455 handshake (Upgrade: "
+                            "websocket, Connection: Upgrade, Sec-WebSocket-Version: 13).");
+        pf_req_add_header(r, "Sec-WebSocket-Version", "13");
+        return;
+    }
+    ver = pf_req_header(r, "Sec-WebSocket-Version");
+    if (!ver || strcmp(ver, "13") != 0) {
+        pf_req_answer_error(r, PF_ERR_UPGRADE_REQUIRED, "Sec-WebSocket-Version",
+                            "Only WebSocket version 13 (RFC 6455) is spoken here.");
+        pf_req_add_header(r, "Sec-WebSocket-Version", "13");
+        return;
+    }
+    key = pf_req_header(r, "Sec-WebSocket-Key");
+    if (pf_ws_accept_key(key, accept)) {
+        pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, "Sec-WebSocket-Key",
+                            "Sec-WebSocket-Key must be 16 bytes in base64 (RFC 6455 4.1).");
+        return;
+    }
+    if (pf_hub_count(m->hub) >= (size_t)m->cfg->max_streams) {
+        pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
+                            "The server has %lld open streams, its limit. Retry later.",
+                            (long long)m->cfg->max_streams);
+        return;
+    }
+    if (!(job = malloc(sizeof(*job)))) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    job->hub = m->hub;
+    snprintf(job->map_id, sizeof(job->map_id), "%s", pf_req_map_id(r));
+    snprintf(job->sid, sizeof(job->sid), "%s", pf_req_session_id(r));
+    pf_req_set_state(r, job, free);
+    pf_req_answer_upgrade(r, accept, adopt_stream, job);
+}

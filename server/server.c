@@ -1,0 +1,127 @@
+/* server.c -- the server's life: making its parts and handing each the
+ * parts it uses, listening, draining and stopping. See server.h. */
+#include "server.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "clock.h"
+#include "http.h"
+#include "maps.h"
+#include "metrics.h"
+#include "pool.h"
+#include "registry.h"
+#include "routes_maps.h"
+#include "routes_ops.h"
+#include "routes_paths.h"
+#include "routes_sessions.h"
+#include "session.h"
+#include "stream.h"
+
+struct pf_server {
+    pf_config cfg;
+    pf_metrics metrics;
+    pf_pool *pool;
+    pf_registry *registry;
+    pf_sessions *sessions;
+    pf_maps *maps; /* the registry and the data directory together */
+    pf_hub *hub;   /* WebSocket streams and the session reaper */
+    pf_http *http;
+    /* The resource modules' contexts, and the table's view of them. */
+    pf_ops_routes ops;
+    pf_maps_routes maps_routes;
+    pf_paths_routes paths;
+    pf_sessions_routes sessions_routes;
+    pf_routes routes;
+};
+
+pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
+    pf_server *s = calloc(1, sizeof(*s));
+    pf_status st = PF_ENOMEM;
+    *out = NULL;
+    if (!s) return PF_ENOMEM;
+    s->cfg = *cfg;
+    pf_metrics_init(&s->metrics);
+    if (!(s->registry = pf_registry_create((size_t)cfg->max_maps))) goto out_free_server;
+    s->sessions = pf_sessions_create((size_t)cfg->max_sessions, (size_t)cfg->max_sessions_per_map);
+    if (!s->sessions) goto out_free_registry;
+    if ((st = pf_pool_create((int)cfg->workers, (int)cfg->queue_limit, &s->pool)))
+        goto out_free_sessions;
+    {
+        pf_maps_deps d = {s->registry, s->sessions, &s->cfg};
+        if ((st = pf_maps_create(&d, &s->maps))) goto out_free_pool;
+    }
+    {
+        pf_hub_deps d = {s->sessions, s->registry, s->pool, &s->metrics,
+                         (size_t)cfg->ws_max_message};
+        if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
+    }
+    s->ops = (pf_ops_routes){&s->cfg,     &s->metrics, s->pool, s->registry,
+                             s->sessions, s->hub,      s->maps, pf_clock_now_ns()};
+    s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg};
+    s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg};
+    s->sessions_routes =
+        (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg};
+    s->routes = (pf_routes){&s->ops, &s->maps_routes, &s->paths, &s->sessions_routes};
+    {
+        pf_http_deps d = {&s->cfg, &s->routes, s->pool, &s->metrics};
+        if ((st = pf_http_create(&d, &s->http))) goto out_free_hub;
+    }
+    *out = s;
+    return PF_OK;
+
+out_free_hub:
+    pf_hub_destroy(s->hub);
+out_free_maps:
+    pf_maps_destroy(s->maps);
+out_free_pool:
+    pf_pool_destroy(s->pool);
+out_free_sessions:
+    pf_sessions_destroy(s->sessions);
+out_free_registry:
+    pf_registry_destroy(s->registry);
+out_free_server:
+    free(s);
+    return st;
+}
+
+pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
+    return pf_http_start(s->http, err, errlen);
+}
+
+uint16_t pf_server_port(const pf_server *s) { return pf_http_port(s->http); }
+
+pf_status pf_server_add_map(pf_server *s, const char *id, pf_grid *g) {
+    return pf_maps_add(s->maps, id, g);
+}
+
+pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen) {
+    return pf_maps_open_store(s->maps, s->cfg.data_dir, err, errlen);
+}
+
+uint64_t pf_server_drain(pf_server *s, int64_t timeout_ms) {
+    uint64_t end = pf_clock_now_ns() + (uint64_t)timeout_ms * 1000000ull, left;
+    struct timespec nap = {0, 5 * 1000 * 1000};
+    pf_http_quiesce(s->http);
+    pf_hub_close_all(s->hub);
+    while ((left = pf_http_in_flight(s->http)) > 0 && pf_clock_now_ns() < end)
+        nanosleep(&nap, NULL);
+    if (left == 0) pf_http_stop(s->http);
+    return left;
+}
+
+void pf_server_destroy(pf_server *s) {
+    if (!s) return;
+    /* Jobs still queued resume their connections: run them before the
+     * daemon goes. */
+    pf_pool_shutdown(s->pool);
+    /* Streams close through libmicrohttpd (MHD_upgrade_action): before the
+     * daemon stops. */
+    pf_hub_destroy(s->hub);
+    pf_http_destroy(s->http);
+    pf_pool_destroy(s->pool);
+    pf_sessions_destroy(s->sessions);
+    pf_registry_destroy(s->registry);
+    pf_maps_destroy(s->maps);
+    free(s);
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# dockerfile.sh -- what can be checked of the Dockerfile without Docker
+# (make test; Docker cannot run on the CI machine):
+#
+#   tests/dockerfile.sh path/to/pathd
+#
+# - The HEALTHCHECK command, taken from the Dockerfile as written, run with
+#   sh -c (as Docker runs a shell-form CMD) against a real pathd on a free
+#   port: healthy with PATHD_PORT set to that port (and with PATHD_BIND set to
+#   another loopback address the server listens on), unhealthy on a port
+#   nobody listens on, and unhealthy once the server drains.
+# - STOPSIGNAL is SIGTERM, and the --stop-timeout the Dockerfile and the
+#   README tell users to pass is longer than the image's drain timeout.
+# - Every PATHD_* variable the image sets is one pathd knows (pathd --help),
+#   and the data volume's owner (uid 10001) is the one the README documents.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${1:-build/pathd}
+fail() { echo "not ok - $*"; exit 1; }
+pass() { echo "ok - $*"; }
+
+# The HEALTHCHECK instruction with its continuation lines joined, then what
+# follows CMD.
+hc=$(awk '/^HEALTHCHECK/ {on=1} on {line = line $0; if ($0 !~ /\\$/) {print line; exit} sub(/\\$/, "", line)}' Dockerfile)
+cmd=${hc#*CMD }
+[ -n "$hc" ] && [ "$cmd" != "$hc" ] || fail "no HEALTHCHECK ... CMD in the Dockerfile"
+
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+PORT= PID=
+trap cleanup EXIT
+
+# Starts pathd with the given flags: its port in PORT, its pid in PID.
+start() {
+    local out
+    out=$(mktemp)
+    "$BIN" --port 0 "$@" >"$out" 2>/dev/null &
+    PID=$!
+    pids+=("$PID")
+    for _ in $(seq 200); do
+        if grep -q 'listening on' "$out"; then
+            PORT=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$out" | head -n1)
+            rm -f "$out"
+            return 0
+        fi
+        sleep 0.05
+    done
+    fail "pathd did not start"
+}
+
+health() { env -i PATH="$PATH" "$@" sh -c "$cmd" >/dev/null 2>&1; }
+
+start --bind 127.0.0.1
+port=$PORT main=$PID
+health PATHD_BIND=0.0.0.0 PATHD_PORT="$port" || fail "HEALTHCHECK on PATHD_PORT=$port of a healthy pathd"
+pass "HEALTHCHECK is healthy on PATHD_PORT"
+closed=1 # tcpmux: nothing listens there
+health PATHD_BIND=0.0.0.0 PATHD_PORT=$closed && fail "HEALTHCHECK healthy on a port nobody listens on"
+pass "HEALTHCHECK is unhealthy on another port"
+
+start --bind 127.0.0.2
+health PATHD_BIND=127.0.0.2 PATHD_PORT="$PORT" || fail "HEALTHCHECK with PATHD_BIND=127.0.0.2"
+pass "HEALTHCHECK follows PATHD_BIND when it is one address"
+
+# Draining: a slow request keeps the server in its drain; /healthz is 503.
+curl -s -X PUT "127.0.0.1:$port/v1/maps/open" -H 'Content-Type: text/plain' --data-binary \
+    @<(printf 'type octile\nheight 512\nwidth 512\nmap\n'; for _ in $(seq 512); do printf '%512s\n' '' | tr ' ' .; done) >/dev/null
+q='{"start":[0,0],"goal":[511,511],"algorithm":"dijkstra","cache":false}'
+qs=$q; for _ in $(seq 40); do qs="$qs,$q"; done
+curl -s -X POST "127.0.0.1:$port/v1/maps/open/paths" -H 'Content-Type: application/json' \
+    -d "{\"deadline_ms\":3000,\"queries\":[$qs]}" >/dev/null &
+slow=$!
+sleep 0.3
+kill -TERM "$main"
+sleep 0.2
+if kill -0 "$main" 2>/dev/null; then
+    health PATHD_BIND=0.0.0.0 PATHD_PORT="$port" && fail "HEALTHCHECK healthy while pathd drains"
+    pass "HEALTHCHECK is unhealthy while pathd drains"
+else
+    echo "ok - # SKIP the drain ended before it could be observed"
+fi
+wait "$slow" || true
+
+grep -qx 'STOPSIGNAL SIGTERM' Dockerfile || fail "STOPSIGNAL SIGTERM is missing"
+drain=$(sed -n 's/.*PATHD_DRAIN_TIMEOUT=\([0-9]*\).*/\1/p' Dockerfile | head -n1)
+stop=$(sed -n 's/.*--stop-timeout \([0-9]*\).*/\1/p' Dockerfile | head -n1)
+readme_stop=$(sed -n 's/.*--stop-timeout \([0-9]*\).*/\1/p' README.md | head -n1)
+[ -n "$drain" ] && [ -n "$stop" ] || fail "the Dockerfile names no PATHD_DRAIN_TIMEOUT or --stop-timeout"
+[ "$stop" -gt "$drain" ] || fail "--stop-timeout $stop is not longer than the drain timeout $drain"
+[ "$readme_stop" = "$stop" ] || fail "the README says --stop-timeout $readme_stop, the Dockerfile $stop"
+pass "STOPSIGNAL SIGTERM; --stop-timeout $stop > drain timeout $drain, in the Dockerfile and the README"
+
+help=$("$BIN" --help)
+for v in $(grep -o 'PATHD_[A-Z_]*=' Dockerfile | tr -d = | sort -u); do
+    grep -q "$v" <<<"$help" || fail "the Dockerfile sets $v, which pathd does not know"
+done
+pass "every PATHD_* variable of the image is one pathd knows"
+grep -q -- '--uid 10001' Dockerfile && grep -q 'chown 10001:10001' README.md ||
+    fail "the data volume owner (uid 10001) is not the one the README documents"
+pass "the volume's owner, uid 10001, is documented"

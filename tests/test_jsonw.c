@@ -1,0 +1,101 @@
+/* test_jsonw.c -- proto/jsonw.c: the JSON writer. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonw.h"
+#include "testutil.h"
+
+START_TEST(jsonw_structure_and_escapes) {
+    pf_jsonw w;
+    char *s;
+    pf_jsonw_init(&w, 4); /* tiny start: growth is exercised */
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_kstr(&w, "a", "q\"b\\s\n\t\x01 é");
+    pf_jsonw_kint(&w, "neg", INT64_MIN);
+    pf_jsonw_kuint(&w, "big", UINT64_MAX);
+    pf_jsonw_key(&w, "arr");
+    pf_jsonw_arr_begin(&w);
+    pf_jsonw_point(&w, -3, 0);
+    pf_jsonw_point(&w, 2147483647, -2147483647 - 1);
+    pf_jsonw_arr_begin(&w);
+    pf_jsonw_arr_end(&w);
+    pf_jsonw_null(&w);
+    pf_jsonw_bool(&w, false);
+    pf_jsonw_arr_end(&w);
+    pf_jsonw_key(&w, "empty");
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_obj_end(&w);
+    pf_jsonw_obj_end(&w);
+    ck_assert(!pf_jsonw_failed(&w));
+    s = tu_jsonw_text(&w);
+    ck_assert_str_eq(s, "{\"a\":\"q\\\"b\\\\s\\n\\t\\u0001 é\",\"neg\":-9223372036854775808,"
+                        "\"big\":18446744073709551615,\"arr\":[[-3,0],[2147483647,-2147483648],"
+                        "[],null,false],\"empty\":{}}");
+    free(s);
+}
+END_TEST
+
+START_TEST(jsonw_doubles_roundtrip) {
+    static const double vals[] = {0.0,
+                                  1.0,
+                                  -2.5,
+                                  0.1,
+                                  1.0 / 3.0,
+                                  1e300,
+                                  5e-324,
+                                  123456789.0,
+                                  12.071067811865476,
+                                  41.012193308819754,
+                                  -0.0,
+                                  9007199254740993.0};
+    char buf[40];
+    uint64_t st = tu_seed("jsonw_doubles_roundtrip", 7);
+    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+        pf_jsonw_fmt_double(vals[i], buf);
+        ck_assert_msg(strtod(buf, NULL) == vals[i], "%.17g printed as %s", vals[i], buf);
+    }
+    for (int i = 0; i < 20000; i++) {
+        uint64_t bits = tu_rand(&st);
+        double v;
+        memcpy(&v, &bits, sizeof(v));
+        if (!isfinite(v)) continue;
+        pf_jsonw_fmt_double(v, buf);
+        ck_assert_msg(strtod(buf, NULL) == v, "%.17g printed as %s", v, buf);
+    }
+    /* Shortest form: no 17-digit noise for simple values. */
+    pf_jsonw_fmt_double(0.1, buf);
+    ck_assert_str_eq(buf, "0.1");
+    pf_jsonw_fmt_double(3.0, buf);
+    ck_assert_str_eq(buf, "3");
+    pf_jsonw_fmt_double(NAN, buf);
+    ck_assert_str_eq(buf, "null");
+}
+END_TEST
+
+START_TEST(jsonw_depth_limit_fails_sticky) {
+    pf_jsonw w;
+    size_t n;
+    pf_jsonw_init(&w, 0);
+    for (int i = 0; i < PF_JSONW_MAX_DEPTH + 1; i++) pf_jsonw_arr_begin(&w);
+    ck_assert(pf_jsonw_failed(&w));
+    pf_jsonw_int(&w, 1);
+    ck_assert_ptr_null(pf_jsonw_take(&w, &n));
+    pf_jsonw_init(&w, 0);
+    pf_jsonw_obj_end(&w); /* unbalanced */
+    ck_assert(pf_jsonw_failed(&w));
+    pf_jsonw_free(&w);
+}
+END_TEST
+
+TU_SUITE(jsonw) {
+    Suite *s = suite_create("jsonw");
+    TCase *tc = tcase_create("jsonw");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, jsonw_structure_and_escapes);
+    tcase_add_test(tc, jsonw_doubles_roundtrip);
+    tcase_add_test(tc, jsonw_depth_limit_fails_sticky);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,217 @@
+/* test_path_json.c -- proto/path_json.c: path requests (JSON, query string, batch) and answers. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "path_json.h"
+#include "testutil.h"
+
+static pf_status parse_req(const char *s, pf_path_request *r, pf_proto_error *e) {
+    return pf_path_request_parse(s, strlen(s), r, e);
+}
+
+/* The issue's budget: a 300-cell path answer costs microseconds, against
+ * ~150 us for building and printing a cJSON tree. Both are timed here. */
+START_TEST(path_json_answer_300_cells_fast) {
+    pf_point pts[300];
+    pf_path_answer a;
+    struct timespec t0, t1;
+    double ours[51], tree[51];
+    for (int i = 0; i < 300; i++) pts[i] = (pf_point){i, 511 - i};
+    memset(&a, 0, sizeof(a));
+    a.status = PF_OK;
+    a.algorithm = PF_ALGO_HPA;
+    a.cost = 423.12345678901234;
+    a.path = pts;
+    a.path_len = 300;
+    a.map_version = 3;
+    for (int rep = 0; rep < 51; rep++) {
+        pf_jsonw w;
+        cJSON *root, *arr;
+        char *s;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        pf_jsonw_init(&w, 4096);
+        pf_path_write_answer(&w, &a);
+        s = tu_jsonw_text(&w);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ours[rep] = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
+        if (rep == 0) {
+            cJSON *j = cJSON_Parse(s);
+            ck_assert_ptr_nonnull(j);
+            ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "path")), 300);
+            ck_assert_double_eq(cJSON_GetObjectItem(j, "cost")->valuedouble, a.cost);
+            cJSON_Delete(j);
+        }
+        free(s);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        root = cJSON_CreateObject();
+        cJSON_AddBoolToObject(root, "found", 1);
+        cJSON_AddNumberToObject(root, "cost", a.cost);
+        arr = cJSON_AddArrayToObject(root, "path");
+        for (int i = 0; i < 300; i++) {
+            int xy[2] = {pts[i].x, pts[i].y};
+            cJSON_AddItemToArray(arr, cJSON_CreateIntArray(xy, 2));
+        }
+        s = cJSON_PrintUnformatted(root);
+        cJSON_Delete(root);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        tree[rep] = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
+        free(s);
+    }
+    for (int i = 1; i < 51; i++)
+        for (int k = i; k > 0 && ours[k] < ours[k - 1]; k--) {
+            double t = ours[k];
+            ours[k] = ours[k - 1];
+            ours[k - 1] = t;
+        }
+    for (int i = 1; i < 51; i++)
+        for (int k = i; k > 0 && tree[k] < tree[k - 1]; k--) {
+            double t = tree[k];
+            tree[k] = tree[k - 1];
+            tree[k - 1] = t;
+        }
+    fprintf(stderr,
+            "proto_path_answer_300_cells_fast: jsonw %.1f us, cJSON tree %.1f us (medians)\n",
+            ours[25], tree[25]);
+    ck_assert_msg(ours[25] < 200.0, "writing 300 cells took %.1f us", ours[25]);
+    ck_assert_msg(ours[25] * 4 < tree[25], "jsonw (%.1f us) is not 4x faster than cJSON (%.1f us)",
+                  ours[25], tree[25]);
+}
+END_TEST
+
+START_TEST(path_json_request_fields_and_errors) {
+    pf_path_request r;
+    pf_proto_error e;
+    ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,4],\"algorithm\":\"weighted\","
+                               "\"weight\":2.5,\"smooth\":true,\"debug\":true,\"deadline_ms\":50,"
+                               "\"max_expanded\":1000,\"heuristic\":\"euclidean\",\"cache\":false}",
+                               &r, &e),
+                     PF_OK);
+    ck_assert_int_eq(r.start.x, 1);
+    ck_assert_int_eq(r.goal.y, 4);
+    ck_assert(r.has_algorithm && r.algorithm == PF_ALGO_WEIGHTED);
+    ck_assert_double_eq(r.weight, 2.5);
+    ck_assert(r.smooth && r.debug && !r.use_cache);
+    ck_assert_int_eq(r.deadline_ms, 50);
+    ck_assert_uint_eq(r.max_expanded, 1000);
+    ck_assert_int_eq(r.heuristic, PF_H_EUCLIDEAN);
+    ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,4]}", &r, &e), PF_OK);
+    ck_assert(!r.has_algorithm && r.use_cache && !r.smooth);
+
+    ck_assert_int_eq(parse_req("{\"goal\":[3,4]}", &r, &e), PF_EPARSE);
+    ck_assert_str_eq(e.field, "start");
+    ck_assert_int_eq(parse_req("{\"start\":[1],\"goal\":[3,4]}", &r, &e), PF_EPARSE);
+    ck_assert_str_eq(e.field, "start");
+    ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,4.5]}", &r, &e), PF_EPARSE);
+    ck_assert_str_eq(e.field, "goal");
+    ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,1e12]}", &r, &e), PF_ERANGE);
+    ck_assert_str_eq(e.field, "goal");
+    ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,4],\"algorithm\":\"dstar\"}", &r, &e),
+                     PF_EINVAL);
+    ck_assert_str_eq(e.field, "algorithm");
+    ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,4],\"weight\":0.5}", &r, &e),
+                     PF_EINVAL);
+    ck_assert_str_eq(e.field, "weight");
+    ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,4],\"deadline_ms\":0}", &r, &e),
+                     PF_EINVAL);
+    ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,4],\"smooth\":1}", &r, &e), PF_EPARSE);
+    ck_assert_str_eq(e.field, "smooth");
+    ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,4],\"start\":[0,0]}", &r, &e),
+                     PF_EPARSE);
+    ck_assert_int_eq(parse_req("{\"start\":[1,2],\"goal\":[3,4],\"stat\":1}", &r, &e), PF_EPARSE);
+    ck_assert_str_eq(e.field, "stat");
+    ck_assert_int_eq(parse_req("[1,2]", &r, &e), PF_EPARSE);
+}
+END_TEST
+
+START_TEST(path_json_request_query_string) {
+    pf_path_request r;
+    pf_proto_error e;
+    pf_kv ok[] = {{"start", "1,2"}, {"goal", "30,-4"},  {"algorithm", "bfs"},
+                  {"smooth", NULL}, {"debug", "false"}, {"deadline_ms", "10"}};
+    pf_kv bad_point[] = {{"start", "1;2"}, {"goal", "3,4"}};
+    pf_kv unknown[] = {{"start", "1,2"}, {"goal", "3,4"}, {"foo", "1"}};
+    pf_kv twice[] = {{"start", "1,2"}, {"start", "3,4"}};
+    pf_kv weight[] = {{"start", "1,2"}, {"goal", "3,4"}, {"weight", "abc"}};
+    ck_assert_int_eq(pf_path_request_from_query(ok, 6, &r, &e), PF_OK);
+    ck_assert_int_eq(r.goal.x, 30);
+    ck_assert_int_eq(r.goal.y, -4);
+    ck_assert(r.smooth && !r.debug);
+    ck_assert_int_eq(r.algorithm, PF_ALGO_BFS);
+    ck_assert_int_eq(pf_path_request_from_query(bad_point, 2, &r, &e), PF_EPARSE);
+    ck_assert_str_eq(e.field, "start");
+    ck_assert_int_eq(pf_path_request_from_query(unknown, 3, &r, &e), PF_EPARSE);
+    ck_assert_str_eq(e.field, "foo");
+    ck_assert_int_eq(pf_path_request_from_query(twice, 2, &r, &e), PF_EPARSE);
+    ck_assert_int_eq(pf_path_request_from_query(weight, 3, &r, &e), PF_EPARSE);
+    ck_assert_int_eq(pf_path_request_from_query(ok, 1, &r, &e), PF_EPARSE);
+    ck_assert_str_eq(e.field, "goal");
+}
+END_TEST
+
+START_TEST(path_json_batch_parse_limits_and_prefixes) {
+    pf_path_request *q;
+    size_t n;
+    int64_t dl;
+    pf_proto_error e;
+    const char ok[] = "{\"queries\":[{\"start\":[0,0],\"goal\":[1,1]},{\"start\":[2,2],"
+                      "\"goal\":[3,3],\"algorithm\":\"astar\"}],\"deadline_ms\":20}";
+    const char bad[] = "{\"queries\":[{\"start\":[0,0],\"goal\":[1,1]},{\"start\":[2,2]}]}";
+    const char item_deadline[] =
+        "{\"queries\":[{\"start\":[0,0],\"goal\":[1,1],\"deadline_ms\":5}]}";
+    ck_assert_int_eq(pf_path_batch_parse(ok, sizeof(ok) - 1, 10, &q, &n, &dl, &e), PF_OK);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_int_eq(dl, 20);
+    ck_assert_int_eq(q[1].start.x, 2);
+    free(q);
+    ck_assert_int_eq(pf_path_batch_parse(ok, sizeof(ok) - 1, 1, &q, &n, &dl, &e), PF_ELIMIT);
+    ck_assert_str_eq(e.field, "queries");
+    ck_assert_int_eq(pf_path_batch_parse(bad, sizeof(bad) - 1, 10, &q, &n, &dl, &e), PF_EPARSE);
+    ck_assert_str_eq(e.field, "queries[1].goal");
+    ck_assert_int_eq(
+        pf_path_batch_parse(item_deadline, sizeof(item_deadline) - 1, 10, &q, &n, &dl, &e),
+        PF_EPARSE);
+    ck_assert_str_eq(e.field, "queries[0].deadline_ms");
+    ck_assert_int_eq(pf_path_batch_parse("{\"queries\":[]}", 14, 10, &q, &n, &dl, &e), PF_EINVAL);
+}
+END_TEST
+
+START_TEST(path_json_answer_not_found_and_debug) {
+    pf_path_answer a;
+    pf_jsonw w;
+    int32_t cells[] = {0, 5, 12};
+    char *s;
+    memset(&a, 0, sizeof(a));
+    a.status = PF_EBUDGET;
+    a.algorithm = PF_ALGO_ASTAR;
+    a.map_version = 7;
+    a.expanded = 3;
+    a.debug = true;
+    a.expanded_cells = cells;
+    a.expanded_cells_len = 3;
+    a.map_width = 5;
+    pf_jsonw_init(&w, 0);
+    pf_path_write_answer(&w, &a);
+    s = tu_jsonw_text(&w);
+    ck_assert_str_eq(s, "{\"found\":false,\"reason\":\"node_budget\",\"path\":[],\"algorithm\":"
+                        "\"astar\",\"map_version\":7,\"stats\":{\"expanded\":3,\"time_us\":0,"
+                        "\"cached\":false},\"expanded_cells\":[[0,0],[0,1],[2,2]]}");
+    free(s);
+}
+END_TEST
+
+TU_SUITE(path_json) {
+    Suite *s = suite_create("path_json");
+    TCase *tc = tcase_create("path_json");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, path_json_answer_300_cells_fast);
+    tcase_add_test(tc, path_json_request_fields_and_errors);
+    tcase_add_test(tc, path_json_request_query_string);
+    tcase_add_test(tc, path_json_batch_parse_limits_and_prefixes);
+    tcase_add_test(tc, path_json_answer_not_found_and_debug);
+    suite_add_tcase(s, tc);
+    return s;
+}

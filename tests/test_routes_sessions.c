@@ -1,0 +1,537 @@
+/* test_routes_sessions.c -- server/routes_sessions.c over HTTP: D* Lite sessions (create, read,
+ * delete, JSON and NDJSON updates, private changes, map PATCHes, rejected updates, expiry, quotas,
+ * maps deleted or replaced). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "itest.h"
+#include "testutil.h"
+
+/* The session's state without its stats: what must not change after a
+ * rejected update. Free with free(). */
+static char *state_of(const hc_server *s, const char *url) {
+    cJSON *j = it_call(s, "GET", url, NULL, NULL, 200);
+    char *out;
+    cJSON_DeleteItemFromObject(j, "stats");
+    out = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    return out;
+}
+
+static double path_cost(const hc_server *s, const char *map, int sx, int sy, int gx, int gy,
+                        const char *extra, bool *found, uint64_t *version, bool *cached) {
+    char path[96], body[200];
+    cJSON *j;
+    double c;
+    snprintf(path, sizeof(path), "/v1/maps/%s/path", map);
+    snprintf(body, sizeof(body), "{\"start\":[%d,%d],\"goal\":[%d,%d]%s}", sx, sy, gx, gy,
+             extra ? extra : "");
+    j = it_call(s, "POST", path, "application/json", body, 200);
+    *found = it_truth(j, "found");
+    c = *found ? it_num(j, "cost") : -1;
+    if (version) *version = (uint64_t)it_num(j, "map_version");
+    if (cached) *cached = it_truth(j, "stats.cached");
+    cJSON_Delete(j);
+    return c;
+}
+
+/* Polls /v1/info until it reports n sessions, up to deadline_ms. */
+static bool wait_sessions(const hc_server *s, int n, int deadline_ms) {
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        cJSON *j = it_call(s, "GET", "/v1/info", NULL, NULL, 200);
+        int have = (int)it_num(j, "sessions");
+        cJSON_Delete(j);
+        if (have == n) return true;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > deadline_ms)
+            return false;
+        {
+            struct timespec nap = {0, 20 * 1000 * 1000}; /* polling pace, not synchronisation */
+            nanosleep(&nap, NULL);
+        }
+    }
+}
+
+START_TEST(routes_sessions_create_read_delete) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    char url[160];
+    cJSON *a, *b;
+    it_put_door_map(&s, "d");
+    a = it_session_create(&s, "d", 0, 3, 9, 3, ",\"ttl_s\":30", url, sizeof(url));
+    ck_assert(it_truth(a, "found"));
+    it_path_ends(a, 0, 3, 9, 3);
+    ck_assert(it_path_has(a, 4, 3)); /* through the open gate */
+    ck_assert_double_eq_tol(it_num(a, "cost"), 9.0, 1e-9);
+    ck_assert_int_eq((int)it_num(a, "ttl_s"), 30);
+    ck_assert_int_eq((int)it_num(a, "map_version"), 1);
+    ck_assert_str_eq(it_str(a, "algorithm"), "dstar");
+    ck_assert_int_eq(strlen(it_str(a, "session_id")), 32);
+
+    b = it_call(&s, "GET", url, NULL, NULL, 200);
+    ck_assert_double_eq_tol(it_num(b, "cost"), it_num(a, "cost"), 1e-9);
+    ck_assert_str_eq(it_str(b, "session_id"), it_str(a, "session_id"));
+    ck_assert_str_eq(it_str(b, "stats.rebase"), "none");
+    /* The session's own memory: more than its search's tile, far less than
+     * a copy of the map per cell would be on a large map. */
+    ck_assert_double_gt(it_num(b, "stats.memory_bytes"), 1000);
+    cJSON_Delete(b);
+    b = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(b, "sessions"), 1);
+    ck_assert_int_gt((int)it_num(b, "limits.max_sessions_per_map"), 0);
+    cJSON_Delete(b);
+
+    ck_assert_ptr_null(it_call(&s, "DELETE", url, NULL, NULL, 204));
+    it_call_error(&s, "GET", url, NULL, NULL, 404, "session_not_found", NULL);
+    it_call_error(&s, "DELETE", url, NULL, NULL, 404, "session_not_found", NULL);
+    it_call_error(&s, "GET", "/v1/maps/d/sessions/nosuchsession", NULL, NULL, 404,
+                  "session_not_found", NULL);
+    /* The session belongs to its map: another map's URL does not find it. */
+    cJSON_Delete(a);
+    a = it_session_create(&s, "d", 0, 3, 9, 3, NULL, url, sizeof(url));
+    {
+        char other[200];
+        it_put_door_map(&s, "e");
+        snprintf(other, sizeof(other), "/v1/maps/e/sessions/%s", it_str(a, "session_id"));
+        it_call_error(&s, "GET", other, NULL, NULL, 404, "session_not_found", NULL);
+    }
+    cJSON_Delete(a);
+
+    /* Bad creates. */
+    it_call_error(&s, "POST", "/v1/maps/d/sessions", "application/json",
+                  "{\"start\":[0,3],\"goal\":[10,3]}", 422, "off_map", "goal");
+    it_call_error(&s, "POST", "/v1/maps/d/sessions", "application/json",
+                  "{\"start\":[4,1],\"goal\":[9,3]}", 422, "blocked", "start");
+    it_call_error(&s, "POST", "/v1/maps/d/sessions", "application/json",
+                  "{\"start\":[0,3],\"goal\":[9,3],\"ttl_s\":0}", 422, "invalid_value", "ttl_s");
+    it_call_error(&s, "POST", "/v1/maps/d/sessions", "application/json",
+                  "{\"start\":[0,3],\"goal\":[9,3],\"ttl_s\":99999999}", 422, "invalid_value",
+                  "ttl_s");
+    it_call_error(&s, "POST", "/v1/maps/d/sessions", "application/json",
+                  "{\"start\":[0,3],\"goal\":[9,3],\"speed\":1}", 400, "invalid_request", "speed");
+    it_call_error(&s, "POST", "/v1/maps/d/sessions", "application/json", "{\"start\":[0,3]", 400,
+                  "malformed_json", NULL);
+    it_call_error(&s, "POST", "/v1/maps/nomap/sessions", "application/json",
+                  "{\"start\":[0,3],\"goal\":[9,3]}", 404, "map_not_found", NULL);
+    it_call_error(&s, "PUT", url, "application/json", "{}", 405, "method_not_allowed", NULL);
+    it_stop(&s);
+}
+END_TEST
+
+START_TEST(routes_sessions_updates_json_and_ndjson) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    char url[160], url2[160];
+    cJSON *a, *u;
+    double c0;
+    static const char *const steps[] = {
+        "{\"position\":[1,3]}",
+        "{\"cells\":[{\"x\":6,\"y\":3,\"cost\":0},{\"x\":6,\"y\":2,\"blocked\":true}]}",
+        "{\"position\":[2,3],\"cells\":[{\"x\":6,\"y\":4,\"cost\":9}]}",
+        "{\"goal\":[9,6]}",
+    };
+    it_put_door_map(&s, "d");
+    a = it_session_create(&s, "d", 0, 3, 9, 3, NULL, url, sizeof(url));
+    c0 = it_num(a, "cost");
+    cJSON_Delete(a);
+    /* One update at a time. */
+    u = it_session_update(&s, url, "application/json", steps[0], 200);
+    it_path_ends(u, 1, 3, 9, 3);
+    ck_assert_double_eq_tol(it_num(u, "cost"), c0 - 1, 1e-9);
+    ck_assert_int_eq((int)it_num(u, "stats.updates"), 1);
+    cJSON_Delete(u);
+    u = it_session_update(&s, url, "application/json", steps[1], 200);
+    ck_assert(!it_path_has(u, 6, 3) && !it_path_has(u, 6, 2));
+    ck_assert_double_gt(it_num(u, "cost"), c0 - 1);
+    cJSON_Delete(u);
+    u = it_session_update(&s, url, "application/json", steps[2], 200);
+    cJSON_Delete(u);
+    u = it_session_update(&s, url, "application/json", steps[3], 200);
+    it_path_ends(u, 2, 3, 9, 6);
+
+    /* The same four as one NDJSON request (blank lines allowed) on a second
+     * session: the final answer is the same. */
+    a = it_session_create(&s, "d", 0, 3, 9, 3, NULL, url2, sizeof(url2));
+    cJSON_Delete(a);
+    {
+        char body[1024];
+        cJSON *v;
+        snprintf(body, sizeof(body), "%s\n%s\n\n%s\r\n%s\n", steps[0], steps[1], steps[2],
+                 steps[3]);
+        v = it_session_update(&s, url2, "application/x-ndjson", body, 200);
+        ck_assert_int_eq((int)it_num(v, "stats.updates"), 4);
+        ck_assert_double_eq_tol(it_num(v, "cost"), it_num(u, "cost"), 1e-9);
+        ck_assert_int_eq(cJSON_GetArraySize(it_get(v, "path")),
+                         cJSON_GetArraySize(it_get(u, "path")));
+        it_path_ends(v, 2, 3, 9, 6);
+        cJSON_Delete(v);
+    }
+    cJSON_Delete(u);
+    /* Closing the gate privately: no way through (the hatch is closed).
+     * The gate is a cut vertex of the map, so the answer comes from the
+     * map's cut vertices without a search (core/cuts.h). */
+    u = it_session_update(&s, url, "application/json",
+                          "{\"doors\":[{\"id\":\"gate\",\"open\":false}]}", 200);
+    ck_assert(!it_truth(u, "found"));
+    ck_assert_str_eq(it_str(u, "reason"), "unreachable");
+    ck_assert_int_eq((int)it_num(u, "stats.expanded"), 0);
+    cJSON_Delete(u);
+    /* Opening the hatch privately: the way over the top. */
+    u = it_session_update(&s, url, "application/json",
+                          "{\"doors\":[{\"id\":\"hatch\",\"open\":true}]}", 200);
+    ck_assert(it_truth(u, "found"));
+    ck_assert(it_path_has(u, 4, 0));
+    cJSON_Delete(u);
+    /* A goal the session blocked itself is refused. */
+    it_call_error(&s, "POST", "/v1/maps/d/sessions/x/updates", "application/json", "{}", 404,
+                  "session_not_found", NULL);
+    it_call_error(&s, "POST", url, "application/json", "{}", 405, "method_not_allowed", NULL);
+    {
+        char path[200];
+        snprintf(path, sizeof(path), "%s/updates", url);
+        it_call_error(&s, "POST", path, "text/plain", "{}", 415, "unsupported_media_type",
+                      "Content-Type");
+    }
+    it_stop(&s);
+}
+END_TEST
+
+START_TEST(routes_sessions_private_changes_stay_private) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    char ua[160], ub[160];
+    cJSON *a, *b;
+    bool found;
+    double before, after;
+    it_put_door_map(&s, "d");
+    before = path_cost(&s, "d", 0, 3, 9, 3, ",\"cache\":false", &found, NULL, NULL);
+    ck_assert(found);
+    a = it_session_create(&s, "d", 0, 3, 9, 3, NULL, ua, sizeof(ua));
+    b = it_session_create(&s, "d", 0, 3, 9, 3, NULL, ub, sizeof(ub));
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    a = it_session_update(&s, ua, "application/json",
+                          "{\"doors\":[{\"id\":\"gate\",\"open\":false}],"
+                          "\"cells\":[{\"x\":2,\"y\":3,\"cost\":0}]}",
+                          200);
+    ck_assert(!it_truth(a, "found"));
+    cJSON_Delete(a);
+    /* Session B and path queries still see the open gate. */
+    b = it_call(&s, "GET", ub, NULL, NULL, 200);
+    ck_assert(it_truth(b, "found"));
+    ck_assert(it_path_has(b, 4, 3));
+    ck_assert_int_eq((int)it_num(b, "map_version"), 1);
+    cJSON_Delete(b);
+    after = path_cost(&s, "d", 0, 3, 9, 3, ",\"cache\":false,\"algorithm\":\"astar\"", &found, NULL,
+                      NULL);
+    ck_assert(found);
+    ck_assert_double_eq_tol(after, before, 1e-9);
+    b = it_call(&s, "GET", "/v1/maps/d", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(b, "version"), 1);
+    cJSON_Delete(b);
+    it_stop(&s);
+}
+END_TEST
+
+/* A door made of a wall edge, closed and opened for one session and for the
+ * world. */
+START_TEST(routes_sessions_wall_door) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    char url[160];
+    cJSON *a;
+    bool found;
+    cJSON_Delete(it_call(&s, "PUT", "/v1/maps/w", "application/json",
+                         "{\"rows\":[\".....\",\".....\",\".....\"],"
+                         "\"walls\":[[2,0,\"E\"],[2,2,\"E\"]],"
+                         "\"doors\":{\"curtain\":{\"walls\":[[2,1,\"E\"]]}}}",
+                         201));
+    a = it_session_create(&s, "w", 0, 1, 4, 1, NULL, url, sizeof(url));
+    ck_assert(it_truth(a, "found"));
+    ck_assert_double_eq_tol(it_num(a, "cost"), 4.0, 1e-9);
+    cJSON_Delete(a);
+    a = it_session_update(&s, url, "application/json",
+                          "{\"doors\":[{\"id\":\"curtain\",\"open\":false}]}", 200);
+    ck_assert(!it_truth(a, "found"));
+    cJSON_Delete(a);
+    path_cost(&s, "w", 0, 1, 4, 1, NULL, &found, NULL, NULL);
+    ck_assert(found); /* the world's curtain is still open */
+    a = it_session_update(&s, url, "application/json",
+                          "{\"doors\":[{\"id\":\"curtain\",\"open\":true}]}", 200);
+    ck_assert(it_truth(a, "found"));
+    cJSON_Delete(a);
+    cJSON_Delete(it_call(&s, "PATCH", "/v1/maps/w", "application/json",
+                         "{\"doors\":[{\"id\":\"curtain\",\"open\":false}]}", 200));
+    path_cost(&s, "w", 0, 1, 4, 1, NULL, &found, NULL, NULL);
+    ck_assert(!found);
+    /* The session pinned the curtain open: its view wins. */
+    a = it_call(&s, "GET", url, NULL, NULL, 200);
+    ck_assert(it_truth(a, "found"));
+    ck_assert_int_eq((int)it_num(a, "map_version"), 2);
+    cJSON_Delete(a);
+    it_stop(&s);
+}
+END_TEST
+
+START_TEST(routes_sessions_patch_seen_by_all) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    char ua[160], ub[160];
+    cJSON *a, *b, *j;
+    bool found, cached;
+    uint64_t ver;
+    it_put_door_map(&s, "d");
+    a = it_session_create(&s, "d", 0, 3, 9, 3, NULL, ua, sizeof(ua));
+    b = it_session_create(&s, "d", 0, 5, 9, 5, NULL, ub, sizeof(ub));
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    /* A query cached on version 1. */
+    path_cost(&s, "d", 0, 3, 9, 3, NULL, &found, &ver, &cached);
+    path_cost(&s, "d", 0, 3, 9, 3, NULL, &found, &ver, &cached);
+    ck_assert(found && cached && ver == 1);
+
+    /* The world: the gate closes, the hatch opens. */
+    j = it_call(&s, "PATCH", "/v1/maps/d", "application/json",
+                "{\"doors\":[{\"id\":\"gate\",\"open\":false},{\"id\":\"hatch\",\"open\":true}]}",
+                200);
+    ck_assert_int_eq((int)it_num(j, "version"), 2);
+    ck_assert_int_eq((int)it_num(j, "cache.entries"), 0);
+    cJSON_Delete(j);
+    /* Path queries: the new version, not the cached answer. */
+    path_cost(&s, "d", 0, 3, 9, 3, NULL, &found, &ver, &cached);
+    ck_assert(found && !cached);
+    ck_assert_int_eq((int)ver, 2);
+    /* Both sessions at their next read or update. */
+    a = it_call(&s, "GET", ua, NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(a, "map_version"), 2);
+    ck_assert_str_eq(it_str(a, "stats.rebase"), "incremental");
+    ck_assert(it_truth(a, "found") && it_path_has(a, 4, 0) && !it_path_has(a, 4, 3));
+    cJSON_Delete(a);
+    b = it_session_update(&s, ub, "application/json", "{\"position\":[1,5]}", 200);
+    ck_assert_int_eq((int)it_num(b, "map_version"), 2);
+    ck_assert(it_truth(b, "found") && it_path_has(b, 4, 0));
+    cJSON_Delete(b);
+
+    /* Several versions behind: incremental from the change log. */
+    for (int i = 0; i < 3; i++) {
+        char body[96];
+        snprintf(body, sizeof(body), "{\"cells\":[{\"x\":9,\"y\":6,\"cost\":%d}]}", 2 + i);
+        cJSON_Delete(it_call(&s, "PATCH", "/v1/maps/d", "application/json", body, 200));
+    }
+    a = it_call(&s, "GET", ua, NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(a, "map_version"), 5);
+    ck_assert_str_eq(it_str(a, "stats.rebase"), "incremental");
+    cJSON_Delete(a);
+    /* Further behind than the log (64 versions): rebuilt, still optimal. */
+    for (int i = 0; i < 70; i++) {
+        char body[96];
+        snprintf(body, sizeof(body), "{\"cells\":[{\"x\":%d,\"y\":6,\"cost\":%d}]}", 5 + i % 4,
+                 1 + i % 3);
+        cJSON_Delete(it_call(&s, "PATCH", "/v1/maps/d", "application/json", body, 200));
+    }
+    b = it_call(&s, "GET", ub, NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(b, "map_version"), 75);
+    ck_assert_str_eq(it_str(b, "stats.rebase"), "rebuilt");
+    {
+        double c =
+            path_cost(&s, "d", 1, 5, 9, 5, ",\"algorithm\":\"dijkstra\"", &found, &ver, NULL);
+        ck_assert(found);
+        ck_assert_int_eq((int)ver, 75);
+        ck_assert_double_eq_tol(it_num(b, "cost"), c, 1e-6);
+    }
+    cJSON_Delete(b);
+    /* Private changes win over the world's: A closes the hatch for itself,
+     * then the world reopens the gate; A sees the gate open, hatch closed. */
+    a = it_session_update(&s, ua, "application/json",
+                          "{\"doors\":[{\"id\":\"hatch\",\"open\":false}]}", 200);
+    ck_assert(!it_truth(a, "found"));
+    cJSON_Delete(a);
+    cJSON_Delete(it_call(&s, "PATCH", "/v1/maps/d", "application/json",
+                         "{\"doors\":[{\"id\":\"gate\",\"open\":true}]}", 200));
+    a = it_call(&s, "GET", ua, NULL, NULL, 200);
+    ck_assert(it_truth(a, "found") && it_path_has(a, 4, 3) && !it_path_has(a, 4, 0));
+    cJSON_Delete(a);
+
+    /* Bad PATCHes change nothing. */
+    it_call_error(&s, "PATCH", "/v1/maps/d", "application/json",
+                  "{\"doors\":[{\"id\":\"portcullis\",\"open\":true}]}", 422, "invalid_value",
+                  "doors[0].id");
+    it_call_error(&s, "PATCH", "/v1/maps/d", "application/json",
+                  "{\"cells\":[{\"x\":1,\"y\":1,\"cost\":1},{\"x\":-1,\"y\":1,\"cost\":0}]}", 422,
+                  "off_map", "cells[1]");
+    it_call_error(&s, "PATCH", "/v1/maps/d", "application/json", "{\"cells\":[]}", 422,
+                  "invalid_value", NULL);
+    it_call_error(&s, "PATCH", "/v1/maps/d", "application/json",
+                  "{\"cells\":[{\"x\":1,\"y\":1,\"cost\":256}]}", 422, "invalid_value",
+                  "cells[0].cost");
+    it_call_error(&s, "PATCH", "/v1/maps/d", "application/json", "{\"position\":[1,1]}", 400,
+                  "invalid_request", "position");
+    it_call_error(&s, "PATCH", "/v1/maps/nomap", "application/json",
+                  "{\"cells\":[{\"x\":1,\"y\":1,\"cost\":1}]}", 404, "map_not_found", NULL);
+    j = it_call(&s, "GET", "/v1/maps/d", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 76);
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
+START_TEST(routes_sessions_bad_updates_leave_session_unchanged) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    char url[160];
+    char *before, *after;
+    cJSON *a;
+    static const struct {
+        const char *ctype, *body;
+        int status;
+        const char *code, *field;
+    } bad[] = {
+        {"application/json",
+         "{\"cells\":[{\"x\":1,\"y\":1,\"cost\":0},{\"x\":10,\"y\":0,\"cost\":0}]}", 422, "off_map",
+         "cells[1]"},
+        {"application/json",
+         "{\"cells\":[{\"x\":1,\"y\":1,\"cost\":0}],\"doors\":[{\"id\":\"nope\",\"open\":true}]}",
+         422, "invalid_value", "doors[0].id"},
+        {"application/json", "{\"position\":[4,1]}", 422, "blocked", "position"},
+        {"application/json", "{\"cells\":[{\"x\":2,\"y\":2,\"cost\":0}],\"position\":[2,2]}", 422,
+         "blocked", "position"},
+        {"application/json", "{\"goal\":[99,1]}", 422, "off_map", "goal"},
+        {"application/json", "{\"teleport\":[1,1]}", 400, "invalid_request", "teleport"},
+        {"application/json", "{\"cells\":[{\"x\":1,\"y\":1}]}", 400, "invalid_request",
+         "cells[0].cost"},
+        {"application/json", "{\"cells\":[{\"x\":1,\"y\":1,\"cost\":1,\"blocked\":true}]}", 400,
+         "invalid_request", "cells[0].cost"},
+        {"application/json", "{\"position\":[1,1]", 400, "malformed_json", NULL},
+        {"application/json", "[1,2]", 400, "invalid_request", NULL},
+        /* NDJSON: valid lines first, the bad one names its line (0-based). */
+        {"application/x-ndjson",
+         "{\"position\":[1,3]}\n{\"cells\":[{\"x\":1,\"y\":1,\"cost\":0}]}\n{\"position\":[1,1]}\n",
+         422, "blocked", "lines[2].position"},
+        {"application/x-ndjson", "{\"position\":[1,3]}\n\n{\"position\":[1,4]\n", 400,
+         "malformed_json", "lines[2]"},
+        {"application/x-ndjson", "{\"position\":[1,3]}\n{\"doors\":[{\"id\":\"x\",\"open\":1}]}\n",
+         400, "invalid_request", "lines[1].doors[0].open"},
+        {"application/x-ndjson",
+         "{\"position\":[1,3]}\n{\"doors\":[{\"id\":\"x\",\"open\":true}]}\n", 422, "invalid_value",
+         "lines[1].doors[0].id"},
+        {"application/x-ndjson", "\n  \n", 422, "invalid_value", NULL},
+    };
+    it_put_door_map(&s, "d");
+    a = it_session_create(&s, "d", 0, 3, 9, 3, NULL, url, sizeof(url));
+    cJSON_Delete(a);
+    /* Some private state first, so "unchanged" covers it. */
+    cJSON_Delete(it_session_update(&s, url, "application/json",
+                                   "{\"position\":[0,2],\"cells\":[{\"x\":6,\"y\":3,\"cost\":0}]}",
+                                   200));
+    before = state_of(&s, url);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char path[200];
+        snprintf(path, sizeof(path), "%s/updates", url);
+        it_call_error(&s, "POST", path, bad[i].ctype, bad[i].body, bad[i].status, bad[i].code,
+                      bad[i].field);
+        after = state_of(&s, url);
+        ck_assert_msg(strcmp(before, after) == 0, "case %zu changed the session:\n%s\n%s", i,
+                      before, after);
+        free(after);
+    }
+    free(before);
+    /* The session still works, and the private block at (6,3) is still
+     * there (a rejected update did not drop it). */
+    a = it_session_update(&s, url, "application/json", "{\"position\":[0,3]}", 200);
+    ck_assert(it_truth(a, "found") && !it_path_has(a, 6, 3));
+    cJSON_Delete(a);
+    it_stop(&s);
+}
+END_TEST
+
+START_TEST(routes_sessions_ttl_expiry) {
+    hc_server s = it_start(ARGS("--workers", "2", "--session-max-ttl", "5"));
+    char short_url[160], long_url[160];
+    cJSON *a;
+    it_put_door_map(&s, "d");
+    a = it_session_create(&s, "d", 0, 3, 9, 3, ",\"ttl_s\":1", short_url, sizeof(short_url));
+    cJSON_Delete(a);
+    a = it_session_create(&s, "d", 0, 3, 9, 3, ",\"ttl_s\":5", long_url, sizeof(long_url));
+    cJSON_Delete(a);
+    it_call_error(&s, "POST", "/v1/maps/d/sessions", "application/json",
+                  "{\"start\":[0,3],\"goal\":[9,3],\"ttl_s\":6}", 422, "invalid_value", "ttl_s");
+    /* The reaper frees the idle one (1 s ttl, swept every second). */
+    ck_assert_msg(wait_sessions(&s, 1, 10000), "the idle session was not reaped");
+    it_call_error(&s, "GET", short_url, NULL, NULL, 404, "session_not_found", NULL);
+    a = it_call(&s, "GET", long_url, NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(a, "ttl_s"), 5);
+    cJSON_Delete(a);
+    it_stop(&s);
+}
+END_TEST
+
+START_TEST(routes_sessions_per_map_limit) {
+    hc_server s =
+        it_start(ARGS("--workers", "2", "--max-sessions-per-map", "2", "--retry-after", "3"));
+    char u1[160], u2[160], u3[160];
+    hc_resp r;
+    char ra[16];
+    cJSON *j;
+    it_put_door_map(&s, "d");
+    it_put_door_map(&s, "e");
+    cJSON_Delete(it_session_create(&s, "d", 0, 3, 9, 3, NULL, u1, sizeof(u1)));
+    cJSON_Delete(it_session_create(&s, "d", 0, 3, 9, 3, NULL, u2, sizeof(u2)));
+    r = it_req(&s, "POST", "/v1/maps/d/sessions", "application/json",
+               "{\"start\":[0,3],\"goal\":[9,3]}");
+    ck_assert_int_eq(r.status, 429);
+    ck_assert_str_eq(hc_header(&r, "Retry-After", ra, sizeof(ra)), "3");
+    j = it_json_text(r.body);
+    ck_assert_str_eq(it_str(j, "error.code"), "too_many_sessions");
+    cJSON_Delete(j);
+    hc_free(&r);
+    /* Another map has its own quota; a deleted session frees a slot. */
+    cJSON_Delete(it_session_create(&s, "e", 0, 3, 9, 3, NULL, u3, sizeof(u3)));
+    ck_assert_ptr_null(it_call(&s, "DELETE", u1, NULL, NULL, 204));
+    cJSON_Delete(it_session_create(&s, "d", 0, 3, 9, 3, NULL, u1, sizeof(u1)));
+    it_stop(&s);
+}
+END_TEST
+
+START_TEST(routes_sessions_map_delete_or_replace_ends_sessions) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    char ua[160], ub[160];
+    it_put_door_map(&s, "d");
+    cJSON_Delete(it_session_create(&s, "d", 0, 3, 9, 3, NULL, ua, sizeof(ua)));
+    cJSON_Delete(it_session_create(&s, "d", 0, 5, 9, 5, NULL, ub, sizeof(ub)));
+    ck_assert(wait_sessions(&s, 2, 1000));
+    /* Replacing the map ends them. */
+    cJSON_Delete(it_call(&s, "PUT", "/v1/maps/d", "application/json", it_door_map, 200));
+    it_call_error(&s, "GET", ua, NULL, NULL, 404, "session_not_found", NULL);
+    it_call_error(&s, "POST", ub, NULL, NULL, 405, "method_not_allowed", NULL);
+    ck_assert(wait_sessions(&s, 0, 1000));
+    /* Deleting the map ends them, and a map created again has none. */
+    cJSON_Delete(it_session_create(&s, "d", 0, 3, 9, 3, NULL, ua, sizeof(ua)));
+    ck_assert_ptr_null(it_call(&s, "DELETE", "/v1/maps/d", NULL, NULL, 204));
+    ck_assert(wait_sessions(&s, 0, 1000));
+    it_put_door_map(&s, "d");
+    it_call_error(&s, "GET", ua, NULL, NULL, 404, "session_not_found", NULL);
+    {
+        char path[200];
+        snprintf(path, sizeof(path), "%s/updates", ua);
+        it_call_error(&s, "POST", path, "application/json", "{\"position\":[0,2]}", 404,
+                      "session_not_found", NULL);
+    }
+    it_stop(&s);
+}
+END_TEST
+
+TU_SUITE(routes_sessions) {
+    Suite *s = suite_create("routes_sessions");
+    TCase *tc = tcase_create("routes_sessions");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, routes_sessions_create_read_delete);
+    tcase_add_test(tc, routes_sessions_updates_json_and_ndjson);
+    tcase_add_test(tc, routes_sessions_private_changes_stay_private);
+    tcase_add_test(tc, routes_sessions_wall_door);
+    tcase_add_test(tc, routes_sessions_patch_seen_by_all);
+    tcase_add_test(tc, routes_sessions_bad_updates_leave_session_unchanged);
+    tcase_add_test(tc, routes_sessions_ttl_expiry);
+    tcase_add_test(tc, routes_sessions_per_map_limit);
+    tcase_add_test(tc, routes_sessions_map_delete_or_replace_ends_sessions);
+    suite_add_tcase(s, tc);
+    return s;
+}
