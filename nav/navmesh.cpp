@@ -10,6 +10,9 @@
  */
 #include "nav_internal.h"
 
+#include <DetourAssert.h>
+#include <pthread.h>
+
 using namespace pfnav;
 
 namespace pfnav {
@@ -1953,6 +1956,34 @@ float pf_nav_distance_to_mesh(pf_nav_query *q, const pf_navmesh *nm, const float
     return dtVdist(p, s);
 }
 
+/* Debian builds Detour with its assertions on. dtPathCorridor::setCorridor
+ * asserts npath < maxPath, one short of what it can hold, and DetourCrowd
+ * hands it paths of exactly its 256-polygon limit (a long path through a
+ * finely cut mesh): the default assert() would abort the server. That one
+ * assertion is known to be harmless (the copy fits) and is counted; any
+ * other failed Detour assertion still aborts, as it would have. The hook
+ * is process-wide library state, installed once. */
+static unsigned long assert_tolerated; /* atomic */
+
+static void detour_assert(const char *expr, const char *file, int line) {
+    if (strcmp(expr, "npath < m_maxPath") == 0) {
+        __atomic_add_fetch(&assert_tolerated, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    fprintf(stderr, "Detour assertion failed: %s (%s:%d)\n", expr, file, line);
+    abort();
+}
+
+static pthread_once_t assert_once = PTHREAD_ONCE_INIT;
+
+static void install_assert_hook_once(void) { dtAssertFailSetCustom(detour_assert); }
+
+static void install_assert_hook(void) { pthread_once(&assert_once, install_assert_hook_once); }
+
+unsigned long pf_nav_tolerated_asserts(void) {
+    return __atomic_load_n(&assert_tolerated, __ATOMIC_RELAXED);
+}
+
 /* Corridors. */
 struct pf_nav_corridor {
     dtPathCorridor corr;
@@ -1971,6 +2002,7 @@ pf_status pf_nav_corridor_create(uint32_t max_polys, pf_nav_corridor **out) {
     if (max_polys < 16 || max_polys > 65535) return PF_ERANGE;
     void *mem = calloc(1, sizeof(pf_nav_corridor));
     if (!mem) return PF_ENOMEM;
+    install_assert_hook();
     pf_nav_corridor *c = new (mem) pf_nav_corridor();
     c->max_polys = max_polys;
     if (!c->corr.init((int)max_polys)) {
@@ -1994,8 +2026,9 @@ static pf_status corridor_plan(pf_nav_corridor *c, pf_nav_query *q, const pf_nav
     const float *ext = c->has_extents ? c->extents : NULL;
     pf_status st = find_polys(q, nm, start, c->goal, ext, c->algo, out, which, &n);
     if (st) return st;
-    if ((uint32_t)n > c->max_polys) {
-        n = (int)c->max_polys;
+    /* setCorridor takes one fewer than the corridor holds (see above). */
+    if ((uint32_t)n >= c->max_polys) {
+        n = (int)c->max_polys - 1;
         out->partial = true;
         out->polygons = (uint32_t)n;
         float e[3];
@@ -2111,6 +2144,7 @@ pf_status pf_nav_crowd_create(const pf_navmesh *nm, uint32_t max_agents, pf_nav_
     *out = NULL;
     if (max_agents < 1 || max_agents > 65535) return PF_ERANGE;
     if (!(nm->base->cfg.agent_radius > 0)) return PF_EUNSUPPORTED;
+    install_assert_hook();
     pf_nav_crowd *c = (pf_nav_crowd *)calloc(1, sizeof *c);
     if (!c) return PF_ENOMEM;
     c->max_agents = max_agents;

@@ -431,6 +431,11 @@ const pf_navmesh *pf_nav_crowd_version(const pf_nav_crowd *c);
 /* The crowd's mesh bytes plus its agents. */
 size_t pf_nav_crowd_memory(const pf_nav_crowd *c);
 
+/* Failed Detour assertions tolerated since the process started (the one
+ * known-harmless one; see navmesh.cpp). Installed by the first corridor or
+ * crowd: a process-wide hook of the library. For /metrics. */
+unsigned long pf_nav_tolerated_asserts(void);
+
 /* Which build a version belongs to (equal for a build and every version
  * pf_nav_apply made from it) and how many changes separate it from the
  * build. */

@@ -1221,6 +1221,48 @@ START_TEST(navmesh_crowd_follows_new_obstacles) {
 }
 END_TEST
 
+/* Crowd agents with long paths through a maze: DetourCrowd hands its
+ * corridors paths of exactly its 256-polygon limit, which Debian's Detour
+ * asserts against (an abort without pathd's hook); corridors of the full
+ * length are cut one short. */
+START_TEST(navmesh_crowd_long_paths_do_not_abort) {
+    uint64_t st = tu_seed("navmesh_crowd_long_paths_do_not_abort", 11);
+    pf_grid *g = tu_perfect_maze(&st, 40, 40, 8, false);
+    pf_navmesh *nm = build_grid(g, NULL);
+    pf_nav_crowd *c = NULL;
+    ck_assert_int_eq(pf_nav_crowd_create(nm, 16, &c), PF_OK);
+    pf_nav_agent_params ap = pf_nav_default_agent(nm);
+    for (int i = 0; i < 16; i++) {
+        pf_point a, b;
+        tu_random_walkable(&st, g, &a);
+        tu_random_walkable(&st, g, &b);
+        float pa[3], pb[3];
+        cell_centre(a, pa);
+        cell_centre(b, pb);
+        int32_t id;
+        const char *which;
+        ck_assert_int_eq(pf_nav_crowd_add(c, pa, pb, &ap, &id, &which), PF_OK);
+    }
+    for (int k = 0; k < 200; k++) ck_assert_int_eq(pf_nav_crowd_step(c, 0.1f, NULL), PF_OK);
+    ck_assert_uint_gt(pf_nav_tolerated_asserts(), 0); /* the case did come up */
+    /* A corridor planned through the whole maze holds at most its cap. */
+    pf_nav_corridor *cor = NULL;
+    pf_nav_query *q = make_query();
+    ck_assert_int_eq(pf_nav_corridor_create(16, &cor), PF_OK);
+    float s[3] = {1.5f, 0, 1.5f}, t[3] = {79.5f, 0, 79.5f};
+    pf_nav_path p;
+    const char *which;
+    ck_assert_int_eq(pf_nav_corridor_plan(cor, q, nm, s, t, NULL, PF_NAV_POLYANYA, &p, &which),
+                     PF_OK);
+    ck_assert(p.partial && p.polygons == 15);
+    pf_nav_corridor_destroy(cor);
+    pf_nav_query_destroy(q);
+    pf_nav_crowd_destroy(c);
+    pf_navmesh_release(nm);
+    pf_grid_destroy(g);
+}
+END_TEST
+
 START_TEST(navmesh_crowd_limits_and_errors) {
     pf_grid *g = tu_grid_from_ascii(two_doors, 6, 8);
     pf_navmesh *nm = build_grid(g, NULL);
@@ -1374,6 +1416,7 @@ TU_SUITE(navmesh) {
     tcase_set_timeout(slow, 900);
     tcase_add_test(slow, navmesh_grid_random_reachability_and_length);
     tcase_add_test(slow, navmesh_crowd_200_cross_without_overlap);
+    tcase_add_test(slow, navmesh_crowd_long_paths_do_not_abort);
     tcase_add_test(slow, navmesh_movingai_scenarios_sampled);
     suite_add_tcase(s, slow);
     return s;
