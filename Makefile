@@ -4,6 +4,7 @@
 #   make test       lint the spec, run every test suite (answers checked against the
 #                   spec), the clients' tests and the README quick start, then the
 #                   suites and the C client again with ASan+UBSan
+#   make test-tsan  ThreadSanitizer over the racing suites (TSAN_SUITES; not in make test)
 #   make run        build and start the server on 127.0.0.1:8080 with demo maps
 #   make bench      pathd-bench over every shared Moving AI scenario
 #   make fuzz       libFuzzer over every client input reader (FUZZ_SECONDS)
@@ -32,13 +33,14 @@ HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exist
 
 .PHONY: all test test-run run bench bench-http bench-wrk fuzz deps js-deps tool-deps fuzz-deps clean \
         format-check format cppcheck suites-list spec-deps spec-lint clients-test clients-c-test \
-        clients-node-test clients-csharp-test cxx-deps mono-deps node-deps curl-deps first-contact-test
+        clients-node-test clients-csharp-test cxx-deps mono-deps node-deps curl-deps first-contact-test \
+        test-tsan
 
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
 # flags pkg-config now gives.
 all test run bench bench-http bench-wrk fuzz test-run clients-test clients-c-test clients-node-test \
-clients-csharp-test first-contact-test: deps
+clients-csharp-test first-contact-test test-tsan: deps
 	@$(MAKE) --no-print-directory $@
 else
 
@@ -46,6 +48,9 @@ VARIANT ?= release
 ifeq ($(VARIANT),asan)
 OUT := build/asan
 OPTFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+else ifeq ($(VARIANT),tsan)
+OUT := build/tsan
+OPTFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 else
 OUT := build
 OPTFLAGS := -O2 -g
@@ -123,8 +128,9 @@ $(OUT)/libpathd_nav.a: $(NAV_OBJ)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
-$(PATHD): $(call obj,server/main.c) $(SERVER_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_core.a
-	$(CC) $(CFLAGS) $^ -o $@ $(LIBS) $(LDFLAGS_SAN)
+$(PATHD): $(call obj,server/main.c) $(SERVER_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_nav.a \
+          $(OUT)/libpathd_core.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
 
 $(BENCH): $(call obj,loadtest/main.c) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_nav.a \
           $(OUT)/libpathd_core.a
@@ -175,6 +181,16 @@ test-run: $(PATHD) $(BENCH) $(TESTS) js-deps spec-deps $(CLIENT_C_BINS)
 ifeq ($(VARIANT),release)
 	@$(MAKE) --no-print-directory clients-node-test clients-csharp-test first-contact-test
 endif
+
+# ThreadSanitizer over the suites that race threads against each other
+# (not part of `make test`: minutes, and the Debian libraries it links are
+# not instrumented). TSAN_SUITES picks them.
+TSAN_SUITES ?= concurrency routes_crowds stream pool
+test-tsan:
+	@$(MAKE) --no-print-directory VARIANT=tsan build/tsan/pathd build/tsan/tests/run_tests
+	for s in $(TSAN_SUITES); do \
+	  CK_RUN_SUITE=$$s CK_TIMEOUT_MULTIPLIER=5 TSAN_OPTIONS=halt_on_error=1 \
+	    PATHD_BIN=$(abspath build/tsan/pathd) build/tsan/tests/run_tests || exit 1; done
 
 test: spec-lint test-run
 	@echo "== sanitizer run (ASan + UBSan) =="
@@ -255,9 +271,12 @@ bench-wrk: $(PATHD) tool-deps
 # the corpus grows in build/fuzz/corpus from tests/fuzz_seeds.
 FUZZ_SECONDS ?= 60
 FUZZ_BIN := build/fuzz/fuzz_inputs
-FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(PROTO_SRC) server/ws.c server/store.c server/router.c
+# proto/nav_info.c reads navmesh versions (the C++ shim): not in the fuzz
+# build, which links no C++; the OBJ reader and the navmesh defaults are C.
+FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(filter-out proto/nav_info.c,$(PROTO_SRC)) \
+            nav/obj.c nav/navconf.c server/ws.c server/store.c server/router.c
 
-$(FUZZ_BIN): $(FUZZ_SRC) $(wildcard core/*.h proto/*.h server/*.h) | fuzz-deps
+$(FUZZ_BIN): $(FUZZ_SRC) $(wildcard core/*.h nav/*.h proto/*.h server/*.h) | fuzz-deps
 	@mkdir -p $(dir $@)
 	clang $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 -g -O1 -fno-omit-frame-pointer \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRC) -o $@ $(LIBS)

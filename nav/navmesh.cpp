@@ -838,33 +838,6 @@ const pf_nav_obstacle *find_obstacle(const pf_nav_obstacle *obs, uint32_t n, con
 
 extern "C" {
 
-pf_nav_config pf_nav_default_config(void) {
-    pf_nav_config c;
-    c.cell_size = 0.25f;
-    c.cell_height = 0.2f;
-    c.agent_radius = 0.25f;
-    c.agent_height = 2.0f;
-    c.agent_max_climb = 0.4f;
-    c.agent_max_slope = 45.0f;
-    c.tile_size = 64;
-    c.edge_max_error = 1.3f;
-    return c;
-}
-
-pf_nav_limits pf_nav_default_limits(void) {
-    pf_nav_limits l;
-    l.max_vertices = PF_NAV_DEFAULT_MAX_VERTICES;
-    l.max_triangles = PF_NAV_DEFAULT_MAX_TRIANGLES;
-    l.max_voxels = PF_NAV_DEFAULT_MAX_VOXELS;
-    l.max_tiles = PF_NAV_DEFAULT_MAX_TILES;
-    l.build_ms = PF_NAV_DEFAULT_BUILD_MS;
-    l.max_obstacles = PF_NAV_DEFAULT_MAX_OBSTACLES;
-    l.max_areas = PF_NAV_DEFAULT_MAX_AREAS;
-    l.max_area_boxes = PF_NAV_DEFAULT_MAX_AREA_BOXES;
-    l.max_search_extent = PF_NAV_DEFAULT_MAX_SEARCH_EXTENT;
-    return l;
-}
-
 void pf_navmesh_retain(const pf_navmesh *nm) {
     if (nm) __atomic_add_fetch(&nm->refs, 1, __ATOMIC_RELAXED);
 }
@@ -1126,6 +1099,34 @@ pf_status pf_nav_build(const pf_nav_build_input *in, const pf_nav_limits *lim_in
             for (int k = 0; k < 3; k++) {
                 if (v[k] < bmin[k]) bmin[k] = v[k];
                 if (v[k] > bmax[k]) bmax[k] = v[k];
+            }
+        }
+        {
+            /* Recast walks the faces whose normal (v1 - v0) x (v2 - v0)
+             * points up: counter-clockwise seen from above. A model with
+             * none of those but faces pointing down is wound the other way
+             * round: say so rather than build an empty mesh. */
+            uint32_t up = 0, down = 0;
+            for (uint32_t t = 0; t < g->ntris; t++) {
+                const uint32_t *tri = &g->tris[3 * (size_t)t];
+                const float *a = &g->verts[3 * (size_t)tri[0]], *b1 = &g->verts[3 * (size_t)tri[1]],
+                            *c = &g->verts[3 * (size_t)tri[2]];
+                float e0[3] = {b1[0] - a[0], b1[1] - a[1], b1[2] - a[2]};
+                float e1[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+                float ny = e0[2] * e1[0] - e0[0] * e1[2];
+                if (ny > 0) up++;
+                if (ny < 0) down++;
+            }
+            if (up == 0 && down == 0) {
+                set_err(err, "obj", "every one of the %u triangles has zero area", g->ntris);
+                return PF_EINVAL;
+            }
+            if (up == 0) {
+                set_err(err, "obj",
+                        "no face points up (+y): %u of %u triangles point down. Walkable faces "
+                        "must wind counter-clockwise seen from above (y is up)",
+                        down, g->ntris);
+                return PF_EINVAL;
             }
         }
         /* Room above the highest floor for the agent. */
@@ -2106,6 +2107,10 @@ pf_status pf_nav_corridor_move(pf_nav_corridor *c, pf_nav_query *q, const pf_nav
     return corridor_plan(c, q, nm, pos, out, which);
 }
 
+size_t pf_nav_corridor_memory(const pf_nav_corridor *c) {
+    return sizeof(*c) + (size_t)c->max_polys * sizeof(dtPolyRef);
+}
+
 void pf_nav_corridor_position(const pf_nav_corridor *c, float pos[3], float goal[3]) {
     dtVcopy(pos, c->corr.getPos());
     dtVcopy(goal, c->goal);
@@ -2287,18 +2292,23 @@ pf_status pf_nav_crowd_set_target(pf_nav_crowd *c, int32_t id, const float *targ
     return PF_OK;
 }
 
+pf_status pf_nav_crowd_sync(pf_nav_crowd *c, const pf_navmesh *latest) {
+    if (!latest || latest == c->ver) return PF_OK;
+    if (latest->base != c->ver->base) return PF_EINVAL;
+    if (latest->generation > c->ver->generation) {
+        if (dtStatusFailed(sync_nav(c->nav, latest->nav))) return PF_ENOMEM;
+        pf_navmesh_retain(latest);
+        pf_navmesh_release(c->ver);
+        c->ver = latest;
+        crowd_set_filter(c);
+    }
+    return PF_OK;
+}
+
 pf_status pf_nav_crowd_step(pf_nav_crowd *c, float dt, const pf_navmesh *latest) {
     if (!(isfinite(dt) && dt > 0 && dt <= 1)) return PF_ERANGE;
-    if (latest && latest != c->ver) {
-        if (latest->base != c->ver->base) return PF_EINVAL;
-        if (latest->generation > c->ver->generation) {
-            if (dtStatusFailed(sync_nav(c->nav, latest->nav))) return PF_ENOMEM;
-            pf_navmesh_retain(latest);
-            pf_navmesh_release(c->ver);
-            c->ver = latest;
-            crowd_set_filter(c);
-        }
-    }
+    pf_status st = pf_nav_crowd_sync(c, latest);
+    if (st) return st;
     c->crowd->update(dt, NULL);
     c->time += dt;
     return PF_OK;

@@ -356,6 +356,9 @@ pf_status pf_nav_corridor_move(pf_nav_corridor *c, pf_nav_query *q, const pf_nav
                                const float pos[3], float slack, pf_nav_path *out, bool *replanned,
                                const char **which);
 
+/* Bytes the corridor holds (its polygon buffer included). */
+size_t pf_nav_corridor_memory(const pf_nav_corridor *c);
+
 /* The corridor's current position and goal (requested, unsnapped). */
 void pf_nav_corridor_position(const pf_nav_corridor *c, float pos[3], float goal[3]);
 
@@ -400,6 +403,9 @@ pf_status pf_nav_crowd_set_target(pf_nav_crowd *c, int32_t id, const float *targ
  * planning through rebuilt tiles replan, as DetourCrowd does). PF_EINVAL for
  * a version of another build, PF_ENOMEM. */
 pf_status pf_nav_crowd_step(pf_nav_crowd *c, float dt, const pf_navmesh *latest);
+/* Only the first part of a step: the crowd's mesh brought to latest (as
+ * above), so agents added next are placed on it. */
+pf_status pf_nav_crowd_sync(pf_nav_crowd *c, const pf_navmesh *latest);
 
 typedef enum pf_nav_agent_state {
     PF_NAV_AGENT_IDLE = 0, /* no target */

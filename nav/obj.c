@@ -21,9 +21,9 @@ static pf_status fail(pf_nav_error *err, pf_status st, const char *field, size_t
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     if (line)
-        snprintf(err->message, sizeof err->message, "obj line %zu: %s", line, why);
+        snprintf(err->message, sizeof err->message, "OBJ line %zu: %s", line, why);
     else
-        snprintf(err->message, sizeof err->message, "obj: %s", why);
+        snprintf(err->message, sizeof err->message, "OBJ: %s", why);
     return st;
 }
 

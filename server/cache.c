@@ -40,6 +40,18 @@ pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo,
     return k;
 }
 
+pf_cache_key pf_cache_key_make_nav(const float start[3], const float goal[3], const float box[3],
+                                   int32_t algo, uint64_t version) {
+    pf_cache_key k;
+    memset(&k, 0, sizeof(k));
+    k.algorithm = -1 - algo; /* grid algorithms are >= 0 */
+    k.version = version;
+    memcpy(k.nav, start, 3 * sizeof(float));
+    memcpy(k.nav + 3, goal, 3 * sizeof(float));
+    memcpy(k.nav + 6, box, 3 * sizeof(float));
+    return k;
+}
+
 static uint64_t mix(uint64_t h, uint64_t v) {
     h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
     return h * 0xff51afd7ed558ccdULL;
@@ -55,6 +67,8 @@ static uint64_t key_hash(const pf_cache_key *k) {
     h = mix(h, k->max_expanded);
     h = mix(h, k->version);
     h = mix(h, k->smooth);
+    for (int i = 0; i < 9; i += 3)
+        h = mix(h, ((uint64_t)k->nav[i] << 32 | k->nav[i + 1]) ^ ((uint64_t)k->nav[i + 2] << 16));
     return h ^ (h >> 29);
 }
 
@@ -62,7 +76,8 @@ static bool key_eq(const pf_cache_key *a, const pf_cache_key *b) {
     return a->start.x == b->start.x && a->start.y == b->start.y && a->goal.x == b->goal.x &&
            a->goal.y == b->goal.y && a->algorithm == b->algorithm && a->heuristic == b->heuristic &&
            a->weight == b->weight && a->max_expanded == b->max_expanded &&
-           a->version == b->version && a->smooth == b->smooth;
+           a->version == b->version && a->smooth == b->smooth &&
+           memcmp(a->nav, b->nav, sizeof(a->nav)) == 0;
 }
 
 static size_t entry_bytes(const entry *e) { return sizeof(*e) + e->val.len; }

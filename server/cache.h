@@ -1,6 +1,7 @@
 /* cache.h -- an LRU cache of answered paths, one per map version.
  *
  * Keyed by (start, goal, algorithm, heuristic, weight, smooth, node budget,
+ * map version), or for a navmesh map (start, goal, search box, algorithm,
  * map version). Bounded by an entry count and by the bytes of the paths it
  * holds; the least recently used entry goes first. Counts hits and misses
  * for the hit ratio /v1/info reports.
@@ -30,6 +31,7 @@ typedef struct pf_cache_key {
     uint64_t max_expanded;
     uint64_t version;
     bool smooth;
+    uint32_t nav[9]; /* a navmesh query: the bits of start, goal, search box; 0 else */
 } pf_cache_key;
 
 typedef struct pf_cache_value {
@@ -52,6 +54,11 @@ void pf_cache_destroy(pf_cache *c);
 /* Builds a key with every padding byte zeroed. */
 pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo, pf_heuristic h,
                                double weight, bool smooth, uint64_t max_expanded, uint64_t version);
+
+/* The key of a navmesh query (algo a pf_nav_algorithm; box the half
+ * extents used). Never equal to a grid query's key. */
+pf_cache_key pf_cache_key_make_nav(const float start[3], const float goal[3], const float box[3],
+                                   int32_t algo, uint64_t version);
 
 /* On a hit fills *out (out->json is a malloc'd copy) and returns true;
  * counts a hit or a miss. A hit whose copy cannot be allocated is a miss. */

@@ -6,7 +6,7 @@
  * version on disk is the one published: a write that fails changes
  * nothing, and when publishing fails after the write the disk is put back.
  * Without a store these are plain registry calls. A replaced or deleted map
- * ends its sessions (the sessions of a PATCHed map live on).
+ * ends its sessions and crowds (those of a PATCHed map live on).
  *
  * Thread-safe.
  */
@@ -18,7 +18,11 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "crowd.h"
+#include "errors.h"
 #include "grid.h"
+#include "nav_json.h"
+#include "navrun.h"
 #include "planner.h"
 #include "registry.h"
 #include "session.h"
@@ -31,7 +35,9 @@ typedef struct pf_maps_deps {
     pf_registry *registry;
     pf_sessions *sessions;
     const pf_config *cfg; /* cluster_size, landmark_bytes, cache_entries, cache_bytes,
-                           * max_maps, max_map_cells, max_map_side */
+                           * max_maps, max_map_cells, max_map_side, nav_* */
+    pf_navrun *navrun;    /* navmesh tiles on the pool */
+    pf_crowds *crowds;    /* ended with their map (NULL: none) */
 } pf_maps_deps;
 
 /* PF_ENOMEM. */
@@ -41,6 +47,22 @@ void pf_maps_destroy(pf_maps *m);
 
 /* The grid limits of an upload (--max-map-cells, --max-map-side). */
 const pf_grid_limits *pf_maps_limits(const pf_maps *m);
+/* The navmesh limits (--nav-*), and the pool's tile runner. */
+const pf_nav_limits *pf_maps_nav_limits(const pf_maps *m);
+const pf_nav_runner *pf_maps_nav_runner(const pf_maps *m);
+
+/* Builds a navmesh map from u (borrowed) with its tiles on the pool, puts
+ * u's initial obstacles and area states on it, and wraps the version (its
+ * store source made from u). The slow part of a navmesh upload: run it on a
+ * worker. On error e names the field (an upload setting, a limit such as
+ * "limits.nav_max_voxels", an obstacle) and says why. */
+pf_status pf_maps_build_nav(pf_maps *m, const char *id, const pf_nav_upload *u,
+                            const uint8_t hash[32], uint64_t t0_ns, pf_mapver **out,
+                            pf_proto_error *e);
+
+/* The error a navmesh build or change reported (nav/navmesh.h), as the
+ * API's: the field with limits.<flag> for a limit, the sentence. */
+void pf_maps_nav_error(pf_proto_error *e, pf_status st, const pf_nav_error *ne);
 
 /* Opens (creates) the store in dir and publishes every map stored there at
  * its stored version; from then on every change is written there before

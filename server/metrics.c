@@ -142,8 +142,11 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     scalar(w, "pathd_cache_hit_ratio", "gauge", "Hits / lookups of the path caches.",
            (hits + misses) ? (double)hits / (double)(hits + misses) : 0.0);
     scalar(w, "pathd_maps", "gauge", "Maps held.", (double)g->maps);
-    scalar(w, "pathd_sessions", "gauge", "D* Lite sessions held.", (double)g->sessions);
-    scalar(w, "pathd_streams", "gauge", "Open WebSocket session streams.", (double)g->streams);
+    scalar(w, "pathd_sessions", "gauge", "Sessions held (D* Lite and navmesh corridors).",
+           (double)g->sessions);
+    scalar(w, "pathd_streams", "gauge", "Open WebSocket session and crowd streams.",
+           (double)g->streams);
+    scalar(w, "pathd_crowds", "gauge", "Crowds held (navmesh maps).", (double)g->crowds);
     scalar(w, "pathd_requests_in_flight", "gauge", "Requests received and not yet answered.",
            (double)LOAD(mm->in_flight));
 }

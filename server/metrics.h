@@ -49,7 +49,7 @@ typedef struct pf_metrics_gauges {
     int queue_depth, queue_limit, running, workers;
     uint64_t rejected;
     uint64_t maps;
-    uint64_t sessions, streams;
+    uint64_t sessions, streams, crowds;
 } pf_metrics_gauges;
 
 /* Appends the Prometheus text exposition (format 0.0.4) to w's buffer. */

@@ -23,7 +23,7 @@
  *           uploads, PATCH, DELETE). Not enforced yet;
  *   module  the resource file its handler is in: ops (routes_ops.c), maps
  *           (routes_maps.c), paths (routes_paths.c), sessions
- *           (routes_sessions.c). The handler,
+ *           (routes_sessions.c), crowds (routes_crowds.c). The handler,
  *             void pf__route_<name>(pf_req *r, pf_<module>_routes *m),
  *           receives that module's context and nothing else.
  *
@@ -57,6 +57,11 @@
     XX(SESSION_UPDATES, session_updates, POST,   "/v1/maps/{id}/sessions/{sid}/updates",  UPDATES, READ,  sessions) \
     XX(SESSION_STREAM,  session_stream,  GET,    "/v1/maps/{id}/sessions/{sid}/stream",   NONE,    READ,  sessions) \
     XX(MAP_CELLS,       map_cells,       GET,    "/v1/maps/{id}/cells",                   NONE,    READ,  maps)     \
+    XX(CROWDS_CREATE,   crowds_create,   POST,   "/v1/maps/{id}/crowds",                  JSON,    READ,  crowds)   \
+    XX(CROWD_GET,       crowd_get,       GET,    "/v1/maps/{id}/crowds/{cid}",            NONE,    READ,  crowds)   \
+    XX(CROWD_DELETE,    crowd_delete,    DELETE, "/v1/maps/{id}/crowds/{cid}",            NONE,    READ,  crowds)   \
+    XX(CROWD_STEP,      crowd_step,      POST,   "/v1/maps/{id}/crowds/{cid}/step",       JSON,    READ,  crowds)   \
+    XX(CROWD_STREAM,    crowd_stream,    GET,    "/v1/maps/{id}/crowds/{cid}/stream",     NONE,    READ,  crowds)   \
     XX(VIEWER,          viewer,          GET,    "/",                                     NONE,    OPEN,  ops)
 /* clang-format on */
 
@@ -65,7 +70,7 @@
  * read as JSON). */
 #define PF_BODIES_NONE 0u
 #define PF_BODIES_JSON (PF_BODY_ABSENT | PF_BODY_JSON)
-#define PF_BODIES_MAP (PF_BODY_ABSENT | PF_BODY_JSON | PF_BODY_TEXT)
+#define PF_BODIES_MAP (PF_BODY_ABSENT | PF_BODY_JSON | PF_BODY_TEXT | PF_BODY_OBJ)
 #define PF_BODIES_UPDATES (PF_BODY_ABSENT | PF_BODY_JSON | PF_BODY_NDJSON)
 
 typedef enum pf_route {
@@ -83,6 +88,7 @@ typedef struct pf_ops_routes pf_ops_routes;
 typedef struct pf_maps_routes pf_maps_routes;
 typedef struct pf_paths_routes pf_paths_routes;
 typedef struct pf_sessions_routes pf_sessions_routes;
+typedef struct pf_crowds_routes pf_crowds_routes;
 
 /* The resource modules' contexts, made by server.c; the route table's
  * `module` column names a member. A new resource file adds its member
@@ -92,6 +98,7 @@ typedef struct pf_routes {
     pf_maps_routes *maps;
     pf_paths_routes *paths;
     pf_sessions_routes *sessions;
+    pf_crowds_routes *crowds;
 } pf_routes;
 
 #define PF_ROUTE_HANDLER_DECL(route, name, method, path, bodies, scope, module)                    \

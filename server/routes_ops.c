@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "nav_json.h"
 #include "request.h"
 #include "version.h"
 
@@ -44,6 +45,11 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_arr_begin(&w);
     for (int a = PF_ALGO_BFS; a <= PF_ALGO_HPA; a++) pf_jsonw_str(&w, pf_algorithm_name(a));
     pf_jsonw_arr_end(&w);
+    pf_jsonw_key(&w, "navmesh_algorithms");
+    pf_jsonw_arr_begin(&w);
+    pf_jsonw_str(&w, pf_nav_algorithm_name(PF_NAV_POLYANYA));
+    pf_jsonw_str(&w, pf_nav_algorithm_name(PF_NAV_DETOUR));
+    pf_jsonw_arr_end(&w);
     pf_jsonw_key(&w, "limits");
     pf_jsonw_obj_begin(&w);
     pf_jsonw_kstr(&w, "bind", m->cfg->bind);
@@ -73,6 +79,7 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_obj_end(&w);
     pf_jsonw_kuint(&w, "maps", pf_registry_count(m->registry));
     pf_jsonw_kuint(&w, "sessions", pf_sessions_count(m->sessions));
+    pf_jsonw_kuint(&w, "crowds", m->crowds ? pf_crowds_count(m->crowds) : 0);
     pf_jsonw_kuint(&w, "streams", pf_hub_count(m->hub));
     pf_jsonw_kuint(&w, "requests_in_flight", pf_metrics_in_flight(m->metrics));
     pf_jsonw_obj_end(&w);
@@ -93,6 +100,7 @@ void pf__route_metrics(pf_req *r, pf_ops_routes *m) {
     g.maps = pf_registry_count(m->registry);
     g.sessions = pf_sessions_count(m->sessions);
     g.streams = pf_hub_count(m->hub);
+    g.crowds = m->crowds ? pf_crowds_count(m->crowds) : 0;
     pf_jsonw_init(&w, 8192);
     pf_metrics_write(m->metrics, &g, &w);
     pf_req_answer_typed(r, "text/plain; version=0.0.4", &w);

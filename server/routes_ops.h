@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "crowd.h"
 #include "maps.h"
 #include "metrics.h"
 #include "pool.h"
@@ -27,6 +28,7 @@ struct pf_ops_routes {
     pf_hub *hub;
     pf_maps *maps;       /* the data directory, if any */
     uint64_t started_ns; /* clock.h */
+    pf_crowds *crowds;
 };
 
 #endif

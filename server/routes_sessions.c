@@ -101,7 +101,16 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
                             pf_req_map_id(r));
         return;
     }
-    if ((st = pf_paths_check_endpoints(mv, q.start, q.goal, "", &e))) {
+    if (!q.nav != !mv->nav) {
+        pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, "start",
+                            "Map '%s' is a %s: 'start' and 'goal' are points %s.", mv->id,
+                            mv->nav ? "navmesh" : "grid", mv->nav ? "[x, y, z]" : "[x, y]");
+        pf_mapver_release(mv);
+        return;
+    }
+    /* A navmesh session's endpoints are checked against the mesh by its
+     * first plan (on a worker): an answer with reason "blocked", then 201. */
+    if (!mv->nav && (st = pf_paths_check_endpoints(mv, q.start, q.goal, "", &e))) {
         pf_mapver_release(mv);
         pf_req_answer_perror(r, &e);
         return;
@@ -110,8 +119,14 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
         pf_mapver_release(mv);
         return;
     }
-    st = pf_sessions_add(m->sessions, mv, q.start, q.goal, q.ttl_s ? q.ttl_s : cfg->session_ttl_s,
-                         pf_clock_now_ns(), &job->session, &total);
+    if (mv->nav)
+        st = pf_sessions_add_nav(m->sessions, mv, q.start3, q.goal3,
+                                 q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
+                                 &job->session, &total);
+    else
+        st = pf_sessions_add(m->sessions, mv, q.start, q.goal,
+                             q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
+                             &job->session, &total);
     pf_mapver_release(mv);
     if (st == PF_ELIMIT && !total) {
         pf_req_answer_error(r, PF_ERR_TOO_MANY_SESSIONS, NULL,
@@ -193,9 +208,41 @@ static void adopt_stream(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHa
     pf_hub_adopt(job->hub, sock, urh, extra, n, job->map_id, job->sid);
 }
 
+bool pf_routes_ws_handshake(pf_req *r, pf_hub *hub, int64_t max_streams,
+                            char accept[PF_WS_ACCEPT_LEN + 1]) {
+    const char *key, *ver;
+    if (!pf_req_header_has(r, MHD_HTTP_HEADER_UPGRADE, "websocket") ||
+        !pf_req_header_has(r, MHD_HTTP_HEADER_CONNECTION, "upgrade")) {
+        pf_req_answer_error(r, PF_ERR_UPGRADE_REQUIRED, NULL,
+                            "This is a WebSocket endpoint: send the RFC 6455 handshake (Upgrade: "
+                            "websocket, Connection: Upgrade, Sec-WebSocket-Version: 13).");
+        pf_req_add_header(r, "Sec-WebSocket-Version", "13");
+        return false;
+    }
+    ver = pf_req_header(r, "Sec-WebSocket-Version");
+    if (!ver || strcmp(ver, "13") != 0) {
+        pf_req_answer_error(r, PF_ERR_UPGRADE_REQUIRED, "Sec-WebSocket-Version",
+                            "Only WebSocket version 13 (RFC 6455) is spoken here.");
+        pf_req_add_header(r, "Sec-WebSocket-Version", "13");
+        return false;
+    }
+    key = pf_req_header(r, "Sec-WebSocket-Key");
+    if (pf_ws_accept_key(key, accept)) {
+        pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, "Sec-WebSocket-Key",
+                            "Sec-WebSocket-Key must be 16 bytes in base64 (RFC 6455 4.1).");
+        return false;
+    }
+    if (pf_hub_count(hub) >= (size_t)max_streams) {
+        pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
+                            "The server has %lld open streams, its limit. Retry later.",
+                            (long long)max_streams);
+        return false;
+    }
+    return true;
+}
+
 /* The WebSocket opening handshake (RFC 6455 4.2). */
 void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
-    const char *key, *ver;
     char accept[PF_WS_ACCEPT_LEN + 1];
     stream_job *job;
     if (!pf_sessions_exists(m->sessions, pf_req_map_id(r), pf_req_session_id(r),
@@ -203,33 +250,7 @@ void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
         answer_no_session(r);
         return;
     }
-    if (!pf_req_header_has(r, MHD_HTTP_HEADER_UPGRADE, "websocket") ||
-        !pf_req_header_has(r, MHD_HTTP_HEADER_CONNECTION, "upgrade")) {
-        pf_req_answer_error(r, PF_ERR_UPGRADE_REQUIRED, NULL,
-                            "This is a WebSocket endpoint: send the RFC 6455 handshake (Upgrade: "
-                            "websocket, Connection: Upgrade, Sec-WebSocket-Version: 13).");
-        pf_req_add_header(r, "Sec-WebSocket-Version", "13");
-        return;
-    }
-    ver = pf_req_header(r, "Sec-WebSocket-Version");
-    if (!ver || strcmp(ver, "13") != 0) {
-        pf_req_answer_error(r, PF_ERR_UPGRADE_REQUIRED, "Sec-WebSocket-Version",
-                            "Only WebSocket version 13 (RFC 6455) is spoken here.");
-        pf_req_add_header(r, "Sec-WebSocket-Version", "13");
-        return;
-    }
-    key = pf_req_header(r, "Sec-WebSocket-Key");
-    if (pf_ws_accept_key(key, accept)) {
-        pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, "Sec-WebSocket-Key",
-                            "Sec-WebSocket-Key must be 16 bytes in base64 (RFC 6455 4.1).");
-        return;
-    }
-    if (pf_hub_count(m->hub) >= (size_t)m->cfg->max_streams) {
-        pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
-                            "The server has %lld open streams, its limit. Retry later.",
-                            (long long)m->cfg->max_streams);
-        return;
-    }
+    if (!pf_routes_ws_handshake(r, m->hub, m->cfg->max_streams, accept)) return;
     if (!(job = malloc(sizeof(*job)))) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         return;

@@ -18,6 +18,7 @@
 #include "routes.h"
 #include "session.h"
 #include "stream.h"
+#include "ws.h"
 
 /* Borrowed; filled by server.c. */
 struct pf_sessions_routes {
@@ -27,5 +28,12 @@ struct pf_sessions_routes {
     pf_metrics *metrics;  /* searches */
     const pf_config *cfg; /* session ttls and limits, max_updates, max_streams */
 };
+
+/* Checks a WebSocket opening handshake (RFC 6455 4.2: Upgrade,
+ * Connection, version 13, the key) and the stream limit; fills accept and
+ * returns true, or answers the error (426, 400, 503) and returns false.
+ * The session and crowd streams' handshake. */
+bool pf_routes_ws_handshake(pf_req *r, pf_hub *hub, int64_t max_streams,
+                            char accept[PF_WS_ACCEPT_LEN + 1]);
 
 #endif

@@ -6,11 +6,15 @@
 #include <time.h>
 
 #include "clock.h"
+#include "crowd.h"
 #include "http.h"
 #include "maps.h"
 #include "metrics.h"
+#include "navq.h"
+#include "navrun.h"
 #include "pool.h"
 #include "registry.h"
+#include "routes_crowds.h"
 #include "routes_maps.h"
 #include "routes_ops.h"
 #include "routes_paths.h"
@@ -22,8 +26,11 @@ struct pf_server {
     pf_config cfg;
     pf_metrics metrics;
     pf_pool *pool;
+    pf_navrun navrun; /* the pool as a navmesh tile runner */
+    pf_navq *navq;    /* navmesh query scratch of the jobs */
     pf_registry *registry;
     pf_sessions *sessions;
+    pf_crowds *crowds;
     pf_maps *maps; /* the registry and the data directory together */
     pf_hub *hub;   /* WebSocket streams and the session reaper */
     pf_http *http;
@@ -32,6 +39,7 @@ struct pf_server {
     pf_maps_routes maps_routes;
     pf_paths_routes paths;
     pf_sessions_routes sessions_routes;
+    pf_crowds_routes crowds_routes;
     pf_routes routes;
 };
 
@@ -45,24 +53,38 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
     if (!(s->registry = pf_registry_create((size_t)cfg->max_maps))) goto out_free_server;
     s->sessions = pf_sessions_create((size_t)cfg->max_sessions, (size_t)cfg->max_sessions_per_map);
     if (!s->sessions) goto out_free_registry;
-    if ((st = pf_pool_create((int)cfg->workers, (int)cfg->queue_limit, &s->pool)))
+    if (!(s->crowds = pf_crowds_create((size_t)cfg->max_crowds, (size_t)cfg->max_crowds_per_map)))
         goto out_free_sessions;
+    if ((st = pf_navq_create((uint32_t)cfg->nav_max_nodes, (size_t)cfg->workers + 2, &s->navq)))
+        goto out_free_crowds;
+    pf_sessions_set_navq(s->sessions, s->navq);
+    if ((st = pf_pool_create((int)cfg->workers, (int)cfg->queue_limit, &s->pool)))
+        goto out_free_navq;
     {
-        pf_maps_deps d = {s->registry, s->sessions, &s->cfg};
+        s->navrun = (pf_navrun){s->pool, (int)cfg->workers - 1};
+        pf_maps_deps d = {s->registry, s->sessions, &s->cfg, &s->navrun, s->crowds};
         if ((st = pf_maps_create(&d, &s->maps))) goto out_free_pool;
     }
     {
-        pf_hub_deps d = {s->sessions, s->registry, s->pool, &s->metrics,
-                         (size_t)cfg->ws_max_message};
+        pf_hub_deps d = {s->sessions,
+                         s->registry,
+                         s->pool,
+                         &s->metrics,
+                         (size_t)cfg->ws_max_message,
+                         s->crowds,
+                         s->navq,
+                         pf_crowds_routes_limits(&s->cfg)};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
-    s->ops = (pf_ops_routes){&s->cfg,     &s->metrics, s->pool, s->registry,
-                             s->sessions, s->hub,      s->maps, pf_clock_now_ns()};
+    s->ops = (pf_ops_routes){&s->cfg, &s->metrics, s->pool,           s->registry, s->sessions,
+                             s->hub,  s->maps,     pf_clock_now_ns(), s->crowds};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg};
-    s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg};
+    s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg, s->navq};
     s->sessions_routes =
         (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg};
-    s->routes = (pf_routes){&s->ops, &s->maps_routes, &s->paths, &s->sessions_routes};
+    s->crowds_routes = (pf_crowds_routes){s->registry, s->crowds, s->hub, s->navq, &s->cfg};
+    s->routes =
+        (pf_routes){&s->ops, &s->maps_routes, &s->paths, &s->sessions_routes, &s->crowds_routes};
     {
         pf_http_deps d = {&s->cfg, &s->routes, s->pool, &s->metrics};
         if ((st = pf_http_create(&d, &s->http))) goto out_free_hub;
@@ -76,6 +98,10 @@ out_free_maps:
     pf_maps_destroy(s->maps);
 out_free_pool:
     pf_pool_destroy(s->pool);
+out_free_navq:
+    pf_navq_destroy(s->navq);
+out_free_crowds:
+    pf_crowds_destroy(s->crowds);
 out_free_sessions:
     pf_sessions_destroy(s->sessions);
 out_free_registry:
@@ -123,5 +149,7 @@ void pf_server_destroy(pf_server *s) {
     pf_sessions_destroy(s->sessions);
     pf_registry_destroy(s->registry);
     pf_maps_destroy(s->maps);
+    pf_crowds_destroy(s->crowds);
+    pf_navq_destroy(s->navq); /* after the pool: its jobs borrow queries */
     free(s);
 }

@@ -31,6 +31,8 @@
 #define MAGIC "PATHDMAP"
 #define FORMAT 1u
 #define SUFFIX ".map.bin"
+#define NAV_MAGIC "PATHDNAV"
+#define NAV_SUFFIX ".nav.bin"
 #define HEADER_BYTES (8 + 4 + 4 + 4 + 4 + 8)
 
 struct pf_store {
@@ -252,6 +254,53 @@ fail:
     return st;
 }
 
+pf_status pf_store_encode_nav(const char *bytes, size_t n, uint64_t version, unsigned char **out,
+                              size_t *len) {
+    wbuf w = {0};
+    struct sha256_ctx h;
+    unsigned char digest[SHA256_DIGEST_SIZE];
+    put(&w, NAV_MAGIC, 8);
+    put_u(&w, FORMAT, 4);
+    put_u(&w, version, 8);
+    put_u(&w, n, 8);
+    put(&w, bytes, n);
+    if (!w.failed) {
+        sha256_init(&h);
+        sha256_update(&h, w.len, w.b);
+        sha256_digest(&h, sizeof(digest), digest);
+        put(&w, digest, sizeof(digest));
+    }
+    if (w.failed) {
+        free(w.b);
+        return PF_ENOMEM;
+    }
+    *out = w.b;
+    *len = w.len;
+    return PF_OK;
+}
+
+pf_status pf_store_decode_nav(const unsigned char *buf, size_t len, const char **bytes, size_t *n,
+                              uint64_t *version) {
+    rbuf r;
+    struct sha256_ctx h;
+    unsigned char digest[SHA256_DIGEST_SIZE], magic[8];
+    uint64_t fmt, blen;
+    if (len < 8 + 4 + 8 + 8 + SHA256_DIGEST_SIZE) return PF_EPARSE;
+    r.b = buf;
+    r.len = len - SHA256_DIGEST_SIZE;
+    r.pos = 0;
+    sha256_init(&h);
+    sha256_update(&h, r.len, buf);
+    sha256_digest(&h, sizeof(digest), digest);
+    if (memcmp(digest, buf + r.len, sizeof(digest)) != 0) return PF_EPARSE;
+    if (!get(&r, magic, 8) || memcmp(magic, NAV_MAGIC, 8) != 0 || !get_u(&r, &fmt, 4) ||
+        fmt != FORMAT || !get_u(&r, version, 8) || !get_u(&r, &blen, 8) || blen != r.len - r.pos)
+        return PF_EPARSE;
+    *bytes = (const char *)(r.b + r.pos);
+    *n = (size_t)blen;
+    return PF_OK;
+}
+
 pf_status pf_store_open(const char *dir, pf_store **out, char *err, size_t errlen) {
     struct stat sb;
     pf_store *st;
@@ -296,19 +345,17 @@ static pf_status sync_dir(const pf_store *st, char *err, size_t errlen) {
     return PF_OK;
 }
 
-pf_status pf_store_write(pf_store *st, const char *id, uint64_t version, const pf_grid *g,
-                         char *err, size_t errlen) {
+/* Writes buf[0..len) as DIR/<id><suffix> atomically, then removes the
+ * other kind's file of the id (other_suffix). Frees buf. */
+static pf_status write_image(pf_store *st, const char *id, const char *suffix,
+                             const char *other_suffix, unsigned char *buf, size_t len, char *err,
+                             size_t errlen) {
     char path[4096], tmp[4160];
-    unsigned char *buf;
-    size_t len, off = 0;
+    size_t off = 0;
     pf_status s;
     int fd;
 
-    if ((s = pf_store_encode(g, version, &buf, &len))) {
-        snprintf(err, errlen, "out of memory");
-        return s;
-    }
-    snprintf(path, sizeof(path), "%s/%s" SUFFIX, st->dir, id);
+    snprintf(path, sizeof(path), "%s/%s%s", st->dir, id, suffix);
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
         free(buf);
@@ -329,6 +376,9 @@ pf_status pf_store_write(pf_store *st, const char *id, uint64_t version, const p
     }
     fd = -1;
     if (rename(tmp, path) != 0) goto fail;
+    /* A map replaced by the other kind leaves no file of the old kind. */
+    snprintf(path, sizeof(path), "%s/%s%s", st->dir, id, other_suffix);
+    if (unlink(path) != 0 && errno != ENOENT) return io_error(err, errlen, "removing", path);
     return sync_dir(st, err, errlen);
 fail:
     s = io_error(err, errlen, "writing", tmp);
@@ -338,9 +388,35 @@ fail:
     return s;
 }
 
+pf_status pf_store_write(pf_store *st, const char *id, uint64_t version, const pf_grid *g,
+                         char *err, size_t errlen) {
+    unsigned char *buf;
+    size_t len;
+    pf_status s;
+    if ((s = pf_store_encode(g, version, &buf, &len))) {
+        snprintf(err, errlen, "out of memory");
+        return s;
+    }
+    return write_image(st, id, SUFFIX, NAV_SUFFIX, buf, len, err, errlen);
+}
+
+pf_status pf_store_write_nav(pf_store *st, const char *id, uint64_t version, const char *bytes,
+                             size_t n, char *err, size_t errlen) {
+    unsigned char *buf;
+    size_t len;
+    pf_status s;
+    if ((s = pf_store_encode_nav(bytes, n, version, &buf, &len))) {
+        snprintf(err, errlen, "out of memory");
+        return s;
+    }
+    return write_image(st, id, NAV_SUFFIX, SUFFIX, buf, len, err, errlen);
+}
+
 pf_status pf_store_remove(pf_store *st, const char *id, char *err, size_t errlen) {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s" SUFFIX, st->dir, id);
+    if (unlink(path) != 0 && errno != ENOENT) return io_error(err, errlen, "removing", path);
+    snprintf(path, sizeof(path), "%s/%s" NAV_SUFFIX, st->dir, id);
     if (unlink(path) != 0 && errno != ENOENT) return io_error(err, errlen, "removing", path);
     return sync_dir(st, err, errlen);
 }
@@ -362,7 +438,8 @@ static bool read_file(const char *path, unsigned char **out, size_t *len) {
     return ok;
 }
 
-size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_fn fn, void *ud) {
+size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_fn fn,
+                         pf_store_load_nav_fn fn_nav, void *ud) {
     DIR *d = opendir(st->dir);
     struct dirent *de;
     size_t loaded = 0, sl = strlen(SUFFIX);
@@ -378,8 +455,10 @@ size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_
         uint64_t version;
         pf_grid *g;
         pf_status s;
-        if (nl <= sl || strcmp(de->d_name + nl - sl, SUFFIX) != 0) continue; /* and *.tmp */
-        idl = nl - sl;
+        bool nav = nl > strlen(NAV_SUFFIX) &&
+                   strcmp(de->d_name + nl - strlen(NAV_SUFFIX), NAV_SUFFIX) == 0;
+        if (!nav && (nl <= sl || strcmp(de->d_name + nl - sl, SUFFIX) != 0)) continue; /* *.tmp */
+        idl = nl - (nav ? strlen(NAV_SUFFIX) : sl);
         snprintf(path, sizeof(path), "%s/%s", st->dir, de->d_name);
         if (!pf_map_id_is_valid(de->d_name, idl)) {
             fprintf(stderr, "pathd: skipping %s: not a map id\n", path);
@@ -387,6 +466,23 @@ size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_
         }
         if (!read_file(path, &buf, &len)) {
             fprintf(stderr, "pathd: skipping %s: %s\n", path, strerror(errno));
+            continue;
+        }
+        if (nav) {
+            const char *bytes;
+            size_t n;
+            char id[PF_MAP_ID_MAX + 1];
+            if (pf_store_decode_nav(buf, len, &bytes, &n, &version)) {
+                fprintf(stderr, "pathd: skipping %s: damaged (digest or layout does not match)\n",
+                        path);
+                free(buf);
+                continue;
+            }
+            memcpy(id, de->d_name, idl);
+            id[idl] = '\0';
+            fn_nav(ud, id, version, bytes, n);
+            free(buf);
+            loaded++;
             continue;
         }
         s = pf_store_decode(buf, len, lim, &g, &version);

@@ -8,6 +8,12 @@
  * crash leaves either the old file or the new one, never a torn one; a file
  * whose digest does not match is reported and skipped at start.
  *
+ * A navmesh map is DIR/<id>.nav.bin instead: "PATHDNAV", format, version,
+ * the length and bytes of its envelope (proto/nav_json.h: the upload and
+ * the version's obstacles and area states, which parse back into the same
+ * map), and the SHA-256. Writing one kind of file for an id removes the
+ * other kind's.
+ *
  * Map ids are restricted by the router to [A-Za-z0-9_.-], so an id is a
  * safe file name. The HPA* hierarchy is not stored: it is rebuilt at start.
  *
@@ -36,6 +42,10 @@ const char *pf_store_dir(const pf_store *st);
 pf_status pf_store_write(pf_store *st, const char *id, uint64_t version, const pf_grid *g,
                          char *err, size_t errlen);
 
+/* Writes a navmesh map's envelope (len bytes) atomically, as pf_store_write. */
+pf_status pf_store_write_nav(pf_store *st, const char *id, uint64_t version, const char *bytes,
+                             size_t len, char *err, size_t errlen);
+
 /* Removes the map's file; a missing file is not an error. */
 pf_status pf_store_remove(pf_store *st, const char *id, char *err, size_t errlen);
 
@@ -44,12 +54,21 @@ pf_status pf_store_remove(pf_store *st, const char *id, char *err, size_t errlen
  * `lim`, a name that is not a map id) are reported on stderr and skipped.
  * Returns how many maps were handed to fn. */
 typedef void (*pf_store_load_fn)(void *ud, const char *id, uint64_t version, pf_grid *g);
-size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_fn fn, void *ud);
+/* For a navmesh file: its envelope, borrowed for the call. */
+typedef void (*pf_store_load_nav_fn)(void *ud, const char *id, uint64_t version, const char *bytes,
+                                     size_t len);
+size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_fn fn,
+                         pf_store_load_nav_fn fn_nav, void *ud);
 
 /* Serialization, exposed for tests: a malloc'd image of g (free()), and its
  * inverse. pf_store_decode returns PF_EPARSE for a damaged image. */
 pf_status pf_store_encode(const pf_grid *g, uint64_t version, unsigned char **out, size_t *len);
 pf_status pf_store_decode(const unsigned char *buf, size_t len, const pf_grid_limits *lim,
                           pf_grid **out, uint64_t *version);
+/* The navmesh file's image and its inverse (*bytes points into buf). */
+pf_status pf_store_encode_nav(const char *bytes, size_t n, uint64_t version, unsigned char **out,
+                              size_t *len);
+pf_status pf_store_decode_nav(const unsigned char *buf, size_t len, const char **bytes, size_t *n,
+                              uint64_t *version);
 
 #endif

@@ -9,6 +9,7 @@
 #include <uv.h>
 
 #include "clock.h"
+#include "crowd_json.h"
 #include "errors.h"
 #include "router.h"
 #include "session_json.h"
@@ -16,6 +17,10 @@
 
 #define READ_CHUNK 16384
 #define REAP_EVERY_MS 1000
+/* Crowd frames are not queued past this much unsent output on a stream: a
+ * slow reader misses frames (counted) rather than growing a backlog. */
+#define CROWD_BACKLOG_BYTES (4u << 20)
+#define MAX_DUE 64
 
 typedef struct wsconn {
     pf_hub *hub;
@@ -33,9 +38,14 @@ typedef struct wsconn {
     bool in_job;  /* an update runs on the pool: read nothing more */
     bool closing; /* no more input; close once the output is flushed */
     bool polling; /* the poll handle is initialised */
+    /* A crowd stream's crowd (a reference), or NULL for a session's. */
+    pf_crowd *crowd;
+    uint64_t frames_dropped;
+    bool end_after_answer; /* set by the job: close after its answer */
     /* The job. */
     pf_pool_job job;
     pf_update_list upd;
+    pf_crowd_command cmd;
     pf_session *sess;
     char *answer;
     size_t answer_len;
@@ -43,15 +53,28 @@ typedef struct wsconn {
     struct wsconn *all_prev, *all_next;
 } wsconn;
 
+/* One crowd tick on the pool, and its frame back to the hub. */
+typedef struct tick_job {
+    pf_pool_job job; /* first: the pool hands back &job */
+    pf_hub *hub;
+    pf_crowd *crowd; /* a reference */
+    char *frame;
+    size_t len;
+    bool gone; /* the crowd's map is gone: frame is the error */
+    struct tick_job *next;
+} tick_job;
+
 struct pf_hub {
     pf_hub_deps d;
     uv_loop_t loop;
     uv_async_t async;
     uv_timer_t reaper;
+    uv_timer_t ticker; /* the next crowd tick */
     uv_thread_t thread;
-    uv_mutex_t mu; /* guards incoming, done, the flags and count */
+    uv_mutex_t mu; /* guards incoming, done, frames, the flags and count */
     wsconn *incoming, *done;
-    bool close_all, stop;
+    tick_job *frames;
+    bool close_all, stop, rescan;
     size_t count;
     wsconn *all; /* loop thread only */
 };
@@ -72,6 +95,11 @@ static void conn_free(wsconn *c) {
     if (c->urh) MHD_upgrade_action(c->urh, MHD_UPGRADE_ACTION_CLOSE);
     pf_ws_decoder_free(&c->dec);
     pf_update_list_free(&c->upd);
+    pf_crowd_command_free(&c->cmd);
+    if (c->crowd) {
+        pf_crowd_watch(c->crowd, false);
+        pf_crowd_release(c->crowd);
+    }
     free(c->in);
     free(c->out);
     free(c->answer);
@@ -174,10 +202,53 @@ static void run_update(void *arg, pf_search_ctx *ctx) {
     push(c->hub, &c->hub->done, c);
 }
 
+/* Job: one crowd command on the pool. */
+static void run_crowd_command(void *arg, pf_search_ctx *ctx) {
+    wsconn *c = arg;
+    const pf_hub_deps *d = &c->hub->d;
+    pf_jsonw w;
+    pf_error err;
+    (void)ctx;
+    pf_jsonw_init(&w, 8192);
+    err = pf_crowd_run(c->crowd, d->registry, d->navq, &c->cmd, &w);
+    pf_crowd_command_free(&c->cmd);
+    c->answer = pf_jsonw_take(&w, &c->answer_len);
+    c->end_after_answer = err == PF_ERR_CROWD_NOT_FOUND; /* read by the hub after the push */
+    push(c->hub, &c->hub->done, c);
+}
+
+static void on_crowd_text(wsconn *c, const uint8_t *data, size_t len) {
+    const pf_hub_deps *d = &c->hub->d;
+    pf_proto_error e;
+    pf_status st;
+    if (pf_crowd_is_gone(c->crowd)) {
+        send_error(c, PF_ERR_CROWD_NOT_FOUND, NULL, NULL);
+        send_close(c, PF_WS_CLOSE_NORMAL);
+        return;
+    }
+    if ((st = pf_crowd_command_parse((const char *)data, len, &d->crowd_limits, &c->cmd, &e))) {
+        send_perror(c, &e);
+        return;
+    }
+    c->job.fn = run_crowd_command;
+    c->job.arg = c;
+    c->job.kind = PF_JOB_SEARCH;
+    c->in_job = true;
+    if ((st = pf_pool_submit(d->pool, &c->job))) {
+        c->in_job = false;
+        pf_crowd_command_free(&c->cmd);
+        send_error(c, st == PF_ELIMIT ? PF_ERR_OVERLOADED : PF_ERR_SHUTTING_DOWN, NULL, NULL);
+    }
+}
+
 static void on_text(wsconn *c, const uint8_t *data, size_t len) {
     const pf_hub_deps *d = &c->hub->d;
     pf_proto_error e;
     pf_status st;
+    if (c->crowd) {
+        on_crowd_text(c, data, len);
+        return;
+    }
     st = pf_update_list_parse((const char *)data, len, false, 1, &c->upd, &e);
     if (st) {
         send_perror(c, &e);
@@ -326,25 +397,122 @@ static void adopt(pf_hub *h, wsconn *c) {
     process(c); /* bytes libmicrohttpd read past the handshake */
 }
 
+/* Sends a tick's frame to every stream of its crowd (the error and a
+ * close when the crowd is gone), then lets the tick go. */
+static void deliver_frame(pf_hub *h, tick_job *tj) {
+    for (wsconn *c = h->all, *n; c; c = n) {
+        n = c->all_next;
+        if (c->crowd != tj->crowd || c->closing) continue;
+        if (!tj->frame) continue;
+        if (!tj->gone && c->out_len - c->out_off > CROWD_BACKLOG_BYTES) {
+            c->frames_dropped++;
+            continue;
+        }
+        send_frame(c, PF_WS_OP_TEXT, tj->frame, tj->len);
+        if (tj->gone) send_close(c, PF_WS_CLOSE_NORMAL);
+        update_poll(c);
+    }
+    free(tj->frame);
+    pf_crowd_release(tj->crowd);
+    free(tj);
+}
+
+/* The streams of crowds that are gone (deleted, expired, their map
+ * replaced or deleted) get crowd_not_found and a close. One whose command
+ * runs hears it from the command's answer. */
+static void end_gone_crowd_streams(pf_hub *h) {
+    for (wsconn *c = h->all, *n; c; c = n) {
+        n = c->all_next;
+        if (!c->crowd || c->closing || c->in_job || !pf_crowd_is_gone(c->crowd)) continue;
+        send_error(c, PF_ERR_CROWD_NOT_FOUND, NULL, NULL);
+        send_close(c, PF_WS_CLOSE_NORMAL);
+        update_poll(c);
+    }
+}
+
+/* Job: one crowd tick on the pool. */
+static void run_tick(void *arg, pf_search_ctx *ctx) {
+    tick_job *tj = arg;
+    pf_jsonw w;
+    (void)ctx;
+    pf_jsonw_init(&w, 16384);
+    tj->gone = pf_crowd_tick(tj->crowd, tj->hub->d.registry, &w) == PF_ERR_CROWD_NOT_FOUND;
+    tj->frame = pf_jsonw_take(&w, &tj->len);
+    pf_crowd_tick_done(tj->crowd);
+    uv_mutex_lock(&tj->hub->mu);
+    tj->next = tj->hub->frames;
+    tj->hub->frames = tj;
+    uv_mutex_unlock(&tj->hub->mu);
+    uv_async_send(&tj->hub->async);
+}
+
+/* Queues the ticks that are due and sets the timer for the next one. */
+static void on_tick(uv_timer_t *t) {
+    pf_hub *h = t->data;
+    pf_crowd *due[MAX_DUE];
+    uint64_t now = pf_clock_now_ns(), next = 0;
+    size_t n;
+    if (!h->d.crowds) return;
+    n = pf_crowds_due(h->d.crowds, now, due, MAX_DUE, &next);
+    for (size_t i = 0; i < n; i++) {
+        tick_job *tj = calloc(1, sizeof(*tj));
+        if (tj) {
+            tj->job.fn = run_tick;
+            tj->job.arg = tj;
+            tj->job.kind = PF_JOB_SEARCH;
+            tj->hub = h;
+            tj->crowd = due[i];
+            if (pf_pool_submit(h->d.pool, &tj->job) == PF_OK) continue;
+            free(tj);
+        }
+        /* No memory or a full queue: this tick is skipped. */
+        pf_crowd_tick_done(due[i]);
+        pf_crowd_release(due[i]);
+    }
+    if (next) {
+        uint64_t ms = next > now ? (next - now + 999999) / 1000000 : 0;
+        uv_timer_start(&h->ticker, on_tick, n == MAX_DUE ? 0 : ms, 0);
+    } else {
+        uv_timer_stop(&h->ticker);
+    }
+}
+
 static void on_async(uv_async_t *a) {
     pf_hub *h = a->data;
     wsconn *in, *done;
-    bool close_all, stop;
+    tick_job *frames;
+    bool close_all, stop, rescan;
     uv_mutex_lock(&h->mu);
     in = h->incoming;
     done = h->done;
+    frames = h->frames;
     h->incoming = h->done = NULL;
+    h->frames = NULL;
     close_all = h->close_all;
     stop = h->stop;
+    rescan = h->rescan && !stop;
+    h->rescan = false;
     uv_mutex_unlock(&h->mu);
     while (done) {
         wsconn *c = done;
         done = c->next;
         c->in_job = false;
-        if (c->answer && !c->closing) send_frame(c, PF_WS_OP_TEXT, c->answer, c->answer_len);
+        if (c->answer && !c->closing) {
+            send_frame(c, PF_WS_OP_TEXT, c->answer, c->answer_len);
+            if (c->end_after_answer) send_close(c, PF_WS_CLOSE_NORMAL); /* the crowd is gone */
+        }
         free(c->answer);
         c->answer = NULL;
         process(c);
+    }
+    while (frames) {
+        tick_job *tj = frames;
+        frames = tj->next;
+        deliver_frame(h, tj);
+    }
+    if (rescan) {
+        on_tick(&h->ticker);
+        end_gone_crowd_streams(h);
     }
     while (in) {
         wsconn *c = in;
@@ -367,6 +535,7 @@ static void on_async(uv_async_t *a) {
     }
     if (stop && !h->all) {
         uv_close((uv_handle_t *)&h->reaper, NULL);
+        uv_close((uv_handle_t *)&h->ticker, NULL);
         uv_close((uv_handle_t *)&h->async, NULL);
     }
 }
@@ -374,6 +543,16 @@ static void on_async(uv_async_t *a) {
 static void on_reap(uv_timer_t *t) {
     pf_hub *h = t->data;
     pf_sessions_reap(h->d.sessions, pf_clock_now_ns());
+    if (h->d.crowds) pf_crowds_reap(h->d.crowds, pf_clock_now_ns());
+}
+
+/* The crowds' notify: a tick rate changed (any thread). */
+static void crowds_changed(void *ud) {
+    pf_hub *h = ud;
+    uv_mutex_lock(&h->mu);
+    h->rescan = true;
+    uv_mutex_unlock(&h->mu);
+    uv_async_send(&h->async);
 }
 
 static void hub_main(void *arg) {
@@ -394,13 +573,18 @@ pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out) {
     h->reaper.data = h;
     uv_timer_start(&h->reaper, on_reap, REAP_EVERY_MS, REAP_EVERY_MS);
     uv_unref((uv_handle_t *)&h->reaper);
+    uv_timer_init(&h->loop, &h->ticker);
+    h->ticker.data = h;
+    uv_unref((uv_handle_t *)&h->ticker);
     if (uv_thread_create(&h->thread, hub_main, h)) goto out_close_handles;
+    if (h->d.crowds) pf_crowds_set_notify(h->d.crowds, crowds_changed, h);
     *out = h;
     return PF_OK;
 
 out_close_handles:
     uv_close((uv_handle_t *)&h->async, NULL);
     uv_close((uv_handle_t *)&h->reaper, NULL);
+    uv_close((uv_handle_t *)&h->ticker, NULL);
     uv_run(&h->loop, UV_RUN_DEFAULT);
 out_destroy_mutex:
     uv_mutex_destroy(&h->mu);
@@ -411,14 +595,18 @@ out_free_hub:
     return PF_ENOMEM;
 }
 
-void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
-                  const char *extra, size_t n, const char *map_id, const char *sid) {
+static void adopt_any(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                      const char *extra, size_t n, const char *map_id, const char *sid,
+                      pf_crowd *crowd) {
     wsconn *c = calloc(1, sizeof(*c));
     if (!c || (n && !(c->in = malloc(n)))) {
         free(c);
+        if (crowd) pf_crowd_release(crowd);
         MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
         return;
     }
+    if (crowd) pf_crowd_watch(crowd, true);
+    c->crowd = crowd;
     c->hub = h;
     c->fd = sock;
     c->urh = urh;
@@ -431,6 +619,16 @@ void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *
     h->count++;
     uv_mutex_unlock(&h->mu);
     push(h, &h->incoming, c);
+}
+
+void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                  const char *extra, size_t n, const char *map_id, const char *sid) {
+    adopt_any(h, sock, urh, extra, n, map_id, sid, NULL);
+}
+
+void pf_hub_adopt_crowd(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                        const char *extra, size_t n, pf_crowd *crowd) {
+    adopt_any(h, sock, urh, extra, n, pf_crowd_map_id(crowd), pf_crowd_id(crowd), crowd);
 }
 
 void pf_hub_close_all(pf_hub *h) {
@@ -450,11 +648,19 @@ size_t pf_hub_count(pf_hub *h) {
 
 void pf_hub_destroy(pf_hub *h) {
     if (!h) return;
+    if (h->d.crowds) pf_crowds_set_notify(h->d.crowds, NULL, NULL);
     uv_mutex_lock(&h->mu);
     h->stop = true;
     uv_mutex_unlock(&h->mu);
     uv_async_send(&h->async);
     uv_thread_join(&h->thread);
+    while (h->frames) { /* ticks that ended after the loop did */
+        tick_job *tj = h->frames;
+        h->frames = tj->next;
+        free(tj->frame);
+        pf_crowd_release(tj->crowd);
+        free(tj);
+    }
     uv_loop_close(&h->loop);
     uv_mutex_destroy(&h->mu);
     free(h);

@@ -16,7 +16,12 @@
  * with 1002, binary messages with 1003, messages past ws_max_message with
  * 1009. A stream does not keep its session alive by itself: messages do.
  *
- * The hub also frees idle sessions past their ttl once a second.
+ * Crowd streams (GET .../crowds/{cid}/stream) live on the same hub: their
+ * messages are crowd commands, and the hub's ticker queues each ticking
+ * crowd's steps on the pool at its tick_hz and sends the frames (below).
+ *
+ * The hub also frees idle sessions and crowds past their ttl once a
+ * second.
  *
  * Thread-safe: adopt, close_all and count from any thread.
  */
@@ -26,7 +31,9 @@
 #include <microhttpd.h>
 #include <stddef.h>
 
+#include "crowd.h"
 #include "metrics.h"
+#include "navq.h"
 #include "pool.h"
 #include "registry.h"
 #include "session.h"
@@ -41,6 +48,9 @@ typedef struct pf_hub_deps {
     pf_pool *pool;         /* runs the session job */
     pf_metrics *metrics;   /* searches */
     size_t ws_max_message; /* largest message in bytes (close 1009 past it) */
+    pf_crowds *crowds;     /* ticked and reaped here (NULL: no crowds) */
+    pf_navq *navq;         /* for crowd commands */
+    pf_crowd_limits crowd_limits;
 } pf_hub_deps;
 
 /* Starts the hub's thread. PF_ENOMEM. */
@@ -50,6 +60,16 @@ pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out);
  * are bytes libmicrohttpd read past the handshake. Never blocks. */
 void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                   const char *extra, size_t n, const char *map_id, const char *sid);
+
+/* Takes an upgraded connection watching crowd (its reference is taken):
+ * each text message is a crowd command (crowd_json.h) answered with the
+ * crowd's state; when the crowd ticks, every tick's state is sent to each
+ * of its streams (frames are dropped for a stream with more than
+ * CROWD_BACKLOG_BYTES unsent). An open stream keeps its crowd from
+ * expiring. When the crowd's map goes, the error is sent and the stream
+ * closed (1000). */
+void pf_hub_adopt_crowd(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                        const char *extra, size_t n, pf_crowd *crowd);
 
 /* Sends close 1001 (going away) on every stream and closes them once their
  * job, if any, is done (used by the SIGTERM drain). */

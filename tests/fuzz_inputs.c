@@ -8,6 +8,9 @@
  *   3 batch body                         9 WebSocket frames, fed in pieces
  *   4 query string (k=v&k=v)            10 --data-dir map file
  *   5 session create body               11 Moving AI scenario text
+ *  12 Wavefront OBJ (model/obj)         15 navmesh path request and batch
+ *  13 navmesh upload envelope (JSON)    16 crowd create and command bodies
+ *  14 navmesh PATCH body                17 --data-dir navmesh map file
  * Built with ASan and UBSan, so any out-of-bounds access, leak, overflow or
  * undefined behaviour is a crash. Readers must also keep their contract:
  * an error always comes with a message, and maps that parse are searched
@@ -21,8 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crowd_json.h"
+#include "jsonr.h"
 #include "map_io.h"
 #include "map_json.h"
+#include "nav_json.h"
+#include "obj.h"
 #include "path.h"
 #include "path_json.h"
 #include "planner.h"
@@ -153,11 +160,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     s = (const char *)data + 1;
     n = size - 1;
     memset(&e, 0, sizeof(e));
-    switch (data[0] % 12) {
+    switch (data[0] % 18) {
     case 0:
     case 1: {
         pf_grid *g = NULL;
-        st = data[0] % 12 == 0 ? pf_map_json_parse(s, n, &lim, &g, &e)
+        st = data[0] % 18 == 0 ? pf_map_json_parse(s, n, &lim, &g, &e)
                                : pf_map_text_parse(s, n, &lim, &g, &e);
         check_error(st, &e);
         if (st == PF_OK) search_map(g, data, size);
@@ -189,7 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 6:
     case 7: {
         pf_update_list l;
-        st = pf_update_list_parse(s, n, data[0] % 12 == 7, 64, &l, &e);
+        st = pf_update_list_parse(s, n, data[0] % 18 == 7, 64, &l, &e);
         check_error(st, &e);
         if (st == PF_OK) pf_update_list_free(&l);
         break;
@@ -214,6 +221,72 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         pf_scen sc;
         pf_parse_error pe;
         if (pf_scen_parse(s, n, 1000, &sc, &pe) == PF_OK) pf_scen_free(&sc);
+        break;
+    }
+    case 12: {
+        pf_obj o;
+        pf_nav_error ne;
+        st = pf_obj_parse(s, n, 4096, 8192, &o, &ne);
+        CHECK(st != PF_OK || (o.nverts <= 4096 && o.ntris <= 8192));
+        for (uint32_t i = 0; st == PF_OK && i < 3 * o.ntris; i++) CHECK(o.tris[i] < o.nverts);
+        CHECK(st == PF_OK || ne.message[0]);
+        if (st == PF_OK) pf_obj_free(&o);
+        break;
+    }
+    case 13: {
+        pf_nav_limits nl = pf_nav_default_limits();
+        pf_nav_upload u;
+        cJSON *root = NULL;
+        nl.max_vertices = 4096;
+        nl.max_triangles = 8192;
+        memset(&u, 0, sizeof(u));
+        st = pf_jsonr_parse(s, n, &root, &e);
+        if (st == PF_OK) st = pf_nav_upload_from_json(root, &lim, &nl, &u, &e);
+        check_error(st, &e);
+        cJSON_Delete(root);
+        pf_nav_upload_free(&u);
+        break;
+    }
+    case 14: {
+        pf_nav_patch p;
+        st = pf_nav_patch_parse(s, n, &p, &e);
+        check_error(st, &e);
+        if (st == PF_OK) pf_nav_patch_free(&p);
+        break;
+    }
+    case 15: {
+        pf_nav_path_request q, *qs = NULL;
+        size_t nq = 0;
+        int64_t dl;
+        check_error(pf_nav_path_request_parse(s, n, 64, &q, &e), &e);
+        st = pf_nav_path_batch_parse(s, n, 16, 64, &qs, &nq, &dl, &e);
+        check_error(st, &e);
+        if (st == PF_OK) CHECK(nq >= 1 && nq <= 16);
+        free(qs);
+        break;
+    }
+    case 16: {
+        const pf_crowd_limits cl = {64, 60, 100, 3600};
+        pf_crowd_request r;
+        pf_crowd_command c;
+        st = pf_crowd_request_parse(s, n, &cl, &r, &e);
+        check_error(st, &e);
+        if (st == PF_OK) {
+            CHECK(r.nagents <= (size_t)r.max_agents);
+            pf_crowd_request_free(&r);
+        }
+        st = pf_crowd_command_parse(s, n, &cl, &c, &e);
+        check_error(st, &e);
+        if (st == PF_OK) pf_crowd_command_free(&c);
+        break;
+    }
+    case 17: {
+        const char *bytes;
+        size_t len;
+        uint64_t v;
+        if (pf_store_decode_nav(data + 1, n, &bytes, &len, &v) == PF_OK)
+            CHECK((const uint8_t *)bytes >= data + 1 &&
+                  (const uint8_t *)bytes + len <= data + size);
         break;
     }
     }

@@ -240,11 +240,42 @@ START_TEST(store_server_keeps_maps_across_restart) {
 }
 END_TEST
 
+/* A navmesh map's file: its envelope bytes and version round trip, and any
+ * flipped byte or cut is refused (the digest). */
+START_TEST(store_nav_round_trip_and_damage) {
+    static const char env[] = "{\"kind\":\"navmesh\",\"obj\":\"v 0 0 0\\n\",\"obstacles\":[]}";
+    unsigned char *buf;
+    const char *bytes;
+    size_t len, n;
+    uint64_t v;
+    ck_assert_int_eq(pf_store_encode_nav(env, sizeof(env) - 1, 42, &buf, &len), PF_OK);
+    ck_assert_int_eq(pf_store_decode_nav(buf, len, &bytes, &n, &v), PF_OK);
+    ck_assert_uint_eq(v, 42);
+    ck_assert_uint_eq(n, sizeof(env) - 1);
+    ck_assert_mem_eq(bytes, env, n);
+    for (size_t i = 0; i < len; i++) {
+        buf[i] ^= 0x20;
+        ck_assert_int_eq(pf_store_decode_nav(buf, len, &bytes, &n, &v), PF_EPARSE);
+        buf[i] ^= 0x20;
+    }
+    for (size_t cut = 0; cut < len; cut++)
+        ck_assert_int_eq(pf_store_decode_nav(buf, cut, &bytes, &n, &v), PF_EPARSE);
+    /* A grid file is not a navmesh file, nor the other way round. */
+    {
+        pf_grid_limits lim = pf_grid_default_limits();
+        pf_grid *g;
+        ck_assert_int_eq(pf_store_decode(buf, len, &lim, &g, &v), PF_EPARSE);
+    }
+    free(buf);
+}
+END_TEST
+
 TU_SUITE(store) {
     Suite *s = suite_create("store");
     TCase *tc = tcase_create("store");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, store_round_trip_and_damage);
+    tcase_add_test(tc, store_nav_round_trip_and_damage);
     tcase_add_test(tc, store_server_keeps_maps_across_restart);
     suite_add_tcase(s, tc);
     return s;

@@ -6,9 +6,9 @@
 //
 // For every row (method, path, bodies, scope) there must be exactly that
 // operation in the spec, and every operation of the spec must be a row:
-// - the path, with "{id}"/"{sid}" as in the spec and a trailing "/?" dropped;
+// - the path, with "{id}"/"{sid}"/"{cid}" as in the spec and a trailing "/?" dropped;
 // - the request body content types: NONE no requestBody, JSON
-//   application/json, MAP application/json and text/plain, UPDATES
+//   application/json, MAP application/json, text/plain and model/obj, UPDATES
 //   application/json and application/x-ndjson;
 // - the scope: OPEN `security: []`, READ the root default (a read or a
 //   write token), WRITE `security: [{writeToken: []}]`.
@@ -37,7 +37,7 @@ if (rows.length === 0) problems.push(`${routesFile}: no PF_ROUTES rows found`);
 const bodyTypes = {
     NONE: [],
     JSON: ['application/json'],
-    MAP: ['application/json', 'text/plain'],
+    MAP: ['application/json', 'model/obj', 'text/plain'],
     UPDATES: ['application/json', 'application/x-ndjson'],
 };
 
