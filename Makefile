@@ -49,8 +49,10 @@ ifeq ($(VARIANT),asan)
 OUT := build/asan
 OPTFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 else ifeq ($(VARIANT),tsan)
+# -mpopcnt: no target_clones ifunc (core/dstar_tiles.h), whose resolver
+# runs before ThreadSanitizer is initialised and crashes the loader.
 OUT := build/tsan
-OPTFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
+OPTFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=thread -mpopcnt
 else
 OUT := build
 OPTFLAGS := -O2 -g

@@ -433,17 +433,18 @@ static void end_gone_crowd_streams(pf_hub *h) {
 /* Job: one crowd tick on the pool. */
 static void run_tick(void *arg, pf_search_ctx *ctx) {
     tick_job *tj = arg;
+    pf_hub *h = tj->hub; /* tj is the hub's once pushed: not read after */
     pf_jsonw w;
     (void)ctx;
     pf_jsonw_init(&w, 16384);
-    tj->gone = pf_crowd_tick(tj->crowd, tj->hub->d.registry, &w) == PF_ERR_CROWD_NOT_FOUND;
+    tj->gone = pf_crowd_tick(tj->crowd, h->d.registry, &w) == PF_ERR_CROWD_NOT_FOUND;
     tj->frame = pf_jsonw_take(&w, &tj->len);
     pf_crowd_tick_done(tj->crowd);
-    uv_mutex_lock(&tj->hub->mu);
-    tj->next = tj->hub->frames;
-    tj->hub->frames = tj;
-    uv_mutex_unlock(&tj->hub->mu);
-    uv_async_send(&tj->hub->async);
+    uv_mutex_lock(&h->mu);
+    tj->next = h->frames;
+    h->frames = tj;
+    uv_mutex_unlock(&h->mu);
+    uv_async_send(&h->async);
 }
 
 /* Queues the ticks that are due and sets the timer for the next one. */
