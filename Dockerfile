@@ -6,11 +6,14 @@ RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends make gc
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-RUN make deps && make -j"$(nproc)"
+# .git stays out of the image: pass the commit for pathd_build_info
+# (/metrics) with `docker build --build-arg BUILD_COMMIT=$(git rev-parse --short=12 HEAD) .`
+ARG BUILD_COMMIT=unknown
+RUN make deps && make -j"$(nproc)" BUILD_COMMIT="$BUILD_COMMIT"
 
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update -qq \
-    && apt-get install -y -qq --no-install-recommends libmicrohttpd12 libcjson1 libuv1 libnettle8 \
+    && apt-get install -y -qq --no-install-recommends libmicrohttpd12 libcjson1 libuv1 libnettle8 libhiredis0.14 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /var/lib/pathd --create-home pathd \
     && install -d -o pathd -g pathd /var/lib/pathd/maps
@@ -23,6 +26,7 @@ WORKDIR /var/lib/pathd
 # directory, owner included, into it); a bind mount needs
 # `chown 10001:10001 DIR` on the host first, else every upload answers 500
 # storage_failed.
+# A fleet sets PATHD_DATA_DIR="" and PATHD_STORE=redis://... (deploy/k8s).
 ENV PATHD_BIND=0.0.0.0 PATHD_PORT=8080 PATHD_DATA_DIR=/var/lib/pathd/maps \
     PATHD_DRAIN_TIMEOUT=30
 VOLUME /var/lib/pathd/maps

@@ -129,4 +129,16 @@ pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g, c
 /* Whether a and b are walkable cells of the same connected component. O(1). */
 bool pf_hpa_connected(const pf_hpa *h, pf_point a, pf_point b);
 
+/* The abstract graph, for inspection (the debug viewer). Clusters are
+ * squares of stats.cluster_size cells from (0,0), row by row; nodes are
+ * numbered 0 .. stats.abstract_nodes - 1, cluster by cluster. */
+pf_point pf_hpa_node_point(const pf_hpa *h, int32_t v);
+/* Node v's out-edges: (*to)[i] the target and (*cost)[i] the cost of edge
+ * i < returned count, borrowed from h. The first *nintra stay inside v's
+ * cluster (exact in-cluster shortest paths); the others are one step
+ * across a border into a neighbouring cluster's node (an entrance's
+ * transition pair). */
+size_t pf_hpa_node_edges(const pf_hpa *h, int32_t v, const int32_t **to, const double **cost,
+                         size_t *nintra);
+
 #endif

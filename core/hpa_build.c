@@ -1067,3 +1067,14 @@ bool pf_hpa_connected(const pf_hpa *h, pf_point a, pf_point b) {
     return h->region_comp[h->cl_region_first[pf__hpa_cluster_of(h, a.x, a.y)] + ra] ==
            h->region_comp[h->cl_region_first[pf__hpa_cluster_of(h, b.x, b.y)] + rb];
 }
+
+pf_point pf_hpa_node_point(const pf_hpa *h, int32_t v) { return h->node_pt[v]; }
+
+size_t pf_hpa_node_edges(const pf_hpa *h, int32_t v, const int32_t **to, const double **cost,
+                         size_t *nintra) {
+    int32_t a = h->edge_first[v], b = h->edge_first[v + 1];
+    *to = h->edge_to + a;
+    *cost = h->edge_cost + a;
+    *nintra = (size_t)(h->edge_inter[v] - a);
+    return (size_t)(b - a);
+}

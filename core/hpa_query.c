@@ -79,6 +79,8 @@ typedef struct hpa_scratch {
     size_t apath_cap;
     uint8_t *via; /* per abstract node: reached along an intra-cluster edge */
     size_t via_cap;
+    pf_point *apts; /* the abstract path's cells, for pf_result.abstract_path */
+    size_t apts_cap;
 } hpa_scratch;
 
 static void scratch_free(void *p) {
@@ -90,6 +92,7 @@ static void scratch_free(void *p) {
     free(s->pc);
     free(s->apath);
     free(s->via);
+    free(s->apts);
     free(s);
 }
 
@@ -98,7 +101,7 @@ static size_t scratch_memory(const void *p) {
     size_t cells = (size_t)s->cs * (size_t)s->cs;
     return sizeof(*s) + 2 * cells * (sizeof(double) + 4 + 3 * sizeof(int32_t)) +
            s->tmp_cap * (sizeof(pf_point) + sizeof(double)) + s->apath_cap * sizeof(int32_t) +
-           s->via_cap;
+           s->via_cap + s->apts_cap * sizeof(pf_point);
 }
 
 static pf_status get_scratch(pf_search_ctx *ctx, int32_t cs, hpa_scratch **out) {
@@ -866,6 +869,21 @@ pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g, c
     {
         int32_t i = na;
         for (int32_t v = h->nnodes + 1; v >= 0; v = ctx->nodes[v].parent) s->apath[--i] = v;
+    }
+    if (q->record_expanded) {
+        /* The abstract path as cells: start, the transitions, goal. */
+        if ((size_t)na > s->apts_cap) {
+            pf_point *ap = realloc(s->apts, (size_t)na * 2 * sizeof(*ap));
+            if (!ap) return out->status = PF_ENOMEM;
+            s->apts = ap;
+            s->apts_cap = (size_t)na * 2;
+        }
+        for (int32_t i = 0; i < na; i++) {
+            int32_t v = s->apath[i];
+            s->apts[i] = v == h->nnodes ? q->start : v == h->nnodes + 1 ? q->goal : h->node_pt[v];
+        }
+        out->abstract_path = s->apts;
+        out->abstract_path_len = (size_t)na;
     }
     st = refine(ctx, h, q, s, ks, kg, s->apath, na, &len);
     if (!st) st = improve(ctx, g, s, &len);

@@ -77,6 +77,8 @@ typedef struct pf_result {
     double cost;                   /* path cost under the map's costs; 0 without a path */
     const pf_point *path;          /* start..goal inclusive; borrowed from the context, */
     size_t path_len;               /* valid until its next search */
+    const pf_point *abstract_path; /* hpa with record_expanded: start, the transitions */
+    size_t abstract_path_len;      /* path was refined from, goal (borrowed like path) */
     uint64_t expanded;             /* nodes taken off the open list and expanded */
     uint64_t generated;            /* nodes pushed or improved on the open list */
     uint64_t jump_points;          /* jps: jump points found; 0 otherwise */

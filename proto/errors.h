@@ -45,6 +45,9 @@
            "Another request is using this session; retry when it is answered.")                    \
     XX(CONFLICT,           "conflict",               409,                                          \
            "The map kept changing under this PATCH; retry.")                                       \
+    XX(PRECONDITION,       "precondition_failed",    412,                                          \
+           "The map is not at the version If-Match names (or If-None-Match found it); "            \
+           "nothing changed.")                                                                     \
     XX(BODY_TOO_LARGE,     "body_too_large",         413,                                          \
            "The body is larger than this server accepts.")                                         \
     XX(LIMIT_EXCEEDED,     "limit_exceeded",         413, "A limit of this server was exceeded.")  \
@@ -64,6 +67,8 @@
            "The data directory could not be written; nothing changed.")                            \
     XX(OVERLOADED,         "overloaded",             503, "The server is busy. Retry later.")      \
     XX(SHUTTING_DOWN,      "shutting_down",          503, "The server is shutting down.")          \
+    XX(STORE_UNAVAILABLE,  "store_unavailable",      503,                                          \
+           "The shared map store did not answer in time; retry.")                                  \
     XX(NO_MEMORY,          "out_of_memory",          503, "Out of memory.")                        \
     XX(DEADLINE,           "deadline_exceeded",      504,                                          \
            "The deadline passed before the answer was ready.")

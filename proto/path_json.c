@@ -330,5 +330,12 @@ void pf_path_write_stats(pf_jsonw *w, const pf_path_answer *a) {
         for (size_t i = 0; i < a->expanded_cells_len; i++)
             pf_jsonw_point(w, a->expanded_cells[i] % mw, a->expanded_cells[i] / mw);
         pf_jsonw_arr_end(w);
+        if (a->abstract_path_len) {
+            pf_jsonw_key(w, "abstract_path");
+            pf_jsonw_arr_begin(w);
+            for (size_t i = 0; i < a->abstract_path_len; i++)
+                pf_jsonw_point(w, a->abstract_path[i].x, a->abstract_path[i].y);
+            pf_jsonw_arr_end(w);
+        }
     }
 }

@@ -91,6 +91,8 @@ typedef struct pf_path_answer {
     size_t path_len;
     const int32_t *expanded_cells; /* borrowed; cell indices y*w+x, debug only */
     size_t expanded_cells_len;
+    const pf_point *abstract_path; /* borrowed; hpa's abstract path, debug only */
+    size_t abstract_path_len;
     int32_t map_width; /* to turn cell indices into [x, y] */
     uint64_t map_version;
     uint64_t expanded;
@@ -101,7 +103,8 @@ typedef struct pf_path_answer {
 
 /* Writes {"found":..,"cost":..,"path":[[x,y],..],"algorithm":..,"map_version":..,
  * "stats":{"expanded":..,"time_us":..,"cached":..}} (plus "reason" when not
- * found and "expanded_cells" with debug) as a value. */
+ * found, and with debug "expanded_cells" and, when there is one,
+ * "abstract_path") as a value. */
 void pf_path_write_answer(pf_jsonw *w, const pf_path_answer *a);
 
 /* The two halves of that object, for the path cache: the members that are

@@ -26,6 +26,13 @@ static const opt opts[] = {
      sizeof(((pf_config *)0)->data_dir),
      "keep maps on disk here (written before the 2xx answer, reloaded at start); "
      "unset = in memory only"},
+    {"store", "PATHD_STORE", "store", OPT_STR, OFF(store), 0, 0, sizeof(((pf_config *)0)->store),
+     "keep every map in a shared Redis, redis://[:PASSWORD@]HOST:PORT[/DB], so a fleet of "
+     "instances serves every map (see deploy/README.md); unset = memory or --data-dir"},
+    {"instance-id", "PATHD_INSTANCE_ID", "instance", OPT_STR, OFF(instance_id), 0, 0,
+     sizeof(((pf_config *)0)->instance_id),
+     "this instance's name in the X-Pathd-Instance header of every answer; unset = "
+     "hostname:port"},
     {"port", "PATHD_PORT", "port", OPT_INT, OFF(port), 8080, 0, 65535,
      "TCP port; 0 picks a free port (printed at start)"},
     {"workers", "PATHD_WORKERS", "workers", OPT_INT, OFF(workers), 2, 1, 256,
@@ -81,6 +88,12 @@ static const opt opts[] = {
      "open WebSocket session streams (503 past it)"},
     {"ws-max-message", "PATHD_WS_MAX_MESSAGE", "ws_max_message_bytes", OPT_INT, OFF(ws_max_message),
      1024 * 1024, 125, 64 * 1024 * 1024, "largest WebSocket message accepted (close 1009 past it)"},
+    {"store-timeout-ms", "PATHD_STORE_TIMEOUT_MS", "store_timeout_ms", OPT_INT,
+     OFF(store_timeout_ms), 2000, 10, 600000,
+     "--store: longest wait for Redis to connect or answer one command (503 past it)"},
+    {"map-idle-ttl", "PATHD_MAP_IDLE_TTL", "map_idle_ttl_s", OPT_INT, OFF(map_idle_ttl_s), 600, 0,
+     604800,
+     "--store: seconds a map copy unused (no request, no session) stays loaded; 0 = forever"},
     {"nav-max-vertices", "PATHD_NAV_MAX_VERTICES", "nav_max_vertices", OPT_INT,
      OFF(nav_max_vertices), 1 << 20, 3, INT64_C(1) << 26,
      "navmesh uploads: OBJ vertices (413 limit_exceeded past it)"},
@@ -228,7 +241,10 @@ void pf_config_print_help(FILE *f) {
             pf_config_defaults(&d);
             v = (const char *)&d + opts[i].offset;
             snprintf(name, sizeof(name), "--%s %s", opts[i].flag,
-                     strcmp(opts[i].flag, "bind") == 0 ? "ADDR" : "DIR");
+                     strcmp(opts[i].flag, "bind") == 0          ? "ADDR"
+                     : strcmp(opts[i].flag, "store") == 0       ? "URL"
+                     : strcmp(opts[i].flag, "instance-id") == 0 ? "NAME"
+                                                                : "DIR");
             snprintf(dflt, sizeof(dflt), "%s", *v ? v : "unset");
         } else if (opts[i].kind == OPT_BOOL) {
             snprintf(dflt, sizeof(dflt), "off");

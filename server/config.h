@@ -18,6 +18,8 @@
 typedef struct pf_config {
     char bind[64];                 /* --bind / PATHD_BIND */
     char data_dir[1024];           /* --data-dir: where maps persist; "" = memory only */
+    char store[1024];              /* --store redis://...: the shared map store; "" = none */
+    char instance_id[128];         /* --instance-id: X-Pathd-Instance; "" = hostname:port */
     int64_t port;                  /* --port, 0 = an ephemeral port */
     int64_t workers;               /* search worker threads */
     int64_t io_threads;            /* libmicrohttpd threads (I/O only) */
@@ -44,6 +46,8 @@ typedef struct pf_config {
     int64_t max_updates;           /* updates in one NDJSON request */
     int64_t max_streams;           /* open WebSocket streams */
     int64_t ws_max_message;        /* largest WebSocket message in bytes (close 1009 past it) */
+    int64_t store_timeout_ms;      /* --store: longest wait for Redis (connect, command) */
+    int64_t map_idle_ttl_s;        /* --store: drop a copy unused this long, 0 = never */
     int64_t nav_max_vertices;      /* navmesh uploads: OBJ vertices */
     int64_t nav_max_triangles;     /* ... triangles */
     int64_t nav_max_voxels;        /* ... voxel columns of the world */

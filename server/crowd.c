@@ -28,6 +28,7 @@ struct pf_crowd {
     uint64_t next_ns; /* the next tick */
     bool ticking;     /* a tick job is queued or running */
     uint64_t skipped;
+    size_t memory; /* pf_nav_crowd_memory at the last run */
     struct pf_crowd *next;
     /* Under mu. */
     uv_mutex_t mu;
@@ -40,6 +41,7 @@ struct pf_crowds {
     uv_mutex_t mu;
     pf_crowd *all; /* each holds the table's reference */
     size_t count, max_total, max_per_map;
+    uint64_t steps; /* every crowd's, under mu */
     void (*notify)(void *ud);
     void *notify_ud;
 };
@@ -244,6 +246,7 @@ pf_status pf_crowds_add(pf_crowds *t, pf_mapver *mv, const pf_crowd_request *rq,
     }
     pf_nav_query_destroy(q);
     q = NULL;
+    c->memory = pf_nav_crowd_memory(c->nc);
     new_id(c->id);
     uv_mutex_lock(&t->mu);
     for (pf_crowd *o = t->all; o; o = o->next) on_map += strcmp(o->map_id, c->map_id) == 0;
@@ -368,6 +371,30 @@ size_t pf_crowds_count(pf_crowds *t) {
     size_t n;
     uv_mutex_lock(&t->mu);
     n = t->count;
+    uv_mutex_unlock(&t->mu);
+    return n;
+}
+
+uint64_t pf_crowds_steps(pf_crowds *t) {
+    uint64_t n;
+    uv_mutex_lock(&t->mu);
+    n = t->steps;
+    uv_mutex_unlock(&t->mu);
+    return n;
+}
+
+size_t pf_crowds_memory(pf_crowds *t) {
+    size_t n = 0;
+    uv_mutex_lock(&t->mu);
+    for (pf_crowd *c = t->all; c; c = c->next) n += c->memory;
+    uv_mutex_unlock(&t->mu);
+    return n;
+}
+
+size_t pf_crowds_count_map(pf_crowds *t, const char *map_id) {
+    size_t n = 0;
+    uv_mutex_lock(&t->mu);
+    for (pf_crowd *c = t->all; c; c = c->next) n += strcmp(c->map_id, map_id) == 0;
     uv_mutex_unlock(&t->mu);
     return n;
 }
@@ -568,6 +595,10 @@ static void step(pf_crowd *c, int64_t steps, double dt) {
         c->steps++;
     }
     if (steps) c->step_us = (pf_clock_now_ns() - t0) / 1000 / (uint64_t)steps;
+    uv_mutex_lock(&c->t->mu);
+    c->t->steps += (uint64_t)steps;
+    c->memory = pf_nav_crowd_memory(c->nc);
+    uv_mutex_unlock(&c->t->mu);
 }
 
 pf_error pf_crowd_run(pf_crowd *c, pf_registry *reg, pf_navq *navq, const pf_crowd_command *cmd,

@@ -73,6 +73,12 @@ size_t pf_crowds_drop_map(pf_crowds *t, const char *map_id, uint64_t keep_lineag
 /* Frees crowds idle past their ttl and not watched. Returns how many. */
 size_t pf_crowds_reap(pf_crowds *t, uint64_t now_ns);
 size_t pf_crowds_count(pf_crowds *t);
+/* Steps every crowd took since the start (removed ones included), and the
+ * bytes the crowds held at their last run (their mesh copies and agents). */
+uint64_t pf_crowds_steps(pf_crowds *t);
+size_t pf_crowds_memory(pf_crowds *t);
+/* Crowds of map map_id (any lineage). */
+size_t pf_crowds_count_map(pf_crowds *t, const char *map_id);
 
 void pf_crowd_retain(pf_crowd *c);
 void pf_crowd_release(pf_crowd *c);

@@ -58,6 +58,7 @@ static enum MHD_Result send_answer(pf_req *r) {
     for (size_t i = 0; i < r->nheaders; i++)
         MHD_add_response_header(resp, r->headers_buf + r->headers[i].name,
                                 r->headers_buf + r->headers[i].value);
+    MHD_add_response_header(resp, "X-Pathd-Instance", atomic_load(r->env->instance));
     ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
     if (ret == MHD_YES) r->sent = true;
@@ -187,6 +188,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     if (r->sent) return MHD_YES;
+    if (r->again) {
+        /* Resumed by pf_req_finish_again: the handler runs once more. */
+        r->again = false;
+        r->queued = false;
+        r->reruns++;
+    }
     if (!r->answered && !r->queued) {
         pf_routes_call(h->d.routes, r->rr.route, r);
         if (r->queued) return MHD_YES; /* suspended: the worker resumes the connection */
@@ -218,6 +225,8 @@ pf_status pf_http_create(const pf_http_deps *d, pf_http **out) {
     h->env.pool = d->pool;
     h->env.queue_limit = d->cfg->queue_limit;
     h->env.retry_after_s = d->cfg->retry_after_s;
+    h->env.metrics = d->metrics;
+    h->env.instance = d->instance;
     atomic_init(&h->draining, false);
     *out = h;
     return PF_OK;

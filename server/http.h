@@ -16,6 +16,7 @@
 #ifndef PF_SERVER_HTTP_H
 #define PF_SERVER_HTTP_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,7 @@ typedef struct pf_http_deps {
     const pf_routes *routes;
     pf_pool *pool;
     pf_metrics *metrics;
+    _Atomic(const char *) *instance; /* the X-Pathd-Instance of every answer */
 } pf_http_deps;
 
 /* Does not listen yet. PF_ENOMEM. */

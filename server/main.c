@@ -51,12 +51,19 @@ int main(int argc, char **argv) {
         fprintf(stderr, "pathd: out of memory at start\n");
         return 1;
     }
+    /* The demo maps go into a shared store (when it lacks them), so it is
+     * opened first; a data directory's maps replace the demo ones. */
+    if (cfg.store[0] && pf_server_open_store(srv, err, sizeof(err))) {
+        fprintf(stderr, "pathd: %s\n", err);
+        pf_server_destroy(srv);
+        return 1;
+    }
     if (cfg.demo && load_demo(srv)) {
         fprintf(stderr, "pathd: cannot build the demo maps\n");
         pf_server_destroy(srv);
         return 1;
     }
-    if (cfg.data_dir[0] && pf_server_open_store(srv, err, sizeof(err))) {
+    if (!cfg.store[0] && cfg.data_dir[0] && pf_server_open_store(srv, err, sizeof(err))) {
         fprintf(stderr, "pathd: %s\n", err);
         pf_server_destroy(srv);
         return 1;
@@ -66,9 +73,9 @@ int main(int argc, char **argv) {
         pf_server_destroy(srv);
         return 1;
     }
-    printf("pathd listening on %s:%u (workers %lld, io threads %lld, queue %lld)\n", cfg.bind,
-           (unsigned)pf_server_port(srv), (long long)cfg.workers, (long long)cfg.io_threads,
-           (long long)cfg.queue_limit);
+    printf("pathd listening on %s:%u (workers %lld, io threads %lld, queue %lld, instance %s)\n",
+           cfg.bind, (unsigned)pf_server_port(srv), (long long)cfg.workers,
+           (long long)cfg.io_threads, (long long)cfg.queue_limit, pf_server_instance(srv));
     fflush(stdout);
 
     while (sig != SIGTERM && sig != SIGINT)

@@ -1,29 +1,21 @@
-/* maps.c -- see maps.h. */
-#include "maps.h"
+/* maps.c -- see maps.h: what every store shares (building a version,
+ * applying a PATCH, the PATCH's retry loop), and the call of the store's
+ * backend (maps_internal.h). */
+#include "maps_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uv.h>
 
 #include "clock.h"
 #include "jsonr.h"
-#include "store.h"
-
-struct pf_maps {
-    pf_maps_deps d;
-    pf_grid_limits limits;
-    pf_nav_limits nav_limits;
-    pf_nav_runner runner;
-    pf_store *store; /* --data-dir, or NULL */
-    uv_mutex_t mu;   /* with a store: one map change (disk + registry) at a time */
-};
 
 pf_status pf_maps_create(const pf_maps_deps *d, pf_maps **out) {
     pf_maps *m = calloc(1, sizeof(*m));
     *out = NULL;
     if (!m) return PF_ENOMEM;
     m->d = *d;
+    m->be = &pf__maps_memory;
     m->limits = pf_grid_default_limits();
     m->limits.max_cells = d->cfg->max_map_cells;
     m->limits.max_side = (int32_t)d->cfg->max_map_side;
@@ -48,7 +40,7 @@ pf_status pf_maps_create(const pf_maps_deps *d, pf_maps **out) {
 
 void pf_maps_destroy(pf_maps *m) {
     if (!m) return;
-    pf_store_close(m->store);
+    m->be->close(m);
     uv_mutex_destroy(&m->mu);
     free(m);
 }
@@ -59,86 +51,29 @@ const pf_nav_limits *pf_maps_nav_limits(const pf_maps *m) { return &m->nav_limit
 
 const pf_nav_runner *pf_maps_nav_runner(const pf_maps *m) { return &m->runner; }
 
-void pf_maps_nav_error(pf_proto_error *e, pf_status st, const pf_nav_error *ne) {
-    pf_nav_error_to_proto(e, st, ne);
-}
-
-pf_status pf_maps_build_nav(pf_maps *m, const char *id, const pf_nav_upload *u,
-                            const uint8_t hash[32], uint64_t t0_ns, pf_mapver **out,
-                            pf_proto_error *e) {
-    pf_nav_geom geom;
-    pf_nav_build_input in = pf_nav_upload_input(u, &geom);
-    pf_navmesh *nm = NULL;
-    pf_nav_error ne;
-    pf_jsonw w;
-    pf_navsrc *src;
-    pf_status st;
-    *out = NULL;
-    if ((st = pf_nav_build(&in, &m->nav_limits, &m->runner, &nm, &ne))) {
-        pf_maps_nav_error(e, st, &ne);
-        return st;
+pf_status pf_maps_open_store(pf_maps *m, char *err, size_t errlen) {
+    const pf_config *cfg = m->d.cfg;
+    if (cfg->store[0] && cfg->data_dir[0]) {
+        snprintf(err, errlen,
+                 "--store and --data-dir exclude each other: a fleet keeps its maps "
+                 "in the shared store");
+        return PF_EINVAL;
     }
-    if (u->nobstacles || u->narea_state) {
-        pf_nav_change ch;
-        pf_navmesh *next = NULL;
-        memset(&ch, 0, sizeof(ch));
-        ch.put = u->obstacles;
-        ch.nput = u->nobstacles;
-        ch.areas = u->area_state;
-        ch.nareas = u->narea_state;
-        st = pf_nav_apply(nm, &ch, &m->nav_limits, &m->runner, &next, &ne);
-        pf_navmesh_release(nm);
-        if (st) {
-            /* The fields of the change are the upload's: obstacles[i] and
-             * areas[i] of area_state. */
-            if (strncmp(ne.field, "areas[", 6) == 0) {
-                char f[sizeof(ne.field)];
-                snprintf(f, sizeof(f), "area_state%.80s", ne.field + 5);
-                memcpy(ne.field, f, sizeof(f));
-            }
-            pf_maps_nav_error(e, st, &ne);
-            return st;
-        }
-        nm = next;
-    }
-    pf_jsonw_init(&w, u->obj_len + 4096);
-    pf_nav_write_source_members(&w, u);
-    if (pf_jsonw_failed(&w) || !(src = pf_navsrc_create(w.buf, w.len))) {
-        pf_jsonw_free(&w);
-        pf_navmesh_release(nm);
-        return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
-    }
-    pf_jsonw_free(&w);
-    *out = pf_mapver_create_nav(id, nm, src, (size_t)m->d.cfg->cache_entries,
-                                (size_t)m->d.cfg->cache_bytes, (pf_clock_now_ns() - t0_ns) / 1000,
-                                hash);
-    if (!*out) return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    if (cfg->store[0]) return pf__maps_open_redis(m, cfg->store, err, errlen);
+    if (cfg->data_dir[0]) return pf__maps_open_dir(m, cfg->data_dir, err, errlen);
     return PF_OK;
 }
 
-/* Writes mv (a grid or a navmesh version) to the store as `version`. */
-static pf_status store_write(pf_maps *m, const pf_mapver *mv, uint64_t version, char *err,
-                             size_t errlen) {
-    pf_jsonw w;
-    pf_status st;
-    if (!mv->nav)
-        return pf_store_write(m->store, mv->id, version, pf_planner_grid(mv->planner), err, errlen);
-    pf_jsonw_init(&w, mv->navsrc->len + 4096);
-    pf_jsonw_obj_begin(&w);
-    pf_jsonw_raw_members(&w, mv->navsrc->members, mv->navsrc->len);
-    pf_nav_write_state_members(&w, mv->nav);
-    pf_jsonw_obj_end(&w);
-    if (pf_jsonw_failed(&w)) {
-        pf_jsonw_free(&w);
-        snprintf(err, errlen, "out of memory");
-        return PF_ENOMEM;
-    }
-    st = pf_store_write_nav(m->store, mv->id, version, w.buf, w.len, err, errlen);
-    pf_jsonw_free(&w);
-    return st;
-}
+const char *pf_maps_store_kind(const pf_maps *m) { return m->be->kind; }
 
-const char *pf_maps_store_dir(const pf_maps *m) { return m->store ? pf_store_dir(m->store) : NULL; }
+const char *pf_maps_store_dir(const pf_maps *m) { return m->dir ? pf_store_dir(m->dir) : NULL; }
+
+const char *pf_maps_store_url(const pf_maps *m) { return m->fleet ? pf__maps_redis_url(m) : NULL; }
+
+bool pf_maps_store_ready(const pf_maps *m, char *why, size_t n) {
+    if (n) why[0] = '\0';
+    return m->fleet ? pf__maps_redis_ready(m, why, n) : true;
+}
 
 pf_mapver *pf_maps_wrap(pf_maps *m, const char *id, pf_planner *planner, uint64_t build_us,
                         const uint8_t hash[32]) {
@@ -162,119 +97,340 @@ pf_status pf_maps_build(pf_maps *m, const char *id, pf_grid *g, const uint8_t ha
     return *out ? PF_OK : PF_ENOMEM;
 }
 
-pf_status pf_maps_publish(pf_maps *m, pf_mapver *mv, bool *created, char *err, size_t errlen) {
-    pf_registry *reg = m->d.registry;
-    pf_mapver *cur = NULL;
+pf_status pf_maps_build_nav(pf_maps *m, const char *id, const pf_nav_upload *u,
+                            const uint8_t hash[32], uint64_t t0_ns, pf_mapver **out,
+                            pf_proto_error *e) {
+    pf_nav_geom geom;
+    pf_nav_build_input in = pf_nav_upload_input(u, &geom);
+    pf_navmesh *nm = NULL;
+    pf_nav_error ne;
+    pf_jsonw w;
+    pf_navsrc *src;
     pf_status st;
-    if (!m->store) {
-        st = pf_registry_publish(reg, mv, created);
-    } else {
-        uv_mutex_lock(&m->mu);
-        cur = pf_registry_get(reg, mv->id);
-        if (!cur && pf_registry_count(reg) >= (size_t)m->d.cfg->max_maps) {
-            st = PF_ELIMIT; /* checked before writing a file that would not be published */
-        } else if (!(st = store_write(m, mv, pf_mapver_next_version(cur), err, errlen)) &&
-                   (st = pf_registry_publish(reg, mv, created))) {
-            /* Out of memory after the write: put the disk back as it was. */
-            char e2[256];
-            if (cur)
-                store_write(m, cur, cur->version, e2, sizeof(e2));
-            else
-                pf_store_remove(m->store, mv->id, e2, sizeof(e2));
+    *out = NULL;
+    if ((st = pf_nav_build(&in, &m->nav_limits, &m->runner, &nm, &ne))) {
+        pf_nav_error_to_proto(e, st, &ne);
+        return st;
+    }
+    if (u->nobstacles || u->narea_state) {
+        pf_nav_change ch;
+        pf_navmesh *next = NULL;
+        memset(&ch, 0, sizeof(ch));
+        ch.put = u->obstacles;
+        ch.nput = u->nobstacles;
+        ch.areas = u->area_state;
+        ch.nareas = u->narea_state;
+        st = pf_nav_apply(nm, &ch, &m->nav_limits, &m->runner, &next, &ne);
+        pf_navmesh_release(nm);
+        if (st) {
+            /* The fields of the change are the upload's: obstacles[i] and
+             * areas[i] of area_state. */
+            if (strncmp(ne.field, "areas[", 6) == 0) {
+                char f[sizeof(ne.field)];
+                snprintf(f, sizeof(f), "area_state%.80s", ne.field + 5);
+                memcpy(ne.field, f, sizeof(f));
+            }
+            pf_nav_error_to_proto(e, st, &ne);
+            return st;
         }
-        uv_mutex_unlock(&m->mu);
-        pf_mapver_release(cur);
+        nm = next;
     }
-    /* mv is safe to read: the caller holds a reference of its own. */
-    if (!st && !*created) {
-        pf_sessions_drop_map(m->d.sessions, mv->id, mv->lineage);
-        if (m->d.crowds) pf_crowds_drop_map(m->d.crowds, mv->id, mv->lineage);
+    pf_jsonw_init(&w, u->obj_len + 4096);
+    pf_nav_write_source_members(&w, u);
+    if (pf_jsonw_failed(&w) || !(src = pf_navsrc_create(w.buf, w.len))) {
+        pf_jsonw_free(&w);
+        pf_navmesh_release(nm);
+        return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     }
-    return st;
-}
-
-pf_status pf_maps_swap(pf_maps *m, pf_mapver *expected, pf_mapver *mv, char *err, size_t errlen) {
-    pf_mapver *cur;
-    pf_status st = PF_ECANCELED;
-    if (!m->store) return pf_registry_swap(m->d.registry, expected, mv);
-    uv_mutex_lock(&m->mu);
-    cur = pf_registry_get(m->d.registry, mv->id);
-    if (cur == expected &&
-        !(st = store_write(m, mv, pf_mapver_next_version(expected), err, errlen)))
-        st = pf_registry_swap(m->d.registry, expected, mv); /* cannot lose: we hold mu */
-    uv_mutex_unlock(&m->mu);
-    pf_mapver_release(cur);
-    return st;
-}
-
-pf_status pf_maps_remove(pf_maps *m, const char *id, char *err, size_t errlen) {
-    pf_mapver *cur;
-    pf_status st = PF_OK;
-    if (!m->store) {
-        st = pf_registry_remove(m->d.registry, id) ? PF_OK : PF_ERANGE;
-    } else {
-        uv_mutex_lock(&m->mu);
-        if (!(cur = pf_registry_get(m->d.registry, id)))
-            st = PF_ERANGE;
-        else if (!(st = pf_store_remove(m->store, id, err, errlen)))
-            pf_registry_remove(m->d.registry, id);
-        uv_mutex_unlock(&m->mu);
-        pf_mapver_release(cur);
-    }
-    if (!st) {
-        pf_sessions_drop_map(m->d.sessions, id, 0);
-        if (m->d.crowds) pf_crowds_drop_map(m->d.crowds, id, 0);
-    }
-    return st;
-}
-
-/* Builds g and publishes it in the registry only; version 0 numbers it as
- * usual, another number is a stored map's. */
-static pf_status add(pf_maps *m, const char *id, pf_grid *g, uint64_t version) {
-    pf_mapver *mv;
-    bool created;
-    pf_status st = pf_maps_build(m, id, g, NULL, pf_clock_now_ns(), &mv);
-    if (st) return st;
-    st = pf_registry_restore(m->d.registry, mv, version, &created);
-    if (st) pf_mapver_release(mv);
-    return st;
-}
-
-pf_status pf_maps_add(pf_maps *m, const char *id, pf_grid *g) { return add(m, id, g, 0); }
-
-static void load_stored_map(void *ud, const char *id, uint64_t version, pf_grid *g) {
-    pf_status st = add(ud, id, g, version);
-    if (st) fprintf(stderr, "pathd: map '%s' from the data directory: %s\n", id, pf_status_str(st));
-}
-
-/* A navmesh map's envelope: parsed and built as an upload would be. */
-static void load_stored_nav(void *ud, const char *id, uint64_t version, const char *bytes,
-                            size_t len) {
-    pf_maps *m = ud;
-    cJSON *root = NULL;
-    pf_nav_upload u;
-    pf_proto_error e;
-    pf_mapver *mv = NULL;
-    bool created;
-    memset(&u, 0, sizeof(u));
-    if (pf_jsonr_parse(bytes, len, &root, &e) ||
-        pf_nav_upload_from_json(root, &m->limits, &m->nav_limits, &u, &e) ||
-        pf_maps_build_nav(m, id, &u, NULL, pf_clock_now_ns(), &mv, &e)) {
-        fprintf(stderr, "pathd: navmesh map '%s' from the data directory: %s%s%s\n", id,
-                e.field[0] ? e.field : "", e.field[0] ? ": " : "", e.message);
-    } else if (pf_registry_restore(m->d.registry, mv, version, &created)) {
-        fprintf(stderr, "pathd: navmesh map '%s' from the data directory: out of memory\n", id);
-        pf_mapver_release(mv);
-    }
-    cJSON_Delete(root);
-    pf_nav_upload_free(&u);
-}
-
-pf_status pf_maps_open_store(pf_maps *m, const char *dir, char *err, size_t errlen) {
-    pf_status st;
-    size_t n;
-    if ((st = pf_store_open(dir, &m->store, err, errlen))) return st;
-    n = pf_store_load_all(m->store, &m->limits, load_stored_map, load_stored_nav, m);
-    fprintf(stderr, "pathd: %zu maps loaded from %s\n", n, dir);
+    pf_jsonw_free(&w);
+    *out = pf_mapver_create_nav(id, nm, src, (size_t)m->d.cfg->cache_entries,
+                                (size_t)m->d.cfg->cache_bytes, (pf_clock_now_ns() - t0_ns) / 1000,
+                                hash);
+    if (!*out) return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     return PF_OK;
 }
+
+char *pf__maps_nav_envelope(const pf_mapver *mv, size_t *len) {
+    pf_jsonw w;
+    pf_jsonw_init(&w, mv->navsrc->len + 4096);
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_raw_members(&w, mv->navsrc->members, mv->navsrc->len);
+    pf_nav_write_state_members(&w, mv->nav);
+    pf_jsonw_obj_end(&w);
+    return pf_jsonw_take(&w, len); /* NULL when it failed */
+}
+
+pf_status pf__maps_build_envelope(pf_maps *m, const char *id, const char *bytes, size_t len,
+                                  const uint8_t hash[32], pf_mapver **out, pf_proto_error *e) {
+    cJSON *root = NULL;
+    pf_nav_upload u;
+    pf_status st;
+    memset(&u, 0, sizeof(u));
+    *out = NULL;
+    if (!(st = pf_jsonr_parse(bytes, len, &root, e)) &&
+        !(st = pf_nav_upload_from_json(root, &m->limits, &m->nav_limits, &u, e)))
+        st = pf_maps_build_nav(m, id, &u, hash, pf_clock_now_ns(), out, e);
+    cJSON_Delete(root);
+    pf_nav_upload_free(&u);
+    return st;
+}
+
+void pf__maps_end_users(pf_maps *m, const char *id, uint64_t keep_lineage) {
+    pf_sessions_drop_map(m->d.sessions, id, keep_lineage);
+    if (m->d.crowds) pf_crowds_drop_map(m->d.crowds, id, keep_lineage);
+}
+
+pf_status pf__maps_apply_nav(pf_maps *m, const pf_mapver *cur, const pf_nav_patch *p,
+                             pf_mapver **out, pf_proto_error *e) {
+    pf_nav_change ch = pf_nav_patch_change(p);
+    pf_navmesh *next = NULL;
+    pf_nav_error ne;
+    uint64_t t0 = pf_clock_now_ns();
+    pf_status st;
+    *out = NULL;
+    if (!cur->nav)
+        return pf_proto_error_set(e, PF_ECANCELED, PF_ERR_CONFLICT, NULL,
+                                  "Map '%s' is a grid now (it was replaced): a navmesh PATCH does "
+                                  "not apply; nothing changed.",
+                                  cur->id);
+    if ((st = pf_nav_apply(cur->nav, &ch, &m->nav_limits, &m->runner, &next, &ne))) {
+        /* The change's "remove[i]" is the request's "remove_obstacles[i]". */
+        if (strncmp(ne.field, "remove[", 7) == 0) {
+            char f[sizeof(ne.field)];
+            snprintf(f, sizeof(f), "remove_obstacles%.70s", ne.field + 6);
+            memcpy(ne.field, f, sizeof(f));
+        }
+        return pf_nav_error_to_proto(e, st, &ne);
+    }
+    pf_navsrc_retain(cur->navsrc);
+    *out =
+        pf_mapver_create_nav(cur->id, next, cur->navsrc, (size_t)m->d.cfg->cache_entries,
+                             (size_t)m->d.cfg->cache_bytes, (pf_clock_now_ns() - t0) / 1000, NULL);
+    if (!*out) return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    return PF_OK;
+}
+
+pf_status pf__maps_apply_body(pf_maps *m, const pf_mapver *cur, const char *body, size_t len,
+                              pf_mapver **out, pf_proto_error *e) {
+    pf_status st;
+    *out = NULL;
+    if (cur->nav) {
+        pf_nav_patch p;
+        if ((st = pf_nav_patch_parse(body, len, &p, e))) return st;
+        st = pf__maps_apply_nav(m, cur, &p, out, e);
+        pf_nav_patch_free(&p);
+    } else {
+        pf_update u;
+        if ((st = pf_map_patch_parse(body, len, &u, e))) return st;
+        st = pf__maps_apply(m, cur, &u, out, e);
+        pf_update_free(&u);
+    }
+    return st;
+}
+
+static bool has_hash(const uint8_t h[32]) {
+    for (int i = 0; i < 32; i++)
+        if (h[i]) return true;
+    return false;
+}
+
+pf_mapver *pf_maps_find_upload(pf_maps *m, const char *id, const uint8_t hash[32]) {
+    pf_mapver *cur;
+    if (m->fleet) return NULL; /* the store decides, atomically with the upload */
+    cur = pf_registry_get(m->d.registry, id);
+    if (cur && has_hash(hash) && memcmp(cur->content_hash, hash, 32) == 0) return cur;
+    pf_mapver_release(cur);
+    return NULL;
+}
+
+pf_status pf__maps_no_map(pf_proto_error *e, const char *id) {
+    return pf_proto_error_set(e, PF_ERANGE, PF_ERR_MAP_NOT_FOUND, NULL, "No map with id '%s'.", id);
+}
+
+pf_status pf__maps_precondition(pf_proto_error *e, const char *id, bool exists, uint64_t version,
+                                uint64_t lineage) {
+    char tag[PF_ETAG_LEN];
+    if (!exists)
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_PRECONDITION, NULL,
+                                  "Map '%s' does not exist, so If-Match does not hold; nothing "
+                                  "changed.",
+                                  id);
+    pf_etag_format(version, lineage, tag, sizeof(tag));
+    return pf_proto_error_set(e, PF_EINVAL, PF_ERR_PRECONDITION, NULL,
+                              "Map '%s' is at version %llu (ETag %s), so the precondition does "
+                              "not hold; nothing changed.",
+                              id, (unsigned long long)version, tag);
+}
+
+pf_status pf_maps_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change *c, pf_maps_outcome *o,
+                          pf_proto_error *e) {
+    memset(o, 0, sizeof(*o));
+    return m->be->publish(m, mv, c, o, e);
+}
+
+pf_status pf__maps_apply(pf_maps *m, const pf_mapver *cur, const pf_update *u, pf_mapver **out,
+                         pf_proto_error *e) {
+    const pf_grid *g;
+    pf_door_change *doors;
+    pf_planner *planner = NULL;
+    pf_point *changed = NULL;
+    size_t nchanged = 0;
+    uint64_t t0 = pf_clock_now_ns();
+    pf_mapver *mv;
+    pf_status st;
+    char f[32];
+
+    *out = NULL;
+    if (cur->nav)
+        return pf_proto_error_set(e, PF_ECANCELED, PF_ERR_CONFLICT, NULL,
+                                  "Map '%s' is a navmesh now (it was replaced): a grid PATCH does "
+                                  "not apply; nothing changed.",
+                                  cur->id);
+    g = pf_planner_grid(cur->planner);
+    for (size_t i = 0; i < u->ncells; i++)
+        if (!pf_grid_in_bounds(g, u->cells[i].p)) {
+            snprintf(f, sizeof(f), "cells[%zu]", i);
+            return pf_proto_error_set(e, PF_ERANGE, PF_ERR_OFF_MAP, f,
+                                      "%s (%d,%d) is outside the %dx%d map.", f,
+                                      (int)u->cells[i].p.x, (int)u->cells[i].p.y,
+                                      (int)pf_grid_width(g), (int)pf_grid_height(g));
+        }
+    if (!(doors = calloc(u->ndoors ? u->ndoors : 1, sizeof(*doors))))
+        return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    for (size_t i = 0; i < u->ndoors; i++) {
+        doors[i].door = pf_grid_door_find(g, u->doors[i].id);
+        doors[i].open = u->doors[i].open;
+        if (doors[i].door < 0) {
+            snprintf(f, sizeof(f), "doors[%zu].id", i);
+            free(doors);
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                      "Map '%s' has no door '%s'.", cur->id, u->doors[i].id);
+        }
+    }
+    st = pf_planner_apply(cur->planner, u->cells, u->ncells, doors, u->ndoors, &planner, &changed,
+                          &nchanged);
+    free(doors);
+    if (st)
+        return pf_proto_error_set(e, st, pf_error_for_status(st), NULL,
+                                  "Applying the changes failed: %s.", pf_status_str(st));
+    mv = pf_maps_wrap(m, cur->id, planner, (pf_clock_now_ns() - t0) / 1000, NULL);
+    if (!mv) {
+        free(changed);
+        return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    }
+    if (pf_mapver_set_log(mv, cur, changed, nchanged)) {
+        pf_mapver_release(mv);
+        return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    }
+    *out = mv;
+    return PF_OK;
+}
+
+pf_status pf__maps_apply_grid(pf_grid *g, const pf_update *u) {
+    for (size_t i = 0; i < u->ncells; i++)
+        if (!pf_grid_in_bounds(g, u->cells[i].p)) return PF_ERANGE;
+    for (size_t i = 0; i < u->ndoors; i++)
+        if (pf_grid_door_find(g, u->doors[i].id) < 0) return PF_EINVAL;
+    for (size_t i = 0; i < u->ncells; i++) pf_grid_set_cost(g, u->cells[i].p, u->cells[i].cost);
+    for (size_t i = 0; i < u->ndoors; i++)
+        pf_grid_set_door(g, pf_grid_door_find(g, u->doors[i].id), u->doors[i].open);
+    return PF_OK;
+}
+
+/* The next version of cur (a grid PATCH's u, or a navmesh PATCH's p). */
+typedef pf_status (*apply_fn)(pf_maps *m, const pf_mapver *cur, const void *arg, pf_mapver **out,
+                              pf_proto_error *e);
+
+static pf_status apply_grid(pf_maps *m, const pf_mapver *cur, const void *arg, pf_mapver **out,
+                            pf_proto_error *e) {
+    return pf__maps_apply(m, cur, arg, out, e);
+}
+
+static pf_status apply_nav(pf_maps *m, const pf_mapver *cur, const void *arg, pf_mapver **out,
+                           pf_proto_error *e) {
+    return pf__maps_apply_nav(m, cur, arg, out, e);
+}
+
+static pf_status patch_loop(pf_maps *m, const char *id, apply_fn apply, const void *arg,
+                            const char *body, size_t body_len, const pf_maps_change *c,
+                            pf_mapver **out, pf_proto_error *e) {
+    pf_status st;
+    *out = NULL;
+    for (int attempt = 0; attempt <= 16; attempt++) {
+        pf_mapver *cur = pf_registry_get(m->d.registry, id), *mv;
+        if (!cur && m->be->load) {
+            if ((st = m->be->load(m, id, e))) return st;
+            cur = pf_registry_get(m->d.registry, id);
+        }
+        if (!cur) return pf__maps_no_map(e, id);
+        if ((st = apply(m, cur, arg, &mv, e))) {
+            pf_mapver_release(cur);
+            return st;
+        }
+        pf_mapver_retain(mv); /* ours, for the answer; the backend takes the other */
+        st = m->be->swap(m, cur, mv, body, body_len, c, e);
+        pf_mapver_release(cur);
+        if (st == PF_OK) {
+            *out = mv;
+            return PF_OK;
+        }
+        pf_mapver_release(mv);
+        if (st != PF_ECANCELED) return st;
+    }
+    return pf_proto_error_set(e, PF_ECANCELED, PF_ERR_CONFLICT, NULL,
+                              "Map '%s' kept changing while this PATCH was applied; retry.", id);
+}
+
+pf_status pf_maps_patch(pf_maps *m, const char *id, const pf_update *u, const char *body,
+                        size_t body_len, const pf_maps_change *c, pf_mapver **out,
+                        pf_proto_error *e) {
+    return patch_loop(m, id, apply_grid, u, body, body_len, c, out, e);
+}
+
+pf_status pf_maps_patch_nav(pf_maps *m, const char *id, const pf_nav_patch *p, const char *body,
+                            size_t body_len, const pf_maps_change *c, pf_mapver **out,
+                            pf_proto_error *e) {
+    return patch_loop(m, id, apply_nav, p, body, body_len, c, out, e);
+}
+
+pf_status pf_maps_remove(pf_maps *m, const char *id, const pf_precond *cond, pf_proto_error *e) {
+    static const pf_precond none;
+    return m->be->remove(m, id, cond ? cond : &none, e);
+}
+
+static int cmp_item(const void *a, const void *b) {
+    return strcmp(((const pf_maps_item *)a)->id, ((const pf_maps_item *)b)->id);
+}
+
+pf_status pf_maps_list(pf_maps *m, pf_maps_listing *out, pf_proto_error *e) {
+    pf_status st;
+    memset(out, 0, sizeof(*out));
+    if ((st = m->be->list(m, out, e))) return st;
+    qsort(out->items, out->n, sizeof(*out->items), cmp_item);
+    return PF_OK;
+}
+
+void pf_maps_listing_free(pf_maps_listing *l) {
+    for (size_t i = 0; i < l->n; i++) pf_mapver_release(l->items[i].mv);
+    free(l->items);
+    if (l->store_free_) l->store_free_(l->store_);
+    memset(l, 0, sizeof(*l));
+}
+
+bool pf_maps_needs_load(pf_maps *m, const char *id) {
+    pf_mapver *mv;
+    if (!m->be->load) return false;
+    mv = pf_registry_get(m->d.registry, id); /* a use: the idle clock starts again */
+    pf_mapver_release(mv);
+    return mv == NULL;
+}
+
+pf_status pf_maps_load(pf_maps *m, const char *id, pf_proto_error *e) {
+    pf_mapver *mv;
+    if (m->be->load) return m->be->load(m, id, e);
+    mv = pf_registry_peek(m->d.registry, id);
+    pf_mapver_release(mv);
+    return mv ? PF_OK : pf__maps_no_map(e, id);
+}
+
+pf_status pf_maps_add(pf_maps *m, const char *id, pf_grid *g) { return m->be->add(m, id, g); }

@@ -1,71 +1,197 @@
 /* metrics.c -- see metrics.h. */
 #include "metrics.h"
 
+#include <dirent.h>
 #include <microhttpd.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "router.h"
+#include "version.h"
+#include "ws.h"
 
-static const int codes[PF_METRICS_NCODES] = {MHD_HTTP_OK,
+/* The commit the binary was built from (the Makefile generates it). */
+extern const char pf_build_commit[];
+
+static const int codes[PF_METRICS_NCODES] = {MHD_HTTP_SWITCHING_PROTOCOLS,
+                                             MHD_HTTP_OK,
                                              MHD_HTTP_CREATED,
                                              MHD_HTTP_NO_CONTENT,
                                              MHD_HTTP_BAD_REQUEST,
                                              MHD_HTTP_NOT_FOUND,
                                              MHD_HTTP_METHOD_NOT_ALLOWED,
+                                             MHD_HTTP_CONFLICT,
                                              MHD_HTTP_CONTENT_TOO_LARGE,
                                              MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
                                              MHD_HTTP_UNPROCESSABLE_CONTENT,
                                              MHD_HTTP_TOO_MANY_REQUESTS,
                                              MHD_HTTP_INTERNAL_SERVER_ERROR,
                                              MHD_HTTP_SERVICE_UNAVAILABLE,
-                                             MHD_HTTP_GATEWAY_TIMEOUT,
-                                             MHD_HTTP_CONFLICT};
+                                             MHD_HTTP_GATEWAY_TIMEOUT};
 static const uint64_t bounds_us[PF_METRICS_NBUCKETS] = {
-    50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000, 5000000};
+    50,     100,    250,    500,     1000,    2500,    5000,     10000,    25000,    50000,
+    100000, 250000, 500000, 1000000, 2500000, 5000000, 10000000, 20000000, 30000000, 60000000};
 
+static const char *const outcome_names[PF_OUTCOME_COUNT] = {"found", "unreachable", "budget",
+                                                            "deadline", "error"};
+static const char *const plan_names[PF_PLAN_COUNT] = {"initial", "repair", "unchanged"};
+static const char *const ws_names[PF_WS_MSG_COUNT] = {"text", "binary", "ping", "pong", "close"};
+static const char *const mem_names[PF_MEM_COUNT] = {"maps", "caches", "sessions", "streams",
+                                                    "crowds"};
+static const char *const nav_algo_names[PF_METRICS_NAV_ALGOS] = {"polyanya", "detour"};
+
+/* The algorithm label of slot a of the by-algorithm arrays. */
+static const char *algo_label(int a) {
+    return a < PF_ALGO_COUNT ? pf_algorithm_name((pf_algorithm)a)
+                             : nav_algo_names[a - PF_ALGO_COUNT];
+}
+static const char *const job_names[PF_METRICS_NJOBS] = {"search", "build"};
+
+#define ADD(x, v) atomic_fetch_add_explicit(&(x), (v), memory_order_relaxed)
+#define LOAD(x) ((unsigned long long)atomic_load_explicit(&(x), memory_order_relaxed))
+
+static void hist_init(pf_metrics_hist *h) {
+    for (int b = 0; b <= PF_METRICS_NBUCKETS; b++) atomic_init(&h->bucket[b], 0);
+    atomic_init(&h->sum_us, 0);
+}
+
+static void hist_observe(pf_metrics_hist *h, uint64_t us) {
+    int b = 0;
+    while (b < PF_METRICS_NBUCKETS && us > bounds_us[b]) b++;
+    ADD(h->bucket[b], 1);
+    ADD(h->sum_us, us);
+}
+
+/* Zeroes every counter: atomic_init on each, as C11 asks of atomics. */
 void pf_metrics_init(pf_metrics *m) {
+    atomic_uint_fast64_t *scalars[] = {
+        &m->in_flight,       &m->cache_hits,  &m->cache_misses, &m->rebases_incremental,
+        &m->rebases_rebuilt, &m->ws_upgrades, &m->ws_bytes[0],  &m->ws_bytes[1]};
+    for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++) atomic_init(scalars[i], 0);
     for (int r = 0; r < PF_ROUTE_COUNT; r++) {
         for (int c = 0; c <= PF_METRICS_NCODES; c++) atomic_init(&m->requests[r][c], 0);
-        for (int b = 0; b <= PF_METRICS_NBUCKETS; b++) atomic_init(&m->latency[r][b], 0);
-        atomic_init(&m->latency_sum_us[r], 0);
+        hist_init(&m->latency[r]);
     }
-    atomic_init(&m->searches, 0);
-    atomic_init(&m->expanded, 0);
-    atomic_init(&m->cache_hits, 0);
-    atomic_init(&m->cache_misses, 0);
-    atomic_init(&m->in_flight, 0);
+    for (int k = 0; k < PF_METRICS_NJOBS; k++) hist_init(&m->queue_wait[k]);
+    for (int a = 0; a < PF_METRICS_ALGOS; a++) {
+        for (int o = 0; o < PF_OUTCOME_COUNT; o++) atomic_init(&m->searches[a][o], 0);
+        hist_init(&m->search_time[a]);
+        atomic_init(&m->expanded[a], 0);
+    }
+    hist_init(&m->map_build);
+    hist_init(&m->map_repair);
+    for (int k = 0; k < PF_PLAN_COUNT; k++) {
+        for (int o = 0; o < PF_OUTCOME_COUNT; o++) atomic_init(&m->plans[k][o], 0);
+        hist_init(&m->plan_time[k]);
+    }
+    for (int d = 0; d < 2; d++)
+        for (int t = 0; t < PF_WS_MSG_COUNT; t++) atomic_init(&m->ws_messages[d][t], 0);
 }
 
-void pf_metrics_request_begin(pf_metrics *m) {
-    atomic_fetch_add_explicit(&m->in_flight, 1, memory_order_relaxed);
+pf_metrics_outcome pf_metrics_outcome_of(pf_status st) {
+    switch (st) {
+    case PF_OK:
+        return PF_OUTCOME_FOUND;
+    case PF_NO_PATH:
+    case PF_EBLOCKED:
+        return PF_OUTCOME_UNREACHABLE;
+    case PF_EBUDGET:
+        return PF_OUTCOME_BUDGET;
+    case PF_ECANCELED:
+        return PF_OUTCOME_DEADLINE;
+    default:
+        return PF_OUTCOME_ERROR;
+    }
 }
+
+void pf_metrics_request_begin(pf_metrics *m) { ADD(m->in_flight, 1); }
 
 uint64_t pf_metrics_in_flight(pf_metrics *m) {
     return atomic_load_explicit(&m->in_flight, memory_order_relaxed);
 }
 
-void pf_metrics_count_search(pf_metrics *m, uint64_t expanded) {
-    atomic_fetch_add_explicit(&m->searches, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&m->expanded, expanded, memory_order_relaxed);
-}
-
-void pf_metrics_count_cache(pf_metrics *m, bool hit) {
-    atomic_fetch_add_explicit(hit ? &m->cache_hits : &m->cache_misses, 1, memory_order_relaxed);
-}
-
 void pf_metrics_request_end(pf_metrics *m, pf_route r, int http_code, uint64_t latency_us) {
-    int c = PF_METRICS_NCODES, b = 0;
+    int c = PF_METRICS_NCODES;
     if ((unsigned)r >= PF_ROUTE_COUNT) r = PF_ROUTE_NONE;
     for (int i = 0; i < PF_METRICS_NCODES; i++)
         if (codes[i] == http_code) c = i;
-    while (b < PF_METRICS_NBUCKETS && latency_us > bounds_us[b]) b++;
-    atomic_fetch_add_explicit(&m->requests[r][c], 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&m->latency[r][b], 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&m->latency_sum_us[r], latency_us, memory_order_relaxed);
+    ADD(m->requests[r][c], 1);
+    hist_observe(&m->latency[r], latency_us);
     atomic_fetch_sub_explicit(&m->in_flight, 1, memory_order_relaxed);
 }
+
+void pf_metrics_observe_queue_wait(pf_metrics *m, pf_job_kind kind, uint64_t wait_us) {
+    hist_observe(&m->queue_wait[kind == PF_JOB_BUILD ? 1 : 0], wait_us);
+}
+
+void pf_metrics_count_search(pf_metrics *m, pf_algorithm algo, pf_status st, uint64_t expanded,
+                             uint64_t us) {
+    if ((unsigned)algo >= PF_ALGO_COUNT) algo = PF_ALGO_ASTAR;
+    ADD(m->searches[algo][pf_metrics_outcome_of(st)], 1);
+    ADD(m->expanded[algo], expanded);
+    hist_observe(&m->search_time[algo], us);
+}
+
+void pf_metrics_count_nav_search(pf_metrics *m, int nav_algo, pf_metrics_outcome outcome,
+                                 uint64_t expanded, uint64_t us) {
+    int a = PF_ALGO_COUNT + (nav_algo >= 0 && nav_algo < PF_METRICS_NAV_ALGOS ? nav_algo : 0);
+    if ((unsigned)outcome >= PF_OUTCOME_COUNT) outcome = PF_OUTCOME_ERROR;
+    ADD(m->searches[a][outcome], 1);
+    ADD(m->expanded[a], expanded);
+    hist_observe(&m->search_time[a], us);
+}
+
+void pf_metrics_count_cache(pf_metrics *m, bool hit) {
+    ADD(*(hit ? &m->cache_hits : &m->cache_misses), 1);
+}
+
+void pf_metrics_observe_map_build(pf_metrics *m, uint64_t us) { hist_observe(&m->map_build, us); }
+
+void pf_metrics_observe_map_repair(pf_metrics *m, uint64_t us) { hist_observe(&m->map_repair, us); }
+
+void pf_metrics_count_plan(pf_metrics *m, pf_metrics_plan kind, pf_status st, uint64_t expanded,
+                           uint64_t us) {
+    if ((unsigned)kind >= PF_PLAN_COUNT) kind = PF_PLAN_INITIAL;
+    ADD(m->plans[kind][pf_metrics_outcome_of(st)], 1);
+    ADD(m->expanded[PF_ALGO_DSTAR], expanded);
+    hist_observe(&m->plan_time[kind], us);
+}
+
+void pf_metrics_count_rebase(pf_metrics *m, bool incremental) {
+    ADD(*(incremental ? &m->rebases_incremental : &m->rebases_rebuilt), 1);
+}
+
+void pf_metrics_count_ws_upgrade(pf_metrics *m) { ADD(m->ws_upgrades, 1); }
+
+void pf_metrics_count_ws_message(pf_metrics *m, bool sent, int ws_op, uint64_t len) {
+    int t;
+    switch (ws_op) {
+    case PF_WS_OP_TEXT:
+        t = PF_WS_MSG_TEXT;
+        break;
+    case PF_WS_OP_BINARY:
+        t = PF_WS_MSG_BINARY;
+        break;
+    case PF_WS_OP_PING:
+        t = PF_WS_MSG_PING;
+        break;
+    case PF_WS_OP_PONG:
+        t = PF_WS_MSG_PONG;
+        break;
+    default:
+        t = PF_WS_MSG_CLOSE;
+        break;
+    }
+    ADD(m->ws_messages[sent][t], 1);
+    ADD(m->ws_bytes[sent], len);
+}
+
+/* Writing */
 
 static void line(pf_jsonw *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -80,20 +206,125 @@ static void line(pf_jsonw *w, const char *fmt, ...) {
     pf_jsonw_append(w, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
-#define LOAD(x) ((unsigned long long)atomic_load_explicit(&(x), memory_order_relaxed))
+/* A family's HELP and TYPE lines. */
+static void family(pf_jsonw *w, const char *name, const char *type, const char *help) {
+    line(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
 
 /* One unlabelled sample with its HELP and TYPE lines. %.17g prints integer
  * counts below 2^53 exactly. */
 static void scalar(pf_jsonw *w, const char *name, const char *type, const char *help,
                    double value) {
-    line(w, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", name, help, name, type, name, value);
+    family(w, name, type, help);
+    line(w, "%s %.17g\n", name, value);
 }
+
+/* The samples of one histogram whose labels are `labels` ("" or
+ * `route="x"`): cumulative buckets, sum in seconds, count. A histogram
+ * nothing was observed in is written too (all zeros) when `always`, so
+ * dashboards and alerts find the series before the first event. */
+static void hist(pf_jsonw *w, const char *name, const char *labels, const pf_metrics_hist *h,
+                 bool always) {
+    pf_metrics_hist *hh = (pf_metrics_hist *)h; /* atomic loads take non-const pointers in C11 */
+    unsigned long long cum = 0, total = 0;
+    const char *sep = *labels ? "," : "";
+    for (int b = 0; b <= PF_METRICS_NBUCKETS; b++) total += LOAD(hh->bucket[b]);
+    if (!total && !always) return;
+    for (int b = 0; b <= PF_METRICS_NBUCKETS; b++) {
+        cum += LOAD(hh->bucket[b]);
+        if (b < PF_METRICS_NBUCKETS)
+            line(w, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep,
+                 (double)bounds_us[b] / 1e6, cum);
+        else
+            line(w, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, cum);
+    }
+    if (*labels) {
+        line(w, "%s_sum{%s} %.6f\n", name, labels, (double)LOAD(hh->sum_us) / 1e6);
+        line(w, "%s_count{%s} %llu\n", name, labels, cum);
+    } else {
+        line(w, "%s_sum %.6f\n", name, (double)LOAD(hh->sum_us) / 1e6);
+        line(w, "%s_count %llu\n", name, cum);
+    }
+}
+
+/* Process figures from /proc/self (Linux). Each is left out when it
+ * cannot be read, as the Prometheus client libraries do. */
+static void write_process(pf_jsonw *w) {
+    long page = sysconf(_SC_PAGESIZE), ticks = sysconf(_SC_CLK_TCK);
+    FILE *f;
+    struct rlimit rl;
+    DIR *d;
+
+    f = fopen("/proc/self/stat", "r");
+    if (f) {
+        char buf[1024], *p;
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        unsigned long utime, stime, vsize;
+        unsigned long long start;
+        long threads, rss;
+        buf[n] = '\0';
+        fclose(f);
+        /* The command name (field 2) may hold spaces and parentheses: the
+         * fields after it start past its last ')'. Fields 14, 15 (utime,
+         * stime), 20 (threads), 22 (starttime), 23 (vsize), 24 (rss). */
+        p = strrchr(buf, ')');
+        if (p && ticks > 0 && page > 0 &&
+            sscanf(p + 2,
+                   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d %*d %*d %ld %*d "
+                   "%llu %lu %ld",
+                   &utime, &stime, &threads, &start, &vsize, &rss) == 6) {
+            struct timespec now_real, now_boot;
+            double boot = 0;
+            if (clock_gettime(CLOCK_REALTIME, &now_real) == 0 &&
+                clock_gettime(CLOCK_BOOTTIME, &now_boot) == 0)
+                boot = ((double)now_real.tv_sec + now_real.tv_nsec / 1e9) -
+                       ((double)now_boot.tv_sec + now_boot.tv_nsec / 1e9);
+            scalar(w, "process_cpu_seconds_total", "counter",
+                   "User and system CPU time spent, in seconds.",
+                   (double)(utime + stime) / (double)ticks);
+            scalar(w, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
+                   (double)rss * (double)page);
+            scalar(w, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.",
+                   (double)vsize);
+            scalar(w, "process_threads", "gauge", "Threads of the process.", (double)threads);
+            if (boot > 0)
+                scalar(w, "process_start_time_seconds", "gauge",
+                       "Start time of the process since the Unix epoch, in seconds.",
+                       boot + (double)start / (double)ticks);
+        }
+    }
+    d = opendir("/proc/self/fd");
+    if (d) {
+        long n = 0;
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (e->d_name[0] != '.') n++;
+        closedir(d);
+        /* Less the one opendir itself holds. */
+        scalar(w, "process_open_fds", "gauge", "Open file descriptors.", (double)(n - 1));
+    }
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        scalar(w, "process_max_fds", "gauge", "Maximum number of open file descriptors.",
+               (double)rl.rlim_cur);
+}
+
+#ifdef __clang__
+#define PF_COMPILER "clang " __clang_version__
+#else
+#define PF_COMPILER "gcc " __VERSION__
+#endif
 
 void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
     pf_metrics *mm = (pf_metrics *)m; /* atomic loads take non-const pointers in C11 */
-    unsigned long long hits = LOAD(mm->cache_hits), misses = LOAD(mm->cache_misses);
-    line(w, "# HELP pathd_requests_total HTTP requests answered, by route and status.\n"
-            "# TYPE pathd_requests_total counter\n");
+    char labels[128];
+
+    family(w, "pathd_build_info", "gauge",
+           "Always 1; the labels say which build this is (version, commit, compiler).");
+    line(w, "pathd_build_info{version=\"%s\",api=\"v1\",commit=\"%s\",compiler=\"%s\"} 1\n",
+         PF_SERVER_VERSION, pf_build_commit, PF_COMPILER);
+
+    family(w, "pathd_requests_total", "counter",
+           "HTTP requests answered, by route and status (101: WebSocket upgrades).");
     for (int r = 0; r < PF_ROUTE_COUNT; r++)
         for (int c = 0; c <= PF_METRICS_NCODES; c++) {
             unsigned long long v = LOAD(mm->requests[r][c]);
@@ -105,48 +336,123 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
                 line(w, "pathd_requests_total{route=\"%s\",status=\"other\"} %llu\n",
                      pf_route_name((pf_route)r), v);
         }
-    line(w, "# HELP pathd_request_duration_seconds Time from the request's arrival to its "
-            "answer.\n# TYPE pathd_request_duration_seconds histogram\n");
+    family(w, "pathd_request_duration_seconds", "histogram",
+           "Time from a request's arrival to its answer, queue and search included.");
     for (int r = 0; r < PF_ROUTE_COUNT; r++) {
-        unsigned long long cum = 0, total = 0;
-        for (int b = 0; b <= PF_METRICS_NBUCKETS; b++) total += LOAD(mm->latency[r][b]);
-        if (!total) continue;
-        for (int b = 0; b <= PF_METRICS_NBUCKETS; b++) {
-            cum += LOAD(mm->latency[r][b]);
-            if (b < PF_METRICS_NBUCKETS)
-                line(w, "pathd_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} %llu\n",
-                     pf_route_name((pf_route)r), (double)bounds_us[b] / 1e6, cum);
-            else
-                line(w, "pathd_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %llu\n",
-                     pf_route_name((pf_route)r), cum);
-        }
-        line(w, "pathd_request_duration_seconds_sum{route=\"%s\"} %.6f\n",
-             pf_route_name((pf_route)r), (double)LOAD(mm->latency_sum_us[r]) / 1e6);
-        line(w, "pathd_request_duration_seconds_count{route=\"%s\"} %llu\n",
-             pf_route_name((pf_route)r), total);
+        snprintf(labels, sizeof(labels), "route=\"%s\"", pf_route_name((pf_route)r));
+        hist(w, "pathd_request_duration_seconds", labels, &m->latency[r], false);
     }
-    scalar(w, "pathd_searches_total", "counter", "Searches run on the worker pool.",
-           (double)LOAD(mm->searches));
-    scalar(w, "pathd_expanded_total", "counter", "Nodes expanded by searches.",
-           (double)LOAD(mm->expanded));
-    scalar(w, "pathd_queue_depth", "gauge", "Jobs waiting for a worker.", g->queue_depth);
-    scalar(w, "pathd_queue_limit", "gauge", "Jobs that may wait before 503.", g->queue_limit);
-    scalar(w, "pathd_workers_busy", "gauge", "Workers running a job.", g->running);
-    scalar(w, "pathd_workers", "gauge", "Worker threads.", g->workers);
-    scalar(w, "pathd_queue_rejected_total", "counter", "Jobs refused because the queue was full.",
-           (double)g->rejected);
-    scalar(w, "pathd_cache_hits_total", "counter", "Path cache hits (maps held now).",
-           (double)LOAD(mm->cache_hits));
-    scalar(w, "pathd_cache_misses_total", "counter", "Path cache misses (maps held now).",
-           (double)LOAD(mm->cache_misses));
-    scalar(w, "pathd_cache_hit_ratio", "gauge", "Hits / lookups of the path caches.",
-           (hits + misses) ? (double)hits / (double)(hits + misses) : 0.0);
-    scalar(w, "pathd_maps", "gauge", "Maps held.", (double)g->maps);
-    scalar(w, "pathd_sessions", "gauge", "Sessions held (D* Lite and navmesh corridors).",
-           (double)g->sessions);
-    scalar(w, "pathd_streams", "gauge", "Open WebSocket session and crowd streams.",
-           (double)g->streams);
-    scalar(w, "pathd_crowds", "gauge", "Crowds held (navmesh maps).", (double)g->crowds);
     scalar(w, "pathd_requests_in_flight", "gauge", "Requests received and not yet answered.",
            (double)LOAD(mm->in_flight));
+
+    /* The pool. */
+    family(w, "pathd_queue_wait_seconds", "histogram",
+           "Time a job waited in the pool's queue for a worker, by job kind (search: paths, "
+           "batches, session plans, exports; build: uploads and PATCHes).");
+    for (int k = 0; k < PF_METRICS_NJOBS; k++) {
+        snprintf(labels, sizeof(labels), "kind=\"%s\"", job_names[k]);
+        hist(w, "pathd_queue_wait_seconds", labels, &m->queue_wait[k], true);
+    }
+    scalar(w, "pathd_queue_depth", "gauge", "Jobs waiting for a worker.", g->queue_depth);
+    scalar(w, "pathd_queue_limit", "gauge", "Jobs that may wait before 503.", g->queue_limit);
+    scalar(w, "pathd_queue_rejected_total", "counter", "Jobs refused because the queue was full.",
+           (double)g->rejected);
+    scalar(w, "pathd_workers_busy", "gauge", "Workers running a job.", g->running);
+    scalar(w, "pathd_workers", "gauge", "Worker threads.", g->workers);
+
+    /* Searches. */
+    family(w, "pathd_searches_total", "counter",
+           "Path searches run on the pool (cache hits excluded), by the algorithm asked for and "
+           "outcome.");
+    for (int a = 0; a < PF_METRICS_ALGOS; a++) {
+        if (a == PF_ALGO_DSTAR) continue; /* sessions: pathd_session_plans_total */
+        for (int o = 0; o < PF_OUTCOME_COUNT; o++)
+            line(w, "pathd_searches_total{algorithm=\"%s\",outcome=\"%s\"} %llu\n", algo_label(a),
+                 outcome_names[o], LOAD(mm->searches[a][o]));
+    }
+    family(w, "pathd_search_duration_seconds", "histogram",
+           "Time a path search took on its worker (queue time excluded), by algorithm.");
+    for (int a = 0; a < PF_METRICS_ALGOS; a++) {
+        if (a == PF_ALGO_DSTAR) continue;
+        snprintf(labels, sizeof(labels), "algorithm=\"%s\"", algo_label(a));
+        hist(w, "pathd_search_duration_seconds", labels, &m->search_time[a], true);
+    }
+    family(w, "pathd_expanded_total", "counter",
+           "Nodes expanded by searches, by algorithm (dstar: session plans).");
+    for (int a = 0; a < PF_METRICS_ALGOS; a++)
+        line(w, "pathd_expanded_total{algorithm=\"%s\"} %llu\n", algo_label(a),
+             LOAD(mm->expanded[a]));
+    scalar(w, "pathd_cache_hits_total", "counter",
+           "Path cache hits. The hit ratio is rate(hits) / (rate(hits) + rate(misses)).",
+           (double)LOAD(mm->cache_hits));
+    scalar(w, "pathd_cache_misses_total", "counter", "Path cache misses.",
+           (double)LOAD(mm->cache_misses));
+
+    /* Maps. */
+    scalar(w, "pathd_maps", "gauge", "Maps held.", (double)g->maps);
+    family(w, "pathd_map_build_duration_seconds", "histogram",
+           "Time an uploaded map took to parse and prepare (jps tables, landmarks, HPA*).");
+    hist(w, "pathd_map_build_duration_seconds", "", &m->map_build, true);
+    family(w, "pathd_map_repair_duration_seconds", "histogram",
+           "Time a PATCH took to make the next map version (HPA* repaired locally).");
+    hist(w, "pathd_map_repair_duration_seconds", "", &m->map_repair, true);
+
+    /* Sessions. */
+    scalar(w, "pathd_sessions", "gauge", "D* Lite sessions held.", (double)g->sessions);
+    family(w, "pathd_session_plans_total", "counter",
+           "D* Lite session plans by kind (initial: a fresh search; repair: the search repaired "
+           "after updates or a map change; unchanged: a read) and outcome.");
+    for (int k = 0; k < PF_PLAN_COUNT; k++)
+        for (int o = 0; o < PF_OUTCOME_COUNT; o++) {
+            if (o == PF_OUTCOME_BUDGET || o == PF_OUTCOME_DEADLINE) continue; /* no budget */
+            line(w, "pathd_session_plans_total{kind=\"%s\",outcome=\"%s\"} %llu\n", plan_names[k],
+                 outcome_names[o], LOAD(mm->plans[k][o]));
+        }
+    family(w, "pathd_session_plan_duration_seconds", "histogram",
+           "Time a D* Lite session plan took on its worker, by kind.");
+    for (int k = 0; k < PF_PLAN_COUNT; k++) {
+        snprintf(labels, sizeof(labels), "kind=\"%s\"", plan_names[k]);
+        hist(w, "pathd_session_plan_duration_seconds", labels, &m->plan_time[k], true);
+    }
+    family(w, "pathd_session_rebases_total", "counter",
+           "Sessions brought to a newer map version: incrementally from the change log, or "
+           "rebuilt (further behind than the log reaches).");
+    line(w, "pathd_session_rebases_total{how=\"incremental\"} %llu\n",
+         LOAD(mm->rebases_incremental));
+    line(w, "pathd_session_rebases_total{how=\"rebuilt\"} %llu\n", LOAD(mm->rebases_rebuilt));
+
+    /* Crowds. */
+    scalar(w, "pathd_crowds", "gauge", "Crowds held (navmesh maps).", (double)g->crowds);
+    scalar(w, "pathd_crowd_steps_total", "counter",
+           "Simulation steps of every crowd (on request and ticks).", (double)g->crowd_steps);
+
+    /* WebSocket streams. */
+    scalar(w, "pathd_streams", "gauge", "Open WebSocket session and crowd streams.",
+           (double)g->streams);
+    scalar(w, "pathd_ws_upgrades_total", "counter",
+           "WebSocket upgrades (101) whose connection became a stream.",
+           (double)LOAD(mm->ws_upgrades));
+    family(w, "pathd_ws_messages_total", "counter",
+           "WebSocket messages (control frames included), by direction and type.");
+    for (int d = 0; d < 2; d++)
+        for (int t = 0; t < PF_WS_MSG_COUNT; t++)
+            line(w, "pathd_ws_messages_total{direction=\"%s\",type=\"%s\"} %llu\n",
+                 d ? "sent" : "received", ws_names[t], LOAD(mm->ws_messages[d][t]));
+    family(w, "pathd_ws_message_bytes_total", "counter",
+           "Payload bytes of WebSocket messages, by direction.");
+    line(w, "pathd_ws_message_bytes_total{direction=\"received\"} %llu\n", LOAD(mm->ws_bytes[0]));
+    line(w, "pathd_ws_message_bytes_total{direction=\"sent\"} %llu\n", LOAD(mm->ws_bytes[1]));
+
+    /* Memory. */
+    family(w, "pathd_memory_bytes", "gauge",
+           "Bytes held, by kind (maps: the current versions' grids and preprocessing; caches: "
+           "the path caches; sessions: D* Lite searches; streams: WebSocket buffers).");
+    for (int k = 0; k < PF_MEM_COUNT; k++)
+        line(w, "pathd_memory_bytes{kind=\"%s\"} %llu\n", mem_names[k],
+             (unsigned long long)g->memory[k]);
+    scalar(w, "pathd_memory_budget_bytes", "gauge",
+           "The memory budget the kinds of pathd_memory_bytes count against (0: none).",
+           (double)g->memory_budget);
+
+    write_process(w);
 }

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <uv.h>
 
+#include "clock.h"
+
 typedef struct slot {
     pf_mapver *mv;
     struct slot *next;
@@ -30,6 +32,7 @@ pf_mapver *pf_mapver_create(const char *id, pf_planner *planner, size_t cache_en
     mv->planner = planner;
     mv->build_us = build_us;
     if (hash) memcpy(mv->content_hash, hash, sizeof(mv->content_hash));
+    atomic_init(&mv->used_ns, pf_clock_now_ns());
     return mv;
 
 out_free_mv:
@@ -202,7 +205,7 @@ static slot **find(pf_registry *r, const char *id) {
     return pp;
 }
 
-pf_mapver *pf_registry_get(pf_registry *r, const char *id) {
+static pf_mapver *get(pf_registry *r, const char *id, bool use) {
     pf_mapver *mv = NULL;
     slot *s;
     uv_mutex_lock(&r->mu);
@@ -210,10 +213,15 @@ pf_mapver *pf_registry_get(pf_registry *r, const char *id) {
     if (s) {
         mv = s->mv;
         pf_mapver_retain(mv);
+        if (use) atomic_store_explicit(&mv->used_ns, pf_clock_now_ns(), memory_order_relaxed);
     }
     uv_mutex_unlock(&r->mu);
     return mv;
 }
+
+pf_mapver *pf_registry_get(pf_registry *r, const char *id) { return get(r, id, true); }
+
+pf_mapver *pf_registry_peek(pf_registry *r, const char *id) { return get(r, id, false); }
 
 static pf_status publish(pf_registry *r, pf_mapver *mv, uint64_t first, bool *created) {
     pf_mapver *old = NULL;
@@ -266,6 +274,62 @@ pf_status pf_registry_swap(pf_registry *r, pf_mapver *expected, pf_mapver *mv) {
     uv_mutex_unlock(&r->mu);
     if (st == PF_OK) pf_mapver_release(expected); /* the registry's reference */
     return st;
+}
+
+pf_status pf_registry_install(pf_registry *r, pf_mapver *mv, bool *created) {
+    pf_mapver *old = NULL;
+    slot **pp, *s;
+    pf_status st = PF_OK;
+    uv_mutex_lock(&r->mu);
+    pp = find(r, mv->id);
+    *created = false;
+    if (*pp) {
+        const pf_mapver *cur = (*pp)->mv;
+        if (cur->lineage > mv->lineage ||
+            (cur->lineage == mv->lineage && cur->version >= mv->version)) {
+            st = PF_ECANCELED;
+        } else {
+            old = (*pp)->mv;
+            (*pp)->mv = mv;
+        }
+    } else if (r->count >= r->max_maps) {
+        st = PF_ELIMIT;
+    } else if (!(s = calloc(1, sizeof(*s)))) {
+        st = PF_ENOMEM;
+    } else {
+        s->mv = mv;
+        *pp = s;
+        r->count++;
+        *created = true;
+    }
+    uv_mutex_unlock(&r->mu);
+    pf_mapver_release(old);
+    return st;
+}
+
+/* Unlinks id's slot when its current version is mv (and, with cutoff_ns
+ * non-zero, it was last used before it). */
+static bool remove_if(pf_registry *r, const pf_mapver *mv, uint64_t cutoff_ns) {
+    slot **pp, *s = NULL;
+    uv_mutex_lock(&r->mu);
+    pp = find(r, mv->id);
+    if (*pp && (*pp)->mv == mv &&
+        (!cutoff_ns || atomic_load_explicit(&mv->used_ns, memory_order_relaxed) < cutoff_ns)) {
+        s = *pp;
+        *pp = s->next;
+        r->count--;
+    }
+    uv_mutex_unlock(&r->mu);
+    if (!s) return false;
+    pf_mapver_release(s->mv);
+    free(s);
+    return true;
+}
+
+bool pf_registry_remove_version(pf_registry *r, const pf_mapver *mv) { return remove_if(r, mv, 0); }
+
+bool pf_registry_remove_idle(pf_registry *r, const pf_mapver *mv, uint64_t cutoff_ns) {
+    return remove_if(r, mv, cutoff_ns ? cutoff_ns : 1);
 }
 
 bool pf_registry_remove(pf_registry *r, const char *id) {

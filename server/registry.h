@@ -76,6 +76,7 @@ typedef struct pf_mapver {
     uint64_t lineage;         /* set by publish (new) or swap (kept), then constant */
     pf_mapdiff *log[PF_MAPVER_LOG_VERSIONS]; /* oldest first, the newest is this version's */
     size_t nlog;
+    _Atomic uint64_t used_ns; /* the last pf_registry_get (clock.h), for idle copies */
 } pf_mapver;
 
 /* Makes an unpublished version holding one reference (the caller's). Takes
@@ -116,6 +117,10 @@ void pf_registry_destroy(pf_registry *r);
 /* The current version of id with a reference for the caller, or NULL. */
 pf_mapver *pf_registry_get(pf_registry *r, const char *id);
 
+/* pf_registry_get without counting as a use (the store's follower, the
+ * idle sweep). */
+pf_mapver *pf_registry_peek(pf_registry *r, const char *id);
+
 /* The number the registry gives the version that replaces or patches cur:
  * cur->version + 1, or 1 for a new id (cur NULL). */
 uint64_t pf_mapver_next_version(const pf_mapver *cur);
@@ -140,6 +145,22 @@ pf_status pf_registry_restore(pf_registry *r, pf_mapver *mv, uint64_t version, b
  * the map was replaced, patched or deleted meanwhile (mv is not taken; the
  * caller starts over from the new current version). */
 pf_status pf_registry_swap(pf_registry *r, pf_mapver *expected, pf_mapver *mv);
+
+/* Installs mv, numbered by a shared store (its version and lineage are set
+ * already), as the current version of its id when it is newer than the
+ * current one: a greater lineage, or the same lineage and a greater
+ * version. Takes over the caller's reference and releases the replaced
+ * version's. PF_ECANCELED when it is not newer, PF_ELIMIT, PF_ENOMEM (mv
+ * is not taken then). *created as pf_registry_publish. */
+pf_status pf_registry_install(pf_registry *r, pf_mapver *mv, bool *created);
+
+/* Removes mv's id if mv is still its current version; false otherwise. */
+bool pf_registry_remove_version(pf_registry *r, const pf_mapver *mv);
+
+/* Removes mv's id if mv is still its current version and was last used
+ * (pf_registry_get) before cutoff_ns; false otherwise. Checked under the
+ * table's lock, so a request that has just found the map keeps it. */
+bool pf_registry_remove_idle(pf_registry *r, const pf_mapver *mv, uint64_t cutoff_ns);
 
 /* Removes id; false when there was no such map. */
 bool pf_registry_remove(pf_registry *r, const char *id);

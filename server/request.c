@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "clock.h"
+
 /* The answer when even the answer could not be allocated. */
 static const char oom_body[] =
     "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"Out of memory.\"}}";
@@ -212,6 +214,8 @@ static void suspend_conn(void *ud) { MHD_suspend_connection(ud); }
 
 static void run_job(void *arg, pf_search_ctx *ctx) {
     pf_req *r = arg;
+    pf_metrics_observe_queue_wait(r->env->metrics, r->job.kind,
+                                  (pf_clock_now_ns() - r->queued_ns) / 1000);
     r->job_fn(r, ctx);
 }
 
@@ -227,6 +231,7 @@ bool pf_req_dispatch(pf_req *r, pf_job_kind kind, pf_req_job_fn fn) {
      * suspended (suspend_conn, under the pool's lock) before any worker can
      * see the job, so its resume always finds it suspended. */
     r->queued = true;
+    r->queued_ns = pf_clock_now_ns();
     st = pf_pool_submit_with(r->env->pool, &r->job, suspend_conn, r->conn);
     if (st) r->queued = false;
     if (st == PF_ELIMIT) {
@@ -241,3 +246,10 @@ bool pf_req_dispatch(pf_req *r, pf_job_kind kind, pf_req_job_fn fn) {
 }
 
 void pf_req_finish(pf_req *r) { MHD_resume_connection(r->conn); }
+
+void pf_req_finish_again(pf_req *r) {
+    r->again = true; /* the resume orders it before the I/O thread reads it */
+    MHD_resume_connection(r->conn);
+}
+
+int pf_req_reruns(const pf_req *r) { return r->reruns; }

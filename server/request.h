@@ -125,5 +125,10 @@ bool pf_req_dispatch(pf_req *r, pf_job_kind kind, pf_req_job_fn fn);
 /* A job's last act once its answer is set: resumes the connection, which
  * sends the answer. */
 void pf_req_finish(pf_req *r);
+/* A job's last act instead of pf_req_finish, without an answer: the
+ * route's handler runs again on the I/O thread (the map it needs is held
+ * now: routes_load.c). pf_req_reruns counts how often that happened. */
+void pf_req_finish_again(pf_req *r);
+int pf_req_reruns(const pf_req *r);
 
 #endif

@@ -5,13 +5,18 @@
 #ifndef PF_SERVER_REQUEST_INTERNAL_H
 #define PF_SERVER_REQUEST_INTERNAL_H
 
+#include <stdatomic.h>
+
+#include "metrics.h"
 #include "request.h"
 
 /* What every request of one server shares; owned by http.c. */
 typedef struct pf_req_env {
     pf_pool *pool;
-    int64_t queue_limit;   /* for the 503 message */
-    int64_t retry_after_s; /* Retry-After of 503 answers */
+    int64_t queue_limit;             /* for the 503 message */
+    int64_t retry_after_s;           /* Retry-After of 503 answers */
+    _Atomic(const char *) *instance; /* X-Pathd-Instance of every answer */
+    pf_metrics *metrics;             /* queue waits */
 } pf_req_env;
 
 typedef struct pf_req_header_ref {
@@ -48,6 +53,9 @@ struct pf_req {
     bool queued; /* a job was queued; written and read by the I/O thread only */
     pf_pool_job job;
     pf_req_job_fn job_fn;
+    uint64_t queued_ns; /* when the job was submitted */
+    bool again;         /* pf_req_finish_again: run the handler again (read after the resume) */
+    int reruns;
 
     /* The route's state. */
     void *state;

@@ -3,6 +3,7 @@
 #include "routes.h"
 
 void pf_routes_call(const pf_routes *rt, pf_route route, pf_req *r) {
+    if (pf__routes_load_first(rt, route, r)) return;
     switch (route) {
 #define PF_ROUTE_CALL(route, name, method, path, bodies, scope, module)                            \
     case PF_ROUTE_##route:                                                                         \

@@ -35,6 +35,8 @@
 #ifndef PF_SERVER_ROUTES_H
 #define PF_SERVER_ROUTES_H
 
+#include <stdbool.h>
+
 /* clang-format off */
 /*  ROUTE            name             method  path                                    bodies   scope  module */
 #define PF_ROUTES(XX)                                                                                               \
@@ -57,6 +59,7 @@
     XX(SESSION_UPDATES, session_updates, POST,   "/v1/maps/{id}/sessions/{sid}/updates",  UPDATES, READ,  sessions) \
     XX(SESSION_STREAM,  session_stream,  GET,    "/v1/maps/{id}/sessions/{sid}/stream",   NONE,    READ,  sessions) \
     XX(MAP_CELLS,       map_cells,       GET,    "/v1/maps/{id}/cells",                   NONE,    READ,  maps)     \
+    XX(MAP_HIERARCHY,   map_hierarchy,   GET,    "/v1/maps/{id}/hierarchy",               NONE,    READ,  maps)     \
     XX(CROWDS_CREATE,   crowds_create,   POST,   "/v1/maps/{id}/crowds",                  JSON,    READ,  crowds)   \
     XX(CROWD_GET,       crowd_get,       GET,    "/v1/maps/{id}/crowds/{cid}",            NONE,    READ,  crowds)   \
     XX(CROWD_DELETE,    crowd_delete,    DELETE, "/v1/maps/{id}/crowds/{cid}",            NONE,    READ,  crowds)   \
@@ -99,6 +102,7 @@ typedef struct pf_routes {
     pf_paths_routes *paths;
     pf_sessions_routes *sessions;
     pf_crowds_routes *crowds;
+    struct pf_maps *store; /* for routes_load.c: a map not held here is loaded first */
 } pf_routes;
 
 #define PF_ROUTE_HANDLER_DECL(route, name, method, path, bodies, scope, module)                    \
@@ -108,7 +112,13 @@ PF_ROUTES(PF_ROUTE_HANDLER_DECL)
 
 /* Runs route's handler with its module's context (route is a routed one,
  * not PF_ROUTE_NONE). The handler either answers r at once (request.h) or
- * hands it to a job on the pool (pf_req_dispatch) that answers it later. */
+ * hands it to a job on the pool (pf_req_dispatch) that answers it later.
+ * With a shared store, a route of a map this instance does not hold first
+ * loads it (routes_load.c), then runs the handler. */
 void pf_routes_call(const pf_routes *rt, pf_route route, pf_req *r);
+
+/* routes_load.c: true when r went to a load job (or was answered 503)
+ * instead of its handler. */
+bool pf__routes_load_first(const pf_routes *rt, pf_route route, pf_req *r);
 
 #endif

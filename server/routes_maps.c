@@ -7,9 +7,11 @@
 #include <string.h>
 
 #include "clock.h"
+#include "hpa.h"
 #include "jsonr.h"
 #include "map_json.h"
 #include "nav_json.h"
+#include "precond.h"
 #include "request.h"
 #include "session_json.h"
 
@@ -61,20 +63,20 @@ static void answer_no_map(pf_req *r, const char *id) {
     pf_req_answer_error(r, PF_ERR_MAP_NOT_FOUND, NULL, "No map with id '%s'.", id);
 }
 
-static void answer_storage(pf_req *r, const char *id, const char *err) {
-    fprintf(stderr, "pathd: map '%s': %s\n", id, err);
-    pf_req_answer_error(r, PF_ERR_STORAGE, NULL,
-                        "The map could not be saved to the data directory (%s); nothing changed.",
-                        err);
+static void add_etag(pf_req *r, const pf_mapver *mv) {
+    char tag[PF_ETAG_LEN];
+    pf_etag_format(mv->version, mv->lineage, tag, sizeof(tag));
+    pf_req_add_header(r, "ETag", tag);
 }
 
 /* A version as the answer of a change: 201 with Location when it created
- * the map, else 200. Releases mv. */
+ * the map, else 200; its ETag either way. Releases mv. */
 static void answer_version(pf_req *r, pf_mapver *mv, bool created) {
     pf_jsonw w;
     char location[160];
     pf_jsonw_init(&w, 512);
     write_map_info(&w, mv);
+    add_etag(r, mv);
     snprintf(location, sizeof(location), "/v1/maps/%s", mv->id);
     pf_mapver_release(mv);
     if (created)
@@ -83,30 +85,61 @@ static void answer_version(pf_req *r, pf_mapver *mv, bool created) {
         pf_req_answer_json(r, &w);
 }
 
+/* Reads If-Match / If-None-Match (I/O thread); answers 400 and returns
+ * false when they are malformed. */
+static bool read_precond(pf_req *r, pf_precond *c) {
+    pf_proto_error e;
+    if (pf_precond_parse(pf_req_header(r, "If-Match"), pf_req_header(r, "If-None-Match"), c, &e) ==
+        PF_OK)
+        return true;
+    pf_req_answer_perror(r, &e);
+    return false;
+}
+
 static void release_mapver(void *mv) { pf_mapver_release(mv); }
 
 /* GET /v1/maps */
 
-void pf__route_maps_list(pf_req *r, pf_maps_routes *m) {
-    pf_mapver **list;
-    size_t n;
+/* Job: the store's maps (a round trip to a shared store: on a worker). A
+ * map this instance holds is described in full, another by what the store
+ * knows of it. */
+static void run_list(pf_req *r, pf_search_ctx *ctx) {
+    pf_maps_routes *m = pf_req_state(r);
+    pf_maps_listing l;
+    pf_proto_error e;
     pf_jsonw w;
-    if (pf_registry_list(m->registry, &list, &n)) {
-        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+    (void)ctx;
+    if (pf_maps_list(m->maps, &l, &e)) {
+        pf_req_answer_perror(r, &e);
+        pf_req_finish(r);
         return;
     }
-    pf_jsonw_init(&w, 512 * (n + 1));
+    pf_jsonw_init(&w, 512 * (l.n + 1));
     pf_jsonw_obj_begin(&w);
     pf_jsonw_key(&w, "maps");
     pf_jsonw_arr_begin(&w);
-    for (size_t i = 0; i < n; i++) {
-        write_map_info(&w, list[i]);
-        pf_mapver_release(list[i]);
+    for (size_t i = 0; i < l.n; i++) {
+        const pf_maps_item *it = &l.items[i];
+        if (it->mv) {
+            write_map_info(&w, it->mv);
+            continue;
+        }
+        pf_jsonw_obj_begin(&w);
+        pf_jsonw_kstr(&w, "id", it->id);
+        pf_jsonw_kuint(&w, "version", it->version);
+        if (it->info && it->info[0]) pf_jsonw_raw_members(&w, it->info, strlen(it->info));
+        pf_jsonw_obj_end(&w);
     }
-    free(list);
     pf_jsonw_arr_end(&w);
     pf_jsonw_obj_end(&w);
+    pf_maps_listing_free(&l);
     pf_req_answer_json(r, &w);
+    pf_req_finish(r);
+}
+
+void pf__route_maps_list(pf_req *r, pf_maps_routes *m) {
+    pf_req_set_state(r, m, NULL);
+    pf_req_dispatch(r, PF_JOB_SEARCH, run_list);
 }
 
 /* GET /v1/maps/{id} */
@@ -120,6 +153,7 @@ void pf__route_map_get(pf_req *r, pf_maps_routes *m) {
     }
     pf_jsonw_init(&w, 512);
     write_map_info(&w, mv);
+    add_etag(r, mv);
     pf_mapver_release(mv);
     pf_req_answer_json(r, &w);
 }
@@ -139,59 +173,212 @@ static void run_cells(pf_req *r, pf_search_ctx *ctx) {
     pf_req_finish(r);
 }
 
+/* 422 for the grid-only routes of a navmesh map; true when answered
+ * (mv released). */
+static bool refuse_navmesh(pf_req *r, pf_mapver *mv, const char *what) {
+    if (!mv->nav) return false;
+    pf_req_answer_error(r, PF_ERR_UNSUPPORTED, NULL,
+                        "Map '%s' is a navmesh: it has no %s (GET /v1/maps/%s describes the "
+                        "mesh).",
+                        mv->id, what, mv->id);
+    pf_mapver_release(mv);
+    return true;
+}
+
 void pf__route_map_cells(pf_req *r, pf_maps_routes *m) {
     pf_mapver *mv = pf_registry_get(m->registry, pf_req_map_id(r));
     if (!mv) {
         answer_no_map(r, pf_req_map_id(r));
         return;
     }
-    if (mv->nav) {
-        pf_req_answer_error(r, PF_ERR_UNSUPPORTED, NULL,
-                            "Map '%s' is a navmesh: it has no cells (GET /v1/maps/%s describes "
-                            "the mesh).",
-                            mv->id, mv->id);
-        pf_mapver_release(mv);
-        return;
-    }
+    if (refuse_navmesh(r, mv, "cells")) return;
     pf_req_set_state(r, mv, release_mapver);
     pf_req_dispatch(r, PF_JOB_SEARCH, run_cells);
 }
 
-/* DELETE /v1/maps/{id} */
+/* GET /v1/maps/{id}/hierarchy */
 
-void pf__route_map_delete(pf_req *r, pf_maps_routes *m) {
-    char err[256];
-    pf_status st = pf_maps_remove(m->maps, pf_req_map_id(r), err, sizeof(err));
-    if (st == PF_EIO)
-        answer_storage(r, pf_req_map_id(r), err);
-    else if (st)
-        answer_no_map(r, pf_req_map_id(r));
-    else
-        pf_req_answer_no_content(r);
+/* What a hierarchy request keeps for its job. */
+typedef struct hierarchy_job {
+    pf_mapver *mv; /* a reference */
+    bool intra;    /* ?intra=true: the intra-cluster edges too */
+} hierarchy_job;
+
+static void free_hierarchy_job(void *p) {
+    hierarchy_job *job = p;
+    pf_mapver_release(job->mv);
+    free(job);
 }
 
-/* POST /v1/maps, PUT /v1/maps/{id} */
+/* Job: the HPA* hierarchy of a map version (the debug viewer draws it):
+ * its clusters, its transition nodes and their edges. Tens of thousands
+ * of nodes on big maps: written on a worker. */
+static void run_hierarchy(pf_req *r, pf_search_ctx *ctx) {
+    const hierarchy_job *job = pf_req_state(r);
+    const pf_mapver *mv = job->mv;
+    const pf_grid *g = pf_planner_grid(mv->planner);
+    const pf_hpa *h = pf_planner_hpa(mv->planner);
+    int32_t w = pf_grid_width(g), hh = pf_grid_height(g);
+    pf_hpa_stats st;
+    pf_jsonw o;
+    (void)ctx;
+    pf_hpa_get_stats(h, &st);
+    pf_jsonw_init(&o, (size_t)st.abstract_nodes * (job->intra ? 160 : 40) + 512);
+    pf_jsonw_obj_begin(&o);
+    pf_jsonw_kstr(&o, "id", mv->id);
+    pf_jsonw_kuint(&o, "version", mv->version);
+    pf_jsonw_kint(&o, "width", w);
+    pf_jsonw_kint(&o, "height", hh);
+    pf_jsonw_kint(&o, "cluster_size", st.cluster_size);
+    pf_jsonw_kint(&o, "clusters_x", (w + st.cluster_size - 1) / st.cluster_size);
+    pf_jsonw_kint(&o, "clusters_y", (hh + st.cluster_size - 1) / st.cluster_size);
+    pf_jsonw_key(&o, "stats");
+    pf_jsonw_obj_begin(&o);
+    pf_jsonw_kint(&o, "clusters", st.clusters);
+    pf_jsonw_kint(&o, "entrances", st.entrances);
+    pf_jsonw_kint(&o, "abstract_nodes", st.abstract_nodes);
+    pf_jsonw_kint(&o, "abstract_edges", st.abstract_edges);
+    pf_jsonw_kint(&o, "components", st.components);
+    pf_jsonw_kuint(&o, "memory_bytes", st.memory_bytes);
+    pf_jsonw_obj_end(&o);
+    pf_jsonw_key(&o, "nodes");
+    pf_jsonw_arr_begin(&o);
+    for (int32_t v = 0; v < (int32_t)st.abstract_nodes; v++) {
+        pf_point p = pf_hpa_node_point(h, v);
+        pf_jsonw_point(&o, p.x, p.y);
+    }
+    pf_jsonw_arr_end(&o);
+    /* Each node pair once (a < b): a border crossing is one entrance's
+     * transition pair; an intra-cluster edge carries the cost from a to b. */
+    for (int pass = 0; pass < (job->intra ? 2 : 1); pass++) {
+        pf_jsonw_key(&o, pass ? "intra_edges" : "inter_edges");
+        pf_jsonw_arr_begin(&o);
+        for (int32_t v = 0; v < (int32_t)st.abstract_nodes; v++) {
+            const int32_t *to;
+            const double *cost;
+            size_t nintra, n = pf_hpa_node_edges(h, v, &to, &cost, &nintra);
+            for (size_t e = pass ? 0 : nintra; e < (pass ? nintra : n); e++) {
+                if (to[e] <= v) continue;
+                pf_jsonw_arr_begin(&o);
+                pf_jsonw_int(&o, v);
+                pf_jsonw_int(&o, to[e]);
+                if (pass) pf_jsonw_double(&o, cost[e]);
+                pf_jsonw_arr_end(&o);
+            }
+        }
+        pf_jsonw_arr_end(&o);
+    }
+    pf_jsonw_obj_end(&o);
+    pf_req_answer_json(r, &o);
+    pf_req_finish(r);
+}
+
+void pf__route_map_hierarchy(pf_req *r, pf_maps_routes *m) {
+    pf_kv kv[4];
+    size_t n;
+    bool intra = false;
+    hierarchy_job *job;
+    pf_mapver *mv;
+    if (!pf_req_query(r, kv, 4, &n)) {
+        pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, NULL, "Too many parameters.");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *v = kv[i].value ? kv[i].value : "";
+        if (strcmp(kv[i].key, "intra") != 0) {
+            pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, kv[i].key,
+                                "Unknown parameter '%.40s'; the one parameter is 'intra'.",
+                                kv[i].key);
+            return;
+        }
+        if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0) {
+            pf_req_answer_error(r, PF_ERR_INVALID_VALUE, "intra",
+                                "Parameter 'intra' must be true or false.");
+            return;
+        }
+        intra = strcmp(v, "true") == 0;
+    }
+    if (!(mv = pf_registry_get(m->registry, pf_req_map_id(r)))) {
+        answer_no_map(r, pf_req_map_id(r));
+        return;
+    }
+    if (refuse_navmesh(r, mv, "HPA* hierarchy")) return;
+    if (!pf_planner_hpa(mv->planner)) {
+        pf_mapver_release(mv);
+        pf_req_answer_error(r, PF_ERR_UNSUPPORTED, NULL, "Map '%s' has no HPA* hierarchy.",
+                            pf_req_map_id(r));
+        return;
+    }
+    if (!(job = malloc(sizeof(*job)))) {
+        pf_mapver_release(mv);
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    job->mv = mv;
+    job->intra = intra;
+    pf_req_set_state(r, job, free_hierarchy_job);
+    pf_req_dispatch(r, PF_JOB_SEARCH, run_hierarchy);
+}
+
+/* DELETE /v1/maps/{id} */
 
 /* Query-string arguments an OBJ upload may have (its settings). */
 #define MAX_OBJ_ARGS 16
 
-typedef struct build_job {
+typedef struct change_job {
     pf_maps_routes *m;
-    bool create; /* POST: the id is the content's */
+    pf_precond cond;
+    bool create;         /* POST: the id is the content's */
+    pf_update patch;     /* a grid map's PATCH: cells and doors */
+    bool nav;            /* the map was a navmesh when the PATCH came */
+    pf_nav_patch npatch; /* a navmesh map's PATCH: obstacles and areas */
     /* A model/obj upload's settings, copied from the query string. */
     pf_kv args[MAX_OBJ_ARGS];
     size_t nargs;
     bool too_many_args;
-} build_job;
+} change_job;
 
-static void free_build_job(void *p) {
-    build_job *job = p;
+static void free_change_job(void *p) {
+    change_job *job = p;
+    pf_update_free(&job->patch);
+    pf_nav_patch_free(&job->npatch);
     for (size_t i = 0; i < job->nargs; i++) {
         free((char *)job->args[i].key);
         free((char *)job->args[i].value);
     }
     free(job);
 }
+
+/* The state of a map change, its preconditions read; NULL when it was
+ * answered (400, 503). */
+static change_job *new_change(pf_req *r, pf_maps_routes *m) {
+    change_job *job = calloc(1, sizeof(*job));
+    if (!job) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return NULL;
+    }
+    job->m = m;
+    pf_req_set_state(r, job, free_change_job);
+    return read_precond(r, &job->cond) ? job : NULL;
+}
+
+/* Job: the removal (a file, or the shared store: on a worker). */
+static void run_delete(pf_req *r, pf_search_ctx *ctx) {
+    change_job *job = pf_req_state(r);
+    pf_proto_error e;
+    (void)ctx;
+    if (pf_maps_remove(job->m->maps, pf_req_map_id(r), &job->cond, &e))
+        pf_req_answer_perror(r, &e);
+    else
+        pf_req_answer_no_content(r);
+    pf_req_finish(r);
+}
+
+void pf__route_map_delete(pf_req *r, pf_maps_routes *m) {
+    if (new_change(r, m)) pf_req_dispatch(r, PF_JOB_BUILD, run_delete);
+}
+
+/* POST /v1/maps, PUT /v1/maps/{id} */
 
 /* The kind of a map body: the declared one, else sniffed. */
 static pf_body_kind map_body_kind(const pf_req *r) {
@@ -210,7 +397,7 @@ static pf_body_kind map_body_kind(const pf_req *r) {
  * same map again is recognised. The kind byte is 1 for JSON, 2 for text:
  * the values ids have always been hashed with; 3 for OBJ, whose settings
  * (the query string's arguments, in order) are hashed too. */
-static void content_hash(const pf_req *r, const build_job *job, pf_body_kind kind,
+static void content_hash(const pf_req *r, const change_job *job, pf_body_kind kind,
                          uint8_t out[32]) {
     struct sha256_ctx h;
     uint8_t k = kind == PF_BODY_JSON ? 1 : kind == PF_BODY_OBJ ? 3 : 2;
@@ -230,7 +417,7 @@ static void content_hash(const pf_req *r, const build_job *job, pf_body_kind kin
 
 /* Parses a navmesh upload (kind OBJ, or JSON already parsed as root) and
  * builds it. Answers an error and returns false, or gives *mv. */
-static bool build_nav(pf_req *r, build_job *job, pf_body_kind kind, const cJSON *root,
+static bool build_nav(pf_req *r, change_job *job, pf_body_kind kind, const cJSON *root,
                       const char *id, const uint8_t hash[32], uint64_t t0, pf_mapver **mv) {
     pf_maps_routes *m = job->m;
     pf_nav_upload u;
@@ -267,7 +454,7 @@ static bool build_nav(pf_req *r, build_job *job, pf_body_kind kind, const cJSON 
  * publish it as the next version. Runs on a worker, never on an I/O
  * thread. */
 static void run_build(pf_req *r, pf_search_ctx *ctx) {
-    build_job *job = pf_req_state(r);
+    change_job *job = pf_req_state(r);
     pf_maps_routes *m = job->m;
     pf_body_kind kind = map_body_kind(r);
     uint64_t t0 = pf_clock_now_ns();
@@ -276,11 +463,11 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
     pf_proto_error e;
     pf_grid *g = NULL;
     pf_mapver *mv;
+    pf_maps_change c = {&job->cond, job->create};
+    pf_maps_outcome o;
     pf_status st;
-    bool created = false;
     const char *body;
     size_t len;
-    char err[256];
     (void)ctx;
 
     content_hash(r, job, kind, hash);
@@ -288,19 +475,13 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
     if (job->create) {
         /* POST: the id is the content hash, so uploading the same map again
          * finds it and changes nothing. */
-        pf_mapver *old;
         snprintf(id, sizeof(id), "m-");
         for (int i = 0; i < 8; i++)
             snprintf(id + 2 + 2 * i, sizeof(id) - 2 - 2 * (size_t)i, "%02x", hash[i]);
-        old = pf_registry_get(m->registry, id);
-        if (old && memcmp(old->content_hash, hash, sizeof(hash)) == 0) {
-            char location[160];
-            snprintf(location, sizeof(location), "/v1/maps/%s", id);
-            pf_req_add_header(r, "Location", location);
-            answer_version(r, old, false);
-            goto out_finish;
+        if ((mv = pf_maps_find_upload(m->maps, id, hash))) {
+            o.current = mv;
+            goto out_unchanged;
         }
-        pf_mapver_release(old);
     }
     body = pf_req_body(r, &len);
     if (len == 0) {
@@ -312,10 +493,10 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
     if (kind == PF_BODY_OBJ) {
         if (!build_nav(r, job, kind, NULL, id, hash, t0, &mv)) goto out_finish;
     } else {
-        cJSON *root = NULL;
         bool navmesh = false;
         if (kind == PF_BODY_JSON) {
             /* A JSON upload is a grid or, with "kind":"navmesh", a mesh. */
+            cJSON *root = NULL;
             if ((st = pf_jsonr_parse(body, len, &root, &e)) ||
                 (st = pf_nav_json_kind(root, &navmesh, &e))) {
                 cJSON_Delete(root);
@@ -347,38 +528,29 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
             }
         }
     }
-    /* Our own reference before mv becomes visible: once published, a DELETE
-     * or another PUT may drop the registry's reference at any moment. */
-    pf_mapver_retain(mv);
-    if ((st = pf_maps_publish(m->maps, mv, &created, err, sizeof(err)))) {
-        pf_mapver_release(mv);
-        pf_mapver_release(mv);
-        if (st == PF_EIO)
-            answer_storage(r, id, err);
-        else if (st == PF_ELIMIT)
-            pf_req_answer_error(r, PF_ERR_LIMIT_EXCEEDED, NULL,
-                                "The server holds %lld maps, its limit; delete one first.",
-                                (long long)m->cfg->max_maps);
-        else
-            pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+    pf_metrics_observe_map_build(m->metrics, mv->build_us);
+    if (pf_maps_publish(m->maps, mv, &c, &o, &e)) { /* takes mv */
+        pf_req_answer_perror(r, &e);
         goto out_finish;
     }
-    /* mv is published: the registry holds the reference it was created with,
-     * we still hold ours (answer_version drops it). */
-    answer_version(r, mv, created);
+    if (!o.unchanged) {
+        answer_version(r, o.current, o.created);
+        goto out_finish;
+    }
+out_unchanged : {
+    char location[160];
+    snprintf(location, sizeof(location), "/v1/maps/%s", id);
+    pf_req_add_header(r, "Location", location);
+    answer_version(r, o.current, false);
+}
 out_finish:
     pf_req_finish(r);
 }
 
 static void dispatch_build(pf_req *r, pf_maps_routes *m, bool create) {
-    build_job *job = calloc(1, sizeof(*job));
-    if (!job) {
-        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
-        return;
-    }
-    job->m = m;
+    change_job *job = new_change(r, m);
+    if (!job) return;
     job->create = create;
-    pf_req_set_state(r, job, free_build_job);
     if (pf_req_body_kind(r) == PF_BODY_OBJ) {
         /* The settings, read here: the query string is the I/O thread's. */
         pf_kv kv[MAX_OBJ_ARGS];
@@ -403,207 +575,27 @@ void pf__route_map_put(pf_req *r, pf_maps_routes *m) { dispatch_build(r, m, fals
 
 /* PATCH /v1/maps/{id} */
 
-typedef struct patch_job {
-    pf_maps_routes *m;
-    bool nav;            /* the map was a navmesh when the PATCH came */
-    pf_update patch;     /* a grid map's cells and doors */
-    pf_nav_patch npatch; /* a navmesh map's obstacles and areas */
-} patch_job;
-
-static void free_patch_job(void *p) {
-    patch_job *job = p;
-    pf_update_free(&job->patch);
-    pf_nav_patch_free(&job->npatch);
-    free(job);
-}
-
-/* The answer when a PUT changed the map's kind between the PATCH's parse
- * and its job. */
-static void answer_kind_changed(pf_req *r, const char *id, bool was_nav) {
-    pf_req_answer_error(r, PF_ERR_CONFLICT, NULL,
-                        "Map '%s' was replaced by a %s map while this PATCH waited; nothing "
-                        "changed.",
-                        id, was_nav ? "grid" : "navmesh");
-}
-
-/* Job: the next version of a navmesh map with the PATCH's obstacles and
- * areas: the Detour mesh copied, the touched tiles rebuilt on the pool.
- * Starts over when another change publishes first, as run_patch does. */
-static void run_nav_patch(pf_req *r, pf_search_ctx *ctx) {
-    patch_job *job = pf_req_state(r);
-    pf_maps_routes *m = job->m;
-    const char *id = pf_req_map_id(r);
-    pf_nav_change ch = pf_nav_patch_change(&job->npatch);
-    char err[256];
-    (void)ctx;
-    for (int attempt = 0;; attempt++) {
-        pf_mapver *cur = pf_registry_get(m->registry, id), *mv;
-        pf_navmesh *next = NULL;
-        pf_nav_error ne;
-        pf_proto_error e;
-        uint64_t t0 = pf_clock_now_ns();
-        pf_status st;
-        if (!cur) {
-            answer_no_map(r, id);
-            break;
-        }
-        if (!cur->nav) {
-            pf_mapver_release(cur);
-            answer_kind_changed(r, id, true);
-            break;
-        }
-        st = pf_nav_apply(cur->nav, &ch, pf_maps_nav_limits(m->maps), pf_maps_nav_runner(m->maps),
-                          &next, &ne);
-        if (st) {
-            /* The change's "remove[i]" is the request's "remove_obstacles[i]". */
-            if (strncmp(ne.field, "remove[", 7) == 0) {
-                char f[sizeof(ne.field)];
-                snprintf(f, sizeof(f), "remove_obstacles%.70s", ne.field + 6);
-                memcpy(ne.field, f, sizeof(f));
-            }
-            pf_mapver_release(cur);
-            pf_maps_nav_error(&e, st, &ne);
-            pf_req_answer_perror(r, &e);
-            break;
-        }
-        pf_navsrc_retain(cur->navsrc);
-        mv = pf_mapver_create_nav(id, next, cur->navsrc, (size_t)m->cfg->cache_entries,
-                                  (size_t)m->cfg->cache_bytes, (pf_clock_now_ns() - t0) / 1000,
-                                  cur->content_hash);
-        if (!mv) {
-            pf_mapver_release(cur);
-            pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
-            break;
-        }
-        pf_mapver_retain(mv); /* our own reference before mv becomes visible */
-        st = pf_maps_swap(m->maps, cur, mv, err, sizeof(err));
-        if (st != PF_OK) pf_mapver_release(mv); /* not published: the registry took none */
-        if (st == PF_EIO) {
-            pf_mapver_release(mv);
-            pf_mapver_release(cur);
-            answer_storage(r, id, err);
-            break;
-        }
-        if (st == PF_OK) {
-            pf_cache_clear(cur->cache); /* as run_patch: old paths are never served again */
-            pf_mapver_release(cur);
-            answer_version(r, mv, false);
-            break;
-        }
-        pf_mapver_release(mv);
-        pf_mapver_release(cur);
-        if (attempt >= 16) {
-            pf_req_answer_error(r, PF_ERR_CONFLICT, NULL,
-                                "Map '%s' kept changing while this PATCH was applied; retry.", id);
-            break;
-        }
-    }
-    pf_req_finish(r);
-}
-
 /* Job: the next version of a map with the PATCH's cells and doors. Runs as
- * a build (it clones the grid and repairs the hierarchy). When another
- * PATCH or a PUT publishes first, it starts over on the new version, so
- * concurrent PATCHes apply one after the other and none is lost. */
+ * a build (it clones the grid and repairs the hierarchy, or copies the
+ * navmesh and rebuilds the tiles its obstacles and areas touch); maps.c
+ * starts over on the newer version when another change comes first. */
 static void run_patch(pf_req *r, pf_search_ctx *ctx) {
-    patch_job *job = pf_req_state(r);
-    pf_maps_routes *m = job->m;
-    const pf_update *u = &job->patch;
-    const char *id = pf_req_map_id(r);
-    pf_door_change *doors = NULL;
-    char err[256];
+    change_job *job = pf_req_state(r);
+    pf_maps_change c = {&job->cond, false};
+    pf_proto_error e;
+    pf_mapver *mv;
+    size_t len;
+    const char *body = pf_req_body(r, &len);
     (void)ctx;
-
-    doors = calloc(u->ndoors ? u->ndoors : 1, sizeof(*doors));
-    if (!doors) {
-        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
-        goto out_finish;
+    if (job->nav
+            ? pf_maps_patch_nav(job->m->maps, pf_req_map_id(r), &job->npatch, body, len, &c, &mv,
+                                &e)
+            : pf_maps_patch(job->m->maps, pf_req_map_id(r), &job->patch, body, len, &c, &mv, &e)) {
+        pf_req_answer_perror(r, &e);
+    } else {
+        pf_metrics_observe_map_repair(job->m->metrics, mv->build_us);
+        answer_version(r, mv, false);
     }
-    for (int attempt = 0;; attempt++) {
-        pf_mapver *cur = pf_registry_get(m->registry, id), *mv;
-        const pf_grid *g;
-        pf_planner *planner = NULL;
-        pf_point *changed = NULL;
-        size_t nchanged = 0;
-        uint64_t t0 = pf_clock_now_ns();
-        pf_status st;
-        if (!cur) {
-            answer_no_map(r, id);
-            goto out_finish;
-        }
-        if (cur->nav) {
-            pf_mapver_release(cur);
-            answer_kind_changed(r, id, false);
-            goto out_finish;
-        }
-        g = pf_planner_grid(cur->planner);
-        for (size_t i = 0; i < u->ncells; i++)
-            if (!pf_grid_in_bounds(g, u->cells[i].p)) {
-                char f[32];
-                snprintf(f, sizeof(f), "cells[%zu]", i);
-                pf_req_answer_error(r, PF_ERR_OFF_MAP, f, "%s (%d,%d) is outside the %dx%d map.", f,
-                                    (int)u->cells[i].p.x, (int)u->cells[i].p.y,
-                                    (int)pf_grid_width(g), (int)pf_grid_height(g));
-                pf_mapver_release(cur);
-                goto out_finish;
-            }
-        for (size_t i = 0; i < u->ndoors; i++) {
-            doors[i].door = pf_grid_door_find(g, u->doors[i].id);
-            doors[i].open = u->doors[i].open;
-            if (doors[i].door < 0) {
-                char f[32];
-                snprintf(f, sizeof(f), "doors[%zu].id", i);
-                pf_req_answer_error(r, PF_ERR_INVALID_VALUE, f, "Map '%s' has no door '%s'.", id,
-                                    u->doors[i].id);
-                pf_mapver_release(cur);
-                goto out_finish;
-            }
-        }
-        st = pf_planner_apply(cur->planner, u->cells, u->ncells, doors, u->ndoors, &planner,
-                              &changed, &nchanged);
-        if (st) {
-            pf_mapver_release(cur);
-            pf_req_answer_error(r, pf_error_for_status(st), NULL,
-                                "Applying the changes failed: %s.", pf_status_str(st));
-            goto out_finish;
-        }
-        mv = pf_maps_wrap(m->maps, id, planner, (pf_clock_now_ns() - t0) / 1000, NULL);
-        if (!mv || pf_mapver_set_log(mv, cur, changed, nchanged)) {
-            if (!mv) free(changed);
-            pf_mapver_release(mv);
-            pf_mapver_release(cur);
-            pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
-            goto out_finish;
-        }
-        /* Our own reference before mv becomes visible (see run_build). */
-        pf_mapver_retain(mv);
-        st = pf_maps_swap(m->maps, cur, mv, err, sizeof(err));
-        if (st != PF_OK) pf_mapver_release(mv); /* not published: the registry took none */
-        if (st == PF_EIO) {
-            pf_mapver_release(mv);
-            pf_mapver_release(cur);
-            answer_storage(r, id, err);
-            goto out_finish;
-        }
-        if (st == PF_OK) {
-            /* Paths cached for the old version must not be served again:
-             * they are keyed by version, and dropping them frees the memory
-             * while sessions still hold the old version. */
-            pf_cache_clear(cur->cache);
-            pf_mapver_release(cur);
-            answer_version(r, mv, false);
-            goto out_finish;
-        }
-        pf_mapver_release(mv);
-        pf_mapver_release(cur);
-        if (attempt >= 16) {
-            pf_req_answer_error(r, PF_ERR_CONFLICT, NULL,
-                                "Map '%s' kept changing while this PATCH was applied; retry.", id);
-            goto out_finish;
-        }
-    }
-out_finish:
-    free(doors);
     pf_req_finish(r);
 }
 
@@ -611,21 +603,13 @@ void pf__route_map_patch(pf_req *r, pf_maps_routes *m) {
     pf_proto_error e;
     size_t len;
     const char *body = pf_req_body(r, &len);
-    patch_job *job = calloc(1, sizeof(*job));
-    if (!job) {
-        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
-        return;
-    }
-    job->m = m;
-    pf_req_set_state(r, job, free_patch_job);
-    {
-        /* The body's shape depends on the map's kind; the job checks the
-         * kind again (a PUT may replace the map meanwhile). */
-        pf_mapver *cur = pf_registry_get(m->registry, pf_req_map_id(r));
-        if (!cur) {
-            answer_no_map(r, pf_req_map_id(r));
-            return;
-        }
+    change_job *job = new_change(r, m);
+    pf_mapver *cur;
+    if (!job) return;
+    /* The body's shape depends on the map's kind (held here: a shared
+     * store's map was loaded before the handler); maps.c checks the kind
+     * again with the change (409 when a PUT of the other kind came first). */
+    if ((cur = pf_registry_get(m->registry, pf_req_map_id(r)))) {
         job->nav = cur->nav != NULL;
         pf_mapver_release(cur);
     }
@@ -634,5 +618,5 @@ void pf__route_map_patch(pf_req *r, pf_maps_routes *m) {
         pf_req_answer_perror(r, &e);
         return;
     }
-    pf_req_dispatch(r, PF_JOB_BUILD, job->nav ? run_nav_patch : run_patch);
+    pf_req_dispatch(r, PF_JOB_BUILD, run_patch);
 }

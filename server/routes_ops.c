@@ -1,6 +1,7 @@
 /* routes_ops.c -- the operations routes; see routes_ops.h. */
 #include "routes_ops.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
@@ -18,6 +19,13 @@ void pf__route_healthz(pf_req *r, pf_ops_routes *m) {
 
 void pf__route_readyz(pf_req *r, pf_ops_routes *m) {
     pf_jsonw w;
+    char why[400];
+    if (!pf_maps_store_ready(m->maps, why, sizeof(why))) {
+        /* Out of the balancer's rotation while the shared store is out of
+         * reach: its copies may be going stale. */
+        pf_req_answer_error(r, PF_ERR_STORE_UNAVAILABLE, NULL, "Not ready: %s.", why);
+        return;
+    }
     pf_jsonw_init(&w, 64);
     pf_jsonw_obj_begin(&w);
     pf_jsonw_kstr(&w, "status", "ready");
@@ -40,6 +48,8 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_kstr(&w, "name", "pathd");
     pf_jsonw_kstr(&w, "version", PF_SERVER_VERSION);
     pf_jsonw_kstr(&w, "api", "v1");
+    pf_jsonw_kstr(&w, "instance", atomic_load(m->instance));
+    pf_jsonw_kstr(&w, "store", pf_maps_store_kind(m->maps));
     pf_jsonw_kuint(&w, "uptime_s", (pf_clock_now_ns() - m->started_ns) / 1000000000ull);
     pf_jsonw_key(&w, "algorithms");
     pf_jsonw_arr_begin(&w);
@@ -58,6 +68,12 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
         pf_jsonw_str(&w, dir);
     else
         pf_jsonw_null(&w);
+    pf_jsonw_key(&w, "store");
+    if (pf_maps_store_url(m->maps))
+        pf_jsonw_str(&w, pf_maps_store_url(m->maps));
+    else
+        pf_jsonw_null(&w);
+    pf_jsonw_kstr(&w, "instance", atomic_load(m->instance));
     pf_config_visit(m->cfg, visit_limit, &w);
     pf_jsonw_obj_end(&w);
     pf_jsonw_key(&w, "pool");
@@ -86,6 +102,41 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_req_answer_json(r, &w);
 }
 
+/* Bytes held by kind, from what each part knows: the registry's current
+ * versions (planner and change log; blocks a version shares with an older
+ * one still held are counted once per version, as pf_hpa_stats does), their
+ * caches, the session table, the crowds and the stream hub. Until a process-wide
+ * memory budget exists these are reports only (memory_budget 0). */
+static void memory_usage(pf_ops_routes *m, pf_metrics_gauges *g) {
+    pf_mapver **list = NULL;
+    size_t n = 0;
+    if (pf_registry_list(m->registry, &list, &n) == PF_OK) {
+        for (size_t i = 0; i < n; i++) {
+            const pf_mapver *mv = list[i];
+            pf_cache_stats cs;
+            uint64_t bytes = sizeof(*mv);
+            if (mv->nav) {
+                pf_nav_info ni;
+                pf_navmesh_info(mv->nav, &ni);
+                bytes += ni.mesh_bytes + ni.layer_bytes + mv->navsrc->len;
+            } else {
+                bytes += pf_planner_memory(mv->planner);
+            }
+            for (size_t k = 0; k < mv->nlog; k++)
+                bytes += sizeof(*mv->log[k]) + mv->log[k]->n * sizeof(pf_point);
+            pf_cache_get_stats(mv->cache, &cs);
+            g->memory[PF_MEM_MAPS] += bytes;
+            g->memory[PF_MEM_CACHES] += cs.bytes;
+            pf_mapver_release(list[i]);
+        }
+        free(list);
+    }
+    g->memory[PF_MEM_SESSIONS] = pf_sessions_memory(m->sessions);
+    g->memory[PF_MEM_STREAMS] = pf_hub_memory(m->hub);
+    if (m->crowds) g->memory[PF_MEM_CROWDS] = pf_crowds_memory(m->crowds);
+    g->memory_budget = 0;
+}
+
 void pf__route_metrics(pf_req *r, pf_ops_routes *m) {
     pf_pool_stats ps;
     pf_metrics_gauges g;
@@ -101,9 +152,11 @@ void pf__route_metrics(pf_req *r, pf_ops_routes *m) {
     g.sessions = pf_sessions_count(m->sessions);
     g.streams = pf_hub_count(m->hub);
     g.crowds = m->crowds ? pf_crowds_count(m->crowds) : 0;
-    pf_jsonw_init(&w, 8192);
+    g.crowd_steps = m->crowds ? pf_crowds_steps(m->crowds) : 0;
+    memory_usage(m, &g);
+    pf_jsonw_init(&w, 32768);
     pf_metrics_write(m->metrics, &g, &w);
-    pf_req_answer_typed(r, "text/plain; version=0.0.4", &w);
+    pf_req_answer_typed(r, "text/plain; version=0.0.4; charset=utf-8", &w);
 }
 
 /* The debug viewer (server/viewer.html, compiled in by the Makefile). */

@@ -5,6 +5,7 @@
 #ifndef PF_SERVER_ROUTES_OPS_H
 #define PF_SERVER_ROUTES_OPS_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -26,8 +27,9 @@ struct pf_ops_routes {
     pf_registry *registry;
     pf_sessions *sessions;
     pf_hub *hub;
-    pf_maps *maps;       /* the data directory, if any */
-    uint64_t started_ns; /* clock.h */
+    pf_maps *maps;                   /* the store: memory, data directory or Redis */
+    uint64_t started_ns;             /* clock.h */
+    _Atomic(const char *) *instance; /* X-Pathd-Instance */
     pf_crowds *crowds;
 };
 

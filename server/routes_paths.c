@@ -127,7 +127,7 @@ static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_reque
     q.stop_ud = job;
     t0 = pf_clock_now_ns();
     st = pf_planner_search(ctx, mv->planner, &q, &res);
-    pf_metrics_count_search(m->metrics, res.expanded);
+    pf_metrics_count_search(m->metrics, algo, st, res.expanded, (pf_clock_now_ns() - t0) / 1000);
     switch (st) {
     case PF_OK:
     case PF_NO_PATH:
@@ -176,6 +176,8 @@ static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_reque
     }
     a.expanded_cells = res.expanded_cells;
     a.expanded_cells_len = res.expanded_cells_len;
+    a.abstract_path = res.abstract_path;
+    a.abstract_path_len = res.abstract_path_len;
     a.map_width = pf_grid_width(g);
     a.map_version = mv->version;
     a.expanded = res.expanded;
@@ -264,7 +266,11 @@ static pf_status run_nav_one(paths_job *job, pf_nav_query *nq, const pf_nav_path
     if (st)
         return pf_proto_error_set(e, st, PF_ERR_INVALID_VALUE, prefix[0] ? prefix : NULL,
                                   "The query cannot be answered: %s.", pf_status_str(st));
-    pf_metrics_count_search(m->metrics, p.expanded);
+    pf_metrics_count_nav_search(m->metrics, (int)pq->algorithm,
+                                p.out_of_nodes ? PF_OUTCOME_BUDGET
+                                : p.partial    ? PF_OUTCOME_UNREACHABLE
+                                               : PF_OUTCOME_FOUND,
+                                p.expanded, (pf_clock_now_ns() - t0) / 1000);
     pf_jsonw_obj_begin(w);
     m0 = w->len;
     pf_nav_write_path_members(w, &p, pq->algorithm, mv->version);

@@ -2,8 +2,11 @@
  * parts it uses, listening, draining and stopping. See server.h. */
 #include "server.h"
 
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "crowd.h"
@@ -31,7 +34,7 @@ struct pf_server {
     pf_registry *registry;
     pf_sessions *sessions;
     pf_crowds *crowds;
-    pf_maps *maps; /* the registry and the data directory together */
+    pf_maps *maps; /* the registry and the store (memory, data directory, Redis) together */
     pf_hub *hub;   /* WebSocket streams and the session reaper */
     pf_http *http;
     /* The resource modules' contexts, and the table's view of them. */
@@ -41,6 +44,10 @@ struct pf_server {
     pf_sessions_routes sessions_routes;
     pf_crowds_routes crowds_routes;
     pf_routes routes;
+    /* X-Pathd-Instance: --instance-id, else hostname:port once the port is
+     * known (hostname alone before). */
+    char instance_buf[2][160];
+    _Atomic(const char *) instance;
 };
 
 pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
@@ -76,17 +83,23 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
                          pf_crowds_routes_limits(&s->cfg)};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
-    s->ops = (pf_ops_routes){&s->cfg, &s->metrics, s->pool,           s->registry, s->sessions,
-                             s->hub,  s->maps,     pf_clock_now_ns(), s->crowds};
-    s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg};
+    if (cfg->instance_id[0]) {
+        snprintf(s->instance_buf[0], sizeof(s->instance_buf[0]), "%s", cfg->instance_id);
+    } else if (gethostname(s->instance_buf[0], sizeof(s->instance_buf[0]) - 1) != 0) {
+        snprintf(s->instance_buf[0], sizeof(s->instance_buf[0]), "pathd");
+    }
+    atomic_init(&s->instance, s->instance_buf[0]);
+    s->ops = (pf_ops_routes){&s->cfg, &s->metrics, s->pool,           s->registry,  s->sessions,
+                             s->hub,  s->maps,     pf_clock_now_ns(), &s->instance, s->crowds};
+    s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg, &s->metrics};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg, s->navq};
     s->sessions_routes =
         (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg};
     s->crowds_routes = (pf_crowds_routes){s->registry, s->crowds, s->hub, s->navq, &s->cfg};
-    s->routes =
-        (pf_routes){&s->ops, &s->maps_routes, &s->paths, &s->sessions_routes, &s->crowds_routes};
+    s->routes = (pf_routes){&s->ops,           &s->maps_routes, &s->paths, &s->sessions_routes,
+                            &s->crowds_routes, s->maps};
     {
-        pf_http_deps d = {&s->cfg, &s->routes, s->pool, &s->metrics};
+        pf_http_deps d = {&s->cfg, &s->routes, s->pool, &s->metrics, &s->instance};
         if ((st = pf_http_create(&d, &s->http))) goto out_free_hub;
     }
     *out = s;
@@ -112,8 +125,16 @@ out_free_server:
 }
 
 pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
-    return pf_http_start(s->http, err, errlen);
+    pf_status st = pf_http_start(s->http, err, errlen);
+    if (st == PF_OK && !s->cfg.instance_id[0]) {
+        snprintf(s->instance_buf[1], sizeof(s->instance_buf[1]), "%.120s:%u", s->instance_buf[0],
+                 (unsigned)pf_http_port(s->http));
+        atomic_store(&s->instance, s->instance_buf[1]);
+    }
+    return st;
 }
+
+const char *pf_server_instance(pf_server *s) { return atomic_load(&s->instance); }
 
 uint16_t pf_server_port(const pf_server *s) { return pf_http_port(s->http); }
 
@@ -122,7 +143,7 @@ pf_status pf_server_add_map(pf_server *s, const char *id, pf_grid *g) {
 }
 
 pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen) {
-    return pf_maps_open_store(s->maps, s->cfg.data_dir, err, errlen);
+    return pf_maps_open_store(s->maps, err, errlen);
 }
 
 uint64_t pf_server_drain(pf_server *s, int64_t timeout_ms) {
@@ -146,9 +167,12 @@ void pf_server_destroy(pf_server *s) {
     pf_hub_destroy(s->hub);
     pf_http_destroy(s->http);
     pf_pool_destroy(s->pool);
+    /* The store's follower thread uses the sessions and the registry: it
+     * stops here, before they go. */
+    pf_maps_destroy(s->maps);
     pf_sessions_destroy(s->sessions);
     pf_registry_destroy(s->registry);
-    pf_maps_destroy(s->maps);
+    /* After the maps: the follower ends crowds with their maps. */
     pf_crowds_destroy(s->crowds);
     pf_navq_destroy(s->navq); /* after the pool: its jobs borrow queries */
     free(s);

@@ -10,11 +10,13 @@
  *                gathered within --max-body (413);
  *   routes.h     the table of every route: method, path shape, body types,
  *                scope, metrics name, and the resource file whose handler
- *                runs it (routes.c calls it);
+ *                runs it (routes.c calls it; with --store, routes_load.c
+ *                first loads a map this instance does not hold);
  *   routes_*.c   one file per resource: routes_ops.c (health, readiness,
  *                info, metrics, the viewer), routes_maps.c (list, upload,
  *                PATCH, DELETE, cells; changes go through maps.c, which
- *                keeps the data directory and the registry in agreement),
+ *                keeps the store (memory, data directory, shared Redis) and
+ *                the registry in agreement),
  *                routes_paths.c (path queries and batches), routes_sessions.c
  *                (D* Lite sessions and the WebSocket handshake). A handler
  *                answers at once through request.h (answers, errors from
@@ -62,11 +64,14 @@ uint16_t pf_server_port(const pf_server *s);
  * Takes g. */
 pf_status pf_server_add_map(pf_server *s, const char *id, pf_grid *g);
 
-/* --data-dir: opens (creates) cfg.data_dir and publishes every map stored
- * there at its stored version; from then on every map change is written
- * there before it is answered. PF_EINVAL with a sentence in err when the
- * directory cannot be used. */
+/* Opens the store cfg names (maps.h's pf_maps_open_store): --data-dir
+ * (its maps are published at their stored versions) or --store (the
+ * shared Redis, followed from now on). PF_EINVAL with a sentence in err
+ * when it cannot be used. */
 pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen);
+
+/* The name in every answer's X-Pathd-Instance header. */
+const char *pf_server_instance(pf_server *s);
 
 /* Stops accepting connections, answers new requests on open connections
  * with 503, waits up to timeout_ms for requests in flight, then stops the

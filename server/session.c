@@ -36,12 +36,14 @@ struct pf_session {
      * new goal) instead of following the agent along the corridor. */
     pf_nav_corridor *corr;
     float npos[3], ngoal[3];
-    bool replan, planned; /* planned: the first plan (at create) succeeded */
+    bool replan, nplanned; /* nplanned: the corridor's first plan (at create) succeeded */
     pf_point pos, goal;
     pins pins;
     int64_t ttl_s;
     uint64_t last_ns;
     bool busy, dead;
+    bool planned;            /* d has planned once (the next plan repairs it) */
+    size_t accounted;        /* bytes counted in the table's total (lock held) */
     struct pf_session *next; /* hash chain */
 };
 
@@ -57,6 +59,7 @@ struct pf_sessions {
     size_t nbuckets; /* a power of two */
     mapcount *counts;
     size_t count, max_total, max_per_map;
+    size_t memory; /* pf_session_memory of the linked sessions at their last release */
     pf_navq *navq; /* navmesh sessions' query scratch (pf_sessions_set_navq) */
 };
 
@@ -204,6 +207,8 @@ static void unlink_locked(pf_sessions *t, pf_session *s) {
     s->next = NULL;
     s->dead = true;
     t->count--;
+    t->memory -= s->accounted;
+    s->accounted = 0;
     for (cp = &t->counts; (c = *cp) && strcmp(c->map_id, s->map_id) != 0; cp = &c->next) {
     }
     if (c && --c->n == 0) {
@@ -280,6 +285,8 @@ static pf_status add_session(pf_sessions *t, pf_session *s, pf_mapver *mv, int64
         s->next = t->buckets[str_hash(s->id) & (t->nbuckets - 1)];
         t->buckets[str_hash(s->id) & (t->nbuckets - 1)] = s;
         t->count++;
+        s->accounted = pf_session_memory(s);
+        t->memory += s->accounted;
     }
     uv_mutex_unlock(&t->mu);
     if (st) {
@@ -360,11 +367,16 @@ bool pf_sessions_exists(pf_sessions *t, const char *map_id, const char *sid, uin
 }
 
 void pf_sessions_release(pf_sessions *t, pf_session *s, uint64_t now_ns) {
+    size_t bytes = pf_session_memory(s); /* the holder may read s without the lock */
     bool dead;
     uv_mutex_lock(&t->mu);
     s->busy = false;
     s->last_ns = now_ns;
     dead = s->dead;
+    if (!dead) {
+        t->memory = t->memory - s->accounted + bytes;
+        s->accounted = bytes;
+    }
     uv_mutex_unlock(&t->mu);
     if (dead) session_free(s);
 }
@@ -444,6 +456,24 @@ size_t pf_sessions_count(pf_sessions *t) {
     size_t n;
     uv_mutex_lock(&t->mu);
     n = t->count;
+    uv_mutex_unlock(&t->mu);
+    return n;
+}
+
+size_t pf_sessions_memory(pf_sessions *t) {
+    size_t n;
+    uv_mutex_lock(&t->mu);
+    n = t->memory;
+    uv_mutex_unlock(&t->mu);
+    return n;
+}
+
+size_t pf_sessions_count_map(pf_sessions *t, const char *map_id) {
+    const mapcount *c;
+    size_t n;
+    uv_mutex_lock(&t->mu);
+    c = count_of(t, map_id);
+    n = c ? c->n : 0;
     uv_mutex_unlock(&t->mu);
     return n;
 }
@@ -779,7 +809,7 @@ static pf_error nav_run(pf_sessions *t, pf_metrics *m, pf_session *s, const pf_u
         pf_proto_write_error(w, PF_ERR_NO_MEMORY, NULL, NULL);
         return PF_ERR_NO_MEMORY;
     }
-    if (st != PF_OK && !s->planned) {
+    if (st != PF_OK && !s->nplanned) {
         /* The create's plan: an agent or a goal off the mesh is the
          * request's error, as on a grid (the session goes). */
         char msg[200];
@@ -791,11 +821,16 @@ static pf_error nav_run(pf_sessions *t, pf_metrics *m, pf_session *s, const pf_u
         pf_proto_write_error(w, PF_ERR_BLOCKED, msg, f);
         return PF_ERR_BLOCKED;
     }
-    if (st == PF_OK) s->planned = true;
+    if (st == PF_OK) s->nplanned = true;
     /* Blocked (the agent or the goal has no polygon near it any more: an
      * obstacle came): answered as "blocked", planned again next time. */
     s->replan = st != PF_OK;
-    if (st == PF_OK) pf_metrics_count_search(m, p.expanded);
+    pf_metrics_count_nav_search(m, PF_NAV_POLYANYA,
+                                st != PF_OK      ? PF_OUTCOME_ERROR
+                                : p.out_of_nodes ? PF_OUTCOME_BUDGET
+                                : p.partial      ? PF_OUTCOME_UNREACHABLE
+                                                 : PF_OUTCOME_FOUND,
+                                st == PF_OK ? p.expanded : 0, (pf_clock_now_ns() - t0) / 1000);
     memset(&a, 0, sizeof(a));
     a.session_id = s->id;
     a.map_id = s->map_id;
@@ -822,7 +857,8 @@ pf_error pf_session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_sess
     pf_session_answer a;
     pf_result res;
     const char *how = "none";
-    uint64_t t0 = pf_clock_now_ns();
+    uint64_t t0 = pf_clock_now_ns(), t1;
+    pf_metrics_plan kind;
     pf_status st;
 
     if (pf_session_sync(s, reg, &how) == PF_ECANCELED) {
@@ -842,8 +878,14 @@ pf_error pf_session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_sess
             return PF_ERR_NO_MEMORY;
         }
     }
+    if (strcmp(how, "none") != 0) pf_metrics_count_rebase(m, strcmp(how, "incremental") == 0);
+    kind = !s->d || !s->planned                          ? PF_PLAN_INITIAL
+           : (l && l->n > 0) || strcmp(how, "none") != 0 ? PF_PLAN_REPAIR
+                                                         : PF_PLAN_UNCHANGED;
+    t1 = pf_clock_now_ns();
     st = pf_session_plan(s, &res);
-    pf_metrics_count_search(m, res.expanded);
+    s->planned = s->d != NULL;
+    pf_metrics_count_plan(m, kind, st, res.expanded, (pf_clock_now_ns() - t1) / 1000);
     if (st == PF_ENOMEM) {
         pf_proto_write_error(w, PF_ERR_NO_MEMORY, NULL, NULL);
         return PF_ERR_NO_MEMORY;

@@ -108,6 +108,12 @@ size_t pf_sessions_drop_map(pf_sessions *t, const char *map_id, uint64_t keep_li
 /* Frees the sessions idle past their ttl. Returns how many. */
 size_t pf_sessions_reap(pf_sessions *t, uint64_t now_ns);
 size_t pf_sessions_count(pf_sessions *t);
+/* Bytes the sessions hold (pf_session_memory of each), as of each one's
+ * last release: a session in use counts what it held when its holder last
+ * let go. */
+size_t pf_sessions_memory(pf_sessions *t);
+/* Sessions of map map_id (a map with sessions is never dropped as idle). */
+size_t pf_sessions_count_map(pf_sessions *t, const char *map_id);
 
 /* Operations on a held session. */
 

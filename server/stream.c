@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -49,6 +50,7 @@ typedef struct wsconn {
     pf_session *sess;
     char *answer;
     size_t answer_len;
+    size_t accounted;    /* bytes counted in the hub's memory (loop thread) */
     struct wsconn *next; /* incoming / done list */
     struct wsconn *all_prev, *all_next;
 } wsconn;
@@ -76,7 +78,8 @@ struct pf_hub {
     tick_job *frames;
     bool close_all, stop, rescan;
     size_t count;
-    wsconn *all; /* loop thread only */
+    wsconn *all;          /* loop thread only */
+    atomic_size_t memory; /* the streams' bytes (account) */
 };
 
 static void update_poll(wsconn *c);
@@ -90,8 +93,17 @@ static void push(pf_hub *h, wsconn **list, wsconn *c) {
     uv_async_send(&h->async);
 }
 
+/* Brings c's share of the hub's memory up to date: the connection, its
+ * buffers and its decoder's message buffer. Loop thread. */
+static void account(wsconn *c) {
+    size_t bytes = sizeof(*c) + c->in_cap + c->out_cap + c->dec.msg_cap + c->answer_len;
+    atomic_fetch_add(&c->hub->memory, bytes - c->accounted); /* modular: a decrease too */
+    c->accounted = bytes;
+}
+
 static void conn_free(wsconn *c) {
     pf_hub *h = c->hub;
+    atomic_fetch_sub(&h->memory, c->accounted);
     if (c->urh) MHD_upgrade_action(c->urh, MHD_UPGRADE_ACTION_CLOSE);
     pf_ws_decoder_free(&c->dec);
     pf_update_list_free(&c->upd);
@@ -163,6 +175,7 @@ static void send_frame(wsconn *c, int op, const void *data, size_t len) {
         c->out_cap = cap;
     }
     c->out_len += pf_ws_encode(op, data, len, c->out + c->out_len, c->out_cap - c->out_len);
+    pf_metrics_count_ws_message(c->hub->d.metrics, true, op, len);
     flush(c);
 }
 
@@ -281,6 +294,7 @@ static void on_text(wsconn *c, const uint8_t *data, size_t len) {
 }
 
 static void on_message(wsconn *c, const pf_ws_message *m) {
+    pf_metrics_count_ws_message(c->hub->d.metrics, false, m->op, m->len);
     switch (m->op) {
     case PF_WS_OP_TEXT:
         on_text(c, m->data, m->len);
@@ -319,6 +333,7 @@ static void process(wsconn *c) {
         if (got) on_message(c, &m);
     }
     if (c->in_off == c->in_len) c->in_off = c->in_len = 0;
+    account(c);
     update_poll(c);
 }
 
@@ -566,6 +581,7 @@ pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out) {
     *out = NULL;
     if (!h) return PF_ENOMEM;
     h->d = *d;
+    atomic_init(&h->memory, 0);
     if (uv_loop_init(&h->loop)) goto out_free_hub;
     if (uv_mutex_init(&h->mu)) goto out_close_loop;
     if (uv_async_init(&h->loop, &h->async, on_async)) goto out_destroy_mutex;
@@ -619,6 +635,7 @@ static void adopt_any(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHand
     uv_mutex_lock(&h->mu);
     h->count++;
     uv_mutex_unlock(&h->mu);
+    pf_metrics_count_ws_upgrade(h->d.metrics);
     push(h, &h->incoming, c);
 }
 
@@ -638,6 +655,8 @@ void pf_hub_close_all(pf_hub *h) {
     uv_mutex_unlock(&h->mu);
     uv_async_send(&h->async);
 }
+
+size_t pf_hub_memory(pf_hub *h) { return atomic_load(&h->memory); }
 
 size_t pf_hub_count(pf_hub *h) {
     size_t n;

@@ -46,7 +46,7 @@ typedef struct pf_hub_deps {
     pf_sessions *sessions; /* held per message; reaped every second */
     pf_registry *registry; /* for the session job */
     pf_pool *pool;         /* runs the session job */
-    pf_metrics *metrics;   /* searches */
+    pf_metrics *metrics;   /* session plans, upgrades, messages */
     size_t ws_max_message; /* largest message in bytes (close 1009 past it) */
     pf_crowds *crowds;     /* ticked and reaped here (NULL: no crowds) */
     pf_navq *navq;         /* for crowd commands */
@@ -77,6 +77,9 @@ void pf_hub_close_all(pf_hub *h);
 
 /* Open streams. */
 size_t pf_hub_count(pf_hub *h);
+/* Bytes the open streams hold: connection state, input and output buffers,
+ * the decoder's message buffer (as of each stream's last input). */
+size_t pf_hub_memory(pf_hub *h);
 
 /* Closes every stream and stops the thread. Run it after the pool's last
  * job and before libmicrohttpd stops. NULL is a no-op. */

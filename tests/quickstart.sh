@@ -20,6 +20,7 @@ lines=$(awk '/<!-- quickstart/ {on=1; next} on && /^```sh/ {inblock=1; next} inb
 
 dir=$(mktemp -d)
 out=$dir/pathd.out
+: >"$out" # before the child opens it: the poll below may run first
 "$BIN" --port 0 >"$out" 2>/dev/null &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$dir"' EXIT

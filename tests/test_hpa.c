@@ -217,6 +217,150 @@ START_TEST(hpa_property_random_maps) {
 }
 END_TEST
 
+/* The cluster box of node cell p as a grid of its own: its costs, rules and
+ * the walls inside it; *x0, *y0 get its origin. */
+static pf_grid *cluster_grid(const pf_grid *g, int32_t cs, pf_point p, int32_t *x0, int32_t *y0) {
+    int32_t w = pf_grid_width(g), h = pf_grid_height(g), bw, bh;
+    pf_grid *sub = NULL;
+    *x0 = p.x - p.x % cs;
+    *y0 = p.y - p.y % cs;
+    bw = w - *x0 < cs ? w - *x0 : cs;
+    bh = h - *y0 < cs ? h - *y0 : cs;
+    ck_assert_int_eq(pf_grid_create(bw, bh, NULL, &sub), PF_OK);
+    ck_assert_int_eq(pf_grid_set_rules(sub, pf_grid_connectivity(g), pf_grid_corner_cutting(g)),
+                     PF_OK);
+    for (int32_t y = 0; y < bh; y++)
+        for (int32_t x = 0; x < bw; x++) {
+            pf_point a = {*x0 + x, *y0 + y}, l = {x, y};
+            pf_grid_set_cost(sub, l, pf_grid_cost(g, a));
+        }
+    for (int32_t y = 0; y < bh; y++)
+        for (int32_t x = 0; x < bw; x++) {
+            pf_point a = {*x0 + x, *y0 + y}, l = {x, y};
+            if (x + 1 < bw && pf_grid_is_wall(g, a, PF_DIR_E))
+                pf_grid_set_wall(sub, l, PF_DIR_E, true);
+            if (y + 1 < bh && pf_grid_is_wall(g, a, PF_DIR_S))
+                pf_grid_set_wall(sub, l, PF_DIR_S, true);
+        }
+    return sub;
+}
+
+/* What the debug viewer reads (pf_hpa_node_point, pf_hpa_node_edges, and a
+ * query's abstract_path), held against the reference on random maps: every
+ * node is a walkable cell; its intra-cluster edges are exactly the pairs of
+ * its cluster's nodes that the reference search joins inside the cluster,
+ * at the reference's cost; its border edges are one allowed step into a
+ * neighbouring cluster at that step's cost; an abstract path runs from the
+ * start through nodes joined by edges to the goal, entering the graph in
+ * the start's cluster and leaving it in the goal's. */
+START_TEST(hpa_inspection_matches_reference) {
+    uint64_t st = tu_seed("hpa_inspection_matches_reference", 0x4a5a0019);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    int64_t intra = 0, inter = 0, paths = 0;
+    for (int m = 0; m < 300; m++) {
+        tu_map_opts o = {4, 40, 0.35, m % 2 == 0, m % 3 == 0, 0, -1};
+        pf_grid *g = tu_random_grid(&st, &o);
+        int32_t cs = 4 + (int32_t)tu_below(&st, 9);
+        pf_hpa *h = build(g, cs);
+        pf_hpa_stats hs;
+        pf_hpa_get_stats(h, &hs);
+        ck_assert_int_eq(hs.cluster_size, cs);
+        for (int32_t v = 0; v < (int32_t)hs.abstract_nodes; v++) {
+            pf_point p = pf_hpa_node_point(h, v);
+            const int32_t *to;
+            const double *cost;
+            size_t nintra, n = pf_hpa_node_edges(h, v, &to, &cost, &nintra);
+            int32_t x0, y0;
+            pf_grid *sub = cluster_grid(g, cs, p, &x0, &y0);
+            size_t joined = 0;
+            ck_assert(pf_grid_is_walkable(g, p));
+            for (size_t e = 0; e < n; e++) {
+                pf_point q = pf_hpa_node_point(h, to[e]);
+                bool same = q.x / cs == p.x / cs && q.y / cs == p.y / cs;
+                ck_assert_int_ne(to[e], v);
+                if (e < nintra) {
+                    pf_point a = {p.x - x0, p.y - y0}, b = {q.x - x0, q.y - y0};
+                    double ref;
+                    ck_assert_msg(same, "map %d: intra edge leaves the cluster", m);
+                    ref = tu_reference_cost(sub, a, b);
+                    ck_assert_msg(ref >= 0 && fabs(ref - cost[e]) <= 1e-9 * (1 + ref),
+                                  "map %d: intra edge cost %f, reference %f", m, cost[e], ref);
+                    intra++;
+                } else {
+                    ck_assert_msg(!same && abs(q.x - p.x) + abs(q.y - p.y) == 1,
+                                  "map %d: a border edge is one orthogonal step", m);
+                    ck_assert(pf_grid_can_step(g, p, q));
+                    ck_assert_double_eq_tol(cost[e], pf_grid_step_cost(g, p, q), 1e-12);
+                    inter++;
+                }
+            }
+            /* Every node of the cluster the reference reaches inside it has
+             * an edge. */
+            for (int32_t u = 0; u < (int32_t)hs.abstract_nodes; u++) {
+                pf_point q = pf_hpa_node_point(h, u);
+                pf_point a = {p.x - x0, p.y - y0}, b = {q.x - x0, q.y - y0};
+                if (u == v || q.x / cs != p.x / cs || q.y / cs != p.y / cs) continue;
+                if (tu_reference_cost(sub, a, b) >= 0) joined++;
+            }
+            ck_assert_uint_eq(joined, nintra);
+            pf_grid_destroy(sub);
+        }
+        for (int k = 0; k < 3; k++) {
+            pf_point s, t;
+            pf_query q;
+            pf_result r;
+            if (!tu_random_walkable(&st, g, &s) || !tu_random_walkable(&st, g, &t)) break;
+            q = pf_query_make(s, t, PF_ALGO_HPA);
+            pf_hpa_search(ctx, h, g, &q, &r);
+            ck_assert_ptr_null(r.abstract_path); /* only when recorded */
+            q.record_expanded = true;
+            pf_hpa_search(ctx, h, g, &q, &r);
+            if (r.status != PF_OK || (s.x == t.x && s.y == t.y)) {
+                ck_assert_uint_eq(r.abstract_path_len, 0);
+                continue;
+            }
+            ck_assert_uint_ge(r.abstract_path_len, 2);
+            ck_assert(r.abstract_path[0].x == s.x && r.abstract_path[0].y == s.y);
+            ck_assert(r.abstract_path[r.abstract_path_len - 1].x == t.x &&
+                      r.abstract_path[r.abstract_path_len - 1].y == t.y);
+            for (size_t i = 1; i + 1 < r.abstract_path_len; i++) {
+                pf_point a = r.abstract_path[i];
+                int32_t va = -1;
+                for (int32_t v = 0; v < (int32_t)hs.abstract_nodes && va < 0; v++) {
+                    pf_point p = pf_hpa_node_point(h, v);
+                    if (p.x == a.x && p.y == a.y) va = v;
+                }
+                ck_assert_msg(va >= 0, "map %d: abstract path cell (%d,%d) is no node", m, a.x,
+                              a.y);
+                if (i == 1) ck_assert(a.x / cs == s.x / cs && a.y / cs == s.y / cs);
+                if (i + 2 == r.abstract_path_len)
+                    ck_assert(a.x / cs == t.x / cs && a.y / cs == t.y / cs);
+                if (i + 2 < r.abstract_path_len) {
+                    pf_point b = r.abstract_path[i + 1];
+                    const int32_t *to;
+                    const double *cost;
+                    size_t nintra, n = pf_hpa_node_edges(h, va, &to, &cost, &nintra);
+                    bool edge = false;
+                    for (size_t e = 0; e < n && !edge; e++) {
+                        pf_point q2 = pf_hpa_node_point(h, to[e]);
+                        edge = q2.x == b.x && q2.y == b.y;
+                    }
+                    ck_assert_msg(edge, "map %d: no edge (%d,%d) -> (%d,%d)", m, a.x, a.y, b.x,
+                                  b.y);
+                }
+            }
+            paths++;
+        }
+        pf_hpa_destroy(h);
+        pf_grid_destroy(g);
+    }
+    ck_assert_int_gt(intra, 1000);
+    ck_assert_int_gt(inter, 1000);
+    ck_assert_int_gt(paths, 200);
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
 /* Block-for-block and array-for-array equality of two hierarchies. */
 static void assert_same_hierarchy(const pf_hpa *a, const pf_hpa *b, int m) {
     size_t cells = (size_t)a->cs * (size_t)a->cs;
@@ -567,6 +711,7 @@ TU_SUITE(hpa) {
     TCase *slow = tcase_create("slow");
     tcase_set_timeout(slow, 600);
     tcase_add_test(slow, hpa_property_random_maps);
+    tcase_add_test(slow, hpa_inspection_matches_reference);
     tcase_add_test(slow, hpa_repair_equals_rebuild_random_cells);
     tcase_add_test(slow, hpa_repair_equals_rebuild_walls_and_doors);
     tcase_add_test(slow, hpa_movingai_scenarios_sampled);

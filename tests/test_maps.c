@@ -1,7 +1,7 @@
 /* test_maps.c -- server/maps.c in-process: map changes made on disk and in
- * the registry together (publish, PATCH swap, delete), version numbers kept
- * across a reload, sessions ended by a replace, limits and a failing disk
- * that change nothing. */
+ * the registry together (publish, PATCH, delete), version numbers kept
+ * across a reload, sessions ended by a replace, preconditions, limits and a
+ * failing disk that change nothing. (The shared store: test_fleet.c.) */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,10 +33,13 @@ static void open_fixture(fixture *f, const char *dir) {
     d.registry = f->reg;
     d.sessions = f->sessions;
     d.cfg = &f->cfg;
+    snprintf(f->cfg.data_dir, sizeof(f->cfg.data_dir), "%s", dir);
     ck_assert_int_eq(pf_maps_create(&d, &f->maps), PF_OK);
     ck_assert_str_eq(pf_maps_store_dir(f->maps) ? "store" : "none", "none");
-    ck_assert_int_eq(pf_maps_open_store(f->maps, dir, err, sizeof(err)), PF_OK);
+    ck_assert_str_eq(pf_maps_store_kind(f->maps), "memory");
+    ck_assert_int_eq(pf_maps_open_store(f->maps, err, sizeof(err)), PF_OK);
     ck_assert_str_eq(pf_maps_store_dir(f->maps), dir);
+    ck_assert_str_eq(pf_maps_store_kind(f->maps), "data-dir");
 }
 
 static void close_fixture(fixture *f) {
@@ -56,6 +59,19 @@ static pf_mapver *build(fixture *f, const char *id, int32_t w) {
     return mv;
 }
 
+/* Publishes mv (the call takes one of its references) and drops the
+ * outcome's reference to it. */
+static pf_status publish(fixture *f, pf_mapver *mv, bool *created, pf_proto_error *e) {
+    pf_maps_outcome o;
+    pf_status st = pf_maps_publish(f->maps, mv, NULL, &o, e);
+    if (st == PF_OK) {
+        ck_assert_ptr_eq(o.current, mv);
+        *created = o.created;
+        pf_mapver_release(o.current);
+    }
+    return st;
+}
+
 static bool file_exists(const fixture *f, const char *id) {
     char path[160];
     struct stat st;
@@ -68,14 +84,17 @@ START_TEST(maps_changes_on_disk_and_in_registry) {
     pf_mapver *a1, *a2, *a3, *cur, *b, *c;
     pf_session *s;
     bool created, total;
-    char err[256];
+    pf_proto_error e;
+    pf_update u;
+    pf_cell_change cell = {{0, 0}, 5};
+    pf_precond stale;
     snprintf(f.dir, sizeof(f.dir), "/tmp/pathd-maps-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(f.dir));
     open_fixture(&f, f.dir);
 
     /* Publish: the file first, then the registry; version 1. */
     a1 = build(&f, "a", 4);
-    ck_assert_int_eq(pf_maps_publish(f.maps, a1, &created, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(publish(&f, a1, &created, &e), PF_OK);
     ck_assert(created);
     ck_assert_uint_eq(a1->version, 1);
     ck_assert(file_exists(&f, "a"));
@@ -85,33 +104,45 @@ START_TEST(maps_changes_on_disk_and_in_registry) {
         PF_OK);
     pf_sessions_release(f.sessions, s, 0);
     a2 = build(&f, "a", 5);
-    ck_assert_int_eq(pf_maps_publish(f.maps, a2, &created, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(publish(&f, a2, &created, &e), PF_OK);
     ck_assert(!created);
     ck_assert_uint_eq(a2->version, 2);
     ck_assert_uint_eq(pf_sessions_count(f.sessions), 0);
 
-    /* A PATCH publishes only over the version it was made from. */
+    /* A PATCH continues the lineage; If-Match naming the version it
+     * replaced fails afterwards (412) and changes nothing. */
     cur = pf_registry_get(f.reg, "a");
     ck_assert_ptr_eq(cur, a2);
-    a3 = build(&f, "a", 6);
-    ck_assert_int_eq(pf_maps_swap(f.maps, cur, a3, err, sizeof(err)), PF_OK);
+    memset(&u, 0, sizeof(u));
+    u.cells = &cell;
+    u.ncells = 1;
+    ck_assert_int_eq(pf_maps_patch(f.maps, "a", &u, "{}", 2, NULL, &a3, &e), PF_OK);
     ck_assert_uint_eq(a3->version, 3);
     ck_assert_uint_eq(a3->lineage, a2->lineage);
-    c = build(&f, "a", 7);
-    ck_assert_int_eq(pf_maps_swap(f.maps, cur, c, err, sizeof(err)), PF_ECANCELED);
-    pf_mapver_release(c);
-    pf_mapver_release(c);
+    memset(&stale, 0, sizeof(stale));
+    stale.match.kind = PF_PRECOND_LIST;
+    stale.match.n = 1;
+    stale.match.tags[0] = (pf_etag){cur->version, cur->lineage, true};
+    {
+        pf_maps_change ch = {&stale, false};
+        pf_mapver *none = NULL;
+        ck_assert_int_eq(pf_maps_patch(f.maps, "a", &u, "{}", 2, &ch, &none, &e), PF_EINVAL);
+        ck_assert_int_eq(e.code, PF_ERR_PRECONDITION);
+        ck_assert_ptr_null(none);
+        ck_assert_int_eq(pf_maps_remove(f.maps, "a", &stale, &e), PF_EINVAL);
+        ck_assert_int_eq(e.code, PF_ERR_PRECONDITION);
+    }
     pf_mapver_release(cur);
 
     /* The limit is checked before a file is written. */
     b = build(&f, "b", 4);
-    ck_assert_int_eq(pf_maps_publish(f.maps, b, &created, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(publish(&f, b, &created, &e), PF_OK);
     c = build(&f, "c", 4);
-    ck_assert_int_eq(pf_maps_publish(f.maps, c, &created, err, sizeof(err)), PF_ELIMIT);
+    ck_assert_int_eq(publish(&f, c, &created, &e), PF_ELIMIT);
+    ck_assert_int_eq(e.code, PF_ERR_LIMIT_EXCEEDED);
     ck_assert(!file_exists(&f, "c"));
     ck_assert_ptr_null(pf_registry_get(f.reg, "c"));
-    pf_mapver_release(c);
-    pf_mapver_release(c);
+    pf_mapver_release(c); /* the publication took the other reference */
 
     /* Another server on the same directory finds the maps at their
      * versions. */
@@ -126,26 +157,28 @@ START_TEST(maps_changes_on_disk_and_in_registry) {
         ck_assert_ptr_nonnull(rb);
         ck_assert_uint_eq(ra->version, 3);
         ck_assert_uint_eq(rb->version, 1);
-        ck_assert_int_eq(pf_grid_width(pf_planner_grid(ra->planner)), 6);
+        ck_assert_int_eq(pf_grid_width(pf_planner_grid(ra->planner)), 5);
+        ck_assert_int_eq(pf_grid_cost(pf_planner_grid(ra->planner), (pf_point){0, 0}), 5);
         pf_mapver_release(ra);
         pf_mapver_release(rb);
         close_fixture(&g);
     }
 
     /* Delete: the file, then the registry; a second delete finds nothing. */
-    ck_assert_int_eq(pf_maps_remove(f.maps, "b", err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(pf_maps_remove(f.maps, "b", NULL, &e), PF_OK);
     ck_assert(!file_exists(&f, "b"));
-    ck_assert_int_eq(pf_maps_remove(f.maps, "b", err, sizeof(err)), PF_ERANGE);
+    ck_assert_int_eq(pf_maps_remove(f.maps, "b", NULL, &e), PF_ERANGE);
+    ck_assert_int_eq(e.code, PF_ERR_MAP_NOT_FOUND);
 
     /* The disk refuses (its directory is gone): nothing changes. */
-    ck_assert_int_eq(pf_maps_remove(f.maps, "a", err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(pf_maps_remove(f.maps, "a", NULL, &e), PF_OK);
     ck_assert_int_eq(rmdir(f.dir), 0);
     c = build(&f, "c", 4);
-    ck_assert_int_eq(pf_maps_publish(f.maps, c, &created, err, sizeof(err)), PF_EIO);
-    ck_assert(strlen(err) > 0);
+    ck_assert_int_eq(publish(&f, c, &created, &e), PF_EIO);
+    ck_assert_int_eq(e.code, PF_ERR_STORAGE);
+    ck_assert(strlen(e.message) > 0);
     ck_assert_ptr_null(pf_registry_get(f.reg, "c"));
     ck_assert_uint_eq(pf_registry_count(f.reg), 0);
-    pf_mapver_release(c);
     pf_mapver_release(c);
 
     pf_mapver_release(a1);
@@ -166,7 +199,7 @@ START_TEST(maps_without_store) {
     pf_maps *m;
     pf_mapver *mv;
     pf_grid *g = NULL;
-    char err[64];
+    pf_proto_error e;
     memset(&d, 0, sizeof(d));
     pf_config_defaults(&cfg);
     d.registry = reg;
@@ -182,8 +215,8 @@ START_TEST(maps_without_store) {
     ck_assert_uint_eq(mv->version, 1);
     ck_assert(pf_planner_has_hpa(mv->planner));
     pf_mapver_release(mv);
-    ck_assert_int_eq(pf_maps_remove(m, "demo", err, sizeof(err)), PF_OK);
-    ck_assert_int_eq(pf_maps_remove(m, "demo", err, sizeof(err)), PF_ERANGE);
+    ck_assert_int_eq(pf_maps_remove(m, "demo", NULL, &e), PF_OK);
+    ck_assert_int_eq(pf_maps_remove(m, "demo", NULL, &e), PF_ERANGE);
     pf_maps_destroy(m);
     pf_sessions_destroy(sessions);
     pf_registry_destroy(reg);

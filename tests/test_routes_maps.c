@@ -1,5 +1,5 @@
-/* test_routes_maps.c -- server/routes_maps.c over HTTP: map list, upload, info, cells, PATCH,
- * DELETE. */
+/* test_routes_maps.c -- server/routes_maps.c over HTTP: map list, upload, info, cells,
+ * hierarchy, PATCH, DELETE. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -171,6 +171,139 @@ START_TEST(routes_maps_cells) {
     r = it_req(&s, "POST", "/v1/maps/m/cells", "application/json", "{}");
     ck_assert_int_eq(r.status, 405);
     ck_assert_str_eq(hc_header(&r, "Allow", buf, sizeof(buf)), "GET, HEAD");
+    hc_free(&r);
+    it_stop(&s);
+}
+END_TEST
+
+/* GET /v1/maps/{id}/hierarchy: the HPA* graph the viewer draws, and a
+ * debug hpa answer's abstract path through it. A 64x48 open map with a
+ * wall across the middle (gap at the right end) and --cluster-size 16:
+ * 4x3 clusters. */
+START_TEST(routes_maps_hierarchy) {
+    hc_server s = it_start(ARGS("--cluster-size", "16"));
+    char *text = it_open_map_text(64, 48);
+    hc_resp r;
+    cJSON *j, *a;
+    const cJSON *nodes, *inter, *intra, *ap;
+    int n;
+    it_put_map(&s, "h", "text/plain", text, 201);
+    free(text);
+
+    r = it_req(&s, "GET", "/v1/maps/h/hierarchy", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    j = it_json(&r);
+    hc_free(&r);
+    ck_assert_str_eq(it_str(j, "id"), "h");
+    ck_assert_int_eq((int)it_num(j, "cluster_size"), 16);
+    ck_assert_int_eq((int)it_num(j, "clusters_x"), 4);
+    ck_assert_int_eq((int)it_num(j, "clusters_y"), 3);
+    ck_assert_int_eq((int)it_num(j, "stats.clusters"), 12);
+    ck_assert_int_eq((int)it_num(j, "stats.components"), 1);
+    nodes = it_get(j, "nodes");
+    inter = it_get(j, "inter_edges");
+    n = cJSON_GetArraySize(nodes);
+    ck_assert_int_eq(n, (int)it_num(j, "stats.abstract_nodes"));
+    ck_assert_int_gt(n, 12);
+    ck_assert_ptr_null(it_get(j, "intra_edges")); /* only when asked */
+    /* A border edge joins two orthogonal neighbours in different clusters;
+     * each pair once. */
+    ck_assert_int_gt(cJSON_GetArraySize(inter), 0);
+    for (int i = 0; i < cJSON_GetArraySize(inter); i++) {
+        const cJSON *e = cJSON_GetArrayItem(inter, i);
+        int va = cJSON_GetArrayItem(e, 0)->valueint, vb = cJSON_GetArrayItem(e, 1)->valueint;
+        const cJSON *pa = cJSON_GetArrayItem(nodes, va), *pb = cJSON_GetArrayItem(nodes, vb);
+        int ax = cJSON_GetArrayItem(pa, 0)->valueint, ay = cJSON_GetArrayItem(pa, 1)->valueint;
+        int bx = cJSON_GetArrayItem(pb, 0)->valueint, by = cJSON_GetArrayItem(pb, 1)->valueint;
+        ck_assert_int_lt(va, vb);
+        ck_assert_int_eq(abs(ax - bx) + abs(ay - by), 1);
+        ck_assert(ax / 16 != bx / 16 || ay / 16 != by / 16);
+        ck_assert(ay != 24 && by != 24); /* never through the wall row but at its gap */
+    }
+
+    /* The abstract path of a debug hpa answer runs through these nodes. */
+    r = it_req(&s, "POST", "/v1/maps/h/path", "application/json",
+               "{\"start\":[0,0],\"goal\":[0,47],\"algorithm\":\"hpa\",\"debug\":true}");
+    ck_assert_int_eq(r.status, 200);
+    a = it_json(&r);
+    hc_free(&r);
+    ap = it_get(a, "abstract_path");
+    ck_assert_ptr_nonnull(ap);
+    ck_assert_int_gt(cJSON_GetArraySize(ap), 3);
+    for (int i = 1; i + 1 < cJSON_GetArraySize(ap); i++) {
+        const cJSON *p = cJSON_GetArrayItem(ap, i);
+        bool found = false;
+        for (int v = 0; v < n && !found; v++) {
+            const cJSON *q = cJSON_GetArrayItem(nodes, v);
+            found = cJSON_GetArrayItem(p, 0)->valueint == cJSON_GetArrayItem(q, 0)->valueint &&
+                    cJSON_GetArrayItem(p, 1)->valueint == cJSON_GetArrayItem(q, 1)->valueint;
+        }
+        ck_assert_msg(found, "abstract path point %d is not a node", i);
+    }
+    /* The way round the wall runs through the clusters of the gap's
+     * column (x 48..63). */
+    {
+        bool gap = false;
+        for (int i = 0; i < cJSON_GetArraySize(ap); i++) {
+            const cJSON *p = cJSON_GetArrayItem(ap, i);
+            gap |= cJSON_GetArrayItem(p, 0)->valueint / 16 == 3;
+        }
+        ck_assert(gap);
+    }
+    cJSON_Delete(a);
+    /* Not for other algorithms, nor without debug. */
+    r = it_req(&s, "POST", "/v1/maps/h/path", "application/json",
+               "{\"start\":[0,0],\"goal\":[0,47],\"algorithm\":\"astar\",\"debug\":true}");
+    a = it_json(&r);
+    ck_assert_ptr_null(it_get(a, "abstract_path"));
+    cJSON_Delete(a);
+    hc_free(&r);
+    r = it_req(&s, "POST", "/v1/maps/h/path", "application/json",
+               "{\"start\":[0,0],\"goal\":[0,47],\"algorithm\":\"hpa\"}");
+    a = it_json(&r);
+    ck_assert_ptr_null(it_get(a, "abstract_path"));
+    cJSON_Delete(a);
+    hc_free(&r);
+
+    /* With intra=true: each cluster's node pairs, a < b, at a cost no
+     * less than their octile distance. */
+    r = it_req(&s, "GET", "/v1/maps/h/hierarchy?intra=true", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    a = it_json(&r);
+    hc_free(&r);
+    intra = it_get(a, "intra_edges");
+    ck_assert_int_gt(cJSON_GetArraySize(intra), 0);
+    for (int i = 0; i < cJSON_GetArraySize(intra); i++) {
+        const cJSON *e = cJSON_GetArrayItem(intra, i);
+        int va = cJSON_GetArrayItem(e, 0)->valueint, vb = cJSON_GetArrayItem(e, 1)->valueint;
+        double c = cJSON_GetArrayItem(e, 2)->valuedouble;
+        const cJSON *pa = cJSON_GetArrayItem(nodes, va), *pb = cJSON_GetArrayItem(nodes, vb);
+        int dx = abs(cJSON_GetArrayItem(pa, 0)->valueint - cJSON_GetArrayItem(pb, 0)->valueint);
+        int dy = abs(cJSON_GetArrayItem(pa, 1)->valueint - cJSON_GetArrayItem(pb, 1)->valueint);
+        double oct = (dx > dy ? dx : dy) + (sqrt(2.0) - 1) * (dx > dy ? dy : dx);
+        ck_assert_int_lt(va, vb);
+        ck_assert_int_eq(cJSON_GetArrayItem(pa, 0)->valueint / 16,
+                         cJSON_GetArrayItem(pb, 0)->valueint / 16);
+        ck_assert_int_eq(cJSON_GetArrayItem(pa, 1)->valueint / 16,
+                         cJSON_GetArrayItem(pb, 1)->valueint / 16);
+        ck_assert(c >= oct - 1e-9);
+    }
+    cJSON_Delete(a);
+    cJSON_Delete(j);
+
+    /* Errors: a parameter that is not intra, a bad value, no such map, a
+     * method the route does not take. */
+    r = it_req(&s, "GET", "/v1/maps/h/hierarchy?edges=all", NULL, NULL);
+    it_expect_error(&r, 400, "invalid_request", "edges");
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/h/hierarchy?intra=yes", NULL, NULL);
+    it_expect_error(&r, 422, "invalid_value", "intra");
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/nope/hierarchy", NULL, NULL);
+    it_expect_error(&r, 404, "map_not_found", NULL);
+    hc_free(&r);
+    r = it_req(&s, "DELETE", "/v1/maps/h/hierarchy", NULL, NULL);
+    ck_assert_int_eq(r.status, 405);
     hc_free(&r);
     it_stop(&s);
 }
@@ -475,6 +608,7 @@ TU_SUITE(routes_maps) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, routes_maps_crud);
     tcase_add_test(tc, routes_maps_cells);
+    tcase_add_test(tc, routes_maps_hierarchy);
     tcase_add_test(tc, routes_maps_navmesh_uploads);
     tcase_add_test(tc, routes_maps_navmesh_patch);
     suite_add_tcase(s, tc);

@@ -49,7 +49,7 @@ START_TEST(routes_ops_health_info_metrics) {
     ck_assert_int_eq(r.status, 200);
     ck_assert_ptr_nonnull(strstr(r.body, "pathd_requests_total{route=\"healthz\",status=\"200\"}"));
     ck_assert_ptr_nonnull(strstr(r.body, "pathd_queue_depth"));
-    ck_assert_ptr_nonnull(strstr(r.body, "pathd_cache_hit_ratio"));
+    ck_assert_ptr_nonnull(strstr(r.body, "pathd_cache_hits_total"));
     ck_assert_ptr_nonnull(strstr(r.body, "pathd_request_duration_seconds_bucket"));
     hc_free(&r);
     it_stop(&s);

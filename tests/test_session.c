@@ -97,6 +97,14 @@ static cJSON *run_job(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_sessio
 
 static int point_at(const cJSON *pt, int k) { return cJSON_GetArrayItem(pt, k)->valueint; }
 
+/* Session plans counted, of every kind and outcome. */
+static uint64_t plans(pf_metrics *m) {
+    uint64_t n = 0;
+    for (int k = 0; k < PF_PLAN_COUNT; k++)
+        for (int o = 0; o < PF_OUTCOME_COUNT; o++) n += atomic_load(&m->plans[k][o]);
+    return n;
+}
+
 /* The job both front ends run: a read plans, an update is validated as a
  * whole (a bad one changes nothing) then applied and repaired, and a map
  * that went away ends the session. */
@@ -122,7 +130,8 @@ START_TEST(session_job_plans_validates_and_ends) {
     ck_assert_int_eq(point_at(cJSON_GetArrayItem(path, cJSON_GetArraySize(path) - 1), 1), 7);
     ck_assert_str_eq(cJSON_GetObjectItem(j, "session_id")->valuestring, pf_session_id(s));
     cJSON_Delete(j);
-    ck_assert_uint_eq(atomic_load(&m.searches), 1);
+    ck_assert_uint_eq(atomic_load(&m.plans[PF_PLAN_INITIAL][PF_OUTCOME_FOUND]), 1);
+    ck_assert_uint_eq(plans(&m), 1);
 
     /* Off the map: rejected, the session is as it was. */
     j = run_job(t, reg, &m, s, "{\"goal\":[1,1],\"position\":[99,0]}", PF_ERR_OFF_MAP);
@@ -131,7 +140,7 @@ START_TEST(session_job_plans_validates_and_ends) {
     cJSON_Delete(j);
     ck_assert_int_eq(pf_session_goal(s).x, 7);
     ck_assert_int_eq(pf_session_position(s).x, 0);
-    ck_assert_uint_eq(atomic_load(&m.searches), 1); /* nothing was searched */
+    ck_assert_uint_eq(plans(&m), 1); /* nothing was searched */
 
     /* A move and a wall: applied, repaired. */
     j = run_job(t, reg, &m, s, "{\"position\":[1,1],\"cells\":[{\"x\":2,\"y\":2,\"cost\":0}]}",
@@ -144,7 +153,8 @@ START_TEST(session_job_plans_validates_and_ends) {
                     point_at(cJSON_GetArrayItem(path, i), 1) == 2));
     ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "stats"), "updates")->valueint, 1);
     cJSON_Delete(j);
-    ck_assert_uint_eq(atomic_load(&m.searches), 2);
+    ck_assert_uint_eq(atomic_load(&m.plans[PF_PLAN_REPAIR][PF_OUTCOME_FOUND]), 1);
+    ck_assert_uint_eq(plans(&m), 2);
 
     /* The map is deleted: the session is over, and goes at its release. */
     ck_assert(pf_registry_remove(reg, "m"));

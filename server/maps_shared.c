@@ -1,0 +1,856 @@
+/* maps_shared.c -- --store: the maps live in a shared Redis (store_redis.h);
+ * the registry holds this instance's copies of the maps it served lately.
+ *
+ * Versions. Redis numbers every change (its scripts assign version and
+ * lineage atomically), and a copy enters the registry with that number
+ * (pf_registry_install: only when newer, by lineage then version) or as
+ * the swap of the version it PATCHes (pf_registry_swap: only from that
+ * version), so whichever thread gets there first, a copy only ever moves
+ * forward one logged version at a time, or jumps to a newer load.
+ *
+ * The follower: one thread reads the store's events stream (XREAD BLOCK, so
+ * it waits in Redis, never on a lock a query needs) and, for each change of
+ * a map it holds, catches its copy up: the PATCH log entries after its
+ * version are applied in order (pf_planner_apply, as the writing instance
+ * did); a copy of an older lineage (the map was replaced), or one further
+ * behind than the log reaches (trimmed), is dropped and loaded again on its
+ * next use (or loaded at once when sessions live on it); a deleted map's
+ * copy is dropped with its sessions. Events missed while it was cut off
+ * (reconnect, a trimmed stream) make it check every copy against the
+ * store. Once a second it also drops copies unused for --map-idle-ttl
+ * seconds that have no session.
+ *
+ * Loads on miss run on a worker (pf_maps_load); loads of one id at once
+ * wait for the first. A change seen by the follower while a load of that
+ * map is under way marks the load, which then catches up once its copy is
+ * in: so a DELETE or a PATCH racing a load is never lost.
+ *
+ * Round trips: a path query on a held map makes none; a load makes one; an
+ * upload, a PATCH or a DELETE one (a PATCH that lost a race: one more to
+ * catch up, then it tries again).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "jsonw.h"
+#include "maps_internal.h"
+#include "redis.h"
+#include "store_redis.h"
+
+#define KEY_PREFIX "pathd:"
+/* How long the follower's XREAD waits in Redis before it looks around
+ * (idle sweep, stop). */
+#define BLOCK_MS 500
+/* Events read at once. */
+#define EVENTS_BATCH 256
+
+typedef struct loading {
+    char id[PF_MAP_ID_MAX + 1];
+    bool dirty; /* the follower saw a change of this map while it loaded */
+    bool done;
+    int waiters;
+    pf_status st;
+    pf_proto_error e;
+    struct loading *next;
+} loading;
+
+struct pf_fleet {
+    pf_redis *redis;
+    pf_rstore *rs;
+    char url[600];
+    uv_mutex_t mu; /* loads, stop, last_err */
+    uv_cond_t cv;  /* a load is done; stop */
+    loading *loads;
+    bool stop;
+    char last_err[256];
+    _Atomic uint64_t last_ok_ns; /* the follower's last answer from Redis; 0: never */
+    pf_rstore_pos pos;           /* where the follower reads the events from */
+    bool have_pos;
+    uv_thread_t thread;
+    bool started;
+};
+
+static pf_status no_memory(pf_proto_error *e) {
+    return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+}
+
+/* The listing members of a map (store_redis.h's info). */
+static char *summary(const pf_mapver *mv) {
+    const pf_grid *g;
+    pf_jsonw w;
+    size_t len;
+    pf_jsonw_init(&w, 256);
+    if (mv->nav) {
+        pf_nav_info ni;
+        pf_navmesh_info(mv->nav, &ni);
+        pf_jsonw_kstr(&w, "kind", "navmesh");
+        pf_jsonw_key(&w, "navmesh");
+        pf_jsonw_obj_begin(&w);
+        pf_jsonw_kuint(&w, "polygons", ni.polygons);
+        pf_jsonw_kuint(&w, "vertices", ni.vertices);
+        pf_jsonw_kuint(&w, "mesh_bytes", ni.mesh_bytes);
+        pf_jsonw_obj_end(&w);
+        return pf_jsonw_take(&w, &len);
+    }
+    g = pf_planner_grid(mv->planner);
+    pf_jsonw_kstr(&w, "kind", "grid");
+    pf_jsonw_kint(&w, "width", pf_grid_width(g));
+    pf_jsonw_kint(&w, "height", pf_grid_height(g));
+    pf_jsonw_kint(&w, "connectivity", pf_grid_connectivity(g));
+    pf_jsonw_kbool(&w, "corner_cutting", pf_grid_corner_cutting(g));
+    pf_jsonw_kint(&w, "walkable_cells", pf_grid_walkable_count(g));
+    pf_jsonw_kbool(&w, "uniform_cost", pf_grid_is_uniform(g));
+    pf_jsonw_kint(&w, "doors", pf_grid_door_count(g));
+    return pf_jsonw_take(&w, &len); /* NULL when it failed */
+}
+
+static void hash_hex(const uint8_t h[32], char out[65]) {
+    bool any = false;
+    for (int i = 0; i < 32; i++) any |= h[i] != 0;
+    out[0] = '\0';
+    if (!any) return;
+    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", h[i]);
+}
+
+static void hex_hash(const char *hex, uint8_t out[32]) {
+    memset(out, 0, 32);
+    if (strlen(hex) != 64) return;
+    for (int i = 0; i < 32; i++) {
+        unsigned v;
+        if (sscanf(hex + 2 * i, "%2x", &v) != 1) return;
+        out[i] = (uint8_t)v;
+    }
+}
+
+/* Drops the copy mv (if it is still the current one) and every session and
+ * crowd of its map. */
+static void drop_copy(pf_maps *m, const pf_mapver *mv) {
+    if (pf_registry_remove_version(m->d.registry, mv)) pf__maps_end_users(m, mv->id, 0);
+}
+
+/* What the store keeps of mv: a grid's image, a navmesh's envelope. */
+static pf_status encode(const pf_mapver *mv, unsigned char **img, size_t *len) {
+    char *env;
+    size_t n;
+    pf_status st;
+    if (!mv->nav) return pf_store_encode(pf_planner_grid(mv->planner), 0, img, len);
+    if (!(env = pf__maps_nav_envelope(mv, &n))) return PF_ENOMEM;
+    st = pf_store_encode_nav(env, n, 0, img, len);
+    free(env);
+    return st;
+}
+
+/* Sessions or crowds live on map id: its copy is kept (and reloaded at
+ * once when it must be). */
+static bool in_use(pf_maps *m, const char *id) {
+    return pf_sessions_count_map(m->d.sessions, id) > 0 ||
+           (m->d.crowds && pf_crowds_count_map(m->d.crowds, id) > 0);
+}
+
+/* A navmesh map from the store: its snapshot's envelope built, then the
+ * PATCHes logged after it applied in order. */
+static pf_status load_nav(pf_maps *m, const char *id, const pf_rstore_map *sm,
+                          const uint8_t hash[32], pf_mapver **out, pf_proto_error *e) {
+    const char *bytes;
+    size_t n;
+    uint64_t ver;
+    pf_mapver *mv;
+    pf_status st;
+    *out = NULL;
+    if (pf_store_decode_nav(sm->img, sm->img_len, &bytes, &n, &ver))
+        return pf_proto_error_set(e, PF_EIO, PF_ERR_STORAGE, NULL,
+                                  "Map '%s' in the store is damaged (its digest or layout does "
+                                  "not match).",
+                                  id);
+    if ((st = pf__maps_build_envelope(m, id, bytes, n, hash, &mv, e))) return st;
+    for (size_t i = 0; i < sm->nentries; i++) {
+        pf_mapver *next;
+        pf_proto_error pe;
+        if ((st = pf__maps_apply_body(m, mv, sm->bodies[i], sm->lens[i], &next, &pe))) {
+            pf_mapver_release(mv);
+            return pf_proto_error_set(e, PF_EIO, PF_ERR_STORAGE, NULL,
+                                      "Map '%s' in the store: the PATCH of version %llu does not "
+                                      "apply (%s).",
+                                      id, (unsigned long long)(sm->snap_version + 1 + i),
+                                      pe.message);
+        }
+        pf_mapver_release(mv);
+        mv = next;
+    }
+    *out = mv;
+    return PF_OK;
+}
+
+/* Loading */
+
+/* Reads map id from the store, builds it, installs it if newer. PF_ERANGE
+ * (map_not_found) when the store has no such map. */
+static pf_status load_now(pf_maps *m, const char *id, pf_proto_error *e) {
+    pf_fleet *f = m->fleet;
+    uint64_t t0 = pf_clock_now_ns(), ver, lineage;
+    pf_rstore_map sm;
+    pf_grid *g = NULL;
+    pf_mapver *mv;
+    uint8_t hash[32];
+    bool found, created;
+    pf_status st;
+
+    if ((st = pf_rstore_load(f->rs, id, &sm, &found, e))) return st;
+    if (!found) {
+        pf_rstore_map_free(&sm);
+        return pf__maps_no_map(e, id);
+    }
+    if (strcmp(sm.kind, "navmesh") == 0) {
+        hex_hash(sm.hash_hex, hash);
+        if ((st = load_nav(m, id, &sm, hash, &mv, e))) goto out_free_map;
+        goto have_version;
+    }
+    if (strcmp(sm.kind, "grid") != 0) {
+        st = pf_proto_error_set(e, PF_EUNSUPPORTED, PF_ERR_STORAGE, NULL,
+                                "Map '%s' in the store is of kind '%s', which this server cannot "
+                                "serve.",
+                                id, sm.kind);
+        goto out_free_map;
+    }
+    if ((st = pf_store_decode(sm.img, sm.img_len, &m->limits, &g, &ver))) {
+        if (st == PF_ELIMIT)
+            st = pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, NULL,
+                                    "Map '%s' in the store is larger than this server's limits "
+                                    "(--max-map-cells, --max-map-side).",
+                                    id);
+        else if (st == PF_ENOMEM)
+            st = no_memory(e);
+        else
+            st = pf_proto_error_set(e, PF_EIO, PF_ERR_STORAGE, NULL,
+                                    "Map '%s' in the store is damaged (its digest or layout does "
+                                    "not match).",
+                                    id);
+        goto out_free_map;
+    }
+    for (size_t i = 0; i < sm.nentries; i++) {
+        pf_update u;
+        pf_proto_error pe;
+        if ((st = pf_map_patch_parse(sm.bodies[i], sm.lens[i], &u, &pe)) == PF_OK) {
+            st = pf__maps_apply_grid(g, &u);
+            pf_update_free(&u);
+        }
+        if (st) {
+            st = pf_proto_error_set(e, PF_EIO, PF_ERR_STORAGE, NULL,
+                                    "Map '%s' in the store: the PATCH of version %llu does not "
+                                    "apply (%s).",
+                                    id, (unsigned long long)(sm.snap_version + 1 + i),
+                                    pf_status_str(st));
+            goto out_free_grid;
+        }
+    }
+    hex_hash(sm.hash_hex, hash);
+    if ((st = pf_maps_build(m, id, g, hash, t0, &mv))) {
+        g = NULL; /* taken */
+        st = pf_proto_error_set(e, st, pf_error_for_status(st), NULL,
+                                "Preparing map '%s' failed: %s.", id, pf_status_str(st));
+        goto out_free_map;
+    }
+    g = NULL;
+have_version:
+    mv->version = sm.version;
+    mv->lineage = lineage = sm.lineage;
+    pf_rstore_map_free(&sm);
+    st = pf_registry_install(m->d.registry, mv, &created);
+    if (st == PF_ECANCELED) {
+        pf_mapver_release(mv); /* a copy as new or newer is there already */
+        return PF_OK;
+    }
+    if (st) {
+        pf_mapver_release(mv);
+        return pf_proto_error_set(e, st, st == PF_ELIMIT ? PF_ERR_OVERLOADED : PF_ERR_NO_MEMORY,
+                                  NULL,
+                                  "This instance holds %lld map copies, its limit (--max-maps); "
+                                  "retry later.",
+                                  (long long)m->d.cfg->max_maps);
+    }
+    /* Sessions and crowds of an older lineage (the map was replaced) end.
+     * The version installed may be released by a DELETE from here on: mv
+     * not read. */
+    pf__maps_end_users(m, id, lineage);
+    return PF_OK;
+
+out_free_grid:
+    pf_grid_destroy(g);
+out_free_map:
+    pf_rstore_map_free(&sm);
+    return st;
+}
+
+static loading *find_load(pf_fleet *f, const char *id) {
+    for (loading *l = f->loads; l; l = l->next)
+        if (strcmp(l->id, id) == 0) return l;
+    return NULL;
+}
+
+static pf_status sync_map(pf_maps *m, const char *id, bool may_build, pf_proto_error *e);
+
+static pf_status shared_load(pf_maps *m, const char *id, pf_proto_error *e) {
+    pf_fleet *f = m->fleet;
+    pf_mapver *held;
+    loading *l, **pp;
+    pf_status st;
+    bool dirty;
+
+    uv_mutex_lock(&f->mu);
+    if ((held = pf_registry_peek(m->d.registry, id))) {
+        uv_mutex_unlock(&f->mu);
+        pf_mapver_release(held);
+        return PF_OK;
+    }
+    if ((l = find_load(f, id))) {
+        /* Another worker loads it: wait for its outcome. */
+        l->waiters++;
+        while (!l->done) uv_cond_wait(&f->cv, &f->mu);
+        st = l->st;
+        *e = l->e;
+        if (--l->waiters == 0) free(l);
+        uv_mutex_unlock(&f->mu);
+        return st;
+    }
+    if (!(l = calloc(1, sizeof(*l)))) {
+        uv_mutex_unlock(&f->mu);
+        return no_memory(e);
+    }
+    snprintf(l->id, sizeof(l->id), "%s", id);
+    l->next = f->loads;
+    f->loads = l;
+    uv_mutex_unlock(&f->mu);
+
+    st = load_now(m, id, e);
+
+    uv_mutex_lock(&f->mu);
+    for (pp = &f->loads; *pp != l; pp = &(*pp)->next) {
+    }
+    *pp = l->next;
+    dirty = l->dirty;
+    l->done = true;
+    l->st = st;
+    l->e = *e;
+    uv_cond_broadcast(&f->cv);
+    if (l->waiters == 0) free(l);
+    uv_mutex_unlock(&f->mu);
+    /* A change came while it loaded: it may be newer than what was read. */
+    if (dirty && st == PF_OK) {
+        pf_proto_error e2;
+        sync_map(m, id, true, &e2);
+    }
+    return st;
+}
+
+/* Catching up */
+
+/* Brings the copy of id (if held) to the store's current version: see the
+ * file comment. may_build: reload here when the log does not reach (a
+ * worker); else (the follower) drop the copy unless sessions live on it. */
+static pf_status sync_map(pf_maps *m, const char *id, bool may_build, pf_proto_error *e) {
+    pf_fleet *f = m->fleet;
+    pf_mapver *cur = pf_registry_peek(m->d.registry, id);
+    pf_rstore_sync y;
+    pf_status st;
+    if (!cur) return PF_OK;
+    if ((st = pf_rstore_catch_up(f->rs, id, cur->lineage, cur->version, &y, e))) {
+        pf_mapver_release(cur);
+        return st;
+    }
+    switch (y.kind) {
+    case PF_RSTORE_SYNC_SAME:
+        break;
+    case PF_RSTORE_SYNC_GONE:
+        drop_copy(m, cur);
+        break;
+    case PF_RSTORE_SYNC_RELOAD:
+        if (may_build || (y.lineage == cur->lineage && in_use(m, id))) {
+            pf_rstore_sync_free(&y);
+            st = load_now(m, id, e);
+            if (st == PF_ERANGE) {
+                drop_copy(m, cur);
+                st = PF_OK;
+            }
+            pf_mapver_release(cur);
+            return st;
+        }
+        drop_copy(m, cur); /* loaded again at its next use */
+        break;
+    case PF_RSTORE_SYNC_ENTRIES:
+        for (size_t i = 0; i < y.nentries; i++) {
+            pf_proto_error pe;
+            pf_mapver *mv;
+            /* The entry as sent, for the copy's kind (a grid's cells and
+             * doors, a navmesh's obstacles and areas). */
+            st = pf__maps_apply_body(m, cur, y.bodies[i], y.lens[i], &mv, &pe);
+            if (st) {
+                if (st != PF_ENOMEM) drop_copy(m, cur); /* cannot follow: load it afresh */
+                st = PF_OK;
+                break;
+            }
+            pf_mapver_retain(mv);
+            if (pf_registry_swap(m->d.registry, cur, mv)) {
+                /* Another thread moved the copy on (or dropped it): it is
+                 * at least as new as what we were going to make. */
+                pf_mapver_release(mv);
+                pf_mapver_release(mv);
+                break;
+            }
+            pf_cache_clear(cur->cache);
+            pf_mapver_release(cur);
+            cur = mv; /* our reference */
+        }
+        break;
+    }
+    pf_rstore_sync_free(&y);
+    pf_mapver_release(cur);
+    return st;
+}
+
+/* Every held copy against the store (after a reconnect or a gap). */
+static void sync_all(pf_maps *m) {
+    pf_mapver **list;
+    size_t n;
+    if (pf_registry_list(m->d.registry, &list, &n)) return;
+    for (size_t i = 0; i < n; i++) {
+        pf_proto_error e;
+        sync_map(m, list[i]->id, false, &e);
+        pf_mapver_release(list[i]);
+    }
+    free(list);
+}
+
+/* The follower */
+
+static bool stopping(pf_fleet *f) {
+    bool s;
+    uv_mutex_lock(&f->mu);
+    s = f->stop;
+    uv_mutex_unlock(&f->mu);
+    return s;
+}
+
+/* Sleeps up to ms, woken by a stop. */
+static void nap(pf_fleet *f, int ms) {
+    uv_mutex_lock(&f->mu);
+    if (!f->stop) uv_cond_timedwait(&f->cv, &f->mu, (uint64_t)ms * 1000000ull);
+    uv_mutex_unlock(&f->mu);
+}
+
+static void note_error(pf_fleet *f, const pf_proto_error *e) {
+    bool first;
+    uv_mutex_lock(&f->mu);
+    first = strcmp(f->last_err, e->message) != 0;
+    snprintf(f->last_err, sizeof(f->last_err), "%s", e->message);
+    uv_mutex_unlock(&f->mu);
+    if (first) fprintf(stderr, "pathd: store: %s\n", e->message);
+}
+
+/* Whether event x may be newer than the copy mv. */
+static bool newer_than(const pf_rstore_event *x, const pf_mapver *mv) {
+    if (x->lineage != mv->lineage) return x->lineage > mv->lineage;
+    return x->version > mv->version || x->op == 'd';
+}
+
+static void handle_events(pf_maps *m, const pf_rstore_event *ev, size_t n) {
+    pf_fleet *f = m->fleet;
+    for (size_t i = 0; i < n; i++) {
+        pf_mapver *cur;
+        bool later = false, busy, behind = false;
+        loading *l;
+        pf_proto_error e;
+        /* One catch-up per map and batch, at the last event of its id. */
+        for (size_t k = i + 1; k < n && !later; k++) later = strcmp(ev[k].id, ev[i].id) == 0;
+        if (later) continue;
+        uv_mutex_lock(&f->mu);
+        if ((l = find_load(f, ev[i].id))) l->dirty = true;
+        busy = l != NULL;
+        uv_mutex_unlock(&f->mu);
+        if (busy || !(cur = pf_registry_peek(m->d.registry, ev[i].id))) continue;
+        for (size_t k = 0; k <= i && !behind; k++)
+            behind = strcmp(ev[k].id, ev[i].id) == 0 && newer_than(&ev[k], cur);
+        if (behind) sync_map(m, ev[i].id, false, &e);
+        pf_mapver_release(cur);
+    }
+}
+
+/* Drops copies unused for --map-idle-ttl that have no session. */
+static void sweep_idle(pf_maps *m) {
+    uint64_t ttl_ns = (uint64_t)m->d.cfg->map_idle_ttl_s * 1000000000ull, now = pf_clock_now_ns();
+    pf_mapver **list;
+    size_t n;
+    if (!ttl_ns || now <= ttl_ns || pf_registry_list(m->d.registry, &list, &n)) return;
+    for (size_t i = 0; i < n; i++) {
+        if (!in_use(m, list[i]->id)) pf_registry_remove_idle(m->d.registry, list[i], now - ttl_ns);
+        pf_mapver_release(list[i]);
+    }
+    free(list);
+}
+
+static void follow(void *arg) {
+    pf_maps *m = arg;
+    pf_fleet *f = m->fleet;
+    redisContext *c = NULL;
+    pf_rstore_event *ev = malloc(EVENTS_BATCH * sizeof(*ev));
+    uint64_t last_sweep = pf_clock_now_ns();
+    int timeout_ms = (int)m->d.cfg->store_timeout_ms;
+    if (!ev) {
+        fprintf(stderr, "pathd: store: out of memory: copies are not followed\n");
+        return;
+    }
+    while (!stopping(f)) {
+        pf_proto_error e;
+        size_t n = 0;
+        bool gap = false;
+        uint64_t now = pf_clock_now_ns();
+        if (now - last_sweep >= 1000000000ull) {
+            sweep_idle(m);
+            last_sweep = now;
+        }
+        if (!c) {
+            if (!(c = pf_redis_connect(f->redis, BLOCK_MS + timeout_ms, &e))) {
+                note_error(f, &e);
+                nap(f, 250);
+                continue;
+            }
+            if (!f->have_pos) {
+                if (pf_rstore_events_tail(f->rs, c, &f->pos, &e)) {
+                    note_error(f, &e);
+                    redisFree(c);
+                    c = NULL;
+                    nap(f, 250);
+                    continue;
+                }
+                f->have_pos = true;
+            }
+            /* Whatever happened while we were away: check every copy. */
+            sync_all(m);
+        }
+        if (pf_rstore_events_read(f->rs, c, &f->pos, BLOCK_MS, ev, EVENTS_BATCH, &n, &gap, &e)) {
+            note_error(f, &e);
+            if (c->err) {
+                redisFree(c);
+                c = NULL;
+            }
+            nap(f, 250);
+            continue;
+        }
+        atomic_store(&f->last_ok_ns, pf_clock_now_ns());
+        if (gap)
+            sync_all(m);
+        else
+            handle_events(m, ev, n);
+    }
+    redisFree(c);
+    free(ev);
+}
+
+/* The backend */
+
+static pf_status shared_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change *c,
+                                pf_maps_outcome *o, pf_proto_error *e) {
+    static const pf_precond none;
+    pf_fleet *f = m->fleet;
+    unsigned char *img = NULL;
+    size_t img_len = 0;
+    char *info = NULL, hex[65], id[PF_MAP_ID_MAX + 1];
+    pf_rstore_upload p;
+    pf_rstore_ack ack;
+    pf_mapver *held;
+    pf_status st;
+    bool created;
+
+    if (encode(mv, &img, &img_len) || !(info = summary(mv))) {
+        free(img);
+        pf_mapver_release(mv);
+        return no_memory(e);
+    }
+    hash_hex(mv->content_hash, hex);
+    snprintf(id, sizeof(id), "%s", mv->id); /* mv may be gone before the answer is written */
+    memset(&p, 0, sizeof(p));
+    p.id = id;
+    p.cond = c && c->cond ? c->cond : &none;
+    p.post = c && c->post;
+    p.kind = mv->nav ? "navmesh" : "grid";
+    p.img = img;
+    p.img_len = img_len;
+    p.hash_hex = hex;
+    p.info = info;
+    p.max_maps = m->d.cfg->max_maps;
+    st = pf_rstore_put(f->rs, &p, &ack, e);
+    free(img);
+    free(info);
+    if (st) {
+        pf_mapver_release(mv);
+        return st;
+    }
+    switch (ack.result) {
+    case PF_RSTORE_OK:
+    case PF_RSTORE_UNCHANGED:
+        break;
+    case PF_RSTORE_PRECONDITION:
+        pf_mapver_release(mv);
+        return pf__maps_precondition(e, p.id, ack.version != 0, ack.version, ack.lineage);
+    case PF_RSTORE_LIMIT:
+        pf_mapver_release(mv);
+        return pf_proto_error_set(e, PF_ELIMIT, PF_ERR_LIMIT_EXCEEDED, NULL,
+                                  "The store holds %lld maps, the limit (--max-maps); delete one "
+                                  "first.",
+                                  (long long)m->d.cfg->max_maps);
+    default:
+        pf_mapver_release(mv);
+        return pf_proto_error_set(e, PF_EIO, PF_ERR_STORAGE, NULL, "The store refused the map.");
+    }
+    o->created = ack.created;
+    o->unchanged = ack.result == PF_RSTORE_UNCHANGED;
+    held = pf_registry_peek(m->d.registry, mv->id);
+    if (o->unchanged && held && held->lineage == ack.lineage && held->version == ack.version) {
+        pf_mapver_release(mv);
+        o->current = held;
+        return PF_OK;
+    }
+    pf_mapver_release(held);
+    /* mv is what the store has at that version (for UNCHANGED: the same
+     * upload, built again): hold it as our copy. */
+    mv->version = ack.version;
+    mv->lineage = ack.lineage;
+    pf_mapver_retain(mv); /* the outcome's */
+    if (pf_registry_install(m->d.registry, mv, &created)) pf_mapver_release(mv);
+    pf__maps_end_users(m, mv->id, ack.lineage);
+    o->current = mv;
+    return PF_OK;
+}
+
+static pf_status shared_swap(pf_maps *m, pf_mapver *cur, pf_mapver *mv, const char *body,
+                             size_t len, const pf_maps_change *c, pf_proto_error *e) {
+    static const pf_precond none;
+    pf_fleet *f = m->fleet;
+    unsigned char *img = NULL;
+    size_t img_len = 0;
+    char *info;
+    pf_rstore_edit p;
+    pf_rstore_ack ack;
+    pf_status st;
+
+    /* Every PF_RSTORE_SNAP_EVERY versions the store gets the whole map, so a
+     * load replays fewer than that many PATCHes. */
+    if ((cur->version + 1) % PF_RSTORE_SNAP_EVERY == 0 && encode(mv, &img, &img_len)) {
+        pf_mapver_release(mv);
+        return no_memory(e);
+    }
+    if (!(info = summary(mv))) {
+        free(img);
+        pf_mapver_release(mv);
+        return no_memory(e);
+    }
+    memset(&p, 0, sizeof(p));
+    p.id = cur->id;
+    p.cond = c && c->cond ? c->cond : &none;
+    p.base_version = cur->version;
+    p.base_lineage = cur->lineage;
+    p.body = body;
+    p.body_len = len;
+    p.img = img;
+    p.img_len = img_len;
+    p.info = info;
+    st = pf_rstore_patch(f->rs, &p, &ack, e);
+    free(img);
+    free(info);
+    if (st) {
+        pf_mapver_release(mv);
+        return st;
+    }
+    switch (ack.result) {
+    case PF_RSTORE_OK:
+        if (pf_registry_swap(m->d.registry, cur, mv) == PF_OK) {
+            pf_cache_clear(cur->cache);
+        } else {
+            /* The follower installed this version first (or something
+             * newer came): ours is not needed, but it is the answer. */
+            mv->version = ack.version;
+            mv->lineage = cur->lineage;
+            pf_mapver_release(mv);
+        }
+        return PF_OK;
+    case PF_RSTORE_CONFLICT:
+        /* Our copy is behind the store: catch up, then start over. */
+        pf_mapver_release(mv);
+        if ((st = sync_map(m, cur->id, true, e))) return st;
+        return PF_ECANCELED;
+    case PF_RSTORE_PRECONDITION:
+        pf_mapver_release(mv);
+        return pf__maps_precondition(e, cur->id, true, ack.version, ack.lineage);
+    case PF_RSTORE_GONE:
+        pf_mapver_release(mv);
+        drop_copy(m, cur);
+        return pf__maps_no_map(e, cur->id);
+    default:
+        pf_mapver_release(mv);
+        return pf_proto_error_set(e, PF_EIO, PF_ERR_STORAGE, NULL, "The store refused the PATCH.");
+    }
+}
+
+static pf_status shared_remove(pf_maps *m, const char *id, const pf_precond *cond,
+                               pf_proto_error *e) {
+    pf_rstore_ack ack;
+    pf_mapver *cur;
+    pf_status st = pf_rstore_remove(m->fleet->rs, id, cond, &ack, e);
+    if (st) return st;
+    if (ack.result == PF_RSTORE_PRECONDITION)
+        return pf__maps_precondition(e, id, true, ack.version, ack.lineage);
+    /* Removed, or already gone: this instance's copy goes either way. */
+    if ((cur = pf_registry_peek(m->d.registry, id))) {
+        if (ack.result == PF_RSTORE_GONE || cur->lineage <= ack.lineage) drop_copy(m, cur);
+        pf_mapver_release(cur);
+    }
+    if (ack.result != PF_RSTORE_OK) return pf__maps_no_map(e, id);
+    return PF_OK;
+}
+
+static void free_rlist(void *p) {
+    pf_rstore_list_free(p);
+    free(p);
+}
+
+static pf_status shared_list(pf_maps *m, pf_maps_listing *out, pf_proto_error *e) {
+    pf_rstore_list *l = calloc(1, sizeof(*l));
+    pf_status st;
+    if (!l) return no_memory(e);
+    if ((st = pf_rstore_list_all(m->fleet->rs, l, e))) {
+        free(l);
+        return st;
+    }
+    out->store_ = l;
+    out->store_free_ = free_rlist;
+    if (!(out->items = calloc(l->n ? l->n : 1, sizeof(*out->items)))) return no_memory(e);
+    for (size_t i = 0; i < l->n; i++) {
+        pf_maps_item *it = &out->items[out->n];
+        pf_mapver *mv;
+        if (strlen(l->items[i].id) > PF_MAP_ID_MAX) continue; /* not one of ours */
+        snprintf(it->id, sizeof(it->id), "%s", l->items[i].id);
+        it->version = l->items[i].version;
+        it->lineage = l->items[i].lineage;
+        it->info = l->items[i].info;
+        mv = pf_registry_peek(m->d.registry, it->id);
+        if (mv && mv->version == it->version && mv->lineage == it->lineage)
+            it->mv = mv;
+        else
+            pf_mapver_release(mv);
+        out->n++;
+    }
+    return PF_OK;
+}
+
+static pf_status shared_add(pf_maps *m, const char *id, pf_grid *g) {
+    /* In the store unless it is there already (If-None-Match: *). */
+    pf_precond absent;
+    pf_maps_change c = {&absent, false};
+    pf_maps_outcome o;
+    pf_proto_error e;
+    pf_mapver *mv;
+    pf_status st;
+    memset(&absent, 0, sizeof(absent));
+    absent.none_match.kind = PF_PRECOND_ANY;
+    if ((st = pf_maps_build(m, id, g, NULL, pf_clock_now_ns(), &mv))) return st;
+    memset(&o, 0, sizeof(o));
+    st = shared_publish(m, mv, &c, &o, &e);
+    if (st == PF_OK) pf_mapver_release(o.current);
+    if (st && e.code != PF_ERR_PRECONDITION) {
+        fprintf(stderr, "pathd: map '%s': %s\n", id, e.message);
+        return st;
+    }
+    return PF_OK;
+}
+
+static void shared_close(pf_maps *m) {
+    pf_fleet *f = m->fleet;
+    if (!f) return;
+    if (f->started) {
+        uv_mutex_lock(&f->mu);
+        f->stop = true;
+        uv_cond_broadcast(&f->cv);
+        uv_mutex_unlock(&f->mu);
+        uv_thread_join(&f->thread); /* at most BLOCK_MS + the timeout */
+    }
+    pf_rstore_destroy(f->rs);
+    pf_redis_destroy(f->redis);
+    uv_cond_destroy(&f->cv);
+    uv_mutex_destroy(&f->mu);
+    free(f);
+    m->fleet = NULL;
+}
+
+const pf_maps_backend pf__maps_redis = {
+    "redis",     shared_publish, shared_swap, shared_remove,
+    shared_list, shared_load,    shared_add,  shared_close,
+};
+
+pf_status pf__maps_open_redis(pf_maps *m, const char *url, char *err, size_t errlen) {
+    pf_redis_url u;
+    pf_fleet *f;
+    pf_status st;
+    redisContext *c;
+    pf_proto_error e;
+    if ((st = pf_redis_url_parse(url, &u, err, errlen))) return st;
+    if (!(f = calloc(1, sizeof(*f)))) goto out_nomem;
+    if (uv_mutex_init(&f->mu)) goto out_free;
+    if (uv_cond_init(&f->cv)) goto out_free_mu;
+    pf_redis_url_print(&u, f->url, sizeof(f->url));
+    /* A connection per worker that may be in a store call, and two more
+     * (a load waiting on a busy one must not starve). */
+    f->redis = pf_redis_create(&u, (int)m->d.cfg->store_timeout_ms, (int)m->d.cfg->workers + 2);
+    if (!f->redis || !(f->rs = pf_rstore_create(f->redis, KEY_PREFIX))) goto out_free_redis;
+    m->fleet = f;
+    m->be = &pf__maps_redis;
+    /* The follower's starting point, taken before any load: a change after
+     * it is seen. Unreachable now: the follower takes it when it connects,
+     * and then checks every copy. */
+    if ((c = pf_redis_connect(f->redis, (int)m->d.cfg->store_timeout_ms, &e))) {
+        if (pf_rstore_events_tail(f->rs, c, &f->pos, &e) == PF_OK) {
+            f->have_pos = true;
+            atomic_store(&f->last_ok_ns, pf_clock_now_ns());
+        }
+        redisFree(c);
+    }
+    if (!f->have_pos) {
+        fprintf(stderr, "pathd: store %s: %s (retrying; /readyz answers 503 meanwhile)\n", f->url,
+                e.message);
+        snprintf(f->last_err, sizeof(f->last_err), "%s", e.message);
+    } else {
+        fprintf(stderr, "pathd: maps in the shared store %s\n", f->url);
+    }
+    if (uv_thread_create(&f->thread, follow, m)) {
+        snprintf(err, errlen, "cannot start the store's follower thread");
+        return PF_ENOMEM; /* pf_maps_destroy frees f */
+    }
+    f->started = true;
+    return PF_OK;
+
+out_free_redis:
+    pf_rstore_destroy(f->rs);
+    pf_redis_destroy(f->redis);
+    uv_cond_destroy(&f->cv);
+out_free_mu:
+    uv_mutex_destroy(&f->mu);
+out_free:
+    free(f);
+out_nomem:
+    snprintf(err, errlen, "out of memory");
+    return PF_ENOMEM;
+}
+
+bool pf__maps_redis_ready(const pf_maps *m, char *why, size_t n) {
+    pf_fleet *f = m->fleet;
+    uint64_t ok = atomic_load(&f->last_ok_ns), now = pf_clock_now_ns();
+    if (ok && now - ok <= (uint64_t)PF_MAPS_STALE_MS * 1000000ull) return true;
+    uv_mutex_lock(&f->mu);
+    snprintf(why, n, "the shared store %s has not answered for %s (%s)", f->url,
+             ok ? "a while" : "ever since the start", f->last_err[0] ? f->last_err : "no answer");
+    uv_mutex_unlock(&f->mu);
+    return false;
+}
+
+const char *pf__maps_redis_url(const pf_maps *m) { return m->fleet->url; }

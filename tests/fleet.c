@@ -1,0 +1,281 @@
+/* fleet.c -- see fleet.h. */
+#include "fleet.h"
+
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hiredis/hiredis.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t fl_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+uint16_t fl_free_port(void) {
+    struct sockaddr_in a;
+    socklen_t len = sizeof(a);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    uint16_t port;
+    ck_assert_int_ge(fd, 0);
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    port = ntohs(a.sin_port);
+    close(fd);
+    return port;
+}
+
+static bool on_path(const char *tool) {
+    const char *path = getenv("PATH");
+    char buf[4096], *save, *dir;
+    if (!path) path = "/usr/bin:/bin";
+    snprintf(buf, sizeof(buf), "%s:/usr/sbin:/sbin", path);
+    for (dir = strtok_r(buf, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+        char full[4200];
+        snprintf(full, sizeof(full), "%s/%s", dir, tool);
+        if (access(full, X_OK) == 0) return true;
+    }
+    return false;
+}
+
+bool fl_have(const char *tool) { return on_path(tool); }
+
+/* fork + exec argv with stdout and stderr to log (NULL: /dev/null). */
+static pid_t spawn(const char *const *argv, const char *log) {
+    pid_t parent = getpid(), pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int fd = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(127);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+fl_proc fl_redis_start(void) { return fl_redis_start_on(fl_free_port()); }
+
+fl_proc fl_redis_start_on(uint16_t port_) {
+    fl_proc p;
+    char port[16];
+    uint64_t deadline = fl_now_ms() + 10000;
+    p.port = port_;
+    snprintf(port, sizeof(port), "%u", (unsigned)p.port);
+    {
+        const char *argv[] = {
+            "redis-server", "--port", port,         "--bind",  "127.0.0.1",   "--save", "",
+            "--appendonly", "no",     "--loglevel", "warning", "--daemonize", "no",     NULL};
+        p.pid = spawn(argv, NULL);
+    }
+    for (;;) {
+        struct timeval tv = {1, 0};
+        redisContext *c = redisConnectWithTimeout("127.0.0.1", p.port, tv);
+        redisReply *r = c && !c->err ? redisCommand(c, "PING") : NULL;
+        bool ok = r && r->type == REDIS_REPLY_STATUS;
+        if (r) freeReplyObject(r);
+        redisFree(c);
+        if (ok) return p;
+        ck_assert_msg(fl_now_ms() < deadline, "redis-server did not answer PING on port %u",
+                      (unsigned)p.port);
+        usleep(20000); /* polling a child that starts: no event to wait on */
+    }
+}
+
+hc_server fl_pathd_start(uint16_t port, uint16_t redis_port, const char *name,
+                         const char *const *extra) {
+    char p[16], store[64];
+    const char *args[40];
+    int n = 0;
+    hc_server s;
+    snprintf(p, sizeof(p), "%u", (unsigned)port);
+    snprintf(store, sizeof(store), "redis://127.0.0.1:%u", (unsigned)redis_port);
+    args[n++] = "--port";
+    args[n++] = p;
+    args[n++] = "--store";
+    args[n++] = store;
+    args[n++] = "--instance-id";
+    args[n++] = name;
+    for (; extra && *extra && n < 38; extra++) args[n++] = *extra;
+    args[n] = NULL;
+    ck_assert_msg(hc_server_start(&s, args) == 0, "pathd %s did not start on port %u", name,
+                  (unsigned)port);
+    return s;
+}
+
+/* deploy/nginx.conf with the test's servers, listen port and paths. */
+static void write_nginx_conf(const char *out, const uint16_t *ports, size_t n, uint16_t listen,
+                             const char *dir) {
+    FILE *in = fopen("deploy/nginx.conf", "r"), *o;
+    char line[1024];
+    bool in_servers = false, listened = false, servers = false;
+    ck_assert_msg(in != NULL, "deploy/nginx.conf: %s", strerror(errno));
+    o = fopen(out, "w");
+    ck_assert_ptr_nonnull(o);
+    while (fgets(line, sizeof(line), in)) {
+        char *t = line;
+        while (*t == ' ') t++;
+        if (strncmp(t, "# pathd-servers-begin", 21) == 0) {
+            in_servers = true;
+            continue;
+        }
+        if (strncmp(t, "# pathd-servers-end", 19) == 0) {
+            in_servers = false;
+            continue;
+        }
+        if (in_servers) {
+            /* The first server line's parameters go on every test server. */
+            const char *params;
+            if (servers || strncmp(t, "server ", 7) != 0) continue;
+            params = strchr(t + 7, ' ');
+            for (size_t i = 0; i < n; i++)
+                fprintf(o, "        server 127.0.0.1:%u%s", (unsigned)ports[i],
+                        params ? params : ";\n");
+            servers = true;
+            continue;
+        }
+        if (strncmp(t, "listen ", 7) == 0) {
+            fprintf(o, "        listen 127.0.0.1:%u;\n", (unsigned)listen);
+            listened = true;
+            continue;
+        }
+        fputs(line, o);
+        if (strncmp(t, "http {", 6) == 0)
+            fprintf(o,
+                    "    access_log off;\n    client_body_temp_path %s/body;\n"
+                    "    proxy_temp_path %s/proxy;\n    fastcgi_temp_path %s/fastcgi;\n"
+                    "    uwsgi_temp_path %s/uwsgi;\n    scgi_temp_path %s/scgi;\n",
+                    dir, dir, dir, dir, dir);
+    }
+    fclose(in);
+    fclose(o);
+    ck_assert_msg(servers && listened, "deploy/nginx.conf lacks its server lines or listen");
+}
+
+fl_proc fl_nginx_start(const uint16_t *ports, size_t n, const char *dir) {
+    fl_proc p;
+    char conf[512], log[512], glob[1024];
+    uint64_t deadline = fl_now_ms() + 10000;
+    mkdir(dir, 0755);
+    p.port = fl_free_port();
+    snprintf(conf, sizeof(conf), "%s/nginx.conf", dir);
+    snprintf(log, sizeof(log), "%s/error.log", dir);
+    write_nginx_conf(conf, ports, n, p.port, dir);
+    snprintf(glob, sizeof(glob),
+             "daemon off; master_process on; worker_processes 2; pid %s/nginx.pid;%s", dir,
+             geteuid() == 0 ? " user root;" : "");
+    {
+        const char *argv[] = {"nginx", "-p", dir, "-e", log, "-c", conf, "-g", glob, NULL};
+        p.pid = spawn(argv, log);
+    }
+    for (;;) {
+        hc_resp r;
+        int rc;
+        memset(&r, 0, sizeof(r));
+        rc = hc_request(p.port, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
+        int status = r.status;
+        hc_free(&r);
+        if (rc == 0 && status == 200) return p;
+        ck_assert_msg(fl_now_ms() < deadline, "nginx did not start (see %s)", log);
+        usleep(20000);
+    }
+}
+
+fl_proc fl_haproxy_start(const uint16_t *ports, size_t n, const char *dir) {
+    FILE *in = fopen("deploy/haproxy.cfg", "r"), *o;
+    char line[1024], conf[512], log[512];
+    bool in_servers = false, bound = false, servers = false;
+    uint64_t deadline = fl_now_ms() + 10000;
+    fl_proc p;
+    ck_assert_msg(in != NULL, "deploy/haproxy.cfg: %s", strerror(errno));
+    mkdir(dir, 0755);
+    p.port = fl_free_port();
+    snprintf(conf, sizeof(conf), "%s/haproxy.cfg", dir);
+    snprintf(log, sizeof(log), "%s/haproxy.log", dir);
+    o = fopen(conf, "w");
+    ck_assert_ptr_nonnull(o);
+    while (fgets(line, sizeof(line), in)) {
+        char *t = line;
+        while (*t == ' ') t++;
+        if (strncmp(t, "# pathd-servers-begin", 21) == 0) {
+            in_servers = true;
+            for (size_t i = 0; i < n; i++)
+                fprintf(o, "    server s%zu 127.0.0.1:%u\n", i, (unsigned)ports[i]);
+            servers = true;
+            continue;
+        }
+        if (strncmp(t, "# pathd-servers-end", 19) == 0) {
+            in_servers = false;
+            continue;
+        }
+        if (in_servers) continue;
+        if (strncmp(t, "bind ", 5) == 0) {
+            fprintf(o, "    bind 127.0.0.1:%u\n", (unsigned)p.port);
+            bound = true;
+            continue;
+        }
+        fputs(line, o);
+    }
+    fclose(in);
+    fclose(o);
+    ck_assert_msg(servers && bound, "deploy/haproxy.cfg lacks its server lines or bind");
+    {
+        const char *argv[] = {"haproxy", "-db", "-f", conf, NULL};
+        p.pid = spawn(argv, log);
+    }
+    for (;;) {
+        hc_resp r;
+        int rc, status;
+        memset(&r, 0, sizeof(r));
+        rc = hc_request(p.port, "GET", "/healthz", NULL, NULL, 0, NULL, &r);
+        status = r.status;
+        hc_free(&r);
+        if (rc == 0 && status == 200) return p;
+        ck_assert_msg(fl_now_ms() < deadline, "haproxy did not start (see %s)", log);
+        usleep(20000);
+    }
+}
+
+int fl_stop(fl_proc *p, int sig) {
+    int status = 0;
+    if (p->pid <= 0) return -1;
+    kill(p->pid, sig);
+    while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    p->pid = 0;
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+hc_resp fl_req(uint16_t port, const char *method, const char *path, const char *ctype,
+               const char *body, const char *extra) {
+    hc_resp r;
+    ck_assert_msg(hc_request(port, method, path, ctype, body, body ? strlen(body) : 0, extra, &r) ==
+                      0,
+                  "%s %s on port %u: no answer", method, path, (unsigned)port);
+    return r;
+}
+
+const char *fl_instance(const hc_resp *r, char *buf, size_t n) {
+    if (!hc_header(r, "X-Pathd-Instance", buf, n)) buf[0] = '\0';
+    return buf;
+}
