@@ -101,12 +101,27 @@ static void run_create(pf_req *r, pf_search_ctx *ctx) {
     } else {
         char location[200];
         pf_jsonw w;
+        pf_error err;
         pf_jsonw_init(&w, 8192);
-        pf_crowd_run(c, m->registry, m->navq, NULL, &w);
+        err = pf_crowd_run(c, m->registry, m->navq, NULL, &w);
         snprintf(location, sizeof(location), "/v1/maps/%s/crowds/%s", pf_crowd_map_id(c),
                  pf_crowd_id(c));
+        if (err) {
+            /* The map was replaced or deleted while the crowd was made: the
+             * crowd is gone already. */
+            pf_crowds_remove(m->crowds, pf_crowd_map_id(c), pf_crowd_id(c));
+            pf_jsonw_free(&w);
+            if (err == PF_ERR_CROWD_NOT_FOUND)
+                pf_req_answer_error(r, PF_ERR_CONFLICT, NULL,
+                                    "Map '%s' was replaced or deleted while the crowd was made; "
+                                    "nothing is left of it.",
+                                    job->mv->id);
+            else
+                pf_req_answer_error(r, err, NULL, NULL);
+        } else {
+            pf_req_answer_created(r, &w, location);
+        }
         pf_crowd_release(c);
-        pf_req_answer_created(r, &w, location);
     }
     pf_req_finish(r);
 }
