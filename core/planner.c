@@ -4,12 +4,14 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "agents.h"
 #include "clock_internal.h"
 #include "cuts.h"
 #include "grid_internal.h"
 #include "hpa.h"
 #include "jps.h"
 #include "landmarks.h"
+#include "nearest.h"
 
 struct pf_planner {
     pf_grid *grid;
@@ -19,13 +21,25 @@ struct pf_planner {
     pf_planner_opts opts;
     uint64_t hpa_build_us;
     _Atomic(pf_cuts *) cuts; /* built on first use: see pf_planner_cuts */
+    pf_agents *agents;       /* agent sizes > 1: built on first use, see agents.h */
 };
+
+/* The agent data of a new planner around g: empty, or repaired from the
+ * previous version's (`old`, after the cells changed[0..n) changed). */
+static pf_status planner_agents(pf_planner *p, const pf_agents *old, const pf_point *changed,
+                                size_t n) {
+    pf_hpa_params hp = {p->opts.cluster_size};
+    if (old) return pf_agents_repair(old, p->grid, changed, n, &p->agents);
+    return pf_agents_create(p->grid, PF_AGENT_SIZE_MAX, p->opts.build_hpa ? &hp : NULL, &p->agents);
+}
 
 /* Builds a planner around g (taken) with jps and hpa given or built: a
  * non-NULL `hpa` is taken as the hierarchy of g. Landmarks: `lm` (taken)
- * when `have_lm`, else built as the options say. */
+ * when `have_lm`, else built as the options say. Agent data: repaired from
+ * `agents` (old version's, borrowed) when not NULL, else empty. */
 static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_hpa *hpa,
                                   uint64_t hpa_us, bool have_lm, pf_landmarks *lm,
+                                  const pf_agents *agents, const pf_point *changed, size_t nchanged,
                                   pf_planner **out) {
     pf_planner *p = calloc(1, sizeof(*p));
     pf_status st;
@@ -36,8 +50,10 @@ static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_hpa *
     }
     p->grid = g;
     if (o) p->opts = *o;
-    st = pf_jps_create(g, &p->jps);
+    st = planner_agents(p, agents, changed, nchanged);
     if (st) goto out_free_planner;
+    st = pf_jps_create(g, &p->jps);
+    if (st) goto out_free_agents;
     if (have_lm) {
         p->lm = lm;
         lm = NULL;
@@ -63,6 +79,8 @@ static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_hpa *
 out_free_jps:
     pf_landmarks_release(p->lm);
     pf_jps_destroy(p->jps);
+out_free_agents:
+    pf_agents_destroy(p->agents);
 out_free_planner:
     free(p);
 out_free_inputs:
@@ -73,7 +91,7 @@ out_free_inputs:
 }
 
 pf_status pf_planner_create(pf_grid *g, const pf_planner_opts *o, pf_planner **out) {
-    return planner_assemble(g, o, NULL, 0, false, NULL, out);
+    return planner_assemble(g, o, NULL, 0, false, NULL, NULL, NULL, 0, out);
 }
 
 void pf_planner_destroy(pf_planner *p) {
@@ -82,6 +100,7 @@ void pf_planner_destroy(pf_planner *p) {
     pf_jps_destroy(p->jps);
     pf_landmarks_release(p->lm);
     pf_cuts_destroy(atomic_load(&p->cuts));
+    pf_agents_destroy(p->agents);
     pf_grid_destroy(p->grid);
     free(p);
 }
@@ -112,7 +131,8 @@ const struct pf_cuts *pf_planner_cuts(const pf_planner *cp) {
 size_t pf_planner_memory(const pf_planner *p) {
     const pf_cuts *k = atomic_load_explicit(&((pf_planner *)p)->cuts, memory_order_acquire);
     size_t n = sizeof(*p) + pf_grid_memory(p->grid) + pf_jps_memory(p->jps) +
-               (p->lm ? pf_landmarks_memory(p->lm) : 0) + (k ? pf_cuts_memory(k) : 0);
+               (p->lm ? pf_landmarks_memory(p->lm) : 0) + (k ? pf_cuts_memory(k) : 0) +
+               pf_agents_memory(p->agents);
     if (p->hpa) {
         pf_hpa_stats st;
         pf_hpa_get_stats(p->hpa, &st);
@@ -121,24 +141,121 @@ size_t pf_planner_memory(const pf_planner *p) {
     return n;
 }
 
+const struct pf_agents *pf_planner_agents(const pf_planner *p) { return p->agents; }
+
+pf_status pf_planner_agent_grid(const pf_planner *p, int32_t n, const pf_grid **out) {
+    if (n < 1 || n > pf_agents_max_size(p->agents)) {
+        *out = NULL;
+        return PF_ELIMIT;
+    }
+    return pf_agents_grid(p->agents, n, out);
+}
+
+static pf_status answer_status(pf_result *out, pf_algorithm a, pf_status st) {
+    pf_result r = {0};
+    r.status = st;
+    r.algorithm = a;
+    *out = r;
+    return st;
+}
+
+/* jps and hpa have no partial form: when they do not reach the goal, an
+ * astar with q's options answers. */
+static bool needs_partial_rerun(const pf_grid *g, const pf_query *q, pf_status st) {
+    if (!q->partial) return false;
+    return st == PF_NO_PATH || st == PF_EBUDGET ||
+           (st == PF_EBLOCKED && pf_grid_in_bounds(g, q->goal) && pf_grid_is_walkable(g, q->start));
+}
+
+/* After jps or hpa, which have no partial form and (jps's direct answer)
+ * do not clear the whole result: the partial fields, or an astar rerun. */
+static pf_status after_jps_hpa(pf_search_ctx *ctx, const pf_grid *g, const pf_query *q,
+                               pf_status st, pf_result *out);
+
+static pf_status astar_partial(pf_search_ctx *ctx, const pf_grid *g, const pf_query *q,
+                               pf_result *out) {
+    pf_query qa = *q;
+    qa.algorithm = PF_ALGO_ASTAR;
+    qa.agent_size = 1;
+    return pf_search(ctx, g, &qa, out);
+}
+
+static pf_status after_jps_hpa(pf_search_ctx *ctx, const pf_grid *g, const pf_query *q,
+                               pf_status st, pf_result *out) {
+    if (out->algorithm != PF_ALGO_ASTAR) { /* jps's astar fallback did answer partially */
+        out->partial = false;
+        out->partial_reason = PF_OK;
+    }
+    return needs_partial_rerun(g, q, st) ? astar_partial(ctx, g, q, out) : st;
+}
+
 pf_status pf_planner_search(pf_search_ctx *ctx, const pf_planner *p, const pf_query *q,
                             pf_result *out) {
+    const pf_grid *g = p->grid;
+    pf_query qa;
+    pf_status st;
+
+    if (q->agent_size > 1) {
+        const pf_hpa *h = NULL;
+        if ((st = pf_planner_agent_grid(p, q->agent_size, &g)))
+            return answer_status(out, q->algorithm, st);
+        qa = *q;
+        qa.agent_size = 1;
+        switch (q->algorithm) {
+        case PF_ALGO_JPS:
+            qa.algorithm = PF_ALGO_ASTAR; /* jumps assume the one-cell rule */
+            return pf_search(ctx, g, &qa, out);
+        case PF_ALGO_HPA:
+            if (!p->hpa) return answer_status(out, q->algorithm, PF_EUNSUPPORTED);
+            if ((st = pf_agents_hpa(p->agents, q->agent_size, &h)))
+                return answer_status(out, q->algorithm, st);
+            st = pf_hpa_search(ctx, h, g, &qa, out);
+            return after_jps_hpa(ctx, g, &qa, st, out);
+        case PF_ALGO_DSTAR:
+            return answer_status(out, q->algorithm, PF_EUNSUPPORTED);
+        default:
+            return pf_search(ctx, g, &qa, out);
+        }
+    }
     switch (q->algorithm) {
     case PF_ALGO_JPS:
-        return pf_jps_search(ctx, p->jps, p->grid, q, out);
+        st = pf_jps_search(ctx, p->jps, g, q, out);
+        return after_jps_hpa(ctx, g, q, st, out);
     case PF_ALGO_HPA:
-        if (p->hpa) return pf_hpa_search(ctx, p->hpa, p->grid, q, out);
+        if (p->hpa) {
+            st = pf_hpa_search(ctx, p->hpa, g, q, out);
+            return after_jps_hpa(ctx, g, q, st, out);
+        }
         /* fall through */
-    case PF_ALGO_DSTAR: {
-        pf_result r = {0};
-        r.status = PF_EUNSUPPORTED;
-        r.algorithm = q->algorithm;
-        *out = r;
-        return PF_EUNSUPPORTED;
-    }
+    case PF_ALGO_DSTAR:
+        return answer_status(out, q->algorithm, PF_EUNSUPPORTED);
     default:
-        return pf_search(ctx, p->grid, q, out);
+        return pf_search(ctx, g, q, out);
     }
+}
+
+pf_status pf_planner_search_nearest(pf_search_ctx *ctx, const pf_planner *p, const pf_query *q,
+                                    const pf_point *goals, size_t n, pf_result *out,
+                                    int32_t *which) {
+    const pf_grid *g = p->grid;
+    pf_query qa = *q;
+    pf_status st;
+    *which = -1;
+    switch (q->algorithm) {
+    case PF_ALGO_DIJKSTRA:
+        break;
+    case PF_ALGO_ASTAR:
+    case PF_ALGO_JPS:
+    case PF_ALGO_HPA:
+        qa.algorithm = PF_ALGO_ASTAR;
+        break;
+    default:
+        return answer_status(out, q->algorithm, PF_EUNSUPPORTED);
+    }
+    if (q->agent_size > 1 && (st = pf_planner_agent_grid(p, q->agent_size, &g)))
+        return answer_status(out, qa.algorithm, st);
+    qa.agent_size = 1;
+    return pf_search_nearest(ctx, g, &qa, goals, n, out, which);
 }
 
 /* Adds p to the changed list unless it is already the last entry. */
@@ -202,7 +319,7 @@ pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, siz
          * upload builds them again). */
         pf_landmarks *keep = p->lm && pf_landmarks_valid_for(p->lm, g, changed, n) ? p->lm : NULL;
         if (keep) pf_landmarks_retain(keep);
-        st = planner_assemble(g, &p->opts, hpa, us, true, keep, out);
+        st = planner_assemble(g, &p->opts, hpa, us, true, keep, p->agents, changed, n, out);
         if (st) {
             free(changed);
             return st;

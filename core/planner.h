@@ -60,12 +60,39 @@ uint64_t pf_planner_hpa_build_us(const pf_planner *p);
  * thread. NULL when out of memory (sessions then simply search). */
 const struct pf_cuts *pf_planner_cuts(const pf_planner *p);
 
+/* The agent data of this version (agents.h): clearance, and per agent size
+ * the agent grid and its hierarchy, each built on first use and repaired
+ * by pf_planner_apply. Shared read-only like the planner. */
+const struct pf_agents *pf_planner_agents(const pf_planner *p);
+
+/* The grid an agent of size n moves on (the planner's grid for n = 1),
+ * built on first use. PF_ELIMIT for n outside 1..PF_AGENT_SIZE_MAX (the
+ * server's own, lower limit is checked before), PF_ENOMEM. Borrowed from
+ * p, read-only. */
+pf_status pf_planner_agent_grid(const pf_planner *p, int32_t n, const pf_grid **out);
+
 /* Runs q with the algorithm it names (jps falls back to astar where JPS does
  * not apply; out->algorithm says which ran). Statuses as pf_search;
  * PF_EUNSUPPORTED for hpa on a planner without a hierarchy and for dstar,
- * which only sessions run. */
+ * which only sessions run.
+ * Agent sizes: with q->agent_size > 1 (PF_ELIMIT past PF_AGENT_SIZE_MAX) the
+ * search runs on that size's agent grid, hpa on that size's own hierarchy
+ * (both built on first use); jps, whose jumps assume the one-cell rule,
+ * runs astar instead and out->algorithm says so. A start or goal where the
+ * agent does not fit is PF_EBLOCKED (PF_ERANGE off the map).
+ * Partial answers (q->partial): jps and hpa answer as usual when they
+ * reach the goal; when they do not (or the goal cell is blocked), astar
+ * computes the partial answer, and out->algorithm is astar. */
 pf_status pf_planner_search(pf_search_ctx *ctx, const pf_planner *p, const pf_query *q,
                             pf_result *out);
+
+/* The nearest of goals[0..n) (nearest.h), with agent sizes as above:
+ * dijkstra runs Dijkstra, astar, jps and hpa run A* over the goals (jps and
+ * hpa have no multi-goal form; out->algorithm says astar), other
+ * algorithms are PF_EUNSUPPORTED. *which as pf_search_nearest. */
+pf_status pf_planner_search_nearest(pf_search_ctx *ctx, const pf_planner *p, const pf_query *q,
+                                    const pf_point *goals, size_t n, pf_result *out,
+                                    int32_t *which);
 
 /* A change to the world. */
 typedef struct pf_cell_change {
@@ -79,7 +106,9 @@ typedef struct pf_door_change {
 } pf_door_change;
 
 /* Makes the next version: a copy of p's grid with the cell and door changes
- * applied in order, the hierarchy repaired locally, the JPS tables updated.
+ * applied in order, the hierarchy repaired locally, the JPS tables updated,
+ * and the agent data p had built (clearance, agent grids, their
+ * hierarchies) repaired locally.
  * On success *out owns the new planner and, when changed_out is not NULL,
  * *changed_out (freed with free()) lists the *nchanged cells whose cost or
  * adjacent walls changed. PF_ERANGE for an off-map cell, PF_EINVAL for a bad

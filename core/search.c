@@ -261,6 +261,46 @@ pf_status pf__answer_trivial(pf_search_ctx *ctx, pf_point start, pf_result *out)
     return out->status = PF_OK;
 }
 
+/* Partial answers */
+
+int32_t pf__partial_best(const pf_search_ctx *ctx, double (*hdist)(void *ud, int32_t cell),
+                         void *ud) {
+    int32_t best = -1;
+    double bh = 0.0, bg = 0.0;
+    for (size_t i = 0; i < ctx->expanded_len; i++) {
+        int32_t c = ctx->expanded[i];
+        double hc = hdist(ud, c), gc = ctx->nodes[c].g;
+        if (best < 0 || hc < bh || (hc == bh && (gc < bg || (gc == bg && c < best)))) {
+            best = c;
+            bh = hc;
+            bg = gc;
+        }
+    }
+    return best;
+}
+
+pf_status pf__answer_partial(pf_search_ctx *ctx, const pf_grid *g, int32_t best, pf_status why,
+                             pf_result *out) {
+    pf_status st;
+    if (best < 0) return why;
+    if ((st = pf__ctx_build_path(ctx, g, best, out))) return st;
+    out->cost = ctx->nodes[best].g;
+    out->partial = true;
+    out->partial_reason = why;
+    return PF_OK;
+}
+
+typedef struct partial_goal {
+    pf_heuristic h;
+    pf_point goal;
+    int32_t w;
+} partial_goal;
+
+static double partial_h(void *ud, int32_t cell) {
+    const partial_goal *p = ud;
+    return h_eval(p->h, p->goal.x - cell % p->w, p->goal.y - cell / p->w);
+}
+
 /* Searches */
 
 static bool polled_stop(const pf_query *q, uint64_t expanded) {
@@ -268,7 +308,7 @@ static bool polled_stop(const pf_query *q, uint64_t expanded) {
 }
 
 static pf_status record_expansion(pf_search_ctx *ctx, const pf_query *q, int32_t cell) {
-    if (q->record_expanded) ctx->expanded[ctx->expanded_len++] = cell;
+    if (q->record_expanded | q->partial) ctx->expanded[ctx->expanded_len++] = cell;
     return PF_OK;
 }
 
@@ -453,11 +493,13 @@ pf_status pf_search(pf_search_ctx *ctx, const pf_grid *g, const pf_query *q, pf_
     default:
         return out->status = PF_EINVAL;
     }
+    if (q->agent_size > 1) return out->status = PF_EUNSUPPORTED; /* pf_planner_search */
     st = pf__check_endpoints(g, q->start, q->goal);
+    if (st == PF_EBLOCKED && q->partial && pf_grid_is_walkable(g, q->start)) st = PF_OK;
     if (st) return out->status = st;
     st = pf__ctx_begin(ctx, cells);
     if (st) return out->status = st;
-    if (q->record_expanded) {
+    if (q->record_expanded || q->partial) {
         st = pf__ctx_reserve_expanded(ctx, cells);
         if (st) return out->status = st;
     }
@@ -483,6 +525,11 @@ pf_status pf_search(pf_search_ctx *ctx, const pf_grid *g, const pf_query *q, pf_
     default:
         st = run_best_first(ctx, g, q, h, minc, true, false, out);
         break;
+    }
+    if (q->partial && (st == PF_NO_PATH || st == PF_EBUDGET)) {
+        partial_goal pg = {h, q->goal, g->w};
+        pf_status why = pf_grid_is_walkable(g, q->goal) ? st : PF_EBLOCKED;
+        st = pf__answer_partial(ctx, g, pf__partial_best(ctx, partial_h, &pg), why, out);
     }
     if (q->record_expanded) {
         out->expanded_cells = ctx->expanded;

@@ -66,6 +66,19 @@ typedef struct pf_query {
     bool record_expanded;   /* keep the expanded cells (debug viewer) */
     pf_stop_fn should_stop; /* may be NULL */
     void *stop_ud;
+    /* Side of the agent's square (clearance.h); 0 and 1 mean one cell.
+     * Only pf_planner_search serves sizes > 1 (it keeps the agent grids);
+     * pf_search answers them PF_EUNSUPPORTED. */
+    int32_t agent_size;
+    /* Partial answers (Detour's DT_PARTIAL_RESULT): when the goal cannot
+     * be reached -- unreachable, a blocked goal cell, or the node budget
+     * spent -- answer PF_OK with the path to the expanded cell closest to
+     * the goal (least heuristic distance, then least cost, then lowest
+     * cell index) and set pf_result.partial. With the goal unreachable the
+     * search has expanded the whole of the start's region, so that cell is
+     * the closest reachable one. A blocked goal cell is accepted (an
+     * off-map one still is PF_ERANGE). */
+    bool partial;
 } pf_query;
 
 /* A query with every option at its default for `algo`. */
@@ -84,6 +97,12 @@ typedef struct pf_result {
     uint64_t jump_points;          /* jps: jump points found; 0 otherwise */
     const int32_t *expanded_cells; /* cell indices (y*w+x), when recorded */
     size_t expanded_cells_len;
+    /* With pf_query.partial: true when path ends short of the goal, at the
+     * closest cell (status is PF_OK, cost the partial path's); why the goal
+     * was not reached: PF_NO_PATH, PF_EBLOCKED (goal cell blocked) or
+     * PF_EBUDGET. */
+    bool partial;
+    pf_status partial_reason;
 } pf_result;
 
 typedef struct pf_search_ctx pf_search_ctx;
@@ -98,7 +117,8 @@ size_t pf_search_ctx_memory(const pf_search_ctx *ctx);
  * a blocked cell) and the options (PF_EINVAL: weight < 1 or not finite, or
  * for astar a heuristic that overestimates, see pf_heuristic_is_admissible).
  * start == goal answers [start], cost 0.
- * An unreachable goal is PF_NO_PATH. The return value equals out->status.
+ * An unreachable goal is PF_NO_PATH (with q->partial: see pf_query). The
+ * return value equals out->status.
  * Algorithms with their own entry point (jps, hpa, dstar) give PF_EINVAL. */
 pf_status pf_search(pf_search_ctx *ctx, const pf_grid *g, const pf_query *q, pf_result *out);
 

@@ -28,7 +28,7 @@ typedef struct pf__heap_item {
 
 /* Extension slots: modules with scratch of their own (jps, hpa, dstar) hang
  * it here, so one per-thread context serves every algorithm. */
-enum { PF__EXT_JPS = 0, PF__EXT_HPA, PF__EXT_DSTAR, PF__EXT_COUNT };
+enum { PF__EXT_JPS = 0, PF__EXT_HPA, PF__EXT_DSTAR, PF__EXT_DIAL, PF__EXT_COUNT };
 
 struct pf_search_ctx {
     pf__node *nodes;
@@ -78,6 +78,16 @@ pf_status pf__check_endpoints(const pf_grid *g, pf_point start, pf_point goal);
 
 /* Fills out for start == goal: path [start], cost 0. */
 pf_status pf__answer_trivial(pf_search_ctx *ctx, pf_point start, pf_result *out);
+
+/* Partial answers (pf_query.partial): among the cells the search recorded
+ * in ctx->expanded, the one with the least hdist(ud, cell), then the least
+ * g, then the lowest index; -1 when none was recorded. */
+int32_t pf__partial_best(const pf_search_ctx *ctx, double (*hdist)(void *ud, int32_t cell),
+                         void *ud);
+/* Answers the path to cell `best` as a partial result with reason `why`;
+ * returns why itself when best < 0. */
+pf_status pf__answer_partial(pf_search_ctx *ctx, const pf_grid *g, int32_t best, pf_status why,
+                             pf_result *out);
 
 /* Every this many expansions a search polls its stop callback. */
 #define PF__STOP_POLL_MASK 255u

@@ -17,6 +17,7 @@
 #include "report.h"
 #include "scen.h"
 #include "sessions.h"
+#include "units.h"
 
 #define EXIT_MISMATCH 1    /* an optimal algorithm missed the optimum, or an answer was invalid */
 #define EXIT_USAGE 2       /* bad arguments or unreadable input */
@@ -27,6 +28,7 @@ static void usage(FILE *f) {
           "       pathd-bench http --url URL --scen FILE.scen... [options]\n"
           "       pathd-bench sessions [--sessions N] [--repair] FILE.scen...\n"
           "       pathd-bench navmesh [options] FILE.scen...\n"
+          "       pathd-bench flowfield|table|agents [options] FILE.scen...\n"
           "       pathd-bench --help\n"
           "\n"
           "scen: runs Moving AI scenario files in-process through the planner (the\n"
@@ -69,6 +71,9 @@ static void usage(FILE *f) {
           "\n"
           "navmesh: the maps as navmeshes: build time, paths against jps, obstacle\n"
           "changes, crowd steps. See `pathd-bench navmesh --help`.\n"
+          "flowfield, table, agents: many units (flow field build time and its break-even\n"
+          "unit count against one astar per unit; an S x T distance table against S x T\n"
+          "astar; agent sizes against size 1). See `pathd-bench flowfield --help` etc.\n"
           "\n"
           "sessions: bytes per D* Lite session, N sessions on one shared map, and with\n"
           "--repair their repairs against a fresh A*. See `pathd-bench sessions --help`.\n"
@@ -402,6 +407,9 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "http") == 0) return pf_bench_http_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "sessions") == 0) return pf_bench_sessions_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "navmesh") == 0) return pf_bench_navmesh_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "flowfield") == 0) return pf_bench_flowfield_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "table") == 0) return pf_bench_table_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "agents") == 0) return pf_bench_agents_main(argc - 1, argv + 1);
     fprintf(stderr, "pathd-bench: unknown subcommand '%s'\n", argv[1]);
     usage(stderr);
     return EXIT_USAGE;

@@ -246,6 +246,70 @@ void pf_jsonw_raw_members(pf_jsonw *w, const char *members, size_t n) {
 
 void pf_jsonw_append(pf_jsonw *w, const char *s, size_t n) { put(w, s, n); }
 
+static const char b64_digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Encodes the whole groups of three of p[0..n) straight into the buffer. */
+static void b64_groups(pf_jsonw *w, const unsigned char *p, size_t n) {
+    size_t groups = n / 3;
+    char *o;
+    if (groups == 0 || !reserve(w, 4 * groups)) return;
+    o = w->buf + w->len;
+    for (size_t i = 0; i < groups; i++, p += 3, o += 4) {
+        uint32_t v = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+        o[0] = b64_digits[v >> 18];
+        o[1] = b64_digits[(v >> 12) & 63];
+        o[2] = b64_digits[(v >> 6) & 63];
+        o[3] = b64_digits[v & 63];
+    }
+    w->len += 4 * groups;
+    w->buf[w->len] = '\0';
+}
+
+void pf_jsonw_b64_begin(pf_jsonw *w, pf_jsonw_b64 *b) {
+    sep(w);
+    putc1(w, '"');
+    b->nheld = 0;
+}
+
+void pf_jsonw_b64_part(pf_jsonw *w, pf_jsonw_b64 *b, const void *data, size_t n) {
+    const unsigned char *p = data;
+    /* Complete a held group first. */
+    while (b->nheld > 0 && n > 0) {
+        unsigned char g[3];
+        if (b->nheld + (int)n < 3) {
+            while (n--) b->held[b->nheld++] = *p++;
+            return;
+        }
+        memcpy(g, b->held, (size_t)b->nheld);
+        memcpy(g + b->nheld, p, (size_t)(3 - b->nheld));
+        p += 3 - b->nheld;
+        n -= (size_t)(3 - b->nheld);
+        b->nheld = 0;
+        b64_groups(w, g, 3);
+    }
+    b64_groups(w, p, n);
+    p += n - n % 3;
+    for (size_t i = 0; i < n % 3; i++) b->held[b->nheld++] = p[i];
+}
+
+void pf_jsonw_b64_end(pf_jsonw *w, pf_jsonw_b64 *b) {
+    if (b->nheld > 0) {
+        uint32_t v = (uint32_t)b->held[0] << 16 | (b->nheld > 1 ? (uint32_t)b->held[1] << 8 : 0);
+        char o[4] = {b64_digits[v >> 18], b64_digits[(v >> 12) & 63],
+                     b->nheld > 1 ? b64_digits[(v >> 6) & 63] : '=', '='};
+        put(w, o, 4);
+        b->nheld = 0;
+    }
+    putc1(w, '"');
+}
+
+void pf_jsonw_base64(pf_jsonw *w, const void *data, size_t n) {
+    pf_jsonw_b64 b;
+    pf_jsonw_b64_begin(w, &b);
+    pf_jsonw_b64_part(w, &b, data, n);
+    pf_jsonw_b64_end(w, &b);
+}
+
 void pf_jsonw_point(pf_jsonw *w, int32_t x, int32_t y) {
     char tmp[32], *end = tmp + sizeof(tmp), *p = end;
     uint32_t ux = x < 0 ? (uint32_t)0 - (uint32_t)x : (uint32_t)x;

@@ -69,6 +69,20 @@ void pf_jsonw_append(pf_jsonw *w, const char *s, size_t n);
 /* [x,y], the point form of the API. */
 void pf_jsonw_point(pf_jsonw *w, int32_t x, int32_t y);
 
+/* Bytes as a base64 string (RFC 4648 with '=' padding), the compact form
+ * of per-cell answers (flow fields). Whole, or in pieces that need not be
+ * multiples of three bytes: b64_begin opens the string, b64_part appends
+ * (keeping in b the up to two bytes that do not fill a group yet),
+ * b64_end pads and closes it. Nothing else may be written in between. */
+typedef struct pf_jsonw_b64 {
+    unsigned char held[2];
+    int nheld;
+} pf_jsonw_b64;
+void pf_jsonw_base64(pf_jsonw *w, const void *data, size_t n);
+void pf_jsonw_b64_begin(pf_jsonw *w, pf_jsonw_b64 *b);
+void pf_jsonw_b64_part(pf_jsonw *w, pf_jsonw_b64 *b, const void *data, size_t n);
+void pf_jsonw_b64_end(pf_jsonw *w, pf_jsonw_b64 *b);
+
 /* key + value shorthands. */
 void pf_jsonw_kstr(pf_jsonw *w, const char *key, const char *s);
 void pf_jsonw_kint(pf_jsonw *w, const char *key, int64_t v);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agents.h"
 #include "jsonr.h"
 #include "map_io.h"
 
@@ -477,12 +478,35 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
     } else {
         pf_jsonw_null(w);
     }
+    {
+        /* Agent sizes used on this version so far (agents.h). */
+        pf_agents_class_stats cls[PF_AGENT_SIZE_MAX];
+        size_t n = pf_agents_stats(pf_planner_agents(info->planner), cls, PF_AGENT_SIZE_MAX);
+        pf_jsonw_key(w, "agent_sizes");
+        pf_jsonw_arr_begin(w);
+        for (size_t i = 0; i < n && i < PF_AGENT_SIZE_MAX; i++) {
+            pf_jsonw_obj_begin(w);
+            pf_jsonw_kint(w, "size", cls[i].size);
+            pf_jsonw_kbool(w, "hierarchy", cls[i].has_hpa);
+            pf_jsonw_kuint(w, "grid_build_us", cls[i].grid_us);
+            pf_jsonw_kuint(w, "hierarchy_build_us", cls[i].hpa_us);
+            pf_jsonw_kuint(w, "memory_bytes", cls[i].memory_bytes);
+            pf_jsonw_obj_end(w);
+        }
+        pf_jsonw_arr_end(w);
+    }
     pf_jsonw_key(w, "cache");
     pf_jsonw_obj_begin(w);
     pf_jsonw_kuint(w, "entries", info->cache_entries);
     pf_jsonw_kuint(w, "hits", info->cache_hits);
     pf_jsonw_kuint(w, "misses", info->cache_misses);
     pf_jsonw_kdouble(w, "hit_ratio", lookups ? (double)info->cache_hits / (double)lookups : 0.0);
+    pf_jsonw_obj_end(w);
+    pf_jsonw_key(w, "flowfield_cache");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kuint(w, "entries", info->field_cache_entries);
+    pf_jsonw_kuint(w, "hits", info->field_cache_hits);
+    pf_jsonw_kuint(w, "misses", info->field_cache_misses);
     pf_jsonw_obj_end(w);
     pf_jsonw_obj_end(w);
 }

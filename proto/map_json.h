@@ -58,11 +58,15 @@ typedef struct pf_map_info {
     const char *default_algorithm;
     uint64_t cache_hits, cache_misses;
     size_t cache_entries;
+    uint64_t field_cache_hits, field_cache_misses; /* the flow field cache */
+    size_t field_cache_entries;
 } pf_map_info;
 
 /* Writes {"id","version","width","height","connectivity","corner_cutting",
  * "walkable_cells","doors","memory_bytes","jps_landmarks","build_us","default_algorithm",
- * "hierarchy":{...}|null,"cache":{...}} as a value. */
+ * "hierarchy":{...}|null,"agent_sizes":[{"size","hierarchy","grid_build_us",
+ * "hierarchy_build_us","memory_bytes"},...],"cache":{...},"flowfield_cache":{...}}
+ * as a value. */
 void pf_map_write_info(pf_jsonw *w, const pf_map_info *info);
 
 /* Writes what GET /v1/maps/{id}/cells answers, as a value:

@@ -660,6 +660,29 @@ static pf_status check_box(const float *b, const char *field, float max_extent, 
 static const char *const path_members[] = {"start",       "goal",  "algorithm", "search_box",
                                            "deadline_ms", "cache", NULL};
 
+/* The grid path request's many-unit fields a navmesh query does not take,
+ * each with why: 422 unsupported naming the field (field is the name as
+ * written, prefixed). NULL when name is not one of them. */
+static const char *grid_only_reason(const char *name) {
+    if (strcmp(name, "agent_size") == 0)
+        return "a navmesh map is built for one agent (agent.radius and agent.height at upload; "
+               "build another map for another size)";
+    if (strcmp(name, "goals") == 0)
+        return "a navmesh query has one goal (send a batch to POST .../paths for several)";
+    if (strcmp(name, "partial") == 0)
+        return "a navmesh answer is always partial when the goal cannot be reached (partial: "
+               "true, the path to the closest reachable point)";
+    if (strcmp(name, "snap") == 0 || strcmp(name, "snap_radius") == 0)
+        return "a navmesh query always snaps its points to the nearest polygon within its "
+               "search_box";
+    return NULL;
+}
+
+static pf_status grid_only_error(const char *field, const char *why, pf_proto_error *e) {
+    return pf_proto_error_set(e, PF_EINVAL, PF_ERR_UNSUPPORTED, field,
+                              "Field '%s' is for grid maps: %s.", field, why);
+}
+
 static pf_nav_path_request nav_request_default(void) {
     pf_nav_path_request r;
     memset(&r, 0, sizeof r);
@@ -676,9 +699,14 @@ pf_status pf_nav_path_request_from_json(const cJSON *obj, const char *prefix, bo
     const cJSON *it;
     pf_status st;
     snprintf(f, sizeof f, "%.60s", prefix);
-    if ((st = pf_jsonr_object(obj, prefix[0] ? f : "", e)) ||
-        (st = pf_jsonr_check_members(obj, path_members, prefix, e)))
-        return st;
+    if ((st = pf_jsonr_object(obj, prefix[0] ? f : "", e))) return st;
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        const char *why = c->string ? grid_only_reason(c->string) : NULL;
+        if (!why) continue;
+        snprintf(f, sizeof f, "%.60s%.30s", prefix, c->string);
+        return grid_only_error(f, why, e);
+    }
+    if ((st = pf_jsonr_check_members(obj, path_members, prefix, e))) return st;
     snprintf(f, sizeof f, "%sstart", prefix);
     if ((st = pf_nav_read_point(cJSON_GetObjectItemCaseSensitive(obj, "start"), f, r.start, e)))
         return st;
@@ -782,6 +810,8 @@ pf_status pf_nav_path_request_from_query(const pf_kv *kv, size_t n, float max_ex
                                         PF_PATH_MAX_DEADLINE_MS);
             else
                 r.deadline_ms = d;
+        } else if (grid_only_reason(k)) {
+            st = grid_only_error(k, grid_only_reason(k), e);
         } else {
             st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, k,
                                     "Unknown parameter '%.40s'.", k);

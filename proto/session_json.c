@@ -6,54 +6,74 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clearance.h"
 #include "jsonr.h"
 #include "nav_json.h"
 
 #define FIELD(name) (snprintf(f, sizeof(f), "%s%s", prefix, name), f)
 
-static const char *const create_members[] = {"start", "goal", "ttl_s", NULL};
+static const char *const create_members[] = {"start", "goal", "ttl_s", "agent_size", NULL};
+
+/* A create object; prefix "" or "create." names its fields. */
+static pf_status read_create(const cJSON *root, const char *prefix, int64_t max_ttl_s,
+                             pf_session_request *out, pf_proto_error *e) {
+    char f[64];
+    const cJSON *it;
+    pf_status st;
+    memset(out, 0, sizeof(*out));
+    if (*prefix) {
+        if ((st = pf_jsonr_object(root, "create", e))) return st;
+    } else if ((st = pf_jsonr_object(root, NULL, e))) {
+        return st;
+    }
+    if ((st = pf_jsonr_check_members(root, create_members, prefix, e))) return st;
+    for (int i = 0; i < 2; i++) {
+        const char *name = i ? "goal" : "start";
+        it = cJSON_GetObjectItemCaseSensitive(root, name);
+        if (!it)
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, FIELD(name),
+                                      "Field '%s' is required.", f);
+        if (cJSON_IsArray(it) && cJSON_GetArraySize(it) == 3) {
+            if (i == 1 && !out->nav)
+                return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, FIELD(name),
+                                          "Fields 'start' and 'goal' must be points of one "
+                                          "form: [x, y] (grid) or [x, y, z] (navmesh).");
+            if ((st = pf_nav_read_point(it, FIELD(name), i ? out->goal3 : out->start3, e)))
+                return st;
+            out->nav = true;
+            continue;
+        }
+        if (i == 1 && out->nav)
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, FIELD(name),
+                                      "Fields 'start' and 'goal' must be points of one form: "
+                                      "[x, y] (grid) or [x, y, z] (navmesh).");
+        if ((st = pf_jsonr_point(it, FIELD(name), i ? &out->goal : &out->start, e))) return st;
+    }
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "ttl_s")) &&
+        (st = pf_jsonr_int(it, FIELD("ttl_s"), 1, max_ttl_s, &out->ttl_s, e)))
+        return st;
+    out->agent_size = 1;
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "agent_size"))) {
+        int64_t v;
+        if (out->nav)
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, FIELD("agent_size"),
+                                      "Field '%s' is for grid sessions: a navmesh session's "
+                                      "agent is the one its map was built for (agent.radius, "
+                                      "agent.height at upload).",
+                                      f);
+        if ((st = pf_jsonr_int(it, FIELD("agent_size"), 1, PF_AGENT_SIZE_MAX, &v, e))) return st;
+        out->agent_size = (int32_t)v;
+    }
+    return PF_OK;
+}
 
 pf_status pf_session_request_parse(const char *buf, size_t len, int64_t max_ttl_s,
                                    pf_session_request *out, pf_proto_error *e) {
     cJSON *root;
-    const cJSON *it;
     pf_status st = pf_jsonr_parse(buf, len, &root, e);
     memset(out, 0, sizeof(*out));
     if (st) return st;
-    if ((st = pf_jsonr_object(root, NULL, e))) goto out_free_root;
-    if ((st = pf_jsonr_check_members(root, create_members, "", e))) goto out_free_root;
-    for (int i = 0; i < 2; i++) {
-        const char *name = i ? "goal" : "start";
-        it = cJSON_GetObjectItemCaseSensitive(root, name);
-        if (!it) {
-            st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, name,
-                                    "Field '%s' is required.", name);
-            goto out_free_root;
-        }
-        if (cJSON_IsArray(it) && cJSON_GetArraySize(it) == 3) {
-            if (i == 1 && !out->nav) {
-                st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, name,
-                                        "Fields 'start' and 'goal' must be points of one form: "
-                                        "[x, y] (grid) or [x, y, z] (navmesh).");
-                goto out_free_root;
-            }
-            if ((st = pf_nav_read_point(it, name, i ? out->goal3 : out->start3, e)))
-                goto out_free_root;
-            out->nav = true;
-            continue;
-        }
-        if (i == 1 && out->nav) {
-            st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, name,
-                                    "Fields 'start' and 'goal' must be points of one form: "
-                                    "[x, y] (grid) or [x, y, z] (navmesh).");
-            goto out_free_root;
-        }
-        if ((st = pf_jsonr_point(it, name, i ? &out->goal : &out->start, e))) goto out_free_root;
-    }
-    if ((it = cJSON_GetObjectItemCaseSensitive(root, "ttl_s")) &&
-        (st = pf_jsonr_int(it, "ttl_s", 1, max_ttl_s, &out->ttl_s, e)))
-        goto out_free_root;
-out_free_root:
+    st = read_create(root, "", max_ttl_s, out, e);
     cJSON_Delete(root);
     return st;
 }
@@ -335,6 +355,7 @@ void pf_session_write_answer(pf_jsonw *w, const pf_session_answer *a) {
     pf_jsonw_key(w, "goal");
     pf_jsonw_point(w, a->goal.x, a->goal.y);
     pf_jsonw_kstr(w, "algorithm", "dstar");
+    if (a->agent_size > 1) pf_jsonw_kint(w, "agent_size", a->agent_size);
     pf_jsonw_kuint(w, "map_version", a->map_version);
     pf_jsonw_kint(w, "ttl_s", a->ttl_s);
     pf_jsonw_key(w, "stats");
@@ -383,4 +404,143 @@ void pf_session_write_nav_answer(pf_jsonw *w, const pf_nav_session_answer *a) {
     pf_jsonw_kuint(w, "memory_bytes", a->memory_bytes);
     pf_jsonw_obj_end(w);
     pf_jsonw_obj_end(w);
+}
+
+/* The multiplexed stream */
+
+static const char *const mux_members[] = {"op", "map", "session", "tag", "update", "create", NULL};
+static const char *const mux_ops[] = {"update", "get", "create", "delete"};
+
+const char *pf_mux_op_name(pf_mux_op op) {
+    return (unsigned)op < sizeof(mux_ops) / sizeof(mux_ops[0]) ? mux_ops[op] : "update";
+}
+
+void pf_mux_message_free(pf_mux_message *m) {
+    if (!m) return;
+    pf_update_list_free(&m->update);
+    memset(m, 0, sizeof(*m));
+}
+
+/* A required or optional id string of 1..PF_MUX_ID_MAX bytes. */
+static pf_status read_id(const cJSON *root, const char *name, bool required, char *out,
+                         pf_proto_error *e) {
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, name);
+    const char *s;
+    pf_status st;
+    if (!it) {
+        if (!required) return PF_OK;
+        return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, name,
+                                  "Field '%s' is required.", name);
+    }
+    if ((st = pf_jsonr_string(it, name, &s, e))) return st;
+    if (!*s || strlen(s) > PF_MUX_ID_MAX)
+        return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, name,
+                                  "Field '%s' must be an id of 1 to %d characters.", name,
+                                  PF_MUX_ID_MAX);
+    memcpy(out, s, strlen(s) + 1);
+    return PF_OK;
+}
+
+pf_status pf_mux_message_parse(const char *buf, size_t len, int64_t max_ttl_s, pf_mux_message *out,
+                               pf_proto_error *e) {
+    pf_mux_message m;
+    cJSON *root;
+    const cJSON *it, *upd, *cre;
+    const char *s;
+    pf_status st;
+
+    memset(out, 0, sizeof(*out));
+    memset(&m, 0, sizeof(m));
+    if ((st = pf_jsonr_parse(buf, len, &root, e))) return st;
+    if ((st = pf_jsonr_object(root, NULL, e))) goto out;
+    if ((st = pf_jsonr_check_members(root, mux_members, "", e))) goto out;
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "op"))) {
+        size_t k = 0;
+        if ((st = pf_jsonr_string(it, "op", &s, e))) goto out;
+        while (k < sizeof(mux_ops) / sizeof(mux_ops[0]) && strcmp(s, mux_ops[k]) != 0) k++;
+        if (k == sizeof(mux_ops) / sizeof(mux_ops[0])) {
+            st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, "op",
+                                    "Unknown op '%.40s'; use update, get, create or delete.", s);
+            goto out;
+        }
+        m.op = (pf_mux_op)k;
+    }
+    if ((st = read_id(root, "map", true, m.map_id, e))) goto out;
+    if ((st = read_id(root, "session", m.op != PF_MUX_CREATE, m.session_id, e))) goto out;
+    if (m.op == PF_MUX_CREATE && m.session_id[0]) {
+        st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, "session",
+                                "A create names no session: the answer gives its id.");
+        goto out;
+    }
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "tag"))) {
+        if (cJSON_IsString(it) && it->valuestring && strlen(it->valuestring) <= PF_MUX_TAG_MAX) {
+            m.tag_kind = 1;
+            memcpy(m.tag, it->valuestring, strlen(it->valuestring) + 1);
+        } else if (cJSON_IsNumber(it) &&
+                   pf_jsonr_int(it, "tag", -(INT64_C(1) << 53), INT64_C(1) << 53, &m.tag_int,
+                                NULL) == PF_OK) {
+            m.tag_kind = 2;
+        } else {
+            st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, "tag",
+                                    "Field 'tag' must be a string of at most %d bytes or an "
+                                    "integer.",
+                                    PF_MUX_TAG_MAX);
+            goto out;
+        }
+    }
+    upd = cJSON_GetObjectItemCaseSensitive(root, "update");
+    cre = cJSON_GetObjectItemCaseSensitive(root, "create");
+    if ((upd && m.op != PF_MUX_UPDATE) || (cre && m.op != PF_MUX_CREATE)) {
+        const char *f = upd && m.op != PF_MUX_UPDATE ? "update" : "create";
+        st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, f,
+                                "Field '%s' does not go with op '%s'.", f, pf_mux_op_name(m.op));
+        goto out;
+    }
+    if (m.op == PF_MUX_UPDATE) {
+        if (!upd) {
+            st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, "update",
+                                    "Field 'update' is required with op update.");
+            goto out;
+        }
+        m.update.items = calloc(1, sizeof(*m.update.items));
+        if (!m.update.items) {
+            st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+            goto out;
+        }
+        m.update.n = 1;
+        if (!cJSON_IsObject(upd)) {
+            st = pf_jsonr_object(upd, "update", e);
+            goto out;
+        }
+        if ((st = read_update(upd, "update.", false, &m.update.items[0], e))) goto out;
+    }
+    if (m.op == PF_MUX_CREATE) {
+        if (!cre) {
+            st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, "create",
+                                    "Field 'create' is required with op create.");
+            goto out;
+        }
+        if ((st = read_create(cre, "create.", max_ttl_s, &m.create, e))) goto out;
+    }
+    *out = m;
+    cJSON_Delete(root);
+    return PF_OK;
+out:
+    pf_mux_message_free(&m);
+    cJSON_Delete(root);
+    return st;
+}
+
+void pf_mux_write_head(pf_jsonw *w, const pf_mux_message *m, const char *session_id) {
+    pf_jsonw_kstr(w, "op", pf_mux_op_name(m->op));
+    pf_jsonw_kstr(w, "map", m->map_id);
+    pf_jsonw_key(w, "session");
+    if (session_id && *session_id)
+        pf_jsonw_str(w, session_id);
+    else if (m->session_id[0])
+        pf_jsonw_str(w, m->session_id);
+    else
+        pf_jsonw_null(w);
+    if (m->tag_kind == 1) pf_jsonw_kstr(w, "tag", m->tag);
+    if (m->tag_kind == 2) pf_jsonw_kint(w, "tag", m->tag_int);
 }

@@ -1,10 +1,12 @@
 /* session_json.h -- D* Lite session requests in (create, updates, map
  * PATCH) and session answers out.
  *
- * Create: {"start":[x,y], "goal":[x,y], "ttl_s":600}    ttl_s optional
- * On a navmesh map points are [x,y,z] (any finite numbers within +-1e7) and
- * an update has only position and goal (obstacles and areas change with the
- * map's PATCH); which form a map takes is the server's business.
+ * Create: {"start":[x,y], "goal":[x,y], "ttl_s":600, "agent_size":2}
+ *         ttl_s and agent_size optional (an n x n agent, clearance.h)
+ * On a navmesh map points are [x,y,z] (any finite numbers within +-1e7),
+ * agent_size is rejected (the agent is the map's build agent) and an update
+ * has only position and goal (obstacles and areas change with the map's
+ * PATCH); which form a map takes is the server's business.
  *
  * An update (POST .../updates, one WebSocket text message, one NDJSON line):
  *   {"position":[x,y],                      the agent is here now
@@ -35,7 +37,8 @@
 
 typedef struct pf_session_request {
     pf_point start, goal;
-    int64_t ttl_s; /* 0 = not given */
+    int64_t ttl_s;      /* 0 = not given */
+    int32_t agent_size; /* 1..PF_AGENT_SIZE_MAX (the server checks its own limit) */
     /* Points of three numbers [x, y, z]: a navmesh session (a path
      * corridor, nav/navmesh.h); start and goal are then start3, goal3. */
     bool nav;
@@ -106,6 +109,7 @@ typedef struct pf_session_answer {
     size_t updates;      /* updates applied by this request */
     const char *rebase;  /* "none", "incremental" or "rebuilt" */
     size_t memory_bytes; /* what the session holds after this request */
+    int32_t agent_size;  /* written when > 1 */
 } pf_session_answer;
 
 /* Writes {"session_id","map_id","found","cost"|"reason","path","position",
@@ -136,5 +140,48 @@ typedef struct pf_nav_session_answer {
 } pf_nav_session_answer;
 
 void pf_session_write_nav_answer(pf_jsonw *w, const pf_nav_session_answer *a);
+/* The multiplexed session stream (GET /v1/stream): one WebSocket carries
+ * the messages of any number of sessions, each message naming its map and
+ * session. A message is one JSON object (text frame):
+ *   {"op":"update",              update (default), get, create or delete
+ *    "map":"<map id>",           required
+ *    "session":"<session id>",   required but for create
+ *    "tag":"a1" | 17,            optional, echoed in the answer: a string
+ *                                of at most 64 bytes or an integer
+ *    "update":{...},             op update (required): one update, as POST
+ *                                .../updates takes it
+ *    "create":{...}}             op create (required): as POST .../sessions
+ * Errors name the field: "update.cells[2].cost", "create.start". */
+#define PF_MUX_ID_MAX 64
+#define PF_MUX_TAG_MAX 64
+
+typedef enum pf_mux_op { PF_MUX_UPDATE = 0, PF_MUX_GET, PF_MUX_CREATE, PF_MUX_DELETE } pf_mux_op;
+
+typedef struct pf_mux_message {
+    pf_mux_op op;
+    char map_id[PF_MUX_ID_MAX + 1];
+    char session_id[PF_MUX_ID_MAX + 1]; /* "" for create */
+    int tag_kind;                       /* 0 none, 1 string, 2 integer */
+    char tag[PF_MUX_TAG_MAX + 1];
+    int64_t tag_int;
+    pf_update_list update;     /* op update: one update (owned) */
+    pf_session_request create; /* op create */
+} pf_mux_message;
+
+/* Parses one message. Statuses as pf_update_list_parse and
+ * pf_session_request_parse (ttl_s up to max_ttl_s), plus PF_EPARSE for a
+ * missing or malformed op, map, session or tag and for an update or create
+ * member that does not go with the op. On error nothing is owned. Free
+ * with pf_mux_message_free. */
+pf_status pf_mux_message_parse(const char *buf, size_t len, int64_t max_ttl_s, pf_mux_message *out,
+                               pf_proto_error *e);
+void pf_mux_message_free(pf_mux_message *m);
+const char *pf_mux_op_name(pf_mux_op op);
+
+/* Writes the head of an answer's envelope into the object being written:
+ * "op", "map", "session" (session_id, or m's when NULL) and "tag" when the
+ * message had one. The caller adds "status" (the HTTP status the request
+ * would have had) and "body" (its HTTP body, or null). */
+void pf_mux_write_head(pf_jsonw *w, const pf_mux_message *m, const char *session_id);
 
 #endif

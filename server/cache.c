@@ -2,6 +2,7 @@
  * doubly linked list in recency order (most recent at the head). */
 #include "cache.h"
 
+#include <nettle/sha2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -43,13 +44,29 @@ pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo,
 pf_cache_key pf_cache_key_make_nav(const float start[3], const float goal[3], const float box[3],
                                    int32_t algo, uint64_t version) {
     pf_cache_key k;
+    float pts[9];
     memset(&k, 0, sizeof(k));
     k.algorithm = -1 - algo; /* grid algorithms are >= 0 */
     k.version = version;
-    memcpy(k.nav, start, 3 * sizeof(float));
-    memcpy(k.nav + 3, goal, 3 * sizeof(float));
-    memcpy(k.nav + 6, box, 3 * sizeof(float));
+    memcpy(pts, start, 3 * sizeof(float));
+    memcpy(pts + 3, goal, 3 * sizeof(float));
+    memcpy(pts + 6, box, 3 * sizeof(float));
+    pf_cache_key_extra(&k, pts, sizeof(pts));
     return k;
+}
+
+void pf_cache_key_extra2(pf_cache_key *k, const void *a, size_t na, const void *b, size_t nb) {
+    struct sha256_ctx h;
+    uint8_t d[SHA256_DIGEST_SIZE];
+    sha256_init(&h);
+    sha256_update(&h, na, a);
+    if (nb) sha256_update(&h, nb, b);
+    sha256_digest(&h, sizeof(d), d);
+    memcpy(k->extra, d, sizeof(k->extra));
+}
+
+void pf_cache_key_extra(pf_cache_key *k, const void *bytes, size_t n) {
+    pf_cache_key_extra2(k, bytes, n, NULL, 0);
 }
 
 static uint64_t mix(uint64_t h, uint64_t v) {
@@ -67,8 +84,13 @@ static uint64_t key_hash(const pf_cache_key *k) {
     h = mix(h, k->max_expanded);
     h = mix(h, k->version);
     h = mix(h, k->smooth);
-    for (int i = 0; i < 9; i += 3)
-        h = mix(h, ((uint64_t)k->nav[i] << 32 | k->nav[i + 1]) ^ ((uint64_t)k->nav[i + 2] << 16));
+    {
+        uint64_t e0, e1;
+        memcpy(&e0, k->extra, 8);
+        memcpy(&e1, k->extra + 8, 8);
+        h = mix(h, e0);
+        h = mix(h, e1);
+    }
     return h ^ (h >> 29);
 }
 
@@ -77,7 +99,7 @@ static bool key_eq(const pf_cache_key *a, const pf_cache_key *b) {
            a->goal.y == b->goal.y && a->algorithm == b->algorithm && a->heuristic == b->heuristic &&
            a->weight == b->weight && a->max_expanded == b->max_expanded &&
            a->version == b->version && a->smooth == b->smooth &&
-           memcmp(a->nav, b->nav, sizeof(a->nav)) == 0;
+           memcmp(a->extra, b->extra, sizeof(a->extra)) == 0;
 }
 
 static size_t entry_bytes(const entry *e) { return sizeof(*e) + e->val.len; }

@@ -1,8 +1,9 @@
 /* cache.h -- an LRU cache of answered paths, one per map version.
  *
  * Keyed by (start, goal, algorithm, heuristic, weight, smooth, node budget,
- * map version), or for a navmesh map (start, goal, search box, algorithm,
- * map version). Bounded by an entry count and by the bytes of the paths it
+ * map version, and a digest of anything else the request has), or for a
+ * navmesh map (algorithm, map version, and a digest of start, goal and
+ * search box). Bounded by an entry count and by the bytes of the paths it
  * holds; the least recently used entry goes first. Counts hits and misses
  * for the hit ratio /v1/info reports.
  *
@@ -31,7 +32,12 @@ typedef struct pf_cache_key {
     uint64_t max_expanded;
     uint64_t version;
     bool smooth;
-    uint32_t nav[9]; /* a navmesh query: the bits of start, goal, search box; 0 else */
+    /* The rest of a request that has more to it (goals, agent size,
+     * partial, snap; or a flow field's goals and region): a SHA-256 digest,
+     * truncated, of its canonical bytes (pf_cache_key_extra); for a navmesh
+     * query, of its start, goal and search box. All zero for a plain path
+     * request. */
+    uint8_t extra[16];
 } pf_cache_key;
 
 typedef struct pf_cache_value {
@@ -59,6 +65,12 @@ pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo,
  * extents used). Never equal to a grid query's key. */
 pf_cache_key pf_cache_key_make_nav(const float start[3], const float goal[3], const float box[3],
                                    int32_t algo, uint64_t version);
+/* Sets k->extra to the digest of bytes[0..n): distinct requests get
+ * distinct keys but for a SHA-256 collision, so a client cannot make its
+ * answer be served for another's request. */
+void pf_cache_key_extra(pf_cache_key *k, const void *bytes, size_t n);
+/* The same over two pieces, a then b (b may be NULL with nb 0). */
+void pf_cache_key_extra2(pf_cache_key *k, const void *a, size_t na, const void *b, size_t nb);
 
 /* On a hit fills *out (out->json is a malloc'd copy) and returns true;
  * counts a hit or a miss. A hit whose copy cannot be allocated is a miss. */

@@ -16,54 +16,67 @@
 #include "status.h"
 
 typedef struct pf_config {
-    char bind[64];                 /* --bind / PATHD_BIND */
-    char data_dir[1024];           /* --data-dir: where maps persist; "" = memory only */
-    char store[1024];              /* --store redis://...: the shared map store; "" = none */
-    char instance_id[128];         /* --instance-id: X-Pathd-Instance; "" = hostname:port */
-    int64_t port;                  /* --port, 0 = an ephemeral port */
-    int64_t workers;               /* search worker threads */
-    int64_t io_threads;            /* libmicrohttpd threads (I/O only) */
-    int64_t queue_limit;           /* jobs waiting for a worker before 503 */
-    int64_t max_body_bytes;        /* request body limit (413) */
-    int64_t max_map_cells;         /* width x height limit (413) */
-    int64_t max_map_side;          /* width and height limit */
-    int64_t max_maps;              /* maps held at once */
-    int64_t max_batch;             /* queries per batch request */
-    int64_t max_connections;       /* open connections */
-    int64_t max_per_ip;            /* open connections per client address, 0 = no limit */
-    int64_t conn_timeout_s;        /* idle connection timeout */
-    int64_t deadline_ms;           /* default request deadline */
-    int64_t cache_entries;         /* LRU path cache entries per map, 0 = off */
-    int64_t cache_bytes;           /* bytes of cached paths per map */
-    int64_t cluster_size;          /* HPA* cluster side, 0 = core's default */
-    int64_t landmark_bytes;        /* jps landmark tables per map, 0 = none */
-    int64_t retry_after_s;         /* Retry-After of 503 answers */
-    int64_t drain_timeout_s;       /* SIGTERM: longest wait for requests in flight */
-    int64_t max_sessions_per_map;  /* D* Lite sessions per map (429 past it) */
-    int64_t max_sessions;          /* sessions in all (503 past it) */
-    int64_t session_ttl_s;         /* idle expiry of a session without ttl_s */
-    int64_t session_max_ttl_s;     /* the largest ttl_s a session may ask for */
-    int64_t max_updates;           /* updates in one NDJSON request */
-    int64_t max_streams;           /* open WebSocket streams */
-    int64_t ws_max_message;        /* largest WebSocket message in bytes (close 1009 past it) */
-    int64_t store_timeout_ms;      /* --store: longest wait for Redis (connect, command) */
-    int64_t map_idle_ttl_s;        /* --store: drop a copy unused this long, 0 = never */
-    int64_t nav_max_vertices;      /* navmesh uploads: OBJ vertices */
-    int64_t nav_max_triangles;     /* ... triangles */
-    int64_t nav_max_voxels;        /* ... voxel columns of the world */
-    int64_t nav_max_tiles;         /* ... tile layers */
-    int64_t nav_build_ms;          /* ... wall time of a build or a change */
-    int64_t nav_max_obstacles;     /* obstacles on one navmesh map */
-    int64_t nav_max_areas;         /* named areas of one navmesh map */
-    int64_t nav_max_area_boxes;    /* boxes of all its areas */
-    int64_t nav_max_nodes;         /* search nodes of one navmesh query */
-    int64_t nav_max_search_extent; /* largest search_box half extent, world units */
-    int64_t max_crowds_per_map;    /* crowds on one navmesh map */
-    int64_t max_crowds;            /* crowds in all */
-    int64_t max_crowd_agents;      /* agents of one crowd */
-    int64_t crowd_max_tick_hz;     /* fastest tick a crowd may ask for */
-    int64_t crowd_max_steps;       /* steps one step request may ask for */
-    bool demo;                     /* load the demo maps at start */
+    char bind[64];                   /* --bind / PATHD_BIND */
+    char data_dir[1024];             /* --data-dir: where maps persist; "" = memory only */
+    char store[1024];                /* --store redis://...: the shared map store; "" = none */
+    char instance_id[128];           /* --instance-id: X-Pathd-Instance; "" = hostname:port */
+    int64_t port;                    /* --port, 0 = an ephemeral port */
+    int64_t workers;                 /* search worker threads */
+    int64_t io_threads;              /* libmicrohttpd threads (I/O only) */
+    int64_t queue_limit;             /* jobs waiting for a worker before 503 */
+    int64_t max_body_bytes;          /* request body limit (413) */
+    int64_t max_map_cells;           /* width x height limit (413) */
+    int64_t max_map_side;            /* width and height limit */
+    int64_t max_maps;                /* maps held at once */
+    int64_t max_batch;               /* queries per batch request */
+    int64_t max_connections;         /* open connections */
+    int64_t max_per_ip;              /* open connections per client address, 0 = no limit */
+    int64_t conn_timeout_s;          /* idle connection timeout */
+    int64_t deadline_ms;             /* default request deadline */
+    int64_t cache_entries;           /* LRU path cache entries per map, 0 = off */
+    int64_t cache_bytes;             /* bytes of cached paths per map */
+    int64_t cluster_size;            /* HPA* cluster side, 0 = core's default */
+    int64_t landmark_bytes;          /* jps landmark tables per map, 0 = none */
+    int64_t retry_after_s;           /* Retry-After of 503 answers */
+    int64_t drain_timeout_s;         /* SIGTERM: longest wait for requests in flight */
+    int64_t max_sessions_per_map;    /* D* Lite sessions per map (429 past it) */
+    int64_t max_sessions;            /* sessions in all (503 past it) */
+    int64_t session_ttl_s;           /* idle expiry of a session without ttl_s */
+    int64_t session_max_ttl_s;       /* the largest ttl_s a session may ask for */
+    int64_t max_updates;             /* updates in one NDJSON request */
+    int64_t max_streams;             /* open WebSocket streams */
+    int64_t ws_max_message;          /* largest WebSocket message in bytes (close 1009 past it) */
+    int64_t store_timeout_ms;        /* --store: longest wait for Redis (connect, command) */
+    int64_t map_idle_ttl_s;          /* --store: drop a copy unused this long, 0 = never */
+    int64_t max_goals;               /* goals of one path request (nearest target) */
+    int64_t max_agent_size;          /* largest agent_size, an n x n agent */
+    int64_t max_snap_radius;         /* largest snap_radius */
+    int64_t max_flowfield_goals;     /* goals of one flow field */
+    int64_t max_flowfield_cells;     /* cells of one flow field (its region, else the map) */
+    int64_t flowfield_cache_entries; /* flow fields cached per map version, 0 = none */
+    int64_t flowfield_cache_bytes;   /* ... and the bytes they may hold */
+    int64_t max_table_entries;       /* sources x targets of one distance table */
+    int64_t max_table_paths;         /* ... when it asks for paths */
+    int64_t max_table_path_cells;    /* cells of all the paths of one table */
+    int64_t stream_max_inflight;     /* multiplexed stream: jobs of one connection at once */
+    int64_t stream_max_pending;      /* ... messages it may have queued or running */
+    int64_t stream_max_sessions;     /* ... distinct sessions it may address */
+    int64_t nav_max_vertices;        /* navmesh uploads: OBJ vertices */
+    int64_t nav_max_triangles;       /* ... triangles */
+    int64_t nav_max_voxels;          /* ... voxel columns of the world */
+    int64_t nav_max_tiles;           /* ... tile layers */
+    int64_t nav_build_ms;            /* ... wall time of a build or a change */
+    int64_t nav_max_obstacles;       /* obstacles on one navmesh map */
+    int64_t nav_max_areas;           /* named areas of one navmesh map */
+    int64_t nav_max_area_boxes;      /* boxes of all its areas */
+    int64_t nav_max_nodes;           /* search nodes of one navmesh query */
+    int64_t nav_max_search_extent;   /* largest search_box half extent, world units */
+    int64_t max_crowds_per_map;      /* crowds on one navmesh map */
+    int64_t max_crowds;              /* crowds in all */
+    int64_t max_crowd_agents;        /* agents of one crowd */
+    int64_t crowd_max_tick_hz;       /* fastest tick a crowd may ask for */
+    int64_t crowd_max_steps;         /* steps one step request may ask for */
+    bool demo;                       /* load the demo maps at start */
 } pf_config;
 
 /* The defaults. */

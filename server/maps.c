@@ -77,8 +77,16 @@ bool pf_maps_store_ready(const pf_maps *m, char *why, size_t n) {
 
 pf_mapver *pf_maps_wrap(pf_maps *m, const char *id, pf_planner *planner, uint64_t build_us,
                         const uint8_t hash[32]) {
-    return pf_mapver_create(id, planner, (size_t)m->d.cfg->cache_entries,
-                            (size_t)m->d.cfg->cache_bytes, build_us, hash);
+    pf_mapver *mv = pf_mapver_create(id, planner, (size_t)m->d.cfg->cache_entries,
+                                     (size_t)m->d.cfg->cache_bytes, build_us, hash);
+    /* Flow fields get a cache of their own: one 512x512 field is about as
+     * many bytes as a thousand paths. */
+    if (mv && !(mv->fields = pf_cache_create((size_t)m->d.cfg->flowfield_cache_entries,
+                                             (size_t)m->d.cfg->flowfield_cache_bytes))) {
+        pf_mapver_release(mv);
+        return NULL;
+    }
+    return mv;
 }
 
 pf_status pf_maps_build(pf_maps *m, const char *id, pf_grid *g, const uint8_t hash[32],

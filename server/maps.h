@@ -61,7 +61,8 @@ typedef struct pf_maps pf_maps;
 typedef struct pf_maps_deps {
     pf_registry *registry;
     pf_sessions *sessions;
-    const pf_config *cfg; /* cluster_size, landmark_bytes, cache_entries, cache_bytes, max_maps,
+    const pf_config *cfg; /* cluster_size, landmark_bytes, cache_entries, cache_bytes,
+                           * flowfield_cache_entries, flowfield_cache_bytes, max_maps,
                            * max_map_cells, max_map_side, data_dir, store, store_timeout_ms,
                            * map_idle_ttl_s, workers, nav_* */
     pf_navrun *navrun;    /* navmesh tiles on the pool (NULL: on the caller) */
@@ -102,7 +103,7 @@ const char *pf_maps_store_url(const pf_maps *m);
 bool pf_maps_store_ready(const pf_maps *m, char *why, size_t n);
 
 /* An unpublished version of map id around planner (taken, also on
- * failure), with this server's path cache sizes; build_us is what making
+ * failure), with this server's path and flow field cache sizes; build_us is what making
  * planner took, hash the upload's SHA-256 (NULL: none). The caller holds
  * the one reference. NULL on ENOMEM. */
 pf_mapver *pf_maps_wrap(pf_maps *m, const char *id, pf_planner *planner, uint64_t build_us,

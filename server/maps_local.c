@@ -119,10 +119,10 @@ static pf_status local_swap(pf_maps *m, pf_mapver *cur, pf_mapver *mv, const cha
         pf_mapver_release(mv);
         return st;
     }
-    /* Paths cached for the old version must not be served again: they are
-     * keyed by version, and dropping them frees the memory while sessions
-     * still hold the old version. */
-    pf_cache_clear(cur->cache);
+    /* Paths and flow fields cached for the old version must not be served
+     * again: they are keyed by version, and dropping them frees the memory
+     * while sessions still hold the old version. */
+    pf_mapver_drop_caches(cur);
     return PF_OK;
 }
 

@@ -399,7 +399,7 @@ static pf_status sync_map(pf_maps *m, const char *id, bool may_build, pf_proto_e
                 pf_mapver_release(mv);
                 break;
             }
-            pf_cache_clear(cur->cache);
+            pf_mapver_drop_caches(cur);
             pf_mapver_release(cur);
             cur = mv; /* our reference */
         }
@@ -666,7 +666,7 @@ static pf_status shared_swap(pf_maps *m, pf_mapver *cur, pf_mapver *mv, const ch
     switch (ack.result) {
     case PF_RSTORE_OK:
         if (pf_registry_swap(m->d.registry, cur, mv) == PF_OK) {
-            pf_cache_clear(cur->cache);
+            pf_mapver_drop_caches(cur);
         } else {
             /* The follower installed this version first (or something
              * newer came): ours is not needed, but it is the answer. */

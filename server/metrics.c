@@ -444,9 +444,10 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     line(w, "pathd_ws_message_bytes_total{direction=\"sent\"} %llu\n", LOAD(mm->ws_bytes[1]));
 
     /* Memory. */
-    family(w, "pathd_memory_bytes", "gauge",
-           "Bytes held, by kind (maps: the current versions' grids and preprocessing; caches: "
-           "the path caches; sessions: D* Lite searches; streams: WebSocket buffers).");
+    family(
+        w, "pathd_memory_bytes", "gauge",
+        "Bytes held, by kind (maps: the current versions' grids and preprocessing; caches: "
+        "the path and flow field caches; sessions: D* Lite searches; streams: WebSocket buffers).");
     for (int k = 0; k < PF_MEM_COUNT; k++)
         line(w, "pathd_memory_bytes{kind=\"%s\"} %llu\n", mem_names[k],
              (unsigned long long)g->memory[k]);

@@ -76,7 +76,7 @@ typedef enum pf_metrics_ws {
 /* Memory kinds (the kind label of pathd_memory_bytes). */
 typedef enum pf_metrics_mem {
     PF_MEM_MAPS = 0, /* map versions held: grids, jps tables, landmarks, HPA* hierarchies */
-    PF_MEM_CACHES,   /* the path caches' entries */
+    PF_MEM_CACHES,   /* the path and flow field caches' entries */
     PF_MEM_SESSIONS, /* D* Lite sessions: their searches and private changes */
     PF_MEM_STREAMS,  /* WebSocket streams: buffers and decoders */
     PF_MEM_CROWDS,   /* crowds: their mesh copies and agents */

@@ -97,10 +97,16 @@ void pf_mapver_release(pf_mapver *mv) {
     if (atomic_fetch_sub_explicit(&mv->refs, 1, memory_order_acq_rel) != 1) return;
     for (size_t i = 0; i < mv->nlog; i++) diff_release(mv->log[i]);
     pf_cache_destroy(mv->cache);
+    pf_cache_destroy(mv->fields);
     pf_planner_destroy(mv->planner);
     pf_navmesh_release(mv->nav);
     pf_navsrc_release(mv->navsrc);
     free(mv);
+}
+
+void pf_mapver_drop_caches(pf_mapver *mv) {
+    pf_cache_clear(mv->cache);
+    if (mv->fields) pf_cache_clear(mv->fields);
 }
 
 uint64_t pf_mapver_next_version(const pf_mapver *cur) { return cur ? cur->version + 1 : 1; }

@@ -71,6 +71,7 @@ typedef struct pf_mapver {
     const pf_navmesh *nav;    /* a navmesh map's version (one reference), or NULL */
     pf_navsrc *navsrc;        /* ... and its upload (one reference) */
     pf_cache *cache;          /* owned */
+    pf_cache *fields;         /* owned: answered flow fields (routes_fields.c); NULL = none */
     uint64_t build_us;        /* parse + preprocessing */
     uint8_t content_hash[32]; /* SHA-256 of the upload, for POST /v1/maps */
     uint64_t lineage;         /* set by publish (new) or swap (kept), then constant */
@@ -91,6 +92,10 @@ pf_mapver *pf_mapver_create_nav(const char *id, const pf_navmesh *nav, pf_navsrc
 void pf_mapver_retain(pf_mapver *mv);
 /* Drops a reference; the last one frees the version. NULL is a no-op. */
 void pf_mapver_release(pf_mapver *mv);
+/* Empties mv's caches (answered paths and flow fields): a newer version
+ * replaced it, so they must not be served again, and the memory goes back
+ * while sessions still hold mv. Thread-safe (the caches lock). */
+void pf_mapver_drop_caches(pf_mapver *mv);
 /* The algorithm a query without one runs: hpa where the map has a
  * hierarchy, astar otherwise (grid maps; navmesh maps run polyanya). */
 pf_algorithm pf_mapver_default_algorithm(const pf_mapver *mv);

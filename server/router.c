@@ -65,6 +65,9 @@ static bool session_id_ok(const char *s, size_t n) {
 
 bool pf_map_id_is_valid(const char *id, size_t len) {
     if (len < 1 || len > PF_MAP_ID_MAX) return false;
+    /* POST /v1/maps/generate is a route: a map of that name could not be
+     * reached at /v1/maps/generate, so the name is not a map id. */
+    if (len == 8 && memcmp(id, "generate", 8) == 0) return false;
     for (size_t i = 0; i < len; i++) {
         char c = id[i];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||

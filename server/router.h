@@ -78,7 +78,8 @@ pf_body_kind pf_route_body_kind(pf_route r, const char *ct);
  * ("application/json or text/plain (a Moving AI map)") into buf. */
 void pf_route_describe_bodies(pf_route r, char *buf, size_t len);
 
-/* Whether id matches [A-Za-z0-9_.-]{1,64}. */
+/* Whether id matches [A-Za-z0-9_.-]{1,64} and is not "generate" (reserved:
+ * POST /v1/maps/generate is a route, so that map could not be reached). */
 bool pf_map_id_is_valid(const char *id, size_t len);
 
 /* Internal, exposed for tests: how path fits one shape. 2 (fits: the

@@ -22,8 +22,10 @@
  *           viewer page), READ (paths, sessions, every GET), WRITE (map
  *           uploads, PATCH, DELETE). Not enforced yet;
  *   module  the resource file its handler is in: ops (routes_ops.c), maps
- *           (routes_maps.c), paths (routes_paths.c), sessions
- *           (routes_sessions.c), crowds (routes_crowds.c). The handler,
+ *           (routes_maps.c), paths (routes_paths.c), fields (flow fields,
+ *           routes_fields.c), tables (distance tables, routes_tables.c),
+ *           sessions (routes_sessions.c), crowds (routes_crowds.c). The
+ *           handler,
  *             void pf__route_<name>(pf_req *r, pf_<module>_routes *m),
  *           receives that module's context and nothing else.
  *
@@ -46,18 +48,23 @@
     XX(INFO,            info,            GET,    "/v1/info",                              NONE,    READ,  ops)      \
     XX(MAPS_LIST,       maps_list,       GET,    "/v1/maps/?",                            NONE,    READ,  maps)     \
     XX(MAPS_CREATE,     maps_create,     POST,   "/v1/maps/?",                            MAP,     WRITE, maps)     \
+    XX(MAPS_GENERATE,   maps_generate,   POST,   "/v1/maps/generate",                     JSON,    WRITE, maps)     \
     XX(MAP_GET,         map_get,         GET,    "/v1/maps/{id}",                         NONE,    READ,  maps)     \
     XX(MAP_PUT,         map_put,         PUT,    "/v1/maps/{id}",                         MAP,     WRITE, maps)     \
     XX(MAP_DELETE,      map_delete,      DELETE, "/v1/maps/{id}",                         NONE,    WRITE, maps)     \
     XX(PATH_GET,        path_get,        GET,    "/v1/maps/{id}/path",                    NONE,    READ,  paths)    \
     XX(PATH_POST,       path_post,       POST,   "/v1/maps/{id}/path",                    JSON,    READ,  paths)    \
     XX(PATHS_POST,      paths_post,      POST,   "/v1/maps/{id}/paths",                   JSON,    READ,  paths)    \
+    XX(FLOWFIELD_POST,  flowfield_post,  POST,   "/v1/maps/{id}/flowfield",               JSON,    READ,  fields)   \
+    XX(TABLE_POST,      table_post,      POST,   "/v1/maps/{id}/table",                   JSON,    READ,  tables)   \
     XX(MAP_PATCH,       map_patch,       PATCH,  "/v1/maps/{id}",                         JSON,    WRITE, maps)     \
+    XX(SESSIONS_LIST,   sessions_list,   GET,    "/v1/maps/{id}/sessions",                NONE,    READ,  sessions) \
     XX(SESSIONS_CREATE, sessions_create, POST,   "/v1/maps/{id}/sessions",                JSON,    READ,  sessions) \
     XX(SESSION_GET,     session_get,     GET,    "/v1/maps/{id}/sessions/{sid}",          NONE,    READ,  sessions) \
     XX(SESSION_DELETE,  session_delete,  DELETE, "/v1/maps/{id}/sessions/{sid}",          NONE,    READ,  sessions) \
     XX(SESSION_UPDATES, session_updates, POST,   "/v1/maps/{id}/sessions/{sid}/updates",  UPDATES, READ,  sessions) \
     XX(SESSION_STREAM,  session_stream,  GET,    "/v1/maps/{id}/sessions/{sid}/stream",   NONE,    READ,  sessions) \
+    XX(STREAM,          stream,          GET,    "/v1/stream",                            NONE,    READ,  sessions) \
     XX(MAP_CELLS,       map_cells,       GET,    "/v1/maps/{id}/cells",                   NONE,    READ,  maps)     \
     XX(MAP_HIERARCHY,   map_hierarchy,   GET,    "/v1/maps/{id}/hierarchy",               NONE,    READ,  maps)     \
     XX(CROWDS_CREATE,   crowds_create,   POST,   "/v1/maps/{id}/crowds",                  JSON,    READ,  crowds)   \
@@ -90,6 +97,8 @@ typedef struct pf_req pf_req;
 typedef struct pf_ops_routes pf_ops_routes;
 typedef struct pf_maps_routes pf_maps_routes;
 typedef struct pf_paths_routes pf_paths_routes;
+typedef struct pf_fields_routes pf_fields_routes;
+typedef struct pf_tables_routes pf_tables_routes;
 typedef struct pf_sessions_routes pf_sessions_routes;
 typedef struct pf_crowds_routes pf_crowds_routes;
 
@@ -100,6 +109,8 @@ typedef struct pf_routes {
     pf_ops_routes *ops;
     pf_maps_routes *maps;
     pf_paths_routes *paths;
+    pf_fields_routes *fields;
+    pf_tables_routes *tables;
     pf_sessions_routes *sessions;
     pf_crowds_routes *crowds;
     struct pf_maps *store; /* for routes_load.c: a map not held here is loaded first */

@@ -10,6 +10,8 @@
 #include "hpa.h"
 #include "jsonr.h"
 #include "map_json.h"
+#include "maze.h"
+#include "maze_json.h"
 #include "nav_json.h"
 #include "precond.h"
 #include "request.h"
@@ -40,14 +42,19 @@ static void write_nav_map_info(pf_jsonw *w, const pf_mapver *mv, const pf_cache_
 }
 
 static void write_map_info(pf_jsonw *w, const pf_mapver *mv) {
-    pf_cache_stats cs;
+    pf_cache_stats cs, fs;
     pf_map_info info;
     pf_cache_get_stats(mv->cache, &cs);
     if (mv->nav) {
         write_nav_map_info(w, mv, &cs);
         return;
     }
+    memset(&fs, 0, sizeof(fs));
+    if (mv->fields) pf_cache_get_stats(mv->fields, &fs);
     memset(&info, 0, sizeof(info));
+    info.field_cache_hits = fs.hits;
+    info.field_cache_misses = fs.misses;
+    info.field_cache_entries = fs.entries;
     info.id = mv->id;
     info.version = mv->version;
     info.planner = mv->planner;
@@ -572,6 +579,98 @@ static void dispatch_build(pf_req *r, pf_maps_routes *m, bool create) {
 void pf__route_maps_create(pf_req *r, pf_maps_routes *m) { dispatch_build(r, m, true); }
 
 void pf__route_map_put(pf_req *r, pf_maps_routes *m) { dispatch_build(r, m, false); }
+
+/* POST /v1/maps/generate */
+
+typedef struct generate_job {
+    pf_maps_routes *m;
+    pf_generate_request q;
+} generate_job;
+
+/* Job: generate the maze, build and publish it like an upload. Without an
+ * id the map's id comes from the parameters ("maze-" and 16 hex digits of
+ * their SHA-256), so the same request finds the same map again. */
+static void run_generate(pf_req *r, pf_search_ctx *ctx) {
+    generate_job *job = pf_req_state(r);
+    pf_maps_routes *m = job->m;
+    char canon[256], id[PF_MAP_ID_MAX + 1];
+    uint8_t hash[32];
+    struct sha256_ctx h;
+    uint64_t t0 = pf_clock_now_ns();
+    size_t n = pf_generate_canonical(&job->q, canon, sizeof(canon));
+    pf_grid *g = NULL;
+    pf_mapver *mv;
+    /* As a POST: the map already there with the same hash is kept. */
+    pf_maps_change c = {NULL, true};
+    pf_maps_outcome o;
+    pf_proto_error e;
+    pf_status st;
+    (void)ctx;
+
+    sha256_init(&h);
+    sha256_update(&h, n, (const uint8_t *)canon);
+    sha256_digest(&h, SHA256_DIGEST_SIZE, hash);
+    if (job->q.has_id) {
+        snprintf(id, sizeof(id), "%s", job->q.id);
+    } else {
+        snprintf(id, sizeof(id), "maze-");
+        for (int i = 0; i < 8; i++)
+            snprintf(id + 5 + 2 * i, sizeof(id) - 5 - 2 * (size_t)i, "%02x", hash[i]);
+    }
+    /* The same parameters again under the same id: nothing to build. */
+    if ((mv = pf_maps_find_upload(m->maps, id, hash))) {
+        o.current = mv;
+        goto out_unchanged;
+    }
+    if ((st = pf_maze_generate(&job->q.maze, pf_maps_limits(m->maps), &g))) {
+        pf_req_answer_error(r, pf_error_for_status(st), NULL, "Generating the maze failed: %s.",
+                            pf_status_str(st));
+        goto out_finish;
+    }
+    if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv))) {
+        pf_req_answer_error(r, pf_error_for_status(st), NULL, "Preparing the map failed: %s.",
+                            pf_status_str(st));
+        goto out_finish;
+    }
+    if (pf_maps_publish(m->maps, mv, &c, &o, &e)) { /* takes mv */
+        pf_req_answer_perror(r, &e);
+        goto out_finish;
+    }
+    if (!o.unchanged) {
+        answer_version(r, o.current, o.created);
+        goto out_finish;
+    }
+out_unchanged : {
+    char location[160];
+    snprintf(location, sizeof(location), "/v1/maps/%s", id);
+    pf_req_add_header(r, "Location", location);
+    answer_version(r, o.current, false);
+}
+out_finish:
+    pf_req_finish(r);
+}
+
+void pf__route_maps_generate(pf_req *r, pf_maps_routes *m) {
+    generate_job *job = calloc(1, sizeof(*job));
+    pf_proto_error e;
+    size_t len;
+    const char *body = pf_req_body(r, &len);
+    if (!job) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    job->m = m;
+    pf_req_set_state(r, job, free);
+    if (pf_generate_request_parse(body, len, pf_maps_limits(m->maps), &job->q, &e)) {
+        pf_req_answer_perror(r, &e);
+        return;
+    }
+    if (job->q.has_id && !pf_map_id_is_valid(job->q.id, strlen(job->q.id))) {
+        pf_req_answer_error(r, PF_ERR_INVALID_MAP_ID, "id", NULL);
+        return;
+    }
+    pf_req_dispatch(r, PF_JOB_BUILD, run_generate);
+}
 
 /* PATCH /v1/maps/{id} */
 

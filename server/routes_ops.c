@@ -127,6 +127,10 @@ static void memory_usage(pf_ops_routes *m, pf_metrics_gauges *g) {
             pf_cache_get_stats(mv->cache, &cs);
             g->memory[PF_MEM_MAPS] += bytes;
             g->memory[PF_MEM_CACHES] += cs.bytes;
+            if (mv->fields) {
+                pf_cache_get_stats(mv->fields, &cs);
+                g->memory[PF_MEM_CACHES] += cs.bytes;
+            }
             pf_mapver_release(list[i]);
         }
         free(list);

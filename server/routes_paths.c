@@ -10,6 +10,7 @@
 #include "path.h"
 #include "planner.h"
 #include "request.h"
+#include "snap.h"
 
 /* Query-string arguments a GET .../path may have. */
 #define MAX_ARGS 32
@@ -31,9 +32,23 @@ typedef struct paths_job {
 static void free_paths_job(void *p) {
     paths_job *job = p;
     pf_mapver_release(job->mv);
-    if (job->queries != &job->one) free(job->queries);
+    if (job->queries != &job->one)
+        pf_path_batch_free(job->queries, job->nqueries);
+    else
+        pf_path_request_clear(&job->one);
     if (job->nqueries_v != &job->none) free(job->nqueries_v);
     free(job);
+}
+
+static pf_path_limits path_limits(const pf_config *cfg) {
+    pf_path_limits l = {(size_t)cfg->max_goals, (int32_t)cfg->max_agent_size,
+                        (int32_t)cfg->max_snap_radius};
+    return l;
+}
+
+/* Whether q has any of the fields that come with limits. */
+static bool extended(const pf_path_request *q) {
+    return q->ngoals > 0 || q->agent_size > 1 || q->partial || q->snap;
 }
 
 static bool deadline_passed(void *ud) {
@@ -46,8 +61,15 @@ static pf_algorithm resolve_algorithm(const pf_mapver *mv, const pf_path_request
 }
 
 static pf_cache_key cache_key(const pf_mapver *mv, const pf_path_request *q) {
-    return pf_cache_key_make(q->start, q->goal, resolve_algorithm(mv, q), q->heuristic, q->weight,
-                             q->smooth, q->max_expanded, mv->version);
+    pf_cache_key k = pf_cache_key_make(q->start, q->goal, resolve_algorithm(mv, q), q->heuristic,
+                                       q->weight, q->smooth, q->max_expanded, mv->version);
+    if (extended(q)) {
+        /* The canonical rest of the request: a tag, the options, the goals. */
+        int32_t head[6] = {0x70617468 /* "path" */,      q->agent_size,     q->partial, q->snap,
+                           q->snap ? q->snap_radius : 0, (int32_t)q->ngoals};
+        pf_cache_key_extra2(&k, head, sizeof(head), q->goals, q->ngoals * sizeof(*q->goals));
+    }
+    return k;
 }
 
 static bool cacheable(const pf_paths_routes *m, const pf_path_request *q) {
@@ -98,6 +120,54 @@ pf_status pf_paths_check_endpoints(const pf_mapver *mv, pf_point start, pf_point
     return PF_OK;
 }
 
+/* Checks point p (field f) on g, the grid of agent size n: snaps it when
+ * asked (*moved tells whether it moved), accepts a blocked cell on the map
+ * when allow_blocked (a partial answer's goal), else names the error. */
+static pf_status check_point(const pf_grid *g, int32_t n, const pf_path_request *pq, pf_point *p,
+                             const char *f, bool allow_blocked, bool *moved, pf_proto_error *e) {
+    pf_point at = *p;
+    char why[160] = "";
+    *moved = false;
+    if (pf_grid_is_walkable(g, *p)) return PF_OK;
+    if (pq->snap) {
+        if (pf_snap(g, *p, pq->snap_radius, &at) == PF_OK) {
+            *p = at;
+            *moved = true;
+            return PF_OK;
+        }
+        snprintf(why, sizeof(why), "; no cell within snap_radius %d %s", (int)pq->snap_radius,
+                 n > 1 ? "fits the agent" : "is walkable");
+    }
+    if (!pf_grid_in_bounds(g, *p))
+        return pf_proto_error_set(e, PF_ERANGE, PF_ERR_OFF_MAP, f,
+                                  "%s (%d,%d) is outside the %dx%d map%s.", f, (int)p->x, (int)p->y,
+                                  (int)pf_grid_width(g), (int)pf_grid_height(g), why);
+    if (allow_blocked) return PF_OK;
+    if (n > 1)
+        return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
+                                  "%s (%d,%d): an agent of size %d does not fit there (its %dx%d "
+                                  "square from that cell covers a blocked cell, crosses a wall or "
+                                  "leaves the map)%s.",
+                                  f, (int)p->x, (int)p->y, (int)n, (int)n, (int)n, why);
+    return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f, "%s (%d,%d) is a blocked cell%s.",
+                              f, (int)p->x, (int)p->y, why);
+}
+
+/* A sentence for an answer that another algorithm than the one asked
+ * gave, for one of the new reasons; NULL otherwise. */
+static const char *fallback_note(pf_algorithm asked, pf_algorithm ran, const pf_path_request *q) {
+    if (asked == ran) return NULL;
+    if (q->ngoals && (asked == PF_ALGO_JPS || asked == PF_ALGO_HPA))
+        return asked == PF_ALGO_JPS ? "jps has no nearest-goal form; astar answered."
+                                    : "hpa has no nearest-goal form; astar answered.";
+    if (q->agent_size > 1 && asked == PF_ALGO_JPS)
+        return "jps serves one-cell agents only; astar answered on the agent's grid.";
+    if (q->partial && (asked == PF_ALGO_JPS || asked == PF_ALGO_HPA))
+        return asked == PF_ALGO_JPS ? "jps did not reach the goal; astar found the partial path."
+                                    : "hpa did not reach the goal; astar found the partial path.";
+    return NULL;
+}
+
 /* Runs one path query on a worker and writes its answer into w. Returns
  * PF_OK (answer written: found or not), PF_ECANCELED (deadline passed),
  * or an error described in e (nothing written). */
@@ -110,23 +180,54 @@ static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_reque
     pf_query q;
     pf_result res;
     pf_path_answer a;
-    pf_point *smoothed = NULL;
+    pf_point *smoothed = NULL, *goals = NULL, start = pq->start, goal = pq->goal;
+    bool start_moved = false, goal_moved = false, *goal_moves = NULL;
+    int32_t which = -1;
     char f[48];
     uint64_t t0;
     size_t m0;
     pf_status st;
 
-    if ((st = pf_paths_check_endpoints(mv, pq->start, pq->goal, prefix, e))) return st;
     if (job->batch && answer_from_cache(m, mv, pq, w)) return PF_OK;
-    q = pf_query_make(pq->start, pq->goal, algo);
+    /* The grid the agent moves on (built the first time a size is used). */
+    if (pq->agent_size > 1 && (st = pf_planner_agent_grid(mv->planner, pq->agent_size, &g)))
+        return pf_proto_error_set(e, st, PF_ERR_NONE, NULL, "Preparing agent size %d failed: %s.",
+                                  (int)pq->agent_size, pf_status_str(st));
+    snprintf(f, sizeof(f), "%sstart", prefix);
+    if ((st = check_point(g, pq->agent_size, pq, &start, f, false, &start_moved, e))) return st;
+    if (pq->ngoals) {
+        goals = malloc(pq->ngoals * (sizeof(*goals) + sizeof(*goal_moves)));
+        if (!goals)
+            return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+        goal_moves = (bool *)(goals + pq->ngoals);
+        for (size_t i = 0; i < pq->ngoals; i++) {
+            goals[i] = pq->goals[i];
+            snprintf(f, sizeof(f), "%sgoals[%zu]", prefix, i);
+            if ((st = check_point(g, pq->agent_size, pq, &goals[i], f, pq->partial, &goal_moves[i],
+                                  e))) {
+                free(goals);
+                return st;
+            }
+        }
+    } else {
+        snprintf(f, sizeof(f), "%sgoal", prefix);
+        if ((st = check_point(g, pq->agent_size, pq, &goal, f, pq->partial, &goal_moved, e)))
+            return st;
+    }
+    q = pf_query_make(start, goal, algo);
     q.heuristic = pq->heuristic;
     q.weight = algo == PF_ALGO_WEIGHTED ? pq->weight : 1.0;
     q.max_expanded = pq->max_expanded;
     q.record_expanded = pq->debug;
     q.should_stop = deadline_passed;
     q.stop_ud = job;
+    q.agent_size = pq->agent_size;
+    q.partial = pq->partial;
     t0 = pf_clock_now_ns();
-    st = pf_planner_search(ctx, mv->planner, &q, &res);
+    if (goals)
+        st = pf_planner_search_nearest(ctx, mv->planner, &q, goals, pq->ngoals, &res, &which);
+    else
+        st = pf_planner_search(ctx, mv->planner, &q, &res);
     pf_metrics_count_search(m->metrics, algo, st, res.expanded, (pf_clock_now_ns() - t0) / 1000);
     switch (st) {
     case PF_OK:
@@ -134,22 +235,32 @@ static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_reque
     case PF_EBUDGET:
         break;
     case PF_ECANCELED:
+        free(goals);
         return st;
     case PF_EUNSUPPORTED:
+        free(goals);
         snprintf(f, sizeof(f), "%salgorithm", prefix);
+        if (pq->ngoals)
+            return pf_proto_error_set(e, st, PF_ERR_UNSUPPORTED, f,
+                                      "Algorithm '%s' has no nearest-goal form; use astar or "
+                                      "dijkstra with 'goals' (jps and hpa run astar).",
+                                      pf_algorithm_name(algo));
         return pf_proto_error_set(e, st, PF_ERR_UNSUPPORTED, f,
                                   "Algorithm '%s' is not available on map '%s'%s.",
                                   pf_algorithm_name(algo), mv->id,
                                   algo == PF_ALGO_HPA ? " (it has no HPA* hierarchy)" : "");
     case PF_EINVAL:
+        free(goals);
         snprintf(f, sizeof(f), "%sheuristic", prefix);
         return pf_proto_error_set(e, st, PF_ERR_INVALID_VALUE, f,
                                   "Heuristic '%s' overestimates on this map, so %s would not be "
                                   "optimal; pick another.",
                                   pf_heuristic_name(pq->heuristic), pf_algorithm_name(algo));
     case PF_ENOMEM:
+        free(goals);
         return pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     default:
+        free(goals);
         return pf_proto_error_set(e, st, PF_ERR_NONE, NULL, "The search failed: %s.",
                                   pf_status_str(st));
     }
@@ -159,6 +270,23 @@ static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_reque
     a.cost = res.cost;
     a.path = res.path;
     a.path_len = res.path_len;
+    a.partial = res.partial;
+    a.partial_reason = res.partial_reason;
+    a.agent_size = pq->agent_size;
+    a.note = fallback_note(algo, res.algorithm, pq);
+    a.start_snapped = start_moved;
+    a.start_at = start;
+    if (goals && which >= 0) {
+        a.has_goals = true;
+        a.goal_index = which;
+        a.goal = goals[which];
+        a.goal_snapped = goal_moves[which];
+        a.goal_at = goals[which];
+    } else if (!goals) {
+        a.goal_snapped = goal_moved;
+        a.goal_at = goal;
+    }
+    free(goals);
     if (st == PF_OK && pq->smooth && res.path_len > 2) {
         size_t n = 0;
         double cost = res.cost;
@@ -461,7 +589,8 @@ static pf_status parse_query(pf_req *r, paths_job *job, int64_t *deadline_ms, pf
         return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, NULL,
                                   "Too many parameters.");
     job->nqueries = 1;
-    st = pf_path_request_from_query(kv, n, &job->one, e);
+    pf_path_limits lim = path_limits(job->m->cfg);
+    st = pf_path_request_from_query_lim(kv, n, &lim, &job->one, e);
     *deadline_ms = job->one.deadline_ms;
     return st;
 }
@@ -472,7 +601,8 @@ static pf_status parse_one(pf_req *r, paths_job *job, int64_t *deadline_ms, pf_p
     const char *body = pf_req_body(r, &len);
     pf_status st;
     job->nqueries = 1;
-    st = pf_path_request_parse(body, len, &job->one, e);
+    pf_path_limits lim = path_limits(job->m->cfg);
+    st = pf_path_request_parse_lim(body, len, &lim, &job->one, e);
     *deadline_ms = job->one.deadline_ms;
     return st;
 }
@@ -482,8 +612,9 @@ static pf_status parse_batch(pf_req *r, paths_job *job, int64_t *deadline_ms, pf
     size_t len;
     const char *body = pf_req_body(r, &len);
     pf_path_request *q = NULL;
-    pf_status st = pf_path_batch_parse(body, len, (size_t)job->m->cfg->max_batch, &q,
-                                       &job->nqueries, deadline_ms, e);
+    pf_path_limits lim = path_limits(job->m->cfg);
+    pf_status st = pf_path_batch_parse_lim(body, len, (size_t)job->m->cfg->max_batch, &lim, &q,
+                                           &job->nqueries, deadline_ms, e);
     if (q) job->queries = q;
     return st;
 }

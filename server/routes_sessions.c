@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "nav_json.h"
 #include "request.h"
 #include "routes_paths.h"
 #include "ws.h"
@@ -108,6 +109,14 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
         pf_mapver_release(mv);
         return;
     }
+    if (q.agent_size > cfg->max_agent_size) {
+        pf_mapver_release(mv);
+        pf_req_answer_error(r, PF_ERR_INVALID_VALUE, "agent_size",
+                            "Field 'agent_size' must be between 1 and %lld (this server's "
+                            "max_agent_size).",
+                            (long long)cfg->max_agent_size);
+        return;
+    }
     /* A navmesh session's endpoints are checked against the mesh by its
      * first plan (on a worker): an answer with reason "blocked", then 201. */
     if (!mv->nav && (st = pf_paths_check_endpoints(mv, q.start, q.goal, "", &e))) {
@@ -115,6 +124,15 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
         pf_req_answer_perror(r, &e);
         return;
     }
+    for (int k = 0; k < 2 && q.agent_size > 1; k++)
+        if (pf_sessions_check_agent(mv, k ? q.goal : q.start, q.agent_size)) {
+            pf_point p = k ? q.goal : q.start;
+            pf_mapver_release(mv);
+            pf_req_answer_error(r, PF_ERR_BLOCKED, k ? "goal" : "start",
+                                "%s (%d,%d): an agent of size %d does not fit there.",
+                                k ? "goal" : "start", (int)p.x, (int)p.y, (int)q.agent_size);
+            return;
+        }
     if (!(job = new_job(r, m))) {
         pf_mapver_release(mv);
         return;
@@ -124,9 +142,9 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
                                  q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
                                  &job->session, &total);
     else
-        st = pf_sessions_add(m->sessions, mv, q.start, q.goal,
-                             q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
-                             &job->session, &total);
+        st = pf_sessions_add_sized(m->sessions, mv, q.start, q.goal, q.agent_size,
+                                   q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
+                                   &job->session, &total);
     pf_mapver_release(mv);
     if (st == PF_ELIMIT && !total) {
         pf_req_answer_error(r, PF_ERR_TOO_MANY_SESSIONS, NULL,
@@ -191,6 +209,93 @@ void pf__route_session_delete(pf_req *r, pf_sessions_routes *m) {
         answer_no_session(r);
     else
         pf_req_answer_no_content(r);
+}
+
+/* GET /v1/maps/{id}/sessions?limit=N&after=SID */
+
+#define LIST_DEFAULT 1000
+#define LIST_MAX 10000
+
+void pf__route_sessions_list(pf_req *r, pf_sessions_routes *m) {
+    pf_kv kv[8];
+    size_t nkv, n = 0, first = 0, limit = LIST_DEFAULT, shown;
+    const char *after = NULL;
+    pf_session_info *list = NULL;
+    pf_mapver *mv;
+    pf_jsonw w;
+    if (!pf_req_query(r, kv, 8, &nkv)) {
+        pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, NULL, "Too many parameters.");
+        return;
+    }
+    for (size_t i = 0; i < nkv; i++) {
+        const char *v = kv[i].value ? kv[i].value : "";
+        if (strcmp(kv[i].key, "limit") == 0) {
+            char *end;
+            long long x = strtoll(v, &end, 10);
+            if (!*v || *end || x < 1 || x > LIST_MAX) {
+                pf_req_answer_error(r, PF_ERR_INVALID_VALUE, "limit",
+                                    "Parameter 'limit' must be an integer in 1..%d.", LIST_MAX);
+                return;
+            }
+            limit = (size_t)x;
+        } else if (strcmp(kv[i].key, "after") == 0) {
+            after = v;
+        } else {
+            pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, kv[i].key, "Unknown parameter '%.40s'.",
+                                kv[i].key);
+            return;
+        }
+    }
+    if (!(mv = pf_registry_get(m->registry, pf_req_map_id(r)))) {
+        pf_req_answer_error(r, PF_ERR_MAP_NOT_FOUND, NULL, "No map with id '%s'.",
+                            pf_req_map_id(r));
+        return;
+    }
+    pf_mapver_release(mv);
+    if (pf_sessions_list(m->sessions, pf_req_map_id(r), pf_clock_now_ns(), &list, &n)) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    if (after)
+        while (first < n && strcmp(list[first].id, after) <= 0) first++;
+    shown = n - first < limit ? n - first : limit;
+    pf_jsonw_init(&w, 160 * shown + 128);
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_kstr(&w, "map_id", pf_req_map_id(r));
+    pf_jsonw_kuint(&w, "count", n);
+    pf_jsonw_key(&w, "sessions");
+    pf_jsonw_arr_begin(&w);
+    for (size_t i = first; i < first + shown; i++) {
+        const pf_session_info *s = &list[i];
+        pf_jsonw_obj_begin(&w);
+        pf_jsonw_kstr(&w, "session_id", s->id);
+        pf_jsonw_kbool(&w, "busy", s->busy);
+        if (!s->busy) {
+            pf_jsonw_key(&w, "position");
+            if (s->nav)
+                pf_nav_write_point(&w, s->position3);
+            else
+                pf_jsonw_point(&w, s->position.x, s->position.y);
+            pf_jsonw_key(&w, "goal");
+            if (s->nav)
+                pf_nav_write_point(&w, s->goal3);
+            else
+                pf_jsonw_point(&w, s->goal.x, s->goal.y);
+            pf_jsonw_kuint(&w, "map_version", s->map_version);
+            pf_jsonw_kuint(&w, "idle_ms", s->idle_ms);
+        }
+        pf_jsonw_kint(&w, "ttl_s", s->ttl_s);
+        pf_jsonw_obj_end(&w);
+    }
+    pf_jsonw_arr_end(&w);
+    pf_jsonw_key(&w, "next");
+    if (first + shown < n)
+        pf_jsonw_str(&w, list[first + shown - 1].id);
+    else
+        pf_jsonw_null(&w);
+    pf_jsonw_obj_end(&w);
+    free(list);
+    pf_req_answer_json(r, &w);
 }
 
 /* GET .../stream */
@@ -260,4 +365,17 @@ void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
     snprintf(job->sid, sizeof(job->sid), "%s", pf_req_session_id(r));
     pf_req_set_state(r, job, free);
     pf_req_answer_upgrade(r, accept, adopt_stream, job);
+}
+
+/* GET /v1/stream: the multiplexed stream (stream.h). */
+
+static void adopt_mux(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                      const char *extra, size_t n) {
+    pf_hub_adopt_mux(ud, sock, urh, extra, n);
+}
+
+void pf__route_stream(pf_req *r, pf_sessions_routes *m) {
+    char accept[PF_WS_ACCEPT_LEN + 1];
+    if (!pf_routes_ws_handshake(r, m->hub, m->cfg->max_streams, accept)) return;
+    pf_req_answer_upgrade(r, accept, adopt_mux, m->hub);
 }

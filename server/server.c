@@ -18,10 +18,12 @@
 #include "pool.h"
 #include "registry.h"
 #include "routes_crowds.h"
+#include "routes_fields.h"
 #include "routes_maps.h"
 #include "routes_ops.h"
 #include "routes_paths.h"
 #include "routes_sessions.h"
+#include "routes_tables.h"
 #include "session.h"
 #include "stream.h"
 
@@ -41,6 +43,8 @@ struct pf_server {
     pf_ops_routes ops;
     pf_maps_routes maps_routes;
     pf_paths_routes paths;
+    pf_fields_routes fields;
+    pf_tables_routes tables;
     pf_sessions_routes sessions_routes;
     pf_crowds_routes crowds_routes;
     pf_routes routes;
@@ -80,7 +84,9 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
                          (size_t)cfg->ws_max_message,
                          s->crowds,
                          s->navq,
-                         pf_crowds_routes_limits(&s->cfg)};
+                         pf_crowds_routes_limits(&s->cfg),
+                         &s->cfg,
+                         s->maps};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
     if (cfg->instance_id[0]) {
@@ -93,11 +99,13 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
                              s->hub,  s->maps,     pf_clock_now_ns(), &s->instance, s->crowds};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg, &s->metrics};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg, s->navq};
+    s->fields = (pf_fields_routes){s->registry, &s->metrics, &s->cfg};
+    s->tables = (pf_tables_routes){s->registry, &s->metrics, &s->cfg};
     s->sessions_routes =
         (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg};
     s->crowds_routes = (pf_crowds_routes){s->registry, s->crowds, s->hub, s->navq, &s->cfg};
-    s->routes = (pf_routes){&s->ops,           &s->maps_routes, &s->paths, &s->sessions_routes,
-                            &s->crowds_routes, s->maps};
+    s->routes = (pf_routes){&s->ops,    &s->maps_routes,     &s->paths,         &s->fields,
+                            &s->tables, &s->sessions_routes, &s->crowds_routes, s->maps};
     {
         pf_http_deps d = {&s->cfg, &s->routes, s->pool, &s->metrics, &s->instance};
         if ((st = pf_http_create(&d, &s->http))) goto out_free_hub;

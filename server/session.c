@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <uv.h>
 
+#include "clearance.h"
 #include "clock.h"
 #include "dstar.h"
 #include "nav_json.h"
@@ -38,6 +39,7 @@ struct pf_session {
     float npos[3], ngoal[3];
     bool replan, nplanned; /* nplanned: the corridor's first plan (at create) succeeded */
     pf_point pos, goal;
+    int32_t agent_size; /* n x n agent (clearance.h); 1 = one cell */
     pins pins;
     int64_t ttl_s;
     uint64_t last_ns;
@@ -250,6 +252,107 @@ static void new_id(char out[PF_SESSION_ID_LEN + 1]) {
     out[PF_SESSION_ID_LEN] = '\0';
 }
 
+/* Agent sizes. A session of an n x n agent (n > 1) searches the map
+ * version's agent grid of size n (clearance.h; built on first use, on the
+ * worker: its search is made at the first plan, not here). Its private
+ * changes are kept in map cells, as a one-cell session's, and reach the
+ * search as overlay entries of the anchors they touch, each recomputed from
+ * the map grid with the session's pins on top (agent_refresh). */
+
+/* The session's view of map cell p: the pending changes of a request
+ * being validated, then the pins, then the map. p is on the map. */
+static uint8_t view_cost(const pf_session *s, const pins *pending, pf_point p) {
+    const pf_grid *g = pf_planner_grid(s->mv->planner);
+    int64_t k = cost_key(g, p);
+    uint8_t v;
+    if (pending && pins_get(pending, k, &v)) return v;
+    if (pins_get(&s->pins, k, &v)) return v;
+    return pf_grid_cost(g, p);
+}
+
+static bool view_wall(const pf_session *s, pf_point p, int dir) {
+    const pf_grid *g = pf_planner_grid(s->mv->planner);
+    uint8_t v;
+    if (pins_get(&s->pins, wall_key(g, p, dir), &v)) return v != 0;
+    return pf_grid_is_wall(g, p, dir);
+}
+
+/* Whether the agent fits with its top-left cell at a in the session's view
+ * (every cell of its square on the map and walkable, no wall inside). */
+static bool view_fits(const pf_session *s, const pins *pending, pf_point a, int32_t n) {
+    const pf_grid *g = pf_planner_grid(s->mv->planner);
+    if (a.x < 0 || a.y < 0 || a.x > pf_grid_width(g) - n || a.y > pf_grid_height(g) - n)
+        return false;
+    for (int32_t dy = 0; dy < n; dy++)
+        for (int32_t dx = 0; dx < n; dx++) {
+            pf_point c = {a.x + dx, a.y + dy};
+            if (!view_cost(s, pending, c)) return false;
+            if (dx + 1 < n && view_wall(s, c, PF_DIR_E)) return false;
+            if (dy + 1 < n && view_wall(s, c, PF_DIR_S)) return false;
+        }
+    return true;
+}
+
+/* Recomputes the search's overlay for the anchors whose cost a change at
+ * map cell c can alter: the dearest cell under the anchor's square, 0
+ * where the agent does not fit. A square reads [a, a + n - 1], so those
+ * are the anchors [c - n + 1, c]. An agent grid needs no walls (between
+ * two anchors where the agent fits every orthogonal step is open,
+ * clearance.h), so the overlay holds costs only and D* Lite derives every
+ * move from them. */
+static pf_status agent_refresh(pf_session *s, pf_point c) {
+    const pf_grid *g = pf_planner_grid(s->mv->planner);
+    const int32_t n = s->agent_size, w = pf_grid_width(g), h = pf_grid_height(g);
+    pf_status st = PF_OK;
+    for (int32_t y = c.y - n + 1; y <= c.y && !st; y++)
+        for (int32_t x = c.x - n + 1; x <= c.x && !st; x++) {
+            pf_point a = {x, y};
+            uint8_t cost = 0;
+            if (x < 0 || y < 0 || x >= w || y >= h) continue;
+            if (view_fits(s, NULL, a, n))
+                for (int32_t dy = 0; dy < n; dy++)
+                    for (int32_t dx = 0; dx < n; dx++) {
+                        uint8_t v = view_cost(s, NULL, (pf_point){x + dx, y + dy});
+                        if (v > cost) cost = v;
+                    }
+            st = pf_dstar_set_cost(s->d, a, cost);
+        }
+    return st;
+}
+
+/* The map cells every pin is about (both cells of a wall pin). */
+static pf_status refresh_pins(pf_session *s) {
+    const pf_grid *g = pf_planner_grid(s->mv->planner);
+    int32_t w = pf_grid_width(g);
+    pf_status st = PF_OK;
+    for (uint32_t i = 0; i < s->pins.cap && !st; i++) {
+        int64_t k = s->pins.a[i].key, cell;
+        pf_point p;
+        if (k < 0) continue;
+        cell = k / 3;
+        p.x = (int32_t)(cell % w);
+        p.y = (int32_t)(cell / w);
+        st = agent_refresh(s, p);
+        if (!st && k % 3) /* a wall pin: the cell east or south of p too */
+            st = agent_refresh(s, (pf_point){p.x + (k % 3 == 1), p.y + (k % 3 == 2)});
+    }
+    return st;
+}
+
+pf_status pf_sessions_check_agent(const pf_mapver *mv, pf_point p, int32_t n) {
+    const pf_grid *g = pf_planner_grid(mv->planner);
+    if (!pf_grid_in_bounds(g, p)) return PF_ERANGE;
+    if (p.x > pf_grid_width(g) - n || p.y > pf_grid_height(g) - n) return PF_EBLOCKED;
+    for (int32_t dy = 0; dy < n; dy++)
+        for (int32_t dx = 0; dx < n; dx++) {
+            pf_point c = {p.x + dx, p.y + dy};
+            if (!pf_grid_is_walkable(g, c)) return PF_EBLOCKED;
+            if (dx + 1 < n && pf_grid_is_wall(g, c, PF_DIR_E)) return PF_EBLOCKED;
+            if (dy + 1 < n && pf_grid_is_wall(g, c, PF_DIR_S)) return PF_EBLOCKED;
+        }
+    return PF_OK;
+}
+
 /* Fills the parts every session has and registers s, held; frees it on
  * failure. */
 static pf_status add_session(pf_sessions *t, pf_session *s, pf_mapver *mv, int64_t ttl_s,
@@ -299,13 +402,25 @@ static pf_status add_session(pf_sessions *t, pf_session *s, pf_mapver *mv, int64
 
 pf_status pf_sessions_add(pf_sessions *t, pf_mapver *mv, pf_point start, pf_point goal,
                           int64_t ttl_s, uint64_t now_ns, pf_session **out, bool *total) {
+    return pf_sessions_add_sized(t, mv, start, goal, 1, ttl_s, now_ns, out, total);
+}
+
+pf_status pf_sessions_add_sized(pf_sessions *t, pf_mapver *mv, pf_point start, pf_point goal,
+                                int32_t agent_size, int64_t ttl_s, uint64_t now_ns,
+                                pf_session **out, bool *total) {
     pf_session *s;
     pf_status st;
     *out = NULL;
     *total = false;
+    if (agent_size < 1 || agent_size > PF_AGENT_SIZE_MAX) return PF_EINVAL;
     s = calloc(1, sizeof(*s));
     if (!s) return PF_ENOMEM;
-    if ((st = pf_dstar_create(pf_planner_grid(mv->planner), start, goal, &s->d))) {
+    s->agent_size = agent_size;
+    if (agent_size == 1)
+        st = pf_dstar_create(pf_planner_grid(mv->planner), start, goal, &s->d);
+    else if ((st = pf_sessions_check_agent(mv, start, agent_size)) == PF_OK)
+        st = pf_sessions_check_agent(mv, goal, agent_size);
+    if (st) {
         free(s);
         return st;
     }
@@ -328,6 +443,7 @@ pf_status pf_sessions_add_nav(pf_sessions *t, pf_mapver *mv, const float start[3
     }
     memcpy(s->npos, start, sizeof(s->npos));
     memcpy(s->ngoal, goal, sizeof(s->ngoal));
+    s->agent_size = 1;
     s->replan = true;
     return add_session(t, s, mv, ttl_s, now_ns, out, total);
 }
@@ -354,6 +470,54 @@ pf_session_lookup pf_sessions_acquire(pf_sessions *t, const char *map_id, const 
     uv_mutex_unlock(&t->mu);
     session_free(gone); /* outside the lock */
     return res;
+}
+
+static int cmp_info(const void *a, const void *b) {
+    return strcmp(((const pf_session_info *)a)->id, ((const pf_session_info *)b)->id);
+}
+
+pf_status pf_sessions_list(pf_sessions *t, const char *map_id, uint64_t now_ns,
+                           pf_session_info **out, size_t *n) {
+    pf_session_info *list = NULL;
+    size_t k = 0, cap;
+    mapcount *c;
+    *out = NULL;
+    *n = 0;
+    uv_mutex_lock(&t->mu);
+    c = count_of(t, map_id);
+    cap = c ? c->n : 0;
+    if (cap && !(list = malloc(cap * sizeof(*list)))) {
+        uv_mutex_unlock(&t->mu);
+        return PF_ENOMEM;
+    }
+    for (size_t b = 0; b < t->nbuckets && k < cap; b++)
+        for (pf_session *s = t->buckets[b]; s && k < cap; s = s->next) {
+            pf_session_info *i;
+            if (strcmp(s->map_id, map_id) != 0 || expired(s, now_ns)) continue;
+            i = &list[k++];
+            memset(i, 0, sizeof(*i));
+            memcpy(i->id, s->id, sizeof(i->id));
+            i->busy = s->busy;
+            i->ttl_s = s->ttl_s;
+            if (s->busy) continue; /* its holder may be changing the rest */
+            i->position = s->pos;
+            i->goal = s->goal;
+            if ((i->nav = s->corr != NULL)) {
+                memcpy(i->position3, s->npos, sizeof(i->position3));
+                memcpy(i->goal3, s->ngoal, sizeof(i->goal3));
+            }
+            i->map_version = s->mv->version;
+            i->idle_ms = now_ns > s->last_ns ? (now_ns - s->last_ns) / 1000000u : 0;
+        }
+    uv_mutex_unlock(&t->mu);
+    if (k > 1) qsort(list, k, sizeof(*list), cmp_info);
+    if (k == 0) {
+        free(list);
+        list = NULL;
+    }
+    *out = list;
+    *n = k;
+    return PF_OK;
 }
 
 bool pf_sessions_exists(pf_sessions *t, const char *map_id, const char *sid, uint64_t now_ns) {
@@ -486,6 +650,7 @@ uint64_t pf_session_map_version(const pf_session *s) { return s->mv->version; }
 int64_t pf_session_ttl(const pf_session *s) { return s->ttl_s; }
 pf_point pf_session_position(const pf_session *s) { return s->pos; }
 pf_point pf_session_goal(const pf_session *s) { return s->goal; }
+int32_t pf_session_agent_size(const pf_session *s) { return s->agent_size; }
 
 size_t pf_session_memory(const pf_session *s) {
     return sizeof(*s) + (size_t)s->pins.cap * sizeof(pin) + (s->d ? pf_dstar_memory(s->d) : 0) +
@@ -495,6 +660,34 @@ size_t pf_session_memory(const pf_session *s) {
 bool pf_session_is_nav(const pf_session *s) { return s->corr != NULL; }
 
 static const pf_grid *grid_of(const pf_session *s) { return pf_planner_grid(s->mv->planner); }
+
+/* The grid the session's search runs on in version mv: the map's, or its
+ * agent grid (NULL when that cannot be built: out of memory). */
+static const pf_grid *search_grid(const pf_session *s, const pf_mapver *mv) {
+    const pf_grid *g = NULL;
+    if (s->agent_size <= 1) return pf_planner_grid(mv->planner);
+    return pf_planner_agent_grid(mv->planner, s->agent_size, &g) == PF_OK ? g : NULL;
+}
+
+/* The agent-grid cells a change at the map cells cells[0..n) can alter,
+ * for an agent session's rebase, which wants every cell whose cost
+ * differs (an agent grid has no walls): the anchors [c - n + 1, c] of
+ * agent_refresh (duplicates are harmless to pf_dstar_rebase). NULL on
+ * ENOMEM. */
+static pf_point *agent_changes(const pf_session *s, const pf_point *cells, size_t n,
+                               size_t *out_n) {
+    const pf_grid *g = grid_of(s);
+    const int32_t a = s->agent_size, side = a;
+    pf_point *out = malloc((n ? n : 1) * (size_t)side * (size_t)side * sizeof(*out));
+    size_t k = 0;
+    if (!out) return NULL;
+    for (size_t i = 0; i < n; i++)
+        for (int32_t y = cells[i].y - a + 1; y <= cells[i].y; y++)
+            for (int32_t x = cells[i].x - a + 1; x <= cells[i].x; x++)
+                if (pf_grid_in_bounds(g, (pf_point){x, y})) out[k++] = (pf_point){x, y};
+    *out_n = k;
+    return out;
+}
 
 pf_status pf_session_sync(pf_session *s, pf_registry *reg, const char **how) {
     pf_mapver *cur = pf_registry_get(reg, s->map_id);
@@ -518,14 +711,28 @@ pf_status pf_session_sync(pf_session *s, pf_registry *reg, const char **how) {
         return PF_OK;
     }
     st = s->d ? pf_mapver_changes_since(cur, s->mv->version, &cells, &n) : PF_ELIMIT;
+    if (st == PF_OK && s->agent_size > 1) {
+        /* Map cells to the anchors they reach on the agent grid. */
+        pf_point *anchors = agent_changes(s, cells, n, &n);
+        free(cells);
+        cells = anchors;
+        st = cells ? PF_OK : PF_ENOMEM;
+    }
     if (st == PF_OK) {
+        const pf_grid *g = search_grid(s, cur);
         /* PF_ENOMEM still switches the search to the new grid (it starts
          * anew at its next plan), so the old version may go either way. */
-        st = pf_dstar_rebase(s->d, pf_planner_grid(cur->planner), cells, n);
+        st = g ? pf_dstar_rebase(s->d, g, cells, n) : PF_ELIMIT;
         free(cells);
         if (st == PF_OK || st == PF_ENOMEM) {
             pf_mapver_release(s->mv);
             s->mv = cur;
+            /* An agent's pins were worked out against the old map: again,
+             * against the new one (their overlay wins over any base). */
+            if (st == PF_OK && s->agent_size > 1 && refresh_pins(s)) {
+                pf_dstar_destroy(s->d);
+                s->d = NULL;
+            }
             *how = "incremental";
             return PF_OK;
         }
@@ -557,6 +764,14 @@ static pf_status check_point(const pf_session *s, const pins *pending, pf_point 
         return pf_proto_error_set(e, PF_ERANGE, PF_ERR_OFF_MAP, field,
                                   "%s (%d,%d) is outside the %dx%d map.", field, (int)p.x, (int)p.y,
                                   (int)pf_grid_width(g), (int)pf_grid_height(g));
+    if (s->agent_size > 1) {
+        if (!view_fits(s, pending, p, s->agent_size))
+            return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, field,
+                                      "%s (%d,%d): an agent of size %d does not fit there in this "
+                                      "session's view.",
+                                      field, (int)p.x, (int)p.y, (int)s->agent_size);
+        return PF_OK;
+    }
     if (effective_cost(s, pending, p) == 0)
         return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, field,
                                   "%s (%d,%d) is a blocked cell in this session's view.", field,
@@ -623,17 +838,30 @@ pf_status pf_session_validate(const pf_session *s, const pf_update_list *l, pf_p
     return st;
 }
 
-/* Sets one private cell cost in the search and the pins. */
+/* Sets one private cell cost in the search and the pins (an agent's
+ * search: the anchors around it, from the pins). */
 static pf_status set_cost(pf_session *s, pf_point p, uint8_t cost) {
     pf_status st = pins_reserve(&s->pins, 1);
-    if (!st && s->d) st = pf_dstar_set_cost(s->d, p, cost);
+    if (st) return st;
+    if (s->agent_size > 1) {
+        pins_put(&s->pins, cost_key(grid_of(s), p), cost);
+        return s->d ? agent_refresh(s, p) : PF_OK;
+    }
+    if (s->d) st = pf_dstar_set_cost(s->d, p, cost);
     if (!st) pins_put(&s->pins, cost_key(grid_of(s), p), cost);
     return st;
 }
 
 static pf_status set_wall(pf_session *s, pf_point p, int dir, bool blocked) {
     pf_status st = pins_reserve(&s->pins, 1);
-    if (!st && s->d) st = pf_dstar_set_wall(s->d, p, dir, blocked);
+    if (st) return st;
+    if (s->agent_size > 1) {
+        pf_point q = {p.x + pf_dir_dx[dir], p.y + pf_dir_dy[dir]};
+        pins_put(&s->pins, wall_key(grid_of(s), p, dir), blocked);
+        if (s->d && !(st = agent_refresh(s, p))) st = agent_refresh(s, q);
+        return st;
+    }
+    if (s->d) st = pf_dstar_set_wall(s->d, p, dir, blocked);
     if (!st) pins_put(&s->pins, wall_key(grid_of(s), p, dir), blocked);
     return st;
 }
@@ -676,10 +904,19 @@ pf_status pf_session_apply(pf_session *s, const pf_update_list *l) {
 
 /* A fresh search on the current grid with the pins replayed. */
 static pf_status rebuild(pf_session *s) {
-    const pf_grid *g = grid_of(s);
+    const pf_grid *g = grid_of(s), *sg = search_grid(s, s->mv);
     int32_t w = pf_grid_width(g);
-    pf_status st = pf_dstar_create(g, s->pos, s->goal, &s->d);
-    if (st) return st;
+    pf_status st;
+    if (!sg) return PF_ENOMEM;
+    if ((st = pf_dstar_create(sg, s->pos, s->goal, &s->d))) return st;
+    if (s->agent_size > 1) {
+        st = refresh_pins(s);
+        if (st) {
+            pf_dstar_destroy(s->d);
+            s->d = NULL;
+        }
+        return st;
+    }
     for (uint32_t i = 0; i < s->pins.cap && !st; i++) {
         int64_t k = s->pins.a[i].key, cell;
         pf_point p;
@@ -716,8 +953,10 @@ pf_status pf_session_plan(pf_session *s, pf_result *out) {
         out->status = st == PF_ENOMEM ? PF_ENOMEM : PF_EBLOCKED;
         return out->status;
     }
-    /* s->d plans on s->mv's grid (pf_session_sync moves both together). */
-    pf_dstar_set_cuts(s->d, pf_planner_cuts(s->mv->planner));
+    /* s->d plans on s->mv's grid (pf_session_sync moves both together).
+     * The cut vertices are the map grid's: an agent's search goes without
+     * them (it only costs a cut-off repair more). */
+    pf_dstar_set_cuts(s->d, s->agent_size > 1 ? NULL : pf_planner_cuts(s->mv->planner));
     st = pf_dstar_plan(s->d, 0, out);
     if (st == PF_EINVAL) st = pf_dstar_plan(s->d, 0, out); /* it searches anew */
     if (st == PF_EINVAL) st = out->status = PF_NO_PATH;
@@ -906,6 +1145,7 @@ pf_error pf_session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_sess
     a.updates = l ? l->n : 0;
     a.rebase = how;
     a.memory_bytes = pf_session_memory(s);
+    a.agent_size = s->agent_size;
     pf_session_write_answer(w, &a);
     return PF_ERR_NONE;
 }

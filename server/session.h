@@ -70,6 +70,21 @@ void pf_sessions_destroy(pf_sessions *t);
 pf_status pf_sessions_add(pf_sessions *t, pf_mapver *mv, pf_point start, pf_point goal,
                           int64_t ttl_s, uint64_t now_ns, pf_session **out, bool *total);
 
+/* pf_sessions_add for an n x n agent (agent_size 1..PF_AGENT_SIZE_MAX,
+ * else PF_EINVAL; positions are the square's top-left cells, clearance.h):
+ * its search runs on the map version's agent grid of that size, made at
+ * its first plan (on the worker). start and goal must fit the agent on
+ * mv's grid (PF_ERANGE / PF_EBLOCKED otherwise, see
+ * pf_sessions_check_agent). An agent session plans without the map's cut
+ * vertices. */
+pf_status pf_sessions_add_sized(pf_sessions *t, pf_mapver *mv, pf_point start, pf_point goal,
+                                int32_t agent_size, int64_t ttl_s, uint64_t now_ns,
+                                pf_session **out, bool *total);
+
+/* Whether an n x n agent fits with its top-left cell at p on mv's grid:
+ * PF_OK, PF_ERANGE (p off the map) or PF_EBLOCKED. O(n^2). */
+pf_status pf_sessions_check_agent(const pf_mapver *mv, pf_point p, int32_t n);
+
 typedef enum pf_session_lookup {
     PF_SESSION_OK = 0,
     PF_SESSION_NOT_FOUND, /* unknown, expired, deleted, or of another map */
@@ -105,6 +120,25 @@ void pf_sessions_kill(pf_sessions *t, pf_session *s);
 /* Removes every session of map_id whose lineage is not keep_lineage (0:
  * every session of the map). Returns how many. */
 size_t pf_sessions_drop_map(pf_sessions *t, const char *map_id, uint64_t keep_lineage);
+/* What GET /v1/maps/{id}/sessions lists of one session. A session held by
+ * a request at the moment is only named (busy): its position and goal are
+ * its holder's to change. */
+typedef struct pf_session_info {
+    char id[PF_SESSION_ID_LEN + 1];
+    bool busy;
+    pf_point position, goal; /* unless busy */
+    bool nav;                /* a navmesh session: position3 and goal3 instead */
+    float position3[3], goal3[3];
+    uint64_t map_version; /* the version it last planned on, unless busy */
+    int64_t ttl_s;
+    uint64_t idle_ms; /* since its last request; 0 when busy */
+} pf_session_info;
+
+/* The live sessions of map_id, sorted by id, into *out (free() it; NULL
+ * when *n is 0). O(sessions) under the table's lock. PF_ENOMEM. */
+pf_status pf_sessions_list(pf_sessions *t, const char *map_id, uint64_t now_ns,
+                           pf_session_info **out, size_t *n);
+
 /* Frees the sessions idle past their ttl. Returns how many. */
 size_t pf_sessions_reap(pf_sessions *t, uint64_t now_ns);
 size_t pf_sessions_count(pf_sessions *t);
@@ -125,6 +159,7 @@ pf_point pf_session_position(const pf_session *s);
 pf_point pf_session_goal(const pf_session *s);
 /* Whether it is a navmesh session (a corridor, points [x,y,z]). */
 bool pf_session_is_nav(const pf_session *s);
+int32_t pf_session_agent_size(const pf_session *s);
 /* Bytes the session holds: its record, its pins and its D* Lite search
  * (pf_dstar_memory), not the shared map. */
 size_t pf_session_memory(const pf_session *s);

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "crowd_json.h"
 #include "errors.h"
+#include "maps.h"
 #include "router.h"
 #include "session_json.h"
 #include "ws.h"
@@ -22,8 +23,42 @@
  * slow reader misses frames (counted) rather than growing a backlog. */
 #define CROWD_BACKLOG_BYTES (4u << 20)
 #define MAX_DUE 64
+#define MUX_BUCKETS 4096 /* hash chains of a multiplexed connection's sessions */
 
-typedef struct wsconn {
+typedef struct wsconn wsconn;
+typedef struct mux_entry mux_entry;
+
+/* One message of a multiplexed stream, from its parse to its answer. */
+typedef struct mux_msg {
+    struct mux_msg *next; /* in its entry's queue, or the hub's done list */
+    wsconn *c;
+    mux_entry *entry;
+    pf_mux_message m;
+    pf_pool_job job;
+    char *answer;
+    size_t answer_len;
+} mux_msg;
+
+/* The messages of one session on one connection: run one at a time. */
+struct mux_entry {
+    char key[2 * PF_MUX_ID_MAX + 24]; /* map '/' session, or "#create <n>" */
+    uint64_t hash;
+    mux_msg *head, *tail; /* queued, not started */
+    bool running, in_ready;
+    mux_entry *ready_next; /* the connection's FIFO of entries that may start */
+    mux_entry *hnext;
+};
+
+typedef struct mux_state {
+    mux_entry *buckets[MUX_BUCKETS];
+    size_t nentries;
+    mux_entry *ready_head, *ready_tail;
+    size_t pending; /* messages queued or running */
+    size_t running;
+    uint64_t creates;
+} mux_state;
+
+struct wsconn {
     pf_hub *hub;
     uv_poll_t poll;
     int fd;
@@ -53,7 +88,8 @@ typedef struct wsconn {
     size_t accounted;    /* bytes counted in the hub's memory (loop thread) */
     struct wsconn *next; /* incoming / done list */
     struct wsconn *all_prev, *all_next;
-} wsconn;
+    mux_state *mux; /* a multiplexed stream; NULL for one session's */
+};
 
 /* One crowd tick on the pool, and its frame back to the hub. */
 typedef struct tick_job {
@@ -73,9 +109,10 @@ struct pf_hub {
     uv_timer_t reaper;
     uv_timer_t ticker; /* the next crowd tick */
     uv_thread_t thread;
-    uv_mutex_t mu; /* guards incoming, done, frames, the flags and count */
+    uv_mutex_t mu; /* guards incoming, done, frames, mux_done, the flags and count */
     wsconn *incoming, *done;
     tick_job *frames;
+    mux_msg *mux_done;
     bool close_all, stop, rescan;
     size_t count;
     wsconn *all;          /* loop thread only */
@@ -84,6 +121,15 @@ struct pf_hub {
 
 static void update_poll(wsconn *c);
 static void process(wsconn *c);
+static void mux_free(mux_state *x);
+static void mux_on_text(wsconn *c, const uint8_t *data, size_t len);
+static void mux_pump(wsconn *c);
+
+/* Whether c may read another message now. */
+static bool may_read(const wsconn *c) {
+    if (c->in_job || c->closing) return false;
+    return !c->mux || c->mux->pending < (size_t)c->hub->d.cfg->stream_max_pending;
+}
 
 static void push(pf_hub *h, wsconn **list, wsconn *c) {
     uv_mutex_lock(&h->mu);
@@ -112,6 +158,7 @@ static void conn_free(wsconn *c) {
         pf_crowd_watch(c->crowd, false);
         pf_crowd_release(c->crowd);
     }
+    mux_free(c->mux);
     free(c->in);
     free(c->out);
     free(c->answer);
@@ -127,7 +174,8 @@ static void on_poll_closed(uv_handle_t *hd) { conn_free(hd->data); }
  * runs. */
 static void finish(wsconn *c) {
     pf_hub *h = c->hub;
-    if (c->in_job) return; /* the job's end calls finish again */
+    if (c->in_job) return;                 /* the job's end calls finish again */
+    if (c->mux && c->mux->running) return; /* so does the last job's end */
     if (c->all_prev)
         c->all_prev->all_next = c->all_next;
     else if (h->all == c)
@@ -293,11 +341,365 @@ static void on_text(wsconn *c, const uint8_t *data, size_t len) {
     }
 }
 
+/* Multiplexed streams */
+
+static uint64_t key_hash(const char *s) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static void msg_free(mux_msg *q) {
+    if (!q) return;
+    pf_mux_message_free(&q->m);
+    free(q->answer);
+    free(q);
+}
+
+static void mux_free(mux_state *x) {
+    if (!x) return;
+    for (size_t b = 0; b < MUX_BUCKETS; b++)
+        for (mux_entry *e = x->buckets[b], *n; e; e = n) {
+            n = e->hnext;
+            for (mux_msg *q = e->head, *qn; q; q = qn) {
+                qn = q->next;
+                msg_free(q);
+            }
+            free(e);
+        }
+    free(x);
+}
+
+/* Writes an answer envelope {head, "status", "body"} into a fresh buffer;
+ * body NULL (with blen 0, a 204) leaves "body" out, as HTTP sends none. */
+static char *envelope(const pf_mux_message *m, const char *sid, int status, const char *body,
+                      size_t blen, size_t *len) {
+    pf_jsonw w;
+    pf_jsonw_init(&w, blen + 256);
+    pf_jsonw_obj_begin(&w);
+    pf_mux_write_head(&w, m, sid);
+    pf_jsonw_kint(&w, "status", status);
+    if (body) {
+        pf_jsonw_key(&w, "body");
+        pf_jsonw_raw(&w, body, blen);
+    }
+    pf_jsonw_obj_end(&w);
+    return pf_jsonw_take(&w, len);
+}
+
+/* Answers m at once with an error (on the loop thread). */
+static void mux_send_error(wsconn *c, const pf_mux_message *m, pf_error err, const char *field,
+                           const char *msg) {
+    pf_jsonw b;
+    size_t blen, len;
+    char *body, *env;
+    pf_mux_message none;
+    pf_jsonw_init(&b, 256);
+    pf_proto_write_error(&b, err, msg, field);
+    body = pf_jsonw_take(&b, &blen);
+    if (!m) {
+        memset(&none, 0, sizeof(none));
+        m = &none;
+    }
+    env = body ? envelope(m, NULL, pf_error_http_status(err), body, blen, &len) : NULL;
+    if (env) send_frame(c, PF_WS_OP_TEXT, env, len);
+    free(env);
+    free(body);
+}
+
+static bool session_id_chars(const char *s) {
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '-'))
+            return false;
+    return true;
+}
+
+/* Job: one message of a multiplexed stream, on the pool. Does what the
+ * HTTP route would and puts the envelope in q->answer. */
+static void run_mux(void *arg, pf_search_ctx *ctx) {
+    mux_msg *q = arg;
+    const pf_hub_deps *d = &q->c->hub->d;
+    const pf_mux_message *m = &q->m;
+    char sid[PF_SESSION_ID_MAX + 1] = "";
+    pf_session *s = NULL;
+    pf_jsonw body;
+    pf_error err = PF_ERR_NONE;
+    int status = 200;
+    bool null_body = false;
+    (void)ctx;
+    pf_jsonw_init(&body, 8192);
+    switch (m->op) {
+    case PF_MUX_UPDATE:
+    case PF_MUX_GET:
+        switch (pf_sessions_acquire(d->sessions, m->map_id, m->session_id, pf_clock_now_ns(), &s)) {
+        case PF_SESSION_NOT_FOUND:
+            err = PF_ERR_SESSION_NOT_FOUND;
+            pf_proto_write_error(&body, err, NULL, NULL);
+            break;
+        case PF_SESSION_BUSY:
+            err = PF_ERR_SESSION_BUSY;
+            pf_proto_write_error(&body, err, NULL, NULL);
+            break;
+        case PF_SESSION_OK:
+            err = pf_session_run(d->sessions, d->registry, d->metrics, s,
+                                 m->op == PF_MUX_UPDATE ? &m->update : NULL, &body);
+            pf_sessions_release(d->sessions, s, pf_clock_now_ns());
+            break;
+        }
+        break;
+    case PF_MUX_CREATE: {
+        /* As POST .../sessions does, loading the map first (--store) as
+         * routes_load.c does; the job was submitted as a build then. */
+        pf_mapver *mv = NULL;
+        const pf_session_request *cq = &m->create;
+        bool total = false;
+        pf_proto_error pe;
+        pf_status st;
+        status = 201;
+        if (d->maps && pf_maps_needs_load(d->maps, m->map_id) &&
+            pf_maps_load(d->maps, m->map_id, &pe)) {
+            err = pe.code;
+            if (err == PF_ERR_MAP_NOT_FOUND)
+                pf_proto_write_error(&body, err, "No such map.", "map");
+            else
+                pf_proto_write_perror(&body, &pe);
+            break;
+        }
+        mv = pf_registry_get(d->registry, m->map_id);
+        if (!mv) {
+            err = PF_ERR_MAP_NOT_FOUND;
+            pf_proto_write_error(&body, err, "No such map.", "map");
+            break;
+        }
+        if (!cq->nav != !mv->nav) {
+            err = PF_ERR_INVALID_REQUEST;
+            pf_proto_write_error(&body, err,
+                                 mv->nav ? "The map is a navmesh: points are [x, y, z]."
+                                         : "The map is a grid: points are [x, y].",
+                                 "create.start");
+        } else if (cq->agent_size > d->cfg->max_agent_size) {
+            err = PF_ERR_INVALID_VALUE;
+            pf_proto_write_error(&body, err, "Larger than this server's max_agent_size.",
+                                 "create.agent_size");
+        }
+        for (int k = 0; k < 2 && !err && !mv->nav; k++) {
+            pf_point p = k ? cq->goal : cq->start;
+            pf_status fit = pf_sessions_check_agent(mv, p, cq->agent_size);
+            if (!fit) continue;
+            err = fit == PF_EBLOCKED ? PF_ERR_BLOCKED : PF_ERR_OFF_MAP;
+            pf_proto_write_error(&body, err,
+                                 err == PF_ERR_BLOCKED ? "The agent does not fit there."
+                                                       : "The cell is outside the map.",
+                                 k ? "create.goal" : "create.start");
+        }
+        if (!err) {
+            int64_t ttl = cq->ttl_s ? cq->ttl_s : d->cfg->session_ttl_s;
+            if (mv->nav)
+                st = pf_sessions_add_nav(d->sessions, mv, cq->start3, cq->goal3, ttl,
+                                         pf_clock_now_ns(), &s, &total);
+            else
+                st = pf_sessions_add_sized(d->sessions, mv, cq->start, cq->goal, cq->agent_size,
+                                           ttl, pf_clock_now_ns(), &s, &total);
+            if (st == PF_ELIMIT) {
+                err = total ? PF_ERR_OVERLOADED : PF_ERR_TOO_MANY_SESSIONS;
+                pf_proto_write_error(&body, err, NULL, NULL);
+            } else if (st) {
+                err = PF_ERR_NO_MEMORY;
+                pf_proto_write_error(&body, err, NULL, NULL);
+            } else {
+                snprintf(sid, sizeof(sid), "%s", pf_session_id(s));
+                err = pf_session_run(d->sessions, d->registry, d->metrics, s, NULL, &body);
+                if (err) pf_sessions_kill(d->sessions, s); /* not answered 201: gone */
+                pf_sessions_release(d->sessions, s, pf_clock_now_ns());
+            }
+        }
+        pf_mapver_release(mv);
+        break;
+    }
+    case PF_MUX_DELETE:
+        if (pf_sessions_remove(d->sessions, m->map_id, m->session_id)) {
+            status = 204;
+            null_body = true;
+        } else {
+            err = PF_ERR_SESSION_NOT_FOUND;
+            pf_proto_write_error(&body, err, NULL, NULL);
+        }
+        break;
+    }
+    if (err) status = pf_error_http_status(err);
+    if (pf_jsonw_failed(&body)) {
+        pf_jsonw_free(&body);
+        pf_jsonw_init(&body, 128);
+        status = pf_error_http_status(PF_ERR_NO_MEMORY);
+        pf_proto_write_error(&body, PF_ERR_NO_MEMORY, NULL, NULL);
+    }
+    q->answer = envelope(m, sid, status, null_body ? NULL : body.buf, null_body ? 0 : body.len,
+                         &q->answer_len);
+    pf_jsonw_free(&body);
+    /* Once q is on the list the loop thread may answer and free it (and its
+     * connection): nothing of q is read after the unlock. */
+    {
+        pf_hub *h = q->c->hub;
+        uv_mutex_lock(&h->mu);
+        q->next = h->mux_done;
+        h->mux_done = q;
+        uv_mutex_unlock(&h->mu);
+        uv_async_send(&h->async);
+    }
+}
+
+static void ready_push(mux_state *x, mux_entry *e) {
+    if (e->in_ready || e->running || !e->head) return;
+    e->in_ready = true;
+    e->ready_next = NULL;
+    if (x->ready_tail)
+        x->ready_tail->ready_next = e;
+    else
+        x->ready_head = e;
+    x->ready_tail = e;
+}
+
+/* Drops e from the table once it has nothing queued or running. */
+static void entry_gc(mux_state *x, mux_entry *e) {
+    mux_entry **pp;
+    if (e->running || e->head || e->in_ready) return;
+    for (pp = &x->buckets[e->hash & (MUX_BUCKETS - 1)]; *pp && *pp != e; pp = &(*pp)->hnext) {
+    }
+    if (*pp) *pp = e->hnext;
+    x->nentries--;
+    free(e);
+}
+
+/* Starts queued messages while the connection has room on the pool. */
+static void mux_pump(wsconn *c) {
+    mux_state *x = c->mux;
+    const pf_hub_deps *d = &c->hub->d;
+    while (!c->closing && x->ready_head && x->running < (size_t)d->cfg->stream_max_inflight &&
+           c->out_len - c->out_off <= PF_MUX_OUT_HIGH) {
+        mux_entry *e = x->ready_head;
+        mux_msg *q = e->head;
+        x->ready_head = e->ready_next;
+        if (!x->ready_head) x->ready_tail = NULL;
+        e->in_ready = false;
+        e->head = q->next;
+        if (!e->head) e->tail = NULL;
+        q->next = NULL;
+        e->running = true;
+        x->running++;
+        q->job.fn = run_mux;
+        q->job.arg = q;
+        /* A create whose map must be loaded builds it: a build job. */
+        q->job.kind =
+            q->m.op == PF_MUX_CREATE && d->maps && pf_maps_needs_load(d->maps, q->m.map_id)
+                ? PF_JOB_BUILD
+                : PF_JOB_SEARCH;
+        if (pf_pool_submit(d->pool, &q->job) != PF_OK) {
+            /* Refused (the pool's queue is full, or it stops): answered as
+             * the HTTP route would be. */
+            e->running = false;
+            x->running--;
+            x->pending--;
+            mux_send_error(c, &q->m, PF_ERR_OVERLOADED, NULL, NULL);
+            msg_free(q);
+            ready_push(x, e);
+            entry_gc(x, e);
+        }
+    }
+}
+
+/* A job's answer is back (loop thread). */
+static void mux_answered(mux_msg *q) {
+    wsconn *c = q->c;
+    mux_state *x = c->mux;
+    mux_entry *e = q->entry;
+    if (q->answer && !c->closing) send_frame(c, PF_WS_OP_TEXT, q->answer, q->answer_len);
+    e->running = false;
+    x->running--;
+    x->pending--;
+    msg_free(q);
+    ready_push(x, e);
+    entry_gc(x, e);
+    mux_pump(c);
+    process(c); /* reads again if it had stopped, and closes when done */
+}
+
+static void mux_on_text(wsconn *c, const uint8_t *data, size_t len) {
+    mux_state *x = c->mux;
+    const pf_hub_deps *d = &c->hub->d;
+    pf_proto_error e;
+    mux_msg *q = calloc(1, sizeof(*q));
+    mux_entry *en;
+    uint64_t h;
+    char key[sizeof(en->key)];
+    if (!q) {
+        mux_send_error(c, NULL, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    if (pf_mux_message_parse((const char *)data, len, d->cfg->session_max_ttl_s, &q->m, &e)) {
+        mux_send_error(c, NULL, e.code, e.field, e.message);
+        free(q);
+        return;
+    }
+    if (!pf_map_id_is_valid(q->m.map_id, strlen(q->m.map_id))) {
+        mux_send_error(c, &q->m, PF_ERR_INVALID_MAP_ID, "map", NULL);
+        msg_free(q);
+        return;
+    }
+    if (q->m.op != PF_MUX_CREATE && !session_id_chars(q->m.session_id)) {
+        mux_send_error(c, &q->m, PF_ERR_SESSION_NOT_FOUND, "session", NULL);
+        msg_free(q);
+        return;
+    }
+    if (q->m.op == PF_MUX_CREATE)
+        snprintf(key, sizeof(key), "#create %llu", (unsigned long long)++x->creates);
+    else
+        snprintf(key, sizeof(key), "%s/%s", q->m.map_id, q->m.session_id);
+    h = key_hash(key);
+    for (en = x->buckets[h & (MUX_BUCKETS - 1)]; en && strcmp(en->key, key) != 0; en = en->hnext) {
+    }
+    if (!en) {
+        if (x->nentries >= (size_t)d->cfg->stream_max_sessions) {
+            char msg[200];
+            snprintf(msg, sizeof(msg),
+                     "This connection has messages outstanding for %lld sessions, its limit "
+                     "(stream_max_sessions); wait for answers.",
+                     (long long)d->cfg->stream_max_sessions);
+            mux_send_error(c, &q->m, PF_ERR_LIMIT_EXCEEDED, "session", msg);
+            msg_free(q);
+            return;
+        }
+        if (!(en = calloc(1, sizeof(*en)))) {
+            mux_send_error(c, &q->m, PF_ERR_NO_MEMORY, NULL, NULL);
+            msg_free(q);
+            return;
+        }
+        memcpy(en->key, key, sizeof(key));
+        en->hash = h;
+        en->hnext = x->buckets[h & (MUX_BUCKETS - 1)];
+        x->buckets[h & (MUX_BUCKETS - 1)] = en;
+        x->nentries++;
+    }
+    q->c = c;
+    q->entry = en;
+    if (en->tail)
+        en->tail->next = q;
+    else
+        en->head = q;
+    en->tail = q;
+    x->pending++;
+    ready_push(x, en);
+    mux_pump(c);
+}
+
 static void on_message(wsconn *c, const pf_ws_message *m) {
     pf_metrics_count_ws_message(c->hub->d.metrics, false, m->op, m->len);
     switch (m->op) {
     case PF_WS_OP_TEXT:
-        on_text(c, m->data, m->len);
+        if (c->mux)
+            mux_on_text(c, m->data, m->len);
+        else
+            on_text(c, m->data, m->len);
         break;
     case PF_WS_OP_BINARY:
         send_close(c, 1003);
@@ -319,7 +721,7 @@ static void on_message(wsconn *c, const pf_ws_message *m) {
 
 /* Decodes and handles buffered input until a job starts or it runs out. */
 static void process(wsconn *c) {
-    while (!c->in_job && !c->closing && c->in_off < c->in_len) {
+    while (may_read(c) && c->in_off < c->in_len) {
         pf_ws_message m;
         size_t used = 0;
         bool got = false;
@@ -345,8 +747,11 @@ static void on_poll(uv_poll_t *hd, int status, int events) {
         update_poll(c);
         return;
     }
-    if (events & UV_WRITABLE) flush(c);
-    if ((events & UV_READABLE) && !c->in_job && !c->closing) {
+    if (events & UV_WRITABLE) {
+        flush(c);
+        if (c->mux) mux_pump(c); /* answers went out: room for more jobs */
+    }
+    if ((events & UV_READABLE) && may_read(c)) {
         for (;;) {
             ssize_t k;
             if (c->in_cap - c->in_len < READ_CHUNK) {
@@ -378,7 +783,7 @@ static void on_poll(uv_poll_t *hd, int status, int events) {
 /* Watches what c waits for; closes c when it is done. */
 static void update_poll(wsconn *c) {
     int ev = 0;
-    if (!c->in_job && !c->closing) ev |= UV_READABLE;
+    if (may_read(c)) ev |= UV_READABLE;
     if (c->out_len > c->out_off) ev |= UV_WRITABLE;
     if (c->closing && !(ev & UV_WRITABLE)) {
         finish(c);
@@ -498,17 +903,25 @@ static void on_async(uv_async_t *a) {
     wsconn *in, *done;
     tick_job *frames;
     bool close_all, stop, rescan;
+    mux_msg *mdone;
     uv_mutex_lock(&h->mu);
     in = h->incoming;
     done = h->done;
     frames = h->frames;
+    mdone = h->mux_done;
     h->incoming = h->done = NULL;
     h->frames = NULL;
+    h->mux_done = NULL;
     close_all = h->close_all;
     stop = h->stop;
     rescan = h->rescan && !stop;
     h->rescan = false;
     uv_mutex_unlock(&h->mu);
+    while (mdone) {
+        mux_msg *q = mdone;
+        mdone = q->next;
+        mux_answered(q);
+    }
     while (done) {
         wsconn *c = done;
         done = c->next;
@@ -647,6 +1060,27 @@ void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *
 void pf_hub_adopt_crowd(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                         const char *extra, size_t n, pf_crowd *crowd) {
     adopt_any(h, sock, urh, extra, n, pf_crowd_map_id(crowd), pf_crowd_id(crowd), crowd);
+}
+
+void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                      const char *extra, size_t n) {
+    wsconn *c = calloc(1, sizeof(*c));
+    if (!c || !(c->mux = calloc(1, sizeof(*c->mux))) || (n && !(c->in = malloc(n)))) {
+        if (c) free(c->mux);
+        free(c);
+        MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+        return;
+    }
+    c->hub = h;
+    c->fd = sock;
+    c->urh = urh;
+    pf_ws_decoder_init(&c->dec, h->d.ws_max_message);
+    if (n) memcpy(c->in, extra, n);
+    c->in_len = c->in_cap = n;
+    uv_mutex_lock(&h->mu);
+    h->count++;
+    uv_mutex_unlock(&h->mu);
+    push(h, &h->incoming, c);
 }
 
 void pf_hub_close_all(pf_hub *h) {

@@ -20,6 +20,24 @@
  * messages are crowd commands, and the hub's ticker queues each ticking
  * crowd's steps on the pool at its tick_hz and sends the frames (below).
  *
+ * Multiplexed streams (GET /v1/stream, pf_hub_adopt_mux): one connection
+ * for any number of sessions, e.g. one per game server. Each text message
+ * names its map and session and an op (update, get, create, delete; the
+ * message format is session_json.h's pf_mux_message); each answer is one
+ * text message {"op","map","session","tag","status","body"} where status
+ * and body are what the HTTP route would have answered (no "body" for a
+ * 204). Messages of one session run one at a time in the order they came;
+ * messages of different sessions run side by side, at most
+ * stream_max_inflight of one connection on the pool at once, so answers of
+ * different sessions may come back in another order (the tag tells them
+ * apart). A message that cannot be taken (malformed, a bad id, past
+ * stream_max_sessions sessions with messages outstanding) is answered at
+ * once. Per-connection bounds: stream_max_pending messages queued or
+ * running, past which the hub reads no more from the socket until answers
+ * go out (TCP backpressure); and while more than PF_MUX_OUT_HIGH bytes of
+ * answers wait to be sent, no new job starts. Sessions on navmesh maps
+ * (path corridors) take the same ops with [x,y,z] points.
+ *
  * The hub also frees idle sessions and crowds past their ttl once a
  * second.
  *
@@ -31,6 +49,7 @@
 #include <microhttpd.h>
 #include <stddef.h>
 
+#include "config.h"
 #include "crowd.h"
 #include "metrics.h"
 #include "navq.h"
@@ -38,6 +57,9 @@
 #include "registry.h"
 #include "session.h"
 #include "status.h"
+
+/* Unsent answer bytes of a multiplexed stream past which no job starts. */
+#define PF_MUX_OUT_HIGH (4u << 20)
 
 typedef struct pf_hub pf_hub;
 
@@ -51,6 +73,14 @@ typedef struct pf_hub_deps {
     pf_crowds *crowds;     /* ticked and reaped here (NULL: no crowds) */
     pf_navq *navq;         /* for crowd commands */
     pf_crowd_limits crowd_limits;
+    /* Multiplexed streams: stream_max_inflight, stream_max_pending,
+     * stream_max_sessions, session_ttl_s, session_max_ttl_s,
+     * max_sessions_per_map, max_sessions. */
+    const pf_config *cfg;
+    /* A multiplexed create for a map this instance does not hold loads it
+     * first (--store; as routes_load.c does for HTTP), on a build worker.
+     * NULL: never. */
+    struct pf_maps *maps;
 } pf_hub_deps;
 
 /* Starts the hub's thread. PF_ENOMEM. */
@@ -70,6 +100,10 @@ void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *
  * closed (1000). */
 void pf_hub_adopt_crowd(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                         const char *extra, size_t n, pf_crowd *crowd);
+/* Takes an upgraded connection of a multiplexed stream (GET /v1/stream).
+ * Never blocks. */
+void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                      const char *extra, size_t n);
 
 /* Sends close 1001 (going away) on every stream and closes them once their
  * job, if any, is done (used by the SIGTERM drain). */

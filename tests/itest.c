@@ -28,8 +28,14 @@ hc_resp it_req(const hc_server *s, const char *method, const char *path, const c
 const cJSON *it_get(const cJSON *o, const char *path) {
     char buf[128], *tok, *save;
     snprintf(buf, sizeof(buf), "%s", path);
-    for (tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save))
-        o = cJSON_GetObjectItemCaseSensitive(o, tok);
+    for (tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save)) {
+        char *end;
+        long k = strtol(tok, &end, 10);
+        if (cJSON_IsArray(o) && *tok && !*end) /* "path.0.1": array items by index */
+            o = k >= 0 ? cJSON_GetArrayItem(o, (int)k) : NULL;
+        else
+            o = cJSON_GetObjectItemCaseSensitive(o, tok);
+    }
     return o;
 }
 
@@ -77,6 +83,11 @@ const char it_room_json[] =
 const char it_island_json[] =
     "{\"rows\":[\"...#....\",\"...#....\",\"...#....\",\"...#....\",\"...#....\"],"
     "\"connectivity\":4}";
+
+/* The 12x8 map with a one-cell gap in a wall and a closed room. */
+const char it_gap_map[] =
+    "{\"rows\":[\"............\",\"............\",\"............\",\"#####.######\","
+    "\"............\",\"........####\",\"........#..#\",\"........####\"]}";
 
 /* An open w x h Moving AI map with a wall across the middle row, gap at the
  * right end. Free with free(). */

@@ -24,7 +24,8 @@ void it_stop(hc_server *s);
 hc_resp it_req(const hc_server *s, const char *method, const char *path, const char *ctype,
                const char *body);
 
-/* The value at a dotted path ("stats.expanded") of o, or NULL. */
+/* The value at a dotted path ("stats.expanded", "path.0.1": a number
+ * indexes an array) of o, or NULL. */
 const cJSON *it_get(const cJSON *o, const char *path);
 double it_num(const cJSON *o, const char *path);
 const char *it_str(const cJSON *o, const char *path);
@@ -41,6 +42,11 @@ extern const char it_room_json[];
 
 /* An 8x5 map whose right part is walled off. */
 extern const char it_island_json[];
+
+/* A 12x8 map: a wall across row 3 with a one-cell gap at x = 5 (too narrow
+ * for a 2x2 agent), and a room in the bottom right, (9,6)-(10,6), closed on
+ * every side. */
+extern const char it_gap_map[];
 
 /* An open w x h Moving AI map with a wall across the middle row, gap at the
  * right end. Free with free(). */

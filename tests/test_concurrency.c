@@ -14,12 +14,15 @@
 #include <check.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "itest.h"
 #include "testutil.h"
+#include "wsc.h"
 
 #define NIDS 2
 
@@ -145,6 +148,135 @@ START_TEST(concurrency_publish_races_same_ids) {
     r = it_req(&s, "GET", "/healthz", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     hc_free(&r);
+    ck_assert_int_eq(atomic_load(&failures), 0);
+    it_stop(&s);
+}
+END_TEST
+
+/* The many-units routes racing map changes: flow fields (cached, and
+ * their cache cleared by PATCH), tables, paths with goals and agent sizes
+ * (each size's grid and hierarchy built on first use, by whichever request
+ * comes first, and repaired by the PATCHes), and the multiplexed stream
+ * creating and updating agent sessions, while the map is replaced,
+ * patched and deleted. */
+static const char units_map[] =
+    "{\"rows\":[\"............\",\"............\",\"............\",\"#####..#####\","
+    "\"............\",\"............\",\"............\",\"............\"],"
+    "\"doors\":{\"d\":{\"cells\":[[5,3],[6,3]]}}}";
+
+static bool send_ok(const mix *m, const char *method, const char *path, const char *body) {
+    hc_resp r;
+    int rc = hc_request(m->srv->port, method, path, body ? "application/json" : NULL, body,
+                        body ? strlen(body) : 0, NULL, &r);
+    bool ok = rc == 0 && acceptable(r.status);
+    if (rc == 0 && !ok)
+        fprintf(stderr, "units race: %s %s got %d: %.200s\n", method, path, r.status, r.body);
+    if (rc == 0) hc_free(&r);
+    return ok;
+}
+
+static void *units_thread(void *arg) {
+    mix *m = arg;
+    uint64_t st = m->seed;
+    char path[160], msg[256];
+    int fd = -1;
+    while (now_ns() < m->stop_ns) {
+        int id = (int)tu_below(&st, NIDS);
+        bool ok = true;
+        switch (m->kind) {
+        case 0:
+            snprintf(path, sizeof(path), "/v1/maps/units%d", id);
+            ok = send_ok(m, "PUT", path, units_map);
+            break;
+        case 1:
+            snprintf(path, sizeof(path), "/v1/maps/units%d", id);
+            ok = send_ok(m, tu_below(&st, 4) ? "PATCH" : "DELETE", path,
+                         tu_below(&st, 2) ? "{\"doors\":[{\"id\":\"d\",\"open\":false}]}"
+                                          : "{\"doors\":[{\"id\":\"d\",\"open\":true}]}");
+            break;
+        case 2:
+            snprintf(path, sizeof(path), "/v1/maps/units%d/flowfield", id);
+            ok = send_ok(m, "POST", path,
+                         tu_below(&st, 2) ? "{\"goals\":[[0,0],[11,7]]}"
+                                          : "{\"goal\":[0,0],\"agent_size\":2,\"costs\":false}");
+            break;
+        case 3:
+            snprintf(path, sizeof(path), "/v1/maps/units%d/table", id);
+            ok = send_ok(m, "POST", path,
+                         "{\"sources\":[[0,0],[11,0]],\"targets\":[[0,7],[5,5]],\"paths\":true}");
+            break;
+        case 4:
+            snprintf(path, sizeof(path), "/v1/maps/units%d/path", id);
+            ok = send_ok(
+                m, "POST", path,
+                tu_below(&st, 2)
+                    ? "{\"start\":[0,0],\"goal\":[0,6],\"agent_size\":2,\"algorithm\":\"hpa\"}"
+                    : "{\"start\":[0,0],\"goals\":[[0,6],[11,7]],\"partial\":true}");
+            break;
+        default: { /* the multiplexed stream: create a 2x2 session, move it, read it */
+            int status, op;
+            char *data;
+            size_t len;
+            if (fd < 0) {
+                fd = wsc_connect(m->srv->port, "/v1/stream", &status, NULL, 0);
+                if (fd < 0) {
+                    ok = false;
+                    break;
+                }
+            }
+            snprintf(msg, sizeof(msg),
+                     "{\"op\":\"create\",\"map\":\"units%d\",\"create\":{\"start\":[0,0],"
+                     "\"goal\":[0,6],\"agent_size\":2}}",
+                     id);
+            ok = wsc_send(fd, 1, msg, strlen(msg)) == 0 && wsc_recv(fd, &op, &data, &len) == 0;
+            if (ok) {
+                cJSON *j = cJSON_ParseWithLength(data, len);
+                int code = j ? (int)it_num(j, "status") : 0;
+                ok = j && acceptable(code);
+                if (ok && code == 201) {
+                    snprintf(msg, sizeof(msg),
+                             "{\"map\":\"units%d\",\"session\":\"%s\",\"update\":{\"position\":"
+                             "[1,0]}}",
+                             id, it_str(j, "session"));
+                    char *d2 = NULL;
+                    size_t l2;
+                    ok = wsc_send(fd, 1, msg, strlen(msg)) == 0 && wsc_recv(fd, &op, &d2, &l2) == 0;
+                    free(d2);
+                }
+                cJSON_Delete(j);
+                free(data);
+            }
+            break;
+        }
+        }
+        if (!ok) atomic_fetch_add(m->failures, 1);
+        m->sent++;
+    }
+    if (fd >= 0) wsc_close(fd);
+    return NULL;
+}
+
+START_TEST(concurrency_many_units_races) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    static const int kinds[] = {0, 1, 2, 2, 3, 4, 4, 5};
+    enum { NT = sizeof(kinds) / sizeof(kinds[0]) };
+    pthread_t t[NT];
+    mix m[NT];
+    atomic_int failures;
+    uint64_t seed = tu_seed("concurrency_many_units_races", 18);
+    uint64_t stop = now_ns() + 4000000000ull;
+    int total = 0;
+    atomic_init(&failures, 0);
+    for (int i = 0; i < NT; i++) {
+        m[i] = (mix){&s, kinds[i], seed + (uint64_t)i * 7919, stop, &failures, 0};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, units_thread, &m[i]), 0);
+    }
+    for (int i = 0; i < NT; i++) {
+        pthread_join(t[i], NULL);
+        total += m[i].sent;
+    }
+    fprintf(stderr, "concurrency_many_units_races: %d requests, %d failures\n", total,
+            atomic_load(&failures));
     ck_assert_int_eq(atomic_load(&failures), 0);
     it_stop(&s);
 }
@@ -415,6 +547,7 @@ TU_SUITE(concurrency) {
     TCase *tc = tcase_create("races");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, concurrency_publish_races_same_ids);
+    tcase_add_test(tc, concurrency_many_units_races);
     tcase_add_test(tc, concurrency_upload_replace_delete_query);
     tcase_add_test(tc, concurrency_navmesh_races);
     suite_add_tcase(s, tc);

@@ -532,6 +532,105 @@ START_TEST(fleet_two_instances_agree) {
 }
 END_TEST
 
+/* Issue 18's routes with a shared store: a flow field on an instance
+ * without a copy loads the map; its cache is dropped when a PATCH made
+ * through the other instance reaches this one; a multiplexed create for a
+ * map this instance does not hold loads it; a generated maze is in the
+ * store (the same parameters through the other instance: 200, version 1)
+ * and answers tables there. */
+START_TEST(fleet_many_units) {
+    fl_proc redis;
+    hc_server a, b;
+    hc_resp r;
+    cJSON *j;
+    char *m = map_json(5), maze[64], path[160], *data;
+    int fd, status, op;
+    size_t len;
+    static const char ff[] = "{\"goal\":[15,15]}";
+    static const char gen[] = "{\"type\":\"maze\",\"width\":21,\"height\":21,\"seed\":4}";
+    NEED("redis-server");
+    redis = fl_redis_start();
+    a = fl_pathd_start(fl_free_port(), redis.port, "a", NULL);
+    b = fl_pathd_start(fl_free_port(), redis.port, "b", NULL);
+    ck_assert_int_eq(status_of(a.port, "PUT", "/v1/maps/m", m, NULL), 201);
+    ck_assert_int_eq(status_of(a.port, "PUT", "/v1/maps/p", m, NULL), 201);
+
+    /* Flow fields on b: loaded, then cached; a's PATCH drops b's cache. */
+    for (int k = 0; k < 2; k++) {
+        r = fl_req(b.port, "POST", "/v1/maps/m/flowfield", JSON, ff, NULL);
+        ck_assert_msg(r.status == 200, "%d %s", r.status, r.body);
+        j = json_of(&r);
+        ck_assert(it_truth(j, "stats.cached") == (k == 1));
+        ck_assert_int_eq((int)it_num(j, "map_version"), 1);
+        cJSON_Delete(j);
+        hc_free(&r);
+    }
+    ck_assert_int_eq(status_of(a.port, "PATCH", "/v1/maps/m",
+                               "{\"cells\":[{\"x\":14,\"y\":15,\"cost\":0}]}", NULL),
+                     200);
+    ck_assert(wait_version(b.port, "m", 2, fl_now_ms() + 5000));
+    r = fl_req(b.port, "POST", "/v1/maps/m/flowfield", JSON, ff, NULL);
+    ck_assert_int_eq(r.status, 200);
+    j = json_of(&r);
+    ck_assert(!it_truth(j, "stats.cached"));
+    ck_assert_int_eq((int)it_num(j, "map_version"), 2);
+    cJSON_Delete(j);
+    hc_free(&r);
+
+    /* The multiplexed stream on b creates a session on p, which b never
+     * served: it loads p first. */
+    fd = wsc_connect(b.port, "/v1/stream", &status, NULL, 0);
+    ck_assert_msg(fd >= 0, "status %d", status);
+    {
+        static const char c[] = "{\"op\":\"create\",\"map\":\"p\",\"tag\":1,\"create\":{\"start\":"
+                                "[0,0],\"goal\":[15,15]}}";
+        ck_assert_int_eq(wsc_send(fd, 1, c, strlen(c)), 0);
+        ck_assert_int_eq(wsc_recv(fd, &op, &data, &len), 0);
+        j = cJSON_ParseWithLength(data, len);
+        free(data);
+        ck_assert_ptr_nonnull(j);
+        ck_assert_int_eq((int)it_num(j, "status"), 201);
+        ck_assert(it_truth(j, "body.found"));
+        cJSON_Delete(j);
+    }
+    {
+        static const char c[] = "{\"op\":\"create\",\"map\":\"nosuch\",\"create\":{\"start\":"
+                                "[0,0],\"goal\":[1,1]}}";
+        ck_assert_int_eq(wsc_send(fd, 1, c, strlen(c)), 0);
+        ck_assert_int_eq(wsc_recv(fd, &op, &data, &len), 0);
+        j = cJSON_ParseWithLength(data, len);
+        free(data);
+        ck_assert_int_eq((int)it_num(j, "status"), 404);
+        ck_assert_str_eq(it_str(j, "body.error.field"), "map");
+        cJSON_Delete(j);
+    }
+    wsc_close(fd);
+
+    /* A maze generated through a is in the store. */
+    r = fl_req(a.port, "POST", "/v1/maps/generate", JSON, gen, NULL);
+    ck_assert_msg(r.status == 201, "%d %s", r.status, r.body);
+    j = json_of(&r);
+    snprintf(maze, sizeof(maze), "%s", it_str(j, "id"));
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = fl_req(b.port, "POST", "/v1/maps/generate", JSON, gen, NULL);
+    ck_assert_msg(r.status == 200, "%d %s", r.status, r.body);
+    ck_assert_uint_eq(version_of(&r), 1);
+    hc_free(&r);
+    snprintf(path, sizeof(path), "/v1/maps/%s/table", maze);
+    r = fl_req(b.port, "POST", path, JSON, "{\"sources\":[[1,1],[19,19]]}", NULL);
+    ck_assert_msg(r.status == 200, "%d %s", r.status, r.body);
+    j = json_of(&r);
+    ck_assert(it_num(j, "costs.0.1") > 0);
+    cJSON_Delete(j);
+    hc_free(&r);
+    it_stop(&a);
+    it_stop(&b);
+    fl_stop(&redis, SIGTERM);
+    free(m);
+}
+END_TEST
+
 /* A copy more than the log keeps behind (its instance was frozen while
  * 130 PATCHes went by, so the log was trimmed past it) is rebuilt from the
  * snapshot; a session on it lives on (rebuilt), and a copy loaded fresh
@@ -783,7 +882,37 @@ static void every_route(const fleet *f) {
         free(msg);
     }
     wsc_close(fd);
+    ck_assert_int_eq(status_of(np, "GET", "/v1/maps/routes/sessions", NULL, NULL), 200);
     ck_assert_int_eq(status_of(np, "DELETE", url, NULL, NULL), 204);
+    /* Issue 18's routes: a flow field, a table, a maze, the multiplexed
+     * stream (any instance; create and get on one connection). */
+    ck_assert_int_eq(status_of(np, "POST", "/v1/maps/routes/flowfield", "{\"goal\":[15,15]}", NULL),
+                     200);
+    ck_assert_int_eq(
+        status_of(np, "POST", "/v1/maps/routes/table", "{\"sources\":[[0,0],[15,15]]}", NULL), 200);
+    ck_assert_int_eq(status_of(np, "POST", "/v1/maps/generate",
+                               "{\"type\":\"maze\",\"width\":15,\"height\":15}", NULL),
+                     201);
+    fd = wsc_connect(np, "/v1/stream", &status, NULL, 0);
+    ck_assert_msg(fd >= 0, "the multiplexed stream through the proxy: %d", status);
+    for (int k = 0; k < 2; k++) {
+        char mx[200];
+        if (k == 0)
+            snprintf(mx, sizeof(mx),
+                     "{\"op\":\"create\",\"map\":\"routes\",\"create\":{\"start\":[0,0],"
+                     "\"goal\":[15,15]}}");
+        else
+            snprintf(mx, sizeof(mx), "{\"op\":\"get\",\"map\":\"routes\",\"session\":\"%s\"}", id);
+        ck_assert_int_eq(wsc_send(fd, 1, mx, strlen(mx)), 0);
+        ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
+        j = cJSON_ParseWithLength(msg, len);
+        free(msg);
+        ck_assert_ptr_nonnull(j);
+        ck_assert_int_eq((int)it_num(j, "status"), k == 0 ? 201 : 200);
+        if (k == 0) snprintf(id, sizeof(id), "%s", it_str(j, "session"));
+        cJSON_Delete(j);
+    }
+    wsc_close(fd);
     /* DELETE everywhere: no instance serves it afterwards. */
     ck_assert_int_eq(status_of(np, "DELETE", "/v1/maps/routes", NULL, NULL), 204);
     ck_assert_int_eq(status_of(np, "GET", "/v1/maps/routes", NULL, NULL), 404);
@@ -1130,6 +1259,7 @@ TU_SUITE(fleet) {
     tcase_add_test(tc, fleet_store_versions_assigned_once);
     tcase_add_test(tc, fleet_two_instances_agree);
     tcase_add_test(tc, fleet_navmesh_maps);
+    tcase_add_test(tc, fleet_many_units);
     tcase_add_test(tc, fleet_copy_behind_the_log_reloads);
     tcase_add_test(tc, fleet_delete_racing_loads);
     tcase_add_test(tc, fleet_behind_nginx_failover);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "b64dec.h"
 #include "jsonw.h"
 #include "testutil.h"
 
@@ -89,6 +90,48 @@ START_TEST(jsonw_depth_limit_fails_sticky) {
 }
 END_TEST
 
+/* Base64 in one piece and in random pieces, against the decoder of
+ * tests/b64dec.c. */
+START_TEST(jsonw_base64_pieces) {
+    uint64_t st = tu_seed("jsonw_base64_pieces", 0xb64);
+    unsigned char data[300];
+    for (int round = 0; round < 500; round++) {
+        size_t n = tu_below(&st, sizeof(data) + 1);
+        for (size_t i = 0; i < n; i++) data[i] = (unsigned char)tu_rand(&st);
+        for (int pieces = 0; pieces < 2; pieces++) {
+            pf_jsonw w;
+            pf_jsonw_init(&w, 1);
+            pf_jsonw_arr_begin(&w);
+            pf_jsonw_int(&w, 1);
+            if (!pieces) {
+                pf_jsonw_base64(&w, data, n);
+            } else {
+                pf_jsonw_b64 b;
+                size_t at = 0;
+                pf_jsonw_b64_begin(&w, &b);
+                while (at < n) {
+                    size_t k = 1 + tu_below(&st, 7);
+                    if (k > n - at) k = n - at;
+                    pf_jsonw_b64_part(&w, &b, data + at, k);
+                    at += k;
+                }
+                pf_jsonw_b64_end(&w, &b);
+            }
+            pf_jsonw_arr_end(&w);
+            char *s = tu_jsonw_text(&w);
+            size_t sl = strlen(s), dl;
+            unsigned char *dec;
+            ck_assert(strncmp(s, "[1,\"", 4) == 0 && strcmp(s + sl - 2, "\"]") == 0);
+            ck_assert(tu_b64_decode(s + 4, sl - 6, &dec, &dl));
+            ck_assert_uint_eq(dl, n);
+            ck_assert(n == 0 || memcmp(dec, data, n) == 0);
+            free(dec);
+            free(s);
+        }
+    }
+}
+END_TEST
+
 TU_SUITE(jsonw) {
     Suite *s = suite_create("jsonw");
     TCase *tc = tcase_create("jsonw");
@@ -96,6 +139,7 @@ TU_SUITE(jsonw) {
     tcase_add_test(tc, jsonw_structure_and_escapes);
     tcase_add_test(tc, jsonw_doubles_roundtrip);
     tcase_add_test(tc, jsonw_depth_limit_fails_sticky);
+    tcase_add_test(tc, jsonw_base64_pieces);
     suite_add_tcase(s, tc);
     return s;
 }

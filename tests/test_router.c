@@ -71,7 +71,14 @@ START_TEST(router_allow_from_the_table) {
     ck_assert_str_eq(r.allow, "GET, HEAD, POST");
     ck_assert_int_eq(pf_route_find("PUT", "/v1/maps/m/path", &r), PF_MATCH_BAD_METHOD);
     ck_assert_str_eq(r.allow, "GET, HEAD, POST");
-    ck_assert_int_eq(pf_route_find("GET", "/v1/maps/m/sessions", &r), PF_MATCH_BAD_METHOD);
+    ck_assert_int_eq(pf_route_find("DELETE", "/v1/maps/m/sessions", &r), PF_MATCH_BAD_METHOD);
+    ck_assert_str_eq(r.allow, "GET, HEAD, POST");
+    ck_assert_int_eq(pf_route_find("GET", "/v1/maps/m/flowfield", &r), PF_MATCH_BAD_METHOD);
+    ck_assert_str_eq(r.allow, "POST");
+    /* The literal segment wins: "generate" is a route, not a map id. */
+    ck_assert_int_eq(pf_route_find("POST", "/v1/maps/generate", &r), PF_MATCH_OK);
+    ck_assert_int_eq(r.route, PF_ROUTE_MAPS_GENERATE);
+    ck_assert_int_eq(pf_route_find("GET", "/v1/maps/generate", &r), PF_MATCH_BAD_METHOD);
     ck_assert_str_eq(r.allow, "POST");
     ck_assert_int_eq(pf_route_find("POST", "/", &r), PF_MATCH_BAD_METHOD);
     ck_assert_str_eq(r.allow, "GET, HEAD");
@@ -142,11 +149,15 @@ START_TEST(router_shapes_and_specificity) {
     pf_route_result r;
     uint32_t lit = 0, ph = 0, spec;
     memset(&r, 0, sizeof(r));
-    ck_assert_int_eq(pf__route_shape_fits("/v1/maps/{id}", "/v1/maps/generate", &r, &ph), 2);
-    ck_assert_str_eq(r.map_id, "generate");
-    ck_assert_int_eq(pf__route_shape_fits("/v1/maps/generate", "/v1/maps/generate", &r, &lit), 2);
+    ck_assert_int_eq(pf__route_shape_fits("/v1/maps/{id}", "/v1/maps/stats", &r, &ph), 2);
+    ck_assert_str_eq(r.map_id, "stats");
+    ck_assert_int_eq(pf__route_shape_fits("/v1/maps/stats", "/v1/maps/stats", &r, &lit), 2);
     ck_assert_uint_gt(lit, ph);
-    ck_assert_int_eq(pf__route_shape_fits("/v1/maps/generate", "/v1/maps/other", &r, &spec), 0);
+    ck_assert_int_eq(pf__route_shape_fits("/v1/maps/stats", "/v1/maps/other", &r, &spec), 0);
+    /* "generate" is the name of a route, never a map id. */
+    ck_assert_int_eq(pf__route_shape_fits("/v1/maps/{id}", "/v1/maps/generate", &r, &ph), 1);
+    ck_assert(!pf_map_id_is_valid("generate", 8));
+    ck_assert(pf_map_id_is_valid("generated", 9));
     /* The earlier literal segment weighs more than any later ones. */
     ck_assert_int_eq(pf__route_shape_fits("/v1/{id}/a/b/c", "/v1/k/a/b/c", &r, &ph), 2);
     ck_assert_int_eq(pf__route_shape_fits("/v1/k/{id}/{id}/{id}", "/v1/k/a/b/c", &r, &lit), 2);

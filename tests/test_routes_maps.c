@@ -2,6 +2,7 @@
  * hierarchy, PATCH, DELETE. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -172,6 +173,76 @@ START_TEST(routes_maps_cells) {
     ck_assert_int_eq(r.status, 405);
     ck_assert_str_eq(hc_header(&r, "Allow", buf, sizeof(buf)), "GET, HEAD");
     hc_free(&r);
+    it_stop(&s);
+}
+END_TEST
+
+START_TEST(routes_maps_generate_mazes) {
+    hc_server s = it_start(ARGS("--workers", "2", "--max-map-side", "200"));
+    cJSON *j;
+    char id[80], path[160];
+    j = it_call(&s, "POST", "/v1/maps/generate", "application/json",
+                "{\"type\":\"maze\",\"width\":41,\"height\":31,\"seed\":7}", 201);
+    snprintf(id, sizeof(id), "%s", it_str(j, "id"));
+    ck_assert(strncmp(id, "maze-", 5) == 0);
+    ck_assert_int_eq((int)it_num(j, "width"), 41);
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
+    cJSON_Delete(j);
+    /* The same parameters again: the same map, nothing built. */
+    j = it_call(&s, "POST", "/v1/maps/generate", "application/json",
+                "{\"seed\":7,\"height\":31,\"width\":41,\"type\":\"maze\",\"walls\":\"cells\"}",
+                200);
+    ck_assert_str_eq(it_str(j, "id"), id);
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
+    cJSON_Delete(j);
+    /* Corner to corner: one way in a perfect maze. */
+    snprintf(path, sizeof(path), "/v1/maps/%s/path", id);
+    j = it_call(&s, "POST", path, "application/json",
+                "{\"start\":[1,1],\"goal\":[39,29],\"algorithm\":\"bfs\"}", 200);
+    ck_assert(it_truth(j, "found"));
+    {
+        double bfs_cost = it_num(j, "cost");
+        cJSON_Delete(j);
+        j = it_call(&s, "POST", path, "application/json",
+                    "{\"start\":[1,1],\"goal\":[39,29],\"algorithm\":\"astar\"}", 200);
+        ck_assert_double_eq_tol(it_num(j, "cost"), bfs_cost, 1e-9);
+        cJSON_Delete(j);
+    }
+    /* Named, with edges, loops and wide corridors. */
+    j = it_call(&s, "POST", "/v1/maps/generate", "application/json",
+                "{\"type\":\"maze\",\"width\":60,\"height\":40,\"seed\":3,\"walls\":\"edges\","
+                "\"corridor_width\":3,\"loops\":0.2,\"id\":\"arena-3\"}",
+                201);
+    ck_assert_str_eq(it_str(j, "id"), "arena-3");
+    cJSON_Delete(j);
+    j = it_call(&s, "POST", "/v1/maps/arena-3/path", "application/json",
+                "{\"start\":[0,0],\"goal\":[57,36],\"agent_size\":3}", 200);
+    ck_assert(it_truth(j, "found")); /* corridors three wide fit a 3x3 agent */
+    cJSON_Delete(j);
+    it_call_error(&s, "POST", "/v1/maps/generate", "application/json",
+                  "{\"type\":\"maze\",\"width\":201,\"height\":31}", 413, "limit_exceeded",
+                  "width");
+    it_call_error(&s, "POST", "/v1/maps/generate", "application/json",
+                  "{\"type\":\"maze\",\"width\":41,\"height\":31,\"walls\":\"x\"}", 422,
+                  "invalid_value", "walls");
+    it_call_error(&s, "POST", "/v1/maps/generate", "application/json",
+                  "{\"type\":\"cave\",\"width\":41,\"height\":31}", 422, "invalid_value", "type");
+    it_call_error(&s, "POST", "/v1/maps/generate", "application/json",
+                  "{\"type\":\"maze\",\"width\":2,\"height\":31}", 422, "invalid_value", "width");
+    it_call_error(&s, "POST", "/v1/maps/generate", "application/json",
+                  "{\"type\":\"maze\",\"width\":9,\"height\":9,\"id\":\"a/b\"}", 400,
+                  "invalid_map_id", "id");
+    {
+        hc_resp r = it_req(&s, "GET", "/v1/maps/generate", NULL, NULL);
+        ck_assert_int_eq(r.status, 405);
+        hc_free(&r);
+    }
+    /* "generate" names the route, so it is no map id. */
+    it_call_error(&s, "PUT", "/v1/maps/generate", "application/json", it_room_json, 405,
+                  "method_not_allowed", NULL);
+    it_call_error(&s, "POST", "/v1/maps/generate", "application/json",
+                  "{\"type\":\"maze\",\"width\":9,\"height\":9,\"id\":\"generate\"}", 400,
+                  "invalid_map_id", "id");
     it_stop(&s);
 }
 END_TEST
@@ -608,6 +679,7 @@ TU_SUITE(routes_maps) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, routes_maps_crud);
     tcase_add_test(tc, routes_maps_cells);
+    tcase_add_test(tc, routes_maps_generate_mazes);
     tcase_add_test(tc, routes_maps_hierarchy);
     tcase_add_test(tc, routes_maps_navmesh_uploads);
     tcase_add_test(tc, routes_maps_navmesh_patch);

@@ -481,6 +481,135 @@ START_TEST(routes_paths_navmesh_movingai) {
 }
 END_TEST
 
+START_TEST(routes_paths_goals_agents_partial_snap) {
+    hc_server s = it_start(ARGS("--workers", "2", "--max-goals", "3", "--max-agent-size", "3"));
+    cJSON *j;
+    it_put_map(&s, "u", "application/json", it_gap_map, 201);
+    /* Nearest of several goals: hpa (the default) has no such form. */
+    j = it_call(&s, "POST", "/v1/maps/u/path", "application/json",
+                "{\"start\":[0,0],\"goals\":[[11,4],[3,0],[0,2]]}", 200);
+    ck_assert(it_truth(j, "found"));
+    ck_assert_int_eq((int)it_num(j, "goal_index"), 2);
+    ck_assert_int_eq((int)it_num(j, "goal.1"), 2);
+    ck_assert_double_eq_tol(it_num(j, "cost"), 2.0, 1e-9);
+    ck_assert_str_eq(it_str(j, "algorithm"), "astar");
+    ck_assert_ptr_nonnull(strstr(it_str(j, "note"), "nearest-goal"));
+    cJSON_Delete(j);
+    /* The same with dijkstra, and by GET. */
+    j = it_call(&s, "POST", "/v1/maps/u/path", "application/json",
+                "{\"start\":[0,0],\"goals\":[[11,4],[3,0]],\"algorithm\":\"dijkstra\"}", 200);
+    ck_assert_int_eq((int)it_num(j, "goal_index"), 1);
+    ck_assert_str_eq(it_str(j, "algorithm"), "dijkstra");
+    ck_assert_ptr_null(it_get(j, "note"));
+    cJSON_Delete(j);
+    {
+        hc_resp r = it_req(&s, "GET", "/v1/maps/u/path?start=0,0&goals=11,4;3,0", NULL, NULL);
+        ck_assert_int_eq(r.status, 200);
+        j = it_json(&r);
+        ck_assert_int_eq((int)it_num(j, "goal_index"), 1);
+        cJSON_Delete(j);
+        hc_free(&r);
+    }
+    /* A 2x2 agent cannot take the one-cell door: no path below the wall;
+     * jps falls back to astar on the agent's grid and says so. */
+    j = it_call(&s, "POST", "/v1/maps/u/path", "application/json",
+                "{\"start\":[0,0],\"goal\":[0,4],\"agent_size\":2}", 200);
+    ck_assert(!it_truth(j, "found"));
+    ck_assert_str_eq(it_str(j, "reason"), "unreachable");
+    ck_assert_int_eq((int)it_num(j, "agent_size"), 2);
+    cJSON_Delete(j);
+    j = it_call(&s, "POST", "/v1/maps/u/path", "application/json",
+                "{\"start\":[0,0],\"goal\":[6,1],\"agent_size\":2,\"algorithm\":\"jps\"}", 200);
+    ck_assert(it_truth(j, "found"));
+    ck_assert_str_eq(it_str(j, "algorithm"), "astar");
+    ck_assert_ptr_nonnull(strstr(it_str(j, "note"), "one-cell agents"));
+    cJSON_Delete(j);
+    j = it_call(&s, "POST", "/v1/maps/u/path", "application/json",
+                "{\"start\":[0,0],\"goal\":[0,4]}", 200);
+    ck_assert(it_truth(j, "found")); /* one cell fits the door */
+    cJSON_Delete(j);
+    /* Partial: the closed room; blocked goals too. */
+    j = it_call(&s, "POST", "/v1/maps/u/path", "application/json",
+                "{\"start\":[0,4],\"goal\":[9,6],\"partial\":true}", 200);
+    ck_assert(!it_truth(j, "found"));
+    ck_assert(it_truth(j, "partial"));
+    ck_assert_str_eq(it_str(j, "reason"), "unreachable");
+    ck_assert(it_num(j, "cost") > 0);
+    /* (7,6) and (9,4) are both 2 from the goal; (7,6) is the cheaper. */
+    ck_assert_int_eq((int)it_num(j, "end.0"), 7);
+    ck_assert_int_eq((int)it_num(j, "end.1"), 6);
+    cJSON_Delete(j);
+    j = it_call(&s, "POST", "/v1/maps/u/path", "application/json",
+                "{\"start\":[0,4],\"goal\":[0,3],\"partial\":true}", 200);
+    ck_assert(it_truth(j, "partial"));
+    ck_assert_str_eq(it_str(j, "reason"), "blocked");
+    cJSON_Delete(j);
+    /* Snap: an off-map and a blocked endpoint move to the nearest walkable. */
+    j = it_call(&s, "POST", "/v1/maps/u/path", "application/json",
+                "{\"start\":[-2,0],\"goal\":[0,3],\"snap\":true,\"snap_radius\":3}", 200);
+    ck_assert(it_truth(j, "found"));
+    ck_assert_int_eq((int)it_num(j, "snapped.start.0"), 0);
+    ck_assert_int_eq((int)it_num(j, "snapped.goal.1"), 2);
+    ck_assert_int_eq((int)it_num(j, "path.0.0"), 0);
+    cJSON_Delete(j);
+    /* Cached answers are told apart by their goals. */
+    for (int k = 0; k < 2; k++) {
+        j = it_call(&s, "POST", "/v1/maps/u/path", "application/json",
+                    k ? "{\"start\":[0,0],\"goals\":[[3,0],[0,2]],\"algorithm\":\"astar\"}"
+                      : "{\"start\":[0,0],\"goals\":[[3,0]],\"algorithm\":\"astar\"}",
+                    200);
+        ck_assert_double_eq_tol(it_num(j, "cost"), k ? 2.0 : 3.0, 1e-9);
+        cJSON_Delete(j);
+    }
+    j = it_call(&s, "POST", "/v1/maps/u/path", "application/json",
+                "{\"start\":[0,0],\"goals\":[[3,0]],\"algorithm\":\"astar\"}", 200);
+    ck_assert(it_truth(j, "stats.cached"));
+    cJSON_Delete(j);
+    /* Batches take the new fields per query. */
+    j = it_call(&s, "POST", "/v1/maps/u/paths", "application/json",
+                "{\"queries\":[{\"start\":[0,0],\"goals\":[[3,0],[0,1]]},"
+                "{\"start\":[0,0],\"goal\":[4,0],\"agent_size\":3},"
+                "{\"start\":[10,6],\"goal\":[0,0],\"agent_size\":2}]}",
+                200);
+    ck_assert_int_eq((int)it_num(j, "results.0.goal_index"), 1);
+    ck_assert(it_truth(j, "results.1.found"));
+    ck_assert_int_eq((int)it_num(j, "results.2.status"), 422);
+    ck_assert_str_eq(it_str(j, "results.2.error.field"), "queries[2].start");
+    cJSON_Delete(j);
+    /* Errors name the field. */
+    it_call_error(&s, "POST", "/v1/maps/u/path", "application/json",
+                  "{\"start\":[0,0],\"goal\":[1,1],\"agent_size\":4}", 422, "invalid_value",
+                  "agent_size");
+    it_call_error(&s, "POST", "/v1/maps/u/path", "application/json",
+                  "{\"start\":[0,0],\"goals\":[[1,1],[1,2],[1,0],[2,2]]}", 413, "limit_exceeded",
+                  "goals");
+    it_call_error(&s, "POST", "/v1/maps/u/path", "application/json",
+                  "{\"start\":[0,0],\"goals\":[[1,1],[40,2]]}", 422, "off_map", "goals[1]");
+    it_call_error(&s, "POST", "/v1/maps/u/path", "application/json",
+                  "{\"start\":[0,0],\"goals\":[[1,1],[0,3]]}", 422, "blocked", "goals[1]");
+    it_call_error(&s, "POST", "/v1/maps/u/path", "application/json",
+                  "{\"start\":[10,6],\"goal\":[1,1],\"agent_size\":2}", 422, "blocked", "start");
+    it_call_error(&s, "POST", "/v1/maps/u/path", "application/json",
+                  "{\"start\":[0,0],\"goal\":[1,1],\"goals\":[[1,1]]}", 400, "invalid_request",
+                  "goals");
+    it_call_error(&s, "POST", "/v1/maps/u/path", "application/json",
+                  "{\"start\":[0,0],\"goal\":[1,1],\"snap_radius\":2}", 422, "invalid_value",
+                  "snap_radius");
+    it_call_error(&s, "POST", "/v1/maps/u/path", "application/json",
+                  "{\"start\":[0,0],\"goal\":[1,1],\"snap\":true,\"snap_radius\":99}", 422,
+                  "invalid_value", "snap_radius");
+    it_call_error(&s, "POST", "/v1/maps/u/path", "application/json",
+                  "{\"start\":[-9,0],\"goal\":[1,1],\"snap\":true}", 422, "off_map", "start");
+    it_call_error(&s, "POST", "/v1/maps/u/path", "application/json",
+                  "{\"start\":[0,0],\"goals\":[[1,1]],\"algorithm\":\"bfs\"}", 422, "unsupported",
+                  "algorithm");
+    it_call_error(&s, "POST", "/v1/maps/u/path", "application/json",
+                  "{\"start\":[0,0],\"goal\":[1,1],\"partial\":1}", 400, "invalid_request",
+                  "partial");
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_paths) {
     Suite *s = suite_create("routes_paths");
     TCase *tc = tcase_create("routes_paths");
@@ -490,6 +619,7 @@ TU_SUITE(routes_paths) {
     tcase_add_test(tc, routes_paths_movingai_sampled_optimal);
     tcase_add_test(tc, routes_paths_navmesh);
     tcase_add_test(tc, routes_paths_navmesh_movingai);
+    tcase_add_test(tc, routes_paths_goals_agents_partial_snap);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -637,6 +637,106 @@ START_TEST(routes_sessions_navmesh_corridor) {
 }
 END_TEST
 
+static char *create_session(const hc_server *s, const char *map, int sx, int sy, int gx, int gy) {
+    char path[96], body[96];
+    hc_resp r;
+    cJSON *j;
+    char *sid;
+    snprintf(path, sizeof(path), "/v1/maps/%s/sessions", map);
+    snprintf(body, sizeof(body), "{\"start\":[%d,%d],\"goal\":[%d,%d]}", sx, sy, gx, gy);
+    r = it_req(s, "POST", path, "application/json", body);
+    ck_assert_msg(r.status == 201, "%d %s", r.status, r.body);
+    j = it_json(&r);
+    sid = strdup(it_str(j, "session_id"));
+    cJSON_Delete(j);
+    hc_free(&r);
+    return sid;
+}
+
+START_TEST(routes_sessions_list_pages) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    char *sids[5];
+    hc_resp r;
+    cJSON *j;
+    it_put_map(&s, "u", "application/json", it_gap_map, 201);
+    it_put_map(&s, "v", "application/json", it_gap_map, 201);
+    for (int i = 0; i < 5; i++) sids[i] = create_session(&s, i < 4 ? "u" : "v", i, 0, 0, 7);
+    r = it_req(&s, "GET", "/v1/maps/u/sessions", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    j = it_json(&r);
+    ck_assert_int_eq((int)it_num(j, "count"), 4);
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "sessions")), 4);
+    ck_assert(cJSON_IsNull(it_get(j, "next")));
+    for (int i = 0; i < 3; i++) /* sorted by id */
+        ck_assert(strcmp(it_str(cJSON_GetArrayItem(it_get(j, "sessions"), i), "session_id"),
+                         it_str(cJSON_GetArrayItem(it_get(j, "sessions"), i + 1), "session_id")) <
+                  0);
+    ck_assert_int_eq((int)it_num(j, "sessions.0.goal.1"), 7);
+    cJSON_Delete(j);
+    hc_free(&r);
+    /* Pages of two. */
+    r = it_req(&s, "GET", "/v1/maps/u/sessions?limit=2", NULL, NULL);
+    j = it_json(&r);
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "sessions")), 2);
+    {
+        char path[160];
+        snprintf(path, sizeof(path), "/v1/maps/u/sessions?limit=2&after=%s", it_str(j, "next"));
+        cJSON_Delete(j);
+        hc_free(&r);
+        r = it_req(&s, "GET", path, NULL, NULL);
+        j = it_json(&r);
+        ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "sessions")), 2);
+        ck_assert(cJSON_IsNull(it_get(j, "next")));
+    }
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/u/sessions?limit=0", NULL, NULL);
+    it_expect_error(&r, 422, "invalid_value", "limit");
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/u/sessions?page=1", NULL, NULL);
+    it_expect_error(&r, 400, "invalid_request", "page");
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/zz/sessions", NULL, NULL);
+    it_expect_error(&r, 404, "map_not_found", NULL);
+    hc_free(&r);
+    for (int i = 0; i < 5; i++) free(sids[i]);
+    it_stop(&s);
+}
+END_TEST
+
+/* D* Lite sessions of a 2x2 agent: the one-cell door stops it until the
+ * session opens the wall beside the door for itself. */
+START_TEST(routes_sessions_agent_size) {
+    hc_server s = it_start(ARGS("--workers", "2", "--max-agent-size", "3"));
+    hc_resp r;
+    cJSON *j;
+    char path[160];
+    it_put_map(&s, "u", "application/json", it_gap_map, 201);
+    j = it_call(&s, "POST", "/v1/maps/u/sessions", "application/json",
+                "{\"start\":[0,0],\"goal\":[0,4],\"agent_size\":2}", 201);
+    ck_assert(!it_truth(j, "found"));
+    ck_assert_int_eq((int)it_num(j, "agent_size"), 2);
+    snprintf(path, sizeof(path), "/v1/maps/u/sessions/%s/updates", it_str(j, "session_id"));
+    cJSON_Delete(j);
+    r = it_req(&s, "POST", path, "application/json", "{\"cells\":[{\"x\":6,\"y\":3,\"cost\":1}]}");
+    ck_assert_int_eq(r.status, 200);
+    j = it_json(&r);
+    ck_assert(it_truth(j, "found"));
+    ck_assert_int_eq((int)it_num(j, "path.0.0"), 0);
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "POST", path, "application/json", "{\"position\":[10,6]}");
+    it_expect_error(&r, 422, "blocked", "position");
+    hc_free(&r);
+    it_call_error(&s, "POST", "/v1/maps/u/sessions", "application/json",
+                  "{\"start\":[0,0],\"goal\":[0,4],\"agent_size\":4}", 422, "invalid_value",
+                  "agent_size");
+    it_call_error(&s, "POST", "/v1/maps/u/sessions", "application/json",
+                  "{\"start\":[11,0],\"goal\":[0,4],\"agent_size\":2}", 422, "blocked", "start");
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_sessions) {
     Suite *s = suite_create("routes_sessions");
     TCase *tc = tcase_create("routes_sessions");
@@ -651,6 +751,8 @@ TU_SUITE(routes_sessions) {
     tcase_add_test(tc, routes_sessions_per_map_limit);
     tcase_add_test(tc, routes_sessions_map_delete_or_replace_ends_sessions);
     tcase_add_test(tc, routes_sessions_navmesh_corridor);
+    tcase_add_test(tc, routes_sessions_list_pages);
+    tcase_add_test(tc, routes_sessions_agent_size);
     suite_add_tcase(s, tc);
     return s;
 }

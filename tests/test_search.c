@@ -8,6 +8,7 @@
 
 #include "map_io.h"
 #include "path.h"
+#include "refsearch.h"
 #include "search.h"
 #include "testutil.h"
 
@@ -267,6 +268,102 @@ START_TEST(search_movingai_scenarios_sampled) {
 }
 END_TEST
 
+/* Partial answers (pf_query.partial), every grid-only algorithm: with the
+ * goal out of reach (blocked or not) the path ends at the reachable cell
+ * of least heuristic distance to the goal; for dijkstra and astar, among
+ * those the cheapest, at its optimal cost. */
+START_TEST(search_partial_unreachable_random_maps) {
+    uint64_t st = tu_seed("search_partial_unreachable_random_maps", 0x9a471a11);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    int cases = 0;
+    for (int m = 0; m < 500 && cases < 200; m++) {
+        tu_map_opts o = {3, 32, 0.45, m % 2 == 0, m % 3 == 0, 0, -1};
+        pf_grid *g = tu_random_grid(&st, &o);
+        int32_t w = pf_grid_width(g), h = pf_grid_height(g);
+        double *dist = malloc((size_t)w * h * sizeof(*dist));
+        pf_point s, t = {0, 0};
+        bool found = false;
+        if (!tu_random_walkable(&st, g, &s)) goto next;
+        ref_dists(g, 1, &s, 1, false, dist);
+        for (int k = 0; k < 100 && !found; k++) {
+            t.x = (int32_t)tu_below(&st, (uint32_t)w);
+            t.y = (int32_t)tu_below(&st, (uint32_t)h);
+            found = isinf(dist[t.y * w + t.x]);
+        }
+        if (!found) goto next;
+        pf_heuristic hh = pf_grid_connectivity(g) == 8 ? PF_H_OCTILE : PF_H_MANHATTAN;
+        double best_h = INFINITY, best_g = INFINITY;
+        for (int32_t y = 0; y < h; y++)
+            for (int32_t x = 0; x < w; x++) {
+                double d = dist[y * w + x], hv = pf_heuristic_eval(hh, (pf_point){x, y}, t);
+                if (isinf(d)) continue;
+                if (hv < best_h || (hv == best_h && d < best_g)) {
+                    best_h = hv;
+                    best_g = d;
+                }
+            }
+        for (int a = PF_ALGO_BFS; a <= PF_ALGO_GREEDY; a++) {
+            pf_query q = pf_query_make(s, t, (pf_algorithm)a);
+            pf_result r;
+            double pc;
+            q.partial = true;
+            q.weight = 2.0;
+            ck_assert_int_eq(pf_search(ctx, g, &q, &r), PF_OK);
+            ck_assert(r.partial);
+            ck_assert_int_eq(r.partial_reason,
+                             pf_grid_is_walkable(g, t) ? PF_NO_PATH : PF_EBLOCKED);
+            ck_assert(r.path[0].x == s.x && r.path[0].y == s.y);
+            ck_assert_int_eq(pf_path_validate(g, r.path, r.path_len, &pc, NULL), PF_OK);
+            ck_assert(ref_close(pc, r.cost));
+            pf_point e = r.path[r.path_len - 1];
+            ck_assert_msg(pf_heuristic_eval(hh, e, t) == best_h, "map %d %s: end h %.6f best %.6f",
+                          m, pf_algorithm_name((pf_algorithm)a), pf_heuristic_eval(hh, e, t),
+                          best_h);
+            if (a == PF_ALGO_DIJKSTRA || a == PF_ALGO_ASTAR) ck_assert(ref_close(r.cost, best_g));
+            /* Without partial the same query is a plain "no path". */
+            q.partial = false;
+            ck_assert_int_eq(pf_search(ctx, g, &q, &r),
+                             pf_grid_is_walkable(g, t) ? PF_NO_PATH : PF_EBLOCKED);
+            ck_assert(!r.partial);
+        }
+        cases++;
+    next:
+        free(dist);
+        pf_grid_destroy(g);
+    }
+    ck_assert_int_gt(cases, 100);
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The node budget runs out: a partial answer towards the goal, from the
+ * cells expanded so far; off-map goals stay errors. */
+START_TEST(search_partial_budget_and_off_map) {
+    pf_grid *g = NULL;
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    pf_result r;
+    ck_assert_int_eq(pf_grid_create(64, 64, NULL, &g), PF_OK);
+    for (int32_t y = 0; y < 60; y++) pf_grid_set_cost(g, (pf_point){32, y}, 0);
+    pf_query q = pf_query_make((pf_point){0, 0}, (pf_point){63, 0}, PF_ALGO_ASTAR);
+    q.partial = true;
+    q.max_expanded = 50;
+    ck_assert_int_eq(pf_search(ctx, g, &q, &r), PF_OK);
+    ck_assert(r.partial);
+    ck_assert_int_eq(r.partial_reason, PF_EBUDGET);
+    ck_assert_uint_eq(r.expanded, 50);
+    ck_assert_int_eq(pf_path_validate(g, r.path, r.path_len, NULL, NULL), PF_OK);
+    ck_assert_int_gt(r.path[r.path_len - 1].x, 0);
+    ck_assert_ptr_null(r.expanded_cells); /* recorded for the answer only */
+    q.goal = (pf_point){64, 0};
+    ck_assert_int_eq(pf_search(ctx, g, &q, &r), PF_ERANGE);
+    q.goal = (pf_point){63, 0};
+    q.start = (pf_point){32, 0}; /* a blocked start is never partial */
+    ck_assert_int_eq(pf_search(ctx, g, &q, &r), PF_EBLOCKED);
+    pf_search_ctx_destroy(ctx);
+    pf_grid_destroy(g);
+}
+END_TEST
+
 TU_SUITE(search) {
     Suite *s = suite_create("search");
     TCase *tc = tcase_create("core");
@@ -284,6 +381,8 @@ TU_SUITE(search) {
     tcase_set_timeout(slow, 600);
     tcase_add_test(slow, search_property_random_maps);
     tcase_add_test(slow, search_movingai_scenarios_sampled);
+    tcase_add_test(slow, search_partial_unreachable_random_maps);
+    tcase_add_test(slow, search_partial_budget_and_off_map);
     suite_add_tcase(s, slow);
     return s;
 }

@@ -249,6 +249,181 @@ START_TEST(stream_navmesh_session) {
 }
 END_TEST
 
+/* Reads answers until one with the given tag and returns it; others read
+ * on the way are dropped, so use it only with nothing else outstanding. */
+static cJSON *recv_tag(int fd, const char *tag) {
+    for (int k = 0; k < 64; k++) {
+        int op;
+        char *data;
+        size_t len;
+        cJSON *j;
+        ck_assert_msg(wsc_recv(fd, &op, &data, &len) == 0, "no answer tagged %s (%d read)", tag, k);
+        ck_assert_int_eq(op, 1);
+        j = cJSON_ParseWithLength(data, len);
+        ck_assert_msg(j != NULL, "not JSON: %s", data);
+        free(data);
+        if (it_get(j, "tag") && cJSON_IsString(it_get(j, "tag")) &&
+            strcmp(it_str(j, "tag"), tag) == 0)
+            return j;
+        cJSON_Delete(j);
+    }
+    ck_abort_msg("no answer tagged %s", tag);
+    return NULL;
+}
+
+static cJSON *recv_one(int fd) {
+    int op;
+    char *data;
+    size_t len;
+    cJSON *j;
+    ck_assert_int_eq(wsc_recv(fd, &op, &data, &len), 0);
+    ck_assert_int_eq(op, 1);
+    j = cJSON_ParseWithLength(data, len);
+    ck_assert_msg(j != NULL, "not JSON: %s", data);
+    free(data);
+    return j;
+}
+
+static void send_text(int fd, const char *s) { ck_assert_int_eq(wsc_send(fd, 1, s, strlen(s)), 0); }
+
+START_TEST(stream_mux) {
+    hc_server s = it_start(
+        ARGS("--workers", "2", "--stream-max-sessions", "3", "--stream-max-inflight", "2"));
+    int status, fd;
+    char *sid[3], msg[512], body[256];
+    cJSON *j;
+    it_put_map(&s, "u", "application/json", it_gap_map, 201);
+    fd = wsc_connect(s.port, "/v1/stream", &status, body, sizeof(body));
+    ck_assert_msg(fd >= 0 && status == 101, "status %d %s", status, body);
+    /* Three creates in one write: answered 201 with their tags. */
+    {
+        const char *creates[3] = {
+            "{\"op\":\"create\",\"map\":\"u\",\"tag\":\"c0\",\"create\":{\"start\":[0,0],"
+            "\"goal\":[11,0]}}",
+            "{\"op\":\"create\",\"map\":\"u\",\"tag\":\"c1\",\"create\":{\"start\":[0,4],"
+            "\"goal\":[7,7]}}",
+            "{\"op\":\"create\",\"map\":\"u\",\"tag\":\"c2\",\"create\":{\"start\":[1,1],"
+            "\"goal\":[1,6]}}"};
+        ck_assert_int_eq(wsc_send_texts(fd, creates, 3), 0);
+        /* Different sessions: the answers may come in any order. */
+        memset(sid, 0, sizeof(sid));
+        for (int k = 0; k < 3; k++) {
+            int i;
+            j = recv_one(fd);
+            ck_assert(strlen(it_str(j, "tag")) == 2 && it_str(j, "tag")[0] == 'c');
+            i = it_str(j, "tag")[1] - '0';
+            ck_assert(i >= 0 && i < 3 && !sid[i]);
+            ck_assert_int_eq((int)it_num(j, "status"), 201);
+            ck_assert_str_eq(it_str(j, "op"), "create");
+            ck_assert(it_truth(j, "body.found"));
+            sid[i] = strdup(it_str(j, "session"));
+            ck_assert_str_eq(it_str(j, "body.session_id"), sid[i]);
+            cJSON_Delete(j);
+        }
+    }
+    /* Updates of one session come back in order; integer tags echo. */
+    {
+        const char *batch[4];
+        char b[4][256];
+        for (int k = 0; k < 4; k++) {
+            snprintf(
+                b[k], sizeof(b[k]),
+                "{\"map\":\"u\",\"session\":\"%s\",\"tag\":%d,\"update\":{\"position\":[%d,0]}}",
+                sid[0], k, k + 1);
+            batch[k] = b[k];
+        }
+        ck_assert_int_eq(wsc_send_texts(fd, batch, 4), 0);
+        for (int k = 0; k < 4; k++) {
+            j = recv_one(fd);
+            ck_assert_int_eq((int)it_num(j, "tag"), k);
+            ck_assert_int_eq((int)it_num(j, "status"), 200);
+            ck_assert_int_eq((int)it_num(j, "body.position.0"), k + 1);
+            cJSON_Delete(j);
+        }
+    }
+    /* Get and delete; then the session is gone. */
+    snprintf(msg, sizeof(msg), "{\"op\":\"get\",\"map\":\"u\",\"session\":\"%s\",\"tag\":\"g\"}",
+             sid[1]);
+    send_text(fd, msg);
+    j = recv_tag(fd, "g");
+    ck_assert_int_eq((int)it_num(j, "status"), 200);
+    ck_assert_int_eq((int)it_num(j, "body.goal.0"), 7);
+    cJSON_Delete(j);
+    snprintf(msg, sizeof(msg), "{\"op\":\"delete\",\"map\":\"u\",\"session\":\"%s\",\"tag\":\"d\"}",
+             sid[1]);
+    send_text(fd, msg);
+    j = recv_tag(fd, "d");
+    ck_assert_int_eq((int)it_num(j, "status"), 204);
+    ck_assert_ptr_null(it_get(j, "body")); /* no body, as HTTP 204 */
+    cJSON_Delete(j);
+    snprintf(msg, sizeof(msg), "{\"op\":\"get\",\"map\":\"u\",\"session\":\"%s\",\"tag\":\"g2\"}",
+             sid[1]);
+    send_text(fd, msg);
+    j = recv_tag(fd, "g2");
+    ck_assert_int_eq((int)it_num(j, "status"), 404);
+    ck_assert_str_eq(it_str(j, "body.error.code"), "session_not_found");
+    cJSON_Delete(j);
+    /* Errors: bad update (the session's own validation), malformed message,
+     * unknown map, a bad id. */
+    snprintf(msg, sizeof(msg),
+             "{\"map\":\"u\",\"session\":\"%s\",\"tag\":\"e1\",\"update\":{\"position\":[0,3]}}",
+             sid[2]);
+    send_text(fd, msg);
+    j = recv_tag(fd, "e1");
+    ck_assert_int_eq((int)it_num(j, "status"), 422);
+    ck_assert_str_eq(it_str(j, "body.error.code"), "blocked");
+    cJSON_Delete(j);
+    send_text(fd, "{\"map\":\"u\",\"update\":{}}");
+    j = recv_one(fd);
+    ck_assert_int_eq((int)it_num(j, "status"), 400);
+    ck_assert_str_eq(it_str(j, "body.error.field"), "session");
+    cJSON_Delete(j);
+    send_text(fd, "{\"op\":\"create\",\"map\":\"nope\",\"tag\":\"e2\",\"create\":{\"start\":[0,0],"
+                  "\"goal\":[1,1]}}");
+    j = recv_tag(fd, "e2");
+    ck_assert_int_eq((int)it_num(j, "status"), 404);
+    cJSON_Delete(j);
+    send_text(fd, "{\"op\":\"get\",\"map\":\"b/d\",\"session\":\"x\",\"tag\":\"e3\"}");
+    j = recv_tag(fd, "e3");
+    ck_assert_int_eq((int)it_num(j, "status"), 400);
+    ck_assert_str_eq(it_str(j, "body.error.code"), "invalid_map_id");
+    cJSON_Delete(j);
+    send_text(fd, "{\"op\":\"fly\",\"map\":\"u\"}");
+    j = recv_one(fd);
+    ck_assert_str_eq(it_str(j, "body.error.field"), "op");
+    cJSON_Delete(j);
+    /* stream_max_sessions 3: a fourth session with messages outstanding at
+     * once is refused (the frames arrive in one read, before any answer). */
+    {
+        const char *four[4];
+        char b[4][200];
+        int refused = 0, ok = 0;
+        for (int k = 0; k < 4; k++) {
+            snprintf(b[k], sizeof(b[k]),
+                     "{\"op\":\"get\",\"map\":\"u\",\"session\":\"%s\",\"tag\":%d}",
+                     k < 2 ? sid[k == 0 ? 0 : 2] : (k == 2 ? "aaaa" : "bbbb"), k);
+            four[k] = b[k];
+        }
+        ck_assert_int_eq(wsc_send_texts(fd, four, 4), 0);
+        for (int k = 0; k < 4; k++) {
+            j = recv_one(fd);
+            if ((int)it_num(j, "status") == 413) {
+                refused++;
+                ck_assert_int_eq((int)it_num(j, "tag"), 3);
+            } else {
+                ok++;
+            }
+            cJSON_Delete(j);
+        }
+        ck_assert_int_eq(refused, 1);
+        ck_assert_int_eq(ok, 3);
+    }
+    wsc_close(fd);
+    for (int i = 0; i < 3; i++) free(sid[i]);
+    it_stop(&s);
+}
+END_TEST
+
 /* A crowd stream: tick frames come by themselves, in order; a command is
  * answered (its answer has "added"); the map's deletion ends the stream
  * with crowd_not_found. */
@@ -311,6 +486,58 @@ START_TEST(stream_crowd) {
 }
 END_TEST
 
+/* Many messages of a few sessions on one connection, side by side on the
+ * pool: all answered, each session's in order. Regression: a job read its
+ * message after handing it to the loop thread, which may already have
+ * answered and freed it (a race ThreadSanitizer saw; ASan sees it when it
+ * happens). */
+START_TEST(stream_mux_many) {
+    hc_server s = it_start(ARGS("--workers", "2", "--stream-max-inflight", "4"));
+    enum { NS = 4, ROUNDS = 50 };
+    int status, fd, last[NS];
+    char *sid[NS], msg[256];
+    it_put_map(&s, "u", "application/json", it_gap_map, 201);
+    fd = wsc_connect(s.port, "/v1/stream", &status, NULL, 0);
+    ck_assert(fd >= 0);
+    for (int i = 0; i < NS; i++) {
+        cJSON *j;
+        snprintf(msg, sizeof(msg),
+                 "{\"op\":\"create\",\"map\":\"u\",\"create\":{\"start\":[%d,0],\"goal\":"
+                 "[0,7]}}",
+                 i);
+        send_text(fd, msg);
+        j = recv_one(fd);
+        ck_assert_int_eq((int)it_num(j, "status"), 201);
+        sid[i] = strdup(it_str(j, "session"));
+        last[i] = -1;
+        cJSON_Delete(j);
+    }
+    for (int r = 0; r < ROUNDS; r++) {
+        char b[NS][256];
+        const char *batch[NS];
+        for (int i = 0; i < NS; i++) {
+            snprintf(b[i], sizeof(b[i]),
+                     "{\"op\":\"get\",\"map\":\"u\",\"session\":\"%s\",\"tag\":%d}", sid[i],
+                     r * NS + i);
+            batch[i] = b[i];
+        }
+        ck_assert_int_eq(wsc_send_texts(fd, batch, NS), 0);
+    }
+    for (int k = 0; k < NS * ROUNDS; k++) {
+        cJSON *j = recv_one(fd);
+        int tag = (int)it_num(j, "tag"), i = tag % NS;
+        ck_assert_int_eq((int)it_num(j, "status"), 200);
+        ck_assert_str_eq(it_str(j, "session"), sid[i]);
+        ck_assert_int_gt(tag, last[i]); /* one session's answers in order */
+        last[i] = tag;
+        cJSON_Delete(j);
+    }
+    wsc_close(fd);
+    for (int i = 0; i < NS; i++) free(sid[i]);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(stream) {
     Suite *s = suite_create("stream");
     TCase *tc = tcase_create("stream");
@@ -319,6 +546,8 @@ TU_SUITE(stream) {
     tcase_add_test(tc, stream_npm_ws_client);
     tcase_add_test(tc, stream_navmesh_session);
     tcase_add_test(tc, stream_crowd);
+    tcase_add_test(tc, stream_mux);
+    tcase_add_test(tc, stream_mux_many);
     suite_add_tcase(s, tc);
     return s;
 }

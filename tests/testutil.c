@@ -89,6 +89,10 @@ static bool ref_can_step(const pf_grid *g, pf_point a, int dx, int dy) {
     return pf_grid_corner_cutting(g) ? (r1 || r2) : (r1 && r2);
 }
 
+bool tu_reference_can_step(const pf_grid *g, pf_point a, int dx, int dy) {
+    return ref_can_step(g, a, dx, dy);
+}
+
 /* Breadth-first search over the reference rule, never entering `avoid`
  * (-1 for none): seen[i] is set for every cell reachable from s. */
 void tu_reference_reach(const pf_grid *g, pf_point s, int32_t avoid, bool *seen) {

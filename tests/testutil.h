@@ -76,6 +76,12 @@ pf_grid *tu_random_grid(uint64_t *state, const tu_map_opts *o);
 /* A random walkable cell; false when there is none. */
 bool tu_random_walkable(uint64_t *state, const pf_grid *g, pf_point *p);
 
+/* The movement rule of DESIGN.md restated on the grid's public API (cells,
+ * walls, connectivity, corner rule), independently of grid.c's move masks:
+ * whether the step from a by (dx, dy) (each -1..1, not both 0) is
+ * allowed. The rule every reference search here uses. */
+bool tu_reference_can_step(const pf_grid *g, pf_point a, int dx, int dy);
+
 /* Breadth-first search by the same independent rule as tu_reference_cost,
  * never entering cell index `avoid` (-1: none): seen[y * w + x] (w x h
  * entries, cleared first) is set for every cell reachable from s. */

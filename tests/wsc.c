@@ -147,11 +147,11 @@ fail:
     return -1;
 }
 
-int wsc_send(int fd, int op, const void *data, size_t len) {
+/* Builds one masked frame into a malloc'd buffer; *n its size. */
+static uint8_t *frame(int op, const void *data, size_t len, size_t *n) {
     uint8_t hdr[14], mask[4] = {0x12, 0x34, 0x56, 0x78};
     size_t h = 2;
     uint8_t *buf;
-    int rc;
     hdr[0] = (uint8_t)(0x80 | (op & 0x0f));
     if (len < 126) {
         hdr[1] = (uint8_t)(0x80 | len);
@@ -168,11 +168,42 @@ int wsc_send(int fd, int op, const void *data, size_t len) {
     memcpy(hdr + h, mask, 4);
     h += 4;
     buf = malloc(h + len + 1);
-    if (!buf) return -1;
+    if (!buf) return NULL;
     memcpy(buf, hdr, h);
     for (size_t i = 0; i < len; i++) buf[h + i] = ((const uint8_t *)data)[i] ^ mask[i & 3];
-    rc = send_all(fd, buf, h + len);
+    *n = h + len;
+    return buf;
+}
+
+int wsc_send(int fd, int op, const void *data, size_t len) {
+    size_t n;
+    uint8_t *buf = frame(op, data, len, &n);
+    int rc;
+    if (!buf) return -1;
+    rc = send_all(fd, buf, n);
     free(buf);
+    return rc;
+}
+
+int wsc_send_texts(int fd, const char *const *texts, size_t count) {
+    uint8_t *all = NULL;
+    size_t total = 0;
+    int rc;
+    for (size_t i = 0; i < count; i++) {
+        size_t n;
+        uint8_t *f = frame(0x1, texts[i], strlen(texts[i]), &n), *grown;
+        if (!f || !(grown = realloc(all, total + n))) {
+            free(f);
+            free(all);
+            return -1;
+        }
+        all = grown;
+        memcpy(all + total, f, n);
+        total += n;
+        free(f);
+    }
+    rc = send_all(fd, all, total);
+    free(all);
     return rc;
 }
 

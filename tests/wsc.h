@@ -19,6 +19,10 @@ int wsc_connect(uint16_t port, const char *path, int *status, char *body, size_t
 /* Sends one masked frame, FIN set. 0, or -1 on a socket error. */
 int wsc_send(int fd, int op, const void *data, size_t len);
 
+/* Sends count text frames in one write, so the server finds them all in
+ * one read. 0, or -1 on a socket error. */
+int wsc_send_texts(int fd, const char *const *texts, size_t count);
+
 /* Reads one server frame: its opcode and payload (malloc'd, NUL-terminated,
  * free() it). 0, or -1 on EOF, timeout or a malformed frame. */
 int wsc_recv(int fd, int *op, char **data, size_t *len);

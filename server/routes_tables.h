@@ -1,0 +1,28 @@
+/* routes_tables.h -- the distance table route (routes.h's `tables` row):
+ * POST /v1/maps/{id}/table, the optimal cost between every source and
+ * every target (table.h; the answer in proto/table_json.h), like OSRM's
+ * table service.
+ *
+ * Parsed on the I/O thread; computed as one job on the pool with the
+ * worker's search context: one early-stopping Dijkstra per source, or per
+ * target backwards when there are fewer targets (paths: always per
+ * source), under the request's deadline (504 past it). Limits:
+ * --max-table-entries, --max-table-paths (sources x targets), and
+ * --max-agent-size.
+ */
+#ifndef PF_SERVER_ROUTES_TABLES_H
+#define PF_SERVER_ROUTES_TABLES_H
+
+#include "config.h"
+#include "metrics.h"
+#include "registry.h"
+#include "routes.h"
+
+/* Borrowed; filled by server.c. */
+struct pf_tables_routes {
+    pf_registry *registry;
+    pf_metrics *metrics;  /* searches */
+    const pf_config *cfg; /* deadline_ms and the limits above */
+};
+
+#endif
