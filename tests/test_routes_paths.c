@@ -481,6 +481,46 @@ START_TEST(routes_paths_navmesh_movingai) {
 }
 END_TEST
 
+/* The grid routes and fields a navmesh map has no use for: each a precise
+ * error naming the field and why, and the map still answers after. */
+START_TEST(routes_paths_navmesh_grid_only) {
+    hc_server s = it_start(NULL);
+    cJSON *j;
+    it_put_nav_open(&s, "n", 12, 6);
+    it_call_error(&s, "POST", "/v1/maps/n/flowfield", "application/json", "{\"goal\":[3,3]}", 422,
+                  "unsupported", "id");
+    it_call_error(&s, "POST", "/v1/maps/n/flowfield", "application/json", "{\"goal\":[3,0,3]}", 422,
+                  "unsupported", "id");
+    it_call_error(&s, "POST", "/v1/maps/n/table", "application/json", "{\"sources\":[[1,1]]}", 422,
+                  "unsupported", "id");
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goal\":[9.5,0,4.5],\"agent_size\":2}", 422,
+                  "unsupported", "agent_size");
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goals\":[[9.5,0,4.5]]}", 422, "unsupported", "goals");
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goal\":[9.5,0,4.5],\"partial\":true}", 422,
+                  "unsupported", "partial");
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goal\":[9.5,0,4.5],\"snap\":true}", 422, "unsupported",
+                  "snap");
+    it_call_error(&s, "POST", "/v1/maps/n/paths", "application/json",
+                  "{\"queries\":[{\"start\":[1.5,0,1.5],\"goal\":[9.5,0,4.5],"
+                  "\"snap_radius\":2}]}",
+                  422, "unsupported", "queries[0].snap_radius");
+    it_call_error(&s, "GET", "/v1/maps/n/path?start=1.5,0,1.5&goal=9.5,0,4.5&agent_size=2", NULL,
+                  NULL, 422, "unsupported", "agent_size");
+    it_call_error(&s, "POST", "/v1/maps/n/sessions", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goal\":[9.5,0,4.5],\"agent_size\":2}", 422,
+                  "invalid_value", "agent_size");
+    j = it_nav_path(&s, "n", (const float[3]){1.5f, 0, 1.5f}, (const float[3]){9.5f, 0, 4.5f},
+                    NULL);
+    ck_assert(it_truth(j, "found"));
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
 START_TEST(routes_paths_goals_agents_partial_snap) {
     hc_server s = it_start(ARGS("--workers", "2", "--max-goals", "3", "--max-agent-size", "3"));
     cJSON *j;
@@ -619,6 +659,7 @@ TU_SUITE(routes_paths) {
     tcase_add_test(tc, routes_paths_movingai_sampled_optimal);
     tcase_add_test(tc, routes_paths_navmesh);
     tcase_add_test(tc, routes_paths_navmesh_movingai);
+    tcase_add_test(tc, routes_paths_navmesh_grid_only);
     tcase_add_test(tc, routes_paths_goals_agents_partial_snap);
     suite_add_tcase(s, tc);
     return s;

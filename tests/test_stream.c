@@ -538,6 +538,65 @@ START_TEST(stream_mux_many) {
 }
 END_TEST
 
+/* Navmesh sessions on the multiplexed stream: create with [x,y,z], update,
+ * get, list (GET .../sessions shows [x,y,z]), the wrong point form, delete. */
+START_TEST(stream_mux_navmesh) {
+    hc_server s = it_start(NULL);
+    int status, fd;
+    char msg[512], *sid;
+    cJSON *j;
+    it_put_nav_open(&s, "n", 20, 8);
+    fd = wsc_connect(s.port, "/v1/stream", &status, NULL, 0);
+    ck_assert(fd >= 0);
+    send_text(fd, "{\"op\":\"create\",\"map\":\"n\",\"tag\":\"c\",\"create\":{\"start\":[1.5,0,"
+                  "1.5],\"goal\":[18.5,0,6.5]}}");
+    j = recv_tag(fd, "c");
+    ck_assert_int_eq((int)it_num(j, "status"), 201);
+    ck_assert(it_truth(j, "body.found"));
+    ck_assert_str_eq(it_str(j, "body.algorithm"), "polyanya");
+    sid = strdup(it_str(j, "session"));
+    cJSON_Delete(j);
+    snprintf(msg, sizeof(msg),
+             "{\"map\":\"n\",\"session\":\"%s\",\"tag\":\"u\",\"update\":{\"position\":[3.5,0,"
+             "2.1]}}",
+             sid);
+    send_text(fd, msg);
+    j = recv_tag(fd, "u");
+    ck_assert_int_eq((int)it_num(j, "status"), 200);
+    ck_assert_double_eq_tol(it_num(j, "body.position.0"), 3.5, 1e-4);
+    ck_assert_str_eq(it_str(j, "body.stats.rebase"), "none");
+    cJSON_Delete(j);
+    snprintf(msg, sizeof(msg),
+             "{\"map\":\"n\",\"session\":\"%s\",\"tag\":\"b\",\"update\":{\"position\":[3,1]}}",
+             sid);
+    send_text(fd, msg);
+    j = recv_tag(fd, "b");
+    ck_assert_int_eq((int)it_num(j, "status"), 400);
+    ck_assert_str_eq(it_str(j, "body.error.field"), "position");
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/maps/n/sessions", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "count"), 1);
+    ck_assert_double_eq_tol(it_num(j, "sessions.0.position.2"), 2.1, 1e-4);
+    ck_assert_double_eq_tol(it_num(j, "sessions.0.goal.0"), 18.5, 1e-4);
+    cJSON_Delete(j);
+    send_text(fd, "{\"op\":\"create\",\"map\":\"n\",\"tag\":\"g\",\"create\":{\"start\":[1,1],"
+                  "\"goal\":[5,5]}}");
+    j = recv_tag(fd, "g");
+    ck_assert_int_eq((int)it_num(j, "status"), 400);
+    ck_assert_str_eq(it_str(j, "body.error.field"), "create.start");
+    cJSON_Delete(j);
+    snprintf(msg, sizeof(msg), "{\"op\":\"delete\",\"map\":\"n\",\"session\":\"%s\",\"tag\":\"d\"}",
+             sid);
+    send_text(fd, msg);
+    j = recv_tag(fd, "d");
+    ck_assert_int_eq((int)it_num(j, "status"), 204);
+    cJSON_Delete(j);
+    wsc_close(fd);
+    free(sid);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(stream) {
     Suite *s = suite_create("stream");
     TCase *tc = tcase_create("stream");
@@ -548,6 +607,7 @@ TU_SUITE(stream) {
     tcase_add_test(tc, stream_crowd);
     tcase_add_test(tc, stream_mux);
     tcase_add_test(tc, stream_mux_many);
+    tcase_add_test(tc, stream_mux_navmesh);
     suite_add_tcase(s, tc);
     return s;
 }
