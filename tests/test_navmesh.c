@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clearance.h"
 #include "grid.h"
 #include "map_io.h"
 #include "navmesh.h"
@@ -555,6 +556,84 @@ START_TEST(navmesh_grid_random_reachability_and_length) {
     }
     ck_assert_int_gt(found, 100);
     ck_assert_int_gt(apart, 20);
+    pf_nav_query_destroy(q);
+}
+END_TEST
+
+/* Agent width: a mesh built for an agent of radius 0.6 (1.2 wide: it
+ * takes gaps of two cells, not one) finds a path exactly when the grid
+ * says a 2 x 2 agent reaches the goal (the agent grid of size 2,
+ * clearance.h, searched by the independent BFS); start and goal are the
+ * centres of the agent's squares. Found paths lie on the mesh and are no
+ * shorter than the straight line. */
+START_TEST(navmesh_grid_agent_width_reachability) {
+    uint64_t st = tu_seed("navmesh_grid_agent_width_reachability", 4242);
+    tu_map_opts o = {8, 26, 0.3, false, false, 8, 0};
+    pf_nav_query *q = make_query();
+    int found = 0, apart = 0, pockets = 0;
+    for (int it = 0; it < 40; it++) {
+        pf_grid *g = tu_random_grid(&st, &o), *ag = NULL;
+        pf_clearance *cl = NULL;
+        pf_nav_config cfg = pf_nav_default_config();
+        pf_navmesh *nm;
+        int32_t w = pf_grid_width(g), h = pf_grid_height(g);
+        bool *seen;
+        cfg.agent_radius = 0.75f;
+        cfg.cell_size = 0.25f;
+        ck_assert_int_eq(pf_clearance_build(g, 2, &cl), PF_OK);
+        ck_assert_int_eq(pf_agent_grid_build(g, cl, 2, &ag), PF_OK);
+        nm = build_grid(g, &cfg);
+        seen = malloc((size_t)w * h);
+        for (int k = 0; k < 10; k++) {
+            pf_point a, b;
+            float s[3], t[3];
+            pf_nav_path p;
+            const char *which;
+            bool reach;
+            pf_status st2;
+            if (!tu_random_walkable(&st, ag, &a) || !tu_random_walkable(&st, ag, &b)) break;
+            tu_reference_reach(ag, a, -1, seen);
+            reach = seen[b.y * w + b.x];
+            s[0] = (float)a.x + 1, s[1] = 0, s[2] = (float)a.y + 1;
+            t[0] = (float)b.x + 1, t[1] = 0, t[2] = (float)b.y + 1;
+            st2 = pf_nav_find_path(q, nm, s, t, NULL, PF_NAV_POLYANYA, &p, &which);
+            if (st2 == PF_EBLOCKED) {
+                /* No polygon at an endpoint: Recast keeps no polygon of an
+                 * isolated pocket where the agent barely fits (its eroded
+                 * floor a voxel or two wide). Then the grid's agent can go
+                 * almost nowhere from there either. */
+                pf_point e = which && strcmp(which, "goal") == 0 ? b : a;
+                int n = 0;
+                tu_reference_reach(ag, e, -1, seen);
+                for (int32_t c = 0; c < w * h; c++) n += seen[c];
+                ck_assert_msg(n <= 2, "run %d: no polygon at the agent (%d,%d), %d anchors reach",
+                              it, e.x, e.y, n);
+                pockets++;
+                continue;
+            }
+            ck_assert_int_eq(st2, PF_OK);
+            if (p.partial == reach) dump_grid(g);
+            ck_assert_msg(p.partial == !reach,
+                          "run %d: 2x2 agent (%d,%d)->(%d,%d) grid %s, mesh %s", it, a.x, a.y, b.x,
+                          b.y, reach ? "reachable" : "apart", p.partial ? "partial" : "found");
+            check_path_on_mesh(q, nm, &p, "agent width");
+            if (reach) {
+                ck_assert(p.length >= dist3(s, t) - 1e-3);
+                found++;
+            } else {
+                apart++;
+            }
+        }
+        free(seen);
+        pf_navmesh_release(nm);
+        pf_grid_destroy(ag);
+        pf_clearance_destroy(cl);
+        pf_grid_destroy(g);
+    }
+    fprintf(stderr, "navmesh_grid_agent_width_reachability: %d found, %d apart, %d pockets\n",
+            found, apart, pockets);
+    ck_assert_int_gt(found, 50);
+    ck_assert_int_gt(apart, 10);
     pf_nav_query_destroy(q);
 }
 END_TEST
@@ -1415,6 +1494,7 @@ TU_SUITE(navmesh) {
     TCase *slow = tcase_create("slow");
     tcase_set_timeout(slow, 900);
     tcase_add_test(slow, navmesh_grid_random_reachability_and_length);
+    tcase_add_test(slow, navmesh_grid_agent_width_reachability);
     tcase_add_test(slow, navmesh_crowd_200_cross_without_overlap);
     tcase_add_test(slow, navmesh_crowd_long_paths_do_not_abort);
     tcase_add_test(slow, navmesh_movingai_scenarios_sampled);
