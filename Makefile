@@ -207,8 +207,9 @@ ifeq ($(VARIANT),release)
 endif
 
 # ThreadSanitizer over the suites that race threads against each other
-# (not part of `make test`: minutes, and the Debian libraries it links are
-# not instrumented). TSAN_SUITES picks them.
+# (the last part of `make test`; a minute or two, most of it the build).
+# Only these suites: the Debian libraries it links are not instrumented,
+# so races inside them go unseen. TSAN_SUITES picks them.
 TSAN_SUITES ?= concurrency routes_crowds stream pool
 test-tsan:
 	@$(MAKE) --no-print-directory VARIANT=tsan build/tsan/pathd build/tsan/tests/run_tests
@@ -219,6 +220,8 @@ test-tsan:
 test: spec-lint test-run
 	@echo "== sanitizer run (ASan + UBSan) =="
 	@$(MAKE) --no-print-directory VARIANT=asan test-run
+	@echo "== ThreadSanitizer run =="
+	@$(MAKE) --no-print-directory test-tsan
 
 # ---- clients (clients/README.md) ----
 # Each client's own tests start their own pathd ($(PATHD)) on free loopback

@@ -142,7 +142,10 @@ static void push(pf_hub *h, wsconn **list, wsconn *c) {
 /* Brings c's share of the hub's memory up to date: the connection, its
  * buffers and its decoder's message buffer. Loop thread. */
 static void account(wsconn *c) {
-    size_t bytes = sizeof(*c) + c->in_cap + c->out_cap + c->dec.msg_cap + c->answer_len;
+    /* While a job runs it owns answer and answer_len (it writes them on a
+     * worker): not read here then. */
+    size_t bytes =
+        sizeof(*c) + c->in_cap + c->out_cap + c->dec.msg_cap + (c->in_job ? 0 : c->answer_len);
     atomic_fetch_add(&c->hub->memory, bytes - c->accounted); /* modular: a decrease too */
     c->accounted = bytes;
 }
@@ -799,6 +802,7 @@ static void update_poll(wsconn *c) {
 
 static void adopt(pf_hub *h, wsconn *c) {
     int fl = fcntl(c->fd, F_GETFL);
+    bool closing;
     if (fl >= 0) fcntl(c->fd, F_SETFL, fl | O_NONBLOCK);
     c->all_next = h->all;
     if (h->all) h->all->all_prev = c;
@@ -809,7 +813,10 @@ static void adopt(pf_hub *h, wsconn *c) {
     }
     c->poll.data = c;
     c->polling = true;
-    if (h->close_all || h->stop) {
+    uv_mutex_lock(&h->mu); /* the drain sets the flags from another thread */
+    closing = h->close_all || h->stop;
+    uv_mutex_unlock(&h->mu);
+    if (closing) {
         send_close(c, PF_WS_CLOSE_GOING_AWAY);
         update_poll(c);
         return;
@@ -932,6 +939,7 @@ static void on_async(uv_async_t *a) {
         }
         free(c->answer);
         c->answer = NULL;
+        c->answer_len = 0;
         process(c);
     }
     while (frames) {
