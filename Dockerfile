@@ -28,8 +28,32 @@ WORKDIR /var/lib/pathd
 # `chown 10001:10001 DIR` on the host first, else every upload answers 500
 # storage_failed.
 # A fleet sets PATHD_DATA_DIR="" and PATHD_STORE=redis://... (deploy/k8s).
+#
+# Tokens. The container listens on 0.0.0.0, which pathd refuses without
+# bearer tokens. Give it a token file, one "<scope> <token>" a line (scope
+# read or write; see README.md, "Tokens"), never the tokens themselves in an
+# environment variable or on the command line, where `docker inspect` and
+# `ps` show them:
+#   - a mounted file:
+#       docker run -v /etc/pathd/tokens:/run/secrets/pathd_tokens:ro -p 8080:8080 pathd
+#   - a Docker/Compose/Swarm secret named pathd_tokens (Compose:
+#     `secrets: [pathd_tokens]` with `file: ./tokens`), or a Kubernetes
+#     Secret mounted as a volume at /run/secrets (key pathd_tokens).
+# Both land at PATHD_AUTH_TOKEN_FILE below; when nothing is there pathd
+# says so and exits. `docker kill -s HUP <container>` reloads the file (a
+# Kubernetes Secret update is picked up at the next SIGHUP). For a private
+# network where anyone who can reach the port may do anything, start with
+# -e PATHD_INSECURE_NO_AUTH=1 -e PATHD_AUTH_TOKEN_FILE= instead (both at
+# once is refused as a contradiction); the start-up line then says so.
+#
+# TLS: mount a certificate and key and set PATHD_TLS_CERT and PATHD_TLS_KEY
+# (e.g. -v /etc/pathd/tls:/run/secrets/tls:ro -e
+# PATHD_TLS_CERT=/run/secrets/tls/cert.pem -e
+# PATHD_TLS_KEY=/run/secrets/tls/key.pem). The HEALTHCHECK below speaks
+# plain HTTP, so with TLS replace it (docker run --no-healthcheck, or the
+# orchestrator's own probe of https://.../healthz).
 ENV PATHD_BIND=0.0.0.0 PATHD_PORT=8080 PATHD_DATA_DIR=/var/lib/pathd/maps \
-    PATHD_DRAIN_TIMEOUT=30
+    PATHD_DRAIN_TIMEOUT=30 PATHD_AUTH_TOKEN_FILE=/run/secrets/pathd_tokens
 VOLUME /var/lib/pathd/maps
 EXPOSE 8080
 # Health: GET /healthz on the port pathd listens on (PATHD_PORT, so

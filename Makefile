@@ -32,15 +32,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
                [ -f $(RECAST_INC)/DetourTileCache.h ] && command -v $(CXX) >/dev/null 2>&1 && echo 1)
 
-.PHONY: FORCE all test test-run run bench bench-http bench-wrk bench-fleet fuzz deps js-deps tool-deps \
-        fleet-deps fuzz-deps clean format-check format cppcheck suites-list spec-deps spec-lint \
+.PHONY: FORCE all test test-run run bench bench-http bench-wrk bench-fleet bench-auth fuzz deps js-deps \
+        tool-deps fleet-deps test-tools fuzz-deps clean format-check format cppcheck suites-list spec-deps spec-lint \
         clients-test clients-c-test clients-node-test clients-csharp-test cxx-deps mono-deps node-deps \
         curl-deps first-contact-test promtool-deps viewer-test chromium-deps test-tsan
 
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
 # flags pkg-config now gives.
-all test run bench bench-http bench-wrk bench-fleet fuzz test-run clients-test clients-c-test clients-node-test \
+all test run bench bench-http bench-wrk bench-fleet bench-auth fuzz test-run clients-test clients-c-test clients-node-test \
 clients-csharp-test first-contact-test viewer-test test-tsan: deps
 	@$(MAKE) --no-print-directory $@
 else
@@ -193,7 +193,8 @@ CLIENT_C_BINS := $(OUT)/clients/c/test_client $(OUT)/clients/c/example
 SPEC_LOG := $(OUT)/spec/answers.log
 METRICS_OUT := $(OUT)/metrics/metrics.txt
 TIMEOUT_MULT := $(if $(filter release,$(VARIANT)),1,3)
-test-run: $(PATHD) $(BENCH) $(TESTS) js-deps fleet-deps spec-deps $(CLIENT_C_BINS) promtool-deps
+test-run: $(PATHD) $(BENCH) $(TESTS) js-deps fleet-deps spec-deps test-tools $(CLIENT_C_BINS) \
+          promtool-deps
 	@mkdir -p $(dir $(SPEC_LOG)) $(dir $(METRICS_OUT)) && rm -f $(SPEC_LOG) $(METRICS_OUT)
 	CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-$(TIMEOUT_MULT)} \
 	  PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) \
@@ -302,6 +303,14 @@ bench: $(BENCH)
 bench-http: $(PATHD) $(BENCH)
 	./scripts/bench-http.sh $(PATHD) $(BENCH)
 
+# What one bearer-token check costs (scripts/bench-auth.c).
+bench-auth: $(OUT)/bench-auth
+	$(OUT)/bench-auth
+
+$(OUT)/bench-auth: scripts/bench-auth.c server/auth.c server/auth.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) scripts/bench-auth.c server/auth.c -o $@ $(LIBS) $(LDFLAGS_SAN)
+
 # Issue 5's throughput target: wrk on /healthz and on HPA* paths, side by
 # side (scripts/bench-wrk.sh documents its settings: MAP, CACHE, ...).
 bench-wrk: $(PATHD) tool-deps
@@ -321,7 +330,8 @@ FUZZ_BIN := build/fuzz/fuzz_inputs
 # proto/nav_info.c reads navmesh versions (the C++ shim): not in the fuzz
 # build, which links no C++; the OBJ reader and the navmesh defaults are C.
 FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(filter-out proto/nav_info.c,$(PROTO_SRC)) \
-            nav/obj.c nav/navconf.c server/ws.c server/store.c server/router.c
+            nav/obj.c nav/navconf.c server/ws.c server/store.c server/router.c \
+            server/auth.c server/http_strict.c server/guard.c server/config.c
 
 $(FUZZ_BIN): $(FUZZ_SRC) $(wildcard core/*.h nav/*.h proto/*.h server/*.h) | fuzz-deps
 	@mkdir -p $(dir $@)
@@ -360,6 +370,16 @@ js-deps:
 	    npm ci --prefix tests/js --no-audit --no-fund --loglevel=error || \
 	      echo "js-deps: npm ci failed; the npm ws interop test will be SKIPPED"; \
 	  else echo "js-deps: npm not found; the npm ws interop test will be SKIPPED"; fi; \
+	fi
+
+# What the TLS tests run: openssl makes a certificate, curl speaks HTTPS
+# to the server (Debian packages openssl and curl).
+test-tools:
+	@missing=""; for t in openssl curl; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
 # The spec's tools (tests/spec, pinned by package-lock.json): @redocly/cli

@@ -150,6 +150,7 @@ struct bench {
     int port;
     char prefix[256];
     char hosthdr[300];
+    char authhdr[600]; /* "Authorization: Bearer <token>\r\n" (--token-file), or "" */
 
     target *targets;
     size_t ntargets, total_entries;
@@ -223,9 +224,9 @@ static int http_simple(const bench *b, const char *method, const char *path, con
     fd = open_socket(b);
     if (fd < 0) return -1;
     n = snprintf(head, sizeof(head),
-                 "%s %s%s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n%s%s%sContent-Length: "
+                 "%s %s%s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n%s%s%s%sContent-Length: "
                  "%zu\r\n\r\n",
-                 method, b->prefix, path, b->hosthdr, ctype ? "Content-Type: " : "",
+                 method, b->prefix, path, b->hosthdr, b->authhdr, ctype ? "Content-Type: " : "",
                  ctype ? ctype : "", ctype ? "\r\n" : "", dlen);
     pf_http_resp_init(&r, true, BODY_MAX);
     r.head_request = strcmp(method, "HEAD") == 0;
@@ -509,11 +510,12 @@ static bool build_request(conn *c, const char *method, const char *path, const c
                           size_t jlen) {
     bench *b = c->b;
     int n;
-    size_t need = 512 + strlen(path) + strlen(b->prefix) + jlen;
+    size_t need = 512 + strlen(path) + strlen(b->prefix) + strlen(b->authhdr) + jlen;
     if (!out_reserve(c, need)) return false;
     n = snprintf(c->out, c->out_cap,
-                 "%s %s%s HTTP/1.1\r\nHost: %s\r\n%sContent-Length: %zu\r\n\r\n", method, b->prefix,
-                 path, b->hosthdr, jlen ? "Content-Type: application/json\r\n" : "", jlen);
+                 "%s %s%s HTTP/1.1\r\nHost: %s\r\n%s%sContent-Length: %zu\r\n\r\n", method,
+                 b->prefix, path, b->hosthdr, b->authhdr,
+                 jlen ? "Content-Type: application/json\r\n" : "", jlen);
     if (n < 0 || (size_t)n + jlen >= c->out_cap) return false;
     if (jlen) memcpy(c->out + n, json, jlen);
     c->wbuf = uv_buf_init(c->out, (unsigned)((size_t)n + jlen));
@@ -1168,6 +1170,8 @@ static void http_usage(FILE *f) {
           "  --max-queries N, --min-bucket-frac F, --bucket-quarter\n"
           "                        choose the queries as `pathd-bench scen` does\n"
           "  --check-every N       check every N-th path answer (default 10, 0 = none)\n"
+          "  --token-file FILE     send Authorization: Bearer <the token in FILE> (a server\n"
+          "                        with --auth-token-file; uploads need a write token)\n"
           "  --get PATH            every request is GET PATH (no scenarios): for comparing\n"
           "                        with wrk on one endpoint\n"
           "  --seed N              request mix seed (default 1)\n"
@@ -1214,6 +1218,29 @@ static int resolve(bench *b) {
     return 0;
 }
 
+/* The token in path (the whole file, surrounding blanks trimmed) as an
+ * Authorization header line into out. 0, or -1 with a message. */
+static int read_token(const char *path, char *out, size_t cap) {
+    char buf[520];
+    size_t n, i = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "pathd-bench http: --token-file %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ')) buf[--n] = 0;
+    while (buf[i] == ' ' || buf[i] == '\t') i++;
+    if (!buf[i] || strpbrk(buf + i, " \t\r\n")) {
+        fprintf(stderr, "pathd-bench http: --token-file %s: the file must hold one token\n", path);
+        return -1;
+    }
+    snprintf(out, cap, "Authorization: Bearer %s\r\n", buf + i);
+    return 0;
+}
+
 int pf_bench_http_main(int argc, char **argv) {
     static const struct option longopts[] = {{"url", required_argument, NULL, 'u'},
                                              {"scen", required_argument, NULL, 's'},
@@ -1228,6 +1255,7 @@ int pf_bench_http_main(int argc, char **argv) {
                                              {"bucket-quarter", no_argument, NULL, 'q'},
                                              {"check-every", required_argument, NULL, 'k'},
                                              {"get", required_argument, NULL, 'g'},
+                                             {"token-file", required_argument, NULL, 't'},
                                              {"seed", required_argument, NULL, 'S'},
                                              {"quiet", no_argument, NULL, 'Q'},
                                              {"json", no_argument, NULL, 'j'},
@@ -1316,6 +1344,9 @@ int pf_bench_http_main(int argc, char **argv) {
         }
         case 'g':
             b->get_path = optarg;
+            break;
+        case 't':
+            if (read_token(optarg, b->authhdr, sizeof(b->authhdr))) goto out_free;
             break;
         case 'S':
             b->rng = strtoull(optarg, &end, 10);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "utf8.h"
+
 typedef struct error_row {
     const char *code;
     int http_status;
@@ -63,6 +65,9 @@ pf_status pf_proto_error_set(pf_proto_error *e, pf_status st, pf_error code, con
     va_start(ap, fmt);
     vsnprintf(e->message, sizeof(e->message), fmt, ap);
     va_end(ap);
+    /* Parts of a message may be cut (%.40s) in the middle of a character. */
+    pf_utf8_sanitize(e->message);
+    pf_utf8_sanitize(e->field);
     return st;
 }
 

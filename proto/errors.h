@@ -33,6 +33,12 @@
            "The Moving AI map does not follow the format.")                                        \
     XX(INVALID_MAP_ID,     "invalid_map_id",         400,                                          \
            "A map id is 1 to 64 characters of A-Z a-z 0-9 _ . -")                                  \
+    XX(MALFORMED_REQUEST,  "malformed_request",      400,                                          \
+           "The request's framing, Host or target breaks HTTP/1.1 (RFC 9112).")                    \
+    XX(UNAUTHORIZED,       "unauthorized",           401,                                          \
+           "A bearer token is required: send Authorization: Bearer <token>.")                      \
+    XX(INSUFFICIENT_SCOPE, "insufficient_scope",     403,                                          \
+           "The token's scope does not allow this request.")                                       \
     XX(NOT_FOUND,          "not_found",              404, "No such route.")                        \
     XX(MAP_NOT_FOUND,      "map_not_found",          404, "No such map.")                          \
     XX(SESSION_NOT_FOUND,  "session_not_found",      404,                                          \
@@ -53,6 +59,8 @@
     XX(LIMIT_EXCEEDED,     "limit_exceeded",         413, "A limit of this server was exceeded.")  \
     XX(UNSUPPORTED_MEDIA,  "unsupported_media_type", 415,                                          \
            "The Content-Type is not accepted here.")                                               \
+    XX(HOST_NOT_ALLOWED,   "host_not_allowed",       421,                                          \
+           "This server does not answer for that Host.")                                           \
     XX(INVALID_VALUE,      "invalid_value",          422,                                          \
            "A field has a value this server cannot use.")                                          \
     XX(OFF_MAP,            "off_map",                422, "A cell is outside the map.")            \
@@ -65,11 +73,15 @@
     XX(INTERNAL,           "internal",               500, "Internal error.")                       \
     XX(STORAGE,            "storage_failed",         500,                                          \
            "The data directory could not be written; nothing changed.")                            \
+    XX(NOT_IMPLEMENTED,    "not_implemented",        501,                                          \
+           "The request uses an HTTP feature this server does not implement.")                     \
     XX(OVERLOADED,         "overloaded",             503, "The server is busy. Retry later.")      \
     XX(SHUTTING_DOWN,      "shutting_down",          503, "The server is shutting down.")          \
     XX(STORE_UNAVAILABLE,  "store_unavailable",      503,                                          \
            "The shared map store did not answer in time; retry.")                                  \
     XX(NO_MEMORY,          "out_of_memory",          503, "Out of memory.")                        \
+    XX(NOT_READY,          "not_ready",              503,                                          \
+           "The server is still loading its stored maps. Retry later.")                            \
     XX(DEADLINE,           "deadline_exceeded",      504,                                          \
            "The deadline passed before the answer was ready.")
 /* clang-format on */
@@ -106,7 +118,9 @@ typedef struct pf_proto_error {
 } pf_proto_error;
 
 /* Fills e; code PF_ERR_NONE takes pf_error_for_status(st); field may be
- * NULL. Returns st so a parser can `return pf_proto_error_set(...)`. */
+ * NULL. Returns st so a parser can `return pf_proto_error_set(...)`. The
+ * message and field are made valid UTF-8 (pf_utf8_sanitize): a character
+ * cut by a precision (%.40s) becomes '?'. */
 pf_status pf_proto_error_set(pf_proto_error *e, pf_status st, pf_error code, const char *field,
                              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 

@@ -5,7 +5,144 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "utf8.h"
+
 static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* Where the string scan is: one frame per open object or array, for the
+ * field name of an error. Deeper levels are checked all the same, only not
+ * named. */
+#define PATH_DEPTH 16
+
+typedef struct frame {
+    bool obj;
+    size_t index;    /* arrays: the element */
+    const char *key; /* objects: the member being read (raw, within the input) */
+    size_t keylen;
+} frame;
+
+static bool simple_key(const char *k, size_t n) {
+    if (n == 0 || n > 40) return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = k[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.'))
+            return false;
+    }
+    return true;
+}
+
+/* "doors.gate.cells[2]" from the frames; the innermost key is left out
+ * when the error is in that key. */
+static void path_name(const frame *f, size_t depth, bool in_key, char *out, size_t cap) {
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t d = 0; d < depth && d < PATH_DEPTH; d++) {
+        int k;
+        if (f[d].obj) {
+            bool last = d + 1 == depth;
+            if (!f[d].key || (last && in_key)) break;
+            if (simple_key(f[d].key, f[d].keylen))
+                k = snprintf(out + len, cap - len, "%s%.*s", len ? "." : "", (int)f[d].keylen,
+                             f[d].key);
+            else
+                k = snprintf(out + len, cap - len, "%s?", len ? "." : "");
+        } else {
+            k = snprintf(out + len, cap - len, "[%zu]", f[d].index);
+        }
+        if (k < 0 || (size_t)k >= cap - len) break;
+        len += (size_t)k;
+    }
+}
+
+static pf_status string_error(pf_proto_error *e, pf_error code, const frame *f, size_t depth,
+                              bool in_key, const char *what, size_t at) {
+    char field[72];
+    path_name(f, depth, in_key, field, sizeof(field));
+    if (in_key)
+        return pf_proto_error_set(e, PF_EPARSE, code, field[0] ? field : NULL,
+                                  "A member name%s%s%s %s (byte %zu).", field[0] ? " in '" : "",
+                                  field, field[0] ? "'" : "", what, at);
+    if (!field[0])
+        return pf_proto_error_set(e, PF_EPARSE, code, NULL, "The string %s (byte %zu).", what, at);
+    return pf_proto_error_set(e, PF_EPARSE, code, field, "Field '%s' %s (byte %zu).", field, what,
+                              at);
+}
+
+/* Every string of a JSON text cJSON accepted, member names included, must
+ * be valid UTF-8 (RFC 8259 section 8.1) without raw control characters
+ * (section 7) and must not hold \u0000: cJSON keeps strings NUL-terminated
+ * and would cut one there without a word, so "gate\u0000x" would name door
+ * "gate". cJSON itself copies string bytes as they come, valid or not. */
+static pf_status check_strings(const char *buf, size_t len, pf_proto_error *e) {
+    frame f[PATH_DEPTH];
+    size_t depth = 0;
+    bool want_key = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = buf[i];
+        frame *top = depth && depth <= PATH_DEPTH ? &f[depth - 1] : NULL;
+        switch (c) {
+        case '{':
+        case '[':
+            if (depth < PATH_DEPTH) {
+                f[depth].obj = c == '{';
+                f[depth].index = 0;
+                f[depth].key = NULL;
+                f[depth].keylen = 0;
+            }
+            depth++;
+            want_key = c == '{';
+            break;
+        case '}':
+        case ']':
+            if (depth) depth--;
+            want_key = false;
+            break;
+        case ',':
+            if (top && !top->obj) top->index++;
+            want_key = top && top->obj;
+            break;
+        case ':':
+            want_key = false;
+            break;
+        case '"': {
+            size_t start = ++i;
+            bool key = want_key;
+            while (i < len && buf[i] != '"') {
+                unsigned char u = (unsigned char)buf[i];
+                size_t k;
+                if (u == '\\') {
+                    if (i + 5 < len && buf[i + 1] == 'u' && memcmp(buf + i + 2, "0000", 4) == 0)
+                        return string_error(e, PF_ERR_INVALID_REQUEST, f, depth, key,
+                                            "holds \\u0000, which no string may", i);
+                    i += 2;
+                    continue;
+                }
+                if (u < 0x20)
+                    return string_error(e, PF_ERR_MALFORMED_JSON, f, depth, key,
+                                        "holds a raw control character (escape it as \\uXXXX)", i);
+                if (u < 0x80) {
+                    i++;
+                    continue;
+                }
+                if (!(k = pf_utf8_seq_len((const unsigned char *)buf + i, len - i)))
+                    return string_error(e, PF_ERR_MALFORMED_JSON, f, depth, key,
+                                        "is not valid UTF-8", i);
+                i += k;
+            }
+            if (key && top) {
+                top->key = buf + start;
+                top->keylen = i - start;
+            }
+            want_key = false;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    return PF_OK;
+}
 
 pf_status pf_jsonr_parse(const char *buf, size_t len, cJSON **out, pf_proto_error *e) {
     const char *end = NULL;
@@ -26,6 +163,10 @@ pf_status pf_jsonr_parse(const char *buf, size_t len, cJSON **out, pf_proto_erro
         cJSON_Delete(root);
         return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_JSON, NULL,
                                   "Unexpected bytes after the JSON value at byte %zu.", off);
+    }
+    if (check_strings(buf, len, e) != PF_OK) {
+        cJSON_Delete(root);
+        return PF_EPARSE;
     }
     *out = root;
     return PF_OK;

@@ -19,7 +19,11 @@
 
 /* Parses buf[0..len) into *out (free with cJSON_Delete). PF_EPARSE with code
  * malformed_json and the byte offset in the message when the input is not
- * exactly one JSON value. PF_ENOMEM. */
+ * exactly one JSON value, or when a string (a member name included) is not
+ * valid UTF-8 or holds a raw control character; PF_EPARSE with code
+ * invalid_request when a string holds \u0000. Those two name the field
+ * ("doors[0].id") and never copy the offending bytes into the message.
+ * PF_ENOMEM. */
 pf_status pf_jsonr_parse(const char *buf, size_t len, cJSON **out, pf_proto_error *e);
 
 /* Reads an integer in [min, max]. PF_EPARSE when not a number or not

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 #define JSONW_DEFAULT_CAP 256
 
 void pf_jsonw_init(pf_jsonw *w, size_t cap_hint) {
@@ -107,13 +109,28 @@ void pf_jsonw_obj_end(pf_jsonw *w) { close_(w, '}'); }
 void pf_jsonw_arr_begin(pf_jsonw *w) { open_(w, '['); }
 void pf_jsonw_arr_end(pf_jsonw *w) { close_(w, ']'); }
 
+/* Writes s as a JSON string. A byte that does not start a valid UTF-8
+ * sequence (a client's bytes echoed in a message, a sentence cut by
+ * snprintf in the middle of a character) becomes U+FFFD, so whatever a
+ * string holds, the answer is valid JSON in valid UTF-8. */
 static void write_escaped(pf_jsonw *w, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
     size_t i, run = 0;
     putc1(w, '"');
     for (i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') continue;
+        if (c >= 0x80) {
+            size_t k = pf_utf8_seq_len((const unsigned char *)s + i, n - i);
+            if (k) {
+                i += k - 1;
+                continue;
+            }
+            put(w, s + run, i - run);
+            run = i + 1;
+            put(w, "\\ufffd", 6);
+            continue;
+        }
         put(w, s + run, i - run);
         run = i + 1;
         switch (c) {

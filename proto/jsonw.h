@@ -48,7 +48,10 @@ void pf_jsonw_arr_begin(pf_jsonw *w);
 void pf_jsonw_arr_end(pf_jsonw *w);
 void pf_jsonw_key(pf_jsonw *w, const char *key);
 
-/* Values. Strings are escaped (control characters as \u00XX). */
+/* Values. Strings are escaped (control characters as \u00XX), and every
+ * byte that does not start a valid UTF-8 sequence is written as \ufffd:
+ * strings always come out as valid JSON in valid UTF-8, whatever they
+ * hold. Keys get the same treatment. */
 void pf_jsonw_str(pf_jsonw *w, const char *s);
 void pf_jsonw_strn(pf_jsonw *w, const char *s, size_t n);
 void pf_jsonw_int(pf_jsonw *w, int64_t v);

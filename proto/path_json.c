@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 pf_path_request pf_path_request_default(void) {
     pf_path_request r;
     memset(&r, 0, sizeof(r));
@@ -291,6 +293,14 @@ bad:
                               "Parameter '%s' must be a point written x,y.", field);
 }
 
+/* Valid UTF-8 without control characters. */
+static bool clean_text(const char *s) {
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) return false;
+    return pf_utf8_is_valid(s, n);
+}
+
 static bool kv_has(const pf_kv *kv, size_t n, const char *key) {
     for (size_t i = 0; i < n; i++)
         if (strcmp(kv[i].key, key) == 0) return true;
@@ -343,6 +353,16 @@ static pf_status read_query(const pf_kv *kv, size_t n, const pf_path_limits *lim
 
     for (size_t i = 0; i < n && !st; i++) {
         const char *k = kv[i].key, *v = kv[i].value;
+        /* Decoded by libmicrohttpd: %FF or %01 arrive as those bytes. */
+        if (!clean_text(k))
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, NULL,
+                                      "A parameter name is not valid UTF-8 or holds a control "
+                                      "character.");
+        if (v && !clean_text(v))
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, k,
+                                      "Parameter '%.40s' is not valid UTF-8 or holds a control "
+                                      "character.",
+                                      k);
         for (size_t j = 0; j < i; j++)
             if (strcmp(kv[j].key, k) == 0) {
                 pf_path_request_clear(&r);

@@ -94,7 +94,7 @@ void pf_update_list_free(pf_update_list *l) {
 
 const char *pf_update_prefix(const pf_update_list *l, size_t i, char *buf, size_t cap) {
     if (!l->ndjson) return "";
-    snprintf(buf, cap, "lines[%zu].", i);
+    snprintf(buf, cap, "lines[%zu].", l->items[i].line);
     return buf;
 }
 
@@ -246,11 +246,17 @@ static pf_status parse_one(const char *buf, size_t len, const char *prefix, bool
     memset(u, 0, sizeof(*u));
     if (st) {
         if (*prefix) {
-            /* Name the line: the byte offset is within it. */
-            char msg[200];
+            /* Name the line: the byte offset is within it. A field found by
+             * the parser (a string that is not valid UTF-8) goes under it. */
+            char msg[200], field[sizeof(e->field)];
             snprintf(msg, sizeof(msg), "%.199s", e->message);
-            snprintf(e->field, sizeof(e->field), "%.*s", (int)(strlen(prefix) - 1), prefix);
-            snprintf(e->message, sizeof(e->message), "%.*s: %s", 40, e->field, msg);
+            snprintf(field, sizeof(field), "%s", e->field);
+            if (field[0])
+                snprintf(e->field, sizeof(e->field), "%s%.60s", prefix, field);
+            else
+                snprintf(e->field, sizeof(e->field), "%.*s", (int)(strlen(prefix) - 1), prefix);
+            snprintf(e->message, sizeof(e->message), "%.*s: %s", (int)(strlen(prefix) - 1), prefix,
+                     msg);
         }
         return st;
     }
@@ -314,6 +320,7 @@ pf_status pf_update_list_parse(const char *buf, size_t len, bool ndjson, size_t 
                 pf_update_list_free(out);
                 return st;
             }
+            out->items[out->n].line = line;
             out->n++;
         }
         p += n + (nl ? 1 : 0);

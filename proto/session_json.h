@@ -68,6 +68,7 @@ typedef struct pf_update {
     size_t ncells;
     pf_door_switch *doors; /* owned */
     size_t ndoors;
+    size_t line; /* NDJSON: the 0-based line of the body it came from */
 } pf_update;
 
 /* A list of updates, applied in order. */
@@ -90,7 +91,8 @@ void pf_update_list_free(pf_update_list *l);
 pf_status pf_map_patch_parse(const char *buf, size_t len, pf_update *out, pf_proto_error *e);
 void pf_update_free(pf_update *u);
 
-/* The field prefix of update i of l: "" or "lines[i]." (buf >= 32 bytes). */
+/* The field prefix of update i of l: "" or "lines[N]." with N the update's
+ * line in the body, blank lines counted (buf >= 32 bytes). */
 const char *pf_update_prefix(const pf_update_list *l, size_t i, char *buf, size_t cap);
 
 /* What a session request answers. */

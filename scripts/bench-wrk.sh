@@ -48,7 +48,7 @@ done
 PORT=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$TMP/out")
 URL="http://127.0.0.1:$PORT"
 
-curl -fsS -o /dev/null -X PUT "$URL/v1/maps/bench" -H 'Content-Type: text/plain' \
+curl -fsS -o /dev/null -X PUT "$URL/v1/maps/bench" -H 'Content-Type: text/x-movingai-map' \
     --data-binary "@$DIR/$MAP.map"
 awk -v m="$MAX_LEN" 'NR > 1 && $9 <= m + 0 { print $5, $6, $7, $8 }' "$DIR/$MAP.map.scen" |
     head -n "$NPAIRS" > "$TMP/pairs"

@@ -47,7 +47,7 @@ Open $URL/ in a browser for the debug viewer (click a start and a goal), or try:
   curl -s '$URL/v1/maps/room/path?start=5,0&goal=9,6&smooth=true'
   curl -s -X POST $URL/v1/maps/maze/path -H 'Content-Type: application/json' -d '{"start":[1,1],"goal":[127,127],"algorithm":"astar"}'
   curl -s -X POST $URL/v1/maps/maze/paths -H 'Content-Type: application/json' -d '{"queries":[{"start":[1,1],"goal":[127,1]},{"start":[1,1],"goal":[1,127],"algorithm":"bfs"}]}'
-  curl -s -X PUT $URL/v1/maps/arena -H 'Content-Type: text/plain' --data-binary @../shared/benchmarks/movingai/arena.map
+  curl -s -X PUT $URL/v1/maps/arena -H 'Content-Type: text/x-movingai-map' --data-binary @../shared/benchmarks/movingai/arena.map
   curl -s -X PUT $URL/v1/maps/mine -H 'Content-Type: application/json' -d '{"rows":["..#..","..#..","....."],"legend":{"#":0}}'
   curl -s -X DELETE -i $URL/v1/maps/mine
   curl -s $URL/v1/info

@@ -170,6 +170,26 @@ static const opt opts[] = {
      600, 1, 100000, "steps one crowd step request may ask for (422)"},
     {"demo", "PATHD_DEMO", "demo", OPT_BOOL, OFF(demo), 0, 0, 1,
      "load the demo maps 'room' and 'maze' at start"},
+    {"auth-token-file", "PATHD_AUTH_TOKEN_FILE", NULL, OPT_STR, OFF(auth_token_file), 0, 0,
+     sizeof(((pf_config *)0)->auth_token_file),
+     "bearer tokens, one '<scope> <token>' a line (scope read or write); reread on SIGHUP"},
+    {"insecure-no-auth", "PATHD_INSECURE_NO_AUTH", "insecure_no_auth", OPT_BOOL,
+     OFF(insecure_no_auth), 0, 0, 1,
+     "serve a non-loopback --bind without tokens: anyone who reaches the port may do anything"},
+    {"open-metrics", "PATHD_OPEN_METRICS", "open_metrics", OPT_BOOL, OFF(open_metrics), 0, 0, 1,
+     "serve /metrics and /v1/info without a token (they need read otherwise)"},
+    {"tls-cert", "PATHD_TLS_CERT", NULL, OPT_STR, OFF(tls_cert), 0, 0,
+     sizeof(((pf_config *)0)->tls_cert), "PEM certificate (chain): serve HTTPS (with --tls-key)"},
+    {"tls-key", "PATHD_TLS_KEY", NULL, OPT_STR, OFF(tls_key), 0, 0,
+     sizeof(((pf_config *)0)->tls_key), "PEM private key of --tls-cert"},
+    {"cors-origin", "PATHD_CORS_ORIGIN", NULL, OPT_STR, OFF(cors_origin), 0, 0,
+     sizeof(((pf_config *)0)->cors_origin),
+     "origins (https://tool.example:8443, comma separated, or *) whose pages may call the API; "
+     "unset = no CORS headers"},
+    {"allowed-hosts", "PATHD_ALLOWED_HOSTS", NULL, OPT_STR, OFF(allowed_hosts), 0, 0,
+     sizeof(((pf_config *)0)->allowed_hosts),
+     "Host values answered (comma separated; .example.com takes subdomains); unset = any with "
+     "tokens, loopback names without"},
 };
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
@@ -262,7 +282,129 @@ pf_status pf_config_load(pf_config *c, int argc, char **argv, bool *help, char *
         snprintf(from, sizeof(from), "--%s", o->flag);
         if (set_opt(c, o, val, from, err, errlen)) return PF_EINVAL;
     }
+    return pf_config_check(c, err, errlen);
+}
+
+bool pf_config_is_loopback(const char *addr) {
+    /* A dotted quad, digits only (sscanf's %u would take blanks and signs). */
+    unsigned part[4];
+    const char *p = addr;
+    for (int i = 0; i < 4; i++) {
+        int digits = 0;
+        part[i] = 0;
+        while (*p >= '0' && *p <= '9' && digits < 4) {
+            part[i] = part[i] * 10 + (unsigned)(*p++ - '0');
+            digits++;
+        }
+        if (digits == 0 || digits > 3 || part[i] > 255) return false;
+        if (i < 3 && *p++ != '.') return false;
+    }
+    return *p == '\0' && part[0] == 127;
+}
+
+/* Calls fn on each comma-separated item of list (blanks around items
+ * trimmed, empty items skipped); stops at the first nonzero answer. */
+static int each_item(const char *list, int (*fn)(const char *item, size_t n, void *ud), void *ud) {
+    const char *p = list;
+    while (*p) {
+        const char *s, *e;
+        int rc;
+        while (*p == ' ' || *p == '\t' || *p == ',') p++;
+        s = p;
+        while (*p && *p != ',') p++;
+        e = p;
+        while (e > s && (e[-1] == ' ' || e[-1] == '\t')) e--;
+        if (e > s && (rc = fn(s, (size_t)(e - s), ud))) return rc;
+    }
+    return 0;
+}
+
+static bool host_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.';
+}
+
+/* scheme://host[:port], scheme http or https, nothing after; or "*". */
+static int bad_origin(const char *s, size_t n, void *ud) {
+    size_t i;
+    (void)ud;
+    if (n == 1 && s[0] == '*') return 0;
+    if (n > 7 && strncmp(s, "http://", 7) == 0)
+        i = 7;
+    else if (n > 8 && strncmp(s, "https://", 8) == 0)
+        i = 8;
+    else
+        return 1;
+    if (s[i] == '[') { /* an IPv6 literal */
+        while (i < n && s[i] != ']') i++;
+        if (i == n) return 1;
+        i++;
+    } else {
+        size_t h = i;
+        while (i < n && host_char(s[i])) i++;
+        if (i == h) return 1;
+    }
+    if (i < n && s[i] == ':') {
+        size_t p = ++i;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == p) return 1;
+    }
+    return i != n;
+}
+
+/* A host name, IPv4 address or [IPv6], optionally with a leading dot. */
+static int bad_host(const char *s, size_t n, void *ud) {
+    size_t i = s[0] == '.' ? 1 : 0;
+    (void)ud;
+    if (n > i && s[i] == '[') return s[n - 1] != ']';
+    if (i == n) return 1;
+    for (; i < n; i++)
+        if (!host_char(s[i])) return 1;
+    return 0;
+}
+
+pf_status pf_config_check(const pf_config *c, char *err, size_t errlen) {
+    bool tokens = c->auth_token_file[0] != '\0';
+    if (tokens && c->insecure_no_auth) {
+        snprintf(err, errlen,
+                 "--auth-token-file and --insecure-no-auth contradict each other; drop one");
+        return PF_EINVAL;
+    }
+    if (!tokens && !c->insecure_no_auth && !pf_config_is_loopback(c->bind)) {
+        snprintf(err, errlen,
+                 "--bind %s serves other machines, and without tokens anyone who reaches the "
+                 "port could replace and delete every map: give --auth-token-file FILE (see "
+                 "--help), or --insecure-no-auth to serve without tokens anyway",
+                 c->bind);
+        return PF_EINVAL;
+    }
+    if (!c->tls_cert[0] != !c->tls_key[0]) {
+        snprintf(err, errlen, "--tls-cert and --tls-key come together");
+        return PF_EINVAL;
+    }
+    if (each_item(c->cors_origin, bad_origin, NULL)) {
+        snprintf(err, errlen,
+                 "--cors-origin: each item is an origin such as https://tool.example:8443 "
+                 "(scheme, host, optional port, no path) or *");
+        return PF_EINVAL;
+    }
+    if (each_item(c->allowed_hosts, bad_host, NULL)) {
+        snprintf(err, errlen,
+                 "--allowed-hosts: each item is a host name or address without a port "
+                 "(pathd.internal, 10.0.0.7, [::1]), or .example.com for its subdomains");
+        return PF_EINVAL;
+    }
     return PF_OK;
+}
+
+/* What a string flag takes, for --help. */
+static const char *metavar(const char *flag) {
+    if (strcmp(flag, "bind") == 0) return "ADDR";
+    if (strcmp(flag, "data-dir") == 0) return "DIR";
+    if (strcmp(flag, "store") == 0) return "URL";
+    if (strcmp(flag, "instance-id") == 0) return "NAME";
+    if (strcmp(flag, "cors-origin") == 0 || strcmp(flag, "allowed-hosts") == 0) return "LIST";
+    return "FILE";
 }
 
 void pf_config_print_help(FILE *f) {
@@ -278,11 +420,7 @@ void pf_config_print_help(FILE *f) {
             const char *v;
             pf_config_defaults(&d);
             v = (const char *)&d + opts[i].offset;
-            snprintf(name, sizeof(name), "--%s %s", opts[i].flag,
-                     strcmp(opts[i].flag, "bind") == 0          ? "ADDR"
-                     : strcmp(opts[i].flag, "store") == 0       ? "URL"
-                     : strcmp(opts[i].flag, "instance-id") == 0 ? "NAME"
-                                                                : "DIR");
+            snprintf(name, sizeof(name), "--%s %s", opts[i].flag, metavar(opts[i].flag));
             snprintf(dflt, sizeof(dflt), "%s", *v ? v : "unset");
         } else if (opts[i].kind == OPT_BOOL) {
             snprintf(dflt, sizeof(dflt), "off");
@@ -293,6 +431,7 @@ void pf_config_print_help(FILE *f) {
     }
     fprintf(f, "  %-22s %-22s %-18s %s\n", "--help", "", "", "print this help and exit");
     fprintf(f, "\nSIGTERM or SIGINT: stop accepting, finish requests in flight, exit 0.\n"
+               "SIGHUP: reread --auth-token-file (a broken file keeps the tokens in force).\n"
                "API: see proto/openapi.yaml; GET /v1/info reports every limit in effect.\n");
 }
 

@@ -77,15 +77,34 @@ typedef struct pf_config {
     int64_t crowd_max_tick_hz;       /* fastest tick a crowd may ask for */
     int64_t crowd_max_steps;         /* steps one step request may ask for */
     bool demo;                       /* load the demo maps at start */
+    /* Who may do what (README.md, "Tokens, TLS and browsers"). */
+    char auth_token_file[1024]; /* --auth-token-file: "<scope> <token>" lines; "" = none */
+    bool insecure_no_auth;      /* serve a non-loopback address without tokens */
+    bool open_metrics;          /* /metrics and /v1/info without a token */
+    char tls_cert[1024];        /* --tls-cert: PEM certificate (chain); "" = plain HTTP */
+    char tls_key[1024];         /* --tls-key: its PEM private key */
+    char cors_origin[1024];     /* --cors-origin: origins given CORS headers, comma separated */
+    char allowed_hosts[1024];   /* --allowed-hosts: Host values answered, comma separated */
 } pf_config;
 
 /* The defaults. */
 void pf_config_defaults(pf_config *c);
 
-/* Applies PATHD_* variables, then argv. Returns PF_OK, or PF_EINVAL with a
- * sentence in err. *help is set when --help was given (nothing else is
- * checked then). */
+/* Applies PATHD_* variables, then argv, then checks the settings together
+ * (pf_config_check). Returns PF_OK, or PF_EINVAL with a sentence in err.
+ * *help is set when --help was given (nothing else is checked then). */
 pf_status pf_config_load(pf_config *c, int argc, char **argv, bool *help, char *err, size_t errlen);
+
+/* The checks between settings: without --auth-token-file only a loopback
+ * --bind (127.0.0.0/8) is served unless --insecure-no-auth says otherwise,
+ * and both at once are a contradiction; --tls-cert and --tls-key come
+ * together; --cors-origin is a list of origins (scheme://host[:port]) or
+ * "*", --allowed-hosts a list of host names (".example.com" takes its
+ * subdomains too). PF_EINVAL with a sentence in err. */
+pf_status pf_config_check(const pf_config *c, char *err, size_t errlen);
+
+/* Whether addr is an IPv4 loopback address (127.0.0.0/8). */
+bool pf_config_is_loopback(const char *addr);
 
 /* Prints usage with every flag, its variable, default and meaning. */
 void pf_config_print_help(FILE *f);

@@ -5,20 +5,29 @@
 #include "http.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "http_strict.h"
 #include "request_internal.h"
 #include "router.h"
 
 /* Bytes of an over-long streamed body read and dropped before hanging up. */
 #define PF_DISCARD_MAX (64u * 1024 * 1024)
+/* Header lines collected for the strict checks (a request with more copies
+ * of Host, Content-Length, Transfer-Encoding, Content-Type and
+ * Authorization than this is refused). */
+#define PF_HTTP_CHECKED_MAX 16
+/* Largest --tls-cert / --tls-key file read. */
+#define PF_TLS_FILE_MAX (1024 * 1024)
 
 struct pf_http {
     pf_http_deps d;
@@ -26,6 +35,8 @@ struct pf_http {
     struct MHD_Daemon *daemon;
     uint16_t port;
     atomic_bool draining;
+    char *tls_cert, *tls_key; /* PEM, read at start; the key is wiped when freed */
+    size_t tls_key_len;
 };
 
 /* libmicrohttpd sent the 101: the socket is the route's now. */
@@ -65,17 +76,178 @@ static enum MHD_Result send_answer(pf_req *r) {
     return ret;
 }
 
-/* The first call of a request: route, content type, announced length. An
- * answer set here goes out at once. */
-static void begin(pf_http *h, pf_req *r, const char *method, const char *url) {
+/* The header lines the strict checks look at, every copy of each. */
+typedef struct header_list {
+    pf_http_header h[PF_HTTP_CHECKED_MAX];
+    size_t n;
+    bool overflow;
+} header_list;
+
+static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                      const char *value) {
+    static const char *const names[] = {"Host", "Content-Length", "Transfer-Encoding",
+                                        "Content-Type", "Authorization"};
+    header_list *l = cls;
+    (void)kind;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcasecmp(key, names[i]) == 0) {
+            if (l->n == PF_HTTP_CHECKED_MAX) {
+                l->overflow = true;
+                return MHD_NO;
+            }
+            l->h[l->n].name = key;
+            l->h[l->n].value = value;
+            l->n++;
+        }
+    return MHD_YES;
+}
+
+/* RFC 9112's rules libmicrohttpd leaves to us (http_strict.h). version
+ * points into libmicrohttpd's copy of the request line, just after the
+ * target: a target that ends before it held a NUL. */
+static bool strict_ok(pf_req *r, const char *version) {
+    header_list l;
+    pf_http_reqline rl;
+    pf_strict_reason why;
+    pf_strict_verdict v;
+    uintptr_t ver = (uintptr_t)version;
+    memset(&l, 0, sizeof(l));
+    MHD_get_connection_values(r->conn, MHD_HEADER_KIND, collect_header, &l);
+    rl.version = version ? version : "";
+    rl.raw_target = r->raw_target ? r->raw_target : "";
+    rl.target_has_nul =
+        r->raw_target && ver > r->raw_at + r->raw_len + 1 && ver - (r->raw_at + r->raw_len) < 65536;
+    if (l.overflow) {
+        pf_req_answer_error(r, PF_ERR_MALFORMED_REQUEST, NULL,
+                            "More than %d Host, Content-Length, Transfer-Encoding, Content-Type "
+                            "and Authorization lines.",
+                            PF_HTTP_CHECKED_MAX);
+        pf_req_close_after(r);
+        return false;
+    }
+    v = pf_http_strict_check(&rl, l.h, l.n, &why);
+    if (v == PF_STRICT_OK) return true;
+    pf_req_answer_error(
+        r, v == PF_STRICT_NOT_IMPLEMENTED ? PF_ERR_NOT_IMPLEMENTED : PF_ERR_MALFORMED_REQUEST,
+        why.field, "%s", why.message);
+    /* The framing cannot be trusted: nothing more is read from this
+     * connection. */
+    pf_req_close_after(r);
+    return false;
+}
+
+/* CORS (https://fetch.spec.whatwg.org/#http-cors-protocol): an allowed
+ * Origin gets its answers readable, errors included. Returns true when
+ * this was a preflight, now answered. */
+static bool cors(pf_http *h, pf_req *r, const char *method, pf_route_match match) {
+    const char *origin = pf_req_header(r, "Origin");
+    const char *ask = pf_req_header(r, "Access-Control-Request-Method");
+    if (!pf_guard_cors_enabled(h->d.guard)) return false;
+    pf_req_add_header(r, "Vary", "Origin");
+    if (!pf_guard_cors_allowed(h->d.guard, origin)) return false;
+    pf_req_add_header(r, "Access-Control-Allow-Origin", origin);
+    pf_req_add_header(r, "Access-Control-Expose-Headers",
+                      "Location, Retry-After, WWW-Authenticate");
+    if (strcmp(method, "OPTIONS") != 0 || !ask || match != PF_MATCH_BAD_METHOD) return false;
+    /* A preflight asks for the path's methods; it carries no token. */
+    pf_req_add_header(r, "Access-Control-Allow-Methods", r->rr.allow);
+    pf_req_add_header(r, "Access-Control-Allow-Headers", "Authorization, Content-Type");
+    pf_req_add_header(r, "Access-Control-Max-Age", "600");
+    pf_req_answer_no_content(r);
+    return true;
+}
+
+/* The bearer token, when the route (or an unknown path, so that probing
+ * without a token tells nothing) needs one. Answers 401 / 403 and returns
+ * false when it does not do. */
+static bool token_ok(pf_http *h, pf_req *r, pf_scope need) {
+    const char *authz = pf_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION);
+    pf_scope have = PF_SCOPE_OPEN;
+    pf_auth_result res;
+    char www[160];
+    if (!pf_guard_has_tokens(h->d.guard)) return true;
+    res = pf_guard_check(h->d.guard, authz, &have, &r->who);
+    if (res == PF_AUTH_OK) r->scope = have;
+    if (need == PF_SCOPE_OPEN) return true; /* a bad token on an open route is ignored */
+    if (res != PF_AUTH_OK) {
+        /* RFC 6750 3: no error attribute when no credentials came. */
+        snprintf(www, sizeof(www), "Bearer realm=\"pathd\"%s",
+                 res == PF_AUTH_MISSING ? "" : ", error=\"invalid_token\"");
+        pf_req_add_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, www);
+        pf_req_answer_error(r, PF_ERR_UNAUTHORIZED, NULL,
+                            res == PF_AUTH_MISSING
+                                ? "This route needs a bearer token of scope %s: send "
+                                  "Authorization: Bearer <token>."
+                            : res == PF_AUTH_MALFORMED
+                                ? "The Authorization header is not 'Bearer <token>' (scope %s "
+                                  "needed)."
+                                : "The bearer token is not known to this server (scope %s "
+                                  "needed).",
+                            pf_scope_name(need));
+        return false;
+    }
+    if (!pf_scope_allows(have, need)) {
+        snprintf(www, sizeof(www),
+                 "Bearer realm=\"pathd\", error=\"insufficient_scope\", scope=\"%s\"",
+                 pf_scope_name(need));
+        pf_req_add_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, www);
+        pf_req_answer_error(r, PF_ERR_INSUFFICIENT_SCOPE, NULL,
+                            "This route needs a token of scope %s; this one has scope %s.",
+                            pf_scope_name(need), pf_scope_name(have));
+        return false;
+    }
+    return true;
+}
+
+/* Whether each route reads or changes maps (its module is not ops): those
+ * wait until the stored maps are loaded. */
+#define PF_MOD_ops false
+#define PF_MOD_maps true
+#define PF_MOD_paths true
+#define PF_MOD_sessions true
+#define PF_MOD_fields true
+#define PF_MOD_tables true
+#define PF_MOD_crowds true
+static const bool uses_maps[PF_ROUTE_COUNT] = {
+#define PF_ROUTE_USES_MAPS(route, name, method, path, bodies, scope, module)                       \
+    [PF_ROUTE_##route] = PF_MOD_##module,
+    PF_ROUTES(PF_ROUTE_USES_MAPS)
+#undef PF_ROUTE_USES_MAPS
+};
+
+/* The first call of a request, once its headers are in: strict HTTP, Host,
+ * CORS, route, token, readiness, Content-Type, announced length, in that
+ * order. An answer set here goes out at once (libmicrohttpd then reads no
+ * body and closes the connection after it). */
+static void begin(pf_http *h, pf_req *r, const char *method, const char *url, const char *version) {
     const char *ct, *cl;
+    pf_route_match match;
 
     if (atomic_load(&h->draining)) {
         pf_req_answer_error(r, PF_ERR_SHUTTING_DOWN, NULL, NULL);
         pf_req_close_after(r);
         return;
     }
-    switch (pf_route_find(method, url, &r->rr)) {
+    if (!strict_ok(r, version)) return;
+    match = pf_route_find(method, url, &r->rr);
+    /* The probes answer any Host: a balancer's health check may name the
+     * address it dialled, and they tell nothing. */
+    if (!(match == PF_MATCH_OK &&
+          (r->rr.route == PF_ROUTE_HEALTHZ || r->rr.route == PF_ROUTE_READYZ)) &&
+        !pf_guard_host_allowed(h->d.guard, pf_req_header(r, MHD_HTTP_HEADER_HOST))) {
+        pf_req_answer_error(r, PF_ERR_HOST_NOT_ALLOWED, "Host",
+                            "This server does not answer for that Host (%s).",
+                            pf_guard_has_tokens(h->d.guard) ? "see --allowed-hosts"
+                                                            : "without tokens it answers only "
+                                                              "loopback names; see "
+                                                              "--allowed-hosts");
+        return;
+    }
+    if (cors(h, r, method, match)) return;
+    if (!token_ok(h, r,
+                  match == PF_MATCH_OK ? pf_guard_need(h->d.guard, r->rr.route) : PF_SCOPE_READ))
+        return;
+    switch (match) {
     case PF_MATCH_NOT_FOUND:
         pf_req_answer_error(r, PF_ERR_NOT_FOUND, NULL, "No route %.16s %.200s.", method, url);
         return;
@@ -92,23 +264,45 @@ static void begin(pf_http *h, pf_req *r, const char *method, const char *url) {
     case PF_MATCH_OK:
         break;
     }
+    if (uses_maps[r->rr.route] && pf_maps_loading(h->d.maps)) {
+        pf_req_answer_error(r, PF_ERR_NOT_READY, NULL, NULL); /* with Retry-After */
+        return;
+    }
     if (!pf_route_has_body(r->rr.route)) return;
 
     ct = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
     r->body_kind = pf_route_body_kind(r->rr.route, ct);
+    if (r->body_kind == PF_BODY_TEXT && r->scope == PF_SCOPE_OPEN) {
+        /* A web page's form may send text/plain to any address without
+         * asking; only a bearer token, which a form cannot add, makes it
+         * safe. */
+        pf_req_answer_error(r, PF_ERR_UNSUPPORTED_MEDIA, "Content-Type",
+                            "text/plain is accepted only with a bearer token (a browser form can "
+                            "send it cross-site); send a Moving AI map as text/x-movingai-map, "
+                            "or a JSON map as application/json.");
+        pf_req_close_after(r);
+        return;
+    }
     if (!r->body_kind) {
         /* curl -d / --data-binary sends a form type unless told otherwise,
-         * so the answer names the header to add: text/plain where a Moving
-         * AI map is accepted, else application/json. Form types stay
-         * refused: a browser may send them cross-site without asking. */
-        char types[160];
-        const char *hint =
-            pf_route_body_kind(r->rr.route, "text/plain") ? "text/plain" : "application/json";
+         * so the answer names the header to add: text/x-movingai-map where
+         * a Moving AI map is accepted, else application/json. Form types
+         * stay refused: a browser may send them cross-site without asking. */
+        char types[200];
+        const char *hint = pf_route_body_kind(r->rr.route, "text/x-movingai-map")
+                               ? "text/x-movingai-map"
+                               : "application/json";
         pf_route_describe_bodies(r->rr.route, types, sizeof(types));
-        pf_req_answer_error(r, PF_ERR_UNSUPPORTED_MEDIA, "Content-Type",
-                            "Content-Type '%.80s' is not accepted here; send %s (with curl: -H "
-                            "'Content-Type: %s').",
-                            ct, types, hint);
+        if (ct)
+            pf_req_answer_error(r, PF_ERR_UNSUPPORTED_MEDIA, "Content-Type",
+                                "Content-Type '%.80s' is not accepted here; send %s (with curl: -H "
+                                "'Content-Type: %s').",
+                                ct, types, hint);
+        else
+            pf_req_answer_error(r, PF_ERR_UNSUPPORTED_MEDIA, "Content-Type",
+                                "A Content-Type is required here; send %s (with curl: -H "
+                                "'Content-Type: %s').",
+                                types, hint);
         pf_req_close_after(r);
         return;
     }
@@ -156,19 +350,35 @@ static void take_body(pf_http *h, pf_req *r, const char *data, size_t n) {
     r->body_len = need;
 }
 
+/* libmicrohttpd's URI log callback: called with the request target as it
+ * came, before the target is split and decoded; what it returns is the
+ * request's con_cls. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c) {
+    pf_http *h = cls;
+    pf_req *r = pf__req_create(&h->env, c, pf_clock_now_ns());
+    if (!r) return NULL;
+    pf_metrics_request_begin(h->d.metrics);
+    r->raw_len = strlen(uri);
+    r->raw_at = (uintptr_t)uri;
+    r->raw_target = strdup(uri); /* NULL (out of memory): the target checks are skipped */
+    return r;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls) {
     pf_http *h = cls;
     pf_req *r = *con_cls;
-    (void)version;
 
-    if (!r) {
+    if (!r) { /* on_uri found no memory */
         r = pf__req_create(&h->env, c, pf_clock_now_ns());
         if (!r) return MHD_NO;
         pf_metrics_request_begin(h->d.metrics);
         *con_cls = r;
-        begin(h, r, method, url);
+    }
+    if (!r->begun) {
+        r->begun = true;
+        begin(h, r, method, url, version);
         /* An early answer (404, 405, 413 by Content-Length, 415) goes out
          * now; libmicrohttpd then skips the body and closes. */
         if (r->answered) return send_answer(r);
@@ -232,12 +442,42 @@ pf_status pf_http_create(const pf_http_deps *d, pf_http **out) {
     return PF_OK;
 }
 
+/* Reads a PEM file whole (NUL-terminated, as libmicrohttpd wants it). */
+static char *read_pem(const char *flag, const char *path, size_t *len, char *err, size_t errlen) {
+    FILE *f = fopen(path, "rb");
+    char *b = NULL;
+    long n;
+    if (!f) {
+        snprintf(err, errlen, "%s %s: %s", flag, path, strerror(errno));
+        return NULL;
+    }
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || n > PF_TLS_FILE_MAX ||
+        fseek(f, 0, SEEK_SET) != 0 || !(b = malloc((size_t)n + 1)) ||
+        fread(b, 1, (size_t)n, f) != (size_t)n) {
+        snprintf(err, errlen, "%s %s: cannot read it (at most %d bytes)", flag, path,
+                 PF_TLS_FILE_MAX);
+        free(b);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    b[n] = '\0';
+    *len = (size_t)n;
+    return b;
+}
+
+/* TLS 1.2 and 1.3 only (GnuTLS priority string), whatever the system's
+ * defaults allow. */
+#define PF_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
 pf_status pf_http_start(pf_http *h, char *err, size_t errlen) {
     const pf_config *cfg = h->d.cfg;
     struct sockaddr_in sa;
     const union MHD_DaemonInfo *info;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ITC | MHD_USE_ERROR_LOG | MHD_ALLOW_UPGRADE;
+    struct MHD_OptionItem tls[4] = {{MHD_OPTION_END, 0, NULL}};
+    size_t len;
 
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
@@ -246,16 +486,38 @@ pf_status pf_http_start(pf_http *h, char *err, size_t errlen) {
         snprintf(err, errlen, "--bind '%s' is not an IPv4 address", cfg->bind);
         return PF_EINVAL;
     }
+    if (cfg->tls_cert[0]) {
+        /* libmicrohttpd's GnuTLS support (Debian builds it in). */
+        if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+            snprintf(err, errlen, "--tls-cert: this libmicrohttpd was built without TLS");
+            return PF_EINVAL;
+        }
+        if (!(h->tls_cert = read_pem("--tls-cert", cfg->tls_cert, &len, err, errlen)) ||
+            !(h->tls_key = read_pem("--tls-key", cfg->tls_key, &h->tls_key_len, err, errlen)))
+            return PF_EINVAL;
+        flags |= MHD_USE_TLS;
+        tls[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, h->tls_cert};
+        tls[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, h->tls_key};
+        tls[2] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, PF_TLS_PRIORITIES};
+    }
     h->daemon = MHD_start_daemon(
         flags, (uint16_t)cfg->port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
         (struct sockaddr *)&sa, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->io_threads,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->max_per_ip,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->conn_timeout_s, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, h, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+        on_completed, h, MHD_OPTION_URI_LOG_CALLBACK, on_uri, h, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+        1024u, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
     if (!h->daemon) {
-        snprintf(err, errlen, "cannot listen on %s:%lld (address in use or not available)",
-                 cfg->bind, (long long)cfg->port);
+        if (cfg->tls_cert[0])
+            snprintf(err, errlen,
+                     "cannot listen on %s:%lld with TLS (address in use or not available, or "
+                     "--tls-cert / --tls-key not a matching PEM certificate and key: see the "
+                     "message above)",
+                     cfg->bind, (long long)cfg->port);
+        else
+            snprintf(err, errlen, "cannot listen on %s:%lld (address in use or not available)",
+                     cfg->bind, (long long)cfg->port);
         return PF_EINVAL;
     }
     info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -284,5 +546,10 @@ void pf_http_stop(pf_http *h) {
 void pf_http_destroy(pf_http *h) {
     if (!h) return;
     pf_http_stop(h);
+    free(h->tls_cert);
+    if (h->tls_key) memset(h->tls_key, 0, h->tls_key_len);
+    free(h->tls_key);
     free(h);
 }
+
+bool pf_http_is_tls(const pf_http *h) { return h->tls_cert != NULL; }

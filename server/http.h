@@ -1,10 +1,15 @@
 /* http.h -- the HTTP front end: a libmicrohttpd daemon and the life of each
  * request on it. This is where a request enters the server.
  *
- * For each request, on a libmicrohttpd I/O thread: the route is found in
- * the table (router.h; 404, 405 with Allow, 400 for a bad map id), the
- * Content-Type checked against the route's body types (415) and the body
- * gathered within --max-body (413); then the route's handler runs
+ * For each request, on a libmicrohttpd I/O thread: RFC 9112's rules that
+ * libmicrohttpd leaves out are checked (http_strict.h: 400, 501), then the
+ * Host (guard.h: 421), CORS (an allowed Origin's headers, preflights
+ * answered 204), the route (router.h; 404, 405 with Allow, 400 for a bad
+ * map id), the bearer token against the route's scope (401 with
+ * WWW-Authenticate, 403), readiness (503 not_ready while the stored maps
+ * load), the Content-Type against the route's body types (415; text/plain
+ * only with a token) and the body gathered within --max-body (413); then
+ * the route's handler runs
  * (routes.h), which answers at once or queues a job on the pool
  * (request.h); the answer goes out when it is set, and the request is
  * counted in the metrics when libmicrohttpd reports it done. The I/O
@@ -17,10 +22,13 @@
 #define PF_SERVER_HTTP_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "config.h"
+#include "guard.h"
+#include "maps.h"
 #include "metrics.h"
 #include "pool.h"
 #include "routes.h"
@@ -31,19 +39,27 @@ typedef struct pf_http pf_http;
 /* Borrowed for the front end's life. */
 typedef struct pf_http_deps {
     const pf_config *cfg; /* bind, port, io_threads, max_connections, max_per_ip,
-                           * conn_timeout_s, max_body_bytes, queue_limit, retry_after_s */
+                           * conn_timeout_s, max_body_bytes, queue_limit, retry_after_s,
+                           * tls_cert, tls_key */
     const pf_routes *routes;
     pf_pool *pool;
     pf_metrics *metrics;
     _Atomic(const char *) *instance; /* the X-Pathd-Instance of every answer */
+    pf_guard *guard;                 /* Host, CORS and tokens */
+    pf_maps *maps;                   /* whether the stored maps are still loading */
 } pf_http_deps;
 
 /* Does not listen yet. PF_ENOMEM. */
 pf_status pf_http_create(const pf_http_deps *d, pf_http **out);
 
-/* Listens on cfg.bind:cfg.port. PF_EINVAL when the daemon cannot start (the
- * port is taken, the address is wrong); err gets a sentence. */
+/* Listens on cfg.bind:cfg.port, with TLS when cfg.tls_cert is set
+ * (libmicrohttpd's GnuTLS support; TLS 1.2 and 1.3). PF_EINVAL when the
+ * daemon cannot start (the port is taken, the address is wrong, the
+ * certificate or key cannot be read or do not match); err gets a
+ * sentence. */
 pf_status pf_http_start(pf_http *h, char *err, size_t errlen);
+/* Whether it speaks TLS. */
+bool pf_http_is_tls(const pf_http *h);
 
 /* The bound TCP port (useful with --port 0); 0 before start. */
 uint16_t pf_http_port(const pf_http *h);

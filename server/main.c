@@ -1,8 +1,9 @@
 /* main.c -- pathd: flags and environment, signals, the server's life.
  *
  * SIGTERM / SIGINT: stop accepting, finish the requests in flight (up to
- * --drain-timeout), exit 0. Signals are taken synchronously with sigwait on
- * the main thread; every other thread starts with them blocked.
+ * --drain-timeout), exit 0. SIGHUP: reread --auth-token-file (a broken
+ * file keeps the tokens in force). Signals are taken synchronously with
+ * sigwait on the main thread; every other thread starts with them blocked.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -10,20 +11,12 @@
 #include <stdlib.h>
 
 #include "config.h"
-#include "demo.h"
 #include "server.h"
-
-static int load_demo(pf_server *s) {
-    pf_grid *g = NULL;
-    if (pf_demo_room(&g) || pf_server_add_map(s, "room", g)) return -1;
-    if (pf_demo_maze(64, 64, 42, &g) || pf_server_add_map(s, "maze", g)) return -1;
-    return 0;
-}
 
 int main(int argc, char **argv) {
     pf_config cfg;
     pf_server *srv = NULL;
-    char err[256];
+    char err[512], how[1400];
     bool help;
     sigset_t sigs;
     int sig = 0;
@@ -44,26 +37,18 @@ int main(int argc, char **argv) {
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGTERM);
     sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    if (pf_server_create(&cfg, &srv)) {
-        fprintf(stderr, "pathd: out of memory at start\n");
-        return 1;
-    }
-    /* The demo maps go into a shared store (when it lacks them), so it is
-     * opened first; a data directory's maps replace the demo ones. */
-    if (cfg.store[0] && pf_server_open_store(srv, err, sizeof(err))) {
+    if (pf_server_create(&cfg, &srv, err, sizeof(err))) {
         fprintf(stderr, "pathd: %s\n", err);
-        pf_server_destroy(srv);
         return 1;
     }
-    if (cfg.demo && load_demo(srv)) {
-        fprintf(stderr, "pathd: cannot build the demo maps\n");
-        pf_server_destroy(srv);
-        return 1;
-    }
-    if (!cfg.store[0] && cfg.data_dir[0] && pf_server_open_store(srv, err, sizeof(err))) {
+    /* The store first; its maps, and then the demo maps whose names it does
+     * not have (a shared store keeps the ones it has), load in the
+     * background once the server listens (pf_server_start). */
+    if ((cfg.store[0] || cfg.data_dir[0]) && pf_server_open_store(srv, err, sizeof(err))) {
         fprintf(stderr, "pathd: %s\n", err);
         pf_server_destroy(srv);
         return 1;
@@ -73,13 +58,23 @@ int main(int argc, char **argv) {
         pf_server_destroy(srv);
         return 1;
     }
-    printf("pathd listening on %s:%u (workers %lld, io threads %lld, queue %lld, instance %s)\n",
-           cfg.bind, (unsigned)pf_server_port(srv), (long long)cfg.workers,
-           (long long)cfg.io_threads, (long long)cfg.queue_limit, pf_server_instance(srv));
+    pf_server_describe(srv, how, sizeof(how));
+    printf(
+        "pathd listening on %s:%u (%s; workers %lld, io threads %lld, queue %lld, instance %s)\n",
+        cfg.bind, (unsigned)pf_server_port(srv), how, (long long)cfg.workers,
+        (long long)cfg.io_threads, (long long)cfg.queue_limit, pf_server_instance(srv));
     fflush(stdout);
 
-    while (sig != SIGTERM && sig != SIGINT)
+    while (sig != SIGTERM && sig != SIGINT) {
         if (sigwait(&sigs, &sig) != 0) break;
+        if (sig != SIGHUP) continue;
+        if (pf_server_reload_tokens(srv, err, sizeof(err)))
+            fprintf(stderr, "pathd: SIGHUP: %s; the tokens in force stay\n", err);
+        else {
+            pf_server_describe(srv, how, sizeof(how));
+            fprintf(stderr, "pathd: SIGHUP: tokens reloaded (%s)\n", how);
+        }
+    }
     fprintf(stderr, "pathd: %s: draining requests in flight\n",
             sig == SIGINT ? "SIGINT" : "SIGTERM");
     left = pf_server_drain(srv, cfg.drain_timeout_s * 1000);

@@ -30,6 +30,7 @@ pf_status pf_maps_create(const pf_maps_deps *d, pf_maps **out) {
     m->nav_limits.max_area_boxes = (uint32_t)d->cfg->nav_max_area_boxes;
     m->nav_limits.max_search_extent = (float)d->cfg->nav_max_search_extent;
     if (d->navrun) m->runner = pf_navrun_runner(d->navrun);
+    atomic_init(&m->loading, false);
     if (uv_mutex_init(&m->mu)) {
         free(m);
         return PF_ENOMEM;
@@ -442,3 +443,31 @@ pf_status pf_maps_load(pf_maps *m, const char *id, pf_proto_error *e) {
 }
 
 pf_status pf_maps_add(pf_maps *m, const char *id, pf_grid *g) { return m->be->add(m, id, g); }
+
+pf_status pf_maps_add_if_absent(pf_maps *m, const char *id, pf_grid *g, bool *added) {
+    pf_mapver *cur;
+    *added = true;
+    /* A shared store's add already keeps a map the store has. */
+    if (m->fleet) return m->be->add(m, id, g);
+    if ((cur = pf_registry_get(m->d.registry, id))) {
+        pf_mapver_release(cur);
+        pf_grid_destroy(g);
+        *added = false;
+        return PF_OK;
+    }
+    return m->be->add(m, id, g);
+}
+
+size_t pf_maps_load_stored(pf_maps *m) { return m->dir ? pf__maps_load_dir(m) : 0; }
+
+bool pf_maps_store_report(const pf_maps *m, pf_store_report *out) {
+    if (!m->dir) return false;
+    pf_store_get_report(m->dir, out);
+    return true;
+}
+
+void pf_maps_set_loading(pf_maps *m, bool loading) { atomic_store(&m->loading, loading); }
+
+bool pf_maps_loading(const pf_maps *m) {
+    return atomic_load(&((pf_maps *)m)->loading); /* C11 atomics want a non-const object */
+}

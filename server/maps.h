@@ -54,6 +54,7 @@
 #include "session.h"
 #include "session_json.h"
 #include "status.h"
+#include "store.h"
 
 typedef struct pf_maps pf_maps;
 
@@ -81,7 +82,7 @@ const pf_nav_limits *pf_maps_nav_limits(const pf_maps *m);
 const pf_nav_runner *pf_maps_nav_runner(const pf_maps *m);
 
 /* Opens the store the configuration names: --data-dir (creates the
- * directory and publishes every map stored there at its stored version) or
+ * directory; pf_maps_load_stored publishes its maps) or
  * --store (connects to Redis, starts following its change log; an
  * unreachable Redis is reported on stderr and retried: the server starts,
  * /readyz says 503 until it answers). Neither: memory, nothing to do.
@@ -89,6 +90,19 @@ const pf_nav_runner *pf_maps_nav_runner(const pf_maps *m);
  * given, a bad URL, a directory that is not writable). Call once, before
  * serving. */
 pf_status pf_maps_open_store(pf_maps *m, char *err, size_t errlen);
+
+/* Publishes every map of --data-dir at its stored version (a map of that
+ * id already in the registry is replaced by it), moving damaged files
+ * aside (store.h). Returns how many; 0 without a data directory (a shared
+ * store loads maps on first use). Runs on the server's loader thread while
+ * it already listens, marked loading around it. */
+size_t pf_maps_load_stored(pf_maps *m);
+/* What that load found (store.h); false without a data directory. */
+bool pf_maps_store_report(const pf_maps *m, pf_store_report *out);
+/* Loading: while true, http.c answers every route that reads or changes
+ * maps 503 not_ready and /readyz says so. Any thread. */
+void pf_maps_set_loading(pf_maps *m, bool loading);
+bool pf_maps_loading(const pf_maps *m);
 
 /* "memory", "data-dir" or "redis". */
 const char *pf_maps_store_kind(const pf_maps *m);
@@ -213,5 +227,9 @@ pf_status pf_maps_load(pf_maps *m, const char *id, pf_proto_error *e);
  * registry, or with a shared store, in the store unless it has that map
  * already. */
 pf_status pf_maps_add(pf_maps *m, const char *id, pf_grid *g);
+/* pf_maps_add unless the registry already holds map id (then g is freed
+ * and *added is false): the demo maps after the stored ones, so a stored
+ * map of that name keeps its contents and version. */
+pf_status pf_maps_add_if_absent(pf_maps *m, const char *id, pf_grid *g, bool *added);
 
 #endif

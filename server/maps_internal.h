@@ -4,6 +4,7 @@
 #ifndef PF_SERVER_MAPS_INTERNAL_H
 #define PF_SERVER_MAPS_INTERNAL_H
 
+#include <stdatomic.h>
 #include <uv.h>
 
 #include "maps.h"
@@ -38,17 +39,22 @@ struct pf_maps {
     pf_nav_limits nav_limits;
     pf_nav_runner runner; /* the pool's (navrun.h), or none: tiles on the caller */
     const pf_maps_backend *be;
-    uv_mutex_t mu;   /* memory, --data-dir: one change (disk + registry) at a time */
-    pf_store *dir;   /* --data-dir, or NULL */
-    pf_fleet *fleet; /* --store, or NULL */
+    uv_mutex_t mu;       /* memory, --data-dir: one change (disk + registry) at a time */
+    pf_store *dir;       /* --data-dir, or NULL */
+    pf_fleet *fleet;     /* --store, or NULL */
+    atomic_bool loading; /* the stored maps are still loading (pf_maps_set_loading) */
 };
 
 extern const pf_maps_backend pf__maps_memory;
 extern const pf_maps_backend pf__maps_dir;
 extern const pf_maps_backend pf__maps_redis;
 
-/* maps_local.c: --data-dir's directory, opened, its maps published. */
+/* maps_local.c: --data-dir's directory, opened (its maps are loaded by
+ * pf__maps_load_dir, on the server's loader thread). */
 pf_status pf__maps_open_dir(pf_maps *m, const char *dir, char *err, size_t errlen);
+/* maps_local.c: every map of the directory published at its stored
+ * version; returns how many. */
+size_t pf__maps_load_dir(pf_maps *m);
 
 /* maps_shared.c: --store's Redis (the follower starts). */
 pf_status pf__maps_open_redis(pf_maps *m, const char *url, char *err, size_t errlen);

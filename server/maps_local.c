@@ -202,27 +202,37 @@ static void load_stored_map(void *ud, const char *id, uint64_t version, pf_grid 
 }
 
 /* A navmesh map's envelope: parsed and built as an upload would be. */
-static void load_stored_nav(void *ud, const char *id, uint64_t version, const char *bytes,
-                            size_t len) {
+static pf_status load_stored_nav(void *ud, const char *id, uint64_t version, const char *bytes,
+                                 size_t len, char *why, size_t whylen) {
     pf_maps *m = ud;
     pf_proto_error e;
     pf_mapver *mv = NULL;
     bool created;
-    if (pf__maps_build_envelope(m, id, bytes, len, NULL, &mv, &e)) {
-        fprintf(stderr, "pathd: navmesh map '%s' from the data directory: %s%s%s\n", id,
-                e.field[0] ? e.field : "", e.field[0] ? ": " : "", e.message);
-    } else if (pf_registry_restore(m->d.registry, mv, version, &created)) {
-        fprintf(stderr, "pathd: navmesh map '%s' from the data directory: out of memory\n", id);
-        pf_mapver_release(mv);
+    pf_status st = pf__maps_build_envelope(m, id, bytes, len, NULL, &mv, &e);
+    if (st) {
+        snprintf(why, whylen, "a navmesh that does not build here: %s%s%.100s",
+                 e.field[0] ? e.field : "", e.field[0] ? ": " : "", e.message);
+        /* Out of memory, or the build ran past --nav-build-ms (a busy
+         * start): the file may well load next time, so it stays. */
+        if (st == PF_ENOMEM || strcmp(e.field, "limits.nav_build_ms") == 0) return PF_ECANCELED;
+        return PF_EINVAL;
     }
+    if (pf_registry_restore(m->d.registry, mv, version, &created)) {
+        pf_mapver_release(mv);
+        return PF_ENOMEM;
+    }
+    return PF_OK;
 }
 
 pf_status pf__maps_open_dir(pf_maps *m, const char *dir, char *err, size_t errlen) {
     pf_status st;
-    size_t n;
     if ((st = pf_store_open(dir, &m->dir, err, errlen))) return st;
     m->be = &pf__maps_dir;
-    n = pf_store_load_all(m->dir, &m->limits, load_stored_map, load_stored_nav, m);
-    fprintf(stderr, "pathd: %zu maps loaded from %s\n", n, dir);
     return PF_OK;
+}
+
+size_t pf__maps_load_dir(pf_maps *m) {
+    size_t n = pf_store_load_all(m->dir, &m->limits, load_stored_map, load_stored_nav, m);
+    fprintf(stderr, "pathd: %zu maps loaded from %s\n", n, pf_store_dir(m->dir));
+    return n;
 }

@@ -32,7 +32,11 @@ static const int codes[PF_METRICS_NCODES] = {MHD_HTTP_SWITCHING_PROTOCOLS,
                                              MHD_HTTP_TOO_MANY_REQUESTS,
                                              MHD_HTTP_INTERNAL_SERVER_ERROR,
                                              MHD_HTTP_SERVICE_UNAVAILABLE,
-                                             MHD_HTTP_GATEWAY_TIMEOUT};
+                                             MHD_HTTP_GATEWAY_TIMEOUT,
+                                             MHD_HTTP_UNAUTHORIZED,
+                                             MHD_HTTP_FORBIDDEN,
+                                             MHD_HTTP_MISDIRECTED_REQUEST,
+                                             MHD_HTTP_NOT_IMPLEMENTED};
 static const uint64_t bounds_us[PF_METRICS_NBUCKETS] = {
     50,     100,    250,    500,     1000,    2500,    5000,     10000,    25000,    50000,
     100000, 250000, 500000, 1000000, 2500000, 5000000, 10000000, 20000000, 30000000, 60000000};
@@ -454,6 +458,22 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     scalar(w, "pathd_memory_budget_bytes", "gauge",
            "The memory budget the kinds of pathd_memory_bytes count against (0: none).",
            (double)g->memory_budget);
+
+    /* The data directory's start, and the tokens. */
+    scalar(w, "pathd_maps_loading", "gauge", "1 while the stored maps load (readyz is 503).",
+           g->loading ? 1.0 : 0.0);
+    scalar(w, "pathd_store_quarantined_files", "gauge",
+           "Files the last start moved to DIR/quarantine/ (damaged, or past the limits).",
+           (double)g->store_quarantined);
+    scalar(w, "pathd_store_skipped_files", "gauge",
+           "Files the last start could not use and left in place (unreadable, not a map id).",
+           (double)g->store_skipped);
+    scalar(w, "pathd_store_temp_removed", "gauge",
+           "Temporary files of an earlier run the last start removed.",
+           (double)g->store_temp_removed);
+    family(w, "pathd_auth_tokens", "gauge", "Bearer tokens in force, by scope.");
+    line(w, "pathd_auth_tokens{scope=\"read\"} %llu\npathd_auth_tokens{scope=\"write\"} %llu\n",
+         (unsigned long long)g->tokens_read, (unsigned long long)g->tokens_write);
 
     write_process(w);
 }

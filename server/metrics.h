@@ -33,7 +33,7 @@
 #define PF_METRICS_NBUCKETS 20
 /* The HTTP codes counted one by one (101 included); others count as
  * "other". */
-#define PF_METRICS_NCODES 15
+#define PF_METRICS_NCODES 19
 
 /* A duration histogram: per-bucket counts (not cumulative; the writer sums
  * them) and the sum of the observations in microseconds. */
@@ -166,6 +166,9 @@ typedef struct pf_metrics_gauges {
     uint64_t crowd_steps;          /* steps every crowd took since the start */
     uint64_t memory[PF_MEM_COUNT]; /* bytes by kind */
     uint64_t memory_budget;        /* bytes; 0: no budget */
+    bool loading;                  /* the data directory's maps still loading */
+    uint64_t store_quarantined, store_skipped, store_temp_removed; /* what the start found */
+    uint64_t tokens_read, tokens_write;                            /* tokens in force */
 } pf_metrics_gauges;
 
 /* Appends the Prometheus text exposition (format 0.0.4) to w's buffer: m,

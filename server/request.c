@@ -27,6 +27,7 @@ bool pf__req_resp_is_static(const pf_req *r) { return r->resp == oom_body; }
 void pf__req_destroy(pf_req *r) {
     if (!r) return;
     if (r->state_free) r->state_free(r->state);
+    free(r->raw_target);
     free(r->body);
     if (r->resp != oom_body) free(r->resp);
     free(r);
@@ -42,6 +43,10 @@ const char *pf_req_session_id(const pf_req *r) { return r->rr.session_id; }
 const char *pf_req_crowd_id(const pf_req *r) { return r->rr.crowd_id; }
 
 uint64_t pf_req_arrival_ns(const pf_req *r) { return r->t0_ns; }
+
+pf_scope pf_req_scope(const pf_req *r) { return r->scope; }
+
+const pf_auth_id *pf_req_principal(const pf_req *r) { return &r->who; }
 
 const char *pf_req_header(const pf_req *r, const char *name) {
     return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);

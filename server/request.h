@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "auth.h"
 #include "errors.h"
 #include "jsonw.h"
 #include "path_json.h"
@@ -56,6 +57,13 @@ const char *pf_req_session_id(const pf_req *r);
 const char *pf_req_crowd_id(const pf_req *r);
 /* When the request's headers arrived (clock.h's monotonic ns). */
 uint64_t pf_req_arrival_ns(const pf_req *r);
+/* Who sent it: the scope of its bearer token (PF_SCOPE_OPEN on a server
+ * without tokens, or on an open route called without one) and the
+ * token's name (all zero then). http.c checked the route's scope before
+ * the handler ran; handlers use these for what a scope alone cannot say
+ * (a read token reaches only the sessions it created). */
+pf_scope pf_req_scope(const pf_req *r);
+const pf_auth_id *pf_req_principal(const pf_req *r);
 /* A request header's value, or NULL. I/O thread only (handlers). */
 const char *pf_req_header(const pf_req *r, const char *name);
 /* Whether header `name` lists `token` (comma separated, any case). */

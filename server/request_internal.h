@@ -29,6 +29,18 @@ struct pf_req {
     pf_route_result rr; /* the route and its captures */
     uint64_t t0_ns;     /* arrival */
 
+    /* The request line before libmicrohttpd decoded it (http.c's URI
+     * callback): a copy, and where it was in libmicrohttpd's buffer with
+     * the length strlen saw there, to tell a NUL in the target. */
+    char *raw_target;
+    uintptr_t raw_at;
+    size_t raw_len;
+    bool begun; /* the checks before the handler ran */
+    /* The bearer token, once checked: its scope (OPEN: none was needed or
+     * none was sent) and its name. */
+    pf_scope scope;
+    pf_auth_id who;
+
     /* The body (http.c gathers it). */
     char *body;
     size_t body_len, body_cap;

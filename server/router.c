@@ -45,7 +45,8 @@ static const struct media {
     const char *phrase;
 } media[] = {
     {PF_BODY_JSON, "application/json", "application/json"},
-    {PF_BODY_TEXT, "text/plain", "text/plain (a Moving AI map)"},
+    {PF_BODY_MOVINGAI, "text/x-movingai-map", "text/x-movingai-map (a Moving AI map)"},
+    {PF_BODY_TEXT, "text/plain", "text/plain (a Moving AI map, with a bearer token)"},
     {PF_BODY_NDJSON, "application/x-ndjson", "application/x-ndjson (one update a line)"},
     {PF_BODY_OBJ, "model/obj", "model/obj (Wavefront OBJ geometry of a navmesh map)"},
 };

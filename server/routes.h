@@ -18,9 +18,10 @@
  *           (a set of router.h's PF_BODY_* Content-Types); NONE: the route
  *           takes no body, one that comes is dropped unread. Any other
  *           Content-Type is 415;
- *   scope   who may call it once tokens exist (issue 13): OPEN (probes, the
- *           viewer page), READ (paths, sessions, every GET), WRITE (map
- *           uploads, PATCH, DELETE). Not enforced yet;
+ *   scope   the token a caller needs when the server has a token file
+ *           (auth.h, checked by http.c through guard.h before the
+ *           handler runs): OPEN (probes, the viewer page), READ (paths,
+ *           sessions, every GET), WRITE (map uploads, PATCH, DELETE);
  *   module  the resource file its handler is in: ops (routes_ops.c), maps
  *           (routes_maps.c), paths (routes_paths.c), fields (flow fields,
  *           routes_fields.c), tables (distance tables, routes_tables.c),
@@ -39,6 +40,8 @@
 
 #include <stdbool.h>
 
+#include "auth.h" /* pf_scope */
+
 /* clang-format off */
 /*  ROUTE            name             method  path                                    bodies   scope  module */
 #define PF_ROUTES(XX)                                                                                               \
@@ -53,8 +56,8 @@
     XX(MAP_PUT,         map_put,         PUT,    "/v1/maps/{id}",                         MAP,     WRITE, maps)     \
     XX(MAP_DELETE,      map_delete,      DELETE, "/v1/maps/{id}",                         NONE,    WRITE, maps)     \
     XX(PATH_GET,        path_get,        GET,    "/v1/maps/{id}/path",                    NONE,    READ,  paths)    \
-    XX(PATH_POST,       path_post,       POST,   "/v1/maps/{id}/path",                    JSON,    READ,  paths)    \
-    XX(PATHS_POST,      paths_post,      POST,   "/v1/maps/{id}/paths",                   JSON,    READ,  paths)    \
+    XX(PATH_POST,       path_post,       POST,   "/v1/maps/{id}/path",                    QUERY,   READ,  paths)    \
+    XX(PATHS_POST,      paths_post,      POST,   "/v1/maps/{id}/paths",                   QUERY,   READ,  paths)    \
     XX(FLOWFIELD_POST,  flowfield_post,  POST,   "/v1/maps/{id}/flowfield",               JSON,    READ,  fields)   \
     XX(TABLE_POST,      table_post,      POST,   "/v1/maps/{id}/table",                   JSON,    READ,  tables)   \
     XX(MAP_PATCH,       map_patch,       PATCH,  "/v1/maps/{id}",                         JSON,    WRITE, maps)     \
@@ -75,13 +78,18 @@
     XX(VIEWER,          viewer,          GET,    "/",                                     NONE,    OPEN,  ops)
 /* clang-format on */
 
-/* The body sets of the table. ABSENT: a request without Content-Type is
- * accepted (a map upload is then sniffed by its first byte, the others are
- * read as JSON). */
+/* The body sets of the table. Anything that changes state must declare
+ * its Content-Type, and only types a browser cannot send cross-site
+ * without asking (a CORS preflight) are accepted for it: application/json,
+ * application/x-ndjson, text/x-movingai-map; text/plain (the one such type
+ * a form can send) only together with a valid bearer token, which a form
+ * cannot add (http.c). ABSENT: a request without Content-Type is read as
+ * JSON; only path queries, which change nothing, allow it. */
 #define PF_BODIES_NONE 0u
-#define PF_BODIES_JSON (PF_BODY_ABSENT | PF_BODY_JSON)
-#define PF_BODIES_MAP (PF_BODY_ABSENT | PF_BODY_JSON | PF_BODY_TEXT | PF_BODY_OBJ)
-#define PF_BODIES_UPDATES (PF_BODY_ABSENT | PF_BODY_JSON | PF_BODY_NDJSON)
+#define PF_BODIES_QUERY (PF_BODY_ABSENT | PF_BODY_JSON)
+#define PF_BODIES_JSON PF_BODY_JSON
+#define PF_BODIES_MAP (PF_BODY_JSON | PF_BODY_TEXT | PF_BODY_MOVINGAI | PF_BODY_OBJ)
+#define PF_BODIES_UPDATES (PF_BODY_JSON | PF_BODY_NDJSON)
 
 typedef enum pf_route {
     PF_ROUTE_NONE = 0, /* not routed: 404, 405, 400 or 503 before a route was found */
@@ -90,8 +98,6 @@ typedef enum pf_route {
 #undef PF_ROUTE_ENUM
         PF_ROUTE_COUNT
 } pf_route;
-
-typedef enum pf_scope { PF_SCOPE_OPEN = 0, PF_SCOPE_READ, PF_SCOPE_WRITE } pf_scope;
 
 typedef struct pf_req pf_req;
 typedef struct pf_ops_routes pf_ops_routes;

@@ -387,23 +387,11 @@ void pf__route_map_delete(pf_req *r, pf_maps_routes *m) {
 
 /* POST /v1/maps, PUT /v1/maps/{id} */
 
-/* The kind of a map body: the declared one, else sniffed. */
-static pf_body_kind map_body_kind(const pf_req *r) {
-    size_t len;
-    const char *body = pf_req_body(r, &len);
-    if (pf_req_body_kind(r) != PF_BODY_ABSENT) return pf_req_body_kind(r);
-    for (size_t i = 0; i < len; i++) {
-        char c = body[i];
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') continue;
-        return c == '{' ? PF_BODY_JSON : PF_BODY_TEXT;
-    }
-    return PF_BODY_TEXT;
-}
-
 /* SHA-256 of the kind and the body: POST's map id, and how a POST of the
- * same map again is recognised. The kind byte is 1 for JSON, 2 for text:
- * the values ids have always been hashed with; 3 for OBJ, whose settings
- * (the query string's arguments, in order) are hashed too. */
+ * same map again is recognised. The kind byte is 1 for JSON, 2 for a
+ * Moving AI map (either media type): the values ids have always been
+ * hashed with; 3 for OBJ, whose settings (the query string's arguments,
+ * in order) are hashed too. */
 static void content_hash(const pf_req *r, const change_job *job, pf_body_kind kind,
                          uint8_t out[32]) {
     struct sha256_ctx h;
@@ -463,7 +451,9 @@ static bool build_nav(pf_req *r, change_job *job, pf_body_kind kind, const cJSON
 static void run_build(pf_req *r, pf_search_ctx *ctx) {
     change_job *job = pf_req_state(r);
     pf_maps_routes *m = job->m;
-    pf_body_kind kind = map_body_kind(r);
+    /* JSON, a Moving AI map (text/x-movingai-map, or text/plain with a
+     * token) or OBJ geometry: the route's body set admits nothing else. */
+    pf_body_kind kind = pf_req_body_kind(r);
     uint64_t t0 = pf_clock_now_ns();
     uint8_t hash[32];
     char id[PF_MAP_ID_MAX + 1];
@@ -493,8 +483,9 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
     body = pf_req_body(r, &len);
     if (len == 0) {
         pf_req_answer_error(r, PF_ERR_MALFORMED_MAP, NULL,
-                            "The body is empty; send a Moving AI map (text/plain), a JSON map, "
-                            "or a navmesh (model/obj, or JSON with \"kind\":\"navmesh\").");
+                            "The body is empty; send a Moving AI map (text/x-movingai-map), a "
+                            "JSON map, or a navmesh (model/obj, or JSON with "
+                            "\"kind\":\"navmesh\").");
         goto out_finish;
     }
     if (kind == PF_BODY_OBJ) {

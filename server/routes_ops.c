@@ -17,7 +17,36 @@ void pf__route_healthz(pf_req *r, pf_ops_routes *m) {
     pf_req_answer_json(r, &w);
 }
 
+/* What the start found in the data directory: counts, and each file it
+ * could not use with where it went and why. */
+static void write_store(pf_jsonw *w, const pf_store_report *rep) {
+    pf_jsonw_key(w, "store");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kuint(w, "loaded", rep->loaded);
+    pf_jsonw_kuint(w, "quarantined", rep->quarantined);
+    pf_jsonw_kuint(w, "skipped", rep->skipped);
+    pf_jsonw_kuint(w, "temp_removed", rep->temp_removed);
+    pf_jsonw_key(w, "issues");
+    pf_jsonw_arr_begin(w);
+    for (size_t i = 0; i < rep->nissues; i++) {
+        const pf_store_issue *is = &rep->issues[i];
+        pf_jsonw_obj_begin(w);
+        pf_jsonw_kstr(w, "file", is->file);
+        pf_jsonw_key(w, "moved_to");
+        if (is->moved_to[0])
+            pf_jsonw_str(w, is->moved_to);
+        else
+            pf_jsonw_null(w);
+        pf_jsonw_kstr(w, "reason", is->reason);
+        pf_jsonw_obj_end(w);
+    }
+    pf_jsonw_arr_end(w);
+    pf_jsonw_obj_end(w);
+}
+
 void pf__route_readyz(pf_req *r, pf_ops_routes *m) {
+    pf_store_report rep;
+    bool loading = pf_maps_loading(m->maps), store = pf_maps_store_report(m->maps, &rep);
     pf_jsonw w;
     char why[400];
     if (!pf_maps_store_ready(m->maps, why, sizeof(why))) {
@@ -26,12 +55,19 @@ void pf__route_readyz(pf_req *r, pf_ops_routes *m) {
         pf_req_answer_error(r, PF_ERR_STORE_UNAVAILABLE, NULL, "Not ready: %s.", why);
         return;
     }
-    pf_jsonw_init(&w, 64);
+    pf_jsonw_init(&w, 256);
     pf_jsonw_obj_begin(&w);
-    pf_jsonw_kstr(&w, "status", "ready");
+    pf_jsonw_kstr(&w, "status", loading ? "loading" : "ready");
     pf_jsonw_kuint(&w, "maps", pf_registry_count(m->registry));
+    if (store) write_store(&w, &rep);
     pf_jsonw_obj_end(&w);
-    pf_req_answer_json(r, &w);
+    if (!loading) {
+        pf_req_answer_json(r, &w);
+        return;
+    }
+    /* 503 until every stored map is in: a balancer keeps traffic away, and
+     * the body says how far the load got. */
+    pf_req_answer_error_body(r, PF_ERR_NOT_READY, &w); /* with Retry-After */
 }
 
 static void visit_limit(void *ud, const char *name, int64_t v) { pf_jsonw_kint(ud, name, v); }
@@ -98,6 +134,19 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_kuint(&w, "crowds", m->crowds ? pf_crowds_count(m->crowds) : 0);
     pf_jsonw_kuint(&w, "streams", pf_hub_count(m->hub));
     pf_jsonw_kuint(&w, "requests_in_flight", pf_metrics_in_flight(m->metrics));
+    {
+        size_t nr, nw;
+        pf_guard_token_counts(m->guard, &nr, &nw);
+        pf_jsonw_key(&w, "security");
+        pf_jsonw_obj_begin(&w);
+        pf_jsonw_kbool(&w, "tokens", pf_guard_has_tokens(m->guard));
+        pf_jsonw_kuint(&w, "read_tokens", nr);
+        pf_jsonw_kuint(&w, "write_tokens", nw);
+        pf_jsonw_kbool(&w, "tls", m->cfg->tls_cert[0] != '\0');
+        pf_jsonw_kbool(&w, "cors", pf_guard_cors_enabled(m->guard));
+        pf_jsonw_kstr(&w, "hosts", pf_guard_host_rule(m->guard));
+        pf_jsonw_obj_end(&w);
+    }
     pf_jsonw_obj_end(&w);
     pf_req_answer_json(r, &w);
 }
@@ -157,6 +206,19 @@ void pf__route_metrics(pf_req *r, pf_ops_routes *m) {
     g.streams = pf_hub_count(m->hub);
     g.crowds = m->crowds ? pf_crowds_count(m->crowds) : 0;
     g.crowd_steps = m->crowds ? pf_crowds_steps(m->crowds) : 0;
+    g.loading = pf_maps_loading(m->maps);
+    {
+        pf_store_report rep;
+        size_t nr, nw;
+        if (pf_maps_store_report(m->maps, &rep)) {
+            g.store_quarantined = rep.quarantined;
+            g.store_skipped = rep.skipped;
+            g.store_temp_removed = rep.temp_removed;
+        }
+        pf_guard_token_counts(m->guard, &nr, &nw);
+        g.tokens_read = nr;
+        g.tokens_write = nw;
+    }
     memory_usage(m, &g);
     pf_jsonw_init(&w, 32768);
     pf_metrics_write(m->metrics, &g, &w);

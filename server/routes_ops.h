@@ -1,6 +1,8 @@
 /* routes_ops.h -- the operations routes (routes.h's `ops` rows): /healthz,
  * /readyz, /v1/info, /metrics and the debug viewer page (GET /). All answer
- * on the I/O thread at once, without the pool.
+ * on the I/O thread at once, without the pool. /readyz is 503 not_ready
+ * while the stored maps load, and reports what the start found in the data
+ * directory (quarantined and skipped files, with the reason of each).
  */
 #ifndef PF_SERVER_ROUTES_OPS_H
 #define PF_SERVER_ROUTES_OPS_H
@@ -10,6 +12,7 @@
 
 #include "config.h"
 #include "crowd.h"
+#include "guard.h"
 #include "maps.h"
 #include "metrics.h"
 #include "pool.h"
@@ -31,6 +34,7 @@ struct pf_ops_routes {
     uint64_t started_ns;             /* clock.h */
     _Atomic(const char *) *instance; /* X-Pathd-Instance */
     pf_crowds *crowds;
+    pf_guard *guard; /* tokens in force, TLS, CORS, Host rule (for info and metrics) */
 };
 
 #endif

@@ -163,12 +163,26 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         return;
     }
+    pf_session_set_owner(job->session, pf_req_principal(r));
     job->created = true;
     dispatch_session(r, job);
 }
 
+/* Whether the request's token may use the route's session: a read token
+ * only the sessions it created, a write token (and anyone on a server
+ * without tokens) every session. Another token's session is answered as if
+ * it did not exist. */
+static bool may_use(pf_req *r, pf_sessions *t) {
+    if (pf_req_scope(r) != PF_SCOPE_READ) return true;
+    return pf_sessions_owner_is(t, pf_req_map_id(r), pf_req_session_id(r), pf_req_principal(r));
+}
+
 /* Holds the route's session; answers 404 / 409 otherwise. */
 static bool hold_session(pf_req *r, session_job *job) {
+    if (!may_use(r, job->m->sessions)) {
+        answer_no_session(r);
+        return false;
+    }
     switch (pf_sessions_acquire(job->m->sessions, pf_req_map_id(r), pf_req_session_id(r),
                                 pf_clock_now_ns(), &job->session)) {
     case PF_SESSION_OK:
@@ -205,7 +219,8 @@ void pf__route_session_updates(pf_req *r, pf_sessions_routes *m) {
 }
 
 void pf__route_session_delete(pf_req *r, pf_sessions_routes *m) {
-    if (!pf_sessions_remove(m->sessions, pf_req_map_id(r), pf_req_session_id(r)))
+    if (!may_use(r, m->sessions) ||
+        !pf_sessions_remove(m->sessions, pf_req_map_id(r), pf_req_session_id(r)))
         answer_no_session(r);
     else
         pf_req_answer_no_content(r);
@@ -255,6 +270,12 @@ void pf__route_sessions_list(pf_req *r, pf_sessions_routes *m) {
     if (pf_sessions_list(m->sessions, pf_req_map_id(r), pf_clock_now_ns(), &list, &n)) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         return;
+    }
+    if (pf_req_scope(r) == PF_SCOPE_READ) { /* a read token lists its own sessions only */
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (pf_auth_id_equal(&list[i].owner, pf_req_principal(r))) list[k++] = list[i];
+        n = k;
     }
     if (after)
         while (first < n && strcmp(list[first].id, after) <= 0) first++;
@@ -350,8 +371,8 @@ bool pf_routes_ws_handshake(pf_req *r, pf_hub *hub, int64_t max_streams,
 void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
     char accept[PF_WS_ACCEPT_LEN + 1];
     stream_job *job;
-    if (!pf_sessions_exists(m->sessions, pf_req_map_id(r), pf_req_session_id(r),
-                            pf_clock_now_ns())) {
+    if (!may_use(r, m->sessions) || !pf_sessions_exists(m->sessions, pf_req_map_id(r),
+                                                        pf_req_session_id(r), pf_clock_now_ns())) {
         answer_no_session(r);
         return;
     }
@@ -369,13 +390,31 @@ void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
 
 /* GET /v1/stream: the multiplexed stream (stream.h). */
 
+/* Who takes a multiplexed stream's socket after the 101, and with which
+ * token. */
+typedef struct mux_job {
+    pf_hub *hub;
+    pf_auth_id who;
+    bool own_only;
+} mux_job;
+
 static void adopt_mux(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                       const char *extra, size_t n) {
-    pf_hub_adopt_mux(ud, sock, urh, extra, n);
+    mux_job *job = ud;
+    pf_hub_adopt_mux(job->hub, sock, urh, extra, n, &job->who, job->own_only);
 }
 
 void pf__route_stream(pf_req *r, pf_sessions_routes *m) {
     char accept[PF_WS_ACCEPT_LEN + 1];
+    mux_job *job;
     if (!pf_routes_ws_handshake(r, m->hub, m->cfg->max_streams, accept)) return;
-    pf_req_answer_upgrade(r, accept, adopt_mux, m->hub);
+    if (!(job = malloc(sizeof(*job)))) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    job->hub = m->hub;
+    job->who = *pf_req_principal(r);
+    job->own_only = pf_req_scope(r) == PF_SCOPE_READ;
+    pf_req_set_state(r, job, free);
+    pf_req_answer_upgrade(r, accept, adopt_mux, job);
 }

@@ -8,6 +8,11 @@
  * stream hub runs for each WebSocket message) on the pool. Delete and the
  * handshake answer on the I/O thread; after the 101 the stream hub
  * (stream.h) owns the socket.
+ *
+ * Owners: a session remembers the token that created it. With tokens, a
+ * read token reads, updates, streams and deletes only its own sessions
+ * (another's is 404 session_not_found, as if it did not exist); a write
+ * token reaches every session.
  */
 #ifndef PF_SERVER_ROUTES_SESSIONS_H
 #define PF_SERVER_ROUTES_SESSIONS_H

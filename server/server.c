@@ -5,11 +5,15 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <uv.h>
 
 #include "clock.h"
 #include "crowd.h"
+#include "demo.h"
+#include "guard.h"
 #include "http.h"
 #include "maps.h"
 #include "metrics.h"
@@ -36,9 +40,12 @@ struct pf_server {
     pf_registry *registry;
     pf_sessions *sessions;
     pf_crowds *crowds;
-    pf_maps *maps; /* the registry and the store (memory, data directory, Redis) together */
-    pf_hub *hub;   /* WebSocket streams and the session reaper */
+    pf_maps *maps;   /* the registry and the store (memory, data directory, Redis) together */
+    pf_hub *hub;     /* WebSocket streams and the session reaper */
+    pf_guard *guard; /* Host, CORS, tokens */
     pf_http *http;
+    uv_thread_t loader; /* loads the stored (and demo) maps while the server listens */
+    bool loader_started;
     /* The resource modules' contexts, and the table's view of them. */
     pf_ops_routes ops;
     pf_maps_routes maps_routes;
@@ -54,14 +61,18 @@ struct pf_server {
     _Atomic(const char *) instance;
 };
 
-pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
+pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, size_t errlen) {
     pf_server *s = calloc(1, sizeof(*s));
     pf_status st = PF_ENOMEM;
     *out = NULL;
+    snprintf(err, errlen, "out of memory");
     if (!s) return PF_ENOMEM;
     s->cfg = *cfg;
     pf_metrics_init(&s->metrics);
-    if (!(s->registry = pf_registry_create((size_t)cfg->max_maps))) goto out_free_server;
+    if ((st = pf_guard_create(&s->cfg, &s->guard, err, errlen))) goto out_free_server;
+    st = PF_ENOMEM;
+    snprintf(err, errlen, "out of memory");
+    if (!(s->registry = pf_registry_create((size_t)cfg->max_maps))) goto out_free_guard;
     s->sessions = pf_sessions_create((size_t)cfg->max_sessions, (size_t)cfg->max_sessions_per_map);
     if (!s->sessions) goto out_free_registry;
     if (!(s->crowds = pf_crowds_create((size_t)cfg->max_crowds, (size_t)cfg->max_crowds_per_map)))
@@ -96,7 +107,8 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
     }
     atomic_init(&s->instance, s->instance_buf[0]);
     s->ops = (pf_ops_routes){&s->cfg, &s->metrics, s->pool,           s->registry,  s->sessions,
-                             s->hub,  s->maps,     pf_clock_now_ns(), &s->instance, s->crowds};
+                             s->hub,  s->maps,     pf_clock_now_ns(), &s->instance, s->crowds,
+                             s->guard};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg, &s->metrics};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg, s->navq};
     s->fields = (pf_fields_routes){s->registry, &s->metrics, &s->cfg};
@@ -107,7 +119,8 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out) {
     s->routes = (pf_routes){&s->ops,    &s->maps_routes,     &s->paths,         &s->fields,
                             &s->tables, &s->sessions_routes, &s->crowds_routes, s->maps};
     {
-        pf_http_deps d = {&s->cfg, &s->routes, s->pool, &s->metrics, &s->instance};
+        pf_http_deps d = {&s->cfg,      &s->routes, s->pool, &s->metrics,
+                          &s->instance, s->guard,   s->maps};
         if ((st = pf_http_create(&d, &s->http))) goto out_free_hub;
     }
     *out = s;
@@ -127,31 +140,84 @@ out_free_sessions:
     pf_sessions_destroy(s->sessions);
 out_free_registry:
     pf_registry_destroy(s->registry);
+out_free_guard:
+    pf_guard_destroy(s->guard);
 out_free_server:
     free(s);
     return st;
 }
 
+/* The demo maps, each unless a stored map has its name (a shared store
+ * keeps the ones it has). */
+static void load_demo(pf_server *s) {
+    static const char *const names[] = {"room", "maze"};
+    for (int i = 0; i < 2; i++) {
+        pf_grid *g = NULL;
+        pf_status st = i == 0 ? pf_demo_room(&g) : pf_demo_maze(64, 64, 42, &g);
+        bool added = false;
+        if (!st) st = pf_maps_add_if_absent(s->maps, names[i], g, &added);
+        if (st)
+            fprintf(stderr, "pathd: demo map '%s': %s\n", names[i], pf_status_str(st));
+        else if (!added)
+            fprintf(stderr, "pathd: demo map '%s': a stored map has that name; keeping it\n",
+                    names[i]);
+    }
+}
+
+/* The loader thread: the data directory's maps first (at their versions),
+ * then the demo maps that do not clash with them; then the server is
+ * ready. */
+static void loader_main(void *arg) {
+    pf_server *s = arg;
+    pf_maps_load_stored(s->maps);
+    if (s->cfg.demo) load_demo(s);
+    pf_maps_set_loading(s->maps, false);
+}
+
 pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
-    pf_status st = pf_http_start(s->http, err, errlen);
-    if (st == PF_OK && !s->cfg.instance_id[0]) {
+    pf_status st;
+    /* Loading from before the first request: routes that use maps answer
+     * 503 not_ready until the loader is done. */
+    pf_maps_set_loading(s->maps, true);
+    if ((st = pf_http_start(s->http, err, errlen))) return st;
+    if (!s->cfg.instance_id[0]) {
         snprintf(s->instance_buf[1], sizeof(s->instance_buf[1]), "%.120s:%u", s->instance_buf[0],
                  (unsigned)pf_http_port(s->http));
         atomic_store(&s->instance, s->instance_buf[1]);
     }
-    return st;
+    if (uv_thread_create(&s->loader, loader_main, s)) {
+        snprintf(err, errlen, "cannot start the map loader thread");
+        return PF_ENOMEM;
+    }
+    s->loader_started = true;
+    return PF_OK;
 }
 
 const char *pf_server_instance(pf_server *s) { return atomic_load(&s->instance); }
 
 uint16_t pf_server_port(const pf_server *s) { return pf_http_port(s->http); }
 
-pf_status pf_server_add_map(pf_server *s, const char *id, pf_grid *g) {
-    return pf_maps_add(s->maps, id, g);
-}
-
 pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen) {
     return pf_maps_open_store(s->maps, err, errlen);
+}
+
+pf_status pf_server_reload_tokens(pf_server *s, char *err, size_t errlen) {
+    return pf_guard_reload(s->guard, err, errlen);
+}
+
+void pf_server_describe(pf_server *s, char *buf, size_t len) {
+    size_t nr, nw;
+    pf_guard_token_counts(s->guard, &nr, &nw);
+    if (pf_guard_has_tokens(s->guard))
+        snprintf(buf, len, "%s, tokens: %zu read + %zu write from %s, hosts: %s%s",
+                 pf_http_is_tls(s->http) ? "https" : "http", nr, nw, s->cfg.auth_token_file,
+                 pf_guard_host_rule(s->guard), pf_guard_cors_enabled(s->guard) ? ", cors" : "");
+    else
+        snprintf(buf, len, "%s, NO AUTH%s, hosts: %s%s", pf_http_is_tls(s->http) ? "https" : "http",
+                 s->cfg.insecure_no_auth
+                     ? " (--insecure-no-auth: anyone who reaches the port may do anything)"
+                     : " (loopback only)",
+                 pf_guard_host_rule(s->guard), pf_guard_cors_enabled(s->guard) ? ", cors" : "");
 }
 
 uint64_t pf_server_drain(pf_server *s, int64_t timeout_ms) {
@@ -167,6 +233,8 @@ uint64_t pf_server_drain(pf_server *s, int64_t timeout_ms) {
 
 void pf_server_destroy(pf_server *s) {
     if (!s) return;
+    /* The loader publishes into the registry: it ends first. */
+    if (s->loader_started) uv_thread_join(&s->loader);
     /* Jobs still queued resume their connections: run them before the
      * daemon goes. */
     pf_pool_shutdown(s->pool);
@@ -183,5 +251,6 @@ void pf_server_destroy(pf_server *s) {
     /* After the maps: the follower ends crowds with their maps. */
     pf_crowds_destroy(s->crowds);
     pf_navq_destroy(s->navq); /* after the pool: its jobs borrow queries */
+    pf_guard_destroy(s->guard);
     free(s);
 }

@@ -35,8 +35,9 @@
  * No file of this walk calls back into one before it: http.c -> routes.c ->
  * routes_*.c -> request.c, maps.c, session.c, registry.c -> core.
  *
- * Lifecycle: create, start (listens), [load demo maps], drain on SIGTERM
- * (stop accepting, finish requests in flight), destroy.
+ * Lifecycle: create, open the store, start (listens, then loads the stored
+ * and demo maps in the background), reload tokens on SIGHUP, drain on
+ * SIGTERM (stop accepting, finish requests in flight), destroy.
  */
 #ifndef PF_SERVER_SERVER_H
 #define PF_SERVER_SERVER_H
@@ -50,25 +51,35 @@
 
 typedef struct pf_server pf_server;
 
-/* Copies cfg. Starts the worker pool; does not listen yet. PF_ENOMEM. */
-pf_status pf_server_create(const pf_config *cfg, pf_server **out);
+/* Copies cfg (checked by pf_config_check) and reads its token file.
+ * Starts the worker pool; does not listen yet. PF_ENOMEM, or the token
+ * file's status (PF_EINVAL, PF_EPARSE, PF_ELIMIT) with a sentence in err. */
+pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, size_t errlen);
 
-/* Listens on cfg.bind:cfg.port. PF_EINVAL when the daemon cannot start (the
- * port is taken, the address is wrong); err gets a sentence. */
+/* Opens the store cfg names (maps.h's pf_maps_open_store): --data-dir (its
+ * maps are loaded by pf_server_start) or --store (the shared Redis,
+ * followed from now on). PF_EINVAL with a sentence in err when it cannot
+ * be used. Before pf_server_start. */
+pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen);
+
+/* Listens on cfg.bind:cfg.port at once, then loads the data directory's
+ * maps (at their stored versions) and, with cfg.demo, the demo maps whose
+ * names no stored map has, on a thread of its own: until that is done
+ * /readyz is 503 and every route that uses maps 503 not_ready. PF_EINVAL
+ * when the daemon cannot start (the port is taken, the address is wrong,
+ * TLS files are bad); err gets a sentence. */
 pf_status pf_server_start(pf_server *s, char *err, size_t errlen);
 
 /* The bound TCP port (useful with --port 0). */
 uint16_t pf_server_port(const pf_server *s);
 
-/* Builds and publishes a map directly (used for the demo maps at start).
- * Takes g. */
-pf_status pf_server_add_map(pf_server *s, const char *id, pf_grid *g);
+/* SIGHUP: rereads --auth-token-file. On failure (err says why) the tokens
+ * in force stay. PF_EINVAL without a token file. Any thread. */
+pf_status pf_server_reload_tokens(pf_server *s, char *err, size_t errlen);
 
-/* Opens the store cfg names (maps.h's pf_maps_open_store): --data-dir
- * (its maps are published at their stored versions) or --store (the
- * shared Redis, followed from now on). PF_EINVAL with a sentence in err
- * when it cannot be used. */
-pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen);
+/* How the server answers, for the start-up line: "https, tokens: 2 read +
+ * 1 write from FILE, hosts: any" or "http, NO AUTH (loopback only), ...". */
+void pf_server_describe(pf_server *s, char *buf, size_t len);
 
 /* The name in every answer's X-Pathd-Instance header. */
 const char *pf_server_instance(pf_server *s);

@@ -44,6 +44,7 @@ struct pf_session {
     int64_t ttl_s;
     uint64_t last_ns;
     bool busy, dead;
+    pf_auth_id owner;        /* the creating token's name; all zero without tokens */
     bool planned;            /* d has planned once (the next plan repairs it) */
     size_t accounted;        /* bytes counted in the table's total (lock held) */
     struct pf_session *next; /* hash chain */
@@ -497,6 +498,7 @@ pf_status pf_sessions_list(pf_sessions *t, const char *map_id, uint64_t now_ns,
             i = &list[k++];
             memset(i, 0, sizeof(*i));
             memcpy(i->id, s->id, sizeof(i->id));
+            i->owner = s->owner;
             i->busy = s->busy;
             i->ttl_s = s->ttl_s;
             if (s->busy) continue; /* its holder may be changing the rest */
@@ -544,6 +546,21 @@ void pf_sessions_release(pf_sessions *t, pf_session *s, uint64_t now_ns) {
     uv_mutex_unlock(&t->mu);
     if (dead) session_free(s);
 }
+
+bool pf_sessions_owner_is(pf_sessions *t, const char *map_id, const char *sid,
+                          const pf_auth_id *who) {
+    pf_session *s;
+    bool ok;
+    uv_mutex_lock(&t->mu);
+    s = find_locked(t, sid);
+    ok = s && strcmp(s->map_id, map_id) == 0 && pf_auth_id_equal(&s->owner, who);
+    uv_mutex_unlock(&t->mu);
+    return ok;
+}
+
+void pf_session_set_owner(pf_session *s, const pf_auth_id *owner) { s->owner = *owner; }
+
+const pf_auth_id *pf_session_owner(const pf_session *s) { return &s->owner; }
 
 bool pf_sessions_remove(pf_sessions *t, const char *map_id, const char *sid) {
     pf_session *s, *gone = NULL;

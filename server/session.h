@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "auth.h"
 #include "errors.h"
 #include "jsonw.h"
 #include "metrics.h"
@@ -111,6 +112,15 @@ void pf_sessions_release(pf_sessions *t, pf_session *s, uint64_t now_ns);
 /* Whether sid of map_id exists now (not expired); does not hold it. */
 bool pf_sessions_exists(pf_sessions *t, const char *map_id, const char *sid, uint64_t now_ns);
 
+/* Owners: a session remembers the token that created it (auth.h's name of
+ * it), so a read token reaches only its own sessions (routes_sessions.c).
+ * The owner is set once, by the creator, while it holds the new session. */
+void pf_session_set_owner(pf_session *s, const pf_auth_id *owner);
+const pf_auth_id *pf_session_owner(const pf_session *s);
+/* Whether sid of map_id exists and was created by who. */
+bool pf_sessions_owner_is(pf_sessions *t, const char *map_id, const char *sid,
+                          const pf_auth_id *who);
+
 /* Removes a session (DELETE). A held one is freed when its holder releases
  * it. false when there is no such session. */
 bool pf_sessions_remove(pf_sessions *t, const char *map_id, const char *sid);
@@ -132,6 +142,7 @@ typedef struct pf_session_info {
     uint64_t map_version; /* the version it last planned on, unless busy */
     int64_t ttl_s;
     uint64_t idle_ms; /* since its last request; 0 when busy */
+    pf_auth_id owner; /* the token that created it */
 } pf_session_info;
 
 /* The live sessions of map_id, sorted by id, into *out (free() it; NULL

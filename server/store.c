@@ -20,11 +20,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <nettle/sha2.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#include <uv.h>
 
 #include "router.h"
 
@@ -35,8 +38,13 @@
 #define NAV_SUFFIX ".nav.bin"
 #define HEADER_BYTES (8 + 4 + 4 + 4 + 4 + 8)
 
+#define TMP_SUFFIX ".map.bin.tmp"
+#define NAV_TMP_SUFFIX ".nav.bin.tmp"
+
 struct pf_store {
     char *dir;
+    uv_mutex_t mu;       /* guards rep */
+    pf_store_report rep; /* what the last load found */
 };
 
 /* Writer over a growable buffer; sticky failure. */
@@ -317,14 +325,27 @@ pf_status pf_store_open(const char *dir, pf_store **out, char *err, size_t errle
         snprintf(err, errlen, "out of memory");
         return PF_ENOMEM;
     }
+    if (uv_mutex_init(&st->mu)) {
+        free(st->dir);
+        free(st);
+        snprintf(err, errlen, "out of memory");
+        return PF_ENOMEM;
+    }
     *out = st;
     return PF_OK;
 }
 
 void pf_store_close(pf_store *st) {
     if (!st) return;
+    uv_mutex_destroy(&st->mu);
     free(st->dir);
     free(st);
+}
+
+void pf_store_get_report(pf_store *st, pf_store_report *out) {
+    uv_mutex_lock(&st->mu);
+    *out = st->rep;
+    uv_mutex_unlock(&st->mu);
 }
 
 const char *pf_store_dir(const pf_store *st) { return st->dir; }
@@ -438,69 +459,230 @@ static bool read_file(const char *path, unsigned char **out, size_t *len) {
     return ok;
 }
 
+static bool has_suffix(const char *name, size_t nl, const char *suffix, size_t *stem) {
+    size_t sl = strlen(suffix);
+    if (nl <= sl || strcmp(name + nl - sl, suffix) != 0) return false;
+    *stem = nl - sl;
+    return true;
+}
+
+/* Records one file the start could not use, and says so on stderr.
+ * counter points into st->rep. */
+static void report(pf_store *st, size_t *counter, const char *file, const char *moved_to,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void report(pf_store *st, size_t *counter, const char *file, const char *moved_to,
+                   const char *fmt, ...) {
+    va_list ap;
+    char reason[sizeof(((pf_store_issue *)0)->reason)];
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof(reason), fmt, ap);
+    va_end(ap);
+    if (moved_to && *moved_to)
+        fprintf(stderr, "pathd: %s/%s: %s; moved to %s/%s\n", st->dir, file, reason, st->dir,
+                moved_to);
+    else
+        fprintf(stderr, "pathd: %s/%s: %s; left in place\n", st->dir, file, reason);
+    uv_mutex_lock(&st->mu);
+    (*counter)++;
+    if (st->rep.nissues < PF_STORE_ISSUES_MAX) {
+        pf_store_issue *is = &st->rep.issues[st->rep.nissues++];
+        snprintf(is->file, sizeof(is->file), "%s", file);
+        snprintf(is->moved_to, sizeof(is->moved_to), "%s", moved_to ? moved_to : "");
+        snprintf(is->reason, sizeof(is->reason), "%s", reason);
+    }
+    uv_mutex_unlock(&st->mu);
+}
+
+static int sync_path(const char *dir) {
+    int fd = open(dir, O_RDONLY | O_DIRECTORY), rc;
+    if (fd < 0) return -1;
+    rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+/* Moves DIR/file to DIR/quarantine/file.<UTC time>[-k]; the name it got
+ * (relative to DIR) goes to moved. PF_EIO with errno's sentence in err. */
+static pf_status quarantine(pf_store *st, const char *file, char *moved, size_t cap, char *err,
+                            size_t errlen) {
+    char qdir[4096], from[4096], to[4300], stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    struct stat sb;
+    snprintf(qdir, sizeof(qdir), "%s/" PF_STORE_QUARANTINE, st->dir);
+    snprintf(from, sizeof(from), "%s/%s", st->dir, file);
+    if (mkdir(qdir, 0700) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "creating " PF_STORE_QUARANTINE "/: %s", strerror(errno));
+        return PF_EIO;
+    }
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+    for (int k = 0;; k++) {
+        if (k == 0)
+            snprintf(moved, cap, PF_STORE_QUARANTINE "/%s.%s", file, stamp);
+        else
+            snprintf(moved, cap, PF_STORE_QUARANTINE "/%s.%s-%d", file, stamp, k);
+        snprintf(to, sizeof(to), "%s/%s", st->dir, moved);
+        if (lstat(to, &sb) != 0 && errno == ENOENT) break;
+        if (k == 1000) {
+            snprintf(err, errlen, "no free name in " PF_STORE_QUARANTINE "/");
+            return PF_EIO;
+        }
+    }
+    if (rename(from, to) != 0) {
+        snprintf(err, errlen, "moving it: %s", strerror(errno));
+        return PF_EIO;
+    }
+    /* Both directories changed; a crash now must not bring the file back
+     * (or lose it), so both are synced. */
+    if (sync_path(qdir) != 0 || sync_path(st->dir) != 0) {
+        snprintf(err, errlen, "syncing after the move: %s", strerror(errno));
+        return PF_EIO;
+    }
+    return PF_OK;
+}
+
+/* The names in DIR, read before anything in it is renamed or removed
+ * (readdir over a changing directory may skip or repeat entries). */
+static char **list_dir(const char *dir, size_t *n) {
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char **names = NULL;
+    size_t cap = 0;
+    *n = 0;
+    if (!d) return NULL;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.') continue;
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            char **g = realloc(names, nc * sizeof(*g));
+            if (!g) break;
+            names = g;
+            cap = nc;
+        }
+        if (!(names[*n] = strdup(de->d_name))) break;
+        (*n)++;
+    }
+    closedir(d);
+    if (!names) names = calloc(1, sizeof(*names));
+    return names;
+}
+
 size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_fn fn,
                          pf_store_load_nav_fn fn_nav, void *ud) {
-    DIR *d = opendir(st->dir);
-    struct dirent *de;
-    size_t loaded = 0, sl = strlen(SUFFIX);
-    if (!d) {
+    size_t n = 0, loaded = 0, stem;
+    char **names;
+    uv_mutex_lock(&st->mu);
+    memset(&st->rep, 0, sizeof(st->rep));
+    st->rep.loading = true;
+    uv_mutex_unlock(&st->mu);
+    if (!(names = list_dir(st->dir, &n))) {
         fprintf(stderr, "pathd: --data-dir %s: %s\n", st->dir, strerror(errno));
-        return 0;
+        goto out;
     }
-    while ((de = readdir(d))) {
-        size_t nl = strlen(de->d_name), idl;
+    /* First the temporary files a crash left: the rename never happened,
+     * so the map file beside one (if any) is the map. */
+    for (size_t i = 0; i < n; i++) {
         char path[4096];
+        if ((!has_suffix(names[i], strlen(names[i]), TMP_SUFFIX, &stem) &&
+             !has_suffix(names[i], strlen(names[i]), NAV_TMP_SUFFIX, &stem)) ||
+            !pf_map_id_is_valid(names[i], stem))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", st->dir, names[i]);
+        if (unlink(path) == 0) {
+            fprintf(stderr, "pathd: removed %s, a temporary file left by an earlier run\n", path);
+            uv_mutex_lock(&st->mu);
+            st->rep.temp_removed++;
+            uv_mutex_unlock(&st->mu);
+        } else if (errno != ENOENT) {
+            report(st, &st->rep.skipped, names[i], NULL, "a stale temporary file: %s",
+                   strerror(errno));
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *name = names[i];
+        char path[4096], moved[128], err[256];
         unsigned char *buf;
         size_t len;
         uint64_t version;
         pf_grid *g;
         pf_status s;
-        bool nav = nl > strlen(NAV_SUFFIX) &&
-                   strcmp(de->d_name + nl - strlen(NAV_SUFFIX), NAV_SUFFIX) == 0;
-        if (!nav && (nl <= sl || strcmp(de->d_name + nl - sl, SUFFIX) != 0)) continue; /* *.tmp */
-        idl = nl - (nav ? strlen(NAV_SUFFIX) : sl);
-        snprintf(path, sizeof(path), "%s/%s", st->dir, de->d_name);
-        if (!pf_map_id_is_valid(de->d_name, idl)) {
-            fprintf(stderr, "pathd: skipping %s: not a map id\n", path);
+        bool nav = has_suffix(name, strlen(name), NAV_SUFFIX, &stem);
+        if (!nav && !has_suffix(name, strlen(name), SUFFIX, &stem)) continue;
+        snprintf(path, sizeof(path), "%s/%s", st->dir, name);
+        if (!pf_map_id_is_valid(name, stem)) {
+            report(st, &st->rep.skipped, name, NULL, "not a map id");
             continue;
         }
         if (!read_file(path, &buf, &len)) {
-            fprintf(stderr, "pathd: skipping %s: %s\n", path, strerror(errno));
+            report(st, &st->rep.skipped, name, NULL, "cannot be read: %s", strerror(errno));
             continue;
         }
         if (nav) {
+            /* A navmesh: its envelope, built by fn_nav as an upload is. */
             const char *bytes;
-            size_t n;
-            char id[PF_MAP_ID_MAX + 1];
-            if (pf_store_decode_nav(buf, len, &bytes, &n, &version)) {
-                fprintf(stderr, "pathd: skipping %s: damaged (digest or layout does not match)\n",
-                        path);
-                free(buf);
+            size_t nb;
+            char id[PF_MAP_ID_MAX + 1], why[160] = "";
+            memcpy(id, name, stem);
+            id[stem] = '\0';
+            s = pf_store_decode_nav(buf, len, &bytes, &nb, &version);
+            if (s == PF_OK) s = fn_nav(ud, id, version, bytes, nb, why, sizeof(why));
+            else snprintf(why, sizeof(why), "damaged (its digest or layout does not match)");
+            free(buf);
+            if (s == PF_ECANCELED) {
+                report(st, &st->rep.skipped, name, NULL, "%s", why);
                 continue;
             }
-            memcpy(id, de->d_name, idl);
-            id[idl] = '\0';
-            fn_nav(ud, id, version, bytes, n);
-            free(buf);
+            if (s) {
+                if (quarantine(st, name, moved, sizeof(moved), err, sizeof(err)) == PF_OK)
+                    report(st, &st->rep.quarantined, name, moved, "%s", why);
+                else
+                    report(st, &st->rep.skipped, name, NULL, "%s; could not quarantine it: %s",
+                           why, err);
+                continue;
+            }
             loaded++;
+            uv_mutex_lock(&st->mu);
+            st->rep.loaded++;
+            uv_mutex_unlock(&st->mu);
             continue;
         }
         s = pf_store_decode(buf, len, lim, &g, &version);
         free(buf);
+        if (s == PF_ENOMEM) {
+            report(st, &st->rep.skipped, name, NULL, "out of memory while loading it");
+            continue;
+        }
         if (s) {
-            fprintf(stderr, "pathd: skipping %s: %s\n", path,
-                    s == PF_EPARSE ? "damaged (digest or layout does not match)"
-                                   : pf_status_str(s));
+            const char *why = s == PF_EPARSE ? "damaged (its digest or layout does not match)"
+                              : s == PF_ELIMIT
+                                  ? "a map past this server's limits (--max-map-cells, "
+                                    "--max-map-side)"
+                                  : pf_status_str(s);
+            if (quarantine(st, name, moved, sizeof(moved), err, sizeof(err)) == PF_OK)
+                report(st, &st->rep.quarantined, name, moved, "%s", why);
+            else
+                report(st, &st->rep.skipped, name, NULL, "%s; could not quarantine it: %s", why,
+                       err);
             continue;
         }
         {
             char id[PF_MAP_ID_MAX + 1];
-            memcpy(id, de->d_name, idl);
-            id[idl] = '\0';
+            memcpy(id, name, stem);
+            id[stem] = '\0';
             fn(ud, id, version, g);
         }
         loaded++;
+        uv_mutex_lock(&st->mu);
+        st->rep.loaded++;
+        uv_mutex_unlock(&st->mu);
     }
-    closedir(d);
+out:
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names);
+    uv_mutex_lock(&st->mu);
+    st->rep.loading = false;
+    uv_mutex_unlock(&st->mu);
     return loaded;
 }

@@ -89,6 +89,8 @@ struct wsconn {
     struct wsconn *next; /* incoming / done list */
     struct wsconn *all_prev, *all_next;
     mux_state *mux; /* a multiplexed stream; NULL for one session's */
+    pf_auth_id who; /* a multiplexed stream's token (set before the hub sees c) */
+    bool own_only;  /* ... a read token: only its own sessions */
 };
 
 /* One crowd tick on the pool, and its frame back to the hub. */
@@ -435,6 +437,12 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
     switch (m->op) {
     case PF_MUX_UPDATE:
     case PF_MUX_GET:
+        if (q->c->own_only &&
+            !pf_sessions_owner_is(d->sessions, m->map_id, m->session_id, &q->c->who)) {
+            err = PF_ERR_SESSION_NOT_FOUND; /* another token's: as if it did not exist */
+            pf_proto_write_error(&body, err, NULL, NULL);
+            break;
+        }
         switch (pf_sessions_acquire(d->sessions, m->map_id, m->session_id, pf_clock_now_ns(), &s)) {
         case PF_SESSION_NOT_FOUND:
             err = PF_ERR_SESSION_NOT_FOUND;
@@ -511,6 +519,7 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
                 err = PF_ERR_NO_MEMORY;
                 pf_proto_write_error(&body, err, NULL, NULL);
             } else {
+                pf_session_set_owner(s, &q->c->who);
                 snprintf(sid, sizeof(sid), "%s", pf_session_id(s));
                 err = pf_session_run(d->sessions, d->registry, d->metrics, s, NULL, &body);
                 if (err) pf_sessions_kill(d->sessions, s); /* not answered 201: gone */
@@ -521,7 +530,9 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
         break;
     }
     case PF_MUX_DELETE:
-        if (pf_sessions_remove(d->sessions, m->map_id, m->session_id)) {
+        if ((!q->c->own_only ||
+             pf_sessions_owner_is(d->sessions, m->map_id, m->session_id, &q->c->who)) &&
+            pf_sessions_remove(d->sessions, m->map_id, m->session_id)) {
             status = 204;
             null_body = true;
         } else {
@@ -1071,7 +1082,7 @@ void pf_hub_adopt_crowd(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHa
 }
 
 void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
-                      const char *extra, size_t n) {
+                      const char *extra, size_t n, const pf_auth_id *who, bool own_only) {
     wsconn *c = calloc(1, sizeof(*c));
     if (!c || !(c->mux = calloc(1, sizeof(*c->mux))) || (n && !(c->in = malloc(n)))) {
         if (c) free(c->mux);
@@ -1082,6 +1093,8 @@ void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHand
     c->hub = h;
     c->fd = sock;
     c->urh = urh;
+    c->who = *who;
+    c->own_only = own_only;
     pf_ws_decoder_init(&c->dec, h->d.ws_max_message);
     if (n) memcpy(c->in, extra, n);
     c->in_len = c->in_cap = n;

@@ -100,10 +100,13 @@ void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *
  * closed (1000). */
 void pf_hub_adopt_crowd(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                         const char *extra, size_t n, pf_crowd *crowd);
-/* Takes an upgraded connection of a multiplexed stream (GET /v1/stream).
- * Never blocks. */
+/* Takes an upgraded connection of a multiplexed stream (GET /v1/stream),
+ * opened with the token named `who` (auth.h; all zero without one). With
+ * own_only (a read token), its messages reach only the sessions that token
+ * created (another's is 404 session_not_found), and the sessions it
+ * creates are that token's. Never blocks. */
 void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
-                      const char *extra, size_t n);
+                      const char *extra, size_t n, const pf_auth_id *who, bool own_only);
 
 /* Sends close 1001 (going away) on every stream and closes them once their
  * job, if any, is done (used by the SIGTERM drain). */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 static const char ws_guid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 
 pf_status pf_ws_accept_key(const char *key, char *out) {
@@ -42,6 +44,23 @@ void pf_ws_decoder_free(pf_ws_decoder *d) {
 static pf_status violation(pf_ws_decoder *d, int code) {
     d->close_code = code;
     return code == PF_WS_CLOSE_TOO_BIG ? PF_ELIMIT : PF_EPARSE;
+}
+
+/* A close frame's payload (RFC 6455 5.5.1, 7.4): empty, or a status code
+ * a peer may send followed by a UTF-8 reason. Sets the close code and
+ * returns false otherwise. */
+static bool close_payload_ok(pf_ws_decoder *d) {
+    unsigned code;
+    int bad = 0;
+    if (d->ctl_len == 0) return true;
+    code = d->ctl_len >= 2 ? (unsigned)d->ctl[0] << 8 | d->ctl[1] : 0;
+    if (d->ctl_len == 1 || code < 1000 || code == 1004 || code == 1005 || code == 1006 ||
+        (code > 1011 && code < 3000) || code > 4999)
+        bad = PF_WS_CLOSE_PROTOCOL;
+    else if (!pf_utf8_is_valid((const char *)d->ctl + 2, d->ctl_len - 2))
+        bad = PF_WS_CLOSE_BAD_DATA;
+    if (bad) violation(d, bad);
+    return bad == 0;
 }
 
 /* Size of the frame header given its first two bytes. */
@@ -154,6 +173,10 @@ pf_status pf_ws_decode(pf_ws_decoder *d, const uint8_t *buf, size_t len, size_t 
         i += n;
         if (d->payload_left > 0) break;
         d->in_payload = false;
+        if (d->frame_op == PF_WS_OP_CLOSE && !close_payload_ok(d)) {
+            *used = i;
+            return PF_EPARSE;
+        }
         if (d->frame_op >= 8) {
             msg->op = d->frame_op;
             msg->data = d->ctl;
@@ -162,6 +185,13 @@ pf_status pf_ws_decode(pf_ws_decoder *d, const uint8_t *buf, size_t len, size_t 
             break;
         }
         if (d->frame_fin) {
+            /* RFC 6455 8.1: a text message that is not UTF-8 fails the
+             * connection with 1007. Checked whole, once reassembled: a
+             * character may straddle two fragments. */
+            if (d->msg_op == PF_WS_OP_TEXT && !pf_utf8_is_valid((const char *)d->msg, d->msg_len)) {
+                *used = i;
+                return violation(d, PF_WS_CLOSE_BAD_DATA);
+            }
             msg->op = d->msg_op;
             msg->data = d->msg;
             msg->len = d->msg_len;

@@ -74,9 +74,11 @@ void pf_ws_decoder_free(pf_ws_decoder *d);
 /* Consumes bytes from buf[0..len) until one message is complete or the input
  * ends. Returns the bytes consumed in *used. *got is true when *msg holds a
  * message. Returns PF_EPARSE on a protocol violation (unmasked client frame,
- * reserved bits, fragmented or oversized control frame, bad continuation)
- * or PF_ELIMIT past max_message; then d->close_code says which close code to
- * send, and the connection must be closed. */
+ * reserved bits, fragmented or oversized control frame, bad continuation,
+ * a close frame with a 1-byte payload or a status code no peer may send:
+ * close code 1002), a text message or close reason that is not valid UTF-8
+ * (1007), or PF_ELIMIT past max_message (1009); then d->close_code says
+ * which close code to send, and the connection must be closed. */
 pf_status pf_ws_decode(pf_ws_decoder *d, const uint8_t *buf, size_t len, size_t *used,
                        pf_ws_message *msg, bool *got);
 

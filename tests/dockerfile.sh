@@ -63,7 +63,7 @@ health PATHD_BIND=127.0.0.2 PATHD_PORT="$PORT" || fail "HEALTHCHECK with PATHD_B
 pass "HEALTHCHECK follows PATHD_BIND when it is one address"
 
 # Draining: a slow request keeps the server in its drain; /healthz is 503.
-curl -s -X PUT "127.0.0.1:$port/v1/maps/open" -H 'Content-Type: text/plain' --data-binary \
+curl -s -X PUT "127.0.0.1:$port/v1/maps/open" -H 'Content-Type: text/x-movingai-map' --data-binary \
     @<(printf 'type octile\nheight 512\nwidth 512\nmap\n'; for _ in $(seq 512); do printf '%512s\n' '' | tr ' ' .; done) >/dev/null
 q='{"start":[0,0],"goal":[511,511],"algorithm":"dijkstra","cache":false}'
 qs=$q; for _ in $(seq 40); do qs="$qs,$q"; done

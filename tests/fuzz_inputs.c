@@ -8,12 +8,20 @@
  *   3 batch body                         9 WebSocket frames, fed in pieces
  *   4 query string (k=v&k=v)            10 --data-dir map file
  *   5 session create body               11 Moving AI scenario text
- *  12 Wavefront OBJ (model/obj)         15 navmesh path request and batch
- *  13 navmesh upload envelope (JSON)    16 crowd create and command bodies
- *  14 navmesh PATCH body                17 --data-dir navmesh map file
+ *                                       12 --auth-token-file, then the
+ *                                          input's lines as Authorization
+ *                                       13 strict HTTP checks: version,
+ *                                          target, then header lines
+ *                                       14 Host and Origin values against
+ *                                          the guard's lists
+ *  15 Wavefront OBJ (model/obj)         18 navmesh path request and batch
+ *  16 navmesh upload envelope (JSON)    19 crowd create and command bodies
+ *  17 navmesh PATCH body                20 --data-dir navmesh map file
  * Built with ASan and UBSan, so any out-of-bounds access, leak, overflow or
  * undefined behaviour is a crash. Readers must also keep their contract:
- * an error always comes with a message, and maps that parse are searched
+ * an error always comes with a message (valid UTF-8, whatever the input
+ * held), a WebSocket text message handed over is valid UTF-8, a token file
+ * error never holds a token, and maps that parse are searched
  * with astar, dijkstra, jps and hpa, which must agree on reachability and
  * cost (jps and dijkstra exactly; hpa never below the optimum), with every
  * returned path valid.
@@ -24,7 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
 #include "crowd_json.h"
+#include "guard.h"
+#include "http_strict.h"
 #include "jsonr.h"
 #include "map_io.h"
 #include "map_json.h"
@@ -36,6 +47,7 @@
 #include "search.h"
 #include "session_json.h"
 #include "store.h"
+#include "utf8.h"
 #include "ws.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -60,6 +72,8 @@ static void check_error(pf_status st, const pf_proto_error *e) {
     if (st == PF_OK) return;
     CHECK(e->message[0] != '\0');
     CHECK(e->code != PF_ERR_NONE);
+    CHECK(pf_utf8_is_valid(e->message, strlen(e->message)));
+    CHECK(pf_utf8_is_valid(e->field, strlen(e->field)));
 }
 
 /* Searches a parsed map between cells picked from the input. */
@@ -145,9 +159,107 @@ static void fuzz_ws(const uint8_t *d, size_t n) {
         }
         CHECK(used <= piece);
         if (got) CHECK(m.len <= 4096);
+        if (got && m.op == PF_WS_OP_TEXT) CHECK(pf_utf8_is_valid((const char *)m.data, m.len));
         pos += used ? used : piece;
     }
     pf_ws_decoder_free(&dec);
+}
+
+/* A token file, then every line of the input as an Authorization value. */
+static void fuzz_tokens(const char *s, size_t n) {
+    pf_auth_table *t = NULL;
+    char err[256], *line = malloc(n + 1);
+    pf_status st = pf_auth_table_parse(s, n, &t, err, sizeof(err));
+    if (st) CHECK(strncmp(err, "line ", 5) == 0 || strncmp(err, "no token", 8) == 0);
+    for (size_t i = 0; i < n;) {
+        const char *nl = memchr(s + i, '\n', n - i);
+        size_t k = nl ? (size_t)(nl - (s + i)) : n - i, len;
+        pf_scope sc = PF_SCOPE_OPEN;
+        const char *tok;
+        memcpy(line, s + i, k);
+        line[k] = '\0';
+        tok = pf_auth_bearer(line, &len);
+        if (tok) CHECK(tok > line && tok + len <= line + k && len > 0);
+        if (pf_auth_table_check(t, line, &sc, NULL) == PF_AUTH_OK) {
+            CHECK(t && tok && (sc == PF_SCOPE_READ || sc == PF_SCOPE_WRITE));
+            CHECK(len >= PF_AUTH_TOKEN_MIN && len <= PF_AUTH_TOKEN_MAX);
+        }
+        i += k + 1;
+    }
+    pf_auth_table_free(t);
+    free(line);
+}
+
+/* Line 1 the version, line 2 the raw target, then "name:value" lines. */
+static void fuzz_strict(const char *s, size_t n) {
+    char *buf = malloc(n + 1), *save = NULL, *line;
+    pf_http_header h[32];
+    size_t nh = 0;
+    pf_http_reqline rl = {"", "", false};
+    pf_strict_reason why;
+    pf_strict_verdict v;
+    int k = 0;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    rl.target_has_nul = strlen(buf) < n; /* a NUL in the input */
+    for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save), k++) {
+        char *colon;
+        if (k == 0) {
+            rl.version = line;
+            continue;
+        }
+        if (k == 1) {
+            rl.raw_target = line;
+            continue;
+        }
+        if (nh == 32 || !(colon = strchr(line, ':'))) continue;
+        *colon = '\0';
+        h[nh].name = line;
+        h[nh].value = colon + 1;
+        nh++;
+    }
+    v = pf_http_strict_check(&rl, h, nh, &why);
+    CHECK(v == PF_STRICT_OK || v == PF_STRICT_BAD || v == PF_STRICT_NOT_IMPLEMENTED);
+    if (v != PF_STRICT_OK) {
+        CHECK(why.message[0] != '\0');
+        CHECK(pf_utf8_is_valid(why.message, strlen(why.message)));
+    }
+    free(buf);
+}
+
+/* Every line as a Host and as an Origin, against a guard with lists and
+ * one with the loopback rule. A loopback-only guard must refuse any name
+ * that is not a loopback one, whatever follows it. */
+static void fuzz_guard(const char *s, size_t n) {
+    static pf_guard *lists, *loopback;
+    char *buf = malloc(n + 1), *save = NULL, *line;
+    if (!lists) {
+        pf_config c;
+        char err[256];
+        pf_config_defaults(&c);
+        snprintf(c.allowed_hosts, sizeof(c.allowed_hosts), "pathd.internal,.fleet.example,[::1]");
+        snprintf(c.cors_origin, sizeof(c.cors_origin), "https://tool.example:8443");
+        CHECK(pf_guard_create(&c, &lists, err, sizeof(err)) == PF_OK);
+        pf_config_defaults(&c);
+        CHECK(pf_guard_create(&c, &loopback, err, sizeof(err)) == PF_OK);
+    }
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        bool ok = pf_guard_host_allowed(loopback, line);
+        (void)pf_guard_host_allowed(lists, line);
+        (void)pf_guard_cors_allowed(lists, line);
+        if (ok) { /* a loopback name (then a port at most) */
+            char *low = strdup(line);
+            CHECK(low);
+            for (char *p = low; *p; p++)
+                if (*p >= 'A' && *p <= 'Z') *p = (char)(*p + 32);
+            CHECK(strncmp(low, "localhost", 9) == 0 || strncmp(low, "127.", 4) == 0 ||
+                  strncmp(low, "[::1]", 5) == 0 || strstr(low, ".localhost") != NULL);
+            free(low);
+        }
+    }
+    free(buf);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -160,11 +272,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     s = (const char *)data + 1;
     n = size - 1;
     memset(&e, 0, sizeof(e));
-    switch (data[0] % 18) {
+    /* 21 readers; % 32 keeps the seeds' first bytes (0..20) stable when
+     * readers are added. */
+    switch (data[0] % 32) {
     case 0:
     case 1: {
         pf_grid *g = NULL;
-        st = data[0] % 18 == 0 ? pf_map_json_parse(s, n, &lim, &g, &e)
+        st = data[0] % 32 == 0 ? pf_map_json_parse(s, n, &lim, &g, &e)
                                : pf_map_text_parse(s, n, &lim, &g, &e);
         check_error(st, &e);
         if (st == PF_OK) search_map(g, data, size);
@@ -196,7 +310,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 6:
     case 7: {
         pf_update_list l;
-        st = pf_update_list_parse(s, n, data[0] % 18 == 7, 64, &l, &e);
+        st = pf_update_list_parse(s, n, data[0] % 32 == 7, 64, &l, &e);
         check_error(st, &e);
         if (st == PF_OK) pf_update_list_free(&l);
         break;
@@ -223,7 +337,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (pf_scen_parse(s, n, 1000, &sc, &pe) == PF_OK) pf_scen_free(&sc);
         break;
     }
-    case 12: {
+    case 12:
+        fuzz_tokens(s, n);
+        break;
+    case 13:
+        fuzz_strict(s, n);
+        break;
+    case 14:
+        fuzz_guard(s, n);
+        break;
+    case 15: {
         pf_obj o;
         pf_nav_error ne;
         st = pf_obj_parse(s, n, 4096, 8192, &o, &ne);
@@ -233,7 +356,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (st == PF_OK) pf_obj_free(&o);
         break;
     }
-    case 13: {
+    case 16: {
         pf_nav_limits nl = pf_nav_default_limits();
         pf_nav_upload u;
         cJSON *root = NULL;
@@ -247,14 +370,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         pf_nav_upload_free(&u);
         break;
     }
-    case 14: {
+    case 17: {
         pf_nav_patch p;
         st = pf_nav_patch_parse(s, n, &p, &e);
         check_error(st, &e);
         if (st == PF_OK) pf_nav_patch_free(&p);
         break;
     }
-    case 15: {
+    case 18: {
         pf_nav_path_request q, *qs = NULL;
         size_t nq = 0;
         int64_t dl;
@@ -265,7 +388,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(qs);
         break;
     }
-    case 16: {
+    case 19: {
         const pf_crowd_limits cl = {64, 60, 100, 3600};
         pf_crowd_request r;
         pf_crowd_command c;
@@ -280,7 +403,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (st == PF_OK) pf_crowd_command_free(&c);
         break;
     }
-    case 17: {
+    case 20: {
         const char *bytes;
         size_t len;
         uint64_t v;

@@ -288,6 +288,10 @@ static uint64_t now_ms(void) {
 }
 
 int hc_server_start(hc_server *s, const char *const *args) {
+    return hc_server_start_ex(s, args, NULL);
+}
+
+int hc_server_start_ex(hc_server *s, const char *const *args, const hc_start_opts *o) {
     const char *bin = getenv("PATHD_BIN");
     const char *argv[64];
     int pfd[2], n = 0;
@@ -310,6 +314,10 @@ int hc_server_start(hc_server *s, const char *const *args) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127);
         dup2(pfd[1], 1);
+        if (o && o->stderr_path) {
+            int fd = open(o->stderr_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+            if (fd >= 0) dup2(fd, 2);
+        }
         execv(bin, (char *const *)argv);
         _exit(127);
     }
@@ -335,7 +343,9 @@ int hc_server_start(hc_server *s, const char *const *args) {
             return -1;
         }
         s->port = (uint16_t)atoi(colon + 1);
+        snprintf(s->banner, sizeof(s->banner), "%s", line);
     }
+    if (o && o->no_wait) return 0;
     /* Ready when /readyz says so: poll with a deadline, no sleeps. */
     while (now_ms() < deadline) {
         hc_resp r;

@@ -44,7 +44,15 @@ void hc_free(hc_resp *r);
 typedef struct hc_server {
     pid_t pid;
     uint16_t port;
+    char banner[512]; /* its "pathd listening on ..." line */
 } hc_server;
+
+/* How hc_server_start_ex starts it. */
+typedef struct hc_start_opts {
+    const char *stderr_path; /* the child's stderr goes to this file (NULL: inherited) */
+    bool no_wait;            /* return once it listens, without waiting for /readyz (TLS) */
+} hc_start_opts;
+int hc_server_start_ex(hc_server *s, const char *const *args, const hc_start_opts *o);
 
 /* Starts $PATHD_BIN --port 0 with extra args (NULL terminated), reads the
  * port from its "listening" line and polls /readyz until it answers 200

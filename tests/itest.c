@@ -131,7 +131,7 @@ char *it_slow_batch(int n, int deadline_ms) {
 int it_send_json_post(uint16_t port, const char *path, const char *body) {
     char *raw = malloc(strlen(body) + 512);
     int fd, n = sprintf(raw,
-                        "POST %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: "
+                        "POST %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: "
                         "application/json\r\nContent-Length: %zu\r\n\r\n%s",
                         path, strlen(body), body);
     fd = hc_send_only(port, raw, (size_t)n);

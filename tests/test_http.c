@@ -76,7 +76,8 @@ START_TEST(http_errors_every_status) {
     r = it_req(&s, "PUT", "/v1/maps/bad%20id", "application/json", it_room_json);
     it_expect_error(&r, 400, "invalid_map_id", "id");
     hc_free(&r);
-    r = it_req(&s, "PUT", "/v1/maps/x", "text/plain", "type octile\nheight 2\nwidth 2\nmap\n..\n");
+    r = it_req(&s, "PUT", "/v1/maps/x", "text/x-movingai-map",
+               "type octile\nheight 2\nwidth 2\nmap\n..\n");
     it_expect_error(&r, 400, "malformed_map", NULL);
     hc_free(&r);
 
@@ -101,8 +102,9 @@ START_TEST(http_errors_every_status) {
 
     /* 413 announced by Content-Length: answered without sending the body. */
     {
-        const char raw[] = "PUT /v1/maps/big HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
-                           "Content-Length: 100000000\r\n\r\n";
+        const char raw[] =
+            "PUT /v1/maps/big HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/x-movingai-map\r\n"
+            "Content-Length: 100000000\r\n\r\n";
         ck_assert_int_eq(hc_raw(s.port, raw, sizeof(raw) - 1, &r), 0);
         it_expect_error(&r, 413, "body_too_large", NULL);
         hc_free(&r);
@@ -111,8 +113,8 @@ START_TEST(http_errors_every_status) {
     {
         size_t cap = 16384, len = 0;
         char *raw = malloc(cap);
-        len += (size_t)sprintf(raw, "PUT /v1/maps/big HTTP/1.1\r\nHost: x\r\nContent-Type: "
-                                    "text/plain\r\nTransfer-Encoding: chunked\r\n"
+        len += (size_t)sprintf(raw, "PUT /v1/maps/big HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
+                                    "text/x-movingai-map\r\nTransfer-Encoding: chunked\r\n"
                                     "Connection: close\r\n\r\n");
         for (int i = 0; i < 6; i++) {
             len += (size_t)sprintf(raw + len, "400\r\n");
@@ -133,7 +135,7 @@ START_TEST(http_errors_every_status) {
     it_expect_error(&r, 413, "limit_exceeded", "queries");
     hc_free(&r);
     b = it_open_map_text(30, 30);
-    r = it_req(&s, "PUT", "/v1/maps/big", "text/plain", b);
+    r = it_req(&s, "PUT", "/v1/maps/big", "text/x-movingai-map", b);
     it_expect_error(&r, 413, "limit_exceeded", NULL);
     hc_free(&r);
     free(b);
@@ -149,7 +151,7 @@ START_TEST(http_errors_every_status) {
     /* What curl --data-binary @x.map sends: the answer names the header. */
     r = it_req(&s, "PUT", "/v1/maps/x", "application/x-www-form-urlencoded", "type octile");
     it_expect_error(&r, 415, "unsupported_media_type", "Content-Type");
-    ck_assert_ptr_nonnull(strstr(r.body, "-H 'Content-Type: text/plain'"));
+    ck_assert_ptr_nonnull(strstr(r.body, "-H 'Content-Type: text/x-movingai-map'"));
     hc_free(&r);
 
     /* 422 naming the field: off the map, blocked, unknown algorithm, a
@@ -188,7 +190,7 @@ START_TEST(http_queue_full_503_and_queued_deadline_504) {
     struct timespec t0;
     char buf[16];
 
-    it_put_map(&s, "open", "text/plain", map, 201);
+    it_put_map(&s, "open", "text/x-movingai-map", map, 201);
     /* The one worker takes the slow batch... */
     it_wait_pool(&s, 0, 0);
     slow = it_send_json_post(s.port, "/v1/maps/open/paths", batch);

@@ -40,6 +40,11 @@ static void open_fixture(fixture *f, const char *dir) {
     ck_assert_int_eq(pf_maps_open_store(f->maps, err, sizeof(err)), PF_OK);
     ck_assert_str_eq(pf_maps_store_dir(f->maps), dir);
     ck_assert_str_eq(pf_maps_store_kind(f->maps), "data-dir");
+    /* What pf_server_start's loader does, here on the test's thread. */
+    pf_maps_set_loading(f->maps, true);
+    pf_maps_load_stored(f->maps);
+    pf_maps_set_loading(f->maps, false);
+    ck_assert(!pf_maps_loading(f->maps));
 }
 
 static void close_fixture(fixture *f) {

@@ -385,7 +385,7 @@ START_TEST(metrics_tell_the_story) {
             q += 513;
         }
         *q = '\0';
-        r = it_req(&s, "PUT", "/v1/maps/big", "text/plain", text);
+        r = it_req(&s, "PUT", "/v1/maps/big", "text/x-movingai-map", text);
         ck_assert_int_eq(r.status, 201);
         hc_free(&r);
         free(text);

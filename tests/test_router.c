@@ -179,14 +179,19 @@ END_TEST
 
 /* Body types come from the table; a 415 names them. */
 START_TEST(router_body_types) {
-    char buf[160];
+    char buf[200];
     ck_assert(!pf_route_has_body(PF_ROUTE_PATH_GET));
     ck_assert(pf_route_has_body(PF_ROUTE_MAP_PATCH));
     ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_MAP_PUT, "text/plain; charset=utf-8"),
                      PF_BODY_TEXT);
     ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_MAPS_CREATE, "Application/JSON"), PF_BODY_JSON);
-    ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_MAP_PUT, NULL), PF_BODY_ABSENT);
-    ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_MAP_PUT, ""), PF_BODY_ABSENT);
+    ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_MAP_PUT, "text/x-movingai-map"), PF_BODY_MOVINGAI);
+    /* A write declares its type; a path query may leave it out. */
+    ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_MAP_PUT, NULL), 0);
+    ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_MAP_PUT, ""), 0);
+    ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_MAP_PATCH, NULL), 0);
+    ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_SESSION_UPDATES, NULL), 0);
+    ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_PATH_POST, NULL), PF_BODY_ABSENT);
     ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_PATH_POST, "text/plain"), 0);
     ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_PATH_POST, "application/jsonx"), 0);
     ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_PATH_POST, "application/x-ndjson"), 0);
@@ -196,8 +201,9 @@ START_TEST(router_body_types) {
                      PF_BODY_JSON);
     ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_HEALTHZ, "application/json"), 0);
     pf_route_describe_bodies(PF_ROUTE_MAP_PUT, buf, sizeof(buf));
-    ck_assert_str_eq(buf, "application/json, text/plain (a Moving AI map) or model/obj (Wavefront "
-                          "OBJ geometry of a navmesh map)");
+    ck_assert_str_eq(buf, "application/json, text/x-movingai-map (a Moving AI map), text/plain "
+                          "(a Moving AI map, with a bearer token) or model/obj (Wavefront OBJ "
+                          "geometry of a navmesh map)");
     ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_MAP_PUT, "model/obj"), PF_BODY_OBJ);
     ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_PATH_POST, "model/obj"), 0);
     pf_route_describe_bodies(PF_ROUTE_PATH_POST, buf, sizeof(buf));

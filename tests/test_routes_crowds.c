@@ -60,7 +60,7 @@ START_TEST(routes_crowds_commands) {
     char url[200], other[240], *before, *after;
     cJSON *j;
     it_put_nav_open(&s, "n", 30, 10);
-    it_put_map(&s, "g", "text/plain", "type octile\nheight 1\nwidth 4\nmap\n....\n", 201);
+    it_put_map(&s, "g", "text/x-movingai-map", "type octile\nheight 1\nwidth 4\nmap\n....\n", 201);
 
     j = crowd_create(&s, "n",
                      "{\"max_agents\":4,\"agents\":[{\"position\":[2,0,5],\"target\":[28,0,5]},"

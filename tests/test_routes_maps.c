@@ -28,7 +28,7 @@ START_TEST(routes_maps_crud) {
     hc_free(&r);
 
     /* Replace: 200, version 2. Moving AI text this time. */
-    r = it_req(&s, "PUT", "/v1/maps/room", "text/plain", text);
+    r = it_req(&s, "PUT", "/v1/maps/room", "text/x-movingai-map", text);
     ck_assert_int_eq(r.status, 200);
     j = it_json(&r);
     ck_assert_int_eq((int)it_num(j, "version"), 2);
@@ -258,7 +258,7 @@ START_TEST(routes_maps_hierarchy) {
     cJSON *j, *a;
     const cJSON *nodes, *inter, *intra, *ap;
     int n;
-    it_put_map(&s, "h", "text/plain", text, 201);
+    it_put_map(&s, "h", "text/x-movingai-map", text, 201);
     free(text);
 
     r = it_req(&s, "GET", "/v1/maps/h/hierarchy", NULL, NULL);
@@ -641,7 +641,7 @@ START_TEST(routes_maps_navmesh_patch) {
         cJSON_Delete(j);
     }
     /* A grid PATCH body on a navmesh map and a navmesh one on a grid map. */
-    it_put_map(&s, "g", "text/plain", "type octile\nheight 1\nwidth 3\nmap\n...\n", 201);
+    it_put_map(&s, "g", "text/x-movingai-map", "type octile\nheight 1\nwidth 3\nmap\n...\n", 201);
     it_call_error(&s, "PATCH", "/v1/maps/g", "application/json", "{\"obstacles\":[]}", 400,
                   "invalid_request", "obstacles");
 

@@ -204,7 +204,7 @@ START_TEST(routes_paths_deadline_stops_search) {
     hc_resp r;
     struct timespec t0;
 
-    it_put_map(&s, "open", "text/plain", map, 201);
+    it_put_map(&s, "open", "text/x-movingai-map", map, 201);
     /* Dijkstra across the map with debug takes far more than 1 ms. */
     b = hc_path_body(0, 0, 255, 255,
                      ",\"algorithm\":\"dijkstra\",\"debug\":true,\"deadline_ms\":1");
@@ -260,7 +260,8 @@ START_TEST(routes_paths_movingai_sampled_optimal) {
         ck_assert_ptr_nonnull(maptext);
         snprintf(id, sizeof(id), "scen%d", (int)(f - list));
         snprintf(url, sizeof(url), "/v1/maps/%s", id);
-        ck_assert_int_eq(hc_request(s.port, "PUT", url, "text/plain", maptext, mlen, NULL, &r), 0);
+        ck_assert_int_eq(
+            hc_request(s.port, "PUT", url, "text/x-movingai-map", maptext, mlen, NULL, &r), 0);
         ck_assert_msg(r.status == 201, "%s: %d %s", mapname, r.status, r.body);
         hc_free(&r);
         free(maptext);
@@ -334,7 +335,7 @@ START_TEST(routes_paths_navmesh) {
     cJSON *j, *k;
     float p[3];
     it_put_map(&s, "n", "application/json", env, 201);
-    it_put_map(&s, "g", "text/plain", text, 201);
+    it_put_map(&s, "g", "text/x-movingai-map", text, 201);
     free(env);
     free(text);
 

@@ -408,6 +408,12 @@ START_TEST(routes_sessions_bad_updates_leave_session_unchanged) {
          422, "blocked", "lines[2].position"},
         {"application/x-ndjson", "{\"position\":[1,3]}\n\n{\"position\":[1,4]\n", 400,
          "malformed_json", "lines[2]"},
+        /* Blank lines first: the line named is the one in the body, as for
+         * a parse error. */
+        {"application/x-ndjson", "\n\r\n{\"position\":[4,1]}\n", 422, "blocked",
+         "lines[2].position"},
+        {"application/x-ndjson", "\n\n{\"position\":[1,3]}\n\n{\"position\":[4,1]}\n", 422,
+         "blocked", "lines[4].position"},
         {"application/x-ndjson", "{\"position\":[1,3]}\n{\"doors\":[{\"id\":\"x\",\"open\":1}]}\n",
          400, "invalid_request", "lines[1].doors[0].open"},
         {"application/x-ndjson",
@@ -627,11 +633,11 @@ START_TEST(routes_sessions_navmesh_corridor) {
     cJSON_Delete(j);
 
     /* A grid session on a navmesh map is refused, and the other way round. */
-    it_put_map(&s, "g", "text/plain", "type octile\nheight 1\nwidth 4\nmap\n....\n", 201);
+    it_put_map(&s, "g", "text/x-movingai-map", "type octile\nheight 1\nwidth 4\nmap\n....\n", 201);
     it_call_error(&s, "POST", "/v1/maps/g/sessions", "application/json",
                   "{\"start\":[0,0,0],\"goal\":[3,0,0]}", 400, "invalid_request", "start");
     /* Replacing the map ends the session. */
-    it_put_map(&s, "n", "text/plain", "type octile\nheight 1\nwidth 4\nmap\n....\n", 200);
+    it_put_map(&s, "n", "text/x-movingai-map", "type octile\nheight 1\nwidth 4\nmap\n....\n", 200);
     it_call_error(&s, "GET", url, NULL, NULL, 404, "session_not_found", NULL);
     it_stop(&s);
 }

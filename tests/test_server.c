@@ -12,7 +12,7 @@ START_TEST(server_sigterm_finishes_in_flight) {
     char *map = it_open_map_text(512, 512), *batch = it_slow_batch(30, 20000);
     hc_resp r;
     int fd;
-    it_put_map(&s, "open", "text/plain", map, 201);
+    it_put_map(&s, "open", "text/x-movingai-map", map, 201);
     it_wait_pool(&s, 0, 0);
     fd = it_send_json_post(s.port, "/v1/maps/open/paths", batch);
     it_wait_pool(&s, 1, 0);

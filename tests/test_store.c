@@ -1,15 +1,20 @@
 /* test_store.c -- --data-dir: the map file format (round trips, damage)
  * and the server keeping maps across a restart. */
 #include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <nettle/sha2.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "itest.h"
+#include "router.h"
 #include "store.h"
 #include "testutil.h"
 
@@ -120,6 +125,170 @@ START_TEST(store_round_trip_and_damage) {
 }
 END_TEST
 
+typedef struct loaded {
+    char ids[8][PF_MAP_ID_MAX + 1];
+    uint64_t versions[8];
+    size_t n;
+} loaded;
+
+static void collect(void *ud, const char *id, uint64_t version, pf_grid *g) {
+    loaded *l = ud;
+    ck_assert_uint_lt(l->n, 8);
+    snprintf(l->ids[l->n], sizeof(l->ids[0]), "%s", id);
+    l->versions[l->n++] = version;
+    pf_grid_destroy(g);
+}
+
+/* A navmesh file's envelope: "good" builds, "nobuild" does not (the
+ * server's fn_nav would quarantine it), "later" is left for next time. */
+static pf_status collect_nav(void *ud, const char *id, uint64_t version, const char *bytes,
+                             size_t len, char *why, size_t whylen) {
+    loaded *l = ud;
+    ck_assert_uint_lt(l->n, 8);
+    if (len == 7 && memcmp(bytes, "nobuild", 7) == 0) {
+        snprintf(why, whylen, "a navmesh that does not build here");
+        return PF_EINVAL;
+    }
+    if (len == 5 && memcmp(bytes, "later", 5) == 0) {
+        snprintf(why, whylen, "its build ran out of time");
+        return PF_ECANCELED;
+    }
+    snprintf(l->ids[l->n], sizeof(l->ids[0]), "%s", id);
+    l->versions[l->n++] = version;
+    return PF_OK;
+}
+
+static void write_bytes(const char *dir, const char *name, const void *b, size_t n) {
+    char path[512];
+    FILE *f;
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    ck_assert_ptr_nonnull(f = fopen(path, "wb"));
+    ck_assert_uint_eq(fwrite(b, 1, n, f), n);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static bool exists(const char *dir, const char *name) {
+    char path[512];
+    struct stat sb;
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    return stat(path, &sb) == 0;
+}
+
+/* The names in dir/quarantine that start with prefix, contents compared
+ * with want (len bytes): how many match. */
+static int quarantined_copies(const char *dir, const char *prefix, const void *want, size_t len) {
+    char q[512];
+    DIR *d;
+    struct dirent *de;
+    int found = 0;
+    snprintf(q, sizeof(q), "%s/quarantine", dir);
+    if (!(d = opendir(q))) return 0;
+    while ((de = readdir(d))) {
+        char path[1024];
+        size_t n;
+        char *b;
+        if (strncmp(de->d_name, prefix, strlen(prefix)) != 0) continue;
+        snprintf(path, sizeof(path), "%s/%s", q, de->d_name);
+        b = tu_read_file(path, &n);
+        if (b && n == len && memcmp(b, want, len) == 0) found++;
+        free(b);
+    }
+    closedir(d);
+    return found;
+}
+
+static void rm_rf(const char *dir) {
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* What a start finds in the data directory: good maps load at their
+ * version; damaged ones and maps past the limits go to quarantine/ with
+ * their bytes intact; stale temporary files are removed; a file that is not
+ * a map id is left; foreign files are not touched. Each is in the report. */
+START_TEST(store_load_quarantines_and_cleans) {
+    char dir[] = "/tmp/pathd-storeq-XXXXXX", err[256];
+    const char *rows[] = {"....", ".#..", "...."};
+    pf_grid *g = tu_grid_from_ascii(rows, 3, 8), *big;
+    pf_grid_limits lim = pf_grid_default_limits();
+    pf_store *st;
+    pf_store_report rep;
+    unsigned char *img, *bigimg;
+    size_t len, biglen;
+    loaded l;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(pf_store_open(dir, &st, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(pf_store_write(st, "a", 3, g, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(pf_store_write(st, "b", 1, g, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(pf_store_encode(g, 5, &img, &len), PF_OK);
+    ck_assert_int_eq(pf_grid_create(40, 40, NULL, &big), PF_OK);
+    ck_assert_int_eq(pf_store_encode(big, 2, &bigimg, &biglen), PF_OK);
+    write_bytes(dir, "big.map.bin", bigimg, biglen);
+    img[len / 2] ^= 4;
+    write_bytes(dir, "bad.map.bin", img, len);
+    write_bytes(dir, "short.map.bin", img, 20);
+    write_bytes(dir, "a.map.bin.tmp", img, 7);
+    write_bytes(dir, "x y.map.bin", img, len);
+    write_bytes(dir, "notes.txt", "hi", 2);
+    write_bytes(dir, "x y.map.bin.tmp", "hi", 2);
+
+    lim.max_cells = 1000; /* big (1600 cells) is past it */
+    memset(&l, 0, sizeof(l));
+    ck_assert_uint_eq(pf_store_load_all(st, &lim, collect, collect_nav, &l), 2);
+    ck_assert_uint_eq(l.n, 2);
+    for (size_t i = 0; i < 2; i++) {
+        ck_assert(strcmp(l.ids[i], "a") == 0 || strcmp(l.ids[i], "b") == 0);
+        ck_assert_uint_eq(l.versions[i], strcmp(l.ids[i], "a") == 0 ? 3 : 1);
+    }
+    pf_store_get_report(st, &rep);
+    ck_assert(!rep.loading);
+    ck_assert_uint_eq(rep.loaded, 2);
+    ck_assert_uint_eq(rep.quarantined, 3);
+    ck_assert_uint_eq(rep.skipped, 1);
+    ck_assert_uint_eq(rep.temp_removed, 1);
+    ck_assert_uint_eq(rep.nissues, 4);
+    for (size_t i = 0; i < rep.nissues; i++) {
+        const pf_store_issue *is = &rep.issues[i];
+        if (strcmp(is->file, "x y.map.bin") == 0) {
+            ck_assert_str_eq(is->moved_to, "");
+            ck_assert_str_eq(is->reason, "not a map id");
+            continue;
+        }
+        ck_assert_msg(strncmp(is->moved_to, "quarantine/", 11) == 0 &&
+                          strncmp(is->moved_to + 11, is->file, strlen(is->file)) == 0,
+                      "%s -> %s", is->file, is->moved_to);
+        ck_assert(exists(dir, is->moved_to));
+        ck_assert(strstr(is->reason, strcmp(is->file, "big.map.bin") == 0 ? "limits" : "damaged"));
+    }
+    /* The bytes are kept, the slots are free, the rest is untouched. */
+    ck_assert_int_eq(quarantined_copies(dir, "bad.map.bin.", img, len), 1);
+    ck_assert_int_eq(quarantined_copies(dir, "short.map.bin.", img, 20), 1);
+    ck_assert_int_eq(quarantined_copies(dir, "big.map.bin.", bigimg, biglen), 1);
+    ck_assert(!exists(dir, "bad.map.bin") && !exists(dir, "short.map.bin"));
+    ck_assert(!exists(dir, "a.map.bin.tmp"));
+    ck_assert(exists(dir, "a.map.bin") && exists(dir, "b.map.bin"));
+    ck_assert(exists(dir, "x y.map.bin") && exists(dir, "notes.txt"));
+    ck_assert(exists(dir, "x y.map.bin.tmp")); /* not ours: not a map id */
+
+    /* The same damage again (in the same second, likely): a second name. */
+    write_bytes(dir, "bad.map.bin", img, len);
+    memset(&l, 0, sizeof(l));
+    ck_assert_uint_eq(pf_store_load_all(st, NULL, collect, collect_nav, &l), 2);
+    pf_store_get_report(st, &rep);
+    ck_assert_uint_eq(rep.quarantined, 1);
+    ck_assert_uint_eq(rep.temp_removed, 0);
+    ck_assert_int_eq(quarantined_copies(dir, "bad.map.bin.", img, len), 2);
+
+    free(img);
+    free(bigimg);
+    pf_grid_destroy(g);
+    pf_grid_destroy(big);
+    pf_store_close(st);
+    rm_rf(dir);
+}
+END_TEST
+
 static cJSON *json_ok(const hc_resp *r, int status) {
     cJSON *j;
     ck_assert_msg(r->status == status, "expected %d, got %d: %.300s", status, r->status, r->body);
@@ -203,6 +372,35 @@ START_TEST(store_server_keeps_maps_across_restart) {
     fclose(f);
 
     s = it_start(ARGS("--data-dir", dir));
+    /* The damaged file went to quarantine/, the temporary one is gone. */
+    snprintf(file, sizeof(file), "%s/junk.map.bin", dir);
+    ck_assert(access(file, F_OK) != 0);
+    snprintf(file, sizeof(file), "%s/doors.map.bin.tmp", dir);
+    ck_assert(access(file, F_OK) != 0);
+    ck_assert_int_eq(
+        quarantined_copies(dir, "junk.map.bin.", "PATHDMAP and then nothing that makes sense", 42),
+        1);
+    /* ...and /readyz and /metrics say so. */
+    r = it_req(&s, "GET", "/readyz", NULL, NULL);
+    j = json_ok(&r, 200);
+    ck_assert_str_eq(it_str(j, "status"), "ready");
+    ck_assert_int_eq((int)it_num(j, "store.loaded"), 1);
+    ck_assert_int_eq((int)it_num(j, "store.quarantined"), 1);
+    ck_assert_int_eq((int)it_num(j, "store.temp_removed"), 1);
+    {
+        const cJSON *is = cJSON_GetArrayItem(it_get(j, "store.issues"), 0);
+        ck_assert_ptr_nonnull(is);
+        ck_assert_str_eq(it_str(is, "file"), "junk.map.bin");
+        ck_assert(strncmp(it_str(is, "moved_to"), "quarantine/junk.map.bin.", 24) == 0);
+        ck_assert(strstr(it_str(is, "reason"), "damaged") != NULL);
+    }
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/metrics", NULL, NULL);
+    ck_assert(strstr(r.body, "\npathd_store_quarantined_files 1\n") != NULL);
+    ck_assert(strstr(r.body, "\npathd_store_temp_removed 1\n") != NULL);
+    ck_assert(strstr(r.body, "\npathd_maps_loading 0\n") != NULL);
+    hc_free(&r);
     for (int i = 0; i < 4; i++) {
         after[i] = path_cost(&s, queries[i], &v);
         ck_assert_uint_eq(v, 2);
@@ -228,15 +426,156 @@ START_TEST(store_server_keeps_maps_across_restart) {
     it_stop(&s);
 
     /* A data directory that is a file: the server says so and exits 1. */
-    snprintf(cmd, sizeof(cmd), "%s --port 0 --data-dir %s/junk.map.bin 2>/dev/null",
-             bin && *bin ? bin : "build/pathd", dir);
+    snprintf(file, sizeof(file), "%s/plain-file", dir);
+    ck_assert_ptr_nonnull(f = fopen(file, "w"));
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "%s --port 0 --data-dir %s 2>/dev/null",
+             bin && *bin ? bin : "build/pathd", file);
     ck_assert_int_eq(WEXITSTATUS(system(cmd)), 1);
+    unlink(file);
 
-    snprintf(file, sizeof(file), "%s/junk.map.bin", dir);
-    unlink(file);
-    snprintf(file, sizeof(file), "%s/doors.map.bin.tmp", dir);
-    unlink(file);
-    ck_assert_int_eq(rmdir(dir), 0); /* nothing else was left behind */
+    /* Nothing else was left behind but the quarantined copy. */
+    {
+        DIR *d;
+        struct dirent *de;
+        int n = 0;
+        snprintf(file, sizeof(file), "%s/quarantine", dir);
+        ck_assert_ptr_nonnull(d = opendir(dir));
+        while ((de = readdir(d)))
+            if (de->d_name[0] != '.') {
+                ck_assert_str_eq(de->d_name, "quarantine");
+                n++;
+            }
+        closedir(d);
+        ck_assert_int_eq(n, 1);
+    }
+    rm_rf(dir);
+}
+END_TEST
+
+/* A stored map keeps its contents and version when --demo has a map of
+ * that name: the stored one is loaded first and the demo map skipped. */
+START_TEST(store_demo_keeps_stored_version) {
+    char dir[] = "/tmp/pathd-storedemo-XXXXXX";
+    hc_server s;
+    hc_resp r;
+    cJSON *j;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    s = it_start(ARGS("--data-dir", dir, "--demo"));
+    /* The demo room, patched twice: stored at version 3 with a cost. */
+    for (int i = 0; i < 2; i++) {
+        r = it_req(&s, "PATCH", "/v1/maps/room", "application/json",
+                   "{\"cells\":[{\"x\":1,\"y\":1,\"cost\":7}]}");
+        hc_free(&r);
+    }
+    r = it_req(&s, "GET", "/v1/maps/room", NULL, NULL);
+    j = json_ok(&r, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 3);
+    cJSON_Delete(j);
+    hc_free(&r);
+    it_stop(&s);
+
+    s = it_start(ARGS("--data-dir", dir, "--demo"));
+    r = it_req(&s, "GET", "/v1/maps/room", NULL, NULL);
+    j = json_ok(&r, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 3);
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/room/cells", NULL, NULL);
+    j = json_ok(&r, 200);
+    { /* cell (1,1) of the costs string is the stored 07 */
+        const char *hex = it_str(j, "costs");
+        int w = (int)it_num(j, "width");
+        ck_assert(strncmp(hex + 2 * (w + 1), "07", 2) == 0);
+    }
+    cJSON_Delete(j);
+    hc_free(&r);
+    /* The other demo map, not stored, is there as usual. */
+    r = it_req(&s, "GET", "/v1/maps/maze", NULL, NULL);
+    j = json_ok(&r, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
+    cJSON_Delete(j);
+    hc_free(&r);
+    it_stop(&s);
+    rm_rf(dir);
+}
+END_TEST
+
+/* The server listens at once and answers 503 on /readyz (and on every map
+ * route, with Retry-After) until every stored map is loaded. A FIFO named
+ * like a map file holds the loader: opening it blocks until this test opens
+ * its other end, so the "loading" state is seen without any timing. */
+START_TEST(store_listens_while_loading) {
+    char dir[] = "/tmp/pathd-storeload-XXXXXX", fifo[256], err[256], buf[64];
+    const char *rows[] = {"....", "....", "...."};
+    pf_grid *g = tu_grid_from_ascii(rows, 3, 8);
+    hc_start_opts o = {NULL, true};
+    pf_store *st;
+    hc_server s;
+    hc_resp r;
+    cJSON *j;
+    int fd;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(pf_store_open(dir, &st, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(pf_store_write(st, "good", 4, g, err, sizeof(err)), PF_OK);
+    pf_store_close(st);
+    pf_grid_destroy(g);
+    snprintf(fifo, sizeof(fifo), "%s/held.map.bin", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+
+    ck_assert_int_eq(hc_server_start_ex(&s, ARGS("--data-dir", dir), &o), 0);
+    r = it_req(&s, "GET", "/readyz", NULL, NULL);
+    ck_assert_int_eq(r.status, 503);
+    ck_assert_ptr_nonnull(hc_header(&r, "Retry-After", buf, sizeof(buf)));
+    j = cJSON_ParseWithLength(r.body, r.body_len);
+    ck_assert_str_eq(it_str(j, "status"), "loading");
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/healthz", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps", NULL, NULL);
+    ck_assert_int_eq(r.status, 503);
+    ck_assert_ptr_nonnull(hc_header(&r, "Retry-After", buf, sizeof(buf)));
+    j = cJSON_ParseWithLength(r.body, r.body_len);
+    ck_assert_str_eq(it_str(j, "error.code"), "not_ready");
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "PUT", "/v1/maps/good", "application/json", "{\"rows\":[\"..\"]}");
+    ck_assert_int_eq(r.status, 503); /* an upload must not race the stored map */
+    hc_free(&r);
+    r = it_req(&s, "GET", "/metrics", NULL, NULL);
+    ck_assert(strstr(r.body, "\npathd_maps_loading 1\n") != NULL);
+    hc_free(&r);
+
+    /* Let the loader go: the FIFO is not a map file (it is reported and
+     * left), the good map loads at its version, and the server is ready. */
+    ck_assert_int_ge(fd = open(fifo, O_WRONLY), 0);
+    close(fd);
+    {
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (;;) {
+            r = it_req(&s, "GET", "/readyz", NULL, NULL);
+            if (r.status == 200) break;
+            hc_free(&r);
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            ck_assert_msg(t.tv_sec - t0.tv_sec < 20, "never ready");
+            sched_yield();
+        }
+    }
+    j = json_ok(&r, 200);
+    ck_assert_int_eq((int)it_num(j, "store.loaded"), 1);
+    ck_assert_int_eq((int)it_num(j, "store.skipped"), 1);
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/good", NULL, NULL);
+    j = json_ok(&r, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 4);
+    cJSON_Delete(j);
+    hc_free(&r);
+    it_stop(&s);
+    rm_rf(dir);
 }
 END_TEST
 
@@ -270,13 +609,59 @@ START_TEST(store_nav_round_trip_and_damage) {
 }
 END_TEST
 
+/* Navmesh files at start: one loads, a damaged one and one whose envelope
+ * no longer builds are quarantined, one whose build must wait stays, and a
+ * temporary file a crash left is removed. */
+START_TEST(store_load_nav_files) {
+    char dir[] = "/tmp/pathd-storen-XXXXXX", err[256];
+    pf_store *st;
+    pf_store_report rep;
+    unsigned char *img;
+    size_t len;
+    loaded l;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(pf_store_open(dir, &st, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(pf_store_write_nav(st, "n", 4, "{\"kind\":\"navmesh\"}", 19, err, sizeof(err)),
+                     PF_OK);
+    ck_assert_int_eq(pf_store_write_nav(st, "old", 2, "nobuild", 7, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(pf_store_write_nav(st, "busy", 2, "later", 5, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(pf_store_encode_nav("abcdefgh", 8, 1, &img, &len), PF_OK);
+    img[len - 3] ^= 1;
+    write_bytes(dir, "bad.nav.bin", img, len);
+    write_bytes(dir, "n.nav.bin.tmp", img, 5);
+    memset(&l, 0, sizeof(l));
+    ck_assert_uint_eq(pf_store_load_all(st, NULL, collect, collect_nav, &l), 1);
+    ck_assert_str_eq(l.ids[0], "n");
+    ck_assert_uint_eq(l.versions[0], 4);
+    pf_store_get_report(st, &rep);
+    ck_assert_uint_eq(rep.loaded, 1);
+    ck_assert_uint_eq(rep.quarantined, 2);
+    ck_assert_uint_eq(rep.skipped, 1);
+    ck_assert_uint_eq(rep.temp_removed, 1);
+    ck_assert(!exists(dir, "bad.nav.bin") && !exists(dir, "old.nav.bin"));
+    ck_assert(exists(dir, "busy.nav.bin") && exists(dir, "n.nav.bin"));
+    ck_assert(!exists(dir, "n.nav.bin.tmp"));
+    ck_assert_int_eq(quarantined_copies(dir, "bad.nav.bin.", img, len), 1);
+    for (size_t i = 0; i < rep.nissues; i++)
+        if (strcmp(rep.issues[i].file, "old.nav.bin") == 0)
+            ck_assert_ptr_nonnull(strstr(rep.issues[i].reason, "does not build"));
+    free(img);
+    pf_store_close(st);
+    rm_rf(dir);
+}
+END_TEST
+
 TU_SUITE(store) {
     Suite *s = suite_create("store");
     TCase *tc = tcase_create("store");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, store_round_trip_and_damage);
     tcase_add_test(tc, store_nav_round_trip_and_damage);
+    tcase_add_test(tc, store_load_quarantines_and_cleans);
+    tcase_add_test(tc, store_load_nav_files);
     tcase_add_test(tc, store_server_keeps_maps_across_restart);
+    tcase_add_test(tc, store_demo_keeps_stored_version);
+    tcase_add_test(tc, store_listens_while_loading);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -121,6 +121,27 @@ START_TEST(stream_raw_client) {
     free(msg);
     wsc_close(fd);
 
+    /* A text message that is not UTF-8: close 1007 (RFC 6455 8.1); a new
+     * stream works. */
+    fd = wsc_connect(s.port, path, &status, NULL, 0);
+    ck_assert(fd >= 0);
+    {
+        const char *bad = "{\"doors\":[{\"id\":\"g\xc3\x28te\",\"open\":false}]}";
+        ck_assert_int_eq(wsc_send(fd, 1, bad, strlen(bad)), 0);
+        ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
+        ck_assert_int_eq(op, 8);
+        ck_assert_int_eq(((unsigned char)msg[0] << 8) | (unsigned char)msg[1], 1007);
+        free(msg);
+        wsc_close(fd);
+    }
+    fd = wsc_connect(s.port, path, &status, NULL, 0);
+    ck_assert(fd >= 0);
+    ck_assert_int_eq(wsc_send(fd, 1, "{\"position\":[1,3]}", 18), 0);
+    ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
+    ck_assert_int_eq(op, 1);
+    free(msg);
+    wsc_close(fd);
+
     /* A stream open at SIGTERM is closed with 1001 and the server exits 0. */
     fd = wsc_connect(s.port, path, &status, NULL, 0);
     ck_assert(fd >= 0);
@@ -417,6 +438,24 @@ START_TEST(stream_mux) {
         }
         ck_assert_int_eq(refused, 1);
         ck_assert_int_eq(ok, 3);
+    }
+    /* Clean input, as on HTTP: \u0000 in a string is 400 (the stream
+     * stays), a text message that is not UTF-8 closes it with 1007. */
+    send_text(fd, "{\"op\":\"get\",\"map\":\"u\",\"session\":\"a\\u0000b\"}");
+    j = recv_one(fd);
+    ck_assert_int_eq((int)it_num(j, "status"), 400);
+    ck_assert_str_eq(it_str(j, "body.error.code"), "invalid_request");
+    cJSON_Delete(j);
+    {
+        int op;
+        char *cm;
+        size_t cl;
+        send_text(fd, "{\"op\":\"get\",\"map\":\"u\",\"session\":\"g\xc3\x28te\"}");
+        ck_assert_int_eq(wsc_recv(fd, &op, &cm, &cl), 0);
+        ck_assert_int_eq(op, 8);
+        ck_assert_uint_ge(cl, 2);
+        ck_assert_int_eq(((unsigned char)cm[0] << 8) | (unsigned char)cm[1], 1007);
+        free(cm);
     }
     wsc_close(fd);
     for (int i = 0; i < 3; i++) free(sid[i]);

@@ -112,6 +112,90 @@ START_TEST(ws_decode_rejects_violations) {
 }
 END_TEST
 
+/* Decodes one buffer fed whole; returns the status, close code in *code. */
+static pf_status decode_all(const uint8_t *buf, size_t n, int *code, pf_ws_message *m, bool *got) {
+    pf_ws_decoder d;
+    size_t used = 0, off = 0;
+    pf_status st = PF_OK;
+    pf_ws_decoder_init(&d, 1024);
+    *got = false;
+    while (off < n && !st) {
+        st = pf_ws_decode(&d, buf + off, n - off, &used, m, got);
+        off += used;
+    }
+    *code = d.close_code;
+    pf_ws_decoder_free(&d);
+    return st;
+}
+
+/* RFC 6455 8.1: a text message that is not UTF-8 is close 1007, also when
+ * each fragment alone looks fine or a character straddles two fragments
+ * (which is valid); binary messages are not checked. */
+START_TEST(ws_decode_text_must_be_utf8) {
+    uint8_t buf[512];
+    size_t n;
+    int code;
+    bool got;
+    pf_ws_message m;
+    static const char *const bad[] = {"{\"id\":\"\xff\"}", "\xc0\xaf", "\xed\xa0\x80", "ok\xe2\x82",
+                                      "\xf4\x90\x80\x80"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        n = client_frame(buf, PF_WS_OP_TEXT, true, bad[i], strlen(bad[i]));
+        ck_assert_int_eq(decode_all(buf, n, &code, &m, &got), PF_EPARSE);
+        ck_assert_int_eq(code, PF_WS_CLOSE_BAD_DATA);
+    }
+    /* U+20AC split across fragments: valid. */
+    n = client_frame(buf, PF_WS_OP_TEXT, false, "\xe2", 1);
+    n += client_frame(buf + n, PF_WS_OP_CONT, true, "\x82\xac", 2);
+    ck_assert_int_eq(decode_all(buf, n, &code, &m, &got), PF_OK);
+    ck_assert(got && m.len == 3);
+    /* Fragments fine alone, bad together: "\xc3" then "(". */
+    n = client_frame(buf, PF_WS_OP_TEXT, false, "\xc3", 1);
+    n += client_frame(buf + n, PF_WS_OP_CONT, true, "(", 1);
+    ck_assert_int_eq(decode_all(buf, n, &code, &m, &got), PF_EPARSE);
+    ck_assert_int_eq(code, PF_WS_CLOSE_BAD_DATA);
+    n = client_frame(buf, PF_WS_OP_BINARY, true, "\xff", 1);
+    ck_assert_int_eq(decode_all(buf, n, &code, &m, &got), PF_OK);
+    ck_assert(got && m.op == PF_WS_OP_BINARY);
+}
+END_TEST
+
+/* Close frames: empty or code + UTF-8 reason; a 1-byte payload or a code no
+ * peer may send is 1002, a reason that is not UTF-8 is 1007. */
+START_TEST(ws_decode_close_payloads) {
+    static const struct {
+        const char *p;
+        size_t n;
+        pf_status st;
+        int code;
+    } cases[] = {
+        {"", 0, PF_OK, 0},
+        {"\x03\xe8", 2, PF_OK, 0},
+        {"\x03\xe8"
+         "bye \xc3\xa9",
+         8, PF_OK, 0},
+        {"\x0b\xb8", 2, PF_OK, 0}, /* 3000 */
+        {"\x03", 1, PF_EPARSE, PF_WS_CLOSE_PROTOCOL},
+        {"\x03\xe7", 2, PF_EPARSE, PF_WS_CLOSE_PROTOCOL}, /* 999 */
+        {"\x03\xed", 2, PF_EPARSE, PF_WS_CLOSE_PROTOCOL}, /* 1005 */
+        {"\x03\xee", 2, PF_EPARSE, PF_WS_CLOSE_PROTOCOL}, /* 1006 */
+        {"\x07\xd0", 2, PF_EPARSE, PF_WS_CLOSE_PROTOCOL}, /* 2000 */
+        {"\x13\x88", 2, PF_EPARSE, PF_WS_CLOSE_PROTOCOL}, /* 5000 */
+        {"\x03\xe8\xff", 3, PF_EPARSE, PF_WS_CLOSE_BAD_DATA},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        uint8_t buf[64];
+        size_t n = client_frame(buf, PF_WS_OP_CLOSE, true, cases[i].p, cases[i].n);
+        int code;
+        bool got;
+        pf_ws_message m;
+        ck_assert_msg(decode_all(buf, n, &code, &m, &got) == cases[i].st, "case %zu", i);
+        ck_assert_int_eq(code, cases[i].code);
+        if (cases[i].st == PF_OK) ck_assert(got && m.op == PF_WS_OP_CLOSE);
+    }
+}
+END_TEST
+
 START_TEST(ws_encode_lengths) {
     uint8_t out[70000], payload[66000];
     memset(payload, 'z', sizeof(payload));
@@ -134,6 +218,8 @@ TU_SUITE(ws) {
     tcase_add_test(tc, ws_decode_masked_hello_byte_by_byte);
     tcase_add_test(tc, ws_decode_fragments_with_interleaved_ping);
     tcase_add_test(tc, ws_decode_rejects_violations);
+    tcase_add_test(tc, ws_decode_text_must_be_utf8);
+    tcase_add_test(tc, ws_decode_close_payloads);
     tcase_add_test(tc, ws_encode_lengths);
     suite_add_tcase(s, tc);
     return s;

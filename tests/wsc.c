@@ -77,6 +77,11 @@ static int recv_all(int fd, void *p, size_t n) {
 }
 
 int wsc_connect(uint16_t port, const char *path, int *status, char *body, size_t cap) {
+    return wsc_connect_auth(port, path, NULL, status, body, cap);
+}
+
+int wsc_connect_auth(uint16_t port, const char *path, const char *token, int *status, char *body,
+                     size_t cap) {
     struct sockaddr_in sa;
     struct timeval tv = {20, 0};
     char req[1024], head[4096];
@@ -97,8 +102,9 @@ int wsc_connect(uint16_t port, const char *path, int *status, char *body, size_t
     snprintf(req, sizeof(req),
              "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nUpgrade: websocket\r\n"
              "Connection: Upgrade\r\nSec-WebSocket-Key: " SAMPLE_KEY "\r\n"
-             "Sec-WebSocket-Version: 13\r\n\r\n",
-             path, (unsigned)port);
+             "Sec-WebSocket-Version: 13\r\n%s%s%s\r\n",
+             path, (unsigned)port, token ? "Authorization: Bearer " : "", token ? token : "",
+             token ? "\r\n" : "");
     if (send_all(fd, req, strlen(req))) goto fail;
     /* Read the head byte by byte so no frame byte is consumed. */
     while (len < sizeof(head) - 1) {

@@ -15,6 +15,9 @@
  * on success) and, when body is not NULL, the response body of a refusal is
  * copied there (cap bytes, NUL-terminated). */
 int wsc_connect(uint16_t port, const char *path, int *status, char *body, size_t cap);
+/* The same with Authorization: Bearer token (NULL: none). */
+int wsc_connect_auth(uint16_t port, const char *path, const char *token, int *status, char *body,
+                     size_t cap);
 
 /* Sends one masked frame, FIN set. 0, or -1 on a socket error. */
 int wsc_send(int fd, int op, const void *data, size_t len);

@@ -1004,8 +1004,9 @@ static pathd_status upload(pathd_client *c, const char *method, const char *path
     pathd_status st;
     if (!body) return fail(err, PATHD_ERR_ARGUMENT, "no map body");
     buf_add(&b, body, len);
-    st = call_json(c, method, path, fmt == PATHD_MAP_JSON ? "application/json" : "text/plain", &b,
-                   200, 201, &doc, &status, err);
+    st = call_json(c, method, path,
+                   fmt == PATHD_MAP_JSON ? "application/json" : "text/x-movingai-map", &b, 200, 201,
+                   &doc, &status, err);
     buf_free(&b);
     if (st) return st;
     st = read_map_info(doc.root, out, err);

@@ -125,7 +125,7 @@ typedef struct pathd_point {
 /* ---- maps ---- */
 
 typedef enum pathd_map_format {
-    PATHD_MAP_MOVINGAI = 0, /* a Moving AI .map text: sent as text/plain */
+    PATHD_MAP_MOVINGAI = 0, /* a Moving AI .map text: sent as text/x-movingai-map */
     PATHD_MAP_JSON          /* a MapJson document (rows, or GET .../cells output) */
 } pathd_map_format;
 

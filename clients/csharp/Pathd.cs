@@ -379,10 +379,10 @@ namespace Pathd
             return m;
         }
 
-        /// <summary>putMap with a Moving AI .map text (text/plain): creates (Created, version 1) or replaces (version + 1).</summary>
+        /// <summary>putMap with a Moving AI .map text (text/x-movingai-map): creates (Created, version 1) or replaces (version + 1).</summary>
         public Task<MapInfo> PutMapAsync(string id, string movingAiText, CancellationToken ct = default(CancellationToken))
         {
-            return Upload("PUT", MapPath(id), movingAiText, "text/plain", ct);
+            return Upload("PUT", MapPath(id), movingAiText, "text/x-movingai-map", ct);
         }
 
         /// <summary>putMap with a MapJson document (rows, or a GetMapCellsAsync export).</summary>
@@ -394,7 +394,7 @@ namespace Pathd
         /// <summary>createMap: the server picks the id from the content; the same bytes find the same map.</summary>
         public Task<MapInfo> CreateMapAsync(string body, bool json, CancellationToken ct = default(CancellationToken))
         {
-            return Upload("POST", "/v1/maps", body, json ? "application/json" : "text/plain", ct);
+            return Upload("POST", "/v1/maps", body, json ? "application/json" : "text/x-movingai-map", ct);
         }
 
         /// <summary>getMap</summary>

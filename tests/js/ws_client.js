@@ -3,6 +3,8 @@
 // argument as one text message, waits for one answer each, prints each
 // answer on its own line, then pings, closes and prints "closed <code>".
 // Exit status 0 on a clean run, 1 on any error or a 10 s timeout.
+// PATHD_TOKEN, when set, goes in an Authorization: Bearer header; for wss://
+// URLs node trusts the extra CA file NODE_EXTRA_CA_CERTS names.
 'use strict';
 const WebSocket = require('ws');
 
@@ -15,7 +17,10 @@ const timer = setTimeout(() => {
   console.error('timeout');
   process.exit(1);
 }, 10000);
-const ws = new WebSocket(url);
+const opts = process.env.PATHD_TOKEN
+  ? { headers: { Authorization: 'Bearer ' + process.env.PATHD_TOKEN } }
+  : {};
+const ws = new WebSocket(url, opts);
 let next = 0;
 ws.on('open', () => {
   if (messages.length === 0) ws.ping('hello');

@@ -17,7 +17,12 @@
 //   checked against components.responses NotFound, BadRequest and
 //   MethodNotAllowed. While the server drains, every route may answer 503
 //   shutting_down (the spec's Conventions say so), checked against
-//   Unavailable.
+//   Unavailable. The other answers the Conventions place before any route
+//   are checked against their components.responses wherever they come:
+//   400 malformed_request, 501 not_implemented, 421 host_not_allowed, 503
+//   not_ready, a CORS preflight's 204 to OPTIONS, and 401 / 403 on a path
+//   or method without an operation (an operation that needs a token lists
+//   its own).
 // - The status must be one the operation lists; the Content-Type one that
 //   response lists (a response without content must have an empty body);
 //   headers marked `required: true` must be there.
@@ -210,10 +215,30 @@ function checkHttp(rec) {
     }
     const drain = rec.status === 503 && /"shutting_down"/.test(rec.body.toString('utf8'));
     const route = matchRoute(path);
+    const text = rec.body.toString('utf8');
+    const early = [
+        [400, 'malformed_request', 'MalformedRequest'],
+        [501, 'not_implemented', 'NotImplemented'],
+        [421, 'host_not_allowed', 'HostNotAllowed'],
+        [503, 'not_ready', 'NotReady'],
+    ].find(([st, code]) => rec.status === st && text.includes(`"code":"${code}"`));
+    // 401 and 403 are each operation's (those that need a token list them);
+    // a path without an operation answers 401 before its 404 or 405.
+    const op0 = route && route.item[method];
+    const earlyAuth = !op0 && [401, 403].includes(rec.status);
     let resp, key;
     if (drain) {
         key = `${rec.method} ${route ? route.path : '(any)'} 503 draining`;
         resp = spec.components.responses.Unavailable;
+    } else if (early) {
+        key = `(before routing) ${rec.status} ${early[1]}`;
+        resp = spec.components.responses[early[2]];
+    } else if (earlyAuth) {
+        key = `(before routing) ${rec.status}`;
+        resp = spec.components.responses[rec.status === 401 ? 'Unauthorized' : 'Forbidden'];
+    } else if (rec.method === 'OPTIONS' && rec.status === 204) {
+        key = '(before routing) 204 CORS preflight';
+        resp = spec.components.responses.CorsPreflight;
     } else if (!route) {
         key = `(no route) ${rec.status}`;
         if (rec.status === 404) resp = spec.components.responses.NotFound;

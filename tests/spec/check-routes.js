@@ -8,7 +8,9 @@
 // operation in the spec, and every operation of the spec must be a row:
 // - the path, with "{id}"/"{sid}"/"{cid}" as in the spec and a trailing "/?" dropped;
 // - the request body content types: NONE no requestBody, JSON
-//   application/json, MAP application/json, text/plain and model/obj, UPDATES
+//   application/json, QUERY application/json (a request without a
+//   Content-Type is read as JSON too), MAP application/json,
+//   text/x-movingai-map, text/plain and model/obj, UPDATES
 //   application/json and application/x-ndjson;
 // - the scope: OPEN `security: []`, READ the root default (a read or a
 //   write token), WRITE `security: [{writeToken: []}]`.
@@ -37,7 +39,8 @@ if (rows.length === 0) problems.push(`${routesFile}: no PF_ROUTES rows found`);
 const bodyTypes = {
     NONE: [],
     JSON: ['application/json'],
-    MAP: ['application/json', 'model/obj', 'text/plain'],
+    QUERY: ['application/json'],
+    MAP: ['application/json', 'model/obj', 'text/plain', 'text/x-movingai-map'],
     UPDATES: ['application/json', 'application/x-ndjson'],
 };
 

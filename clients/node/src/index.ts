@@ -364,12 +364,12 @@ export class Client {
 
     private async upload(method: string, path: string, map: string | MapJson | MapCells): Promise<UploadAnswer> {
         const text = typeof map === 'string';
-        const r = await this.call<MapInfo>(method, path, [200, 201], text ? map : JSON.stringify(map), text ? 'text/plain' : 'application/json');
+        const r = await this.call<MapInfo>(method, path, [200, 201], text ? map : JSON.stringify(map), text ? 'text/x-movingai-map' : 'application/json');
         return { ...r.value, created: r.status === 201 };
     }
 
     /** putMap: create (created, version 1) or replace (version + 1). A
-     * string is a Moving AI .map (text/plain); an object is a MapJson. */
+     * string is a Moving AI .map (text/x-movingai-map); an object is a MapJson. */
     putMap(id: string, map: string | MapJson | MapCells): Promise<UploadAnswer> {
         return this.upload('PUT', Client.mapPath(id), map);
     }
