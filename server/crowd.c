@@ -19,6 +19,7 @@ struct pf_crowd {
     char id[PF_CROWD_ID_LEN + 1];
     char map_id[PF_MAP_ID_MAX + 1];
     uint64_t lineage;
+    pf_auth_id owner; /* the creating token; all zero without tokens */
     /* Under t->mu. */
     int64_t ttl_s;
     uint64_t last_ns;
@@ -189,8 +190,9 @@ static pf_status check_agent(pf_nav_query *q, const pf_navmesh *nm, const pf_cro
     return PF_OK;
 }
 
-pf_status pf_crowds_add(pf_crowds *t, pf_mapver *mv, const pf_crowd_request *rq, int64_t ttl_s,
-                        uint64_t now_ns, pf_crowd **out, bool *total, pf_proto_error *e) {
+pf_status pf_crowds_add(pf_crowds *t, pf_mapver *mv, const pf_crowd_request *rq,
+                        const pf_auth_id *owner, int64_t ttl_s, uint64_t now_ns, pf_crowd **out,
+                        bool *total, pf_proto_error *e) {
     pf_crowd *c;
     pf_nav_query *q = NULL;
     pf_status st;
@@ -207,6 +209,7 @@ pf_status pf_crowds_add(pf_crowds *t, pf_mapver *mv, const pf_crowd_request *rq,
     c->t = t;
     snprintf(c->map_id, sizeof(c->map_id), "%s", mv->id);
     c->lineage = mv->lineage;
+    if (owner) c->owner = *owner;
     c->ttl_s = ttl_s;
     c->last_ns = now_ns;
     c->tick_hz = rq->tick_hz;
@@ -401,6 +404,10 @@ size_t pf_crowds_count_map(pf_crowds *t, const char *map_id) {
 
 const char *pf_crowd_id(const pf_crowd *c) { return c->id; }
 const char *pf_crowd_map_id(const pf_crowd *c) { return c->map_id; }
+
+bool pf_crowd_owned_by(const pf_crowd *c, const pf_auth_id *who) {
+    return pf_auth_id_equal(&c->owner, who);
+}
 
 bool pf_crowd_is_gone(pf_crowd *c) {
     bool g;

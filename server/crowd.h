@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "auth.h"
 #include "crowd_json.h"
 #include "errors.h"
 #include "jsonw.h"
@@ -55,12 +56,15 @@ void pf_crowds_destroy(pf_crowds *t);
 void pf_crowds_set_notify(pf_crowds *t, void (*fn)(void *ud), void *ud);
 
 /* Makes a crowd on navmesh version mv with rq's agents (their errors name
- * "agents[i].<field>": e filled, PF_EINVAL / PF_EBLOCKED), registers it and
- * gives a reference. PF_ELIMIT when the map (*total false) or the server
+ * "agents[i].<field>": e filled, PF_EINVAL / PF_EBLOCKED), owned by the
+ * token `owner` (NULL or all zero: none; set before the crowd is
+ * registered, never changed), registers it and gives a reference. PF_ELIMIT when the map (*total
+ * false) or the server
  * (*total true) holds its limit of crowds; PF_EUNSUPPORTED for a mesh built
  * for agent radius 0; PF_ENOMEM. */
-pf_status pf_crowds_add(pf_crowds *t, pf_mapver *mv, const pf_crowd_request *rq, int64_t ttl_s,
-                        uint64_t now_ns, pf_crowd **out, bool *total, pf_proto_error *e);
+pf_status pf_crowds_add(pf_crowds *t, pf_mapver *mv, const pf_crowd_request *rq,
+                        const pf_auth_id *owner, int64_t ttl_s, uint64_t now_ns, pf_crowd **out,
+                        bool *total, pf_proto_error *e);
 
 /* Crowd cid of map map_id with a reference, its idle clock restarted; NULL
  * when there is none (unknown, expired, removed). */
@@ -84,6 +88,8 @@ void pf_crowd_retain(pf_crowd *c);
 void pf_crowd_release(pf_crowd *c);
 const char *pf_crowd_id(const pf_crowd *c);
 const char *pf_crowd_map_id(const pf_crowd *c);
+/* Whether the token who made the crowd (auth.h; immutable, any thread). */
+bool pf_crowd_owned_by(const pf_crowd *c, const pf_auth_id *who);
 /* Whether it was removed (deleted, expired, its map gone). */
 bool pf_crowd_is_gone(pf_crowd *c);
 /* A stream watching it opens or closes (keeps it from expiring). */

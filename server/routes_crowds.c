@@ -84,7 +84,7 @@ static void run_create(pf_req *r, pf_search_ctx *ctx) {
     bool total;
     pf_status st;
     (void)ctx;
-    st = pf_crowds_add(m->crowds, job->mv, &job->create,
+    st = pf_crowds_add(m->crowds, job->mv, &job->create, pf_req_principal(r),
                        job->create.ttl_s ? job->create.ttl_s : cfg->session_ttl_s,
                        pf_clock_now_ns(), &c, &total, &e);
     if (st == PF_ELIMIT && !total) {
@@ -157,9 +157,20 @@ static void run_crowd(pf_req *r, pf_search_ctx *ctx) {
     pf_req_finish(r);
 }
 
+/* Whether r may use crowd c: a write token (or no tokens) any crowd, a
+ * read token only the crowds it created (as with sessions: another's is
+ * 404, its existence not told). */
+static bool may_use(const pf_req *r, const pf_crowd *c) {
+    return pf_req_scope(r) != PF_SCOPE_READ || pf_crowd_owned_by(c, pf_req_principal(r));
+}
+
 static bool hold_crowd(pf_req *r, crowd_job *job) {
     job->crowd =
         pf_crowds_get(job->m->crowds, pf_req_map_id(r), pf_req_crowd_id(r), pf_clock_now_ns());
+    if (job->crowd && !may_use(r, job->crowd)) {
+        pf_crowd_release(job->crowd);
+        job->crowd = NULL;
+    }
     if (!job->crowd) answer_no_crowd(r);
     return job->crowd != NULL;
 }
@@ -185,7 +196,10 @@ void pf__route_crowd_step(pf_req *r, pf_crowds_routes *m) {
 }
 
 void pf__route_crowd_delete(pf_req *r, pf_crowds_routes *m) {
-    if (!pf_crowds_remove(m->crowds, pf_req_map_id(r), pf_req_crowd_id(r)))
+    pf_crowd *c = pf_crowds_get(m->crowds, pf_req_map_id(r), pf_req_crowd_id(r), pf_clock_now_ns());
+    bool ok = c && may_use(r, c);
+    pf_crowd_release(c);
+    if (!ok || !pf_crowds_remove(m->crowds, pf_req_map_id(r), pf_req_crowd_id(r)))
         answer_no_crowd(r);
     else
         pf_req_answer_no_content(r);

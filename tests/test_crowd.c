@@ -63,12 +63,12 @@ START_TEST(crowd_table_limits_expiry_drop) {
     char id1[PF_CROWD_ID_LEN + 1];
     bool total;
 
-    ck_assert_int_eq(pf_crowds_add(t, a, &rq, 10, 0, &c1, &total, &e), PF_OK);
-    ck_assert_int_eq(pf_crowds_add(t, a, &rq, 1, 0, &c2, &total, &e), PF_OK);
-    ck_assert_int_eq(pf_crowds_add(t, a, &rq, 10, 0, &x, &total, &e), PF_ELIMIT);
+    ck_assert_int_eq(pf_crowds_add(t, a, &rq, NULL, 10, 0, &c1, &total, &e), PF_OK);
+    ck_assert_int_eq(pf_crowds_add(t, a, &rq, NULL, 1, 0, &c2, &total, &e), PF_OK);
+    ck_assert_int_eq(pf_crowds_add(t, a, &rq, NULL, 10, 0, &x, &total, &e), PF_ELIMIT);
     ck_assert(!total);
-    ck_assert_int_eq(pf_crowds_add(t, b, &rq, 10, 0, &c3, &total, &e), PF_OK);
-    ck_assert_int_eq(pf_crowds_add(t, b, &rq, 10, 0, &x, &total, &e), PF_ELIMIT);
+    ck_assert_int_eq(pf_crowds_add(t, b, &rq, NULL, 10, 0, &c3, &total, &e), PF_OK);
+    ck_assert_int_eq(pf_crowds_add(t, b, &rq, NULL, 10, 0, &x, &total, &e), PF_ELIMIT);
     ck_assert(total);
     ck_assert_uint_eq(pf_crowds_count(t), 3);
     snprintf(id1, sizeof(id1), "%s", pf_crowd_id(c1));
@@ -117,8 +117,8 @@ START_TEST(crowd_ticks_due_and_skipped) {
     bool total;
     pf_jsonw w;
 
-    ck_assert_int_eq(pf_crowds_add(t, a, &r10, 60, 1000 * ms, &c10, &total, &e), PF_OK);
-    ck_assert_int_eq(pf_crowds_add(t, a, &r0, 60, 1000 * ms, &c0, &total, &e), PF_OK);
+    ck_assert_int_eq(pf_crowds_add(t, a, &r10, NULL, 60, 1000 * ms, &c10, &total, &e), PF_OK);
+    ck_assert_int_eq(pf_crowds_add(t, a, &r0, NULL, 60, 1000 * ms, &c0, &total, &e), PF_OK);
     /* Due at once; the one that does not tick never is. */
     ck_assert_uint_eq(pf_crowds_due(t, 1000 * ms, due, 4, &next), 1);
     ck_assert_ptr_eq(due[0], c10);
@@ -185,7 +185,7 @@ START_TEST(crowd_commands_and_versions) {
     char *before;
     bool total;
     ck_assert_int_eq(pf_navq_create(256, 2, &q), PF_OK);
-    ck_assert_int_eq(pf_crowds_add(t, a, &rq, 60, 0, &c, &total, &e), PF_OK);
+    ck_assert_int_eq(pf_crowds_add(t, a, &rq, NULL, 60, 0, &c, &total, &e), PF_OK);
     pf_jsonw_init(&w, 4096);
     ck_assert_int_eq(run(c, reg, q, "{\"add\":[{\"position\":[1,0,5],\"target\":[19,0,5]}]}", &w),
                      PF_ERR_NONE);
