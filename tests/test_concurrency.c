@@ -12,6 +12,7 @@
  * every 200 carries the cost both versions share, anything else is 404.
  */
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -171,6 +172,8 @@ static bool send_ok(const mix *m, const char *method, const char *path, const ch
     bool ok = rc == 0 && acceptable(r.status);
     if (rc == 0 && !ok)
         fprintf(stderr, "units race: %s %s got %d: %.200s\n", method, path, r.status, r.body);
+    if (rc != 0) /* no answer at all: say why (a refused connect, a timeout) */
+        fprintf(stderr, "units race: %s %s: no answer (%s)\n", method, path, strerror(errno));
     if (rc == 0) hc_free(&r);
     return ok;
 }
@@ -250,6 +253,14 @@ static void *units_thread(void *arg) {
         }
         }
         if (!ok) atomic_fetch_add(m->failures, 1);
+        if (!ok && fd >= 0) {
+            /* A stream that failed once is not used again: its next
+             * messages would fail too and hide the first cause. */
+            fprintf(stderr, "units race: a /v1/stream message got no answer (%s)\n",
+                    strerror(errno));
+            wsc_close(fd);
+            fd = -1;
+        }
         m->sent++;
     }
     if (fd >= 0) wsc_close(fd);
