@@ -106,9 +106,9 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
         snprintf(s->instance_buf[0], sizeof(s->instance_buf[0]), "pathd");
     }
     atomic_init(&s->instance, s->instance_buf[0]);
-    s->ops = (pf_ops_routes){&s->cfg, &s->metrics, s->pool,           s->registry,  s->sessions,
-                             s->hub,  s->maps,     pf_clock_now_ns(), &s->instance, s->crowds,
-                             s->guard};
+    s->ops =
+        (pf_ops_routes){&s->cfg, &s->metrics,       s->pool,      s->registry, s->sessions, s->hub,
+                        s->maps, pf_clock_now_ns(), &s->instance, s->crowds,   s->guard};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg, &s->metrics};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg, s->navq};
     s->fields = (pf_fields_routes){s->registry, &s->metrics, &s->cfg};

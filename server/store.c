@@ -627,8 +627,10 @@ size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_
             memcpy(id, name, stem);
             id[stem] = '\0';
             s = pf_store_decode_nav(buf, len, &bytes, &nb, &version);
-            if (s == PF_OK) s = fn_nav(ud, id, version, bytes, nb, why, sizeof(why));
-            else snprintf(why, sizeof(why), "damaged (its digest or layout does not match)");
+            if (s == PF_OK)
+                s = fn_nav(ud, id, version, bytes, nb, why, sizeof(why));
+            else
+                snprintf(why, sizeof(why), "damaged (its digest or layout does not match)");
             free(buf);
             if (s == PF_ECANCELED) {
                 report(st, &st->rep.skipped, name, NULL, "%s", why);
@@ -638,8 +640,8 @@ size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_
                 if (quarantine(st, name, moved, sizeof(moved), err, sizeof(err)) == PF_OK)
                     report(st, &st->rep.quarantined, name, moved, "%s", why);
                 else
-                    report(st, &st->rep.skipped, name, NULL, "%s; could not quarantine it: %s",
-                           why, err);
+                    report(st, &st->rep.skipped, name, NULL, "%s; could not quarantine it: %s", why,
+                           err);
                 continue;
             }
             loaded++;
