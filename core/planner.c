@@ -3,6 +3,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agents.h"
 #include "clock_internal.h"
@@ -258,7 +259,7 @@ pf_status pf_planner_search_nearest(pf_search_ctx *ctx, const pf_planner *p, con
     return pf_search_nearest(ctx, g, &qa, goals, n, out, which);
 }
 
-/* Adds p to the changed list unless it is already the last entry. */
+/* Adds p to the changed list (duplicates are dropped at the end). */
 static pf_status note_change(pf_point **list, size_t *n, size_t *cap, pf_point p) {
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 16;
@@ -271,12 +272,100 @@ static pf_status note_change(pf_point **list, size_t *n, size_t *cap, pf_point p
     return PF_OK;
 }
 
+/* Notes every cell a switch of door d touches: its cells and both sides of
+ * its edges. */
+static pf_status note_door(const pf_grid *g, int32_t d, pf_point **list, size_t *n, size_t *cap) {
+    size_t nc, ne;
+    const pf_point *dc = pf_grid_door_cells(g, d, &nc);
+    const pf_edge *de = pf_grid_door_edges(g, d, &ne);
+    pf_status st = PF_OK;
+    for (size_t k = 0; k < nc && !st; k++) st = note_change(list, n, cap, dc[k]);
+    for (size_t k = 0; k < ne && !st; k++) {
+        pf_point b = {de[k].a.x + pf_dir_dx[de[k].dir], de[k].a.y + pf_dir_dy[de[k].dir]};
+        st = note_change(list, n, cap, de[k].a);
+        if (!st) st = note_change(list, n, cap, b);
+    }
+    return st;
+}
+
+/* A door the list switched: its state at the end, and 1 + the index of its
+ * last switch. */
+typedef struct door_switch {
+    int32_t door;
+    bool open;
+    size_t last;
+} door_switch;
+
+static int by_last(const void *a, const void *b) {
+    size_t x = ((const door_switch *)a)->last, y = ((const door_switch *)b)->last;
+    return x < y ? -1 : x > y;
+}
+
+static int by_cell(const void *a, const void *b) {
+    const pf_point *p = a, *q = b;
+    if (p->y != q->y) return p->y < q->y ? -1 : 1;
+    return p->x < q->x ? -1 : p->x > q->x;
+}
+
+/* Whether cell c differs between grids a and b: its cost or one of its
+ * four walls. */
+static bool cell_differs(const pf_grid *a, const pf_grid *b, pf_point c) {
+    if (pf_grid_cost(a, c) != pf_grid_cost(b, c)) return true;
+    for (int dir = PF_DIR_E; dir <= PF_DIR_N; dir++)
+        if (pf_grid_is_wall(a, c, dir) != pf_grid_is_wall(b, c, dir)) return true;
+    return false;
+}
+
+/* The door changes coalesced. Applied one by one, a request switches its
+ * door when it differs from the state it finds (one that finds it so
+ * already does nothing), and a switch rewrites the door's cells and edges.
+ * So the list leaves each door it switched at least once in its last
+ * requested state, rewritten by its last switch: *out (free() it) gets
+ * those doors, *n of them, in the order of their last switches, so that
+ * where doors share cells the last switch still wins. */
+static pf_status coalesce_doors(const pf_grid *g, const pf_door_change *doors, size_t ndoors,
+                                door_switch **out, size_t *n) {
+    size_t count = (size_t)pf_grid_door_count(g), k = 0;
+    int8_t *state; /* per door: -1 not requested yet, else its state so far */
+    size_t *last;  /* per door: 1 + the index of its last switch, 0 none */
+    door_switch *sw;
+    *out = NULL;
+    *n = 0;
+    if (ndoors == 0 || count == 0) return PF_OK;
+    state = malloc(count);
+    last = calloc(count, sizeof(*last));
+    sw = malloc((ndoors < count ? ndoors : count) * sizeof(*sw));
+    if (!state || !last || !sw) {
+        free(state);
+        free(last);
+        free(sw);
+        return PF_ENOMEM;
+    }
+    memset(state, -1, count);
+    for (size_t i = 0; i < ndoors; i++) {
+        int32_t d = doors[i].door;
+        if (state[d] < 0) state[d] = pf_grid_door_is_open(g, d);
+        if ((state[d] != 0) == doors[i].open) continue;
+        state[d] = doors[i].open;
+        last[d] = i + 1;
+    }
+    for (size_t d = 0; d < count; d++)
+        if (last[d]) sw[k++] = (door_switch){(int32_t)d, state[d] != 0, last[d]};
+    qsort(sw, k, sizeof(*sw), by_last);
+    free(state);
+    free(last);
+    *out = sw;
+    *n = k;
+    return PF_OK;
+}
+
 pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, size_t ncells,
                            const pf_door_change *doors, size_t ndoors, pf_planner **out,
                            pf_point **changed_out, size_t *nchanged) {
     pf_grid *g;
     pf_point *changed = NULL;
-    size_t n = 0, cap = 0;
+    door_switch *sw = NULL;
+    size_t n = 0, cap = 0, nsw = 0;
     pf_status st = PF_OK;
 
     *out = NULL;
@@ -286,22 +375,37 @@ pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, siz
         if (doors[i].door < 0 || doors[i].door >= pf_grid_door_count(p->grid)) return PF_EINVAL;
     g = pf_grid_clone(p->grid);
     if (!g) return PF_ENOMEM;
+    /* Cells in order: the last write to a cell wins. O(1) each. */
     for (size_t i = 0; i < ncells && !st; i++) {
         if (pf_grid_cost(g, cells[i].p) == cells[i].cost) continue;
         pf_grid_set_cost(g, cells[i].p, cells[i].cost);
         st = note_change(&changed, &n, &cap, cells[i].p);
     }
-    for (size_t i = 0; i < ndoors && !st; i++) {
-        size_t nc, ne;
-        const pf_point *dc = pf_grid_door_cells(g, doors[i].door, &nc);
-        const pf_edge *de = pf_grid_door_edges(g, doors[i].door, &ne);
-        if (pf_grid_door_is_open(g, doors[i].door) == doors[i].open) continue;
-        pf_grid_set_door(g, doors[i].door, doors[i].open);
-        for (size_t k = 0; k < nc && !st; k++) st = note_change(&changed, &n, &cap, dc[k]);
-        for (size_t k = 0; k < ne && !st; k++) {
-            pf_point b = {de[k].a.x + pf_dir_dx[de[k].dir], de[k].a.y + pf_dir_dy[de[k].dir]};
-            st = note_change(&changed, &n, &cap, de[k].a);
-            if (!st) st = note_change(&changed, &n, &cap, b);
+    /* Then the doors, each switched once however often the list toggles
+     * it; a door that ends as it began is switched away and back (its
+     * switches rewrote its cells over the cell changes above). */
+    if (!st) st = coalesce_doors(g, doors, ndoors, &sw, &nsw);
+    for (size_t i = 0; i < nsw && !st; i++) {
+        if (pf_grid_door_is_open(g, sw[i].door) == sw[i].open)
+            pf_grid_set_door(g, sw[i].door, !sw[i].open);
+        pf_grid_set_door(g, sw[i].door, sw[i].open);
+        st = note_door(g, sw[i].door, &changed, &n, &cap);
+    }
+    free(sw);
+    if (!st && n > 0) {
+        /* Each cell once, and only those that differ from p's grid now: a
+         * change undone later in the same list changes nothing. */
+        size_t k = 0;
+        qsort(changed, n, sizeof(*changed), by_cell);
+        for (size_t i = 0; i < n; i++) {
+            if (i > 0 && changed[i].x == changed[i - 1].x && changed[i].y == changed[i - 1].y)
+                continue;
+            if (cell_differs(p->grid, g, changed[i])) changed[k++] = changed[i];
+        }
+        n = k;
+        if (n == 0) {
+            free(changed);
+            changed = NULL;
         }
     }
     if (st) goto out_free_grid;

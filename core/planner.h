@@ -105,13 +105,18 @@ typedef struct pf_door_change {
     bool open;
 } pf_door_change;
 
-/* Makes the next version: a copy of p's grid with the cell and door changes
- * applied in order, the hierarchy repaired locally, the JPS tables updated,
- * and the agent data p had built (clearance, agent grids, their
- * hierarchies) repaired locally.
- * On success *out owns the new planner and, when changed_out is not NULL,
- * *changed_out (freed with free()) lists the *nchanged cells whose cost or
- * adjacent walls changed. PF_ERANGE for an off-map cell, PF_EINVAL for a bad
+/* Makes the next version: a copy of p's grid with the cell changes applied
+ * in order, then the door changes in order, the hierarchy repaired locally,
+ * the JPS tables updated, and the agent data p had built (clearance, agent
+ * grids, their hierarchies) repaired locally. The result is that of applying the requests one
+ * by one (a door request that finds its door so already does nothing), but
+ * the work is not: cell changes cost O(1) each, and each door the list
+ * switches is rewritten once (twice when it ends as it began) however often
+ * the list toggles it, so a PATCH toggling a big door a thousand times
+ * costs one rewrite of it, or nothing. On success *out owns the new planner
+ * and, when changed_out is not NULL, *changed_out (freed with free(); NULL
+ * when *nchanged is 0) lists each cell whose cost or adjacent walls differ
+ * from p's grid, once. PF_ERANGE for an off-map cell, PF_EINVAL for a bad
  * door index; on error p is unchanged and nothing is returned. */
 pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, size_t ncells,
                            const pf_door_change *doors, size_t ndoors, pf_planner **out,

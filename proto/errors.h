@@ -67,6 +67,8 @@
     XX(BLOCKED,            "blocked",                422, "A cell is blocked.")                    \
     XX(UNSUPPORTED,        "unsupported",            422,                                          \
            "The algorithm is not available on this map.")                                          \
+    XX(TOO_MANY_CHANGES,   "too_many_changes",       422,                                          \
+           "The PATCH has more changes than this server applies at once.")                         \
     XX(UPGRADE_REQUIRED,   "upgrade_required",       426,                                          \
            "This is a WebSocket endpoint: send the RFC 6455 handshake.")                           \
     XX(TOO_MANY_SESSIONS,  "too_many_sessions",      429, "The map's session quota is used up.")   \
@@ -75,6 +77,8 @@
            "The data directory could not be written; nothing changed.")                            \
     XX(NOT_IMPLEMENTED,    "not_implemented",        501,                                          \
            "The request uses an HTTP feature this server does not implement.")                     \
+    XX(INSUFFICIENT_STORAGE, "insufficient_storage", 507,                                          \
+           "The server's memory budget (--max-memory) cannot hold this; nothing changed.")         \
     XX(OVERLOADED,         "overloaded",             503, "The server is busy. Retry later.")      \
     XX(SHUTTING_DOWN,      "shutting_down",          503, "The server is shutting down.")          \
     XX(STORE_UNAVAILABLE,  "store_unavailable",      503,                                          \

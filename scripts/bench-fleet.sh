@@ -93,7 +93,7 @@ stop_nginx() { kill -QUIT "$NGINX_PID"; wait "$NGINX_PID" 2>/dev/null || true; }
 start_nginx 3
 for k in $(seq 0 $((MAPS - 1)) | xargs printf "%02d\n"); do
     curl -fsS -o /dev/null -X PUT "http://127.0.0.1:$NPORT/v1/maps/b$k" \
-        -H 'Content-Type: text/plain' --data-binary "@$DIR/$MAP.map"
+        -H 'Content-Type: text/x-movingai-map' --data-binary "@$DIR/$MAP.map"
 done
 awk 'NR > 1 { print $5, $6, $7, $8 }' "$DIR/$MAP.map.scen" | head -n "$NPAIRS" > "$TMP/pairs"
 cat > "$TMP/fleet.lua" <<LUA
@@ -147,7 +147,7 @@ for n in 1 2 3; do echo "median, $n instance(s) through nginx: $(median < "$TMP/
 # and builds it (hierarchy and landmarks) first.
 start_nginx 3
 curl -fsS -o /dev/null -X PUT "http://127.0.0.1:$NPORT/v1/maps/fresh" \
-    -H 'Content-Type: text/plain' --data-binary "@$DIR/$MAP.map"
+    -H 'Content-Type: text/x-movingai-map' --data-binary "@$DIR/$MAP.map"
 owner=$(curl -fsS -D - -o /dev/null "http://127.0.0.1:$NPORT/v1/maps/fresh" | tr -d '\r' |
         sed -n 's/^X-Pathd-Instance: i\([0-9]\)$/\1/p')
 set -- $(head -n 1 "$TMP/pairs")

@@ -22,6 +22,7 @@ struct pf_cache {
     entry *head, *tail;
     size_t entries, bytes;
     size_t max_entries, max_bytes;
+    pf_mem *mem; /* the process budget its entries are charged to, or NULL */
     uint64_t hits, misses;
 };
 
@@ -131,6 +132,7 @@ void pf_cache_destroy(pf_cache *c) {
         free(e->val.json);
         free(e);
     }
+    pf_mem_uncharge(c->mem, PF_MEM_CACHES, c->bytes);
     uv_mutex_destroy(&c->mu);
     free(c->buckets);
     free(c);
@@ -170,6 +172,7 @@ static void remove_entry(pf_cache *c, entry *e) {
     lru_unlink(c, e);
     c->entries--;
     c->bytes -= entry_bytes(e);
+    pf_mem_uncharge(c->mem, PF_MEM_CACHES, entry_bytes(e));
     free(e->val.json);
     free(e);
 }
@@ -223,6 +226,13 @@ pf_status pf_cache_put(pf_cache *c, const pf_cache_key *k, const pf_cache_value 
     if (*slot) remove_entry(c, *slot);
     while (c->tail && (c->entries >= c->max_entries || c->bytes + bytes > c->max_bytes))
         remove_entry(c, c->tail);
+    if (!pf_mem_try_charge(c->mem, PF_MEM_CACHES, bytes)) {
+        /* The process budget is spent: the answer is not kept. */
+        uv_mutex_unlock(&c->mu);
+        free(e->val.json);
+        free(e);
+        return PF_OK;
+    }
     slot = find_slot(c, k, h); /* removals may have changed the chain */
     e->hnext = NULL;
     *slot = e;
@@ -232,6 +242,8 @@ pf_status pf_cache_put(pf_cache *c, const pf_cache_key *k, const pf_cache_value 
     uv_mutex_unlock(&c->mu);
     return PF_OK;
 }
+
+void pf_cache_set_mem(pf_cache *c, pf_mem *mem) { c->mem = mem; }
 
 void pf_cache_get_stats(pf_cache *c, pf_cache_stats *st) {
     uv_mutex_lock(&c->mu);

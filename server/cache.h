@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "grid.h"
+#include "memory.h"
 #include "search.h"
 #include "status.h"
 
@@ -81,6 +82,10 @@ bool pf_cache_get(pf_cache *c, const pf_cache_key *k, pf_cache_value *out);
  * larger than the byte bound are not stored. PF_ENOMEM leaves the cache as
  * it was. */
 pf_status pf_cache_put(pf_cache *c, const pf_cache_key *k, const pf_cache_value *v);
+
+/* Charges the entries to the process budget mem from now on (call before
+ * the first put): an entry that does not fit it is not stored. */
+void pf_cache_set_mem(pf_cache *c, pf_mem *mem);
 
 void pf_cache_get_stats(pf_cache *c, pf_cache_stats *st);
 

@@ -53,12 +53,31 @@ static const opt opts[] = {
      "queries in one batch request (413 past it)"},
     {"max-connections", "PATHD_MAX_CONNECTIONS", "max_connections", OPT_INT, OFF(max_connections),
      1024, 1, 1000000, "open HTTP connections"},
-    {"max-per-ip", "PATHD_MAX_PER_IP", "max_connections_per_ip", OPT_INT, OFF(max_per_ip), 0, 0,
-     1000000, "open connections per client address; 0 = no limit"},
+    {"max-per-ip", "PATHD_MAX_PER_IP", "max_connections_per_ip", OPT_INT, OFF(max_per_ip), 128, 0,
+     1000000,
+     "open connections per client address (more are closed at once); 0 = no limit. Behind a "
+     "proxy every client has the proxy's address: raise it or set 0"},
     {"conn-timeout", "PATHD_CONN_TIMEOUT", "connection_timeout_s", OPT_INT, OFF(conn_timeout_s), 30,
-     1, 86400, "seconds an idle connection stays open"},
+     1, 86400,
+     "seconds a connection may wait for its next request line, from its accept or its last "
+     "answer, whether bytes trickle in or not; then it is closed"},
+    {"request-timeout", "PATHD_REQUEST_TIMEOUT", "request_timeout_s", OPT_INT,
+     OFF(request_timeout_s), 10, 1, 3600,
+     "seconds from a request's first line to the last byte of its body; a slower request's "
+     "connection is closed"},
+    {"health-port", "PATHD_HEALTH_PORT", "health_port", OPT_INT, OFF(health_port), -1, -1, 65535,
+     "a second listener on --bind for /healthz, /readyz and /metrics only, with its own "
+     "connections, so probes are answered while slow clients hold every connection of --port; "
+     "-1 = none, 0 = a free port"},
     {"deadline-ms", "PATHD_DEADLINE_MS", "default_deadline_ms", OPT_INT, OFF(deadline_ms), 5000, 1,
-     3600000, "default request deadline in ms (504 past it); a request may set deadline_ms"},
+     3600000,
+     "default request deadline in ms, counted from the request's arrival (504 past it, also "
+     "while it waits for a worker); a path request may set deadline_ms"},
+    {"max-deadline-ms", "PATHD_MAX_DEADLINE_MS", "max_deadline_ms", OPT_INT, OFF(max_deadline_ms),
+     60000, 1, 3600000, "largest deadline_ms a request may ask for (422 past it)"},
+    {"slice-ms", "PATHD_SLICE_MS", "batch_slice_ms", OPT_INT, OFF(slice_ms), 10, 1, 60000,
+     "ms a batch runs before it gives its worker to a waiting request (and queues again behind "
+     "its client's fair share)"},
     {"cache-entries", "PATHD_CACHE_ENTRIES", "cache_entries_per_map", OPT_INT, OFF(cache_entries),
      4096, 0, 10000000, "answered paths cached per map (LRU); 0 = no cache"},
     {"cache-bytes", "PATHD_CACHE_BYTES", "cache_bytes_per_map", OPT_INT, OFF(cache_bytes),
@@ -82,12 +101,31 @@ static const opt opts[] = {
      604800, "seconds an idle session lives when it does not say ttl_s"},
     {"session-max-ttl", "PATHD_SESSION_MAX_TTL", "session_max_ttl_s", OPT_INT,
      OFF(session_max_ttl_s), 3600, 1, 604800, "largest ttl_s a session may ask for (422 past it)"},
+    {"max-patch-changes", "PATHD_MAX_PATCH_CHANGES", "max_patch_changes", OPT_INT,
+     OFF(max_patch_changes), 65536, 1, 16777216,
+     "cell and door changes in one map PATCH (422 too_many_changes past it)"},
+    {"change-log-cells", "PATHD_CHANGE_LOG_CELLS", "change_log_cells", OPT_INT,
+     OFF(change_log_cells), 1 << 20, 0, INT64_C(1) << 26,
+     "cells a map's change log keeps (8 bytes each) so sessions behind rebase incrementally; "
+     "a session further behind is rebuilt from the map"},
     {"max-updates", "PATHD_MAX_UPDATES", "max_updates", OPT_INT, OFF(max_updates), 1024, 1, 1000000,
      "updates (NDJSON lines) in one request (413 past it)"},
-    {"max-streams", "PATHD_MAX_STREAMS", "max_streams", OPT_INT, OFF(max_streams), 1024, 1, 1000000,
-     "open WebSocket session streams (503 past it)"},
+    {"max-streams", "PATHD_MAX_STREAMS", "max_streams", OPT_INT, OFF(max_streams), 512, 1, 1000000,
+     "open WebSocket session streams (503 past it); each holds a connection, so it must be below "
+     "--max-connections, the rest staying for plain HTTP"},
     {"ws-max-message", "PATHD_WS_MAX_MESSAGE", "ws_max_message_bytes", OPT_INT, OFF(ws_max_message),
      1024 * 1024, 125, 64 * 1024 * 1024, "largest WebSocket message accepted (close 1009 past it)"},
+    {"ws-max-outbound", "PATHD_WS_MAX_OUTBOUND", "ws_max_outbound_bytes", OPT_INT,
+     OFF(ws_max_outbound), 16 * 1024 * 1024, 4096, INT64_C(1) << 30,
+     "bytes queued to one stream that its peer has not read; past it the stream is closed "
+     "with 1008 (an answer larger than this on its own: 1009)"},
+    {"ws-idle-timeout", "PATHD_WS_IDLE_TIMEOUT", "ws_idle_timeout_s", OPT_INT,
+     OFF(ws_idle_timeout_s), 300, 1, 86400,
+     "seconds a stream may go without a message from its peer (a ping counts); then close 1000"},
+    {"ws-close-timeout", "PATHD_WS_CLOSE_TIMEOUT", "ws_close_timeout_ms", OPT_INT,
+     OFF(ws_close_timeout_ms), 5000, 100, 600000,
+     "ms the server waits for the peer's close frame (and for its last frames to be read) "
+     "after closing a stream; then the TCP connection is dropped"},
     {"max-goals", "PATHD_MAX_GOALS", "max_goals", OPT_INT, OFF(max_goals), 64, 1, 65536,
      "goals of one path request, which answers the nearest (413 past it)"},
     {"max-agent-size", "PATHD_MAX_AGENT_SIZE", "max_agent_size", OPT_INT, OFF(max_agent_size), 8, 1,
@@ -168,6 +206,12 @@ static const opt opts[] = {
      OFF(crowd_max_tick_hz), 60, 1, 240, "fastest tick_hz a crowd may ask for (422)"},
     {"crowd-max-steps", "PATHD_CROWD_MAX_STEPS", "crowd_max_steps", OPT_INT, OFF(crowd_max_steps),
      600, 1, 100000, "steps one crowd step request may ask for (422)"},
+    {"max-memory", "PATHD_MAX_MEMORY", "max_memory_bytes", OPT_INT, OFF(max_memory), 0, 0,
+     INT64_C(1) << 50,
+     "the process's memory budget in bytes: maps, hierarchies, landmarks, change logs, caches, "
+     "sessions, stream buffers and bodies count against it, and what would pass it is refused "
+     "(507 insufficient_storage, or 503 for bodies); 0 = 3/4 of the memory the process may use "
+     "(its cgroup's memory.max, else the machine's RAM)"},
     {"demo", "PATHD_DEMO", "demo", OPT_BOOL, OFF(demo), 0, 0, 1,
      "load the demo maps 'room' and 'maze' at start"},
     {"auth-token-file", "PATHD_AUTH_TOKEN_FILE", NULL, OPT_STR, OFF(auth_token_file), 0, 0,
@@ -238,6 +282,25 @@ bad:
     else
         snprintf(err, errlen, "%s: bad value '%s'", from, v ? v : "");
     return PF_EINVAL;
+}
+
+/* Settings that constrain each other. */
+static pf_status check_together(const pf_config *c, char *err, size_t errlen) {
+    /* An upgraded connection stays one of libmicrohttpd's connections until
+     * the stream ends, so streams alone must never fill the limit. */
+    if (c->max_streams >= c->max_connections) {
+        snprintf(err, errlen,
+                 "--max-streams (%lld) must be below --max-connections (%lld): every stream "
+                 "holds a connection and plain HTTP needs some of its own",
+                 (long long)c->max_streams, (long long)c->max_connections);
+        return PF_EINVAL;
+    }
+    if (c->deadline_ms > c->max_deadline_ms) {
+        snprintf(err, errlen, "--deadline-ms (%lld) must not exceed --max-deadline-ms (%lld)",
+                 (long long)c->deadline_ms, (long long)c->max_deadline_ms);
+        return PF_EINVAL;
+    }
+    return PF_OK;
 }
 
 pf_status pf_config_load(pf_config *c, int argc, char **argv, bool *help, char *err,
@@ -394,7 +457,7 @@ pf_status pf_config_check(const pf_config *c, char *err, size_t errlen) {
                  "(pathd.internal, 10.0.0.7, [::1]), or .example.com for its subdomains");
         return PF_EINVAL;
     }
-    return PF_OK;
+    return check_together(c, err, errlen);
 }
 
 /* What a string flag takes, for --help. */

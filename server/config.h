@@ -16,41 +16,51 @@
 #include "status.h"
 
 typedef struct pf_config {
-    char bind[64];                   /* --bind / PATHD_BIND */
-    char data_dir[1024];             /* --data-dir: where maps persist; "" = memory only */
-    char store[1024];                /* --store redis://...: the shared map store; "" = none */
-    char instance_id[128];           /* --instance-id: X-Pathd-Instance; "" = hostname:port */
-    int64_t port;                    /* --port, 0 = an ephemeral port */
-    int64_t workers;                 /* search worker threads */
-    int64_t io_threads;              /* libmicrohttpd threads (I/O only) */
-    int64_t queue_limit;             /* jobs waiting for a worker before 503 */
-    int64_t max_body_bytes;          /* request body limit (413) */
-    int64_t max_map_cells;           /* width x height limit (413) */
-    int64_t max_map_side;            /* width and height limit */
-    int64_t max_maps;                /* maps held at once */
-    int64_t max_batch;               /* queries per batch request */
-    int64_t max_connections;         /* open connections */
-    int64_t max_per_ip;              /* open connections per client address, 0 = no limit */
-    int64_t conn_timeout_s;          /* idle connection timeout */
-    int64_t deadline_ms;             /* default request deadline */
-    int64_t cache_entries;           /* LRU path cache entries per map, 0 = off */
-    int64_t cache_bytes;             /* bytes of cached paths per map */
-    int64_t cluster_size;            /* HPA* cluster side, 0 = core's default */
-    int64_t landmark_bytes;          /* jps landmark tables per map, 0 = none */
-    int64_t retry_after_s;           /* Retry-After of 503 answers */
-    int64_t drain_timeout_s;         /* SIGTERM: longest wait for requests in flight */
-    int64_t max_sessions_per_map;    /* D* Lite sessions per map (429 past it) */
-    int64_t max_sessions;            /* sessions in all (503 past it) */
-    int64_t session_ttl_s;           /* idle expiry of a session without ttl_s */
-    int64_t session_max_ttl_s;       /* the largest ttl_s a session may ask for */
-    int64_t max_updates;             /* updates in one NDJSON request */
-    int64_t max_streams;             /* open WebSocket streams */
-    int64_t ws_max_message;          /* largest WebSocket message in bytes (close 1009 past it) */
-    int64_t store_timeout_ms;        /* --store: longest wait for Redis (connect, command) */
-    int64_t map_idle_ttl_s;          /* --store: drop a copy unused this long, 0 = never */
-    int64_t max_goals;               /* goals of one path request (nearest target) */
-    int64_t max_agent_size;          /* largest agent_size, an n x n agent */
-    int64_t max_snap_radius;         /* largest snap_radius */
+    char bind[64];                /* --bind / PATHD_BIND */
+    char data_dir[1024];          /* --data-dir: where maps persist; "" = memory only */
+    char store[1024];             /* --store redis://...: the shared map store; "" = none */
+    char instance_id[128];        /* --instance-id: X-Pathd-Instance; "" = hostname:port */
+    int64_t port;                 /* --port, 0 = an ephemeral port */
+    int64_t workers;              /* search worker threads */
+    int64_t io_threads;           /* libmicrohttpd threads (I/O only) */
+    int64_t queue_limit;          /* jobs waiting for a worker before 503 */
+    int64_t max_body_bytes;       /* request body limit (413) */
+    int64_t max_map_cells;        /* width x height limit (413) */
+    int64_t max_map_side;         /* width and height limit */
+    int64_t max_maps;             /* maps held at once */
+    int64_t max_batch;            /* queries per batch request */
+    int64_t max_connections;      /* open connections */
+    int64_t max_per_ip;           /* open connections per client address, 0 = no limit */
+    int64_t conn_timeout_s;       /* wait for a request line, absolute */
+    int64_t request_timeout_s;    /* request line to the end of the body, absolute */
+    int64_t health_port;          /* the probes' own listener: -1 none, 0 a free port */
+    int64_t deadline_ms;          /* default request deadline */
+    int64_t max_deadline_ms;      /* the largest deadline_ms a request may ask for (422 past it) */
+    int64_t slice_ms;             /* a batch gives its worker to a waiting request after this */
+    int64_t cache_entries;        /* LRU path cache entries per map, 0 = off */
+    int64_t cache_bytes;          /* bytes of cached paths per map */
+    int64_t cluster_size;         /* HPA* cluster side, 0 = core's default */
+    int64_t landmark_bytes;       /* jps landmark tables per map, 0 = none */
+    int64_t retry_after_s;        /* Retry-After of 503 answers */
+    int64_t drain_timeout_s;      /* SIGTERM: longest wait for requests in flight */
+    int64_t max_sessions_per_map; /* D* Lite sessions per map (429 past it) */
+    int64_t max_sessions;         /* sessions in all (503 past it) */
+    int64_t session_ttl_s;        /* idle expiry of a session without ttl_s */
+    int64_t session_max_ttl_s;    /* the largest ttl_s a session may ask for */
+    int64_t max_updates;          /* updates in one NDJSON request */
+    int64_t max_patch_changes;    /* cells + doors in one map PATCH (422 past it) */
+    int64_t change_log_cells;     /* cells a map's change log keeps for sessions' rebases */
+    int64_t max_streams;          /* open WebSocket streams (below max_connections) */
+    int64_t ws_max_message;       /* largest WebSocket message in bytes (close 1009 past it) */
+    int64_t ws_max_outbound;      /* bytes queued to one stream and unsent (close 1008 past it) */
+    int64_t ws_idle_timeout_s;    /* a stream with no message for this long is closed */
+    int64_t ws_close_timeout_ms;  /* wait for the peer's close frame, then drop the TCP link */
+    int64_t store_timeout_ms;     /* --store: longest wait for Redis (connect, command) */
+    int64_t map_idle_ttl_s;       /* --store: drop a copy unused this long, 0 = never */
+    int64_t max_memory;      /* the process memory budget in bytes, 0 = 3/4 of what it may use */
+    int64_t max_goals;       /* goals of one path request (nearest target) */
+    int64_t max_agent_size;  /* largest agent_size, an n x n agent */
+    int64_t max_snap_radius; /* largest snap_radius */
     int64_t max_flowfield_goals;     /* goals of one flow field */
     int64_t max_flowfield_cells;     /* cells of one flow field (its region, else the map) */
     int64_t flowfield_cache_entries; /* flow fields cached per map version, 0 = none */
@@ -91,8 +101,11 @@ typedef struct pf_config {
 void pf_config_defaults(pf_config *c);
 
 /* Applies PATHD_* variables, then argv, then checks the settings together
- * (pf_config_check). Returns PF_OK, or PF_EINVAL with a sentence in err.
- * *help is set when --help was given (nothing else is checked then). */
+ * (pf_config_check: tokens and bind, TLS, origins and hosts; max_streams
+ * below max_connections, so plain HTTP keeps connections of its own;
+ * deadline_ms at most max_deadline_ms). Returns PF_OK, or PF_EINVAL with a
+ * sentence in err. *help is set when --help was given (nothing else is
+ * checked then). */
 pf_status pf_config_load(pf_config *c, int argc, char **argv, bool *help, char *err, size_t errlen);
 
 /* The checks between settings: without --auth-token-file only a loopback

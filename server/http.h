@@ -1,6 +1,14 @@
 /* http.h -- the HTTP front end: a libmicrohttpd daemon and the life of each
  * request on it. This is where a request enters the server.
  *
+ * Connections: at most --max-connections, --max-per-ip from one address
+ * (libmicrohttpd closes the others at once), and conns.h's absolute
+ * deadlines (--conn-timeout to send a request line, --request-timeout for
+ * the whole request), which libmicrohttpd's idle timeout is not. With
+ * --health-port a second daemon with connections of its own serves the
+ * probes (/healthz, /readyz, /metrics), so they are answered while slow
+ * clients hold every connection of the API's port.
+ *
  * For each request, on a libmicrohttpd I/O thread: RFC 9112's rules that
  * libmicrohttpd leaves out are checked (http_strict.h: 400, 501), then the
  * Host (guard.h: 421), CORS (an allowed Origin's headers, preflights
@@ -27,8 +35,10 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "conns.h"
 #include "guard.h"
 #include "maps.h"
+#include "memory.h"
 #include "metrics.h"
 #include "pool.h"
 #include "routes.h"
@@ -39,9 +49,12 @@ typedef struct pf_http pf_http;
 /* Borrowed for the front end's life. */
 typedef struct pf_http_deps {
     const pf_config *cfg; /* bind, port, io_threads, max_connections, max_per_ip,
-                           * conn_timeout_s, max_body_bytes, queue_limit, retry_after_s,
-                           * tls_cert, tls_key */
+                           * conn_timeout_s, request_timeout_s, health_port,
+                           * max_body_bytes, queue_limit, retry_after_s, tls_cert,
+                           * tls_key */
     const pf_routes *routes;
+    pf_conns *conns; /* watches every connection of both listeners */
+    pf_mem *mem;     /* the process budget request bodies are charged to */
     pf_pool *pool;
     pf_metrics *metrics;
     _Atomic(const char *) *instance; /* the X-Pathd-Instance of every answer */
@@ -63,9 +76,13 @@ bool pf_http_is_tls(const pf_http *h);
 
 /* The bound TCP port (useful with --port 0); 0 before start. */
 uint16_t pf_http_port(const pf_http *h);
+/* The probes' listener's port (--health-port), 0 when there is none. */
+uint16_t pf_http_health_port(const pf_http *h);
 
-/* Stops accepting connections; requests that still arrive on open
- * connections are answered 503 shutting_down. */
+/* The drain begins: every new request is answered 503 shutting_down and
+ * its connection closed. A listener with one I/O thread (the probes') also
+ * stops accepting; one with a pool keeps accepting until pf_http_stop
+ * (libmicrohttpd 0.9.75 cannot quiesce a pool safely; http.c). */
 void pf_http_quiesce(pf_http *h);
 
 /* Requests received and not yet done (answered and sent, or dropped). */

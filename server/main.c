@@ -63,6 +63,9 @@ int main(int argc, char **argv) {
         "pathd listening on %s:%u (%s; workers %lld, io threads %lld, queue %lld, instance %s)\n",
         cfg.bind, (unsigned)pf_server_port(srv), how, (long long)cfg.workers,
         (long long)cfg.io_threads, (long long)cfg.queue_limit, pf_server_instance(srv));
+    if (pf_server_health_port(srv))
+        printf("pathd health probes on %s:%u (/healthz, /readyz, /metrics)\n", cfg.bind,
+               (unsigned)pf_server_health_port(srv));
     fflush(stdout);
 
     while (sig != SIGTERM && sig != SIGINT) {

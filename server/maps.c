@@ -90,20 +90,59 @@ pf_mapver *pf_maps_wrap(pf_maps *m, const char *id, pf_planner *planner, uint64_
     return mv;
 }
 
+/* The budget's refusal, as the answer says it. Returns PF_ENOMEM. */
+static pf_status no_room(pf_maps *m, pf_proto_error *e, const char *what, size_t need) {
+    uint64_t budget = pf_mem_budget(m->d.mem), used = pf_mem_used(m->d.mem);
+    if (!e) return PF_ENOMEM;
+    return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_INSUFFICIENT_STORAGE, NULL,
+                              "%s needs up to %zu bytes; the memory budget (--max-memory) is %llu "
+                              "bytes and %llu are in use. Delete maps or sessions, or raise it.",
+                              what, need, (unsigned long long)budget,
+                              (unsigned long long)(used < budget ? used : budget));
+}
+
 pf_status pf_maps_build(pf_maps *m, const char *id, pf_grid *g, const uint8_t hash[32],
-                        uint64_t t0_ns, pf_mapver **out) {
+                        uint64_t t0_ns, pf_mapver **out, pf_proto_error *e) {
     pf_planner *planner = NULL;
     pf_planner_opts po;
     pf_status st;
+    uint64_t cells = (uint64_t)pf_grid_width(g) * (uint64_t)pf_grid_height(g);
+    size_t est = pf_mem_map_estimate(cells, (size_t)m->d.cfg->landmark_bytes);
     *out = NULL;
+    /* Reserved before the build, which is where the memory goes: a map
+     * the budget cannot hold is refused without being built. */
+    if (!pf_mem_try_charge(m->d.mem, PF_MEM_MAPS, est)) {
+        pf_grid_destroy(g);
+        return no_room(m, e, "The map", est);
+    }
     memset(&po, 0, sizeof(po));
     po.build_hpa = true;
     po.cluster_size = (int32_t)m->d.cfg->cluster_size;
     po.landmark_bytes = (size_t)m->d.cfg->landmark_bytes;
     po.landmark_min_cells = PF_PLANNER_DEFAULT_LANDMARK_MIN_CELLS;
-    if ((st = pf_planner_create(g, &po, &planner))) return st;
+    st = pf_planner_create(g, &po, &planner);
+    pf_mem_uncharge(m->d.mem, PF_MEM_MAPS, est);
+    if (st) {
+        if (e)
+            pf_proto_error_set(e, st, pf_error_for_status(st), NULL,
+                               "Preparing the map failed: %s.", pf_status_str(st));
+        return st;
+    }
     *out = pf_maps_wrap(m, id, planner, (pf_clock_now_ns() - t0_ns) / 1000, hash);
-    return *out ? PF_OK : PF_ENOMEM;
+    if (!*out) {
+        if (e) pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+        return PF_ENOMEM;
+    }
+    pf_mapver_charge(*out, m->d.mem, pf_planner_memory(planner));
+    return PF_OK;
+}
+
+/* A navmesh version is charged to the budget once built, by what it holds
+ * (its mesh, compressed layers and upload): built, not estimated ahead. */
+static void charge_nav(pf_maps *m, pf_mapver *mv) {
+    pf_nav_info ni;
+    pf_navmesh_info(mv->nav, &ni);
+    pf_mapver_charge(mv, m->d.mem, ni.mesh_bytes + ni.layer_bytes + mv->navsrc->len);
 }
 
 pf_status pf_maps_build_nav(pf_maps *m, const char *id, const pf_nav_upload *u,
@@ -156,6 +195,7 @@ pf_status pf_maps_build_nav(pf_maps *m, const char *id, const pf_nav_upload *u,
                                 (size_t)m->d.cfg->cache_bytes, (pf_clock_now_ns() - t0_ns) / 1000,
                                 hash);
     if (!*out) return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    charge_nav(m, *out);
     return PF_OK;
 }
 
@@ -216,6 +256,7 @@ pf_status pf__maps_apply_nav(pf_maps *m, const pf_mapver *cur, const pf_nav_patc
         pf_mapver_create_nav(cur->id, next, cur->navsrc, (size_t)m->d.cfg->cache_entries,
                              (size_t)m->d.cfg->cache_bytes, (pf_clock_now_ns() - t0) / 1000, NULL);
     if (!*out) return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    charge_nav(m, *out);
     return PF_OK;
 }
 
@@ -283,7 +324,7 @@ pf_status pf__maps_apply(pf_maps *m, const pf_mapver *cur, const pf_update *u, p
     pf_door_change *doors;
     pf_planner *planner = NULL;
     pf_point *changed = NULL;
-    size_t nchanged = 0;
+    size_t nchanged = 0, reserve;
     uint64_t t0 = pf_clock_now_ns();
     pf_mapver *mv;
     pf_status st;
@@ -316,9 +357,16 @@ pf_status pf__maps_apply(pf_maps *m, const pf_mapver *cur, const pf_update *u, p
                                       "Map '%s' has no door '%s'.", cur->id, u->doors[i].id);
         }
     }
+    /* The next version is a copy of cur, repaired: reserve cur's size. */
+    reserve = pf_planner_memory(cur->planner);
+    if (!pf_mem_try_charge(m->d.mem, PF_MEM_MAPS, reserve)) {
+        free(doors);
+        return no_room(m, e, "The PATCH (a new version of the map)", reserve);
+    }
     st = pf_planner_apply(cur->planner, u->cells, u->ncells, doors, u->ndoors, &planner, &changed,
                           &nchanged);
     free(doors);
+    pf_mem_uncharge(m->d.mem, PF_MEM_MAPS, reserve);
     if (st)
         return pf_proto_error_set(e, st, pf_error_for_status(st), NULL,
                                   "Applying the changes failed: %s.", pf_status_str(st));
@@ -327,7 +375,8 @@ pf_status pf__maps_apply(pf_maps *m, const pf_mapver *cur, const pf_update *u, p
         free(changed);
         return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     }
-    if (pf_mapver_set_log(mv, cur, changed, nchanged)) {
+    pf_mapver_charge(mv, m->d.mem, pf_planner_memory(planner));
+    if (pf_mapver_set_log(mv, cur, changed, nchanged, (size_t)m->d.cfg->change_log_cells)) {
         pf_mapver_release(mv);
         return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     }

@@ -45,6 +45,7 @@
 #include "crowd.h"
 #include "errors.h"
 #include "grid.h"
+#include "memory.h"
 #include "nav_json.h"
 #include "navrun.h"
 #include "planner.h"
@@ -65,7 +66,8 @@ typedef struct pf_maps_deps {
     const pf_config *cfg; /* cluster_size, landmark_bytes, cache_entries, cache_bytes,
                            * flowfield_cache_entries, flowfield_cache_bytes, max_maps,
                            * max_map_cells, max_map_side, data_dir, store, store_timeout_ms,
-                           * map_idle_ttl_s, workers, nav_* */
+                           * map_idle_ttl_s, workers, change_log_cells, nav_* */
+    pf_mem *mem;          /* the process budget maps are charged to (memory.h) */
     pf_navrun *navrun;    /* navmesh tiles on the pool (NULL: on the caller) */
     pf_crowds *crowds;    /* ended with their map (NULL: none) */
 } pf_maps_deps;
@@ -126,10 +128,13 @@ pf_mapver *pf_maps_wrap(pf_maps *m, const char *id, pf_planner *planner, uint64_
 /* Prepares g (taken, also on failure) for searches, HPA* hierarchy and jps
  * landmarks included (this is the slow part of an upload: run it on a
  * worker), and wraps it as pf_maps_wrap does; build_us counts from t0_ns
- * (clock.h), when the upload's parse began. PF_ENOMEM, or the status of
- * pf_planner_create. */
+ * (clock.h), when the upload's parse began. The memory budget is charged
+ * first with an upper bound for g's size (pf_mem_map_estimate), then with
+ * what the planner holds. PF_ENOMEM (e, when not NULL, says
+ * insufficient_storage when the budget cannot hold the map, out_of_memory
+ * otherwise), or the status of pf_planner_create (e says so too). */
 pf_status pf_maps_build(pf_maps *m, const char *id, pf_grid *g, const uint8_t hash[32],
-                        uint64_t t0_ns, pf_mapver **out);
+                        uint64_t t0_ns, pf_mapver **out, pf_proto_error *e);
 
 /* Builds a navmesh map from u (borrowed) with its tiles on the pool, puts
  * u's initial obstacles and area states on it, and wraps the version (its

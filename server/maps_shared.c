@@ -247,10 +247,8 @@ static pf_status load_now(pf_maps *m, const char *id, pf_proto_error *e) {
         }
     }
     hex_hash(sm.hash_hex, hash);
-    if ((st = pf_maps_build(m, id, g, hash, t0, &mv))) {
-        g = NULL; /* taken */
-        st = pf_proto_error_set(e, st, pf_error_for_status(st), NULL,
-                                "Preparing map '%s' failed: %s.", id, pf_status_str(st));
+    if ((st = pf_maps_build(m, id, g, hash, t0, &mv, e))) {
+        g = NULL; /* taken; e says why */
         goto out_free_map;
     }
     g = NULL;
@@ -754,7 +752,7 @@ static pf_status shared_add(pf_maps *m, const char *id, pf_grid *g) {
     pf_status st;
     memset(&absent, 0, sizeof(absent));
     absent.none_match.kind = PF_PRECOND_ANY;
-    if ((st = pf_maps_build(m, id, g, NULL, pf_clock_now_ns(), &mv))) return st;
+    if ((st = pf_maps_build(m, id, g, NULL, pf_clock_now_ns(), &mv, NULL))) return st;
     memset(&o, 0, sizeof(o));
     st = shared_publish(m, mv, &c, &o, &e);
     if (st == PF_OK) pf_mapver_release(o.current);

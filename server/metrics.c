@@ -45,8 +45,8 @@ static const char *const outcome_names[PF_OUTCOME_COUNT] = {"found", "unreachabl
                                                             "deadline", "error"};
 static const char *const plan_names[PF_PLAN_COUNT] = {"initial", "repair", "unchanged"};
 static const char *const ws_names[PF_WS_MSG_COUNT] = {"text", "binary", "ping", "pong", "close"};
-static const char *const mem_names[PF_MEM_COUNT] = {"maps", "caches", "sessions", "streams",
-                                                    "crowds"};
+static const char *const mem_names[PF_MEM_COUNT] = {"maps",    "caches", "sessions",
+                                                    "streams", "bodies", "crowds"};
 static const char *const nav_algo_names[PF_METRICS_NAV_ALGOS] = {"polyanya", "detour"};
 
 /* The algorithm label of slot a of the by-algorithm arrays. */
@@ -361,8 +361,23 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     scalar(w, "pathd_queue_limit", "gauge", "Jobs that may wait before 503.", g->queue_limit);
     scalar(w, "pathd_queue_rejected_total", "counter", "Jobs refused because the queue was full.",
            (double)g->rejected);
+    scalar(w, "pathd_queue_expired_total", "counter",
+           "Jobs answered 504 because their deadline passed while they waited for a worker.",
+           (double)g->expired);
+    scalar(w, "pathd_queue_requeued_total", "counter",
+           "Slices long jobs (batches) gave back to waiting requests.", (double)g->requeued);
     scalar(w, "pathd_workers_busy", "gauge", "Workers running a job.", g->running);
     scalar(w, "pathd_workers", "gauge", "Worker threads.", g->workers);
+
+    /* Connections (conns.h). */
+    scalar(w, "pathd_connections", "gauge", "Open HTTP connections (both listeners).",
+           (double)g->connections);
+    scalar(w, "pathd_connections_closed_slow_request_total", "counter",
+           "Connections closed because a request took longer than --request-timeout to arrive.",
+           (double)g->closed_slow_request);
+    scalar(w, "pathd_connections_closed_idle_total", "counter",
+           "Connections closed after --conn-timeout without a request line.",
+           (double)g->closed_idle);
 
     /* Searches. */
     family(w, "pathd_searches_total", "counter",
@@ -446,18 +461,30 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
            "Payload bytes of WebSocket messages, by direction.");
     line(w, "pathd_ws_message_bytes_total{direction=\"received\"} %llu\n", LOAD(mm->ws_bytes[0]));
     line(w, "pathd_ws_message_bytes_total{direction=\"sent\"} %llu\n", LOAD(mm->ws_bytes[1]));
+    scalar(w, "pathd_stream_closes_slow_reader_total", "counter",
+           "Streams closed (1008) because their peer did not read.",
+           (double)g->stream_closes_slow_reader);
+    scalar(w, "pathd_stream_closes_idle_total", "counter",
+           "Streams closed after --ws-idle-timeout without a message.",
+           (double)g->stream_closes_idle);
+    scalar(w, "pathd_stream_closes_session_gone_total", "counter",
+           "Streams closed because their session ended.", (double)g->stream_closes_session_gone);
 
     /* Memory. */
-    family(
-        w, "pathd_memory_bytes", "gauge",
-        "Bytes held, by kind (maps: the current versions' grids and preprocessing; caches: "
-        "the path and flow field caches; sessions: D* Lite searches; streams: WebSocket buffers).");
+    family(w, "pathd_memory_bytes", "gauge",
+           "Bytes charged to the memory budget, by kind (maps: the versions' grids, preprocessing "
+           "and change logs; caches: the path caches; sessions: D* Lite searches; streams: "
+           "WebSocket buffers; bodies: request bodies being received).");
     for (int k = 0; k < PF_MEM_COUNT; k++)
         line(w, "pathd_memory_bytes{kind=\"%s\"} %llu\n", mem_names[k],
              (unsigned long long)g->memory[k]);
     scalar(w, "pathd_memory_budget_bytes", "gauge",
-           "The memory budget the kinds of pathd_memory_bytes count against (0: none).",
+           "The memory budget (--max-memory, or 3/4 of what the process may use) the kinds of "
+           "pathd_memory_bytes count against.",
            (double)g->memory_budget);
+    scalar(w, "pathd_memory_refused_total", "counter",
+           "Charges the memory budget refused (507, 503, close 1013, uncached answers).",
+           (double)g->memory_refused);
 
     /* The data directory's start, and the tokens. */
     scalar(w, "pathd_maps_loading", "gauge", "1 while the stored maps load (readyz is 503).",

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "jsonw.h"
+#include "memory.h"
 #include "pool.h"
 #include "routes.h"
 #include "search.h"
@@ -73,15 +74,8 @@ typedef enum pf_metrics_ws {
     PF_WS_MSG_COUNT
 } pf_metrics_ws;
 
-/* Memory kinds (the kind label of pathd_memory_bytes). */
-typedef enum pf_metrics_mem {
-    PF_MEM_MAPS = 0, /* map versions held: grids, jps tables, landmarks, HPA* hierarchies */
-    PF_MEM_CACHES,   /* the path and flow field caches' entries */
-    PF_MEM_SESSIONS, /* D* Lite sessions: their searches and private changes */
-    PF_MEM_STREAMS,  /* WebSocket streams: buffers and decoders */
-    PF_MEM_CROWDS,   /* crowds: their mesh copies and agents */
-    PF_MEM_COUNT
-} pf_metrics_mem;
+/* Memory kinds (the kind label of pathd_memory_bytes): memory.h's
+ * pf_mem_kind, what the budget (--max-memory) counts. */
 
 /* Navmesh algorithms (nav/navmesh.h's pf_nav_algorithm), labelled after
  * core's. */
@@ -161,9 +155,13 @@ void pf_metrics_count_ws_message(pf_metrics *m, bool sent, int ws_op, uint64_t l
 typedef struct pf_metrics_gauges {
     int queue_depth, queue_limit, running, workers;
     uint64_t rejected;
+    uint64_t expired, requeued; /* pool: deadline passed in the queue; slices given back */
     uint64_t maps;
     uint64_t sessions, streams, crowds;
-    uint64_t crowd_steps;          /* steps every crowd took since the start */
+    uint64_t crowd_steps; /* steps every crowd took since the start */
+    uint64_t connections, closed_slow_request, closed_idle; /* conns.h */
+    uint64_t stream_closes_slow_reader, stream_closes_idle, stream_closes_session_gone;
+    uint64_t memory_refused;       /* charges the budget refused */
     uint64_t memory[PF_MEM_COUNT]; /* bytes by kind */
     uint64_t memory_budget;        /* bytes; 0: no budget */
     bool loading;                  /* the data directory's maps still loading */

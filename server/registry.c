@@ -6,6 +6,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "agents.h"
 #include "clock.h"
 
 typedef struct slot {
@@ -88,8 +89,71 @@ void pf_mapver_retain(pf_mapver *mv) {
 
 static void diff_release(pf_mapdiff *d) {
     if (!d || atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) != 1) return;
+    pf_mem_uncharge(d->mem, PF_MEM_MAPS, d->n * sizeof(*d->cells));
     free(d->cells);
     free(d);
+}
+
+void pf_mapver_charge(pf_mapver *mv, pf_mem *mem, size_t planner_bytes) {
+    mv->mem = mem;
+    atomic_store(&mv->charged, planner_bytes);
+    pf_mem_charge(mem, PF_MEM_MAPS, planner_bytes);
+    pf_cache_set_mem(mv->cache, mem);
+    if (mv->fields) pf_cache_set_mem(mv->fields, mem);
+}
+
+void pf_mapver_recharge(pf_mapver *mv) {
+    size_t now, old;
+    if (!mv->mem || !mv->planner) return; /* a navmesh version never grows */
+    now = pf_planner_memory(mv->planner);
+    old = atomic_exchange(&mv->charged, now);
+    if (now > old)
+        pf_mem_charge(mv->mem, PF_MEM_MAPS, now - old);
+    else
+        pf_mem_uncharge(mv->mem, PF_MEM_MAPS, old - now);
+}
+
+size_t pf_mapver_agent_need(const pf_mapver *mv, int32_t n, bool hierarchy) {
+    const pf_agents *a = pf_planner_agents(mv->planner);
+    pf_agents_class_stats st[PF_AGENT_SIZE_MAX];
+    const pf_grid *g = pf_planner_grid(mv->planner);
+    size_t k;
+    if (n <= 1 || !a) return 0;
+    hierarchy = hierarchy && pf_planner_has_hpa(mv->planner);
+    k = pf_agents_stats(a, st, PF_AGENT_SIZE_MAX);
+    for (size_t i = 0; i < k && i < PF_AGENT_SIZE_MAX; i++)
+        if (st[i].size == n && (!hierarchy || st[i].has_hpa)) return 0;
+    return pf_mem_agent_estimate((uint64_t)pf_grid_width(g) * (uint64_t)pf_grid_height(g),
+                                 hierarchy);
+}
+
+pf_status pf_mapver_reserve_agent(const pf_mapver *mv, int32_t n, bool hierarchy, size_t *reserved,
+                                  const char *field, pf_proto_error *e) {
+    uint64_t budget, used;
+    *reserved = 0;
+    if (!mv->mem) return PF_OK;
+    *reserved = pf_mapver_agent_need(mv, n, hierarchy);
+    if (!*reserved || pf_mem_try_charge(mv->mem, PF_MEM_MAPS, *reserved)) return PF_OK;
+    hierarchy = hierarchy && pf_planner_has_hpa(mv->planner);
+    budget = pf_mem_budget(mv->mem);
+    used = pf_mem_used(mv->mem);
+    pf_proto_error_set(e, PF_ENOMEM, PF_ERR_INSUFFICIENT_STORAGE, field,
+                       "Agent size %d's first use on map '%s' needs up to %zu bytes (its grid%s); "
+                       "the memory budget (--max-memory) is %llu bytes, %llu in use. Delete maps "
+                       "or sessions, or raise it.",
+                       (int)n, mv->id, *reserved, hierarchy ? " and hierarchy" : "",
+                       (unsigned long long)budget,
+                       (unsigned long long)(used < budget ? used : budget));
+    *reserved = 0;
+    return PF_ENOMEM;
+}
+
+void pf_mapver_settle(const pf_mapver *mv, size_t reserved) {
+    /* Only the atomic charge changes: the version is otherwise immutable. */
+    pf_mapver *w = (pf_mapver *)mv;
+    if (!reserved) return;
+    pf_mem_uncharge(w->mem, PF_MEM_MAPS, reserved);
+    pf_mapver_recharge(w);
 }
 
 void pf_mapver_release(pf_mapver *mv) {
@@ -101,6 +165,7 @@ void pf_mapver_release(pf_mapver *mv) {
     pf_planner_destroy(mv->planner);
     pf_navmesh_release(mv->nav);
     pf_navsrc_release(mv->navsrc);
+    pf_mem_uncharge(mv->mem, PF_MEM_MAPS, atomic_load(&mv->charged));
     free(mv);
 }
 
@@ -111,9 +176,19 @@ void pf_mapver_drop_caches(pf_mapver *mv) {
 
 uint64_t pf_mapver_next_version(const pf_mapver *cur) { return cur ? cur->version + 1 : 1; }
 
-pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *changed, size_t n) {
-    pf_mapdiff *d = calloc(1, sizeof(*d));
+pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *changed, size_t n,
+                            size_t max_cells) {
+    pf_mapdiff *d;
     size_t keep = 0, cells = n;
+    for (size_t i = 0; i < next->nlog; i++) diff_release(next->log[i]);
+    next->nlog = 0;
+    if (n > max_cells) {
+        /* Too big to keep: next starts with an empty log, so a session
+         * behind it is rebuilt from next itself. */
+        free(changed);
+        return PF_OK;
+    }
+    d = calloc(1, sizeof(*d));
     if (!d) {
         free(changed);
         return PF_ENOMEM;
@@ -122,21 +197,27 @@ pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *ch
     d->version = pf_mapver_next_version(prev);
     d->cells = changed;
     d->n = n;
+    d->mem = next->mem;
+    pf_mem_charge(d->mem, PF_MEM_MAPS, n * sizeof(*changed));
     /* Keep the newest diffs of prev that fit the bounds. */
     while (keep < prev->nlog && keep + 1 < PF_MAPVER_LOG_VERSIONS) {
         const pf_mapdiff *o = prev->log[prev->nlog - 1 - keep];
-        if (cells + o->n > PF_MAPVER_LOG_CELLS) break;
+        if (cells + o->n > max_cells) break;
         cells += o->n;
         keep++;
     }
-    for (size_t i = 0; i < next->nlog; i++) diff_release(next->log[i]);
-    next->nlog = 0;
     for (size_t i = prev->nlog - keep; i < prev->nlog; i++) {
         atomic_fetch_add_explicit(&prev->log[i]->refs, 1, memory_order_relaxed);
         next->log[next->nlog++] = prev->log[i];
     }
     next->log[next->nlog++] = d;
     return PF_OK;
+}
+
+static int by_cell(const void *a, const void *b) {
+    const pf_point *p = a, *q = b;
+    if (p->y != q->y) return p->y < q->y ? -1 : 1;
+    return p->x < q->x ? -1 : p->x > q->x;
 }
 
 pf_status pf_mapver_changes_since(const pf_mapver *cur, uint64_t since, pf_point **out, size_t *n) {
@@ -156,6 +237,14 @@ pf_status pf_mapver_changes_since(const pf_mapver *cur, uint64_t since, pf_point
         if (cur->log[i]->n == 0) continue; /* a PATCH that changed nothing: cells is NULL */
         memcpy(list + k, cur->log[i]->cells, cur->log[i]->n * sizeof(*list));
         k += cur->log[i]->n;
+    }
+    if (first + 1 < cur->nlog) { /* several diffs: a cell changed twice is listed once */
+        qsort(list, total, sizeof(*list), by_cell);
+        k = 0;
+        for (size_t i = 0; i < total; i++)
+            if (i == 0 || list[i].x != list[k - 1].x || list[i].y != list[k - 1].y)
+                list[k++] = list[i];
+        total = k;
     }
     *out = list;
     *n = total;

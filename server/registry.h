@@ -17,9 +17,10 @@
  * (pf_registry_swap) continues the lineage of the version it changes.
  * Sessions live on one lineage: a replaced or deleted map ends them. Along a
  * lineage every version keeps a bounded log of the cells each of the last
- * PF_MAPVER_LOG_VERSIONS PATCHes changed (at most PF_MAPVER_LOG_CELLS cells
- * in all), so a session several versions behind can rebase incrementally;
- * one further behind is rebuilt from the current version.
+ * PF_MAPVER_LOG_VERSIONS PATCHes changed (each diff lists a cell once, at
+ * most max_cells cells in all: --change-log-cells), so a session several
+ * versions behind can rebase incrementally; one further behind, or behind a
+ * PATCH too big for the log, is rebuilt from the current version.
  *
  * Thread-safe: one mutex guards the table; references are atomic.
  */
@@ -32,12 +33,15 @@
 #include <stdint.h>
 
 #include "cache.h"
+#include "errors.h"
+#include "memory.h"
 #include "navmesh.h"
 #include "planner.h"
 #include "router.h"
 #include "status.h"
 
 #define PF_MAPVER_LOG_VERSIONS 64
+/* The default of --change-log-cells: 8 MiB of cells per lineage. */
 #define PF_MAPVER_LOG_CELLS (1u << 20)
 
 /* The cells one PATCH changed (what pf_planner_apply reported): the diff from
@@ -48,6 +52,7 @@ typedef struct pf_mapdiff {
     uint64_t version;
     pf_point *cells; /* owned */
     size_t n;
+    pf_mem *mem; /* charged n cells (PF_MEM_MAPS) while it lives, or NULL */
 } pf_mapdiff;
 
 /* What a navmesh map was uploaded as, shared by all its versions: the
@@ -78,6 +83,8 @@ typedef struct pf_mapver {
     pf_mapdiff *log[PF_MAPVER_LOG_VERSIONS]; /* oldest first, the newest is this version's */
     size_t nlog;
     _Atomic uint64_t used_ns; /* the last pf_registry_get (clock.h), for idle copies */
+    pf_mem *mem;              /* the process budget, or NULL (pf_mapver_charge) */
+    _Atomic size_t charged;   /* bytes of PF_MEM_MAPS charged for the planner */
 } pf_mapver;
 
 /* Makes an unpublished version holding one reference (the caller's). Takes
@@ -90,6 +97,31 @@ pf_mapver *pf_mapver_create_nav(const char *id, const pf_navmesh *nav, pf_navsrc
                                 size_t cache_entries, size_t cache_bytes, uint64_t build_us,
                                 const uint8_t hash[32]);
 void pf_mapver_retain(pf_mapver *mv);
+/* Charges mv to the process budget mem: `planner_bytes` of its planner now
+ * (already reserved by the caller, or held), its caches' entries (paths
+ * and flow fields) and its
+ * change log as they come; all given back when mv is freed. Call once,
+ * before mv is published. */
+void pf_mapver_charge(pf_mapver *mv, pf_mem *mem, size_t planner_bytes);
+/* The charge made what the planner holds now (its cuts are built on their
+ * first use). Thread-safe. */
+void pf_mapver_recharge(pf_mapver *mv);
+/* Room in the memory budget for what a query for agent size n builds on
+ * mv the first time it is used (core/agents.h: the clearance table and the
+ * size's grid; with `hierarchy` also the size's HPA* hierarchy, which hpa
+ * queries build): when a piece is not built yet, an upper bound
+ * (pf_mem_agent_estimate) is charged and *reserved set to it, else
+ * *reserved is 0. PF_ENOMEM (nothing charged, e set to
+ * insufficient_storage on `field`, answered 507) when the budget cannot hold it.
+ * After the query, pf_mapver_settle(mv, *reserved) gives the reservation
+ * back and charges what the planner holds then. n <= 1 or mv not charged
+ * (pf_mapver_charge): PF_OK, 0 reserved. Thread-safe. */
+/* What pf_mapver_reserve_agent would reserve: 0 when agent size n's data
+ * (with `hierarchy`, its hierarchy too) is built already or n <= 1. */
+size_t pf_mapver_agent_need(const pf_mapver *mv, int32_t n, bool hierarchy);
+pf_status pf_mapver_reserve_agent(const pf_mapver *mv, int32_t n, bool hierarchy, size_t *reserved,
+                                  const char *field, pf_proto_error *e);
+void pf_mapver_settle(const pf_mapver *mv, size_t reserved);
 /* Drops a reference; the last one frees the version. NULL is a no-op. */
 void pf_mapver_release(pf_mapver *mv);
 /* Empties mv's caches (answered paths and flow fields): a newer version
@@ -100,14 +132,18 @@ void pf_mapver_drop_caches(pf_mapver *mv);
  * hierarchy, astar otherwise (grid maps; navmesh maps run polyanya). */
 pf_algorithm pf_mapver_default_algorithm(const pf_mapver *mv);
 
-/* Makes next's change log: prev's log (shared), trimmed to the bounds, then
- * the diff `changed[0..n)` (taken, also on failure) numbered prev->version +
- * 1, the version pf_registry_swap(prev, next) gives next. PF_ENOMEM. Call
+/* Makes next's change log: the newest diffs of prev's log (shared) that fit
+ * PF_MAPVER_LOG_VERSIONS - 1 versions and, with the new one, max_cells
+ * cells, then the diff `changed[0..n)` (taken, also on failure; each cell
+ * once, as pf_planner_apply lists them) numbered prev->version + 1, the
+ * version pf_registry_swap(prev, next) gives next. A diff of more than
+ * max_cells cells is not kept: next's log is empty then. PF_ENOMEM. Call
  * before next is published. */
-pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *changed, size_t n);
+pf_status pf_mapver_set_log(pf_mapver *next, const pf_mapver *prev, pf_point *changed, size_t n,
+                            size_t max_cells);
 
 /* The cells changed between version `since` and cur->version of cur's
- * lineage, concatenated (duplicates possible) into *out (free() it; NULL when
+ * lineage, each once, into *out (free() it; NULL when
  * *n is 0). PF_ELIMIT when cur's log does not reach back to since + 1 (the
  * caller rebuilds instead), PF_ENOMEM. */
 pf_status pf_mapver_changes_since(const pf_mapver *cur, uint64_t since, pf_point **out, size_t *n);

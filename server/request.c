@@ -1,6 +1,7 @@
 /* request.c -- see request.h. */
 #include "request_internal.h"
 
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +14,33 @@
 static const char oom_body[] =
     "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"Out of memory.\"}}";
 
+/* FNV-1a of the client's address (not its port): the pool's fair share
+ * key, so one address's requests share one share. */
+static uint64_t client_key(struct MHD_Connection *conn) {
+    const union MHD_ConnectionInfo *ci =
+        conn ? MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS) : NULL;
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    const uint8_t *b = NULL;
+    size_t n = 0;
+    uint64_t h = 1469598103934665603ULL;
+    if (sa && sa->sa_family == AF_INET) {
+        b = (const uint8_t *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+        n = 4;
+    } else if (sa && sa->sa_family == AF_INET6) {
+        b = (const uint8_t *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+        n = 16;
+    }
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}
+
 pf_req *pf__req_create(const pf_req_env *env, struct MHD_Connection *conn, uint64_t now_ns) {
     pf_req *r = calloc(1, sizeof(*r));
     if (!r) return NULL;
     r->env = env;
     r->conn = conn;
     r->t0_ns = now_ns;
+    r->job.client = client_key(conn);
     return r;
 }
 
@@ -27,6 +49,7 @@ bool pf__req_resp_is_static(const pf_req *r) { return r->resp == oom_body; }
 void pf__req_destroy(pf_req *r) {
     if (!r) return;
     if (r->state_free) r->state_free(r->state);
+    pf_mem_uncharge(r->env->mem, PF_MEM_BODIES, r->body_cap);
     free(r->raw_target);
     free(r->body);
     if (r->resp != oom_body) free(r->resp);
@@ -99,6 +122,7 @@ const char *pf_req_body(const pf_req *r, size_t *len) {
 pf_body_kind pf_req_body_kind(const pf_req *r) { return r->body_kind; }
 
 void pf_req_drop_body(pf_req *r) {
+    pf_mem_uncharge(r->env->mem, PF_MEM_BODIES, r->body_cap);
     free(r->body);
     r->body = NULL;
     r->body_len = r->body_cap = 0;
@@ -222,6 +246,26 @@ static void run_job(void *arg, pf_search_ctx *ctx) {
     pf_metrics_observe_queue_wait(r->env->metrics, r->job.kind,
                                   (pf_clock_now_ns() - r->queued_ns) / 1000);
     r->job_fn(r, ctx);
+}
+
+/* The pool's timer thread: the job's deadline passed while it waited. */
+static void expire_job(void *arg) {
+    pf_req *r = arg;
+    pf_req_answer_error(r, PF_ERR_DEADLINE, NULL,
+                        "The deadline of %llu ms passed while the request waited for a worker.",
+                        (unsigned long long)((r->job.deadline_ns - r->t0_ns) / 1000000ull));
+    pf_req_finish(r);
+}
+
+void pf_req_set_deadline(pf_req *r, uint64_t deadline_ns) {
+    r->job.deadline_ns = deadline_ns;
+    r->job.expire = deadline_ns ? expire_job : NULL;
+}
+
+bool pf_req_yield(pf_req *r) {
+    if (!pf_pool_has_waiting(r->env->pool)) return false;
+    pf_pool_requeue(r->env->pool, &r->job);
+    return true;
 }
 
 bool pf_req_dispatch(pf_req *r, pf_job_kind kind, pf_req_job_fn fn) {

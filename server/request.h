@@ -124,7 +124,16 @@ void pf_req_close_after(pf_req *r);
 
 /* Work on the pool. */
 
+/* A deadline for the job pf_req_dispatch queues next (clock.h's ns, from
+ * the request's arrival): if the job still waits for a worker then, it is
+ * taken off the queue and r is answered 504 deadline_exceeded at that
+ * moment, without running (the route state is freed with r as usual). 0:
+ * none (the default; map builds wait). The job itself sees the same
+ * deadline through its state. */
+void pf_req_set_deadline(pf_req *r, uint64_t deadline_ns);
+
 /* Suspends r's connection and queues fn on the pool as a job of `kind`.
+ * Searches share the workers fairly between client addresses (pool.h).
  * Returns true when it is queued: r belongs to the job from then on and
  * the handler must not touch it. false when the pool refused it (queue
  * full: 503 overloaded; shutting down: 503 shutting_down): r is answered,
@@ -138,5 +147,13 @@ void pf_req_finish(pf_req *r);
  * now: routes_load.c). pf_req_reruns counts how often that happened. */
 void pf_req_finish_again(pf_req *r);
 int pf_req_reruns(const pf_req *r);
+
+/* From a search job between slices of long work (a batch between two
+ * queries): when another search waits for a worker, queues r's job again
+ * behind its client's share and returns true; the job must then return at
+ * once, without pf_req_finish, and its fn runs again later on some worker
+ * with r and its state as they were (the deadline still applies). false:
+ * nothing waits, carry on. */
+bool pf_req_yield(pf_req *r);
 
 #endif

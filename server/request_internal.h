@@ -7,6 +7,7 @@
 
 #include <stdatomic.h>
 
+#include "memory.h"
 #include "metrics.h"
 #include "request.h"
 
@@ -16,6 +17,7 @@ typedef struct pf_req_env {
     int64_t queue_limit;             /* for the 503 message */
     int64_t retry_after_s;           /* Retry-After of 503 answers */
     _Atomic(const char *) *instance; /* X-Pathd-Instance of every answer */
+    pf_mem *mem;                     /* the process budget bodies are charged to */
     pf_metrics *metrics;             /* queue waits */
 } pf_req_env;
 
@@ -43,9 +45,11 @@ struct pf_req {
 
     /* The body (http.c gathers it). */
     char *body;
-    size_t body_len, body_cap;
+    size_t body_len, body_cap; /* body_cap is charged to env->mem (PF_MEM_BODIES) */
     pf_body_kind body_kind;
-    size_t discarded; /* body bytes dropped after an early answer */
+    size_t discarded; /* body bytes dropped after an answer written mid-body */
+    bool lingering;   /* answered mid-body (http.c's answer_mid_body): dropping the rest */
+    uint64_t linger_until_ns;
 
     /* The answer, once set. */
     bool answered;
@@ -62,8 +66,8 @@ struct pf_req {
     void *upgrade_ud;
 
     /* Work on the pool. */
-    bool queued; /* a job was queued; written and read by the I/O thread only */
-    pf_pool_job job;
+    bool queued;     /* a job was queued; written and read by the I/O thread only */
+    pf_pool_job job; /* job.client: the client address's hash; job.deadline_ns */
     pf_req_job_fn job_fn;
     uint64_t queued_ns; /* when the job was submitted */
     bool again;         /* pf_req_finish_again: run the handler again (read after the resume) */

@@ -27,10 +27,12 @@ typedef struct crowd_job {
     pf_crowd_request create;
     bool has_command;
     pf_crowd_command cmd;
+    bool reserved; /* stream: holds one of the hub's places until adopted */
 } crowd_job;
 
 static void free_crowd_job(void *p) {
     crowd_job *job = p;
+    if (job->reserved) pf_hub_unreserve(job->m->hub); /* the upgrade never happened */
     pf_mapver_release(job->mv);
     pf_crowd_release(job->crowd);
     pf_crowd_request_free(&job->create);
@@ -211,7 +213,8 @@ static void adopt_stream(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHa
                          const char *extra, size_t n) {
     crowd_job *job = ud;
     pf_crowd *c = job->crowd;
-    job->crowd = NULL; /* the hub takes the reference */
+    job->crowd = NULL;     /* the hub takes the reference */
+    job->reserved = false; /* and the place */
     pf_hub_adopt_crowd(job->m->hub, sock, urh, extra, n, c);
 }
 
@@ -219,6 +222,13 @@ void pf__route_crowd_stream(pf_req *r, pf_crowds_routes *m) {
     char accept[PF_WS_ACCEPT_LEN + 1];
     crowd_job *job = new_job(r, m);
     if (!job || !hold_crowd(r, job)) return;
-    if (!pf_routes_ws_handshake(r, m->hub, m->cfg->max_streams, accept)) return;
+    if (!pf_routes_ws_handshake(r, accept)) return;
+    if (!pf_hub_reserve(m->hub)) {
+        pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
+                            "The server has %lld open streams, its limit. Retry later.",
+                            (long long)m->cfg->max_streams);
+        return;
+    }
+    job->reserved = true;
     pf_req_answer_upgrade(r, accept, adopt_stream, job);
 }

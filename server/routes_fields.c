@@ -118,7 +118,7 @@ static void run_field(pf_req *r, pf_search_ctx *ctx) {
     pf_proto_error e;
     pf_jsonw w;
     uint64_t t0 = pf_clock_now_ns();
-    size_t m0;
+    size_t m0, reserved;
     pf_status st;
 
     if (pf_clock_now_ns() >= job->deadline_ns) {
@@ -129,7 +129,14 @@ static void run_field(pf_req *r, pf_search_ctx *ctx) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         goto out_finish;
     }
-    if ((st = pf_planner_agent_grid(mv->planner, q->agent_size, &g))) {
+    /* The agent's grid, built (within the memory budget) on first use. */
+    if (pf_mapver_reserve_agent(mv, q->agent_size, false, &reserved, "agent_size", &e)) {
+        pf_req_answer_perror(r, &e);
+        goto out_finish;
+    }
+    st = pf_planner_agent_grid(mv->planner, q->agent_size, &g);
+    pf_mapver_settle(mv, reserved);
+    if (st) {
         pf_req_answer_error(r, pf_error_for_status(st), NULL, "Preparing agent size %d failed: %s.",
                             (int)q->agent_size, pf_status_str(st));
         goto out_finish;

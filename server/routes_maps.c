@@ -519,9 +519,8 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
                 pf_req_answer_perror(r, &e);
                 goto out_finish;
             }
-            if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv))) {
-                pf_req_answer_error(r, pf_error_for_status(st), NULL,
-                                    "Preparing the map failed: %s.", pf_status_str(st));
+            if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv, &e))) {
+                pf_req_answer_perror(r, &e);
                 goto out_finish;
             }
         }
@@ -618,9 +617,8 @@ static void run_generate(pf_req *r, pf_search_ctx *ctx) {
                             pf_status_str(st));
         goto out_finish;
     }
-    if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv))) {
-        pf_req_answer_error(r, pf_error_for_status(st), NULL, "Preparing the map failed: %s.",
-                            pf_status_str(st));
+    if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv, &e))) {
+        pf_req_answer_perror(r, &e);
         goto out_finish;
     }
     if (pf_maps_publish(m->maps, mv, &c, &o, &e)) { /* takes mv */
@@ -706,6 +704,14 @@ void pf__route_map_patch(pf_req *r, pf_maps_routes *m) {
     if (job->nav ? pf_nav_patch_parse(body, len, &job->npatch, &e)
                  : pf_map_patch_parse(body, len, &job->patch, &e)) {
         pf_req_answer_perror(r, &e);
+        return;
+    }
+    if (job->patch.ncells + job->patch.ndoors > (size_t)m->cfg->max_patch_changes) {
+        pf_req_answer_error(r, PF_ERR_TOO_MANY_CHANGES, NULL,
+                            "The PATCH has %zu changes (cells and doors); this server applies at "
+                            "most %lld in one PATCH.",
+                            job->patch.ncells + job->patch.ndoors,
+                            (long long)m->cfg->max_patch_changes);
         return;
     }
     pf_req_dispatch(r, PF_JOB_BUILD, run_patch);

@@ -1,6 +1,7 @@
 /* routes_ops.c -- the operations routes; see routes_ops.h. */
 #include "routes_ops.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,6 +123,8 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_kint(&w, "running_builds", ps.running_builds);
     pf_jsonw_kuint(&w, "completed", ps.completed);
     pf_jsonw_kuint(&w, "rejected", ps.rejected);
+    pf_jsonw_kuint(&w, "expired", ps.expired);
+    pf_jsonw_kuint(&w, "requeued", ps.requeued);
     pf_jsonw_obj_end(&w);
     pf_jsonw_key(&w, "cache");
     pf_jsonw_obj_begin(&w);
@@ -134,6 +137,39 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_kuint(&w, "crowds", m->crowds ? pf_crowds_count(m->crowds) : 0);
     pf_jsonw_kuint(&w, "streams", pf_hub_count(m->hub));
     pf_jsonw_kuint(&w, "requests_in_flight", pf_metrics_in_flight(m->metrics));
+    pf_jsonw_kuint(&w, "health_port", atomic_load(&m->health_port));
+    {
+        pf_conns_stats cs;
+        pf_hub_stats hs;
+        pf_conns_get_stats(m->conns, &cs);
+        pf_hub_get_stats(m->hub, &hs);
+        pf_jsonw_key(&w, "connections");
+        pf_jsonw_obj_begin(&w);
+        pf_jsonw_kuint(&w, "open", cs.open);
+        pf_jsonw_kuint(&w, "closed_slow_request", cs.closed_slow_request);
+        pf_jsonw_kuint(&w, "closed_idle", cs.closed_idle);
+        pf_jsonw_obj_end(&w);
+        pf_jsonw_key(&w, "stream_closes");
+        pf_jsonw_obj_begin(&w);
+        pf_jsonw_kuint(&w, "slow_reader", hs.closed_slow_reader);
+        pf_jsonw_kuint(&w, "answer_too_big", hs.closed_too_big);
+        pf_jsonw_kuint(&w, "idle", hs.closed_idle);
+        pf_jsonw_kuint(&w, "session_gone", hs.closed_session_gone);
+        pf_jsonw_kuint(&w, "dropped_after_close", hs.dropped_after_close);
+        pf_jsonw_kuint(&w, "memory", hs.closed_memory);
+        pf_jsonw_obj_end(&w);
+    }
+    pf_jsonw_key(&w, "memory");
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_kuint(&w, "budget_bytes", pf_mem_budget(m->mem));
+    pf_jsonw_kuint(&w, "used_bytes", pf_mem_used(m->mem));
+    for (int k = 0; k < PF_MEM_COUNT; k++) {
+        char name[32];
+        snprintf(name, sizeof(name), "%s_bytes", pf_mem_kind_name((pf_mem_kind)k));
+        pf_jsonw_kuint(&w, name, pf_mem_used_by(m->mem, (pf_mem_kind)k));
+    }
+    pf_jsonw_kuint(&w, "refused", pf_mem_refused(m->mem));
+    pf_jsonw_obj_end(&w);
     {
         size_t nr, nw;
         pf_guard_token_counts(m->guard, &nr, &nw);
@@ -151,43 +187,16 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_req_answer_json(r, &w);
 }
 
-/* Bytes held by kind, from what each part knows: the registry's current
- * versions (planner and change log; blocks a version shares with an older
- * one still held are counted once per version, as pf_hpa_stats does), their
- * caches, the session table, the crowds and the stream hub. Until a process-wide
- * memory budget exists these are reports only (memory_budget 0). */
+/* What the budget counts (memory.h), by kind: each holder charges what it
+ * holds (versions and their caches, agent data and change logs; navmesh
+ * versions; sessions; streams; bodies), so /metrics reads the counts the
+ * budget refuses by. Crowds are reported as they last measured themselves
+ * (pf_crowds_memory), not charged. */
 static void memory_usage(pf_ops_routes *m, pf_metrics_gauges *g) {
-    pf_mapver **list = NULL;
-    size_t n = 0;
-    if (pf_registry_list(m->registry, &list, &n) == PF_OK) {
-        for (size_t i = 0; i < n; i++) {
-            const pf_mapver *mv = list[i];
-            pf_cache_stats cs;
-            uint64_t bytes = sizeof(*mv);
-            if (mv->nav) {
-                pf_nav_info ni;
-                pf_navmesh_info(mv->nav, &ni);
-                bytes += ni.mesh_bytes + ni.layer_bytes + mv->navsrc->len;
-            } else {
-                bytes += pf_planner_memory(mv->planner);
-            }
-            for (size_t k = 0; k < mv->nlog; k++)
-                bytes += sizeof(*mv->log[k]) + mv->log[k]->n * sizeof(pf_point);
-            pf_cache_get_stats(mv->cache, &cs);
-            g->memory[PF_MEM_MAPS] += bytes;
-            g->memory[PF_MEM_CACHES] += cs.bytes;
-            if (mv->fields) {
-                pf_cache_get_stats(mv->fields, &cs);
-                g->memory[PF_MEM_CACHES] += cs.bytes;
-            }
-            pf_mapver_release(list[i]);
-        }
-        free(list);
-    }
-    g->memory[PF_MEM_SESSIONS] = pf_sessions_memory(m->sessions);
-    g->memory[PF_MEM_STREAMS] = pf_hub_memory(m->hub);
+    for (int k = 0; k < PF_MEM_COUNT; k++) g->memory[k] = pf_mem_used_by(m->mem, (pf_mem_kind)k);
     if (m->crowds) g->memory[PF_MEM_CROWDS] = pf_crowds_memory(m->crowds);
-    g->memory_budget = 0;
+    g->memory_budget = pf_mem_budget(m->mem);
+    g->memory_refused = pf_mem_refused(m->mem);
 }
 
 void pf__route_metrics(pf_req *r, pf_ops_routes *m) {
@@ -201,11 +210,25 @@ void pf__route_metrics(pf_req *r, pf_ops_routes *m) {
     g.running = ps.running;
     g.workers = ps.workers;
     g.rejected = ps.rejected;
+    g.expired = ps.expired;
+    g.requeued = ps.requeued;
     g.maps = pf_registry_count(m->registry);
     g.sessions = pf_sessions_count(m->sessions);
     g.streams = pf_hub_count(m->hub);
     g.crowds = m->crowds ? pf_crowds_count(m->crowds) : 0;
     g.crowd_steps = m->crowds ? pf_crowds_steps(m->crowds) : 0;
+    {
+        pf_conns_stats cs;
+        pf_hub_stats hs;
+        pf_conns_get_stats(m->conns, &cs);
+        pf_hub_get_stats(m->hub, &hs);
+        g.connections = cs.open;
+        g.closed_slow_request = cs.closed_slow_request;
+        g.closed_idle = cs.closed_idle;
+        g.stream_closes_slow_reader = hs.closed_slow_reader;
+        g.stream_closes_idle = hs.closed_idle;
+        g.stream_closes_session_gone = hs.closed_session_gone;
+    }
     g.loading = pf_maps_loading(m->maps);
     {
         pf_store_report rep;

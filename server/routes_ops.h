@@ -11,9 +11,11 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "conns.h"
 #include "crowd.h"
 #include "guard.h"
 #include "maps.h"
+#include "memory.h"
 #include "metrics.h"
 #include "pool.h"
 #include "registry.h"
@@ -34,7 +36,11 @@ struct pf_ops_routes {
     uint64_t started_ns;             /* clock.h */
     _Atomic(const char *) *instance; /* X-Pathd-Instance */
     pf_crowds *crowds;
-    pf_guard *guard; /* tokens in force, TLS, CORS, Host rule (for info and metrics) */
+    pf_conns *conns;         /* connections open and closed by their deadlines */
+    atomic_uint health_port; /* the probes' listener, 0 when none; set once listening (the
+                              * API may be serving by then: atomic) */
+    pf_mem *mem;             /* the process memory budget, reported */
+    pf_guard *guard;         /* tokens in force, TLS, CORS, Host rule (for info and metrics) */
 };
 
 #endif

@@ -27,6 +27,11 @@ typedef struct paths_job {
     size_t nqueries;
     bool batch;
     uint64_t t0_ns, deadline_ns;
+    /* A batch between slices (pf_req_yield): the answer so far and the
+     * next query. */
+    pf_jsonw w;
+    bool begun;
+    size_t next;
 } paths_job;
 
 static void free_paths_job(void *p) {
@@ -37,6 +42,7 @@ static void free_paths_job(void *p) {
     else
         pf_path_request_clear(&job->one);
     if (job->nqueries_v != &job->none) free(job->nqueries_v);
+    if (job->begun) pf_jsonw_free(&job->w);
     free(job);
 }
 
@@ -171,8 +177,8 @@ static const char *fallback_note(pf_algorithm asked, pf_algorithm ran, const pf_
 /* Runs one path query on a worker and writes its answer into w. Returns
  * PF_OK (answer written: found or not), PF_ECANCELED (deadline passed),
  * or an error described in e (nothing written). */
-static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_request *pq,
-                         const char *prefix, pf_jsonw *w, pf_proto_error *e) {
+static pf_status run_query(paths_job *job, pf_search_ctx *ctx, const pf_path_request *pq,
+                           const char *prefix, pf_jsonw *w, pf_proto_error *e) {
     pf_paths_routes *m = job->m;
     const pf_mapver *mv = job->mv;
     const pf_grid *g = pf_planner_grid(mv->planner);
@@ -470,21 +476,42 @@ static void run_nav_paths(pf_req *r, paths_job *job) {
     pf_req_answer_json(r, &w);
 }
 
+/* run_query with room in the memory budget for the agent data a new
+ * agent size builds (registry.h: pf_mapver_reserve_agent). */
+static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_request *pq,
+                         const char *prefix, pf_jsonw *w, pf_proto_error *e) {
+    size_t reserved;
+    char f[48];
+    pf_status st;
+    snprintf(f, sizeof(f), "%sagent_size", prefix);
+    if ((st = pf_mapver_reserve_agent(job->mv, pq->agent_size,
+                                      resolve_algorithm(job->mv, pq) == PF_ALGO_HPA, &reserved, f,
+                                      e)))
+        return st;
+    st = run_query(job, ctx, pq, prefix, w, e);
+    pf_mapver_settle(job->mv, reserved);
+    return st;
+}
+
 static void answer_deadline(pf_req *r, const paths_job *job) {
     pf_req_answer_error(r, PF_ERR_DEADLINE, NULL,
                         "The deadline of %llu ms passed before the answer was ready.",
                         (unsigned long long)((job->deadline_ns - job->t0_ns) / 1000000ull));
 }
 
-/* Job: one path query or a batch. */
+/* Job: one path query or a batch. A batch runs its queries in slices of
+ * --slice-ms: past one, when another search waits for a worker, it queues
+ * itself again (pf_req_yield) and goes on later from its next query, so
+ * long batches share the workers with everything else. Its queries share
+ * the request's one deadline. */
 static void run_paths(pf_req *r, pf_search_ctx *ctx) {
     paths_job *job = pf_req_state(r);
     pf_proto_error e;
-    pf_jsonw w;
     pf_status st = PF_OK;
+    uint64_t slice_end;
 
     if (pf_clock_now_ns() >= job->deadline_ns) {
-        answer_deadline(r, job); /* it waited in the queue too long: no search */
+        answer_deadline(r, job); /* its deadline passed before it ran (on) */
         goto out_finish;
     }
     if (job->mv->nav) {
@@ -495,8 +522,9 @@ static void run_paths(pf_req *r, pf_search_ctx *ctx) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         goto out_finish;
     }
-    pf_jsonw_init(&w, job->batch ? 512 * job->nqueries : 4096);
     if (!job->batch) {
+        pf_jsonw w;
+        pf_jsonw_init(&w, 4096);
         st = run_one(job, ctx, &job->queries[0], "", &w, &e);
         if (st == PF_OK)
             pf_req_answer_json(r, &w);
@@ -507,27 +535,42 @@ static void run_paths(pf_req *r, pf_search_ctx *ctx) {
         if (st != PF_OK) pf_jsonw_free(&w);
         goto out_finish;
     }
-    pf_jsonw_obj_begin(&w);
-    pf_jsonw_key(&w, "results");
-    pf_jsonw_arr_begin(&w);
-    for (size_t i = 0; i < job->nqueries; i++) {
+    if (!job->begun) {
+        pf_jsonw_init(&job->w, 512 * job->nqueries);
+        job->begun = true;
+        pf_jsonw_obj_begin(&job->w);
+        pf_jsonw_key(&job->w, "results");
+        pf_jsonw_arr_begin(&job->w);
+    }
+    slice_end = pf_clock_now_ns() + (uint64_t)job->m->cfg->slice_ms * 1000000ull;
+    while (job->next < job->nqueries) {
         char prefix[32];
+        size_t i = job->next;
         snprintf(prefix, sizeof(prefix), "queries[%zu].", i);
-        st = run_one(job, ctx, &job->queries[i], prefix, &w, &e);
+        st = run_one(job, ctx, &job->queries[i], prefix, &job->w, &e);
         if (st == PF_ECANCELED) break;
-        /* One bad query does not sink the batch: its slot holds the error
-         * and the HTTP status it would have had alone. */
-        if (st != PF_OK) write_slot_error(&w, &e);
+        if (st != PF_OK) {
+            /* One bad query does not sink the batch: its slot holds the
+             * error and the HTTP status it would have had alone. */
+            pf_jsonw_obj_begin(&job->w);
+            pf_jsonw_kint(&job->w, "status", pf_error_http_status(e.code));
+            pf_jsonw_key(&job->w, "error");
+            pf_proto_write_error_obj(&job->w, e.code, e.message, e.field);
+            pf_jsonw_obj_end(&job->w);
+        }
+        job->next++;
+        if (job->next < job->nqueries && pf_clock_now_ns() >= slice_end && pf_req_yield(r))
+            return; /* another request waited: the rest later; r is not ours now */
     }
     if (st == PF_ECANCELED) {
-        pf_jsonw_free(&w);
         answer_deadline(r, job);
         goto out_finish;
     }
-    pf_jsonw_arr_end(&w);
-    pf_jsonw_kuint(&w, "map_version", job->mv->version);
-    pf_jsonw_obj_end(&w);
-    pf_req_answer_json(r, &w);
+    pf_jsonw_arr_end(&job->w);
+    pf_jsonw_kuint(&job->w, "map_version", job->mv->version);
+    pf_jsonw_obj_end(&job->w);
+    pf_req_answer_json(r, &job->w);
+    job->begun = false; /* the answer took the buffer */
 out_finish:
     pf_req_finish(r);
 }
@@ -564,6 +607,12 @@ static void handle(pf_req *r, pf_paths_routes *m, bool batch, parse_fn parse, pa
                             pf_req_map_id(r));
         return;
     }
+    if (deadline_ms > m->cfg->max_deadline_ms) {
+        pf_req_answer_error(r, PF_ERR_INVALID_VALUE, "deadline_ms",
+                            "deadline_ms %lld is above this server's max_deadline_ms (%lld).",
+                            (long long)deadline_ms, (long long)m->cfg->max_deadline_ms);
+        return;
+    }
     job->deadline_ns =
         job->t0_ns + (uint64_t)(deadline_ms ? deadline_ms : m->cfg->deadline_ms) * 1000000ull;
     if (!batch) {
@@ -577,6 +626,7 @@ static void handle(pf_req *r, pf_paths_routes *m, bool batch, parse_fn parse, pa
         }
         pf_jsonw_free(&w);
     }
+    pf_req_set_deadline(r, job->deadline_ns);
     pf_req_dispatch(r, PF_JOB_SEARCH, run_paths);
 }
 

@@ -76,8 +76,11 @@ static void run_session(pf_req *r, pf_search_ctx *ctx) {
     pf_req_finish(r);
 }
 
-/* Queues run_session; a refused job lets the session go at once. */
+/* Queues run_session; a refused job lets the session go at once. A
+ * session request has the default deadline for its wait in the queue (its
+ * D* Lite plan itself runs to the end). */
 static void dispatch_session(pf_req *r, session_job *job) {
+    pf_req_set_deadline(r, pf_req_arrival_ns(r) + (uint64_t)job->m->cfg->deadline_ms * 1000000ull);
     if (!pf_req_dispatch(r, PF_JOB_SEARCH, run_session)) let_go(job, false);
 }
 
@@ -89,6 +92,7 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
     bool total;
     pf_mapver *mv;
     session_job *job;
+    size_t reserve;
     size_t len;
     const char *body = pf_req_body(r, &len);
 
@@ -137,6 +141,24 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
         pf_mapver_release(mv);
         return;
     }
+    /* Room in the budget for a search over the whole map (and the agent's
+     * grid when its size is new on the map), before it is created; the session's charge follows
+     * what it holds from its first plan on. A navmesh session's corridor is small and bounded. */
+    reserve =
+        mv->nav ? PF_SESSION_NAV_RESERVE
+                : pf_mem_session_estimate((uint64_t)pf_grid_width(pf_planner_grid(mv->planner)) *
+                                          (uint64_t)pf_grid_height(pf_planner_grid(mv->planner))) +
+                      pf_mapver_agent_need(mv, q.agent_size, false);
+    if (!pf_mem_try_charge(m->mem, PF_MEM_SESSIONS, reserve)) {
+        pf_mapver_release(mv);
+        pf_req_answer_error(
+            r, PF_ERR_INSUFFICIENT_STORAGE, NULL,
+            "A session on map '%s' needs up to %zu bytes; the memory budget (--max-memory) is "
+            "%llu bytes and %llu are in use. Delete sessions or maps, or raise it.",
+            pf_req_map_id(r), reserve, (unsigned long long)pf_mem_budget(m->mem),
+            (unsigned long long)pf_mem_used(m->mem));
+        return;
+    }
     if (mv->nav)
         st = pf_sessions_add_nav(m->sessions, mv, q.start3, q.goal3,
                                  q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
@@ -146,6 +168,10 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
                                    q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
                                    &job->session, &total);
     pf_mapver_release(mv);
+    if (st)
+        pf_mem_uncharge(m->mem, PF_MEM_SESSIONS, reserve);
+    else
+        pf_session_take_charge(job->session, m->mem, reserve);
     if (st == PF_ELIMIT && !total) {
         pf_req_answer_error(r, PF_ERR_TOO_MANY_SESSIONS, NULL,
                             "Map '%s' has %lld sessions, its limit; delete one or let one expire.",
@@ -324,18 +350,25 @@ void pf__route_sessions_list(pf_req *r, pf_sessions_routes *m) {
 /* Who takes the socket after the 101. */
 typedef struct stream_job {
     pf_hub *hub;
+    bool reserved; /* holds one of the hub's max_streams places until adopted */
     char map_id[PF_MAP_ID_MAX + 1];
     char sid[PF_SESSION_ID_MAX + 1];
 } stream_job;
 
+static void free_stream_job(void *p) {
+    stream_job *job = p;
+    if (job->reserved) pf_hub_unreserve(job->hub); /* the upgrade never happened */
+    free(job);
+}
+
 static void adopt_stream(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                          const char *extra, size_t n) {
     stream_job *job = ud;
+    job->reserved = false; /* the hub's now */
     pf_hub_adopt(job->hub, sock, urh, extra, n, job->map_id, job->sid);
 }
 
-bool pf_routes_ws_handshake(pf_req *r, pf_hub *hub, int64_t max_streams,
-                            char accept[PF_WS_ACCEPT_LEN + 1]) {
+bool pf_routes_ws_handshake(pf_req *r, char accept[PF_WS_ACCEPT_LEN + 1]) {
     const char *key, *ver;
     if (!pf_req_header_has(r, MHD_HTTP_HEADER_UPGRADE, "websocket") ||
         !pf_req_header_has(r, MHD_HTTP_HEADER_CONNECTION, "upgrade")) {
@@ -358,16 +391,19 @@ bool pf_routes_ws_handshake(pf_req *r, pf_hub *hub, int64_t max_streams,
                             "Sec-WebSocket-Key must be 16 bytes in base64 (RFC 6455 4.1).");
         return false;
     }
-    if (pf_hub_count(hub) >= (size_t)max_streams) {
-        pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
-                            "The server has %lld open streams, its limit. Retry later.",
-                            (long long)max_streams);
-        return false;
-    }
     return true;
 }
 
-/* The WebSocket opening handshake (RFC 6455 4.2). */
+/* Takes one of the hub's max_streams places (stream.h), answering 503
+ * when there is none. */
+static bool reserve_stream(pf_req *r, pf_sessions_routes *m) {
+    if (pf_hub_reserve(m->hub)) return true;
+    pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
+                        "The server has %lld open streams, its limit. Retry later.",
+                        (long long)m->cfg->max_streams);
+    return false;
+}
+
 void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
     char accept[PF_WS_ACCEPT_LEN + 1];
     stream_job *job;
@@ -376,15 +412,19 @@ void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
         answer_no_session(r);
         return;
     }
-    if (!pf_routes_ws_handshake(r, m->hub, m->cfg->max_streams, accept)) return;
-    if (!(job = malloc(sizeof(*job)))) {
+    if (!pf_routes_ws_handshake(r, accept)) return;
+    if (!(job = calloc(1, sizeof(*job)))) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         return;
     }
     job->hub = m->hub;
     snprintf(job->map_id, sizeof(job->map_id), "%s", pf_req_map_id(r));
     snprintf(job->sid, sizeof(job->sid), "%s", pf_req_session_id(r));
-    pf_req_set_state(r, job, free);
+    pf_req_set_state(r, job, free_stream_job);
+    /* The place is taken now, not when the hub adopts the socket: two
+     * handshakes at once cannot both take the last one. */
+    if (!reserve_stream(r, m)) return;
+    job->reserved = true;
     pf_req_answer_upgrade(r, accept, adopt_stream, job);
 }
 
@@ -394,27 +434,37 @@ void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
  * token. */
 typedef struct mux_job {
     pf_hub *hub;
+    bool reserved; /* holds one of the hub's max_streams places until adopted */
     pf_auth_id who;
     bool own_only;
 } mux_job;
 
+static void free_mux_job(void *p) {
+    mux_job *job = p;
+    if (job->reserved) pf_hub_unreserve(job->hub); /* the upgrade never happened */
+    free(job);
+}
+
 static void adopt_mux(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                       const char *extra, size_t n) {
     mux_job *job = ud;
+    job->reserved = false; /* the hub's now */
     pf_hub_adopt_mux(job->hub, sock, urh, extra, n, &job->who, job->own_only);
 }
 
 void pf__route_stream(pf_req *r, pf_sessions_routes *m) {
     char accept[PF_WS_ACCEPT_LEN + 1];
     mux_job *job;
-    if (!pf_routes_ws_handshake(r, m->hub, m->cfg->max_streams, accept)) return;
-    if (!(job = malloc(sizeof(*job)))) {
+    if (!pf_routes_ws_handshake(r, accept)) return;
+    if (!(job = calloc(1, sizeof(*job)))) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         return;
     }
     job->hub = m->hub;
     job->who = *pf_req_principal(r);
     job->own_only = pf_req_scope(r) == PF_SCOPE_READ;
-    pf_req_set_state(r, job, free);
+    pf_req_set_state(r, job, free_mux_job);
+    if (!reserve_stream(r, m)) return;
+    job->reserved = true;
     pf_req_answer_upgrade(r, accept, adopt_mux, job);
 }

@@ -32,13 +32,13 @@ struct pf_sessions_routes {
     pf_hub *hub;
     pf_metrics *metrics;  /* searches */
     const pf_config *cfg; /* session ttls and limits, max_updates, max_streams */
+    pf_mem *mem;          /* the process budget a new session reserves its search in */
 };
 
 /* Checks a WebSocket opening handshake (RFC 6455 4.2: Upgrade,
- * Connection, version 13, the key) and the stream limit; fills accept and
- * returns true, or answers the error (426, 400, 503) and returns false.
- * The session and crowd streams' handshake. */
-bool pf_routes_ws_handshake(pf_req *r, pf_hub *hub, int64_t max_streams,
-                            char accept[PF_WS_ACCEPT_LEN + 1]);
+ * Connection, version 13, the key); fills accept and returns true, or
+ * answers the error (426, 400) and returns false. The session and crowd
+ * streams' handshake; the caller then takes a place (pf_hub_reserve). */
+bool pf_routes_ws_handshake(pf_req *r, char accept[PF_WS_ACCEPT_LEN + 1]);
 
 #endif

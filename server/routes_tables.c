@@ -100,6 +100,7 @@ static void run_table(pf_req *r, pf_search_ctx *ctx) {
     pf_jsonw w, pw;
     double *costs = NULL;
     uint64_t t0 = pf_clock_now_ns(), expanded = 0;
+    size_t reserved;
     pf_status st;
 
     memset(&pw, 0, sizeof(pw));
@@ -111,7 +112,14 @@ static void run_table(pf_req *r, pf_search_ctx *ctx) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         goto out_finish;
     }
-    if ((st = pf_planner_agent_grid(job->mv->planner, q->agent_size, &g))) {
+    /* The agent's grid, built (within the memory budget) on first use. */
+    if (pf_mapver_reserve_agent(job->mv, q->agent_size, false, &reserved, "agent_size", &e)) {
+        pf_req_answer_perror(r, &e);
+        goto out_finish;
+    }
+    st = pf_planner_agent_grid(job->mv->planner, q->agent_size, &g);
+    pf_mapver_settle(job->mv, reserved);
+    if (st) {
         pf_req_answer_error(r, pf_error_for_status(st), NULL, "Preparing agent size %d failed: %s.",
                             (int)q->agent_size, pf_status_str(st));
         goto out_finish;

@@ -11,11 +11,13 @@
 #include <uv.h>
 
 #include "clock.h"
+#include "conns.h"
 #include "crowd.h"
 #include "demo.h"
 #include "guard.h"
 #include "http.h"
 #include "maps.h"
+#include "memory.h"
 #include "metrics.h"
 #include "navq.h"
 #include "navrun.h"
@@ -42,6 +44,8 @@ struct pf_server {
     pf_crowds *crowds;
     pf_maps *maps;   /* the registry and the store (memory, data directory, Redis) together */
     pf_hub *hub;     /* WebSocket streams and the session reaper */
+    pf_conns *conns; /* the connections' absolute deadlines */
+    pf_mem *mem;     /* the process memory budget (--max-memory) */
     pf_guard *guard; /* Host, CORS, tokens */
     pf_http *http;
     uv_thread_t loader; /* loads the stored (and demo) maps while the server listens */
@@ -69,7 +73,8 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
     if (!s) return PF_ENOMEM;
     s->cfg = *cfg;
     pf_metrics_init(&s->metrics);
-    if ((st = pf_guard_create(&s->cfg, &s->guard, err, errlen))) goto out_free_server;
+    if (!(s->mem = pf_mem_create((uint64_t)cfg->max_memory))) goto out_free_server;
+    if ((st = pf_guard_create(&s->cfg, &s->guard, err, errlen))) goto out_free_mem;
     st = PF_ENOMEM;
     snprintf(err, errlen, "out of memory");
     if (!(s->registry = pf_registry_create((size_t)cfg->max_maps))) goto out_free_guard;
@@ -84,20 +89,31 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
         goto out_free_navq;
     {
         s->navrun = (pf_navrun){s->pool, (int)cfg->workers - 1};
-        pf_maps_deps d = {s->registry, s->sessions, &s->cfg, &s->navrun, s->crowds};
+        pf_maps_deps d = {.registry = s->registry,
+                          .sessions = s->sessions,
+                          .cfg = &s->cfg,
+                          .mem = s->mem,
+                          .navrun = &s->navrun,
+                          .crowds = s->crowds};
         if ((st = pf_maps_create(&d, &s->maps))) goto out_free_pool;
     }
     {
-        pf_hub_deps d = {s->sessions,
-                         s->registry,
-                         s->pool,
-                         &s->metrics,
-                         (size_t)cfg->ws_max_message,
-                         s->crowds,
-                         s->navq,
-                         pf_crowds_routes_limits(&s->cfg),
-                         &s->cfg,
-                         s->maps};
+        pf_hub_deps d = {.sessions = s->sessions,
+                         .registry = s->registry,
+                         .pool = s->pool,
+                         .metrics = &s->metrics,
+                         .ws_max_message = (size_t)cfg->ws_max_message,
+                         .max_streams = (size_t)cfg->max_streams,
+                         .ws_max_outbound = (size_t)cfg->ws_max_outbound,
+                         .ws_idle_timeout_s = cfg->ws_idle_timeout_s,
+                         .ws_close_timeout_ms = cfg->ws_close_timeout_ms,
+                         .deadline_ms = cfg->deadline_ms,
+                         .mem = s->mem,
+                         .crowds = s->crowds,
+                         .navq = s->navq,
+                         .crowd_limits = pf_crowds_routes_limits(&s->cfg),
+                         .cfg = &s->cfg,
+                         .maps = s->maps};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
     if (cfg->instance_id[0]) {
@@ -106,26 +122,41 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
         snprintf(s->instance_buf[0], sizeof(s->instance_buf[0]), "pathd");
     }
     atomic_init(&s->instance, s->instance_buf[0]);
-    s->ops =
-        (pf_ops_routes){&s->cfg, &s->metrics,       s->pool,      s->registry, s->sessions, s->hub,
-                        s->maps, pf_clock_now_ns(), &s->instance, s->crowds,   s->guard};
+    if ((st =
+             pf_conns_create(cfg->request_timeout_s * 1000, cfg->conn_timeout_s * 1000, &s->conns)))
+        goto out_free_hub;
+    s->ops = (pf_ops_routes){.cfg = &s->cfg,
+                             .metrics = &s->metrics,
+                             .pool = s->pool,
+                             .registry = s->registry,
+                             .sessions = s->sessions,
+                             .hub = s->hub,
+                             .maps = s->maps,
+                             .started_ns = pf_clock_now_ns(),
+                             .instance = &s->instance,
+                             .crowds = s->crowds,
+                             .conns = s->conns,
+                             .mem = s->mem,
+                             .guard = s->guard};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg, &s->metrics};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg, s->navq};
     s->fields = (pf_fields_routes){s->registry, &s->metrics, &s->cfg};
     s->tables = (pf_tables_routes){s->registry, &s->metrics, &s->cfg};
     s->sessions_routes =
-        (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg};
+        (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg, s->mem};
     s->crowds_routes = (pf_crowds_routes){s->registry, s->crowds, s->hub, s->navq, &s->cfg};
     s->routes = (pf_routes){&s->ops,    &s->maps_routes,     &s->paths,         &s->fields,
                             &s->tables, &s->sessions_routes, &s->crowds_routes, s->maps};
     {
-        pf_http_deps d = {&s->cfg,      &s->routes, s->pool, &s->metrics,
-                          &s->instance, s->guard,   s->maps};
-        if ((st = pf_http_create(&d, &s->http))) goto out_free_hub;
+        pf_http_deps d = {&s->cfg,     &s->routes,   s->conns, s->mem, s->pool,
+                          &s->metrics, &s->instance, s->guard, s->maps};
+        if ((st = pf_http_create(&d, &s->http))) goto out_free_conns;
     }
     *out = s;
     return PF_OK;
 
+out_free_conns:
+    pf_conns_destroy(s->conns);
 out_free_hub:
     pf_hub_destroy(s->hub);
 out_free_maps:
@@ -142,6 +173,8 @@ out_free_registry:
     pf_registry_destroy(s->registry);
 out_free_guard:
     pf_guard_destroy(s->guard);
+out_free_mem:
+    pf_mem_destroy(s->mem);
 out_free_server:
     free(s);
     return st;
@@ -180,6 +213,7 @@ pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
      * 503 not_ready until the loader is done. */
     pf_maps_set_loading(s->maps, true);
     if ((st = pf_http_start(s->http, err, errlen))) return st;
+    atomic_store(&s->ops.health_port, pf_http_health_port(s->http));
     if (!s->cfg.instance_id[0]) {
         snprintf(s->instance_buf[1], sizeof(s->instance_buf[1]), "%.120s:%u", s->instance_buf[0],
                  (unsigned)pf_http_port(s->http));
@@ -196,6 +230,8 @@ pf_status pf_server_start(pf_server *s, char *err, size_t errlen) {
 const char *pf_server_instance(pf_server *s) { return atomic_load(&s->instance); }
 
 uint16_t pf_server_port(const pf_server *s) { return pf_http_port(s->http); }
+
+uint16_t pf_server_health_port(const pf_server *s) { return pf_http_health_port(s->http); }
 
 pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen) {
     return pf_maps_open_store(s->maps, err, errlen);
@@ -242,6 +278,7 @@ void pf_server_destroy(pf_server *s) {
      * daemon stops. */
     pf_hub_destroy(s->hub);
     pf_http_destroy(s->http);
+    pf_conns_destroy(s->conns); /* after the daemons: every connection is closed */
     pf_pool_destroy(s->pool);
     /* The store's follower thread uses the sessions and the registry: it
      * stops here, before they go. */
@@ -252,5 +289,6 @@ void pf_server_destroy(pf_server *s) {
     pf_crowds_destroy(s->crowds);
     pf_navq_destroy(s->navq); /* after the pool: its jobs borrow queries */
     pf_guard_destroy(s->guard);
+    pf_mem_destroy(s->mem); /* last: everything above gave its charges back */
     free(s);
 }

@@ -72,6 +72,8 @@ pf_status pf_server_start(pf_server *s, char *err, size_t errlen);
 
 /* The bound TCP port (useful with --port 0). */
 uint16_t pf_server_port(const pf_server *s);
+/* The probes' listener's bound port (--health-port), 0 when there is none. */
+uint16_t pf_server_health_port(const pf_server *s);
 
 /* SIGHUP: rereads --auth-token-file. On failure (err says why) the tokens
  * in force stay. PF_EINVAL without a token file. Any thread. */

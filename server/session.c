@@ -44,6 +44,8 @@ struct pf_session {
     int64_t ttl_s;
     uint64_t last_ns;
     bool busy, dead;
+    pf_mem *mem;             /* the process budget (pf_session_take_charge), or NULL */
+    size_t charged;          /* PF_MEM_SESSIONS bytes charged for this session */
     pf_auth_id owner;        /* the creating token's name; all zero without tokens */
     bool planned;            /* d has planned once (the next plan repairs it) */
     size_t accounted;        /* bytes counted in the table's total (lock held) */
@@ -147,6 +149,7 @@ static uint64_t str_hash(const char *s) {
 
 static void session_free(pf_session *s) {
     if (!s) return;
+    pf_mem_uncharge(s->mem, PF_MEM_SESSIONS, s->charged);
     pf_dstar_destroy(s->d);
     pf_nav_corridor_destroy(s->corr);
     pf_mapver_release(s->mv);
@@ -1107,8 +1110,37 @@ static pf_error nav_run(pf_sessions *t, pf_metrics *m, pf_session *s, const pf_u
 
 /* The session job */
 
+void pf_session_take_charge(pf_session *s, pf_mem *mem, size_t reserved) {
+    s->mem = mem;
+    s->charged = reserved;
+}
+
+/* The charge follows what the session holds after a run (its search grew
+ * or was rebuilt smaller), and so does its version's: the first session
+ * plan on a version builds its cuts (planner.h). */
+static void recharge(pf_session *s) {
+    size_t now = pf_session_memory(s);
+    if (!s->mem) return;
+    if (now > s->charged)
+        pf_mem_charge(s->mem, PF_MEM_SESSIONS, now - s->charged);
+    else
+        pf_mem_uncharge(s->mem, PF_MEM_SESSIONS, s->charged - now);
+    s->charged = now;
+    pf_mapver_recharge(s->mv);
+}
+
+static pf_error session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_session *s,
+                            const pf_update_list *l, pf_jsonw *w);
+
 pf_error pf_session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_session *s,
                         const pf_update_list *l, pf_jsonw *w) {
+    pf_error err = session_run(t, reg, m, s, l, w);
+    recharge(s);
+    return err;
+}
+
+static pf_error session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_session *s,
+                            const pf_update_list *l, pf_jsonw *w) {
     pf_proto_error e;
     pf_session_answer a;
     pf_result res;

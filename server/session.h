@@ -42,6 +42,7 @@
 #include "auth.h"
 #include "errors.h"
 #include "jsonw.h"
+#include "memory.h"
 #include "metrics.h"
 #include "navq.h"
 #include "registry.h"
@@ -52,6 +53,9 @@
 /* A navmesh session's corridor holds at most this many polygons; a longer
  * path is answered partial, as far as the corridor reaches. */
 #define PF_SESSION_NAV_MAX_POLYS 4096u
+/* What the memory budget reserves for a new navmesh session: its record and
+ * a corridor of PF_SESSION_NAV_MAX_POLYS polygons, with room to spare. */
+#define PF_SESSION_NAV_RESERVE (64u * 1024u)
 
 typedef struct pf_session pf_session;
 typedef struct pf_sessions pf_sessions;
@@ -204,6 +208,12 @@ pf_status pf_session_apply(pf_session *s, const pf_update_list *l);
  * (INVALID_VALUE, OFF_MAP, BLOCKED; the session is unchanged),
  * SESSION_NOT_FOUND when the map was deleted or replaced (s is killed:
  * freed at its release), NO_MEMORY. The caller still releases s. */
+/* Hands the session a charge of `reserved` bytes of PF_MEM_SESSIONS its
+ * creator took from the budget mem (memory.h): from then on the charge
+ * follows pf_session_memory after each pf_session_run, and is given back
+ * when the session is freed. Call on a held session just added. */
+void pf_session_take_charge(pf_session *s, pf_mem *mem, size_t reserved);
+
 pf_error pf_session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_session *s,
                         const pf_update_list *l, pf_jsonw *w);
 

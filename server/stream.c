@@ -1,8 +1,24 @@
-/* stream.c -- see stream.h. */
+/* stream.c -- see stream.h.
+ *
+ * A stream's life (RFC 6455 section 7):
+ *
+ *   OPEN       messages flow both ways.
+ *   CLOSE_SENT the server sent a close frame (idle, session gone, outbound
+ *              cap, drain): it sends nothing more and reads the peer's
+ *              frames only to find its close frame, until ws_close_timeout.
+ *   LINGER     the handshake is over (or failed on a protocol error): the
+ *              last frames are flushed, the sending side shut down, and the
+ *              input read and dropped until the peer hangs up or
+ *              ws_close_timeout passes, so the peer reads the close frame
+ *              instead of a reset.
+ *   GONE       the peer hung up or the socket failed: freed as soon as no
+ *              job runs for it.
+ */
 #include "stream.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +33,17 @@
 #include "session_json.h"
 #include "ws.h"
 
+/* Bytes read from the socket at once, and chunks read per poll event before
+ * the loop serves the other streams. */
 #define READ_CHUNK 16384
+#define READS_PER_POLL 4
 #define REAP_EVERY_MS 1000
 /* Crowd frames are not queued past this much unsent output on a stream: a
  * slow reader misses frames (counted) rather than growing a backlog. */
 #define CROWD_BACKLOG_BYTES (4u << 20)
 #define MAX_DUE 64
+/* A server frame's header is at most 10 bytes (no mask). */
+#define FRAME_HEADER_MAX 10
 #define MUX_BUCKETS 4096 /* hash chains of a multiplexed connection's sessions */
 
 typedef struct wsconn wsconn;
@@ -37,6 +58,7 @@ typedef struct mux_msg {
     pf_pool_job job;
     char *answer;
     size_t answer_len;
+    size_t held; /* counted in its connection's mux_state.held */
 } mux_msg;
 
 /* The messages of one session on one connection: run one at a time. */
@@ -56,7 +78,10 @@ typedef struct mux_state {
     size_t pending; /* messages queued or running */
     size_t running;
     uint64_t creates;
+    size_t held; /* bytes of the entries and queued or running messages */
 } mux_state;
+
+typedef enum ws_state { WS_OPEN = 0, WS_CLOSE_SENT, WS_LINGER, WS_GONE } ws_state;
 
 struct wsconn {
     pf_hub *hub;
@@ -66,14 +91,20 @@ struct wsconn {
     char map_id[PF_MAP_ID_MAX + 1];
     char sid[PF_SESSION_ID_MAX + 1];
     pf_ws_decoder dec;
-    uint8_t *in;
+    uint8_t *in; /* input not yet decoded: in[in_off..in_len) */
     size_t in_len, in_off, in_cap;
-    uint8_t *out;
+    uint8_t *out; /* frames not yet sent: out[out_off..out_len); frames start at 0 */
     size_t out_len, out_off, out_cap;
-    int events;   /* what the poll watches now */
-    bool in_job;  /* an update runs on the pool: read nothing more */
-    bool closing; /* no more input; close once the output is flushed */
-    bool polling; /* the poll handle is initialised */
+    ws_state state;
+    int events;           /* what the poll watches now */
+    bool in_job;          /* an update runs on the pool: read nothing more */
+    bool polling;         /* the poll handle is initialised */
+    bool wr_shut;         /* LINGER: shutdown(SHUT_WR) done */
+    bool finished;        /* unlinked; freed when its poll handle is closed */
+    size_t charged_out;   /* PF_MEM_STREAMS charged: the output buffer */
+    size_t charged_rest;  /* ... and the input and message buffers */
+    uint64_t last_msg_ns; /* the peer's last message or control frame */
+    uint64_t close_by_ns; /* CLOSE_SENT, LINGER: dropped at this time */
     /* A crowd stream's crowd (a reference), or NULL for a session's. */
     pf_crowd *crowd;
     uint64_t frames_dropped;
@@ -85,7 +116,6 @@ struct wsconn {
     pf_session *sess;
     char *answer;
     size_t answer_len;
-    size_t accounted;    /* bytes counted in the hub's memory (loop thread) */
     struct wsconn *next; /* incoming / done list */
     struct wsconn *all_prev, *all_next;
     mux_state *mux; /* a multiplexed stream; NULL for one session's */
@@ -111,14 +141,14 @@ struct pf_hub {
     uv_timer_t reaper;
     uv_timer_t ticker; /* the next crowd tick */
     uv_thread_t thread;
-    uv_mutex_t mu; /* guards incoming, done, frames, mux_done, the flags and count */
+    uv_mutex_t mu; /* guards incoming, done, frames, mux_done, the flags, count and the stats */
     wsconn *incoming, *done;
     tick_job *frames;
     mux_msg *mux_done;
     bool close_all, stop, rescan;
-    size_t count;
-    wsconn *all;          /* loop thread only */
-    atomic_size_t memory; /* the streams' bytes (account) */
+    size_t count; /* streams adopted and not yet freed, and places reserved */
+    pf_hub_stats stats;
+    wsconn *all; /* loop thread only */
 };
 
 static void update_poll(wsconn *c);
@@ -126,12 +156,6 @@ static void process(wsconn *c);
 static void mux_free(mux_state *x);
 static void mux_on_text(wsconn *c, const uint8_t *data, size_t len);
 static void mux_pump(wsconn *c);
-
-/* Whether c may read another message now. */
-static bool may_read(const wsconn *c) {
-    if (c->in_job || c->closing) return false;
-    return !c->mux || c->mux->pending < (size_t)c->hub->d.cfg->stream_max_pending;
-}
 
 static void push(pf_hub *h, wsconn **list, wsconn *c) {
     uv_mutex_lock(&h->mu);
@@ -141,20 +165,16 @@ static void push(pf_hub *h, wsconn **list, wsconn *c) {
     uv_async_send(&h->async);
 }
 
-/* Brings c's share of the hub's memory up to date: the connection, its
- * buffers and its decoder's message buffer. Loop thread. */
-static void account(wsconn *c) {
-    /* While a job runs it owns answer and answer_len (it writes them on a
-     * worker): not read here then. */
-    size_t bytes =
-        sizeof(*c) + c->in_cap + c->out_cap + c->dec.msg_cap + (c->in_job ? 0 : c->answer_len);
-    atomic_fetch_add(&c->hub->memory, bytes - c->accounted); /* modular: a decrease too */
-    c->accounted = bytes;
+/* Counts a close the server started, by its cause. */
+static void count_close(pf_hub *h, uint64_t *counter) {
+    uv_mutex_lock(&h->mu);
+    (*counter)++;
+    uv_mutex_unlock(&h->mu);
 }
 
 static void conn_free(wsconn *c) {
     pf_hub *h = c->hub;
-    atomic_fetch_sub(&h->memory, c->accounted);
+    pf_mem_uncharge(h->d.mem, PF_MEM_STREAMS, c->charged_out + c->charged_rest);
     if (c->urh) MHD_upgrade_action(c->urh, MHD_UPGRADE_ACTION_CLOSE);
     pf_ws_decoder_free(&c->dec);
     pf_update_list_free(&c->upd);
@@ -179,8 +199,9 @@ static void on_poll_closed(uv_handle_t *hd) { conn_free(hd->data); }
  * runs. */
 static void finish(wsconn *c) {
     pf_hub *h = c->hub;
-    if (c->in_job) return;                 /* the job's end calls finish again */
+    if (c->in_job || c->finished) return;  /* the job's end calls finish again */
     if (c->mux && c->mux->running) return; /* so does the last job's end */
+    c->finished = true;
     if (c->all_prev)
         c->all_prev->all_next = c->all_next;
     else if (h->all == c)
@@ -196,6 +217,14 @@ static void finish(wsconn *c) {
     }
 }
 
+static size_t out_pending(const wsconn *c) { return c->out_len - c->out_off; }
+
+/* The peer is gone: nothing more is sent or read. */
+static void gone(wsconn *c) {
+    c->state = WS_GONE;
+    c->out_off = c->out_len = 0;
+}
+
 /* Writes what it can of the output without blocking. */
 static void flush(wsconn *c) {
     while (c->out_off < c->out_len) {
@@ -204,8 +233,7 @@ static void flush(wsconn *c) {
         if (k < 0 && errno == EINTR) continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         if (k <= 0) { /* the peer is gone */
-            c->out_off = c->out_len = 0;
-            c->closing = true;
+            gone(c);
             break;
         }
         c->out_off += (size_t)k;
@@ -213,29 +241,132 @@ static void flush(wsconn *c) {
     if (c->out_off == c->out_len) c->out_off = c->out_len = 0;
 }
 
-static void send_frame(wsconn *c, int op, const void *data, size_t len) {
-    size_t need = len + 10;
+/* The length of the server frame starting at p (complete in the buffer). */
+static size_t frame_len(const uint8_t *p) {
+    uint8_t l = p[1] & 0x7f;
+    uint64_t n = l;
+    size_t h = 2;
+    if (l == 126) {
+        n = ((uint64_t)p[2] << 8) | p[3];
+        h = 4;
+    } else if (l == 127) {
+        n = 0;
+        for (int i = 0; i < 8; i++) n = (n << 8) | p[2 + i];
+        h = 10;
+    }
+    return h + (size_t)n;
+}
+
+/* Drops the queued frames the peer has not started to receive; the frame
+ * being sent is kept whole, so the close frame that follows is read as one. */
+static void drop_unsent(wsconn *c) {
+    size_t at = 0;
+    while (at < c->out_len && at + frame_len(c->out + at) <= c->out_off)
+        at += frame_len(c->out + at);
+    if (at < c->out_len && at < c->out_off) at += frame_len(c->out + at); /* partly sent */
+    c->out_len = at;
+    if (c->out_off == c->out_len) c->out_off = c->out_len = 0;
+}
+
+/* The process budget cannot hold the stream's output: what the peer has
+ * not started to receive is dropped and the stream closed with 1013 (try
+ * again later) when the close frame still fits the buffer, else dropped. */
+static void over_budget(wsconn *c) {
+    uint8_t p[125];
+    size_t n;
+    drop_unsent(c);
+    count_close(c->hub, &c->hub->stats.closed_memory);
+    n = pf_ws_close_payload(PF_WS_CLOSE_TRY_AGAIN, "memory budget (--max-memory) spent", p);
+    if (c->state != WS_OPEN || c->out_cap - c->out_len < n + FRAME_HEADER_MAX) {
+        gone(c);
+        return;
+    }
+    c->out_len += pf_ws_encode(PF_WS_OP_CLOSE, p, n, c->out + c->out_len, c->out_cap - c->out_len);
+    pf_metrics_count_ws_message(c->hub->d.metrics, true, PF_WS_OP_CLOSE, n);
+    c->state = WS_CLOSE_SENT;
+    c->close_by_ns = pf_clock_now_ns() + (uint64_t)c->hub->d.ws_close_timeout_ms * 1000000ull;
+}
+
+/* Appends one frame to the output; false when out of memory or past the
+ * memory budget (then the stream is closed or dropped). */
+static bool queue_frame(wsconn *c, int op, const void *data, size_t len) {
+    size_t need = len + FRAME_HEADER_MAX;
+    if (c->out_off > 0 && c->out_off >= c->out_len / 2) {
+        /* Most of the buffer is sent: move the rest to the front (frames
+         * then start at 0 again, which drop_unsent relies on, as the first
+         * one left may be partly sent). */
+        size_t at = 0;
+        while (at + frame_len(c->out + at) <= c->out_off) at += frame_len(c->out + at);
+        memmove(c->out, c->out + at, c->out_len - at);
+        c->out_off -= at;
+        c->out_len -= at;
+    }
     if (c->out_len + need > c->out_cap) {
         size_t cap = c->out_cap ? c->out_cap : 4096;
         uint8_t *b;
         while (cap < c->out_len + need) cap *= 2;
+        if (!pf_mem_try_charge(c->hub->d.mem, PF_MEM_STREAMS, cap - c->out_cap)) {
+            over_budget(c);
+            return false;
+        }
         b = realloc(c->out, cap);
         if (!b) {
-            c->closing = true;
-            return;
+            pf_mem_uncharge(c->hub->d.mem, PF_MEM_STREAMS, cap - c->out_cap);
+            gone(c);
+            return false;
         }
+        c->charged_out += cap - c->out_cap;
         c->out = b;
         c->out_cap = cap;
     }
     c->out_len += pf_ws_encode(op, data, len, c->out + c->out_len, c->out_cap - c->out_len);
     pf_metrics_count_ws_message(c->hub->d.metrics, true, op, len);
+    return true;
+}
+
+/* Starts the closing handshake from the server's side: a close frame with
+ * code and reason, then CLOSE_SENT. */
+static void close_with(wsconn *c, int code, const char *reason) {
+    uint8_t p[125];
+    if (c->state != WS_OPEN) return;
+    if (!queue_frame(c, PF_WS_OP_CLOSE, p, pf_ws_close_payload(code, reason, p))) return;
+    c->state = WS_CLOSE_SENT;
+    c->close_by_ns = pf_clock_now_ns() + (uint64_t)c->hub->d.ws_close_timeout_ms * 1000000ull;
     flush(c);
 }
 
-static void send_close(wsconn *c, int code) {
-    uint8_t b[2] = {(uint8_t)(code >> 8), (uint8_t)code};
-    send_frame(c, PF_WS_OP_CLOSE, b, 2);
-    c->closing = true;
+/* Fails the connection (RFC 6455 7.1.7): the input cannot be trusted any
+ * more, so a close frame (when none was sent yet) and LINGER. */
+static void fail(wsconn *c, int code, const char *reason) {
+    uint8_t p[125];
+    if (c->state == WS_GONE) return;
+    if (c->state == WS_OPEN)
+        queue_frame(c, PF_WS_OP_CLOSE, p, pf_ws_close_payload(code, reason, p));
+    if (c->state == WS_GONE) return;
+    c->state = WS_LINGER;
+    c->close_by_ns = pf_clock_now_ns() + (uint64_t)c->hub->d.ws_close_timeout_ms * 1000000ull;
+    flush(c);
+}
+
+/* Queues a text message or a pong under the outbound cap. A peer that lets
+ * the queue pass ws_max_outbound is not reading: what it has not started
+ * to receive is dropped and the stream closed with 1008. A message that
+ * alone is larger than the cap can never be sent: 1009. */
+static void send_frame(wsconn *c, int op, const void *data, size_t len) {
+    size_t cap = c->hub->d.ws_max_outbound, flen = len + FRAME_HEADER_MAX;
+    if (c->state != WS_OPEN) return; /* nothing but the close after a close */
+    if (flen > cap) {
+        count_close(c->hub, &c->hub->stats.closed_too_big);
+        close_with(c, PF_WS_CLOSE_TOO_BIG, "answer larger than ws_max_outbound_bytes");
+        return;
+    }
+    if (out_pending(c) + flen > cap) {
+        drop_unsent(c);
+        count_close(c->hub, &c->hub->stats.closed_slow_reader);
+        close_with(c, PF_WS_CLOSE_POLICY, "peer not reading: ws_max_outbound_bytes queued");
+        return;
+    }
+    if (queue_frame(c, op, data, len)) flush(c);
 }
 
 static void send_error(wsconn *c, pf_error code, const char *field, const char *msg) {
@@ -289,7 +420,7 @@ static void on_crowd_text(wsconn *c, const uint8_t *data, size_t len) {
     pf_status st;
     if (pf_crowd_is_gone(c->crowd)) {
         send_error(c, PF_ERR_CROWD_NOT_FOUND, NULL, NULL);
-        send_close(c, PF_WS_CLOSE_NORMAL);
+        close_with(c, PF_WS_CLOSE_NORMAL, "crowd ended");
         return;
     }
     if ((st = pf_crowd_command_parse((const char *)data, len, &d->crowd_limits, &c->cmd, &e))) {
@@ -305,6 +436,22 @@ static void on_crowd_text(wsconn *c, const uint8_t *data, size_t len) {
         pf_crowd_command_free(&c->cmd);
         send_error(c, st == PF_ELIMIT ? PF_ERR_OVERLOADED : PF_ERR_SHUTTING_DOWN, NULL, NULL);
     }
+}
+
+/* The pool's timer thread: the update waited past the default deadline
+ * for a worker. Answered like a finished job, with an error body. */
+static void expire_update(void *arg) {
+    wsconn *c = arg;
+    const pf_hub_deps *d = &c->hub->d;
+    pf_jsonw w;
+    pf_jsonw_init(&w, 256);
+    pf_proto_write_error(&w, PF_ERR_DEADLINE,
+                         "The deadline passed while the update waited for a worker.", NULL);
+    pf_sessions_release(d->sessions, c->sess, pf_clock_now_ns());
+    c->sess = NULL;
+    pf_update_list_free(&c->upd);
+    c->answer = pf_jsonw_take(&w, &c->answer_len);
+    push(c->hub, &c->hub->done, c);
 }
 
 static void on_text(wsconn *c, const uint8_t *data, size_t len) {
@@ -335,6 +482,8 @@ static void on_text(wsconn *c, const uint8_t *data, size_t len) {
     c->job.fn = run_update;
     c->job.arg = c;
     c->job.kind = PF_JOB_SEARCH;
+    c->job.deadline_ns = pf_clock_now_ns() + (uint64_t)d->deadline_ms * 1000000ull;
+    c->job.expire = expire_update;
     c->in_job = true;
     st = pf_pool_submit(d->pool, &c->job);
     if (st) {
@@ -344,6 +493,24 @@ static void on_text(wsconn *c, const uint8_t *data, size_t len) {
         pf_update_list_free(&c->upd);
         send_error(c, st == PF_ELIMIT ? PF_ERR_OVERLOADED : PF_ERR_SHUTTING_DOWN, NULL, NULL);
     }
+}
+
+/* The peer's close frame: echo its code (or fail on a bad one) and linger;
+ * after our own close it completes the handshake. */
+static void on_close(wsconn *c, const pf_ws_message *m) {
+    int code;
+    if (pf_ws_close_check(m->data, m->len, &code)) {
+        fail(c, code, code == PF_WS_CLOSE_BAD_DATA ? "close reason is not UTF-8" : "bad close");
+        return;
+    }
+    if (c->state == WS_OPEN) {
+        uint8_t p[2] = {(uint8_t)(code >> 8), (uint8_t)code};
+        queue_frame(c, PF_WS_OP_CLOSE, p, code ? 2 : 0);
+        if (c->state == WS_GONE) return;
+    }
+    c->state = WS_LINGER;
+    c->close_by_ns = pf_clock_now_ns() + (uint64_t)c->hub->d.ws_close_timeout_ms * 1000000ull;
+    flush(c);
 }
 
 /* Multiplexed streams */
@@ -467,6 +634,7 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
         bool total = false;
         pf_proto_error pe;
         pf_status st;
+        size_t reserve;
         status = 201;
         if (d->maps && pf_maps_needs_load(d->maps, m->map_id) &&
             pf_maps_load(d->maps, m->map_id, &pe)) {
@@ -504,7 +672,19 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
                                                        : "The cell is outside the map.",
                                  k ? "create.goal" : "create.start");
         }
-        if (!err) {
+        /* As the HTTP create: room in the memory budget for a search over
+         * the whole map (and a new agent size's grid) first; a navmesh
+         * session's corridor is small and bounded. */
+        reserve =
+            mv->nav
+                ? PF_SESSION_NAV_RESERVE
+                : pf_mem_session_estimate((uint64_t)pf_grid_width(pf_planner_grid(mv->planner)) *
+                                          (uint64_t)pf_grid_height(pf_planner_grid(mv->planner))) +
+                      pf_mapver_agent_need(mv, cq->agent_size, false);
+        if (!err && !pf_mem_try_charge(d->mem, PF_MEM_SESSIONS, reserve)) {
+            err = PF_ERR_INSUFFICIENT_STORAGE;
+            pf_proto_write_error(&body, err, NULL, NULL);
+        } else if (!err) {
             int64_t ttl = cq->ttl_s ? cq->ttl_s : d->cfg->session_ttl_s;
             if (mv->nav)
                 st = pf_sessions_add_nav(d->sessions, mv, cq->start3, cq->goal3, ttl,
@@ -512,6 +692,10 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
             else
                 st = pf_sessions_add_sized(d->sessions, mv, cq->start, cq->goal, cq->agent_size,
                                            ttl, pf_clock_now_ns(), &s, &total);
+            if (st)
+                pf_mem_uncharge(d->mem, PF_MEM_SESSIONS, reserve);
+            else
+                pf_session_take_charge(s, d->mem, reserve);
             if (st == PF_ELIMIT) {
                 err = total ? PF_ERR_OVERLOADED : PF_ERR_TOO_MANY_SESSIONS;
                 pf_proto_write_error(&body, err, NULL, NULL);
@@ -582,6 +766,7 @@ static void entry_gc(mux_state *x, mux_entry *e) {
     }
     if (*pp) *pp = e->hnext;
     x->nentries--;
+    x->held -= sizeof(*e);
     free(e);
 }
 
@@ -589,7 +774,8 @@ static void entry_gc(mux_state *x, mux_entry *e) {
 static void mux_pump(wsconn *c) {
     mux_state *x = c->mux;
     const pf_hub_deps *d = &c->hub->d;
-    while (!c->closing && x->ready_head && x->running < (size_t)d->cfg->stream_max_inflight &&
+    while (c->state == WS_OPEN && x->ready_head &&
+           x->running < (size_t)d->cfg->stream_max_inflight &&
            c->out_len - c->out_off <= PF_MUX_OUT_HIGH) {
         mux_entry *e = x->ready_head;
         mux_msg *q = e->head;
@@ -603,6 +789,7 @@ static void mux_pump(wsconn *c) {
         x->running++;
         q->job.fn = run_mux;
         q->job.arg = q;
+        q->job.client = c->job.client; /* the connection's address: its fair share */
         /* A create whose map must be loaded builds it: a build job. */
         q->job.kind =
             q->m.op == PF_MUX_CREATE && d->maps && pf_maps_needs_load(d->maps, q->m.map_id)
@@ -627,10 +814,11 @@ static void mux_answered(mux_msg *q) {
     wsconn *c = q->c;
     mux_state *x = c->mux;
     mux_entry *e = q->entry;
-    if (q->answer && !c->closing) send_frame(c, PF_WS_OP_TEXT, q->answer, q->answer_len);
+    if (q->answer) send_frame(c, PF_WS_OP_TEXT, q->answer, q->answer_len);
     e->running = false;
     x->running--;
     x->pending--;
+    x->held -= q->held;
     msg_free(q);
     ready_push(x, e);
     entry_gc(x, e);
@@ -693,6 +881,7 @@ static void mux_on_text(wsconn *c, const uint8_t *data, size_t len) {
         en->hnext = x->buckets[h & (MUX_BUCKETS - 1)];
         x->buckets[h & (MUX_BUCKETS - 1)] = en;
         x->nentries++;
+        x->held += sizeof(*en);
     }
     q->c = c;
     q->entry = en;
@@ -702,12 +891,21 @@ static void mux_on_text(wsconn *c, const uint8_t *data, size_t len) {
         en->head = q;
     en->tail = q;
     x->pending++;
+    /* The parsed message holds about what its text did (cells, ids). */
+    q->held = sizeof(*q) + len;
+    x->held += q->held;
     ready_push(x, en);
     mux_pump(c);
 }
 
 static void on_message(wsconn *c, const pf_ws_message *m) {
     pf_metrics_count_ws_message(c->hub->d.metrics, false, m->op, m->len);
+    c->last_msg_ns = pf_clock_now_ns();
+    if (m->op == PF_WS_OP_CLOSE) {
+        on_close(c, m);
+        return;
+    }
+    if (c->state != WS_OPEN) return; /* CLOSE_SENT: only the peer's close matters */
     switch (m->op) {
     case PF_WS_OP_TEXT:
         if (c->mux)
@@ -716,26 +914,33 @@ static void on_message(wsconn *c, const pf_ws_message *m) {
             on_text(c, m->data, m->len);
         break;
     case PF_WS_OP_BINARY:
-        send_close(c, 1003);
-        break; /* unsupported data */
+        close_with(c, PF_WS_CLOSE_UNSUPPORTED, "binary messages are not accepted");
+        break;
     case PF_WS_OP_PING:
         send_frame(c, PF_WS_OP_PONG, m->data, m->len);
         break;
-    case PF_WS_OP_PONG:
-        break;
-    case PF_WS_OP_CLOSE:
-        /* Echo the status code (RFC 6455 5.5.1), then close. */
-        send_frame(c, PF_WS_OP_CLOSE, m->data, m->len >= 2 ? 2 : 0);
-        c->closing = true;
-        break;
-    default:
+    default: /* pong */
         break;
     }
 }
 
-/* Decodes and handles buffered input until a job starts or it runs out. */
+/* Whether c decodes another message now: not while its job runs, nor
+ * while a multiplexed stream has stream_max_pending messages outstanding
+ * (then the hub reads no more: TCP backpressure). */
+static bool may_decode(const wsconn *c) {
+    if (c->in_job || !(c->state == WS_OPEN || c->state == WS_CLOSE_SENT)) return false;
+    return !c->mux || c->state != WS_OPEN ||
+           c->mux->pending < (size_t)c->hub->d.cfg->stream_max_pending;
+}
+
+/* Whether c reads from its socket now: to decode, or, lingering, only to
+ * see the peer hang up. */
+static bool wants_input(const wsconn *c) { return c->state == WS_LINGER || may_decode(c); }
+
+/* Decodes and handles buffered input until a job starts, the state stops
+ * asking for input, or it runs out. */
 static void process(wsconn *c) {
-    while (may_read(c) && c->in_off < c->in_len) {
+    while (may_decode(c) && c->in_off < c->in_len) {
         pf_ws_message m;
         size_t used = 0;
         bool got = false;
@@ -743,21 +948,51 @@ static void process(wsconn *c) {
             pf_ws_decode(&c->dec, c->in + c->in_off, c->in_len - c->in_off, &used, &m, &got);
         c->in_off += used;
         if (st) {
-            send_close(c, c->dec.close_code);
+            fail(c, c->dec.close_code,
+                 c->dec.close_code == PF_WS_CLOSE_TOO_BIG ? "message larger than "
+                                                            "ws_max_message_bytes"
+                                                          : "protocol error");
             break;
         }
         if (got) on_message(c, &m);
     }
+    if (c->state == WS_LINGER || c->state == WS_GONE) c->in_off = c->in_len; /* dropped */
     if (c->in_off == c->in_len) c->in_off = c->in_len = 0;
-    account(c);
     update_poll(c);
+}
+
+/* Reads at most one chunk; false on EOF, error or no data. */
+static bool read_chunk(wsconn *c) {
+    ssize_t k;
+    if (c->in_off > 0) { /* keep undecoded bytes at the front */
+        memmove(c->in, c->in + c->in_off, c->in_len - c->in_off);
+        c->in_len -= c->in_off;
+        c->in_off = 0;
+    }
+    if (c->in_cap - c->in_len < READ_CHUNK) {
+        uint8_t *b = realloc(c->in, c->in_len + READ_CHUNK);
+        if (!b) {
+            gone(c);
+            return false;
+        }
+        c->in = b;
+        c->in_cap = c->in_len + READ_CHUNK;
+    }
+    do k = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
+    while (k < 0 && errno == EINTR);
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
+    if (k <= 0) { /* EOF or error: the peer is gone */
+        gone(c);
+        return false;
+    }
+    c->in_len += (size_t)k;
+    return true;
 }
 
 static void on_poll(uv_poll_t *hd, int status, int events) {
     wsconn *c = hd->data;
     if (status < 0) {
-        c->closing = true;
-        c->out_off = c->out_len = 0;
+        gone(c);
         update_poll(c);
         return;
     }
@@ -765,43 +1000,45 @@ static void on_poll(uv_poll_t *hd, int status, int events) {
         flush(c);
         if (c->mux) mux_pump(c); /* answers went out: room for more jobs */
     }
-    if ((events & UV_READABLE) && may_read(c)) {
-        for (;;) {
-            ssize_t k;
-            if (c->in_cap - c->in_len < READ_CHUNK) {
-                uint8_t *b = realloc(c->in, c->in_len + READ_CHUNK);
-                if (!b) {
-                    c->closing = true;
-                    break;
-                }
-                c->in = b;
-                c->in_cap = c->in_len + READ_CHUNK;
-            }
-            k = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, MSG_DONTWAIT);
-            if (k < 0 && errno == EINTR) continue;
-            if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-            if (k <= 0) { /* EOF or error: the peer is gone */
-                c->closing = true;
-                c->out_off = c->out_len = 0;
-                break;
-            }
-            c->in_len += (size_t)k;
-            if ((size_t)k < READ_CHUNK) break;
+    for (int i = 0; i < READS_PER_POLL && (events & UV_READABLE) && wants_input(c); i++) {
+        if (!read_chunk(c)) break;
+        if (c->state == WS_LINGER) {
+            c->in_off = c->in_len = 0; /* read only to see the peer hang up */
+            continue;
         }
         process(c);
-        return;
+        if (c->state == WS_GONE) return; /* finish may have freed c */
     }
     update_poll(c);
 }
 
-/* Watches what c waits for; closes c when it is done. */
+/* The input and message buffers' charge follows their sizes (each bounded
+ * by READ_CHUNK and ws_max_message), and so does a multiplexed stream's
+ * state: its session table, entries and outstanding messages (bounded by
+ * stream_max_pending). */
+static void account_rest(wsconn *c) {
+    size_t now = c->in_cap + c->dec.msg_cap + (c->mux ? sizeof(*c->mux) + c->mux->held : 0);
+    if (now > c->charged_rest)
+        pf_mem_charge(c->hub->d.mem, PF_MEM_STREAMS, now - c->charged_rest);
+    else
+        pf_mem_uncharge(c->hub->d.mem, PF_MEM_STREAMS, c->charged_rest - now);
+    c->charged_rest = now;
+}
+
+/* Watches what c waits for; frees c when it is done. */
 static void update_poll(wsconn *c) {
     int ev = 0;
-    if (may_read(c)) ev |= UV_READABLE;
-    if (c->out_len > c->out_off) ev |= UV_WRITABLE;
-    if (c->closing && !(ev & UV_WRITABLE)) {
+    account_rest(c);
+    if (c->state == WS_GONE) {
         finish(c);
         return;
+    }
+    if (wants_input(c)) ev |= UV_READABLE;
+    if (out_pending(c)) ev |= UV_WRITABLE;
+    if (c->state == WS_LINGER && !out_pending(c) && !c->wr_shut) {
+        /* Everything, the close frame last, is sent: a FIN after it. */
+        shutdown(c->fd, SHUT_WR);
+        c->wr_shut = true;
     }
     if (ev == c->events) return;
     c->events = ev;
@@ -811,24 +1048,23 @@ static void update_poll(wsconn *c) {
         uv_poll_stop(&c->poll);
 }
 
-static void adopt(pf_hub *h, wsconn *c) {
+/* closing: the hub is draining or stopping (read under h->mu by the
+ * caller). */
+static void adopt(pf_hub *h, wsconn *c, bool closing) {
     int fl = fcntl(c->fd, F_GETFL);
-    bool closing;
     if (fl >= 0) fcntl(c->fd, F_SETFL, fl | O_NONBLOCK);
     c->all_next = h->all;
     if (h->all) h->all->all_prev = c;
     h->all = c;
+    c->last_msg_ns = pf_clock_now_ns();
     if (uv_poll_init_socket(&h->loop, &c->poll, c->fd)) {
         finish(c);
         return;
     }
     c->poll.data = c;
     c->polling = true;
-    uv_mutex_lock(&h->mu); /* the drain sets the flags from another thread */
-    closing = h->close_all || h->stop;
-    uv_mutex_unlock(&h->mu);
     if (closing) {
-        send_close(c, PF_WS_CLOSE_GOING_AWAY);
+        close_with(c, PF_WS_CLOSE_GOING_AWAY, "server shutting down");
         update_poll(c);
         return;
     }
@@ -840,14 +1076,14 @@ static void adopt(pf_hub *h, wsconn *c) {
 static void deliver_frame(pf_hub *h, tick_job *tj) {
     for (wsconn *c = h->all, *n; c; c = n) {
         n = c->all_next;
-        if (c->crowd != tj->crowd || c->closing) continue;
+        if (c->crowd != tj->crowd || c->state != WS_OPEN) continue;
         if (!tj->frame) continue;
-        if (!tj->gone && c->out_len - c->out_off > CROWD_BACKLOG_BYTES) {
+        if (!tj->gone && out_pending(c) > CROWD_BACKLOG_BYTES) {
             c->frames_dropped++;
             continue;
         }
         send_frame(c, PF_WS_OP_TEXT, tj->frame, tj->len);
-        if (tj->gone) send_close(c, PF_WS_CLOSE_NORMAL);
+        if (tj->gone) close_with(c, PF_WS_CLOSE_NORMAL, "crowd ended");
         update_poll(c);
     }
     free(tj->frame);
@@ -861,9 +1097,9 @@ static void deliver_frame(pf_hub *h, tick_job *tj) {
 static void end_gone_crowd_streams(pf_hub *h) {
     for (wsconn *c = h->all, *n; c; c = n) {
         n = c->all_next;
-        if (!c->crowd || c->closing || c->in_job || !pf_crowd_is_gone(c->crowd)) continue;
+        if (!c->crowd || c->state != WS_OPEN || c->in_job || !pf_crowd_is_gone(c->crowd)) continue;
         send_error(c, PF_ERR_CROWD_NOT_FOUND, NULL, NULL);
-        send_close(c, PF_WS_CLOSE_NORMAL);
+        close_with(c, PF_WS_CLOSE_NORMAL, "crowd ended");
         update_poll(c);
     }
 }
@@ -886,7 +1122,7 @@ static void run_tick(void *arg, pf_search_ctx *ctx) {
 }
 
 /* Queues the ticks that are due and sets the timer for the next one. */
-static void on_tick(uv_timer_t *t) {
+static void on_crowd_tick(uv_timer_t *t) {
     pf_hub *h = t->data;
     pf_crowd *due[MAX_DUE];
     uint64_t now = pf_clock_now_ns(), next = 0;
@@ -910,9 +1146,45 @@ static void on_tick(uv_timer_t *t) {
     }
     if (next) {
         uint64_t ms = next > now ? (next - now + 999999) / 1000000 : 0;
-        uv_timer_start(&h->ticker, on_tick, n == MAX_DUE ? 0 : ms, 0);
+        uv_timer_start(&h->ticker, on_crowd_tick, n == MAX_DUE ? 0 : ms, 0);
     } else {
         uv_timer_stop(&h->ticker);
+    }
+}
+
+/* Once a second: drops streams past their close timeout, closes idle ones
+ * and those whose session ended (expired, deleted, its map replaced or
+ * deleted), and reaps expired sessions. */
+static void on_tick(uv_timer_t *t) {
+    pf_hub *h = t->data;
+    uint64_t now = pf_clock_now_ns(), idle = (uint64_t)h->d.ws_idle_timeout_s * 1000000000ull;
+    wsconn *c, *n;
+    pf_sessions_reap(h->d.sessions, now);
+    if (h->d.crowds) pf_crowds_reap(h->d.crowds, now);
+    for (c = h->all; c; c = n) {
+        n = c->all_next;
+        if (c->state == WS_CLOSE_SENT || c->state == WS_LINGER) {
+            if (now >= c->close_by_ns) {
+                count_close(h, &h->stats.dropped_after_close);
+                gone(c);
+                update_poll(c);
+            }
+            continue;
+        }
+        if (c->state != WS_OPEN || c->in_job || (c->mux && c->mux->pending)) continue;
+        if (now - c->last_msg_ns > idle) {
+            count_close(h, &h->stats.closed_idle);
+            close_with(c, PF_WS_CLOSE_NORMAL, "idle: no message within ws_idle_timeout_s");
+        } else if (!c->mux && !pf_sessions_exists(h->d.sessions, c->map_id, c->sid, now)) {
+            count_close(h, &h->stats.closed_session_gone);
+            send_error(c, PF_ERR_SESSION_NOT_FOUND, NULL,
+                       "The session is gone (deleted, expired, or its map was replaced or "
+                       "deleted); this stream closes.");
+            close_with(c, PF_WS_CLOSE_NORMAL, "session ended");
+        } else {
+            continue;
+        }
+        update_poll(c);
     }
 }
 
@@ -944,9 +1216,10 @@ static void on_async(uv_async_t *a) {
         wsconn *c = done;
         done = c->next;
         c->in_job = false;
-        if (c->answer && !c->closing) {
+        c->last_msg_ns = pf_clock_now_ns(); /* idle time counts from the answer */
+        if (c->answer) {
             send_frame(c, PF_WS_OP_TEXT, c->answer, c->answer_len);
-            if (c->end_after_answer) send_close(c, PF_WS_CLOSE_NORMAL); /* the crowd is gone */
+            if (c->end_after_answer) close_with(c, PF_WS_CLOSE_NORMAL, "crowd ended");
         }
         free(c->answer);
         c->answer = NULL;
@@ -959,26 +1232,21 @@ static void on_async(uv_async_t *a) {
         deliver_frame(h, tj);
     }
     if (rescan) {
-        on_tick(&h->ticker);
+        on_crowd_tick(&h->ticker);
         end_gone_crowd_streams(h);
     }
     while (in) {
         wsconn *c = in;
         in = c->next;
-        adopt(h, c);
+        adopt(h, c, close_all || stop);
     }
     if (close_all || stop) {
         wsconn *c = h->all, *n;
         for (; c; c = n) {
             n = c->all_next;
-            if (!c->closing) {
-                send_close(c, PF_WS_CLOSE_GOING_AWAY);
-                if (stop) c->out_off = c->out_len = 0; /* do not wait for slow readers */
-                update_poll(c);
-            } else if (stop) {
-                c->out_off = c->out_len = 0;
-                update_poll(c);
-            }
+            close_with(c, PF_WS_CLOSE_GOING_AWAY, "server shutting down");
+            if (stop) gone(c); /* do not wait for slow readers */
+            update_poll(c);
         }
     }
     if (stop && !h->all) {
@@ -986,12 +1254,6 @@ static void on_async(uv_async_t *a) {
         uv_close((uv_handle_t *)&h->ticker, NULL);
         uv_close((uv_handle_t *)&h->async, NULL);
     }
-}
-
-static void on_reap(uv_timer_t *t) {
-    pf_hub *h = t->data;
-    pf_sessions_reap(h->d.sessions, pf_clock_now_ns());
-    if (h->d.crowds) pf_crowds_reap(h->d.crowds, pf_clock_now_ns());
 }
 
 /* The crowds' notify: a tick rate changed (any thread). */
@@ -1008,19 +1270,33 @@ static void hub_main(void *arg) {
     uv_run(&h->loop, UV_RUN_DEFAULT);
 }
 
+bool pf_hub_reserve(pf_hub *h) {
+    bool ok;
+    uv_mutex_lock(&h->mu);
+    ok = h->count < h->d.max_streams;
+    if (ok) h->count++;
+    uv_mutex_unlock(&h->mu);
+    return ok;
+}
+
+void pf_hub_unreserve(pf_hub *h) {
+    uv_mutex_lock(&h->mu);
+    h->count--;
+    uv_mutex_unlock(&h->mu);
+}
+
 pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out) {
     pf_hub *h = calloc(1, sizeof(*h));
     *out = NULL;
     if (!h) return PF_ENOMEM;
     h->d = *d;
-    atomic_init(&h->memory, 0);
     if (uv_loop_init(&h->loop)) goto out_free_hub;
     if (uv_mutex_init(&h->mu)) goto out_close_loop;
     if (uv_async_init(&h->loop, &h->async, on_async)) goto out_destroy_mutex;
     h->async.data = h;
     uv_timer_init(&h->loop, &h->reaper);
     h->reaper.data = h;
-    uv_timer_start(&h->reaper, on_reap, REAP_EVERY_MS, REAP_EVERY_MS);
+    uv_timer_start(&h->reaper, on_tick, REAP_EVERY_MS, REAP_EVERY_MS);
     uv_unref((uv_handle_t *)&h->reaper);
     uv_timer_init(&h->loop, &h->ticker);
     h->ticker.data = h;
@@ -1044,14 +1320,36 @@ out_free_hub:
     return PF_ENOMEM;
 }
 
+/* The pool's fair share key of the peer's address (as request.c makes it
+ * for HTTP requests, so a client's streams and requests share one share). */
+static uint64_t peer_key(int fd) {
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    const uint8_t *b = NULL;
+    size_t n = 0;
+    uint64_t h = 1469598103934665603ULL;
+    if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0) {
+        if (ss.ss_family == AF_INET) {
+            b = (const uint8_t *)&((const struct sockaddr_in *)(const void *)&ss)->sin_addr;
+            n = 4;
+        } else if (ss.ss_family == AF_INET6) {
+            b = (const uint8_t *)&((const struct sockaddr_in6 *)(const void *)&ss)->sin6_addr;
+            n = 16;
+        }
+    }
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}
+
 static void adopt_any(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                       const char *extra, size_t n, const char *map_id, const char *sid,
                       pf_crowd *crowd) {
     wsconn *c = calloc(1, sizeof(*c));
-    if (!c || (n && !(c->in = malloc(n)))) {
+    if (!c || !(c->in = malloc(n > READ_CHUNK ? n : READ_CHUNK))) {
         free(c);
         if (crowd) pf_crowd_release(crowd);
         MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+        pf_hub_unreserve(h);
         return;
     }
     if (crowd) pf_crowd_watch(crowd, true);
@@ -1059,14 +1357,13 @@ static void adopt_any(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHand
     c->hub = h;
     c->fd = sock;
     c->urh = urh;
+    c->job.client = peer_key(sock);
     snprintf(c->map_id, sizeof(c->map_id), "%s", map_id);
     snprintf(c->sid, sizeof(c->sid), "%s", sid);
     pf_ws_decoder_init(&c->dec, h->d.ws_max_message);
     if (n) memcpy(c->in, extra, n);
-    c->in_len = c->in_cap = n;
-    uv_mutex_lock(&h->mu);
-    h->count++;
-    uv_mutex_unlock(&h->mu);
+    c->in_len = n;
+    c->in_cap = n > READ_CHUNK ? n : READ_CHUNK;
     pf_metrics_count_ws_upgrade(h->d.metrics);
     push(h, &h->incoming, c);
 }
@@ -1084,23 +1381,25 @@ void pf_hub_adopt_crowd(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHa
 void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                       const char *extra, size_t n, const pf_auth_id *who, bool own_only) {
     wsconn *c = calloc(1, sizeof(*c));
-    if (!c || !(c->mux = calloc(1, sizeof(*c->mux))) || (n && !(c->in = malloc(n)))) {
+    if (!c || !(c->mux = calloc(1, sizeof(*c->mux))) ||
+        !(c->in = malloc(n > READ_CHUNK ? n : READ_CHUNK))) {
         if (c) free(c->mux);
         free(c);
         MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+        pf_hub_unreserve(h);
         return;
     }
     c->hub = h;
     c->fd = sock;
     c->urh = urh;
+    c->job.client = peer_key(sock);
     c->who = *who;
     c->own_only = own_only;
     pf_ws_decoder_init(&c->dec, h->d.ws_max_message);
     if (n) memcpy(c->in, extra, n);
-    c->in_len = c->in_cap = n;
-    uv_mutex_lock(&h->mu);
-    h->count++;
-    uv_mutex_unlock(&h->mu);
+    c->in_len = n;
+    c->in_cap = n > READ_CHUNK ? n : READ_CHUNK;
+    pf_metrics_count_ws_upgrade(h->d.metrics);
     push(h, &h->incoming, c);
 }
 
@@ -1111,14 +1410,19 @@ void pf_hub_close_all(pf_hub *h) {
     uv_async_send(&h->async);
 }
 
-size_t pf_hub_memory(pf_hub *h) { return atomic_load(&h->memory); }
-
 size_t pf_hub_count(pf_hub *h) {
     size_t n;
     uv_mutex_lock(&h->mu);
     n = h->count;
     uv_mutex_unlock(&h->mu);
     return n;
+}
+
+void pf_hub_get_stats(pf_hub *h, pf_hub_stats *out) {
+    uv_mutex_lock(&h->mu);
+    *out = h->stats;
+    out->open = h->count;
+    uv_mutex_unlock(&h->mu);
 }
 
 void pf_hub_destroy(pf_hub *h) {

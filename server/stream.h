@@ -12,9 +12,31 @@
  * as the HTTP answer, or an error body {"error":{...}}. A stream handles one
  * message at a time: it reads no further while its job runs, so a client
  * that pipelines messages gets the answers in order. Ping is answered with
- * pong; a close frame is echoed and the socket closed. Protocol errors close
- * with 1002, binary messages with 1003, messages past ws_max_message with
- * 1009. A stream does not keep its session alive by itself: messages do.
+ * pong.
+ *
+ * Limits, each closing the stream with a close frame and a reason:
+ *   - protocol errors 1002, binary messages 1003, a close reason that is not
+ *     UTF-8 1007, messages past ws_max_message 1009;
+ *   - ws_max_outbound: bytes queued to the peer and not yet sent. A peer
+ *     that lets the queue pass it is not reading (pings it never reads the
+ *     pongs of, answers it never collects): the frames it has not started
+ *     to receive are dropped and the stream closed with 1008. An answer
+ *     larger than the cap on its own: 1009;
+ *   - ws_idle_timeout_s without a message from the peer (a ping counts, the
+ *     time an update runs does not): 1000;
+ *   - the stream's session ended (expired, deleted, its map replaced or
+ *     deleted): an error message session_not_found, then 1000; found within
+ *     a second;
+ *   - the drain at SIGTERM: 1001;
+ *   - the process memory budget (memory.h) cannot hold its output: 1013.
+ * A stream does not keep its session alive by itself: messages do.
+ *
+ * The close handshake (RFC 6455 7.1): the peer's close frame is checked
+ * (its code must be one an endpoint may send, its reason UTF-8) and echoed;
+ * a close the server starts waits for the peer's close frame. Either way the
+ * server then shuts down its sending side and reads until the peer hangs
+ * up, so the peer reads the close frame rather than a reset; after
+ * ws_close_timeout_ms the TCP connection is dropped regardless.
  *
  * Crowd streams (GET .../crowds/{cid}/stream) live on the same hub: their
  * messages are crowd commands, and the hub's ticker queues each ticking
@@ -38,6 +60,10 @@
  * answers wait to be sent, no new job starts. Sessions on navmesh maps
  * (path corridors) take the same ops with [x,y,z] points.
  *
+ * The limits above apply to multiplexed streams as well, but for the end of
+ * a session (they have none of their own); their idle timeout counts only
+ * while no message is outstanding.
+ *
  * The hub also frees idle sessions and crowds past their ttl once a
  * second.
  *
@@ -47,10 +73,13 @@
 #define PF_SERVER_STREAM_H
 
 #include <microhttpd.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "crowd.h"
+#include "memory.h"
 #include "metrics.h"
 #include "navq.h"
 #include "pool.h"
@@ -65,17 +94,23 @@ typedef struct pf_hub pf_hub;
 
 /* What the hub uses, borrowed for its life. */
 typedef struct pf_hub_deps {
-    pf_sessions *sessions; /* held per message; reaped every second */
-    pf_registry *registry; /* for the session job */
-    pf_pool *pool;         /* runs the session job */
-    pf_metrics *metrics;   /* session plans, upgrades, messages */
-    size_t ws_max_message; /* largest message in bytes (close 1009 past it) */
-    pf_crowds *crowds;     /* ticked and reaped here (NULL: no crowds) */
-    pf_navq *navq;         /* for crowd commands */
+    pf_sessions *sessions;       /* held per message; reaped every second */
+    pf_registry *registry;       /* for the session job */
+    pf_pool *pool;               /* runs the session job */
+    pf_metrics *metrics;         /* searches */
+    size_t ws_max_message;       /* largest message in bytes (close 1009 past it) */
+    size_t max_streams;          /* places for streams (pf_hub_reserve) */
+    size_t ws_max_outbound;      /* bytes queued to a peer (close 1008 past it) */
+    int64_t ws_idle_timeout_s;   /* without a message from the peer: close 1000 */
+    int64_t ws_close_timeout_ms; /* wait for the peer's close, then drop the link */
+    int64_t deadline_ms;         /* an update waiting longer for a worker: deadline_exceeded */
+    pf_mem *mem;                 /* the process budget the buffers are charged to */
+    pf_crowds *crowds;           /* ticked and reaped here (NULL: no crowds) */
+    pf_navq *navq;               /* for crowd commands */
     pf_crowd_limits crowd_limits;
     /* Multiplexed streams: stream_max_inflight, stream_max_pending,
      * stream_max_sessions, session_ttl_s, session_max_ttl_s,
-     * max_sessions_per_map, max_sessions. */
+     * max_sessions_per_map, max_sessions, max_agent_size. */
     const pf_config *cfg;
     /* A multiplexed create for a map this instance does not hold loads it
      * first (--store; as routes_load.c does for HTTP), on a build worker.
@@ -86,25 +121,34 @@ typedef struct pf_hub_deps {
 /* Starts the hub's thread. PF_ENOMEM. */
 pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out);
 
-/* Takes an upgraded connection of session sid on map map_id: extra[0..n)
- * are bytes libmicrohttpd read past the handshake. Never blocks. */
+/* Takes one of max_streams places for a stream about to be upgraded; false
+ * when they are all taken (the handshake is refused, 503). Every reserve is
+ * followed by exactly one pf_hub_adopt (which keeps the place until the
+ * stream ends) or pf_hub_unreserve (the upgrade did not happen). */
+bool pf_hub_reserve(pf_hub *h);
+void pf_hub_unreserve(pf_hub *h);
+
+/* Takes an upgraded connection of session sid on map map_id, on a place
+ * pf_hub_reserve took: extra[0..n) are bytes libmicrohttpd read past the
+ * handshake. Never blocks. */
 void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                   const char *extra, size_t n, const char *map_id, const char *sid);
 
-/* Takes an upgraded connection watching crowd (its reference is taken):
- * each text message is a crowd command (crowd_json.h) answered with the
- * crowd's state; when the crowd ticks, every tick's state is sent to each
- * of its streams (frames are dropped for a stream with more than
- * CROWD_BACKLOG_BYTES unsent). An open stream keeps its crowd from
- * expiring. When the crowd's map goes, the error is sent and the stream
- * closed (1000). */
+/* Takes an upgraded connection watching crowd (its reference is taken) on
+ * a place pf_hub_reserve took: each text message is a crowd command
+ * (crowd_json.h) answered with the crowd's state; when the crowd ticks,
+ * every tick's state is sent to each of its streams (frames are dropped
+ * for a stream with more than CROWD_BACKLOG_BYTES unsent). An open stream
+ * keeps its crowd from expiring. When the crowd's map goes, the error is
+ * sent and the stream closed (1000). */
 void pf_hub_adopt_crowd(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                         const char *extra, size_t n, pf_crowd *crowd);
-/* Takes an upgraded connection of a multiplexed stream (GET /v1/stream),
- * opened with the token named `who` (auth.h; all zero without one). With
- * own_only (a read token), its messages reach only the sessions that token
- * created (another's is 404 session_not_found), and the sessions it
- * creates are that token's. Never blocks. */
+/* Takes an upgraded connection of a multiplexed stream (GET /v1/stream) on
+ * a place pf_hub_reserve took, opened with the token named `who` (auth.h;
+ * all zero without one). With own_only (a read token), its messages reach
+ * only the sessions that token created (another's is 404
+ * session_not_found), and the sessions it creates are that token's. Never
+ * blocks. */
 void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                       const char *extra, size_t n, const pf_auth_id *who, bool own_only);
 
@@ -114,9 +158,20 @@ void pf_hub_close_all(pf_hub *h);
 
 /* Open streams. */
 size_t pf_hub_count(pf_hub *h);
-/* Bytes the open streams hold: connection state, input and output buffers,
- * the decoder's message buffer (as of each stream's last input). */
-size_t pf_hub_memory(pf_hub *h);
+
+/* Streams open now, and the closes the server started, by cause, since the
+ * start. */
+typedef struct pf_hub_stats {
+    uint64_t open;
+    uint64_t closed_slow_reader;  /* 1008: ws_max_outbound queued */
+    uint64_t closed_too_big;      /* 1009: one answer larger than ws_max_outbound */
+    uint64_t closed_idle;         /* 1000: ws_idle_timeout_s */
+    uint64_t closed_session_gone; /* 1000: the session ended */
+    uint64_t dropped_after_close; /* no close frame from the peer within ws_close_timeout_ms */
+    uint64_t closed_memory;       /* 1013: the memory budget could not hold its output */
+} pf_hub_stats;
+
+void pf_hub_get_stats(pf_hub *h, pf_hub_stats *out);
 
 /* Closes every stream and stops the thread. Run it after the pool's last
  * job and before libmicrohttpd stops. NULL is a no-op. */

@@ -221,3 +221,67 @@ size_t pf_ws_encode(int op, const uint8_t *payload, size_t len, uint8_t *out, si
     if (len) memcpy(out + h, payload, len);
     return h + len;
 }
+
+bool pf_ws_utf8_valid(const uint8_t *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        size_t k;
+        uint32_t cp, min;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if ((c & 0xe0) == 0xc0)
+            k = 1, cp = c & 0x1f, min = 0x80;
+        else if ((c & 0xf0) == 0xe0)
+            k = 2, cp = c & 0x0f, min = 0x800;
+        else if ((c & 0xf8) == 0xf0)
+            k = 3, cp = c & 0x07, min = 0x10000;
+        else
+            return false;
+        if (n - i <= k) return false;
+        for (size_t j = 1; j <= k; j++) {
+            if ((s[i + j] & 0xc0) != 0x80) return false;
+            cp = (cp << 6) | (s[i + j] & 0x3f);
+        }
+        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+        i += k + 1;
+    }
+    return true;
+}
+
+pf_status pf_ws_close_check(const uint8_t *payload, size_t len, int *code) {
+    int c;
+    *code = 0;
+    if (len == 0) return PF_OK;
+    if (len == 1) {
+        *code = PF_WS_CLOSE_PROTOCOL;
+        return PF_EPARSE;
+    }
+    c = (payload[0] << 8) | payload[1];
+    /* 1004 is reserved, 1005 and 1006 are for reporting only, 1015 (TLS)
+     * likewise; 1016-2999 belong to future versions of the protocol. */
+    if (c < 1000 || (c >= 1004 && c <= 1006) || (c >= 1015 && c <= 2999) || c >= 5000) {
+        *code = PF_WS_CLOSE_PROTOCOL;
+        return PF_EPARSE;
+    }
+    if (!pf_ws_utf8_valid(payload + 2, len - 2)) {
+        *code = PF_WS_CLOSE_BAD_DATA;
+        return PF_EPARSE;
+    }
+    *code = c;
+    return PF_OK;
+}
+
+size_t pf_ws_close_payload(int code, const char *reason, uint8_t out[125]) {
+    size_t n = reason ? strlen(reason) : 0;
+    out[0] = (uint8_t)(code >> 8);
+    out[1] = (uint8_t)code;
+    if (n > 123) {
+        n = 123;
+        while (n > 0 && ((uint8_t)reason[n] & 0xc0) == 0x80) n--; /* not mid-character */
+    }
+    if (n) memcpy(out + 2, reason, n);
+    return 2 + n;
+}

@@ -38,8 +38,11 @@ enum {
     PF_WS_CLOSE_NORMAL = 1000,
     PF_WS_CLOSE_GOING_AWAY = 1001,
     PF_WS_CLOSE_PROTOCOL = 1002,
+    PF_WS_CLOSE_UNSUPPORTED = 1003,
     PF_WS_CLOSE_BAD_DATA = 1007,
-    PF_WS_CLOSE_TOO_BIG = 1009
+    PF_WS_CLOSE_POLICY = 1008,
+    PF_WS_CLOSE_TOO_BIG = 1009,
+    PF_WS_CLOSE_TRY_AGAIN = 1013 /* IANA's registry: "Try Again Later" */
 };
 
 typedef struct pf_ws_decoder {
@@ -81,6 +84,23 @@ void pf_ws_decoder_free(pf_ws_decoder *d);
  * which close code to send, and the connection must be closed. */
 pf_status pf_ws_decode(pf_ws_decoder *d, const uint8_t *buf, size_t len, size_t *used,
                        pf_ws_message *msg, bool *got);
+
+/* Checks the payload of a close frame from the peer (RFC 6455 5.5.1 and
+ * 7.4): empty, or a two-byte status code an endpoint may send followed by a
+ * UTF-8 reason. PF_OK with the code to echo in *code (0: the peer sent none,
+ * echo an empty close). PF_EPARSE with *code 1002 for a one-byte payload or a
+ * code no endpoint may send (below 1000, 1004 to 1006, 1015 to 2999, 5000 and
+ * above), or 1007 when the reason is not UTF-8. */
+pf_status pf_ws_close_check(const uint8_t *payload, size_t len, int *code);
+
+/* Writes a close frame's payload into out: code in network order, then as
+ * much of reason (NULL: none) as fits the 125-byte control frame limit,
+ * cut at a character boundary. Returns the payload's length. */
+size_t pf_ws_close_payload(int code, const char *reason, uint8_t out[125]);
+
+/* Whether s[0..n) is well-formed UTF-8 (RFC 3629: no overlong forms, no
+ * surrogates, nothing past U+10FFFF). */
+bool pf_ws_utf8_valid(const uint8_t *s, size_t n);
 
 /* Writes one unmasked, unfragmented server frame to out (capacity cap).
  * Returns the frame's length, or 0 when cap is too small (needs len + 10). */

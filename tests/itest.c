@@ -309,3 +309,16 @@ void it_nav_point(const cJSON *j, int i, float out[3]) {
     ck_assert_ptr_nonnull(p);
     for (int k = 0; k < 3; k++) out[k] = (float)cJSON_GetArrayItem(p, k)->valuedouble;
 }
+
+long it_rss_kib(pid_t pid) {
+    char path[64], line[256];
+    long kib = -1;
+    FILE *f;
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+    f = fopen(path, "r");
+    if (!f) return -1;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1) break;
+    fclose(f);
+    return kib;
+}

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "httpc.h"
@@ -71,6 +72,10 @@ void it_wait_pool(const hc_server *s, int running, int queued);
 
 /* Seconds since t0 (CLOCK_MONOTONIC). */
 double it_since(const struct timespec *t0);
+
+/* Resident memory of process pid in KiB (/proc/pid/status VmRSS), -1 when
+ * it cannot be read. */
+long it_rss_kib(pid_t pid);
 
 /* A body as JSON; fails the test when it is not JSON. */
 cJSON *it_json_text(const char *body);

@@ -1,8 +1,10 @@
 /* test_concurrency.c -- the real server under concurrent traffic on the same
  * map ids: uploads, replaces, deletes, PATCHes, paths, batches and sessions
- * race each other. The server must stay up and exit cleanly; under the
- * sanitizer builds (make test's ASan run, make test-tsan) any use after free
- * or data race fails the run.
+ * race each other, and then every route at once (content-addressed uploads,
+ * cells, NDJSON updates, WebSocket streams, the operations routes). The
+ * server must stay up and exit cleanly; under the sanitizer builds (make
+ * test's ASan run, make test-tsan) any use after free or data race fails the
+ * run.
  *
  * Regression: run_build and run_patch used to publish a new version and only
  * then take their own reference, so a DELETE or a second PUT in between
@@ -122,6 +124,251 @@ static void *mix_thread(void *arg) {
     return NULL;
 }
 
+/* A session's life over HTTP: create, read, a JSON update, an NDJSON
+ * update, delete. Returns the failures. */
+static int session_life(const mix *m, int id, uint64_t *st) {
+    static const char cb[] = "{\"start\":[0,0],\"goal\":[5,2]}";
+    static const char nd[] = "{\"position\":[1,0]}\n\n{\"doors\":[{\"id\":\"d\",\"open\":true}]}\n";
+    char path[160], loc[120], p2[240];
+    hc_resp r;
+    int bad = 0;
+    snprintf(path, sizeof(path), "/v1/maps/mix%d/sessions", id);
+    if (hc_request(m->srv->port, "POST", path, "application/json", cb, sizeof(cb) - 1, NULL, &r))
+        return 1;
+    if (!acceptable(r.status)) bad++;
+    if (r.status != 201 || !hc_header(&r, "Location", loc, sizeof(loc))) {
+        hc_free(&r);
+        return bad;
+    }
+    hc_free(&r);
+    if (hc_request(m->srv->port, "GET", loc, NULL, NULL, 0, NULL, &r) || !acceptable(r.status)) {
+        fprintf(stderr, "concurrency: GET %s: %d\n", loc, r.status);
+        bad++;
+    }
+    hc_free(&r);
+    snprintf(p2, sizeof(p2), "%s/updates", loc);
+    if (hc_request(m->srv->port, "POST", p2, "application/x-ndjson", nd, sizeof(nd) - 1, NULL,
+                   &r) ||
+        !acceptable(r.status)) {
+        fprintf(stderr, "concurrency: NDJSON %s: %d %.200s\n", p2, r.status, r.body);
+        bad++;
+    }
+    hc_free(&r);
+    if (tu_below(st, 2)) {
+        if (hc_request(m->srv->port, "DELETE", loc, NULL, NULL, 0, NULL, &r) ||
+            !acceptable(r.status))
+            bad++;
+        hc_free(&r);
+    }
+    return bad;
+}
+
+/* A session driven over a WebSocket stream: updates and a ping, then the
+ * close handshake or, now and then, a dropped TCP connection. */
+static int stream_life(const mix *m, int id, uint64_t *st) {
+    static const char cb[] = "{\"start\":[0,0],\"goal\":[5,2]}";
+    char path[160], loc[120], wpath[160];
+    hc_resp r;
+    int fd, status, op, bad = 0;
+    char *msg;
+    size_t len;
+    snprintf(path, sizeof(path), "/v1/maps/mix%d/sessions", id);
+    if (hc_request(m->srv->port, "POST", path, "application/json", cb, sizeof(cb) - 1, NULL, &r))
+        return 1;
+    if (!acceptable(r.status)) bad++;
+    if (r.status != 201 || !hc_header(&r, "Location", loc, sizeof(loc))) {
+        hc_free(&r);
+        return bad;
+    }
+    hc_free(&r);
+    snprintf(wpath, sizeof(wpath), "%s/stream", loc);
+    fd = wsc_connect(m->srv->port, wpath, &status, NULL, 0);
+    if (fd < 0) return acceptable(status) ? bad : bad + 1; /* the session may be gone */
+    for (int i = 0; i < 3; i++) {
+        const char *u =
+            i == 1 ? "{\"doors\":[{\"id\":\"d\",\"open\":false}]}" : "{\"position\":[1,0]}";
+        if (wsc_send(fd, 1, u, strlen(u)) || wsc_recv(fd, &op, &msg, &len)) {
+            fprintf(stderr, "concurrency: stream: no answer\n");
+            bad++;
+            break;
+        }
+        if (op == 8) { /* the session ended meanwhile (its map replaced or deleted) */
+            int code = len >= 2 ? ((unsigned char)msg[0] << 8) | (unsigned char)msg[1] : 0;
+            if (code != 1000) {
+                fprintf(stderr, "concurrency: stream closed with %d\n", code);
+                bad++;
+            }
+            free(msg);
+            wsc_close(fd);
+            return bad;
+        }
+        /* An answer, or an error body (the map went away meanwhile). */
+        if (op != 1 || (!strstr(msg, "\"path\"") && !strstr(msg, "\"error\""))) {
+            fprintf(stderr, "concurrency: stream: op %d %.200s\n", op, msg);
+            bad++;
+        }
+        free(msg);
+    }
+    if (!bad && wsc_send(fd, 9, "hi", 2) == 0 && wsc_recv(fd, &op, &msg, &len) == 0) {
+        if (op != 10 && op != 8 && op != 1) bad++; /* a pong, or the session's end */
+        free(msg);
+    }
+    if (tu_below(st, 4) == 0) {
+        wsc_close(fd); /* dropped without a close frame */
+        return bad;
+    }
+    /* The close handshake: frames still on the way may come first. */
+    if (wsc_send(fd, 8, "\x03\xe8", 2) == 0)
+        for (int i = 0; i < 8 && wsc_recv(fd, &op, &msg, &len) == 0; i++) {
+            free(msg);
+            if (op == 8) break;
+        }
+    wsc_close(fd);
+    return bad;
+}
+
+static const char tiny_map_b[] = "{\"rows\":[\"......\",\"..#...\",\"......\"],"
+                                 "\"doors\":{\"d\":{\"cells\":[[3,1],[4,1]]}}}";
+static const char mix_text_map[] = "type octile\nheight 3\nwidth 6\nmap\n......\n......\n......\n";
+
+/* One request (or one session's life) of every-route traffic, chosen by
+ * m->kind. Returns the failures. */
+static int every_route_once(mix *m, uint64_t *st) {
+    int id = (int)tu_below(st, NIDS), bad = 0, rc = 0;
+    char path[200];
+    const char *method = "GET", *ctype = NULL, *body = NULL;
+    hc_resp r;
+    switch (m->kind) {
+    case 0: /* replace, with one of two versions (both have the door d) */
+        method = "PUT";
+        snprintf(path, sizeof(path), "/v1/maps/mix%d", id);
+        ctype = "application/json";
+        body = tu_below(st, 2) ? tiny_map : tiny_map_b;
+        break;
+    case 1: /* content-addressed upload, then its info and cells, then delete */
+        method = "POST";
+        snprintf(path, sizeof(path), "/v1/maps");
+        ctype = "text/x-movingai-map";
+        body = mix_text_map;
+        break;
+    case 2: /* delete */
+        method = "DELETE";
+        snprintf(path, sizeof(path), "/v1/maps/mix%d", id);
+        break;
+    case 3: /* PATCH: doors and cells */
+        method = "PATCH";
+        snprintf(path, sizeof(path), "/v1/maps/mix%d", id);
+        ctype = "application/json";
+        body = tu_below(st, 2) ? "{\"doors\":[{\"id\":\"d\",\"open\":false}]}"
+                               : "{\"doors\":[{\"id\":\"d\",\"open\":true}],"
+                                 "\"cells\":[{\"x\":4,\"y\":0,\"cost\":3}]}";
+        break;
+    case 4: /* paths: GET, POST, batch */
+        switch (tu_below(st, 3)) {
+        case 0:
+            snprintf(path, sizeof(path), "/v1/maps/mix%d/path?start=0,0&goal=5,2&cache=%s", id,
+                     tu_below(st, 2) ? "true" : "false");
+            break;
+        case 1:
+            method = "POST";
+            snprintf(path, sizeof(path), "/v1/maps/mix%d/path", id);
+            ctype = "application/json";
+            body = "{\"start\":[0,0],\"goal\":[5,2],\"algorithm\":\"jps\"}";
+            break;
+        default:
+            method = "POST";
+            snprintf(path, sizeof(path), "/v1/maps/mix%d/paths", id);
+            ctype = "application/json";
+            body = "{\"queries\":[{\"start\":[0,0],\"goal\":[5,2]},"
+                   "{\"start\":[5,0],\"goal\":[0,2],\"algorithm\":\"astar\"}]}";
+            break;
+        }
+        break;
+    case 5:
+        return session_life(m, id, st);
+    case 6:
+        return stream_life(m, id, st);
+    default: { /* the operations routes and reads */
+        static const char *const ops[] = {
+            "/healthz", "/readyz", "/v1/info",      "/metrics",
+            "/v1/maps", "/",       "/v1/maps/mix0", "/v1/maps/mix1/cells"};
+        snprintf(path, sizeof(path), "%s", ops[tu_below(st, 8)]);
+        break;
+    }
+    }
+    rc = hc_request(m->srv->port, method, path, ctype, body, body ? strlen(body) : 0, NULL, &r);
+    if (rc || !acceptable(r.status)) {
+        if (!rc)
+            fprintf(stderr, "concurrency: %s %s got %d: %.200s\n", method, path, r.status, r.body);
+        bad++;
+    }
+    if (!rc && m->kind == 1 && r.status >= 200 && r.status < 300) {
+        char loc[120], p2[160];
+        if (hc_header(&r, "Location", loc, sizeof(loc))) {
+            hc_resp r2;
+            snprintf(p2, sizeof(p2), "%s/cells", loc);
+            if (hc_request(m->srv->port, "GET", p2, NULL, NULL, 0, NULL, &r2) ||
+                !acceptable(r2.status))
+                bad++;
+            hc_free(&r2);
+            if (tu_below(st, 2)) {
+                if (hc_request(m->srv->port, "DELETE", loc, NULL, NULL, 0, NULL, &r2) ||
+                    !acceptable(r2.status))
+                    bad++;
+                hc_free(&r2);
+            }
+        }
+    }
+    if (!rc) hc_free(&r);
+    return bad;
+}
+
+static void *every_route_thread(void *arg) {
+    mix *m = arg;
+    uint64_t st = m->seed;
+    while (now_ns() < m->stop_ns) {
+        int bad = every_route_once(m, &st);
+        if (bad) atomic_fetch_add(m->failures, bad);
+        m->sent++;
+    }
+    return NULL;
+}
+
+/* Every route at once on the same two ids: replaces, uploads (with their
+ * cells), deletes, PATCHes, paths of every kind, HTTP sessions with JSON and
+ * NDJSON updates, WebSocket streams, and the operations routes; two threads
+ * of paths and two of streams, so searches and stream jobs overlap on both
+ * workers. */
+START_TEST(concurrency_every_route_mix) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    static const int kinds[] = {0, 1, 2, 3, 4, 4, 5, 6, 6, 7};
+    enum { NT = sizeof(kinds) / sizeof(kinds[0]) };
+    pthread_t t[NT];
+    mix m[NT];
+    atomic_int failures;
+    uint64_t seed = tu_seed("concurrency_every_route_mix", 1212);
+    uint64_t t0 = now_ns(), stop = t0 + 5000000000ull;
+    int total = 0;
+    hc_resp r;
+    atomic_init(&failures, 0);
+    for (int i = 0; i < NT; i++) {
+        m[i] = (mix){&s, kinds[i], seed + (uint64_t)i * 7919, stop, &failures, 0};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, every_route_thread, &m[i]), 0);
+    }
+    for (int i = 0; i < NT; i++) {
+        pthread_join(t[i], NULL);
+        total += m[i].sent;
+    }
+    fprintf(stderr, "concurrency_every_route_mix: %d requests in %.1f s, %d failures\n", total,
+            (double)(now_ns() - t0) / 1e9, atomic_load(&failures));
+    r = it_req(&s, "GET", "/healthz", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    ck_assert_int_eq(atomic_load(&failures), 0);
+    it_stop(&s);
+}
+END_TEST
+
 /* Two PUT threads, two DELETE threads, a PATCH thread, a path thread and a
  * session thread on the same two ids for a few seconds. */
 START_TEST(concurrency_publish_races_same_ids) {
@@ -132,7 +379,7 @@ START_TEST(concurrency_publish_races_same_ids) {
     mix m[NT];
     atomic_int failures;
     uint64_t seed = tu_seed("concurrency_publish_races_same_ids", 12);
-    uint64_t stop = now_ns() + 4000000000ull;
+    uint64_t t0 = now_ns(), stop = t0 + 4000000000ull;
     int total = 0;
     hc_resp r;
     atomic_init(&failures, 0);
@@ -144,8 +391,8 @@ START_TEST(concurrency_publish_races_same_ids) {
         pthread_join(t[i], NULL);
         total += m[i].sent;
     }
-    fprintf(stderr, "concurrency_publish_races_same_ids: %d requests, %d failures\n", total,
-            atomic_load(&failures));
+    fprintf(stderr, "concurrency_publish_races_same_ids: %d requests in %.1f s, %d failures\n",
+            total, (double)(now_ns() - t0) / 1e9, atomic_load(&failures));
     r = it_req(&s, "GET", "/healthz", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     hc_free(&r);
@@ -558,6 +805,7 @@ TU_SUITE(concurrency) {
     TCase *tc = tcase_create("races");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, concurrency_publish_races_same_ids);
+    tcase_add_test(tc, concurrency_every_route_mix);
     tcase_add_test(tc, concurrency_many_units_races);
     tcase_add_test(tc, concurrency_upload_replace_delete_query);
     tcase_add_test(tc, concurrency_navmesh_races);

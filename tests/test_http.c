@@ -1,7 +1,10 @@
 /* test_http.c -- server/http.c, the front end: every error status, the bounded queue, connection
  * limits. */
+#include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,12 +185,16 @@ START_TEST(http_errors_every_status) {
 }
 END_TEST
 
+/* Deadlines count from arrival, also in the queue: a request still waiting
+ * for a worker at its deadline is answered 504 then, not when a worker
+ * frees up. --slice-ms 60000 keeps the batch from giving its worker away. */
 START_TEST(http_queue_full_503_and_queued_deadline_504) {
-    hc_server s = it_start(ARGS("--workers", "1", "--queue", "1", "--retry-after", "2"));
-    char *map = it_open_map_text(512, 512), *batch = it_slow_batch(200, 1500), *b;
+    hc_server s = it_start(ARGS("--workers", "1", "--queue", "1", "--retry-after", "2",
+                                "--slice-ms", "60000", "--max-batch", "5000"));
+    char *map = it_open_map_text(512, 512), *batch = it_slow_batch(4000, 3000), *b;
     hc_resp r;
     int slow, queued;
-    struct timespec t0;
+    struct timespec t0, tq;
     char buf[16];
 
     it_put_map(&s, "open", "text/x-movingai-map", map, 201);
@@ -195,8 +202,9 @@ START_TEST(http_queue_full_503_and_queued_deadline_504) {
     it_wait_pool(&s, 0, 0);
     slow = it_send_json_post(s.port, "/v1/maps/open/paths", batch);
     it_wait_pool(&s, 1, 0);
-    /* ...the one queue slot takes the next request (short deadline)... */
-    b = hc_path_body(0, 0, 200, 200, ",\"deadline_ms\":100,\"cache\":false");
+    /* ...the one queue slot takes the next request (deadline 1 s)... */
+    b = hc_path_body(0, 0, 200, 200, ",\"deadline_ms\":1000,\"cache\":false");
+    clock_gettime(CLOCK_MONOTONIC, &tq);
     queued = it_send_json_post(s.port, "/v1/maps/open/path", b);
     free(b);
     it_wait_pool(&s, 1, 1);
@@ -214,13 +222,15 @@ START_TEST(http_queue_full_503_and_queued_deadline_504) {
     ck_assert_int_eq(r.status, 200);
     hc_free(&r);
 
+    /* The queued request's deadline passes while the batch still runs: 504
+     * at its deadline, without a search. */
+    ck_assert_int_eq(hc_read(queued, &r), 0);
+    it_expect_error(&r, 504, "deadline_exceeded", NULL);
+    ck_assert_ptr_nonnull(strstr(r.body, "waited for a worker"));
+    ck_assert_msg(it_since(&tq) >= 0.99 && it_since(&tq) < 2.5, "504 after %.2f s", it_since(&tq));
+    hc_free(&r);
     /* The slow batch stops at its deadline: 504. */
     ck_assert_int_eq(hc_read(slow, &r), 0);
-    it_expect_error(&r, 504, "deadline_exceeded", NULL);
-    hc_free(&r);
-    /* The queued request's deadline passed while it waited: 504 without a
-     * search. */
-    ck_assert_int_eq(hc_read(queued, &r), 0);
     it_expect_error(&r, 504, "deadline_exceeded", NULL);
     hc_free(&r);
 
@@ -228,6 +238,7 @@ START_TEST(http_queue_full_503_and_queued_deadline_504) {
     {
         cJSON *j = it_json(&r);
         ck_assert(it_num(j, "pool.rejected") >= 1);
+        ck_assert(it_num(j, "pool.expired") >= 1);
         cJSON_Delete(j);
     }
     hc_free(&r);
@@ -281,6 +292,199 @@ START_TEST(http_connection_limits) {
 }
 END_TEST
 
+/* A free loopback port (bound and released: the server takes it next). */
+static int free_port(void) {
+    struct sockaddr_in sa;
+    socklen_t len = sizeof(sa);
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+    port = ntohs(sa.sin_port);
+    close(fd);
+    return port;
+}
+
+/* Sends `bytes` one at a time every `every_ms` until the server closes the
+ * connection (EOF or reset) or `secs` pass; returns the seconds until it
+ * closed, or -1. */
+static double trickle_until_closed(int fd, const char *bytes, int every_ms, double secs) {
+    struct timespec t0;
+    size_t i = 0, n = strlen(bytes);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (it_since(&t0) < secs) {
+        struct pollfd p = {fd, POLLIN, 0};
+        char c;
+        if (send(fd, bytes + i % n, 1, MSG_NOSIGNAL) < 0) return it_since(&t0);
+        i++;
+        if (poll(&p, 1, every_ms) > 0) {
+            ssize_t k = recv(fd, &c, 1, MSG_DONTWAIT);
+            if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) return it_since(&t0);
+        }
+    }
+    return -1;
+}
+
+/* A request whose headers trickle in a byte at a time: libmicrohttpd's idle
+ * timeout restarts with every byte, --request-timeout counts from the
+ * request line and closes the connection. */
+START_TEST(http_request_timeout_closes_slow_headers) {
+    hc_server s = it_start(ARGS("--request-timeout", "1", "--conn-timeout", "30"));
+    static const char line[] = "GET /healthz HTTP/1.1\r\nHost: localhost\r\n";
+    int fd = hc_send_only(s.port, line, sizeof(line) - 1);
+    double t;
+    hc_resp r;
+    ck_assert(fd >= 0);
+    t = trickle_until_closed(fd, "X-Slow: abcdefgh\r\n", 100, 6);
+    close(fd);
+    ck_assert_msg(t >= 0.9 && t < 4, "closed after %.2f s (-1: never)", t);
+    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
+    {
+        cJSON *j = it_json(&r);
+        ck_assert(it_num(j, "connections.closed_slow_request") >= 1);
+        ck_assert_int_eq((int)it_num(j, "limits.request_timeout_s"), 1);
+        cJSON_Delete(j);
+    }
+    hc_free(&r);
+    it_stop(&s);
+}
+END_TEST
+
+/* A connection that trickles the request line itself, never finishing it:
+ * --conn-timeout is absolute until a request line arrives. */
+START_TEST(http_conn_timeout_absolute_before_request) {
+    hc_server s = it_start(ARGS("--conn-timeout", "1"));
+    int fd = hc_send_only(s.port, "G", 1);
+    double t;
+    hc_resp r;
+    ck_assert(fd >= 0);
+    t = trickle_until_closed(fd, "ET /healthz-and-more-and-more", 100, 6);
+    close(fd);
+    ck_assert_msg(t >= 0.8 && t < 4, "closed after %.2f s (-1: never)", t);
+    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
+    {
+        cJSON *j = it_json(&r);
+        ck_assert(it_num(j, "connections.closed_idle") >= 1);
+        cJSON_Delete(j);
+    }
+    hc_free(&r);
+    it_stop(&s);
+}
+END_TEST
+
+/* A chunked body that never ends is answered 413 as soon as it passes
+ * --max-body, and the connection closed; before, it was read and dropped
+ * up to 64 MB without an answer. */
+START_TEST(http_chunked_body_413_at_once) {
+    hc_server s = it_start(ARGS("--max-body", "1024"));
+    static const char head[] = "POST /v1/maps/m/path HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
+                               "application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+    char chunk[600];
+    size_t sent = 0;
+    int fd = hc_send_only(s.port, head, sizeof(head) - 1);
+    hc_resp r;
+    char conn[32];
+    ck_assert(fd >= 0);
+    memcpy(chunk, "200\r\n", 5);
+    memset(chunk + 5, ' ', 512);
+    memcpy(chunk + 517, "\r\n", 2);
+    for (;;) {
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, 5) > 0) break; /* the answer came */
+        ck_assert_msg(sent < (8u << 20), "no answer after %zu body bytes", sent);
+        if (send(fd, chunk, 519, MSG_NOSIGNAL) != 519) break; /* closed: read what came */
+        sent += 512;
+    }
+    fprintf(stderr, "http_chunked_body_413_at_once: answered after %zu body bytes sent\n", sent);
+    ck_assert_int_eq(hc_read(fd, &r), 0); /* to EOF: the connection is closed */
+    it_expect_error(&r, 413, "body_too_large", NULL);
+    ck_assert_ptr_nonnull(hc_header(&r, "Connection", conn, sizeof(conn)));
+    ck_assert_str_eq(conn, "close");
+    ck_assert_uint_lt(sent, 1u << 20);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/healthz", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    it_stop(&s);
+}
+END_TEST
+
+/* Slow clients hold every connection of the API's port; the probes'
+ * listener (--health-port) still answers at once. Also: a default per-IP
+ * limit. */
+START_TEST(http_health_listener_during_slowloris) {
+    char port[16], limit[16];
+    enum { SLOW = 40 };
+    int fds[SLOW], health;
+    hc_server s;
+    hc_resp r;
+    struct timespec t0;
+    double took;
+    snprintf(port, sizeof(port), "%d", free_port());
+    snprintf(limit, sizeof(limit), "%d", 32);
+    s = it_start(ARGS("--max-connections", limit, "--max-streams", "8", "--max-per-ip", "0",
+                      "--io-threads", "1", "--health-port", port, "--request-timeout", "60"));
+    health = atoi(port);
+    for (int i = 0; i < SLOW; i++) {
+        fds[i] = hc_send_only(s.port, "GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: ", 40);
+        ck_assert(fds[i] >= 0);
+    }
+    /* Wait until the API's port holds its limit (its /healthz then waits in
+     * the backlog), polled through the probes' listener. */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        ck_assert_int_eq(hc_request((uint16_t)health, "GET", "/metrics", NULL, NULL, 0, NULL, &r),
+                         0);
+        ck_assert_int_eq(r.status, 200);
+        if (strstr(r.body, "\npathd_connections 32\n") ||
+            strstr(r.body, "\npathd_connections 33\n")) {
+            hc_free(&r);
+            break;
+        }
+        hc_free(&r);
+        ck_assert_msg(it_since(&t0) < 10, "the slow clients never filled the API's port");
+        sched_yield();
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_int_eq(hc_request((uint16_t)health, "GET", "/healthz", NULL, NULL, 0, NULL, &r), 0);
+    took = it_since(&t0);
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    fprintf(stderr, "http_health_listener_during_slowloris: /healthz in %.1f ms\n", took * 1e3);
+    ck_assert_msg(took < 1.0, "/healthz took %.2f s", took);
+    /* The probes' listener serves nothing else. */
+    ck_assert_int_eq(hc_request((uint16_t)health, "GET", "/v1/maps/x", NULL, NULL, 0, NULL, &r), 0);
+    it_expect_error(&r, 404, "not_found", NULL);
+    ck_assert_ptr_nonnull(strstr(r.body, "--health-port"));
+    hc_free(&r);
+    for (int i = 0; i < SLOW; i++) close(fds[i]);
+    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
+    {
+        cJSON *j = it_json(&r);
+        ck_assert_int_eq((int)it_num(j, "health_port"), health);
+        cJSON_Delete(j);
+    }
+    hc_free(&r);
+    it_stop(&s);
+}
+END_TEST
+
+/* One address may hold 128 connections unless told otherwise. */
+START_TEST(http_default_per_ip_limit) {
+    hc_server s = it_start(NULL);
+    hc_resp r = it_req(&s, "GET", "/v1/info", NULL, NULL);
+    cJSON *j = it_json(&r);
+    ck_assert_int_eq((int)it_num(j, "limits.max_connections_per_ip"), 128);
+    ck_assert_int_eq((int)it_num(j, "limits.request_timeout_s"), 10);
+    ck_assert_int_eq((int)it_num(j, "health_port"), 0);
+    cJSON_Delete(j);
+    hc_free(&r);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(http) {
     Suite *s = suite_create("http");
     TCase *tc = tcase_create("http");
@@ -288,6 +492,11 @@ TU_SUITE(http) {
     tcase_add_test(tc, http_errors_every_status);
     tcase_add_test(tc, http_queue_full_503_and_queued_deadline_504);
     tcase_add_test(tc, http_connection_limits);
+    tcase_add_test(tc, http_request_timeout_closes_slow_headers);
+    tcase_add_test(tc, http_conn_timeout_absolute_before_request);
+    tcase_add_test(tc, http_chunked_body_413_at_once);
+    tcase_add_test(tc, http_health_listener_during_slowloris);
+    tcase_add_test(tc, http_default_per_ip_limit);
     suite_add_tcase(s, tc);
     return s;
 }

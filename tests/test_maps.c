@@ -33,6 +33,7 @@ static void open_fixture(fixture *f, const char *dir) {
     d.registry = f->reg;
     d.sessions = f->sessions;
     d.cfg = &f->cfg;
+    d.mem = NULL; /* no budget */
     snprintf(f->cfg.data_dir, sizeof(f->cfg.data_dir), "%s", dir);
     ck_assert_int_eq(pf_maps_create(&d, &f->maps), PF_OK);
     ck_assert_str_eq(pf_maps_store_dir(f->maps) ? "store" : "none", "none");
@@ -59,7 +60,7 @@ static pf_mapver *build(fixture *f, const char *id, int32_t w) {
     pf_grid *g = NULL;
     pf_mapver *mv;
     ck_assert_int_eq(pf_grid_create(w, w, NULL, &g), PF_OK);
-    ck_assert_int_eq(pf_maps_build(f->maps, id, g, NULL, pf_clock_now_ns(), &mv), PF_OK);
+    ck_assert_int_eq(pf_maps_build(f->maps, id, g, NULL, pf_clock_now_ns(), &mv, NULL), PF_OK);
     pf_mapver_retain(mv);
     return mv;
 }
@@ -210,6 +211,7 @@ START_TEST(maps_without_store) {
     d.registry = reg;
     d.sessions = sessions;
     d.cfg = &cfg;
+    d.mem = NULL; /* no budget */
     ck_assert_int_eq(pf_maps_create(&d, &m), PF_OK);
     ck_assert_ptr_null(pf_maps_store_dir(m));
     ck_assert_int_eq(pf_maps_limits(m)->max_cells, cfg.max_map_cells);

@@ -308,7 +308,7 @@ START_TEST(metrics_tell_the_story) {
     ck_assert(sample(t, "pathd_searches_total{algorithm=\"astar\",outcome=\"found\"}") == 0);
     ck_assert(sample(t, "pathd_queue_wait_seconds_count{kind=\"search\"}") == 0);
     ck_assert(sample(t, "pathd_map_build_duration_seconds_count") == 0);
-    ck_assert(sample(t, "pathd_memory_budget_bytes") == 0);
+    ck_assert(sample(t, "pathd_memory_budget_bytes") > 0); /* 3/4 of what pathd may use */
     ck_assert(sample(t, "pathd_memory_bytes{kind=\"maps\"}") == 0);
     ck_assert(strstr(t, "_ratio") == NULL); /* ratios are PromQL's */
     ck_assert_ptr_nonnull(strstr(t, "pathd_build_info{version=\"0.1.0\",api=\"v1\",commit=\""));

@@ -1,8 +1,10 @@
-/* test_pool.c -- server/pool.c: the bounded worker pool. */
+/* test_pool.c -- server/pool.c: the bounded worker pool, its deadlines, its fair queue and
+ * the slices long jobs give back. */
 #include <check.h>
 #include <string.h>
 #include <uv.h>
 
+#include "clock.h"
 #include "pool.h"
 #include "testutil.h"
 
@@ -34,9 +36,9 @@ START_TEST(pool_bounded_queue) {
     uv_mutex_init(&g.mu);
     uv_cond_init(&g.cv);
     ck_assert_int_eq(pf_pool_create(1, 1, &p), PF_OK);
-    g.job = (pf_pool_job){NULL, gate_job, &g, PF_JOB_SEARCH};
-    j2 = (pf_pool_job){NULL, gate_job, &g, PF_JOB_SEARCH};
-    j3 = (pf_pool_job){NULL, gate_job, &g, PF_JOB_BUILD};
+    g.job = (pf_pool_job){.fn = gate_job, .arg = &g, .kind = PF_JOB_SEARCH};
+    j2 = (pf_pool_job){.fn = gate_job, .arg = &g, .kind = PF_JOB_SEARCH};
+    j3 = (pf_pool_job){.fn = gate_job, .arg = &g, .kind = PF_JOB_BUILD};
     ck_assert_int_eq(pf_pool_submit(p, &g.job), PF_OK);
     uv_mutex_lock(&g.mu);
     while (g.started < 1) uv_cond_wait(&g.cv, &g.mu); /* the worker holds job 1 */
@@ -60,11 +62,202 @@ START_TEST(pool_bounded_queue) {
 }
 END_TEST
 
+/* A job recording when it ran or expired. */
+typedef struct rec {
+    uv_mutex_t *mu;
+    uv_cond_t *cv;
+    int *order, *n; /* order[(*n)++] = id when fn runs */
+    int id;
+    bool ran, expired;
+    uint64_t expired_ns;
+    pf_pool_job job;
+} rec;
+
+static void rec_run(void *arg, pf_search_ctx *ctx) {
+    rec *x = arg;
+    (void)ctx;
+    uv_mutex_lock(x->mu);
+    x->ran = true;
+    x->order[(*x->n)++] = x->id;
+    uv_cond_broadcast(x->cv);
+    uv_mutex_unlock(x->mu);
+}
+
+static void rec_expire(void *arg) {
+    rec *x = arg;
+    uv_mutex_lock(x->mu);
+    x->expired = true;
+    x->expired_ns = pf_clock_now_ns();
+    uv_cond_broadcast(x->cv);
+    uv_mutex_unlock(x->mu);
+}
+
+static void rec_init(rec *x, gate *g, int *order, int *n, int id, uint64_t client) {
+    memset(x, 0, sizeof(*x));
+    x->mu = &g->mu;
+    x->cv = &g->cv;
+    x->order = order;
+    x->n = n;
+    x->id = id;
+    x->job = (pf_pool_job){.fn = rec_run, .arg = x, .kind = PF_JOB_SEARCH, .client = client};
+}
+
+static void gate_start(gate *g, pf_pool *p) {
+    memset(g, 0, sizeof(*g));
+    uv_mutex_init(&g->mu);
+    uv_cond_init(&g->cv);
+    g->job = (pf_pool_job){.fn = gate_job, .arg = g, .kind = PF_JOB_SEARCH};
+    ck_assert_int_eq(pf_pool_submit(p, &g->job), PF_OK);
+    uv_mutex_lock(&g->mu);
+    while (g->started < 1) uv_cond_wait(&g->cv, &g->mu); /* the worker holds it */
+    uv_mutex_unlock(&g->mu);
+}
+
+static void gate_open(gate *g) {
+    uv_mutex_lock(&g->mu);
+    g->open = 1;
+    uv_cond_broadcast(&g->cv);
+    uv_mutex_unlock(&g->mu);
+}
+
+/* A job whose deadline passes while every worker is busy is taken off the
+ * queue at its deadline and expires, without running; one with a later
+ * deadline runs as usual. */
+START_TEST(pool_queued_job_expires_at_deadline) {
+    pf_pool *p;
+    gate g;
+    rec soon, later;
+    int order[4], n = 0;
+    uint64_t t0;
+    pf_pool_stats st;
+    ck_assert_int_eq(pf_pool_create(1, 4, &p), PF_OK);
+    gate_start(&g, p);
+    rec_init(&soon, &g, order, &n, 1, 0);
+    rec_init(&later, &g, order, &n, 2, 0);
+    t0 = pf_clock_now_ns();
+    soon.job.deadline_ns = t0 + 100 * 1000000ull;
+    soon.job.expire = rec_expire;
+    later.job.deadline_ns = t0 + 3600 * 1000000000ull;
+    later.job.expire = rec_expire;
+    ck_assert_int_eq(pf_pool_submit(p, &later.job), PF_OK);
+    ck_assert_int_eq(pf_pool_submit(p, &soon.job), PF_OK);
+    uv_mutex_lock(&g.mu);
+    while (!soon.expired) {
+        ck_assert_msg(pf_clock_now_ns() - t0 < 10 * 1000000000ull, "never expired");
+        uv_cond_timedwait(&g.cv, &g.mu, 10 * 1000000ull);
+    }
+    uv_mutex_unlock(&g.mu);
+    /* Not before its deadline (the worker is still busy: it could only have
+     * been the timer). */
+    ck_assert_uint_ge(soon.expired_ns - t0, 100 * 1000000ull);
+    pf_pool_get_stats(p, &st);
+    ck_assert_uint_eq(st.expired, 1);
+    ck_assert_int_eq(st.queued, 1);
+    gate_open(&g);
+    pf_pool_shutdown(p);
+    ck_assert(!soon.ran);
+    ck_assert(later.ran && !later.expired);
+    ck_assert_int_eq(n, 1);
+    pf_pool_destroy(p);
+    uv_cond_destroy(&g.cv);
+    uv_mutex_destroy(&g.mu);
+}
+END_TEST
+
+/* Five jobs of one client, then one of another: the newcomer runs second,
+ * not sixth (start-time fair queuing); one client alone keeps its order. */
+START_TEST(pool_fair_between_clients) {
+    pf_pool *p;
+    gate g;
+    rec a[5], b;
+    int order[8], n = 0;
+    ck_assert_int_eq(pf_pool_create(1, 16, &p), PF_OK);
+    gate_start(&g, p);
+    for (int i = 0; i < 5; i++) {
+        rec_init(&a[i], &g, order, &n, 10 + i, 7);
+        ck_assert_int_eq(pf_pool_submit(p, &a[i].job), PF_OK);
+    }
+    rec_init(&b, &g, order, &n, 99, 8);
+    ck_assert_int_eq(pf_pool_submit(p, &b.job), PF_OK);
+    gate_open(&g);
+    pf_pool_shutdown(p);
+    ck_assert_int_eq(n, 6);
+    ck_assert_int_eq(order[0], 10);
+    ck_assert_int_eq(order[1], 99);
+    for (int i = 1; i < 5; i++) ck_assert_int_eq(order[i + 1], 10 + i);
+    pf_pool_destroy(p);
+    uv_cond_destroy(&g.cv);
+    uv_mutex_destroy(&g.mu);
+}
+END_TEST
+
+/* A long job that gives its worker back when a search waits: the short
+ * job runs between its slices. */
+typedef struct longjob {
+    pf_pool *p;
+    pf_pool_job job;
+    int done, slices, total;
+    rec *shortj;
+} longjob;
+
+static void long_run(void *arg, pf_search_ctx *ctx) {
+    longjob *l = arg;
+    (void)ctx;
+    l->slices++;
+    while (l->done < l->total) {
+        l->done++; /* a unit of work: one query of a batch */
+        if (l->done < l->total && pf_pool_has_waiting(l->p)) {
+            pf_pool_requeue(l->p, &l->job);
+            return;
+        }
+    }
+}
+
+static void short_run(void *arg, pf_search_ctx *ctx) {
+    rec *x = arg;
+    (void)ctx;
+    x->ran = true;
+}
+
+START_TEST(pool_requeue_gives_worker_back) {
+    pf_pool *p;
+    gate g;
+    longjob l;
+    rec s;
+    int order[4], n = 0;
+    pf_pool_stats st;
+    ck_assert_int_eq(pf_pool_create(1, 4, &p), PF_OK);
+    gate_start(&g, p);
+    memset(&l, 0, sizeof(l));
+    l.p = p;
+    l.total = 5;
+    l.job = (pf_pool_job){.fn = long_run, .arg = &l, .kind = PF_JOB_SEARCH, .client = 1};
+    rec_init(&s, &g, order, &n, 1, 2);
+    s.job.fn = short_run;
+    ck_assert_int_eq(pf_pool_submit(p, &l.job), PF_OK);
+    ck_assert_int_eq(pf_pool_submit(p, &s.job), PF_OK);
+    gate_open(&g);
+    pf_pool_shutdown(p);
+    ck_assert(s.ran);
+    ck_assert_int_eq(l.done, 5);
+    ck_assert_int_eq(l.slices, 2); /* one unit, the short job, the other four */
+    pf_pool_get_stats(p, &st);
+    ck_assert_uint_eq(st.requeued, 1);
+    ck_assert_uint_eq(st.completed, 3);
+    pf_pool_destroy(p);
+    uv_cond_destroy(&g.cv);
+    uv_mutex_destroy(&g.mu);
+}
+END_TEST
+
 TU_SUITE(pool) {
     Suite *s = suite_create("pool");
     TCase *tc = tcase_create("pool");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, pool_bounded_queue);
+    tcase_add_test(tc, pool_queued_job_expires_at_deadline);
+    tcase_add_test(tc, pool_fair_between_clients);
+    tcase_add_test(tc, pool_requeue_gives_worker_back);
     suite_add_tcase(s, tc);
     return s;
 }

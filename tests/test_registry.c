@@ -58,7 +58,7 @@ START_TEST(registry_change_log_bounds) {
         next = pf_mapver_create("m", p, 16, 1 << 20, 0, NULL);
         changed[0] = (pf_point){i % 8, 1};
         changed[1] = (pf_point){i, 100}; /* a marker: which version */
-        ck_assert_int_eq(pf_mapver_set_log(next, cur, changed, 2), PF_OK);
+        ck_assert_int_eq(pf_mapver_set_log(next, cur, changed, 2, PF_MAPVER_LOG_CELLS), PF_OK);
         ck_assert_int_eq(pf_registry_swap(reg, cur, next), PF_OK);
         /* A stale expected version is refused. */
         ck_assert_int_eq(pf_registry_swap(reg, cur, next), PF_ECANCELED);
@@ -69,21 +69,45 @@ START_TEST(registry_change_log_bounds) {
         ck_assert_uint_eq(cur->lineage, lineage);
     }
     ck_assert_uint_eq(cur->nlog, PF_MAPVER_LOG_VERSIONS);
-    /* Three versions behind: the last three diffs, oldest first. */
+    /* Three versions behind: the last three diffs' cells, each once (sorted
+     * by row, then column). */
     ck_assert_int_eq(pf_mapver_changes_since(cur, cur->version - 3, &cells, &n), PF_OK);
     ck_assert_uint_eq(n, 6);
-    ck_assert_int_eq(cells[1].x, 97);
-    ck_assert_int_eq(cells[5].x, 99);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(cells[i].x, (97 + i) % 8);
+        ck_assert_int_eq(cells[i].y, 1);
+        ck_assert_int_eq(cells[3 + i].x, 97 + i);
+    }
     free(cells);
     ck_assert_int_eq(pf_mapver_changes_since(cur, cur->version, &cells, &n), PF_OK);
     ck_assert_uint_eq(n, 0);
     ck_assert_int_eq(
         pf_mapver_changes_since(cur, cur->version - PF_MAPVER_LOG_VERSIONS, &cells, &n), PF_OK);
-    ck_assert_uint_eq(n, 2 * PF_MAPVER_LOG_VERSIONS);
+    /* 64 markers, and (x, 1) for the 8 columns the PATCHes cycle through:
+     * each once, however often it changed. */
+    ck_assert_uint_eq(n, PF_MAPVER_LOG_VERSIONS + 8);
     free(cells);
     ck_assert_int_eq(
         pf_mapver_changes_since(cur, cur->version - PF_MAPVER_LOG_VERSIONS - 1, &cells, &n),
         PF_ELIMIT);
+    /* A diff larger than the log may hold is not kept: the next version's
+     * log is empty and a session one version behind is rebuilt. */
+    {
+        pf_point *big = malloc(5 * sizeof(*big));
+        pf_planner *p = NULL;
+        pf_mapver *next;
+        pf_cell_change c = {{0, 0}, 2};
+        for (int i = 0; i < 5; i++) big[i] = (pf_point){i, 0};
+        ck_assert_int_eq(pf_planner_apply(cur->planner, &c, 1, NULL, 0, &p, NULL, NULL), PF_OK);
+        next = pf_mapver_create("m", p, 16, 1 << 20, 0, NULL);
+        ck_assert_int_eq(pf_mapver_set_log(next, cur, big, 5, 4), PF_OK);
+        ck_assert_uint_eq(next->nlog, 0);
+        ck_assert_int_eq(pf_registry_swap(reg, cur, next), PF_OK);
+        pf_mapver_release(cur);
+        cur = next;
+        pf_mapver_retain(cur);
+        ck_assert_int_eq(pf_mapver_changes_since(cur, cur->version - 1, &cells, &n), PF_ELIMIT);
+    }
     pf_mapver_release(cur);
     pf_registry_destroy(reg);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "itest.h"
@@ -673,6 +674,269 @@ START_TEST(routes_maps_navmesh_patch) {
 }
 END_TEST
 
+/* A map whose middle row is a door of `side` cells. Free with free(). */
+static char *door_row_map(int side) {
+    size_t cap = (size_t)(side + 4) * (size_t)side + (size_t)side * 16 + 256, len = 0;
+    char *b = malloc(cap);
+    len += (size_t)sprintf(b, "{\"rows\":[");
+    for (int y = 0; y < side; y++) {
+        b[len++] = y ? ',' : ' ';
+        b[len++] = '"';
+        memset(b + len, '.', (size_t)side);
+        len += (size_t)side;
+        b[len++] = '"';
+    }
+    len += (size_t)sprintf(b + len, "],\"doors\":{\"gate\":{\"cells\":[");
+    for (int x = 0; x < side; x++)
+        len += (size_t)sprintf(b + len, "%s[%d,%d]", x ? "," : "", x, side / 2);
+    sprintf(b + len, "]}}}");
+    return b;
+}
+
+/* The issue's PATCH: 1000 toggles of a door of 512 cells (30 KB) cost
+ * +386 MB and 10 s of a worker; coalesced it costs one rewrite of the door
+ * (or none), and the change log keeps each cell once. */
+START_TEST(routes_maps_patch_toggles_coalesced) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    char *map = door_row_map(512), *body = malloc(40000);
+    size_t len = 0;
+    long before, after;
+    struct timespec t0;
+    double took;
+    hc_resp r;
+    cJSON *j;
+    it_put_map(&s, "big", "application/json", map, 201);
+    len += (size_t)sprintf(body, "{\"doors\":[");
+    for (int i = 0; i < 1001; i++)
+        len += (size_t)sprintf(body + len, "%s{\"id\":\"gate\",\"open\":%s}", i ? "," : "",
+                               i % 2 ? "true" : "false");
+    sprintf(body + len, "]}");
+    before = it_rss_kib(s.pid);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    r = it_req(&s, "PATCH", "/v1/maps/big", "application/json", body);
+    took = it_since(&t0);
+    after = it_rss_kib(s.pid);
+    fprintf(stderr,
+            "routes_maps_patch_toggles_coalesced: %zu-byte PATCH of 1001 toggles answered in "
+            "%.3f s, server RSS %ld -> %ld KiB\n",
+            strlen(body), took, before, after);
+    ck_assert_msg(r.status == 200, "%d %.300s", r.status, r.body);
+    j = it_json(&r);
+    ck_assert_int_eq((int)it_num(j, "version"), 2);
+    cJSON_Delete(j);
+    hc_free(&r);
+    ck_assert_msg(after - before < 32 * 1024, "the PATCH cost %ld KiB", after - before);
+    /* Toggled 1001 times from open: closed now. */
+    r = it_req(&s, "POST", "/v1/maps/big/path", "application/json",
+               "{\"start\":[0,0],\"goal\":[0,511]}");
+    ck_assert_int_eq(r.status, 200);
+    j = it_json(&r);
+    ck_assert(!it_truth(j, "found"));
+    cJSON_Delete(j);
+    hc_free(&r);
+    free(map);
+    free(body);
+    it_stop(&s);
+}
+END_TEST
+
+/* More changes than --max-patch-changes: 422 too_many_changes, nothing
+ * applied. */
+START_TEST(routes_maps_patch_max_changes) {
+    hc_server s = it_start(ARGS("--max-patch-changes", "3"));
+    hc_resp r;
+    cJSON *j;
+    it_put_map(&s, "room", "application/json", it_room_json, 201);
+    r = it_req(&s, "PATCH", "/v1/maps/room", "application/json",
+               "{\"cells\":[{\"x\":0,\"y\":0,\"cost\":2},{\"x\":1,\"y\":0,\"cost\":2},"
+               "{\"x\":2,\"y\":0,\"cost\":2},{\"x\":3,\"y\":0,\"cost\":2}]}");
+    it_expect_error(&r, 422, "too_many_changes", NULL);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/room", NULL, NULL);
+    j = it_json(&r);
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "PATCH", "/v1/maps/room", "application/json",
+               "{\"cells\":[{\"x\":0,\"y\":0,\"cost\":2},{\"x\":1,\"y\":0,\"cost\":2},"
+               "{\"x\":2,\"y\":0,\"cost\":2}]}");
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    it_stop(&s);
+}
+END_TEST
+
+/* An open w x w Moving AI map. Free with free(). */
+static char *open_text(int w) {
+    size_t cap = (size_t)(w + 1) * (size_t)w + 64, len;
+    char *b = malloc(cap);
+    len = (size_t)sprintf(b, "type octile\nheight %d\nwidth %d\nmap\n", w, w);
+    for (int y = 0; y < w; y++) {
+        memset(b + len, '.', (size_t)w);
+        len += (size_t)w;
+        b[len++] = '\n';
+    }
+    b[len] = '\0';
+    return b;
+}
+
+/* --max-memory: uploads are refused 507 insufficient_storage once the
+ * budget cannot hold one more map, before it is built; the server's
+ * resident memory stays within the budget; a DELETE makes room again; new
+ * sessions are refused too once their search has no room. Before the
+ * budget, uploads went on until the host ran out of memory. */
+START_TEST(routes_maps_memory_budget) {
+    hc_server s = it_start(ARGS("--max-memory", "40000000", "--landmark-bytes", "0",
+                                "--max-sessions-per-map", "100000", "--max-sessions", "100000"));
+    char *map = open_text(512), path[64];
+    long before = it_rss_kib(s.pid), after;
+    int n = 0, sessions = 0;
+    hc_resp r;
+    cJSON *j;
+    for (;; n++) {
+        ck_assert_msg(n < 40, "40 maps of 512x512 fitted a 40 MB budget");
+        snprintf(path, sizeof(path), "/v1/maps/m%d", n);
+        r = it_req(&s, "PUT", path, "text/x-movingai-map", map);
+        if (r.status != 201) break;
+        hc_free(&r);
+    }
+    it_expect_error(&r, 507, "insufficient_storage", NULL);
+    ck_assert_ptr_nonnull(strstr(r.body, "--max-memory"));
+    hc_free(&r);
+    ck_assert_int_ge(n, 1);
+    after = it_rss_kib(s.pid);
+    fprintf(stderr,
+            "routes_maps_memory_budget: %d maps of 512x512 fit 40 MB; server RSS %ld -> %ld KiB\n",
+            n, before, after);
+#ifndef __SANITIZE_THREAD__ /* TSan's shadow memory is several times the heap */
+    ck_assert_msg((after - before) * 1024 < 40000000 + (8 << 20), "RSS grew by %ld KiB",
+                  after - before);
+#endif
+    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
+    j = it_json(&r);
+    ck_assert_int_eq((int)it_num(j, "memory.budget_bytes"), 40000000);
+    ck_assert(it_num(j, "memory.used_bytes") <= 40000000);
+    ck_assert(it_num(j, "memory.maps_bytes") > 0);
+    ck_assert(it_num(j, "memory.refused") >= 1);
+    cJSON_Delete(j);
+    hc_free(&r);
+    /* Sessions: each reserves a search over the whole map until its first
+     * plan; once none fits, 507. */
+    for (;; sessions++) {
+        ck_assert_msg(sessions < 20000, "sessions never ran out of room");
+        r = it_req(&s, "POST", "/v1/maps/m0/sessions", "application/json",
+                   "{\"start\":[0,0],\"goal\":[511,511]}");
+        if (r.status != 201) break;
+        hc_free(&r);
+    }
+    it_expect_error(&r, 507, "insufficient_storage", NULL);
+    hc_free(&r);
+    fprintf(stderr, "routes_maps_memory_budget: then %d sessions\n", sessions);
+    /* DELETEs give their maps' memory back (their sessions' too): an
+     * upload fits again. */
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof(path), "/v1/maps/m%d", i);
+        r = it_req(&s, "DELETE", path, NULL, NULL);
+        ck_assert_int_eq(r.status, 204);
+        hc_free(&r);
+    }
+    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
+    j = it_json(&r);
+    ck_assert(it_num(j, "memory.maps_bytes") == 0);
+    ck_assert(it_num(j, "memory.sessions_bytes") == 0);
+    cJSON_Delete(j);
+    hc_free(&r);
+    r = it_req(&s, "PUT", "/v1/maps/again", "text/x-movingai-map", map);
+    ck_assert_msg(r.status == 201, "%d %.200s", r.status, r.body);
+    hc_free(&r);
+    free(map);
+    it_stop(&s);
+}
+END_TEST
+
+/* What grid18 added holds memory too: a cached flow field counts as a
+ * cache, a new agent size's grid and hierarchy as the map's, and a first
+ * use the budget cannot hold is refused 507 before it is built. /v1/info
+ * and /metrics report the same budget and kinds. */
+START_TEST(routes_maps_memory_budget_agents_and_fields) {
+    hc_server s = it_start(ARGS("--max-memory", "18000000", "--landmark-bytes", "0"));
+    char *map = open_text(512), *metrics, want[96];
+    double caches0, maps0;
+    hc_resp r = it_req(&s, "PUT", "/v1/maps/u", "text/x-movingai-map", map);
+    cJSON *j;
+    ck_assert_msg(r.status == 201, "%d %.200s", r.status, r.body);
+    hc_free(&r);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    caches0 = it_num(j, "memory.caches_bytes");
+    maps0 = it_num(j, "memory.maps_bytes");
+    cJSON_Delete(j);
+    /* A cached flow field of the whole map: ~2 bytes a cell of answer. */
+    j = it_call(&s, "POST", "/v1/maps/u/flowfield", "application/json", "{\"goal\":[5,5]}", 200);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_msg(it_num(j, "memory.caches_bytes") >= caches0 + 512 * 512,
+                  "caches %.0f -> %.0f bytes after a cached 512x512 flow field", caches0,
+                  it_num(j, "memory.caches_bytes"));
+    cJSON_Delete(j);
+    /* Agent size 2 with hpa (the default here) would build a grid and a
+     * hierarchy: more than the 18 MB budget has left. */
+    r = it_req(&s, "POST", "/v1/maps/u/path", "application/json",
+               "{\"start\":[0,0],\"goal\":[500,500],\"agent_size\":2}");
+    it_expect_error(&r, 507, "insufficient_storage", "agent_size");
+    ck_assert_ptr_nonnull(strstr(r.body, "--max-memory"));
+    hc_free(&r);
+    /* With astar only the agent's grid is built: it fits, and counts. */
+    j = it_call(&s, "POST", "/v1/maps/u/path", "application/json",
+                "{\"start\":[0,0],\"goal\":[500,500],\"agent_size\":2,"
+                "\"algorithm\":\"astar\"}",
+                200);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_msg(it_num(j, "memory.maps_bytes") >= maps0 + 2 * 512 * 512,
+                  "maps %.0f -> %.0f bytes after agent size 2's grid", maps0,
+                  it_num(j, "memory.maps_bytes"));
+    ck_assert(it_num(j, "memory.used_bytes") <= 18000000);
+    /* /metrics says the same (memory_usage in routes_ops.c). */
+    r = it_req(&s, "GET", "/metrics", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    metrics = r.body;
+    ck_assert_ptr_nonnull(strstr(metrics, "\npathd_memory_budget_bytes 18000000\n"));
+    snprintf(want, sizeof(want), "\npathd_memory_bytes{kind=\"maps\"} %.0f\n",
+             it_num(j, "memory.maps_bytes"));
+    ck_assert_msg(strstr(metrics, want), "no '%s' in /metrics", want + 1);
+    hc_free(&r);
+    cJSON_Delete(j);
+    /* The version's caches and agent data go with it. */
+    r = it_req(&s, "DELETE", "/v1/maps/u", NULL, NULL);
+    ck_assert_int_eq(r.status, 204);
+    hc_free(&r);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert(it_num(j, "memory.maps_bytes") == 0);
+    ck_assert(it_num(j, "memory.caches_bytes") == 0);
+    cJSON_Delete(j);
+    free(map);
+    it_stop(&s);
+}
+END_TEST
+
+/* A body the budget cannot take is refused 503 with Retry-After while it
+ * streams in, not buffered. */
+START_TEST(routes_maps_memory_budget_body) {
+    hc_server s = it_start(ARGS("--max-memory", "2000000"));
+    char *map = open_text(2000), buf[16];
+    hc_resp r = it_req(&s, "PUT", "/v1/maps/big", "text/x-movingai-map", map);
+    it_expect_error(&r, 503, "overloaded", NULL);
+    ck_assert_ptr_nonnull(strstr(r.body, "--max-memory"));
+    ck_assert_ptr_nonnull(hc_header(&r, "Retry-After", buf, sizeof(buf)));
+    hc_free(&r);
+    r = it_req(&s, "GET", "/healthz", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    free(map);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_maps) {
     Suite *s = suite_create("routes_maps");
     TCase *tc = tcase_create("routes_maps");
@@ -683,6 +947,11 @@ TU_SUITE(routes_maps) {
     tcase_add_test(tc, routes_maps_hierarchy);
     tcase_add_test(tc, routes_maps_navmesh_uploads);
     tcase_add_test(tc, routes_maps_navmesh_patch);
+    tcase_add_test(tc, routes_maps_patch_toggles_coalesced);
+    tcase_add_test(tc, routes_maps_patch_max_changes);
+    tcase_add_test(tc, routes_maps_memory_budget);
+    tcase_add_test(tc, routes_maps_memory_budget_body);
+    tcase_add_test(tc, routes_maps_memory_budget_agents_and_fields);
     suite_add_tcase(s, tc);
     return s;
 }

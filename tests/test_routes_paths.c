@@ -651,6 +651,85 @@ START_TEST(routes_paths_goals_agents_partial_snap) {
 }
 END_TEST
 
+/* Two long batches (3000 searches, 4 s deadline) hold both workers; a
+ * single query that arrives behind them is still answered at once: the
+ * batches give their workers back between slices. Before, it waited for a
+ * batch to end (the issue: 504 after 58 s behind hour-long ones). */
+START_TEST(routes_paths_long_batches_do_not_starve_queries) {
+    hc_server s = it_start(ARGS("--workers", "2", "--max-batch", "100000"));
+    char *map = it_open_map_text(512, 512), *batch = it_slow_batch(3000, 4000), *b;
+    int slow[2];
+    hc_resp r;
+    struct timespec t0;
+    double took;
+
+    it_put_map(&s, "open", "text/x-movingai-map", map, 201);
+    it_wait_pool(&s, 0, 0);
+    slow[0] = it_send_json_post(s.port, "/v1/maps/open/paths", batch);
+    slow[1] = it_send_json_post(s.port, "/v1/maps/open/paths", batch);
+    it_wait_pool(&s, 2, 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    b = hc_path_body(0, 0, 300, 300, ",\"algorithm\":\"astar\",\"cache\":false");
+    r = it_req(&s, "POST", "/v1/maps/open/path", "application/json", b);
+    took = it_since(&t0);
+    free(b);
+    ck_assert_msg(r.status == 200, "%d %.200s", r.status, r.body);
+    fprintf(stderr, "routes_paths_long_batches_do_not_starve_queries: answered in %.3f s\n", took);
+    ck_assert_msg(took < 2.0, "the query waited %.2f s behind the batches", took);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
+    {
+        cJSON *j = it_json(&r);
+        ck_assert(it_num(j, "pool.requeued") >= 1);
+        cJSON_Delete(j);
+    }
+    hc_free(&r);
+    /* The batches end at their deadline. */
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(hc_read(slow[i], &r), 0);
+        it_expect_error(&r, 504, "deadline_exceeded", NULL);
+        hc_free(&r);
+    }
+    it_stop(&s);
+    free(map);
+    free(batch);
+}
+END_TEST
+
+/* A client may not ask for more than max_deadline_ms. */
+START_TEST(routes_paths_max_deadline_ms) {
+    hc_server s = it_start(ARGS("--max-deadline-ms", "10000"));
+    char *b;
+    hc_resp r;
+    it_put_map(&s, "room", "application/json", it_room_json, 201);
+    b = hc_path_body(0, 0, 9, 6, ",\"deadline_ms\":10001");
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json", b);
+    free(b);
+    it_expect_error(&r, 422, "invalid_value", "deadline_ms");
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/maps/room/path?start=0,0&goal=9,6&deadline_ms=3600000", NULL, NULL);
+    it_expect_error(&r, 422, "invalid_value", "deadline_ms");
+    hc_free(&r);
+    r = it_req(&s, "POST", "/v1/maps/room/paths", "application/json",
+               "{\"deadline_ms\":20000,\"queries\":[{\"start\":[0,0],\"goal\":[9,6]}]}");
+    it_expect_error(&r, 422, "invalid_value", "deadline_ms");
+    hc_free(&r);
+    b = hc_path_body(0, 0, 9, 6, ",\"deadline_ms\":10000");
+    r = it_req(&s, "POST", "/v1/maps/room/path", "application/json", b);
+    free(b);
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
+    {
+        cJSON *j = it_json(&r);
+        ck_assert_int_eq((int)it_num(j, "limits.max_deadline_ms"), 10000);
+        cJSON_Delete(j);
+    }
+    hc_free(&r);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_paths) {
     Suite *s = suite_create("routes_paths");
     TCase *tc = tcase_create("routes_paths");
@@ -662,6 +741,8 @@ TU_SUITE(routes_paths) {
     tcase_add_test(tc, routes_paths_navmesh_movingai);
     tcase_add_test(tc, routes_paths_navmesh_grid_only);
     tcase_add_test(tc, routes_paths_goals_agents_partial_snap);
+    tcase_add_test(tc, routes_paths_long_batches_do_not_starve_queries);
+    tcase_add_test(tc, routes_paths_max_deadline_ms);
     suite_add_tcase(s, tc);
     return s;
 }

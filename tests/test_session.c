@@ -322,7 +322,8 @@ START_TEST(session_agents_private_changes_moves_patches) {
                     pf_planner_apply(cur->planner, ch, nc, NULL, 0, &p, &changed, &nchanged),
                     PF_OK);
                 next = pf_mapver_create("m", p, 16, 1 << 20, 0, NULL);
-                ck_assert_int_eq(pf_mapver_set_log(next, cur, changed, nchanged), PF_OK);
+                ck_assert_int_eq(
+                    pf_mapver_set_log(next, cur, changed, nchanged, PF_MAPVER_LOG_CELLS), PF_OK);
                 ck_assert_int_eq(pf_registry_swap(reg, cur, next), PF_OK);
                 pf_mapver_release(cur);
                 cur = next;

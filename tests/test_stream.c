@@ -1,12 +1,20 @@
 /* test_stream.c -- server/stream.c: WebSocket session streams, spoken to by a raw C client
- * (tests/wsc.c) and the npm `ws` package (tests/js/ws_client.js). */
+ * (tests/wsc.c) and the npm `ws` package (tests/js/ws_client.js), and their limits: the
+ * outbound cap for a peer that does not read, the idle timeout, streams closed when their
+ * session ends, the close handshake of RFC 6455 section 7, and the stream limit that leaves
+ * plain HTTP its connections. */
 #include <check.h>
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "itest.h"
 #include "testutil.h"
@@ -636,6 +644,387 @@ START_TEST(stream_mux_navmesh) {
 }
 END_TEST
 
+static const char door_map[] = "{\"rows\":[\"..........\",\"..........\",\"..........\"],"
+                               "\"doors\":{\"gate\":{\"cells\":[[4,0],[4,1],[4,2]]}}}";
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Uploads the map "m" and creates a session on it (body: the session
+ * request); its URL goes to url. */
+static void new_session(const hc_server *s, const char *body, char *url, size_t cap) {
+    hc_resp r = it_req(s, "PUT", "/v1/maps/m", "application/json", door_map);
+    ck_assert_msg(r.status == 201 || r.status == 200, "PUT: %d", r.status);
+    hc_free(&r);
+    r = it_req(s, "POST", "/v1/maps/m/sessions", "application/json", body);
+    ck_assert_msg(r.status == 201, "session: %d %s", r.status, r.body);
+    ck_assert_ptr_nonnull(hc_header(&r, "Location", url, cap));
+    hc_free(&r);
+}
+
+static int open_stream(const hc_server *s, const char *url) {
+    char path[200];
+    int status, fd;
+    snprintf(path, sizeof(path), "%s/stream", url);
+    fd = wsc_connect(s->port, path, &status, NULL, 0);
+    ck_assert_msg(fd >= 0, "handshake failed: %d", status);
+    return fd;
+}
+
+/* Reads frames until a close frame; returns its code (0: none in it), the
+ * reason in reason. Fails the test on EOF or a timeout first. Counts the
+ * data frames skipped on the way. */
+static int read_close(int fd, char *reason, size_t cap, size_t *skipped) {
+    int op;
+    char *msg;
+    size_t len, n = 0;
+    for (;;) {
+        ck_assert_msg(wsc_recv(fd, &op, &msg, &len) == 0, "no close frame (after %zu frames)", n);
+        if (op == 8) break;
+        free(msg);
+        n++;
+    }
+    if (skipped) *skipped = n;
+    if (reason && cap) snprintf(reason, cap, "%s", len > 2 ? msg + 2 : "");
+    {
+        int code = len >= 2 ? ((unsigned char)msg[0] << 8) | (unsigned char)msg[1] : 0;
+        ck_assert_uint_ne(len, 1);
+        free(msg);
+        return code;
+    }
+}
+
+/* Whether the server closes the TCP connection (EOF) within secs. */
+static bool eof_within(int fd, double secs) {
+    double end = now_s() + secs;
+    char buf[4096];
+    for (;;) {
+        struct pollfd p = {fd, POLLIN, 0};
+        double left = end - now_s();
+        ssize_t k;
+        if (left <= 0) return false;
+        if (poll(&p, 1, (int)(left * 1000) + 1) <= 0) continue;
+        k = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+        if (k == 0) return true;
+        if (k < 0 && errno != EAGAIN && errno != EINTR) return true; /* reset: closed too */
+    }
+}
+
+/* A peer that pings and never reads: the server queues its pongs only up
+ * to ws_max_outbound, then closes with 1008, and its memory stays bounded.
+ * Before the cap, the pongs piled up without limit (about 1 GB in 5 s). */
+START_TEST(stream_slow_reader_closed_1008) {
+    hc_server s = it_start(ARGS("--ws-max-outbound", "65536", "--ws-close-timeout", "60000"));
+    char url[160], reason[128], *megs = getenv("PATHD_PING_MB");
+    size_t mb = megs ? strtoul(megs, NULL, 10) : 32, sent = 0, skipped;
+    uint8_t frame[131], *buf;
+    enum { PER_BUF = 512 };
+    int fd;
+    long before, after;
+    double t0;
+
+    new_session(&s, "{\"start\":[0,0],\"goal\":[9,2]}", url, sizeof(url));
+    fd = open_stream(&s, url);
+    /* PER_BUF masked pings of 125 bytes each (mask 0: payload as is). */
+    frame[0] = 0x89;
+    frame[1] = 0x80 | 125;
+    memset(frame + 2, 0, 4);
+    memset(frame + 6, 'p', 125);
+    buf = malloc(sizeof(frame) * PER_BUF);
+    for (int i = 0; i < PER_BUF; i++) memcpy(buf + i * sizeof(frame), frame, sizeof(frame));
+    before = it_rss_kib(s.pid);
+    t0 = now_s();
+    while (sent < mb << 20) {
+        size_t n = sizeof(frame) * PER_BUF, off = 0;
+        while (off < n) {
+            ssize_t k = send(fd, buf + off, n - off, MSG_NOSIGNAL);
+            ck_assert_msg(k > 0, "send failed after %zu bytes: %s", sent + off, strerror(errno));
+            off += (size_t)k;
+        }
+        sent += n;
+    }
+    after = it_rss_kib(s.pid);
+    fprintf(stderr,
+            "stream_slow_reader_closed_1008: %zu MB of pings in %.2f s without reading; server "
+            "RSS %ld -> %ld KiB (+%ld KiB), cap 64 KiB\n",
+            sent >> 20, now_s() - t0, before, after, after - before);
+    /* The pongs the socket buffers held (a few MB: more than 32 MB of pongs
+     * cannot fit them), then 1008. */
+    ck_assert_int_eq(read_close(fd, reason, sizeof(reason), &skipped), 1008);
+    ck_assert_ptr_nonnull(strstr(reason, "not reading"));
+    ck_assert_msg(after - before < 16 * 1024, "RSS grew by %ld KiB", after - before);
+    /* The server waits for the close handshake: our close, then its EOF. */
+    ck_assert_int_eq(wsc_send(fd, 8, "\x03\xe8", 2), 0);
+    ck_assert(eof_within(fd, 10));
+    wsc_close(fd);
+    free(buf);
+    it_stop(&s);
+}
+END_TEST
+
+/* One answer larger than the cap on its own can never be sent: close
+ * 1009 with a reason, not a stall. A 700-cell corridor makes the session's
+ * path (its answer) about 6 KB; the cap is 4 KiB. */
+START_TEST(stream_answer_larger_than_cap_1009) {
+    hc_server s = it_start(ARGS("--ws-max-outbound", "4096"));
+    char url[160], reason[128], *map = malloc(1024);
+    int fd, op;
+    char *msg;
+    size_t len;
+    hc_resp r;
+    snprintf(map, 1024, "{\"rows\":[\"%0700d\"]}", 0);
+    for (char *p = strstr(map, "\"0") + 1; *p == '0'; p++) *p = '.';
+    r = it_req(&s, "PUT", "/v1/maps/long", "application/json", map);
+    ck_assert_msg(r.status == 201, "PUT: %d %s", r.status, r.body);
+    hc_free(&r);
+    r = it_req(&s, "POST", "/v1/maps/long/sessions", "application/json",
+               "{\"start\":[0,0],\"goal\":[699,0]}");
+    ck_assert_int_eq(r.status, 201);
+    ck_assert_uint_gt(r.body_len, 4096); /* HTTP answers are not capped */
+    ck_assert_ptr_nonnull(hc_header(&r, "Location", url, sizeof(url)));
+    hc_free(&r);
+    fd = open_stream(&s, url);
+    /* A pong fits... */
+    ck_assert_int_eq(wsc_send(fd, 9, "x", 1), 0);
+    ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
+    ck_assert_int_eq(op, 10);
+    free(msg);
+    /* ...the path does not. */
+    ck_assert_int_eq(wsc_send(fd, 1, "{\"position\":[1,0]}", 18), 0);
+    ck_assert_int_eq(read_close(fd, reason, sizeof(reason), NULL), 1009);
+    ck_assert_ptr_nonnull(strstr(reason, "ws_max_outbound"));
+    wsc_close(fd);
+    free(map);
+    it_stop(&s);
+}
+END_TEST
+
+/* A stream with no message for ws_idle_timeout_s is closed with 1000; the
+ * server then waits for the peer's close and hangs up. */
+START_TEST(stream_idle_timeout) {
+    hc_server s = it_start(ARGS("--ws-idle-timeout", "1"));
+    char url[160], reason[128];
+    double t0;
+    int fd;
+    new_session(&s, "{\"start\":[0,0],\"goal\":[9,2]}", url, sizeof(url));
+    fd = open_stream(&s, url);
+    t0 = now_s();
+    ck_assert_int_eq(read_close(fd, reason, sizeof(reason), NULL), 1000);
+    ck_assert_ptr_nonnull(strstr(reason, "idle"));
+    ck_assert_msg(now_s() - t0 >= 0.9 && now_s() - t0 < 5, "closed after %.2f s", now_s() - t0);
+    /* After its close the server answers nothing more... */
+    ck_assert_int_eq(wsc_send(fd, 1, "{\"position\":[1,0]}", 18), 0);
+    ck_assert_int_eq(wsc_send(fd, 8, "\x03\xe8", 2), 0);
+    /* ...and hangs up once our close came. */
+    ck_assert(eof_within(fd, 5));
+    wsc_close(fd);
+    it_stop(&s);
+}
+END_TEST
+
+/* A multiplexed stream's own state (its session table and outstanding
+ * messages) counts against the memory budget as streams, with its
+ * buffers, while it is open, and is given back when it closes. */
+START_TEST(stream_mux_state_counts_as_streams) {
+    hc_server s = it_start(ARGS("--max-memory", "100000000"));
+    int status, fd;
+    char body[256];
+    double bytes = 0;
+    cJSON *j;
+    fd = wsc_connect(s.port, "/v1/stream", &status, body, sizeof(body));
+    ck_assert_msg(fd >= 0 && status == 101, "status %d %s", status, body);
+    /* The hub adopts the connection on its own thread: poll a little. */
+    for (int i = 0; i < 100 && bytes == 0; i++) {
+        j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+        bytes = it_num(j, "memory.streams_bytes");
+        cJSON_Delete(j);
+        if (bytes == 0) usleep(20000);
+    }
+    /* The input buffer (16 KiB) and the 4096 chains of the session table. */
+    ck_assert_msg(bytes >= 16384 + 4096 * sizeof(void *), "streams_bytes %.0f", bytes);
+    wsc_close(fd);
+    for (int i = 0; i < 250 && bytes != 0; i++) {
+        usleep(20000);
+        j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+        bytes = it_num(j, "memory.streams_bytes");
+        cJSON_Delete(j);
+    }
+    ck_assert_msg(bytes == 0, "streams_bytes %.0f after the close", bytes);
+    it_stop(&s);
+}
+END_TEST
+
+/* The session of a stream deleted over HTTP, or expired: the stream gets a
+ * session_not_found message and close 1000. */
+START_TEST(stream_closed_when_session_ends) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    char url[160], reason[128];
+    int fd, op;
+    char *msg;
+    size_t len;
+    hc_resp r;
+    double t0;
+
+    new_session(&s, "{\"start\":[0,0],\"goal\":[9,2]}", url, sizeof(url));
+    fd = open_stream(&s, url);
+    r = it_req(&s, "DELETE", url, NULL, NULL);
+    ck_assert_int_eq(r.status, 204);
+    hc_free(&r);
+    ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
+    ck_assert_int_eq(op, 1);
+    ck_assert_ptr_nonnull(strstr(msg, "session_not_found"));
+    free(msg);
+    ck_assert_int_eq(read_close(fd, reason, sizeof(reason), NULL), 1000);
+    ck_assert_ptr_nonnull(strstr(reason, "session"));
+    wsc_close(fd);
+
+    /* ttl_s 1: idle for a second, the session expires and so does its
+     * stream. */
+    new_session(&s, "{\"start\":[0,0],\"goal\":[9,2],\"ttl_s\":1}", url, sizeof(url));
+    fd = open_stream(&s, url);
+    t0 = now_s();
+    ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
+    ck_assert_ptr_nonnull(strstr(msg, "session_not_found"));
+    free(msg);
+    ck_assert_int_eq(read_close(fd, NULL, 0, NULL), 1000);
+    ck_assert_msg(now_s() - t0 < 5, "closed after %.2f s", now_s() - t0);
+    wsc_close(fd);
+
+    /* A replaced map ends its sessions: their streams close too. */
+    new_session(&s, "{\"start\":[0,0],\"goal\":[9,2]}", url, sizeof(url));
+    fd = open_stream(&s, url);
+    r = it_req(&s, "PUT", "/v1/maps/m", "application/json", door_map);
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    ck_assert_int_eq(read_close(fd, NULL, 0, NULL), 1000);
+    wsc_close(fd);
+    it_stop(&s);
+}
+END_TEST
+
+/* RFC 6455 5.5.1 and 7.4: the peer's close frame is checked before it is
+ * echoed. */
+START_TEST(stream_close_handshake) {
+    hc_server s = it_start(ARGS("--ws-close-timeout", "1000"));
+    static const struct {
+        const char *payload;
+        size_t len;
+        int reply;
+    } cases[] = {
+        {"\x03\xe8", 2, 1000}, /* normal: echoed */
+        {"\x0f\xa0"
+         "bye",
+         5, 4000},                    /* a private code with a reason: echoed */
+        {"", 0, 0},                   /* no code: an empty close back */
+        {"\x03", 1, 1002},            /* one byte: protocol error */
+        {"\x03\xed", 2, 1002},        /* 1005 may not be sent */
+        {"\x03\xe7", 2, 1002},        /* 999 */
+        {"\x0b\xb7", 2, 1002},        /* 2999: reserved for the protocol */
+        {"\x03\xe8\xc3\x28", 4, 1007} /* a reason that is not UTF-8 */
+    };
+    char url[160];
+    new_session(&s, "{\"start\":[0,0],\"goal\":[9,2]}", url, sizeof(url));
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int fd = open_stream(&s, url);
+        ck_assert_int_eq(wsc_send(fd, 8, cases[i].payload, cases[i].len), 0);
+        ck_assert_msg(read_close(fd, NULL, 0, NULL) == cases[i].reply, "case %zu", i);
+        /* The server hangs up after its reply, without waiting for more. */
+        ck_assert_msg(eof_within(fd, 5), "case %zu: no EOF", i);
+        wsc_close(fd);
+    }
+    /* A server close the peer never answers: the connection is dropped
+     * after ws_close_timeout_ms (here: the drain's 1001). */
+    {
+        int fd = open_stream(&s, url);
+        double t0;
+        hc_resp r = it_req(&s, "DELETE", url, NULL, NULL);
+        ck_assert_int_eq(r.status, 204);
+        hc_free(&r);
+        ck_assert_int_eq(read_close(fd, NULL, 0, NULL), 1000);
+        t0 = now_s();
+        ck_assert(eof_within(fd, 5));
+        ck_assert_msg(now_s() - t0 > 0.5, "dropped after %.2f s, before the close timeout",
+                      now_s() - t0);
+        wsc_close(fd);
+    }
+    it_stop(&s);
+}
+END_TEST
+
+/* Streams may never take every connection: with 6 connections and 4
+ * streams, the fifth stream is refused and plain HTTP is still served. */
+START_TEST(stream_limit_leaves_http_room) {
+    hc_server s = it_start(ARGS("--max-connections", "6", "--max-streams", "4"));
+    char url[160], path[200], body[512];
+    int fds[4], status;
+    hc_resp r;
+    new_session(&s, "{\"start\":[0,0],\"goal\":[9,2]}", url, sizeof(url));
+    for (int i = 0; i < 4; i++) fds[i] = open_stream(&s, url);
+    snprintf(path, sizeof(path), "%s/stream", url);
+    /* The count is taken when the hub adopts a stream: poll until it has
+     * all four. */
+    for (double t0 = now_s();;) {
+        cJSON *j;
+        r = it_req(&s, "GET", "/v1/info", NULL, NULL);
+        j = cJSON_ParseWithLength(r.body, r.body_len);
+        hc_free(&r);
+        if (it_num(j, "streams") == 4) {
+            cJSON_Delete(j);
+            break;
+        }
+        cJSON_Delete(j);
+        ck_assert(now_s() - t0 < 10);
+    }
+    ck_assert_int_eq(wsc_connect(s.port, path, &status, body, sizeof(body)), -1);
+    ck_assert_int_eq(status, 503);
+    ck_assert_ptr_nonnull(strstr(body, "overloaded"));
+    r = it_req(&s, "GET", "/healthz", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    for (int i = 0; i < 4; i++) wsc_close(fds[i]);
+    it_stop(&s);
+}
+END_TEST
+
+/* pathd refuses settings where streams could fill every connection. */
+START_TEST(stream_limit_below_connections_at_start) {
+    const char *bin = getenv("PATHD_BIN");
+    char cmd[1024];
+    int rc;
+    ck_assert_ptr_nonnull(bin);
+    snprintf(cmd, sizeof(cmd),
+             "timeout 10 '%s' --port 0 --max-connections 64 --max-streams 64 >/dev/null 2>&1 "
+             "</dev/null",
+             bin);
+    rc = system(cmd);
+    ck_assert_msg(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "pathd started: %d", rc);
+}
+END_TEST
+
+/* An upgraded connection is the hub's: the HTTP deadlines (conns.h) never
+ * close a stream, however long it lives. */
+START_TEST(stream_outlives_connection_deadlines) {
+    hc_server s = it_start(ARGS("--conn-timeout", "1", "--request-timeout", "1"));
+    char url[160];
+    struct timespec pause = {2, 500000000};
+    int fd, op;
+    char *msg;
+    size_t len;
+    new_session(&s, "{\"start\":[0,0],\"goal\":[9,2]}", url, sizeof(url));
+    fd = open_stream(&s, url);
+    nanosleep(&pause, NULL); /* longer than both deadlines */
+    ck_assert_int_eq(wsc_send(fd, 9, "still", 5), 0);
+    ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
+    ck_assert_int_eq(op, 10);
+    free(msg);
+    wsc_close(fd);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(stream) {
     Suite *s = suite_create("stream");
     TCase *tc = tcase_create("stream");
@@ -647,6 +1036,15 @@ TU_SUITE(stream) {
     tcase_add_test(tc, stream_mux);
     tcase_add_test(tc, stream_mux_many);
     tcase_add_test(tc, stream_mux_navmesh);
+    tcase_add_test(tc, stream_slow_reader_closed_1008);
+    tcase_add_test(tc, stream_answer_larger_than_cap_1009);
+    tcase_add_test(tc, stream_idle_timeout);
+    tcase_add_test(tc, stream_closed_when_session_ends);
+    tcase_add_test(tc, stream_close_handshake);
+    tcase_add_test(tc, stream_limit_leaves_http_room);
+    tcase_add_test(tc, stream_limit_below_connections_at_start);
+    tcase_add_test(tc, stream_outlives_connection_deadlines);
+    tcase_add_test(tc, stream_mux_state_counts_as_streams);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -211,10 +211,69 @@ START_TEST(ws_encode_lengths) {
 }
 END_TEST
 
+/* RFC 6455 7.4: which close codes a peer may send, and UTF-8 reasons. */
+START_TEST(ws_close_check_codes_and_reasons) {
+    static const struct {
+        const char *p;
+        size_t n;
+        pf_status st;
+        int code;
+    } cases[] = {
+        {"", 0, PF_OK, 0},
+        {"\x03", 1, PF_EPARSE, 1002},
+        {"\x03\xe8", 2, PF_OK, 1000},
+        {"\x03\xeb", 2, PF_OK, 1003},
+        {"\x03\xec", 2, PF_EPARSE, 1002}, /* 1004 reserved */
+        {"\x03\xed", 2, PF_EPARSE, 1002}, /* 1005 never sent */
+        {"\x03\xee", 2, PF_EPARSE, 1002}, /* 1006 never sent */
+        {"\x03\xf3", 2, PF_OK, 1011},
+        {"\x03\xf7", 2, PF_EPARSE, 1002}, /* 1015 never sent */
+        {"\x0b\xb7", 2, PF_EPARSE, 1002}, /* 2999 */
+        {"\x0b\xb8", 2, PF_OK, 3000},
+        {"\x13\x87", 2, PF_OK, 4999},
+        {"\x13\x88", 2, PF_EPARSE, 1002}, /* 5000 */
+        {"\x03\xe7", 2, PF_EPARSE, 1002}, /* 999 */
+        {"\x03\xe8ok", 4, PF_OK, 1000},
+        {"\x03\xe8\xc3\xa9", 4, PF_OK, 1000},             /* e-acute */
+        {"\x03\xe8\xc3", 3, PF_EPARSE, 1007},             /* cut */
+        {"\x03\xe8\xc0\xaf", 4, PF_EPARSE, 1007},         /* overlong '/' */
+        {"\x03\xe8\xed\xa0\x80", 5, PF_EPARSE, 1007},     /* a surrogate */
+        {"\x03\xe8\xf4\x90\x80\x80", 6, PF_EPARSE, 1007}, /* past U+10FFFF */
+        {"\x03\xe8\xf0\x9f\x98\x80", 6, PF_OK, 1000},     /* U+1F600 */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int code = -1;
+        ck_assert_msg(pf_ws_close_check((const uint8_t *)cases[i].p, cases[i].n, &code) ==
+                          cases[i].st,
+                      "case %zu", i);
+        ck_assert_msg(code == cases[i].code, "case %zu: code %d", i, code);
+    }
+}
+END_TEST
+
+/* A reason longer than a control frame allows is cut at a character
+ * boundary. */
+START_TEST(ws_close_payload_fits_a_control_frame) {
+    uint8_t out[125];
+    char reason[200];
+    size_t n;
+    int code;
+    for (size_t i = 0; i + 2 < sizeof(reason); i += 2) memcpy(reason + i, "\xc3\xa9", 2);
+    reason[sizeof(reason) - 2] = '\0';
+    n = pf_ws_close_payload(1008, reason, out);
+    ck_assert_uint_le(n, 125);
+    ck_assert_int_eq(pf_ws_close_check(out, n, &code), PF_OK);
+    ck_assert_int_eq(code, 1008);
+    ck_assert_uint_eq(pf_ws_close_payload(1000, NULL, out), 2);
+}
+END_TEST
+
 TU_SUITE(ws) {
     Suite *s = suite_create("ws");
     TCase *tc = tcase_create("framing");
     tcase_add_test(tc, ws_accept_key_rfc_example);
+    tcase_add_test(tc, ws_close_check_codes_and_reasons);
+    tcase_add_test(tc, ws_close_payload_fits_a_control_frame);
     tcase_add_test(tc, ws_decode_masked_hello_byte_by_byte);
     tcase_add_test(tc, ws_decode_fragments_with_interleaved_ping);
     tcase_add_test(tc, ws_decode_rejects_violations);
