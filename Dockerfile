@@ -14,6 +14,7 @@ RUN make deps && make -j"$(nproc)" BUILD_COMMIT="$BUILD_COMMIT"
 FROM debian:bookworm-slim AS runtime
 RUN apt-get update -qq \
     && apt-get install -y -qq --no-install-recommends libmicrohttpd12 libcjson1 libuv1 libnettle8 libhiredis0.14 \
+       librecast1 libstdc++6 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /var/lib/pathd --create-home pathd \
     && install -d -o pathd -g pathd /var/lib/pathd/maps

@@ -19,14 +19,19 @@
 # core/foo.c or tests/test_foo.c needs no Makefile change.
 
 PKGS := libmicrohttpd libcjson libuv check nettle hiredis libcurl
-# libcurl: clients/c only (the server never links it).
-DEBS := libmicrohttpd-dev libcjson-dev libuv1-dev check pkg-config nettle-dev libhiredis-dev libcurl4-openssl-dev
+# libcurl: clients/c only (the server never links it). librecast-dev and g++:
+# navmesh maps (nav/, the one C++ file set).
+DEBS := libmicrohttpd-dev libcjson-dev libuv1-dev check pkg-config nettle-dev libhiredis-dev \
+        libcurl4-openssl-dev librecast-dev g++
+# Recast/Detour has no pkg-config file: found by header.
+RECAST_INC := /usr/include/recastnavigation
 # Reference data, read in place; never copied into the repository.
 PATHD_BENCH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/movingai)
 export PATHD_BENCH_DIR
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && echo 1)
+HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
+               [ -f $(RECAST_INC)/DetourTileCache.h ] && command -v $(CXX) >/dev/null 2>&1 && echo 1)
 
 .PHONY: FORCE all test test-run run bench bench-http bench-wrk bench-fleet bench-auth fuzz deps js-deps \
         tool-deps fleet-deps test-tools fuzz-deps clean format-check format cppcheck suites-list spec-deps spec-lint \
@@ -59,23 +64,31 @@ endif
 
 WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wformat=2 -Wvla
-CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Icore -Iproto -Iserver -Iloadtest
+CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Icore -Inav -Iproto -Iserver -Iloadtest
 CFLAGS ?=
 override CFLAGS := $(WARN) $(OPTFLAGS) $(CFLAGS)
+# The one C++ file, nav/navmesh.cpp: C style, no exceptions, no RTTI.
+CXXWARN := -std=c++11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -fno-exceptions -fno-rtti
+CXXFLAGS ?=
+override CXXFLAGS := $(CXXWARN) $(OPTFLAGS) $(CXXFLAGS)
 LDFLAGS_SAN := $(filter -fsanitize=%,$(OPTFLAGS))
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 LIBS := $(shell pkg-config --libs libmicrohttpd libcjson libuv nettle hiredis) -lpthread -lm
 CHECK_LIBS := $(shell pkg-config --libs check)
+# Only what links nav/ gets Recast/Detour and the C++ runtime.
+NAV_LIBS := -lDetourCrowd -lDetourTileCache -lDetour -lRecast -lstdc++
 
 CORE_SRC := $(wildcard core/*.c)
 PROTO_SRC := $(wildcard proto/*.c)
+NAV_SRC := $(wildcard nav/*.c) $(wildcard nav/*.cpp)
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
 LOADTEST_SRC := $(filter-out loadtest/main.c,$(wildcard loadtest/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_SUPPORT_SRC := $(filter-out tests/test_%.c tests/fuzz_%.c,$(wildcard tests/*.c))
 
-obj = $(patsubst %.c,$(OUT)/obj/%.o,$(1))
+obj = $(patsubst %.cpp,$(OUT)/obj/%.o,$(patsubst %.c,$(OUT)/obj/%.o,$(1)))
 CORE_OBJ := $(call obj,$(CORE_SRC))
+NAV_OBJ := $(call obj,$(NAV_SRC))
 PROTO_OBJ := $(call obj,$(PROTO_SRC))
 # server/viewer.html (GET /) is compiled in as a byte array; the commit
 # the binary is built from goes into pathd_build_info (/metrics).
@@ -95,6 +108,10 @@ all: $(PATHD) $(BENCH) $(TESTS)
 $(OUT)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUT)/obj/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) -isystem $(RECAST_INC) $(CXXFLAGS) -MMD -MP -c $< -o $@
 
 $(OUT)/gen/viewer_html.c: server/viewer.html
 	@mkdir -p $(dir $@)
@@ -128,11 +145,17 @@ $(OUT)/libpathd_core.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
-$(PATHD): $(call obj,server/main.c) $(SERVER_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_core.a
-	$(CC) $(CFLAGS) $^ -o $@ $(LIBS) $(LDFLAGS_SAN)
+$(OUT)/libpathd_nav.a: $(NAV_OBJ)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
 
-$(BENCH): $(call obj,loadtest/main.c) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_core.a
-	$(CC) $(CFLAGS) $^ -o $@ $(LIBS) $(LDFLAGS_SAN)
+$(PATHD): $(call obj,server/main.c) $(SERVER_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_nav.a \
+          $(OUT)/libpathd_core.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
+
+$(BENCH): $(call obj,loadtest/main.c) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_nav.a \
+          $(OUT)/libpathd_core.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
 
 # One runner for every suite: tests/test_<m>.c defines `Suite *<m>_suite(void)`.
 # Rewritten on every run (a deleted suite has no file to be newer than it),
@@ -147,8 +170,9 @@ suites-list:
 $(call obj,tests/run_tests.c): $(SUITES_H)
 $(call obj,tests/run_tests.c): CPPFLAGS += -I$(OUT)/tests
 
-$(TESTS): $(TEST_OBJ) $(SERVER_OBJ) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_core.a
-	$(CC) $(CFLAGS) $^ -o $@ $(CHECK_LIBS) $(LIBS) $(LDFLAGS_SAN)
+$(TESTS): $(TEST_OBJ) $(SERVER_OBJ) $(LOADTEST_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_nav.a \
+          $(OUT)/libpathd_core.a
+	$(CC) $(CFLAGS) $^ -o $@ $(CHECK_LIBS) $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
 
 # clients/c (see below), built with this variant's flags.
 CLIENT_C_WARN := -std=c99 -pedantic -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -200,7 +224,7 @@ test: spec-lint test-run
 # core algorithm suites are single-threaded and left to the other variants.
 TSAN_SUITES := pool registry cache session store maps memory ws http server routes_ops routes_maps \
                routes_fields routes_tables \
-               routes_paths routes_sessions stream concurrency
+               routes_paths routes_sessions routes_crowds crowd stream concurrency
 TSAN_LOG_DIR := $(abspath build/tsan/reports)
 test-tsan:
 	@$(MAKE) --no-print-directory VARIANT=tsan test-tsan-run
@@ -320,10 +344,13 @@ bench-fleet: $(PATHD) tool-deps fleet-deps
 # the corpus grows in build/fuzz/corpus from tests/fuzz_seeds.
 FUZZ_SECONDS ?= 60
 FUZZ_BIN := build/fuzz/fuzz_inputs
-FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(PROTO_SRC) server/ws.c server/store.c server/router.c \
+# proto/nav_info.c reads navmesh versions (the C++ shim): not in the fuzz
+# build, which links no C++; the OBJ reader and the navmesh defaults are C.
+FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(filter-out proto/nav_info.c,$(PROTO_SRC)) \
+            nav/obj.c nav/navconf.c server/ws.c server/store.c server/router.c \
             server/auth.c server/http_strict.c server/guard.c server/config.c
 
-$(FUZZ_BIN): $(FUZZ_SRC) $(wildcard core/*.h proto/*.h server/*.h) | fuzz-deps
+$(FUZZ_BIN): $(FUZZ_SRC) $(wildcard core/*.h nav/*.h proto/*.h server/*.h) | fuzz-deps
 	@mkdir -p $(dir $@)
 	clang $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 -g -O1 -fno-omit-frame-pointer \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRC) -o $@ $(LIBS)
@@ -472,6 +499,7 @@ tool-deps:
 deps:
 	@missing=""; \
 	for p in $(PKGS); do command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $$p || missing=1; done; \
+	[ -f $(RECAST_INC)/DetourTileCache.h ] && command -v $(CXX) >/dev/null 2>&1 || missing=1; \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing Debian packages: $(DEBS)"; \
 	  $(SUDO) apt-get update -qq && \
@@ -480,7 +508,7 @@ deps:
 
 # Every C source of the tree against .clang-format (Debian clang-format 14,
 # installed when missing). .ci/run runs it.
-FORMAT_SRC = $(wildcard core/*.[ch] proto/*.[ch] server/*.[ch] loadtest/*.[ch] tests/*.[ch] clients/c/*.[ch])
+FORMAT_SRC = $(wildcard core/*.[ch] nav/*.[ch] nav/*.cpp proto/*.[ch] server/*.[ch] loadtest/*.[ch] tests/*.[ch] clients/c/*.[ch])
 format-check:
 	@command -v clang-format >/dev/null 2>&1 || { echo "Installing Debian packages: clang-format"; \
 	  $(SUDO) apt-get update -qq && \
@@ -499,13 +527,13 @@ format:
 # relying on the arithmetic shift gcc and clang define.
 CPPCHECK_FLAGS := --quiet --std=c11 --enable=warning,performance,portability --inline-suppr \
                   --error-exitcode=1 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-                  -Icore -Iproto -Iserver -Iloadtest -Itests \
+                  -Icore -Inav -Iproto -Iserver -Iloadtest -Itests \
                   --suppress='shiftTooManyBitsSigned:core/jps*.c'
 cppcheck:
 	@command -v cppcheck >/dev/null 2>&1 || { echo "Installing Debian packages: cppcheck"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends cppcheck; }
-	cppcheck $(CPPCHECK_FLAGS) -Iclients/c core proto server loadtest tests clients/c
+	cppcheck $(CPPCHECK_FLAGS) -Iclients/c core nav/obj.c proto server loadtest tests clients/c
 
 clean:
 	rm -rf build

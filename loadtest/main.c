@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "loadgen.h"
+#include "navbench.h"
 #include "report.h"
 #include "scen.h"
 #include "sessions.h"
@@ -26,6 +27,7 @@ static void usage(FILE *f) {
     fputs("usage: pathd-bench scen [options] FILE.scen...\n"
           "       pathd-bench http --url URL --scen FILE.scen... [options]\n"
           "       pathd-bench sessions [--sessions N] [--repair] FILE.scen...\n"
+          "       pathd-bench navmesh [options] FILE.scen...\n"
           "       pathd-bench flowfield|table|agents [options] FILE.scen...\n"
           "       pathd-bench --help\n"
           "\n"
@@ -73,6 +75,8 @@ static void usage(FILE *f) {
           "or open loop (--rate); the same report plus rps and latency p50..max.\n"
           "See `pathd-bench http --help`.\n"
           "\n"
+          "navmesh: the maps as navmeshes: build time, paths against jps, obstacle\n"
+          "changes, crowd steps. See `pathd-bench navmesh --help`.\n"
           "flowfield, table, agents: many units (flow field build time and its break-even\n"
           "unit count against one astar per unit; an S x T distance table against S x T\n"
           "astar; agent sizes against size 1). See `pathd-bench flowfield --help` etc.\n"
@@ -483,6 +487,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "scen") == 0) return cmd_scen(argc - 1, argv + 1);
     if (strcmp(argv[1], "http") == 0) return pf_bench_http_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "sessions") == 0) return pf_bench_sessions_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "navmesh") == 0) return pf_bench_navmesh_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "flowfield") == 0) return pf_bench_flowfield_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "table") == 0) return pf_bench_table_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "agents") == 0) return pf_bench_agents_main(argc - 1, argv + 1);

@@ -43,6 +43,8 @@
     XX(MAP_NOT_FOUND,      "map_not_found",          404, "No such map.")                          \
     XX(SESSION_NOT_FOUND,  "session_not_found",      404,                                          \
            "The session is gone (deleted, expired, or its map was replaced).")                     \
+    XX(CROWD_NOT_FOUND,    "crowd_not_found",        404,                                          \
+           "The crowd is gone (deleted, expired, or its map was replaced).")                       \
     XX(METHOD_NOT_ALLOWED, "method_not_allowed",     405,                                          \
            "The method is not allowed on this path.")                                              \
     XX(SESSION_BUSY,       "session_busy",           409,                                          \

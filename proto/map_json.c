@@ -14,8 +14,9 @@
 /* "costs", "id" and "version" make the answer of GET /v1/maps/{id}/cells an
  * upload as it is (pf_map_write_cells). */
 static const char *const map_members[] = {
-    "width", "height", "rows",  "legend", "connectivity", "corner_cutting",
-    "walls", "doors",  "costs", "id",     "version",      NULL};
+    "width",          "height", "rows",  "legend", "connectivity",
+    "corner_cutting", "walls",  "doors", "costs",  "id",
+    "version",        "kind",   NULL};
 
 static bool dir_from(const char *s, int *dir) {
     if (strcmp(s, "E") == 0)
@@ -343,6 +344,14 @@ pf_status pf_map_json_parse(const char *buf, size_t len, const pf_grid_limits *l
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "version")) &&
         (st = pf_jsonr_int(it, "version", 0, INT64_MAX, &ignored, e)))
         goto out_free_root;
+    /* "kind":"grid" says what it is (a navmesh upload says "navmesh"). */
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "kind")) &&
+        ((st = pf_jsonr_string(it, "kind", &id, e)) || strcmp(id, "grid") != 0)) {
+        if (!st)
+            st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, "kind",
+                                    "Field 'kind' of a grid map is \"grid\".");
+        goto out_free_root;
+    }
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "width")) &&
         (st = pf_jsonr_int(it, "width", 1, L.max_side, &width, e)))
         goto out_free_root;
@@ -488,6 +497,7 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
     pf_jsonw_obj_begin(w);
     pf_jsonw_kstr(w, "id", info->id);
     pf_jsonw_kuint(w, "version", info->version);
+    pf_jsonw_kstr(w, "kind", "grid");
     pf_jsonw_kint(w, "width", pf_grid_width(g));
     pf_jsonw_kint(w, "height", pf_grid_height(g));
     pf_jsonw_kint(w, "connectivity", pf_grid_connectivity(g));

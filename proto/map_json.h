@@ -20,7 +20,8 @@
  *    ...}                              connectivity, walls, doors as above; after
  *                                      the doors are declared, their cells and
  *                                      edges get the state costs and walls say
- * Unknown members are rejected. Errors name the field ("rows[3]",
+ * Both forms may say "kind":"grid" (a JSON upload with "kind":"navmesh" is
+ * a navmesh, nav_json.h). Unknown members are rejected. Errors name the field ("rows[3]",
  * "legend.~", "walls[2]", "doors.gate.cells[0]", "costs").
  *
  * Statuses: PF_EPARSE (malformed JSON or text, wrong types), PF_EINVAL (a

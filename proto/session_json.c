@@ -1,12 +1,14 @@
 /* session_json.c -- see session_json.h. */
 #include "session_json.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clearance.h"
 #include "jsonr.h"
+#include "nav_json.h"
 
 #define FIELD(name) (snprintf(f, sizeof(f), "%s%s", prefix, name), f)
 
@@ -31,6 +33,20 @@ static pf_status read_create(const cJSON *root, const char *prefix, int64_t max_
         if (!it)
             return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, FIELD(name),
                                       "Field '%s' is required.", f);
+        if (cJSON_IsArray(it) && cJSON_GetArraySize(it) == 3) {
+            if (i == 1 && !out->nav)
+                return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, FIELD(name),
+                                          "Fields 'start' and 'goal' must be points of one "
+                                          "form: [x, y] (grid) or [x, y, z] (navmesh).");
+            if ((st = pf_nav_read_point(it, FIELD(name), i ? out->goal3 : out->start3, e)))
+                return st;
+            out->nav = true;
+            continue;
+        }
+        if (i == 1 && out->nav)
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, FIELD(name),
+                                      "Fields 'start' and 'goal' must be points of one form: "
+                                      "[x, y] (grid) or [x, y, z] (navmesh).");
         if ((st = pf_jsonr_point(it, FIELD(name), i ? &out->goal : &out->start, e))) return st;
     }
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "ttl_s")) &&
@@ -39,6 +55,12 @@ static pf_status read_create(const cJSON *root, const char *prefix, int64_t max_
     out->agent_size = 1;
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "agent_size"))) {
         int64_t v;
+        if (out->nav)
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, FIELD("agent_size"),
+                                      "Field '%s' is for grid sessions: a navmesh session's "
+                                      "agent is the one its map was built for (agent.radius, "
+                                      "agent.height at upload).",
+                                      f);
         if ((st = pf_jsonr_int(it, FIELD("agent_size"), 1, PF_AGENT_SIZE_MAX, &v, e))) return st;
         out->agent_size = (int32_t)v;
     }
@@ -190,11 +212,21 @@ static pf_status read_update(const cJSON *obj, const char *prefix, bool patch, p
     if ((st = pf_jsonr_check_members(obj, patch ? patch_members : update_members, prefix, e)))
         return st;
     if ((it = cJSON_GetObjectItemCaseSensitive(obj, "position"))) {
-        if ((st = pf_jsonr_point(it, FIELD("position"), &u->position, e))) return st;
+        if (cJSON_IsArray(it) && cJSON_GetArraySize(it) == 3) {
+            if ((st = pf_nav_read_point(it, FIELD("position"), u->position3, e))) return st;
+            u->position_nav = true;
+        } else if ((st = pf_jsonr_point(it, FIELD("position"), &u->position, e))) {
+            return st;
+        }
         u->has_position = true;
     }
     if ((it = cJSON_GetObjectItemCaseSensitive(obj, "goal"))) {
-        if ((st = pf_jsonr_point(it, FIELD("goal"), &u->goal, e))) return st;
+        if (cJSON_IsArray(it) && cJSON_GetArraySize(it) == 3) {
+            if ((st = pf_nav_read_point(it, FIELD("goal"), u->goal3, e))) return st;
+            u->goal_nav = true;
+        } else if ((st = pf_jsonr_point(it, FIELD("goal"), &u->goal, e))) {
+            return st;
+        }
         u->has_goal = true;
     }
     if ((it = cJSON_GetObjectItemCaseSensitive(obj, "cells")) &&
@@ -336,6 +368,43 @@ void pf_session_write_answer(pf_jsonw *w, const pf_session_answer *a) {
     pf_jsonw_key(w, "stats");
     pf_jsonw_obj_begin(w);
     pf_jsonw_kuint(w, "expanded", a->expanded);
+    pf_jsonw_kuint(w, "time_us", a->time_us);
+    pf_jsonw_kuint(w, "updates", a->updates);
+    pf_jsonw_kstr(w, "rebase", a->rebase ? a->rebase : "none");
+    pf_jsonw_kuint(w, "memory_bytes", a->memory_bytes);
+    pf_jsonw_obj_end(w);
+    pf_jsonw_obj_end(w);
+}
+
+void pf_session_write_nav_answer(pf_jsonw *w, const pf_nav_session_answer *a) {
+    const pf_nav_path *p = a->blocked ? NULL : a->path;
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kstr(w, "session_id", a->session_id);
+    pf_jsonw_kstr(w, "map_id", a->map_id);
+    pf_jsonw_kbool(w, "found", p && !p->partial);
+    pf_jsonw_kbool(w, "partial", p && p->partial);
+    if (!p || p->partial)
+        pf_jsonw_kstr(w, "reason",
+                      !p                ? "blocked"
+                      : p->out_of_nodes ? "node_budget"
+                                        : "unreachable");
+    pf_jsonw_kdouble(w, "length", p ? round(p->length * 1e4) / 1e4 : 0.0);
+    pf_jsonw_kdouble(w, "cost", p ? round(p->cost * 1e4) / 1e4 : 0.0);
+    pf_jsonw_key(w, "path");
+    pf_jsonw_arr_begin(w);
+    for (uint32_t i = 0; p && i < p->npoints; i++) pf_nav_write_point(w, &p->points[3 * i]);
+    pf_jsonw_arr_end(w);
+    pf_jsonw_key(w, "position");
+    pf_nav_write_point(w, a->position);
+    pf_jsonw_key(w, "goal");
+    pf_nav_write_point(w, a->goal);
+    pf_jsonw_kstr(w, "algorithm", a->algorithm);
+    pf_jsonw_kuint(w, "polygons", p ? p->polygons : 0);
+    pf_jsonw_kuint(w, "map_version", a->map_version);
+    pf_jsonw_kint(w, "ttl_s", a->ttl_s);
+    pf_jsonw_key(w, "stats");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kuint(w, "expanded", p ? p->expanded : 0);
     pf_jsonw_kuint(w, "time_us", a->time_us);
     pf_jsonw_kuint(w, "updates", a->updates);
     pf_jsonw_kstr(w, "rebase", a->rebase ? a->rebase : "none");

@@ -3,6 +3,10 @@
  *
  * Create: {"start":[x,y], "goal":[x,y], "ttl_s":600, "agent_size":2}
  *         ttl_s and agent_size optional (an n x n agent, clearance.h)
+ * On a navmesh map points are [x,y,z] (any finite numbers within +-1e7),
+ * agent_size is rejected (the agent is the map's build agent) and an update
+ * has only position and goal (obstacles and areas change with the map's
+ * PATCH); which form a map takes is the server's business.
  *
  * An update (POST .../updates, one WebSocket text message, one NDJSON line):
  *   {"position":[x,y],                      the agent is here now
@@ -35,6 +39,10 @@ typedef struct pf_session_request {
     pf_point start, goal;
     int64_t ttl_s;      /* 0 = not given */
     int32_t agent_size; /* 1..PF_AGENT_SIZE_MAX (the server checks its own limit) */
+    /* Points of three numbers [x, y, z]: a navmesh session (a path
+     * corridor, nav/navmesh.h); start and goal are then start3, goal3. */
+    bool nav;
+    float start3[3], goal3[3];
 } pf_session_request;
 
 /* Parses a create body. ttl_s must be 1..max_ttl_s (PF_EINVAL naming
@@ -52,6 +60,10 @@ typedef struct pf_door_switch {
 typedef struct pf_update {
     bool has_position, has_goal;
     pf_point position, goal;
+    /* A point of three numbers (a navmesh session's): in position3 / goal3,
+     * its flag set; the session says which form it takes. */
+    bool position_nav, goal_nav;
+    float position3[3], goal3[3];
     pf_cell_change *cells; /* owned */
     size_t ncells;
     pf_door_switch *doors; /* owned */
@@ -108,6 +120,28 @@ typedef struct pf_session_answer {
  * "blocked" (the agent's or the goal's cell is blocked) or "node_budget". */
 void pf_session_write_answer(pf_jsonw *w, const pf_session_answer *a);
 
+/* A navmesh session's answer: {"session_id","map_id","found","partial",
+ * "reason" (not found: "unreachable", "node_budget" or "blocked"),"length",
+ * "cost","path":[[x,y,z],...],"position","goal","algorithm","polygons",
+ * "map_version","ttl_s","stats":{"expanded","time_us","updates","rebase",
+ * "memory_bytes"}}. path NULL with blocked: no path (the agent or the goal
+ * is off the mesh). rebase: "none" (the corridor followed the agent) or
+ * "rebuilt" (planned anew: a new goal, a new map version, a teleport). */
+typedef struct pf_nav_session_answer {
+    const char *session_id, *map_id;
+    bool blocked;                   /* no polygon near the position or the goal */
+    const struct pf_nav_path *path; /* NULL when blocked */
+    const char *algorithm;
+    const float *position, *goal;
+    uint64_t map_version;
+    int64_t ttl_s;
+    uint64_t time_us;
+    size_t updates;
+    const char *rebase;
+    size_t memory_bytes;
+} pf_nav_session_answer;
+
+void pf_session_write_nav_answer(pf_jsonw *w, const pf_nav_session_answer *a);
 /* The multiplexed session stream (GET /v1/stream): one WebSocket carries
  * the messages of any number of sessions, each message naming its map and
  * session. A message is one JSON object (text frame):

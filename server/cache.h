@@ -1,9 +1,11 @@
 /* cache.h -- an LRU cache of answered paths, one per map version.
  *
  * Keyed by (start, goal, algorithm, heuristic, weight, smooth, node budget,
- * map version, and a digest of anything else the request has). Bounded by an entry count and by the
- * bytes of the paths it holds; the least recently used entry goes first. Counts hits and misses for
- * the hit ratio /v1/info reports.
+ * map version, and a digest of anything else the request has), or for a
+ * navmesh map (algorithm, map version, and a digest of start, goal and
+ * search box). Bounded by an entry count and by the bytes of the paths it
+ * holds; the least recently used entry goes first. Counts hits and misses
+ * for the hit ratio /v1/info reports.
  *
  * A value is the answer's members as JSON (pf_path_write_members), so a hit
  * costs one copy, not a serialization of the path.
@@ -33,8 +35,9 @@ typedef struct pf_cache_key {
     bool smooth;
     /* The rest of a request that has more to it (goals, agent size,
      * partial, snap; or a flow field's goals and region): a SHA-256 digest,
-     * truncated, of its canonical bytes (pf_cache_key_extra). All zero for
-     * a plain path request. */
+     * truncated, of its canonical bytes (pf_cache_key_extra); for a navmesh
+     * query, of its start, goal and search box. All zero for a plain path
+     * request. */
     uint8_t extra[16];
 } pf_cache_key;
 
@@ -59,6 +62,10 @@ void pf_cache_destroy(pf_cache *c);
 pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo, pf_heuristic h,
                                double weight, bool smooth, uint64_t max_expanded, uint64_t version);
 
+/* The key of a navmesh query (algo a pf_nav_algorithm; box the half
+ * extents used). Never equal to a grid query's key. */
+pf_cache_key pf_cache_key_make_nav(const float start[3], const float goal[3], const float box[3],
+                                   int32_t algo, uint64_t version);
 /* Sets k->extra to the digest of bytes[0..n): distinct requests get
  * distinct keys but for a SHA-256 collision, so a client cannot make its
  * answer be served for another's request. */

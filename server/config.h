@@ -72,6 +72,21 @@ typedef struct pf_config {
     int64_t stream_max_inflight;     /* multiplexed stream: jobs of one connection at once */
     int64_t stream_max_pending;      /* ... messages it may have queued or running */
     int64_t stream_max_sessions;     /* ... distinct sessions it may address */
+    int64_t nav_max_vertices;        /* navmesh uploads: OBJ vertices */
+    int64_t nav_max_triangles;       /* ... triangles */
+    int64_t nav_max_voxels;          /* ... voxel columns of the world */
+    int64_t nav_max_tiles;           /* ... tile layers */
+    int64_t nav_build_ms;            /* ... wall time of a build or a change */
+    int64_t nav_max_obstacles;       /* obstacles on one navmesh map */
+    int64_t nav_max_areas;           /* named areas of one navmesh map */
+    int64_t nav_max_area_boxes;      /* boxes of all its areas */
+    int64_t nav_max_nodes;           /* search nodes of one navmesh query */
+    int64_t nav_max_search_extent;   /* largest search_box half extent, world units */
+    int64_t max_crowds_per_map;      /* crowds on one navmesh map */
+    int64_t max_crowds;              /* crowds in all */
+    int64_t max_crowd_agents;        /* agents of one crowd */
+    int64_t crowd_max_tick_hz;       /* fastest tick a crowd may ask for */
+    int64_t crowd_max_steps;         /* steps one step request may ask for */
     bool demo;                       /* load the demo maps at start */
     /* Who may do what (README.md, "Tokens, TLS and browsers"). */
     char auth_token_file[1024]; /* --auth-token-file: "<scope> <token>" lines; "" = none */

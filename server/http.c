@@ -311,6 +311,7 @@ static bool token_ok(pf_http *h, pf_req *r, pf_scope need) {
 #define PF_MOD_sessions true
 #define PF_MOD_fields true
 #define PF_MOD_tables true
+#define PF_MOD_crowds true
 static const bool uses_maps[PF_ROUTE_COUNT] = {
 #define PF_ROUTE_USES_MAPS(route, name, method, path, bodies, scope, module)                       \
     [PF_ROUTE_##route] = PF_MOD_##module,

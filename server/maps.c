@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "jsonr.h"
 
 pf_status pf_maps_create(const pf_maps_deps *d, pf_maps **out) {
     pf_maps *m = calloc(1, sizeof(*m));
@@ -18,6 +19,17 @@ pf_status pf_maps_create(const pf_maps_deps *d, pf_maps **out) {
     m->limits = pf_grid_default_limits();
     m->limits.max_cells = d->cfg->max_map_cells;
     m->limits.max_side = (int32_t)d->cfg->max_map_side;
+    m->nav_limits = pf_nav_default_limits();
+    m->nav_limits.max_vertices = (uint32_t)d->cfg->nav_max_vertices;
+    m->nav_limits.max_triangles = (uint32_t)d->cfg->nav_max_triangles;
+    m->nav_limits.max_voxels = (uint64_t)d->cfg->nav_max_voxels;
+    m->nav_limits.max_tiles = (uint32_t)d->cfg->nav_max_tiles;
+    m->nav_limits.build_ms = (uint32_t)d->cfg->nav_build_ms;
+    m->nav_limits.max_obstacles = (uint32_t)d->cfg->nav_max_obstacles;
+    m->nav_limits.max_areas = (uint32_t)d->cfg->nav_max_areas;
+    m->nav_limits.max_area_boxes = (uint32_t)d->cfg->nav_max_area_boxes;
+    m->nav_limits.max_search_extent = (float)d->cfg->nav_max_search_extent;
+    if (d->navrun) m->runner = pf_navrun_runner(d->navrun);
     atomic_init(&m->loading, false);
     if (uv_mutex_init(&m->mu)) {
         free(m);
@@ -35,6 +47,10 @@ void pf_maps_destroy(pf_maps *m) {
 }
 
 const pf_grid_limits *pf_maps_limits(const pf_maps *m) { return &m->limits; }
+
+const pf_nav_limits *pf_maps_nav_limits(const pf_maps *m) { return &m->nav_limits; }
+
+const pf_nav_runner *pf_maps_nav_runner(const pf_maps *m) { return &m->runner; }
 
 pf_status pf_maps_open_store(pf_maps *m, char *err, size_t errlen) {
     const pf_config *cfg = m->d.cfg;
@@ -124,6 +140,147 @@ pf_status pf_maps_build(pf_maps *m, const char *id, pf_grid *g, const uint8_t ha
     return PF_OK;
 }
 
+/* A navmesh version is charged to the budget once built, by what it holds
+ * (its mesh, compressed layers and upload): built, not estimated ahead. */
+static void charge_nav(pf_maps *m, pf_mapver *mv) {
+    pf_nav_info ni;
+    pf_navmesh_info(mv->nav, &ni);
+    pf_mapver_charge(mv, m->d.mem, ni.mesh_bytes + ni.layer_bytes + mv->navsrc->len);
+}
+
+pf_status pf_maps_build_nav(pf_maps *m, const char *id, const pf_nav_upload *u,
+                            const uint8_t hash[32], uint64_t t0_ns, pf_mapver **out,
+                            pf_proto_error *e) {
+    pf_nav_geom geom;
+    pf_nav_build_input in = pf_nav_upload_input(u, &geom);
+    pf_navmesh *nm = NULL;
+    pf_nav_error ne;
+    pf_jsonw w;
+    pf_navsrc *src;
+    pf_status st;
+    *out = NULL;
+    if ((st = pf_nav_build(&in, &m->nav_limits, &m->runner, &nm, &ne))) {
+        pf_nav_error_to_proto(e, st, &ne);
+        return st;
+    }
+    if (u->nobstacles || u->narea_state) {
+        pf_nav_change ch;
+        pf_navmesh *next = NULL;
+        memset(&ch, 0, sizeof(ch));
+        ch.put = u->obstacles;
+        ch.nput = u->nobstacles;
+        ch.areas = u->area_state;
+        ch.nareas = u->narea_state;
+        st = pf_nav_apply(nm, &ch, &m->nav_limits, &m->runner, &next, &ne);
+        pf_navmesh_release(nm);
+        if (st) {
+            /* The fields of the change are the upload's: obstacles[i] and
+             * areas[i] of area_state. */
+            if (strncmp(ne.field, "areas[", 6) == 0) {
+                char f[sizeof(ne.field)];
+                snprintf(f, sizeof(f), "area_state%.80s", ne.field + 5);
+                memcpy(ne.field, f, sizeof(f));
+            }
+            pf_nav_error_to_proto(e, st, &ne);
+            return st;
+        }
+        nm = next;
+    }
+    pf_jsonw_init(&w, u->obj_len + 4096);
+    pf_nav_write_source_members(&w, u);
+    if (pf_jsonw_failed(&w) || !(src = pf_navsrc_create(w.buf, w.len))) {
+        pf_jsonw_free(&w);
+        pf_navmesh_release(nm);
+        return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    }
+    pf_jsonw_free(&w);
+    *out = pf_mapver_create_nav(id, nm, src, (size_t)m->d.cfg->cache_entries,
+                                (size_t)m->d.cfg->cache_bytes, (pf_clock_now_ns() - t0_ns) / 1000,
+                                hash);
+    if (!*out) return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    charge_nav(m, *out);
+    return PF_OK;
+}
+
+char *pf__maps_nav_envelope(const pf_mapver *mv, size_t *len) {
+    pf_jsonw w;
+    pf_jsonw_init(&w, mv->navsrc->len + 4096);
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_raw_members(&w, mv->navsrc->members, mv->navsrc->len);
+    pf_nav_write_state_members(&w, mv->nav);
+    pf_jsonw_obj_end(&w);
+    return pf_jsonw_take(&w, len); /* NULL when it failed */
+}
+
+pf_status pf__maps_build_envelope(pf_maps *m, const char *id, const char *bytes, size_t len,
+                                  const uint8_t hash[32], pf_mapver **out, pf_proto_error *e) {
+    cJSON *root = NULL;
+    pf_nav_upload u;
+    pf_status st;
+    memset(&u, 0, sizeof(u));
+    *out = NULL;
+    if (!(st = pf_jsonr_parse(bytes, len, &root, e)) &&
+        !(st = pf_nav_upload_from_json(root, &m->limits, &m->nav_limits, &u, e)))
+        st = pf_maps_build_nav(m, id, &u, hash, pf_clock_now_ns(), out, e);
+    cJSON_Delete(root);
+    pf_nav_upload_free(&u);
+    return st;
+}
+
+void pf__maps_end_users(pf_maps *m, const char *id, uint64_t keep_lineage) {
+    pf_sessions_drop_map(m->d.sessions, id, keep_lineage);
+    if (m->d.crowds) pf_crowds_drop_map(m->d.crowds, id, keep_lineage);
+}
+
+pf_status pf__maps_apply_nav(pf_maps *m, const pf_mapver *cur, const pf_nav_patch *p,
+                             pf_mapver **out, pf_proto_error *e) {
+    pf_nav_change ch = pf_nav_patch_change(p);
+    pf_navmesh *next = NULL;
+    pf_nav_error ne;
+    uint64_t t0 = pf_clock_now_ns();
+    pf_status st;
+    *out = NULL;
+    if (!cur->nav)
+        return pf_proto_error_set(e, PF_ECANCELED, PF_ERR_CONFLICT, NULL,
+                                  "Map '%s' is a grid now (it was replaced): a navmesh PATCH does "
+                                  "not apply; nothing changed.",
+                                  cur->id);
+    if ((st = pf_nav_apply(cur->nav, &ch, &m->nav_limits, &m->runner, &next, &ne))) {
+        /* The change's "remove[i]" is the request's "remove_obstacles[i]". */
+        if (strncmp(ne.field, "remove[", 7) == 0) {
+            char f[sizeof(ne.field)];
+            snprintf(f, sizeof(f), "remove_obstacles%.70s", ne.field + 6);
+            memcpy(ne.field, f, sizeof(f));
+        }
+        return pf_nav_error_to_proto(e, st, &ne);
+    }
+    pf_navsrc_retain(cur->navsrc);
+    *out =
+        pf_mapver_create_nav(cur->id, next, cur->navsrc, (size_t)m->d.cfg->cache_entries,
+                             (size_t)m->d.cfg->cache_bytes, (pf_clock_now_ns() - t0) / 1000, NULL);
+    if (!*out) return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    charge_nav(m, *out);
+    return PF_OK;
+}
+
+pf_status pf__maps_apply_body(pf_maps *m, const pf_mapver *cur, const char *body, size_t len,
+                              pf_mapver **out, pf_proto_error *e) {
+    pf_status st;
+    *out = NULL;
+    if (cur->nav) {
+        pf_nav_patch p;
+        if ((st = pf_nav_patch_parse(body, len, &p, e))) return st;
+        st = pf__maps_apply_nav(m, cur, &p, out, e);
+        pf_nav_patch_free(&p);
+    } else {
+        pf_update u;
+        if ((st = pf_map_patch_parse(body, len, &u, e))) return st;
+        st = pf__maps_apply(m, cur, &u, out, e);
+        pf_update_free(&u);
+    }
+    return st;
+}
+
 static bool has_hash(const uint8_t h[32]) {
     for (int i = 0; i < 32; i++)
         if (h[i]) return true;
@@ -166,7 +323,7 @@ pf_status pf_maps_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change *c, pf
 
 pf_status pf__maps_apply(pf_maps *m, const pf_mapver *cur, const pf_update *u, pf_mapver **out,
                          pf_proto_error *e) {
-    const pf_grid *g = pf_planner_grid(cur->planner);
+    const pf_grid *g;
     pf_door_change *doors;
     pf_planner *planner = NULL;
     pf_point *changed = NULL;
@@ -177,6 +334,12 @@ pf_status pf__maps_apply(pf_maps *m, const pf_mapver *cur, const pf_update *u, p
     char f[32];
 
     *out = NULL;
+    if (cur->nav)
+        return pf_proto_error_set(e, PF_ECANCELED, PF_ERR_CONFLICT, NULL,
+                                  "Map '%s' is a navmesh now (it was replaced): a grid PATCH does "
+                                  "not apply; nothing changed.",
+                                  cur->id);
+    g = pf_planner_grid(cur->planner);
     for (size_t i = 0; i < u->ncells; i++)
         if (!pf_grid_in_bounds(g, u->cells[i].p)) {
             snprintf(f, sizeof(f), "cells[%zu]", i);
@@ -235,9 +398,23 @@ pf_status pf__maps_apply_grid(pf_grid *g, const pf_update *u) {
     return PF_OK;
 }
 
-pf_status pf_maps_patch(pf_maps *m, const char *id, const pf_update *u, const char *body,
-                        size_t body_len, const pf_maps_change *c, pf_mapver **out,
-                        pf_proto_error *e) {
+/* The next version of cur (a grid PATCH's u, or a navmesh PATCH's p). */
+typedef pf_status (*apply_fn)(pf_maps *m, const pf_mapver *cur, const void *arg, pf_mapver **out,
+                              pf_proto_error *e);
+
+static pf_status apply_grid(pf_maps *m, const pf_mapver *cur, const void *arg, pf_mapver **out,
+                            pf_proto_error *e) {
+    return pf__maps_apply(m, cur, arg, out, e);
+}
+
+static pf_status apply_nav(pf_maps *m, const pf_mapver *cur, const void *arg, pf_mapver **out,
+                           pf_proto_error *e) {
+    return pf__maps_apply_nav(m, cur, arg, out, e);
+}
+
+static pf_status patch_loop(pf_maps *m, const char *id, apply_fn apply, const void *arg,
+                            const char *body, size_t body_len, const pf_maps_change *c,
+                            pf_mapver **out, pf_proto_error *e) {
     pf_status st;
     *out = NULL;
     for (int attempt = 0; attempt <= 16; attempt++) {
@@ -247,7 +424,7 @@ pf_status pf_maps_patch(pf_maps *m, const char *id, const pf_update *u, const ch
             cur = pf_registry_get(m->d.registry, id);
         }
         if (!cur) return pf__maps_no_map(e, id);
-        if ((st = pf__maps_apply(m, cur, u, &mv, e))) {
+        if ((st = apply(m, cur, arg, &mv, e))) {
             pf_mapver_release(cur);
             return st;
         }
@@ -263,6 +440,18 @@ pf_status pf_maps_patch(pf_maps *m, const char *id, const pf_update *u, const ch
     }
     return pf_proto_error_set(e, PF_ECANCELED, PF_ERR_CONFLICT, NULL,
                               "Map '%s' kept changing while this PATCH was applied; retry.", id);
+}
+
+pf_status pf_maps_patch(pf_maps *m, const char *id, const pf_update *u, const char *body,
+                        size_t body_len, const pf_maps_change *c, pf_mapver **out,
+                        pf_proto_error *e) {
+    return patch_loop(m, id, apply_grid, u, body, body_len, c, out, e);
+}
+
+pf_status pf_maps_patch_nav(pf_maps *m, const char *id, const pf_nav_patch *p, const char *body,
+                            size_t body_len, const pf_maps_change *c, pf_mapver **out,
+                            pf_proto_error *e) {
+    return patch_loop(m, id, apply_nav, p, body, body_len, c, out, e);
 }
 
 pf_status pf_maps_remove(pf_maps *m, const char *id, const pf_precond *cond, pf_proto_error *e) {

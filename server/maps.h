@@ -16,7 +16,14 @@
  *               use, kept current by following the store's change log, and
  *               dropped after --map-idle-ttl seconds without use (never
  *               while a session lives on them).
- * A replaced or deleted map ends its sessions (a PATCHed map's live on).
+ * A replaced or deleted map ends its sessions and crowds (a PATCHed map's
+ * live on).
+ *
+ * Map kinds: a version is a grid (mv->planner) or a navmesh (mv->nav, with
+ * the upload it came from in mv->navsrc). Every store keeps both: a grid
+ * as store.h's image, a navmesh as its envelope (nav_json.h: the upload's
+ * source members and the version's obstacles and area states), and a
+ * shared store logs each kind's PATCH bodies as sent.
  *
  * Errors come back in a pf_proto_error ready to answer with
  * (pf_req_answer_perror): map_not_found, precondition_failed (412),
@@ -35,9 +42,12 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "crowd.h"
 #include "errors.h"
 #include "grid.h"
 #include "memory.h"
+#include "nav_json.h"
+#include "navrun.h"
 #include "planner.h"
 #include "pool.h"
 #include "precond.h"
@@ -56,8 +66,10 @@ typedef struct pf_maps_deps {
     const pf_config *cfg; /* cluster_size, landmark_bytes, cache_entries, cache_bytes,
                            * flowfield_cache_entries, flowfield_cache_bytes, max_maps,
                            * max_map_cells, max_map_side, data_dir, store, store_timeout_ms,
-                           * map_idle_ttl_s, workers, change_log_cells */
+                           * map_idle_ttl_s, workers, change_log_cells, nav_* */
     pf_mem *mem;          /* the process budget maps are charged to (memory.h) */
+    pf_navrun *navrun;    /* navmesh tiles on the pool (NULL: on the caller) */
+    pf_crowds *crowds;    /* ended with their map (NULL: none) */
 } pf_maps_deps;
 
 /* PF_ENOMEM. Maps live in memory until pf_maps_open_store. */
@@ -67,6 +79,9 @@ void pf_maps_destroy(pf_maps *m);
 
 /* The grid limits of an upload (--max-map-cells, --max-map-side). */
 const pf_grid_limits *pf_maps_limits(const pf_maps *m);
+/* The navmesh limits (--nav-*), and the pool's tile runner. */
+const pf_nav_limits *pf_maps_nav_limits(const pf_maps *m);
+const pf_nav_runner *pf_maps_nav_runner(const pf_maps *m);
 
 /* Opens the store the configuration names: --data-dir (creates the
  * directory; pf_maps_load_stored publishes its maps) or
@@ -121,6 +136,15 @@ pf_mapver *pf_maps_wrap(pf_maps *m, const char *id, pf_planner *planner, uint64_
 pf_status pf_maps_build(pf_maps *m, const char *id, pf_grid *g, const uint8_t hash[32],
                         uint64_t t0_ns, pf_mapver **out, pf_proto_error *e);
 
+/* Builds a navmesh map from u (borrowed) with its tiles on the pool, puts
+ * u's initial obstacles and area states on it, and wraps the version (its
+ * source for the store made from u). The slow part of a navmesh upload:
+ * run it on a worker. On error e names the field (an upload setting, a
+ * limit such as "limits.nav_max_voxels", an obstacle) and says why. */
+pf_status pf_maps_build_nav(pf_maps *m, const char *id, const pf_nav_upload *u,
+                            const uint8_t hash[32], uint64_t t0_ns, pf_mapver **out,
+                            pf_proto_error *e);
+
 /* The version a POST of the upload with SHA-256 `hash` finds already there
  * (a reference), so the upload need not be built again; NULL when there is
  * none, or when only the shared store can tell (it then says so at
@@ -159,6 +183,15 @@ pf_status pf_maps_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change *c, pf
 pf_status pf_maps_patch(pf_maps *m, const char *id, const pf_update *u, const char *body,
                         size_t body_len, const pf_maps_change *c, pf_mapver **out,
                         pf_proto_error *e);
+
+/* pf_maps_patch for a navmesh map: p's obstacles and areas (checked
+ * against the current version; errors name "obstacles[i]...",
+ * "remove_obstacles[i]", "areas[i]..."), the touched tiles rebuilt on the
+ * pool. conflict (409) also when the map is no longer a navmesh (a PUT of
+ * a grid came first); a grid PATCH of a navmesh map is that too. */
+pf_status pf_maps_patch_nav(pf_maps *m, const char *id, const pf_nav_patch *p, const char *body,
+                            size_t body_len, const pf_maps_change *c, pf_mapver **out,
+                            pf_proto_error *e);
 
 /* Removes map id everywhere (its file, or the shared store and with it
  * every instance's copy) and ends its sessions. map_not_found,

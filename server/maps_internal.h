@@ -36,6 +36,8 @@ typedef struct pf_maps_backend {
 struct pf_maps {
     pf_maps_deps d;
     pf_grid_limits limits;
+    pf_nav_limits nav_limits;
+    pf_nav_runner runner; /* the pool's (navrun.h), or none: tiles on the caller */
     const pf_maps_backend *be;
     uv_mutex_t mu;       /* memory, --data-dir: one change (disk + registry) at a time */
     pf_store *dir;       /* --data-dir, or NULL */
@@ -67,6 +69,27 @@ const char *pf__maps_redis_url(const pf_maps *m);
  * reference. */
 pf_status pf__maps_apply(pf_maps *m, const pf_mapver *cur, const pf_update *u, pf_mapver **out,
                          pf_proto_error *e);
+/* The next version of navmesh version cur with p's obstacles and areas
+ * (errors name the fields as pf_maps_patch_nav says). *out has one
+ * reference. */
+pf_status pf__maps_apply_nav(pf_maps *m, const pf_mapver *cur, const pf_nav_patch *p,
+                             pf_mapver **out, pf_proto_error *e);
+/* A stored PATCH body (as sent) applied to cur, whichever its kind: the
+ * log entries a shared store replays. */
+pf_status pf__maps_apply_body(pf_maps *m, const pf_mapver *cur, const char *body, size_t len,
+                              pf_mapver **out, pf_proto_error *e);
+/* What the stores keep of a navmesh version: its envelope (the upload's
+ * source members, then the version's obstacles and area states), malloc'd
+ * (free()). NULL on ENOMEM. */
+char *pf__maps_nav_envelope(const pf_mapver *mv, size_t *len);
+/* Builds a navmesh version from a stored envelope (as an upload of it);
+ * hash NULL: none. */
+pf_status pf__maps_build_envelope(pf_maps *m, const char *id, const char *bytes, size_t len,
+                                  const uint8_t hash[32], pf_mapver **out, pf_proto_error *e);
+/* Ends the sessions and crowds of map id (all when keep_lineage is 0, else
+ * those of another lineage). */
+void pf__maps_end_users(pf_maps *m, const char *id, uint64_t keep_lineage);
+
 /* u applied to g in place, as pf_planner_apply applies it to its copy
  * (cells in order, then doors): replaying a stored log. PF_ERANGE,
  * PF_EINVAL for a cell or door g does not have. */

@@ -15,6 +15,24 @@ static pf_status storage_error(pf_proto_error *e, const char *id, const char *er
         "The map could not be saved to the data directory (%s); nothing changed.", err);
 }
 
+/* Writes mv (a grid or a navmesh version) to the data directory as
+ * `version`. */
+static pf_status dir_write(pf_maps *m, const pf_mapver *mv, uint64_t version, char *err,
+                           size_t errlen) {
+    char *env;
+    size_t len;
+    pf_status st;
+    if (!mv->nav)
+        return pf_store_write(m->dir, mv->id, version, pf_planner_grid(mv->planner), err, errlen);
+    if (!(env = pf__maps_nav_envelope(mv, &len))) {
+        snprintf(err, errlen, "out of memory");
+        return PF_ENOMEM;
+    }
+    st = pf_store_write_nav(m->dir, mv->id, version, env, len, err, errlen);
+    free(env);
+    return st;
+}
+
 static bool precondition_holds(const pf_maps_change *c, const pf_mapver *cur) {
     return !c || !c->cond ||
            pf_precond_holds(c->cond, cur != NULL, cur ? cur->version : 0, cur ? cur->lineage : 0);
@@ -45,8 +63,7 @@ static pf_status local_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change *
         st = pf_proto_error_set(e, PF_ELIMIT, PF_ERR_LIMIT_EXCEEDED, NULL,
                                 "The server holds %lld maps, its limit; delete one first.",
                                 (long long)m->d.cfg->max_maps);
-    } else if (m->dir && pf_store_write(m->dir, mv->id, pf_mapver_next_version(cur),
-                                        pf_planner_grid(mv->planner), err, sizeof(err))) {
+    } else if (m->dir && dir_write(m, mv, pf_mapver_next_version(cur), err, sizeof(err))) {
         st = storage_error(e, mv->id, err);
     } else {
         pf_mapver_retain(mv); /* the outcome's, beside the registry's */
@@ -56,8 +73,7 @@ static pf_status local_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change *
                 /* Out of memory after the write: put the disk back as it was. */
                 char e2[256];
                 if (cur)
-                    pf_store_write(m->dir, cur->id, cur->version, pf_planner_grid(cur->planner), e2,
-                                   sizeof(e2));
+                    dir_write(m, cur, cur->version, e2, sizeof(e2));
                 else
                     pf_store_remove(m->dir, mv->id, e2, sizeof(e2));
             }
@@ -75,7 +91,7 @@ static pf_status local_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change *
         return st;
     }
     o->current = mv;
-    if (!o->created) pf_sessions_drop_map(m->d.sessions, mv->id, mv->lineage);
+    if (!o->created) pf__maps_end_users(m, mv->id, mv->lineage);
     return PF_OK;
 }
 
@@ -92,8 +108,7 @@ static pf_status local_swap(pf_maps *m, pf_mapver *cur, pf_mapver *mv, const cha
         st = PF_ECANCELED; /* changed since cur was read: start over */
     } else if (!precondition_holds(c, cur)) {
         st = pf__maps_precondition(e, cur->id, true, cur->version, cur->lineage);
-    } else if (m->dir && pf_store_write(m->dir, mv->id, pf_mapver_next_version(cur),
-                                        pf_planner_grid(mv->planner), err, sizeof(err))) {
+    } else if (m->dir && dir_write(m, mv, pf_mapver_next_version(cur), err, sizeof(err))) {
         st = storage_error(e, mv->id, err);
     } else {
         st = pf_registry_swap(m->d.registry, cur, mv); /* cannot lose: we hold mu */
@@ -127,7 +142,7 @@ static pf_status local_remove(pf_maps *m, const char *id, const pf_precond *cond
         pf_registry_remove(m->d.registry, id);
     uv_mutex_unlock(&m->mu);
     pf_mapver_release(cur);
-    if (!st) pf_sessions_drop_map(m->d.sessions, id, 0);
+    if (!st) pf__maps_end_users(m, id, 0);
     return st;
 }
 
@@ -186,6 +201,29 @@ static void load_stored_map(void *ud, const char *id, uint64_t version, pf_grid 
     if (st) fprintf(stderr, "pathd: map '%s' from the data directory: %s\n", id, pf_status_str(st));
 }
 
+/* A navmesh map's envelope: parsed and built as an upload would be. */
+static pf_status load_stored_nav(void *ud, const char *id, uint64_t version, const char *bytes,
+                                 size_t len, char *why, size_t whylen) {
+    pf_maps *m = ud;
+    pf_proto_error e;
+    pf_mapver *mv = NULL;
+    bool created;
+    pf_status st = pf__maps_build_envelope(m, id, bytes, len, NULL, &mv, &e);
+    if (st) {
+        snprintf(why, whylen, "a navmesh that does not build here: %s%s%.100s",
+                 e.field[0] ? e.field : "", e.field[0] ? ": " : "", e.message);
+        /* Out of memory, or the build ran past --nav-build-ms (a busy
+         * start): the file may well load next time, so it stays. */
+        if (st == PF_ENOMEM || strcmp(e.field, "limits.nav_build_ms") == 0) return PF_ECANCELED;
+        return PF_EINVAL;
+    }
+    if (pf_registry_restore(m->d.registry, mv, version, &created)) {
+        pf_mapver_release(mv);
+        return PF_ENOMEM;
+    }
+    return PF_OK;
+}
+
 pf_status pf__maps_open_dir(pf_maps *m, const char *dir, char *err, size_t errlen) {
     pf_status st;
     if ((st = pf_store_open(dir, &m->dir, err, errlen))) return st;
@@ -194,7 +232,7 @@ pf_status pf__maps_open_dir(pf_maps *m, const char *dir, char *err, size_t errle
 }
 
 size_t pf__maps_load_dir(pf_maps *m) {
-    size_t n = pf_store_load_all(m->dir, &m->limits, load_stored_map, m);
+    size_t n = pf_store_load_all(m->dir, &m->limits, load_stored_map, load_stored_nav, m);
     fprintf(stderr, "pathd: %zu maps loaded from %s\n", n, pf_store_dir(m->dir));
     return n;
 }

@@ -78,10 +78,25 @@ static pf_status no_memory(pf_proto_error *e) {
 }
 
 /* The listing members of a map (store_redis.h's info). */
-static char *summary(const pf_grid *g) {
+static char *summary(const pf_mapver *mv) {
+    const pf_grid *g;
     pf_jsonw w;
     size_t len;
     pf_jsonw_init(&w, 256);
+    if (mv->nav) {
+        pf_nav_info ni;
+        pf_navmesh_info(mv->nav, &ni);
+        pf_jsonw_kstr(&w, "kind", "navmesh");
+        pf_jsonw_key(&w, "navmesh");
+        pf_jsonw_obj_begin(&w);
+        pf_jsonw_kuint(&w, "polygons", ni.polygons);
+        pf_jsonw_kuint(&w, "vertices", ni.vertices);
+        pf_jsonw_kuint(&w, "mesh_bytes", ni.mesh_bytes);
+        pf_jsonw_obj_end(&w);
+        return pf_jsonw_take(&w, &len);
+    }
+    g = pf_planner_grid(mv->planner);
+    pf_jsonw_kstr(&w, "kind", "grid");
     pf_jsonw_kint(&w, "width", pf_grid_width(g));
     pf_jsonw_kint(&w, "height", pf_grid_height(g));
     pf_jsonw_kint(&w, "connectivity", pf_grid_connectivity(g));
@@ -110,11 +125,63 @@ static void hex_hash(const char *hex, uint8_t out[32]) {
     }
 }
 
-/* Drops the copy mv (if it is still the current one) and every session of
- * its map. */
+/* Drops the copy mv (if it is still the current one) and every session and
+ * crowd of its map. */
 static void drop_copy(pf_maps *m, const pf_mapver *mv) {
-    if (pf_registry_remove_version(m->d.registry, mv))
-        pf_sessions_drop_map(m->d.sessions, mv->id, 0);
+    if (pf_registry_remove_version(m->d.registry, mv)) pf__maps_end_users(m, mv->id, 0);
+}
+
+/* What the store keeps of mv: a grid's image, a navmesh's envelope. */
+static pf_status encode(const pf_mapver *mv, unsigned char **img, size_t *len) {
+    char *env;
+    size_t n;
+    pf_status st;
+    if (!mv->nav) return pf_store_encode(pf_planner_grid(mv->planner), 0, img, len);
+    if (!(env = pf__maps_nav_envelope(mv, &n))) return PF_ENOMEM;
+    st = pf_store_encode_nav(env, n, 0, img, len);
+    free(env);
+    return st;
+}
+
+/* Sessions or crowds live on map id: its copy is kept (and reloaded at
+ * once when it must be). */
+static bool in_use(pf_maps *m, const char *id) {
+    return pf_sessions_count_map(m->d.sessions, id) > 0 ||
+           (m->d.crowds && pf_crowds_count_map(m->d.crowds, id) > 0);
+}
+
+/* A navmesh map from the store: its snapshot's envelope built, then the
+ * PATCHes logged after it applied in order. */
+static pf_status load_nav(pf_maps *m, const char *id, const pf_rstore_map *sm,
+                          const uint8_t hash[32], pf_mapver **out, pf_proto_error *e) {
+    const char *bytes;
+    size_t n;
+    uint64_t ver;
+    pf_mapver *mv;
+    pf_status st;
+    *out = NULL;
+    if (pf_store_decode_nav(sm->img, sm->img_len, &bytes, &n, &ver))
+        return pf_proto_error_set(e, PF_EIO, PF_ERR_STORAGE, NULL,
+                                  "Map '%s' in the store is damaged (its digest or layout does "
+                                  "not match).",
+                                  id);
+    if ((st = pf__maps_build_envelope(m, id, bytes, n, hash, &mv, e))) return st;
+    for (size_t i = 0; i < sm->nentries; i++) {
+        pf_mapver *next;
+        pf_proto_error pe;
+        if ((st = pf__maps_apply_body(m, mv, sm->bodies[i], sm->lens[i], &next, &pe))) {
+            pf_mapver_release(mv);
+            return pf_proto_error_set(e, PF_EIO, PF_ERR_STORAGE, NULL,
+                                      "Map '%s' in the store: the PATCH of version %llu does not "
+                                      "apply (%s).",
+                                      id, (unsigned long long)(sm->snap_version + 1 + i),
+                                      pe.message);
+        }
+        pf_mapver_release(mv);
+        mv = next;
+    }
+    *out = mv;
+    return PF_OK;
 }
 
 /* Loading */
@@ -135,6 +202,11 @@ static pf_status load_now(pf_maps *m, const char *id, pf_proto_error *e) {
     if (!found) {
         pf_rstore_map_free(&sm);
         return pf__maps_no_map(e, id);
+    }
+    if (strcmp(sm.kind, "navmesh") == 0) {
+        hex_hash(sm.hash_hex, hash);
+        if ((st = load_nav(m, id, &sm, hash, &mv, e))) goto out_free_map;
+        goto have_version;
     }
     if (strcmp(sm.kind, "grid") != 0) {
         st = pf_proto_error_set(e, PF_EUNSUPPORTED, PF_ERR_STORAGE, NULL,
@@ -180,6 +252,7 @@ static pf_status load_now(pf_maps *m, const char *id, pf_proto_error *e) {
         goto out_free_map;
     }
     g = NULL;
+have_version:
     mv->version = sm.version;
     mv->lineage = lineage = sm.lineage;
     pf_rstore_map_free(&sm);
@@ -196,9 +269,10 @@ static pf_status load_now(pf_maps *m, const char *id, pf_proto_error *e) {
                                   "retry later.",
                                   (long long)m->d.cfg->max_maps);
     }
-    /* Sessions of an older lineage (the map was replaced) end. The version
-     * installed may be released by a DELETE from here on: mv not read. */
-    pf_sessions_drop_map(m->d.sessions, id, lineage);
+    /* Sessions and crowds of an older lineage (the map was replaced) end.
+     * The version installed may be released by a DELETE from here on: mv
+     * not read. */
+    pf__maps_end_users(m, id, lineage);
     return PF_OK;
 
 out_free_grid:
@@ -291,8 +365,7 @@ static pf_status sync_map(pf_maps *m, const char *id, bool may_build, pf_proto_e
         drop_copy(m, cur);
         break;
     case PF_RSTORE_SYNC_RELOAD:
-        if (may_build ||
-            (y.lineage == cur->lineage && pf_sessions_count_map(m->d.sessions, id) > 0)) {
+        if (may_build || (y.lineage == cur->lineage && in_use(m, id))) {
             pf_rstore_sync_free(&y);
             st = load_now(m, id, e);
             if (st == PF_ERANGE) {
@@ -306,17 +379,13 @@ static pf_status sync_map(pf_maps *m, const char *id, bool may_build, pf_proto_e
         break;
     case PF_RSTORE_SYNC_ENTRIES:
         for (size_t i = 0; i < y.nentries; i++) {
-            pf_update u;
             pf_proto_error pe;
             pf_mapver *mv;
-            if (pf_map_patch_parse(y.bodies[i], y.lens[i], &u, &pe)) {
-                drop_copy(m, cur); /* cannot follow: load it afresh */
-                break;
-            }
-            st = pf__maps_apply(m, cur, &u, &mv, &pe);
-            pf_update_free(&u);
+            /* The entry as sent, for the copy's kind (a grid's cells and
+             * doors, a navmesh's obstacles and areas). */
+            st = pf__maps_apply_body(m, cur, y.bodies[i], y.lens[i], &mv, &pe);
             if (st) {
-                if (st != PF_ENOMEM) drop_copy(m, cur);
+                if (st != PF_ENOMEM) drop_copy(m, cur); /* cannot follow: load it afresh */
                 st = PF_OK;
                 break;
             }
@@ -413,8 +482,7 @@ static void sweep_idle(pf_maps *m) {
     size_t n;
     if (!ttl_ns || now <= ttl_ns || pf_registry_list(m->d.registry, &list, &n)) return;
     for (size_t i = 0; i < n; i++) {
-        if (pf_sessions_count_map(m->d.sessions, list[i]->id) == 0)
-            pf_registry_remove_idle(m->d.registry, list[i], now - ttl_ns);
+        if (!in_use(m, list[i]->id)) pf_registry_remove_idle(m->d.registry, list[i], now - ttl_ns);
         pf_mapver_release(list[i]);
     }
     free(list);
@@ -484,7 +552,6 @@ static pf_status shared_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change 
                                 pf_maps_outcome *o, pf_proto_error *e) {
     static const pf_precond none;
     pf_fleet *f = m->fleet;
-    const pf_grid *g = pf_planner_grid(mv->planner);
     unsigned char *img = NULL;
     size_t img_len = 0;
     char *info = NULL, hex[65], id[PF_MAP_ID_MAX + 1];
@@ -494,7 +561,7 @@ static pf_status shared_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change 
     pf_status st;
     bool created;
 
-    if (pf_store_encode(g, 0, &img, &img_len) || !(info = summary(g))) {
+    if (encode(mv, &img, &img_len) || !(info = summary(mv))) {
         free(img);
         pf_mapver_release(mv);
         return no_memory(e);
@@ -505,7 +572,7 @@ static pf_status shared_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change 
     p.id = id;
     p.cond = c && c->cond ? c->cond : &none;
     p.post = c && c->post;
-    p.kind = "grid";
+    p.kind = mv->nav ? "navmesh" : "grid";
     p.img = img;
     p.img_len = img_len;
     p.hash_hex = hex;
@@ -550,7 +617,7 @@ static pf_status shared_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change 
     mv->lineage = ack.lineage;
     pf_mapver_retain(mv); /* the outcome's */
     if (pf_registry_install(m->d.registry, mv, &created)) pf_mapver_release(mv);
-    pf_sessions_drop_map(m->d.sessions, mv->id, ack.lineage);
+    pf__maps_end_users(m, mv->id, ack.lineage);
     o->current = mv;
     return PF_OK;
 }
@@ -559,7 +626,6 @@ static pf_status shared_swap(pf_maps *m, pf_mapver *cur, pf_mapver *mv, const ch
                              size_t len, const pf_maps_change *c, pf_proto_error *e) {
     static const pf_precond none;
     pf_fleet *f = m->fleet;
-    const pf_grid *g = pf_planner_grid(mv->planner);
     unsigned char *img = NULL;
     size_t img_len = 0;
     char *info;
@@ -569,11 +635,11 @@ static pf_status shared_swap(pf_maps *m, pf_mapver *cur, pf_mapver *mv, const ch
 
     /* Every PF_RSTORE_SNAP_EVERY versions the store gets the whole map, so a
      * load replays fewer than that many PATCHes. */
-    if ((cur->version + 1) % PF_RSTORE_SNAP_EVERY == 0 && pf_store_encode(g, 0, &img, &img_len)) {
+    if ((cur->version + 1) % PF_RSTORE_SNAP_EVERY == 0 && encode(mv, &img, &img_len)) {
         pf_mapver_release(mv);
         return no_memory(e);
     }
-    if (!(info = summary(g))) {
+    if (!(info = summary(mv))) {
         free(img);
         pf_mapver_release(mv);
         return no_memory(e);

@@ -42,6 +42,7 @@ typedef enum pf_mem_kind {
     PF_MEM_SESSIONS, /* D* Lite sessions */
     PF_MEM_STREAMS,  /* WebSocket stream buffers */
     PF_MEM_BODIES,   /* request bodies being received */
+    PF_MEM_CROWDS,   /* crowds: their mesh copies and agents */
     PF_MEM_COUNT
 } pf_mem_kind;
 

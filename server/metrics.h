@@ -77,6 +77,11 @@ typedef enum pf_metrics_ws {
 /* Memory kinds (the kind label of pathd_memory_bytes): memory.h's
  * pf_mem_kind, what the budget (--max-memory) counts. */
 
+/* Navmesh algorithms (nav/navmesh.h's pf_nav_algorithm), labelled after
+ * core's. */
+#define PF_METRICS_NAV_ALGOS 2
+#define PF_METRICS_ALGOS (PF_ALGO_COUNT + PF_METRICS_NAV_ALGOS)
+
 /* The pool's job kinds as labels: PF_JOB_SEARCH, PF_JOB_BUILD. */
 #define PF_METRICS_NJOBS 2
 
@@ -85,9 +90,11 @@ typedef struct pf_metrics {
     pf_metrics_hist latency[PF_ROUTE_COUNT];
     atomic_uint_fast64_t in_flight;
     pf_metrics_hist queue_wait[PF_METRICS_NJOBS];
-    atomic_uint_fast64_t searches[PF_ALGO_COUNT][PF_OUTCOME_COUNT];
-    pf_metrics_hist search_time[PF_ALGO_COUNT];
-    atomic_uint_fast64_t expanded[PF_ALGO_COUNT];
+    /* By algorithm: core's (pf_algorithm), then the navmesh ones
+     * (PF_ALGO_COUNT + pf_nav_algorithm: polyanya, detour). */
+    atomic_uint_fast64_t searches[PF_METRICS_ALGOS][PF_OUTCOME_COUNT];
+    pf_metrics_hist search_time[PF_METRICS_ALGOS];
+    atomic_uint_fast64_t expanded[PF_METRICS_ALGOS];
     atomic_uint_fast64_t cache_hits, cache_misses;
     pf_metrics_hist map_build, map_repair;
     atomic_uint_fast64_t plans[PF_PLAN_COUNT][PF_OUTCOME_COUNT];
@@ -116,6 +123,12 @@ void pf_metrics_observe_queue_wait(pf_metrics *m, pf_job_kind kind, uint64_t wai
  * us microseconds of search (queue time excluded). */
 void pf_metrics_count_search(pf_metrics *m, pf_algorithm algo, pf_status st, uint64_t expanded,
                              uint64_t us);
+/* One navmesh search (nav_algo a pf_nav_algorithm) ran: its outcome
+ * (PF_OUTCOME_FOUND, _UNREACHABLE for a partial path, _BUDGET when the
+ * node pool ran out, _ERROR), its search nodes and its time; counted in the
+ * search families with algorithm "polyanya" or "detour". */
+void pf_metrics_count_nav_search(pf_metrics *m, int nav_algo, pf_metrics_outcome outcome,
+                                 uint64_t expanded, uint64_t us);
 /* One lookup of a path cache: a hit or a miss. */
 void pf_metrics_count_cache(pf_metrics *m, bool hit);
 /* A map version was built from an upload (parse, preprocessing, HPA*) in
@@ -144,7 +157,8 @@ typedef struct pf_metrics_gauges {
     uint64_t rejected;
     uint64_t expired, requeued; /* pool: deadline passed in the queue; slices given back */
     uint64_t maps;
-    uint64_t sessions, streams;
+    uint64_t sessions, streams, crowds;
+    uint64_t crowd_steps; /* steps every crowd took since the start */
     uint64_t connections, closed_slow_request, closed_idle; /* conns.h */
     uint64_t stream_closes_slow_reader, stream_closes_idle, stream_closes_session_gone;
     uint64_t memory_refused;       /* charges the budget refused */

@@ -43,6 +43,46 @@ out_free_planner:
     return NULL;
 }
 
+pf_navsrc *pf_navsrc_create(const char *members, size_t len) {
+    pf_navsrc *s = malloc(sizeof(*s) + (len ? len : 1));
+    if (!s) return NULL;
+    atomic_init(&s->refs, 1);
+    s->len = len;
+    memcpy(s->members, members, len);
+    return s;
+}
+
+void pf_navsrc_retain(pf_navsrc *s) {
+    atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+}
+
+void pf_navsrc_release(pf_navsrc *s) {
+    if (s && atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1) free(s);
+}
+
+pf_mapver *pf_mapver_create_nav(const char *id, const pf_navmesh *nav, pf_navsrc *src,
+                                size_t cache_entries, size_t cache_bytes, uint64_t build_us,
+                                const uint8_t hash[32]) {
+    pf_mapver *mv = calloc(1, sizeof(*mv));
+    if (!mv) goto out_free_nav;
+    mv->cache = pf_cache_create(cache_entries, cache_bytes);
+    if (!mv->cache) goto out_free_mv;
+    atomic_init(&mv->refs, 1);
+    snprintf(mv->id, sizeof(mv->id), "%s", id);
+    mv->nav = nav;
+    mv->navsrc = src;
+    mv->build_us = build_us;
+    if (hash) memcpy(mv->content_hash, hash, sizeof(mv->content_hash));
+    return mv;
+
+out_free_mv:
+    free(mv);
+out_free_nav:
+    pf_navmesh_release(nav);
+    pf_navsrc_release(src);
+    return NULL;
+}
+
 void pf_mapver_retain(pf_mapver *mv) {
     atomic_fetch_add_explicit(&mv->refs, 1, memory_order_relaxed);
 }
@@ -64,7 +104,7 @@ void pf_mapver_charge(pf_mapver *mv, pf_mem *mem, size_t planner_bytes) {
 
 void pf_mapver_recharge(pf_mapver *mv) {
     size_t now, old;
-    if (!mv->mem) return;
+    if (!mv->mem || !mv->planner) return; /* a navmesh version never grows */
     now = pf_planner_memory(mv->planner);
     old = atomic_exchange(&mv->charged, now);
     if (now > old)
@@ -123,6 +163,8 @@ void pf_mapver_release(pf_mapver *mv) {
     pf_cache_destroy(mv->cache);
     pf_cache_destroy(mv->fields);
     pf_planner_destroy(mv->planner);
+    pf_navmesh_release(mv->nav);
+    pf_navsrc_release(mv->navsrc);
     pf_mem_uncharge(mv->mem, PF_MEM_MAPS, atomic_load(&mv->charged));
     free(mv);
 }
@@ -210,8 +252,8 @@ pf_status pf_mapver_changes_since(const pf_mapver *cur, uint64_t since, pf_point
 }
 
 pf_algorithm pf_mapver_default_algorithm(const pf_mapver *mv) {
-    (void)mv; /* auto picks per query, with or without a hierarchy */
-    return PF_ALGO_AUTO;
+    /* Grid maps: auto picks per query, with or without a hierarchy. */
+    return mv->planner ? PF_ALGO_AUTO : PF_ALGO_ASTAR;
 }
 
 static uint64_t id_hash(const char *s) {

@@ -2,7 +2,9 @@
  * reference-counted version.
  *
  * A pf_mapver is one version of one map: its planner (grid + search
- * preprocessing + HPA* hierarchy), its version number, and its path cache.
+ * preprocessing + HPA* hierarchy) or, for a navmesh map, its navmesh version
+ * (nav/navmesh.h) and the upload it was built from, its version number, and
+ * its path cache.
  * It never changes once published. Every request that uses a map takes a
  * reference (pf_registry_get) and drops it when done (pf_mapver_release), so
  * a DELETE or a replacing PUT never frees a map under a running search: the
@@ -33,6 +35,7 @@
 #include "cache.h"
 #include "errors.h"
 #include "memory.h"
+#include "navmesh.h"
 #include "planner.h"
 #include "router.h"
 #include "status.h"
@@ -52,11 +55,26 @@ typedef struct pf_mapdiff {
     pf_mem *mem; /* charged n cells (PF_MEM_MAPS) while it lives, or NULL */
 } pf_mapdiff;
 
+/* What a navmesh map was uploaded as, shared by all its versions: the
+ * store's envelope source members (nav_json.h), reference counted. */
+typedef struct pf_navsrc {
+    atomic_int refs;
+    size_t len;
+    char members[]; /* len bytes, no NUL needed */
+} pf_navsrc;
+
+/* A source of len bytes copied from members, one reference. NULL on ENOMEM. */
+pf_navsrc *pf_navsrc_create(const char *members, size_t len);
+void pf_navsrc_retain(pf_navsrc *s);
+void pf_navsrc_release(pf_navsrc *s);
+
 typedef struct pf_mapver {
     atomic_int refs;
     char id[PF_MAP_ID_MAX + 1];
     uint64_t version;         /* 0 until published; the registry numbers it */
-    pf_planner *planner;      /* owned */
+    pf_planner *planner;      /* owned; NULL on a navmesh map */
+    const pf_navmesh *nav;    /* a navmesh map's version (one reference), or NULL */
+    pf_navsrc *navsrc;        /* ... and its upload (one reference) */
     pf_cache *cache;          /* owned */
     pf_cache *fields;         /* owned: answered flow fields (routes_fields.c); NULL = none */
     uint64_t build_us;        /* parse + preprocessing */
@@ -73,6 +91,11 @@ typedef struct pf_mapver {
  * planner (also on failure). NULL on ENOMEM. */
 pf_mapver *pf_mapver_create(const char *id, pf_planner *planner, size_t cache_entries,
                             size_t cache_bytes, uint64_t build_us, const uint8_t hash[32]);
+/* The same for a navmesh version: takes nav's reference and src's (also
+ * on failure). */
+pf_mapver *pf_mapver_create_nav(const char *id, const pf_navmesh *nav, pf_navsrc *src,
+                                size_t cache_entries, size_t cache_bytes, uint64_t build_us,
+                                const uint8_t hash[32]);
 void pf_mapver_retain(pf_mapver *mv);
 /* Charges mv to the process budget mem: `planner_bytes` of its planner now
  * (already reserved by the caller, or held), its caches' entries (paths
@@ -105,8 +128,8 @@ void pf_mapver_release(pf_mapver *mv);
  * replaced it, so they must not be served again, and the memory goes back
  * while sessions still hold mv. Thread-safe (the caches lock). */
 void pf_mapver_drop_caches(pf_mapver *mv);
-/* The algorithm a query without one runs: auto (planner.h), which picks
- * jps (or astar) or hpa per query. */
+/* The algorithm a query without one runs on a grid map: auto (planner.h),
+ * which picks jps (or astar) or hpa per query (navmesh maps run polyanya). */
 pf_algorithm pf_mapver_default_algorithm(const pf_mapver *mv);
 
 /* Makes next's change log: the newest diffs of prev's log (shared) that fit

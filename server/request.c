@@ -63,6 +63,7 @@ pf_route pf_req_route(const pf_req *r) { return r->rr.route; }
 const char *pf_req_map_id(const pf_req *r) { return r->rr.map_id; }
 
 const char *pf_req_session_id(const pf_req *r) { return r->rr.session_id; }
+const char *pf_req_crowd_id(const pf_req *r) { return r->rr.crowd_id; }
 
 uint64_t pf_req_arrival_ns(const pf_req *r) { return r->t0_ns; }
 

@@ -51,9 +51,10 @@ typedef void (*pf_req_upgrade_fn)(void *ud, MHD_socket sock, struct MHD_UpgradeR
 /* What came. Strings are borrowed from r. */
 
 pf_route pf_req_route(const pf_req *r);
-/* The path's {id} ("" when the route has none) and {sid}. */
+/* The path's {id} ("" when the route has none), {sid} and {cid}. */
 const char *pf_req_map_id(const pf_req *r);
 const char *pf_req_session_id(const pf_req *r);
+const char *pf_req_crowd_id(const pf_req *r);
 /* When the request's headers arrived (clock.h's monotonic ns). */
 uint64_t pf_req_arrival_ns(const pf_req *r);
 /* Who sent it: the scope of its bearer token (PF_SCOPE_OPEN on a server

@@ -48,6 +48,7 @@ static const struct media {
     {PF_BODY_MOVINGAI, "text/x-movingai-map", "text/x-movingai-map (a Moving AI map)"},
     {PF_BODY_TEXT, "text/plain", "text/plain (a Moving AI map, with a bearer token)"},
     {PF_BODY_NDJSON, "application/x-ndjson", "application/x-ndjson (one update a line)"},
+    {PF_BODY_OBJ, "model/obj", "model/obj (Wavefront OBJ geometry of a navmesh map)"},
 };
 
 #define NMEDIA (sizeof(media) / sizeof(media[0]))
@@ -88,6 +89,7 @@ static const struct placeholder {
 } placeholders[] = {
     {"{id}", pf_map_id_is_valid, offsetof(pf_route_result, map_id), true},
     {"{sid}", session_id_ok, offsetof(pf_route_result, session_id), false},
+    {"{cid}", session_id_ok, offsetof(pf_route_result, crowd_id), false},
 };
 
 #define NPLACEHOLDERS (sizeof(placeholders) / sizeof(placeholders[0]))

@@ -21,11 +21,12 @@
  * kind (model/obj for meshes) is a flag here and a row in router.c's
  * table of media types. */
 typedef enum pf_body_kind {
-    PF_BODY_ABSENT = 1u << 0,  /* no Content-Type header */
-    PF_BODY_JSON = 1u << 1,    /* application/json */
-    PF_BODY_TEXT = 1u << 2,    /* text/plain: a Moving AI map (with a bearer token only) */
-    PF_BODY_NDJSON = 1u << 3,  /* application/x-ndjson: session updates, one a line */
-    PF_BODY_MOVINGAI = 1u << 4 /* text/x-movingai-map: a Moving AI map */
+    PF_BODY_ABSENT = 1u << 0,   /* no Content-Type header */
+    PF_BODY_JSON = 1u << 1,     /* application/json */
+    PF_BODY_TEXT = 1u << 2,     /* text/plain: a Moving AI map (with a bearer token only) */
+    PF_BODY_NDJSON = 1u << 3,   /* application/x-ndjson: session updates, one a line */
+    PF_BODY_MOVINGAI = 1u << 4, /* text/x-movingai-map: a Moving AI map */
+    PF_BODY_OBJ = 1u << 5       /* model/obj: Wavefront OBJ geometry of a navmesh map */
 } pf_body_kind;
 
 typedef enum pf_route_match {
@@ -43,6 +44,7 @@ typedef struct pf_route_result {
     pf_route route;
     char map_id[PF_MAP_ID_MAX + 1];         /* {id} */
     char session_id[PF_SESSION_ID_MAX + 1]; /* {sid} */
+    char crowd_id[PF_SESSION_ID_MAX + 1];   /* {cid}: the same form */
     char allow[PF_ALLOW_MAX];               /* PF_MATCH_BAD_METHOD: "GET, HEAD, DELETE" */
 } pf_route_result;
 

@@ -25,7 +25,8 @@
  *   module  the resource file its handler is in: ops (routes_ops.c), maps
  *           (routes_maps.c), paths (routes_paths.c), fields (flow fields,
  *           routes_fields.c), tables (distance tables, routes_tables.c),
- *           sessions (routes_sessions.c). The handler,
+ *           sessions (routes_sessions.c), crowds (routes_crowds.c). The
+ *           handler,
  *             void pf__route_<name>(pf_req *r, pf_<module>_routes *m),
  *           receives that module's context and nothing else.
  *
@@ -69,6 +70,11 @@
     XX(STREAM,          stream,          GET,    "/v1/stream",                            NONE,    READ,  sessions) \
     XX(MAP_CELLS,       map_cells,       GET,    "/v1/maps/{id}/cells",                   NONE,    READ,  maps)     \
     XX(MAP_HIERARCHY,   map_hierarchy,   GET,    "/v1/maps/{id}/hierarchy",               NONE,    READ,  maps)     \
+    XX(CROWDS_CREATE,   crowds_create,   POST,   "/v1/maps/{id}/crowds",                  JSON,    READ,  crowds)   \
+    XX(CROWD_GET,       crowd_get,       GET,    "/v1/maps/{id}/crowds/{cid}",            NONE,    READ,  crowds)   \
+    XX(CROWD_DELETE,    crowd_delete,    DELETE, "/v1/maps/{id}/crowds/{cid}",            NONE,    READ,  crowds)   \
+    XX(CROWD_STEP,      crowd_step,      POST,   "/v1/maps/{id}/crowds/{cid}/step",       JSON,    READ,  crowds)   \
+    XX(CROWD_STREAM,    crowd_stream,    GET,    "/v1/maps/{id}/crowds/{cid}/stream",     NONE,    READ,  crowds)   \
     XX(VIEWER,          viewer,          GET,    "/",                                     NONE,    OPEN,  ops)
 /* clang-format on */
 
@@ -82,7 +88,7 @@
 #define PF_BODIES_NONE 0u
 #define PF_BODIES_QUERY (PF_BODY_ABSENT | PF_BODY_JSON)
 #define PF_BODIES_JSON PF_BODY_JSON
-#define PF_BODIES_MAP (PF_BODY_JSON | PF_BODY_TEXT | PF_BODY_MOVINGAI)
+#define PF_BODIES_MAP (PF_BODY_JSON | PF_BODY_TEXT | PF_BODY_MOVINGAI | PF_BODY_OBJ)
 #define PF_BODIES_UPDATES (PF_BODY_JSON | PF_BODY_NDJSON)
 
 typedef enum pf_route {
@@ -100,6 +106,7 @@ typedef struct pf_paths_routes pf_paths_routes;
 typedef struct pf_fields_routes pf_fields_routes;
 typedef struct pf_tables_routes pf_tables_routes;
 typedef struct pf_sessions_routes pf_sessions_routes;
+typedef struct pf_crowds_routes pf_crowds_routes;
 
 /* The resource modules' contexts, made by server.c; the route table's
  * `module` column names a member. A new resource file adds its member
@@ -111,6 +118,7 @@ typedef struct pf_routes {
     pf_fields_routes *fields;
     pf_tables_routes *tables;
     pf_sessions_routes *sessions;
+    pf_crowds_routes *crowds;
     struct pf_maps *store; /* for routes_load.c: a map not held here is loaded first */
 } pf_routes;
 

@@ -217,11 +217,21 @@ void pf__route_flowfield_post(pf_req *r, pf_fields_routes *m) {
     job->m = m;
     job->t0_ns = pf_req_arrival_ns(r);
     pf_req_set_state(r, job, free_field_job);
+    /* A navmesh map has no cells: refused before the body is read
+     * (its points would be [x, y] cells). */
+    job->mv = pf_registry_get(m->registry, pf_req_map_id(r));
+    if (job->mv && job->mv->nav) {
+        pf_req_answer_error(r, PF_ERR_UNSUPPORTED, "id",
+                            "Map '%s' is a navmesh: flow fields are for grid maps (use POST "
+                            "/v1/maps/%s/path for paths, POST /v1/maps/%s/crowds for many units).",
+                            pf_req_map_id(r), pf_req_map_id(r), pf_req_map_id(r));
+        return;
+    }
     if (pf_flow_request_parse(body, len, &lim, &job->q, &e)) {
         pf_req_answer_perror(r, &e);
         return;
     }
-    if (!(job->mv = pf_registry_get(m->registry, pf_req_map_id(r)))) {
+    if (!job->mv) {
         pf_req_answer_error(r, PF_ERR_MAP_NOT_FOUND, NULL, "No map with id '%s'.",
                             pf_req_map_id(r));
         return;

@@ -7,8 +7,9 @@
  *
  * Every route with a map id loads first except those that do not need a
  * copy here: PUT and DELETE (they change the store itself), and the routes
- * of a session (sessions live in the instance that made them: where the
- * map is not held there is none, 404 session_not_found). */
+ * of a session or a crowd (they live in the instance that made them: where
+ * the map is not held there is none, 404 session_not_found or
+ * crowd_not_found). */
 #include "maps.h"
 #include "request.h"
 #include "routes.h"
@@ -26,8 +27,8 @@ static void run_load(pf_req *r, pf_search_ctx *ctx) {
 
 bool pf__routes_load_first(const pf_routes *rt, pf_route route, pf_req *r) {
     const char *id = pf_req_map_id(r);
-    if (!rt->store || !id[0] || pf_req_session_id(r)[0] || route == PF_ROUTE_MAP_PUT ||
-        route == PF_ROUTE_MAP_DELETE || pf_req_reruns(r) > 0)
+    if (!rt->store || !id[0] || pf_req_session_id(r)[0] || pf_req_crowd_id(r)[0] ||
+        route == PF_ROUTE_MAP_PUT || route == PF_ROUTE_MAP_DELETE || pf_req_reruns(r) > 0)
         return false;
     if (!pf_maps_needs_load(rt->store, id)) return false;
     /* The handler sets its own state when it runs; this one frees nothing. */

@@ -8,17 +8,47 @@
 
 #include "clock.h"
 #include "hpa.h"
+#include "jsonr.h"
 #include "map_json.h"
 #include "maze.h"
 #include "maze_json.h"
+#include "nav_json.h"
 #include "precond.h"
 #include "request.h"
 #include "session_json.h"
+
+/* A navmesh map's info: the fields every map has, then "navmesh". */
+static void write_nav_map_info(pf_jsonw *w, const pf_mapver *mv, const pf_cache_stats *cs) {
+    pf_nav_info ni;
+    uint64_t lookups = cs->hits + cs->misses;
+    pf_navmesh_info(mv->nav, &ni);
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kstr(w, "id", mv->id);
+    pf_jsonw_kuint(w, "version", mv->version);
+    pf_jsonw_kstr(w, "kind", "navmesh");
+    pf_jsonw_kuint(w, "memory_bytes", ni.mesh_bytes + ni.layer_bytes + mv->navsrc->len);
+    pf_jsonw_kuint(w, "build_us", mv->build_us);
+    pf_jsonw_kstr(w, "default_algorithm", "polyanya");
+    pf_jsonw_key(w, "cache");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kuint(w, "entries", cs->entries);
+    pf_jsonw_kuint(w, "hits", cs->hits);
+    pf_jsonw_kuint(w, "misses", cs->misses);
+    pf_jsonw_kdouble(w, "hit_ratio", lookups ? (double)cs->hits / (double)lookups : 0.0);
+    pf_jsonw_obj_end(w);
+    pf_jsonw_key(w, "navmesh");
+    pf_nav_write_info(w, mv->nav);
+    pf_jsonw_obj_end(w);
+}
 
 static void write_map_info(pf_jsonw *w, const pf_mapver *mv) {
     pf_cache_stats cs, fs;
     pf_map_info info;
     pf_cache_get_stats(mv->cache, &cs);
+    if (mv->nav) {
+        write_nav_map_info(w, mv, &cs);
+        return;
+    }
     memset(&fs, 0, sizeof(fs));
     if (mv->fields) pf_cache_get_stats(mv->fields, &fs);
     memset(&info, 0, sizeof(info));
@@ -150,12 +180,25 @@ static void run_cells(pf_req *r, pf_search_ctx *ctx) {
     pf_req_finish(r);
 }
 
+/* 422 for the grid-only routes of a navmesh map; true when answered
+ * (mv released). */
+static bool refuse_navmesh(pf_req *r, pf_mapver *mv, const char *what) {
+    if (!mv->nav) return false;
+    pf_req_answer_error(r, PF_ERR_UNSUPPORTED, NULL,
+                        "Map '%s' is a navmesh: it has no %s (GET /v1/maps/%s describes the "
+                        "mesh).",
+                        mv->id, what, mv->id);
+    pf_mapver_release(mv);
+    return true;
+}
+
 void pf__route_map_cells(pf_req *r, pf_maps_routes *m) {
     pf_mapver *mv = pf_registry_get(m->registry, pf_req_map_id(r));
     if (!mv) {
         answer_no_map(r, pf_req_map_id(r));
         return;
     }
+    if (refuse_navmesh(r, mv, "cells")) return;
     pf_req_set_state(r, mv, release_mapver);
     pf_req_dispatch(r, PF_JOB_SEARCH, run_cells);
 }
@@ -266,6 +309,7 @@ void pf__route_map_hierarchy(pf_req *r, pf_maps_routes *m) {
         answer_no_map(r, pf_req_map_id(r));
         return;
     }
+    if (refuse_navmesh(r, mv, "HPA* hierarchy")) return;
     if (!pf_planner_hpa(mv->planner)) {
         pf_mapver_release(mv);
         pf_req_answer_error(r, PF_ERR_UNSUPPORTED, NULL, "Map '%s' has no HPA* hierarchy.",
@@ -285,16 +329,30 @@ void pf__route_map_hierarchy(pf_req *r, pf_maps_routes *m) {
 
 /* DELETE /v1/maps/{id} */
 
+/* Query-string arguments an OBJ upload may have (its settings). */
+#define MAX_OBJ_ARGS 16
+
 typedef struct change_job {
     pf_maps_routes *m;
     pf_precond cond;
-    bool create; /* POST: the id is the content's */
-    pf_update patch;
+    bool create;         /* POST: the id is the content's */
+    pf_update patch;     /* a grid map's PATCH: cells and doors */
+    bool nav;            /* the map was a navmesh when the PATCH came */
+    pf_nav_patch npatch; /* a navmesh map's PATCH: obstacles and areas */
+    /* A model/obj upload's settings, copied from the query string. */
+    pf_kv args[MAX_OBJ_ARGS];
+    size_t nargs;
+    bool too_many_args;
 } change_job;
 
 static void free_change_job(void *p) {
     change_job *job = p;
     pf_update_free(&job->patch);
+    pf_nav_patch_free(&job->npatch);
+    for (size_t i = 0; i < job->nargs; i++) {
+        free((char *)job->args[i].key);
+        free((char *)job->args[i].value);
+    }
     free(job);
 }
 
@@ -332,16 +390,59 @@ void pf__route_map_delete(pf_req *r, pf_maps_routes *m) {
 /* SHA-256 of the kind and the body: POST's map id, and how a POST of the
  * same map again is recognised. The kind byte is 1 for JSON, 2 for a
  * Moving AI map (either media type): the values ids have always been
- * hashed with. */
-static void content_hash(const pf_req *r, pf_body_kind kind, uint8_t out[32]) {
+ * hashed with; 3 for OBJ, whose settings (the query string's arguments,
+ * in order) are hashed too. */
+static void content_hash(const pf_req *r, const change_job *job, pf_body_kind kind,
+                         uint8_t out[32]) {
     struct sha256_ctx h;
-    uint8_t k = kind == PF_BODY_JSON ? 1 : 2;
+    uint8_t k = kind == PF_BODY_JSON ? 1 : kind == PF_BODY_OBJ ? 3 : 2;
     size_t len;
     const char *body = pf_req_body(r, &len);
     sha256_init(&h);
     sha256_update(&h, 1, &k);
     sha256_update(&h, len, (const uint8_t *)body);
+    if (kind == PF_BODY_OBJ)
+        for (size_t i = 0; i < job->nargs; i++) {
+            const char *v = job->args[i].value ? job->args[i].value : "";
+            sha256_update(&h, strlen(job->args[i].key) + 1, (const uint8_t *)job->args[i].key);
+            sha256_update(&h, strlen(v) + 1, (const uint8_t *)v);
+        }
     sha256_digest(&h, SHA256_DIGEST_SIZE, out);
+}
+
+/* Parses a navmesh upload (kind OBJ, or JSON already parsed as root) and
+ * builds it. Answers an error and returns false, or gives *mv. */
+static bool build_nav(pf_req *r, change_job *job, pf_body_kind kind, const cJSON *root,
+                      const char *id, const uint8_t hash[32], uint64_t t0, pf_mapver **mv) {
+    pf_maps_routes *m = job->m;
+    pf_nav_upload u;
+    pf_proto_error e;
+    pf_status st;
+    size_t len;
+    const char *body = pf_req_body(r, &len);
+    if (kind == PF_BODY_OBJ) {
+        if (job->too_many_args) {
+            pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, NULL, "Too many parameters.");
+            return false;
+        }
+        st = pf_nav_upload_from_obj(body, len, job->args, job->nargs, pf_maps_nav_limits(m->maps),
+                                    &u, &e);
+    } else {
+        st = pf_nav_upload_from_json(root, pf_maps_limits(m->maps), pf_maps_nav_limits(m->maps), &u,
+                                     &e);
+    }
+    pf_req_drop_body(r);
+    if (st) {
+        pf_req_answer_perror(r, &e);
+        return false;
+    }
+    st = pf_maps_build_nav(m->maps, id, &u, hash, t0, mv, &e);
+    pf_nav_upload_free(&u);
+    if (st) {
+        pf_req_answer_perror(r, &e);
+        return false;
+    }
+    return true;
 }
 
 /* Job: parse an uploaded map, build its planner (HPA* hierarchy included),
@@ -350,8 +451,8 @@ static void content_hash(const pf_req *r, pf_body_kind kind, uint8_t out[32]) {
 static void run_build(pf_req *r, pf_search_ctx *ctx) {
     change_job *job = pf_req_state(r);
     pf_maps_routes *m = job->m;
-    /* JSON, or a Moving AI map (text/x-movingai-map, or text/plain with a
-     * token): the route's body set admits nothing else. */
+    /* JSON, a Moving AI map (text/x-movingai-map, or text/plain with a
+     * token) or OBJ geometry: the route's body set admits nothing else. */
     pf_body_kind kind = pf_req_body_kind(r);
     uint64_t t0 = pf_clock_now_ns();
     uint8_t hash[32];
@@ -366,7 +467,7 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
     size_t len;
     (void)ctx;
 
-    content_hash(r, kind, hash);
+    content_hash(r, job, kind, hash);
     snprintf(id, sizeof(id), "%s", pf_req_map_id(r));
     if (job->create) {
         /* POST: the id is the content hash, so uploading the same map again
@@ -382,21 +483,47 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
     body = pf_req_body(r, &len);
     if (len == 0) {
         pf_req_answer_error(r, PF_ERR_MALFORMED_MAP, NULL,
-                            "The body is empty; send a Moving AI map (text/plain) or a JSON map.");
+                            "The body is empty; send a Moving AI map (text/x-movingai-map), a "
+                            "JSON map, or a navmesh (model/obj, or JSON with "
+                            "\"kind\":\"navmesh\").");
         goto out_finish;
     }
-    if (kind == PF_BODY_JSON)
-        st = pf_map_json_parse(body, len, pf_maps_limits(m->maps), &g, &e);
-    else
-        st = pf_map_text_parse(body, len, pf_maps_limits(m->maps), &g, &e);
-    pf_req_drop_body(r); /* the biggest allocation of the request: drop it early */
-    if (st) {
-        pf_req_answer_perror(r, &e);
-        goto out_finish;
-    }
-    if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv, &e))) {
-        pf_req_answer_perror(r, &e);
-        goto out_finish;
+    if (kind == PF_BODY_OBJ) {
+        if (!build_nav(r, job, kind, NULL, id, hash, t0, &mv)) goto out_finish;
+    } else {
+        bool navmesh = false;
+        if (kind == PF_BODY_JSON) {
+            /* A JSON upload is a grid or, with "kind":"navmesh", a mesh. */
+            cJSON *root = NULL;
+            if ((st = pf_jsonr_parse(body, len, &root, &e)) ||
+                (st = pf_nav_json_kind(root, &navmesh, &e))) {
+                cJSON_Delete(root);
+                pf_req_answer_perror(r, &e);
+                goto out_finish;
+            }
+            if (navmesh) {
+                bool ok = build_nav(r, job, kind, root, id, hash, t0, &mv);
+                cJSON_Delete(root);
+                if (!ok) goto out_finish;
+            } else {
+                cJSON_Delete(root); /* the grid parser reads the body again */
+            }
+        }
+        if (!navmesh) {
+            if (kind == PF_BODY_JSON)
+                st = pf_map_json_parse(body, len, pf_maps_limits(m->maps), &g, &e);
+            else
+                st = pf_map_text_parse(body, len, pf_maps_limits(m->maps), &g, &e);
+            pf_req_drop_body(r); /* the biggest allocation of the request: drop it early */
+            if (st) {
+                pf_req_answer_perror(r, &e);
+                goto out_finish;
+            }
+            if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv, &e))) {
+                pf_req_answer_perror(r, &e);
+                goto out_finish;
+            }
+        }
     }
     pf_metrics_observe_map_build(m->metrics, mv->build_us);
     if (pf_maps_publish(m->maps, mv, &c, &o, &e)) { /* takes mv */
@@ -421,6 +548,21 @@ static void dispatch_build(pf_req *r, pf_maps_routes *m, bool create) {
     change_job *job = new_change(r, m);
     if (!job) return;
     job->create = create;
+    if (pf_req_body_kind(r) == PF_BODY_OBJ) {
+        /* The settings, read here: the query string is the I/O thread's. */
+        pf_kv kv[MAX_OBJ_ARGS];
+        size_t n = 0;
+        if (!pf_req_query(r, kv, MAX_OBJ_ARGS, &n)) job->too_many_args = true;
+        for (size_t i = 0; i < n; i++) {
+            job->args[i].key = strdup(kv[i].key);
+            job->args[i].value = kv[i].value ? strdup(kv[i].value) : NULL;
+            job->nargs = i + 1;
+            if (!job->args[i].key || (kv[i].value && !job->args[i].value)) {
+                pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+                return;
+            }
+        }
+    }
     pf_req_dispatch(r, PF_JOB_BUILD, run_build);
 }
 
@@ -522,8 +664,9 @@ void pf__route_maps_generate(pf_req *r, pf_maps_routes *m) {
 /* PATCH /v1/maps/{id} */
 
 /* Job: the next version of a map with the PATCH's cells and doors. Runs as
- * a build (it clones the grid and repairs the hierarchy); maps.c starts
- * over on the newer version when another change comes first. */
+ * a build (it clones the grid and repairs the hierarchy, or copies the
+ * navmesh and rebuilds the tiles its obstacles and areas touch); maps.c
+ * starts over on the newer version when another change comes first. */
 static void run_patch(pf_req *r, pf_search_ctx *ctx) {
     change_job *job = pf_req_state(r);
     pf_maps_change c = {&job->cond, false};
@@ -532,7 +675,10 @@ static void run_patch(pf_req *r, pf_search_ctx *ctx) {
     size_t len;
     const char *body = pf_req_body(r, &len);
     (void)ctx;
-    if (pf_maps_patch(job->m->maps, pf_req_map_id(r), &job->patch, body, len, &c, &mv, &e)) {
+    if (job->nav
+            ? pf_maps_patch_nav(job->m->maps, pf_req_map_id(r), &job->npatch, body, len, &c, &mv,
+                                &e)
+            : pf_maps_patch(job->m->maps, pf_req_map_id(r), &job->patch, body, len, &c, &mv, &e)) {
         pf_req_answer_perror(r, &e);
     } else {
         pf_metrics_observe_map_repair(job->m->metrics, mv->build_us);
@@ -546,8 +692,17 @@ void pf__route_map_patch(pf_req *r, pf_maps_routes *m) {
     size_t len;
     const char *body = pf_req_body(r, &len);
     change_job *job = new_change(r, m);
+    pf_mapver *cur;
     if (!job) return;
-    if (pf_map_patch_parse(body, len, &job->patch, &e)) {
+    /* The body's shape depends on the map's kind (held here: a shared
+     * store's map was loaded before the handler); maps.c checks the kind
+     * again with the change (409 when a PUT of the other kind came first). */
+    if ((cur = pf_registry_get(m->registry, pf_req_map_id(r)))) {
+        job->nav = cur->nav != NULL;
+        pf_mapver_release(cur);
+    }
+    if (job->nav ? pf_nav_patch_parse(body, len, &job->npatch, &e)
+                 : pf_map_patch_parse(body, len, &job->patch, &e)) {
         pf_req_answer_perror(r, &e);
         return;
     }

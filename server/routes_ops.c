@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "nav_json.h"
 #include "request.h"
 #include "version.h"
 
@@ -92,6 +93,11 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     for (int a = PF_ALGO_BFS; a <= PF_ALGO_HPA; a++) pf_jsonw_str(&w, pf_algorithm_name(a));
     pf_jsonw_str(&w, pf_algorithm_name(PF_ALGO_AUTO));
     pf_jsonw_arr_end(&w);
+    pf_jsonw_key(&w, "navmesh_algorithms");
+    pf_jsonw_arr_begin(&w);
+    pf_jsonw_str(&w, pf_nav_algorithm_name(PF_NAV_POLYANYA));
+    pf_jsonw_str(&w, pf_nav_algorithm_name(PF_NAV_DETOUR));
+    pf_jsonw_arr_end(&w);
     pf_jsonw_key(&w, "limits");
     pf_jsonw_obj_begin(&w);
     pf_jsonw_kstr(&w, "bind", m->cfg->bind);
@@ -129,6 +135,7 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_obj_end(&w);
     pf_jsonw_kuint(&w, "maps", pf_registry_count(m->registry));
     pf_jsonw_kuint(&w, "sessions", pf_sessions_count(m->sessions));
+    pf_jsonw_kuint(&w, "crowds", m->crowds ? pf_crowds_count(m->crowds) : 0);
     pf_jsonw_kuint(&w, "streams", pf_hub_count(m->hub));
     pf_jsonw_kuint(&w, "requests_in_flight", pf_metrics_in_flight(m->metrics));
     pf_jsonw_kuint(&w, "health_port", atomic_load(&m->health_port));
@@ -182,10 +189,13 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
 }
 
 /* What the budget counts (memory.h), by kind: each holder charges what it
- * holds (versions and their caches, agent data and change logs; sessions;
- * streams; bodies), so /metrics reads the counts the budget refuses by. */
+ * holds (versions and their caches, agent data and change logs; navmesh
+ * versions; sessions; streams; bodies), so /metrics reads the counts the
+ * budget refuses by. Crowds are reported as they last measured themselves
+ * (pf_crowds_memory), not charged. */
 static void memory_usage(pf_ops_routes *m, pf_metrics_gauges *g) {
     for (int k = 0; k < PF_MEM_COUNT; k++) g->memory[k] = pf_mem_used_by(m->mem, (pf_mem_kind)k);
+    if (m->crowds) g->memory[PF_MEM_CROWDS] = pf_crowds_memory(m->crowds);
     g->memory_budget = pf_mem_budget(m->mem);
     g->memory_refused = pf_mem_refused(m->mem);
 }
@@ -206,6 +216,8 @@ void pf__route_metrics(pf_req *r, pf_ops_routes *m) {
     g.maps = pf_registry_count(m->registry);
     g.sessions = pf_sessions_count(m->sessions);
     g.streams = pf_hub_count(m->hub);
+    g.crowds = m->crowds ? pf_crowds_count(m->crowds) : 0;
+    g.crowd_steps = m->crowds ? pf_crowds_steps(m->crowds) : 0;
     {
         pf_conns_stats cs;
         pf_hub_stats hs;

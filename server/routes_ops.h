@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "conns.h"
+#include "crowd.h"
 #include "guard.h"
 #include "maps.h"
 #include "memory.h"
@@ -34,11 +35,12 @@ struct pf_ops_routes {
     pf_maps *maps;                   /* the store: memory, data directory or Redis */
     uint64_t started_ns;             /* clock.h */
     _Atomic(const char *) *instance; /* X-Pathd-Instance */
-    pf_conns *conns;                 /* connections open and closed by their deadlines */
-    atomic_uint health_port;         /* the probes' listener, 0 when none; set once listening (the
-                                      * API may be serving by then: atomic) */
-    pf_mem *mem;                     /* the process memory budget, reported */
-    pf_guard *guard; /* tokens in force, TLS, CORS, Host rule (for info and metrics) */
+    pf_crowds *crowds;
+    pf_conns *conns;         /* connections open and closed by their deadlines */
+    atomic_uint health_port; /* the probes' listener, 0 when none; set once listening (the
+                              * API may be serving by then: atomic) */
+    pf_mem *mem;             /* the process memory budget, reported */
+    pf_guard *guard;         /* tokens in force, TLS, CORS, Host rule (for info and metrics) */
 };
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "nav_json.h"
 #include "path.h"
 #include "planner.h"
 #include "request.h"
@@ -20,6 +21,9 @@ typedef struct paths_job {
     pf_mapver *mv; /* a reference */
     pf_path_request one;
     pf_path_request *queries; /* &one, or the batch's (owned) */
+    /* A navmesh map's queries instead (mv->nav when parsed). */
+    pf_nav_path_request none;
+    pf_nav_path_request *nqueries_v; /* &none, or the batch's (owned) */
     size_t nqueries;
     bool batch;
     uint64_t t0_ns, deadline_ns;
@@ -37,6 +41,7 @@ static void free_paths_job(void *p) {
         pf_path_batch_free(job->queries, job->nqueries);
     else
         pf_path_request_clear(&job->one);
+    if (job->nqueries_v != &job->none) free(job->nqueries_v);
     if (job->begun) pf_jsonw_free(&job->w);
     free(job);
 }
@@ -336,6 +341,151 @@ static bool auto_may_hpa(const pf_mapver *mv) {
     return !ai.exact_faster;
 }
 
+/* Navmesh maps. */
+
+static const float *nav_box(const pf_mapver *mv, const pf_nav_path_request *q, float def[3]) {
+    if (q->has_box) return q->box;
+    pf_navmesh_default_extents(mv->nav, def);
+    return def;
+}
+
+static bool nav_cacheable(const pf_paths_routes *m, const pf_nav_path_request *q) {
+    return q->use_cache && m->cfg->cache_entries > 0;
+}
+
+static pf_cache_key nav_cache_key(const pf_mapver *mv, const pf_nav_path_request *q) {
+    float def[3];
+    return pf_cache_key_make_nav(q->start, q->goal, nav_box(mv, q, def), (int32_t)q->algorithm,
+                                 mv->version);
+}
+
+/* As answer_from_cache, for a navmesh query. */
+static bool nav_answer_from_cache(pf_paths_routes *m, const pf_mapver *mv,
+                                  const pf_nav_path_request *q, pf_jsonw *w) {
+    pf_cache_key k;
+    pf_cache_value v;
+    uint64_t t0 = pf_clock_now_ns();
+    bool hit;
+    if (!nav_cacheable(m, q)) return false;
+    k = nav_cache_key(mv, q);
+    hit = pf_cache_get(mv->cache, &k, &v);
+    pf_metrics_count_cache(m->metrics, hit);
+    if (!hit) return false;
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_raw_members(w, v.json, v.len);
+    pf_nav_write_path_stats(w, 0, (pf_clock_now_ns() - t0) / 1000, true);
+    pf_jsonw_obj_end(w);
+    free(v.json);
+    return true;
+}
+
+/* One navmesh query (as run_one). A search is bounded by --nav-max-nodes,
+ * not interrupted by the deadline: the deadline is checked between the
+ * queries of a batch. */
+static pf_status run_nav_one(paths_job *job, pf_nav_query *nq, const pf_nav_path_request *pq,
+                             const char *prefix, pf_jsonw *w, pf_proto_error *e) {
+    pf_paths_routes *m = job->m;
+    const pf_mapver *mv = job->mv;
+    float def[3];
+    const float *box = nav_box(mv, pq, def);
+    const char *which = NULL;
+    pf_nav_path p;
+    char f[48];
+    uint64_t t0;
+    size_t m0;
+    pf_status st;
+    if (job->batch && nav_answer_from_cache(m, mv, pq, w)) return PF_OK;
+    t0 = pf_clock_now_ns();
+    st = pf_nav_find_path(nq, mv->nav, pq->start, pq->goal, box, pq->algorithm, &p, &which);
+    if (st == PF_EBLOCKED) {
+        const float *pt = which && strcmp(which, "goal") == 0 ? pq->goal : pq->start;
+        snprintf(f, sizeof(f), "%s%s", prefix, which ? which : "start");
+        return pf_proto_error_set(e, st, PF_ERR_BLOCKED, f,
+                                  "No walkable polygon of map '%s' within the search box "
+                                  "+-(%g, %g, %g) of %s (%g, %g, %g).",
+                                  mv->id, (double)box[0], (double)box[1], (double)box[2], f,
+                                  (double)pt[0], (double)pt[1], (double)pt[2]);
+    }
+    if (st == PF_ENOMEM) return pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    if (st)
+        return pf_proto_error_set(e, st, PF_ERR_INVALID_VALUE, prefix[0] ? prefix : NULL,
+                                  "The query cannot be answered: %s.", pf_status_str(st));
+    pf_metrics_count_nav_search(m->metrics, (int)pq->algorithm,
+                                p.out_of_nodes ? PF_OUTCOME_BUDGET
+                                : p.partial    ? PF_OUTCOME_UNREACHABLE
+                                               : PF_OUTCOME_FOUND,
+                                p.expanded, (pf_clock_now_ns() - t0) / 1000);
+    pf_jsonw_obj_begin(w);
+    m0 = w->len;
+    pf_nav_write_path_members(w, &p, pq->algorithm, mv->version);
+    if (nav_cacheable(m, pq) && !p.out_of_nodes && !pf_jsonw_failed(w)) {
+        pf_cache_key k = nav_cache_key(mv, pq);
+        pf_cache_value v = {w->buf + m0, w->len - m0};
+        pf_cache_put(mv->cache, &k, &v);
+    }
+    pf_nav_write_path_stats(w, p.expanded, (pf_clock_now_ns() - t0) / 1000, false);
+    pf_jsonw_obj_end(w);
+    return PF_OK;
+}
+
+/* Writes the error slot of one batch query. */
+static void write_slot_error(pf_jsonw *w, const pf_proto_error *e) {
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kint(w, "status", pf_error_http_status(e->code));
+    pf_jsonw_key(w, "error");
+    pf_proto_write_error_obj(w, e->code, e->message, e->field);
+    pf_jsonw_obj_end(w);
+}
+
+static void answer_deadline(pf_req *r, const paths_job *job);
+
+/* Job: navmesh queries (run_paths's twin). */
+static void run_nav_paths(pf_req *r, paths_job *job) {
+    pf_nav_query *nq = pf_navq_get(job->m->navq);
+    pf_proto_error e;
+    pf_jsonw w;
+    pf_status st = PF_OK;
+    if (!nq) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    pf_jsonw_init(&w, job->batch ? 512 * job->nqueries : 4096);
+    if (!job->batch) {
+        st = run_nav_one(job, nq, &job->nqueries_v[0], "", &w, &e);
+        if (st == PF_OK) {
+            pf_req_answer_json(r, &w);
+        } else {
+            pf_jsonw_free(&w);
+            pf_req_answer_perror(r, &e);
+        }
+        pf_navq_put(job->m->navq, nq);
+        return;
+    }
+    pf_jsonw_obj_begin(&w);
+    pf_jsonw_key(&w, "results");
+    pf_jsonw_arr_begin(&w);
+    for (size_t i = 0; i < job->nqueries; i++) {
+        char prefix[32];
+        if (pf_clock_now_ns() >= job->deadline_ns) {
+            st = PF_ECANCELED;
+            break;
+        }
+        snprintf(prefix, sizeof(prefix), "queries[%zu].", i);
+        if (run_nav_one(job, nq, &job->nqueries_v[i], prefix, &w, &e) != PF_OK)
+            write_slot_error(&w, &e);
+    }
+    pf_navq_put(job->m->navq, nq);
+    if (st == PF_ECANCELED) {
+        pf_jsonw_free(&w);
+        answer_deadline(r, job);
+        return;
+    }
+    pf_jsonw_arr_end(&w);
+    pf_jsonw_kuint(&w, "map_version", job->mv->version);
+    pf_jsonw_obj_end(&w);
+    pf_req_answer_json(r, &w);
+}
+
 /* run_query with room in the memory budget for the agent data a new
  * agent size builds (registry.h: pf_mapver_reserve_agent). */
 static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_request *pq,
@@ -373,6 +523,10 @@ static void run_paths(pf_req *r, pf_search_ctx *ctx) {
 
     if (pf_clock_now_ns() >= job->deadline_ns) {
         answer_deadline(r, job); /* its deadline passed before it ran (on) */
+        goto out_finish;
+    }
+    if (job->mv->nav) {
+        run_nav_paths(r, job);
         goto out_finish;
     }
     if (!ctx) {
@@ -436,7 +590,7 @@ out_finish:
  * parse, the deadline, the cache, the job. */
 typedef pf_status (*parse_fn)(pf_req *r, paths_job *job, int64_t *deadline_ms, pf_proto_error *e);
 
-static void handle(pf_req *r, pf_paths_routes *m, bool batch, parse_fn parse) {
+static void handle(pf_req *r, pf_paths_routes *m, bool batch, parse_fn parse, parse_fn nav_parse) {
     paths_job *job = calloc(1, sizeof(*job));
     pf_proto_error e;
     int64_t deadline_ms = 0;
@@ -447,9 +601,14 @@ static void handle(pf_req *r, pf_paths_routes *m, bool batch, parse_fn parse) {
     job->m = m;
     job->batch = batch;
     job->queries = &job->one;
+    job->nqueries_v = &job->none;
     job->t0_ns = pf_req_arrival_ns(r);
     job->mv = pf_registry_get(m->registry, pf_req_map_id(r));
     pf_req_set_state(r, job, free_paths_job);
+    memset(&e, 0, sizeof(e));
+    /* A navmesh map's queries have points [x,y,z]; the map is the version
+     * referenced here, so its kind cannot change under the job. */
+    if (job->mv && job->mv->nav) parse = nav_parse;
     if (parse(r, job, &deadline_ms, &e)) {
         pf_req_answer_perror(r, &e);
         return;
@@ -471,7 +630,8 @@ static void handle(pf_req *r, pf_paths_routes *m, bool batch, parse_fn parse) {
         /* A cached answer needs no search: answer on this thread. */
         pf_jsonw w;
         pf_jsonw_init(&w, 4096);
-        if (answer_from_cache(m, job->mv, &job->queries[0], &w)) {
+        if (job->mv->nav ? nav_answer_from_cache(m, job->mv, &job->nqueries_v[0], &w)
+                         : answer_from_cache(m, job->mv, &job->queries[0], &w)) {
             pf_req_answer_json(r, &w);
             return;
         }
@@ -520,8 +680,53 @@ static pf_status parse_batch(pf_req *r, paths_job *job, int64_t *deadline_ms, pf
     return st;
 }
 
-void pf__route_path_get(pf_req *r, pf_paths_routes *m) { handle(r, m, false, parse_query); }
+/* The same three for a navmesh map. */
+static pf_status nav_parse_query(pf_req *r, paths_job *job, int64_t *deadline_ms,
+                                 pf_proto_error *e) {
+    pf_kv kv[MAX_ARGS];
+    size_t n;
+    pf_status st;
+    if (!pf_req_query(r, kv, MAX_ARGS, &n))
+        return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, NULL,
+                                  "Too many parameters.");
+    job->nqueries = 1;
+    st = pf_nav_path_request_from_query(kv, n, (float)job->m->cfg->nav_max_search_extent,
+                                        &job->none, e);
+    *deadline_ms = job->none.deadline_ms;
+    return st;
+}
 
-void pf__route_path_post(pf_req *r, pf_paths_routes *m) { handle(r, m, false, parse_one); }
+static pf_status nav_parse_one(pf_req *r, paths_job *job, int64_t *deadline_ms, pf_proto_error *e) {
+    size_t len;
+    const char *body = pf_req_body(r, &len);
+    pf_status st;
+    job->nqueries = 1;
+    st = pf_nav_path_request_parse(body, len, (float)job->m->cfg->nav_max_search_extent, &job->none,
+                                   e);
+    *deadline_ms = job->none.deadline_ms;
+    return st;
+}
 
-void pf__route_paths_post(pf_req *r, pf_paths_routes *m) { handle(r, m, true, parse_batch); }
+static pf_status nav_parse_batch(pf_req *r, paths_job *job, int64_t *deadline_ms,
+                                 pf_proto_error *e) {
+    size_t len;
+    const char *body = pf_req_body(r, &len);
+    pf_nav_path_request *q = NULL;
+    pf_status st = pf_nav_path_batch_parse(body, len, (size_t)job->m->cfg->max_batch,
+                                           (float)job->m->cfg->nav_max_search_extent, &q,
+                                           &job->nqueries, deadline_ms, e);
+    if (q) job->nqueries_v = q;
+    return st;
+}
+
+void pf__route_path_get(pf_req *r, pf_paths_routes *m) {
+    handle(r, m, false, parse_query, nav_parse_query);
+}
+
+void pf__route_path_post(pf_req *r, pf_paths_routes *m) {
+    handle(r, m, false, parse_one, nav_parse_one);
+}
+
+void pf__route_paths_post(pf_req *r, pf_paths_routes *m) {
+    handle(r, m, true, parse_batch, nav_parse_batch);
+}

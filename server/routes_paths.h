@@ -6,6 +6,11 @@
  * Every search runs as a job on the pool with the worker's search context
  * (pf_planner_search, core's one dispatch), bounded by the request's
  * deadline (deadline_ms, else --deadline-ms): past it the answer is 504.
+ *
+ * On a navmesh map (mv->nav) the same routes take points [x,y,z]
+ * (nav_json.h) and run pf_nav_find_path with a query borrowed from navq;
+ * a navmesh search is bounded by --nav-max-nodes and the deadline is
+ * checked before it starts and between a batch's queries.
  */
 #ifndef PF_SERVER_ROUTES_PATHS_H
 #define PF_SERVER_ROUTES_PATHS_H
@@ -13,6 +18,7 @@
 #include "config.h"
 #include "errors.h"
 #include "metrics.h"
+#include "navq.h"
 #include "path_json.h"
 #include "registry.h"
 #include "routes.h"
@@ -21,7 +27,8 @@
 struct pf_paths_routes {
     pf_registry *registry;
     pf_metrics *metrics;  /* searches, cache hits and misses */
-    const pf_config *cfg; /* deadline_ms, max_batch, cache_entries */
+    const pf_config *cfg; /* deadline_ms, max_batch, cache_entries, nav_max_search_extent */
+    pf_navq *navq;        /* navmesh query scratch */
 };
 
 /* Checks a query's start and goal against mv's grid: PF_ERANGE (off_map)

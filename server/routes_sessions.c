@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "nav_json.h"
 #include "request.h"
 #include "routes_paths.h"
 #include "ws.h"
@@ -105,6 +106,13 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
                             pf_req_map_id(r));
         return;
     }
+    if (!q.nav != !mv->nav) {
+        pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, "start",
+                            "Map '%s' is a %s: 'start' and 'goal' are points %s.", mv->id,
+                            mv->nav ? "navmesh" : "grid", mv->nav ? "[x, y, z]" : "[x, y]");
+        pf_mapver_release(mv);
+        return;
+    }
     if (q.agent_size > cfg->max_agent_size) {
         pf_mapver_release(mv);
         pf_req_answer_error(r, PF_ERR_INVALID_VALUE, "agent_size",
@@ -113,7 +121,9 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
                             (long long)cfg->max_agent_size);
         return;
     }
-    if ((st = pf_paths_check_endpoints(mv, q.start, q.goal, "", &e))) {
+    /* A navmesh session's endpoints are checked against the mesh by its
+     * first plan (on a worker): an answer with reason "blocked", then 201. */
+    if (!mv->nav && (st = pf_paths_check_endpoints(mv, q.start, q.goal, "", &e))) {
         pf_mapver_release(mv);
         pf_req_answer_perror(r, &e);
         return;
@@ -133,10 +143,12 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
     }
     /* Room in the budget for a search over the whole map (and the agent's
      * grid when its size is new on the map), before it is created; the session's charge follows
-     * what it holds from its first plan on. */
-    reserve = pf_mem_session_estimate((uint64_t)pf_grid_width(pf_planner_grid(mv->planner)) *
-                                      (uint64_t)pf_grid_height(pf_planner_grid(mv->planner))) +
-              pf_mapver_agent_need(mv, q.agent_size, false);
+     * what it holds from its first plan on. A navmesh session's corridor is small and bounded. */
+    reserve =
+        mv->nav ? PF_SESSION_NAV_RESERVE
+                : pf_mem_session_estimate((uint64_t)pf_grid_width(pf_planner_grid(mv->planner)) *
+                                          (uint64_t)pf_grid_height(pf_planner_grid(mv->planner))) +
+                      pf_mapver_agent_need(mv, q.agent_size, false);
     if (!pf_mem_try_charge(m->mem, PF_MEM_SESSIONS, reserve)) {
         pf_mapver_release(mv);
         pf_req_answer_error(
@@ -147,9 +159,14 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
             (unsigned long long)pf_mem_used(m->mem));
         return;
     }
-    st = pf_sessions_add_sized(m->sessions, mv, q.start, q.goal, q.agent_size,
-                               q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
-                               &job->session, &total);
+    if (mv->nav)
+        st = pf_sessions_add_nav(m->sessions, mv, q.start3, q.goal3,
+                                 q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
+                                 &job->session, &total);
+    else
+        st = pf_sessions_add_sized(m->sessions, mv, q.start, q.goal, q.agent_size,
+                                   q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
+                                   &job->session, &total);
     pf_mapver_release(mv);
     if (st)
         pf_mem_uncharge(m->mem, PF_MEM_SESSIONS, reserve);
@@ -302,9 +319,15 @@ void pf__route_sessions_list(pf_req *r, pf_sessions_routes *m) {
         pf_jsonw_kbool(&w, "busy", s->busy);
         if (!s->busy) {
             pf_jsonw_key(&w, "position");
-            pf_jsonw_point(&w, s->position.x, s->position.y);
+            if (s->nav)
+                pf_nav_write_point(&w, s->position3);
+            else
+                pf_jsonw_point(&w, s->position.x, s->position.y);
             pf_jsonw_key(&w, "goal");
-            pf_jsonw_point(&w, s->goal.x, s->goal.y);
+            if (s->nav)
+                pf_nav_write_point(&w, s->goal3);
+            else
+                pf_jsonw_point(&w, s->goal.x, s->goal.y);
             pf_jsonw_kuint(&w, "map_version", s->map_version);
             pf_jsonw_kuint(&w, "idle_ms", s->idle_ms);
         }
@@ -345,9 +368,7 @@ static void adopt_stream(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHa
     pf_hub_adopt(job->hub, sock, urh, extra, n, job->map_id, job->sid);
 }
 
-/* The WebSocket opening handshake (RFC 6455 4.2) up to the 101: false
- * when r was answered with an error instead. */
-static bool ws_handshake(pf_req *r, char accept[PF_WS_ACCEPT_LEN + 1]) {
+bool pf_routes_ws_handshake(pf_req *r, char accept[PF_WS_ACCEPT_LEN + 1]) {
     const char *key, *ver;
     if (!pf_req_header_has(r, MHD_HTTP_HEADER_UPGRADE, "websocket") ||
         !pf_req_header_has(r, MHD_HTTP_HEADER_CONNECTION, "upgrade")) {
@@ -391,7 +412,7 @@ void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
         answer_no_session(r);
         return;
     }
-    if (!ws_handshake(r, accept)) return;
+    if (!pf_routes_ws_handshake(r, accept)) return;
     if (!(job = calloc(1, sizeof(*job)))) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         return;
@@ -434,7 +455,7 @@ static void adopt_mux(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHandl
 void pf__route_stream(pf_req *r, pf_sessions_routes *m) {
     char accept[PF_WS_ACCEPT_LEN + 1];
     mux_job *job;
-    if (!ws_handshake(r, accept)) return;
+    if (!pf_routes_ws_handshake(r, accept)) return;
     if (!(job = calloc(1, sizeof(*job)))) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         return;

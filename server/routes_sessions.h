@@ -23,6 +23,7 @@
 #include "routes.h"
 #include "session.h"
 #include "stream.h"
+#include "ws.h"
 
 /* Borrowed; filled by server.c. */
 struct pf_sessions_routes {
@@ -33,5 +34,11 @@ struct pf_sessions_routes {
     const pf_config *cfg; /* session ttls and limits, max_updates, max_streams */
     pf_mem *mem;          /* the process budget a new session reserves its search in */
 };
+
+/* Checks a WebSocket opening handshake (RFC 6455 4.2: Upgrade,
+ * Connection, version 13, the key); fills accept and returns true, or
+ * answers the error (426, 400) and returns false. The session and crowd
+ * streams' handshake; the caller then takes a place (pf_hub_reserve). */
+bool pf_routes_ws_handshake(pf_req *r, char accept[PF_WS_ACCEPT_LEN + 1]);
 
 #endif

@@ -12,14 +12,18 @@
 
 #include "clock.h"
 #include "conns.h"
+#include "crowd.h"
 #include "demo.h"
 #include "guard.h"
 #include "http.h"
 #include "maps.h"
 #include "memory.h"
 #include "metrics.h"
+#include "navq.h"
+#include "navrun.h"
 #include "pool.h"
 #include "registry.h"
+#include "routes_crowds.h"
 #include "routes_fields.h"
 #include "routes_maps.h"
 #include "routes_ops.h"
@@ -33,8 +37,11 @@ struct pf_server {
     pf_config cfg;
     pf_metrics metrics;
     pf_pool *pool;
+    pf_navrun navrun; /* the pool as a navmesh tile runner */
+    pf_navq *navq;    /* navmesh query scratch of the jobs */
     pf_registry *registry;
     pf_sessions *sessions;
+    pf_crowds *crowds;
     pf_maps *maps;   /* the registry and the store (memory, data directory, Redis) together */
     pf_hub *hub;     /* WebSocket streams and the session reaper */
     pf_conns *conns; /* the connections' absolute deadlines */
@@ -50,6 +57,7 @@ struct pf_server {
     pf_fields_routes fields;
     pf_tables_routes tables;
     pf_sessions_routes sessions_routes;
+    pf_crowds_routes crowds_routes;
     pf_routes routes;
     /* X-Pathd-Instance: --instance-id, else hostname:port once the port is
      * known (hostname alone before). */
@@ -72,10 +80,21 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
     if (!(s->registry = pf_registry_create((size_t)cfg->max_maps))) goto out_free_guard;
     s->sessions = pf_sessions_create((size_t)cfg->max_sessions, (size_t)cfg->max_sessions_per_map);
     if (!s->sessions) goto out_free_registry;
-    if ((st = pf_pool_create((int)cfg->workers, (int)cfg->queue_limit, &s->pool)))
+    if (!(s->crowds = pf_crowds_create((size_t)cfg->max_crowds, (size_t)cfg->max_crowds_per_map)))
         goto out_free_sessions;
+    if ((st = pf_navq_create((uint32_t)cfg->nav_max_nodes, (size_t)cfg->workers + 2, &s->navq)))
+        goto out_free_crowds;
+    pf_sessions_set_navq(s->sessions, s->navq);
+    if ((st = pf_pool_create((int)cfg->workers, (int)cfg->queue_limit, &s->pool)))
+        goto out_free_navq;
     {
-        pf_maps_deps d = {s->registry, s->sessions, &s->cfg, s->mem};
+        s->navrun = (pf_navrun){s->pool, (int)cfg->workers - 1};
+        pf_maps_deps d = {.registry = s->registry,
+                          .sessions = s->sessions,
+                          .cfg = &s->cfg,
+                          .mem = s->mem,
+                          .navrun = &s->navrun,
+                          .crowds = s->crowds};
         if ((st = pf_maps_create(&d, &s->maps))) goto out_free_pool;
     }
     {
@@ -90,6 +109,9 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
                          .ws_close_timeout_ms = cfg->ws_close_timeout_ms,
                          .deadline_ms = cfg->deadline_ms,
                          .mem = s->mem,
+                         .crowds = s->crowds,
+                         .navq = s->navq,
+                         .crowd_limits = pf_crowds_routes_limits(&s->cfg),
                          .cfg = &s->cfg,
                          .maps = s->maps};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
@@ -103,17 +125,28 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
     if ((st =
              pf_conns_create(cfg->request_timeout_s * 1000, cfg->conn_timeout_s * 1000, &s->conns)))
         goto out_free_hub;
-    s->ops = (pf_ops_routes){&s->cfg, &s->metrics, s->pool,           s->registry,  s->sessions,
-                             s->hub,  s->maps,     pf_clock_now_ns(), &s->instance, s->conns,
-                             0,       s->mem,      s->guard};
+    s->ops = (pf_ops_routes){.cfg = &s->cfg,
+                             .metrics = &s->metrics,
+                             .pool = s->pool,
+                             .registry = s->registry,
+                             .sessions = s->sessions,
+                             .hub = s->hub,
+                             .maps = s->maps,
+                             .started_ns = pf_clock_now_ns(),
+                             .instance = &s->instance,
+                             .crowds = s->crowds,
+                             .conns = s->conns,
+                             .mem = s->mem,
+                             .guard = s->guard};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg, &s->metrics};
-    s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg};
+    s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg, s->navq};
     s->fields = (pf_fields_routes){s->registry, &s->metrics, &s->cfg};
     s->tables = (pf_tables_routes){s->registry, &s->metrics, &s->cfg};
     s->sessions_routes =
         (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg, s->mem};
-    s->routes = (pf_routes){&s->ops,    &s->maps_routes,     &s->paths, &s->fields,
-                            &s->tables, &s->sessions_routes, s->maps};
+    s->crowds_routes = (pf_crowds_routes){s->registry, s->crowds, s->hub, s->navq, &s->cfg};
+    s->routes = (pf_routes){&s->ops,    &s->maps_routes,     &s->paths,         &s->fields,
+                            &s->tables, &s->sessions_routes, &s->crowds_routes, s->maps};
     {
         pf_http_deps d = {&s->cfg,     &s->routes,   s->conns, s->mem, s->pool,
                           &s->metrics, &s->instance, s->guard, s->maps};
@@ -130,6 +163,10 @@ out_free_maps:
     pf_maps_destroy(s->maps);
 out_free_pool:
     pf_pool_destroy(s->pool);
+out_free_navq:
+    pf_navq_destroy(s->navq);
+out_free_crowds:
+    pf_crowds_destroy(s->crowds);
 out_free_sessions:
     pf_sessions_destroy(s->sessions);
 out_free_registry:
@@ -248,6 +285,9 @@ void pf_server_destroy(pf_server *s) {
     pf_maps_destroy(s->maps);
     pf_sessions_destroy(s->sessions);
     pf_registry_destroy(s->registry);
+    /* After the maps: the follower ends crowds with their maps. */
+    pf_crowds_destroy(s->crowds);
+    pf_navq_destroy(s->navq); /* after the pool: its jobs borrow queries */
     pf_guard_destroy(s->guard);
     pf_mem_destroy(s->mem); /* last: everything above gave its charges back */
     free(s);

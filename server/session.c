@@ -10,6 +10,7 @@
 #include "clearance.h"
 #include "clock.h"
 #include "dstar.h"
+#include "nav_json.h"
 
 /* Pins: the session's private changes, an open-addressing table keyed by
  * cell * 3 + kind (kind 0: the cell's cost; 1: the wall on its east side;
@@ -29,8 +30,14 @@ struct pf_session {
     char id[PF_SESSION_ID_LEN + 1];
     char map_id[PF_MAP_ID_MAX + 1];
     uint64_t lineage;
-    pf_mapver *mv; /* the version whose grid d borrows */
+    pf_mapver *mv; /* the version whose grid d borrows (or whose mesh corr plans on) */
     pf_dstar *d;   /* NULL: rebuilt from pos, goal and pins at the next plan */
+    /* A navmesh session: its path corridor (nav/navmesh.h), the agent's
+     * position and goal, and whether the next plan starts anew (created, a
+     * new goal) instead of following the agent along the corridor. */
+    pf_nav_corridor *corr;
+    float npos[3], ngoal[3];
+    bool replan, nplanned; /* nplanned: the corridor's first plan (at create) succeeded */
     pf_point pos, goal;
     int32_t agent_size; /* n x n agent (clearance.h); 1 = one cell */
     pins pins;
@@ -58,6 +65,7 @@ struct pf_sessions {
     mapcount *counts;
     size_t count, max_total, max_per_map;
     size_t memory; /* pf_session_memory of the linked sessions at their last release */
+    pf_navq *navq; /* navmesh sessions' query scratch (pf_sessions_set_navq) */
 };
 
 /* Pins */
@@ -143,10 +151,13 @@ static void session_free(pf_session *s) {
     if (!s) return;
     pf_mem_uncharge(s->mem, PF_MEM_SESSIONS, s->charged);
     pf_dstar_destroy(s->d);
+    pf_nav_corridor_destroy(s->corr);
     pf_mapver_release(s->mv);
     pins_free(&s->pins);
     free(s);
 }
+
+void pf_sessions_set_navq(pf_sessions *t, pf_navq *q) { t->navq = q; }
 
 pf_sessions *pf_sessions_create(size_t max_total, size_t max_per_map) {
     pf_sessions *t = calloc(1, sizeof(*t));
@@ -346,34 +357,16 @@ pf_status pf_sessions_check_agent(const pf_mapver *mv, pf_point p, int32_t n) {
     return PF_OK;
 }
 
-pf_status pf_sessions_add(pf_sessions *t, pf_mapver *mv, pf_point start, pf_point goal,
-                          int64_t ttl_s, uint64_t now_ns, pf_session **out, bool *total) {
-    return pf_sessions_add_sized(t, mv, start, goal, 1, ttl_s, now_ns, out, total);
-}
-
-pf_status pf_sessions_add_sized(pf_sessions *t, pf_mapver *mv, pf_point start, pf_point goal,
-                                int32_t agent_size, int64_t ttl_s, uint64_t now_ns,
-                                pf_session **out, bool *total) {
-    pf_session *s;
+/* Fills the parts every session has and registers s, held; frees it on
+ * failure. */
+static pf_status add_session(pf_sessions *t, pf_session *s, pf_mapver *mv, int64_t ttl_s,
+                             uint64_t now_ns, pf_session **out, bool *total) {
     mapcount *c;
-    pf_status st;
-    *out = NULL;
-    *total = false;
-    if (agent_size < 1 || agent_size > PF_AGENT_SIZE_MAX) return PF_EINVAL;
-    s = calloc(1, sizeof(*s));
-    if (!s) return PF_ENOMEM;
-    s->agent_size = agent_size;
-    if (agent_size == 1)
-        st = pf_dstar_create(pf_planner_grid(mv->planner), start, goal, &s->d);
-    else if ((st = pf_sessions_check_agent(mv, start, agent_size)) == PF_OK)
-        st = pf_sessions_check_agent(mv, goal, agent_size);
-    if (st) goto out_free_session;
+    pf_status st = PF_OK;
     pf_mapver_retain(mv);
     s->mv = mv;
     s->lineage = mv->lineage;
     snprintf(s->map_id, sizeof(s->map_id), "%s", mv->id);
-    s->pos = start;
-    s->goal = goal;
     s->ttl_s = ttl_s;
     s->last_ns = now_ns;
     s->busy = true;
@@ -403,13 +396,60 @@ pf_status pf_sessions_add_sized(pf_sessions *t, pf_mapver *mv, pf_point start, p
         t->memory += s->accounted;
     }
     uv_mutex_unlock(&t->mu);
-    if (st) goto out_free_session;
+    if (st) {
+        session_free(s);
+        return st;
+    }
     *out = s;
     return PF_OK;
+}
 
-out_free_session:
-    session_free(s);
-    return st;
+pf_status pf_sessions_add(pf_sessions *t, pf_mapver *mv, pf_point start, pf_point goal,
+                          int64_t ttl_s, uint64_t now_ns, pf_session **out, bool *total) {
+    return pf_sessions_add_sized(t, mv, start, goal, 1, ttl_s, now_ns, out, total);
+}
+
+pf_status pf_sessions_add_sized(pf_sessions *t, pf_mapver *mv, pf_point start, pf_point goal,
+                                int32_t agent_size, int64_t ttl_s, uint64_t now_ns,
+                                pf_session **out, bool *total) {
+    pf_session *s;
+    pf_status st;
+    *out = NULL;
+    *total = false;
+    if (agent_size < 1 || agent_size > PF_AGENT_SIZE_MAX) return PF_EINVAL;
+    s = calloc(1, sizeof(*s));
+    if (!s) return PF_ENOMEM;
+    s->agent_size = agent_size;
+    if (agent_size == 1)
+        st = pf_dstar_create(pf_planner_grid(mv->planner), start, goal, &s->d);
+    else if ((st = pf_sessions_check_agent(mv, start, agent_size)) == PF_OK)
+        st = pf_sessions_check_agent(mv, goal, agent_size);
+    if (st) {
+        free(s);
+        return st;
+    }
+    s->pos = start;
+    s->goal = goal;
+    return add_session(t, s, mv, ttl_s, now_ns, out, total);
+}
+
+pf_status pf_sessions_add_nav(pf_sessions *t, pf_mapver *mv, const float start[3],
+                              const float goal[3], int64_t ttl_s, uint64_t now_ns, pf_session **out,
+                              bool *total) {
+    pf_session *s;
+    *out = NULL;
+    *total = false;
+    s = calloc(1, sizeof(*s));
+    if (!s) return PF_ENOMEM;
+    if (pf_nav_corridor_create(PF_SESSION_NAV_MAX_POLYS, &s->corr)) {
+        free(s);
+        return PF_ENOMEM;
+    }
+    memcpy(s->npos, start, sizeof(s->npos));
+    memcpy(s->ngoal, goal, sizeof(s->ngoal));
+    s->agent_size = 1;
+    s->replan = true;
+    return add_session(t, s, mv, ttl_s, now_ns, out, total);
 }
 
 pf_session_lookup pf_sessions_acquire(pf_sessions *t, const char *map_id, const char *sid,
@@ -467,6 +507,10 @@ pf_status pf_sessions_list(pf_sessions *t, const char *map_id, uint64_t now_ns,
             if (s->busy) continue; /* its holder may be changing the rest */
             i->position = s->pos;
             i->goal = s->goal;
+            if ((i->nav = s->corr != NULL)) {
+                memcpy(i->position3, s->npos, sizeof(i->position3));
+                memcpy(i->goal3, s->ngoal, sizeof(i->goal3));
+            }
             i->map_version = s->mv->version;
             i->idle_ms = now_ns > s->last_ns ? (now_ns - s->last_ns) / 1000000u : 0;
         }
@@ -629,8 +673,11 @@ pf_point pf_session_goal(const pf_session *s) { return s->goal; }
 int32_t pf_session_agent_size(const pf_session *s) { return s->agent_size; }
 
 size_t pf_session_memory(const pf_session *s) {
-    return sizeof(*s) + (size_t)s->pins.cap * sizeof(pin) + (s->d ? pf_dstar_memory(s->d) : 0);
+    return sizeof(*s) + (size_t)s->pins.cap * sizeof(pin) + (s->d ? pf_dstar_memory(s->d) : 0) +
+           (s->corr ? pf_nav_corridor_memory(s->corr) : 0);
 }
+
+bool pf_session_is_nav(const pf_session *s) { return s->corr != NULL; }
 
 static const pf_grid *grid_of(const pf_session *s) { return pf_planner_grid(s->mv->planner); }
 
@@ -674,6 +721,13 @@ pf_status pf_session_sync(pf_session *s, pf_registry *reg, const char **how) {
     }
     if (cur->version == s->mv->version) {
         pf_mapver_release(cur);
+        return PF_OK;
+    }
+    if (s->corr) {
+        /* A navmesh session: the corridor sees the new version at its next
+         * move and plans anew on it (its polygons may be gone). */
+        pf_mapver_release(s->mv);
+        s->mv = cur;
         return PF_OK;
     }
     st = s->d ? pf_mapver_changes_since(cur, s->mv->version, &cells, &n) : PF_ELIMIT;
@@ -782,6 +836,14 @@ pf_status pf_session_validate(const pf_session *s, const pf_update_list *l, pf_p
                 pins_put(&pending, cost_key(g, dc[c]),
                          u->doors[k].open ? pf_grid_door_open_cost(g, door, c) : 0);
         }
+        for (int k = 0; k < 2 && !st; k++)
+            if (k ? u->goal_nav : u->position_nav) {
+                snprintf(f, sizeof(f), "%s%s", prefix, k ? "goal" : "position");
+                st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, f,
+                                        "Field '%s' must be a point [x, y] of two integers: map "
+                                        "'%s' is a grid.",
+                                        f, s->map_id);
+            }
         if (!st && u->has_goal) {
             snprintf(f, sizeof(f), "%sgoal", prefix);
             st = check_point(s, &pending, u->goal, f, e);
@@ -921,6 +983,131 @@ pf_status pf_session_plan(pf_session *s, pf_result *out) {
     return st;
 }
 
+/* Navmesh sessions */
+
+/* Checks the updates of l for a navmesh session on nm: position and goal
+ * only, points [x,y,z] near the mesh (the default search box). */
+static pf_status nav_validate(const pf_session *s, pf_nav_query *q, const pf_update_list *l,
+                              pf_proto_error *e) {
+    const pf_navmesh *nm = s->mv->nav;
+    char pbuf[40], f[160];
+    float ext[3], snapped[3];
+    pf_navmesh_default_extents(nm, ext);
+    for (size_t i = 0; i < l->n; i++) {
+        const pf_update *u = &l->items[i];
+        const char *prefix = pf_update_prefix(l, i, pbuf, sizeof(pbuf));
+        if (u->ncells || u->ndoors) {
+            snprintf(f, sizeof(f), "%s%s", prefix, u->ncells ? "cells" : "doors");
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_REQUEST, f,
+                                      "A navmesh session's update has a position and a goal "
+                                      "only; obstacles and areas change for everyone with "
+                                      "PATCH /v1/maps/%s.",
+                                      s->map_id);
+        }
+        for (int k = 0; k < 2; k++) {
+            bool has = k ? u->has_goal : u->has_position, is3 = k ? u->goal_nav : u->position_nav;
+            const float *pt = k ? u->goal3 : u->position3;
+            if (!has) continue;
+            snprintf(f, sizeof(f), "%s%s", prefix, k ? "goal" : "position");
+            if (!is3)
+                return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, f,
+                                          "Field '%s' must be a point [x, y, z]: map '%s' is a "
+                                          "navmesh.",
+                                          f, s->map_id);
+            if (pf_nav_nearest(q, nm, pt, ext, snapped) != PF_OK)
+                return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
+                                          "No walkable polygon within +-(%g, %g, %g) of %s (%g, "
+                                          "%g, %g).",
+                                          (double)ext[0], (double)ext[1], (double)ext[2], f,
+                                          (double)pt[0], (double)pt[1], (double)pt[2]);
+        }
+    }
+    return PF_OK;
+}
+
+/* pf_session_run for a navmesh session (synced). */
+static pf_error nav_run(pf_sessions *t, pf_metrics *m, pf_session *s, const pf_update_list *l,
+                        pf_jsonw *w, uint64_t t0) {
+    const pf_navmesh *nm = s->mv->nav;
+    pf_nav_query *q = t->navq ? pf_navq_get(t->navq) : NULL;
+    pf_nav_session_answer a;
+    pf_proto_error e;
+    pf_nav_path p;
+    const char *which = NULL;
+    bool replanned = true;
+    float ext[3];
+    pf_status st;
+    if (!q) {
+        pf_proto_write_error(w, PF_ERR_NO_MEMORY, NULL, NULL);
+        return PF_ERR_NO_MEMORY;
+    }
+    if (l && nav_validate(s, q, l, &e)) {
+        pf_navq_put(t->navq, q);
+        pf_proto_write_perror(w, &e);
+        return e.code;
+    }
+    for (size_t i = 0; l && i < l->n; i++) {
+        const pf_update *u = &l->items[i];
+        if (u->has_goal) {
+            memcpy(s->ngoal, u->goal3, sizeof(s->ngoal));
+            s->replan = true;
+        }
+        if (u->has_position) memcpy(s->npos, u->position3, sizeof(s->npos));
+    }
+    pf_navmesh_default_extents(nm, ext);
+    if (s->replan) {
+        st = pf_nav_corridor_plan(s->corr, q, nm, s->npos, s->ngoal, NULL, PF_NAV_POLYANYA, &p,
+                                  &which);
+    } else {
+        /* Following the agent: a position further than the search box's
+         * width from where the corridor can take it is a teleport. */
+        st = pf_nav_corridor_move(s->corr, q, nm, s->npos, ext[0], &p, &replanned, &which);
+    }
+    pf_navq_put(t->navq, q);
+    if (st == PF_ENOMEM) {
+        pf_proto_write_error(w, PF_ERR_NO_MEMORY, NULL, NULL);
+        return PF_ERR_NO_MEMORY;
+    }
+    if (st != PF_OK && !s->nplanned) {
+        /* The create's plan: an agent or a goal off the mesh is the
+         * request's error, as on a grid (the session goes). */
+        char msg[200];
+        const char *f = which && strcmp(which, "goal") == 0 ? "goal" : "start";
+        const float *pt = f[0] == 'g' ? s->ngoal : s->npos;
+        snprintf(msg, sizeof(msg), "No walkable polygon within +-(%g, %g, %g) of %s (%g, %g, %g).",
+                 (double)ext[0], (double)ext[1], (double)ext[2], f, (double)pt[0], (double)pt[1],
+                 (double)pt[2]);
+        pf_proto_write_error(w, PF_ERR_BLOCKED, msg, f);
+        return PF_ERR_BLOCKED;
+    }
+    if (st == PF_OK) s->nplanned = true;
+    /* Blocked (the agent or the goal has no polygon near it any more: an
+     * obstacle came): answered as "blocked", planned again next time. */
+    s->replan = st != PF_OK;
+    pf_metrics_count_nav_search(m, PF_NAV_POLYANYA,
+                                st != PF_OK      ? PF_OUTCOME_ERROR
+                                : p.out_of_nodes ? PF_OUTCOME_BUDGET
+                                : p.partial      ? PF_OUTCOME_UNREACHABLE
+                                                 : PF_OUTCOME_FOUND,
+                                st == PF_OK ? p.expanded : 0, (pf_clock_now_ns() - t0) / 1000);
+    memset(&a, 0, sizeof(a));
+    a.session_id = s->id;
+    a.map_id = s->map_id;
+    a.blocked = st != PF_OK;
+    a.path = &p;
+    a.algorithm = pf_nav_algorithm_name(PF_NAV_POLYANYA);
+    a.position = s->npos;
+    a.goal = s->ngoal;
+    a.map_version = s->mv->version;
+    a.ttl_s = s->ttl_s;
+    a.time_us = (pf_clock_now_ns() - t0) / 1000;
+    a.updates = l ? l->n : 0;
+    a.rebase = replanned ? "rebuilt" : "none";
+    a.memory_bytes = pf_session_memory(s);
+    pf_session_write_nav_answer(w, &a);
+    return PF_ERR_NONE;
+}
+
 /* The session job */
 
 void pf_session_take_charge(pf_session *s, pf_mem *mem, size_t reserved) {
@@ -968,6 +1155,7 @@ static pf_error session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_
                              "The session is gone: its map was deleted or replaced.", NULL);
         return PF_ERR_SESSION_NOT_FOUND;
     }
+    if (s->corr) return nav_run(t, m, s, l, w, t0);
     if (l) {
         if (pf_session_validate(s, l, &e)) {
             pf_proto_write_perror(w, &e);

@@ -14,6 +14,14 @@
  * version: a fresh search from its position to its goal with its pins
  * replayed. A replaced (PUT) or deleted map ends its sessions: 404 after.
  *
+ * Navmesh maps. A session of a navmesh map (pf_sessions_add_nav) holds a
+ * path corridor (dtPathCorridor, nav/navmesh.h) instead of a D* Lite
+ * search: an update moves the agent along it (the corridor follows, its path
+ * is kept and funnelled again) or sets a new goal (planned anew); a new map
+ * version (obstacles or areas PATCHed), a position the corridor cannot
+ * reach or a blocked one make it plan anew from where the agent is. The
+ * same routes, NDJSON and WebSocket messages carry points [x,y,z].
+ *
  * Concurrency. The table is thread-safe (one mutex). A session is used by
  * one request at a time: pf_sessions_acquire marks it busy and a second
  * acquire answers PF_SESSION_BUSY (the server's 409) until
@@ -36,11 +44,18 @@
 #include "jsonw.h"
 #include "memory.h"
 #include "metrics.h"
+#include "navq.h"
 #include "registry.h"
 #include "session_json.h"
 #include "status.h"
 
 #define PF_SESSION_ID_LEN 32 /* lowercase hex digits of 128 random bits */
+/* A navmesh session's corridor holds at most this many polygons; a longer
+ * path is answered partial, as far as the corridor reaches. */
+#define PF_SESSION_NAV_MAX_POLYS 4096u
+/* What the memory budget reserves for a new navmesh session: its record and
+ * a corridor of PF_SESSION_NAV_MAX_POLYS polygons, with room to spare. */
+#define PF_SESSION_NAV_RESERVE (64u * 1024u)
 
 typedef struct pf_session pf_session;
 typedef struct pf_sessions pf_sessions;
@@ -81,6 +96,17 @@ typedef enum pf_session_lookup {
     PF_SESSION_BUSY       /* another request holds it */
 } pf_session_lookup;
 
+/* The same for a navmesh map (mv->nav): a path corridor (nav/navmesh.h)
+ * from start to goal, planned at the first run. Whether the points are near
+ * the mesh is the caller's check. PF_ELIMIT as above, PF_ENOMEM. */
+pf_status pf_sessions_add_nav(pf_sessions *t, pf_mapver *mv, const float start[3],
+                              const float goal[3], int64_t ttl_s, uint64_t now_ns, pf_session **out,
+                              bool *total);
+
+/* The query scratch navmesh sessions borrow while they run (borrowed for
+ * the table's life; set before serving). */
+void pf_sessions_set_navq(pf_sessions *t, pf_navq *q);
+
 /* Finds session sid of map map_id and holds it (busy). */
 pf_session_lookup pf_sessions_acquire(pf_sessions *t, const char *map_id, const char *sid,
                                       uint64_t now_ns, pf_session **out);
@@ -115,7 +141,9 @@ typedef struct pf_session_info {
     char id[PF_SESSION_ID_LEN + 1];
     bool busy;
     pf_point position, goal; /* unless busy */
-    uint64_t map_version;    /* the version it last planned on, unless busy */
+    bool nav;                /* a navmesh session: position3 and goal3 instead */
+    float position3[3], goal3[3];
+    uint64_t map_version; /* the version it last planned on, unless busy */
     int64_t ttl_s;
     uint64_t idle_ms; /* since its last request; 0 when busy */
     pf_auth_id owner; /* the token that created it */
@@ -144,6 +172,8 @@ uint64_t pf_session_map_version(const pf_session *s);
 int64_t pf_session_ttl(const pf_session *s);
 pf_point pf_session_position(const pf_session *s);
 pf_point pf_session_goal(const pf_session *s);
+/* Whether it is a navmesh session (a corridor, points [x,y,z]). */
+bool pf_session_is_nav(const pf_session *s);
 int32_t pf_session_agent_size(const pf_session *s);
 /* Bytes the session holds: its record, its pins and its D* Lite search
  * (pf_dstar_memory), not the shared map. */

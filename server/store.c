@@ -34,9 +34,12 @@
 #define MAGIC "PATHDMAP"
 #define FORMAT 1u
 #define SUFFIX ".map.bin"
+#define NAV_MAGIC "PATHDNAV"
+#define NAV_SUFFIX ".nav.bin"
 #define HEADER_BYTES (8 + 4 + 4 + 4 + 4 + 8)
 
 #define TMP_SUFFIX ".map.bin.tmp"
+#define NAV_TMP_SUFFIX ".nav.bin.tmp"
 
 struct pf_store {
     char *dir;
@@ -259,6 +262,53 @@ fail:
     return st;
 }
 
+pf_status pf_store_encode_nav(const char *bytes, size_t n, uint64_t version, unsigned char **out,
+                              size_t *len) {
+    wbuf w = {0};
+    struct sha256_ctx h;
+    unsigned char digest[SHA256_DIGEST_SIZE];
+    put(&w, NAV_MAGIC, 8);
+    put_u(&w, FORMAT, 4);
+    put_u(&w, version, 8);
+    put_u(&w, n, 8);
+    put(&w, bytes, n);
+    if (!w.failed) {
+        sha256_init(&h);
+        sha256_update(&h, w.len, w.b);
+        sha256_digest(&h, sizeof(digest), digest);
+        put(&w, digest, sizeof(digest));
+    }
+    if (w.failed) {
+        free(w.b);
+        return PF_ENOMEM;
+    }
+    *out = w.b;
+    *len = w.len;
+    return PF_OK;
+}
+
+pf_status pf_store_decode_nav(const unsigned char *buf, size_t len, const char **bytes, size_t *n,
+                              uint64_t *version) {
+    rbuf r;
+    struct sha256_ctx h;
+    unsigned char digest[SHA256_DIGEST_SIZE], magic[8];
+    uint64_t fmt, blen;
+    if (len < 8 + 4 + 8 + 8 + SHA256_DIGEST_SIZE) return PF_EPARSE;
+    r.b = buf;
+    r.len = len - SHA256_DIGEST_SIZE;
+    r.pos = 0;
+    sha256_init(&h);
+    sha256_update(&h, r.len, buf);
+    sha256_digest(&h, sizeof(digest), digest);
+    if (memcmp(digest, buf + r.len, sizeof(digest)) != 0) return PF_EPARSE;
+    if (!get(&r, magic, 8) || memcmp(magic, NAV_MAGIC, 8) != 0 || !get_u(&r, &fmt, 4) ||
+        fmt != FORMAT || !get_u(&r, version, 8) || !get_u(&r, &blen, 8) || blen != r.len - r.pos)
+        return PF_EPARSE;
+    *bytes = (const char *)(r.b + r.pos);
+    *n = (size_t)blen;
+    return PF_OK;
+}
+
 pf_status pf_store_open(const char *dir, pf_store **out, char *err, size_t errlen) {
     struct stat sb;
     pf_store *st;
@@ -316,19 +366,17 @@ static pf_status sync_dir(const pf_store *st, char *err, size_t errlen) {
     return PF_OK;
 }
 
-pf_status pf_store_write(pf_store *st, const char *id, uint64_t version, const pf_grid *g,
-                         char *err, size_t errlen) {
+/* Writes buf[0..len) as DIR/<id><suffix> atomically, then removes the
+ * other kind's file of the id (other_suffix). Frees buf. */
+static pf_status write_image(pf_store *st, const char *id, const char *suffix,
+                             const char *other_suffix, unsigned char *buf, size_t len, char *err,
+                             size_t errlen) {
     char path[4096], tmp[4160];
-    unsigned char *buf;
-    size_t len, off = 0;
+    size_t off = 0;
     pf_status s;
     int fd;
 
-    if ((s = pf_store_encode(g, version, &buf, &len))) {
-        snprintf(err, errlen, "out of memory");
-        return s;
-    }
-    snprintf(path, sizeof(path), "%s/%s" SUFFIX, st->dir, id);
+    snprintf(path, sizeof(path), "%s/%s%s", st->dir, id, suffix);
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
         free(buf);
@@ -349,6 +397,9 @@ pf_status pf_store_write(pf_store *st, const char *id, uint64_t version, const p
     }
     fd = -1;
     if (rename(tmp, path) != 0) goto fail;
+    /* A map replaced by the other kind leaves no file of the old kind. */
+    snprintf(path, sizeof(path), "%s/%s%s", st->dir, id, other_suffix);
+    if (unlink(path) != 0 && errno != ENOENT) return io_error(err, errlen, "removing", path);
     return sync_dir(st, err, errlen);
 fail:
     s = io_error(err, errlen, "writing", tmp);
@@ -358,9 +409,35 @@ fail:
     return s;
 }
 
+pf_status pf_store_write(pf_store *st, const char *id, uint64_t version, const pf_grid *g,
+                         char *err, size_t errlen) {
+    unsigned char *buf;
+    size_t len;
+    pf_status s;
+    if ((s = pf_store_encode(g, version, &buf, &len))) {
+        snprintf(err, errlen, "out of memory");
+        return s;
+    }
+    return write_image(st, id, SUFFIX, NAV_SUFFIX, buf, len, err, errlen);
+}
+
+pf_status pf_store_write_nav(pf_store *st, const char *id, uint64_t version, const char *bytes,
+                             size_t n, char *err, size_t errlen) {
+    unsigned char *buf;
+    size_t len;
+    pf_status s;
+    if ((s = pf_store_encode_nav(bytes, n, version, &buf, &len))) {
+        snprintf(err, errlen, "out of memory");
+        return s;
+    }
+    return write_image(st, id, NAV_SUFFIX, SUFFIX, buf, len, err, errlen);
+}
+
 pf_status pf_store_remove(pf_store *st, const char *id, char *err, size_t errlen) {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s" SUFFIX, st->dir, id);
+    if (unlink(path) != 0 && errno != ENOENT) return io_error(err, errlen, "removing", path);
+    snprintf(path, sizeof(path), "%s/%s" NAV_SUFFIX, st->dir, id);
     if (unlink(path) != 0 && errno != ENOENT) return io_error(err, errlen, "removing", path);
     return sync_dir(st, err, errlen);
 }
@@ -492,7 +569,8 @@ static char **list_dir(const char *dir, size_t *n) {
     return names;
 }
 
-size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_fn fn, void *ud) {
+size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_fn fn,
+                         pf_store_load_nav_fn fn_nav, void *ud) {
     size_t n = 0, loaded = 0, stem;
     char **names;
     uv_mutex_lock(&st->mu);
@@ -507,7 +585,8 @@ size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_
      * so the map file beside one (if any) is the map. */
     for (size_t i = 0; i < n; i++) {
         char path[4096];
-        if (!has_suffix(names[i], strlen(names[i]), TMP_SUFFIX, &stem) ||
+        if ((!has_suffix(names[i], strlen(names[i]), TMP_SUFFIX, &stem) &&
+             !has_suffix(names[i], strlen(names[i]), NAV_TMP_SUFFIX, &stem)) ||
             !pf_map_id_is_valid(names[i], stem))
             continue;
         snprintf(path, sizeof(path), "%s/%s", st->dir, names[i]);
@@ -529,7 +608,8 @@ size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_
         uint64_t version;
         pf_grid *g;
         pf_status s;
-        if (!has_suffix(name, strlen(name), SUFFIX, &stem)) continue;
+        bool nav = has_suffix(name, strlen(name), NAV_SUFFIX, &stem);
+        if (!nav && !has_suffix(name, strlen(name), SUFFIX, &stem)) continue;
         snprintf(path, sizeof(path), "%s/%s", st->dir, name);
         if (!pf_map_id_is_valid(name, stem)) {
             report(st, &st->rep.skipped, name, NULL, "not a map id");
@@ -537,6 +617,37 @@ size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_
         }
         if (!read_file(path, &buf, &len)) {
             report(st, &st->rep.skipped, name, NULL, "cannot be read: %s", strerror(errno));
+            continue;
+        }
+        if (nav) {
+            /* A navmesh: its envelope, built by fn_nav as an upload is. */
+            const char *bytes;
+            size_t nb;
+            char id[PF_MAP_ID_MAX + 1], why[160] = "";
+            memcpy(id, name, stem);
+            id[stem] = '\0';
+            s = pf_store_decode_nav(buf, len, &bytes, &nb, &version);
+            if (s == PF_OK)
+                s = fn_nav(ud, id, version, bytes, nb, why, sizeof(why));
+            else
+                snprintf(why, sizeof(why), "damaged (its digest or layout does not match)");
+            free(buf);
+            if (s == PF_ECANCELED) {
+                report(st, &st->rep.skipped, name, NULL, "%s", why);
+                continue;
+            }
+            if (s) {
+                if (quarantine(st, name, moved, sizeof(moved), err, sizeof(err)) == PF_OK)
+                    report(st, &st->rep.quarantined, name, moved, "%s", why);
+                else
+                    report(st, &st->rep.skipped, name, NULL, "%s; could not quarantine it: %s", why,
+                           err);
+                continue;
+            }
+            loaded++;
+            uv_mutex_lock(&st->mu);
+            st->rep.loaded++;
+            uv_mutex_unlock(&st->mu);
             continue;
         }
         s = pf_store_decode(buf, len, lim, &g, &version);

@@ -8,16 +8,23 @@
  * crash leaves either the old file or the new one, never a torn one; a file
  * whose digest does not match is reported and skipped at start.
  *
+ * A navmesh map is DIR/<id>.nav.bin instead: "PATHDNAV", format, version,
+ * the length and bytes of its envelope (proto/nav_json.h: the upload and
+ * the version's obstacles and area states, which parse back into the same
+ * map), and the SHA-256. Writing one kind of file for an id removes the
+ * other kind's.
+ *
  * Map ids are restricted by the router to [A-Za-z0-9_.-], so an id is a
  * safe file name. The HPA* hierarchy is not stored: it is rebuilt at start.
  *
  * At start (pf_store_load_all), nothing found is dropped in silence:
- *   - a temporary file left by a crash (DIR/<id>.map.bin.tmp: the rename
- *     never happened, so the map file beside it is the one that counts) is
- *     removed;
- *   - a map file that does not load (damaged: digest or layout; or a map
- *     past this server's limits) is moved to DIR/quarantine/<file>.<UTC
- *     time>, so a later upload of that id cannot overwrite the only copy;
+ *   - a temporary file left by a crash (DIR/<id>.map.bin.tmp or
+ *     <id>.nav.bin.tmp: the rename never happened, so the map file beside
+ *     it is the one that counts) is removed;
+ *   - a map file that does not load (damaged: digest or layout; a map past
+ *     this server's limits; a navmesh envelope that no longer builds) is
+ *     moved to DIR/quarantine/<file>.<UTC time>, so a later upload of that
+ *     id cannot overwrite the only copy;
  *   - every such event is reported on stderr and kept as an issue
  *     (pf_store_get_report) for /readyz and /metrics.
  *
@@ -48,6 +55,10 @@ const char *pf_store_dir(const pf_store *st);
 pf_status pf_store_write(pf_store *st, const char *id, uint64_t version, const pf_grid *g,
                          char *err, size_t errlen);
 
+/* Writes a navmesh map's envelope (len bytes) atomically, as pf_store_write. */
+pf_status pf_store_write_nav(pf_store *st, const char *id, uint64_t version, const char *bytes,
+                             size_t len, char *err, size_t errlen);
+
 /* Removes the map's file; a missing file is not an error. */
 pf_status pf_store_remove(pf_store *st, const char *id, char *err, size_t errlen);
 
@@ -58,7 +69,15 @@ pf_status pf_store_remove(pf_store *st, const char *id, char *err, size_t errlen
  * it is; out of memory skips the file and leaves it. Each is reported on
  * stderr and in the report. Returns how many maps were handed to fn. */
 typedef void (*pf_store_load_fn)(void *ud, const char *id, uint64_t version, pf_grid *g);
-size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_fn fn, void *ud);
+/* For a navmesh file: its envelope, borrowed for the call. PF_OK when the
+ * map was built from it; PF_ECANCELED skips the file (left in place: out
+ * of memory, a build past its time limit), any other status quarantines
+ * it (an envelope this server no longer accepts: its size limits, bad
+ * geometry); either way with the sentence fn_nav wrote into why. */
+typedef pf_status (*pf_store_load_nav_fn)(void *ud, const char *id, uint64_t version,
+                                          const char *bytes, size_t len, char *why, size_t whylen);
+size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_fn fn,
+                         pf_store_load_nav_fn fn_nav, void *ud);
 
 /* The name of the quarantine folder inside the data directory. */
 #define PF_STORE_QUARANTINE "quarantine"
@@ -90,5 +109,10 @@ void pf_store_get_report(pf_store *st, pf_store_report *out);
 pf_status pf_store_encode(const pf_grid *g, uint64_t version, unsigned char **out, size_t *len);
 pf_status pf_store_decode(const unsigned char *buf, size_t len, const pf_grid_limits *lim,
                           pf_grid **out, uint64_t *version);
+/* The navmesh file's image and its inverse (*bytes points into buf). */
+pf_status pf_store_encode_nav(const char *bytes, size_t n, uint64_t version, unsigned char **out,
+                              size_t *len);
+pf_status pf_store_decode_nav(const unsigned char *buf, size_t len, const char **bytes, size_t *n,
+                              uint64_t *version);
 
 #endif

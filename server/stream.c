@@ -26,6 +26,7 @@
 #include <uv.h>
 
 #include "clock.h"
+#include "crowd_json.h"
 #include "errors.h"
 #include "maps.h"
 #include "router.h"
@@ -37,6 +38,10 @@
 #define READ_CHUNK 16384
 #define READS_PER_POLL 4
 #define REAP_EVERY_MS 1000
+/* Crowd frames are not queued past this much unsent output on a stream: a
+ * slow reader misses frames (counted) rather than growing a backlog. */
+#define CROWD_BACKLOG_BYTES (4u << 20)
+#define MAX_DUE 64
 /* A server frame's header is at most 10 bytes (no mask). */
 #define FRAME_HEADER_MAX 10
 #define MUX_BUCKETS 4096 /* hash chains of a multiplexed connection's sessions */
@@ -100,9 +105,14 @@ struct wsconn {
     size_t charged_rest;  /* ... and the input and message buffers */
     uint64_t last_msg_ns; /* the peer's last message or control frame */
     uint64_t close_by_ns; /* CLOSE_SENT, LINGER: dropped at this time */
+    /* A crowd stream's crowd (a reference), or NULL for a session's. */
+    pf_crowd *crowd;
+    uint64_t frames_dropped;
+    bool end_after_answer; /* set by the job: close after its answer */
     /* The job. */
     pf_pool_job job;
     pf_update_list upd;
+    pf_crowd_command cmd;
     pf_session *sess;
     char *answer;
     size_t answer_len;
@@ -113,16 +123,29 @@ struct wsconn {
     bool own_only;  /* ... a read token: only its own sessions */
 };
 
+/* One crowd tick on the pool, and its frame back to the hub. */
+typedef struct tick_job {
+    pf_pool_job job; /* first: the pool hands back &job */
+    pf_hub *hub;
+    pf_crowd *crowd; /* a reference */
+    char *frame;
+    size_t len;
+    bool gone; /* the crowd's map is gone: frame is the error */
+    struct tick_job *next;
+} tick_job;
+
 struct pf_hub {
     pf_hub_deps d;
     uv_loop_t loop;
     uv_async_t async;
     uv_timer_t reaper;
+    uv_timer_t ticker; /* the next crowd tick */
     uv_thread_t thread;
-    uv_mutex_t mu; /* guards incoming, done, mux_done, the flags, count and the stats */
+    uv_mutex_t mu; /* guards incoming, done, frames, mux_done, the flags, count and the stats */
     wsconn *incoming, *done;
+    tick_job *frames;
     mux_msg *mux_done;
-    bool close_all, stop;
+    bool close_all, stop, rescan;
     size_t count; /* streams adopted and not yet freed, and places reserved */
     pf_hub_stats stats;
     wsconn *all; /* loop thread only */
@@ -155,6 +178,11 @@ static void conn_free(wsconn *c) {
     if (c->urh) MHD_upgrade_action(c->urh, MHD_UPGRADE_ACTION_CLOSE);
     pf_ws_decoder_free(&c->dec);
     pf_update_list_free(&c->upd);
+    pf_crowd_command_free(&c->cmd);
+    if (c->crowd) {
+        pf_crowd_watch(c->crowd, false);
+        pf_crowd_release(c->crowd);
+    }
     mux_free(c->mux);
     free(c->in);
     free(c->out);
@@ -371,6 +399,45 @@ static void run_update(void *arg, pf_search_ctx *ctx) {
     push(c->hub, &c->hub->done, c);
 }
 
+/* Job: one crowd command on the pool. */
+static void run_crowd_command(void *arg, pf_search_ctx *ctx) {
+    wsconn *c = arg;
+    const pf_hub_deps *d = &c->hub->d;
+    pf_jsonw w;
+    pf_error err;
+    (void)ctx;
+    pf_jsonw_init(&w, 8192);
+    err = pf_crowd_run(c->crowd, d->registry, d->navq, &c->cmd, &w);
+    pf_crowd_command_free(&c->cmd);
+    c->answer = pf_jsonw_take(&w, &c->answer_len);
+    c->end_after_answer = err == PF_ERR_CROWD_NOT_FOUND; /* read by the hub after the push */
+    push(c->hub, &c->hub->done, c);
+}
+
+static void on_crowd_text(wsconn *c, const uint8_t *data, size_t len) {
+    const pf_hub_deps *d = &c->hub->d;
+    pf_proto_error e;
+    pf_status st;
+    if (pf_crowd_is_gone(c->crowd)) {
+        send_error(c, PF_ERR_CROWD_NOT_FOUND, NULL, NULL);
+        close_with(c, PF_WS_CLOSE_NORMAL, "crowd ended");
+        return;
+    }
+    if ((st = pf_crowd_command_parse((const char *)data, len, &d->crowd_limits, &c->cmd, &e))) {
+        send_perror(c, &e);
+        return;
+    }
+    c->job.fn = run_crowd_command;
+    c->job.arg = c;
+    c->job.kind = PF_JOB_SEARCH;
+    c->in_job = true;
+    if ((st = pf_pool_submit(d->pool, &c->job))) {
+        c->in_job = false;
+        pf_crowd_command_free(&c->cmd);
+        send_error(c, st == PF_ELIMIT ? PF_ERR_OVERLOADED : PF_ERR_SHUTTING_DOWN, NULL, NULL);
+    }
+}
+
 /* The pool's timer thread: the update waited past the default deadline
  * for a worker. Answered like a finished job, with an error body. */
 static void expire_update(void *arg) {
@@ -391,6 +458,10 @@ static void on_text(wsconn *c, const uint8_t *data, size_t len) {
     const pf_hub_deps *d = &c->hub->d;
     pf_proto_error e;
     pf_status st;
+    if (c->crowd) {
+        on_crowd_text(c, data, len);
+        return;
+    }
     st = pf_update_list_parse((const char *)data, len, false, 1, &c->upd, &e);
     if (st) {
         send_perror(c, &e);
@@ -580,12 +651,18 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
             pf_proto_write_error(&body, err, "No such map.", "map");
             break;
         }
-        if (cq->agent_size > d->cfg->max_agent_size) {
+        if (!cq->nav != !mv->nav) {
+            err = PF_ERR_INVALID_REQUEST;
+            pf_proto_write_error(&body, err,
+                                 mv->nav ? "The map is a navmesh: points are [x, y, z]."
+                                         : "The map is a grid: points are [x, y].",
+                                 "create.start");
+        } else if (cq->agent_size > d->cfg->max_agent_size) {
             err = PF_ERR_INVALID_VALUE;
             pf_proto_write_error(&body, err, "Larger than this server's max_agent_size.",
                                  "create.agent_size");
         }
-        for (int k = 0; k < 2 && !err; k++) {
+        for (int k = 0; k < 2 && !err && !mv->nav; k++) {
             pf_point p = k ? cq->goal : cq->start;
             pf_status fit = pf_sessions_check_agent(mv, p, cq->agent_size);
             if (!fit) continue;
@@ -596,17 +673,25 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
                                  k ? "create.goal" : "create.start");
         }
         /* As the HTTP create: room in the memory budget for a search over
-         * the whole map (and a new agent size's grid) first. */
-        reserve = pf_mem_session_estimate((uint64_t)pf_grid_width(pf_planner_grid(mv->planner)) *
+         * the whole map (and a new agent size's grid) first; a navmesh
+         * session's corridor is small and bounded. */
+        reserve =
+            mv->nav
+                ? PF_SESSION_NAV_RESERVE
+                : pf_mem_session_estimate((uint64_t)pf_grid_width(pf_planner_grid(mv->planner)) *
                                           (uint64_t)pf_grid_height(pf_planner_grid(mv->planner))) +
-                  pf_mapver_agent_need(mv, cq->agent_size, false);
+                      pf_mapver_agent_need(mv, cq->agent_size, false);
         if (!err && !pf_mem_try_charge(d->mem, PF_MEM_SESSIONS, reserve)) {
             err = PF_ERR_INSUFFICIENT_STORAGE;
             pf_proto_write_error(&body, err, NULL, NULL);
         } else if (!err) {
-            st = pf_sessions_add_sized(d->sessions, mv, cq->start, cq->goal, cq->agent_size,
-                                       cq->ttl_s ? cq->ttl_s : d->cfg->session_ttl_s,
-                                       pf_clock_now_ns(), &s, &total);
+            int64_t ttl = cq->ttl_s ? cq->ttl_s : d->cfg->session_ttl_s;
+            if (mv->nav)
+                st = pf_sessions_add_nav(d->sessions, mv, cq->start3, cq->goal3, ttl,
+                                         pf_clock_now_ns(), &s, &total);
+            else
+                st = pf_sessions_add_sized(d->sessions, mv, cq->start, cq->goal, cq->agent_size,
+                                           ttl, pf_clock_now_ns(), &s, &total);
             if (st)
                 pf_mem_uncharge(d->mem, PF_MEM_SESSIONS, reserve);
             else
@@ -986,6 +1071,87 @@ static void adopt(pf_hub *h, wsconn *c, bool closing) {
     process(c); /* bytes libmicrohttpd read past the handshake */
 }
 
+/* Sends a tick's frame to every stream of its crowd (the error and a
+ * close when the crowd is gone), then lets the tick go. */
+static void deliver_frame(pf_hub *h, tick_job *tj) {
+    for (wsconn *c = h->all, *n; c; c = n) {
+        n = c->all_next;
+        if (c->crowd != tj->crowd || c->state != WS_OPEN) continue;
+        if (!tj->frame) continue;
+        if (!tj->gone && out_pending(c) > CROWD_BACKLOG_BYTES) {
+            c->frames_dropped++;
+            continue;
+        }
+        send_frame(c, PF_WS_OP_TEXT, tj->frame, tj->len);
+        if (tj->gone) close_with(c, PF_WS_CLOSE_NORMAL, "crowd ended");
+        update_poll(c);
+    }
+    free(tj->frame);
+    pf_crowd_release(tj->crowd);
+    free(tj);
+}
+
+/* The streams of crowds that are gone (deleted, expired, their map
+ * replaced or deleted) get crowd_not_found and a close. One whose command
+ * runs hears it from the command's answer. */
+static void end_gone_crowd_streams(pf_hub *h) {
+    for (wsconn *c = h->all, *n; c; c = n) {
+        n = c->all_next;
+        if (!c->crowd || c->state != WS_OPEN || c->in_job || !pf_crowd_is_gone(c->crowd)) continue;
+        send_error(c, PF_ERR_CROWD_NOT_FOUND, NULL, NULL);
+        close_with(c, PF_WS_CLOSE_NORMAL, "crowd ended");
+        update_poll(c);
+    }
+}
+
+/* Job: one crowd tick on the pool. */
+static void run_tick(void *arg, pf_search_ctx *ctx) {
+    tick_job *tj = arg;
+    pf_hub *h = tj->hub; /* tj is the hub's once pushed: not read after */
+    pf_jsonw w;
+    (void)ctx;
+    pf_jsonw_init(&w, 16384);
+    tj->gone = pf_crowd_tick(tj->crowd, h->d.registry, &w) == PF_ERR_CROWD_NOT_FOUND;
+    tj->frame = pf_jsonw_take(&w, &tj->len);
+    pf_crowd_tick_done(tj->crowd);
+    uv_mutex_lock(&h->mu);
+    tj->next = h->frames;
+    h->frames = tj;
+    uv_mutex_unlock(&h->mu);
+    uv_async_send(&h->async);
+}
+
+/* Queues the ticks that are due and sets the timer for the next one. */
+static void on_crowd_tick(uv_timer_t *t) {
+    pf_hub *h = t->data;
+    pf_crowd *due[MAX_DUE];
+    uint64_t now = pf_clock_now_ns(), next = 0;
+    size_t n;
+    if (!h->d.crowds) return;
+    n = pf_crowds_due(h->d.crowds, now, due, MAX_DUE, &next);
+    for (size_t i = 0; i < n; i++) {
+        tick_job *tj = calloc(1, sizeof(*tj));
+        if (tj) {
+            tj->job.fn = run_tick;
+            tj->job.arg = tj;
+            tj->job.kind = PF_JOB_SEARCH;
+            tj->hub = h;
+            tj->crowd = due[i];
+            if (pf_pool_submit(h->d.pool, &tj->job) == PF_OK) continue;
+            free(tj);
+        }
+        /* No memory or a full queue: this tick is skipped. */
+        pf_crowd_tick_done(due[i]);
+        pf_crowd_release(due[i]);
+    }
+    if (next) {
+        uint64_t ms = next > now ? (next - now + 999999) / 1000000 : 0;
+        uv_timer_start(&h->ticker, on_crowd_tick, n == MAX_DUE ? 0 : ms, 0);
+    } else {
+        uv_timer_stop(&h->ticker);
+    }
+}
+
 /* Once a second: drops streams past their close timeout, closes idle ones
  * and those whose session ended (expired, deleted, its map replaced or
  * deleted), and reaps expired sessions. */
@@ -994,6 +1160,7 @@ static void on_tick(uv_timer_t *t) {
     uint64_t now = pf_clock_now_ns(), idle = (uint64_t)h->d.ws_idle_timeout_s * 1000000000ull;
     wsconn *c, *n;
     pf_sessions_reap(h->d.sessions, now);
+    if (h->d.crowds) pf_crowds_reap(h->d.crowds, now);
     for (c = h->all; c; c = n) {
         n = c->all_next;
         if (c->state == WS_CLOSE_SENT || c->state == WS_LINGER) {
@@ -1024,16 +1191,21 @@ static void on_tick(uv_timer_t *t) {
 static void on_async(uv_async_t *a) {
     pf_hub *h = a->data;
     wsconn *in, *done;
-    bool close_all, stop;
+    tick_job *frames;
+    bool close_all, stop, rescan;
     mux_msg *mdone;
     uv_mutex_lock(&h->mu);
     in = h->incoming;
     done = h->done;
+    frames = h->frames;
     mdone = h->mux_done;
     h->incoming = h->done = NULL;
+    h->frames = NULL;
     h->mux_done = NULL;
     close_all = h->close_all;
     stop = h->stop;
+    rescan = h->rescan && !stop;
+    h->rescan = false;
     uv_mutex_unlock(&h->mu);
     while (mdone) {
         mux_msg *q = mdone;
@@ -1045,10 +1217,23 @@ static void on_async(uv_async_t *a) {
         done = c->next;
         c->in_job = false;
         c->last_msg_ns = pf_clock_now_ns(); /* idle time counts from the answer */
-        if (c->answer) send_frame(c, PF_WS_OP_TEXT, c->answer, c->answer_len);
+        if (c->answer) {
+            send_frame(c, PF_WS_OP_TEXT, c->answer, c->answer_len);
+            if (c->end_after_answer) close_with(c, PF_WS_CLOSE_NORMAL, "crowd ended");
+        }
         free(c->answer);
         c->answer = NULL;
+        c->answer_len = 0;
         process(c);
+    }
+    while (frames) {
+        tick_job *tj = frames;
+        frames = tj->next;
+        deliver_frame(h, tj);
+    }
+    if (rescan) {
+        on_crowd_tick(&h->ticker);
+        end_gone_crowd_streams(h);
     }
     while (in) {
         wsconn *c = in;
@@ -1066,8 +1251,18 @@ static void on_async(uv_async_t *a) {
     }
     if (stop && !h->all) {
         uv_close((uv_handle_t *)&h->reaper, NULL);
+        uv_close((uv_handle_t *)&h->ticker, NULL);
         uv_close((uv_handle_t *)&h->async, NULL);
     }
+}
+
+/* The crowds' notify: a tick rate changed (any thread). */
+static void crowds_changed(void *ud) {
+    pf_hub *h = ud;
+    uv_mutex_lock(&h->mu);
+    h->rescan = true;
+    uv_mutex_unlock(&h->mu);
+    uv_async_send(&h->async);
 }
 
 static void hub_main(void *arg) {
@@ -1103,13 +1298,18 @@ pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out) {
     h->reaper.data = h;
     uv_timer_start(&h->reaper, on_tick, REAP_EVERY_MS, REAP_EVERY_MS);
     uv_unref((uv_handle_t *)&h->reaper);
+    uv_timer_init(&h->loop, &h->ticker);
+    h->ticker.data = h;
+    uv_unref((uv_handle_t *)&h->ticker);
     if (uv_thread_create(&h->thread, hub_main, h)) goto out_close_handles;
+    if (h->d.crowds) pf_crowds_set_notify(h->d.crowds, crowds_changed, h);
     *out = h;
     return PF_OK;
 
 out_close_handles:
     uv_close((uv_handle_t *)&h->async, NULL);
     uv_close((uv_handle_t *)&h->reaper, NULL);
+    uv_close((uv_handle_t *)&h->ticker, NULL);
     uv_run(&h->loop, UV_RUN_DEFAULT);
 out_destroy_mutex:
     uv_mutex_destroy(&h->mu);
@@ -1141,15 +1341,19 @@ static uint64_t peer_key(int fd) {
     return h;
 }
 
-void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
-                  const char *extra, size_t n, const char *map_id, const char *sid) {
+static void adopt_any(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                      const char *extra, size_t n, const char *map_id, const char *sid,
+                      pf_crowd *crowd) {
     wsconn *c = calloc(1, sizeof(*c));
     if (!c || !(c->in = malloc(n > READ_CHUNK ? n : READ_CHUNK))) {
         free(c);
+        if (crowd) pf_crowd_release(crowd);
         MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
         pf_hub_unreserve(h);
         return;
     }
+    if (crowd) pf_crowd_watch(crowd, true);
+    c->crowd = crowd;
     c->hub = h;
     c->fd = sock;
     c->urh = urh;
@@ -1162,6 +1366,16 @@ void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *
     c->in_cap = n > READ_CHUNK ? n : READ_CHUNK;
     pf_metrics_count_ws_upgrade(h->d.metrics);
     push(h, &h->incoming, c);
+}
+
+void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                  const char *extra, size_t n, const char *map_id, const char *sid) {
+    adopt_any(h, sock, urh, extra, n, map_id, sid, NULL);
+}
+
+void pf_hub_adopt_crowd(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                        const char *extra, size_t n, pf_crowd *crowd) {
+    adopt_any(h, sock, urh, extra, n, pf_crowd_map_id(crowd), pf_crowd_id(crowd), crowd);
 }
 
 void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
@@ -1213,11 +1427,19 @@ void pf_hub_get_stats(pf_hub *h, pf_hub_stats *out) {
 
 void pf_hub_destroy(pf_hub *h) {
     if (!h) return;
+    if (h->d.crowds) pf_crowds_set_notify(h->d.crowds, NULL, NULL);
     uv_mutex_lock(&h->mu);
     h->stop = true;
     uv_mutex_unlock(&h->mu);
     uv_async_send(&h->async);
     uv_thread_join(&h->thread);
+    while (h->frames) { /* ticks that ended after the loop did */
+        tick_job *tj = h->frames;
+        h->frames = tj->next;
+        free(tj->frame);
+        pf_crowd_release(tj->crowd);
+        free(tj);
+    }
     uv_loop_close(&h->loop);
     uv_mutex_destroy(&h->mu);
     free(h);

@@ -38,6 +38,10 @@
  * up, so the peer reads the close frame rather than a reset; after
  * ws_close_timeout_ms the TCP connection is dropped regardless.
  *
+ * Crowd streams (GET .../crowds/{cid}/stream) live on the same hub: their
+ * messages are crowd commands, and the hub's ticker queues each ticking
+ * crowd's steps on the pool at its tick_hz and sends the frames (below).
+ *
  * Multiplexed streams (GET /v1/stream, pf_hub_adopt_mux): one connection
  * for any number of sessions, e.g. one per game server. Each text message
  * names its map and session and an op (update, get, create, delete; the
@@ -53,13 +57,15 @@
  * once. Per-connection bounds: stream_max_pending messages queued or
  * running, past which the hub reads no more from the socket until answers
  * go out (TCP backpressure); and while more than PF_MUX_OUT_HIGH bytes of
- * answers wait to be sent, no new job starts.
+ * answers wait to be sent, no new job starts. Sessions on navmesh maps
+ * (path corridors) take the same ops with [x,y,z] points.
  *
  * The limits above apply to multiplexed streams as well, but for the end of
  * a session (they have none of their own); their idle timeout counts only
  * while no message is outstanding.
  *
- * The hub also frees idle sessions past their ttl once a second.
+ * The hub also frees idle sessions and crowds past their ttl once a
+ * second.
  *
  * Thread-safe: adopt, close_all and count from any thread.
  */
@@ -72,8 +78,10 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "crowd.h"
 #include "memory.h"
 #include "metrics.h"
+#include "navq.h"
 #include "pool.h"
 #include "registry.h"
 #include "session.h"
@@ -97,6 +105,9 @@ typedef struct pf_hub_deps {
     int64_t ws_close_timeout_ms; /* wait for the peer's close, then drop the link */
     int64_t deadline_ms;         /* an update waiting longer for a worker: deadline_exceeded */
     pf_mem *mem;                 /* the process budget the buffers are charged to */
+    pf_crowds *crowds;           /* ticked and reaped here (NULL: no crowds) */
+    pf_navq *navq;               /* for crowd commands */
+    pf_crowd_limits crowd_limits;
     /* Multiplexed streams: stream_max_inflight, stream_max_pending,
      * stream_max_sessions, session_ttl_s, session_max_ttl_s,
      * max_sessions_per_map, max_sessions, max_agent_size. */
@@ -123,6 +134,15 @@ void pf_hub_unreserve(pf_hub *h);
 void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                   const char *extra, size_t n, const char *map_id, const char *sid);
 
+/* Takes an upgraded connection watching crowd (its reference is taken) on
+ * a place pf_hub_reserve took: each text message is a crowd command
+ * (crowd_json.h) answered with the crowd's state; when the crowd ticks,
+ * every tick's state is sent to each of its streams (frames are dropped
+ * for a stream with more than CROWD_BACKLOG_BYTES unsent). An open stream
+ * keeps its crowd from expiring. When the crowd's map goes, the error is
+ * sent and the stream closed (1000). */
+void pf_hub_adopt_crowd(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
+                        const char *extra, size_t n, pf_crowd *crowd);
 /* Takes an upgraded connection of a multiplexed stream (GET /v1/stream) on
  * a place pf_hub_reserve took, opened with the token named `who` (auth.h;
  * all zero without one). With own_only (a read token), its messages reach

@@ -98,3 +98,23 @@ pass "every PATHD_* variable of the image is one pathd knows"
 grep -q -- '--uid 10001' Dockerfile && grep -q 'chown 10001:10001' README.md ||
     fail "the data volume owner (uid 10001) is not the one the README documents"
 pass "the volume's owner, uid 10001, is documented"
+
+# Every shared library the binary links directly (its NEEDED entries) comes
+# from a package the runtime stage installs, or from libc6 (in every image).
+# A library of the build stage alone would make the image's pathd fail to
+# start (as Recast/Detour's librecast1 once did).
+if command -v readelf >/dev/null && command -v dpkg >/dev/null; then
+    runtime=$(awk '/^FROM .* AS runtime/ {on=1} on && /apt-get install/ {inst=1} inst && !done {print}
+                   inst && !/\\$/ {done=1}' Dockerfile | tr ' \\' '\n\n' | grep -E '^lib[a-z0-9.+-]+$' | sort -u)
+    for lib in $(readelf -d "$BIN" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p'); do
+        path=$(ldconfig -p | awk -v l="$lib" '$1 == l && !p {print $NF; p=1}')
+        [ -n "$path" ] || fail "$lib: not found by ldconfig"
+        pkg=$( (dpkg -S "$(readlink -f "$path")" || dpkg -S "$path" || true) 2>/dev/null | sed -n '1s/:.*//p')
+        [ -n "$pkg" ] || fail "$lib ($path): no Debian package owns it"
+        [ "$pkg" = libc6 ] || grep -qx "$pkg" <<<"$runtime" ||
+            fail "pathd needs $lib from $pkg, which the runtime stage does not install"
+    done
+    pass "every library pathd links comes from a package of the runtime stage"
+else
+    echo "ok - # SKIP readelf or dpkg missing: the runtime stage's libraries are not checked"
+fi

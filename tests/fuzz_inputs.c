@@ -14,6 +14,9 @@
  *                                          target, then header lines
  *                                       14 Host and Origin values against
  *                                          the guard's lists
+ *  15 Wavefront OBJ (model/obj)         18 navmesh path request and batch
+ *  16 navmesh upload envelope (JSON)    19 crowd create and command bodies
+ *  17 navmesh PATCH body                20 --data-dir navmesh map file
  * Built with ASan and UBSan, so any out-of-bounds access, leak, overflow or
  * undefined behaviour is a crash. Readers must also keep their contract:
  * an error always comes with a message (valid UTF-8, whatever the input
@@ -30,10 +33,14 @@
 #include <string.h>
 
 #include "auth.h"
+#include "crowd_json.h"
 #include "guard.h"
 #include "http_strict.h"
+#include "jsonr.h"
 #include "map_io.h"
 #include "map_json.h"
+#include "nav_json.h"
+#include "obj.h"
 #include "path.h"
 #include "path_json.h"
 #include "planner.h"
@@ -265,13 +272,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     s = (const char *)data + 1;
     n = size - 1;
     memset(&e, 0, sizeof(e));
-    /* 15 readers; % 16 keeps the seeds' first bytes (0..14) stable when
+    /* 21 readers; % 32 keeps the seeds' first bytes (0..20) stable when
      * readers are added. */
-    switch (data[0] % 16) {
+    switch (data[0] % 32) {
     case 0:
     case 1: {
         pf_grid *g = NULL;
-        st = data[0] % 16 == 0 ? pf_map_json_parse(s, n, &lim, &g, &e)
+        st = data[0] % 32 == 0 ? pf_map_json_parse(s, n, &lim, &g, &e)
                                : pf_map_text_parse(s, n, &lim, &g, &e);
         check_error(st, &e);
         if (st == PF_OK) search_map(g, data, size);
@@ -303,7 +310,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 6:
     case 7: {
         pf_update_list l;
-        st = pf_update_list_parse(s, n, data[0] % 16 == 7, 64, &l, &e);
+        st = pf_update_list_parse(s, n, data[0] % 32 == 7, 64, &l, &e);
         check_error(st, &e);
         if (st == PF_OK) pf_update_list_free(&l);
         break;
@@ -339,6 +346,72 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 14:
         fuzz_guard(s, n);
         break;
+    case 15: {
+        pf_obj o;
+        pf_nav_error ne;
+        st = pf_obj_parse(s, n, 4096, 8192, &o, &ne);
+        CHECK(st != PF_OK || (o.nverts <= 4096 && o.ntris <= 8192));
+        for (uint32_t i = 0; st == PF_OK && i < 3 * o.ntris; i++) CHECK(o.tris[i] < o.nverts);
+        CHECK(st == PF_OK || ne.message[0]);
+        if (st == PF_OK) pf_obj_free(&o);
+        break;
+    }
+    case 16: {
+        pf_nav_limits nl = pf_nav_default_limits();
+        pf_nav_upload u;
+        cJSON *root = NULL;
+        nl.max_vertices = 4096;
+        nl.max_triangles = 8192;
+        memset(&u, 0, sizeof(u));
+        st = pf_jsonr_parse(s, n, &root, &e);
+        if (st == PF_OK) st = pf_nav_upload_from_json(root, &lim, &nl, &u, &e);
+        check_error(st, &e);
+        cJSON_Delete(root);
+        pf_nav_upload_free(&u);
+        break;
+    }
+    case 17: {
+        pf_nav_patch p;
+        st = pf_nav_patch_parse(s, n, &p, &e);
+        check_error(st, &e);
+        if (st == PF_OK) pf_nav_patch_free(&p);
+        break;
+    }
+    case 18: {
+        pf_nav_path_request q, *qs = NULL;
+        size_t nq = 0;
+        int64_t dl;
+        check_error(pf_nav_path_request_parse(s, n, 64, &q, &e), &e);
+        st = pf_nav_path_batch_parse(s, n, 16, 64, &qs, &nq, &dl, &e);
+        check_error(st, &e);
+        if (st == PF_OK) CHECK(nq >= 1 && nq <= 16);
+        free(qs);
+        break;
+    }
+    case 19: {
+        const pf_crowd_limits cl = {64, 60, 100, 3600};
+        pf_crowd_request r;
+        pf_crowd_command c;
+        st = pf_crowd_request_parse(s, n, &cl, &r, &e);
+        check_error(st, &e);
+        if (st == PF_OK) {
+            CHECK(r.nagents <= (size_t)r.max_agents);
+            pf_crowd_request_free(&r);
+        }
+        st = pf_crowd_command_parse(s, n, &cl, &c, &e);
+        check_error(st, &e);
+        if (st == PF_OK) pf_crowd_command_free(&c);
+        break;
+    }
+    case 20: {
+        const char *bytes;
+        size_t len;
+        uint64_t v;
+        if (pf_store_decode_nav(data + 1, n, &bytes, &len, &v) == PF_OK)
+            CHECK((const uint8_t *)bytes >= data + 1 &&
+                  (const uint8_t *)bytes + len <= data + size);
+        break;
+    }
     }
     return 0;
 }

@@ -260,6 +260,56 @@ bool it_path_has(const cJSON *j, int x, int y) {
     return false;
 }
 
+char *it_nav_envelope(const char *grid_text, const char *extra) {
+    cJSON *o = cJSON_CreateObject();
+    char *j, *out;
+    size_t n;
+    cJSON_AddStringToObject(o, "kind", "navmesh");
+    cJSON_AddStringToObject(o, "from_grid", grid_text);
+    j = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    n = strlen(j) + (extra ? strlen(extra) : 0) + 1;
+    out = malloc(n);
+    /* Drop the closing brace, add the extra members, close again. */
+    j[strlen(j) - 1] = '\0';
+    snprintf(out, n, "%s%s}", j, extra ? extra : "");
+    free(j);
+    return out;
+}
+
+void it_put_nav_open(const hc_server *s, const char *id, int w, int h) {
+    char *text = malloc((size_t)(w + 1) * (size_t)h + 64), *env;
+    size_t len = (size_t)sprintf(text, "type octile\nheight %d\nwidth %d\nmap\n", h, w);
+    for (int y = 0; y < h; y++) {
+        memset(text + len, '.', (size_t)w);
+        len += (size_t)w;
+        text[len++] = '\n';
+    }
+    text[len] = '\0';
+    env = it_nav_envelope(text, NULL);
+    it_put_map(s, id, "application/json", env, 201);
+    free(env);
+    free(text);
+}
+
+cJSON *it_nav_path(const hc_server *s, const char *map, const float start[3], const float goal[3],
+                   const char *extra) {
+    char path[128], body[512];
+    snprintf(path, sizeof(path), "/v1/maps/%s/path", map);
+    snprintf(body, sizeof(body), "{\"start\":[%g,%g,%g],\"goal\":[%g,%g,%g]%s}", (double)start[0],
+             (double)start[1], (double)start[2], (double)goal[0], (double)goal[1], (double)goal[2],
+             extra ? extra : "");
+    return it_call(s, "POST", path, "application/json", body, 200);
+}
+
+int it_nav_npoints(const cJSON *j) { return cJSON_GetArraySize(it_get(j, "path")); }
+
+void it_nav_point(const cJSON *j, int i, float out[3]) {
+    const cJSON *p = cJSON_GetArrayItem(it_get(j, "path"), i);
+    ck_assert_ptr_nonnull(p);
+    for (int k = 0; k < 3; k++) out[k] = (float)cJSON_GetArrayItem(p, k)->valuedouble;
+}
+
 long it_rss_kib(pid_t pid) {
     char path[64], line[256];
     long kib = -1;

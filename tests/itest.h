@@ -112,4 +112,22 @@ void it_path_ends(const cJSON *j, int sx, int sy, int gx, int gy);
 /* Whether the path passes cell (x, y). */
 bool it_path_has(const cJSON *j, int x, int y);
 
+/* Navmesh maps. */
+
+/* A JSON navmesh envelope converting grid text (Moving AI) with extra
+ * members (",\"agent\":{...}" or ""). Free with free(). */
+char *it_nav_envelope(const char *grid_text, const char *extra);
+
+/* PUTs a navmesh map id converted from an open w x h grid (201). */
+void it_put_nav_open(const hc_server *s, const char *id, int w, int h);
+
+/* POSTs a navmesh path query {"start":[sx,sy,sz],"goal":[...]<extra>}
+ * which must be answered 200; returns the answer. */
+cJSON *it_nav_path(const hc_server *s, const char *map, const float start[3], const float goal[3],
+                   const char *extra);
+
+/* The answer's path point i (x, y, z) and count. */
+int it_nav_npoints(const cJSON *j);
+void it_nav_point(const cJSON *j, int i, float out[3]);
+
 #endif

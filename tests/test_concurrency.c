@@ -14,6 +14,7 @@
  * every 200 carries the cost both versions share, anything else is 404.
  */
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -418,6 +419,8 @@ static bool send_ok(const mix *m, const char *method, const char *path, const ch
     bool ok = rc == 0 && acceptable(r.status);
     if (rc == 0 && !ok)
         fprintf(stderr, "units race: %s %s got %d: %.200s\n", method, path, r.status, r.body);
+    if (rc != 0) /* no answer at all: say why (a refused connect, a timeout) */
+        fprintf(stderr, "units race: %s %s: no answer (%s)\n", method, path, strerror(errno));
     if (rc == 0) hc_free(&r);
     return ok;
 }
@@ -497,6 +500,14 @@ static void *units_thread(void *arg) {
         }
         }
         if (!ok) atomic_fetch_add(m->failures, 1);
+        if (!ok && fd >= 0) {
+            /* A stream that failed once is not used again: its next
+             * messages would fail too and hide the first cause. */
+            fprintf(stderr, "units race: a /v1/stream message got no answer (%s)\n",
+                    strerror(errno));
+            wsc_close(fd);
+            fd = -1;
+        }
         m->sent++;
     }
     if (fd >= 0) wsc_close(fd);
@@ -640,6 +651,155 @@ START_TEST(concurrency_upload_replace_delete_query) {
 }
 END_TEST
 
+/* Navmesh maps under the same kind of races: replaces (navmesh and grid in
+ * turn), deletes, obstacle PATCHes, paths and batches, corridor sessions,
+ * and crowds created, stepped and streamed while their map changes under
+ * them. Every answer is a success or an expected error (404, 409, 422 for a
+ * grid/navmesh body the map's kind just changed under, 503). */
+
+static const char nav_race_map[] =
+    "{\"kind\":\"navmesh\",\"from_grid\":{\"rows\":[\"..........\",\"..........\","
+    "\"..........\",\"..........\"]}}";
+
+static bool nav_acceptable(int status) {
+    return acceptable(status) || status == 400 || status == 422;
+}
+
+static void *nav_mix_thread(void *arg) {
+    mix *m = arg;
+    uint64_t st = m->seed;
+    char path[240];
+    while (now_ns() < m->stop_ns) {
+        hc_resp r;
+        int rc = -1;
+        switch (m->kind) {
+        case 0: /* PUT: a navmesh, now and then a grid */
+            rc = tu_below(&st, 4)
+                     ? hc_request(m->srv->port, "PUT", "/v1/maps/nrace", "application/json",
+                                  nav_race_map, sizeof(nav_race_map) - 1, NULL, &r)
+                     : hc_request(m->srv->port, "PUT", "/v1/maps/nrace", "application/json",
+                                  tiny_map, sizeof(tiny_map) - 1, NULL, &r);
+            break;
+        case 1: /* DELETE, rarely */
+            if (tu_below(&st, 8)) {
+                struct timespec nap = {0, 20 * 1000 * 1000};
+                nanosleep(&nap, NULL);
+                continue;
+            }
+            rc = hc_request(m->srv->port, "DELETE", "/v1/maps/nrace", NULL, NULL, 0, NULL, &r);
+            break;
+        case 2: { /* PATCH: an obstacle put or removed */
+            const char *b = tu_below(&st, 2)
+                                ? "{\"obstacles\":[{\"id\":\"c\",\"box\":{\"min\":[4,-1,0],"
+                                  "\"max\":[5,2,3]}}]}"
+                                : "{\"remove_obstacles\":[\"c\"]}";
+            rc = hc_request(m->srv->port, "PATCH", "/v1/maps/nrace", "application/json", b,
+                            strlen(b), NULL, &r);
+            break;
+        }
+        case 3: { /* paths and batches */
+            const char *b = tu_below(&st, 2)
+                                ? "{\"start\":[0.5,0,0.5],\"goal\":[9.5,0,3.5],\"cache\":false}"
+                                : "{\"queries\":[{\"start\":[0.5,0,0.5],\"goal\":[9.5,0,0.5]},"
+                                  "{\"start\":[9.5,0,0.5],\"goal\":[0.5,0,3.5],\"algorithm\":"
+                                  "\"detour\"}]}";
+            rc = hc_request(m->srv->port, "POST",
+                            b[2] == 'q' ? "/v1/maps/nrace/paths" : "/v1/maps/nrace/path",
+                            "application/json", b, strlen(b), NULL, &r);
+            break;
+        }
+        case 4: { /* a corridor session: create, then an update */
+            static const char cb[] = "{\"start\":[0.5,0,0.5],\"goal\":[9.5,0,3.5]}";
+            rc = hc_request(m->srv->port, "POST", "/v1/maps/nrace/sessions", "application/json", cb,
+                            sizeof(cb) - 1, NULL, &r);
+            if (rc == 0 && r.status == 201) {
+                char loc[200], p2[240];
+                static const char ub[] = "{\"position\":[1.5,0,1]}";
+                hc_resp r2;
+                if (hc_header(&r, "Location", loc, sizeof(loc))) {
+                    snprintf(p2, sizeof(p2), "%s/updates", loc);
+                    if (hc_request(m->srv->port, "POST", p2, "application/json", ub, sizeof(ub) - 1,
+                                   NULL, &r2) != 0 ||
+                        !nav_acceptable(r2.status))
+                        atomic_fetch_add(m->failures, 1);
+                    else
+                        hc_free(&r2);
+                }
+            }
+            break;
+        }
+        default: { /* a crowd: create (ticking or not), step, delete */
+            const char *cb = tu_below(&st, 2)
+                                 ? "{\"tick_hz\":50,\"agents\":[{\"position\":[0.5,0,0.5],"
+                                   "\"target\":[9.5,0,3.5]}]}"
+                                 : "{\"agents\":[{\"position\":[0.5,0,0.5],\"target\":[9.5,0,"
+                                   "3.5]},{\"position\":[9.5,0,3.5],\"target\":[0.5,0,0.5]}]}";
+            rc = hc_request(m->srv->port, "POST", "/v1/maps/nrace/crowds", "application/json", cb,
+                            strlen(cb), NULL, &r);
+            if (rc == 0 && r.status == 201) {
+                char loc[200];
+                if (hc_header(&r, "Location", loc, sizeof(loc))) {
+                    static const char sb[] = "{\"steps\":5,\"dt\":0.05}";
+                    hc_resp r2;
+                    snprintf(path, sizeof(path), "%s/step", loc);
+                    for (int i = 0; i < 3; i++) {
+                        if (hc_request(m->srv->port, "POST", path, "application/json", sb,
+                                       sizeof(sb) - 1, NULL, &r2) != 0 ||
+                            !nav_acceptable(r2.status))
+                            atomic_fetch_add(m->failures, 1);
+                        else
+                            hc_free(&r2);
+                    }
+                    if (hc_request(m->srv->port, "DELETE", loc, NULL, NULL, 0, NULL, &r2) == 0)
+                        hc_free(&r2);
+                }
+            }
+            break;
+        }
+        }
+        if (rc != 0 || !nav_acceptable(r.status)) {
+            if (rc == 0)
+                fprintf(stderr, "concurrency nav: kind %d got %d: %.200s\n", m->kind, r.status,
+                        r.body);
+            atomic_fetch_add(m->failures, 1);
+        }
+        if (rc == 0) hc_free(&r);
+        m->sent++;
+    }
+    return NULL;
+}
+
+START_TEST(concurrency_navmesh_races) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    static const int kinds[] = {0, 1, 2, 2, 3, 3, 4, 5, 5};
+    enum { NT = sizeof(kinds) / sizeof(kinds[0]) };
+    pthread_t t[NT];
+    mix m[NT];
+    atomic_int failures;
+    uint64_t seed = tu_seed("concurrency_navmesh_races", 17);
+    uint64_t stop = now_ns() + 4000000000ull;
+    int total = 0;
+    hc_resp r;
+    atomic_init(&failures, 0);
+    it_put_map(&s, "nrace", "application/json", nav_race_map, 201);
+    for (int i = 0; i < NT; i++) {
+        m[i] = (mix){&s, kinds[i], seed + (uint64_t)i * 7919, stop, &failures, 0};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, nav_mix_thread, &m[i]), 0);
+    }
+    for (int i = 0; i < NT; i++) {
+        pthread_join(t[i], NULL);
+        total += m[i].sent;
+    }
+    fprintf(stderr, "concurrency_navmesh_races: %d requests, %d failures\n", total,
+            atomic_load(&failures));
+    r = it_req(&s, "GET", "/healthz", NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    hc_free(&r);
+    ck_assert_int_eq(atomic_load(&failures), 0);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(concurrency) {
     Suite *s = suite_create("concurrency");
     TCase *tc = tcase_create("races");
@@ -648,6 +808,7 @@ TU_SUITE(concurrency) {
     tcase_add_test(tc, concurrency_every_route_mix);
     tcase_add_test(tc, concurrency_many_units_races);
     tcase_add_test(tc, concurrency_upload_replace_delete_query);
+    tcase_add_test(tc, concurrency_navmesh_races);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1148,6 +1148,109 @@ START_TEST(fleet_behind_haproxy) {
 }
 END_TEST
 
+/* The length of a navmesh path answer on port (found must be as expected). */
+static double nav_len(uint16_t port, const char *id, bool found) {
+    char path[96];
+    hc_resp r;
+    cJSON *j;
+    double l;
+    snprintf(path, sizeof(path), "/v1/maps/%s/path", id);
+    r = fl_req(port, "POST", path, JSON,
+               "{\"start\":[1.5,0,4.5],\"goal\":[28.5,0,4.5],\"cache\":false}", NULL);
+    ck_assert_msg(r.status == 200, "%d %s", r.status, r.body);
+    j = json_of(&r);
+    ck_assert_int_eq(it_truth(j, "found"), found);
+    l = it_num(j, "length");
+    cJSON_Delete(j);
+    hc_free(&r);
+    return l;
+}
+
+/* Navmesh maps in the shared store: uploaded through a, loaded by b at the
+ * same version, PATCHed (obstacles) through b and followed by a, the
+ * snapshot taken every PF_RSTORE_SNAP_EVERY versions reloads the same
+ * mesh, a crowd lives where it was made, and a replace by a grid reaches
+ * both. */
+START_TEST(fleet_navmesh_maps) {
+    fl_proc redis;
+    hc_server a, b, c;
+    hc_resp r;
+    uint64_t deadline;
+    double straight, around;
+    char *text = it_open_map_text(30, 9), *env;
+    NEED("redis-server");
+    /* An open 30 x 9 floor (the wall row opened: a straight line). */
+    for (char *p = strchr(text, '@'); p; p = strchr(p, '@')) *p = '.';
+    env = it_nav_envelope(text, NULL);
+    free(text);
+    redis = fl_redis_start();
+    a = fl_pathd_start(fl_free_port(), redis.port, "a", NULL);
+    b = fl_pathd_start(fl_free_port(), redis.port, "b", NULL);
+    r = fl_req(a.port, "PUT", "/v1/maps/nav", JSON, env, NULL);
+    ck_assert_msg(r.status == 201, "%d %s", r.status, r.body);
+    hc_free(&r);
+    straight = nav_len(b.port, "nav", true); /* b loads it from the store */
+    ck_assert_double_eq_tol(straight, 27.0, 1e-3);
+    r = fl_req(b.port, "GET", "/v1/maps", NULL, NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"kind\":\"navmesh\""));
+    hc_free(&r);
+
+    /* A crate through b: a follows, both go round it. */
+    ck_assert_int_eq(status_of(b.port, "PATCH", "/v1/maps/nav",
+                               "{\"obstacles\":[{\"id\":\"c\",\"box\":{\"min\":[14,-1,-1],"
+                               "\"max\":[16,3,7.5]}}]}",
+                               NULL),
+                     200);
+    deadline = fl_now_ms() + 5000;
+    ck_assert(wait_version(a.port, "nav", 2, deadline));
+    around = nav_len(a.port, "nav", true);
+    ck_assert_double_gt(around, straight + 0.5);
+    ck_assert_double_eq_tol(nav_len(b.port, "nav", true), around, 1e-3);
+    /* Enough versions for a snapshot: a third instance loads the snapshot
+     * and the log after it, and finds the same mesh. */
+    for (int i = 0; i < PF_RSTORE_SNAP_EVERY; i++)
+        ck_assert_int_eq(status_of(a.port, "PATCH", "/v1/maps/nav",
+                                   i % 2 ? "{\"remove_obstacles\":[\"x\"]}"
+                                         : "{\"obstacles\":[{\"id\":\"x\",\"cylinder\":{\"base\":"
+                                           "[3,0,1],\"radius\":0.5,\"height\":1}}]}",
+                                   NULL),
+                         200);
+    c = fl_pathd_start(fl_free_port(), redis.port, "c", NULL);
+    ck_assert_double_eq_tol(nav_len(c.port, "nav", true), around, 1e-3);
+    ck_assert(wait_version(b.port, "nav", 2 + PF_RSTORE_SNAP_EVERY, fl_now_ms() + 5000));
+    ck_assert_double_eq_tol(nav_len(b.port, "nav", true), around, 1e-3);
+
+    /* A crowd lives where it was made. */
+    {
+        char path[200];
+        cJSON *j;
+        r = fl_req(a.port, "POST", "/v1/maps/nav/crowds", JSON,
+                   "{\"agents\":[{\"position\":[1.5,0,4.5],\"target\":[28.5,0,4.5]}]}", NULL);
+        ck_assert_int_eq(r.status, 201);
+        j = json_of(&r);
+        snprintf(path, sizeof(path), "/v1/maps/nav/crowds/%s", it_str(j, "crowd_id"));
+        cJSON_Delete(j);
+        hc_free(&r);
+        ck_assert_int_eq(status_of(a.port, "GET", path, NULL, NULL), 200);
+        ck_assert_int_eq(status_of(b.port, "GET", path, NULL, NULL), 404);
+        /* Replaced by a grid through b: the crowd ends on a too. */
+        ck_assert_int_eq(
+            status_of(b.port, "PUT", "/v1/maps/nav", "{\"rows\":[\"....\",\"....\"]}", NULL), 200);
+        deadline = fl_now_ms() + 5000;
+        while (status_of(a.port, "GET", path, NULL, NULL) != 404)
+            ck_assert_msg(fl_now_ms() < deadline, "the crowd outlived its map");
+    }
+    r = fl_req(a.port, "GET", "/v1/maps/nav", NULL, NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"kind\":\"grid\""));
+    hc_free(&r);
+    free(env);
+    it_stop(&a);
+    it_stop(&b);
+    it_stop(&c);
+    fl_stop(&redis, SIGTERM);
+}
+END_TEST
+
 TU_SUITE(fleet) {
     Suite *s = suite_create("fleet");
     TCase *tc = tcase_create("fleet");
@@ -1155,6 +1258,7 @@ TU_SUITE(fleet) {
     tcase_add_test(tc, fleet_store_url);
     tcase_add_test(tc, fleet_store_versions_assigned_once);
     tcase_add_test(tc, fleet_two_instances_agree);
+    tcase_add_test(tc, fleet_navmesh_maps);
     tcase_add_test(tc, fleet_many_units);
     tcase_add_test(tc, fleet_copy_behind_the_log_reloads);
     tcase_add_test(tc, fleet_delete_racing_loads);

@@ -321,6 +321,49 @@ START_TEST(guard_sessions_of_ones_own) {
 }
 END_TEST
 
+/* Crowds follow the sessions' rule: a read token reaches only the crowds
+ * it created (another one's is 404 crowd_not_found, on every route), a
+ * write token reaches every crowd. */
+START_TEST(guard_crowds_of_ones_own) {
+    char *dir = temp_dir(), tokens[600], url[200], path[260], loc[200];
+    char *text = it_open_map_text(12, 6), *env = it_nav_envelope(text, NULL);
+    hc_server s;
+    hc_resp r;
+    write_file(dir, "tokens", "read " TOK_R "\nread " TOK_R2 "\nwrite " TOK_W "\n", tokens,
+               sizeof(tokens));
+    s = it_start(ARGS("--auth-token-file", tokens));
+    ck_assert_int_eq(status_of(&s, "PUT", "/v1/maps/nav", "application/json", env, TOK_W), 201);
+    r = req(&s, "POST", "/v1/maps/nav/crowds", "application/json",
+            "{\"agents\":[{\"position\":[1.5,0,1.5],\"target\":[10.5,0,4.5]}]}", TOK_R, NULL);
+    ck_assert_msg(r.status == 201, "%d %s", r.status, r.body);
+    ck_assert_ptr_nonnull(hc_header(&r, "Location", loc, sizeof(loc)));
+    snprintf(url, sizeof(url), "%s", loc);
+    hc_free(&r);
+    ck_assert_int_eq(status_of(&s, "GET", url, NULL, NULL, TOK_R), 200);
+    r = req(&s, "GET", url, NULL, NULL, TOK_R2, NULL);
+    expect_error(&r, 404, "crowd_not_found");
+    hc_free(&r);
+    snprintf(path, sizeof(path), "%s/step", url);
+    ck_assert_int_eq(status_of(&s, "POST", path, "application/json", "{\"steps\":1}", TOK_R2), 404);
+    ck_assert_int_eq(status_of(&s, "POST", path, "application/json", "{\"steps\":1}", TOK_R), 200);
+    snprintf(path, sizeof(path), "%s/stream", url);
+    r = req(&s, "GET", path, NULL, NULL, TOK_R2,
+            "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: "
+            "13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n");
+    expect_error(&r, 404, "crowd_not_found");
+    hc_free(&r);
+    ck_assert_int_eq(status_of(&s, "DELETE", url, NULL, NULL, TOK_R2), 404);
+    ck_assert_int_eq(status_of(&s, "GET", url, NULL, NULL, TOK_W), 200);
+    ck_assert_int_eq(status_of(&s, "DELETE", url, NULL, NULL, TOK_W), 204);
+    ck_assert_int_eq(status_of(&s, "GET", url, NULL, NULL, TOK_R), 404);
+    it_stop(&s);
+    free(text);
+    free(env);
+    rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
 /* One mux message and its answer's status and session. */
 static int mux_call(int fd, const char *msg, char *sid, size_t cap) {
     int op, st;
@@ -829,6 +872,7 @@ TU_SUITE(guard) {
     tcase_add_test(tc, guard_settings_and_matching);
     tcase_add_test(tc, guard_scopes_and_answers);
     tcase_add_test(tc, guard_sessions_of_ones_own);
+    tcase_add_test(tc, guard_crowds_of_ones_own);
     tcase_add_test(tc, guard_mux_stream_owners);
     tcase_add_test(tc, guard_sighup_reloads_tokens);
     tcase_add_test(tc, guard_open_metrics_flag);

@@ -24,6 +24,7 @@ typedef struct fixture {
 static void open_fixture(fixture *f, const char *dir) {
     pf_maps_deps d;
     char err[256];
+    memset(&d, 0, sizeof(d)); /* no navmesh runner, no crowds */
     pf_config_defaults(&f->cfg);
     f->cfg.max_maps = 2;
     f->reg = pf_registry_create((size_t)f->cfg.max_maps);
@@ -205,6 +206,7 @@ START_TEST(maps_without_store) {
     pf_mapver *mv;
     pf_grid *g = NULL;
     pf_proto_error e;
+    memset(&d, 0, sizeof(d));
     pf_config_defaults(&cfg);
     d.registry = reg;
     d.sessions = sessions;

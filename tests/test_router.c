@@ -114,6 +114,9 @@ START_TEST(router_every_row_reachable) {
             } else if (strncmp(p, "{sid}", 5) == 0) {
                 n += (size_t)snprintf(path + n, sizeof(path) - n, "0af3");
                 p += 5;
+            } else if (strncmp(p, "{cid}", 5) == 0) {
+                n += (size_t)snprintf(path + n, sizeof(path) - n, "c-9b");
+                p += 5;
             } else if (strcmp(p, "/?") == 0) {
                 break;
             } else {
@@ -127,6 +130,7 @@ START_TEST(router_every_row_reachable) {
                       pf_route_name(r.route));
         if (strstr(shape, "{id}")) ck_assert_str_eq(r.map_id, "map-1");
         if (strstr(shape, "{sid}")) ck_assert_str_eq(r.session_id, "0af3");
+        if (strstr(shape, "{cid}")) ck_assert_str_eq(r.crowd_id, "c-9b");
         for (int j = 1; j < i; j++)
             ck_assert_str_ne(pf_route_name((pf_route)j), pf_route_name((pf_route)i));
     }
@@ -197,8 +201,11 @@ START_TEST(router_body_types) {
                      PF_BODY_JSON);
     ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_HEALTHZ, "application/json"), 0);
     pf_route_describe_bodies(PF_ROUTE_MAP_PUT, buf, sizeof(buf));
-    ck_assert_str_eq(buf, "application/json, text/x-movingai-map (a Moving AI map) or text/plain "
-                          "(a Moving AI map, with a bearer token)");
+    ck_assert_str_eq(buf, "application/json, text/x-movingai-map (a Moving AI map), text/plain "
+                          "(a Moving AI map, with a bearer token) or model/obj (Wavefront OBJ "
+                          "geometry of a navmesh map)");
+    ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_MAP_PUT, "model/obj"), PF_BODY_OBJ);
+    ck_assert_int_eq(pf_route_body_kind(PF_ROUTE_PATH_POST, "model/obj"), 0);
     pf_route_describe_bodies(PF_ROUTE_PATH_POST, buf, sizeof(buf));
     ck_assert_str_eq(buf, "application/json");
     pf_route_describe_bodies(PF_ROUTE_SESSION_UPDATES, buf, sizeof(buf));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "itest.h"
 #include "testutil.h"
@@ -380,6 +381,299 @@ START_TEST(routes_maps_hierarchy) {
 }
 END_TEST
 
+/* A 20 x 20 floor square, wound counter-clockwise seen from above. */
+static const char nav_floor_obj[] = "v 0 0 0\nv 20 0 0\nv 20 0 20\nv 0 0 20\nf 4 3 2 1\n";
+
+/* Navmesh uploads: model/obj with settings in the query string, the JSON
+ * envelope (obj text, from_grid as text or as a map object), POST's content
+ * ids, map info, and every refusal naming its field. */
+START_TEST(routes_maps_navmesh_uploads) {
+    hc_server s = it_start(NULL);
+    cJSON *j, *k;
+    hc_resp r;
+    char buf[128], *env;
+
+    j = it_call(&s, "PUT", "/v1/maps/floor?cell_size=0.2&agent_radius=0.3", "model/obj",
+                nav_floor_obj, 201);
+    ck_assert_str_eq(it_str(j, "kind"), "navmesh");
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
+    ck_assert_str_eq(it_str(j, "default_algorithm"), "polyanya");
+    ck_assert_double_eq_tol(it_num(j, "navmesh.settings.cell_size"), 0.2, 1e-6);
+    ck_assert_double_eq_tol(it_num(j, "navmesh.settings.agent.radius"), 0.3, 1e-6);
+    ck_assert_int_gt((int)it_num(j, "navmesh.polygons"), 0);
+    ck_assert_int_eq((int)it_num(j, "navmesh.tiles.x"), 2); /* 20 / (64 x 0.2) */
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "navmesh.bounds.max")), 3);
+    ck_assert_double_eq_tol(cJSON_GetArrayItem(it_get(j, "navmesh.bounds.max"), 0)->valuedouble,
+                            20.0, 1e-6);
+    ck_assert(cJSON_IsNull(it_get(j, "navmesh.from_grid")));
+    ck_assert_int_gt((int)it_num(j, "memory_bytes"), (int)it_num(j, "navmesh.mesh_bytes") - 1);
+    cJSON_Delete(j);
+
+    /* POST: the id is the content's, settings included. */
+    r = it_req(&s, "POST", "/v1/maps", "model/obj", nav_floor_obj);
+    ck_assert_int_eq(r.status, 201);
+    j = it_json(&r);
+    ck_assert_str_eq(hc_header(&r, "Location", buf, sizeof(buf)) + strlen("/v1/maps/"),
+                     it_str(j, "id"));
+    hc_free(&r);
+    r = it_req(&s, "POST", "/v1/maps", "model/obj", nav_floor_obj);
+    ck_assert_int_eq(r.status, 200);
+    k = it_json(&r);
+    ck_assert_str_eq(it_str(k, "id"), it_str(j, "id"));
+    cJSON_Delete(k);
+    hc_free(&r);
+    k = it_call(&s, "POST", "/v1/maps?tile_size=32", "model/obj", nav_floor_obj, 201);
+    ck_assert_str_ne(it_str(k, "id"), it_str(j, "id"));
+    ck_assert_int_eq((int)it_num(k, "navmesh.settings.tile_size"), 32);
+    cJSON_Delete(k);
+    cJSON_Delete(j);
+
+    /* The envelope: OBJ text, a converted grid as Moving AI text or a map
+     * object. */
+    j = it_call(&s, "PUT", "/v1/maps/env", "application/json",
+                "{\"kind\":\"navmesh\",\"obj\":\"v 0 0 0\\nv 8 0 0\\nv 8 0 8\\nv 0 0 8\\nf 4 3 2 "
+                "1\\n\",\"agent\":{\"radius\":0.5,\"height\":1.5},\"tile_size\":32}",
+                201);
+    ck_assert_double_eq_tol(it_num(j, "navmesh.settings.agent.radius"), 0.5, 1e-6);
+    ck_assert_double_eq_tol(it_num(j, "navmesh.settings.agent.height"), 1.5, 1e-6);
+    cJSON_Delete(j);
+    {
+        char *text = it_open_map_text(24, 9);
+        env = it_nav_envelope(text, NULL);
+        free(text);
+    }
+    j = it_call(&s, "PUT", "/v1/maps/grid", "application/json", env, 201);
+    free(env);
+    ck_assert_int_eq((int)it_num(j, "navmesh.from_grid.width"), 24);
+    ck_assert_int_eq((int)it_num(j, "navmesh.from_grid.height"), 9);
+    ck_assert_double_eq_tol(cJSON_GetArrayItem(it_get(j, "navmesh.bounds.max"), 2)->valuedouble,
+                            9.0, 1e-6);
+    cJSON_Delete(j);
+    j = it_call(&s, "PUT", "/v1/maps/grid2", "application/json",
+                "{\"kind\":\"navmesh\",\"from_grid\":{\"rows\":[\"......\",\"..@@..\",\"......\"],"
+                "\"doors\":{\"gate\":{\"cells\":[[2,1]],\"open\":false}}}}",
+                201);
+    k = cJSON_GetArrayItem(it_get(j, "navmesh.areas"), 0);
+    ck_assert_str_eq(it_str(k, "id"), "gate");
+    ck_assert(!it_truth(k, "enabled"));
+    cJSON_Delete(j);
+    /* A grid JSON map may say what it is. */
+    cJSON_Delete(it_call(&s, "PUT", "/v1/maps/plain", "application/json",
+                         "{\"kind\":\"grid\",\"rows\":[\"...\"]}", 201));
+    j = it_call(&s, "GET", "/v1/maps", NULL, NULL, 200);
+    {
+        int grids = 0, navs = 0;
+        const cJSON *m;
+        cJSON_ArrayForEach(m, it_get(j, "maps")) {
+            grids += strcmp(it_str(m, "kind"), "grid") == 0;
+            navs += strcmp(it_str(m, "kind"), "navmesh") == 0;
+        }
+        ck_assert_int_eq(grids, 1);
+        ck_assert_int_eq(navs, 6);
+    }
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "limits.nav_max_vertices"), 1 << 20);
+    ck_assert_str_eq(cJSON_GetArrayItem(it_get(j, "navmesh_algorithms"), 0)->valuestring,
+                     "polyanya");
+    cJSON_Delete(j);
+    it_call_error(&s, "GET", "/v1/maps/floor/cells", NULL, NULL, 422, "unsupported", NULL);
+
+    /* Refusals, each naming its field; the map is unchanged after each. */
+    it_call_error(&s, "PUT", "/v1/maps/floor", "model/obj",
+                  "v 0 0 0\nv 20 0 0\nv 20 0 20\nf 1 2 3\n", 422, "invalid_value", "obj");
+    it_call_error(&s, "PUT", "/v1/maps/floor", "model/obj", "v 0 0 0\nf 1 2 9\n", 422,
+                  "invalid_value", "obj");
+    it_call_error(&s, "PUT", "/v1/maps/floor", "model/obj", "v 0 0 x\n", 400, "malformed_map",
+                  "obj");
+    it_call_error(&s, "PUT", "/v1/maps/floor?speed=2", "model/obj", nav_floor_obj, 400,
+                  "invalid_request", "speed");
+    it_call_error(&s, "PUT", "/v1/maps/floor?cell_size=0", "model/obj", nav_floor_obj, 422,
+                  "invalid_value", "cell_size");
+    it_call_error(&s, "PUT", "/v1/maps/floor?tile_size=20.5", "model/obj", nav_floor_obj, 400,
+                  "invalid_request", "tile_size");
+    it_call_error(&s, "PUT", "/v1/maps/floor", "application/json",
+                  "{\"kind\":\"navmesh\",\"obj\":\"v 0 0 0\",\"from_grid\":\"x\"}", 400,
+                  "invalid_request", "from_grid");
+    it_call_error(&s, "PUT", "/v1/maps/floor", "application/json",
+                  "{\"kind\":\"navmesh\",\"from_grid\":\"x\",\"agent\":{\"radius\":-1}}", 422,
+                  "invalid_value", "agent.radius");
+    it_call_error(&s, "PUT", "/v1/maps/floor", "application/json",
+                  "{\"kind\":\"navmesh\",\"from_grid\":{\"rows\":[\"...x\"]}}", 422,
+                  "invalid_value", "from_grid.rows[0]");
+    it_call_error(&s, "PUT", "/v1/maps/floor", "application/json",
+                  "{\"kind\":\"navmesh\",\"from_grid\":{\"rows\":[\"...\"],\"walls\":[[0,0,"
+                  "\"E\"]]}}",
+                  422, "unsupported", "from_grid.walls");
+    it_call_error(&s, "PUT", "/v1/maps/floor", "application/json",
+                  "{\"kind\":\"navmesh\",\"from_grid\":\"x\",\"colour\":1}", 400, "invalid_request",
+                  "colour");
+    it_call_error(&s, "PUT", "/v1/maps/floor", "application/json", "{\"kind\":\"navmash\"}", 422,
+                  "invalid_value", "kind");
+    it_call_error(&s, "PUT", "/v1/maps/floor", "application/json",
+                  "{\"kind\":\"navmesh\",\"obj\":\"v 0 0 0\\nv 1 0 0\\nv 1 0 1\\nf 3 2 1\\n\","
+                  "\"obstacles\":[{\"id\":\"a b\",\"box\":{\"min\":[0,0,0],\"max\":[1,1,1]}}]}",
+                  422, "invalid_value", "obstacles[0].id");
+    j = it_call(&s, "GET", "/v1/maps/floor", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
+    cJSON_Delete(j);
+    it_stop(&s);
+
+    /* The navmesh limits: named by their flags. */
+    s = it_start(ARGS("--nav-max-vertices", "3", "--nav-max-voxels", "1000"));
+    it_call_error(&s, "PUT", "/v1/maps/f", "model/obj", nav_floor_obj, 413, "limit_exceeded",
+                  "limits.nav_max_vertices");
+    it_call_error(&s, "PUT", "/v1/maps/f", "model/obj", "v 0 0 0\nv 20 0 20\nv 20 0 0\nf 1 2 3\n",
+                  413, "limit_exceeded", "limits.nav_max_voxels");
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "limits.nav_max_voxels"), 1000);
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
+/* The length of a navmesh path answer, its found flag and map version. */
+static double nav_length(const hc_server *s, const char *map, float sx, float sz, float gx,
+                         float gz, bool *found, int *version, bool *cached) {
+    const float a[3] = {sx, 0, sz}, b[3] = {gx, 0, gz};
+    cJSON *j = it_nav_path(s, map, a, b, NULL);
+    double len = it_num(j, "length");
+    *found = it_truth(j, "found");
+    if (version) *version = (int)it_num(j, "map_version");
+    if (cached) *cached = it_truth(j, "stats.cached");
+    cJSON_Delete(j);
+    return len;
+}
+
+/* PATCH of a navmesh map: obstacles put, moved and removed, areas switched;
+ * each a new version whose paths go round (or end partial) and whose
+ * removal gives the first path back; the old version's cache is dropped;
+ * refusals change nothing; the data directory keeps it all. */
+START_TEST(routes_maps_navmesh_patch) {
+    char dir[] = "/tmp/pathd-nav-XXXXXX";
+    hc_server s;
+    cJSON *j;
+    bool found, cached;
+    int version;
+    double straight, around;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    s = it_start(ARGS("--data-dir", dir));
+    it_put_nav_open(&s, "n", 30, 9);
+
+    straight = nav_length(&s, "n", 1.5f, 4.5f, 28.5f, 4.5f, &found, &version, &cached);
+    ck_assert(found && version == 1 && !cached);
+    ck_assert_double_eq_tol(straight, 27.0, 1e-3);
+    nav_length(&s, "n", 1.5f, 4.5f, 28.5f, 4.5f, &found, &version, &cached);
+    ck_assert(cached);
+
+    /* A crate across the middle, a gap at z 8..9: the path goes round. */
+    j = it_call(
+        &s, "PATCH", "/v1/maps/n", "application/json",
+        "{\"obstacles\":[{\"id\":\"crate\",\"box\":{\"min\":[14,-1,-1],\"max\":[16,3,7.5]}}]}",
+        200);
+    ck_assert_int_eq((int)it_num(j, "version"), 2);
+    ck_assert_int_gt((int)it_num(j, "navmesh.tiles.rebuilt"), 0);
+    ck_assert_int_lt((int)it_num(j, "navmesh.tiles.rebuilt"), 4);
+    ck_assert_str_eq(it_str(cJSON_GetArrayItem(it_get(j, "navmesh.obstacles"), 0), "id"), "crate");
+    cJSON_Delete(j);
+    around = nav_length(&s, "n", 1.5f, 4.5f, 28.5f, 4.5f, &found, &version, &cached);
+    ck_assert(found && version == 2 && !cached); /* the old version's answer is not served */
+    ck_assert_double_gt(around, straight + 0.5); /* round the crate's end at z 7.5 + radius */
+
+    /* Moved to close the gap too: the goal is cut off, the path partial. */
+    j = it_call(&s, "PATCH", "/v1/maps/n", "application/json",
+                "{\"obstacles\":[{\"id\":\"crate\",\"cylinder\":{\"base\":[15,0,4.5],"
+                "\"radius\":6,\"height\":2}}]}",
+                200);
+    ck_assert_int_eq((int)it_num(j, "version"), 3);
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "navmesh.obstacles")), 1);
+    cJSON_Delete(j);
+    {
+        const float a[3] = {1.5f, 0, 4.5f}, b[3] = {28.5f, 0, 4.5f};
+        float last[3];
+        j = it_nav_path(&s, "n", a, b, NULL);
+        ck_assert(!it_truth(j, "found") && it_truth(j, "partial"));
+        ck_assert_str_eq(it_str(j, "reason"), "unreachable");
+        it_nav_point(j, it_nav_npoints(j) - 1, last);
+        /* It ends outside the cylinder, on the start's side. */
+        ck_assert_float_lt(last[0], 15.0f);
+        ck_assert_float_ge(hypotf(last[0] - 15.0f, last[2] - 4.5f), 6.0f);
+        cJSON_Delete(j);
+    }
+    /* Refusals change nothing. */
+    it_call_error(&s, "PATCH", "/v1/maps/n", "application/json",
+                  "{\"remove_obstacles\":[\"crate\",\"barrel\"]}", 422, "invalid_value",
+                  "remove_obstacles[1]");
+    it_call_error(&s, "PATCH", "/v1/maps/n", "application/json",
+                  "{\"obstacles\":[{\"id\":\"x\",\"box\":{\"min\":[1,0,1],\"max\":[0,1,2]}}]}", 422,
+                  "invalid_value", "obstacles[0].box");
+    it_call_error(&s, "PATCH", "/v1/maps/n", "application/json", "{\"cells\":[]}", 400,
+                  "invalid_request", "cells");
+    it_call_error(&s, "PATCH", "/v1/maps/n", "application/json", "{}", 400, "invalid_request",
+                  NULL);
+    it_call_error(&s, "PATCH", "/v1/maps/n", "application/json",
+                  "{\"areas\":[{\"id\":\"nosuch\",\"enabled\":false}]}", 422, "invalid_value",
+                  "areas[0].id");
+    j = it_call(&s, "GET", "/v1/maps/n", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 3);
+    cJSON_Delete(j);
+
+    /* Removed: the first path again. */
+    cJSON_Delete(it_call(&s, "PATCH", "/v1/maps/n", "application/json",
+                         "{\"remove_obstacles\":[\"crate\"]}", 200));
+    ck_assert_double_eq_tol(nav_length(&s, "n", 1.5f, 4.5f, 28.5f, 4.5f, &found, &version, NULL),
+                            straight, 1e-3);
+    ck_assert(found && version == 4);
+
+    /* Areas: a grid's closed door is a disabled area. */
+    it_put_map(&s, "door", "application/json",
+               "{\"kind\":\"navmesh\",\"from_grid\":{\"rows\":[\"..........\",\"@@@@@.@@@@\","
+               "\"..........\"],\"doors\":{\"gate\":{\"cells\":[[5,1]],\"open\":false}}}}",
+               201);
+    nav_length(&s, "door", 0.5f, 0.5f, 0.5f, 2.5f, &found, NULL, NULL);
+    ck_assert(!found);
+    cJSON_Delete(it_call(&s, "PATCH", "/v1/maps/door", "application/json",
+                         "{\"areas\":[{\"id\":\"gate\",\"enabled\":true,\"cost\":3}]}", 200));
+    {
+        const float a[3] = {0.5f, 0, 0.5f}, b[3] = {0.5f, 0, 2.5f};
+        j = it_nav_path(&s, "door", a, b, NULL);
+        ck_assert(it_truth(j, "found"));
+        ck_assert_double_gt(it_num(j, "cost"), it_num(j, "length")); /* the gate costs 3 */
+        cJSON_Delete(j);
+    }
+    /* A grid PATCH body on a navmesh map and a navmesh one on a grid map. */
+    it_put_map(&s, "g", "text/x-movingai-map", "type octile\nheight 1\nwidth 3\nmap\n...\n", 201);
+    it_call_error(&s, "PATCH", "/v1/maps/g", "application/json", "{\"obstacles\":[]}", 400,
+                  "invalid_request", "obstacles");
+
+    /* The data directory keeps the navmesh maps at their versions, with
+     * their obstacles and area states. */
+    cJSON_Delete(it_call(&s, "PATCH", "/v1/maps/n", "application/json",
+                         "{\"obstacles\":[{\"id\":\"crate\",\"box\":{\"min\":[14,-1,-1],\"max\":"
+                         "[16,3,7.5]}}]}",
+                         200));
+    it_stop(&s);
+    s = it_start(ARGS("--data-dir", dir));
+    j = it_call(&s, "GET", "/v1/maps/n", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 5);
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "navmesh.obstacles")), 1);
+    cJSON_Delete(j);
+    ck_assert_double_eq_tol(nav_length(&s, "n", 1.5f, 4.5f, 28.5f, 4.5f, &found, &version, NULL),
+                            around, 1e-3);
+    ck_assert(found && version == 5);
+    nav_length(&s, "door", 0.5f, 0.5f, 0.5f, 2.5f, &found, NULL, NULL);
+    ck_assert(found);
+    ck_assert_ptr_null(it_call(&s, "DELETE", "/v1/maps/n", NULL, NULL, 204));
+    it_stop(&s);
+    s = it_start(ARGS("--data-dir", dir));
+    it_call_error(&s, "GET", "/v1/maps/n", NULL, NULL, 404, "map_not_found", NULL);
+    ck_assert_ptr_null(it_call(&s, "DELETE", "/v1/maps/door", NULL, NULL, 204));
+    ck_assert_ptr_null(it_call(&s, "DELETE", "/v1/maps/g", NULL, NULL, 204));
+    it_stop(&s);
+    ck_assert_int_eq(rmdir(dir), 0); /* the map files went with their maps */
+}
+END_TEST
+
 /* A map whose middle row is a door of `side` cells. Free with free(). */
 static char *door_row_map(int side) {
     size_t cap = (size_t)(side + 4) * (size_t)side + (size_t)side * 16 + 256, len = 0;
@@ -652,6 +946,8 @@ TU_SUITE(routes_maps) {
     tcase_add_test(tc, routes_maps_cells);
     tcase_add_test(tc, routes_maps_generate_mazes);
     tcase_add_test(tc, routes_maps_hierarchy);
+    tcase_add_test(tc, routes_maps_navmesh_uploads);
+    tcase_add_test(tc, routes_maps_navmesh_patch);
     tcase_add_test(tc, routes_maps_patch_toggles_coalesced);
     tcase_add_test(tc, routes_maps_patch_max_changes);
     tcase_add_test(tc, routes_maps_memory_budget);

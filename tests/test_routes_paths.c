@@ -331,6 +331,203 @@ START_TEST(routes_paths_movingai_sampled_optimal) {
 }
 END_TEST
 
+/* Navmesh paths over HTTP: POST, GET, batches with an error slot, both
+ * algorithms, the cache, search boxes, and the point forms of the two map
+ * kinds. */
+START_TEST(routes_paths_navmesh) {
+    hc_server s = it_start(ARGS("--nav-max-search-extent", "10"));
+    const float a[3] = {1.5f, 0, 1.5f}, b[3] = {22.5f, 0, 1.5f};
+    char *text = it_open_map_text(24, 9), *env = it_nav_envelope(text, NULL);
+    cJSON *j, *k;
+    float p[3];
+    it_put_map(&s, "n", "application/json", env, 201);
+    it_put_map(&s, "g", "text/x-movingai-map", text, 201);
+    free(env);
+    free(text);
+
+    /* The wall across row 4 has its gap at the right end: round it. */
+    j = it_nav_path(&s, "n", a, (const float[3]){1.5f, 0, 7.5f}, NULL);
+    ck_assert(it_truth(j, "found") && !it_truth(j, "partial") && it_truth(j, "exact"));
+    ck_assert_str_eq(it_str(j, "algorithm"), "polyanya");
+    ck_assert_int_ge(it_nav_npoints(j), 4);
+    it_nav_point(j, 0, p);
+    ck_assert_float_eq_tol(p[0], 1.5f, 1e-3f);
+    ck_assert_float_eq_tol(p[2], 1.5f, 1e-3f);
+    for (int i = 0; i < it_nav_npoints(j); i++) {
+        it_nav_point(j, i, p);
+        ck_assert_float_le(p[1], 0.5f); /* on the floor */
+    }
+    ck_assert_double_gt(it_num(j, "length"), 2 * 21.0);
+    ck_assert_double_eq_tol(it_num(j, "cost"), it_num(j, "length"), 1e-6);
+    ck_assert(!it_truth(j, "stats.cached"));
+    k = it_nav_path(&s, "n", a, (const float[3]){1.5f, 0, 7.5f}, NULL);
+    ck_assert(it_truth(k, "stats.cached"));
+    ck_assert_double_eq(it_num(k, "length"), it_num(j, "length"));
+    cJSON_Delete(k);
+    /* Detour's A* over edge midpoints: never shorter than the optimum. */
+    k = it_nav_path(&s, "n", a, (const float[3]){1.5f, 0, 7.5f},
+                    ",\"algorithm\":\"detour\",\"cache\":false");
+    ck_assert_str_eq(it_str(k, "algorithm"), "detour");
+    ck_assert(it_truth(k, "found") && !it_truth(k, "exact"));
+    ck_assert_double_ge(it_num(k, "length"), it_num(j, "length") - 1e-4);
+    cJSON_Delete(k);
+    /* The query-string form. */
+    k = it_call(&s, "GET", "/v1/maps/n/path?start=1.5,0,1.5&goal=1.5,0,7.5&cache=false", NULL, NULL,
+                200);
+    ck_assert_double_eq_tol(it_num(k, "length"), it_num(j, "length"), 1e-4);
+    cJSON_Delete(k);
+    cJSON_Delete(j);
+
+    /* A batch: one answer a query, a slot for the one that fails. */
+    j = it_call(&s, "POST", "/v1/maps/n/paths", "application/json",
+                "{\"queries\":[{\"start\":[1.5,0,1.5],\"goal\":[22.5,0,1.5]},"
+                "{\"start\":[99,0,1],\"goal\":[1,0,1]},"
+                "{\"start\":[1.5,0,1.5],\"goal\":[1.5,0,7.5],\"algorithm\":\"detour\"}]}",
+                200);
+    k = cJSON_GetObjectItemCaseSensitive(j, "results");
+    ck_assert_int_eq(cJSON_GetArraySize(k), 3);
+    ck_assert_double_eq_tol(it_num(cJSON_GetArrayItem(k, 0), "length"), 21.0, 1e-3);
+    ck_assert_int_eq((int)it_num(cJSON_GetArrayItem(k, 1), "status"), 422);
+    ck_assert_str_eq(it_str(cJSON_GetArrayItem(k, 1), "error.code"), "blocked");
+    ck_assert_str_eq(it_str(cJSON_GetArrayItem(k, 1), "error.field"), "queries[1].start");
+    ck_assert(it_truth(cJSON_GetArrayItem(k, 2), "found"));
+    ck_assert_int_eq((int)it_num(j, "map_version"), 1);
+    cJSON_Delete(j);
+
+    /* A point off the mesh, then inside a bigger search box. */
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goal\":[27,0,1.5]}", 422, "blocked", "goal");
+    j = it_nav_path(&s, "n", a, (const float[3]){27, 0, 1.5f}, ",\"search_box\":[5,2,1]");
+    ck_assert(it_truth(j, "found"));
+    it_nav_point(j, it_nav_npoints(j) - 1, p);
+    ck_assert_float_lt(p[0], 24.0f);
+    cJSON_Delete(j);
+    (void)b;
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goal\":[2,0,1],\"search_box\":[11,1,1]}", 422,
+                  "invalid_value", "search_box");
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goal\":[2,0,1],\"search_box\":[0,1,1]}", 422,
+                  "invalid_value", "search_box");
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goal\":[2,0,1],\"algorithm\":\"jps\"}", 422,
+                  "invalid_value", "algorithm");
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1,1],\"goal\":[2,0,1]}", 400, "invalid_request", "start");
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1,0,1],\"goal\":[2,0,1e9]}", 422, "invalid_value", "goal");
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1,0,1],\"goal\":[2,0,1],\"smooth\":true}", 400, "invalid_request",
+                  "smooth");
+    it_call_error(&s, "GET", "/v1/maps/n/path?start=1,0&goal=2,0,1", NULL, NULL, 400,
+                  "invalid_request", "start");
+    it_call_error(&s, "POST", "/v1/maps/n/paths", "application/json",
+                  "{\"queries\":[{\"start\":[1,0,1],\"goal\":[2,0,1],\"deadline_ms\":5}]}", 400,
+                  "invalid_request", "queries[0].deadline_ms");
+    /* A grid map takes [x, y] only. */
+    it_call_error(&s, "POST", "/v1/maps/g/path", "application/json",
+                  "{\"start\":[1,0,1],\"goal\":[2,0,1]}", 400, "invalid_request", "start");
+    it_stop(&s);
+}
+END_TEST
+
+/* Navmeshes converted from Moving AI maps answer every sampled scenario,
+ * no shorter than the straight line and at most 2% longer than the grid's
+ * optimum (the any-angle path on the mesh is shorter than an octile one,
+ * bar the agent radius kept from corners). */
+START_TEST(routes_paths_navmesh_movingai) {
+    const char *dir, *maps[] = {"arena.map", "Berlin_0_256.map"};
+    hc_server s;
+    uint64_t seed;
+    int checked = 0;
+    double worst = 0;
+    TU_NEED_BENCH_DIR(dir);
+    seed = tu_seed("routes_paths_navmesh_movingai", 11);
+    s = it_start(ARGS("--workers", "2"));
+    for (size_t m = 0; m < sizeof(maps) / sizeof(maps[0]); m++) {
+        char path[4096], id[16];
+        size_t len;
+        char *text, *env;
+        pf_scen sc;
+        pf_parse_error perr;
+        snprintf(path, sizeof(path), "%s/%s", dir, maps[m]);
+        text = tu_read_file(path, &len);
+        ck_assert_ptr_nonnull(text);
+        env = it_nav_envelope(text, NULL);
+        free(text);
+        snprintf(id, sizeof(id), "mai%zu", m);
+        it_put_map(&s, id, "application/json", env, 201);
+        free(env);
+        snprintf(path, sizeof(path), "%s/%s.scen", dir, maps[m]);
+        text = tu_read_file(path, &len);
+        ck_assert_ptr_nonnull(text);
+        ck_assert_int_eq(pf_scen_parse(text, len, 0, &sc, &perr), PF_OK);
+        free(text);
+        for (int k = 0; k < 12 && sc.count > 0; k++) {
+            const pf_scen_entry *e = &sc.entries[tu_below(&seed, (uint32_t)sc.count)];
+            const float a[3] = {(float)e->start.x + 0.5f, 0, (float)e->start.y + 0.5f};
+            const float b[3] = {(float)e->goal.x + 0.5f, 0, (float)e->goal.y + 0.5f};
+            double straight = hypot(a[0] - b[0], a[2] - b[2]), l;
+            cJSON *j = it_nav_path(&s, id, a, b, ",\"cache\":false");
+            ck_assert_msg(it_truth(j, "found"), "%s (%d,%d)->(%d,%d): not found", maps[m],
+                          (int)e->start.x, (int)e->start.y, (int)e->goal.x, (int)e->goal.y);
+            l = it_num(j, "length");
+            ck_assert_msg(l >= straight - 1e-3 && l <= 1.02 * e->optimal + 1e-3,
+                          "%s (%d,%d)->(%d,%d): length %.4f, straight %.4f, optimum %.4f", maps[m],
+                          (int)e->start.x, (int)e->start.y, (int)e->goal.x, (int)e->goal.y, l,
+                          straight, e->optimal);
+            if (e->optimal > 0 && l / e->optimal > worst) worst = l / e->optimal;
+            cJSON_Delete(j);
+            checked++;
+        }
+        pf_scen_free(&sc);
+    }
+    fprintf(stderr, "routes_paths_navmesh_movingai: %d answers, worst length/optimum %.4f\n",
+            checked, worst);
+    it_stop(&s);
+}
+END_TEST
+
+/* The grid routes and fields a navmesh map has no use for: each a precise
+ * error naming the field and why, and the map still answers after. */
+START_TEST(routes_paths_navmesh_grid_only) {
+    hc_server s = it_start(NULL);
+    cJSON *j;
+    it_put_nav_open(&s, "n", 12, 6);
+    it_call_error(&s, "POST", "/v1/maps/n/flowfield", "application/json", "{\"goal\":[3,3]}", 422,
+                  "unsupported", "id");
+    it_call_error(&s, "POST", "/v1/maps/n/flowfield", "application/json", "{\"goal\":[3,0,3]}", 422,
+                  "unsupported", "id");
+    it_call_error(&s, "POST", "/v1/maps/n/table", "application/json", "{\"sources\":[[1,1]]}", 422,
+                  "unsupported", "id");
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goal\":[9.5,0,4.5],\"agent_size\":2}", 422,
+                  "unsupported", "agent_size");
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goals\":[[9.5,0,4.5]]}", 422, "unsupported", "goals");
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goal\":[9.5,0,4.5],\"partial\":true}", 422,
+                  "unsupported", "partial");
+    it_call_error(&s, "POST", "/v1/maps/n/path", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goal\":[9.5,0,4.5],\"snap\":true}", 422, "unsupported",
+                  "snap");
+    it_call_error(&s, "POST", "/v1/maps/n/paths", "application/json",
+                  "{\"queries\":[{\"start\":[1.5,0,1.5],\"goal\":[9.5,0,4.5],"
+                  "\"snap_radius\":2}]}",
+                  422, "unsupported", "queries[0].snap_radius");
+    it_call_error(&s, "GET", "/v1/maps/n/path?start=1.5,0,1.5&goal=9.5,0,4.5&agent_size=2", NULL,
+                  NULL, 422, "unsupported", "agent_size");
+    it_call_error(&s, "POST", "/v1/maps/n/sessions", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goal\":[9.5,0,4.5],\"agent_size\":2}", 422,
+                  "invalid_value", "agent_size");
+    j = it_nav_path(&s, "n", (const float[3]){1.5f, 0, 1.5f}, (const float[3]){9.5f, 0, 4.5f},
+                    NULL);
+    ck_assert(it_truth(j, "found"));
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
 START_TEST(routes_paths_goals_agents_partial_snap) {
     hc_server s = it_start(ARGS("--workers", "2", "--max-goals", "3", "--max-agent-size", "3"));
     cJSON *j;
@@ -547,6 +744,9 @@ TU_SUITE(routes_paths) {
     tcase_add_test(tc, routes_paths_post_get_batch);
     tcase_add_test(tc, routes_paths_deadline_stops_search);
     tcase_add_test(tc, routes_paths_movingai_sampled_optimal);
+    tcase_add_test(tc, routes_paths_navmesh);
+    tcase_add_test(tc, routes_paths_navmesh_movingai);
+    tcase_add_test(tc, routes_paths_navmesh_grid_only);
     tcase_add_test(tc, routes_paths_goals_agents_partial_snap);
     tcase_add_test(tc, routes_paths_long_batches_do_not_starve_queries);
     tcase_add_test(tc, routes_paths_max_deadline_ms);

@@ -525,6 +525,124 @@ START_TEST(routes_sessions_map_delete_or_replace_ends_sessions) {
 }
 END_TEST
 
+/* Navmesh sessions: a path corridor on the same routes. Moving along the
+ * path keeps the corridor (rebase none) and the path from the new position;
+ * a PATCH, a new goal or a jump plan anew (rebuilt); refusals change
+ * nothing; replacing the map ends the session. */
+START_TEST(routes_sessions_navmesh_corridor) {
+    hc_server s = it_start(NULL);
+    char url[200], *text = it_open_map_text(24, 9), *env = it_nav_envelope(text, NULL);
+    cJSON *j;
+    hc_resp r;
+    float p[3];
+    double l0;
+    free(text);
+    it_put_map(&s, "n", "application/json", env, 201);
+    free(env);
+
+    r = it_req(&s, "POST", "/v1/maps/n/sessions", "application/json",
+               "{\"start\":[1.5,0,1.5],\"goal\":[1.5,0,7.5],\"ttl_s\":60}");
+    ck_assert_int_eq(r.status, 201);
+    ck_assert_ptr_nonnull(hc_header(&r, "Location", url, sizeof(url)));
+    j = it_json(&r);
+    hc_free(&r);
+    ck_assert(it_truth(j, "found") && !it_truth(j, "partial"));
+    ck_assert_str_eq(it_str(j, "algorithm"), "polyanya");
+    ck_assert_str_eq(it_str(j, "stats.rebase"), "rebuilt");
+    ck_assert_int_gt((int)it_num(j, "polygons"), 1);
+    l0 = it_num(j, "length");
+    ck_assert_double_gt(l0, 42.0); /* round the wall's gap at the right end */
+    it_nav_point(j, 1, p);         /* the first corner, towards the gap */
+    ck_assert_float_gt(p[0], 20.0f);
+    cJSON_Delete(j);
+
+    /* Two steps along the first leg: the corridor follows, the path is
+     * shorter by about the distance walked. */
+    j = it_session_update(&s, url, "application/json", "{\"position\":[4.5,0,1.7]}", 200);
+    ck_assert_str_eq(it_str(j, "stats.rebase"), "none");
+    ck_assert_double_eq_tol(it_num(j, "length"), l0 - 3.0, 0.1);
+    it_nav_point(j, 0, p);
+    ck_assert_float_eq_tol(p[0], 4.5f, 1e-3f);
+    cJSON_Delete(j);
+    j = it_session_update(&s, url, "application/x-ndjson",
+                          "{\"position\":[6.5,0,1.8]}\n\n{\"position\":[8.5,0,1.9]}\n", 200);
+    ck_assert_int_eq((int)it_num(j, "stats.updates"), 2);
+    ck_assert_str_eq(it_str(j, "stats.rebase"), "none");
+    ck_assert_double_eq_tol(it_num(j, "length"), l0 - 7.0, 0.15);
+    cJSON_Delete(j);
+
+    /* A crate on the way: the next update plans anew on version 2. */
+    cJSON_Delete(it_call(&s, "PATCH", "/v1/maps/n", "application/json",
+                         "{\"obstacles\":[{\"id\":\"c\",\"box\":{\"min\":[14,-1,0],\"max\":[16,3,2."
+                         "5]}}]}",
+                         200));
+    j = it_call(&s, "GET", url, NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "map_version"), 2);
+    ck_assert_str_eq(it_str(j, "stats.rebase"), "rebuilt");
+    {
+        bool above = false; /* the path now passes the crate above z 2.5 */
+        for (int i = 0; i < it_nav_npoints(j); i++) {
+            it_nav_point(j, i, p);
+            above |= p[0] > 13.5f && p[0] < 16.5f && p[2] > 2.5f;
+        }
+        ck_assert(above);
+    }
+    cJSON_Delete(j);
+    /* A new goal: planned anew. */
+    j = it_session_update(&s, url, "application/json", "{\"goal\":[10.5,0,1.5]}", 200);
+    ck_assert_str_eq(it_str(j, "stats.rebase"), "rebuilt");
+    ck_assert_double_eq_tol(it_num(j, "length"), 2.0, 0.25);
+    cJSON_Delete(j);
+    /* A jump across the map: planned anew from there. */
+    j = it_session_update(&s, url, "application/json", "{\"position\":[20.5,0,7.5]}", 200);
+    ck_assert_str_eq(it_str(j, "stats.rebase"), "rebuilt");
+    it_nav_point(j, 0, p);
+    ck_assert_float_eq_tol(p[2], 7.5f, 1e-3f);
+    cJSON_Delete(j);
+
+    /* Refusals leave the session as it was. */
+    it_call_error(&s, "POST", "/v1/maps/n/sessions", "application/json",
+                  "{\"start\":[1,1],\"goal\":[3,1]}", 400, "invalid_request", "start");
+    it_call_error(&s, "POST", "/v1/maps/n/sessions", "application/json",
+                  "{\"start\":[1,0,1],\"goal\":[3,1]}", 400, "invalid_request", "goal");
+    it_call_error(&s, "POST", "/v1/maps/n/sessions", "application/json",
+                  "{\"start\":[1.5,0,1.5],\"goal\":[40,0,1]}", 422, "blocked", "goal");
+    it_call_error(&s, "POST", "/v1/maps/n/sessions", "application/json",
+                  "{\"start\":[15,0,1],\"goal\":[1.5,0,1.5]}", 422, "blocked", "start");
+    it_call_error(&s, "POST", url, "application/json", "{\"position\":[3,1]}", 405,
+                  "method_not_allowed", NULL);
+    {
+        char upd[240];
+        snprintf(upd, sizeof(upd), "%s/updates", url);
+        it_call_error(&s, "POST", upd, "application/json", "{\"position\":[3,1]}", 400,
+                      "invalid_request", "position");
+        it_call_error(&s, "POST", upd, "application/json",
+                      "{\"cells\":[{\"x\":1,\"y\":1,"
+                      "\"cost\":0}]}",
+                      400, "invalid_request", "cells");
+        it_call_error(&s, "POST", upd, "application/json", "{\"goal\":[15,0,1]}", 422, "blocked",
+                      "goal");
+        it_call_error(&s, "POST", upd, "application/x-ndjson",
+                      "{\"goal\":[1.5,0,1.5]}\n{\"position\":[99,0,1]}\n", 422, "blocked",
+                      "lines[1].position");
+    }
+    j = it_call(&s, "GET", url, NULL, NULL, 200);
+    ck_assert_double_eq_tol(((const cJSON *)cJSON_GetArrayItem(it_get(j, "goal"), 0))->valuedouble,
+                            10.5, 1e-4);
+    ck_assert_str_eq(it_str(j, "stats.rebase"), "none");
+    cJSON_Delete(j);
+
+    /* A grid session on a navmesh map is refused, and the other way round. */
+    it_put_map(&s, "g", "text/x-movingai-map", "type octile\nheight 1\nwidth 4\nmap\n....\n", 201);
+    it_call_error(&s, "POST", "/v1/maps/g/sessions", "application/json",
+                  "{\"start\":[0,0,0],\"goal\":[3,0,0]}", 400, "invalid_request", "start");
+    /* Replacing the map ends the session. */
+    it_put_map(&s, "n", "text/x-movingai-map", "type octile\nheight 1\nwidth 4\nmap\n....\n", 200);
+    it_call_error(&s, "GET", url, NULL, NULL, 404, "session_not_found", NULL);
+    it_stop(&s);
+}
+END_TEST
+
 static char *create_session(const hc_server *s, const char *map, int sx, int sy, int gx, int gy) {
     char path[96], body[96];
     hc_resp r;
@@ -638,6 +756,7 @@ TU_SUITE(routes_sessions) {
     tcase_add_test(tc, routes_sessions_ttl_expiry);
     tcase_add_test(tc, routes_sessions_per_map_limit);
     tcase_add_test(tc, routes_sessions_map_delete_or_replace_ends_sessions);
+    tcase_add_test(tc, routes_sessions_navmesh_corridor);
     tcase_add_test(tc, routes_sessions_list_pages);
     tcase_add_test(tc, routes_sessions_agent_size);
     suite_add_tcase(s, tc);

@@ -139,6 +139,25 @@ static void collect(void *ud, const char *id, uint64_t version, pf_grid *g) {
     pf_grid_destroy(g);
 }
 
+/* A navmesh file's envelope: "good" builds, "nobuild" does not (the
+ * server's fn_nav would quarantine it), "later" is left for next time. */
+static pf_status collect_nav(void *ud, const char *id, uint64_t version, const char *bytes,
+                             size_t len, char *why, size_t whylen) {
+    loaded *l = ud;
+    ck_assert_uint_lt(l->n, 8);
+    if (len == 7 && memcmp(bytes, "nobuild", 7) == 0) {
+        snprintf(why, whylen, "a navmesh that does not build here");
+        return PF_EINVAL;
+    }
+    if (len == 5 && memcmp(bytes, "later", 5) == 0) {
+        snprintf(why, whylen, "its build ran out of time");
+        return PF_ECANCELED;
+    }
+    snprintf(l->ids[l->n], sizeof(l->ids[0]), "%s", id);
+    l->versions[l->n++] = version;
+    return PF_OK;
+}
+
 static void write_bytes(const char *dir, const char *name, const void *b, size_t n) {
     char path[512];
     FILE *f;
@@ -216,7 +235,7 @@ START_TEST(store_load_quarantines_and_cleans) {
 
     lim.max_cells = 1000; /* big (1600 cells) is past it */
     memset(&l, 0, sizeof(l));
-    ck_assert_uint_eq(pf_store_load_all(st, &lim, collect, &l), 2);
+    ck_assert_uint_eq(pf_store_load_all(st, &lim, collect, collect_nav, &l), 2);
     ck_assert_uint_eq(l.n, 2);
     for (size_t i = 0; i < 2; i++) {
         ck_assert(strcmp(l.ids[i], "a") == 0 || strcmp(l.ids[i], "b") == 0);
@@ -255,7 +274,7 @@ START_TEST(store_load_quarantines_and_cleans) {
     /* The same damage again (in the same second, likely): a second name. */
     write_bytes(dir, "bad.map.bin", img, len);
     memset(&l, 0, sizeof(l));
-    ck_assert_uint_eq(pf_store_load_all(st, NULL, collect, &l), 2);
+    ck_assert_uint_eq(pf_store_load_all(st, NULL, collect, collect_nav, &l), 2);
     pf_store_get_report(st, &rep);
     ck_assert_uint_eq(rep.quarantined, 1);
     ck_assert_uint_eq(rep.temp_removed, 0);
@@ -560,12 +579,86 @@ START_TEST(store_listens_while_loading) {
 }
 END_TEST
 
+/* A navmesh map's file: its envelope bytes and version round trip, and any
+ * flipped byte or cut is refused (the digest). */
+START_TEST(store_nav_round_trip_and_damage) {
+    static const char env[] = "{\"kind\":\"navmesh\",\"obj\":\"v 0 0 0\\n\",\"obstacles\":[]}";
+    unsigned char *buf;
+    const char *bytes;
+    size_t len, n;
+    uint64_t v;
+    ck_assert_int_eq(pf_store_encode_nav(env, sizeof(env) - 1, 42, &buf, &len), PF_OK);
+    ck_assert_int_eq(pf_store_decode_nav(buf, len, &bytes, &n, &v), PF_OK);
+    ck_assert_uint_eq(v, 42);
+    ck_assert_uint_eq(n, sizeof(env) - 1);
+    ck_assert_mem_eq(bytes, env, n);
+    for (size_t i = 0; i < len; i++) {
+        buf[i] ^= 0x20;
+        ck_assert_int_eq(pf_store_decode_nav(buf, len, &bytes, &n, &v), PF_EPARSE);
+        buf[i] ^= 0x20;
+    }
+    for (size_t cut = 0; cut < len; cut++)
+        ck_assert_int_eq(pf_store_decode_nav(buf, cut, &bytes, &n, &v), PF_EPARSE);
+    /* A grid file is not a navmesh file, nor the other way round. */
+    {
+        pf_grid_limits lim = pf_grid_default_limits();
+        pf_grid *g;
+        ck_assert_int_eq(pf_store_decode(buf, len, &lim, &g, &v), PF_EPARSE);
+    }
+    free(buf);
+}
+END_TEST
+
+/* Navmesh files at start: one loads, a damaged one and one whose envelope
+ * no longer builds are quarantined, one whose build must wait stays, and a
+ * temporary file a crash left is removed. */
+START_TEST(store_load_nav_files) {
+    char dir[] = "/tmp/pathd-storen-XXXXXX", err[256];
+    pf_store *st;
+    pf_store_report rep;
+    unsigned char *img;
+    size_t len;
+    loaded l;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(pf_store_open(dir, &st, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(pf_store_write_nav(st, "n", 4, "{\"kind\":\"navmesh\"}", 19, err, sizeof(err)),
+                     PF_OK);
+    ck_assert_int_eq(pf_store_write_nav(st, "old", 2, "nobuild", 7, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(pf_store_write_nav(st, "busy", 2, "later", 5, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(pf_store_encode_nav("abcdefgh", 8, 1, &img, &len), PF_OK);
+    img[len - 3] ^= 1;
+    write_bytes(dir, "bad.nav.bin", img, len);
+    write_bytes(dir, "n.nav.bin.tmp", img, 5);
+    memset(&l, 0, sizeof(l));
+    ck_assert_uint_eq(pf_store_load_all(st, NULL, collect, collect_nav, &l), 1);
+    ck_assert_str_eq(l.ids[0], "n");
+    ck_assert_uint_eq(l.versions[0], 4);
+    pf_store_get_report(st, &rep);
+    ck_assert_uint_eq(rep.loaded, 1);
+    ck_assert_uint_eq(rep.quarantined, 2);
+    ck_assert_uint_eq(rep.skipped, 1);
+    ck_assert_uint_eq(rep.temp_removed, 1);
+    ck_assert(!exists(dir, "bad.nav.bin") && !exists(dir, "old.nav.bin"));
+    ck_assert(exists(dir, "busy.nav.bin") && exists(dir, "n.nav.bin"));
+    ck_assert(!exists(dir, "n.nav.bin.tmp"));
+    ck_assert_int_eq(quarantined_copies(dir, "bad.nav.bin.", img, len), 1);
+    for (size_t i = 0; i < rep.nissues; i++)
+        if (strcmp(rep.issues[i].file, "old.nav.bin") == 0)
+            ck_assert_ptr_nonnull(strstr(rep.issues[i].reason, "does not build"));
+    free(img);
+    pf_store_close(st);
+    rm_rf(dir);
+}
+END_TEST
+
 TU_SUITE(store) {
     Suite *s = suite_create("store");
     TCase *tc = tcase_create("store");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, store_round_trip_and_damage);
+    tcase_add_test(tc, store_nav_round_trip_and_damage);
     tcase_add_test(tc, store_load_quarantines_and_cleans);
+    tcase_add_test(tc, store_load_nav_files);
     tcase_add_test(tc, store_server_keeps_maps_across_restart);
     tcase_add_test(tc, store_demo_keeps_stored_version);
     tcase_add_test(tc, store_listens_while_loading);

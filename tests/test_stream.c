@@ -217,6 +217,67 @@ START_TEST(stream_npm_ws_client) {
 }
 END_TEST
 
+/* Reads text messages until one satisfies pred (at most 200); returns it
+ * parsed, NULL on EOF. Frames in between are counted in *skipped. */
+static cJSON *recv_until(int fd, bool (*pred)(const cJSON *j), int *skipped) {
+    for (int i = 0; i < 200; i++) {
+        int op;
+        char *msg;
+        size_t len;
+        cJSON *j;
+        if (wsc_recv(fd, &op, &msg, &len)) return NULL;
+        if (op != 1) {
+            free(msg);
+            continue;
+        }
+        j = it_json_text(msg);
+        free(msg);
+        if (pred(j)) return j;
+        cJSON_Delete(j);
+        if (skipped) (*skipped)++;
+    }
+    return NULL;
+}
+
+static bool has_added(const cJSON *j) { return it_get(j, "added") != NULL; }
+static bool is_error(const cJSON *j) { return it_get(j, "error") != NULL; }
+static bool any(const cJSON *j) {
+    (void)j;
+    return true;
+}
+
+/* A navmesh session over a stream: updates with [x,y,z] points. */
+START_TEST(stream_navmesh_session) {
+    hc_server s = it_start(NULL);
+    char url[200], path[240];
+    int fd, status;
+    cJSON *j;
+    it_put_nav_open(&s, "n", 20, 8);
+    {
+        hc_resp r = it_req(&s, "POST", "/v1/maps/n/sessions", "application/json",
+                           "{\"start\":[1.5,0,1.5],\"goal\":[18.5,0,6.5]}");
+        ck_assert_int_eq(r.status, 201);
+        ck_assert_ptr_nonnull(hc_header(&r, "Location", url, sizeof(url)));
+        hc_free(&r);
+    }
+    snprintf(path, sizeof(path), "%s/stream", url);
+    fd = wsc_connect(s.port, path, &status, NULL, 0);
+    ck_assert_msg(fd >= 0, "handshake: %d", status);
+    ck_assert_int_eq(wsc_send(fd, 1, "{\"position\":[3.5,0,2.1]}", 24), 0);
+    j = recv_until(fd, any, NULL);
+    ck_assert_ptr_nonnull(j);
+    ck_assert(it_truth(j, "found"));
+    ck_assert_str_eq(it_str(j, "stats.rebase"), "none");
+    cJSON_Delete(j);
+    ck_assert_int_eq(wsc_send(fd, 1, "{\"position\":[3,1]}", 18), 0);
+    j = recv_until(fd, any, NULL);
+    ck_assert_str_eq(it_str(j, "error.field"), "position");
+    cJSON_Delete(j);
+    wsc_close(fd);
+    it_stop(&s);
+}
+END_TEST
+
 /* Reads answers until one with the given tag and returns it; others read
  * on the way are dropped, so use it only with nothing else outstanding. */
 static cJSON *recv_tag(int fd, const char *tag) {
@@ -410,6 +471,68 @@ START_TEST(stream_mux) {
 }
 END_TEST
 
+/* A crowd stream: tick frames come by themselves, in order; a command is
+ * answered (its answer has "added"); the map's deletion ends the stream
+ * with crowd_not_found. */
+START_TEST(stream_crowd) {
+    hc_server s = it_start(NULL);
+    char url[200], path[240];
+    int fd, status, skipped = 0;
+    double last_frame = -1;
+    cJSON *j;
+    it_put_nav_open(&s, "n", 20, 8);
+    {
+        hc_resp r =
+            it_req(&s, "POST", "/v1/maps/n/crowds", "application/json",
+                   "{\"tick_hz\":30,\"agents\":[{\"position\":[2,0,4],\"target\":[18,0,4]}]}");
+        ck_assert_int_eq(r.status, 201);
+        ck_assert_ptr_nonnull(hc_header(&r, "Location", url, sizeof(url)));
+        hc_free(&r);
+    }
+    snprintf(path, sizeof(path), "%s/stream", url);
+    it_call_error(&s, "GET", path, NULL, NULL, 426, "upgrade_required", NULL);
+    ck_assert_int_eq(wsc_connect(s.port, "/v1/maps/n/crowds/nosuch/stream", &status, NULL, 0), -1);
+    ck_assert_int_eq(status, 404);
+    fd = wsc_connect(s.port, path, &status, NULL, 0);
+    ck_assert_msg(fd >= 0, "handshake: %d", status);
+    for (int i = 0; i < 5; i++) {
+        j = recv_until(fd, any, NULL);
+        ck_assert_ptr_nonnull(j);
+        ck_assert_double_gt(it_num(j, "frame"), last_frame);
+        last_frame = it_num(j, "frame");
+        cJSON_Delete(j);
+    }
+    {
+        const char *cmd = "{\"add\":[{\"position\":[2,0,6],\"target\":[18,0,6]}]}";
+        ck_assert_int_eq(wsc_send(fd, 1, cmd, strlen(cmd)), 0);
+        j = recv_until(fd, has_added, &skipped);
+        ck_assert_ptr_nonnull(j);
+        ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "agents")), 2);
+        cJSON_Delete(j);
+        ck_assert_int_eq(wsc_send(fd, 1, "{\"remove\":[7]}", 14), 0);
+        j = recv_until(fd, is_error, &skipped);
+        ck_assert_str_eq(it_str(j, "error.field"), "remove[0]");
+        cJSON_Delete(j);
+    }
+    ck_assert_ptr_null(it_call(&s, "DELETE", "/v1/maps/n", NULL, NULL, 204));
+    j = recv_until(fd, is_error, &skipped);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_str_eq(it_str(j, "error.code"), "crowd_not_found");
+    cJSON_Delete(j);
+    {
+        int op;
+        char *msg;
+        size_t len;
+        ck_assert_int_eq(wsc_recv(fd, &op, &msg, &len), 0);
+        ck_assert_int_eq(op, 8); /* close */
+        ck_assert_int_eq(((unsigned char)msg[0] << 8) | (unsigned char)msg[1], 1000);
+        free(msg);
+    }
+    wsc_close(fd);
+    it_stop(&s);
+}
+END_TEST
+
 /* Many messages of a few sessions on one connection, side by side on the
  * pool: all answered, each session's in order. Regression: a job read its
  * message after handing it to the loop thread, which may already have
@@ -458,6 +581,65 @@ START_TEST(stream_mux_many) {
     }
     wsc_close(fd);
     for (int i = 0; i < NS; i++) free(sid[i]);
+    it_stop(&s);
+}
+END_TEST
+
+/* Navmesh sessions on the multiplexed stream: create with [x,y,z], update,
+ * get, list (GET .../sessions shows [x,y,z]), the wrong point form, delete. */
+START_TEST(stream_mux_navmesh) {
+    hc_server s = it_start(NULL);
+    int status, fd;
+    char msg[512], *sid;
+    cJSON *j;
+    it_put_nav_open(&s, "n", 20, 8);
+    fd = wsc_connect(s.port, "/v1/stream", &status, NULL, 0);
+    ck_assert(fd >= 0);
+    send_text(fd, "{\"op\":\"create\",\"map\":\"n\",\"tag\":\"c\",\"create\":{\"start\":[1.5,0,"
+                  "1.5],\"goal\":[18.5,0,6.5]}}");
+    j = recv_tag(fd, "c");
+    ck_assert_int_eq((int)it_num(j, "status"), 201);
+    ck_assert(it_truth(j, "body.found"));
+    ck_assert_str_eq(it_str(j, "body.algorithm"), "polyanya");
+    sid = strdup(it_str(j, "session"));
+    cJSON_Delete(j);
+    snprintf(msg, sizeof(msg),
+             "{\"map\":\"n\",\"session\":\"%s\",\"tag\":\"u\",\"update\":{\"position\":[3.5,0,"
+             "2.1]}}",
+             sid);
+    send_text(fd, msg);
+    j = recv_tag(fd, "u");
+    ck_assert_int_eq((int)it_num(j, "status"), 200);
+    ck_assert_double_eq_tol(it_num(j, "body.position.0"), 3.5, 1e-4);
+    ck_assert_str_eq(it_str(j, "body.stats.rebase"), "none");
+    cJSON_Delete(j);
+    snprintf(msg, sizeof(msg),
+             "{\"map\":\"n\",\"session\":\"%s\",\"tag\":\"b\",\"update\":{\"position\":[3,1]}}",
+             sid);
+    send_text(fd, msg);
+    j = recv_tag(fd, "b");
+    ck_assert_int_eq((int)it_num(j, "status"), 400);
+    ck_assert_str_eq(it_str(j, "body.error.field"), "position");
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/maps/n/sessions", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "count"), 1);
+    ck_assert_double_eq_tol(it_num(j, "sessions.0.position.2"), 2.1, 1e-4);
+    ck_assert_double_eq_tol(it_num(j, "sessions.0.goal.0"), 18.5, 1e-4);
+    cJSON_Delete(j);
+    send_text(fd, "{\"op\":\"create\",\"map\":\"n\",\"tag\":\"g\",\"create\":{\"start\":[1,1],"
+                  "\"goal\":[5,5]}}");
+    j = recv_tag(fd, "g");
+    ck_assert_int_eq((int)it_num(j, "status"), 400);
+    ck_assert_str_eq(it_str(j, "body.error.field"), "create.start");
+    cJSON_Delete(j);
+    snprintf(msg, sizeof(msg), "{\"op\":\"delete\",\"map\":\"n\",\"session\":\"%s\",\"tag\":\"d\"}",
+             sid);
+    send_text(fd, msg);
+    j = recv_tag(fd, "d");
+    ck_assert_int_eq((int)it_num(j, "status"), 204);
+    cJSON_Delete(j);
+    wsc_close(fd);
+    free(sid);
     it_stop(&s);
 }
 END_TEST
@@ -849,8 +1031,11 @@ TU_SUITE(stream) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, stream_raw_client);
     tcase_add_test(tc, stream_npm_ws_client);
+    tcase_add_test(tc, stream_navmesh_session);
+    tcase_add_test(tc, stream_crowd);
     tcase_add_test(tc, stream_mux);
     tcase_add_test(tc, stream_mux_many);
+    tcase_add_test(tc, stream_mux_navmesh);
     tcase_add_test(tc, stream_slow_reader_closed_1008);
     tcase_add_test(tc, stream_answer_larger_than_cap_1009);
     tcase_add_test(tc, stream_idle_timeout);

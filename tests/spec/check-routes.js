@@ -6,12 +6,12 @@
 //
 // For every row (method, path, bodies, scope) there must be exactly that
 // operation in the spec, and every operation of the spec must be a row:
-// - the path, with "{id}"/"{sid}" as in the spec and a trailing "/?" dropped;
+// - the path, with "{id}"/"{sid}"/"{cid}" as in the spec and a trailing "/?" dropped;
 // - the request body content types: NONE no requestBody, JSON
 //   application/json, QUERY application/json (a request without a
 //   Content-Type is read as JSON too), MAP application/json,
-//   text/x-movingai-map and text/plain, UPDATES application/json and
-//   application/x-ndjson;
+//   text/x-movingai-map, text/plain and model/obj, UPDATES
+//   application/json and application/x-ndjson;
 // - the scope: OPEN `security: []`, READ the root default (a read or a
 //   write token), WRITE `security: [{writeToken: []}]`.
 // Exit status 1 on any difference, each one printed.
@@ -40,7 +40,7 @@ const bodyTypes = {
     NONE: [],
     JSON: ['application/json'],
     QUERY: ['application/json'],
-    MAP: ['application/json', 'text/plain', 'text/x-movingai-map'],
+    MAP: ['application/json', 'model/obj', 'text/plain', 'text/x-movingai-map'],
     UPDATES: ['application/json', 'application/x-ndjson'],
 };
 

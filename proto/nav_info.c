@@ -1,0 +1,160 @@
+/* nav_info.c -- the writers of nav_json.h that read a navmesh version: map
+ * info and the store's envelope. (Apart from nav_json.c so the fuzz target,
+ * which links no C++, can take the readers alone.) */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "map_json.h"
+#include "nav_json.h"
+
+static double r4(double v) { return round(v * 1e4) / 1e4; }
+
+static void write_config(pf_jsonw *w, const pf_nav_config *c) {
+    pf_jsonw_kdouble(w, "cell_size", r4(c->cell_size));
+    pf_jsonw_kdouble(w, "cell_height", r4(c->cell_height));
+    pf_jsonw_kint(w, "tile_size", c->tile_size);
+    pf_jsonw_kdouble(w, "edge_max_error", r4(c->edge_max_error));
+    pf_jsonw_key(w, "agent");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kdouble(w, "radius", r4(c->agent_radius));
+    pf_jsonw_kdouble(w, "height", r4(c->agent_height));
+    pf_jsonw_kdouble(w, "max_climb", r4(c->agent_max_climb));
+    pf_jsonw_kdouble(w, "max_slope", r4(c->agent_max_slope));
+    pf_jsonw_obj_end(w);
+}
+
+static void write_box(pf_jsonw *w, const float *bmin, const float *bmax) {
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_key(w, "min");
+    pf_nav_write_point(w, bmin);
+    pf_jsonw_key(w, "max");
+    pf_nav_write_point(w, bmax);
+    pf_jsonw_obj_end(w);
+}
+
+static void write_obstacle(pf_jsonw *w, const pf_nav_obstacle *o) {
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kstr(w, "id", o->id);
+    if (o->shape == PF_NAV_BOX) {
+        pf_jsonw_key(w, "box");
+        write_box(w, o->bmin, o->bmax);
+    } else {
+        pf_jsonw_key(w, "cylinder");
+        pf_jsonw_obj_begin(w);
+        pf_jsonw_key(w, "base");
+        pf_nav_write_point(w, o->pos);
+        pf_jsonw_kdouble(w, "radius", r4(o->radius));
+        pf_jsonw_kdouble(w, "height", r4(o->height));
+        pf_jsonw_obj_end(w);
+    }
+    pf_jsonw_obj_end(w);
+}
+
+void pf_nav_write_source_members(pf_jsonw *w, const pf_nav_upload *u) {
+    pf_jsonw_kstr(w, "kind", "navmesh");
+    if (u->grid) {
+        pf_jsonw_key(w, "from_grid");
+        /* The export form: it uploads back as the same grid. */
+        pf_map_write_cells(w, "", 0, u->grid);
+    } else {
+        pf_jsonw_key(w, "obj");
+        pf_jsonw_strn(w, u->obj_text, u->obj_len);
+    }
+    write_config(w, &u->config);
+    if (u->nareas) {
+        pf_jsonw_key(w, "areas");
+        pf_jsonw_arr_begin(w);
+        for (size_t i = 0; i < u->nareas; i++) {
+            const pf_nav_area *a = &u->areas[i];
+            pf_jsonw_obj_begin(w);
+            pf_jsonw_kstr(w, "id", a->name);
+            pf_jsonw_key(w, "boxes");
+            pf_jsonw_arr_begin(w);
+            for (size_t k = 0; k < a->nboxes; k++) write_box(w, a->boxes[k].bmin, a->boxes[k].bmax);
+            pf_jsonw_arr_end(w);
+            pf_jsonw_kdouble(w, "cost", r4(a->cost));
+            pf_jsonw_kbool(w, "enabled", a->enabled);
+            pf_jsonw_obj_end(w);
+        }
+        pf_jsonw_arr_end(w);
+    }
+}
+
+void pf_nav_write_state_members(pf_jsonw *w, const pf_navmesh *nm) {
+    pf_jsonw_key(w, "obstacles");
+    pf_jsonw_arr_begin(w);
+    for (uint32_t i = 0; i < pf_navmesh_obstacle_count(nm); i++)
+        write_obstacle(w, pf_navmesh_obstacle(nm, i));
+    pf_jsonw_arr_end(w);
+    pf_jsonw_key(w, "area_state");
+    pf_jsonw_arr_begin(w);
+    for (uint32_t i = 0; i < pf_navmesh_area_count(nm); i++) {
+        pf_nav_area_state a;
+        if (!pf_navmesh_area(nm, i, &a) || !a.name[0]) continue; /* cost classes: the grid's */
+        pf_jsonw_obj_begin(w);
+        pf_jsonw_kstr(w, "id", a.name);
+        pf_jsonw_kbool(w, "enabled", a.enabled);
+        pf_jsonw_kdouble(w, "cost", r4(a.cost));
+        pf_jsonw_obj_end(w);
+    }
+    pf_jsonw_arr_end(w);
+}
+
+void pf_nav_write_info(pf_jsonw *w, const pf_navmesh *nm) {
+    pf_nav_info in;
+    pf_navmesh_info(nm, &in);
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_key(w, "bounds");
+    write_box(w, in.bmin, in.bmax);
+    pf_jsonw_key(w, "settings");
+    pf_jsonw_obj_begin(w);
+    write_config(w, &in.config);
+    pf_jsonw_obj_end(w);
+    pf_jsonw_key(w, "tiles");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kint(w, "x", in.tiles_x);
+    pf_jsonw_kint(w, "z", in.tiles_z);
+    pf_jsonw_kuint(w, "layers", in.tile_layers);
+    pf_jsonw_kuint(w, "with_polygons", in.tiles);
+    pf_jsonw_kuint(w, "max_polygons", in.max_tile_polygons);
+    pf_jsonw_kuint(w, "rebuilt", in.rebuilt_tiles);
+    pf_jsonw_obj_end(w);
+    pf_jsonw_kuint(w, "polygons", in.polygons);
+    pf_jsonw_kuint(w, "vertices", in.vertices);
+    pf_jsonw_kuint(w, "mesh_bytes", in.mesh_bytes);
+    pf_jsonw_kuint(w, "layer_bytes", in.layer_bytes);
+    pf_jsonw_key(w, "from_grid");
+    if (in.from_grid) {
+        pf_jsonw_obj_begin(w);
+        pf_jsonw_kint(w, "width", in.grid_w);
+        pf_jsonw_kint(w, "height", in.grid_h);
+        pf_jsonw_obj_end(w);
+    } else {
+        pf_jsonw_null(w);
+    }
+    pf_jsonw_key(w, "obstacles");
+    pf_jsonw_arr_begin(w);
+    for (uint32_t i = 0; i < pf_navmesh_obstacle_count(nm); i++)
+        write_obstacle(w, pf_navmesh_obstacle(nm, i));
+    pf_jsonw_arr_end(w);
+    pf_jsonw_key(w, "areas");
+    pf_jsonw_arr_begin(w);
+    for (uint32_t i = 0; i < pf_navmesh_area_count(nm); i++) {
+        pf_nav_area_state a;
+        if (!pf_navmesh_area(nm, i, &a)) continue;
+        pf_jsonw_obj_begin(w);
+        pf_jsonw_key(w, "id");
+        if (a.name[0])
+            pf_jsonw_str(w, a.name);
+        else
+            pf_jsonw_null(w); /* a grid's cost class */
+        pf_jsonw_kint(w, "area", a.area_id);
+        pf_jsonw_kdouble(w, "cost", r4(a.cost));
+        pf_jsonw_kbool(w, "enabled", a.enabled);
+        pf_jsonw_kuint(w, "boxes", a.nboxes);
+        pf_jsonw_obj_end(w);
+    }
+    pf_jsonw_arr_end(w);
+    pf_jsonw_obj_end(w);
+}
