@@ -50,18 +50,24 @@ WORKDIR /var/lib/pathd
 # (e.g. -v /etc/pathd/tls:/run/secrets/tls:ro -e
 # PATHD_TLS_CERT=/run/secrets/tls/cert.pem -e
 # PATHD_TLS_KEY=/run/secrets/tls/key.pem). The HEALTHCHECK below speaks
-# plain HTTP, so with TLS replace it (docker run --no-healthcheck, or the
-# orchestrator's own probe of https://.../healthz).
-ENV PATHD_BIND=0.0.0.0 PATHD_PORT=8080 PATHD_DATA_DIR=/var/lib/pathd/maps \
+# plain HTTP to the probe listener, which TLS does not cover; if you turn
+# that listener off (PATHD_HEALTH_PORT=-1) with TLS on, replace the check
+# (docker run --no-healthcheck, or the orchestrator's probe of
+# https://.../healthz).
+ENV PATHD_BIND=0.0.0.0 PATHD_PORT=8080 PATHD_HEALTH_PORT=8081 \
+    PATHD_DATA_DIR=/var/lib/pathd/maps \
     PATHD_DRAIN_TIMEOUT=30 PATHD_AUTH_TOKEN_FILE=/run/secrets/pathd_tokens
 VOLUME /var/lib/pathd/maps
 EXPOSE 8080
-# Health: GET /healthz on the port pathd listens on (PATHD_PORT, so
-# `-e PATHD_PORT=9000` keeps the check true), through bash's /dev/tcp, which
-# keeps the runtime image free of an HTTP client. tests/dockerfile.sh runs
-# this command against a real pathd in make test.
+# Health: GET /healthz on the probe listener (PATHD_HEALTH_PORT, 8081: plain
+# HTTP with connections of its own, so the check stays true while slow
+# clients hold every connection of the API port, and with TLS on the API
+# port), or on PATHD_PORT when the probe listener is off
+# (-e PATHD_HEALTH_PORT=-1), through bash's /dev/tcp, which keeps the
+# runtime image free of an HTTP client. tests/dockerfile.sh runs this
+# command against a real pathd in make test.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
-    CMD bash -c 'h=127.0.0.1; [ -n "$PATHD_BIND" ] && [ "$PATHD_BIND" != 0.0.0.0 ] && h=$PATHD_BIND; exec 3<>"/dev/tcp/$h/${PATHD_PORT:-8080}" && printf "GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n" >&3 && head -n1 <&3 | grep -q " 200 "'
+    CMD bash -c 'h=127.0.0.1; [ -n "$PATHD_BIND" ] && [ "$PATHD_BIND" != 0.0.0.0 ] && h=$PATHD_BIND; p=${PATHD_PORT:-8080}; [ -n "$PATHD_HEALTH_PORT" ] && [ "$PATHD_HEALTH_PORT" != -1 ] && p=$PATHD_HEALTH_PORT; exec 3<>"/dev/tcp/$h/$p" && printf "GET /healthz HTTP/1.0\r\nHost: localhost\r\n\r\n" >&3 && head -n1 <&3 | grep -q " 200 "'
 # Stopping: SIGTERM makes pathd stop accepting, finish the requests in
 # flight for up to PATHD_DRAIN_TIMEOUT seconds, and exit 0. Docker kills a
 # container 10 s after the signal unless told otherwise, so give it at

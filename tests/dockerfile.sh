@@ -27,7 +27,7 @@ cmd=${hc#*CMD }
 
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
-PORT= PID=
+PORT= HPORT= PID=
 trap cleanup EXIT
 
 # Starts pathd with the given flags: its port in PORT, its pid in PID.
@@ -40,6 +40,7 @@ start() {
     for _ in $(seq 200); do
         if grep -q 'listening on' "$out"; then
             PORT=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$out" | head -n1)
+            HPORT=$(sed -n 's/.*health probes on [^:]*:\([0-9]*\).*/\1/p' "$out" | head -n1)
             rm -f "$out"
             return 0
         fi
@@ -57,6 +58,18 @@ pass "HEALTHCHECK is healthy on PATHD_PORT"
 closed=1 # tcpmux: nothing listens there
 health PATHD_BIND=0.0.0.0 PATHD_PORT=$closed && fail "HEALTHCHECK healthy on a port nobody listens on"
 pass "HEALTHCHECK is unhealthy on another port"
+
+start --bind 127.0.0.1 --health-port 0
+hp=$HPORT
+health PATHD_BIND=0.0.0.0 PATHD_PORT=$closed PATHD_HEALTH_PORT="$hp" ||
+    fail "HEALTHCHECK on PATHD_HEALTH_PORT=$hp of a healthy pathd"
+health PATHD_BIND=0.0.0.0 PATHD_PORT="$PORT" PATHD_HEALTH_PORT=$closed &&
+    fail "HEALTHCHECK asked PATHD_PORT although PATHD_HEALTH_PORT is set"
+health PATHD_BIND=0.0.0.0 PATHD_PORT="$PORT" PATHD_HEALTH_PORT=-1 ||
+    fail "HEALTHCHECK with PATHD_HEALTH_PORT=-1 does not fall back to PATHD_PORT"
+pass "HEALTHCHECK asks the probe listener (PATHD_HEALTH_PORT), PATHD_PORT when it is -1"
+grep -q 'PATHD_HEALTH_PORT=[0-9]' Dockerfile || fail "the image does not turn the probe listener on"
+pass "the image turns the probe listener on"
 
 start --bind 127.0.0.2
 health PATHD_BIND=127.0.0.2 PATHD_PORT="$PORT" || fail "HEALTHCHECK with PATHD_BIND=127.0.0.2"
