@@ -24,11 +24,6 @@ static void free_field_job(void *p) {
     free(job);
 }
 
-static bool deadline_passed(void *ud) {
-    const field_job *job = ud;
-    return pf_clock_now_ns() >= job->deadline_ns;
-}
-
 static pf_cache_key field_key(const pf_mapver *mv, const pf_flow_request *q) {
     pf_point none = {0, 0};
     pf_cache_key k =
@@ -170,8 +165,8 @@ static void run_field(pf_req *r, pf_search_ctx *ctx) {
     fq.ngoals = q->ngoals;
     fq.has_region = q->has_region;
     fq.region = box;
-    fq.should_stop = deadline_passed;
-    fq.stop_ud = job;
+    fq.should_stop = pf_clock_deadline_passed;
+    fq.stop_ud = &job->deadline_ns;
     st = pf_flowfield_build(ctx, g, &fq, &f, NULL);
     if (st == PF_ECANCELED) {
         answer_deadline(r, job);

@@ -57,11 +57,6 @@ static bool extended(const pf_path_request *q) {
     return q->ngoals > 0 || q->agent_size > 1 || q->partial || q->snap;
 }
 
-static bool deadline_passed(void *ud) {
-    const paths_job *job = ud;
-    return pf_clock_now_ns() >= job->deadline_ns;
-}
-
 static pf_algorithm resolve_algorithm(const pf_mapver *mv, const pf_path_request *q) {
     return q->has_algorithm ? q->algorithm : pf_mapver_default_algorithm(mv);
 }
@@ -226,8 +221,8 @@ static pf_status run_query(paths_job *job, pf_search_ctx *ctx, const pf_path_req
     q.weight = algo == PF_ALGO_WEIGHTED ? pq->weight : 1.0;
     q.max_expanded = pq->max_expanded;
     q.record_expanded = pq->debug;
-    q.should_stop = deadline_passed;
-    q.stop_ud = job;
+    q.should_stop = pf_clock_deadline_passed;
+    q.stop_ud = &job->deadline_ns;
     q.agent_size = pq->agent_size;
     q.partial = pq->partial;
     t0 = pf_clock_now_ns();

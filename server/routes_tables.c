@@ -26,11 +26,6 @@ static void free_table_job(void *p) {
     free(job);
 }
 
-static bool deadline_passed(void *ud) {
-    const table_job *job = ud;
-    return pf_clock_now_ns() >= job->deadline_ns;
-}
-
 static pf_status check_points(const pf_grid *g, const pf_point *p, size_t n, const char *name,
                               int32_t agent_size, pf_proto_error *e) {
     char f[40];
@@ -69,8 +64,8 @@ static pf_status run_with_paths(pf_search_ctx *ctx, const pf_grid *g, table_job 
     for (size_t i = 0; i < q->nsources && !st; i++) {
         uint64_t ex = 0;
         double *row = costs + i * q->ntargets;
-        st = pf_table_search(ctx, g, q->sources[i], q->targets, q->ntargets, false, deadline_passed,
-                             job, row, &ex);
+        st = pf_table_search(ctx, g, q->sources[i], q->targets, q->ntargets, false,
+                             pf_clock_deadline_passed, &job->deadline_ns, row, &ex);
         *expanded += ex;
         pf_jsonw_arr_begin(pw);
         for (size_t j = 0; j < q->ntargets && !st; j++) {
@@ -137,7 +132,8 @@ static void run_table(pf_req *r, pf_search_ctx *ctx) {
         ts.expanded = expanded;
     } else {
         st = pf_table_compute(ctx, g, q->sources, q->nsources, q->targets, q->ntargets,
-                              PF_TABLE_AUTO, deadline_passed, job, costs, &ts);
+                              PF_TABLE_AUTO, pf_clock_deadline_passed, &job->deadline_ns, costs,
+                              &ts);
     }
     /* A table's searches are Dijkstras: counted as one dijkstra search of
      * their expansions and time together. */

@@ -51,35 +51,6 @@ bool ref_agent_step(const pf_grid *g, int32_t n, pf_point a, int dx, int dy, dou
     return true;
 }
 
-typedef struct item {
-    double d;
-    int32_t i;
-} item;
-
-static void push(item *h, size_t *n, item it) {
-    size_t k = (*n)++;
-    while (k > 0 && h[(k - 1) / 2].d > it.d) {
-        h[k] = h[(k - 1) / 2];
-        k = (k - 1) / 2;
-    }
-    h[k] = it;
-}
-
-static item pop(item *h, size_t *n) {
-    item top = h[0], last = h[--(*n)];
-    size_t k = 0;
-    for (;;) {
-        size_t c = 2 * k + 1;
-        if (c >= *n) break;
-        if (c + 1 < *n && h[c + 1].d < h[c].d) c++;
-        if (h[c].d >= last.d) break;
-        h[k] = h[c];
-        k = c;
-    }
-    if (*n > 0) h[k] = last;
-    return top;
-}
-
 void ref_dists(const pf_grid *g, int32_t n, const pf_point *src, size_t nsrc, bool backward,
                double *dist) {
     ref_dists_box(g, n, src, nsrc, backward, 0, 0, pf_grid_width(g), pf_grid_height(g), dist);
@@ -89,16 +60,16 @@ void ref_dists_box(const pf_grid *g, int32_t n, const pf_point *src, size_t nsrc
                    int32_t x0, int32_t y0, int32_t bw, int32_t bh, double *dist) {
     int32_t w = pf_grid_width(g), h = pf_grid_height(g);
     size_t cells = (size_t)w * h, hn = 0;
-    item *heap = malloc((cells * 9 + nsrc + 1) * sizeof(*heap));
+    tu_heap_item *heap = malloc((cells * 9 + nsrc + 1) * sizeof(*heap));
     ck_assert_ptr_nonnull(heap);
     for (size_t i = 0; i < cells; i++) dist[i] = INFINITY;
     for (size_t i = 0; i < nsrc; i++) {
         int32_t k = src[i].y * w + src[i].x;
         dist[k] = 0;
-        push(heap, &hn, (item){0, k});
+        tu_heap_push(heap, &hn, (tu_heap_item){0, k});
     }
     while (hn > 0) {
-        item it = pop(heap, &hn);
+        tu_heap_item it = tu_heap_pop(heap, &hn);
         pf_point a = {it.i % w, it.i / w};
         if (it.d > dist[it.i]) continue;
         for (int dy = -1; dy <= 1; dy++)
@@ -114,7 +85,7 @@ void ref_dists_box(const pf_grid *g, int32_t n, const pf_point *src, size_t nsrc
                 int32_t j = b.y * w + b.x;
                 if (it.d + c < dist[j]) {
                     dist[j] = it.d + c;
-                    push(heap, &hn, (item){dist[j], j});
+                    tu_heap_push(heap, &hn, (tu_heap_item){dist[j], j});
                 }
             }
     }

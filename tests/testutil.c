@@ -159,12 +159,8 @@ pf_grid *tu_perfect_maze(uint64_t *st, int32_t cw, int32_t ch, int connectivity,
     return g;
 }
 
-typedef struct ref_item {
-    double d;
-    int32_t i;
-} ref_item;
-
-static void ref_push(ref_item *h, size_t *n, ref_item it) {
+/* The references' binary min-heap on d (see testutil.h). */
+void tu_heap_push(tu_heap_item *h, size_t *n, tu_heap_item it) {
     size_t k = (*n)++;
     while (k > 0 && h[(k - 1) / 2].d > it.d) {
         h[k] = h[(k - 1) / 2];
@@ -173,8 +169,8 @@ static void ref_push(ref_item *h, size_t *n, ref_item it) {
     h[k] = it;
 }
 
-static ref_item ref_pop(ref_item *h, size_t *n) {
-    ref_item top = h[0], last = h[--(*n)];
+tu_heap_item tu_heap_pop(tu_heap_item *h, size_t *n) {
+    tu_heap_item top = h[0], last = h[--(*n)];
     size_t k = 0;
     for (;;) {
         size_t c = 2 * k + 1;
@@ -192,14 +188,14 @@ double tu_reference_cost(const pf_grid *g, pf_point s, pf_point t) {
     int32_t w = pf_grid_width(g), h = pf_grid_height(g);
     size_t cells = (size_t)w * h, n = 0;
     double *dist = malloc(cells * sizeof(*dist));
-    ref_item *heap = malloc(cells * 8 * sizeof(*heap) + sizeof(*heap));
+    tu_heap_item *heap = malloc(cells * 8 * sizeof(*heap) + sizeof(*heap));
     double ans = -1;
     ck_assert(dist && heap);
     for (size_t i = 0; i < cells; i++) dist[i] = INFINITY;
     dist[s.y * w + s.x] = 0;
-    ref_push(heap, &n, (ref_item){0, s.y * w + s.x});
+    tu_heap_push(heap, &n, (tu_heap_item){0, s.y * w + s.x});
     while (n > 0) {
-        ref_item it = ref_pop(heap, &n);
+        tu_heap_item it = tu_heap_pop(heap, &n);
         if (it.d > dist[it.i]) continue;
         pf_point a = {it.i % w, it.i / w};
         if (a.x == t.x && a.y == t.y) {
@@ -215,7 +211,7 @@ double tu_reference_cost(const pf_grid *g, pf_point s, pf_point t) {
                 int32_t j = b.y * w + b.x;
                 if (nd < dist[j]) {
                     dist[j] = nd;
-                    ref_push(heap, &n, (ref_item){nd, j});
+                    tu_heap_push(heap, &n, (tu_heap_item){nd, j});
                 }
             }
     }

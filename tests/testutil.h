@@ -115,6 +115,16 @@ const char *tu_bench_dir(void);
                               "folder of the .map and .map.scen files)",                           \
                               tu_bench_dir_wanted());                                              \
     } while (0)
+/* A binary min-heap on d for the reference searches (written apart from
+ * core's queues on purpose): h has room for every push, *n counts what it
+ * holds; tu_heap_pop needs *n > 0. */
+typedef struct tu_heap_item {
+    double d;
+    int32_t i;
+} tu_heap_item;
+void tu_heap_push(tu_heap_item *h, size_t *n, tu_heap_item it);
+tu_heap_item tu_heap_pop(tu_heap_item *h, size_t *n);
+
 /* The folder tu_bench_dir looks for. */
 const char *tu_bench_dir_wanted(void);
 
