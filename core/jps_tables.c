@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "jps_internal.h"
 
 #define walkable(j, x, y) pf__jps_walkable(j, x, y)
@@ -249,7 +250,7 @@ static size_t table_bytes(int32_t w, int32_t h, size_t budget) {
     size_t n;
     if (w > PF__JT_MAX_SIDE || h > PF__JT_MAX_SIDE) return 0;
     if (__builtin_mul_overflow((size_t)w * (size_t)h, 8 * sizeof(uint16_t), &n)) return 0;
-    return n <= budget ? n : 0;
+    return pf__big_size(n) <= budget ? n : 0; /* as allocated, bigmem.h */
 }
 
 pf_status pf_jps_create(const pf_grid *g, const pf_jps_params *p, pf_jps **out) {
@@ -295,7 +296,7 @@ pf_status pf_jps_create(const pf_grid *g, const pf_jps_params *p, pf_jps **out) 
     tn = table_bytes(g->w, g->h, j->jt_max_bytes);
     /* The tables are a speed-up: without memory for them, searches use the
      * jump bits. */
-    if (tn) j->jt = malloc(tn);
+    if (tn) j->jt = pf__big_alloc(tn);
     build_all(j, g);
     *out = j;
     return PF_OK;
@@ -328,7 +329,12 @@ pf_jps *pf_jps_clone(const pf_jps *src) {
     j->cols = dup_bytes(src->cols, src->cstride * ((size_t)src->w + 2) * sizeof(uint64_t));
     j->bits = dup_bytes(src->bits, src->plane * PF_DIR_COUNT * sizeof(uint64_t));
     j->diag = dup_bytes(src->diag, diag_words(src) * sizeof(uint64_t));
-    j->jt = dup_bytes(src->jt, (size_t)src->w * (size_t)src->h * 8 * sizeof(uint16_t));
+    j->jt = NULL;
+    if (src->jt) {
+        size_t tn = (size_t)src->w * (size_t)src->h * 8 * sizeof(uint16_t);
+        j->jt = pf__big_alloc(tn);
+        if (j->jt) memcpy(j->jt, src->jt, tn);
+    }
     if (!j->rows || !j->cols || !j->bits || !j->diag || (src->jt && !j->jt)) {
         pf_jps_destroy(j);
         return NULL;
@@ -371,7 +377,7 @@ size_t pf_jps_memory(const pf_jps *j) {
 
 void pf_jps_get_stats(const pf_jps *j, const pf_grid *g, pf_jps_stats *st) {
     memset(st, 0, sizeof(*st));
-    st->table_bytes = j->jt ? (size_t)j->w * (size_t)j->h * 8 * sizeof(uint16_t) : 0;
+    st->table_bytes = j->jt ? pf__big_size((size_t)j->w * (size_t)j->h * 8 * sizeof(uint16_t)) : 0;
     st->memory_bytes =
         sizeof(*j) +
         (j->rstride * ((size_t)j->h + 2) + j->cstride * ((size_t)j->w + 2)) * sizeof(uint64_t) +

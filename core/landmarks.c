@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "clock_internal.h"
 
 /* A growable list of cells: one bucket of the queue below. */
@@ -133,6 +134,8 @@ pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **
     if (max_bytes == 0 || n <= 0) return PF_OK;
     k = (int)(max_bytes / (4u * (size_t)n) < PF_LANDMARKS_MAX ? max_bytes / (4u * (size_t)n)
                                                               : PF_LANDMARKS_MAX);
+    /* Within the budget as allocated (rounded up to whole huge pages). */
+    while (k >= 2 && pf__big_size(4u * (size_t)n * (size_t)k) > max_bytes) k--;
     if (k < 2) return PF_OK;
     /* The all-open map: every door open. */
     if (!(m0 = pf_grid_clone(g))) return PF_ENOMEM;
@@ -156,12 +159,9 @@ pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **
     l->h = hgt;
     l->cost = pf_grid_min_cost(m0);
     l->cut = pf_grid_corner_cutting(m0);
-    {
-        /* Cache-line aligned: with 16 landmarks a cell's 64 bytes are one
-         * line, read with one miss. */
-        size_t bytes = (size_t)n * 2 * (size_t)k * sizeof(*l->d);
-        l->d = aligned_alloc(64, (bytes + 63) / 64 * 64);
-    }
+    /* Cache-line aligned (with 16 landmarks a cell's 64 bytes are one line,
+     * read with one miss), on huge pages where it is large (bigmem.h). */
+    l->d = pf__big_alloc((size_t)n * 2 * (size_t)k * sizeof(*l->d));
     l->open = calloc(((size_t)n + 63) / 64, sizeof(*l->open));
     if (!l->d || !l->open) goto out;
     for (int32_t v = 0; v < n; v++) {
@@ -257,7 +257,8 @@ void pf_landmarks_release(pf_landmarks *l) {
 
 size_t pf_landmarks_memory(const pf_landmarks *l) {
     size_t n = (size_t)l->w * (size_t)l->h;
-    return sizeof(*l) + n * 2 * (size_t)l->k * sizeof(*l->d) + (n + 63) / 64 * sizeof(*l->open);
+    return sizeof(*l) + pf__big_size(n * 2 * (size_t)l->k * sizeof(*l->d)) +
+           (n + 63) / 64 * sizeof(*l->open);
 }
 
 bool pf_landmarks_valid_for(const pf_landmarks *l, const pf_grid *g, const pf_point *changed,
