@@ -163,3 +163,69 @@ bool pf_cuts_separates(const pf_cuts *k, int32_t c, int32_t a, int32_t b) {
     if (!pf_cuts_connected(k, a, c)) return false;
     return side(k, c, a) != side(k, c, b);
 }
+
+/* For pf_deadends_build (deadends.h), indexed by preorder number t (cells
+ * in DFS order): b[3t ..] = {lo, len, up}, the preorder interval of the DFS
+ * subtree of the block head of cell t (a DFS root: its whole tree) and the
+ * preorder number of that block's top cut vertex (UINT32_MAX for a root's
+ * cells); and c[3u ..] = {lo, len, t} for every cell u, t its preorder
+ * number ({UINT32_MAX, 0, UINT32_MAX} when blocked). Returns the
+ * walkable cells in *seen_out and the most cells one head's block holds
+ * (its top cut not counted) in *largest. */
+pf_status pf__cuts_block_intervals(const pf_cuts *k, uint32_t *b, uint32_t *c, int32_t *seen_out,
+                                   int32_t *largest) {
+    int32_t n = k->n, *order = malloc((size_t)(n ? n : 1) * sizeof(int32_t)),
+            *head = malloc((size_t)(n ? n : 1) * sizeof(int32_t)),
+            *par = malloc((size_t)(n ? n : 1) * sizeof(int32_t)),
+            *count = calloc((size_t)(n ? n : 1), sizeof(int32_t)), seen = 0;
+    *largest = 0;
+    if (!order || !head || !par || !count) {
+        free(order);
+        free(head);
+        free(par);
+        free(count);
+        return PF_ENOMEM;
+    }
+    for (int32_t v = 0; v < n; v++) {
+        uint32_t *cv = c + 3 * (size_t)v;
+        cv[0] = UINT32_MAX;
+        cv[1] = 0;
+        cv[2] = UINT32_MAX;
+        if (k->tin[v] == UNSEEN) continue;
+        cv[2] = (uint32_t)k->tin[v];
+        order[k->tin[v]] = v;
+        seen++;
+    }
+    /* Preorder: a parent before its children. The parent of u is its
+     * neighbour that is a DFS ancestor (non-tree edges of an undirected DFS
+     * join ancestors and descendants) with the largest preorder number. */
+    for (int32_t t = 0; t < seen; t++) {
+        int32_t u = order[t], p = -1, x;
+        uint32_t *e = b + 3 * (size_t)t;
+        uint8_t m = k->moves[u];
+        for (int d = 0; d < PF_DIR_COUNT; d++) {
+            int32_t v;
+            if (!(m & (1u << d))) continue;
+            v = u + k->off[d];
+            if (k->tin[v] < t && k->end[v] >= t && (p < 0 || k->tin[v] > k->tin[p])) p = v;
+        }
+        par[u] = p;
+        if (p < 0)
+            head[u] = -1; /* a root */
+        else
+            head[u] = k->low[u] >= k->tin[p] ? u : head[p];
+        x = head[u] >= 0 ? head[u] : u;
+        e[0] = (uint32_t)k->tin[x];
+        e[1] = (uint32_t)(k->end[x] - k->tin[x]);
+        e[2] = head[u] >= 0 ? (uint32_t)k->tin[par[x]] : UINT32_MAX;
+        c[3 * (size_t)u] = e[0];
+        c[3 * (size_t)u + 1] = e[1];
+        if (head[u] >= 0 && ++count[x] > *largest) *largest = count[x];
+    }
+    *seen_out = seen;
+    free(order);
+    free(head);
+    free(par);
+    free(count);
+    return PF_OK;
+}

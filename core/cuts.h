@@ -55,4 +55,10 @@ bool pf_cuts_connected(const pf_cuts *k, int32_t a, int32_t b);
  * c (c != a, c != b; false when c is a or b, or blocked). */
 bool pf_cuts_separates(const pf_cuts *k, int32_t c, int32_t a, int32_t b);
 
+/* For deadends.c: the block data of deadends.h from the DFS (3 words per
+ * walkable cell by preorder number into b, 3 words a cell into c), the
+ * walkable cells and the cells of the largest block. PF_ENOMEM or PF_OK. */
+pf_status pf__cuts_block_intervals(const pf_cuts *k, uint32_t *b, uint32_t *c, int32_t *seen,
+                                   int32_t *largest);
+
 #endif

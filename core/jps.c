@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deadends.h"
 #include "jps_internal.h"
 
 #define walkable(j, x, y) pf__jps_walkable(j, x, y)
@@ -153,6 +154,8 @@ typedef struct jps_run {
     double c, cd;                     /* cost of a straight and of a diagonal step */
     double fref;                      /* successors with f <= fref skip the heap */
     const pf_landmarks *lm;           /* NULL: the octile distance alone */
+    const pf_deadends *dead;          /* dead-end pruning (deadends.h), or NULL */
+    pf_deadends_query dq;             /* ... this query's view of it */
     double lm_goal[PF_LANDMARKS_MAX]; /* the goal's landmark distances */
     int lm_n;                         /* active landmarks, see search_full */
     int lm_idx[PF_LANDMARKS_MAX];     /* ... their indices */
@@ -431,6 +434,8 @@ static inline void relax_flush(jps_run *r) {
 }
 
 static inline void relax(jps_run *r, int32_t x, int32_t y, double gn, int32_t parent) {
+    /* A jump point no simple path from the start to the goal can visit. */
+    if (r->dead && !pf_deadends_allowed(r->dead, &r->dq, y * r->w + x)) return;
     if (!r->lm) {
         relax_now(r, x, y, gn, parent);
         return;
@@ -843,6 +848,14 @@ pf_status pf__jps_search_full(pf_search_ctx *ctx, const pf_jps *j, const pf_grid
                    j->lm->cut == g->corner_cutting
                ? j->lm
                : NULL;
+    r.dead = NULL;
+    if (r.lm && r.lm->dead &&
+        pf_deadends_begin(r.lm->dead, q->start.y * g->w + q->start.x, r.goal, &r.dq))
+        r.dead = r.lm->dead;
+    /* On a map that is nearly all dead ends (a perfect maze: a tree), what
+     * the pruning leaves is the path itself, and the heuristic only costs
+     * (maze512-1-0: p50 52 -> 41 us without it). */
+    if (r.dead && r.dead->dead >= PF_DEADENDS_TREE) r.lm = NULL;
     if (r.lm) {
         /* The active landmarks: the ones that bound the start's distance to
          * the goal best (ALT's per-query selection, Goldberg & Harrelson,

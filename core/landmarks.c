@@ -14,6 +14,7 @@
 
 #include "bigmem.h"
 #include "clock_internal.h"
+#include "deadends.h"
 
 /* A growable list of cells: one bucket of the queue below. */
 typedef struct bucket {
@@ -223,6 +224,7 @@ pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **
         }
         lm = next;
     }
+    if (pf_deadends_build(m0, PF_DEADENDS_MIN_DEAD, &l->dead) != PF_OK) goto out;
     l->build_us = pf__mono_us() - t0;
     *out = l;
     l = NULL;
@@ -252,13 +254,14 @@ void pf_landmarks_release(pf_landmarks *l) {
     if (!l || atomic_fetch_sub(&l->refs, 1) != 1) return;
     free(l->d);
     free(l->open);
+    pf_deadends_destroy(l->dead);
     free(l);
 }
 
 size_t pf_landmarks_memory(const pf_landmarks *l) {
     size_t n = (size_t)l->w * (size_t)l->h;
     return sizeof(*l) + pf__big_size(n * 2 * (size_t)l->k * sizeof(*l->d)) +
-           (n + 63) / 64 * sizeof(*l->open);
+           (n + 63) / 64 * sizeof(*l->open) + (l->dead ? pf_deadends_memory(l->dead) : 0);
 }
 
 bool pf_landmarks_valid_for(const pf_landmarks *l, const pf_grid *g, const pf_point *changed,

@@ -47,6 +47,8 @@ typedef struct pf_landmarks {
     bool cut;       /* the corner rule the distances were measured under */
     uint16_t *d;    /* cell v, landmark j: s at d[2 (v k + j)], t after it */
     uint64_t *open; /* bit v: walkable with every door open */
+    /* Dead-end pruning from the same all-open map, or NULL (deadends.h). */
+    struct pf_deadends *dead;
     uint64_t build_us;
 } pf_landmarks;
 

@@ -1,10 +1,12 @@
 /* planner.c -- a map version and the dispatch of queries to searches. */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agents.h"
 #include "clock_internal.h"
+#include "deadends.h"
 #include "grid_internal.h"
 #include "nearest.h"
 #include "planner_internal.h"
@@ -108,6 +110,10 @@ const struct pf_hpa *pf_planner_hpa(const pf_planner *p) { return p->hpa; }
 const struct pf_landmarks *pf_planner_landmarks(const pf_planner *p) { return p->lm; }
 
 int pf_planner_landmark_count(const pf_planner *p) { return p->lm ? p->lm->k : 0; }
+
+double pf_planner_dead_ends(const pf_planner *p) {
+    return p->lm && p->lm->dead ? round(p->lm->dead->dead * 1000.0) / 1000.0 : 0.0;
+}
 uint64_t pf_planner_hpa_build_us(const pf_planner *p) { return p->hpa_build_us; }
 
 const struct pf_cuts *pf_planner_cuts(const pf_planner *cp) {

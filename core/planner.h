@@ -96,6 +96,9 @@ const struct pf_landmarks *pf_planner_landmarks(const pf_planner *p);
 /* How many landmarks jps's differential heuristic uses (0: none, octile
  * only). */
 int pf_planner_landmark_count(const pf_planner *p);
+/* The dead-end share jps's pruning uses on this version, rounded to 0.001
+ * (deadends.h; 0 without). */
+double pf_planner_dead_ends(const pf_planner *p);
 /* Microseconds the hierarchy took to build (or repair), 0 without one. */
 uint64_t pf_planner_hpa_build_us(const pf_planner *p);
 /* The grid's components and cut vertices (cuts.h) for D* Lite sessions on

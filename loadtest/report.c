@@ -111,6 +111,7 @@ void pf_report_print_row(FILE *f, const pf_report *r) {
     if (r->memory_bytes) fprintf(f, " mem_kb=%.0f", (double)r->memory_bytes / 1024.0);
     if (!isnan(r->mean_jump_points)) fprintf(f, " jump_points=%.1f", r->mean_jump_points);
     if (r->landmarks) fprintf(f, " landmarks=%d lm_ms=%.1f", r->landmarks, r->landmarks_ms);
+    if (r->dead_ends > 0) fprintf(f, " dead=%.2f", r->dead_ends);
     if (r->jps_layout[0])
         fprintf(f, " layout=%s tables_kb=%.0f stops=%.2f", r->jps_layout,
                 (double)r->jps_table_bytes / 1024.0, r->jps_stop_density);

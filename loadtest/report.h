@@ -44,6 +44,7 @@ typedef struct pf_report {
     uint64_t checked;    /* answers whose path was checked against the map */
     int landmarks;       /* jps: landmarks of its differential heuristic */
     double landmarks_ms; /* ... and their build time */
+    double dead_ends;    /* jps: dead-end fraction its pruning uses (deadends.h), 0 for none */
     double mean_subopt;  /* mean of cost / optimum - 1 over queries with a path */
     double p99_subopt;   /* its 99th percentile (scen mode; NAN in http mode) */
     double max_subopt;

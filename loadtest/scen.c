@@ -2,6 +2,8 @@
  * in-process through the planner. */
 #include "scen.h"
 
+#include "deadends.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -312,6 +314,8 @@ static pf_status acc_begin(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a,
     if (a == PF_ALGO_JPS && pf_planner_landmarks(s->planner)) {
         r->landmarks = pf_planner_landmarks(s->planner)->k;
         r->landmarks_ms = (double)pf_planner_landmarks(s->planner)->build_us / 1e3;
+        if (pf_planner_landmarks(s->planner)->dead)
+            r->dead_ends = pf_planner_landmarks(s->planner)->dead->dead;
     }
     if (a == PF_ALGO_HPA)
         r->build_ms = pf_planner_hpa_build_us(s->planner)

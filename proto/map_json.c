@@ -507,6 +507,7 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
     pf_jsonw_kint(w, "doors", pf_grid_door_count(g));
     pf_jsonw_kuint(w, "memory_bytes", pf_planner_memory(info->planner));
     pf_jsonw_kint(w, "jps_landmarks", pf_planner_landmark_count(info->planner));
+    pf_jsonw_kdouble(w, "jps_dead_ends", pf_planner_dead_ends(info->planner));
     {
         static const char *const layouts[] = {"auto", "scan", "bits", "tables"};
         pf_jps_stats js;

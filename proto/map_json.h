@@ -63,7 +63,7 @@ typedef struct pf_map_info {
 } pf_map_info;
 
 /* Writes {"id","version","width","height","connectivity","corner_cutting",
- * "walkable_cells","doors","memory_bytes","jps_landmarks","build_us","default_algorithm",
+ * "walkable_cells","doors","memory_bytes","jps_landmarks","jps_dead_ends","build_us","default_algorithm",
  * "hierarchy":{...}|null,"agent_sizes":[{"size","hierarchy","grid_build_us",
  * "hierarchy_build_us","memory_bytes"},...],"cache":{...},"flowfield_cache":{...}}
  * as a value. */

@@ -1,6 +1,8 @@
 /* memory.c -- see memory.h. */
 #include "memory.h"
 
+#include "deadends.h"
+
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +101,9 @@ void pf_mem_uncharge(pf_mem *m, pf_mem_kind k, size_t n) {
 }
 
 size_t pf_mem_map_estimate(uint64_t cells, size_t landmark_bytes) {
-    uint64_t n = cells * 64 + (uint64_t)landmark_bytes + (1u << 20);
+    /* Landmarks come with their dead-end data (deadends.h). */
+    uint64_t n = cells * 64 + (uint64_t)landmark_bytes +
+                 (landmark_bytes ? cells * PF_DEADENDS_CELL_BYTES : 0) + (1u << 20);
     return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
 }
 

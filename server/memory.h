@@ -74,7 +74,8 @@ void pf_mem_uncharge(pf_mem *m, pf_mem_kind k, size_t n);
  * cells with up to landmark_bytes of landmark and jump tables (the caller
  * adds jps's 16 bytes a cell when they fit --jps-table-bytes): 64 bytes a
  * cell (the maps measured hold 13 on open ground and 50 in a maze or dense
- * clutter, the HPA* hierarchy most of it) plus those tables. */
+ * clutter, the HPA* hierarchy most of it) plus those tables and, when
+ * there are any, the landmarks' dead-end data (PF_DEADENDS_CELL_BYTES). */
 size_t pf_mem_map_estimate(uint64_t cells, size_t landmark_bytes);
 
 /* What a new D* Lite session may hold after its first plan on a map of

@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deadends.h"
 #include "jps.h"
 #include "jps_internal.h"
 #include "landmarks.h"
 #include "map_io.h"
+#include "maze.h"
 #include "path.h"
 #include "planner.h"
 #include "search.h"
@@ -510,6 +512,103 @@ START_TEST(jps_landmarks_keep_optimal) {
         pf_grid_destroy(g);
     }
     ck_assert_int_gt(built, 300);
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Dead-end pruning (deadends.h) keeps jps optimal: on perfect and loopy
+ * mazes (corridors 1-3 wide, both corner rules), with the landmarks and
+ * their dead ends built from the all-open map and kept through versions
+ * that switch doors and block cells, every layout agrees with the reference
+ * Dijkstra. The pruned searches must expand fewer jump points than the same
+ * searches without landmarks on perfect mazes, so the test sees the pruning
+ * at work. */
+START_TEST(jps_deadends_keep_optimal) {
+    uint64_t st = tu_seed("jps_deadends_keep_optimal", 0x5eed0dea);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    int pruned = 0, queries = 0;
+    for (int m = 0; m < 150; m++) {
+        pf_maze_params p = {0};
+        pf_grid *g = NULL;
+        pf_landmarks *lm = NULL;
+        pf_jps *j, *plain;
+        int32_t w, h;
+        pf_point changed[32];
+        size_t n = 0;
+        p.width = 20 + (int32_t)tu_below(&st, 60);
+        p.height = 20 + (int32_t)tu_below(&st, 60);
+        p.seed = tu_rand(&st);
+        p.corridor = m % 4 == 3 ? 2 + (int32_t)tu_below(&st, 2) : 1;
+        p.walls = PF_MAZE_WALL_CELLS;
+        p.loops = m % 2 == 0 ? 0.0 : m % 3 == 0 ? 0.05 : 0.3;
+        p.connectivity = 8;
+        p.corner_cutting = (m / 5) % 2;
+        ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_OK);
+        w = pf_grid_width(g);
+        h = pf_grid_height(g);
+        for (int d = 0; d < 3; d++) { /* doors over random walkable cells */
+            pf_point c[1];
+            char name[16];
+            int32_t idx;
+            if (!tu_random_walkable(&st, g, &c[0])) break;
+            snprintf(name, sizeof(name), "d%d", d);
+            ck_assert_int_eq(pf_grid_add_door(g, name, c, 1, NULL, 0, tu_below(&st, 2), &idx),
+                             PF_OK);
+        }
+        ck_assert_int_eq(pf_landmarks_build(g, (size_t)w * (size_t)h * 4 * 4, &lm), PF_OK);
+        ck_assert_ptr_nonnull(lm);
+        /* A corridor 2 or more wide has no cut vertex across it: only
+         * one-wide perfect mazes are sure to have dead ends. */
+        if (p.loops == 0.0 && !p.corner_cutting && p.corridor == 1)
+            ck_assert_msg(lm->dead != NULL, "maze %d (%dx%d corridor %d): no dead ends", m, w, h,
+                          p.corridor);
+        j = make_jps(g);
+        plain = make_jps(g);
+        pf_jps_set_landmarks(j, lm);
+        for (int round = 0; round < 3; round++) {
+            if (round > 0) {
+                n = 0;
+                for (int32_t d = 0; d < pf_grid_door_count(g); d++) {
+                    size_t nc;
+                    const pf_point *c = pf_grid_door_cells(g, d, &nc);
+                    pf_grid_set_door(g, d, !pf_grid_door_is_open(g, d));
+                    for (size_t k = 0; k < nc && n < 32; k++) changed[n++] = c[k];
+                }
+                for (int b = 0; b < 3 && n < 32; b++) {
+                    pf_point c;
+                    if (!tu_random_walkable(&st, g, &c)) break;
+                    pf_grid_set_cost(g, c, 0);
+                    changed[n++] = c;
+                }
+                ck_assert(pf_landmarks_valid_for(lm, g, changed, n));
+                ck_assert_int_eq(pf_jps_update(j, g, changed, n), PF_OK);
+                ck_assert_int_eq(pf_jps_update(plain, g, changed, n), PF_OK);
+            }
+            for (int k = 0; k < 6; k++) {
+                pf_point s, t;
+                double ref;
+                if (!tu_random_walkable(&st, g, &s)) break;
+                tu_random_walkable(&st, g, &t);
+                ref = tu_reference_cost(g, s, t);
+                for (size_t v = 0; v < NVARIANTS; v++) {
+                    pf_jps_set_layout(j, variants[v].layout);
+                    pf_jps_set_direct(j, variants[v].direct);
+                    check_against(ctx, j, g, s, t, ref, m);
+                }
+                if (ref > 0 && lm->dead && p.loops == 0.0 && !p.corner_cutting) {
+                    pf_result a = run_jps(ctx, j, g, s, t), b = run_jps(ctx, plain, g, s, t);
+                    queries++;
+                    pruned += a.jump_points < b.jump_points;
+                }
+            }
+        }
+        pf_jps_destroy(j);
+        pf_jps_destroy(plain);
+        pf_landmarks_release(lm);
+        pf_grid_destroy(g);
+    }
+    ck_assert_int_gt(queries, 50);
+    ck_assert_int_gt(pruned, queries / 2);
     pf_search_ctx_destroy(ctx);
 }
 END_TEST
@@ -1040,6 +1139,7 @@ TU_SUITE(jps) {
     tcase_add_test(slow, jps_update_follows_changes);
     tcase_add_test(slow, jps_tables_match_reference_after_updates);
     tcase_add_test(slow, jps_landmarks_keep_optimal);
+    tcase_add_test(slow, jps_deadends_keep_optimal);
     tcase_add_test(tc, jps_planner_landmarks_across_versions);
     tcase_add_test(slow, jps_movingai_scenarios_sampled);
     suite_add_tcase(s, slow);
