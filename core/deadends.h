@@ -87,8 +87,8 @@ bool pf_deadends_begin(const pf_deadends *d, int32_t s, int32_t g, pf_deadends_q
 
 /* Whether cell u may lie on a simple path between q's start and goal. False
  * only when it cannot. */
-static inline bool pf_deadends_allowed(const pf_deadends *d, const pf_deadends_query *q,
-                                       int32_t u) {
+static inline __attribute__((always_inline)) bool
+pf_deadends_allowed(const pf_deadends *d, const pf_deadends_query *q, int32_t u) {
     const uint32_t *e = d->c + 3 * (size_t)u;
     uint32_t lo = e[0], len = e[1];
     return (q->ts - lo <= len) != (q->tg - lo <= len) || lo == q->lca_lo || e[2] == q->lca_top;

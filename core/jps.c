@@ -51,6 +51,11 @@
  *
  * Before searching, a query whose canonical path (diagonal first, then
  * straight) is free is answered from it (jps_direct.c).
+ *
+ * On maps with dead ends (deadends.h, built with the landmarks), jump points
+ * no simple path from the start to the goal can visit are dropped, and,
+ * without corner cutting, the turns of one-cell corridors are passed
+ * without nodes (relax).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -132,6 +137,13 @@ typedef struct jnode {
     int32_t slot;     /* its entry in the index */
 } jnode;
 
+/* The corridor turns passed from a node's parent to it: the run's
+ * via[via .. via + n), see relax. Kept beside the nodes (vias[id]), only by
+ * the variants that take turns, so the others' nodes stay 24 bytes. */
+typedef struct jvia {
+    int32_t via, n;
+} jvia;
+
 /* An entry of the cell index: open addressing, linear probing; cell -1 is
  * empty. */
 typedef struct jslot {
@@ -163,7 +175,7 @@ typedef struct jps_run {
      * its jumps: each one's landmark line is prefetched when it is found,
      * and the later jumps hide the miss. */
     struct {
-        int32_t x, y, parent;
+        int32_t x, y, parent, via, nvia;
         double g;
     } pend[32];
     int npend;
@@ -178,6 +190,12 @@ typedef struct jps_run {
     uint32_t seq;
     int32_t *stack; /* successors at the least f, expanded last in first out */
     size_t sp;
+    /* Corridor turns (see relax): on for maps without corner cutting. */
+    bool chain;
+    bool via_full; /* a chain stopped for want of room: grow it next time */
+    int32_t *via;  /* turn cells passed, appended per chain */
+    uint32_t nvia, via_cap;
+    jvia *vias; /* per node */
     uint64_t jump_points, generated;
 } jps_run;
 
@@ -194,7 +212,13 @@ typedef struct jps_scratch {
     size_t cap; /* cells */
     jslot *slots;
     size_t slots_cap; /* a power of two >= 2 cap */
+    int32_t *via;     /* the corridor turns of a search */
+    size_t via_cap;   /* doubled after a search that ran out, up to cap */
+    jvia *vias;       /* cap entries: each node's turns */
 } jps_scratch;
+
+/* Corridor turns a search starts with room for. */
+#define JPS_VIA_MIN 4096u
 
 static void scratch_free(void *p) {
     jps_scratch *s = p;
@@ -202,13 +226,16 @@ static void scratch_free(void *p) {
     free(s->heap);
     free(s->stack);
     free(s->slots);
+    free(s->via);
+    free(s->vias);
     free(s);
 }
 
 static size_t scratch_memory(const void *p) {
     const jps_scratch *s = p;
-    return sizeof(*s) + s->cap * (sizeof(jnode) + sizeof(pf__heap_item) + sizeof(int32_t)) +
-           s->slots_cap * sizeof(jslot);
+    return sizeof(*s) +
+           s->cap * (sizeof(jnode) + sizeof(pf__heap_item) + sizeof(int32_t) + sizeof(jvia)) +
+           s->slots_cap * sizeof(jslot) + s->via_cap * sizeof(int32_t);
 }
 
 /* The context's scratch with room for searches on maps of `cells` cells. */
@@ -227,12 +254,15 @@ static pf_status scratch_get(pf_search_ctx *ctx, size_t cells, jps_scratch **out
         pf__heap_item *heap;
         int32_t *st;
         jslot *slots;
+        jvia *vias;
         while (sc < 2 * cells) sc *= 2;
         nodes = malloc(cells * sizeof(*nodes));
+        vias = malloc(cells * sizeof(*vias));
         heap = malloc(cells * sizeof(*heap));
         st = malloc(cells * sizeof(*st));
         slots = malloc(sc * sizeof(*slots));
-        if (!nodes || !heap || !st || !slots) {
+        if (!nodes || !heap || !st || !slots || !vias) {
+            free(vias);
             free(nodes);
             free(heap);
             free(st);
@@ -245,6 +275,8 @@ static pf_status scratch_get(pf_search_ctx *ctx, size_t cells, jps_scratch **out
         free(s->heap);
         free(s->stack);
         free(s->slots);
+        free(s->vias);
+        s->vias = vias;
         s->nodes = nodes;
         s->heap = heap;
         s->stack = st;
@@ -252,8 +284,24 @@ static pf_status scratch_get(pf_search_ctx *ctx, size_t cells, jps_scratch **out
         s->cap = cells;
         s->slots_cap = sc;
     }
+    if (!s->via) {
+        s->via = malloc(JPS_VIA_MIN * sizeof(*s->via));
+        if (!s->via) return PF_ENOMEM;
+        s->via_cap = JPS_VIA_MIN;
+    }
     *out = s;
     return PF_OK;
+}
+
+/* After a search whose chains ran out of room: more for the next one (at
+ * most a cell's worth each; failure keeps what there is). */
+static void scratch_grow_via(jps_scratch *s) {
+    size_t nc = s->via_cap * 2;
+    int32_t *v;
+    if (nc > s->cap) nc = s->cap;
+    if (nc <= s->via_cap || !(v = realloc(s->via, nc * sizeof(*v)))) return;
+    s->via = v;
+    s->via_cap = nc;
 }
 
 static inline uint32_t slot_of(const jps_run *r, int32_t cell) {
@@ -396,8 +444,17 @@ static inline double octile(const jps_run *r, int32_t x, int32_t y) {
     return h;
 }
 
-/* Offers jump point (x, y) at cost gn, reached from node `parent`. */
-static inline void relax_now(jps_run *r, int32_t x, int32_t y, double gn, int32_t parent) {
+/* The layouts (pf_jps_layout), as compile-time constants of the variants,
+ * with LAY_CHAIN or'ed in for the variants that take corridor turns
+ * (relax). */
+enum { LAY_SCAN, LAY_BITS, LAY_TABLES, LAY_CHAIN = 4 };
+#define LAYOUT(lay) ((lay)&3)
+
+/* Offers jump point (x, y) at cost gn, reached from node `parent` through
+ * the corridor turns via[vs .. vs + vn). */
+static inline __attribute__((always_inline)) void relax_now(jps_run *r, int32_t x, int32_t y,
+                                                            double gn, int32_t parent, int32_t vs,
+                                                            int32_t vn, int lay) {
     bool fresh;
     jnode *nd = node_at(r, y * r->w + x, &fresh);
     r->jump_points++;
@@ -406,6 +463,7 @@ static inline void relax_now(jps_run *r, int32_t x, int32_t y, double gn, int32_
         int32_t id = (int32_t)(nd - r->nodes);
         nd->g = gn;
         nd->parent = parent;
+        if (lay & LAY_CHAIN) r->vias[id] = (jvia){vs, vn};
         if (gn + h <= r->fref) {
             nd->heap_pos = JPS_STACKED;
             r->stack[r->sp++] = id;
@@ -416,6 +474,7 @@ static inline void relax_now(jps_run *r, int32_t x, int32_t y, double gn, int32_
     } else if (nd->heap_pos != PF__HEAP_CLOSED && gn < nd->g) {
         nd->g = gn;
         nd->parent = parent;
+        if (lay & LAY_CHAIN) r->vias[nd - r->nodes] = (jvia){vs, vn};
         if (nd->heap_pos != JPS_STACKED) {
             double h = octile(r, x, y);
             heap_decrease(r, (int32_t)(nd - r->nodes), gn + h, h);
@@ -427,24 +486,28 @@ static inline void relax_now(jps_run *r, int32_t x, int32_t y, double gn, int32_
 /* Offers the deferred jump points, in the order they were found. Deferring
  * changes nothing: the nodes they touch are read only when the next node is
  * taken off the open list, after the expansion. */
-static inline void relax_flush(jps_run *r) {
+static inline __attribute__((always_inline)) void relax_flush(jps_run *r, int lay) {
     for (int i = 0; i < r->npend; i++)
-        relax_now(r, r->pend[i].x, r->pend[i].y, r->pend[i].g, r->pend[i].parent);
+        relax_now(r, r->pend[i].x, r->pend[i].y, r->pend[i].g, r->pend[i].parent, r->pend[i].via,
+                  r->pend[i].nvia, lay);
     r->npend = 0;
 }
 
-static inline void relax(jps_run *r, int32_t x, int32_t y, double gn, int32_t parent) {
-    /* A jump point no simple path from the start to the goal can visit. */
-    if (r->dead && !pf_deadends_allowed(r->dead, &r->dq, y * r->w + x)) return;
+/* Offers a jump point now, or with landmarks after the expansion's jumps. */
+static inline __attribute__((always_inline)) void offer(jps_run *r, int32_t x, int32_t y, double gn,
+                                                        int32_t parent, int32_t vs, int32_t vn,
+                                                        int lay) {
     if (!r->lm) {
-        relax_now(r, x, y, gn, parent);
+        relax_now(r, x, y, gn, parent, vs, vn, lay);
         return;
     }
-    if (r->npend == (int)(sizeof(r->pend) / sizeof(r->pend[0]))) relax_flush(r);
+    if (r->npend == (int)(sizeof(r->pend) / sizeof(r->pend[0]))) relax_flush(r, lay);
     __builtin_prefetch(r->lm->d + (size_t)(y * r->w + x) * 2 * (size_t)r->lm->k);
     r->pend[r->npend].x = x;
     r->pend[r->npend].y = y;
     r->pend[r->npend].parent = parent;
+    r->pend[r->npend].via = vs;
+    r->pend[r->npend].nvia = vn;
     r->pend[r->npend].g = gn;
     r->npend++;
 }
@@ -455,30 +518,27 @@ static inline bool jbit(const jps_run *r, int d, int32_t x, int32_t y) {
     return bit_get(j->bits + (size_t)d * j->plane + (size_t)(y + 1) * j->rstride, x);
 }
 
-/* The layouts (pf_jps_layout), as compile-time constants of the variants. */
-enum { LAY_SCAN, LAY_BITS, LAY_TABLES };
-
-/* Straight jump along row y from x = cell i towards sx; gb is the cost at
- * (x, y). With jump bits, a scan known to end at a wall is skipped unless
- * the goal is on the row; with tables, the entry is where the scan would
- * stop. */
-static inline __attribute__((always_inline)) void jump_h(jps_run *r, int32_t i, int32_t x,
-                                                         int32_t y, int sx, double gb,
-                                                         int32_t parent, bool cc, int lay) {
+/* Straight scan along row y from x = cell i towards sx: true with *e the
+ * column where it ends at a jump point (or at the goal), false at a dead
+ * end. With jump bits, a scan known to end at a wall is skipped unless the
+ * goal is on the row; with tables, the entry is where the scan would stop. */
+static inline __attribute__((always_inline)) bool find_h(const jps_run *r, int32_t i, int32_t x,
+                                                         int32_t y, int sx, bool cc, int lay,
+                                                         int32_t *e_out) {
     const pf_jps *j = r->j;
     const uint64_t *l = row_line(j, y);
     const int d = sx > 0 ? PF_DIR_E : PF_DIR_W;
     bool jp;
     int32_t e;
-    if (lay == LAY_TABLES) {
+    if (LAYOUT(lay) == LAY_TABLES) {
         uint16_t t = r->jt[8 * (size_t)i + (size_t)d];
         e = x + sx * (int32_t)(t & PF__JT_DIST);
         jp = (t & PF__JT_STOP) != 0;
         if (y == r->gy && (r->gx - x) * sx > 0 && (e - r->gx) * sx >= 0) e = r->gx, jp = true;
-        if (jp) relax(r, e, y, gb + r->c * (double)(e > x ? e - x : x - e), parent);
-        return;
+        *e_out = e;
+        return jp;
     }
-    if (lay == LAY_BITS && y != r->gy && !jbit(r, d, x, y)) return;
+    if (LAYOUT(lay) == LAY_BITS && y != r->gy && !jbit(r, d, x, y)) return false;
     if (sx > 0) {
         e = scan_up(l, l - j->rstride, l + j->rstride, x, cc, &jp);
         if (y == r->gy && r->gx > x && r->gx <= e) e = r->gx, jp = true;
@@ -486,28 +546,29 @@ static inline __attribute__((always_inline)) void jump_h(jps_run *r, int32_t i, 
         e = scan_down(l, l - j->rstride, l + j->rstride, x, cc, &jp);
         if (y == r->gy && r->gx < x && r->gx >= e) e = r->gx, jp = true;
     }
-    if (jp) relax(r, e, y, gb + r->c * (double)(e > x ? e - x : x - e), parent);
+    *e_out = e;
+    return jp;
 }
 
-/* Straight jump along column x from y = cell i towards sy, on the
- * transposed grid. */
-static inline __attribute__((always_inline)) void jump_v(jps_run *r, int32_t i, int32_t x,
-                                                         int32_t y, int sy, double gb,
-                                                         int32_t parent, bool cc, int lay) {
+/* Straight scan along column x from y = cell i towards sy, on the
+ * transposed grid: *e the row where it ends. */
+static inline __attribute__((always_inline)) bool find_v(const jps_run *r, int32_t i, int32_t x,
+                                                         int32_t y, int sy, bool cc, int lay,
+                                                         int32_t *e_out) {
     const pf_jps *j = r->j;
     const uint64_t *l = col_line(j, x);
     const int d = sy > 0 ? PF_DIR_S : PF_DIR_N;
     bool jp;
     int32_t e;
-    if (lay == LAY_TABLES) {
+    if (LAYOUT(lay) == LAY_TABLES) {
         uint16_t t = r->jt[8 * (size_t)i + (size_t)d];
         e = y + sy * (int32_t)(t & PF__JT_DIST);
         jp = (t & PF__JT_STOP) != 0;
         if (x == r->gx && (r->gy - y) * sy > 0 && (e - r->gy) * sy >= 0) e = r->gy, jp = true;
-        if (jp) relax(r, x, e, gb + r->c * (double)(e > y ? e - y : y - e), parent);
-        return;
+        *e_out = e;
+        return jp;
     }
-    if (lay == LAY_BITS && x != r->gx && !jbit(r, d, x, y)) return;
+    if (LAYOUT(lay) == LAY_BITS && x != r->gx && !jbit(r, d, x, y)) return false;
     if (sy > 0) {
         e = scan_up(l, l - j->cstride, l + j->cstride, y, cc, &jp);
         if (x == r->gx && r->gy > y && r->gy <= e) e = r->gy, jp = true;
@@ -515,7 +576,89 @@ static inline __attribute__((always_inline)) void jump_v(jps_run *r, int32_t i, 
         e = scan_down(l, l - j->cstride, l + j->cstride, y, cc, &jp);
         if (x == r->gx && r->gy < y && r->gy >= e) e = r->gy, jp = true;
     }
-    if (jp) relax(r, x, e, gb + r->c * (double)(e > y ? e - y : y - e), parent);
+    *e_out = e;
+    return jp;
+}
+
+/* A corridor turn: a cell whose only moves are two orthogonal steps at a
+ * right angle (move masks E|S, E|N, W|S, W|N). */
+static inline bool is_turn(uint8_t m) { return m < 16 && ((0x660u >> m) & 1u); }
+
+/* Offers jump point (x, y), reached at cost gn from node `parent` by a jump
+ * whose last leg ran in direction adir (PF_DIR_E..N; -1 for a diagonal).
+ *
+ * Dead ends first: a jump point no simple path from the start to the goal
+ * can visit is dropped (deadends.h).
+ *
+ * Corridor turns: without corner cutting, a jump point that is a turn of a
+ * one-cell corridor has one successor, the straight jump out of its other
+ * side, and only two ways in. Its node would be expanded for that one jump,
+ * so the jump is taken here, and again from where it ends while that is a
+ * turn too; the turns passed are kept with the node they lead to, for the
+ * path. A perfect maze is mostly such turns (maze512-1-0: 825 -> 137
+ * expansions). Optimality: a turn's node would have no other successor, and
+ * the only other way into the corridor is from its far end, which leads
+ * back to the node this chain started from, already expanded at its least
+ * cost, so no path through a turn is lost; the goal stops a chain (the
+ * scans find it on their lines), and so does coming back to the parent (a
+ * ring corridor) or a full turn buffer (the node is then offered where the
+ * chain stands, a jump point like any other). */
+static inline __attribute__((always_inline)) void
+relax(jps_run *r, int32_t x, int32_t y, double gn, int32_t parent, int adir, bool cc, int lay) {
+    int32_t i = y * r->w + x, vs = (int32_t)r->nvia;
+    /* Without corner cutting the chain variants are the ones with dead ends
+     * (search_full); the others need no test. */
+    if ((cc || (lay & LAY_CHAIN)) && r->dead && !pf_deadends_allowed(r->dead, &r->dq, i)) return;
+    if ((lay & LAY_CHAIN) && !cc && adir >= 0 && i != r->goal && is_turn(r->moves[i])) {
+        const int32_t pc = r->nodes[parent].cell;
+        while (i != r->goal && i != pc && is_turn(r->moves[i])) {
+            int d = __builtin_ctz((unsigned)r->moves[i] & ~(1u << (adir ^ 1)));
+            int32_t e;
+            if (r->nvia == r->via_cap) {
+                r->via_full = true;
+                break;
+            }
+            r->via[r->nvia++] = i;
+            if (d <= PF_DIR_W) {
+                if (!find_h(r, i, x, y, d == PF_DIR_E ? 1 : -1, cc, lay, &e)) goto drop;
+                gn += r->c * (double)(e > x ? e - x : x - e);
+                x = e;
+            } else {
+                if (!find_v(r, i, x, y, d == PF_DIR_S ? 1 : -1, cc, lay, &e)) goto drop;
+                gn += r->c * (double)(e > y ? e - y : y - e);
+                y = e;
+            }
+            adir = d;
+            i = y * r->w + x;
+        }
+        /* The turns passed need no test of their own: the chain is a simple
+         * path from its parent, whose cell passed, and a simple path between
+         * two allowed cells only visits allowed blocks (deadends.h). Dead
+         * side corridors fail at their first turn, above. */
+        if (!pf_deadends_allowed(r->dead, &r->dq, i)) goto drop;
+    }
+    offer(r, x, y, gn, parent, vs, (int32_t)r->nvia - vs, lay);
+    return;
+drop:
+    r->nvia = (uint32_t)vs;
+}
+
+static inline __attribute__((always_inline)) void jump_h(jps_run *r, int32_t i, int32_t x,
+                                                         int32_t y, int sx, double gb,
+                                                         int32_t parent, bool cc, int lay) {
+    int32_t e;
+    if (find_h(r, i, x, y, sx, cc, lay, &e))
+        relax(r, e, y, gb + r->c * (double)(e > x ? e - x : x - e), parent,
+              sx > 0 ? PF_DIR_E : PF_DIR_W, cc, lay);
+}
+
+static inline __attribute__((always_inline)) void jump_v(jps_run *r, int32_t i, int32_t x,
+                                                         int32_t y, int sy, double gb,
+                                                         int32_t parent, bool cc, int lay) {
+    int32_t e;
+    if (find_v(r, i, x, y, sy, cc, lay, &e))
+        relax(r, x, e, gb + r->c * (double)(e > y ? e - y : y - e), parent,
+              sy > 0 ? PF_DIR_S : PF_DIR_N, cc, lay);
 }
 
 /* Diagonal jump with the tables: from stop to stop, one entry each, and to
@@ -545,7 +688,7 @@ static inline __attribute__((always_inline)) void jump_d_tables(jps_run *r, int3
         k += n;
         gk = gb + r->cd * (double)k;
         if (i == r->goal || (cc && forced_diag(r->j, r->moves, i, x, y, sx, sy))) {
-            relax(r, x, y, gk, parent);
+            relax(r, x, y, gk, parent, -1, cc, LAY_TABLES);
             return;
         }
         jump_h(r, i, x, y, sx, gk, parent, cc, LAY_TABLES);
@@ -567,7 +710,7 @@ static inline __attribute__((always_inline)) void jump_d(jps_run *r, int32_t x, 
     const ptrdiff_t lstep = sy * (ptrdiff_t)r->j->rstride;
     const uint64_t *sl = stops + (size_t)(y + 1) * r->j->rstride;
     int32_t i = from, k = 0;
-    if (lay == LAY_TABLES) {
+    if (LAYOUT(lay) == LAY_TABLES) {
         jump_d_tables(r, x, y, sx, sy, gb, from, parent, cc);
         return;
     }
@@ -578,10 +721,10 @@ static inline __attribute__((always_inline)) void jump_d(jps_run *r, int32_t x, 
         y += sy;
         k++;
         sl += lstep;
-        if (lay == LAY_BITS && !bit_get(sl, x) && x != r->gx && y != r->gy) continue;
+        if (LAYOUT(lay) == LAY_BITS && !bit_get(sl, x) && x != r->gx && y != r->gy) continue;
         gk = gb + r->cd * (double)k;
         if (i == r->goal || (cc && forced_diag(r->j, r->moves, i, x, y, sx, sy))) {
-            relax(r, x, y, gk, parent);
+            relax(r, x, y, gk, parent, -1, cc, lay);
             return;
         }
         jump_h(r, i, x, y, sx, gk, parent, cc, lay);
@@ -603,13 +746,17 @@ static inline int32_t row_of(const jps_run *r, int32_t i) {
 /* The directions worth trying from cell c = (x, y), by its arrival
  * direction (read from its parent's offset) and the forced neighbours. */
 static inline __attribute__((always_inline)) uint32_t
-successors(const jps_run *r, int32_t c, int32_t pid, int32_t x, int32_t y, bool cc) {
+successors(const jps_run *r, int32_t c, int32_t id, int32_t x, int32_t y, bool cc, int lay) {
     const pf_jps *j = r->j;
+    const jnode *nd = &r->nodes[id];
     int32_t p, dx, dy;
     uint32_t m;
     int sx, sy;
-    if (pid < 0) return r->moves[c];
-    p = r->nodes[pid].cell;
+    if (nd->parent < 0) return r->moves[c];
+    /* The cell it was entered from: its parent, or the last corridor turn
+     * passed on the way. */
+    p = (lay & LAY_CHAIN) && r->vias[id].n ? r->via[r->vias[id].via + r->vias[id].n - 1]
+                                           : r->nodes[nd->parent].cell;
     dy = row_of(r, p);
     dx = x - (p - dy * r->w);
     dy = y - dy;
@@ -654,6 +801,7 @@ static inline __attribute__((always_inline)) pf_status run_jps(jps_run *r, const
 
     ns->parent = -1;
     ns->g = 0.0;
+    if (lay & LAY_CHAIN) r->vias[0] = (jvia){0, 0};
     {
         double hs = octile(r, q->start.x, q->start.y);
         heap_push(r, 0, hs, hs);
@@ -688,7 +836,7 @@ static inline __attribute__((always_inline)) pf_status run_jps(jps_run *r, const
         y = row_of(r, c);
         x = c - y * w;
         gc = r->nodes[id].g;
-        m = successors(r, c, r->nodes[id].parent, x, y, cc);
+        m = successors(r, c, id, x, y, cc, lay);
         if (m & (1u << PF_DIR_E)) jump_h(r, c, x, y, 1, gc, id, cc, lay);
         if (m & (1u << PF_DIR_W)) jump_h(r, c, x, y, -1, gc, id, cc, lay);
         if (m & (1u << PF_DIR_S)) jump_v(r, c, x, y, 1, gc, id, cc, lay);
@@ -697,12 +845,13 @@ static inline __attribute__((always_inline)) pf_status run_jps(jps_run *r, const
         if (m & (1u << PF_DIR_SW)) jump_d(r, x, y, -1, 1, gc, c, id, cc, lay);
         if (m & (1u << PF_DIR_NE)) jump_d(r, x, y, 1, -1, gc, c, id, cc, lay);
         if (m & (1u << PF_DIR_NW)) jump_d(r, x, y, -1, -1, gc, c, id, cc, lay);
-        if (r->npend) relax_flush(r);
+        if (r->npend) relax_flush(r, lay);
     }
     return PF_NO_PATH;
 }
 
-/* The six variants, each compiled with its rule and layout fixed. */
+/* The variants, each compiled with its rule and layout fixed; without
+ * corner cutting also with corridor turns (maps with dead ends). */
 static pf_status run_scan_cc(jps_run *r, const pf_query *q, pf_result *out) {
     return run_jps(r, q, out, true, LAY_SCAN);
 }
@@ -725,6 +874,18 @@ static pf_status run_tables_cc(jps_run *r, const pf_query *q, pf_result *out) {
 
 static pf_status run_tables_nocc(jps_run *r, const pf_query *q, pf_result *out) {
     return run_jps(r, q, out, false, LAY_TABLES);
+}
+
+static pf_status run_scan_chain(jps_run *r, const pf_query *q, pf_result *out) {
+    return run_jps(r, q, out, false, LAY_SCAN | LAY_CHAIN);
+}
+
+static pf_status run_bits_chain(jps_run *r, const pf_query *q, pf_result *out) {
+    return run_jps(r, q, out, false, LAY_BITS | LAY_CHAIN);
+}
+
+static pf_status run_tables_chain(jps_run *r, const pf_query *q, pf_result *out) {
+    return run_jps(r, q, out, false, LAY_TABLES | LAY_CHAIN);
 }
 
 /* Writes the cells of segment a -> b (diagonal first, then straight) from
@@ -771,20 +932,32 @@ static pf_status build_path(jps_run *r, pf_search_ctx *ctx, pf_result *out) {
     for (int32_t i = r->goal_id, p, next = -1; i >= 0; next = i, i = p) {
         p = nodes[i].parent;
         if (p >= 0) {
-            int32_t ci = nodes[i].cell, cp = nodes[p].cell;
-            int32_t ay = row_of(r, cp), by = row_of(r, ci);
-            int32_t dx = abs((ci - by * w) - (cp - ay * w)), dy = abs(by - ay);
-            n += (size_t)(dx > dy ? dx : dy);
+            /* Its legs: parent, the corridor turns passed, the node. */
+            int32_t cp = nodes[p].cell;
+            jvia vi = r->chain ? r->vias[i] : (jvia){0, 0};
+            for (int32_t v = 0; v <= vi.n; v++) {
+                int32_t ci = v < vi.n ? r->via[vi.via + v] : nodes[i].cell;
+                int32_t ay = row_of(r, cp), by = row_of(r, ci);
+                int32_t dx = abs((ci - by * w) - (cp - ay * w)), dy = abs(by - ay);
+                n += (size_t)(dx > dy ? dx : dy);
+                cp = ci;
+            }
         }
         nodes[i].parent = next; /* now the next jump point towards the goal */
     }
+    (void)w;
     st = pf__ctx_reserve_path(ctx, n);
     if (st) return st;
-    /* The start is node 0. */
+    /* The start is node 0. A node's turns are on the leg that leads to it. */
     for (int32_t i = 0, nx; (nx = nodes[i].parent) >= 0; i = nx) {
-        pf_point a = cell_point(r, nodes[i].cell), b = cell_point(r, nodes[nx].cell);
-        k += (size_t)write_segment(ctx->path + k, a, b);
-        cost += segment_cost(r, a, b);
+        pf_point a = cell_point(r, nodes[i].cell);
+        jvia vn = r->chain ? r->vias[nx] : (jvia){0, 0};
+        for (int32_t v = 0; v <= vn.n; v++) {
+            pf_point b = cell_point(r, v < vn.n ? r->via[vn.via + v] : nodes[nx].cell);
+            k += (size_t)write_segment(ctx->path + k, a, b);
+            cost += segment_cost(r, a, b);
+            a = b;
+        }
     }
     ctx->path[k] = cell_point(r, r->goal);
     out->path = ctx->path;
@@ -856,6 +1029,9 @@ pf_status pf__jps_search_full(pf_search_ctx *ctx, const pf_jps *j, const pf_grid
      * the pruning leaves is the path itself, and the heuristic only costs
      * (maze512-1-0: p50 52 -> 41 us without it). */
     if (r.dead && r.dead->dead >= PF_DEADENDS_TREE) r.lm = NULL;
+    /* Corridor turns (relax) are taken where corridors are: on maps with
+     * dead ends. Elsewhere their test cost 3-5% (32room_000, den520d). */
+    r.chain = r.dead && !g->corner_cutting;
     if (r.lm) {
         /* The active landmarks: the ones that bound the start's distance to
          * the goal best (ALT's per-query selection, Goldberg & Harrelson,
@@ -880,6 +1056,8 @@ pf_status pf__jps_search_full(pf_search_ctx *ctx, const pf_jps *j, const pf_grid
     r.fref = -1.0;
     r.sp = 0;
     r.npend = 0;
+    r.nvia = 0;
+    r.via_full = false;
     r.nn = 0;
     r.goal_id = -1;
     r.hlen = 0;
@@ -893,18 +1071,27 @@ pf_status pf__jps_search_full(pf_search_ctx *ctx, const pf_jps *j, const pf_grid
         r.heap = sc->heap;
         r.slots = sc->slots;
         r.slots_cap = sc->slots_cap;
+        r.via = sc->via;
+        r.vias = sc->vias;
+        r.via_cap = (uint32_t)sc->via_cap;
         r.smask = JPS_SLOTS_MIN - 1;
         r.sshift = 32 - (uint32_t)__builtin_ctz(JPS_SLOTS_MIN);
     }
     switch (pf__jps_layout_for(j, g)) {
     case PF_JPS_LAYOUT_TABLES:
-        st = g->corner_cutting ? run_tables_cc(&r, q, out) : run_tables_nocc(&r, q, out);
+        st = g->corner_cutting ? run_tables_cc(&r, q, out)
+             : r.chain         ? run_tables_chain(&r, q, out)
+                               : run_tables_nocc(&r, q, out);
         break;
     case PF_JPS_LAYOUT_BITS:
-        st = g->corner_cutting ? run_bits_cc(&r, q, out) : run_bits_nocc(&r, q, out);
+        st = g->corner_cutting ? run_bits_cc(&r, q, out)
+             : r.chain         ? run_bits_chain(&r, q, out)
+                               : run_bits_nocc(&r, q, out);
         break;
     default:
-        st = g->corner_cutting ? run_scan_cc(&r, q, out) : run_scan_nocc(&r, q, out);
+        st = g->corner_cutting ? run_scan_cc(&r, q, out)
+             : r.chain         ? run_scan_chain(&r, q, out)
+                               : run_scan_nocc(&r, q, out);
         break;
     }
     out->generated = r.generated;
@@ -915,6 +1102,7 @@ pf_status pf__jps_search_full(pf_search_ctx *ctx, const pf_jps *j, const pf_grid
     }
     if (st == PF_OK) st = build_path(&r, ctx, out);
     index_clear(&r);
+    if (r.via_full) scratch_grow_via(ctx->ext[PF__EXT_JPS]);
     if (st != PF_OK) {
         out->path = NULL;
         out->path_len = 0;

@@ -119,7 +119,8 @@ static inline bool pf__jps_forced_diag(const pf_jps *j, const uint8_t *moves, in
 }
 
 /* 64 bits of a line from padded bit position p on: bit i is cell p - 64 + i. */
-static inline uint64_t pf__jps_window(const uint64_t *l, uint32_t p) {
+static inline __attribute__((always_inline)) uint64_t pf__jps_window(const uint64_t *l,
+                                                                     uint32_t p) {
     uint32_t k = p >> 6, s = p & 63;
     /* (hi << 1) << (63 - s) is hi << (64 - s), and 0 for s == 0. */
     return (l[k] >> s) | ((l[k + 1] << 1) << (63 - s));
