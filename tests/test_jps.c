@@ -430,6 +430,28 @@ END_TEST
  * reference distance and jps stays optimal; after doors switch and cells are
  * blocked the landmarks stay valid and jps stays optimal; a cell opened
  * beyond the all-open map makes them invalid. */
+/* The next version of g for the landmark tests: every door switched, then
+ * up to `blocks` cells blocked (any cells, or walkable ones); what changed
+ * into changed[0..32), the count returned. Only ever removes moves from
+ * the all-open map, so the landmarks stay valid. */
+static size_t next_version(uint64_t *st, pf_grid *g, pf_point *changed, int blocks, bool walkable) {
+    size_t n = 0;
+    for (int32_t d = 0; d < pf_grid_door_count(g); d++) {
+        size_t nc;
+        const pf_point *c = pf_grid_door_cells(g, d, &nc);
+        pf_grid_set_door(g, d, !pf_grid_door_is_open(g, d));
+        for (size_t k = 0; k < nc && n < 32; k++) changed[n++] = c[k];
+    }
+    for (int b = 0; b < blocks && n < 32; b++) {
+        pf_point p = {(int32_t)tu_below(st, (uint32_t)pf_grid_width(g)),
+                      (int32_t)tu_below(st, (uint32_t)pf_grid_height(g))};
+        if (walkable && !tu_random_walkable(st, g, &p)) break;
+        pf_grid_set_cost(g, p, 0);
+        changed[n++] = p;
+    }
+    return n;
+}
+
 START_TEST(jps_landmarks_keep_optimal) {
     uint64_t st = tu_seed("jps_landmarks_keep_optimal", 0x5eed0361);
     pf_search_ctx *ctx = pf_search_ctx_create();
@@ -470,20 +492,7 @@ START_TEST(jps_landmarks_keep_optimal) {
         pf_jps_set_landmarks(j, lm);
         for (int round = 0; round < 3; round++) {
             if (round > 0) {
-                /* Switch every door, block a few cells. */
-                n = 0;
-                for (int32_t d = 0; d < pf_grid_door_count(g); d++) {
-                    size_t nc;
-                    const pf_point *c = pf_grid_door_cells(g, d, &nc);
-                    pf_grid_set_door(g, d, !pf_grid_door_is_open(g, d));
-                    for (size_t k = 0; k < nc && n < 32; k++) changed[n++] = c[k];
-                }
-                for (int b = 0; b < 4 && n < 32; b++) {
-                    pf_point p = {(int32_t)tu_below(&st, (uint32_t)w),
-                                  (int32_t)tu_below(&st, (uint32_t)h)};
-                    pf_grid_set_cost(g, p, 0);
-                    changed[n++] = p;
-                }
+                n = next_version(&st, g, changed, 4, false);
                 ck_assert(pf_landmarks_valid_for(lm, g, changed, n));
                 ck_assert_int_eq(pf_jps_update(j, g, changed, n), PF_OK);
             }
@@ -567,19 +576,7 @@ START_TEST(jps_deadends_keep_optimal) {
         pf_jps_set_landmarks(j, lm);
         for (int round = 0; round < 3; round++) {
             if (round > 0) {
-                n = 0;
-                for (int32_t d = 0; d < pf_grid_door_count(g); d++) {
-                    size_t nc;
-                    const pf_point *c = pf_grid_door_cells(g, d, &nc);
-                    pf_grid_set_door(g, d, !pf_grid_door_is_open(g, d));
-                    for (size_t k = 0; k < nc && n < 32; k++) changed[n++] = c[k];
-                }
-                for (int b = 0; b < 3 && n < 32; b++) {
-                    pf_point c;
-                    if (!tu_random_walkable(&st, g, &c)) break;
-                    pf_grid_set_cost(g, c, 0);
-                    changed[n++] = c;
-                }
+                n = next_version(&st, g, changed, 3, true);
                 ck_assert(pf_landmarks_valid_for(lm, g, changed, n));
                 ck_assert_int_eq(pf_jps_update(j, g, changed, n), PF_OK);
                 ck_assert_int_eq(pf_jps_update(plain, g, changed, n), PF_OK);
