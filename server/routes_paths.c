@@ -434,18 +434,22 @@ static void write_slot_error(pf_jsonw *w, const pf_proto_error *e) {
 
 static void answer_deadline(pf_req *r, const paths_job *job);
 
-/* Job: navmesh queries (run_paths's twin). */
-static void run_nav_paths(pf_req *r, paths_job *job) {
+/* A navmesh map's queries (run_paths): one, or a batch in slices of
+ * --slice-ms like a grid batch. Returns true when the batch gave its worker
+ * back (pf_req_yield): r is not the caller's then, and it must not finish
+ * it. */
+static bool run_nav_paths(pf_req *r, paths_job *job) {
     pf_nav_query *nq = pf_navq_get(job->m->navq);
     pf_proto_error e;
-    pf_jsonw w;
     pf_status st = PF_OK;
+    uint64_t slice_end;
     if (!nq) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
-        return;
+        return false;
     }
-    pf_jsonw_init(&w, job->batch ? 512 * job->nqueries : 4096);
     if (!job->batch) {
+        pf_jsonw w;
+        pf_jsonw_init(&w, 4096);
         st = run_nav_one(job, nq, &job->nqueries_v[0], "", &w, &e);
         if (st == PF_OK) {
             pf_req_answer_json(r, &w);
@@ -454,31 +458,49 @@ static void run_nav_paths(pf_req *r, paths_job *job) {
             pf_req_answer_perror(r, &e);
         }
         pf_navq_put(job->m->navq, nq);
-        return;
+        return false;
     }
-    pf_jsonw_obj_begin(&w);
-    pf_jsonw_key(&w, "results");
-    pf_jsonw_arr_begin(&w);
-    for (size_t i = 0; i < job->nqueries; i++) {
+    if (!job->begun) {
+        pf_jsonw_init(&job->w, 512 * job->nqueries);
+        job->begun = true;
+        pf_jsonw_obj_begin(&job->w);
+        pf_jsonw_key(&job->w, "results");
+        pf_jsonw_arr_begin(&job->w);
+    }
+    slice_end = pf_clock_now_ns() + (uint64_t)job->m->cfg->slice_ms * 1000000ull;
+    while (job->next < job->nqueries) {
         char prefix[32];
         if (pf_clock_now_ns() >= job->deadline_ns) {
             st = PF_ECANCELED;
             break;
         }
-        snprintf(prefix, sizeof(prefix), "queries[%zu].", i);
-        if (run_nav_one(job, nq, &job->nqueries_v[i], prefix, &w, &e) != PF_OK)
-            write_slot_error(&w, &e);
+        snprintf(prefix, sizeof(prefix), "queries[%zu].", job->next);
+        if (run_nav_one(job, nq, &job->nqueries_v[job->next], prefix, &job->w, &e) != PF_OK)
+            write_slot_error(&job->w, &e);
+        job->next++;
+        if (job->next < job->nqueries && pf_clock_now_ns() >= slice_end) {
+            /* The query context goes back to the pool first: the job may
+             * run again at once on another worker. */
+            pf_navq_put(job->m->navq, nq);
+            if (pf_req_yield(r)) return true; /* the rest later; r is not ours now */
+            if (!(nq = pf_navq_get(job->m->navq))) {
+                pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+                return false;
+            }
+            slice_end = pf_clock_now_ns() + (uint64_t)job->m->cfg->slice_ms * 1000000ull;
+        }
     }
     pf_navq_put(job->m->navq, nq);
     if (st == PF_ECANCELED) {
-        pf_jsonw_free(&w);
         answer_deadline(r, job);
-        return;
+        return false;
     }
-    pf_jsonw_arr_end(&w);
-    pf_jsonw_kuint(&w, "map_version", job->mv->version);
-    pf_jsonw_obj_end(&w);
-    pf_req_answer_json(r, &w);
+    pf_jsonw_arr_end(&job->w);
+    pf_jsonw_kuint(&job->w, "map_version", job->mv->version);
+    pf_jsonw_obj_end(&job->w);
+    pf_req_answer_json(r, &job->w);
+    job->begun = false; /* the answer took the buffer */
+    return false;
 }
 
 /* run_query with room in the memory budget for the agent data a new
@@ -521,7 +543,7 @@ static void run_paths(pf_req *r, pf_search_ctx *ctx) {
         goto out_finish;
     }
     if (job->mv->nav) {
-        run_nav_paths(r, job);
+        if (run_nav_paths(r, job)) return; /* gave its worker back */
         goto out_finish;
     }
     if (!ctx) {

@@ -658,6 +658,72 @@ START_TEST(routes_paths_goals_agents_partial_snap) {
 }
 END_TEST
 
+/* The navmesh twin of the test below: two long navmesh batches (a
+ * serpentine map, 60000 queries, 1.5 s deadline) hold both workers; a single
+ * navmesh query that arrives behind them is answered at once, because they
+ * give their workers back between slices. Before, a navmesh batch ran to
+ * its end or its deadline. */
+START_TEST(routes_paths_long_nav_batches_do_not_starve_queries) {
+    hc_server s = it_start(ARGS("--workers", "2", "--max-batch", "100000"));
+    const int w = 120, h = 120, n = 60000;
+    char *text = malloc((size_t)(w + 1) * h + 64), *env, *batch;
+    size_t len = (size_t)sprintf(text, "type octile\nheight %d\nwidth %d\nmap\n", h, w), bl = 0;
+    int slow[2];
+    hc_resp r;
+    struct timespec t0;
+    double took;
+    cJSON *j;
+
+    /* Walls down every sixth column, their gaps at the bottom and the top in
+     * turn: the way from one corner to the other crosses every one. */
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            bool wall = x % 6 == 5 && ((x / 6) % 2 ? y > 2 : y < h - 3);
+            text[len++] = wall ? '@' : '.';
+        }
+        text[len++] = '\n';
+    }
+    text[len] = '\0';
+    env = it_nav_envelope(text, NULL);
+    it_put_map(&s, "n", "application/json", env, 201);
+    free(env);
+    free(text);
+    batch = malloc((size_t)n * 72 + 64);
+    bl += (size_t)sprintf(batch, "{\"deadline_ms\":1500,\"queries\":[");
+    for (int i = 0; i < n; i++)
+        bl += (size_t)sprintf(batch + bl,
+                              "%s{\"start\":[1.5,0,%d.5],\"goal\":[118.5,0,%d.5],\"cache\":false}",
+                              i ? "," : "", 1 + i % 100, 118 - i % 100);
+    sprintf(batch + bl, "]}");
+    it_wait_pool(&s, 0, 0);
+    slow[0] = it_send_json_post(s.port, "/v1/maps/n/paths", batch);
+    slow[1] = it_send_json_post(s.port, "/v1/maps/n/paths", batch);
+    free(batch);
+    it_wait_pool(&s, 2, 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    j = it_nav_path(&s, "n", (const float[3]){1.5f, 0, 1.5f}, (const float[3]){118.5f, 0, 118.5f},
+                    ",\"cache\":false");
+    took = it_since(&t0);
+    ck_assert(it_truth(j, "found"));
+    cJSON_Delete(j);
+    fprintf(stderr, "routes_paths_long_nav_batches_do_not_starve_queries: answered in %.3f s\n",
+            took);
+    ck_assert_msg(took < 0.75, "the query waited %.2f s behind the batches", took);
+    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
+    j = it_json(&r);
+    ck_assert(it_num(j, "pool.requeued") >= 1);
+    cJSON_Delete(j);
+    hc_free(&r);
+    /* The batches end at their deadline. */
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(hc_read(slow[i], &r), 0);
+        it_expect_error(&r, 504, "deadline_exceeded", NULL);
+        hc_free(&r);
+    }
+    it_stop(&s);
+}
+END_TEST
+
 /* Two long batches (3000 searches, 4 s deadline) hold both workers; a
  * single query that arrives behind them is still answered at once: the
  * batches give their workers back between slices. Before, it waited for a
@@ -749,6 +815,7 @@ TU_SUITE(routes_paths) {
     tcase_add_test(tc, routes_paths_navmesh_grid_only);
     tcase_add_test(tc, routes_paths_goals_agents_partial_snap);
     tcase_add_test(tc, routes_paths_long_batches_do_not_starve_queries);
+    tcase_add_test(tc, routes_paths_long_nav_batches_do_not_starve_queries);
     tcase_add_test(tc, routes_paths_max_deadline_ms);
     suite_add_tcase(s, tc);
     return s;
