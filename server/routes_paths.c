@@ -434,6 +434,28 @@ static void write_slot_error(pf_jsonw *w, const pf_proto_error *e) {
 
 static void answer_deadline(pf_req *r, const paths_job *job);
 
+/* A batch's answer so far, kept in its job between slices: begun on its
+ * first slice (batch_begin, which returns when the slice ends) and sent
+ * when its last query is in (batch_answer). */
+static uint64_t batch_begin(paths_job *job) {
+    if (!job->begun) {
+        pf_jsonw_init(&job->w, 512 * job->nqueries);
+        job->begun = true;
+        pf_jsonw_obj_begin(&job->w);
+        pf_jsonw_key(&job->w, "results");
+        pf_jsonw_arr_begin(&job->w);
+    }
+    return pf_clock_now_ns() + (uint64_t)job->m->cfg->slice_ms * 1000000ull;
+}
+
+static void batch_answer(pf_req *r, paths_job *job) {
+    pf_jsonw_arr_end(&job->w);
+    pf_jsonw_kuint(&job->w, "map_version", job->mv->version);
+    pf_jsonw_obj_end(&job->w);
+    pf_req_answer_json(r, &job->w);
+    job->begun = false; /* the answer took the buffer */
+}
+
 /* A navmesh map's queries (run_paths): one, or a batch in slices of
  * --slice-ms like a grid batch. Returns true when the batch gave its worker
  * back (pf_req_yield): r is not the caller's then, and it must not finish
@@ -460,14 +482,7 @@ static bool run_nav_paths(pf_req *r, paths_job *job) {
         pf_navq_put(job->m->navq, nq);
         return false;
     }
-    if (!job->begun) {
-        pf_jsonw_init(&job->w, 512 * job->nqueries);
-        job->begun = true;
-        pf_jsonw_obj_begin(&job->w);
-        pf_jsonw_key(&job->w, "results");
-        pf_jsonw_arr_begin(&job->w);
-    }
-    slice_end = pf_clock_now_ns() + (uint64_t)job->m->cfg->slice_ms * 1000000ull;
+    slice_end = batch_begin(job);
     while (job->next < job->nqueries) {
         char prefix[32];
         if (pf_clock_now_ns() >= job->deadline_ns) {
@@ -495,11 +510,7 @@ static bool run_nav_paths(pf_req *r, paths_job *job) {
         answer_deadline(r, job);
         return false;
     }
-    pf_jsonw_arr_end(&job->w);
-    pf_jsonw_kuint(&job->w, "map_version", job->mv->version);
-    pf_jsonw_obj_end(&job->w);
-    pf_req_answer_json(r, &job->w);
-    job->begun = false; /* the answer took the buffer */
+    batch_answer(r, job);
     return false;
 }
 
@@ -563,14 +574,7 @@ static void run_paths(pf_req *r, pf_search_ctx *ctx) {
         if (st != PF_OK) pf_jsonw_free(&w);
         goto out_finish;
     }
-    if (!job->begun) {
-        pf_jsonw_init(&job->w, 512 * job->nqueries);
-        job->begun = true;
-        pf_jsonw_obj_begin(&job->w);
-        pf_jsonw_key(&job->w, "results");
-        pf_jsonw_arr_begin(&job->w);
-    }
-    slice_end = pf_clock_now_ns() + (uint64_t)job->m->cfg->slice_ms * 1000000ull;
+    slice_end = batch_begin(job);
     while (job->next < job->nqueries) {
         char prefix[32];
         size_t i = job->next;
@@ -594,11 +598,7 @@ static void run_paths(pf_req *r, pf_search_ctx *ctx) {
         answer_deadline(r, job);
         goto out_finish;
     }
-    pf_jsonw_arr_end(&job->w);
-    pf_jsonw_kuint(&job->w, "map_version", job->mv->version);
-    pf_jsonw_obj_end(&job->w);
-    pf_req_answer_json(r, &job->w);
-    job->begun = false; /* the answer took the buffer */
+    batch_answer(r, job);
 out_finish:
     pf_req_finish(r);
 }

@@ -658,6 +658,22 @@ START_TEST(routes_paths_goals_agents_partial_snap) {
 }
 END_TEST
 
+/* After a query answered behind two long batches: the pool requeued a
+ * slice, and both batches (on connections slow[0..2)) end 504 at their
+ * deadline. */
+static void expect_batches_yielded(const hc_server *s, const int slow[2]) {
+    hc_resp r = it_req(s, "GET", "/v1/info", NULL, NULL);
+    cJSON *j = it_json(&r);
+    ck_assert(it_num(j, "pool.requeued") >= 1);
+    cJSON_Delete(j);
+    hc_free(&r);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(hc_read(slow[i], &r), 0);
+        it_expect_error(&r, 504, "deadline_exceeded", NULL);
+        hc_free(&r);
+    }
+}
+
 /* The navmesh twin of the test below: two long navmesh batches (a
  * serpentine map, 60000 queries, 1.5 s deadline) hold both workers; a single
  * navmesh query that arrives behind them is answered at once, because they
@@ -669,7 +685,6 @@ START_TEST(routes_paths_long_nav_batches_do_not_starve_queries) {
     char *text = malloc((size_t)(w + 1) * h + 64), *env, *batch;
     size_t len = (size_t)sprintf(text, "type octile\nheight %d\nwidth %d\nmap\n", h, w), bl = 0;
     int slow[2];
-    hc_resp r;
     struct timespec t0;
     double took;
     cJSON *j;
@@ -709,17 +724,7 @@ START_TEST(routes_paths_long_nav_batches_do_not_starve_queries) {
     fprintf(stderr, "routes_paths_long_nav_batches_do_not_starve_queries: answered in %.3f s\n",
             took);
     ck_assert_msg(took < 0.75, "the query waited %.2f s behind the batches", took);
-    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
-    j = it_json(&r);
-    ck_assert(it_num(j, "pool.requeued") >= 1);
-    cJSON_Delete(j);
-    hc_free(&r);
-    /* The batches end at their deadline. */
-    for (int i = 0; i < 2; i++) {
-        ck_assert_int_eq(hc_read(slow[i], &r), 0);
-        it_expect_error(&r, 504, "deadline_exceeded", NULL);
-        hc_free(&r);
-    }
+    expect_batches_yielded(&s, slow);
     it_stop(&s);
 }
 END_TEST
@@ -750,19 +755,7 @@ START_TEST(routes_paths_long_batches_do_not_starve_queries) {
     fprintf(stderr, "routes_paths_long_batches_do_not_starve_queries: answered in %.3f s\n", took);
     ck_assert_msg(took < 2.0, "the query waited %.2f s behind the batches", took);
     hc_free(&r);
-    r = it_req(&s, "GET", "/v1/info", NULL, NULL);
-    {
-        cJSON *j = it_json(&r);
-        ck_assert(it_num(j, "pool.requeued") >= 1);
-        cJSON_Delete(j);
-    }
-    hc_free(&r);
-    /* The batches end at their deadline. */
-    for (int i = 0; i < 2; i++) {
-        ck_assert_int_eq(hc_read(slow[i], &r), 0);
-        it_expect_error(&r, 504, "deadline_exceeded", NULL);
-        hc_free(&r);
-    }
+    expect_batches_yielded(&s, slow);
     it_stop(&s);
     free(map);
     free(batch);
