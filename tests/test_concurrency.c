@@ -44,6 +44,30 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* One thread per kinds[0..n) running fn for `seconds`, each on its own
+ * seed; prints what they sent under `name` and returns the failures. */
+static int run_mix(const hc_server *s, const char *name, const int *kinds, int n,
+                   void *(*fn)(void *), uint64_t seed, double seconds) {
+    pthread_t t[16];
+    mix m[16];
+    atomic_int failures;
+    uint64_t t0 = now_ns(), stop = t0 + (uint64_t)(seconds * 1e9);
+    int total = 0;
+    ck_assert_int_le(n, 16);
+    atomic_init(&failures, 0);
+    for (int i = 0; i < n; i++) {
+        m[i] = (mix){s, kinds[i], seed + (uint64_t)i * 7919, stop, &failures, 0};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, fn, &m[i]), 0);
+    }
+    for (int i = 0; i < n; i++) {
+        pthread_join(t[i], NULL);
+        total += m[i].sent;
+    }
+    fprintf(stderr, "%s: %d requests in %.1f s, %d failures\n", name, total,
+            (double)(now_ns() - t0) / 1e9, atomic_load(&failures));
+    return atomic_load(&failures);
+}
+
 static const char tiny_map[] = "{\"rows\":[\"......\",\"......\",\"......\"],"
                                "\"doors\":{\"d\":{\"cells\":[[2,1],[3,1]]}}}";
 
@@ -343,28 +367,13 @@ START_TEST(concurrency_every_route_mix) {
     hc_server s = it_start(ARGS("--workers", "2"));
     static const int kinds[] = {0, 1, 2, 3, 4, 4, 5, 6, 6, 7};
     enum { NT = sizeof(kinds) / sizeof(kinds[0]) };
-    pthread_t t[NT];
-    mix m[NT];
-    atomic_int failures;
-    uint64_t seed = tu_seed("concurrency_every_route_mix", 1212);
-    uint64_t t0 = now_ns(), stop = t0 + 5000000000ull;
-    int total = 0;
     hc_resp r;
-    atomic_init(&failures, 0);
-    for (int i = 0; i < NT; i++) {
-        m[i] = (mix){&s, kinds[i], seed + (uint64_t)i * 7919, stop, &failures, 0};
-        ck_assert_int_eq(pthread_create(&t[i], NULL, every_route_thread, &m[i]), 0);
-    }
-    for (int i = 0; i < NT; i++) {
-        pthread_join(t[i], NULL);
-        total += m[i].sent;
-    }
-    fprintf(stderr, "concurrency_every_route_mix: %d requests in %.1f s, %d failures\n", total,
-            (double)(now_ns() - t0) / 1e9, atomic_load(&failures));
+    int failures = run_mix(&s, "concurrency_every_route_mix", kinds, NT, every_route_thread,
+                           tu_seed("concurrency_every_route_mix", 1212), 5.0);
     r = it_req(&s, "GET", "/healthz", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     hc_free(&r);
-    ck_assert_int_eq(atomic_load(&failures), 0);
+    ck_assert_int_eq(failures, 0);
     it_stop(&s);
 }
 END_TEST
@@ -375,28 +384,13 @@ START_TEST(concurrency_publish_races_same_ids) {
     hc_server s = it_start(ARGS("--workers", "2"));
     static const int kinds[] = {0, 0, 1, 1, 2, 3, 4};
     enum { NT = sizeof(kinds) / sizeof(kinds[0]) };
-    pthread_t t[NT];
-    mix m[NT];
-    atomic_int failures;
-    uint64_t seed = tu_seed("concurrency_publish_races_same_ids", 12);
-    uint64_t t0 = now_ns(), stop = t0 + 4000000000ull;
-    int total = 0;
     hc_resp r;
-    atomic_init(&failures, 0);
-    for (int i = 0; i < NT; i++) {
-        m[i] = (mix){&s, kinds[i], seed + (uint64_t)i * 7919, stop, &failures, 0};
-        ck_assert_int_eq(pthread_create(&t[i], NULL, mix_thread, &m[i]), 0);
-    }
-    for (int i = 0; i < NT; i++) {
-        pthread_join(t[i], NULL);
-        total += m[i].sent;
-    }
-    fprintf(stderr, "concurrency_publish_races_same_ids: %d requests in %.1f s, %d failures\n",
-            total, (double)(now_ns() - t0) / 1e9, atomic_load(&failures));
+    int failures = run_mix(&s, "concurrency_publish_races_same_ids", kinds, NT, mix_thread,
+                           tu_seed("concurrency_publish_races_same_ids", 12), 4.0);
     r = it_req(&s, "GET", "/healthz", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     hc_free(&r);
-    ck_assert_int_eq(atomic_load(&failures), 0);
+    ck_assert_int_eq(failures, 0);
     it_stop(&s);
 }
 END_TEST
@@ -518,24 +512,9 @@ START_TEST(concurrency_many_units_races) {
     hc_server s = it_start(ARGS("--workers", "2"));
     static const int kinds[] = {0, 1, 2, 2, 3, 4, 4, 5};
     enum { NT = sizeof(kinds) / sizeof(kinds[0]) };
-    pthread_t t[NT];
-    mix m[NT];
-    atomic_int failures;
-    uint64_t seed = tu_seed("concurrency_many_units_races", 18);
-    uint64_t stop = now_ns() + 4000000000ull;
-    int total = 0;
-    atomic_init(&failures, 0);
-    for (int i = 0; i < NT; i++) {
-        m[i] = (mix){&s, kinds[i], seed + (uint64_t)i * 7919, stop, &failures, 0};
-        ck_assert_int_eq(pthread_create(&t[i], NULL, units_thread, &m[i]), 0);
-    }
-    for (int i = 0; i < NT; i++) {
-        pthread_join(t[i], NULL);
-        total += m[i].sent;
-    }
-    fprintf(stderr, "concurrency_many_units_races: %d requests, %d failures\n", total,
-            atomic_load(&failures));
-    ck_assert_int_eq(atomic_load(&failures), 0);
+    int failures = run_mix(&s, "concurrency_many_units_races", kinds, NT, units_thread,
+                           tu_seed("concurrency_many_units_races", 18), 4.0);
+    ck_assert_int_eq(failures, 0);
     it_stop(&s);
 }
 END_TEST
@@ -773,29 +752,14 @@ START_TEST(concurrency_navmesh_races) {
     hc_server s = it_start(ARGS("--workers", "2"));
     static const int kinds[] = {0, 1, 2, 2, 3, 3, 4, 5, 5};
     enum { NT = sizeof(kinds) / sizeof(kinds[0]) };
-    pthread_t t[NT];
-    mix m[NT];
-    atomic_int failures;
-    uint64_t seed = tu_seed("concurrency_navmesh_races", 17);
-    uint64_t stop = now_ns() + 4000000000ull;
-    int total = 0;
     hc_resp r;
-    atomic_init(&failures, 0);
     it_put_map(&s, "nrace", "application/json", nav_race_map, 201);
-    for (int i = 0; i < NT; i++) {
-        m[i] = (mix){&s, kinds[i], seed + (uint64_t)i * 7919, stop, &failures, 0};
-        ck_assert_int_eq(pthread_create(&t[i], NULL, nav_mix_thread, &m[i]), 0);
-    }
-    for (int i = 0; i < NT; i++) {
-        pthread_join(t[i], NULL);
-        total += m[i].sent;
-    }
-    fprintf(stderr, "concurrency_navmesh_races: %d requests, %d failures\n", total,
-            atomic_load(&failures));
+    int failures = run_mix(&s, "concurrency_navmesh_races", kinds, NT, nav_mix_thread,
+                           tu_seed("concurrency_navmesh_races", 17), 4.0);
     r = it_req(&s, "GET", "/healthz", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     hc_free(&r);
-    ck_assert_int_eq(atomic_load(&failures), 0);
+    ck_assert_int_eq(failures, 0);
     it_stop(&s);
 }
 END_TEST
