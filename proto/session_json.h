@@ -35,6 +35,15 @@
 #include "jsonw.h"
 #include "planner.h"
 
+/* A point as a request sent it: [x, y], two integers (a grid cell), or
+ * [x, y, z], three finite numbers within +-1e7 (a navmesh point). Which
+ * form a map takes is its kind's business (server/kind.h): the wire has
+ * one shape of point, the kinds read it. */
+typedef struct pf_place {
+    uint8_t dims; /* 2 or 3; 0: none */
+    double v[3];  /* dims 2: integers within int32 */
+} pf_place;
+
 typedef struct pf_session_request {
     pf_point start, goal;
     int64_t ttl_s;      /* 0 = not given */

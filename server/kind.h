@@ -1,0 +1,322 @@
+/* kind.h -- a world kind is one module: the table of operations every kind
+ * of map (grid, navmesh, ...) gives the server, and the registry of kinds.
+ *
+ * pathd serves several kinds of world. Everything the server does with a
+ * map that depends on what the map is goes through the map's pf_kind_ops
+ * (mv->kind): its upload is parsed and built, its PATCH applied, its info
+ * written, its path queries parsed, cached and run, its sessions created
+ * and run, and it is written to and read back from both stores (--data-dir
+ * and --store). A feature only some kinds have (flow fields, distance
+ * tables, the cell export, the HPA* hierarchy, crowds) is one bit of
+ * `features`: the route tests the bit once and, without it, answers 422
+ * unsupported with the sentence pf_kind_refuse builds from the kind's name.
+ * Outside the kind modules (server/kind_<name>*.c over core/ or nav/, and
+ * their codecs in proto/) nothing in server/ or proto/ asks which kind a
+ * map is; docs/KINDS.md lists what adding a kind touches.
+ *
+ * This follows SQLite's sqlite3_io_methods and redis's moduleType: the rest
+ * of the program calls one interface and each variant lives in its own
+ * files; pathd's store backends (maps_internal.h) are built the same way.
+ *
+ * Ownership. A kind's upload, PATCH, path queries and session state are
+ * opaque pointers (void *) the kind makes and frees through its own table;
+ * the callers only carry them. A map version's world (pf_mapver_world) is
+ * the kind's too, freed by world_free when the version's last reference
+ * goes.
+ *
+ * Environments. Each server (pf_kinds_create) gives every registered kind
+ * an environment: the server's parts the kind uses (pf_kind_deps) and the
+ * kind's own state (env_create: e.g. a navmesh's query scratch and tile
+ * runner). A version remembers the environment it was built in
+ * (pf_mapver_env), so the operations on it reach the same parts. Versions
+ * made outside a server (unit tests) have none (NULL): only the operations
+ * that say so accept that.
+ *
+ * Threads. The tables are constant. Operations that take a map version run
+ * on a worker unless their comment says otherwise; the `parse` operations
+ * run on an I/O thread and must be quick (no search, no build). A version
+ * is immutable: any number of threads may run operations on one at once.
+ * A session's state is used by one thread at a time (its holder).
+ */
+#ifndef PF_SERVER_KIND_H
+#define PF_SERVER_KIND_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "errors.h"
+#include "jsonw.h"
+#include "memory.h"
+#include "path_json.h"
+#include "pool.h"
+#include "router.h"
+#include "search.h"
+#include "session_json.h"
+#include "status.h"
+
+struct pf_mapver;
+struct pf_metrics;
+
+/* Features: routes that only some kinds serve. */
+#define PF_KIND_CELLS (1u << 0)     /* GET .../cells: the map as cells, an upload that reads back */
+#define PF_KIND_HIERARCHY (1u << 1) /* GET .../hierarchy: the HPA* abstract graph */
+#define PF_KIND_FLOWFIELDS (1u << 2) /* POST .../flowfield */
+#define PF_KIND_TABLES (1u << 3)     /* POST .../table: distance tables */
+#define PF_KIND_CROWDS (1u << 4)     /* .../crowds: DetourCrowd agents */
+
+/* At most this many kinds, and algorithms of all kinds together (the
+ * by-algorithm metrics). */
+#define PF_KINDS_MAX 8
+#define PF_KINDS_ALGORITHMS_MAX 32
+
+typedef struct pf_kind_ops pf_kind_ops;
+
+/* The server's parts a kind may use, borrowed for the server's life. */
+typedef struct pf_kind_deps {
+    const pf_config *cfg;
+    pf_mem *mem;                /* the memory budget versions are charged to */
+    struct pf_metrics *metrics; /* searches, cache hits and misses */
+    pf_pool *pool;              /* work a build may spread over the workers; NULL: none */
+} pf_kind_deps;
+
+/* One kind in one server. */
+typedef struct pf_kind_env {
+    const pf_kind_ops *kind;
+    pf_kind_deps d;
+    void *state;        /* the kind's own (env_create), or NULL */
+    uint32_t slot_base; /* its first algorithm's slot in the by-algorithm metrics */
+} pf_kind_env;
+
+/* An upload as it came: the body and how it was declared. root is the
+ * parsed JSON of a JSON body (NULL otherwise); the kind may take it
+ * (set *root to NULL after freeing it) to parse the body another way with
+ * less memory. args are the query string's (copied by the route; a JSON
+ * body has them too, and most kinds ignore them); too_many_args when
+ * there were more than the route keeps. */
+typedef struct pf_kind_upload {
+    pf_body_kind body_kind;
+    const char *body;
+    size_t len;
+    cJSON **root;
+    const pf_kv *args;
+    size_t nargs;
+    bool too_many_args;
+} pf_kind_upload;
+
+/* A map read back from a store: the image store_encode wrote and, with a
+ * shared store, the PATCH bodies logged after it (as sent), to apply in
+ * order. */
+typedef struct pf_kind_stored {
+    const char *id;
+    const unsigned char *img;
+    size_t img_len;
+    const char *const *bodies;
+    const size_t *lens;
+    size_t nbodies;
+    const uint8_t *hash; /* the upload's SHA-256, or NULL */
+} pf_kind_stored;
+
+/* Why a stored map did not load (store_load). */
+typedef enum pf_kind_store_fault {
+    PF_KIND_STORE_DAMAGED = 1, /* the image is not one of ours: digest or layout */
+    PF_KIND_STORE_LIMITS,      /* past this server's limits (why names the flags) */
+    PF_KIND_STORE_NO_BUILD,    /* it does not build here any more (why says why) */
+    PF_KIND_STORE_LOG,         /* logged PATCH bodies[at] does not apply (why says why) */
+    PF_KIND_STORE_LATER        /* out of memory, or out of time: it may load next time */
+} pf_kind_store_fault;
+
+typedef struct pf_kind_store_error {
+    pf_kind_store_fault fault;
+    size_t at;        /* PF_KIND_STORE_LOG: the body that failed */
+    pf_proto_error e; /* the sentence (e.message, e.field when one is at fault) */
+} pf_kind_store_error;
+
+/* What a path query runs with on a worker. */
+typedef struct pf_kind_path_run {
+    const struct pf_mapver *mv;
+    void *scratch;            /* scratch_get's */
+    const uint64_t *deadline; /* the request's, pf_clock_now_ns() time */
+    bool batch;               /* one query of a batch: look in the cache first */
+} pf_kind_path_run;
+
+/* What a session's run sees beside its own state. */
+typedef struct pf_kind_session_run {
+    const struct pf_mapver *mv; /* the version the session is on now */
+    const char *session_id, *map_id;
+    int64_t ttl_s;
+    const char *rebase; /* "none", "incremental" or "rebuilt": session_rebase's */
+    bool rebased;       /* the version changed since the last run */
+    struct pf_metrics *metrics;
+    uint64_t t0_ns; /* when the request's job started */
+} pf_kind_session_run;
+
+struct pf_kind_ops {
+    /* "grid", "navmesh": the "kind" of JSON uploads, map info and the
+     * shared store's index, and the subject of refusals. */
+    const char *name;
+    unsigned features; /* PF_KIND_* */
+    /* The non-JSON uploads this kind reads (router.h's PF_BODY_* bits): a
+     * Moving AI map, an OBJ model. A JSON upload names its kind in "kind"
+     * (default_json: this kind when it names none). */
+    unsigned upload_bodies;
+    bool default_json;
+    /* Its algorithms' names, the by-algorithm metrics' labels (an
+     * algorithm's slot is env->slot_base + its index). */
+    const char *const *algorithms;
+    size_t nalgorithms;
+    /* The data directory's file of a map of this kind: DIR/<id><suffix>. */
+    const char *store_suffix;
+
+    /* The kind in one server: its state (a sentence in err on failure),
+     * its members of GET /v1/info. */
+    pf_status (*env_create)(const pf_kind_deps *d, void **state, char *err, size_t errlen);
+    void (*env_destroy)(void *state);
+    void (*write_server_info)(const pf_kind_env *env, pf_jsonw *w);
+
+    /* A version's world: freed with the version; the bytes it holds now
+     * (its charge to the budget follows them, registry.h); GET
+     * /v1/maps/{id} (a whole object); and the members the shared store
+     * lists for it (store_redis.h's info). I/O thread allowed. */
+    void (*world_free)(void *world);
+    size_t (*world_memory)(const void *world);
+    void (*write_info)(const struct pf_mapver *mv, pf_jsonw *w);
+    void (*write_summary)(const struct pf_mapver *mv, pf_jsonw *w);
+
+    /* Uploads (PUT /v1/maps/{id}, POST /v1/maps): parse (the slow part's
+     * input: the route drops the body after it) and build an unpublished
+     * version with one reference (t0_ns: when the upload's parse began,
+     * for build_us; hash: the content hash, NULL for none). build takes
+     * `up` whatever it returns. e names the field at fault. */
+    pf_status (*upload_parse)(const pf_kind_env *env, const pf_kind_upload *in, void **up,
+                              pf_proto_error *e);
+    pf_status (*upload_build)(const pf_kind_env *env, void *up, const char *id,
+                              const uint8_t hash[32], uint64_t t0_ns, struct pf_mapver **out,
+                              pf_proto_error *e);
+
+    /* PATCH /v1/maps/{id}: parse (I/O thread; the limit on changes
+     * included), apply to cur making the next version (one reference,
+     * its change log set), free. */
+    pf_status (*patch_parse)(const pf_kind_env *env, const char *body, size_t len, void **patch,
+                             pf_proto_error *e);
+    pf_status (*patch_apply)(const pf_kind_env *env, const struct pf_mapver *cur, const void *patch,
+                             struct pf_mapver **out, pf_proto_error *e);
+    void (*patch_free)(void *patch);
+
+    /* Stores: the image of a version (its version number inside it), and
+     * a version built back from an image and the PATCH bodies logged
+     * after it. */
+    pf_status (*store_encode)(const struct pf_mapver *mv, uint64_t version, unsigned char **img,
+                              size_t *len);
+    pf_status (*store_load)(const pf_kind_env *env, const pf_kind_stored *in,
+                            struct pf_mapver **out, uint64_t *version, pf_kind_store_error *why);
+
+    /* Paths (GET/POST .../path, POST .../paths). Parse on the I/O thread:
+     * a GET's query string, one JSON query, a batch (at most max
+     * queries); *q gets n queries (free with paths_free), *deadline_ms
+     * the request's (0: none). cached: query i found in mv's cache is
+     * written whole into w (true), counting the lookup. scratch_get and
+     * scratch_put bracket a worker's run of queries (ctx: the worker's
+     * search context; NULL on out of memory). run: query i into w, or
+     * PF_ECANCELED (the deadline passed: nothing written), or an error
+     * in e (nothing written), field names prefixed with `prefix`. */
+    pf_status (*path_parse_query)(const pf_kind_env *env, const pf_kv *kv, size_t nkv, void **q,
+                                  int64_t *deadline_ms, pf_proto_error *e);
+    pf_status (*path_parse_one)(const pf_kind_env *env, const char *body, size_t len, void **q,
+                                int64_t *deadline_ms, pf_proto_error *e);
+    pf_status (*path_parse_batch)(const pf_kind_env *env, const char *body, size_t len, size_t max,
+                                  void **q, size_t *n, int64_t *deadline_ms, pf_proto_error *e);
+    void (*paths_free)(void *q, size_t n);
+    bool (*path_cached)(const struct pf_mapver *mv, const void *q, size_t i, pf_jsonw *w);
+    void *(*scratch_get)(const pf_kind_env *env, pf_search_ctx *ctx);
+    void (*scratch_put)(const pf_kind_env *env, void *scratch);
+    pf_status (*path_run)(const pf_kind_path_run *run, const void *q, size_t i, const char *prefix,
+                          pf_jsonw *w, pf_proto_error *e);
+
+    /* Sessions (session.h). create: checks q against mv (fields prefixed
+     * with `prefix`) and makes the session's state; *reserve gets the
+     * bytes the budget must hold for it before it is added. where: its
+     * position and goal for GET .../sessions. rebase: the session's map
+     * has a newer version `to` (same lineage): returns "incremental",
+     * "rebuilt" or "none". run: validate and apply the updates l (NULL:
+     * a read), plan, count it, and write the answer or an error body into
+     * w; returns PF_ERR_NONE or the error w holds. */
+    pf_status (*session_create)(const struct pf_mapver *mv, const pf_session_request *q,
+                                const char *prefix, void **st, size_t *reserve, pf_proto_error *e);
+    void (*session_free)(void *st);
+    size_t (*session_memory)(const void *st);
+    void (*session_where)(const void *st, pf_place *position, pf_place *goal);
+    const char *(*session_rebase)(void *st, const struct pf_mapver *from,
+                                  const struct pf_mapver *to);
+    pf_error (*session_run)(const pf_kind_session_run *run, void *st, const pf_update_list *l,
+                            pf_jsonw *w);
+
+    /* PF_KIND_CELLS: GET .../cells (a whole object). PF_KIND_HIERARCHY:
+     * GET .../hierarchy (intra: the intra-cluster edges too); 422 in e
+     * when this version has none. */
+    void (*write_cells)(const struct pf_mapver *mv, pf_jsonw *w);
+    pf_status (*write_hierarchy)(const struct pf_mapver *mv, bool intra, pf_jsonw *w,
+                                 pf_proto_error *e);
+
+    /* PF_KIND_FLOWFIELDS and PF_KIND_TABLES: parse on the I/O thread
+     * (*req freed with the matching free), run on a worker (ctx the
+     * worker's search context) until the deadline (PF_ECANCELED, nothing
+     * written), writing the answer into w or an error into e. A flow
+     * field's cached answer is written by field_cached on the I/O
+     * thread. */
+    pf_status (*field_parse)(const pf_kind_env *env, const char *body, size_t len, void **req,
+                             int64_t *deadline_ms, pf_proto_error *e);
+    bool (*field_cached)(const struct pf_mapver *mv, const void *req, pf_jsonw *w);
+    pf_status (*field_run)(const struct pf_mapver *mv, pf_search_ctx *ctx, const void *req,
+                           const uint64_t *deadline, pf_jsonw *w, pf_proto_error *e);
+    void (*field_free)(void *req);
+    pf_status (*table_parse)(const pf_kind_env *env, const char *body, size_t len, void **req,
+                             int64_t *deadline_ms, pf_proto_error *e);
+    pf_status (*table_run)(const struct pf_mapver *mv, pf_search_ctx *ctx, const void *req,
+                           const uint64_t *deadline, pf_jsonw *w, pf_proto_error *e);
+    void (*table_free)(void *req);
+};
+
+/* The kinds this build serves, registered in server/kinds.c (one line a
+ * kind), NULL-terminated; the first is the default of a request whose map
+ * does not exist (its body is parsed as that kind's before the 404). */
+extern const pf_kind_ops *const pf_kinds_registered[];
+
+/* A registered kind by name, or NULL. */
+const pf_kind_ops *pf_kind_by_name(const char *name);
+/* Whether kind has every feature bit of `features`. */
+bool pf_kind_has(const pf_kind_ops *kind, unsigned features);
+/* 422 unsupported for a map of a kind without `feature` (one PF_KIND_*
+ * bit): "Map 'x' is a navmesh map: it has no flow fields (grid maps have
+ * them)." with `field` at fault (NULL: none). Returns PF_EUNSUPPORTED. */
+pf_status pf_kind_refuse(pf_proto_error *e, const pf_kind_ops *kind, const char *map_id,
+                         unsigned feature, const char *field);
+/* The by-algorithm metrics: how many slots the registered kinds use, and
+ * slot s's label. */
+size_t pf_kinds_algorithm_slots(void);
+const char *pf_kinds_algorithm_label(size_t s);
+
+/* Every kind's environment in one server. */
+typedef struct pf_kinds pf_kinds;
+
+/* Makes each registered kind's environment over d (copied). PF_ENOMEM or
+ * a kind's error, with a sentence in err. */
+pf_status pf_kinds_create(const pf_kind_deps *d, pf_kinds **out, char *err, size_t errlen);
+/* NULL is a no-op. Call after every version built here is gone. */
+void pf_kinds_destroy(pf_kinds *k);
+/* kind's environment in k (kind must be registered). */
+const pf_kind_env *pf_kinds_env(const pf_kinds *k, const pf_kind_ops *kind);
+/* The default kind's environment (pf_kinds_registered[0]). */
+const pf_kind_env *pf_kinds_default(const pf_kinds *k);
+/* The kind an upload is: a JSON body by its "kind" member (a string
+ * naming a registered kind; absent: the default_json kind), another body
+ * by its declared type (upload_bodies). PF_EINVAL / PF_EPARSE naming
+ * "kind" otherwise. */
+pf_status pf_kinds_for_upload(const pf_kinds *k, pf_body_kind body_kind, const cJSON *root,
+                              const pf_kind_env **out, pf_proto_error *e);
+/* Writes every kind's members of GET /v1/info. */
+void pf_kinds_write_server_info(const pf_kinds *k, pf_jsonw *w);
+
+#endif
