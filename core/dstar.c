@@ -193,17 +193,10 @@ pf_status pf_dstar_rebase(pf_dstar *d, const pf_grid *g, const pf_point *changed
     for (size_t i = 0; i < n; i++)
         if (!in_bounds(d, changed[i].x, changed[i].y)) return PF_ERANGE;
     bool same_rules = g->connectivity == d->conn && g->corner_cutting == d->cut;
+    if (!same_rules) return pf_dstar_rebase_all(d, g); /* every mask and key is stale */
     if (!d->fresh) sync_start(d);
     set_base(d, g);
     d->cuts = NULL; /* they describe the old base */
-    if (!same_rules) {
-        /* Every cached mask and every key is stale: start over. */
-        for (uint32_t i = 0; i < d->ocap; i++)
-            if (d->o[i].cell != EMPTY_CELL)
-                d->o[i].moves = pf__dstar_ov_moves(d, d->o[i].cell % d->w, d->o[i].cell / d->w);
-        d->fresh = true;
-        return PF_OK;
-    }
     /* First bring every cached mask in line with the new base, then touch
      * the vertices: a vertex's rhs reads the masks of its own block. */
     for (size_t i = 0; i < n; i++)
@@ -213,6 +206,31 @@ pf_status pf_dstar_rebase(pf_dstar *d, const pf_grid *g, const pf_point *changed
     for (size_t i = 0; i < n && !st; i++) st = d->ops->refresh_block(d, changed[i].x, changed[i].y);
     if (st) d->fresh = true; /* out of memory half way: search anew next time */
     return st;
+}
+
+/* Takes g as the base and works out every cached mask of the overlay
+ * again; nothing else is known of what changed, so the next plan searches
+ * anew. */
+pf_status pf_dstar_rebase_all(pf_dstar *d, const pf_grid *g) {
+    if (g->w != d->w || g->h != d->h) return PF_EINVAL;
+    set_base(d, g);
+    d->cuts = NULL; /* they describe the old base */
+    for (uint32_t i = 0; i < d->ocap; i++)
+        if (d->o[i].cell != EMPTY_CELL)
+            d->o[i].moves = pf__dstar_ov_moves(d, d->o[i].cell % d->w, d->o[i].cell / d->w);
+    d->fresh = true;
+    return PF_OK;
+}
+
+void pf_dstar_restart(pf_dstar *d) { d->fresh = true; }
+
+uint8_t pf_dstar_cost(const pf_dstar *d, pf_point p) {
+    return in_bounds(d, p.x, p.y) ? eff_cost(d, cell_of(d, p)) : 0;
+}
+
+bool pf_dstar_is_wall(const pf_dstar *d, pf_point p, int dir) {
+    if (dir < 0 || dir > 3 || !in_bounds(d, p.x, p.y)) return false;
+    return eff_wall(d, cell_of(d, p), dir);
 }
 
 /* The agent's cell. */

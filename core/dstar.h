@@ -116,6 +116,26 @@ pf_status pf_dstar_set_wall(pf_dstar *d, pf_point p, int dir, bool blocked);
  * (connectivity, corner cutting) is accepted and searched anew. */
 pf_status pf_dstar_rebase(pf_dstar *d, const pf_grid *g, const pf_point *changed, size_t n);
 
+/* The world changed and which cells differ is not known (the session is
+ * further behind than a change log reaches): g (borrowed, the new base, the
+ * same size) replaces the base, every overlay entry's cached moves are
+ * worked out again, and the next plan searches anew. The overlay stays in
+ * force, as with pf_dstar_rebase. PF_EINVAL for a different size (nothing
+ * changes then). Never allocates. */
+pf_status pf_dstar_rebase_all(pf_dstar *d, const pf_grid *g);
+
+/* The next plan searches anew instead of repairing, on the same base and
+ * overlay: after an update failed half way (what it applied stays). */
+void pf_dstar_restart(pf_dstar *d);
+
+/* The effective map, read: cell p's cost (the overlay's when the session
+ * set it, else the base's; 0 off the map), and whether the wall edge
+ * between p and its neighbour in dir (PF_DIR_E/W/S/N) is closed (false off
+ * the map or for another dir, as pf_grid_is_wall). What every plan
+ * searches on; O(1). */
+uint8_t pf_dstar_cost(const pf_dstar *d, pf_point p);
+bool pf_dstar_is_wall(const pf_dstar *d, pf_point p, int dir);
+
 /* Lets plans answer PF_NO_PATH without searching when the goal is cut off
  * (cuts.h): the agent and the goal are in different components of the base
  * grid, or a cell the session blocked separates them on it. `cuts`

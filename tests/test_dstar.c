@@ -767,8 +767,16 @@ START_TEST(dstar_property_random_updates) {
                         changed[n++] = p;
                     }
                 }
-                ck_assert_int_eq(pf_dstar_rebase(d, nb, changed, n), PF_OK);
-                ck_assert_int_eq(pf_dstar_rebase(ref, nb, changed, n), PF_OK);
+                if (tu_below(&st, 4) == 0) {
+                    /* Announced without its list (a session further
+                     * behind than the change log): the overlay stays, the
+                     * next plan searches anew. */
+                    ck_assert_int_eq(pf_dstar_rebase_all(d, nb), PF_OK);
+                    ck_assert_int_eq(pf_dstar_rebase_all(ref, nb), PF_OK);
+                } else {
+                    ck_assert_int_eq(pf_dstar_rebase(d, nb, changed, n), PF_OK);
+                    ck_assert_int_eq(pf_dstar_rebase(ref, nb, changed, n), PF_OK);
+                }
                 ck_assert_ptr_eq(pf_dstar_grid(d), nb);
                 if (use_cuts) {
                     pf_cuts_destroy(cuts);
@@ -782,6 +790,19 @@ START_TEST(dstar_property_random_updates) {
             pf_grid_destroy(eff);
             eff = effective(base, &m);
             snprintf(what, sizeof(what), "map %d op %u", mi, op);
+            /* The session reads back the map it searches: every cell's
+             * cost and walls as the model says (base, then overlay). */
+            for (int32_t i = 0; i < w * h; i += 1 + (int32_t)tu_below(&st, 5)) {
+                pf_point p = {i % w, i / w};
+                ck_assert_int_eq(pf_dstar_cost(d, p), pf_grid_cost(eff, p));
+                for (int dir = 0; dir < 4; dir++)
+                    ck_assert_int_eq(pf_dstar_is_wall(d, p, dir), pf_grid_is_wall(eff, p, dir));
+            }
+            if (tu_below(&st, 16) == 0) {
+                /* Searches anew, the overlay kept: the same optimum. */
+                pf_dstar_restart(d);
+                pf_dstar_restart(ref);
+            }
             /* One plan in eight runs on a small budget, in many calls. */
             check_plan_twin(d, ref, eff, what, u,
                             tu_below(&st, 8) == 0 ? 1 + tu_below(&st, 40) : 0);
