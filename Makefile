@@ -347,7 +347,8 @@ FUZZ_BIN := build/fuzz/fuzz_inputs
 # proto/nav_info.c reads navmesh versions (the C++ shim): not in the fuzz
 # build, which links no C++; the OBJ reader and the navmesh defaults are C.
 FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(filter-out proto/nav_info.c,$(PROTO_SRC)) \
-            nav/obj.c nav/navconf.c server/ws.c server/store.c server/router.c \
+            nav/obj.c nav/navconf.c server/ws.c server/store.c server/router.c server/image.c \
+            server/kind_grid_image.c server/kind_navmesh_image.c \
             server/auth.c server/http_strict.c server/guard.c server/config.c
 
 $(FUZZ_BIN): $(FUZZ_SRC) $(wildcard core/*.h nav/*.h proto/*.h server/*.h) | fuzz-deps

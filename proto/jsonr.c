@@ -222,6 +222,26 @@ pf_status pf_jsonr_string(const cJSON *it, const char *field, const char **out, 
     return PF_OK;
 }
 
+pf_status pf_jsonr_point3(const cJSON *it, const char *field, float out[3], pf_proto_error *e) {
+    int k = 0;
+    if (!it || !cJSON_IsArray(it) || cJSON_GetArraySize(it) != 3)
+        return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, field,
+                                  "Field '%s' must be a point [x, y, z] of three numbers.", field);
+    for (const cJSON *c = it->child; c; c = c->next, k++) {
+        double v;
+        if (!cJSON_IsNumber(c) || !isfinite(c->valuedouble))
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, field,
+                                      "Field '%s' must be a point [x, y, z] of three numbers.",
+                                      field);
+        v = c->valuedouble;
+        if (fabs(v) > PF_JSONR_MAX_COORD)
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
+                                      "Field '%s' has a coordinate outside +-1e7.", field);
+        out[k] = (float)v;
+    }
+    return PF_OK;
+}
+
 pf_status pf_jsonr_point(const cJSON *it, const char *field, pf_point *out, pf_proto_error *e) {
     const cJSON *x, *y;
     int64_t vx, vy;

@@ -40,6 +40,10 @@ pf_status pf_jsonr_string(const cJSON *it, const char *field, const char **out, 
 /* Reads [x, y], two integers within int32 range (range against a map is
  * the search's business: off-map is PF_ERANGE there). PF_EPARSE otherwise. */
 pf_status pf_jsonr_point(const cJSON *it, const char *field, pf_point *out, pf_proto_error *e);
+/* A point [x, y, z] of three finite numbers within +-1e7 (PF_EPARSE, or
+ * PF_EINVAL past the range), as floats. */
+#define PF_JSONR_MAX_COORD 1e7
+pf_status pf_jsonr_point3(const cJSON *it, const char *field, float out[3], pf_proto_error *e);
 /* PF_EPARSE unless it is an object. */
 pf_status pf_jsonr_object(const cJSON *it, const char *field, pf_proto_error *e);
 

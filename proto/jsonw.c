@@ -327,6 +327,12 @@ void pf_jsonw_base64(pf_jsonw *w, const void *data, size_t n) {
     pf_jsonw_b64_end(w, &b);
 }
 
+void pf_jsonw_point3(pf_jsonw *w, const float *p) {
+    pf_jsonw_arr_begin(w);
+    for (int k = 0; k < 3; k++) pf_jsonw_double(w, round((double)p[k] * 1e4) / 1e4);
+    pf_jsonw_arr_end(w);
+}
+
 void pf_jsonw_point(pf_jsonw *w, int32_t x, int32_t y) {
     char tmp[32], *end = tmp + sizeof(tmp), *p = end;
     uint32_t ux = x < 0 ? (uint32_t)0 - (uint32_t)x : (uint32_t)x;

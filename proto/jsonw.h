@@ -77,6 +77,8 @@ void pf_jsonw_point(pf_jsonw *w, int32_t x, int32_t y);
  * them, in one pass (a path answer's largest part: one reserve, two digits
  * a table lookup). */
 void pf_jsonw_points(pf_jsonw *w, const pf_point *p, size_t n);
+/* A point [x, y, z] of floats, each rounded to 1e-4. */
+void pf_jsonw_point3(pf_jsonw *w, const float *p);
 
 /* Bytes as a base64 string (RFC 4648 with '=' padding), the compact form
  * of per-cell answers (flow fields). Whole, or in pieces that need not be

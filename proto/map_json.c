@@ -491,13 +491,7 @@ static void write_auto(pf_jsonw *w, const pf_planner *p) {
     pf_jsonw_obj_end(w);
 }
 
-void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
-    const pf_grid *g = pf_planner_grid(info->planner);
-    uint64_t lookups = info->cache_hits + info->cache_misses;
-    pf_jsonw_obj_begin(w);
-    pf_jsonw_kstr(w, "id", info->id);
-    pf_jsonw_kuint(w, "version", info->version);
-    pf_jsonw_kstr(w, "kind", "grid");
+void pf_map_write_shape(pf_jsonw *w, const pf_grid *g) {
     pf_jsonw_kint(w, "width", pf_grid_width(g));
     pf_jsonw_kint(w, "height", pf_grid_height(g));
     pf_jsonw_kint(w, "connectivity", pf_grid_connectivity(g));
@@ -505,6 +499,16 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
     pf_jsonw_kint(w, "walkable_cells", pf_grid_walkable_count(g));
     pf_jsonw_kbool(w, "uniform_cost", pf_grid_is_uniform(g));
     pf_jsonw_kint(w, "doors", pf_grid_door_count(g));
+}
+
+void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
+    const pf_grid *g = pf_planner_grid(info->planner);
+    uint64_t lookups = info->cache_hits + info->cache_misses;
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kstr(w, "id", info->id);
+    pf_jsonw_kuint(w, "version", info->version);
+    pf_jsonw_kstr(w, "kind", "grid");
+    pf_map_write_shape(w, g);
     pf_jsonw_kuint(w, "memory_bytes", pf_planner_memory(info->planner));
     pf_jsonw_kint(w, "jps_landmarks", pf_planner_landmark_count(info->planner));
     pf_jsonw_kdouble(w, "jps_dead_ends", pf_planner_dead_ends(info->planner));

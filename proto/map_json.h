@@ -68,6 +68,10 @@ typedef struct pf_map_info {
  * "hierarchy_build_us","memory_bytes"},...],"cache":{...},"flowfield_cache":{...}}
  * as a value. */
 void pf_map_write_info(pf_jsonw *w, const pf_map_info *info);
+/* The members of g's shape in that info: "width", "height",
+ * "connectivity", "corner_cutting", "walkable_cells", "uniform_cost",
+ * "doors" (what the shared store lists of a grid). */
+void pf_map_write_shape(pf_jsonw *w, const pf_grid *g);
 
 /* Writes what GET /v1/maps/{id}/cells answers, as a value:
  * {"id","version","width","height","connectivity","corner_cutting",

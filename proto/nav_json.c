@@ -11,7 +11,7 @@
 #include "jsonr.h"
 #include "map_json.h"
 
-#define MAX_COORD 1e7
+#define MAX_COORD PF_JSONR_MAX_COORD
 
 void pf_nav_upload_free(pf_nav_upload *u) {
     if (!u) return;
@@ -62,39 +62,8 @@ pf_status pf_nav_error_to_proto(pf_proto_error *e, pf_status st, const pf_nav_er
                               n && ne->message[n - 1] == '.' ? "" : ".");
 }
 
-pf_status pf_nav_json_kind(const cJSON *root, bool *navmesh, pf_proto_error *e) {
-    const cJSON *k = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "kind") : NULL;
-    const char *s;
-    *navmesh = false;
-    if (!k) return PF_OK;
-    if (pf_jsonr_string(k, "kind", &s, e)) return PF_EPARSE;
-    if (strcmp(s, "navmesh") == 0) {
-        *navmesh = true;
-        return PF_OK;
-    }
-    if (strcmp(s, "grid") == 0) return PF_OK;
-    return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, "kind",
-                              "Field 'kind' is \"grid\" or \"navmesh\".");
-}
-
 pf_status pf_nav_read_point(const cJSON *it, const char *field, float out[3], pf_proto_error *e) {
-    if (!it || !cJSON_IsArray(it) || cJSON_GetArraySize(it) != 3)
-        return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, field,
-                                  "Field '%s' must be a point [x, y, z] of three numbers.", field);
-    int k = 0;
-    for (const cJSON *c = it->child; c; c = c->next, k++) {
-        double v;
-        if (!cJSON_IsNumber(c) || !isfinite(c->valuedouble))
-            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, field,
-                                      "Field '%s' must be a point [x, y, z] of three numbers.",
-                                      field);
-        v = c->valuedouble;
-        if (fabs(v) > MAX_COORD)
-            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
-                                      "Field '%s' has a coordinate outside +-1e7.", field);
-        out[k] = (float)v;
-    }
-    return PF_OK;
+    return pf_jsonr_point3(it, field, out, e);
 }
 
 /* e->field becomes prefix.field (prefix alone when e names none). */
@@ -877,11 +846,7 @@ out_free:
     return st;
 }
 
-void pf_nav_write_point(pf_jsonw *w, const float *p) {
-    pf_jsonw_arr_begin(w);
-    for (int k = 0; k < 3; k++) pf_jsonw_double(w, round((double)p[k] * 1e4) / 1e4);
-    pf_jsonw_arr_end(w);
-}
+void pf_nav_write_point(pf_jsonw *w, const float *p) { pf_jsonw_point3(w, p); }
 
 void pf_nav_write_path_members(pf_jsonw *w, const pf_nav_path *p, pf_nav_algorithm algo,
                                uint64_t map_version) {

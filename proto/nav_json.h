@@ -67,10 +67,6 @@ void pf_nav_upload_free(pf_nav_upload *u);
  * Returns st. */
 pf_status pf_nav_error_to_proto(pf_proto_error *e, pf_status st, const pf_nav_error *ne);
 
-/* Whether a parsed JSON upload is a navmesh one ("kind":"navmesh"); a
- * "kind" other than "grid" or "navmesh" is PF_EINVAL naming "kind". */
-pf_status pf_nav_json_kind(const cJSON *root, bool *navmesh, pf_proto_error *e);
-
 /* The JSON envelope (root is the parsed body). glim bounds from_grid, nlim
  * the OBJ reader. */
 pf_status pf_nav_upload_from_json(const cJSON *root, const pf_grid_limits *glim,

@@ -12,6 +12,27 @@
 
 #define FIELD(name) (snprintf(f, sizeof(f), "%s%s", prefix, name), f)
 
+pf_status pf_place_read(const cJSON *it, const char *field, pf_place *out, pf_proto_error *e) {
+    pf_point p;
+    pf_status st;
+    memset(out, 0, sizeof(*out));
+    if (cJSON_IsArray(it) && cJSON_GetArraySize(it) == 3) {
+        if ((st = pf_jsonr_point3(it, field, out->xyz, e))) return st;
+        out->dims = 3;
+        return PF_OK;
+    }
+    if ((st = pf_jsonr_point(it, field, &p, e))) return st;
+    *out = pf_place_cell(p);
+    return PF_OK;
+}
+
+void pf_place_write(pf_jsonw *w, const pf_place *p) {
+    if (p->dims == 3)
+        pf_jsonw_point3(w, p->xyz);
+    else
+        pf_jsonw_point(w, p->x, p->y);
+}
+
 static const char *const create_members[] = {"start", "goal", "ttl_s", "agent_size", NULL};
 
 /* A create object; prefix "" or "create." names its fields. */
@@ -29,25 +50,16 @@ static pf_status read_create(const cJSON *root, const char *prefix, int64_t max_
     if ((st = pf_jsonr_check_members(root, create_members, prefix, e))) return st;
     for (int i = 0; i < 2; i++) {
         const char *name = i ? "goal" : "start";
+        pf_place *pt = i ? &out->goal : &out->start;
         it = cJSON_GetObjectItemCaseSensitive(root, name);
         if (!it)
             return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, FIELD(name),
                                       "Field '%s' is required.", f);
-        if (cJSON_IsArray(it) && cJSON_GetArraySize(it) == 3) {
-            if (i == 1 && !out->nav)
-                return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, FIELD(name),
-                                          "Fields 'start' and 'goal' must be points of one "
-                                          "form: [x, y] (grid) or [x, y, z] (navmesh).");
-            if ((st = pf_nav_read_point(it, FIELD(name), i ? out->goal3 : out->start3, e)))
-                return st;
-            out->nav = true;
-            continue;
-        }
-        if (i == 1 && out->nav)
+        if (i == 1 && (cJSON_IsArray(it) && cJSON_GetArraySize(it) == 3) != (out->start.dims == 3))
             return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, FIELD(name),
                                       "Fields 'start' and 'goal' must be points of one form: "
                                       "[x, y] (grid) or [x, y, z] (navmesh).");
-        if ((st = pf_jsonr_point(it, FIELD(name), i ? &out->goal : &out->start, e))) return st;
+        if ((st = pf_place_read(it, FIELD(name), pt, e))) return st;
     }
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "ttl_s")) &&
         (st = pf_jsonr_int(it, FIELD("ttl_s"), 1, max_ttl_s, &out->ttl_s, e)))
@@ -55,14 +67,9 @@ static pf_status read_create(const cJSON *root, const char *prefix, int64_t max_
     out->agent_size = 1;
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "agent_size"))) {
         int64_t v;
-        if (out->nav)
-            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, FIELD("agent_size"),
-                                      "Field '%s' is for grid sessions: a navmesh session's "
-                                      "agent is the one its map was built for (agent.radius, "
-                                      "agent.height at upload).",
-                                      f);
         if ((st = pf_jsonr_int(it, FIELD("agent_size"), 1, PF_AGENT_SIZE_MAX, &v, e))) return st;
         out->agent_size = (int32_t)v;
+        out->has_agent_size = true;
     }
     return PF_OK;
 }
@@ -212,21 +219,11 @@ static pf_status read_update(const cJSON *obj, const char *prefix, bool patch, p
     if ((st = pf_jsonr_check_members(obj, patch ? patch_members : update_members, prefix, e)))
         return st;
     if ((it = cJSON_GetObjectItemCaseSensitive(obj, "position"))) {
-        if (cJSON_IsArray(it) && cJSON_GetArraySize(it) == 3) {
-            if ((st = pf_nav_read_point(it, FIELD("position"), u->position3, e))) return st;
-            u->position_nav = true;
-        } else if ((st = pf_jsonr_point(it, FIELD("position"), &u->position, e))) {
-            return st;
-        }
+        if ((st = pf_place_read(it, FIELD("position"), &u->position, e))) return st;
         u->has_position = true;
     }
     if ((it = cJSON_GetObjectItemCaseSensitive(obj, "goal"))) {
-        if (cJSON_IsArray(it) && cJSON_GetArraySize(it) == 3) {
-            if ((st = pf_nav_read_point(it, FIELD("goal"), u->goal3, e))) return st;
-            u->goal_nav = true;
-        } else if ((st = pf_jsonr_point(it, FIELD("goal"), &u->goal, e))) {
-            return st;
-        }
+        if ((st = pf_place_read(it, FIELD("goal"), &u->goal, e))) return st;
         u->has_goal = true;
     }
     if ((it = cJSON_GetObjectItemCaseSensitive(obj, "cells")) &&

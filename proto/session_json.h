@@ -3,10 +3,11 @@
  *
  * Create: {"start":[x,y], "goal":[x,y], "ttl_s":600, "agent_size":2}
  *         ttl_s and agent_size optional (an n x n agent, clearance.h)
- * On a navmesh map points are [x,y,z] (any finite numbers within +-1e7),
- * agent_size is rejected (the agent is the map's build agent) and an update
- * has only position and goal (obstacles and areas change with the map's
- * PATCH); which form a map takes is the server's business.
+ * Points are places (pf_place): [x,y] cells or [x,y,z] points (any finite
+ * numbers within +-1e7), start and goal of one form. Which form a map
+ * takes, and what else its sessions accept (a navmesh's: no agent_size, an
+ * update with only position and goal), is its kind's business
+ * (server/kind.h).
  *
  * An update (POST .../updates, one WebSocket text message, one NDJSON line):
  *   {"position":[x,y],                      the agent is here now
@@ -30,28 +31,51 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 #include "errors.h"
 #include "grid.h"
 #include "jsonw.h"
 #include "planner.h"
 
 /* A point as a request sent it: [x, y], two integers (a grid cell), or
- * [x, y, z], three finite numbers within +-1e7 (a navmesh point). Which
- * form a map takes is its kind's business (server/kind.h): the wire has
- * one shape of point, the kinds read it. */
+ * [x, y, z], three finite numbers within +-1e7 (a navmesh point). The wire
+ * has one shape of point; which form a map takes is its kind's business
+ * (server/kind.h). */
 typedef struct pf_place {
-    uint8_t dims; /* 2 or 3; 0: none */
-    double v[3];  /* dims 2: integers within int32 */
+    uint8_t dims; /* 2: [x, y] in x and y; 3: [x, y, z] in xyz; 0: none */
+    union {
+        struct {
+            int32_t x, y;
+        };
+        float xyz[3];
+    };
 } pf_place;
 
+/* A cell as a place, and a place of two coordinates as a cell. */
+static inline pf_place pf_place_cell(pf_point p) {
+    pf_place q;
+    q.dims = 2;
+    q.x = p.x;
+    q.y = p.y;
+    return q;
+}
+static inline pf_point pf_place_point(const pf_place *p) {
+    pf_point q = {p->x, p->y};
+    return q;
+}
+
+/* Reads a place: three numbers as [x, y, z], anything else as [x, y]
+ * (whose errors it then has). */
+pf_status pf_place_read(const cJSON *it, const char *field, pf_place *out, pf_proto_error *e);
+/* Writes a place as it came: [x, y] or [x, y, z] (rounded to 1e-4). */
+void pf_place_write(pf_jsonw *w, const pf_place *p);
+
 typedef struct pf_session_request {
-    pf_point start, goal;
-    int64_t ttl_s;      /* 0 = not given */
-    int32_t agent_size; /* 1..PF_AGENT_SIZE_MAX (the server checks its own limit) */
-    /* Points of three numbers [x, y, z]: a navmesh session (a path
-     * corridor, nav/navmesh.h); start and goal are then start3, goal3. */
-    bool nav;
-    float start3[3], goal3[3];
+    pf_place start, goal; /* of one form */
+    int64_t ttl_s;        /* 0 = not given */
+    int32_t agent_size;   /* 1..PF_AGENT_SIZE_MAX (the server checks its own limit) */
+    bool has_agent_size;  /* it was given */
 } pf_session_request;
 
 /* Parses a create body. ttl_s must be 1..max_ttl_s (PF_EINVAL naming
@@ -68,12 +92,8 @@ typedef struct pf_door_switch {
 
 typedef struct pf_update {
     bool has_position, has_goal;
-    pf_point position, goal;
-    /* A point of three numbers (a navmesh session's): in position3 / goal3,
-     * its flag set; the session says which form it takes. */
-    bool position_nav, goal_nav;
-    float position3[3], goal3[3];
-    pf_cell_change *cells; /* owned */
+    pf_place position, goal; /* the session's kind says which form it takes */
+    pf_cell_change *cells;   /* owned */
     size_t ncells;
     pf_door_switch *doors; /* owned */
     size_t ndoors;

@@ -10,7 +10,7 @@
 # map_json, path_json, flowfield_json, table_json, maze_json.
 cd "${1:-.}" || exit 2
 grep -nE '(\bif\b|\bwhile\b|\?|&&|\|\||\bcase\b|\bswitch\b)' server/*.c server/*.h proto/*.c proto/*.h |
-    grep -E '(->|\.)(nav|planner|navsrc|corr)\b|\b(nav|navmesh|is_nav|position_nav|goal_nav)\b[^(_]|pf_session_is_nav|"navmesh"|"grid"|sm\.kind' |
+    grep -E '(->|\.)(nav|planner|navsrc|corr)\b|\b(nav|navmesh|is_nav|position_nav|goal_nav)\b[^(_]|pf_session_is_nav|"navmesh"|"grid"' |
     grep -vE '^(server/kind_[a-z_]*|server/(crowd|navq|navrun)|proto/(nav_[a-z_]*|crowd_json|map_json|path_json|flowfield_json|table_json|maze_json))\.[ch]:' |
     grep -vE ':[0-9]+:\s*(/\*|\*)' > /tmp/kind-branches.$$
 cat /tmp/kind-branches.$$

@@ -42,20 +42,6 @@ pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo,
     return k;
 }
 
-pf_cache_key pf_cache_key_make_nav(const float start[3], const float goal[3], const float box[3],
-                                   int32_t algo, uint64_t version) {
-    pf_cache_key k;
-    float pts[9];
-    memset(&k, 0, sizeof(k));
-    k.algorithm = -1 - algo; /* grid algorithms are >= 0 */
-    k.version = version;
-    memcpy(pts, start, 3 * sizeof(float));
-    memcpy(pts + 3, goal, 3 * sizeof(float));
-    memcpy(pts + 6, box, 3 * sizeof(float));
-    pf_cache_key_extra(&k, pts, sizeof(pts));
-    return k;
-}
-
 void pf_cache_key_extra2(pf_cache_key *k, const void *a, size_t na, const void *b, size_t nb) {
     struct sha256_ctx h;
     uint8_t d[SHA256_DIGEST_SIZE];

@@ -62,10 +62,6 @@ void pf_cache_destroy(pf_cache *c);
 pf_cache_key pf_cache_key_make(pf_point start, pf_point goal, pf_algorithm algo, pf_heuristic h,
                                double weight, bool smooth, uint64_t max_expanded, uint64_t version);
 
-/* The key of a navmesh query (algo a pf_nav_algorithm; box the half
- * extents used). Never equal to a grid query's key. */
-pf_cache_key pf_cache_key_make_nav(const float start[3], const float goal[3], const float box[3],
-                                   int32_t algo, uint64_t version);
 /* Sets k->extra to the digest of bytes[0..n): distinct requests get
  * distinct keys but for a SHA-256 collision, so a client cannot make its
  * answer be served for another's request. */

@@ -10,6 +10,7 @@
 #include <uv.h>
 
 #include "clock.h"
+#include "kind_navmesh.h"
 #include "nav_json.h"
 #include "navmesh.h"
 
@@ -216,7 +217,7 @@ pf_status pf_crowds_add(pf_crowds *t, pf_mapver *mv, const pf_crowd_request *rq,
     c->next_ns = now_ns;
     pf_mapver_retain(mv);
     c->mv = mv;
-    st = pf_nav_crowd_create(mv->nav, (uint32_t)rq->max_agents, &c->nc);
+    st = pf_nav_crowd_create(pf_navmesh_of(mv), (uint32_t)rq->max_agents, &c->nc);
     if (st == PF_EUNSUPPORTED) {
         pf_proto_error_set(e, st, PF_ERR_UNSUPPORTED, NULL,
                            "Map '%s' was built for agent radius 0: a crowd needs a radius to "
@@ -234,11 +235,11 @@ pf_status pf_crowds_add(pf_crowds *t, pf_mapver *mv, const pf_crowd_request *rq,
     }
     for (size_t i = 0; i < rq->nagents; i++) {
         const pf_crowd_agent_spec *a = &rq->agents[i];
-        pf_nav_agent_params p = agent_params(mv->nav, a);
+        pf_nav_agent_params p = agent_params(pf_navmesh_of(mv), a);
         char prefix[32];
         int32_t id;
         snprintf(prefix, sizeof(prefix), "agents[%zu].", i);
-        if ((st = check_agent(q, mv->nav, a, prefix, e))) goto out_free;
+        if ((st = check_agent(q, pf_navmesh_of(mv), a, prefix, e))) goto out_free;
         if ((st = pf_nav_crowd_add(c->nc, a->position, a->has_target ? a->target : NULL, &p, &id,
                                    NULL))) {
             st =
@@ -526,7 +527,7 @@ static bool sync_map(pf_crowd *c, pf_registry *reg, pf_jsonw *w) {
                              "The crowd is gone: its map was deleted or replaced.", NULL);
         return false;
     }
-    if (cur != c->mv && pf_nav_crowd_sync(c->nc, cur->nav) == PF_OK) {
+    if (cur != c->mv && pf_nav_crowd_sync(c->nc, pf_navmesh_of(cur)) == PF_OK) {
         pf_mapver_release(c->mv);
         c->mv = cur;
         return true;
@@ -565,7 +566,7 @@ static pf_status check_command(pf_crowd *c, pf_nav_query *q, const pf_crowd_comm
     for (size_t i = 0; i < cmd->nadd; i++) {
         char prefix[32];
         snprintf(prefix, sizeof(prefix), "add[%zu].", i);
-        if ((st = check_agent(q, c->mv->nav, &cmd->add[i], prefix, e))) return st;
+        if ((st = check_agent(q, pf_navmesh_of(c->mv), &cmd->add[i], prefix, e))) return st;
     }
     for (size_t i = 0; i < cmd->ntargets; i++) {
         const pf_crowd_target *tg = &cmd->targets[i];
@@ -578,8 +579,9 @@ static pf_status check_command(pf_crowd *c, pf_nav_query *q, const pf_crowd_comm
             return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
                                       "The crowd has no agent %lld%s.", (long long)tg->id,
                                       removed ? " once this command removed it" : "");
-        pf_navmesh_default_extents(c->mv->nav, ext);
-        if (tg->has_target && pf_nav_nearest(q, c->mv->nav, tg->target, ext, s) != PF_OK) {
+        pf_navmesh_default_extents(pf_navmesh_of(c->mv), ext);
+        if (tg->has_target &&
+            pf_nav_nearest(q, pf_navmesh_of(c->mv), tg->target, ext, s) != PF_OK) {
             snprintf(f, sizeof(f), "targets[%zu].target", i);
             return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
                                       "No walkable polygon within +-(%g, %g, %g) of %s.",
@@ -644,7 +646,7 @@ pf_error pf_crowd_run(pf_crowd *c, pf_registry *reg, pf_navq *navq, const pf_cro
             pf_nav_crowd_remove(c->nc, (int32_t)cmd->remove[i]);
         for (size_t i = 0; i < cmd->nadd; i++) {
             const pf_crowd_agent_spec *a = &cmd->add[i];
-            pf_nav_agent_params p = agent_params(c->mv->nav, a);
+            pf_nav_agent_params p = agent_params(pf_navmesh_of(c->mv), a);
             if (pf_nav_crowd_add(c->nc, a->position, a->has_target ? a->target : NULL, &p,
                                  &added[i], NULL))
                 added[i] = -1; /* checked above: only out of memory (DetourCrowd) */

@@ -46,6 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache.h"
 #include "config.h"
 #include "errors.h"
 #include "jsonw.h"
@@ -86,8 +87,7 @@ typedef struct pf_kind_deps {
 typedef struct pf_kind_env {
     const pf_kind_ops *kind;
     pf_kind_deps d;
-    void *state;        /* the kind's own (env_create), or NULL */
-    uint32_t slot_base; /* its first algorithm's slot in the by-algorithm metrics */
+    void *state; /* the kind's own (env_create), or NULL */
 } pf_kind_env;
 
 /* An upload as it came: the body and how it was declared. root is the
@@ -119,19 +119,20 @@ typedef struct pf_kind_stored {
     const uint8_t *hash; /* the upload's SHA-256, or NULL */
 } pf_kind_stored;
 
-/* Why a stored map did not load (store_load). */
+/* Why a stored map did not load (store_load), and what e.message holds
+ * for the stores' sentences. */
 typedef enum pf_kind_store_fault {
-    PF_KIND_STORE_DAMAGED = 1, /* the image is not one of ours: digest or layout */
-    PF_KIND_STORE_LIMITS,      /* past this server's limits (why names the flags) */
-    PF_KIND_STORE_NO_BUILD,    /* it does not build here any more (why says why) */
-    PF_KIND_STORE_LOG,         /* logged PATCH bodies[at] does not apply (why says why) */
-    PF_KIND_STORE_LATER        /* out of memory, or out of time: it may load next time */
+    PF_KIND_STORE_DAMAGED = 1, /* not one of ours: digest or layout (e unused) */
+    PF_KIND_STORE_LIMITS,      /* past this server's limits: e.message names the flags */
+    PF_KIND_STORE_NO_BUILD,    /* it does not build here any more: e says why */
+    PF_KIND_STORE_LOG,         /* logged PATCH bodies[at] does not apply: e.message says why */
+    PF_KIND_STORE_LATER        /* out of memory, or out of time: may load next time; e says why */
 } pf_kind_store_fault;
 
 typedef struct pf_kind_store_error {
     pf_kind_store_fault fault;
-    size_t at;        /* PF_KIND_STORE_LOG: the body that failed */
-    pf_proto_error e; /* the sentence (e.message, e.field when one is at fault) */
+    size_t at;
+    pf_proto_error e;
 } pf_kind_store_error;
 
 /* What a path query runs with on a worker. */
@@ -147,11 +148,27 @@ typedef struct pf_kind_session_run {
     const struct pf_mapver *mv; /* the version the session is on now */
     const char *session_id, *map_id;
     int64_t ttl_s;
-    const char *rebase; /* "none", "incremental" or "rebuilt": session_rebase's */
-    bool rebased;       /* the version changed since the last run */
+    size_t record_bytes; /* what the session's record holds beside the kind's state */
+    const char *rebase;  /* "none", "incremental" or "rebuilt": session_rebase's */
     struct pf_metrics *metrics;
     uint64_t t0_ns; /* when the request's job started */
 } pf_kind_session_run;
+
+/* A request a feature route hands to the kind whole (routes_feature.h):
+ * parse on the I/O thread (*req freed with free_req, also after an
+ * error), cached (NULL: never cached) writes a cached answer into w
+ * (initializing it) on the I/O thread, run on a worker (ctx the worker's
+ * search context) until *deadline (PF_ECANCELED, nothing written)
+ * initializes and writes the answer into w, or an error into e (w not
+ * initialized). */
+typedef struct pf_kind_request_ops {
+    pf_status (*parse)(const pf_kind_env *env, const char *body, size_t len, void **req,
+                       int64_t *deadline_ms, pf_proto_error *e);
+    bool (*cached)(const struct pf_mapver *mv, const void *req, pf_jsonw *w);
+    pf_status (*run)(const struct pf_mapver *mv, pf_search_ctx *ctx, const void *req,
+                     const uint64_t *deadline, pf_jsonw *w, pf_proto_error *e);
+    void (*free_req)(void *req);
+} pf_kind_request_ops;
 
 struct pf_kind_ops {
     /* "grid", "navmesh": the "kind" of JSON uploads, map info and the
@@ -163,9 +180,9 @@ struct pf_kind_ops {
      * (default_json: this kind when it names none). */
     unsigned upload_bodies;
     bool default_json;
-    /* Its algorithms' names, the by-algorithm metrics' labels (an
-     * algorithm's slot is env->slot_base + its index). */
-    const char *const *algorithms;
+    /* Its algorithms: how many, and algorithm i's name, the by-algorithm
+     * metrics' label of slot pf_kind_slot(kind, i). */
+    const char *(*algorithm_name)(size_t i);
     size_t nalgorithms;
     /* The data directory's file of a map of this kind: DIR/<id><suffix>. */
     const char *store_suffix;
@@ -196,11 +213,11 @@ struct pf_kind_ops {
                               const uint8_t hash[32], uint64_t t0_ns, struct pf_mapver **out,
                               pf_proto_error *e);
 
-    /* PATCH /v1/maps/{id}: parse (I/O thread; the limit on changes
-     * included), apply to cur making the next version (one reference,
-     * its change log set), free. */
-    pf_status (*patch_parse)(const pf_kind_env *env, const char *body, size_t len, void **patch,
-                             pf_proto_error *e);
+    /* PATCH /v1/maps/{id}: parse (I/O thread; at most max_changes
+     * changes, 0: any number, as a logged PATCH replayed), apply to cur
+     * making the next version (one reference, its change log set), free. */
+    pf_status (*patch_parse)(const pf_kind_env *env, const char *body, size_t len,
+                             size_t max_changes, void **patch, pf_proto_error *e);
     pf_status (*patch_apply)(const pf_kind_env *env, const struct pf_mapver *cur, const void *patch,
                              struct pf_mapver **out, pf_proto_error *e);
     void (*patch_free)(void *patch);
@@ -255,28 +272,15 @@ struct pf_kind_ops {
 
     /* PF_KIND_CELLS: GET .../cells (a whole object). PF_KIND_HIERARCHY:
      * GET .../hierarchy (intra: the intra-cluster edges too); 422 in e
-     * when this version has none. */
+     * when this version has none. Both initialize w (sized for the
+     * answer), the hierarchy only when it returns PF_OK. */
     void (*write_cells)(const struct pf_mapver *mv, pf_jsonw *w);
     pf_status (*write_hierarchy)(const struct pf_mapver *mv, bool intra, pf_jsonw *w,
                                  pf_proto_error *e);
 
-    /* PF_KIND_FLOWFIELDS and PF_KIND_TABLES: parse on the I/O thread
-     * (*req freed with the matching free), run on a worker (ctx the
-     * worker's search context) until the deadline (PF_ECANCELED, nothing
-     * written), writing the answer into w or an error into e. A flow
-     * field's cached answer is written by field_cached on the I/O
-     * thread. */
-    pf_status (*field_parse)(const pf_kind_env *env, const char *body, size_t len, void **req,
-                             int64_t *deadline_ms, pf_proto_error *e);
-    bool (*field_cached)(const struct pf_mapver *mv, const void *req, pf_jsonw *w);
-    pf_status (*field_run)(const struct pf_mapver *mv, pf_search_ctx *ctx, const void *req,
-                           const uint64_t *deadline, pf_jsonw *w, pf_proto_error *e);
-    void (*field_free)(void *req);
-    pf_status (*table_parse)(const pf_kind_env *env, const char *body, size_t len, void **req,
-                             int64_t *deadline_ms, pf_proto_error *e);
-    pf_status (*table_run)(const struct pf_mapver *mv, pf_search_ctx *ctx, const void *req,
-                           const uint64_t *deadline, pf_jsonw *w, pf_proto_error *e);
-    void (*table_free)(void *req);
+    /* PF_KIND_FLOWFIELDS (POST .../flowfield) and PF_KIND_TABLES (POST
+     * .../table): their requests (NULL without the bit). */
+    const struct pf_kind_request_ops *flowfield, *table;
 };
 
 /* The kinds this build serves, registered in server/kinds.c (one line a
@@ -293,8 +297,14 @@ bool pf_kind_has(const pf_kind_ops *kind, unsigned features);
  * them)." with `field` at fault (NULL: none). Returns PF_EUNSUPPORTED. */
 pf_status pf_kind_refuse(pf_proto_error *e, const pf_kind_ops *kind, const char *map_id,
                          unsigned feature, const char *field);
-/* The by-algorithm metrics: how many slots the registered kinds use, and
- * slot s's label. */
+/* Looks k up in cache (one of mv's caches), counting the hit or the miss
+ * in the metrics of mv's environment (none without one). */
+bool pf_kind_cache_get(const struct pf_mapver *mv, pf_cache *cache, const pf_cache_key *k,
+                       pf_cache_value *v);
+/* The by-algorithm metrics: kind's algorithm i's slot (the registered
+ * kinds' algorithms one after the other: a grid's are core's pf_algorithm),
+ * how many slots the registered kinds use, and slot s's label. */
+size_t pf_kind_slot(const pf_kind_ops *kind, size_t i);
 size_t pf_kinds_algorithm_slots(void);
 const char *pf_kinds_algorithm_label(size_t s);
 

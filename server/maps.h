@@ -19,11 +19,10 @@
  * A replaced or deleted map ends its sessions and crowds (a PATCHed map's
  * live on).
  *
- * Map kinds: a version is a grid (mv->planner) or a navmesh (mv->nav, with
- * the upload it came from in mv->navsrc). Every store keeps both: a grid
- * as store.h's image, a navmesh as its envelope (nav_json.h: the upload's
- * source members and the version's obstacles and area states), and a
- * shared store logs each kind's PATCH bodies as sent.
+ * Map kinds (kind.h): every store keeps every kind the same way, as the
+ * image its kind encodes (store_encode: a grid's cells and doors, a
+ * navmesh's envelope) and builds back (store_load); a shared store also
+ * logs PATCH bodies as sent, which the map's kind replays.
  *
  * Errors come back in a pf_proto_error ready to answer with
  * (pf_req_answer_perror): map_not_found, precondition_failed (412),
@@ -44,11 +43,8 @@
 #include "config.h"
 #include "crowd.h"
 #include "errors.h"
-#include "grid.h"
+#include "kind.h"
 #include "memory.h"
-#include "nav_json.h"
-#include "navrun.h"
-#include "planner.h"
 #include "pool.h"
 #include "precond.h"
 #include "registry.h"
@@ -63,13 +59,12 @@ typedef struct pf_maps pf_maps;
 typedef struct pf_maps_deps {
     pf_registry *registry;
     pf_sessions *sessions;
-    const pf_config *cfg; /* cluster_size, landmark_bytes, cache_entries, cache_bytes,
-                           * flowfield_cache_entries, flowfield_cache_bytes, max_maps,
-                           * max_map_cells, max_map_side, data_dir, store, store_timeout_ms,
-                           * map_idle_ttl_s, workers, change_log_cells, nav_* */
-    pf_mem *mem;          /* the process budget maps are charged to (memory.h) */
-    pf_navrun *navrun;    /* navmesh tiles on the pool (NULL: on the caller) */
-    pf_crowds *crowds;    /* ended with their map (NULL: none) */
+    const pf_config *cfg;  /* max_maps, data_dir, store, store_timeout_ms, map_idle_ttl_s,
+                            * workers (and the kinds' settings, when kinds is NULL) */
+    pf_mem *mem;           /* the process budget maps are charged to (memory.h) */
+    const pf_kinds *kinds; /* the kinds of map (kind.h); NULL: made here over cfg and mem,
+                            * without metrics or a pool */
+    pf_crowds *crowds;     /* ended with their map (NULL: none) */
 } pf_maps_deps;
 
 /* PF_ENOMEM. Maps live in memory until pf_maps_open_store. */
@@ -77,11 +72,8 @@ pf_status pf_maps_create(const pf_maps_deps *d, pf_maps **out);
 /* Stops the store's follower and closes the store. NULL is a no-op. */
 void pf_maps_destroy(pf_maps *m);
 
-/* The grid limits of an upload (--max-map-cells, --max-map-side). */
-const pf_grid_limits *pf_maps_limits(const pf_maps *m);
-/* The navmesh limits (--nav-*), and the pool's tile runner. */
-const pf_nav_limits *pf_maps_nav_limits(const pf_maps *m);
-const pf_nav_runner *pf_maps_nav_runner(const pf_maps *m);
+/* The kinds of map in use (kind.h). */
+const pf_kinds *pf_maps_kinds(const pf_maps *m);
 
 /* Opens the store the configuration names: --data-dir (creates the
  * directory; pf_maps_load_stored publishes its maps) or
@@ -118,33 +110,6 @@ const char *pf_maps_store_url(const pf_maps *m);
 #define PF_MAPS_STALE_MS 3000
 bool pf_maps_store_ready(const pf_maps *m, char *why, size_t n);
 
-/* An unpublished version of map id around planner (taken, also on
- * failure), with this server's path and flow field cache sizes; build_us is what making
- * planner took, hash the upload's SHA-256 (NULL: none). The caller holds
- * the one reference. NULL on ENOMEM. */
-pf_mapver *pf_maps_wrap(pf_maps *m, const char *id, pf_planner *planner, uint64_t build_us,
-                        const uint8_t hash[32]);
-
-/* Prepares g (taken, also on failure) for searches, HPA* hierarchy and jps
- * landmarks included (this is the slow part of an upload: run it on a
- * worker), and wraps it as pf_maps_wrap does; build_us counts from t0_ns
- * (clock.h), when the upload's parse began. The memory budget is charged
- * first with an upper bound for g's size (pf_mem_map_estimate), then with
- * what the planner holds. PF_ENOMEM (e, when not NULL, says
- * insufficient_storage when the budget cannot hold the map, out_of_memory
- * otherwise), or the status of pf_planner_create (e says so too). */
-pf_status pf_maps_build(pf_maps *m, const char *id, pf_grid *g, const uint8_t hash[32],
-                        uint64_t t0_ns, pf_mapver **out, pf_proto_error *e);
-
-/* Builds a navmesh map from u (borrowed) with its tiles on the pool, puts
- * u's initial obstacles and area states on it, and wraps the version (its
- * source for the store made from u). The slow part of a navmesh upload:
- * run it on a worker. On error e names the field (an upload setting, a
- * limit such as "limits.nav_max_voxels", an obstacle) and says why. */
-pf_status pf_maps_build_nav(pf_maps *m, const char *id, const pf_nav_upload *u,
-                            const uint8_t hash[32], uint64_t t0_ns, pf_mapver **out,
-                            pf_proto_error *e);
-
 /* The version a POST of the upload with SHA-256 `hash` finds already there
  * (a reference), so the upload need not be built again; NULL when there is
  * none, or when only the shared store can tell (it then says so at
@@ -172,26 +137,18 @@ typedef struct pf_maps_outcome {
 pf_status pf_maps_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change *c, pf_maps_outcome *o,
                           pf_proto_error *e);
 
-/* Makes the next version of map id with u's cells and doors (checked
- * against the current version: off_map and invalid_value name the field),
+/* Makes the next version of map id with `patch` (kind's patch_parse
+ * made it; applied to the current version, whose errors name the field),
  * once the store has it (a shared store also logs `body`, the PATCH as
  * sent, for the other instances). When another change comes first, it
  * starts over on the newer version, so concurrent PATCHes apply one after
- * the other and none is lost (409 conflict after 16 tries). *out gets a
+ * the other and none is lost (409 conflict after 16 tries, and at once
+ * when the map is of another kind now: a PUT replaced it). *out gets a
  * reference to the new version. Errors as pf_maps_publish, and
  * map_not_found. */
-pf_status pf_maps_patch(pf_maps *m, const char *id, const pf_update *u, const char *body,
-                        size_t body_len, const pf_maps_change *c, pf_mapver **out,
+pf_status pf_maps_patch(pf_maps *m, const char *id, const pf_kind_ops *kind, const void *patch,
+                        const char *body, size_t body_len, const pf_maps_change *c, pf_mapver **out,
                         pf_proto_error *e);
-
-/* pf_maps_patch for a navmesh map: p's obstacles and areas (checked
- * against the current version; errors name "obstacles[i]...",
- * "remove_obstacles[i]", "areas[i]..."), the touched tiles rebuilt on the
- * pool. conflict (409) also when the map is no longer a navmesh (a PUT of
- * a grid came first); a grid PATCH of a navmesh map is that too. */
-pf_status pf_maps_patch_nav(pf_maps *m, const char *id, const pf_nav_patch *p, const char *body,
-                            size_t body_len, const pf_maps_change *c, pf_mapver **out,
-                            pf_proto_error *e);
 
 /* Removes map id everywhere (its file, or the shared store and with it
  * every instance's copy) and ends its sessions. map_not_found,
@@ -228,13 +185,13 @@ bool pf_maps_needs_load(pf_maps *m, const char *id);
  * id at once wait for the first. */
 pf_status pf_maps_load(pf_maps *m, const char *id, pf_proto_error *e);
 
-/* Builds g (taken) and makes it map id at start (the demo maps): in the
- * registry, or with a shared store, in the store unless it has that map
- * already. */
-pf_status pf_maps_add(pf_maps *m, const char *id, pf_grid *g);
-/* pf_maps_add unless the registry already holds map id (then g is freed
- * and *added is false): the demo maps after the stored ones, so a stored
- * map of that name keeps its contents and version. */
-pf_status pf_maps_add_if_absent(pf_maps *m, const char *id, pf_grid *g, bool *added);
+/* Makes mv (an unpublished version, its reference taken, also on
+ * failure) map mv->id at start (the demo maps): in the registry, or with a
+ * shared store, in the store unless it has that map already. */
+pf_status pf_maps_add(pf_maps *m, pf_mapver *mv);
+/* pf_maps_add unless the registry already holds map mv->id (then mv is
+ * released and *added is false): the demo maps after the stored ones, so a
+ * stored map of that name keeps its contents and version. */
+pf_status pf_maps_add_if_absent(pf_maps *m, pf_mapver *mv, bool *added);
 
 #endif

@@ -29,15 +29,15 @@ typedef struct pf_maps_backend {
     pf_status (*list)(pf_maps *m, pf_maps_listing *out, pf_proto_error *e);
     /* NULL when the registry holds every map there is. */
     pf_status (*load)(pf_maps *m, const char *id, pf_proto_error *e);
-    pf_status (*add)(pf_maps *m, const char *id, pf_grid *g);
+    pf_status (*add)(pf_maps *m, pf_mapver *mv);
     void (*close)(pf_maps *m);
 } pf_maps_backend;
 
 struct pf_maps {
     pf_maps_deps d;
-    pf_grid_limits limits;
-    pf_nav_limits nav_limits;
-    pf_nav_runner runner; /* the pool's (navrun.h), or none: tiles on the caller */
+    const pf_kinds *kinds;                  /* d.kinds, or own_kinds */
+    pf_kinds *own_kinds;                    /* made here when d.kinds is NULL */
+    const char *suffixes[PF_KINDS_MAX + 1]; /* the kinds' data directory files */
     const pf_maps_backend *be;
     uv_mutex_t mu;       /* memory, --data-dir: one change (disk + registry) at a time */
     pf_store *dir;       /* --data-dir, or NULL */
@@ -63,37 +63,14 @@ const char *pf__maps_redis_url(const pf_maps *m);
 
 /* maps.c, for the backends. */
 
-/* The next version of cur with u's cells and doors: checked against cur
- * (off_map naming cells[i], invalid_value naming doors[i].id), applied
- * (pf_planner_apply), wrapped with its change log. *out has one
- * reference. */
-pf_status pf__maps_apply(pf_maps *m, const pf_mapver *cur, const pf_update *u, pf_mapver **out,
-                         pf_proto_error *e);
-/* The next version of navmesh version cur with p's obstacles and areas
- * (errors name the fields as pf_maps_patch_nav says). *out has one
- * reference. */
-pf_status pf__maps_apply_nav(pf_maps *m, const pf_mapver *cur, const pf_nav_patch *p,
-                             pf_mapver **out, pf_proto_error *e);
-/* A stored PATCH body (as sent) applied to cur, whichever its kind: the
- * log entries a shared store replays. */
+/* A stored PATCH body (as sent) applied to cur by its kind: the log
+ * entries a shared store replays. *out has one reference. */
 pf_status pf__maps_apply_body(pf_maps *m, const pf_mapver *cur, const char *body, size_t len,
                               pf_mapver **out, pf_proto_error *e);
-/* What the stores keep of a navmesh version: its envelope (the upload's
- * source members, then the version's obstacles and area states), malloc'd
- * (free()). NULL on ENOMEM. */
-char *pf__maps_nav_envelope(const pf_mapver *mv, size_t *len);
-/* Builds a navmesh version from a stored envelope (as an upload of it);
- * hash NULL: none. */
-pf_status pf__maps_build_envelope(pf_maps *m, const char *id, const char *bytes, size_t len,
-                                  const uint8_t hash[32], pf_mapver **out, pf_proto_error *e);
 /* Ends the sessions and crowds of map id (all when keep_lineage is 0, else
  * those of another lineage). */
 void pf__maps_end_users(pf_maps *m, const char *id, uint64_t keep_lineage);
 
-/* u applied to g in place, as pf_planner_apply applies it to its copy
- * (cells in order, then doors): replaying a stored log. PF_ERANGE,
- * PF_EINVAL for a cell or door g does not have. */
-pf_status pf__maps_apply_grid(pf_grid *g, const pf_update *u);
 /* map_not_found for id; returns PF_ERANGE. */
 pf_status pf__maps_no_map(pf_proto_error *e, const char *id);
 /* precondition_failed for id at version/lineage (exists false: none);

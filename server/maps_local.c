@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
 #include "maps_internal.h"
 
 static pf_status storage_error(pf_proto_error *e, const char *id, const char *err) {
@@ -15,21 +14,18 @@ static pf_status storage_error(pf_proto_error *e, const char *id, const char *er
         "The map could not be saved to the data directory (%s); nothing changed.", err);
 }
 
-/* Writes mv (a grid or a navmesh version) to the data directory as
- * `version`. */
+/* Writes mv to the data directory as `version`: its kind's image. */
 static pf_status dir_write(pf_maps *m, const pf_mapver *mv, uint64_t version, char *err,
                            size_t errlen) {
-    char *env;
+    unsigned char *img;
     size_t len;
     pf_status st;
-    if (!mv->nav)
-        return pf_store_write(m->dir, mv->id, version, pf_planner_grid(mv->planner), err, errlen);
-    if (!(env = pf__maps_nav_envelope(mv, &len))) {
+    if (mv->kind->store_encode(mv, version, &img, &len)) {
         snprintf(err, errlen, "out of memory");
         return PF_ENOMEM;
     }
-    st = pf_store_write_nav(m->dir, mv->id, version, env, len, err, errlen);
-    free(env);
+    st = pf_store_write(m->dir, mv->id, mv->kind->store_suffix, img, len, err, errlen);
+    free(img);
     return st;
 }
 
@@ -169,19 +165,13 @@ static pf_status local_list(pf_maps *m, pf_maps_listing *out, pf_proto_error *e)
     return PF_OK;
 }
 
-/* Builds g and publishes it in the registry only; version 0 numbers it as
- * usual, another number is a stored map's. */
-static pf_status add(pf_maps *m, const char *id, pf_grid *g, uint64_t version) {
-    pf_mapver *mv;
+/* Publishes mv (taken) in the registry only: a demo map. */
+static pf_status local_add(pf_maps *m, pf_mapver *mv) {
     bool created;
-    pf_status st = pf_maps_build(m, id, g, NULL, pf_clock_now_ns(), &mv, NULL);
-    if (st) return st;
-    st = pf_registry_restore(m->d.registry, mv, version, &created);
+    pf_status st = pf_registry_publish(m->d.registry, mv, &created);
     if (st) pf_mapver_release(mv);
     return st;
 }
-
-static pf_status local_add(pf_maps *m, const char *id, pf_grid *g) { return add(m, id, g, 0); }
 
 static void local_close(pf_maps *m) {
     pf_store_close(m->dir);
@@ -196,43 +186,57 @@ const pf_maps_backend pf__maps_dir = {
     "data-dir", local_publish, local_swap, local_remove, local_list, NULL, local_add, local_close,
 };
 
-static void load_stored_map(void *ud, const char *id, uint64_t version, pf_grid *g) {
-    pf_status st = add(ud, id, g, version);
-    if (st) fprintf(stderr, "pathd: map '%s' from the data directory: %s\n", id, pf_status_str(st));
-}
-
-/* A navmesh map's envelope: parsed and built as an upload would be. */
-static pf_status load_stored_nav(void *ud, const char *id, uint64_t version, const char *bytes,
-                                 size_t len, char *why, size_t whylen) {
+/* A file of the data directory: built by the kind whose suffix it has,
+ * published at its stored version. */
+static pf_status load_stored(void *ud, const char *id, const char *suffix, const unsigned char *img,
+                             size_t len, pf_kind_store_error *why) {
     pf_maps *m = ud;
-    pf_proto_error e;
+    const pf_kind_ops *kind = NULL;
+    pf_kind_stored in;
     pf_mapver *mv = NULL;
+    uint64_t version = 0;
     bool created;
-    pf_status st = pf__maps_build_envelope(m, id, bytes, len, NULL, &mv, &e);
-    if (st) {
-        snprintf(why, whylen, "a navmesh that does not build here: %s%s%.100s",
-                 e.field[0] ? e.field : "", e.field[0] ? ": " : "", e.message);
-        /* Out of memory, or the build ran past --nav-build-ms (a busy
-         * start): the file may well load next time, so it stays. */
-        if (st == PF_ENOMEM || strcmp(e.field, "limits.nav_build_ms") == 0) return PF_ECANCELED;
+    pf_status st;
+    for (size_t i = 0; pf_kinds_registered[i]; i++)
+        if (strcmp(pf_kinds_registered[i]->store_suffix, suffix) == 0)
+            kind = pf_kinds_registered[i];
+    if (!kind) { /* not a suffix the store was opened with */
+        why->fault = PF_KIND_STORE_DAMAGED;
         return PF_EINVAL;
+    }
+    memset(&in, 0, sizeof(in));
+    in.id = id;
+    in.img = img;
+    in.img_len = len;
+    if ((st = kind->store_load(pf_kinds_env(m->kinds, kind), &in, &mv, &version, why))) {
+        if (why->fault == PF_KIND_STORE_NO_BUILD ||
+            (why->fault == PF_KIND_STORE_LATER && why->e.field[0])) {
+            /* The build's error, for the report. */
+            char msg[sizeof(why->e.message)];
+            snprintf(msg, sizeof(msg), "a %s that does not build here: %s%s%.100s", kind->name,
+                     why->e.field, why->e.field[0] ? ": " : "", why->e.message);
+            memcpy(why->e.message, msg, sizeof(msg));
+        }
+        return st;
     }
     if (pf_registry_restore(m->d.registry, mv, version, &created)) {
         pf_mapver_release(mv);
-        return PF_ENOMEM;
+        why->fault = PF_KIND_STORE_LATER;
+        return pf_proto_error_set(&why->e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL,
+                                  "out of memory while loading it");
     }
     return PF_OK;
 }
 
 pf_status pf__maps_open_dir(pf_maps *m, const char *dir, char *err, size_t errlen) {
     pf_status st;
-    if ((st = pf_store_open(dir, &m->dir, err, errlen))) return st;
+    if ((st = pf_store_open(dir, m->suffixes, &m->dir, err, errlen))) return st;
     m->be = &pf__maps_dir;
     return PF_OK;
 }
 
 size_t pf__maps_load_dir(pf_maps *m) {
-    size_t n = pf_store_load_all(m->dir, &m->limits, load_stored_map, load_stored_nav, m);
+    size_t n = pf_store_load_all(m->dir, load_stored, m);
     fprintf(stderr, "pathd: %zu maps loaded from %s\n", n, pf_store_dir(m->dir));
     return n;
 }

@@ -11,8 +11,8 @@
  * The follower: one thread reads the store's events stream (XREAD BLOCK, so
  * it waits in Redis, never on a lock a query needs) and, for each change of
  * a map it holds, catches its copy up: the PATCH log entries after its
- * version are applied in order (pf_planner_apply, as the writing instance
- * did); a copy of an older lineage (the map was replaced), or one further
+ * version are applied in order by the map's kind (kind.h's patch_apply, as
+ * the writing instance did); a copy of an older lineage (the map was replaced), or one further
  * behind than the log reaches (trimmed), is dropped and loaded again on its
  * next use (or loaded at once when sessions live on it); a deleted map's
  * copy is dropped with its sessions. Events missed while it was cut off
@@ -77,33 +77,13 @@ static pf_status no_memory(pf_proto_error *e) {
     return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
 }
 
-/* The listing members of a map (store_redis.h's info). */
+/* The listing members of a map (store_redis.h's info): its kind's. */
 static char *summary(const pf_mapver *mv) {
-    const pf_grid *g;
     pf_jsonw w;
     size_t len;
     pf_jsonw_init(&w, 256);
-    if (mv->nav) {
-        pf_nav_info ni;
-        pf_navmesh_info(mv->nav, &ni);
-        pf_jsonw_kstr(&w, "kind", "navmesh");
-        pf_jsonw_key(&w, "navmesh");
-        pf_jsonw_obj_begin(&w);
-        pf_jsonw_kuint(&w, "polygons", ni.polygons);
-        pf_jsonw_kuint(&w, "vertices", ni.vertices);
-        pf_jsonw_kuint(&w, "mesh_bytes", ni.mesh_bytes);
-        pf_jsonw_obj_end(&w);
-        return pf_jsonw_take(&w, &len);
-    }
-    g = pf_planner_grid(mv->planner);
-    pf_jsonw_kstr(&w, "kind", "grid");
-    pf_jsonw_kint(&w, "width", pf_grid_width(g));
-    pf_jsonw_kint(&w, "height", pf_grid_height(g));
-    pf_jsonw_kint(&w, "connectivity", pf_grid_connectivity(g));
-    pf_jsonw_kbool(&w, "corner_cutting", pf_grid_corner_cutting(g));
-    pf_jsonw_kint(&w, "walkable_cells", pf_grid_walkable_count(g));
-    pf_jsonw_kbool(&w, "uniform_cost", pf_grid_is_uniform(g));
-    pf_jsonw_kint(&w, "doors", pf_grid_door_count(g));
+    pf_jsonw_kstr(&w, "kind", mv->kind->name);
+    mv->kind->write_summary(mv, &w);
     return pf_jsonw_take(&w, &len); /* NULL when it failed */
 }
 
@@ -131,16 +111,9 @@ static void drop_copy(pf_maps *m, const pf_mapver *mv) {
     if (pf_registry_remove_version(m->d.registry, mv)) pf__maps_end_users(m, mv->id, 0);
 }
 
-/* What the store keeps of mv: a grid's image, a navmesh's envelope. */
+/* What the store keeps of mv: its kind's image. */
 static pf_status encode(const pf_mapver *mv, unsigned char **img, size_t *len) {
-    char *env;
-    size_t n;
-    pf_status st;
-    if (!mv->nav) return pf_store_encode(pf_planner_grid(mv->planner), 0, img, len);
-    if (!(env = pf__maps_nav_envelope(mv, &n))) return PF_ENOMEM;
-    st = pf_store_encode_nav(env, n, 0, img, len);
-    free(env);
-    return st;
+    return mv->kind->store_encode(mv, 0, img, len);
 }
 
 /* Sessions or crowds live on map id: its copy is kept (and reloaded at
@@ -150,49 +123,17 @@ static bool in_use(pf_maps *m, const char *id) {
            (m->d.crowds && pf_crowds_count_map(m->d.crowds, id) > 0);
 }
 
-/* A navmesh map from the store: its snapshot's envelope built, then the
- * PATCHes logged after it applied in order. */
-static pf_status load_nav(pf_maps *m, const char *id, const pf_rstore_map *sm,
-                          const uint8_t hash[32], pf_mapver **out, pf_proto_error *e) {
-    const char *bytes;
-    size_t n;
-    uint64_t ver;
-    pf_mapver *mv;
-    pf_status st;
-    *out = NULL;
-    if (pf_store_decode_nav(sm->img, sm->img_len, &bytes, &n, &ver))
-        return pf_proto_error_set(e, PF_EIO, PF_ERR_STORAGE, NULL,
-                                  "Map '%s' in the store is damaged (its digest or layout does "
-                                  "not match).",
-                                  id);
-    if ((st = pf__maps_build_envelope(m, id, bytes, n, hash, &mv, e))) return st;
-    for (size_t i = 0; i < sm->nentries; i++) {
-        pf_mapver *next;
-        pf_proto_error pe;
-        if ((st = pf__maps_apply_body(m, mv, sm->bodies[i], sm->lens[i], &next, &pe))) {
-            pf_mapver_release(mv);
-            return pf_proto_error_set(e, PF_EIO, PF_ERR_STORAGE, NULL,
-                                      "Map '%s' in the store: the PATCH of version %llu does not "
-                                      "apply (%s).",
-                                      id, (unsigned long long)(sm->snap_version + 1 + i),
-                                      pe.message);
-        }
-        pf_mapver_release(mv);
-        mv = next;
-    }
-    *out = mv;
-    return PF_OK;
-}
-
 /* Loading */
 
 /* Reads map id from the store, builds it, installs it if newer. PF_ERANGE
  * (map_not_found) when the store has no such map. */
 static pf_status load_now(pf_maps *m, const char *id, pf_proto_error *e) {
     pf_fleet *f = m->fleet;
-    uint64_t t0 = pf_clock_now_ns(), ver, lineage;
+    uint64_t ver, lineage;
     pf_rstore_map sm;
-    pf_grid *g = NULL;
+    const pf_kind_ops *kind;
+    pf_kind_stored in;
+    pf_kind_store_error why;
     pf_mapver *mv;
     uint8_t hash[32];
     bool found, created;
@@ -203,56 +144,50 @@ static pf_status load_now(pf_maps *m, const char *id, pf_proto_error *e) {
         pf_rstore_map_free(&sm);
         return pf__maps_no_map(e, id);
     }
-    if (strcmp(sm.kind, "navmesh") == 0) {
-        hex_hash(sm.hash_hex, hash);
-        if ((st = load_nav(m, id, &sm, hash, &mv, e))) goto out_free_map;
-        goto have_version;
-    }
-    if (strcmp(sm.kind, "grid") != 0) {
+    if (!(kind = pf_kind_by_name(sm.kind))) {
         st = pf_proto_error_set(e, PF_EUNSUPPORTED, PF_ERR_STORAGE, NULL,
                                 "Map '%s' in the store is of kind '%s', which this server cannot "
                                 "serve.",
                                 id, sm.kind);
         goto out_free_map;
     }
-    if ((st = pf_store_decode(sm.img, sm.img_len, &m->limits, &g, &ver))) {
-        if (st == PF_ELIMIT)
-            st = pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, NULL,
-                                    "Map '%s' in the store is larger than this server's limits "
-                                    "(--max-map-cells, --max-map-side).",
-                                    id);
-        else if (st == PF_ENOMEM)
-            st = no_memory(e);
-        else
+    /* Its image built, the PATCHes logged after it applied in order. */
+    hex_hash(sm.hash_hex, hash);
+    memset(&in, 0, sizeof(in));
+    in.id = id;
+    in.img = sm.img;
+    in.img_len = sm.img_len;
+    in.bodies = (const char *const *)sm.bodies;
+    in.lens = sm.lens;
+    in.nbodies = sm.nentries;
+    in.hash = hash;
+    if ((st = kind->store_load(pf_kinds_env(m->kinds, kind), &in, &mv, &ver, &why))) {
+        switch (why.fault) {
+        case PF_KIND_STORE_DAMAGED:
             st = pf_proto_error_set(e, PF_EIO, PF_ERR_STORAGE, NULL,
                                     "Map '%s' in the store is damaged (its digest or layout does "
                                     "not match).",
                                     id);
-        goto out_free_map;
-    }
-    for (size_t i = 0; i < sm.nentries; i++) {
-        pf_update u;
-        pf_proto_error pe;
-        if ((st = pf_map_patch_parse(sm.bodies[i], sm.lens[i], &u, &pe)) == PF_OK) {
-            st = pf__maps_apply_grid(g, &u);
-            pf_update_free(&u);
-        }
-        if (st) {
+            break;
+        case PF_KIND_STORE_LIMITS:
+            st = pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, NULL,
+                                    "Map '%s' in the store is larger than this server's limits "
+                                    "(%s).",
+                                    id, why.e.message);
+            break;
+        case PF_KIND_STORE_LOG:
             st = pf_proto_error_set(e, PF_EIO, PF_ERR_STORAGE, NULL,
                                     "Map '%s' in the store: the PATCH of version %llu does not "
                                     "apply (%s).",
-                                    id, (unsigned long long)(sm.snap_version + 1 + i),
-                                    pf_status_str(st));
-            goto out_free_grid;
+                                    id, (unsigned long long)(sm.snap_version + 1 + why.at),
+                                    why.e.message);
+            break;
+        default:
+            *e = why.e;
+            break;
         }
-    }
-    hex_hash(sm.hash_hex, hash);
-    if ((st = pf_maps_build(m, id, g, hash, t0, &mv, e))) {
-        g = NULL; /* taken; e says why */
         goto out_free_map;
     }
-    g = NULL;
-have_version:
     mv->version = sm.version;
     mv->lineage = lineage = sm.lineage;
     pf_rstore_map_free(&sm);
@@ -275,8 +210,6 @@ have_version:
     pf__maps_end_users(m, id, lineage);
     return PF_OK;
 
-out_free_grid:
-    pf_grid_destroy(g);
 out_free_map:
     pf_rstore_map_free(&sm);
     return st;
@@ -572,7 +505,7 @@ static pf_status shared_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change 
     p.id = id;
     p.cond = c && c->cond ? c->cond : &none;
     p.post = c && c->post;
-    p.kind = mv->nav ? "navmesh" : "grid";
+    p.kind = mv->kind->name;
     p.img = img;
     p.img_len = img_len;
     p.hash_hex = hex;
@@ -742,17 +675,17 @@ static pf_status shared_list(pf_maps *m, pf_maps_listing *out, pf_proto_error *e
     return PF_OK;
 }
 
-static pf_status shared_add(pf_maps *m, const char *id, pf_grid *g) {
+static pf_status shared_add(pf_maps *m, pf_mapver *mv) {
     /* In the store unless it is there already (If-None-Match: *). */
     pf_precond absent;
     pf_maps_change c = {&absent, false};
     pf_maps_outcome o;
     pf_proto_error e;
-    pf_mapver *mv;
+    char id[PF_MAP_ID_MAX + 1];
     pf_status st;
     memset(&absent, 0, sizeof(absent));
     absent.none_match.kind = PF_PRECOND_ANY;
-    if ((st = pf_maps_build(m, id, g, NULL, pf_clock_now_ns(), &mv, NULL))) return st;
+    snprintf(id, sizeof(id), "%s", mv->id);
     memset(&o, 0, sizeof(o));
     st = shared_publish(m, mv, &c, &o, &e);
     if (st == PF_OK) pf_mapver_release(o.current);

@@ -47,13 +47,8 @@ static const char *const plan_names[PF_PLAN_COUNT] = {"initial", "repair", "unch
 static const char *const ws_names[PF_WS_MSG_COUNT] = {"text", "binary", "ping", "pong", "close"};
 static const char *const mem_names[PF_MEM_COUNT] = {"maps",    "caches", "sessions",
                                                     "streams", "bodies", "crowds"};
-static const char *const nav_algo_names[PF_METRICS_NAV_ALGOS] = {"polyanya", "detour"};
-
 /* The algorithm label of slot a of the by-algorithm arrays. */
-static const char *algo_label(int a) {
-    return a < PF_ALGO_COUNT ? pf_algorithm_name((pf_algorithm)a)
-                             : nav_algo_names[a - PF_ALGO_COUNT];
-}
+static const char *algo_label(int a) { return pf_kinds_algorithm_label((size_t)a); }
 static const char *const job_names[PF_METRICS_NJOBS] = {"search", "build"};
 
 #define ADD(x, v) atomic_fetch_add_explicit(&(x), (v), memory_order_relaxed)
@@ -82,7 +77,7 @@ void pf_metrics_init(pf_metrics *m) {
         hist_init(&m->latency[r]);
     }
     for (int k = 0; k < PF_METRICS_NJOBS; k++) hist_init(&m->queue_wait[k]);
-    for (int a = 0; a < PF_METRICS_ALGOS; a++) {
+    for (int a = 0; a < (int)pf_kinds_algorithm_slots(); a++) {
         for (int o = 0; o < PF_OUTCOME_COUNT; o++) atomic_init(&m->searches[a][o], 0);
         hist_init(&m->search_time[a]);
         atomic_init(&m->expanded[a], 0);
@@ -133,21 +128,18 @@ void pf_metrics_observe_queue_wait(pf_metrics *m, pf_job_kind kind, uint64_t wai
     hist_observe(&m->queue_wait[kind == PF_JOB_BUILD ? 1 : 0], wait_us);
 }
 
-void pf_metrics_count_search(pf_metrics *m, pf_algorithm algo, pf_status st, uint64_t expanded,
-                             uint64_t us) {
-    if ((unsigned)algo >= PF_ALGO_COUNT) algo = PF_ALGO_ASTAR;
-    ADD(m->searches[algo][pf_metrics_outcome_of(st)], 1);
-    ADD(m->expanded[algo], expanded);
-    hist_observe(&m->search_time[algo], us);
+void pf_metrics_count_search_outcome(pf_metrics *m, int slot, pf_metrics_outcome outcome,
+                                     uint64_t expanded, uint64_t us) {
+    if (slot < 0 || (size_t)slot >= pf_kinds_algorithm_slots()) slot = PF_ALGO_ASTAR;
+    if ((unsigned)outcome >= PF_OUTCOME_COUNT) outcome = PF_OUTCOME_ERROR;
+    ADD(m->searches[slot][outcome], 1);
+    ADD(m->expanded[slot], expanded);
+    hist_observe(&m->search_time[slot], us);
 }
 
-void pf_metrics_count_nav_search(pf_metrics *m, int nav_algo, pf_metrics_outcome outcome,
-                                 uint64_t expanded, uint64_t us) {
-    int a = PF_ALGO_COUNT + (nav_algo >= 0 && nav_algo < PF_METRICS_NAV_ALGOS ? nav_algo : 0);
-    if ((unsigned)outcome >= PF_OUTCOME_COUNT) outcome = PF_OUTCOME_ERROR;
-    ADD(m->searches[a][outcome], 1);
-    ADD(m->expanded[a], expanded);
-    hist_observe(&m->search_time[a], us);
+void pf_metrics_count_search(pf_metrics *m, int slot, pf_status st, uint64_t expanded,
+                             uint64_t us) {
+    pf_metrics_count_search_outcome(m, slot, pf_metrics_outcome_of(st), expanded, us);
 }
 
 void pf_metrics_count_cache(pf_metrics *m, bool hit) {
@@ -383,7 +375,7 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     family(w, "pathd_searches_total", "counter",
            "Path searches run on the pool (cache hits excluded), by the algorithm asked for and "
            "outcome.");
-    for (int a = 0; a < PF_METRICS_ALGOS; a++) {
+    for (int a = 0; a < (int)pf_kinds_algorithm_slots(); a++) {
         if (a == PF_ALGO_DSTAR) continue; /* sessions: pathd_session_plans_total */
         for (int o = 0; o < PF_OUTCOME_COUNT; o++)
             line(w, "pathd_searches_total{algorithm=\"%s\",outcome=\"%s\"} %llu\n", algo_label(a),
@@ -391,14 +383,14 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     }
     family(w, "pathd_search_duration_seconds", "histogram",
            "Time a path search took on its worker (queue time excluded), by algorithm.");
-    for (int a = 0; a < PF_METRICS_ALGOS; a++) {
-        if (a == PF_ALGO_DSTAR) continue;
+    for (int a = 0; a < (int)pf_kinds_algorithm_slots(); a++) {
+        if (a == PF_ALGO_DSTAR) continue; /* D* Lite's plans have a family of their own */
         snprintf(labels, sizeof(labels), "algorithm=\"%s\"", algo_label(a));
         hist(w, "pathd_search_duration_seconds", labels, &m->search_time[a], true);
     }
     family(w, "pathd_expanded_total", "counter",
            "Nodes expanded by searches, by algorithm (dstar: session plans).");
-    for (int a = 0; a < PF_METRICS_ALGOS; a++)
+    for (int a = 0; a < (int)pf_kinds_algorithm_slots(); a++)
         line(w, "pathd_expanded_total{algorithm=\"%s\"} %llu\n", algo_label(a),
              LOAD(mm->expanded[a]));
     scalar(w, "pathd_cache_hits_total", "counter",

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "jsonw.h"
+#include "kind.h"
 #include "memory.h"
 #include "pool.h"
 #include "routes.h"
@@ -77,10 +78,10 @@ typedef enum pf_metrics_ws {
 /* Memory kinds (the kind label of pathd_memory_bytes): memory.h's
  * pf_mem_kind, what the budget (--max-memory) counts. */
 
-/* Navmesh algorithms (nav/navmesh.h's pf_nav_algorithm), labelled after
- * core's. */
-#define PF_METRICS_NAV_ALGOS 2
-#define PF_METRICS_ALGOS (PF_ALGO_COUNT + PF_METRICS_NAV_ALGOS)
+/* The by-algorithm families have a slot per algorithm of every kind of map
+ * (kind.h's pf_kind_slot: a grid's are core's pf_algorithm, a navmesh's
+ * follow), labelled by pf_kinds_algorithm_label. */
+#define PF_METRICS_ALGOS PF_KINDS_ALGORITHMS_MAX
 
 /* The pool's job kinds as labels: PF_JOB_SEARCH, PF_JOB_BUILD. */
 #define PF_METRICS_NJOBS 2
@@ -90,8 +91,7 @@ typedef struct pf_metrics {
     pf_metrics_hist latency[PF_ROUTE_COUNT];
     atomic_uint_fast64_t in_flight;
     pf_metrics_hist queue_wait[PF_METRICS_NJOBS];
-    /* By algorithm: core's (pf_algorithm), then the navmesh ones
-     * (PF_ALGO_COUNT + pf_nav_algorithm: polyanya, detour). */
+    /* By algorithm slot (kind.h). */
     atomic_uint_fast64_t searches[PF_METRICS_ALGOS][PF_OUTCOME_COUNT];
     pf_metrics_hist search_time[PF_METRICS_ALGOS];
     atomic_uint_fast64_t expanded[PF_METRICS_ALGOS];
@@ -118,17 +118,15 @@ uint64_t pf_metrics_in_flight(pf_metrics *m);
 /* A job of `kind` waited wait_us from its submission until a worker took
  * it. */
 void pf_metrics_observe_queue_wait(pf_metrics *m, pf_job_kind kind, uint64_t wait_us);
-/* One path search of algorithm algo (the one asked for, or the map's
- * default) ran on a worker, returned st, expanded `expanded` nodes and took
- * us microseconds of search (queue time excluded). */
-void pf_metrics_count_search(pf_metrics *m, pf_algorithm algo, pf_status st, uint64_t expanded,
-                             uint64_t us);
-/* One navmesh search (nav_algo a pf_nav_algorithm) ran: its outcome
- * (PF_OUTCOME_FOUND, _UNREACHABLE for a partial path, _BUDGET when the
- * node pool ran out, _ERROR), its search nodes and its time; counted in the
- * search families with algorithm "polyanya" or "detour". */
-void pf_metrics_count_nav_search(pf_metrics *m, int nav_algo, pf_metrics_outcome outcome,
-                                 uint64_t expanded, uint64_t us);
+/* One path search of the algorithm in slot `slot` (kind.h's
+ * pf_kind_slot: the one asked for, or the map's default; a grid's slot is
+ * its pf_algorithm) ran on a worker, returned st, expanded `expanded` nodes
+ * and took us microseconds of search (queue time excluded). */
+void pf_metrics_count_search(pf_metrics *m, int slot, pf_status st, uint64_t expanded, uint64_t us);
+/* The same with its outcome said directly (a navmesh's: _UNREACHABLE for
+ * a partial path, _BUDGET when the node pool ran out). */
+void pf_metrics_count_search_outcome(pf_metrics *m, int slot, pf_metrics_outcome outcome,
+                                     uint64_t expanded, uint64_t us);
 /* One lookup of a path cache: a hit or a miss. */
 void pf_metrics_count_cache(pf_metrics *m, bool hit);
 /* A map version was built from an upload (parse, preprocessing, HPA*) in

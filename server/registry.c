@@ -6,7 +6,6 @@
 #include <string.h>
 #include <uv.h>
 
-#include "agents.h"
 #include "clock.h"
 
 typedef struct slot {
@@ -22,15 +21,18 @@ struct pf_registry {
     uint64_t lineages; /* the last lineage handed out */
 };
 
-pf_mapver *pf_mapver_create(const char *id, pf_planner *planner, size_t cache_entries,
-                            size_t cache_bytes, uint64_t build_us, const uint8_t hash[32]) {
+pf_mapver *pf_mapver_create(const char *id, const pf_kind_ops *kind, const pf_kind_env *env,
+                            void *world, size_t cache_entries, size_t cache_bytes,
+                            uint64_t build_us, const uint8_t hash[32]) {
     pf_mapver *mv = calloc(1, sizeof(*mv));
-    if (!mv) goto out_free_planner;
+    if (!mv) goto out_free_world;
     mv->cache = pf_cache_create(cache_entries, cache_bytes);
     if (!mv->cache) goto out_free_mv;
     atomic_init(&mv->refs, 1);
     snprintf(mv->id, sizeof(mv->id), "%s", id);
-    mv->planner = planner;
+    mv->kind = kind;
+    mv->env = env;
+    mv->world = world;
     mv->build_us = build_us;
     if (hash) memcpy(mv->content_hash, hash, sizeof(mv->content_hash));
     atomic_init(&mv->used_ns, pf_clock_now_ns());
@@ -38,48 +40,8 @@ pf_mapver *pf_mapver_create(const char *id, pf_planner *planner, size_t cache_en
 
 out_free_mv:
     free(mv);
-out_free_planner:
-    pf_planner_destroy(planner);
-    return NULL;
-}
-
-pf_navsrc *pf_navsrc_create(const char *members, size_t len) {
-    pf_navsrc *s = malloc(sizeof(*s) + (len ? len : 1));
-    if (!s) return NULL;
-    atomic_init(&s->refs, 1);
-    s->len = len;
-    memcpy(s->members, members, len);
-    return s;
-}
-
-void pf_navsrc_retain(pf_navsrc *s) {
-    atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
-}
-
-void pf_navsrc_release(pf_navsrc *s) {
-    if (s && atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1) free(s);
-}
-
-pf_mapver *pf_mapver_create_nav(const char *id, const pf_navmesh *nav, pf_navsrc *src,
-                                size_t cache_entries, size_t cache_bytes, uint64_t build_us,
-                                const uint8_t hash[32]) {
-    pf_mapver *mv = calloc(1, sizeof(*mv));
-    if (!mv) goto out_free_nav;
-    mv->cache = pf_cache_create(cache_entries, cache_bytes);
-    if (!mv->cache) goto out_free_mv;
-    atomic_init(&mv->refs, 1);
-    snprintf(mv->id, sizeof(mv->id), "%s", id);
-    mv->nav = nav;
-    mv->navsrc = src;
-    mv->build_us = build_us;
-    if (hash) memcpy(mv->content_hash, hash, sizeof(mv->content_hash));
-    return mv;
-
-out_free_mv:
-    free(mv);
-out_free_nav:
-    pf_navmesh_release(nav);
-    pf_navsrc_release(src);
+out_free_world:
+    kind->world_free(world);
     return NULL;
 }
 
@@ -94,66 +56,23 @@ static void diff_release(pf_mapdiff *d) {
     free(d);
 }
 
-void pf_mapver_charge(pf_mapver *mv, pf_mem *mem, size_t planner_bytes) {
+void pf_mapver_charge(pf_mapver *mv, pf_mem *mem, size_t world_bytes) {
     mv->mem = mem;
-    atomic_store(&mv->charged, planner_bytes);
-    pf_mem_charge(mem, PF_MEM_MAPS, planner_bytes);
+    atomic_store(&mv->charged, world_bytes);
+    pf_mem_charge(mem, PF_MEM_MAPS, world_bytes);
     pf_cache_set_mem(mv->cache, mem);
     if (mv->fields) pf_cache_set_mem(mv->fields, mem);
 }
 
 void pf_mapver_recharge(pf_mapver *mv) {
     size_t now, old;
-    if (!mv->mem || !mv->planner) return; /* a navmesh version never grows */
-    now = pf_planner_memory(mv->planner);
+    if (!mv->mem) return;
+    now = mv->kind->world_memory(mv->world);
     old = atomic_exchange(&mv->charged, now);
     if (now > old)
         pf_mem_charge(mv->mem, PF_MEM_MAPS, now - old);
-    else
+    else if (now < old)
         pf_mem_uncharge(mv->mem, PF_MEM_MAPS, old - now);
-}
-
-size_t pf_mapver_agent_need(const pf_mapver *mv, int32_t n, bool hierarchy) {
-    const pf_agents *a = pf_planner_agents(mv->planner);
-    pf_agents_class_stats st[PF_AGENT_SIZE_MAX];
-    const pf_grid *g = pf_planner_grid(mv->planner);
-    size_t k;
-    if (n <= 1 || !a) return 0;
-    hierarchy = hierarchy && pf_planner_has_hpa(mv->planner);
-    k = pf_agents_stats(a, st, PF_AGENT_SIZE_MAX);
-    for (size_t i = 0; i < k && i < PF_AGENT_SIZE_MAX; i++)
-        if (st[i].size == n && (!hierarchy || st[i].has_hpa)) return 0;
-    return pf_mem_agent_estimate((uint64_t)pf_grid_width(g) * (uint64_t)pf_grid_height(g),
-                                 hierarchy);
-}
-
-pf_status pf_mapver_reserve_agent(const pf_mapver *mv, int32_t n, bool hierarchy, size_t *reserved,
-                                  const char *field, pf_proto_error *e) {
-    uint64_t budget, used;
-    *reserved = 0;
-    if (!mv->mem) return PF_OK;
-    *reserved = pf_mapver_agent_need(mv, n, hierarchy);
-    if (!*reserved || pf_mem_try_charge(mv->mem, PF_MEM_MAPS, *reserved)) return PF_OK;
-    hierarchy = hierarchy && pf_planner_has_hpa(mv->planner);
-    budget = pf_mem_budget(mv->mem);
-    used = pf_mem_used(mv->mem);
-    pf_proto_error_set(e, PF_ENOMEM, PF_ERR_INSUFFICIENT_STORAGE, field,
-                       "Agent size %d's first use on map '%s' needs up to %zu bytes (its grid%s); "
-                       "the memory budget (--max-memory) is %llu bytes, %llu in use. Delete maps "
-                       "or sessions, or raise it.",
-                       (int)n, mv->id, *reserved, hierarchy ? " and hierarchy" : "",
-                       (unsigned long long)budget,
-                       (unsigned long long)(used < budget ? used : budget));
-    *reserved = 0;
-    return PF_ENOMEM;
-}
-
-void pf_mapver_settle(const pf_mapver *mv, size_t reserved) {
-    /* Only the atomic charge changes: the version is otherwise immutable. */
-    pf_mapver *w = (pf_mapver *)mv;
-    if (!reserved) return;
-    pf_mem_uncharge(w->mem, PF_MEM_MAPS, reserved);
-    pf_mapver_recharge(w);
 }
 
 void pf_mapver_release(pf_mapver *mv) {
@@ -162,9 +81,7 @@ void pf_mapver_release(pf_mapver *mv) {
     for (size_t i = 0; i < mv->nlog; i++) diff_release(mv->log[i]);
     pf_cache_destroy(mv->cache);
     pf_cache_destroy(mv->fields);
-    pf_planner_destroy(mv->planner);
-    pf_navmesh_release(mv->nav);
-    pf_navsrc_release(mv->navsrc);
+    mv->kind->world_free(mv->world);
     pf_mem_uncharge(mv->mem, PF_MEM_MAPS, atomic_load(&mv->charged));
     free(mv);
 }
@@ -249,11 +166,6 @@ pf_status pf_mapver_changes_since(const pf_mapver *cur, uint64_t since, pf_point
     *out = list;
     *n = total;
     return PF_OK;
-}
-
-pf_algorithm pf_mapver_default_algorithm(const pf_mapver *mv) {
-    /* Grid maps: auto picks per query, with or without a hierarchy. */
-    return mv->planner ? PF_ALGO_AUTO : PF_ALGO_ASTAR;
 }
 
 static uint64_t id_hash(const char *s) {

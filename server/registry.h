@@ -1,10 +1,10 @@
 /* registry.h -- the maps the server holds, by id, each an immutable,
  * reference-counted version.
  *
- * A pf_mapver is one version of one map: its planner (grid + search
- * preprocessing + HPA* hierarchy) or, for a navmesh map, its navmesh version
- * (nav/navmesh.h) and the upload it was built from, its version number, and
- * its path cache.
+ * A pf_mapver is one version of one map: what kind of map it is (kind.h:
+ * a grid, a navmesh, ...), the kind's world (its grid and planner, its
+ * navmesh, ...) behind pf_mapver_world, its version number and its path
+ * cache.
  * It never changes once published. Every request that uses a map takes a
  * reference (pf_registry_get) and drops it when done (pf_mapver_release), so
  * a DELETE or a replacing PUT never frees a map under a running search: the
@@ -34,9 +34,9 @@
 
 #include "cache.h"
 #include "errors.h"
+#include "grid.h"
+#include "kind.h"
 #include "memory.h"
-#include "navmesh.h"
-#include "planner.h"
 #include "router.h"
 #include "status.h"
 
@@ -55,28 +55,15 @@ typedef struct pf_mapdiff {
     pf_mem *mem; /* charged n cells (PF_MEM_MAPS) while it lives, or NULL */
 } pf_mapdiff;
 
-/* What a navmesh map was uploaded as, shared by all its versions: the
- * store's envelope source members (nav_json.h), reference counted. */
-typedef struct pf_navsrc {
-    atomic_int refs;
-    size_t len;
-    char members[]; /* len bytes, no NUL needed */
-} pf_navsrc;
-
-/* A source of len bytes copied from members, one reference. NULL on ENOMEM. */
-pf_navsrc *pf_navsrc_create(const char *members, size_t len);
-void pf_navsrc_retain(pf_navsrc *s);
-void pf_navsrc_release(pf_navsrc *s);
-
 typedef struct pf_mapver {
     atomic_int refs;
     char id[PF_MAP_ID_MAX + 1];
     uint64_t version;         /* 0 until published; the registry numbers it */
-    pf_planner *planner;      /* owned; NULL on a navmesh map */
-    const pf_navmesh *nav;    /* a navmesh map's version (one reference), or NULL */
-    pf_navsrc *navsrc;        /* ... and its upload (one reference) */
+    const pf_kind_ops *kind;  /* what the map is: every operation on it goes through it */
+    const pf_kind_env *env;   /* the server's environment it was built in, or NULL */
+    void *world;              /* the kind's (pf_mapver_world); freed by kind->world_free */
     pf_cache *cache;          /* owned */
-    pf_cache *fields;         /* owned: answered flow fields (routes_fields.c); NULL = none */
+    pf_cache *fields;         /* owned: answered flow fields (PF_KIND_FLOWFIELDS); NULL = none */
     uint64_t build_us;        /* parse + preprocessing */
     uint8_t content_hash[32]; /* SHA-256 of the upload, for POST /v1/maps */
     uint64_t lineage;         /* set by publish (new) or swap (kept), then constant */
@@ -84,54 +71,35 @@ typedef struct pf_mapver {
     size_t nlog;
     _Atomic uint64_t used_ns; /* the last pf_registry_get (clock.h), for idle copies */
     pf_mem *mem;              /* the process budget, or NULL (pf_mapver_charge) */
-    _Atomic size_t charged;   /* bytes of PF_MEM_MAPS charged for the planner */
+    _Atomic size_t charged;   /* bytes of PF_MEM_MAPS charged for the world */
 } pf_mapver;
 
-/* Makes an unpublished version holding one reference (the caller's). Takes
- * planner (also on failure). NULL on ENOMEM. */
-pf_mapver *pf_mapver_create(const char *id, pf_planner *planner, size_t cache_entries,
-                            size_t cache_bytes, uint64_t build_us, const uint8_t hash[32]);
-/* The same for a navmesh version: takes nav's reference and src's (also
- * on failure). */
-pf_mapver *pf_mapver_create_nav(const char *id, const pf_navmesh *nav, pf_navsrc *src,
-                                size_t cache_entries, size_t cache_bytes, uint64_t build_us,
-                                const uint8_t hash[32]);
+/* Makes an unpublished version of map id, of kind `kind` built in env
+ * (NULL: outside a server), holding one reference (the caller's). Takes
+ * world (also on failure: kind->world_free). A path cache of cache_entries
+ * / cache_bytes. NULL on ENOMEM. */
+pf_mapver *pf_mapver_create(const char *id, const pf_kind_ops *kind, const pf_kind_env *env,
+                            void *world, size_t cache_entries, size_t cache_bytes,
+                            uint64_t build_us, const uint8_t hash[32]);
+/* The kind's world of mv: only mv->kind's files read it. */
+static inline void *pf_mapver_world(const pf_mapver *mv) { return mv->world; }
+/* The environment mv was built in (NULL outside a server). */
+static inline const pf_kind_env *pf_mapver_env(const pf_mapver *mv) { return mv->env; }
 void pf_mapver_retain(pf_mapver *mv);
-/* Charges mv to the process budget mem: `planner_bytes` of its planner now
+/* Charges mv to the process budget mem: `world_bytes` of its world now
  * (already reserved by the caller, or held), its caches' entries (paths
- * and flow fields) and its
- * change log as they come; all given back when mv is freed. Call once,
- * before mv is published. */
-void pf_mapver_charge(pf_mapver *mv, pf_mem *mem, size_t planner_bytes);
-/* The charge made what the planner holds now (its cuts are built on their
- * first use). Thread-safe. */
+ * and flow fields) and its change log as they come; all given back when mv
+ * is freed. Call once, before mv is published. */
+void pf_mapver_charge(pf_mapver *mv, pf_mem *mem, size_t world_bytes);
+/* The charge made what the world holds now (kind->world_memory: a grid's
+ * planner builds its cuts and agent sizes on first use). Thread-safe. */
 void pf_mapver_recharge(pf_mapver *mv);
-/* Room in the memory budget for what a query for agent size n builds on
- * mv the first time it is used (core/agents.h: the clearance table and the
- * size's grid; with `hierarchy` also the size's HPA* hierarchy, which hpa
- * queries build): when a piece is not built yet, an upper bound
- * (pf_mem_agent_estimate) is charged and *reserved set to it, else
- * *reserved is 0. PF_ENOMEM (nothing charged, e set to
- * insufficient_storage on `field`, answered 507) when the budget cannot hold it.
- * After the query, pf_mapver_settle(mv, *reserved) gives the reservation
- * back and charges what the planner holds then. n <= 1 or mv not charged
- * (pf_mapver_charge): PF_OK, 0 reserved. Thread-safe. */
-/* What pf_mapver_reserve_agent would reserve: 0 when agent size n's data
- * (with `hierarchy`, its hierarchy too) is built already or n <= 1. */
-size_t pf_mapver_agent_need(const pf_mapver *mv, int32_t n, bool hierarchy);
-pf_status pf_mapver_reserve_agent(const pf_mapver *mv, int32_t n, bool hierarchy, size_t *reserved,
-                                  const char *field, pf_proto_error *e);
-void pf_mapver_settle(const pf_mapver *mv, size_t reserved);
 /* Drops a reference; the last one frees the version. NULL is a no-op. */
 void pf_mapver_release(pf_mapver *mv);
 /* Empties mv's caches (answered paths and flow fields): a newer version
  * replaced it, so they must not be served again, and the memory goes back
  * while sessions still hold mv. Thread-safe (the caches lock). */
 void pf_mapver_drop_caches(pf_mapver *mv);
-/* The algorithm a query without one runs on a grid map: auto (planner.h),
- * which picks jps (or astar) or hpa per query (navmesh maps run polyanya). */
-pf_algorithm pf_mapver_default_algorithm(const pf_mapver *mv);
-
 /* Makes next's change log: the newest diffs of prev's log (shared) that fit
  * PF_MAPVER_LOG_VERSIONS - 1 versions and, with the new one, max_cells
  * cells, then the diff `changed[0..n)` (taken, also on failure; each cell

@@ -178,6 +178,10 @@ void pf_req_answer_error_body(pf_req *r, pf_error err, pf_jsonw *w) {
     if (status == MHD_HTTP_SERVICE_UNAVAILABLE) pf_req_add_retry_after(r);
 }
 
+void pf_req_answer_no_map(pf_req *r) {
+    pf_req_answer_error(r, PF_ERR_MAP_NOT_FOUND, NULL, "No map with id '%s'.", pf_req_map_id(r));
+}
+
 void pf_req_answer_error(pf_req *r, pf_error err, const char *field, const char *fmt, ...) {
     char msg[320];
     pf_jsonw w;

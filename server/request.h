@@ -98,6 +98,8 @@ void pf_req_answer_no_content(pf_req *r);
  * may be NULL. */
 void pf_req_answer_error(pf_req *r, pf_error err, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* 404 map_not_found for the route's map: "No map with id '<id>'." */
+void pf_req_answer_no_map(pf_req *r);
 /* The error a parser reported. */
 void pf_req_answer_perror(pf_req *r, const pf_proto_error *e);
 /* err's status with an error body already written into w

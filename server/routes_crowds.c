@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "request.h"
+#include "routes_feature.h"
 #include "routes_sessions.h"
 #include "ws.h"
 
@@ -55,25 +56,6 @@ static void answer_no_crowd(pf_req *r) {
     pf_req_answer_error(r, PF_ERR_CROWD_NOT_FOUND, NULL,
                         "No crowd '%s' on map '%s' (deleted, expired, or its map was replaced).",
                         pf_req_crowd_id(r), pf_req_map_id(r));
-}
-
-/* The map of a crowd route, a navmesh; answers 404 / 422 otherwise. */
-static pf_mapver *nav_map(pf_req *r, pf_crowds_routes *m) {
-    pf_mapver *mv = pf_registry_get(m->registry, pf_req_map_id(r));
-    if (!mv) {
-        pf_req_answer_error(r, PF_ERR_MAP_NOT_FOUND, NULL, "No map with id '%s'.",
-                            pf_req_map_id(r));
-        return NULL;
-    }
-    if (!mv->nav) {
-        pf_req_answer_error(r, PF_ERR_UNSUPPORTED, NULL,
-                            "Map '%s' is a grid: crowds walk navmesh maps (upload one with "
-                            "\"kind\":\"navmesh\" or as model/obj).",
-                            mv->id);
-        pf_mapver_release(mv);
-        return NULL;
-    }
-    return mv;
 }
 
 /* Job: make the crowd (its mesh copy, its agents placed). */
@@ -139,7 +121,8 @@ void pf__route_crowds_create(pf_req *r, pf_crowds_routes *m) {
         pf_req_answer_perror(r, &e);
         return;
     }
-    if (!(job->mv = nav_map(r, m))) return;
+    /* A map of a kind with crowds (a navmesh). */
+    if (!(job->mv = pf__route_feature_map(r, m->registry, PF_KIND_CROWDS, NULL))) return;
     pf_req_dispatch(r, PF_JOB_BUILD, run_create);
 }
 

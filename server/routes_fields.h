@@ -2,7 +2,9 @@
  * /v1/maps/{id}/flowfield, one field for every unit heading to the same
  * goals (flowfield.h; the answer's encoding in proto/flowfield_json.h).
  *
- * The request is parsed and its map referenced on the I/O thread; a field
+ * A feature of the kinds with PF_KIND_FLOWFIELDS (a grid: kind_grid_field.c
+ * builds it; routes_feature.h refuses the others). The request is parsed
+ * and its map referenced on the I/O thread; a field
  * already in the version's flow field cache is answered there at once.
  * The cache is keyed by the goals, the region, the agent size, whether
  * costs were asked for and the map version; a PATCH makes a new version
@@ -18,15 +20,15 @@
 #define PF_SERVER_ROUTES_FIELDS_H
 
 #include "config.h"
-#include "metrics.h"
+#include "kind.h"
 #include "registry.h"
 #include "routes.h"
 
 /* Borrowed; filled by server.c. */
 struct pf_fields_routes {
     pf_registry *registry;
-    pf_metrics *metrics;  /* searches, cache hits and misses */
-    const pf_config *cfg; /* deadline_ms and the limits above */
+    const pf_kinds *kinds; /* the map's kind takes the request (its metrics included) */
+    const pf_config *cfg;  /* deadline_ms; the limits above are the kind's */
 };
 
 #endif

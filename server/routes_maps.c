@@ -7,68 +7,16 @@
 #include <string.h>
 
 #include "clock.h"
-#include "hpa.h"
 #include "jsonr.h"
-#include "map_json.h"
+#include "kind_grid.h"
 #include "maze.h"
 #include "maze_json.h"
-#include "nav_json.h"
 #include "precond.h"
 #include "request.h"
-#include "session_json.h"
+#include "routes_feature.h"
 
-/* A navmesh map's info: the fields every map has, then "navmesh". */
-static void write_nav_map_info(pf_jsonw *w, const pf_mapver *mv, const pf_cache_stats *cs) {
-    pf_nav_info ni;
-    uint64_t lookups = cs->hits + cs->misses;
-    pf_navmesh_info(mv->nav, &ni);
-    pf_jsonw_obj_begin(w);
-    pf_jsonw_kstr(w, "id", mv->id);
-    pf_jsonw_kuint(w, "version", mv->version);
-    pf_jsonw_kstr(w, "kind", "navmesh");
-    pf_jsonw_kuint(w, "memory_bytes", ni.mesh_bytes + ni.layer_bytes + mv->navsrc->len);
-    pf_jsonw_kuint(w, "build_us", mv->build_us);
-    pf_jsonw_kstr(w, "default_algorithm", "polyanya");
-    pf_jsonw_key(w, "cache");
-    pf_jsonw_obj_begin(w);
-    pf_jsonw_kuint(w, "entries", cs->entries);
-    pf_jsonw_kuint(w, "hits", cs->hits);
-    pf_jsonw_kuint(w, "misses", cs->misses);
-    pf_jsonw_kdouble(w, "hit_ratio", lookups ? (double)cs->hits / (double)lookups : 0.0);
-    pf_jsonw_obj_end(w);
-    pf_jsonw_key(w, "navmesh");
-    pf_nav_write_info(w, mv->nav);
-    pf_jsonw_obj_end(w);
-}
-
-static void write_map_info(pf_jsonw *w, const pf_mapver *mv) {
-    pf_cache_stats cs, fs;
-    pf_map_info info;
-    pf_cache_get_stats(mv->cache, &cs);
-    if (mv->nav) {
-        write_nav_map_info(w, mv, &cs);
-        return;
-    }
-    memset(&fs, 0, sizeof(fs));
-    if (mv->fields) pf_cache_get_stats(mv->fields, &fs);
-    memset(&info, 0, sizeof(info));
-    info.field_cache_hits = fs.hits;
-    info.field_cache_misses = fs.misses;
-    info.field_cache_entries = fs.entries;
-    info.id = mv->id;
-    info.version = mv->version;
-    info.planner = mv->planner;
-    info.build_us = mv->build_us;
-    info.default_algorithm = pf_algorithm_name(pf_mapver_default_algorithm(mv));
-    info.cache_hits = cs.hits;
-    info.cache_misses = cs.misses;
-    info.cache_entries = cs.entries;
-    pf_map_write_info(w, &info);
-}
-
-static void answer_no_map(pf_req *r, const char *id) {
-    pf_req_answer_error(r, PF_ERR_MAP_NOT_FOUND, NULL, "No map with id '%s'.", id);
-}
+/* The info of any map: its kind writes it. */
+static void write_map_info(pf_jsonw *w, const pf_mapver *mv) { mv->kind->write_info(mv, w); }
 
 static void add_etag(pf_req *r, const pf_mapver *mv) {
     char tag[PF_ETAG_LEN];
@@ -155,7 +103,7 @@ void pf__route_map_get(pf_req *r, pf_maps_routes *m) {
     pf_mapver *mv = pf_registry_get(m->registry, pf_req_map_id(r));
     pf_jsonw w;
     if (!mv) {
-        answer_no_map(r, pf_req_map_id(r));
+        pf_req_answer_no_map(r);
         return;
     }
     pf_jsonw_init(&w, 512);
@@ -165,45 +113,25 @@ void pf__route_map_get(pf_req *r, pf_maps_routes *m) {
     pf_req_answer_json(r, &w);
 }
 
-/* GET /v1/maps/{id}/cells */
+/* GET /v1/maps/{id}/cells, /hierarchy: the features only some kinds have. */
 
 /* Job: every cell of a map (megabytes on big maps: written on a worker).
  * The state is the version, referenced. */
 static void run_cells(pf_req *r, pf_search_ctx *ctx) {
     const pf_mapver *mv = pf_req_state(r);
-    const pf_grid *g = pf_planner_grid(mv->planner);
     pf_jsonw w;
     (void)ctx;
-    pf_jsonw_init(&w, (size_t)pf_grid_width(g) * (size_t)pf_grid_height(g) * 2 + 512);
-    pf_map_write_cells(&w, mv->id, mv->version, g);
+    mv->kind->write_cells(mv, &w);
     pf_req_answer_json(r, &w);
     pf_req_finish(r);
 }
 
-/* 422 for the grid-only routes of a navmesh map; true when answered
- * (mv released). */
-static bool refuse_navmesh(pf_req *r, pf_mapver *mv, const char *what) {
-    if (!mv->nav) return false;
-    pf_req_answer_error(r, PF_ERR_UNSUPPORTED, NULL,
-                        "Map '%s' is a navmesh: it has no %s (GET /v1/maps/%s describes the "
-                        "mesh).",
-                        mv->id, what, mv->id);
-    pf_mapver_release(mv);
-    return true;
-}
-
 void pf__route_map_cells(pf_req *r, pf_maps_routes *m) {
-    pf_mapver *mv = pf_registry_get(m->registry, pf_req_map_id(r));
-    if (!mv) {
-        answer_no_map(r, pf_req_map_id(r));
-        return;
-    }
-    if (refuse_navmesh(r, mv, "cells")) return;
+    pf_mapver *mv = pf__route_feature_map(r, m->registry, PF_KIND_CELLS, NULL);
+    if (!mv) return;
     pf_req_set_state(r, mv, release_mapver);
     pf_req_dispatch(r, PF_JOB_SEARCH, run_cells);
 }
-
-/* GET /v1/maps/{id}/hierarchy */
 
 /* What a hierarchy request keeps for its job. */
 typedef struct hierarchy_job {
@@ -217,66 +145,17 @@ static void free_hierarchy_job(void *p) {
     free(job);
 }
 
-/* Job: the HPA* hierarchy of a map version (the debug viewer draws it):
- * its clusters, its transition nodes and their edges. Tens of thousands
- * of nodes on big maps: written on a worker. */
+/* Job: the hierarchy of a map version (the debug viewer draws it); tens
+ * of thousands of nodes on big maps: written on a worker. */
 static void run_hierarchy(pf_req *r, pf_search_ctx *ctx) {
     const hierarchy_job *job = pf_req_state(r);
-    const pf_mapver *mv = job->mv;
-    const pf_grid *g = pf_planner_grid(mv->planner);
-    const pf_hpa *h = pf_planner_hpa(mv->planner);
-    int32_t w = pf_grid_width(g), hh = pf_grid_height(g);
-    pf_hpa_stats st;
-    pf_jsonw o;
+    pf_proto_error e;
+    pf_jsonw w;
     (void)ctx;
-    pf_hpa_get_stats(h, &st);
-    pf_jsonw_init(&o, (size_t)st.abstract_nodes * (job->intra ? 160 : 40) + 512);
-    pf_jsonw_obj_begin(&o);
-    pf_jsonw_kstr(&o, "id", mv->id);
-    pf_jsonw_kuint(&o, "version", mv->version);
-    pf_jsonw_kint(&o, "width", w);
-    pf_jsonw_kint(&o, "height", hh);
-    pf_jsonw_kint(&o, "cluster_size", st.cluster_size);
-    pf_jsonw_kint(&o, "clusters_x", (w + st.cluster_size - 1) / st.cluster_size);
-    pf_jsonw_kint(&o, "clusters_y", (hh + st.cluster_size - 1) / st.cluster_size);
-    pf_jsonw_key(&o, "stats");
-    pf_jsonw_obj_begin(&o);
-    pf_jsonw_kint(&o, "clusters", st.clusters);
-    pf_jsonw_kint(&o, "entrances", st.entrances);
-    pf_jsonw_kint(&o, "abstract_nodes", st.abstract_nodes);
-    pf_jsonw_kint(&o, "abstract_edges", st.abstract_edges);
-    pf_jsonw_kint(&o, "components", st.components);
-    pf_jsonw_kuint(&o, "memory_bytes", st.memory_bytes);
-    pf_jsonw_obj_end(&o);
-    pf_jsonw_key(&o, "nodes");
-    pf_jsonw_arr_begin(&o);
-    for (int32_t v = 0; v < (int32_t)st.abstract_nodes; v++) {
-        pf_point p = pf_hpa_node_point(h, v);
-        pf_jsonw_point(&o, p.x, p.y);
-    }
-    pf_jsonw_arr_end(&o);
-    /* Each node pair once (a < b): a border crossing is one entrance's
-     * transition pair; an intra-cluster edge carries the cost from a to b. */
-    for (int pass = 0; pass < (job->intra ? 2 : 1); pass++) {
-        pf_jsonw_key(&o, pass ? "intra_edges" : "inter_edges");
-        pf_jsonw_arr_begin(&o);
-        for (int32_t v = 0; v < (int32_t)st.abstract_nodes; v++) {
-            const int32_t *to;
-            const double *cost;
-            size_t nintra, n = pf_hpa_node_edges(h, v, &to, &cost, &nintra);
-            for (size_t e = pass ? 0 : nintra; e < (pass ? nintra : n); e++) {
-                if (to[e] <= v) continue;
-                pf_jsonw_arr_begin(&o);
-                pf_jsonw_int(&o, v);
-                pf_jsonw_int(&o, to[e]);
-                if (pass) pf_jsonw_double(&o, cost[e]);
-                pf_jsonw_arr_end(&o);
-            }
-        }
-        pf_jsonw_arr_end(&o);
-    }
-    pf_jsonw_obj_end(&o);
-    pf_req_answer_json(r, &o);
+    if (job->mv->kind->write_hierarchy(job->mv, job->intra, &w, &e))
+        pf_req_answer_perror(r, &e);
+    else
+        pf_req_answer_json(r, &w);
     pf_req_finish(r);
 }
 
@@ -305,17 +184,7 @@ void pf__route_map_hierarchy(pf_req *r, pf_maps_routes *m) {
         }
         intra = strcmp(v, "true") == 0;
     }
-    if (!(mv = pf_registry_get(m->registry, pf_req_map_id(r)))) {
-        answer_no_map(r, pf_req_map_id(r));
-        return;
-    }
-    if (refuse_navmesh(r, mv, "HPA* hierarchy")) return;
-    if (!pf_planner_hpa(mv->planner)) {
-        pf_mapver_release(mv);
-        pf_req_answer_error(r, PF_ERR_UNSUPPORTED, NULL, "Map '%s' has no HPA* hierarchy.",
-                            pf_req_map_id(r));
-        return;
-    }
+    if (!(mv = pf__route_feature_map(r, m->registry, PF_KIND_HIERARCHY, NULL))) return;
     if (!(job = malloc(sizeof(*job)))) {
         pf_mapver_release(mv);
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
@@ -329,17 +198,17 @@ void pf__route_map_hierarchy(pf_req *r, pf_maps_routes *m) {
 
 /* DELETE /v1/maps/{id} */
 
-/* Query-string arguments an OBJ upload may have (its settings). */
+/* Query-string arguments an upload may have (an OBJ model's settings). */
 #define MAX_OBJ_ARGS 16
 
 typedef struct change_job {
     pf_maps_routes *m;
     pf_precond cond;
-    bool create;         /* POST: the id is the content's */
-    pf_update patch;     /* a grid map's PATCH: cells and doors */
-    bool nav;            /* the map was a navmesh when the PATCH came */
-    pf_nav_patch npatch; /* a navmesh map's PATCH: obstacles and areas */
-    /* A model/obj upload's settings, copied from the query string. */
+    bool create; /* POST: the id is the content's */
+    /* A PATCH: parsed by the kind the map had when it came (kind.h). */
+    const pf_kind_ops *kind;
+    void *patch;
+    /* An upload's query string (an OBJ model's settings), copied. */
     pf_kv args[MAX_OBJ_ARGS];
     size_t nargs;
     bool too_many_args;
@@ -347,8 +216,7 @@ typedef struct change_job {
 
 static void free_change_job(void *p) {
     change_job *job = p;
-    pf_update_free(&job->patch);
-    pf_nav_patch_free(&job->npatch);
+    if (job->patch) job->kind->patch_free(job->patch);
     for (size_t i = 0; i < job->nargs; i++) {
         free((char *)job->args[i].key);
         free((char *)job->args[i].value);
@@ -410,44 +278,43 @@ static void content_hash(const pf_req *r, const change_job *job, pf_body_kind ki
     sha256_digest(&h, SHA256_DIGEST_SIZE, out);
 }
 
-/* Parses a navmesh upload (kind OBJ, or JSON already parsed as root) and
- * builds it. Answers an error and returns false, or gives *mv. */
-static bool build_nav(pf_req *r, change_job *job, pf_body_kind kind, const cJSON *root,
-                      const char *id, const uint8_t hash[32], uint64_t t0, pf_mapver **mv) {
-    pf_maps_routes *m = job->m;
-    pf_nav_upload u;
+/* Parses the upload as its kind says (a JSON body's "kind", else its
+ * Content-Type) and builds it. Answers an error and returns false, or
+ * gives *mv. */
+static bool build_upload(pf_req *r, change_job *job, const char *id, const uint8_t hash[32],
+                         uint64_t t0, pf_mapver **mv) {
+    pf_kind_upload in;
+    const pf_kind_env *env;
+    cJSON *root = NULL;
     pf_proto_error e;
+    void *up = NULL;
     pf_status st;
-    size_t len;
-    const char *body = pf_req_body(r, &len);
-    if (kind == PF_BODY_OBJ) {
-        if (job->too_many_args) {
-            pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, NULL, "Too many parameters.");
-            return false;
-        }
-        st = pf_nav_upload_from_obj(body, len, job->args, job->nargs, pf_maps_nav_limits(m->maps),
-                                    &u, &e);
-    } else {
-        st = pf_nav_upload_from_json(root, pf_maps_limits(m->maps), pf_maps_nav_limits(m->maps), &u,
-                                     &e);
-    }
-    pf_req_drop_body(r);
-    if (st) {
+    memset(&in, 0, sizeof(in));
+    in.body_kind = pf_req_body_kind(r);
+    in.body = pf_req_body(r, &in.len);
+    in.root = &root;
+    in.args = job->args;
+    in.nargs = job->nargs;
+    in.too_many_args = job->too_many_args;
+    if ((in.body_kind == PF_BODY_JSON && (st = pf_jsonr_parse(in.body, in.len, &root, &e))) ||
+        (st = pf_kinds_for_upload(pf_maps_kinds(job->m->maps), in.body_kind, root, &env, &e)) ||
+        (st = env->kind->upload_parse(env, &in, &up, &e))) {
+        cJSON_Delete(root);
         pf_req_answer_perror(r, &e);
         return false;
     }
-    st = pf_maps_build_nav(m->maps, id, &u, hash, t0, mv, &e);
-    pf_nav_upload_free(&u);
-    if (st) {
+    cJSON_Delete(root);
+    pf_req_drop_body(r); /* the biggest allocation of the request: drop it early */
+    if ((st = env->kind->upload_build(env, up, id, hash, t0, mv, &e))) {
         pf_req_answer_perror(r, &e);
         return false;
     }
     return true;
 }
 
-/* Job: parse an uploaded map, build its planner (HPA* hierarchy included),
- * publish it as the next version. Runs on a worker, never on an I/O
- * thread. */
+/* Job: parse an uploaded map, build it (a grid's planner and HPA*
+ * hierarchy, a navmesh's tiles), publish it as the next version. Runs on a
+ * worker, never on an I/O thread. */
 static void run_build(pf_req *r, pf_search_ctx *ctx) {
     change_job *job = pf_req_state(r);
     pf_maps_routes *m = job->m;
@@ -458,12 +325,9 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
     uint8_t hash[32];
     char id[PF_MAP_ID_MAX + 1];
     pf_proto_error e;
-    pf_grid *g = NULL;
     pf_mapver *mv;
     pf_maps_change c = {&job->cond, job->create};
     pf_maps_outcome o;
-    pf_status st;
-    const char *body;
     size_t len;
     (void)ctx;
 
@@ -480,7 +344,7 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
             goto out_unchanged;
         }
     }
-    body = pf_req_body(r, &len);
+    pf_req_body(r, &len);
     if (len == 0) {
         pf_req_answer_error(r, PF_ERR_MALFORMED_MAP, NULL,
                             "The body is empty; send a Moving AI map (text/x-movingai-map), a "
@@ -488,43 +352,7 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
                             "\"kind\":\"navmesh\").");
         goto out_finish;
     }
-    if (kind == PF_BODY_OBJ) {
-        if (!build_nav(r, job, kind, NULL, id, hash, t0, &mv)) goto out_finish;
-    } else {
-        bool navmesh = false;
-        if (kind == PF_BODY_JSON) {
-            /* A JSON upload is a grid or, with "kind":"navmesh", a mesh. */
-            cJSON *root = NULL;
-            if ((st = pf_jsonr_parse(body, len, &root, &e)) ||
-                (st = pf_nav_json_kind(root, &navmesh, &e))) {
-                cJSON_Delete(root);
-                pf_req_answer_perror(r, &e);
-                goto out_finish;
-            }
-            if (navmesh) {
-                bool ok = build_nav(r, job, kind, root, id, hash, t0, &mv);
-                cJSON_Delete(root);
-                if (!ok) goto out_finish;
-            } else {
-                cJSON_Delete(root); /* the grid parser reads the body again */
-            }
-        }
-        if (!navmesh) {
-            if (kind == PF_BODY_JSON)
-                st = pf_map_json_parse(body, len, pf_maps_limits(m->maps), &g, &e);
-            else
-                st = pf_map_text_parse(body, len, pf_maps_limits(m->maps), &g, &e);
-            pf_req_drop_body(r); /* the biggest allocation of the request: drop it early */
-            if (st) {
-                pf_req_answer_perror(r, &e);
-                goto out_finish;
-            }
-            if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv, &e))) {
-                pf_req_answer_perror(r, &e);
-                goto out_finish;
-            }
-        }
-    }
+    if (!build_upload(r, job, id, hash, t0, &mv)) goto out_finish;
     pf_metrics_observe_map_build(m->metrics, mv->build_us);
     if (pf_maps_publish(m->maps, mv, &c, &o, &e)) { /* takes mv */
         pf_req_answer_perror(r, &e);
@@ -549,7 +377,8 @@ static void dispatch_build(pf_req *r, pf_maps_routes *m, bool create) {
     if (!job) return;
     job->create = create;
     if (pf_req_body_kind(r) == PF_BODY_OBJ) {
-        /* The settings, read here: the query string is the I/O thread's. */
+        /* An OBJ model's settings, read here: the query string is the I/O
+         * thread's. */
         pf_kv kv[MAX_OBJ_ARGS];
         size_t n = 0;
         if (!pf_req_query(r, kv, MAX_OBJ_ARGS, &n)) job->too_many_args = true;
@@ -570,7 +399,15 @@ void pf__route_maps_create(pf_req *r, pf_maps_routes *m) { dispatch_build(r, m, 
 
 void pf__route_map_put(pf_req *r, pf_maps_routes *m) { dispatch_build(r, m, false); }
 
-/* POST /v1/maps/generate */
+/* POST /v1/maps/generate: a maze, which is a grid. */
+
+static const pf_kind_env *grid_env(const pf_maps_routes *m) {
+    return pf_kinds_env(pf_maps_kinds(m->maps), &pf_kind_grid);
+}
+
+static const pf_grid_limits *grid_limits(const pf_maps_routes *m) {
+    return pf_grid_limits_of(grid_env(m));
+}
 
 typedef struct generate_job {
     pf_maps_routes *m;
@@ -612,12 +449,12 @@ static void run_generate(pf_req *r, pf_search_ctx *ctx) {
         o.current = mv;
         goto out_unchanged;
     }
-    if ((st = pf_maze_generate(&job->q.maze, pf_maps_limits(m->maps), &g))) {
+    if ((st = pf_maze_generate(&job->q.maze, grid_limits(m), &g))) {
         pf_req_answer_error(r, pf_error_for_status(st), NULL, "Generating the maze failed: %s.",
                             pf_status_str(st));
         goto out_finish;
     }
-    if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv, &e))) {
+    if ((st = pf_grid_build(grid_env(m), id, g, hash, t0, &mv, &e))) {
         pf_req_answer_perror(r, &e);
         goto out_finish;
     }
@@ -650,7 +487,7 @@ void pf__route_maps_generate(pf_req *r, pf_maps_routes *m) {
     }
     job->m = m;
     pf_req_set_state(r, job, free);
-    if (pf_generate_request_parse(body, len, pf_maps_limits(m->maps), &job->q, &e)) {
+    if (pf_generate_request_parse(body, len, grid_limits(m), &job->q, &e)) {
         pf_req_answer_perror(r, &e);
         return;
     }
@@ -663,10 +500,10 @@ void pf__route_maps_generate(pf_req *r, pf_maps_routes *m) {
 
 /* PATCH /v1/maps/{id} */
 
-/* Job: the next version of a map with the PATCH's cells and doors. Runs as
- * a build (it clones the grid and repairs the hierarchy, or copies the
- * navmesh and rebuilds the tiles its obstacles and areas touch); maps.c
- * starts over on the newer version when another change comes first. */
+/* Job: the next version of a map with the PATCH (cells and doors of a
+ * grid, obstacles and areas of a navmesh, ...). Runs as a build (it copies
+ * the world and repairs what changed); maps.c starts over on the newer
+ * version when another change comes first. */
 static void run_patch(pf_req *r, pf_search_ctx *ctx) {
     change_job *job = pf_req_state(r);
     pf_maps_change c = {&job->cond, false};
@@ -675,10 +512,8 @@ static void run_patch(pf_req *r, pf_search_ctx *ctx) {
     size_t len;
     const char *body = pf_req_body(r, &len);
     (void)ctx;
-    if (job->nav
-            ? pf_maps_patch_nav(job->m->maps, pf_req_map_id(r), &job->npatch, body, len, &c, &mv,
-                                &e)
-            : pf_maps_patch(job->m->maps, pf_req_map_id(r), &job->patch, body, len, &c, &mv, &e)) {
+    if (pf_maps_patch(job->m->maps, pf_req_map_id(r), job->kind, job->patch, body, len, &c, &mv,
+                      &e)) {
         pf_req_answer_perror(r, &e);
     } else {
         pf_metrics_observe_map_repair(job->m->metrics, mv->build_us);
@@ -688,30 +523,25 @@ static void run_patch(pf_req *r, pf_search_ctx *ctx) {
 }
 
 void pf__route_map_patch(pf_req *r, pf_maps_routes *m) {
+    const pf_kinds *kinds = pf_maps_kinds(m->maps);
+    const pf_kind_env *env = pf_kinds_default(kinds);
     pf_proto_error e;
     size_t len;
     const char *body = pf_req_body(r, &len);
     change_job *job = new_change(r, m);
     pf_mapver *cur;
     if (!job) return;
-    /* The body's shape depends on the map's kind (held here: a shared
-     * store's map was loaded before the handler); maps.c checks the kind
-     * again with the change (409 when a PUT of the other kind came first). */
+    /* The body's shape is the map's kind's (held here: a shared store's
+     * map was loaded before the handler); maps.c checks the kind again
+     * with the change (409 when a PUT of another kind came first). */
     if ((cur = pf_registry_get(m->registry, pf_req_map_id(r)))) {
-        job->nav = cur->nav != NULL;
+        env = pf_kinds_env(kinds, cur->kind);
         pf_mapver_release(cur);
     }
-    if (job->nav ? pf_nav_patch_parse(body, len, &job->npatch, &e)
-                 : pf_map_patch_parse(body, len, &job->patch, &e)) {
+    job->kind = env->kind;
+    if (env->kind->patch_parse(env, body, len, (size_t)m->cfg->max_patch_changes, &job->patch,
+                               &e)) {
         pf_req_answer_perror(r, &e);
-        return;
-    }
-    if (job->patch.ncells + job->patch.ndoors > (size_t)m->cfg->max_patch_changes) {
-        pf_req_answer_error(r, PF_ERR_TOO_MANY_CHANGES, NULL,
-                            "The PATCH has %zu changes (cells and doors); this server applies at "
-                            "most %lld in one PATCH.",
-                            job->patch.ncells + job->patch.ndoors,
-                            (long long)m->cfg->max_patch_changes);
         return;
     }
     pf_req_dispatch(r, PF_JOB_BUILD, run_patch);

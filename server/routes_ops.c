@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "clock.h"
-#include "nav_json.h"
 #include "request.h"
 #include "version.h"
 
@@ -88,16 +87,8 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_kstr(&w, "instance", atomic_load(m->instance));
     pf_jsonw_kstr(&w, "store", pf_maps_store_kind(m->maps));
     pf_jsonw_kuint(&w, "uptime_s", (pf_clock_now_ns() - m->started_ns) / 1000000000ull);
-    pf_jsonw_key(&w, "algorithms");
-    pf_jsonw_arr_begin(&w);
-    for (int a = PF_ALGO_BFS; a <= PF_ALGO_HPA; a++) pf_jsonw_str(&w, pf_algorithm_name(a));
-    pf_jsonw_str(&w, pf_algorithm_name(PF_ALGO_AUTO));
-    pf_jsonw_arr_end(&w);
-    pf_jsonw_key(&w, "navmesh_algorithms");
-    pf_jsonw_arr_begin(&w);
-    pf_jsonw_str(&w, pf_nav_algorithm_name(PF_NAV_POLYANYA));
-    pf_jsonw_str(&w, pf_nav_algorithm_name(PF_NAV_DETOUR));
-    pf_jsonw_arr_end(&w);
+    /* Each kind's: the algorithms its path requests may name. */
+    pf_kinds_write_server_info(pf_maps_kinds(m->maps), &w);
     pf_jsonw_key(&w, "limits");
     pf_jsonw_obj_begin(&w);
     pf_jsonw_kstr(&w, "bind", m->cfg->bind);

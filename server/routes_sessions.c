@@ -6,9 +6,7 @@
 #include <string.h>
 
 #include "clock.h"
-#include "nav_json.h"
 #include "request.h"
-#include "routes_paths.h"
 #include "ws.h"
 
 /* What a session request keeps from its handler to its job. */
@@ -88,11 +86,9 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
     const pf_config *cfg = m->cfg;
     pf_session_request q;
     pf_proto_error e;
-    pf_status st;
-    bool total;
     pf_mapver *mv;
     session_job *job;
-    size_t reserve;
+    pf_status st;
     size_t len;
     const char *body = pf_req_body(r, &len);
 
@@ -102,94 +98,24 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
     }
     mv = pf_registry_get(m->registry, pf_req_map_id(r));
     if (!mv) {
-        pf_req_answer_error(r, PF_ERR_MAP_NOT_FOUND, NULL, "No map with id '%s'.",
-                            pf_req_map_id(r));
+        pf_req_answer_no_map(r);
         return;
     }
-    if (!q.nav != !mv->nav) {
-        pf_req_answer_error(r, PF_ERR_INVALID_REQUEST, "start",
-                            "Map '%s' is a %s: 'start' and 'goal' are points %s.", mv->id,
-                            mv->nav ? "navmesh" : "grid", mv->nav ? "[x, y, z]" : "[x, y]");
-        pf_mapver_release(mv);
-        return;
-    }
-    if (q.agent_size > cfg->max_agent_size) {
-        pf_mapver_release(mv);
-        pf_req_answer_error(r, PF_ERR_INVALID_VALUE, "agent_size",
-                            "Field 'agent_size' must be between 1 and %lld (this server's "
-                            "max_agent_size).",
-                            (long long)cfg->max_agent_size);
-        return;
-    }
-    /* A navmesh session's endpoints are checked against the mesh by its
-     * first plan (on a worker): an answer with reason "blocked", then 201. */
-    if (!mv->nav && (st = pf_paths_check_endpoints(mv, q.start, q.goal, "", &e))) {
-        pf_mapver_release(mv);
-        pf_req_answer_perror(r, &e);
-        return;
-    }
-    for (int k = 0; k < 2 && q.agent_size > 1; k++)
-        if (pf_sessions_check_agent(mv, k ? q.goal : q.start, q.agent_size)) {
-            pf_point p = k ? q.goal : q.start;
-            pf_mapver_release(mv);
-            pf_req_answer_error(r, PF_ERR_BLOCKED, k ? "goal" : "start",
-                                "%s (%d,%d): an agent of size %d does not fit there.",
-                                k ? "goal" : "start", (int)p.x, (int)p.y, (int)q.agent_size);
-            return;
-        }
     if (!(job = new_job(r, m))) {
         pf_mapver_release(mv);
         return;
     }
-    /* Room in the budget for a search over the whole map (and the agent's
-     * grid when its size is new on the map), before it is created; the session's charge follows
-     * what it holds from its first plan on. A navmesh session's corridor is small and bounded. */
-    reserve =
-        mv->nav ? PF_SESSION_NAV_RESERVE
-                : pf_mem_session_estimate((uint64_t)pf_grid_width(pf_planner_grid(mv->planner)) *
-                                          (uint64_t)pf_grid_height(pf_planner_grid(mv->planner))) +
-                      pf_mapver_agent_need(mv, q.agent_size, false);
-    if (!pf_mem_try_charge(m->mem, PF_MEM_SESSIONS, reserve)) {
-        pf_mapver_release(mv);
-        pf_req_answer_error(
-            r, PF_ERR_INSUFFICIENT_STORAGE, NULL,
-            "A session on map '%s' needs up to %zu bytes; the memory budget (--max-memory) is "
-            "%llu bytes and %llu are in use. Delete sessions or maps, or raise it.",
-            pf_req_map_id(r), reserve, (unsigned long long)pf_mem_budget(m->mem),
-            (unsigned long long)pf_mem_used(m->mem));
-        return;
-    }
-    if (mv->nav)
-        st = pf_sessions_add_nav(m->sessions, mv, q.start3, q.goal3,
-                                 q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
-                                 &job->session, &total);
-    else
-        st = pf_sessions_add_sized(m->sessions, mv, q.start, q.goal, q.agent_size,
-                                   q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
-                                   &job->session, &total);
+    /* Checked by the map's kind, charged to the budget, added; its first
+     * plan runs on a worker (a navmesh's endpoints are checked by it: an
+     * answer with reason "blocked", then 201). */
+    st = pf_sessions_new(m->sessions, mv, &q, "", cfg->session_ttl_s, pf_req_principal(r), m->mem,
+                         pf_clock_now_ns(), &job->session, &e);
     pf_mapver_release(mv);
-    if (st)
-        pf_mem_uncharge(m->mem, PF_MEM_SESSIONS, reserve);
-    else
-        pf_session_take_charge(job->session, m->mem, reserve);
-    if (st == PF_ELIMIT && !total) {
-        pf_req_answer_error(r, PF_ERR_TOO_MANY_SESSIONS, NULL,
-                            "Map '%s' has %lld sessions, its limit; delete one or let one expire.",
-                            pf_req_map_id(r), (long long)cfg->max_sessions_per_map);
-        pf_req_add_retry_after(r);
-        return;
-    }
-    if (st == PF_ELIMIT) {
-        pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
-                            "The server holds %lld sessions, its limit. Retry later.",
-                            (long long)cfg->max_sessions);
-        return;
-    }
     if (st) {
-        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        pf_req_answer_perror(r, &e);
+        if (e.code == PF_ERR_TOO_MANY_SESSIONS) pf_req_add_retry_after(r);
         return;
     }
-    pf_session_set_owner(job->session, pf_req_principal(r));
     job->created = true;
     dispatch_session(r, job);
 }
@@ -288,8 +214,7 @@ void pf__route_sessions_list(pf_req *r, pf_sessions_routes *m) {
         }
     }
     if (!(mv = pf_registry_get(m->registry, pf_req_map_id(r)))) {
-        pf_req_answer_error(r, PF_ERR_MAP_NOT_FOUND, NULL, "No map with id '%s'.",
-                            pf_req_map_id(r));
+        pf_req_answer_no_map(r);
         return;
     }
     pf_mapver_release(mv);
@@ -319,15 +244,9 @@ void pf__route_sessions_list(pf_req *r, pf_sessions_routes *m) {
         pf_jsonw_kbool(&w, "busy", s->busy);
         if (!s->busy) {
             pf_jsonw_key(&w, "position");
-            if (s->nav)
-                pf_nav_write_point(&w, s->position3);
-            else
-                pf_jsonw_point(&w, s->position.x, s->position.y);
+            pf_place_write(&w, &s->position);
             pf_jsonw_key(&w, "goal");
-            if (s->nav)
-                pf_nav_write_point(&w, s->goal3);
-            else
-                pf_jsonw_point(&w, s->goal.x, s->goal.y);
+            pf_place_write(&w, &s->goal);
             pf_jsonw_kuint(&w, "map_version", s->map_version);
             pf_jsonw_kuint(&w, "idle_ms", s->idle_ms);
         }

@@ -3,7 +3,9 @@
  * every target (table.h; the answer in proto/table_json.h), like OSRM's
  * table service.
  *
- * Parsed on the I/O thread; computed as one job on the pool with the
+ * A feature of the kinds with PF_KIND_TABLES (a grid: kind_grid_table.c
+ * computes it; routes_feature.h refuses the others). Parsed on the I/O
+ * thread; computed as one job on the pool with the
  * worker's search context: one early-stopping Dijkstra per source, or per
  * target backwards when there are fewer targets (paths: always per
  * source), under the request's deadline (504 past it). Limits:
@@ -14,15 +16,15 @@
 #define PF_SERVER_ROUTES_TABLES_H
 
 #include "config.h"
-#include "metrics.h"
+#include "kind.h"
 #include "registry.h"
 #include "routes.h"
 
 /* Borrowed; filled by server.c. */
 struct pf_tables_routes {
     pf_registry *registry;
-    pf_metrics *metrics;  /* searches */
-    const pf_config *cfg; /* deadline_ms and the limits above */
+    const pf_kinds *kinds; /* the map's kind takes the request (its metrics included) */
+    const pf_config *cfg;  /* deadline_ms; the limits above are the kind's */
 };
 
 #endif

@@ -16,11 +16,12 @@
 #include "demo.h"
 #include "guard.h"
 #include "http.h"
+#include "kind_grid.h"
+#include "kind_navmesh.h"
 #include "maps.h"
 #include "memory.h"
 #include "metrics.h"
 #include "navq.h"
-#include "navrun.h"
 #include "pool.h"
 #include "registry.h"
 #include "routes_crowds.h"
@@ -37,8 +38,8 @@ struct pf_server {
     pf_config cfg;
     pf_metrics metrics;
     pf_pool *pool;
-    pf_navrun navrun; /* the pool as a navmesh tile runner */
-    pf_navq *navq;    /* navmesh query scratch of the jobs */
+    pf_kinds *kinds; /* every kind of map's environment (kind.h) */
+    pf_navq *navq;   /* the navmesh's query scratch, which its crowds use too */
     pf_registry *registry;
     pf_sessions *sessions;
     pf_crowds *crowds;
@@ -82,20 +83,21 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
     if (!s->sessions) goto out_free_registry;
     if (!(s->crowds = pf_crowds_create((size_t)cfg->max_crowds, (size_t)cfg->max_crowds_per_map)))
         goto out_free_sessions;
-    if ((st = pf_navq_create((uint32_t)cfg->nav_max_nodes, (size_t)cfg->workers + 2, &s->navq)))
-        goto out_free_crowds;
-    pf_sessions_set_navq(s->sessions, s->navq);
     if ((st = pf_pool_create((int)cfg->workers, (int)cfg->queue_limit, &s->pool)))
-        goto out_free_navq;
+        goto out_free_crowds;
     {
-        s->navrun = (pf_navrun){s->pool, (int)cfg->workers - 1};
+        pf_kind_deps d = {&s->cfg, s->mem, &s->metrics, s->pool};
+        if ((st = pf_kinds_create(&d, &s->kinds, err, errlen))) goto out_free_pool;
+        s->navq = pf_navmesh_navq(pf_kinds_env(s->kinds, &pf_kind_navmesh));
+    }
+    {
         pf_maps_deps d = {.registry = s->registry,
                           .sessions = s->sessions,
                           .cfg = &s->cfg,
                           .mem = s->mem,
-                          .navrun = &s->navrun,
+                          .kinds = s->kinds,
                           .crowds = s->crowds};
-        if ((st = pf_maps_create(&d, &s->maps))) goto out_free_pool;
+        if ((st = pf_maps_create(&d, &s->maps))) goto out_free_kinds;
     }
     {
         pf_hub_deps d = {.sessions = s->sessions,
@@ -139,9 +141,9 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
                              .mem = s->mem,
                              .guard = s->guard};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg, &s->metrics};
-    s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg, s->navq};
-    s->fields = (pf_fields_routes){s->registry, &s->metrics, &s->cfg};
-    s->tables = (pf_tables_routes){s->registry, &s->metrics, &s->cfg};
+    s->paths = (pf_paths_routes){s->registry, s->kinds, &s->cfg};
+    s->fields = (pf_fields_routes){s->registry, s->kinds, &s->cfg};
+    s->tables = (pf_tables_routes){s->registry, s->kinds, &s->cfg};
     s->sessions_routes =
         (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg, s->mem};
     s->crowds_routes = (pf_crowds_routes){s->registry, s->crowds, s->hub, s->navq, &s->cfg};
@@ -161,10 +163,10 @@ out_free_hub:
     pf_hub_destroy(s->hub);
 out_free_maps:
     pf_maps_destroy(s->maps);
+out_free_kinds:
+    pf_kinds_destroy(s->kinds);
 out_free_pool:
     pf_pool_destroy(s->pool);
-out_free_navq:
-    pf_navq_destroy(s->navq);
 out_free_crowds:
     pf_crowds_destroy(s->crowds);
 out_free_sessions:
@@ -184,11 +186,14 @@ out_free_server:
  * keeps the ones it has). */
 static void load_demo(pf_server *s) {
     static const char *const names[] = {"room", "maze"};
+    const pf_kind_env *grid = pf_kinds_env(s->kinds, &pf_kind_grid);
     for (int i = 0; i < 2; i++) {
         pf_grid *g = NULL;
+        pf_mapver *mv = NULL;
         pf_status st = i == 0 ? pf_demo_room(&g) : pf_demo_maze(64, 64, 42, &g);
         bool added = false;
-        if (!st) st = pf_maps_add_if_absent(s->maps, names[i], g, &added);
+        if (!st) st = pf_grid_build(grid, names[i], g, NULL, pf_clock_now_ns(), &mv, NULL);
+        if (!st) st = pf_maps_add_if_absent(s->maps, mv, &added);
         if (st)
             fprintf(stderr, "pathd: demo map '%s': %s\n", names[i], pf_status_str(st));
         else if (!added)
@@ -287,7 +292,9 @@ void pf_server_destroy(pf_server *s) {
     pf_registry_destroy(s->registry);
     /* After the maps: the follower ends crowds with their maps. */
     pf_crowds_destroy(s->crowds);
-    pf_navq_destroy(s->navq); /* after the pool: its jobs borrow queries */
+    /* After the pool (its jobs borrow navmesh queries) and every version
+     * (they were built in these environments). */
+    pf_kinds_destroy(s->kinds);
     pf_guard_destroy(s->guard);
     pf_mem_destroy(s->mem); /* last: everything above gave its charges back */
     free(s);

@@ -1,25 +1,9 @@
-/* store.c -- see store.h.
- *
- * File layout, little-endian:
- *   "PATHDMAP" | u32 format (1) | u32 width | u32 height | u8 connectivity |
- *   u8 corner_cutting | u16 0 | u64 version |
- *   width*height cost bytes | width*height wall bytes (bit 0: wall on the
- *   east side, bit 1: south), both as they are now (closed doors included) |
- *   u32 doors, each: u16 name length | name | u8 open | u32 cells |
- *   cells * (i32 x, i32 y, u8 cost when open) | u32 edges |
- *   edges * (i32 x, i32 y, i32 dir) |
- *   SHA-256 of everything before it.
- *
- * Reading declares each door over cells set to their open costs (so the door
- * remembers them, as at its declaration), then puts back every cell's cost
- * and wall as stored: exact even when doors share cells.
- */
+/* store.c -- see store.h. */
 #include "store.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <nettle/sha2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,285 +15,19 @@
 
 #include "router.h"
 
-#define MAGIC "PATHDMAP"
-#define FORMAT 1u
-#define SUFFIX ".map.bin"
-#define NAV_MAGIC "PATHDNAV"
-#define NAV_SUFFIX ".nav.bin"
-#define HEADER_BYTES (8 + 4 + 4 + 4 + 4 + 8)
-
-#define TMP_SUFFIX ".map.bin.tmp"
-#define NAV_TMP_SUFFIX ".nav.bin.tmp"
+/* A map's file names have at most this many suffixes (kinds). */
+#define MAX_SUFFIXES 8
 
 struct pf_store {
     char *dir;
+    const char *suffixes[MAX_SUFFIXES]; /* borrowed */
+    size_t nsuffixes;
     uv_mutex_t mu;       /* guards rep */
     pf_store_report rep; /* what the last load found */
 };
 
-/* Writer over a growable buffer; sticky failure. */
-typedef struct wbuf {
-    unsigned char *b;
-    size_t len, cap;
-    bool failed;
-} wbuf;
-
-static void put(wbuf *w, const void *p, size_t n) {
-    if (w->failed) return;
-    if (w->len + n > w->cap) {
-        size_t nc = w->cap ? w->cap : 4096;
-        unsigned char *g;
-        while (nc < w->len + n) nc *= 2;
-        if (!(g = realloc(w->b, nc))) {
-            w->failed = true;
-            return;
-        }
-        w->b = g;
-        w->cap = nc;
-    }
-    memcpy(w->b + w->len, p, n);
-    w->len += n;
-}
-
-static void put_u(wbuf *w, uint64_t v, int bytes) {
-    unsigned char t[8];
-    for (int i = 0; i < bytes; i++) t[i] = (unsigned char)(v >> (8 * i));
-    put(w, t, (size_t)bytes);
-}
-
-static void put_i32(wbuf *w, int32_t v) { put_u(w, (uint32_t)v, 4); }
-
-pf_status pf_store_encode(const pf_grid *g, uint64_t version, unsigned char **out, size_t *len) {
-    int32_t W = pf_grid_width(g), H = pf_grid_height(g), nd = pf_grid_door_count(g);
-    size_t cells = (size_t)W * (size_t)H;
-    wbuf w = {0};
-    unsigned char *costs, *walls;
-    struct sha256_ctx h;
-    unsigned char digest[SHA256_DIGEST_SIZE];
-
-    put(&w, MAGIC, 8);
-    put_u(&w, FORMAT, 4);
-    put_u(&w, (uint32_t)W, 4);
-    put_u(&w, (uint32_t)H, 4);
-    put_u(&w, (uint8_t)pf_grid_connectivity(g), 1);
-    put_u(&w, pf_grid_corner_cutting(g) ? 1 : 0, 1);
-    put_u(&w, 0, 2);
-    put_u(&w, version, 8);
-    if (!(costs = malloc(cells ? cells : 1)) || !(walls = calloc(cells ? cells : 1, 1))) {
-        free(costs);
-        free(w.b);
-        return PF_ENOMEM;
-    }
-    for (int32_t y = 0; y < H; y++)
-        for (int32_t x = 0; x < W; x++) {
-            pf_point p = {x, y};
-            costs[(size_t)y * W + x] = pf_grid_cost(g, p);
-            if (x + 1 < W && pf_grid_is_wall(g, p, PF_DIR_E)) walls[(size_t)y * W + x] |= 1;
-            if (y + 1 < H && pf_grid_is_wall(g, p, PF_DIR_S)) walls[(size_t)y * W + x] |= 2;
-        }
-    put(&w, costs, cells);
-    put(&w, walls, cells);
-    free(costs);
-    free(walls);
-    put_u(&w, (uint32_t)nd, 4);
-    for (int32_t d = 0; d < nd; d++) {
-        const char *name = pf_grid_door_name(g, d);
-        size_t nc, ne;
-        const pf_point *c = pf_grid_door_cells(g, d, &nc);
-        const pf_edge *e = pf_grid_door_edges(g, d, &ne);
-        put_u(&w, strlen(name), 2);
-        put(&w, name, strlen(name));
-        put_u(&w, pf_grid_door_is_open(g, d) ? 1 : 0, 1);
-        put_u(&w, nc, 4);
-        for (size_t k = 0; k < nc; k++) {
-            put_i32(&w, c[k].x);
-            put_i32(&w, c[k].y);
-            put_u(&w, pf_grid_door_open_cost(g, d, k), 1);
-        }
-        put_u(&w, ne, 4);
-        for (size_t k = 0; k < ne; k++) {
-            put_i32(&w, e[k].a.x);
-            put_i32(&w, e[k].a.y);
-            put_i32(&w, e[k].dir);
-        }
-    }
-    if (w.failed) {
-        free(w.b);
-        return PF_ENOMEM;
-    }
-    sha256_init(&h);
-    sha256_update(&h, w.len, w.b);
-    sha256_digest(&h, sizeof(digest), digest);
-    put(&w, digest, sizeof(digest));
-    if (w.failed) {
-        free(w.b);
-        return PF_ENOMEM;
-    }
-    *out = w.b;
-    *len = w.len;
-    return PF_OK;
-}
-
-/* Reader: every get checks the bytes are there. */
-typedef struct rbuf {
-    const unsigned char *b;
-    size_t len, pos;
-} rbuf;
-
-static bool get(rbuf *r, void *p, size_t n) {
-    if (n > r->len - r->pos) return false;
-    memcpy(p, r->b + r->pos, n);
-    r->pos += n;
-    return true;
-}
-
-static bool get_u(rbuf *r, uint64_t *v, int bytes) {
-    unsigned char t[8];
-    if (!get(r, t, (size_t)bytes)) return false;
-    *v = 0;
-    for (int i = 0; i < bytes; i++) *v |= (uint64_t)t[i] << (8 * i);
-    return true;
-}
-
-static bool get_i32(rbuf *r, int32_t *v) {
-    uint64_t u;
-    if (!get_u(r, &u, 4)) return false;
-    *v = (int32_t)(uint32_t)u;
-    return true;
-}
-
-pf_status pf_store_decode(const unsigned char *buf, size_t len, const pf_grid_limits *lim,
-                          pf_grid **out, uint64_t *version) {
-    rbuf r;
-    struct sha256_ctx h;
-    unsigned char digest[SHA256_DIGEST_SIZE], magic[8];
-    uint64_t fmt, W, H, conn, cut, pad, nd;
-    pf_grid *g = NULL;
-    pf_status st = PF_EPARSE;
-    const unsigned char *costs, *walls;
-    size_t cells;
-
-    if (len < HEADER_BYTES + SHA256_DIGEST_SIZE) return PF_EPARSE;
-    r.b = buf;
-    r.len = len - SHA256_DIGEST_SIZE;
-    r.pos = 0;
-    sha256_init(&h);
-    sha256_update(&h, r.len, buf);
-    sha256_digest(&h, sizeof(digest), digest);
-    if (memcmp(digest, buf + r.len, sizeof(digest)) != 0) return PF_EPARSE;
-    if (!get(&r, magic, 8) || memcmp(magic, MAGIC, 8) != 0) return PF_EPARSE;
-    if (!get_u(&r, &fmt, 4) || fmt != FORMAT || !get_u(&r, &W, 4) || !get_u(&r, &H, 4) ||
-        !get_u(&r, &conn, 1) || !get_u(&r, &cut, 1) || !get_u(&r, &pad, 2) ||
-        !get_u(&r, version, 8))
-        return PF_EPARSE;
-    if (W > INT32_MAX || H > INT32_MAX) return PF_EPARSE;
-    if ((st = pf_grid_create((int32_t)W, (int32_t)H, lim, &g))) return st;
-    if ((st = pf_grid_set_rules(g, (int)conn, cut != 0))) goto fail;
-    st = PF_EPARSE;
-    cells = (size_t)W * (size_t)H;
-    if (2 * cells > r.len - r.pos) goto fail;
-    costs = r.b + r.pos;
-    walls = costs + cells;
-    r.pos += 2 * cells;
-    for (size_t i = 0; i < cells; i++) /* no other bits, no wall off the map's edge */
-        if ((walls[i] & ~3u) || ((walls[i] & 1) && i % W == W - 1) ||
-            ((walls[i] & 2) && i / W == H - 1))
-            goto fail;
-    if (!get_u(&r, &nd, 4)) goto fail;
-    for (uint64_t d = 0; d < nd; d++) {
-        char name[PF_DOOR_NAME_MAX];
-        uint64_t nl, open, nc, ne, cost;
-        pf_point *c = NULL;
-        pf_edge *e = NULL;
-        int32_t index;
-        bool ok;
-        if (!get_u(&r, &nl, 2) || nl >= sizeof(name) || !get(&r, name, nl)) goto fail;
-        name[nl] = '\0';
-        if (!get_u(&r, &open, 1) || !get_u(&r, &nc, 4) || nc > (r.len - r.pos) / 9) goto fail;
-        if (!(c = malloc((nc ? nc : 1) * sizeof(*c)))) {
-            st = PF_ENOMEM;
-            goto fail;
-        }
-        ok = true;
-        for (uint64_t k = 0; ok && k < nc; k++)
-            ok = get_i32(&r, &c[k].x) && get_i32(&r, &c[k].y) && get_u(&r, &cost, 1) &&
-                 pf_grid_set_cost(g, c[k], (uint8_t)cost) == PF_OK;
-        ok = ok && get_u(&r, &ne, 4) && ne <= (r.len - r.pos) / 12;
-        if (ok && !(e = malloc((ne ? ne : 1) * sizeof(*e)))) {
-            free(c);
-            st = PF_ENOMEM;
-            goto fail;
-        }
-        for (uint64_t k = 0; ok && k < ne; k++)
-            ok = get_i32(&r, &e[k].a.x) && get_i32(&r, &e[k].a.y) && get_i32(&r, &e[k].dir);
-        ok = ok && pf_grid_add_door(g, name, c, nc, e, ne, open != 0, &index) == PF_OK;
-        free(c);
-        free(e);
-        if (!ok) goto fail;
-    }
-    for (size_t i = 0; i < cells; i++) {
-        pf_point p = {(int32_t)(i % W), (int32_t)(i / W)};
-        if (pf_grid_set_cost(g, p, costs[i])) goto fail;
-        if (p.x + 1 < (int32_t)W && pf_grid_set_wall(g, p, PF_DIR_E, walls[i] & 1)) goto fail;
-        if (p.y + 1 < (int32_t)H && pf_grid_set_wall(g, p, PF_DIR_S, (walls[i] & 2) != 0))
-            goto fail;
-    }
-    if (r.pos != r.len) goto fail;
-    *out = g;
-    return PF_OK;
-fail:
-    pf_grid_destroy(g);
-    return st;
-}
-
-pf_status pf_store_encode_nav(const char *bytes, size_t n, uint64_t version, unsigned char **out,
-                              size_t *len) {
-    wbuf w = {0};
-    struct sha256_ctx h;
-    unsigned char digest[SHA256_DIGEST_SIZE];
-    put(&w, NAV_MAGIC, 8);
-    put_u(&w, FORMAT, 4);
-    put_u(&w, version, 8);
-    put_u(&w, n, 8);
-    put(&w, bytes, n);
-    if (!w.failed) {
-        sha256_init(&h);
-        sha256_update(&h, w.len, w.b);
-        sha256_digest(&h, sizeof(digest), digest);
-        put(&w, digest, sizeof(digest));
-    }
-    if (w.failed) {
-        free(w.b);
-        return PF_ENOMEM;
-    }
-    *out = w.b;
-    *len = w.len;
-    return PF_OK;
-}
-
-pf_status pf_store_decode_nav(const unsigned char *buf, size_t len, const char **bytes, size_t *n,
-                              uint64_t *version) {
-    rbuf r;
-    struct sha256_ctx h;
-    unsigned char digest[SHA256_DIGEST_SIZE], magic[8];
-    uint64_t fmt, blen;
-    if (len < 8 + 4 + 8 + 8 + SHA256_DIGEST_SIZE) return PF_EPARSE;
-    r.b = buf;
-    r.len = len - SHA256_DIGEST_SIZE;
-    r.pos = 0;
-    sha256_init(&h);
-    sha256_update(&h, r.len, buf);
-    sha256_digest(&h, sizeof(digest), digest);
-    if (memcmp(digest, buf + r.len, sizeof(digest)) != 0) return PF_EPARSE;
-    if (!get(&r, magic, 8) || memcmp(magic, NAV_MAGIC, 8) != 0 || !get_u(&r, &fmt, 4) ||
-        fmt != FORMAT || !get_u(&r, version, 8) || !get_u(&r, &blen, 8) || blen != r.len - r.pos)
-        return PF_EPARSE;
-    *bytes = (const char *)(r.b + r.pos);
-    *n = (size_t)blen;
-    return PF_OK;
-}
-
-pf_status pf_store_open(const char *dir, pf_store **out, char *err, size_t errlen) {
+pf_status pf_store_open(const char *dir, const char *const *suffixes, pf_store **out, char *err,
+                        size_t errlen) {
     struct stat sb;
     pf_store *st;
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
@@ -331,6 +49,8 @@ pf_status pf_store_open(const char *dir, pf_store **out, char *err, size_t errle
         snprintf(err, errlen, "out of memory");
         return PF_ENOMEM;
     }
+    for (size_t i = 0; suffixes && suffixes[i] && i < MAX_SUFFIXES; i++)
+        st->suffixes[st->nsuffixes++] = suffixes[i];
     *out = st;
     return PF_OK;
 }
@@ -366,11 +86,8 @@ static pf_status sync_dir(const pf_store *st, char *err, size_t errlen) {
     return PF_OK;
 }
 
-/* Writes buf[0..len) as DIR/<id><suffix> atomically, then removes the
- * other kind's file of the id (other_suffix). Frees buf. */
-static pf_status write_image(pf_store *st, const char *id, const char *suffix,
-                             const char *other_suffix, unsigned char *buf, size_t len, char *err,
-                             size_t errlen) {
+pf_status pf_store_write(pf_store *st, const char *id, const char *suffix, const unsigned char *buf,
+                         size_t len, char *err, size_t errlen) {
     char path[4096], tmp[4160];
     size_t off = 0;
     pf_status s;
@@ -378,10 +95,8 @@ static pf_status write_image(pf_store *st, const char *id, const char *suffix,
 
     snprintf(path, sizeof(path), "%s/%s%s", st->dir, id, suffix);
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-        free(buf);
+    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
         return io_error(err, errlen, "creating", tmp);
-    }
     while (off < len) {
         ssize_t n = write(fd, buf + off, len - off);
         if (n < 0 && errno == EINTR) continue;
@@ -389,56 +104,32 @@ static pf_status write_image(pf_store *st, const char *id, const char *suffix,
         off += (size_t)n;
     }
     if (fsync(fd) != 0) goto fail;
-    free(buf);
-    buf = NULL;
     if (close(fd) != 0) {
         fd = -1;
         goto fail;
     }
     fd = -1;
     if (rename(tmp, path) != 0) goto fail;
-    /* A map replaced by the other kind leaves no file of the old kind. */
-    snprintf(path, sizeof(path), "%s/%s%s", st->dir, id, other_suffix);
-    if (unlink(path) != 0 && errno != ENOENT) return io_error(err, errlen, "removing", path);
+    /* A map replaced by another kind leaves no file of the old kind. */
+    for (size_t i = 0; i < st->nsuffixes; i++) {
+        if (strcmp(st->suffixes[i], suffix) == 0) continue;
+        snprintf(path, sizeof(path), "%s/%s%s", st->dir, id, st->suffixes[i]);
+        if (unlink(path) != 0 && errno != ENOENT) return io_error(err, errlen, "removing", path);
+    }
     return sync_dir(st, err, errlen);
 fail:
     s = io_error(err, errlen, "writing", tmp);
     if (fd >= 0) close(fd);
     unlink(tmp);
-    free(buf);
     return s;
-}
-
-pf_status pf_store_write(pf_store *st, const char *id, uint64_t version, const pf_grid *g,
-                         char *err, size_t errlen) {
-    unsigned char *buf;
-    size_t len;
-    pf_status s;
-    if ((s = pf_store_encode(g, version, &buf, &len))) {
-        snprintf(err, errlen, "out of memory");
-        return s;
-    }
-    return write_image(st, id, SUFFIX, NAV_SUFFIX, buf, len, err, errlen);
-}
-
-pf_status pf_store_write_nav(pf_store *st, const char *id, uint64_t version, const char *bytes,
-                             size_t n, char *err, size_t errlen) {
-    unsigned char *buf;
-    size_t len;
-    pf_status s;
-    if ((s = pf_store_encode_nav(bytes, n, version, &buf, &len))) {
-        snprintf(err, errlen, "out of memory");
-        return s;
-    }
-    return write_image(st, id, NAV_SUFFIX, SUFFIX, buf, len, err, errlen);
 }
 
 pf_status pf_store_remove(pf_store *st, const char *id, char *err, size_t errlen) {
     char path[4096];
-    snprintf(path, sizeof(path), "%s/%s" SUFFIX, st->dir, id);
-    if (unlink(path) != 0 && errno != ENOENT) return io_error(err, errlen, "removing", path);
-    snprintf(path, sizeof(path), "%s/%s" NAV_SUFFIX, st->dir, id);
-    if (unlink(path) != 0 && errno != ENOENT) return io_error(err, errlen, "removing", path);
+    for (size_t i = 0; i < st->nsuffixes; i++) {
+        snprintf(path, sizeof(path), "%s/%s%s", st->dir, id, st->suffixes[i]);
+        if (unlink(path) != 0 && errno != ENOENT) return io_error(err, errlen, "removing", path);
+    }
     return sync_dir(st, err, errlen);
 }
 
@@ -569,8 +260,34 @@ static char **list_dir(const char *dir, size_t *n) {
     return names;
 }
 
-size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_fn fn,
-                         pf_store_load_nav_fn fn_nav, void *ud) {
+/* The suffix of a map file's name (stem: the id's length), or -1. With
+ * tmp, of a temporary file of one ("<id><suffix>.tmp"). */
+static int map_suffix(const pf_store *st, const char *name, bool tmp, size_t *stem) {
+    size_t nl = strlen(name);
+    for (size_t i = 0; i < st->nsuffixes; i++) {
+        char s[64];
+        snprintf(s, sizeof(s), "%s%s", st->suffixes[i], tmp ? ".tmp" : "");
+        if (has_suffix(name, nl, s, stem)) return (int)i;
+    }
+    return -1;
+}
+
+/* The reason a file did not load, as the report says it. */
+static void reason_of(const pf_kind_store_error *why, char *out, size_t n) {
+    switch (why->fault) {
+    case PF_KIND_STORE_DAMAGED:
+        snprintf(out, n, "damaged (its digest or layout does not match)");
+        break;
+    case PF_KIND_STORE_LIMITS:
+        snprintf(out, n, "a map past this server's limits (%.100s)", why->e.message);
+        break;
+    default:
+        snprintf(out, n, "%.150s", why->e.message);
+        break;
+    }
+}
+
+size_t pf_store_load_all(pf_store *st, pf_store_load_fn fn, void *ud) {
     size_t n = 0, loaded = 0, stem;
     char **names;
     uv_mutex_lock(&st->mu);
@@ -585,9 +302,7 @@ size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_
      * so the map file beside one (if any) is the map. */
     for (size_t i = 0; i < n; i++) {
         char path[4096];
-        if ((!has_suffix(names[i], strlen(names[i]), TMP_SUFFIX, &stem) &&
-             !has_suffix(names[i], strlen(names[i]), NAV_TMP_SUFFIX, &stem)) ||
-            !pf_map_id_is_valid(names[i], stem))
+        if (map_suffix(st, names[i], true, &stem) < 0 || !pf_map_id_is_valid(names[i], stem))
             continue;
         snprintf(path, sizeof(path), "%s/%s", st->dir, names[i]);
         if (unlink(path) == 0) {
@@ -602,14 +317,13 @@ size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_
     }
     for (size_t i = 0; i < n; i++) {
         const char *name = names[i];
-        char path[4096], moved[128], err[256];
+        char path[4096], moved[128], err[256], id[PF_MAP_ID_MAX + 1], reason[160];
         unsigned char *buf;
         size_t len;
-        uint64_t version;
-        pf_grid *g;
+        pf_kind_store_error why;
         pf_status s;
-        bool nav = has_suffix(name, strlen(name), NAV_SUFFIX, &stem);
-        if (!nav && !has_suffix(name, strlen(name), SUFFIX, &stem)) continue;
+        int k = map_suffix(st, name, false, &stem);
+        if (k < 0) continue;
         snprintf(path, sizeof(path), "%s/%s", st->dir, name);
         if (!pf_map_id_is_valid(name, stem)) {
             report(st, &st->rep.skipped, name, NULL, "not a map id");
@@ -619,66 +333,28 @@ size_t pf_store_load_all(pf_store *st, const pf_grid_limits *lim, pf_store_load_
             report(st, &st->rep.skipped, name, NULL, "cannot be read: %s", strerror(errno));
             continue;
         }
-        if (nav) {
-            /* A navmesh: its envelope, built by fn_nav as an upload is. */
-            const char *bytes;
-            size_t nb;
-            char id[PF_MAP_ID_MAX + 1], why[160] = "";
-            memcpy(id, name, stem);
-            id[stem] = '\0';
-            s = pf_store_decode_nav(buf, len, &bytes, &nb, &version);
-            if (s == PF_OK)
-                s = fn_nav(ud, id, version, bytes, nb, why, sizeof(why));
-            else
-                snprintf(why, sizeof(why), "damaged (its digest or layout does not match)");
-            free(buf);
-            if (s == PF_ECANCELED) {
-                report(st, &st->rep.skipped, name, NULL, "%s", why);
-                continue;
-            }
-            if (s) {
-                if (quarantine(st, name, moved, sizeof(moved), err, sizeof(err)) == PF_OK)
-                    report(st, &st->rep.quarantined, name, moved, "%s", why);
-                else
-                    report(st, &st->rep.skipped, name, NULL, "%s; could not quarantine it: %s", why,
-                           err);
-                continue;
-            }
+        memcpy(id, name, stem);
+        id[stem] = '\0';
+        memset(&why, 0, sizeof(why));
+        s = fn(ud, id, st->suffixes[k], buf, len, &why);
+        free(buf);
+        if (s == PF_OK) {
             loaded++;
             uv_mutex_lock(&st->mu);
             st->rep.loaded++;
             uv_mutex_unlock(&st->mu);
             continue;
         }
-        s = pf_store_decode(buf, len, lim, &g, &version);
-        free(buf);
-        if (s == PF_ENOMEM) {
-            report(st, &st->rep.skipped, name, NULL, "out of memory while loading it");
+        reason_of(&why, reason, sizeof(reason));
+        if (why.fault == PF_KIND_STORE_LATER) {
+            report(st, &st->rep.skipped, name, NULL, "%s", reason);
             continue;
         }
-        if (s) {
-            const char *why = s == PF_EPARSE ? "damaged (its digest or layout does not match)"
-                              : s == PF_ELIMIT
-                                  ? "a map past this server's limits (--max-map-cells, "
-                                    "--max-map-side)"
-                                  : pf_status_str(s);
-            if (quarantine(st, name, moved, sizeof(moved), err, sizeof(err)) == PF_OK)
-                report(st, &st->rep.quarantined, name, moved, "%s", why);
-            else
-                report(st, &st->rep.skipped, name, NULL, "%s; could not quarantine it: %s", why,
-                       err);
-            continue;
-        }
-        {
-            char id[PF_MAP_ID_MAX + 1];
-            memcpy(id, name, stem);
-            id[stem] = '\0';
-            fn(ud, id, version, g);
-        }
-        loaded++;
-        uv_mutex_lock(&st->mu);
-        st->rep.loaded++;
-        uv_mutex_unlock(&st->mu);
+        if (quarantine(st, name, moved, sizeof(moved), err, sizeof(err)) == PF_OK)
+            report(st, &st->rep.quarantined, name, moved, "%s", reason);
+        else
+            report(st, &st->rep.skipped, name, NULL, "%s; could not quarantine it: %s", reason,
+                   err);
     }
 out:
     for (size_t i = 0; i < n; i++) free(names[i]);

@@ -630,11 +630,7 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
         /* As POST .../sessions does, loading the map first (--store) as
          * routes_load.c does; the job was submitted as a build then. */
         pf_mapver *mv = NULL;
-        const pf_session_request *cq = &m->create;
-        bool total = false;
         pf_proto_error pe;
-        pf_status st;
-        size_t reserve;
         status = 201;
         if (d->maps && pf_maps_needs_load(d->maps, m->map_id) &&
             pf_maps_load(d->maps, m->map_id, &pe)) {
@@ -651,64 +647,15 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
             pf_proto_write_error(&body, err, "No such map.", "map");
             break;
         }
-        if (!cq->nav != !mv->nav) {
-            err = PF_ERR_INVALID_REQUEST;
-            pf_proto_write_error(&body, err,
-                                 mv->nav ? "The map is a navmesh: points are [x, y, z]."
-                                         : "The map is a grid: points are [x, y].",
-                                 "create.start");
-        } else if (cq->agent_size > d->cfg->max_agent_size) {
-            err = PF_ERR_INVALID_VALUE;
-            pf_proto_write_error(&body, err, "Larger than this server's max_agent_size.",
-                                 "create.agent_size");
-        }
-        for (int k = 0; k < 2 && !err && !mv->nav; k++) {
-            pf_point p = k ? cq->goal : cq->start;
-            pf_status fit = pf_sessions_check_agent(mv, p, cq->agent_size);
-            if (!fit) continue;
-            err = fit == PF_EBLOCKED ? PF_ERR_BLOCKED : PF_ERR_OFF_MAP;
-            pf_proto_write_error(&body, err,
-                                 err == PF_ERR_BLOCKED ? "The agent does not fit there."
-                                                       : "The cell is outside the map.",
-                                 k ? "create.goal" : "create.start");
-        }
-        /* As the HTTP create: room in the memory budget for a search over
-         * the whole map (and a new agent size's grid) first; a navmesh
-         * session's corridor is small and bounded. */
-        reserve =
-            mv->nav
-                ? PF_SESSION_NAV_RESERVE
-                : pf_mem_session_estimate((uint64_t)pf_grid_width(pf_planner_grid(mv->planner)) *
-                                          (uint64_t)pf_grid_height(pf_planner_grid(mv->planner))) +
-                      pf_mapver_agent_need(mv, cq->agent_size, false);
-        if (!err && !pf_mem_try_charge(d->mem, PF_MEM_SESSIONS, reserve)) {
-            err = PF_ERR_INSUFFICIENT_STORAGE;
-            pf_proto_write_error(&body, err, NULL, NULL);
-        } else if (!err) {
-            int64_t ttl = cq->ttl_s ? cq->ttl_s : d->cfg->session_ttl_s;
-            if (mv->nav)
-                st = pf_sessions_add_nav(d->sessions, mv, cq->start3, cq->goal3, ttl,
-                                         pf_clock_now_ns(), &s, &total);
-            else
-                st = pf_sessions_add_sized(d->sessions, mv, cq->start, cq->goal, cq->agent_size,
-                                           ttl, pf_clock_now_ns(), &s, &total);
-            if (st)
-                pf_mem_uncharge(d->mem, PF_MEM_SESSIONS, reserve);
-            else
-                pf_session_take_charge(s, d->mem, reserve);
-            if (st == PF_ELIMIT) {
-                err = total ? PF_ERR_OVERLOADED : PF_ERR_TOO_MANY_SESSIONS;
-                pf_proto_write_error(&body, err, NULL, NULL);
-            } else if (st) {
-                err = PF_ERR_NO_MEMORY;
-                pf_proto_write_error(&body, err, NULL, NULL);
-            } else {
-                pf_session_set_owner(s, &q->c->who);
-                snprintf(sid, sizeof(sid), "%s", pf_session_id(s));
-                err = pf_session_run(d->sessions, d->registry, d->metrics, s, NULL, &body);
-                if (err) pf_sessions_kill(d->sessions, s); /* not answered 201: gone */
-                pf_sessions_release(d->sessions, s, pf_clock_now_ns());
-            }
+        if (pf_sessions_new(d->sessions, mv, &m->create, "create.", d->cfg->session_ttl_s,
+                            &q->c->who, d->mem, pf_clock_now_ns(), &s, &pe)) {
+            err = pe.code;
+            pf_proto_write_perror(&body, &pe);
+        } else {
+            snprintf(sid, sizeof(sid), "%s", pf_session_id(s));
+            err = pf_session_run(d->sessions, d->registry, d->metrics, s, NULL, &body);
+            if (err) pf_sessions_kill(d->sessions, s); /* not answered 201: gone */
+            pf_sessions_release(d->sessions, s, pf_clock_now_ns());
         }
         pf_mapver_release(mv);
         break;

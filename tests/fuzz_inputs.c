@@ -37,6 +37,8 @@
 #include "guard.h"
 #include "http_strict.h"
 #include "jsonr.h"
+#include "kind_grid.h"
+#include "kind_navmesh.h"
 #include "map_io.h"
 #include "map_json.h"
 #include "nav_json.h"
@@ -328,7 +330,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 10: {
         pf_grid *g = NULL;
         uint64_t v;
-        if (pf_store_decode(data + 1, n, &lim, &g, &v) == PF_OK) pf_grid_destroy(g);
+        if (pf_grid_image_decode(data + 1, n, &lim, &g, &v) == PF_OK) pf_grid_destroy(g);
         break;
     }
     case 11: {
@@ -407,7 +409,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const char *bytes;
         size_t len;
         uint64_t v;
-        if (pf_store_decode_nav(data + 1, n, &bytes, &len, &v) == PF_OK)
+        if (pf_navmesh_image_decode(data + 1, n, &bytes, &len, &v) == PF_OK)
             CHECK((const uint8_t *)bytes >= data + 1 &&
                   (const uint8_t *)bytes + len <= data + size);
         break;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "crowd.h"
+#include "kind_navmesh.h"
 #include "map_json.h"
 #include "testutil.h"
 
@@ -37,7 +38,8 @@ static pf_mapver *nav_mapver(pf_registry *reg, const char *id, int w, int h) {
     in.config = pf_nav_default_config();
     ck_assert_int_eq(pf_nav_build(&in, &nl, NULL, &nm, &ne), PF_OK);
     pf_grid_destroy(g);
-    mv = pf_mapver_create_nav(id, nm, pf_navsrc_create("\"kind\":\"navmesh\"", 17), 0, 0, 0, NULL);
+    mv = pf_navmesh_mapver_create(id, nm, pf_navsrc_create("\"kind\":\"navmesh\"", 17), 0, 0, 0,
+                                  NULL);
     ck_assert_ptr_nonnull(mv);
     pf_mapver_retain(mv);
     ck_assert_int_eq(pf_registry_publish(reg, mv, &created), PF_OK);
@@ -223,9 +225,9 @@ START_TEST(crowd_commands_and_versions) {
         memset(&ch, 0, sizeof(ch));
         ch.put = &o;
         ch.nput = 1;
-        ck_assert_int_eq(pf_nav_apply(a->nav, &ch, &nl, NULL, &next, &ne), PF_OK);
-        pf_navsrc_retain(a->navsrc);
-        mv = pf_mapver_create_nav("a", next, a->navsrc, 0, 0, 0, NULL);
+        ck_assert_int_eq(pf_nav_apply(pf_navmesh_of(a), &ch, &nl, NULL, &next, &ne), PF_OK);
+        pf_navsrc_retain(pf_navmesh_source(a));
+        mv = pf_navmesh_mapver_create("a", next, pf_navmesh_source(a), 0, 0, 0, NULL);
         pf_mapver_retain(mv);
         ck_assert_int_eq(pf_registry_swap(reg, a, mv), PF_OK);
         ck_assert_int_eq(run(c, reg, q, "{\"steps\":60,\"dt\":0.1}", &w), PF_ERR_NONE);

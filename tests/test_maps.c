@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "kind_grid.h"
 #include "maps.h"
 #include "testutil.h"
 
@@ -60,7 +61,9 @@ static pf_mapver *build(fixture *f, const char *id, int32_t w) {
     pf_grid *g = NULL;
     pf_mapver *mv;
     ck_assert_int_eq(pf_grid_create(w, w, NULL, &g), PF_OK);
-    ck_assert_int_eq(pf_maps_build(f->maps, id, g, NULL, pf_clock_now_ns(), &mv, NULL), PF_OK);
+    ck_assert_int_eq(pf_grid_build(pf_kinds_env(pf_maps_kinds(f->maps), &pf_kind_grid), id, g, NULL,
+                                   pf_clock_now_ns(), &mv, NULL),
+                     PF_OK);
     pf_mapver_retain(mv);
     return mv;
 }
@@ -106,7 +109,7 @@ START_TEST(maps_changes_on_disk_and_in_registry) {
     ck_assert(file_exists(&f, "a"));
     /* A session on version 1 ends when the map is replaced. */
     ck_assert_int_eq(
-        pf_sessions_add(f.sessions, a1, (pf_point){0, 0}, (pf_point){3, 3}, 60, 0, &s, &total),
+        pf_grid_sessions_add(f.sessions, a1, (pf_point){0, 0}, (pf_point){3, 3}, 60, 0, &s, &total),
         PF_OK);
     pf_sessions_release(f.sessions, s, 0);
     a2 = build(&f, "a", 5);
@@ -122,7 +125,7 @@ START_TEST(maps_changes_on_disk_and_in_registry) {
     memset(&u, 0, sizeof(u));
     u.cells = &cell;
     u.ncells = 1;
-    ck_assert_int_eq(pf_maps_patch(f.maps, "a", &u, "{}", 2, NULL, &a3, &e), PF_OK);
+    ck_assert_int_eq(pf_maps_patch(f.maps, "a", &pf_kind_grid, &u, "{}", 2, NULL, &a3, &e), PF_OK);
     ck_assert_uint_eq(a3->version, 3);
     ck_assert_uint_eq(a3->lineage, a2->lineage);
     memset(&stale, 0, sizeof(stale));
@@ -132,7 +135,8 @@ START_TEST(maps_changes_on_disk_and_in_registry) {
     {
         pf_maps_change ch = {&stale, false};
         pf_mapver *none = NULL;
-        ck_assert_int_eq(pf_maps_patch(f.maps, "a", &u, "{}", 2, &ch, &none, &e), PF_EINVAL);
+        ck_assert_int_eq(pf_maps_patch(f.maps, "a", &pf_kind_grid, &u, "{}", 2, &ch, &none, &e),
+                         PF_EINVAL);
         ck_assert_int_eq(e.code, PF_ERR_PRECONDITION);
         ck_assert_ptr_null(none);
         ck_assert_int_eq(pf_maps_remove(f.maps, "a", &stale, &e), PF_EINVAL);
@@ -163,8 +167,8 @@ START_TEST(maps_changes_on_disk_and_in_registry) {
         ck_assert_ptr_nonnull(rb);
         ck_assert_uint_eq(ra->version, 3);
         ck_assert_uint_eq(rb->version, 1);
-        ck_assert_int_eq(pf_grid_width(pf_planner_grid(ra->planner)), 5);
-        ck_assert_int_eq(pf_grid_cost(pf_planner_grid(ra->planner), (pf_point){0, 0}), 5);
+        ck_assert_int_eq(pf_grid_width(pf_planner_grid(pf_grid_planner(ra))), 5);
+        ck_assert_int_eq(pf_grid_cost(pf_planner_grid(pf_grid_planner(ra)), (pf_point){0, 0}), 5);
         pf_mapver_release(ra);
         pf_mapver_release(rb);
         close_fixture(&g);
@@ -214,13 +218,17 @@ START_TEST(maps_without_store) {
     d.mem = NULL; /* no budget */
     ck_assert_int_eq(pf_maps_create(&d, &m), PF_OK);
     ck_assert_ptr_null(pf_maps_store_dir(m));
-    ck_assert_int_eq(pf_maps_limits(m)->max_cells, cfg.max_map_cells);
+    ck_assert_int_eq(pf_grid_limits_of(pf_kinds_env(pf_maps_kinds(m), &pf_kind_grid))->max_cells,
+                     cfg.max_map_cells);
     ck_assert_int_eq(pf_grid_create(3, 3, NULL, &g), PF_OK);
-    ck_assert_int_eq(pf_maps_add(m, "demo", g), PF_OK);
+    ck_assert_int_eq(pf_grid_build(pf_kinds_env(pf_maps_kinds(m), &pf_kind_grid), "demo", g, NULL,
+                                   pf_clock_now_ns(), &mv, NULL),
+                     PF_OK);
+    ck_assert_int_eq(pf_maps_add(m, mv), PF_OK);
     mv = pf_registry_get(reg, "demo");
     ck_assert_ptr_nonnull(mv);
     ck_assert_uint_eq(mv->version, 1);
-    ck_assert(pf_planner_has_hpa(mv->planner));
+    ck_assert(pf_planner_has_hpa(pf_grid_planner(mv)));
     pf_mapver_release(mv);
     ck_assert_int_eq(pf_maps_remove(m, "demo", NULL, &e), PF_OK);
     ck_assert_int_eq(pf_maps_remove(m, "demo", NULL, &e), PF_ERANGE);

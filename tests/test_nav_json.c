@@ -158,20 +158,6 @@ START_TEST(nav_json_upload_errors) {
                       pf_error_code(e.code), e.field, e.message, cases[i].st, cases[i].code,
                       cases[i].field);
     }
-    {
-        bool nav;
-        pf_proto_error e;
-        cJSON *root = cJSON_Parse("{\"kind\":\"grid\"}");
-        ck_assert_int_eq(pf_nav_json_kind(root, &nav, &e), PF_OK);
-        ck_assert(!nav);
-        cJSON_Delete(root);
-        root = cJSON_Parse("{\"kind\":\"mesh\"}");
-        expect(&e, pf_nav_json_kind(root, &nav, &e), PF_EINVAL, "invalid_value", "kind");
-        cJSON_Delete(root);
-        root = cJSON_Parse("{\"kind\":1}");
-        expect(&e, pf_nav_json_kind(root, &nav, &e), PF_EPARSE, "invalid_request", "kind");
-        cJSON_Delete(root);
-    }
 }
 END_TEST
 

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "kind_grid.h"
 #include "registry.h"
 #include "testutil.h"
 
@@ -18,9 +19,9 @@ START_TEST(registry_versions_and_references) {
     ck_assert_int_eq(pf_planner_create(g1, NULL, &p1), PF_OK);
     ck_assert_int_eq(pf_planner_create(g2, NULL, &p2), PF_OK);
     ck_assert_int_eq(pf_planner_create(g3, NULL, &p3), PF_OK);
-    a = pf_mapver_create("m", p1, 16, 1 << 20, 0, NULL);
-    b = pf_mapver_create("m", p2, 16, 1 << 20, 0, NULL);
-    c = pf_mapver_create("other", p3, 16, 1 << 20, 0, NULL);
+    a = pf_grid_mapver_create("m", p1, 16, 1 << 20, 0, NULL);
+    b = pf_grid_mapver_create("m", p2, 16, 1 << 20, 0, NULL);
+    c = pf_grid_mapver_create("other", p3, 16, 1 << 20, 0, NULL);
     ck_assert_int_eq(pf_registry_publish(r, a, &created), PF_OK);
     ck_assert(created);
     ck_assert_uint_eq(a->version, 1);
@@ -30,7 +31,7 @@ START_TEST(registry_versions_and_references) {
     ck_assert(!created);
     ck_assert_uint_eq(b->version, 2);
     /* Version 1 is still whole for its holder. */
-    ck_assert_int_eq(pf_grid_width(pf_planner_grid(held->planner)), 4);
+    ck_assert_int_eq(pf_grid_width(pf_planner_grid(pf_grid_planner(held))), 4);
     pf_mapver_release(held);
     /* A second id does not fit a registry of one. */
     ck_assert_int_eq(pf_registry_publish(r, c, &created), PF_ELIMIT);
@@ -54,8 +55,9 @@ START_TEST(registry_change_log_bounds) {
         pf_planner *p = NULL;
         pf_mapver *next;
         pf_cell_change c = {{i % 8, 1}, (uint8_t)(i % 2)};
-        ck_assert_int_eq(pf_planner_apply(cur->planner, &c, 1, NULL, 0, &p, NULL, NULL), PF_OK);
-        next = pf_mapver_create("m", p, 16, 1 << 20, 0, NULL);
+        ck_assert_int_eq(pf_planner_apply(pf_grid_planner(cur), &c, 1, NULL, 0, &p, NULL, NULL),
+                         PF_OK);
+        next = pf_grid_mapver_create("m", p, 16, 1 << 20, 0, NULL);
         changed[0] = (pf_point){i % 8, 1};
         changed[1] = (pf_point){i, 100}; /* a marker: which version */
         ck_assert_int_eq(pf_mapver_set_log(next, cur, changed, 2, PF_MAPVER_LOG_CELLS), PF_OK);
@@ -98,8 +100,9 @@ START_TEST(registry_change_log_bounds) {
         pf_mapver *next;
         pf_cell_change c = {{0, 0}, 2};
         for (int i = 0; i < 5; i++) big[i] = (pf_point){i, 0};
-        ck_assert_int_eq(pf_planner_apply(cur->planner, &c, 1, NULL, 0, &p, NULL, NULL), PF_OK);
-        next = pf_mapver_create("m", p, 16, 1 << 20, 0, NULL);
+        ck_assert_int_eq(pf_planner_apply(pf_grid_planner(cur), &c, 1, NULL, 0, &p, NULL, NULL),
+                         PF_OK);
+        next = pf_grid_mapver_create("m", p, 16, 1 << 20, 0, NULL);
         ck_assert_int_eq(pf_mapver_set_log(next, cur, big, 5, 4), PF_OK);
         ck_assert_uint_eq(next->nlog, 0);
         ck_assert_int_eq(pf_registry_swap(reg, cur, next), PF_OK);

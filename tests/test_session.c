@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kind_grid.h"
 #include "metrics.h"
 #include "planner.h"
 #include "refsearch.h"
@@ -28,16 +29,16 @@ START_TEST(session_table_busy_limits_expiry) {
     const uint64_t sec = 1000000000ull;
     bool total;
 
-    ck_assert_int_eq(pf_sessions_add(t, a, p0, p1, 10, 0, &s1, &total), PF_OK);
-    ck_assert_int_eq(pf_sessions_add(t, a, p0, p1, 1, 0, &s2, &total), PF_OK);
+    ck_assert_int_eq(pf_grid_sessions_add(t, a, p0, p1, 10, 0, &s1, &total), PF_OK);
+    ck_assert_int_eq(pf_grid_sessions_add(t, a, p0, p1, 1, 0, &s2, &total), PF_OK);
     snprintf(id1, sizeof(id1), "%s", pf_session_id(s1));
     snprintf(id2, sizeof(id2), "%s", pf_session_id(s2));
     ck_assert_str_ne(id1, id2);
     /* The per-map quota, then the total. */
-    ck_assert_int_eq(pf_sessions_add(t, a, p0, p1, 10, 0, &x, &total), PF_ELIMIT);
+    ck_assert_int_eq(pf_grid_sessions_add(t, a, p0, p1, 10, 0, &x, &total), PF_ELIMIT);
     ck_assert(!total);
-    ck_assert_int_eq(pf_sessions_add(t, b, p0, p1, 10, 0, &s3, &total), PF_OK);
-    ck_assert_int_eq(pf_sessions_add(t, b, p0, p1, 10, 0, &x, &total), PF_ELIMIT);
+    ck_assert_int_eq(pf_grid_sessions_add(t, b, p0, p1, 10, 0, &s3, &total), PF_OK);
+    ck_assert_int_eq(pf_grid_sessions_add(t, b, p0, p1, 10, 0, &x, &total), PF_ELIMIT);
     ck_assert(total);
     pf_sessions_release(t, s3, 0);
     /* Held sessions are busy, never expire, and are found only on their
@@ -60,7 +61,7 @@ START_TEST(session_table_busy_limits_expiry) {
     ck_assert_int_eq(pf_sessions_reap(t, 2 * sec), 1);
     ck_assert_uint_eq(pf_sessions_count(t), 1);
     /* A slot freed on map a. */
-    ck_assert_int_eq(pf_sessions_add(t, a, p0, p1, 10, 0, &s1, &total), PF_OK);
+    ck_assert_int_eq(pf_grid_sessions_add(t, a, p0, p1, 10, 0, &s1, &total), PF_OK);
     pf_sessions_release(t, s1, 0);
     /* Dropping a map's sessions keeps other maps'. */
     ck_assert_int_eq(pf_sessions_drop_map(t, "a", 0), 1);
@@ -127,12 +128,13 @@ START_TEST(session_job_plans_validates_and_ends) {
     cJSON *j;
     const cJSON *path;
     pf_metrics_init(&m);
-    ck_assert_int_eq(pf_sessions_add(t, mv, start, goal, 60, 0, &s, &total), PF_OK);
+    ck_assert_int_eq(pf_grid_sessions_add(t, mv, start, goal, 60, 0, &s, &total), PF_OK);
 
     j = run_job(t, reg, &m, s, NULL, PF_ERR_NONE);
     ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(j, "found")));
     ck_assert_double_eq_tol(cJSON_GetObjectItem(j, "cost")->valuedouble,
-                            tu_reference_cost(pf_planner_grid(mv->planner), start, goal), 1e-9);
+                            tu_reference_cost(pf_planner_grid(pf_grid_planner(mv)), start, goal),
+                            1e-9);
     path = cJSON_GetObjectItem(j, "path");
     ck_assert_int_eq(point_at(cJSON_GetArrayItem(path, 0), 0), 0);
     ck_assert_int_eq(point_at(cJSON_GetArrayItem(path, cJSON_GetArraySize(path) - 1), 1), 7);
@@ -146,8 +148,8 @@ START_TEST(session_job_plans_validates_and_ends) {
     ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "error"), "field")->valuestring,
                      "position");
     cJSON_Delete(j);
-    ck_assert_int_eq(pf_session_goal(s).x, 7);
-    ck_assert_int_eq(pf_session_position(s).x, 0);
+    ck_assert_int_eq(pf_grid_session_goal(s).x, 7);
+    ck_assert_int_eq(pf_grid_session_position(s).x, 0);
     ck_assert_uint_eq(plans(&m), 1); /* nothing was searched */
 
     /* A move and a wall: applied, repaired. */
@@ -183,7 +185,7 @@ static pf_mapver *publish(pf_registry *reg, pf_grid *g) {
     pf_mapver *mv;
     bool created;
     ck_assert_int_eq(pf_planner_create(g, NULL, &p), PF_OK);
-    mv = pf_mapver_create("m", p, 16, 1 << 20, 0, NULL);
+    mv = pf_grid_mapver_create("m", p, 16, 1 << 20, 0, NULL);
     ck_assert_ptr_nonnull(mv);
     ck_assert_int_eq(pf_registry_publish(reg, mv, &created), PF_OK);
     pf_mapver_retain(mv);
@@ -204,7 +206,7 @@ static pf_update_list one_update(pf_point *cell, uint8_t cost, pf_point *pos) {
     }
     if (pos) {
         l.items[0].has_position = true;
-        l.items[0].position = *pos;
+        l.items[0].position = pf_place_cell(*pos);
     }
     return l;
 }
@@ -221,9 +223,9 @@ static bool random_fit(uint64_t *st, const pf_grid *g, int32_t n, pf_point *p) {
 /* The session's plan against the reference on its view `eff`. */
 static void check_plan(pf_session *s, const pf_grid *eff, int32_t n, int m, int round,
                        double *dist) {
-    pf_point pos = pf_session_position(s), goal = pf_session_goal(s);
+    pf_point pos = pf_grid_session_position(s), goal = pf_grid_session_goal(s);
     pf_result r;
-    pf_status st = pf_session_plan(s, &r);
+    pf_status st = pf_grid_session_plan(s, &r);
     double want, c;
     if (!ref_agent_fits(eff, pos, n) || !ref_agent_fits(eff, goal, n)) {
         ck_assert_msg(st == PF_EBLOCKED, "map %d round %d: status %d, the agent is blocked", m,
@@ -263,13 +265,14 @@ START_TEST(session_agents_private_changes_moves_patches) {
         pf_point start, goal;
         bool total;
         if (!random_fit(&st, eff, n, &start) || !random_fit(&st, eff, n, &goal)) goto next;
-        ck_assert_int_eq(pf_sessions_add_sized(t, cur, start, goal, n, 60, 0, &s, &total), PF_OK);
-        ck_assert_int_eq(pf_session_agent_size(s), n);
+        ck_assert_int_eq(pf_grid_sessions_add_sized(t, cur, start, goal, n, 60, 0, &s, &total),
+                         PF_OK);
+        ck_assert_int_eq(pf_grid_session_agent_size(s), n);
         check_plan(s, eff, n, m, -1, dist);
         for (int round = 0; round < 10; round++) {
             int kind = (int)tu_below(&st, 3);
             pf_result cur_plan;
-            bool on_path = pf_session_plan(s, &cur_plan) == PF_OK && cur_plan.path_len > 1;
+            bool on_path = pf_grid_session_plan(s, &cur_plan) == PF_OK && cur_plan.path_len > 1;
             /* Half of the changes go on or beside the current plan, where
              * they matter to the search. */
             pf_point near = {0, 0};
@@ -287,19 +290,19 @@ START_TEST(session_agents_private_changes_moves_patches) {
                 uint8_t cost = tu_below(&st, 2) ? 0 : (uint8_t)(1 + tu_below(&st, 5));
                 pf_update_list l = one_update(&c, cost, NULL);
                 pf_proto_error e;
-                ck_assert_int_eq(pf_session_validate(s, &l, &e), PF_OK);
-                ck_assert_int_eq(pf_session_apply(s, &l), PF_OK);
+                ck_assert_int_eq(pf_grid_session_validate(s, &l, &e), PF_OK);
+                ck_assert_int_eq(pf_grid_session_apply(s, &l), PF_OK);
                 pf_update_list_free(&l);
                 pf_grid_set_cost(eff, c, cost);
                 pinned[c.y * w + c.x] = true;
             } else if (kind == 1) { /* a move along the plan */
                 pf_result r;
-                if (pf_session_plan(s, &r) == PF_OK && r.path_len > 1) {
+                if (pf_grid_session_plan(s, &r) == PF_OK && r.path_len > 1) {
                     pf_point p = r.path[tu_below(&st, (uint32_t)r.path_len)];
                     pf_update_list l = one_update(NULL, 0, &p);
                     pf_proto_error e;
-                    ck_assert_int_eq(pf_session_validate(s, &l, &e), PF_OK);
-                    ck_assert_int_eq(pf_session_apply(s, &l), PF_OK);
+                    ck_assert_int_eq(pf_grid_session_validate(s, &l, &e), PF_OK);
+                    ck_assert_int_eq(pf_grid_session_apply(s, &l), PF_OK);
                     pf_update_list_free(&l);
                 }
             } else { /* a map PATCH: the session sees it at its next sync */
@@ -318,10 +321,10 @@ START_TEST(session_agents_private_changes_moves_patches) {
                     if (!pinned[ch[i].p.y * w + ch[i].p.x])
                         pf_grid_set_cost(eff, ch[i].p, ch[i].cost);
                 }
-                ck_assert_int_eq(
-                    pf_planner_apply(cur->planner, ch, nc, NULL, 0, &p, &changed, &nchanged),
-                    PF_OK);
-                next = pf_mapver_create("m", p, 16, 1 << 20, 0, NULL);
+                ck_assert_int_eq(pf_planner_apply(pf_grid_planner(cur), ch, nc, NULL, 0, &p,
+                                                  &changed, &nchanged),
+                                 PF_OK);
+                next = pf_grid_mapver_create("m", p, 16, 1 << 20, 0, NULL);
                 ck_assert_int_eq(
                     pf_mapver_set_log(next, cur, changed, nchanged, PF_MAPVER_LOG_CELLS), PF_OK);
                 ck_assert_int_eq(pf_registry_swap(reg, cur, next), PF_OK);
@@ -360,23 +363,23 @@ START_TEST(session_agents_textbook_gap) {
     bool total;
     pf_point wallc = {4, 2};
     ck_assert_int_eq(
-        pf_sessions_add_sized(t, mv, (pf_point){0, 0}, (pf_point){0, 3}, 2, 60, 0, &s, &total),
+        pf_grid_sessions_add_sized(t, mv, (pf_point){0, 0}, (pf_point){0, 3}, 2, 60, 0, &s, &total),
         PF_OK);
-    ck_assert_int_eq(pf_session_plan(s, &r), PF_NO_PATH);
+    ck_assert_int_eq(pf_grid_session_plan(s, &r), PF_NO_PATH);
     pf_update_list l = one_update(&wallc, 1, NULL);
     pf_proto_error e;
-    ck_assert_int_eq(pf_session_validate(s, &l, &e), PF_OK);
-    ck_assert_int_eq(pf_session_apply(s, &l), PF_OK);
+    ck_assert_int_eq(pf_grid_session_validate(s, &l, &e), PF_OK);
+    ck_assert_int_eq(pf_grid_session_apply(s, &l), PF_OK);
     pf_update_list_free(&l);
-    ck_assert_int_eq(pf_session_plan(s, &r), PF_OK); /* (3,2)-(4,2) is two wide now */
+    ck_assert_int_eq(pf_grid_session_plan(s, &r), PF_OK); /* (3,2)-(4,2) is two wide now */
     ck_assert_int_eq(r.path[r.path_len - 1].y, 3);
     /* Positions must fit the agent in its view. */
     pf_point bad = {6, 1};
     l = one_update(NULL, 0, &bad);
-    ck_assert_int_eq(pf_session_validate(s, &l, &e), PF_EBLOCKED);
+    ck_assert_int_eq(pf_grid_session_validate(s, &l, &e), PF_EBLOCKED);
     pf_update_list_free(&l);
     ck_assert_int_eq(
-        pf_sessions_add_sized(t, mv, (pf_point){7, 0}, (pf_point){0, 3}, 2, 60, 0, &s, &total),
+        pf_grid_sessions_add_sized(t, mv, (pf_point){7, 0}, (pf_point){0, 3}, 2, 60, 0, &s, &total),
         PF_EBLOCKED);
     pf_sessions_destroy(t);
     pf_mapver_release(mv);

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "itest.h"
+#include "kind_grid.h"
+#include "kind_navmesh.h"
 #include "router.h"
 #include "store.h"
 #include "testutil.h"
@@ -82,8 +84,8 @@ START_TEST(store_round_trip_and_damage) {
             ck_assert_int_eq(pf_grid_add_door(g, name, c, nc, e, ne, tu_below(&rng, 2), &index),
                              PF_OK);
         }
-        ck_assert_int_eq(pf_store_encode(g, 7 + (uint64_t)it, &img, &len), PF_OK);
-        ck_assert_int_eq(pf_store_decode(img, len, NULL, &back, &version), PF_OK);
+        ck_assert_int_eq(pf_grid_image_encode(g, 7 + (uint64_t)it, &img, &len), PF_OK);
+        ck_assert_int_eq(pf_grid_image_decode(img, len, NULL, &back, &version), PF_OK);
         ck_assert_uint_eq(version, 7 + (uint64_t)it);
         assert_same_grid(g, back);
         /* A reopened door gets the same cells back in both. */
@@ -97,12 +99,12 @@ START_TEST(store_round_trip_and_damage) {
             size_t at = tu_below(&rng, (uint32_t)len);
             unsigned char bit = (unsigned char)(1u << tu_below(&rng, 8));
             img[at] ^= bit;
-            ck_assert_int_eq(pf_store_decode(img, len, NULL, &back, &version), PF_EPARSE);
+            ck_assert_int_eq(pf_grid_image_decode(img, len, NULL, &back, &version), PF_EPARSE);
             img[at] ^= bit;
             ck_assert_int_eq(
-                pf_store_decode(img, tu_below(&rng, (uint32_t)len), NULL, &back, &version),
+                pf_grid_image_decode(img, tu_below(&rng, (uint32_t)len), NULL, &back, &version),
                 PF_EPARSE);
-            ck_assert_int_eq(pf_store_decode(img, len, NULL, &back, &version), PF_OK);
+            ck_assert_int_eq(pf_grid_image_decode(img, len, NULL, &back, &version), PF_OK);
             pf_grid_destroy(back);
         }
         {
@@ -115,8 +117,9 @@ START_TEST(store_round_trip_and_damage) {
             sha256_init(&hc);
             sha256_update(&hc, cut, t);
             sha256_digest(&hc, SHA256_DIGEST_SIZE, t + cut);
-            ck_assert_int_eq(pf_store_decode(t, cut + SHA256_DIGEST_SIZE, NULL, &back, &version),
-                             PF_EPARSE);
+            ck_assert_int_eq(
+                pf_grid_image_decode(t, cut + SHA256_DIGEST_SIZE, NULL, &back, &version),
+                PF_EPARSE);
             free(t);
         }
         free(img);
@@ -125,37 +128,77 @@ START_TEST(store_round_trip_and_damage) {
 }
 END_TEST
 
+/* The data directory's files: a grid's and a navmesh's. */
+static const char *const suffixes[] = {".map.bin", ".nav.bin", NULL};
+
 typedef struct loaded {
     char ids[8][PF_MAP_ID_MAX + 1];
     uint64_t versions[8];
     size_t n;
+    const pf_kind_env *grid; /* builds the grid files, within its limits */
 } loaded;
 
-static void collect(void *ud, const char *id, uint64_t version, pf_grid *g) {
+/* A file at start, as the server's loader takes it: a grid file built by
+ * the grid kind (its damage and limits are the kind's faults); a navmesh
+ * file's envelope: "nobuild" does not build (the server would quarantine
+ * it), "later" is left for next time, anything else loads. */
+static pf_status collect(void *ud, const char *id, const char *suffix, const unsigned char *img,
+                         size_t len, pf_kind_store_error *why) {
     loaded *l = ud;
+    uint64_t version = 0;
+    pf_status st;
     ck_assert_uint_lt(l->n, 8);
-    snprintf(l->ids[l->n], sizeof(l->ids[0]), "%s", id);
-    l->versions[l->n++] = version;
-    pf_grid_destroy(g);
-}
-
-/* A navmesh file's envelope: "good" builds, "nobuild" does not (the
- * server's fn_nav would quarantine it), "later" is left for next time. */
-static pf_status collect_nav(void *ud, const char *id, uint64_t version, const char *bytes,
-                             size_t len, char *why, size_t whylen) {
-    loaded *l = ud;
-    ck_assert_uint_lt(l->n, 8);
-    if (len == 7 && memcmp(bytes, "nobuild", 7) == 0) {
-        snprintf(why, whylen, "a navmesh that does not build here");
-        return PF_EINVAL;
-    }
-    if (len == 5 && memcmp(bytes, "later", 5) == 0) {
-        snprintf(why, whylen, "its build ran out of time");
-        return PF_ECANCELED;
+    if (strcmp(suffix, ".map.bin") == 0) {
+        pf_kind_stored in;
+        pf_mapver *mv;
+        memset(&in, 0, sizeof(in));
+        in.id = id;
+        in.img = img;
+        in.img_len = len;
+        if ((st = pf_kind_grid.store_load(l->grid, &in, &mv, &version, why))) return st;
+        pf_mapver_release(mv);
+    } else {
+        const char *bytes;
+        size_t n;
+        ck_assert_str_eq(suffix, ".nav.bin");
+        if (pf_navmesh_image_decode(img, len, &bytes, &n, &version)) {
+            why->fault = PF_KIND_STORE_DAMAGED;
+            return PF_EPARSE;
+        }
+        if (n == 7 && memcmp(bytes, "nobuild", 7) == 0) {
+            why->fault = PF_KIND_STORE_NO_BUILD;
+            snprintf(why->e.message, sizeof(why->e.message), "a navmesh that does not build here");
+            return PF_EINVAL;
+        }
+        if (n == 5 && memcmp(bytes, "later", 5) == 0) {
+            why->fault = PF_KIND_STORE_LATER;
+            snprintf(why->e.message, sizeof(why->e.message), "its build ran out of time");
+            return PF_ECANCELED;
+        }
     }
     snprintf(l->ids[l->n], sizeof(l->ids[0]), "%s", id);
     l->versions[l->n++] = version;
     return PF_OK;
+}
+
+/* Writes a grid or an envelope as the server does: its kind's image. */
+static void write_grid(pf_store *st, const char *id, uint64_t version, const pf_grid *g) {
+    unsigned char *img;
+    size_t len;
+    char err[256];
+    ck_assert_int_eq(pf_grid_image_encode(g, version, &img, &len), PF_OK);
+    ck_assert_int_eq(pf_store_write(st, id, ".map.bin", img, len, err, sizeof(err)), PF_OK);
+    free(img);
+}
+
+static void write_envelope(pf_store *st, const char *id, uint64_t version, const char *bytes,
+                           size_t n) {
+    unsigned char *img;
+    size_t len;
+    char err[256];
+    ck_assert_int_eq(pf_navmesh_image_encode(bytes, n, version, &img, &len), PF_OK);
+    ck_assert_int_eq(pf_store_write(st, id, ".nav.bin", img, len, err, sizeof(err)), PF_OK);
+    free(img);
 }
 
 static void write_bytes(const char *dir, const char *name, const void *b, size_t n) {
@@ -211,19 +254,26 @@ START_TEST(store_load_quarantines_and_cleans) {
     char dir[] = "/tmp/pathd-storeq-XXXXXX", err[256];
     const char *rows[] = {"....", ".#..", "...."};
     pf_grid *g = tu_grid_from_ascii(rows, 3, 8), *big;
-    pf_grid_limits lim = pf_grid_default_limits();
+    pf_config cfg;
+    pf_kind_deps kd;
+    pf_kinds *kinds;
     pf_store *st;
     pf_store_report rep;
     unsigned char *img, *bigimg;
     size_t len, biglen;
     loaded l;
+    pf_config_defaults(&cfg);
+    cfg.max_map_cells = 1000; /* big (1600 cells) is past it */
+    memset(&kd, 0, sizeof(kd));
+    kd.cfg = &cfg;
+    ck_assert_int_eq(pf_kinds_create(&kd, &kinds, err, sizeof(err)), PF_OK);
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    ck_assert_int_eq(pf_store_open(dir, &st, err, sizeof(err)), PF_OK);
-    ck_assert_int_eq(pf_store_write(st, "a", 3, g, err, sizeof(err)), PF_OK);
-    ck_assert_int_eq(pf_store_write(st, "b", 1, g, err, sizeof(err)), PF_OK);
-    ck_assert_int_eq(pf_store_encode(g, 5, &img, &len), PF_OK);
+    ck_assert_int_eq(pf_store_open(dir, suffixes, &st, err, sizeof(err)), PF_OK);
+    write_grid(st, "a", 3, g);
+    write_grid(st, "b", 1, g);
+    ck_assert_int_eq(pf_grid_image_encode(g, 5, &img, &len), PF_OK);
     ck_assert_int_eq(pf_grid_create(40, 40, NULL, &big), PF_OK);
-    ck_assert_int_eq(pf_store_encode(big, 2, &bigimg, &biglen), PF_OK);
+    ck_assert_int_eq(pf_grid_image_encode(big, 2, &bigimg, &biglen), PF_OK);
     write_bytes(dir, "big.map.bin", bigimg, biglen);
     img[len / 2] ^= 4;
     write_bytes(dir, "bad.map.bin", img, len);
@@ -233,9 +283,9 @@ START_TEST(store_load_quarantines_and_cleans) {
     write_bytes(dir, "notes.txt", "hi", 2);
     write_bytes(dir, "x y.map.bin.tmp", "hi", 2);
 
-    lim.max_cells = 1000; /* big (1600 cells) is past it */
     memset(&l, 0, sizeof(l));
-    ck_assert_uint_eq(pf_store_load_all(st, &lim, collect, collect_nav, &l), 2);
+    l.grid = pf_kinds_env(kinds, &pf_kind_grid);
+    ck_assert_uint_eq(pf_store_load_all(st, collect, &l), 2);
     ck_assert_uint_eq(l.n, 2);
     for (size_t i = 0; i < 2; i++) {
         ck_assert(strcmp(l.ids[i], "a") == 0 || strcmp(l.ids[i], "b") == 0);
@@ -274,7 +324,8 @@ START_TEST(store_load_quarantines_and_cleans) {
     /* The same damage again (in the same second, likely): a second name. */
     write_bytes(dir, "bad.map.bin", img, len);
     memset(&l, 0, sizeof(l));
-    ck_assert_uint_eq(pf_store_load_all(st, NULL, collect, collect_nav, &l), 2);
+    l.grid = pf_kinds_env(kinds, &pf_kind_grid);
+    ck_assert_uint_eq(pf_store_load_all(st, collect, &l), 2);
     pf_store_get_report(st, &rep);
     ck_assert_uint_eq(rep.quarantined, 1);
     ck_assert_uint_eq(rep.temp_removed, 0);
@@ -285,6 +336,7 @@ START_TEST(store_load_quarantines_and_cleans) {
     pf_grid_destroy(g);
     pf_grid_destroy(big);
     pf_store_close(st);
+    pf_kinds_destroy(kinds);
     rm_rf(dir);
 }
 END_TEST
@@ -516,8 +568,8 @@ START_TEST(store_listens_while_loading) {
     cJSON *j;
     int fd;
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    ck_assert_int_eq(pf_store_open(dir, &st, err, sizeof(err)), PF_OK);
-    ck_assert_int_eq(pf_store_write(st, "good", 4, g, err, sizeof(err)), PF_OK);
+    ck_assert_int_eq(pf_store_open(dir, suffixes, &st, err, sizeof(err)), PF_OK);
+    write_grid(st, "good", 4, g);
     pf_store_close(st);
     pf_grid_destroy(g);
     snprintf(fifo, sizeof(fifo), "%s/held.map.bin", dir);
@@ -587,23 +639,23 @@ START_TEST(store_nav_round_trip_and_damage) {
     const char *bytes;
     size_t len, n;
     uint64_t v;
-    ck_assert_int_eq(pf_store_encode_nav(env, sizeof(env) - 1, 42, &buf, &len), PF_OK);
-    ck_assert_int_eq(pf_store_decode_nav(buf, len, &bytes, &n, &v), PF_OK);
+    ck_assert_int_eq(pf_navmesh_image_encode(env, sizeof(env) - 1, 42, &buf, &len), PF_OK);
+    ck_assert_int_eq(pf_navmesh_image_decode(buf, len, &bytes, &n, &v), PF_OK);
     ck_assert_uint_eq(v, 42);
     ck_assert_uint_eq(n, sizeof(env) - 1);
     ck_assert_mem_eq(bytes, env, n);
     for (size_t i = 0; i < len; i++) {
         buf[i] ^= 0x20;
-        ck_assert_int_eq(pf_store_decode_nav(buf, len, &bytes, &n, &v), PF_EPARSE);
+        ck_assert_int_eq(pf_navmesh_image_decode(buf, len, &bytes, &n, &v), PF_EPARSE);
         buf[i] ^= 0x20;
     }
     for (size_t cut = 0; cut < len; cut++)
-        ck_assert_int_eq(pf_store_decode_nav(buf, cut, &bytes, &n, &v), PF_EPARSE);
+        ck_assert_int_eq(pf_navmesh_image_decode(buf, cut, &bytes, &n, &v), PF_EPARSE);
     /* A grid file is not a navmesh file, nor the other way round. */
     {
         pf_grid_limits lim = pf_grid_default_limits();
         pf_grid *g;
-        ck_assert_int_eq(pf_store_decode(buf, len, &lim, &g, &v), PF_EPARSE);
+        ck_assert_int_eq(pf_grid_image_decode(buf, len, &lim, &g, &v), PF_EPARSE);
     }
     free(buf);
 }
@@ -620,17 +672,16 @@ START_TEST(store_load_nav_files) {
     size_t len;
     loaded l;
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    ck_assert_int_eq(pf_store_open(dir, &st, err, sizeof(err)), PF_OK);
-    ck_assert_int_eq(pf_store_write_nav(st, "n", 4, "{\"kind\":\"navmesh\"}", 19, err, sizeof(err)),
-                     PF_OK);
-    ck_assert_int_eq(pf_store_write_nav(st, "old", 2, "nobuild", 7, err, sizeof(err)), PF_OK);
-    ck_assert_int_eq(pf_store_write_nav(st, "busy", 2, "later", 5, err, sizeof(err)), PF_OK);
-    ck_assert_int_eq(pf_store_encode_nav("abcdefgh", 8, 1, &img, &len), PF_OK);
+    ck_assert_int_eq(pf_store_open(dir, suffixes, &st, err, sizeof(err)), PF_OK);
+    write_envelope(st, "n", 4, "{\"kind\":\"navmesh\"}", 19);
+    write_envelope(st, "old", 2, "nobuild", 7);
+    write_envelope(st, "busy", 2, "later", 5);
+    ck_assert_int_eq(pf_navmesh_image_encode("abcdefgh", 8, 1, &img, &len), PF_OK);
     img[len - 3] ^= 1;
     write_bytes(dir, "bad.nav.bin", img, len);
     write_bytes(dir, "n.nav.bin.tmp", img, 5);
     memset(&l, 0, sizeof(l));
-    ck_assert_uint_eq(pf_store_load_all(st, NULL, collect, collect_nav, &l), 1);
+    ck_assert_uint_eq(pf_store_load_all(st, collect, &l), 1);
     ck_assert_str_eq(l.ids[0], "n");
     ck_assert_uint_eq(l.versions[0], 4);
     pf_store_get_report(st, &rep);

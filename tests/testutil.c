@@ -1,6 +1,7 @@
 /* testutil.c -- see testutil.h. */
 #define _GNU_SOURCE
 #include "testutil.h"
+#include "kind_grid.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -364,7 +365,7 @@ pf_mapver *tu_small_mapver(pf_registry *reg, const char *id) {
     bool created;
     ck_assert_int_eq(pf_grid_create(8, 8, NULL, &g), PF_OK);
     ck_assert_int_eq(pf_planner_create(g, NULL, &p), PF_OK);
-    mv = pf_mapver_create(id, p, 16, 1 << 20, 0, NULL);
+    mv = pf_grid_mapver_create(id, p, 16, 1 << 20, 0, NULL);
     ck_assert_ptr_nonnull(mv);
     ck_assert_int_eq(pf_registry_publish(reg, mv, &created), PF_OK);
     pf_mapver_retain(mv);

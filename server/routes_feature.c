@@ -1,0 +1,115 @@
+/* routes_feature.c -- see routes_feature.h. */
+#include "routes_feature.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+
+pf_mapver *pf__route_feature_map(pf_req *r, pf_registry *registry, unsigned feature,
+                                 const char *field) {
+    pf_mapver *mv = pf_registry_get(registry, pf_req_map_id(r));
+    pf_proto_error e;
+    if (!mv) {
+        pf_req_answer_no_map(r);
+        return NULL;
+    }
+    if (!pf_kind_has(mv->kind, feature)) {
+        pf_kind_refuse(&e, mv->kind, mv->id, feature, field);
+        pf_mapver_release(mv);
+        pf_req_answer_perror(r, &e);
+        return NULL;
+    }
+    return mv;
+}
+
+typedef struct feature_job {
+    const pf_feature_route *f;
+    const pf_kind_request_ops *ops; /* the kind's that parsed req */
+    pf_mapver *mv;                  /* a reference */
+    void *req;
+    uint64_t t0_ns, deadline_ns;
+} feature_job;
+
+static void free_feature_job(void *p) {
+    feature_job *job = p;
+    pf_mapver_release(job->mv);
+    if (job->req) job->ops->free_req(job->req);
+    free(job);
+}
+
+static void answer_deadline(pf_req *r, const feature_job *job) {
+    pf_req_answer_error(
+        r, PF_ERR_DEADLINE, NULL, "The deadline of %llu ms passed before the %s was ready.",
+        (unsigned long long)((job->deadline_ns - job->t0_ns) / 1000000ull), job->f->what);
+}
+
+/* Job: the kind runs the request with the worker's search context. */
+static void run_feature(pf_req *r, pf_search_ctx *ctx) {
+    feature_job *job = pf_req_state(r);
+    pf_proto_error e;
+    pf_jsonw w;
+    pf_status st;
+    if (pf_clock_now_ns() >= job->deadline_ns) {
+        answer_deadline(r, job);
+    } else if (!ctx) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+    } else if ((st = job->ops->run(job->mv, ctx, job->req, &job->deadline_ns, &w, &e)) == PF_OK) {
+        pf_req_answer_json(r, &w);
+    } else if (st == PF_ECANCELED) {
+        answer_deadline(r, job);
+    } else {
+        pf_req_answer_perror(r, &e);
+    }
+    pf_req_finish(r);
+}
+
+/* The environment that parses a request for a map that does not exist:
+ * the first kind with the feature. */
+static const pf_kind_env *env_without_map(const pf_kinds *kinds, unsigned feature) {
+    for (size_t i = 0; pf_kinds_registered[i]; i++)
+        if (pf_kind_has(pf_kinds_registered[i], feature))
+            return pf_kinds_env(kinds, pf_kinds_registered[i]);
+    return NULL;
+}
+
+void pf__route_feature(pf_req *r, pf_registry *registry, const pf_kinds *kinds,
+                       const pf_config *cfg, const pf_feature_route *f) {
+    feature_job *job = calloc(1, sizeof(*job));
+    const pf_kind_env *env;
+    pf_proto_error e;
+    int64_t deadline_ms = 0;
+    size_t len;
+    const char *body = pf_req_body(r, &len);
+    pf_jsonw w;
+    if (!job) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return;
+    }
+    job->f = f;
+    job->t0_ns = pf_req_arrival_ns(r);
+    pf_req_set_state(r, job, free_feature_job);
+    job->mv = pf_registry_get(registry, pf_req_map_id(r));
+    if (job->mv && !pf_kind_has(job->mv->kind, f->feature)) {
+        pf_kind_refuse(&e, job->mv->kind, job->mv->id, f->feature, "id");
+        pf_req_answer_perror(r, &e);
+        return;
+    }
+    env = job->mv ? pf_kinds_env(kinds, job->mv->kind) : env_without_map(kinds, f->feature);
+    job->ops = f->ops(env->kind);
+    if (job->ops->parse(env, body, len, &job->req, &deadline_ms, &e)) {
+        pf_req_answer_perror(r, &e);
+        return;
+    }
+    if (!job->mv) {
+        pf_req_answer_no_map(r);
+        return;
+    }
+    job->deadline_ns =
+        job->t0_ns + (uint64_t)(deadline_ms ? deadline_ms : cfg->deadline_ms) * 1000000ull;
+    if (job->ops->cached && job->ops->cached(job->mv, job->req, &w)) {
+        pf_req_answer_json(r, &w);
+        return;
+    }
+    pf_req_dispatch(r, PF_JOB_SEARCH, run_feature);
+}
