@@ -9,7 +9,10 @@
  * the work the build counted, and says stop at a chosen poll. Each build
  * must (1) poll inside its work: at least twice, never more than one slice
  * (PF_BUILD_POLL_WORK, plus the largest single step of this fixture)
- * between two polls or after the last one; (2) when told to stop at poll k,
+ * between two polls or after the last one, having counted at least the work
+ * it must have done (a bound computed here from the fixture and the
+ * result: the cells each pass reads, the cells each Dijkstra settles), so
+ * work left uncounted cannot hide between polls; (2) when told to stop at poll k,
  * for k from the first to the very last poll of a full run, answer
  * PF_ECANCELED with no poll and no work after the k-th, and nothing made
  * (ASan checks the frees); (3) leave what it shares in a state where the
@@ -36,6 +39,8 @@
  * SIDE units, a cluster's Dijkstra, a clearance repair's cap^2), well
  * above all of them. */
 #define STEP_SLACK 8192
+/* Room for 9 landmarks on the fixture (whole 2 MiB pages, bigmem.h). */
+#define LANDMARK_BYTES ((size_t)4 << 20)
 
 typedef struct fixture {
     pf_grid *g;        /* a maze with wide corridors, loops and clutter */
@@ -131,7 +136,7 @@ static pf_status run_jps_update(pf_build_stop *b) {
 
 static pf_status run_landmarks(pf_build_stop *b) {
     pf_landmarks *l = NULL;
-    pf_status st = pf_landmarks_build(fx.g, (size_t)SIDE * SIDE * 4 * 8, b, &l);
+    pf_status st = pf_landmarks_build(fx.g, LANDMARK_BYTES, b, &l);
     ck_assert(st == PF_OK ? l != NULL : l == NULL);
     pf_landmarks_release(l);
     return st;
@@ -257,27 +262,133 @@ static pf_status run_planner_apply(pf_build_stop *b) {
     return st;
 }
 
+/* Lower bounds of the work each build must count, from the fixture alone
+ * (cells, walkable cells, the largest region by the tests' own move rule)
+ * and the hierarchy's size. */
+
+#define CELLS ((uint64_t)SIDE * SIDE)
+
+/* The cells of g's largest region (BFS by tu_reference_can_step). */
+static uint64_t largest_region(const pf_grid *g) {
+    int32_t *q = malloc(CELLS * sizeof(*q));
+    uint8_t *seen = calloc(CELLS, 1);
+    uint64_t best = 0;
+    ck_assert(q && seen);
+    for (int32_t v = 0; v < (int32_t)CELLS; v++) {
+        int32_t head = 0, tail = 0;
+        if (seen[v] || !pf_grid_is_walkable(g, (pf_point){v % SIDE, v / SIDE})) continue;
+        seen[v] = 1;
+        q[tail++] = v;
+        while (head < tail) {
+            pf_point a = {q[head] % SIDE, q[head] / SIDE};
+            head++;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int32_t u = (a.y + dy) * SIDE + a.x + dx;
+                    if ((dx || dy) && tu_reference_can_step(g, a, dx, dy) && !seen[u]) {
+                        seen[u] = 1;
+                        q[tail++] = u;
+                    }
+                }
+        }
+        if ((uint64_t)tail > best) best = (uint64_t)tail;
+    }
+    free(q);
+    free(seen);
+    return best;
+}
+
+/* Diagonal bits, rows, columns, stop bits, and the tables' four diagonal
+ * sweeps. */
+static uint64_t min_jps_create(void) { return 5 * CELLS + 4 * CELLS; }
+/* Three lines of each direction through every changed cell, once per line. */
+static uint64_t min_jps_update(void) {
+    uint8_t rows[SIDE] = {0}, cols[SIDE] = {0};
+    uint64_t n = 0;
+    for (size_t i = 0; i < fx.nchanged; i++)
+        for (int k = -1; k <= 1; k++) {
+            int32_t y = fx.changed[i].y + k, x = fx.changed[i].x + k;
+            if (y >= 0 && y < SIDE) rows[y] = 1;
+            if (x >= 0 && x < SIDE) cols[x] = 1;
+        }
+    for (int i = 0; i < SIDE; i++) n += (uint64_t)(rows[i] + cols[i]) * SIDE;
+    return n;
+}
+/* The move masks, the region search (every cell, every walkable cell
+ * popped), and per Dijkstra (the first one's and each landmark's) its resets
+ * (a quarter unit a cell) and the whole largest region settled, and per
+ * landmark a scan of the map. */
+static uint64_t min_landmarks(void) {
+    uint64_t walkable = (uint64_t)pf_grid_walkable_count(fx.g), k;
+    pf_landmarks *l = NULL;
+    /* How many landmarks fit the budget (a size, not work). */
+    ck_assert_int_eq(pf_landmarks_build(fx.g, LANDMARK_BYTES, NULL, &l), PF_OK);
+    ck_assert_ptr_nonnull(l);
+    k = (uint64_t)l->k;
+    pf_landmarks_release(l);
+    return 2 * CELLS + walkable + (k + 1) * (CELLS / 4 + largest_region(fx.g)) + k * CELLS;
+}
+/* The DFS enters every walkable cell of the map. */
+static uint64_t min_cuts(void) { return (uint64_t)pf_grid_walkable_count(fx.g); }
+/* Every cluster's regions, and one in-cluster Dijkstra (a cluster's cells
+ * at least) from every node that has a later node in its region. */
+static uint64_t min_hpa_build(void) {
+    pf_hpa_stats hs;
+    uint64_t cc;
+    pf_hpa_get_stats(fx.hpa, &hs);
+    cc = (uint64_t)hs.cluster_size * (uint64_t)hs.cluster_size;
+    return (uint64_t)hs.clusters * cc + (uint64_t)(hs.abstract_nodes / 2) * cc;
+}
+/* The changed cells' clusters: their regions again. */
+static uint64_t min_hpa_repair(void) {
+    pf_hpa_stats hs;
+    uint64_t n = 0;
+    uint8_t *dirty;
+    pf_hpa_get_stats(fx.hpa, &hs);
+    dirty = calloc((size_t)hs.clusters, 1);
+    ck_assert_ptr_nonnull(dirty);
+    for (size_t i = 0; i < fx.nchanged; i++) {
+        int32_t ncx = (SIDE + hs.cluster_size - 1) / hs.cluster_size;
+        int32_t k = fx.changed[i].y / hs.cluster_size * ncx + fx.changed[i].x / hs.cluster_size;
+        n += !dirty[k];
+        dirty[k] = 1;
+    }
+    free(dirty);
+    return n * (uint64_t)hs.cluster_size * (uint64_t)hs.cluster_size;
+}
+static uint64_t min_cells(void) { return CELLS; }
+/* Four window passes (cost and moves, rows and columns) and two scans. */
+static uint64_t min_agent_grid(void) { return 6 * CELLS; }
+/* The three scans of the map. */
+static uint64_t min_agent_grid_repair(void) { return 3 * CELLS; }
+/* The histogram and the move masks, row by row. */
+static uint64_t min_maze(void) { return 5 * CELLS; }
+static uint64_t min_planner_create(void) {
+    return min_jps_create() + min_landmarks() + min_hpa_build();
+}
+
 typedef struct build_case {
     const char *name;
     pf_status (*run)(pf_build_stop *b);
+    uint64_t (*min_work)(void);
 } build_case;
 
 static const build_case cases[] = {
-    {"jps_create", run_jps_create},
-    {"jps_update", run_jps_update},
-    {"landmarks", run_landmarks},
-    {"deadends", run_deadends},
-    {"cuts", run_cuts},
-    {"hpa_build", run_hpa_build},
-    {"hpa_repair", run_hpa_repair},
-    {"clearance", run_clearance},
-    {"clearance_repair", run_clearance_repair},
-    {"agent_grid", run_agent_grid},
-    {"agent_grid_repair", run_agent_grid_repair},
-    {"maze_cells", run_maze_cells},
-    {"maze_edges", run_maze_edges},
-    {"planner_create", run_planner_create},
-    {"planner_apply", run_planner_apply},
+    {"jps_create", run_jps_create, min_jps_create},
+    {"jps_update", run_jps_update, min_jps_update},
+    {"landmarks", run_landmarks, min_landmarks},
+    {"deadends", run_deadends, min_cuts},
+    {"cuts", run_cuts, min_cuts},
+    {"hpa_build", run_hpa_build, min_hpa_build},
+    {"hpa_repair", run_hpa_repair, min_hpa_repair},
+    {"clearance", run_clearance, min_cells},
+    {"clearance_repair", run_clearance_repair, min_cells},
+    {"agent_grid", run_agent_grid, min_agent_grid},
+    {"agent_grid_repair", run_agent_grid_repair, min_agent_grid_repair},
+    {"maze_cells", run_maze_cells, min_maze},
+    {"maze_edges", run_maze_edges, min_maze},
+    {"planner_create", run_planner_create, min_planner_create},
+    {"planner_apply", run_planner_apply, min_hpa_repair},
 };
 #define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))
 
@@ -324,6 +435,9 @@ START_TEST(build_stop_polls_inside_every_build) {
     ck_assert_msg(b.work - pr.last_work <= PF_BUILD_POLL_WORK + STEP_SLACK,
                   "%s: %llu units after the last poll", c->name,
                   (unsigned long long)(b.work - pr.last_work));
+    /* All its work was counted (so none ran between polls unseen). */
+    ck_assert_msg(b.work >= c->min_work(), "%s: counted %llu units, did at least %llu", c->name,
+                  (unsigned long long)b.work, (unsigned long long)c->min_work());
     /* The same build counts the same work: it is a count, not a time. */
     {
         probe pr2;
