@@ -63,6 +63,19 @@ static inline bool pf_build_tick(pf_build_stop *b, uint64_t units) {
     return b->stopped;
 }
 
+/* For a loop over items i = 0, 1, ... of about a unit of work each:
+ * counts them 4096 at a time, at i = 0, 4096, ... (pf_build_tick). */
+static inline bool pf_build_tick_every(pf_build_stop *b, int64_t i) {
+    return (i & 4095) == 0 && pf_build_tick(b, 4096);
+}
+
+/* Counts the rest of the current slice and polls: for work that keeps its
+ * own time between polls (a search, which polls every few hundred
+ * expansions: build_stop's poll is then one of those). As pf_build_tick. */
+static inline bool pf_build_poll(pf_build_stop *b) {
+    return pf_build_tick(b, b && b->next > b->work ? b->next - b->work : 0);
+}
+
 /* Whether the build was told to stop (a caller's check after a step that
  * does not return a status). */
 static inline bool pf_build_stopped(const pf_build_stop *b) { return b && b->stopped; }

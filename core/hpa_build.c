@@ -677,6 +677,7 @@ static pf_status peel_dead_ends(pf_hpa *h, int32_t nreg, pf_build_stop *stop) {
     for (int32_t k = 0; k < h->nclusters; k++) {
         const pf__hpa_cluster *c = h->cl[k];
         int32_t first = h->cl_node_first[k], x0 = (k % h->ncx) * h->cs, y0 = (k / h->ncx) * h->cs;
+        if (pf_build_tick(stop, 1 + (uint64_t)c->n)) goto stopped;
         for (int32_t i = 0; i < c->n; i++) {
             int32_t v = first + i, x = c->cell[i] % h->w, y = c->cell[i] / h->w;
             int32_t r = h->cl_region_first[k] + c->region[(y - y0) * h->cs + x - x0];
@@ -687,7 +688,10 @@ static pf_status peel_dead_ends(pf_hpa *h, int32_t nreg, pf_build_stop *stop) {
     }
     for (int32_t r = 0; r < nreg; r++) rfirst[r + 1] += rfirst[r];
     memcpy(cur, rfirst, n * sizeof(int32_t));
-    for (int32_t v = 0; v < h->nnodes; v++) rnodes[cur[node_reg[v]]++] = v;
+    for (int32_t v = 0; v < h->nnodes; v++) {
+        if (pf_build_tick_every(stop, v)) goto stopped;
+        rnodes[cur[node_reg[v]]++] = v;
+    }
 
     /* Peel. deg[r] counts r's pairs to regions not yet peeled; a region is
      * queued once, when it first has at most one. order[] is the queue. */
@@ -698,10 +702,7 @@ static pf_status peel_dead_ends(pf_hpa *h, int32_t nreg, pf_build_stop *stop) {
     }
     while (head < tail) {
         int32_t r = order[head++];
-        if (pf_build_tick(stop, 1 + (uint64_t)(rfirst[r + 1] - rfirst[r]))) {
-            free(mem);
-            return PF_ECANCELED;
-        }
+        if (pf_build_tick(stop, 1 + (uint64_t)(rfirst[r + 1] - rfirst[r]))) goto stopped;
         parent[r] = -1;
         for (int32_t i = rfirst[r]; i < rfirst[r + 1]; i++) {
             int32_t v = rnodes[i];
@@ -734,9 +735,16 @@ static pf_status peel_dead_ends(pf_hpa *h, int32_t nreg, pf_build_stop *stop) {
         h->region_span[r].out = in + size[r];
         cur[r] = in + 1;
     }
-    for (int32_t v = 0; v < h->nnodes; v++) h->node_span[v] = h->region_span[node_reg[v]];
+    for (int32_t v = 0; v < h->nnodes; v++) {
+        if (pf_build_tick_every(stop, v)) goto stopped;
+        h->node_span[v] = h->region_span[node_reg[v]];
+    }
     free(mem);
     return PF_OK;
+
+stopped:
+    free(mem);
+    return PF_ECANCELED;
 }
 
 /* Stage 3: the global arrays of h from its blocks. PF_ECANCELED when stop
@@ -775,6 +783,10 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g, pf_build_stop *stop) {
     for (int32_t k = 0; k < h->nclusters; k++) {
         const pf__hpa_cluster *c = h->cl[k];
         int32_t first = h->cl_node_first[k];
+        if (pf_build_tick(stop, 1 + (uint64_t)c->n)) {
+            st = PF_ECANCELED;
+            goto out_free;
+        }
         for (int32_t i = 0; i < c->n; i++) {
             h->node_pt[first + i].x = c->cell[i] % h->w;
             h->node_pt[first + i].y = c->cell[i] / h->w;
@@ -796,6 +808,10 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g, pf_build_stop *stop) {
     h->nedges = 0;
     for (int32_t i = 0; i < h->nnodes; i++) {
         int32_t d = cursor[i];
+        if (pf_build_tick_every(stop, i)) {
+            st = PF_ECANCELED;
+            goto out_free;
+        }
         if (h->nedges > INT32_MAX - d) {
             st = PF_ELIMIT;
             goto out_free;

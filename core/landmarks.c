@@ -206,6 +206,10 @@ pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_build_stop *
         double far = -1;
         for (int32_t v = 0; v < n; v++) {
             double dv;
+            if ((v & 4095) == 0 && pf_build_tick(stop, 4096)) {
+                st = PF_ECANCELED;
+                goto out;
+            }
             if (b.s[v] == UINT32_MAX) continue;
             dv = (double)b.s[v] + (double)b.t[v] * PF_SQRT2;
             if (dv > far) {
@@ -214,7 +218,13 @@ pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_build_stop *
             }
         }
     }
-    for (int32_t v = 0; v < n; v++) mind[v] = INFINITY;
+    for (int32_t v = 0; v < n; v++) {
+        if ((v & 4095) == 0 && pf_build_tick(stop, 4096)) {
+            st = PF_ECANCELED;
+            goto out;
+        }
+        mind[v] = INFINITY;
+    }
     for (int j = 0; j < k; j++) {
         double far = -1;
         int32_t next = -1;

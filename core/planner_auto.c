@@ -120,8 +120,9 @@ static bool random_query(const pf_planner *p, int b, uint64_t *rs, pf_point *s, 
 }
 
 /* A sample search's stop callback: a search polls every 256 expansions
- * (search_internal.h), counted as that much build work. */
-static bool poll_build(void *ud) { return pf_build_tick(ud, PF__STOP_POLL_MASK + 1); }
+ * (search_internal.h), which on cluttered maps is already a slice of work
+ * (a jps expansion scans whole rows): each of its polls is one. */
+static bool poll_build(void *ud) { return pf_build_poll(ud); }
 
 /* Thread CPU microseconds of one search of algorithm a; *ok false when it
  * did not answer (astar's node budget, or the build's stop). The searches
