@@ -168,6 +168,8 @@ typedef struct pf_kind_request_ops {
     pf_status (*run)(const struct pf_mapver *mv, pf_search_ctx *ctx, const void *req,
                      const uint64_t *deadline, pf_jsonw *w, pf_proto_error *e);
     void (*free_req)(void *req);
+    /* Whether it builds data first (as path_builds). NULL: never. */
+    bool (*builds)(const struct pf_mapver *mv, const void *req);
 } pf_kind_request_ops;
 
 struct pf_kind_ops {
@@ -215,11 +217,13 @@ struct pf_kind_ops {
 
     /* PATCH /v1/maps/{id}: parse (I/O thread; at most max_changes
      * changes, 0: any number, as a logged PATCH replayed), apply to cur
-     * making the next version (one reference, its change log set), free. */
+     * making the next version (one reference, its change log set; bounded:
+     * within the kind's limit on a build's time, as a request's change is;
+     * a logged change replayed is not), free. */
     pf_status (*patch_parse)(const pf_kind_env *env, const char *body, size_t len,
                              size_t max_changes, void **patch, pf_proto_error *e);
     pf_status (*patch_apply)(const pf_kind_env *env, const struct pf_mapver *cur, const void *patch,
-                             struct pf_mapver **out, pf_proto_error *e);
+                             bool bounded, struct pf_mapver **out, pf_proto_error *e);
     void (*patch_free)(void *patch);
 
     /* Stores: the image of a version (its version number inside it), and
@@ -251,6 +255,10 @@ struct pf_kind_ops {
     void (*scratch_put)(const pf_kind_env *env, void *scratch);
     pf_status (*path_run)(const pf_kind_path_run *run, const void *q, size_t i, const char *prefix,
                           pf_jsonw *w, pf_proto_error *e);
+    /* Whether query i builds data first (a grid's new agent size: as long
+     * as a map build), so its job moves to the build queue before it runs
+     * (request.h's pf_req_run_as_build). NULL: never. */
+    bool (*path_builds)(const struct pf_mapver *mv, const void *q, size_t i);
 
     /* Sessions (session.h). create: checks q against mv (fields prefixed
      * with `prefix`) and makes the session's state; *reserve gets the
@@ -269,6 +277,9 @@ struct pf_kind_ops {
                                   const struct pf_mapver *to);
     pf_error (*session_run)(const pf_kind_session_run *run, void *st, const pf_update_list *l,
                             pf_jsonw *w);
+    /* Whether its next plan builds data first (as path_builds): its job is
+     * queued as a build. NULL: never. */
+    bool (*session_builds)(const struct pf_mapver *mv, const void *st);
 
     /* PF_KIND_CELLS: GET .../cells (a whole object). PF_KIND_HIERARCHY:
      * GET .../hierarchy (intra: the intra-cluster edges too); 422 in e

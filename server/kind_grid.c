@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agents.h"
+#include "build_stop.h"
 #include "clock.h"
 #include "kind_grid_internal.h"
 #include "map_json.h"
@@ -131,11 +132,24 @@ static pf_status no_room(const pf_kind_env *env, pf_proto_error *e, const char *
                               (unsigned long long)(used < budget ? used : budget));
 }
 
+uint64_t pf_grid_build_deadline(const pf_kind_env *env, uint64_t t0_ns) {
+    return t0_ns + (uint64_t)env->d.cfg->grid_build_ms * 1000000ull;
+}
+
+pf_status pf_grid_build_too_long(const pf_kind_env *env, pf_proto_error *e, const char *what) {
+    if (!e) return PF_ECANCELED;
+    return pf_proto_error_set(e, PF_ECANCELED, PF_ERR_LIMIT_EXCEEDED, "limits.grid_build_ms",
+                              "%s took longer than this server's grid_build_ms (%lld ms); it was "
+                              "stopped and nothing changed.",
+                              what, (long long)env->d.cfg->grid_build_ms);
+}
+
 pf_status pf_grid_build(const pf_kind_env *env, const char *id, pf_grid *g, const uint8_t hash[32],
-                        uint64_t t0_ns, pf_mapver **out, pf_proto_error *e) {
+                        uint64_t t0_ns, uint64_t deadline_ns, pf_mapver **out, pf_proto_error *e) {
     const pf_config *cfg = env->d.cfg;
     pf_planner *planner = NULL;
     pf_planner_opts po;
+    pf_build_stop stop = pf_build_stop_make(pf_clock_deadline_passed, &deadline_ns);
     pf_status st;
     uint64_t cells = (uint64_t)pf_grid_width(g) * (uint64_t)pf_grid_height(g);
     /* jps's jump tables (jps.h): 16 bytes a cell when they fit their budget */
@@ -154,8 +168,10 @@ pf_status pf_grid_build(const pf_kind_env *env, const char *id, pf_grid *g, cons
     po.landmark_bytes = (size_t)cfg->landmark_bytes;
     po.landmark_min_cells = PF_PLANNER_DEFAULT_LANDMARK_MIN_CELLS;
     po.jps_table_bytes = (size_t)cfg->jps_table_bytes;
+    po.stop = deadline_ns ? &stop : NULL;
     st = pf_planner_create(g, &po, &planner);
     pf_mem_uncharge(env->d.mem, PF_MEM_MAPS, est);
+    if (st == PF_ECANCELED) return pf_grid_build_too_long(env, e, "Building the map");
     if (st) {
         if (e)
             pf_proto_error_set(e, st, pf_error_for_status(st), NULL,
@@ -190,10 +206,11 @@ static pf_status grid_upload_parse(const pf_kind_env *env, const pf_kind_upload 
     return st;
 }
 
+/* An upload's build is bounded by --grid-build-ms from its parse. */
 static pf_status grid_upload_build(const pf_kind_env *env, void *up, const char *id,
                                    const uint8_t hash[32], uint64_t t0_ns, pf_mapver **out,
                                    pf_proto_error *e) {
-    return pf_grid_build(env, id, up, hash, t0_ns, out, e);
+    return pf_grid_build(env, id, up, hash, t0_ns, pf_grid_build_deadline(env, t0_ns), out, e);
 }
 
 /* PATCH: cells and doors (session_json.h's pf_update). */
@@ -228,14 +245,15 @@ static void grid_patch_free(void *patch) {
 }
 
 static pf_status grid_patch_apply(const pf_kind_env *env, const pf_mapver *cur, const void *patch,
-                                  pf_mapver **out, pf_proto_error *e) {
+                                  bool bounded, pf_mapver **out, pf_proto_error *e) {
     const pf_update *u = patch;
     const pf_grid *g = pf__grid_of(cur);
     pf_door_change *doors;
     pf_planner *planner = NULL;
     pf_point *changed = NULL;
     size_t nchanged = 0, reserve;
-    uint64_t t0 = pf_clock_now_ns();
+    uint64_t t0 = pf_clock_now_ns(), deadline_ns = bounded ? pf_grid_build_deadline(env, t0) : 0;
+    pf_build_stop stop = pf_build_stop_make(pf_clock_deadline_passed, &deadline_ns);
     pf_mapver *mv;
     pf_status st;
     char f[32];
@@ -267,10 +285,12 @@ static pf_status grid_patch_apply(const pf_kind_env *env, const pf_mapver *cur, 
         free(doors);
         return no_room(env, e, "The PATCH (a new version of the map)", reserve);
     }
-    st = pf_planner_apply(pf_grid_planner(cur), u->cells, u->ncells, doors, u->ndoors, &planner,
-                          &changed, &nchanged);
+    st = pf_planner_apply(pf_grid_planner(cur), u->cells, u->ncells, doors, u->ndoors,
+                          deadline_ns ? &stop : NULL, &planner, &changed, &nchanged);
     free(doors);
     pf_mem_uncharge(env->d.mem, PF_MEM_MAPS, reserve);
+    if (st == PF_ECANCELED)
+        return pf_grid_build_too_long(env, e, "Repairing the map for the PATCH");
     if (st)
         return pf_proto_error_set(e, st, pf_error_for_status(st), NULL,
                                   "Applying the changes failed: %s.", pf_status_str(st));
@@ -345,7 +365,9 @@ static pf_status grid_store_load(const pf_kind_env *env, const pf_kind_stored *i
             return st;
         }
     }
-    if ((st = pf_grid_build(env, in->id, g, in->hash, t0, out, &why->e))) {
+    /* Accepted once already (by this server or one of its fleet): built
+     * whatever it takes. */
+    if ((st = pf_grid_build(env, in->id, g, in->hash, t0, 0, out, &why->e))) {
         why->fault = st == PF_ENOMEM ? PF_KIND_STORE_LATER : PF_KIND_STORE_NO_BUILD;
         return st;
     }
@@ -390,13 +412,15 @@ pf_status pf__grid_reserve_agent(const pf_mapver *mv, int32_t n, bool hierarchy,
     return PF_ENOMEM;
 }
 
-pf_status pf__grid_agent_grid(const pf_mapver *mv, int32_t n, const pf_grid **g,
-                              pf_proto_error *e) {
+pf_status pf__grid_agent_grid(const pf_mapver *mv, int32_t n, const uint64_t *deadline,
+                              const pf_grid **g, pf_proto_error *e) {
+    pf_build_stop bs = pf_build_stop_make(pf_clock_deadline_passed, (void *)deadline);
     size_t reserved;
     pf_status st;
     if ((st = pf__grid_reserve_agent(mv, n, false, &reserved, "agent_size", e))) return st;
-    st = pf_planner_agent_grid(pf_grid_planner(mv), n, g);
+    st = pf_planner_agent_grid(pf_grid_planner(mv), n, &bs, g);
     pf__grid_settle(mv, reserved);
+    if (st == PF_ECANCELED) return st;
     if (st)
         return pf_proto_error_set(e, st, pf_error_for_status(st), NULL,
                                   "Preparing agent size %d failed: %s.", (int)n, pf_status_str(st));
@@ -441,12 +465,14 @@ const pf_kind_ops pf_kind_grid = {
     .scratch_get = pf__grid_scratch_get,
     .scratch_put = pf__grid_scratch_put,
     .path_run = pf__grid_path_run,
+    .path_builds = pf__grid_path_builds,
     .session_create = pf__grid_session_create,
     .session_free = pf__grid_session_free,
     .session_memory = pf__grid_session_memory,
     .session_where = pf__grid_session_where,
     .session_rebase = pf__grid_session_rebase,
     .session_run = pf__grid_session_run,
+    .session_builds = pf__grid_session_builds,
     .write_cells = pf__grid_write_cells,
     .write_hierarchy = pf__grid_write_hierarchy,
     .flowfield = &pf__grid_flowfield,

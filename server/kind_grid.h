@@ -49,11 +49,24 @@ const pf_grid_limits *pf_grid_limits_of(const pf_kind_env *env);
  * an unpublished version of map id with env's caches; build_us counts from
  * t0_ns (clock.h), when the upload's parse began. The memory budget is
  * charged first with an upper bound for g's size (pf_mem_map_estimate),
- * then with what the planner holds. PF_ENOMEM (e, when not NULL, says
- * insufficient_storage when the budget cannot hold the map, out_of_memory
- * otherwise), or the status of pf_planner_create (e says so too). */
+ * then with what the planner holds. The build stops at deadline_ns
+ * (clock.h; 0: never), polled inside its long phases (core/build_stop.h):
+ * PF_ECANCELED then, with e saying 413 limit_exceeded on
+ * limits.grid_build_ms (pf_grid_build_too_long). Requests pass their
+ * --grid-build-ms deadline (pf_grid_build_deadline); a stored map being
+ * loaded passes none, since refusing it would lose it. PF_ENOMEM (e, when
+ * not NULL, says insufficient_storage when the budget cannot hold the map,
+ * out_of_memory otherwise), or the status of pf_planner_create (e says so
+ * too). */
 pf_status pf_grid_build(const pf_kind_env *env, const char *id, pf_grid *g, const uint8_t hash[32],
-                        uint64_t t0_ns, pf_mapver **out, pf_proto_error *e);
+                        uint64_t t0_ns, uint64_t deadline_ns, pf_mapver **out, pf_proto_error *e);
+/* The deadline of a grid build (an upload, a generated maze, a PATCH's
+ * repair) that began at t0_ns: t0_ns plus --grid-build-ms. */
+uint64_t pf_grid_build_deadline(const pf_kind_env *env, uint64_t t0_ns);
+/* Sets e (when not NULL) to the 413 limit_exceeded of a grid build past
+ * its deadline, field "limits.grid_build_ms", `what` naming the work
+ * ("Building the map"); returns PF_ECANCELED. */
+pf_status pf_grid_build_too_long(const pf_kind_env *env, pf_proto_error *e, const char *what);
 
 /* Grid sessions outside the routes (tests): a session of mv from start to
  * goal (walkable cells, checked by the caller) for an n x n agent

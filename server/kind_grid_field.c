@@ -108,7 +108,7 @@ static pf_status field_run(const pf_mapver *mv, pf_search_ctx *ctx, const void *
     size_t m0;
     pf_status st;
 
-    if ((st = pf__grid_agent_grid(mv, q->agent_size, &g, e))) return st;
+    if ((st = pf__grid_agent_grid(mv, q->agent_size, deadline, &g, e))) return st;
     box = (pf_box){0, 0, pf_grid_width(g), pf_grid_height(g)};
     if (q->has_region) {
         box = q->region;
@@ -157,4 +157,11 @@ static pf_status field_run(const pf_mapver *mv, pf_search_ctx *ctx, const void *
     return PF_OK;
 }
 
-const pf_kind_request_ops pf__grid_flowfield = {field_parse, field_cached, field_run, field_free};
+/* A new agent size's grid is built first: a build's work. */
+static bool field_builds(const pf_mapver *mv, const void *req) {
+    return pf_planner_agent_pending(pf_grid_planner(mv), ((const pf_flow_request *)req)->agent_size,
+                                    false);
+}
+
+const pf_kind_request_ops pf__grid_flowfield = {field_parse, field_cached, field_run, field_free,
+                                                field_builds};

@@ -39,8 +39,10 @@ pf_status pf__grid_reserve_agent(const pf_mapver *mv, int32_t n, bool hierarchy,
 void pf__grid_settle(const pf_mapver *mv, size_t reserved);
 /* The grid agent size n moves on in mv (the map's for n 1), built within
  * the memory budget on first use (pf__grid_reserve_agent, errors naming
- * "agent_size"; a failed build says so). */
-pf_status pf__grid_agent_grid(const pf_mapver *mv, int32_t n, const pf_grid **g, pf_proto_error *e);
+ * "agent_size"; a failed build says so) and by *deadline (PF_ECANCELED,
+ * nothing in e, past it). */
+pf_status pf__grid_agent_grid(const pf_mapver *mv, int32_t n, const uint64_t *deadline,
+                              const pf_grid **g, pf_proto_error *e);
 /* What pf__grid_reserve_agent would reserve: 0 when agent size n's data
  * (with `hierarchy`, its hierarchy too) is built already or n <= 1. */
 size_t pf__grid_agent_need(const pf_mapver *mv, int32_t n, bool hierarchy);
@@ -64,6 +66,7 @@ void *pf__grid_scratch_get(const pf_kind_env *env, pf_search_ctx *ctx);
 void pf__grid_scratch_put(const pf_kind_env *env, void *scratch);
 pf_status pf__grid_path_run(const pf_kind_path_run *run, const void *q, size_t i,
                             const char *prefix, pf_jsonw *w, pf_proto_error *e);
+bool pf__grid_path_builds(const pf_mapver *mv, const void *q, size_t i);
 
 /* kind_grid_session.c: the session operations. */
 pf_status pf__grid_session_create(const pf_mapver *mv, const pf_session_request *q,
@@ -75,6 +78,7 @@ void pf__grid_session_where(const void *st, pf_place *position, pf_place *goal);
 const char *pf__grid_session_rebase(void *st, const pf_mapver *from, const pf_mapver *to);
 pf_error pf__grid_session_run(const pf_kind_session_run *run, void *st, const pf_update_list *l,
                               pf_jsonw *w);
+bool pf__grid_session_builds(const pf_mapver *mv, const void *st);
 
 /* kind_grid_export.c: GET .../cells and .../hierarchy. */
 void pf__grid_write_cells(const pf_mapver *mv, pf_jsonw *w);

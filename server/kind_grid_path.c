@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_stop.h"
 #include "clock.h"
 #include "kind_grid_internal.h"
 #include "path.h"
@@ -190,9 +191,16 @@ static pf_status run_query(const pf_kind_path_run *run, const pf_path_request *p
 
     if (run->batch && answer_from_cache(mv, pq, w)) return PF_OK;
     /* The grid the agent moves on (built the first time a size is used). */
-    if (pq->agent_size > 1 && (st = pf_planner_agent_grid(planner, pq->agent_size, &g)))
-        return pf_proto_error_set(e, st, PF_ERR_NONE, NULL, "Preparing agent size %d failed: %s.",
-                                  (int)pq->agent_size, pf_status_str(st));
+    /* (built the first time a size is used, within the request's deadline) */
+    if (pq->agent_size > 1) {
+        pf_build_stop bs = pf_build_stop_make(pf_clock_deadline_passed, (void *)run->deadline);
+        if ((st = pf_planner_agent_grid(planner, pq->agent_size, &bs, &g)) == PF_ECANCELED)
+            return st;
+        if (st)
+            return pf_proto_error_set(e, st, PF_ERR_NONE, NULL,
+                                      "Preparing agent size %d failed: %s.", (int)pq->agent_size,
+                                      pf_status_str(st));
+    }
     snprintf(f, sizeof(f), "%sstart", prefix);
     if ((st = check_point(g, pq->agent_size, pq, &start, f, false, &start_moved, e))) return st;
     if (pq->ngoals) {
@@ -336,17 +344,27 @@ static bool auto_may_hpa(const pf_mapver *mv) {
 
 /* run_query with room in the memory budget for the agent data a new
  * agent size builds (registry.h: pf_mapver_reserve_agent). */
+/* Whether query pq may run HPA* on its agent size's own hierarchy. */
+static bool wants_agent_hpa(const pf_mapver *mv, const pf_path_request *pq) {
+    pf_algorithm a = resolve_algorithm(mv, pq);
+    return a == PF_ALGO_HPA || (a == PF_ALGO_AUTO && auto_may_hpa(mv));
+}
+
+bool pf__grid_path_builds(const pf_mapver *mv, const void *q, size_t i) {
+    const pf_path_request *pq = (const pf_path_request *)q + i;
+    return pq->agent_size > 1 &&
+           pf_planner_agent_pending(pf_grid_planner(mv), pq->agent_size, wants_agent_hpa(mv, pq));
+}
+
 pf_status pf__grid_path_run(const pf_kind_path_run *run, const void *q, size_t i,
                             const char *prefix, pf_jsonw *w, pf_proto_error *e) {
     const pf_path_request *pq = (const pf_path_request *)q + i;
     size_t reserved;
     char f[48];
     pf_status st;
-    pf_algorithm a = resolve_algorithm(run->mv, pq);
     snprintf(f, sizeof(f), "%sagent_size", prefix);
-    if ((st = pf__grid_reserve_agent(
-             run->mv, pq->agent_size,
-             a == PF_ALGO_HPA || (a == PF_ALGO_AUTO && auto_may_hpa(run->mv)), &reserved, f, e)))
+    if ((st = pf__grid_reserve_agent(run->mv, pq->agent_size, wants_agent_hpa(run->mv, pq),
+                                     &reserved, f, e)))
         return st;
     st = run_query(run, pq, prefix, w, e);
     pf__grid_settle(run->mv, reserved);

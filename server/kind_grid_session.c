@@ -317,6 +317,12 @@ pf_status pf__grid_session_create(const pf_mapver *mv, const pf_session_request 
     return PF_OK;
 }
 
+/* Its first plan builds a new agent size's grid: a build's work. */
+bool pf__grid_session_builds(const pf_mapver *mv, const void *state) {
+    const grid_session *s = state;
+    return !s->d && pf_planner_agent_pending(pf_grid_planner(mv), s->agent_size, false);
+}
+
 void pf__grid_session_free(void *state) {
     grid_session *s = state;
     if (!s) return;
@@ -343,7 +349,7 @@ static const pf_grid *grid_of(const grid_session *s) { return pf__grid_of(s->mv)
 static const pf_grid *search_grid(const grid_session *s, const pf_mapver *mv) {
     const pf_grid *g = NULL;
     if (s->agent_size <= 1) return pf__grid_of(mv);
-    return pf_planner_agent_grid(pf_grid_planner(mv), s->agent_size, &g) == PF_OK ? g : NULL;
+    return pf_planner_agent_grid(pf_grid_planner(mv), s->agent_size, NULL, &g) == PF_OK ? g : NULL;
 }
 
 /* The agent-grid cells a change at the map cells cells[0..n) can alter,
@@ -599,7 +605,8 @@ static pf_status plan(grid_session *s, pf_result *out) {
     /* s->d plans on s->mv's grid (pf_session_sync moves both together).
      * The cut vertices are the map grid's: an agent's search goes without
      * them (it only costs a cut-off repair more). */
-    pf_dstar_set_cuts(s->d, s->agent_size > 1 ? NULL : pf_planner_cuts(pf_grid_planner(s->mv)));
+    pf_dstar_set_cuts(s->d,
+                      s->agent_size > 1 ? NULL : pf_planner_cuts(pf_grid_planner(s->mv), NULL));
     st = pf_dstar_plan(s->d, 0, out);
     if (st == PF_EINVAL) st = pf_dstar_plan(s->d, 0, out); /* it searches anew */
     if (st == PF_EINVAL) st = out->status = PF_NO_PATH;

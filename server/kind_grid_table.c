@@ -98,7 +98,7 @@ static pf_status table_run(const pf_mapver *mv, pf_search_ctx *ctx, const void *
     memset(&pw, 0, sizeof(pw));
     if (!(costs = malloc(q->nsources * q->ntargets * sizeof(*costs))))
         return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
-    if ((st = pf__grid_agent_grid(mv, q->agent_size, &g, e))) goto out_free;
+    if ((st = pf__grid_agent_grid(mv, q->agent_size, deadline, &g, e))) goto out_free;
     if ((st = check_points(g, q->sources, q->nsources, "sources", q->agent_size, e)) ||
         (st = check_points(g, q->targets, q->ntargets, "targets", q->agent_size, e)))
         goto out_free;
@@ -151,4 +151,10 @@ out_free:
     return st;
 }
 
-const pf_kind_request_ops pf__grid_table = {table_parse, NULL, table_run, table_free};
+/* A new agent size's grid is built first: a build's work. */
+static bool table_builds(const pf_mapver *mv, const void *req) {
+    return pf_planner_agent_pending(pf_grid_planner(mv),
+                                    ((const pf_table_request *)req)->agent_size, false);
+}
+
+const pf_kind_request_ops pf__grid_table = {table_parse, NULL, table_run, table_free, table_builds};

@@ -308,13 +308,14 @@ static void nav_patch_free(void *patch) {
 }
 
 static pf_status nav_patch_apply(const pf_kind_env *env, const pf_mapver *cur, const void *patch,
-                                 pf_mapver **out, pf_proto_error *e) {
+                                 bool bounded, pf_mapver **out, pf_proto_error *e) {
     const pf__nav_env *ne = pf__nav_env_of(env);
     pf_nav_change ch = pf_nav_patch_change(patch);
     pf_navmesh *next = NULL;
     pf_nav_error err;
     uint64_t t0 = pf_clock_now_ns();
     pf_status st;
+    (void)bounded; /* --nav-build-ms bounds every change (its limits) */
     *out = NULL;
     if ((st = pf_nav_apply(pf_navmesh_of(cur), &ch, &ne->limits, &ne->runner, &next, &err))) {
         /* The change's "remove[i]" is the request's "remove_obstacles[i]". */
@@ -388,7 +389,7 @@ static pf_status nav_store_load(const pf_kind_env *env, const pf_kind_stored *in
         pf_mapver *next = NULL;
         void *patch = NULL;
         if (!(st = nav_patch_parse(env, in->bodies[i], in->lens[i], 0, &patch, &why->e))) {
-            st = nav_patch_apply(env, mv, patch, &next, &why->e);
+            st = nav_patch_apply(env, mv, patch, false, &next, &why->e);
             nav_patch_free(patch);
         }
         pf_mapver_release(mv);

@@ -84,7 +84,7 @@ pf_status pf__maps_apply_body(pf_maps *m, const pf_mapver *cur, const char *body
     pf_status st;
     *out = NULL;
     if ((st = cur->kind->patch_parse(env, body, len, 0, &patch, e))) return st;
-    st = cur->kind->patch_apply(env, cur, patch, out, e);
+    st = cur->kind->patch_apply(env, cur, patch, false, out, e); /* stored: never refused */
     cur->kind->patch_free(patch);
     return st;
 }
@@ -151,7 +151,7 @@ pf_status pf_maps_patch(pf_maps *m, const char *id, const pf_kind_ops *kind, con
             pf_mapver_release(cur);
             return st;
         }
-        if ((st = kind->patch_apply(env, cur, patch, &mv, e))) {
+        if ((st = kind->patch_apply(env, cur, patch, true, &mv, e))) {
             pf_mapver_release(cur);
             return st;
         }

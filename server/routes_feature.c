@@ -52,6 +52,8 @@ static void run_feature(pf_req *r, pf_search_ctx *ctx) {
     pf_status st;
     if (pf_clock_now_ns() >= job->deadline_ns) {
         answer_deadline(r, job);
+    } else if (job->ops->builds && job->ops->builds(job->mv, job->req) && pf_req_run_as_build(r)) {
+        return; /* it builds data first: again in the build queue */
     } else if (!ctx) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
     } else if ((st = job->ops->run(job->mv, ctx, job->req, &job->deadline_ns, &w, &e)) == PF_OK) {

@@ -73,6 +73,12 @@ static void batch_answer(pf_req *r, paths_job *job) {
     job->begun = false; /* the answer took the buffer */
 }
 
+/* Whether query i builds data before it runs (kind.h's path_builds). */
+static bool builds(const paths_job *job, size_t i) {
+    const pf_kind_ops *kind = job->env->kind;
+    return kind->path_builds && i < job->nqueries && kind->path_builds(job->mv, job->queries, i);
+}
+
 /* Job: one path query or a batch, each query run by the map's kind with
  * the scratch it borrows for the run (the worker's search context, a
  * navmesh query). A batch runs its queries in slices of --slice-ms: past
@@ -92,6 +98,10 @@ static void run_paths(pf_req *r, pf_search_ctx *ctx) {
         answer_deadline(r, job); /* its deadline passed before it ran (on) */
         goto out_finish;
     }
+    /* A query that builds data first (a new agent size) runs in the build
+     * queue, so such builds never hold every worker (pool.h): its job
+     * moves there and runs again; a batch goes on there until it yields. */
+    if (builds(job, job->next) && pf_req_run_as_build(r)) return;
     if (!(run.scratch = kind->scratch_get(job->env, ctx))) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         goto out_finish;
@@ -113,6 +123,10 @@ static void run_paths(pf_req *r, pf_search_ctx *ctx) {
     slice_end = batch_begin(job);
     while (job->next < job->nqueries) {
         char prefix[32];
+        if (builds(job, job->next) && pf_req_run_as_build(r)) {
+            kind->scratch_put(job->env, run.scratch);
+            return; /* r is not ours now */
+        }
         snprintf(prefix, sizeof(prefix), "queries[%zu].", job->next);
         st = kind->path_run(&run, job->queries, job->next, prefix, &job->w, &e);
         if (st == PF_ECANCELED) break;

@@ -74,12 +74,15 @@ static void run_session(pf_req *r, pf_search_ctx *ctx) {
     pf_req_finish(r);
 }
 
-/* Queues run_session; a refused job lets the session go at once. A
- * session request has the default deadline for its wait in the queue (its
- * D* Lite plan itself runs to the end). */
+/* Queues run_session, as a build when the session's next plan builds
+ * data first (a new agent size's grid: pool.h's builds never hold every
+ * worker); a refused job lets the session go at once. A session request
+ * has the default deadline for its wait in the queue (its plan itself runs
+ * to the end). */
 static void dispatch_session(pf_req *r, session_job *job) {
+    pf_job_kind kind = pf_session_builds(job->session) ? PF_JOB_BUILD : PF_JOB_SEARCH;
     pf_req_set_deadline(r, pf_req_arrival_ns(r) + (uint64_t)job->m->cfg->deadline_ms * 1000000ull);
-    if (!pf_req_dispatch(r, PF_JOB_SEARCH, run_session)) let_go(job, false);
+    if (!pf_req_dispatch(r, kind, run_session)) let_go(job, false);
 }
 
 void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {

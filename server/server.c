@@ -192,7 +192,7 @@ static void load_demo(pf_server *s) {
         pf_mapver *mv = NULL;
         pf_status st = i == 0 ? pf_demo_room(&g) : pf_demo_maze(64, 64, 42, &g);
         bool added = false;
-        if (!st) st = pf_grid_build(grid, names[i], g, NULL, pf_clock_now_ns(), &mv, NULL);
+        if (!st) st = pf_grid_build(grid, names[i], g, NULL, pf_clock_now_ns(), 0, &mv, NULL);
         if (!st) st = pf_maps_add_if_absent(s->maps, mv, &added);
         if (st)
             fprintf(stderr, "pathd: demo map '%s': %s\n", names[i], pf_status_str(st));

@@ -463,6 +463,10 @@ int64_t pf_session_ttl(const pf_session *s) { return s->ttl_s; }
 const pf_mapver *pf_session_mapver(const pf_session *s) { return s->mv; }
 void *pf_session_state(const pf_session *s) { return s->state; }
 
+bool pf_session_builds(const pf_session *s) {
+    return s->mv->kind->session_builds && s->mv->kind->session_builds(s->mv, s->state);
+}
+
 size_t pf_session_memory(const pf_session *s) {
     return sizeof(*s) + s->mv->kind->session_memory(s->state);
 }

@@ -144,6 +144,9 @@ int64_t pf_session_ttl(const pf_session *s);
  * state (for the kind's own modules). */
 const pf_mapver *pf_session_mapver(const pf_session *s);
 void *pf_session_state(const pf_session *s);
+/* Whether its next plan builds data first (kind.h's session_builds): its
+ * job runs as a build. */
+bool pf_session_builds(const pf_session *s);
 /* Bytes the session holds: its record and its kind's state (a grid's
  * private changes and D* Lite search, a navmesh's corridor), not the
  * shared map. */

@@ -62,7 +62,7 @@ static pf_mapver *build(fixture *f, const char *id, int32_t w) {
     pf_mapver *mv;
     ck_assert_int_eq(pf_grid_create(w, w, NULL, &g), PF_OK);
     ck_assert_int_eq(pf_grid_build(pf_kinds_env(pf_maps_kinds(f->maps), &pf_kind_grid), id, g, NULL,
-                                   pf_clock_now_ns(), &mv, NULL),
+                                   pf_clock_now_ns(), 0, &mv, NULL),
                      PF_OK);
     pf_mapver_retain(mv);
     return mv;
@@ -222,7 +222,7 @@ START_TEST(maps_without_store) {
                      cfg.max_map_cells);
     ck_assert_int_eq(pf_grid_create(3, 3, NULL, &g), PF_OK);
     ck_assert_int_eq(pf_grid_build(pf_kinds_env(pf_maps_kinds(m), &pf_kind_grid), "demo", g, NULL,
-                                   pf_clock_now_ns(), &mv, NULL),
+                                   pf_clock_now_ns(), 0, &mv, NULL),
                      PF_OK);
     ck_assert_int_eq(pf_maps_add(m, mv), PF_OK);
     mv = pf_registry_get(reg, "demo");

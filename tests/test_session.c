@@ -321,7 +321,7 @@ START_TEST(session_agents_private_changes_moves_patches) {
                     if (!pinned[ch[i].p.y * w + ch[i].p.x])
                         pf_grid_set_cost(eff, ch[i].p, ch[i].cost);
                 }
-                ck_assert_int_eq(pf_planner_apply(pf_grid_planner(cur), ch, nc, NULL, 0, &p,
+                ck_assert_int_eq(pf_planner_apply(pf_grid_planner(cur), ch, nc, NULL, 0, NULL, &p,
                                                   &changed, &nchanged),
                                  PF_OK);
                 next = pf_grid_mapver_create("m", p, 16, 1 << 20, 0, NULL);
