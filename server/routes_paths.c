@@ -123,9 +123,15 @@ static void run_paths(pf_req *r, pf_search_ctx *ctx) {
     slice_end = batch_begin(job);
     while (job->next < job->nqueries) {
         char prefix[32];
-        if (builds(job, job->next) && pf_req_run_as_build(r)) {
+        if (builds(job, job->next)) {
+            /* The scratch goes back before the job is queued again: it may
+             * run (and end) at once on another worker. */
             kind->scratch_put(job->env, run.scratch);
-            return; /* r is not ours now */
+            if (pf_req_run_as_build(r)) return; /* r is not ours now */
+            if (!(run.scratch = kind->scratch_get(job->env, ctx))) {
+                pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+                goto out_finish;
+            }
         }
         snprintf(prefix, sizeof(prefix), "queries[%zu].", job->next);
         st = kind->path_run(&run, job->queries, job->next, prefix, &job->w, &e);
