@@ -11,27 +11,19 @@
 
 #include "clock.h"
 #include "kind_navmesh.h"
+#include "live.h"
 #include "nav_json.h"
 #include "navmesh.h"
 
 struct pf_crowd {
-    atomic_int refs;
+    pf_live_obj live; /* first: id, map, lineage, owner, ttl, watchers (live.h) */
     pf_crowds *t;
-    char id[PF_CROWD_ID_LEN + 1];
-    char map_id[PF_MAP_ID_MAX + 1];
-    uint64_t lineage;
-    pf_auth_id owner; /* the creating token; all zero without tokens */
-    /* Under t->mu. */
-    int64_t ttl_s;
-    uint64_t last_ns;
-    int watchers;
-    bool gone;
+    /* Under the table's lock (pf_live_lock). */
     int64_t tick_hz;
     uint64_t next_ns; /* the next tick */
     bool ticking;     /* a tick job is queued or running */
     uint64_t skipped;
     size_t memory; /* pf_nav_crowd_memory at the last run */
-    struct pf_crowd *next;
     /* Under mu. */
     uv_mutex_t mu;
     pf_nav_crowd *nc;
@@ -40,13 +32,14 @@ struct pf_crowd {
 };
 
 struct pf_crowds {
-    uv_mutex_t mu;
-    pf_crowd *all; /* each holds the table's reference */
-    size_t count, max_total, max_per_map;
-    uint64_t steps; /* every crowd's, under mu */
+    pf_live *t;
+    /* Under t's lock. */
+    uint64_t steps; /* every crowd's */
     void (*notify)(void *ud);
     void *notify_ud;
 };
+
+static pf_crowd *of(pf_live_obj *o) { return (pf_crowd *)(void *)o; }
 
 static void crowd_free(pf_crowd *c) {
     pf_nav_crowd_destroy(c->nc);
@@ -55,87 +48,53 @@ static void crowd_free(pf_crowd *c) {
     free(c);
 }
 
-void pf_crowd_retain(pf_crowd *c) { atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed); }
+static void free_obj(pf_live_obj *o) { crowd_free(of(o)); }
+
+static const pf_live_type crowd_type = {free_obj, NULL};
+
+void pf_crowd_retain(pf_crowd *c) { pf_live_retain(&c->live); }
 
 void pf_crowd_release(pf_crowd *c) {
-    if (c && atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1) crowd_free(c);
+    if (c) pf_live_unref(&c->live);
 }
 
 pf_crowds *pf_crowds_create(size_t max_total, size_t max_per_map) {
     pf_crowds *t = calloc(1, sizeof(*t));
     if (!t) return NULL;
-    if (uv_mutex_init(&t->mu)) {
+    if (!(t->t = pf_live_create(&crowd_type, max_total, max_per_map))) {
         free(t);
         return NULL;
     }
-    t->max_total = max_total;
-    t->max_per_map = max_per_map;
     return t;
 }
 
 void pf_crowds_destroy(pf_crowds *t) {
     if (!t) return;
-    while (t->all) {
-        pf_crowd *c = t->all;
-        t->all = c->next;
-        c->gone = true;
-        pf_crowd_release(c);
-    }
-    uv_mutex_destroy(&t->mu);
+    pf_live_destroy(t->t);
     free(t);
 }
 
 void pf_crowds_set_notify(pf_crowds *t, void (*fn)(void *ud), void *ud) {
-    uv_mutex_lock(&t->mu);
+    pf_live_lock(t->t);
     t->notify = fn;
     t->notify_ud = ud;
-    uv_mutex_unlock(&t->mu);
+    pf_live_unlock(t->t);
 }
 
 static void notify(pf_crowds *t) {
     void (*fn)(void *);
     void *ud;
-    uv_mutex_lock(&t->mu);
+    pf_live_lock(t->t);
     fn = t->notify;
     ud = t->notify_ud;
-    uv_mutex_unlock(&t->mu);
+    pf_live_unlock(t->t);
     if (fn) fn(ud);
 }
 
-static void new_id(char out[PF_CROWD_ID_LEN + 1]) {
-    uint8_t b[PF_CROWD_ID_LEN / 2];
-    size_t got = 0;
-    while (got < sizeof(b)) {
-        ssize_t k = getrandom(b + got, sizeof(b) - got, 0);
-        if (k > 0) got += (size_t)k;
-    }
-    for (size_t i = 0; i < sizeof(b); i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
-}
-
-/* Unlinks c (t->mu held); the caller drops the table's reference. */
-static bool unlink_locked(pf_crowds *t, pf_crowd *c) {
-    for (pf_crowd **p = &t->all; *p; p = &(*p)->next)
-        if (*p == c) {
-            *p = c->next;
-            c->next = NULL;
-            c->gone = true;
-            t->count--;
-            return true;
-        }
-    return false;
-}
-
-static void notify(pf_crowds *t);
-
+/* Its map is gone: the crowd ends, and its streams are told. */
 static void remove_crowd(pf_crowds *t, pf_crowd *c) {
-    bool was;
-    uv_mutex_lock(&t->mu);
-    was = unlink_locked(t, c);
-    uv_mutex_unlock(&t->mu);
-    if (was) {
-        pf_crowd_release(c);
-        notify(t); /* its streams are told */
-    }
+    pf_live_kill(t->t, &c->live);
+    notify(t);
 }
 
 static pf_nav_agent_params agent_params(const pf_navmesh *nm, const pf_crowd_agent_spec *a) {
@@ -197,7 +156,6 @@ pf_status pf_crowds_add(pf_crowds *t, pf_mapver *mv, const pf_crowd_request *rq,
     pf_crowd *c;
     pf_nav_query *q = NULL;
     pf_status st;
-    size_t on_map = 0;
     *out = NULL;
     *total = false;
     if (!(c = calloc(1, sizeof(*c))))
@@ -206,13 +164,7 @@ pf_status pf_crowds_add(pf_crowds *t, pf_mapver *mv, const pf_crowd_request *rq,
         free(c);
         return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     }
-    atomic_init(&c->refs, 1);
     c->t = t;
-    snprintf(c->map_id, sizeof(c->map_id), "%s", mv->id);
-    c->lineage = mv->lineage;
-    if (owner) c->owner = *owner;
-    c->ttl_s = ttl_s;
-    c->last_ns = now_ns;
     c->tick_hz = rq->tick_hz;
     c->next_ns = now_ns;
     pf_mapver_retain(mv);
@@ -251,213 +203,118 @@ pf_status pf_crowds_add(pf_crowds *t, pf_mapver *mv, const pf_crowd_request *rq,
     pf_nav_query_destroy(q);
     q = NULL;
     c->memory = pf_nav_crowd_memory(c->nc);
-    new_id(c->id);
-    uv_mutex_lock(&t->mu);
-    for (pf_crowd *o = t->all; o; o = o->next) on_map += strcmp(o->map_id, c->map_id) == 0;
-    if (t->count >= t->max_total) {
-        *total = true;
-        st = PF_ELIMIT;
-    } else if (on_map >= t->max_per_map) {
-        st = PF_ELIMIT;
-    } else {
-        c->next = t->all;
-        t->all = c;
-        t->count++;
-        pf_crowd_retain(c); /* the table's */
-    }
-    uv_mutex_unlock(&t->mu);
-    if (st) {
+    if ((st = pf_live_insert(t->t, &c->live, mv, ttl_s, owner, false, now_ns, total))) {
         pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, NULL, "Too many crowds.");
         goto out_free;
     }
     if (c->tick_hz) notify(t);
-    *out = c;
+    *out = c; /* the table's reference, and the caller's */
     return PF_OK;
 out_free:
     pf_nav_query_destroy(q);
-    pf_crowd_release(c);
+    crowd_free(c);
     return st;
 }
 
 pf_crowd *pf_crowds_get(pf_crowds *t, const char *map_id, const char *cid, uint64_t now_ns) {
-    pf_crowd *found = NULL, *gone = NULL;
-    uv_mutex_lock(&t->mu);
-    for (pf_crowd *c = t->all; c; c = c->next) {
-        if (strcmp(c->id, cid) != 0 || strcmp(c->map_id, map_id) != 0) continue;
-        if (!c->watchers && now_ns > c->last_ns &&
-            now_ns - c->last_ns > (uint64_t)c->ttl_s * 1000000000ull) {
-            unlink_locked(t, c);
-            gone = c;
-        } else {
-            c->last_ns = now_ns;
-            pf_crowd_retain(c);
-            found = c;
-        }
-        break;
-    }
-    uv_mutex_unlock(&t->mu);
-    if (gone) {
-        pf_crowd_release(gone);
-        notify(t);
-    }
-    return found;
+    pf_live_obj *o;
+    return pf_live_acquire(t->t, map_id, cid, false, now_ns, &o) == PF_LIVE_OK ? of(o) : NULL;
 }
 
 bool pf_crowds_remove(pf_crowds *t, const char *map_id, const char *cid) {
-    pf_crowd *hit = NULL;
-    uv_mutex_lock(&t->mu);
-    for (pf_crowd *c = t->all; c; c = c->next)
-        if (strcmp(c->id, cid) == 0 && strcmp(c->map_id, map_id) == 0) {
-            unlink_locked(t, c);
-            hit = c;
-            break;
-        }
-    uv_mutex_unlock(&t->mu);
-    pf_crowd_release(hit);
+    bool hit = pf_live_remove(t->t, map_id, cid);
     if (hit) notify(t);
-    return hit != NULL;
+    return hit;
 }
 
-/* Removes the crowds pred picks; returns how many. */
-static size_t sweep(pf_crowds *t, bool (*pred)(const pf_crowd *c, const void *arg),
-                    const void *arg) {
-    pf_crowd *dead = NULL;
-    size_t n = 0;
-    uv_mutex_lock(&t->mu);
-    for (pf_crowd **p = &t->all; *p;) {
-        pf_crowd *c = *p;
-        if (!pred(c, arg)) {
-            p = &c->next;
-            continue;
-        }
-        *p = c->next;
-        c->gone = true;
-        t->count--;
-        c->next = dead;
-        dead = c;
-        n++;
-    }
-    uv_mutex_unlock(&t->mu);
-    while (dead) {
-        pf_crowd *c = dead;
-        dead = c->next;
-        c->next = NULL;
-        pf_crowd_release(c);
-    }
+size_t pf_crowds_drop_map(pf_crowds *t, const char *map_id, uint64_t keep_lineage) {
+    size_t n = pf_live_drop_map(t->t, map_id, keep_lineage);
     if (n) notify(t);
     return n;
 }
 
-typedef struct drop_arg {
-    const char *map_id;
-    uint64_t keep_lineage;
-} drop_arg;
-
-static bool of_map(const pf_crowd *c, const void *arg) {
-    const drop_arg *d = arg;
-    return strcmp(c->map_id, d->map_id) == 0 && (!d->keep_lineage || c->lineage != d->keep_lineage);
-}
-
-static bool idle(const pf_crowd *c, const void *arg) {
-    uint64_t now = *(const uint64_t *)arg;
-    return !c->watchers && now > c->last_ns &&
-           now - c->last_ns > (uint64_t)c->ttl_s * 1000000000ull;
-}
-
-size_t pf_crowds_drop_map(pf_crowds *t, const char *map_id, uint64_t keep_lineage) {
-    drop_arg d = {map_id, keep_lineage};
-    return sweep(t, of_map, &d);
-}
-
-size_t pf_crowds_reap(pf_crowds *t, uint64_t now_ns) { return sweep(t, idle, &now_ns); }
-
-size_t pf_crowds_count(pf_crowds *t) {
-    size_t n;
-    uv_mutex_lock(&t->mu);
-    n = t->count;
-    uv_mutex_unlock(&t->mu);
+size_t pf_crowds_reap(pf_crowds *t, uint64_t now_ns) {
+    size_t n = pf_live_reap(t->t, now_ns);
+    if (n) notify(t);
     return n;
 }
+
+size_t pf_crowds_count(pf_crowds *t) { return pf_live_count(t->t); }
 
 uint64_t pf_crowds_steps(pf_crowds *t) {
     uint64_t n;
-    uv_mutex_lock(&t->mu);
+    pf_live_lock(t->t);
     n = t->steps;
-    uv_mutex_unlock(&t->mu);
+    pf_live_unlock(t->t);
     return n;
 }
 
+static void add_memory(void *ud, pf_live_obj *o) { *(size_t *)ud += of(o)->memory; }
+
 size_t pf_crowds_memory(pf_crowds *t) {
     size_t n = 0;
-    uv_mutex_lock(&t->mu);
-    for (pf_crowd *c = t->all; c; c = c->next) n += c->memory;
-    uv_mutex_unlock(&t->mu);
+    pf_live_each(t->t, NULL, 0, add_memory, &n);
     return n;
 }
 
 size_t pf_crowds_count_map(pf_crowds *t, const char *map_id) {
-    size_t n = 0;
-    uv_mutex_lock(&t->mu);
-    for (pf_crowd *c = t->all; c; c = c->next) n += strcmp(c->map_id, map_id) == 0;
-    uv_mutex_unlock(&t->mu);
-    return n;
+    return pf_live_count_map(t->t, map_id);
 }
 
-const char *pf_crowd_id(const pf_crowd *c) { return c->id; }
-const char *pf_crowd_map_id(const pf_crowd *c) { return c->map_id; }
+const char *pf_crowd_id(const pf_crowd *c) { return c->live.id; }
+const char *pf_crowd_map_id(const pf_crowd *c) { return c->live.map_id; }
 
 bool pf_crowd_owned_by(const pf_crowd *c, const pf_auth_id *who) {
-    return pf_auth_id_equal(&c->owner, who);
+    return pf_auth_id_equal(&c->live.owner, who);
 }
 
-bool pf_crowd_is_gone(pf_crowd *c) {
-    bool g;
-    uv_mutex_lock(&c->t->mu);
-    g = c->gone;
-    uv_mutex_unlock(&c->t->mu);
-    return g;
-}
+bool pf_crowd_is_gone(pf_crowd *c) { return pf_live_is_gone(c->t->t, &c->live); }
 
 void pf_crowd_watch(pf_crowd *c, bool open) {
-    uv_mutex_lock(&c->t->mu);
-    c->watchers += open ? 1 : -1;
-    c->last_ns = pf_clock_now_ns();
-    uv_mutex_unlock(&c->t->mu);
+    pf_live_watch(c->t->t, &c->live, open, pf_clock_now_ns());
 }
 
 /* Ticking */
 
-size_t pf_crowds_due(pf_crowds *t, uint64_t now_ns, pf_crowd **out, size_t cap, uint64_t *next_ns) {
-    size_t n = 0;
-    uint64_t next = 0;
-    uv_mutex_lock(&t->mu);
-    for (pf_crowd *c = t->all; c; c = c->next) {
-        uint64_t period;
-        if (c->tick_hz <= 0) continue;
-        period = 1000000000ull / (uint64_t)c->tick_hz;
-        if (now_ns >= c->next_ns) {
-            if (c->ticking) {
-                c->skipped++; /* the last tick still runs: skip this one */
-                c->next_ns = now_ns + period;
-            } else if (n < cap) {
-                c->ticking = true;
-                pf_crowd_retain(c);
-                out[n++] = c;
-                c->next_ns += period;
-                if (c->next_ns <= now_ns) c->next_ns = now_ns + period; /* fell behind */
-            }
+typedef struct due_arg {
+    uint64_t now_ns, next;
+    pf_crowd **out;
+    size_t n, cap;
+} due_arg;
+
+/* One crowd at the ticker's look (the table's lock held). */
+static void due_one(void *ud, pf_live_obj *o) {
+    due_arg *a = ud;
+    pf_crowd *c = of(o);
+    uint64_t period;
+    if (c->tick_hz <= 0) return;
+    period = 1000000000ull / (uint64_t)c->tick_hz;
+    if (a->now_ns >= c->next_ns) {
+        if (c->ticking) {
+            c->skipped++; /* the last tick still runs: skip this one */
+            c->next_ns = a->now_ns + period;
+        } else if (a->n < a->cap) {
+            c->ticking = true;
+            pf_live_retain(o);
+            a->out[a->n++] = c;
+            c->next_ns += period;
+            if (c->next_ns <= a->now_ns) c->next_ns = a->now_ns + period; /* fell behind */
         }
-        if (!next || c->next_ns < next) next = c->next_ns;
     }
-    uv_mutex_unlock(&t->mu);
-    *next_ns = next;
-    return n;
+    if (!a->next || c->next_ns < a->next) a->next = c->next_ns;
+}
+
+size_t pf_crowds_due(pf_crowds *t, uint64_t now_ns, pf_crowd **out, size_t cap, uint64_t *next_ns) {
+    due_arg a = {now_ns, 0, out, 0, cap};
+    pf_live_each(t->t, NULL, 0, due_one, &a);
+    *next_ns = a.next;
+    return a.n;
 }
 
 void pf_crowd_tick_done(pf_crowd *c) {
-    uv_mutex_lock(&c->t->mu);
+    pf_live_lock(c->t->t);
     c->ticking = false;
-    uv_mutex_unlock(&c->t->mu);
+    pf_live_unlock(c->t->t);
 }
 
 /* Running */
@@ -466,13 +323,13 @@ static void write_state(pf_jsonw *w, pf_crowd *c, const int32_t *added, size_t n
     uint32_t cap = pf_nav_crowd_capacity(c->nc);
     int64_t hz;
     uint64_t skipped;
-    uv_mutex_lock(&c->t->mu);
+    pf_live_lock(c->t->t);
     hz = c->tick_hz;
     skipped = c->skipped;
-    uv_mutex_unlock(&c->t->mu);
+    pf_live_unlock(c->t->t);
     pf_jsonw_obj_begin(w);
-    pf_jsonw_kstr(w, "crowd_id", c->id);
-    pf_jsonw_kstr(w, "map_id", c->map_id);
+    pf_jsonw_kstr(w, "crowd_id", c->live.id);
+    pf_jsonw_kstr(w, "map_id", c->live.map_id);
     pf_jsonw_kuint(w, "map_version", c->mv->version);
     pf_jsonw_kint(w, "tick_hz", hz);
     pf_jsonw_kuint(w, "frame", c->frame);
@@ -519,8 +376,8 @@ static void write_state(pf_jsonw *w, pf_crowd *c, const int32_t *added, size_t n
 /* Brings c to its map's current version (c->mu held). false: the map is
  * gone (deleted or replaced) and so is the crowd, w holds the error. */
 static bool sync_map(pf_crowd *c, pf_registry *reg, pf_jsonw *w) {
-    pf_mapver *cur = pf_registry_get(reg, c->map_id);
-    if (!cur || cur->lineage != c->lineage) {
+    pf_mapver *cur = pf_registry_get(reg, c->live.map_id);
+    if (!cur || cur->lineage != c->live.lineage) {
         pf_mapver_release(cur);
         remove_crowd(c->t, c);
         pf_proto_write_error(w, PF_ERR_CROWD_NOT_FOUND,
@@ -604,10 +461,10 @@ static void step(pf_crowd *c, int64_t steps, double dt) {
         c->steps++;
     }
     if (steps) c->step_us = (pf_clock_now_ns() - t0) / 1000 / (uint64_t)steps;
-    uv_mutex_lock(&c->t->mu);
+    pf_live_lock(c->t->t);
     c->t->steps += (uint64_t)steps;
     c->memory = pf_nav_crowd_memory(c->nc);
-    uv_mutex_unlock(&c->t->mu);
+    pf_live_unlock(c->t->t);
 }
 
 pf_error pf_crowd_run(pf_crowd *c, pf_registry *reg, pf_navq *navq, const pf_crowd_command *cmd,
@@ -627,9 +484,9 @@ pf_error pf_crowd_run(pf_crowd *c, pf_registry *reg, pf_navq *navq, const pf_cro
         uv_mutex_unlock(&c->mu);
         return PF_ERR_CROWD_NOT_FOUND;
     }
-    uv_mutex_lock(&c->t->mu);
+    pf_live_lock(c->t->t);
     tick_hz = c->tick_hz;
-    uv_mutex_unlock(&c->t->mu);
+    pf_live_unlock(c->t->t);
     if (cmd && cmd->has_tick_hz) tick_hz = cmd->tick_hz;
     if (cmd) {
         if (!(q = pf_navq_get(navq)) ||
@@ -656,11 +513,11 @@ pf_error pf_crowd_run(pf_crowd *c, pf_registry *reg, pf_navq *navq, const pf_cro
                                     cmd->targets[i].has_target ? cmd->targets[i].target : NULL);
         if (cmd->has_tick_hz) {
             bool changed;
-            uv_mutex_lock(&c->t->mu);
+            pf_live_lock(c->t->t);
             changed = c->tick_hz != cmd->tick_hz;
             c->tick_hz = cmd->tick_hz;
             if (changed) c->next_ns = pf_clock_now_ns();
-            uv_mutex_unlock(&c->t->mu);
+            pf_live_unlock(c->t->t);
             if (changed) notify(c->t);
         }
         {
@@ -684,9 +541,9 @@ pf_error pf_crowd_tick(pf_crowd *c, pf_registry *reg, pf_jsonw *w) {
         uv_mutex_unlock(&c->mu);
         return PF_ERR_CROWD_NOT_FOUND;
     }
-    uv_mutex_lock(&c->t->mu);
+    pf_live_lock(c->t->t);
     hz = c->tick_hz;
-    uv_mutex_unlock(&c->t->mu);
+    pf_live_unlock(c->t->t);
     if (hz > 0) step(c, 1, 1.0 / (double)hz);
     write_state(w, c, NULL, 0);
     uv_mutex_unlock(&c->mu);

@@ -14,15 +14,16 @@
  * the map's change log, or rebuilds it; a navmesh plans anew at its next
  * move). A replaced (PUT) or deleted map ends its sessions: 404 after.
  *
- * Concurrency. The table is thread-safe (one mutex). A session is used by
- * one request at a time: pf_sessions_acquire marks it busy and a second
- * acquire answers PF_SESSION_BUSY (the server's 409) until
- * pf_sessions_release. Only the holder may call the pf_session_*
- * operations below, on any one thread (the worker running its job).
+ * Concurrency. The table (live.h, which crowds share) is thread-safe. A
+ * session is used by one request at a time: pf_sessions_acquire holds it
+ * exclusively (busy) and a second acquire answers PF_SESSION_BUSY (the
+ * server's 409) until pf_sessions_release. Only the holder may call the
+ * pf_session_* operations below, on any one thread (the worker running its
+ * job).
  *
  * Expiry. A session idle (not held) for longer than its ttl_s is gone: an
- * acquire finds it no more, and pf_sessions_reap frees it (the server runs
- * the reaper every second).
+ * acquire finds it no more, and pf_sessions_reap unlinks and frees it (the
+ * stream hub runs the reaper every second); a lookup never frees one.
  */
 #ifndef PF_SERVER_SESSION_H
 #define PF_SERVER_SESSION_H
@@ -89,9 +90,8 @@ void pf_sessions_release(pf_sessions *t, pf_session *s, uint64_t now_ns);
 bool pf_sessions_exists(pf_sessions *t, const char *map_id, const char *sid, uint64_t now_ns);
 
 /* Owners: a session remembers the token that created it (auth.h's name of
- * it), so a read token reaches only its own sessions (routes_sessions.c).
- * The owner is set once, by the creator, while it holds the new session. */
-void pf_session_set_owner(pf_session *s, const pf_auth_id *owner);
+ * it, given to pf_sessions_new), so a read token reaches only its own
+ * sessions (routes_sessions.c). */
 const pf_auth_id *pf_session_owner(const pf_session *s);
 /* Whether sid of map_id exists and was created by who. */
 bool pf_sessions_owner_is(pf_sessions *t, const char *map_id, const char *sid,
