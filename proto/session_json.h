@@ -83,6 +83,10 @@ typedef struct pf_session_request {
  * start or goal, an unknown member. */
 pf_status pf_session_request_parse(const char *buf, size_t len, int64_t max_ttl_s,
                                    pf_session_request *out, pf_proto_error *e);
+/* The same for a parsed object; prefix ("" or "create.") names its fields
+ * (the multiplexed stream's create, mux_json.h). */
+pf_status pf_session_request_read(const cJSON *root, const char *prefix, int64_t max_ttl_s,
+                                  pf_session_request *out, pf_proto_error *e);
 
 /* A door switched by name. */
 typedef struct pf_door_switch {
@@ -118,6 +122,11 @@ void pf_update_list_free(pf_update_list *l);
 /* Parses a map PATCH body into *out (position and goal are rejected). Free
  * with pf_update_free. */
 pf_status pf_map_patch_parse(const char *buf, size_t len, pf_update *out, pf_proto_error *e);
+/* Reads one parsed update object (a map PATCH's with patch); prefix ("",
+ * "lines[i]." or "update.") names its fields. On error u may hold
+ * allocations: free it with pf_update_free. */
+pf_status pf_update_read(const cJSON *obj, const char *prefix, bool patch, pf_update *u,
+                         pf_proto_error *e);
 void pf_update_free(pf_update *u);
 
 /* The field prefix of update i of l: "" or "lines[N]." with N the update's
@@ -171,48 +180,5 @@ typedef struct pf_nav_session_answer {
 } pf_nav_session_answer;
 
 void pf_session_write_nav_answer(pf_jsonw *w, const pf_nav_session_answer *a);
-/* The multiplexed session stream (GET /v1/stream): one WebSocket carries
- * the messages of any number of sessions, each message naming its map and
- * session. A message is one JSON object (text frame):
- *   {"op":"update",              update (default), get, create or delete
- *    "map":"<map id>",           required
- *    "session":"<session id>",   required but for create
- *    "tag":"a1" | 17,            optional, echoed in the answer: a string
- *                                of at most 64 bytes or an integer
- *    "update":{...},             op update (required): one update, as POST
- *                                .../updates takes it
- *    "create":{...}}             op create (required): as POST .../sessions
- * Errors name the field: "update.cells[2].cost", "create.start". */
-#define PF_MUX_ID_MAX 64
-#define PF_MUX_TAG_MAX 64
-
-typedef enum pf_mux_op { PF_MUX_UPDATE = 0, PF_MUX_GET, PF_MUX_CREATE, PF_MUX_DELETE } pf_mux_op;
-
-typedef struct pf_mux_message {
-    pf_mux_op op;
-    char map_id[PF_MUX_ID_MAX + 1];
-    char session_id[PF_MUX_ID_MAX + 1]; /* "" for create */
-    int tag_kind;                       /* 0 none, 1 string, 2 integer */
-    char tag[PF_MUX_TAG_MAX + 1];
-    int64_t tag_int;
-    pf_update_list update;     /* op update: one update (owned) */
-    pf_session_request create; /* op create */
-} pf_mux_message;
-
-/* Parses one message. Statuses as pf_update_list_parse and
- * pf_session_request_parse (ttl_s up to max_ttl_s), plus PF_EPARSE for a
- * missing or malformed op, map, session or tag and for an update or create
- * member that does not go with the op. On error nothing is owned. Free
- * with pf_mux_message_free. */
-pf_status pf_mux_message_parse(const char *buf, size_t len, int64_t max_ttl_s, pf_mux_message *out,
-                               pf_proto_error *e);
-void pf_mux_message_free(pf_mux_message *m);
-const char *pf_mux_op_name(pf_mux_op op);
-
-/* Writes the head of an answer's envelope into the object being written:
- * "op", "map", "session" (session_id, or m's when NULL) and "tag" when the
- * message had one. The caller adds "status" (the HTTP status the request
- * would have had) and "body" (its HTTP body, or null). */
-void pf_mux_write_head(pf_jsonw *w, const pf_mux_message *m, const char *session_id);
 
 #endif

@@ -29,8 +29,8 @@
 #include "crowd_json.h"
 #include "errors.h"
 #include "maps.h"
+#include "mux_json.h"
 #include "router.h"
-#include "session_json.h"
 #include "ws.h"
 
 /* Bytes read from the socket at once, and chunks read per poll event before

@@ -45,7 +45,7 @@
  * Multiplexed streams (GET /v1/stream, pf_hub_adopt_mux): one connection
  * for any number of sessions, e.g. one per game server. Each text message
  * names its map and session and an op (update, get, create, delete; the
- * message format is session_json.h's pf_mux_message); each answer is one
+ * message format is mux_json.h's pf_mux_message); each answer is one
  * text message {"op","map","session","tag","status","body"} where status
  * and body are what the HTTP route would have answered (no "body" for a
  * 204). Messages of one session run one at a time in the order they came;
