@@ -235,18 +235,17 @@ struct pf_kind_ops {
                             struct pf_mapver **out, uint64_t *version, pf_kind_store_error *why);
 
     /* Paths (GET/POST .../path, POST .../paths). Parse on the I/O thread:
-     * a GET's query string, one JSON query, a batch (at most max
-     * queries); *q gets n queries (free with paths_free), *deadline_ms
+     * one query (a GET's query string kv when not NULL, else a JSON body),
+     * or a batch (at most max queries); *q gets n queries (free with paths_free), *deadline_ms
      * the request's (0: none). cached: query i found in mv's cache is
      * written whole into w (true), counting the lookup. scratch_get and
      * scratch_put bracket a worker's run of queries (ctx: the worker's
      * search context; NULL on out of memory). run: query i into w, or
      * PF_ECANCELED (the deadline passed: nothing written), or an error
      * in e (nothing written), field names prefixed with `prefix`. */
-    pf_status (*path_parse_query)(const pf_kind_env *env, const pf_kv *kv, size_t nkv, void **q,
-                                  int64_t *deadline_ms, pf_proto_error *e);
-    pf_status (*path_parse_one)(const pf_kind_env *env, const char *body, size_t len, void **q,
-                                int64_t *deadline_ms, pf_proto_error *e);
+    pf_status (*path_parse_one)(const pf_kind_env *env, const pf_kv *kv, size_t nkv,
+                                const char *body, size_t len, void **q, int64_t *deadline_ms,
+                                pf_proto_error *e);
     pf_status (*path_parse_batch)(const pf_kind_env *env, const char *body, size_t len, size_t max,
                                   void **q, size_t *n, int64_t *deadline_ms, pf_proto_error *e);
     void (*paths_free)(void *q, size_t n);

@@ -457,7 +457,6 @@ const pf_kind_ops pf_kind_grid = {
     .patch_free = grid_patch_free,
     .store_encode = grid_store_encode,
     .store_load = grid_store_load,
-    .path_parse_query = pf__grid_path_parse_query,
     .path_parse_one = pf__grid_path_parse_one,
     .path_parse_batch = pf__grid_path_parse_batch,
     .paths_free = pf__grid_paths_free,

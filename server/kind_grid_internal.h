@@ -53,10 +53,9 @@ void pf__grid_count_search(const pf_kind_env *env, pf_algorithm algo, pf_status 
                            uint64_t expanded, uint64_t us);
 
 /* kind_grid_path.c: the path operations of the table. */
-pf_status pf__grid_path_parse_query(const pf_kind_env *env, const pf_kv *kv, size_t nkv, void **q,
-                                    int64_t *deadline_ms, pf_proto_error *e);
-pf_status pf__grid_path_parse_one(const pf_kind_env *env, const char *body, size_t len, void **q,
-                                  int64_t *deadline_ms, pf_proto_error *e);
+pf_status pf__grid_path_parse_one(const pf_kind_env *env, const pf_kv *kv, size_t nkv,
+                                  const char *body, size_t len, void **q, int64_t *deadline_ms,
+                                  pf_proto_error *e);
 pf_status pf__grid_path_parse_batch(const pf_kind_env *env, const char *body, size_t len,
                                     size_t max, void **q, size_t *n, int64_t *deadline_ms,
                                     pf_proto_error *e);

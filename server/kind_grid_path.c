@@ -69,8 +69,9 @@ static bool answer_from_cache(const pf_mapver *mv, const pf_path_request *q, pf_
  * batch's). */
 
 /* One query: from a GET's query string (kv), else a JSON body. */
-static pf_status parse_single(const pf_kind_env *env, const pf_kv *kv, size_t nkv, const char *body,
-                              size_t len, void **q, int64_t *deadline_ms, pf_proto_error *e) {
+pf_status pf__grid_path_parse_one(const pf_kind_env *env, const pf_kv *kv, size_t nkv,
+                                  const char *body, size_t len, void **q, int64_t *deadline_ms,
+                                  pf_proto_error *e) {
     pf_path_limits lim = path_limits(env->d.cfg);
     pf_path_request *one = calloc(1, sizeof(*one));
     pf_status st;
@@ -80,16 +81,6 @@ static pf_status parse_single(const pf_kind_env *env, const pf_kv *kv, size_t nk
             : pf_path_request_parse_lim(body, len, &lim, one, e);
     *deadline_ms = one->deadline_ms;
     return st;
-}
-
-pf_status pf__grid_path_parse_query(const pf_kind_env *env, const pf_kv *kv, size_t nkv, void **q,
-                                    int64_t *deadline_ms, pf_proto_error *e) {
-    return parse_single(env, kv, nkv, NULL, 0, q, deadline_ms, e);
-}
-
-pf_status pf__grid_path_parse_one(const pf_kind_env *env, const char *body, size_t len, void **q,
-                                  int64_t *deadline_ms, pf_proto_error *e) {
-    return parse_single(env, NULL, 0, body, len, q, deadline_ms, e);
 }
 
 pf_status pf__grid_path_parse_batch(const pf_kind_env *env, const char *body, size_t len,

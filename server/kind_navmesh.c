@@ -426,7 +426,6 @@ const pf_kind_ops pf_kind_navmesh = {
     .patch_free = nav_patch_free,
     .store_encode = nav_store_encode,
     .store_load = nav_store_load,
-    .path_parse_query = pf__nav_path_parse_query,
     .path_parse_one = pf__nav_path_parse_one,
     .path_parse_batch = pf__nav_path_parse_batch,
     .paths_free = pf__nav_paths_free,

@@ -35,10 +35,9 @@ void pf__nav_count_search(pf_metrics *m, pf_nav_algorithm algo, pf_metrics_outco
                           uint64_t expanded, uint64_t us);
 
 /* kind_navmesh_path.c: the path operations of the table. */
-pf_status pf__nav_path_parse_query(const pf_kind_env *env, const pf_kv *kv, size_t nkv, void **q,
-                                   int64_t *deadline_ms, pf_proto_error *e);
-pf_status pf__nav_path_parse_one(const pf_kind_env *env, const char *body, size_t len, void **q,
-                                 int64_t *deadline_ms, pf_proto_error *e);
+pf_status pf__nav_path_parse_one(const pf_kind_env *env, const pf_kv *kv, size_t nkv,
+                                 const char *body, size_t len, void **q, int64_t *deadline_ms,
+                                 pf_proto_error *e);
 pf_status pf__nav_path_parse_batch(const pf_kind_env *env, const char *body, size_t len, size_t max,
                                    void **q, size_t *n, int64_t *deadline_ms, pf_proto_error *e);
 void pf__nav_paths_free(void *q, size_t n);

@@ -175,12 +175,12 @@ static pf_status parse(pf_req *r, paths_job *job, form f, int64_t *deadline_ms, 
             return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, NULL,
                                       "Too many parameters.");
         job->nqueries = 1;
-        return kind->path_parse_query(job->env, kv, n, &job->queries, deadline_ms, e);
+        return kind->path_parse_one(job->env, kv, n, NULL, 0, &job->queries, deadline_ms, e);
     }
     body = pf_req_body(r, &len);
     if (f == FORM_ONE) {
         job->nqueries = 1;
-        return kind->path_parse_one(job->env, body, len, &job->queries, deadline_ms, e);
+        return kind->path_parse_one(job->env, NULL, 0, body, len, &job->queries, deadline_ms, e);
     }
     return kind->path_parse_batch(job->env, body, len, (size_t)job->m->cfg->max_batch,
                                   &job->queries, &job->nqueries, deadline_ms, e);

@@ -109,15 +109,15 @@ END_TEST
 START_TEST(kinds_tables_are_whole) {
     for (size_t i = 0; pf_kinds_registered[i]; i++) {
         const pf_kind_ops *k = pf_kinds_registered[i];
-        ck_assert_msg(
-            k->name && k->store_suffix && k->algorithm_name && k->nalgorithms && k->world_free &&
-                k->world_memory && k->write_info && k->write_summary && k->upload_parse &&
-                k->upload_build && k->patch_parse && k->patch_apply && k->patch_free &&
-                k->store_encode && k->store_load && k->path_parse_query && k->path_parse_one &&
-                k->path_parse_batch && k->paths_free && k->path_cached && k->scratch_get &&
-                k->scratch_put && k->path_run && k->session_create && k->session_free &&
-                k->session_memory && k->session_where && k->session_rebase && k->session_run,
-            "kind %s misses an operation", k->name);
+        ck_assert_msg(k->name && k->store_suffix && k->algorithm_name && k->nalgorithms &&
+                          k->world_free && k->world_memory && k->write_info && k->write_summary &&
+                          k->upload_parse && k->upload_build && k->patch_parse && k->patch_apply &&
+                          k->patch_free && k->store_encode && k->store_load && k->path_parse_one &&
+                          k->path_parse_batch && k->paths_free && k->path_cached &&
+                          k->scratch_get && k->scratch_put && k->path_run && k->session_create &&
+                          k->session_free && k->session_memory && k->session_where &&
+                          k->session_rebase && k->session_run,
+                      "kind %s misses an operation", k->name);
         ck_assert(!pf_kind_has(k, PF_KIND_CELLS) || k->write_cells);
         ck_assert(!pf_kind_has(k, PF_KIND_HIERARCHY) || k->write_hierarchy);
         ck_assert(!pf_kind_has(k, PF_KIND_FLOWFIELDS) ||
