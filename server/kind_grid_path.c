@@ -159,85 +159,54 @@ static const char *fallback_note(pf_algorithm asked, pf_algorithm ran, const pf_
     return NULL;
 }
 
-/* Runs one path query on a worker and writes its answer into w. Returns
- * PF_OK (answer written: found or not), PF_ECANCELED (deadline passed),
- * or an error described in e (nothing written). */
-static pf_status run_query(const pf_kind_path_run *run, const pf_path_request *pq,
-                           const char *prefix, pf_jsonw *w, pf_proto_error *e) {
-    const pf_mapver *mv = run->mv;
-    pf_search_ctx *ctx = run->scratch;
-    pf_planner *planner = pf_grid_planner(mv);
-    const pf_grid *g = pf_planner_grid(planner);
-    pf_algorithm algo = resolve_algorithm(mv, pq);
-    pf_query q;
-    pf_result res;
-    pf_path_answer a;
-    pf_point *smoothed = NULL, *goals = NULL, start = pq->start, goal = pq->goal;
-    bool start_moved = false, goal_moved = false, *goal_moves = NULL;
-    int32_t which = -1;
-    char f[48];
-    uint64_t t0;
-    size_t m0;
-    pf_status st;
+/* A query's points as checked (snapped, maybe) on the agent's grid. */
+typedef struct points {
+    pf_point start, goal;
+    pf_point *goals; /* the nearest-goal form's (with goal_moves after them), else NULL */
+    bool *goal_moves;
+    bool start_moved, goal_moved;
+} points;
 
-    if (run->batch && answer_from_cache(mv, pq, w)) return PF_OK;
-    /* The grid the agent moves on (built the first time a size is used). */
-    /* (built the first time a size is used, within the request's deadline) */
-    if (pq->agent_size > 1) {
-        pf_build_stop bs = pf_build_stop_make(pf_clock_deadline_passed, (void *)run->deadline);
-        if ((st = pf_planner_agent_grid(planner, pq->agent_size, &bs, &g)) == PF_ECANCELED)
-            return st;
-        if (st)
-            return pf_proto_error_set(e, st, PF_ERR_NONE, NULL,
-                                      "Preparing agent size %d failed: %s.", (int)pq->agent_size,
-                                      pf_status_str(st));
-    }
+/* Checks pq's start and goal (or goals) on g into *pt; on an error
+ * nothing is held. */
+static pf_status check_points(const pf_grid *g, const pf_path_request *pq, const char *prefix,
+                              points *pt, pf_proto_error *e) {
+    char f[48];
+    pf_status st;
+    memset(pt, 0, sizeof(*pt));
+    pt->start = pq->start;
+    pt->goal = pq->goal;
     snprintf(f, sizeof(f), "%sstart", prefix);
-    if ((st = check_point(g, pq->agent_size, pq, &start, f, false, &start_moved, e))) return st;
-    if (pq->ngoals) {
-        goals = malloc(pq->ngoals * (sizeof(*goals) + sizeof(*goal_moves)));
-        if (!goals)
-            return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
-        goal_moves = (bool *)(goals + pq->ngoals);
-        for (size_t i = 0; i < pq->ngoals; i++) {
-            goals[i] = pq->goals[i];
-            snprintf(f, sizeof(f), "%sgoals[%zu]", prefix, i);
-            if ((st = check_point(g, pq->agent_size, pq, &goals[i], f, pq->partial, &goal_moves[i],
-                                  e))) {
-                free(goals);
-                return st;
-            }
-        }
-    } else {
-        snprintf(f, sizeof(f), "%sgoal", prefix);
-        if ((st = check_point(g, pq->agent_size, pq, &goal, f, pq->partial, &goal_moved, e)))
-            return st;
-    }
-    q = pf_query_make(start, goal, algo);
-    q.heuristic = pq->heuristic;
-    q.weight = algo == PF_ALGO_WEIGHTED ? pq->weight : 1.0;
-    q.max_expanded = pq->max_expanded;
-    q.record_expanded = pq->debug;
-    q.should_stop = pf_clock_deadline_passed;
-    q.stop_ud = (void *)run->deadline;
-    q.agent_size = pq->agent_size;
-    q.partial = pq->partial;
-    t0 = pf_clock_now_ns();
-    if (goals)
-        st = pf_planner_search_nearest(ctx, planner, &q, goals, pq->ngoals, &res, &which);
-    else
-        st = pf_planner_search(ctx, planner, &q, &res);
-    pf__grid_count_search(mv->env, algo, st, res.expanded, (pf_clock_now_ns() - t0) / 1000);
-    switch (st) {
-    case PF_OK:
-    case PF_NO_PATH:
-    case PF_EBUDGET:
-        break;
-    case PF_ECANCELED:
-        free(goals);
+    if ((st = check_point(g, pq->agent_size, pq, &pt->start, f, false, &pt->start_moved, e)))
         return st;
+    if (!pq->ngoals) {
+        snprintf(f, sizeof(f), "%sgoal", prefix);
+        return check_point(g, pq->agent_size, pq, &pt->goal, f, pq->partial, &pt->goal_moved, e);
+    }
+    pt->goals = malloc(pq->ngoals * (sizeof(*pt->goals) + sizeof(*pt->goal_moves)));
+    if (!pt->goals)
+        return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    pt->goal_moves = (bool *)(pt->goals + pq->ngoals);
+    for (size_t i = 0; i < pq->ngoals; i++) {
+        pt->goals[i] = pq->goals[i];
+        snprintf(f, sizeof(f), "%sgoals[%zu]", prefix, i);
+        if ((st = check_point(g, pq->agent_size, pq, &pt->goals[i], f, pq->partial,
+                              &pt->goal_moves[i], e))) {
+            free(pt->goals);
+            pt->goals = NULL;
+            return st;
+        }
+    }
+    return PF_OK;
+}
+
+/* The error of a search that ended with st, other than an answer (found,
+ * no path, out of budget) or its deadline, described in e. */
+static pf_status search_error(const pf_mapver *mv, const pf_path_request *pq, pf_algorithm algo,
+                              pf_status st, const char *prefix, pf_proto_error *e) {
+    char f[48];
+    switch (st) {
     case PF_EUNSUPPORTED:
-        free(goals);
         snprintf(f, sizeof(f), "%salgorithm", prefix);
         if (pq->ngoals)
             return pf_proto_error_set(e, st, PF_ERR_UNSUPPORTED, f,
@@ -249,65 +218,72 @@ static pf_status run_query(const pf_kind_path_run *run, const pf_path_request *p
                                   pf_algorithm_name(algo), mv->id,
                                   algo == PF_ALGO_HPA ? " (it has no HPA* hierarchy)" : "");
     case PF_EINVAL:
-        free(goals);
         snprintf(f, sizeof(f), "%sheuristic", prefix);
         return pf_proto_error_set(e, st, PF_ERR_INVALID_VALUE, f,
                                   "Heuristic '%s' overestimates on this map, so %s would not be "
                                   "optimal; pick another.",
                                   pf_heuristic_name(pq->heuristic), pf_algorithm_name(algo));
     case PF_ENOMEM:
-        free(goals);
         return pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     default:
-        free(goals);
         return pf_proto_error_set(e, st, PF_ERR_NONE, NULL, "The search failed: %s.",
                                   pf_status_str(st));
     }
+}
+
+/* Writes the answer of a search that ended with st (found, no path, out of
+ * budget) on g into w, smoothing its path when asked, and caches it. */
+static pf_status write_answer(const pf_mapver *mv, const pf_grid *g, const pf_path_request *pq,
+                              pf_algorithm algo, pf_status st, const pf_result *res,
+                              const points *pt, int32_t which, uint64_t t0, pf_jsonw *w,
+                              pf_proto_error *e) {
+    pf_path_answer a;
+    pf_point *smoothed = NULL;
+    size_t m0;
     memset(&a, 0, sizeof(a));
     a.status = st;
-    a.algorithm = res.algorithm;
-    a.cost = res.cost;
-    a.path = res.path;
-    a.path_len = res.path_len;
-    a.partial = res.partial;
-    a.partial_reason = res.partial_reason;
+    a.algorithm = res->algorithm;
+    a.cost = res->cost;
+    a.path = res->path;
+    a.path_len = res->path_len;
+    a.partial = res->partial;
+    a.partial_reason = res->partial_reason;
     a.agent_size = pq->agent_size;
-    a.note = fallback_note(algo, res.algorithm, pq);
-    a.start_snapped = start_moved;
-    a.start_at = start;
-    if (goals && which >= 0) {
+    a.note = fallback_note(algo, res->algorithm, pq);
+    a.start_snapped = pt->start_moved;
+    a.start_at = pt->start;
+    if (pt->goals && which >= 0) {
         a.has_goals = true;
         a.goal_index = which;
-        a.goal = goals[which];
-        a.goal_snapped = goal_moves[which];
-        a.goal_at = goals[which];
-    } else if (!goals) {
-        a.goal_snapped = goal_moved;
-        a.goal_at = goal;
+        a.goal = pt->goals[which];
+        a.goal_snapped = pt->goal_moves[which];
+        a.goal_at = pt->goals[which];
+    } else if (!pt->goals) {
+        a.goal_snapped = pt->goal_moved;
+        a.goal_at = pt->goal;
     }
-    free(goals);
-    if (st == PF_OK && pq->smooth && res.path_len > 2) {
+    if (st == PF_OK && pq->smooth && res->path_len > 2) {
         size_t n = 0;
-        double cost = res.cost;
-        smoothed = malloc(res.path_len * sizeof(*smoothed));
+        double cost = res->cost;
+        smoothed = malloc(res->path_len * sizeof(*smoothed));
         if (!smoothed)
             return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         /* String pulling can cut through expensive cells on maps with
          * varying costs; a smoothed path that costs more is not taken. */
-        if (pf_path_smooth(g, res.path, res.path_len, smoothed, &n, &cost) == PF_OK &&
-            cost <= res.cost + 1e-9 * (1.0 + res.cost)) {
+        if (pf_path_smooth(g, res->path, res->path_len, smoothed, &n, &cost) == PF_OK &&
+            cost <= res->cost + 1e-9 * (1.0 + res->cost)) {
             a.path = smoothed;
             a.path_len = n;
             a.cost = cost;
         }
     }
-    a.expanded_cells = res.expanded_cells;
-    a.expanded_cells_len = res.expanded_cells_len;
-    a.abstract_path = res.abstract_path;
-    a.abstract_path_len = res.abstract_path_len;
+    a.expanded_cells = res->expanded_cells;
+    a.expanded_cells_len = res->expanded_cells_len;
+    a.abstract_path = res->abstract_path;
+    a.abstract_path_len = res->abstract_path_len;
     a.map_width = pf_grid_width(g);
     a.map_version = mv->version;
-    a.expanded = res.expanded;
+    a.expanded = res->expanded;
     a.time_us = (pf_clock_now_ns() - t0) / 1000;
     a.debug = pq->debug;
     pf_jsonw_obj_begin(w);
@@ -322,6 +298,59 @@ static pf_status run_query(const pf_kind_path_run *run, const pf_path_request *p
     pf_jsonw_obj_end(w);
     free(smoothed);
     return PF_OK;
+}
+
+/* Runs one path query on a worker and writes its answer into w. Returns
+ * PF_OK (answer written: found or not), PF_ECANCELED (deadline passed),
+ * or an error described in e (nothing written). */
+static pf_status run_query(const pf_kind_path_run *run, const pf_path_request *pq,
+                           const char *prefix, pf_jsonw *w, pf_proto_error *e) {
+    const pf_mapver *mv = run->mv;
+    pf_planner *planner = pf_grid_planner(mv);
+    const pf_grid *g = pf_planner_grid(planner);
+    pf_algorithm algo = resolve_algorithm(mv, pq);
+    pf_query q;
+    pf_result res;
+    points pt;
+    int32_t which = -1;
+    uint64_t t0;
+    pf_status st;
+
+    if (run->batch && answer_from_cache(mv, pq, w)) return PF_OK;
+    /* The grid the agent moves on (built the first time a size is used,
+     * within the request's deadline). */
+    if (pq->agent_size > 1) {
+        pf_build_stop bs = pf_build_stop_make(pf_clock_deadline_passed, (void *)run->deadline);
+        if ((st = pf_planner_agent_grid(planner, pq->agent_size, &bs, &g)) == PF_ECANCELED)
+            return st;
+        if (st)
+            return pf_proto_error_set(e, st, PF_ERR_NONE, NULL,
+                                      "Preparing agent size %d failed: %s.", (int)pq->agent_size,
+                                      pf_status_str(st));
+    }
+    if ((st = check_points(g, pq, prefix, &pt, e))) return st;
+    q = pf_query_make(pt.start, pt.goal, algo);
+    q.heuristic = pq->heuristic;
+    q.weight = algo == PF_ALGO_WEIGHTED ? pq->weight : 1.0;
+    q.max_expanded = pq->max_expanded;
+    q.record_expanded = pq->debug;
+    q.should_stop = pf_clock_deadline_passed;
+    q.stop_ud = (void *)run->deadline;
+    q.agent_size = pq->agent_size;
+    q.partial = pq->partial;
+    t0 = pf_clock_now_ns();
+    if (pt.goals)
+        st = pf_planner_search_nearest(run->scratch, planner, &q, pt.goals, pq->ngoals, &res,
+                                       &which);
+    else
+        st = pf_planner_search(run->scratch, planner, &q, &res);
+    pf__grid_count_search(mv->env, algo, st, res.expanded, (pf_clock_now_ns() - t0) / 1000);
+    if (st == PF_OK || st == PF_NO_PATH || st == PF_EBUDGET)
+        st = write_answer(mv, g, pq, algo, st, &res, &pt, which, t0, w, e);
+    else if (st != PF_ECANCELED)
+        st = search_error(mv, pq, algo, st, prefix, e);
+    free(pt.goals);
+    return st;
 }
 
 /* Whether auto may run hpa on mv (then an agent size's hierarchy may be
