@@ -156,12 +156,8 @@ static pf_status check_agent(pf_nav_query *q, const pf_navmesh *nm, const pf_cro
     float ext[3], s[3];
     char f[96];
     pf_navmesh_info(nm, &ni);
-#define CHECK(cond, name, range)                                                                   \
-    if (!(cond)) {                                                                                 \
-        snprintf(f, sizeof(f), "%s%s", prefix, name);                                              \
-        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f, "Field '%s' must be %s.", \
-                                  f, range);                                                       \
-    }
+    /* The parser checked the other parameters' ranges (crowd_json.c); the
+     * radius's upper bound is the map's. */
     if (!(p.radius > 0 && p.radius <= ni.config.agent_radius)) {
         snprintf(f, sizeof(f), "%sradius", prefix);
         return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
@@ -169,11 +165,6 @@ static pf_status check_agent(pf_nav_query *q, const pf_navmesh *nm, const pf_cro
                                   "the map's mesh was built for.",
                                   f, (double)ni.config.agent_radius);
     }
-    CHECK(p.height > 0 && p.height <= 100, "height", "more than 0 and at most 100");
-    CHECK(p.max_speed > 0 && p.max_speed <= 1000, "max_speed", "more than 0 and at most 1000");
-    CHECK(p.max_accel > 0 && p.max_accel <= 10000, "max_accel", "more than 0 and at most 10000");
-    CHECK(p.separation >= 0 && p.separation <= 100, "separation", "between 0 and 100");
-#undef CHECK
     pf_navmesh_default_extents(nm, ext);
     for (int k = 0; k < 2; k++) {
         const float *pt = k ? a->target : a->position;
