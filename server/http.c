@@ -594,6 +594,7 @@ pf_status pf_http_create(const pf_http_deps *d, pf_http **out) {
     h->health = (listener){h, true, NULL, MHD_INVALID_SOCKET, 0};
     h->env.pool = d->pool;
     h->env.queue_limit = d->cfg->queue_limit;
+    h->env.write_wait_ms = d->cfg->max_deadline_ms;
     h->env.retry_after_s = d->cfg->retry_after_s;
     h->env.mem = d->mem;
     h->conns = d->conns;

@@ -126,6 +126,8 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_kuint(&w, "rejected", ps.rejected);
     pf_jsonw_kuint(&w, "expired", ps.expired);
     pf_jsonw_kuint(&w, "requeued", ps.requeued);
+    pf_jsonw_kuint(&w, "completed_builds", ps.completed_builds);
+    pf_jsonw_kuint(&w, "writes_ahead", ps.writes_ahead);
     pf_jsonw_obj_end(&w);
     pf_jsonw_key(&w, "cache");
     pf_jsonw_obj_begin(&w);

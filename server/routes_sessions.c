@@ -78,10 +78,12 @@ static void run_session(pf_req *r, pf_search_ctx *ctx) {
 
 /* Queues run_session; a refused job lets the session go at once. A
  * session request has the default deadline for its wait in the queue (its
- * D* Lite plan itself runs to the end). */
+ * D* Lite plan itself runs to the end). A create is a write (pool.h's write
+ * lane): it runs before the searches queued after it. */
 static void dispatch_session(pf_req *r, session_job *job) {
     pf_req_set_deadline(r, pf_req_arrival_ns(r) + (uint64_t)job->m->cfg->deadline_ms * 1000000ull);
-    if (!pf_req_dispatch(r, PF_JOB_SEARCH, run_session)) let_go(job, false);
+    if (!pf_req_dispatch(r, job->created ? PF_JOB_BUILD : PF_JOB_SEARCH, run_session))
+        let_go(job, false);
 }
 
 void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {

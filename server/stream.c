@@ -790,11 +790,9 @@ static void mux_pump(wsconn *c) {
         q->job.fn = run_mux;
         q->job.arg = q;
         q->job.client = c->job.client; /* the connection's address: its fair share */
-        /* A create whose map must be loaded builds it: a build job. */
-        q->job.kind =
-            q->m.op == PF_MUX_CREATE && d->maps && pf_maps_needs_load(d->maps, q->m.map_id)
-                ? PF_JOB_BUILD
-                : PF_JOB_SEARCH;
+        /* A create is a write (pool.h's write lane), as over HTTP; one
+         * whose map must be loaded builds it. */
+        q->job.kind = q->m.op == PF_MUX_CREATE ? PF_JOB_BUILD : PF_JOB_SEARCH;
         if (pf_pool_submit(d->pool, &q->job) != PF_OK) {
             /* Refused (the pool's queue is full, or it stops): answered as
              * the HTTP route would be. */
