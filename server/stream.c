@@ -1151,12 +1151,15 @@ static void on_crowd_tick(uv_timer_t *t) {
 }
 
 /* Once a second: drops streams past their close timeout, closes idle ones
- * and those whose session ended (expired, deleted, its map replaced or
- * deleted), and reaps expired sessions. */
+ * and those whose session or crowd ended (expired, deleted, its map
+ * replaced or deleted), and reaps expired sessions and crowds. A crowd
+ * stream is checked against its crowd (end_gone_crowd_streams), never the
+ * session table: it lives as long as its crowd. */
 static void on_tick(uv_timer_t *t) {
     pf_hub *h = t->data;
     uint64_t now = pf_clock_now_ns(), idle = (uint64_t)h->d.ws_idle_timeout_s * 1000000000ull;
     wsconn *c, *n;
+    count_close(h, &h->stats.reaper_runs); /* a count, under the same lock */
     pf_sessions_reap(h->d.sessions, now);
     if (h->d.crowds) pf_crowds_reap(h->d.crowds, now);
     for (c = h->all; c; c = n) {
@@ -1173,7 +1176,8 @@ static void on_tick(uv_timer_t *t) {
         if (now - c->last_msg_ns > idle) {
             count_close(h, &h->stats.closed_idle);
             close_with(c, PF_WS_CLOSE_NORMAL, "idle: no message within ws_idle_timeout_s");
-        } else if (!c->mux && !pf_sessions_exists(h->d.sessions, c->map_id, c->sid, now)) {
+        } else if (!c->mux && !c->crowd &&
+                   !pf_sessions_exists(h->d.sessions, c->map_id, c->sid, now)) {
             count_close(h, &h->stats.closed_session_gone);
             send_error(c, PF_ERR_SESSION_NOT_FOUND, NULL,
                        "The session is gone (deleted, expired, or its map was replaced or "

@@ -169,6 +169,7 @@ typedef struct pf_hub_stats {
     uint64_t closed_session_gone; /* 1000: the session ended */
     uint64_t dropped_after_close; /* no close frame from the peer within ws_close_timeout_ms */
     uint64_t closed_memory;       /* 1013: the memory budget could not hold its output */
+    uint64_t reaper_runs;         /* once-a-second passes over the streams (on_tick) */
 } pf_hub_stats;
 
 void pf_hub_get_stats(pf_hub *h, pf_hub_stats *out);
