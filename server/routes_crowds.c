@@ -27,7 +27,8 @@ typedef struct crowd_job {
     pf_crowd_request create;
     bool has_command;
     pf_crowd_command cmd;
-    bool reserved; /* stream: holds one of the hub's places until adopted */
+    bool reserved;    /* stream: holds one of the hub's places until adopted */
+    pf_hub_token tok; /* stream: the token it is opened with */
 } crowd_job;
 
 static void free_crowd_job(void *p) {
@@ -215,7 +216,7 @@ static void adopt_stream(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHa
     pf_crowd *c = job->crowd;
     job->crowd = NULL;     /* the hub takes the reference */
     job->reserved = false; /* and the place */
-    pf_hub_adopt_crowd(job->m->hub, sock, urh, extra, n, c);
+    pf_hub_adopt_crowd(job->m->hub, sock, urh, extra, n, c, &job->tok);
 }
 
 void pf__route_crowd_stream(pf_req *r, pf_crowds_routes *m) {
@@ -230,5 +231,6 @@ void pf__route_crowd_stream(pf_req *r, pf_crowds_routes *m) {
         return;
     }
     job->reserved = true;
+    job->tok = (pf_hub_token){*pf_req_principal(r), pf_req_scope(r)};
     pf_req_answer_upgrade(r, accept, adopt_stream, job);
 }

@@ -160,6 +160,7 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
         pf_jsonw_kuint(&w, "session_gone", hs.closed_session_gone);
         pf_jsonw_kuint(&w, "dropped_after_close", hs.dropped_after_close);
         pf_jsonw_kuint(&w, "memory", hs.closed_memory);
+        pf_jsonw_kuint(&w, "token_revoked", hs.closed_token_revoked);
         pf_jsonw_obj_end(&w);
         pf_jsonw_kuint(&w, "stream_reaper_runs", hs.reaper_runs);
     }

@@ -113,7 +113,8 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
                          .navq = s->navq,
                          .crowd_limits = pf_crowds_routes_limits(&s->cfg),
                          .cfg = &s->cfg,
-                         .maps = s->maps};
+                         .maps = s->maps,
+                         .guard = s->guard};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
     if (cfg->instance_id[0]) {
@@ -238,7 +239,11 @@ pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen) {
 }
 
 pf_status pf_server_reload_tokens(pf_server *s, char *err, size_t errlen) {
-    return pf_guard_reload(s->guard, err, errlen);
+    pf_status st = pf_guard_reload(s->guard, err, errlen);
+    /* Open streams hold the rights their token had: those of a token
+     * removed or cut down lose them now, not at their next message. */
+    if (st == PF_OK) pf_hub_tokens_changed(s->hub);
+    return st;
 }
 
 void pf_server_describe(pf_server *s, char *buf, size_t len) {
