@@ -153,6 +153,10 @@ static const opt opts[] = {
     {"flowfield-cache-bytes", "PATHD_FLOWFIELD_CACHE_BYTES", "flowfield_cache_bytes_per_map",
      OPT_INT, OFF(flowfield_cache_bytes), 64 * 1024 * 1024, 0, INT64_C(1) << 40,
      "bytes of cached flow fields per map version"},
+    {"max-request-expanded", "PATHD_MAX_REQUEST_EXPANDED", "max_request_expanded", OPT_INT,
+     OFF(max_request_expanded), INT64_C(1) << 28, 1, INT64_C(1) << 40,
+     "cells all the searches of one distance table, or one flow field, may settle together (413 "
+     "past it)"},
     {"max-table-entries", "PATHD_MAX_TABLE_ENTRIES", "max_table_entries", OPT_INT,
      OFF(max_table_entries), 10000, 1, 100000000,
      "sources x targets of one distance table (413 past it)"},

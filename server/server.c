@@ -141,7 +141,7 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
                              .guard = s->guard};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg, &s->metrics};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg, s->navq};
-    s->fields = (pf_fields_routes){s->registry, &s->metrics, &s->cfg};
+    s->fields = (pf_fields_routes){s->registry, &s->metrics, &s->cfg, s->mem};
     s->tables = (pf_tables_routes){s->registry, &s->metrics, &s->cfg};
     s->sessions_routes =
         (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg, s->mem};
