@@ -46,6 +46,15 @@ static const opt opts[] = {
     {"max-query-params", "PATHD_MAX_QUERY_PARAMS", "max_query_params", OPT_INT,
      OFF(max_query_params), 64, 1, 4096,
      "parameters in a request's query string, on every path (414 uri_too_long past it)"},
+    {"max-answer-bytes-per-connection", "PATHD_MAX_ANSWER_BYTES_PER_CONNECTION",
+     "max_answer_bytes_per_connection", OPT_INT, OFF(max_answer_bytes_per_conn),
+     INT64_C(64) << 20, 1024, INT64_C(1) << 40,
+     "largest answer body one connection is given (held until its client reads it; 507 past "
+     "it)"},
+    {"max-answer-bytes", "PATHD_MAX_ANSWER_BYTES", "max_answer_bytes", OPT_INT,
+     OFF(max_answer_bytes), INT64_C(256) << 20, 1024, INT64_C(1) << 40,
+     "answer bodies all connections together may hold unread (also charged to --max-memory); "
+     "a new answer past it is 503 with Retry-After"},
     {"max-map-cells", "PATHD_MAX_MAP_CELLS", "max_map_cells", OPT_INT, OFF(max_map_cells),
      4 * 1024 * 1024, 1, (INT64_C(256) * 1024 * 1024), "largest width x height of a map (413)"},
     {"max-map-side", "PATHD_MAX_MAP_SIDE", "max_map_side", OPT_INT, OFF(max_map_side), 8192, 1,

@@ -26,6 +26,8 @@ typedef struct pf_config {
     int64_t queue_limit;          /* jobs waiting for a worker before 503 */
     int64_t max_body_bytes;       /* request body limit (413) */
     int64_t max_query_params;     /* query string parameters, every path (414) */
+    int64_t max_answer_bytes_per_conn; /* an answer body one connection holds (507) */
+    int64_t max_answer_bytes;          /* answer bodies all connections hold unsent (503) */
     int64_t max_request_expanded; /* cells a table or flow field request settles (413) */
     int64_t max_map_cells;        /* width x height limit (413) */
     int64_t max_map_side;         /* width and height limit */

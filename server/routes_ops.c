@@ -151,6 +151,10 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
         pf_jsonw_kuint(&w, "open", cs.open);
         pf_jsonw_kuint(&w, "closed_slow_request", cs.closed_slow_request);
         pf_jsonw_kuint(&w, "closed_idle", cs.closed_idle);
+        pf_jsonw_kuint(&w, "answers_held", cs.answers_held);
+        pf_jsonw_kuint(&w, "answers_bytes", cs.answers_bytes);
+        pf_jsonw_kuint(&w, "answers_too_big", cs.answers_too_big);
+        pf_jsonw_kuint(&w, "answers_refused", cs.answers_refused);
         pf_jsonw_obj_end(&w);
         pf_jsonw_key(&w, "stream_closes");
         pf_jsonw_obj_begin(&w);

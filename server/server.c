@@ -123,8 +123,8 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
         snprintf(s->instance_buf[0], sizeof(s->instance_buf[0]), "pathd");
     }
     atomic_init(&s->instance, s->instance_buf[0]);
-    if ((st =
-             pf_conns_create(cfg->request_timeout_s * 1000, cfg->conn_timeout_s * 1000, &s->conns)))
+    if ((st = pf_conns_create(cfg->request_timeout_s * 1000, cfg->conn_timeout_s * 1000,
+                              cfg->max_answer_bytes_per_conn, cfg->max_answer_bytes, &s->conns)))
         goto out_free_hub;
     s->ops = (pf_ops_routes){.cfg = &s->cfg,
                              .metrics = &s->metrics,
