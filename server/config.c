@@ -47,8 +47,8 @@ static const opt opts[] = {
      OFF(max_query_params), 64, 1, 4096,
      "parameters in a request's query string, on every path (414 uri_too_long past it)"},
     {"max-answer-bytes-per-connection", "PATHD_MAX_ANSWER_BYTES_PER_CONNECTION",
-     "max_answer_bytes_per_connection", OPT_INT, OFF(max_answer_bytes_per_conn),
-     INT64_C(64) << 20, 1024, INT64_C(1) << 40,
+     "max_answer_bytes_per_connection", OPT_INT, OFF(max_answer_bytes_per_conn), INT64_C(64) << 20,
+     1024, INT64_C(1) << 40,
      "largest answer body one connection is given (held until its client reads it; 507 past "
      "it)"},
     {"max-answer-bytes", "PATHD_MAX_ANSWER_BYTES", "max_answer_bytes", OPT_INT,

@@ -198,8 +198,8 @@ static enum MHD_Result send_answer(pf_http *h, pf_req *r) {
     } else {
         held_answer *a = hold_answer(h, r);
         if (!a) return MHD_NO;
-        resp = MHD_create_response_from_buffer_with_free_callback_cls(a->n, a->buf,
-                                                                      answer_released, a);
+        resp = MHD_create_response_from_buffer_with_free_callback_cls(a->n, a->buf, answer_released,
+                                                                      a);
         if (!resp) {
             answer_released(a); /* r->resp is a->buf: it is freed there */
             r->resp = NULL;

@@ -77,9 +77,10 @@ START_TEST(table_json_answer_layout) {
     pf_table_write_answer(&w, &a);
     size_t n;
     char *s = pf_jsonw_take(&w, &n);
-    ck_assert_str_eq(s, "{\"costs\":[[0,1.5,null],[2,0,3.25]],\"paths\":[[[[0,0],[1,0]],null]],"
-                        "\"agent_size\":2,\"map_version\":7,\"stats\":{\"searches\":2,"
-                        "\"expanded\":40,\"unreachable\":6,\"direction\":\"backward\",\"time_us\":5}}");
+    ck_assert_str_eq(
+        s, "{\"costs\":[[0,1.5,null],[2,0,3.25]],\"paths\":[[[[0,0],[1,0]],null]],"
+           "\"agent_size\":2,\"map_version\":7,\"stats\":{\"searches\":2,"
+           "\"expanded\":40,\"unreachable\":6,\"direction\":\"backward\",\"time_us\":5}}");
     free(s);
     pf_jsonw_free(&pw);
 }
