@@ -259,7 +259,7 @@ static void worker_main(void *arg) {
             if (!tl_requeued) p->completed++;
             if (kind == PF_JOB_BUILD) {
                 p->running_builds--;
-                p->completed_builds++;
+                if (!tl_requeued) p->completed_builds++;
                 /* A build slot opened: a worker may be waiting for it. */
                 if (p->builds.len > 0) uv_cond_broadcast(&p->cv);
             }
@@ -350,7 +350,12 @@ void pf_pool_requeue(pf_pool *p, pf_pool_job *job) {
     uv_mutex_lock(&p->mu);
     tl_requeued = true;
     p->requeued++;
-    enqueue_search(p, job);
+    if (job->kind == PF_JOB_BUILD) {
+        job->seq = p->seq++; /* queued now: after the searches already waiting */
+        fifo_push(&p->builds, job);
+    } else {
+        enqueue_search(p, job);
+    }
     note_deadline(p, job);
     uv_cond_signal(&p->cv);
     uv_mutex_unlock(&p->mu);

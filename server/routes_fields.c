@@ -113,9 +113,16 @@ static bool slice_over(void *ud) {
     return pf_clock_now_ns() >= job->slice_end;
 }
 
+/* What begin_field did. */
+typedef enum begin_outcome {
+    BEGUN = 0, /* the search is started */
+    ANSWERED,  /* an error was answered */
+    REQUEUED   /* queued again as a build: r is not the caller's now */
+} begin_outcome;
+
 /* The first slice: the agent's grid, the box, the goals, the search
- * started. false when it answered (an error). */
-static bool begin_field(pf_req *r, pf_search_ctx *ctx, field_job *job) {
+ * started. */
+static begin_outcome begin_field(pf_req *r, pf_search_ctx *ctx, field_job *job) {
     pf_fields_routes *m = job->m;
     const pf_mapver *mv = job->mv;
     const pf_flow_request *q = &job->q;
@@ -124,17 +131,27 @@ static bool begin_field(pf_req *r, pf_search_ctx *ctx, field_job *job) {
     pf_proto_error e;
     size_t reserved;
     pf_status st;
-    /* The agent's grid, built (within the memory budget) on first use. */
+    /* The agent's grid, built (within the memory budget and the deadline)
+     * on first use, in the build queue (pf_req_run_as_build). */
+    if (pf_planner_agent_pending(mv->planner, q->agent_size, false) && pf_req_run_as_build(r))
+        return REQUEUED;
     if (pf_mapver_reserve_agent(mv, q->agent_size, false, &reserved, "agent_size", &e)) {
         pf_req_answer_perror(r, &e);
-        return false;
+        return ANSWERED;
     }
-    st = pf_planner_agent_grid(mv->planner, q->agent_size, &g);
+    {
+        pf_build_stop bs = pf_build_stop_make(pf_clock_deadline_passed, &job->deadline_ns);
+        st = pf_planner_agent_grid(mv->planner, q->agent_size, &bs, &g);
+    }
     pf_mapver_settle(mv, reserved);
+    if (st == PF_ECANCELED) {
+        answer_deadline(r, job);
+        return ANSWERED;
+    }
     if (st) {
         pf_req_answer_error(r, pf_error_for_status(st), NULL, "Preparing agent size %d failed: %s.",
                             (int)q->agent_size, pf_status_str(st));
-        return false;
+        return ANSWERED;
     }
     job->box = (pf_box){0, 0, pf_grid_width(g), pf_grid_height(g)};
     if (q->has_region) {
@@ -145,7 +162,7 @@ static bool begin_field(pf_req *r, pf_search_ctx *ctx, field_job *job) {
                                 "The region %dx%d at (%d,%d) does not lie inside the %dx%d map.",
                                 (int)job->box.w, (int)job->box.h, (int)job->box.x, (int)job->box.y,
                                 (int)pf_grid_width(g), (int)pf_grid_height(g));
-            return false;
+            return ANSWERED;
         }
     }
     if ((int64_t)job->box.w * job->box.h > m->cfg->max_flowfield_cells) {
@@ -155,11 +172,11 @@ static bool begin_field(pf_req *r, pf_search_ctx *ctx, field_job *job) {
                             (long long)m->cfg->max_flowfield_cells,
                             q->has_region ? "this region" : "the whole map",
                             (long long)job->box.w * job->box.h);
-        return false;
+        return ANSWERED;
     }
     if (check_goals(g, q, job->box, &e)) {
         pf_req_answer_perror(r, &e);
-        return false;
+        return ANSWERED;
     }
     memset(&fq, 0, sizeof(fq));
     fq.goals = q->goals;
@@ -172,9 +189,9 @@ static bool begin_field(pf_req *r, pf_search_ctx *ctx, field_job *job) {
     if ((st = pf_flowfield_start(ctx, g, &fq, &job->b, NULL))) {
         pf_req_answer_error(r, pf_error_for_status(st), NULL, "The flow field failed: %s.",
                             pf_status_str(st));
-        return false;
+        return ANSWERED;
     }
-    return true;
+    return BEGUN;
 }
 
 /* Writes, caches and answers the field. */
@@ -224,7 +241,11 @@ static void run_field(pf_req *r, pf_search_ctx *ctx) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         goto out_finish;
     }
-    if (!job->b && !begin_field(r, ctx, job)) goto out_finish;
+    if (!job->b) {
+        begin_outcome b = begin_field(r, ctx, job);
+        if (b == REQUEUED) return; /* the agent's grid is built first, in the build queue */
+        if (b == ANSWERED) goto out_finish;
+    }
     for (;;) {
         size_t hold;
         job->slice_end = pf_clock_now_ns() + (uint64_t)job->m->cfg->slice_ms * 1000000ull;

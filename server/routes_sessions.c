@@ -76,14 +76,12 @@ static void run_session(pf_req *r, pf_search_ctx *ctx) {
     pf_req_finish(r);
 }
 
-/* Queues run_session; a refused job lets the session go at once. A
- * session request has the default deadline for its wait in the queue (its
- * D* Lite plan itself runs to the end). A create is a write (pool.h's write
- * lane): it runs before the searches queued after it. */
-static void dispatch_session(pf_req *r, session_job *job) {
+/* Queues run_session as `kind`; a refused job lets the session go at
+ * once. A session request has the default deadline for its wait in the
+ * queue (its D* Lite plan itself runs to the end). */
+static void dispatch_session(pf_req *r, session_job *job, pf_job_kind kind) {
     pf_req_set_deadline(r, pf_req_arrival_ns(r) + (uint64_t)job->m->cfg->deadline_ms * 1000000ull);
-    if (!pf_req_dispatch(r, job->created ? PF_JOB_BUILD : PF_JOB_SEARCH, run_session))
-        let_go(job, false);
+    if (!pf_req_dispatch(r, kind, run_session)) let_go(job, false);
 }
 
 void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
@@ -97,6 +95,10 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
     size_t reserve;
     size_t len;
     const char *body = pf_req_body(r, &len);
+    /* A create is a write (pool.h's write lane): it runs before the
+     * searches queued after it. (Its first plan may build a new agent
+     * size's grid, a build's work, which the lane runs too.) */
+    pf_job_kind kind = PF_JOB_BUILD;
 
     if (pf_session_request_parse(body, len, cfg->session_max_ttl_s, &q, &e)) {
         pf_req_answer_perror(r, &e);
@@ -193,7 +195,7 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
     }
     pf_session_set_owner(job->session, pf_req_principal(r));
     job->created = true;
-    dispatch_session(r, job);
+    dispatch_session(r, job, kind);
 }
 
 /* Whether the request's token may use the route's session: a read token
@@ -228,7 +230,7 @@ static bool hold_session(pf_req *r, session_job *job) {
 
 void pf__route_session_get(pf_req *r, pf_sessions_routes *m) {
     session_job *job = new_job(r, m);
-    if (job && hold_session(r, job)) dispatch_session(r, job);
+    if (job && hold_session(r, job)) dispatch_session(r, job, PF_JOB_SEARCH);
 }
 
 void pf__route_session_updates(pf_req *r, pf_sessions_routes *m) {
@@ -243,7 +245,7 @@ void pf__route_session_updates(pf_req *r, pf_sessions_routes *m) {
         pf_req_answer_perror(r, &e);
         return;
     }
-    if (hold_session(r, job)) dispatch_session(r, job);
+    if (hold_session(r, job)) dispatch_session(r, job, PF_JOB_SEARCH);
 }
 
 void pf__route_session_delete(pf_req *r, pf_sessions_routes *m) {

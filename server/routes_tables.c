@@ -63,33 +63,49 @@ static void answer_deadline(pf_req *r, const table_job *job) {
                         (unsigned long long)((job->deadline_ns - job->t0_ns) / 1000000ull));
 }
 
-/* The first slice: the agent's grid, the points, the run. false when it
- * answered (an error). */
-static bool begin_table(pf_req *r, pf_search_ctx *ctx, table_job *job) {
+/* What begin_table did. */
+typedef enum begin_outcome {
+    BEGUN = 0, /* the run is ready */
+    ANSWERED,  /* an error was answered */
+    REQUEUED   /* queued again as a build: r is not the caller's now */
+} begin_outcome;
+
+/* The first slice: the agent's grid, the points, the run. */
+static begin_outcome begin_table(pf_req *r, pf_search_ctx *ctx, table_job *job) {
     const pf_table_request *q = &job->q;
     pf_proto_error e;
     size_t reserved;
     pf_status st;
+    /* The agent's grid, built (within the memory budget and the deadline)
+     * on first use, in the build queue (pf_req_run_as_build). */
+    if (pf_planner_agent_pending(job->mv->planner, q->agent_size, false) && pf_req_run_as_build(r))
+        return REQUEUED;
     if (!ctx || !(job->costs = malloc(q->nsources * q->ntargets * sizeof(*job->costs)))) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
-        return false;
+        return ANSWERED;
     }
-    /* The agent's grid, built (within the memory budget) on first use. */
     if (pf_mapver_reserve_agent(job->mv, q->agent_size, false, &reserved, "agent_size", &e)) {
         pf_req_answer_perror(r, &e);
-        return false;
+        return ANSWERED;
     }
-    st = pf_planner_agent_grid(job->mv->planner, q->agent_size, &job->g);
+    {
+        pf_build_stop bs = pf_build_stop_make(pf_clock_deadline_passed, &job->deadline_ns);
+        st = pf_planner_agent_grid(job->mv->planner, q->agent_size, &bs, &job->g);
+    }
     pf_mapver_settle(job->mv, reserved);
+    if (st == PF_ECANCELED) {
+        answer_deadline(r, job);
+        return ANSWERED;
+    }
     if (st) {
         pf_req_answer_error(r, pf_error_for_status(st), NULL, "Preparing agent size %d failed: %s.",
                             (int)q->agent_size, pf_status_str(st));
-        return false;
+        return ANSWERED;
     }
     if (check_points(job->g, q->sources, q->nsources, "sources", q->agent_size, &e) ||
         check_points(job->g, q->targets, q->ntargets, "targets", q->agent_size, &e)) {
         pf_req_answer_perror(r, &e);
-        return false;
+        return ANSWERED;
     }
     job->t.g = job->g;
     job->t.sources = q->sources;
@@ -102,8 +118,13 @@ static bool begin_table(pf_req *r, pf_search_ctx *ctx, table_job *job) {
      * grid's moves are base moves (clearance.h's footprint rule: every
      * step of the square is a step of its anchor cell under the map's
      * rule), so cells apart on the base grid are apart for every agent.
-     * NULL (no memory for them) only costs the searches. */
-    job->t.components = pf_planner_cuts(job->mv->planner);
+     * NULL (no memory for them, or the deadline passed while they were
+     * built) only costs the searches. */
+    {
+        /* Built once per version, under this request's deadline. */
+        pf_build_stop bs = pf_build_stop_make(pf_clock_deadline_passed, &job->deadline_ns);
+        job->t.components = pf_planner_cuts(job->mv->planner, &bs);
+    }
     job->t.max_expanded = (uint64_t)job->m->cfg->max_request_expanded;
     job->t.stop = pf_clock_deadline_passed;
     job->t.stop_ud = &job->deadline_ns;
@@ -111,14 +132,14 @@ static bool begin_table(pf_req *r, pf_search_ctx *ctx, table_job *job) {
     if ((st = pf_table_run_init(&job->t))) {
         pf_req_answer_error(r, pf_error_for_status(st), NULL, "The table failed: %s.",
                             pf_status_str(st));
-        return false;
+        return ANSWERED;
     }
     if (q->paths) {
         pf_jsonw_init(&job->pw, q->nsources * q->ntargets * 64 + 16);
         pf_jsonw_arr_begin(&job->pw);
     }
     job->begun = true;
-    return true;
+    return BEGUN;
 }
 
 /* The paths of the row the last search ran, into job->pw. PF_ELIMIT once
@@ -188,7 +209,11 @@ static void run_table(pf_req *r, pf_search_ctx *ctx) {
         answer_deadline(r, job);
         goto out_finish;
     }
-    if (!job->begun && !begin_table(r, ctx, job)) goto out_finish;
+    if (!job->begun) {
+        begin_outcome b = begin_table(r, ctx, job);
+        if (b == REQUEUED) return; /* the agent's grid is built first, in the build queue */
+        if (b == ANSWERED) goto out_finish;
+    }
     if (!ctx) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         goto out_finish;

@@ -638,8 +638,9 @@ START_TEST(http_slow_readers_bounded) {
     /* The big answers held, and perhaps a short refusal not yet sent. */
     ck_assert_int_ge((int)it_num(j, "connections.answers_held"), held);
     ck_assert_int_le(it_num(j, "connections.answers_bytes"), 25165824.0);
-    ck_assert(it_num(j, "connections.answers_bytes") >= (double)held * (double)one);
-    ck_assert(it_num(j, "memory.answers_bytes") >= (double)held * (double)one);
+    /* (A cached answer's stats differ from the first one's by a few bytes.) */
+    ck_assert(it_num(j, "connections.answers_bytes") >= (double)held * (double)(one - 256));
+    ck_assert(it_num(j, "memory.answers_bytes") >= (double)held * (double)(one - 256));
     ck_assert_int_eq((int)it_num(j, "connections.answers_refused"), refused);
     cJSON_Delete(j);
     rss1 = it_rss_kib(s.pid);

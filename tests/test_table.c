@@ -83,7 +83,7 @@ START_TEST(table_property_random_maps) {
         ck_assert_int_eq(pf_planner_create(g0, &po, &p), PF_OK);
         const pf_grid *base = pf_planner_grid(p), *g;
         int32_t n = m % 5 == 4 ? 2 : 1, w = pf_grid_width(base);
-        ck_assert_int_eq(pf_planner_agent_grid(p, n, &g), PF_OK);
+        ck_assert_int_eq(pf_planner_agent_grid(p, n, NULL, &g), PF_OK);
         pf_point src[8], tgt[8];
         size_t ns = 1 + tu_below(&st, 8), nt = 1 + tu_below(&st, 8);
         if (pf_grid_walkable_count(g) == 0) {
@@ -163,10 +163,10 @@ START_TEST(table_components_skip_unreachable) {
         memset(&po, 0, sizeof(po));
         ck_assert_int_eq(pf_planner_create(g0, &po, &p), PF_OK);
         const pf_grid *base = pf_planner_grid(p), *g;
-        const struct pf_cuts *k = pf_planner_cuts(p);
+        const struct pf_cuts *k = pf_planner_cuts(p, NULL);
         int32_t n = m % 5 == 4 ? 2 : 1, w = pf_grid_width(base);
         ck_assert_ptr_nonnull(k);
-        ck_assert_int_eq(pf_planner_agent_grid(p, n, &g), PF_OK);
+        ck_assert_int_eq(pf_planner_agent_grid(p, n, NULL, &g), PF_OK);
         pf_point src[8], tgt[8];
         size_t ns = 1 + tu_below(&st, 8), nt = 1 + tu_below(&st, 8);
         if (pf_grid_walkable_count(g) == 0) {
@@ -253,7 +253,7 @@ START_TEST(table_components_textbook_and_cap) {
     t.ns = 2;
     t.targets = right;
     t.nt = 2;
-    t.components = pf_planner_cuts(p);
+    t.components = pf_planner_cuts(p, NULL);
     t.costs = c;
     ck_assert_int_eq(pf_table_run_init(&t), PF_OK);
     while (!pf_table_run_done(&t)) ck_assert_int_eq(pf_table_run_next(ctx, &t), PF_OK);
