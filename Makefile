@@ -33,7 +33,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
                [ -f $(RECAST_INC)/DetourTileCache.h ] && command -v $(CXX) >/dev/null 2>&1 && echo 1)
 
-.PHONY: FORCE all test test-run run bench bench-http bench-wrk bench-fleet bench-auth fuzz deps js-deps \
+.PHONY: FORCE all test test-run run bench bench-http bench-wrk bench-fleet bench-auth bench-json bench-viewer fuzz deps js-deps \
         tool-deps fleet-deps test-tools fuzz-deps clean format-check format cppcheck suites-list spec-deps spec-lint \
         clients-test clients-c-test clients-node-test clients-csharp-test cxx-deps mono-deps node-deps \
         curl-deps first-contact-test promtool-deps viewer-test chromium-deps \
@@ -42,7 +42,7 @@ HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exist
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
 # flags pkg-config now gives.
-all test run bench bench-http bench-wrk bench-fleet bench-auth fuzz test-run clients-test clients-c-test clients-node-test \
+all test run bench bench-http bench-wrk bench-fleet bench-auth bench-json bench-viewer fuzz test-run clients-test clients-c-test clients-node-test \
 clients-csharp-test first-contact-test viewer-test test-tsan test-tsan-run: deps
 	@$(MAKE) --no-print-directory $@
 else
@@ -306,10 +306,17 @@ viewer-test: $(PATHD) $(BROWSER_STAMP) chromium-deps
 	PATHD_BIN=$(abspath $(PATHD)) CHROMIUM=/usr/bin/chromium BROWSER_ARTIFACTS=$(abspath build/browser) \
 	  node --test tests/browser/
 
+# The viewer's frame times on a 1024x1024 map: the viewer test prints them
+# and saves them to build/browser/frame-times.json; no test holds them to
+# a budget (a shared machine's wall clock is not an assertion).
+bench-viewer: viewer-test
+	@node -e 'const f = require("./build/browser/frame-times.json"); \
+	  console.log(`bench-viewer: 1024x1024 map, two panes: median $${f.median.toFixed(1)} ms, p95 $${f.p95.toFixed(1)} ms, max $${f.max.toFixed(1)} ms a frame`)'
+
 run: $(PATHD)
 	./scripts/run-demo.sh $(PATHD)
 
-bench: $(BENCH)
+bench: $(BENCH) bench-json
 	@if [ ! -d "$(PATHD_BENCH_DIR)" ]; then \
 	  echo "bench: skipped: PATHD_BENCH_DIR=$(PATHD_BENCH_DIR) does not exist"; exit 0; fi; \
 	for a in astar dijkstra jps hpa; do \
@@ -327,6 +334,15 @@ bench-auth: $(OUT)/bench-auth
 $(OUT)/bench-auth: scripts/bench-auth.c server/auth.c server/auth.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) scripts/bench-auth.c server/auth.c -o $@ $(LIBS) $(LDFLAGS_SAN)
+
+# What a path answer costs to write, jsonw against a cJSON tree
+# (scripts/bench-json.c; the figure the proto tests used to time).
+bench-json: $(OUT)/bench-json
+	$(OUT)/bench-json
+
+$(OUT)/bench-json: scripts/bench-json.c $(PROTO_OBJ) $(OUT)/libpathd_nav.a $(OUT)/libpathd_core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $^ -o $@ $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
 
 # Issue 5's throughput target: wrk on /healthz and on HPA* paths, side by
 # side (scripts/bench-wrk.sh documents its settings: MAP, CACHE, ...).

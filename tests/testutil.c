@@ -6,10 +6,12 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 uint64_t tu_seed(const char *test, uint64_t dflt) {
@@ -250,6 +252,17 @@ const char *tu_bench_dir(void) {
 bool tu_in_ci(void) {
     const char *ci = getenv("CI");
     return ci && (strcmp(ci, "true") == 0 || strcmp(ci, "1") == 0);
+}
+
+void tu_waiting(unsigned *polls, const char *what) {
+    unsigned n = ++*polls;
+    if (n >= 4096 && (n & (n - 1)) == 0) fprintf(stderr, "still waiting (%u polls): %s\n", n, what);
+    if (n <= 16) {
+        sched_yield();
+    } else {
+        struct timespec nap = {0, 2 * 1000 * 1000}; /* pacing, not synchronisation */
+        nanosleep(&nap, NULL);
+    }
 }
 
 void tu_skip(const char *fn, const char *why) {

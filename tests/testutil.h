@@ -51,6 +51,16 @@ bool tu_in_ci(void);
  * printed). */
 #define TU_SKIP_LOG_ENV "PATHD_SKIP_LOG"
 
+/* Waiting without a clock (STYLE: time is not an assertion). A test that
+ * waits for another thread or process to do something polls, calling
+ * tu_waiting(&polls, "what") each round (polls starts at 0): only the
+ * awaited event or the test's Check timeout (scaled by
+ * CK_TIMEOUT_MULTIPLIER for the sanitizer builds) ends the wait. After
+ * 4096, 8192, ... polls (seconds) it prints "still waiting (<n> polls):
+ * <what>" so that a timeout says what it waited for. Yields the CPU, then
+ * naps 2 ms a poll (pacing, so a poll loop does not hog a shared core). */
+void tu_waiting(unsigned *polls, const char *what);
+
 /* The seed of a random test: PATHD_SEED from the environment, else `dflt`.
  * Printed to stderr with the test's name so a failure can be replayed with
  * PATHD_SEED=<seed>. */
