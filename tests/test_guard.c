@@ -694,8 +694,8 @@ static void wss_stream(const hc_server *s, const char *cert) {
     size_t n;
     int rc;
     if (system("node --version >/dev/null 2>&1") != 0 || stat("tests/js/node_modules/ws", &st) != 0)
-        TU_SKIP("node or tests/js/node_modules missing (make installs them with npm ci --prefix "
-                "tests/js)");
+        TU_SKIP_UNLESS_CI("node or tests/js/node_modules missing (make test installs them with "
+                          "npm ci --prefix tests/js)");
     snprintf(args, sizeof(args),
              "--cacert '%s' -i -X POST -H 'Authorization: Bearer %s' -H 'Content-Type: "
              "application/json' -d '{\"start\":[0,0],\"goal\":[9,0]}' "

@@ -330,21 +330,6 @@ START_TEST(http_connection_limits) {
 }
 END_TEST
 
-/* A free loopback port (bound and released: the server takes it next). */
-static int free_port(void) {
-    struct sockaddr_in sa;
-    socklen_t len = sizeof(sa);
-    int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-    port = ntohs(sa.sin_port);
-    close(fd);
-    return port;
-}
-
 /* Sends `bytes` one at a time every `every_ms` (so an idle timer never
  * fires) until the server closes the connection (EOF or reset); returns
  * how many bytes were sent. A server that never closes it ends the test at
@@ -461,7 +446,7 @@ START_TEST(http_health_listener_during_slowloris) {
     hc_server s;
     hc_resp r;
     unsigned polls = 0;
-    snprintf(port, sizeof(port), "%d", free_port());
+    snprintf(port, sizeof(port), "%u", (unsigned)tu_free_port());
     snprintf(limit, sizeof(limit), "%d", 32);
     s = it_start(ARGS("--max-connections", limit, "--max-streams", "8", "--max-per-ip", "0",
                       "--io-threads", "1", "--health-port", port, "--request-timeout", "3600"));

@@ -173,8 +173,8 @@ START_TEST(stream_npm_ws_client) {
                                        "{\"doors\":[{\"id\":\"gate\",\"open\":false}]}", NULL};
     if (system("node --version >/dev/null 2>&1") != 0 ||
         stat("tests/js/node_modules/ws", &st) != 0) {
-        TU_SKIP("node or tests/js/node_modules missing (make test installs them with npm ci "
-                "--prefix tests/js when the npm registry is reachable)");
+        TU_SKIP_UNLESS_CI("node or tests/js/node_modules missing (make test installs them with "
+                          "npm ci --prefix tests/js)");
     }
     s = it_start(ARGS("--workers", "2"));
     it_put_door_map(&s, "d");
