@@ -525,7 +525,7 @@ START_TEST(http_query_params_limit_every_path) {
     hc_resp r;
     int health;
     cJSON *j;
-    snprintf(port, sizeof(port), "%d", free_port());
+    snprintf(port, sizeof(port), "%u", (unsigned)tu_free_port());
     s = it_start(ARGS("--health-port", port, "--request-timeout", "3"));
     health = atoi(port);
     j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
