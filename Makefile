@@ -346,7 +346,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_BIN := build/fuzz/fuzz_inputs
 # proto/nav_info.c reads navmesh versions (the C++ shim): not in the fuzz
 # build, which links no C++; the OBJ reader and the navmesh defaults are C.
-FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(filter-out proto/nav_info.c,$(PROTO_SRC)) \
+FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(filter-out proto/nav_info.c proto/mesh_json.c,$(PROTO_SRC)) \
             nav/obj.c nav/navconf.c server/ws.c server/store.c server/router.c \
             server/auth.c server/http_strict.c server/guard.c server/config.c
 
