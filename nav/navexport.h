@@ -32,26 +32,26 @@ extern "C" {
 #define PF_NAV_POLY_VERTS_MAX 6
 
 typedef struct pf_nav_tile_view {
-    int32_t x, z, layer;     /* the tile's place in the tile grid, its height layer */
-    uint32_t ref_base;       /* polygon p's reference is ref_base | p */
-    const float *verts;      /* 3 floats a vertex */
-    uint32_t nverts;         /* [0, 65535] */
-    const float *dverts;     /* detail vertices, 3 floats each */
-    uint32_t ndverts;        /* 0 when the tile has no detail mesh */
-    uint32_t npolys;         /* polygons, off-mesh links' included */
-    uint32_t ntris;          /* surface triangles of all its polygons */
-    uint32_t nlinks;         /* off-mesh links starting in this tile */
-    float bmin[3], bmax[3];  /* the tile's bounds */
+    int32_t x, z, layer;    /* the tile's place in the tile grid, its height layer */
+    uint32_t ref_base;      /* polygon p's reference is ref_base | p */
+    const float *verts;     /* 3 floats a vertex */
+    uint32_t nverts;        /* [0, 65535] */
+    const float *dverts;    /* detail vertices, 3 floats each */
+    uint32_t ndverts;       /* 0 when the tile has no detail mesh */
+    uint32_t npolys;        /* polygons, off-mesh links' included */
+    uint32_t ntris;         /* surface triangles of all its polygons */
+    uint32_t nlinks;        /* off-mesh links starting in this tile */
+    float bmin[3], bmax[3]; /* the tile's bounds */
 } pf_nav_tile_view;
 
 typedef struct pf_nav_poly_view {
     uint16_t verts[PF_NAV_POLY_VERTS_MAX]; /* indices into the tile's verts */
     uint8_t nverts;                        /* 3..6; 2 for a link */
-    uint8_t area;    /* Detour area id: 63 ground, else navmesh.h's area ids */
-    bool enabled;    /* false: a disabled area's polygon (no query walks it) */
-    bool link;       /* an off-mesh link's polygon (no surface, no triangles) */
-    uint8_t walls;   /* bit j: edge verts[j]..verts[j+1] is a wall (no neighbour) */
-    uint32_t ntris;  /* its surface triangles */
+    uint8_t area;   /* Detour area id: 63 ground, else navmesh.h's area ids */
+    bool enabled;   /* false: a disabled area's polygon (no query walks it) */
+    bool link;      /* an off-mesh link's polygon (no surface, no triangles) */
+    uint8_t walls;  /* bit j: edge verts[j]..verts[j+1] is a wall (no neighbour) */
+    uint32_t ntris; /* its surface triangles */
 } pf_nav_poly_view;
 
 typedef struct pf_nav_link_view {
@@ -88,13 +88,13 @@ bool pf_navmesh_area_box(const pf_navmesh *nm, uint32_t i, uint32_t k, pf_nav_bo
 
 /* Totals over every tile of nm, for sizing an export before writing it. */
 typedef struct pf_nav_export_counts {
-    uint32_t tiles;   /* non-empty slots */
-    uint64_t verts;   /* polygon vertices */
-    uint64_t dverts;  /* detail vertices */
-    uint64_t polys;   /* polygons, links' included */
-    uint64_t tris;    /* surface triangles */
-    uint64_t links;   /* off-mesh links */
-    uint64_t boxes;   /* boxes of the areas */
+    uint32_t tiles;  /* non-empty slots */
+    uint64_t verts;  /* polygon vertices */
+    uint64_t dverts; /* detail vertices */
+    uint64_t polys;  /* polygons, links' included */
+    uint64_t tris;   /* surface triangles */
+    uint64_t links;  /* off-mesh links */
+    uint64_t boxes;  /* boxes of the areas */
 } pf_nav_export_counts;
 
 void pf_navmesh_export_counts(const pf_navmesh *nm, pf_nav_export_counts *out);

@@ -45,7 +45,7 @@
 #include "obj.h"
 
 typedef struct pf_mesh_options {
-    bool triangles; /* the surface triangles (and detail vertices) */
+    bool triangles;      /* the surface triangles (and detail vertices) */
     const pf_obj *input; /* the input geometry to add, or NULL ("input": null) */
 } pf_mesh_options;
 

@@ -67,8 +67,8 @@ static void run_mesh(pf_req *r, pf_search_ctx *ctx) {
         if (o.input && (without = pf_mesh_size_bound(mv->nav, &less)) <= limit) {
             field = "input";
             hint = "ask without input=true";
-        } else if (o.triangles && (less.triangles = false, pf_mesh_size_bound(mv->nav, &less)) <=
-                                      limit) {
+        } else if (o.triangles &&
+                   (less.triangles = false, pf_mesh_size_bound(mv->nav, &less)) <= limit) {
             field = "triangles";
             hint = "ask with triangles=false";
         }
