@@ -23,10 +23,12 @@
  *           handler runs): OPEN (probes, the viewer page), READ (paths,
  *           sessions, every GET), WRITE (map uploads, PATCH, DELETE);
  *   module  the resource file its handler is in: ops (routes_ops.c), maps
- *           (routes_maps.c; the navmesh export in routes_mesh.c), paths (routes_paths.c), fields
- * (flow fields, routes_fields.c), tables (distance tables, routes_tables.c), sessions
- * (routes_sessions.c), crowds (routes_crowds.c). The handler, void pf__route_<name>(pf_req *r,
- * pf_<module>_routes *m), receives that module's context and nothing else.
+ *           (routes_maps.c, and the navmesh export in routes_mesh.c),
+ *           paths (routes_paths.c), fields (flow fields, routes_fields.c),
+ *           tables (distance tables, routes_tables.c), sessions
+ *           (routes_sessions.c), crowds (routes_crowds.c). The handler,
+ *             void pf__route_<name>(pf_req *r, pf_<module>_routes *m),
+ *           receives that module's context and nothing else.
  *
  * From these rows come the route enum, the metrics labels, the router's
  * table (404, 405 with its Allow header, 400 for a bad map id, 415), and
