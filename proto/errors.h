@@ -57,6 +57,8 @@
     XX(BODY_TOO_LARGE,     "body_too_large",         413,                                          \
            "The body is larger than this server accepts.")                                         \
     XX(LIMIT_EXCEEDED,     "limit_exceeded",         413, "A limit of this server was exceeded.")  \
+    XX(URI_TOO_LONG,       "uri_too_long",           414,                                          \
+           "The request target has more query parameters than this server accepts.")               \
     XX(UNSUPPORTED_MEDIA,  "unsupported_media_type", 415,                                          \
            "The Content-Type is not accepted here.")                                               \
     XX(HOST_NOT_ALLOWED,   "host_not_allowed",       421,                                          \
