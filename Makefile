@@ -113,9 +113,19 @@ $(OUT)/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) -isystem $(RECAST_INC) $(CXXFLAGS) -MMD -MP -c $< -o $@
 
-$(OUT)/gen/viewer_html.c: server/viewer.html
+# The page is server/viewer.html with each "<!-- include F -->" line
+# replaced by server/F inside a <script>: one self-contained page, nothing
+# fetched from elsewhere (docs/viewer.md).
+VIEWER_PARTS := server/viewer.html $(wildcard server/viewer_*.js)
+$(OUT)/gen/viewer.html: $(VIEWER_PARTS)
 	@mkdir -p $(dir $@)
-	@{ echo '/* Generated from server/viewer.html by the Makefile. */'; \
+	@awk '/^<!-- include [A-Za-z0-9_.-]+ -->$$/ { f = "server/" $$3; print "<script>"; \
+	  while ((getline l < f) > 0) print l; if (close(f) != 0) { print "missing " f > "/dev/stderr"; exit 1 }; \
+	  print "</script>"; next } { print }' server/viewer.html > $@.tmp && mv $@.tmp $@
+
+$(OUT)/gen/viewer_html.c: $(OUT)/gen/viewer.html
+	@mkdir -p $(dir $@)
+	@{ echo '/* Generated from server/viewer.html (and its scripts) by the Makefile. */'; \
 	  echo '#include <stddef.h>'; \
 	  echo 'extern const unsigned char pf_viewer_html[];'; \
 	  echo 'extern const size_t pf_viewer_html_len;'; \
