@@ -151,12 +151,16 @@ $(BUILD_INFO_OBJ): $(OUT)/gen/build_info.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# Made anew each time: `ar rcs` never drops a member, so an object whose
+# source was removed (nav/navmesh.cpp, split) would stay and be linked.
 $(OUT)/libpathd_core.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(OUT)/libpathd_nav.a: $(NAV_OBJ)
 	@mkdir -p $(dir $@)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(PATHD): $(call obj,server/main.c) $(SERVER_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_nav.a \

@@ -473,6 +473,116 @@ START_TEST(routes_mesh_changes) {
 }
 END_TEST
 
+/* Whether point p (x/z) is inside polygon poly of tile (with a margin). */
+static bool poly_has(const cJSON *tile, const cJSON *poly, const double p[3], double margin) {
+    int n = cJSON_GetArraySize(poly), sign = 0;
+    for (int k = 0; k < n; k++) {
+        double a[3], b[3], cr;
+        tile_vertex(tile, cJSON_GetArrayItem(poly, k)->valueint, a);
+        tile_vertex(tile, cJSON_GetArrayItem(poly, (k + 1) % n)->valueint, b);
+        cr = (b[0] - a[0]) * (p[2] - a[2]) - (b[2] - a[2]) * (p[0] - a[0]);
+        cr /= fmax(1e-9, hypot(b[0] - a[0], b[2] - a[2]));
+        if (fabs(cr) <= margin) continue;
+        if (sign && (cr > 0 ? 1 : -1) != sign) return false;
+        sign = cr > 0 ? 1 : -1;
+    }
+    return true;
+}
+
+/* The polygon of reference ref in the mesh answer: its tile and itself. */
+static const cJSON *poly_of(const cJSON *mesh, uint32_t ref, const cJSON **tile_out) {
+    const cJSON *tile;
+    cJSON_ArrayForEach(tile, it_get(mesh, "tiles")) {
+        uint32_t base = (uint32_t)it_num(tile, "ref");
+        int n = cJSON_GetArraySize(it_get(tile, "polygons"));
+        if (ref >= base && ref < base + (uint32_t)n) {
+            *tile_out = tile;
+            return cJSON_GetArrayItem(it_get(tile, "polygons"), (int)(ref - base));
+        }
+    }
+    return NULL;
+}
+
+/* corridor=true names the corridor's polygons by the references the mesh
+ * export gives: the first holds the snapped start, the last the goal, each
+ * next one shares an edge with the one before (the walls reference), every
+ * path point lies in one of them; such answers are never cached. */
+START_TEST(routes_mesh_corridor) {
+    hc_server s = it_start(NULL);
+    obj_text o = level();
+    cJSON *mesh;
+    put_level(&s, "lvl", &o);
+    mesh = it_call(&s, "GET", "/v1/maps/lvl/mesh", NULL, NULL, 200);
+    for (int a = 0; a < 2; a++) {
+        /* From the floor's far corner up the ramp onto the deck. */
+        const float start[3] = {OX + 3, OY, OZ + 18}, goal[3] = {OX + 17, OY + 3, OZ + 2};
+        const char *extra =
+            a ? ",\"algorithm\":\"detour\",\"corridor\":true" : ",\"corridor\":true";
+        cJSON *j = it_nav_path(&s, "lvl", start, goal, extra), *again;
+        const cJSON *cor = it_get(j, "corridor"), *prev_tile = NULL, *prev = NULL, *ref;
+        int n = cJSON_GetArraySize(cor);
+        ck_assert(it_truth(j, "found"));
+        ck_assert_int_eq(n, (int)it_num(j, "polygons"));
+        ck_assert_int_gt(n, 2);
+        cJSON_ArrayForEach(ref, cor) {
+            const cJSON *tile = NULL, *poly = poly_of(mesh, (uint32_t)ref->valuedouble, &tile);
+            ck_assert_msg(poly != NULL, "corridor ref %.0f is no polygon of the mesh",
+                          ref->valuedouble);
+            if (prev) {
+                /* Adjacent: some edge of one lies along an edge of the other. */
+                bool adjacent = false;
+                int pn = cJSON_GetArraySize(prev), qn = cJSON_GetArraySize(poly);
+                for (int i = 0; i < pn && !adjacent; i++)
+                    for (int k = 0; k < qn && !adjacent; k++) {
+                        edge e, f;
+                        tile_vertex(prev_tile, cJSON_GetArrayItem(prev, i)->valueint, e.a);
+                        tile_vertex(prev_tile, cJSON_GetArrayItem(prev, (i + 1) % pn)->valueint,
+                                    e.b);
+                        tile_vertex(tile, cJSON_GetArrayItem(poly, k)->valueint, f.a);
+                        tile_vertex(tile, cJSON_GetArrayItem(poly, (k + 1) % qn)->valueint, f.b);
+                        adjacent = overlaps(&e, &f);
+                    }
+                ck_assert_msg(adjacent, "corridor polygons %.0f and the one before do not touch",
+                              ref->valuedouble);
+            }
+            prev = poly;
+            prev_tile = tile;
+        }
+        {
+            const cJSON *tile = NULL, *poly;
+            float p0[3], p1[3];
+            double d0[3], d1[3];
+            it_nav_point(j, 0, p0);
+            it_nav_point(j, it_nav_npoints(j) - 1, p1);
+            for (int k = 0; k < 3; k++) d0[k] = p0[k], d1[k] = p1[k];
+            poly = poly_of(mesh, (uint32_t)cJSON_GetArrayItem(cor, 0)->valuedouble, &tile);
+            ck_assert(poly_has(tile, poly, d0, 1e-3));
+            poly = poly_of(mesh, (uint32_t)cJSON_GetArrayItem(cor, n - 1)->valuedouble, &tile);
+            ck_assert(poly_has(tile, poly, d1, 1e-3));
+        }
+        /* Asked again: computed again, not served from the cache. */
+        again = it_nav_path(&s, "lvl", start, goal, extra);
+        ck_assert(!it_truth(again, "stats.cached"));
+        ck_assert_int_eq(cJSON_GetArraySize(it_get(again, "corridor")), n);
+        cJSON_Delete(again);
+        cJSON_Delete(j);
+    }
+    /* Without it, no corridor member. */
+    {
+        const float start[3] = {OX + 3, OY, OZ + 18}, goal[3] = {OX + 5, OY, OZ + 15};
+        cJSON *j = it_nav_path(&s, "lvl", start, goal, NULL);
+        ck_assert_ptr_null(cJSON_GetObjectItem(j, "corridor"));
+        cJSON_Delete(j);
+    }
+    it_call_error(&s, "POST", "/v1/maps/lvl/path", "application/json",
+                  "{\"start\":[1,2,3],\"goal\":[1,2,3],\"corridor\":1}", 400, "invalid_request",
+                  "corridor");
+    cJSON_Delete(mesh);
+    free(o.s);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_mesh) {
     Suite *s = suite_create("routes_mesh");
     TCase *tc = tcase_create("routes_mesh");
@@ -481,6 +591,7 @@ TU_SUITE(routes_mesh) {
     tcase_add_test(tc, routes_mesh_refusals);
     tcase_add_test(tc, routes_mesh_limit);
     tcase_add_test(tc, routes_mesh_changes);
+    tcase_add_test(tc, routes_mesh_corridor);
     suite_add_tcase(s, tc);
     return s;
 }
