@@ -461,7 +461,16 @@ const NAV = (() => {
       receive(j);
     };
     ws.onerror = () => { if (N.crowd === cr && !cr.received) pollCrowd(); };
-    ws.onclose = () => { if (N.crowd === cr) cr.ws = null; };
+    // Closed by the server while the crowd is still ours (a restart behind
+    // a proxy, a reaper): open it again; ticks missed meanwhile count as
+    // missed.
+    ws.onclose = () => {
+      if (N.crowd !== cr || cr.ws !== ws) return;
+      cr.ws = null;
+      if (cr.poll) return;
+      cr.reconnects = (cr.reconnects || 0) + 1;
+      setTimeout(() => { if (N.crowd === cr && !cr.ws) openStream(); }, 100);
+    };
   }
 
   // Without a WebSocket (a proxy that does not pass it, tokens): reads.
@@ -512,7 +521,7 @@ const NAV = (() => {
     box.textContent = "crowd " + cr.id.slice(0, 10) + "... " + cr.hz + " Hz, frame " + s.frame + ", t " + s.time_s.toFixed(2) +
       " s\n" + s.agents.length + " agents: " + Object.entries(count).map(([k, v]) => k + " " + v).join(", ") +
       "\nstates received " + cr.received + ", missed ticks " + cr.gaps + ", step " + s.stats.step_us + " us" +
-      (cr.ws ? " (stream)" : cr.poll ? " (polling)" : "");
+      (cr.ws ? " (stream)" : cr.poll ? " (polling)" : "") + (cr.reconnects ? ", reconnected " + cr.reconnects + "x" : "");
   }
 
   // ---- set up ----
