@@ -458,6 +458,8 @@ const NAV = (() => {
       let j;
       try { j = JSON.parse(ev.data); } catch (e) { return; }
       if (j.error) { say("crowd: " + j.error.code + ": " + j.error.message, true); return; }
+      // Ticks before the stream was open were never ours to miss.
+      if (!cr.streamed && j.crowd_id === cr.id) { cr.streamed = true; cr.lastFrame = Math.max(cr.lastFrame, j.frame - 1); }
       receive(j);
     };
     ws.onerror = () => { if (N.crowd === cr && !cr.received) pollCrowd(); };
