@@ -28,6 +28,9 @@ RECAST_INC := /usr/include/recastnavigation
 # Reference data, read in place; never copied into the repository.
 PATHD_BENCH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/movingai)
 export PATHD_BENCH_DIR
+# RecastDemo's nav_test.obj and its test cases (the viewer's browser tests).
+PATHD_MESH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/meshes)
+export PATHD_MESH_DIR
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
@@ -36,14 +39,14 @@ HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exist
 .PHONY: FORCE all test test-run run bench bench-http bench-wrk bench-fleet bench-auth fuzz deps js-deps \
         tool-deps fleet-deps test-tools fuzz-deps clean format-check format cppcheck suites-list spec-deps spec-lint \
         clients-test clients-c-test clients-node-test clients-csharp-test cxx-deps mono-deps node-deps \
-        curl-deps first-contact-test promtool-deps viewer-test chromium-deps \
+        curl-deps first-contact-test promtool-deps viewer-test chromium-deps bench-viewer \
         test-tsan test-tsan-run
 
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
 # flags pkg-config now gives.
 all test run bench bench-http bench-wrk bench-fleet bench-auth fuzz test-run clients-test clients-c-test clients-node-test \
-clients-csharp-test first-contact-test viewer-test test-tsan test-tsan-run: deps
+clients-csharp-test first-contact-test viewer-test bench-viewer test-tsan test-tsan-run: deps
 	@$(MAKE) --no-print-directory $@
 else
 
@@ -310,6 +313,8 @@ first-contact-test: $(PATHD) curl-deps
 # Debian's chromium with playwright-core (npm, pinned by its package-lock;
 # it never downloads a browser of its own) against a fresh pathd.
 # Screenshots and the frame times it measures go to build/browser/.
+# tests/browser/navmesh.test.js reads nav_test.obj from PATHD_MESH_DIR (CI
+# always has it: missing there, the test fails).
 BROWSER_STAMP := tests/browser/node_modules/.installed
 $(BROWSER_STAMP): tests/browser/package.json tests/browser/package-lock.json | node-deps
 	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
@@ -330,6 +335,15 @@ bench: $(BENCH)
 	  $(BENCH) scen --algorithm $$a $(PATHD_BENCH_DIR)/*.scen; rc=$$?; \
 	  if [ $$rc = 3 ]; then echo "bench: $$a skipped: not available in this build"; \
 	  elif [ $$rc != 0 ]; then exit $$rc; fi; done
+	@$(MAKE) --no-print-directory bench-viewer
+
+# The 3D viewer's frame time on a 100,352-triangle level in headless
+# chromium (tests/browser/bench-viewer.js; BENCH_TERRAIN=N sets the level's
+# N x N quads, BENCH_FRAMES the orbit's frames). A figure, never asserted.
+bench-viewer: $(PATHD) $(BROWSER_STAMP) chromium-deps
+	@mkdir -p build/browser
+	PATHD_BIN=$(abspath $(PATHD)) CHROMIUM=/usr/bin/chromium BROWSER_ARTIFACTS=$(abspath build/browser) \
+	  node tests/browser/bench-viewer.js
 
 bench-http: $(PATHD) $(BENCH)
 	./scripts/bench-http.sh $(PATHD) $(BENCH)
