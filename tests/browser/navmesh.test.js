@@ -9,7 +9,9 @@
 // screenshots; an obstacle added by click seen in the map info and walked
 // round, then removed by a click; a 1,000-agent crowd's ticks all received
 // (counted by their frame numbers, never timed). Screenshots go to
-// build/browser/ (BROWSER_ARTIFACTS).
+// build/browser/ (BROWSER_ARTIFACTS). Last, the page served by nginx below a
+// path prefix, as a fleet's proxy may: the map list, the mesh, a path and a
+// crowd's WebSocket stream all work through it.
 'use strict';
 
 const { test, before, after } = require('node:test');
@@ -17,6 +19,9 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const H = require('./harness');
+const net = require('node:net');
+const os = require('node:os');
+const { spawn } = require('node:child_process');
 
 let srv, api, b, page;
 const shot = (name) => page.screenshot({ path: path.join(H.ARTIFACTS, name) });
@@ -377,4 +382,81 @@ test('crowd: 1,000 agents animate at 20 Hz with every tick received and drawn', 
     await drawNow();
     await shot('crowd-1000.png');
     await page.click('#n_crowd_end');
+});
+
+// ---- behind a proxy, below a prefix ----
+
+const freePort = () => new Promise((resolve, reject) => {
+    const srv_ = net.createServer();
+    srv_.on('error', reject);
+    srv_.listen(0, '127.0.0.1', () => { const { port } = srv_.address(); srv_.close(() => resolve(port)); });
+});
+
+function nginxBin() {
+    for (const p of ['/usr/sbin/nginx', '/usr/bin/nginx']) if (fs.existsSync(p)) return p;
+    return null;
+}
+
+test('proxy: the page below nginx\'s /pathd/ prefix loads maps, the mesh, paths and a crowd stream', async (t) => {
+    const bin = nginxBin();
+    if (!bin) {
+        if (H.IN_CI) assert.fail('nginx is missing (make fleet-deps installs it), and CI must run this test');
+        t.skip('SKIPPED: no nginx (make fleet-deps installs it)');
+        return;
+    }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pathd-nginx-'));
+    const port = await freePort(), up = new URL(srv.url).port;
+    fs.writeFileSync(path.join(dir, 'nginx.conf'), `events { worker_connections 64; }
+http {
+    access_log off;
+    client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
+    uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+    map $http_upgrade $connection_upgrade { default upgrade; '' ''; }
+    server {
+        listen 127.0.0.1:${port};
+        client_max_body_size 64m;
+        location /pathd/ {
+            proxy_pass http://127.0.0.1:${up}/;
+            proxy_http_version 1.1;
+            proxy_set_header Host $host;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection $connection_upgrade;
+        }
+    }
+}
+`);
+    const ng = spawn(bin, ['-p', dir, '-e', path.join(dir, 'error.log'), '-c', path.join(dir, 'nginx.conf'),
+        '-g', `daemon off; master_process on; worker_processes 1; pid ${dir}/nginx.pid;`], { stdio: 'ignore' });
+    try {
+        const base = `http://127.0.0.1:${port}/pathd/`;
+        for (let i = 0; ; i++) {
+            try { if ((await fetch(base + 'readyz')).ok) break; } catch { /* not yet */ }
+            if (i > 400) throw new Error('nginx never answered: ' + fs.readFileSync(path.join(dir, 'error.log'), 'utf8'));
+            await new Promise((r) => setTimeout(r, 25));
+        }
+        await page.goto(base);
+        await waitFor(() => [...document.querySelectorAll('#map option')].some((o) => o.value === 'building'), null, 'the maps through the proxy');
+        await pickMap('building');
+        await V(() => { const N = window.pathdViewer.nav.state; N.start = N.goal = null; });
+        await page.selectOption('#n_mode', 'path');
+        for (const p of [[20, 0, 12], [30, 8, 20]]) await clickWorld(p);
+        await waitFor(() => { const A = window.pathdViewer.nav.state.answers; return A.polyanya && A.polyanya.path; }, null, 'a path through the proxy');
+        await page.fill('#n_hz', '20');
+        await page.click('#n_crowd_start');
+        await waitFor(() => window.pathdViewer.nav.state.crowd && window.pathdViewer.nav.state.crowd.state, null, 'the crowd');
+        await page.selectOption('#n_mode', 'agent');
+        await clickWorld([10, 8, 20]);
+        await waitFor(() => { const c = window.pathdViewer.nav.state.crowd; return c.ws && c.received >= 20; }, null, 'twenty ticks streamed through the proxy');
+        const cr = await V(() => { const c = window.pathdViewer.nav.state.crowd; return { gaps: c.gaps, url: c.ws.url }; });
+        assert.ok(cr.url.startsWith(`ws://127.0.0.1:${port}/pathd/v1/maps/building/crowds/`), cr.url);
+        assert.equal(cr.gaps, 0);
+        await drawNow();
+        await shot('navmesh-proxy.png');
+        await page.click('#n_crowd_end');
+    } finally {
+        const done = new Promise((r) => ng.once('exit', r));
+        ng.kill('SIGTERM');
+        await done;
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
 });
