@@ -178,7 +178,9 @@ static int check_tiles(const cJSON *j, bool triangles) {
                 tile_vertex(tile, vi, pts[k]);
             }
             for (int k = 0; k < n; k++) {
-                edges = realloc(edges, sizeof(*edges) * (size_t)(nedges + 1));
+                edge *grown = realloc(edges, sizeof(*edges) * (size_t)(nedges + 1));
+                ck_assert_ptr_nonnull(grown);
+                edges = grown;
                 memcpy(edges[nedges].a, pts[k], sizeof(pts[k]));
                 memcpy(edges[nedges].b, pts[(k + 1) % n], sizeof(pts[k]));
                 edges[nedges].tile = ti;
@@ -534,7 +536,7 @@ START_TEST(routes_mesh_corridor) {
                 int pn = cJSON_GetArraySize(prev), qn = cJSON_GetArraySize(poly);
                 for (int i = 0; i < pn && !adjacent; i++)
                     for (int k = 0; k < qn && !adjacent; k++) {
-                        edge e, f;
+                        edge e = {0}, f = {0};
                         tile_vertex(prev_tile, cJSON_GetArrayItem(prev, i)->valueint, e.a);
                         tile_vertex(prev_tile, cJSON_GetArrayItem(prev, (i + 1) % pn)->valueint,
                                     e.b);
