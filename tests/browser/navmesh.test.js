@@ -216,6 +216,9 @@ test('navmesh: nav_test.obj dropped on the page, drawn in 3D; clicks land where 
     await drawNow();
     await shot('navmesh-corridor.png');
     await setChecked('n_corridor', false);
+    // Unchecked, the paths are asked again without corridors.
+    await waitFor(() => { const A = window.pathdViewer.nav.state.answers; return A.polyanya && A.detour && !A.polyanya.corridor; },
+        null, 'the answers without corridors');
     // Top down.
     await page.selectOption('#n_view', 'top');
     await drawNow();
