@@ -28,6 +28,9 @@ RECAST_INC := /usr/include/recastnavigation
 # Reference data, read in place; never copied into the repository.
 PATHD_BENCH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/movingai)
 export PATHD_BENCH_DIR
+# RecastDemo's nav_test.obj and its test cases (the viewer's browser tests).
+PATHD_MESH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/meshes)
+export PATHD_MESH_DIR
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # $(call apt_install,<packages>) in a recipe: installs Debian packages in
@@ -43,7 +46,7 @@ endef
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
                [ -f $(RECAST_INC)/DetourTileCache.h ] && command -v $(CXX) >/dev/null 2>&1 && echo 1)
 
-.PHONY: FORCE all test test-run run bench bench-http bench-wrk bench-fleet bench-auth bench-json bench-viewer fuzz fuzz-replay fuzz-replay-run deps js-deps \
+.PHONY: FORCE all test test-run run bench bench-http bench-wrk bench-fleet bench-auth bench-json bench-viewer bench-viewer-grid fuzz fuzz-replay fuzz-replay-run deps js-deps \
         tool-deps fleet-deps test-tools test-deps fuzz-deps clean format-check format cppcheck suites-list spec-deps spec-lint \
         clients-test clients-c-test clients-node-test clients-csharp-test cxx-deps mono-deps node-deps \
         curl-deps first-contact-test promtool-deps viewer-test chromium-deps \
@@ -52,7 +55,7 @@ HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exist
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
 # flags pkg-config now gives.
-all test run bench bench-http bench-wrk bench-fleet bench-auth bench-json bench-viewer fuzz fuzz-replay test-run clients-test clients-c-test clients-node-test \
+all test run bench bench-http bench-wrk bench-fleet bench-auth bench-json bench-viewer bench-viewer-grid fuzz fuzz-replay test-run clients-test clients-c-test clients-node-test \
 clients-csharp-test first-contact-test viewer-test test-tsan test-tsan-run: deps
 	@$(MAKE) --no-print-directory $@
 else
@@ -123,9 +126,19 @@ $(OUT)/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) -isystem $(RECAST_INC) $(CXXFLAGS) -MMD -MP -c $< -o $@
 
-$(OUT)/gen/viewer_html.c: server/viewer.html
+# The page is server/viewer.html with each "<!-- include F -->" line
+# replaced by server/F inside a <script>: one self-contained page, nothing
+# fetched from elsewhere (docs/viewer.md).
+VIEWER_PARTS := server/viewer.html $(wildcard server/viewer_*.js)
+$(OUT)/gen/viewer.html: $(VIEWER_PARTS)
 	@mkdir -p $(dir $@)
-	@{ echo '/* Generated from server/viewer.html by the Makefile. */'; \
+	@awk '/^<!-- include [A-Za-z0-9_.-]+ -->$$/ { f = "server/" $$3; print "<script>"; \
+	  while ((getline l < f) > 0) print l; if (close(f) != 0) { print "missing " f > "/dev/stderr"; exit 1 }; \
+	  print "</script>"; next } { print }' server/viewer.html > $@.tmp && mv $@.tmp $@
+
+$(OUT)/gen/viewer_html.c: $(OUT)/gen/viewer.html
+	@mkdir -p $(dir $@)
+	@{ echo '/* Generated from server/viewer.html (and its scripts) by the Makefile. */'; \
 	  echo '#include <stddef.h>'; \
 	  echo 'extern const unsigned char pf_viewer_html[];'; \
 	  echo 'extern const size_t pf_viewer_html_len;'; \
@@ -151,12 +164,16 @@ $(BUILD_INFO_OBJ): $(OUT)/gen/build_info.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# Made anew each time: `ar rcs` never drops a member, so an object whose
+# source was removed (nav/navmesh.cpp, split) would stay and be linked.
 $(OUT)/libpathd_core.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(OUT)/libpathd_nav.a: $(NAV_OBJ)
 	@mkdir -p $(dir $@)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(PATHD): $(call obj,server/main.c) $(SERVER_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_nav.a \
@@ -351,6 +368,8 @@ first-contact-test: $(PATHD) curl-deps
 # Debian's chromium with playwright-core (npm, pinned by its package-lock;
 # it never downloads a browser of its own) against a fresh pathd.
 # Screenshots and the frame times it measures go to build/browser/.
+# tests/browser/navmesh.test.js reads nav_test.obj from PATHD_MESH_DIR (CI
+# always has it: missing there, the test fails).
 BROWSER_STAMP := tests/browser/node_modules/.installed
 $(BROWSER_STAMP): tests/browser/package.json tests/browser/package-lock.json | node-deps
 	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
@@ -364,9 +383,9 @@ viewer-test: $(PATHD) $(BROWSER_STAMP) chromium-deps
 # The viewer's frame times on a 1024x1024 map: the viewer test prints them
 # and saves them to build/browser/frame-times.json; no test holds them to
 # a budget (a shared machine's wall clock is not an assertion).
-bench-viewer: viewer-test
+bench-viewer-grid: viewer-test
 	@node -e 'const f = require("./build/browser/frame-times.json"); \
-	  console.log(`bench-viewer: 1024x1024 map, two panes: median $${f.median.toFixed(1)} ms, p95 $${f.p95.toFixed(1)} ms, max $${f.max.toFixed(1)} ms a frame`)'
+	  console.log(`bench-viewer-grid: 1024x1024 map, two panes: median $${f.median.toFixed(1)} ms, p95 $${f.p95.toFixed(1)} ms, max $${f.max.toFixed(1)} ms a frame`)'
 
 run: $(PATHD)
 	./scripts/run-demo.sh $(PATHD)
@@ -378,6 +397,15 @@ bench: $(BENCH) bench-json
 	  $(BENCH) scen --algorithm $$a $(PATHD_BENCH_DIR)/*.scen; rc=$$?; \
 	  if [ $$rc = 3 ]; then echo "bench: $$a skipped: not available in this build"; \
 	  elif [ $$rc != 0 ]; then exit $$rc; fi; done
+	@$(MAKE) --no-print-directory bench-viewer-grid bench-viewer
+
+# The 3D viewer's frame time on a 100,352-triangle level in headless
+# chromium (tests/browser/bench-viewer.js; BENCH_TERRAIN=N sets the level's
+# N x N quads, BENCH_FRAMES the orbit's frames). A figure, never asserted.
+bench-viewer: $(PATHD) $(BROWSER_STAMP) chromium-deps
+	@mkdir -p build/browser
+	PATHD_BIN=$(abspath $(PATHD)) CHROMIUM=/usr/bin/chromium BROWSER_ARTIFACTS=$(abspath build/browser) \
+	  node tests/browser/bench-viewer.js
 
 bench-http: $(PATHD) $(BENCH)
 	./scripts/bench-http.sh $(PATHD) $(BENCH)
@@ -416,7 +444,7 @@ bench-fleet: $(PATHD) tool-deps fleet-deps
 FUZZ_SECONDS ?= 60
 # proto/nav_info.c reads navmesh versions (the C++ shim): not in the fuzz
 # build, which links no C++; the OBJ reader and the navmesh defaults are C.
-FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(filter-out proto/nav_info.c,$(PROTO_SRC)) \
+FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(filter-out proto/nav_info.c proto/mesh_json.c,$(PROTO_SRC)) \
             nav/obj.c nav/navconf.c server/ws.c server/store.c server/router.c \
             server/auth.c server/http_strict.c server/guard.c server/config.c
 # -O1 for fuzzing (build/fuzz); the replay builds the same harness at -O0

@@ -230,6 +230,10 @@ static const opt opts[] = {
      OFF(crowd_max_tick_hz), 60, 1, 240, "fastest tick_hz a crowd may ask for (422)"},
     {"crowd-max-steps", "PATHD_CROWD_MAX_STEPS", "crowd_max_steps", OPT_INT, OFF(crowd_max_steps),
      600, 1, 100000, "steps one crowd step request may ask for (422)"},
+    {"max-mesh-bytes", "PATHD_MAX_MESH_BYTES", "max_mesh_bytes", OPT_INT, OFF(max_mesh_bytes),
+     64 * 1024 * 1024, 4096, INT64_C(1) << 32,
+     "largest answer of GET /v1/maps/{id}/mesh (a navmesh's geometry for the viewer), bytes; "
+     "sized before it is written (413 limit_exceeded past it)"},
     {"max-memory", "PATHD_MAX_MEMORY", "max_memory_bytes", OPT_INT, OFF(max_memory), 0, 0,
      INT64_C(1) << 50,
      "the process's memory budget in bytes: maps, hierarchies, landmarks, change logs, caches, "
