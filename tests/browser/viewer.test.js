@@ -13,7 +13,7 @@
 // side by side; HPA* clusters, entrances and the abstract path drawn; a
 // 1024x1024 map redrawn from its frames and from wheel and drag input
 // (each frame's time is printed and saved, never asserted: `make
-// bench-viewer` runs that test alone for the figure); a door toggled in a live
+// bench-viewer-grid` prints the figure); a door toggled in a live
 // session and the repaired path drawn; the live sessions listed and one
 // watched. Screenshots go to build/browser/ (BROWSER_ARTIFACTS overrides).
 'use strict';
