@@ -310,6 +310,15 @@ int hc_server_start_ex(hc_server *s, const char *const *args, const hc_start_opt
     argv[n++] = bin;
     argv[n++] = "--port";
     argv[n++] = "0";
+    /* The build limits at their largest: a sanitizer build on a loaded
+     * 2-core machine took ~58 s for one 512x512 grid under the 60 s
+     * default, and a test that does not test these limits must not meet
+     * them (the Check timeout ends a hang). A test that does passes its own
+     * value after these: the last one given wins. */
+    argv[n++] = "--grid-build-ms";
+    argv[n++] = "3600000";
+    argv[n++] = "--nav-build-ms";
+    argv[n++] = "3600000";
     for (; args && *args && n < 62; args++) argv[n++] = *args;
     argv[n] = NULL;
     if (pipe2(pfd, O_CLOEXEC) != 0) return -1;
