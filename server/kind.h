@@ -67,6 +67,7 @@ struct pf_metrics;
 #define PF_KIND_FLOWFIELDS (1u << 2) /* POST .../flowfield */
 #define PF_KIND_TABLES (1u << 3)     /* POST .../table: distance tables */
 #define PF_KIND_CROWDS (1u << 4)     /* .../crowds: DetourCrowd agents */
+#define PF_KIND_MESH (1u << 5)       /* GET .../mesh: the navigation mesh's geometry */
 
 /* At most this many kinds, and algorithms of all kinds together (the
  * by-algorithm metrics). */
@@ -154,19 +155,33 @@ typedef struct pf_kind_session_run {
     uint64_t t0_ns; /* when the request's job started */
 } pf_kind_session_run;
 
+/* One part of a feature request's run on a worker (routes_feature.h). */
+typedef struct pf_kind_slice {
+    const uint64_t *deadline; /* the request's, pf_clock_now_ns() time */
+    uint64_t slice_ns;        /* --slice-ms: how long a part runs before it may pause */
+    uint64_t slice_end;       /* when the part the route started ends (monotonic ns) */
+    /* Out: the run paused (nothing written, e untouched, its state kept
+     * in req for the next part) holding `held` bytes meanwhile, which the
+     * route charges to the memory budget while the job waits. */
+    bool paused;
+    size_t held;
+} pf_kind_slice;
+
 /* A request a feature route hands to the kind whole (routes_feature.h):
  * parse on the I/O thread (*req freed with free_req, also after an
- * error), cached (NULL: never cached) writes a cached answer into w
- * (initializing it) on the I/O thread, run on a worker (ctx the worker's
- * search context) until *deadline (PF_ECANCELED, nothing written)
- * initializes and writes the answer into w, or an error into e (w not
- * initialized). */
+ * error, a pause or a deadline: it frees the run's state too), cached
+ * (NULL: never cached) writes a cached answer into w (initializing it)
+ * on the I/O thread, run on a worker (ctx the worker's search context)
+ * until *s->deadline (PF_ECANCELED, nothing written) initializes and
+ * writes the answer into w, or an error into e (w not initialized), or
+ * pauses (s->paused) past s->slice_end; it is called again (maybe on
+ * another worker, with another ctx) to go on. */
 typedef struct pf_kind_request_ops {
     pf_status (*parse)(const pf_kind_env *env, const char *body, size_t len, void **req,
                        int64_t *deadline_ms, pf_proto_error *e);
     bool (*cached)(const struct pf_mapver *mv, const void *req, pf_jsonw *w);
-    pf_status (*run)(const struct pf_mapver *mv, pf_search_ctx *ctx, const void *req,
-                     const uint64_t *deadline, pf_jsonw *w, pf_proto_error *e);
+    pf_status (*run)(const struct pf_mapver *mv, pf_search_ctx *ctx, void *req, pf_kind_slice *s,
+                     pf_jsonw *w, pf_proto_error *e);
     void (*free_req)(void *req);
     /* Whether it builds data first (as path_builds). NULL: never. */
     bool (*builds)(const struct pf_mapver *mv, const void *req);
@@ -287,6 +302,12 @@ struct pf_kind_ops {
     void (*write_cells)(const struct pf_mapver *mv, pf_jsonw *w);
     pf_status (*write_hierarchy)(const struct pf_mapver *mv, bool intra, pf_jsonw *w,
                                  pf_proto_error *e);
+    /* PF_KIND_MESH: GET .../mesh (triangles: the detail triangles; input:
+     * the geometry it was built from), sized first against
+     * --max-mesh-bytes (413 in e naming what to leave out); initializes w
+     * only when it returns PF_OK. On a worker. */
+    pf_status (*write_mesh)(const struct pf_mapver *mv, bool triangles, bool input, pf_jsonw *w,
+                            pf_proto_error *e);
 
     /* PF_KIND_FLOWFIELDS (POST .../flowfield) and PF_KIND_TABLES (POST
      * .../table): their requests (NULL without the bit). */

@@ -406,7 +406,7 @@ static pf_status nav_store_load(const pf_kind_env *env, const pf_kind_stored *in
 
 const pf_kind_ops pf_kind_navmesh = {
     .name = "navmesh",
-    .features = PF_KIND_CROWDS,
+    .features = PF_KIND_CROWDS | PF_KIND_MESH,
     .upload_bodies = PF_BODY_OBJ,
     .default_json = false,
     .algorithm_name = algorithm_name,
@@ -439,4 +439,5 @@ const pf_kind_ops pf_kind_navmesh = {
     .session_where = pf__nav_session_where,
     .session_rebase = pf__nav_session_rebase,
     .session_run = pf__nav_session_run,
+    .write_mesh = pf__nav_write_mesh,
 };

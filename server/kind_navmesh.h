@@ -11,7 +11,7 @@
  * Files: kind_navmesh.c (the table, the environment, the world, uploads,
  * PATCH, stores), kind_navmesh_image.c (the stores' image, C only),
  * kind_navmesh_path.c (path queries), kind_navmesh_session.c (corridor
- * sessions); kind_navmesh_internal.h is what they share.
+ * sessions), kind_navmesh_export.c (GET .../mesh); kind_navmesh_internal.h is what they share.
  */
 #ifndef PF_SERVER_KIND_NAVMESH_H
 #define PF_SERVER_KIND_NAVMESH_H

@@ -47,6 +47,10 @@ void pf__nav_scratch_put(const pf_kind_env *env, void *scratch);
 pf_status pf__nav_path_run(const pf_kind_path_run *run, const void *q, size_t i, const char *prefix,
                            pf_jsonw *w, pf_proto_error *e);
 
+/* kind_navmesh_export.c: GET .../mesh (kind.h's write_mesh). */
+pf_status pf__nav_write_mesh(const pf_mapver *mv, bool triangles, bool input, pf_jsonw *w,
+                             pf_proto_error *e);
+
 /* kind_navmesh_session.c: the session operations. */
 pf_status pf__nav_session_create(const pf_mapver *mv, const pf_session_request *q,
                                  const char *prefix, void **st, size_t *reserve, pf_proto_error *e);

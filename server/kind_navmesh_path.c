@@ -16,7 +16,7 @@ static const float *nav_box(const pf_mapver *mv, const pf_nav_path_request *q, f
 }
 
 static bool cacheable(const pf_mapver *mv, const pf_nav_path_request *q) {
-    return q->use_cache && mv->env && mv->env->d.cfg->cache_entries > 0;
+    return q->use_cache && !q->corridor && mv->env && mv->env->d.cfg->cache_entries > 0;
 }
 
 /* The key of q on mv: its points and search box hashed (cache.h's extra),
@@ -139,6 +139,7 @@ pf_status pf__nav_path_run(const pf_kind_path_run *run, const void *q, size_t i,
     pf_jsonw_obj_begin(w);
     m0 = w->len;
     pf_nav_write_path_members(w, &p, pq->algorithm, mv->version);
+    if (pq->corridor) pf_nav_write_corridor(w, &p);
     if (cacheable(mv, pq) && !p.out_of_nodes && !pf_jsonw_failed(w)) {
         pf_cache_key k = cache_key(mv, pq);
         pf_cache_value v = {w->buf + m0, w->len - m0};

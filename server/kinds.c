@@ -42,6 +42,7 @@ static const struct {
     {PF_KIND_FLOWFIELDS, "flow fields"},
     {PF_KIND_TABLES, "distance tables"},
     {PF_KIND_CROWDS, "crowds"},
+    {PF_KIND_MESH, "mesh export"},
 };
 
 pf_status pf_kind_refuse(pf_proto_error *e, const pf_kind_ops *kind, const char *map_id,

@@ -10,5 +10,5 @@ static const pf_kind_request_ops *ops(const pf_kind_ops *kind) { return kind->fl
 static const pf_feature_route route = {PF_KIND_FLOWFIELDS, ops, "flow field"};
 
 void pf__route_flowfield_post(pf_req *r, pf_fields_routes *m) {
-    pf__route_feature(r, m->registry, m->kinds, m->cfg, &route);
+    pf__route_feature(r, m->registry, m->kinds, m->cfg, m->mem, &route);
 }

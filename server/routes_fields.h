@@ -11,7 +11,8 @@
  * (with an empty cache) and clears the old one's. Otherwise the field is
  * built as a job on the pool with the worker's search context, under the
  * request's deadline (deadline_ms, else --deadline-ms, polled every 256
- * cells: 504 past it), then cached.
+ * cells: 504 past it; above --max-deadline-ms: 400), in slices of
+ * --slice-ms (routes_feature.h), then cached.
  *
  * Limits: --max-flowfield-goals, --max-flowfield-cells (the region, or the
  * whole map, 413 naming "region" past it), --max-agent-size.
@@ -21,6 +22,7 @@
 
 #include "config.h"
 #include "kind.h"
+#include "memory.h"
 #include "registry.h"
 #include "routes.h"
 
@@ -28,7 +30,8 @@
 struct pf_fields_routes {
     pf_registry *registry;
     const pf_kinds *kinds; /* the map's kind takes the request (its metrics included) */
-    const pf_config *cfg;  /* deadline_ms; the limits above are the kind's */
+    const pf_config *cfg;  /* deadline_ms, slice_ms; the limits above are the kind's */
+    pf_mem *mem;           /* a paused field's engine is charged to it (PF_MEM_SCRATCH) */
 };
 
 #endif

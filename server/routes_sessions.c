@@ -79,8 +79,11 @@ static void run_session(pf_req *r, pf_search_ctx *ctx) {
  * worker); a refused job lets the session go at once. A session request
  * has the default deadline for its wait in the queue (its plan itself runs
  * to the end). */
-static void dispatch_session(pf_req *r, session_job *job) {
-    pf_job_kind kind = pf_session_builds(job->session) ? PF_JOB_BUILD : PF_JOB_SEARCH;
+/* A create is a write (pool.h's write lane): it runs before the searches
+ * queued after it. A plan that builds data first (a new agent size's
+ * grid) is a build's work, which the lane runs too. */
+static void dispatch_session(pf_req *r, session_job *job, bool create) {
+    pf_job_kind kind = create || pf_session_builds(job->session) ? PF_JOB_BUILD : PF_JOB_SEARCH;
     pf_req_set_deadline(r, pf_req_arrival_ns(r) + (uint64_t)job->m->cfg->deadline_ms * 1000000ull);
     if (!pf_req_dispatch(r, kind, run_session)) let_go(job, false);
 }
@@ -120,7 +123,7 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
         return;
     }
     job->created = true;
-    dispatch_session(r, job);
+    dispatch_session(r, job, true);
 }
 
 /* Whether the request's token may use the route's session: a read token
@@ -155,7 +158,7 @@ static bool hold_session(pf_req *r, session_job *job) {
 
 void pf__route_session_get(pf_req *r, pf_sessions_routes *m) {
     session_job *job = new_job(r, m);
-    if (job && hold_session(r, job)) dispatch_session(r, job);
+    if (job && hold_session(r, job)) dispatch_session(r, job, false);
 }
 
 void pf__route_session_updates(pf_req *r, pf_sessions_routes *m) {
@@ -170,7 +173,7 @@ void pf__route_session_updates(pf_req *r, pf_sessions_routes *m) {
         pf_req_answer_perror(r, &e);
         return;
     }
-    if (hold_session(r, job)) dispatch_session(r, job);
+    if (hold_session(r, job)) dispatch_session(r, job, false);
 }
 
 void pf__route_session_delete(pf_req *r, pf_sessions_routes *m) {
@@ -275,6 +278,7 @@ typedef struct stream_job {
     bool reserved; /* holds one of the hub's max_streams places until adopted */
     char map_id[PF_MAP_ID_MAX + 1];
     char sid[PF_SESSION_ID_MAX + 1];
+    pf_hub_token tok; /* the token it was opened with */
 } stream_job;
 
 static void free_stream_job(void *p) {
@@ -287,7 +291,7 @@ static void adopt_stream(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHa
                          const char *extra, size_t n) {
     stream_job *job = ud;
     job->reserved = false; /* the hub's now */
-    pf_hub_adopt(job->hub, sock, urh, extra, n, job->map_id, job->sid);
+    pf_hub_adopt(job->hub, sock, urh, extra, n, job->map_id, job->sid, &job->tok);
 }
 
 bool pf_routes_ws_handshake(pf_req *r, char accept[PF_WS_ACCEPT_LEN + 1]) {
@@ -340,6 +344,7 @@ void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
         return;
     }
     job->hub = m->hub;
+    job->tok = (pf_hub_token){*pf_req_principal(r), pf_req_scope(r)};
     snprintf(job->map_id, sizeof(job->map_id), "%s", pf_req_map_id(r));
     snprintf(job->sid, sizeof(job->sid), "%s", pf_req_session_id(r));
     pf_req_set_state(r, job, free_stream_job);
@@ -357,7 +362,7 @@ void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
 typedef struct mux_job {
     pf_hub *hub;
     bool reserved; /* holds one of the hub's max_streams places until adopted */
-    pf_auth_id who;
+    pf_hub_token tok;
     bool own_only;
 } mux_job;
 
@@ -371,7 +376,7 @@ static void adopt_mux(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHandl
                       const char *extra, size_t n) {
     mux_job *job = ud;
     job->reserved = false; /* the hub's now */
-    pf_hub_adopt_mux(job->hub, sock, urh, extra, n, &job->who, job->own_only);
+    pf_hub_adopt_mux(job->hub, sock, urh, extra, n, &job->tok, job->own_only);
 }
 
 void pf__route_stream(pf_req *r, pf_sessions_routes *m) {
@@ -383,7 +388,7 @@ void pf__route_stream(pf_req *r, pf_sessions_routes *m) {
         return;
     }
     job->hub = m->hub;
-    job->who = *pf_req_principal(r);
+    job->tok = (pf_hub_token){*pf_req_principal(r), pf_req_scope(r)};
     job->own_only = pf_req_scope(r) == PF_SCOPE_READ;
     pf_req_set_state(r, job, free_mux_job);
     if (!reserve_stream(r, m)) return;

@@ -10,5 +10,5 @@ static const pf_kind_request_ops *ops(const pf_kind_ops *kind) { return kind->ta
 static const pf_feature_route route = {PF_KIND_TABLES, ops, "table"};
 
 void pf__route_table_post(pf_req *r, pf_tables_routes *m) {
-    pf__route_feature(r, m->registry, m->kinds, m->cfg, &route);
+    pf__route_feature(r, m->registry, m->kinds, m->cfg, m->mem, &route);
 }

@@ -8,7 +8,8 @@
  * thread; computed as one job on the pool with the
  * worker's search context: one early-stopping Dijkstra per source, or per
  * target backwards when there are fewer targets (paths: always per
- * source), under the request's deadline (504 past it). Limits:
+ * source), under the request's deadline (504 past it), one search at a
+ * time in slices of --slice-ms (routes_feature.h). Limits:
  * --max-table-entries, --max-table-paths (sources x targets), and
  * --max-agent-size.
  */
@@ -17,6 +18,7 @@
 
 #include "config.h"
 #include "kind.h"
+#include "memory.h"
 #include "registry.h"
 #include "routes.h"
 
@@ -24,7 +26,8 @@
 struct pf_tables_routes {
     pf_registry *registry;
     const pf_kinds *kinds; /* the map's kind takes the request (its metrics included) */
-    const pf_config *cfg;  /* deadline_ms; the limits above are the kind's */
+    const pf_config *cfg;  /* deadline_ms, slice_ms; the limits above are the kind's */
+    pf_mem *mem;           /* what a paused table holds is charged to it (PF_MEM_SCRATCH) */
 };
 
 #endif
