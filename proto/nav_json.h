@@ -1,5 +1,6 @@
-/* nav_json.h -- navmesh maps in the API: uploads, path requests, PATCHes,
- * answers and map info (nav/navmesh.h underneath).
+/* nav_json.h -- navmesh maps in the API: uploads, PATCHes, map info and
+ * the [x, y, z] points every navmesh codec reads and writes (nav/navmesh.h
+ * underneath). Path requests and answers: nav_path_json.h.
  *
  * Upload, as JSON (Content-Type application/json, "kind":"navmesh"):
  *   {"kind":"navmesh",
@@ -21,13 +22,8 @@
  *         "remove_obstacles":["id", ...],
  *         "areas":[{"id":"gate","enabled":false,"cost":2}]}
  *
- * Path request: {"start":[x,y,z],"goal":[x,y,z],"algorithm":"polyanya"|"detour",
- *                "search_box":[hx,hy,hz],"deadline_ms":N,"cache":true,
- *                "corridor":false}  (true: the answer names the corridor's polygons)
- * (GET: start=x,y,z&goal=x,y,z&algorithm=..&search_box=hx,hy,hz&...).
- *
  * Every error names the field ("agent.radius", "obstacles[2].box.min",
- * "from_grid.rows[3]", "queries[1].start"); unknown members are refused.
+ * "from_grid.rows[3]"); unknown members are refused.
  * Statuses as path_json.h. Thread-safe.
  */
 #ifndef PF_PROTO_NAV_JSON_H
@@ -102,42 +98,6 @@ pf_status pf_nav_patch_parse(const char *buf, size_t len, pf_nav_patch *out, pf_
 void pf_nav_patch_free(pf_nav_patch *p);
 /* The change view of p (borrows p). */
 pf_nav_change pf_nav_patch_change(const pf_nav_patch *p);
-
-/* A path request. */
-typedef struct pf_nav_path_request {
-    float start[3], goal[3];
-    bool has_box;
-    float box[3]; /* half extents of the nearest-polygon search */
-    pf_nav_algorithm algorithm;
-    int64_t deadline_ms; /* 0 = not given */
-    bool use_cache;
-    bool corridor; /* answer the corridor's polygon references (never cached) */
-} pf_nav_path_request;
-
-pf_status pf_nav_path_request_from_json(const cJSON *obj, const char *prefix, bool allow_deadline,
-                                        float max_extent, pf_nav_path_request *out,
-                                        pf_proto_error *e);
-pf_status pf_nav_path_request_parse(const char *buf, size_t len, float max_extent,
-                                    pf_nav_path_request *out, pf_proto_error *e);
-pf_status pf_nav_path_request_from_query(const pf_kv *kv, size_t n, float max_extent,
-                                         pf_nav_path_request *out, pf_proto_error *e);
-pf_status pf_nav_path_batch_parse(const char *buf, size_t len, size_t max_queries, float max_extent,
-                                  pf_nav_path_request **out, size_t *n, int64_t *deadline_ms,
-                                  pf_proto_error *e);
-
-const char *pf_nav_algorithm_name(pf_nav_algorithm a);
-
-/* The answer members that are the same for every answer of one query on
- * one version (cached): found, partial, reason (when partial: "unreachable"
- * or "node_budget"), length, cost, path, algorithm,
- * polygons, exact, map_version; then the stats (expanded, time_us,
- * cached). Between obj_begin and obj_end, as path_json.h's pair. */
-void pf_nav_write_path_members(pf_jsonw *w, const pf_nav_path *p, pf_nav_algorithm algo,
-                               uint64_t map_version);
-void pf_nav_write_path_stats(pf_jsonw *w, uint64_t expanded, uint64_t time_us, bool cached);
-/* The "corridor" member: the references of the corridor's polygons, start
- * to goal (GET /v1/maps/{id}/mesh: a tile's ref + polygon index). */
-void pf_nav_write_corridor(pf_jsonw *w, const pf_nav_path *p);
 
 /* A point [x, y, z] (floats, rounded to 1e-4). */
 void pf_nav_write_point(pf_jsonw *w, const float *p);

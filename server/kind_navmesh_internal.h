@@ -6,6 +6,7 @@
 #include "kind_navmesh.h"
 #include "metrics.h"
 #include "nav_json.h"
+#include "nav_path_json.h"
 #include "navrun.h"
 #include "path_json.h"
 #include "session_json.h"

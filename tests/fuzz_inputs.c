@@ -42,6 +42,7 @@
 #include "map_io.h"
 #include "map_json.h"
 #include "nav_json.h"
+#include "nav_path_json.h"
 #include "obj.h"
 #include "path.h"
 #include "path_json.h"

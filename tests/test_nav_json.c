@@ -9,6 +9,7 @@
 
 #include "jsonr.h"
 #include "nav_json.h"
+#include "nav_path_json.h"
 #include "testutil.h"
 
 static void expect(const pf_proto_error *e, pf_status got, pf_status st, const char *code,
