@@ -85,6 +85,12 @@ START_TEST(kinds_refusal_names_the_kinds_that_have_it) {
     ck_assert_str_eq(e.field, "");
     ck_assert_str_eq(e.message,
                      "Map 'g' is a grid map: it has no crowds (navmesh maps have them).");
+    /* GET .../mesh (viewer31's route, the navmesh's feature since the merge). */
+    ck_assert(pf_kind_has(&pf_kind_navmesh, PF_KIND_MESH));
+    ck_assert(!pf_kind_has(&pf_kind_grid, PF_KIND_MESH));
+    pf_kind_refuse(&e, &pf_kind_grid, "g", PF_KIND_MESH, NULL);
+    ck_assert_str_eq(e.message,
+                     "Map 'g' is a grid map: it has no mesh export (navmesh maps have them).");
 }
 END_TEST
 
@@ -120,6 +126,7 @@ START_TEST(kinds_tables_are_whole) {
                       "kind %s misses an operation", k->name);
         ck_assert(!pf_kind_has(k, PF_KIND_CELLS) || k->write_cells);
         ck_assert(!pf_kind_has(k, PF_KIND_HIERARCHY) || k->write_hierarchy);
+        ck_assert(!pf_kind_has(k, PF_KIND_MESH) || k->write_mesh);
         ck_assert(!pf_kind_has(k, PF_KIND_FLOWFIELDS) ||
                   (k->flowfield && k->flowfield->parse && k->flowfield->run));
         ck_assert(!pf_kind_has(k, PF_KIND_TABLES) ||
