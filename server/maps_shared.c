@@ -654,6 +654,7 @@ static bool check_store(pf_maps *m, redisContext *c) {
         note_error(f, &e);
         return false;
     }
+    pf_redis_answered(f->redis);
     v = pf_sguard_review(f->guard, &facts, &st, f->have_pos ? &f->pos : NULL, why, sizeof(why));
     if (v == PF_SGUARD_SAME) return true;
     pf_sguard_known(f->guard, known, &min_lineage);
@@ -730,6 +731,7 @@ static void follow(void *arg) {
             continue;
         }
         atomic_store(&f->last_ok_ns, pf_clock_now_ns());
+        pf_redis_answered(f->redis);
         if (gap)
             sync_all(m);
         else

@@ -28,6 +28,10 @@ struct pf_redis {
     uv_cond_t cv;
     idle_conn *idle;
     int lent; /* connections out with callers */
+    /* When a call last failed on I/O (a timeout, a reset, a refused
+     * connect) with no answer from Redis since; 0: none. */
+    uint64_t stalled_ns;
+    char stalled_why[128];
 };
 
 pf_status pf_redis_url_parse(const char *url, pf_redis_url *out, char *err, size_t errlen) {
@@ -280,12 +284,43 @@ static bool still_open(const redisContext *c) {
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
+/* Under r->mu: fails the caller at once while Redis has not answered
+ * since a call failed on I/O (the follower's next answer ends that). */
+static bool stalled(pf_redis *r, pf_proto_error *e) {
+    if (!r->stalled_ns) return false;
+    pf_proto_error_set(e, PF_EIO, PF_ERR_STORE_UNAVAILABLE, NULL,
+                       "The map store has not answered since a call failed %llu ms ago (%.60s); "
+                       "nothing changed; retry.",
+                       (unsigned long long)((pf_clock_now_ns() - r->stalled_ns) / 1000000ull),
+                       r->stalled_why);
+    return true;
+}
+
+/* Under r->mu. */
+static void note_stall(pf_redis *r, const char *why) {
+    if (r->stalled_ns) return;
+    r->stalled_ns = pf_clock_now_ns();
+    snprintf(r->stalled_why, sizeof(r->stalled_why), "%.120s", why);
+    uv_cond_broadcast(&r->cv); /* callers waiting for a connection fail now */
+}
+
+void pf_redis_answered(pf_redis *r) {
+    uv_mutex_lock(&r->mu);
+    r->stalled_ns = 0;
+    uv_mutex_unlock(&r->mu);
+}
+
 redisContext *pf_redis_get(pf_redis *r, uint64_t deadline_ns, pf_proto_error *e) {
     uint64_t deadline = deadline_ns;
     redisContext *c = NULL;
     uv_mutex_lock(&r->mu);
-    while (!r->idle && r->lent >= r->max_conns) {
+    for (;;) {
         uint64_t now = pf_clock_now_ns();
+        if (stalled(r, e)) {
+            uv_mutex_unlock(&r->mu);
+            return NULL;
+        }
+        if (r->idle || r->lent < r->max_conns) break;
         if (now >= deadline || uv_cond_timedwait(&r->cv, &r->mu, deadline - now) == UV_ETIMEDOUT) {
             if (!r->idle && r->lent >= r->max_conns) {
                 uv_mutex_unlock(&r->mu);
@@ -311,23 +346,31 @@ redisContext *pf_redis_get(pf_redis *r, uint64_t deadline_ns, pf_proto_error *e)
         redisFree(c);
         c = NULL;
     }
-    if (!c && (c = connect_to(&r->url, deadline, e)) && r->hook &&
-        !r->hook(r->hook_ud, c, deadline, e)) {
-        redisFree(c);
-        c = NULL;
-    }
     if (!c) {
-        uv_mutex_lock(&r->mu);
-        r->lent--;
-        uv_cond_signal(&r->cv);
-        uv_mutex_unlock(&r->mu);
+        bool io;
+        c = connect_to(&r->url, deadline, e);
+        io = !c;
+        if (c && r->hook && !r->hook(r->hook_ud, c, deadline, e)) {
+            io = c->err != 0;
+            redisFree(c);
+            c = NULL;
+        }
+        if (!c) {
+            uv_mutex_lock(&r->mu);
+            if (io) note_stall(r, e->message);
+            r->lent--;
+            uv_cond_signal(&r->cv);
+            uv_mutex_unlock(&r->mu);
+        }
     }
     return c;
 }
 
 void pf_redis_put(pf_redis *r, redisContext *c) {
     idle_conn *i = NULL;
+    char broken_why[128] = "";
     if (!c) return;
+    if (c->err) snprintf(broken_why, sizeof(broken_why), "%s", c->errstr);
     if (!c->err) i = malloc(sizeof(*i));
     if (!i) {
         redisFree(c); /* broken, or no memory to keep it */
@@ -338,6 +381,9 @@ void pf_redis_put(pf_redis *r, redisContext *c) {
         i->c = c;
         i->next = r->idle;
         r->idle = i;
+        r->stalled_ns = 0; /* it answered */
+    } else if (broken_why[0]) {
+        note_stall(r, broken_why);
     }
     r->lent--;
     uv_cond_signal(&r->cv);

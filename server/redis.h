@@ -15,6 +15,14 @@
  * several round trips (a change, its catch-up, its replica wait) together
  * never wait past the deadline. A command with no time left is not sent.
  *
+ * Stalls. Once a call fails on I/O (a timeout, a reset, a refused
+ * connect), pf_redis_get fails at once (store_unavailable, nothing sent)
+ * until Redis is seen answering again: a connection given back whole, or
+ * pf_redis_answered (the follower's, which keeps talking to Redis on a
+ * connection of its own). So while Redis stalls, changes queued behind
+ * the ones waiting on it are answered at once instead of each waiting out
+ * the timeout in turn.
+ *
  * Errors come back as a pf_proto_error ready to answer with:
  *   store_unavailable (503, Retry-After): Redis cannot be reached, did not
  *     answer in time, or answers that it cannot serve now (LOADING, BUSY,
@@ -84,8 +92,11 @@ void pf_redis_set_connect_hook(pf_redis *r, pf_redis_hook fn, void *ud);
 /* One connection, lent to the caller until pf_redis_put. NULL with e set
  * (store_unavailable) when none can be had before deadline_ns. */
 redisContext *pf_redis_get(pf_redis *r, uint64_t deadline_ns, pf_proto_error *e);
-/* Returns c to the pool; a connection in error (c->err) is closed. */
+/* Returns c to the pool; a connection in error (c->err) is closed and
+ * starts a stall, one without ends it. */
 void pf_redis_put(pf_redis *r, redisContext *c);
+/* Redis answered a call made outside the pool: a stall ends. */
+void pf_redis_answered(pf_redis *r);
 
 /* A new connection of the pool's URL that belongs to the caller alone
  * (the follower's), connected before deadline_ns (no hook); free with
