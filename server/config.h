@@ -25,6 +25,7 @@ typedef struct pf_config {
     int64_t io_threads;           /* libmicrohttpd threads (I/O only) */
     int64_t queue_limit;          /* jobs waiting for a worker before 503 */
     int64_t max_body_bytes;       /* request body limit (413) */
+    int64_t max_query_params;     /* query string parameters, every path (414) */
     int64_t max_map_cells;        /* width x height limit (413) */
     int64_t max_map_side;         /* width and height limit */
     int64_t max_maps;             /* maps held at once */
