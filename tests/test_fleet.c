@@ -1730,8 +1730,14 @@ START_TEST(fleet_store_rollback_restored) {
     fl_kill9(&redis);
     fl_redis_restart(&redis); /* the snapshot: r00..r09 at version 1 */
     for (int i = 0; i < 2; i++) {
+        const char *why;
         t = wait_restored(i ? b.port : a.port, fl_now_ms() + 20000);
-        ck_assert_ptr_nonnull(strstr(it_str(t, "last_loss.why"), "went back"));
+        /* Whichever saw it first: the check (counter or events went back),
+         * a catch-up or a change (a map older than a copy, the counter
+         * below a lineage seen). */
+        why = it_str(t, "last_loss.why");
+        ck_assert_msg(strstr(why, "went back") || strstr(why, "older") || strstr(why, "below"),
+                      "why: %s", why);
         cJSON_Delete(t);
     }
     c = fl_pathd_start(fl_free_port(), redis.port, "c", NULL);
