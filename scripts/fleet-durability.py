@@ -67,6 +67,7 @@ class Redis:
     def __init__(self, persistence, port=None, folder=None):
         self.port = port or free_port()
         self.dir = folder or tempfile.mkdtemp(prefix="fleet-durability-redis-")
+        FOLDERS.append(self.dir)
         self.persistence = persistence
         self.start()
 
@@ -80,6 +81,7 @@ class Redis:
         else:
             args += ["--appendonly", "no", "--save", ""]
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        STARTED.append(self.proc)
         for _ in range(400):
             if self.cli("PING") == "PONG":
                 return
@@ -110,6 +112,7 @@ class Pathd:
             [binary, "--bind", "127.0.0.1", "--port", str(self.port), "--instance-id", name,
              "--store", f"redis://127.0.0.1:{redis_port}", *args],
             stdout=subprocess.DEVNULL, stderr=open(log, "w"))
+        STARTED.append(self.proc)
         self.wait_ready(30)
 
     def wait_ready(self, seconds):
@@ -140,6 +143,7 @@ def part_lose(opt):
     print(f"== lose: {opt.uploads} uploads, redis persistence {opt.persistence}, "
           f"pathd args {opt.arg or '(none)'} ==")
     tmp = tempfile.mkdtemp(prefix="fleet-durability-")
+    FOLDERS.append(tmp)
     redis = Redis(opt.persistence)
     inst = [Pathd(opt.pathd, redis.port, n, opt.arg, os.path.join(tmp, n + ".log")) for n in "ab"]
     acked, refused, lock = {}, {}, threading.Lock()
@@ -216,6 +220,7 @@ def part_lose(opt):
 def part_sleep(opt):
     print("== sleep: DEBUG SLEEP 5 with --store-timeout-ms 2000, 8 writers ==")
     tmp = tempfile.mkdtemp(prefix="fleet-durability-")
+    FOLDERS.append(tmp)
     redis = Redis("aof")
     p = Pathd(opt.pathd, redis.port, "a", ["--store-timeout-ms", "2000", "--workers", "4"] + opt.arg,
               os.path.join(tmp, "a.log"))
@@ -263,6 +268,19 @@ def part_sleep(opt):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+STARTED = []  # every child, stopped at exit whatever happens (a closed pipe, ^C)
+FOLDERS = []  # and every folder made
+
+
+def stop_all():
+    for proc in STARTED:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    for d in FOLDERS:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pathd", default="build/pathd")
@@ -274,8 +292,11 @@ def main():
     for tool in ("redis-server", "redis-cli"):
         if not shutil.which(tool):
             sys.exit(f"fleet-durability: {tool} is not installed")
-    for part in opt.parts:
-        {"lose": part_lose, "sleep": part_sleep}[part](opt)
+    try:
+        for part in opt.parts:
+            {"lose": part_lose, "sleep": part_sleep}[part](opt)
+    finally:
+        stop_all()
 
 
 if __name__ == "__main__":
