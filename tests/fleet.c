@@ -127,6 +127,21 @@ static void redis_spawn(fl_proc *p) {
     }
 }
 
+/* The redis-servers' folders, removed when the test's process exits (a
+ * failed check ends it before fl_stop). */
+static char made_dirs[16][64];
+static int nmade;
+
+static void remove_made_dirs(void) {
+    for (int i = 0; i < nmade; i++) {
+        char cmd[128];
+        if (!made_dirs[i][0]) continue;
+        snprintf(cmd, sizeof(cmd), "rm -rf %.63s", made_dirs[i]);
+        if (system(cmd) != 0) fprintf(stderr, "fleet: %s not removed\n", made_dirs[i]);
+    }
+    nmade = 0;
+}
+
 fl_proc fl_redis_start(void) { return fl_redis_start_with(NULL); }
 
 fl_proc fl_redis_start_with(const fl_redis_opts *o) {
@@ -136,6 +151,9 @@ fl_proc fl_redis_start_with(const fl_redis_opts *o) {
     p.port = fl_free_port();
     snprintf(p.dir, sizeof(p.dir), "/tmp/pathd-redis-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(p.dir));
+    if (nmade == 0) atexit(remove_made_dirs);
+    if (nmade < (int)(sizeof(made_dirs) / sizeof(made_dirs[0])))
+        snprintf(made_dirs[nmade++], sizeof(made_dirs[0]), "%s", p.dir);
     redis_spawn(&p);
     return p;
 }
