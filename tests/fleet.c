@@ -255,6 +255,7 @@ fl_proc fl_nginx_start(const uint16_t *ports, size_t n, const char *dir) {
     fl_proc p;
     char conf[512], log[512], glob[1024];
     uint64_t deadline = fl_now_ms() + 10000;
+    memset(&p, 0, sizeof(p)); /* no redis folder: fl_stop removes nothing */
     mkdir(dir, 0755);
     p.port = fl_free_port();
     snprintf(conf, sizeof(conf), "%s/nginx.conf", dir);
@@ -287,6 +288,7 @@ fl_proc fl_haproxy_start(const uint16_t *ports, size_t n, const char *dir) {
     uint64_t deadline = fl_now_ms() + 10000;
     fl_proc p;
     ck_assert_msg(in != NULL, "deploy/haproxy.cfg: %s", strerror(errno));
+    memset(&p, 0, sizeof(p)); /* no redis folder: fl_stop removes nothing */
     mkdir(dir, 0755);
     p.port = fl_free_port();
     snprintf(conf, sizeof(conf), "%s/haproxy.cfg", dir);
