@@ -98,7 +98,7 @@ pf_status pf_redis_inspect(redisContext *c, uint64_t deadline_ns, pf_redis_facts
     /* A replica counts once it is online: one still taking its first
      * full copy has nothing yet. */
     for (int i = 0; i < out->connected && i < 1000; i++) {
-        char key[16], line[256];
+        char key[24], line[256];
         snprintf(key, sizeof(key), "slave%d", i);
         pf_redis_info_value(rep->str, rep->len, key, line, sizeof(line));
         if (strstr(line, "state=online")) out->replicas++;

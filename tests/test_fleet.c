@@ -1870,7 +1870,7 @@ static void wait_replicas(uint16_t port, int n) {
         redisReply *rep = c && !c->err ? redisCommand(c, "INFO replication") : NULL;
         int online = 0;
         for (int i = 0; rep && rep->type == REDIS_REPLY_STRING && i < 8; i++) {
-            char key[16], v[256];
+            char key[24], v[256];
             snprintf(key, sizeof(key), "slave%d", i);
             pf_redis_info_value(rep->str, rep->len, key, v, sizeof(v));
             online += strstr(v, "state=online") != NULL;
