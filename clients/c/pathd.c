@@ -998,7 +998,11 @@ static pathd_status change_call(pathd_client *c, const char *method, const char 
             break;
         }
         if (!outcome_unknown(c, st, status, err)) break;
+        /* No retry left, or none safe: an answer says store_outcome_unknown;
+         * a timeout or a lost connection stays what it is (which says as
+         * much). */
         if (attempt >= c->max_retries) {
+            if (st != PATHD_ERR_API && st != PATHD_ERR_PROTOCOL) break;
             if (err) {
                 err->status = PATHD_ERR_API;
                 err->http_status = status;
@@ -1018,6 +1022,7 @@ static pathd_status change_call(pathd_client *c, const char *method, const char 
                 snprintf(im, sizeof(im), "If-None-Match: *");
                 hdrs[0] = im;
             } else if (strcmp(method, "PATCH") == 0) {
+                if (st != PATHD_ERR_API && st != PATHD_ERR_PROTOCOL) break;
                 if (err) {
                     err->status = PATHD_ERR_API;
                     err->http_status = status;

@@ -36,7 +36,9 @@
  * once. A 412 on a retry, a PATCH with no ETag known, or retries used up
  * is PATHD_ERR_API with code PATHD_CODE_STORE_OUTCOME_UNKNOWN: the change
  * may or may not have been made, read the map (http_status is the last
- * answer's).
+ * answer's); when the last attempt got no answer at all it stays
+ * PATHD_ERR_TIMEOUT or PATHD_ERR_TRANSPORT, which on a change says the
+ * same.
  *
  * Memory. Results that hold arrays (paths, batches, lists, raw bodies) own
  * them; free each with the function its type names. On error nothing is

@@ -736,7 +736,7 @@ static void redis_stop(redis_child *r) {
 
 /* The map's version as a client that holds no ETag of it reads it. */
 static uint64_t version_on(const server *s, const char *id) {
-    pathd_client *c = client_for(s, 5000, 0);
+    pathd_client *c = client_for(s, 30000, 0);
     pathd_map_info m;
     pathd_error e;
     uint64_t v = pathd_map_get(c, id, &m, &e) == PATHD_OK ? m.version : 0;
@@ -808,7 +808,9 @@ static void outcome_unknown_stopped(server *srv, pathd_client *c, pathd_client *
  * entry). */
 static void outcome_unknown_checks(server *srv, redis_child *replica) {
     static const pathd_cell_change cell = {1, 1, 5}, cell2 = {2, 1, 5}, cell3 = {3, 1, 5};
-    pathd_client *c = client_for(srv, 5000, 2), *stranger = client_for(srv, 5000, 2);
+    /* 30 s: a loaded machine must not turn the setup's answers into
+     * unknown outcomes. */
+    pathd_client *c = client_for(srv, 30000, 2), *stranger = client_for(srv, 30000, 2);
     pathd_map_info m, m1;
     pathd_error e;
     pathd_status st;

@@ -36,7 +36,9 @@
 // it was (404 then means done), a POST as it was (the same bytes find the
 // same map). A 2xx then means made, once. A 412 on the retry, a PATCH with
 // no ETag known, or retries used up throw PathdApiException with Code
-// StoreOutcomeUnknown: read the map.
+// StoreOutcomeUnknown: read the map (when the last attempt got no answer at
+// all, its PathdTimeoutException or PathdTransportException is thrown, which
+// on a change says the same).
 //
 // Tokens: Token is sent as `Authorization: Bearer` (issue 13's read/write
 // scopes; this server build does not check them yet).
@@ -502,16 +504,24 @@ namespace Pathd
                     throw e;
                 }
                 var why = a != null ? "HTTP " + a.Status : failure.Message;
+                // No retry left, or none safe: an answer says store_outcome_unknown; a
+                // timeout or a lost connection is thrown as it is (which says as much).
                 if (attempt >= MaxRetries)
-                    throw OutcomeUnknown(a != null ? a.Status : 0, method + " " + path + ": the outcome is unknown (" + why + ") and no retry is left: read the map", attempts);
+                {
+                    if (failure != null) { failure.Attempts = attempts; throw failure; }
+                    throw OutcomeUnknown(a.Status, method + " " + path + ": the outcome is unknown (" + why + ") and no retry is left: read the map", attempts);
+                }
                 if (!retried && !conditional && id != null)
                 {
                     var tag = Remembered(id);
                     if (tag != null) headers["If-Match"] = tag;
                     else if (method == "PUT") headers["If-None-Match"] = "*";
                     else if (method == "PATCH")
-                        throw OutcomeUnknown(a != null ? a.Status : 0, method + " " + path + ": the outcome is unknown (" + why +
+                    {
+                        if (failure != null) { failure.Attempts = attempts; throw failure; }
+                        throw OutcomeUnknown(a.Status, method + " " + path + ": the outcome is unknown (" + why +
                                              "), and no ETag of the map is known to retry it safely (pass WriteOptions.IfMatch): read the map", attempts);
+                    }
                 }
                 retried = true;
                 var wait = (a != null ? a.RetryAfter : null) ?? TimeSpan.FromSeconds(1);

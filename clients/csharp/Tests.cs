@@ -391,7 +391,7 @@ static class Tests
 
     static async Task<long> VersionOf(string url, string id)
     {
-        using (var c = Client(url, null, 0))
+        using (var c = Client(url, TimeSpan.FromSeconds(30), 0))
         {
             var a = await c.RequestAsync("GET", "/v1/maps/" + id);
             return a.Status == 200 ? (long)(double)Json.Obj(Json.Parse(a.Body), "map").Get("version") : 0;
@@ -429,8 +429,9 @@ static class Tests
             }
             using (var s2 = Server.Start("--store", "redis://127.0.0.1:" + primary.Port, "--store-wait-replicas", "1",
                                          "--store-wait-ms", "200", "--retry-after", "1"))
-            using (var c = new PathdClient(s2.Url, timeout: TimeSpan.FromSeconds(5), maxRetries: 2, maxRetryWait: TimeSpan.FromMilliseconds(200)))
-            using (var stranger = new PathdClient(s2.Url, timeout: TimeSpan.FromSeconds(5), maxRetries: 2, maxRetryWait: TimeSpan.FromMilliseconds(200)))
+            // 30 s: a loaded machine must not turn the setup's answers into unknown outcomes.
+            using (var c = new PathdClient(s2.Url, timeout: TimeSpan.FromSeconds(30), maxRetries: 2, maxRetryWait: TimeSpan.FromMilliseconds(200)))
+            using (var stranger = new PathdClient(s2.Url, timeout: TimeSpan.FromSeconds(30), maxRetries: 2, maxRetryWait: TimeSpan.FromMilliseconds(200)))
             {
                 var m = await c.PutMapAsync("w", Room);
                 Check(m.Created && m.Version == 1 && m.ETag != null && m.ETag.StartsWith("\"1-"), "put: etag " + m.ETag);

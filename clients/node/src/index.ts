@@ -30,7 +30,9 @@
 // it was (404 then means done), a POST as it was (the same bytes find the
 // same map). A 2xx then means made, once. A 412 on the retry, a PATCH with
 // no ETag known, or retries used up throw ApiError with code
-// 'store_outcome_unknown': read the map.
+// 'store_outcome_unknown': read the map (when the last attempt got no answer
+// at all, its TimeoutError or TransportError is thrown, which on a change
+// says the same).
 //
 // Tokens: `token` is sent as `Authorization: Bearer` (issue 13's read/write
 // scopes; this server build does not check them yet).
@@ -458,12 +460,21 @@ export class Client {
                 throw e;
             }
             const why = a ? `HTTP ${a.status}` : (failure as PathdError).message;
-            if (attempt >= this.maxRetries) throw unknownWith(a ? a.status : 0, `${method} ${path}: the outcome is unknown (${why}) and no retry is left: read the map`);
+            // No retry left, or none safe: an answer says store_outcome_unknown;
+            // a timeout or a lost connection is thrown as it is (which says as much).
+            const giveUp = (message: string) => {
+                if (failure) {
+                    failure.attempts = attempts;
+                    return failure;
+                }
+                return unknownWith(a!.status, message);
+            };
+            if (attempt >= this.maxRetries) throw giveUp(`${method} ${path}: the outcome is unknown (${why}) and no retry is left: read the map`);
             if (!retried && !conditional && id !== undefined) {
                 const tag = this.etags.get(id);
                 if (tag) headers['If-Match'] = tag;
                 else if (method === 'PUT') headers['If-None-Match'] = '*';
-                else if (method === 'PATCH') throw unknownWith(a ? a.status : 0, `${method} ${path}: the outcome is unknown (${why}), and no ETag of the map is known to retry it safely (pass ifMatch): read the map`);
+                else if (method === 'PATCH') throw giveUp(`${method} ${path}: the outcome is unknown (${why}), and no ETag of the map is known to retry it safely (pass ifMatch): read the map`);
             }
             retried = true;
             const ra = a ? retryAfter(a.headers) : undefined;

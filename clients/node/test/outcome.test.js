@@ -131,7 +131,7 @@ after(async () => {
 });
 
 async function versionOf(id) {
-    const a = await new Client({ baseUrl: srv.url, maxRetries: 0 }).request('GET', `/v1/maps/${id}`);
+    const a = await new Client({ baseUrl: srv.url, maxRetries: 0, timeoutMs: 30000 }).request('GET', `/v1/maps/${id}`);
     return a.status === 200 ? JSON.parse(a.text).version : 0;
 }
 
@@ -141,8 +141,9 @@ function outcomeUnknown(status, attempts) {
 
 test('a change whose outcome is unknown is made exactly once', { skip: !HAVE_REDIS && !process.env.CI && 'redis-server is not installed' }, async () => {
     assert.ok(HAVE_REDIS, 'redis-server is not installed (make fleet-deps)');
-    const c = new Client({ baseUrl: srv.url, maxRetries: 2, maxRetryWaitMs: 200 });
-    const stranger = new Client({ baseUrl: srv.url, maxRetries: 2, maxRetryWaitMs: 200 });
+    // 30 s: a loaded machine must not turn the setup's answers into unknown outcomes.
+    const c = new Client({ baseUrl: srv.url, maxRetries: 2, maxRetryWaitMs: 200, timeoutMs: 30000 });
+    const stranger = new Client({ baseUrl: srv.url, maxRetries: 2, maxRetryWaitMs: 200, timeoutMs: 30000 });
     const m = await c.putMap('w', ROOM);
     assert.equal(m.version, 1);
     assert.match(m.etag, /^"1-\d+"$/);
