@@ -91,6 +91,10 @@ struct pf_fleet {
     char last_err[256];
     _Atomic uint64_t last_ok_ns; /* the follower's last answer from Redis; 0: never */
     pf_rstore_pos pos;           /* where the follower reads the events from */
+    /* Copies the last putting back could not store (under mu): kept when
+     * the store says they are gone, and put back again by the next check. */
+    char (*unplaced)[PF_MAP_ID_MAX + 1];
+    size_t nunplaced;
     bool have_pos;
     uv_thread_t thread;
     bool started;
@@ -165,6 +169,25 @@ static void hex_hash(const char *hex, uint8_t out[32]) {
         if (sscanf(hex + 2 * i, "%2x", &v) != 1) return;
         out[i] = (uint8_t)v;
     }
+}
+
+/* Whether id is one of the copies the last putting back left out. Under
+ * f->mu. */
+static bool is_unplaced(const pf_fleet *f, const char *id) {
+    for (size_t i = 0; i < f->nunplaced; i++)
+        if (strcmp(f->unplaced[i], id) == 0) return true;
+    return false;
+}
+
+/* Whether the copy of id is kept though the store has no such map: it is
+ * being put back after a loss, or could not be yet. */
+static bool keep_unstored(pf_fleet *f, const char *id) {
+    bool keep;
+    if (pf_sguard_keeps_copies(f->guard)) return true; /* putting back now */
+    uv_mutex_lock(&f->mu);
+    keep = is_unplaced(f, id);
+    uv_mutex_unlock(&f->mu);
+    return keep;
 }
 
 /* Drops the copy mv (if it is still the current one) and every session and
@@ -428,7 +451,8 @@ static pf_status sync_map(pf_maps *m, const char *id, bool may_build, pf_proto_e
         pf_sguard_report(f->guard, why);
         break;
     case PF_RSTORE_SYNC_GONE:
-        drop_copy(m, cur);
+        /* A copy a putting back after a loss has not stored yet stays. */
+        if (!keep_unstored(f, id)) drop_copy(m, cur);
         break;
     case PF_RSTORE_SYNC_RELOAD:
         if (may_build || (y.lineage == cur->lineage && in_use(m, id))) {
@@ -576,17 +600,25 @@ static void fresh_epoch(char out[PF_RSTORE_EPOCH_LEN + 1]) {
     for (size_t i = 0; i < sizeof(b); i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
-/* Puts every copy this instance holds back into the store (after a loss),
- * where the store has none or an older one. */
-static void restore_all(pf_maps *m) {
+/* Puts the copies this instance holds back into the store (after a loss),
+ * where the store has none or an older one: every copy, or (only_left)
+ * the ones the last time left out. */
+static void restore_all(pf_maps *m, bool only_left) {
     pf_fleet *f = m->fleet;
     uint64_t restored = 0, newer = 0, failed = 0;
     pf_rstore_guard g;
     pf_mapver **list;
+    char(*left)[PF_MAP_ID_MAX + 1];
     size_t n;
     if (pf_registry_list(m->d.registry, &list, &n)) {
         fprintf(stderr, "pathd: store %s: out of memory listing the copies to put back\n", f->url);
-        pf_sguard_restored(f->guard, 0, 0, 0);
+        pf_sguard_restored(f->guard, 0, 0, 1, only_left); /* try again at the next check */
+        return;
+    }
+    if (!(left = calloc(n ? n : 1, sizeof(*left)))) {
+        for (size_t i = 0; i < n; i++) pf_mapver_release(list[i]);
+        free(list);
+        pf_sguard_restored(f->guard, 0, 0, 1, only_left);
         return;
     }
     pf_sguard_known(f->guard, g.epoch, &g.min_lineage);
@@ -598,7 +630,15 @@ static void restore_all(pf_maps *m) {
         pf_rstore_restore p;
         pf_rstore_ack ack;
         pf_proto_error e;
-        if (encode(mv, &img, &img_len) || !(info = summary(mv))) {
+        bool skip = false, ok = false;
+        if (only_left) {
+            uv_mutex_lock(&f->mu);
+            skip = !is_unplaced(f, mv->id);
+            uv_mutex_unlock(&f->mu);
+        }
+        if (skip) {
+            ok = true;
+        } else if (encode(mv, &img, &img_len) || !(info = summary(mv))) {
             fprintf(stderr, "pathd: store: map '%s': out of memory, not put back\n", mv->id);
             failed++;
         } else {
@@ -619,8 +659,10 @@ static void restore_all(pf_maps *m) {
                 failed++;
             } else if (ack.result == PF_RSTORE_OK) {
                 restored++;
+                ok = true;
             } else if (ack.result == PF_RSTORE_NEWER) {
                 newer++;
+                ok = true;
             } else {
                 fprintf(stderr,
                         "pathd: store: map '%s' not put back: the store's epoch changed "
@@ -629,12 +671,18 @@ static void restore_all(pf_maps *m) {
                 failed++;
             }
         }
+        if (!ok) snprintf(left[failed - 1], sizeof(left[0]), "%s", mv->id);
         free(img);
         free(info);
         pf_mapver_release(list[i]);
     }
     free(list);
-    pf_sguard_restored(f->guard, restored, newer, failed);
+    uv_mutex_lock(&f->mu);
+    free(f->unplaced);
+    f->unplaced = left;
+    f->nunplaced = (size_t)failed;
+    uv_mutex_unlock(&f->mu);
+    pf_sguard_restored(f->guard, restored, newer, failed, only_left);
 }
 
 /* The check (store_guard.h) on the follower's connection c: the server's
@@ -658,6 +706,14 @@ static bool check_store(pf_maps *m, redisContext *c) {
     pf_redis_answered(f->redis);
     v = pf_sguard_review(f->guard, &facts, &st, f->have_pos ? &f->pos : NULL, why, sizeof(why));
     if (v == PF_SGUARD_SAME) return true;
+    if (v == PF_SGUARD_RESTORE) {
+        bool listed;
+        uv_mutex_lock(&f->mu);
+        listed = f->nunplaced > 0;
+        uv_mutex_unlock(&f->mu);
+        restore_all(m, listed); /* the copies the last one left out (all if it listed none) */
+        return true;
+    }
     pf_sguard_known(f->guard, known, &min_lineage);
     fresh_epoch(fresh);
     if (pf_rstore_epoch(f->rs, c, dl, known, fresh, min_lineage, &renewed, &now, &e)) {
@@ -669,7 +725,7 @@ static bool check_store(pf_maps *m, redisContext *c) {
     /* The events stream went back (or is gone): read on from where it ends
      * now, which the copies put back below come after. */
     if (f->have_pos && pf_rstore_pos_after(f->pos, st.tail)) f->pos = st.tail;
-    restore_all(m);
+    restore_all(m, false);
     return true;
 }
 
@@ -1047,6 +1103,7 @@ static void shared_close(pf_maps *m) {
     pf_rstore_destroy(f->rs);
     pf_redis_destroy(f->redis);
     pf_sguard_destroy(f->guard);
+    free(f->unplaced);
     uv_cond_destroy(&f->cv);
     uv_mutex_destroy(&f->mu);
     free(f);

@@ -23,6 +23,7 @@ struct pf_sguard {
     /* Loss. */
     char reported[300]; /* evidence of a loss not yet reviewed, "" for none */
     bool restoring;
+    bool restore_again; /* the last putting back left copies out */
     uint64_t losses;
     char loss_why[400];
     char loss_at[32]; /* UTC, ISO 8601 */
@@ -181,9 +182,13 @@ pf_sguard_verdict pf_sguard_review(pf_sguard *g, const pf_redis_facts *f, const 
     } else if (g->reported[0]) {
         v = PF_SGUARD_LOST;
         snprintf(why, n, "%s", g->reported);
+    } else if (g->restore_again) {
+        v = PF_SGUARD_RESTORE;
+        snprintf(why, n, "%llu copies were not put back after the last loss",
+                 (unsigned long long)g->loss_failed);
     }
     g->reported[0] = '\0';
-    if (v == PF_SGUARD_SAME) {
+    if (v == PF_SGUARD_SAME || v == PF_SGUARD_RESTORE) {
         snprintf(g->run_id, sizeof(g->run_id), "%s", f->run_id);
         g->checked = true;
     }
@@ -233,11 +238,13 @@ void pf_sguard_adopt(pf_sguard *g, const pf_rstore_state *st, const char *run_id
     uv_mutex_unlock(&g->mu);
 }
 
-void pf_sguard_restored(pf_sguard *g, uint64_t restored, uint64_t newer, uint64_t failed) {
+void pf_sguard_restored(pf_sguard *g, uint64_t restored, uint64_t newer, uint64_t failed,
+                        bool again) {
     uv_mutex_lock(&g->mu);
     g->restoring = false;
-    g->loss_restored = restored;
-    g->loss_newer = newer;
+    g->restore_again = failed > 0;
+    g->loss_restored = (again ? g->loss_restored : 0) + restored;
+    g->loss_newer = (again ? g->loss_newer : 0) + newer;
     g->loss_failed = failed;
     g->restored_total += restored;
     uv_mutex_unlock(&g->mu);
@@ -245,7 +252,15 @@ void pf_sguard_restored(pf_sguard *g, uint64_t restored, uint64_t newer, uint64_
             "pathd: store %s: put back %llu maps this instance holds; %llu the store had as new "
             "or newer; %llu failed%s\n",
             g->url, (unsigned long long)restored, (unsigned long long)newer,
-            (unsigned long long)failed, failed ? " (they stay served from here; see above)" : "");
+            (unsigned long long)failed, failed ? " (kept, and tried again at the next check)" : "");
+}
+
+bool pf_sguard_keeps_copies(pf_sguard *g) {
+    bool k;
+    uv_mutex_lock(&g->mu);
+    k = g->restoring;
+    uv_mutex_unlock(&g->mu);
+    return k;
 }
 
 void pf_sguard_count_unknown(pf_sguard *g) {

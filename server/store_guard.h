@@ -77,8 +77,10 @@ bool pf_sguard_wants_check(pf_sguard *g);
 typedef enum pf_sguard_verdict {
     PF_SGUARD_SAME = 0, /* the store this instance knew: the check is done */
     PF_SGUARD_FIRST,    /* no epoch known yet: set or adopt one, then pf_sguard_adopt */
-    PF_SGUARD_LOST      /* it lost data (why): renew the epoch, pf_sguard_adopt, put back,
+    PF_SGUARD_LOST,     /* it lost data (why): renew the epoch, pf_sguard_adopt, put back,
                            pf_sguard_restored */
+    PF_SGUARD_RESTORE   /* the last putting back left copies out: put back again (no new
+                           epoch), pf_sguard_restored */
 } pf_sguard_verdict;
 
 /* A check: the server's facts and the store's state (st) against what the
@@ -91,8 +93,16 @@ pf_sguard_verdict pf_sguard_review(pf_sguard *g, const pf_redis_facts *f, const 
  * until pf_sguard_restored). */
 void pf_sguard_adopt(pf_sguard *g, const pf_rstore_state *st, const char *run_id);
 /* The copies were put back after a loss: how many went back, how many the
- * store had as new or newer, how many failed. Changes may go again. */
-void pf_sguard_restored(pf_sguard *g, uint64_t restored, uint64_t newer, uint64_t failed);
+ * store had as new or newer, how many failed (then the next review answers
+ * PF_SGUARD_RESTORE, so a copy is never dropped for a failed put back);
+ * again: this was such a second try (its counts add to the first's).
+ * Changes may go again. */
+void pf_sguard_restored(pf_sguard *g, uint64_t restored, uint64_t newer, uint64_t failed,
+                        bool again);
+
+/* Whether copies the store lacks are to be kept, not dropped: copies are
+ * being put back now. */
+bool pf_sguard_keeps_copies(pf_sguard *g);
 
 /* A change got no answer in time (outcome unknown), or fewer replicas
  * confirmed it than --store-wait-replicas. */

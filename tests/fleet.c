@@ -111,6 +111,7 @@ static void redis_spawn(fl_proc *p) {
         argv[n++] = "CONFIG";
         argv[n++] = "";
     }
+    for (const char *const *x = p->opts.extra; x && *x && n < 38; x++) argv[n++] = *x;
     argv[n] = NULL;
     p->pid = spawn(argv, NULL);
     for (;;) {

@@ -23,8 +23,9 @@ typedef enum fl_persist {
 
 typedef struct fl_redis_opts {
     fl_persist persist;
-    uint16_t replica_of; /* 0: a primary; else --replicaof 127.0.0.1 replica_of */
-    bool no_config;      /* CONFIG renamed away, as managed Redis services do */
+    uint16_t replica_of;      /* 0: a primary; else --replicaof 127.0.0.1 replica_of */
+    bool no_config;           /* CONFIG renamed away, as managed Redis services do */
+    const char *const *extra; /* more arguments (NULL-terminated), or NULL */
 } fl_redis_opts;
 
 /* A child process and the loopback port it serves; a redis-server also

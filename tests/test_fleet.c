@@ -1507,8 +1507,8 @@ static uint64_t etag_lineage(const hc_resp *r) {
  * renamed away (a managed Redis), INFO decides: no appendonly and no
  * replica is refused, saying CONFIG was refused; appendonly is accepted. */
 START_TEST(fleet_store_refuses_volatile) {
-    fl_redis_opts vol = {FL_VOLATILE, 0, false}, noconf = {FL_VOLATILE, 0, true},
-                  aofnoconf = {FL_AOF, 0, true};
+    fl_redis_opts vol = {FL_VOLATILE, 0, false, NULL}, noconf = {FL_VOLATILE, 0, true, NULL},
+                  aofnoconf = {FL_AOF, 0, true, NULL};
     fl_proc redis;
     hc_server a, b;
     hc_resp r;
@@ -1607,7 +1607,7 @@ END_TEST
  * that held nothing finds every map at its acknowledged version; a
  * session lives on; an upload afterwards gets a lineage no map had. */
 START_TEST(fleet_store_loss_restored) {
-    fl_redis_opts vol = {FL_VOLATILE, 0, false};
+    fl_redis_opts vol = {FL_VOLATILE, 0, false, NULL};
     fl_proc redis;
     hc_server a, b, c;
     hc_resp r;
@@ -1702,7 +1702,7 @@ END_TEST
  * The instances see it, and put back what the snapshot lacks: a third
  * instance finds every acknowledged map at its acknowledged version. */
 START_TEST(fleet_store_rollback_restored) {
-    fl_redis_opts rdb = {FL_RDB, 0, false};
+    fl_redis_opts rdb = {FL_RDB, 0, false, NULL};
     fl_proc redis;
     hc_server a, b, c;
     hc_resp r;
@@ -1756,6 +1756,74 @@ START_TEST(fleet_store_rollback_restored) {
     it_stop(&b);
     it_stop(&c);
     fl_stop(&redis, SIGTERM);
+}
+END_TEST
+
+/* A copy the putting back after a loss could not store (Redis restarted
+ * with a bulk limit below its size) is not dropped, stays served, and is
+ * put back by a later check once Redis takes it again; no second loss. */
+START_TEST(fleet_store_restore_retried) {
+    static const char *const small_bulks[] = {"--proto-max-bulk-len", "1mb", NULL};
+    fl_redis_opts vol = {FL_VOLATILE, 0, false, NULL};
+    fl_proc redis;
+    hc_server a, c;
+    hc_resp r;
+    cJSON *t;
+    char *big, *p, *m = map_json(7);
+    uint64_t deadline;
+    NEED("redis-server");
+    redis = fl_redis_start_with(&vol);
+    a = fl_pathd_start(fl_free_port(), redis.port, "a", ARGS("--store-accept-volatile"));
+    /* 1100 x 1100 cells: an image over 1 MiB. */
+    big = malloc(1100 * 1101 + 64);
+    p = big + sprintf(big, "type octile\nheight 1100\nwidth 1100\nmap\n");
+    for (int y = 0; y < 1100; y++) {
+        memset(p, '.', 1100);
+        p[1100] = '\n';
+        p += 1101;
+    }
+    *p = '\0';
+    r = fl_req(a.port, "PUT", "/v1/maps/big", "text/x-movingai-map", big, NULL);
+    ck_assert_msg(r.status == 201, "%d %s", r.status, r.body);
+    hc_free(&r);
+    free(big);
+    ck_assert_int_eq(status_of(a.port, "PUT", "/v1/maps/small", m, NULL), 201);
+
+    fl_kill9(&redis);
+    redis.opts.extra = small_bulks;
+    fl_redis_restart(&redis); /* empty, and refusing bulks over 1 MiB */
+    t = wait_restored(a.port, fl_now_ms() + 30000);
+    /* big failed; small went back, or failed too when Redis reset the
+     * connection instead of answering the bulk's error. */
+    ck_assert_int_ge((int)it_num(t, "last_loss.failed"), 1);
+    ck_assert_int_eq((int)(it_num(t, "last_loss.restored") + it_num(t, "last_loss.failed")), 2);
+    cJSON_Delete(t);
+    /* The copy stays served. */
+    ck_assert_int_eq(status_of(a.port, "GET", "/v1/maps/big", NULL, NULL), 200);
+    /* Redis takes big bulks again: a later check puts the copy back. */
+    fl_redis_cmd(redis.port, "CONFIG SET proto-max-bulk-len 536870912");
+    deadline = fl_now_ms() + 6 * PF_SGUARD_CHECK_MS;
+    for (;;) {
+        t = trust_of(a.port, "/readyz");
+        if (it_num(t, "last_loss.failed") == 0) break;
+        cJSON_Delete(t);
+        ck_assert_msg(fl_now_ms() < deadline, "the copy was never put back");
+        usleep(100000);
+    }
+    ck_assert_int_eq((int)it_num(t, "data_losses"), 1);        /* no second loss */
+    ck_assert_int_eq((int)it_num(t, "last_loss.restored"), 2); /* the tries add up */
+    cJSON_Delete(t);
+    c = fl_pathd_start(fl_free_port(), redis.port, "c", ARGS("--store-accept-volatile"));
+    for (int i = 0; i < 2; i++) {
+        r = fl_req(c.port, "GET", i ? "/v1/maps/small" : "/v1/maps/big", NULL, NULL, NULL);
+        ck_assert_msg(r.status == 200, "%d %s", r.status, r.body);
+        ck_assert_uint_eq(version_of(&r), 1);
+        hc_free(&r);
+    }
+    it_stop(&a);
+    it_stop(&c);
+    fl_stop(&redis, SIGTERM);
+    free(m);
 }
 END_TEST
 
@@ -1889,7 +1957,7 @@ static void wait_replicas(uint16_t port, int n) {
  * the primary made it; once it runs again, changes are 201. Without the
  * replica the store keeps nothing: changes are refused. */
 START_TEST(fleet_store_replica_wait) {
-    fl_redis_opts vol = {FL_VOLATILE, 0, false}, rep = {FL_VOLATILE, 0, false};
+    fl_redis_opts vol = {FL_VOLATILE, 0, false, NULL}, rep = {FL_VOLATILE, 0, false, NULL};
     fl_proc primary, replica;
     hc_server a;
     hc_resp r;
@@ -1946,6 +2014,7 @@ TU_SUITE(fleet) {
     tcase_add_test(tc, fleet_store_refuses_volatile);
     tcase_add_test(tc, fleet_store_loss_restored);
     tcase_add_test(tc, fleet_store_rollback_restored);
+    tcase_add_test(tc, fleet_store_restore_retried);
     tcase_add_test(tc, fleet_store_timeout_outcome);
     tcase_add_test(tc, fleet_store_replica_wait);
     tcase_add_test(tc, fleet_two_instances_agree);
