@@ -19,27 +19,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testutil.h"
+
 uint64_t fl_now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-uint16_t fl_free_port(void) {
-    struct sockaddr_in a;
-    socklen_t len = sizeof(a);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    uint16_t port;
-    ck_assert_int_ge(fd, 0);
-    memset(&a, 0, sizeof(a));
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
+uint16_t fl_free_port(void) { return tu_free_port(); }
 
 static bool on_path(const char *tool) {
     const char *path = getenv("PATH");
@@ -79,7 +67,7 @@ static void redis_spawn(fl_proc *p) {
     char port[16], master[16];
     const char *argv[40];
     int n = 0;
-    uint64_t deadline = fl_now_ms() + 10000;
+    unsigned polls = 0;
     snprintf(port, sizeof(port), "%u", (unsigned)p->port);
     argv[n++] = "redis-server";
     argv[n++] = "--port";
@@ -122,8 +110,9 @@ static void redis_spawn(fl_proc *p) {
         if (r) freeReplyObject(r);
         redisFree(c);
         if (ok) return;
-        ck_assert_msg(fl_now_ms() < deadline, "redis-server did not answer PING on port %u",
+        ck_assert_msg(waitpid(p->pid, NULL, WNOHANG) == 0, "redis-server exited (port %u)",
                       (unsigned)p->port);
+        tu_waiting(&polls, "redis-server to answer PING");
         usleep(20000); /* polling a child that starts: no event to wait on */
     }
 }
@@ -255,7 +244,7 @@ static void write_nginx_conf(const char *out, const uint16_t *ports, size_t n, u
 fl_proc fl_nginx_start(const uint16_t *ports, size_t n, const char *dir) {
     fl_proc p;
     char conf[512], log[512], glob[1024];
-    uint64_t deadline = fl_now_ms() + 10000;
+    unsigned polls = 0;
     memset(&p, 0, sizeof(p)); /* no redis folder: fl_stop removes nothing */
     mkdir(dir, 0755);
     p.port = fl_free_port();
@@ -277,7 +266,8 @@ fl_proc fl_nginx_start(const uint16_t *ports, size_t n, const char *dir) {
         int status = r.status;
         hc_free(&r);
         if (rc == 0 && status == 200) return p;
-        ck_assert_msg(fl_now_ms() < deadline, "nginx did not start (see %s)", log);
+        ck_assert_msg(waitpid(p.pid, NULL, WNOHANG) == 0, "nginx exited (see %s)", log);
+        tu_waiting(&polls, "nginx to answer /healthz");
         usleep(20000);
     }
 }
@@ -286,7 +276,7 @@ fl_proc fl_haproxy_start(const uint16_t *ports, size_t n, const char *dir) {
     FILE *in = fopen("deploy/haproxy.cfg", "r"), *o;
     char line[1024], conf[512], log[512];
     bool in_servers = false, bound = false, servers = false;
-    uint64_t deadline = fl_now_ms() + 10000;
+    unsigned polls = 0;
     fl_proc p;
     ck_assert_msg(in != NULL, "deploy/haproxy.cfg: %s", strerror(errno));
     memset(&p, 0, sizeof(p)); /* no redis folder: fl_stop removes nothing */
@@ -333,7 +323,8 @@ fl_proc fl_haproxy_start(const uint16_t *ports, size_t n, const char *dir) {
         status = r.status;
         hc_free(&r);
         if (rc == 0 && status == 200) return p;
-        ck_assert_msg(fl_now_ms() < deadline, "haproxy did not start (see %s)", log);
+        ck_assert_msg(waitpid(p.pid, NULL, WNOHANG) == 0, "haproxy exited (see %s)", log);
+        tu_waiting(&polls, "haproxy to answer /healthz");
         usleep(20000);
     }
 }
