@@ -346,6 +346,7 @@ END_TEST
 TU_SUITE(course) {
     Suite *s = suite_create("course");
     TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, course_locates_the_agent_and_sees_blocks);
     tcase_add_test(tc, course_adopt_by_table);
     tcase_add_test(tc, course_adopt_random_routes_keep_the_contract);

@@ -179,6 +179,12 @@ START_TEST(dstar_rejects_bad_arguments) {
     ck_assert_int_eq(pf_dstar_create(g, (pf_point){0, 0}, (pf_point){3, 0}, &d), PF_ERANGE);
     ck_assert_ptr_null(d);
     ck_assert_int_eq(pf_dstar_create(g, (pf_point){0, 0}, (pf_point){2, 0}, &d), PF_EBLOCKED);
+    const pf_dstar_opts bad_root = {.root = PF_DSTAR_ROOT_AGENT + 1}, neg_root = {.root = -1};
+    ck_assert_int_eq(pf_dstar_create_with(g, (pf_point){0, 0}, (pf_point){2, 2}, &bad_root, &d),
+                     PF_EINVAL);
+    ck_assert_ptr_null(d);
+    ck_assert_int_eq(pf_dstar_create_with(g, (pf_point){0, 0}, (pf_point){2, 2}, &neg_root, &d),
+                     PF_EINVAL);
     ck_assert_int_eq(pf_dstar_create(g, (pf_point){0, 0}, (pf_point){2, 2}, &d), PF_OK);
     ck_assert_int_eq(pf_dstar_move(d, (pf_point){2, 0}), PF_EBLOCKED);
     ck_assert_int_eq(pf_dstar_move(d, (pf_point){-1, 0}), PF_ERANGE);
@@ -1291,15 +1297,16 @@ TU_SUITE(dstar) {
     tcase_add_test(tc, dstar_cheaper_private_cost_stays_optimal);
     tcase_add_test(tc, dstar_rebase_from_planner_apply);
     tcase_add_test(tc, dstar_cut_off_goal_answers_without_search);
-    tcase_add_test(tc, dstar_goal_moves_reuse_the_search);
-    tcase_add_test(tc, dstar_cut_off_goal_keeps_moving);
-    tcase_add_test(tc, dstar_chase_agent_sizes);
+
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("slow");
     tcase_set_timeout(slow, 600);
     tcase_add_test(slow, dstar_property_random_updates);
     tcase_add_test(slow, dstar_property_moving_targets);
     tcase_add_test(slow, dstar_chase_on_movingai_maps);
+    tcase_add_test(slow, dstar_goal_moves_reuse_the_search);
+    tcase_add_test(slow, dstar_cut_off_goal_keeps_moving);
+    tcase_add_test(slow, dstar_chase_agent_sizes);
     suite_add_tcase(s, slow);
     return s;
 }

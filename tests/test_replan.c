@@ -263,6 +263,7 @@ END_TEST
 TU_SUITE(replan) {
     Suite *s = suite_create("replan");
     TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, replan_policy_check_names_the_field);
     tcase_add_test(tc, replan_decides_by_table);
     tcase_add_test(tc, replan_map_change_waits_for_the_interval);
