@@ -186,8 +186,8 @@ pf_point pf_dstar_goal(const pf_dstar *d);
 /* The base grid the session currently borrows. */
 const pf_grid *pf_dstar_grid(const pf_dstar *d);
 /* Bytes the session holds (its struct, vertex tiles and their index, the
- * wide g table, open list, overlay and path buffer), not counting the shared
- * base grid. Vertices cost 4 bytes a walkable cell of every 8x8 tile the
+ * wide g table, open list, overlay, path buffer and the last re-root's
+ * record), not counting the shared base grid. Vertices cost 4 bytes a walkable cell of every 8x8 tile the
  * search touched, plus 16 a tile (plus 8 for the few g values a tile
  * cannot hold in place, see dstar_tiles.h); on the plain store 8 bytes a
  * cell of the map. `pathd-bench sessions --all-buckets` after one plan on

@@ -392,8 +392,8 @@ static double pct(double *v, size_t n, double p) {
     return pf_report_percentile(v, n, p);
 }
 
-static void print_run(const opts *o, const char *map, const policy_def *p, double h, size_t n,
-                      run_stats *s) {
+static void print_run(const opts *o, const char *map, const pf_grid *g, const policy_def *p,
+                      double h, size_t n, run_stats *s) {
     double mean_frame = 0;
     for (int f = 0; f < o->frames; f++) mean_frame += s->frame_us[f];
     mean_frame /= o->frames;
@@ -403,12 +403,17 @@ static void print_run(const opts *o, const char *map, const policy_def *p, doubl
     uint64_t skipped = s->reasons[PF_REPLAN_UNCHANGED] + s->reasons[PF_REPLAN_INTERVAL] +
                        s->reasons[PF_REPLAN_THRESHOLD];
     if (o->json) {
-        printf("{\"map\":\"%s\",\"policy\":\"%s\",\"hysteresis\":%g,\"chasers\":%zu,"
+        printf("{\"map\":\"%s\",\"map_w\":%d,\"map_h\":%d,\"policy\":\"%s\",\"hysteresis\":%g,"
+               "\"root\":\"%s\",\"reroot\":\"%s\",\"chasers\":%zu,"
                "\"frames\":%d,\"replans\":%llu,\"skipped\":%llu,\"expanded\":%llu,"
                "\"frame_us_mean\":%.1f,\"frame_us_p50\":%.1f,\"frame_us_p99\":%.1f,"
                "\"pushed\":%llu,\"flips\":%llu,\"kept\":%llu,\"mean_distance\":%.2f,"
                "\"failed\":%llu,\"mismatches\":%llu,\"reasons\":{",
-               map, p->name, h, n, o->frames, (unsigned long long)s->replans,
+               map, (int)pf_grid_width(g), (int)pf_grid_height(g), p->name, h,
+               o->root == PF_DSTAR_ROOT_GOAL    ? "goal"
+               : o->root == PF_DSTAR_ROOT_AGENT ? "agent"
+                                                : "auto",
+               o->reroot_always ? "always" : "needed", n, o->frames, (unsigned long long)s->replans,
                (unsigned long long)skipped, (unsigned long long)s->expanded, mean_frame, p50, p99,
                (unsigned long long)s->pushed, (unsigned long long)s->flips,
                (unsigned long long)s->kept, dist, (unsigned long long)s->failed,
@@ -484,7 +489,7 @@ static int run_file(const char *path, const opts *o) {
                 run_stats s;
                 int r = run(o, g, e, ne, o->chasers[ni], o->pol[pi], o->hyst[hi], &s);
                 if (r != EXIT_USAGE)
-                    print_run(o, pf_bench_scen_name(sc), o->pol[pi], o->hyst[hi], o->chasers[ni],
+                    print_run(o, pf_bench_scen_name(sc), g, o->pol[pi], o->hyst[hi], o->chasers[ni],
                               &s);
                 stats_free(&s);
                 if (r && (!rc || r == EXIT_USAGE)) rc = r;
