@@ -25,6 +25,7 @@ typedef struct pf_config {
     int64_t io_threads;           /* libmicrohttpd threads (I/O only) */
     int64_t queue_limit;          /* jobs waiting for a worker before 503 */
     int64_t max_body_bytes;       /* request body limit (413) */
+    int64_t max_query_params;     /* query string parameters, every path (414) */
     int64_t max_map_cells;        /* width x height limit (413) */
     int64_t max_map_side;         /* width and height limit */
     int64_t max_maps;             /* maps held at once */
@@ -77,6 +78,7 @@ typedef struct pf_config {
     int64_t nav_max_voxels;          /* ... voxel columns of the world */
     int64_t nav_max_tiles;           /* ... tile layers */
     int64_t nav_build_ms;            /* ... wall time of a build or a change */
+    int64_t grid_build_ms;           /* grid maps: wall time of a build, generation or PATCH */
     int64_t nav_max_obstacles;       /* obstacles on one navmesh map */
     int64_t nav_max_areas;           /* named areas of one navmesh map */
     int64_t nav_max_area_boxes;      /* boxes of all its areas */

@@ -87,11 +87,30 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
     listener *l = cls;
     pf_http *h = l->h;
     pf_req *r;
+    char *qmark;
     pf_conn_request_line(conn_of(c));
-    if (!(r = pf__req_create(&h->env, c, pf_clock_now_ns()))) return NULL;
-    r->raw_len = strlen(uri);
-    r->raw_at = (uintptr_t)uri;
-    r->raw_target = strdup(uri); /* NULL (out of memory): the target checks are skipped */
+    if ((r = pf__req_create(&h->env, c, pf_clock_now_ns()))) {
+        r->raw_len = strlen(uri);
+        r->raw_at = (uintptr_t)uri;
+        r->raw_target = strdup(uri); /* NULL (out of memory): answered 503 (begin) */
+        r->nparams = pf__req_count_params(r->raw_target);
+    }
+    /* libmicrohttpd 0.9.75 parses the query string right after this
+     * callback, into records in the connection's memory pool (32 KiB), and
+     * never answers a request whose records do not fit: about 470
+     * parameters, or 64 in a 31 KB target, and it drops its read buffer to
+     * answer 431, then waits for headers that cannot come until
+     * --request-timeout closes the connection. pathd splits the query
+     * itself from its copy (request.c) and answers 414 past
+     * --max-query-params (begin), so the arguments libmicrohttpd would
+     * parse, those after the '?', are cut off here in its buffer, which
+     * it hands over "before we modify URI *or* args" (connection.c). A
+     * raw NUL byte before the '?' hides the query from this callback (its
+     * length past the NUL is libmicrohttpd's alone): such a target is
+     * refused 400 by the strict checks, or, with more parameters than the
+     * pool holds, closed at --request-timeout as before. */
+    qmark = strchr((char *)(uintptr_t)uri, '?');
+    if (qmark && qmark[1]) qmark[1] = '\0';
     return r;
 }
 
@@ -340,6 +359,20 @@ static void begin(listener *l, pf_req *r, const char *method, const char *url,
         return;
     }
     if (!strict_ok(r, version)) return;
+    if (!r->raw_target || !pf__req_parse_query(r)) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, "Out of memory for the request target.");
+        pf_req_close_after(r);
+        return;
+    }
+    if (r->nparams > (size_t)h->d.cfg->max_query_params) {
+        /* On every path, the probes' included: the parameters were
+         * counted, not stored. */
+        pf_req_answer_error(r, PF_ERR_URI_TOO_LONG, "query",
+                            "The query string has %zu parameters; this server accepts at most "
+                            "%lld (--max-query-params).",
+                            r->nparams, (long long)h->d.cfg->max_query_params);
+        return;
+    }
     match = pf_route_find(method, url, &r->rr);
     /* The probes answer any Host: a balancer's health check may name the
      * address it dialled, and they tell nothing. */
