@@ -920,7 +920,7 @@ START_TEST(dstar_property_moving_targets) {
         ck_assert_int_eq(pf_dstar_create_with(base, s, t, &to, &d), PF_OK);
         ck_assert_int_eq(pf_dstar_create_with(base, s, t, &po, &twin), PF_OK);
         if (use_cuts) {
-            ck_assert_int_eq(pf_cuts_build(base, &cuts), PF_OK);
+            ck_assert_int_eq(pf_cuts_build(base, NULL, &cuts), PF_OK);
             pf_dstar_set_cuts(d, cuts);
             pf_dstar_set_cuts(twin, cuts);
         }
@@ -972,7 +972,7 @@ START_TEST(dstar_property_moving_targets) {
                 ck_assert_int_eq(pf_dstar_rebase(twin, nb, changed, n), PF_OK);
                 if (use_cuts) {
                     pf_cuts_destroy(cuts);
-                    ck_assert_int_eq(pf_cuts_build(nb, &cuts), PF_OK);
+                    ck_assert_int_eq(pf_cuts_build(nb, NULL, &cuts), PF_OK);
                     pf_dstar_set_cuts(d, cuts);
                     pf_dstar_set_cuts(twin, cuts);
                 }
@@ -1129,7 +1129,7 @@ START_TEST(dstar_cut_off_goal_keeps_moving) {
         ck_assert_ptr_nonnull(seen);
         tu_random_walkable(&st, g, &s);
         tu_random_walkable(&st, g, &t);
-        ck_assert_int_eq(pf_cuts_build(g, &cuts), PF_OK);
+        ck_assert_int_eq(pf_cuts_build(g, NULL, &cuts), PF_OK);
         ck_assert_int_eq(pf_dstar_create_with(g, s, t, &opts, &d), PF_OK);
         pf_dstar_set_cuts(d, cuts);
         ck_assert_int_eq(pf_dstar_plan(d, 0, &r), PF_OK);
@@ -1190,7 +1190,7 @@ START_TEST(dstar_chase_agent_sizes) {
         ck_assert_int_eq(pf_planner_create(g0, &po, &p), PF_OK);
         const pf_grid *base = pf_planner_grid(p), *ag = NULL;
         int32_t n = 2 + m % 2, w = pf_grid_width(base);
-        ck_assert_int_eq(pf_planner_agent_grid(p, n, &ag), PF_OK);
+        ck_assert_int_eq(pf_planner_agent_grid(p, n, NULL, &ag), PF_OK);
         double *dist = malloc((size_t)w * pf_grid_height(base) * sizeof(*dist));
         ck_assert_ptr_nonnull(dist);
         pf_point s = {0, 0}, t = {0, 0};
