@@ -187,13 +187,11 @@ pf_point pf_dstar_goal(const pf_dstar *d);
 const pf_grid *pf_dstar_grid(const pf_dstar *d);
 /* Bytes the session holds (its struct, vertex tiles and their index, the
  * wide g table, open list, overlay, path buffer and the last re-root's
- * record), not counting the shared base grid. Vertices cost 4 bytes a walkable cell of every 8x8 tile the
- * search touched, plus 16 a tile (plus 8 for the few g values a tile
- * cannot hold in place, see dstar_tiles.h); on the plain store 8 bytes a
- * cell of the map. `pathd-bench sessions --all-buckets` after one plan on
- * the 512x512 Moving AI maps: mean 0.16-0.28 MB a session, 0.36 MB on
- * maze512-1-0 (half walls) and 0.54 MB on maze512-8-0, whose searches
- * touch most of the map. */
+ * record), not counting the shared base grid. Vertices cost 4 bytes a walkable cell of every 8x8
+ * tile the search touched, plus 16 a tile (plus 8 for the few g values a tile cannot hold in place,
+ * see dstar_tiles.h); on the plain store 8 bytes a cell of the map. `pathd-bench sessions
+ * --all-buckets` after one plan on the 512x512 Moving AI maps: mean 0.16-0.28 MB a session, 0.36 MB
+ * on maze512-1-0 (half walls) and 0.54 MB on maze512-8-0, whose searches touch most of the map. */
 size_t pf_dstar_memory(const pf_dstar *d);
 
 #endif
