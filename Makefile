@@ -28,6 +28,8 @@ RECAST_INC := /usr/include/recastnavigation
 # Reference data, read in place; never copied into the repository.
 PATHD_BENCH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/movingai)
 export PATHD_BENCH_DIR
+PATHD_MESH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/meshes)
+export PATHD_MESH_DIR
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
@@ -84,7 +86,9 @@ NAV_SRC := $(wildcard nav/*.c) $(wildcard nav/*.cpp)
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
 LOADTEST_SRC := $(filter-out loadtest/main.c,$(wildcard loadtest/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
-TEST_SUPPORT_SRC := $(filter-out tests/test_%.c tests/fuzz_%.c,$(wildcard tests/*.c))
+# tests/*.cpp: the Detour references (navref.cpp), C++ like nav/.
+TEST_SUPPORT_SRC := $(filter-out tests/test_%.c tests/fuzz_%.c,$(wildcard tests/*.c)) \
+                    $(wildcard tests/*.cpp)
 
 obj = $(patsubst %.cpp,$(OUT)/obj/%.o,$(patsubst %.c,$(OUT)/obj/%.o,$(1)))
 CORE_OBJ := $(call obj,$(CORE_SRC))
@@ -510,7 +514,7 @@ deps:
 
 # Every C source of the tree against .clang-format (Debian clang-format 14,
 # installed when missing). .ci/run runs it.
-FORMAT_SRC = $(wildcard core/*.[ch] nav/*.[ch] nav/*.cpp proto/*.[ch] server/*.[ch] loadtest/*.[ch] tests/*.[ch] clients/c/*.[ch])
+FORMAT_SRC = $(wildcard core/*.[ch] nav/*.[ch] nav/*.cpp proto/*.[ch] server/*.[ch] loadtest/*.[ch] tests/*.[ch] tests/*.cpp clients/c/*.[ch])
 format-check:
 	@command -v clang-format >/dev/null 2>&1 || { echo "Installing Debian packages: clang-format"; \
 	  $(SUDO) apt-get update -qq && \

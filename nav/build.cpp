@@ -649,7 +649,7 @@ pf_status prepare(NavBase *b, const pf_nav_build_input *in, const pf_nav_limits 
     }
     st = bin_triangles(b, in->geom, lim, &p->tile_first, &p->tile_tris, err);
     if (st) return st;
-    if (!ground_build(b, in->geom, p->tri_class)) {
+    if (!ground_build(b, in->geom)) {
         set_err(err, "", "out of memory");
         return PF_ENOMEM;
     }

@@ -1,6 +1,8 @@
-/* ground.cpp -- the ground's height at a point: the input triangles walkable
- * for some agent type, by square cells, and the walkable triangle under a
- * point nearest to a height (navmesh.h "Heights").
+/* ground.cpp -- the ground's height at a point: the input triangles that
+ * face up, by square cells, and the one under a point nearest to a height
+ * (navmesh.h "Heights"). Steep triangles count: where the mesh covers one
+ * (voxels are walkable when their top came from a walkable triangle, and a
+ * voxel is wider than the seam), the ground there is that triangle.
  *
  * A Detour polygon's vertices sit on voxel tops (up to a cell height above
  * the ground, more on slopes: a contour vertex takes the highest of the
@@ -83,31 +85,38 @@ bool tri_probe(const GroundIndex *gi, uint32_t t, float x, float z, float *dxz, 
 void ground_free(GroundIndex *gi) {
     free(gi->verts);
     free(gi->tris);
-    free(gi->cls);
     free(gi->first);
     free(gi->items);
     memset(gi, 0, sizeof *gi);
 }
 
-bool ground_build(NavBase *b, const pf_nav_geom *g, const unsigned char *cls) {
+/* Whether triangle t of g faces up (Recast's normal (v1 - v0) x (v2 - v0)
+ * has a positive y). */
+static bool faces_up(const pf_nav_geom *g, uint32_t t) {
+    const uint32_t *tri = &g->tris[3 * (size_t)t];
+    const float *a = &g->verts[3 * (size_t)tri[0]], *b = &g->verts[3 * (size_t)tri[1]],
+                *c = &g->verts[3 * (size_t)tri[2]];
+    const double e0x = b[0] - a[0], e0z = b[2] - a[2], e1x = c[0] - a[0], e1z = c[2] - a[2];
+    return e0z * e1x - e0x * e1z > 0;
+}
+
+bool ground_build(NavBase *b, const pf_nav_geom *g) {
     GroundIndex *gi = &b->ground;
     uint32_t n = 0;
-    for (uint32_t t = 0; t < g->ntris; t++) n += cls[t] > 0;
+    for (uint32_t t = 0; t < g->ntris; t++) n += faces_up(g, t);
     gi->cell = (float)CELL_VOXELS * b->cfg.cell_size;
     gi->gx = (int)ceilf((b->bmax[0] - b->bmin[0]) / gi->cell) + 1;
     gi->gz = (int)ceilf((b->bmax[2] - b->bmin[2]) / gi->cell) + 1;
     const size_t ncells = (size_t)gi->gx * (size_t)gi->gz;
     gi->verts = (float *)malloc((size_t)g->nverts * 3 * sizeof(float) + 1);
     gi->tris = (uint32_t *)malloc((size_t)n * 3 * sizeof(uint32_t) + 1);
-    gi->cls = (unsigned char *)malloc((size_t)n + 1);
     gi->first = (uint32_t *)calloc(ncells + 1, sizeof(uint32_t));
-    if (!gi->verts || !gi->tris || !gi->cls || !gi->first) goto out_free;
+    if (!gi->verts || !gi->tris || !gi->first) goto out_free;
     memcpy(gi->verts, g->verts, (size_t)g->nverts * 3 * sizeof(float));
     gi->nverts = g->nverts;
     for (uint32_t t = 0; t < g->ntris; t++) {
-        if (!cls[t]) continue;
-        memcpy(&gi->tris[3 * (size_t)gi->ntris], &g->tris[3 * (size_t)t], 3 * sizeof(uint32_t));
-        gi->cls[gi->ntris++] = cls[t];
+        if (!faces_up(g, t)) continue;
+        memcpy(&gi->tris[3 * (size_t)gi->ntris++], &g->tris[3 * (size_t)t], 3 * sizeof(uint32_t));
     }
     {
         /* Counted, then filled (CSR). */
@@ -139,7 +148,7 @@ bool ground_build(NavBase *b, const pf_nav_geom *g, const unsigned char *cls) {
         for (size_t c = ncells; c > 0; c--) gi->first[c] = gi->first[c - 1];
         gi->first[0] = 0;
         gi->bytes =
-            (size_t)gi->nverts * 12 + (size_t)gi->ntris * 13 + (ncells + 1) * 4 + (size_t)total * 4;
+            (size_t)gi->nverts * 12 + (size_t)gi->ntris * 12 + (ncells + 1) * 4 + (size_t)total * 4;
     }
     return true;
 out_free:
@@ -147,8 +156,7 @@ out_free:
     return false;
 }
 
-bool ground_height(const NavBase *b, const AgentType *at, const float p[3], float window,
-                   float *y) {
+bool ground_height(const NavBase *b, const float p[3], float window, float *y) {
     const GroundIndex *gi = &b->ground;
     if (!gi->ntris) return false;
     const float tol = b->cfg.cell_size;
@@ -161,7 +169,7 @@ bool ground_height(const NavBase *b, const AgentType *at, const float p[3], floa
             for (uint32_t k = gi->first[c]; k < gi->first[c + 1]; k++) {
                 const uint32_t t = gi->items[k];
                 float dxz, h;
-                if (gi->cls[t] < at->min_class || !tri_probe(gi, t, p[0], p[2], &dxz, &h)) continue;
+                if (!tri_probe(gi, t, p[0], p[2], &dxz, &h)) continue;
                 if (dxz > tol) continue;
                 const float dy = fabsf(h - p[1]);
                 if (dy > window) continue;

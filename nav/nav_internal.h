@@ -110,12 +110,11 @@ struct AgentType {
 };
 
 /* The input triangles, for the ground's height at a point (ground.cpp):
- * those walkable for some type, by square cells of cell voxels. */
+ * those facing up, by square cells of 8 voxels. */
 struct GroundIndex {
     float *verts; /* 3 a vertex */
     uint32_t nverts;
-    uint32_t *tris;     /* 3 a triangle */
-    unsigned char *cls; /* slope class of each triangle */
+    uint32_t *tris; /* 3 a triangle */
     uint32_t ntris;
     float cell;      /* world units */
     int gx, gz;      /* cells */
@@ -249,13 +248,13 @@ unsigned char *widen_links(unsigned char *data, int *size, float cs);
 void repair_links(dtNavMesh *nav);
 
 /* ground.cpp */
-/* Builds the ground index of geometry g (triangles of class > 0). false on
- * ENOMEM. */
-bool ground_build(NavBase *b, const pf_nav_geom *g, const unsigned char *cls);
+/* Builds the ground index of geometry g. false on ENOMEM. */
+bool ground_build(NavBase *b, const pf_nav_geom *g);
 void ground_free(GroundIndex *gi);
-/* The height of the ground walkable for type at, at x/z of p, nearest to
- * p's height within `window`; false when there is none (a grid: none). */
-bool ground_height(const NavBase *b, const AgentType *at, const float p[3], float window, float *y);
+/* The height of the ground at x/z of p (a triangle holding it, else one
+ * within a cell size), nearest to p's height within `window`; false when
+ * there is none (a grid: none). */
+bool ground_height(const NavBase *b, const float p[3], float window, float *y);
 
 /* links.cpp */
 /* Checks links (field names "<prefix>[i].<member>") against b: ids,

@@ -16,7 +16,7 @@ void to_ground(const pf_navmesh *nm, float p[3]) {
     const float window = fmaxf(nm->at->climb, c->cell_height) +
                          c->cell_height * (c->detail_sample_max_error + 2.0f) + c->cell_size;
     float y;
-    if (ground_height(b, nm->at, p, window, &y)) p[1] = y;
+    if (ground_height(b, p, window, &y)) p[1] = y;
 }
 
 pf_status bind_query(pf_nav_query *q, const pf_navmesh *nm) {
