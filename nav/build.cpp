@@ -241,6 +241,7 @@ NavBase *base_create(const pf_nav_build_input *in, const float bmin[3], const fl
     b->solo = cfg->tile_size == 0;
     b->ts = b->solo ? (gw > gh ? gw : gh) : cfg->tile_size;
     b->border = b->solo ? 0 : border + 3;
+    for (uint32_t t = 0; t < n; t++) agents[t].border = b->solo ? 0 : agents[t].walkable_radius + 3;
     dtVcopy(b->bmin, bmin);
     dtVcopy(b->bmax, bmax);
     b->gw = gw;

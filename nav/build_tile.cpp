@@ -215,24 +215,52 @@ void restore_areas(const BuildJob *j, RasterScratch *sc, const AgentType *at) {
         }
 }
 
-/* One agent type from the tile's voxels: filters, compact heightfield,
- * erosion, areas; kept; its Detour tile. */
-bool build_type(BuildJob *j, TileOut *o, RasterScratch *sc, uint32_t t, int tx, int ty) {
+/* The tile's voxels within type at's own border (a narrower type than the
+ * widest): the spans of the inner columns into a heightfield of the bounds
+ * Sample_TileMesh would give that type. Columns keep their spans (never
+ * touching: rcAddSpan merged those), so re-adding them merges nothing. */
+rcHeightfield *crop(const NavBase *b, const rcHeightfield *hf, const AgentType *at, int tx, int ty,
+                    rcContext *ctx) {
+    const int m = b->border - at->border, w = hf->width - 2 * m, h = hf->height - 2 * m;
+    const float cs = b->cfg.cell_size, tcs = (float)b->ts * cs, pad = (float)at->border * cs;
+    float bmin[3], bmax[3];
+    bmin[0] = b->bmin[0] + (float)tx * tcs - pad;
+    bmin[1] = hf->bmin[1];
+    bmin[2] = b->bmin[2] + (float)ty * tcs - pad;
+    bmax[0] = b->bmin[0] + (float)(tx + 1) * tcs + pad;
+    bmax[1] = hf->bmax[1];
+    bmax[2] = b->bmin[2] + (float)(ty + 1) * tcs + pad;
+    rcHeightfield *out = rcAllocHeightfield();
+    if (!out || !rcCreateHeightfield(ctx, *out, w, h, bmin, bmax, cs, hf->ch)) goto out_free;
+    for (int z = 0; z < h; z++)
+        for (int x = 0; x < w; x++)
+            for (const rcSpan *s = hf->spans[(x + m) + (z + m) * hf->width]; s; s = s->next)
+                if (!rcAddSpan(ctx, *out, x, z, (unsigned short)s->smin, (unsigned short)s->smax,
+                               (unsigned char)s->area, 0))
+                    goto out_free;
+    return out;
+out_free:
+    rcFreeHeightField(out);
+    return NULL;
+}
+
+/* build_type over heightfield hf (the tile's, or cropped for the type). */
+bool build_type_on(BuildJob *j, TileOut *o, RasterScratch *sc, rcHeightfield *hf, uint32_t t,
+                   int tx, int ty) {
     NavBase *b = j->b;
     const AgentType *at = &b->agents[t];
     rcContext ctx(false);
-    restore_areas(j, sc, at);
     if (!j->in->grid) {
         /* Overhangs, ledges and low ceilings (the sample's three filters). */
-        rcFilterLowHangingWalkableObstacles(&ctx, at->walkable_climb, *sc->hf);
-        rcFilterLedgeSpans(&ctx, at->walkable_height, at->walkable_climb, *sc->hf);
-        rcFilterWalkableLowHeightSpans(&ctx, at->walkable_height, *sc->hf);
+        rcFilterLowHangingWalkableObstacles(&ctx, at->walkable_climb, *hf);
+        rcFilterLedgeSpans(&ctx, at->walkable_height, at->walkable_climb, *hf);
+        rcFilterWalkableLowHeightSpans(&ctx, at->walkable_height, *hf);
     }
     if (job_abort_check(j, o)) return false;
     rcFreeCompactHeightfield(sc->chf);
     sc->chf = rcAllocCompactHeightfield();
-    if (!sc->chf || !rcBuildCompactHeightfield(&ctx, at->walkable_height, at->walkable_climb,
-                                               *sc->hf, *sc->chf)) {
+    if (!sc->chf ||
+        !rcBuildCompactHeightfield(&ctx, at->walkable_height, at->walkable_climb, *hf, *sc->chf)) {
         tile_fail(j, o, PF_ENOMEM, "out of memory (compact heightfield)");
         return false;
     }
@@ -261,6 +289,23 @@ bool build_type(BuildJob *j, TileOut *o, RasterScratch *sc, uint32_t t, int tx, 
         return false;
     }
     return charge(j, o, (uint64_t)o->nav_size[t]);
+}
+
+/* One agent type from the tile's voxels: filters, compact heightfield,
+ * erosion, areas; kept; its Detour tile. */
+bool build_type(BuildJob *j, TileOut *o, RasterScratch *sc, uint32_t t, int tx, int ty) {
+    NavBase *b = j->b;
+    const AgentType *at = &b->agents[t];
+    rcContext ctx(false);
+    restore_areas(j, sc, at);
+    rcHeightfield *own = NULL;
+    if (at->border < b->border && !(own = crop(b, sc->hf, at, tx, ty, &ctx))) {
+        tile_fail(j, o, PF_ENOMEM, "out of memory (heightfield)");
+        return false;
+    }
+    const bool ok = build_type_on(j, o, sc, own ? own : sc->hf, t, tx, ty);
+    rcFreeHeightField(own);
+    return ok;
 }
 
 } /* namespace */

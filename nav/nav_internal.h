@@ -99,6 +99,7 @@ struct AgentType {
     char name[PF_NAV_NAME_MAX];
     float radius, height, climb, slope;
     int walkable_height, walkable_climb, walkable_radius; /* voxels */
+    int border; /* voxels of tile border: its radius + 3 (Sample_TileMesh), 0 solo */
     /* The slope class a triangle needs to be walkable for this type: the
      * classes count the types a triangle is flat enough for. */
     unsigned char min_class;
@@ -129,7 +130,7 @@ struct NavBase {
     pf_nav_config cfg; /* the agent members are type 0's */
     bool solo;         /* tile_size 0: one tile */
     int ts;            /* voxels per tile side (the world's width when solo) */
-    int border;        /* voxels: the largest type's radius + 3, 0 when solo */
+    int border;        /* voxels voxelised around a tile: the widest type's */
     float bmin[3], bmax[3];
     int gw, gh; /* voxels */
     int tw, th; /* tiles */

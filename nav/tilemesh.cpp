@@ -61,19 +61,20 @@ void mark_obstacles(const NavBase *b, const AgentType *at, const TileState *vs,
     }
 }
 
-/* Regions by the build's partition (Sample_TileMesh's three). */
-bool partition(const NavBase *b, rcCompactHeightfield &chf, rcContext *ctx) {
+/* Regions by the build's partition (Sample_TileMesh's three), the type's
+ * border excluded. */
+bool partition(const NavBase *b, const AgentType *at, rcCompactHeightfield &chf, rcContext *ctx) {
     const pf_nav_config *c = &b->cfg;
     const int min_area = c->region_min_size * c->region_min_size;
     const int merge_area = c->region_merge_size * c->region_merge_size;
     switch (c->partition) {
     case PF_NAV_MONOTONE:
-        return rcBuildRegionsMonotone(ctx, chf, b->border, min_area, merge_area);
+        return rcBuildRegionsMonotone(ctx, chf, at->border, min_area, merge_area);
     case PF_NAV_LAYERS:
-        return rcBuildLayerRegions(ctx, chf, b->border, min_area);
+        return rcBuildLayerRegions(ctx, chf, at->border, min_area);
     default:
         return rcBuildDistanceField(ctx, chf) &&
-               rcBuildRegions(ctx, chf, b->border, min_area, merge_area);
+               rcBuildRegions(ctx, chf, at->border, min_area, merge_area);
     }
 }
 
@@ -233,7 +234,7 @@ dtStatus tile_mesh(const NavBase *b, const AgentType *at, int tx, int ty, rcComp
     MeshScratch sc;
     const pf_nav_config *c = &b->cfg;
     mark_obstacles(b, at, vs, chf, &ctx);
-    if (!partition(b, chf, &ctx)) return fail(&ctx, why, why_len, "regions", DT_FAILURE);
+    if (!partition(b, at, chf, &ctx)) return fail(&ctx, why, why_len, "regions", DT_FAILURE);
     sc.cset = rcAllocContourSet();
     if (!sc.cset) return DT_FAILURE | DT_OUT_OF_MEMORY;
     if (!rcBuildContours(&ctx, chf, c->edge_max_error, (int)(c->edge_max_len / c->cell_size),

@@ -583,6 +583,69 @@ START_TEST(navlevels_generated_levels_match_reference) {
 }
 END_TEST
 
+/* Agent types on nav_test.obj: "default" (RecastDemo's agent) and two more
+ * from the same voxels. Each type's mesh is the one its own reference
+ * builds alone with that type's settings (the same polygons; each type's
+ * heightfield is cropped to its own tile border), and answers its
+ * reachability on 300 pairs. (The types share the default's voxelisation,
+ * spans merged within its climb: on another level a type whose climb
+ * differs could see a span's area merge differently.) */
+START_TEST(navlevels_agent_types_match_their_references) {
+    const char *dir = mesh_dir();
+    if (!dir) TU_SKIP_UNLESS_CI("no ../shared/benchmarks/meshes (PATHD_MESH_DIR)");
+    char path[1100];
+    snprintf(path, sizeof path, "%s/nav_test.obj", dir);
+    level L;
+    memset(&L, 0, sizeof L);
+    ck_assert(load_obj(path, &L));
+    uint64_t st = tu_seed("navlevels_agent_types_match_their_references", 8);
+    static const pf_nav_agent_type types[2] = {{"small", 0.3f, 1.0f, 0.5f, 50.0f},
+                                               {"big", 1.2f, 2.5f, 0.9f, 30.0f}};
+    navref_settings s0 = navref_demo_settings();
+    s0.tile_size = 32;
+    uint64_t us_one = 0, us_all = 0;
+    pf_navmesh *one = build_pathd(&L, &s0, NULL, 0, &us_one);
+    pf_navmesh *nm = build_pathd(&L, &s0, types, 2, &us_all);
+    pf_nav_info i1, i3;
+    pf_navmesh_info(one, &i1);
+    pf_navmesh_info(nm, &i3);
+    ck_assert_uint_eq(pf_navmesh_agent_type_count(nm), 3);
+    fprintf(
+        stderr,
+        "navlevels agent types: 1 type %.1f ms %zu bytes; 3 types %.1f ms %zu bytes (kept voxels "
+        "%zu)\n",
+        (double)us_one / 1000.0, i1.total_bytes, (double)us_all / 1000.0, i3.total_bytes,
+        i3.kept_bytes);
+    for (uint32_t t = 0; t < 3; t++) {
+        const pf_navmesh *v = pf_navmesh_agent_type(nm, t);
+        pf_nav_agent_info ai;
+        pf_navmesh_agent_info(v, &ai);
+        navref_settings s = s0;
+        s.agent_radius = ai.radius;
+        s.agent_height = ai.height;
+        s.agent_max_climb = ai.max_climb;
+        s.agent_max_slope = ai.max_slope;
+        navref *r = build_ref(&L, &s);
+        fprintf(stderr,
+                "navlevels agent type %s: %u polygons (reference %d), mesh %zu bytes, kept voxels "
+                "%zu bytes, %llu us CPU\n",
+                ai.name, ai.polygons, navref_polygons(r), ai.mesh_bytes, ai.kept_bytes,
+                (unsigned long long)ai.build_us);
+        ck_assert_uint_eq(ai.polygons, (uint32_t)navref_polygons(r));
+        ck_assert_ptr_eq(pf_navmesh_agent_type_named(nm, ai.name), v);
+        tally tl;
+        memset(&tl, 0, sizeof tl);
+        check_random_pairs(&L, &s, v, r, &st, 300, ai.name, &tl);
+        tally_report(&tl, ai.name);
+        navref_free(r);
+    }
+    ck_assert_ptr_null(pf_navmesh_agent_type_named(nm, "giant"));
+    pf_navmesh_release(one);
+    pf_navmesh_release(nm);
+    level_free(&L);
+}
+END_TEST
+
 TU_SUITE(navlevels) {
     Suite *s = suite_create("navlevels");
     TCase *tc = tcase_create("core");
@@ -590,6 +653,7 @@ TU_SUITE(navlevels) {
     tcase_add_test(tc, navlevels_nav_test_matches_recastdemo);
     tcase_add_test(tc, navlevels_ground_points_snap);
     tcase_add_test(tc, navlevels_generated_levels_match_reference);
+    tcase_add_test(tc, navlevels_agent_types_match_their_references);
     suite_add_tcase(s, tc);
     return s;
 }
