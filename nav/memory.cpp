@@ -50,6 +50,25 @@ void version_count(pf_navmesh *root) {
     root->total_bytes = total;
 }
 
+/* A crowd of max_agents on (a copy of) nav: the mesh copy, its agents
+ * with their corridors (256 polygons each), boundaries, neighbour lists
+ * and animations, the proximity grid, the path queue and its query (4096
+ * nodes), the crowd's own query (512 nodes), the avoidance query. */
+size_t crowd_bytes(uint32_t max_agents, const dtNavMesh *nav) {
+    size_t bytes = sizeof(pf_nav_crowd) + (size_t)max_agents * (3 * sizeof(float) + sizeof(bool));
+    bytes += sizeof(dtCrowd) +
+             (size_t)max_agents * (sizeof(dtCrowdAgent) + 256 * sizeof(dtPolyRef) +
+                                   sizeof(dtCrowdAgentAnimation) + sizeof(dtCrowdAgent *) + 4 * 16);
+    bytes += (4096 + 512) * (sizeof(dtNode) + 2 * sizeof(dtNodeIndex)) + 2 * sizeof(dtNavMeshQuery);
+    bytes += 8 * 256 * sizeof(dtPolyRef) + 4096;
+    for (int i = 0; i < nav->getMaxTiles(); i++) {
+        const dtMeshTile *t = tile_at(nav, i);
+        if (t->header) bytes += (size_t)t->dataSize;
+    }
+    return bytes + (size_t)nav->getMaxTiles() * sizeof(dtMeshTile) + sizeof(dtNavMesh) +
+           next_pow2((unsigned)nav->getMaxTiles() / 4) * sizeof(dtMeshTile *);
+}
+
 } /* namespace pfnav */
 
 using namespace pfnav;
@@ -73,21 +92,10 @@ size_t pf_nav_corridor_memory(const pf_nav_corridor *c) {
     return sizeof(*c) + (size_t)c->max_polys * sizeof(dtPolyRef);
 }
 
-size_t pf_nav_crowd_memory(const pf_nav_crowd *c) {
-    /* The crowd's own mesh copy, its agents with their corridors (256
-     * polygons each), boundaries and neighbour lists, the proximity grid,
-     * the path queue and its query (4096 nodes), the avoidance query. */
-    size_t bytes = sizeof *c + (size_t)c->max_agents * (3 * sizeof(float) + sizeof(bool));
-    bytes += sizeof(dtCrowd) +
-             (size_t)c->max_agents *
-                 (sizeof(dtCrowdAgent) + 256 * sizeof(dtPolyRef) + 2 * sizeof(dtCrowdAgent *) + 64);
-    bytes += (size_t)c->max_agents * 4 * 16 + 4096 * (sizeof(dtNode) + 2 * sizeof(dtNodeIndex));
-    bytes += 8 * 4096 * sizeof(dtPolyRef) + 4096 * 64;
-    for (int i = 0; i < c->nav->getMaxTiles(); i++) {
-        const dtMeshTile *t = tile_at(c->nav, i);
-        if (t->header) bytes += (size_t)t->dataSize;
-    }
-    return bytes + (size_t)c->nav->getMaxTiles() * sizeof(dtMeshTile) + sizeof(dtNavMesh);
+size_t pf_nav_crowd_memory(const pf_nav_crowd *c) { return crowd_bytes(c->max_agents, c->nav); }
+
+size_t pf_nav_crowd_estimate(const pf_navmesh *nm, uint32_t max_agents) {
+    return crowd_bytes(max_agents, nm->nav);
 }
 
 } /* extern "C" */

@@ -219,6 +219,8 @@ TileState version_tile_state(const pf_navmesh *root);
 /* memory.cpp: counts tiles, polygons, vertices and bytes of every view of
  * the version (and its total). */
 void version_count(pf_navmesh *root);
+/* What a crowd of max_agents holds on a copy of nav. */
+size_t crowd_bytes(uint32_t max_agents, const dtNavMesh *nav);
 
 /* kept.cpp */
 /* chf compressed into *out (malloc'd). false on ENOMEM. */

@@ -578,8 +578,11 @@ uint32_t pf_nav_crowd_count(const pf_nav_crowd *c);
 double pf_nav_crowd_time(const pf_nav_crowd *c);
 /* The version the crowd's mesh matches (borrowed). */
 const pf_navmesh *pf_nav_crowd_version(const pf_nav_crowd *c);
-/* The crowd's mesh bytes plus its agents. */
+/* The crowd's mesh bytes plus its agents and DetourCrowd's pools. */
 size_t pf_nav_crowd_memory(const pf_nav_crowd *c);
+/* What pf_nav_crowd_create(nm, max_agents) would hold: for charging it
+ * before it is made. */
+size_t pf_nav_crowd_estimate(const pf_navmesh *nm, uint32_t max_agents);
 
 /* Failed Detour assertions tolerated since the process started (the one
  * known-harmless one; see common.cpp). Installed by the first corridor or
