@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "build_stop.h"
 #include "clock_internal.h"
 
 /* A hierarchy and its build time, published together. */
@@ -71,12 +72,12 @@ int32_t pf_agents_max_size(const pf_agents *a) { return a->max_size; }
  * defined const. */
 static pf_agents *mut(const pf_agents *a) { return (pf_agents *)a; }
 
-pf_status pf_agents_clearance(const pf_agents *ca, const pf_clearance **out) {
+pf_status pf_agents_clearance(const pf_agents *ca, pf_build_stop *stop, const pf_clearance **out) {
     pf_agents *a = mut(ca);
     pf_clearance *c = atomic_load_explicit(&a->clearance, memory_order_acquire), *none = NULL;
     pf_status st;
     if (!c) {
-        if ((st = pf_clearance_build(a->base, a->max_size, &c))) return st;
+        if ((st = pf_clearance_build(a->base, a->max_size, stop, &c))) return st;
         if (!atomic_compare_exchange_strong_explicit(&a->clearance, &none, c, memory_order_acq_rel,
                                                      memory_order_acquire)) {
             pf_clearance_destroy(c);
@@ -88,7 +89,7 @@ pf_status pf_agents_clearance(const pf_agents *ca, const pf_clearance **out) {
 }
 
 /* The class of size n, built when missing. */
-static pf_status get_class(const pf_agents *ca, int32_t n, agent_class **out) {
+static pf_status get_class(const pf_agents *ca, int32_t n, pf_build_stop *stop, agent_class **out) {
     pf_agents *a = mut(ca);
     agent_class *k = atomic_load_explicit(&a->cls[n], memory_order_acquire), *none = NULL;
     const pf_clearance *c;
@@ -98,12 +99,12 @@ static pf_status get_class(const pf_agents *ca, int32_t n, agent_class **out) {
         *out = k;
         return PF_OK;
     }
-    if ((st = pf_agents_clearance(a, &c))) return st;
+    if ((st = pf_agents_clearance(a, stop, &c))) return st;
     k = calloc(1, sizeof(*k));
     if (!k) return PF_ENOMEM;
     atomic_init(&k->hpa, NULL);
     t0 = pf__mono_us();
-    if ((st = pf_agent_grid_build(a->base, c, n, &k->grid))) {
+    if ((st = pf_agent_grid_build(a->base, c, n, stop, &k->grid))) {
         free(k);
         return st;
     }
@@ -117,7 +118,7 @@ static pf_status get_class(const pf_agents *ca, int32_t n, agent_class **out) {
     return PF_OK;
 }
 
-pf_status pf_agents_grid(const pf_agents *a, int32_t n, const pf_grid **out) {
+pf_status pf_agents_grid(const pf_agents *a, int32_t n, pf_build_stop *stop, const pf_grid **out) {
     agent_class *k;
     pf_status st;
     *out = NULL;
@@ -126,12 +127,12 @@ pf_status pf_agents_grid(const pf_agents *a, int32_t n, const pf_grid **out) {
         *out = a->base;
         return PF_OK;
     }
-    if ((st = get_class(a, n, &k))) return st;
+    if ((st = get_class(a, n, stop, &k))) return st;
     *out = k->grid;
     return PF_OK;
 }
 
-pf_status pf_agents_hpa(const pf_agents *a, int32_t n, const pf_hpa **out) {
+pf_status pf_agents_hpa(const pf_agents *a, int32_t n, pf_build_stop *stop, const pf_hpa **out) {
     agent_class *k;
     hpa_box *b, *none = NULL;
     uint64_t t0;
@@ -139,13 +140,13 @@ pf_status pf_agents_hpa(const pf_agents *a, int32_t n, const pf_hpa **out) {
     *out = NULL;
     if (n < 2 || n > a->max_size) return PF_ERANGE;
     if (!a->have_hpa) return PF_EUNSUPPORTED;
-    if ((st = get_class(a, n, &k))) return st;
+    if ((st = get_class(a, n, stop, &k))) return st;
     b = atomic_load_explicit(&k->hpa, memory_order_acquire);
     if (!b) {
         b = calloc(1, sizeof(*b));
         if (!b) return PF_ENOMEM;
         t0 = pf__mono_us();
-        if ((st = pf_hpa_build(k->grid, &a->hp, &b->hpa))) {
+        if ((st = pf_hpa_build(k->grid, &a->hp, stop, &b->hpa))) {
             free(b);
             return st;
         }
@@ -160,27 +161,42 @@ pf_status pf_agents_hpa(const pf_agents *a, int32_t n, const pf_hpa **out) {
     return PF_OK;
 }
 
+bool pf_agents_built(const pf_agents *ca, int32_t n, bool hpa) {
+    agent_class *k;
+    if (n == 1) return true;
+    if (n < 2 || n > ca->max_size) return false;
+    k = atomic_load_explicit(&mut(ca)->cls[n], memory_order_acquire);
+    if (!k) return false;
+    return !hpa || !ca->have_hpa || atomic_load_explicit(&k->hpa, memory_order_acquire) != NULL;
+}
+
 /* Class n of the new version from old class `ok`: its agent grid repaired
- * and, when old had one, its hierarchy. NULL when out of memory. */
-static agent_class *repair_class(const agent_class *ok, const pf_grid *base, const pf_clearance *c,
-                                 int32_t n, const pf_point *changed, size_t nchanged) {
+ * and, when old had one, its hierarchy, into *out. PF_ECANCELED when stop
+ * said stop; *out NULL otherwise only when out of memory (the class is
+ * then built again on first use), and its hierarchy likewise. */
+static pf_status repair_class(const agent_class *ok, const pf_grid *base, const pf_clearance *c,
+                              int32_t n, const pf_point *changed, size_t nchanged,
+                              pf_build_stop *stop, agent_class **out) {
     agent_class *k = calloc(1, sizeof(*k));
-    hpa_box *ob = atomic_load_explicit(&((agent_class *)ok)->hpa, memory_order_acquire);
+    hpa_box *ob = atomic_load_explicit(&((agent_class *)ok)->hpa, memory_order_acquire), *b;
     pf_point *list = NULL;
     size_t nlist = 0;
     uint64_t t0 = pf__mono_us();
-    if (!k) return NULL;
+    pf_status st;
+    *out = NULL;
+    if (!k) return PF_OK;
     atomic_init(&k->hpa, NULL);
-    if (pf_agent_grid_repair(ok->grid, base, c, n, changed, nchanged, &k->grid, ob ? &list : NULL,
-                             &nlist)) {
+    st = pf_agent_grid_repair(ok->grid, base, c, n, changed, nchanged, stop, &k->grid,
+                              ob ? &list : NULL, &nlist);
+    if (st) {
         free(k);
-        return NULL;
+        return st == PF_ECANCELED ? st : PF_OK;
     }
     k->grid_us = pf__mono_us() - t0;
-    if (ob) {
-        hpa_box *b = calloc(1, sizeof(*b));
+    if (ob && (b = calloc(1, sizeof(*b)))) {
         t0 = pf__mono_us();
-        if (b && pf_hpa_repair(ob->hpa, k->grid, list, nlist, &b->hpa) == PF_OK) {
+        st = pf_hpa_repair(ob->hpa, k->grid, list, nlist, stop, &b->hpa);
+        if (st == PF_OK) {
             b->us = pf__mono_us() - t0;
             atomic_store(&k->hpa, b);
         } else {
@@ -188,21 +204,34 @@ static agent_class *repair_class(const agent_class *ok, const pf_grid *base, con
         }
     }
     free(list);
-    return k;
+    if (st == PF_ECANCELED) {
+        class_destroy(k);
+        return st;
+    }
+    *out = k;
+    return PF_OK;
 }
 
 pf_status pf_agents_repair(const pf_agents *old, const pf_grid *base, const pf_point *changed,
-                           size_t n, pf_agents **out) {
+                           size_t n, pf_build_stop *stop, pf_agents **out) {
     pf_clearance *oc = atomic_load_explicit(&mut(old)->clearance, memory_order_acquire), *c = NULL;
     pf_agents *a;
     pf_status st = pf_agents_create(base, old->max_size, old->have_hpa ? &old->hp : NULL, &a);
+    *out = NULL;
     if (st) return st;
-    if (oc && pf_clearance_repair(oc, base, changed, n, &c) == PF_OK) {
-        atomic_store(&a->clearance, c);
-        for (int32_t s = 2; s <= old->max_size; s++) {
-            agent_class *ok = atomic_load_explicit(&mut(old)->cls[s], memory_order_acquire);
-            if (ok) atomic_store(&a->cls[s], repair_class(ok, base, c, s, changed, n));
-        }
+    if (oc) {
+        st = pf_clearance_repair(oc, base, changed, n, stop, &c);
+        if (st == PF_OK) atomic_store(&a->clearance, c);
+    }
+    for (int32_t s = 2; c && s <= old->max_size; s++) {
+        agent_class *ok = atomic_load_explicit(&mut(old)->cls[s], memory_order_acquire), *k;
+        if (!ok) continue;
+        if ((st = repair_class(ok, base, c, s, changed, n, stop, &k))) break;
+        atomic_store(&a->cls[s], k);
+    }
+    if (st == PF_ECANCELED) {
+        pf_agents_destroy(a);
+        return st;
     }
     *out = a;
     return PF_OK;

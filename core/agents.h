@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "build_stop.h"
 #include "clearance.h"
 #include "grid.h"
 #include "hpa.h"
@@ -44,28 +45,39 @@ void pf_agents_destroy(pf_agents *a); /* NULL is a no-op */
 
 int32_t pf_agents_max_size(const pf_agents *a);
 
-/* The clearance table, built on first use. PF_ENOMEM. */
-pf_status pf_agents_clearance(const pf_agents *a, const pf_clearance **out);
+/* Builds on first use below take a stop (build_stop.h; NULL: never): the
+ * caller's, e.g. the deadline of the query that needs the piece. When it
+ * says stop the build answers PF_ECANCELED and publishes nothing, so the
+ * next caller builds the piece again from the start. */
+
+/* The clearance table, built on first use. PF_ENOMEM, PF_ECANCELED. */
+pf_status pf_agents_clearance(const pf_agents *a, pf_build_stop *stop, const pf_clearance **out);
 
 /* The grid an agent of size n moves on (clearance.h), built on first use;
  * for n == 1 the base grid itself. PF_ERANGE for n outside 1..max_size,
- * PF_ENOMEM. The grid is borrowed from a and read-only. */
-pf_status pf_agents_grid(const pf_agents *a, int32_t n, const pf_grid **out);
+ * PF_ENOMEM, PF_ECANCELED. The grid is borrowed from a and read-only. */
+pf_status pf_agents_grid(const pf_agents *a, int32_t n, pf_build_stop *stop, const pf_grid **out);
 
 /* The HPA* hierarchy of size n's agent grid (n >= 2), built on first use
  * (pf_hpa_build: tens to hundreds of milliseconds on a 512x512 map).
  * PF_EUNSUPPORTED when a was created without hierarchy params, PF_ERANGE,
- * PF_ELIMIT, PF_ENOMEM as pf_hpa_build. */
-pf_status pf_agents_hpa(const pf_agents *a, int32_t n, const pf_hpa **out);
+ * PF_ELIMIT, PF_ENOMEM, PF_ECANCELED as pf_hpa_build. */
+pf_status pf_agents_hpa(const pf_agents *a, int32_t n, pf_build_stop *stop, const pf_hpa **out);
+
+/* Whether size n's agent grid (and with `hpa`, its hierarchy) is built
+ * already, so asking for it builds nothing. True for n == 1; false for a
+ * size out of range. Any thread. */
+bool pf_agents_built(const pf_agents *a, int32_t n, bool hpa);
 
 /* The agent data of `base` (the next version, borrowed as above) made from
  * old's after the cells in changed[0..n) changed (as pf_planner_apply lists
  * them): every piece old had built is repaired locally (see the file
  * comment); a piece whose repair runs out of memory is dropped and built
  * again on first use. PF_ENOMEM only when the new pf_agents itself cannot
- * be made. */
+ * be made; PF_ECANCELED when stop (build_stop.h; NULL: never) said stop,
+ * nothing made. */
 pf_status pf_agents_repair(const pf_agents *old, const pf_grid *base, const pf_point *changed,
-                           size_t n, pf_agents **out);
+                           size_t n, pf_build_stop *stop, pf_agents **out);
 
 /* What has been built, for map info and benchmarks. */
 typedef struct pf_agents_class_stats {

@@ -36,7 +36,8 @@ static inline uint8_t clearance_of(const pf_grid *g, const uint8_t *cl, int32_t 
     return m + 1 > cap ? (uint8_t)cap : (uint8_t)(m + 1);
 }
 
-pf_status pf_clearance_build(const pf_grid *g, int32_t cap, pf_clearance **out) {
+pf_status pf_clearance_build(const pf_grid *g, int32_t cap, pf_build_stop *stop,
+                             pf_clearance **out) {
     size_t cells = (size_t)g->w * (size_t)g->h;
     pf_clearance *c;
     *out = NULL;
@@ -51,9 +52,14 @@ pf_status pf_clearance_build(const pf_grid *g, int32_t cap, pf_clearance **out) 
     c->w = g->w;
     c->h = g->h;
     c->cap = cap;
-    for (int32_t y = g->h - 1; y >= 0; y--)
+    for (int32_t y = g->h - 1; y >= 0; y--) {
+        if (pf_build_tick(stop, (uint64_t)g->w)) {
+            pf_clearance_destroy(c);
+            return PF_ECANCELED;
+        }
         for (int32_t x = g->w - 1; x >= 0; x--)
             c->cl[y * g->w + x] = clearance_of(g, c->cl, cap, x, y);
+    }
     *out = c;
     return PF_OK;
 }
@@ -77,7 +83,7 @@ static void mark_box(uint8_t *mark, int32_t w, int32_t h, int32_t x0, int32_t y0
 }
 
 pf_status pf_clearance_repair(const pf_clearance *old, const pf_grid *g, const pf_point *changed,
-                              size_t n, pf_clearance **out) {
+                              size_t n, pf_build_stop *stop, pf_clearance **out) {
     size_t cells = (size_t)g->w * (size_t)g->h;
     pf_clearance *c;
     uint8_t *mark;
@@ -99,18 +105,27 @@ pf_status pf_clearance_repair(const pf_clearance *old, const pf_grid *g, const p
     /* A cell's capped clearance depends only on the cells of its cap x cap
      * square (and the walls between them), so a change at p reaches the
      * cells up to cap - 1 to its left and above. */
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        if (pf_build_tick(stop, (uint64_t)c->cap * (uint64_t)c->cap)) goto stopped;
         mark_box(mark, g->w, g->h, changed[i].x - c->cap + 1, changed[i].y - c->cap + 1,
                  changed[i].x, changed[i].y);
+    }
     /* Bottom-right to top-left, as the build: every cell the recurrence
      * reads is final when it is read. */
-    for (size_t k = cells; k-- > 0;)
+    for (size_t k = cells; k-- > 0;) {
+        if ((k & 4095) == 0 && pf_build_tick(stop, 4096)) goto stopped;
         if (mark[k])
             c->cl[k] = clearance_of(g, c->cl, c->cap, (int32_t)(k % (size_t)g->w),
                                     (int32_t)(k / (size_t)g->w));
+    }
     free(mark);
     *out = c;
     return PF_OK;
+
+stopped:
+    free(mark);
+    pf_clearance_destroy(c);
+    return PF_ECANCELED;
 }
 
 int32_t pf_clearance_cap(const pf_clearance *c) { return c->cap; }
@@ -186,9 +201,10 @@ static inline uint8_t diagonal_moves(const pf_grid *g, const uint8_t *moves, int
  * that direction, for every p whose window lies on the map (others are
  * left meaningless). op is max (is_max) or bitwise and, both idempotent, so
  * windows of 1, 2, 4, ... k cells are doubled up and the last window of n
- * (k <= n < 2k) is two overlapping ones: O(w h log n). */
-static void window_reduce(uint8_t *a, int32_t w, int32_t h, int32_t n, bool horizontal,
-                          bool is_max) {
+ * (k <= n < 2k) is two overlapping ones: O(w h log n). False when stop
+ * said stop (polled per line of a pass). */
+static bool window_reduce(uint8_t *a, int32_t w, int32_t h, int32_t n, bool horizontal, bool is_max,
+                          pf_build_stop *stop) {
     const int32_t len = horizontal ? w : h; /* cells along the direction */
     const size_t stride = horizontal ? 1 : (size_t)w;
     const int32_t lines = horizontal ? h : 1; /* vertical passes work on whole rows */
@@ -197,22 +213,27 @@ static void window_reduce(uint8_t *a, int32_t w, int32_t h, int32_t n, bool hori
     for (; 2 * k <= n; k *= 2) {
         for (int32_t l = 0; l < lines; l++) {
             uint8_t *row = a + (size_t)l * (size_t)w;
+            if (horizontal && pf_build_tick(stop, (uint64_t)len)) return false;
             for (int32_t p = 0; p + 2 * k <= len; p++) {
                 uint8_t *x = row + (size_t)p * stride, *y = x + (size_t)k * stride;
+                if (!horizontal && pf_build_tick(stop, span)) return false;
                 for (size_t s = 0; s < span; s++)
                     x[s] = is_max ? (x[s] > y[s] ? x[s] : y[s]) : (uint8_t)(x[s] & y[s]);
             }
         }
     }
-    if (n == k) return;
+    if (n == k) return true;
     for (int32_t l = 0; l < lines; l++) {
         uint8_t *row = a + (size_t)l * (size_t)w;
+        if (horizontal && pf_build_tick(stop, (uint64_t)len)) return false;
         for (int32_t p = 0; p + n <= len; p++) {
             uint8_t *x = row + (size_t)p * stride, *y = x + (size_t)(n - k) * stride;
+            if (!horizontal && pf_build_tick(stop, span)) return false;
             for (size_t s = 0; s < span; s++)
                 x[s] = is_max ? (x[s] > y[s] ? x[s] : y[s]) : (uint8_t)(x[s] & y[s]);
         }
     }
+    return true;
 }
 
 static void count_cells(pf_grid *a) {
@@ -222,7 +243,8 @@ static void count_cells(pf_grid *a) {
     a->walkable = (int64_t)(cells - a->cost_hist[0]);
 }
 
-pf_status pf_agent_grid_build(const pf_grid *g, const pf_clearance *c, int32_t n, pf_grid **out) {
+pf_status pf_agent_grid_build(const pf_grid *g, const pf_clearance *c, int32_t n,
+                              pf_build_stop *stop, pf_grid **out) {
     size_t cells = (size_t)g->w * (size_t)g->h;
     pf_grid *a;
     *out = NULL;
@@ -233,11 +255,13 @@ pf_status pf_agent_grid_build(const pf_grid *g, const pf_clearance *c, int32_t n
      * arrays, then kept only where the agent fits. */
     memcpy(a->cost, g->cost, cells);
     memcpy(a->moves, g->moves, cells);
-    window_reduce(a->cost, g->w, g->h, n, true, true);
-    window_reduce(a->cost, g->w, g->h, n, false, true);
-    window_reduce(a->moves, g->w, g->h, n, true, false);
-    window_reduce(a->moves, g->w, g->h, n, false, false);
+    if (!window_reduce(a->cost, g->w, g->h, n, true, true, stop) ||
+        !window_reduce(a->cost, g->w, g->h, n, false, true, stop) ||
+        !window_reduce(a->moves, g->w, g->h, n, true, false, stop) ||
+        !window_reduce(a->moves, g->w, g->h, n, false, false, stop))
+        goto stopped;
     for (size_t i = 0; i < cells; i++) {
+        if ((i & 4095) == 0 && pf_build_tick(stop, 4096)) goto stopped;
         if (c->cl[i] < n) {
             a->cost[i] = 0;
             a->moves[i] = 0;
@@ -247,10 +271,17 @@ pf_status pf_agent_grid_build(const pf_grid *g, const pf_clearance *c, int32_t n
     }
     /* Diagonals read only the orthogonal bits of the neighbours, which the
      * pass above finished. */
-    for (size_t i = 0; i < cells; i++) a->moves[i] |= diagonal_moves(a, a->moves, (int32_t)i);
+    for (size_t i = 0; i < cells; i++) {
+        if ((i & 4095) == 0 && pf_build_tick(stop, 4096)) goto stopped;
+        a->moves[i] |= diagonal_moves(a, a->moves, (int32_t)i);
+    }
     count_cells(a);
     *out = a;
     return PF_OK;
+
+stopped:
+    pf_grid_destroy(a);
+    return PF_ECANCELED;
 }
 
 /* Cost and orthogonal moves of anchor (x, y) for size n, from the
@@ -276,8 +307,9 @@ static void anchor_of(const pf_grid *g, const pf_clearance *c, int32_t n, int32_
 }
 
 pf_status pf_agent_grid_repair(const pf_grid *old, const pf_grid *g, const pf_clearance *c,
-                               int32_t n, const pf_point *changed, size_t nchanged, pf_grid **out,
-                               pf_point **changed_out, size_t *nchanged_out) {
+                               int32_t n, const pf_point *changed, size_t nchanged,
+                               pf_build_stop *stop, pf_grid **out, pf_point **changed_out,
+                               size_t *nchanged_out) {
     size_t cells = (size_t)g->w * (size_t)g->h, nlist = 0, cap = 0;
     pf_point *list = NULL;
     uint8_t *mark;
@@ -304,19 +336,27 @@ pf_status pf_agent_grid_repair(const pf_grid *old, const pf_grid *g, const pf_cl
      * anchors whose squares touch the 3x3 box around p or whose
      * neighbours' squares contain p ([p - n, p + 1]), and the diagonals of
      * those and their neighbours. */
-    for (size_t i = 0; i < nchanged; i++)
+    for (size_t i = 0; i < nchanged; i++) {
+        if (pf_build_tick(stop, (uint64_t)(n + 4) * (uint64_t)(n + 4))) goto stopped;
         mark_box(mark, g->w, g->h, changed[i].x - n - 1, changed[i].y - n - 1, changed[i].x + 2,
                  changed[i].y + 2);
+    }
     for (size_t k = 0; k < cells; k++) {
         uint8_t cost, moves;
+        if ((k & 4095) == 0 && pf_build_tick(stop, 4096)) goto stopped;
         if (!mark[k]) continue;
+        /* n x n cells read below: counted apart from the scan. */
+        if (pf_build_tick(stop, (uint64_t)n * (uint64_t)n)) goto stopped;
         anchor_of(g, c, n, (int32_t)(k % (size_t)g->w), (int32_t)(k / (size_t)g->w), &cost, &moves);
         a->cost[k] = cost;
         a->moves[k] = moves; /* diagonals below, once every orthogonal bit is final */
     }
-    for (size_t k = 0; k < cells; k++)
-        if (mark[k]) a->moves[k] |= diagonal_moves(a, a->moves, (int32_t)k);
     for (size_t k = 0; k < cells; k++) {
+        if ((k & 4095) == 0 && pf_build_tick(stop, 4096)) goto stopped;
+        if (mark[k]) a->moves[k] |= diagonal_moves(a, a->moves, (int32_t)k);
+    }
+    for (size_t k = 0; k < cells; k++) {
+        if ((k & 4095) == 0 && pf_build_tick(stop, 4096)) goto stopped;
         if (!mark[k]) continue;
         if (a->cost[k] == old->cost[k] && a->moves[k] == old->moves[k]) continue;
         if (!changed_out) continue;
@@ -343,6 +383,8 @@ pf_status pf_agent_grid_repair(const pf_grid *old, const pf_grid *g, const pf_cl
     }
     return PF_OK;
 
+stopped:
+    st = PF_ECANCELED;
 out_free:
     free(list);
     free(mark);

@@ -68,6 +68,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "build_stop.h"
 #include "grid.h"
 #include "status.h"
 
@@ -78,8 +79,12 @@ typedef struct pf_clearance pf_clearance;
 
 /* Computes the clearance of every cell of g, capped at `cap` (1..
  * PF_AGENT_SIZE_MAX, else PF_EINVAL). O(cells). PF_ENOMEM. On success *out
- * owns the table (pf_clearance_destroy); it does not keep g. */
-pf_status pf_clearance_build(const pf_grid *g, int32_t cap, pf_clearance **out);
+ * owns the table (pf_clearance_destroy); it does not keep g. stop
+ * (build_stop.h; NULL: never) is polled a row at a time here and a slice
+ * of cells at a time in the three functions below, which all answer
+ * PF_ECANCELED, with nothing made, when it said stop. */
+pf_status pf_clearance_build(const pf_grid *g, int32_t cap, pf_build_stop *stop,
+                             pf_clearance **out);
 void pf_clearance_destroy(pf_clearance *c); /* NULL is a no-op */
 
 /* The table of `g`, the grid `old` described after the cells in
@@ -87,9 +92,10 @@ void pf_clearance_destroy(pf_clearance *c); /* NULL is a no-op */
  * edge, as pf_planner_apply lists them). Recomputes only the cells whose
  * squares of side cap can contain a changed cell; equal to
  * pf_clearance_build(g, cap of old). PF_EINVAL when g's size differs from
- * old's, PF_ERANGE for an off-map cell, PF_ENOMEM; old is unchanged. */
+ * old's, PF_ERANGE for an off-map cell, PF_ENOMEM, PF_ECANCELED; old is
+ * unchanged. */
 pf_status pf_clearance_repair(const pf_clearance *old, const pf_grid *g, const pf_point *changed,
-                              size_t n, pf_clearance **out);
+                              size_t n, pf_build_stop *stop, pf_clearance **out);
 
 int32_t pf_clearance_cap(const pf_clearance *c);
 /* min(true clearance, cap) of p; 0 for a blocked or off-map cell. */
@@ -100,9 +106,10 @@ size_t pf_clearance_memory(const pf_clearance *c);
 
 /* The agent grid of size n (2..cap of c) over base g, c being g's table.
  * O(cells x log n). PF_EINVAL for a bad n or a table of another size,
- * PF_ENOMEM. *out is owned by the caller (pf_grid_destroy) and read-only
- * (see above). */
-pf_status pf_agent_grid_build(const pf_grid *g, const pf_clearance *c, int32_t n, pf_grid **out);
+ * PF_ENOMEM, PF_ECANCELED. *out is owned by the caller (pf_grid_destroy)
+ * and read-only (see above). */
+pf_status pf_agent_grid_build(const pf_grid *g, const pf_clearance *c, int32_t n,
+                              pf_build_stop *stop, pf_grid **out);
 
 /* The agent grid of size n for g after the cells changed[0..n) changed,
  * `old` being the agent grid of size n of the version before and c g's
@@ -114,7 +121,8 @@ pf_status pf_agent_grid_build(const pf_grid *g, const pf_clearance *c, int32_t n
  * hierarchy. Statuses as pf_agent_grid_build plus PF_ERANGE for an off-map
  * cell; on error nothing is returned. */
 pf_status pf_agent_grid_repair(const pf_grid *old, const pf_grid *g, const pf_clearance *c,
-                               int32_t n, const pf_point *changed, size_t nchanged, pf_grid **out,
-                               pf_point **changed_out, size_t *nchanged_out);
+                               int32_t n, const pf_point *changed, size_t nchanged,
+                               pf_build_stop *stop, pf_grid **out, pf_point **changed_out,
+                               size_t *nchanged_out);
 
 #endif

@@ -32,8 +32,10 @@ void pf_cuts_destroy(pf_cuts *k) {
 }
 
 /* The iterative depth-first search from root r: stack[i] is a cell on the
- * current DFS path, next[i] the next direction it will try. */
-static void dfs(pf_cuts *k, int32_t r, int32_t *counter, int32_t *stack, uint8_t *next) {
+ * current DFS path, next[i] the next direction it will try. False when stop
+ * said stop. */
+static bool dfs(pf_cuts *k, int32_t r, int32_t *counter, int32_t *stack, uint8_t *next,
+                pf_build_stop *stop) {
     int32_t top = 0;
     stack[0] = r;
     next[0] = 0;
@@ -52,6 +54,7 @@ static void dfs(pf_cuts *k, int32_t r, int32_t *counter, int32_t *stack, uint8_t
         if (d < PF_DIR_COUNT) {
             int32_t v = u + k->off[d];
             next[top] = (uint8_t)(d + 1);
+            if (pf_build_tick(stop, 1)) return false;
             top++;
             stack[top] = v;
             next[top] = 0;
@@ -62,15 +65,17 @@ static void dfs(pf_cuts *k, int32_t r, int32_t *counter, int32_t *stack, uint8_t
         top--;
         if (top >= 0 && k->low[u] < k->low[stack[top]]) k->low[stack[top]] = k->low[u];
     }
+    return true;
 }
 
-pf_status pf_cuts_build(const pf_grid *g, pf_cuts **out) {
+pf_status pf_cuts_build(const pf_grid *g, pf_build_stop *stop, pf_cuts **out) {
     uint64_t t0 = pf__mono_us();
     int64_t n64 = (int64_t)g->w * g->h;
     pf_cuts *k = calloc(1, sizeof(*k));
     int32_t *stack = NULL;
     uint8_t *next = NULL;
     int32_t counter = 0, rcap = 16;
+    pf_status st = PF_ENOMEM;
     *out = NULL;
     if (!k) return PF_ENOMEM;
     k->w = g->w;
@@ -85,10 +90,12 @@ pf_status pf_cuts_build(const pf_grid *g, pf_cuts **out) {
     next = malloc((size_t)n64);
     if (!k->moves || !k->tin || !k->end || !k->low || !k->roots || !stack || !next) goto nomem;
     for (int32_t v = 0; v < k->n; v++) {
+        if ((v & 4095) == 0 && pf_build_tick(stop, 4096)) goto stopped;
         k->moves[v] = g->cost[v] ? g->moves[v] : 0;
         k->tin[v] = k->end[v] = k->low[v] = UNSEEN;
     }
     for (int32_t v = 0; v < k->n; v++) {
+        if ((v & 4095) == 0 && pf_build_tick(stop, 4096)) goto stopped;
         if (!g->cost[v] || k->tin[v] != UNSEEN) continue;
         if (k->nroots == rcap) {
             int32_t *r = realloc(k->roots, (size_t)rcap * 2 * sizeof(int32_t));
@@ -97,18 +104,20 @@ pf_status pf_cuts_build(const pf_grid *g, pf_cuts **out) {
             rcap *= 2;
         }
         k->roots[k->nroots++] = counter;
-        dfs(k, v, &counter, stack, next);
+        if (!dfs(k, v, &counter, stack, next, stop)) goto stopped;
     }
     free(stack);
     free(next);
     k->build_us = pf__mono_us() - t0;
     *out = k;
     return PF_OK;
+stopped:
+    st = PF_ECANCELED;
 nomem:
     free(stack);
     free(next);
     pf_cuts_destroy(k);
-    return PF_ENOMEM;
+    return st;
 }
 
 size_t pf_cuts_memory(const pf_cuts *k) {
@@ -172,8 +181,9 @@ bool pf_cuts_separates(const pf_cuts *k, int32_t c, int32_t a, int32_t b) {
  * number ({UINT32_MAX, 0, UINT32_MAX} when blocked). Returns the
  * walkable cells in *seen_out and the most cells one head's block holds
  * (its top cut not counted) in *largest. */
-pf_status pf__cuts_block_intervals(const pf_cuts *k, uint32_t *b, uint32_t *c, int32_t *seen_out,
-                                   int32_t *largest) {
+pf_status pf__cuts_block_intervals(const pf_cuts *k, pf_build_stop *stop, uint32_t *b, uint32_t *c,
+                                   int32_t *seen_out, int32_t *largest) {
+    pf_status st = PF_ECANCELED;
     int32_t n = k->n, *order = malloc((size_t)(n ? n : 1) * sizeof(int32_t)),
             *head = malloc((size_t)(n ? n : 1) * sizeof(int32_t)),
             *par = malloc((size_t)(n ? n : 1) * sizeof(int32_t)),
@@ -188,6 +198,7 @@ pf_status pf__cuts_block_intervals(const pf_cuts *k, uint32_t *b, uint32_t *c, i
     }
     for (int32_t v = 0; v < n; v++) {
         uint32_t *cv = c + 3 * (size_t)v;
+        if ((v & 4095) == 0 && pf_build_tick(stop, 4096)) goto out_free;
         cv[0] = UINT32_MAX;
         cv[1] = 0;
         cv[2] = UINT32_MAX;
@@ -203,6 +214,9 @@ pf_status pf__cuts_block_intervals(const pf_cuts *k, uint32_t *b, uint32_t *c, i
         int32_t u = order[t], p = -1, x;
         uint32_t *e = b + 3 * (size_t)t;
         uint8_t m = k->moves[u];
+        /* Cells in preorder: scattered reads of four arrays, about 16
+         * units of work a cell. */
+        if ((t & 255) == 0 && pf_build_tick(stop, 4096)) goto out_free;
         for (int d = 0; d < PF_DIR_COUNT; d++) {
             int32_t v;
             if (!(m & (1u << d))) continue;
@@ -223,9 +237,11 @@ pf_status pf__cuts_block_intervals(const pf_cuts *k, uint32_t *b, uint32_t *c, i
         if (head[u] >= 0 && ++count[x] > *largest) *largest = count[x];
     }
     *seen_out = seen;
+    st = PF_OK;
+out_free:
     free(order);
     free(head);
     free(par);
     free(count);
-    return PF_OK;
+    return st;
 }

@@ -36,13 +36,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "build_stop.h"
 #include "grid.h"
 #include "status.h"
 
 typedef struct pf_cuts pf_cuts;
 
-/* PF_ENOMEM, or PF_OK with *out set. */
-pf_status pf_cuts_build(const pf_grid *g, pf_cuts **out);
+/* PF_ENOMEM, or PF_OK with *out set. stop (build_stop.h; NULL: never) is
+ * polled every slice of cells visited: PF_ECANCELED when it said stop. */
+pf_status pf_cuts_build(const pf_grid *g, pf_build_stop *stop, pf_cuts **out);
 void pf_cuts_destroy(pf_cuts *k); /* NULL is a no-op */
 size_t pf_cuts_memory(const pf_cuts *k);
 uint64_t pf_cuts_build_us(const pf_cuts *k);
@@ -57,8 +59,9 @@ bool pf_cuts_separates(const pf_cuts *k, int32_t c, int32_t a, int32_t b);
 
 /* For deadends.c: the block data of deadends.h from the DFS (3 words per
  * walkable cell by preorder number into b, 3 words a cell into c), the
- * walkable cells and the cells of the largest block. PF_ENOMEM or PF_OK. */
-pf_status pf__cuts_block_intervals(const pf_cuts *k, uint32_t *b, uint32_t *c, int32_t *seen,
-                                   int32_t *largest);
+ * walkable cells and the cells of the largest block. PF_ENOMEM,
+ * PF_ECANCELED (stop, as pf_cuts_build) or PF_OK. */
+pf_status pf__cuts_block_intervals(const pf_cuts *k, pf_build_stop *stop, uint32_t *b, uint32_t *c,
+                                   int32_t *seen, int32_t *largest);
 
 #endif

@@ -6,23 +6,27 @@
 
 #include "cuts.h"
 
-pf_status pf_deadends_build(const pf_grid *g, double min_dead, pf_deadends **out) {
+pf_status pf_deadends_build(const pf_grid *g, double min_dead, pf_build_stop *stop,
+                            pf_deadends **out) {
     pf_cuts *k = NULL;
     pf_deadends *d;
     int32_t w = pf_grid_width(g), n = w * pf_grid_height(g), walkable = 0, largest = 0;
     pf_status st;
     *out = NULL;
-    for (int32_t v = 0; v < n; v++)
+    for (int32_t v = 0; v < n; v++) {
+        if ((v & 4095) == 0 && pf_build_tick(stop, 4096)) return PF_ECANCELED;
         if (pf_grid_is_walkable(g, (pf_point){v % w, v / w})) walkable++;
+    }
     if (walkable < 2) return PF_OK;
-    if ((st = pf_cuts_build(g, &k)) != PF_OK) return st;
+    if ((st = pf_cuts_build(g, stop, &k)) != PF_OK) return st;
     d = calloc(1, sizeof(*d));
+    st = PF_ENOMEM;
     if (!d || !(d->c = malloc((size_t)n * 3 * sizeof(uint32_t))) ||
         !(d->b = malloc((size_t)walkable * 3 * sizeof(uint32_t))) ||
-        pf__cuts_block_intervals(k, d->b, d->c, &d->nb, &largest) != PF_OK) {
+        (st = pf__cuts_block_intervals(k, stop, d->b, d->c, &d->nb, &largest)) != PF_OK) {
         pf_cuts_destroy(k);
         pf_deadends_destroy(d);
-        return PF_ENOMEM;
+        return st;
     }
     pf_cuts_destroy(k);
     d->n = n;

@@ -43,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "build_stop.h"
 #include "grid.h"
 #include "status.h"
 
@@ -68,8 +69,11 @@ typedef struct pf_deadends {
 #define PF_DEADENDS_TREE 0.95
 
 /* *out NULL (with PF_OK) when the map has fewer than two walkable cells or
- * a dead fraction below min_dead (PF_DEADENDS_MIN_DEAD for searches). */
-pf_status pf_deadends_build(const pf_grid *g, double min_dead, pf_deadends **out);
+ * a dead fraction below min_dead (PF_DEADENDS_MIN_DEAD for searches).
+ * PF_ENOMEM; PF_ECANCELED when stop (build_stop.h; NULL: never), polled
+ * every slice of cells, said stop. */
+pf_status pf_deadends_build(const pf_grid *g, double min_dead, pf_build_stop *stop,
+                            pf_deadends **out);
 void pf_deadends_destroy(pf_deadends *d); /* NULL is a no-op */
 size_t pf_deadends_memory(const pf_deadends *d);
 

@@ -69,10 +69,12 @@ static void update_around(pf_grid *g, int32_t x, int32_t y) {
             if (in_bounds(g, xx, yy)) update_moves(g, xx, yy);
 }
 
-static void update_all(pf_grid *g) {
-    for (int32_t y = 0; y < g->h; y++)
+void pf__grid_update_rows(pf_grid *g, int32_t y0, int32_t y1) {
+    for (int32_t y = y0; y < y1; y++)
         for (int32_t x = 0; x < g->w; x++) update_moves(g, x, y);
 }
+
+static void update_all(pf_grid *g) { pf__grid_update_rows(g, 0, g->h); }
 
 pf_status pf_grid_create(int32_t w, int32_t h, const pf_grid_limits *lim, pf_grid **out) {
     pf_grid_limits l = lim ? *lim : pf_grid_default_limits();

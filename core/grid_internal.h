@@ -42,4 +42,9 @@ static inline int32_t pf__grid_dir_offset(const pf_grid *g, int d) {
 /* Step length of direction d: 1 for E/W/S/N, sqrt(2) for diagonals. */
 static inline double pf__dir_len(int d) { return d < 4 ? 1.0 : PF_SQRT2; }
 
+/* Recomputes the move masks of rows [y0, y1) from costs, walls and rules:
+ * what pf_grid_set_rules does for every row, for a builder that fills the
+ * arrays itself and wants to poll its stop between rows (maze.c). */
+void pf__grid_update_rows(pf_grid *g, int32_t y0, int32_t y1);
+
 #endif

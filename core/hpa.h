@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "build_stop.h"
 #include "grid.h"
 #include "landmarks.h"
 #include "search.h"
@@ -90,8 +91,10 @@ typedef struct pf_hpa_stats {
  * pf_hpa_destroy (NULL is a no-op); on error *out is NULL. Memory is about
  * cs*cs + 48 bytes per abstract node (plus 8 per node of its cluster), 2
  * bytes per cell and 12 per region (see stats; blocks shared with other
- * versions count in each). */
-pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_hpa **out);
+ * versions count in each). stop (build_stop.h; NULL: never) is polled per
+ * cluster labelled, in-cluster Dijkstra, border and assembled cluster:
+ * PF_ECANCELED when it said stop. */
+pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_build_stop *stop, pf_hpa **out);
 void pf_hpa_destroy(pf_hpa *h);
 void pf_hpa_get_stats(const pf_hpa *h, pf_hpa_stats *st);
 
@@ -110,9 +113,10 @@ void pf_hpa_get_stats(const pf_hpa *h, pf_hpa_stats *st);
  * be destroyed before or after the new version (on any thread: the shared
  * data is reference-counted atomically). PF_EINVAL when g's
  * size or movement rules differ from old's, PF_ERANGE for an off-map cell,
- * PF_ENOMEM. On success *out owns the new hierarchy. */
+ * PF_ENOMEM, PF_ECANCELED (stop, as pf_hpa_build). On success *out owns the
+ * new hierarchy. */
 pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *changed, size_t n,
-                        pf_hpa **out);
+                        pf_build_stop *stop, pf_hpa **out);
 
 /* Runs q on g (the grid h was built for). A query whose ends are at most
  * 48 cells apart (octile distance) is first tried with A* on the grid within

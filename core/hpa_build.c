@@ -481,9 +481,11 @@ static pf_status cluster_begin(const pf_hpa *h, const pf_grid *g, int32_t k, bui
 }
 
 /* Fills block c of cluster k with its n node cells s->list[0..n): the
- * distance matrix, the intra edges and the path trees. */
+ * distance matrix, the intra edges and the path trees. PF_ECANCELED when
+ * stop said stop (polled after each Dijkstra: its cells and settled
+ * nodes). */
 static pf_status cluster_fill(const pf_hpa *h, const pf_grid *g, int32_t k, int32_t n,
-                              build_scratch *s, pf__hpa_cluster *c) {
+                              build_scratch *s, pf__hpa_cluster *c, pf_build_stop *stop) {
     const size_t cells = (size_t)h->cs * (size_t)h->cs, nn = (size_t)n * (size_t)n;
     int32_t x0, y0, bw, bh, m = 0;
     char *mem;
@@ -525,7 +527,11 @@ static pf_status cluster_fill(const pf_hpa *h, const pf_grid *g, int32_t k, int3
                 row[j] = j == i ? 0.0 : (c->sym && j < i ? c->mat[(size_t)j * n + i] : INFINITY);
             continue;
         }
-        pf__hpa_dijkstra(&s->dij, s->local[i], false, s->tg, ntg);
+        {
+            uint64_t before = s->dij.expanded;
+            pf__hpa_dijkstra(&s->dij, s->local[i], false, s->tg, ntg);
+            if (pf_build_tick(stop, cells + (s->dij.expanded - before))) return PF_ECANCELED;
+        }
         memcpy(tree, s->dij.dir, cells);
         for (int32_t j = 0; j < n; j++)
             row[j] = c->sym && j < i ? c->mat[(size_t)j * n + i] : s->dij.dist[s->local[j]];
@@ -643,8 +649,9 @@ static int32_t border_peer(const pf_hpa *h, int32_t bi) {
  * a node twice and is never the answer: the query skips it (hpa_query.c).
  * On a perfect maze the region graph is a tree and the query then only
  * looks at the regions between start and goal. Linear in regions plus
- * abstract edges; deterministic, so a repair numbers like a build. */
-static pf_status peel_dead_ends(pf_hpa *h, int32_t nreg) {
+ * abstract edges; deterministic, so a repair numbers like a build.
+ * PF_ECANCELED when stop said stop (polled per peeled region). */
+static pf_status peel_dead_ends(pf_hpa *h, int32_t nreg, pf_build_stop *stop) {
     int32_t *mem = NULL, *node_reg, *deg, *rfirst, *rnodes, *order, *parent, *size, *cur;
     int32_t head = 0, tail = 0, next = 0;
     size_t n = (size_t)nreg, nn = (size_t)h->nnodes;
@@ -670,6 +677,7 @@ static pf_status peel_dead_ends(pf_hpa *h, int32_t nreg) {
     for (int32_t k = 0; k < h->nclusters; k++) {
         const pf__hpa_cluster *c = h->cl[k];
         int32_t first = h->cl_node_first[k], x0 = (k % h->ncx) * h->cs, y0 = (k / h->ncx) * h->cs;
+        if (pf_build_tick(stop, 1 + (uint64_t)c->n)) goto stopped;
         for (int32_t i = 0; i < c->n; i++) {
             int32_t v = first + i, x = c->cell[i] % h->w, y = c->cell[i] / h->w;
             int32_t r = h->cl_region_first[k] + c->region[(y - y0) * h->cs + x - x0];
@@ -680,7 +688,10 @@ static pf_status peel_dead_ends(pf_hpa *h, int32_t nreg) {
     }
     for (int32_t r = 0; r < nreg; r++) rfirst[r + 1] += rfirst[r];
     memcpy(cur, rfirst, n * sizeof(int32_t));
-    for (int32_t v = 0; v < h->nnodes; v++) rnodes[cur[node_reg[v]]++] = v;
+    for (int32_t v = 0; v < h->nnodes; v++) {
+        if (pf_build_tick_every(stop, v)) goto stopped;
+        rnodes[cur[node_reg[v]]++] = v;
+    }
 
     /* Peel. deg[r] counts r's pairs to regions not yet peeled; a region is
      * queued once, when it first has at most one. order[] is the queue. */
@@ -691,6 +702,7 @@ static pf_status peel_dead_ends(pf_hpa *h, int32_t nreg) {
     }
     while (head < tail) {
         int32_t r = order[head++];
+        if (pf_build_tick(stop, 1 + (uint64_t)(rfirst[r + 1] - rfirst[r]))) goto stopped;
         parent[r] = -1;
         for (int32_t i = rfirst[r]; i < rfirst[r + 1]; i++) {
             int32_t v = rnodes[i];
@@ -723,13 +735,21 @@ static pf_status peel_dead_ends(pf_hpa *h, int32_t nreg) {
         h->region_span[r].out = in + size[r];
         cur[r] = in + 1;
     }
-    for (int32_t v = 0; v < h->nnodes; v++) h->node_span[v] = h->region_span[node_reg[v]];
+    for (int32_t v = 0; v < h->nnodes; v++) {
+        if (pf_build_tick_every(stop, v)) goto stopped;
+        h->node_span[v] = h->region_span[node_reg[v]];
+    }
     free(mem);
     return PF_OK;
+
+stopped:
+    free(mem);
+    return PF_ECANCELED;
 }
 
-/* Stage 3: the global arrays of h from its blocks. */
-static pf_status assemble(pf_hpa *h, const pf_grid *g) {
+/* Stage 3: the global arrays of h from its blocks. PF_ECANCELED when stop
+ * said stop (polled per cluster and border: their nodes and edges). */
+static pf_status assemble(pf_hpa *h, const pf_grid *g, pf_build_stop *stop) {
     int32_t *uf = NULL, *cursor = NULL, nreg = 0;
     size_t blocks = 0;
     pf_status st;
@@ -763,6 +783,10 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g) {
     for (int32_t k = 0; k < h->nclusters; k++) {
         const pf__hpa_cluster *c = h->cl[k];
         int32_t first = h->cl_node_first[k];
+        if (pf_build_tick(stop, 1 + (uint64_t)c->n)) {
+            st = PF_ECANCELED;
+            goto out_free;
+        }
         for (int32_t i = 0; i < c->n; i++) {
             h->node_pt[first + i].x = c->cell[i] % h->w;
             h->node_pt[first + i].y = c->cell[i] / h->w;
@@ -784,6 +808,10 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g) {
     h->nedges = 0;
     for (int32_t i = 0; i < h->nnodes; i++) {
         int32_t d = cursor[i];
+        if (pf_build_tick_every(stop, i)) {
+            st = PF_ECANCELED;
+            goto out_free;
+        }
         if (h->nedges > INT32_MAX - d) {
             st = PF_ELIMIT;
             goto out_free;
@@ -802,6 +830,10 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g) {
     for (int32_t k = 0; k < h->nclusters; k++) {
         const pf__hpa_cluster *c = h->cl[k];
         int32_t first = h->cl_node_first[k];
+        if (pf_build_tick(stop, 1 + (uint64_t)c->n + (uint64_t)c->nintra)) {
+            st = PF_ECANCELED;
+            goto out_free;
+        }
         for (int32_t i = 0; i < c->n; i++) {
             int32_t *cur = &cursor[first + i];
             for (int32_t e = c->intra_first[i]; e < c->intra_first[i + 1]; e++) {
@@ -815,6 +847,10 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g) {
     for (int32_t bi = 0; bi < 2 * h->nclusters; bi++) {
         const pf__hpa_border *b = h->br[bi];
         if (!b) continue;
+        if (pf_build_tick(stop, 1 + (uint64_t)b->npairs + (uint64_t)b->nruns)) {
+            st = PF_ECANCELED;
+            goto out_free;
+        }
         int32_t ka = bi / 2, kb = border_peer(h, bi);
         int32_t fa = h->cl_node_first[ka], fb = h->cl_node_first[kb];
         for (int32_t p = 0; p < b->npairs; p++) {
@@ -835,7 +871,7 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g) {
         h->region_comp[i] = r == i ? (int32_t)h->ncomponents++ : h->region_comp[r];
     }
 
-    st = peel_dead_ends(h, nreg);
+    st = peel_dead_ends(h, nreg, stop);
     if (st) goto out_free;
 
     h->memory = sizeof(*h) + (size_t)h->nclusters * 3 * sizeof(void *) +
@@ -900,14 +936,16 @@ static pf_status hpa_alloc(const pf_grid *g, int32_t cs, pf_hpa **out) {
 
 /* Stages 1 (nodes and trees) and 2 for the clusters marked in dirty (all
  * when old is NULL), whose blocks already hold their regions; every other
- * block is shared with old. Then stage 3. */
+ * block is shared with old. Then stage 3. PF_ECANCELED when stop said stop
+ * (polled per Dijkstra, border and assembled cluster). */
 static pf_status build_rest(pf_hpa *h, const pf_grid *g, const pf_hpa *old, const uint8_t *dirty,
-                            build_scratch *s) {
+                            build_scratch *s, pf_build_stop *stop) {
     pf_status st;
     for (int32_t k = 0; k < h->nclusters; k++) {
         if (old && !dirty[k]) continue;
+        if (pf_build_tick(stop, 4 * (uint64_t)h->cs)) return PF_ECANCELED;
         int32_t n = cluster_nodes(h, g, k, s);
-        st = cluster_fill(h, g, k, n, s, h->cl[k]);
+        st = cluster_fill(h, g, k, n, s, h->cl[k], stop);
         if (st) return st;
     }
     for (int32_t bi = 0; bi < 2 * h->nclusters; bi++) {
@@ -917,21 +955,27 @@ static pf_status build_rest(pf_hpa *h, const pf_grid *g, const pf_hpa *old, cons
             h->br[bi] = border_ref(old->br[bi]);
             continue;
         }
+        if (pf_build_tick(stop, 2 * (uint64_t)h->cs)) return PF_ECANCELED;
         st = border_make(h, g, k, bi % 2, s, &h->br[bi]);
         if (st) return st;
     }
-    return assemble(h, g);
+    return assemble(h, g, stop);
 }
 
 /* A hierarchy of g with cluster side cs whose blocks hold their regions
- * and nothing else yet; *nreg is the number of regions. */
-static pf_status build_regions(const pf_grid *g, int32_t cs, build_scratch *s, pf_hpa **out,
-                               int64_t *nreg) {
+ * and nothing else yet; *nreg is the number of regions. PF_ECANCELED when
+ * stop said stop (polled per cluster). */
+static pf_status build_regions(const pf_grid *g, int32_t cs, build_scratch *s, pf_build_stop *stop,
+                               pf_hpa **out, int64_t *nreg) {
     pf_hpa *h;
     pf_status st = hpa_alloc(g, cs, &h);
     if (st) return st;
     *nreg = 0;
     for (int32_t k = 0; k < h->nclusters && !st; k++) {
+        if (pf_build_tick(stop, (uint64_t)cs * (uint64_t)cs)) {
+            st = PF_ECANCELED;
+            break;
+        }
         st = cluster_begin(h, g, k, s, &h->cl[k]);
         if (!st) *nreg += h->cl[k]->nreg;
     }
@@ -943,7 +987,8 @@ static pf_status build_regions(const pf_grid *g, int32_t cs, build_scratch *s, p
     return PF_OK;
 }
 
-pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_hpa **out) {
+pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_build_stop *stop,
+                       pf_hpa **out) {
     int32_t cs = p && p->cluster_size ? p->cluster_size : PF_HPA_DEFAULT_CLUSTER;
     build_scratch s;
     pf_hpa *h;
@@ -956,17 +1001,17 @@ pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_hpa **out) {
     if (st) return st;
     /* Regions first: the entrances of a border depend on the regions of
      * both its clusters. */
-    st = build_regions(g, cs, &s, &h, &nreg);
+    st = build_regions(g, cs, &s, stop, &h, &nreg);
     if (st) goto out_free_scratch;
     if (!(p && p->cluster_size) &&
         (double)nreg >= PF_HPA_FRAGMENTED_REGIONS * (double)h->nclusters) {
         /* A fragmented map (see PF_HPA_FRAGMENTED_CLUSTER): start again with
          * larger clusters. */
         pf_hpa_destroy(h);
-        st = build_regions(g, PF_HPA_FRAGMENTED_CLUSTER, &s, &h, &nreg);
+        st = build_regions(g, PF_HPA_FRAGMENTED_CLUSTER, &s, stop, &h, &nreg);
         if (st) goto out_free_scratch;
     }
-    st = build_rest(h, g, NULL, NULL, &s);
+    st = build_rest(h, g, NULL, NULL, &s, stop);
     if (st) {
         pf_hpa_destroy(h);
         goto out_free_scratch;
@@ -985,7 +1030,7 @@ static bool same_nodes(const pf__hpa_cluster *c, const int32_t *list, int32_t n)
 }
 
 pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *changed, size_t n,
-                        pf_hpa **out) {
+                        pf_build_stop *stop, pf_hpa **out) {
     uint8_t *dirty = NULL;
     pf_hpa *h = NULL;
     build_scratch s;
@@ -1018,7 +1063,9 @@ pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *cha
      * did not), so nothing spreads further. */
     for (size_t i = 0; i < n; i++) dirty[pf__hpa_cluster_of(h, changed[i].x, changed[i].y)] = 1;
     for (int32_t k = 0; k < h->nclusters && !st; k++) {
-        if (dirty[k])
+        if (dirty[k] && pf_build_tick(stop, (uint64_t)h->cs * (uint64_t)h->cs))
+            st = PF_ECANCELED;
+        else if (dirty[k])
             st = cluster_begin(h, g, k, &s, &h->cl[k]);
         else
             h->cl[k] = cluster_ref(old->cl[k]);
@@ -1029,6 +1076,10 @@ pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *cha
         if (!((cx > 0 && dirty[k - 1] == 1) || (cx + 1 < h->ncx && dirty[k + 1] == 1) ||
               (cy > 0 && dirty[k - h->ncx] == 1) || (cy + 1 < h->ncy && dirty[k + h->ncx] == 1)))
             continue;
+        if (pf_build_tick(stop, 4 * (uint64_t)h->cs)) {
+            st = PF_ECANCELED;
+            break;
+        }
         int32_t nn = cluster_nodes(h, g, k, &s);
         if (same_nodes(old->cl[k], s.list, nn)) continue;
         dirty[k] = 2;
@@ -1036,7 +1087,7 @@ pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *cha
         h->cl[k] = NULL;
         st = cluster_begin(h, g, k, &s, &h->cl[k]);
     }
-    if (!st) st = build_rest(h, g, old, dirty, &s);
+    if (!st) st = build_rest(h, g, old, dirty, &s, stop);
     scratch_free(&s);
     if (st) goto out_free_dirty;
     free(dirty);

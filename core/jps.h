@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 
+#include "build_stop.h"
 #include "grid.h"
 #include "landmarks.h"
 #include "search.h"
@@ -57,9 +58,11 @@ typedef struct pf_jps_params {
  * p (NULL = PF_JPS_DEFAULT_TABLE_BYTES). Always succeeds on any grid except
  * PF_ENOMEM; on maps JPS cannot serve (non-uniform costs, walls,
  * 4-connectivity) searches fall back to astar. Without memory for the jump
- * tables it builds none and still succeeds. Free with pf_jps_destroy (NULL
- * is a no-op). */
-pf_status pf_jps_create(const pf_grid *g, const pf_jps_params *p, pf_jps **out);
+ * tables it builds none and still succeeds. stop (build_stop.h; NULL:
+ * never) is polled a row or column at a time: PF_ECANCELED when it said
+ * stop, nothing built. Free with pf_jps_destroy (NULL is a no-op). */
+pf_status pf_jps_create(const pf_grid *g, const pf_jps_params *p, pf_build_stop *stop,
+                        pf_jps **out);
 void pf_jps_destroy(pf_jps *j);
 /* A deep copy (tables, layout and landmarks setting included), for the next
  * version of a map: copy, then pf_jps_update. NULL when out of memory. */
@@ -76,8 +79,12 @@ size_t pf_jps_memory(const pf_jps *j);
  * searches on g run the plain block scans, which read the rule from g, and
  * stay optimal. PF_EINVAL when j was built for a grid of another size,
  * PF_ERANGE for a point off the map, PF_ENOMEM (j unchanged in all three).
- * Needs exclusive access to j. */
-pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, size_t n);
+ * stop (build_stop.h; NULL: never) is polled a line, a changed cell or a
+ * repaired diagonal at a time; PF_ECANCELED when it said stop, and j is
+ * then half updated: destroy it (the planner updates a copy). Needs
+ * exclusive access to j. */
+pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, size_t n,
+                        pf_build_stop *stop);
 
 /* How searches find jump points. Every layout gives the same, optimal
  * answers. SCAN is the plain reference: block scans of the bit grids alone.

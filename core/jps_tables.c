@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "bigmem.h"
+#include "build_stop.h"
 #include "jps_internal.h"
 
 #define walkable(j, x, y) pf__jps_walkable(j, x, y)
@@ -146,31 +147,37 @@ static uint16_t diag_entry(pf_jps *j, const pf_grid *g, int32_t x, int32_t y, in
 }
 
 /* Every diagonal entry, each direction swept from its far end so that the
- * cell ahead is always done first. */
-static void build_diag_entries(pf_jps *j, const pf_grid *g) {
+ * cell ahead is always done first. False when stop said stop. */
+static bool build_diag_entries(pf_jps *j, const pf_grid *g, pf_build_stop *stop) {
     for (int d = 4; d < PF_DIR_COUNT; d++) {
         const int sx = pf_dir_dx[d], sy = pf_dir_dy[d];
         for (int32_t yy = 0; yy < j->h; yy++) {
             int32_t y = sy > 0 ? j->h - 1 - yy : yy;
+            if (pf_build_tick(stop, (uint64_t)j->w)) return false;
             for (int32_t xx = 0; xx < j->w; xx++) {
                 int32_t x = sx > 0 ? j->w - 1 - xx : xx;
                 *entry(j, x, y, d) = diag_entry(j, g, x, y, d);
             }
         }
     }
+    return true;
 }
 
 /* Carries a change backwards along diagonal d from cell (x, y) on: each
- * entry recomputed from the one ahead until one comes out unchanged. */
-static void repair_diag(pf_jps *j, const pf_grid *g, int32_t x, int32_t y, int d) {
+ * entry recomputed from the one ahead until one comes out unchanged.
+ * Returns the entries it read. */
+static uint64_t repair_diag(pf_jps *j, const pf_grid *g, int32_t x, int32_t y, int d) {
     const int sx = pf_dir_dx[d], sy = pf_dir_dy[d];
+    uint64_t read = 0;
     while (x >= 0 && x < j->w && y >= 0 && y < j->h) {
         uint16_t *e = entry(j, x, y, d), v = diag_entry(j, g, x, y, d);
-        if (*e == v) return;
+        read++;
+        if (*e == v) break;
         *e = v;
         x -= sx;
         y -= sy;
     }
+    return read;
 }
 
 /* Whether jump bits pay on this map. Where nearly every cell is a diagonal
@@ -215,18 +222,32 @@ static void build_cell_diag(pf_jps *j, const pf_grid *g, int32_t x, int32_t y) {
     bit_put(diag_line_ne(j, x, y), y, m & (1u << PF_DIR_NE));
 }
 
-static void build_all(pf_jps *j, const pf_grid *g) {
+/* Every bit and entry of j from g, a row or column between polls of stop
+ * (build_stop.h). False when it said stop: j is then half built, and must
+ * be built again or destroyed. */
+static bool build_all(pf_jps *j, const pf_grid *g, pf_build_stop *stop) {
     const bool cc = g->corner_cutting;
     j->bits_cc = cc;
-    for (int32_t y = 0; y < j->h; y++)
+    for (int32_t y = 0; y < j->h; y++) {
+        if (pf_build_tick(stop, (uint64_t)j->w)) return false;
         for (int32_t x = 0; x < j->w; x++) build_cell_diag(j, g, x, y);
-    for (int32_t y = 0; y < j->h; y++) build_row(j, y, cc);
-    for (int32_t x = 0; x < j->w; x++) build_col(j, x, cc);
-    for (int32_t y = 0; y < j->h; y++)
+    }
+    for (int32_t y = 0; y < j->h; y++) {
+        if (pf_build_tick(stop, 2 * (uint64_t)j->w)) return false;
+        build_row(j, y, cc);
+    }
+    for (int32_t x = 0; x < j->w; x++) {
+        if (pf_build_tick(stop, 2 * (uint64_t)j->h)) return false;
+        build_col(j, x, cc);
+    }
+    for (int32_t y = 0; y < j->h; y++) {
+        if (pf_build_tick(stop, (uint64_t)j->w)) return false;
         for (int32_t x = 0; x < j->w; x++) build_cell_stops(j, g, x, y, cc);
-    if (j->jt) build_diag_entries(j, g);
+    }
+    if (j->jt && !build_diag_entries(j, g, stop)) return false;
     judge_bits(j, g);
     judge_tables(j, g);
+    return true;
 }
 
 void pf_jps_set_landmarks(pf_jps *j, const pf_landmarks *lm) { j->lm = lm; }
@@ -253,7 +274,8 @@ static size_t table_bytes(int32_t w, int32_t h, size_t budget) {
     return pf__big_size(n) <= budget ? n : 0; /* as allocated, bigmem.h */
 }
 
-pf_status pf_jps_create(const pf_grid *g, const pf_jps_params *p, pf_jps **out) {
+pf_status pf_jps_create(const pf_grid *g, const pf_jps_params *p, pf_build_stop *stop,
+                        pf_jps **out) {
     pf_jps *j;
     size_t rn, cn, bn, tn;
     pf_status st = PF_ENOMEM;
@@ -282,9 +304,14 @@ pf_status pf_jps_create(const pf_grid *g, const pf_jps_params *p, pf_jps **out) 
     if (!j->rows) goto out_free_jps;
     j->cols = calloc(cn, sizeof(uint64_t));
     if (!j->cols) goto out_free_rows;
-    for (int32_t y = 0; y < g->h; y++)
+    for (int32_t y = 0; y < g->h; y++) {
+        if (pf_build_tick(stop, (uint64_t)g->w)) {
+            st = PF_ECANCELED;
+            goto out_free_cols;
+        }
         for (int32_t x = 0; x < g->w; x++)
             if (g->cost[(size_t)y * g->w + x]) put_cell(j, x, y, true);
+    }
     if (__builtin_mul_overflow(rn, (size_t)PF_DIR_COUNT, &bn)) goto out_free_cols;
     j->plane = rn;
     j->bits = calloc(bn, sizeof(uint64_t));
@@ -297,10 +324,16 @@ pf_status pf_jps_create(const pf_grid *g, const pf_jps_params *p, pf_jps **out) 
     /* The tables are a speed-up: without memory for them, searches use the
      * jump bits. */
     if (tn) j->jt = pf__big_alloc(tn);
-    build_all(j, g);
+    if (!build_all(j, g, stop)) {
+        st = PF_ECANCELED;
+        goto out_free_tables;
+    }
     *out = j;
     return PF_OK;
 
+out_free_tables:
+    free(j->jt);
+    free(j->diag);
 out_free_bits:
     free(j->bits);
 out_free_cols:
@@ -388,8 +421,10 @@ void pf_jps_get_stats(const pf_jps *j, const pf_grid *g, pf_jps_stats *st) {
     st->layout = g ? pf__jps_layout_for(j, g) : PF_JPS_LAYOUT_AUTO;
 }
 
-pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, size_t n) {
+pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, size_t n,
+                        pf_build_stop *stop) {
     const bool cc = g->corner_cutting;
+    pf_status st = PF_ECANCELED;
     uint8_t *mark;
     if (j->w != g->w || j->h != g->h) return PF_EINVAL;
     for (size_t i = 0; i < n; i++)
@@ -401,6 +436,7 @@ pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, si
     if (!mark) return PF_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         pf_point p = changed[i];
+        if ((i & 1023) == 0 && pf_build_tick(stop, 1024)) goto out_free_mark;
         put_cell(j, p.x, p.y, g->cost[(size_t)p.y * g->w + p.x] != 0);
         for (int k = -1; k <= 1; k++) {
             if (p.y + k >= 0 && p.y + k < g->h) mark[p.y + k] = 1;
@@ -411,14 +447,16 @@ pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, si
     j->step_cost[0] = (double)j->cost;
     j->step_cost[1] = (double)j->cost * PF_SQRT2;
     if (cc != j->bits_cc) {
-        build_all(j, g);
-        free(mark);
-        return PF_OK;
+        if (build_all(j, g, stop)) st = PF_OK;
+        goto out_free_mark;
     }
     for (int32_t y = 0; y < g->h; y++)
-        if (mark[y]) build_row(j, y, cc);
+        if (mark[y] && (pf_build_tick(stop, 3 * (uint64_t)g->w) || (build_row(j, y, cc), false)))
+            goto out_free_mark;
     for (int32_t x = 0; x < g->w; x++)
-        if (mark[(size_t)g->h + (size_t)x]) build_col(j, x, cc);
+        if (mark[(size_t)g->h + (size_t)x] &&
+            (pf_build_tick(stop, 3 * (uint64_t)g->h) || (build_col(j, x, cc), false)))
+            goto out_free_mark;
     for (int32_t y = 0; y < g->h; y++)
         if (mark[y])
             for (int32_t x = 0; x < g->w; x++) build_cell_stops(j, g, x, y, cc);
@@ -437,18 +475,23 @@ pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, si
         for (int32_t y = 0; y < g->h; y++) {
             bool row = mark[y];
             for (int32_t x = 0; x < g->w; x++) {
+                uint64_t read = 1;
                 if (!row && !mark[(size_t)g->h + (size_t)x]) continue;
                 for (int d = 4; d < PF_DIR_COUNT; d++) {
-                    repair_diag(j, g, x, y, d);
-                    repair_diag(j, g, x - pf_dir_dx[d], y - pf_dir_dy[d], d);
+                    read += repair_diag(j, g, x, y, d);
+                    read += repair_diag(j, g, x - pf_dir_dx[d], y - pf_dir_dy[d], d);
                 }
+                if (pf_build_tick(stop, read)) goto out_free_mark;
             }
         }
     }
     judge_bits(j, g);
     judge_tables(j, g);
+    st = PF_OK;
+
+out_free_mark:
     free(mark);
-    return PF_OK;
+    return st;
 }
 
 /* The reference tables, from the grid's accessors alone. */

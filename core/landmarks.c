@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bigmem.h"
+#include "build_stop.h"
 #include "clock_internal.h"
 #include "deadends.h"
 
@@ -37,6 +38,7 @@ static bool bucket_push(bucket *b, int32_t v) {
 /* Scratch of one build. */
 typedef struct build {
     int32_t w, n;
+    pf_build_stop *stop;
     const uint8_t *moves; /* allowed moves of each cell in the all-open map */
     uint32_t *s, *t;      /* steps of the current Dijkstra; s = UINT32_MAX unreached */
     uint8_t *done;        /* settled by the current Dijkstra */
@@ -51,14 +53,20 @@ static inline double dist_of(const build *b, int32_t v) {
  * distance d waits in bucket floor(d). Every step is at least 1 long, so a
  * cell taken from bucket k can only reach buckets k + 1 and k + 2: the
  * cells of bucket k are final, in any order, once it is reached, and three
- * buckets in a ring hold the whole frontier. False on allocation failure. */
-static bool dijkstra(build *b, int32_t src) {
-    for (int32_t v = 0; v < b->n; v++) b->s[v] = UINT32_MAX;
-    memset(b->done, 0, (size_t)b->n);
+ * buckets in a ring hold the whole frontier. PF_ENOMEM, or PF_ECANCELED
+ * when the build's stop said stop (polled every slice of settled cells). */
+static pf_status dijkstra(build *b, int32_t src) {
+    /* The resets, a quarter unit a cell (a store each). */
+    for (int32_t v = 0; v < b->n; v += 4096) {
+        int32_t e = b->n - v < 4096 ? b->n : v + 4096;
+        if (pf_build_tick(b->stop, 1024)) return PF_ECANCELED;
+        for (int32_t u = v; u < e; u++) b->s[u] = UINT32_MAX;
+        memset(b->done + v, 0, (size_t)(e - v));
+    }
     for (int i = 0; i < 3; i++) b->q[i].n = 0;
     b->s[src] = 0;
     b->t[src] = 0;
-    if (!bucket_push(&b->q[0], src)) return false;
+    if (!bucket_push(&b->q[0], src)) return PF_ENOMEM;
     for (uint64_t k = 0; b->q[0].n + b->q[1].n + b->q[2].n; k++) {
         bucket *cur = &b->q[k % 3];
         /* Cells are appended to the other two buckets only, so cur stays put. */
@@ -66,6 +74,7 @@ static bool dijkstra(build *b, int32_t src) {
             int32_t v = cur->v[i], x = v % b->w, y = v / b->w;
             uint8_t m = b->moves[v];
             if (b->done[v] || (uint64_t)dist_of(b, v) != k) continue; /* stale */
+            if (pf_build_tick(b->stop, 1)) return PF_ECANCELED;
             b->done[v] = 1;
             for (int d = 0; d < 8; d++) {
                 int32_t u;
@@ -80,25 +89,28 @@ static bool dijkstra(build *b, int32_t src) {
                 if (b->s[u] != UINT32_MAX && key >= dist_of(b, u) - 1e-9) continue;
                 b->s[u] = ns;
                 b->t[u] = nt;
-                if (!bucket_push(&b->q[(uint64_t)key % 3], u)) return false;
+                if (!bucket_push(&b->q[(uint64_t)key % 3], u)) return PF_ENOMEM;
             }
         }
         cur->n = 0;
     }
-    return true;
+    return PF_OK;
 }
 
-/* A cell of the largest region of walkable cells (by moves), -1 if none. */
+/* A cell of the largest region of walkable cells (by moves), -1 if none,
+ * -2 when the build's stop said stop. */
 static int32_t largest_region(const build *b, const uint64_t *open, int32_t *queue, uint8_t *seen) {
     int32_t best = -1, best_size = 0;
     memset(seen, 0, (size_t)b->n);
     for (int32_t v0 = 0; v0 < b->n; v0++) {
         int32_t head = 0, tail = 0;
+        if ((v0 & 4095) == 0 && pf_build_tick(b->stop, 4096)) return -2;
         if (seen[v0] || !(open[v0 >> 6] >> (v0 & 63) & 1)) continue;
         seen[v0] = 1;
         queue[tail++] = v0;
         while (head < tail) {
             int32_t v = queue[head++], x = v % b->w, y = v / b->w;
+            if (pf_build_tick(b->stop, 1)) return -2;
             for (int d = 0; d < 8; d++) {
                 int32_t u;
                 if (!(b->moves[v] & (1u << d))) continue;
@@ -117,7 +129,8 @@ static int32_t largest_region(const build *b, const uint64_t *open, int32_t *que
     return best;
 }
 
-pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **out) {
+pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_build_stop *stop,
+                             pf_landmarks **out) {
     int32_t w = pf_grid_width(g), hgt = pf_grid_height(g), n = w * hgt;
     uint64_t t0 = pf__mono_us();
     pf_grid *m0 = NULL;
@@ -167,23 +180,36 @@ pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **
     if (!l->d || !l->open) goto out;
     for (int32_t v = 0; v < n; v++) {
         pf_point p = {v % w, v / w};
+        if ((v & 4095) == 0 && pf_build_tick(stop, 4096)) {
+            st = PF_ECANCELED;
+            goto out;
+        }
         moves[v] = pf_grid_moves(m0, p);
         if (pf_grid_cost(m0, p)) l->open[v >> 6] |= (uint64_t)1 << (v & 63);
     }
     b.w = w;
     b.n = n;
     b.moves = moves;
+    b.stop = stop;
     lm = largest_region(&b, l->open, queue, seen);
+    if (lm == -2) {
+        st = PF_ECANCELED;
+        goto out;
+    }
     if (lm < 0) {
         st = PF_OK; /* nothing walkable */
         goto out_drop;
     }
     /* The first landmark: the cell farthest from an arbitrary one. */
-    if (!dijkstra(&b, lm)) goto out;
+    if ((st = dijkstra(&b, lm))) goto out;
     {
         double far = -1;
         for (int32_t v = 0; v < n; v++) {
             double dv;
+            if ((v & 4095) == 0 && pf_build_tick(stop, 4096)) {
+                st = PF_ECANCELED;
+                goto out;
+            }
             if (b.s[v] == UINT32_MAX) continue;
             dv = (double)b.s[v] + (double)b.t[v] * PF_SQRT2;
             if (dv > far) {
@@ -192,14 +218,24 @@ pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **
             }
         }
     }
-    for (int32_t v = 0; v < n; v++) mind[v] = INFINITY;
+    for (int32_t v = 0; v < n; v++) {
+        if ((v & 4095) == 0 && pf_build_tick(stop, 4096)) {
+            st = PF_ECANCELED;
+            goto out;
+        }
+        mind[v] = INFINITY;
+    }
     for (int j = 0; j < k; j++) {
         double far = -1;
         int32_t next = -1;
-        if (!dijkstra(&b, lm)) goto out;
+        if ((st = dijkstra(&b, lm))) goto out;
         for (int32_t v = 0; v < n; v++) {
             uint16_t *e = l->d + ((size_t)v * (size_t)k + (size_t)j) * 2;
             double dv;
+            if ((v & 4095) == 0 && pf_build_tick(stop, 4096)) {
+                st = PF_ECANCELED;
+                goto out;
+            }
             if (b.s[v] == UINT32_MAX) {
                 e[0] = PF_LANDMARK_NONE;
                 e[1] = 0;
@@ -224,7 +260,7 @@ pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **
         }
         lm = next;
     }
-    if (pf_deadends_build(m0, PF_DEADENDS_MIN_DEAD, &l->dead) != PF_OK) goto out;
+    if ((st = pf_deadends_build(m0, PF_DEADENDS_MIN_DEAD, stop, &l->dead)) != PF_OK) goto out;
     l->build_us = pf__mono_us() - t0;
     *out = l;
     l = NULL;

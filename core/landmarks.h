@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "build_stop.h"
 #include "grid.h"
 #include "status.h"
 
@@ -55,8 +56,11 @@ typedef struct pf_landmarks {
 /* Builds up to PF_LANDMARKS_MAX landmarks in at most max_bytes of tables
  * (4 bytes a cell a landmark). *out is NULL, with PF_OK, when the map is
  * not one jps serves, when fewer than 2 landmarks fit, or when a distance
- * has more than 65534 steps of one kind. */
-pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_landmarks **out);
+ * has more than 65534 steps of one kind. PF_ENOMEM; PF_ECANCELED when stop
+ * (build_stop.h; NULL: never), polled every slice of cells settled or
+ * scanned (dead ends included), said stop. */
+pf_status pf_landmarks_build(const pf_grid *g, size_t max_bytes, pf_build_stop *stop,
+                             pf_landmarks **out);
 void pf_landmarks_retain(pf_landmarks *l);
 void pf_landmarks_release(pf_landmarks *l); /* NULL is a no-op */
 size_t pf_landmarks_memory(const pf_landmarks *l);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_stop.h"
 #include "grid_internal.h"
 
 #define CARVED_E 1u
@@ -64,8 +65,10 @@ static uint64_t next_rand(uint64_t *s) {
 }
 
 /* The depth-first carve over cols x rows rooms from room 0: carved[r] gets
- * CARVED_E / CARVED_S for the passages to its east and south neighbours. */
-static pf_status carve(int32_t cols, int32_t rows, uint64_t *rng, uint8_t *carved) {
+ * CARVED_E / CARVED_S for the passages to its east and south neighbours.
+ * PF_ECANCELED when stop said stop (polled per step). */
+static pf_status carve(int32_t cols, int32_t rows, uint64_t *rng, uint8_t *carved,
+                       pf_build_stop *stop) {
     size_t n = (size_t)cols * (size_t)rows, sp = 0;
     uint8_t *seen = calloc(n, 1);
     int32_t *stack = malloc(n * sizeof(*stack));
@@ -81,6 +84,11 @@ static pf_status carve(int32_t cols, int32_t rows, uint64_t *rng, uint8_t *carve
          * r + cols are the same room, so indices alone would not say. */
         int32_t r = stack[sp - 1], x = r % cols, y = r / cols, k = 0, nx;
         int cand[4];
+        if (pf_build_tick(stop, 1)) {
+            free(seen);
+            free(stack);
+            return PF_ECANCELED;
+        }
         if (x + 1 < cols && !seen[r + 1]) cand[k++] = PF_DIR_E;
         if (x > 0 && !seen[r - 1]) cand[k++] = PF_DIR_W;
         if (y + 1 < rows && !seen[r + cols]) cand[k++] = PF_DIR_S;
@@ -142,7 +150,8 @@ static void wall_edge(pf_grid *g, int32_t i, int d) {
     g->nwalls++;
 }
 
-pf_status pf_maze_generate(const pf_maze_params *p, const pf_grid_limits *lim, pf_grid **out) {
+pf_status pf_maze_generate(const pf_maze_params *p, const pf_grid_limits *lim, pf_build_stop *stop,
+                           pf_grid **out) {
     const int32_t c = p->corridor;
     int32_t cols, rows;
     uint64_t rng = p->seed;
@@ -160,13 +169,14 @@ pf_status pf_maze_generate(const pf_maze_params *p, const pf_grid_limits *lim, p
         st = PF_ENOMEM;
         goto out_free;
     }
-    if ((st = carve(cols, rows, &rng, carved))) goto out_free;
+    if ((st = carve(cols, rows, &rng, carved, stop))) goto out_free;
     add_loops(cols, rows, p->loops, &rng, carved);
 
     if (p->walls == PF_MAZE_WALL_CELLS) {
         memset(g->cost, 0, (size_t)g->w * (size_t)g->h);
         for (int32_t j = 0; j < rows; j++)
             for (int32_t i = 0; i < cols; i++) {
+                if (pf_build_tick(stop, (uint64_t)(c + 1) * (uint64_t)(c + 1))) goto stopped;
                 pf_point o = pf_maze_room_origin(p, i, j);
                 uint8_t k = carved[(size_t)j * cols + i];
                 set_cost_box(g, o.x, o.y, c, c, 1);
@@ -186,6 +196,7 @@ pf_status pf_maze_generate(const pf_maze_params *p, const pf_grid_limits *lim, p
             for (int32_t i = 0; i < cols; i++) {
                 pf_point o = pf_maze_room_origin(p, i, j);
                 uint8_t k = carved[(size_t)j * cols + i];
+                if (pf_build_tick(stop, 2 * (uint64_t)c)) goto stopped;
                 if (i + 1 < cols && !(k & CARVED_E))
                     for (int32_t y = o.y; y < o.y + c; y++)
                         wall_edge(g, y * g->w + o.x + c - 1, PF_DIR_E);
@@ -195,14 +206,25 @@ pf_status pf_maze_generate(const pf_maze_params *p, const pf_grid_limits *lim, p
             }
     }
     memset(g->cost_hist, 0, sizeof(g->cost_hist));
-    for (size_t i = 0; i < (size_t)g->w * (size_t)g->h; i++) g->cost_hist[g->cost[i]]++;
+    for (int32_t y = 0; y < g->h; y++) {
+        const uint8_t *row = g->cost + (size_t)y * g->w;
+        if (pf_build_tick(stop, (uint64_t)g->w)) goto stopped;
+        for (int32_t x = 0; x < g->w; x++) g->cost_hist[row[x]]++;
+    }
     g->walkable = (int64_t)g->cost_hist[1];
-    st = pf_grid_set_rules(g, p->connectivity, p->corner_cutting); /* every move mask */
-    if (st) goto out_free;
+    /* Every move mask (pf_grid_set_rules), a row between polls. */
+    g->connectivity = p->connectivity;
+    g->corner_cutting = p->corner_cutting;
+    for (int32_t y = 0; y < g->h; y++) {
+        if (pf_build_tick(stop, 4 * (uint64_t)g->w)) goto stopped;
+        pf__grid_update_rows(g, y, y + 1);
+    }
     free(carved);
     *out = g;
     return PF_OK;
 
+stopped:
+    st = PF_ECANCELED;
 out_free:
     free(carved);
     pf_grid_destroy(g);

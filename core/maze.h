@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "build_stop.h"
 #include "grid.h"
 #include "status.h"
 
@@ -66,8 +67,11 @@ pf_point pf_maze_room_origin(const pf_maze_params *p, int32_t i, int32_t j);
 
 /* Generates the maze. Statuses as pf_maze_rooms, plus PF_EINVAL for loops
  * outside [0, 1] (or NaN) or a connectivity other than 4 or 8, PF_ELIMIT
- * past `lim` (NULL = defaults, checked before allocating), PF_ENOMEM. On
- * success *out owns the grid (pf_grid_destroy). O(cells). */
-pf_status pf_maze_generate(const pf_maze_params *p, const pf_grid_limits *lim, pf_grid **out);
+ * past `lim` (NULL = defaults, checked before allocating), PF_ENOMEM;
+ * PF_ECANCELED when stop (build_stop.h; NULL: never), polled per carved
+ * room and per row, said stop. On success *out owns the grid
+ * (pf_grid_destroy). O(cells). */
+pf_status pf_maze_generate(const pf_maze_params *p, const pf_grid_limits *lim, pf_build_stop *stop,
+                           pf_grid **out);
 
 #endif

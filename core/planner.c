@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "agents.h"
+#include "build_stop.h"
 #include "clock_internal.h"
 #include "deadends.h"
 #include "grid_internal.h"
@@ -14,9 +15,9 @@
 /* The agent data of a new planner around g: empty, or repaired from the
  * previous version's (`old`, after the cells changed[0..n) changed). */
 static pf_status planner_agents(pf_planner *p, const pf_agents *old, const pf_point *changed,
-                                size_t n) {
+                                size_t n, pf_build_stop *stop) {
     pf_hpa_params hp = {p->opts.cluster_size};
-    if (old) return pf_agents_repair(old, p->grid, changed, n, &p->agents);
+    if (old) return pf_agents_repair(old, p->grid, changed, n, stop, &p->agents);
     return pf_agents_create(p->grid, PF_AGENT_SIZE_MAX, p->opts.build_hpa ? &hp : NULL, &p->agents);
 }
 
@@ -24,11 +25,14 @@ static pf_status planner_agents(pf_planner *p, const pf_agents *old, const pf_po
  * non-NULL `jps` (taken) and `hpa` are g's. Landmarks: `lm` (taken) when
  * `have_lm`, else built as the options say. The auto model: `autom`'s (an
  * older version's) when given, else measured. Agent data: repaired from
- * `agents` (old version's, borrowed) when not NULL, else empty. */
+ * `agents` (old version's, borrowed) when not NULL, else empty. Every
+ * build polls stop (build_stop.h): PF_ECANCELED, nothing kept, when it
+ * said stop. The planner keeps no stop (its opts.stop is NULL). */
 static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_jps *jps, pf_hpa *hpa,
                                   uint64_t hpa_us, bool have_lm, pf_landmarks *lm,
                                   const pf__auto_model *autom, const pf_agents *agents,
-                                  const pf_point *changed, size_t nchanged, pf_planner **out) {
+                                  const pf_point *changed, size_t nchanged, pf_build_stop *stop,
+                                  pf_planner **out) {
     pf_planner *p = calloc(1, sizeof(*p));
     pf_status st;
     *out = NULL;
@@ -38,14 +42,15 @@ static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_jps *
     }
     p->grid = g;
     if (o) p->opts = *o;
-    st = planner_agents(p, agents, changed, nchanged);
+    p->opts.stop = NULL;
+    st = planner_agents(p, agents, changed, nchanged, stop);
     if (st) goto out_free_planner;
     if (jps) {
         p->jps = jps;
         jps = NULL;
     } else {
         pf_jps_params jp = {p->opts.jps_table_bytes, 0};
-        st = pf_jps_create(g, &jp, &p->jps);
+        st = pf_jps_create(g, &jp, stop, &p->jps);
         if (st) goto out_free_agents;
     }
     if (have_lm) {
@@ -53,8 +58,10 @@ static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_jps *
         lm = NULL;
     } else if (p->opts.landmark_bytes &&
                (int64_t)pf_grid_width(g) * pf_grid_height(g) >= p->opts.landmark_min_cells &&
-               pf_landmarks_build(g, p->opts.landmark_bytes, &p->lm) != PF_OK) {
+               (st = pf_landmarks_build(g, p->opts.landmark_bytes, stop, &p->lm)) != PF_OK) {
         p->lm = NULL; /* only a speed-up: without memory for it, jps uses octile */
+        if (st == PF_ECANCELED) goto out_free_jps;
+        st = PF_OK;
     }
     pf_jps_set_landmarks(p->jps, p->lm);
     if (hpa) {
@@ -63,17 +70,19 @@ static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_jps *
     } else if (p->opts.build_hpa) {
         pf_hpa_params hp = {p->opts.cluster_size};
         uint64_t t0 = pf__mono_us();
-        st = pf_hpa_build(g, &hp, &p->hpa);
+        st = pf_hpa_build(g, &hp, stop, &p->hpa);
         if (st) goto out_free_jps;
         p->hpa_build_us = pf__mono_us() - t0;
     }
     if (autom)
         p->autom = *autom;
-    else
-        pf__auto_calibrate(p);
+    else if ((st = pf__auto_calibrate(p, stop)))
+        goto out_free_hpa;
     *out = p;
     return PF_OK;
 
+out_free_hpa:
+    pf_hpa_destroy(p->hpa);
 out_free_jps:
     pf_landmarks_release(p->lm);
     pf_jps_destroy(p->jps);
@@ -90,7 +99,8 @@ out_free_inputs:
 }
 
 pf_status pf_planner_create(pf_grid *g, const pf_planner_opts *o, pf_planner **out) {
-    return planner_assemble(g, o, NULL, NULL, 0, false, NULL, NULL, NULL, NULL, 0, out);
+    return planner_assemble(g, o, NULL, NULL, 0, false, NULL, NULL, NULL, NULL, 0,
+                            o ? o->stop : NULL, out);
 }
 
 void pf_planner_destroy(pf_planner *p) {
@@ -116,14 +126,14 @@ double pf_planner_dead_ends(const pf_planner *p) {
 }
 uint64_t pf_planner_hpa_build_us(const pf_planner *p) { return p->hpa_build_us; }
 
-const struct pf_cuts *pf_planner_cuts(const pf_planner *cp) {
+const struct pf_cuts *pf_planner_cuts(const pf_planner *cp, pf_build_stop *stop) {
     /* The planner is shared read-only between threads; this one field is
      * filled once, atomically. Two threads may both build: one result is
      * kept, the other freed. The planner itself was never defined const. */
     pf_planner *p = (pf_planner *)cp;
     pf_cuts *k = atomic_load_explicit(&p->cuts, memory_order_acquire), *none = NULL;
     if (k) return k;
-    if (pf_cuts_build(p->grid, &k)) return NULL; /* only a speed-up */
+    if (pf_cuts_build(p->grid, stop, &k)) return NULL; /* only a speed-up */
     if (atomic_compare_exchange_strong_explicit(&p->cuts, &none, k, memory_order_acq_rel,
                                                 memory_order_acquire))
         return k;
@@ -155,12 +165,18 @@ size_t pf_planner_memory(const pf_planner *p) {
 
 const struct pf_agents *pf_planner_agents(const pf_planner *p) { return p->agents; }
 
-pf_status pf_planner_agent_grid(const pf_planner *p, int32_t n, const pf_grid **out) {
+pf_status pf_planner_agent_grid(const pf_planner *p, int32_t n, pf_build_stop *stop,
+                                const pf_grid **out) {
     if (n < 1 || n > pf_agents_max_size(p->agents)) {
         *out = NULL;
         return PF_ELIMIT;
     }
-    return pf_agents_grid(p->agents, n, out);
+    return pf_agents_grid(p->agents, n, stop, out);
+}
+
+bool pf_planner_agent_pending(const pf_planner *p, int32_t n, bool hpa) {
+    if (n <= 1 || n > pf_agents_max_size(p->agents)) return false;
+    return !pf_agents_built(p->agents, n, hpa && p->hpa != NULL);
 }
 
 static pf_status answer_status(pf_result *out, pf_algorithm a, pf_status st) {
@@ -222,7 +238,10 @@ pf_status pf_planner_search(pf_search_ctx *ctx, const pf_planner *p, const pf_qu
     }
     if (q->agent_size > 1) {
         const pf_hpa *h = NULL;
-        if ((st = pf_planner_agent_grid(p, q->agent_size, &g)))
+        /* The agent data this size needs is built on first use, within
+         * the query's own stop callback (its deadline). */
+        pf_build_stop bs = pf_build_stop_make(q->should_stop, q->stop_ud);
+        if ((st = pf_planner_agent_grid(p, q->agent_size, &bs, &g)))
             return answer_status(out, q->algorithm, st);
         qa = *q;
         qa.agent_size = 1;
@@ -232,7 +251,7 @@ pf_status pf_planner_search(pf_search_ctx *ctx, const pf_planner *p, const pf_qu
             return pf_search(ctx, g, &qa, out);
         case PF_ALGO_HPA:
             if (!p->hpa) return answer_status(out, q->algorithm, PF_EUNSUPPORTED);
-            if ((st = pf_agents_hpa(p->agents, q->agent_size, &h)))
+            if ((st = pf_agents_hpa(p->agents, q->agent_size, &bs, &h)))
                 return answer_status(out, q->algorithm, st);
             st = pf_hpa_search(ctx, h, g, NULL, &qa, out);
             return after_jps_hpa(ctx, g, &qa, st, out);
@@ -278,8 +297,11 @@ pf_status pf_planner_search_nearest(pf_search_ctx *ctx, const pf_planner *p, con
     default:
         return answer_status(out, q->algorithm, PF_EUNSUPPORTED);
     }
-    if (q->agent_size > 1 && (st = pf_planner_agent_grid(p, q->agent_size, &g)))
-        return answer_status(out, qa.algorithm, st);
+    if (q->agent_size > 1) {
+        pf_build_stop bs = pf_build_stop_make(q->should_stop, q->stop_ud);
+        if ((st = pf_planner_agent_grid(p, q->agent_size, &bs, &g)))
+            return answer_status(out, qa.algorithm, st);
+    }
     qa.agent_size = 1;
     return pf_search_nearest(ctx, g, &qa, goals, n, out, which);
 }
@@ -385,8 +407,8 @@ static pf_status coalesce_doors(const pf_grid *g, const pf_door_change *doors, s
 }
 
 pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, size_t ncells,
-                           const pf_door_change *doors, size_t ndoors, pf_planner **out,
-                           pf_point **changed_out, size_t *nchanged) {
+                           const pf_door_change *doors, size_t ndoors, pf_build_stop *stop,
+                           pf_planner **out, pf_point **changed_out, size_t *nchanged) {
     pf_grid *g;
     pf_point *changed = NULL;
     door_switch *sw = NULL;
@@ -439,7 +461,7 @@ pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, siz
         pf_hpa *hpa = NULL;
         uint64_t t0 = pf__mono_us(), us;
         if (p->hpa) {
-            st = pf_hpa_repair(p->hpa, g, changed, n, &hpa);
+            st = pf_hpa_repair(p->hpa, g, changed, n, stop, &hpa);
             if (st) goto out_free_grid;
         }
         us = pf__mono_us() - t0;
@@ -453,15 +475,20 @@ pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, siz
          * cheap; NULL (planner_assemble builds it) also when out of memory. */
         if ((uint64_t)n * 3 * ((uint64_t)pf_grid_width(g) + (uint64_t)pf_grid_height(g)) <
                 (uint64_t)pf_grid_width(g) * (uint64_t)pf_grid_height(g) &&
-            (jps = pf_jps_clone(p->jps)) && pf_jps_update(jps, g, changed, n) != PF_OK) {
+            (jps = pf_jps_clone(p->jps)) && (st = pf_jps_update(jps, g, changed, n, stop))) {
             pf_jps_destroy(jps);
             jps = NULL;
+            if (st == PF_ECANCELED) {
+                pf_hpa_destroy(hpa);
+                goto out_free_grid;
+            }
+            st = PF_OK;
         }
         if (keep) pf_landmarks_retain(keep);
         /* The old version's auto model: the map changed locally, and a
          * repair should not pay for a new measurement. */
         st = planner_assemble(g, &p->opts, jps, hpa, us, true, keep, &p->autom, p->agents, changed,
-                              n, out);
+                              n, stop, out);
         if (st) {
             free(changed);
             return st;

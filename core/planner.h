@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "build_stop.h"
 #include "grid.h"
 #include "jps.h"
 #include "search.h"
@@ -33,6 +34,9 @@ typedef struct pf_planner_opts {
                                    bin (at most PF_PLANNER_MAX_AUTO_SAMPLES),
                                    0 = PF_PLANNER_DEFAULT_AUTO_SAMPLES, -1 = none
                                    (auto then runs the exact search) */
+    pf_build_stop *stop;        /* polled by pf_planner_create's builds
+                                   (build_stop.h); NULL: never stops. Not
+                                   kept by the planner. */
 } pf_planner_opts;
 
 /* auto (PF_ALGO_AUTO): per query, the cheaper of the exact search (jps where
@@ -80,7 +84,11 @@ pf_algorithm pf_planner_auto_pick(const pf_planner *p, pf_point s, pf_point t);
  * astar/jps ratio 10.7x without, 5.5x with). */
 #define PF_PLANNER_DEFAULT_LANDMARK_MIN_CELLS ((int64_t)128 * 128)
 
-/* Takes ownership of g (also on failure) and builds the per-map data. */
+/* Takes ownership of g (also on failure) and builds the per-map data:
+ * jump tables, landmarks and dead ends, the hierarchy, auto's measurement,
+ * each polling o->stop inside its long phases. PF_ENOMEM, PF_EINVAL and
+ * PF_ELIMIT as pf_hpa_build, PF_ECANCELED when o->stop said stop (nothing
+ * is kept). */
 pf_status pf_planner_create(pf_grid *g, const pf_planner_opts *o, pf_planner **out);
 void pf_planner_destroy(pf_planner *p);
 
@@ -104,8 +112,9 @@ uint64_t pf_planner_hpa_build_us(const pf_planner *p);
 /* The grid's components and cut vertices (cuts.h) for D* Lite sessions on
  * this version, built on the first call (O(W x H): 3-5 ms on a 512x512
  * map), so only versions that sessions plan on pay for them; safe from any
- * thread. NULL when out of memory (sessions then simply search). */
-const struct pf_cuts *pf_planner_cuts(const pf_planner *p);
+ * thread. NULL when out of memory or when stop (build_stop.h; NULL: never)
+ * said stop before they were built (sessions then simply search). */
+const struct pf_cuts *pf_planner_cuts(const pf_planner *p, pf_build_stop *stop);
 
 /* Sets how jps searches on p (pf_jps_set_layout, pf_jps_set_direct): for
  * benchmarks and tests that hold the layouts side by side. Not thread-safe
@@ -120,10 +129,17 @@ void pf_planner_jps_stats(const pf_planner *p, pf_jps_stats *st);
 const struct pf_agents *pf_planner_agents(const pf_planner *p);
 
 /* The grid an agent of size n moves on (the planner's grid for n = 1),
- * built on first use. PF_ELIMIT for n outside 1..PF_AGENT_SIZE_MAX (the
- * server's own, lower limit is checked before), PF_ENOMEM. Borrowed from
- * p, read-only. */
-pf_status pf_planner_agent_grid(const pf_planner *p, int32_t n, const pf_grid **out);
+ * built on first use within stop (build_stop.h; NULL: never). PF_ELIMIT
+ * for n outside 1..PF_AGENT_SIZE_MAX (the server's own, lower limit is
+ * checked before), PF_ENOMEM, PF_ECANCELED (stop said stop: nothing kept,
+ * the next call builds again). Borrowed from p, read-only. */
+pf_status pf_planner_agent_grid(const pf_planner *p, int32_t n, pf_build_stop *stop,
+                                const pf_grid **out);
+
+/* Whether a query of agent size n (with `hpa`: one that may run HPA*)
+ * would first build that size's agent data (pf_agents_built): work as long
+ * as a build, which the server runs in its build lane. */
+bool pf_planner_agent_pending(const pf_planner *p, int32_t n, bool hpa);
 
 /* Runs q with the algorithm it names (jps falls back to astar where JPS does
  * not apply; auto picks as above; out->algorithm says which ran). Statuses
@@ -135,7 +151,9 @@ pf_status pf_planner_agent_grid(const pf_planner *p, int32_t n, const pf_grid **
  * (both built on first use); jps, whose jumps assume the one-cell rule,
  * runs astar instead and out->algorithm says so; auto makes the one-cell
  * grid's choice (pf_planner_auto_pick) with astar for jps. A start or goal where the
- * agent does not fit is PF_EBLOCKED (PF_ERANGE off the map).
+ * agent does not fit is PF_EBLOCKED (PF_ERANGE off the map). What a size
+ * builds on first use is built within q->should_stop (PF_ECANCELED when it
+ * says stop first; pf_planner_agent_pending tells beforehand).
  * Partial answers (q->partial): jps and hpa answer as usual when they
  * reach the goal; when they do not (or the goal cell is blocked), astar
  * computes the partial answer, and out->algorithm is astar. */
@@ -175,9 +193,11 @@ typedef struct pf_door_change {
  * and, when changed_out is not NULL, *changed_out (freed with free(); NULL
  * when *nchanged is 0) lists each cell whose cost or adjacent walls differ
  * from p's grid, once. PF_ERANGE for an off-map cell, PF_EINVAL for a bad
- * door index; on error p is unchanged and nothing is returned. */
+ * door index; PF_ECANCELED when stop (build_stop.h; NULL: never), polled
+ * by every repair and rebuild, said stop; on error p is unchanged and
+ * nothing is returned. */
 pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, size_t ncells,
-                           const pf_door_change *doors, size_t ndoors, pf_planner **out,
-                           pf_point **changed_out, size_t *nchanged);
+                           const pf_door_change *doors, size_t ndoors, pf_build_stop *stop,
+                           pf_planner **out, pf_point **changed_out, size_t *nchanged);
 
 #endif

@@ -24,9 +24,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "build_stop.h"
 #include "clock_internal.h"
 #include "grid_internal.h"
 #include "planner_internal.h"
+#include "search_internal.h"
 
 /* A bin decides with at least this many samples; one with fewer (a map
  * with little room at that distance) takes its neighbour's choice. */
@@ -117,15 +119,26 @@ static bool random_query(const pf_planner *p, int b, uint64_t *rs, pf_point *s, 
     return false;
 }
 
+/* A sample search's stop callback: a search polls every 256 expansions
+ * (search_internal.h), which on cluttered maps is already a slice of work
+ * (a jps expansion scans whole rows): each of its polls is one. */
+static bool poll_build(void *ud) { return pf_build_poll(ud); }
+
 /* Thread CPU microseconds of one search of algorithm a; *ok false when it
- * did not answer (astar's node budget). */
+ * did not answer (astar's node budget, or the build's stop). The searches
+ * poll the build's stop like the server's own queries poll their
+ * deadlines; without one they run as pathd-bench runs them. */
 static double time_search(pf_search_ctx *ctx, const pf_planner *p, pf_algorithm a, pf_point s,
-                          pf_point t, uint64_t budget, bool *ok) {
+                          pf_point t, uint64_t budget, pf_build_stop *stop, bool *ok) {
     pf_query q = pf_query_make(s, t, a);
     pf_result r;
     uint64_t t0;
     pf_status st;
     q.max_expanded = a == PF_ALGO_ASTAR ? budget : 0;
+    if (stop) {
+        q.should_stop = poll_build;
+        q.stop_ud = stop;
+    }
     t0 = cpu_ns();
     st = pf_planner_search(ctx, p, &q, &r);
     *ok = st == PF_OK;
@@ -148,7 +161,7 @@ static double trimmed_mean(double *v, int n) {
     return sum / keep;
 }
 
-void pf__auto_calibrate(pf_planner *p) {
+pf_status pf__auto_calibrate(pf_planner *p, pf_build_stop *stop) {
     pf__auto_model *m = &p->autom;
     const pf_grid *g = p->grid;
     const int k = p->opts.auto_samples > PF_PLANNER_MAX_AUTO_SAMPLES ? PF_PLANNER_MAX_AUTO_SAMPLES
@@ -161,9 +174,9 @@ void pf__auto_calibrate(pf_planner *p) {
     m->exact = pf__auto_exact(p);
     m->exact_faster = true;
     for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) m->pick[b] = m->exact;
-    if (!p->hpa || k < 0 || (int64_t)g->w * g->h < PF_PLANNER_AUTO_MIN_CELLS) return;
+    if (!p->hpa || k < 0 || (int64_t)g->w * g->h < PF_PLANNER_AUTO_MIN_CELLS) return PF_OK;
     ctx = pf_search_ctx_create();
-    if (!ctx) return;
+    if (!ctx) return PF_OK;
     t0 = pf__mono_us();
     {
         pf_hpa_stats hs;
@@ -179,8 +192,8 @@ void pf__auto_calibrate(pf_planner *p) {
         pf_point s, t;
         bool ok;
         if (!random_query(p, b, &rs, &s, &t)) continue;
-        time_search(ctx, p, m->exact, s, t, budget, &ok);
-        time_search(ctx, p, PF_ALGO_HPA, s, t, budget, &ok);
+        time_search(ctx, p, m->exact, s, t, budget, stop, &ok);
+        time_search(ctx, p, PF_ALGO_HPA, s, t, budget, stop, &ok);
         break;
     }
     for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) {
@@ -196,10 +209,15 @@ void pf__auto_calibrate(pf_planner *p) {
              * would: the second run of a jps query reads its jump points
              * and landmark lines from the cache, which made maze512-1-0's
              * jps look twice as fast as it is). */
-            if (i & 1) th[n] = time_search(ctx, p, PF_ALGO_HPA, s, t, budget, &ok);
-            te[n] = time_search(ctx, p, m->exact, s, t, budget, &ok);
+            if (i & 1) th[n] = time_search(ctx, p, PF_ALGO_HPA, s, t, budget, stop, &ok);
+            te[n] = time_search(ctx, p, m->exact, s, t, budget, stop, &ok);
             exact_lost |= !ok;
-            if (!(i & 1)) th[n] = time_search(ctx, p, PF_ALGO_HPA, s, t, budget, &ok);
+            if (!(i & 1)) th[n] = time_search(ctx, p, PF_ALGO_HPA, s, t, budget, stop, &ok);
+            if (pf_build_stopped(stop)) {
+                pf_search_ctx_destroy(ctx);
+                memset(m, 0, sizeof(*m));
+                return PF_ECANCELED;
+            }
             n++;
         }
         if (!n) continue;
@@ -228,6 +246,7 @@ void pf__auto_calibrate(pf_planner *p) {
         }
     }
     m->calibrate_us = pf__mono_us() - t0;
+    return PF_OK;
 }
 
 pf_algorithm pf_planner_auto_pick(const pf_planner *p, pf_point s, pf_point t) {

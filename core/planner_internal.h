@@ -38,9 +38,10 @@ struct pf_planner {
 };
 
 /* Measures p's searches for auto (planner_auto.c); without a hierarchy, or
- * on maps too small to matter, auto simply runs the exact search. Never
- * fails: out of memory, the model stays uncalibrated. */
-void pf__auto_calibrate(pf_planner *p);
+ * on maps too small to matter, auto simply runs the exact search. Out of
+ * memory, the model stays uncalibrated (PF_OK). PF_ECANCELED when stop
+ * (build_stop.h; NULL: never), polled by the sample searches, said stop. */
+pf_status pf__auto_calibrate(pf_planner *p, pf_build_stop *stop);
 
 /* The exact search auto runs on p's grid: jps where JPS serves it, else
  * astar. */

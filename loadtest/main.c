@@ -6,6 +6,7 @@
  *
  * Both subcommands print the report of report.h.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -67,6 +68,13 @@ static void usage(FILE *f) {
           "                        ns_per_expansion, and the http fields (requests, errors,\n"
           "                        rps, p50_ms..max_ms, invalid); extra keys build_ms,\n"
           "                        memory_bytes, jump_points where they apply\n"
+          "  --per-query FILE      also write one line per query and algorithm to FILE\n"
+          "                        (tab-separated, a header first): map, algorithm, id (the\n"
+          "                        entry's index in the .scen file, from 0), bucket, start\n"
+          "                        and goal x/y, expanded, time_us (the --clock used; nan for\n"
+          "                        an error), cost (nan without a path), optimal, ran (what\n"
+          "                        answered: auto's pick, jps's fallback), status; so an\n"
+          "                        outside harness can line its queries up with these\n"
           "\n"
           "The human output ends with a total line and the median ns/expansion over\n"
           "the maps of at least 512x512 cells.\n"
@@ -247,6 +255,18 @@ static void tune_spec(pf_bench_scen *s, int k, void *ud) {
     pf_planner_tune_jps(pf_bench_scen_planner_mut(s), specs[k].layout, specs[k].direct);
 }
 
+/* --per-query: slot k's queries of the last run on s, one line each. */
+static void write_per_query(FILE *f, const pf_bench_scen *s, int k, const char *algorithm) {
+    size_t n;
+    const pf_bench_query *q = pf_bench_scen_queries_of(s, k, &n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s\t%s\t%zu\t%d\t%d\t%d\t%d\t%d\t%llu\t%.3f\t%.6f\t%.6f\t%s\t%s\n",
+                pf_bench_scen_name(s), algorithm, q[i].id, (int)q[i].e->bucket,
+                (int)q[i].e->start.x, (int)q[i].e->start.y, (int)q[i].e->goal.x,
+                (int)q[i].e->goal.y, (unsigned long long)q[i].expanded, q[i].us, q[i].cost,
+                q[i].e->optimal, pf_algorithm_name(q[i].ran), pf_status_str(q[i].status));
+}
+
 static int cmd_scen(int argc, char **argv) {
     static const struct option longopts[] = {{"algorithm", required_argument, NULL, 'a'},
                                              {"compare", required_argument, NULL, 'c'},
@@ -259,12 +279,15 @@ static int cmd_scen(int argc, char **argv) {
                                              {"block", required_argument, NULL, 'B'},
                                              {"json", no_argument, NULL, 'j'},
                                              {"clock", required_argument, NULL, 't'},
+                                             {"per-query", required_argument, NULL, 'P'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     pf_algorithm algos[2] = {PF_ALGO_ASTAR, PF_ALGO_ASTAR};
     algo_spec specs[2];
     int nalgos = 1, opt, rc = 0;
     bool json = false, any_unsupported = false;
+    const char *per_query_path = NULL;
+    FILE *per_query = NULL;
     pf_bench_scen_opts o;
     totals tot[2];
     pf_search_ctx *ctx;
@@ -346,6 +369,9 @@ static int cmd_scen(int argc, char **argv) {
         case 'j':
             json = true;
             break;
+        case 'P':
+            per_query_path = optarg;
+            break;
         case 't': {
             clockid_t c;
             if (!pf_report_clock_from_name(optarg, &c)) {
@@ -381,9 +407,18 @@ static int cmd_scen(int argc, char **argv) {
         totals_init(&tot[k], algos[k]);
         snprintf(tot[k].sum.algorithm, sizeof(tot[k].sum.algorithm), "%s", specs[k].name);
     }
+    if (per_query_path) {
+        if (!(per_query = fopen(per_query_path, "w"))) {
+            fprintf(stderr, "pathd-bench: --per-query %s: %s\n", per_query_path, strerror(errno));
+            return EXIT_USAGE;
+        }
+        fprintf(per_query, "map\talgorithm\tid\tbucket\tstart_x\tstart_y\tgoal_x\tgoal_y\t"
+                           "expanded\ttime_us\tcost\toptimal\tran\tstatus\n");
+    }
     ctx = pf_search_ctx_create();
     if (!ctx) {
         fprintf(stderr, "pathd-bench: out of memory\n");
+        if (per_query) fclose(per_query);
         return EXIT_USAGE;
     }
     if (!json) pf_report_print_header(stdout);
@@ -430,6 +465,7 @@ static int cmd_scen(int argc, char **argv) {
                 if (r[k].invalid || r[k].errors || r[k].exact_mismatches ||
                     (r[k].mismatches && pf_algorithm_is_optimal(algos[k])))
                     rc = rc ? rc : EXIT_MISMATCH;
+                if (per_query) write_per_query(per_query, s, k, specs[k].name);
             }
             if (json)
                 pf_report_print_json(stdout, &r[k]);
@@ -470,6 +506,10 @@ static int cmd_scen(int argc, char **argv) {
         free(tot[k].subopts);
     }
     pf_search_ctx_destroy(ctx);
+    if (per_query && fclose(per_query) != 0) {
+        fprintf(stderr, "pathd-bench: --per-query %s: %s\n", per_query_path, strerror(errno));
+        rc = EXIT_USAGE;
+    }
     if (!rc && any_unsupported) rc = EXIT_UNSUPPORTED;
     return rc;
 }

@@ -21,6 +21,7 @@ struct pf_bench_scen {
     size_t map_len;
     pf_scen scen;       /* every entry of the file */
     pf_scen_entry *sel; /* the selected ones */
+    size_t *sel_id;     /* ... and their indices in scen */
     size_t nsel;
     pf_planner *planner;
     double build_us;
@@ -29,6 +30,8 @@ struct pf_bench_scen {
     size_t nsamples[2];
     double *subopts[2]; /* cost / optimum - 1 of each query with a path, sorted */
     size_t nsubopts[2];
+    pf_bench_query *queries[2]; /* per query of the last run, in order */
+    size_t nqueries[2];
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...) {
@@ -91,13 +94,23 @@ static pf_status select_entries(pf_bench_scen *s, const pf_bench_scen_opts *o) {
         if (s->scen.entries[i].bucket > maxb) maxb = s->scen.entries[i].bucket;
     if (o->min_bucket_frac > 0) minb = (int32_t)floor(o->min_bucket_frac * (double)(maxb + 1));
     tmp = malloc((s->scen.count ? s->scen.count : 1) * sizeof(*tmp));
-    if (!tmp) return PF_ENOMEM;
+    s->sel_id = malloc((s->scen.count ? s->scen.count : 1) * sizeof(*s->sel_id));
+    if (!tmp || !s->sel_id) {
+        free(tmp);
+        return PF_ENOMEM;
+    }
     for (size_t i = 0; i < s->scen.count; i++)
-        if (s->scen.entries[i].bucket >= minb) tmp[n++] = s->scen.entries[i];
+        if (s->scen.entries[i].bucket >= minb) {
+            s->sel_id[n] = i;
+            tmp[n++] = s->scen.entries[i];
+        }
     keep = o->max_queries && o->max_queries < n ? o->max_queries : n;
     if (keep < n)
-        for (size_t k = 0; k < keep; k++)
-            tmp[k] = tmp[(size_t)((double)k * (double)n / (double)keep)];
+        for (size_t k = 0; k < keep; k++) {
+            size_t from = (size_t)((double)k * (double)n / (double)keep);
+            tmp[k] = tmp[from];
+            s->sel_id[k] = s->sel_id[from];
+        }
     s->sel = tmp;
     s->nsel = keep;
     return PF_OK;
@@ -214,8 +227,10 @@ void pf_bench_scen_destroy(pf_bench_scen *s) {
     for (int k = 0; k < 2; k++) {
         free(s->samples[k]);
         free(s->subopts[k]);
+        free(s->queries[k]);
     }
     free(s->sel);
+    free(s->sel_id);
     pf_scen_free(&s->scen);
     free(s->map_text);
     free(s);
@@ -284,6 +299,7 @@ static void check_answer(const pf_grid *g, const pf_scen_entry *e, const pf_resu
 typedef struct run_acc {
     pf_algorithm a, ran;
     pf_report *r;
+    pf_bench_query *queries; /* per selected query, in order */
     double *samples, *subopts, total_us;
     uint64_t expanded, jump_points, subopt_n, fell_back;
     uint64_t ran_count[PF_ALGO_COUNT]; /* answers by the algorithm that ran */
@@ -323,9 +339,11 @@ static pf_status acc_begin(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a,
                           : s->build_us / 1e3;
     acc->samples = malloc((s->nsel ? s->nsel : 1) * sizeof(*acc->samples));
     acc->subopts = malloc((s->nsel ? s->nsel : 1) * sizeof(*acc->subopts));
-    if (!acc->samples || !acc->subopts) {
+    acc->queries = calloc(s->nsel ? s->nsel : 1, sizeof(*acc->queries));
+    if (!acc->samples || !acc->subopts || !acc->queries) {
         free(acc->samples);
         free(acc->subopts);
+        free(acc->queries);
         return PF_ENOMEM;
     }
     /* Warm-up: the first search on a map size allocates the context's node
@@ -342,6 +360,7 @@ static pf_status acc_begin(pf_bench_scen *s, pf_search_ctx *ctx, pf_algorithm a,
                      pf_algorithm_name(a), pf_status_str(st));
             free(acc->samples);
             free(acc->subopts);
+            free(acc->queries);
             return PF_EUNSUPPORTED;
         }
     }
@@ -363,8 +382,11 @@ static void acc_block(pf_bench_scen *s, pf_search_ctx *ctx, run_acc *acc, size_t
         st = pf_planner_search(ctx, s->planner, &q, &res);
         clock_gettime(s->clock, &t1);
         us = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
+        acc->queries[i] = (pf_bench_query){
+            s->sel_id[i], e, st, res.algorithm, res.expanded, us, st == PF_OK ? res.cost : NAN};
         r->requests++;
         if (st != PF_OK && st != PF_NO_PATH) {
+            acc->queries[i].us = NAN;
             r->errors++;
             r->mismatches++;
             pf_report_add_error(r, pf_status_str(st), 1);
@@ -393,6 +415,9 @@ static void acc_finish(pf_bench_scen *s, run_acc *acc, double seconds, int k) {
     free(s->subopts[k]);
     s->samples[k] = acc->samples;
     s->nsamples[k] = r->queries;
+    free(s->queries[k]);
+    s->queries[k] = acc->queries;
+    s->nqueries[k] = s->nsel;
     if (r->queries) {
         const double *samples = acc->samples;
         r->p50_us = pf_report_percentile(samples, r->queries, 50);
@@ -457,6 +482,7 @@ pf_status pf_bench_scen_run_pair(pf_bench_scen *s, pf_search_ctx *ctx, const pf_
             if (k) {
                 free(acc[0].samples);
                 free(acc[0].subopts);
+                free(acc[0].queries);
             }
             return st;
         }
@@ -480,6 +506,11 @@ pf_status pf_bench_scen_run_pair(pf_bench_scen *s, pf_search_ctx *ctx, const pf_
 const double *pf_bench_scen_samples_of(const pf_bench_scen *s, int k, size_t *n) {
     *n = s->nsamples[k];
     return s->samples[k];
+}
+
+const pf_bench_query *pf_bench_scen_queries_of(const pf_bench_scen *s, int k, size_t *n) {
+    *n = s->nqueries[k];
+    return s->queries[k];
 }
 
 const double *pf_bench_scen_subopts_of(const pf_bench_scen *s, int k, size_t *n) {

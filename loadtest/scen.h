@@ -93,6 +93,21 @@ const double *pf_bench_scen_samples(const pf_bench_scen *s, size_t *n);
 pf_status pf_bench_scen_run_pair(pf_bench_scen *s, pf_search_ctx *ctx, const pf_algorithm a[2],
                                  void (*tune)(pf_bench_scen *, int, void *), void *ud, size_t block,
                                  pf_report r[2]);
+/* One query of the last run, in the order they ran (the file's order). */
+typedef struct pf_bench_query {
+    size_t id; /* its entry's index in the .scen file, from 0 */
+    const pf_scen_entry *e;
+    pf_status status;  /* pf_planner_search's */
+    pf_algorithm ran;  /* what answered (auto's pick, jps's fallback) */
+    uint64_t expanded; /* pf_result.expanded */
+    double us;         /* its time, as the run's clock measured it */
+    double cost;       /* the answer's cost, NAN without a path */
+} pf_bench_query;
+
+/* Slot k (0 or 1) of the last run, unsorted, one per selected query (an
+ * error's time is NAN). */
+const pf_bench_query *pf_bench_scen_queries_of(const pf_bench_scen *s, int k, size_t *n);
+
 /* Slot k (0 or 1) of the last run: pf_bench_scen_run fills slot 0. */
 const double *pf_bench_scen_samples_of(const pf_bench_scen *s, int k, size_t *n);
 const double *pf_bench_scen_subopts_of(const pf_bench_scen *s, int k, size_t *n);

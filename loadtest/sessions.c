@@ -229,7 +229,7 @@ static int run_file(const char *path, const opts *o) {
         goto out;
     }
 
-    if (!o->no_cuts && pf_cuts_build(g, &cuts)) {
+    if (!o->no_cuts && pf_cuts_build(g, NULL, &cuts)) {
         fprintf(stderr, "pathd-bench: %s: out of memory\n", pf_bench_scen_name(s));
         rc = EXIT_USAGE;
         goto out;

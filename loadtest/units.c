@@ -485,7 +485,7 @@ int pf_bench_agents_main(int argc, char **argv) {
         const pf_scen_entry *e = pf_bench_scen_entries(s, &ne);
         for (size_t k = 0; k < nsizes; k++) {
             double t0 = pf_report_now_us(c.clock);
-            if (pf_planner_agent_grid(p, sizes[k], &ag[k])) {
+            if (pf_planner_agent_grid(p, sizes[k], NULL, &ag[k])) {
                 rc = EXIT_USAGE;
                 break;
             }
@@ -494,7 +494,7 @@ int pf_bench_agents_main(int argc, char **argv) {
             if (algo == PF_ALGO_HPA) {
                 const pf_hpa *hh;
                 t0 = pf_report_now_us(c.clock);
-                if (pf_agents_hpa(pf_planner_agents(p), sizes[k], &hh)) {
+                if (pf_agents_hpa(pf_planner_agents(p), sizes[k], NULL, &hh)) {
                     rc = EXIT_USAGE;
                     break;
                 }
@@ -507,7 +507,7 @@ int pf_bench_agents_main(int argc, char **argv) {
             continue;
         }
         const pf_grid *gbig;
-        pf_planner_agent_grid(p, big, &gbig);
+        pf_planner_agent_grid(p, big, NULL, &gbig);
         size_t cap = maxq < ne ? maxq : ne;
         double *t1 = malloc((cap ? cap : 1) * (2 * nsizes + 1) * sizeof(*t1));
         double *tn, *ratio;

@@ -190,6 +190,10 @@ static const opt opts[] = {
      1 << 20, "navmesh uploads: tile layers (413)"},
     {"nav-build-ms", "PATHD_NAV_BUILD_MS", "nav_build_ms", OPT_INT, OFF(nav_build_ms), 60000, 1,
      3600000, "navmesh: longest build or obstacle change, ms (413 limit_exceeded past it)"},
+    {"grid-build-ms", "PATHD_GRID_BUILD_MS", "grid_build_ms", OPT_INT, OFF(grid_build_ms), 60000, 1,
+     3600000,
+     "grid maps: longest build of an upload or generated maze, or repair of a PATCH, ms (413 "
+     "limit_exceeded past it, within a millisecond or so)"},
     {"nav-max-obstacles", "PATHD_NAV_MAX_OBSTACLES", "nav_max_obstacles", OPT_INT,
      OFF(nav_max_obstacles), 4096, 0, 65536, "obstacles on one navmesh map (413)"},
     {"nav-max-areas", "PATHD_NAV_MAX_AREAS", "nav_max_areas", OPT_INT, OFF(nav_max_areas), 48, 0,

@@ -78,6 +78,7 @@ typedef struct pf_config {
     int64_t nav_max_voxels;          /* ... voxel columns of the world */
     int64_t nav_max_tiles;           /* ... tile layers */
     int64_t nav_build_ms;            /* ... wall time of a build or a change */
+    int64_t grid_build_ms;           /* grid maps: wall time of a build, generation or PATCH */
     int64_t nav_max_obstacles;       /* obstacles on one navmesh map */
     int64_t nav_max_areas;           /* named areas of one navmesh map */
     int64_t nav_max_area_boxes;      /* boxes of all its areas */

@@ -104,10 +104,23 @@ static pf_status no_room(pf_maps *m, pf_proto_error *e, const char *what, size_t
                               (unsigned long long)(used < budget ? used : budget));
 }
 
+uint64_t pf_maps_build_deadline(const pf_maps *m, uint64_t t0_ns) {
+    return t0_ns + (uint64_t)m->d.cfg->grid_build_ms * 1000000ull;
+}
+
+pf_status pf_maps_build_too_long(const pf_maps *m, pf_proto_error *e, const char *what) {
+    if (!e) return PF_ECANCELED;
+    return pf_proto_error_set(e, PF_ECANCELED, PF_ERR_LIMIT_EXCEEDED, "limits.grid_build_ms",
+                              "%s took longer than this server's grid_build_ms (%lld ms); it was "
+                              "stopped and nothing changed.",
+                              what, (long long)m->d.cfg->grid_build_ms);
+}
+
 pf_status pf_maps_build(pf_maps *m, const char *id, pf_grid *g, const uint8_t hash[32],
-                        uint64_t t0_ns, pf_mapver **out, pf_proto_error *e) {
+                        uint64_t t0_ns, uint64_t deadline_ns, pf_mapver **out, pf_proto_error *e) {
     pf_planner *planner = NULL;
     pf_planner_opts po;
+    pf_build_stop stop = pf_build_stop_make(pf_clock_deadline_passed, &deadline_ns);
     pf_status st;
     uint64_t cells = (uint64_t)pf_grid_width(g) * (uint64_t)pf_grid_height(g);
     /* jps's jump tables (jps.h): 16 bytes a cell when they fit their budget */
@@ -126,8 +139,10 @@ pf_status pf_maps_build(pf_maps *m, const char *id, pf_grid *g, const uint8_t ha
     po.landmark_bytes = (size_t)m->d.cfg->landmark_bytes;
     po.landmark_min_cells = PF_PLANNER_DEFAULT_LANDMARK_MIN_CELLS;
     po.jps_table_bytes = (size_t)m->d.cfg->jps_table_bytes;
+    po.stop = deadline_ns ? &stop : NULL;
     st = pf_planner_create(g, &po, &planner);
     pf_mem_uncharge(m->d.mem, PF_MEM_MAPS, est);
+    if (st == PF_ECANCELED) return pf_maps_build_too_long(m, e, "Building the map");
     if (st) {
         if (e)
             pf_proto_error_set(e, st, pf_error_for_status(st), NULL,
@@ -292,7 +307,7 @@ pf_status pf__maps_apply_body(pf_maps *m, const pf_mapver *cur, const char *body
     } else {
         pf_update u;
         if ((st = pf_map_patch_parse(body, len, &u, e))) return st;
-        st = pf__maps_apply(m, cur, &u, out, e);
+        st = pf__maps_apply(m, cur, &u, 0, out, e); /* a stored change: never refused */
         pf_update_free(&u);
     }
     return st;
@@ -338,14 +353,15 @@ pf_status pf_maps_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change *c, pf
     return m->be->publish(m, mv, c, o, e);
 }
 
-pf_status pf__maps_apply(pf_maps *m, const pf_mapver *cur, const pf_update *u, pf_mapver **out,
-                         pf_proto_error *e) {
+pf_status pf__maps_apply(pf_maps *m, const pf_mapver *cur, const pf_update *u, uint64_t deadline_ns,
+                         pf_mapver **out, pf_proto_error *e) {
     const pf_grid *g;
     pf_door_change *doors;
     pf_planner *planner = NULL;
     pf_point *changed = NULL;
     size_t nchanged = 0, reserve;
     uint64_t t0 = pf_clock_now_ns();
+    pf_build_stop stop = pf_build_stop_make(pf_clock_deadline_passed, &deadline_ns);
     pf_mapver *mv;
     pf_status st;
     char f[32];
@@ -383,10 +399,11 @@ pf_status pf__maps_apply(pf_maps *m, const pf_mapver *cur, const pf_update *u, p
         free(doors);
         return no_room(m, e, "The PATCH (a new version of the map)", reserve);
     }
-    st = pf_planner_apply(cur->planner, u->cells, u->ncells, doors, u->ndoors, &planner, &changed,
-                          &nchanged);
+    st = pf_planner_apply(cur->planner, u->cells, u->ncells, doors, u->ndoors,
+                          deadline_ns ? &stop : NULL, &planner, &changed, &nchanged);
     free(doors);
     pf_mem_uncharge(m->d.mem, PF_MEM_MAPS, reserve);
+    if (st == PF_ECANCELED) return pf_maps_build_too_long(m, e, "Repairing the map for the PATCH");
     if (st)
         return pf_proto_error_set(e, st, pf_error_for_status(st), NULL,
                                   "Applying the changes failed: %s.", pf_status_str(st));
@@ -421,7 +438,7 @@ typedef pf_status (*apply_fn)(pf_maps *m, const pf_mapver *cur, const void *arg,
 
 static pf_status apply_grid(pf_maps *m, const pf_mapver *cur, const void *arg, pf_mapver **out,
                             pf_proto_error *e) {
-    return pf__maps_apply(m, cur, arg, out, e);
+    return pf__maps_apply(m, cur, arg, pf_maps_build_deadline(m, pf_clock_now_ns()), out, e);
 }
 
 static pf_status apply_nav(pf_maps *m, const pf_mapver *cur, const void *arg, pf_mapver **out,

@@ -130,11 +130,24 @@ pf_mapver *pf_maps_wrap(pf_maps *m, const char *id, pf_planner *planner, uint64_
  * worker), and wraps it as pf_maps_wrap does; build_us counts from t0_ns
  * (clock.h), when the upload's parse began. The memory budget is charged
  * first with an upper bound for g's size (pf_mem_map_estimate), then with
- * what the planner holds. PF_ENOMEM (e, when not NULL, says
+ * what the planner holds. The build stops at deadline_ns (clock.h; 0:
+ * never), polled inside its long phases (core/build_stop.h): PF_ECANCELED
+ * then, with e saying 413 limit_exceeded on limits.grid_build_ms
+ * (pf_maps_build_too_long). Requests pass their --grid-build-ms deadline
+ * (pf_maps_build_deadline); a stored map being loaded passes none, since
+ * refusing it would lose it. PF_ENOMEM (e, when not NULL, says
  * insufficient_storage when the budget cannot hold the map, out_of_memory
  * otherwise), or the status of pf_planner_create (e says so too). */
 pf_status pf_maps_build(pf_maps *m, const char *id, pf_grid *g, const uint8_t hash[32],
-                        uint64_t t0_ns, pf_mapver **out, pf_proto_error *e);
+                        uint64_t t0_ns, uint64_t deadline_ns, pf_mapver **out, pf_proto_error *e);
+
+/* The deadline of a grid build (an upload, a generated maze, a PATCH's
+ * repair) that began at t0_ns: t0_ns plus --grid-build-ms. */
+uint64_t pf_maps_build_deadline(const pf_maps *m, uint64_t t0_ns);
+/* Sets e to the 413 limit_exceeded of a grid build past its deadline,
+ * field "limits.grid_build_ms", `what` naming the work ("Building the
+ * map"); returns PF_ECANCELED. */
+pf_status pf_maps_build_too_long(const pf_maps *m, pf_proto_error *e, const char *what);
 
 /* Builds a navmesh map from u (borrowed) with its tiles on the pool, puts
  * u's initial obstacles and area states on it, and wraps the version (its

@@ -65,10 +65,11 @@ const char *pf__maps_redis_url(const pf_maps *m);
 
 /* The next version of cur with u's cells and doors: checked against cur
  * (off_map naming cells[i], invalid_value naming doors[i].id), applied
- * (pf_planner_apply), wrapped with its change log. *out has one
- * reference. */
-pf_status pf__maps_apply(pf_maps *m, const pf_mapver *cur, const pf_update *u, pf_mapver **out,
-                         pf_proto_error *e);
+ * (pf_planner_apply) within deadline_ns (clock.h; 0: never, as for a stored
+ * change replayed; past it PF_ECANCELED and pf_maps_build_too_long's
+ * error), wrapped with its change log. *out has one reference. */
+pf_status pf__maps_apply(pf_maps *m, const pf_mapver *cur, const pf_update *u, uint64_t deadline_ns,
+                         pf_mapver **out, pf_proto_error *e);
 /* The next version of navmesh version cur with p's obstacles and areas
  * (errors name the fields as pf_maps_patch_nav says). *out has one
  * reference. */

@@ -174,7 +174,7 @@ static pf_status local_list(pf_maps *m, pf_maps_listing *out, pf_proto_error *e)
 static pf_status add(pf_maps *m, const char *id, pf_grid *g, uint64_t version) {
     pf_mapver *mv;
     bool created;
-    pf_status st = pf_maps_build(m, id, g, NULL, pf_clock_now_ns(), &mv, NULL);
+    pf_status st = pf_maps_build(m, id, g, NULL, pf_clock_now_ns(), 0, &mv, NULL);
     if (st) return st;
     st = pf_registry_restore(m->d.registry, mv, version, &created);
     if (st) pf_mapver_release(mv);

@@ -247,7 +247,8 @@ static pf_status load_now(pf_maps *m, const char *id, pf_proto_error *e) {
         }
     }
     hex_hash(sm.hash_hex, hash);
-    if ((st = pf_maps_build(m, id, g, hash, t0, &mv, e))) {
+    /* Accepted by an instance of the fleet already: built whatever it takes. */
+    if ((st = pf_maps_build(m, id, g, hash, t0, 0, &mv, e))) {
         g = NULL; /* taken; e says why */
         goto out_free_map;
     }
@@ -752,7 +753,7 @@ static pf_status shared_add(pf_maps *m, const char *id, pf_grid *g) {
     pf_status st;
     memset(&absent, 0, sizeof(absent));
     absent.none_match.kind = PF_PRECOND_ANY;
-    if ((st = pf_maps_build(m, id, g, NULL, pf_clock_now_ns(), &mv, NULL))) return st;
+    if ((st = pf_maps_build(m, id, g, NULL, pf_clock_now_ns(), 0, &mv, NULL))) return st;
     memset(&o, 0, sizeof(o));
     st = shared_publish(m, mv, &c, &o, &e);
     if (st == PF_OK) pf_mapver_release(o.current);

@@ -328,7 +328,10 @@ void pf_pool_requeue(pf_pool *p, pf_pool_job *job) {
     uv_mutex_lock(&p->mu);
     tl_requeued = true;
     p->requeued++;
-    enqueue_search(p, job);
+    if (job->kind == PF_JOB_BUILD)
+        fifo_push(&p->builds, job);
+    else
+        enqueue_search(p, job);
     note_deadline(p, job);
     uv_cond_signal(&p->cv);
     uv_mutex_unlock(&p->mu);

@@ -90,10 +90,12 @@ pf_status pf_pool_submit(pf_pool *p, pf_pool_job *job);
  * connection not yet suspended. before must not call into the pool. */
 pf_status pf_pool_submit_with(pf_pool *p, pf_pool_job *job, void (*before)(void *ud), void *ud);
 
-/* Called by a search job's fn on its worker: queues the job again behind
- * its client's share (never refused: it was admitted already) and counts
- * it as a slice given back, not as completed. fn must return right after
- * and not touch the job again. Its deadline and expire still apply. */
+/* Called by a job's fn on its worker: queues the job again, a search
+ * behind its client's share, a build (job->kind, which fn may change
+ * first) at the end of the builds (never refused: it was admitted
+ * already), and counts it as a slice given back, not as completed. fn
+ * must return right after and not touch the job again. Its deadline and
+ * expire still apply. */
 void pf_pool_requeue(pf_pool *p, pf_pool_job *job);
 
 /* Whether a search is waiting for a worker: a long job's cue to requeue

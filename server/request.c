@@ -319,6 +319,14 @@ void pf_req_set_deadline(pf_req *r, uint64_t deadline_ns) {
 
 bool pf_req_yield(pf_req *r) {
     if (!pf_pool_has_waiting(r->env->pool)) return false;
+    r->job.kind = PF_JOB_SEARCH; /* whatever it built is built */
+    pf_pool_requeue(r->env->pool, &r->job);
+    return true;
+}
+
+bool pf_req_run_as_build(pf_req *r) {
+    if (r->job.kind == PF_JOB_BUILD) return false;
+    r->job.kind = PF_JOB_BUILD;
     pf_pool_requeue(r->env->pool, &r->job);
     return true;
 }

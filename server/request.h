@@ -156,4 +156,14 @@ int pf_req_reruns(const pf_req *r);
  * nothing waits, carry on. */
 bool pf_req_yield(pf_req *r);
 
+/* From a search job about to build something a query needs on first use
+ * (an agent size's grid and hierarchy: work as long as a map build): moves
+ * the job to the build queue, whose own limit keeps such builds from
+ * holding every worker (pool.h), and returns true; the job must then
+ * return at once, without pf_req_finish, and its fn runs again later as a
+ * build (the deadline still applies). false when it runs as a build
+ * already: carry on and build. A build job that yields (pf_req_yield)
+ * goes back as a search. */
+bool pf_req_run_as_build(pf_req *r);
+
 #endif

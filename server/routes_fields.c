@@ -124,13 +124,23 @@ static void run_field(pf_req *r, pf_search_ctx *ctx) {
         pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
         goto out_finish;
     }
-    /* The agent's grid, built (within the memory budget) on first use. */
+    /* The agent's grid, built (within the memory budget and the deadline)
+     * on first use, in the build queue (pf_req_run_as_build). */
+    if (pf_planner_agent_pending(mv->planner, q->agent_size, false) && pf_req_run_as_build(r))
+        return;
     if (pf_mapver_reserve_agent(mv, q->agent_size, false, &reserved, "agent_size", &e)) {
         pf_req_answer_perror(r, &e);
         goto out_finish;
     }
-    st = pf_planner_agent_grid(mv->planner, q->agent_size, &g);
+    {
+        pf_build_stop bs = pf_build_stop_make(pf_clock_deadline_passed, &job->deadline_ns);
+        st = pf_planner_agent_grid(mv->planner, q->agent_size, &bs, &g);
+    }
     pf_mapver_settle(mv, reserved);
+    if (st == PF_ECANCELED) {
+        answer_deadline(r, job);
+        goto out_finish;
+    }
     if (st) {
         pf_req_answer_error(r, pf_error_for_status(st), NULL, "Preparing agent size %d failed: %s.",
                             (int)q->agent_size, pf_status_str(st));

@@ -519,7 +519,8 @@ static void run_build(pf_req *r, pf_search_ctx *ctx) {
                 pf_req_answer_perror(r, &e);
                 goto out_finish;
             }
-            if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv, &e))) {
+            if ((st = pf_maps_build(m->maps, id, g, hash, t0, pf_maps_build_deadline(m->maps, t0),
+                                    &mv, &e))) {
                 pf_req_answer_perror(r, &e);
                 goto out_finish;
             }
@@ -586,7 +587,8 @@ static void run_generate(pf_req *r, pf_search_ctx *ctx) {
     char canon[256], id[PF_MAP_ID_MAX + 1];
     uint8_t hash[32];
     struct sha256_ctx h;
-    uint64_t t0 = pf_clock_now_ns();
+    uint64_t t0 = pf_clock_now_ns(), deadline = pf_maps_build_deadline(m->maps, t0);
+    pf_build_stop stop = pf_build_stop_make(pf_clock_deadline_passed, &deadline);
     size_t n = pf_generate_canonical(&job->q, canon, sizeof(canon));
     pf_grid *g = NULL;
     pf_mapver *mv;
@@ -612,12 +614,17 @@ static void run_generate(pf_req *r, pf_search_ctx *ctx) {
         o.current = mv;
         goto out_unchanged;
     }
-    if ((st = pf_maze_generate(&job->q.maze, pf_maps_limits(m->maps), &g))) {
-        pf_req_answer_error(r, pf_error_for_status(st), NULL, "Generating the maze failed: %s.",
-                            pf_status_str(st));
+    if ((st = pf_maze_generate(&job->q.maze, pf_maps_limits(m->maps), &stop, &g))) {
+        if (st == PF_ECANCELED) {
+            pf_maps_build_too_long(m->maps, &e, "Generating the maze");
+            pf_req_answer_perror(r, &e);
+        } else {
+            pf_req_answer_error(r, pf_error_for_status(st), NULL, "Generating the maze failed: %s.",
+                                pf_status_str(st));
+        }
         goto out_finish;
     }
-    if ((st = pf_maps_build(m->maps, id, g, hash, t0, &mv, &e))) {
+    if ((st = pf_maps_build(m->maps, id, g, hash, t0, deadline, &mv, &e))) {
         pf_req_answer_perror(r, &e);
         goto out_finish;
     }

@@ -191,10 +191,17 @@ static pf_status run_query(paths_job *job, pf_search_ctx *ctx, const pf_path_req
     pf_status st;
 
     if (job->batch && answer_from_cache(m, mv, pq, w)) return PF_OK;
-    /* The grid the agent moves on (built the first time a size is used). */
-    if (pq->agent_size > 1 && (st = pf_planner_agent_grid(mv->planner, pq->agent_size, &g)))
-        return pf_proto_error_set(e, st, PF_ERR_NONE, NULL, "Preparing agent size %d failed: %s.",
-                                  (int)pq->agent_size, pf_status_str(st));
+    /* The grid the agent moves on (built the first time a size is used,
+     * within the request's deadline). */
+    if (pq->agent_size > 1) {
+        pf_build_stop bs = pf_build_stop_make(pf_clock_deadline_passed, &job->deadline_ns);
+        if ((st = pf_planner_agent_grid(mv->planner, pq->agent_size, &bs, &g)) == PF_ECANCELED)
+            return st;
+        if (st)
+            return pf_proto_error_set(e, st, PF_ERR_NONE, NULL,
+                                      "Preparing agent size %d failed: %s.", (int)pq->agent_size,
+                                      pf_status_str(st));
+    }
     snprintf(f, sizeof(f), "%sstart", prefix);
     if ((st = check_point(g, pq->agent_size, pq, &start, f, false, &start_moved, e))) return st;
     if (pq->ngoals) {
@@ -526,6 +533,19 @@ static bool run_nav_paths(pf_req *r, paths_job *job) {
     return false;
 }
 
+/* Whether query pq may run HPA* on its agent size's own hierarchy. */
+static bool wants_agent_hpa(const paths_job *job, const pf_path_request *pq) {
+    pf_algorithm a = resolve_algorithm(job->mv, pq);
+    return a == PF_ALGO_HPA || (a == PF_ALGO_AUTO && auto_may_hpa(job->mv));
+}
+
+/* Whether query pq first builds its agent size's data (agents.h): then it
+ * runs in the build queue (pf_req_run_as_build). */
+static bool needs_build(const paths_job *job, const pf_path_request *pq) {
+    return pq->agent_size > 1 &&
+           pf_planner_agent_pending(job->mv->planner, pq->agent_size, wants_agent_hpa(job, pq));
+}
+
 /* run_query with room in the memory budget for the agent data a new
  * agent size builds (registry.h: pf_mapver_reserve_agent). */
 static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_request *pq,
@@ -533,11 +553,9 @@ static pf_status run_one(paths_job *job, pf_search_ctx *ctx, const pf_path_reque
     size_t reserved;
     char f[48];
     pf_status st;
-    pf_algorithm a = resolve_algorithm(job->mv, pq);
     snprintf(f, sizeof(f), "%sagent_size", prefix);
-    if ((st = pf_mapver_reserve_agent(
-             job->mv, pq->agent_size,
-             a == PF_ALGO_HPA || (a == PF_ALGO_AUTO && auto_may_hpa(job->mv)), &reserved, f, e)))
+    if ((st = pf_mapver_reserve_agent(job->mv, pq->agent_size, wants_agent_hpa(job, pq), &reserved,
+                                      f, e)))
         return st;
     st = run_query(job, ctx, pq, prefix, w, e);
     pf_mapver_settle(job->mv, reserved);
@@ -575,6 +593,7 @@ static void run_paths(pf_req *r, pf_search_ctx *ctx) {
     }
     if (!job->batch) {
         pf_jsonw w;
+        if (needs_build(job, &job->queries[0]) && pf_req_run_as_build(r)) return;
         pf_jsonw_init(&w, 4096);
         st = run_one(job, ctx, &job->queries[0], "", &w, &e);
         if (st == PF_OK)
@@ -590,6 +609,9 @@ static void run_paths(pf_req *r, pf_search_ctx *ctx) {
     while (job->next < job->nqueries) {
         char prefix[32];
         size_t i = job->next;
+        /* A query that builds its agent size's data runs in the build
+         * queue; the rest of the batch goes on there until it yields. */
+        if (needs_build(job, &job->queries[i]) && pf_req_run_as_build(r)) return;
         snprintf(prefix, sizeof(prefix), "queries[%zu].", i);
         st = run_one(job, ctx, &job->queries[i], prefix, &job->w, &e);
         if (st == PF_ECANCELED) break;

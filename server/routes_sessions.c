@@ -76,12 +76,12 @@ static void run_session(pf_req *r, pf_search_ctx *ctx) {
     pf_req_finish(r);
 }
 
-/* Queues run_session; a refused job lets the session go at once. A
- * session request has the default deadline for its wait in the queue (its
- * D* Lite plan itself runs to the end). */
-static void dispatch_session(pf_req *r, session_job *job) {
+/* Queues run_session as `kind`; a refused job lets the session go at
+ * once. A session request has the default deadline for its wait in the
+ * queue (its D* Lite plan itself runs to the end). */
+static void dispatch_session(pf_req *r, session_job *job, pf_job_kind kind) {
     pf_req_set_deadline(r, pf_req_arrival_ns(r) + (uint64_t)job->m->cfg->deadline_ms * 1000000ull);
-    if (!pf_req_dispatch(r, PF_JOB_SEARCH, run_session)) let_go(job, false);
+    if (!pf_req_dispatch(r, kind, run_session)) let_go(job, false);
 }
 
 void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
@@ -95,6 +95,7 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
     size_t reserve;
     size_t len;
     const char *body = pf_req_body(r, &len);
+    pf_job_kind kind = PF_JOB_SEARCH;
 
     if (pf_session_request_parse(body, len, cfg->session_max_ttl_s, &q, &e)) {
         pf_req_answer_perror(r, &e);
@@ -173,6 +174,9 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
         st = pf_sessions_add_sized(m->sessions, mv, q.start, q.goal, q.agent_size,
                                    q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
                                    &job->session, &total);
+    /* Its first plan builds a new agent size's grid: that is a build's
+     * work, queued as one (pool.h: builds never hold every worker). */
+    if (!mv->nav && pf_planner_agent_pending(mv->planner, q.agent_size, false)) kind = PF_JOB_BUILD;
     pf_mapver_release(mv);
     if (st)
         pf_mem_uncharge(m->mem, PF_MEM_SESSIONS, reserve);
@@ -197,7 +201,7 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
     }
     pf_session_set_owner(job->session, pf_req_principal(r));
     job->created = true;
-    dispatch_session(r, job);
+    dispatch_session(r, job, kind);
 }
 
 /* Whether the request's token may use the route's session: a read token
@@ -232,7 +236,7 @@ static bool hold_session(pf_req *r, session_job *job) {
 
 void pf__route_session_get(pf_req *r, pf_sessions_routes *m) {
     session_job *job = new_job(r, m);
-    if (job && hold_session(r, job)) dispatch_session(r, job);
+    if (job && hold_session(r, job)) dispatch_session(r, job, PF_JOB_SEARCH);
 }
 
 void pf__route_session_updates(pf_req *r, pf_sessions_routes *m) {
@@ -247,7 +251,7 @@ void pf__route_session_updates(pf_req *r, pf_sessions_routes *m) {
         pf_req_answer_perror(r, &e);
         return;
     }
-    if (hold_session(r, job)) dispatch_session(r, job);
+    if (hold_session(r, job)) dispatch_session(r, job, PF_JOB_SEARCH);
 }
 
 void pf__route_session_delete(pf_req *r, pf_sessions_routes *m) {

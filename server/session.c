@@ -688,7 +688,7 @@ static const pf_grid *grid_of(const pf_session *s) { return pf_planner_grid(s->m
 static const pf_grid *search_grid(const pf_session *s, const pf_mapver *mv) {
     const pf_grid *g = NULL;
     if (s->agent_size <= 1) return pf_planner_grid(mv->planner);
-    return pf_planner_agent_grid(mv->planner, s->agent_size, &g) == PF_OK ? g : NULL;
+    return pf_planner_agent_grid(mv->planner, s->agent_size, NULL, &g) == PF_OK ? g : NULL;
 }
 
 /* The agent-grid cells a change at the map cells cells[0..n) can alter,
@@ -978,7 +978,7 @@ pf_status pf_session_plan(pf_session *s, pf_result *out) {
     /* s->d plans on s->mv's grid (pf_session_sync moves both together).
      * The cut vertices are the map grid's: an agent's search goes without
      * them (it only costs a cut-off repair more). */
-    pf_dstar_set_cuts(s->d, s->agent_size > 1 ? NULL : pf_planner_cuts(s->mv->planner));
+    pf_dstar_set_cuts(s->d, s->agent_size > 1 ? NULL : pf_planner_cuts(s->mv->planner, NULL));
     st = pf_dstar_plan(s->d, 0, out);
     if (st == PF_EINVAL) st = pf_dstar_plan(s->d, 0, out); /* it searches anew */
     if (st == PF_EINVAL) st = out->status = PF_NO_PATH;

@@ -98,8 +98,8 @@ START_TEST(agents_limits_and_fallbacks) {
     ck_assert_int_eq(
         run(ctx, p, (pf_point){0, 0}, (pf_point){5, 5}, PF_ALGO_ASTAR, PF_AGENT_SIZE_MAX + 1, &r),
         PF_ELIMIT);
-    ck_assert_int_eq(pf_planner_agent_grid(p, 0, &ag), PF_ELIMIT);
-    ck_assert_int_eq(pf_planner_agent_grid(p, 1, &ag), PF_OK);
+    ck_assert_int_eq(pf_planner_agent_grid(p, 0, NULL, &ag), PF_ELIMIT);
+    ck_assert_int_eq(pf_planner_agent_grid(p, 1, NULL, &ag), PF_OK);
     ck_assert_ptr_eq(ag, pf_planner_grid(p));
     ck_assert_int_eq(run(ctx, p, (pf_point){0, 0}, (pf_point){5, 5}, PF_ALGO_JPS, 3, &r), PF_OK);
     ck_assert_int_eq(r.algorithm, PF_ALGO_ASTAR);
@@ -191,7 +191,7 @@ START_TEST(agents_repair_through_planner_apply) {
         pf_result r;
         for (int32_t n = 2; n <= 3; n++) {
             const pf_hpa *h;
-            ck_assert_int_eq(pf_agents_hpa(pf_planner_agents(p), n, &h), PF_OK);
+            ck_assert_int_eq(pf_agents_hpa(pf_planner_agents(p), n, NULL, &h), PF_OK);
         }
         for (int round = 0; round < 3; round++) {
             const pf_grid *base = pf_planner_grid(p);
@@ -204,7 +204,7 @@ START_TEST(agents_repair_through_planner_apply) {
                 ch[i].cost = tu_below(&st, 2) ? 0 : (uint8_t)(1 + tu_below(&st, 4));
             }
             pf_planner *p2 = NULL;
-            ck_assert_int_eq(pf_planner_apply(p, ch, nc, NULL, 0, &p2, NULL, NULL), PF_OK);
+            ck_assert_int_eq(pf_planner_apply(p, ch, nc, NULL, 0, NULL, &p2, NULL, NULL), PF_OK);
             pf_agents_class_stats cls[4];
             ck_assert_uint_eq(pf_agents_stats(pf_planner_agents(p2), cls, 4), 2);
             ck_assert(cls[0].size == 2 && cls[0].has_hpa && cls[1].size == 3 && cls[1].has_hpa);
@@ -249,8 +249,8 @@ static void *lazy_worker(void *ud) {
     a->ok = ctx != NULL;
     for (int32_t n = 2; n <= 3 && a->ok; n++) {
         pf_result r;
-        a->ok &= pf_planner_agent_grid(a->p, n, &a->grid[n]) == PF_OK;
-        a->ok &= pf_agents_hpa(pf_planner_agents(a->p), n, &a->hpa[n]) == PF_OK;
+        a->ok &= pf_planner_agent_grid(a->p, n, NULL, &a->grid[n]) == PF_OK;
+        a->ok &= pf_agents_hpa(pf_planner_agents(a->p), n, NULL, &a->hpa[n]) == PF_OK;
         a->ok &= run(ctx, a->p, (pf_point){0, 0}, (pf_point){40, 40}, PF_ALGO_HPA, n, &r) == PF_OK;
     }
     pf_search_ctx_destroy(ctx);

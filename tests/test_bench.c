@@ -257,6 +257,82 @@ START_TEST(bench_scen_compare_prints_ratio) {
 }
 END_TEST
 
+/* --per-query FILE: a header, then one line per query and algorithm, each
+ * naming its entry's index in the .scen file so an outside harness can line
+ * the queries up: its bucket, ends and optimum are that entry's (checked
+ * against the fixture's own list), its cost is the optimum (astar and jps
+ * are exact here), its time and expansions are there. With --max-queries
+ * the ids are the entries the selection rule keeps (floor(k n / N)). An
+ * unwritable file is a usage error. */
+START_TEST(bench_scen_per_query_lines_up) {
+    const char *bin = bench_bin();
+    fixture fx;
+    char args[768], out[8192], path[160], line[512];
+    int rows = 0, seen[2][TINY_NQ];
+    FILE *f;
+    NEED_BENCH_BIN(bin);
+    fixture_make(&fx);
+    memset(seen, 0, sizeof(seen));
+    snprintf(path, sizeof(path), "%s/per-query.tsv", fx.dir);
+    snprintf(args, sizeof(args), "scen --compare astar,jps --block 3 --per-query '%s' '%s'", path,
+             fx.scen_path);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+    ck_assert_str_eq(line, "map\talgorithm\tid\tbucket\tstart_x\tstart_y\tgoal_x\tgoal_y\t"
+                           "expanded\ttime_us\tcost\toptimal\tran\tstatus\n");
+    while (fgets(line, sizeof(line), f)) {
+        char map[32], algo[16], ran[16], status[32];
+        int id, bucket, sx, sy, gx, gy, k;
+        unsigned long long expanded;
+        double us, cost, optimal;
+        ck_assert_int_eq(sscanf(line, "%31s %15s %d %d %d %d %d %d %llu %lf %lf %lf %15s %31s", map,
+                                algo, &id, &bucket, &sx, &sy, &gx, &gy, &expanded, &us, &cost,
+                                &optimal, ran, status),
+                         14);
+        ck_assert_str_eq(map, "tiny");
+        k = strcmp(algo, "astar") == 0 ? 0 : 1;
+        ck_assert(k == 0 || strcmp(algo, "jps") == 0);
+        ck_assert_int_ge(id, 0);
+        ck_assert_int_lt(id, TINY_NQ);
+        seen[k][id]++;
+        ck_assert_int_eq(sx, tiny_q[id][0].x);
+        ck_assert_int_eq(sy, tiny_q[id][0].y);
+        ck_assert_int_eq(gx, tiny_q[id][1].x);
+        ck_assert_int_eq(gy, tiny_q[id][1].y);
+        ck_assert_int_eq(bucket, (int)(optimal / 4));
+        ck_assert_double_eq_tol(cost, optimal, 1e-6);
+        ck_assert_str_eq(status, "ok");
+        ck_assert(us >= 0);
+        ck_assert(expanded >= 1 || (sx == gx && sy == gy));
+        rows++;
+    }
+    fclose(f);
+    ck_assert_int_eq(rows, 2 * TINY_NQ);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < TINY_NQ; i++) ck_assert_int_eq(seen[k][i], 1);
+    /* The selection's ids. */
+    snprintf(args, sizeof(args), "scen --max-queries 3 --per-query '%s' '%s'", path, fx.scen_path);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+    for (int k = 0; k < 3; k++) {
+        int id;
+        ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+        ck_assert_int_eq(sscanf(line, "%*s %*s %d", &id), 1);
+        ck_assert_int_eq(id, k * TINY_NQ / 3);
+    }
+    ck_assert_ptr_null(fgets(line, sizeof(line), f));
+    fclose(f);
+    unlink(path);
+    snprintf(args, sizeof(args), "scen --per-query /nonexistent-dir/x.tsv '%s'", fx.scen_path);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 2);
+    fixture_remove(&fx);
+}
+END_TEST
+
 /* jps variants and auto: jps:LAYOUT[+nodirect] runs and names its rows
  * (the reference, scans without direct answers, optimal too), a variant of
  * another algorithm or an unknown layout is a usage error; auto says what
@@ -910,6 +986,7 @@ TU_SUITE(bench) {
     tcase_add_test(tc, bench_scen_wrong_optimum_exits_nonzero);
     tcase_add_test(tc, bench_scen_bad_input_exits_two);
     tcase_add_test(tc, bench_scen_compare_prints_ratio);
+    tcase_add_test(tc, bench_scen_per_query_lines_up);
     tcase_add_test(tc, bench_scen_variants_auto_and_blocks);
     tcase_add_test(tc, bench_scen_selection_spread_and_buckets);
     tcase_add_test(tc, bench_report_percentile_nearest_rank);

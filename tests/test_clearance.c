@@ -13,13 +13,13 @@
 
 static pf_clearance *build_cl(const pf_grid *g, int32_t cap) {
     pf_clearance *c = NULL;
-    ck_assert_int_eq(pf_clearance_build(g, cap, &c), PF_OK);
+    ck_assert_int_eq(pf_clearance_build(g, cap, NULL, &c), PF_OK);
     return c;
 }
 
 static pf_grid *build_ag(const pf_grid *g, const pf_clearance *c, int32_t n) {
     pf_grid *a = NULL;
-    ck_assert_int_eq(pf_agent_grid_build(g, c, n, &a), PF_OK);
+    ck_assert_int_eq(pf_agent_grid_build(g, c, n, NULL, &a), PF_OK);
     return a;
 }
 
@@ -113,16 +113,16 @@ START_TEST(clearance_rejects_bad_input) {
     pf_grid *g = NULL, *a = NULL;
     pf_clearance *c = NULL;
     ck_assert_int_eq(pf_grid_create(5, 5, NULL, &g), PF_OK);
-    ck_assert_int_eq(pf_clearance_build(g, 0, &c), PF_EINVAL);
-    ck_assert_int_eq(pf_clearance_build(g, PF_AGENT_SIZE_MAX + 1, &c), PF_EINVAL);
+    ck_assert_int_eq(pf_clearance_build(g, 0, NULL, &c), PF_EINVAL);
+    ck_assert_int_eq(pf_clearance_build(g, PF_AGENT_SIZE_MAX + 1, NULL, &c), PF_EINVAL);
     ck_assert_ptr_null(c);
     c = build_cl(g, 3);
-    ck_assert_int_eq(pf_agent_grid_build(g, c, 1, &a), PF_EINVAL);
-    ck_assert_int_eq(pf_agent_grid_build(g, c, 4, &a), PF_EINVAL);
+    ck_assert_int_eq(pf_agent_grid_build(g, c, 1, NULL, &a), PF_EINVAL);
+    ck_assert_int_eq(pf_agent_grid_build(g, c, 4, NULL, &a), PF_EINVAL);
     ck_assert_ptr_null(a);
     pf_point off = {5, 0};
     pf_clearance *r = NULL;
-    ck_assert_int_eq(pf_clearance_repair(c, g, &off, 1, &r), PF_ERANGE);
+    ck_assert_int_eq(pf_clearance_repair(c, g, &off, 1, NULL, &r), PF_ERANGE);
     ck_assert_ptr_null(r);
     pf_clearance_destroy(c);
     pf_clearance_destroy(NULL);
@@ -190,7 +190,7 @@ START_TEST(clearance_repair_equals_rebuild) {
             ck_assert_ptr_nonnull(g2);
             size_t nc = random_changes(&st, g2, changed, 16);
             pf_clearance *c2 = NULL, *fresh = build_cl(g2, cap);
-            ck_assert_int_eq(pf_clearance_repair(c, g2, changed, nc, &c2), PF_OK);
+            ck_assert_int_eq(pf_clearance_repair(c, g2, changed, nc, NULL, &c2), PF_OK);
             int32_t w = pf_grid_width(g2), h = pf_grid_height(g2);
             for (int32_t y = 0; y < h; y++)
                 for (int32_t x = 0; x < w; x++)
@@ -201,8 +201,8 @@ START_TEST(clearance_repair_equals_rebuild) {
             pf_grid *a2 = NULL, *afresh = build_ag(g2, fresh, n);
             pf_point *list = NULL;
             size_t nlist = 0;
-            ck_assert_int_eq(pf_agent_grid_repair(a, g2, c2, n, changed, nc, &a2, &list, &nlist),
-                             PF_OK);
+            ck_assert_int_eq(
+                pf_agent_grid_repair(a, g2, c2, n, changed, nc, NULL, &a2, &list, &nlist), PF_OK);
             size_t ndiff = 0;
             for (int32_t y = 0; y < h; y++)
                 for (int32_t x = 0; x < w; x++) {

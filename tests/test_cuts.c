@@ -18,7 +18,7 @@ static int check_triples(uint64_t *st, const pf_grid *g, const char *what, int n
          *cut = malloc((size_t)w * h * sizeof(bool));
     pf_cuts *k = NULL;
     ck_assert(from_a && cut);
-    ck_assert_int_eq(pf_cuts_build(g, &k), PF_OK);
+    ck_assert_int_eq(pf_cuts_build(g, NULL, &k), PF_OK);
     for (int i = 0; i < n; i++) {
         pf_point a, b, c;
         if (!tu_random_walkable(st, g, &a)) break;
@@ -89,7 +89,7 @@ START_TEST(cuts_long_corridor_has_no_recursion) {
     for (int32_t y = 1; y < h; y += 2)
         for (int32_t x = 0; x < w; x++)
             if (x != ((y / 2) % 2 ? 0 : w - 1)) pf_grid_set_cost(g, (pf_point){x, y}, 0);
-    ck_assert_int_eq(pf_cuts_build(g, &k), PF_OK);
+    ck_assert_int_eq(pf_cuts_build(g, NULL, &k), PF_OK);
     /* Row 2j runs east for even j, west for odd j; row 126 runs west. */
     int32_t first = 0, last = (h - 1) * w + ((h / 2) % 2 ? 0 : w - 1), mid = 126 * w + w / 2;
     ck_assert(pf_cuts_connected(k, first, last));

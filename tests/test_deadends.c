@@ -78,7 +78,7 @@ START_TEST(deadends_sound_on_random_maps) {
         pf_deadends *d = NULL;
         char what[48];
         ck_assert(on && rs && rt);
-        ck_assert_int_eq(pf_deadends_build(g, 0.0, &d), PF_OK);
+        ck_assert_int_eq(pf_deadends_build(g, 0.0, NULL, &d), PF_OK);
         snprintf(what, sizeof(what), "map %d", m);
         for (int k = 0; d && k < 6; k++) {
             pf_point s, t;
@@ -122,13 +122,13 @@ START_TEST(deadends_tight_on_perfect_mazes) {
         p.loops = m % 3 == 2 ? 0.2 : 0.0;
         p.connectivity = 8;
         p.corner_cutting = m % 2;
-        ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_OK);
+        ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &g), PF_OK);
         n = pf_grid_width(g) * pf_grid_height(g);
         on = malloc((size_t)n);
         rs = malloc((size_t)n);
         rt = malloc((size_t)n);
         ck_assert(on && rs && rt);
-        ck_assert_int_eq(pf_deadends_build(g, 0.0, &d), PF_OK);
+        ck_assert_int_eq(pf_deadends_build(g, 0.0, NULL, &d), PF_OK);
         ck_assert_ptr_nonnull(d);
         snprintf(what, sizeof(what), "maze %d (corridor %d, loops %.1f)", m, p.corridor, p.loops);
         for (int k = 0; k < 8; k++) {

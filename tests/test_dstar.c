@@ -491,7 +491,7 @@ START_TEST(dstar_rebase_from_planner_apply) {
     pf_door_change dc = {di, false};
     pf_point *changed = NULL;
     size_t n = 0;
-    ck_assert_int_eq(pf_planner_apply(p, NULL, 0, &dc, 1, &p2, &changed, &n), PF_OK);
+    ck_assert_int_eq(pf_planner_apply(p, NULL, 0, &dc, 1, NULL, &p2, &changed, &n), PF_OK);
     ck_assert_uint_eq(n, 3);
     ck_assert_int_eq(pf_dstar_rebase(d, pf_planner_grid(p2), changed, n), PF_OK);
     pf_planner_destroy(p);
@@ -521,7 +521,7 @@ START_TEST(dstar_cut_off_goal_answers_without_search) {
         pf_result r, rb;
         tu_random_walkable(&st, g, &s);
         tu_random_walkable(&st, g, &t);
-        ck_assert_int_eq(pf_cuts_build(g, &cuts), PF_OK);
+        ck_assert_int_eq(pf_cuts_build(g, NULL, &cuts), PF_OK);
         ck_assert_int_eq(pf_dstar_create(g, s, t, &a), PF_OK);
         ck_assert_int_eq(pf_dstar_create(g, s, t, &b), PF_OK);
         pf_dstar_set_cuts(a, cuts);
@@ -552,7 +552,7 @@ START_TEST(dstar_cut_off_goal_answers_without_search) {
         ck_assert_ptr_nonnull(g2);
         pf_grid_set_cost(g2, cell, 0);
         ck_assert_int_eq(pf_dstar_rebase(a, g2, &cell, 1), PF_OK);
-        ck_assert_int_eq(pf_cuts_build(g2, &cuts2), PF_OK);
+        ck_assert_int_eq(pf_cuts_build(g2, NULL, &cuts2), PF_OK);
         pf_dstar_set_cuts(a, cuts2);
         /* The overlay pins the cell at cost 1, so it stays open... */
         ck_assert_int_eq(pf_dstar_plan(a, 0, &r), PF_OK);
@@ -684,7 +684,7 @@ START_TEST(dstar_property_random_updates) {
         ck_assert_int_eq(pf_dstar_create(base, s, t, &d), PF_OK);
         ck_assert_int_eq(pf_dstar_create_with(base, s, t, &plain, &ref), PF_OK);
         if (use_cuts) {
-            ck_assert_int_eq(pf_cuts_build(base, &cuts), PF_OK);
+            ck_assert_int_eq(pf_cuts_build(base, NULL, &cuts), PF_OK);
             pf_dstar_set_cuts(d, cuts);
             pf_dstar_set_cuts(ref, cuts);
         }
@@ -772,7 +772,7 @@ START_TEST(dstar_property_random_updates) {
                 ck_assert_ptr_eq(pf_dstar_grid(d), nb);
                 if (use_cuts) {
                     pf_cuts_destroy(cuts);
-                    ck_assert_int_eq(pf_cuts_build(nb, &cuts), PF_OK);
+                    ck_assert_int_eq(pf_cuts_build(nb, NULL, &cuts), PF_OK);
                     pf_dstar_set_cuts(d, cuts);
                     pf_dstar_set_cuts(ref, cuts);
                 }

@@ -153,7 +153,7 @@ START_TEST(flowfield_property_random_maps) {
         int32_t w = pf_grid_width(base), h = pf_grid_height(base);
         int32_t n = m % 4 == 3 ? 2 + (int32_t)tu_below(&st, 2) : 1;
         const pf_grid *g;
-        ck_assert_int_eq(pf_planner_agent_grid(p, n, &g), PF_OK);
+        ck_assert_int_eq(pf_planner_agent_grid(p, n, NULL, &g), PF_OK);
         pf_box box = {0, 0, w, h};
         bool region = tu_below(&st, 2);
         if (region) {

@@ -18,7 +18,7 @@
 static pf_hpa *build(const pf_grid *g, int32_t cs) {
     pf_hpa_params p = {cs};
     pf_hpa *h = NULL;
-    ck_assert_int_eq(pf_hpa_build(g, &p, &h), PF_OK);
+    ck_assert_int_eq(pf_hpa_build(g, &p, NULL, &h), PF_OK);
     ck_assert_ptr_nonnull(h);
     return h;
 }
@@ -104,10 +104,10 @@ START_TEST(hpa_rejects_bad_input) {
     pf_search_ctx *ctx = pf_search_ctx_create();
     pf_hpa_params p = {3};
     pf_hpa *h = NULL;
-    ck_assert_int_eq(pf_hpa_build(g, &p, &h), PF_EINVAL);
+    ck_assert_int_eq(pf_hpa_build(g, &p, NULL, &h), PF_EINVAL);
     ck_assert_ptr_null(h);
     p.cluster_size = 65;
-    ck_assert_int_eq(pf_hpa_build(g, &p, &h), PF_EINVAL);
+    ck_assert_int_eq(pf_hpa_build(g, &p, NULL, &h), PF_EINVAL);
     h = build(g, 0);
     pf_hpa_stats st;
     pf_hpa_get_stats(h, &st);
@@ -129,9 +129,9 @@ START_TEST(hpa_rejects_bad_input) {
     r = run(ctx, h, other, (pf_point){0, 0}, (pf_point){1, 1});
     ck_assert_int_eq(r.status, PF_EINVAL);
     pf_hpa *h2 = NULL;
-    ck_assert_int_eq(pf_hpa_repair(h, other, NULL, 0, &h2), PF_EINVAL);
+    ck_assert_int_eq(pf_hpa_repair(h, other, NULL, 0, NULL, &h2), PF_EINVAL);
     pf_point off = {9, 9};
-    ck_assert_int_eq(pf_hpa_repair(h, g, &off, 1, &h2), PF_ERANGE);
+    ck_assert_int_eq(pf_hpa_repair(h, g, &off, 1, NULL, &h2), PF_ERANGE);
     ck_assert_ptr_null(h2);
     pf_grid_set_rules(g, 4, false);
     r = run(ctx, h, g, (pf_point){0, 0}, (pf_point){1, 1});
@@ -494,7 +494,7 @@ START_TEST(hpa_repair_equals_rebuild_random_cells) {
                 pf_grid_set_cost(g2, changed[i], c);
             }
             pf_hpa *rep = NULL;
-            ck_assert_int_eq(pf_hpa_repair(h, g2, changed, n, &rep), PF_OK);
+            ck_assert_int_eq(pf_hpa_repair(h, g2, changed, n, NULL, &rep), PF_OK);
             pf_hpa *fresh = build(g2, cs);
             assert_same_hierarchy(rep, fresh, m);
             assert_shares_far_blocks(h, rep, changed, n);
@@ -568,7 +568,7 @@ START_TEST(hpa_repair_equals_rebuild_walls_and_doors) {
                 }
             }
             pf_hpa *rep = NULL;
-            ck_assert_int_eq(pf_hpa_repair(h, g2, changed, n, &rep), PF_OK);
+            ck_assert_int_eq(pf_hpa_repair(h, g2, changed, n, NULL, &rep), PF_OK);
             pf_hpa *fresh = build(g2, cs);
             assert_same_hierarchy(rep, fresh, m);
             assert_same_answers(ctx, rep, fresh, g2, &st, m);
@@ -598,7 +598,7 @@ START_TEST(hpa_repair_splits_and_merges_components) {
         pf_point c = {20, y};
         pf_hpa *rep = NULL;
         pf_grid_set_cost(g2, c, 0);
-        ck_assert_int_eq(pf_hpa_repair(h, g2, &c, 1, &rep), PF_OK);
+        ck_assert_int_eq(pf_hpa_repair(h, g2, &c, 1, NULL, &rep), PF_OK);
         pf_hpa_destroy(h);
         pf_grid_destroy(g);
         h = rep;
@@ -614,7 +614,7 @@ START_TEST(hpa_repair_splits_and_merges_components) {
     pf_point c = {20, 7};
     pf_hpa *rep = NULL;
     pf_grid_set_cost(g2, c, 3);
-    ck_assert_int_eq(pf_hpa_repair(h, g2, &c, 1, &rep), PF_OK);
+    ck_assert_int_eq(pf_hpa_repair(h, g2, &c, 1, NULL, &rep), PF_OK);
     r = run(ctx, rep, g2, a, b);
     ck_assert_int_eq(r.status, PF_OK);
     check_path(g2, &r, a, b);

@@ -20,7 +20,7 @@
 
 static pf_jps *make_jps(const pf_grid *g) {
     pf_jps *j = NULL;
-    ck_assert_int_eq(pf_jps_create(g, NULL, &j), PF_OK);
+    ck_assert_int_eq(pf_jps_create(g, NULL, NULL, &j), PF_OK);
     ck_assert_ptr_nonnull(j);
     return j;
 }
@@ -162,8 +162,8 @@ START_TEST(jps_rejects_bad_queries) {
     ck_assert_int_eq(pf_grid_create(5, 5, NULL, &other), PF_OK);
     jo = make_jps(other);
     ck_assert_int_eq(pf_jps_search(ctx, jo, g, &q, &r), PF_EINVAL);
-    ck_assert_int_eq(pf_jps_update(jo, g, NULL, 0), PF_EINVAL);
-    ck_assert_int_eq(pf_jps_update(j, g, &(pf_point){3, 0}, 1), PF_ERANGE);
+    ck_assert_int_eq(pf_jps_update(jo, g, NULL, 0, NULL), PF_EINVAL);
+    ck_assert_int_eq(pf_jps_update(j, g, &(pf_point){3, 0}, 1, NULL), PF_ERANGE);
     pf_jps_destroy(jo);
     pf_jps_destroy(NULL);
     pf_grid_destroy(other);
@@ -184,7 +184,7 @@ START_TEST(jps_node_budget_and_stop) {
     pf_point s = {0, 0}, t = {199, 199};
     pf_grid_set_cost(g, s, 1);
     pf_grid_set_cost(g, t, 1);
-    ck_assert_int_eq(pf_jps_update(j, g, (pf_point[]){s, t}, 2), PF_OK);
+    ck_assert_int_eq(pf_jps_update(j, g, (pf_point[]){s, t}, 2, NULL), PF_OK);
     pf_query q = pf_query_make(s, t, PF_ALGO_JPS);
     q.max_expanded = 3;
     pf_status rs = pf_jps_search(ctx, j, g, &q, &r);
@@ -278,7 +278,7 @@ static void property_run(const char *name, uint64_t dflt, int cc) {
         ck_assert(pf_jps_supports(g));
         for (int phase = 0; phase < 3; phase++) {
             if (phase == 1) ck_assert_int_eq(pf_grid_set_rules(g, 8, !cc), PF_OK);
-            if (phase == 2) ck_assert_int_eq(pf_jps_update(j, g, NULL, 0), PF_OK);
+            if (phase == 2) ck_assert_int_eq(pf_jps_update(j, g, NULL, 0, NULL), PF_OK);
             for (int k = 0; k < 4; k++) {
                 pf_point s, t;
                 double ref;
@@ -397,7 +397,7 @@ START_TEST(jps_update_follows_changes) {
                                         (int32_t)tu_below(&st, (uint32_t)h)};
                 pf_grid_set_cost(g, changed[i], pf_grid_is_walkable(g, changed[i]) ? 0 : 1);
             }
-            ck_assert_int_eq(pf_jps_update(j, g, changed, n), PF_OK);
+            ck_assert_int_eq(pf_jps_update(j, g, changed, n, NULL), PF_OK);
             for (int k = 0; k < 3; k++) {
                 pf_point s, t;
                 if (!tu_random_walkable(&st, g, &s)) break;
@@ -410,11 +410,11 @@ START_TEST(jps_update_follows_changes) {
             if (tu_random_walkable(&st, g, &s)) {
                 tu_random_walkable(&st, g, &t);
                 pf_grid_set_cost(g, s, 5);
-                ck_assert_int_eq(pf_jps_update(j, g, &s, 1), PF_OK);
+                ck_assert_int_eq(pf_jps_update(j, g, &s, 1, NULL), PF_OK);
                 if (s.x != t.x || s.y != t.y)
                     ck_assert_int_eq(run_jps(ctx, j, g, s, t).algorithm, PF_ALGO_ASTAR);
                 pf_grid_set_cost(g, s, 1);
-                ck_assert_int_eq(pf_jps_update(j, g, &s, 1), PF_OK);
+                ck_assert_int_eq(pf_jps_update(j, g, &s, 1, NULL), PF_OK);
                 check_against(ctx, j, g, s, t, tu_reference_cost(g, s, t), m);
             }
         }
@@ -482,7 +482,7 @@ START_TEST(jps_landmarks_keep_optimal) {
             ck_assert_int_eq(pf_grid_add_door(g, name, c, 2, NULL, 0, tu_below(&st, 2), &idx),
                              PF_OK);
         }
-        ck_assert_int_eq(pf_landmarks_build(g, (size_t)w * (size_t)h * 4 * 8, &lm), PF_OK);
+        ck_assert_int_eq(pf_landmarks_build(g, (size_t)w * (size_t)h * 4 * 8, NULL, &lm), PF_OK);
         if (!lm) { /* a map with no two walkable cells apart */
             pf_grid_destroy(g);
             continue;
@@ -494,7 +494,7 @@ START_TEST(jps_landmarks_keep_optimal) {
             if (round > 0) {
                 n = next_version(&st, g, changed, 4, false);
                 ck_assert(pf_landmarks_valid_for(lm, g, changed, n));
-                ck_assert_int_eq(pf_jps_update(j, g, changed, n), PF_OK);
+                ck_assert_int_eq(pf_jps_update(j, g, changed, n, NULL), PF_OK);
             }
             for (int k = 0; k < 4; k++) {
                 pf_point s, t;
@@ -552,7 +552,7 @@ START_TEST(jps_deadends_keep_optimal) {
         p.loops = m % 2 == 0 ? 0.0 : m % 3 == 0 ? 0.05 : 0.3;
         p.connectivity = 8;
         p.corner_cutting = (m / 5) % 2;
-        ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_OK);
+        ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &g), PF_OK);
         w = pf_grid_width(g);
         h = pf_grid_height(g);
         for (int d = 0; d < 3; d++) { /* doors over random walkable cells */
@@ -564,7 +564,7 @@ START_TEST(jps_deadends_keep_optimal) {
             ck_assert_int_eq(pf_grid_add_door(g, name, c, 1, NULL, 0, tu_below(&st, 2), &idx),
                              PF_OK);
         }
-        ck_assert_int_eq(pf_landmarks_build(g, (size_t)w * (size_t)h * 4 * 4, &lm), PF_OK);
+        ck_assert_int_eq(pf_landmarks_build(g, (size_t)w * (size_t)h * 4 * 4, NULL, &lm), PF_OK);
         ck_assert_ptr_nonnull(lm);
         /* A corridor 2 or more wide has no cut vertex across it: only
          * one-wide perfect mazes are sure to have dead ends. */
@@ -578,8 +578,8 @@ START_TEST(jps_deadends_keep_optimal) {
             if (round > 0) {
                 n = next_version(&st, g, changed, 3, true);
                 ck_assert(pf_landmarks_valid_for(lm, g, changed, n));
-                ck_assert_int_eq(pf_jps_update(j, g, changed, n), PF_OK);
-                ck_assert_int_eq(pf_jps_update(plain, g, changed, n), PF_OK);
+                ck_assert_int_eq(pf_jps_update(j, g, changed, n, NULL), PF_OK);
+                ck_assert_int_eq(pf_jps_update(plain, g, changed, n, NULL), PF_OK);
             }
             for (int k = 0; k < 6; k++) {
                 pf_point s, t;
@@ -617,7 +617,7 @@ START_TEST(jps_planner_landmarks_across_versions) {
     static const char *const rows[] = {"..........", "....#.....", "....#.....", "....#.....",
                                        "..........", "##########", ".........."};
     pf_grid *g = tu_grid_from_ascii(rows, 7, 8);
-    pf_planner_opts po = {false, 0, 1 << 20, 0, PF_JPS_DEFAULT_TABLE_BYTES, 0};
+    pf_planner_opts po = {false, 0, 1 << 20, 0, PF_JPS_DEFAULT_TABLE_BYTES, 0, NULL};
     pf_planner *p1, *p2, *p3;
     pf_search_ctx *ctx = pf_search_ctx_create();
     pf_point gate[1] = {{0, 4}};
@@ -629,9 +629,9 @@ START_TEST(jps_planner_landmarks_across_versions) {
     ck_assert_int_eq(pf_grid_add_door(g, "gate", gate, 1, NULL, 0, true, &idx), PF_OK);
     ck_assert_int_eq(pf_planner_create(g, &po, &p1), PF_OK);
     ck_assert_ptr_nonnull(pf_planner_landmarks(p1));
-    ck_assert_int_eq(pf_planner_apply(p1, NULL, 0, &close, 1, &p2, NULL, NULL), PF_OK);
+    ck_assert_int_eq(pf_planner_apply(p1, NULL, 0, &close, 1, NULL, &p2, NULL, NULL), PF_OK);
     ck_assert_ptr_eq(pf_planner_landmarks(p2), pf_planner_landmarks(p1));
-    ck_assert_int_eq(pf_planner_apply(p2, &open_wall, 1, NULL, 0, &p3, NULL, NULL), PF_OK);
+    ck_assert_int_eq(pf_planner_apply(p2, &open_wall, 1, NULL, 0, NULL, &p3, NULL, NULL), PF_OK);
     ck_assert_ptr_null(pf_planner_landmarks(p3));
     {
         const pf_planner *ps[3] = {p1, p2, p3};
@@ -739,7 +739,7 @@ START_TEST(jps_direct_path_only_when_free) {
         pf_jps *j = make_jps(g);
         for (int cc = 0; cc <= 1; cc++) {
             ck_assert_int_eq(pf_grid_set_rules(g, 8, cc == 1), PF_OK);
-            ck_assert_int_eq(pf_jps_update(j, g, NULL, 0), PF_OK);
+            ck_assert_int_eq(pf_jps_update(j, g, NULL, 0, NULL), PF_OK);
             pf_result r = run_jps(ctx, j, g, s, t);
             ck_assert_int_eq(r.status, PF_OK);
             ck_assert_int_eq(r.algorithm, PF_ALGO_JPS);
@@ -901,7 +901,7 @@ START_TEST(jps_direct_answer_iff_canonical_path_free) {
                                            (int32_t)tu_below(&st, (uint32_t)h)};
                         pf_grid_set_cost(g, ch[k], pf_grid_is_walkable(g, ch[k]) ? 0 : 1);
                     }
-                    ck_assert_int_eq(pf_jps_update(j, g, ch, 8), PF_OK);
+                    ck_assert_int_eq(pf_jps_update(j, g, ch, 8, NULL), PF_OK);
                 } else if (phase == 2) {
                     /* The other rule, j not updated: its step bits are stale. */
                     ck_assert_int_eq(pf_grid_set_rules(g, 8, cc == 0), PF_OK);
@@ -977,10 +977,10 @@ START_TEST(jps_tables_match_reference_after_updates) {
                                         (int32_t)tu_below(&st, (uint32_t)h)};
                 pf_grid_set_cost(g, changed[i], pf_grid_is_walkable(g, changed[i]) ? 0 : 1);
             }
-            ck_assert_int_eq(pf_jps_update(copy, g, changed, n), PF_OK);
+            ck_assert_int_eq(pf_jps_update(copy, g, changed, n, NULL), PF_OK);
             /* The copy changed, j did not. */
             ck_assert(memcmp(before, j->jt, (size_t)w * h * 8 * sizeof(*before)) == 0);
-            ck_assert_int_eq(pf_jps_update(j, g, changed, n), PF_OK);
+            ck_assert_int_eq(pf_jps_update(j, g, changed, n, NULL), PF_OK);
             fresh = make_jps(g);
             assert_tables_equal(j, fresh->jt, g, "update", m);
             assert_tables_equal(copy, fresh->jt, g, "clone + update", m);
@@ -991,7 +991,7 @@ START_TEST(jps_tables_match_reference_after_updates) {
             pf_jps_destroy(copy);
         }
         ck_assert_int_eq(pf_grid_set_rules(g, 8, m % 2 == 0), PF_OK);
-        ck_assert_int_eq(pf_jps_update(j, g, NULL, 0), PF_OK);
+        ck_assert_int_eq(pf_jps_update(j, g, NULL, 0, NULL), PF_OK);
         ref = pf__jps_tables_reference(g);
         assert_tables_equal(j, ref, g, "rule change", m);
         free(ref);
@@ -1022,13 +1022,13 @@ START_TEST(jps_tables_budget_and_local_repair) {
     pf_jps_get_stats(j, g, &stats);
     ck_assert_uint_eq(stats.table_bytes, 256 * 256 * 16);
     ck_assert_uint_ge(stats.memory_bytes, stats.table_bytes);
-    ck_assert_int_eq(pf_jps_create(g, &p0, &none), PF_OK);
+    ck_assert_int_eq(pf_jps_create(g, &p0, NULL, &none), PF_OK);
     pf_jps_get_stats(none, g, &stats);
     ck_assert_uint_eq(stats.table_bytes, 0);
     ck_assert(!stats.tables_pay);
     ck_assert_int_ne(stats.layout, PF_JPS_LAYOUT_TABLES);
     pf_jps_destroy(none);
-    ck_assert_int_eq(pf_jps_create(g, &small, &none), PF_OK);
+    ck_assert_int_eq(pf_jps_create(g, &small, NULL, &none), PF_OK);
     pf_jps_set_layout(none, PF_JPS_LAYOUT_TABLES);
     pf_jps_get_stats(none, g, &stats);
     ck_assert_uint_eq(stats.table_bytes, 0);
@@ -1046,7 +1046,7 @@ START_TEST(jps_tables_budget_and_local_repair) {
     ck_assert_ptr_nonnull(before);
     memcpy(before, j->jt, 256 * 256 * 8 * sizeof(*before));
     pf_grid_set_cost(g, c, 0);
-    ck_assert_int_eq(pf_jps_update(j, g, &c, 1), PF_OK);
+    ck_assert_int_eq(pf_jps_update(j, g, &c, 1, NULL), PF_OK);
     fresh = make_jps(g);
     assert_tables_equal(j, fresh->jt, g, "local repair", 0);
     for (size_t i = 0; i < 256 * 256 * 8; i++) {

@@ -60,7 +60,7 @@ static pf_mapver *build(fixture *f, const char *id, int32_t w) {
     pf_grid *g = NULL;
     pf_mapver *mv;
     ck_assert_int_eq(pf_grid_create(w, w, NULL, &g), PF_OK);
-    ck_assert_int_eq(pf_maps_build(f->maps, id, g, NULL, pf_clock_now_ns(), &mv, NULL), PF_OK);
+    ck_assert_int_eq(pf_maps_build(f->maps, id, g, NULL, pf_clock_now_ns(), 0, &mv, NULL), PF_OK);
     pf_mapver_retain(mv);
     return mv;
 }

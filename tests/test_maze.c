@@ -94,7 +94,7 @@ START_TEST(maze_perfect_random_params) {
         pf_grid *g = NULL;
         int32_t cols, rows;
         bool conn;
-        ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_OK);
+        ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &g), PF_OK);
         ck_assert_int_eq(pf_grid_width(g), p.width);
         ck_assert_int_eq(pf_maze_rooms(&p, &cols, &rows), PF_OK);
         long e = room_edges(g, &p, &conn);
@@ -138,12 +138,12 @@ START_TEST(maze_deterministic_per_seed) {
         p.height += 20;
         p.loops = tu_below(&st, 2) ? 0.2 : 0.0;
         pf_grid *a = NULL, *b = NULL, *c = NULL;
-        ck_assert_int_eq(pf_maze_generate(&p, NULL, &a), PF_OK);
-        ck_assert_int_eq(pf_maze_generate(&p, NULL, &b), PF_OK);
+        ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &a), PF_OK);
+        ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &b), PF_OK);
         ck_assert(same_map(a, b));
         q = p;
         q.seed = p.seed + 1;
-        ck_assert_int_eq(pf_maze_generate(&q, NULL, &c), PF_OK);
+        ck_assert_int_eq(pf_maze_generate(&q, NULL, NULL, &c), PF_OK);
         differ += !same_map(a, c);
         pf_grid_destroy(a);
         pf_grid_destroy(b);
@@ -163,14 +163,14 @@ START_TEST(maze_loops_add_cycles) {
         p.height += 30;
         p.loops = 1.0;
         pf_grid *g = NULL;
-        ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_OK);
+        ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &g), PF_OK);
         ck_assert_int_eq(pf_maze_rooms(&p, &cols, &rows), PF_OK);
         /* Every wall between rooms is gone. */
         ck_assert_int_eq(room_edges(g, &p, &conn),
                          (long)(cols - 1) * rows + (long)cols * (rows - 1));
         pf_grid_destroy(g);
         p.loops = 0.25;
-        ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_OK);
+        ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &g), PF_OK);
         long e = room_edges(g, &p, &conn);
         ck_assert(conn);
         ck_assert_int_gt(e, (long)cols * rows - 1);
@@ -183,29 +183,29 @@ START_TEST(maze_rejects_bad_params) {
     pf_grid *g = NULL;
     pf_grid_limits lim = pf_grid_default_limits();
     pf_maze_params p = pf_maze_params_make(10, 10, 1, 0);
-    ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_EINVAL);
+    ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &g), PF_EINVAL);
     p.corridor = PF_MAZE_MAX_CORRIDOR + 1;
-    ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_EINVAL);
+    ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &g), PF_EINVAL);
     p.corridor = 9; /* cells mode needs a side of corridor + 2 */
-    ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_ERANGE);
+    ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &g), PF_ERANGE);
     p.walls = PF_MAZE_WALL_EDGES;
-    ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_OK);
+    ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &g), PF_OK);
     pf_grid_destroy(g);
     g = NULL;
     p.corridor = 2;
     p.loops = 1.5;
-    ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_EINVAL);
+    ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &g), PF_EINVAL);
     p.loops = 0.0 / 0.0;
-    ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_EINVAL);
+    ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &g), PF_EINVAL);
     p.loops = 0;
     p.connectivity = 6;
-    ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_EINVAL);
+    ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &g), PF_EINVAL);
     p.connectivity = 4;
     p.walls = (pf_maze_walls)7;
-    ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_EINVAL);
+    ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &g), PF_EINVAL);
     p.walls = PF_MAZE_WALL_CELLS;
     lim.max_cells = 50;
-    ck_assert_int_eq(pf_maze_generate(&p, &lim, &g), PF_ELIMIT);
+    ck_assert_int_eq(pf_maze_generate(&p, &lim, NULL, &g), PF_ELIMIT);
     ck_assert_ptr_null(g);
 }
 END_TEST
@@ -216,7 +216,7 @@ START_TEST(maze_large_iterative) {
     pf_grid *g = NULL;
     long v, e;
     bool conn;
-    ck_assert_int_eq(pf_maze_generate(&p, NULL, &g), PF_OK);
+    ck_assert_int_eq(pf_maze_generate(&p, NULL, NULL, &g), PF_OK);
     cell_graph(g, &v, &e, &conn);
     ck_assert(conn);
     ck_assert_int_eq(e, v - 1);

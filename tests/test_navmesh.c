@@ -579,8 +579,8 @@ START_TEST(navmesh_grid_agent_width_reachability) {
         bool *seen;
         cfg.agent_radius = 0.75f;
         cfg.cell_size = 0.25f;
-        ck_assert_int_eq(pf_clearance_build(g, 2, &cl), PF_OK);
-        ck_assert_int_eq(pf_agent_grid_build(g, cl, 2, &ag), PF_OK);
+        ck_assert_int_eq(pf_clearance_build(g, 2, NULL, &cl), PF_OK);
+        ck_assert_int_eq(pf_agent_grid_build(g, cl, 2, NULL, &ag), PF_OK);
         nm = build_grid(g, &cfg);
         seen = malloc((size_t)w * h);
         for (int k = 0; k < 10; k++) {

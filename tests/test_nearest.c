@@ -85,7 +85,7 @@ START_TEST(nearest_property_random_maps) {
         ck_assert_int_eq(pf_planner_create(g0, &po, &p), PF_OK);
         const pf_grid *base = pf_planner_grid(p), *g;
         int32_t n = m % 4 == 3 ? 2 : 1, w = pf_grid_width(base);
-        ck_assert_int_eq(pf_planner_agent_grid(p, n, &g), PF_OK);
+        ck_assert_int_eq(pf_planner_agent_grid(p, n, NULL, &g), PF_OK);
         if (pf_grid_walkable_count(g) == 0) {
             pf_planner_destroy(p);
             continue;

@@ -180,7 +180,8 @@ START_TEST(planner_apply_coalesced_equals_one_by_one) {
         apply_one_by_one(ref, cells, ncells, doors, ndoors);
         ck_assert_int_eq(pf_planner_create(g, &po, &p), PF_OK);
         ck_assert_int_eq(
-            pf_planner_apply(p, cells, ncells, doors, ndoors, &next, &changed, &nchanged), PF_OK);
+            pf_planner_apply(p, cells, ncells, doors, ndoors, NULL, &next, &changed, &nchanged),
+            PF_OK);
         for (int32_t d = 0; d < ndoors_map; d++)
             ck_assert_msg(pf_grid_door_is_open(pf_planner_grid(next), d) ==
                               pf_grid_door_is_open(ref, d),
@@ -226,13 +227,15 @@ START_TEST(planner_apply_thousand_toggles_of_a_big_door) {
     ck_assert_int_eq(pf_planner_create(g, &po, &p), PF_OK);
     for (int i = 0; i < 1001; i++) doors[i] = (pf_door_change){idx, i % 2 != 0};
     /* closed, open, closed, ... 1000 requests: ends open, as it began. */
-    ck_assert_int_eq(pf_planner_apply(p, NULL, 0, doors, 1000, &next, &changed, &nchanged), PF_OK);
+    ck_assert_int_eq(pf_planner_apply(p, NULL, 0, doors, 1000, NULL, &next, &changed, &nchanged),
+                     PF_OK);
     ck_assert_uint_eq(nchanged, 0);
     ck_assert(pf_grid_door_is_open(pf_planner_grid(next), idx));
     pf_planner_destroy(next);
     free(changed);
     /* 1001 requests: ends closed, every door cell changed once. */
-    ck_assert_int_eq(pf_planner_apply(p, NULL, 0, doors, 1001, &next, &changed, &nchanged), PF_OK);
+    ck_assert_int_eq(pf_planner_apply(p, NULL, 0, doors, 1001, NULL, &next, &changed, &nchanged),
+                     PF_OK);
     ck_assert_uint_eq(nchanged, 512);
     ck_assert(!pf_grid_door_is_open(pf_planner_grid(next), idx));
     pf_planner_destroy(next);

@@ -54,7 +54,8 @@ START_TEST(registry_change_log_bounds) {
         pf_planner *p = NULL;
         pf_mapver *next;
         pf_cell_change c = {{i % 8, 1}, (uint8_t)(i % 2)};
-        ck_assert_int_eq(pf_planner_apply(cur->planner, &c, 1, NULL, 0, &p, NULL, NULL), PF_OK);
+        ck_assert_int_eq(pf_planner_apply(cur->planner, &c, 1, NULL, 0, NULL, &p, NULL, NULL),
+                         PF_OK);
         next = pf_mapver_create("m", p, 16, 1 << 20, 0, NULL);
         changed[0] = (pf_point){i % 8, 1};
         changed[1] = (pf_point){i, 100}; /* a marker: which version */
@@ -98,7 +99,8 @@ START_TEST(registry_change_log_bounds) {
         pf_mapver *next;
         pf_cell_change c = {{0, 0}, 2};
         for (int i = 0; i < 5; i++) big[i] = (pf_point){i, 0};
-        ck_assert_int_eq(pf_planner_apply(cur->planner, &c, 1, NULL, 0, &p, NULL, NULL), PF_OK);
+        ck_assert_int_eq(pf_planner_apply(cur->planner, &c, 1, NULL, 0, NULL, &p, NULL, NULL),
+                         PF_OK);
         next = pf_mapver_create("m", p, 16, 1 << 20, 0, NULL);
         ck_assert_int_eq(pf_mapver_set_log(next, cur, big, 5, 4), PF_OK);
         ck_assert_uint_eq(next->nlog, 0);

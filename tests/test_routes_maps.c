@@ -780,6 +780,90 @@ static char *open_text(int w) {
     return b;
 }
 
+/* A w x w Moving AI map with every cell blocked with probability 1/5 (a
+ * fixed pattern). Free with free(). */
+static char *cluttered_text(int w) {
+    char *b = open_text(w), *rows = strstr(b, "map\n") + 4;
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (int y = 0; y < w; y++)
+        for (int i = 0; i < w; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if (x % 5 == 0) rows[(size_t)y * (size_t)(w + 1) + (size_t)i] = '@';
+        }
+    return b;
+}
+
+/* --grid-build-ms bounds every grid build a request starts: an upload, a
+ * generated maze and a PATCH's repair each stop inside their long phases
+ * once it passes and answer 413 limit_exceeded naming
+ * limits.grid_build_ms, with nothing published and nothing charged; a map
+ * stored before is still loaded at start whatever its build takes. Before,
+ * grid builds had no limit at all. */
+START_TEST(routes_maps_grid_builds_bounded) {
+    char dir[] = "/tmp/pathd-gridbuild-XXXXXX", *map = cluttered_text(1024);
+    size_t cap = 64 + 5000 * 40, len = 0;
+    char *patch = malloc(cap);
+    hc_server s;
+    hc_resp r;
+    cJSON *j;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_ptr_nonnull(patch);
+    /* Stored with the default limit. */
+    s = it_start(ARGS("--data-dir", dir, "--max-map-side", "2048"));
+    it_put_map(&s, "big", "text/x-movingai-map", map, 201);
+    it_stop(&s);
+    s = it_start(ARGS("--data-dir", dir, "--max-map-side", "2048", "--grid-build-ms", "1"));
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "limits.grid_build_ms"), 1);
+    cJSON_Delete(j);
+    /* Loaded at start although it takes longer than 1 ms. */
+    j = it_call(&s, "GET", "/v1/maps/big", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
+    cJSON_Delete(j);
+    /* A new upload of it: stopped. */
+    r = it_req(&s, "PUT", "/v1/maps/big2", "text/x-movingai-map", map);
+    it_expect_error(&r, 413, "limit_exceeded", "limits.grid_build_ms");
+    ck_assert_ptr_nonnull(strstr(r.body, "grid_build_ms (1 ms)"));
+    hc_free(&r);
+    it_call_error(&s, "GET", "/v1/maps/big2", NULL, NULL, 404, "map_not_found", NULL);
+    /* A maze: stopped. */
+    it_call_error(&s, "POST", "/v1/maps/generate", "application/json",
+                  "{\"type\":\"maze\",\"width\":2048,\"height\":2048,\"seed\":1,\"id\":\"mz\"}",
+                  413, "limit_exceeded", "limits.grid_build_ms");
+    it_call_error(&s, "GET", "/v1/maps/mz", NULL, NULL, 404, "map_not_found", NULL);
+    /* A PATCH of 5000 cells: its repair is stopped, the map stays at
+     * version 1. */
+    len += (size_t)sprintf(patch, "{\"cells\":[");
+    for (int i = 0; i < 5000; i++)
+        len += (size_t)sprintf(patch + len, "%s{\"x\":%d,\"y\":%d,\"cost\":0}", i ? "," : "",
+                               (i * 37) % 1024, (i * 101) % 1024);
+    sprintf(patch + len, "]}");
+    r = it_req(&s, "PATCH", "/v1/maps/big", "application/json", patch);
+    it_expect_error(&r, 413, "limit_exceeded", "limits.grid_build_ms");
+    hc_free(&r);
+    j = it_call(&s, "GET", "/v1/maps/big", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
+    cJSON_Delete(j);
+    /* Nothing of the refused builds is held: one map's worth. */
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "maps"), 1);
+    {
+        double held = it_num(j, "memory.maps_bytes");
+        cJSON_Delete(j);
+        j = it_call(&s, "GET", "/v1/maps/big", NULL, NULL, 200);
+        ck_assert_double_eq(held, it_num(j, "memory_bytes"));
+        cJSON_Delete(j);
+    }
+    ck_assert_ptr_null(it_call(&s, "DELETE", "/v1/maps/big", NULL, NULL, 204));
+    it_stop(&s);
+    ck_assert_int_eq(rmdir(dir), 0);
+    free(patch);
+    free(map);
+}
+END_TEST
+
 /* --max-memory: uploads are refused 507 insufficient_storage once the
  * budget cannot hold one more map, before it is built; the server's
  * resident memory stays within the budget; a DELETE makes room again; new
@@ -951,6 +1035,7 @@ TU_SUITE(routes_maps) {
     tcase_add_test(tc, routes_maps_patch_toggles_coalesced);
     tcase_add_test(tc, routes_maps_patch_max_changes);
     tcase_add_test(tc, routes_maps_memory_budget);
+    tcase_add_test(tc, routes_maps_grid_builds_bounded);
     tcase_add_test(tc, routes_maps_memory_budget_body);
     tcase_add_test(tc, routes_maps_memory_budget_agents_and_fields);
     suite_add_tcase(s, tc);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "itest.h"
 #include "testutil.h"
@@ -803,6 +804,86 @@ START_TEST(routes_paths_long_nav_batches_do_not_starve_queries) {
 END_TEST
 
 /* A client may not ask for more than max_deadline_ms. */
+/* The pool's state, read from /v1/info. */
+static void pool_builds(const hc_server *s, int *running, int *queued) {
+    hc_resp r = it_req(s, "GET", "/v1/info", NULL, NULL);
+    cJSON *j = it_json(&r);
+    *running = (int)it_num(j, "pool.running_builds");
+    *queued = (int)it_num(j, "pool.queued_builds");
+    cJSON_Delete(j);
+    hc_free(&r);
+}
+
+/* A query whose agent size is new on the map builds that size's grid and
+ * hierarchy first: a map build's work, so it runs in the pool's build
+ * queue, whose limit (one of two workers) keeps two such queries from
+ * holding both workers. Two of them on a 1536x1536 map: one builds, the
+ * other waits in the build queue (ends above the map's wall, where both
+ * sizes fit), and a query to another map is answered
+ * meanwhile by the other worker. Before, both ran as searches and held
+ * both workers until they were done. */
+START_TEST(routes_paths_agent_builds_run_as_builds) {
+    hc_server s = it_start(ARGS("--workers", "2", "--max-map-side", "2048"));
+    char *map = it_open_map_text(1536, 1536);
+    int fd[2], rb = -1, qb = -1;
+    struct timespec t0;
+    hc_resp r;
+    cJSON *j;
+    it_put_map(&s, "big", "text/x-movingai-map", map, 201);
+    free(map);
+    it_put_map(&s, "room", "application/json", it_room_json, 201);
+    it_wait_pool(&s, 0, 0);
+    for (int k = 0; k < 2; k++) {
+        char body[160];
+        snprintf(body, sizeof(body),
+                 "{\"start\":[1,1],\"goal\":[1500,700],\"agent_size\":%d,\"algorithm\":"
+                 "\"hpa\",\"deadline_ms\":60000}",
+                 2 + k);
+        fd[k] = it_send_json_post(s.port, "/v1/maps/big/path", body);
+    }
+    /* One builds, the other waits for the build slot. */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!(rb == 1 && qb == 1)) {
+        ck_assert_msg(it_since(&t0) < 30,
+                      "the builds never ran one at a time (%d running, %d "
+                      "queued)",
+                      rb, qb);
+        pool_builds(&s, &rb, &qb);
+    }
+    /* The other worker answers a query meanwhile. */
+    j = it_call(&s, "POST", "/v1/maps/room/path", "application/json",
+                "{\"start\":[0,0],\"goal\":[9,0]}", 200);
+    ck_assert(it_truth(j, "found"));
+    cJSON_Delete(j);
+    pool_builds(&s, &rb, &qb);
+    ck_assert_int_eq(rb, 1); /* answered while a build held the first worker */
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(hc_read(fd[k], &r), 0);
+        ck_assert_msg(r.status == 200, "%d %.200s", r.status, r.body);
+        j = it_json(&r);
+        ck_assert(it_truth(j, "found"));
+        ck_assert_str_eq(it_str(j, "algorithm"), "hpa");
+        cJSON_Delete(j);
+        hc_free(&r);
+        close(fd[k]);
+    }
+    /* Built now: the same sizes run as searches. */
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    {
+        double requeued = it_num(j, "pool.requeued");
+        cJSON_Delete(j);
+        cJSON_Delete(it_call(&s, "POST", "/v1/maps/big/path", "application/json",
+                             "{\"start\":[2,2],\"goal\":[1400,700],\"agent_size\":3,"
+                             "\"algorithm\":\"hpa\"}",
+                             200));
+        j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+        ck_assert_double_eq(it_num(j, "pool.requeued"), requeued);
+        cJSON_Delete(j);
+    }
+    it_stop(&s);
+}
+END_TEST
+
 START_TEST(routes_paths_max_deadline_ms) {
     hc_server s = it_start(ARGS("--max-deadline-ms", "10000"));
     char *b;
@@ -850,6 +931,7 @@ TU_SUITE(routes_paths) {
     tcase_add_test(tc, routes_paths_long_batches_do_not_starve_queries);
     tcase_add_test(tc, routes_paths_long_nav_batches_do_not_starve_queries);
     tcase_add_test(tc, routes_paths_max_deadline_ms);
+    tcase_add_test(tc, routes_paths_agent_builds_run_as_builds);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -366,13 +366,13 @@ START_TEST(search_auto_choices) {
     q.heuristic = (pf_heuristic)99;
     ck_assert_int_eq(pf_planner_search(ctx, p, &q, &r), PF_EINVAL);
     /* The next version keeps the model. */
-    ck_assert_int_eq(pf_planner_apply(p, &ch, 1, NULL, 0, &p2, NULL, NULL), PF_OK);
+    ck_assert_int_eq(pf_planner_apply(p, &ch, 1, NULL, 0, NULL, &p2, NULL, NULL), PF_OK);
     ck_assert_int_eq(pf_planner_auto_pick(p2, (pf_point){0, 60}, (pf_point){127, 60}), PF_ALGO_HPA);
     pf_planner_destroy(p2);
     /* A cost on the map: the exact search is astar, jps's direct answers
      * no longer apply, and the version still keeps the model. */
     ch.cost = 3;
-    ck_assert_int_eq(pf_planner_apply(p, &ch, 1, NULL, 0, &p2, NULL, NULL), PF_OK);
+    ck_assert_int_eq(pf_planner_apply(p, &ch, 1, NULL, 0, NULL, &p2, NULL, NULL), PF_OK);
     ck_assert_int_eq(pf_planner_auto_pick(p2, (pf_point){0, 0}, (pf_point){127, 5}), PF_ALGO_HPA);
     {
         pf_planner *pm = p2;

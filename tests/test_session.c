@@ -319,7 +319,7 @@ START_TEST(session_agents_private_changes_moves_patches) {
                         pf_grid_set_cost(eff, ch[i].p, ch[i].cost);
                 }
                 ck_assert_int_eq(
-                    pf_planner_apply(cur->planner, ch, nc, NULL, 0, &p, &changed, &nchanged),
+                    pf_planner_apply(cur->planner, ch, nc, NULL, 0, NULL, &p, &changed, &nchanged),
                     PF_OK);
                 next = pf_mapver_create("m", p, 16, 1 << 20, 0, NULL);
                 ck_assert_int_eq(

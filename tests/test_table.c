@@ -82,7 +82,7 @@ START_TEST(table_property_random_maps) {
         ck_assert_int_eq(pf_planner_create(g0, &po, &p), PF_OK);
         const pf_grid *base = pf_planner_grid(p), *g;
         int32_t n = m % 5 == 4 ? 2 : 1, w = pf_grid_width(base);
-        ck_assert_int_eq(pf_planner_agent_grid(p, n, &g), PF_OK);
+        ck_assert_int_eq(pf_planner_agent_grid(p, n, NULL, &g), PF_OK);
         pf_point src[8], tgt[8];
         size_t ns = 1 + tu_below(&st, 8), nt = 1 + tu_below(&st, 8);
         if (pf_grid_walkable_count(g) == 0) {
