@@ -646,6 +646,38 @@ START_TEST(navlevels_agent_types_match_their_references) {
 }
 END_TEST
 
+/* The partition setting takes: nav_test solo with each of RecastDemo's
+ * three builds the reference's polygons for it. */
+START_TEST(navlevels_partitions_match_recastdemo) {
+    const char *dir = mesh_dir();
+    if (!dir) TU_SKIP_UNLESS_CI("no ../shared/benchmarks/meshes (PATHD_MESH_DIR)");
+    char path[1100];
+    snprintf(path, sizeof path, "%s/nav_test.obj", dir);
+    level L;
+    memset(&L, 0, sizeof L);
+    ck_assert(load_obj(path, &L));
+    int seen[3];
+    for (int part = 0; part < 3; part++) {
+        navref_settings s = navref_demo_settings();
+        s.partition = part;
+        s.verts_per_poly = part == 2 ? 4 : 6;
+        s.edge_max_len = part == 1 ? 6.0f : 12.0f;
+        navref *r = build_ref(&L, &s);
+        pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, NULL);
+        pf_nav_info info;
+        pf_navmesh_info(nm, &info);
+        fprintf(stderr, "navlevels nav_test partition %d: pathd %u polygons, reference %d\n", part,
+                info.polygons, navref_polygons(r));
+        ck_assert_uint_eq(info.polygons, (uint32_t)navref_polygons(r));
+        seen[part] = navref_polygons(r);
+        pf_navmesh_release(nm);
+        navref_free(r);
+    }
+    ck_assert(seen[0] != seen[1] || seen[1] != seen[2]); /* the settings made a difference */
+    level_free(&L);
+}
+END_TEST
+
 TU_SUITE(navlevels) {
     Suite *s = suite_create("navlevels");
     TCase *tc = tcase_create("core");
@@ -654,6 +686,7 @@ TU_SUITE(navlevels) {
     tcase_add_test(tc, navlevels_ground_points_snap);
     tcase_add_test(tc, navlevels_generated_levels_match_reference);
     tcase_add_test(tc, navlevels_agent_types_match_their_references);
+    tcase_add_test(tc, navlevels_partitions_match_recastdemo);
     suite_add_tcase(s, tc);
     return s;
 }
