@@ -516,6 +516,74 @@ START_TEST(routes_navworlds_obstacle_patch_counts_first) {
 }
 END_TEST
 
+/* What the process holds stays what it is charged (issue 25 item 5): maps
+ * uploaded until the budget refuses one (507), then crowds until it
+ * refuses one; the resident memory is within 15% of what the budget
+ * counts plus the process's own baseline. */
+START_TEST(routes_navworlds_memory_charged_is_held) {
+    hc_server s =
+        it_start(ARGS("--max-memory", "134217728", "--max-maps", "1000", "--max-crowds", "1000",
+                      "--max-crowds-per-map", "1000", "--max-crowd-agents", "2000"));
+    cJSON *j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    cJSON_Delete(j);
+    const long base_kib = it_rss_kib(s.pid);
+    ck_assert_int_gt(base_kib, 0);
+    int maps = 0, crowds = 0;
+    for (int i = 0; i < 200; i++) {
+        objtext o = {0};
+        /* A 300 x 300 floor with a few walls: distinct per upload. */
+        obj_box(&o, 0, -0.5f, 0, 300, 0, 300);
+        for (int k = 0; k < 6; k++)
+            obj_box(&o, 20.0f + 40 * k, 0, 10.0f + (float)i, 22.0f + 40 * k, 3, 200.0f + (float)i);
+        char url[96];
+        snprintf(url, sizeof url, "/v1/maps/m%d?tile_size=64", i);
+        hc_resp r = it_req(&s, "PUT", url, "model/obj", o.buf);
+        free(o.buf);
+        const int status = r.status;
+        /* 507: the map does not fit; 503: not even its body does now. */
+        ck_assert_msg(status == 201 || status == 507 || status == 503, "upload %d: %d %s", i,
+                      status, r.body);
+        hc_free(&r);
+        if (status != 201) break;
+        maps++;
+        /* Room left for crowds: maps up to 60% of the budget. */
+        j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+        const bool full = it_num(j, "memory.used_bytes") > 0.6 * it_num(j, "memory.budget_bytes");
+        cJSON_Delete(j);
+        if (full) break;
+    }
+    ck_assert_int_gt(maps, 2);
+    for (int i = 0; i < 1000; i++) {
+        char url[96];
+        snprintf(url, sizeof url, "/v1/maps/m%d/crowds", i % maps);
+        hc_resp r = it_req(&s, "POST", url, "application/json", "{\"max_agents\":2000}");
+        const int status = r.status;
+        ck_assert_msg(status == 201 || status == 507 || status == 503, "crowd %d: %d %s", i, status,
+                      r.body);
+        hc_free(&r);
+        if (status != 201) break;
+        crowds++;
+    }
+    ck_assert_int_gt(crowds, 0);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    const double used = it_num(j, "memory.used_bytes"), mapsb = it_num(j, "memory.maps_bytes"),
+                 crowdsb = it_num(j, "memory.crowds_bytes");
+    cJSON_Delete(j);
+    const long rss_kib = it_rss_kib(s.pid);
+    const double held = (double)(rss_kib - base_kib) * 1024.0;
+    fprintf(
+        stderr,
+        "routes_navworlds memory: %d maps, %d crowds; charged %.1f MB (maps %.1f, crowds %.1f), "
+        "RSS %.1f MB over a %.1f MB baseline (held %.1f MB, %.2f x charged)\n",
+        maps, crowds, used / 1e6, mapsb / 1e6, crowdsb / 1e6, (double)rss_kib * 1024 / 1e6,
+        (double)base_kib * 1024 / 1e6, held / 1e6, held / used);
+    ck_assert_msg((double)rss_kib * 1024.0 <= 1.15 * (used + (double)base_kib * 1024.0),
+                  "RSS %ld KiB past 1.15 x (charged %.0f + baseline %ld KiB)", rss_kib, used,
+                  base_kib);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_navworlds) {
     Suite *s = suite_create("routes_navworlds");
     TCase *tc = tcase_create("core");
@@ -528,6 +596,7 @@ TU_SUITE(routes_navworlds) {
     tcase_add_test(tc, routes_navworlds_stacked_floors_refused_before_voxelising);
     tcase_add_test(tc, routes_navworlds_area_boxes_bounded);
     tcase_add_test(tc, routes_navworlds_obstacle_patch_counts_first);
+    tcase_add_test(tc, routes_navworlds_memory_charged_is_held);
     suite_add_tcase(s, tc);
     return s;
 }
