@@ -7,12 +7,17 @@
  *
  * Bounded work. Recast's steps cannot be interrupted; so the work ahead is
  * bounded before it starts and the deadline checked between steps and
- * within the voxelisation (between triangles, the only step whose cost
- * grows with the square of what is stacked). Before voxelising, each voxel
+ * within the voxelisation (between triangles: the step whose cost grows
+ * with the square of what is stacked). Before voxelising, each voxel
  * column's span count is bounded by the triangles whose x/z bounds cover
- * it (each adds at most one span there): more than limits.max_column_spans
- * anywhere stops the build; the tile's total was bounded the same way
- * (limits.max_tile_spans) when the triangles were binned.
+ * it (each adds at most one span there): more than 4 x
+ * limits.max_column_spans anywhere stops the build (4: the bound counts
+ * small triangles whose spans merge). After voxelising, before the compact
+ * heightfield (whose neighbour search costs spans x the neighbours'
+ * depth), the spans each column really holds: more than
+ * limits.max_column_spans stops it (Recast links at most 63 spans of a
+ * column to a neighbour's). The tile's total was bounded when the
+ * triangles were binned (limits.max_tile_spans).
  */
 #include "nav_internal.h"
 
@@ -124,7 +129,7 @@ bool tri_columns(const pf_nav_geom *g, uint32_t t, const rcHeightfield *hf, int 
 bool check_columns(BuildJob *j, TileOut *o, RasterScratch *sc, uint32_t ti) {
     const rcHeightfield *hf = sc->hf;
     const uint32_t first = j->tile_first[ti], n = j->tile_first[ti + 1] - first;
-    const uint32_t lim = j->lim->max_column_spans;
+    const uint32_t lim = 4 * j->lim->max_column_spans;
     sc->depth = (uint16_t *)calloc((size_t)hf->width * (size_t)hf->height, sizeof(uint16_t));
     if (!sc->depth) {
         tile_fail(j, o, PF_ENOMEM, "out of memory (columns)");
@@ -141,7 +146,7 @@ bool check_columns(BuildJob *j, TileOut *o, RasterScratch *sc, uint32_t ti) {
                 char why[160];
                 snprintf(why, sizeof why,
                          "tile (%d, %d): more than %u triangles stack over one voxel column (at "
-                         "%.2f, %.2f), more than limits.max_column_spans",
+                         "%.2f, %.2f), past 4 x limits.max_column_spans",
                          (int)(ti % (uint32_t)j->b->tw), (int)(ti / (uint32_t)j->b->tw), lim,
                          (double)(hf->bmin[0] + ((float)x + 0.5f) * hf->cs),
                          (double)(hf->bmin[2] + ((float)z + 0.5f) * hf->cs));
@@ -182,12 +187,27 @@ bool rasterize_geom(BuildJob *j, TileOut *o, rcContext *ctx, RasterScratch *sc, 
     return true;
 }
 
-/* The spans' areas in column order into sc->saved; their count. */
+/* The spans' areas in column order into sc->saved; their count. Stops the
+ * build when a column holds more than limits.max_column_spans. */
 bool save_areas(BuildJob *j, TileOut *o, RasterScratch *sc, size_t *nspans) {
     const rcHeightfield *hf = sc->hf;
     size_t n = 0;
-    for (int c = 0; c < hf->width * hf->height; c++)
-        for (const rcSpan *s = hf->spans[c]; s; s = s->next) n++;
+    for (int c = 0; c < hf->width * hf->height; c++) {
+        uint32_t depth = 0;
+        for (const rcSpan *s = hf->spans[c]; s; s = s->next) depth++;
+        n += depth;
+        if (depth <= j->lim->max_column_spans) continue;
+        char why[160];
+        snprintf(why, sizeof why,
+                 "tile (%d, %d): a voxel column (at %.2f, %.2f) stacks %u spans, more than "
+                 "limits.max_column_spans",
+                 (int)((size_t)(o - j->out) % (size_t)j->b->tw),
+                 (int)((size_t)(o - j->out) / (size_t)j->b->tw),
+                 (double)(hf->bmin[0] + ((float)(c % hf->width) + 0.5f) * hf->cs),
+                 (double)(hf->bmin[2] + ((float)(c / hf->width) + 0.5f) * hf->cs), depth);
+        tile_fail(j, o, PF_ELIMIT, why);
+        return false;
+    }
     sc->saved = (unsigned char *)malloc(n ? n : 1);
     if (!sc->saved) {
         tile_fail(j, o, PF_ENOMEM, "out of memory (spans)");

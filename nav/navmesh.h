@@ -184,9 +184,11 @@ typedef struct pf_nav_limits {
                                   triangles before voxelising (each triangle
                                   adds at most one span to each voxel column
                                   its x/z bounds cover) */
-    uint32_t max_column_spans; /* spans one voxel column may stack, estimated
-                                  the same way: the triangles whose x/z
-                                  bounds cover it */
+    uint32_t max_column_spans; /* spans one voxel column may stack: bounded
+                                  before voxelising by the triangles whose
+                                  x/z bounds cover it (at most 4 x this),
+                                  then checked after (Recast links at most
+                                  63 spans of a column) */
     uint32_t max_links;        /* off-mesh links on one version */
     uint64_t max_bytes;        /* what a build or change may keep (its meshes,
                                   kept voxels, ground index); 0 = no limit */
@@ -202,7 +204,7 @@ typedef struct pf_nav_limits {
 #define PF_NAV_DEFAULT_MAX_AREA_BOXES 65536u
 #define PF_NAV_DEFAULT_MAX_SEARCH_EXTENT 64.0f
 #define PF_NAV_DEFAULT_MAX_TILE_SPANS (1u << 20)
-#define PF_NAV_DEFAULT_MAX_COLUMN_SPANS 256u
+#define PF_NAV_DEFAULT_MAX_COLUMN_SPANS 64u
 #define PF_NAV_DEFAULT_MAX_LINKS 4096u
 /* Hard caps of the library: Detour's area ids are 6 bits (0 = not walkable,
  * 63 = plain ground, the rest named areas and grid cost classes). */

@@ -209,9 +209,9 @@ static const opt opts[] = {
      "navmesh builds: voxel spans of one tile, bounded from its triangles before voxelising "
      "(413)"},
     {"nav-max-column-spans", "PATHD_NAV_MAX_COLUMN_SPANS", "nav_max_column_spans", OPT_INT,
-     OFF(nav_max_column_spans), 256, 4, 65535,
-     "navmesh builds: spans stacked over one voxel column (stacked floors), bounded the same "
-     "way (413)"},
+     OFF(nav_max_column_spans), 64, 4, 16383,
+     "navmesh builds: spans stacked over one voxel column (stacked floors): 4 x this triangles "
+     "over a column before voxelising, this many spans after (413)"},
     {"nav-max-links", "PATHD_NAV_MAX_LINKS", "nav_max_links", OPT_INT, OFF(nav_max_links), 4096, 0,
      65536, "off-mesh links on one navmesh map (413)"},
     {"nav-max-search-extent", "PATHD_NAV_MAX_SEARCH_EXTENT", "nav_max_search_extent", OPT_INT,

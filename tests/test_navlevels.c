@@ -447,6 +447,60 @@ static void check_random_pairs(const level *L, const navref_settings *s, const p
     pf_nav_query_destroy(q);
 }
 
+/* Obstacle changes on nm: 20 rounds of a cylinder (radius 0.5) put at a
+ * random point of the mesh, then removed; each must still answer the
+ * reference's reachability where it makes no difference... only its cost
+ * is reported here (build_us p50 / p90, tiles rebuilt): the obstacle
+ * tests of test_navmesh.c check what obstacles do. */
+static void report_obstacle_cost(pf_navmesh *nm, navref *r, uint64_t *st, const char *what) {
+    double us[40];
+    double tiles = 0;
+    int n = 0;
+    pf_navmesh *cur = nm;
+    pf_navmesh_retain(cur);
+    for (int i = 0; i < 20; i++) {
+        float p[3];
+        ck_assert(navref_random_point(r, st, p));
+        pf_nav_obstacle o;
+        memset(&o, 0, sizeof o);
+        snprintf(o.id, sizeof o.id, "c");
+        o.shape = PF_NAV_CYLINDER;
+        o.pos[0] = p[0];
+        o.pos[1] = p[1] - 0.5f;
+        o.pos[2] = p[2];
+        o.radius = 0.5f;
+        o.height = 2.0f;
+        const char *rm[1] = {"c"};
+        for (int k = 0; k < 2; k++) {
+            pf_nav_change ch;
+            memset(&ch, 0, sizeof ch);
+            if (k == 0) {
+                ch.put = &o;
+                ch.nput = 1;
+            } else {
+                ch.remove = rm;
+                ch.nremove = 1;
+            }
+            pf_navmesh *next = NULL;
+            pf_nav_error err;
+            ck_assert_msg(pf_nav_apply(cur, &ch, NULL, NULL, &next, &err) == PF_OK, "%s: %s: %s",
+                          what, err.field, err.message);
+            pf_nav_info info;
+            pf_navmesh_info(next, &info);
+            us[n++] = (double)info.build_us;
+            tiles += info.rebuilt_tiles;
+            pf_navmesh_release(cur);
+            cur = next;
+        }
+    }
+    pf_navmesh_release(cur);
+    qsort(us, (size_t)n, sizeof(double), cmp_double);
+    fprintf(stderr,
+            "navlevels %s: %d obstacle changes, p50 %.2f ms p90 %.2f ms, %.1f tiles rebuilt each "
+            "(one type)\n",
+            what, n, us[n / 2] / 1000.0, us[(int)(0.9 * (n - 1))] / 1000.0, tiles / n);
+}
+
 /* ---- the tests ---- */
 
 /* RecastDemo's nav_test.obj with its default settings, solo and tiled:
@@ -494,6 +548,7 @@ START_TEST(navlevels_nav_test_matches_recastdemo) {
         pf_nav_query_destroy(q);
         check_random_pairs(&L, &s, nm, r, &st, 300, tiled ? "nav_test tiled" : "nav_test solo", &t);
         tally_report(&t, tiled ? "nav_test tiled 32" : "nav_test solo");
+        report_obstacle_cost(nm, r, &st, tiled ? "nav_test tiled 32" : "nav_test solo");
         pf_navmesh_release(nm);
         navref_free(r);
     }
@@ -576,6 +631,7 @@ START_TEST(navlevels_generated_levels_match_reference) {
         check_random_pairs(&L, &s, nm, r, &st, 300, L.name, &t);
         ck_assert_int_gt(t.reached, 30);
         tally_report(&t, L.name);
+        report_obstacle_cost(nm, r, &st, L.name);
         pf_navmesh_release(nm);
         navref_free(r);
         level_free(&L);

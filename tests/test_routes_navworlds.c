@@ -441,7 +441,7 @@ START_TEST(routes_navworlds_stacked_floors_refused_before_voxelising) {
     /* With both span limits raised past it, the build deadline stops it,
      * inside the voxelisation (between triangles), still a 413. */
     it_stop(&s);
-    s = it_start(ARGS("--nav-build-ms", "300", "--nav-max-column-spans", "65535",
+    s = it_start(ARGS("--nav-build-ms", "300", "--nav-max-column-spans", "16383",
                       "--nav-max-tile-spans", "16777216"));
     r = it_req(&s, "PUT", url, "model/obj", o.buf);
     ck_assert_int_eq(r.status, 413);
