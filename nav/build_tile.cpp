@@ -303,7 +303,7 @@ bool build_type_on(BuildJob *j, TileOut *o, RasterScratch *sc, rcHeightfield *hf
     if (dtStatusFailed(st)) {
         char msg[160];
         const bool mem = dtStatusDetail(st, DT_OUT_OF_MEMORY);
-        snprintf(msg, sizeof msg, "tile (%d, %d), agent type '%s': %s", tx, ty, at->name,
+        snprintf(msg, sizeof msg, "tile (%d, %d), agent type '%.40s': %.90s", tx, ty, at->name,
                  mem ? "out of memory" : why);
         tile_fail(j, o, mem ? PF_ENOMEM : PF_ELIMIT, msg);
         return false;

@@ -182,7 +182,7 @@ out_free:
 }
 
 dtStatus fail(LogContext *ctx, char *why, size_t why_len, const char *step, dtStatus st) {
-    snprintf(why, why_len, "%s failed%s%s", step, ctx->last[0] ? ": " : "", ctx->last);
+    snprintf(why, why_len, "%.20s failed%s%.90s", step, ctx->last[0] ? ": " : "", ctx->last);
     return st;
 }
 

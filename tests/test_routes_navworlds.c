@@ -10,6 +10,7 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,6 +260,14 @@ START_TEST(routes_navworlds_links) {
     ck_assert_str_eq(it_str(j, "navmesh.links.0.id"), "drop");
     ck_assert(!it_truth(j, "navmesh.links.0.bidirectional"));
     cJSON_Delete(j);
+
+    /* A session's corridor takes the link too. */
+    patch(&s, "w", "{\"links\":[{\"id\":\"up\",\"start\":[24,0,9],\"end\":[24,3,13]}]}");
+    j = it_call(&s, "POST", "/v1/maps/w/sessions", "application/json",
+                "{\"start\":[5,0,5],\"goal\":[24,3,15]}", 201);
+    ck_assert(it_truth(j, "found"));
+    cJSON_Delete(j);
+    patch(&s, "w", "{\"remove_links\":[\"up\"]}");
 
     /* Errors name the element. */
     it_call_error(&s, "PATCH", "/v1/maps/w", "application/json",
@@ -584,6 +593,43 @@ START_TEST(routes_navworlds_memory_charged_is_held) {
 }
 END_TEST
 
+/* A slow navmesh build never starves another map's queries: while a
+ * 15,625-tile build runs (its tiles as helper jobs that give their worker
+ * back between tiles), a query to another map is answered, and the build
+ * has not answered yet (the order of the answers, not the clock). */
+START_TEST(routes_navworlds_build_does_not_starve_queries) {
+    hc_server s = it_start(ARGS("--workers", "2", "--nav-build-ms", "20000"));
+    put_world(&s, "w", false);
+    objtext o = {0};
+    obj_box(&o, 0, -0.5f, 0, 1200, 0, 1200);
+    char head[256];
+    int n = snprintf(head, sizeof head,
+                     "PUT /v1/maps/big?tile_size=32 HTTP/1.1\r\nHost: localhost\r\nConnection: "
+                     "close\r\nContent-Type: model/obj\r\nContent-Length: %zu\r\n\r\n",
+                     o.len);
+    char *raw = malloc((size_t)n + o.len);
+    memcpy(raw, head, (size_t)n);
+    memcpy(raw + n, o.buf, o.len);
+    const it_pool p0 = it_pool_now(&s);
+    int fd = hc_send_only(s.port, raw, (size_t)n + o.len);
+    ck_assert_int_ge(fd, 0);
+    free(raw);
+    free(o.buf);
+    /* The build is running once the pool runs it or its helpers. */
+    it_pool p1;
+    do p1 = it_pool_now(&s);
+    while (p1.running == 0 && p1.completed == p0.completed);
+    ck_assert(reached(&s, "w", west, east, NULL));
+    struct pollfd pf = {fd, POLLIN, 0};
+    ck_assert_msg(poll(&pf, 1, 0) == 0, "the build answered before the query");
+    hc_resp r;
+    ck_assert_int_eq(hc_read(fd, &r), 0);
+    ck_assert_msg(r.status == 201 || r.status == 413, "build: %d %s", r.status, r.body);
+    hc_free(&r);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_navworlds) {
     Suite *s = suite_create("routes_navworlds");
     TCase *tc = tcase_create("core");
@@ -597,6 +643,7 @@ TU_SUITE(routes_navworlds) {
     tcase_add_test(tc, routes_navworlds_area_boxes_bounded);
     tcase_add_test(tc, routes_navworlds_obstacle_patch_counts_first);
     tcase_add_test(tc, routes_navworlds_memory_charged_is_held);
+    tcase_add_test(tc, routes_navworlds_build_does_not_starve_queries);
     suite_add_tcase(s, tc);
     return s;
 }
