@@ -86,7 +86,7 @@ NAV_SRC := $(wildcard nav/*.c) $(wildcard nav/*.cpp)
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
 LOADTEST_SRC := $(filter-out loadtest/main.c,$(wildcard loadtest/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
-# tests/*.cpp: the Detour references (navref.cpp), C++ like nav/.
+# tests/*.cpp: the Detour references (detourref.cpp), C++ like nav/.
 TEST_SUPPORT_SRC := $(filter-out tests/test_%.c tests/fuzz_%.c,$(wildcard tests/*.c)) \
                     $(wildcard tests/*.cpp)
 

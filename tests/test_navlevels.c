@@ -1,6 +1,6 @@
 /* test_navlevels.c -- navmesh worlds on real and generated 3D levels,
  * checked pair by pair against the tests' own Detour references
- * (navref.cpp: RecastDemo's solo and tiled pipelines, sharing no code with
+ * (detourref.cpp: RecastDemo's solo and tiled pipelines, sharing no code with
  * nav/): RecastDemo's nav_test.obj and its 21 path test cases, and levels
  * generated here with fixed seeds (a multi-floor building with stairs, a
  * ramp and a bridge; a heightfield terrain with noise; rooms on ledges
@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "detourref.h"
 #include "navmesh.h"
-#include "navref.h"
 #include "testutil.h"
 
 /* ---- levels ---- */
@@ -29,7 +29,7 @@ typedef struct level {
     int nverts, vcap;
     int *tris;
     int ntris, tcap;
-    navref_link links[64];
+    detourref_link links[64];
     char link_ids[64][16];
     int nlinks;
 } level;
@@ -98,7 +98,7 @@ static void add_ramp(level *L, float x0, float y0, float x1, float y1, float z0,
 static void add_link(level *L, const char *id, float sx, float sy, float sz, float ex, float ey,
                      float ez, float radius, bool bidir) {
     ck_assert_int_lt(L->nlinks, 64);
-    navref_link *l = &L->links[L->nlinks];
+    detourref_link *l = &L->links[L->nlinks];
     l->start[0] = sx;
     l->start[1] = sy;
     l->start[2] = sz;
@@ -286,7 +286,7 @@ static int load_cases(const char *dir, demo_case *out, int max) {
 
 /* ---- pathd's side ---- */
 
-static pf_nav_config config_of(const navref_settings *s) {
+static pf_nav_config config_of(const detourref_settings *s) {
     pf_nav_config c = pf_nav_default_config();
     c.cell_size = s->cell_size;
     c.cell_height = s->cell_height;
@@ -307,7 +307,7 @@ static pf_nav_config config_of(const navref_settings *s) {
 }
 
 /* pathd's build of L with settings s (its links with L's). */
-static pf_navmesh *build_pathd(const level *L, const navref_settings *s,
+static pf_navmesh *build_pathd(const level *L, const detourref_settings *s,
                                const pf_nav_agent_type *types, size_t ntypes, uint64_t *us) {
     uint32_t *tris = malloc((size_t)L->ntris * 3 * sizeof(uint32_t));
     ck_assert_ptr_nonnull(tris);
@@ -344,9 +344,9 @@ static pf_navmesh *build_pathd(const level *L, const navref_settings *s,
     return nm;
 }
 
-static navref *build_ref(const level *L, const navref_settings *s) {
-    navref *r = navref_build(L->verts, L->nverts, L->tris, L->ntris, s, L->links, L->nlinks);
-    ck_assert_msg(r != NULL, "%s: reference: %s", L->name, navref_error());
+static detourref *build_ref(const level *L, const detourref_settings *s) {
+    detourref *r = detourref_build(L->verts, L->nverts, L->tris, L->ntris, s, L->links, L->nlinks);
+    ck_assert_msg(r != NULL, "%s: reference: %s", L->name, detourref_error());
     return r;
 }
 
@@ -384,15 +384,15 @@ static void tally_report(tally *t, const char *what) {
 
 /* One pair on both: reachability equal, every pathd point on the ground
  * within the detail error. */
-static void check_pair(const level *L, const navref_settings *s, const pf_navmesh *nm,
-                       pf_nav_query *q, navref *r, const float a[3], const float b[3],
+static void check_pair(const level *L, const detourref_settings *s, const pf_navmesh *nm,
+                       pf_nav_query *q, detourref *r, const float a[3], const float b[3],
                        const char *what, tally *t) {
     static const float ext[3] = {2, 4, 2}; /* NavMeshTesterTool's polyPickExt */
     bool reached = false;
     float pts[3 * 512];
     int n = 0, links = 0;
     double len = 0;
-    const bool ref_ok = navref_path(r, a, b, ext, &reached, pts, 512, &n, &len, &links);
+    const bool ref_ok = detourref_path(r, a, b, ext, &reached, pts, 512, &n, &len, &links);
     for (int i = 0; ref_ok && i < n; i++) {
         double d = ground_dist(L, s->agent_max_slope, &pts[3 * i]);
         if (d < 1e29 && d > t->ref_max) t->ref_max = d;
@@ -434,14 +434,14 @@ static void check_pair(const level *L, const navref_settings *s, const pf_navmes
 
 /* Random pairs from the reference mesh: its random points, put on the
  * test's ground. */
-static void check_random_pairs(const level *L, const navref_settings *s, const pf_navmesh *nm,
-                               navref *r, uint64_t *st, int npairs, const char *what, tally *t) {
+static void check_random_pairs(const level *L, const detourref_settings *s, const pf_navmesh *nm,
+                               detourref *r, uint64_t *st, int npairs, const char *what, tally *t) {
     pf_nav_query *q = NULL;
     ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
     for (int i = 0; i < npairs; i++) {
         float a[3], b[3];
-        ck_assert(navref_random_point(r, st, a));
-        ck_assert(navref_random_point(r, st, b));
+        ck_assert(detourref_random_point(r, st, a));
+        ck_assert(detourref_random_point(r, st, b));
         check_pair(L, s, nm, q, r, a, b, what, t);
     }
     pf_nav_query_destroy(q);
@@ -452,7 +452,7 @@ static void check_random_pairs(const level *L, const navref_settings *s, const p
  * reference's reachability where it makes no difference... only its cost
  * is reported here (build_us p50 / p90, tiles rebuilt): the obstacle
  * tests of test_navmesh.c check what obstacles do. */
-static void report_obstacle_cost(pf_navmesh *nm, navref *r, uint64_t *st, const char *what) {
+static void report_obstacle_cost(pf_navmesh *nm, detourref *r, uint64_t *st, const char *what) {
     double us[40];
     double tiles = 0;
     int n = 0;
@@ -460,7 +460,7 @@ static void report_obstacle_cost(pf_navmesh *nm, navref *r, uint64_t *st, const 
     pf_navmesh_retain(cur);
     for (int i = 0; i < 20; i++) {
         float p[3];
-        ck_assert(navref_random_point(r, st, p));
+        ck_assert(detourref_random_point(r, st, p));
         pf_nav_obstacle o;
         memset(&o, 0, sizeof o);
         snprintf(o.id, sizeof o.id, "c");
@@ -520,9 +520,9 @@ START_TEST(navlevels_nav_test_matches_recastdemo) {
     ck_assert_int_eq(ncases, 21);
     uint64_t st = tu_seed("navlevels_nav_test_matches_recastdemo", 27);
     for (int tiled = 0; tiled < 2; tiled++) {
-        navref_settings s = navref_demo_settings();
+        detourref_settings s = detourref_demo_settings();
         s.tile_size = tiled ? 32 : 0;
-        navref *r = build_ref(&L, &s);
+        detourref *r = build_ref(&L, &s);
         uint64_t us = 0;
         pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, &us);
         pf_nav_info info;
@@ -531,9 +531,9 @@ START_TEST(navlevels_nav_test_matches_recastdemo) {
                 "navlevels nav_test %s: pathd %u polygons in %u tiles (%.1f ms, %zu bytes), "
                 "reference %d in %d\n",
                 tiled ? "tiled 32" : "solo", info.polygons, info.tiles, (double)us / 1000.0,
-                info.total_bytes, navref_polygons(r), navref_tiles(r));
-        ck_assert_uint_eq(info.polygons, (uint32_t)navref_polygons(r));
-        ck_assert_uint_eq(info.tiles, (uint32_t)navref_tiles(r));
+                info.total_bytes, detourref_polygons(r), detourref_tiles(r));
+        ck_assert_uint_eq(info.polygons, (uint32_t)detourref_polygons(r));
+        ck_assert_uint_eq(info.tiles, (uint32_t)detourref_tiles(r));
         ck_assert_uint_eq(pf_navmesh_one_way_links(nm), 0);
         pf_nav_query *q = NULL;
         ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
@@ -550,7 +550,7 @@ START_TEST(navlevels_nav_test_matches_recastdemo) {
         tally_report(&t, tiled ? "nav_test tiled 32" : "nav_test solo");
         report_obstacle_cost(nm, r, &st, tiled ? "nav_test tiled 32" : "nav_test solo");
         pf_navmesh_release(nm);
-        navref_free(r);
+        detourref_free(r);
     }
     level_free(&L);
 }
@@ -564,9 +564,9 @@ START_TEST(navlevels_ground_points_snap) {
     level L;
     memset(&L, 0, sizeof L);
     gen_terrain(&L, 11);
-    navref_settings s = navref_demo_settings();
+    detourref_settings s = detourref_demo_settings();
     s.tile_size = 32;
-    navref *r = build_ref(&L, &s);
+    detourref *r = build_ref(&L, &s);
     pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, NULL);
     pf_nav_query *q = NULL;
     ck_assert_int_eq(pf_nav_query_create(4096, &q), PF_OK);
@@ -574,7 +574,7 @@ START_TEST(navlevels_ground_points_snap) {
     double worst = 0;
     for (int i = 0; i < 500; i++) {
         float p[3], g[3], out[3];
-        ck_assert(navref_random_point(r, &st, p));
+        ck_assert(detourref_random_point(r, &st, p));
         /* The ground under it: a vertical walk to the nearest triangle. */
         double best = 1e30;
         for (float dy = -2; dy <= 2; dy += 0.01f) {
@@ -599,7 +599,7 @@ START_TEST(navlevels_ground_points_snap) {
     fprintf(stderr, "navlevels snap: %d ground points snapped, moved at most %.4f\n", n, worst);
     pf_nav_query_destroy(q);
     pf_navmesh_release(nm);
-    navref_free(r);
+    detourref_free(r);
     level_free(&L);
 }
 END_TEST
@@ -613,9 +613,9 @@ START_TEST(navlevels_generated_levels_match_reference) {
         level L;
         memset(&L, 0, sizeof L);
         gens[k](&L, 100 + (uint64_t)k);
-        navref_settings s = navref_demo_settings();
+        detourref_settings s = detourref_demo_settings();
         s.tile_size = 32;
-        navref *r = build_ref(&L, &s);
+        detourref *r = build_ref(&L, &s);
         uint64_t us = 0;
         pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, &us);
         pf_nav_info info;
@@ -624,8 +624,8 @@ START_TEST(navlevels_generated_levels_match_reference) {
                 "navlevels %s: %d triangles, %d links; pathd %u polygons (%.1f ms, %zu bytes), "
                 "reference %d\n",
                 L.name, L.ntris, L.nlinks, info.polygons, (double)us / 1000.0, info.total_bytes,
-                navref_polygons(r));
-        ck_assert_uint_eq(info.polygons, (uint32_t)navref_polygons(r) + (uint32_t)L.nlinks);
+                detourref_polygons(r));
+        ck_assert_uint_eq(info.polygons, (uint32_t)detourref_polygons(r) + (uint32_t)L.nlinks);
         tally t;
         memset(&t, 0, sizeof t);
         check_random_pairs(&L, &s, nm, r, &st, 300, L.name, &t);
@@ -633,7 +633,7 @@ START_TEST(navlevels_generated_levels_match_reference) {
         tally_report(&t, L.name);
         report_obstacle_cost(nm, r, &st, L.name);
         pf_navmesh_release(nm);
-        navref_free(r);
+        detourref_free(r);
         level_free(&L);
     }
 }
@@ -657,7 +657,7 @@ START_TEST(navlevels_agent_types_match_their_references) {
     uint64_t st = tu_seed("navlevels_agent_types_match_their_references", 8);
     static const pf_nav_agent_type types[2] = {{"small", 0.3f, 1.0f, 0.5f, 50.0f},
                                                {"big", 1.2f, 2.5f, 0.9f, 30.0f}};
-    navref_settings s0 = navref_demo_settings();
+    detourref_settings s0 = detourref_demo_settings();
     s0.tile_size = 32;
     uint64_t us_one = 0, us_all = 0;
     pf_navmesh *one = build_pathd(&L, &s0, NULL, 0, &us_one);
@@ -676,24 +676,24 @@ START_TEST(navlevels_agent_types_match_their_references) {
         const pf_navmesh *v = pf_navmesh_agent_type(nm, t);
         pf_nav_agent_info ai;
         pf_navmesh_agent_info(v, &ai);
-        navref_settings s = s0;
+        detourref_settings s = s0;
         s.agent_radius = ai.radius;
         s.agent_height = ai.height;
         s.agent_max_climb = ai.max_climb;
         s.agent_max_slope = ai.max_slope;
-        navref *r = build_ref(&L, &s);
+        detourref *r = build_ref(&L, &s);
         fprintf(stderr,
                 "navlevels agent type %s: %u polygons (reference %d), mesh %zu bytes, kept voxels "
                 "%zu bytes, %llu us CPU\n",
-                ai.name, ai.polygons, navref_polygons(r), ai.mesh_bytes, ai.kept_bytes,
+                ai.name, ai.polygons, detourref_polygons(r), ai.mesh_bytes, ai.kept_bytes,
                 (unsigned long long)ai.build_us);
-        ck_assert_uint_eq(ai.polygons, (uint32_t)navref_polygons(r));
+        ck_assert_uint_eq(ai.polygons, (uint32_t)detourref_polygons(r));
         ck_assert_ptr_eq(pf_navmesh_agent_type_named(nm, ai.name), v);
         tally tl;
         memset(&tl, 0, sizeof tl);
         check_random_pairs(&L, &s, v, r, &st, 300, ai.name, &tl);
         tally_report(&tl, ai.name);
-        navref_free(r);
+        detourref_free(r);
     }
     ck_assert_ptr_null(pf_navmesh_agent_type_named(nm, "giant"));
     pf_navmesh_release(one);
@@ -714,20 +714,20 @@ START_TEST(navlevels_partitions_match_recastdemo) {
     ck_assert(load_obj(path, &L));
     int seen[3];
     for (int part = 0; part < 3; part++) {
-        navref_settings s = navref_demo_settings();
+        detourref_settings s = detourref_demo_settings();
         s.partition = part;
         s.verts_per_poly = part == 2 ? 4 : 6;
         s.edge_max_len = part == 1 ? 6.0f : 12.0f;
-        navref *r = build_ref(&L, &s);
+        detourref *r = build_ref(&L, &s);
         pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, NULL);
         pf_nav_info info;
         pf_navmesh_info(nm, &info);
         fprintf(stderr, "navlevels nav_test partition %d: pathd %u polygons, reference %d\n", part,
-                info.polygons, navref_polygons(r));
-        ck_assert_uint_eq(info.polygons, (uint32_t)navref_polygons(r));
-        seen[part] = navref_polygons(r);
+                info.polygons, detourref_polygons(r));
+        ck_assert_uint_eq(info.polygons, (uint32_t)detourref_polygons(r));
+        seen[part] = detourref_polygons(r);
         pf_navmesh_release(nm);
-        navref_free(r);
+        detourref_free(r);
     }
     ck_assert(seen[0] != seen[1] || seen[1] != seen[2]); /* the settings made a difference */
     level_free(&L);

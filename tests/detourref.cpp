@@ -1,11 +1,11 @@
-/* navref.cpp -- see navref.h. RecastDemo's two sample pipelines and its
+/* detourref.cpp -- see detourref.h. RecastDemo's two sample pipelines and its
  * tester tool's path query, step by step as the samples make them
  * (RecastDemo/Source/Sample_SoloMesh.cpp handleBuild,
  * Sample_TileMesh.cpp handleSettings, handleBuild and buildTileMesh,
  * NavMeshTesterTool.cpp recalc), on Debian's Recast/Detour. Nothing here
  * comes from nav/.
  */
-#include "navref.h"
+#include "detourref.h"
 
 #include <math.h>
 #include <new>
@@ -77,12 +77,12 @@ struct Geom {
     int nverts;
     const int *tris;
     int ntris;
-    const navref_link *links;
+    const detourref_link *links;
     int nlinks;
 };
 
 /* Regions by the sample's partition setting. */
-bool partition(rcContext *ctx, const navref_settings *s, rcCompactHeightfield &chf, int border,
+bool partition(rcContext *ctx, const detourref_settings *s, rcCompactHeightfield &chf, int border,
                int min_area, int merge_area) {
     if (s->partition == 1) return rcBuildRegionsMonotone(ctx, chf, border, min_area, merge_area);
     if (s->partition == 2) return rcBuildLayerRegions(ctx, chf, border, min_area);
@@ -112,7 +112,7 @@ int tile_tris(const Geom *g, const float *bmin, const float *bmax, int *out) {
 /* buildTileMesh (border > 0) or handleBuild's body (border 0) over
  * heightfield bounds bmin..bmax of w x h cells. NULL when nothing is
  * walkable or a step fails (then *failed). */
-unsigned char *build_tile(const Geom *g, const navref_settings *s, const float *bmin,
+unsigned char *build_tile(const Geom *g, const detourref_settings *s, const float *bmin,
                           const float *bmax, int w, int h, int border, int tx, int ty, int *size,
                           int *npolys, bool *failed) {
     rcContext ctx(false);
@@ -241,12 +241,12 @@ out_fail:
 
 } /* namespace */
 
-struct navref {
+struct detourref {
     dtNavMesh *nav = nullptr;
     dtNavMeshQuery *q = nullptr;
     dtQueryFilter filter;
     int polys = 0, tiles = 0;
-    ~navref() {
+    ~detourref() {
         dtFreeNavMeshQuery(q);
         dtFreeNavMesh(nav);
     }
@@ -255,7 +255,7 @@ struct navref {
 namespace {
 
 /* Sample_SoloMesh: one tile of the whole bounds. */
-bool build_solo(navref *r, const Geom *g, const navref_settings *s, const float *bmin,
+bool build_solo(detourref *r, const Geom *g, const detourref_settings *s, const float *bmin,
                 const float *bmax) {
     int w, h, size = 0, np = 0;
     bool failed;
@@ -277,7 +277,7 @@ bool build_solo(navref *r, const Geom *g, const navref_settings *s, const float 
 }
 
 /* Sample_TileMesh: handleSettings' bits, buildAllTiles' loop. */
-bool build_tiled(navref *r, const Geom *g, const navref_settings *s, const float *bmin,
+bool build_tiled(detourref *r, const Geom *g, const detourref_settings *s, const float *bmin,
                  const float *bmax) {
     int gw, gh;
     rcCalcGridSize(bmin, bmax, s->cell_size, &gw, &gh);
@@ -345,8 +345,8 @@ float frand() {
 
 extern "C" {
 
-navref_settings navref_demo_settings(void) {
-    navref_settings s;
+detourref_settings detourref_demo_settings(void) {
+    detourref_settings s;
     s.cell_size = 0.3f;
     s.cell_height = 0.2f;
     s.agent_height = 2.0f;
@@ -365,13 +365,13 @@ navref_settings navref_demo_settings(void) {
     return s;
 }
 
-const char *navref_error(void) { return last_error; }
+const char *detourref_error(void) { return last_error; }
 
-navref *navref_build(const float *verts, int nverts, const int *tris, int ntris,
-                     const navref_settings *s, const navref_link *links, int nlinks) {
+detourref *detourref_build(const float *verts, int nverts, const int *tris, int ntris,
+                           const detourref_settings *s, const detourref_link *links, int nlinks) {
     Geom g = {verts, nverts, tris, ntris, links, nlinks};
     float bmin[3], bmax[3];
-    navref *r = new (std::nothrow) navref();
+    detourref *r = new (std::nothrow) detourref();
     if (!r) return NULL;
     rcCalcBounds(verts, nverts, bmin, bmax);
     bool ok = s->tile_size ? build_tiled(r, &g, s, bmin, bmax) : build_solo(r, &g, s, bmin, bmax);
@@ -389,13 +389,13 @@ navref *navref_build(const float *verts, int nverts, const int *tris, int ntris,
     return r;
 }
 
-void navref_free(navref *r) { delete r; }
+void detourref_free(detourref *r) { delete r; }
 
-int navref_polygons(const navref *r) { return r->polys; }
-int navref_tiles(const navref *r) { return r->tiles; }
+int detourref_polygons(const detourref *r) { return r->polys; }
+int detourref_tiles(const detourref *r) { return r->tiles; }
 
-bool navref_path(navref *r, const float s[3], const float e[3], const float ext[3], bool *reached,
-                 float *pts, int max, int *n, double *len, int *links) {
+bool detourref_path(detourref *r, const float s[3], const float e[3], const float ext[3],
+                    bool *reached, float *pts, int max, int *n, double *len, int *links) {
     dtPolyRef sref = 0, eref = 0;
     float sp[3], ep[3];
     static const int MAX_POLYS = 4096;
@@ -429,7 +429,7 @@ bool navref_path(navref *r, const float s[3], const float e[3], const float ext[
     return ok;
 }
 
-bool navref_random_point(navref *r, uint64_t *rng, float out[3]) {
+bool detourref_random_point(detourref *r, uint64_t *rng, float out[3]) {
     dtPolyRef ref = 0;
     rand_state = rng;
     return dtStatusSucceed(r->q->findRandomPoint(&r->filter, frand, &ref, out)) && ref;
