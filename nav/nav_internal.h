@@ -21,6 +21,7 @@
  *   corridor.cpp     path corridors that follow a moving agent
  *   crowd.cpp        DetourCrowd behind pf_nav_crowd
  *   polyanya.cpp     the exact corridor search
+ *   navexport.cpp    a version's tiles read in place (navexport.h, GET /mesh)
  */
 #ifndef PF_NAV_INTERNAL_H
 #define PF_NAV_INTERNAL_H

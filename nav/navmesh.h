@@ -455,6 +455,9 @@ typedef struct pf_nav_path {
     float start_moved, goal_moved; /* how far snapping moved start and goal
                                       (before a partial goal's change) */
     uint32_t links;                /* off-mesh links the path takes */
+    const uint32_t *corridor;      /* pf_nav_find_path: the corridor's polygon
+                                      references, polygons of them, start to goal;
+                                      owned by the query, valid until its next call */
 } pf_nav_path;
 
 /* findNearestPoly for start and goal, the corridor search (algo), then

@@ -198,14 +198,19 @@ static pf_status read_settings(const cJSON *root, pf_nav_config *c, pf_proto_err
                 {"verts_per_poly", 3, 6, offsetof(pf_nav_config, verts_per_poly)}};
     const cJSON *it;
     pf_status st = PF_OK;
-    for (size_t i = 0; i < sizeof floats / sizeof floats[0] && !st; i++)
-        if ((it = cJSON_GetObjectItemCaseSensitive(root, floats[i].name)))
-            st = read_float(it, floats[i].name, floats[i].lo, floats[i].hi,
-                            (float *)((char *)c + floats[i].off), e);
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0] && !st; i++)
-        if ((it = cJSON_GetObjectItemCaseSensitive(root, ints[i].name)))
-            st = read_i32(it, ints[i].name, ints[i].lo, ints[i].hi,
-                          (int32_t *)((char *)c + ints[i].off), e);
+    /* The settings are fields of c at their offsets: copied, not cast. */
+    for (size_t i = 0; i < sizeof floats / sizeof floats[0] && !st; i++) {
+        float x;
+        if (!(it = cJSON_GetObjectItemCaseSensitive(root, floats[i].name))) continue;
+        st = read_float(it, floats[i].name, floats[i].lo, floats[i].hi, &x, e);
+        if (!st) memcpy((char *)c + floats[i].off, &x, sizeof x);
+    }
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0] && !st; i++) {
+        int32_t x;
+        if (!(it = cJSON_GetObjectItemCaseSensitive(root, ints[i].name))) continue;
+        st = read_i32(it, ints[i].name, ints[i].lo, ints[i].hi, &x, e);
+        if (!st) memcpy((char *)c + ints[i].off, &x, sizeof x);
+    }
     if (!st && c->tile_size > 0 && c->tile_size < 16) st = tile_size_error("tile_size", e);
     if (!st && (it = cJSON_GetObjectItemCaseSensitive(root, "partition"))) {
         const char *v;
@@ -863,13 +868,14 @@ static pf_status q_upload_param(const char *k, const char *v, const pf_nav_limit
         pf_status st = q_float(v, k, qs->lo, qs->hi, &x, e);
         if (st) return st;
         if (!qs->integer) {
-            *(float *)((char *)c + qs->off) = x;
+            memcpy((char *)c + qs->off, &x, sizeof x);
             return PF_OK;
         }
         if (x != floorf(x))
             return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, k,
                                       "Parameter '%s' must be an integer.", k);
-        *(int32_t *)((char *)c + qs->off) = (int32_t)x;
+        const int32_t n = (int32_t)x;
+        memcpy((char *)c + qs->off, &n, sizeof n);
         if (qs->off == offsetof(pf_nav_config, tile_size) && x > 0 && x < 16)
             return tile_size_error(k, e);
         return PF_OK;
@@ -1117,8 +1123,9 @@ static pf_status check_box(const float *b, const char *field, float max_extent, 
     return PF_OK;
 }
 
-static const char *const path_members[] = {"start",       "goal",  "algorithm",  "search_box",
-                                           "deadline_ms", "cache", "agent_type", NULL};
+static const char *const path_members[] = {"start",      "goal",        "algorithm",
+                                           "search_box", "deadline_ms", "cache",
+                                           "agent_type", "corridor",    NULL};
 
 /* The grid path request's many-unit fields a navmesh query does not take,
  * each with why: 422 unsupported naming the field (field is the name as
@@ -1202,6 +1209,10 @@ pf_status pf_nav_path_request_from_json(const cJSON *obj, const char *prefix, bo
         if ((st = read_name(it, f, &id, e))) return st;
         snprintf(r.agent_type, sizeof r.agent_type, "%s", id);
     }
+    if ((it = cJSON_GetObjectItemCaseSensitive(obj, "corridor"))) {
+        snprintf(f, sizeof f, "%scorridor", prefix);
+        if ((st = pf_jsonr_bool(it, f, &r.corridor, e))) return st;
+    }
     *out = r;
     return PF_OK;
 }
@@ -1263,14 +1274,15 @@ pf_status pf_nav_path_request_from_query(const pf_kv *kv, size_t n, float max_ex
             st = q_point3(v, k, r.box, e);
             if (!st) st = check_box(r.box, k, max_extent, e);
             r.has_box = true;
-        } else if (strcmp(k, "cache") == 0) {
+        } else if (strcmp(k, "cache") == 0 || strcmp(k, "corridor") == 0) {
+            bool *flag = strcmp(k, "cache") == 0 ? &r.use_cache : &r.corridor;
             if (v && (strcmp(v, "false") == 0 || strcmp(v, "0") == 0))
-                r.use_cache = false;
+                *flag = false;
             else if (v && (strcmp(v, "true") == 0 || strcmp(v, "1") == 0))
-                r.use_cache = true;
+                *flag = true;
             else
                 st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, k,
-                                        "Parameter 'cache' is true or false.");
+                                        "Parameter '%s' is true or false.", k);
         } else if (strcmp(k, "deadline_ms") == 0) {
             char *end;
             long long d = v && *v ? strtoll(v, &end, 10) : 0;
@@ -1379,6 +1391,13 @@ void pf_nav_write_path_members(pf_jsonw *w, const pf_nav_path *p, pf_nav_algorit
     pf_jsonw_kdouble(w, "goal", round((double)p->goal_moved * 1e4) / 1e4);
     pf_jsonw_obj_end(w);
     pf_jsonw_kuint(w, "map_version", map_version);
+}
+
+void pf_nav_write_corridor(pf_jsonw *w, const pf_nav_path *p) {
+    pf_jsonw_key(w, "corridor");
+    pf_jsonw_arr_begin(w);
+    for (uint32_t i = 0; p->corridor && i < p->polygons; i++) pf_jsonw_uint(w, p->corridor[i]);
+    pf_jsonw_arr_end(w);
 }
 
 void pf_nav_write_path_stats(pf_jsonw *w, uint64_t expanded, uint64_t time_us, bool cached) {

@@ -46,6 +46,15 @@ static const opt opts[] = {
     {"max-query-params", "PATHD_MAX_QUERY_PARAMS", "max_query_params", OPT_INT,
      OFF(max_query_params), 64, 1, 4096,
      "parameters in a request's query string, on every path (414 uri_too_long past it)"},
+    {"max-answer-bytes-per-connection", "PATHD_MAX_ANSWER_BYTES_PER_CONNECTION",
+     "max_answer_bytes_per_connection", OPT_INT, OFF(max_answer_bytes_per_conn), INT64_C(64) << 20,
+     1024, INT64_C(1) << 40,
+     "largest answer body one connection is given (held until its client reads it; 507 past "
+     "it)"},
+    {"max-answer-bytes", "PATHD_MAX_ANSWER_BYTES", "max_answer_bytes", OPT_INT,
+     OFF(max_answer_bytes), INT64_C(256) << 20, 1024, INT64_C(1) << 40,
+     "answer bodies all connections together may hold unread (also charged to --max-memory); "
+     "a new answer past it is 503 with Retry-After"},
     {"max-map-cells", "PATHD_MAX_MAP_CELLS", "max_map_cells", OPT_INT, OFF(max_map_cells),
      4 * 1024 * 1024, 1, (INT64_C(256) * 1024 * 1024), "largest width x height of a map (413)"},
     {"max-map-side", "PATHD_MAX_MAP_SIDE", "max_map_side", OPT_INT, OFF(max_map_side), 8192, 1,
@@ -153,6 +162,10 @@ static const opt opts[] = {
     {"flowfield-cache-bytes", "PATHD_FLOWFIELD_CACHE_BYTES", "flowfield_cache_bytes_per_map",
      OPT_INT, OFF(flowfield_cache_bytes), 64 * 1024 * 1024, 0, INT64_C(1) << 40,
      "bytes of cached flow fields per map version"},
+    {"max-request-expanded", "PATHD_MAX_REQUEST_EXPANDED", "max_request_expanded", OPT_INT,
+     OFF(max_request_expanded), INT64_C(1) << 28, 1, INT64_C(1) << 40,
+     "cells all the searches of one distance table, or one flow field, may settle together (413 "
+     "past it)"},
     {"max-table-entries", "PATHD_MAX_TABLE_ENTRIES", "max_table_entries", OPT_INT,
      OFF(max_table_entries), 10000, 1, 100000000,
      "sources x targets of one distance table (413 past it)"},
@@ -227,6 +240,10 @@ static const opt opts[] = {
      OFF(crowd_max_tick_hz), 60, 1, 240, "fastest tick_hz a crowd may ask for (422)"},
     {"crowd-max-steps", "PATHD_CROWD_MAX_STEPS", "crowd_max_steps", OPT_INT, OFF(crowd_max_steps),
      600, 1, 100000, "steps one crowd step request may ask for (422)"},
+    {"max-mesh-bytes", "PATHD_MAX_MESH_BYTES", "max_mesh_bytes", OPT_INT, OFF(max_mesh_bytes),
+     64 * 1024 * 1024, 4096, INT64_C(1) << 32,
+     "largest answer of GET /v1/maps/{id}/mesh (a navmesh's geometry for the viewer), bytes; "
+     "sized before it is written (413 limit_exceeded past it)"},
     {"max-memory", "PATHD_MAX_MEMORY", "max_memory_bytes", OPT_INT, OFF(max_memory), 0, 0,
      INT64_C(1) << 50,
      "the process's memory budget in bytes: maps, hierarchies, landmarks, change logs, caches, "
@@ -491,27 +508,39 @@ static const char *metavar(const char *flag) {
     return "FILE";
 }
 
+bool pf_config_option_at(size_t i, pf_config_option *out) {
+    if (i >= NOPTS) return false;
+    out->flag = opts[i].flag;
+    out->env = opts[i].env;
+    out->info = opts[i].info;
+    out->is_switch = opts[i].kind == OPT_BOOL;
+    if (opts[i].kind == OPT_STR) {
+        pf_config d;
+        const char *v;
+        pf_config_defaults(&d);
+        v = (const char *)&d + opts[i].offset;
+        snprintf(out->dflt, sizeof(out->dflt), "%s", *v ? v : "unset");
+    } else if (opts[i].kind == OPT_BOOL) {
+        snprintf(out->dflt, sizeof(out->dflt), "off");
+    } else {
+        snprintf(out->dflt, sizeof(out->dflt), "%lld", (long long)opts[i].dflt);
+    }
+    return true;
+}
+
 void pf_config_print_help(FILE *f) {
+    pf_config_option o;
     fprintf(f, "usage: pathd [flags]\n\n"
                "pathd: a pathfinding service for game servers (HTTP/JSON API v1).\n"
                "Every flag can also be set by its environment variable; a flag wins.\n"
                "Flags take a value as --flag VALUE or --flag=VALUE.\n\n");
-    for (size_t i = 0; i < NOPTS; i++) {
-        char name[64], dflt[32];
-        snprintf(name, sizeof(name), "--%s%s", opts[i].flag, opts[i].kind == OPT_BOOL ? "" : " N");
-        if (opts[i].kind == OPT_STR) {
-            pf_config d;
-            const char *v;
-            pf_config_defaults(&d);
-            v = (const char *)&d + opts[i].offset;
-            snprintf(name, sizeof(name), "--%s %s", opts[i].flag, metavar(opts[i].flag));
-            snprintf(dflt, sizeof(dflt), "%s", *v ? v : "unset");
-        } else if (opts[i].kind == OPT_BOOL) {
-            snprintf(dflt, sizeof(dflt), "off");
-        } else {
-            snprintf(dflt, sizeof(dflt), "%lld", (long long)opts[i].dflt);
-        }
-        fprintf(f, "  %-22s %-22s default %-10s %s\n", name, opts[i].env, dflt, opts[i].help);
+    for (size_t i = 0; pf_config_option_at(i, &o); i++) {
+        char name[64];
+        if (opts[i].kind == OPT_STR)
+            snprintf(name, sizeof(name), "--%s %s", o.flag, metavar(o.flag));
+        else
+            snprintf(name, sizeof(name), "--%s%s", o.flag, o.is_switch ? "" : " N");
+        fprintf(f, "  %-22s %-22s default %-10s %s\n", name, o.env, o.dflt, opts[i].help);
     }
     fprintf(f, "  %-22s %-22s %-18s %s\n", "--help", "", "", "print this help and exit");
     fprintf(f, "\nSIGTERM or SIGINT: stop accepting, finish requests in flight, exit 0.\n"

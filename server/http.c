@@ -123,7 +123,65 @@ static void on_upgrade(void *cls, struct MHD_Connection *c, void *con_cls, const
     r->upgrade_fn(r->upgrade_ud, sock, urh, extra, extra_len);
 }
 
-static enum MHD_Result send_answer(pf_req *r) {
+/* An answer body libmicrohttpd holds until it is sent: counted in conns.h
+ * and charged to the memory budget until then. */
+typedef struct held_answer {
+    pf_http *h;
+    char *buf;
+    size_t n;
+} held_answer;
+
+/* libmicrohttpd is done with the body (sent, or its connection closed). */
+static void answer_released(void *cls) {
+    held_answer *a = cls;
+    pf_conns_answer_sent(a->h->conns, a->n);
+    pf_mem_uncharge(a->h->d.mem, PF_MEM_ANSWERS, a->n);
+    free(a->buf);
+    free(a);
+}
+
+/* Counts r's body as held (conns.h), or answers in its place: 507 when it
+ * alone is past --max-answer-bytes-per-connection, 503 while the answers
+ * held fill --max-answer-bytes or the memory budget. The short refusal is
+ * counted whatever the caps (it is a few hundred bytes). NULL when even
+ * that cannot be allocated (the caller closes the connection). */
+static held_answer *hold_answer(pf_http *h, pf_req *r) {
+    held_answer *a = malloc(sizeof(*a));
+    pf_status st;
+    if (!a) return NULL;
+    a->h = h;
+    st = pf_conns_answer_hold(h->conns, r->resp_len, false);
+    if (st == PF_OK && !pf_mem_try_charge(h->d.mem, PF_MEM_ANSWERS, r->resp_len)) {
+        pf_conns_answer_sent(h->conns, r->resp_len);
+        pf_conns_answer_refused(h->conns);
+        st = PF_ENOMEM;
+    }
+    if (st == PF_ELIMIT)
+        pf_req_answer_error(r, PF_ERR_INSUFFICIENT_STORAGE, NULL,
+                            "The answer has %zu bytes; this server gives one connection at most "
+                            "%lld (--max-answer-bytes-per-connection). Ask for less (a region, "
+                            "fewer entries).",
+                            r->resp_len, (long long)h->d.cfg->max_answer_bytes_per_conn);
+    else if (st)
+        pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
+                            "The answers waiting for their clients to read them fill what this "
+                            "server holds (--max-answer-bytes, %lld bytes, or --max-memory). "
+                            "Retry later.",
+                            (long long)h->d.cfg->max_answer_bytes);
+    if (st) {
+        if (pf__req_resp_is_static(r)) {
+            free(a);
+            return NULL;
+        }
+        pf_conns_answer_hold(h->conns, r->resp_len, true);
+        pf_mem_charge(h->d.mem, PF_MEM_ANSWERS, r->resp_len);
+    }
+    a->buf = r->resp;
+    a->n = r->resp_len;
+    return a;
+}
+
+static enum MHD_Result send_answer(pf_http *h, pf_req *r) {
     struct MHD_Response *resp;
     enum MHD_Result ret;
     if (r->upgrade) {
@@ -133,12 +191,21 @@ static enum MHD_Result send_answer(pf_req *r) {
          * made "Connection: Upgrade, Upgrade", which .NET's ClientWebSocket
          * (and so Unity) refuses. */
         MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "websocket");
-    } else {
-        resp = MHD_create_response_from_buffer(r->resp_len, r->resp,
-                                               pf__req_resp_is_static(r) ? MHD_RESPMEM_PERSISTENT
-                                                                         : MHD_RESPMEM_MUST_FREE);
+    } else if (pf__req_resp_is_static(r)) {
+        resp = MHD_create_response_from_buffer(r->resp_len, r->resp, MHD_RESPMEM_PERSISTENT);
         if (!resp) return MHD_NO;
-        r->resp = NULL; /* libmicrohttpd frees it now */
+        if (r->resp_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->resp_type);
+    } else {
+        held_answer *a = hold_answer(h, r);
+        if (!a) return MHD_NO;
+        resp = MHD_create_response_from_buffer_with_free_callback_cls(a->n, a->buf, answer_released,
+                                                                      a);
+        if (!resp) {
+            answer_released(a); /* r->resp is a->buf: it is freed there */
+            r->resp = NULL;
+            return MHD_NO;
+        }
+        r->resp = NULL; /* the held answer's now, freed by answer_released */
         if (r->resp_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->resp_type);
     }
     for (size_t i = 0; i < r->nheaders; i++)
@@ -532,7 +599,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         begin(l, r, method, url, version);
         /* An early answer (404, 405, 413 by Content-Length, 415) goes out
          * now; libmicrohttpd then skips the body and closes. */
-        if (r->answered) return send_answer(r);
+        if (r->answered) return send_answer(h, r);
         return MHD_YES;
     }
     if (*upload_data_size) {
@@ -566,7 +633,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!r->answered) pf_req_answer_error(r, PF_ERR_INTERNAL, NULL, NULL);
     }
     /* Not queued, or resumed by the worker: its answer is set. */
-    if (r->answered) return send_answer(r);
+    if (r->answered) return send_answer(h, r);
     return MHD_YES;
 }
 
@@ -594,6 +661,7 @@ pf_status pf_http_create(const pf_http_deps *d, pf_http **out) {
     h->health = (listener){h, true, NULL, MHD_INVALID_SOCKET, 0};
     h->env.pool = d->pool;
     h->env.queue_limit = d->cfg->queue_limit;
+    h->env.write_wait_ms = d->cfg->max_deadline_ms;
     h->env.retry_after_s = d->cfg->retry_after_s;
     h->env.mem = d->mem;
     h->conns = d->conns;

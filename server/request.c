@@ -165,7 +165,7 @@ bool pf__req_parse_query(pf_req *r) {
 
 bool pf_req_query(const pf_req *r, pf_kv *kv, size_t cap, size_t *n) {
     *n = r->nparams < cap ? r->nparams : cap;
-    memcpy(kv, r->query_kv, *n * sizeof(*kv));
+    if (*n) memcpy(kv, r->query_kv, *n * sizeof(*kv)); /* no parameters: query_kv is NULL */
     return r->nparams <= cap;
 }
 
@@ -307,8 +307,9 @@ static void run_job(void *arg, pf_search_ctx *ctx) {
 static void expire_job(void *arg) {
     pf_req *r = arg;
     pf_req_answer_error(r, PF_ERR_DEADLINE, NULL,
-                        "The deadline of %llu ms passed while the request waited for a worker.",
-                        (unsigned long long)((r->job.deadline_ns - r->t0_ns) / 1000000ull));
+                        "The deadline of %llu ms passed while the request waited for a worker%s.",
+                        (unsigned long long)((r->job.deadline_ns - r->t0_ns) / 1000000ull),
+                        r->job.kind == PF_JOB_BUILD ? "; nothing changed" : "");
     pf_req_finish(r);
 }
 
@@ -337,6 +338,11 @@ bool pf_req_dispatch(pf_req *r, pf_job_kind kind, pf_req_job_fn fn) {
     r->job.arg = r;
     r->job.kind = kind;
     r->job_fn = fn;
+    /* A write without a deadline of its own waits at most --max-deadline-ms
+     * for a worker (the write lane, pool.h); once it runs, it runs to its
+     * end (builds have their own limits). */
+    if (kind == PF_JOB_BUILD && !r->job.deadline_ns)
+        pf_req_set_deadline(r, r->t0_ns + (uint64_t)r->env->write_wait_ms * 1000000ull);
     /* Set before the job is visible and read only by this (the I/O) thread:
      * once queued, r belongs to the worker until it resumes the connection,
      * so http.c must not read anything the worker writes. The connection is

@@ -15,6 +15,7 @@
 typedef struct pf_req_env {
     pf_pool *pool;
     int64_t queue_limit;             /* for the 503 message */
+    int64_t write_wait_ms;           /* a write's deadline for its wait in the queue */
     int64_t retry_after_s;           /* Retry-After of 503 answers */
     _Atomic(const char *) *instance; /* X-Pathd-Instance of every answer */
     pf_mem *mem;                     /* the process budget bodies are charged to */

@@ -422,7 +422,7 @@ static void check_pair(const level *L, const detourref_settings *s, const pf_nav
                       k ? "goal" : "start", all[k][0], all[k][1], all[k][2], d);
     }
     for (uint32_t i = 0; i < p.npoints; i++) {
-        const float *pt = &p.points[3 * i];
+        const float pt[3] = {p.points[3 * i], p.points[3 * i + 1], p.points[3 * i + 2]};
         double d = ground_dist(L, s->agent_max_slope, pt);
         /* A link's end may hang in the air (a ladder's top is on ground). */
         if (d > 1e29 && p.links) continue;
