@@ -23,8 +23,8 @@ types       nav_test.obj with 0, 1 and 2 agent types besides "default":
 memory      maps (300 x 300 floors) up to 60% of a 128 MiB budget, then
             crowds of 2,000 agents until refused: charged vs RSS.
 floors2048  issue 25 item 5's case: nine uploads of one 2048 x 2048 floor
-            (a two-triangle OBJ, tiles of 64) with a 512 MiB budget: each answer, then
-            charged vs RSS.
+            (a two-triangle OBJ, tiles of 64) with a 512 MiB budget and the
+            build deadline raised to 600 s: each answer, charged vs RSS.
 
 Standard library only. Times are wall clock on a shared machine: compare
 runs side by side (old and new binaries), not with figures from elsewhere.
@@ -248,22 +248,24 @@ def memory(binary):
 
 
 def floors2048(binary):
-    s = Server(binary, ["--max-memory", "536870912", "--max-maps", "100"])
+    # The build deadline raised: what is measured here is memory.
+    s = Server(binary, ["--max-memory", "536870912", "--max-maps", "100",
+                        "--nav-build-ms", "600000"])
     try:
         base = s.rss_kib()
         obj = "v 0 0 0\nv 2048 0 0\nv 2048 0 2048\nv 0 0 2048\nf 1 4 3\nf 1 3 2\n"
-        answers = []
         for i in range(9):
             st, j, dt = s.timed("PUT", "/v1/maps/f%d?tile_size=64" % i, obj, "model/obj")
-            answers.append("%d%s %.1fs" % (st, "" if st == 201 else " " + str(field(j)), dt))
-        _, info = s.call("GET", "/v1/info")
-        rss = s.rss_kib()
+            _, info = s.call("GET", "/v1/info")
+            rss = s.rss_kib()
+            used = info["memory"]["used_bytes"]
+            print("floors2048 upload %d: %d%s in %.1f s; charged %.1f MB, RSS %.1f MB over a "
+                  "%.1f MB baseline: %.2f x charged" %
+                  (i + 1, st, "" if st == 201 else " " + str(field(j)), dt, used / 1e6,
+                   (rss - base) * 1024 / 1e6, base * 1024 / 1e6,
+                   (rss - base) * 1024 / used if used else float("nan")), flush=True)
     finally:
         s.stop()
-    used = info["memory"]["used_bytes"]
-    print("floors2048: %s; charged %.1f MB, RSS %.1f MB over a %.1f MB baseline: %.2f x charged" %
-          (", ".join(answers), used / 1e6, (rss - base) * 1024 / 1e6, base * 1024 / 1e6,
-           (rss - base) * 1024 / used if used else float("nan")))
 
 
 def main():
