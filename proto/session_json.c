@@ -12,7 +12,8 @@
 
 #define FIELD(name) (snprintf(f, sizeof(f), "%s%s", prefix, name), f)
 
-static const char *const create_members[] = {"start", "goal", "ttl_s", "agent_size", NULL};
+static const char *const create_members[] = {"start",      "goal",       "ttl_s",
+                                             "agent_size", "agent_type", NULL};
 
 /* A create object; prefix "" or "create." names its fields. */
 static pf_status read_create(const cJSON *root, const char *prefix, int64_t max_ttl_s,
@@ -58,11 +59,23 @@ static pf_status read_create(const cJSON *root, const char *prefix, int64_t max_
         if (out->nav)
             return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, FIELD("agent_size"),
                                       "Field '%s' is for grid sessions: a navmesh session's "
-                                      "agent is the one its map was built for (agent.radius, "
-                                      "agent.height at upload).",
+                                      "agent is one of its map's agent types (agent_type).",
                                       f);
         if ((st = pf_jsonr_int(it, FIELD("agent_size"), 1, PF_AGENT_SIZE_MAX, &v, e))) return st;
         out->agent_size = (int32_t)v;
+    }
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "agent_type"))) {
+        const char *s;
+        if (!out->nav)
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, FIELD("agent_type"),
+                                      "Field '%s' is for navmesh sessions (a grid session's agent "
+                                      "is agent_size).",
+                                      f);
+        if ((st = pf_jsonr_string(it, FIELD("agent_type"), &s, e))) return st;
+        if (strlen(s) >= sizeof(out->agent_type))
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, FIELD("agent_type"),
+                                      "Field '%s' is an agent type id (at most 63 bytes).", f);
+        snprintf(out->agent_type, sizeof(out->agent_type), "%s", s);
     }
     return PF_OK;
 }

@@ -43,6 +43,7 @@ typedef struct pf_session_request {
      * corridor, nav/navmesh.h); start and goal are then start3, goal3. */
     bool nav;
     float start3[3], goal3[3];
+    char agent_type[64]; /* a navmesh session's agent type ("" = "default") */
 } pf_session_request;
 
 /* Parses a create body. ttl_s must be 1..max_ttl_s (PF_EINVAL naming

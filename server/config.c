@@ -233,6 +233,16 @@ static const opt opts[] = {
     {"nav-max-nodes", "PATHD_NAV_MAX_NODES", "nav_max_nodes", OPT_INT, OFF(nav_max_nodes), 65535, 1,
      65535,
      "search nodes of one navmesh query (Detour's node pool); past it the answer is partial"},
+    {"nav-max-tile-spans", "PATHD_NAV_MAX_TILE_SPANS", "nav_max_tile_spans", OPT_INT,
+     OFF(nav_max_tile_spans), 1 << 20, 1024, 1 << 24,
+     "navmesh builds: voxel spans of one tile, bounded from its triangles before voxelising "
+     "(413)"},
+    {"nav-max-column-spans", "PATHD_NAV_MAX_COLUMN_SPANS", "nav_max_column_spans", OPT_INT,
+     OFF(nav_max_column_spans), 64, 4, 16383,
+     "navmesh builds: spans stacked over one voxel column (stacked floors): 4 x this triangles "
+     "over a column before voxelising, this many spans after (413)"},
+    {"nav-max-links", "PATHD_NAV_MAX_LINKS", "nav_max_links", OPT_INT, OFF(nav_max_links), 4096, 0,
+     65536, "off-mesh links on one navmesh map (413)"},
     {"nav-max-search-extent", "PATHD_NAV_MAX_SEARCH_EXTENT", "nav_max_search_extent", OPT_INT,
      OFF(nav_max_search_extent), 64, 1, 100000,
      "largest half extent of a navmesh query's search_box, world units (422)"},

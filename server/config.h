@@ -90,6 +90,9 @@ typedef struct pf_config {
     int64_t nav_max_area_boxes;      /* boxes of all its areas */
     int64_t nav_max_nodes;           /* search nodes of one navmesh query */
     int64_t nav_max_search_extent;   /* largest search_box half extent, world units */
+    int64_t nav_max_tile_spans;      /* voxel spans of one tile, bounded before voxelising */
+    int64_t nav_max_column_spans;    /* spans stacked in one voxel column, likewise */
+    int64_t nav_max_links;           /* off-mesh links of one navmesh map */
     int64_t max_crowds_per_map;      /* crowds on one navmesh map */
     int64_t max_crowds;              /* crowds in all */
     int64_t max_crowd_agents;        /* agents of one crowd */

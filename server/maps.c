@@ -29,6 +29,9 @@ pf_status pf_maps_create(const pf_maps_deps *d, pf_maps **out) {
     m->nav_limits.max_areas = (uint32_t)d->cfg->nav_max_areas;
     m->nav_limits.max_area_boxes = (uint32_t)d->cfg->nav_max_area_boxes;
     m->nav_limits.max_search_extent = (float)d->cfg->nav_max_search_extent;
+    m->nav_limits.max_tile_spans = (uint32_t)d->cfg->nav_max_tile_spans;
+    m->nav_limits.max_column_spans = (uint32_t)d->cfg->nav_max_column_spans;
+    m->nav_limits.max_links = (uint32_t)d->cfg->nav_max_links;
     if (d->navrun) m->runner = pf_navrun_runner(d->navrun);
     atomic_init(&m->loading, false);
     if (uv_mutex_init(&m->mu)) {
@@ -167,12 +170,25 @@ pf_status pf_maps_build(pf_maps *m, const char *id, pf_grid *g, const uint8_t ha
     return PF_OK;
 }
 
-/* A navmesh version is charged to the budget once built, by what it holds
- * (its mesh, compressed layers and upload): built, not estimated ahead. */
+/* A navmesh version is charged to the budget by what it holds: every agent
+ * type's mesh at its tiles' real size, the kept voxels, the ground index and
+ * the lists (nav/navmesh.h's total_bytes; the shared build data once for
+ * each version that holds it), and its upload. The build itself stops when
+ * what it keeps passes the budget's room (limits.max_bytes). */
 static void charge_nav(pf_maps *m, pf_mapver *mv) {
     pf_nav_info ni;
     pf_navmesh_info(mv->nav, &ni);
-    pf_mapver_charge(mv, m->d.mem, ni.mesh_bytes + ni.layer_bytes + mv->navsrc->len);
+    pf_mapver_charge(mv, m->d.mem, ni.total_bytes + mv->navsrc->len);
+}
+
+/* The navmesh limits of a build or change now: the budget's room. */
+static pf_nav_limits nav_limits_now(const pf_maps *m) {
+    pf_nav_limits lim = m->nav_limits;
+    if (m->d.mem) {
+        const uint64_t budget = pf_mem_budget(m->d.mem), used = pf_mem_used(m->d.mem);
+        lim.max_bytes = used < budget ? budget - used : 1;
+    }
+    return lim;
 }
 
 pf_status pf_maps_build_nav(pf_maps *m, const char *id, const pf_nav_upload *u,
@@ -186,7 +202,8 @@ pf_status pf_maps_build_nav(pf_maps *m, const char *id, const pf_nav_upload *u,
     pf_navsrc *src;
     pf_status st;
     *out = NULL;
-    if ((st = pf_nav_build(&in, &m->nav_limits, &m->runner, &nm, &ne))) {
+    const pf_nav_limits lim = nav_limits_now(m);
+    if ((st = pf_nav_build(&in, &lim, &m->runner, &nm, &ne))) {
         pf_nav_error_to_proto(e, st, &ne);
         return st;
     }

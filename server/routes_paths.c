@@ -345,9 +345,14 @@ static bool auto_may_hpa(const pf_mapver *mv) {
 
 /* Navmesh maps. */
 
-static const float *nav_box(const pf_mapver *mv, const pf_nav_path_request *q, float def[3]) {
+/* The map's mesh for q's agent type; NULL when the map has no such type. */
+static const pf_navmesh *nav_view(const pf_mapver *mv, const pf_nav_path_request *q) {
+    return pf_navmesh_agent_type_named(mv->nav, q->agent_type[0] ? q->agent_type : "default");
+}
+
+static const float *nav_box(const pf_navmesh *view, const pf_nav_path_request *q, float def[3]) {
     if (q->has_box) return q->box;
-    pf_navmesh_default_extents(mv->nav, def);
+    pf_navmesh_default_extents(view, def);
     return def;
 }
 
@@ -355,9 +360,12 @@ static bool nav_cacheable(const pf_paths_routes *m, const pf_nav_path_request *q
     return q->use_cache && !q->corridor && m->cfg->cache_entries > 0;
 }
 
-static pf_cache_key nav_cache_key(const pf_mapver *mv, const pf_nav_path_request *q) {
+static pf_cache_key nav_cache_key(const pf_mapver *mv, const pf_navmesh *view,
+                                  const pf_nav_path_request *q) {
     float def[3];
-    return pf_cache_key_make_nav(q->start, q->goal, nav_box(mv, q, def), (int32_t)q->algorithm,
+    /* The agent type is part of the query: its index above the algorithm. */
+    return pf_cache_key_make_nav(q->start, q->goal, nav_box(view, q, def),
+                                 (int32_t)q->algorithm | (int32_t)(pf_nav_agent_index(view) << 8),
                                  mv->version);
 }
 
@@ -368,8 +376,9 @@ static bool nav_answer_from_cache(pf_paths_routes *m, const pf_mapver *mv,
     pf_cache_value v;
     uint64_t t0 = pf_clock_now_ns();
     bool hit;
-    if (!nav_cacheable(m, q)) return false;
-    k = nav_cache_key(mv, q);
+    const pf_navmesh *view = nav_view(mv, q);
+    if (!nav_cacheable(m, q) || !view) return false;
+    k = nav_cache_key(mv, view, q);
     hit = pf_cache_get(mv->cache, &k, &v);
     pf_metrics_count_cache(m->metrics, hit);
     if (!hit) return false;
@@ -389,16 +398,19 @@ static pf_status run_nav_one(paths_job *job, pf_nav_query *nq, const pf_nav_path
     pf_paths_routes *m = job->m;
     const pf_mapver *mv = job->mv;
     float def[3];
-    const float *box = nav_box(mv, pq, def);
+    const pf_navmesh *view;
     const char *which = NULL;
     pf_nav_path p;
     char f[48];
     uint64_t t0;
     size_t m0;
     pf_status st;
+    snprintf(f, sizeof(f), "%sagent_type", prefix);
+    if ((st = pf_nav_agent_view(mv->nav, pq->agent_type, f, &view, e))) return st;
+    const float *box = nav_box(view, pq, def);
     if (job->batch && nav_answer_from_cache(m, mv, pq, w)) return PF_OK;
     t0 = pf_clock_now_ns();
-    st = pf_nav_find_path(nq, mv->nav, pq->start, pq->goal, box, pq->algorithm, &p, &which);
+    st = pf_nav_find_path(nq, view, pq->start, pq->goal, box, pq->algorithm, &p, &which);
     if (st == PF_EBLOCKED) {
         const float *pt = which && strcmp(which, "goal") == 0 ? pq->goal : pq->start;
         snprintf(f, sizeof(f), "%s%s", prefix, which ? which : "start");
@@ -419,10 +431,10 @@ static pf_status run_nav_one(paths_job *job, pf_nav_query *nq, const pf_nav_path
                                 p.expanded, (pf_clock_now_ns() - t0) / 1000);
     pf_jsonw_obj_begin(w);
     m0 = w->len;
-    pf_nav_write_path_members(w, &p, pq->algorithm, mv->version);
+    pf_nav_write_path_members(w, &p, pq->algorithm, pq->agent_type, mv->version);
     if (pq->corridor) pf_nav_write_corridor(w, &p);
     if (nav_cacheable(m, pq) && !p.out_of_nodes && !pf_jsonw_failed(w)) {
-        pf_cache_key k = nav_cache_key(mv, pq);
+        pf_cache_key k = nav_cache_key(mv, view, pq);
         pf_cache_value v = {w->buf + m0, w->len - m0};
         pf_cache_put(mv->cache, &k, &v);
     }

@@ -117,6 +117,12 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
         pf_mapver_release(mv);
         return;
     }
+    const pf_navmesh *view = NULL;
+    if (mv->nav && (st = pf_nav_agent_view(mv->nav, q.agent_type, "agent_type", &view, &e))) {
+        pf_mapver_release(mv);
+        pf_req_answer_perror(r, &e);
+        return;
+    }
     if (q.agent_size > cfg->max_agent_size) {
         pf_mapver_release(mv);
         pf_req_answer_error(r, PF_ERR_INVALID_VALUE, "agent_size",
@@ -164,7 +170,7 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
         return;
     }
     if (mv->nav)
-        st = pf_sessions_add_nav(m->sessions, mv, q.start3, q.goal3,
+        st = pf_sessions_add_nav(m->sessions, mv, q.start3, q.goal3, pf_nav_agent_index(view),
                                  q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
                                  &job->session, &total);
     else

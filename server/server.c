@@ -85,6 +85,8 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
     if ((st = pf_navq_create((uint32_t)cfg->nav_max_nodes, (size_t)cfg->workers + 2, &s->navq)))
         goto out_free_crowds;
     pf_sessions_set_navq(s->sessions, s->navq);
+    pf_navq_set_mem(s->navq, s->mem);
+    pf_crowds_set_mem(s->crowds, s->mem);
     if ((st = pf_pool_create((int)cfg->workers, (int)cfg->queue_limit, &s->pool)))
         goto out_free_navq;
     {

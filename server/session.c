@@ -36,6 +36,7 @@ struct pf_session {
      * position and goal, and whether the next plan starts anew (created, a
      * new goal) instead of following the agent along the corridor. */
     pf_nav_corridor *corr;
+    uint32_t nav_type; /* the agent type's index in the map */
     float npos[3], ngoal[3];
     bool replan, nplanned; /* nplanned: the corridor's first plan (at create) succeeded */
     pf_point pos, goal;
@@ -434,8 +435,8 @@ pf_status pf_sessions_add_sized(pf_sessions *t, pf_mapver *mv, pf_point start, p
 }
 
 pf_status pf_sessions_add_nav(pf_sessions *t, pf_mapver *mv, const float start[3],
-                              const float goal[3], int64_t ttl_s, uint64_t now_ns, pf_session **out,
-                              bool *total) {
+                              const float goal[3], uint32_t agent_type, int64_t ttl_s,
+                              uint64_t now_ns, pf_session **out, bool *total) {
     pf_session *s;
     *out = NULL;
     *total = false;
@@ -445,6 +446,7 @@ pf_status pf_sessions_add_nav(pf_sessions *t, pf_mapver *mv, const float start[3
         free(s);
         return PF_ENOMEM;
     }
+    s->nav_type = agent_type;
     memcpy(s->npos, start, sizeof(s->npos));
     memcpy(s->ngoal, goal, sizeof(s->ngoal));
     s->agent_size = 1;
@@ -989,7 +991,7 @@ pf_status pf_session_plan(pf_session *s, pf_result *out) {
  * only, points [x,y,z] near the mesh (the default search box). */
 static pf_status nav_validate(const pf_session *s, pf_nav_query *q, const pf_update_list *l,
                               pf_proto_error *e) {
-    const pf_navmesh *nm = s->mv->nav;
+    const pf_navmesh *nm = pf_navmesh_agent_type(s->mv->nav, s->nav_type);
     char pbuf[40], f[160];
     float ext[3], snapped[3];
     pf_navmesh_default_extents(nm, ext);
@@ -1028,7 +1030,7 @@ static pf_status nav_validate(const pf_session *s, pf_nav_query *q, const pf_upd
 /* pf_session_run for a navmesh session (synced). */
 static pf_error nav_run(pf_sessions *t, pf_metrics *m, pf_session *s, const pf_update_list *l,
                         pf_jsonw *w, uint64_t t0) {
-    const pf_navmesh *nm = s->mv->nav;
+    const pf_navmesh *nm = pf_navmesh_agent_type(s->mv->nav, s->nav_type);
     pf_nav_query *q = t->navq ? pf_navq_get(t->navq) : NULL;
     pf_nav_session_answer a;
     pf_proto_error e;

@@ -97,11 +97,12 @@ typedef enum pf_session_lookup {
 } pf_session_lookup;
 
 /* The same for a navmesh map (mv->nav): a path corridor (nav/navmesh.h)
- * from start to goal, planned at the first run. Whether the points are near
- * the mesh is the caller's check. PF_ELIMIT as above, PF_ENOMEM. */
+ * from start to goal for the map's agent type agent_type (its index),
+ * planned at the first run. Whether the points are near the mesh is the
+ * caller's check. PF_ELIMIT as above, PF_ENOMEM. */
 pf_status pf_sessions_add_nav(pf_sessions *t, pf_mapver *mv, const float start[3],
-                              const float goal[3], int64_t ttl_s, uint64_t now_ns, pf_session **out,
-                              bool *total);
+                              const float goal[3], uint32_t agent_type, int64_t ttl_s,
+                              uint64_t now_ns, pf_session **out, bool *total);
 
 /* The query scratch navmesh sessions borrow while they run (borrowed for
  * the table's life; set before serving). */

@@ -695,6 +695,11 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
             err = PF_ERR_INVALID_VALUE;
             pf_proto_write_error(&body, err, "Larger than this server's max_agent_size.",
                                  "create.agent_size");
+        } else if (mv->nav && !pf_navmesh_agent_type_named(
+                                  mv->nav, cq->agent_type[0] ? cq->agent_type : "default")) {
+            err = PF_ERR_INVALID_VALUE;
+            pf_proto_write_error(&body, err, "The map has no such agent type.",
+                                 "create.agent_type");
         }
         for (int k = 0; k < 2 && !err && !mv->nav; k++) {
             pf_point p = k ? cq->goal : cq->start;
@@ -721,8 +726,11 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
         } else if (!err) {
             int64_t ttl = cq->ttl_s ? cq->ttl_s : d->cfg->session_ttl_s;
             if (mv->nav)
-                st = pf_sessions_add_nav(d->sessions, mv, cq->start3, cq->goal3, ttl,
-                                         pf_clock_now_ns(), &s, &total);
+                st = pf_sessions_add_nav(
+                    d->sessions, mv, cq->start3, cq->goal3,
+                    pf_nav_agent_index(pf_navmesh_agent_type_named(
+                        mv->nav, cq->agent_type[0] ? cq->agent_type : "default")),
+                    ttl, pf_clock_now_ns(), &s, &total);
             else
                 st = pf_sessions_add_sized(d->sessions, mv, cq->start, cq->goal, cq->agent_size,
                                            ttl, pf_clock_now_ns(), &s, &total);

@@ -405,7 +405,7 @@ START_TEST(routes_maps_navmesh_uploads) {
     ck_assert_double_eq_tol(it_num(j, "navmesh.settings.cell_size"), 0.2, 1e-6);
     ck_assert_double_eq_tol(it_num(j, "navmesh.settings.agent.radius"), 0.3, 1e-6);
     ck_assert_int_gt((int)it_num(j, "navmesh.polygons"), 0);
-    ck_assert_int_eq((int)it_num(j, "navmesh.tiles.x"), 2); /* 20 / (64 x 0.2) */
+    ck_assert_int_eq((int)it_num(j, "navmesh.tiles.x"), 4); /* 20 / (32 x 0.2) */
     ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "navmesh.bounds.max")), 3);
     ck_assert_double_eq_tol(cJSON_GetArrayItem(it_get(j, "navmesh.bounds.max"), 0)->valuedouble,
                             20.0, 1e-6);
@@ -426,9 +426,9 @@ START_TEST(routes_maps_navmesh_uploads) {
     ck_assert_str_eq(it_str(k, "id"), it_str(j, "id"));
     cJSON_Delete(k);
     hc_free(&r);
-    k = it_call(&s, "POST", "/v1/maps?tile_size=32", "model/obj", nav_floor_obj, 201);
+    k = it_call(&s, "POST", "/v1/maps?tile_size=48", "model/obj", nav_floor_obj, 201);
     ck_assert_str_ne(it_str(k, "id"), it_str(j, "id"));
-    ck_assert_int_eq((int)it_num(k, "navmesh.settings.tile_size"), 32);
+    ck_assert_int_eq((int)it_num(k, "navmesh.settings.tile_size"), 48);
     cJSON_Delete(k);
     cJSON_Delete(j);
 
