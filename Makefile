@@ -67,7 +67,7 @@ WARN := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-pr
 CPPFLAGS := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Icore -Inav -Iproto -Iserver -Iloadtest
 CFLAGS ?=
 override CFLAGS := $(WARN) $(OPTFLAGS) $(CFLAGS)
-# The one C++ file, nav/navmesh.cpp: C style, no exceptions, no RTTI.
+# The C++ files, nav/*.cpp: C style, no exceptions, no RTTI.
 CXXWARN := -std=c++11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -fno-exceptions -fno-rtti
 CXXFLAGS ?=
 override CXXFLAGS := $(CXXWARN) $(OPTFLAGS) $(CXXFLAGS)

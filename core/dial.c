@@ -134,16 +134,20 @@ static inline bool bucket_push(pf__dial *d, int32_t b, int32_t li) {
 }
 
 /* The loop; `uniform` and `reverse` are constants at each call, so each
- * variant compiles to its own loop. */
-static inline pf_status dial_loop(pf__dial *d, size_t queued, const bool uniform,
-                                  const bool reverse, size_t waiting, bool have_targets,
-                                  pf_stop_fn stop, void *stop_ud) {
+ * variant compiles to its own loop. It goes on from the state kept in d
+ * (the current bucket, the entries queued, the targets still waited for),
+ * and leaves it there when it pauses. */
+static inline pf_status dial_loop(pf__dial *d, const bool uniform, const bool reverse,
+                                  bool have_targets, pf_stop_fn stop, void *stop_ud,
+                                  pf_stop_fn pause, void *pause_ud, uint64_t max_expanded) {
     const uint8_t *cost = d->cost, *moves = d->moves;
     const uint32_t gen = d->gen;
     pf__dial_cell *cell = d->cell;
     int32_t off[PF_DIR_COUNT], nb, mask;
-    int64_t cur = 0; /* absolute bucket: distances reach 16M cells x 255 x sqrt 2 */
+    int64_t cur = d->cur; /* absolute bucket: distances reach 16M cells x 255 x sqrt 2 */
+    size_t queued = d->queued, waiting = d->waiting;
     double len[PF_DIR_COUNT], stepc[PF_DIR_COUNT], inv_width;
+    pf_status st = PF_OK;
 
     for (int k = 0; k < PF_DIR_COUNT; k++) {
         off[k] = pf_dir_dx[k] + pf_dir_dy[k] * d->w;
@@ -156,6 +160,7 @@ static inline pf_status dial_loop(pf__dial *d, size_t queued, const bool uniform
     nb = (int32_t)(d->cmax * PF_SQRT2 / (double)d->cmin) + 2;
     for (mask = 1; mask < nb; mask *= 2) continue;
     mask--;
+    d->paused = false;
     /* queued counts entries, stale ones included. */
     while (queued > 0) {
         pf__dial_bucket *bk;
@@ -164,13 +169,25 @@ static inline pf_status dial_loop(pf__dial *d, size_t queued, const bool uniform
         double du, cu;
         while (d->bucket[cur & mask].len == 0) cur++;
         bk = &d->bucket[cur & mask];
-        li = bk->cells[--bk->len];
+        li = bk->cells[bk->len - 1];
+        if (cell[li].settled) { /* a stale entry: settled from a lower one */
+            bk->len--;
+            queued--;
+            continue;
+        }
+        if (max_expanded && d->expanded >= max_expanded) {
+            st = PF_ELIMIT;
+            break;
+        }
+        if (stop && (d->expanded & 255u) == 0 && stop(stop_ud)) {
+            st = PF_ECANCELED;
+            break;
+        }
+        bk->len--;
         queued--;
-        if (cell[li].settled) continue; /* a stale entry: settled from a lower one */
         cell[li].settled = 1;
-        if (stop && (d->expanded & 255u) == 0 && stop(stop_ud)) return PF_ECANCELED;
         d->expanded++;
-        if (have_targets && d->target[li] && --waiting == 0) return PF_OK;
+        if (have_targets && d->target[li] && --waiting == 0) break;
         m = moves[li];
         du = cell[li].dist;
         cu = cost[li];
@@ -192,23 +209,39 @@ static inline pf_status dial_loop(pf__dial *d, size_t queued, const bool uniform
             c->dir = opposite8[k];
             b = (int64_t)(nd * inv_width);
             if (b < cur) b = cur; /* rounding at a bucket edge */
-            if (!bucket_push(d, (int32_t)(b & mask), n)) return PF_ENOMEM;
+            if (!bucket_push(d, (int32_t)(b & mask), n)) {
+                st = PF_ENOMEM;
+                goto out;
+            }
             queued++;
         }
+        /* Between two cells, every 256: the caller may take its worker
+         * back; the state is whole (this cell settled, its neighbours
+         * relaxed). */
+        if (pause && (d->expanded & 255u) == 0 && queued > 0 && pause(pause_ud)) {
+            d->paused = true;
+            break;
+        }
     }
-    return PF_OK;
+out:
+    d->cur = cur;
+    d->queued = queued;
+    d->waiting = waiting;
+    return st;
 }
 
-pf_status pf__dial_run(pf__dial *d, const int32_t *src, size_t nsrc, bool reverse,
-                       const int32_t *targets, size_t ntargets, pf_stop_fn stop, void *stop_ud) {
-    size_t queued = 0, waiting = 0;
-    pf_status st;
+/* Resets the run state and queues the sources. */
+static pf_status dial_start(pf__dial *d, const int32_t *src, size_t nsrc, bool reverse) {
     if (++d->gen == 0) {
         for (size_t i = 0; i < d->cap; i++) d->cell[i].stamp = 0;
         d->gen = 1;
     }
     d->expanded = 0;
     d->reverse = reverse;
+    d->cur = 0;
+    d->queued = 0;
+    d->waiting = 0;
+    d->paused = false;
     for (int32_t b = 0; b < PF__DIAL_BUCKETS; b++) d->bucket[b].len = 0;
     for (size_t i = 0; i < nsrc; i++) {
         pf__dial_cell *c = &d->cell[src[i]];
@@ -218,18 +251,64 @@ pf_status pf__dial_run(pf__dial *d, const int32_t *src, size_t nsrc, bool revers
         c->dir = PF__DIAL_NO_DIR;
         c->settled = 0;
         if (!bucket_push(d, 0, src[i])) return PF_ENOMEM;
-        queued++;
+        d->queued++;
     }
+    return PF_OK;
+}
+
+static pf_status dial_go(pf__dial *d, bool have_targets, pf_stop_fn stop, void *stop_ud,
+                         pf_stop_fn pause, void *pause_ud, uint64_t max_expanded) {
+    if (d->cmin == d->cmax)
+        return dial_loop(d, true, false, have_targets, stop, stop_ud, pause, pause_ud,
+                         max_expanded);
+    if (d->reverse)
+        return dial_loop(d, false, true, have_targets, stop, stop_ud, pause, pause_ud,
+                         max_expanded);
+    return dial_loop(d, false, false, have_targets, stop, stop_ud, pause, pause_ud, max_expanded);
+}
+
+pf_status pf__dial_run(pf__dial *d, const int32_t *src, size_t nsrc, bool reverse,
+                       const int32_t *targets, size_t ntargets, pf_stop_fn stop, void *stop_ud,
+                       uint64_t max_expanded) {
+    pf_status st = dial_start(d, src, nsrc, reverse);
+    if (st) return st;
     for (size_t i = 0; i < ntargets; i++) {
-        waiting += !d->target[targets[i]];
+        d->waiting += !d->target[targets[i]];
         d->target[targets[i]] = 1;
     }
-    if (d->cmin == d->cmax)
-        st = dial_loop(d, queued, true, false, waiting, ntargets > 0, stop, stop_ud);
-    else if (reverse)
-        st = dial_loop(d, queued, false, true, waiting, ntargets > 0, stop, stop_ud);
-    else
-        st = dial_loop(d, queued, false, false, waiting, ntargets > 0, stop, stop_ud);
+    st = dial_go(d, ntargets > 0, stop, stop_ud, NULL, NULL, max_expanded);
     for (size_t i = 0; i < ntargets; i++) d->target[targets[i]] = 0;
     return st;
 }
+
+pf_status pf__dial_start(pf__dial *d, const int32_t *src, size_t nsrc, bool reverse) {
+    return dial_start(d, src, nsrc, reverse);
+}
+
+pf_status pf__dial_continue(pf__dial *d, pf_stop_fn stop, void *stop_ud, pf_stop_fn pause,
+                            void *pause_ud, uint64_t max_expanded, bool *done) {
+    pf_status st = dial_go(d, false, stop, stop_ud, pause, pause_ud, max_expanded);
+    *done = st == PF_OK && !d->paused;
+    return st;
+}
+
+pf__dial *pf__dial_detach(pf_search_ctx *ctx) {
+    pf__dial *d = ctx->ext[PF__EXT_DIAL];
+    ctx->ext[PF__EXT_DIAL] = NULL;
+    return d;
+}
+
+void pf__dial_attach(pf_search_ctx *ctx, pf__dial *d) {
+    if (!d) return;
+    if (ctx->ext[PF__EXT_DIAL]) { /* the worker made another meanwhile: one is enough */
+        dial_free(d);
+        return;
+    }
+    ctx->ext[PF__EXT_DIAL] = d;
+    ctx->ext_free[PF__EXT_DIAL] = dial_free;
+    ctx->ext_memory[PF__EXT_DIAL] = dial_memory;
+}
+
+size_t pf__dial_memory(const pf__dial *d) { return d ? dial_memory(d) : 0; }
+
+void pf__dial_free(pf__dial *d) { dial_free(d); }

@@ -57,6 +57,10 @@ typedef struct pf__dial {
     bool reverse;                             /* of the last run */
     pf__dial_bucket bucket[PF__DIAL_BUCKETS]; /* kept across runs */
     uint64_t expanded;                        /* cells settled by the last run */
+    /* A run's loop state, kept while it is paused (pf__dial_continue). */
+    int64_t cur;
+    size_t queued, waiting;
+    bool paused;
 } pf__dial;
 
 #define PF__DIAL_NO_DIR 0xFFu
@@ -74,9 +78,32 @@ pf_status pf__dial_load(pf__dial *d, const pf_grid *g, int32_t x0, int32_t y0, i
  * reverse. With ntargets > 0 it stops once the local cells
  * targets[0..ntargets) are all settled (their distances and tree paths are
  * final; other cells may be tentative). Polls stop every 256 settled cells:
- * PF_ECANCELED. Otherwise PF_OK, whether or not every target was reached. */
+ * PF_ECANCELED. With max_expanded > 0, PF_ELIMIT rather than settle a cell
+ * past that many. Otherwise PF_OK, whether or not every target was
+ * reached. */
 pf_status pf__dial_run(pf__dial *d, const int32_t *src, size_t nsrc, bool reverse,
-                       const int32_t *targets, size_t ntargets, pf_stop_fn stop, void *stop_ud);
+                       const int32_t *targets, size_t ntargets, pf_stop_fn stop, void *stop_ud,
+                       uint64_t max_expanded);
+
+/* A run that may pause, without targets (flow fields): pf__dial_start
+ * queues the sources, pf__dial_continue runs until every reachable cell
+ * is settled (*done), or pause(pause_ud) asks for the worker back (polled
+ * every 256 settled cells; *done false, PF_OK: call it again to go on), or
+ * stop / max_expanded end it as in pf__dial_run. */
+pf_status pf__dial_start(pf__dial *d, const int32_t *src, size_t nsrc, bool reverse);
+pf_status pf__dial_continue(pf__dial *d, pf_stop_fn stop, void *stop_ud, pf_stop_fn pause,
+                            void *pause_ud, uint64_t max_expanded, bool *done);
+
+/* A paused run goes on on whichever worker takes it up next, so its
+ * engine travels with it: pf__dial_detach takes ctx's engine (NULL when it
+ * has none; ctx makes a new one when it needs one), pf__dial_attach gives
+ * one back to ctx (freed when ctx has one already; NULL is a no-op),
+ * pf__dial_free frees one that belongs to no context. */
+pf__dial *pf__dial_detach(pf_search_ctx *ctx);
+void pf__dial_attach(pf_search_ctx *ctx, pf__dial *d);
+void pf__dial_free(pf__dial *d);
+/* Bytes the engine holds (0 for NULL). */
+size_t pf__dial_memory(const pf__dial *d);
 
 static inline bool pf__dial_reached(const pf__dial *d, size_t li) {
     return d->cell[li].stamp == d->gen;

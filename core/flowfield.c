@@ -21,11 +21,20 @@ static bool box_inside(const pf_box *b, pf_point p) {
     return p.x >= b->x && p.y >= b->y && p.x - b->x < b->w && p.y - b->y < b->h;
 }
 
-pf_status pf_flowfield_build(pf_search_ctx *ctx, const pf_grid *g, const pf_flow_query *q,
-                             pf_flowfield **out, int32_t *bad_goal) {
+struct pf_flow_build {
+    pf__dial *d; /* the engine, taken from the starting context */
+    pf_flowfield *f;
+    pf_stop_fn should_stop;
+    void *stop_ud;
+    uint64_t max_expanded;
+    uint64_t run_us; /* time spent in start and the slices so far */
+};
+
+pf_status pf_flowfield_start(pf_search_ctx *ctx, const pf_grid *g, const pf_flow_query *q,
+                             pf_flow_build **out, int32_t *bad_goal) {
     uint64_t t0 = pf__mono_us();
     pf_box box = {0, 0, g->w, g->h};
-    pf_flowfield *f = NULL;
+    pf_flow_build *b = NULL;
     pf__dial *d;
     int32_t *src;
     size_t cells;
@@ -64,37 +73,89 @@ pf_status pf_flowfield_build(pf_search_ctx *ctx, const pf_grid *g, const pf_flow
     src = ctx->queue;
     for (size_t i = 0; i < q->ngoals; i++)
         src[i] = (q->goals[i].y - box.y) * box.w + (q->goals[i].x - box.x);
-
-    f = calloc(1, sizeof(*f));
-    if (!f) return PF_ENOMEM;
-    f->box = box;
-    f->dir = malloc(cells);
-    f->cost = malloc(cells * sizeof(*f->cost));
-    if (!f->dir || !f->cost) {
-        st = PF_ENOMEM;
-        goto out_free_field;
+    if (!(b = calloc(1, sizeof(*b))) || !(b->f = calloc(1, sizeof(*b->f)))) {
+        free(b);
+        return PF_ENOMEM;
     }
-    if ((st = pf__dial_run(d, src, q->ngoals, true, NULL, 0, q->should_stop, q->stop_ud)))
-        goto out_free_field;
-    for (size_t i = 0; i < cells; i++) {
-        if (!pf__dial_reached(d, i)) {
-            f->dir[i] = PF_FLOW_NONE;
-            f->cost[i] = INFINITY;
-            continue;
-        }
-        f->dir[i] = d->cell[i].dir == PF__DIAL_NO_DIR ? PF_FLOW_GOAL : d->cell[i].dir;
-        f->cost[i] = d->cell[i].dist;
-        if (d->cell[i].dist > f->max_cost) f->max_cost = d->cell[i].dist;
-        f->reachable++;
+    b->f->box = box;
+    b->f->dir = malloc(cells);
+    b->f->cost = malloc(cells * sizeof(*b->f->cost));
+    if (!b->f->dir || !b->f->cost || (st = pf__dial_start(d, src, q->ngoals, true))) {
+        pf_flow_build_free(b);
+        return st ? st : PF_ENOMEM;
     }
-    f->expanded = d->expanded;
-    f->build_us = pf__mono_us() - t0;
-    *out = f;
+    b->d = pf__dial_detach(ctx); /* the run's own now, until it ends */
+    b->should_stop = q->should_stop;
+    b->stop_ud = q->stop_ud;
+    b->max_expanded = q->max_expanded;
+    b->run_us = pf__mono_us() - t0;
+    *out = b;
     return PF_OK;
+}
 
-out_free_field:
-    pf_flowfield_destroy(f);
+pf_status pf_flowfield_resume(pf_search_ctx *ctx, pf_flow_build *b, pf_stop_fn pause,
+                              void *pause_ud, pf_flowfield **out) {
+    uint64_t t0 = pf__mono_us();
+    pf__dial *d = b->d;
+    pf_flowfield *f = b->f;
+    bool done = false;
+    pf_status st;
+
+    *out = NULL;
+    if (!d || !f) return PF_EINVAL; /* spent */
+    st = pf__dial_continue(d, b->should_stop, b->stop_ud, pause, pause_ud, b->max_expanded, &done);
+    if (st == PF_OK && !done) { /* paused */
+        b->run_us += pf__mono_us() - t0;
+        return PF_OK;
+    }
+    if (st == PF_OK) {
+        for (size_t i = 0; i < d->cells; i++) {
+            if (!pf__dial_reached(d, i)) {
+                f->dir[i] = PF_FLOW_NONE;
+                f->cost[i] = INFINITY;
+                continue;
+            }
+            f->dir[i] = d->cell[i].dir == PF__DIAL_NO_DIR ? PF_FLOW_GOAL : d->cell[i].dir;
+            f->cost[i] = d->cell[i].dist;
+            if (d->cell[i].dist > f->max_cost) f->max_cost = d->cell[i].dist;
+            f->reachable++;
+        }
+        f->expanded = d->expanded;
+        f->build_us = b->run_us + (pf__mono_us() - t0);
+        *out = f;
+        b->f = NULL;
+    }
+    pf__dial_attach(ctx, d); /* done or failed: the engine goes back */
+    b->d = NULL;
     return st;
+}
+
+pf_status pf_flowfield_build(pf_search_ctx *ctx, const pf_grid *g, const pf_flow_query *q,
+                             pf_flowfield **out, int32_t *bad_goal) {
+    pf_flow_build *b;
+    pf_status st = pf_flowfield_start(ctx, g, q, &b, bad_goal);
+    *out = NULL;
+    if (st) return st;
+    st = pf_flowfield_resume(ctx, b, NULL, NULL, out);
+    pf_flow_build_free(b);
+    return st;
+}
+
+size_t pf_flow_build_memory(const pf_flow_build *b) {
+    size_t n;
+    if (!b) return 0;
+    n = sizeof(*b) + pf__dial_memory(b->d);
+    if (b->f) n += sizeof(*b->f) + (size_t)b->f->box.w * (size_t)b->f->box.h * (1 + sizeof(double));
+    return n;
+}
+
+uint64_t pf_flow_build_expanded(const pf_flow_build *b) { return b && b->d ? b->d->expanded : 0; }
+
+void pf_flow_build_free(pf_flow_build *b) {
+    if (!b) return;
+    pf__dial_free(b->d);
+    pf_flowfield_destroy(b->f);
+    free(b);
 }
 
 void pf_flowfield_destroy(pf_flowfield *f) {

@@ -45,6 +45,7 @@ typedef struct pf_flow_query {
     pf_box region;
     pf_stop_fn should_stop; /* polled every 256 cells; may be NULL */
     void *stop_ud;
+    uint64_t max_expanded; /* cells the search may settle; 0 = no limit (PF_ELIMIT past it) */
 } pf_flow_query;
 
 /* Builds the field of q on g with ctx's scratch. Statuses: PF_EINVAL (no
@@ -55,6 +56,28 @@ typedef struct pf_flow_query {
 pf_status pf_flowfield_build(pf_search_ctx *ctx, const pf_grid *g, const pf_flow_query *q,
                              pf_flowfield **out, int32_t *bad_goal);
 void pf_flowfield_destroy(pf_flowfield *f); /* NULL is a no-op */
+
+/* The same build in slices, so a server can give its worker back between
+ * them (as a batch of paths does between queries):
+ * pf_flowfield_start checks q and queues the goals (statuses as
+ * pf_flowfield_build; q is not used afterwards); pf_flowfield_resume runs
+ * the search on until it is done (*out set: the field; b is spent, free
+ * it) or until pause(pause_ud), polled every 256 settled cells, asks for
+ * the worker back (PF_OK, *out NULL: call it again, from any thread and
+ * with any context). A build holds the search engine it started with (the
+ * context's, taken from it; a context without one makes a new one when it
+ * needs it) and gives it back to the context it ends on. Errors as
+ * pf_flowfield_build; b is spent after any error too. */
+typedef struct pf_flow_build pf_flow_build;
+pf_status pf_flowfield_start(pf_search_ctx *ctx, const pf_grid *g, const pf_flow_query *q,
+                             pf_flow_build **out, int32_t *bad_goal);
+pf_status pf_flowfield_resume(pf_search_ctx *ctx, pf_flow_build *b, pf_stop_fn pause,
+                              void *pause_ud, pf_flowfield **out);
+/* Bytes a build holds between slices: its engine and the field it fills. */
+size_t pf_flow_build_memory(const pf_flow_build *b);
+/* Cells settled so far. */
+uint64_t pf_flow_build_expanded(const pf_flow_build *b);
+void pf_flow_build_free(pf_flow_build *b); /* NULL is a no-op */
 
 /* The field's box (the whole map's when no region was given). */
 pf_box pf_flowfield_region(const pf_flowfield *f);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuts.h"
 #include "dial_internal.h"
 
 static pf_status check_point(const pf_grid *g, pf_point p) {
@@ -13,9 +14,10 @@ static pf_status check_point(const pf_grid *g, pf_point p) {
     return pf_grid_is_walkable(g, p) ? PF_OK : PF_EBLOCKED;
 }
 
-pf_status pf_table_search(pf_search_ctx *ctx, const pf_grid *g, pf_point origin,
-                          const pf_point *others, size_t n, bool backward, pf_stop_fn stop,
-                          void *stop_ud, double *costs, uint64_t *expanded) {
+/* pf_table_search with a cap on the cells it settles (0: none). */
+static pf_status search(pf_search_ctx *ctx, const pf_grid *g, pf_point origin,
+                        const pf_point *others, size_t n, bool backward, pf_stop_fn stop,
+                        void *stop_ud, uint64_t max_expanded, double *costs, uint64_t *expanded) {
     pf__dial *d;
     int32_t *tg, src;
     pf_status st;
@@ -38,11 +40,18 @@ pf_status pf_table_search(pf_search_ctx *ctx, const pf_grid *g, pf_point origin,
     src = origin.y * g->w + origin.x;
     /* A backward search from the origin relaxes steps towards it: the
      * costs of others -> origin. */
-    if ((st = pf__dial_run(d, &src, 1, backward, tg, n, stop, stop_ud))) return st;
+    st = pf__dial_run(d, &src, 1, backward, tg, n, stop, stop_ud, max_expanded);
+    if (expanded) *expanded = d->expanded;
+    if (st) return st;
     for (size_t k = 0; k < n; k++)
         costs[k] = pf__dial_settled(d, (size_t)tg[k]) ? d->cell[tg[k]].dist : INFINITY;
-    if (expanded) *expanded = d->expanded;
     return PF_OK;
+}
+
+pf_status pf_table_search(pf_search_ctx *ctx, const pf_grid *g, pf_point origin,
+                          const pf_point *others, size_t n, bool backward, pf_stop_fn stop,
+                          void *stop_ud, double *costs, uint64_t *expanded) {
+    return search(ctx, g, origin, others, n, backward, stop, stop_ud, 0, costs, expanded);
 }
 
 pf_status pf_table_path(pf_search_ctx *ctx, const pf_grid *g, pf_point other, const pf_point **path,
@@ -81,44 +90,113 @@ pf_status pf_table_path(pf_search_ctx *ctx, const pf_grid *g, pf_point other, co
     return PF_OK;
 }
 
+pf_status pf_table_run_init(pf_table_run *t) {
+    pf_status rc = PF_OK;
+    size_t n;
+    t->next = 0;
+    t->unreachable = 0;
+    t->idx = NULL;
+    t->pts = NULL;
+    t->row = NULL;
+    t->got = NULL;
+    memset(&t->stats, 0, sizeof(t->stats));
+    t->stats.bad_source = t->stats.bad_target = -1;
+    t->backward = t->dir == PF_TABLE_BACKWARD || (t->dir == PF_TABLE_AUTO && t->nt < t->ns);
+    t->stats.backward = t->backward;
+    if (t->ns == 0 || t->nt == 0 || t->ns > PF_TABLE_MAX_SIDE || t->nt > PF_TABLE_MAX_SIDE)
+        return PF_EINVAL;
+    for (size_t i = 0; i < t->ns && !rc; i++)
+        if ((rc = check_point(t->g, t->sources[i]))) t->stats.bad_source = (int32_t)i;
+    for (size_t j = 0; j < t->nt && !rc; j++)
+        if ((rc = check_point(t->g, t->targets[j]))) t->stats.bad_target = (int32_t)j;
+    if (rc) return rc;
+    n = t->backward ? t->ns : t->nt; /* the others of each search */
+    t->idx = malloc(n * sizeof(*t->idx));
+    t->pts = malloc(n * sizeof(*t->pts));
+    t->row = malloc(n * sizeof(*t->row));
+    t->got = malloc(n * sizeof(*t->got));
+    if (!t->idx || !t->pts || !t->row || !t->got) {
+        pf_table_run_clear(t);
+        return PF_ENOMEM;
+    }
+    return PF_OK;
+}
+
+bool pf_table_run_done(const pf_table_run *t) { return t->next >= (t->backward ? t->nt : t->ns); }
+
+pf_status pf_table_run_next(pf_search_ctx *ctx, pf_table_run *t) {
+    size_t o = t->next, n = t->backward ? t->ns : t->nt, m = 0;
+    const pf_point *others = t->backward ? t->sources : t->targets;
+    pf_point origin = t->backward ? t->targets[o] : t->sources[o];
+    int32_t w = pf_grid_width(t->g), oc = origin.y * w + origin.x;
+    uint64_t ex = 0, cap = 0;
+    pf_status rc = PF_OK;
+
+    if (pf_table_run_done(t)) return PF_EINVAL;
+    /* The others this search can reach; the rest are INFINITY as they
+     * are, and not waited for. */
+    for (size_t k = 0; k < n; k++) {
+        t->row[k] = INFINITY;
+        if (t->components && !pf_cuts_connected(t->components, oc, others[k].y * w + others[k].x)) {
+            t->unreachable++;
+            continue;
+        }
+        t->idx[m] = k;
+        t->pts[m++] = others[k];
+    }
+    t->searched = m > 0;
+    if (m) {
+        double *got = t->got;
+        if (t->max_expanded) {
+            if (t->stats.expanded >= t->max_expanded) return PF_ELIMIT;
+            cap = t->max_expanded - t->stats.expanded;
+        }
+        rc = search(ctx, t->g, origin, t->pts, m, t->backward, t->stop, t->stop_ud, cap, got, &ex);
+        t->stats.searches++;
+        t->stats.expanded += ex;
+        if (rc) return rc;
+        for (size_t i = 0; i < m; i++) t->row[t->idx[i]] = got[i];
+    }
+    if (t->backward) {
+        for (size_t i = 0; i < t->ns; i++) t->costs[i * t->nt + o] = t->row[i];
+    } else {
+        memcpy(t->costs + o * t->nt, t->row, t->nt * sizeof(*t->row));
+    }
+    t->next++;
+    return PF_OK;
+}
+
+bool pf_table_run_searched(const pf_table_run *t) { return t->searched; }
+
+void pf_table_run_clear(pf_table_run *t) {
+    free(t->idx);
+    free(t->pts);
+    free(t->row);
+    free(t->got);
+    t->idx = NULL;
+    t->pts = NULL;
+    t->row = NULL;
+    t->got = NULL;
+}
+
 pf_status pf_table_compute(pf_search_ctx *ctx, const pf_grid *g, const pf_point *sources, size_t ns,
                            const pf_point *targets, size_t nt, pf_table_direction dir,
                            pf_stop_fn stop, void *stop_ud, double *costs, pf_table_stats *st) {
-    pf_table_stats s;
-    bool backward = dir == PF_TABLE_BACKWARD || (dir == PF_TABLE_AUTO && nt < ns);
-    double *row = NULL;
-    pf_status rc = PF_OK;
-
-    memset(&s, 0, sizeof(s));
-    s.bad_source = s.bad_target = -1;
-    s.backward = backward;
-    if (ns == 0 || nt == 0 || ns > PF_TABLE_MAX_SIDE || nt > PF_TABLE_MAX_SIDE) {
-        rc = PF_EINVAL;
-        goto out;
-    }
-    for (size_t i = 0; i < ns && !rc; i++)
-        if ((rc = check_point(g, sources[i]))) s.bad_source = (int32_t)i;
-    for (size_t j = 0; j < nt && !rc; j++)
-        if ((rc = check_point(g, targets[j]))) s.bad_target = (int32_t)j;
-    if (rc) goto out;
-    if (backward && !(row = malloc(ns * sizeof(*row)))) {
-        rc = PF_ENOMEM;
-        goto out;
-    }
-    for (size_t o = 0; o < (backward ? nt : ns) && !rc; o++) {
-        uint64_t ex = 0;
-        if (backward) {
-            rc = pf_table_search(ctx, g, targets[o], sources, ns, true, stop, stop_ud, row, &ex);
-            for (size_t i = 0; i < ns && !rc; i++) costs[i * nt + o] = row[i];
-        } else {
-            rc = pf_table_search(ctx, g, sources[o], targets, nt, false, stop, stop_ud,
-                                 costs + o * nt, &ex);
-        }
-        s.searches++;
-        s.expanded += ex;
-    }
-    free(row);
-out:
-    if (st) *st = s;
+    pf_table_run t;
+    pf_status rc;
+    memset(&t, 0, sizeof(t));
+    t.g = g;
+    t.sources = sources;
+    t.targets = targets;
+    t.ns = ns;
+    t.nt = nt;
+    t.dir = dir;
+    t.stop = stop;
+    t.stop_ud = stop_ud;
+    t.costs = costs;
+    rc = pf_table_run_init(&t);
+    while (!rc && !pf_table_run_done(&t)) rc = pf_table_run_next(ctx, &t);
+    pf_table_run_clear(&t);
+    if (st) *st = t.stats;
     return rc;
 }

@@ -67,4 +67,53 @@ pf_status pf_table_compute(pf_search_ctx *ctx, const pf_grid *g, const pf_point 
                            const pf_point *targets, size_t nt, pf_table_direction dir,
                            pf_stop_fn stop, void *stop_ud, double *costs, pf_table_stats *st);
 
+/* The matrix one search at a time, so a server can give its worker back
+ * between searches (as a batch of paths does between queries), with two
+ * savings and a limit:
+ *   - components: with the connected components of g's cells (cuts.h; of
+ *     g, or of a grid whose moves include g's, as an agent grid's are
+ *     included in its base grid's), a pair in two components is answered
+ *     INFINITY without being searched for, and a search whose others are
+ *     all in other components is not run at all;
+ *   - each search stops once the others it can reach are settled (the
+ *     others of other components are not waited for);
+ *   - max_expanded: the cells all searches together may settle (0: no
+ *     limit); past it the run ends with PF_ELIMIT.
+ * Fill the input fields, pf_table_run_init (checks the points as
+ * pf_table_compute: PF_ERANGE / PF_EBLOCKED naming the point in stats,
+ * PF_EINVAL, PF_ENOMEM), then pf_table_run_next until pf_table_run_done;
+ * each call runs one row's (forward) or one column's (backward) search
+ * with any context, and after a forward one pf_table_path reads its paths
+ * from that context. pf_table_run_clear frees what the run holds. */
+typedef struct pf_table_run {
+    /* In. */
+    const pf_grid *g;
+    const pf_point *sources, *targets; /* borrowed */
+    size_t ns, nt;
+    pf_table_direction dir;
+    const struct pf_cuts *components; /* may be NULL */
+    uint64_t max_expanded;
+    pf_stop_fn stop; /* polled every 256 settled cells: PF_ECANCELED */
+    void *stop_ud;
+    double *costs; /* [ns * nt], the caller's */
+    /* Out. */
+    size_t next;          /* searches (rows or columns) done */
+    pf_table_stats stats; /* searches run, cells settled, direction, bad point */
+    uint64_t unreachable; /* pairs answered from the components, unsearched */
+    /* The run's own. */
+    bool backward, searched;
+    size_t *idx;   /* the others a search waits for: their indices */
+    pf_point *pts; /* ... and points */
+    double *row;   /* one row or column of costs */
+    double *got;   /* the search's costs of pts */
+} pf_table_run;
+
+pf_status pf_table_run_init(pf_table_run *t);
+pf_status pf_table_run_next(pf_search_ctx *ctx, pf_table_run *t);
+bool pf_table_run_done(const pf_table_run *t);
+/* Whether the last pf_table_run_next searched (false: every pair of its
+ * row or column was answered from the components). */
+bool pf_table_run_searched(const pf_table_run *t);
+void pf_table_run_clear(pf_table_run *t);
+
 #endif

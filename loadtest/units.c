@@ -212,7 +212,7 @@ int pf_bench_flowfield_main(int argc, char **argv) {
         }
         for (size_t k = 0; k < ngoals; k++) {
             pf_point goal = e[k * ne / ngoals].goal;
-            pf_flow_query q = {&goal, 1, false, {0, 0, 0, 0}, NULL, NULL};
+            pf_flow_query q = {&goal, 1, false, {0, 0, 0, 0}, NULL, NULL, 0};
             pf_flowfield *f = NULL;
             for (size_t r = 0; r < c.runs; r++) {
                 double t0 = pf_report_now_us(c.clock);
@@ -346,7 +346,7 @@ int pf_bench_table_main(int argc, char **argv) {
         double *costs = malloc(ns * nt * sizeof(*costs)), times[1000], astar_total = 0;
         pf_flowfield *reach = NULL;
         pf_point seed_cell = ne ? e[0].start : (pf_point){0, 0};
-        pf_flow_query rq = {&seed_cell, 1, false, {0, 0, 0, 0}, NULL, NULL};
+        pf_flow_query rq = {&seed_cell, 1, false, {0, 0, 0, 0}, NULL, NULL, 0};
         pf_table_stats ts;
         if (!src || !costs || pf_flowfield_build(ctx, g, &rq, &reach, NULL)) {
             free(src);

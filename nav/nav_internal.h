@@ -1,6 +1,23 @@
 /* nav_internal.h -- what the nav/ shim's C++ files share: the layout of a
- * build (NavBase), of a version (pf_navmesh) and of a query's scratch
- * (pf_nav_query). Not a public header: only the .cpp files of nav/ include it.
+ * build (NavBase), of a version (pf_navmesh), of a query's scratch
+ * (pf_nav_query), of a corridor and of a crowd, and the functions one file
+ * of nav/ offers another. Not a public header: only the .cpp files of nav/
+ * include it.
+ *
+ * The files, along Detour's own lines:
+ *   common.cpp       errors, names, clocks, task runner, Detour's assert hook
+ *   build.cpp        pf_nav_build: checks, bounds, triangles by tile, assembly
+ *   build_areas.cpp  named areas, grid doors and cost classes of a build
+ *   build_tile.cpp   one tile's voxels and compressed height layers
+ *   tilecache.cpp    a Detour tile from a compressed layer and the obstacles
+ *   tilelinks.cpp    tile-border links Detour leaves out (widen, repair)
+ *   version.cpp      versions: references, copies, info
+ *   apply.cpp        pf_nav_apply: obstacles and areas, the next version
+ *   memory.cpp       what a version, a corridor and a crowd hold
+ *   query.cpp        nearest polygon, paths, raycasts
+ *   corridor.cpp     path corridors that follow a moving agent
+ *   crowd.cpp        DetourCrowd behind pf_nav_crowd
+ *   polyanya.cpp     the exact corridor search
  */
 #ifndef PF_NAV_INTERNAL_H
 #define PF_NAV_INTERNAL_H
@@ -158,16 +175,90 @@ void poly_scratch_destroy(PolyScratch *s);
 /* Frees a version's polyanya view (built by the first search on it). */
 void view_free(void *view);
 
-/* Drops a reference to a build; the last frees it. */
-void base_release(NavBase *b);
-
+/* common.cpp */
 uint64_t now_us();
 void set_err(pf_nav_error *err, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 bool finite3(const float *v);
 bool valid_name(const char *s);
+unsigned int next_pow2(unsigned int v);
+int ilog2(unsigned int v);
+/* Drops a reference to a build; the last frees it. */
+void base_release(NavBase *b);
 /* A tile slot of a mesh (dtNavMesh's non-const getTile is private). */
 const dtMeshTile *tile_at(const dtNavMesh *nav, int i);
+/* fn(arg, 0..n) through run (inline when run is NULL or has no run). */
+void run_tasks(const pf_nav_runner *run, uint32_t n, pf_nav_task_fn fn, void *arg);
+/* A box: finite, within +-1e7, min below max on every axis. */
+pf_status check_box(const pf_nav_box *bx, pf_nav_error *err, const char *field);
+/* Installs the process-wide Detour assertion hook (once). */
+void install_assert_hook(void);
+
+/* version.cpp */
+pf_navmesh *version_alloc(NavBase *base);
+void version_free(pf_navmesh *nm);
+/* The query filter from the version's area costs. */
+void version_set_filter(pf_navmesh *nm);
+/* A copy of src, tile references and empty slots' salts kept. */
+dtNavMesh *clone_nav(const dtNavMesh *src);
+/* Brings dst (a clone of some version of src's build) to src, copying only
+ * the tile slots that differ. */
+dtStatus sync_nav(dtNavMesh *dst, const dtNavMesh *src);
+
+/* memory.cpp: counts tiles, polygons, vertices and bytes of the version's
+ * mesh. */
+void version_count(pf_navmesh *nm);
+
+/* tilecache.cpp */
+/* The obstacle's marked footprint (grown by the agent radius and a voxel). */
+void obstacle_bounds(const NavBase *b, const pf_nav_obstacle *o, float bmin[3], float bmax[3]);
+/* Marks the tiles (tile grid cells) a box overlaps on x/z in `touched`. */
+void mark_tiles(const NavBase *b, const float bmin[3], const float bmax[3], unsigned char *touched);
+/* Detour tile data from one compressed layer with the obstacles marked. */
+dtStatus tile_from_layer(NavBase *b, const dtCompressedTile *ct, const pf_nav_obstacle *obs,
+                         uint32_t nobs, const bool *area_enabled, unsigned char **data, int *size,
+                         int *npolys);
+
+/* tilelinks.cpp */
+/* Tile data rewritten with room for every border link; NULL on ENOMEM. */
+unsigned char *widen_links(unsigned char *data, int *size, float cs);
+/* Adds the tile-border links Detour dropped. */
+void repair_links(dtNavMesh *nav);
+
+/* build_tile.cpp: one tile's layers and Detour tiles. */
+struct TileOut {
+    int nlayers;
+    unsigned char *layer[MAX_LAYERS];
+    int layer_size[MAX_LAYERS];
+    unsigned char *nav[MAX_LAYERS];
+    int nav_size[MAX_LAYERS];
+    int npolys[MAX_LAYERS];
+    pf_status st;
+    char why[120];
+};
+
+/* Build: geometry handed to the tile tasks. */
+struct BuildJob {
+    NavBase *b;
+    const pf_nav_build_input *in;
+    /* Triangles by tile (CSR): tile_tris[tile_first[t] .. tile_first[t+1]). */
+    const uint32_t *tile_first;
+    const uint32_t *tile_tris;
+    /* Grid: area id of every cell (0 blocked). */
+    const unsigned char *cell_area;
+    uint64_t deadline_us;
+    int aborted; /* atomic: a task failed or time ran out */
+    TileOut *out;
+};
+
+void tile_out_free(TileOut *t);
+/* The pf_nav_task_fn of a build: tile ti of the BuildJob arg. */
+void build_tile_task(void *arg, uint32_t ti);
+
+/* build_areas.cpp: named areas (from the input and a grid's doors) then
+ * cost classes on the base; fills *cell_area_out for a grid. */
+pf_status setup_areas(NavBase *b, const pf_nav_build_input *in, const pf_nav_limits *lim,
+                      unsigned char **cell_area_out, pf_nav_error *err);
 
 } /* namespace pfnav */
 
@@ -209,6 +300,42 @@ namespace pfnav {
 dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyRef gref,
                   const float *spos, const float *gpos, dtPolyRef *path, int *npath, int max_path,
                   uint32_t *expanded);
+
+/* query.cpp, for corridors */
+/* Binds q's Detour query to nm's mesh (again only when it changed). */
+pf_status bind_query(pf_nav_query *q, const pf_navmesh *nm);
+/* The straight path along polys[0..npolys) from spos to epos into out. */
+pf_status straight(pf_nav_query *q, const pf_navmesh *nm, const float spos[3], const float epos[3],
+                   const dtPolyRef *polys, int npolys, pf_nav_path *out);
+/* Snaps start and goal and finds the corridor into q->polys[0..*npolys). */
+pf_status find_polys(pf_nav_query *q, const pf_navmesh *nm, const float start[3],
+                     const float goal[3], const float extents[3], pf_nav_algorithm algo,
+                     pf_nav_path *out, const char **which, int *npolys);
 } /* namespace pfnav */
+
+/* corridor.cpp */
+struct pf_nav_corridor {
+    dtPathCorridor corr;
+    const pf_navmesh *nm; /* the version planned on (a reference) */
+    uint32_t max_polys;
+    float goal[3]; /* as requested */
+    float extents[3];
+    bool has_extents;
+    bool planned;
+    bool partial, out_of_nodes, exact; /* of the last plan */
+    pf_nav_algorithm algo;
+};
+
+/* crowd.cpp */
+struct pf_nav_crowd {
+    const pf_navmesh *ver; /* the version the crowd's mesh matches (a reference) */
+    dtNavMesh *nav;        /* the crowd's own copy */
+    dtCrowd *crowd;
+    uint32_t max_agents;
+    uint32_t count;
+    double time;
+    float *target; /* requested targets, 3 per agent */
+    bool *has_target;
+};
 
 #endif

@@ -2,7 +2,7 @@
  * obstacles, path corridors and crowds, behind a C interface.
  *
  * Recast/Detour (Debian librecast-dev: Recast, Detour, DetourTileCache,
- * DetourCrowd) is C++. nav/navmesh.cpp is the one C++ file of pathd: a thin
+ * DetourCrowd) is C++. The .cpp files of nav/ are the only C++ in pathd: a thin
  * shim that turns this contract into library calls. Everything above it is C.
  *
  * World: y is up. Points are float[3] = {x, y, z}. A grid map converted to a
@@ -438,7 +438,7 @@ const pf_navmesh *pf_nav_crowd_version(const pf_nav_crowd *c);
 size_t pf_nav_crowd_memory(const pf_nav_crowd *c);
 
 /* Failed Detour assertions tolerated since the process started (the one
- * known-harmless one; see navmesh.cpp). Installed by the first corridor or
+ * known-harmless one; see common.cpp). Installed by the first corridor or
  * crowd: a process-wide hook of the library. For /metrics. */
 unsigned long pf_nav_tolerated_asserts(void);
 

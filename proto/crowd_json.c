@@ -2,6 +2,7 @@
 #include "crowd_json.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +17,31 @@ static const char *const command_members[] = {"add",   "remove", "targets", "tic
                                               "steps", "dt",     NULL};
 static const char *const target_members[] = {"id", "target", NULL};
 
+/* The agent parameters' ranges: the one place they are written, so a
+ * value is refused with the same range whether it is far out or just out.
+ * The radius's upper bound is the map's (the agent radius its mesh was
+ * built for): the crowd checks it (server/crowd.c); here it must only be
+ * more than 0 and a float. */
+static const struct {
+    const char *name;
+    size_t at; /* offsetof the float in pf_crowd_agent_spec */
+    double lo, hi;
+    bool lo_open; /* more than lo (else at least lo) */
+    const char *range;
+} params[] = {
+    {"radius", offsetof(pf_crowd_agent_spec, radius), 0, 3.4e38, true,
+     "more than 0 and at most the agent radius the map's mesh was built for"},
+    {"height", offsetof(pf_crowd_agent_spec, height), 0, 100, true, "more than 0 and at most 100"},
+    {"max_speed", offsetof(pf_crowd_agent_spec, max_speed), 0, 1000, true,
+     "more than 0 and at most 1000"},
+    {"max_accel", offsetof(pf_crowd_agent_spec, max_accel), 0, 10000, true,
+     "more than 0 and at most 10000"},
+    {"separation", offsetof(pf_crowd_agent_spec, separation), 0, 100, false, "between 0 and 100"},
+};
+
 /* An agent, prefix "agents[i]." or "add[i].". */
 static pf_status read_agent(const cJSON *obj, const char *prefix, pf_crowd_agent_spec *a,
                             pf_proto_error *e) {
-    static const char *const params[] = {"radius", "height", "max_speed", "max_accel",
-                                         "separation"};
-    float *dst[] = {&a->radius, &a->height, &a->max_speed, &a->max_accel, &a->separation};
     char f[96];
     const cJSON *it;
     pf_status st;
@@ -39,14 +59,19 @@ static pf_status read_agent(const cJSON *obj, const char *prefix, pf_crowd_agent
         a->has_target = true;
     }
     for (size_t k = 0; k < sizeof params / sizeof params[0]; k++) {
+        float *dst = (float *)(void *)((char *)a + params[k].at);
         double v;
-        *dst[k] = NAN;
-        if (!(it = cJSON_GetObjectItemCaseSensitive(obj, params[k]))) continue;
-        snprintf(f, sizeof f, "%s%s", prefix, params[k]);
-        /* The ranges that depend on the map (radius <= its agent radius)
-         * are the crowd's check; these bound what a float holds. */
-        if ((st = pf_jsonr_number(it, f, 0, 1e4, &v, e))) return st;
-        *dst[k] = (float)v;
+        *dst = NAN;
+        if (!(it = cJSON_GetObjectItemCaseSensitive(obj, params[k].name))) continue;
+        snprintf(f, sizeof f, "%s%s", prefix, params[k].name);
+        if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, f,
+                                      "Field '%s' must be a number %s.", f, params[k].range);
+        v = it->valuedouble;
+        if (v < params[k].lo || (params[k].lo_open && v == params[k].lo) || v > params[k].hi)
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                      "Field '%s' must be %s.", f, params[k].range);
+        *dst = (float)v;
     }
     return PF_OK;
 }

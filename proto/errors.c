@@ -55,20 +55,60 @@ pf_error pf_error_for_status(pf_status st) {
     }
 }
 
+/* s[0..n) into dst (cap > 0 bytes, NUL-terminated), cut at a whole
+ * character when it does not fit. */
+static void copy_cut(char *dst, size_t cap, const char *s, size_t n) {
+    size_t len = pf_utf8_cut(s, n, cap - 1);
+    memcpy(dst, s, len);
+    dst[len] = '\0';
+}
+
 pf_status pf_proto_error_set(pf_proto_error *e, pf_status st, pf_error code, const char *field,
                              const char *fmt, ...) {
     va_list ap;
+    int n;
     if (!e) return st;
     e->status = st;
     e->code = code != PF_ERR_NONE ? code : pf_error_for_status(st);
-    snprintf(e->field, sizeof(e->field), "%s", field ? field : "");
+    copy_cut(e->field, sizeof(e->field), field ? field : "", field ? strlen(field) : 0);
     va_start(ap, fmt);
-    vsnprintf(e->message, sizeof(e->message), fmt, ap);
+    n = vsnprintf(e->message, sizeof(e->message), fmt, ap);
     va_end(ap);
+    /* A sentence longer than the buffer ends at a whole character. */
+    if (n >= (int)sizeof(e->message)) {
+        size_t len = sizeof(e->message) - 1;
+        e->message[pf_utf8_cut(e->message, len, len)] = '\0';
+    }
     /* Parts of a message may be cut (%.40s) in the middle of a character. */
     pf_utf8_sanitize(e->message);
     pf_utf8_sanitize(e->field);
     return st;
+}
+
+void pf_proto_error_nest(pf_proto_error *e, const char *parent) {
+    char f[sizeof e->field];
+    size_t n = strlen(parent), k = strlen(e->field);
+    if (k) {
+        char *joined = f;
+        size_t room = sizeof f - 1, take;
+        /* parent + '.' + field, whole characters only, parent first. */
+        take = pf_utf8_cut(parent, n, room);
+        memcpy(joined, parent, take);
+        joined += take;
+        room -= take;
+        if (room > 1) {
+            *joined++ = '.';
+            room--;
+            take = pf_utf8_cut(e->field, k, room);
+            memcpy(joined, e->field, take);
+            joined += take;
+        }
+        *joined = '\0';
+    } else {
+        copy_cut(f, sizeof f, parent, n);
+    }
+    memcpy(e->field, f, sizeof f);
+    pf_utf8_sanitize(e->field);
 }
 
 void pf_proto_write_error_obj(pf_jsonw *w, pf_error code, const char *message, const char *field) {

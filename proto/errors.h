@@ -57,6 +57,8 @@
     XX(BODY_TOO_LARGE,     "body_too_large",         413,                                          \
            "The body is larger than this server accepts.")                                         \
     XX(LIMIT_EXCEEDED,     "limit_exceeded",         413, "A limit of this server was exceeded.")  \
+    XX(URI_TOO_LONG,       "uri_too_long",           414,                                          \
+           "The request target has more query parameters than this server accepts.")               \
     XX(UNSUPPORTED_MEDIA,  "unsupported_media_type", 415,                                          \
            "The Content-Type is not accepted here.")                                               \
     XX(HOST_NOT_ALLOWED,   "host_not_allowed",       421,                                          \
@@ -124,9 +126,17 @@ typedef struct pf_proto_error {
 /* Fills e; code PF_ERR_NONE takes pf_error_for_status(st); field may be
  * NULL. Returns st so a parser can `return pf_proto_error_set(...)`. The
  * message and field are made valid UTF-8 (pf_utf8_sanitize): a character
- * cut by a precision (%.40s) becomes '?'. */
+ * cut by a precision (%.40s) becomes '?'. A field or message longer than
+ * its buffer is cut before the character that does not fit whole
+ * (pf_utf8_cut), never inside it. */
 pf_status pf_proto_error_set(pf_proto_error *e, pf_status st, pf_error code, const char *field,
                              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Puts e's field under parent: "parent.field", or "parent" when e names
+ * no field ("lines[3]" and "cells[0].x" give "lines[3].cells[0].x"). Cut
+ * at a whole character to fit e->field, parent kept first; the result is
+ * valid UTF-8. */
+void pf_proto_error_nest(pf_proto_error *e, const char *parent);
 
 /* Writes the error object {"code":..,"message":..,"field":..} as a value.
  * message NULL writes the error's default sentence; field NULL or "" omits

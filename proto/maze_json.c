@@ -65,7 +65,10 @@ pf_status pf_generate_request_parse(const char *buf, size_t len, const pf_grid_l
     r.maze.width = (int32_t)w;
     r.maze.height = (int32_t)h;
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "seed"))) {
-        if ((st = pf_jsonr_int(it, "seed", 0, INT64_C(1) << 53, &iv, e))) goto out;
+        /* A JSON number is read as a double, exact for integers below
+         * 2^53 only: 2^53 + 1 would read as 2^53 and give another seed's
+         * maze. */
+        if ((st = pf_jsonr_int(it, "seed", 0, (INT64_C(1) << 53) - 1, &iv, e))) goto out;
         r.maze.seed = (uint64_t)iv;
     }
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "corridor_width"))) {

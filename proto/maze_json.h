@@ -3,7 +3,7 @@
  *   {"type":"maze",              required; the one generator so far
  *    "width":W, "height":H,      required, the map's size in cells (the map
  *                                limits apply: PF_ELIMIT naming the field)
- *    "seed":S,                   0..2^53 (default 0): the same seed, the same maze
+ *    "seed":S,                   0..2^53-1 (default 0): the same seed, the same maze
  *    "corridor_width":1,         1..64 (maze.h)
  *    "walls":"cells",            "cells" (one-cell walls of blocked cells) or
  *                                "edges" (wall edges between rooms)

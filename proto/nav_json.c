@@ -97,23 +97,6 @@ pf_status pf_nav_read_point(const cJSON *it, const char *field, float out[3], pf
     return PF_OK;
 }
 
-/* e->field becomes prefix.field (prefix alone when e names none). */
-static void prefix_field(pf_proto_error *e, const char *prefix) {
-    char f[sizeof e->field];
-    size_t n = strlen(prefix);
-    if (n + 1 >= sizeof f) return;
-    memcpy(f, prefix, n);
-    if (e->field[0]) {
-        size_t k = strnlen(e->field, sizeof e->field - 1);
-        if (n + 1 + k >= sizeof f) k = sizeof f - n - 2;
-        f[n] = '.';
-        memcpy(f + n + 1, e->field, k);
-        n += 1 + k;
-    }
-    f[n] = '\0';
-    memcpy(e->field, f, sizeof f);
-}
-
 /* A number of [lo, hi] into a float. */
 static pf_status read_float(const cJSON *it, const char *field, double lo, double hi, float *out,
                             pf_proto_error *e) {
@@ -426,7 +409,7 @@ pf_status pf_nav_upload_from_json(const cJSON *root, const pf_grid_limits *glim,
     } else if (cJSON_IsString(grid)) {
         st = pf_map_text_parse(grid->valuestring, strlen(grid->valuestring), glim, &out->grid, e);
         if (st) {
-            prefix_field(e, "from_grid");
+            pf_proto_error_nest(e, "from_grid");
             goto out_free;
         }
     } else if (cJSON_IsObject(grid)) {
@@ -435,7 +418,7 @@ pf_status pf_nav_upload_from_json(const cJSON *root, const pf_grid_limits *glim,
         st = pf_map_json_parse(text, strlen(text), glim, &out->grid, e);
         free(text);
         if (st) {
-            prefix_field(e, "from_grid");
+            pf_proto_error_nest(e, "from_grid");
             goto out_free;
         }
     } else {

@@ -248,15 +248,12 @@ static pf_status parse_one(const char *buf, size_t len, const char *prefix, bool
         if (*prefix) {
             /* Name the line: the byte offset is within it. A field found by
              * the parser (a string that is not valid UTF-8) goes under it. */
-            char msg[200], field[sizeof(e->field)];
-            snprintf(msg, sizeof(msg), "%.199s", e->message);
-            snprintf(field, sizeof(field), "%s", e->field);
-            if (field[0])
-                snprintf(e->field, sizeof(e->field), "%s%.60s", prefix, field);
-            else
-                snprintf(e->field, sizeof(e->field), "%.*s", (int)(strlen(prefix) - 1), prefix);
-            snprintf(e->message, sizeof(e->message), "%.*s: %s", (int)(strlen(prefix) - 1), prefix,
-                     msg);
+            char msg[sizeof(e->message)], line[40], field[sizeof(e->field)];
+            snprintf(line, sizeof(line), "%.*s", (int)(strlen(prefix) - 1), prefix);
+            memcpy(msg, e->message, sizeof(msg));
+            pf_proto_error_nest(e, line);
+            memcpy(field, e->field, sizeof(field));
+            pf_proto_error_set(e, e->status, e->code, field, "%s: %s", line, msg);
         }
         return st;
     }

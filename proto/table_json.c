@@ -159,6 +159,7 @@ void pf_table_write_answer(pf_jsonw *w, const pf_table_answer *a) {
     pf_jsonw_obj_begin(w);
     pf_jsonw_kuint(w, "searches", a->searches);
     pf_jsonw_kuint(w, "expanded", a->expanded);
+    pf_jsonw_kuint(w, "unreachable", a->unreachable);
     pf_jsonw_kstr(w, "direction", a->backward ? "backward" : "forward");
     pf_jsonw_kuint(w, "time_us", a->time_us);
     pf_jsonw_obj_end(w);

@@ -16,8 +16,8 @@
  *                                       null where there is no path
  *    "paths":[[[[x,y],...]|null, ...], ...],   with paths only
  *    "agent_size":n, "map_version":V,
- *    "stats":{"searches","expanded","direction":"forward"|"backward",
- *             "time_us"}}
+ *    "stats":{"searches","expanded","unreachable","direction":
+ *             "forward"|"backward","time_us"}}
  * Thread-safe.
  */
 #ifndef PF_PROTO_TABLE_JSON_H
@@ -70,6 +70,7 @@ typedef struct pf_table_answer {
     int32_t agent_size;
     uint64_t map_version;
     uint64_t searches, expanded, time_us;
+    uint64_t unreachable; /* pairs answered from the components, unsearched */
     bool backward;
 } pf_table_answer;
 

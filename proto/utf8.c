@@ -47,6 +47,19 @@ size_t pf_utf8_check(const char *s, size_t n) {
 
 bool pf_utf8_is_valid(const char *s, size_t n) { return pf_utf8_check(s, n) == n; }
 
+size_t pf_utf8_cut(const char *s, size_t n, size_t max) {
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    if (max >= n) return n;
+    while (i < max) {
+        size_t k = pf_utf8_seq_len(u + i, n - i);
+        if (!k) k = 1; /* not a character: it may be cut after */
+        if (i + k > max) break;
+        i += k;
+    }
+    return i;
+}
+
 void pf_utf8_sanitize(char *s) {
     size_t n = strlen(s), i = 0;
     while (i < n) {

@@ -22,6 +22,12 @@ size_t pf_utf8_check(const char *s, size_t n);
 /* pf_utf8_check(s, n) == n. */
 bool pf_utf8_is_valid(const char *s, size_t n);
 
+/* The length of the longest prefix of s[0..n) of at most max bytes that
+ * does not end inside a valid sequence: where a string may be cut without
+ * splitting a character (the cut drops the whole character). Bytes that
+ * start no valid sequence count as one byte each (sanitize them). */
+size_t pf_utf8_cut(const char *s, size_t n, size_t max);
+
 /* Makes the NUL-terminated s valid UTF-8 in place: each byte that does not
  * start a valid sequence becomes '?' (a sentence cut by snprintf in the
  * middle of a character ends in '?'). */

@@ -26,8 +26,9 @@ struct pf_auth_table {
 
 struct pf_auth {
     char *path;
-    uv_rwlock_t lock; /* guards t: read by checks, written by reload */
+    uv_rwlock_t lock; /* guards t and gen: read by checks, written by reload */
     pf_auth_table *t;
+    uint64_t gen; /* reloads done */
 };
 
 const char *pf_scope_name(pf_scope s) {
@@ -357,6 +358,7 @@ pf_status pf_auth_reload(pf_auth *a, char *err, size_t errlen) {
     uv_rwlock_wrlock(&a->lock);
     old = a->t;
     a->t = t;
+    a->gen++;
     uv_rwlock_wrunlock(&a->lock);
     pf_auth_table_free(old);
     return PF_OK;
@@ -385,4 +387,25 @@ void pf_auth_counts(pf_auth *a, size_t *read, size_t *write) {
     uv_rwlock_rdlock(&a->lock);
     pf_auth_table_counts(a->t, read, write);
     uv_rwlock_rdunlock(&a->lock);
+}
+
+bool pf_auth_find(pf_auth *a, const pf_auth_id *id, pf_scope *scope) {
+    bool found = false;
+    uv_rwlock_rdlock(&a->lock);
+    /* A name is not a secret (sessions keep it): no constant time needed. */
+    for (size_t i = 0; i < a->t->n && !found; i++)
+        if (memcmp(a->t->e[i].digest, id->b, sizeof(id->b)) == 0) {
+            found = true;
+            if (scope) *scope = a->t->e[i].scope;
+        }
+    uv_rwlock_rdunlock(&a->lock);
+    return found;
+}
+
+uint64_t pf_auth_generation(pf_auth *a) {
+    uint64_t g;
+    uv_rwlock_rdlock(&a->lock);
+    g = a->gen;
+    uv_rwlock_rdunlock(&a->lock);
+    return g;
 }

@@ -111,5 +111,11 @@ pf_auth_result pf_auth_check(pf_auth *a, const char *authorization, pf_scope *sc
                              pf_auth_id *id);
 /* Tokens of each scope in the current table. */
 void pf_auth_counts(pf_auth *a, size_t *read, size_t *write);
+/* Whether the current table holds the token named id, and its scope
+ * (scope may be NULL): what an open stream asks after a reload. */
+bool pf_auth_find(pf_auth *a, const pf_auth_id *id, pf_scope *scope);
+/* How many reloads replaced the table: a holder of a check's result
+ * (an open stream) looks again when it changed. */
+uint64_t pf_auth_generation(pf_auth *a);
 
 #endif

@@ -16,25 +16,29 @@
 #include "status.h"
 
 typedef struct pf_config {
-    char bind[64];                /* --bind / PATHD_BIND */
-    char data_dir[1024];          /* --data-dir: where maps persist; "" = memory only */
-    char store[1024];             /* --store redis://...: the shared map store; "" = none */
-    char instance_id[128];        /* --instance-id: X-Pathd-Instance; "" = hostname:port */
-    int64_t port;                 /* --port, 0 = an ephemeral port */
-    int64_t workers;              /* search worker threads */
-    int64_t io_threads;           /* libmicrohttpd threads (I/O only) */
-    int64_t queue_limit;          /* jobs waiting for a worker before 503 */
-    int64_t max_body_bytes;       /* request body limit (413) */
-    int64_t max_map_cells;        /* width x height limit (413) */
-    int64_t max_map_side;         /* width and height limit */
-    int64_t max_maps;             /* maps held at once */
-    int64_t max_batch;            /* queries per batch request */
-    int64_t max_connections;      /* open connections */
-    int64_t max_per_ip;           /* open connections per client address, 0 = no limit */
-    int64_t conn_timeout_s;       /* wait for a request line, absolute */
-    int64_t request_timeout_s;    /* request line to the end of the body, absolute */
-    int64_t health_port;          /* the probes' own listener: -1 none, 0 a free port */
-    int64_t deadline_ms;          /* default request deadline */
+    char bind[64];                     /* --bind / PATHD_BIND */
+    char data_dir[1024];               /* --data-dir: where maps persist; "" = memory only */
+    char store[1024];                  /* --store redis://...: the shared map store; "" = none */
+    char instance_id[128];             /* --instance-id: X-Pathd-Instance; "" = hostname:port */
+    int64_t port;                      /* --port, 0 = an ephemeral port */
+    int64_t workers;                   /* search worker threads */
+    int64_t io_threads;                /* libmicrohttpd threads (I/O only) */
+    int64_t queue_limit;               /* jobs waiting for a worker before 503 */
+    int64_t max_body_bytes;            /* request body limit (413) */
+    int64_t max_query_params;          /* query string parameters, every path (414) */
+    int64_t max_answer_bytes_per_conn; /* an answer body one connection holds (507) */
+    int64_t max_answer_bytes;          /* answer bodies all connections hold unsent (503) */
+    int64_t max_request_expanded;      /* cells a table or flow field request settles (413) */
+    int64_t max_map_cells;             /* width x height limit (413) */
+    int64_t max_map_side;              /* width and height limit */
+    int64_t max_maps;                  /* maps held at once */
+    int64_t max_batch;                 /* queries per batch request */
+    int64_t max_connections;           /* open connections */
+    int64_t max_per_ip;                /* open connections per client address, 0 = no limit */
+    int64_t conn_timeout_s;            /* wait for a request line, absolute */
+    int64_t request_timeout_s;         /* request line to the end of the body, absolute */
+    int64_t health_port;               /* the probes' own listener: -1 none, 0 a free port */
+    int64_t deadline_ms;               /* default request deadline */
     int64_t max_deadline_ms;      /* the largest deadline_ms a request may ask for (422 past it) */
     int64_t slice_ms;             /* a batch gives its worker to a waiting request after this */
     int64_t cache_entries;        /* LRU path cache entries per map, 0 = off */

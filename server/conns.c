@@ -24,6 +24,8 @@ struct pf_conn {
 
 struct pf_conns {
     uint64_t request_ns, idle_ns;
+    uint64_t answer_conn_max, answer_total_max;
+    atomic_uint_fast64_t answers_bytes, answers_held, answers_too_big, answers_refused;
     uv_mutex_t mu;
     uv_cond_t cv;
     pf_conn *head;
@@ -63,12 +65,19 @@ static void watchdog(void *arg) {
     uv_mutex_unlock(&t->mu);
 }
 
-pf_status pf_conns_create(int64_t request_ms, int64_t idle_ms, pf_conns **out) {
+pf_status pf_conns_create(int64_t request_ms, int64_t idle_ms, int64_t answer_conn_max,
+                          int64_t answer_total_max, pf_conns **out) {
     pf_conns *t = calloc(1, sizeof(*t));
     *out = NULL;
     if (!t) return PF_ENOMEM;
     t->request_ns = (uint64_t)request_ms * 1000000ull;
     t->idle_ns = (uint64_t)idle_ms * 1000000ull;
+    t->answer_conn_max = (uint64_t)answer_conn_max;
+    t->answer_total_max = (uint64_t)answer_total_max;
+    atomic_init(&t->answers_bytes, 0);
+    atomic_init(&t->answers_held, 0);
+    atomic_init(&t->answers_too_big, 0);
+    atomic_init(&t->answers_refused, 0);
     if (uv_mutex_init(&t->mu)) goto out_free;
     if (uv_cond_init(&t->cv)) goto out_destroy_mutex;
     if (uv_thread_create(&t->thread, watchdog, t)) goto out_destroy_cv;
@@ -145,10 +154,38 @@ void pf_conn_upgraded(pf_conn *c) {
     if (c) set_state(c, UPGRADED);
 }
 
+pf_status pf_conns_answer_hold(pf_conns *t, size_t n, bool force) {
+    uint64_t cur = atomic_load(&t->answers_bytes);
+    if (!force && n > t->answer_conn_max) {
+        atomic_fetch_add(&t->answers_too_big, 1);
+        return PF_ELIMIT;
+    }
+    /* Compare and swap: two holds at once cannot both pass the total. */
+    do {
+        if (!force && (n > t->answer_total_max || cur > t->answer_total_max - n)) {
+            atomic_fetch_add(&t->answers_refused, 1);
+            return PF_ENOMEM;
+        }
+    } while (!atomic_compare_exchange_weak(&t->answers_bytes, &cur, cur + n));
+    atomic_fetch_add(&t->answers_held, 1);
+    return PF_OK;
+}
+
+void pf_conns_answer_sent(pf_conns *t, size_t n) {
+    atomic_fetch_sub(&t->answers_bytes, n);
+    atomic_fetch_sub(&t->answers_held, 1);
+}
+
+void pf_conns_answer_refused(pf_conns *t) { atomic_fetch_add(&t->answers_refused, 1); }
+
 void pf_conns_get_stats(pf_conns *t, pf_conns_stats *out) {
     uv_mutex_lock(&t->mu);
     out->open = t->open;
     out->closed_slow_request = t->closed_slow;
     out->closed_idle = t->closed_idle;
     uv_mutex_unlock(&t->mu);
+    out->answers_held = atomic_load(&t->answers_held);
+    out->answers_bytes = atomic_load(&t->answers_bytes);
+    out->answers_too_big = atomic_load(&t->answers_too_big);
+    out->answers_refused = atomic_load(&t->answers_refused);
 }

@@ -156,12 +156,8 @@ static pf_status check_agent(pf_nav_query *q, const pf_navmesh *nm, const pf_cro
     float ext[3], s[3];
     char f[96];
     pf_navmesh_info(nm, &ni);
-#define CHECK(cond, name, range)                                                                   \
-    if (!(cond)) {                                                                                 \
-        snprintf(f, sizeof(f), "%s%s", prefix, name);                                              \
-        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f, "Field '%s' must be %s.", \
-                                  f, range);                                                       \
-    }
+    /* The parser checked the other parameters' ranges (crowd_json.c); the
+     * radius's upper bound is the map's. */
     if (!(p.radius > 0 && p.radius <= ni.config.agent_radius)) {
         snprintf(f, sizeof(f), "%sradius", prefix);
         return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
@@ -169,11 +165,6 @@ static pf_status check_agent(pf_nav_query *q, const pf_navmesh *nm, const pf_cro
                                   "the map's mesh was built for.",
                                   f, (double)ni.config.agent_radius);
     }
-    CHECK(p.height > 0 && p.height <= 100, "height", "more than 0 and at most 100");
-    CHECK(p.max_speed > 0 && p.max_speed <= 1000, "max_speed", "more than 0 and at most 1000");
-    CHECK(p.max_accel > 0 && p.max_accel <= 10000, "max_accel", "more than 0 and at most 10000");
-    CHECK(p.separation >= 0 && p.separation <= 100, "separation", "between 0 and 100");
-#undef CHECK
     pf_navmesh_default_extents(nm, ext);
     for (int k = 0; k < 2; k++) {
         const float *pt = k ? a->target : a->position;
@@ -594,27 +585,39 @@ static pf_status check_command(pf_crowd *c, pf_nav_query *q, const pf_crowd_comm
     return PF_OK;
 }
 
-static void step(pf_crowd *c, int64_t steps, double dt) {
+/* Runs up to steps steps of dt seconds (c->mu held), fewer when pause
+ * asks for the worker back (polled after each step); returns how many ran. */
+static int64_t step(pf_crowd *c, int64_t steps, double dt, pf_stop_fn pause, void *pause_ud) {
     uint64_t t0 = pf_clock_now_ns();
-    for (int64_t i = 0; i < steps; i++) {
+    int64_t i = 0;
+    while (i < steps) {
         pf_nav_crowd_step(c->nc, (float)dt, NULL); /* dt is in (0, 1]: cannot fail */
         c->frame++;
         c->steps++;
+        i++;
+        if (i < steps && pause && pause(pause_ud)) break;
     }
-    if (steps) c->step_us = (pf_clock_now_ns() - t0) / 1000 / (uint64_t)steps;
+    if (i) c->step_us = (pf_clock_now_ns() - t0) / 1000 / (uint64_t)i;
     uv_mutex_lock(&c->t->mu);
-    c->t->steps += (uint64_t)steps;
+    c->t->steps += (uint64_t)i;
     c->memory = pf_nav_crowd_memory(c->nc);
     uv_mutex_unlock(&c->t->mu);
+    return i;
 }
 
-pf_error pf_crowd_run(pf_crowd *c, pf_registry *reg, pf_navq *navq, const pf_crowd_command *cmd,
-                      pf_jsonw *w) {
+void pf_crowd_run_clear(pf_crowd_run_state *s) {
+    free(s->added);
+    memset(s, 0, sizeof(*s));
+}
+
+pf_error pf_crowd_run_part(pf_crowd *c, pf_registry *reg, pf_navq *navq,
+                           const pf_crowd_command *cmd, pf_crowd_run_state *s, pf_stop_fn pause,
+                           void *pause_ud, pf_jsonw *w, bool *done) {
     pf_nav_query *q = NULL;
     pf_proto_error e;
-    int32_t *added = NULL;
     int64_t tick_hz;
     pf_error err = PF_ERR_NONE;
+    *done = true;
     uv_mutex_lock(&c->mu);
     if (pf_crowd_is_gone(c)) { /* deleted or expired while this waited */
         uv_mutex_unlock(&c->mu);
@@ -625,13 +628,14 @@ pf_error pf_crowd_run(pf_crowd *c, pf_registry *reg, pf_navq *navq, const pf_cro
         uv_mutex_unlock(&c->mu);
         return PF_ERR_CROWD_NOT_FOUND;
     }
+    if (s->begun) goto steps; /* the command was applied by an earlier part */
     uv_mutex_lock(&c->t->mu);
     tick_hz = c->tick_hz;
     uv_mutex_unlock(&c->t->mu);
     if (cmd && cmd->has_tick_hz) tick_hz = cmd->tick_hz;
     if (cmd) {
         if (!(q = pf_navq_get(navq)) ||
-            (cmd->nadd && !(added = calloc(cmd->nadd, sizeof(*added))))) {
+            (cmd->nadd && !(s->added = calloc(cmd->nadd, sizeof(*s->added))))) {
             pf_proto_error_set(&e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
             err = fail(w, &e);
             goto out;
@@ -646,9 +650,10 @@ pf_error pf_crowd_run(pf_crowd *c, pf_registry *reg, pf_navq *navq, const pf_cro
             const pf_crowd_agent_spec *a = &cmd->add[i];
             pf_nav_agent_params p = agent_params(c->mv->nav, a);
             if (pf_nav_crowd_add(c->nc, a->position, a->has_target ? a->target : NULL, &p,
-                                 &added[i], NULL))
-                added[i] = -1; /* checked above: only out of memory (DetourCrowd) */
+                                 &s->added[i], NULL))
+                s->added[i] = -1; /* checked above: only out of memory (DetourCrowd) */
         }
+        s->nadded = cmd->nadd;
         for (size_t i = 0; i < cmd->ntargets; i++)
             pf_nav_crowd_set_target(c->nc, (int32_t)cmd->targets[i].id,
                                     cmd->targets[i].has_target ? cmd->targets[i].target : NULL);
@@ -661,17 +666,31 @@ pf_error pf_crowd_run(pf_crowd *c, pf_registry *reg, pf_navq *navq, const pf_cro
             uv_mutex_unlock(&c->t->mu);
             if (changed) notify(c->t);
         }
-        {
-            int64_t steps = cmd->has_steps ? cmd->steps : tick_hz > 0 ? 0 : 1;
-            double dt = cmd->has_dt ? cmd->dt : tick_hz > 0 ? 1.0 / (double)tick_hz : 0.05;
-            step(c, steps, dt);
-        }
+        s->left = cmd->has_steps ? cmd->steps : tick_hz > 0 ? 0 : 1;
+        s->dt = cmd->has_dt ? cmd->dt : tick_hz > 0 ? 1.0 / (double)tick_hz : 0.05;
     }
-    write_state(w, c, added, cmd ? cmd->nadd : 0);
+    s->begun = true;
+steps:
+    s->left -= step(c, s->left, s->dt, pause, pause_ud);
+    if (s->left > 0) {
+        *done = false; /* the rest in a later part; nothing written */
+        goto out;
+    }
+    write_state(w, c, s->added, s->nadded);
 out:
     uv_mutex_unlock(&c->mu);
     if (q) pf_navq_put(navq, q);
-    free(added);
+    return err;
+}
+
+pf_error pf_crowd_run(pf_crowd *c, pf_registry *reg, pf_navq *navq, const pf_crowd_command *cmd,
+                      pf_jsonw *w) {
+    pf_crowd_run_state s;
+    bool done;
+    pf_error err;
+    memset(&s, 0, sizeof(s));
+    err = pf_crowd_run_part(c, reg, navq, cmd, &s, NULL, NULL, w, &done);
+    pf_crowd_run_clear(&s);
     return err;
 }
 
@@ -685,7 +704,7 @@ pf_error pf_crowd_tick(pf_crowd *c, pf_registry *reg, pf_jsonw *w) {
     uv_mutex_lock(&c->t->mu);
     hz = c->tick_hz;
     uv_mutex_unlock(&c->t->mu);
-    if (hz > 0) step(c, 1, 1.0 / (double)hz);
+    if (hz > 0) step(c, 1, 1.0 / (double)hz, NULL, NULL);
     write_state(w, c, NULL, 0);
     uv_mutex_unlock(&c->mu);
     return PF_ERR_NONE;

@@ -107,6 +107,28 @@ void pf_crowd_watch(pf_crowd *c, bool open);
 pf_error pf_crowd_run(pf_crowd *c, pf_registry *reg, pf_navq *navq, const pf_crowd_command *cmd,
                       pf_jsonw *w);
 
+/* pf_crowd_run in parts, so a server can give its worker back between
+ * them: the first call (s zeroed) checks and applies the command as
+ * pf_crowd_run does and runs its steps until pause(pause_ud), polled after
+ * each step, asks for the worker back; with steps left *done is false and
+ * nothing is written to w: call again (any thread) with the same s and
+ * cmd to run the rest, which ends with the state written as
+ * pf_crowd_run's (its "added" ids those of the first part). Between parts
+ * the crowd is free: a read or another command may come in between, and a
+ * crowd deleted, expired or whose map went meanwhile ends the command with
+ * CROWD_NOT_FOUND. pf_crowd_run_clear frees what s holds. The steps are
+ * bounded by --crowd-max-steps (crowd_json.h). */
+typedef struct pf_crowd_run_state {
+    bool begun;     /* the command was applied */
+    int64_t left;   /* steps still to run */
+    double dt;      /* their length in seconds */
+    int32_t *added; /* the ids of the agents the command added */
+    size_t nadded;
+} pf_crowd_run_state;
+pf_error pf_crowd_run_part(pf_crowd *c, pf_registry *reg, pf_navq *navq,
+                           const pf_crowd_command *cmd, pf_crowd_run_state *s, pf_stop_fn pause,
+                           void *pause_ud, pf_jsonw *w, bool *done);
+void pf_crowd_run_clear(pf_crowd_run_state *s);
 /* One tick of 1 / tick_hz seconds, its state into w (as pf_crowd_run;
  * CROWD_NOT_FOUND when its map is gone). */
 pf_error pf_crowd_tick(pf_crowd *c, pf_registry *reg, pf_jsonw *w);

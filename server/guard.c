@@ -178,3 +178,13 @@ pf_auth_result pf_guard_check(pf_guard *g, const char *authorization, pf_scope *
     if (!g->auth) return PF_AUTH_MISSING;
     return pf_auth_check(g->auth, authorization, scope, id);
 }
+
+bool pf_guard_token_holds(pf_guard *g, const pf_auth_id *id, pf_scope opened) {
+    pf_scope now;
+    if (opened == PF_SCOPE_OPEN || !g->auth) return true;
+    return pf_auth_find(g->auth, id, &now) && pf_scope_allows(now, opened);
+}
+
+uint64_t pf_guard_token_generation(pf_guard *g) {
+    return g->auth ? pf_auth_generation(g->auth) : 0;
+}

@@ -47,6 +47,14 @@ bool pf_guard_has_tokens(const pf_guard *g);
 /* Rereads the token file (SIGHUP): see pf_auth_reload. PF_EINVAL without a
  * token file. */
 pf_status pf_guard_reload(pf_guard *g, char *err, size_t errlen);
+/* Whether the token named id is in force now, with a scope that allows
+ * `opened` (what it had when a stream was opened with it): a token
+ * removed by a reload, or cut down from write to read, does not. true for
+ * PF_SCOPE_OPEN (no token) and without a token file. */
+bool pf_guard_token_holds(pf_guard *g, const pf_auth_id *id, pf_scope opened);
+/* Reloads of the token file so far (0 without one): pf_guard_token_holds
+ * can only change when this does. */
+uint64_t pf_guard_token_generation(pf_guard *g);
 /* Tokens of each scope in force (0, 0 without a file). */
 void pf_guard_token_counts(pf_guard *g, size_t *read, size_t *write);
 

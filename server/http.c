@@ -87,11 +87,30 @@ static void *on_request_line(void *cls, const char *uri, struct MHD_Connection *
     listener *l = cls;
     pf_http *h = l->h;
     pf_req *r;
+    char *qmark;
     pf_conn_request_line(conn_of(c));
-    if (!(r = pf__req_create(&h->env, c, pf_clock_now_ns()))) return NULL;
-    r->raw_len = strlen(uri);
-    r->raw_at = (uintptr_t)uri;
-    r->raw_target = strdup(uri); /* NULL (out of memory): the target checks are skipped */
+    if ((r = pf__req_create(&h->env, c, pf_clock_now_ns()))) {
+        r->raw_len = strlen(uri);
+        r->raw_at = (uintptr_t)uri;
+        r->raw_target = strdup(uri); /* NULL (out of memory): answered 503 (begin) */
+        r->nparams = pf__req_count_params(r->raw_target);
+    }
+    /* libmicrohttpd 0.9.75 parses the query string right after this
+     * callback, into records in the connection's memory pool (32 KiB), and
+     * never answers a request whose records do not fit: about 470
+     * parameters, or 64 in a 31 KB target, and it drops its read buffer to
+     * answer 431, then waits for headers that cannot come until
+     * --request-timeout closes the connection. pathd splits the query
+     * itself from its copy (request.c) and answers 414 past
+     * --max-query-params (begin), so the arguments libmicrohttpd would
+     * parse, those after the '?', are cut off here in its buffer, which
+     * it hands over "before we modify URI *or* args" (connection.c). A
+     * raw NUL byte before the '?' hides the query from this callback (its
+     * length past the NUL is libmicrohttpd's alone): such a target is
+     * refused 400 by the strict checks, or, with more parameters than the
+     * pool holds, closed at --request-timeout as before. */
+    qmark = strchr((char *)(uintptr_t)uri, '?');
+    if (qmark && qmark[1]) qmark[1] = '\0';
     return r;
 }
 
@@ -104,7 +123,65 @@ static void on_upgrade(void *cls, struct MHD_Connection *c, void *con_cls, const
     r->upgrade_fn(r->upgrade_ud, sock, urh, extra, extra_len);
 }
 
-static enum MHD_Result send_answer(pf_req *r) {
+/* An answer body libmicrohttpd holds until it is sent: counted in conns.h
+ * and charged to the memory budget until then. */
+typedef struct held_answer {
+    pf_http *h;
+    char *buf;
+    size_t n;
+} held_answer;
+
+/* libmicrohttpd is done with the body (sent, or its connection closed). */
+static void answer_released(void *cls) {
+    held_answer *a = cls;
+    pf_conns_answer_sent(a->h->conns, a->n);
+    pf_mem_uncharge(a->h->d.mem, PF_MEM_ANSWERS, a->n);
+    free(a->buf);
+    free(a);
+}
+
+/* Counts r's body as held (conns.h), or answers in its place: 507 when it
+ * alone is past --max-answer-bytes-per-connection, 503 while the answers
+ * held fill --max-answer-bytes or the memory budget. The short refusal is
+ * counted whatever the caps (it is a few hundred bytes). NULL when even
+ * that cannot be allocated (the caller closes the connection). */
+static held_answer *hold_answer(pf_http *h, pf_req *r) {
+    held_answer *a = malloc(sizeof(*a));
+    pf_status st;
+    if (!a) return NULL;
+    a->h = h;
+    st = pf_conns_answer_hold(h->conns, r->resp_len, false);
+    if (st == PF_OK && !pf_mem_try_charge(h->d.mem, PF_MEM_ANSWERS, r->resp_len)) {
+        pf_conns_answer_sent(h->conns, r->resp_len);
+        pf_conns_answer_refused(h->conns);
+        st = PF_ENOMEM;
+    }
+    if (st == PF_ELIMIT)
+        pf_req_answer_error(r, PF_ERR_INSUFFICIENT_STORAGE, NULL,
+                            "The answer has %zu bytes; this server gives one connection at most "
+                            "%lld (--max-answer-bytes-per-connection). Ask for less (a region, "
+                            "fewer entries).",
+                            r->resp_len, (long long)h->d.cfg->max_answer_bytes_per_conn);
+    else if (st)
+        pf_req_answer_error(r, PF_ERR_OVERLOADED, NULL,
+                            "The answers waiting for their clients to read them fill what this "
+                            "server holds (--max-answer-bytes, %lld bytes, or --max-memory). "
+                            "Retry later.",
+                            (long long)h->d.cfg->max_answer_bytes);
+    if (st) {
+        if (pf__req_resp_is_static(r)) {
+            free(a);
+            return NULL;
+        }
+        pf_conns_answer_hold(h->conns, r->resp_len, true);
+        pf_mem_charge(h->d.mem, PF_MEM_ANSWERS, r->resp_len);
+    }
+    a->buf = r->resp;
+    a->n = r->resp_len;
+    return a;
+}
+
+static enum MHD_Result send_answer(pf_http *h, pf_req *r) {
     struct MHD_Response *resp;
     enum MHD_Result ret;
     if (r->upgrade) {
@@ -114,12 +191,21 @@ static enum MHD_Result send_answer(pf_req *r) {
          * made "Connection: Upgrade, Upgrade", which .NET's ClientWebSocket
          * (and so Unity) refuses. */
         MHD_add_response_header(resp, MHD_HTTP_HEADER_UPGRADE, "websocket");
-    } else {
-        resp = MHD_create_response_from_buffer(r->resp_len, r->resp,
-                                               pf__req_resp_is_static(r) ? MHD_RESPMEM_PERSISTENT
-                                                                         : MHD_RESPMEM_MUST_FREE);
+    } else if (pf__req_resp_is_static(r)) {
+        resp = MHD_create_response_from_buffer(r->resp_len, r->resp, MHD_RESPMEM_PERSISTENT);
         if (!resp) return MHD_NO;
-        r->resp = NULL; /* libmicrohttpd frees it now */
+        if (r->resp_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->resp_type);
+    } else {
+        held_answer *a = hold_answer(h, r);
+        if (!a) return MHD_NO;
+        resp = MHD_create_response_from_buffer_with_free_callback_cls(a->n, a->buf, answer_released,
+                                                                      a);
+        if (!resp) {
+            answer_released(a); /* r->resp is a->buf: it is freed there */
+            r->resp = NULL;
+            return MHD_NO;
+        }
+        r->resp = NULL; /* the held answer's now, freed by answer_released */
         if (r->resp_type) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->resp_type);
     }
     for (size_t i = 0; i < r->nheaders; i++)
@@ -340,6 +426,20 @@ static void begin(listener *l, pf_req *r, const char *method, const char *url,
         return;
     }
     if (!strict_ok(r, version)) return;
+    if (!r->raw_target || !pf__req_parse_query(r)) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, "Out of memory for the request target.");
+        pf_req_close_after(r);
+        return;
+    }
+    if (r->nparams > (size_t)h->d.cfg->max_query_params) {
+        /* On every path, the probes' included: the parameters were
+         * counted, not stored. */
+        pf_req_answer_error(r, PF_ERR_URI_TOO_LONG, "query",
+                            "The query string has %zu parameters; this server accepts at most "
+                            "%lld (--max-query-params).",
+                            r->nparams, (long long)h->d.cfg->max_query_params);
+        return;
+    }
     match = pf_route_find(method, url, &r->rr);
     /* The probes answer any Host: a balancer's health check may name the
      * address it dialled, and they tell nothing. */
@@ -499,7 +599,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         begin(l, r, method, url, version);
         /* An early answer (404, 405, 413 by Content-Length, 415) goes out
          * now; libmicrohttpd then skips the body and closes. */
-        if (r->answered) return send_answer(r);
+        if (r->answered) return send_answer(h, r);
         return MHD_YES;
     }
     if (*upload_data_size) {
@@ -533,7 +633,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!r->answered) pf_req_answer_error(r, PF_ERR_INTERNAL, NULL, NULL);
     }
     /* Not queued, or resumed by the worker: its answer is set. */
-    if (r->answered) return send_answer(r);
+    if (r->answered) return send_answer(h, r);
     return MHD_YES;
 }
 
@@ -561,6 +661,7 @@ pf_status pf_http_create(const pf_http_deps *d, pf_http **out) {
     h->health = (listener){h, true, NULL, MHD_INVALID_SOCKET, 0};
     h->env.pool = d->pool;
     h->env.queue_limit = d->cfg->queue_limit;
+    h->env.write_wait_ms = d->cfg->max_deadline_ms;
     h->env.retry_after_s = d->cfg->retry_after_s;
     h->env.mem = d->mem;
     h->conns = d->conns;

@@ -119,7 +119,7 @@ size_t pf_mem_agent_estimate(uint64_t cells, bool hierarchy) {
 }
 
 const char *pf_mem_kind_name(pf_mem_kind k) {
-    static const char *const names[PF_MEM_COUNT] = {"maps",    "caches", "sessions",
-                                                    "streams", "bodies", "crowds"};
+    static const char *const names[PF_MEM_COUNT] = {"maps",   "caches", "sessions", "streams",
+                                                    "bodies", "crowds", "scratch",  "answers"};
     return k >= 0 && k < PF_MEM_COUNT ? names[k] : "other";
 }

@@ -45,8 +45,8 @@ static const char *const outcome_names[PF_OUTCOME_COUNT] = {"found", "unreachabl
                                                             "deadline", "error"};
 static const char *const plan_names[PF_PLAN_COUNT] = {"initial", "repair", "unchanged"};
 static const char *const ws_names[PF_WS_MSG_COUNT] = {"text", "binary", "ping", "pong", "close"};
-static const char *const mem_names[PF_MEM_COUNT] = {"maps",    "caches", "sessions",
-                                                    "streams", "bodies", "crowds"};
+static const char *const mem_names[PF_MEM_COUNT] = {"maps",   "caches", "sessions", "streams",
+                                                    "bodies", "crowds", "scratch",  "answers"};
 static const char *const nav_algo_names[PF_METRICS_NAV_ALGOS] = {"polyanya", "detour"};
 
 /* The algorithm label of slot a of the by-algorithm arrays. */
@@ -474,7 +474,9 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     family(w, "pathd_memory_bytes", "gauge",
            "Bytes charged to the memory budget, by kind (maps: the versions' grids, preprocessing "
            "and change logs; caches: the path caches; sessions: D* Lite searches; streams: "
-           "WebSocket buffers; bodies: request bodies being received).");
+           "WebSocket buffers; bodies: request bodies being received; scratch: search engines "
+           "requests hold between slices; answers: answer bodies queued for clients not reading "
+           "them yet).");
     for (int k = 0; k < PF_MEM_COUNT; k++)
         line(w, "pathd_memory_bytes{kind=\"%s\"} %llu\n", mem_names[k],
              (unsigned long long)g->memory[k]);

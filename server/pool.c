@@ -8,7 +8,13 @@
  * with a hundred jobs waiting holds tags far in the future, and a client
  * arriving now is served next. Clients are hashed into a fixed table of
  * finish tags (collisions share a share, nothing is allocated per client).
- * Builds keep their FIFO and their own limit.
+ *
+ * Writes (PF_JOB_BUILD) wait in their own FIFO. Every job queued takes the
+ * next number of one sequence (seq; a requeued slice takes a new one), and
+ * a worker compares the oldest write with the search the fair queue would
+ * serve next: the one queued first runs first. So a write waits for the
+ * searches queued before it, never for those queued after it, and at most
+ * build_limit writes run at once, so searches always keep a worker.
  *
  * Deadlines: a timer thread sleeps until the earliest deadline of a
  * waiting job, takes the jobs past their deadline off the queues and runs
@@ -41,6 +47,7 @@ struct pf_pool {
     int workers, queue_limit, build_limit;
     int running, running_builds;
     uint64_t completed, rejected, expired, requeued;
+    uint64_t completed_builds, writes_ahead;
     bool stopping, joined;
     uv_thread_t *threads;
     int nthreads;
@@ -208,6 +215,18 @@ static void timer_main(void *arg) {
     uv_mutex_unlock(&p->mu);
 }
 
+/* Whether a write may start now: one waits and fewer than build_limit
+ * run. Lock held. */
+static bool write_ready(const pf_pool *p) {
+    return p->builds.len > 0 && p->running_builds < p->build_limit;
+}
+
+/* The write lane's turn: a write may start and it was queued before the
+ * search the fair queue serves next (or no search waits). Lock held. */
+static bool write_first(const pf_pool *p) {
+    return write_ready(p) && (p->nheap == 0 || p->builds.head->seq < p->heap[0]->seq);
+}
+
 static void worker_main(void *arg) {
     pf_pool *p = arg;
     /* A context that cannot be created leaves the worker to run jobs with
@@ -217,12 +236,12 @@ static void worker_main(void *arg) {
     uv_mutex_lock(&p->mu);
     for (;;) {
         pf_pool_job *j = NULL;
-        bool build_ok = p->builds.len > 0 && p->running_builds < p->build_limit;
-        if (p->nheap > 0) {
-            j = pop_search(p);
-        } else if (build_ok) {
+        if (write_first(p)) {
+            if (p->nheap > 0) p->writes_ahead++;
             j = fifo_pop(&p->builds);
             p->running_builds++;
+        } else if (p->nheap > 0) {
+            j = pop_search(p);
         } else if (p->stopping && p->builds.len == 0) {
             break;
         } else {
@@ -240,6 +259,7 @@ static void worker_main(void *arg) {
             if (!tl_requeued) p->completed++;
             if (kind == PF_JOB_BUILD) {
                 p->running_builds--;
+                if (!tl_requeued) p->completed_builds++;
                 /* A build slot opened: a worker may be waiting for it. */
                 if (p->builds.len > 0) uv_cond_broadcast(&p->cv);
             }
@@ -305,10 +325,12 @@ pf_status pf_pool_submit_with(pf_pool *p, pf_pool_job *job, void (*before_fn)(vo
         st = PF_ELIMIT;
     } else {
         if (before_fn) before_fn(ud);
-        if (job->kind == PF_JOB_BUILD)
+        if (job->kind == PF_JOB_BUILD) {
+            job->seq = p->seq++;
             fifo_push(&p->builds, job);
-        else
+        } else {
             enqueue_search(p, job);
+        }
         note_deadline(p, job);
         /* One waiting worker is enough: a worker only waits when nothing
          * it may run is queued, so whichever wakes can take this job (a
@@ -328,10 +350,12 @@ void pf_pool_requeue(pf_pool *p, pf_pool_job *job) {
     uv_mutex_lock(&p->mu);
     tl_requeued = true;
     p->requeued++;
-    if (job->kind == PF_JOB_BUILD)
+    if (job->kind == PF_JOB_BUILD) {
+        job->seq = p->seq++; /* queued now: after the searches already waiting */
         fifo_push(&p->builds, job);
-    else
+    } else {
         enqueue_search(p, job);
+    }
     note_deadline(p, job);
     uv_cond_signal(&p->cv);
     uv_mutex_unlock(&p->mu);
@@ -340,7 +364,7 @@ void pf_pool_requeue(pf_pool *p, pf_pool_job *job) {
 bool pf_pool_has_waiting(pf_pool *p) {
     bool any;
     uv_mutex_lock(&p->mu);
-    any = p->nheap > 0;
+    any = p->nheap > 0 || write_ready(p);
     uv_mutex_unlock(&p->mu);
     return any;
 }
@@ -357,6 +381,8 @@ void pf_pool_get_stats(pf_pool *p, pf_pool_stats *st) {
     st->rejected = p->rejected;
     st->expired = p->expired;
     st->requeued = p->requeued;
+    st->completed_builds = p->completed_builds;
+    st->writes_ahead = p->writes_ahead;
     uv_mutex_unlock(&p->mu);
 }
 

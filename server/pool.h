@@ -2,16 +2,30 @@
  *
  * N worker threads (libuv threads, mutex and condition variable), each owning
  * one pf_search_ctx that it hands to every job it runs, so search scratch
- * memory is reused across queries. Jobs wait in two queues: searches and map
- * builds. Searches go first; at most max(1, workers - 1) builds run at a
- * time, so uploading a big map never stalls queries to other maps.
+ * memory is reused across queries. Jobs wait in two queues: searches, and
+ * writes (PF_JOB_BUILD: uploads, PATCHes, DELETEs, generated maps, map
+ * loads, session and crowd creates).
+ *
+ * The write lane. A write runs before every search queued after it: a
+ * worker takes the oldest write when it was queued before the search the
+ * fair queue would serve next (each queued job takes the next number of
+ * one sequence; a slice a long job gives back takes a new one, so a batch
+ * that began before a write yields to it at its next slice). So a write
+ * waits at most for the searches already queued when it came (each a
+ * query or one --slice-ms slice of a long job), however many arrive after
+ * it, from its own address or another's. At most max(1, workers - 1)
+ * writes run at a time, so searches always keep a worker and a slow build
+ * never stalls queries to other maps; a write queued behind that many
+ * running writes waits for one of them. The server gives a write a
+ * deadline for its wait (request.c: --max-deadline-ms from its arrival):
+ * still queued then, it is answered 504 without having changed anything.
  *
  * Fairness. Searches are served by start-time fair queuing between clients
  * (job.client, e.g. the client's address): a client with many jobs waiting
  * does not push a newcomer behind all of them, the newcomer is served next.
  * A long job (a batch of queries) gives its worker back between slices of
- * work: it asks pf_pool_has_waiting and, when another search waits,
- * requeues itself (pf_pool_requeue) behind its client's share, so a few
+ * work: it asks pf_pool_has_waiting and, when another search or a write
+ * that may start waits, requeues itself (pf_pool_requeue) behind its client's share, so a few
  * clients' long batches never hold every worker while others wait. One
  * client alone is served first come, first served.
  *
@@ -70,9 +84,11 @@ typedef struct pf_pool_stats {
     int running;
     int running_builds;
     uint64_t completed;
-    uint64_t rejected; /* refused because the queue was full */
-    uint64_t expired;  /* taken off the queue at their deadline */
-    uint64_t requeued; /* slices given back by long jobs */
+    uint64_t rejected;         /* refused because the queue was full */
+    uint64_t expired;          /* taken off the queue at their deadline */
+    uint64_t requeued;         /* slices given back by long jobs */
+    uint64_t completed_builds; /* writes run to their end (also in completed) */
+    uint64_t writes_ahead;     /* writes started before a search queued after them */
 } pf_pool_stats;
 
 /* Starts `workers` threads and the deadline timer. PF_ENOMEM, or PF_EINVAL
@@ -98,8 +114,8 @@ pf_status pf_pool_submit_with(pf_pool *p, pf_pool_job *job, void (*before)(void 
  * expire still apply. */
 void pf_pool_requeue(pf_pool *p, pf_pool_job *job);
 
-/* Whether a search is waiting for a worker: a long job's cue to requeue
- * itself. */
+/* Whether a search, or a write that may start now, is waiting for a
+ * worker: a long job's cue to requeue itself. */
 bool pf_pool_has_waiting(pf_pool *p);
 
 void pf_pool_get_stats(pf_pool *p, pf_pool_stats *st);

@@ -51,6 +51,8 @@ void pf__req_destroy(pf_req *r) {
     if (r->state_free) r->state_free(r->state);
     pf_mem_uncharge(r->env->mem, PF_MEM_BODIES, r->body_cap);
     free(r->raw_target);
+    free(r->query_buf);
+    free(r->query_kv);
     free(r->body);
     if (r->resp != oom_body) free(r->resp);
     free(r);
@@ -87,31 +89,84 @@ bool pf_req_header_has(const pf_req *r, const char *name, const char *token) {
     return false;
 }
 
-typedef struct kv_list {
-    pf_kv *kv;
-    size_t cap, n;
-    bool overflow;
-} kv_list;
+/* The query string: the part of the raw target after its first '?'. */
+static const char *query_of(const char *target) {
+    const char *q = target ? strchr(target, '?') : NULL;
+    return q ? q + 1 : NULL;
+}
 
-static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-                                   const char *value) {
-    kv_list *l = cls;
-    (void)kind;
-    if (l->n == l->cap) {
-        l->overflow = true;
-        return MHD_NO;
+size_t pf__req_count_params(const char *target) {
+    const char *q = query_of(target);
+    size_t n = 0;
+    while (q && *q) {
+        const char *amp = strchr(q, '&');
+        n++;
+        q = amp ? amp + 1 : NULL;
     }
-    l->kv[l->n].key = key;
-    l->kv[l->n].value = value;
-    l->n++;
-    return MHD_YES;
+    return n;
+}
+
+static int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes s in place as a form value: '+' is a space, %HH a byte (a '%'
+ * without two hex digits stays as it is), as libmicrohttpd decodes
+ * arguments. */
+static void unescape(char *s) {
+    char *w = s;
+    for (const char *p = s; *p; p++) {
+        int hi, lo;
+        if (*p == '+') {
+            *w++ = ' ';
+        } else if (*p == '%' && (hi = hex_digit(p[1])) >= 0 && (lo = hex_digit(p[2])) >= 0) {
+            *w++ = (char)(hi * 16 + lo);
+            p += 2;
+        } else {
+            *w++ = *p;
+        }
+    }
+    *w = '\0';
+}
+
+bool pf__req_parse_query(pf_req *r) {
+    const char *q = query_of(r->raw_target);
+    size_t i = 0;
+    char *p;
+    if (!q || !r->nparams) return true;
+    r->query_buf = strdup(q);
+    r->query_kv = calloc(r->nparams, sizeof(*r->query_kv));
+    if (!r->query_buf || !r->query_kv) {
+        free(r->query_buf);
+        free(r->query_kv);
+        r->query_buf = NULL;
+        r->query_kv = NULL;
+        return false;
+    }
+    p = r->query_buf;
+    while (p && *p && i < r->nparams) {
+        char *amp = strchr(p, '&'), *eq;
+        if (amp) *amp = '\0';
+        eq = strchr(p, '=');
+        if (eq) *eq = '\0';
+        unescape(p);
+        if (eq) unescape(eq + 1);
+        r->query_kv[i].key = p;
+        r->query_kv[i].value = eq ? eq + 1 : NULL;
+        i++;
+        p = amp ? amp + 1 : NULL;
+    }
+    r->nparams = i;
+    return true;
 }
 
 bool pf_req_query(const pf_req *r, pf_kv *kv, size_t cap, size_t *n) {
-    kv_list l = {kv, cap, 0, false};
-    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, collect_arg, &l);
-    *n = l.n;
-    return !l.overflow;
+    *n = r->nparams < cap ? r->nparams : cap;
+    memcpy(kv, r->query_kv, *n * sizeof(*kv));
+    return r->nparams <= cap;
 }
 
 const char *pf_req_body(const pf_req *r, size_t *len) {
@@ -252,8 +307,9 @@ static void run_job(void *arg, pf_search_ctx *ctx) {
 static void expire_job(void *arg) {
     pf_req *r = arg;
     pf_req_answer_error(r, PF_ERR_DEADLINE, NULL,
-                        "The deadline of %llu ms passed while the request waited for a worker.",
-                        (unsigned long long)((r->job.deadline_ns - r->t0_ns) / 1000000ull));
+                        "The deadline of %llu ms passed while the request waited for a worker%s.",
+                        (unsigned long long)((r->job.deadline_ns - r->t0_ns) / 1000000ull),
+                        r->job.kind == PF_JOB_BUILD ? "; nothing changed" : "");
     pf_req_finish(r);
 }
 
@@ -282,6 +338,11 @@ bool pf_req_dispatch(pf_req *r, pf_job_kind kind, pf_req_job_fn fn) {
     r->job.arg = r;
     r->job.kind = kind;
     r->job_fn = fn;
+    /* A write without a deadline of its own waits at most --max-deadline-ms
+     * for a worker (the write lane, pool.h); once it runs, it runs to its
+     * end (builds have their own limits). */
+    if (kind == PF_JOB_BUILD && !r->job.deadline_ns)
+        pf_req_set_deadline(r, r->t0_ns + (uint64_t)r->env->write_wait_ms * 1000000ull);
     /* Set before the job is visible and read only by this (the I/O) thread:
      * once queued, r belongs to the worker until it resumes the connection,
      * so http.c must not read anything the worker writes. The connection is

@@ -15,6 +15,7 @@
 typedef struct pf_req_env {
     pf_pool *pool;
     int64_t queue_limit;             /* for the 503 message */
+    int64_t write_wait_ms;           /* a write's deadline for its wait in the queue */
     int64_t retry_after_s;           /* Retry-After of 503 answers */
     _Atomic(const char *) *instance; /* X-Pathd-Instance of every answer */
     pf_mem *mem;                     /* the process budget bodies are charged to */
@@ -37,6 +38,12 @@ struct pf_req {
     char *raw_target;
     uintptr_t raw_at;
     size_t raw_len;
+    /* The query string's parameters: pathd splits and decodes them itself,
+     * from raw_target (see http.c's on_request_line). How many there are,
+     * and the decoded copy query_kv[0..nparams) points into. */
+    size_t nparams;
+    char *query_buf;
+    pf_kv *query_kv;
     bool begun; /* the checks before the handler ran */
     /* The bearer token, once checked: its scope (OPEN: none was needed or
      * none was sent) and its name. */
@@ -80,6 +87,16 @@ struct pf_req {
 
 /* A request of conn arrived at now_ns. NULL on ENOMEM. */
 pf_req *pf__req_create(const pf_req_env *env, struct MHD_Connection *conn, uint64_t now_ns);
+/* The parameters of target's query string, counted as they are split
+ * (pf_req_query): the pieces between '&' after the first '?', an empty
+ * last piece not counted. */
+size_t pf__req_count_params(const char *target);
+/* Splits and decodes r->raw_target's query string into
+ * r->query_kv[0..r->nparams) (r->nparams counted by
+ * pf__req_count_params): each piece is key[=value], '+' a space and %HH a
+ * byte as libmicrohttpd decodes arguments; a piece without '=' has a NULL
+ * value. false on ENOMEM. */
+bool pf__req_parse_query(pf_req *r);
 /* Whether r->resp is the static out-of-memory body (not to be freed). */
 bool pf__req_resp_is_static(const pf_req *r);
 /* Frees r, its body, its unsent answer and its state. NULL is a no-op. */

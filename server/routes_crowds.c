@@ -27,7 +27,11 @@ typedef struct crowd_job {
     pf_crowd_request create;
     bool has_command;
     pf_crowd_command cmd;
-    bool reserved; /* stream: holds one of the hub's places until adopted */
+    bool reserved;    /* stream: holds one of the hub's places until adopted */
+    pf_hub_token tok; /* stream: the token it is opened with */
+    /* step: between slices (the job gives its worker back, pf_req_yield) */
+    pf_crowd_run_state rs;
+    uint64_t slice_end;
 } crowd_job;
 
 static void free_crowd_job(void *p) {
@@ -37,6 +41,7 @@ static void free_crowd_job(void *p) {
     pf_crowd_release(job->crowd);
     pf_crowd_request_free(&job->create);
     pf_crowd_command_free(&job->cmd);
+    pf_crowd_run_clear(&job->rs);
     free(job);
 }
 
@@ -143,15 +148,34 @@ void pf__route_crowds_create(pf_req *r, pf_crowds_routes *m) {
     pf_req_dispatch(r, PF_JOB_BUILD, run_create);
 }
 
-/* Job: a read or a command. */
+/* The steps' cue to pause: the slice is over. */
+static bool slice_over(void *ud) {
+    const crowd_job *job = ud;
+    return pf_clock_now_ns() >= job->slice_end;
+}
+
+/* Job: a read or a command. A command's steps run in slices of
+ * --slice-ms: past one, when another request waits for a worker, the job
+ * queues itself again (pf_req_yield) and runs the rest later, as a batch
+ * of paths does between queries. */
 static void run_crowd(pf_req *r, pf_search_ctx *ctx) {
     crowd_job *job = pf_req_state(r);
     pf_jsonw w;
     pf_error err;
+    bool done;
     (void)ctx;
     pf_jsonw_init(&w, 8192);
-    err = pf_crowd_run(job->crowd, job->m->registry, job->m->navq,
-                       job->has_command ? &job->cmd : NULL, &w);
+    for (;;) {
+        job->slice_end = pf_clock_now_ns() + (uint64_t)job->m->cfg->slice_ms * 1000000ull;
+        err = pf_crowd_run_part(job->crowd, job->m->registry, job->m->navq,
+                                job->has_command ? &job->cmd : NULL, &job->rs, slice_over, job, &w,
+                                &done);
+        if (err || done) break;
+        if (pf_req_yield(r)) { /* the rest later; r is not ours now */
+            pf_jsonw_free(&w);
+            return;
+        }
+    }
     if (err)
         pf_req_answer_error_body(r, err, &w);
     else
@@ -215,7 +239,7 @@ static void adopt_stream(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHa
     pf_crowd *c = job->crowd;
     job->crowd = NULL;     /* the hub takes the reference */
     job->reserved = false; /* and the place */
-    pf_hub_adopt_crowd(job->m->hub, sock, urh, extra, n, c);
+    pf_hub_adopt_crowd(job->m->hub, sock, urh, extra, n, c, &job->tok);
 }
 
 void pf__route_crowd_stream(pf_req *r, pf_crowds_routes *m) {
@@ -230,5 +254,6 @@ void pf__route_crowd_stream(pf_req *r, pf_crowds_routes *m) {
         return;
     }
     job->reserved = true;
+    job->tok = (pf_hub_token){*pf_req_principal(r), pf_req_scope(r)};
     pf_req_answer_upgrade(r, accept, adopt_stream, job);
 }

@@ -18,6 +18,7 @@
 #define PF_SERVER_ROUTES_FIELDS_H
 
 #include "config.h"
+#include "memory.h"
 #include "metrics.h"
 #include "registry.h"
 #include "routes.h"
@@ -27,6 +28,7 @@ struct pf_fields_routes {
     pf_registry *registry;
     pf_metrics *metrics;  /* searches, cache hits and misses */
     const pf_config *cfg; /* deadline_ms and the limits above */
+    pf_mem *mem;          /* a paused field's engine is charged to it (PF_MEM_SCRATCH) */
 };
 
 #endif

@@ -126,6 +126,8 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_kuint(&w, "rejected", ps.rejected);
     pf_jsonw_kuint(&w, "expired", ps.expired);
     pf_jsonw_kuint(&w, "requeued", ps.requeued);
+    pf_jsonw_kuint(&w, "completed_builds", ps.completed_builds);
+    pf_jsonw_kuint(&w, "writes_ahead", ps.writes_ahead);
     pf_jsonw_obj_end(&w);
     pf_jsonw_key(&w, "cache");
     pf_jsonw_obj_begin(&w);
@@ -149,6 +151,10 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
         pf_jsonw_kuint(&w, "open", cs.open);
         pf_jsonw_kuint(&w, "closed_slow_request", cs.closed_slow_request);
         pf_jsonw_kuint(&w, "closed_idle", cs.closed_idle);
+        pf_jsonw_kuint(&w, "answers_held", cs.answers_held);
+        pf_jsonw_kuint(&w, "answers_bytes", cs.answers_bytes);
+        pf_jsonw_kuint(&w, "answers_too_big", cs.answers_too_big);
+        pf_jsonw_kuint(&w, "answers_refused", cs.answers_refused);
         pf_jsonw_obj_end(&w);
         pf_jsonw_key(&w, "stream_closes");
         pf_jsonw_obj_begin(&w);
@@ -158,7 +164,9 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
         pf_jsonw_kuint(&w, "session_gone", hs.closed_session_gone);
         pf_jsonw_kuint(&w, "dropped_after_close", hs.dropped_after_close);
         pf_jsonw_kuint(&w, "memory", hs.closed_memory);
+        pf_jsonw_kuint(&w, "token_revoked", hs.closed_token_revoked);
         pf_jsonw_obj_end(&w);
+        pf_jsonw_kuint(&w, "stream_reaper_runs", hs.reaper_runs);
     }
     pf_jsonw_key(&w, "memory");
     pf_jsonw_obj_begin(&w);

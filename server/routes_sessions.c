@@ -95,7 +95,10 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
     size_t reserve;
     size_t len;
     const char *body = pf_req_body(r, &len);
-    pf_job_kind kind = PF_JOB_SEARCH;
+    /* A create is a write (pool.h's write lane): it runs before the
+     * searches queued after it. (Its first plan may build a new agent
+     * size's grid, a build's work, which the lane runs too.) */
+    pf_job_kind kind = PF_JOB_BUILD;
 
     if (pf_session_request_parse(body, len, cfg->session_max_ttl_s, &q, &e)) {
         pf_req_answer_perror(r, &e);
@@ -168,9 +171,6 @@ void pf__route_sessions_create(pf_req *r, pf_sessions_routes *m) {
         st = pf_sessions_add_sized(m->sessions, mv, q.start, q.goal, q.agent_size,
                                    q.ttl_s ? q.ttl_s : cfg->session_ttl_s, pf_clock_now_ns(),
                                    &job->session, &total);
-    /* Its first plan builds a new agent size's grid: that is a build's
-     * work, queued as one (pool.h: builds never hold every worker). */
-    if (!mv->nav && pf_planner_agent_pending(mv->planner, q.agent_size, false)) kind = PF_JOB_BUILD;
     pf_mapver_release(mv);
     if (st)
         pf_mem_uncharge(m->mem, PF_MEM_SESSIONS, reserve);
@@ -357,6 +357,7 @@ typedef struct stream_job {
     bool reserved; /* holds one of the hub's max_streams places until adopted */
     char map_id[PF_MAP_ID_MAX + 1];
     char sid[PF_SESSION_ID_MAX + 1];
+    pf_hub_token tok; /* the token it was opened with */
 } stream_job;
 
 static void free_stream_job(void *p) {
@@ -369,7 +370,7 @@ static void adopt_stream(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHa
                          const char *extra, size_t n) {
     stream_job *job = ud;
     job->reserved = false; /* the hub's now */
-    pf_hub_adopt(job->hub, sock, urh, extra, n, job->map_id, job->sid);
+    pf_hub_adopt(job->hub, sock, urh, extra, n, job->map_id, job->sid, &job->tok);
 }
 
 bool pf_routes_ws_handshake(pf_req *r, char accept[PF_WS_ACCEPT_LEN + 1]) {
@@ -422,6 +423,7 @@ void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
         return;
     }
     job->hub = m->hub;
+    job->tok = (pf_hub_token){*pf_req_principal(r), pf_req_scope(r)};
     snprintf(job->map_id, sizeof(job->map_id), "%s", pf_req_map_id(r));
     snprintf(job->sid, sizeof(job->sid), "%s", pf_req_session_id(r));
     pf_req_set_state(r, job, free_stream_job);
@@ -439,7 +441,7 @@ void pf__route_session_stream(pf_req *r, pf_sessions_routes *m) {
 typedef struct mux_job {
     pf_hub *hub;
     bool reserved; /* holds one of the hub's max_streams places until adopted */
-    pf_auth_id who;
+    pf_hub_token tok;
     bool own_only;
 } mux_job;
 
@@ -453,7 +455,7 @@ static void adopt_mux(void *ud, MHD_socket sock, struct MHD_UpgradeResponseHandl
                       const char *extra, size_t n) {
     mux_job *job = ud;
     job->reserved = false; /* the hub's now */
-    pf_hub_adopt_mux(job->hub, sock, urh, extra, n, &job->who, job->own_only);
+    pf_hub_adopt_mux(job->hub, sock, urh, extra, n, &job->tok, job->own_only);
 }
 
 void pf__route_stream(pf_req *r, pf_sessions_routes *m) {
@@ -465,7 +467,7 @@ void pf__route_stream(pf_req *r, pf_sessions_routes *m) {
         return;
     }
     job->hub = m->hub;
-    job->who = *pf_req_principal(r);
+    job->tok = (pf_hub_token){*pf_req_principal(r), pf_req_scope(r)};
     job->own_only = pf_req_scope(r) == PF_SCOPE_READ;
     pf_req_set_state(r, job, free_mux_job);
     if (!reserve_stream(r, m)) return;

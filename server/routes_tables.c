@@ -17,10 +17,21 @@ typedef struct table_job {
     pf_mapver *mv; /* a reference */
     pf_table_request q;
     uint64_t t0_ns, deadline_ns;
+    /* Between slices (the job gives its worker back, pf_req_yield). */
+    bool begun;
+    const pf_grid *g; /* the agent's grid, of mv */
+    pf_table_run t;
+    double *costs;
+    pf_jsonw pw; /* the paths so far, with paths */
+    int64_t path_cells;
+    uint64_t run_us; /* time on workers */
 } table_job;
 
 static void free_table_job(void *p) {
     table_job *job = p;
+    pf_table_run_clear(&job->t);
+    free(job->costs);
+    if (job->pw.buf) pf_jsonw_free(&job->pw);
     pf_mapver_release(job->mv);
     pf_table_request_clear(&job->q);
     free(job);
@@ -52,140 +63,196 @@ static void answer_deadline(pf_req *r, const table_job *job) {
                         (unsigned long long)((job->deadline_ns - job->t0_ns) / 1000000ull));
 }
 
-/* Paths: one forward search per source; its row of costs into costs, its
- * paths into pw as one array. PF_ELIMIT once the paths pass
- * max_table_path_cells. */
-static pf_status run_with_paths(pf_search_ctx *ctx, const pf_grid *g, table_job *job, double *costs,
-                                pf_jsonw *pw, uint64_t *expanded) {
-    const pf_table_request *q = &job->q;
-    int64_t cells = 0;
-    pf_status st = PF_OK;
-    pf_jsonw_arr_begin(pw);
-    for (size_t i = 0; i < q->nsources && !st; i++) {
-        uint64_t ex = 0;
-        double *row = costs + i * q->ntargets;
-        st = pf_table_search(ctx, g, q->sources[i], q->targets, q->ntargets, false,
-                             pf_clock_deadline_passed, &job->deadline_ns, row, &ex);
-        *expanded += ex;
-        pf_jsonw_arr_begin(pw);
-        for (size_t j = 0; j < q->ntargets && !st; j++) {
-            const pf_point *path = NULL;
-            size_t len = 0;
-            if (isfinite(row[j]) && (st = pf_table_path(ctx, g, q->targets[j], &path, &len))) break;
-            if ((cells += (int64_t)len) > job->m->cfg->max_table_path_cells) {
-                st = PF_ELIMIT;
-                break;
-            }
-            pf_table_write_path(pw, path, len);
-        }
-        pf_jsonw_arr_end(pw);
-    }
-    pf_jsonw_arr_end(pw);
-    return st;
-}
+/* What begin_table did. */
+typedef enum begin_outcome {
+    BEGUN = 0, /* the run is ready */
+    ANSWERED,  /* an error was answered */
+    REQUEUED   /* queued again as a build: r is not the caller's now */
+} begin_outcome;
 
-static void run_table(pf_req *r, pf_search_ctx *ctx) {
-    table_job *job = pf_req_state(r);
-    pf_tables_routes *m = job->m;
+/* The first slice: the agent's grid, the points, the run. */
+static begin_outcome begin_table(pf_req *r, pf_search_ctx *ctx, table_job *job) {
     const pf_table_request *q = &job->q;
-    const pf_grid *g;
     pf_proto_error e;
-    pf_table_stats ts;
-    pf_table_answer a;
-    pf_jsonw w, pw;
-    double *costs = NULL;
-    uint64_t t0 = pf_clock_now_ns(), expanded = 0;
     size_t reserved;
     pf_status st;
-
-    memset(&pw, 0, sizeof(pw));
-    if (pf_clock_now_ns() >= job->deadline_ns) {
-        answer_deadline(r, job);
-        goto out_finish;
-    }
-    if (!ctx || !(costs = malloc(q->nsources * q->ntargets * sizeof(*costs)))) {
-        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
-        goto out_finish;
-    }
     /* The agent's grid, built (within the memory budget and the deadline)
      * on first use, in the build queue (pf_req_run_as_build). */
-    if (pf_planner_agent_pending(job->mv->planner, q->agent_size, false) &&
-        pf_req_run_as_build(r)) {
-        free(costs);
-        return;
+    if (pf_planner_agent_pending(job->mv->planner, q->agent_size, false) && pf_req_run_as_build(r))
+        return REQUEUED;
+    if (!ctx || !(job->costs = malloc(q->nsources * q->ntargets * sizeof(*job->costs)))) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        return ANSWERED;
     }
     if (pf_mapver_reserve_agent(job->mv, q->agent_size, false, &reserved, "agent_size", &e)) {
         pf_req_answer_perror(r, &e);
-        goto out_finish;
+        return ANSWERED;
     }
     {
         pf_build_stop bs = pf_build_stop_make(pf_clock_deadline_passed, &job->deadline_ns);
-        st = pf_planner_agent_grid(job->mv->planner, q->agent_size, &bs, &g);
+        st = pf_planner_agent_grid(job->mv->planner, q->agent_size, &bs, &job->g);
     }
     pf_mapver_settle(job->mv, reserved);
     if (st == PF_ECANCELED) {
         answer_deadline(r, job);
-        goto out_finish;
+        return ANSWERED;
     }
     if (st) {
         pf_req_answer_error(r, pf_error_for_status(st), NULL, "Preparing agent size %d failed: %s.",
                             (int)q->agent_size, pf_status_str(st));
-        goto out_finish;
+        return ANSWERED;
     }
-    if (check_points(g, q->sources, q->nsources, "sources", q->agent_size, &e) ||
-        check_points(g, q->targets, q->ntargets, "targets", q->agent_size, &e)) {
+    if (check_points(job->g, q->sources, q->nsources, "sources", q->agent_size, &e) ||
+        check_points(job->g, q->targets, q->ntargets, "targets", q->agent_size, &e)) {
         pf_req_answer_perror(r, &e);
-        goto out_finish;
+        return ANSWERED;
     }
-    memset(&ts, 0, sizeof(ts));
+    job->t.g = job->g;
+    job->t.sources = q->sources;
+    job->t.ns = q->nsources;
+    job->t.targets = q->targets;
+    job->t.nt = q->ntargets;
+    /* Paths come from forward trees: one search per source. */
+    job->t.dir = q->paths ? PF_TABLE_FORWARD : PF_TABLE_AUTO;
+    /* The base grid's components (built once per map version): an agent
+     * grid's moves are base moves (clearance.h's footprint rule: every
+     * step of the square is a step of its anchor cell under the map's
+     * rule), so cells apart on the base grid are apart for every agent.
+     * NULL (no memory for them, or the deadline passed while they were
+     * built) only costs the searches. */
+    {
+        /* Built once per version, under this request's deadline. */
+        pf_build_stop bs = pf_build_stop_make(pf_clock_deadline_passed, &job->deadline_ns);
+        job->t.components = pf_planner_cuts(job->mv->planner, &bs);
+    }
+    job->t.max_expanded = (uint64_t)job->m->cfg->max_request_expanded;
+    job->t.stop = pf_clock_deadline_passed;
+    job->t.stop_ud = &job->deadline_ns;
+    job->t.costs = job->costs;
+    if ((st = pf_table_run_init(&job->t))) {
+        pf_req_answer_error(r, pf_error_for_status(st), NULL, "The table failed: %s.",
+                            pf_status_str(st));
+        return ANSWERED;
+    }
     if (q->paths) {
-        pf_jsonw_init(&pw, q->nsources * q->ntargets * 64 + 16);
-        st = run_with_paths(ctx, g, job, costs, &pw, &expanded);
-        ts.searches = q->nsources;
-        ts.expanded = expanded;
-    } else {
-        st = pf_table_compute(ctx, g, q->sources, q->nsources, q->targets, q->ntargets,
-                              PF_TABLE_AUTO, pf_clock_deadline_passed, &job->deadline_ns, costs,
-                              &ts);
+        pf_jsonw_init(&job->pw, q->nsources * q->ntargets * 64 + 16);
+        pf_jsonw_arr_begin(&job->pw);
     }
-    /* A table's searches are Dijkstras: counted as one dijkstra search of
-     * their expansions and time together. */
-    pf_metrics_count_search(m->metrics, PF_ALGO_DIJKSTRA, st, ts.expanded,
-                            (pf_clock_now_ns() - t0) / 1000);
-    if (st == PF_ECANCELED) {
+    job->begun = true;
+    return BEGUN;
+}
+
+/* The paths of the row the last search ran, into job->pw. PF_ELIMIT once
+ * they pass max_table_path_cells. */
+static pf_status write_row_paths(pf_search_ctx *ctx, table_job *job, size_t i) {
+    const pf_table_request *q = &job->q;
+    const double *row = job->costs + i * q->ntargets;
+    pf_status st = PF_OK;
+    pf_jsonw_arr_begin(&job->pw);
+    for (size_t j = 0; j < q->ntargets && !st; j++) {
+        const pf_point *path = NULL;
+        size_t len = 0;
+        /* A finite cost was settled by this row's search, on this ctx. */
+        if (isfinite(row[j]) && (st = pf_table_path(ctx, job->g, q->targets[j], &path, &len)))
+            break;
+        if ((job->path_cells += (int64_t)len) > job->m->cfg->max_table_path_cells) {
+            st = PF_ELIMIT;
+            break;
+        }
+        pf_table_write_path(&job->pw, path, len);
+    }
+    pf_jsonw_arr_end(&job->pw);
+    return st;
+}
+
+static void answer_table(pf_req *r, table_job *job) {
+    const pf_table_request *q = &job->q;
+    pf_table_answer a;
+    pf_jsonw w;
+    if (q->paths) pf_jsonw_arr_end(&job->pw);
+    if (q->paths && pf_jsonw_failed(&job->pw)) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, "The table failed: out of memory.");
+        return;
+    }
+    memset(&a, 0, sizeof(a));
+    a.costs = job->costs;
+    a.nsources = q->nsources;
+    a.ntargets = q->ntargets;
+    a.paths_json = q->paths ? job->pw.buf : NULL;
+    a.paths_len = q->paths ? job->pw.len : 0;
+    a.agent_size = q->agent_size;
+    a.map_version = job->mv->version;
+    a.searches = job->t.stats.searches;
+    a.expanded = job->t.stats.expanded;
+    a.unreachable = job->t.unreachable;
+    a.backward = job->t.stats.backward;
+    a.time_us = job->run_us;
+    pf_jsonw_init(&w, q->nsources * q->ntargets * 12 + (q->paths ? job->pw.len : 0) + 256);
+    pf_table_write_answer(&w, &a);
+    pf_req_answer_json(r, &w);
+}
+
+/* Job: the table, one search (a row or a column) at a time. Past each
+ * --slice-ms, when another request waits for a worker, it queues itself
+ * again (pf_req_yield) and goes on later from its next search, as a batch
+ * of paths does between queries. Pairs in two components are answered
+ * from the components without a search, each search stops once the
+ * targets it can reach are settled, and all searches together settle at
+ * most --max-request-expanded cells. */
+static void run_table(pf_req *r, pf_search_ctx *ctx) {
+    table_job *job = pf_req_state(r);
+    pf_tables_routes *m = job->m;
+    uint64_t t0 = pf_clock_now_ns(), slice_end = t0 + (uint64_t)m->cfg->slice_ms * 1000000ull;
+    pf_status st = PF_OK;
+
+    if (t0 >= job->deadline_ns) {
         answer_deadline(r, job);
         goto out_finish;
     }
-    if (st == PF_ELIMIT) {
+    if (!job->begun) {
+        begin_outcome b = begin_table(r, ctx, job);
+        if (b == REQUEUED) return; /* the agent's grid is built first, in the build queue */
+        if (b == ANSWERED) goto out_finish;
+    }
+    if (!ctx) {
+        pf_req_answer_error(r, PF_ERR_NO_MEMORY, NULL, NULL);
+        goto out_finish;
+    }
+    while (!pf_table_run_done(&job->t)) {
+        size_t row = job->t.next;
+        if ((st = pf_table_run_next(ctx, &job->t))) break;
+        if (job->q.paths && (st = write_row_paths(ctx, job, row))) break;
+        if (!pf_table_run_done(&job->t) && pf_clock_now_ns() >= slice_end && pf_req_yield(r)) {
+            job->run_us += (pf_clock_now_ns() - t0) / 1000;
+            return; /* another request waited: the rest later; r is not ours now */
+        }
+    }
+    job->run_us += (pf_clock_now_ns() - t0) / 1000;
+    /* A table's searches are Dijkstras: counted as one dijkstra search of
+     * their expansions and time together. */
+    if (st || pf_table_run_done(&job->t))
+        pf_metrics_count_search(m->metrics, PF_ALGO_DIJKSTRA, st, job->t.stats.expanded,
+                                job->run_us);
+    if (st == PF_ECANCELED) {
+        answer_deadline(r, job);
+    } else if (st == PF_ELIMIT && job->path_cells > m->cfg->max_table_path_cells) {
         pf_req_answer_error(r, PF_ERR_LIMIT_EXCEEDED, "paths",
                             "The paths of this table hold more than %lld cells (this server's "
                             "max_table_path_cells); ask for fewer entries or no paths.",
                             (long long)m->cfg->max_table_path_cells);
-        goto out_finish;
+    } else if (st == PF_ELIMIT) {
+        pf_req_answer_error(r, PF_ERR_LIMIT_EXCEEDED, NULL,
+                            "The table's searches settled %llu cells, this server's "
+                            "max_request_expanded; ask for fewer sources or targets, or nearer "
+                            "ones.",
+                            (unsigned long long)m->cfg->max_request_expanded);
+    } else if (st) {
+        pf_req_answer_error(r, pf_error_for_status(st), NULL, "The table failed: %s.",
+                            pf_status_str(st));
+    } else {
+        answer_table(r, job);
     }
-    if (st || (q->paths && pf_jsonw_failed(&pw))) {
-        pf_req_answer_error(r, st ? pf_error_for_status(st) : PF_ERR_NO_MEMORY, NULL,
-                            "The table failed: %s.", pf_status_str(st ? st : PF_ENOMEM));
-        goto out_finish;
-    }
-    memset(&a, 0, sizeof(a));
-    a.costs = costs;
-    a.nsources = q->nsources;
-    a.ntargets = q->ntargets;
-    a.paths_json = q->paths ? pw.buf : NULL;
-    a.paths_len = q->paths ? pw.len : 0;
-    a.agent_size = q->agent_size;
-    a.map_version = job->mv->version;
-    a.searches = ts.searches;
-    a.expanded = ts.expanded;
-    a.backward = ts.backward;
-    a.time_us = (pf_clock_now_ns() - t0) / 1000;
-    pf_jsonw_init(&w, q->nsources * q->ntargets * 12 + (q->paths ? pw.len : 0) + 256);
-    pf_table_write_answer(&w, &a);
-    pf_req_answer_json(r, &w);
 out_finish:
-    if (pw.buf) pf_jsonw_free(&pw);
-    free(costs);
     pf_req_finish(r);
 }
 
@@ -222,8 +289,17 @@ void pf__route_table_post(pf_req *r, pf_tables_routes *m) {
                             pf_req_map_id(r));
         return;
     }
+    /* As a path query's: a deadline past --max-deadline-ms is refused,
+     * not cut, so a client never waits on a deadline it did not get. */
+    if (job->q.deadline_ms > m->cfg->max_deadline_ms) {
+        pf_req_answer_error(r, PF_ERR_INVALID_VALUE, "deadline_ms",
+                            "deadline_ms %lld is above this server's max_deadline_ms (%lld).",
+                            (long long)job->q.deadline_ms, (long long)m->cfg->max_deadline_ms);
+        return;
+    }
     job->deadline_ns =
         job->t0_ns +
         (uint64_t)(job->q.deadline_ms ? job->q.deadline_ms : m->cfg->deadline_ms) * 1000000ull;
+    pf_req_set_deadline(r, job->deadline_ns); /* also while it waits for a worker */
     pf_req_dispatch(r, PF_JOB_SEARCH, run_table);
 }

@@ -113,7 +113,8 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
                          .navq = s->navq,
                          .crowd_limits = pf_crowds_routes_limits(&s->cfg),
                          .cfg = &s->cfg,
-                         .maps = s->maps};
+                         .maps = s->maps,
+                         .guard = s->guard};
         if ((st = pf_hub_create(&d, &s->hub))) goto out_free_maps;
     }
     if (cfg->instance_id[0]) {
@@ -122,8 +123,8 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
         snprintf(s->instance_buf[0], sizeof(s->instance_buf[0]), "pathd");
     }
     atomic_init(&s->instance, s->instance_buf[0]);
-    if ((st =
-             pf_conns_create(cfg->request_timeout_s * 1000, cfg->conn_timeout_s * 1000, &s->conns)))
+    if ((st = pf_conns_create(cfg->request_timeout_s * 1000, cfg->conn_timeout_s * 1000,
+                              cfg->max_answer_bytes_per_conn, cfg->max_answer_bytes, &s->conns)))
         goto out_free_hub;
     s->ops = (pf_ops_routes){.cfg = &s->cfg,
                              .metrics = &s->metrics,
@@ -140,7 +141,7 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
                              .guard = s->guard};
     s->maps_routes = (pf_maps_routes){s->maps, s->registry, &s->cfg, &s->metrics};
     s->paths = (pf_paths_routes){s->registry, &s->metrics, &s->cfg, s->navq};
-    s->fields = (pf_fields_routes){s->registry, &s->metrics, &s->cfg};
+    s->fields = (pf_fields_routes){s->registry, &s->metrics, &s->cfg, s->mem};
     s->tables = (pf_tables_routes){s->registry, &s->metrics, &s->cfg};
     s->sessions_routes =
         (pf_sessions_routes){s->registry, s->sessions, s->hub, &s->metrics, &s->cfg, s->mem};
@@ -238,7 +239,11 @@ pf_status pf_server_open_store(pf_server *s, char *err, size_t errlen) {
 }
 
 pf_status pf_server_reload_tokens(pf_server *s, char *err, size_t errlen) {
-    return pf_guard_reload(s->guard, err, errlen);
+    pf_status st = pf_guard_reload(s->guard, err, errlen);
+    /* Open streams hold the rights their token had: those of a token
+     * removed or cut down lose them now, not at their next message. */
+    if (st == PF_OK) pf_hub_tokens_changed(s->hub);
+    return st;
 }
 
 void pf_server_describe(pf_server *s, char *buf, size_t len) {

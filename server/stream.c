@@ -28,6 +28,7 @@
 #include "clock.h"
 #include "crowd_json.h"
 #include "errors.h"
+#include "guard.h"
 #include "maps.h"
 #include "router.h"
 #include "session_json.h"
@@ -118,9 +119,11 @@ struct wsconn {
     size_t answer_len;
     struct wsconn *next; /* incoming / done list */
     struct wsconn *all_prev, *all_next;
-    mux_state *mux; /* a multiplexed stream; NULL for one session's */
-    pf_auth_id who; /* a multiplexed stream's token (set before the hub sees c) */
-    bool own_only;  /* ... a read token: only its own sessions */
+    mux_state *mux;     /* a multiplexed stream; NULL for one session's */
+    pf_auth_id who;     /* the stream's token (set before the hub sees c) */
+    pf_scope scope;     /* ... its scope then; PF_SCOPE_OPEN: none */
+    uint64_t token_gen; /* the token file's reloads when the token last held */
+    bool own_only;      /* a multiplexed stream of a read token: only its own sessions */
 };
 
 /* One crowd tick on the pool, and its frame back to the hub. */
@@ -146,6 +149,8 @@ struct pf_hub {
     tick_job *frames;
     mux_msg *mux_done;
     bool close_all, stop, rescan;
+    uint64_t token_checks_asked, token_checks_done; /* pf_hub_tokens_changed */
+    uv_cond_t token_cv;
     size_t count; /* streams adopted and not yet freed, and places reserved */
     pf_hub_stats stats;
     wsconn *all; /* loop thread only */
@@ -385,6 +390,35 @@ static void send_perror(wsconn *c, const pf_proto_error *e) {
 }
 
 /* Job: one update on the pool. */
+/* Whether c's token still holds the rights c was opened with. Asks the
+ * token table only when a reload happened since it last did. */
+static bool token_holds(wsconn *c) {
+    pf_guard *g = c->hub->d.guard;
+    uint64_t gen;
+    if (c->scope == PF_SCOPE_OPEN || !g) return true;
+    gen = pf_guard_token_generation(g);
+    if (gen == c->token_gen) return true;
+    if (!pf_guard_token_holds(g, &c->who, c->scope)) return false;
+    c->token_gen = gen;
+    return true;
+}
+
+/* c's token was removed or cut down: nothing more of c runs, the peer is
+ * told why and the stream closed. Returns false (for the callers' checks). */
+static bool revoke_stream(wsconn *c) {
+    if (c->state != WS_OPEN) return false;
+    count_close(c->hub, &c->hub->stats.closed_token_revoked);
+    send_error(c, PF_ERR_UNAUTHORIZED, NULL,
+               "The token this stream was opened with was removed or lost its scope (the token "
+               "file was reloaded); this stream closes.");
+    close_with(c, PF_WS_CLOSE_POLICY, "token revoked");
+    update_poll(c);
+    return false;
+}
+
+/* token_holds, revoking c when it does not. */
+static bool still_allowed(wsconn *c) { return token_holds(c) || revoke_stream(c); }
+
 static void run_update(void *arg, pf_search_ctx *ctx) {
     wsconn *c = arg;
     const pf_hub_deps *d = &c->hub->d;
@@ -776,7 +810,7 @@ static void mux_pump(wsconn *c) {
     const pf_hub_deps *d = &c->hub->d;
     while (c->state == WS_OPEN && x->ready_head &&
            x->running < (size_t)d->cfg->stream_max_inflight &&
-           c->out_len - c->out_off <= PF_MUX_OUT_HIGH) {
+           c->out_len - c->out_off <= PF_MUX_OUT_HIGH && still_allowed(c)) {
         mux_entry *e = x->ready_head;
         mux_msg *q = e->head;
         x->ready_head = e->ready_next;
@@ -790,11 +824,9 @@ static void mux_pump(wsconn *c) {
         q->job.fn = run_mux;
         q->job.arg = q;
         q->job.client = c->job.client; /* the connection's address: its fair share */
-        /* A create whose map must be loaded builds it: a build job. */
-        q->job.kind =
-            q->m.op == PF_MUX_CREATE && d->maps && pf_maps_needs_load(d->maps, q->m.map_id)
-                ? PF_JOB_BUILD
-                : PF_JOB_SEARCH;
+        /* A create is a write (pool.h's write lane), as over HTTP; one
+         * whose map must be loaded builds it. */
+        q->job.kind = q->m.op == PF_MUX_CREATE ? PF_JOB_BUILD : PF_JOB_SEARCH;
         if (pf_pool_submit(d->pool, &q->job) != PF_OK) {
             /* Refused (the pool's queue is full, or it stops): answered as
              * the HTTP route would be. */
@@ -908,6 +940,7 @@ static void on_message(wsconn *c, const pf_ws_message *m) {
     if (c->state != WS_OPEN) return; /* CLOSE_SENT: only the peer's close matters */
     switch (m->op) {
     case PF_WS_OP_TEXT:
+        if (!still_allowed(c)) break;
         if (c->mux)
             mux_on_text(c, m->data, m->len);
         else
@@ -1153,12 +1186,15 @@ static void on_crowd_tick(uv_timer_t *t) {
 }
 
 /* Once a second: drops streams past their close timeout, closes idle ones
- * and those whose session ended (expired, deleted, its map replaced or
- * deleted), and reaps expired sessions. */
+ * and those whose session or crowd ended (expired, deleted, its map
+ * replaced or deleted), and reaps expired sessions and crowds. A crowd
+ * stream is checked against its crowd (end_gone_crowd_streams), never the
+ * session table: it lives as long as its crowd. */
 static void on_tick(uv_timer_t *t) {
     pf_hub *h = t->data;
     uint64_t now = pf_clock_now_ns(), idle = (uint64_t)h->d.ws_idle_timeout_s * 1000000000ull;
     wsconn *c, *n;
+    count_close(h, &h->stats.reaper_runs); /* a count, under the same lock */
     pf_sessions_reap(h->d.sessions, now);
     if (h->d.crowds) pf_crowds_reap(h->d.crowds, now);
     for (c = h->all; c; c = n) {
@@ -1175,7 +1211,8 @@ static void on_tick(uv_timer_t *t) {
         if (now - c->last_msg_ns > idle) {
             count_close(h, &h->stats.closed_idle);
             close_with(c, PF_WS_CLOSE_NORMAL, "idle: no message within ws_idle_timeout_s");
-        } else if (!c->mux && !pf_sessions_exists(h->d.sessions, c->map_id, c->sid, now)) {
+        } else if (!c->mux && !c->crowd &&
+                   !pf_sessions_exists(h->d.sessions, c->map_id, c->sid, now)) {
             count_close(h, &h->stats.closed_session_gone);
             send_error(c, PF_ERR_SESSION_NOT_FOUND, NULL,
                        "The session is gone (deleted, expired, or its map was replaced or "
@@ -1193,6 +1230,7 @@ static void on_async(uv_async_t *a) {
     wsconn *in, *done;
     tick_job *frames;
     bool close_all, stop, rescan;
+    uint64_t token_checks;
     mux_msg *mdone;
     uv_mutex_lock(&h->mu);
     in = h->incoming;
@@ -1206,7 +1244,18 @@ static void on_async(uv_async_t *a) {
     stop = h->stop;
     rescan = h->rescan && !stop;
     h->rescan = false;
+    token_checks = h->token_checks_asked;
     uv_mutex_unlock(&h->mu);
+    if (token_checks != h->token_checks_done) {
+        /* The token file was reloaded: streams whose token went lose it
+         * now, before anything else of theirs runs. */
+        for (wsconn *c = h->all; c; c = c->all_next)
+            if (c->state == WS_OPEN) (void)still_allowed(c);
+        uv_mutex_lock(&h->mu);
+        h->token_checks_done = token_checks;
+        uv_cond_broadcast(&h->token_cv);
+        uv_mutex_unlock(&h->mu);
+    }
     while (mdone) {
         mux_msg *q = mdone;
         mdone = q->next;
@@ -1292,7 +1341,8 @@ pf_status pf_hub_create(const pf_hub_deps *d, pf_hub **out) {
     h->d = *d;
     if (uv_loop_init(&h->loop)) goto out_free_hub;
     if (uv_mutex_init(&h->mu)) goto out_close_loop;
-    if (uv_async_init(&h->loop, &h->async, on_async)) goto out_destroy_mutex;
+    if (uv_cond_init(&h->token_cv)) goto out_destroy_mutex;
+    if (uv_async_init(&h->loop, &h->async, on_async)) goto out_destroy_cond;
     h->async.data = h;
     uv_timer_init(&h->loop, &h->reaper);
     h->reaper.data = h;
@@ -1311,6 +1361,8 @@ out_close_handles:
     uv_close((uv_handle_t *)&h->reaper, NULL);
     uv_close((uv_handle_t *)&h->ticker, NULL);
     uv_run(&h->loop, UV_RUN_DEFAULT);
+out_destroy_cond:
+    uv_cond_destroy(&h->token_cv);
 out_destroy_mutex:
     uv_mutex_destroy(&h->mu);
 out_close_loop:
@@ -1341,9 +1393,18 @@ static uint64_t peer_key(int fd) {
     return h;
 }
 
+/* Records the stream's token (before the hub sees c). A reload may have
+ * come between the handshake's check and now: the first message looks the
+ * token up again (UINT64_MAX is no generation). */
+static void set_token(wsconn *c, const pf_hub_token *tok) {
+    c->who = tok->who;
+    c->scope = tok->scope;
+    c->token_gen = UINT64_MAX;
+}
+
 static void adopt_any(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
                       const char *extra, size_t n, const char *map_id, const char *sid,
-                      pf_crowd *crowd) {
+                      pf_crowd *crowd, const pf_hub_token *tok) {
     wsconn *c = calloc(1, sizeof(*c));
     if (!c || !(c->in = malloc(n > READ_CHUNK ? n : READ_CHUNK))) {
         free(c);
@@ -1358,6 +1419,7 @@ static void adopt_any(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHand
     c->fd = sock;
     c->urh = urh;
     c->job.client = peer_key(sock);
+    set_token(c, tok);
     snprintf(c->map_id, sizeof(c->map_id), "%s", map_id);
     snprintf(c->sid, sizeof(c->sid), "%s", sid);
     pf_ws_decoder_init(&c->dec, h->d.ws_max_message);
@@ -1369,17 +1431,18 @@ static void adopt_any(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHand
 }
 
 void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
-                  const char *extra, size_t n, const char *map_id, const char *sid) {
-    adopt_any(h, sock, urh, extra, n, map_id, sid, NULL);
+                  const char *extra, size_t n, const char *map_id, const char *sid,
+                  const pf_hub_token *tok) {
+    adopt_any(h, sock, urh, extra, n, map_id, sid, NULL, tok);
 }
 
 void pf_hub_adopt_crowd(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
-                        const char *extra, size_t n, pf_crowd *crowd) {
-    adopt_any(h, sock, urh, extra, n, pf_crowd_map_id(crowd), pf_crowd_id(crowd), crowd);
+                        const char *extra, size_t n, pf_crowd *crowd, const pf_hub_token *tok) {
+    adopt_any(h, sock, urh, extra, n, pf_crowd_map_id(crowd), pf_crowd_id(crowd), crowd, tok);
 }
 
 void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
-                      const char *extra, size_t n, const pf_auth_id *who, bool own_only) {
+                      const char *extra, size_t n, const pf_hub_token *tok, bool own_only) {
     wsconn *c = calloc(1, sizeof(*c));
     if (!c || !(c->mux = calloc(1, sizeof(*c->mux))) ||
         !(c->in = malloc(n > READ_CHUNK ? n : READ_CHUNK))) {
@@ -1393,7 +1456,7 @@ void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHand
     c->fd = sock;
     c->urh = urh;
     c->job.client = peer_key(sock);
-    c->who = *who;
+    set_token(c, tok);
     c->own_only = own_only;
     pf_ws_decoder_init(&c->dec, h->d.ws_max_message);
     if (n) memcpy(c->in, extra, n);
@@ -1401,6 +1464,17 @@ void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHand
     c->in_cap = n > READ_CHUNK ? n : READ_CHUNK;
     pf_metrics_count_ws_upgrade(h->d.metrics);
     push(h, &h->incoming, c);
+}
+
+void pf_hub_tokens_changed(pf_hub *h) {
+    uint64_t want;
+    uv_mutex_lock(&h->mu);
+    want = ++h->token_checks_asked;
+    uv_mutex_unlock(&h->mu);
+    uv_async_send(&h->async);
+    uv_mutex_lock(&h->mu);
+    while (h->token_checks_done < want && !h->stop) uv_cond_wait(&h->token_cv, &h->mu);
+    uv_mutex_unlock(&h->mu);
 }
 
 void pf_hub_close_all(pf_hub *h) {
@@ -1441,6 +1515,7 @@ void pf_hub_destroy(pf_hub *h) {
         free(tj);
     }
     uv_loop_close(&h->loop);
+    uv_cond_destroy(&h->token_cv);
     uv_mutex_destroy(&h->mu);
     free(h);
 }

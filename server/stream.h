@@ -27,6 +27,9 @@
  *   - the stream's session ended (expired, deleted, its map replaced or
  *     deleted): an error message session_not_found, then 1000; found within
  *     a second;
+ *   - the token it was opened with removed, or cut from write to read, by
+ *     a reload of the token file: an error message unauthorized, then
+ *     1008, at the reload (pf_hub_tokens_changed);
  *   - the drain at SIGTERM: 1001;
  *   - the process memory budget (memory.h) cannot hold its output: 1013.
  * A stream does not keep its session alive by itself: messages do.
@@ -92,6 +95,17 @@
 
 typedef struct pf_hub pf_hub;
 
+/* The bearer token a stream was opened with (auth.h): its name and the
+ * scope it had then; PF_SCOPE_OPEN (name all zero) when none was needed.
+ * A stream keeps its rights only while its token holds them: when a
+ * reload (SIGHUP) removes the token or cuts its scope, the stream is sent
+ * an unauthorized error and closed with 1008 at once (pf_hub_tokens_changed),
+ * and no message of it starts after the reload. */
+typedef struct pf_hub_token {
+    pf_auth_id who;
+    pf_scope scope;
+} pf_hub_token;
+
 /* What the hub uses, borrowed for its life. */
 typedef struct pf_hub_deps {
     pf_sessions *sessions;       /* held per message; reaped every second */
@@ -116,6 +130,9 @@ typedef struct pf_hub_deps {
      * first (--store; as routes_load.c does for HTTP), on a build worker.
      * NULL: never. */
     struct pf_maps *maps;
+    /* The tokens in force (guard.h), asked whether a stream's token still
+     * holds after a reload. NULL: streams keep their rights. */
+    struct pf_guard *guard;
 } pf_hub_deps;
 
 /* Starts the hub's thread. PF_ENOMEM. */
@@ -132,7 +149,8 @@ void pf_hub_unreserve(pf_hub *h);
  * pf_hub_reserve took: extra[0..n) are bytes libmicrohttpd read past the
  * handshake. Never blocks. */
 void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
-                  const char *extra, size_t n, const char *map_id, const char *sid);
+                  const char *extra, size_t n, const char *map_id, const char *sid,
+                  const pf_hub_token *tok);
 
 /* Takes an upgraded connection watching crowd (its reference is taken) on
  * a place pf_hub_reserve took: each text message is a crowd command
@@ -142,15 +160,18 @@ void pf_hub_adopt(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *
  * keeps its crowd from expiring. When the crowd's map goes, the error is
  * sent and the stream closed (1000). */
 void pf_hub_adopt_crowd(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
-                        const char *extra, size_t n, pf_crowd *crowd);
+                        const char *extra, size_t n, pf_crowd *crowd, const pf_hub_token *tok);
 /* Takes an upgraded connection of a multiplexed stream (GET /v1/stream) on
- * a place pf_hub_reserve took, opened with the token named `who` (auth.h;
- * all zero without one). With own_only (a read token), its messages reach
- * only the sessions that token created (another's is 404
- * session_not_found), and the sessions it creates are that token's. Never
- * blocks. */
+ * a place pf_hub_reserve took, opened with the token tok. With own_only (a
+ * read token), its messages reach only the sessions that token created
+ * (another's is 404 session_not_found), and the sessions it creates are
+ * that token's. Never blocks. */
 void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHandle *urh,
-                      const char *extra, size_t n, const pf_auth_id *who, bool own_only);
+                      const char *extra, size_t n, const pf_hub_token *tok, bool own_only);
+/* The token file was reloaded (any thread): every open stream whose token
+ * no longer holds its scope is sent an unauthorized error and closed
+ * (1008) on the hub's thread; this returns once that is done. */
+void pf_hub_tokens_changed(pf_hub *h);
 
 /* Sends close 1001 (going away) on every stream and closes them once their
  * job, if any, is done (used by the SIGTERM drain). */
@@ -163,12 +184,14 @@ size_t pf_hub_count(pf_hub *h);
  * start. */
 typedef struct pf_hub_stats {
     uint64_t open;
-    uint64_t closed_slow_reader;  /* 1008: ws_max_outbound queued */
-    uint64_t closed_too_big;      /* 1009: one answer larger than ws_max_outbound */
-    uint64_t closed_idle;         /* 1000: ws_idle_timeout_s */
-    uint64_t closed_session_gone; /* 1000: the session ended */
-    uint64_t dropped_after_close; /* no close frame from the peer within ws_close_timeout_ms */
-    uint64_t closed_memory;       /* 1013: the memory budget could not hold its output */
+    uint64_t closed_slow_reader;   /* 1008: ws_max_outbound queued */
+    uint64_t closed_too_big;       /* 1009: one answer larger than ws_max_outbound */
+    uint64_t closed_idle;          /* 1000: ws_idle_timeout_s */
+    uint64_t closed_session_gone;  /* 1000: the session ended */
+    uint64_t dropped_after_close;  /* no close frame from the peer within ws_close_timeout_ms */
+    uint64_t closed_memory;        /* 1013: the memory budget could not hold its output */
+    uint64_t closed_token_revoked; /* 1008: its token was removed or cut down by a reload */
+    uint64_t reaper_runs;          /* once-a-second passes over the streams (on_tick) */
 } pf_hub_stats;
 
 void pf_hub_get_stats(pf_hub *h, pf_hub_stats *out);

@@ -65,9 +65,20 @@ char *it_slow_batch(int n, int deadline_ms);
  * returns the socket (close it to hang up). */
 int it_send_json_post(uint16_t port, const char *path, const char *body);
 
-/* Polls /v1/info until the pool runs `running` jobs with `queued` waiting
- * (deadline 10 s). A job's HTTP answer goes out a moment before its worker
- * counts it done, so both numbers are checked. */
+/* The pool's figures in GET /v1/info (pool.*). */
+typedef struct it_pool {
+    int running, queued;
+    double completed; /* jobs that ran to their end (a requeued slice is not one) */
+    double expired;   /* taken off the queue at their deadline */
+    double requeued;  /* slices long jobs gave back */
+    double rejected;  /* refused: the queue was full */
+} it_pool;
+it_pool it_pool_now(const hc_server *s);
+
+/* Polls /v1/info until the pool runs `running` jobs with `queued` waiting.
+ * A job's HTTP answer goes out a moment before its worker counts it done,
+ * so both numbers are checked. No clock: a state never reached ends the
+ * test at its Check timeout. */
 void it_wait_pool(const hc_server *s, int running, int queued);
 
 /* Seconds since t0 (CLOCK_MONOTONIC). */

@@ -258,12 +258,110 @@ START_TEST(crowd_commands_and_versions) {
 }
 END_TEST
 
+static bool pause_always(void *ud) {
+    (*(int *)ud)++;
+    return true;
+}
+
+/* A command's steps in parts (pf_crowd_run_part, paused after every
+ * step, as the HTTP route does at each --slice-ms): the same agents, ids
+ * and frame as the command run at once on a twin crowd; between parts the
+ * crowd is free, and one removed meanwhile ends the command with
+ * crowd_not_found. */
+START_TEST(crowd_steps_in_parts) {
+    pf_registry *reg = pf_registry_create(8);
+    pf_crowds *t = pf_crowds_create(8, 8);
+    pf_mapver *a = nav_mapver(reg, "a", 30, 12);
+    pf_crowd_request rq = request(8, 0);
+    const char *cmd_text = "{\"add\":[{\"position\":[1,0,5],\"target\":[28,0,5]},{\"position\":"
+                           "[28,0,6],\"target\":[1,0,6]},{\"position\":[5,0,2],\"target\":[20,0,"
+                           "10]}],\"steps\":50,\"dt\":0.1}";
+    pf_crowd_limits lim = {8, 60, 600, 3600};
+    pf_crowd_command cmd;
+    pf_crowd_run_state rs;
+    pf_navq *q;
+    pf_crowd *one, *parts;
+    pf_proto_error e;
+    pf_jsonw w1, w2;
+    bool total, done = false;
+    int pauses = 0, calls = 0;
+    cJSON *j1, *j2;
+    ck_assert_int_eq(pf_navq_create(256, 2, &q), PF_OK);
+    ck_assert_int_eq(pf_crowds_add(t, a, &rq, NULL, 60, 0, &one, &total, &e), PF_OK);
+    ck_assert_int_eq(pf_crowds_add(t, a, &rq, NULL, 60, 0, &parts, &total, &e), PF_OK);
+    ck_assert_int_eq(pf_crowd_command_parse(cmd_text, strlen(cmd_text), &lim, &cmd, &e), PF_OK);
+    pf_jsonw_init(&w1, 4096);
+    pf_jsonw_init(&w2, 4096);
+    ck_assert_int_eq(pf_crowd_run(one, reg, q, &cmd, &w1), PF_ERR_NONE);
+    memset(&rs, 0, sizeof(rs));
+    while (!done) {
+        ck_assert_int_eq(
+            pf_crowd_run_part(parts, reg, q, &cmd, &rs, pause_always, &pauses, &w2, &done),
+            PF_ERR_NONE);
+        if (!done) ck_assert_uint_eq(w2.len, 0); /* nothing written between parts */
+        calls++;
+    }
+    ck_assert_int_eq(calls, 50);
+    ck_assert_int_eq(pauses, 49);
+    j1 = cJSON_ParseWithLength(w1.buf, w1.len);
+    j2 = cJSON_ParseWithLength(w2.buf, w2.len);
+    ck_assert_ptr_nonnull(j1);
+    ck_assert_ptr_nonnull(j2);
+    {
+        char *a1 = cJSON_PrintUnformatted(cJSON_GetObjectItem(j1, "agents"));
+        char *a2 = cJSON_PrintUnformatted(cJSON_GetObjectItem(j2, "agents"));
+        char *d1 = cJSON_PrintUnformatted(cJSON_GetObjectItem(j1, "added"));
+        char *d2 = cJSON_PrintUnformatted(cJSON_GetObjectItem(j2, "added"));
+        ck_assert_str_eq(a1, a2);
+        ck_assert_str_eq(d1, d2);
+        free(a1);
+        free(a2);
+        free(d1);
+        free(d2);
+    }
+    ck_assert_int_eq((int)cJSON_GetObjectItem(j2, "frame")->valuedouble, 50);
+    cJSON_Delete(j1);
+    cJSON_Delete(j2);
+    pf_crowd_run_clear(&rs);
+    /* Removed between two parts: the rest is not run. */
+    {
+        const char *more = "{\"steps\":5}";
+        pf_crowd_command c2;
+        pf_jsonw w3;
+        ck_assert_int_eq(pf_crowd_command_parse(more, strlen(more), &lim, &c2, &e), PF_OK);
+        pf_jsonw_init(&w3, 1024);
+        memset(&rs, 0, sizeof(rs));
+        ck_assert_int_eq(
+            pf_crowd_run_part(parts, reg, q, &c2, &rs, pause_always, &pauses, &w3, &done),
+            PF_ERR_NONE);
+        ck_assert(!done);
+        ck_assert(pf_crowds_remove(t, "a", pf_crowd_id(parts)));
+        ck_assert_int_eq(
+            pf_crowd_run_part(parts, reg, q, &c2, &rs, pause_always, &pauses, &w3, &done),
+            PF_ERR_CROWD_NOT_FOUND);
+        pf_crowd_run_clear(&rs);
+        pf_crowd_command_free(&c2);
+        pf_jsonw_free(&w3);
+    }
+    pf_crowd_command_free(&cmd);
+    pf_jsonw_free(&w1);
+    pf_jsonw_free(&w2);
+    pf_crowd_release(one);
+    pf_crowd_release(parts);
+    pf_crowds_destroy(t);
+    pf_navq_destroy(q);
+    pf_mapver_release(a);
+    pf_registry_destroy(reg);
+}
+END_TEST
+
 TU_SUITE(crowd) {
     Suite *s = suite_create("crowd");
     TCase *tc = tcase_create("crowd");
     tcase_add_test(tc, crowd_table_limits_expiry_drop);
     tcase_add_test(tc, crowd_ticks_due_and_skipped);
     tcase_add_test(tc, crowd_commands_and_versions);
+    tcase_add_test(tc, crowd_steps_in_parts);
     suite_add_tcase(s, tc);
     return s;
 }

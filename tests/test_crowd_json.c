@@ -105,11 +105,61 @@ START_TEST(crowd_json_refusals) {
 }
 END_TEST
 
+/* One range per agent parameter: a value just outside it and one far
+ * outside are refused by the parser with the same field and sentence
+ * (the crowd's own check said "at most 1000" for max_speed 5000, the
+ * parser "[0, 10000]" for 20000). The radius's bound is the map's: the
+ * parser refuses only what no map takes. */
+START_TEST(crowd_json_one_range_per_field) {
+    static const struct {
+        const char *name;
+        double just_out, far_out, inside;
+        const char *sentence;
+    } cases[] = {
+        {"height", 100.5, 1e9, 100, "more than 0 and at most 100"},
+        {"max_speed", 1000.5, 20000, 1000, "more than 0 and at most 1000"},
+        {"max_accel", 10000.5, 1e7, 10000, "more than 0 and at most 10000"},
+        {"separation", 100.5, 1e6, 0, "between 0 and 100"},
+        {"radius", -0.5, -1e9, 1e4, "more than 0 and at most the agent radius"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        double vals[3] = {cases[i].just_out, cases[i].far_out,
+                          strcmp(cases[i].name, "separation") ? 0 : -1};
+        char first[256] = "";
+        for (int k = 0; k < 4; k++) {
+            char body[160], field[64];
+            pf_crowd_request r;
+            pf_proto_error e;
+            pf_status st;
+            double v = k < 3 ? vals[k] : cases[i].inside;
+            snprintf(body, sizeof(body), "{\"agents\":[{\"position\":[0,0,0],\"%s\":%.17g}]}",
+                     cases[i].name, v);
+            st = pf_crowd_request_parse(body, strlen(body), &lim, &r, &e);
+            if (k == 3) {
+                ck_assert_msg(st == PF_OK, "%s %g: %s", cases[i].name, v, e.message);
+                pf_crowd_request_free(&r);
+                continue;
+            }
+            snprintf(field, sizeof(field), "agents[0].%s", cases[i].name);
+            ck_assert_msg(st == PF_EINVAL, "%s %g: status %d", cases[i].name, v, st);
+            ck_assert_str_eq(pf_error_code(e.code), "invalid_value");
+            ck_assert_str_eq(e.field, field);
+            ck_assert_msg(strstr(e.message, cases[i].sentence), "%s", e.message);
+            if (!first[0])
+                snprintf(first, sizeof(first), "%s", e.message);
+            else
+                ck_assert_str_eq(e.message, first);
+        }
+    }
+}
+END_TEST
+
 TU_SUITE(crowd_json) {
     Suite *s = suite_create("crowd_json");
     TCase *tc = tcase_create("crowd_json");
     tcase_add_test(tc, crowd_json_create_and_command);
     tcase_add_test(tc, crowd_json_refusals);
+    tcase_add_test(tc, crowd_json_one_range_per_field);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -71,7 +71,7 @@ START_TEST(flowfield_textbook_room) {
     pf_grid *g = tu_grid_from_ascii(rows, 3, 4);
     pf_search_ctx *ctx = pf_search_ctx_create();
     pf_point goal = {0, 1};
-    pf_flow_query q = {&goal, 1, false, {0, 0, 0, 0}, NULL, NULL};
+    pf_flow_query q = {&goal, 1, false, {0, 0, 0, 0}, NULL, NULL, 0};
     pf_flowfield *f = NULL;
     int32_t bad;
     ck_assert_int_eq(pf_flowfield_build(ctx, g, &q, &f, &bad), PF_OK);
@@ -110,7 +110,7 @@ START_TEST(flowfield_rejects_bad_input) {
     pf_point goals[3] = {{0, 0}, {2, 1}, {7, 0}};
     pf_flowfield *f = NULL;
     int32_t bad;
-    pf_flow_query q = {goals, 0, false, {0, 0, 0, 0}, NULL, NULL};
+    pf_flow_query q = {goals, 0, false, {0, 0, 0, 0}, NULL, NULL, 0};
     ck_assert_int_eq(pf_flowfield_build(ctx, g, &q, &f, &bad), PF_EINVAL);
     q.ngoals = 2;
     ck_assert_int_eq(pf_flowfield_build(ctx, g, &q, &f, &bad), PF_EBLOCKED);
@@ -174,7 +174,7 @@ START_TEST(flowfield_property_random_maps) {
             pf_planner_destroy(p);
             continue;
         }
-        pf_flow_query q = {goals, ng, region, box, NULL, NULL};
+        pf_flow_query q = {goals, ng, region, box, NULL, NULL, 0};
         pf_flowfield *f = NULL;
         ck_assert_int_eq(pf_flowfield_build(ctx, g, &q, &f, NULL), PF_OK);
         double *ref = malloc((size_t)w * h * sizeof(*ref));
@@ -201,7 +201,7 @@ START_TEST(flowfield_movingai_against_astar) {
     pf_search_ctx *ctx = pf_search_ctx_create();
     pf_point goal;
     ck_assert(tu_random_walkable(&st, g, &goal));
-    pf_flow_query q = {&goal, 1, false, {0, 0, 0, 0}, NULL, NULL};
+    pf_flow_query q = {&goal, 1, false, {0, 0, 0, 0}, NULL, NULL, 0};
     pf_flowfield *f = NULL;
     ck_assert_int_eq(pf_flowfield_build(ctx, g, &q, &f, NULL), PF_OK);
     for (int k = 0; k < 60; k++) {
@@ -233,11 +233,82 @@ START_TEST(flowfield_movingai_against_astar) {
 }
 END_TEST
 
+/* Pauses after every poll (each 256 settled cells), counting them. */
+static bool pause_always(void *ud) {
+    (*(int *)ud)++;
+    return true;
+}
+
+/* A field built in slices (pf_flowfield_start / resume) is the field built
+ * at once, whichever contexts the slices run on: on random maps of up to
+ * 90x90 cells, paused at every chance and resumed on three contexts in
+ * turn (the engine travels with the build), directions and costs are the
+ * same bytes. A cap on the cells settled ends the build with PF_ELIMIT. */
+START_TEST(flowfield_slices_equal_one_build) {
+    uint64_t st = tu_seed("flowfield_slices_equal_one_build", 0xf10e0003);
+    pf_search_ctx *ctx[3] = {pf_search_ctx_create(), pf_search_ctx_create(),
+                             pf_search_ctx_create()};
+    long pauses = 0;
+    for (int m = 0; m < 120; m++) {
+        tu_map_opts o = {20, 90, 0.3, m % 2 == 0, m % 3 == 0, 0, -1};
+        pf_grid *g = tu_random_grid(&st, &o);
+        pf_point goals[3];
+        size_t ng = 0;
+        for (int k = 0; k < 3; k++)
+            if (tu_random_walkable(&st, g, &goals[ng])) ng++;
+        if (!ng) {
+            pf_grid_destroy(g);
+            continue;
+        }
+        pf_flow_query q = {goals, ng, false, {0, 0, 0, 0}, NULL, NULL, 0};
+        pf_flowfield *one = NULL, *sliced = NULL;
+        pf_flow_build *b = NULL;
+        int polls = 0, slices = 0;
+        size_t cells = (size_t)pf_grid_width(g) * (size_t)pf_grid_height(g);
+        ck_assert_int_eq(pf_flowfield_build(ctx[0], g, &q, &one, NULL), PF_OK);
+        ck_assert_int_eq(pf_flowfield_start(ctx[m % 3], g, &q, &b, NULL), PF_OK);
+        while (!sliced) {
+            ck_assert_int_eq(
+                pf_flowfield_resume(ctx[(m + slices) % 3], b, pause_always, &polls, &sliced),
+                PF_OK);
+            if (!sliced) ck_assert_uint_gt(pf_flow_build_memory(b), cells * 9);
+            slices++;
+        }
+        pf_flow_build_free(b);
+        ck_assert_int_eq(slices, polls + 1); /* every poll paused it */
+        ck_assert(memcmp(pf_flowfield_dirs(one), pf_flowfield_dirs(sliced), cells) == 0);
+        ck_assert(memcmp(pf_flowfield_costs(one), pf_flowfield_costs(sliced),
+                         cells * sizeof(double)) == 0);
+        pauses += slices - 1;
+        /* Capped below the reachable cells: PF_ELIMIT, nothing built. */
+        {
+            pf_flow_stats fs;
+            pf_flowfield_get_stats(one, &fs);
+            if (fs.expanded > 1) {
+                pf_flowfield *none = NULL;
+                q.max_expanded = fs.expanded - 1;
+                ck_assert_int_eq(pf_flowfield_build(ctx[1], g, &q, &none, NULL), PF_ELIMIT);
+                ck_assert_ptr_null(none);
+                q.max_expanded = fs.expanded;
+                ck_assert_int_eq(pf_flowfield_build(ctx[1], g, &q, &none, NULL), PF_OK);
+                pf_flowfield_destroy(none);
+            }
+        }
+        pf_flowfield_destroy(one);
+        pf_flowfield_destroy(sliced);
+        pf_grid_destroy(g);
+    }
+    ck_assert_int_gt(pauses, 500);
+    for (int i = 0; i < 3; i++) pf_search_ctx_destroy(ctx[i]);
+}
+END_TEST
+
 TU_SUITE(flowfield) {
     Suite *s = suite_create("flowfield");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, flowfield_textbook_room);
     tcase_add_test(tc, flowfield_rejects_bad_input);
+    tcase_add_test(tc, flowfield_slices_equal_one_build);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("property");
     tcase_set_timeout(slow, 600);

@@ -103,7 +103,7 @@ START_TEST(flowfield_json_answer_decodes_to_the_field) {
             box.x = goal.x > 0 ? goal.x - 1 : 0;
             box.w = pf_grid_width(g) - box.x;
         }
-        pf_flow_query q = {&goal, 1, m % 2 == 1, box, NULL, NULL};
+        pf_flow_query q = {&goal, 1, m % 2 == 1, box, NULL, NULL, 0};
         pf_flowfield *f = NULL;
         ck_assert_int_eq(pf_flowfield_build(ctx, g, &q, &f, NULL), PF_OK);
         pf_jsonw w;

@@ -479,6 +479,92 @@ START_TEST(guard_sighup_reloads_tokens) {
 }
 END_TEST
 
+/* The unauthorized error and then the close frame (1008) a stream whose
+ * token a reload took away gets, in that order, whatever it sends. */
+static void expect_revoked(int fd) {
+    int op;
+    char *data;
+    size_t len;
+    cJSON *j;
+    ck_assert_int_eq(wsc_recv(fd, &op, &data, &len), 0);
+    ck_assert_int_eq(op, 1);
+    j = cJSON_Parse(data);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_msg(it_get(j, "error.code") && strcmp(it_str(j, "error.code"), "unauthorized") == 0,
+                  "%s", data);
+    cJSON_Delete(j);
+    free(data);
+    ck_assert_int_eq(wsc_recv(fd, &op, &data, &len), 0);
+    ck_assert_int_eq(op, 8);
+    ck_assert_int_eq(((unsigned char)data[0] << 8) | (unsigned char)data[1], 1008);
+    free(data);
+}
+
+/* A reload that removes a token, or cuts it from write to read, takes
+ * every right from the streams it opened: a multiplexed stream can no
+ * longer read or create, a session stream no longer update; each gets
+ * unauthorized and close 1008. A stream of a token that stays keeps
+ * working. Before, HTTP calls got 401 at once but the open /v1/stream
+ * still read its session (200) and created new ones (201). */
+START_TEST(guard_sighup_revokes_streams) {
+    char *dir = temp_dir(), tokens[600], sid[80], msg[400], path[200];
+    hc_server s;
+    int st, r1, r2, w, ss;
+    write_file(dir, "tokens", "read " TOK_R "\nread " TOK_R2 "\nwrite " TOK_W "\n", tokens,
+               sizeof(tokens));
+    s = it_start(ARGS("--auth-token-file", tokens));
+    ck_assert_int_eq(status_of(&s, "PUT", "/v1/maps/room", "application/json", room_json, TOK_W),
+                     201);
+    ck_assert_int_ge(r1 = wsc_connect_auth(s.port, "/v1/stream", TOK_R, &st, NULL, 0), 0);
+    ck_assert_int_ge(r2 = wsc_connect_auth(s.port, "/v1/stream", TOK_R2, &st, NULL, 0), 0);
+    ck_assert_int_ge(w = wsc_connect_auth(s.port, "/v1/stream", TOK_W, &st, NULL, 0), 0);
+    ck_assert_int_eq(mux_call(r1,
+                              "{\"op\":\"create\",\"map\":\"room\",\"create\":{\"start\":[0,0],"
+                              "\"goal\":[9,0]}}",
+                              sid, sizeof(sid)),
+                     201);
+    snprintf(path, sizeof(path), "/v1/maps/room/sessions/%s/stream", sid);
+    ck_assert_int_ge(ss = wsc_connect_auth(s.port, path, TOK_R, &st, NULL, 0), 0);
+    snprintf(msg, sizeof(msg), "{\"op\":\"get\",\"map\":\"room\",\"session\":\"%s\"}", sid);
+    ck_assert_int_eq(mux_call(r1, msg, NULL, 0), 200);
+    ck_assert_int_eq(mux_call(w, msg, NULL, 0), 200);
+
+    /* TOK_R goes, TOK_W becomes a read token, TOK_R2 stays. */
+    write_file(dir, "tokens", "read " TOK_R2 "\nread " TOK_W "\n", tokens, sizeof(tokens));
+    kill(s.pid, SIGHUP);
+    ck_assert(wait_for(&s, TOK_R, 401));
+    ck_assert_int_eq(wsc_send(r1, 1, msg, strlen(msg)), 0);
+    expect_revoked(r1);
+    ck_assert_int_eq(wsc_send(w, 1, msg, strlen(msg)), 0);
+    expect_revoked(w);
+    ck_assert_int_eq(wsc_send(ss, 1, "{\"position\":[1,0]}", 18), 0);
+    expect_revoked(ss);
+    /* The stream of the token that stays: answered (the session is
+     * TOK_R's: 404 to another read token). */
+    ck_assert_int_eq(mux_call(r2, msg, NULL, 0), 404);
+    ck_assert_int_eq(mux_call(r2,
+                              "{\"op\":\"create\",\"map\":\"room\",\"create\":{\"start\":[0,0],"
+                              "\"goal\":[9,0]}}",
+                              NULL, 0),
+                     201);
+    {
+        hc_resp r = req(&s, "GET", "/v1/info", NULL, NULL, TOK_R2, NULL);
+        cJSON *j = json_of(&r);
+        ck_assert_int_eq(r.status, 200);
+        ck_assert_int_eq((int)it_num(j, "stream_closes.token_revoked"), 3);
+        cJSON_Delete(j);
+        hc_free(&r);
+    }
+    wsc_close(r1);
+    wsc_close(r2);
+    wsc_close(w);
+    wsc_close(ss);
+    it_stop(&s);
+    rm_rf(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(guard_open_metrics_flag) {
     char *dir = temp_dir(), tokens[600];
     hc_server s;
@@ -874,6 +960,7 @@ TU_SUITE(guard) {
     tcase_add_test(tc, guard_sessions_of_ones_own);
     tcase_add_test(tc, guard_crowds_of_ones_own);
     tcase_add_test(tc, guard_mux_stream_owners);
+    tcase_add_test(tc, guard_sighup_revokes_streams);
     tcase_add_test(tc, guard_sighup_reloads_tokens);
     tcase_add_test(tc, guard_open_metrics_flag);
     tcase_add_test(tc, guard_safe_defaults);

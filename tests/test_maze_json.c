@@ -41,6 +41,11 @@ START_TEST(maze_json_request_fields_and_errors) {
     ck_assert(r.maze.loops == 0 && r.maze.connectivity == 8 && !r.maze.corner_cutting && !r.has_id);
     pf_generate_canonical(&r, b, sizeof(b));
     ck_assert_str_ne(a, b);
+    /* The largest exact seed is taken as it is. */
+    ck_assert_int_eq(
+        parse("{\"type\":\"maze\",\"width\":3,\"height\":3,\"seed\":9007199254740991}", &r, &e),
+        PF_OK);
+    ck_assert(r.maze.seed == 9007199254740991ull);
 
     static const struct {
         const char *body;
@@ -56,6 +61,11 @@ START_TEST(maze_json_request_fields_and_errors) {
         {"{\"type\":\"maze\",\"width\":600,\"height\":600}", PF_ELIMIT, "width"},
         {"{\"type\":\"maze\",\"width\":9,\"height\":9,\"seed\":-1}", PF_EINVAL, "seed"},
         {"{\"type\":\"maze\",\"width\":9,\"height\":9,\"seed\":1e300}", PF_EINVAL, "seed"},
+        /* 2^53 + 1 reads as 2^53: neither is exact, both refused. */
+        {"{\"type\":\"maze\",\"width\":9,\"height\":9,\"seed\":9007199254740993}", PF_EINVAL,
+         "seed"},
+        {"{\"type\":\"maze\",\"width\":9,\"height\":9,\"seed\":9007199254740992}", PF_EINVAL,
+         "seed"},
         {"{\"type\":\"maze\",\"width\":9,\"height\":9,\"corridor_width\":65}", PF_EINVAL,
          "corridor_width"},
         {"{\"type\":\"maze\",\"width\":9,\"height\":4,\"corridor_width\":3}", PF_ERANGE, "height"},

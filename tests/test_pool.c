@@ -250,6 +250,99 @@ START_TEST(pool_requeue_gives_worker_back) {
 }
 END_TEST
 
+/* The write lane: a write runs before every search queued after it, and
+ * waits only for the searches the fair queue serves before that. One
+ * worker, held; then searches 1, 2 (client 7), write 100, searches 3, 4
+ * (client 7), 5 (client 8, a newcomer), write 101, search 6 (client 7).
+ * The fair queue's order of the searches is 1, 5, 2, 3, 4, 6 (5 is a
+ * newcomer: it shares the first tag); each write goes before the first of
+ * them queued after it: 100 before 5, 101 before 6. */
+START_TEST(pool_writes_before_later_searches) {
+    static const struct {
+        int id;
+        uint64_t client; /* 0: a write */
+    } jobs[] = {{1, 7}, {2, 7}, {100, 0}, {3, 7}, {4, 7}, {5, 8}, {101, 0}, {6, 7}};
+    static const int want[] = {1, 100, 5, 2, 3, 4, 101, 6};
+    enum { N = sizeof(jobs) / sizeof(jobs[0]) };
+    pf_pool *p;
+    gate g;
+    rec r[N];
+    int order[N], n = 0;
+    pf_pool_stats st;
+    ck_assert_int_eq(pf_pool_create(1, 16, &p), PF_OK);
+    gate_start(&g, p);
+    for (int i = 0; i < N; i++) {
+        rec_init(&r[i], &g, order, &n, jobs[i].id, jobs[i].client);
+        if (!jobs[i].client) r[i].job.kind = PF_JOB_BUILD;
+        ck_assert_int_eq(pf_pool_submit(p, &r[i].job), PF_OK);
+    }
+    pf_pool_get_stats(p, &st);
+    ck_assert_int_eq(st.queued, N);
+    ck_assert_int_eq(st.queued_builds, 2);
+    gate_open(&g);
+    pf_pool_shutdown(p);
+    ck_assert_int_eq(n, N);
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(order[i] == want[i], "job %d ran %dth (expected %d)", order[i], i, want[i]);
+    pf_pool_get_stats(p, &st);
+    ck_assert_uint_eq(st.completed_builds, 2);
+    ck_assert_uint_eq(st.writes_ahead, 2); /* each started while searches waited */
+    ck_assert_uint_eq(st.completed, N + 1);
+    pf_pool_destroy(p);
+    uv_cond_destroy(&g.cv);
+    uv_mutex_destroy(&g.mu);
+}
+END_TEST
+
+/* A write that may start is a long job's cue to give its worker back,
+ * like a waiting search: the write runs after the batch's first unit, not
+ * after the whole batch. */
+typedef struct watcher {
+    pf_pool_job job;
+    const longjob *l; /* the batch it watches */
+    int seen;         /* units of the batch done when it ran */
+    bool ran;
+} watcher;
+
+static void watcher_run(void *arg, pf_search_ctx *ctx) {
+    watcher *w = arg;
+    (void)ctx;
+    w->ran = true;
+    w->seen = w->l->done;
+}
+
+START_TEST(pool_long_job_yields_to_write) {
+    pf_pool *p;
+    gate g;
+    longjob l;
+    watcher w;
+    pf_pool_stats st;
+    ck_assert_int_eq(pf_pool_create(1, 4, &p), PF_OK);
+    gate_start(&g, p);
+    memset(&l, 0, sizeof(l));
+    l.p = p;
+    l.total = 5;
+    l.job = (pf_pool_job){.fn = long_run, .arg = &l, .kind = PF_JOB_SEARCH, .client = 1};
+    memset(&w, 0, sizeof(w));
+    w.l = &l;
+    w.job = (pf_pool_job){.fn = watcher_run, .arg = &w, .kind = PF_JOB_BUILD};
+    ck_assert_int_eq(pf_pool_submit(p, &l.job), PF_OK);
+    ck_assert_int_eq(pf_pool_submit(p, &w.job), PF_OK);
+    gate_open(&g);
+    pf_pool_shutdown(p);
+    ck_assert(w.ran);
+    ck_assert_int_eq(w.seen, 1); /* after the batch's first unit */
+    ck_assert_int_eq(l.done, 5);
+    ck_assert_int_eq(l.slices, 2);
+    pf_pool_get_stats(p, &st);
+    ck_assert_uint_eq(st.requeued, 1);
+    ck_assert_uint_eq(st.completed_builds, 1);
+    pf_pool_destroy(p);
+    uv_cond_destroy(&g.cv);
+    uv_mutex_destroy(&g.mu);
+}
+END_TEST
+
 TU_SUITE(pool) {
     Suite *s = suite_create("pool");
     TCase *tc = tcase_create("pool");
@@ -258,6 +351,8 @@ TU_SUITE(pool) {
     tcase_add_test(tc, pool_queued_job_expires_at_deadline);
     tcase_add_test(tc, pool_fair_between_clients);
     tcase_add_test(tc, pool_requeue_gives_worker_back);
+    tcase_add_test(tc, pool_writes_before_later_searches);
+    tcase_add_test(tc, pool_long_job_yields_to_write);
     suite_add_tcase(s, tc);
     return s;
 }

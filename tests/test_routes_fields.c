@@ -3,10 +3,12 @@
  * cache per map version and its drop by PATCH, regions, agent sizes, every
  * limit and field error, and the limits /v1/info reports. */
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "b64dec.h"
 #include "itest.h"
@@ -149,11 +151,65 @@ START_TEST(routes_fields_flowfield_cache_patch_limits) {
 }
 END_TEST
 
+/* Whether fd has nothing to read yet (no answer, not closed). */
+static bool unanswered(int fd) {
+    char c;
+    ssize_t k = recv(fd, &c, 1, MSG_DONTWAIT | MSG_PEEK);
+    return k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+/* A flow field gives its worker back every --slice-ms: on one worker, a
+ * field over a 1024 x 1024 map is still unanswered when a path query sent
+ * after it has its answer; the pool counts the slices given back, and the
+ * field's answer is the same as one built without a query in between.
+ * Its deadline is at most --max-deadline-ms (422 naming deadline_ms).
+ * Before, a field held its worker to its end, and any deadline_ms was
+ * taken. */
+START_TEST(routes_fields_long_field_yields) {
+    hc_server s = it_start(ARGS("--workers", "1", "--slice-ms", "1", "--max-deadline-ms", "60000"));
+    char *map = it_open_map_text(1024, 1024);
+    const char *body = "{\"goal\":[0,0],\"cache\":false,\"deadline_ms\":60000}";
+    int slow;
+    cJSON *j, *alone;
+    it_put_map(&s, "big", "text/x-movingai-map", map, 201);
+    it_put_map(&s, "room", "application/json", it_room_json, 201);
+    free(map);
+    it_call_error(&s, "POST", "/v1/maps/big/flowfield", "application/json",
+                  "{\"goal\":[0,0],\"deadline_ms\":60001}", 422, "invalid_value", "deadline_ms");
+    alone = it_call(&s, "POST", "/v1/maps/big/flowfield", "application/json", body, 200);
+    it_wait_pool(&s, 0, 0);
+    slow = it_send_json_post(s.port, "/v1/maps/big/flowfield", body);
+    it_wait_pool(&s, 1, 0);
+    j = it_call(&s, "POST", "/v1/maps/room/path", "application/json",
+                "{\"start\":[0,0],\"goal\":[9,0],\"cache\":false}", 200);
+    cJSON_Delete(j);
+    ck_assert_msg(unanswered(slow), "the field ended before the query was answered");
+    {
+        hc_resp r;
+        ck_assert_int_eq(hc_read(slow, &r), 0);
+        ck_assert_int_eq(r.status, 200);
+        j = it_json(&r);
+        ck_assert_str_eq(it_str(j, "directions"), it_str(alone, "directions"));
+        ck_assert_str_eq(it_str(j, "costs"), it_str(alone, "costs"));
+        ck_assert_int_eq((int)it_num(j, "stats.expanded"), (int)it_num(alone, "stats.expanded"));
+        cJSON_Delete(j);
+        hc_free(&r);
+    }
+    cJSON_Delete(alone);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_ge((int)it_num(j, "pool.requeued"), 1);
+    ck_assert_int_eq((int)it_num(j, "memory.scratch_bytes"), 0); /* given back at the end */
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_fields) {
     Suite *s = suite_create("routes_fields");
     TCase *tc = tcase_create("routes_fields");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, routes_fields_flowfield_cache_patch_limits);
+    tcase_add_test(tc, routes_fields_long_field_yields);
     suite_add_tcase(s, tc);
     return s;
 }

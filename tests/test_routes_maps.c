@@ -1,10 +1,14 @@
 /* test_routes_maps.c -- server/routes_maps.c over HTTP: map list, upload, info, cells,
  * hierarchy, PATCH, DELETE. */
 #include <check.h>
+#include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1022,11 +1026,150 @@ START_TEST(routes_maps_memory_budget_body) {
 }
 END_TEST
 
+/* Path queries sent again and again (cache off) until told to stop, as a
+ * game server queries its own maps: one thread of a flood, all from the
+ * test's one address. */
+typedef struct flood {
+    uint16_t port;
+    volatile int *stop;
+    int answered;
+} flood;
+
+static void *flood_main(void *arg) {
+    flood *f = arg;
+    const char *body =
+        "{\"start\":[0,0],\"goal\":[9,0],\"algorithm\":\"dijkstra\",\"cache\":false}";
+    while (!*f->stop) {
+        hc_resp r;
+        if (hc_request(f->port, "POST", "/v1/maps/m/path", "application/json", body, 0, NULL, &r) ==
+                0 &&
+            r.status == 200)
+            f->answered++;
+        hc_free(&r);
+    }
+    return NULL;
+}
+
+/* Whether fd has nothing to read yet (no answer, not closed). */
+static bool unanswered(int fd) {
+    char c;
+    ssize_t k = recv(fd, &c, 1, MSG_DONTWAIT | MSG_PEEK);
+    return k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+/* The write lane, through the server: one worker runs a batch of seconds
+ * (it yields every --slice-ms to whatever waits) while four threads flood
+ * path queries from the same address. A PATCH, a PUT, a session create
+ * and a DELETE are each answered while the batch is still unanswered:
+ * each waited only for the queries queued before it. Before, a worker
+ * took a write only when no search waited, so under the flood they waited
+ * for the batch's deadline and then for a gap in the flood (52-169 s seen).
+ * The pool counts them as writes (completed_builds) started ahead of
+ * waiting searches (writes_ahead). */
+START_TEST(routes_maps_writes_not_starved_by_queries) {
+    hc_server s =
+        it_start(ARGS("--workers", "1", "--max-batch", "100000", "--max-deadline-ms", "600000"));
+    char *map = it_open_map_text(512, 512), *batch = it_slow_batch(20000, 10000), url[160];
+    enum { FLOOD = 4 };
+    flood f[FLOOD];
+    pthread_t th[FLOOD];
+    volatile int stop = 0;
+    int slow;
+    cJSON *j, *info;
+    it_put_map(&s, "open", "text/x-movingai-map", map, 201);
+    it_put_map(&s, "m", "application/json", it_room_json, 201);
+    it_put_map(&s, "gone", "application/json", it_room_json, 201);
+    free(map);
+    it_wait_pool(&s, 0, 0);
+    info = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    int builds0 = (int)it_num(info, "pool.completed_builds");
+    cJSON_Delete(info);
+    slow = it_send_json_post(s.port, "/v1/maps/open/paths", batch);
+    free(batch);
+    it_wait_pool(&s, 1, 0);
+    for (int i = 0; i < FLOOD; i++) {
+        f[i] = (flood){s.port, &stop, 0};
+        ck_assert_int_eq(pthread_create(&th[i], NULL, flood_main, &f[i]), 0);
+    }
+    /* The flood is on: queries answered while the batch runs. */
+    for (int i = 0; i < FLOOD; i++)
+        while (f[i].answered < 2) sched_yield();
+
+    j = it_call(&s, "PATCH", "/v1/maps/m", "application/json",
+                "{\"cells\":[{\"x\":0,\"y\":6,\"cost\":0}]}", 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 2);
+    cJSON_Delete(j);
+    ck_assert_msg(unanswered(slow), "the batch ended before the PATCH was answered");
+    j = it_call(&s, "PUT", "/v1/maps/m2", "application/json", it_room_json, 201);
+    cJSON_Delete(j);
+    ck_assert(unanswered(slow));
+    j = it_session_create(&s, "m", 0, 0, 9, 0, NULL, url, sizeof(url));
+    cJSON_Delete(j);
+    ck_assert(unanswered(slow));
+    it_call(&s, "DELETE", "/v1/maps/gone", NULL, NULL, 204);
+    ck_assert(unanswered(slow));
+
+    stop = 1;
+    for (int i = 0; i < FLOOD; i++) pthread_join(th[i], NULL);
+    close(slow); /* the batch goes on until its deadline or the drain */
+    info = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_ge((int)it_num(info, "pool.completed_builds") - builds0, 4);
+    ck_assert_int_ge((int)it_num(info, "pool.writes_ahead"), 1);
+    ck_assert_int_ge((int)it_num(info, "pool.requeued"), 4);
+    cJSON_Delete(info);
+    it_stop(&s);
+}
+END_TEST
+
+/* A write has a deadline for its wait: queued behind a build that holds
+ * the one worker (writes run max(1, workers - 1) at a time), a PATCH is
+ * answered 504 at --max-deadline-ms, nothing changed. Before, a write
+ * waited without limit. */
+START_TEST(routes_maps_write_wait_deadline) {
+    hc_server s = it_start(ARGS("--workers", "1", "--deadline-ms", "50", "--max-deadline-ms", "50",
+                                "--max-map-cells", "4194304"));
+    char *big = it_open_map_text(1024, 1024), *raw;
+    int put;
+    size_t n;
+    hc_resp r;
+    cJSON *j;
+    it_put_map(&s, "m", "application/json", it_room_json, 201);
+    it_wait_pool(&s, 0, 0);
+    raw = malloc(strlen(big) + 256);
+    n = (size_t)sprintf(raw,
+                        "PUT /v1/maps/big HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                        "Content-Type: text/x-movingai-map\r\nContent-Length: %zu\r\n\r\n%s",
+                        strlen(big), big);
+    put = hc_send_only(s.port, raw, n);
+    ck_assert_int_ge(put, 0);
+    free(raw);
+    free(big);
+    it_wait_pool(&s, 1, 0); /* the big map builds on the one worker */
+    r = it_req(&s, "PATCH", "/v1/maps/m", "application/json",
+               "{\"cells\":[{\"x\":0,\"y\":6,\"cost\":0}]}");
+    it_expect_error(&r, 504, "deadline_exceeded", NULL);
+    ck_assert_ptr_nonnull(strstr(r.body, "nothing changed"));
+    hc_free(&r);
+    ck_assert_int_eq(hc_read(put, &r), 0);
+    ck_assert_int_eq(r.status, 201);
+    hc_free(&r);
+    j = it_call(&s, "GET", "/v1/maps/m", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 1);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_ge((int)it_num(j, "pool.expired"), 1);
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_maps) {
     Suite *s = suite_create("routes_maps");
     TCase *tc = tcase_create("routes_maps");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, routes_maps_crud);
+    tcase_add_test(tc, routes_maps_writes_not_starved_by_queries);
+    tcase_add_test(tc, routes_maps_write_wait_deadline);
     tcase_add_test(tc, routes_maps_cells);
     tcase_add_test(tc, routes_maps_generate_mazes);
     tcase_add_test(tc, routes_maps_hierarchy);

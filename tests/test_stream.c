@@ -6,6 +6,7 @@
 #include <check.h>
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -533,6 +534,54 @@ START_TEST(stream_crowd) {
 }
 END_TEST
 
+/* A crowd stream lives as long as its crowd: after two passes of the
+ * once-a-second check (counted in /v1/info), a command on it is still
+ * answered with the crowd's state, and no stream was closed as a gone
+ * session. Before, the check looked the crowd up in the session table:
+ * session_not_found and close 1000 within a second, while the crowd
+ * answered 200 over HTTP. */
+START_TEST(stream_crowd_outlives_reaper) {
+    hc_server s = it_start(NULL);
+    char url[200], path[240];
+    int fd, status, skipped = 0;
+    cJSON *j;
+    double runs0;
+    it_put_nav_open(&s, "n", 20, 8);
+    {
+        hc_resp r = it_req(&s, "POST", "/v1/maps/n/crowds", "application/json",
+                           "{\"agents\":[{\"position\":[2,0,4],\"target\":[18,0,4]}]}");
+        ck_assert_int_eq(r.status, 201);
+        ck_assert_ptr_nonnull(hc_header(&r, "Location", url, sizeof(url)));
+        hc_free(&r);
+    }
+    snprintf(path, sizeof(path), "%s/stream", url);
+    fd = wsc_connect(s.port, path, &status, NULL, 0);
+    ck_assert_msg(fd >= 0, "handshake: %d", status);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    runs0 = it_num(j, "stream_reaper_runs");
+    cJSON_Delete(j);
+    for (;;) { /* two whole passes with the stream open */
+        j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+        double runs = it_num(j, "stream_reaper_runs");
+        cJSON_Delete(j);
+        if (runs >= runs0 + 2) break;
+        sched_yield();
+    }
+    ck_assert_int_eq(wsc_send(fd, 1, "{\"steps\":1}", 11), 0);
+    j = recv_until(fd, any, &skipped);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_msg(!it_get(j, "error"), "%s", it_str(j, "error.code"));
+    ck_assert_str_eq(it_str(j, "crowd_id"), strrchr(url, '/') + 1);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "stream_closes.session_gone"), 0);
+    ck_assert_int_eq((int)it_num(j, "streams"), 1);
+    cJSON_Delete(j);
+    wsc_close(fd);
+    it_stop(&s);
+}
+END_TEST
+
 /* Many messages of a few sessions on one connection, side by side on the
  * pool: all answered, each session's in order. Regression: a job read its
  * message after handing it to the loop thread, which may already have
@@ -1033,6 +1082,7 @@ TU_SUITE(stream) {
     tcase_add_test(tc, stream_npm_ws_client);
     tcase_add_test(tc, stream_navmesh_session);
     tcase_add_test(tc, stream_crowd);
+    tcase_add_test(tc, stream_crowd_outlives_reaper);
     tcase_add_test(tc, stream_mux);
     tcase_add_test(tc, stream_mux_many);
     tcase_add_test(tc, stream_mux_navmesh);

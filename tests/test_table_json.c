@@ -72,14 +72,15 @@ START_TEST(table_json_answer_layout) {
     pf_table_write_path(&pw, NULL, 0);
     pf_jsonw_arr_end(&pw);
     pf_jsonw_arr_end(&pw);
-    pf_table_answer a = {costs, 2, 3, pw.buf, pw.len, 2, 7, 2, 40, 5, true};
+    pf_table_answer a = {costs, 2, 3, pw.buf, pw.len, 2, 7, 2, 40, 5, 6, true};
     pf_jsonw_init(&w, 0);
     pf_table_write_answer(&w, &a);
     size_t n;
     char *s = pf_jsonw_take(&w, &n);
-    ck_assert_str_eq(s, "{\"costs\":[[0,1.5,null],[2,0,3.25]],\"paths\":[[[[0,0],[1,0]],null]],"
-                        "\"agent_size\":2,\"map_version\":7,\"stats\":{\"searches\":2,"
-                        "\"expanded\":40,\"direction\":\"backward\",\"time_us\":5}}");
+    ck_assert_str_eq(
+        s, "{\"costs\":[[0,1.5,null],[2,0,3.25]],\"paths\":[[[[0,0],[1,0]],null]],"
+           "\"agent_size\":2,\"map_version\":7,\"stats\":{\"searches\":2,"
+           "\"expanded\":40,\"unreachable\":6,\"direction\":\"backward\",\"time_us\":5}}");
     free(s);
     pf_jsonw_free(&pw);
 }

@@ -11,6 +11,8 @@
 #include "errors.h"
 #include "jsonw.h"
 #include "map_json.h"
+#include "nav_json.h"
+#include "navmesh.h"
 #include "path_json.h"
 #include "session_json.h"
 #include "testutil.h"
@@ -333,6 +335,110 @@ START_TEST(utf8_random_strings_in_requests) {
 }
 END_TEST
 
+/* The reference cut: walk the characters with ref_seq_len (a byte that
+ * starts none counts alone) and keep the last boundary within max. */
+static size_t ref_cut(const unsigned char *s, size_t n, size_t max) {
+    size_t i = 0, keep = 0;
+    while (i < n) {
+        size_t k = ref_seq_len(s + i, n - i);
+        i += k ? k : 1;
+        if (i <= max) keep = i;
+    }
+    return n <= max ? n : keep;
+}
+
+START_TEST(utf8_cut_keeps_whole_characters) {
+    uint64_t rng = tu_seed("utf8_cut_keeps_whole_characters", 0xc07);
+    static const char *const parts[] = {"a",    "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+                                        "\xff", "\x80",     "\xe2\x82"};
+    for (int it = 0; it < 5000; it++) {
+        char s[64];
+        size_t n = 0, parts_n = 1 + tu_below(&rng, 12);
+        for (size_t i = 0; i < parts_n; i++) {
+            const char *p = parts[tu_below(&rng, sizeof(parts) / sizeof(parts[0]))];
+            size_t k = strlen(p);
+            memcpy(s + n, p, k);
+            n += k;
+        }
+        for (size_t max = 0; max <= n + 1; max++) {
+            size_t len = pf_utf8_cut(s, n, max);
+            ck_assert_uint_eq(len, ref_cut((const unsigned char *)s, n, max));
+            /* A valid string cut stays valid. */
+            if (pf_utf8_is_valid(s, n)) ck_assert(pf_utf8_is_valid(s, len));
+        }
+    }
+}
+END_TEST
+
+/* An error's field is cut at a whole character, never inside one: set
+ * longer than its buffer, nested under a parent (pf_proto_error_nest), and
+ * a navmesh upload's from_grid field (the fuzz target's crash input in
+ * tests/fuzz_seeds: a door named by 64 bytes of multi-byte characters,
+ * "from_grid.doors.<name>" is longer than a field). */
+START_TEST(utf8_error_fields_cut_whole_characters) {
+    static const char *const chars[] = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"};
+    for (size_t c = 0; c < 3; c++)
+        for (size_t pad = 0; pad < 4; pad++) {
+            char name[160], want[200];
+            size_t n = pad;
+            pf_proto_error e;
+            memset(name, 'f', pad);
+            while (n + strlen(chars[c]) < sizeof(name)) {
+                memcpy(name + n, chars[c], strlen(chars[c]));
+                n += strlen(chars[c]);
+            }
+            name[n] = '\0';
+            pf_proto_error_set(&e, PF_EINVAL, PF_ERR_NONE, name, "Field '%s' is bad.", name);
+            assert_clean_error(&e);
+            ck_assert_uint_eq(strlen(e.field), pf_utf8_cut(name, n, sizeof(e.field) - 1));
+            ck_assert(strncmp(e.field, name, strlen(e.field)) == 0);
+            ck_assert_uint_eq(strlen(e.message),
+                              pf_utf8_cut(e.message, strlen(e.message), sizeof(e.message) - 1));
+            /* Nested: "lines[3]." + the field, cut again. */
+            snprintf(want, sizeof(want), "lines[3].%s", e.field);
+            pf_proto_error_nest(&e, "lines[3]");
+            assert_clean_error(&e);
+            ck_assert_uint_eq(strlen(e.field),
+                              pf_utf8_cut(want, strlen(want), sizeof(e.field) - 1));
+            ck_assert(strncmp(e.field, want, strlen(e.field)) == 0);
+        }
+    for (size_t c = 0; c < 3; c++)
+        for (size_t pad = 1; pad < 4; pad++) {
+            /* A door without cells, named by 64 bytes: "doors.<name>" under
+             * "from_grid" is longer than a field. */
+            char name[80], body[512], expect_field[160];
+            size_t n = pad;
+            cJSON *root;
+            pf_grid_limits glim = pf_grid_default_limits();
+            pf_nav_limits nlim = pf_nav_default_limits();
+            pf_nav_upload u;
+            pf_proto_error e;
+            memset(name, 'd', pad);
+            while (n + strlen(chars[c]) <= 64) {
+                memcpy(name + n, chars[c], strlen(chars[c]));
+                n += strlen(chars[c]);
+            }
+            name[n] = '\0';
+            snprintf(body, sizeof(body),
+                     "{\"kind\":\"navmesh\",\"from_grid\":{\"rows\":[\"..\",\"..\"],"
+                     "\"doors\":{\"%s\":{}}}}",
+                     name);
+            root = cJSON_Parse(body);
+            ck_assert_ptr_nonnull(root);
+            memset(&u, 0, sizeof(u));
+            memset(&e, 0, sizeof(e));
+            ck_assert_int_ne(pf_nav_upload_from_json(root, &glim, &nlim, &u, &e), PF_OK);
+            cJSON_Delete(root);
+            pf_nav_upload_free(&u);
+            assert_clean_error(&e);
+            snprintf(expect_field, sizeof(expect_field), "from_grid.doors.%s", name);
+            ck_assert_msg(strncmp(e.field, expect_field, strlen(e.field)) == 0, "%s", e.field);
+            ck_assert_uint_eq(strlen(e.field),
+                              pf_utf8_cut(expect_field, strlen(expect_field), sizeof(e.field) - 1));
+        }
+}
+END_TEST
+
 TU_SUITE(utf8) {
     Suite *s = suite_create("utf8");
     TCase *tc = tcase_create("core");
@@ -345,6 +451,8 @@ TU_SUITE(utf8) {
     tcase_add_test(tc, utf8_maps_and_updates_refuse_bad_strings);
     tcase_add_test(tc, utf8_ndjson_prefix_counts_blank_lines);
     tcase_add_test(tc, utf8_random_strings_in_requests);
+    tcase_add_test(tc, utf8_cut_keeps_whole_characters);
+    tcase_add_test(tc, utf8_error_fields_cut_whole_characters);
     suite_add_tcase(s, tc);
     return s;
 }

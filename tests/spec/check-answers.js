@@ -218,6 +218,7 @@ function checkHttp(rec) {
     const text = rec.body.toString('utf8');
     const early = [
         [400, 'malformed_request', 'MalformedRequest'],
+        [414, 'uri_too_long', 'UriTooLong'],
         [501, 'not_implemented', 'NotImplemented'],
         [421, 'host_not_allowed', 'HostNotAllowed'],
         [503, 'not_ready', 'NotReady'],

@@ -1,0 +1,225 @@
+/* query.cpp -- queries on a version (navmesh.h "Queries"): a query's
+ * scratch, the nearest polygon, paths (polyanya or Detour's findPath, then
+ * findStraightPath), raycasts.
+ */
+#include "nav_internal.h"
+
+namespace pfnav {
+
+pf_status bind_query(pf_nav_query *q, const pf_navmesh *nm) {
+    if (q->bound == nm->nav) return PF_OK;
+    if (dtStatusFailed(q->q->init(nm->nav, (int)q->max_nodes))) return PF_ENOMEM;
+    q->bound = nm->nav;
+    return PF_OK;
+}
+
+static pf_status nearest(pf_nav_query *q, const pf_navmesh *nm, const float p[3],
+                         const float extents[3], dtPolyRef *ref, float snapped[3]) {
+    float e[3];
+    if (extents) {
+        if (!finite3(extents) || extents[0] <= 0 || extents[1] <= 0 || extents[2] <= 0)
+            return PF_ERANGE;
+        dtVcopy(e, extents);
+    } else {
+        pf_navmesh_default_extents(nm, e);
+    }
+    if (!finite3(p)) return PF_ERANGE;
+    pf_status st = bind_query(q, nm);
+    if (st) return st;
+    *ref = 0;
+    dtStatus ds = q->q->findNearestPoly(p, e, &nm->filter, ref, snapped);
+    if (dtStatusFailed(ds)) return PF_ERANGE;
+    if (!*ref) return PF_EBLOCKED;
+    /* findNearestPoly picks among polygons whose bounds overlap the box;
+     * the point found must itself be in the box. */
+    for (int k = 0; k < 3; k++)
+        if (fabsf(snapped[k] - p[k]) > e[k]) return PF_EBLOCKED;
+    return PF_OK;
+}
+
+/* The straight path along polys[0..npolys) from spos to epos into out. */
+pf_status straight(pf_nav_query *q, const pf_navmesh *nm, const float spos[3], const float epos[3],
+                   const dtPolyRef *polys, int npolys, pf_nav_path *out) {
+    int n = 0;
+    int opts = nm->costly ? DT_STRAIGHTPATH_AREA_CROSSINGS : 0;
+    dtStatus ds = q->q->findStraightPath(spos, epos, polys, npolys, q->points, q->flags,
+                                         q->point_refs, &n, (int)q->max_points, opts);
+    if (dtStatusFailed(ds)) return PF_ENOMEM;
+    out->points = q->points;
+    out->npoints = (uint32_t)n;
+    out->length = 0;
+    out->cost = 0;
+    for (int i = 0; i + 1 < n; i++) {
+        double len = dtVdist(&q->points[3 * i], &q->points[3 * (i + 1)]);
+        out->length += len;
+        float c = 1.0f;
+        const dtMeshTile *tile = NULL;
+        const dtPoly *poly = NULL;
+        if (nm->costly && q->point_refs[i] &&
+            dtStatusSucceed(nm->nav->getTileAndPolyByRef(q->point_refs[i], &tile, &poly)))
+            c = nm->area_cost[poly->getArea()];
+        out->cost += len * c;
+    }
+    return PF_OK;
+}
+
+pf_status find_polys(pf_nav_query *q, const pf_navmesh *nm, const float start[3],
+                     const float goal[3], const float extents[3], pf_nav_algorithm algo,
+                     pf_nav_path *out, const char **which, int *npolys) {
+    memset(out, 0, sizeof *out);
+    if (which) *which = NULL;
+    dtPolyRef sref, gref;
+    pf_status st = nearest(q, nm, start, extents, &sref, out->start);
+    if (st) {
+        if (which) *which = "start";
+        return st;
+    }
+    st = nearest(q, nm, goal, extents, &gref, out->goal);
+    if (st) {
+        if (which) *which = "goal";
+        return st;
+    }
+    int n = 0;
+    dtStatus ds = DT_FAILURE;
+    if (algo == PF_NAV_POLYANYA) {
+        uint32_t ex = 0;
+        ds = polyanya(q, nm, sref, gref, out->start, out->goal, q->polys, &n, (int)q->max_nodes,
+                      &ex);
+        out->expanded = ex;
+        /* Unreachable, out of nodes or a world too large for it: Detour
+         * finds the closest reachable polygon (and is bounded by the same
+         * node budget). */
+        if (dtStatusSucceed(ds)) {
+            out->exact = true;
+            out->polygons = (uint32_t)n;
+            *npolys = n;
+            return PF_OK;
+        }
+        out->out_of_nodes = dtStatusDetail(ds, DT_OUT_OF_NODES);
+    }
+    ds = q->q->findPath(sref, gref, out->start, out->goal, &nm->filter, q->polys, &n,
+                        (int)q->max_nodes);
+    if (dtStatusFailed(ds) || n == 0) return PF_ENOMEM;
+    out->expanded += (uint32_t)q->q->getNodePool()->getNodeCount();
+    out->out_of_nodes = out->out_of_nodes || dtStatusDetail(ds, DT_OUT_OF_NODES);
+    out->partial = q->polys[n - 1] != gref || dtStatusDetail(ds, DT_PARTIAL_RESULT);
+    if (q->polys[n - 1] != gref) {
+        /* The corridor ends short of the goal: end at the point of its last
+         * polygon closest to the goal (NavMeshTesterTool). */
+        float c[3];
+        if (dtStatusSucceed(q->q->closestPointOnPoly(q->polys[n - 1], goal, c, NULL)))
+            dtVcopy(out->goal, c);
+        /* That point is reachable: the exact corridor to it. */
+        if (algo == PF_NAV_POLYANYA && !out->out_of_nodes) {
+            const dtPolyRef last = q->polys[n - 1];
+            int n2 = 0;
+            uint32_t ex = 0;
+            ds = polyanya(q, nm, sref, last, out->start, out->goal, q->polys, &n2,
+                          (int)q->max_nodes, &ex);
+            out->expanded += ex;
+            if (dtStatusSucceed(ds)) {
+                out->exact = true;
+                n = n2;
+            } else {
+                /* polyanya used q->polys: plan Detour's corridor again. */
+                ds = q->q->findPath(sref, last, out->start, out->goal, &nm->filter, q->polys, &n,
+                                    (int)q->max_nodes);
+                if (dtStatusFailed(ds) || n == 0) return PF_ENOMEM;
+            }
+        }
+    }
+    out->polygons = (uint32_t)n;
+    *npolys = n;
+    return PF_OK;
+}
+
+} /* namespace pfnav */
+
+using namespace pfnav;
+
+extern "C" {
+
+pf_status pf_nav_query_create(uint32_t max_nodes, pf_nav_query **out) {
+    *out = NULL;
+    if (max_nodes < 1 || max_nodes > 65535) return PF_ERANGE;
+    pf_nav_query *q = (pf_nav_query *)calloc(1, sizeof *q);
+    if (!q) return PF_ENOMEM;
+    q->max_nodes = max_nodes;
+    q->max_points = 2 * max_nodes + 2;
+    q->q = dtAllocNavMeshQuery();
+    q->poly = poly_scratch_create(max_nodes);
+    q->polys = (dtPolyRef *)malloc(max_nodes * sizeof(dtPolyRef));
+    q->points = (float *)malloc((size_t)q->max_points * 3 * sizeof(float));
+    q->flags = (unsigned char *)malloc(q->max_points);
+    q->point_refs = (dtPolyRef *)malloc(q->max_points * sizeof(dtPolyRef));
+    if (!q->q || !q->poly || !q->polys || !q->points || !q->flags || !q->point_refs) {
+        pf_nav_query_destroy(q);
+        return PF_ENOMEM;
+    }
+    *out = q;
+    return PF_OK;
+}
+
+void pf_nav_query_destroy(pf_nav_query *q) {
+    if (!q) return;
+    dtFreeNavMeshQuery(q->q);
+    poly_scratch_destroy(q->poly);
+    free(q->polys);
+    free(q->points);
+    free(q->flags);
+    free(q->point_refs);
+    free(q);
+}
+
+void pf_navmesh_default_extents(const pf_navmesh *nm, float e[3]) {
+    const pf_nav_config *c = &nm->base->cfg;
+    float xz = fmaxf(2.0f * c->agent_radius, 4.0f * c->cell_size);
+    e[0] = xz;
+    e[1] = c->agent_height;
+    e[2] = xz;
+}
+
+pf_status pf_nav_nearest(pf_nav_query *q, const pf_navmesh *nm, const float p[3],
+                         const float extents[3], float snapped[3]) {
+    dtPolyRef ref;
+    return nearest(q, nm, p, extents, &ref, snapped);
+}
+
+pf_status pf_nav_find_path(pf_nav_query *q, const pf_navmesh *nm, const float start[3],
+                           const float goal[3], const float extents[3], pf_nav_algorithm algo,
+                           pf_nav_path *out, const char **which) {
+    int n = 0;
+    pf_status st = find_polys(q, nm, start, goal, extents, algo, out, which, &n);
+    if (st) return st;
+    return straight(q, nm, out->start, out->goal, q->polys, n, out);
+}
+
+pf_status pf_nav_raycast(pf_nav_query *q, const pf_navmesh *nm, const float from[3],
+                         const float to[3], float *t, uint32_t *visited) {
+    dtPolyRef ref;
+    float s[3], probe[3];
+    if (!finite3(to) || !finite3(from)) return PF_ERANGE;
+    /* A waypoint is often a polygon corner, on the boundary of several
+     * polygons: start in the one the ray enters, found a hair along it. */
+    const float len = dtVdist(from, to);
+    dtVlerp(probe, from, to, len > 0 ? fminf(1e-3f / len, 0.5f) : 0.0f);
+    pf_status st = nearest(q, nm, probe, NULL, &ref, s);
+    if (st) return st;
+    float normal[3];
+    int n = 0;
+    dtStatus ds =
+        q->q->raycast(ref, from, to, &nm->filter, t, normal, q->polys, &n, (int)q->max_nodes);
+    if (dtStatusFailed(ds)) return PF_ERANGE;
+    if (*t == FLT_MAX) *t = 1.0f;
+    if (visited) *visited = (uint32_t)n;
+    return PF_OK;
+}
+
+float pf_nav_distance_to_mesh(pf_nav_query *q, const pf_navmesh *nm, const float p[3]) {
+    dtPolyRef ref;
+    float s[3];
+    if (nearest(q, nm, p, NULL, &ref, s) != PF_OK) return -1.0f;
+    return dtVdist(p, s);
+}
+
+} /* extern "C" */
