@@ -153,11 +153,13 @@ static int32_t chosen_cluster(int32_t w, int32_t h, bool rooms) {
     pf_grid *g = NULL;
     pf_hpa *hpa;
     pf_hpa_stats st;
+    int64_t failed = 0;
     ck_assert_int_eq(pf_grid_create(w, h, &lim, &g), PF_OK);
     for (int32_t y = 0; rooms && y < h; y++)
         for (int32_t x = 0; x < w; x++)
-            if (x % 4 == 3 || y % 4 == 3)
-                ck_assert_int_eq(pf_grid_set_cost(g, (pf_point){x, y}, 0), PF_OK);
+            if ((x % 4 == 3 || y % 4 == 3) && pf_grid_set_cost(g, (pf_point){x, y}, 0) != PF_OK)
+                failed++;
+    ck_assert_int_eq(failed, 0);
     hpa = build(g, 0);
     pf_hpa_get_stats(hpa, &st);
     pf_hpa_destroy(hpa);
