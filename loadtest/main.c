@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "chase.h"
+#include "gen.h"
 #include "loadgen.h"
 #include "navbench.h"
 #include "report.h"
@@ -33,6 +34,7 @@ static void usage(FILE *f) {
           "       pathd-bench chase [options] FILE.scen...\n"
           "       pathd-bench navmesh [options] FILE.scen...\n"
           "       pathd-bench flowfield|table|agents [options] FILE.scen...\n"
+          "       pathd-bench gen maze|rooms|random [--side N] [--param P] [--seed S] OUT\n"
           "       pathd-bench --help\n"
           "\n"
           "scen: runs Moving AI scenario files in-process through the planner (the\n"
@@ -91,6 +93,12 @@ static void usage(FILE *f) {
           "flowfield, table, agents: many units (flow field build time and its break-even\n"
           "unit count against one astar per unit; an S x T distance table against S x T\n"
           "astar; agent sizes against size 1). See `pathd-bench flowfield --help` etc.\n"
+          "\n"
+          "gen: writes OUT.map and OUT.map.scen of a generated map: maze (corridors P\n"
+          "wide, default 4), rooms (rooms of side P, default 8, one door a wall) or\n"
+          "random (P percent blocked, default 20), 512x512 unless --side, K queries a\n"
+          "bucket of 4 units of optimal length (--per-bucket, default 10), optima from\n"
+          "a plain Dijkstra of its own. Deterministic per --seed.\n"
           "\n"
           "sessions: bytes per D* Lite session, N sessions on one shared map, and with\n"
           "--repair their repairs against a fresh A*. See `pathd-bench sessions --help`.\n"
@@ -539,6 +547,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "flowfield") == 0) return pf_bench_flowfield_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "table") == 0) return pf_bench_table_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "agents") == 0) return pf_bench_agents_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "gen") == 0) return pf_bench_gen_main(argc - 1, argv + 1);
     fprintf(stderr, "pathd-bench: unknown subcommand '%s'\n", argv[1]);
     usage(stderr);
     return EXIT_USAGE;

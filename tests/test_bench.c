@@ -333,6 +333,77 @@ START_TEST(bench_scen_per_query_lines_up) {
 }
 END_TEST
 
+/* Runs pathd-bench gen FAMILY --side 40 --param PARAM --seed SEED
+ * --per-bucket 2 DIR/NAME; its exit status. */
+static int run_gen(const char *bin, const char *family, int param, int seed, const char *dir,
+                   const char *name) {
+    char args[512], out[8192];
+    snprintf(args, sizeof(args), "gen %s --side 40 --param %d --seed %d --per-bucket 2 '%s/%s'",
+             family, param, seed, dir, name);
+    return run_bench(bin, args, out, sizeof(out));
+}
+
+/* pathd-bench gen: for each family a Moving AI map and scenario file that
+ * pathd-bench scen reads, whose optima agree with the tests' own reference
+ * Dijkstra (tu_reference_cost) and whose buckets are floor(optimum / 4);
+ * the same seed gives the same files, another seed another map. */
+START_TEST(bench_gen_maps_and_optima) {
+    static const struct {
+        const char *family;
+        int param;
+    } families[] = {{"maze", 2}, {"rooms", 6}, {"random", 25}};
+    const char *bin = bench_bin();
+    char dir[] = "/tmp/pathd-test-gen-XXXXXX", args[512], out[8192], path[256];
+    NEED_BENCH_BIN(bin);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    for (int f = 0; f < 3; f++) {
+        const char *fam = families[f].family;
+        int param = families[f].param;
+        pf_scen sc;
+        pf_grid *g;
+        char *a, *b;
+        size_t la, lb;
+        ck_assert_int_eq(run_gen(bin, fam, param, 3, dir, "m"), 0);
+        g = tu_load_scen(dir, "m.map.scen", &sc);
+        ck_assert_int_gt((int)sc.count, 10);
+        for (size_t i = 0; i < sc.count; i++) {
+            const pf_scen_entry *e = &sc.entries[i];
+            double ref = tu_reference_cost(g, e->start, e->goal);
+            ck_assert_msg(fabs(ref - e->optimal) < 1e-6, "%s entry %zu: %f against %f", fam, i,
+                          e->optimal, ref);
+            ck_assert_int_eq(e->bucket, (int)(e->optimal / 4));
+            ck_assert(i == 0 || sc.entries[i - 1].bucket <= e->bucket);
+        }
+        pf_scen_free(&sc);
+        pf_grid_destroy(g);
+        /* pathd-bench scen reads it, every answer optimal. */
+        snprintf(args, sizeof(args), "scen --algorithm jps '%s/m.map.scen'", dir);
+        ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
+        /* Deterministic per seed. */
+        snprintf(path, sizeof(path), "%s/m.map", dir);
+        a = tu_read_file(path, &la);
+        ck_assert_int_eq(run_gen(bin, fam, param, 3, dir, "n"), 0);
+        snprintf(path, sizeof(path), "%s/n.map", dir);
+        b = tu_read_file(path, &lb);
+        ck_assert(a && b && la == lb && memcmp(a, b, la) == 0);
+        free(b);
+        ck_assert_int_eq(run_gen(bin, fam, param, 4, dir, "n"), 0);
+        b = tu_read_file(path, &lb);
+        ck_assert(b && (la != lb || memcmp(a, b, la) != 0));
+        free(a);
+        free(b);
+        for (int k = 0; k < 4; k++) {
+            snprintf(path, sizeof(path), "%s/%s", dir,
+                     (const char *const[]){"m.map", "m.map.scen", "n.map", "n.map.scen"}[k]);
+            unlink(path);
+        }
+    }
+    ck_assert_int_eq(run_bench(bin, "gen cave /tmp/x", out, sizeof(out)), 2);
+    ck_assert_int_eq(run_bench(bin, "gen maze --param 0 /tmp/x", out, sizeof(out)), 2);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 /* jps variants and auto: jps:LAYOUT[+nodirect] runs and names its rows
  * (the reference, scans without direct answers, optimal too), a variant of
  * another algorithm or an unknown layout is a usage error; auto says what
@@ -1060,6 +1131,7 @@ TU_SUITE(bench) {
     tcase_add_test(tc, bench_scen_bad_input_exits_two);
     tcase_add_test(tc, bench_scen_compare_prints_ratio);
     tcase_add_test(tc, bench_scen_per_query_lines_up);
+    tcase_add_test(tc, bench_gen_maps_and_optima);
     tcase_add_test(tc, bench_scen_variants_auto_and_blocks);
     tcase_add_test(tc, bench_scen_selection_spread_and_buckets);
     tcase_add_test(tc, bench_report_percentile_nearest_rank);
