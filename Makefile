@@ -28,7 +28,8 @@ RECAST_INC := /usr/include/recastnavigation
 # Reference data, read in place; never copied into the repository.
 PATHD_BENCH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/movingai)
 export PATHD_BENCH_DIR
-# RecastDemo's nav_test.obj and its test cases (the viewer's browser tests).
+# RecastDemo's nav_test.obj and its test cases (the navlevels suite, the
+# viewer's browser tests).
 PATHD_MESH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/meshes)
 export PATHD_MESH_DIR
 
@@ -97,7 +98,9 @@ NAV_SRC := $(wildcard nav/*.c) $(wildcard nav/*.cpp)
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
 LOADTEST_SRC := $(filter-out loadtest/main.c,$(wildcard loadtest/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
-TEST_SUPPORT_SRC := $(filter-out tests/test_%.c tests/fuzz_%.c,$(wildcard tests/*.c))
+# tests/*.cpp: the Detour references (detourref.cpp), C++ like nav/.
+TEST_SUPPORT_SRC := $(filter-out tests/test_%.c tests/fuzz_%.c,$(wildcard tests/*.c)) \
+                    $(wildcard tests/*.cpp)
 
 obj = $(patsubst %.cpp,$(OUT)/obj/%.o,$(patsubst %.c,$(OUT)/obj/%.o,$(1)))
 CORE_OBJ := $(call obj,$(CORE_SRC))
@@ -171,6 +174,7 @@ $(OUT)/libpathd_core.a: $(CORE_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
+# Made afresh: ar would keep the members of files since removed.
 $(OUT)/libpathd_nav.a: $(NAV_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
@@ -233,8 +237,8 @@ TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SUITES := $(sort $(patsubst tests/test_%.c,%,$(TEST_SRC)))
 # The suites that take longest (measured with make test on 2 cores), started
 # first so the short ones fill in at the end; then the rest by name.
-SLOW_SUITES := navmesh hpa jps routes_paths flowfield concurrency fleet stream routes_maps dstar \
-               deadends routes_sessions
+SLOW_SUITES := navmesh navlevels routes_navworlds hpa jps routes_paths flowfield concurrency fleet \
+               stream routes_maps dstar deadends routes_sessions
 SUITE_ORDER := $(filter $(SUITES),$(SLOW_SUITES)) $(filter-out $(SLOW_SUITES),$(SUITES))
 test-run: $(PATHD) $(BENCH) $(TESTS) js-deps fleet-deps spec-deps test-tools $(CLIENT_C_BINS) \
           promtool-deps
@@ -315,7 +319,9 @@ test-tsan-run: $(PATHD) $(BENCH) $(TESTS) js-deps fleet-deps test-tools
 
 # ---- clients (clients/README.md) ----
 # Each client's own tests start their own pathd ($(PATHD)) on free loopback
-# ports and run every wrapper against it, the example included.
+# ports and run every wrapper against it, the example included; their
+# fleet test (a change whose outcome is unknown, retried with If-Match)
+# starts redis-server too (fleet-deps).
 
 # clients/c: C99 and libcurl; also compiled once as C++ (Unreal builds .c
 # files as C++).
@@ -325,7 +331,7 @@ $(OUT)/clients/c/%: clients/c/%.c clients/c/pathd.c clients/c/pathd.h
 	$(CC) $(CLIENT_C_WARN) $(OPTFLAGS) $(CURL_CFLAGS) clients/c/$*.c clients/c/pathd.c -o $@ \
 	  $(CURL_LIBS) -lpthread -lm $(LDFLAGS_SAN)
 
-clients-c-test: $(PATHD) $(CLIENT_C_BINS) cxx-deps
+clients-c-test: $(PATHD) $(CLIENT_C_BINS) cxx-deps fleet-deps
 	g++ -x c++ -std=c++11 -Wall -Wextra -Werror $(CURL_CFLAGS) -c clients/c/pathd.c \
 	  -o $(OUT)/clients/c/pathd_cxx.o
 	PATHD_BIN=$(abspath $(PATHD)) $(OUT)/clients/c/test_client $(OUT)/clients/c/example
@@ -337,7 +343,7 @@ $(NODE_CLIENT_STAMP): clients/node/package.json clients/node/package-lock.json |
 	npm ci --prefix clients/node --no-audit --no-fund --loglevel=error
 	@touch $@
 
-clients-node-test: $(PATHD) $(NODE_CLIENT_STAMP)
+clients-node-test: $(PATHD) $(NODE_CLIENT_STAMP) fleet-deps
 	cd clients/node && node_modules/.bin/tsc -p tsconfig.json
 	cd clients/node && PATHD_BIN=$(abspath $(PATHD)) node --test test/
 
@@ -352,7 +358,7 @@ $(CS_OUT)/tests.exe: clients/csharp/Tests.cs $(CS_OUT)/Pathd.dll
 $(CS_OUT)/example.exe: clients/csharp/Example.cs $(CS_OUT)/Pathd.dll
 	mcs $(CS_FLAGS) -r:$(CS_OUT)/Pathd.dll -out:$@ $<
 
-clients-csharp-test: $(PATHD) $(CS_OUT)/tests.exe $(CS_OUT)/example.exe
+clients-csharp-test: $(PATHD) $(CS_OUT)/tests.exe $(CS_OUT)/example.exe fleet-deps
 	MONO_PATH=$(abspath $(CS_OUT)) PATHD_BIN=$(abspath $(PATHD)) mono $(CS_OUT)/tests.exe $(CS_OUT)/example.exe
 
 clients-test: clients-c-test clients-node-test clients-csharp-test
@@ -592,7 +598,7 @@ deps:
 
 # Every C source of the tree against .clang-format (Debian clang-format 14,
 # installed when missing). .ci/run runs it.
-FORMAT_SRC = $(wildcard core/*.[ch] nav/*.[ch] nav/*.cpp proto/*.[ch] server/*.[ch] loadtest/*.[ch] tests/*.[ch] clients/c/*.[ch])
+FORMAT_SRC = $(wildcard core/*.[ch] nav/*.[ch] nav/*.cpp proto/*.[ch] server/*.[ch] loadtest/*.[ch] tests/*.[ch] tests/*.cpp clients/c/*.[ch])
 format-check:
 	@if ! command -v clang-format >/dev/null 2>&1; then $(call apt_install,clang-format); fi
 	clang-format --dry-run -Werror $(FORMAT_SRC)

@@ -37,13 +37,13 @@
 typedef struct pf_hpa pf_hpa;
 
 /* Cluster side used when pf_hpa_params.cluster_size is 0 (accepted sides:
- * 4..64), unless the map is fragmented (below). Chosen by measurement over the 18 shared Moving AI
- * maps (every second scenario, astar side by side): 16 gives the best paths (mean suboptimality
- * 0.31%, 99th percentile 2.3% over 28402 scenarios) with the lowest build times on cluttered maps.
- * 32 halves the abstract nodes and answers long queries up to about 2x faster on mazes and random
- * maps, but its paths are worse (8room_000: 99th percentile 21%, worst 218%, when grouped entrances
- * on long room walls force crossings far from the door), and its builds are slower on most maps. 8
- * doubles the nodes and made long queries 2-4x slower. */
+ * 4..64), unless the map is fragmented or large (below). Chosen by measurement over the 18 shared
+ * Moving AI maps (every second scenario, astar side by side): 16 gives the best paths (mean
+ * suboptimality 0.31%, 99th percentile 2.3% over 28402 scenarios) with the lowest build times on
+ * cluttered maps. 32 halves the abstract nodes and answers long queries up to about 2x faster on
+ * mazes and random maps, but its paths are worse (8room_000: 99th percentile 21%, worst 218%, when
+ * grouped entrances on long room walls force crossings far from the door), and its builds are
+ * slower on most maps. 8 doubles the nodes and made long queries 2-4x slower. */
 #define PF_HPA_DEFAULT_CLUSTER 16
 
 /* ... except on fragmented maps: when the clusters of side
@@ -69,6 +69,26 @@ typedef struct pf_hpa pf_hpa;
  * but its paths worse (over 5%: random512-40-0 32, maze512-8-0 26). */
 #define PF_HPA_FRAGMENTED_CLUSTER 28
 #define PF_HPA_FRAGMENTED_REGIONS 2.0
+
+/* ... and on maps of at least PF_HPA_LARGE_CELLS cells (512x512), fragmented
+ * or not, PF_HPA_LARGE_CLUSTER. The choices above were measured before the
+ * transitions became dense (one entrance a run, at most 8 cells apart) and
+ * the refined path was repaired in windows; with those, 32 no longer costs
+ * quality: measured over every shared map (thread CPU clock, pathd-bench
+ * scen --compare astar,hpa --bucket-quarter --max-queries 100, and
+ * --algorithm hpa over every scenario for the excess), 16 -> 32 on the 13
+ * maps of 512x512 or more: astar/hpa on the longest quarter 32room_000
+ * 61x -> 125x, AR0700SR 26x -> 42x, Berlin_1_1024 24x -> 52x, Boston_0_512
+ * 19x -> 26x, maze512-8-0 19x -> 34x (28: 47x), orz900d 16x -> 31x,
+ * random512-40-0 19x -> 31x (28: 30x), random512-10-0 4.4x -> 7.1x,
+ * 8room_000 53x -> 55x; mean excess orz900d 0.33% -> 0.10%, random512-10-0
+ * 0.44% -> 0.29% (worst 4.3% -> 1.4%), elsewhere equal or lower; worst
+ * query everywhere under 5% (random512-40-0 3.8%). One-cell repairs took
+ * the same or less (the reassembly is linear in the abstract graph, which
+ * halves). Smaller maps stay with 16: den520d, ost003d and Berlin_0_256
+ * were 10-20% slower at 32. */
+#define PF_HPA_LARGE_CELLS ((int64_t)512 * 512)
+#define PF_HPA_LARGE_CLUSTER 32
 
 typedef struct pf_hpa_params {
     int32_t cluster_size; /* cells per cluster side; 0 = chosen by the map (see above) */

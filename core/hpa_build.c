@@ -989,7 +989,10 @@ static pf_status build_regions(const pf_grid *g, int32_t cs, build_scratch *s, p
 
 pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_build_stop *stop,
                        pf_hpa **out) {
-    int32_t cs = p && p->cluster_size ? p->cluster_size : PF_HPA_DEFAULT_CLUSTER;
+    bool large = (int64_t)g->w * g->h >= PF_HPA_LARGE_CELLS;
+    int32_t cs = p && p->cluster_size ? p->cluster_size
+                 : large              ? PF_HPA_LARGE_CLUSTER
+                                      : PF_HPA_DEFAULT_CLUSTER;
     build_scratch s;
     pf_hpa *h;
     int64_t nreg;
@@ -1003,7 +1006,7 @@ pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_build_stop *
      * both its clusters. */
     st = build_regions(g, cs, &s, stop, &h, &nreg);
     if (st) goto out_free_scratch;
-    if (!(p && p->cluster_size) &&
+    if (!(p && p->cluster_size) && !large &&
         (double)nreg >= PF_HPA_FRAGMENTED_REGIONS * (double)h->nclusters) {
         /* A fragmented map (see PF_HPA_FRAGMENTED_CLUSTER): start again with
          * larger clusters. */

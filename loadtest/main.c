@@ -3,6 +3,7 @@
  *   pathd-bench scen [options] FILE.scen...   in-process, against core
  *   pathd-bench http --url URL [options]      against a running server
  *   pathd-bench sessions [options] FILE.scen... D* Lite memory per session
+ *   pathd-bench chase [options] FILE.scen...    chasers under replanning policies
  *
  * Both subcommands print the report of report.h.
  */
@@ -13,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chase.h"
+#include "gen.h"
 #include "loadgen.h"
 #include "navbench.h"
 #include "report.h"
@@ -28,8 +31,10 @@ static void usage(FILE *f) {
     fputs("usage: pathd-bench scen [options] FILE.scen...\n"
           "       pathd-bench http --url URL --scen FILE.scen... [options]\n"
           "       pathd-bench sessions [--sessions N] [--repair] FILE.scen...\n"
+          "       pathd-bench chase [options] FILE.scen...\n"
           "       pathd-bench navmesh [options] FILE.scen...\n"
           "       pathd-bench flowfield|table|agents [options] FILE.scen...\n"
+          "       pathd-bench gen maze|rooms|random [--side N] [--param P] [--seed S] OUT\n"
           "       pathd-bench --help\n"
           "\n"
           "scen: runs Moving AI scenario files in-process through the planner (the\n"
@@ -89,8 +94,18 @@ static void usage(FILE *f) {
           "unit count against one astar per unit; an S x T distance table against S x T\n"
           "astar; agent sizes against size 1). See `pathd-bench flowfield --help` etc.\n"
           "\n"
+          "gen: writes OUT.map and OUT.map.scen of a generated map: maze (corridors P\n"
+          "wide, default 4), rooms (rooms of side P, default 8, one door a wall) or\n"
+          "random (P percent blocked, default 20), 512x512 unless --side, K queries a\n"
+          "bucket of 4 units of optimal length (--per-bucket, default 10), optima from\n"
+          "a plain Dijkstra of its own. Deterministic per --seed.\n"
+          "\n"
           "sessions: bytes per D* Lite session, N sessions on one shared map, and with\n"
           "--repair their repairs against a fresh A*. See `pathd-bench sessions --help`.\n"
+          "\n"
+          "chase: N chasers after N random-walking targets under replanning policies\n"
+          "(every frame, timer, threshold, incremental): expansions, CPU per frame, paths\n"
+          "pushed, route flips. See `pathd-bench chase --help`.\n"
           "\n"
           "scen exit status: 0 all good; 1 an optimal algorithm (dijkstra, astar, jps) missed\n"
           "an optimum, or any algorithm gave an invalid answer or an error; 2 bad\n"
@@ -527,10 +542,12 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "scen") == 0) return cmd_scen(argc - 1, argv + 1);
     if (strcmp(argv[1], "http") == 0) return pf_bench_http_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "sessions") == 0) return pf_bench_sessions_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "chase") == 0) return pf_bench_chase_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "navmesh") == 0) return pf_bench_navmesh_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "flowfield") == 0) return pf_bench_flowfield_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "table") == 0) return pf_bench_table_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "agents") == 0) return pf_bench_agents_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "gen") == 0) return pf_bench_gen_main(argc - 1, argv + 1);
     fprintf(stderr, "pathd-bench: unknown subcommand '%s'\n", argv[1]);
     usage(stderr);
     return EXIT_USAGE;

@@ -189,7 +189,7 @@ static int bench_file(const char *path, const nb_opts *o) {
     pf_nav_build_input in;
     memset(&in, 0, sizeof in);
     in.grid = g;
-    in.config = pf_nav_default_config();
+    in.config = pf_nav_default_grid_config();
     int threads = o->threads;
     pf_nav_runner run = {nb_run, &threads};
     pf_navmesh *nm = NULL;

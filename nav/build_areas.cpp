@@ -179,6 +179,48 @@ void fill_cell_area(const NavBase *b, const pf_nav_build_input *in, uint32_t ndo
 
 } /* namespace */
 
+void mark_area_boxes(const NavBase *b, rcCompactHeightfield &chf) {
+    for (uint32_t a = 0; a < b->nnamed; a++) {
+        const AreaDef *ad = &b->areas[a];
+        if (b->from_grid && ad->boxes == NULL) continue;
+        for (size_t k = 0; k < ad->nboxes; k++) {
+            const pf_nav_box *bx = &ad->boxes[k];
+            int x0 = (int)ceilf((bx->bmin[0] - chf.bmin[0]) / chf.cs - 0.5f);
+            int x1 = (int)floorf((bx->bmax[0] - chf.bmin[0]) / chf.cs - 0.5f);
+            int z0 = (int)ceilf((bx->bmin[2] - chf.bmin[2]) / chf.cs - 0.5f);
+            int z1 = (int)floorf((bx->bmax[2] - chf.bmin[2]) / chf.cs - 0.5f);
+            if (x1 < 0 || z1 < 0 || x0 >= chf.width || z0 >= chf.height) continue;
+            if (x0 < 0) x0 = 0;
+            if (z0 < 0) z0 = 0;
+            if (x1 >= chf.width) x1 = chf.width - 1;
+            if (z1 >= chf.height) z1 = chf.height - 1;
+            for (int z = z0; z <= z1; z++)
+                for (int x = x0; x <= x1; x++) {
+                    const rcCompactCell &c = chf.cells[x + z * chf.width];
+                    for (unsigned i = c.index, ni = c.index + c.count; i < ni; i++) {
+                        float top = chf.bmin[1] + (float)chf.spans[i].y * chf.ch;
+                        if (top < bx->bmin[1] || top > bx->bmax[1]) continue;
+                        if (chf.areas[i] != RC_NULL_AREA) chf.areas[i] = ad->id;
+                    }
+                }
+        }
+    }
+}
+
+uint64_t area_box_columns(const NavBase *b) {
+    const float cs = b->cfg.cell_size;
+    uint64_t n = 0;
+    for (uint32_t a = 0; a < b->nnamed; a++)
+        for (size_t k = 0; k < b->areas[a].nboxes; k++) {
+            const pf_nav_box *bx = &b->areas[a].boxes[k];
+            const double x0 = fmax(bx->bmin[0], b->bmin[0]), x1 = fmin(bx->bmax[0], b->bmax[0]);
+            const double z0 = fmax(bx->bmin[2], b->bmin[2]), z1 = fmin(bx->bmax[2], b->bmax[2]);
+            if (x1 < x0 || z1 < z0) continue;
+            n += (uint64_t)(ceil((x1 - x0) / cs) + 1) * (uint64_t)(ceil((z1 - z0) / cs) + 1);
+        }
+    return n;
+}
+
 pf_status setup_areas(NavBase *b, const pf_nav_build_input *in, const pf_nav_limits *lim,
                       unsigned char **cell_area_out, pf_nav_error *err) {
     const pf_grid *g = in->grid;
@@ -216,6 +258,7 @@ pf_status setup_areas(NavBase *b, const pf_nav_build_input *in, const pf_nav_lim
     }
     b->nnamed = (uint32_t)nnamed;
     b->nareas = (uint32_t)nnamed + nclasses;
+    b->first_link_area = (unsigned char)(b->nareas + 1);
     b->areas = (AreaDef *)calloc(b->nareas ? b->nareas : 1, sizeof(AreaDef));
     if (!b->areas || !fill_areas(b, in, ndoors, cost_class)) {
         free(cell_area);

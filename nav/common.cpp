@@ -6,11 +6,12 @@
  * allocation is checked, every library status looked at. nav_internal.h
  * lists its files.
  *
- * References: RecastDemo's Sample_TempObstacles.cpp (the layered tile cache
- * build: rasterizeTileLayers, MeshProcess) and Sample_TileMesh.cpp (tile
- * and polygon bits), NavMeshTesterTool.cpp (findPath / findStraightPath and
- * the partial end point) and CrowdTool.cpp (agent and avoidance settings),
- * at the version Debian packages (1.5.1+git20210215).
+ * References: RecastDemo's Sample_TileMesh.cpp (buildTileMesh: the tile
+ * pipeline and the tile and polygon bits) and Sample_SoloMesh.cpp (the
+ * same over the whole world), Sample.cpp (the settings and their units),
+ * NavMeshTesterTool.cpp (findPath / findStraightPath and the partial end
+ * point) and CrowdTool.cpp (agent and avoidance settings), at the version
+ * Debian packages (1.5.1+git20210215).
  */
 #include "nav_internal.h"
 
@@ -22,6 +23,12 @@ namespace pfnav {
 uint64_t now_us() {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+uint64_t thread_cpu_us() {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
@@ -69,11 +76,38 @@ int ilog2(unsigned int v) {
 void base_release(NavBase *b) {
     if (!b) return;
     if (__atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
-    dtFreeTileCache(b->tc);
+    const uint32_t ntiles = (uint32_t)(b->tw * b->th);
+    for (uint32_t t = 0; t < b->nagents; t++) {
+        AgentType *at = &b->agents[t];
+        if (at->kept)
+            for (uint32_t i = 0; i < ntiles; i++) free(at->kept[i].data);
+        free(at->kept);
+    }
+    free(b->agents);
     for (uint32_t i = 0; i < b->nareas; i++) free(b->areas[i].boxes);
     free(b->areas);
+    ground_free(&b->ground);
     b->~NavBase();
     free(b);
+}
+
+void tile_bounds(const NavBase *b, int tx, int ty, float bmin[3], float bmax[3]) {
+    const float cs = b->cfg.cell_size;
+    const float pad = (float)b->border * cs;
+    if (b->solo) {
+        dtVcopy(bmin, b->bmin);
+        dtVcopy(bmax, b->bmax);
+        return;
+    }
+    /* Sample_TileMesh: the tile's bounds, grown by the border for the
+     * heightfield; rcBuildContours takes the border off again. */
+    const float tcs = (float)b->ts * cs;
+    bmin[0] = ((b->bmin[0] + (float)tx * tcs) - pad) + pad;
+    bmin[1] = b->bmin[1];
+    bmin[2] = ((b->bmin[2] + (float)ty * tcs) - pad) + pad;
+    bmax[0] = ((b->bmin[0] + (float)(tx + 1) * tcs) + pad) - pad;
+    bmax[1] = b->bmax[1];
+    bmax[2] = ((b->bmin[2] + (float)(ty + 1) * tcs) + pad) - pad;
 }
 
 /* A tile slot of a mesh (dtNavMesh's non-const getTile is private). */
@@ -101,6 +135,51 @@ pf_status check_box(const pf_nav_box *bx, pf_nav_error *err, const char *field) 
             return PF_EINVAL;
         }
     return PF_OK;
+}
+
+namespace {
+struct IdAt {
+    const char *id;
+    size_t at;
+};
+
+int cmp_id_at(const void *a, const void *b) {
+    const IdAt *x = (const IdAt *)a, *y = (const IdAt *)b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x->at < y->at ? -1 : x->at > y->at);
+}
+} /* namespace */
+
+bool find_duplicate(const char *const *ids, size_t n, size_t *first, size_t *second, bool *oom) {
+    *oom = false;
+    if (n < 2) return false;
+    IdAt *v = (IdAt *)malloc(n * sizeof *v);
+    if (!v) {
+        *oom = true;
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        v[i].id = ids[i];
+        v[i].at = i;
+    }
+    qsort(v, n, sizeof *v, cmp_id_at);
+    bool found = false;
+    size_t run = 0; /* where the run of equal ids v[i] is in starts */
+    for (size_t i = 1; i < n; i++) {
+        if (strcmp(v[i - 1].id, v[i].id) != 0) {
+            run = i;
+            continue;
+        }
+        /* Sorted by position within a run: v[run] is the earliest, and
+         * v[run + 1] the second, met first here. */
+        if (i == run + 1 && (!found || v[i].at < *second)) {
+            *first = v[run].at;
+            *second = v[i].at;
+            found = true;
+        }
+    }
+    free(v);
+    return found;
 }
 
 /* Debian builds Detour with its assertions on. dtPathCorridor::setCorridor

@@ -57,6 +57,7 @@ static pf_status corridor_plan(pf_nav_corridor *c, pf_nav_query *q, const pf_nav
     c->partial = out->partial;
     c->out_of_nodes = out->out_of_nodes;
     c->exact = out->exact;
+    c->inexact = out->inexact;
     return straight(q, nm, out->start, out->goal, q->polys, n, out);
 }
 
@@ -109,6 +110,7 @@ pf_status pf_nav_corridor_move(pf_nav_corridor *c, pf_nav_query *q, const pf_nav
             out->partial = c->partial;
             out->out_of_nodes = c->out_of_nodes;
             out->exact = c->exact;
+            out->inexact = c->inexact;
             return straight(q, nm, c->corr.getPos(), c->corr.getTarget(), c->corr.getPath(),
                             c->corr.getPathCount(), out);
         }

@@ -10,8 +10,8 @@ extern "C" {
 
 pf_nav_agent_params pf_nav_default_agent(const pf_navmesh *nm) {
     pf_nav_agent_params p;
-    p.radius = nm->base->cfg.agent_radius;
-    p.height = nm->base->cfg.agent_height;
+    p.radius = nm->at->radius;
+    p.height = nm->at->height;
     p.max_speed = 3.5f;
     p.max_accel = 8.0f;
     p.separation = 2.0f;
@@ -28,7 +28,7 @@ static void crowd_set_filter(pf_nav_crowd *c) {
 pf_status pf_nav_crowd_create(const pf_navmesh *nm, uint32_t max_agents, pf_nav_crowd **out) {
     *out = NULL;
     if (max_agents < 1 || max_agents > 65535) return PF_ERANGE;
-    if (!(nm->base->cfg.agent_radius > 0)) return PF_EUNSUPPORTED;
+    if (!(nm->at->radius > 0)) return PF_EUNSUPPORTED;
     install_assert_hook();
     pf_nav_crowd *c = (pf_nav_crowd *)calloc(1, sizeof *c);
     if (!c) return PF_ENOMEM;
@@ -38,7 +38,7 @@ pf_status pf_nav_crowd_create(const pf_navmesh *nm, uint32_t max_agents, pf_nav_
     c->nav = clone_nav(nm->nav);
     c->crowd = dtAllocCrowd();
     if (!c->target || !c->has_target || !c->nav || !c->crowd ||
-        !c->crowd->init((int)max_agents, nm->base->cfg.agent_radius, c->nav)) {
+        !c->crowd->init((int)max_agents, nm->at->radius, c->nav)) {
         pf_nav_crowd_destroy(c);
         return PF_ENOMEM;
     }
@@ -98,7 +98,7 @@ pf_status pf_nav_crowd_add(pf_nav_crowd *c, const float pos[3], const float *tar
                            const pf_nav_agent_params *p, int32_t *id, const char **which) {
     *id = -1;
     if (which) *which = NULL;
-    if (!valid_agent(c, p, c->ver->base->cfg.agent_radius, which)) return PF_EINVAL;
+    if (!valid_agent(c, p, c->ver->at->radius, which)) return PF_EINVAL;
     if (c->count >= c->max_agents) return PF_ELIMIT;
     dtPolyRef ref, tref = 0;
     float s[3], ts[3];
@@ -173,8 +173,10 @@ pf_status pf_nav_crowd_set_target(pf_nav_crowd *c, int32_t id, const float *targ
 }
 
 pf_status pf_nav_crowd_sync(pf_nav_crowd *c, const pf_navmesh *latest) {
-    if (!latest || latest == c->ver) return PF_OK;
+    if (!latest) return PF_OK;
     if (latest->base != c->ver->base) return PF_EINVAL;
+    latest = latest->root->types[c->ver->type]; /* the crowd's agent type */
+    if (latest == c->ver) return PF_OK;
     if (latest->generation > c->ver->generation) {
         if (dtStatusFailed(sync_nav(c->nav, latest->nav))) return PF_ENOMEM;
         pf_navmesh_retain(latest);
@@ -210,6 +212,8 @@ const char *pf_nav_agent_state_str(pf_nav_agent_state s) {
         return "failed";
     case PF_NAV_AGENT_OFF_MESH:
         return "off_mesh";
+    case PF_NAV_AGENT_ON_LINK:
+        return "on_link";
     }
     return "unknown";
 }
@@ -225,6 +229,10 @@ bool pf_nav_crowd_agent(const pf_nav_crowd *c, int32_t id, pf_nav_agent *out) {
     out->has_target = c->has_target[id];
     if (ag->state == DT_CROWDAGENT_STATE_INVALID) {
         out->state = PF_NAV_AGENT_OFF_MESH;
+        return true;
+    }
+    if (ag->state == DT_CROWDAGENT_STATE_OFFMESH) {
+        out->state = PF_NAV_AGENT_ON_LINK;
         return true;
     }
     switch (ag->targetState) {

@@ -9,32 +9,54 @@
  * mesh puts cell (x, y) on the floor square x..x+1, z = y..y+1 at height 0,
  * one cell one world unit.
  *
- * The pipeline (Mononen's Recast; the layered "tile cache" variant of
- * RecastDemo's Sample_TempObstacles):
- *   1. The world is cut into square tiles of tile_size voxels. Each tile is
- *      voxelised (triangles rasterised; a grid's walkable cells sampled at
- *      voxel centres), filtered, eroded by the agent radius, its named areas
- *      marked, and split into height layers. Tiles are independent and run
- *      in parallel through a pf_nav_runner.
- *   2. Each layer is compressed and kept (DetourTileCache's layer format):
+ * The pipeline (Mononen's Recast, as RecastDemo's Sample_TileMesh builds a
+ * tile and Sample_SoloMesh the whole world when tile_size is 0):
+ *   1. The world is cut into square tiles of tile_size voxels (one tile for
+ *      a solo build). Each tile is voxelised once (triangles rasterised; a
+ *      grid's walkable cells sampled at voxel centres). Then, for each agent
+ *      type, from those same voxels: the triangles too steep for it left
+ *      out, the three filters (low hanging obstacles, ledges, low
+ *      ceilings), the compact heightfield, erosion by its radius, the named
+ *      areas marked. Tiles are independent and run in parallel through a
+ *      pf_nav_runner.
+ *   2. Each type's compact heightfield of each tile is compressed and kept:
  *      it is what every later rebuild of that tile starts from.
- *   3. Each layer becomes a Detour tile: DetourTileCache's region, contour and
- *      polygon builders, then dtCreateNavMeshData, after marking the
- *      obstacles that overlap it (area 0, not walkable).
- * A change (obstacles put or removed, areas toggled) repeats step 3 for the
- * tiles it touches only.
+ *   3. From it, after marking the obstacles that overlap it (not walkable):
+ *      regions (watershed, monotone or layers), contours, polygons, the
+ *      detail mesh (the ground's heights, within detail_sample_max_error),
+ *      and dtCreateNavMeshData with the off-mesh links that start in it.
+ * A change (obstacles, areas, links) repeats step 3 for the tiles it
+ * touches only, for every agent type.
  *
  * Versions. A pf_navmesh is immutable once made, like the grid planner: any
  * number of threads may query one at once (each with its own pf_nav_query).
  * pf_nav_apply makes the next version: a copy of the Detour mesh (tile data
  * copied, tile references and salts kept, so polygon references of untouched
  * tiles stay valid from one version to the next and references into a
- * rebuilt tile never do) with the touched tiles rebuilt; the compressed
- * layers are shared by every version of one build. DetourTileCache's own
- * obstacle queue (one mutable queue per cache, at most 64 requests between
- * updates, one tile rebuilt per update call) does not fit immutable
- * versions, so each version keeps its obstacle list and the rebuild makes
- * the same DetourTileCache builder calls dtTileCache::buildNavMeshTile does.
+ * rebuilt tile never do) with the touched tiles rebuilt; the kept compact
+ * heightfields are shared by every version of one build. Each version
+ * keeps its obstacle, area and link state; a rebuild is the build's step 3
+ * with that state.
+ *
+ * Agent types. A build serves one or more named agent types (radius,
+ * height, climb, slope): the config's agent is the type "default", the
+ * input may add others. Each type has its own Detour mesh in every
+ * version; pf_navmesh_agent_type gives the version's view for one type,
+ * which every query, corridor and crowd function takes. Obstacles, areas
+ * and links apply to every type.
+ *
+ * Heights. Every point a query returns (snapped start and goal, path
+ * corners, a partial path's end) is on the ground: its height is the
+ * walkable input triangle's at its x/z (a grid's floor is y = 0), found
+ * near the detail mesh's height there. Lengths are 3D lengths between those
+ * points.
+ *
+ * Off-mesh links (Detour's off-mesh connections): a named jump, drop,
+ * ladder or teleport from one point to another, one-way or both ways, with
+ * a radius within which its ends attach to the mesh, an area (its cost and
+ * enabled state are the area's) and its own cost factor. A link is stored
+ * in the tile of its start; its end must lie in that tile or one of its 8
+ * neighbours (Detour connects no further).
  *
  * Obstacles are the footprint of a thing (a crate, a closed door). The mesh
  * keeps the agent radius away from them, as it does from walls: a cylinder
@@ -82,37 +104,94 @@ typedef struct pf_nav_error {
     char message[200];
 } pf_nav_error;
 
-/* Build settings (world units unless stated). */
+/* How the walkable area is cut into regions (RecastDemo's "Partitioning"):
+ * watershed (rcBuildRegions: the best polygons, the slowest), monotone
+ * (rcBuildRegionsMonotone: fast, long thin polygons), layers
+ * (rcBuildLayerRegions: non-overlapping regions, good for tiles). Debian's
+ * Recast (1.5.1) merges layer regions across areas, so a map with named
+ * areas or cost classes refuses layers (PF_EUNSUPPORTED, "partition"). */
+typedef enum pf_nav_partition {
+    PF_NAV_WATERSHED = 0,
+    PF_NAV_MONOTONE = 1,
+    PF_NAV_LAYERS = 2
+} pf_nav_partition;
+
+/* Build settings (world units unless stated), each RecastDemo's with its
+ * range; units as RecastDemo's sliders, so its numbers give its mesh. */
 typedef struct pf_nav_config {
-    float cell_size;       /* voxel side on x and z      [0.01, 10] */
-    float cell_height;     /* voxel height on y          [0.01, 10] */
-    float agent_radius;    /* erosion from walls         [0, 50]    */
-    float agent_height;    /* clearance needed above     [cell_height, 100] */
-    float agent_max_climb; /* step height walked up      [0, 100]   */
-    float agent_max_slope; /* degrees                    [0, 89]    */
-    int32_t tile_size;     /* voxels per tile side       [16, 240]  */
-    float edge_max_error;  /* contour simplification, voxels [0.1, 3] */
+    float cell_size;               /* voxel side on x and z      [0.01, 10] */
+    float cell_height;             /* voxel height on y          [0.01, 10] */
+    float agent_radius;            /* erosion from walls         [0, 50]    */
+    float agent_height;            /* clearance needed above     [cell_height, 100] */
+    float agent_max_climb;         /* step height walked up      [0, 100]   */
+    float agent_max_slope;         /* degrees                    [0, 89]    */
+    int32_t tile_size;             /* voxels per tile side [16, 1024], or 0: one tile
+                                      for the whole world (a solo build) */
+    float edge_max_error;          /* contour simplification, voxels [0.1, 3] */
+    int32_t region_min_size;       /* regions smaller than size^2 voxels are
+                                      removed [0, 150] */
+    int32_t region_merge_size;     /* regions smaller than size^2 are merged
+                                      into neighbours [0, 150] */
+    float edge_max_len;            /* longest contour edge, world units; 0 = no
+                                      limit [0, 1000] */
+    int32_t verts_per_poly;        /* [3, 6] (Detour's DT_VERTS_PER_POLYGON) */
+    float detail_sample_dist;      /* detail mesh sample spacing, in cells
+                                      (x cell_size); below 0.9: no samples
+                                      [0, 64] */
+    float detail_sample_max_error; /* detail mesh height error, in cell
+                                      heights (x cell_height) [0, 64] */
+    int32_t partition;             /* a pf_nav_partition */
 } pf_nav_config;
 
-/* Defaults: cell 0.25 x 0.2, agent radius 0.25, height 2, climb 0.4,
- * slope 45, tile 64 voxels, edge error 1.3. For a converted grid this keeps
- * every corridor one cell wide (cell_size 1/4, radius one voxel) and cuts
- * two cells that touch only at a corner apart, as the grid's no corner
- * cutting rule does. */
+/* RecastDemo's settings (Sample::resetCommonSettings): cell 0.3 x 0.2,
+ * agent radius 0.6, height 2, climb 0.9, slope 45, regions 8 and 20, edges
+ * 12 long and 1.3 off, 6 vertices a polygon, detail 6 and 1, watershed;
+ * tiles of 32 voxels (Sample_TileMesh's). The defaults of a geometry
+ * upload. */
 pf_nav_config pf_nav_default_config(void);
+
+/* The defaults of a grid converted to a mesh: cell 0.25 x 0.2, agent radius
+ * 0.25, height 2, climb 0.4, tiles of 64, monotone regions (watershed
+ * regions seed only two voxels from an edge, and a one-cell pocket or
+ * corridor is two voxels wide after erosion), no region removed (a pocket
+ * stays walkable, as on the grid), no edge length limit, the rest
+ * RecastDemo's (regions under 20 x 20 voxels merged into a neighbour). This keeps every corridor
+ * one cell wide (radius one voxel) and cuts two cells that touch only at a corner apart, as the
+ * grid's no corner cutting rule does. */
+pf_nav_config pf_nav_default_grid_config(void);
+
+/* A named agent type beyond the config's ("default"). */
+typedef struct pf_nav_agent_type {
+    const char *name;                           /* PF_NAV_NAME_MAX rules; not "default" */
+    float radius, height, max_climb, max_slope; /* the config's ranges */
+} pf_nav_agent_type;
+
+#define PF_NAV_MAX_AGENT_TYPES 8u
 
 /* Limits of one build, checked before the work they bound. */
 typedef struct pf_nav_limits {
-    uint32_t max_vertices;   /* OBJ vertices */
-    uint32_t max_triangles;  /* triangles after fan triangulation */
-    uint64_t max_voxels;     /* voxel columns of the world's x/z extent */
-    uint32_t max_tiles;      /* tile layers (polygon references are 32 bit:
-                                tiles x polygons per tile <= 2^22) */
-    uint32_t build_ms;       /* wall time of a build or change, ms */
-    uint32_t max_obstacles;  /* obstacles on one version */
-    uint32_t max_areas;      /* named areas (<= 48) */
-    uint32_t max_area_boxes; /* boxes of all areas together */
-    float max_search_extent; /* largest half extent of a nearest-polygon box */
+    uint32_t max_vertices;     /* OBJ vertices */
+    uint32_t max_triangles;    /* triangles after fan triangulation */
+    uint64_t max_voxels;       /* voxel columns of the world's x/z extent */
+    uint32_t max_tiles;        /* tile layers (polygon references are 32 bit:
+                                  tiles x polygons per tile <= 2^22) */
+    uint32_t build_ms;         /* wall time of a build or change, ms */
+    uint32_t max_obstacles;    /* obstacles on one version */
+    uint32_t max_areas;        /* named areas (<= 48) */
+    uint32_t max_area_boxes;   /* boxes of all areas together */
+    float max_search_extent;   /* largest half extent of a nearest-polygon box */
+    uint32_t max_tile_spans;   /* voxel spans of one tile, estimated from its
+                                  triangles before voxelising (each triangle
+                                  adds at most one span to each voxel column
+                                  its x/z bounds cover) */
+    uint32_t max_column_spans; /* spans one voxel column may stack: bounded
+                                  before voxelising by the triangles whose
+                                  x/z bounds cover it (at most 4 x this),
+                                  then checked after (Recast links at most
+                                  63 spans of a column) */
+    uint32_t max_links;        /* off-mesh links on one version */
+    uint64_t max_bytes;        /* what a build or change may keep (its meshes,
+                                  kept voxels, ground index); 0 = no limit */
 } pf_nav_limits;
 
 #define PF_NAV_DEFAULT_MAX_VERTICES (1u << 20)
@@ -124,6 +203,9 @@ typedef struct pf_nav_limits {
 #define PF_NAV_DEFAULT_MAX_AREAS 48u
 #define PF_NAV_DEFAULT_MAX_AREA_BOXES 65536u
 #define PF_NAV_DEFAULT_MAX_SEARCH_EXTENT 64.0f
+#define PF_NAV_DEFAULT_MAX_TILE_SPANS (1u << 20)
+#define PF_NAV_DEFAULT_MAX_COLUMN_SPANS 64u
+#define PF_NAV_DEFAULT_MAX_LINKS 4096u
 /* Hard caps of the library: Detour's area ids are 6 bits (0 = not walkable,
  * 63 = plain ground, the rest named areas and grid cost classes). */
 #define PF_NAV_MAX_AREAS 48u
@@ -162,6 +244,18 @@ typedef struct pf_nav_area {
     bool enabled;
 } pf_nav_area;
 
+/* An off-mesh link. */
+typedef struct pf_nav_link {
+    char id[PF_NAV_NAME_MAX];
+    float start[3], end[3];
+    float radius;               /* (0, 1000]: its ends attach to polygons this close; 0 or
+                                   less: the default agent's radius */
+    bool bidir;                 /* both ways, or start to end only */
+    char area[PF_NAV_NAME_MAX]; /* a named area's id, or "" (plain ground) */
+    float cost;                 /* its length times this [0.01, 1000], times the area's */
+    bool enabled;
+} pf_nav_link;
+
 /* What to build: geometry or a grid (exactly one), settings, areas. A grid
  * brings its doors as areas (named by the door, enabled when open, one box
  * per cell, the cost of its cells) and its costs as cost classes; grids with
@@ -173,6 +267,10 @@ typedef struct pf_nav_build_input {
     pf_nav_config config;
     const pf_nav_area *areas;
     size_t nareas;
+    const pf_nav_agent_type *agent_types; /* beyond "default" */
+    size_t nagent_types;
+    const pf_nav_link *links;
+    size_t nlinks;
 } pf_nav_build_input;
 
 typedef struct pf_navmesh pf_navmesh;
@@ -202,12 +300,35 @@ typedef struct pf_nav_info {
     size_t layer_bytes;         /* compressed layers, shared by the versions */
     uint64_t build_us;          /* the build (or change) that made it, wall time */
     uint32_t rebuilt_tiles;     /* tiles the change rebuilt (all, for a build) */
-    uint32_t obstacles, areas;
+    uint32_t obstacles, areas, links;
+    uint32_t agent_types; /* of the build, "default" first */
+    size_t kept_bytes;    /* kept compact heightfields, all types */
+    size_t ground_bytes;  /* the ground index (input triangles) */
+    size_t total_bytes;   /* what the version holds in all: every type's
+                             mesh, and the shared build data */
+    size_t shared_bytes;  /* of which shared with the build's other versions */
     bool from_grid;
     int32_t grid_w, grid_h; /* the grid's size when from_grid */
 } pf_nav_info;
 
 void pf_navmesh_info(const pf_navmesh *nm, pf_nav_info *out);
+
+/* Agent types: how many, and the view of version nm (any of its views) for
+ * type i, or for the type named `name` (NULL when there is none). A view
+ * shares the version's reference count (retain and release either). Index
+ * 0 is "default", the version itself. */
+uint32_t pf_navmesh_agent_type_count(const pf_navmesh *nm);
+const pf_navmesh *pf_navmesh_agent_type(const pf_navmesh *nm, uint32_t i);
+const pf_navmesh *pf_navmesh_agent_type_named(const pf_navmesh *nm, const char *name);
+/* The type a view is for: its name and settings. */
+typedef struct pf_nav_agent_info {
+    const char *name;
+    float radius, height, max_climb, max_slope;
+    uint32_t polygons;
+    size_t mesh_bytes, kept_bytes;
+    uint64_t build_us; /* voxels to kept data and meshes, CPU time over all tiles */
+} pf_nav_agent_info;
+void pf_navmesh_agent_info(const pf_navmesh *view, pf_nav_agent_info *out);
 
 /* Links from one polygon to another with none back: 0 on every mesh pathd
  * makes (Detour drops tile-border links past 4 a polygon edge; pathd adds
@@ -241,14 +362,24 @@ uint32_t pf_navmesh_area_count(const pf_navmesh *nm);
 /* false for a bad index. */
 bool pf_navmesh_area(const pf_navmesh *nm, uint32_t i, pf_nav_area_state *out);
 
+/* Links of a version, by index (sorted by id), with their state. */
+uint32_t pf_navmesh_link_count(const pf_navmesh *nm);
+const pf_nav_link *pf_navmesh_link(const pf_navmesh *nm, uint32_t i);
+
 /* A change: obstacles put (added, or moved when the id exists), removed by
- * id (an unknown id is an error), areas set. Applied as one. */
+ * id (an unknown id is an error), areas set, links put (added or replaced),
+ * removed, or turned on or off. Applied as one. */
 typedef struct pf_nav_area_change {
     const char *name;
     bool set_enabled, enabled;
     bool set_cost;
     float cost;
 } pf_nav_area_change;
+
+typedef struct pf_nav_link_change {
+    const char *id;
+    bool enabled;
+} pf_nav_link_change;
 
 typedef struct pf_nav_change {
     const pf_nav_obstacle *put;
@@ -257,11 +388,19 @@ typedef struct pf_nav_change {
     size_t nremove;
     const pf_nav_area_change *areas;
     size_t nareas;
+    const pf_nav_link *put_links;
+    size_t nput_links;
+    const char *const *remove_links;
+    size_t nremove_links;
+    const pf_nav_link_change *link_states;
+    size_t nlink_states;
 } pf_nav_change;
 
-/* Makes the next version of prev with the change applied; prev is not
- * touched. Field names in err: "obstacles[i].<field>", "remove[i]",
- * "areas[i].<field>" by position in the change. PF_EINVAL, PF_ELIMIT
+/* Makes the next version of prev (any of its views) with the change
+ * applied; prev is not touched; *out is the new version ("default").
+ * Field names in err: "obstacles[i].<field>", "remove[i]",
+ * "areas[i].<field>", "links[i].<field>", "remove_links[i]",
+ * "link_states[i]" by position in the change. PF_EINVAL, PF_ELIMIT
  * ("limits.max_obstacles", "limits.build_ms", tile polygon capacity),
  * PF_ENOMEM. *out holds one reference. */
 pf_status pf_nav_apply(const pf_navmesh *prev, const pf_nav_change *ch, const pf_nav_limits *lim,
@@ -275,6 +414,8 @@ typedef struct pf_nav_query pf_nav_query;
 
 pf_status pf_nav_query_create(uint32_t max_nodes, pf_nav_query **out);
 void pf_nav_query_destroy(pf_nav_query *q);
+/* Bytes a query holds (its node pool, buffers and polyanya scratch). */
+size_t pf_nav_query_memory(const pf_nav_query *q);
 
 /* The default half extents of the nearest-polygon box of version nm:
  * x, z = max(2 agent radius, 4 cell size), y = agent height. */
@@ -300,19 +441,23 @@ typedef struct pf_nav_path {
     float *points; /* 3 floats a point; owned by the query, valid until its
                       next call */
     uint32_t npoints;
-    bool partial;             /* the goal is not reachable (or the search ran out of
-                                 nodes): the path ends at the closest point reached */
-    bool out_of_nodes;        /* Detour's DT_OUT_OF_NODES */
-    double length;            /* sum of the segment lengths */
-    double cost;              /* sum of length x area cost (= length on plain ground) */
-    uint32_t polygons;        /* polygons of the corridor */
-    uint32_t expanded;        /* search nodes used (polyanya's pops, Detour's nodes) */
-    bool exact;               /* the corridor is optimal (polyanya answered) */
-    float start[3], goal[3];  /* snapped start; the goal snapped (or the
-                                 closest reachable point when partial) */
-    const uint32_t *corridor; /* pf_nav_find_path: the corridor's polygon
-                                 references, polygons of them, start to goal;
-                                 owned by the query, valid until its next call */
+    bool partial;                  /* the goal is not reachable (or the search ran out of
+                                      nodes): the path ends at the closest point reached */
+    bool out_of_nodes;             /* Detour's DT_OUT_OF_NODES */
+    double length;                 /* sum of the segment lengths */
+    double cost;                   /* sum of length x area cost (= length on plain ground) */
+    uint32_t polygons;             /* polygons of the corridor */
+    uint32_t expanded;             /* search nodes used (polyanya's pops, Detour's nodes) */
+    bool exact;                    /* the corridor is optimal (polyanya answered) */
+    const char *inexact;           /* when not exact and polyanya was asked: why */
+    float start[3], goal[3];       /* snapped start; the goal snapped (or the
+                                      closest reachable point when partial) */
+    float start_moved, goal_moved; /* how far snapping moved start and goal
+                                      (before a partial goal's change) */
+    uint32_t links;                /* off-mesh links the path takes */
+    const uint32_t *corridor;      /* pf_nav_find_path: the corridor's polygon
+                                      references, polygons of them, start to goal;
+                                      owned by the query, valid until its next call */
 } pf_nav_path;
 
 /* findNearestPoly for start and goal, the corridor search (algo), then
@@ -417,7 +562,8 @@ typedef enum pf_nav_agent_state {
     PF_NAV_AGENT_ARRIVED,  /* within its radius of the (reachable) target */
     PF_NAV_AGENT_PARTIAL,  /* the target is unreachable: heading for the closest point */
     PF_NAV_AGENT_FAILED,   /* no path could be planned */
-    PF_NAV_AGENT_OFF_MESH  /* the agent lost the mesh (e.g. under a new obstacle) */
+    PF_NAV_AGENT_OFF_MESH, /* the agent lost the mesh (e.g. under a new obstacle) */
+    PF_NAV_AGENT_ON_LINK   /* traversing an off-mesh link */
 } pf_nav_agent_state;
 
 const char *pf_nav_agent_state_str(pf_nav_agent_state s);
@@ -437,8 +583,11 @@ uint32_t pf_nav_crowd_count(const pf_nav_crowd *c);
 double pf_nav_crowd_time(const pf_nav_crowd *c);
 /* The version the crowd's mesh matches (borrowed). */
 const pf_navmesh *pf_nav_crowd_version(const pf_nav_crowd *c);
-/* The crowd's mesh bytes plus its agents. */
+/* The crowd's mesh bytes plus its agents and DetourCrowd's pools. */
 size_t pf_nav_crowd_memory(const pf_nav_crowd *c);
+/* What pf_nav_crowd_create(nm, max_agents) would hold: for charging it
+ * before it is made. */
+size_t pf_nav_crowd_estimate(const pf_navmesh *nm, uint32_t max_agents);
 
 /* Failed Detour assertions tolerated since the process started (the one
  * known-harmless one; see common.cpp). Installed by the first corridor or

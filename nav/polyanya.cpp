@@ -501,6 +501,11 @@ void poly_scratch_destroy(PolyScratch *s) {
     free(s);
 }
 
+size_t poly_scratch_memory(const PolyScratch *s) {
+    return sizeof *s + s->cap * (sizeof(PNode) + sizeof(HeapEntry)) +
+           (s->rmask + 1) * sizeof(PRoot);
+}
+
 } /* namespace pfnav */
 
 namespace {

@@ -1,10 +1,23 @@
 /* query.cpp -- queries on a version (navmesh.h "Queries"): a query's
  * scratch, the nearest polygon, paths (polyanya or Detour's findPath, then
- * findStraightPath), raycasts.
+ * findStraightPath), raycasts. Every point returned is put on the ground
+ * (ground.cpp) and lengths are measured between those points.
  */
 #include "nav_internal.h"
 
 namespace pfnav {
+
+void to_ground(const pf_navmesh *nm, float p[3]) {
+    const NavBase *b = nm->base;
+    const pf_nav_config *c = &b->cfg;
+    /* The mesh's height is within a cell height of a voxel top; a polygon
+     * corner takes the highest span around it (a slope's rise over a cell
+     * more), the detail mesh its sample error more. */
+    const float window = fmaxf(nm->at->climb, c->cell_height) +
+                         c->cell_height * (c->detail_sample_max_error + 2.0f) + c->cell_size;
+    float y;
+    if (ground_height(b, p, window, &y)) p[1] = y;
+}
 
 pf_status bind_query(pf_nav_query *q, const pf_navmesh *nm) {
     if (q->bound == nm->nav) return PF_OK;
@@ -30,6 +43,7 @@ static pf_status nearest(pf_nav_query *q, const pf_navmesh *nm, const float p[3]
     dtStatus ds = q->q->findNearestPoly(p, e, &nm->filter, ref, snapped);
     if (dtStatusFailed(ds)) return PF_ERANGE;
     if (!*ref) return PF_EBLOCKED;
+    to_ground(nm, snapped);
     /* findNearestPoly picks among polygons whose bounds overlap the box;
      * the point found must itself be in the box. */
     for (int k = 0; k < 3; k++)
@@ -49,6 +63,11 @@ pf_status straight(pf_nav_query *q, const pf_navmesh *nm, const float spos[3], c
     out->npoints = (uint32_t)n;
     out->length = 0;
     out->cost = 0;
+    out->links = 0;
+    for (int i = 0; i < n; i++) {
+        to_ground(nm, &q->points[3 * i]);
+        out->links += (q->flags[i] & DT_STRAIGHTPATH_OFFMESH_CONNECTION) != 0;
+    }
     for (int i = 0; i + 1 < n; i++) {
         double len = dtVdist(&q->points[3 * i], &q->points[3 * (i + 1)]);
         out->length += len;
@@ -79,8 +98,16 @@ pf_status find_polys(pf_nav_query *q, const pf_navmesh *nm, const float start[3]
         if (which) *which = "goal";
         return st;
     }
+    out->start_moved = dtVdist(start, out->start);
+    out->goal_moved = dtVdist(goal, out->goal);
     int n = 0;
     dtStatus ds = DT_FAILURE;
+    if (algo == PF_NAV_POLYANYA && nm->root->nlinks_on) {
+        /* polyanya searches the polygons' shared edges only. */
+        out->inexact = "the map has enabled off-mesh links, which polyanya does not take: the "
+                       "corridor is Detour's";
+        algo = PF_NAV_DETOUR;
+    }
     if (algo == PF_NAV_POLYANYA) {
         uint32_t ex = 0;
         ds = polyanya(q, nm, sref, gref, out->start, out->goal, q->polys, &n, (int)q->max_nodes,
@@ -96,6 +123,9 @@ pf_status find_polys(pf_nav_query *q, const pf_navmesh *nm, const float start[3]
             return PF_OK;
         }
         out->out_of_nodes = dtStatusDetail(ds, DT_OUT_OF_NODES);
+        if (dtStatusDetail(ds, DT_INVALID_PARAM))
+            out->inexact = "the world is more than 2^22 voxels a side, past polyanya's point keys: "
+                           "the corridor is Detour's";
     }
     ds = q->q->findPath(sref, gref, out->start, out->goal, &nm->filter, q->polys, &n,
                         (int)q->max_nodes);
@@ -107,8 +137,10 @@ pf_status find_polys(pf_nav_query *q, const pf_navmesh *nm, const float start[3]
         /* The corridor ends short of the goal: end at the point of its last
          * polygon closest to the goal (NavMeshTesterTool). */
         float c[3];
-        if (dtStatusSucceed(q->q->closestPointOnPoly(q->polys[n - 1], goal, c, NULL)))
+        if (dtStatusSucceed(q->q->closestPointOnPoly(q->polys[n - 1], goal, c, NULL))) {
+            to_ground(nm, c);
             dtVcopy(out->goal, c);
+        }
         /* That point is reachable: the exact corridor to it. */
         if (algo == PF_NAV_POLYANYA && !out->out_of_nodes) {
             const dtPolyRef last = q->polys[n - 1];
@@ -173,9 +205,9 @@ void pf_nav_query_destroy(pf_nav_query *q) {
 
 void pf_navmesh_default_extents(const pf_navmesh *nm, float e[3]) {
     const pf_nav_config *c = &nm->base->cfg;
-    float xz = fmaxf(2.0f * c->agent_radius, 4.0f * c->cell_size);
+    float xz = fmaxf(2.0f * nm->at->radius, 4.0f * c->cell_size);
     e[0] = xz;
-    e[1] = c->agent_height;
+    e[1] = nm->at->height;
     e[2] = xz;
 }
 

@@ -12,7 +12,8 @@
 
 static const char *const agent_members[] = {"position",  "target",    "radius",     "height",
                                             "max_speed", "max_accel", "separation", NULL};
-static const char *const create_members[] = {"max_agents", "tick_hz", "ttl_s", "agents", NULL};
+static const char *const create_members[] = {"max_agents", "tick_hz",    "ttl_s",
+                                             "agents",     "agent_type", NULL};
 static const char *const command_members[] = {"add",   "remove", "targets", "tick_hz",
                                               "steps", "dt",     NULL};
 static const char *const target_members[] = {"id", "target", NULL};
@@ -127,6 +128,16 @@ pf_status pf_crowd_request_parse(const char *buf, size_t len, const pf_crowd_lim
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "ttl_s")) &&
         (st = pf_jsonr_int(it, "ttl_s", 1, lim->max_ttl_s, &out->ttl_s, e)))
         goto out;
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "agent_type"))) {
+        const char *s;
+        if ((st = pf_jsonr_string(it, "agent_type", &s, e))) goto out;
+        if (strlen(s) >= sizeof(out->agent_type)) {
+            st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, "agent_type",
+                                    "Field 'agent_type' is an agent type id (at most 63 bytes).");
+            goto out;
+        }
+        snprintf(out->agent_type, sizeof(out->agent_type), "%s", s);
+    }
     if (!out->max_agents) out->max_agents = lim->max_agents < 100 ? lim->max_agents : 100;
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "agents")) &&
         (st = read_agents(it, "agents", out->max_agents, &out->agents, &out->nagents, e)))

@@ -63,6 +63,7 @@ typedef struct pf_crowd_request {
     int64_t ttl_s;               /* 0 = not given */
     pf_crowd_agent_spec *agents; /* owned */
     size_t nagents;
+    char agent_type[64]; /* the map's agent type its mesh is for ("" = "default") */
 } pf_crowd_request;
 
 pf_status pf_crowd_request_parse(const char *buf, size_t len, const pf_crowd_limits *lim,

@@ -14,7 +14,14 @@ static void write_config(pf_jsonw *w, const pf_nav_config *c) {
     pf_jsonw_kdouble(w, "cell_size", r4(c->cell_size));
     pf_jsonw_kdouble(w, "cell_height", r4(c->cell_height));
     pf_jsonw_kint(w, "tile_size", c->tile_size);
+    pf_jsonw_kint(w, "region_min_size", c->region_min_size);
+    pf_jsonw_kint(w, "region_merge_size", c->region_merge_size);
+    pf_jsonw_kdouble(w, "edge_max_len", r4(c->edge_max_len));
     pf_jsonw_kdouble(w, "edge_max_error", r4(c->edge_max_error));
+    pf_jsonw_kint(w, "verts_per_poly", c->verts_per_poly);
+    pf_jsonw_kdouble(w, "detail_sample_dist", r4(c->detail_sample_dist));
+    pf_jsonw_kdouble(w, "detail_sample_max_error", r4(c->detail_sample_max_error));
+    pf_jsonw_kstr(w, "partition", pf_nav_partition_name(c->partition));
     pf_jsonw_key(w, "agent");
     pf_jsonw_obj_begin(w);
     pf_jsonw_kdouble(w, "radius", r4(c->agent_radius));
@@ -31,6 +38,28 @@ static void write_box(pf_jsonw *w, const float *bmin, const float *bmax) {
     pf_jsonw_key(w, "max");
     pf_nav_write_point(w, bmax);
     pf_jsonw_obj_end(w);
+}
+
+static void write_link(pf_jsonw *w, const pf_nav_link *l) {
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kstr(w, "id", l->id);
+    pf_jsonw_key(w, "start");
+    pf_nav_write_point(w, l->start);
+    pf_jsonw_key(w, "end");
+    pf_nav_write_point(w, l->end);
+    pf_jsonw_kdouble(w, "radius", r4(l->radius));
+    pf_jsonw_kbool(w, "bidirectional", l->bidir);
+    if (l->area[0]) pf_jsonw_kstr(w, "area", l->area);
+    pf_jsonw_kdouble(w, "cost", r4(l->cost));
+    pf_jsonw_kbool(w, "enabled", l->enabled);
+    pf_jsonw_obj_end(w);
+}
+
+static void write_links(pf_jsonw *w, const pf_navmesh *nm) {
+    pf_jsonw_key(w, "links");
+    pf_jsonw_arr_begin(w);
+    for (uint32_t i = 0; i < pf_navmesh_link_count(nm); i++) write_link(w, pf_navmesh_link(nm, i));
+    pf_jsonw_arr_end(w);
 }
 
 static void write_obstacle(pf_jsonw *w, const pf_nav_obstacle *o) {
@@ -79,9 +108,25 @@ void pf_nav_write_source_members(pf_jsonw *w, const pf_nav_upload *u) {
         }
         pf_jsonw_arr_end(w);
     }
+    if (u->nagent_types) {
+        pf_jsonw_key(w, "agent_types");
+        pf_jsonw_arr_begin(w);
+        for (size_t i = 0; i < u->nagent_types; i++) {
+            const pf_nav_agent_type *t = &u->agent_types[i];
+            pf_jsonw_obj_begin(w);
+            pf_jsonw_kstr(w, "id", t->name);
+            pf_jsonw_kdouble(w, "radius", r4(t->radius));
+            pf_jsonw_kdouble(w, "height", r4(t->height));
+            pf_jsonw_kdouble(w, "max_climb", r4(t->max_climb));
+            pf_jsonw_kdouble(w, "max_slope", r4(t->max_slope));
+            pf_jsonw_obj_end(w);
+        }
+        pf_jsonw_arr_end(w);
+    }
 }
 
 void pf_nav_write_state_members(pf_jsonw *w, const pf_navmesh *nm) {
+    if (pf_navmesh_link_count(nm)) write_links(w, nm);
     pf_jsonw_key(w, "obstacles");
     pf_jsonw_arr_begin(w);
     for (uint32_t i = 0; i < pf_navmesh_obstacle_count(nm); i++)
@@ -124,6 +169,32 @@ void pf_nav_write_info(pf_jsonw *w, const pf_navmesh *nm) {
     pf_jsonw_kuint(w, "vertices", in.vertices);
     pf_jsonw_kuint(w, "mesh_bytes", in.mesh_bytes);
     pf_jsonw_kuint(w, "layer_bytes", in.layer_bytes);
+    pf_jsonw_key(w, "memory");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kuint(w, "total_bytes", in.total_bytes);
+    pf_jsonw_kuint(w, "kept_voxel_bytes", in.kept_bytes);
+    pf_jsonw_kuint(w, "ground_bytes", in.ground_bytes);
+    pf_jsonw_kuint(w, "shared_bytes", in.shared_bytes);
+    pf_jsonw_obj_end(w);
+    pf_jsonw_key(w, "agent_types");
+    pf_jsonw_arr_begin(w);
+    for (uint32_t t = 0; t < pf_navmesh_agent_type_count(nm); t++) {
+        pf_nav_agent_info ai;
+        pf_navmesh_agent_info(pf_navmesh_agent_type(nm, t), &ai);
+        pf_jsonw_obj_begin(w);
+        pf_jsonw_kstr(w, "id", ai.name);
+        pf_jsonw_kdouble(w, "radius", r4(ai.radius));
+        pf_jsonw_kdouble(w, "height", r4(ai.height));
+        pf_jsonw_kdouble(w, "max_climb", r4(ai.max_climb));
+        pf_jsonw_kdouble(w, "max_slope", r4(ai.max_slope));
+        pf_jsonw_kuint(w, "polygons", ai.polygons);
+        pf_jsonw_kuint(w, "mesh_bytes", ai.mesh_bytes);
+        pf_jsonw_kuint(w, "kept_voxel_bytes", ai.kept_bytes);
+        pf_jsonw_kuint(w, "build_cpu_us", ai.build_us);
+        pf_jsonw_obj_end(w);
+    }
+    pf_jsonw_arr_end(w);
+    write_links(w, nm);
     pf_jsonw_key(w, "from_grid");
     if (in.from_grid) {
         pf_jsonw_obj_begin(w);
@@ -157,4 +228,28 @@ void pf_nav_write_info(pf_jsonw *w, const pf_navmesh *nm) {
     }
     pf_jsonw_arr_end(w);
     pf_jsonw_obj_end(w);
+}
+
+pf_status pf_nav_agent_view(const pf_navmesh *nm, const char *name, const char *field,
+                            const pf_navmesh **view, pf_proto_error *e) {
+    if (!name || !name[0]) name = "default";
+    *view = pf_navmesh_agent_type_named(nm, name);
+    if (*view) return PF_OK;
+    char known[256];
+    size_t k = 0;
+    known[0] = '\0';
+    for (uint32_t t = 0; t < pf_navmesh_agent_type_count(nm) && k < sizeof known; t++) {
+        pf_nav_agent_info ai;
+        pf_navmesh_agent_info(pf_navmesh_agent_type(nm, t), &ai);
+        int n = snprintf(known + k, sizeof known - k, "%s%s", t ? ", " : "", ai.name);
+        if (n > 0) k += (size_t)n;
+    }
+    return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
+                              "The map has no agent type '%.63s' (it has: %.180s).", name, known);
+}
+
+uint32_t pf_nav_agent_index(const pf_navmesh *view) {
+    for (uint32_t t = 0; t < pf_navmesh_agent_type_count(view); t++)
+        if (pf_navmesh_agent_type(view, t) == view) return t;
+    return 0;
 }

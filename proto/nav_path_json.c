@@ -39,16 +39,17 @@ static pf_status check_box(const float *b, const char *field, float max_extent, 
     return PF_OK;
 }
 
-static const char *const path_members[] = {"start",       "goal",  "algorithm", "search_box",
-                                           "deadline_ms", "cache", "corridor",  NULL};
+static const char *const path_members[] = {"start",      "goal",        "algorithm",
+                                           "search_box", "deadline_ms", "cache",
+                                           "agent_type", "corridor",    NULL};
 
 /* The grid path request's many-unit fields a navmesh query does not take,
  * each with why: 422 unsupported naming the field (field is the name as
  * written, prefixed). NULL when name is not one of them. */
 static const char *grid_only_reason(const char *name) {
     if (strcmp(name, "agent_size") == 0)
-        return "a navmesh map is built for one agent (agent.radius and agent.height at upload; "
-               "build another map for another size)";
+        return "a navmesh map has named agent types (agent and agent_types at upload): ask for "
+               "one by its id in agent_type";
     if (strcmp(name, "goals") == 0)
         return "a navmesh query has one goal (send a batch to POST .../paths for several)";
     if (strcmp(name, "partial") == 0)
@@ -118,6 +119,12 @@ pf_status pf_nav_path_request_from_json(const cJSON *obj, const char *prefix, bo
         snprintf(f, sizeof f, "%scache", prefix);
         if ((st = pf_jsonr_bool(it, f, &r.use_cache, e))) return st;
     }
+    if ((it = cJSON_GetObjectItemCaseSensitive(obj, "agent_type"))) {
+        const char *id;
+        snprintf(f, sizeof f, "%sagent_type", prefix);
+        if ((st = pf_nav_read_name(it, f, &id, e))) return st;
+        snprintf(r.agent_type, sizeof r.agent_type, "%s", id);
+    }
     if ((it = cJSON_GetObjectItemCaseSensitive(obj, "corridor"))) {
         snprintf(f, sizeof f, "%scorridor", prefix);
         if ((st = pf_jsonr_bool(it, f, &r.corridor, e))) return st;
@@ -172,6 +179,13 @@ pf_status pf_nav_path_request_from_query(const pf_kv *kv, size_t n, float max_ex
             have_goal = true;
         } else if (strcmp(k, "algorithm") == 0) {
             st = algo_from(v ? v : "", k, &r.algorithm, e);
+        } else if (strcmp(k, "agent_type") == 0) {
+            if (!v || !pf_nav_name_valid(v))
+                st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, k,
+                                        "Parameter 'agent_type' is 1 to 63 characters of A-Z a-z "
+                                        "0-9 _ . -");
+            else
+                snprintf(r.agent_type, sizeof r.agent_type, "%s", v);
         } else if (strcmp(k, "search_box") == 0) {
             st = q_point3(v, k, r.box, e);
             if (!st) st = check_box(r.box, k, max_extent, e);
@@ -265,7 +279,7 @@ out_free:
 }
 
 void pf_nav_write_path_members(pf_jsonw *w, const pf_nav_path *p, pf_nav_algorithm algo,
-                               uint64_t map_version) {
+                               const char *agent_type, uint64_t map_version) {
     pf_jsonw_kbool(w, "found", !p->partial);
     pf_jsonw_kbool(w, "partial", p->partial);
     if (p->partial) pf_jsonw_kstr(w, "reason", p->out_of_nodes ? "node_budget" : "unreachable");
@@ -276,8 +290,16 @@ void pf_nav_write_path_members(pf_jsonw *w, const pf_nav_path *p, pf_nav_algorit
     for (uint32_t i = 0; i < p->npoints; i++) pf_nav_write_point(w, &p->points[3 * i]);
     pf_jsonw_arr_end(w);
     pf_jsonw_kstr(w, "algorithm", pf_nav_algorithm_name(algo));
+    pf_jsonw_kstr(w, "agent_type", agent_type && agent_type[0] ? agent_type : "default");
     pf_jsonw_kuint(w, "polygons", p->polygons);
     pf_jsonw_kbool(w, "exact", p->exact);
+    if (!p->exact && p->inexact) pf_jsonw_kstr(w, "inexact", p->inexact);
+    pf_jsonw_kuint(w, "links", p->links);
+    pf_jsonw_key(w, "snapped");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kdouble(w, "start", round((double)p->start_moved * 1e4) / 1e4);
+    pf_jsonw_kdouble(w, "goal", round((double)p->goal_moved * 1e4) / 1e4);
+    pf_jsonw_obj_end(w);
     pf_jsonw_kuint(w, "map_version", map_version);
 }
 

@@ -2,9 +2,9 @@
  * (nav/navmesh.h's pf_nav_path underneath), as path_json.h is the grid's.
  *
  * Path request: {"start":[x,y,z],"goal":[x,y,z],"algorithm":"polyanya"|"detour",
- *                "search_box":[hx,hy,hz],"deadline_ms":N,"cache":true,
- *                "corridor":false}  (true: the answer names the corridor's polygons)
- * (GET: start=x,y,z&goal=x,y,z&algorithm=..&search_box=hx,hy,hz&...); a
+ *                "agent_type":"troll","search_box":[hx,hy,hz],"deadline_ms":N,
+ *                "cache":true,"corridor":false}  (true: the answer names the corridor's polygons)
+ * (GET: start=x,y,z&goal=x,y,z&algorithm=..&agent_type=..&search_box=hx,hy,hz&...); a
  * batch is {"queries":[request, ...],"deadline_ms":N}.
  *
  * Every error names the field ("start", "queries[1].start"); unknown
@@ -33,7 +33,8 @@ typedef struct pf_nav_path_request {
     pf_nav_algorithm algorithm;
     int64_t deadline_ms; /* 0 = not given */
     bool use_cache;
-    bool corridor; /* answer the corridor's polygon references (never cached) */
+    char agent_type[PF_NAV_NAME_MAX]; /* "" = "default" */
+    bool corridor;                    /* answer the corridor's polygon references (never cached) */
 } pf_nav_path_request;
 
 pf_status pf_nav_path_request_from_json(const cJSON *obj, const char *prefix, bool allow_deadline,
@@ -51,11 +52,13 @@ const char *pf_nav_algorithm_name(pf_nav_algorithm a);
 
 /* The answer members that are the same for every answer of one query on
  * one version (cached): found, partial, reason (when partial: "unreachable"
- * or "node_budget"), length, cost, path, algorithm,
- * polygons, exact, map_version; then the stats (expanded, time_us,
- * cached). Between obj_begin and obj_end, as path_json.h's pair. */
+ * or "node_budget"), length, cost, path, algorithm, agent_type, polygons,
+ * exact (and inexact, why not, when polyanya was asked), links (off-mesh
+ * links taken), snapped (how far start and goal moved to the mesh),
+ * map_version; then the stats (expanded, time_us, cached). Between
+ * obj_begin and obj_end, as path_json.h's pair. */
 void pf_nav_write_path_members(pf_jsonw *w, const pf_nav_path *p, pf_nav_algorithm algo,
-                               uint64_t map_version);
+                               const char *agent_type, uint64_t map_version);
 void pf_nav_write_path_stats(pf_jsonw *w, uint64_t expanded, uint64_t time_us, bool cached);
 /* The "corridor" member: the references of the corridor's polygons, start
  * to goal (GET /v1/maps/{id}/mesh: a tile's ref + polygon index). */

@@ -33,7 +33,8 @@ void pf_place_write(pf_jsonw *w, const pf_place *p) {
         pf_jsonw_point(w, p->x, p->y);
 }
 
-static const char *const create_members[] = {"start", "goal", "ttl_s", "agent_size", NULL};
+static const char *const create_members[] = {"start",      "goal",       "ttl_s",
+                                             "agent_size", "agent_type", NULL};
 
 pf_status pf_session_request_read(const cJSON *root, const char *prefix, int64_t max_ttl_s,
                                   pf_session_request *out, pf_proto_error *e) {
@@ -69,6 +70,15 @@ pf_status pf_session_request_read(const cJSON *root, const char *prefix, int64_t
         if ((st = pf_jsonr_int(it, FIELD("agent_size"), 1, PF_AGENT_SIZE_MAX, &v, e))) return st;
         out->agent_size = (int32_t)v;
         out->has_agent_size = true;
+    }
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "agent_type"))) {
+        const char *s;
+        if ((st = pf_jsonr_string(it, FIELD("agent_type"), &s, e))) return st;
+        if (strlen(s) >= sizeof(out->agent_type))
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, FIELD("agent_type"),
+                                      "Field '%s' is an agent type id (at most 63 bytes).", f);
+        snprintf(out->agent_type, sizeof(out->agent_type), "%s", s);
+        out->has_agent_type = true;
     }
     return PF_OK;
 }

@@ -2,11 +2,13 @@
  * PATCH) and session answers out.
  *
  * Create: {"start":[x,y], "goal":[x,y], "ttl_s":600, "agent_size":2}
- *         ttl_s and agent_size optional (an n x n agent, clearance.h)
+ *         ttl_s and agent_size optional (an n x n agent, clearance.h);
+ *         "agent_type":"troll" (at most 63 bytes) for a navmesh map
  * Points are places (pf_place): [x,y] cells or [x,y,z] points (any finite
  * numbers within +-1e7), start and goal of one form. Which form a map
- * takes, and what else its sessions accept (a navmesh's: no agent_size, an
- * update with only position and goal), is its kind's business
+ * takes, and what else its sessions accept (a navmesh's: agent_type, one of
+ * its map's agent types, instead of agent_size; an update with only
+ * position and goal), is its kind's business
  * (server/kind.h).
  *
  * An update (POST .../updates, one WebSocket text message, one NDJSON line):
@@ -76,6 +78,10 @@ typedef struct pf_session_request {
     int64_t ttl_s;        /* 0 = not given */
     int32_t agent_size;   /* 1..PF_AGENT_SIZE_MAX (the server checks its own limit) */
     bool has_agent_size;  /* it was given */
+    /* A navmesh session's agent type ("" = "default"); whether a kind
+     * takes agent_size or agent_type is its business (server/kind.h). */
+    char agent_type[64];
+    bool has_agent_type; /* it was given */
 } pf_session_request;
 
 /* Parses a create body. ttl_s must be 1..max_ttl_s (PF_EINVAL naming

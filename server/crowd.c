@@ -23,7 +23,10 @@ struct pf_crowd {
     uint64_t next_ns; /* the next tick */
     bool ticking;     /* a tick job is queued or running */
     uint64_t skipped;
-    size_t memory; /* pf_nav_crowd_memory at the last run */
+    size_t memory;     /* pf_nav_crowd_memory at the last run */
+    size_t charged;    /* to mem */
+    pf_mem *mem;       /* the table's budget (outlives every crowd) */
+    uint32_t nav_type; /* the map's agent type (index) its mesh is for */
     /* Under mu. */
     uv_mutex_t mu;
     pf_nav_crowd *nc;
@@ -37,11 +40,13 @@ struct pf_crowds {
     uint64_t steps; /* every crowd's */
     void (*notify)(void *ud);
     void *notify_ud;
+    pf_mem *mem;
 };
 
 static pf_crowd *of(pf_live_obj *o) { return (pf_crowd *)(void *)o; }
 
 static void crowd_free(pf_crowd *c) {
+    pf_mem_uncharge(c->mem, PF_MEM_CROWDS, c->charged);
     pf_nav_crowd_destroy(c->nc);
     pf_mapver_release(c->mv);
     uv_mutex_destroy(&c->mu);
@@ -72,6 +77,22 @@ void pf_crowds_destroy(pf_crowds *t) {
     if (!t) return;
     pf_live_destroy(t->t);
     free(t);
+}
+
+void pf_crowds_set_mem(pf_crowds *t, pf_mem *mem) { t->mem = mem; }
+
+/* The crowd's charge follows what it holds (c->memory). */
+static void recharge(pf_crowd *c) {
+    if (c->memory > c->charged)
+        pf_mem_charge(c->mem, PF_MEM_CROWDS, c->memory - c->charged);
+    else
+        pf_mem_uncharge(c->mem, PF_MEM_CROWDS, c->charged - c->memory);
+    c->charged = c->memory;
+}
+
+/* The crowd's view of its map's version: its agent type's mesh. */
+static const pf_navmesh *crowd_view(const pf_crowd *c) {
+    return pf_navmesh_agent_type(pf_navmesh_of(c->mv), c->nav_type);
 }
 
 void pf_crowds_set_notify(pf_crowds *t, void (*fn)(void *ud), void *ud) {
@@ -116,6 +137,7 @@ static pf_status check_agent(pf_nav_query *q, const pf_navmesh *nm, const pf_cro
     float ext[3], s[3];
     char f[96];
     pf_navmesh_info(nm, &ni);
+    ni.config.agent_radius = pf_nav_default_agent(nm).radius; /* nm's agent type's */
     /* The parser checked the other parameters' ranges (crowd_json.c); the
      * radius's upper bound is the map's. */
     if (!(p.radius > 0 && p.radius <= ni.config.agent_radius)) {
@@ -156,11 +178,29 @@ pf_status pf_crowds_add(pf_crowds *t, pf_mapver *mv, const pf_crowd_request *rq,
         return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     }
     c->t = t;
+    c->mem = t->mem;
     c->tick_hz = rq->tick_hz;
     c->next_ns = now_ns;
     pf_mapver_retain(mv);
     c->mv = mv;
-    st = pf_nav_crowd_create(pf_navmesh_of(mv), (uint32_t)rq->max_agents, &c->nc);
+    const pf_navmesh *view;
+    if ((st = pf_nav_agent_view(pf_navmesh_of(mv), rq->agent_type, "agent_type", &view, e)))
+        goto out_free;
+    c->nav_type = pf_nav_agent_index(view);
+    /* The budget first: a crowd copies its map's mesh. */
+    c->charged = pf_nav_crowd_estimate(view, (uint32_t)rq->max_agents);
+    if (!pf_mem_try_charge(t->mem, PF_MEM_CROWDS, c->charged)) {
+        st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_INSUFFICIENT_STORAGE, NULL,
+                                "A crowd of %lld agents on map '%s' needs up to %zu bytes; the "
+                                "memory budget (--max-memory) is %llu bytes and %llu are in use. "
+                                "Delete crowds, sessions or maps, or raise it.",
+                                (long long)rq->max_agents, mv->id, c->charged,
+                                (unsigned long long)pf_mem_budget(t->mem),
+                                (unsigned long long)pf_mem_used(t->mem));
+        c->charged = 0;
+        goto out_free;
+    }
+    st = pf_nav_crowd_create(view, (uint32_t)rq->max_agents, &c->nc);
     if (st == PF_EUNSUPPORTED) {
         pf_proto_error_set(e, st, PF_ERR_UNSUPPORTED, NULL,
                            "Map '%s' was built for agent radius 0: a crowd needs a radius to "
@@ -178,11 +218,11 @@ pf_status pf_crowds_add(pf_crowds *t, pf_mapver *mv, const pf_crowd_request *rq,
     }
     for (size_t i = 0; i < rq->nagents; i++) {
         const pf_crowd_agent_spec *a = &rq->agents[i];
-        pf_nav_agent_params p = agent_params(pf_navmesh_of(mv), a);
+        pf_nav_agent_params p = agent_params(view, a);
         char prefix[32];
         int32_t id;
         snprintf(prefix, sizeof(prefix), "agents[%zu].", i);
-        if ((st = check_agent(q, pf_navmesh_of(mv), a, prefix, e))) goto out_free;
+        if ((st = check_agent(q, view, a, prefix, e))) goto out_free;
         if ((st = pf_nav_crowd_add(c->nc, a->position, a->has_target ? a->target : NULL, &p, &id,
                                    NULL))) {
             st =
@@ -194,6 +234,7 @@ pf_status pf_crowds_add(pf_crowds *t, pf_mapver *mv, const pf_crowd_request *rq,
     pf_nav_query_destroy(q);
     q = NULL;
     c->memory = pf_nav_crowd_memory(c->nc);
+    recharge(c);
     if ((st = pf_live_insert(t->t, &c->live, mv, ttl_s, owner, false, now_ns, total))) {
         pf_proto_error_set(e, st, PF_ERR_LIMIT_EXCEEDED, NULL, "Too many crowds.");
         goto out_free;
@@ -414,7 +455,7 @@ static pf_status check_command(pf_crowd *c, pf_nav_query *q, const pf_crowd_comm
     for (size_t i = 0; i < cmd->nadd; i++) {
         char prefix[32];
         snprintf(prefix, sizeof(prefix), "add[%zu].", i);
-        if ((st = check_agent(q, pf_navmesh_of(c->mv), &cmd->add[i], prefix, e))) return st;
+        if ((st = check_agent(q, crowd_view(c), &cmd->add[i], prefix, e))) return st;
     }
     for (size_t i = 0; i < cmd->ntargets; i++) {
         const pf_crowd_target *tg = &cmd->targets[i];
@@ -427,9 +468,8 @@ static pf_status check_command(pf_crowd *c, pf_nav_query *q, const pf_crowd_comm
             return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
                                       "The crowd has no agent %lld%s.", (long long)tg->id,
                                       removed ? " once this command removed it" : "");
-        pf_navmesh_default_extents(pf_navmesh_of(c->mv), ext);
-        if (tg->has_target &&
-            pf_nav_nearest(q, pf_navmesh_of(c->mv), tg->target, ext, s) != PF_OK) {
+        pf_navmesh_default_extents(crowd_view(c), ext);
+        if (tg->has_target && pf_nav_nearest(q, crowd_view(c), tg->target, ext, s) != PF_OK) {
             snprintf(f, sizeof(f), "targets[%zu].target", i);
             return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
                                       "No walkable polygon within +-(%g, %g, %g) of %s.",
@@ -460,6 +500,7 @@ static int64_t step(pf_crowd *c, int64_t steps, double dt, pf_stop_fn pause, voi
     pf_live_lock(c->t->t);
     c->t->steps += (uint64_t)i;
     c->memory = pf_nav_crowd_memory(c->nc);
+    recharge(c);
     pf_live_unlock(c->t->t);
     return i;
 }
@@ -507,7 +548,7 @@ pf_error pf_crowd_run_part(pf_crowd *c, pf_registry *reg, pf_navq *navq,
             pf_nav_crowd_remove(c->nc, (int32_t)cmd->remove[i]);
         for (size_t i = 0; i < cmd->nadd; i++) {
             const pf_crowd_agent_spec *a = &cmd->add[i];
-            pf_nav_agent_params p = agent_params(pf_navmesh_of(c->mv), a);
+            pf_nav_agent_params p = agent_params(crowd_view(c), a);
             if (pf_nav_crowd_add(c->nc, a->position, a->has_target ? a->target : NULL, &p,
                                  &s->added[i], NULL))
                 s->added[i] = -1; /* checked above: only out of memory (DetourCrowd) */

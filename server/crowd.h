@@ -34,6 +34,7 @@
 #include "crowd_json.h"
 #include "errors.h"
 #include "jsonw.h"
+#include "memory.h"
 #include "navq.h"
 #include "registry.h"
 #include "status.h"
@@ -54,6 +55,12 @@ void pf_crowds_destroy(pf_crowds *t);
  * changes, a ticking crowd is created or crowds are removed, so the ticker
  * and the streams look again. */
 void pf_crowds_set_notify(pf_crowds *t, void (*fn)(void *ud), void *ud);
+
+/* The memory budget crowds are charged to (PF_MEM_CROWDS): a crowd's
+ * estimate (its mesh copy, agents, DetourCrowd's pools) before it is made,
+ * a create past it answered 507; then what it holds after each run.
+ * Borrowed for the table's life; set before serving. */
+void pf_crowds_set_mem(pf_crowds *t, pf_mem *mem);
 
 /* Makes a crowd on navmesh version mv with rq's agents (their errors name
  * "agents[i].<field>": e filled, PF_EINVAL / PF_EBLOCKED), owned by the

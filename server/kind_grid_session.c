@@ -280,6 +280,12 @@ pf_status pf__grid_session_create(const pf_mapver *mv, const pf_session_request 
         return pf_proto_error_set(
             e, PF_EPARSE, PF_ERR_INVALID_REQUEST, (snprintf(f, sizeof(f), "%sstart", prefix), f),
             "Map '%s' is a grid: 'start' and 'goal' are points [x, y].", mv->id);
+    if (q->has_agent_type)
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE,
+                                  (snprintf(f, sizeof(f), "%sagent_type", prefix), f),
+                                  "Field '%s' is for navmesh sessions (a grid session's agent is "
+                                  "agent_size).",
+                                  f);
     if (cfg && q->agent_size > cfg->max_agent_size)
         return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE,
                                   (snprintf(f, sizeof(f), "%sagent_size", prefix), f),

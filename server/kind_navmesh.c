@@ -57,6 +57,9 @@ static pf_status nav_env_create(const pf_kind_deps *d, void **state, char *err, 
     ne->limits.max_areas = (uint32_t)cfg->nav_max_areas;
     ne->limits.max_area_boxes = (uint32_t)cfg->nav_max_area_boxes;
     ne->limits.max_search_extent = (float)cfg->nav_max_search_extent;
+    ne->limits.max_tile_spans = (uint32_t)cfg->nav_max_tile_spans;
+    ne->limits.max_column_spans = (uint32_t)cfg->nav_max_column_spans;
+    ne->limits.max_links = (uint32_t)cfg->nav_max_links;
     ne->max_extent = (float)cfg->nav_max_search_extent;
     /* Tiles run on the pool, the caller's worker and workers - 1 helpers;
      * without a pool (tests) on the caller. */
@@ -69,6 +72,7 @@ static pf_status nav_env_create(const pf_kind_deps *d, void **state, char *err, 
         snprintf(err, errlen, "out of memory");
         return st;
     }
+    pf_navq_set_mem(ne->navq, d->mem);
     *state = ne;
     return PF_OK;
 }
@@ -135,7 +139,7 @@ static pf__nav_world *world_create(const pf_navmesh *nav, pf_navsrc *src) {
     nw->nav = nav;
     nw->src = src;
     pf_navmesh_info(nav, &ni);
-    nw->bytes = ni.mesh_bytes + ni.layer_bytes + src->len;
+    nw->bytes = ni.total_bytes + src->len;
     return nw;
 }
 
@@ -154,8 +158,11 @@ pf_mapver *pf_navmesh_mapver_create(const char *id, const pf_navmesh *nav, pf_na
     return version_create(NULL, id, nav, src, cache_entries, cache_bytes, build_us, hash);
 }
 
-/* A version built in env, charged to its budget by what it holds (its
- * mesh, compressed layers and upload): built, not estimated ahead. */
+/* A version built in env, charged to its budget by what it holds: every
+ * agent type's mesh at its tiles' real size, the kept voxels, the ground
+ * index and the lists (nav/navmesh.h's total_bytes; the shared build data
+ * once for each version that holds it), and its upload. The build itself
+ * stops when what it keeps passes the budget's room (build's limits). */
 static pf_status wrap(const pf_kind_env *env, const char *id, const pf_navmesh *nav, pf_navsrc *src,
                       uint64_t build_us, const uint8_t hash[32], pf_mapver **out,
                       pf_proto_error *e) {
@@ -227,6 +234,16 @@ static pf_status nav_upload_parse(const pf_kind_env *env, const pf_kind_upload *
     return PF_OK;
 }
 
+/* The navmesh limits of a build now: max_bytes is the budget's room. */
+static pf_nav_limits limits_now(const pf_kind_env *env) {
+    pf_nav_limits lim = pf__nav_env_of(env)->limits;
+    if (env->d.mem) {
+        const uint64_t budget = pf_mem_budget(env->d.mem), used = pf_mem_used(env->d.mem);
+        lim.max_bytes = used < budget ? budget - used : 1;
+    }
+    return lim;
+}
+
 /* Builds u (borrowed) with its tiles on the pool and puts u's initial
  * obstacles and area states on it. */
 static pf_status build(const pf_kind_env *env, const pf_nav_upload *u, const char *id,
@@ -240,7 +257,8 @@ static pf_status build(const pf_kind_env *env, const pf_nav_upload *u, const cha
     pf_navsrc *src;
     pf_status st;
     *out = NULL;
-    if ((st = pf_nav_build(&in, &ne->limits, &ne->runner, &nm, &err)))
+    const pf_nav_limits lim = limits_now(env);
+    if ((st = pf_nav_build(&in, &lim, &ne->runner, &nm, &err)))
         return pf_nav_error_to_proto(e, st, &err);
     if (u->nobstacles || u->narea_state) {
         pf_nav_change ch;

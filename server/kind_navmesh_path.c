@@ -1,7 +1,8 @@
 /* kind_navmesh_path.c -- path queries on a navmesh (kind.h's path
  * operations): points [x,y,z] (nav_json.h), pf_nav_find_path with a
  * query borrowed from the environment's navq for a worker's run of
- * queries, answers cached per (points, search box, algorithm, version). */
+ * queries, answers cached per (points, search box, algorithm, agent type,
+ * version). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +10,15 @@
 #include "clock.h"
 #include "kind_navmesh_internal.h"
 
-static const float *nav_box(const pf_mapver *mv, const pf_nav_path_request *q, float def[3]) {
+/* The map's mesh for q's agent type; NULL when the map has no such type. */
+static const pf_navmesh *nav_view(const pf_mapver *mv, const pf_nav_path_request *q) {
+    return pf_navmesh_agent_type_named(pf_navmesh_of(mv),
+                                       q->agent_type[0] ? q->agent_type : "default");
+}
+
+static const float *nav_box(const pf_navmesh *view, const pf_nav_path_request *q, float def[3]) {
     if (q->has_box) return q->box;
-    pf_navmesh_default_extents(pf_navmesh_of(mv), def);
+    pf_navmesh_default_extents(view, def);
     return def;
 }
 
@@ -19,17 +26,19 @@ static bool cacheable(const pf_mapver *mv, const pf_nav_path_request *q) {
     return q->use_cache && !q->corridor && mv->env && mv->env->d.cfg->cache_entries > 0;
 }
 
-/* The key of q on mv: its points and search box hashed (cache.h's extra),
- * the algorithm below 0 (a grid's are >= 0). */
-static pf_cache_key cache_key(const pf_mapver *mv, const pf_nav_path_request *q) {
+/* The key of q on mv (view: its agent type's mesh): its points and search
+ * box hashed (cache.h's extra), the algorithm with the agent type's index
+ * above it, below 0 (a grid's are >= 0). */
+static pf_cache_key cache_key(const pf_mapver *mv, const pf_navmesh *view,
+                              const pf_nav_path_request *q) {
     pf_cache_key k;
     float pts[9], def[3];
     memset(&k, 0, sizeof(k));
-    k.algorithm = -1 - (int32_t)q->algorithm;
+    k.algorithm = -1 - ((int32_t)q->algorithm | (int32_t)(pf_nav_agent_index(view) << 8));
     k.version = mv->version;
     memcpy(pts, q->start, 3 * sizeof(float));
     memcpy(pts + 3, q->goal, 3 * sizeof(float));
-    memcpy(pts + 6, nav_box(mv, q, def), 3 * sizeof(float));
+    memcpy(pts + 6, nav_box(view, q, def), 3 * sizeof(float));
     pf_cache_key_extra(&k, pts, sizeof(pts));
     return k;
 }
@@ -40,8 +49,9 @@ static bool answer_from_cache(const pf_mapver *mv, const pf_nav_path_request *q,
     pf_cache_key k;
     pf_cache_value v;
     uint64_t t0 = pf_clock_now_ns();
-    if (!cacheable(mv, q)) return false;
-    k = cache_key(mv, q);
+    const pf_navmesh *view = nav_view(mv, q);
+    if (!cacheable(mv, q) || !view) return false;
+    k = cache_key(mv, view, q);
     if (!pf_kind_cache_get(mv, mv->cache, &k, &v)) return false;
     pf_jsonw_obj_begin(w);
     pf_jsonw_raw_members(w, v.json, v.len);
@@ -106,7 +116,8 @@ pf_status pf__nav_path_run(const pf_kind_path_run *run, const void *q, size_t i,
     const pf_mapver *mv = run->mv;
     pf_nav_query *nq = run->scratch;
     float def[3];
-    const float *box = nav_box(mv, pq, def);
+    const pf_navmesh *view;
+    const float *box;
     const char *which = NULL;
     pf_nav_path p;
     char f[48];
@@ -114,10 +125,12 @@ pf_status pf__nav_path_run(const pf_kind_path_run *run, const void *q, size_t i,
     size_t m0;
     pf_status st;
     if (run->batch && pf_clock_now_ns() >= *run->deadline) return PF_ECANCELED;
+    snprintf(f, sizeof(f), "%sagent_type", prefix);
+    if ((st = pf_nav_agent_view(pf_navmesh_of(mv), pq->agent_type, f, &view, e))) return st;
+    box = nav_box(view, pq, def);
     if (run->batch && answer_from_cache(mv, pq, w)) return PF_OK;
     t0 = pf_clock_now_ns();
-    st = pf_nav_find_path(nq, pf_navmesh_of(mv), pq->start, pq->goal, box, pq->algorithm, &p,
-                          &which);
+    st = pf_nav_find_path(nq, view, pq->start, pq->goal, box, pq->algorithm, &p, &which);
     if (st == PF_EBLOCKED) {
         const float *pt = which && strcmp(which, "goal") == 0 ? pq->goal : pq->start;
         snprintf(f, sizeof(f), "%s%s", prefix, which ? which : "start");
@@ -138,10 +151,10 @@ pf_status pf__nav_path_run(const pf_kind_path_run *run, const void *q, size_t i,
                          p.expanded, (pf_clock_now_ns() - t0) / 1000);
     pf_jsonw_obj_begin(w);
     m0 = w->len;
-    pf_nav_write_path_members(w, &p, pq->algorithm, mv->version);
+    pf_nav_write_path_members(w, &p, pq->algorithm, pq->agent_type, mv->version);
     if (pq->corridor) pf_nav_write_corridor(w, &p);
     if (cacheable(mv, pq) && !p.out_of_nodes && !pf_jsonw_failed(w)) {
-        pf_cache_key k = cache_key(mv, pq);
+        pf_cache_key k = cache_key(mv, view, pq);
         pf_cache_value v = {w->buf + m0, w->len - m0};
         pf_cache_put(mv->cache, &k, &v);
     }

@@ -21,6 +21,7 @@
 typedef struct nav_session {
     const pf_mapver *mv; /* the version it is on (the session holds the reference) */
     pf_nav_corridor *corr;
+    uint32_t nav_type; /* the agent type's index in the map (the same in every version) */
     float npos[3], ngoal[3];
     bool replan, nplanned; /* nplanned: the corridor's first plan (at create) succeeded */
 } nav_session;
@@ -29,6 +30,8 @@ pf_status pf__nav_session_create(const pf_mapver *mv, const pf_session_request *
                                  const char *prefix, void **state, size_t *reserve,
                                  pf_proto_error *e) {
     nav_session *s;
+    const pf_navmesh *view;
+    pf_status st;
     char f[48];
     *state = NULL;
     *reserve = PF_SESSION_NAV_RESERVE;
@@ -40,9 +43,10 @@ pf_status pf__nav_session_create(const pf_mapver *mv, const pf_session_request *
         return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE,
                                   (snprintf(f, sizeof(f), "%sagent_size", prefix), f),
                                   "Field '%s' is for grid sessions: a navmesh session's agent is "
-                                  "the one its map was built for (agent.radius, agent.height at "
-                                  "upload).",
+                                  "one of its map's agent types (agent_type).",
                                   f);
+    snprintf(f, sizeof(f), "%sagent_type", prefix);
+    if ((st = pf_nav_agent_view(pf_navmesh_of(mv), q->agent_type, f, &view, e))) return st;
     /* Whether the points are near the mesh is the first plan's business
      * (on a worker): an answer with reason "blocked", then 201. */
     if (!(s = calloc(1, sizeof(*s))))
@@ -52,6 +56,7 @@ pf_status pf__nav_session_create(const pf_mapver *mv, const pf_session_request *
         return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     }
     s->mv = mv;
+    s->nav_type = pf_nav_agent_index(view);
     memcpy(s->npos, q->start.xyz, sizeof(s->npos));
     memcpy(s->ngoal, q->goal.xyz, sizeof(s->ngoal));
     s->replan = true;
@@ -93,7 +98,7 @@ const char *pf__nav_session_rebase(void *state, const pf_mapver *from, const pf_
  * only, points [x,y,z] near the mesh (the default search box). */
 static pf_status validate(const nav_session *s, pf_nav_query *q, const pf_update_list *l,
                           pf_proto_error *e) {
-    const pf_navmesh *nm = pf_navmesh_of(s->mv);
+    const pf_navmesh *nm = pf_navmesh_agent_type(pf_navmesh_of(s->mv), s->nav_type);
     char pbuf[40], f[160];
     float ext[3], snapped[3];
     pf_navmesh_default_extents(nm, ext);
@@ -136,7 +141,7 @@ static pf_status validate(const nav_session *s, pf_nav_query *q, const pf_update
 pf_error pf__nav_session_run(const pf_kind_session_run *run, void *state, const pf_update_list *l,
                              pf_jsonw *w) {
     nav_session *s = state;
-    const pf_navmesh *nm = pf_navmesh_of(run->mv);
+    const pf_navmesh *nm = pf_navmesh_agent_type(pf_navmesh_of(run->mv), s->nav_type);
     pf_navq *navq = run->mv->env ? pf_navmesh_navq(run->mv->env) : NULL;
     pf_nav_query *q = navq ? pf_navq_get(navq) : NULL;
     pf_metrics *m = run->metrics;

@@ -72,6 +72,18 @@ bool pf_maps_store_ready(const pf_maps *m, char *why, size_t n) {
     return m->fleet ? pf__maps_redis_ready(m, why, n) : true;
 }
 
+bool pf_maps_store_write_trust(const pf_maps *m, pf_jsonw *w) {
+    if (!m->fleet) return false;
+    pf__maps_redis_write_json(m, w);
+    return true;
+}
+
+bool pf_maps_store_trust(const pf_maps *m, struct pf_sguard_stats *out) {
+    if (!m->fleet) return false;
+    pf__maps_redis_stats(m, out);
+    return true;
+}
+
 void pf__maps_end_users(pf_maps *m, const char *id, uint64_t keep_lineage) {
     pf_sessions_drop_map(m->d.sessions, id, keep_lineage);
     if (m->d.crowds) pf_crowds_drop_map(m->d.crowds, id, keep_lineage);
@@ -125,13 +137,19 @@ pf_status pf__maps_precondition(pf_proto_error *e, const char *id, bool exists, 
 
 pf_status pf_maps_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change *c, pf_maps_outcome *o,
                           pf_proto_error *e) {
+    pf_status st;
     memset(o, 0, sizeof(*o));
-    return m->be->publish(m, mv, c, o, e);
+    pf__maps_write_begin(m);
+    st = m->be->publish(m, mv, c, o, e);
+    pf__maps_write_end(m);
+    return st;
 }
 
-pf_status pf_maps_patch(pf_maps *m, const char *id, const pf_kind_ops *kind, const void *patch,
-                        const char *body, size_t body_len, const pf_maps_change *c, pf_mapver **out,
-                        pf_proto_error *e) {
+/* The PATCH's tries: load, apply, swap, and again when another change came
+ * first. */
+static pf_status patch_tries(pf_maps *m, const char *id, const pf_kind_ops *kind, const void *patch,
+                             const char *body, size_t body_len, const pf_maps_change *c,
+                             pf_mapver **out, pf_proto_error *e) {
     const pf_kind_env *env = pf_kinds_env(m->kinds, kind);
     pf_status st;
     *out = NULL;
@@ -169,9 +187,23 @@ pf_status pf_maps_patch(pf_maps *m, const char *id, const pf_kind_ops *kind, con
                               "Map '%s' kept changing while this PATCH was applied; retry.", id);
 }
 
+pf_status pf_maps_patch(pf_maps *m, const char *id, const pf_kind_ops *kind, const void *patch,
+                        const char *body, size_t body_len, const pf_maps_change *c, pf_mapver **out,
+                        pf_proto_error *e) {
+    pf_status st;
+    pf__maps_write_begin(m);
+    st = patch_tries(m, id, kind, patch, body, body_len, c, out, e);
+    pf__maps_write_end(m);
+    return st;
+}
+
 pf_status pf_maps_remove(pf_maps *m, const char *id, const pf_precond *cond, pf_proto_error *e) {
     static const pf_precond none;
-    return m->be->remove(m, id, cond ? cond : &none, e);
+    pf_status st;
+    pf__maps_write_begin(m);
+    st = m->be->remove(m, id, cond ? cond : &none, e);
+    pf__maps_write_end(m);
+    return st;
 }
 
 static int cmp_item(const void *a, const void *b) {

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memory.h"
 #include "navmesh.h"
 #include "status.h"
 
@@ -29,5 +30,10 @@ void pf_navq_destroy(pf_navq *qs);
 pf_nav_query *pf_navq_get(pf_navq *qs);
 /* Gives q back (NULL: no-op). */
 void pf_navq_put(pf_navq *qs, pf_nav_query *q);
+
+/* The memory budget the queries are charged to (PF_MEM_MAPS: they serve
+ * the navmesh maps) while they exist, borrowed or idle. Set before
+ * serving; borrowed for the set's life. */
+void pf_navq_set_mem(pf_navq *qs, pf_mem *mem);
 
 #endif

@@ -83,6 +83,7 @@ pf_status pf_server_create(const pf_config *cfg, pf_server **out, char *err, siz
     if (!s->sessions) goto out_free_registry;
     if (!(s->crowds = pf_crowds_create((size_t)cfg->max_crowds, (size_t)cfg->max_crowds_per_map)))
         goto out_free_sessions;
+    pf_crowds_set_mem(s->crowds, s->mem);
     if ((st = pf_pool_create((int)cfg->workers, (int)cfg->queue_limit, &s->pool)))
         goto out_free_crowds;
     {

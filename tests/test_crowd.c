@@ -35,7 +35,7 @@ static pf_mapver *nav_mapver(pf_registry *reg, const char *id, int w, int h) {
     free(text);
     memset(&in, 0, sizeof(in));
     in.grid = g;
-    in.config = pf_nav_default_config();
+    in.config = pf_nav_default_grid_config();
     ck_assert_int_eq(pf_nav_build(&in, &nl, NULL, &nm, &ne), PF_OK);
     pf_grid_destroy(g);
     mv = pf_navmesh_mapver_create(id, nm, pf_navsrc_create("\"kind\":\"navmesh\"", 17), 0, 0, 0,

@@ -144,6 +144,38 @@ START_TEST(hpa_rejects_bad_input) {
 }
 END_TEST
 
+/* The cluster side chosen by the map when none is asked: maps of
+ * PF_HPA_LARGE_CELLS cells or more take PF_HPA_LARGE_CLUSTER, fragmented or
+ * not; smaller ones PF_HPA_DEFAULT_CLUSTER, or PF_HPA_FRAGMENTED_CLUSTER
+ * when cut into small regions (here 3x3 rooms: 16 regions a 16x16 cluster). */
+static int32_t chosen_cluster(int32_t w, int32_t h, bool rooms) {
+    pf_grid_limits lim = pf_grid_default_limits();
+    pf_grid *g = NULL;
+    pf_hpa *hpa;
+    pf_hpa_stats st;
+    int64_t failed = 0;
+    ck_assert_int_eq(pf_grid_create(w, h, &lim, &g), PF_OK);
+    for (int32_t y = 0; rooms && y < h; y++)
+        for (int32_t x = 0; x < w; x++)
+            if ((x % 4 == 3 || y % 4 == 3) && pf_grid_set_cost(g, (pf_point){x, y}, 0) != PF_OK)
+                failed++;
+    ck_assert_int_eq(failed, 0);
+    hpa = build(g, 0);
+    pf_hpa_get_stats(hpa, &st);
+    pf_hpa_destroy(hpa);
+    pf_grid_destroy(g);
+    return st.cluster_size;
+}
+
+START_TEST(hpa_cluster_side_by_map) {
+    ck_assert_int_eq(chosen_cluster(512, 512, false), PF_HPA_LARGE_CLUSTER);
+    ck_assert_int_eq(chosen_cluster(1024, 256, false), PF_HPA_LARGE_CLUSTER);
+    ck_assert_int_eq(chosen_cluster(512, 512, true), PF_HPA_LARGE_CLUSTER);
+    ck_assert_int_eq(chosen_cluster(512, 511, false), PF_HPA_DEFAULT_CLUSTER);
+    ck_assert_int_eq(chosen_cluster(256, 256, true), PF_HPA_FRAGMENTED_CLUSTER);
+}
+END_TEST
+
 /* One search context serves hierarchies of different cluster sizes: the
  * per-thread scratch sized for the larger one is reused with the smaller
  * one's local stride. */
@@ -797,6 +829,7 @@ TU_SUITE(hpa) {
     tcase_add_test(tc, hpa_open_map_optimal_after_improvement);
     tcase_add_test(tc, hpa_rejects_bad_input);
     tcase_add_test(tc, hpa_ctx_shared_across_cluster_sizes);
+    tcase_add_test(tc, hpa_cluster_side_by_map);
     tcase_add_test(tc, hpa_repair_splits_and_merges_components);
     tcase_add_test(tc, hpa_skips_dead_ends);
     suite_add_tcase(s, tc);

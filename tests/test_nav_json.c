@@ -91,7 +91,7 @@ START_TEST(nav_json_upload_envelope) {
                                  &u, &e),
                      PF_OK);
     {
-        pf_nav_config d = pf_nav_default_config();
+        pf_nav_config d = pf_nav_default_grid_config(); /* a grid's own */
         ck_assert_mem_eq(&u.config, &d, sizeof(d));
     }
     ck_assert_ptr_nonnull(u.grid);
@@ -342,7 +342,7 @@ START_TEST(nav_json_answer_and_errors) {
     p.polygons = 3;
     pf_jsonw_init(&w, 256);
     pf_jsonw_obj_begin(&w);
-    pf_nav_write_path_members(&w, &p, PF_NAV_DETOUR, 7);
+    pf_nav_write_path_members(&w, &p, PF_NAV_DETOUR, NULL, 7);
     pf_nav_write_path_stats(&w, 12, 34, false);
     pf_jsonw_obj_end(&w);
     j = cJSON_ParseWithLength(w.buf, w.len);

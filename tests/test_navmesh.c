@@ -55,7 +55,7 @@ static pf_navmesh *build_grid(const pf_grid *g, const pf_nav_config *cfg) {
     pf_nav_build_input in;
     memset(&in, 0, sizeof in);
     in.grid = g;
-    in.config = cfg ? *cfg : pf_nav_default_config();
+    in.config = cfg ? *cfg : pf_nav_default_grid_config();
     pf_navmesh *nm = NULL;
     pf_nav_error err;
     pf_status st = pf_nav_build(&in, NULL, &par_runner, &nm, &err);
@@ -359,14 +359,13 @@ START_TEST(navmesh_build_rejects_bad_settings) {
         {0, 0.0f, "cell_size"},     {0, NAN, "cell_size"},         {0, 11, "cell_size"},
         {1, 0.001f, "cell_height"}, {2, -1, "agent.radius"},       {2, 51, "agent.radius"},
         {3, 0.1f, "agent.height"},  {4, -0.5f, "agent.max_climb"}, {5, 90, "agent.max_slope"},
-        {6, 8, "tile_size"},        {6, 241, "tile_size"},         {7, 0, "edge_max_error"},
-        {2, 40, "tile_size"}, /* the border no longer fits a layer */
+        {6, 8, "tile_size"},        {6, 1025, "tile_size"},        {7, 0, "edge_max_error"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         pf_nav_build_input in;
         memset(&in, 0, sizeof in);
         in.grid = g;
-        in.config = pf_nav_default_config();
+        in.config = pf_nav_default_grid_config();
         float *f[] = {&in.config.cell_size,
                       &in.config.cell_height,
                       &in.config.agent_radius,
@@ -389,7 +388,7 @@ START_TEST(navmesh_build_rejects_bad_settings) {
     /* Neither or both inputs. */
     pf_nav_build_input in;
     memset(&in, 0, sizeof in);
-    in.config = pf_nav_default_config();
+    in.config = pf_nav_default_grid_config();
     pf_navmesh *nm = NULL;
     pf_nav_error err;
     ck_assert_int_eq(pf_nav_build(&in, NULL, NULL, &nm, &err), PF_EINVAL);
@@ -404,7 +403,7 @@ START_TEST(navmesh_build_limits_named) {
     pf_nav_build_input in;
     memset(&in, 0, sizeof in);
     in.grid = g;
-    in.config = pf_nav_default_config();
+    in.config = pf_nav_default_grid_config();
     pf_navmesh *nm = NULL;
     pf_nav_error err;
     pf_nav_limits lim = pf_nav_default_limits();
@@ -426,7 +425,7 @@ START_TEST(navmesh_build_limits_named) {
     pf_nav_geom geom = {verts, 3, tris, 1};
     memset(&in, 0, sizeof in);
     in.geom = &geom;
-    in.config = pf_nav_default_config();
+    in.config = pf_nav_default_grid_config();
     lim = pf_nav_default_limits();
     lim.max_vertices = 2;
     ck_assert_int_eq(pf_nav_build(&in, &lim, NULL, &nm, &err), PF_ELIMIT);
@@ -450,7 +449,7 @@ START_TEST(navmesh_build_grid_walls_refused) {
     pf_nav_build_input in;
     memset(&in, 0, sizeof in);
     in.grid = g;
-    in.config = pf_nav_default_config();
+    in.config = pf_nav_default_grid_config();
     pf_navmesh *nm = NULL;
     pf_nav_error err;
     ck_assert_int_eq(pf_nav_build(&in, NULL, NULL, &nm, &err), PF_EUNSUPPORTED);
@@ -533,7 +532,7 @@ START_TEST(navmesh_grid_random_reachability_and_length) {
     int found = 0, apart = 0;
     for (int it = 0; it < 60; it++) {
         pf_grid *g = tu_random_grid(&st, &o);
-        pf_nav_config cfg = pf_nav_default_config();
+        pf_nav_config cfg = pf_nav_default_grid_config();
         cfg.tile_size = 16 + 8 * (int32_t)tu_below(&st, 4); /* tiles of 4..10 cells */
         pf_navmesh *nm = build_grid(g, &cfg);
         ck_assert_uint_eq(pf_navmesh_one_way_links(nm), 0);
@@ -645,7 +644,7 @@ START_TEST(navmesh_polyanya_equals_reference_shortest_path) {
     for (int it = 0; it < 300; it++) {
         int32_t w = 12 + (int32_t)tu_below(&st, 17), h = 12 + (int32_t)tu_below(&st, 17);
         pf_grid *g = holes_and_gaps(&st, w, h);
-        pf_nav_config cfg = pf_nav_default_config();
+        pf_nav_config cfg = pf_nav_default_grid_config();
         pf_navmesh *nm;
         navref *ref;
         cfg.agent_radius = 0;
@@ -732,7 +731,7 @@ START_TEST(navmesh_grid_agent_width_reachability) {
     for (int it = 0; it < 40; it++) {
         pf_grid *g = tu_random_grid(&st, &o), *ag = NULL;
         pf_clearance *cl = NULL;
-        pf_nav_config cfg = pf_nav_default_config();
+        pf_nav_config cfg = pf_nav_default_grid_config();
         pf_navmesh *nm;
         int32_t w = pf_grid_width(g), h = pf_grid_height(g);
         bool *seen;
@@ -875,7 +874,7 @@ START_TEST(navmesh_build_parallel_matches_sequential) {
     pf_nav_build_input in;
     memset(&in, 0, sizeof in);
     in.grid = g;
-    in.config = pf_nav_default_config();
+    in.config = pf_nav_default_grid_config();
     in.config.tile_size = 32;
     pf_navmesh *a = NULL, *b = NULL;
     pf_nav_error err;
@@ -930,7 +929,7 @@ START_TEST(navmesh_obj_floor_with_pillar) {
     pf_nav_build_input in;
     memset(&in, 0, sizeof in);
     in.geom = &geom;
-    in.config = pf_nav_default_config();
+    in.config = pf_nav_default_grid_config();
     in.config.agent_radius = 0.5f;
     in.config.cell_size = 0.25f;
     pf_navmesh *nm = NULL;
@@ -998,7 +997,7 @@ static pf_navmesh *apply_ok(const pf_navmesh *prev, const pf_nav_change *ch) {
 
 START_TEST(navmesh_obstacles_block_and_removal_restores) {
     pf_grid *g = tu_grid_from_ascii(two_doors, 6, 8);
-    pf_nav_config cfg = pf_nav_default_config();
+    pf_nav_config cfg = pf_nav_default_grid_config();
     cfg.tile_size = 16; /* several tiles */
     pf_navmesh *v0 = build_grid(g, &cfg);
     pf_nav_query *q = make_query();
@@ -1343,7 +1342,7 @@ static double crowd_max_overlap(const pf_nav_crowd *c, const int32_t *ids, int n
 START_TEST(navmesh_crowd_200_cross_without_overlap) {
     pf_grid *g = NULL;
     ck_assert_int_eq(pf_grid_create(44, 44, NULL, &g), PF_OK);
-    pf_nav_config cfg = pf_nav_default_config();
+    pf_nav_config cfg = pf_nav_default_grid_config();
     cfg.agent_radius = 0.3f;
     cfg.cell_size = 0.15f;
     pf_navmesh *nm = build_grid(g, &cfg);

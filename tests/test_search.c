@@ -401,20 +401,29 @@ START_TEST(search_auto_choices) {
 }
 END_TEST
 
-/* The build's measurement: on a 256x256 map with obstacles it samples every
- * bin the map has room for, and what it reports is consistent: a bin picks
- * hpa only where hpa was PF_PLANNER_AUTO_MARGIN times faster, and
- * always_exact holds exactly when no bin does. */
+/* The build's measurement: on a 512x512 map with obstacles it samples every
+ * bin the map has room for, each with every sample asked for -- the longest
+ * too, whose distances a random offset from a random cell mostly throws off
+ * the map (it used to get one sample and take its neighbour's choice) --
+ * and what it reports is consistent: a bin picks hpa only where hpa was
+ * PF_PLANNER_AUTO_MARGIN times faster, and always_exact holds exactly when
+ * no bin does. */
 START_TEST(search_auto_measurement) {
     uint64_t st = tu_seed("search_auto_measurement", 0x5eed0a08);
-    tu_map_opts o = {256, 256, 0.2, false, false, 8, 0};
+    tu_map_opts o = {512, 512, 0.2, false, false, 8, 0};
     pf_planner *p = auto_planner(tu_random_grid(&st, &o), 4);
     pf_planner_auto_info ai;
     bool any_hpa = false;
     pf_planner_auto_info_get(p, &ai);
     ck_assert(ai.calibrated);
     ck_assert_int_eq(ai.exact, PF_ALGO_JPS);
-    for (int b = 0; b < PF_PLANNER_AUTO_BINS - 2; b++) ck_assert_int_gt(ai.bins[b].samples, 0);
+    for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) {
+        /* Room: the bin starts below 0.9 of the map's diagonal. */
+        double lo = b ? ai.bins[b - 1].max_distance : 0.0;
+        if (lo < 0.9 * (511.0 + (M_SQRT2 - 1.0) * 511.0))
+            ck_assert_msg(ai.bins[b].samples == 4, "bin %d (from %.0f cells): %d samples", b, lo,
+                          ai.bins[b].samples);
+    }
     for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) {
         if (ai.bins[b].pick == PF_ALGO_HPA) any_hpa = true;
         if (ai.bins[b].samples >= 4)
@@ -573,7 +582,7 @@ TU_SUITE(search) {
     tcase_add_test(slow, search_property_random_maps);
     tcase_add_test(slow, search_auto_against_reference);
     tcase_add_test(tc, search_auto_choices);
-    tcase_add_test(tc, search_auto_measurement);
+    tcase_add_test(slow, search_auto_measurement);
     tcase_add_test(slow, search_movingai_scenarios_sampled);
     tcase_add_test(slow, search_partial_unreachable_random_maps);
     tcase_add_test(slow, search_partial_budget_and_off_map);

@@ -1,0 +1,748 @@
+/* test_navlevels.c -- navmesh worlds on real and generated 3D levels,
+ * checked pair by pair against the tests' own Detour references
+ * (detourref.cpp: RecastDemo's solo and tiled pipelines, sharing no code with
+ * nav/): RecastDemo's nav_test.obj and its 21 path test cases, and levels
+ * generated here with fixed seeds (a multi-floor building with stairs, a
+ * ramp and a bridge; a heightfield terrain with noise; rooms on ledges
+ * joined by off-mesh links). On every pair: reachability equal to the
+ * reference, every point returned on the ground (the input triangles)
+ * within detail_sample_max_error. The ground here is the test's own: the
+ * walkable input triangle under a point, found by scanning them all.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "detourref.h"
+#include "navmesh.h"
+#include "testutil.h"
+
+/* ---- levels ---- */
+
+typedef struct level {
+    const char *name;
+    float *verts;
+    int nverts, vcap;
+    int *tris;
+    int ntris, tcap;
+    detourref_link links[64];
+    char link_ids[64][16];
+    int nlinks;
+} level;
+
+static void level_free(level *L) {
+    free(L->verts);
+    free(L->tris);
+    memset(L, 0, sizeof *L);
+}
+
+static int add_vert(level *L, float x, float y, float z) {
+    if (L->nverts == L->vcap) {
+        L->vcap = L->vcap ? 2 * L->vcap : 256;
+        L->verts = realloc(L->verts, (size_t)L->vcap * 3 * sizeof(float));
+        ck_assert_ptr_nonnull(L->verts);
+    }
+    float *v = &L->verts[3 * L->nverts];
+    v[0] = x;
+    v[1] = y;
+    v[2] = z;
+    return L->nverts++;
+}
+
+static void add_tri(level *L, int a, int b, int c) {
+    if (L->ntris == L->tcap) {
+        L->tcap = L->tcap ? 2 * L->tcap : 256;
+        L->tris = realloc(L->tris, (size_t)L->tcap * 3 * sizeof(int));
+        ck_assert_ptr_nonnull(L->tris);
+    }
+    int *t = &L->tris[3 * L->ntris++];
+    t[0] = a;
+    t[1] = b;
+    t[2] = c;
+}
+
+/* A quad a b c d, wound so its normal is (b - a) x (c - a). */
+static void add_quad(level *L, int a, int b, int c, int d) {
+    add_tri(L, a, b, c);
+    add_tri(L, a, c, d);
+}
+
+/* A closed box: its top faces up (walkable), its sides out, its bottom
+ * down. */
+static void add_box(level *L, float x0, float y0, float z0, float x1, float y1, float z1) {
+    int v[8];
+    for (int i = 0; i < 8; i++)
+        v[i] = add_vert(L, i & 1 ? x1 : x0, i & 4 ? y1 : y0, i & 2 ? z1 : z0);
+    add_quad(L, v[4], v[6], v[7], v[5]); /* top: (0,0,+z) x (+x,0,+z) points up */
+    add_quad(L, v[0], v[1], v[3], v[2]); /* bottom */
+    add_quad(L, v[0], v[4], v[5], v[1]); /* z0 side */
+    add_quad(L, v[2], v[3], v[7], v[6]); /* z1 side */
+    add_quad(L, v[0], v[2], v[6], v[4]); /* x0 side */
+    add_quad(L, v[1], v[5], v[7], v[3]); /* x1 side */
+}
+
+/* A ramp from (x0, y0) to (x1, y1) along x, z0..z1 wide, as a slab. */
+static void add_ramp(level *L, float x0, float y0, float x1, float y1, float z0, float z1) {
+    int a = add_vert(L, x0, y0, z0), b = add_vert(L, x0, y0, z1), c = add_vert(L, x1, y1, z1),
+        d = add_vert(L, x1, y1, z0);
+    add_quad(L, a, b, c, d);
+    int e = add_vert(L, x0, y0 - 0.3f, z0), f = add_vert(L, x0, y0 - 0.3f, z1),
+        g = add_vert(L, x1, y1 - 0.3f, z1), h = add_vert(L, x1, y1 - 0.3f, z0);
+    add_quad(L, e, h, g, f);
+}
+
+static void add_link(level *L, const char *id, float sx, float sy, float sz, float ex, float ey,
+                     float ez, float radius, bool bidir) {
+    ck_assert_int_lt(L->nlinks, 64);
+    detourref_link *l = &L->links[L->nlinks];
+    l->start[0] = sx;
+    l->start[1] = sy;
+    l->start[2] = sz;
+    l->end[0] = ex;
+    l->end[1] = ey;
+    l->end[2] = ez;
+    l->radius = radius;
+    l->bidir = bidir;
+    snprintf(L->link_ids[L->nlinks], sizeof L->link_ids[0], "%s", id);
+    L->nlinks++;
+}
+
+static float frand01(uint64_t *st) { return (float)(tu_rand(st) >> 40) / 16777216.0f; }
+
+/* A building: a ground floor with pillars, a first floor over half of it
+ * reached by stairs (steps of 0.25), a second-floor tower reached by a
+ * ramp, and a bridge from it to a third platform. */
+static void gen_building(level *L, uint64_t seed) {
+    uint64_t st = seed;
+    L->name = "building";
+    add_box(L, 0, -0.5f, 0, 40, 0, 40); /* ground floor */
+    for (int i = 0; i < 6; i++) {       /* pillars */
+        float x = 3 + frand01(&st) * 30, z = 3 + frand01(&st) * 12;
+        add_box(L, x, 0, z, x + 1.5f, 3, z + 1.5f);
+    }
+    add_box(L, 0, 3.7f, 20, 40, 4, 40); /* first floor, over the ground floor's back half */
+    for (int i = 0; i < 16; i++)        /* stairs along z, up to the first floor */
+        add_box(L, 18, 0, 4 + (float)i, 22, 0.25f * (float)(i + 1), 5 + (float)i);
+    add_box(L, 18, 0, 20 - 0.5f, 22, 4, 20); /* top step meets the floor */
+    add_box(L, 28, 7.7f, 2, 38, 8, 12);      /* tower top */
+    add_ramp(L, 26, 4, 34, 8, 24, 27);       /* first floor to the tower, 26.6 degrees */
+    add_box(L, 34, 7.7f, 12, 38, 8, 27);     /* landing from the ramp to the tower */
+    add_box(L, 12, 7.7f, 5, 28, 8, 8);       /* bridge */
+    add_box(L, 4, 7.7f, 2, 12, 8, 12);       /* far platform */
+    add_box(L, 4, 0, 30, 12, 6, 34);         /* a wall box on the first floor */
+}
+
+/* value noise: a lattice of random heights, smoothly interpolated. */
+static float lattice(const float *g, int n, float x, float z) {
+    int ix = (int)floorf(x), iz = (int)floorf(z);
+    float fx = x - (float)ix, fz = z - (float)iz;
+    fx = fx * fx * (3 - 2 * fx);
+    fz = fz * fz * (3 - 2 * fz);
+    const float a = g[ix + iz * n], b = g[ix + 1 + iz * n], c = g[ix + (iz + 1) * n],
+                d = g[ix + 1 + (iz + 1) * n];
+    return (a * (1 - fx) + b * fx) * (1 - fz) + (c * (1 - fx) + d * fx) * fz;
+}
+
+/* Rolling terrain: 48 x 48 units of 1-unit cells, heights from two octaves
+ * of value noise (up to about 11 units; slopes past 45 degrees cut some
+ * hills off). */
+static void gen_terrain(level *L, uint64_t seed) {
+    uint64_t st = seed;
+    L->name = "terrain";
+    const int n = 48, gn = 10;
+    float g1[100], g2[100];
+    for (int i = 0; i < gn * gn; i++) {
+        g1[i] = frand01(&st) * 10.0f;
+        g2[i] = frand01(&st) * 1.2f;
+    }
+    int base = L->nverts;
+    for (int z = 0; z <= n; z++)
+        for (int x = 0; x <= n; x++) {
+            float h = lattice(g1, gn, (float)x / 6.0f, (float)z / 6.0f) +
+                      lattice(g2, gn, (float)x / 5.5f, (float)z / 5.5f);
+            add_vert(L, (float)x, h, (float)z);
+        }
+    for (int z = 0; z < n; z++)
+        for (int x = 0; x < n; x++) {
+            int a = base + x + z * (n + 1), b = a + (n + 1), c = b + 1, d = a + 1;
+            add_quad(L, a, b, c, d);
+        }
+}
+
+/* Rooms on ledges: four platforms 1.5 to 3 units apart in height (more
+ * than the agent climbs), joined only by off-mesh links: a one-way drop,
+ * two ladders (both ways), a one-way jump; and a pit beside them that a
+ * one-way drop leads into and nothing out of. */
+static void gen_ledges(level *L, uint64_t seed) {
+    uint64_t st = seed;
+    L->name = "ledges";
+    const float h[4] = {0, 1.5f + frand01(&st), 4.0f + frand01(&st), 6.5f};
+    add_box(L, 0, h[0] - 0.5f, 0, 10, h[0], 10);
+    add_box(L, 9.9f, -0.5f, 0, 20, h[1], 10);
+    add_box(L, 0, -0.5f, 9.9f, 10, h[2], 20);
+    add_box(L, 9.9f, -0.5f, 9.9f, 20, h[3], 20);
+    add_box(L, 3, h[0], 3, 5, h[0] + 2.5f, 5); /* a crate in the first room */
+    add_link(L, "drop", 11.5f, h[1], 5, 8.5f, h[0], 5, 0.6f, false);
+    add_link(L, "ladder1", 5, h[0], 8.5f, 5, h[2], 11.5f, 0.6f, true);
+    add_link(L, "ladder2", 8.5f, h[2], 15, 11.5f, h[3], 15, 0.6f, true);
+    add_link(L, "jump", 15, h[3], 11.5f, 15, h[1], 8.5f, 0.6f, false);
+    add_box(L, 20.1f, -3.5f, 0, 28, -3, 10); /* the pit */
+    add_link(L, "pit", 18.5f, h[1], 5, 21.5f, -3, 5, 0.6f, false);
+}
+
+/* The test's own OBJ reader (v and f; faces as fans). */
+static bool load_obj(const char *path, level *L) {
+    size_t len = 0;
+    char *text = tu_read_file(path, &len);
+    if (!text) return false;
+    L->name = "nav_test";
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == 'v' && line[1] == ' ') {
+            float x, y, z;
+            ck_assert_int_eq(sscanf(line + 2, "%f %f %f", &x, &y, &z), 3);
+            add_vert(L, x, y, z);
+        } else if (line[0] == 'f' && line[1] == ' ') {
+            int idx[16], n = 0;
+            for (char *p = line + 2; *p && n < 16;) {
+                while (*p == ' ') p++;
+                if (!*p || *p == '\r') break;
+                idx[n++] = atoi(p) - 1;
+                while (*p && *p != ' ') p++;
+            }
+            for (int i = 2; i < n; i++) add_tri(L, idx[0], idx[i - 1], idx[i]);
+        }
+    }
+    free(text);
+    return L->ntris > 0;
+}
+
+/* ---- the test's ground ---- */
+
+/* The vertical distance from p to the nearest input triangle facing up
+ * whose x/z projection holds p (within 0.05), 1e30 when none: the ground
+ * (a steep triangle is ground too, where the mesh covers it). */
+static double ground_dist(const level *L, float slope, const float p[3]) {
+    (void)slope;
+    double best = 1e30;
+    for (int t = 0; t < L->ntris; t++) {
+        const float *a = &L->verts[3 * L->tris[3 * t]], *b = &L->verts[3 * L->tris[3 * t + 1]],
+                    *c = &L->verts[3 * L->tris[3 * t + 2]];
+        const double e0[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]},
+                     e1[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+        const double n[3] = {e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2],
+                             e0[0] * e1[1] - e0[1] * e1[0]};
+        const double nl = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        if (nl == 0 || n[1] <= 0) continue;
+        /* Barycentric on x/z, with a margin measured along the edges. */
+        const double den = e0[0] * e1[2] - e0[2] * e1[0];
+        const double px = p[0] - a[0], pz = p[2] - a[2];
+        const double u = (px * e1[2] - pz * e1[0]) / den, v = (e0[0] * pz - e0[2] * px) / den;
+        const double scale =
+            0.05 / sqrt(e0[0] * e0[0] + e0[2] * e0[2] + e1[0] * e1[0] + e1[2] * e1[2]);
+        if (u < -scale || v < -scale || u + v > 1 + scale) continue;
+        const double h = a[1] + u * e0[1] + v * e1[1];
+        if (fabs(p[1] - h) < best) best = fabs(p[1] - h);
+    }
+    return best;
+}
+
+/* ---- the mesh dir and RecastDemo's test cases ---- */
+
+static const char *mesh_dir(void) {
+    static char buf[1024];
+    const char *d = getenv("PATHD_MESH_DIR");
+    if (!d) {
+        snprintf(buf, sizeof buf, "%s/../meshes", tu_bench_dir_wanted());
+        d = buf;
+    }
+    struct stat sb;
+    return stat(d, &sb) == 0 && S_ISDIR(sb.st_mode) ? d : NULL;
+}
+
+typedef struct demo_case {
+    float s[3], e[3];
+} demo_case;
+
+static int load_cases(const char *dir, demo_case *out, int max) {
+    char path[1100];
+    snprintf(path, sizeof path, "%s/nav_mesh_test.txt", dir);
+    size_t len = 0;
+    char *text = tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(text);
+    int n = 0;
+    for (char *line = strtok(text, "\n"); line && n < max; line = strtok(NULL, "\n")) {
+        demo_case *c = &out[n];
+        if (sscanf(line, "pf %f %f %f %f %f %f", &c->s[0], &c->s[1], &c->s[2], &c->e[0], &c->e[1],
+                   &c->e[2]) == 6)
+            n++;
+    }
+    free(text);
+    return n;
+}
+
+/* ---- pathd's side ---- */
+
+static pf_nav_config config_of(const detourref_settings *s) {
+    pf_nav_config c = pf_nav_default_config();
+    c.cell_size = s->cell_size;
+    c.cell_height = s->cell_height;
+    c.agent_height = s->agent_height;
+    c.agent_radius = s->agent_radius;
+    c.agent_max_climb = s->agent_max_climb;
+    c.agent_max_slope = s->agent_max_slope;
+    c.region_min_size = s->region_min_size;
+    c.region_merge_size = s->region_merge_size;
+    c.edge_max_len = s->edge_max_len;
+    c.edge_max_error = s->edge_max_error;
+    c.verts_per_poly = s->verts_per_poly;
+    c.detail_sample_dist = s->detail_sample_dist;
+    c.detail_sample_max_error = s->detail_sample_max_error;
+    c.partition = s->partition;
+    c.tile_size = s->tile_size;
+    return c;
+}
+
+/* pathd's build of L with settings s (its links with L's). */
+static pf_navmesh *build_pathd(const level *L, const detourref_settings *s,
+                               const pf_nav_agent_type *types, size_t ntypes, uint64_t *us) {
+    uint32_t *tris = malloc((size_t)L->ntris * 3 * sizeof(uint32_t));
+    ck_assert_ptr_nonnull(tris);
+    for (int i = 0; i < 3 * L->ntris; i++) tris[i] = (uint32_t)L->tris[i];
+    pf_nav_geom g = {L->verts, (uint32_t)L->nverts, tris, (uint32_t)L->ntris};
+    pf_nav_link links[64];
+    for (int i = 0; i < L->nlinks; i++) {
+        memset(&links[i], 0, sizeof links[i]);
+        snprintf(links[i].id, sizeof links[i].id, "%s", L->link_ids[i]);
+        memcpy(links[i].start, L->links[i].start, sizeof links[i].start);
+        memcpy(links[i].end, L->links[i].end, sizeof links[i].end);
+        links[i].radius = L->links[i].radius;
+        links[i].bidir = L->links[i].bidir;
+        links[i].cost = 1;
+        links[i].enabled = true;
+    }
+    pf_nav_build_input in;
+    memset(&in, 0, sizeof in);
+    in.geom = &g;
+    in.config = config_of(s);
+    in.agent_types = types;
+    in.nagent_types = ntypes;
+    in.links = links;
+    in.nlinks = (size_t)L->nlinks;
+    pf_navmesh *nm = NULL;
+    pf_nav_error err;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pf_status st = pf_nav_build(&in, NULL, NULL, &nm, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (us) *us = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000);
+    ck_assert_msg(st == PF_OK, "%s: build: %s: %s", L->name, err.field, err.message);
+    free(tris);
+    return nm;
+}
+
+static detourref *build_ref(const level *L, const detourref_settings *s) {
+    detourref *r = detourref_build(L->verts, L->nverts, L->tris, L->ntris, s, L->links, L->nlinks);
+    ck_assert_msg(r != NULL, "%s: reference: %s", L->name, detourref_error());
+    return r;
+}
+
+/* Heights: what was measured over a level. */
+typedef struct tally {
+    int pairs, agree, reached, points;
+    double *err;
+    int nerr, cap;
+    double ref_max;
+} tally;
+
+static void tally_point(tally *t, double d) {
+    if (t->nerr == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 1024;
+        t->err = realloc(t->err, (size_t)t->cap * sizeof(double));
+    }
+    t->err[t->nerr++] = d;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void tally_report(tally *t, const char *what) {
+    qsort(t->err, (size_t)t->nerr, sizeof(double), cmp_double);
+    fprintf(stderr,
+            "navlevels %s: %d pairs, reachability agrees on %d (%d reached); %d points, height "
+            "error max %.4f p99 %.4f (the reference's own points: max %.4f)\n",
+            what, t->pairs, t->agree, t->reached, t->nerr, t->nerr ? t->err[t->nerr - 1] : 0.0,
+            t->nerr ? t->err[(size_t)(0.99 * (t->nerr - 1))] : 0.0, t->ref_max);
+    free(t->err);
+    memset(t, 0, sizeof *t);
+}
+
+/* One pair on both: reachability equal, every pathd point on the ground
+ * within the detail error. */
+static void check_pair(const level *L, const detourref_settings *s, const pf_navmesh *nm,
+                       pf_nav_query *q, detourref *r, const float a[3], const float b[3],
+                       const char *what, tally *t) {
+    static const float ext[3] = {2, 4, 2}; /* NavMeshTesterTool's polyPickExt */
+    bool reached = false;
+    float pts[3 * 512];
+    int n = 0, links = 0;
+    double len = 0;
+    const bool ref_ok = detourref_path(r, a, b, ext, &reached, pts, 512, &n, &len, &links);
+    for (int i = 0; ref_ok && i < n; i++) {
+        double d = ground_dist(L, s->agent_max_slope, &pts[3 * i]);
+        if (d < 1e29 && d > t->ref_max) t->ref_max = d;
+    }
+    pf_nav_path p;
+    const char *which = NULL;
+    pf_status st = pf_nav_find_path(q, nm, a, b, ext, PF_NAV_POLYANYA, &p, &which);
+    t->pairs++;
+    ck_assert_msg((st == PF_OK) == ref_ok, "%s: (%g %g %g) -> (%g %g %g): pathd %d (%s), ref %d",
+                  what, a[0], a[1], a[2], b[0], b[1], b[2], st, which ? which : "", ref_ok);
+    if (st != PF_OK) {
+        t->agree++;
+        return;
+    }
+    ck_assert_msg(!p.partial == reached,
+                  "%s: (%g %g %g) -> (%g %g %g): pathd %s, the reference %s (%d points, %.2f)",
+                  what, a[0], a[1], a[2], b[0], b[1], b[2], p.partial ? "partial" : "reached",
+                  reached ? "reached" : "partial", n, len);
+    t->agree++;
+    t->reached += reached;
+    const double tol = s->detail_sample_max_error * s->cell_height + 1e-3;
+    const float *all[2] = {p.start, p.goal};
+    for (int k = 0; k < 2; k++) {
+        double d = ground_dist(L, s->agent_max_slope, all[k]);
+        tally_point(t, d);
+        ck_assert_msg(d <= tol, "%s: snapped %s (%g %g %g) is %.4f off the ground", what,
+                      k ? "goal" : "start", all[k][0], all[k][1], all[k][2], d);
+    }
+    for (uint32_t i = 0; i < p.npoints; i++) {
+        const float pt[3] = {p.points[3 * i], p.points[3 * i + 1], p.points[3 * i + 2]};
+        double d = ground_dist(L, s->agent_max_slope, pt);
+        /* A link's end may hang in the air (a ladder's top is on ground). */
+        if (d > 1e29 && p.links) continue;
+        tally_point(t, d);
+        ck_assert_msg(d <= tol, "%s: point %u (%g %g %g) is %.4f off the ground (tolerance %.3f)",
+                      what, i, pt[0], pt[1], pt[2], d, tol);
+    }
+}
+
+/* Random pairs from the reference mesh: its random points, put on the
+ * test's ground. */
+static void check_random_pairs(const level *L, const detourref_settings *s, const pf_navmesh *nm,
+                               detourref *r, uint64_t *st, int npairs, const char *what, tally *t) {
+    pf_nav_query *q = NULL;
+    ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
+    for (int i = 0; i < npairs; i++) {
+        float a[3], b[3];
+        ck_assert(detourref_random_point(r, st, a));
+        ck_assert(detourref_random_point(r, st, b));
+        check_pair(L, s, nm, q, r, a, b, what, t);
+    }
+    pf_nav_query_destroy(q);
+}
+
+/* Obstacle changes on nm: 20 rounds of a cylinder (radius 0.5) put at a
+ * random point of the mesh, then removed; each must still answer the
+ * reference's reachability where it makes no difference... only its cost
+ * is reported here (build_us p50 / p90, tiles rebuilt): the obstacle
+ * tests of test_navmesh.c check what obstacles do. */
+static void report_obstacle_cost(pf_navmesh *nm, detourref *r, uint64_t *st, const char *what) {
+    double us[40];
+    double tiles = 0;
+    int n = 0;
+    pf_navmesh *cur = nm;
+    pf_navmesh_retain(cur);
+    for (int i = 0; i < 20; i++) {
+        float p[3];
+        ck_assert(detourref_random_point(r, st, p));
+        pf_nav_obstacle o;
+        memset(&o, 0, sizeof o);
+        snprintf(o.id, sizeof o.id, "c");
+        o.shape = PF_NAV_CYLINDER;
+        o.pos[0] = p[0];
+        o.pos[1] = p[1] - 0.5f;
+        o.pos[2] = p[2];
+        o.radius = 0.5f;
+        o.height = 2.0f;
+        const char *rm[1] = {"c"};
+        for (int k = 0; k < 2; k++) {
+            pf_nav_change ch;
+            memset(&ch, 0, sizeof ch);
+            if (k == 0) {
+                ch.put = &o;
+                ch.nput = 1;
+            } else {
+                ch.remove = rm;
+                ch.nremove = 1;
+            }
+            pf_navmesh *next = NULL;
+            pf_nav_error err;
+            ck_assert_msg(pf_nav_apply(cur, &ch, NULL, NULL, &next, &err) == PF_OK, "%s: %s: %s",
+                          what, err.field, err.message);
+            pf_nav_info info;
+            pf_navmesh_info(next, &info);
+            us[n++] = (double)info.build_us;
+            tiles += info.rebuilt_tiles;
+            pf_navmesh_release(cur);
+            cur = next;
+        }
+    }
+    pf_navmesh_release(cur);
+    qsort(us, (size_t)n, sizeof(double), cmp_double);
+    fprintf(stderr,
+            "navlevels %s: %d obstacle changes, p50 %.2f ms p90 %.2f ms, %.1f tiles rebuilt each "
+            "(one type)\n",
+            what, n, us[n / 2] / 1000.0, us[(int)(0.9 * (n - 1))] / 1000.0, tiles / n);
+}
+
+/* ---- the tests ---- */
+
+/* RecastDemo's nav_test.obj with its default settings, solo and tiled:
+ * pathd builds the same polygons as the reference pipeline, answers its 21
+ * test cases and 300 random pairs with the reference's reachability, every
+ * point on the ground. */
+START_TEST(navlevels_nav_test_matches_recastdemo) {
+    const char *dir = mesh_dir();
+    if (!dir) TU_SKIP_UNLESS_CI("no ../shared/benchmarks/meshes (PATHD_MESH_DIR)");
+    char path[1100];
+    snprintf(path, sizeof path, "%s/nav_test.obj", dir);
+    level L;
+    memset(&L, 0, sizeof L);
+    ck_assert(load_obj(path, &L));
+    demo_case cases[32];
+    const int ncases = load_cases(dir, cases, 32);
+    ck_assert_int_eq(ncases, 21);
+    uint64_t st = tu_seed("navlevels_nav_test_matches_recastdemo", 27);
+    for (int tiled = 0; tiled < 2; tiled++) {
+        detourref_settings s = detourref_demo_settings();
+        s.tile_size = tiled ? 32 : 0;
+        detourref *r = build_ref(&L, &s);
+        uint64_t us = 0;
+        pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, &us);
+        pf_nav_info info;
+        pf_navmesh_info(nm, &info);
+        fprintf(stderr,
+                "navlevels nav_test %s: pathd %u polygons in %u tiles (%.1f ms, %zu bytes), "
+                "reference %d in %d\n",
+                tiled ? "tiled 32" : "solo", info.polygons, info.tiles, (double)us / 1000.0,
+                info.total_bytes, detourref_polygons(r), detourref_tiles(r));
+        ck_assert_uint_eq(info.polygons, (uint32_t)detourref_polygons(r));
+        ck_assert_uint_eq(info.tiles, (uint32_t)detourref_tiles(r));
+        ck_assert_uint_eq(pf_navmesh_one_way_links(nm), 0);
+        pf_nav_query *q = NULL;
+        ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
+        tally t;
+        memset(&t, 0, sizeof t);
+        for (int i = 0; i < ncases; i++) {
+            char what[64];
+            snprintf(what, sizeof what, "nav_test %s case %d", tiled ? "tiled" : "solo", i + 1);
+            check_pair(&L, &s, nm, q, r, cases[i].s, cases[i].e, what, &t);
+        }
+        ck_assert_int_eq(t.agree, 21);
+        pf_nav_query_destroy(q);
+        check_random_pairs(&L, &s, nm, r, &st, 300, tiled ? "nav_test tiled" : "nav_test solo", &t);
+        tally_report(&t, tiled ? "nav_test tiled 32" : "nav_test solo");
+        report_obstacle_cost(nm, r, &st, tiled ? "nav_test tiled 32" : "nav_test solo");
+        pf_navmesh_release(nm);
+        detourref_free(r);
+    }
+    level_free(&L);
+}
+END_TEST
+
+/* A point on the walkable ground snaps, whatever its height relative to
+ * the polygon: random points of the mesh put on the ground snap with the
+ * default search box, and land on the ground where they were. */
+START_TEST(navlevels_ground_points_snap) {
+    uint64_t st = tu_seed("navlevels_ground_points_snap", 5);
+    level L;
+    memset(&L, 0, sizeof L);
+    gen_terrain(&L, 11);
+    detourref_settings s = detourref_demo_settings();
+    s.tile_size = 32;
+    detourref *r = build_ref(&L, &s);
+    pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, NULL);
+    pf_nav_query *q = NULL;
+    ck_assert_int_eq(pf_nav_query_create(4096, &q), PF_OK);
+    int n = 0;
+    double worst = 0;
+    for (int i = 0; i < 500; i++) {
+        float p[3], g[3], out[3];
+        ck_assert(detourref_random_point(r, &st, p));
+        /* The ground under it: a vertical walk to the nearest triangle. */
+        double best = 1e30;
+        for (float dy = -2; dy <= 2; dy += 0.01f) {
+            float c[3] = {p[0], p[1] + dy, p[2]};
+            if (ground_dist(&L, s.agent_max_slope, c) < 0.005 && fabsf(dy) < best) {
+                best = fabsf(dy);
+                memcpy(g, c, sizeof g);
+            }
+        }
+        if (best > 1e29) continue;
+        ck_assert_msg(pf_nav_nearest(q, nm, g, NULL, out) == PF_OK, "(%g %g %g) did not snap", g[0],
+                      g[1], g[2]);
+        const double moved =
+            sqrt((out[0] - g[0]) * (out[0] - g[0]) + (out[1] - g[1]) * (out[1] - g[1]) +
+                 (out[2] - g[2]) * (out[2] - g[2]));
+        if (moved > worst) worst = moved;
+        ck_assert_msg(moved < 0.02, "(%g %g %g) snapped %.4f away to (%g %g %g)", g[0], g[1], g[2],
+                      moved, out[0], out[1], out[2]);
+        n++;
+    }
+    ck_assert_int_gt(n, 400);
+    fprintf(stderr, "navlevels snap: %d ground points snapped, moved at most %.4f\n", n, worst);
+    pf_nav_query_destroy(q);
+    pf_navmesh_release(nm);
+    detourref_free(r);
+    level_free(&L);
+}
+END_TEST
+
+/* The generated levels, tiled with RecastDemo's settings, against the
+ * reference with the same links: 300 random pairs each. */
+START_TEST(navlevels_generated_levels_match_reference) {
+    uint64_t st = tu_seed("navlevels_generated_levels_match_reference", 31);
+    void (*gens[3])(level *, uint64_t) = {gen_building, gen_terrain, gen_ledges};
+    for (int k = 0; k < 3; k++) {
+        level L;
+        memset(&L, 0, sizeof L);
+        gens[k](&L, 100 + (uint64_t)k);
+        detourref_settings s = detourref_demo_settings();
+        s.tile_size = 32;
+        detourref *r = build_ref(&L, &s);
+        uint64_t us = 0;
+        pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, &us);
+        pf_nav_info info;
+        pf_navmesh_info(nm, &info);
+        fprintf(stderr,
+                "navlevels %s: %d triangles, %d links; pathd %u polygons (%.1f ms, %zu bytes), "
+                "reference %d\n",
+                L.name, L.ntris, L.nlinks, info.polygons, (double)us / 1000.0, info.total_bytes,
+                detourref_polygons(r));
+        ck_assert_uint_eq(info.polygons, (uint32_t)detourref_polygons(r) + (uint32_t)L.nlinks);
+        tally t;
+        memset(&t, 0, sizeof t);
+        check_random_pairs(&L, &s, nm, r, &st, 300, L.name, &t);
+        ck_assert_int_gt(t.reached, 30);
+        tally_report(&t, L.name);
+        report_obstacle_cost(nm, r, &st, L.name);
+        pf_navmesh_release(nm);
+        detourref_free(r);
+        level_free(&L);
+    }
+}
+END_TEST
+
+/* Agent types on nav_test.obj: "default" (RecastDemo's agent) and two more
+ * from the same voxels. Each type's mesh is the one its own reference
+ * builds alone with that type's settings (the same polygons; each type's
+ * heightfield is cropped to its own tile border), and answers its
+ * reachability on 300 pairs. (The types share the default's voxelisation,
+ * spans merged within its climb: on another level a type whose climb
+ * differs could see a span's area merge differently.) */
+START_TEST(navlevels_agent_types_match_their_references) {
+    const char *dir = mesh_dir();
+    if (!dir) TU_SKIP_UNLESS_CI("no ../shared/benchmarks/meshes (PATHD_MESH_DIR)");
+    char path[1100];
+    snprintf(path, sizeof path, "%s/nav_test.obj", dir);
+    level L;
+    memset(&L, 0, sizeof L);
+    ck_assert(load_obj(path, &L));
+    uint64_t st = tu_seed("navlevels_agent_types_match_their_references", 8);
+    static const pf_nav_agent_type types[2] = {{"small", 0.3f, 1.0f, 0.5f, 50.0f},
+                                               {"big", 1.2f, 2.5f, 0.9f, 30.0f}};
+    detourref_settings s0 = detourref_demo_settings();
+    s0.tile_size = 32;
+    uint64_t us_one = 0, us_all = 0;
+    pf_navmesh *one = build_pathd(&L, &s0, NULL, 0, &us_one);
+    pf_navmesh *nm = build_pathd(&L, &s0, types, 2, &us_all);
+    pf_nav_info i1, i3;
+    pf_navmesh_info(one, &i1);
+    pf_navmesh_info(nm, &i3);
+    ck_assert_uint_eq(pf_navmesh_agent_type_count(nm), 3);
+    fprintf(
+        stderr,
+        "navlevels agent types: 1 type %.1f ms %zu bytes; 3 types %.1f ms %zu bytes (kept voxels "
+        "%zu)\n",
+        (double)us_one / 1000.0, i1.total_bytes, (double)us_all / 1000.0, i3.total_bytes,
+        i3.kept_bytes);
+    for (uint32_t t = 0; t < 3; t++) {
+        const pf_navmesh *v = pf_navmesh_agent_type(nm, t);
+        pf_nav_agent_info ai;
+        pf_navmesh_agent_info(v, &ai);
+        detourref_settings s = s0;
+        s.agent_radius = ai.radius;
+        s.agent_height = ai.height;
+        s.agent_max_climb = ai.max_climb;
+        s.agent_max_slope = ai.max_slope;
+        detourref *r = build_ref(&L, &s);
+        fprintf(stderr,
+                "navlevels agent type %s: %u polygons (reference %d), mesh %zu bytes, kept voxels "
+                "%zu bytes, %llu us CPU\n",
+                ai.name, ai.polygons, detourref_polygons(r), ai.mesh_bytes, ai.kept_bytes,
+                (unsigned long long)ai.build_us);
+        ck_assert_uint_eq(ai.polygons, (uint32_t)detourref_polygons(r));
+        ck_assert_ptr_eq(pf_navmesh_agent_type_named(nm, ai.name), v);
+        tally tl;
+        memset(&tl, 0, sizeof tl);
+        check_random_pairs(&L, &s, v, r, &st, 300, ai.name, &tl);
+        tally_report(&tl, ai.name);
+        detourref_free(r);
+    }
+    ck_assert_ptr_null(pf_navmesh_agent_type_named(nm, "giant"));
+    pf_navmesh_release(one);
+    pf_navmesh_release(nm);
+    level_free(&L);
+}
+END_TEST
+
+/* The partition setting takes: nav_test solo with each of RecastDemo's
+ * three builds the reference's polygons for it. */
+START_TEST(navlevels_partitions_match_recastdemo) {
+    const char *dir = mesh_dir();
+    if (!dir) TU_SKIP_UNLESS_CI("no ../shared/benchmarks/meshes (PATHD_MESH_DIR)");
+    char path[1100];
+    snprintf(path, sizeof path, "%s/nav_test.obj", dir);
+    level L;
+    memset(&L, 0, sizeof L);
+    ck_assert(load_obj(path, &L));
+    int seen[3];
+    for (int part = 0; part < 3; part++) {
+        detourref_settings s = detourref_demo_settings();
+        s.partition = part;
+        s.verts_per_poly = part == 2 ? 4 : 6;
+        s.edge_max_len = part == 1 ? 6.0f : 12.0f;
+        detourref *r = build_ref(&L, &s);
+        pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, NULL);
+        pf_nav_info info;
+        pf_navmesh_info(nm, &info);
+        fprintf(stderr, "navlevels nav_test partition %d: pathd %u polygons, reference %d\n", part,
+                info.polygons, detourref_polygons(r));
+        ck_assert_uint_eq(info.polygons, (uint32_t)detourref_polygons(r));
+        seen[part] = detourref_polygons(r);
+        pf_navmesh_release(nm);
+        detourref_free(r);
+    }
+    ck_assert(seen[0] != seen[1] || seen[1] != seen[2]); /* the settings made a difference */
+    level_free(&L);
+}
+END_TEST
+
+TU_SUITE(navlevels) {
+    Suite *s = suite_create("navlevels");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, navlevels_nav_test_matches_recastdemo);
+    tcase_add_test(tc, navlevels_ground_points_snap);
+    tcase_add_test(tc, navlevels_generated_levels_match_reference);
+    tcase_add_test(tc, navlevels_agent_types_match_their_references);
+    tcase_add_test(tc, navlevels_partitions_match_recastdemo);
+    suite_add_tcase(s, tc);
+    return s;
+}
