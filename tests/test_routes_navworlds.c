@@ -387,6 +387,10 @@ START_TEST(routes_navworlds_agent_types) {
     it_call_error(&s, "POST", "/v1/maps/w/sessions", "application/json",
                   "{\"start\":[5,0,5],\"goal\":[25,0,5],\"agent_type\":\"giant\"}", 422,
                   "invalid_value", "agent_type");
+    /* A navmesh session's agent is one of the map's types, not a size. */
+    it_call_error(&s, "POST", "/v1/maps/w/sessions", "application/json",
+                  "{\"start\":[5,0,5],\"goal\":[25,0,5],\"agent_size\":2}", 422, "invalid_value",
+                  "agent_size");
     j = it_call(&s, "POST", "/v1/maps/w/crowds", "application/json",
                 "{\"agent_type\":\"big\",\"agents\":[{\"position\":[5,0,5],\"radius\":0.8}]}", 201);
     cJSON_Delete(j);

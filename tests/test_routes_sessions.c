@@ -106,6 +106,10 @@ START_TEST(routes_sessions_create_read_delete) {
                   "ttl_s");
     it_call_error(&s, "POST", "/v1/maps/d/sessions", "application/json",
                   "{\"start\":[0,3],\"goal\":[9,3],\"speed\":1}", 400, "invalid_request", "speed");
+    /* The agent is the kind's business: a grid session's is agent_size. */
+    it_call_error(&s, "POST", "/v1/maps/d/sessions", "application/json",
+                  "{\"start\":[0,3],\"goal\":[9,3],\"agent_type\":\"big\"}", 422, "invalid_value",
+                  "agent_type");
     it_call_error(&s, "POST", "/v1/maps/d/sessions", "application/json", "{\"start\":[0,3]", 400,
                   "malformed_json", NULL);
     it_call_error(&s, "POST", "/v1/maps/nomap/sessions", "application/json",
