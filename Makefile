@@ -28,13 +28,26 @@ RECAST_INC := /usr/include/recastnavigation
 # Reference data, read in place; never copied into the repository.
 PATHD_BENCH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/movingai)
 export PATHD_BENCH_DIR
+# RecastDemo's nav_test.obj and its test cases (the viewer's browser tests).
+PATHD_MESH_DIR ?= $(abspath $(CURDIR)/../shared/benchmarks/meshes)
+export PATHD_MESH_DIR
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# $(call apt_install,<packages>) in a recipe: installs Debian packages in
+# one apt-get run (waiting for another apt-get's lock, since make -j may
+# run two), and a failure stops make, naming the command that failed. The
+# packages may be a shell variable ($$missing).
+define apt_install
+set -- $(1); echo "Installing Debian packages: $$*"; \
+for c in "$(SUDO) apt-get -o DPkg::Lock::Timeout=600 update -qq" \
+  "$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $$*"; do \
+  $$c || { echo "make $@: this command failed: $$c" >&2; exit 1; }; done
+endef
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
                [ -f $(RECAST_INC)/DetourTileCache.h ] && command -v $(CXX) >/dev/null 2>&1 && echo 1)
 
-.PHONY: FORCE all test test-run run bench bench-http bench-wrk bench-fleet bench-auth fuzz deps js-deps \
-        tool-deps fleet-deps test-tools fuzz-deps clean format-check format cppcheck suites-list spec-deps spec-lint \
+.PHONY: FORCE all test test-run run bench bench-http bench-wrk bench-fleet bench-auth bench-json bench-viewer bench-viewer-grid fuzz fuzz-replay fuzz-replay-run deps js-deps \
+        tool-deps fleet-deps test-tools test-deps fuzz-deps clean format-check format cppcheck suites-list spec-deps spec-lint \
         clients-test clients-c-test clients-node-test clients-csharp-test cxx-deps mono-deps node-deps \
         curl-deps first-contact-test promtool-deps viewer-test chromium-deps \
         test-tsan test-tsan-run
@@ -42,7 +55,7 @@ HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exist
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
 # flags pkg-config now gives.
-all test run bench bench-http bench-wrk bench-fleet bench-auth fuzz test-run clients-test clients-c-test clients-node-test \
+all test run bench bench-http bench-wrk bench-fleet bench-auth bench-json bench-viewer bench-viewer-grid fuzz fuzz-replay test-run clients-test clients-c-test clients-node-test \
 clients-csharp-test first-contact-test viewer-test test-tsan test-tsan-run: deps
 	@$(MAKE) --no-print-directory $@
 else
@@ -113,9 +126,19 @@ $(OUT)/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) -isystem $(RECAST_INC) $(CXXFLAGS) -MMD -MP -c $< -o $@
 
-$(OUT)/gen/viewer_html.c: server/viewer.html
+# The page is server/viewer.html with each "<!-- include F -->" line
+# replaced by server/F inside a <script>: one self-contained page, nothing
+# fetched from elsewhere (docs/viewer.md).
+VIEWER_PARTS := server/viewer.html $(wildcard server/viewer_*.js)
+$(OUT)/gen/viewer.html: $(VIEWER_PARTS)
 	@mkdir -p $(dir $@)
-	@{ echo '/* Generated from server/viewer.html by the Makefile. */'; \
+	@awk '/^<!-- include [A-Za-z0-9_.-]+ -->$$/ { f = "server/" $$3; print "<script>"; \
+	  while ((getline l < f) > 0) print l; if (close(f) != 0) { print "missing " f > "/dev/stderr"; exit 1 }; \
+	  print "</script>"; next } { print }' server/viewer.html > $@.tmp && mv $@.tmp $@
+
+$(OUT)/gen/viewer_html.c: $(OUT)/gen/viewer.html
+	@mkdir -p $(dir $@)
+	@{ echo '/* Generated from server/viewer.html (and its scripts) by the Makefile. */'; \
 	  echo '#include <stddef.h>'; \
 	  echo 'extern const unsigned char pf_viewer_html[];'; \
 	  echo 'extern const size_t pf_viewer_html_len;'; \
@@ -141,12 +164,16 @@ $(BUILD_INFO_OBJ): $(OUT)/gen/build_info.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# Made anew each time: `ar rcs` never drops a member, so an object whose
+# source was removed (nav/navmesh.cpp, split) would stay and be linked.
 $(OUT)/libpathd_core.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(OUT)/libpathd_nav.a: $(NAV_OBJ)
 	@mkdir -p $(dir $@)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(PATHD): $(call obj,server/main.c) $(SERVER_OBJ) $(PROTO_OBJ) $(OUT)/libpathd_nav.a \
@@ -181,62 +208,105 @@ CURL_CFLAGS := $(shell pkg-config --cflags libcurl)
 CURL_LIBS := $(shell pkg-config --libs libcurl)
 CLIENT_C_BINS := $(OUT)/clients/c/test_client $(OUT)/clients/c/example
 
-# Runs the suites of this variant. The integration suites find the server
-# binary through PATHD_BIN, and log every answer they receive to
-# PATHD_SPEC_LOG, which tests/spec/check-answers.js then holds against
-# proto/openapi.yaml (a mismatch fails the run).
+# Runs the suites of this variant side by side (tests/run-suites.sh: one
+# runner process a suite, TEST_JOBS at a time, the longest first; every
+# server on its own port). The integration suites find the server binary
+# through PATHD_BIN, and log every answer they receive to PATHD_SPEC_LOG,
+# which tests/spec/check-answers.js then holds against proto/openapi.yaml
+# (a mismatch fails the run).
 # Then the C client's tests (built with this variant's flags, so they run
-# under ASan+UBSan too); the Node and C# clients' tests run once, in the
-# release pass.
+# under ASan+UBSan too); the Node and C# clients' tests, the README quick
+# start and the viewer in chromium run once, in the release pass, side by
+# side (each starts its own pathd on port 0).
 # Check's per-test timeouts are scaled for the sanitizer builds, which run
-# several times slower (CK_TIMEOUT_MULTIPLIER from the environment wins).
+# several times slower (CK_TIMEOUT_MULTIPLIER from the environment wins);
+# they only stop a hang: no test asserts on elapsed time.
 # The metrics suite saves its last /metrics scrape to METRICS_OUT:
 # promtool checks it, and tests/dashboard/check.js holds the Grafana
 # dashboard's queries against it.
 SPEC_LOG := $(OUT)/spec/answers.log
 METRICS_OUT := $(OUT)/metrics/metrics.txt
 TIMEOUT_MULT := $(if $(filter release,$(VARIANT)),1,3)
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+SUITES := $(sort $(patsubst tests/test_%.c,%,$(TEST_SRC)))
+# The suites that take longest (measured with make test on 2 cores), started
+# first so the short ones fill in at the end; then the rest by name.
+SLOW_SUITES := navmesh hpa jps routes_paths flowfield concurrency fleet stream routes_maps dstar \
+               deadends routes_sessions
+SUITE_ORDER := $(filter $(SUITES),$(SLOW_SUITES)) $(filter-out $(SLOW_SUITES),$(SUITES))
 test-run: $(PATHD) $(BENCH) $(TESTS) js-deps fleet-deps spec-deps test-tools $(CLIENT_C_BINS) \
           promtool-deps
 	@mkdir -p $(dir $(SPEC_LOG)) $(dir $(METRICS_OUT)) && rm -f $(SPEC_LOG) $(METRICS_OUT)
 	CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-$(TIMEOUT_MULT)} \
 	  PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) \
-	  PATHD_SPEC_LOG=$(abspath $(SPEC_LOG)) PATHD_METRICS_OUT=$(abspath $(METRICS_OUT)) $(TESTS)
+	  PATHD_SPEC_LOG=$(abspath $(SPEC_LOG)) PATHD_METRICS_OUT=$(abspath $(METRICS_OUT)) \
+	  tests/run-suites.sh $(TESTS) $(TEST_JOBS) $(SUITE_ORDER)
 	node tests/spec/check-answers.js proto/openapi.yaml $(SPEC_LOG)
 	$(PROMTOOL) check metrics < $(METRICS_OUT)
 	node tests/dashboard/check.js deploy/grafana/pathd-dashboard.json $(METRICS_OUT) --promtool $(PROMTOOL)
 	@$(MAKE) --no-print-directory clients-c-test
 ifeq ($(VARIANT),release)
-	@$(MAKE) --no-print-directory clients-node-test clients-csharp-test first-contact-test viewer-test
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target clients-node-test \
+	  clients-csharp-test first-contact-test viewer-test
 endif
 
-test: spec-lint test-run
+# Everything make test installs, one install after the other, before
+# anything runs in parallel: the Debian packages (apt_install) and the npm
+# trees (npm ci).
+test-deps:
+	@$(MAKE) --no-print-directory node-deps chromium-deps curl-deps cxx-deps test-tools fleet-deps \
+	  mono-deps fuzz-deps promtool-deps js-deps spec-deps $(BROWSER_STAMP) $(NODE_CLIENT_STAMP)
+
+# make test: the installs; the release build, the fuzz harness and the
+# spec lint side by side; the release suites; the same under ASan+UBSan;
+# the TSAN_SUITES under ThreadSanitizer. Each build uses TEST_JOBS cores.
+test: test-deps
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target spec-lint fuzz-replay \
+	  $(PATHD) $(BENCH) $(TESTS) $(CLIENT_C_BINS)
+	@$(MAKE) --no-print-directory test-run
 	@echo "== sanitizer run (ASan + UBSan) =="
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) VARIANT=asan build/asan/pathd build/asan/pathd-bench \
+	  build/asan/tests/run_tests $(patsubst build/%,build/asan/%,$(CLIENT_C_BINS))
 	@$(MAKE) --no-print-directory VARIANT=asan test-run
 	@echo "== sanitizer run (TSan) =="
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) VARIANT=tsan build/tsan/pathd build/tsan/pathd-bench \
+	  build/tsan/tests/run_tests
 	@$(MAKE) --no-print-directory VARIANT=tsan test-tsan-run
 
-# ThreadSanitizer over the suites that run threads: the server's modules
-# (pool, registry, cache, sessions, store, WebSocket framing) and the
-# integration suites, whose pathd children are the TSan build too (PATHD_BIN)
-# and race every route against each other (test_concurrency.c). Every report
-# of every process goes to $(TSAN_LOG_DIR); one report fails the target. The
-# core algorithm suites are single-threaded and left to the other variants.
-TSAN_SUITES := pool registry cache session store maps memory ws http server routes_ops routes_maps \
-               routes_fields routes_tables \
-               routes_paths routes_sessions routes_crowds crowd stream concurrency
+# ThreadSanitizer over every suite that starts a thread, in its own process
+# or in the pathd (and pathd-bench) children it starts, which are the TSan
+# build too (PATHD_BIN, PATHD_BENCH_BIN). TSAN_INPROC start threads in the
+# test process: agents (lazy agent grids from 4 threads), auth (token table
+# reloads against checkers), concurrency (its client threads), fleet (PATCH
+# and load racers), navmesh (parallel tile builds, queries across versions
+# while new ones are made), pool. TSAN_SERVER start pathd or pathd-bench:
+# every route, the SIGHUP token reload under load (guard), the Redis
+# follower applying changes while queries run (fleet), streams and crowds.
+# The other suites start no thread anywhere: the code they run (core/,
+# proto/, nav/ without a runner, and the server modules registry, cache,
+# session, memory, ws, crowd, maps without Redis) creates none (only pool,
+# conns, stream, server and maps_shared do), and strace -f of each counted
+# no clone with CLONE_THREAD; they run under the release and ASan builds.
+# Every report of every process goes to $(TSAN_LOG_DIR); one report fails
+# the target.
+TSAN_INPROC := agents auth concurrency fleet navmesh pool
+TSAN_SERVER := bench concurrency config fleet guard http http_strict metrics routes_crowds \
+               routes_fields routes_maps routes_ops routes_paths routes_sessions routes_tables server \
+               store stream
+TSAN_ALL := $(sort $(TSAN_INPROC) $(TSAN_SERVER))
+TSAN_SUITES := $(filter $(TSAN_ALL),$(SLOW_SUITES)) $(filter-out $(SLOW_SUITES),$(TSAN_ALL))
 TSAN_LOG_DIR := $(abspath build/tsan/reports)
 test-tsan:
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) VARIANT=tsan build/tsan/pathd build/tsan/pathd-bench \
+	  build/tsan/tests/run_tests
 	@$(MAKE) --no-print-directory VARIANT=tsan test-tsan-run
 
-test-tsan-run: $(PATHD) $(BENCH) $(TESTS) js-deps
+test-tsan-run: $(PATHD) $(BENCH) $(TESTS) js-deps fleet-deps test-tools
 	@rm -rf $(TSAN_LOG_DIR) && mkdir -p $(TSAN_LOG_DIR)
-	@rc=0; for s in $(TSAN_SUITES); do \
-	  echo "== TSan: suite $$s =="; \
-	  CK_RUN_SUITE=$$s CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-3} \
-	    TSAN_OPTIONS="log_path=$(TSAN_LOG_DIR)/tsan second_deadlock_stack=1" \
-	    PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) $(TESTS) || rc=1; \
-	done; \
+	@rc=0; CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-3} \
+	  TSAN_OPTIONS="log_path=$(TSAN_LOG_DIR)/tsan second_deadlock_stack=1" \
+	  PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) \
+	  tests/run-suites.sh $(TESTS) $(TEST_JOBS) $(TSAN_SUITES) || rc=1; \
 	n=$$(cat $(TSAN_LOG_DIR)/tsan.* 2>/dev/null | grep -c '^WARNING: ThreadSanitizer'); \
 	echo "== TSan reports: $$n (logs in $(TSAN_LOG_DIR)) =="; \
 	if [ "$$n" != 0 ]; then cat $(TSAN_LOG_DIR)/tsan.*; rc=1; fi; exit $$rc
@@ -287,15 +357,19 @@ clients-test: clients-c-test clients-node-test clients-csharp-test
 
 # The README's quick start, line by line, against a fresh server; the
 # Dockerfile's HEALTHCHECK command against a real pathd, its STOPSIGNAL and
-# stop timeout (Docker itself cannot run here).
+# stop timeout (Docker itself cannot run here); the README's flags, their
+# stated defaults and its suite list (perl, in every Debian).
 first-contact-test: $(PATHD) curl-deps
 	tests/quickstart.sh $(PATHD)
 	tests/dockerfile.sh $(PATHD)
+	perl tests/readme-check.pl $(PATHD)
 
 # The viewer (GET /) in a real browser: tests/browser/viewer.test.js drives
 # Debian's chromium with playwright-core (npm, pinned by its package-lock;
 # it never downloads a browser of its own) against a fresh pathd.
 # Screenshots and the frame times it measures go to build/browser/.
+# tests/browser/navmesh.test.js reads nav_test.obj from PATHD_MESH_DIR (CI
+# always has it: missing there, the test fails).
 BROWSER_STAMP := tests/browser/node_modules/.installed
 $(BROWSER_STAMP): tests/browser/package.json tests/browser/package-lock.json | node-deps
 	PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
@@ -306,16 +380,32 @@ viewer-test: $(PATHD) $(BROWSER_STAMP) chromium-deps
 	PATHD_BIN=$(abspath $(PATHD)) CHROMIUM=/usr/bin/chromium BROWSER_ARTIFACTS=$(abspath build/browser) \
 	  node --test tests/browser/
 
+# The viewer's frame times on a 1024x1024 map: the viewer test prints them
+# and saves them to build/browser/frame-times.json; no test holds them to
+# a budget (a shared machine's wall clock is not an assertion).
+bench-viewer-grid: viewer-test
+	@node -e 'const f = require("./build/browser/frame-times.json"); \
+	  console.log(`bench-viewer-grid: 1024x1024 map, two panes: median $${f.median.toFixed(1)} ms, p95 $${f.p95.toFixed(1)} ms, max $${f.max.toFixed(1)} ms a frame`)'
+
 run: $(PATHD)
 	./scripts/run-demo.sh $(PATHD)
 
-bench: $(BENCH)
+bench: $(BENCH) bench-json
 	@if [ ! -d "$(PATHD_BENCH_DIR)" ]; then \
 	  echo "bench: skipped: PATHD_BENCH_DIR=$(PATHD_BENCH_DIR) does not exist"; exit 0; fi; \
 	for a in astar dijkstra jps hpa; do \
 	  $(BENCH) scen --algorithm $$a $(PATHD_BENCH_DIR)/*.scen; rc=$$?; \
 	  if [ $$rc = 3 ]; then echo "bench: $$a skipped: not available in this build"; \
 	  elif [ $$rc != 0 ]; then exit $$rc; fi; done
+	@$(MAKE) --no-print-directory bench-viewer-grid bench-viewer
+
+# The 3D viewer's frame time on a 100,352-triangle level in headless
+# chromium (tests/browser/bench-viewer.js; BENCH_TERRAIN=N sets the level's
+# N x N quads, BENCH_FRAMES the orbit's frames). A figure, never asserted.
+bench-viewer: $(PATHD) $(BROWSER_STAMP) chromium-deps
+	@mkdir -p build/browser
+	PATHD_BIN=$(abspath $(PATHD)) CHROMIUM=/usr/bin/chromium BROWSER_ARTIFACTS=$(abspath build/browser) \
+	  node tests/browser/bench-viewer.js
 
 bench-http: $(PATHD) $(BENCH)
 	./scripts/bench-http.sh $(PATHD) $(BENCH)
@@ -327,6 +417,15 @@ bench-auth: $(OUT)/bench-auth
 $(OUT)/bench-auth: scripts/bench-auth.c server/auth.c server/auth.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) scripts/bench-auth.c server/auth.c -o $@ $(LIBS) $(LDFLAGS_SAN)
+
+# What a path answer costs to write, jsonw against a cJSON tree
+# (scripts/bench-json.c; the figure the proto tests used to time).
+bench-json: $(OUT)/bench-json
+	$(OUT)/bench-json
+
+$(OUT)/bench-json: scripts/bench-json.c $(PROTO_OBJ) $(OUT)/libpathd_nav.a $(OUT)/libpathd_core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $^ -o $@ $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
 
 # Issue 5's throughput target: wrk on /healthz and on HPA* paths, side by
 # side (scripts/bench-wrk.sh documents its settings: MAP, CACHE, ...).
@@ -343,17 +442,36 @@ bench-fleet: $(PATHD) tool-deps fleet-deps
 # client input, and searches on every map that parses. Runs FUZZ_SECONDS;
 # the corpus grows in build/fuzz/corpus from tests/fuzz_seeds.
 FUZZ_SECONDS ?= 60
-FUZZ_BIN := build/fuzz/fuzz_inputs
 # proto/nav_info.c reads navmesh versions (the C++ shim): not in the fuzz
 # build, which links no C++; the OBJ reader and the navmesh defaults are C.
-FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(filter-out proto/nav_info.c,$(PROTO_SRC)) \
+FUZZ_SRC := tests/fuzz_inputs.c $(CORE_SRC) $(filter-out proto/nav_info.c proto/mesh_json.c,$(PROTO_SRC)) \
             nav/obj.c nav/navconf.c server/ws.c server/store.c server/router.c \
             server/auth.c server/http_strict.c server/guard.c server/config.c
-
-$(FUZZ_BIN): $(FUZZ_SRC) $(wildcard core/*.h nav/*.h proto/*.h server/*.h) | fuzz-deps
+# -O1 for fuzzing (build/fuzz); the replay builds the same harness at -O0
+# into build/fuzz-replay (it runs each seed once: compile time is what
+# counts there, about 4x less).
+FUZZ_OPT ?= -O1
+FUZZ_DIR ?= build/fuzz
+FUZZ_BIN := $(FUZZ_DIR)/fuzz_inputs
+FUZZ_CFLAGS := -std=c11 -g $(FUZZ_OPT) -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+               -fno-sanitize-recover=all
+FUZZ_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_SRC))
+# One object a source (make -j builds them side by side), then the link.
+$(FUZZ_DIR)/obj/%.o: %.c | fuzz-deps
 	@mkdir -p $(dir $@)
-	clang $(CPPFLAGS) $(PKG_CFLAGS) -std=c11 -g -O1 -fno-omit-frame-pointer \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(FUZZ_SRC) -o $@ $(LIBS)
+	clang $(CPPFLAGS) $(PKG_CFLAGS) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_BIN): $(FUZZ_OBJ)
+	clang $(FUZZ_CFLAGS) $^ -o $@ $(LIBS)
+
+# The harness fed every seed of tests/fuzz_seeds once, without fuzzing (a
+# few seconds): make test runs it, so a change that breaks a reader of
+# client input (a crash, a sanitizer report, a leak) fails CI.
+fuzz-replay:
+	@$(MAKE) --no-print-directory FUZZ_OPT=-O0 FUZZ_DIR=build/fuzz-replay fuzz-replay-run
+
+fuzz-replay-run: $(FUZZ_BIN)
+	$(FUZZ_BIN) -runs=0 -timeout=10 -rss_limit_mb=2048 tests/fuzz_seeds
 
 fuzz: $(FUZZ_BIN)
 	@mkdir -p build/fuzz/corpus
@@ -367,47 +485,34 @@ endif
 fuzz-deps:
 	@if ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
 	    clang -fsanitize=fuzzer -x c - -o /dev/null >/dev/null 2>&1; then \
-	  echo "Installing Debian packages: clang libclang-rt-14-dev"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev; \
+	  $(call apt_install,clang libclang-rt-14-dev); \
 	fi
 
-# The npm `ws` package, an independent WebSocket client for the sessions
-# suite (tests/js, pinned by package-lock.json). Without node/npm, or
-# without the registry, that one test prints SKIPPED.
-js-deps:
-	@if [ ! -d tests/js/node_modules/ws ]; then \
-	  if ! command -v npm >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then \
-	    echo "Installing Debian packages: nodejs npm"; \
-	    $(SUDO) apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends nodejs npm \
-	      || echo "js-deps: could not install nodejs/npm"; \
-	  fi; \
-	  if command -v npm >/dev/null 2>&1; then \
-	    npm ci --prefix tests/js --no-audit --no-fund --loglevel=error || \
-	      echo "js-deps: npm ci failed; the npm ws interop test will be SKIPPED"; \
-	  else echo "js-deps: npm not found; the npm ws interop test will be SKIPPED"; fi; \
-	fi
+# The npm `ws` package, an independent WebSocket client for the stream and
+# guard suites (tests/js, pinned by package-lock.json), installed with npm
+# ci whenever the lock file changes. A failed install stops make (and in CI
+# those tests fail without it).
+JS_STAMP := tests/js/node_modules/.installed
+js-deps: $(JS_STAMP)
+$(JS_STAMP): tests/js/package.json tests/js/package-lock.json | node-deps
+	npm ci --prefix tests/js --no-audit --no-fund --loglevel=error
+	@touch $@
 
 # What the TLS tests run: openssl makes a certificate, curl speaks HTTPS
 # to the server (Debian packages openssl and curl).
 test-tools:
 	@missing=""; for t in openssl curl; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing Debian packages:$$missing"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	if [ -n "$$missing" ]; then $(call apt_install,$$missing); fi
 
 # The spec's tools (tests/spec, pinned by package-lock.json): @redocly/cli
 # lints proto/openapi.yaml, ajv validates the suites' answers against it.
 # Installed with npm ci whenever the lock file changes; not optional, so a
-# machine without node and npm gets Debian's. @redocly/cli 2 needs
-# Node >= 20.19.
+# machine without node and npm gets Debian's (bookworm: Node 18.20, npm
+# 9.2). @redocly/cli is pinned to 1.34.x, which runs on Node >= 18.17 (2.x
+# needs 20.19); every npm tree here runs on Debian's Node 18.
 SPEC_STAMP := tests/spec/node_modules/.installed
 spec-deps: $(SPEC_STAMP)
 $(SPEC_STAMP): tests/spec/package.json tests/spec/package-lock.json | node-deps
-	@node -e 'const [a, b] = process.versions.node.split(".").map(Number); if (a < 20 || (a === 20 && b < 19)) { console.error("spec-deps: @redocly/cli needs Node >= 20.19, this is " + process.version); process.exit(1); }'
 	npm ci --prefix tests/spec --no-audit --no-fund --loglevel=error
 	@touch $@
 
@@ -432,7 +537,7 @@ promtool-deps: $(PROMTOOL)
 $(PROMTOOL_LOCAL):
 	@rm -rf build/tools/deb && mkdir -p build/tools/deb
 	cd build/tools/deb && { apt-get download prometheus 2>/dev/null || \
-	  { $(SUDO) apt-get update -qq && apt-get download prometheus; }; }
+	  { $(SUDO) apt-get -o DPkg::Lock::Timeout=600 update -qq && apt-get download prometheus; }; }
 	mkdir -p build/tools/prometheus && dpkg-deb --fsys-tarfile build/tools/deb/prometheus_*.deb | \
 	  tar -x -C build/tools/prometheus ./usr/bin/promtool
 	@rm -rf build/tools/deb
@@ -440,79 +545,53 @@ $(PROMTOOL_LOCAL):
 
 # node and npm for the spec tools and clients/node (Debian's when missing).
 node-deps:
-	@if ! command -v npm >/dev/null 2>&1; then \
-	  echo "Installing Debian packages: nodejs npm"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends nodejs npm; \
-	fi
+	@if ! command -v npm >/dev/null 2>&1; then $(call apt_install,nodejs npm); fi
 
 # Debian's chromium for the viewer test.
 chromium-deps:
-	@[ -x /usr/bin/chromium ] || { echo "Installing Debian packages: chromium"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium; }
+	@if [ ! -x /usr/bin/chromium ]; then $(call apt_install,chromium); fi
 
 # curl for the README quick start check.
 curl-deps:
-	@command -v curl >/dev/null 2>&1 || { echo "Installing Debian packages: curl"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends curl; }
+	@if ! command -v curl >/dev/null 2>&1; then $(call apt_install,curl); fi
 
 # g++ compiles clients/c/pathd.c as C++ once.
 cxx-deps:
-	@command -v g++ >/dev/null 2>&1 || { echo "Installing Debian packages: g++"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends g++; }
+	@if ! command -v g++ >/dev/null 2>&1; then $(call apt_install,g++); fi
 
 # mono for clients/csharp: the compiler, the runtime and System.Net.Http.
 MONO_DEBS := mono-mcs mono-runtime libmono-system-net-http4.0-cil
 mono-deps:
 	@if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1 || \
 	    [ ! -e /usr/lib/mono/4.5/System.Net.Http.dll ]; then \
-	  echo "Installing Debian packages: $(MONO_DEBS)"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(MONO_DEBS); \
+	  $(call apt_install,$(MONO_DEBS)); \
 	fi
 
 # The real components the fleet suite (tests/test_fleet.c) starts on
 # loopback ports: redis-server and nginx; haproxy checks deploy/haproxy.cfg
-# (Debian packages redis-server, nginx, haproxy).
+# (Debian packages redis-server, nginx, haproxy). A failed install stops
+# make.
 fleet-deps:
 	@missing=""; for t in redis-server nginx haproxy; do \
 	  command -v $$t >/dev/null 2>&1 || [ -x /usr/sbin/$$t ] || missing="$$missing $$t"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing Debian packages:$$missing"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing \
-	    || echo "fleet-deps: could not install$$missing; the fleet tests will be SKIPPED (they fail under CI=true)"; \
-	fi
+	if [ -n "$$missing" ]; then $(call apt_install,$$missing); fi
 
 # The load tools the wrk benchmarks drive (Debian packages wrk and curl).
 tool-deps:
 	@missing=""; for t in wrk curl; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing Debian packages:$$missing"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	if [ -n "$$missing" ]; then $(call apt_install,$$missing); fi
 
 deps:
 	@missing=""; \
 	for p in $(PKGS); do command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $$p || missing=1; done; \
 	[ -f $(RECAST_INC)/DetourTileCache.h ] && command -v $(CXX) >/dev/null 2>&1 || missing=1; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing Debian packages: $(DEBS)"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(DEBS); \
-	fi
+	if [ -n "$$missing" ]; then $(call apt_install,$(DEBS)); fi
 
 # Every C source of the tree against .clang-format (Debian clang-format 14,
 # installed when missing). .ci/run runs it.
 FORMAT_SRC = $(wildcard core/*.[ch] nav/*.[ch] nav/*.cpp proto/*.[ch] server/*.[ch] loadtest/*.[ch] tests/*.[ch] clients/c/*.[ch])
 format-check:
-	@command -v clang-format >/dev/null 2>&1 || { echo "Installing Debian packages: clang-format"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends clang-format; }
+	@if ! command -v clang-format >/dev/null 2>&1; then $(call apt_install,clang-format); fi
 	clang-format --dry-run -Werror $(FORMAT_SRC)
 
 format:
@@ -530,9 +609,7 @@ CPPCHECK_FLAGS := --quiet --std=c11 --enable=warning,performance,portability --i
                   -Icore -Inav -Iproto -Iserver -Iloadtest -Itests \
                   --suppress='shiftTooManyBitsSigned:core/jps*.c'
 cppcheck:
-	@command -v cppcheck >/dev/null 2>&1 || { echo "Installing Debian packages: cppcheck"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends cppcheck; }
+	@if ! command -v cppcheck >/dev/null 2>&1; then $(call apt_install,cppcheck); fi
 	cppcheck $(CPPCHECK_FLAGS) -Iclients/c core nav/obj.c proto server loadtest tests clients/c
 
 clean:

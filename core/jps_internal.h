@@ -150,10 +150,4 @@ pf_status pf__jps_search_full(pf_search_ctx *ctx, const pf_jps *j, const pf_grid
 bool pf__jps_try_direct(pf_search_ctx *ctx, const pf_jps *j, const pf_grid *g, const pf_query *q,
                         uint8_t ucost, pf_result *out, pf_status *st);
 
-/* The jump tables of g under its corner rule, computed cell by cell from
- * the grid's own accessors (jps_tables.c): the reference the tests hold
- * j->jt against, after builds and updates. 8 w h entries, owned by the
- * caller (free()); NULL when out of memory or the map is too large. */
-uint16_t *pf__jps_tables_reference(const pf_grid *g);
-
 #endif

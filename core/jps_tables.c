@@ -1,6 +1,6 @@
 /* jps_tables.c -- the per-map data of jump point search: bit grids, jump
  * bits, diagonal step bits and JPS+ jump tables; their build, their update
- * after cell changes, and a cell-by-cell reference of the tables.
+ * after cell changes.
  *
  * Jump bits. For the corner rule of the grid it was built or last updated
  * for, a pf_jps keeps one bit grid per direction: for a straight
@@ -38,7 +38,8 @@
  * is carried backwards along each diagonal through it, entry by entry,
  * until an entry comes out unchanged: the rows, columns and diagonals the
  * change sees, no more. The result equals a fresh build, which the tests
- * check entry for entry, and both equal pf__jps_tables_reference.
+ * check entry for entry, and both equal the tests' own cell-by-cell
+ * reference (tests/jpsref.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -492,87 +493,4 @@ pf_status pf_jps_update(pf_jps *j, const pf_grid *g, const pf_point *changed, si
 out_free_mark:
     free(mark);
     return st;
-}
-
-/* The reference tables, from the grid's accessors alone. */
-
-static bool ref_open(const pf_grid *g, int32_t x, int32_t y) {
-    return pf_grid_is_walkable(g, (pf_point){x, y});
-}
-
-/* Whether walkable cell n, entered moving straight (sx, sy), is a jump point
- * (the forced-neighbour rules in jps.c's header). */
-static bool ref_forced(const pf_grid *g, int32_t x, int32_t y, int sx, int sy) {
-    bool cc = pf_grid_corner_cutting(g);
-    for (int q = -1; q <= 1; q += 2) {
-        int32_t qx = sx ? 0 : q, qy = sx ? q : 0;
-        if (cc) {
-            if (!ref_open(g, x + qx, y + qy) && ref_open(g, x + sx + qx, y + sy + qy) &&
-                ref_open(g, x + sx, y + sy))
-                return true;
-        } else if (!ref_open(g, x - sx + qx, y - sy + qy) && ref_open(g, x + qx, y + qy)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-uint16_t *pf__jps_tables_reference(const pf_grid *g) {
-    const int32_t w = pf_grid_width(g), h = pf_grid_height(g);
-    const bool cc = pf_grid_corner_cutting(g);
-    uint16_t *t;
-    if (!table_bytes(w, h, SIZE_MAX)) return NULL;
-    t = calloc((size_t)w * (size_t)h * 8, sizeof(*t));
-    if (!t) return NULL;
-    /* Straight: step until a blocked cell or a jump point. */
-    for (int32_t y = 0; y < h; y++)
-        for (int32_t x = 0; x < w; x++) {
-            if (!ref_open(g, x, y)) continue;
-            for (int d = 0; d < 4; d++) {
-                int sx = pf_dir_dx[d], sy = pf_dir_dy[d];
-                uint16_t k = 1;
-                for (;; k++) {
-                    int32_t nx = x + k * sx, ny = y + k * sy;
-                    if (!ref_open(g, nx, ny)) break;
-                    if (ref_forced(g, nx, ny, sx, sy)) {
-                        k |= PF__JT_STOP;
-                        break;
-                    }
-                }
-                t[8 * ((size_t)y * w + x) + d] = k;
-            }
-        }
-    /* Diagonal: step while allowed until a stop (a straight entry of the
-     * diagonal's two components ends at a jump point, or with corner
-     * cutting a forced neighbour). */
-    for (int32_t y = 0; y < h; y++)
-        for (int32_t x = 0; x < w; x++) {
-            if (!ref_open(g, x, y)) continue;
-            for (int d = 4; d < 8; d++) {
-                int sx = pf_dir_dx[d], sy = pf_dir_dy[d];
-                int dh = sx > 0 ? PF_DIR_E : PF_DIR_W, dv = sy > 0 ? PF_DIR_S : PF_DIR_N;
-                pf_point p = {x, y};
-                uint16_t k = 0;
-                for (;;) {
-                    pf_point n = {p.x + sx, p.y + sy};
-                    size_t ni = (size_t)n.y * w + n.x;
-                    bool stop;
-                    if (!pf_grid_can_step(g, p, n)) break;
-                    k++;
-                    stop = (t[8 * ni + dh] & PF__JT_STOP) || (t[8 * ni + dv] & PF__JT_STOP);
-                    if (cc && !stop)
-                        stop = (!ref_open(g, n.x - sx, n.y) &&
-                                pf_grid_can_step(g, n, (pf_point){n.x - sx, n.y + sy})) ||
-                               (!ref_open(g, n.x, n.y - sy) &&
-                                pf_grid_can_step(g, n, (pf_point){n.x + sx, n.y - sy}));
-                    if (stop) {
-                        k |= PF__JT_STOP;
-                        break;
-                    }
-                    p = n;
-                }
-                t[8 * ((size_t)y * w + x) + d] = k;
-            }
-        }
-    return t;
 }

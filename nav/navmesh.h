@@ -300,16 +300,19 @@ typedef struct pf_nav_path {
     float *points; /* 3 floats a point; owned by the query, valid until its
                       next call */
     uint32_t npoints;
-    bool partial;            /* the goal is not reachable (or the search ran out of
-                                nodes): the path ends at the closest point reached */
-    bool out_of_nodes;       /* Detour's DT_OUT_OF_NODES */
-    double length;           /* sum of the segment lengths */
-    double cost;             /* sum of length x area cost (= length on plain ground) */
-    uint32_t polygons;       /* polygons of the corridor */
-    uint32_t expanded;       /* search nodes used (polyanya's pops, Detour's nodes) */
-    bool exact;              /* the corridor is optimal (polyanya answered) */
-    float start[3], goal[3]; /* snapped start; the goal snapped (or the
-                                closest reachable point when partial) */
+    bool partial;             /* the goal is not reachable (or the search ran out of
+                                 nodes): the path ends at the closest point reached */
+    bool out_of_nodes;        /* Detour's DT_OUT_OF_NODES */
+    double length;            /* sum of the segment lengths */
+    double cost;              /* sum of length x area cost (= length on plain ground) */
+    uint32_t polygons;        /* polygons of the corridor */
+    uint32_t expanded;        /* search nodes used (polyanya's pops, Detour's nodes) */
+    bool exact;               /* the corridor is optimal (polyanya answered) */
+    float start[3], goal[3];  /* snapped start; the goal snapped (or the
+                                 closest reachable point when partial) */
+    const uint32_t *corridor; /* pf_nav_find_path: the corridor's polygon
+                                 references, polygons of them, start to goal;
+                                 owned by the query, valid until its next call */
 } pf_nav_path;
 
 /* findNearestPoly for start and goal, the corridor search (algo), then

@@ -191,7 +191,11 @@ pf_status pf_nav_find_path(pf_nav_query *q, const pf_navmesh *nm, const float st
     int n = 0;
     pf_status st = find_polys(q, nm, start, goal, extents, algo, out, which, &n);
     if (st) return st;
-    return straight(q, nm, out->start, out->goal, q->polys, n, out);
+    st = straight(q, nm, out->start, out->goal, q->polys, n, out);
+    /* dtPolyRef is 32 bits here (nav_internal.h refuses DT_POLYREF64). */
+    static_assert(sizeof(dtPolyRef) == sizeof(uint32_t), "32-bit polygon references");
+    if (!st) out->corridor = reinterpret_cast<const uint32_t *>(q->polys);
+    return st;
 }
 
 pf_status pf_nav_raycast(pf_nav_query *q, const pf_navmesh *nm, const float from[3],

@@ -641,7 +641,7 @@ static pf_status check_box(const float *b, const char *field, float max_extent, 
 }
 
 static const char *const path_members[] = {"start",       "goal",  "algorithm", "search_box",
-                                           "deadline_ms", "cache", NULL};
+                                           "deadline_ms", "cache", "corridor",  NULL};
 
 /* The grid path request's many-unit fields a navmesh query does not take,
  * each with why: 422 unsupported naming the field (field is the name as
@@ -719,6 +719,10 @@ pf_status pf_nav_path_request_from_json(const cJSON *obj, const char *prefix, bo
         snprintf(f, sizeof f, "%scache", prefix);
         if ((st = pf_jsonr_bool(it, f, &r.use_cache, e))) return st;
     }
+    if ((it = cJSON_GetObjectItemCaseSensitive(obj, "corridor"))) {
+        snprintf(f, sizeof f, "%scorridor", prefix);
+        if ((st = pf_jsonr_bool(it, f, &r.corridor, e))) return st;
+    }
     *out = r;
     return PF_OK;
 }
@@ -773,14 +777,15 @@ pf_status pf_nav_path_request_from_query(const pf_kv *kv, size_t n, float max_ex
             st = q_point3(v, k, r.box, e);
             if (!st) st = check_box(r.box, k, max_extent, e);
             r.has_box = true;
-        } else if (strcmp(k, "cache") == 0) {
+        } else if (strcmp(k, "cache") == 0 || strcmp(k, "corridor") == 0) {
+            bool *flag = strcmp(k, "cache") == 0 ? &r.use_cache : &r.corridor;
             if (v && (strcmp(v, "false") == 0 || strcmp(v, "0") == 0))
-                r.use_cache = false;
+                *flag = false;
             else if (v && (strcmp(v, "true") == 0 || strcmp(v, "1") == 0))
-                r.use_cache = true;
+                *flag = true;
             else
                 st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, k,
-                                        "Parameter 'cache' is true or false.");
+                                        "Parameter '%s' is true or false.", k);
         } else if (strcmp(k, "deadline_ms") == 0) {
             char *end;
             long long d = v && *v ? strtoll(v, &end, 10) : 0;
@@ -881,6 +886,13 @@ void pf_nav_write_path_members(pf_jsonw *w, const pf_nav_path *p, pf_nav_algorit
     pf_jsonw_kuint(w, "polygons", p->polygons);
     pf_jsonw_kbool(w, "exact", p->exact);
     pf_jsonw_kuint(w, "map_version", map_version);
+}
+
+void pf_nav_write_corridor(pf_jsonw *w, const pf_nav_path *p) {
+    pf_jsonw_key(w, "corridor");
+    pf_jsonw_arr_begin(w);
+    for (uint32_t i = 0; p->corridor && i < p->polygons; i++) pf_jsonw_uint(w, p->corridor[i]);
+    pf_jsonw_arr_end(w);
 }
 
 void pf_nav_write_path_stats(pf_jsonw *w, uint64_t expanded, uint64_t time_us, bool cached) {

@@ -22,7 +22,8 @@
  *         "areas":[{"id":"gate","enabled":false,"cost":2}]}
  *
  * Path request: {"start":[x,y,z],"goal":[x,y,z],"algorithm":"polyanya"|"detour",
- *                "search_box":[hx,hy,hz],"deadline_ms":N,"cache":true}
+ *                "search_box":[hx,hy,hz],"deadline_ms":N,"cache":true,
+ *                "corridor":false}  (true: the answer names the corridor's polygons)
  * (GET: start=x,y,z&goal=x,y,z&algorithm=..&search_box=hx,hy,hz&...).
  *
  * Every error names the field ("agent.radius", "obstacles[2].box.min",
@@ -114,6 +115,7 @@ typedef struct pf_nav_path_request {
     pf_nav_algorithm algorithm;
     int64_t deadline_ms; /* 0 = not given */
     bool use_cache;
+    bool corridor; /* answer the corridor's polygon references (never cached) */
 } pf_nav_path_request;
 
 pf_status pf_nav_path_request_from_json(const cJSON *obj, const char *prefix, bool allow_deadline,
@@ -137,6 +139,9 @@ const char *pf_nav_algorithm_name(pf_nav_algorithm a);
 void pf_nav_write_path_members(pf_jsonw *w, const pf_nav_path *p, pf_nav_algorithm algo,
                                uint64_t map_version);
 void pf_nav_write_path_stats(pf_jsonw *w, uint64_t expanded, uint64_t time_us, bool cached);
+/* The "corridor" member: the references of the corridor's polygons, start
+ * to goal (GET /v1/maps/{id}/mesh: a tile's ref + polygon index). */
+void pf_nav_write_corridor(pf_jsonw *w, const pf_nav_path *p);
 
 /* A point [x, y, z] (floats, rounded to 1e-4). */
 void pf_nav_write_point(pf_jsonw *w, const float *p);

@@ -230,6 +230,10 @@ static const opt opts[] = {
      OFF(crowd_max_tick_hz), 60, 1, 240, "fastest tick_hz a crowd may ask for (422)"},
     {"crowd-max-steps", "PATHD_CROWD_MAX_STEPS", "crowd_max_steps", OPT_INT, OFF(crowd_max_steps),
      600, 1, 100000, "steps one crowd step request may ask for (422)"},
+    {"max-mesh-bytes", "PATHD_MAX_MESH_BYTES", "max_mesh_bytes", OPT_INT, OFF(max_mesh_bytes),
+     64 * 1024 * 1024, 4096, INT64_C(1) << 32,
+     "largest answer of GET /v1/maps/{id}/mesh (a navmesh's geometry for the viewer), bytes; "
+     "sized before it is written (413 limit_exceeded past it)"},
     {"max-memory", "PATHD_MAX_MEMORY", "max_memory_bytes", OPT_INT, OFF(max_memory), 0, 0,
      INT64_C(1) << 50,
      "the process's memory budget in bytes: maps, hierarchies, landmarks, change logs, caches, "
@@ -494,27 +498,39 @@ static const char *metavar(const char *flag) {
     return "FILE";
 }
 
+bool pf_config_option_at(size_t i, pf_config_option *out) {
+    if (i >= NOPTS) return false;
+    out->flag = opts[i].flag;
+    out->env = opts[i].env;
+    out->info = opts[i].info;
+    out->is_switch = opts[i].kind == OPT_BOOL;
+    if (opts[i].kind == OPT_STR) {
+        pf_config d;
+        const char *v;
+        pf_config_defaults(&d);
+        v = (const char *)&d + opts[i].offset;
+        snprintf(out->dflt, sizeof(out->dflt), "%s", *v ? v : "unset");
+    } else if (opts[i].kind == OPT_BOOL) {
+        snprintf(out->dflt, sizeof(out->dflt), "off");
+    } else {
+        snprintf(out->dflt, sizeof(out->dflt), "%lld", (long long)opts[i].dflt);
+    }
+    return true;
+}
+
 void pf_config_print_help(FILE *f) {
+    pf_config_option o;
     fprintf(f, "usage: pathd [flags]\n\n"
                "pathd: a pathfinding service for game servers (HTTP/JSON API v1).\n"
                "Every flag can also be set by its environment variable; a flag wins.\n"
                "Flags take a value as --flag VALUE or --flag=VALUE.\n\n");
-    for (size_t i = 0; i < NOPTS; i++) {
-        char name[64], dflt[32];
-        snprintf(name, sizeof(name), "--%s%s", opts[i].flag, opts[i].kind == OPT_BOOL ? "" : " N");
-        if (opts[i].kind == OPT_STR) {
-            pf_config d;
-            const char *v;
-            pf_config_defaults(&d);
-            v = (const char *)&d + opts[i].offset;
-            snprintf(name, sizeof(name), "--%s %s", opts[i].flag, metavar(opts[i].flag));
-            snprintf(dflt, sizeof(dflt), "%s", *v ? v : "unset");
-        } else if (opts[i].kind == OPT_BOOL) {
-            snprintf(dflt, sizeof(dflt), "off");
-        } else {
-            snprintf(dflt, sizeof(dflt), "%lld", (long long)opts[i].dflt);
-        }
-        fprintf(f, "  %-22s %-22s default %-10s %s\n", name, opts[i].env, dflt, opts[i].help);
+    for (size_t i = 0; pf_config_option_at(i, &o); i++) {
+        char name[64];
+        if (opts[i].kind == OPT_STR)
+            snprintf(name, sizeof(name), "--%s %s", o.flag, metavar(o.flag));
+        else
+            snprintf(name, sizeof(name), "--%s%s", o.flag, o.is_switch ? "" : " N");
+        fprintf(f, "  %-22s %-22s default %-10s %s\n", name, o.env, o.dflt, opts[i].help);
     }
     fprintf(f, "  %-22s %-22s %-18s %s\n", "--help", "", "", "print this help and exit");
     fprintf(f, "\nSIGTERM or SIGINT: stop accepting, finish requests in flight, exit 0.\n"

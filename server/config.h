@@ -92,6 +92,7 @@ typedef struct pf_config {
     int64_t max_crowd_agents;        /* agents of one crowd */
     int64_t crowd_max_tick_hz;       /* fastest tick a crowd may ask for */
     int64_t crowd_max_steps;         /* steps one step request may ask for */
+    int64_t max_mesh_bytes;          /* largest GET /v1/maps/{id}/mesh answer */
     bool demo;                       /* load the demo maps at start */
     /* Who may do what (README.md, "Tokens, TLS and browsers"). */
     char auth_token_file[1024]; /* --auth-token-file: "<scope> <token>" lines; "" = none */
@@ -127,6 +128,18 @@ bool pf_config_is_loopback(const char *addr);
 
 /* Prints usage with every flag, its variable, default and meaning. */
 void pf_config_print_help(FILE *f);
+
+/* The option table, one entry a flag, in --help's order (the tests hold
+ * --help and the README against it): the flag without "--", its
+ * environment variable, the name /v1/info reports, whether it is a switch
+ * (no value), and its default as --help prints it (a number; "unset" for
+ * an empty string; "off" for a switch). false past the last. */
+typedef struct pf_config_option {
+    const char *flag, *env, *info;
+    bool is_switch;
+    char dflt[64];
+} pf_config_option;
+bool pf_config_option_at(size_t i, pf_config_option *out);
 
 /* Visits every integer setting (for /v1/info and the startup line). */
 typedef void (*pf_config_visit_fn)(void *ud, const char *name, int64_t value);

@@ -165,7 +165,7 @@ bool pf__req_parse_query(pf_req *r) {
 
 bool pf_req_query(const pf_req *r, pf_kv *kv, size_t cap, size_t *n) {
     *n = r->nparams < cap ? r->nparams : cap;
-    if (*n) memcpy(kv, r->query_kv, *n * sizeof(*kv)); /* query_kv is NULL without any */
+    if (*n) memcpy(kv, r->query_kv, *n * sizeof(*kv)); /* no parameters: query_kv is NULL */
     return r->nparams <= cap;
 }
 

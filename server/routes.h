@@ -23,10 +23,10 @@
  *           handler runs): OPEN (probes, the viewer page), READ (paths,
  *           sessions, every GET), WRITE (map uploads, PATCH, DELETE);
  *   module  the resource file its handler is in: ops (routes_ops.c), maps
- *           (routes_maps.c), paths (routes_paths.c), fields (flow fields,
- *           routes_fields.c), tables (distance tables, routes_tables.c),
- *           sessions (routes_sessions.c), crowds (routes_crowds.c). The
- *           handler,
+ *           (routes_maps.c, and the navmesh export in routes_mesh.c),
+ *           paths (routes_paths.c), fields (flow fields, routes_fields.c),
+ *           tables (distance tables, routes_tables.c), sessions
+ *           (routes_sessions.c), crowds (routes_crowds.c). The handler,
  *             void pf__route_<name>(pf_req *r, pf_<module>_routes *m),
  *           receives that module's context and nothing else.
  *
@@ -70,6 +70,7 @@
     XX(STREAM,          stream,          GET,    "/v1/stream",                            NONE,    READ,  sessions) \
     XX(MAP_CELLS,       map_cells,       GET,    "/v1/maps/{id}/cells",                   NONE,    READ,  maps)     \
     XX(MAP_HIERARCHY,   map_hierarchy,   GET,    "/v1/maps/{id}/hierarchy",               NONE,    READ,  maps)     \
+    XX(MAP_MESH,        map_mesh,        GET,    "/v1/maps/{id}/mesh",                    NONE,    READ,  maps)     \
     XX(CROWDS_CREATE,   crowds_create,   POST,   "/v1/maps/{id}/crowds",                  JSON,    READ,  crowds)   \
     XX(CROWD_GET,       crowd_get,       GET,    "/v1/maps/{id}/crowds/{cid}",            NONE,    READ,  crowds)   \
     XX(CROWD_DELETE,    crowd_delete,    DELETE, "/v1/maps/{id}/crowds/{cid}",            NONE,    READ,  crowds)   \

@@ -352,7 +352,7 @@ static const float *nav_box(const pf_mapver *mv, const pf_nav_path_request *q, f
 }
 
 static bool nav_cacheable(const pf_paths_routes *m, const pf_nav_path_request *q) {
-    return q->use_cache && m->cfg->cache_entries > 0;
+    return q->use_cache && !q->corridor && m->cfg->cache_entries > 0;
 }
 
 static pf_cache_key nav_cache_key(const pf_mapver *mv, const pf_nav_path_request *q) {
@@ -420,6 +420,7 @@ static pf_status run_nav_one(paths_job *job, pf_nav_query *nq, const pf_nav_path
     pf_jsonw_obj_begin(w);
     m0 = w->len;
     pf_nav_write_path_members(w, &p, pq->algorithm, mv->version);
+    if (pq->corridor) pf_nav_write_corridor(w, &p);
     if (nav_cacheable(m, pq) && !p.out_of_nodes && !pf_jsonw_failed(w)) {
         pf_cache_key k = nav_cache_key(mv, pq);
         pf_cache_value v = {w->buf + m0, w->len - m0};

@@ -18,27 +18,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "testutil.h"
+
 uint64_t fl_now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-uint16_t fl_free_port(void) {
-    struct sockaddr_in a;
-    socklen_t len = sizeof(a);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    uint16_t port;
-    ck_assert_int_ge(fd, 0);
-    memset(&a, 0, sizeof(a));
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-    port = ntohs(a.sin_port);
-    close(fd);
-    return port;
-}
+uint16_t fl_free_port(void) { return tu_free_port(); }
 
 static bool on_path(const char *tool) {
     const char *path = getenv("PATH");
@@ -78,7 +66,7 @@ fl_proc fl_redis_start(void) { return fl_redis_start_on(fl_free_port()); }
 fl_proc fl_redis_start_on(uint16_t port_) {
     fl_proc p;
     char port[16];
-    uint64_t deadline = fl_now_ms() + 10000;
+    unsigned polls = 0;
     p.port = port_;
     snprintf(port, sizeof(port), "%u", (unsigned)p.port);
     {
@@ -95,8 +83,9 @@ fl_proc fl_redis_start_on(uint16_t port_) {
         if (r) freeReplyObject(r);
         redisFree(c);
         if (ok) return p;
-        ck_assert_msg(fl_now_ms() < deadline, "redis-server did not answer PING on port %u",
+        ck_assert_msg(waitpid(p.pid, NULL, WNOHANG) == 0, "redis-server exited (port %u)",
                       (unsigned)p.port);
+        tu_waiting(&polls, "redis-server to answer PING");
         usleep(20000); /* polling a child that starts: no event to wait on */
     }
 }
@@ -174,7 +163,7 @@ static void write_nginx_conf(const char *out, const uint16_t *ports, size_t n, u
 fl_proc fl_nginx_start(const uint16_t *ports, size_t n, const char *dir) {
     fl_proc p;
     char conf[512], log[512], glob[1024];
-    uint64_t deadline = fl_now_ms() + 10000;
+    unsigned polls = 0;
     mkdir(dir, 0755);
     p.port = fl_free_port();
     snprintf(conf, sizeof(conf), "%s/nginx.conf", dir);
@@ -195,7 +184,8 @@ fl_proc fl_nginx_start(const uint16_t *ports, size_t n, const char *dir) {
         int status = r.status;
         hc_free(&r);
         if (rc == 0 && status == 200) return p;
-        ck_assert_msg(fl_now_ms() < deadline, "nginx did not start (see %s)", log);
+        ck_assert_msg(waitpid(p.pid, NULL, WNOHANG) == 0, "nginx exited (see %s)", log);
+        tu_waiting(&polls, "nginx to answer /healthz");
         usleep(20000);
     }
 }
@@ -204,7 +194,7 @@ fl_proc fl_haproxy_start(const uint16_t *ports, size_t n, const char *dir) {
     FILE *in = fopen("deploy/haproxy.cfg", "r"), *o;
     char line[1024], conf[512], log[512];
     bool in_servers = false, bound = false, servers = false;
-    uint64_t deadline = fl_now_ms() + 10000;
+    unsigned polls = 0;
     fl_proc p;
     ck_assert_msg(in != NULL, "deploy/haproxy.cfg: %s", strerror(errno));
     mkdir(dir, 0755);
@@ -250,7 +240,8 @@ fl_proc fl_haproxy_start(const uint16_t *ports, size_t n, const char *dir) {
         status = r.status;
         hc_free(&r);
         if (rc == 0 && status == 200) return p;
-        ck_assert_msg(fl_now_ms() < deadline, "haproxy did not start (see %s)", log);
+        ck_assert_msg(waitpid(p.pid, NULL, WNOHANG) == 0, "haproxy exited (see %s)", log);
+        tu_waiting(&polls, "haproxy to answer /healthz");
         usleep(20000);
     }
 }

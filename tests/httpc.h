@@ -56,7 +56,8 @@ int hc_server_start_ex(hc_server *s, const char *const *args, const hc_start_opt
 
 /* Starts $PATHD_BIN --port 0 with extra args (NULL terminated), reads the
  * port from its "listening" line and polls /readyz until it answers 200
- * (deadline 20 s). 0 on success. The child is killed if the test dies. */
+ * (no clock: -1 when pathd exits first; the test's Check timeout ends a
+ * hang). 0 on success. The child is killed if the test dies. */
 int hc_server_start(hc_server *s, const char *const *args);
 /* SIGTERM, then waits; returns the exit status (or 128+signal). */
 int hc_server_stop(hc_server *s);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "testutil.h"
+
 hc_server it_start(const char *const *args) {
     hc_server s;
     ck_assert_msg(hc_server_start(&s, args) == 0, "pathd did not start (PATHD_BIN=%s)",
@@ -156,10 +158,11 @@ it_pool it_pool_now(const hc_server *s) {
 }
 
 void it_wait_pool(const hc_server *s, int running, int queued) {
+    unsigned polls = 0;
     for (;;) {
         it_pool p = it_pool_now(s);
         if (p.running == running && p.queued == queued) return;
-        sched_yield();
+        tu_waiting(&polls, "the pool's running and queued jobs");
     }
 }
 

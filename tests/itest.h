@@ -17,7 +17,9 @@
 /* A NULL-terminated argument list for it_start. */
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
-/* Starts PATHD_BIN with args on an ephemeral port, ready to serve. */
+/* Starts PATHD_BIN with args on an ephemeral port, ready to serve, with
+ * --grid-build-ms and --nav-build-ms at their largest unless args set them
+ * (httpc.c: sanitizer builds on a loaded machine are slow). */
 hc_server it_start(const char *const *args);
 /* SIGTERM, and the server must exit 0. */
 void it_stop(hc_server *s);

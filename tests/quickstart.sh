@@ -25,12 +25,12 @@ out=$dir/pathd.out
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$dir"' EXIT
 port=
-for _ in $(seq 200); do
+while kill -0 "$pid" 2>/dev/null; do # no clock: until it listens, or exits
     port=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$out" | head -n1)
     [ -n "$port" ] && break
     sleep 0.05
 done
-[ -n "$port" ] || fail "pathd did not start"
+[ -n "$port" ] || fail "pathd exited before it listened"
 
 cd "$dir"
 n=0 patched=0

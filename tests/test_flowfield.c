@@ -190,43 +190,57 @@ START_TEST(flowfield_property_random_maps) {
 }
 END_TEST
 
-/* A Moving AI map, one goal: the field's cost at random cells equals an
- * astar from there to the goal, and its walks are valid. */
-START_TEST(flowfield_movingai_against_astar) {
+/* A Moving AI map, one goal: the field's cost at every cell equals the
+ * reference Dijkstra's from that cell to the goal (tests/refsearch.c, no
+ * code of core's searches), infinite exactly where the goal cannot be
+ * reached; walks along the field from random cells take steps the tests'
+ * own movement rule allows and add up to the field's cost. */
+START_TEST(flowfield_movingai_against_reference) {
     const char *dir;
-    uint64_t st = tu_seed("flowfield_movingai_against_astar", 0xf10e0002);
+    uint64_t st = tu_seed("flowfield_movingai_against_reference", 0xf10e0002);
     TU_NEED_BENCH_DIR(dir);
     pf_grid *g = tu_load_map(dir, "den520d.map");
     ck_assert_ptr_nonnull(g);
+    int32_t w = pf_grid_width(g), h = pf_grid_height(g);
     pf_search_ctx *ctx = pf_search_ctx_create();
+    double *ref = malloc((size_t)w * h * sizeof(*ref));
+    size_t reached = 0;
     pf_point goal;
+    ck_assert_ptr_nonnull(ref);
     ck_assert(tu_random_walkable(&st, g, &goal));
     pf_flow_query q = {&goal, 1, false, {0, 0, 0, 0}, NULL, NULL, 0};
     pf_flowfield *f = NULL;
     ck_assert_int_eq(pf_flowfield_build(ctx, g, &q, &f, NULL), PF_OK);
+    ref_dists(g, 1, &goal, 1, true, ref);
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            pf_point p = {x, y};
+            double c = pf_flowfield_cost_at(f, p), want = ref[(size_t)y * w + x];
+            if (!pf_grid_is_walkable(g, p)) continue;
+            if (isinf(want)) {
+                ck_assert_msg(isinf(c), "(%d,%d): field %.9f, unreachable", x, y, c);
+                continue;
+            }
+            ck_assert_msg(ref_close(c, want), "(%d,%d): field %.9f reference %.9f", x, y, c, want);
+            reached++;
+        }
+    ck_assert_uint_gt(reached, 1000);
     for (int k = 0; k < 60; k++) {
         pf_point s;
-        pf_result r;
+        double acc = 0, c;
         tu_random_walkable(&st, g, &s);
-        pf_query aq = pf_query_make(s, goal, PF_ALGO_ASTAR);
-        pf_status rs = pf_search(ctx, g, &aq, &r);
-        double c = pf_flowfield_cost_at(f, s);
-        if (rs == PF_NO_PATH) {
-            ck_assert(isinf(c));
-            continue;
-        }
-        ck_assert_int_eq(rs, PF_OK);
-        ck_assert_msg(ref_close(c, r.cost), "(%d,%d): field %.9f astar %.9f", s.x, s.y, c, r.cost);
-        double acc = 0;
+        c = pf_flowfield_cost_at(f, s);
+        if (isinf(c)) continue;
         for (pf_point p = s; pf_flowfield_dir_at(f, p) != PF_FLOW_GOAL;) {
             uint8_t d = pf_flowfield_dir_at(f, p);
-            pf_point nx = {p.x + pf_dir_dx[d], p.y + pf_dir_dy[d]};
-            ck_assert(pf_grid_can_step(g, p, nx));
-            acc += pf_grid_step_cost(g, p, nx);
-            p = nx;
+            double step;
+            ck_assert(ref_agent_step(g, 1, p, pf_dir_dx[d], pf_dir_dy[d], &step));
+            acc += step;
+            p = (pf_point){p.x + pf_dir_dx[d], p.y + pf_dir_dy[d]};
         }
         ck_assert(ref_close(acc, c));
     }
+    free(ref);
     pf_flowfield_destroy(f);
     pf_search_ctx_destroy(ctx);
     pf_grid_destroy(g);
@@ -313,7 +327,7 @@ TU_SUITE(flowfield) {
     TCase *slow = tcase_create("property");
     tcase_set_timeout(slow, 600);
     tcase_add_test(slow, flowfield_property_random_maps);
-    tcase_add_test(slow, flowfield_movingai_against_astar);
+    tcase_add_test(slow, flowfield_movingai_against_reference);
     suite_add_tcase(s, slow);
     return s;
 }

@@ -134,6 +134,11 @@ typedef struct raw_result {
     bool answered, closed, timed_out;
 } raw_result;
 
+/* The servers here keep an idle connection for a day: a connection the
+ * server should have closed after its answer stays open, and the read
+ * (timeout_ms -1: no clock) ends the test at its Check timeout. */
+#define STRICT_ARGS ARGS("--workers", "1", "--conn-timeout", "86400", "--request-timeout", "3600")
+
 static raw_result raw_send(uint16_t port, const char *raw, size_t len, int timeout_ms) {
     raw_result out;
     int fd = hc_send_only(port, raw, len);
@@ -209,9 +214,9 @@ START_TEST(http_strict_libmicrohttpd_own_answers) {
          "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
          400},
     };
-    hc_server s = it_start(ARGS("--workers", "1"));
+    hc_server s = it_start(STRICT_ARGS);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        raw_result rr = raw_send(s.port, cases[i].raw, strlen(cases[i].raw), 5000);
+        raw_result rr = raw_send(s.port, cases[i].raw, strlen(cases[i].raw), -1);
         ck_assert_msg(!rr.timed_out, "%s: no answer and no close", cases[i].name);
         if (cases[i].status == 0)
             ck_assert_msg(!rr.answered && rr.closed, "%s: expected a close, got '%s'",
@@ -279,7 +284,7 @@ START_TEST(http_strict_pathd_answers) {
          "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}",
          400, "malformed_request", "Content-Type"},
     };
-    hc_server s = it_start(ARGS("--workers", "1"));
+    hc_server s = it_start(STRICT_ARGS);
     hc_resp r =
         it_req(&s, "PUT", "/v1/maps/room", "application/json", "{\"rows\":[\"....\",\"....\"]}");
     ck_assert_int_eq(r.status, 201);
@@ -292,7 +297,7 @@ START_TEST(http_strict_pathd_answers) {
         cJSON *j;
         char conn[32];
         if (strstr(cases[i].name, "NUL")) len += 1 + strlen(raw + len + 1);
-        rr = raw_send(s.port, raw, len, 5000);
+        rr = raw_send(s.port, raw, len, -1);
         ck_assert_msg(!rr.timed_out && rr.closed, "%s: the connection stayed open", cases[i].name);
         ck_assert_msg(rr.r.status == cases[i].status, "%s: expected %d, got '%s'", cases[i].name,
                       cases[i].status, rr.r.head);
@@ -320,9 +325,10 @@ END_TEST
  * door name with them is refused (and never reaches /cells), and /cells
  * of a map whose door has a real non-ASCII name parses. */
 START_TEST(http_strict_answers_are_valid_utf8) {
-    static const char raw[] = "GET /v1/\xff\xfe\xc0\xaf HTTP/1.1\r\nHost: localhost\r\n\r\n";
-    hc_server s = it_start(ARGS("--workers", "1"));
-    raw_result rr = raw_send(s.port, raw, sizeof(raw) - 1, 5000);
+    static const char raw[] =
+        "GET /v1/\xff\xfe\xc0\xaf HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    hc_server s = it_start(STRICT_ARGS);
+    raw_result rr = raw_send(s.port, raw, sizeof(raw) - 1, -1);
     hc_resp r;
     cJSON *j;
     ck_assert_int_eq(rr.r.status, 404);
@@ -367,9 +373,9 @@ START_TEST(http_strict_no_smuggling) {
         "Content-Length: 49\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
         "GET /v1/maps HTTP/1.1\r\nHost: localhost\r\n\r\n",
     };
-    hc_server s = it_start(ARGS("--workers", "1"));
+    hc_server s = it_start(STRICT_ARGS);
     for (size_t i = 0; i < sizeof(raws) / sizeof(raws[0]); i++) {
-        raw_result rr = raw_send(s.port, raws[i], strlen(raws[i]), 5000);
+        raw_result rr = raw_send(s.port, raws[i], strlen(raws[i]), -1);
         ck_assert(!rr.timed_out && rr.closed);
         ck_assert_int_eq(rr.r.status, 400);
         /* One answer only: the hidden GET /v1/maps was not read. */

@@ -10,11 +10,13 @@
 #include "deadends.h"
 #include "jps.h"
 #include "jps_internal.h"
+#include "jpsref.h"
 #include "landmarks.h"
 #include "map_io.h"
 #include "maze.h"
 #include "path.h"
 #include "planner.h"
+#include "refsearch.h"
 #include "search.h"
 #include "testutil.h"
 
@@ -259,8 +261,10 @@ static const struct {
 #define NVARIANTS (sizeof(variants) / sizeof(variants[0]))
 
 /* Thousands of random uniform maps (sizes 1..128, 0-45% blocked) built under
- * corner rule cc: JPS agrees with the reference Dijkstra on reachability and
- * cost, and with astar on more queries; every path is valid. Each map is
+ * corner rule cc: JPS agrees with the reference Dijkstra (tests/refsearch.c,
+ * no code of core's searches) on reachability and cost for every query; every
+ * path is valid. Per phase, two sources, each with one full reference
+ * Dijkstra and two targets. Each map is
  * searched in four phases: with the jump data in each variant (tables,
  * bits, the plain scans without direct answers: each query in every
  * variant, so the clever layouts are held against the plain one on the same
@@ -275,6 +279,9 @@ static void property_run(const char *name, uint64_t dflt, int cc) {
         tu_map_opts o = {1, (m % 10 == 0) ? 128 : 40, 0.45, false, false, 8, cc};
         pf_grid *g = tu_random_grid(&st, &o);
         pf_jps *j = make_jps(g);
+        double *dist = malloc((size_t)pf_grid_width(g) * pf_grid_height(g) * sizeof(*dist));
+        pf_point src = {0, 0};
+        ck_assert_ptr_nonnull(dist);
         ck_assert(pf_jps_supports(g));
         for (int phase = 0; phase < 3; phase++) {
             if (phase == 1) ck_assert_int_eq(pf_grid_set_rules(g, 8, !cc), PF_OK);
@@ -282,14 +289,15 @@ static void property_run(const char *name, uint64_t dflt, int cc) {
             for (int k = 0; k < 4; k++) {
                 pf_point s, t;
                 double ref;
-                if (!tu_random_walkable(&st, g, &s)) break;
-                tu_random_walkable(&st, g, &t);
-                if (k < 1 || (phase == 0 && k < 2)) {
-                    ref = tu_reference_cost(g, s, t);
-                } else {
-                    pf_result a = run_astar(ctx, g, s, t);
-                    ref = a.status == PF_OK ? a.cost : -1;
+                if (k % 2 == 0) { /* a new source: its distances to every cell */
+                    if (!tu_random_walkable(&st, g, &src)) break;
+                    ref_dists(g, 1, &src, 1, false, dist);
                 }
+                s = src;
+                tu_random_walkable(&st, g, &t);
+                ref = isinf(dist[(size_t)t.y * pf_grid_width(g) + t.x])
+                          ? -1
+                          : dist[(size_t)t.y * pf_grid_width(g) + t.x];
                 for (size_t v = 0; v < NVARIANTS; v++) {
                     pf_jps_set_layout(j, variants[v].layout);
                     pf_jps_set_direct(j, variants[v].direct);
@@ -297,6 +305,7 @@ static void property_run(const char *name, uint64_t dflt, int cc) {
                 }
             }
         }
+        free(dist);
         pf_jps_destroy(j);
         pf_grid_destroy(g);
     }
@@ -340,7 +349,7 @@ START_TEST(jps_uniform_cost_other_than_one) {
 END_TEST
 
 /* Non-uniform costs, wall edges and 4-connectivity: astar runs instead, says
- * so, and answers exactly as astar. */
+ * so, and answers exactly as astar, at the reference Dijkstra's cost. */
 START_TEST(jps_falls_back_to_astar) {
     uint64_t st = tu_seed("jps_falls_back_to_astar", 0x5eed0331);
     pf_search_ctx *ctx = pf_search_ctx_create();
@@ -365,6 +374,10 @@ START_TEST(jps_falls_back_to_astar) {
             ck_assert_int_eq(r.status, as);
             ck_assert_uint_eq(r.path_len, alen);
             ck_assert_double_eq_tol(r.cost, ac, 1e-9);
+            if (as == PF_OK)
+                ck_assert_double_eq_tol(r.cost, tu_reference_cost(g, s, t), 1e-6);
+            else
+                ck_assert(tu_reference_cost(g, s, t) < 0);
             ck_assert_uint_eq(r.jump_points, 0);
             if (as == PF_OK) check_path(g, &r, s, t);
         }
@@ -948,7 +961,7 @@ static void assert_tables_equal(const pf_jps *j, const uint16_t *ref, const pf_g
 }
 
 /* The jump tables (JPS+) built with the bit grids equal the cell-by-cell
- * reference (jps_tables.c, from the grid's accessors alone) on random maps
+ * reference (tests/jpsref.c, from the definition alone) on random maps
  * under both rules; after random cell changes pf_jps_update's local repair
  * gives the tables of a fresh build and of the reference; a copy
  * (pf_jps_clone) updated the same way does too, and the original is
@@ -960,7 +973,7 @@ START_TEST(jps_tables_match_reference_after_updates) {
         pf_grid *g = tu_random_grid(&st, &o);
         int32_t w = pf_grid_width(g), h = pf_grid_height(g);
         pf_jps *j = make_jps(g), *copy;
-        uint16_t *ref = pf__jps_tables_reference(g), *before;
+        uint16_t *ref = ref_jump_tables(g), *before;
         assert_tables_equal(j, ref, g, "build", m);
         free(ref);
         before = malloc((size_t)w * h * 8 * sizeof(*before));
@@ -984,7 +997,7 @@ START_TEST(jps_tables_match_reference_after_updates) {
             fresh = make_jps(g);
             assert_tables_equal(j, fresh->jt, g, "update", m);
             assert_tables_equal(copy, fresh->jt, g, "clone + update", m);
-            ref = pf__jps_tables_reference(g);
+            ref = ref_jump_tables(g);
             assert_tables_equal(j, ref, g, "reference after update", m);
             free(ref);
             pf_jps_destroy(fresh);
@@ -992,7 +1005,7 @@ START_TEST(jps_tables_match_reference_after_updates) {
         }
         ck_assert_int_eq(pf_grid_set_rules(g, 8, m % 2 == 0), PF_OK);
         ck_assert_int_eq(pf_jps_update(j, g, NULL, 0, NULL), PF_OK);
-        ref = pf__jps_tables_reference(g);
+        ref = ref_jump_tables(g);
         assert_tables_equal(j, ref, g, "rule change", m);
         free(ref);
         free(before);

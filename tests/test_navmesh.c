@@ -19,6 +19,7 @@
 #include "grid.h"
 #include "map_io.h"
 #include "navmesh.h"
+#include "navref.h"
 #include "obj.h"
 #include "testutil.h"
 
@@ -126,6 +127,39 @@ static bool segment_passes(pf_nav_query *q, const pf_navmesh *nm, const float *a
     return false;
 }
 
+/* pf_nav_find_path, and every query of this suite also holds polyanya
+ * against Detour's findPath on the same query: when both reach the same
+ * end (found, or partial to the same closest point), polyanya's path is
+ * never longer (it is the shortest on the mesh; Detour's corridor is not).
+ * Detour runs first, so *out is the answer of `algo`, as asked. */
+static pf_status find_path(pf_nav_query *q, const pf_navmesh *nm, const float start[3],
+                           const float goal[3], const float extents[3], pf_nav_algorithm algo,
+                           pf_nav_path *out, const char **which) {
+    pf_nav_path other;
+    const char *w2 = NULL;
+    pf_nav_algorithm first = algo == PF_NAV_POLYANYA ? PF_NAV_DETOUR : PF_NAV_POLYANYA;
+    pf_status st = pf_nav_find_path(q, nm, start, goal, extents, first, &other, &w2), st2;
+    double other_len = other.length;
+    float other_end[3];
+    bool other_partial = other.partial, other_exact = other.exact;
+    memcpy(other_end, other.goal, sizeof other_end);
+    st2 = pf_nav_find_path(q, nm, start, goal, extents, algo, out, which);
+    ck_assert_int_eq(st, st2);
+    if (st2 != PF_OK) return st2;
+    {
+        const pf_nav_path *poly = algo == PF_NAV_POLYANYA ? out : NULL;
+        double plen = poly ? poly->length : other_len, dlen = poly ? other_len : out->length;
+        bool exact = poly ? poly->exact : other_exact;
+        bool same_end = out->partial == other_partial && dist3(out->goal, other_end) < 1e-4;
+        if (exact && same_end)
+            ck_assert_msg(plen <= dlen + 1e-4 * (1 + dlen),
+                          "(%.3f,%.3f)->(%.3f,%.3f): polyanya %.6f longer than detour %.6f",
+                          (double)start[0], (double)start[2], (double)goal[0], (double)goal[2],
+                          plen, dlen);
+    }
+    return st2;
+}
+
 /* Every waypoint lies on the mesh and every segment passes a Detour raycast
  * (segment_passes). The path joins the snapped start and goal; its length
  * is the sum of the segments. */
@@ -172,15 +206,6 @@ static bool path_avoids(const pf_nav_path *p, float x0, float z0, float x1, floa
         if (x > x0 && x < x1 && z > z0 && z < z1) return false;
     }
     return true;
-}
-
-/* The CI rule for tests that need the Moving AI data. */
-static const char *bench_dir_or_skip(void) {
-    const char *d = tu_bench_dir();
-    const char *ci = getenv("CI");
-    if (!d && ci && strcmp(ci, "true") == 0)
-        ck_abort_msg("CI=true: the Moving AI maps are required (PATHD_BENCH_DIR)");
-    return d;
 }
 
 /* ---- OBJ ---- */
@@ -457,8 +482,7 @@ START_TEST(navmesh_grid_cell_geometry) {
     pf_nav_path p;
     const char *which = NULL;
     for (int a = 0; a < 2; a++) {
-        ck_assert_int_eq(pf_nav_find_path(q, nm, s, t, NULL, (pf_nav_algorithm)a, &p, &which),
-                         PF_OK);
+        ck_assert_int_eq(find_path(q, nm, s, t, NULL, (pf_nav_algorithm)a, &p, &which), PF_OK);
         ck_assert(!p.partial);
         check_path_on_mesh(q, nm, &p, "cell geometry");
         /* Round the eroded corner of cell (3, 0): longer than the straight
@@ -468,14 +492,12 @@ START_TEST(navmesh_grid_cell_geometry) {
     }
     ck_assert(p.exact == false);
     /* Off-mesh ends name themselves. */
-    ck_assert_int_eq(pf_nav_find_path(q, nm, in_wall, t, small, PF_NAV_POLYANYA, &p, &which),
-                     PF_EBLOCKED);
+    ck_assert_int_eq(find_path(q, nm, in_wall, t, small, PF_NAV_POLYANYA, &p, &which), PF_EBLOCKED);
     ck_assert_str_eq(which, "start");
-    ck_assert_int_eq(pf_nav_find_path(q, nm, s, in_wall, small, PF_NAV_POLYANYA, &p, &which),
-                     PF_EBLOCKED);
+    ck_assert_int_eq(find_path(q, nm, s, in_wall, small, PF_NAV_POLYANYA, &p, &which), PF_EBLOCKED);
     ck_assert_str_eq(which, "goal");
     float bad[3] = {NAN, 0, 0};
-    ck_assert_int_eq(pf_nav_find_path(q, nm, bad, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_ERANGE);
+    ck_assert_int_eq(find_path(q, nm, bad, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_ERANGE);
     pf_nav_query_destroy(q);
     pf_navmesh_release(nm);
     pf_grid_destroy(g);
@@ -491,7 +513,7 @@ START_TEST(navmesh_grid_corner_contact_is_apart) {
     float s[3] = {0.5f, 0, 0.5f}, t[3] = {1.5f, 0, 1.5f};
     pf_nav_path p;
     const char *which;
-    ck_assert_int_eq(pf_nav_find_path(q, nm, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
+    ck_assert_int_eq(find_path(q, nm, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
     ck_assert(p.partial);
     ck_assert(p.goal[0] < 1.0f && p.goal[2] < 1.0f); /* ends in the start's cell */
     pf_nav_query_destroy(q);
@@ -528,8 +550,8 @@ START_TEST(navmesh_grid_random_reachability_and_length) {
             for (int algo = 0; algo < 2; algo++) {
                 pf_nav_path p;
                 const char *which;
-                ck_assert_int_eq(
-                    pf_nav_find_path(q, nm, s, t, NULL, (pf_nav_algorithm)algo, &p, &which), PF_OK);
+                ck_assert_int_eq(find_path(q, nm, s, t, NULL, (pf_nav_algorithm)algo, &p, &which),
+                                 PF_OK);
                 ck_assert_msg(p.partial == !reach,
                               "seed run %d: (%d,%d)->(%d,%d) grid %s, mesh %s (algo %d)", it, a.x,
                               a.y, b.x, b.y, reach ? "reachable" : "apart",
@@ -555,6 +577,142 @@ START_TEST(navmesh_grid_random_reachability_and_length) {
         pf_grid_destroy(g);
     }
     ck_assert_int_gt(found, 100);
+    ck_assert_int_gt(apart, 20);
+    pf_nav_query_destroy(q);
+}
+END_TEST
+
+/* A random grid for the polyanya property test: open ground with
+ * rectangular obstacles (holes in the walkable region), single blocked
+ * cells and walls with one-cell gaps (narrow passages), then unpinched
+ * (navref.h). */
+static pf_grid *holes_and_gaps(uint64_t *st, int32_t w, int32_t h) {
+    pf_grid *g = NULL;
+    ck_assert_int_eq(pf_grid_create(w, h, NULL, &g), PF_OK);
+    int rects = 1 + (int)tu_below(st, 6), dots = (int)tu_below(st, (uint32_t)(w * h / 12 + 1));
+    for (int i = 0; i < rects; i++) {
+        int32_t rw = 1 + (int32_t)tu_below(st, (uint32_t)(w / 3)),
+                rh = 1 + (int32_t)tu_below(st, (uint32_t)(h / 3));
+        int32_t x0 = (int32_t)tu_below(st, (uint32_t)(w - rw + 1)),
+                y0 = (int32_t)tu_below(st, (uint32_t)(h - rh + 1));
+        for (int32_t y = y0; y < y0 + rh; y++)
+            for (int32_t x = x0; x < x0 + rw; x++) pf_grid_set_cost(g, (pf_point){x, y}, 0);
+    }
+    for (int i = 0; i < dots; i++)
+        pf_grid_set_cost(
+            g, (pf_point){(int32_t)tu_below(st, (uint32_t)w), (int32_t)tu_below(st, (uint32_t)h)},
+            0);
+    if (tu_below(st, 2)) { /* a wall across, with one or two one-cell gaps */
+        bool vertical = tu_below(st, 2);
+        int32_t at = 1 + (int32_t)tu_below(st, (uint32_t)((vertical ? w : h) - 2)),
+                len = vertical ? h : w;
+        int32_t gap1 = (int32_t)tu_below(st, (uint32_t)len),
+                gap2 = tu_below(st, 2) ? (int32_t)tu_below(st, (uint32_t)len) : gap1;
+        for (int32_t k = 0; k < len; k++)
+            if (k != gap1 && k != gap2)
+                pf_grid_set_cost(g, vertical ? (pf_point){at, k} : (pf_point){k, at}, 0);
+    }
+    navref_unpinch(g, st);
+    return g;
+}
+
+/* A random point inside a random walkable cell of g (as floats: the query's
+ * own coordinates are what the reference gets). */
+static bool random_point(uint64_t *st, const pf_grid *g, float out[3]) {
+    pf_point c;
+    if (!tu_random_walkable(st, g, &c)) return false;
+    out[0] = (float)c.x + 0.02f + 0.96f * (float)tu_below(st, 10000) / 10000.0f;
+    out[1] = 0;
+    out[2] = (float)c.y + 0.02f + 0.96f * (float)tu_below(st, 10000) / 10000.0f;
+    return true;
+}
+
+/* Polyanya is the shortest path on the mesh, to 1e-4 relative: on hundreds
+ * of random grids with holes, narrow gaps and 3 to 7 tiles a side, built
+ * with no erosion (agent radius 0) and contours kept to a tenth of a voxel
+ * (so the mesh covers exactly the walkable cells: checked first, cell by
+ * cell, with pf_nav_distance_to_mesh), its length equals the exact
+ * Euclidean shortest path of the independent reference (tests/navref.c: a
+ * visibility graph over the region's reflex corners, no Detour or polyanya
+ * code); it is partial exactly when the reference finds no path; its
+ * segments lie in the region; and Detour's findPath is never shorter
+ * (find_path). Failing runs print the grid. */
+START_TEST(navmesh_polyanya_equals_reference_shortest_path) {
+    uint64_t st = tu_seed("navmesh_polyanya_equals_reference_shortest_path", 2027);
+    pf_nav_query *q = make_query();
+    int meshes = 0, found = 0, apart = 0, bent = 0;
+    double worst = 0;
+    for (int it = 0; it < 300; it++) {
+        int32_t w = 12 + (int32_t)tu_below(&st, 17), h = 12 + (int32_t)tu_below(&st, 17);
+        pf_grid *g = holes_and_gaps(&st, w, h);
+        pf_nav_config cfg = pf_nav_default_config();
+        pf_navmesh *nm;
+        navref *ref;
+        cfg.agent_radius = 0;
+        cfg.edge_max_error = 0.1f;
+        cfg.tile_size = 16; /* 4 cells a tile */
+        nm = build_grid(g, &cfg);
+        ck_assert_uint_eq(pf_navmesh_one_way_links(nm), 0);
+        /* The mesh covers the walkable cells and nothing else. */
+        for (int32_t y = 0; y < h; y++)
+            for (int32_t x = 0; x < w; x++) {
+                float c[3];
+                cell_centre((pf_point){x, y}, c);
+                float d = pf_nav_distance_to_mesh(q, nm, c);
+                bool on = d >= 0 && d < 1e-3f;
+                if (on != pf_grid_is_walkable(g, (pf_point){x, y})) dump_grid(g);
+                ck_assert_msg(on == pf_grid_is_walkable(g, (pf_point){x, y}),
+                              "run %d: cell (%d,%d) %s but %.3f from the mesh", it, x, y,
+                              pf_grid_is_walkable(g, (pf_point){x, y}) ? "walkable" : "blocked", d);
+            }
+        ref = navref_create(g);
+        ck_assert_ptr_nonnull(ref);
+        for (int k = 0; k < 8; k++) {
+            float s[3], t[3];
+            pf_nav_path p;
+            const char *which;
+            double a[2], b[2], want;
+            if (!random_point(&st, g, s) || !random_point(&st, g, t)) break;
+            ck_assert_int_eq(find_path(q, nm, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
+            a[0] = s[0], a[1] = s[2], b[0] = t[0], b[1] = t[2];
+            want = navref_shortest(ref, a, b);
+            if (p.partial != (want < 0)) dump_grid(g);
+            ck_assert_msg(p.partial == (want < 0),
+                          "run %d: (%.4f,%.4f)->(%.4f,%.4f): mesh %s, reference %s", it, a[0], a[1],
+                          b[0], b[1], p.partial ? "partial" : "found",
+                          want < 0 ? "apart" : "connected");
+            if (want < 0) {
+                apart++;
+                continue;
+            }
+            ck_assert(p.exact);
+            if (fabs(p.length - want) > 1e-4 * want) dump_grid(g);
+            ck_assert_msg(fabs(p.length - want) <= 1e-4 * want,
+                          "run %d: (%.4f,%.4f)->(%.4f,%.4f): polyanya %.6f, shortest %.6f", it,
+                          a[0], a[1], b[0], b[1], p.length, want);
+            for (uint32_t i = 0; i + 1 < p.npoints; i++) {
+                double u[2] = {p.points[3 * i], p.points[3 * i + 2]},
+                       v[2] = {p.points[3 * i + 3], p.points[3 * i + 5]};
+                ck_assert_msg(navref_segment_inside(ref, u, v),
+                              "run %d: segment %u (%.4f,%.4f)->(%.4f,%.4f) leaves the region", it,
+                              i, u[0], u[1], v[0], v[1]);
+            }
+            if (want > 0 && fabs(p.length - want) / want > worst)
+                worst = fabs(p.length - want) / want;
+            bent += p.npoints > 2;
+            found++;
+        }
+        navref_destroy(ref);
+        pf_navmesh_release(nm);
+        pf_grid_destroy(g);
+        meshes++;
+    }
+    fprintf(stderr,
+            "navmesh_polyanya_equals_reference_shortest_path: %d meshes, %d paths (%d bent), %d "
+            "apart, worst relative difference %.2e\n",
+            meshes, found, bent, apart, worst);
+    ck_assert_int_gt(found, 1000);
+    ck_assert_int_gt(bent, 300);
     ck_assert_int_gt(apart, 20);
     pf_nav_query_destroy(q);
 }
@@ -596,7 +754,7 @@ START_TEST(navmesh_grid_agent_width_reachability) {
             reach = seen[b.y * w + b.x];
             s[0] = (float)a.x + 1, s[1] = 0, s[2] = (float)a.y + 1;
             t[0] = (float)b.x + 1, t[1] = 0, t[2] = (float)b.y + 1;
-            st2 = pf_nav_find_path(q, nm, s, t, NULL, PF_NAV_POLYANYA, &p, &which);
+            st2 = find_path(q, nm, s, t, NULL, PF_NAV_POLYANYA, &p, &which);
             if (st2 == PF_EBLOCKED) {
                 /* No polygon at an endpoint: Recast keeps no polygon of an
                  * isolated pocket where the agent barely fits (its eroded
@@ -643,8 +801,8 @@ END_TEST
  * straight line and at most 1.02 x the listed optimum; random pairs are
  * found exactly when the grid's BFS says so. */
 START_TEST(navmesh_movingai_scenarios_sampled) {
-    const char *dir = bench_dir_or_skip();
-    if (!dir) return;
+    const char *dir;
+    TU_NEED_BENCH_DIR(dir);
     char **list = tu_list_scen(dir);
     ck_assert_ptr_nonnull(list);
     pf_nav_query *q = make_query();
@@ -663,8 +821,7 @@ START_TEST(navmesh_movingai_scenarios_sampled) {
             cell_centre(e->goal, t);
             pf_nav_path p;
             const char *which;
-            ck_assert_int_eq(pf_nav_find_path(q, nm, s, t, NULL, PF_NAV_POLYANYA, &p, &which),
-                             PF_OK);
+            ck_assert_int_eq(find_path(q, nm, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
             char what[160];
             snprintf(what, sizeof what, "%s line %zu", *f, i + 2);
             ck_assert_msg(!p.partial && p.exact, "%s: partial %d exact %d", what, p.partial,
@@ -690,8 +847,7 @@ START_TEST(navmesh_movingai_scenarios_sampled) {
                 cell_centre(b, t);
                 pf_nav_path p;
                 const char *which;
-                ck_assert_int_eq(pf_nav_find_path(q, nm, s, t, NULL, PF_NAV_POLYANYA, &p, &which),
-                                 PF_OK);
+                ck_assert_int_eq(find_path(q, nm, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
                 ck_assert_msg(p.partial == !seen[b.y * w + b.x], "%s: (%d,%d)->(%d,%d) mismatch",
                               *f, a.x, a.y, b.x, b.y);
                 pairs++;
@@ -742,10 +898,10 @@ START_TEST(navmesh_build_parallel_matches_sequential) {
         cell_centre(t, ft);
         pf_nav_path pa, pb;
         const char *which;
-        ck_assert_int_eq(pf_nav_find_path(q, a, fs, ft, NULL, PF_NAV_DETOUR, &pa, &which), PF_OK);
+        ck_assert_int_eq(find_path(q, a, fs, ft, NULL, PF_NAV_DETOUR, &pa, &which), PF_OK);
         double la = pa.length;
         uint32_t na = pa.npoints;
-        ck_assert_int_eq(pf_nav_find_path(q, b, fs, ft, NULL, PF_NAV_DETOUR, &pb, &which), PF_OK);
+        ck_assert_int_eq(find_path(q, b, fs, ft, NULL, PF_NAV_DETOUR, &pb, &which), PF_OK);
         ck_assert_uint_eq(na, pb.npoints);
         ck_assert(fabs(la - pb.length) < 1e-6);
     }
@@ -784,8 +940,7 @@ START_TEST(navmesh_obj_floor_with_pillar) {
     for (int algo = 0; algo < 2; algo++) {
         pf_nav_path p;
         const char *which;
-        ck_assert_int_eq(pf_nav_find_path(q, nm, s, t, NULL, (pf_nav_algorithm)algo, &p, &which),
-                         PF_OK);
+        ck_assert_int_eq(find_path(q, nm, s, t, NULL, (pf_nav_algorithm)algo, &p, &which), PF_OK);
         ck_assert(!p.partial);
         check_path_on_mesh(q, nm, &p, "pillar");
         ck_assert(p.length > 16.5);
@@ -850,7 +1005,7 @@ START_TEST(navmesh_obstacles_block_and_removal_restores) {
     float s[3] = {4.5f, 0, 4.5f}, t[3] = {4.5f, 0, 0.5f};
     pf_nav_path p;
     const char *which;
-    ck_assert_int_eq(pf_nav_find_path(q, v0, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
+    ck_assert_int_eq(find_path(q, v0, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
     ck_assert(!p.partial);
     double len0 = p.length;
     uint32_t n0 = p.npoints;
@@ -871,7 +1026,7 @@ START_TEST(navmesh_obstacles_block_and_removal_restores) {
     ck_assert_uint_le(info.rebuilt_tiles, 4);
     ck_assert_uint_eq(pf_navmesh_generation(v1), 1);
     ck_assert_ptr_eq(pf_navmesh_lineage(v1), pf_navmesh_lineage(v0));
-    ck_assert_int_eq(pf_nav_find_path(q, v1, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
+    ck_assert_int_eq(find_path(q, v1, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
     ck_assert(!p.partial);
     check_path_on_mesh(q, v1, &p, "round the crate");
     ck_assert(p.length > len0 + 10);
@@ -890,11 +1045,11 @@ START_TEST(navmesh_obstacles_block_and_removal_restores) {
     barrel.height = 2;
     ch.put = &barrel;
     pf_navmesh *v2 = apply_ok(v1, &ch);
-    ck_assert_int_eq(pf_nav_find_path(q, v2, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
+    ck_assert_int_eq(find_path(q, v2, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
     ck_assert(p.partial);
     ck_assert(p.goal[2] > 2.5f);
     /* The older versions still answer as before (immutable). */
-    ck_assert_int_eq(pf_nav_find_path(q, v0, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
+    ck_assert_int_eq(find_path(q, v0, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
     ck_assert(!p.partial && fabs(p.length - len0) < 1e-6);
 
     /* Remove both: the very same path as at the start. */
@@ -907,13 +1062,11 @@ START_TEST(navmesh_obstacles_block_and_removal_restores) {
     ck_assert_uint_eq(info.obstacles, 0);
     for (int algo = 0; algo < 2; algo++) {
         pf_nav_path a, b;
-        ck_assert_int_eq(pf_nav_find_path(q, v0, s, t, NULL, (pf_nav_algorithm)algo, &a, &which),
-                         PF_OK);
+        ck_assert_int_eq(find_path(q, v0, s, t, NULL, (pf_nav_algorithm)algo, &a, &which), PF_OK);
         float pa[3 * 64];
         uint32_t na = a.npoints;
         memcpy(pa, a.points, na * 3 * sizeof(float));
-        ck_assert_int_eq(pf_nav_find_path(q, v3, s, t, NULL, (pf_nav_algorithm)algo, &b, &which),
-                         PF_OK);
+        ck_assert_int_eq(find_path(q, v3, s, t, NULL, (pf_nav_algorithm)algo, &b, &which), PF_OK);
         ck_assert_uint_eq(na, b.npoints);
         for (uint32_t i = 0; i < 3 * na; i++) ck_assert(fabsf(pa[i] - b.points[i]) < 1e-5f);
     }
@@ -946,12 +1099,11 @@ START_TEST(navmesh_obstacle_put_moves) {
           far_door[3] = {14.5f, 0, 4.5f};
     pf_nav_path p;
     const char *which;
-    ck_assert_int_eq(pf_nav_find_path(q, v2, near_door, above, NULL, PF_NAV_POLYANYA, &p, &which),
-                     PF_OK);
+    ck_assert_int_eq(find_path(q, v2, near_door, above, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
     ck_assert(!p.partial && p.length < 4.5);
     float above_far[3] = {14.5f, 0, 0.5f};
-    ck_assert_int_eq(
-        pf_nav_find_path(q, v2, far_door, above_far, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
+    ck_assert_int_eq(find_path(q, v2, far_door, above_far, NULL, PF_NAV_POLYANYA, &p, &which),
+                     PF_OK);
     ck_assert(!p.partial && p.length > 8);
     pf_navmesh_release(v0);
     pf_navmesh_release(v1);
@@ -1051,7 +1203,7 @@ START_TEST(navmesh_area_door_toggles_and_costs) {
     float s[3] = {4.5f, 0, 4.5f}, t[3] = {4.5f, 0, 0.5f};
     pf_nav_path p;
     const char *which;
-    ck_assert_int_eq(pf_nav_find_path(q, v0, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
+    ck_assert_int_eq(find_path(q, v0, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
     double open_len = p.length;
     ck_assert(!p.partial && open_len < 6);
 
@@ -1066,8 +1218,7 @@ START_TEST(navmesh_area_door_toggles_and_costs) {
     ck_assert_uint_ge(info.rebuilt_tiles, 1);
     ck_assert(pf_navmesh_area(v1, 0, &as) && !as.enabled);
     for (int algo = 0; algo < 2; algo++) {
-        ck_assert_int_eq(pf_nav_find_path(q, v1, s, t, NULL, (pf_nav_algorithm)algo, &p, &which),
-                         PF_OK);
+        ck_assert_int_eq(find_path(q, v1, s, t, NULL, (pf_nav_algorithm)algo, &p, &which), PF_OK);
         ck_assert(!p.partial && p.length > open_len + 10);
         check_path_on_mesh(q, v1, &p, "door closed");
     }
@@ -1079,12 +1230,12 @@ START_TEST(navmesh_area_door_toggles_and_costs) {
     pf_nav_area_change ac2 = {"gate", true, true, true, 40.0f};
     ch.areas = &ac2;
     pf_navmesh *v2 = apply_ok(v1, &ch);
-    ck_assert_int_eq(pf_nav_find_path(q, v2, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
+    ck_assert_int_eq(find_path(q, v2, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
     ck_assert(!p.partial);
     /* Detour weighs area costs; polyanya measures length, then the funnel
      * reports the cost along the corridor it found. */
     ck_assert(p.cost >= p.length);
-    ck_assert_int_eq(pf_nav_find_path(q, v2, s, t, NULL, PF_NAV_DETOUR, &p, &which), PF_OK);
+    ck_assert_int_eq(find_path(q, v2, s, t, NULL, PF_NAV_DETOUR, &p, &which), PF_OK);
     ck_assert(!p.partial && p.length > open_len + 10);
     ck_assert(fabs(p.cost - p.length) < 1e-3);
     /* A cost change alone rebuilds nothing. */
@@ -1434,9 +1585,9 @@ START_TEST(navmesh_concurrent_queries_during_changes) {
         cell_centre(b, pairs[i] + 3);
         pf_nav_path p;
         const char *which;
-        ck_assert_int_eq(pf_nav_find_path(q, copy, pairs[i], pairs[i] + 3, NULL,
-                                          (pf_nav_algorithm)(i % 2), &p, &which),
-                         PF_OK);
+        ck_assert_int_eq(
+            find_path(q, copy, pairs[i], pairs[i] + 3, NULL, (pf_nav_algorithm)(i % 2), &p, &which),
+            PF_OK);
         want[i] = p.length;
     }
     reader r[2];
@@ -1495,6 +1646,7 @@ TU_SUITE(navmesh) {
     tcase_set_timeout(slow, 900);
     tcase_add_test(slow, navmesh_grid_random_reachability_and_length);
     tcase_add_test(slow, navmesh_grid_agent_width_reachability);
+    tcase_add_test(slow, navmesh_polyanya_equals_reference_shortest_path);
     tcase_add_test(slow, navmesh_crowd_200_cross_without_overlap);
     tcase_add_test(slow, navmesh_crowd_long_paths_do_not_abort);
     tcase_add_test(slow, navmesh_movingai_scenarios_sampled);

@@ -142,10 +142,7 @@ START_TEST(pool_queued_job_expires_at_deadline) {
     ck_assert_int_eq(pf_pool_submit(p, &later.job), PF_OK);
     ck_assert_int_eq(pf_pool_submit(p, &soon.job), PF_OK);
     uv_mutex_lock(&g.mu);
-    while (!soon.expired) {
-        ck_assert_msg(pf_clock_now_ns() - t0 < 10 * 1000000000ull, "never expired");
-        uv_cond_timedwait(&g.cv, &g.mu, 10 * 1000000ull);
-    }
+    while (!soon.expired) uv_cond_wait(&g.cv, &g.mu); /* Check's timeout ends a hang */
     uv_mutex_unlock(&g.mu);
     /* Not before its deadline (the worker is still busy: it could only have
      * been the timer). */

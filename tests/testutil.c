@@ -2,14 +2,19 @@
 #define _GNU_SOURCE
 #include "testutil.h"
 
+#include <arpa/inet.h>
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 uint64_t tu_seed(const char *test, uint64_t dflt) {
@@ -249,7 +254,47 @@ const char *tu_bench_dir(void) {
 
 bool tu_in_ci(void) {
     const char *ci = getenv("CI");
-    return ci && (strcmp(ci, "true") == 0 || strcmp(ci, "1") == 0);
+    return ci && *ci && strcmp(ci, "0") != 0 && strcasecmp(ci, "false") != 0;
+}
+
+void tu_waiting(unsigned *polls, const char *what) {
+    unsigned n = ++*polls;
+    if (n >= 4096 && (n & (n - 1)) == 0) fprintf(stderr, "still waiting (%u polls): %s\n", n, what);
+    if (n <= 16) {
+        sched_yield();
+    } else {
+        struct timespec nap = {0, 2 * 1000 * 1000}; /* pacing, not synchronisation */
+        nanosleep(&nap, NULL);
+    }
+}
+
+uint16_t tu_free_port(void) {
+    static uint64_t state;
+    unsigned lo = 32768, hi = 60999;
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+    struct timespec now;
+    if (f) {
+        if (fscanf(f, "%u %u", &lo, &hi) != 2) lo = 32768;
+        fclose(f);
+    }
+    if (lo < 10000 + 1024) lo = 32768; /* an unusual range: stay in the default's gap */
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    state ^= (uint64_t)getpid() << 32 ^ (uint64_t)now.tv_nsec;
+    for (int tries = 0; tries < 1000; tries++) {
+        uint16_t port = (uint16_t)(10000 + tu_below(&state, lo - 10000));
+        struct sockaddr_in a;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
+        ck_assert_int_ge(fd, 0);
+        memset(&a, 0, sizeof(a));
+        a.sin_family = AF_INET;
+        a.sin_port = htons(port);
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ok = bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
+        close(fd);
+        if (ok) return port;
+    }
+    ck_abort_msg("no free loopback port below the ephemeral range");
+    return 0;
 }
 
 void tu_skip(const char *fn, const char *why) {

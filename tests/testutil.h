@@ -20,12 +20,18 @@
     Suite *m##_suite(void);                                                                        \
     Suite *m##_suite(void)
 
-/* Skipping. A test that cannot run ends with TU_SKIP("why", ...): it says
- * so on stderr ("SKIPPED: <test>: <why>") and the runner counts it in its
- * summary line ("Checks: 140, Failures: 0, Errors: 0, Skipped: 2") and lists
- * it. TU_SKIP_UNLESS_CI is for a test whose input CI always has (the Moving
- * AI maps, the pathd-bench binary): with CI=true (or 1) in the environment
- * it fails instead of skipping. Both return from the test function. */
+/* Skipping. A test that cannot run ends with TU_SKIP_UNLESS_CI("why",
+ * ...): outside CI it says so on stderr ("SKIPPED: <test>: <why>") and the
+ * runner counts it in its summary line ("Checks: 140, Failures: 0, Errors:
+ * 0, Skipped: 2") and lists it; in CI (tu_in_ci) it fails instead, because
+ * make test installs or builds everything a test needs (the Moving AI maps
+ * are ../shared, the npm packages, redis-server, nginx, openssl, ...), so a
+ * missing input there is a broken install. TU_SKIP skips even in CI: no
+ * test uses it today. Both return from the test function.
+ *
+ * "In CI" has one definition, here and in the README: the environment
+ * variable CI is set, not empty, and neither "0" nor "false" (any case).
+ * .ci/run sets CI=true. */
 #define TU_SKIP(...)                                                                               \
     do {                                                                                           \
         char tu_why_[512];                                                                         \
@@ -44,12 +50,29 @@
 /* What the macros call: prints and records the skip of the test whose
  * function is fn (Check names it <test>_fn). */
 void tu_skip(const char *fn, const char *why);
-/* Whether CI=true (or 1) is set. */
+/* Whether this runs in CI: CI set, not empty, not "0", not "false". */
 bool tu_in_ci(void);
 /* The environment variable naming the file skips are recorded in, one
  * "<test>\t<why>" line each (set by the runner; without it a skip is only
  * printed). */
 #define TU_SKIP_LOG_ENV "PATHD_SKIP_LOG"
+
+/* Waiting without a clock (STYLE: time is not an assertion). A test that
+ * waits for another thread or process to do something polls, calling
+ * tu_waiting(&polls, "what") each round (polls starts at 0): only the
+ * awaited event or the test's Check timeout (scaled by
+ * CK_TIMEOUT_MULTIPLIER for the sanitizer builds) ends the wait. After
+ * 4096, 8192, ... polls (seconds) it prints "still waiting (<n> polls):
+ * <what>" so that a timeout says what it waited for. Yields the CPU, then
+ * naps 2 ms a poll (pacing, so a poll loop does not hog a shared core). */
+void tu_waiting(unsigned *polls, const char *what);
+
+/* A loopback TCP port that is free now, for a component that must be told
+ * its port before it starts (redis-server, nginx, a second listener). It
+ * is drawn below the kernel's ephemeral range (ip_local_port_range), so a
+ * server another suite starts with --port 0 at the same time cannot be
+ * given it between this probe and its use; checked free by binding it. */
+uint16_t tu_free_port(void);
 
 /* The seed of a random test: PATHD_SEED from the environment, else `dflt`.
  * Printed to stderr with the test's name so a failure can be replayed with
@@ -93,10 +116,13 @@ void tu_reference_reach(const pf_grid *g, pf_point s, int32_t avoid, bool *seen)
 pf_grid *tu_perfect_maze(uint64_t *state, int32_t cw, int32_t ch, int connectivity,
                          bool corner_cutting);
 
-/* Reference Dijkstra written independently of core/search.c: a plain O(V^2)
- * scan over the grid's public API (pf_grid_can_step, pf_grid_step_cost).
- * Returns the optimal cost, or -1 when the goal is unreachable. Meant for
- * small maps only. */
+/* Reference Dijkstra written independently of core's searches: the tests'
+ * own binary heap (tu_heap_*) over the tests' own movement rule
+ * (tu_reference_can_step), entry costs read with pf_grid_cost (a diagonal
+ * step costs the entered cell's cost times sqrt 2); it uses neither
+ * core/search.c nor grid.c's move masks or step costs. Stops when the goal
+ * is settled. Returns the optimal cost, or -1 when the goal is
+ * unreachable. */
 double tu_reference_cost(const pf_grid *g, pf_point start, pf_point goal);
 
 /* Builds a grid from rows with the legend '.'=1 '#'=0 'S'=1 'G'=1, digits

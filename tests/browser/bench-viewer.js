@@ -1,0 +1,99 @@
+// bench-viewer.js -- `make bench-viewer` (and `make bench`): the 3D
+// viewer's frame time on a level of at least 100,000 triangles, measured in
+// Debian's headless chromium (software WebGL: SwiftShader) against a real
+// pathd. A figure, not a test: it asserts nothing about time.
+//
+// The level: a generated rolling terrain of N x N unit quads (2 N^2 input
+// triangles, N = 224 by default: 100,352), uploaded as OBJ; the viewer
+// shows its input geometry and its navmesh surface, edges and walls. The
+// camera orbits the level once over FRAMES frames (default 240); each frame
+// is drawn and read back (gl.readPixels of one pixel, so the GPU work is
+// done when the clock stops). Printed: triangles drawn, median, p95 and
+// max frame time, the frame rate the median allows, the machine's load
+// average, and the CPU time chromium's processes spent a frame (the GPU
+// process rasterises: on a shared machine the wall clock includes waiting
+// for a core, the CPU time does not); the times go to
+// build/browser/bench-viewer.json.
+//
+//   PATHD_BIN=build/pathd node tests/browser/bench-viewer.js [N] [FRAMES]
+'use strict';
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const H = require('./harness');
+
+// CPU seconds (user + system) used so far by each chromium process of the
+// profile dir, by its --type (gpu-process, renderer, browser): what a frame
+// costs the machine whatever else runs on it (the wall clock does not say,
+// on a shared machine).
+function chromiumCpu(profileDir) {
+    const tick = 100; // USER_HZ: Linux reports /proc/<pid>/stat times in 1/100 s
+    const out = {};
+    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+        let cmd, stat;
+        try {
+            cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+            if (!cmd.includes(profileDir)) continue;
+            stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        } catch { continue; }
+        const type = (/--type=([a-z-]+)/.exec(cmd) || [null, 'browser'])[1];
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        out[type] = (out[type] || 0) + (Number(f[11]) + Number(f[12])) / tick;
+    }
+    return out;
+}
+
+(async () => {
+    const n = parseInt(process.argv[2] || process.env.BENCH_TERRAIN || '224', 10);
+    const frames = parseInt(process.argv[3] || process.env.BENCH_FRAMES || '240', 10);
+    fs.mkdirSync(H.ARTIFACTS, { recursive: true });
+    const srv = await H.startServer(['--max-body', String(64 << 20)]);
+    let b;
+    try {
+        const api = H.client(srv.url);
+        const level = H.terrainLevel(n);
+        const t0 = Date.now();
+        await api('PUT', '/v1/maps/terrain', level.text, 'model/obj');
+        const buildMs = Date.now() - t0;
+        b = await H.launch({ width: 1280, height: 900 });
+        const page = b.page;
+        await page.goto(srv.url + '/');
+        await page.waitForSelector('#gl', { state: 'attached' });
+        await H.waitFor(page, () => [...document.querySelectorAll('#map option')].some((o) => o.value === 'terrain'), null, 'the level listed');
+        await page.selectOption('#map', 'terrain');
+        await H.waitFor(page, () => { const N = window.pathdViewer.nav.state; return N.mesh && N.mesh.id === 'terrain'; }, null, 'the mesh', 120000);
+        await page.click('#n_input');
+        await H.waitFor(page, () => window.pathdViewer.nav.state.mesh.input, null, 'the input geometry', 120000);
+        await page.evaluate(() => window.pathdViewer.nav.benchFrames(10)); // warm up: shaders, buffers
+        const cpu0 = chromiumCpu(b.context.profileDir);
+        const r = await page.evaluate((nf) => {
+            const nav = window.pathdViewer.nav;
+            const times = nav.benchFrames(nf);
+            return { times, triangles: nav.state.R.triangles, canvas: [nav.state.cv.width, nav.state.cv.height],
+                mesh: nav.state.mesh.counts, input: nav.state.mesh.input.triangles.length / 3,
+                renderer: (() => { const gl = nav.state.R.gl, d = gl.getExtension('WEBGL_debug_renderer_info'); return d ? gl.getParameter(d.UNMASKED_RENDERER_WEBGL) : '?'; })() };
+        }, frames);
+        const cpu1 = chromiumCpu(b.context.profileDir), cpu = {};
+        for (const k of Object.keys(cpu1)) cpu[k] = (1000 * (cpu1[k] - (cpu0[k] || 0))) / frames;
+        const s = [...r.times].sort((a, c) => a - c), q = (f) => s[Math.min(s.length - 1, Math.floor(f * s.length))];
+        const out = { level: `terrain ${n}x${n}`, input_triangles: r.input, navmesh: r.mesh, triangles_drawn: r.triangles,
+            canvas: r.canvas, frames: s.length, median_ms: q(0.5), p95_ms: q(0.95), max_ms: s[s.length - 1],
+            fps_at_median: 1000 / q(0.5), load_average: os.loadavg(), cpus: os.cpus().length, renderer: r.renderer,
+            cpu_ms_per_frame: cpu, upload_and_build_ms: buildMs, times: r.times };
+        fs.writeFileSync(path.join(H.ARTIFACTS, 'bench-viewer.json'), JSON.stringify(out, null, 1));
+        await page.screenshot({ path: path.join(H.ARTIFACTS, 'bench-viewer.png') });
+        console.log(`bench-viewer: ${out.level}, ${r.input} input triangles + ${r.mesh.triangles} navmesh surface triangles ` +
+            `= ${r.triangles} triangles drawn a frame (plus ${r.mesh.polygons} polygons' edges), ${r.canvas.join('x')} px, ${r.renderer}`);
+        console.log(`bench-viewer: ${out.frames} orbit frames drawn and read back: median ${out.median_ms.toFixed(1)} ms ` +
+            `(${out.fps_at_median.toFixed(0)} fps), p95 ${out.p95_ms.toFixed(1)} ms, max ${out.max_ms.toFixed(1)} ms; ` +
+            `load average ${out.load_average.map((x) => x.toFixed(1)).join(' ')} on ${out.cpus} cores ` +
+            `(build/browser/bench-viewer.json)`);
+        const cpuSum = Object.values(cpu).reduce((a, c) => a + c, 0);
+        console.log(`bench-viewer: CPU a frame (user + system, /proc): ${Object.entries(cpu).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(', ')}; ` +
+            `${cpuSum.toFixed(1)} ms in all: what a frame costs without the machine's other work`);
+    } finally {
+        await H.close(b);
+        await H.stopServer(srv);
+    }
+})().catch((e) => { console.error(e); process.exit(1); });
