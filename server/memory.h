@@ -82,9 +82,10 @@ void pf_mem_uncharge(pf_mem *m, pf_mem_kind k, size_t n);
  * (pf_hpa_size: counted on g from its region labels and border scans,
  * exact to the byte), fixed-size structs (64 KiB), and the allocator's
  * overhead on those blocks (31 bytes a block, a 4 KiB page per mapped
- * 128 KiB). O(cells) time (po->stop polled: PF_ECANCELED), scratch of one
- * cluster (PF_ENOMEM). A 2048x2048 maze of corridor 1: 546 MB for the 419 MB
- * it holds (the landmarks it is allowed but does not build: 117 MB). */
+ * 128 KiB, 2 MiB of alignment for a table of 2 MiB or more). O(cells)
+ * time (po->stop polled: PF_ECANCELED), scratch of one cluster
+ * (PF_ENOMEM). A 2048x2048 maze of corridor 1: 557 MB for the 419 MB it
+ * holds (the landmarks it is allowed but does not build: 117 MB). */
 pf_status pf_mem_map_estimate(const pf_grid *g, const pf_planner_opts *po, size_t *out);
 
 /* What a new D* Lite session may hold after its first plan on a map of
