@@ -1126,24 +1126,28 @@ END_TEST
  * answered 504 at --max-deadline-ms, nothing changed. Before, a write
  * waited without limit. */
 START_TEST(routes_maps_write_wait_deadline) {
-    hc_server s = it_start(ARGS("--workers", "1", "--deadline-ms", "50", "--max-deadline-ms", "50",
-                                "--max-map-cells", "4194304"));
-    char *big = it_open_map_text(1024, 1024), *raw;
+    /* The build holding the worker is a generated maze: a small body, so
+     * the request reaches the worker well within its own wait limit (a
+     * megabyte upload could spend the 50 ms that limit used to be on its
+     * body alone on a loaded machine, expire, and leave nothing running);
+     * a 1024x1024 corridor-1 maze then builds for far longer than 200 ms. */
+    hc_server s = it_start(ARGS("--workers", "1", "--deadline-ms", "200", "--max-deadline-ms",
+                                "200", "--max-map-cells", "4194304"));
+    static const char gen[] = "{\"type\":\"maze\",\"id\":\"big\",\"width\":1024,\"height\":1024,"
+                              "\"corridor_width\":1,\"walls\":\"edges\",\"seed\":7}";
+    char raw[512];
     int put;
     size_t n;
     hc_resp r;
     cJSON *j;
     it_put_map(&s, "m", "application/json", it_room_json, 201);
     it_wait_pool(&s, 0, 0);
-    raw = malloc(strlen(big) + 256);
-    n = (size_t)sprintf(raw,
-                        "PUT /v1/maps/big HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
-                        "Content-Type: text/x-movingai-map\r\nContent-Length: %zu\r\n\r\n%s",
-                        strlen(big), big);
+    n = (size_t)snprintf(raw, sizeof(raw),
+                         "POST /v1/maps/generate HTTP/1.1\r\nHost: localhost\r\nConnection: "
+                         "close\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+                         strlen(gen), gen);
     put = hc_send_only(s.port, raw, n);
     ck_assert_int_ge(put, 0);
-    free(raw);
-    free(big);
     it_wait_pool(&s, 1, 0); /* the big map builds on the one worker */
     r = it_req(&s, "PATCH", "/v1/maps/m", "application/json",
                "{\"cells\":[{\"x\":0,\"y\":6,\"cost\":0}]}");
