@@ -896,7 +896,14 @@ START_TEST(routes_maps_memory_budget) {
     fprintf(stderr,
             "routes_maps_memory_budget: %d maps of 512x512 fit 40 MB; server RSS %ld -> %ld KiB\n",
             n, before, after);
-#ifndef __SANITIZE_THREAD__ /* TSan's shadow memory is several times the heap */
+    /* Not under TSan (its shadow memory is several times the heap) nor
+     * ASan: its quarantine keeps every build's freed scratch (the auto
+     * model's search context and jps scratch, ~124 bytes a cell, not held
+     * by the map and not charged) resident, up to 256 MB. Since the
+     * reservation is the map's real size (13.2 MB, 10.4 MB held) rather
+     * than 64 bytes a cell (28.3 MB), 3 of these maps fit instead of 2 and
+     * ASan's RSS passed the check (+59 MB for 31 MB held). */
+#if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
     ck_assert_msg((after - before) * 1024 < 40000000 + (8 << 20), "RSS grew by %ld KiB",
                   after - before);
 #endif
