@@ -220,7 +220,9 @@ CLIENT_C_BINS := $(OUT)/clients/c/test_client $(OUT)/clients/c/example
 # side (each starts its own pathd on port 0).
 # Check's per-test timeouts are scaled for the sanitizer builds, which run
 # several times slower (CK_TIMEOUT_MULTIPLIER from the environment wins);
-# they only stop a hang: no test asserts on elapsed time.
+# they only stop a hang: no test asserts on elapsed time. A test case that
+# sets no timeout gets CK_DEFAULT_TIMEOUT (20 s here, Check's own is 4 s:
+# too short for a 2-core CI machine running two suites side by side).
 # The metrics suite saves its last /metrics scrape to METRICS_OUT:
 # promtool checks it, and tests/dashboard/check.js holds the Grafana
 # dashboard's queries against it.
@@ -237,7 +239,7 @@ SUITE_ORDER := $(filter $(SUITES),$(SLOW_SUITES)) $(filter-out $(SLOW_SUITES),$(
 test-run: $(PATHD) $(BENCH) $(TESTS) js-deps fleet-deps spec-deps test-tools $(CLIENT_C_BINS) \
           promtool-deps
 	@mkdir -p $(dir $(SPEC_LOG)) $(dir $(METRICS_OUT)) && rm -f $(SPEC_LOG) $(METRICS_OUT)
-	CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-$(TIMEOUT_MULT)} \
+	CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-$(TIMEOUT_MULT)} CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-20} \
 	  PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) \
 	  PATHD_SPEC_LOG=$(abspath $(SPEC_LOG)) PATHD_METRICS_OUT=$(abspath $(METRICS_OUT)) \
 	  tests/run-suites.sh $(TESTS) $(TEST_JOBS) $(SUITE_ORDER)
@@ -303,7 +305,7 @@ test-tsan:
 
 test-tsan-run: $(PATHD) $(BENCH) $(TESTS) js-deps fleet-deps test-tools
 	@rm -rf $(TSAN_LOG_DIR) && mkdir -p $(TSAN_LOG_DIR)
-	@rc=0; CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-3} \
+	@rc=0; CK_TIMEOUT_MULTIPLIER=$${CK_TIMEOUT_MULTIPLIER:-3} CK_DEFAULT_TIMEOUT=$${CK_DEFAULT_TIMEOUT:-20} \
 	  TSAN_OPTIONS="log_path=$(TSAN_LOG_DIR)/tsan second_deadlock_stack=1" \
 	  PATHD_BIN=$(abspath $(PATHD)) PATHD_BENCH_BIN=$(abspath $(BENCH)) \
 	  tests/run-suites.sh $(TESTS) $(TEST_JOBS) $(TSAN_SUITES) || rc=1; \

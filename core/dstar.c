@@ -36,11 +36,12 @@ static void set_base(pf_dstar *d, const pf_grid *g) {
 }
 
 /* Creates a session from start to goal on g (borrowed until a rebase
- * replaces it or the session is destroyed), its vertex store chosen by
- * opts (NULL: the tiles). Nothing is allocated but the session itself, and
- * nothing is searched: the first plan searches anew. On error (PF_ERANGE,
- * PF_EBLOCKED from the endpoints on the base grid, PF_ENOMEM) *out is NULL
- * and nothing is allocated. */
+ * replaces it or the session is destroyed), its vertex store and root
+ * chosen by opts (NULL: the tiles, rooted as PF_DSTAR_ROOT_AUTO says).
+ * Nothing is allocated but the session itself, and nothing is searched:
+ * the first plan searches anew. On error (PF_ERANGE, PF_EBLOCKED from the
+ * endpoints on the base grid, PF_EINVAL for an unknown root, PF_ENOMEM)
+ * *out is NULL and nothing is allocated. */
 pf_status pf_dstar_create_with(const pf_grid *g, pf_point start, pf_point goal,
                                const pf_dstar_opts *opts, pf_dstar **out) {
     pf_dstar *d;
@@ -51,9 +52,16 @@ pf_status pf_dstar_create_with(const pf_grid *g, pf_point start, pf_point goal,
     d = calloc(1, sizeof(*d));
     if (!d) return PF_ENOMEM;
     d->ops = opts && opts->plain_store ? &pf__dstar_plain_ops : &pf__dstar_tiles_ops;
+    d->root_opt = opts ? opts->root : PF_DSTAR_ROOT_AUTO;
+    d->reroot_always = opts && opts->reroot_always;
+    if (d->root_opt < PF_DSTAR_ROOT_AUTO || d->root_opt > PF_DSTAR_ROOT_AGENT) {
+        free(d);
+        return PF_EINVAL;
+    }
     set_base(d, g);
     d->start = d->last = cell_of(d, start);
-    d->goal = cell_of(d, goal);
+    d->goal = d->plan_goal = d->root = cell_of(d, goal);
+    d->fwd = d->root_opt == PF_DSTAR_ROOT_AGENT;
     d->fresh = true;
     *out = d;
     return PF_OK;
@@ -72,6 +80,7 @@ void pf_dstar_destroy(pf_dstar *d) {
     free(d->q);
     free(d->o);
     free(d->path);
+    free(d->gone);
     free(d);
 }
 
@@ -87,9 +96,10 @@ pf_status pf_dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
     return d->ops->plan(d, max_expanded, out);
 }
 
-/* Moves the agent to p. Only the position changes here: km grows (by
- * sync_start) before the next key is computed. PF_ERANGE or PF_EBLOCKED on
- * the effective map leave the session unchanged. */
+/* Moves the agent to p. Only the position changes here: searching from
+ * the goal, km grows (by sync_tip) before the next key is computed;
+ * searching from the agent, the next plan re-roots. PF_ERANGE or
+ * PF_EBLOCKED on the effective map leave the session unchanged. */
 pf_status pf_dstar_move(pf_dstar *d, pf_point p) {
     pf_status st = check_cell(d, p);
     if (st) return st;
@@ -97,15 +107,14 @@ pf_status pf_dstar_move(pf_dstar *d, pf_point p) {
     return PF_OK;
 }
 
-/* Sets a new goal, walkable on the effective map; the next plan searches
- * anew. The current goal again is a no-op. PF_ERANGE or PF_EBLOCKED leave
- * the session unchanged. */
+/* Sets a new goal, walkable on the effective map. Only the goal changes
+ * here, as the agent's position does in pf_dstar_move: the next plan
+ * re-roots (searching from the goal) or raises km (searching from the
+ * agent). PF_ERANGE or PF_EBLOCKED leave the session unchanged. */
 pf_status pf_dstar_set_goal(pf_dstar *d, pf_point goal) {
     pf_status st = check_cell(d, goal);
     if (st) return st;
-    if (cell_of(d, goal) == d->goal) return PF_OK;
     d->goal = cell_of(d, goal);
-    d->fresh = true;
     return PF_OK;
 }
 
@@ -138,7 +147,7 @@ pf_status pf_dstar_set_cost(pf_dstar *d, pf_point p, uint8_t cost) {
     pf__dstar_ov_refresh_block(d, p.x, p.y);
     note_overlay_cost(d, cost);
     if (d->fresh) return PF_OK;
-    sync_start(d);
+    sync_tip(d);
     /* Room was reserved above, so this cannot fail. */
     return d->ops->refresh_block(d, p.x, p.y);
 }
@@ -172,7 +181,7 @@ pf_status pf_dstar_set_wall(pf_dstar *d, pf_point p, int dir, bool blocked) {
     pf__dstar_ov_refresh_block(d, p.x, p.y);
     pf__dstar_ov_refresh_block(d, q.x, q.y);
     if (d->fresh) return PF_OK;
-    sync_start(d);
+    sync_tip(d);
     st = d->ops->refresh_block(d, p.x, p.y);
     if (!st) st = d->ops->refresh_block(d, q.x, q.y);
     if (st) d->fresh = true;
@@ -193,7 +202,7 @@ pf_status pf_dstar_rebase(pf_dstar *d, const pf_grid *g, const pf_point *changed
     for (size_t i = 0; i < n; i++)
         if (!in_bounds(d, changed[i].x, changed[i].y)) return PF_ERANGE;
     bool same_rules = g->connectivity == d->conn && g->corner_cutting == d->cut;
-    if (!d->fresh) sync_start(d);
+    if (!d->fresh) sync_tip(d);
     set_base(d, g);
     d->cuts = NULL; /* they describe the old base */
     if (!same_rules) {
@@ -215,6 +224,23 @@ pf_status pf_dstar_rebase(pf_dstar *d, const pf_grid *g, const pf_point *changed
     return st;
 }
 
+/* How the last plan went: dstar_lite.c's plan fills d->info. */
+void pf_dstar_last_plan(const pf_dstar *d, pf_dstar_plan_info *out) { *out = d->info; }
+
+/* The effective cost of p, 0 off the map. */
+uint8_t pf_dstar_cost(const pf_dstar *d, pf_point p) {
+    return in_bounds(d, p.x, p.y) ? eff_cost(d, cell_of(d, p)) : 0;
+}
+
+/* Whether the effective move mask of a has the step to b. */
+bool pf_dstar_can_step(const pf_dstar *d, pf_point a, pf_point b) {
+    if (!in_bounds(d, a.x, a.y) || !in_bounds(d, b.x, b.y)) return false;
+    for (int k = 0; k < d->conn; k++)
+        if (a.x + pf_dir_dx[k] == b.x && a.y + pf_dir_dy[k] == b.y)
+            return (eff_moves(d, cell_of(d, a)) >> k) & 1u;
+    return false;
+}
+
 /* The agent's cell. */
 pf_point pf_dstar_position(const pf_dstar *d) {
     pf_point p = {d->start % d->w, d->start / d->w};
@@ -234,5 +260,6 @@ const pf_grid *pf_dstar_grid(const pf_dstar *d) { return d->base; }
  * them; the shared base grid and cuts are not counted. */
 size_t pf_dstar_memory(const pf_dstar *d) {
     return sizeof(*d) + d->ops->store_memory(d) + (size_t)d->qcap * sizeof(qitem) +
-           (size_t)d->ocap * sizeof(ov) + d->path_cap * sizeof(pf_point);
+           (size_t)d->ocap * sizeof(ov) + d->path_cap * sizeof(pf_point) +
+           (size_t)d->gone_cap * sizeof(gone);
 }

@@ -16,10 +16,25 @@
  * of grid.h) apply to the effective costs and walls. Overlay entries stay in
  * force across rebases: the overlay always wins over the base.
  *
+ * Moving targets. A new goal does not throw the search away. The search is
+ * rooted at one end of the path and focused on the other (dstar_internal.h):
+ * classic D* Lite roots at the goal, so its agent moves for free and a goal
+ * move re-roots the search at the new goal, keeping the vertices whose
+ * shortest way to the old goal passed through the new one (Moving Target
+ * D* Lite's deletion, Sun, Yeoh & Koenig, AAMAS 2010). For a chase the
+ * session roots at the agent instead, as MT-D* Lite does: goal moves are
+ * then free (km) and the agent's step along its own path re-roots, keeping
+ * almost all of the tree. pf_dstar_opts.root picks the orientation; by
+ * default a session roots at the goal and switches to the agent after two
+ * plans in a row with a goal move, and back after 16 plans without one
+ * (each switch is one search anew). Every plan is optimal whichever way.
+ *
  * Searches anew instead of repairing (documented, rare): the first plan, a
- * new goal, a rebase onto a grid with other rules, and any change that makes
- * some effective cost cheaper than every cost the heuristic was scaled by
- * (the heuristic must stay a lower bound, see dstar_lite.c).
+ * re-root whose new root the search has not settled (a jump, or a goal
+ * moving away from an agent searched towards), a switch of orientation, a
+ * rebase onto a grid with other rules, and any change that makes some
+ * effective cost cheaper than every cost the heuristic was scaled by (the
+ * heuristic must stay a lower bound, see dstar_lite.c).
  *
  * Not thread-safe: one thread at a time per session. The base grid is
  * borrowed and must stay alive and unmodified until it is replaced with
@@ -53,7 +68,33 @@ typedef struct pf_dstar_opts {
      * way to rule the tiles out when a session misbehaves; not meant for
      * production sessions. */
     bool plain_store;
+    /* Where the search is rooted (see the top of this file): one of
+     * PF_DSTAR_ROOT_*. Every orientation answers every call optimally; they
+     * differ in the work a move costs. */
+    int root;
+    /* Re-roots at every move of the root's end, as MT-D* Lite does, where
+     * by default a move the path still runs through is answered without
+     * re-rooting (dstar_lite.c's move_root). Answers every call as
+     * optimally; for measuring the two side by side (`pathd-bench chase
+     * --reroot always`). */
+    bool reroot_always;
 } pf_dstar_opts;
+
+enum {
+    PF_DSTAR_ROOT_AUTO = 0, /* the goal; the agent while the goal keeps moving */
+    PF_DSTAR_ROOT_GOAL,     /* always the goal: classic D* Lite */
+    PF_DSTAR_ROOT_AGENT     /* always the agent: Moving Target D* Lite */
+};
+
+/* How the last pf_dstar_plan went, beside its pf_result. */
+typedef struct pf_dstar_plan_info {
+    bool anew;        /* it initialised the search (see "Searches anew") */
+    bool rerooted;    /* it moved the search's root to the end that moved */
+    bool deferred;    /* that end moved, but the path still ran through it:
+                       * answered without re-rooting (dstar_lite.c) */
+    bool from_agent;  /* the search is rooted at the agent */
+    uint64_t deleted; /* vertices the re-root reset to "not reached" */
+} pf_dstar_plan_info;
 
 /* Creates a session on `g` (borrowed) from start to goal, with the options
  * `opts` (borrowed for the call only; NULL for the defaults). PF_ERANGE
@@ -92,8 +133,9 @@ pf_status pf_dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out);
  * or plan). PF_ERANGE / PF_EBLOCKED leave the session unchanged. */
 pf_status pf_dstar_move(pf_dstar *d, pf_point p);
 /* A new goal, walkable on the effective map (PF_ERANGE / PF_EBLOCKED leave
- * the session unchanged); the next plan searches anew. The same goal again
- * is a no-op. */
+ * the session unchanged), any cell, not only a neighbour of the old one.
+ * The next plan re-roots or raises km (see the top of this file); it
+ * searches anew only as said there. The same goal again is a no-op. */
 pf_status pf_dstar_set_goal(pf_dstar *d, pf_point goal);
 
 /* Session-private changes: a cell's cost (0 blocks), or a wall edge between
@@ -127,19 +169,29 @@ pf_status pf_dstar_rebase(pf_dstar *d, const pf_grid *g, const pf_point *changed
 struct pf_cuts;
 void pf_dstar_set_cuts(pf_dstar *d, const struct pf_cuts *cuts);
 
+/* How the last plan went (all false and 0 before the first). */
+void pf_dstar_last_plan(const pf_dstar *d, pf_dstar_plan_info *out);
+
+/* The effective map the session plans on (the base grid under its
+ * overlay), as grid.h's pf_grid_cost and pf_grid_can_step read a grid: the
+ * cost of cell p (0 blocked, also off the map), and whether the single
+ * step from a to b (a neighbour of a) is allowed by the map's rules over
+ * the effective costs and walls (false for anything else). O(1) (an
+ * overlay lookup); read-only. */
+uint8_t pf_dstar_cost(const pf_dstar *d, pf_point p);
+bool pf_dstar_can_step(const pf_dstar *d, pf_point a, pf_point b);
+
 pf_point pf_dstar_position(const pf_dstar *d);
 pf_point pf_dstar_goal(const pf_dstar *d);
 /* The base grid the session currently borrows. */
 const pf_grid *pf_dstar_grid(const pf_dstar *d);
 /* Bytes the session holds (its struct, vertex tiles and their index, the
- * wide g table, open list, overlay and path buffer), not counting the shared
- * base grid. Vertices cost 4 bytes a walkable cell of every 8x8 tile the
- * search touched, plus 16 a tile (plus 8 for the few g values a tile
- * cannot hold in place, see dstar_tiles.h); on the plain store 8 bytes a
- * cell of the map. `pathd-bench sessions --all-buckets` after one plan on
- * the 512x512 Moving AI maps: mean 0.16-0.28 MB a session, 0.36 MB on
- * maze512-1-0 (half walls) and 0.54 MB on maze512-8-0, whose searches
- * touch most of the map. */
+ * wide g table, open list, overlay, path buffer and the last re-root's
+ * record), not counting the shared base grid. Vertices cost 4 bytes a walkable cell of every 8x8
+ * tile the search touched, plus 16 a tile (plus 8 for the few g values a tile cannot hold in place,
+ * see dstar_tiles.h); on the plain store 8 bytes a cell of the map. `pathd-bench sessions
+ * --all-buckets` after one plan on the 512x512 Moving AI maps: mean 0.16-0.28 MB a session, 0.36 MB
+ * on maze512-1-0 (half walls) and 0.54 MB on maze512-8-0, whose searches touch most of the map. */
 size_t pf_dstar_memory(const pf_dstar *d);
 
 #endif

@@ -6,7 +6,9 @@
  *   dstar_lite.c      D* Lite itself (Koenig & Likhachev, "D* Lite", AAAI
  *                     2002, figure 4): keys, the open list, UpdateVertex,
  *                     ComputeShortestPath, the path read-out and the
- *                     cut-off test that answers without searching
+ *                     cut-off test that answers without searching; and
+ *                     the re-rooting of Moving Target D* Lite (Sun, Yeoh
+ *                     & Koenig, AAMAS 2010) when the root's end moves
  *   dstar_tiles.h/.c  the vertex store: g or the open-list position of each
  *                     touched cell, in 8x8 tiles of a word pool
  *   dstar_plain.c     the reference vertex store, one plain array of W x H
@@ -27,6 +29,19 @@
  * holds only the inconsistent vertices, and the overlay holds only the
  * private changes and their neighbours. The base grid is borrowed and
  * shared by every session.
+ *
+ * Two ends, a root and a tip. The search is rooted at one end of the path
+ * (rhs(root) is fixed, every other rhs is the one-step lookahead) and
+ * focused on the other, the tip: keys use h(tip, s), and a tip that moves
+ * only raises km (D* Lite's agent moves). Classic D* Lite roots at the
+ * goal and its tip is the agent. A chase moves the goal every frame, so a
+ * session may instead root at the agent (Moving Target D* Lite's
+ * orientation): the goal is then the tip and its moves only raise km,
+ * while the agent, moving along its own path, re-roots the search, which
+ * keeps the part of the tree still hanging from the new root (dstar_lite.c's
+ * reroot). `fwd` says which: the search runs forward from the agent. The
+ * root's end may move between plans; `root` is the cell the search data is
+ * rooted at, and the next plan re-roots it to the end that moved.
  *
  * The static inline helpers below keep short names (ov_find, eff_cost,
  * heur): the search's inner loop calls them on every neighbour, and only
@@ -58,8 +73,10 @@ typedef int64_t dist;
 #define UNIT_ORTH ((dist)1 << 24)
 #define UNIT_DIAG ((dist)23726566) /* round(sqrt(2) * 2^24) */
 _Static_assert(UNIT_ORTH % 2 == 0 && UNIT_DIAG % 2 == 0, "tiles store g / 2 (see dstar_tiles.h)");
-/* km grows with every move; past this the session searches anew rather than
- * risk an overflow of k1 = g + h + km (never reached in practice). */
+/* km grows with every move of the tip, and g values with every re-root (the
+ * new root keeps its g, see dstar_lite.c's reroot); past this the session
+ * searches anew rather than risk an overflow of k1 = g + h + km (never
+ * reached in practice). */
 #define KM_LIMIT ((dist)1 << 61)
 
 /* A vertex's place in the vertex store (dstar_tiles.h), NO_SLOT for a cell
@@ -101,6 +118,13 @@ typedef struct ov {
     uint8_t moves; /* effective move mask, kept current by every change */
 } ov;
 
+/* A vertex the re-root reset (dstar_lite.c's reroot): its cell and the g it
+ * had, which its children's rhs may have come from. */
+typedef struct gone {
+    int32_t cell;
+    dist g;
+} gone;
+
 /* D* Lite over one vertex store (dstar_lite.c): what dstar.c calls. */
 typedef struct pf__dstar_ops {
     /* pf_dstar_plan. */
@@ -128,8 +152,14 @@ struct pf_dstar {
     int32_t off[PF_DIR_COUNT];
     dist unit[PF_DIR_COUNT]; /* UNIT_ORTH or UNIT_DIAG */
 
-    int32_t start, goal; /* cell indices */
-    int32_t last;        /* s_last: the agent's position when km was last raised */
+    int32_t start, goal; /* cell indices: the agent and its goal */
+    int32_t root;        /* the cell the search data is rooted at (see above) */
+    int32_t last;        /* s_last: the tip's position when km was last raised */
+    bool fwd;            /* rooted at the agent (MT-D* Lite), else at the goal */
+    int root_opt;        /* pf_dstar_opts.root: PF_DSTAR_ROOT_* */
+    bool reroot_always;  /* pf_dstar_opts.reroot_always */
+    uint32_t goal_hist;  /* bit i: the goal moved before the i-th plan back */
+    int32_t plan_goal;   /* the goal at the last plan */
     dist km;
     dist hscale;                /* heuristic scale: a lower bound of every effective cost */
     bool fresh;                 /* the next plan initialises the search first */
@@ -165,7 +195,12 @@ struct pf_dstar {
     pf_point *path;
     size_t path_cap;
 
+    /* The vertices the last re-root reset (dstar_lite.c's reroot). */
+    gone *gone;
+    uint32_t ngone, gone_cap;
+
     uint64_t expanded, generated; /* work of the current plan call */
+    pf_dstar_plan_info info;      /* how the last plan went (pf_dstar_last_plan) */
 };
 
 /* Hashing: Fibonacci hashing of the cell index, linear probing. Nothing is
@@ -239,13 +274,21 @@ static inline dist heur(const pf_dstar *d, int32_t a, int32_t b) {
     return d->hscale * ((dist)(mx - mn) * UNIT_ORTH + (dist)mn * UNIT_DIAG);
 }
 
-/* The agent moved since km was last raised: raise it by h(s_last, s_start),
- * which bounds how much any h(s_start, s) can have dropped. Called before
+/* The tip: the end of the path the search is focused on, the agent when
+ * rooted at the goal and the goal when rooted at the agent. */
+static inline int32_t tip_of(const pf_dstar *d) { return d->fwd ? d->goal : d->start; }
+
+/* The end the search should be rooted at. */
+static inline int32_t root_want(const pf_dstar *d) { return d->fwd ? d->start : d->goal; }
+
+/* The tip moved since km was last raised: raise it by h(s_last, tip),
+ * which bounds how much any h(tip, s) can have dropped. Called before
  * anything computes a key with the new position. */
-static inline void sync_start(pf_dstar *d) {
-    if (d->start == d->last) return;
-    d->km += heur(d, d->last, d->start);
-    d->last = d->start;
+static inline void sync_tip(pf_dstar *d) {
+    int32_t t = tip_of(d);
+    if (t == d->last) return;
+    d->km += heur(d, d->last, t);
+    d->last = t;
     if (d->km > KM_LIMIT) d->fresh = true;
 }
 

@@ -1,16 +1,23 @@
 /* dstar_lite.c -- D* Lite, the optimized version (Koenig & Likhachev, "D* Lite",
- * AAAI 2002, figure 4), over a vertex store: the tiles of dstar_tiles.h when
- * this file is compiled on its own, the plain array of dstar_plain.c when
- * that file includes it (see dstar_internal.h). See dstar.h for the
- * contract.
+ * AAAI 2002, figure 4), with the re-rooting of Moving Target D* Lite (Sun,
+ * Yeoh & Koenig, AAMAS 2010), over a vertex store: the tiles of
+ * dstar_tiles.h when this file is compiled on its own, the plain array of
+ * dstar_plain.c when that file includes it (see dstar_internal.h). See
+ * dstar.h for the contract.
  *
- * The search runs backwards, from the goal towards the agent: g(s) and rhs(s)
- * estimate the cost from s to the goal, and the agent's path follows the
- * argmin over successors s' of c(s, s') + g(s'). Edge costs follow the map
- * model: c(s, s') = cost(s') x step length, so when a vertex u is expanded
- * every predecessor s reaches it for cost(u) x len(dir). Costs are the
- * effective map's (dstar_overlay.c), distances fixed-point integers
- * (dstar_internal.h).
+ * The search runs from its root towards its tip (dstar_internal.h): rooted
+ * at the goal (classic D* Lite), g(s) and rhs(s) estimate the cost from s
+ * to the goal, and the agent's path follows the argmin over successors s'
+ * of c(s, s') + g(s'); rooted at the agent (MT-D* Lite), they estimate the
+ * cost from the agent to s, and the path is read back from the goal along
+ * the argmin over predecessors s' of g(s') + c(s', s). Edge costs follow
+ * the map model: c(s, s') = cost(s') x step length, so an edge between u
+ * (nearer the root) and its neighbour s in direction k weighs cost(u) x
+ * len(k) rooted at the goal (the move s -> u enters u) and cost(s) x len(k)
+ * rooted at the agent (u -> s enters s): `weight` below. Moves are
+ * symmetric (grid.h), so both orientations read a cell's own move mask for
+ * its neighbours either way. Costs are the effective map's
+ * (dstar_overlay.c), distances fixed-point integers (dstar_internal.h).
  *
  * The open list U is a binary heap of items (key, g, rhs, cell) whose
  * position is stored in the cell, so Update and Remove are O(log n).
@@ -52,6 +59,12 @@ static inline dist g_at(const pf_dstar *d, slot_t sl) {
 static inline dist rhs_at(const pf_dstar *d, slot_t sl) {
     int64_t v = cell_load(d, sl);
     return is_queued(v) ? d->q[untag_pos(v)].rhs : v;
+}
+
+/* The weight of the edge between u (nearer the root, entry cost cu) and
+ * its neighbour s = u + off[k], in the search's orientation (see above). */
+static inline dist weight(const pf_dstar *d, dist cu, int32_t s, int k) {
+    return (d->fwd ? (dist)eff_cost(d, s) : cu) * d->unit[k];
 }
 
 /* g of a cell, infinity when untouched. */
@@ -117,10 +130,9 @@ static void q_rekey(pf_dstar *d, uint32_t pos, dist k1, dist k2) {
     d->generated++;
 }
 
-/* Takes item pos off the list; its cell then holds g (now equal to rhs). */
-static void q_remove(pf_dstar *d, uint32_t pos) {
+/* Takes item pos off the list; its cell then holds `g`. */
+static void q_take(pf_dstar *d, uint32_t pos, dist g) {
     slot_t sl = d->q[pos].slot;
-    dist g = d->q[pos].g;
     if (pos != --d->qlen) {
         q_place(d, pos, &d->q[d->qlen]);
         if (pos > 0 && q_less(&d->q[pos], &d->q[(pos - 1) / 2]))
@@ -130,6 +142,9 @@ static void q_remove(pf_dstar *d, uint32_t pos) {
     }
     cell_store_g(d, sl, g);
 }
+
+/* Takes item pos off the list; its cell then holds g (now equal to rhs). */
+static void q_remove(pf_dstar *d, uint32_t pos) { q_take(d, pos, d->q[pos].g); }
 
 /* Makes room for n more open-list items, so q_insert never allocates. The
  * open list holds only the inconsistent vertices (the search frontier). */
@@ -156,7 +171,7 @@ static inline pf_status reserve(pf_dstar *d, uint32_t n, uint32_t k) {
 
 static inline void calc_key(const pf_dstar *d, int32_t cell, dist g, dist rhs, dist *k1, dist *k2) {
     dist m = g < rhs ? g : rhs;
-    *k1 = m == DIST_INF ? DIST_INF : m + heur(d, d->start, cell) + d->km;
+    *k1 = m == DIST_INF ? DIST_INF : m + heur(d, tip_of(d), cell) + d->km;
     *k2 = m;
 }
 
@@ -188,11 +203,14 @@ static void update_vertex(pf_dstar *d, slot_t sl, int32_t cell, dist g, dist rhs
     }
 }
 
-/* min over successors s' of c(s, s') + g(s'). */
-SEARCH_CLONES static dist best_successor(const pf_dstar *d, int32_t s) {
+/* rhs(s) by the one-step lookahead, s not the root: rooted at the goal,
+ * min over successors s' of c(s, s') + g(s'); rooted at the agent, min over
+ * predecessors s' of g(s') + c(s', s). */
+SEARCH_CLONES static dist best_support(const pf_dstar *d, int32_t s) {
     uint8_t m = eff_moves(d, s);
     int32_t x = cell_x(d, s), y = cell_y(d, s);
     near h = near_of(d, x, y);
+    const dist cs = d->fwd ? (dist)eff_cost(d, s) : 0;
     dist best = DIST_INF;
     for (int k = 0; k < d->conn; k++) {
         if (!(m & (1u << k))) continue;
@@ -200,7 +218,7 @@ SEARCH_CLONES static dist best_successor(const pf_dstar *d, int32_t s) {
         slot_t sl = near_find(d, &h, x + pf_dir_dx[k], y + pf_dir_dy[k]);
         dist gn = sl == NO_SLOT ? DIST_INF : g_at(d, sl);
         if (gn == DIST_INF) continue;
-        dist c = (dist)eff_cost(d, n) * d->unit[k] + gn;
+        dist c = (d->fwd ? cs : (dist)eff_cost(d, n)) * d->unit[k] + gn;
         if (c < best) best = c;
     }
     return best;
@@ -211,44 +229,50 @@ SEARCH_CLONES static dist best_successor(const pf_dstar *d, int32_t s) {
 static void refresh_vertex(pf_dstar *d, int32_t x, int32_t y) {
     int32_t s = y * d->w + x;
     slot_t sl;
-    if (s == d->goal) return; /* rhs(goal) = 0 whatever its edges */
-    dist rhs = best_successor(d, s);
+    if (s == d->root) return; /* rhs(root) is fixed whatever its edges */
+    dist rhs = best_support(d, s);
     sl = rhs == DIST_INF ? slot_find(d, x, y) : slot_get(d, x, y);
     if (sl == NO_SLOT) return; /* untouched and still unreachable */
     update_vertex(d, sl, s, g_at(d, sl), rhs);
 }
 
-/* Resets the search: no tiles, empty open list, km = 0, rhs(goal) = 0.
- * Memory goes back to almost nothing, so a session that searched a large
- * area before a goal change does not keep it. */
+/* Resets the search: no tiles, empty open list, km = 0, rooted at the end
+ * the orientation wants with rhs(root) = 0. Memory goes back to almost
+ * nothing, so a session that searched a large area before does not keep
+ * it. */
 static pf_status initialise(pf_dstar *d) {
     uint8_t minc = pf_grid_min_cost(d->base);
     store_free(d);
     free(d->q);
     d->q = NULL;
     d->qcap = d->qlen = 0;
+    free(d->gone);
+    d->gone = NULL;
+    d->gone_cap = d->ngone = 0;
     d->km = 0;
-    d->last = d->start;
+    d->root = root_want(d);
+    d->last = tip_of(d);
     d->hscale = d->ov_min && d->ov_min < minc ? d->ov_min : minc;
     if (reserve(d, 1, 16)) return PF_ENOMEM;
-    int32_t gx = cell_x(d, d->goal), gy = cell_y(d, d->goal);
-    update_vertex(d, slot_get(d, gx, gy), d->goal, DIST_INF, 0);
+    int32_t rx = cell_x(d, d->root), ry = cell_y(d, d->root);
+    update_vertex(d, slot_get(d, rx, ry), d->root, DIST_INF, 0);
     d->fresh = false;
     return PF_OK;
 }
 
 /* The stop test of ComputeShortestPath(): nothing left to do for the
- * agent's vertex. The paper's optimized loop also stops while the agent's
+ * tip's vertex. The paper's optimized loop also stops while the tip's
  * vertex is overconsistent; going on until it is consistent (the basic
- * version's test) costs one expansion and gives the agent an exact g, from
+ * version's test) costs one expansion and gives the tip an exact g, from
  * which the whole path is read. */
 static inline bool search_done(const pf_dstar *d) {
     if (d->qlen == 0) return true;
-    slot_t ss = slot_find(d, cell_x(d, d->start), cell_y(d, d->start));
+    const int32_t t = tip_of(d);
+    slot_t ss = slot_find(d, cell_x(d, t), cell_y(d, t));
     dist sg = ss == NO_SLOT ? DIST_INF : g_at(d, ss);
     dist srhs = ss == NO_SLOT ? DIST_INF : rhs_at(d, ss);
     dist m = sg < srhs ? sg : srhs;
-    dist ks1 = m == DIST_INF ? DIST_INF : m + d->km, ks2 = m; /* h(start, start) = 0 */
+    dist ks1 = m == DIST_INF ? DIST_INF : m + d->km, ks2 = m; /* h(tip, tip) = 0 */
     return !(key_less(d->q[0].k1, d->q[0].k2, ks1, ks2) || srhs != sg);
 }
 
@@ -276,30 +300,31 @@ SEARCH_CLONES static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_e
         const dist cu = (dist)eff_cost(d, c);
         near h = near_of(d, cx, cy);
         if (top.g > top.rhs) {
-            /* Overconsistent: settle g and relax the predecessors. */
+            /* Overconsistent: settle g and relax the neighbours away from
+             * the root. */
             const dist gu = top.rhs;
             d->q[0].g = gu;
             q_remove(d, 0);
             for (int k = 0; k < d->conn; k++) {
                 if (!(mv & (1u << k))) continue;
                 int32_t s = c + d->off[k];
-                if (s == d->goal) continue;
-                dist cand = cu * d->unit[k] + gu;
+                if (s == d->root) continue;
+                dist cand = weight(d, cu, s, k) + gu;
                 slot_t sl = near_get(d, &h, cx + pf_dir_dx[k], cy + pf_dir_dy[k]);
                 if (cand < rhs_at(d, sl)) update_vertex(d, sl, s, g_at(d, sl), cand);
             }
         } else {
-            /* Underconsistent: raise g to infinity; predecessors whose rhs
-             * came through u look for their next best successor. */
+            /* Underconsistent: raise g to infinity; neighbours whose rhs
+             * came through u look for their next best support. */
             const dist gold = top.g;
             update_vertex(d, top.slot, c, DIST_INF, top.rhs);
             for (int k = 0; k < d->conn; k++) {
                 if (!(mv & (1u << k))) continue;
                 int32_t s = c + d->off[k];
-                if (s == d->goal) continue;
+                if (s == d->root) continue;
                 slot_t sl = near_find(d, &h, cx + pf_dir_dx[k], cy + pf_dir_dy[k]);
-                if (sl == NO_SLOT || rhs_at(d, sl) != cu * d->unit[k] + gold) continue;
-                update_vertex(d, sl, s, g_at(d, sl), best_successor(d, s));
+                if (sl == NO_SLOT || rhs_at(d, sl) != weight(d, cu, s, k) + gold) continue;
+                update_vertex(d, sl, s, g_at(d, sl), best_support(d, s));
             }
         }
     }
@@ -344,24 +369,38 @@ static pf_status reserve_path(pf_dstar *d, size_t n) {
     return PF_OK;
 }
 
-/* Follows argmin over successors s' of c(s, s') + g(s') from the agent to
- * the goal. Each step strictly lowers g (edge costs are >= 1), so the walk
- * ends; the bound on its length only guards against a broken invariant. */
-SEARCH_CLONES static pf_status extract_path(pf_dstar *d, pf_result *out) {
-    int32_t cur = d->start;
+/* The path, read from the tip along the argmin of the one-step lookahead
+ * (best_support's) down to cell `to`: the root, or (dstar.h's lazy
+ * re-root) the cell the root's end moved to. Each step strictly lowers g
+ * (edge costs are >= 1), so the walk ends; the bound on its length only
+ * guards against a broken invariant. Rooted at the goal the walk runs from
+ * the agent towards the goal; rooted at the agent it runs from the goal
+ * back towards the agent, and the points are turned round. The cost is
+ * summed in walking order, the cost of each step the cost of the cell it
+ * enters.
+ *
+ * Walking to the root, ties go to the first direction. Walking to another
+ * cell, ties go to the neighbour nearest it (octile), and the walk gives
+ * up (PF_NO_PATH) once g is down to g(to) anywhere else: the argmin path
+ * then does not pass through `to`, although another shortest one might. */
+SEARCH_CLONES static pf_status extract_path(pf_dstar *d, int32_t to, bool biased, pf_result *out) {
+    int32_t cur = tip_of(d);
     size_t n = 0, limit = store_bound(d) + 1;
     double cost = 0.0;
+    const dist gto = to != d->root ? g_of(d, cell_x(d, to), cell_y(d, to)) : 0;
     for (;;) {
         int32_t x = cell_x(d, cur), y = cell_y(d, cur);
         if (reserve_path(d, n + 1)) return PF_ENOMEM;
         d->path[n].x = x;
         d->path[n].y = y;
         n++;
-        if (cur == d->goal) break;
+        if (cur == to) break;
+        if (cur == d->root) return PF_NO_PATH; /* walked past `to` */
         if (n > limit) return PF_EINVAL;
         uint8_t m = eff_moves(d, cur);
         near h = near_of(d, x, y);
-        dist best = DIST_INF;
+        const dist ccur = d->fwd ? (dist)eff_cost(d, cur) : 0;
+        dist best = DIST_INF, bestg = DIST_INF, besth = DIST_INF;
         double step = 0.0;
         int32_t next = -1;
         for (int k = 0; k < d->conn; k++) {
@@ -370,17 +409,27 @@ SEARCH_CLONES static pf_status extract_path(pf_dstar *d, pf_result *out) {
             slot_t sl = near_find(d, &h, x + pf_dir_dx[k], y + pf_dir_dy[k]);
             dist gs = sl == NO_SLOT ? DIST_INF : g_at(d, sl);
             if (gs == DIST_INF) continue;
-            dist c = (dist)eff_cost(d, s) * d->unit[k];
-            if (c + gs < best) {
-                best = c + gs;
-                step = (double)eff_cost(d, s) * pf__dir_len(k);
-                next = s;
-            }
+            dist ce = d->fwd ? ccur : (dist)eff_cost(d, s), c = ce * d->unit[k] + gs;
+            if (c > best) continue;
+            dist hs = biased ? heur(d, s, to) : 0;
+            if (c == best && hs >= besth) continue;
+            best = c;
+            bestg = gs;
+            besth = hs;
+            step = (double)ce * pf__dir_len(k);
+            next = s;
         }
         if (next < 0) return PF_EINVAL;
+        if (to != d->root && next != to && bestg <= gto) return PF_NO_PATH;
         cost += step;
         cur = next;
     }
+    if (d->fwd)
+        for (size_t i = 0, j = n - 1; i < j; i++, j--) {
+            pf_point t = d->path[i];
+            d->path[i] = d->path[j];
+            d->path[j] = t;
+        }
     trim_path(d, n);
     out->path = d->path;
     out->path_len = n;
@@ -417,16 +466,207 @@ static bool cut_off(const pf_dstar *d) {
     return sep;
 }
 
+/* Re-rooting (Moving Target D* Lite's OptimizedDeletion, Sun, Yeoh &
+ * Koenig, AAMAS 2010, in either orientation). The end the search is rooted
+ * at moved to cell nr. The paper's insight: every vertex whose shortest way
+ * to the old root runs through nr has, in g, its distance to nr plus the
+ * constant g(nr). So nr becomes the root keeping rhs(nr) = g(nr) (no value
+ * under it changes, and D* Lite never needed rhs(root) = 0), and only the
+ * other vertices are reset to "not reached" (g = rhs = inf), then given
+ * their one-step lookahead again; ComputeShortestPath does the rest.
+ *
+ * Which vertices hang from nr is read from the values, without the paper's
+ * parent pointers: s is a child of u when rhs(s) = g(u) + c(u, s), and it
+ * must go when no neighbour supports its rhs any more (best_support(s) >
+ * rhs(s)). Starting from the old root, each reset vertex tests its
+ * children; a child that another vertex still supports stays, and is tested
+ * again when that one goes. Every edge weighs at least 1, so supports
+ * cannot form a cycle, and what stays is exactly what still hangs from nr
+ * (through any of its shortest ways, not one tree's). This keeps both of
+ * LPA*'s invariants: every rhs but the root's is the one-step lookahead,
+ * and the open list holds exactly the inconsistent vertices. The work is
+ * the vertices that go, times their neighbours: a chaser's step along its
+ * own path resets the thin slice of the tree behind and beside it.
+ *
+ * nr must be settled: on the store, off the open list, g finite. Else the
+ * tree holds nothing under it worth keeping, and the caller searches anew
+ * (PF_NO_PATH, nothing changed). PF_ENOMEM leaves a broken state: the
+ * caller searches anew. */
+
+/* Room for n more reset vertices. */
+static pf_status gone_reserve(pf_dstar *d, uint32_t n) {
+    uint32_t cap = d->gone_cap ? d->gone_cap : 64;
+    gone *g;
+    if (d->ngone + n <= d->gone_cap) return PF_OK;
+    while (cap < d->ngone + n) {
+        if (cap > UINT32_MAX / 2) return PF_ENOMEM;
+        cap *= 2;
+    }
+    g = realloc(d->gone, (size_t)cap * sizeof(*g));
+    if (!g) return PF_ENOMEM;
+    d->gone = g;
+    d->gone_cap = cap;
+    return PF_OK;
+}
+
+/* Resets the vertex of cell c at sl to "not reached" (off the open list,
+ * g = rhs = inf) and records it with the g it had. Room must have been
+ * reserved with gone_reserve. Slots and cached tiles stay valid. */
+static void forget(pf_dstar *d, slot_t sl, int32_t c) {
+    int64_t v = cell_load(d, sl);
+    dist g = v;
+    if (is_queued(v)) {
+        g = d->q[untag_pos(v)].g;
+        q_take(d, untag_pos(v), DIST_INF);
+    } else {
+        cell_store_g(d, sl, DIST_INF);
+    }
+    d->gone[d->ngone].cell = c;
+    d->gone[d->ngone].g = g;
+    d->ngone++;
+}
+
+/* Gives back a re-root's record when it holds far more than it used. */
+static void trim_gone(pf_dstar *d) {
+    if (d->gone_cap > 2 * d->ngone + 64) {
+        free(d->gone);
+        d->gone = NULL;
+        d->gone_cap = 0;
+    }
+}
+
+SEARCH_CLONES static pf_status reroot(pf_dstar *d, int32_t nr) {
+    const int32_t nx = cell_x(d, nr), ny = cell_y(d, nr);
+    slot_t sl = slot_find(d, nx, ny);
+    if (sl == NO_SLOT) return PF_NO_PATH;
+    int64_t v = cell_load(d, sl);
+    if (is_queued(v) || v == DIST_INF || v > KM_LIMIT) return PF_NO_PATH;
+    const int32_t old = d->root;
+    d->root = nr;
+    d->ngone = 0;
+    if (gone_reserve(d, 1)) return PF_ENOMEM;
+    forget(d, slot_find(d, cell_x(d, old), cell_y(d, old)), old);
+    for (uint32_t i = 0; i < d->ngone; i++) {
+        const int32_t u = d->gone[i].cell;
+        const dist gu = d->gone[i].g;
+        if (gu == DIST_INF) continue; /* nothing came through it */
+        const int32_t ux = cell_x(d, u), uy = cell_y(d, u);
+        const uint8_t mv = eff_moves(d, u);
+        const dist cu = (dist)eff_cost(d, u);
+        near h = near_of(d, ux, uy);
+        for (int k = 0; k < d->conn; k++) {
+            if (!(mv & (1u << k))) continue;
+            int32_t s = u + d->off[k];
+            if (s == d->root) continue;
+            slot_t ss = near_find(d, &h, ux + pf_dir_dx[k], uy + pf_dir_dy[k]);
+            if (ss == NO_SLOT) continue;
+            dist rs = rhs_at(d, ss);
+            if (rs == DIST_INF || rs != weight(d, cu, s, k) + gu) continue; /* not u's child */
+            if (best_support(d, s) == rs) continue; /* still hangs from a kept vertex */
+            if (gone_reserve(d, 1)) return PF_ENOMEM;
+            forget(d, ss, s);
+        }
+    }
+    /* The reset vertices next to what stayed get their lookahead and go
+     * on the open list (g = inf, rhs finite). */
+    if (q_reserve(d, d->ngone)) return PF_ENOMEM;
+    for (uint32_t i = 0; i < d->ngone; i++) {
+        const int32_t t = d->gone[i].cell;
+        dist rhs = best_support(d, t);
+        if (rhs != DIST_INF)
+            update_vertex(d, slot_find(d, cell_x(d, t), cell_y(d, t)), t, DIST_INF, rhs);
+    }
+    d->info.deleted = d->ngone;
+    trim_gone(d);
+    return PF_OK;
+}
+
+/* Whether cell c is on the store, off the open list, with a finite g. */
+static bool settled(const pf_dstar *d, int32_t c) {
+    slot_t sl = slot_find(d, cell_x(d, c), cell_y(d, c));
+    if (sl == NO_SLOT) return false;
+    int64_t v = cell_load(d, sl);
+    return !is_queued(v) && v != DIST_INF;
+}
+
+/* The root's end moved to cell `want` (plan's part for it). Re-rooting is
+ * often not even needed: when the tip's shortest path to the old root runs
+ * through `want`, its part between the tip and `want` is a shortest path
+ * between them (a part of a shortest path is one). A chaser walking its own
+ * path (rooted at the agent), or a goal stepping along the path towards the
+ * agent (rooted at the goal), is on it, unless the other end moved so that
+ * the way now goes elsewhere. So the search first goes on from the old root
+ * (km covers the tip's move) and the path is read from the tip towards
+ * `want` (extract_path, ties broken towards it). Only when it does not pass
+ * there is the search re-rooted (reroot), and also once `want` is farther
+ * from the old root than from the tip: the search stays about the part of
+ * the way still to go, and a re-root then resets what is behind once, not
+ * a slice at every step. Returns true when it answered (*st is the
+ * status, out the answer), false when plan must go on searching,
+ * re-rooted or (d->fresh) anew. */
+static bool move_root(pf_dstar *d, uint64_t max_expanded, pf_result *out, pf_status *res) {
+    const int32_t want = root_want(d), t = tip_of(d);
+    pf_status st;
+    if (!d->reroot_always && settled(d, want)) {
+        st = compute_shortest_path(d, max_expanded);
+        out->expanded = d->expanded;
+        out->generated = d->generated;
+        if (st) {
+            *res = st;
+            return true;
+        }
+        dist gt = g_of(d, cell_x(d, t), cell_y(d, t));
+        dist gw = g_of(d, cell_x(d, want), cell_y(d, want));
+        dist gr = g_of(d, cell_x(d, d->root), cell_y(d, d->root));
+        if (gt != DIST_INF && gw != DIST_INF && gw - gr <= gt - gw) {
+            st = extract_path(d, want, false, out);
+            if (st == PF_NO_PATH) st = extract_path(d, want, true, out);
+            if (st == PF_OK || st == PF_ENOMEM) {
+                if (st == PF_OK) trim_slack(d);
+                d->info.deferred = st == PF_OK;
+                *res = st;
+                return true;
+            }
+            out->path = NULL;
+            out->path_len = 0;
+            out->cost = 0.0;
+        }
+    }
+    st = reroot(d, want);
+    d->info.rerooted = st == PF_OK;
+    if (st) d->fresh = true;
+    return false;
+}
+
+/* Which end the search should be rooted at now (pf_dstar_opts.root). The
+ * automatic rule: a session rooted at the goal turns to the agent when the
+ * goal moved before this plan and the one before (a chase); rooted at the
+ * agent, it turns back once the goal has stayed put for 16 plans. */
+static bool want_forward(const pf_dstar *d) {
+    if (d->root_opt == PF_DSTAR_ROOT_GOAL) return false;
+    if (d->root_opt == PF_DSTAR_ROOT_AGENT) return true;
+    return d->fwd ? (d->goal_hist & 0xFFFFu) != 0 : (d->goal_hist & 3u) == 3u;
+}
+
 /* pf_dstar_plan (dstar.h): plans or repairs and fills out. Returns what it
  * sets out->status to: PF_OK (out->path borrowed from the session until its
  * next call), PF_NO_PATH, PF_EBLOCKED, PF_EBUDGET (the repair goes on at the
- * next plan), PF_ENOMEM (the state before the failing expansion is kept) or
- * PF_EINVAL (a broken invariant: the next plan searches anew). */
+ * next plan), PF_ENOMEM (the state before the failing expansion is kept, or
+ * the next plan searches anew) or PF_EINVAL (a broken invariant: the next
+ * plan searches anew). d->info says how it went. */
 static pf_status plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
     pf_status st;
     memset(out, 0, sizeof(*out));
+    memset(&d->info, 0, sizeof(d->info));
     out->algorithm = PF_ALGO_DSTAR;
     d->expanded = d->generated = 0;
+    d->goal_hist = d->goal_hist << 1 | (d->goal != d->plan_goal);
+    d->plan_goal = d->goal;
+    if (want_forward(d) != d->fwd) {
+        d->fwd = !d->fwd;
+        d->fresh = true;
+    }
+    d->info.from_agent = d->fwd;
     if (eff_cost(d, d->start) == 0 || eff_cost(d, d->goal) == 0) return out->status = PF_EBLOCKED;
     if (d->start == d->goal) {
         if (reserve_path(d, 1)) return out->status = PF_ENOMEM;
@@ -436,12 +676,22 @@ static pf_status plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
         out->path_len = 1;
         return out->status = PF_OK;
     }
-    if (!d->fresh) sync_start(d);
+    if (!d->fresh) sync_tip(d);
     /* Only when a search would run: a settled plan answers from g anyway,
      * and cut_off scans the overlay. */
-    if (d->cuts && (d->fresh || !search_done(d)) && cut_off(d)) return out->status = PF_NO_PATH;
+    if (d->cuts && (d->fresh || d->root != root_want(d) || !search_done(d)) && cut_off(d))
+        return out->status = PF_NO_PATH;
+    if (!d->fresh && d->root != root_want(d) && move_root(d, max_expanded, out, &st)) {
+        if (st) {
+            out->path = NULL;
+            out->path_len = 0;
+            out->cost = 0.0;
+        }
+        return out->status = st;
+    }
     if (d->fresh) {
         st = initialise(d);
+        d->info.anew = true;
         if (st) return out->status = st;
     }
     st = compute_shortest_path(d, max_expanded);
@@ -449,9 +699,9 @@ static pf_status plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
     out->generated = d->generated;
     if (st) return out->status = st;
     trim_slack(d);
-    if (g_of(d, cell_x(d, d->start), cell_y(d, d->start)) == DIST_INF)
-        return out->status = PF_NO_PATH;
-    st = extract_path(d, out);
+    const int32_t t = tip_of(d);
+    if (g_of(d, cell_x(d, t), cell_y(d, t)) == DIST_INF) return out->status = PF_NO_PATH;
+    st = extract_path(d, d->root, false, out);
     if (st == PF_EINVAL) d->fresh = true; /* a broken invariant: start over next time */
     if (st) {
         out->path = NULL;
@@ -465,7 +715,7 @@ static pf_status plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
  * those that became inconsistent (the paper's edge loop, for every edge
  * leaving a cell of the block). PF_ENOMEM changes nothing; after room was
  * reserved with reserve(d, 4, 16) it cannot fail. The search state must be
- * initialised (not d->fresh) and km in sync (sync_start). */
+ * initialised (not d->fresh) and km in sync (sync_tip). */
 static pf_status refresh_block(pf_dstar *d, int32_t x, int32_t y) {
     if (reserve(d, 4, 16)) return PF_ENOMEM;
     for (int32_t yy = y - 1; yy <= y + 1; yy++)

@@ -3,6 +3,7 @@
  *   pathd-bench scen [options] FILE.scen...   in-process, against core
  *   pathd-bench http --url URL [options]      against a running server
  *   pathd-bench sessions [options] FILE.scen... D* Lite memory per session
+ *   pathd-bench chase [options] FILE.scen...    chasers under replanning policies
  *
  * Both subcommands print the report of report.h.
  */
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chase.h"
 #include "loadgen.h"
 #include "navbench.h"
 #include "report.h"
@@ -28,6 +30,7 @@ static void usage(FILE *f) {
     fputs("usage: pathd-bench scen [options] FILE.scen...\n"
           "       pathd-bench http --url URL --scen FILE.scen... [options]\n"
           "       pathd-bench sessions [--sessions N] [--repair] FILE.scen...\n"
+          "       pathd-bench chase [options] FILE.scen...\n"
           "       pathd-bench navmesh [options] FILE.scen...\n"
           "       pathd-bench flowfield|table|agents [options] FILE.scen...\n"
           "       pathd-bench --help\n"
@@ -91,6 +94,10 @@ static void usage(FILE *f) {
           "\n"
           "sessions: bytes per D* Lite session, N sessions on one shared map, and with\n"
           "--repair their repairs against a fresh A*. See `pathd-bench sessions --help`.\n"
+          "\n"
+          "chase: N chasers after N random-walking targets under replanning policies\n"
+          "(every frame, timer, threshold, incremental): expansions, CPU per frame, paths\n"
+          "pushed, route flips. See `pathd-bench chase --help`.\n"
           "\n"
           "scen exit status: 0 all good; 1 an optimal algorithm (dijkstra, astar, jps) missed\n"
           "an optimum, or any algorithm gave an invalid answer or an error; 2 bad\n"
@@ -527,6 +534,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "scen") == 0) return cmd_scen(argc - 1, argv + 1);
     if (strcmp(argv[1], "http") == 0) return pf_bench_http_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "sessions") == 0) return pf_bench_sessions_main(argc - 1, argv + 1);
+    if (strcmp(argv[1], "chase") == 0) return pf_bench_chase_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "navmesh") == 0) return pf_bench_navmesh_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "flowfield") == 0) return pf_bench_flowfield_main(argc - 1, argv + 1);
     if (strcmp(argv[1], "table") == 0) return pf_bench_table_main(argc - 1, argv + 1);

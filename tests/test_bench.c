@@ -978,6 +978,79 @@ START_TEST(bench_http_sessions_stream_doors_to_server) {
 }
 END_TEST
 
+/* pathd-bench chase on a 512x512 Moving AI map (seeded, so every count is
+ * the same each run): the chapter's ordering of the policies' search work,
+ * every frame >> timer > threshold; incremental goal moves (Moving Target
+ * D* Lite) expanding at most a tenth of a fresh search's at the median, with
+ * every answer the fresh search's cost (mismatches 0); hysteresis not adding
+ * route flips; bad arguments exit 2. */
+static cJSON *chase_row(const char *out, const char *policy, double h) {
+    for (const char *line = out; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        cJSON *o = cJSON_ParseWithLength(line, len);
+        ck_assert_msg(o != NULL, "not JSON: %.*s", (int)len, line);
+        if (strcmp(cJSON_GetObjectItem(o, "policy")->valuestring, policy) == 0 &&
+            num(o, "hysteresis") == h)
+            return o;
+        cJSON_Delete(o);
+        line += len + (end != NULL);
+    }
+    ck_abort_msg("no row for %s at hysteresis %g", policy, h);
+    return NULL;
+}
+
+START_TEST(bench_chase_policies_and_incremental_moves) {
+    const char *bin = bench_bin(), *dir;
+    static char out[65536];
+    char args[1024];
+    NEED_BENCH_BIN(bin);
+    TU_NEED_BENCH_DIR(dir);
+    snprintf(args, sizeof(args),
+             "chase --chasers 8 --frames 150 --hysteresis 0,0.2 --json '%s/Boston_0_512.map.scen'",
+             dir);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
+    static const char *const pols[] = {"every-frame", "timer", "threshold", "incremental"};
+    double expanded[4];
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 2; k++) {
+            cJSON *o = chase_row(out, pols[i], k ? 0.2 : 0);
+            ck_assert_int_eq((int)num(o, "chasers"), 8);
+            ck_assert_int_eq((int)num(o, "frames"), 150);
+            ck_assert_int_eq((int)num(o, "failed"), 0);
+            ck_assert_int_eq((int)num(o, "mismatches"), 0);
+            ck_assert_double_le(num(o, "pushed"), num(o, "replans"));
+            ck_assert_double_gt(num(o, "mean_distance"), 0);
+            ck_assert_double_gt(num(o, "frame_us_p99"), 0);
+            if (k == 0) expanded[i] = num(o, "expanded");
+            if (i == 3) {
+                /* Every frame with a goal move was compared. */
+                ck_assert_int_gt((int)num(o, "goal_moves"), 8 * 150 / 4);
+                ck_assert_double_le(num(o, "ratio_p50"), 0.10);
+                ck_assert_double_lt(num(o, "incremental_expanded_p50"),
+                                    num(o, "fresh_expanded_p50"));
+            }
+            cJSON_Delete(o);
+        }
+    ck_assert_double_gt(expanded[0], 3 * expanded[1]);
+    ck_assert_double_gt(expanded[1], expanded[2]);
+    ck_assert_double_lt(expanded[3], expanded[1]);
+    cJSON *f0 = chase_row(out, "incremental", 0), *f2 = chase_row(out, "incremental", 0.2);
+    ck_assert_double_le(num(f2, "flips"), num(f0, "flips"));
+    ck_assert_int_gt((int)num(f2, "kept"), 0);
+    cJSON_Delete(f0);
+    cJSON_Delete(f2);
+
+    ck_assert_int_eq(run_bench(bin, "chase --hysteresis 0.95 x.scen", out, sizeof(out)), 2);
+    ck_assert_int_eq(run_bench(bin, "chase --policies nosuch x.scen", out, sizeof(out)), 2);
+    ck_assert_int_eq(run_bench(bin, "chase --root sideways x.scen", out, sizeof(out)), 2);
+    ck_assert_int_eq(run_bench(bin, "chase --chasers 0 x.scen", out, sizeof(out)), 2);
+    ck_assert_int_eq(run_bench(bin, "chase", out, sizeof(out)), 2);
+    ck_assert_int_eq(run_bench(bin, "chase /nonexistent.scen", out, sizeof(out)), 2);
+    ck_assert_int_eq(run_bench(bin, "chase --help", out, sizeof(out)), 0);
+}
+END_TEST
+
 TU_SUITE(bench) {
     Suite *s = suite_create("bench");
     TCase *tc = tcase_create("core");
@@ -1000,6 +1073,7 @@ TU_SUITE(bench) {
     tcase_add_test(tc, bench_http_wrong_costs_are_invalid);
     tcase_add_test(tc, bench_http_open_loop_rate_and_errors);
     tcase_add_test(tc, bench_http_sessions_stream_doors_to_server);
+    tcase_add_test(tc, bench_chase_policies_and_incremental_moves);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -14,6 +14,7 @@
 #include "dstar.h"
 #include "path.h"
 #include "planner.h"
+#include "refsearch.h"
 #include "search.h"
 #include "testutil.h"
 
@@ -178,6 +179,12 @@ START_TEST(dstar_rejects_bad_arguments) {
     ck_assert_int_eq(pf_dstar_create(g, (pf_point){0, 0}, (pf_point){3, 0}, &d), PF_ERANGE);
     ck_assert_ptr_null(d);
     ck_assert_int_eq(pf_dstar_create(g, (pf_point){0, 0}, (pf_point){2, 0}, &d), PF_EBLOCKED);
+    const pf_dstar_opts bad_root = {.root = PF_DSTAR_ROOT_AGENT + 1}, neg_root = {.root = -1};
+    ck_assert_int_eq(pf_dstar_create_with(g, (pf_point){0, 0}, (pf_point){2, 2}, &bad_root, &d),
+                     PF_EINVAL);
+    ck_assert_ptr_null(d);
+    ck_assert_int_eq(pf_dstar_create_with(g, (pf_point){0, 0}, (pf_point){2, 2}, &neg_root, &d),
+                     PF_EINVAL);
     ck_assert_int_eq(pf_dstar_create(g, (pf_point){0, 0}, (pf_point){2, 2}, &d), PF_OK);
     ck_assert_int_eq(pf_dstar_move(d, (pf_point){2, 0}), PF_EBLOCKED);
     ck_assert_int_eq(pf_dstar_move(d, (pf_point){-1, 0}), PF_ERANGE);
@@ -799,6 +806,481 @@ START_TEST(dstar_property_random_updates) {
 }
 END_TEST
 
+/* Moving targets: a chase. Every frame the target walks (a random allowed
+ * step on the effective map; now and then a jump), the agent takes a step
+ * or two along its plan (now and then a jump), and between frames come
+ * private cells, private door toggles (a door's cells and wall edge closed
+ * or opened at once, as a session's update applies them), and world
+ * changes (a new base version with a door toggled or cells changed,
+ * announced with its changed cells). After every frame the plan must cost
+ * what the reference Dijkstra says on the effective grid (the base under
+ * the test's own record of the overlay), and a twin session on the plain
+ * vertex store must answer exactly alike. Each orientation runs: rooted at
+ * the goal (a goal move re-roots), at the agent (an agent move re-roots),
+ * and the automatic switch between them; half the cases have the cut
+ * vertices, and a third re-root at every move (pf_dstar_opts.reroot_always)
+ * instead of only when the path no longer runs through the moved end. */
+typedef struct tdoor {
+    pf_point cells[3];
+    uint8_t open_cost[3];
+    int ncells;
+    pf_edge edge;
+    bool has_edge, open;
+} tdoor;
+
+/* A door of up to three cells in a row from a random walkable cell, with
+ * the wall edge below its first cell when that is on the map. */
+static void random_door(uint64_t *st, const pf_grid *g, tdoor *dr) {
+    pf_point p;
+    memset(dr, 0, sizeof(*dr));
+    dr->open = true;
+    if (!tu_random_walkable(st, g, &p)) return;
+    bool across = tu_below(st, 2);
+    for (int i = 0; i < 3; i++) {
+        pf_point c = {p.x + (across ? i : 0), p.y + (across ? 0 : i)};
+        if (!pf_grid_in_bounds(g, c)) break;
+        uint8_t cost = pf_grid_cost(g, c);
+        dr->cells[dr->ncells] = c;
+        dr->open_cost[dr->ncells++] = cost ? cost : 1;
+    }
+    dr->edge.a = p;
+    dr->edge.dir = across ? PF_DIR_S : PF_DIR_E;
+    dr->has_edge = pf_grid_in_bounds(
+        g, (pf_point){p.x + pf_dir_dx[dr->edge.dir], p.y + pf_dir_dy[dr->edge.dir]});
+}
+
+/* Toggles door dr in the session's private view of d and its twin (and in
+ * the test's record m). */
+static void toggle_private_door(pf_dstar *d, pf_dstar *twin, tdoor *dr, model *m, int32_t w) {
+    static const int opp[4] = {PF_DIR_W, PF_DIR_E, PF_DIR_N, PF_DIR_S};
+    dr->open = !dr->open;
+    for (int i = 0; i < dr->ncells; i++) {
+        uint8_t c = dr->open ? dr->open_cost[i] : 0;
+        ck_assert_int_eq(pf_dstar_set_cost(d, dr->cells[i], c), PF_OK);
+        ck_assert_int_eq(pf_dstar_set_cost(twin, dr->cells[i], c), PF_OK);
+        m->cost[dr->cells[i].y * w + dr->cells[i].x] = c;
+    }
+    if (dr->has_edge) {
+        pf_point a = dr->edge.a, b = {a.x + pf_dir_dx[dr->edge.dir], a.y + pf_dir_dy[dr->edge.dir]};
+        ck_assert_int_eq(pf_dstar_set_wall(d, a, dr->edge.dir, !dr->open), PF_OK);
+        ck_assert_int_eq(pf_dstar_set_wall(twin, a, dr->edge.dir, !dr->open), PF_OK);
+        m->wall[(a.y * w + a.x) * 4 + dr->edge.dir] = !dr->open;
+        m->wall[(b.y * w + b.x) * 4 + opp[dr->edge.dir]] = !dr->open;
+    }
+}
+
+/* A random step from p allowed on eff (p itself when none is). */
+static pf_point random_step(uint64_t *st, const pf_grid *eff, pf_point p) {
+    for (int tries = 0; tries < 16; tries++) {
+        int k = (int)tu_below(st, 8);
+        int dx = pf_dir_dx[k], dy = pf_dir_dy[k];
+        if (tu_reference_can_step(eff, p, dx, dy)) return (pf_point){p.x + dx, p.y + dy};
+    }
+    return p;
+}
+
+START_TEST(dstar_property_moving_targets) {
+    uint64_t st = tu_seed("dstar_property_moving_targets", 0x3707d2010);
+    const int cases = 2400, frames = 30;
+    static const int roots[3] = {PF_DSTAR_ROOT_AUTO, PF_DSTAR_ROOT_GOAL, PF_DSTAR_ROOT_AGENT};
+    uint64_t checks = 0, rerooted[3] = {0}, deferred[3] = {0}, anew[3] = {0}, deleted = 0;
+    for (int ci = 0; ci < cases; ci++) {
+        const int root = roots[ci % 3];
+        tu_map_opts o = {4, (ci % 8 == 0) ? 48 : 24, 0.3, ci % 2 == 0, ci % 5 == 0, 0, -1};
+        bool use_cuts = (ci / 3) % 2 == 1;
+        pf_grid *base = ci % 9 == 8 ? tu_perfect_maze(&st, 2 + (int32_t)tu_below(&st, 10),
+                                                      2 + (int32_t)tu_below(&st, 10),
+                                                      tu_below(&st, 2) ? 8 : 4, false)
+                                    : tu_random_grid(&st, &o);
+        int32_t w = pf_grid_width(base), h = pf_grid_height(base);
+        pf_point s, t;
+        if (!tu_random_walkable(&st, base, &s)) {
+            pf_grid_destroy(base);
+            continue;
+        }
+        tu_random_walkable(&st, base, &t);
+        model m;
+        m.cost = malloc((size_t)w * h * sizeof(*m.cost));
+        m.wall = malloc((size_t)w * h * 4);
+        ck_assert(m.cost && m.wall);
+        for (int32_t i = 0; i < w * h; i++) m.cost[i] = -1;
+        memset(m.wall, -1, (size_t)w * h * 4);
+        tdoor priv, world;
+        random_door(&st, base, &priv);
+        random_door(&st, base, &world);
+
+        pf_dstar *d = NULL, *twin = NULL;
+        /* One case in three re-roots at every move (MT-D* Lite as
+         * published), the others only when the path needs it. */
+        const bool eager = (ci / 6) % 3 == 2;
+        const pf_dstar_opts to = {.root = root, .reroot_always = eager},
+                            po = {.plain_store = true, .root = root, .reroot_always = eager};
+        pf_cuts *cuts = NULL;
+        char what[96];
+        ck_assert_int_eq(pf_dstar_create_with(base, s, t, &to, &d), PF_OK);
+        ck_assert_int_eq(pf_dstar_create_with(base, s, t, &po, &twin), PF_OK);
+        if (use_cuts) {
+            ck_assert_int_eq(pf_cuts_build(base, NULL, &cuts), PF_OK);
+            pf_dstar_set_cuts(d, cuts);
+            pf_dstar_set_cuts(twin, cuts);
+        }
+        pf_grid *eff = effective(base, &m);
+        snprintf(what, sizeof(what), "case %d root %d (%dx%d)", ci, root, w, h);
+        check_plan_twin(d, twin, eff, what, 0, 0);
+        for (int f = 1; f <= frames; f++) {
+            uint32_t op = tu_below(&st, 100);
+            pf_point agent = pf_dstar_position(d);
+            if (op < 8) {
+                int k = 1 + (int)tu_below(&st, 2);
+                for (int i = 0; i < k; i++) {
+                    pf_point p =
+                        tu_below(&st, 2) ? near_cell(&st, base, agent) : random_cell(&st, base);
+                    uint8_t c = random_cost(&st, o.random_costs, 1);
+                    ck_assert_int_eq(pf_dstar_set_cost(d, p, c), PF_OK);
+                    ck_assert_int_eq(pf_dstar_set_cost(twin, p, c), PF_OK);
+                    m.cost[p.y * w + p.x] = c;
+                }
+            } else if (op < 14) {
+                toggle_private_door(d, twin, &priv, &m, w);
+            } else if (op < 20) {
+                /* A world change: the world door toggled, or a few cells. */
+                pf_grid *nb = pf_grid_clone(base);
+                pf_point changed[16];
+                size_t n = 0;
+                ck_assert_ptr_nonnull(nb);
+                if (tu_below(&st, 2)) {
+                    world.open = !world.open;
+                    for (int i = 0; i < world.ncells; i++) {
+                        pf_grid_set_cost(nb, world.cells[i], world.open ? world.open_cost[i] : 0);
+                        changed[n++] = world.cells[i];
+                    }
+                    if (world.has_edge) {
+                        pf_point a = world.edge.a;
+                        pf_grid_set_wall(nb, a, world.edge.dir, !world.open);
+                        changed[n++] = a;
+                        changed[n++] = (pf_point){a.x + pf_dir_dx[world.edge.dir],
+                                                  a.y + pf_dir_dy[world.edge.dir]};
+                    }
+                } else {
+                    for (int i = 0; i < 3; i++) {
+                        pf_point p = near_cell(&st, base, tu_below(&st, 2) ? agent : t);
+                        pf_grid_set_cost(nb, p, random_cost(&st, o.random_costs, 1));
+                        changed[n++] = p;
+                    }
+                }
+                ck_assert_int_eq(pf_dstar_rebase(d, nb, changed, n), PF_OK);
+                ck_assert_int_eq(pf_dstar_rebase(twin, nb, changed, n), PF_OK);
+                if (use_cuts) {
+                    pf_cuts_destroy(cuts);
+                    ck_assert_int_eq(pf_cuts_build(nb, NULL, &cuts), PF_OK);
+                    pf_dstar_set_cuts(d, cuts);
+                    pf_dstar_set_cuts(twin, cuts);
+                }
+                pf_grid_destroy(base);
+                base = nb;
+            }
+            pf_grid_destroy(eff);
+            eff = effective(base, &m);
+            /* The target walks (and jumps one frame in twenty). */
+            pf_point nt = tu_below(&st, 20) ? random_step(&st, eff, t) : t;
+            if (nt.x == t.x && nt.y == t.y) tu_random_walkable(&st, eff, &nt);
+            if (pf_grid_is_walkable(eff, nt)) {
+                ck_assert_int_eq(pf_dstar_set_goal(d, nt), PF_OK);
+                ck_assert_int_eq(pf_dstar_set_goal(twin, nt), PF_OK);
+                t = nt;
+            }
+            /* The agent follows its plan one or two steps (or jumps). */
+            if (tu_below(&st, 16)) {
+                pf_result r;
+                pf_status ps = plan_both(d, twin, 0, &r, what, f);
+                if (ps == PF_OK && r.path_len > 1) {
+                    size_t k = 1 + tu_below(&st, 2);
+                    if (k >= r.path_len) k = r.path_len - 1;
+                    ck_assert_int_eq(pf_dstar_move(d, r.path[k]), PF_OK);
+                    ck_assert_int_eq(pf_dstar_move(twin, r.path[k]), PF_OK);
+                }
+            } else {
+                pf_point p;
+                if (tu_random_walkable(&st, eff, &p)) {
+                    ck_assert_int_eq(pf_dstar_move(d, p), PF_OK);
+                    ck_assert_int_eq(pf_dstar_move(twin, p), PF_OK);
+                }
+            }
+            snprintf(what, sizeof(what), "case %d root %d frame %d op %u", ci, root, f, op);
+            check_plan_twin(d, twin, eff, what, f,
+                            tu_below(&st, 10) == 0 ? 1 + tu_below(&st, 30) : 0);
+            pf_dstar_plan_info info;
+            pf_dstar_last_plan(d, &info);
+            rerooted[ci % 3] += info.rerooted;
+            deferred[ci % 3] += info.deferred;
+            anew[ci % 3] += info.anew;
+            deleted += info.deleted;
+            checks++;
+        }
+        pf_grid_destroy(eff);
+        pf_dstar_destroy(d);
+        pf_dstar_destroy(twin);
+        pf_cuts_destroy(cuts);
+        pf_grid_destroy(base);
+        free(m.cost);
+        free(m.wall);
+    }
+    fprintf(stderr,
+            "dstar_property_moving_targets: %llu checks; (auto, goal, agent) re-rooted %llu %llu "
+            "%llu, deferred %llu %llu %llu, anew %llu %llu %llu; %llu vertices reset\n",
+            (unsigned long long)checks, (unsigned long long)rerooted[0],
+            (unsigned long long)rerooted[1], (unsigned long long)rerooted[2],
+            (unsigned long long)deferred[0], (unsigned long long)deferred[1],
+            (unsigned long long)deferred[2], (unsigned long long)anew[0],
+            (unsigned long long)anew[1], (unsigned long long)anew[2], (unsigned long long)deleted);
+    ck_assert_uint_gt(checks, (uint64_t)cases * frames / 2);
+    /* Every orientation re-rooted and deferred re-roots, many times. Rooted
+     * at the agent (and in the automatic mode, which turns to it in a
+     * chase) the root's end moved far more often without a search anew
+     * than with one; rooted at the goal, a goal stepping away from the
+     * agent lands outside the settled tree and the plan searches anew. */
+    for (int i = 0; i < 3; i++) {
+        ck_assert_uint_gt(rerooted[i], 100);
+        ck_assert_uint_gt(deferred[i], 100);
+    }
+    ck_assert_uint_gt(rerooted[0] + deferred[0], 3 * anew[0]);
+    ck_assert_uint_gt(rerooted[2] + deferred[2], 3 * anew[2]);
+}
+END_TEST
+
+/* A chase on an open 128x128 grid with scattered walls, 150 frames: the
+ * target walks at random, the agent takes one step of its plan every third
+ * frame (so it stays far behind). Rooted at
+ * the agent, no plan after the first searches anew, and all plans together
+ * expand under a tenth of what planning anew on every frame expands (a
+ * fresh session per frame, side by side); the automatic root turns to the
+ * agent after the second goal move (one more search anew). Rooted at the
+ * goal, goal moves away from the agent search anew. Every answer costs what
+ * the fresh search's does. */
+START_TEST(dstar_goal_moves_reuse_the_search) {
+    static const int roots[3] = {PF_DSTAR_ROOT_AGENT, PF_DSTAR_ROOT_AUTO, PF_DSTAR_ROOT_GOAL};
+    uint64_t inc[3] = {0}, fresh[3] = {0}, anew[3] = {0};
+    const uint64_t seed = tu_seed("dstar_goal_moves_reuse_the_search", 0x3a7e);
+    for (int ri = 0; ri < 3; ri++) {
+        uint64_t st = seed; /* the same map and walk for each root */
+        tu_map_opts o = {128, 128, 0.15, false, false, 8, 0};
+        pf_grid *g = tu_random_grid(&st, &o);
+        pf_point a, t;
+        pf_dstar *d = NULL;
+        const pf_dstar_opts opts = {.root = roots[ri]};
+        ck_assert(tu_random_walkable(&st, g, &a));
+        do {
+            tu_random_walkable(&st, g, &t);
+        } while (tu_reference_cost(g, a, t) < 60);
+        ck_assert_int_eq(pf_dstar_create_with(g, a, t, &opts, &d), PF_OK);
+        for (int f = 0; f < 150; f++) {
+            pf_result r, rf;
+            pf_dstar *fd = NULL;
+            pf_dstar_plan_info info;
+            t = random_step(&st, g, t);
+            ck_assert_int_eq(pf_dstar_set_goal(d, t), PF_OK);
+            ck_assert_int_eq(pf_dstar_move(d, a), PF_OK);
+            pf_status ps = pf_dstar_plan(d, 0, &r);
+            pf_dstar_last_plan(d, &info);
+            ck_assert_int_eq(pf_dstar_create(g, a, t, &fd), PF_OK);
+            ck_assert_int_eq(pf_dstar_plan(fd, 0, &rf), ps);
+            if (ps == PF_OK) ck_assert_double_eq_tol(r.cost, rf.cost, 1e-9 * (1 + rf.cost));
+            inc[ri] += r.expanded;
+            fresh[ri] += rf.expanded;
+            anew[ri] += info.anew && f > 0;
+            if (ps == PF_OK && r.path_len > 1 && f % 3 == 0) a = r.path[1];
+            pf_dstar_destroy(fd);
+        }
+        pf_dstar_destroy(d);
+        pf_grid_destroy(g);
+    }
+    fprintf(stderr,
+            "dstar_goal_moves_reuse_the_search: expanded (agent, auto, goal) %llu %llu %llu, "
+            "fresh %llu %llu %llu, anew after the first %llu %llu %llu\n",
+            (unsigned long long)inc[0], (unsigned long long)inc[1], (unsigned long long)inc[2],
+            (unsigned long long)fresh[0], (unsigned long long)fresh[1],
+            (unsigned long long)fresh[2], (unsigned long long)anew[0], (unsigned long long)anew[1],
+            (unsigned long long)anew[2]);
+    ck_assert_uint_eq(anew[0], 0);
+    ck_assert_uint_eq(anew[1], 1);
+    ck_assert_uint_gt(anew[2], 10);
+    ck_assert_uint_lt(10 * inc[0], fresh[0]);
+    ck_assert_uint_lt(10 * inc[1], fresh[1]);
+}
+END_TEST
+
+/* A perfect maze with the cut vertices: the agent's own private wall cuts
+ * the goal off; while the goal wanders on the far side every plan answers
+ * "no path" without expanding, whichever root; once it comes round to the
+ * agent's side the plan is found, optimal. */
+START_TEST(dstar_cut_off_goal_keeps_moving) {
+    uint64_t st = tu_seed("dstar_cut_off_goal_keeps_moving", 0xc0ff);
+    static const int roots[3] = {PF_DSTAR_ROOT_AUTO, PF_DSTAR_ROOT_GOAL, PF_DSTAR_ROOT_AGENT};
+    int tried = 0;
+    for (int mi = 0; mi < 60; mi++) {
+        pf_grid *g = tu_perfect_maze(&st, 12, 12, 8, false);
+        int32_t w = pf_grid_width(g), h = pf_grid_height(g);
+        pf_cuts *cuts = NULL;
+        pf_dstar *d = NULL;
+        const pf_dstar_opts opts = {.root = roots[mi % 3]};
+        pf_point s, t;
+        pf_result r;
+        bool *seen = malloc((size_t)w * h * sizeof(*seen));
+        ck_assert_ptr_nonnull(seen);
+        tu_random_walkable(&st, g, &s);
+        tu_random_walkable(&st, g, &t);
+        ck_assert_int_eq(pf_cuts_build(g, NULL, &cuts), PF_OK);
+        ck_assert_int_eq(pf_dstar_create_with(g, s, t, &opts, &d), PF_OK);
+        pf_dstar_set_cuts(d, cuts);
+        ck_assert_int_eq(pf_dstar_plan(d, 0, &r), PF_OK);
+        if (r.path_len < 10) goto next;
+        tried++;
+        pf_point cut = r.path[r.path_len / 2];
+        pf_grid *eff = pf_grid_clone(g);
+        pf_grid_set_cost(eff, cut, 0);
+        ck_assert_int_eq(pf_dstar_set_cost(d, cut, 0), PF_OK);
+        tu_reference_reach(eff, s, -1, seen);
+        int far = 0, near = 0;
+        for (int f = 0; f < 40 && near == 0; f++) {
+            pf_point nt = random_step(&st, eff, t);
+            if (f == 39) /* come round to the agent's side */
+                for (int32_t i = 0; i < w * h; i++)
+                    if (seen[i]) nt = (pf_point){i % w, i / w};
+            t = nt;
+            ck_assert_int_eq(pf_dstar_set_goal(d, t), PF_OK);
+            pf_status ps = pf_dstar_plan(d, 0, &r);
+            if (!seen[t.y * w + t.x]) {
+                ck_assert_int_eq(ps, PF_NO_PATH);
+                ck_assert_uint_eq(r.expanded, 0);
+                far++;
+            } else {
+                ck_assert_int_eq(ps, PF_OK);
+                ck_assert_double_eq_tol(r.cost, tu_reference_cost(eff, s, t), 1e-6);
+                near++;
+            }
+        }
+        ck_assert_int_gt(far, 0);
+        ck_assert_int_eq(near, 1);
+        pf_grid_destroy(eff);
+    next:
+        free(seen);
+        pf_dstar_destroy(d);
+        pf_cuts_destroy(cuts);
+        pf_grid_destroy(g);
+    }
+    ck_assert_int_gt(tried, 20);
+}
+END_TEST
+
+/* Agent sizes: a session of an n x n agent plans on the planner's agent
+ * grid of size n (as the server's sessions do). Chases of agents of sizes
+ * 2 and 3 on random maps, every orientation: every plan costs what the
+ * reference Dijkstra over the reference footprint rule (refsearch.h) says,
+ * and its path passes the independent footprint check. */
+START_TEST(dstar_chase_agent_sizes) {
+    uint64_t st = tu_seed("dstar_chase_agent_sizes", 0xa9e);
+    static const int roots[3] = {PF_DSTAR_ROOT_AUTO, PF_DSTAR_ROOT_GOAL, PF_DSTAR_ROOT_AGENT};
+    long checked = 0;
+    for (int m = 0; m < 120; m++) {
+        tu_map_opts o = {8, 32, 0.25, m % 2 == 0, m % 3 == 0, 0, -1};
+        pf_grid *g0 = tu_random_grid(&st, &o);
+        pf_planner *p = NULL;
+        pf_planner_opts po;
+        memset(&po, 0, sizeof(po));
+        ck_assert_int_eq(pf_planner_create(g0, &po, &p), PF_OK);
+        const pf_grid *base = pf_planner_grid(p), *ag = NULL;
+        int32_t n = 2 + m % 2, w = pf_grid_width(base);
+        ck_assert_int_eq(pf_planner_agent_grid(p, n, NULL, &ag), PF_OK);
+        double *dist = malloc((size_t)w * pf_grid_height(base) * sizeof(*dist));
+        ck_assert_ptr_nonnull(dist);
+        pf_point s = {0, 0}, t = {0, 0};
+        int k;
+        for (k = 0; k < 200 && !ref_agent_fits(base, s, n); k++) tu_random_walkable(&st, base, &s);
+        for (k = 0; k < 200 && !ref_agent_fits(base, t, n); k++) tu_random_walkable(&st, base, &t);
+        if (!ref_agent_fits(base, s, n) || !ref_agent_fits(base, t, n)) goto next;
+        const pf_dstar_opts opts = {.root = roots[m % 3]};
+        pf_dstar *d = NULL;
+        ck_assert_int_eq(pf_dstar_create_with(ag, s, t, &opts, &d), PF_OK);
+        for (int f = 0; f < 25; f++) {
+            for (int tries = 0; tries < 8; tries++) {
+                int dir = (int)tu_below(&st, 8);
+                if (ref_agent_step(base, n, t, pf_dir_dx[dir], pf_dir_dy[dir], NULL)) {
+                    t = (pf_point){t.x + pf_dir_dx[dir], t.y + pf_dir_dy[dir]};
+                    break;
+                }
+            }
+            ck_assert_int_eq(pf_dstar_set_goal(d, t), PF_OK);
+            ck_assert_int_eq(pf_dstar_move(d, s), PF_OK);
+            pf_result r;
+            pf_status ps = pf_dstar_plan(d, 0, &r);
+            ref_dists(base, n, &s, 1, false, dist);
+            double want = dist[t.y * w + t.x];
+            if (isinf(want)) {
+                ck_assert_int_eq(ps, PF_NO_PATH);
+                continue;
+            }
+            ck_assert_msg(ps == PF_OK, "map %d size %d frame %d: %s", m, n, f, pf_status_str(ps));
+            double c;
+            ck_assert_int_eq(ref_agent_path_check(base, n, r.path, r.path_len, &c), -1);
+            ck_assert_msg(ref_close(c, want) && ref_close(r.cost, want),
+                          "map %d size %d frame %d: cost %.9f, path %.9f, reference %.9f", m, n, f,
+                          r.cost, c, want);
+            checked++;
+            if (r.path_len > 1) s = r.path[1 + tu_below(&st, (uint32_t)(r.path_len > 2 ? 2 : 1))];
+        }
+        pf_dstar_destroy(d);
+    next:
+        free(dist);
+        pf_planner_destroy(p);
+    }
+    ck_assert_int_gt(checked, 1000);
+}
+END_TEST
+
+/* Chases on Moving AI maps (a city, a game map, a maze with corridors 8
+ * wide), every orientation: chasers start at scenario starts, targets at
+ * their goals and walk at random; after every frame the plan costs what
+ * the reference Dijkstra says and is a valid path. */
+START_TEST(dstar_chase_on_movingai_maps) {
+    static const char *const files[] = {"Boston_0_512.map.scen", "den520d.map.scen",
+                                        "maze512-8-0.map.scen"};
+    static const int roots[3] = {PF_DSTAR_ROOT_AUTO, PF_DSTAR_ROOT_GOAL, PF_DSTAR_ROOT_AGENT};
+    const char *dir;
+    uint64_t st = tu_seed("dstar_chase_on_movingai_maps", 0x5ca1e);
+    long checked = 0;
+    TU_NEED_BENCH_DIR(dir);
+    for (size_t fi = 0; fi < sizeof(files) / sizeof(files[0]); fi++) {
+        pf_scen sc;
+        pf_grid *g = tu_load_scen(dir, files[fi], &sc);
+        for (int c = 0; c < 3; c++) {
+            /* Entries from the second half of the file: longer chases. */
+            const pf_scen_entry *e =
+                &sc.entries[sc.count / 2 + tu_below(&st, (uint32_t)(sc.count / 2))];
+            pf_point a = e->start, t = e->goal;
+            const pf_dstar_opts opts = {.root = roots[c]};
+            pf_dstar *d = NULL;
+            char what[96];
+            ck_assert_int_eq(pf_dstar_create_with(g, a, t, &opts, &d), PF_OK);
+            for (int f = 0; f < 40; f++) {
+                t = random_step(&st, g, t);
+                ck_assert_int_eq(pf_dstar_set_goal(d, t), PF_OK);
+                ck_assert_int_eq(pf_dstar_move(d, a), PF_OK);
+                snprintf(what, sizeof(what), "%s root %d frame", files[fi], roots[c]);
+                check_plan(d, g, what, f);
+                pf_result r;
+                ck_assert_int_eq(pf_dstar_plan(d, 0, &r), PF_OK);
+                if (r.path_len > 1) a = r.path[1];
+                checked++;
+            }
+            pf_dstar_destroy(d);
+        }
+        pf_scen_free(&sc);
+        pf_grid_destroy(g);
+    }
+    ck_assert_int_eq(checked, 360);
+}
+END_TEST
+
 TU_SUITE(dstar) {
     Suite *s = suite_create("dstar");
     TCase *tc = tcase_create("core");
@@ -815,10 +1297,16 @@ TU_SUITE(dstar) {
     tcase_add_test(tc, dstar_cheaper_private_cost_stays_optimal);
     tcase_add_test(tc, dstar_rebase_from_planner_apply);
     tcase_add_test(tc, dstar_cut_off_goal_answers_without_search);
+
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("slow");
     tcase_set_timeout(slow, 600);
     tcase_add_test(slow, dstar_property_random_updates);
+    tcase_add_test(slow, dstar_property_moving_targets);
+    tcase_add_test(slow, dstar_chase_on_movingai_maps);
+    tcase_add_test(slow, dstar_goal_moves_reuse_the_search);
+    tcase_add_test(slow, dstar_cut_off_goal_keeps_moving);
+    tcase_add_test(slow, dstar_chase_agent_sizes);
     suite_add_tcase(s, slow);
     return s;
 }
