@@ -315,7 +315,9 @@ test-tsan-run: $(PATHD) $(BENCH) $(TESTS) js-deps fleet-deps test-tools
 
 # ---- clients (clients/README.md) ----
 # Each client's own tests start their own pathd ($(PATHD)) on free loopback
-# ports and run every wrapper against it, the example included.
+# ports and run every wrapper against it, the example included; their
+# fleet test (a change whose outcome is unknown, retried with If-Match)
+# starts redis-server too (fleet-deps).
 
 # clients/c: C99 and libcurl; also compiled once as C++ (Unreal builds .c
 # files as C++).
@@ -325,7 +327,7 @@ $(OUT)/clients/c/%: clients/c/%.c clients/c/pathd.c clients/c/pathd.h
 	$(CC) $(CLIENT_C_WARN) $(OPTFLAGS) $(CURL_CFLAGS) clients/c/$*.c clients/c/pathd.c -o $@ \
 	  $(CURL_LIBS) -lpthread -lm $(LDFLAGS_SAN)
 
-clients-c-test: $(PATHD) $(CLIENT_C_BINS) cxx-deps
+clients-c-test: $(PATHD) $(CLIENT_C_BINS) cxx-deps fleet-deps
 	g++ -x c++ -std=c++11 -Wall -Wextra -Werror $(CURL_CFLAGS) -c clients/c/pathd.c \
 	  -o $(OUT)/clients/c/pathd_cxx.o
 	PATHD_BIN=$(abspath $(PATHD)) $(OUT)/clients/c/test_client $(OUT)/clients/c/example
@@ -337,7 +339,7 @@ $(NODE_CLIENT_STAMP): clients/node/package.json clients/node/package-lock.json |
 	npm ci --prefix clients/node --no-audit --no-fund --loglevel=error
 	@touch $@
 
-clients-node-test: $(PATHD) $(NODE_CLIENT_STAMP)
+clients-node-test: $(PATHD) $(NODE_CLIENT_STAMP) fleet-deps
 	cd clients/node && node_modules/.bin/tsc -p tsconfig.json
 	cd clients/node && PATHD_BIN=$(abspath $(PATHD)) node --test test/
 
@@ -352,7 +354,7 @@ $(CS_OUT)/tests.exe: clients/csharp/Tests.cs $(CS_OUT)/Pathd.dll
 $(CS_OUT)/example.exe: clients/csharp/Example.cs $(CS_OUT)/Pathd.dll
 	mcs $(CS_FLAGS) -r:$(CS_OUT)/Pathd.dll -out:$@ $<
 
-clients-csharp-test: $(PATHD) $(CS_OUT)/tests.exe $(CS_OUT)/example.exe
+clients-csharp-test: $(PATHD) $(CS_OUT)/tests.exe $(CS_OUT)/example.exe fleet-deps
 	MONO_PATH=$(abspath $(CS_OUT)) PATHD_BIN=$(abspath $(PATHD)) mono $(CS_OUT)/tests.exe $(CS_OUT)/example.exe
 
 clients-test: clients-c-test clients-node-test clients-csharp-test

@@ -85,6 +85,12 @@
     XX(SHUTTING_DOWN,      "shutting_down",          503, "The server is shutting down.")          \
     XX(STORE_UNAVAILABLE,  "store_unavailable",      503,                                          \
            "The shared map store did not answer in time; retry.")                                  \
+    XX(STORE_OUTCOME_UNKNOWN, "store_outcome_unknown", 503,                                        \
+           "The change was sent to the shared map store, which did not confirm it in time: it "    \
+           "may or may not have been made. Read the map, or retry with If-Match.")                 \
+    XX(STORE_NOT_DURABLE,  "store_not_durable",      503,                                          \
+           "The shared map store neither persists nor replicates, so changes are refused; "        \
+           "nothing changed.")                                                                     \
     XX(NO_MEMORY,          "out_of_memory",          503, "Out of memory.")                        \
     XX(NOT_READY,          "not_ready",              503,                                          \
            "The server is still loading its stored maps. Retry later.")                            \

@@ -186,7 +186,23 @@ static const opt opts[] = {
      "multiplexed stream: distinct sessions one connection may address (limit_exceeded past it)"},
     {"store-timeout-ms", "PATHD_STORE_TIMEOUT_MS", "store_timeout_ms", OPT_INT,
      OFF(store_timeout_ms), 2000, 10, 600000,
-     "--store: longest wait for Redis to connect or answer one command (503 past it)"},
+     "--store: longest time one change or load waits for Redis, all its round trips together "
+     "(503 past it: store_unavailable when nothing was sent, store_outcome_unknown when a "
+     "change was sent and not confirmed)"},
+    {"store-accept-volatile", "PATHD_STORE_ACCEPT_VOLATILE", "store_accept_volatile", OPT_BOOL,
+     OFF(store_accept_volatile), 0, 0, 1,
+     "--store: acknowledge changes even when Redis neither persists (appendonly, RDB save "
+     "points) nor replicates, so a restart of it loses them (without it: 503 "
+     "store_not_durable); with CONFIG disabled (managed Redis), also when INFO shows neither "
+     "appendonly nor a replica"},
+    {"store-wait-replicas", "PATHD_STORE_WAIT_REPLICAS", "store_wait_replicas", OPT_INT,
+     OFF(store_wait_replicas), 0, 0, 64,
+     "--store: after each change, wait (Redis WAIT) until this many replicas have it; fewer "
+     "within --store-wait-ms: 503 store_outcome_unknown; 0 = no wait"},
+    {"store-wait-ms", "PATHD_STORE_WAIT_MS", "store_wait_ms", OPT_INT, OFF(store_wait_ms), 1000, 1,
+     600000,
+     "--store-wait-replicas: longest replica wait of one change (never past "
+     "--store-timeout-ms)"},
     {"map-idle-ttl", "PATHD_MAP_IDLE_TTL", "map_idle_ttl_s", OPT_INT, OFF(map_idle_ttl_s), 600, 0,
      604800,
      "--store: seconds a map copy unused (no request, no session) stays loaded; 0 = forever"},

@@ -62,6 +62,9 @@ typedef struct pf_config {
     int64_t ws_close_timeout_ms;  /* wait for the peer's close frame, then drop the TCP link */
     int64_t store_timeout_ms;     /* --store: longest wait for Redis (connect, command) */
     int64_t map_idle_ttl_s;       /* --store: drop a copy unused this long, 0 = never */
+    bool store_accept_volatile;   /* --store: acknowledge changes on a store that loses them */
+    int64_t store_wait_replicas;  /* --store: replicas each change waits for (WAIT), 0 = none */
+    int64_t store_wait_ms;        /* --store: longest such wait */
     int64_t max_memory;      /* the process memory budget in bytes, 0 = 3/4 of what it may use */
     int64_t max_goals;       /* goals of one path request (nearest target) */
     int64_t max_agent_size;  /* largest agent_size, an n x n agent */

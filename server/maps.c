@@ -76,6 +76,18 @@ bool pf_maps_store_ready(const pf_maps *m, char *why, size_t n) {
     return m->fleet ? pf__maps_redis_ready(m, why, n) : true;
 }
 
+bool pf_maps_store_write_trust(const pf_maps *m, pf_jsonw *w) {
+    if (!m->fleet) return false;
+    pf__maps_redis_write_json(m, w);
+    return true;
+}
+
+bool pf_maps_store_trust(const pf_maps *m, struct pf_sguard_stats *out) {
+    if (!m->fleet) return false;
+    pf__maps_redis_stats(m, out);
+    return true;
+}
+
 pf_mapver *pf_maps_wrap(pf_maps *m, const char *id, pf_planner *planner, uint64_t build_us,
                         const uint8_t hash[32]) {
     pf_mapver *mv = pf_mapver_create(id, planner, (size_t)m->d.cfg->cache_entries,
@@ -334,8 +346,12 @@ pf_status pf__maps_precondition(pf_proto_error *e, const char *id, bool exists, 
 
 pf_status pf_maps_publish(pf_maps *m, pf_mapver *mv, const pf_maps_change *c, pf_maps_outcome *o,
                           pf_proto_error *e) {
+    pf_status st;
     memset(o, 0, sizeof(*o));
-    return m->be->publish(m, mv, c, o, e);
+    pf__maps_write_begin(m);
+    st = m->be->publish(m, mv, c, o, e);
+    pf__maps_write_end(m);
+    return st;
 }
 
 pf_status pf__maps_apply(pf_maps *m, const pf_mapver *cur, const pf_update *u, uint64_t deadline_ns,
@@ -431,9 +447,11 @@ static pf_status apply_nav(pf_maps *m, const pf_mapver *cur, const void *arg, pf
     return pf__maps_apply_nav(m, cur, arg, out, e);
 }
 
-static pf_status patch_loop(pf_maps *m, const char *id, apply_fn apply, const void *arg,
-                            const char *body, size_t body_len, const pf_maps_change *c,
-                            pf_mapver **out, pf_proto_error *e) {
+/* The PATCH's tries: load, apply, swap, and again when another change came
+ * first. */
+static pf_status patch_tries(pf_maps *m, const char *id, apply_fn apply, const void *arg,
+                             const char *body, size_t body_len, const pf_maps_change *c,
+                             pf_mapver **out, pf_proto_error *e) {
     pf_status st;
     *out = NULL;
     for (int attempt = 0; attempt <= 16; attempt++) {
@@ -461,6 +479,16 @@ static pf_status patch_loop(pf_maps *m, const char *id, apply_fn apply, const vo
                               "Map '%s' kept changing while this PATCH was applied; retry.", id);
 }
 
+static pf_status patch_loop(pf_maps *m, const char *id, apply_fn apply, const void *arg,
+                            const char *body, size_t body_len, const pf_maps_change *c,
+                            pf_mapver **out, pf_proto_error *e) {
+    pf_status st;
+    pf__maps_write_begin(m);
+    st = patch_tries(m, id, apply, arg, body, body_len, c, out, e);
+    pf__maps_write_end(m);
+    return st;
+}
+
 pf_status pf_maps_patch(pf_maps *m, const char *id, const pf_update *u, const char *body,
                         size_t body_len, const pf_maps_change *c, pf_mapver **out,
                         pf_proto_error *e) {
@@ -475,7 +503,11 @@ pf_status pf_maps_patch_nav(pf_maps *m, const char *id, const pf_nav_patch *p, c
 
 pf_status pf_maps_remove(pf_maps *m, const char *id, const pf_precond *cond, pf_proto_error *e) {
     static const pf_precond none;
-    return m->be->remove(m, id, cond ? cond : &none, e);
+    pf_status st;
+    pf__maps_write_begin(m);
+    st = m->be->remove(m, id, cond ? cond : &none, e);
+    pf__maps_write_end(m);
+    return st;
 }
 
 static int cmp_item(const void *a, const void *b) {

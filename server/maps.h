@@ -117,6 +117,13 @@ const char *pf_maps_store_url(const pf_maps *m);
  * PF_MAPS_STALE_MS (why gets a sentence when not). */
 #define PF_MAPS_STALE_MS 3000
 bool pf_maps_store_ready(const pf_maps *m, char *why, size_t n);
+/* --store only (false otherwise): whether this instance acknowledges
+ * changes to the store and why not, what it found of the store's
+ * durability, the data losses it saw (store_guard.h), as a JSON object
+ * value for /readyz and /v1/info; and the same as counts for /metrics. */
+bool pf_maps_store_write_trust(const pf_maps *m, pf_jsonw *w);
+struct pf_sguard_stats; /* store_guard.h */
+bool pf_maps_store_trust(const pf_maps *m, struct pf_sguard_stats *out);
 
 /* An unpublished version of map id around planner (taken, also on
  * failure), with this server's path and flow field cache sizes; build_us is what making

@@ -9,6 +9,7 @@
 
 #include "maps.h"
 #include "store.h"
+#include "store_guard.h"
 
 typedef struct pf_fleet pf_fleet; /* maps_shared.c's state */
 
@@ -60,6 +61,14 @@ size_t pf__maps_load_dir(pf_maps *m);
 pf_status pf__maps_open_redis(pf_maps *m, const char *url, char *err, size_t errlen);
 bool pf__maps_redis_ready(const pf_maps *m, char *why, size_t n);
 const char *pf__maps_redis_url(const pf_maps *m);
+void pf__maps_redis_write_json(const pf_maps *m, pf_jsonw *w);
+void pf__maps_redis_stats(const pf_maps *m, pf_sguard_stats *out);
+/* maps_shared.c: the calling thread starts (begin) and ends (end) one
+ * change: every store round trip between them shares one deadline,
+ * --store-timeout-ms after begin. No-ops without --store; a begin inside
+ * a change keeps its deadline. */
+void pf__maps_write_begin(pf_maps *m);
+void pf__maps_write_end(pf_maps *m);
 
 /* maps.c, for the backends. */
 

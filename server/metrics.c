@@ -500,6 +500,40 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     scalar(w, "pathd_store_temp_removed", "gauge",
            "Temporary files of an earlier run the last start removed.",
            (double)g->store_temp_removed);
+    if (g->shared) {
+        scalar(w, "pathd_store_writes_accepted", "gauge",
+               "--store: 1 while this instance acknowledges changes to the shared store (it was "
+               "checked, keeps what it acknowledges or --store-accept-volatile, no loss being "
+               "repaired).",
+               g->shared_writes_ok ? 1.0 : 0.0);
+        scalar(w, "pathd_store_durable", "gauge",
+               "--store: 1 when the last check found appendonly, RDB save points or a connected "
+               "replica.",
+               g->shared_durable ? 1.0 : 0.0);
+        scalar(w, "pathd_store_data_losses_total", "counter",
+               "--store: times this instance found that the shared store lost data (epoch "
+               "changed, counter or events went back, a map older than a copy).",
+               (double)g->shared_losses);
+        scalar(w, "pathd_store_maps_restored_total", "counter",
+               "--store: map copies this instance put back into the store after a loss.",
+               (double)g->shared_restored);
+        family(w, "pathd_store_changes_refused_total", "counter",
+               "--store: changes answered 503 before reaching the store, by reason (not_durable: "
+               "the store would lose them; unavailable: not checked yet, or repairing a loss).");
+        line(w,
+             "pathd_store_changes_refused_total{reason=\"not_durable\"} %llu\n"
+             "pathd_store_changes_refused_total{reason=\"unavailable\"} %llu\n",
+             (unsigned long long)g->shared_refused_not_durable,
+             (unsigned long long)g->shared_refused_unavailable);
+        family(w, "pathd_store_changes_unconfirmed_total", "counter",
+               "--store: changes answered 503 store_outcome_unknown, by reason (timeout: sent, "
+               "no answer within --store-timeout-ms; replicas: made, but fewer replicas than "
+               "--store-wait-replicas confirmed in time).");
+        line(w,
+             "pathd_store_changes_unconfirmed_total{reason=\"timeout\"} %llu\n"
+             "pathd_store_changes_unconfirmed_total{reason=\"replicas\"} %llu\n",
+             (unsigned long long)g->shared_unknown, (unsigned long long)g->shared_unconfirmed);
+    }
     family(w, "pathd_auth_tokens", "gauge", "Bearer tokens in force, by scope.");
     line(w, "pathd_auth_tokens{scope=\"read\"} %llu\npathd_auth_tokens{scope=\"write\"} %llu\n",
          (unsigned long long)g->tokens_read, (unsigned long long)g->tokens_write);

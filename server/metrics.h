@@ -166,7 +166,11 @@ typedef struct pf_metrics_gauges {
     uint64_t memory_budget;        /* bytes; 0: no budget */
     bool loading;                  /* the data directory's maps still loading */
     uint64_t store_quarantined, store_skipped, store_temp_removed; /* what the start found */
-    uint64_t tokens_read, tokens_write;                            /* tokens in force */
+    /* --store (store_guard.h): shared is false without it. */
+    bool shared, shared_writes_ok, shared_durable;
+    uint64_t shared_losses, shared_restored, shared_refused_not_durable, shared_refused_unavailable,
+        shared_unknown, shared_unconfirmed;
+    uint64_t tokens_read, tokens_write; /* tokens in force */
 } pf_metrics_gauges;
 
 /* Appends the Prometheus text exposition (format 0.0.4) to w's buffer: m,

@@ -2,11 +2,13 @@
 #include "redis.h"
 
 #include <errno.h>
+#include <hiredis/sds.h>
 #include <nettle/sha1.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <uv.h>
 
 #include "clock.h"
@@ -19,11 +21,17 @@ typedef struct idle_conn {
 struct pf_redis {
     pf_redis_url url;
     char printable[600];
-    int timeout_ms, max_conns;
+    int max_conns;
+    pf_redis_hook hook;
+    void *hook_ud;
     uv_mutex_t mu;
     uv_cond_t cv;
     idle_conn *idle;
     int lent; /* connections out with callers */
+    /* When a call last failed on I/O (a timeout, a reset, a refused
+     * connect) with no answer from Redis since; 0: none. */
+    uint64_t stalled_ns;
+    char stalled_why[128];
 };
 
 pf_status pf_redis_url_parse(const char *url, pf_redis_url *out, char *err, size_t errlen) {
@@ -96,12 +104,11 @@ void pf_redis_script_init(pf_redis_script *s, const char *src) {
     for (int i = 0; i < SHA1_DIGEST_SIZE; i++) snprintf(s->sha1 + 2 * i, 3, "%02x", d[i]);
 }
 
-pf_redis *pf_redis_create(const pf_redis_url *u, int timeout_ms, int max_conns) {
+pf_redis *pf_redis_create(const pf_redis_url *u, int max_conns) {
     pf_redis *r = calloc(1, sizeof(*r));
     if (!r) return NULL;
     r->url = *u;
     pf_redis_url_print(u, r->printable, sizeof(r->printable));
-    r->timeout_ms = timeout_ms;
     r->max_conns = max_conns < 1 ? 1 : max_conns;
     if (uv_mutex_init(&r->mu)) goto out_free;
     if (uv_cond_init(&r->cv)) goto out_free_mu;
@@ -128,6 +135,22 @@ void pf_redis_destroy(pf_redis *r) {
 }
 
 const pf_redis_url *pf_redis_get_url(const pf_redis *r) { return &r->url; }
+
+void pf_redis_set_connect_hook(pf_redis *r, pf_redis_hook fn, void *ud) {
+    r->hook = fn;
+    r->hook_ud = ud;
+}
+
+/* The time left before deadline_ns as a socket timeout; false when none
+ * is left. */
+static bool time_left(uint64_t deadline_ns, struct timeval *tv) {
+    uint64_t now = pf_clock_now_ns(), us;
+    if (now >= deadline_ns) return false;
+    us = (deadline_ns - now + 999) / 1000;
+    tv->tv_sec = (time_t)(us / 1000000);
+    tv->tv_usec = (suseconds_t)(us % 1000000);
+    return true;
+}
 
 /* Whether an error reply means "not now" (503) rather than "never" (500). */
 static bool transient(const char *msg) {
@@ -170,21 +193,54 @@ static redisReply *checked(redisContext *c, redisReply *rep, const char *what, p
     return NULL;
 }
 
-static redisReply *call(redisContext *c, int argc, const char *const *argv, const size_t *lens,
-                        pf_proto_error *e) {
+/* Sets c's socket timeouts to the time left; false with e set (and
+ * nothing sent) when there is none. */
+static bool arm(redisContext *c, uint64_t deadline_ns, const char *what, pf_proto_error *e) {
+    struct timeval tv;
+    if (!time_left(deadline_ns, &tv)) {
+        pf_proto_error_set(e, PF_EIO, PF_ERR_STORE_UNAVAILABLE, NULL,
+                           "The map store's time (--store-timeout-ms) ran out before %s was "
+                           "sent; nothing changed; retry.",
+                           what);
+        return false;
+    }
+    if (redisSetTimeout(c, tv) != REDIS_OK) {
+        io_error(c, what, e);
+        return false;
+    }
+    return true;
+}
+
+static redisReply *call(redisContext *c, uint64_t deadline_ns, int argc, const char *const *argv,
+                        const size_t *lens, pf_proto_error *e) {
+    if (!arm(c, deadline_ns, argv[0], e)) return NULL;
     return checked(c, redisCommandArgv(c, argc, (const char **)argv, lens), argv[0], e);
 }
 
-redisReply *pf_redis_call(redisContext *c, int argc, const char *const *argv, const size_t *lens,
-                          pf_proto_error *e) {
-    return call(c, argc, argv, lens, e);
+redisReply *pf_redis_call(redisContext *c, uint64_t deadline_ns, int argc, const char *const *argv,
+                          const size_t *lens, pf_proto_error *e) {
+    return call(c, deadline_ns, argc, argv, lens, e);
 }
 
-static redisContext *connect_to(const pf_redis_url *u, int timeout_ms, pf_proto_error *e) {
-    struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
-    redisContext *c = redisConnectWithTimeout(u->host, u->port, tv);
+bool pf_redis_sent(const redisContext *c) {
+    /* hiredis empties its output buffer once the command is written whole
+     * and keeps it as it was when a write fails. */
+    return c && c->err && (!c->obuf || sdslen(c->obuf) == 0);
+}
+
+static redisContext *connect_to(const pf_redis_url *u, uint64_t deadline_ns, pf_proto_error *e) {
+    struct timeval tv;
+    redisContext *c;
     redisReply *rep;
     char db[16];
+    if (!time_left(deadline_ns, &tv)) {
+        pf_proto_error_set(e, PF_EIO, PF_ERR_STORE_UNAVAILABLE, NULL,
+                           "The map store's time (--store-timeout-ms) ran out before a "
+                           "connection to %.200s:%d was made; nothing changed; retry.",
+                           u->host, u->port);
+        return NULL;
+    }
+    c = redisConnectWithTimeout(u->host, u->port, tv);
     if (!c || c->err) {
         pf_proto_error_set(e, PF_EIO, PF_ERR_STORE_UNAVAILABLE, NULL,
                            "The map store at %.200s:%d cannot be reached (%s); retry.", u->host,
@@ -192,7 +248,7 @@ static redisContext *connect_to(const pf_redis_url *u, int timeout_ms, pf_proto_
         redisFree(c);
         return NULL;
     }
-    if (redisSetTimeout(c, tv) != REDIS_OK || redisEnableKeepAlive(c) != REDIS_OK) {
+    if (redisEnableKeepAlive(c) != REDIS_OK) {
         io_error(c, "setup", e);
         redisFree(c);
         return NULL;
@@ -200,14 +256,14 @@ static redisContext *connect_to(const pf_redis_url *u, int timeout_ms, pf_proto_
     if (u->password[0]) {
         const char *argv[2] = {"AUTH", u->password};
         size_t lens[2] = {4, strlen(u->password)};
-        if (!(rep = call(c, 2, argv, lens, e))) goto fail;
+        if (!(rep = call(c, deadline_ns, 2, argv, lens, e))) goto fail;
         freeReplyObject(rep);
     }
     if (u->db) {
         const char *argv[2] = {"SELECT", db};
         size_t lens[2] = {6, 0};
         lens[1] = (size_t)snprintf(db, sizeof(db), "%d", u->db);
-        if (!(rep = call(c, 2, argv, lens, e))) goto fail;
+        if (!(rep = call(c, deadline_ns, 2, argv, lens, e))) goto fail;
         freeReplyObject(rep);
     }
     return c;
@@ -216,16 +272,55 @@ fail:
     return NULL;
 }
 
-redisContext *pf_redis_connect(const pf_redis *r, int timeout_ms, pf_proto_error *e) {
-    return connect_to(&r->url, timeout_ms, e);
+redisContext *pf_redis_connect(const pf_redis *r, uint64_t deadline_ns, pf_proto_error *e) {
+    return connect_to(&r->url, deadline_ns, e);
 }
 
-redisContext *pf_redis_get(pf_redis *r, pf_proto_error *e) {
-    uint64_t deadline = pf_clock_now_ns() + (uint64_t)r->timeout_ms * 1000000ull;
+/* Whether an idle connection is still open: nothing to read (Redis sends
+ * nothing unasked), not an end of file or a reset. */
+static bool still_open(const redisContext *c) {
+    char b;
+    ssize_t n = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+/* Under r->mu: fails the caller at once while Redis has not answered
+ * since a call failed on I/O (the follower's next answer ends that). */
+static bool stalled(pf_redis *r, pf_proto_error *e) {
+    if (!r->stalled_ns) return false;
+    pf_proto_error_set(e, PF_EIO, PF_ERR_STORE_UNAVAILABLE, NULL,
+                       "The map store has not answered since a call failed %llu ms ago (%.60s); "
+                       "nothing changed; retry.",
+                       (unsigned long long)((pf_clock_now_ns() - r->stalled_ns) / 1000000ull),
+                       r->stalled_why);
+    return true;
+}
+
+/* Under r->mu. */
+static void note_stall(pf_redis *r, const char *why) {
+    if (r->stalled_ns) return;
+    r->stalled_ns = pf_clock_now_ns();
+    snprintf(r->stalled_why, sizeof(r->stalled_why), "%.120s", why);
+    uv_cond_broadcast(&r->cv); /* callers waiting for a connection fail now */
+}
+
+void pf_redis_answered(pf_redis *r) {
+    uv_mutex_lock(&r->mu);
+    r->stalled_ns = 0;
+    uv_mutex_unlock(&r->mu);
+}
+
+redisContext *pf_redis_get(pf_redis *r, uint64_t deadline_ns, pf_proto_error *e) {
+    uint64_t deadline = deadline_ns;
     redisContext *c = NULL;
     uv_mutex_lock(&r->mu);
-    while (!r->idle && r->lent >= r->max_conns) {
+    for (;;) {
         uint64_t now = pf_clock_now_ns();
+        if (stalled(r, e)) {
+            uv_mutex_unlock(&r->mu);
+            return NULL;
+        }
+        if (r->idle || r->lent < r->max_conns) break;
         if (now >= deadline || uv_cond_timedwait(&r->cv, &r->mu, deadline - now) == UV_ETIMEDOUT) {
             if (!r->idle && r->lent >= r->max_conns) {
                 uv_mutex_unlock(&r->mu);
@@ -244,18 +339,38 @@ redisContext *pf_redis_get(pf_redis *r, pf_proto_error *e) {
     }
     r->lent++;
     uv_mutex_unlock(&r->mu);
-    if (!c && !(c = connect_to(&r->url, r->timeout_ms, e))) {
-        uv_mutex_lock(&r->mu);
-        r->lent--;
-        uv_cond_signal(&r->cv);
-        uv_mutex_unlock(&r->mu);
+    if (c && !still_open(c)) {
+        /* Redis closed it while it was idle (it restarted, or timed the
+         * client out): a command written to it would only fail, after
+         * being sent, as "outcome unknown". */
+        redisFree(c);
+        c = NULL;
+    }
+    if (!c) {
+        bool io;
+        c = connect_to(&r->url, deadline, e);
+        io = !c;
+        if (c && r->hook && !r->hook(r->hook_ud, c, deadline, e)) {
+            io = c->err != 0;
+            redisFree(c);
+            c = NULL;
+        }
+        if (!c) {
+            uv_mutex_lock(&r->mu);
+            if (io) note_stall(r, e->message);
+            r->lent--;
+            uv_cond_signal(&r->cv);
+            uv_mutex_unlock(&r->mu);
+        }
     }
     return c;
 }
 
 void pf_redis_put(pf_redis *r, redisContext *c) {
     idle_conn *i = NULL;
+    char broken_why[128] = "";
     if (!c) return;
+    if (c->err) snprintf(broken_why, sizeof(broken_why), "%s", c->errstr);
     if (!c->err) i = malloc(sizeof(*i));
     if (!i) {
         redisFree(c); /* broken, or no memory to keep it */
@@ -266,14 +381,18 @@ void pf_redis_put(pf_redis *r, redisContext *c) {
         i->c = c;
         i->next = r->idle;
         r->idle = i;
+        r->stalled_ns = 0; /* it answered */
+    } else if (broken_why[0]) {
+        note_stall(r, broken_why);
     }
     r->lent--;
     uv_cond_signal(&r->cv);
     uv_mutex_unlock(&r->mu);
 }
 
-redisReply *pf_redis_eval(redisContext *c, pf_redis_script *s, int nkeys, int argc,
-                          const char *const *argv, const size_t *lens, pf_proto_error *e) {
+redisReply *pf_redis_eval(redisContext *c, uint64_t deadline_ns, pf_redis_script *s, int nkeys,
+                          int argc, const char *const *argv, const size_t *lens,
+                          pf_proto_error *e) {
     const char *av[40];
     size_t al[40];
     char nk[16];
@@ -290,6 +409,7 @@ redisReply *pf_redis_eval(redisContext *c, pf_redis_script *s, int nkeys, int ar
     al[2] = (size_t)snprintf(nk, sizeof(nk), "%d", nkeys);
     memcpy(av + 3, argv, (size_t)argc * sizeof(*av));
     memcpy(al + 3, lens, (size_t)argc * sizeof(*al));
+    if (!arm(c, deadline_ns, "EVALSHA", e)) return NULL;
     rep = redisCommandArgv(c, argc + 3, av, al);
     if (rep && rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0) {
         /* Redis restarted or flushed its scripts: send the source once. */
@@ -298,6 +418,7 @@ redisReply *pf_redis_eval(redisContext *c, pf_redis_script *s, int nkeys, int ar
         al[0] = 4;
         av[1] = s->src;
         al[1] = strlen(s->src);
+        if (!arm(c, deadline_ns, "EVAL", e)) return NULL;
         rep = redisCommandArgv(c, argc + 3, av, al);
     }
     return checked(c, rep, "EVALSHA", e);

@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "nav_json.h"
 #include "request.h"
+#include "store_guard.h"
 #include "version.h"
 
 void pf__route_healthz(pf_req *r, pf_ops_routes *m) {
@@ -61,6 +62,10 @@ void pf__route_readyz(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_kstr(&w, "status", loading ? "loading" : "ready");
     pf_jsonw_kuint(&w, "maps", pf_registry_count(m->registry));
     if (store) write_store(&w, &rep);
+    /* --store: whether changes are acknowledged, and why not (still ready:
+     * held maps answer, and every instance shares the one store). */
+    pf_jsonw_key(&w, "shared_store");
+    if (!pf_maps_store_write_trust(m->maps, &w)) pf_jsonw_null(&w);
     pf_jsonw_obj_end(&w);
     if (!loading) {
         pf_req_answer_json(r, &w);
@@ -87,6 +92,8 @@ void pf__route_info(pf_req *r, pf_ops_routes *m) {
     pf_jsonw_kstr(&w, "api", "v1");
     pf_jsonw_kstr(&w, "instance", atomic_load(m->instance));
     pf_jsonw_kstr(&w, "store", pf_maps_store_kind(m->maps));
+    pf_jsonw_key(&w, "shared_store");
+    if (!pf_maps_store_write_trust(m->maps, &w)) pf_jsonw_null(&w);
     pf_jsonw_kuint(&w, "uptime_s", (pf_clock_now_ns() - m->started_ns) / 1000000000ull);
     pf_jsonw_key(&w, "algorithms");
     pf_jsonw_arr_begin(&w);
@@ -242,6 +249,18 @@ void pf__route_metrics(pf_req *r, pf_ops_routes *m) {
     {
         pf_store_report rep;
         size_t nr, nw;
+        pf_sguard_stats ss;
+        if (pf_maps_store_trust(m->maps, &ss)) {
+            g.shared = true;
+            g.shared_writes_ok = ss.writes_ok;
+            g.shared_durable = ss.durable;
+            g.shared_losses = ss.losses;
+            g.shared_restored = ss.restored;
+            g.shared_refused_not_durable = ss.refused_not_durable;
+            g.shared_refused_unavailable = ss.refused_unavailable;
+            g.shared_unknown = ss.unknown;
+            g.shared_unconfirmed = ss.unconfirmed;
+        }
         if (pf_maps_store_report(m->maps, &rep)) {
             g.store_quarantined = rep.quarantined;
             g.store_skipped = rep.skipped;

@@ -8,6 +8,7 @@
 #include <hiredis/hiredis.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,33 +62,113 @@ static pid_t spawn(const char *const *argv, const char *log) {
     return pid;
 }
 
-fl_proc fl_redis_start(void) { return fl_redis_start_on(fl_free_port()); }
-
-fl_proc fl_redis_start_on(uint16_t port_) {
-    fl_proc p;
-    char port[16];
+/* Starts redis-server as p says (port, dir, opts set) and waits for PING. */
+static void redis_spawn(fl_proc *p) {
+    char port[16], master[16];
+    const char *argv[40];
+    int n = 0;
     unsigned polls = 0;
-    p.port = port_;
-    snprintf(port, sizeof(port), "%u", (unsigned)p.port);
-    {
-        const char *argv[] = {
-            "redis-server", "--port", port,         "--bind",  "127.0.0.1",   "--save", "",
-            "--appendonly", "no",     "--loglevel", "warning", "--daemonize", "no",     NULL};
-        p.pid = spawn(argv, NULL);
+    snprintf(port, sizeof(port), "%u", (unsigned)p->port);
+    argv[n++] = "redis-server";
+    argv[n++] = "--port";
+    argv[n++] = port;
+    argv[n++] = "--bind";
+    argv[n++] = "127.0.0.1";
+    argv[n++] = "--dir";
+    argv[n++] = p->dir;
+    argv[n++] = "--loglevel";
+    argv[n++] = "warning";
+    argv[n++] = "--daemonize";
+    argv[n++] = "no";
+    argv[n++] = "--repl-diskless-sync-delay"; /* a replica online at once */
+    argv[n++] = "0";
+    argv[n++] = "--enable-debug-command";
+    argv[n++] = "local";
+    argv[n++] = "--appendonly";
+    argv[n++] = p->opts.persist == FL_AOF ? "yes" : "no";
+    argv[n++] = "--save";
+    argv[n++] = p->opts.persist == FL_RDB ? "3600 1000000" : "";
+    if (p->opts.replica_of) {
+        snprintf(master, sizeof(master), "%u", (unsigned)p->opts.replica_of);
+        argv[n++] = "--replicaof";
+        argv[n++] = "127.0.0.1";
+        argv[n++] = master;
     }
+    if (p->opts.no_config) {
+        argv[n++] = "--rename-command";
+        argv[n++] = "CONFIG";
+        argv[n++] = "";
+    }
+    for (const char *const *x = p->opts.extra; x && *x && n < 38; x++) argv[n++] = *x;
+    argv[n] = NULL;
+    p->pid = spawn(argv, NULL);
     for (;;) {
         struct timeval tv = {1, 0};
-        redisContext *c = redisConnectWithTimeout("127.0.0.1", p.port, tv);
+        redisContext *c = redisConnectWithTimeout("127.0.0.1", p->port, tv);
         redisReply *r = c && !c->err ? redisCommand(c, "PING") : NULL;
         bool ok = r && r->type == REDIS_REPLY_STATUS;
         if (r) freeReplyObject(r);
         redisFree(c);
-        if (ok) return p;
-        ck_assert_msg(waitpid(p.pid, NULL, WNOHANG) == 0, "redis-server exited (port %u)",
-                      (unsigned)p.port);
+        if (ok) return;
+        ck_assert_msg(waitpid(p->pid, NULL, WNOHANG) == 0, "redis-server exited (port %u)",
+                      (unsigned)p->port);
         tu_waiting(&polls, "redis-server to answer PING");
         usleep(20000); /* polling a child that starts: no event to wait on */
     }
+}
+
+/* The redis-servers' folders, removed when the test's process exits (a
+ * failed check ends it before fl_stop). */
+static char made_dirs[16][64];
+static int nmade;
+
+static void remove_made_dirs(void) {
+    for (int i = 0; i < nmade; i++) {
+        char cmd[128];
+        if (!made_dirs[i][0]) continue;
+        snprintf(cmd, sizeof(cmd), "rm -rf %.63s", made_dirs[i]);
+        if (system(cmd) != 0) fprintf(stderr, "fleet: %s not removed\n", made_dirs[i]);
+    }
+    nmade = 0;
+}
+
+fl_proc fl_redis_start(void) { return fl_redis_start_with(NULL); }
+
+fl_proc fl_redis_start_with(const fl_redis_opts *o) {
+    fl_proc p;
+    memset(&p, 0, sizeof(p));
+    if (o) p.opts = *o;
+    p.port = fl_free_port();
+    snprintf(p.dir, sizeof(p.dir), "/tmp/pathd-redis-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(p.dir));
+    if (nmade == 0) atexit(remove_made_dirs);
+    if (nmade < (int)(sizeof(made_dirs) / sizeof(made_dirs[0])))
+        snprintf(made_dirs[nmade++], sizeof(made_dirs[0]), "%s", p.dir);
+    redis_spawn(&p);
+    return p;
+}
+
+void fl_redis_restart(fl_proc *p) {
+    ck_assert_int_eq(p->pid, 0);
+    redis_spawn(p);
+}
+
+long long fl_redis_cmd(uint16_t port, const char *fmt, ...) {
+    struct timeval tv = {10, 0};
+    redisContext *c = redisConnectWithTimeout("127.0.0.1", port, tv);
+    redisReply *r;
+    long long v = -1;
+    va_list ap;
+    ck_assert_msg(c && !c->err, "redis on port %u: cannot connect", (unsigned)port);
+    va_start(ap, fmt);
+    r = redisvCommand(c, fmt, ap);
+    va_end(ap);
+    ck_assert_msg(r && r->type != REDIS_REPLY_ERROR, "redis on port %u: %s: %s", (unsigned)port,
+                  fmt, r ? r->str : c->errstr);
+    if (r->type == REDIS_REPLY_INTEGER) v = r->integer;
+    freeReplyObject(r);
+    redisFree(c);
+    return v;
 }
 
 hc_server fl_pathd_start(uint16_t port, uint16_t redis_port, const char *name,
@@ -164,6 +245,7 @@ fl_proc fl_nginx_start(const uint16_t *ports, size_t n, const char *dir) {
     fl_proc p;
     char conf[512], log[512], glob[1024];
     unsigned polls = 0;
+    memset(&p, 0, sizeof(p)); /* no redis folder: fl_stop removes nothing */
     mkdir(dir, 0755);
     p.port = fl_free_port();
     snprintf(conf, sizeof(conf), "%s/nginx.conf", dir);
@@ -197,6 +279,7 @@ fl_proc fl_haproxy_start(const uint16_t *ports, size_t n, const char *dir) {
     unsigned polls = 0;
     fl_proc p;
     ck_assert_msg(in != NULL, "deploy/haproxy.cfg: %s", strerror(errno));
+    memset(&p, 0, sizeof(p)); /* no redis folder: fl_stop removes nothing */
     mkdir(dir, 0755);
     p.port = fl_free_port();
     snprintf(conf, sizeof(conf), "%s/haproxy.cfg", dir);
@@ -246,13 +329,28 @@ fl_proc fl_haproxy_start(const uint16_t *ports, size_t n, const char *dir) {
     }
 }
 
+void fl_kill9(fl_proc *p) {
+    ck_assert_int_gt(p->pid, 0);
+    kill(p->pid, SIGKILL);
+    while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    p->pid = 0;
+}
+
 int fl_stop(fl_proc *p, int sig) {
     int status = 0;
+    if (p->dir[0] && p->pid <= 0) {
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", p->dir);
+        if (system(cmd) != 0) fprintf(stderr, "fleet: %s not removed\n", p->dir);
+        p->dir[0] = '\0';
+    }
     if (p->pid <= 0) return -1;
     kill(p->pid, sig);
     while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {
     }
     p->pid = 0;
+    if (p->dir[0]) fl_stop(p, sig); /* its folder */
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
 }

@@ -11,13 +11,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fleet.h"
 #include "itest.h"
+#include "redis_info.h"
+#include "store_guard.h"
 #include "store_redis.h"
 #include "testutil.h"
 #include "wsc.h"
 
 #define JSON "application/json"
+/* A deadline for the store calls of the script tests. */
+#define DL (pf_clock_now_ns() + 2000000000ull)
 
 /* The real components a test starts: skipped without them (make
  * fleet-deps installs them), and under CI a failure. */
@@ -88,7 +93,7 @@ static void *patch_loop(void *arg) {
         p.body = body;
         p.body_len = strlen(body);
         p.info = "";
-        if (pf_rstore_patch(pt->rs, &p, &ack, &e)) {
+        if (pf_rstore_patch(pt->rs, DL, &p, &ack, &e)) {
             fprintf(stderr, "patch: %s\n", e.message);
             return (void *)1;
         }
@@ -145,23 +150,23 @@ START_TEST(fleet_store_versions_assigned_once) {
     snprintf(url, sizeof(url), "redis://127.0.0.1:%u/3", (unsigned)redis.port);
     ck_assert_int_eq(pf_redis_url_parse(url, &u, err, sizeof(err)), PF_OK);
     ck_assert_int_eq(u.db, 3);
-    r = pf_redis_create(&u, 2000, 8);
+    r = pf_redis_create(&u, 8);
     rs = pf_rstore_create(r, "t:");
     memset(&none, 0, sizeof(none));
     memset(&absent, 0, sizeof(absent));
     absent.none_match.kind = PF_PRECOND_ANY;
-    c = pf_redis_connect(r, 2000, &e);
+    c = pf_redis_connect(r, DL, &e);
     ck_assert_ptr_nonnull(c);
-    ck_assert_int_eq(pf_rstore_events_tail(rs, c, &pos, &e), PF_OK);
+    ck_assert_int_eq(pf_rstore_events_tail(rs, c, DL, &pos, &e), PF_OK);
 
     {
         pf_rstore_upload p = upload("x", &absent, "IMG1");
-        ck_assert_int_eq(pf_rstore_put(rs, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(pf_rstore_put(rs, DL, &p, &ack, &e), PF_OK);
         ck_assert_int_eq(ack.result, PF_RSTORE_OK);
         ck_assert(ack.created);
         ck_assert_uint_eq(ack.version, 1);
         /* Create-only again: 412, nothing changed. */
-        ck_assert_int_eq(pf_rstore_put(rs, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(pf_rstore_put(rs, DL, &p, &ack, &e), PF_OK);
         ck_assert_int_eq(ack.result, PF_RSTORE_PRECONDITION);
         ck_assert_uint_eq(ack.version, 1);
     }
@@ -182,7 +187,7 @@ START_TEST(fleet_store_versions_assigned_once) {
         }
     }
     /* The log, from version 1: 200 entries, the bodies of the acks. */
-    ck_assert_int_eq(pf_rstore_catch_up(rs, "x", pt[0].lineage, 1, &y, &e), PF_OK);
+    ck_assert_int_eq(pf_rstore_catch_up(rs, DL, "x", pt[0].lineage, 1, NULL, &y, &e), PF_OK);
     ck_assert_int_eq(y.kind, PF_RSTORE_SYNC_ENTRIES);
     ck_assert_uint_eq(y.version, 201);
     ck_assert_uint_eq(y.nentries, 200);
@@ -196,7 +201,7 @@ START_TEST(fleet_store_versions_assigned_once) {
         }
     pf_rstore_sync_free(&y);
     /* A load is the snapshot and every entry after it. */
-    ck_assert_int_eq(pf_rstore_load(rs, "x", &sm, &found, &e), PF_OK);
+    ck_assert_int_eq(pf_rstore_load(rs, DL, "x", &sm, &found, &e), PF_OK);
     ck_assert(found);
     ck_assert_uint_eq(sm.version, 201);
     ck_assert_uint_eq(sm.snap_version, 1);
@@ -218,7 +223,7 @@ START_TEST(fleet_store_versions_assigned_once) {
         p.img = "IMG2";
         p.img_len = 4;
         p.info = "";
-        ck_assert_int_eq(pf_rstore_patch(rs, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(pf_rstore_patch(rs, DL, &p, &ack, &e), PF_OK);
         ck_assert_int_eq(ack.result, PF_RSTORE_OK);
         ck_assert_uint_eq(ack.version, 202);
         /* If-Match with an old tag: 412. */
@@ -228,55 +233,63 @@ START_TEST(fleet_store_versions_assigned_once) {
         stale.match.tags[0] = (pf_etag){201, pt[0].lineage, true};
         p.cond = &stale;
         p.base_version = 202;
-        ck_assert_int_eq(pf_rstore_patch(rs, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(pf_rstore_patch(rs, DL, &p, &ack, &e), PF_OK);
         ck_assert_int_eq(ack.result, PF_RSTORE_PRECONDITION);
         ck_assert_uint_eq(ack.version, 202);
     }
-    ck_assert_int_eq(pf_rstore_catch_up(rs, "x", pt[0].lineage, 1, &y, &e), PF_OK);
+    ck_assert_int_eq(pf_rstore_catch_up(rs, DL, "x", pt[0].lineage, 1, NULL, &y, &e), PF_OK);
     ck_assert_int_eq(y.kind, PF_RSTORE_SYNC_RELOAD);
     pf_rstore_sync_free(&y);
-    ck_assert_int_eq(pf_rstore_catch_up(rs, "x", pt[0].lineage, 190, &y, &e), PF_OK);
+    ck_assert_int_eq(pf_rstore_catch_up(rs, DL, "x", pt[0].lineage, 190, NULL, &y, &e), PF_OK);
     ck_assert_int_eq(y.kind, PF_RSTORE_SYNC_ENTRIES);
     ck_assert_uint_eq(y.nentries, 12);
     pf_rstore_sync_free(&y);
-    ck_assert_int_eq(pf_rstore_catch_up(rs, "x", pt[0].lineage + 1, 202, &y, &e), PF_OK);
+    ck_assert_int_eq(pf_rstore_catch_up(rs, DL, "x", pt[0].lineage - 1, 202, NULL, &y, &e), PF_OK);
     ck_assert_int_eq(y.kind, PF_RSTORE_SYNC_RELOAD); /* another lineage */
     pf_rstore_sync_free(&y);
-    ck_assert_int_eq(pf_rstore_load(rs, "x", &sm, &found, &e), PF_OK);
+    /* A copy newer than the store (a lineage or a version it has not): the
+     * store went back, never "same". */
+    ck_assert_int_eq(pf_rstore_catch_up(rs, DL, "x", pt[0].lineage + 1, 1, NULL, &y, &e), PF_OK);
+    ck_assert_int_eq(y.kind, PF_RSTORE_SYNC_BEHIND);
+    pf_rstore_sync_free(&y);
+    ck_assert_int_eq(pf_rstore_catch_up(rs, DL, "x", pt[0].lineage, 203, NULL, &y, &e), PF_OK);
+    ck_assert_int_eq(y.kind, PF_RSTORE_SYNC_BEHIND);
+    pf_rstore_sync_free(&y);
+    ck_assert_int_eq(pf_rstore_load(rs, DL, "x", &sm, &found, &e), PF_OK);
     ck_assert(found && sm.snap_version == 202 && sm.nentries == 0);
     pf_rstore_map_free(&sm);
 
     /* The map limit (3) counts ids; a replace is not a new one. */
     {
         pf_rstore_upload p = upload("y", &none, "Y");
-        ck_assert_int_eq(pf_rstore_put(rs, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(pf_rstore_put(rs, DL, &p, &ack, &e), PF_OK);
         p.id = "z";
-        ck_assert_int_eq(pf_rstore_put(rs, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(pf_rstore_put(rs, DL, &p, &ack, &e), PF_OK);
         ck_assert_int_eq(ack.result, PF_RSTORE_OK);
         p.id = "w";
-        ck_assert_int_eq(pf_rstore_put(rs, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(pf_rstore_put(rs, DL, &p, &ack, &e), PF_OK);
         ck_assert_int_eq(ack.result, PF_RSTORE_LIMIT);
         p.id = "z";
-        ck_assert_int_eq(pf_rstore_put(rs, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(pf_rstore_put(rs, DL, &p, &ack, &e), PF_OK);
         ck_assert_int_eq(ack.result, PF_RSTORE_OK);
         ck_assert_uint_eq(ack.version, 2);
     }
     {
         pf_rstore_list l;
-        ck_assert_int_eq(pf_rstore_list_all(rs, &l, &e), PF_OK);
+        ck_assert_int_eq(pf_rstore_list_all(rs, DL, &l, &e), PF_OK);
         ck_assert_uint_eq(l.n, 3);
         pf_rstore_list_free(&l);
     }
     /* DELETE: gone for a load and a catch-up. */
-    ck_assert_int_eq(pf_rstore_remove(rs, "x", &none, &ack, &e), PF_OK);
+    ck_assert_int_eq(pf_rstore_remove(rs, DL, "x", &none, NULL, &ack, &e), PF_OK);
     ck_assert_int_eq(ack.result, PF_RSTORE_OK);
     ck_assert_uint_eq(ack.version, 202);
-    ck_assert_int_eq(pf_rstore_remove(rs, "x", &none, &ack, &e), PF_OK);
+    ck_assert_int_eq(pf_rstore_remove(rs, DL, "x", &none, NULL, &ack, &e), PF_OK);
     ck_assert_int_eq(ack.result, PF_RSTORE_GONE);
-    ck_assert_int_eq(pf_rstore_load(rs, "x", &sm, &found, &e), PF_OK);
+    ck_assert_int_eq(pf_rstore_load(rs, DL, "x", &sm, &found, &e), PF_OK);
     ck_assert(!found);
     pf_rstore_map_free(&sm);
-    ck_assert_int_eq(pf_rstore_catch_up(rs, "x", pt[0].lineage, 202, &y, &e), PF_OK);
+    ck_assert_int_eq(pf_rstore_catch_up(rs, DL, "x", pt[0].lineage, 202, NULL, &y, &e), PF_OK);
     ck_assert_int_eq(y.kind, PF_RSTORE_SYNC_GONE);
     pf_rstore_sync_free(&y);
 
@@ -285,7 +298,8 @@ START_TEST(fleet_store_versions_assigned_once) {
         size_t total = 0, patches = 0;
         char last_op = 0;
         do {
-            ck_assert_int_eq(pf_rstore_events_read(rs, c, &pos, 100, ev, 16, &n, &gap, &e), PF_OK);
+            ck_assert_int_eq(pf_rstore_events_read(rs, c, DL, &pos, 100, ev, 16, &n, &gap, &e),
+                             PF_OK);
             ck_assert(!gap);
             for (size_t i = 0; i < n; i++) {
                 if (total == 0) ck_assert(ev[i].op == 'p' && strcmp(ev[i].id, "x") == 0);
@@ -298,6 +312,172 @@ START_TEST(fleet_store_versions_assigned_once) {
         ck_assert_uint_eq(total, 1 + 201 + 3 + 1);
         ck_assert_int_eq(last_op, 'd');
     }
+    redisFree(c);
+    pf_rstore_destroy(rs);
+    pf_redis_destroy(r);
+    fl_stop(&redis, SIGTERM);
+}
+END_TEST
+
+/* The guard of store_redis.h against a real redis-server: the epoch is set
+ * once (first use) and replaced only by the instance that knew it; a change
+ * carrying another epoch, or a lineage the counter never reached, changes
+ * nothing; a catch-up says EPOCH or BEHIND instead of "gone" or "same"; a
+ * copy put back wins only over an older one. */
+START_TEST(fleet_store_epoch_guard) {
+    fl_proc redis;
+    pf_redis_url u;
+    pf_redis *r;
+    pf_rstore *rs;
+    pf_rstore_state st, st2;
+    pf_rstore_guard g, other;
+    pf_rstore_ack ack;
+    pf_rstore_sync y;
+    pf_rstore_map sm;
+    pf_proto_error e;
+    pf_precond none;
+    redisContext *c;
+    char err[128], url[64];
+    bool renewed, found;
+    uint64_t lineage;
+    NEED("redis-server");
+    redis = fl_redis_start();
+    snprintf(url, sizeof(url), "redis://127.0.0.1:%u", (unsigned)redis.port);
+    ck_assert_int_eq(pf_redis_url_parse(url, &u, err, sizeof(err)), PF_OK);
+    r = pf_redis_create(&u, 4);
+    rs = pf_rstore_create(r, "g:");
+    memset(&none, 0, sizeof(none));
+    c = pf_redis_connect(r, DL, &e);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(pf_rstore_probe(rs, c, DL, &st, &e), PF_OK);
+    ck_assert_str_eq(st.epoch, "");
+    ck_assert_uint_eq(st.lineage, 0);
+    ck_assert_uint_eq(st.maps, 0);
+    /* First use: set, and the counter raised to Redis's clock (ms) x 1024. */
+    ck_assert_int_eq(
+        pf_rstore_epoch(rs, c, DL, "", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 0, &renewed, &st, &e),
+        PF_OK);
+    ck_assert(renewed);
+    ck_assert_str_eq(st.epoch, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    ck_assert_uint_gt(st.lineage, UINT64_C(1600000000000) * 1024);
+    /* Another instance's first use adopts it. */
+    ck_assert_int_eq(
+        pf_rstore_epoch(rs, c, DL, "", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", 0, &renewed, &st2, &e),
+        PF_OK);
+    ck_assert(!renewed);
+    ck_assert_str_eq(st2.epoch, st.epoch);
+    ck_assert_uint_eq(st2.lineage, st.lineage);
+
+    memset(&g, 0, sizeof(g));
+    snprintf(g.epoch, sizeof(g.epoch), "%s", st.epoch);
+    g.min_lineage = st.lineage;
+    other = g;
+    snprintf(other.epoch, sizeof(other.epoch), "cccccccccccccccccccccccccccccccc");
+    {
+        pf_rstore_upload p = upload("x", &none, "IMG1");
+        p.guard = &other;
+        ck_assert_int_eq(pf_rstore_put(rs, DL, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(ack.result, PF_RSTORE_EPOCH);
+        ck_assert_int_eq(pf_rstore_load(rs, DL, "x", &sm, &found, &e), PF_OK);
+        ck_assert(!found); /* nothing changed */
+        pf_rstore_map_free(&sm);
+        other = g;
+        other.min_lineage = st.lineage + 5; /* a lineage the counter never reached */
+        p.guard = &other;
+        ck_assert_int_eq(pf_rstore_put(rs, DL, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(ack.result, PF_RSTORE_ROLLBACK);
+        p.guard = &g;
+        ck_assert_int_eq(pf_rstore_put(rs, DL, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(ack.result, PF_RSTORE_OK);
+        ck_assert_uint_eq(ack.lineage, st.lineage + 1); /* above every earlier lineage */
+        lineage = ack.lineage;
+    }
+    /* A PATCH whose base the store does not have (it went back). */
+    {
+        pf_rstore_edit p;
+        memset(&p, 0, sizeof(p));
+        p.id = "x";
+        p.cond = &none;
+        p.guard = &g;
+        p.base_version = 2;
+        p.base_lineage = lineage;
+        p.body = "b";
+        p.body_len = 1;
+        p.info = "";
+        ck_assert_int_eq(pf_rstore_patch(rs, DL, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(ack.result, PF_RSTORE_ROLLBACK);
+        ck_assert_uint_eq(ack.version, 1);
+        p.base_version = 1;
+        ck_assert_int_eq(pf_rstore_patch(rs, DL, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(ack.result, PF_RSTORE_OK);
+        ck_assert_uint_eq(ack.version, 2);
+    }
+    /* Catch-ups: a copy newer than the store is BEHIND, never "same". */
+    ck_assert_int_eq(pf_rstore_catch_up(rs, DL, "x", lineage, 5, &g, &y, &e), PF_OK);
+    ck_assert_int_eq(y.kind, PF_RSTORE_SYNC_BEHIND);
+    pf_rstore_sync_free(&y);
+    ck_assert_int_eq(pf_rstore_catch_up(rs, DL, "x", lineage, 2, &g, &y, &e), PF_OK);
+    ck_assert_int_eq(y.kind, PF_RSTORE_SYNC_SAME);
+    pf_rstore_sync_free(&y);
+
+    /* Put back: over nothing, and over an older copy; not over a newer. */
+    {
+        pf_rstore_restore p;
+        memset(&p, 0, sizeof(p));
+        p.id = "z";
+        p.kind = "grid";
+        p.img = "Z7";
+        p.img_len = 2;
+        p.hash_hex = "";
+        p.info = "";
+        p.version = 7;
+        p.lineage = lineage - 1;
+        p.guard = &g;
+        ck_assert_int_eq(pf_rstore_put_back(rs, DL, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(ack.result, PF_RSTORE_OK);
+        p.version = 6;
+        p.img = "Z6";
+        ck_assert_int_eq(pf_rstore_put_back(rs, DL, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(ack.result, PF_RSTORE_NEWER);
+        ck_assert_uint_eq(ack.version, 7);
+        ck_assert_int_eq(pf_rstore_load(rs, DL, "z", &sm, &found, &e), PF_OK);
+        ck_assert(found && sm.version == 7 && sm.snap_version == 7 && sm.nentries == 0);
+        ck_assert(sm.img_len == 2 && memcmp(sm.img, "Z7", 2) == 0);
+        pf_rstore_map_free(&sm);
+        /* x's copy at version 9 of its lineage is newer than the store's 2. */
+        p.id = "x";
+        p.img = "X9";
+        p.version = 9;
+        p.lineage = lineage;
+        ck_assert_int_eq(pf_rstore_put_back(rs, DL, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(ack.result, PF_RSTORE_OK);
+        /* A guard with another epoch puts nothing back. */
+        p.id = "w";
+        p.guard = &other;
+        snprintf(other.epoch, sizeof(other.epoch), "dddddddddddddddddddddddddddddddd");
+        ck_assert_int_eq(pf_rstore_put_back(rs, DL, &p, &ack, &e), PF_OK);
+        ck_assert_int_eq(ack.result, PF_RSTORE_EPOCH);
+    }
+    ck_assert_int_eq(pf_rstore_probe(rs, c, DL, &st2, &e), PF_OK);
+    ck_assert_uint_eq(st2.maps, 2);
+
+    /* An instance that knew the epoch renews it after a loss; one that
+     * knew an older one adopts the new one. */
+    ck_assert_int_eq(pf_rstore_epoch(rs, c, DL, g.epoch, "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
+                                     lineage + 100, &renewed, &st2, &e),
+                     PF_OK);
+    ck_assert(renewed);
+    ck_assert_str_eq(st2.epoch, "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee");
+    ck_assert_uint_ge(st2.lineage, lineage + 100);
+    ck_assert_int_eq(pf_rstore_epoch(rs, c, DL, g.epoch, "ffffffffffffffffffffffffffffffff", 0,
+                                     &renewed, &st2, &e),
+                     PF_OK);
+    ck_assert(!renewed);
+    ck_assert_str_eq(st2.epoch, "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee");
+    /* The old epoch's catch-up says so instead of anything about the map. */
+    ck_assert_int_eq(pf_rstore_catch_up(rs, DL, "x", lineage, 9, &g, &y, &e), PF_OK);
+    ck_assert_int_eq(y.kind, PF_RSTORE_SYNC_EPOCH);
+    pf_rstore_sync_free(&y);
     redisFree(c);
     pf_rstore_destroy(rs);
     pf_redis_destroy(r);
@@ -494,11 +674,11 @@ START_TEST(fleet_two_instances_agree) {
                      200);
 
     /* Redis down: changes are 503 store_unavailable with Retry-After, a
-     * held map still answers, /readyz goes 503; Redis back: all well. */
+     * held map still answers, /readyz goes 503; Redis back (its append-only
+     * file kept everything): all well, nothing lost. */
     {
-        uint16_t rp = redis.port;
         char ra[16];
-        fl_stop(&redis, SIGKILL);
+        fl_kill9(&redis);
         r = fl_req(a.port, "PUT", "/v1/maps/q", JSON, m, NULL);
         ck_assert_msg(r.status == 503, "%d %s", r.status, r.body);
         ck_assert_ptr_nonnull(strstr(r.body, "store_unavailable"));
@@ -512,17 +692,15 @@ START_TEST(fleet_two_instances_agree) {
         while (status_of(a.port, "GET", "/readyz", NULL, NULL) != 503)
             tu_waiting(&polls, "/readyz 503 without Redis");
         /* The same port again: the instances reconnect by themselves. */
-        redis = fl_redis_start_on(rp);
+        fl_redis_restart(&redis);
         polls = 0;
         while (status_of(a.port, "GET", "/readyz", NULL, NULL) != 200)
             tu_waiting(&polls, "/readyz 200 with Redis back");
-        /* The new Redis is empty: the store has no map, nor do the copies
-         * once the followers checked them against it. */
+        /* It kept its AOF: nothing was lost, and changes work again. */
         polls = 0;
-        while (status_of(b.port, "GET", "/v1/maps/q", NULL, NULL) != 404)
-            tu_waiting(&polls, "b to drop a map the store lost");
-        ck_assert_int_eq(status_of(a.port, "PUT", "/v1/maps/q", m, NULL), 201);
-        ck_assert_int_eq(status_of(b.port, "GET", "/v1/maps/q", NULL, NULL), 200);
+        while (status_of(a.port, "PUT", "/v1/maps/q", m, NULL) != 200)
+            tu_waiting(&polls, "a to change maps after Redis came back");
+        ck_assert(wait_version(b.port, "q", 2));
     }
     it_stop(&a);
     it_stop(&b);
@@ -1242,12 +1420,610 @@ START_TEST(fleet_navmesh_maps) {
 }
 END_TEST
 
+/* Trust in the store (store_guard.h) */
+
+/* The "shared_store" member of the answer r (freed) to path. */
+static cJSON *shared_store_of(hc_resp *r, const char *path) {
+    cJSON *j = json_of(r), *t;
+    hc_free(r);
+    t = cJSON_DetachItemFromObject(j, "shared_store");
+    cJSON_Delete(j);
+    ck_assert_msg(t && cJSON_IsObject(t), "%s has no shared_store object", path);
+    return t;
+}
+
+/* The "shared_store" member of port's path (/readyz, /v1/info), 200. */
+static cJSON *trust_of(uint16_t port, const char *path) {
+    hc_resp r = fl_req(port, "GET", path, NULL, NULL, NULL);
+    ck_assert_msg(r.status == 200, "%s: %d %s", path, r.status, r.body);
+    return shared_store_of(&r, path);
+}
+
+/* The "shared_store" member of port's /readyz, or NULL while it is 503
+ * (the follower has not reached a restarted Redis yet): for polling. */
+static cJSON *trust_if_ready(uint16_t port) {
+    hc_resp r = fl_req(port, "GET", "/readyz", NULL, NULL, NULL);
+    ck_assert_msg(r.status == 200 || r.status == 503, "/readyz: %d %s", r.status, r.body);
+    if (r.status != 200) {
+        hc_free(&r);
+        return NULL;
+    }
+    return shared_store_of(&r, "/readyz");
+}
+
+/* Polls port's /readyz until its shared_store says writes `want`. */
+static void wait_writes(uint16_t port, const char *want) {
+    unsigned polls = 0;
+    for (;;) {
+        cJSON *t = trust_if_ready(port);
+        bool ok = t && strcmp(it_str(t, "writes"), want) == 0;
+        cJSON_Delete(t);
+        if (ok) return;
+        tu_waiting(&polls, "/readyz shared_store.writes to change");
+    }
+}
+
+/* Polls port's /readyz until it has seen a data loss and put its copies
+ * back; returns its shared_store object. */
+static cJSON *wait_restored(uint16_t port) {
+    unsigned polls = 0;
+    for (;;) {
+        cJSON *t = trust_if_ready(port);
+        if (t && it_num(t, "data_losses") >= 1 && !it_truth(t, "last_loss.restoring") &&
+            strcmp(it_str(t, "writes"), "accepted") == 0)
+            return t;
+        cJSON_Delete(t);
+        tu_waiting(&polls, "/readyz to report the loss repaired");
+    }
+}
+
+/* The value of a sample line "name value" in port's /metrics. */
+static double metric(uint16_t port, const char *sample) {
+    hc_resp r = fl_req(port, "GET", "/metrics", NULL, NULL, NULL);
+    const char *p = r.body;
+    double v = -1;
+    size_t n = strlen(sample);
+    ck_assert_int_eq(r.status, 200);
+    while ((p = strstr(p, sample))) {
+        if ((p == r.body || p[-1] == '\n') && p[n] == ' ') {
+            v = strtod(p + n + 1, NULL);
+            break;
+        }
+        p += n;
+    }
+    hc_free(&r);
+    ck_assert_msg(v >= 0, "/metrics has no %s", sample);
+    return v;
+}
+
+/* The lineage of an ETag "\"<version>-<lineage>\"". */
+static uint64_t etag_lineage(const hc_resp *r) {
+    char tag[64];
+    const char *dash;
+    ck_assert_ptr_nonnull(hc_header(r, "ETag", tag, sizeof(tag)));
+    dash = strchr(tag, '-');
+    ck_assert_ptr_nonnull(dash);
+    return strtoull(dash + 1, NULL, 10);
+}
+
+/* A store without persistence or replica: changes are refused (503
+ * store_not_durable, naming what is missing), nothing changes, /readyz
+ * stays 200 and says why; --store-accept-volatile takes them (reported);
+ * appendonly turned on at run time is seen by the next check. With CONFIG
+ * renamed away (a managed Redis), INFO decides: no appendonly and no
+ * replica is refused, saying CONFIG was refused; appendonly is accepted. */
+START_TEST(fleet_store_refuses_volatile) {
+    fl_redis_opts vol = {FL_VOLATILE, 0, false, NULL}, noconf = {FL_VOLATILE, 0, true, NULL},
+                  aofnoconf = {FL_AOF, 0, true, NULL};
+    fl_proc redis;
+    hc_server a, b;
+    hc_resp r;
+    cJSON *t;
+    char *m = map_json(3);
+    NEED("redis-server");
+    redis = fl_redis_start_with(&vol);
+    a = fl_pathd_start(fl_free_port(), redis.port, "a", NULL);
+    b = fl_pathd_start(fl_free_port(), redis.port, "b", ARGS("--store-accept-volatile"));
+
+    r = fl_req(a.port, "PUT", "/v1/maps/v", JSON, m, NULL);
+    ck_assert_msg(r.status == 503, "%d %s", r.status, r.body);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"store_not_durable\""));
+    ck_assert_ptr_nonnull(strstr(r.body, "appendonly no, no RDB save points, no replica online"));
+    ck_assert_ptr_nonnull(strstr(r.body, "--store-accept-volatile"));
+    hc_free(&r);
+    ck_assert_int_eq(status_of(b.port, "GET", "/v1/maps/v", NULL, NULL), 404);
+    /* b takes changes; a refuses a PATCH and a DELETE of b's map too. */
+    ck_assert_int_eq(status_of(b.port, "PUT", "/v1/maps/w", m, NULL), 201);
+    r = fl_req(a.port, "PATCH", "/v1/maps/w", JSON, "{\"cells\":[{\"x\":1,\"y\":1,\"cost\":3}]}",
+               NULL);
+    ck_assert_int_eq(r.status, 503);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"store_not_durable\""));
+    hc_free(&r);
+    r = fl_req(a.port, "DELETE", "/v1/maps/w", NULL, NULL, NULL);
+    ck_assert_int_eq(r.status, 503);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"store_not_durable\""));
+    hc_free(&r);
+    r = fl_req(b.port, "GET", "/v1/maps/w", NULL, NULL, NULL);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_uint_eq(version_of(&r), 1);
+    hc_free(&r);
+    /* Reads answer: a is ready, and says why it refuses. */
+    ck_assert_int_eq(status_of(a.port, "GET", "/v1/maps/w/path?start=0,0&goal=15,15", NULL, NULL),
+                     200);
+    t = trust_of(a.port, "/readyz");
+    ck_assert_str_eq(it_str(t, "writes"), "refused");
+    ck_assert_str_eq(it_str(t, "code"), "store_not_durable");
+    ck_assert(!it_truth(t, "durable"));
+    ck_assert(!it_truth(t, "accept_volatile"));
+    ck_assert(it_truth(t, "checked"));
+    ck_assert_ptr_nonnull(strstr(it_str(t, "durability"), "appendonly no"));
+    ck_assert_int_eq((int)it_num(t, "refused_not_durable"), 3);
+    cJSON_Delete(t);
+    ck_assert(metric(a.port, "pathd_store_changes_refused_total{reason=\"not_durable\"}") == 3);
+    ck_assert(metric(a.port, "pathd_store_writes_accepted") == 0);
+    t = trust_of(b.port, "/v1/info");
+    ck_assert_str_eq(it_str(t, "writes"), "accepted");
+    ck_assert(it_truth(t, "accept_volatile"));
+    ck_assert(!it_truth(t, "durable"));
+    cJSON_Delete(t);
+    r = fl_req(b.port, "GET", "/v1/info", NULL, NULL, NULL);
+    {
+        cJSON *j = json_of(&r);
+        ck_assert_int_eq((int)it_num(j, "limits.store_accept_volatile"), 1);
+        cJSON_Delete(j);
+    }
+    hc_free(&r);
+    /* appendonly on at run time: a's next check takes changes again. */
+    fl_redis_cmd(redis.port, "CONFIG SET appendonly yes");
+    wait_writes(a.port, "accepted");
+    ck_assert_int_eq(status_of(a.port, "PUT", "/v1/maps/v", m, NULL), 201);
+    t = trust_of(a.port, "/readyz");
+    ck_assert(it_truth(t, "durable"));
+    ck_assert_str_eq(it_str(t, "durability"), "appendonly yes");
+    cJSON_Delete(t);
+    it_stop(&a);
+    it_stop(&b);
+    fl_stop(&redis, SIGTERM);
+
+    redis = fl_redis_start_with(&noconf);
+    a = fl_pathd_start(fl_free_port(), redis.port, "a", NULL);
+    r = fl_req(a.port, "PUT", "/v1/maps/v", JSON, m, NULL);
+    ck_assert_msg(r.status == 503, "%d %s", r.status, r.body);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"store_not_durable\""));
+    ck_assert_ptr_nonnull(strstr(r.body, "CONFIG GET refused"));
+    hc_free(&r);
+    it_stop(&a);
+    fl_stop(&redis, SIGTERM);
+
+    redis = fl_redis_start_with(&aofnoconf);
+    a = fl_pathd_start(fl_free_port(), redis.port, "a", NULL);
+    ck_assert_int_eq(status_of(a.port, "PUT", "/v1/maps/v", m, NULL), 201);
+    it_stop(&a);
+    fl_stop(&redis, SIGTERM);
+    free(m);
+}
+END_TEST
+
+#define NLOSS 30
+
+/* The issue's experiment, small: a Redis without persistence
+ * (--store-accept-volatile) is SIGKILLed with 30 acknowledged maps, two of
+ * them PATCHed, and restarts empty. Both instances report the loss
+ * (/readyz, /metrics) and put back every copy they hold; a third instance
+ * that held nothing finds every map at its acknowledged version; a
+ * session lives on; an upload afterwards gets a lineage no map had. */
+START_TEST(fleet_store_loss_restored) {
+    fl_redis_opts vol = {FL_VOLATILE, 0, false, NULL};
+    fl_proc redis;
+    hc_server a, b, c;
+    hc_resp r;
+    cJSON *ta, *tb;
+    uint64_t version[NLOSS], max_lineage = 0;
+    char sess[160];
+    NEED("redis-server");
+    redis = fl_redis_start_with(&vol);
+    a = fl_pathd_start(fl_free_port(), redis.port, "a", ARGS("--store-accept-volatile"));
+    b = fl_pathd_start(fl_free_port(), redis.port, "b", ARGS("--store-accept-volatile"));
+    for (int k = 0; k < NLOSS; k++) {
+        char path[64], *m = map_json(100 + (uint64_t)k);
+        snprintf(path, sizeof(path), "/v1/maps/l%02d", k);
+        r = fl_req(k % 2 ? b.port : a.port, "PUT", path, JSON, m, NULL);
+        ck_assert_msg(r.status == 201, "%s: %d %s", path, r.status, r.body);
+        if (etag_lineage(&r) > max_lineage) max_lineage = etag_lineage(&r);
+        version[k] = 1;
+        hc_free(&r);
+        free(m);
+    }
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(status_of(a.port, "PATCH", "/v1/maps/l00",
+                                   "{\"cells\":[{\"x\":3,\"y\":15,\"cost\":0}]}", NULL),
+                         200);
+        version[0]++;
+    }
+    ck_assert_int_eq(status_of(b.port, "PATCH", "/v1/maps/l01",
+                               "{\"cells\":[{\"x\":4,\"y\":15,\"cost\":0}]}", NULL),
+                     200);
+    version[1]++;
+    ck_assert(wait_version(b.port, "l00", 3)); /* b holds it too */
+    r = fl_req(a.port, "POST", "/v1/maps/l00/sessions", JSON, "{\"start\":[0,0],\"goal\":[15,0]}",
+               NULL);
+    ck_assert_int_eq(r.status, 201);
+    {
+        cJSON *j = json_of(&r);
+        snprintf(sess, sizeof(sess), "/v1/maps/l00/sessions/%s", it_str(j, "session_id"));
+        cJSON_Delete(j);
+    }
+    hc_free(&r);
+
+    fl_kill9(&redis);
+    fl_redis_restart(&redis); /* empty */
+    ta = wait_restored(a.port);
+    tb = wait_restored(b.port);
+    ck_assert_int_eq((int)it_num(ta, "data_losses"), 1);
+    ck_assert_ptr_nonnull(strstr(it_str(ta, "last_loss.why"), "epoch"));
+    /* Each map went back once: by whichever instance came first. */
+    ck_assert_int_eq((int)(it_num(ta, "last_loss.restored") + it_num(tb, "last_loss.restored")),
+                     NLOSS);
+    ck_assert_int_eq((int)(it_num(ta, "last_loss.failed") + it_num(tb, "last_loss.failed")), 0);
+    cJSON_Delete(ta);
+    cJSON_Delete(tb);
+    ck_assert(metric(a.port, "pathd_store_data_losses_total") == 1);
+    ck_assert(metric(b.port, "pathd_store_data_losses_total") == 1);
+
+    c = fl_pathd_start(fl_free_port(), redis.port, "c", ARGS("--store-accept-volatile"));
+    for (int k = 0; k < NLOSS; k++) {
+        char id[16];
+        snprintf(id, sizeof(id), "l%02d", k);
+        for (int i = 0; i < 3; i++) {
+            uint16_t port = i == 0 ? c.port : i == 1 ? a.port : b.port;
+            char path[64];
+            snprintf(path, sizeof(path), "/v1/maps/%s", id);
+            r = fl_req(port, "GET", path, NULL, NULL, NULL);
+            ck_assert_msg(r.status == 200, "%s on %d: %d %s", id, i, r.status, r.body);
+            ck_assert_msg(version_of(&r) == version[k], "%s on %d: version %llu, acknowledged %llu",
+                          id, i, (unsigned long long)version_of(&r),
+                          (unsigned long long)version[k]);
+            hc_free(&r);
+        }
+    }
+    ck_assert_int_eq(status_of(a.port, "GET", sess, NULL, NULL), 200);
+    /* The fleet takes changes again; a new lineage is above every old one. */
+    r = fl_req(c.port, "PUT", "/v1/maps/after", JSON, "{\"rows\":[\"..\"]}", NULL);
+    ck_assert_msg(r.status == 201, "%d %s", r.status, r.body);
+    ck_assert_uint_gt(etag_lineage(&r), max_lineage);
+    hc_free(&r);
+    ck_assert_int_eq(status_of(b.port, "PATCH", "/v1/maps/l00",
+                               "{\"cells\":[{\"x\":5,\"y\":15,\"cost\":0}]}", NULL),
+                     200);
+    ck_assert(wait_version(a.port, "l00", 4));
+    it_stop(&a);
+    it_stop(&b);
+    it_stop(&c);
+    fl_stop(&redis, SIGTERM);
+}
+END_TEST
+
+/* A store with RDB save points restarts from an older snapshot (SAVE, then
+ * more changes, then SIGKILL): its lineage counter and events went back.
+ * The instances see it, and put back what the snapshot lacks: a third
+ * instance finds every acknowledged map at its acknowledged version. */
+START_TEST(fleet_store_rollback_restored) {
+    fl_redis_opts rdb = {FL_RDB, 0, false, NULL};
+    fl_proc redis;
+    hc_server a, b, c;
+    hc_resp r;
+    cJSON *t;
+    uint64_t version[20];
+    NEED("redis-server");
+    redis = fl_redis_start_with(&rdb);
+    a = fl_pathd_start(fl_free_port(), redis.port, "a", NULL);
+    b = fl_pathd_start(fl_free_port(), redis.port, "b", NULL);
+    for (int k = 0; k < 20; k++) {
+        char path[64], *m = map_json(200 + (uint64_t)k);
+        if (k == 10) fl_redis_cmd(redis.port, "SAVE");
+        snprintf(path, sizeof(path), "/v1/maps/r%02d", k);
+        ck_assert_int_eq(status_of(k % 2 ? b.port : a.port, "PUT", path, m, NULL), 201);
+        version[k] = 1;
+        free(m);
+    }
+    /* A map of the snapshot changed after it. */
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(status_of(a.port, "PATCH", "/v1/maps/r00",
+                                   "{\"cells\":[{\"x\":6,\"y\":15,\"cost\":0}]}", NULL),
+                         200);
+        version[0]++;
+    }
+    fl_kill9(&redis);
+    fl_redis_restart(&redis); /* the snapshot: r00..r09 at version 1 */
+    for (int i = 0; i < 2; i++) {
+        const char *why;
+        t = wait_restored(i ? b.port : a.port);
+        /* Whichever saw it first: the check (counter or events went back),
+         * a catch-up or a change (a map older than a copy, the counter
+         * below a lineage seen), or the other instance, which renewed the
+         * epoch. */
+        why = it_str(t, "last_loss.why");
+        ck_assert_msg(strstr(why, "went back") || strstr(why, "older") || strstr(why, "below") ||
+                          strstr(why, "epoch"),
+                      "why: %s", why);
+        cJSON_Delete(t);
+    }
+    c = fl_pathd_start(fl_free_port(), redis.port, "c", NULL);
+    for (int k = 0; k < 20; k++) {
+        char path[64];
+        snprintf(path, sizeof(path), "/v1/maps/r%02d", k);
+        r = fl_req(c.port, "GET", path, NULL, NULL, NULL);
+        ck_assert_msg(r.status == 200, "%s: %d %s", path, r.status, r.body);
+        ck_assert_msg(version_of(&r) == version[k], "%s: version %llu, acknowledged %llu", path,
+                      (unsigned long long)version_of(&r), (unsigned long long)version[k]);
+        hc_free(&r);
+    }
+    it_stop(&a);
+    it_stop(&b);
+    it_stop(&c);
+    fl_stop(&redis, SIGTERM);
+}
+END_TEST
+
+/* A copy the putting back after a loss could not store (Redis restarted
+ * with a bulk limit below its size) is not dropped, stays served, and is
+ * put back by a later check once Redis takes it again; no second loss. */
+START_TEST(fleet_store_restore_retried) {
+    static const char *const small_bulks[] = {"--proto-max-bulk-len", "1mb", NULL};
+    fl_redis_opts vol = {FL_VOLATILE, 0, false, NULL};
+    fl_proc redis;
+    hc_server a, c;
+    hc_resp r;
+    cJSON *t;
+    char *big, *p, *m = map_json(7);
+    unsigned polls = 0;
+    NEED("redis-server");
+    redis = fl_redis_start_with(&vol);
+    /* The store's time at its largest: a 1 MiB image under TSan on a loaded
+     * machine took over the 2 s default to encode and send (not what this
+     * test is about). */
+    a = fl_pathd_start(fl_free_port(), redis.port, "a",
+                       ARGS("--store-accept-volatile", "--store-timeout-ms", "600000"));
+    /* 1100 x 1100 cells: an image over 1 MiB. */
+    big = malloc(1100 * 1101 + 64);
+    p = big + sprintf(big, "type octile\nheight 1100\nwidth 1100\nmap\n");
+    for (int y = 0; y < 1100; y++) {
+        memset(p, '.', 1100);
+        p[1100] = '\n';
+        p += 1101;
+    }
+    *p = '\0';
+    r = fl_req(a.port, "PUT", "/v1/maps/big", "text/x-movingai-map", big, NULL);
+    ck_assert_msg(r.status == 201, "%d %s", r.status, r.body);
+    hc_free(&r);
+    free(big);
+    ck_assert_int_eq(status_of(a.port, "PUT", "/v1/maps/small", m, NULL), 201);
+
+    fl_kill9(&redis);
+    redis.opts.extra = small_bulks;
+    fl_redis_restart(&redis); /* empty, and refusing bulks over 1 MiB */
+    t = wait_restored(a.port);
+    /* big failed; small went back, or failed too when Redis reset the
+     * connection instead of answering the bulk's error. */
+    ck_assert_int_ge((int)it_num(t, "last_loss.failed"), 1);
+    ck_assert_int_eq((int)(it_num(t, "last_loss.restored") + it_num(t, "last_loss.failed")), 2);
+    cJSON_Delete(t);
+    /* The copy stays served. */
+    ck_assert_int_eq(status_of(a.port, "GET", "/v1/maps/big", NULL, NULL), 200);
+    /* Redis takes big bulks again: a later check puts the copy back. */
+    fl_redis_cmd(redis.port, "CONFIG SET proto-max-bulk-len 536870912");
+    for (;;) {
+        t = trust_if_ready(a.port);
+        if (t && it_num(t, "last_loss.failed") == 0) break;
+        cJSON_Delete(t);
+        tu_waiting(&polls, "the copy to be put back");
+    }
+    ck_assert_int_eq((int)it_num(t, "data_losses"), 1);        /* no second loss */
+    ck_assert_int_eq((int)it_num(t, "last_loss.restored"), 2); /* the tries add up */
+    cJSON_Delete(t);
+    c = fl_pathd_start(fl_free_port(), redis.port, "c",
+                       ARGS("--store-accept-volatile", "--store-timeout-ms", "600000"));
+    for (int i = 0; i < 2; i++) {
+        r = fl_req(c.port, "GET", i ? "/v1/maps/small" : "/v1/maps/big", NULL, NULL, NULL);
+        ck_assert_msg(r.status == 200, "%d %s", r.status, r.body);
+        ck_assert_uint_eq(version_of(&r), 1);
+        hc_free(&r);
+    }
+    it_stop(&a);
+    it_stop(&c);
+    fl_stop(&redis, SIGTERM);
+    free(m);
+}
+END_TEST
+
+/* Waits until the redis-server on port is busy (a PING gets no answer in
+ * 100 ms): the DEBUG SLEEP sent before has begun. */
+static void wait_asleep(uint16_t port) {
+    unsigned polls = 0;
+    for (;;) {
+        struct timeval tv = {1, 0}, ping = {0, 100000};
+        redisContext *c = redisConnectWithTimeout("127.0.0.1", port, tv);
+        redisReply *rep;
+        bool answered;
+        ck_assert_msg(c && !c->err, "redis on %u: cannot connect", (unsigned)port);
+        redisSetTimeout(c, ping);
+        rep = redisCommand(c, "PING");
+        answered = rep != NULL;
+        if (rep) freeReplyObject(rep);
+        redisFree(c);
+        if (!answered) return;
+        tu_waiting(&polls, "redis-server to sleep (DEBUG SLEEP)");
+    }
+}
+
+/* While Redis sleeps (DEBUG SLEEP), changes are answered 503 within the
+ * store timeout, each saying what is known of it: the PATCH sent to the
+ * sleeping Redis is store_outcome_unknown (it may be made once Redis
+ * wakes); the changes after it are store_unavailable at once, unsent (the
+ * pool does not wait on a Redis that stopped answering), and indeed not
+ * made. The PATCH retried with If-Match of the version it was based on is
+ * made exactly once either way. */
+START_TEST(fleet_store_timeout_outcome) {
+    fl_proc redis;
+    hc_server a;
+    hc_resp r;
+    redisContext *sleeper;
+    redisReply *rep;
+    char etag[64], extra[128], *m = map_json(9);
+    int done = 0;
+    NEED("redis-server");
+    redis = fl_redis_start();
+    a = fl_pathd_start(fl_free_port(), redis.port, "a",
+                       ARGS("--store-timeout-ms", "250", "--workers", "2"));
+    r = fl_req(a.port, "PUT", "/v1/maps/m", JSON, m, NULL);
+    ck_assert_int_eq(r.status, 201);
+    ck_assert_ptr_nonnull(hc_header(&r, "ETag", etag, sizeof(etag)));
+    hc_free(&r);
+    ck_assert_int_eq(status_of(a.port, "PUT", "/v1/maps/gone", m, NULL), 201);
+
+    {
+        struct timeval tv = {30, 0};
+        sleeper = redisConnectWithTimeout("127.0.0.1", redis.port, tv);
+        ck_assert(sleeper && !sleeper->err);
+        redisAppendCommand(sleeper, "DEBUG SLEEP 6");
+        while (!done) ck_assert_int_eq(redisBufferWrite(sleeper, &done), REDIS_OK);
+    }
+    wait_asleep(redis.port);
+
+    r = fl_req(a.port, "PATCH", "/v1/maps/m", JSON, "{\"cells\":[{\"x\":2,\"y\":2,\"cost\":7}]}",
+               NULL);
+    ck_assert_msg(r.status == 503, "%d %s", r.status, r.body);
+    ck_assert_msg(strstr(r.body, "\"store_outcome_unknown\"") != NULL, "%s", r.body);
+    ck_assert_ptr_nonnull(strstr(r.body, "--store-timeout-ms"));
+    hc_free(&r);
+    r = fl_req(a.port, "PUT", "/v1/maps/fresh", JSON, m, NULL);
+    ck_assert_msg(r.status == 503, "%d %s", r.status, r.body);
+    ck_assert_msg(strstr(r.body, "\"store_unavailable\"") != NULL, "%s", r.body);
+    ck_assert_ptr_nonnull(strstr(r.body, "has not answered since"));
+    hc_free(&r);
+    r = fl_req(a.port, "DELETE", "/v1/maps/gone", NULL, NULL, NULL);
+    ck_assert_msg(r.status == 503, "%d %s", r.status, r.body);
+    ck_assert_msg(strstr(r.body, "\"store_unavailable\"") != NULL, "%s", r.body);
+    hc_free(&r);
+
+    /* Redis wakes. */
+    ck_assert_int_eq(redisGetReply(sleeper, (void **)&rep), REDIS_OK);
+    freeReplyObject(rep);
+    redisFree(sleeper);
+    {
+        unsigned polls = 0;
+        int st;
+        /* Nothing was sent: nothing changed (503 while a checks again). */
+        while ((st = status_of(a.port, "GET", "/v1/maps/fresh", NULL, NULL)) == 503)
+            tu_waiting(&polls, "a to answer after Redis woke");
+        ck_assert_int_eq(st, 404);
+        ck_assert_int_eq(status_of(a.port, "GET", "/v1/maps/gone", NULL, NULL), 200);
+    }
+    /* The retry, conditional on the version the PATCH was based on. */
+    snprintf(extra, sizeof(extra), "If-Match: %s\r\n", etag);
+    {
+        unsigned polls = 0;
+        int s;
+        while ((s = status_of(a.port, "PATCH", "/v1/maps/m",
+                              "{\"cells\":[{\"x\":2,\"y\":2,\"cost\":7}]}", extra)) == 503)
+            tu_waiting(&polls, "a to take changes after Redis woke");
+        ck_assert_msg(s == 200 || s == 412, "retry: %d", s);
+    }
+    ck_assert(wait_version(a.port, "m", 2));
+    ck_assert(metric(a.port, "pathd_store_changes_unconfirmed_total{reason=\"timeout\"}") >= 1);
+    it_stop(&a);
+    fl_stop(&redis, SIGTERM);
+    free(m);
+}
+END_TEST
+
+/* Waits until the primary on port has n replicas online. */
+static void wait_replicas(uint16_t port, int n) {
+    unsigned polls = 0;
+    for (;;) {
+        struct timeval tv = {2, 0};
+        redisContext *c = redisConnectWithTimeout("127.0.0.1", port, tv);
+        redisReply *rep = c && !c->err ? redisCommand(c, "INFO replication") : NULL;
+        int online = 0;
+        for (int i = 0; rep && rep->type == REDIS_REPLY_STRING && i < 8; i++) {
+            char key[24], v[256];
+            snprintf(key, sizeof(key), "slave%d", i);
+            pf_redis_info_value(rep->str, rep->len, key, v, sizeof(v));
+            online += strstr(v, "state=online") != NULL;
+        }
+        if (rep) freeReplyObject(rep);
+        redisFree(c);
+        if (online == n) return;
+        tu_waiting(&polls, "the primary's replicas online");
+    }
+}
+
+/* A primary without persistence and one replica (--replicaof): replicated,
+ * so changes are taken. --store-wait-replicas 1: a change the replica did
+ * not confirm in time (it is stopped) is 503 store_outcome_unknown, though
+ * the primary made it; once it runs again, changes are 201. Without the
+ * replica the store keeps nothing: changes are refused. */
+START_TEST(fleet_store_replica_wait) {
+    fl_redis_opts vol = {FL_VOLATILE, 0, false, NULL}, rep = {FL_VOLATILE, 0, false, NULL};
+    fl_proc primary, replica;
+    hc_server a;
+    hc_resp r;
+    cJSON *t;
+    char *m = map_json(11);
+    NEED("redis-server");
+    primary = fl_redis_start_with(&vol);
+    rep.replica_of = primary.port;
+    replica = fl_redis_start_with(&rep);
+    wait_replicas(primary.port, 1);
+    a = fl_pathd_start(fl_free_port(), primary.port, "a",
+                       ARGS("--store-wait-replicas", "1", "--store-wait-ms", "1000",
+                            "--store-timeout-ms", "3000"));
+    t = trust_of(a.port, "/readyz");
+    ck_assert(it_truth(t, "durable"));
+    ck_assert_str_eq(it_str(t, "durability"), "1 replica online");
+    ck_assert_int_eq((int)it_num(t, "wait_replicas"), 1);
+    cJSON_Delete(t);
+    ck_assert_int_eq(status_of(a.port, "PUT", "/v1/maps/r1", m, NULL), 201);
+
+    ck_assert_int_eq(kill(replica.pid, SIGSTOP), 0);
+    r = fl_req(a.port, "PUT", "/v1/maps/r2", JSON, m, NULL);
+    ck_assert_msg(r.status == 503, "%d %s", r.status, r.body);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"store_outcome_unknown\""));
+    ck_assert_ptr_nonnull(strstr(r.body, "only 0 of 1 replicas"));
+    hc_free(&r);
+    ck_assert_int_eq(status_of(a.port, "GET", "/v1/maps/r2", NULL, NULL), 200); /* made */
+    ck_assert(metric(a.port, "pathd_store_changes_unconfirmed_total{reason=\"replicas\"}") == 1);
+    ck_assert_int_eq(kill(replica.pid, SIGCONT), 0);
+    {
+        unsigned polls = 0;
+        while (status_of(a.port, "PUT", "/v1/maps/r3", m, NULL) != 201)
+            tu_waiting(&polls, "the replica to confirm again");
+    }
+    fl_stop(&replica, SIGKILL);
+    wait_writes(a.port, "refused");
+    r = fl_req(a.port, "PUT", "/v1/maps/r4", JSON, m, NULL);
+    ck_assert_int_eq(r.status, 503);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"store_not_durable\""));
+    hc_free(&r);
+    it_stop(&a);
+    fl_stop(&primary, SIGTERM);
+    free(m);
+}
+END_TEST
+
 TU_SUITE(fleet) {
     Suite *s = suite_create("fleet");
     TCase *tc = tcase_create("fleet");
     tcase_set_timeout(tc, 90);
     tcase_add_test(tc, fleet_store_url);
     tcase_add_test(tc, fleet_store_versions_assigned_once);
+    tcase_add_test(tc, fleet_store_epoch_guard);
+    tcase_add_test(tc, fleet_store_refuses_volatile);
+    tcase_add_test(tc, fleet_store_loss_restored);
+    tcase_add_test(tc, fleet_store_rollback_restored);
+    tcase_add_test(tc, fleet_store_restore_retried);
+    tcase_add_test(tc, fleet_store_timeout_outcome);
+    tcase_add_test(tc, fleet_store_replica_wait);
     tcase_add_test(tc, fleet_two_instances_agree);
     tcase_add_test(tc, fleet_navmesh_maps);
     tcase_add_test(tc, fleet_many_units);

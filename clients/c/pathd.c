@@ -537,6 +537,11 @@ static const char *const code_names[] = {
     "upgrade_required",
     "conflict",
     "storage_failed",
+    "precondition_failed",
+    "store_unavailable",
+    "store_outcome_unknown",
+    "store_not_durable",
+    "not_ready",
 };
 
 const char *pathd_code_str(pathd_code code) {
@@ -617,7 +622,36 @@ struct pathd_client {
     int max_retries;
     char curl_err[CURL_ERROR_SIZE];
     long retry_after; /* of the answer being read, -1 without one */
+    char etag[48];    /* the ETag of the answer being read, "" without one */
+    CURLcode last_rc; /* of the last attempt */
+    /* The last ETag seen for a few maps: the base of a change's retry
+     * when its outcome is unknown (pathd.h). Replaced round robin. */
+    struct {
+        char id[65];
+        char etag[48];
+    } tags[64];
+    unsigned next_tag;
 };
+
+static const char *tag_of(const pathd_client *c, const char *id) {
+    for (size_t i = 0; i < sizeof(c->tags) / sizeof(c->tags[0]); i++)
+        if (c->tags[i].id[0] && strcmp(c->tags[i].id, id) == 0) return c->tags[i].etag;
+    return NULL;
+}
+
+/* Remembers etag for id ("" forgets it). */
+static void tag_set(pathd_client *c, const char *id, const char *etag) {
+    size_t n = sizeof(c->tags) / sizeof(c->tags[0]), at = n;
+    for (size_t i = 0; i < n && at == n; i++)
+        if (c->tags[i].id[0] && strcmp(c->tags[i].id, id) == 0) at = i;
+    if (!etag[0]) {
+        if (at < n) c->tags[at].id[0] = '\0';
+        return;
+    }
+    if (at == n) at = c->next_tag++ % n;
+    snprintf(c->tags[at].id, sizeof(c->tags[at].id), "%s", id);
+    snprintf(c->tags[at].etag, sizeof(c->tags[at].etag), "%s", etag);
+}
 
 static bool id_ok(const char *id, bool dots) {
     size_t n = id ? strlen(id) : 0;
@@ -696,22 +730,36 @@ static long parse_retry_after(const char *v, size_t n) {
     return s;
 }
 
+/* Whether header line data (n bytes) is `name` ("retry-after:"). */
+static bool header_is(const char *data, size_t n, const char *name) {
+    size_t k = strlen(name);
+    if (n <= k) return false;
+    for (size_t i = 0; i < k; i++) {
+        char ch = data[i];
+        if (ch >= 'A' && ch <= 'Z') ch = (char)(ch - 'A' + 'a');
+        if (ch != name[i]) return false;
+    }
+    return true;
+}
+
 static size_t on_header(char *data, size_t size, size_t nmemb, void *ud) {
     pathd_client *c = (pathd_client *)ud;
     size_t n = size * nmemb;
-    static const char name[] = "retry-after:";
-    if (n > sizeof(name) - 1) {
-        bool match = true;
-        for (size_t i = 0; i < sizeof(name) - 1 && match; i++) {
-            char ch = data[i];
-            if (ch >= 'A' && ch <= 'Z') ch = (char)(ch - 'A' + 'a');
-            match = ch == name[i];
+    if (header_is(data, n, "retry-after:")) c->retry_after = parse_retry_after(data + 12, n - 12);
+    if (header_is(data, n, "etag:")) {
+        size_t i = 5, e = n;
+        while (i < n && (data[i] == ' ' || data[i] == '\t')) i++;
+        while (e > i && (data[e - 1] == '\r' || data[e - 1] == '\n' || data[e - 1] == ' ')) e--;
+        if (e - i < sizeof(c->etag)) {
+            memcpy(c->etag, data + i, e - i);
+            c->etag[e - i] = '\0';
         }
-        if (match)
-            c->retry_after = parse_retry_after(data + sizeof(name) - 1, n - sizeof(name) + 1);
     }
     /* A status line starts the head of a (new) answer. */
-    if (n >= 5 && memcmp(data, "HTTP/", 5) == 0) c->retry_after = -1;
+    if (n >= 5 && memcmp(data, "HTTP/", 5) == 0) {
+        c->retry_after = -1;
+        c->etag[0] = '\0';
+    }
     return n;
 }
 
@@ -727,11 +775,37 @@ static void sleep_ms(long ms) {
 #endif
 }
 
-/* One request, retried on 503. On PATHD_OK *status and resp hold the last
- * answer, whatever its status. */
-static pathd_status http_call(pathd_client *c, const char *method, const char *path,
-                              const char *ctype, const char *body, size_t len, int *status,
-                              buf *resp, pathd_error *err) {
+/* The API error code of an answer body, "" when it is not an API error. */
+static void body_code(const buf *resp, char *code, size_t cap) {
+    jdoc d;
+    memset(&d, 0, sizeof(d));
+    code[0] = '\0';
+    if (resp->p && jparse(resp->p, resp->len, &d) == PATHD_OK) {
+        const jnode *e = jget(d.root, "error");
+        if (e && !jstr(e, "code", code, cap)) code[0] = '\0';
+    }
+    jdoc_free(&d);
+}
+
+/* Whether a 503 of a change may be retried as it is: its code says the
+ * server did nothing and may take it later. */
+static bool nothing_done(const buf *resp) {
+    static const char *const codes[] = {"overloaded", "shutting_down", "out_of_memory", "not_ready",
+                                        "store_unavailable"};
+    char code[48];
+    body_code(resp, code, sizeof(code));
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+        if (strcmp(code, codes[i]) == 0) return true;
+    return false;
+}
+
+/* One request with the extra header lines hdrs_in (NULL-terminated, may
+ * be NULL), retried on 503 (a change only when nothing_done). On PATHD_OK
+ * *status and resp hold the last answer, whatever its status. */
+static pathd_status http_call_h(pathd_client *c, const char *method, const char *path,
+                                const char *ctype, const char *body, size_t len,
+                                const char *const *hdrs_in, bool change, int *status, buf *resp,
+                                pathd_error *err) {
     buf url = BUF_INIT;
     struct curl_slist *hdrs = NULL;
     pathd_status st = PATHD_OK;
@@ -748,6 +822,7 @@ static pathd_status http_call(pathd_client *c, const char *method, const char *p
         hdrs = curl_slist_append(hdrs, ct);
     }
     if (c->auth[0]) hdrs = curl_slist_append(hdrs, c->auth);
+    for (; hdrs_in && *hdrs_in && hdrs; hdrs_in++) hdrs = curl_slist_append(hdrs, *hdrs_in);
     if (!hdrs) {
         buf_free(&url);
         return fail(err, PATHD_ERR_NOMEM, "out of memory");
@@ -777,6 +852,7 @@ static pathd_status http_call(pathd_client *c, const char *method, const char *p
             curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
         }
         rc = curl_easy_perform(h);
+        c->last_rc = rc;
         if (err) err->attempts = attempt + 1;
         if (rc != CURLE_OK) {
             if (resp->failed)
@@ -791,7 +867,7 @@ static pathd_status http_call(pathd_client *c, const char *method, const char *p
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
         *status = (int)code;
         if (err) err->retry_after_s = c->retry_after;
-        if (code == 503 && attempt < c->max_retries) {
+        if (code == 503 && attempt < c->max_retries && (!change || nothing_done(resp))) {
             long wait = c->retry_after >= 0 ? c->retry_after * 1000 : 1000;
             sleep_ms(wait < c->max_retry_wait_ms ? wait : c->max_retry_wait_ms);
             continue;
@@ -805,18 +881,27 @@ static pathd_status http_call(pathd_client *c, const char *method, const char *p
     return st;
 }
 
+static pathd_status http_call(pathd_client *c, const char *method, const char *path,
+                              const char *ctype, const char *body, size_t len, int *status,
+                              buf *resp, pathd_error *err) {
+    return http_call_h(c, method, path, ctype, body, len, NULL, false, status, resp, err);
+}
+
 /* A call whose success is `ok1` or `ok2` (0 = none) with a JSON body, parsed
- * into doc. Any other status is the API error it carries. */
-static pathd_status call_json(pathd_client *c, const char *method, const char *path,
-                              const char *ctype, const buf *body, int ok1, int ok2, jdoc *doc,
-                              int *status_out, pathd_error *err) {
+ * into doc. Any other status is the API error it carries. hdrs and change
+ * as http_call_h. */
+static pathd_status call_json_h(pathd_client *c, const char *method, const char *path,
+                                const char *ctype, const buf *body, int ok1, int ok2,
+                                const char *const *hdrs, bool change, jdoc *doc, int *status_out,
+                                pathd_error *err) {
     buf resp = BUF_INIT;
     int status = 0;
     pathd_status st;
     memset(doc, 0, sizeof(*doc));
+    if (status_out) *status_out = 0;
     if (body && body->failed) return fail(err, PATHD_ERR_NOMEM, "out of memory");
-    st = http_call(c, method, path, ctype, body ? body->p : NULL, body ? body->len : 0, &status,
-                   &resp, err);
+    st = http_call_h(c, method, path, ctype, body ? body->p : NULL, body ? body->len : 0, hdrs,
+                     change, &status, &resp, err);
     if (st) goto out;
     if (status_out) *status_out = status;
     if ((status != ok1 && status != ok2) || resp.len) {
@@ -840,6 +925,126 @@ static pathd_status call_json(pathd_client *c, const char *method, const char *p
 out:
     if (st) jdoc_free(doc);
     buf_free(&resp);
+    return st;
+}
+
+static pathd_status call_json(pathd_client *c, const char *method, const char *path,
+                              const char *ctype, const buf *body, int ok1, int ok2, jdoc *doc,
+                              int *status_out, pathd_error *err) {
+    return call_json_h(c, method, path, ctype, body, ok1, ok2, NULL, false, doc, status_out, err);
+}
+
+/* Whether a change that ended with st (HTTP status, err) may have been
+ * made without this client knowing (pathd.h). */
+static bool outcome_unknown(const pathd_client *c, pathd_status st, int status,
+                            const pathd_error *err) {
+    if (st == PATHD_ERR_TIMEOUT) return true;
+    if (st == PATHD_ERR_TRANSPORT) /* unknown unless it was never sent */
+        return c->last_rc != CURLE_COULDNT_CONNECT && c->last_rc != CURLE_COULDNT_RESOLVE_HOST &&
+               c->last_rc != CURLE_COULDNT_RESOLVE_PROXY;
+    if (status == 502 || status == 504) return true;
+    if (status == 503)
+        return st == PATHD_ERR_PROTOCOL || (err && err->code == PATHD_CODE_STORE_OUTCOME_UNKNOWN);
+    return false;
+}
+
+/* A change (PUT, POST, PATCH, DELETE of map id; id NULL for POST) with the
+ * caller's preconditions pre, retried when its outcome is unknown as
+ * pathd.h says. Success is ok1 or ok2 with a JSON body in doc (none for
+ * 204); the answer's ETag is remembered for id. */
+static pathd_status change_call(pathd_client *c, const char *method, const char *path,
+                                const char *id, const char *ctype, const buf *body, int ok1,
+                                int ok2, const pathd_precondition *pre, jdoc *doc, int *status_out,
+                                pathd_error *err) {
+    char im[96] = "";
+    const char *hdrs[2] = {NULL, NULL};
+    bool retried = false, conditional = false;
+    int status = 0, attempts = 0;
+    pathd_status st;
+    if (pre && pre->if_match && pre->if_match[0]) {
+        snprintf(im, sizeof(im), "If-Match: %s", pre->if_match);
+        conditional = true;
+    } else if (pre && pre->if_none_match_any) {
+        snprintf(im, sizeof(im), "If-None-Match: *");
+        conditional = true;
+    }
+    if (im[0]) hdrs[0] = im;
+    for (int attempt = 0;; attempt++) {
+        st = call_json_h(c, method, path, ctype, body, ok1, ok2, hdrs, true, doc, &status, err);
+        attempts += err ? err->attempts : 1;
+        if (err) err->attempts = attempts;
+        if (st == PATHD_OK) {
+            if (id) tag_set(c, id, strcmp(method, "DELETE") == 0 ? "" : c->etag);
+            break;
+        }
+        if (retried && st == PATHD_ERR_API && status == 404 && strcmp(method, "DELETE") == 0) {
+            /* Gone: by the first attempt, or by another DELETE. Done. */
+            if (id) tag_set(c, id, "");
+            memset(doc, 0, sizeof(*doc));
+            if (status_out) *status_out = 204;
+            err_reset(err);
+            if (err) err->attempts = attempts;
+            return PATHD_OK;
+        }
+        if (retried && st == PATHD_ERR_API && status == 412) {
+            if (err) {
+                err->code = PATHD_CODE_STORE_OUTCOME_UNKNOWN;
+                snprintf(err->code_text, sizeof(err->code_text), "store_outcome_unknown");
+                snprintf(err->message, sizeof(err->message),
+                         "%s %s: the first attempt's outcome was unknown and its retry (%s) found "
+                         "the map changed: this change, or another, was made; read the map",
+                         method, path, im);
+            }
+            break;
+        }
+        if (!outcome_unknown(c, st, status, err)) break;
+        /* No retry left, or none safe: an answer says store_outcome_unknown;
+         * a timeout or a lost connection stays what it is (which says as
+         * much). */
+        if (attempt >= c->max_retries) {
+            if (st != PATHD_ERR_API && st != PATHD_ERR_PROTOCOL) break;
+            if (err) {
+                err->status = PATHD_ERR_API;
+                err->http_status = status;
+                err->code = PATHD_CODE_STORE_OUTCOME_UNKNOWN;
+                snprintf(err->code_text, sizeof(err->code_text), "store_outcome_unknown");
+            }
+            st = PATHD_ERR_API;
+            break;
+        }
+        if (!retried && !conditional && id) {
+            /* The base of the retry: the version this change applied to. */
+            const char *t = tag_of(c, id);
+            if (t) {
+                snprintf(im, sizeof(im), "If-Match: %s", t);
+                hdrs[0] = im;
+            } else if (strcmp(method, "PUT") == 0) {
+                snprintf(im, sizeof(im), "If-None-Match: *");
+                hdrs[0] = im;
+            } else if (strcmp(method, "PATCH") == 0) {
+                if (st != PATHD_ERR_API && st != PATHD_ERR_PROTOCOL) break;
+                if (err) {
+                    err->status = PATHD_ERR_API;
+                    err->http_status = status;
+                    err->code = PATHD_CODE_STORE_OUTCOME_UNKNOWN;
+                    snprintf(err->code_text, sizeof(err->code_text), "store_outcome_unknown");
+                    snprintf(err->message, sizeof(err->message),
+                             "%s %s: the outcome is unknown, and no ETag of the map is known to "
+                             "retry it safely (pass pathd_precondition.if_match): read the map",
+                             method, path);
+                }
+                st = PATHD_ERR_API;
+                break;
+            }
+        }
+        retried = true;
+        {
+            long ra = err ? err->retry_after_s : -1;
+            long wait = ra >= 0 ? ra * 1000 : 1000;
+            sleep_ms(wait < c->max_retry_wait_ms ? wait : c->max_retry_wait_ms);
+        }
+    }
+    if (status_out) *status_out = status;
     return st;
 }
 
@@ -995,39 +1200,54 @@ static pathd_status check_sid(const char *sid, pathd_error *err) {
                                     "a session id is 1 to 64 characters of A-Z a-z 0-9 _ -");
 }
 
-static pathd_status upload(pathd_client *c, const char *method, const char *path, const char *body,
-                           size_t len, pathd_map_format fmt, pathd_map_info *out,
-                           pathd_error *err) {
+/* The answer's ETag into out, and remembered for its map. */
+static void keep_etag(pathd_client *c, pathd_map_info *out) {
+    snprintf(out->etag, sizeof(out->etag), "%s", c->etag);
+    if (c->etag[0] && out->id[0]) tag_set(c, out->id, c->etag);
+}
+
+static pathd_status upload(pathd_client *c, const char *method, const char *path, const char *id,
+                           const char *body, size_t len, pathd_map_format fmt,
+                           const pathd_precondition *pre, pathd_map_info *out, pathd_error *err) {
     buf b = BUF_INIT;
     jdoc doc;
     int status = 0;
     pathd_status st;
     if (!body) return fail(err, PATHD_ERR_ARGUMENT, "no map body");
     buf_add(&b, body, len);
-    st = call_json(c, method, path,
-                   fmt == PATHD_MAP_JSON ? "application/json" : "text/x-movingai-map", &b, 200, 201,
-                   &doc, &status, err);
+    st = change_call(c, method, path, id,
+                     fmt == PATHD_MAP_JSON ? "application/json" : "text/x-movingai-map", &b, 200,
+                     201, pre, &doc, &status, err);
     buf_free(&b);
     if (st) return st;
     st = read_map_info(doc.root, out, err);
-    if (!st) out->created = status == 201;
+    if (!st) {
+        out->created = status == 201;
+        keep_etag(c, out);
+    }
     jdoc_free(&doc);
     return st;
 }
 
 pathd_status pathd_map_put(pathd_client *c, const char *id, const char *body, size_t len,
                            pathd_map_format fmt, pathd_map_info *out, pathd_error *err) {
+    return pathd_map_put_cond(c, id, body, len, fmt, NULL, out, err);
+}
+
+pathd_status pathd_map_put_cond(pathd_client *c, const char *id, const char *body, size_t len,
+                                pathd_map_format fmt, const pathd_precondition *pre,
+                                pathd_map_info *out, pathd_error *err) {
     char path[128];
     err_reset(err);
     if (check_map_id(id, err)) return PATHD_ERR_ARGUMENT;
     snprintf(path, sizeof(path), "/v1/maps/%s", id);
-    return upload(c, "PUT", path, body, len, fmt, out, err);
+    return upload(c, "PUT", path, id, body, len, fmt, pre, out, err);
 }
 
 pathd_status pathd_map_create(pathd_client *c, const char *body, size_t len, pathd_map_format fmt,
                               pathd_map_info *out, pathd_error *err) {
     err_reset(err);
-    return upload(c, "POST", "/v1/maps", body, len, fmt, out, err);
+    return upload(c, "POST", "/v1/maps", NULL, body, len, fmt, NULL, out, err);
 }
 
 pathd_status pathd_map_get(pathd_client *c, const char *id, pathd_map_info *out, pathd_error *err) {
@@ -1039,18 +1259,24 @@ pathd_status pathd_map_get(pathd_client *c, const char *id, pathd_map_info *out,
     snprintf(path, sizeof(path), "/v1/maps/%s", id);
     if ((st = call_json(c, "GET", path, NULL, NULL, 200, 0, &doc, NULL, err))) return st;
     st = read_map_info(doc.root, out, err);
+    if (!st) keep_etag(c, out);
     jdoc_free(&doc);
     return st;
 }
 
 pathd_status pathd_map_delete(pathd_client *c, const char *id, pathd_error *err) {
+    return pathd_map_delete_cond(c, id, NULL, err);
+}
+
+pathd_status pathd_map_delete_cond(pathd_client *c, const char *id, const pathd_precondition *pre,
+                                   pathd_error *err) {
     char path[128];
     jdoc doc;
     pathd_status st;
     err_reset(err);
     if (check_map_id(id, err)) return PATHD_ERR_ARGUMENT;
     snprintf(path, sizeof(path), "/v1/maps/%s", id);
-    st = call_json(c, "DELETE", path, NULL, NULL, 204, 0, &doc, NULL, err);
+    st = change_call(c, "DELETE", path, id, NULL, NULL, 204, 0, pre, &doc, NULL, err);
     jdoc_free(&doc);
     return st;
 }
@@ -1106,6 +1332,13 @@ static void jw_doors(buf *b, const pathd_door_switch *doors, size_t n) {
 pathd_status pathd_map_patch(pathd_client *c, const char *id, const pathd_cell_change *cells,
                              size_t ncells, const pathd_door_switch *doors, size_t ndoors,
                              pathd_map_info *out, pathd_error *err) {
+    return pathd_map_patch_cond(c, id, cells, ncells, doors, ndoors, NULL, out, err);
+}
+
+pathd_status pathd_map_patch_cond(pathd_client *c, const char *id, const pathd_cell_change *cells,
+                                  size_t ncells, const pathd_door_switch *doors, size_t ndoors,
+                                  const pathd_precondition *pre, pathd_map_info *out,
+                                  pathd_error *err) {
     char path[128];
     buf b = BUF_INIT;
     jdoc doc;
@@ -1123,10 +1356,11 @@ pathd_status pathd_map_patch(pathd_client *c, const char *id, const pathd_cell_c
         jw_doors(&b, doors, ndoors);
     }
     buf_str(&b, "}");
-    st = call_json(c, "PATCH", path, "application/json", &b, 200, 0, &doc, NULL, err);
+    st = change_call(c, "PATCH", path, id, "application/json", &b, 200, 0, pre, &doc, NULL, err);
     buf_free(&b);
     if (st) return st;
     st = read_map_info(doc.root, out, err);
+    if (!st) keep_etag(c, out);
     jdoc_free(&doc);
     return st;
 }

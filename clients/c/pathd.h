@@ -16,10 +16,29 @@
  * is a pathd_path with found == false, as in the API.
  *
  * Timeouts and retries. Each attempt is bounded by options.timeout_ms
- * (PATHD_ERR_TIMEOUT past it). A 503 answer (queue full, session or stream
- * limits, shutting down: the server did nothing) is retried up to
- * options.max_retries times, after the Retry-After seconds the answer gave
- * (capped by options.max_retry_wait_ms); other answers are never retried.
+ * (PATHD_ERR_TIMEOUT past it). A 503 answer whose code says the server did
+ * nothing (queue full, session or stream limits, shutting down, the shared
+ * store out of reach) is retried up to options.max_retries times, after the
+ * Retry-After seconds the answer gave (capped by options.max_retry_wait_ms);
+ * a read is also retried on any other 503; other answers are never retried.
+ *
+ * Changes whose outcome is unknown. A change (PUT, POST, PATCH, DELETE of a
+ * map) answered 503 store_outcome_unknown (a fleet's Redis did not confirm
+ * it in time), 502 or 504 (a proxy lost the answer), a 503 that is not the
+ * server's, or sent and never answered (a timeout, a lost connection), may
+ * have been made. The client retries it (up to max_retries) only where a
+ * retry cannot make it twice: with If-Match set to the ETag the change was
+ * based on - the caller's pathd_precondition, else the last ETag this client
+ * saw for the map (its uploads, GETs and PATCHes; 64 maps are remembered),
+ * else for a PUT If-None-Match: * (the map did not exist), for a DELETE none
+ * (deleting twice is harmless: 404 then counts as done), for a POST none
+ * (the same bytes find the same map). A 2xx then means the change is made,
+ * once. A 412 on a retry, a PATCH with no ETag known, or retries used up
+ * is PATHD_ERR_API with code PATHD_CODE_STORE_OUTCOME_UNKNOWN: the change
+ * may or may not have been made, read the map (http_status is the last
+ * answer's); when the last attempt got no answer at all it stays
+ * PATHD_ERR_TIMEOUT or PATHD_ERR_TRANSPORT, which on a change says the
+ * same.
  *
  * Memory. Results that hold arrays (paths, batches, lists, raw bodies) own
  * them; free each with the function its type names. On error nothing is
@@ -81,7 +100,12 @@ typedef enum pathd_code {
     PATHD_CODE_TOO_MANY_SESSIONS,
     PATHD_CODE_UPGRADE_REQUIRED,
     PATHD_CODE_CONFLICT,
-    PATHD_CODE_STORAGE_FAILED
+    PATHD_CODE_STORAGE_FAILED,
+    PATHD_CODE_PRECONDITION_FAILED,
+    PATHD_CODE_STORE_UNAVAILABLE,
+    PATHD_CODE_STORE_OUTCOME_UNKNOWN, /* see "Changes whose outcome is unknown" */
+    PATHD_CODE_STORE_NOT_DURABLE,
+    PATHD_CODE_NOT_READY
 } pathd_code;
 
 typedef struct pathd_error {
@@ -143,8 +167,15 @@ typedef struct pathd_map_info {
     uint64_t build_us;
     char default_algorithm[16];
     bool has_hierarchy;
-    bool created; /* the answer was 201 (a new map) rather than 200 */
+    bool created;  /* the answer was 201 (a new map) rather than 200 */
+    char etag[48]; /* the answer's ETag ("\"3-7\""), "" without one */
 } pathd_map_info;
+
+/* A change's preconditions (RFC 9110): NULL or all empty = none. */
+typedef struct pathd_precondition {
+    const char *if_match;   /* an ETag as answered ("\"3-7\""), or "*": the map exists */
+    bool if_none_match_any; /* If-None-Match: * (a PUT that only creates) */
+} pathd_precondition;
 
 /* putMap: PUT /v1/maps/{id}. Creates (created = true, version 1) or
  * replaces (version + 1) the map. body is not copied past the call. */
@@ -158,6 +189,13 @@ pathd_status pathd_map_create(pathd_client *c, const char *body, size_t len, pat
 pathd_status pathd_map_get(pathd_client *c, const char *id, pathd_map_info *out, pathd_error *err);
 /* deleteMap: DELETE /v1/maps/{id} (ends its sessions). */
 pathd_status pathd_map_delete(pathd_client *c, const char *id, pathd_error *err);
+/* The same with preconditions (pre may be NULL): 412 precondition_failed
+ * when they do not hold, and nothing changed. */
+pathd_status pathd_map_put_cond(pathd_client *c, const char *id, const char *body, size_t len,
+                                pathd_map_format fmt, const pathd_precondition *pre,
+                                pathd_map_info *out, pathd_error *err);
+pathd_status pathd_map_delete_cond(pathd_client *c, const char *id, const pathd_precondition *pre,
+                                   pathd_error *err);
 
 typedef struct pathd_map_list {
     pathd_map_info *maps; /* sorted by id */
@@ -182,6 +220,10 @@ typedef struct pathd_door_switch {
 pathd_status pathd_map_patch(pathd_client *c, const char *id, const pathd_cell_change *cells,
                              size_t ncells, const pathd_door_switch *doors, size_t ndoors,
                              pathd_map_info *out, pathd_error *err);
+pathd_status pathd_map_patch_cond(pathd_client *c, const char *id, const pathd_cell_change *cells,
+                                  size_t ncells, const pathd_door_switch *doors, size_t ndoors,
+                                  const pathd_precondition *pre, pathd_map_info *out,
+                                  pathd_error *err);
 
 /* getMapCells: GET /v1/maps/{id}/cells: the map's export as JSON text
  * (*json, NUL-terminated, *len bytes; free with pathd_free). It uploads

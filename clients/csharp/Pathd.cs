@@ -18,11 +18,27 @@
 //   PathdStreamClosedException  a session stream closed (1001: server stops)
 //
 // An unreachable goal is not an error: PathAnswer.Found is false, as in the
-// API. Each attempt is bounded by Timeout; a 503 (queue full, session or
-// stream limits, shutting down: the server did nothing) is retried up to
-// MaxRetries times after its Retry-After (capped by MaxRetryWait). No other
-// answer is retried. A PathdClient is thread-safe (HttpClient is); a
-// SessionStream answers one Update at a time, in order.
+// API. Each attempt is bounded by Timeout; a 503 whose code says the
+// server did nothing (queue full, session or stream limits, shutting down,
+// the shared store out of reach) is retried up to MaxRetries times after
+// its Retry-After (capped by MaxRetryWait); a read is also retried on any
+// other 503. No other answer is retried. A PathdClient is thread-safe
+// (HttpClient is); a SessionStream answers one Update at a time, in order.
+//
+// Changes whose outcome is unknown: a change (PutMap*, CreateMap, PatchMap,
+// DeleteMap) answered 503 store_outcome_unknown (a fleet's Redis did not
+// confirm it in time), 502 or 504 (a proxy lost the answer), a 503 that is
+// not pathd's, or sent and never answered, may have been made. It is
+// retried (up to MaxRetries) only where a retry cannot make it twice: with
+// If-Match set to the ETag the change was based on (the caller's
+// WriteOptions, else the last ETag this client saw for the map from its own
+// uploads, GETs and PATCHes), else If-None-Match: * for a PUT, a DELETE as
+// it was (404 then means done), a POST as it was (the same bytes find the
+// same map). A 2xx then means made, once. A 412 on the retry, a PATCH with
+// no ETag known, or retries used up throw PathdApiException with Code
+// StoreOutcomeUnknown: read the map (when the last attempt got no answer at
+// all, its PathdTimeoutException or PathdTransportException is thrown, which
+// on a change says the same).
 //
 // Tokens: Token is sent as `Authorization: Bearer` (issue 13's read/write
 // scopes; this server build does not check them yet).
@@ -30,6 +46,7 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.Linq;
 using System.IO;
 using System.Net;
 using System.Net.Http;
@@ -53,7 +70,8 @@ namespace Pathd
         Unknown, MalformedJson, InvalidRequest, MalformedMap, InvalidMapId, MapNotFound, NotFound,
         MethodNotAllowed, BodyTooLarge, LimitExceeded, UnsupportedMediaType, InvalidValue, OffMap,
         Blocked, Unsupported, Overloaded, ShuttingDown, DeadlineExceeded, OutOfMemory, Internal,
-        SessionNotFound, SessionBusy, TooManySessions, UpgradeRequired, Conflict, StorageFailed
+        SessionNotFound, SessionBusy, TooManySessions, UpgradeRequired, Conflict, StorageFailed,
+        PreconditionFailed, StoreUnavailable, StoreOutcomeUnknown, StoreNotDurable, NotReady
     }
 
     public class PathdException : Exception
@@ -135,6 +153,17 @@ namespace Pathd
         public string DefaultAlgorithm;
         /// <summary>The upload answered 201 (a new map) rather than 200.</summary>
         public bool Created;
+        /// <summary>The answer's ETag ("\"3-7\""), null without one.</summary>
+        public string ETag;
+    }
+
+    /// <summary>A change's preconditions (RFC 9110): 412 precondition_failed when they do not hold, and nothing changed.</summary>
+    public sealed class WriteOptions
+    {
+        /// <summary>An ETag as answered, or "*" (the map exists).</summary>
+        public string IfMatch;
+        /// <summary>If-None-Match: * (a PUT that only creates).</summary>
+        public bool IfNoneMatchAny;
     }
 
     /// <summary>PathRequest without start and goal; null fields take the server's defaults.</summary>
@@ -221,9 +250,16 @@ namespace Pathd
     {
         static readonly Regex MapIdRe = new Regex("^[A-Za-z0-9_.-]{1,64}$");
         static readonly Regex SessionIdRe = new Regex("^[A-Za-z0-9_-]{1,64}$");
+        /// <summary>503 codes of a change that say nothing was done: retried as it was.</summary>
+        static readonly HashSet<string> NothingDone = new HashSet<string>
+            { "overloaded", "shutting_down", "out_of_memory", "not_ready", "store_unavailable" };
+        /// <summary>Maps whose last ETag a client remembers.</summary>
+        const int ETagsKept = 1024;
 
         readonly HttpClient http;
         readonly string baseUrl;
+        readonly Dictionary<string, string> etags = new Dictionary<string, string>();
+        readonly Queue<string> etagOrder = new Queue<string>();
 
         public string Token { get; }
         public TimeSpan Timeout { get; }
@@ -257,17 +293,39 @@ namespace Pathd
             public string ContentType;
             public TimeSpan? RetryAfter;
             public int Attempts;
+            /// <summary>The ETag header, null without one.</summary>
+            public string ETag;
         }
 
         /// <summary>One request to a path ("/v1/info"), retried on 503; any status is returned.</summary>
-        public async Task<Answer> RequestAsync(string method, string path, string body = null,
-                                               string contentType = null, CancellationToken ct = default(CancellationToken))
+        public Task<Answer> RequestAsync(string method, string path, string body = null,
+                                         string contentType = null, CancellationToken ct = default(CancellationToken))
+        {
+            return Send(method, path, body, contentType, null, false, ct);
+        }
+
+        /// <summary>The API error code of an answer body, null when it is not one.</summary>
+        static string CodeOf(string body)
+        {
+            try
+            {
+                var e = Json.Obj(Json.Obj(Json.Parse(body), null).Get("error"), null);
+                return e == null ? null : e.Get("code") as string;
+            }
+            catch (Exception) { return null; }
+        }
+
+        /// <summary>RequestAsync with extra headers; a change's 503 is retried only when its code says nothing was done.</summary>
+        async Task<Answer> Send(string method, string path, string body, string contentType,
+                                IDictionary<string, string> extra, bool change, CancellationToken ct)
         {
             for (int attempt = 0; ; attempt++)
             {
                 var req = new HttpRequestMessage(new HttpMethod(method), baseUrl + path);
                 req.Headers.Accept.Add(new MediaTypeWithQualityHeaderValue("application/json"));
                 if (!string.IsNullOrEmpty(Token)) req.Headers.Authorization = new AuthenticationHeaderValue("Bearer", Token);
+                if (extra != null)
+                    foreach (var h in extra) req.Headers.TryAddWithoutValidation(h.Key, h.Value);
                 if (body != null)
                 {
                     req.Content = new ByteArrayContent(Encoding.UTF8.GetBytes(body));
@@ -287,6 +345,9 @@ namespace Pathd
                                 ? res.Content.Headers.ContentType.MediaType : null;
                             if (res.Headers.RetryAfter != null && res.Headers.RetryAfter.Delta.HasValue)
                                 answer.RetryAfter = res.Headers.RetryAfter.Delta.Value;
+                            IEnumerable<string> tags;
+                            if (res.Headers.TryGetValues("ETag", out tags))
+                                foreach (var t in tags) answer.ETag = t;
                         }
                     }
                     catch (OperationCanceledException e)
@@ -311,7 +372,7 @@ namespace Pathd
                         req.Dispose();
                     }
                 }
-                if (answer.Status == 503 && attempt < MaxRetries)
+                if (answer.Status == 503 && attempt < MaxRetries && (!change || NothingDone.Contains(CodeOf(answer.Body) ?? "")))
                 {
                     var wait = answer.RetryAfter ?? TimeSpan.FromSeconds(1);
                     await Task.Delay(wait < MaxRetryWait ? wait : MaxRetryWait, ct).ConfigureAwait(false);
@@ -356,6 +417,130 @@ namespace Pathd
             catch (FormatException e) { throw new PathdProtocolException(method + " " + path + ": " + e.Message, e) { Attempts = a.Attempts }; }
         }
 
+        void Remember(string id, string etag)
+        {
+            lock (etags)
+            {
+                if (etag == null) { etags.Remove(id); return; }
+                if (!etags.ContainsKey(id)) etagOrder.Enqueue(id);
+                etags[id] = etag;
+                while (etagOrder.Count > ETagsKept) etags.Remove(etagOrder.Dequeue());
+            }
+        }
+
+        string Remembered(string id)
+        {
+            lock (etags) { string t; return etags.TryGetValue(id, out t) ? t : null; }
+        }
+
+        static PathdApiException OutcomeUnknown(int status, string message, int attempts)
+        {
+            return new PathdApiException(status, "store_outcome_unknown", message, null, null) { Attempts = attempts };
+        }
+
+        /// <summary>Whether a transport failure happened before the request was sent (a refused connect).</summary>
+        static bool NeverSent(PathdException e)
+        {
+            var inner = e.InnerException;
+            while (inner != null)
+            {
+                var se = inner as SocketException;
+                if (se != null && (se.SocketErrorCode == SocketError.ConnectionRefused ||
+                                   se.SocketErrorCode == SocketError.HostNotFound)) return true;
+                var we = inner as WebException;
+                if (we != null && (we.Status == WebExceptionStatus.ConnectFailure ||
+                                   we.Status == WebExceptionStatus.NameResolutionFailure)) return true;
+                inner = inner.InnerException;
+            }
+            return false;
+        }
+
+        /// <summary>A change (id null for POST /v1/maps), retried when its outcome is unknown as the file comment says.</summary>
+        async Task<Answer> Change(string method, string path, string id, int[] ok, string body, string contentType,
+                                  WriteOptions options, CancellationToken ct)
+        {
+            var headers = new Dictionary<string, string>();
+            if (options != null && !string.IsNullOrEmpty(options.IfMatch)) headers["If-Match"] = options.IfMatch;
+            else if (options != null && options.IfNoneMatchAny) headers["If-None-Match"] = "*";
+            bool conditional = headers.Count > 0, retried = false;
+            int attempts = 0;
+            for (int attempt = 0; ; attempt++)
+            {
+                Answer a = null;
+                PathdException failure = null;
+                try
+                {
+                    a = await Send(method, path, body, contentType, headers, true, ct).ConfigureAwait(false);
+                    attempts += a.Attempts;
+                }
+                catch (PathdTimeoutException e) { failure = e; attempts += e.Attempts; }
+                catch (PathdTransportException e) { failure = e; attempts += e.Attempts; }
+                if (a != null && Array.IndexOf(ok, a.Status) >= 0)
+                {
+                    if (id != null) Remember(id, method == "DELETE" ? null : a.ETag);
+                    a.Attempts = attempts;
+                    return a;
+                }
+                if (a != null && retried && method == "DELETE" && a.Status == 404)
+                {
+                    if (id != null) Remember(id, null);
+                    a.Status = 204;
+                    a.Body = "";
+                    a.Attempts = attempts;
+                    return a;
+                }
+                var hdrs = string.Join(", ", headers.Select(h => h.Key + ": " + h.Value).ToArray());
+                if (a != null && retried && a.Status == 412)
+                    throw OutcomeUnknown(412, method + " " + path + ": the first attempt's outcome was unknown and its retry (" + hdrs +
+                                         ") found the map changed: this change, or another, was made; read the map", attempts);
+                bool unknown = a != null
+                    ? a.Status == 502 || a.Status == 504 || (a.Status == 503 && (CodeOf(a.Body) ?? "store_outcome_unknown") == "store_outcome_unknown")
+                    : failure is PathdTimeoutException || !NeverSent(failure);
+                if (!unknown)
+                {
+                    if (failure != null) { failure.Attempts = attempts; throw failure; }
+                    var e = ApiError(a.Status, a.Body, a.RetryAfter);
+                    e.Attempts = attempts;
+                    throw e;
+                }
+                var why = a != null ? "HTTP " + a.Status : failure.Message;
+                // No retry left, or none safe: an answer says store_outcome_unknown; a
+                // timeout or a lost connection is thrown as it is (which says as much).
+                if (attempt >= MaxRetries)
+                {
+                    if (failure != null) { failure.Attempts = attempts; throw failure; }
+                    throw OutcomeUnknown(a.Status, method + " " + path + ": the outcome is unknown (" + why + ") and no retry is left: read the map", attempts);
+                }
+                if (!retried && !conditional && id != null)
+                {
+                    var tag = Remembered(id);
+                    if (tag != null) headers["If-Match"] = tag;
+                    else if (method == "PUT") headers["If-None-Match"] = "*";
+                    else if (method == "PATCH")
+                    {
+                        if (failure != null) { failure.Attempts = attempts; throw failure; }
+                        throw OutcomeUnknown(a.Status, method + " " + path + ": the outcome is unknown (" + why +
+                                             "), and no ETag of the map is known to retry it safely (pass WriteOptions.IfMatch): read the map", attempts);
+                    }
+                }
+                retried = true;
+                var wait = (a != null ? a.RetryAfter : null) ?? TimeSpan.FromSeconds(1);
+                await Task.Delay(wait < MaxRetryWait ? wait : MaxRetryWait, ct).ConfigureAwait(false);
+            }
+        }
+
+        /// <summary>A change's answer as a map info, with its ETag.</summary>
+        static MapInfo MapOf(Answer a, string method, string path)
+        {
+            Json.Object o;
+            try { o = Json.Obj(Json.Parse(a.Body), "the answer"); }
+            catch (FormatException e) { throw new PathdProtocolException(method + " " + path + ": " + e.Message, e) { Attempts = a.Attempts }; }
+            var m = Read.Map(o);
+            m.Created = a.Status == 201;
+            m.ETag = a.ETag;
+            return m;
+        }
+
         static string MapPath(string id, string tail = "")
         {
             if (id == null || !MapIdRe.IsMatch(id)) throw new ArgumentException("map id '" + id + "' is not [A-Za-z0-9_.-]{1,64}");
@@ -370,37 +555,53 @@ namespace Pathd
 
         // ---- maps ----
 
-        async Task<MapInfo> Upload(string method, string path, string body, string ctype, CancellationToken ct)
+        async Task<MapInfo> Upload(string method, string path, string id, string body, string ctype, WriteOptions options,
+                                   CancellationToken ct)
         {
-            int status = 0;
-            var o = await Call(method, path, new[] { 200, 201 }, body, ctype, ct, s => status = s).ConfigureAwait(false);
-            var m = Read.Map(o);
-            m.Created = status == 201;
+            var a = await Change(method, path, id, new[] { 200, 201 }, body, ctype, options, ct).ConfigureAwait(false);
+            var m = MapOf(a, method, path);
+            if (id == null && m.ETag != null) Remember(m.Id, m.ETag);
             return m;
         }
 
         /// <summary>putMap with a Moving AI .map text (text/x-movingai-map): creates (Created, version 1) or replaces (version + 1).</summary>
         public Task<MapInfo> PutMapAsync(string id, string movingAiText, CancellationToken ct = default(CancellationToken))
         {
-            return Upload("PUT", MapPath(id), movingAiText, "text/x-movingai-map", ct);
+            return Upload("PUT", MapPath(id), id, movingAiText, "text/x-movingai-map", null, ct);
+        }
+
+        /// <summary>putMap with preconditions (412 when they do not hold).</summary>
+        public Task<MapInfo> PutMapAsync(string id, string movingAiText, WriteOptions options, CancellationToken ct = default(CancellationToken))
+        {
+            return Upload("PUT", MapPath(id), id, movingAiText, "text/x-movingai-map", options, ct);
         }
 
         /// <summary>putMap with a MapJson document (rows, or a GetMapCellsAsync export).</summary>
         public Task<MapInfo> PutMapJsonAsync(string id, string mapJson, CancellationToken ct = default(CancellationToken))
         {
-            return Upload("PUT", MapPath(id), mapJson, "application/json", ct);
+            return Upload("PUT", MapPath(id), id, mapJson, "application/json", null, ct);
+        }
+
+        /// <summary>putMap with a MapJson document and preconditions.</summary>
+        public Task<MapInfo> PutMapJsonAsync(string id, string mapJson, WriteOptions options, CancellationToken ct = default(CancellationToken))
+        {
+            return Upload("PUT", MapPath(id), id, mapJson, "application/json", options, ct);
         }
 
         /// <summary>createMap: the server picks the id from the content; the same bytes find the same map.</summary>
         public Task<MapInfo> CreateMapAsync(string body, bool json, CancellationToken ct = default(CancellationToken))
         {
-            return Upload("POST", "/v1/maps", body, json ? "application/json" : "text/x-movingai-map", ct);
+            return Upload("POST", "/v1/maps", null, body, json ? "application/json" : "text/x-movingai-map", null, ct);
         }
 
         /// <summary>getMap</summary>
         public async Task<MapInfo> GetMapAsync(string id, CancellationToken ct = default(CancellationToken))
         {
-            return Read.Map(await Call("GET", MapPath(id), new[] { 200 }, null, null, ct).ConfigureAwait(false));
+            var a = await RequestAsync("GET", MapPath(id), null, null, ct).ConfigureAwait(false);
+            if (a.Status != 200) { var e = ApiError(a.Status, a.Body, a.RetryAfter); e.Attempts = a.Attempts; throw e; }
+            var m = MapOf(a, "GET", MapPath(id));
+            Remember(id, m.ETag);
+            return m;
         }
 
         /// <summary>listMaps: every map held, sorted by id.</summary>
@@ -413,8 +614,15 @@ namespace Pathd
         }
 
         /// <summary>patchMap: cells then doors, applied in order, as the next version of the world.</summary>
+        public Task<MapInfo> PatchMapAsync(string id, IList<CellChange> cells, IList<DoorSwitch> doors,
+                                           CancellationToken ct = default(CancellationToken))
+        {
+            return PatchMapAsync(id, cells, doors, null, ct);
+        }
+
+        /// <summary>patchMap with preconditions (412 when they do not hold).</summary>
         public async Task<MapInfo> PatchMapAsync(string id, IList<CellChange> cells, IList<DoorSwitch> doors,
-                                                 CancellationToken ct = default(CancellationToken))
+                                                 WriteOptions options, CancellationToken ct = default(CancellationToken))
         {
             var w = new Json.Writer();
             w.Raw("{");
@@ -422,13 +630,21 @@ namespace Pathd
             if (cells != null && cells.Count > 0) { w.Raw("\"cells\":"); Write.Cells(w, cells); first = false; }
             if (doors != null && doors.Count > 0) { w.Raw(first ? "\"doors\":" : ",\"doors\":"); Write.Doors(w, doors); }
             w.Raw("}");
-            return Read.Map(await Call("PATCH", MapPath(id), new[] { 200 }, w.ToString(), "application/json", ct).ConfigureAwait(false));
+            var path = MapPath(id);
+            var a = await Change("PATCH", path, id, new[] { 200 }, w.ToString(), "application/json", options, ct).ConfigureAwait(false);
+            return MapOf(a, "PATCH", path);
         }
 
         /// <summary>deleteMap (ends its sessions).</summary>
         public Task DeleteMapAsync(string id, CancellationToken ct = default(CancellationToken))
         {
-            return Call("DELETE", MapPath(id), new[] { 204 }, null, null, ct);
+            return DeleteMapAsync(id, null, ct);
+        }
+
+        /// <summary>deleteMap with preconditions (412 when they do not hold).</summary>
+        public Task DeleteMapAsync(string id, WriteOptions options, CancellationToken ct = default(CancellationToken))
+        {
+            return Change("DELETE", MapPath(id), id, new[] { 204 }, null, null, options, ct);
         }
 
         /// <summary>getMapCells: the export as JSON text; PutMapJsonAsync accepts it back as it is.</summary>

@@ -13,10 +13,26 @@
 //
 // An unreachable goal is not an error: found is false, as in the API.
 //
-// Timeouts and retries: each attempt is bounded by timeoutMs; a 503 (queue
-// full, session or stream limits, shutting down: the server did nothing) is
-// retried up to maxRetries times after its Retry-After (capped by
-// maxRetryWaitMs). No other answer is retried.
+// Timeouts and retries: each attempt is bounded by timeoutMs; a 503 whose
+// code says the server did nothing (queue full, session or stream limits,
+// shutting down, the shared store out of reach) is retried up to maxRetries
+// times after its Retry-After (capped by maxRetryWaitMs); a read is also
+// retried on any other 503. No other answer is retried.
+//
+// Changes whose outcome is unknown: a change (putMap, createMap, patchMap,
+// deleteMap) answered 503 store_outcome_unknown (a fleet's Redis did not
+// confirm it in time), 502 or 504 (a proxy lost the answer), a 503 that is
+// not pathd's, or sent and never answered, may have been made. It is
+// retried (up to maxRetries) only where a retry cannot make it twice: with
+// If-Match set to the ETag the change was based on (the caller's
+// WriteOptions, else the last ETag this client saw for the map from its own
+// uploads, GETs and PATCHes), else If-None-Match: * for a PUT, a DELETE as
+// it was (404 then means done), a POST as it was (the same bytes find the
+// same map). A 2xx then means made, once. A 412 on the retry, a PATCH with
+// no ETag known, or retries used up throw ApiError with code
+// 'store_outcome_unknown': read the map (when the last attempt got no answer
+// at all, its TimeoutError or TransportError is thrown, which on a change
+// says the same).
 //
 // Tokens: `token` is sent as `Authorization: Bearer` (issue 13's read/write
 // scopes; this server build does not check them yet).
@@ -36,7 +52,8 @@ export type ErrorCode =
     | 'unsupported_media_type' | 'invalid_value' | 'off_map' | 'blocked' | 'unsupported'
     | 'overloaded' | 'shutting_down' | 'deadline_exceeded' | 'out_of_memory' | 'internal'
     | 'session_not_found' | 'session_busy' | 'too_many_sessions' | 'upgrade_required'
-    | 'conflict' | 'storage_failed';
+    | 'conflict' | 'storage_failed' | 'precondition_failed' | 'store_unavailable'
+    | 'store_outcome_unknown' | 'store_not_durable' | 'not_ready';
 
 export interface ErrorObject {
     code: ErrorCode;
@@ -140,6 +157,17 @@ export interface MapInfo {
     default_algorithm: string;
     hierarchy: { build_us: number } | null;
     cache: { entries: number; hits: number; misses: number; hit_ratio: number };
+    /** The answer's ETag header ("\"3-7\""): its version and lineage. */
+    etag?: string;
+}
+
+/** A change's preconditions (RFC 9110); 412 precondition_failed when they
+ * do not hold, and nothing changed. */
+export interface WriteOptions {
+    /** An ETag as answered, or '*' (the map exists). */
+    ifMatch?: string;
+    /** '*': a PUT that only creates. */
+    ifNoneMatch?: '*';
 }
 
 /** An upload's answer: the map info, and whether it was new (201). */
@@ -224,7 +252,12 @@ export class ApiError extends PathdError {
 }
 
 export class TimeoutError extends PathdError {}
-export class TransportError extends PathdError {}
+export class TransportError extends PathdError {
+    /** The system error code behind it ('ECONNREFUSED', 'ECONNRESET', ...). */
+    constructor(message: string, readonly syscode?: string) {
+        super(message);
+    }
+}
 export class ProtocolError extends PathdError {}
 export class StreamClosedError extends PathdError {
     constructor(readonly code: number, message: string) {
@@ -257,6 +290,10 @@ export interface Answer {
 }
 
 const MAP_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+/** Maps whose last ETag a client remembers. */
+const ETAGS_KEPT = 1024;
+/** 503 codes of a change that say nothing was done: retried as it was. */
+const NOTHING_DONE = new Set(['overloaded', 'shutting_down', 'out_of_memory', 'not_ready', 'store_unavailable']);
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 function sleep(ms: number): Promise<void> {
@@ -267,6 +304,15 @@ function retryAfter(h: Headers | Record<string, string | string[] | undefined>):
     const v = h instanceof Headers ? h.get('retry-after') : (h['retry-after'] as string | undefined);
     if (v === null || v === undefined || !/^\s*\d+\s*$/.test(v)) return undefined;
     return Number(v);
+}
+
+function errorCode(text: string): string | undefined {
+    try {
+        const e = (JSON.parse(text) as { error?: ErrorObject }).error;
+        return e && typeof e.code === 'string' ? e.code : undefined;
+    } catch {
+        return undefined;
+    }
 }
 
 function apiError(status: number, text: string, retry?: number): PathdError {
@@ -287,6 +333,8 @@ export class Client {
     private readonly timeoutMs: number;
     private readonly maxRetries: number;
     private readonly maxRetryWaitMs: number;
+    /** The last ETag seen of each map (insertion order: oldest first). */
+    private readonly etags = new Map<string, string>();
 
     constructor(opts: ClientOptions) {
         if (!opts || !opts.baseUrl) throw new TypeError('baseUrl is required');
@@ -298,8 +346,14 @@ export class Client {
     }
 
     /** One request, retried on 503; any status is returned, not thrown. */
-    async request(method: string, path: string, body?: string, contentType?: string): Promise<Answer> {
-        const headers: Record<string, string> = { Accept: 'application/json' };
+    request(method: string, path: string, body?: string, contentType?: string): Promise<Answer> {
+        return this.send(method, path, body, contentType, {}, false);
+    }
+
+    /** request() with extra headers; a change's 503 is retried only when
+     * its code says nothing was done. */
+    private async send(method: string, path: string, body: string | undefined, contentType: string | undefined, extra: Record<string, string>, change: boolean): Promise<Answer> {
+        const headers: Record<string, string> = { Accept: 'application/json', ...extra };
         if (contentType) headers['Content-Type'] = contentType;
         if (this.token) headers.Authorization = `Bearer ${this.token}`;
         for (let attempt = 0; ; attempt++) {
@@ -314,15 +368,15 @@ export class Client {
                 });
                 text = await res.text();
             } catch (err) {
-                const e = err as Error & { cause?: Error };
+                const e = err as Error & { cause?: Error & { code?: string } };
                 const out =
                     e.name === 'TimeoutError' || e.name === 'AbortError'
                         ? new TimeoutError(`${method} ${path}: no answer within ${this.timeoutMs} ms`)
-                        : new TransportError(`${method} ${path}: ${e.cause ? e.cause.message : e.message}`);
+                        : new TransportError(`${method} ${path}: ${e.cause ? e.cause.message : e.message}`, e.cause?.code);
                 out.attempts = attempt + 1;
                 throw out;
             }
-            if (res.status === 503 && attempt < this.maxRetries) {
+            if (res.status === 503 && attempt < this.maxRetries && (!change || NOTHING_DONE.has(errorCode(text) ?? ''))) {
                 const ra = retryAfter(res.headers);
                 await sleep(Math.min(ra !== undefined ? ra * 1000 : 1000, this.maxRetryWaitMs));
                 continue;
@@ -350,6 +404,94 @@ export class Client {
         }
     }
 
+    private remember(id: string, etag: string | null | undefined): void {
+        this.etags.delete(id);
+        if (!etag) return;
+        this.etags.set(id, etag);
+        if (this.etags.size > ETAGS_KEPT) this.etags.delete(this.etags.keys().next().value as string);
+    }
+
+    /** A change (id undefined for POST /v1/maps), retried when its outcome
+     * is unknown as the file comment says. */
+    private async change<T>(method: string, path: string, id: string | undefined, ok: number[], body: string | undefined, contentType: string | undefined, opts: WriteOptions = {}): Promise<{ value: T; status: number; headers: Headers }> {
+        const headers: Record<string, string> = {};
+        if (opts.ifMatch) headers['If-Match'] = opts.ifMatch;
+        else if (opts.ifNoneMatch) headers['If-None-Match'] = opts.ifNoneMatch;
+        const conditional = Object.keys(headers).length > 0;
+        let attempts = 0;
+        let retried = false;
+        for (let attempt = 0; ; attempt++) {
+            let a: Answer | undefined;
+            let failure: PathdError | undefined;
+            try {
+                a = await this.send(method, path, body, contentType, headers, true);
+                attempts += a.attempts;
+            } catch (err) {
+                if (!(err instanceof PathdError)) throw err;
+                attempts += err.attempts;
+                failure = err;
+            }
+            const unknownWith = (status: number, message: string) => {
+                const e = new ApiError(status, 'store_outcome_unknown', message);
+                e.attempts = attempts;
+                return e;
+            };
+            if (a && ok.includes(a.status)) {
+                if (id !== undefined) this.remember(id, method === 'DELETE' ? undefined : a.headers.get('etag'));
+                const value = a.status === 204 || a.text === '' ? (undefined as T) : this.parse<T>(method, path, a);
+                return { value, status: a.status, headers: a.headers };
+            }
+            if (a && retried && method === 'DELETE' && a.status === 404) {
+                if (id !== undefined) this.remember(id, undefined);
+                return { value: undefined as T, status: 204, headers: a.headers };
+            }
+            if (a && retried && a.status === 412)
+                throw unknownWith(412, `${method} ${path}: the first attempt's outcome was unknown and its retry (${JSON.stringify(headers)}) found the map changed: this change, or another, was made; read the map`);
+            const unknown = a
+                ? a.status === 502 || a.status === 504 || (a.status === 503 && (errorCode(a.text) ?? 'store_outcome_unknown') === 'store_outcome_unknown')
+                : failure instanceof TimeoutError || (failure instanceof TransportError && !['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(failure.syscode ?? ''));
+            if (!unknown) {
+                if (failure) {
+                    failure.attempts = attempts;
+                    throw failure;
+                }
+                const e = apiError(a!.status, a!.text, retryAfter(a!.headers));
+                e.attempts = attempts;
+                throw e;
+            }
+            const why = a ? `HTTP ${a.status}` : (failure as PathdError).message;
+            // No retry left, or none safe: an answer says store_outcome_unknown;
+            // a timeout or a lost connection is thrown as it is (which says as much).
+            const giveUp = (message: string) => {
+                if (failure) {
+                    failure.attempts = attempts;
+                    return failure;
+                }
+                return unknownWith(a!.status, message);
+            };
+            if (attempt >= this.maxRetries) throw giveUp(`${method} ${path}: the outcome is unknown (${why}) and no retry is left: read the map`);
+            if (!retried && !conditional && id !== undefined) {
+                const tag = this.etags.get(id);
+                if (tag) headers['If-Match'] = tag;
+                else if (method === 'PUT') headers['If-None-Match'] = '*';
+                else if (method === 'PATCH') throw giveUp(`${method} ${path}: the outcome is unknown (${why}), and no ETag of the map is known to retry it safely (pass ifMatch): read the map`);
+            }
+            retried = true;
+            const ra = a ? retryAfter(a.headers) : undefined;
+            await sleep(Math.min(ra !== undefined ? ra * 1000 : 1000, this.maxRetryWaitMs));
+        }
+    }
+
+    private parse<T>(method: string, path: string, a: Answer): T {
+        try {
+            return JSON.parse(a.text) as T;
+        } catch {
+            const e = new ProtocolError(`${method} ${path}: HTTP ${a.status} with a body that is not JSON`);
+            e.attempts = a.attempts;
+            throw e;
+        }
+    }
+
     private static mapPath(id: string, tail = ''): string {
         if (typeof id !== 'string' || !MAP_ID.test(id)) throw new TypeError(`map id '${id}' is not [A-Za-z0-9_.-]{1,64}`);
         return `/v1/maps/${id}${tail}`;
@@ -362,26 +504,31 @@ export class Client {
 
     // ---- maps ----
 
-    private async upload(method: string, path: string, map: string | MapJson | MapCells): Promise<UploadAnswer> {
+    private async upload(method: string, path: string, id: string | undefined, map: string | MapJson | MapCells, opts?: WriteOptions): Promise<UploadAnswer> {
         const text = typeof map === 'string';
-        const r = await this.call<MapInfo>(method, path, [200, 201], text ? map : JSON.stringify(map), text ? 'text/x-movingai-map' : 'application/json');
-        return { ...r.value, created: r.status === 201 };
+        const r = await this.change<MapInfo>(method, path, id, [200, 201], text ? map : JSON.stringify(map), text ? 'text/x-movingai-map' : 'application/json', opts);
+        const etag = r.headers.get('etag') ?? undefined;
+        if (id === undefined && etag) this.remember(r.value.id, etag);
+        return { ...r.value, etag, created: r.status === 201 };
     }
 
     /** putMap: create (created, version 1) or replace (version + 1). A
      * string is a Moving AI .map (text/x-movingai-map); an object is a MapJson. */
-    putMap(id: string, map: string | MapJson | MapCells): Promise<UploadAnswer> {
-        return this.upload('PUT', Client.mapPath(id), map);
+    putMap(id: string, map: string | MapJson | MapCells, opts?: WriteOptions): Promise<UploadAnswer> {
+        return this.upload('PUT', Client.mapPath(id), id, map, opts);
     }
 
     /** createMap: POST /v1/maps; the server picks the id from the content. */
     createMap(map: string | MapJson | MapCells): Promise<UploadAnswer> {
-        return this.upload('POST', '/v1/maps', map);
+        return this.upload('POST', '/v1/maps', undefined, map);
     }
 
     /** getMap */
     async getMap(id: string): Promise<MapInfo> {
-        return (await this.call<MapInfo>('GET', Client.mapPath(id), [200])).value;
+        const r = await this.call<MapInfo>('GET', Client.mapPath(id), [200]);
+        const etag = r.headers.get('etag') ?? undefined;
+        this.remember(id, etag);
+        return { ...r.value, etag };
     }
 
     /** listMaps: every map held, sorted by id. */
@@ -390,13 +537,14 @@ export class Client {
     }
 
     /** patchMap: cells then doors, as the next version of the world. */
-    async patchMap(id: string, patch: MapPatch): Promise<MapInfo> {
-        return (await this.call<MapInfo>('PATCH', Client.mapPath(id), [200], patch)).value;
+    async patchMap(id: string, patch: MapPatch, opts?: WriteOptions): Promise<MapInfo> {
+        const r = await this.change<MapInfo>('PATCH', Client.mapPath(id), id, [200], JSON.stringify(patch), 'application/json', opts);
+        return { ...r.value, etag: r.headers.get('etag') ?? undefined };
     }
 
     /** deleteMap (ends its sessions). */
-    async deleteMap(id: string): Promise<void> {
-        await this.call<void>('DELETE', Client.mapPath(id), [204]);
+    async deleteMap(id: string, opts?: WriteOptions): Promise<void> {
+        await this.change<void>('DELETE', Client.mapPath(id), id, [204], undefined, undefined, opts);
     }
 
     /** getMapCells: the export, which putMap accepts back as it is. */
