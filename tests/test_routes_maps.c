@@ -5,6 +5,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1038,20 +1039,20 @@ END_TEST
  * test's one address. */
 typedef struct flood {
     uint16_t port;
-    volatile int *stop;
-    int answered;
+    atomic_int *stop; /* set by the test's thread */
+    atomic_int answered;
 } flood;
 
 static void *flood_main(void *arg) {
     flood *f = arg;
     const char *body =
         "{\"start\":[0,0],\"goal\":[9,0],\"algorithm\":\"dijkstra\",\"cache\":false}";
-    while (!*f->stop) {
+    while (!atomic_load(f->stop)) {
         hc_resp r;
         if (hc_request(f->port, "POST", "/v1/maps/m/path", "application/json", body, 0, NULL, &r) ==
                 0 &&
             r.status == 200)
-            f->answered++;
+            atomic_fetch_add(&f->answered, 1);
         hc_free(&r);
     }
     return NULL;
@@ -1080,7 +1081,7 @@ START_TEST(routes_maps_writes_not_starved_by_queries) {
     enum { FLOOD = 4 };
     flood f[FLOOD];
     pthread_t th[FLOOD];
-    volatile int stop = 0;
+    atomic_int stop = 0;
     int slow;
     cJSON *j, *info;
     it_put_map(&s, "open", "text/x-movingai-map", map, 201);
@@ -1095,12 +1096,14 @@ START_TEST(routes_maps_writes_not_starved_by_queries) {
     free(batch);
     it_wait_pool(&s, 1, 0);
     for (int i = 0; i < FLOOD; i++) {
-        f[i] = (flood){s.port, &stop, 0};
+        f[i].port = s.port;
+        f[i].stop = &stop;
+        atomic_init(&f[i].answered, 0);
         ck_assert_int_eq(pthread_create(&th[i], NULL, flood_main, &f[i]), 0);
     }
     /* The flood is on: queries answered while the batch runs. */
     for (int i = 0; i < FLOOD; i++)
-        while (f[i].answered < 2) sched_yield();
+        while (atomic_load(&f[i].answered) < 2) sched_yield();
 
     j = it_call(&s, "PATCH", "/v1/maps/m", "application/json",
                 "{\"cells\":[{\"x\":0,\"y\":6,\"cost\":0}]}", 200);
@@ -1116,7 +1119,7 @@ START_TEST(routes_maps_writes_not_starved_by_queries) {
     it_call(&s, "DELETE", "/v1/maps/gone", NULL, NULL, 204);
     ck_assert(unanswered(slow));
 
-    stop = 1;
+    atomic_store(&stop, 1);
     for (int i = 0; i < FLOOD; i++) pthread_join(th[i], NULL);
     close(slow); /* the batch goes on until its deadline or the drain */
     info = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
