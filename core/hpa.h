@@ -118,6 +118,18 @@ pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_build_stop *
 void pf_hpa_destroy(pf_hpa *h);
 void pf_hpa_get_stats(const pf_hpa *h, pf_hpa_stats *st);
 
+/* What pf_hpa_build(g, p) would hold, counted without building it (no
+ * Dijkstra: region labels and border scans, O(cells) time, scratch of one
+ * cluster): *st as pf_hpa_get_stats would fill it on the result (cluster
+ * size, clusters, entrances, abstract nodes and edges, memory_bytes to the
+ * byte; components 0: not counted) and *allocations, the number of heap
+ * blocks those bytes are held in (for the allocator's overhead). The
+ * memory budget reserves a map's size with it before building (server
+ * memory.h). PF_EINVAL for a bad cluster size, PF_ENOMEM, PF_ECANCELED when
+ * stop (NULL: never) said stop; on error *st is zeroed. */
+pf_status pf_hpa_size(const pf_grid *g, const pf_hpa_params *p, pf_build_stop *stop,
+                      pf_hpa_stats *st, size_t *allocations);
+
 /* Builds the hierarchy of `g`, the grid `old` described after the cells in
  * changed[0..n) changed (cost, door, or a wall edge beside them: list both
  * cells of a changed edge, as pf_planner_apply does), rebuilding only the

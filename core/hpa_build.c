@@ -400,6 +400,33 @@ static int32_t cluster_nodes(const pf_hpa *h, const pf_grid *g, int32_t k, build
     return m;
 }
 
+/* Sizes, shared by the builders and pf_hpa_size */
+
+/* A cluster block of `cells` local cells with n nodes and m intra edges:
+ * the block and its region table, then cluster_fill's two allocations. */
+static size_t cluster_bytes(size_t cells, int32_t n, int32_t m) {
+    return sizeof(pf__hpa_cluster) + cells * sizeof(uint16_t) +
+           (size_t)n * (size_t)n * sizeof(double) + (2 * (size_t)n + 1) * sizeof(int32_t) +
+           (size_t)n * cells + (size_t)m * (sizeof(double) + sizeof(int32_t));
+}
+
+/* A border block of n transition pairs and nruns runs. */
+static size_t border_bytes(int32_t n, int32_t nruns) {
+    return sizeof(pf__hpa_border) + 2 * (size_t)n * sizeof(int32_t) +
+           2 * (size_t)nruns * sizeof(uint16_t);
+}
+
+/* The hierarchy's own arrays (hpa_alloc, assemble, peel_dead_ends) plus
+ * `blocks`, the bytes of its cluster and border blocks. */
+static size_t hpa_bytes(int32_t nclusters, int64_t nnodes, int64_t nedges, int64_t nreg,
+                        size_t blocks) {
+    return sizeof(pf_hpa) + (size_t)nclusters * 3 * sizeof(void *) +
+           ((size_t)nclusters + 1) * 2 * sizeof(int32_t) +
+           (size_t)nnodes * (sizeof(pf_point) + 2 * sizeof(int32_t)) +
+           (size_t)nedges * (sizeof(int32_t) + sizeof(double)) + (size_t)nreg * sizeof(int32_t) +
+           ((size_t)nreg + (size_t)nnodes) * sizeof(pf__hpa_span) + blocks;
+}
+
 /* Blocks */
 
 static pf__hpa_cluster *cluster_ref(pf__hpa_cluster *c) {
@@ -553,9 +580,7 @@ static pf_status cluster_fill(const pf_hpa *h, const pf_grid *g, int32_t k, int3
         }
     }
     c->intra_first[n] = m;
-    c->memory = sizeof(*c) + cells * sizeof(uint16_t) + nn * sizeof(double) +
-                (2 * (size_t)n + 1) * sizeof(int32_t) + (size_t)n * cells +
-                (size_t)m * (sizeof(double) + sizeof(int32_t));
+    c->memory = cluster_bytes(cells, n, m);
     return PF_OK;
 }
 
@@ -582,8 +607,7 @@ static pf_status border_make(const pf_hpa *h, const pf_grid *g, int32_t k, bool 
     size_t bytes;
 
     scan_border(h, g, k, south, &s->bs);
-    bytes =
-        sizeof(*b) + 2 * (size_t)o->n * sizeof(int32_t) + 2 * (size_t)o->nruns * sizeof(uint16_t);
+    bytes = border_bytes(o->n, o->nruns);
     *out = b = malloc(bytes);
     if (!b) return PF_ENOMEM;
     atomic_init(&b->refs, 1);
@@ -874,12 +898,7 @@ static pf_status assemble(pf_hpa *h, const pf_grid *g, pf_build_stop *stop) {
     st = peel_dead_ends(h, nreg, stop);
     if (st) goto out_free;
 
-    h->memory = sizeof(*h) + (size_t)h->nclusters * 3 * sizeof(void *) +
-                ((size_t)h->nclusters + 1) * 2 * sizeof(int32_t) +
-                (size_t)h->nnodes * (sizeof(pf_point) + 2 * sizeof(int32_t)) +
-                (size_t)h->nedges * (sizeof(int32_t) + sizeof(double)) +
-                (size_t)nreg * sizeof(int32_t) +
-                ((size_t)nreg + (size_t)h->nnodes) * sizeof(pf__hpa_span) + blocks;
+    h->memory = hpa_bytes(h->nclusters, h->nnodes, h->nedges, nreg, blocks);
 
 out_free:
     free(cursor);
@@ -910,12 +929,8 @@ void pf_hpa_destroy(pf_hpa *h) {
     free(h);
 }
 
-/* A hierarchy with its geometry set, empty block tables and every other
- * array NULL. */
-static pf_status hpa_alloc(const pf_grid *g, int32_t cs, pf_hpa **out) {
-    pf_hpa *h = calloc(1, sizeof(*h));
-    *out = NULL;
-    if (!h) return PF_ENOMEM;
+/* Sets h's geometry for g and cluster side cs. */
+static void hpa_geometry(pf_hpa *h, const pf_grid *g, int32_t cs) {
     h->w = g->w;
     h->h = g->h;
     h->cs = cs;
@@ -924,6 +939,15 @@ static pf_status hpa_alloc(const pf_grid *g, int32_t cs, pf_hpa **out) {
     h->nclusters = h->ncx * h->ncy;
     h->connectivity = g->connectivity;
     h->corner_cutting = g->corner_cutting;
+}
+
+/* A hierarchy with its geometry set, empty block tables and every other
+ * array NULL. */
+static pf_status hpa_alloc(const pf_grid *g, int32_t cs, pf_hpa **out) {
+    pf_hpa *h = calloc(1, sizeof(*h));
+    *out = NULL;
+    if (!h) return PF_ENOMEM;
+    hpa_geometry(h, g, cs);
     h->cl = calloc((size_t)h->nclusters, sizeof(*h->cl));
     h->br = calloc(2 * (size_t)h->nclusters, sizeof(*h->br));
     if (!h->cl || !h->br) {
@@ -1024,6 +1048,102 @@ pf_status pf_hpa_build(const pf_grid *g, const pf_hpa_params *p, pf_build_stop *
 out_free_scratch:
     scratch_free(&s);
     return st;
+}
+
+/* The regions of every cluster of h (its geometry only), labelled one
+ * cluster at a time into s's scratch; -1 when stop said stop. */
+static int64_t count_regions(const pf_hpa *h, const pf_grid *g, build_scratch *s, uint16_t *region,
+                             pf_build_stop *stop) {
+    int64_t nreg = 0;
+    for (int32_t k = 0; k < h->nclusters; k++) {
+        if (pf_build_tick(stop, (uint64_t)h->cs * (uint64_t)h->cs)) return -1;
+        nreg += label_regions(h, g, k, region, s->queue);
+    }
+    return nreg;
+}
+
+pf_status pf_hpa_size(const pf_grid *g, const pf_hpa_params *p, pf_build_stop *stop,
+                      pf_hpa_stats *st, size_t *allocations) {
+    /* The cluster size pf_hpa_build settles on: the same rules. */
+    bool large = (int64_t)g->w * g->h >= PF_HPA_LARGE_CELLS;
+    int32_t cs = p && p->cluster_size ? p->cluster_size
+                 : large              ? PF_HPA_LARGE_CLUSTER
+                                      : PF_HPA_DEFAULT_CLUSTER;
+    int64_t nreg, nnodes = 0, nedges = 0, nborders = 0;
+    size_t blocks = 0, cells;
+    uint16_t *region = NULL;
+    int32_t *per_region = NULL;
+    build_scratch s;
+    pf_hpa h;
+    pf_status rc;
+
+    memset(st, 0, sizeof(*st));
+    *allocations = 0;
+    if (cs < PF__HPA_MIN_CLUSTER || cs > PF__HPA_MAX_CLUSTER) return PF_EINVAL;
+    cells = (size_t)(PF_HPA_FRAGMENTED_CLUSTER > cs ? PF_HPA_FRAGMENTED_CLUSTER : cs);
+    cells *= cells;
+    rc = scratch_init(&s,
+                      (int32_t)(PF_HPA_FRAGMENTED_CLUSTER > cs ? PF_HPA_FRAGMENTED_CLUSTER : cs));
+    if (rc) return rc;
+    region = malloc(cells * sizeof(*region));
+    per_region = malloc(cells * sizeof(*per_region));
+    rc = PF_ENOMEM;
+    if (!region || !per_region) goto out_free;
+    rc = PF_ECANCELED;
+    /* The cluster size pf_hpa_build settles on. */
+    memset(&h, 0, sizeof(h));
+    hpa_geometry(&h, g, cs);
+    if ((nreg = count_regions(&h, g, &s, region, stop)) < 0) goto out_free;
+    if (!(p && p->cluster_size) && !large &&
+        (double)nreg >= PF_HPA_FRAGMENTED_REGIONS * (double)h.nclusters) {
+        hpa_geometry(&h, g, PF_HPA_FRAGMENTED_CLUSTER);
+        if ((nreg = count_regions(&h, g, &s, region, stop)) < 0) goto out_free;
+    }
+    cells = (size_t)h.cs * (size_t)h.cs;
+    /* Each cluster's block: its nodes as cluster_nodes lists them, and an
+     * intra edge between every two nodes of one region (cluster_fill's
+     * finite matrix entries: a region is what a Dijkstra inside the
+     * cluster reaches). */
+    for (int32_t k = 0; k < h.nclusters; k++) {
+        int32_t x0, y0, bw, bh, n, m = 0, r = 0;
+        if (pf_build_tick(stop, cells + 4 * (uint64_t)h.cs)) goto out_free;
+        pf__hpa_box(&h, k, &x0, &y0, &bw, &bh);
+        r = label_regions(&h, g, k, region, s.queue);
+        n = cluster_nodes(&h, g, k, &s);
+        memset(per_region, 0, (size_t)r * sizeof(*per_region));
+        for (int32_t i = 0; i < n; i++)
+            per_region[region[(s.list[i] / h.w - y0) * h.cs + s.list[i] % h.w - x0]]++;
+        for (int32_t i = 0; i < r; i++) m += per_region[i] * (per_region[i] - 1);
+        blocks += cluster_bytes(cells, n, m);
+        nnodes += n;
+        nedges += m;
+    }
+    /* Each border's block, and its pairs' inter edges, one each way. */
+    for (int32_t bi = 0; bi < 2 * h.nclusters; bi++) {
+        int32_t k = bi / 2;
+        if (bi % 2 ? k / h.ncx + 1 >= h.ncy : k % h.ncx + 1 >= h.ncx) continue;
+        if (pf_build_tick(stop, 2 * (uint64_t)h.cs)) goto out_free;
+        scan_border(&h, g, k, bi % 2, &s.bs);
+        blocks += border_bytes(s.bs.n, s.bs.nruns);
+        nedges += 2 * (int64_t)s.bs.n;
+        st->entrances += s.bs.ngroups;
+        nborders++;
+    }
+    st->cluster_size = h.cs;
+    st->clusters = h.nclusters;
+    st->abstract_nodes = nnodes;
+    st->abstract_edges = nedges;
+    st->memory_bytes = hpa_bytes(h.nclusters, nnodes, nedges, nreg, blocks);
+    /* hpa_alloc's 3, assemble's 8, peel_dead_ends' 2; 3 per cluster block
+     * (cluster_new, cluster_fill's 2), 1 per border block. */
+    *allocations = 13 + 3 * (size_t)h.nclusters + (size_t)nborders;
+    rc = PF_OK;
+
+out_free:
+    free(region);
+    free(per_region);
+    scratch_free(&s);
+    return rc;
 }
 
 /* Whether the node cells in list[0..n) are those of block c. */

@@ -68,6 +68,10 @@ void pf_jps_destroy(pf_jps *j);
  * version of a map: copy, then pf_jps_update. NULL when out of memory. */
 pf_jps *pf_jps_clone(const pf_jps *j);
 size_t pf_jps_memory(const pf_jps *j);
+/* pf_jps_memory of what pf_jps_create(g, p) builds, counted without
+ * building it (at most that: tables it cannot allocate are left out).
+ * O(1). */
+size_t pf_jps_size(const pf_grid *g, const pf_jps_params *p);
 
 /* Brings j in step with g after the cells in changed[0..n) changed (cost,
  * blocked or not) or after g's corner rule changed (n may be 0). Each

@@ -409,14 +409,26 @@ size_t pf_jps_memory(const pf_jps *j) {
     return st.memory_bytes;
 }
 
+/* What pf_jps_create allocates for a w x h map with table_bytes(...) = tn:
+ * the struct, rows, cols, the PF_DIR_COUNT planes of jump bits, the
+ * diagonals and the tables (as allocated, bigmem.h). */
+static size_t jps_bytes(int32_t w, int32_t h, size_t tn) {
+    size_t rn = pf__jps_line_words(w) * ((size_t)h + 2);
+    size_t cn = pf__jps_line_words(h) * ((size_t)w + 2);
+    size_t dn = 2 * ((size_t)w + (size_t)h - 1) * pf__jps_line_words(h);
+    return sizeof(pf_jps) + (rn + cn + rn * PF_DIR_COUNT + dn) * sizeof(uint64_t) +
+           (tn ? pf__big_size(tn) : 0);
+}
+
+size_t pf_jps_size(const pf_grid *g, const pf_jps_params *p) {
+    return jps_bytes(g->w, g->h,
+                     table_bytes(g->w, g->h, p ? p->table_bytes : PF_JPS_DEFAULT_TABLE_BYTES));
+}
+
 void pf_jps_get_stats(const pf_jps *j, const pf_grid *g, pf_jps_stats *st) {
     memset(st, 0, sizeof(*st));
     st->table_bytes = j->jt ? pf__big_size((size_t)j->w * (size_t)j->h * 8 * sizeof(uint16_t)) : 0;
-    st->memory_bytes =
-        sizeof(*j) +
-        (j->rstride * ((size_t)j->h + 2) + j->cstride * ((size_t)j->w + 2)) * sizeof(uint64_t) +
-        j->plane * PF_DIR_COUNT * sizeof(uint64_t) + diag_words(j) * sizeof(uint64_t) +
-        st->table_bytes;
+    st->memory_bytes = jps_bytes(j->w, j->h, j->jt ? st->table_bytes : 0);
     st->tables_pay = j->jt && j->jt_pay;
     st->stop_density = j->stop_density;
     st->layout = g ? pf__jps_layout_for(j, g) : PF_JPS_LAYOUT_AUTO;

@@ -151,17 +151,8 @@ pf_status pf_grid_build(const pf_kind_env *env, const char *id, pf_grid *g, cons
     pf_planner_opts po;
     pf_build_stop stop = pf_build_stop_make(pf_clock_deadline_passed, &deadline_ns);
     pf_status st;
-    uint64_t cells = (uint64_t)pf_grid_width(g) * (uint64_t)pf_grid_height(g);
-    /* jps's jump tables (jps.h): 16 bytes a cell when they fit their budget */
-    uint64_t tables = cells * 16 <= (uint64_t)cfg->jps_table_bytes ? cells * 16 : 0;
-    size_t est = pf_mem_map_estimate(cells, (size_t)cfg->landmark_bytes + (size_t)tables);
+    size_t est;
     *out = NULL;
-    /* Reserved before the build, which is where the memory goes: a map
-     * the budget cannot hold is refused without being built. */
-    if (!pf_mem_try_charge(env->d.mem, PF_MEM_MAPS, est)) {
-        pf_grid_destroy(g);
-        return no_room(env, e, "The map", est);
-    }
     memset(&po, 0, sizeof(po));
     po.build_hpa = true;
     po.cluster_size = (int32_t)cfg->cluster_size;
@@ -169,8 +160,19 @@ pf_status pf_grid_build(const pf_kind_env *env, const char *id, pf_grid *g, cons
     po.landmark_min_cells = PF_PLANNER_DEFAULT_LANDMARK_MIN_CELLS;
     po.jps_table_bytes = (size_t)cfg->jps_table_bytes;
     po.stop = deadline_ns ? &stop : NULL;
-    st = pf_planner_create(g, &po, &planner);
-    pf_mem_uncharge(env->d.mem, PF_MEM_MAPS, est);
+    /* Reserved before the build, which is where the memory goes: a map
+     * the budget cannot hold is refused without being built. */
+    st = pf_mem_map_estimate(g, &po, &est);
+    if (!st && !pf_mem_try_charge(env->d.mem, PF_MEM_MAPS, est)) {
+        pf_grid_destroy(g);
+        return no_room(env, e, "The map", est);
+    }
+    if (st) {
+        pf_grid_destroy(g);
+    } else {
+        st = pf_planner_create(g, &po, &planner);
+        pf_mem_uncharge(env->d.mem, PF_MEM_MAPS, est);
+    }
     if (st == PF_ECANCELED) return pf_grid_build_too_long(env, e, "Building the map");
     if (st) {
         if (e)

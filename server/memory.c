@@ -2,6 +2,8 @@
 #include "memory.h"
 
 #include "deadends.h"
+#include "hpa.h"
+#include "jps.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -100,11 +102,50 @@ void pf_mem_uncharge(pf_mem *m, pf_mem_kind k, size_t n) {
     atomic_fetch_sub_explicit(&m->used[k], n, memory_order_relaxed);
 }
 
-size_t pf_mem_map_estimate(uint64_t cells, size_t landmark_bytes) {
-    /* Landmarks come with their dead-end data (deadends.h). */
-    uint64_t n = cells * 64 + (uint64_t)landmark_bytes +
-                 (landmark_bytes ? cells * PF_DEADENDS_CELL_BYTES : 0) + (1u << 20);
-    return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+/* glibc's malloc: a block is its size plus an 8-byte header rounded up to
+ * 16 bytes, 32 at least, so at most 31 bytes more; a block it maps instead
+ * (M_MMAP_THRESHOLD, 128 KiB at least) is rounded up to a 4 KiB page, so at
+ * most one page more per 128 KiB held. */
+#define BLOCK_SLACK 32u
+#define MAPPED_MIN (128u << 10)
+#define PAGE_SLACK 4096u
+/* A table of 2 MiB or more (jps's jump tables, the landmark distances) is
+ * aligned to 2 MiB (core/bigmem.h), which the allocator may hold as padding
+ * in front of it; a smaller one to 64 bytes. */
+#define BIG_TABLE (2u << 20)
+static uint64_t align_slack(uint64_t table) { return table >= BIG_TABLE ? BIG_TABLE : 64; }
+
+/* The planner, agent and landmark structs and the auto model: fixed size,
+ * well under this. */
+#define FIXED_BYTES (64u << 10)
+
+pf_status pf_mem_map_estimate(const pf_grid *g, const pf_planner_opts *po, size_t *out) {
+    uint64_t cells = (uint64_t)pf_grid_width(g) * (uint64_t)pf_grid_height(g);
+    pf_jps_params jp = {po->jps_table_bytes, 0}, bits_only = {0, 0};
+    /* The grid's blocks (struct, costs, moves, walls, doors; three a door)
+     * and jps's six. */
+    uint64_t blocks = 5 + 3 * (uint64_t)pf_grid_door_count(g) + 6, n;
+    pf_status st;
+    n = FIXED_BYTES + (uint64_t)pf_grid_memory(g) + (uint64_t)pf_jps_size(g, &jp) +
+        align_slack((uint64_t)(pf_jps_size(g, &jp) - pf_jps_size(g, &bits_only)));
+    if (po->landmark_bytes && cells >= (uint64_t)po->landmark_min_cells) {
+        /* Distances within landmark_bytes (landmarks.h), the open-cell bits
+         * and the dead-end data (deadends.h). */
+        n += (uint64_t)po->landmark_bytes + align_slack(po->landmark_bytes) +
+             (cells + 63) / 64 * 8 + cells * PF_DEADENDS_CELL_BYTES;
+        blocks += 8;
+    }
+    if (po->build_hpa) {
+        pf_hpa_params hp = {po->cluster_size};
+        pf_hpa_stats hs;
+        size_t hblocks;
+        if ((st = pf_hpa_size(g, &hp, po->stop, &hs, &hblocks))) return st;
+        n += hs.memory_bytes;
+        blocks += hblocks;
+    }
+    n += blocks * BLOCK_SLACK + (n / MAPPED_MIN + 1) * PAGE_SLACK;
+    *out = n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+    return PF_OK;
 }
 
 size_t pf_mem_session_estimate(uint64_t cells) {
@@ -114,7 +155,9 @@ size_t pf_mem_session_estimate(uint64_t cells) {
 
 size_t pf_mem_agent_estimate(uint64_t cells, bool hierarchy) {
     uint64_t n = cells * 4 + (64u << 10);
-    if (hierarchy) n += pf_mem_map_estimate(cells, 0);
+    /* Measured, not a bound (the agent grid does not exist yet): a
+     * 2047x2047 maze's hierarchy holds 45 bytes a cell. */
+    if (hierarchy) n += cells * 64 + (1u << 20);
     return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
 }
 

@@ -34,6 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "grid.h"
+#include "planner.h"
 #include "status.h"
 
 typedef enum pf_mem_kind {
@@ -72,13 +74,19 @@ void pf_mem_charge(pf_mem *m, pf_mem_kind k, size_t n);
 /* Gives n bytes of kind k back. m NULL: a no-op. */
 void pf_mem_uncharge(pf_mem *m, pf_mem_kind k, size_t n);
 
-/* An upper bound of what pf_planner_create holds for a map of `cells`
- * cells with up to landmark_bytes of landmark and jump tables (the caller
- * adds jps's 16 bytes a cell when they fit --jps-table-bytes): 64 bytes a
- * cell (the maps measured hold 13 on open ground and 50 in a maze or dense
- * clutter, the HPA* hierarchy most of it) plus those tables and, when
- * there are any, the landmarks' dead-end data (PF_DEADENDS_CELL_BYTES). */
-size_t pf_mem_map_estimate(uint64_t cells, size_t landmark_bytes);
+/* An upper bound of what pf_planner_create(g, po) holds, as the allocator
+ * holds it: the grid (pf_grid_memory), jps (pf_jps_size: its jump bits and
+ * the tables when they fit po->jps_table_bytes), the landmarks when po
+ * asks for them (po->landmark_bytes, their open-cell bits and their
+ * dead-end data, PF_DEADENDS_CELL_BYTES a cell), the HPA* hierarchy
+ * (pf_hpa_size: counted on g from its region labels and border scans,
+ * exact to the byte), fixed-size structs (64 KiB), and the allocator's
+ * overhead on those blocks (31 bytes a block, a 4 KiB page per mapped
+ * 128 KiB, 2 MiB of alignment for a table of 2 MiB or more). O(cells)
+ * time (po->stop polled: PF_ECANCELED), scratch of one cluster
+ * (PF_ENOMEM). A 2048x2048 maze of corridor 1: 557 MB for the 419 MB it
+ * holds (the landmarks it is allowed but does not build: 117 MB). */
+pf_status pf_mem_map_estimate(const pf_grid *g, const pf_planner_opts *po, size_t *out);
 
 /* What a new D* Lite session may hold after its first plan on a map of
  * `cells` cells: 8 bytes a cell (a search over a whole 2047x2047 maze holds
@@ -89,7 +97,8 @@ size_t pf_mem_session_estimate(uint64_t cells);
 /* What agent data (core/agents.h) built on first use for one agent size
  * on a map of `cells` cells may hold: its clearance table and agent grid
  * (at most 4 bytes a cell) and, with `hierarchy`, the grid's HPA*
- * hierarchy (bounded as a map's, pf_mem_map_estimate). */
+ * hierarchy (64 bytes a cell: measured on mazes, not a bound, as the agent
+ * grid is not built yet). */
 size_t pf_mem_agent_estimate(uint64_t cells, bool hierarchy);
 
 /* The name of a kind, for /v1/info and /metrics ("maps", ...). */

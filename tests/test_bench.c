@@ -877,6 +877,24 @@ static void stub_start(stub *st, bool lie) {
     ck_assert_int_gt(st->port, 0);
 }
 
+/* The stub's counters, read under its lock (its connection threads write
+ * them). */
+static int stub_puts(stub *st) {
+    int n;
+    pthread_mutex_lock(&st->mu);
+    n = st->puts;
+    pthread_mutex_unlock(&st->mu);
+    return n;
+}
+
+static int stub_paths(stub *st) {
+    int n;
+    pthread_mutex_lock(&st->mu);
+    n = st->paths;
+    pthread_mutex_unlock(&st->mu);
+    return n;
+}
+
 static void stub_stop(stub *st) {
     MHD_stop_daemon(st->d);
     pf_planner_destroy(st->planner);
@@ -898,9 +916,9 @@ START_TEST(bench_http_closed_loop_against_stub) {
              st.port, fx.scen_path);
     ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
     o = parse_line(out);
-    ck_assert_int_eq(st.puts, 1); /* uploaded once, the server lacked it */
+    ck_assert_int_eq(stub_puts(&st), 1); /* uploaded once, the server lacked it */
     ck_assert_int_gt((int)num(o, "requests"), 10);
-    ck_assert_int_eq((int)num(o, "requests"), st.paths);
+    ck_assert_int_eq((int)num(o, "requests"), stub_paths(&st));
     ck_assert_int_eq((int)num(o, "errors"), 0);
     ck_assert_int_eq((int)num(o, "invalid"), 0);
     ck_assert_int_eq((int)num(o, "mismatches"), 0);
@@ -915,7 +933,7 @@ START_TEST(bench_http_closed_loop_against_stub) {
         const cJSON *path = cJSON_GetObjectItem(kinds, "path");
         ck_assert_ptr_nonnull(path);
         ck_assert_int_eq(cJSON_GetArraySize(kinds), 1);
-        ck_assert_int_eq((int)num(path, "requests"), st.paths);
+        ck_assert_int_eq((int)num(path, "requests"), stub_paths(&st));
         ck_assert_double_ge(num(path, "p99_ms"), num(path, "p50_ms"));
     }
     srv = cJSON_GetObjectItem(o, "server");
@@ -930,7 +948,7 @@ START_TEST(bench_http_closed_loop_against_stub) {
 
     /* The map is there now: no second upload. */
     ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
-    ck_assert_int_eq(st.puts, 1);
+    ck_assert_int_eq(stub_puts(&st), 1);
     stub_stop(&st);
     fixture_remove(&fx);
 }

@@ -822,6 +822,80 @@ START_TEST(hpa_movingai_scenarios_sampled) {
 }
 END_TEST
 
+/* pf_hpa_size (counted from region labels and border scans, no Dijkstra)
+ * says what pf_hpa_build then holds, field for field and to the byte: on
+ * random maps (islands, costs, walls, both connectivities and corner rules)
+ * and perfect mazes (fragmented: the larger cluster size), every cluster
+ * size and the map's own choice. The memory budget reserves a map's size
+ * with it before building (server/memory.c). */
+START_TEST(hpa_size_counts_what_build_holds) {
+    uint64_t st = tu_seed("hpa_size_counts_what_build_holds", 0x4a5a0025);
+    static const int32_t sizes[] = {0, 0, 4, 5, 8, 11, 16, 28, 64};
+    int fragmented = 0;
+    for (int m = 0; m < 1200; m++) {
+        tu_map_opts o = {1, (m % 10 == 0) ? 150 : 48, 0.5, m % 2 == 0, m % 3 == 0, 0, -1};
+        pf_grid *g =
+            m % 4 == 3 ? tu_perfect_maze(&st, 2 + (int32_t)tu_below(&st, 40),
+                                         2 + (int32_t)tu_below(&st, 40), m % 8 == 3 ? 4 : 8, false)
+                       : tu_random_grid(&st, &o);
+        pf_hpa_params p = {sizes[tu_below(&st, sizeof(sizes) / sizeof(sizes[0]))]};
+        pf_hpa_stats want, got;
+        size_t allocations = 0;
+        pf_hpa *h = NULL;
+        ck_assert_int_eq(pf_hpa_size(g, &p, NULL, &got, &allocations), PF_OK);
+        ck_assert_int_eq(pf_hpa_build(g, &p, NULL, &h), PF_OK);
+        pf_hpa_get_stats(h, &want);
+        fragmented += p.cluster_size == 0 && want.cluster_size == PF_HPA_FRAGMENTED_CLUSTER;
+        ck_assert_msg(
+            got.cluster_size == want.cluster_size && got.clusters == want.clusters &&
+                got.entrances == want.entrances && got.abstract_nodes == want.abstract_nodes &&
+                got.abstract_edges == want.abstract_edges && got.memory_bytes == want.memory_bytes,
+            "map %d (%dx%d, cs %d): counted cs %d, %lld entrances, %lld nodes, %lld "
+            "edges, %zu bytes; built cs %d, %lld, %lld, %lld, %zu",
+            m, pf_grid_width(g), pf_grid_height(g), p.cluster_size, got.cluster_size,
+            (long long)got.entrances, (long long)got.abstract_nodes, (long long)got.abstract_edges,
+            got.memory_bytes, want.cluster_size, (long long)want.entrances,
+            (long long)want.abstract_nodes, (long long)want.abstract_edges, want.memory_bytes);
+        /* hpa_alloc's 3 + assemble's 8 + peel's 2, 3 a cluster, 1 a border */
+        ck_assert_uint_ge(allocations, 13 + 3 * (size_t)want.clusters);
+        pf_hpa_destroy(h);
+        pf_grid_destroy(g);
+    }
+    ck_assert_int_gt(fragmented, 10); /* the map's own choice went both ways */
+    /* Large maps (PF_HPA_LARGE_CELLS and up) get the large cluster size,
+     * fragmented or not: counted the same. */
+    for (int m = 0; m < 2; m++) {
+        pf_grid *g = m == 0
+                         ? tu_perfect_maze(&st, 256, 256, 8, false)
+                         : tu_random_grid(&st, &(tu_map_opts){512, 512, 0.3, false, false, 8, 0});
+        pf_hpa_params p = {0};
+        pf_hpa_stats want, got;
+        size_t allocations = 0;
+        pf_hpa *h = NULL;
+        ck_assert_int_ge((int64_t)pf_grid_width(g) * pf_grid_height(g), PF_HPA_LARGE_CELLS);
+        ck_assert_int_eq(pf_hpa_size(g, &p, NULL, &got, &allocations), PF_OK);
+        ck_assert_int_eq(pf_hpa_build(g, &p, NULL, &h), PF_OK);
+        pf_hpa_get_stats(h, &want);
+        ck_assert_int_eq(want.cluster_size, PF_HPA_LARGE_CLUSTER);
+        ck_assert_msg(got.cluster_size == want.cluster_size && got.clusters == want.clusters &&
+                          got.abstract_edges == want.abstract_edges &&
+                          got.memory_bytes == want.memory_bytes,
+                      "large map %d: counted cs %d, %zu bytes; built cs %d, %zu", m,
+                      got.cluster_size, got.memory_bytes, want.cluster_size, want.memory_bytes);
+        pf_hpa_destroy(h);
+        pf_grid_destroy(g);
+    }
+    {
+        pf_grid *g = tu_random_grid(&st, &(tu_map_opts){8, 8, 0.0, false, false, 8, 0});
+        pf_hpa_params bad = {PF__HPA_MAX_CLUSTER + 1};
+        pf_hpa_stats s;
+        size_t n;
+        ck_assert_int_eq(pf_hpa_size(g, &bad, NULL, &s, &n), PF_EINVAL);
+        pf_grid_destroy(g);
+    }
+}
+END_TEST
+
 TU_SUITE(hpa) {
     Suite *s = suite_create("hpa");
     TCase *tc = tcase_create("core");
@@ -832,6 +906,7 @@ TU_SUITE(hpa) {
     tcase_add_test(tc, hpa_cluster_side_by_map);
     tcase_add_test(tc, hpa_repair_splits_and_merges_components);
     tcase_add_test(tc, hpa_skips_dead_ends);
+    tcase_add_test(tc, hpa_size_counts_what_build_holds);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("slow");
     tcase_set_timeout(slow, 600);
