@@ -28,17 +28,15 @@
 #include "wsc.h"
 
 #define NIDS 2
-/* The share of answers of each kind of traffic that must be successes
- * (2xx, or 101 for a WebSocket upgrade). The races alone explain a 404
- * (the map or session was deleted or replaced first), a 409 (a busy
- * session) or a 503 (a full queue), never most answers: every kind
- * succeeds whenever its map exists, and as many threads upload it as
- * delete it. The lowest shares seen (release and ThreadSanitizer, loaded
- * machine) were 20-30% (crowd and session lives, whose map is replaced
- * under them); 10% is half of that, and a server that answers 503 to
- * everything (tried once: every kind at 0%) fails it. */
-#define MIN_OK_SHARE 0.1
-
+/* What a race may answer depends on the schedule: a session made on a map
+ * that a PUT replaces a moment later answers 404 to its update, and under
+ * ThreadSanitizer on a loaded machine most of one kind's answers can be
+ * that (8-14% successes seen for sessions). So the races assert only that
+ * every answer is one a race explains (a failure otherwise), and a settled
+ * pass after them proves each kind of traffic succeeds at all: with the
+ * racers stopped and the maps put back, one round of each kind must get a
+ * success for every answer. A server that answers 503 to everything, or a
+ * kind that a race left broken, fails that pass whatever the timing. */
 typedef struct mix {
     const hc_server *srv;
     int kind; /* which traffic this thread sends */
@@ -47,7 +45,14 @@ typedef struct mix {
     atomic_int *failures; /* answers that are neither success nor an expected error */
     int sent;
     int answers, ok; /* every answer this thread got, and its successes (2xx, a 101 upgrade) */
+    bool settled;    /* one round, no racers: the settled pass */
 } mix;
+
+/* The maps a mix races on, put back in place before each settled round. */
+typedef struct mix_maps {
+    const char *ids[NIDS + 1]; /* NULL-terminated */
+    const char *body;
+} mix_maps;
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -55,22 +60,39 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Whether m's thread sends another round: until its stop time in a race,
+ * exactly one in the settled pass. */
+static bool more(const mix *m) { return m->settled ? m->sent == 0 : now_ns() < m->stop_ns; }
+
+static void put_back(const hc_server *s, const mix_maps *maps) {
+    char path[160];
+    for (int i = 0; maps->ids[i]; i++) {
+        snprintf(path, sizeof(path), "/v1/maps/%s", maps->ids[i]);
+        hc_resp r = it_req(s, "PUT", path, "application/json", maps->body);
+        ck_assert_msg(r.status == 200 || r.status == 201, "settled pass: PUT %s: %d %.200s", path,
+                      r.status, r.body);
+        hc_free(&r);
+    }
+}
+
 /* One thread per kinds[0..n) running fn for `seconds`, each on its own
  * seed; prints what they sent under `name` and, per kind of traffic (a
- * route or a resource's life), how many answers were successes. Fails the
- * test when a kind got no answer, or fewer successes than MIN_OK_SHARE of
- * its answers; returns the failures (answers no race can explain). */
+ * route or a resource's life), how many answers were successes. Then the
+ * settled pass: for each kind, the maps put back and one round of fn that
+ * must answer, and answer success every time. Returns the failures of the
+ * races (answers no race can explain). */
 static int run_mix(const hc_server *s, const char *name, const int *kinds, int n,
-                   void *(*fn)(void *), uint64_t seed, double seconds) {
+                   void *(*fn)(void *), uint64_t seed, double seconds, const mix_maps *maps) {
     pthread_t t[16];
     mix m[16];
-    atomic_int failures;
+    atomic_int failures, settled_failures;
     uint64_t t0 = now_ns(), stop = t0 + (uint64_t)(seconds * 1e9);
     int total = 0;
     ck_assert_int_le(n, 16);
     atomic_init(&failures, 0);
+    atomic_init(&settled_failures, 0);
     for (int i = 0; i < n; i++) {
-        m[i] = (mix){s, kinds[i], seed + (uint64_t)i * 7919, stop, &failures, 0, 0, 0};
+        m[i] = (mix){s, kinds[i], seed + (uint64_t)i * 7919, stop, &failures, 0, 0, 0, false};
         ck_assert_int_eq(pthread_create(&t[i], NULL, fn, &m[i]), 0);
     }
     for (int i = 0; i < n; i++) {
@@ -90,18 +112,16 @@ static int run_mix(const hc_server *s, const char *name, const int *kinds, int n
     }
     fprintf(stderr, "\n");
     for (int k = 0; k < 16; k++) {
-        int answers = 0, ok = 0, threads = 0;
-        for (int i = 0; i < n; i++)
-            if (kinds[i] == k) {
-                answers += m[i].answers;
-                ok += m[i].ok;
-                threads++;
-            }
-        if (!threads) continue;
-        ck_assert_msg(answers > 0, "%s: kind %d got no answer", name, k);
-        ck_assert_msg(ok >= MIN_OK_SHARE * answers,
-                      "%s: kind %d: %d successes in %d answers, under %.0f%%", name, k, ok, answers,
-                      100 * MIN_OK_SHARE);
+        bool present = false;
+        for (int i = 0; i < n; i++) present |= kinds[i] == k;
+        if (!present) continue;
+        put_back(s, maps);
+        mix one = {s, k, seed + 1000003u * (uint64_t)(k + 1), 0, &settled_failures, 0, 0, 0, true};
+        fn(&one);
+        ck_assert_msg(one.answers > 0 && one.ok == one.answers &&
+                          atomic_load(&settled_failures) == 0,
+                      "%s: settled pass, kind %d: %d successes in %d answers, %d failures", name, k,
+                      one.ok, one.answers, atomic_load(&settled_failures));
     }
     return atomic_load(&failures);
 }
@@ -128,7 +148,7 @@ static void *mix_thread(void *arg) {
     mix *m = arg;
     uint64_t st = m->seed;
     char path[160];
-    while (now_ns() < m->stop_ns) {
+    while (more(m)) {
         int id = (int)tu_below(&st, NIDS);
         hc_resp r;
         int rc = -1;
@@ -397,7 +417,7 @@ static int every_route_once(mix *m, uint64_t *st) {
 static void *every_route_thread(void *arg) {
     mix *m = arg;
     uint64_t st = m->seed;
-    while (now_ns() < m->stop_ns) {
+    while (more(m)) {
         int bad = every_route_once(m, &st);
         if (bad) atomic_fetch_add(m->failures, bad);
         m->sent++;
@@ -416,7 +436,8 @@ START_TEST(concurrency_every_route_mix) {
     enum { NT = sizeof(kinds) / sizeof(kinds[0]) };
     hc_resp r;
     int failures = run_mix(&s, "concurrency_every_route_mix", kinds, NT, every_route_thread,
-                           tu_seed("concurrency_every_route_mix", 1212), 5.0);
+                           tu_seed("concurrency_every_route_mix", 1212), 5.0,
+                           &(mix_maps){{"mix0", "mix1", NULL}, tiny_map});
     r = it_req(&s, "GET", "/healthz", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     hc_free(&r);
@@ -433,7 +454,8 @@ START_TEST(concurrency_publish_races_same_ids) {
     enum { NT = sizeof(kinds) / sizeof(kinds[0]) };
     hc_resp r;
     int failures = run_mix(&s, "concurrency_publish_races_same_ids", kinds, NT, mix_thread,
-                           tu_seed("concurrency_publish_races_same_ids", 12), 4.0);
+                           tu_seed("concurrency_publish_races_same_ids", 12), 4.0,
+                           &(mix_maps){{"race0", "race1", NULL}, tiny_map});
     r = it_req(&s, "GET", "/healthz", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     hc_free(&r);
@@ -471,7 +493,7 @@ static void *units_thread(void *arg) {
     uint64_t st = m->seed;
     char path[160], msg[256];
     int fd = -1;
-    while (now_ns() < m->stop_ns) {
+    while (more(m)) {
         int id = (int)tu_below(&st, NIDS);
         bool ok = true;
         switch (m->kind) {
@@ -560,7 +582,8 @@ START_TEST(concurrency_many_units_races) {
     static const int kinds[] = {0, 1, 2, 2, 3, 4, 4, 5};
     enum { NT = sizeof(kinds) / sizeof(kinds[0]) };
     int failures = run_mix(&s, "concurrency_many_units_races", kinds, NT, units_thread,
-                           tu_seed("concurrency_many_units_races", 18), 4.0);
+                           tu_seed("concurrency_many_units_races", 18), 4.0,
+                           &(mix_maps){{"units0", "units1", NULL}, units_map});
     ck_assert_int_eq(failures, 0);
     it_stop(&s);
 }
@@ -671,12 +694,22 @@ START_TEST(concurrency_upload_replace_delete_query) {
         pthread_join(th[i], NULL);
         ck_assert_msg(ctx[i].errors == 0, "thread %d: %d errors, last: %s", i, ctx[i].errors,
                       ctx[i].msg);
-        /* A querier's 404s are the deletes' doing; its 200s must be
-         * MIN_OK_SHARE of its answers at least. */
-        if (i >= 2)
-            ck_assert_msg(ctx[i].found >= MIN_OK_SHARE * ctx[i].iterations,
-                          "querier %d: %d answers of %d found a path", i, ctx[i].found,
-                          ctx[i].iterations);
+        /* A querier's 404s are the deletes' doing; how many there are is
+         * the schedule's (not asserted: see struct mix). */
+    }
+    /* Settled: with the racers stopped, both versions answer the probe. */
+    for (int v = 0; v < 2; v++) {
+        put_back(&s, &(mix_maps){{"shared", NULL}, v ? shared_b : shared_a});
+        for (int a = 0; a < 2; a++) {
+            r = it_req(&s, "POST", "/v1/maps/shared/path", "application/json",
+                       a ? "{\"start\":[0,3],\"goal\":[9,3],\"algorithm\":\"astar\"}"
+                         : "{\"start\":[0,3],\"goal\":[9,3],\"algorithm\":\"dijkstra\"}");
+            ck_assert_int_eq(r.status, 200);
+            cJSON *j = it_json(&r);
+            ck_assert_double_eq_tol(it_num(j, "cost"), 11.485281374238571, 1e-6);
+            cJSON_Delete(j);
+            hc_free(&r);
+        }
     }
     r = it_req(&s, "GET", "/healthz", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
@@ -708,7 +741,7 @@ static void *nav_mix_thread(void *arg) {
     mix *m = arg;
     uint64_t st = m->seed;
     char path[240];
-    while (now_ns() < m->stop_ns) {
+    while (more(m)) {
         hc_resp r;
         int rc = -1;
         switch (m->kind) {
@@ -720,15 +753,15 @@ static void *nav_mix_thread(void *arg) {
                                   tiny_map, sizeof(tiny_map) - 1, NULL, &r);
             break;
         case 1: /* DELETE, rarely */
-            if (tu_below(&st, 8)) {
+            if (!m->settled && tu_below(&st, 8)) {
                 struct timespec nap = {0, 20 * 1000 * 1000};
                 nanosleep(&nap, NULL);
                 continue;
             }
             rc = hc_request(m->srv->port, "DELETE", "/v1/maps/nrace", NULL, NULL, 0, NULL, &r);
             break;
-        case 2: { /* PATCH: an obstacle put or removed */
-            const char *b = tu_below(&st, 2)
+        case 2: { /* PATCH: an obstacle put or removed (put when settled: c is not there) */
+            const char *b = m->settled || tu_below(&st, 2)
                                 ? "{\"obstacles\":[{\"id\":\"c\",\"box\":{\"min\":[4,-1,0],"
                                   "\"max\":[5,2,3]}}]}"
                                 : "{\"remove_obstacles\":[\"c\"]}";
@@ -815,7 +848,8 @@ START_TEST(concurrency_navmesh_races) {
     hc_resp r;
     it_put_map(&s, "nrace", "application/json", nav_race_map, 201);
     int failures = run_mix(&s, "concurrency_navmesh_races", kinds, NT, nav_mix_thread,
-                           tu_seed("concurrency_navmesh_races", 17), 4.0);
+                           tu_seed("concurrency_navmesh_races", 17), 4.0,
+                           &(mix_maps){{"nrace", NULL}, nav_race_map});
     r = it_req(&s, "GET", "/healthz", NULL, NULL);
     ck_assert_int_eq(r.status, 200);
     hc_free(&r);
