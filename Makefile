@@ -96,7 +96,8 @@ CORE_SRC := $(wildcard core/*.c)
 PROTO_SRC := $(wildcard proto/*.c)
 NAV_SRC := $(wildcard nav/*.c) $(wildcard nav/*.cpp)
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
-LOADTEST_SRC := $(filter-out loadtest/main.c,$(wildcard loadtest/*.c))
+# loadtest/*.cpp: the Detour-direct baseline of pathd-bench navmesh, C++ like nav/.
+LOADTEST_SRC := $(filter-out loadtest/main.c,$(wildcard loadtest/*.c)) $(wildcard loadtest/*.cpp)
 TEST_SRC := $(wildcard tests/test_*.c)
 # tests/*.cpp: the Detour references (detourref.cpp), C++ like nav/.
 TEST_SUPPORT_SRC := $(filter-out tests/test_%.c tests/fuzz_%.c,$(wildcard tests/*.c)) \
@@ -598,7 +599,7 @@ deps:
 
 # Every C source of the tree against .clang-format (Debian clang-format 14,
 # installed when missing). .ci/run runs it.
-FORMAT_SRC = $(wildcard core/*.[ch] nav/*.[ch] nav/*.cpp proto/*.[ch] server/*.[ch] loadtest/*.[ch] tests/*.[ch] tests/*.cpp clients/c/*.[ch])
+FORMAT_SRC = $(wildcard core/*.[ch] nav/*.[ch] nav/*.cpp proto/*.[ch] server/*.[ch] loadtest/*.[ch] loadtest/*.cpp tests/*.[ch] tests/*.cpp clients/c/*.[ch])
 format-check:
 	@if ! command -v clang-format >/dev/null 2>&1; then $(call apt_install,clang-format); fi
 	clang-format --dry-run -Werror $(FORMAT_SRC)
