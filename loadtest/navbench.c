@@ -187,13 +187,19 @@ typedef struct nb_stats {
     size_t n;
 } nb_stats;
 
-/* The first queries of fresh scratch: [0] the very first query on a new
- * version (its polyanya view is made then), [1] the first on a warm
- * version by a new worker (a new pf_nav_query: its scratch is allocated
- * and Detour's query bound then); max10: the largest of that worker's
- * first ten. */
+/* The first queries of fresh scratch, on FIRST_WORKERS new workers held at
+ * once (each a new pf_nav_query, or a new dtNavMeshQuery for Detour direct,
+ * as each server worker has its own), worker w on pairs 10w .. 10w+9:
+ * medians over the workers of the first query's time and of the largest of
+ * the first ten, each also over the same pair's warm time by the same
+ * method (the main run's). polyanya's [0] is one worker only: the very first
+ * query on the new version (its polyanya view is made then). */
+#define FIRST_WORKERS 8
 typedef struct nb_first {
-    double first_us, max10_us;
+    int workers, nq;
+    double us[FIRST_WORKERS][10];
+    double first_us, max10_us; /* medians over the workers */
+    double first_x, max10_x;   /* the same over the pairs' warm times */
 } nb_first;
 
 typedef struct nb_result {
@@ -249,27 +255,54 @@ static void run_direct(pf_dd *d, const nb_pair *pr, bool cpu, nb_rec *r) {
     r->polygons = p.polygons;
 }
 
-/* A fresh worker's first ten queries (fewer when there are fewer pairs). */
+/* Fresh workers' first ten queries (fewer when there are fewer pairs). */
 static pf_status first_queries(const pf_navmesh *nm, const nb_pair *pairs, size_t n, int m,
-                               uint32_t max_nodes, bool cpu, nb_first *out) {
-    pf_nav_query *q = NULL;
-    pf_dd *d = NULL;
-    pf_status st =
-        m == M_DIRECT ? pf_dd_create(nm, max_nodes, &d) : pf_nav_query_create(max_nodes, &q);
-    if (st != PF_OK) return st;
-    out->first_us = out->max10_us = 0;
-    for (size_t i = 0; i < n && i < 10; i++) {
-        nb_rec r;
-        if (m == M_DIRECT)
-            run_direct(d, &pairs[i], cpu, &r);
-        else
-            run_pathd(q, nm, &pairs[i], m == M_DETOUR ? PF_NAV_DETOUR : PF_NAV_POLYANYA, cpu, &r);
-        if (i == 0) out->first_us = r.us;
-        if (r.us > out->max10_us) out->max10_us = r.us;
+                               int workers, uint32_t max_nodes, bool cpu, nb_first *out) {
+    pf_nav_query *q[FIRST_WORKERS] = {NULL};
+    pf_dd *d[FIRST_WORKERS] = {NULL};
+    pf_status st = PF_OK;
+    memset(out, 0, sizeof *out);
+    out->workers = workers;
+    out->nq = n < 10 ? (int)n : 10;
+    for (int w = 0; w < workers && st == PF_OK; w++)
+        st = m == M_DIRECT ? pf_dd_create(nm, max_nodes, &d[w])
+                           : pf_nav_query_create(max_nodes, &q[w]);
+    for (int w = 0; w < workers && st == PF_OK; w++)
+        for (int i = 0; i < out->nq; i++) {
+            nb_rec r;
+            const nb_pair *pr = &pairs[((size_t)w * 10 + (size_t)i) % n];
+            if (m == M_DIRECT)
+                run_direct(d[w], pr, cpu, &r);
+            else
+                run_pathd(q[w], nm, pr, m == M_DETOUR ? PF_NAV_DETOUR : PF_NAV_POLYANYA, cpu, &r);
+            out->us[w][i] = r.us;
+        }
+    for (int w = 0; w < workers; w++) {
+        pf_nav_query_destroy(q[w]);
+        pf_dd_destroy(d[w]);
     }
-    pf_nav_query_destroy(q);
-    pf_dd_destroy(d);
-    return PF_OK;
+    return st;
+}
+
+/* The medians of fresh workers' first queries, also over the same pairs'
+ * warm times rec[pair * M_N + m].us. */
+static void first_figures(nb_first *f, const nb_rec *rec, size_t n, int m) {
+    double a[FIRST_WORKERS], b[FIRST_WORKERS], c[FIRST_WORKERS], d[FIRST_WORKERS];
+    if (!f->nq) return;
+    for (int w = 0; w < f->workers; w++) {
+        a[w] = f->us[w][0];
+        c[w] = a[w] / rec[(((size_t)w * 10) % n) * M_N + (size_t)m].us;
+        b[w] = d[w] = 0;
+        for (int i = 0; i < f->nq; i++) {
+            double warm = rec[(((size_t)w * 10 + (size_t)i) % n) * M_N + (size_t)m].us;
+            if (f->us[w][i] > b[w]) b[w] = f->us[w][i];
+            if (f->us[w][i] / warm > d[w]) d[w] = f->us[w][i] / warm;
+        }
+    }
+    f->first_us = pct(a, (size_t)f->workers, 0.5);
+    f->max10_us = pct(b, (size_t)f->workers, 0.5);
+    f->first_x = pct(c, (size_t)f->workers, 0.5);
+    f->max10_x = pct(d, (size_t)f->workers, 0.5);
 }
 
 static void write_pair_lines(FILE *f, const char *level, size_t i, const nb_pair *pr,
@@ -311,13 +344,13 @@ static pf_status measure(const char *level, const pf_navmesh *nm, const nb_pair 
         if (!tv[m] || !uv[m]) goto out;
     /* First queries: polyanya on the new version by a new worker, then
      * another new worker on the now warm version; Detour's. */
-    if ((st = first_queries(nm, pairs, n, M_POLYANYA, o->max_nodes, o->cpu_clock,
+    if ((st = first_queries(nm, pairs, n, M_POLYANYA, 1, o->max_nodes, o->cpu_clock,
                             &res->first[0])) != PF_OK ||
-        (st = first_queries(nm, pairs, n, M_POLYANYA, o->max_nodes, o->cpu_clock,
+        (st = first_queries(nm, pairs, n, M_POLYANYA, FIRST_WORKERS, o->max_nodes, o->cpu_clock,
                             &res->first[1])) != PF_OK ||
-        (st = first_queries(nm, pairs, n, M_DETOUR, o->max_nodes, o->cpu_clock,
+        (st = first_queries(nm, pairs, n, M_DETOUR, FIRST_WORKERS, o->max_nodes, o->cpu_clock,
                             &res->first_detour)) != PF_OK ||
-        (st = first_queries(nm, pairs, n, M_DIRECT, o->max_nodes, o->cpu_clock,
+        (st = first_queries(nm, pairs, n, M_DIRECT, FIRST_WORKERS, o->max_nodes, o->cpu_clock,
                             &res->first_direct)) != PF_OK)
         goto out;
     if ((st = pf_nav_query_create(o->max_nodes, &q)) != PF_OK ||
@@ -384,6 +417,12 @@ static pf_status measure(const char *level, const pf_navmesh *nm, const nb_pair 
             }
         }
     }
+    if (n) {
+        first_figures(&res->first[0], rec, n, M_POLYANYA);
+        first_figures(&res->first[1], rec, n, M_POLYANYA);
+        first_figures(&res->first_detour, rec, n, M_DETOUR);
+        first_figures(&res->first_direct, rec, n, M_DIRECT);
+    }
     res->reachable = nt;
     res->unreachable = nu;
     for (int a = 0; a < 2; a++) {
@@ -426,13 +465,14 @@ static void print_result_json(const nb_result *r) {
                method_name[a], r->u[a].p50 / r->u[M_DIRECT].p50, method_name[a], r->len_mean[a],
                method_name[a], r->len_min[a], method_name[a], r->len_max[a], method_name[a],
                r->longer[a], method_name[a], r->disagree[a]);
-    printf(",\"first_version_polyanya_us\":%.2f,\"first_worker_polyanya_us\":%.2f,"
-           "\"first_worker_polyanya_max10_us\":%.2f,\"first_worker_detour_us\":%.2f,"
-           "\"first_worker_detour_max10_us\":%.2f,\"first_worker_detour_direct_us\":%.2f,"
-           "\"first_worker_detour_direct_max10_us\":%.2f",
-           r->first[0].first_us, r->first[1].first_us, r->first[1].max10_us,
-           r->first_detour.first_us, r->first_detour.max10_us, r->first_direct.first_us,
-           r->first_direct.max10_us);
+    printf(",\"first_version_polyanya_us\":%.2f,\"first_version_polyanya_x_warm\":%.2f",
+           r->first[0].first_us, r->first[0].first_x);
+    const nb_first *fw[M_N] = {&r->first[1], &r->first_detour, &r->first_direct};
+    for (int m = 0; m < M_N; m++)
+        printf(",\"first_worker_%s_us\":%.2f,\"first_worker_%s_x_warm\":%.2f,"
+               "\"first_worker_%s_max10_us\":%.2f,\"first_worker_%s_max10_x_warm\":%.2f",
+               method_name[m], fw[m]->first_us, method_name[m], fw[m]->first_x, method_name[m],
+               fw[m]->max10_us, method_name[m], fw[m]->max10_x);
 }
 
 static void print_result_text(const nb_result *r) {
@@ -451,14 +491,14 @@ static void print_result_text(const nb_result *r) {
                r->t[a].p99 / r->t[M_DIRECT].p99, r->t[a].mean, r->t[a].mean / r->t[M_DIRECT].mean,
                r->u[a].p50, r->u[a].p50 / r->u[M_DIRECT].p50, "", r->len_mean[a], r->len_min[a],
                r->len_max[a], r->longer[a], r->disagree[a]);
-    printf("  first      polyanya on a new version %.1f us (x%.1f warm p50); a new worker's first "
-           "%.1f us, max of 10 %.1f us (x%.1f); detour %.1f us, max of 10 %.1f us (x%.1f); "
-           "Detour direct %.1f us, max of 10 %.1f us (x%.1f)\n",
-           r->first[0].first_us, r->first[0].first_us / r->t[M_POLYANYA].p50, r->first[1].first_us,
-           r->first[1].max10_us, r->first[1].max10_us / r->t[M_POLYANYA].p50,
-           r->first_detour.first_us, r->first_detour.max10_us,
-           r->first_detour.max10_us / r->t[M_DETOUR].p50, r->first_direct.first_us,
-           r->first_direct.max10_us, r->first_direct.max10_us / r->t[M_DIRECT].p50);
+    printf("  first      polyanya's first query on the new version %.1f us (x%.1f the pair warm)\n",
+           r->first[0].first_us, r->first[0].first_x);
+    const nb_first *fw[M_N] = {&r->first[1], &r->first_detour, &r->first_direct};
+    for (int m = 0; m < M_N; m++)
+        printf("  first      %-14s a new worker's first query %7.1f us (x%.1f the pair warm), "
+               "largest of its first ten %7.1f us (x%.1f); medians of %d workers\n",
+               m == M_DIRECT ? "detour direct" : method_name[m], fw[m]->first_us, fw[m]->first_x,
+               fw[m]->max10_us, fw[m]->max10_x, fw[m]->workers);
 }
 
 /* ---- 3D levels: OBJ files and generated ones ---- */
