@@ -62,7 +62,7 @@ void pf_dd_destroy(pf_dd *d) {
 
 bool pf_dd_path_find(pf_dd *d, const float start[3], const float goal[3], const float extents[3],
                      pf_dd_path *out) {
-    memset(out, 0, sizeof *out);
+    *out = pf_dd_path();
     float ext[3], spos[3], gpos[3];
     if (extents)
         dtVcopy(ext, extents);
