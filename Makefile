@@ -47,7 +47,7 @@ endef
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
                [ -f $(RECAST_INC)/DetourTileCache.h ] && command -v $(CXX) >/dev/null 2>&1 && echo 1)
 
-.PHONY: FORCE all test test-run run bench bench-http bench-wrk bench-fleet bench-auth bench-json bench-viewer bench-viewer-grid fuzz fuzz-replay fuzz-replay-run deps js-deps \
+.PHONY: FORCE all test test-run run bench bench-http bench-navmesh bench-wrk bench-fleet bench-auth bench-json bench-viewer bench-viewer-grid fuzz fuzz-replay fuzz-replay-run deps js-deps \
         tool-deps fleet-deps test-tools test-deps fuzz-deps clean format-check format cppcheck suites-list spec-deps spec-lint \
         clients-test clients-c-test clients-node-test clients-csharp-test cxx-deps mono-deps node-deps \
         curl-deps first-contact-test promtool-deps viewer-test chromium-deps \
@@ -56,7 +56,7 @@ HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exist
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
 # flags pkg-config now gives.
-all test run bench bench-http bench-wrk bench-fleet bench-auth bench-json bench-viewer bench-viewer-grid fuzz fuzz-replay test-run clients-test clients-c-test clients-node-test \
+all test run bench bench-http bench-navmesh bench-wrk bench-fleet bench-auth bench-json bench-viewer bench-viewer-grid fuzz fuzz-replay test-run clients-test clients-c-test clients-node-test \
 clients-csharp-test first-contact-test viewer-test test-tsan test-tsan-run: deps
 	@$(MAKE) --no-print-directory $@
 else
@@ -96,7 +96,8 @@ CORE_SRC := $(wildcard core/*.c)
 PROTO_SRC := $(wildcard proto/*.c)
 NAV_SRC := $(wildcard nav/*.c) $(wildcard nav/*.cpp)
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
-LOADTEST_SRC := $(filter-out loadtest/main.c,$(wildcard loadtest/*.c))
+# loadtest/*.cpp: the Detour-direct baseline of pathd-bench navmesh, C++ like nav/.
+LOADTEST_SRC := $(filter-out loadtest/main.c,$(wildcard loadtest/*.c)) $(wildcard loadtest/*.cpp)
 TEST_SRC := $(wildcard tests/test_*.c)
 # tests/*.cpp: the Detour references (detourref.cpp), C++ like nav/.
 TEST_SUPPORT_SRC := $(filter-out tests/test_%.c tests/fuzz_%.c,$(wildcard tests/*.c)) \
@@ -418,6 +419,11 @@ bench-viewer: $(PATHD) $(BROWSER_STAMP) chromium-deps
 bench-http: $(PATHD) $(BENCH)
 	./scripts/bench-http.sh $(PATHD) $(BENCH)
 
+# Navmesh queries against Detour direct on RecastDemo's level (read in place)
+# and the generated 3D levels (loadtest/README.md).
+bench-navmesh: $(BENCH)
+	$(BENCH) navmesh --clock cpu $(PATHD_MESH_DIR)/nav_test.obj gen:multifloor gen:terrain
+
 # What one bearer-token check costs (scripts/bench-auth.c).
 bench-auth: $(OUT)/bench-auth
 	$(OUT)/bench-auth
@@ -598,7 +604,7 @@ deps:
 
 # Every C source of the tree against .clang-format (Debian clang-format 14,
 # installed when missing). .ci/run runs it.
-FORMAT_SRC = $(wildcard core/*.[ch] nav/*.[ch] nav/*.cpp proto/*.[ch] server/*.[ch] loadtest/*.[ch] tests/*.[ch] tests/*.cpp clients/c/*.[ch])
+FORMAT_SRC = $(wildcard core/*.[ch] nav/*.[ch] nav/*.cpp proto/*.[ch] server/*.[ch] loadtest/*.[ch] loadtest/*.cpp tests/*.[ch] tests/*.cpp clients/c/*.[ch])
 format-check:
 	@if ! command -v clang-format >/dev/null 2>&1; then $(call apt_install,clang-format); fi
 	clang-format --dry-run -Werror $(FORMAT_SRC)

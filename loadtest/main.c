@@ -32,7 +32,7 @@ static void usage(FILE *f) {
           "       pathd-bench http --url URL --scen FILE.scen... [options]\n"
           "       pathd-bench sessions [--sessions N] [--repair] FILE.scen...\n"
           "       pathd-bench chase [options] FILE.scen...\n"
-          "       pathd-bench navmesh [options] FILE.scen...\n"
+          "       pathd-bench navmesh [options] FILE.scen|FILE.obj|gen:LEVEL...\n"
           "       pathd-bench flowfield|table|agents [options] FILE.scen...\n"
           "       pathd-bench gen maze|rooms|random [--side N] [--param P] [--seed S] OUT\n"
           "       pathd-bench --help\n"

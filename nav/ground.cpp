@@ -47,6 +47,19 @@ void cell_range(const NavBase *b, float x0, float x1, float z0, float z1, int *c
     if (*cz1 >= gi->gz) *cz1 = gi->gz - 1;
 }
 
+/* Whether triangle t lies wholly on one side of the square (x, z) +- d on
+ * x/z: then it is farther than d. A few comparisons, where tri_probe
+ * measures the distance to all three edges of every triangle the point is
+ * outside (most of a cell's on finely cut ground such as terrain). */
+inline bool tri_far(const GroundIndex *gi, uint32_t t, float x, float z, float d) {
+    const uint32_t *tri = &gi->tris[3 * (size_t)t];
+    const float *a = &gi->verts[3 * (size_t)tri[0]], *b = &gi->verts[3 * (size_t)tri[1]],
+                *c = &gi->verts[3 * (size_t)tri[2]];
+    const float xl = x - d, xh = x + d, zl = z - d, zh = z + d;
+    return (a[0] < xl && b[0] < xl && c[0] < xl) || (a[0] > xh && b[0] > xh && c[0] > xh) ||
+           (a[2] < zl && b[2] < zl && c[2] < zl) || (a[2] > zh && b[2] > zh && c[2] > zh);
+}
+
 /* Distance on x/z from (x, z) to triangle t (0 inside) and the height of
  * its plane there. false for a triangle seen edge-on from above. */
 bool tri_probe(const GroundIndex *gi, uint32_t t, float x, float z, float *dxz, float *h) {
@@ -160,6 +173,9 @@ bool ground_height(const NavBase *b, const float p[3], float window, float *y) {
     const GroundIndex *gi = &b->ground;
     if (!gi->ntris) return false;
     const float tol = b->cfg.cell_size;
+    /* tri_far's margin: tol and a hair more, against rounding (a triangle
+     * it skips is farther than tol, which the probe would skip too). */
+    const float slack = tol * 1.001f + 1e-4f;
     int cx0, cx1, cz0, cz1;
     cell_range(b, p[0] - tol, p[0] + tol, p[2] - tol, p[2] + tol, &cx0, &cx1, &cz0, &cz1);
     float best = FLT_MAX, best_h = 0;
@@ -169,6 +185,7 @@ bool ground_height(const NavBase *b, const float p[3], float window, float *y) {
             for (uint32_t k = gi->first[c]; k < gi->first[c + 1]; k++) {
                 const uint32_t t = gi->items[k];
                 float dxz, h;
+                if (tri_far(gi, t, p[0], p[2], slack)) continue;
                 if (!tri_probe(gi, t, p[0], p[2], &dxz, &h)) continue;
                 if (dxz > tol) continue;
                 const float dy = fabsf(h - p[1]);

@@ -128,3 +128,7 @@ void pf_navmesh_export_counts(const pf_navmesh *nm, pf_nav_export_counts *out) {
     }
     for (uint32_t i = 0; i < nm->base->nareas; i++) out->boxes += nm->base->areas[i].nboxes;
 }
+
+const void *pf_navmesh_detour_mesh(const pf_navmesh *nm) { return nm->nav; }
+
+const void *pf_navmesh_detour_filter(const pf_navmesh *nm) { return &nm->filter; }

@@ -99,6 +99,13 @@ typedef struct pf_nav_export_counts {
 
 void pf_navmesh_export_counts(const pf_navmesh *nm, pf_nav_export_counts *out);
 
+/* The view's Detour mesh (a const dtNavMesh *) and the query filter pathd's
+ * own queries on it use (a const dtQueryFilter *), for C++ code that calls
+ * Detour itself on the same mesh: pathd-bench navmesh's Detour-direct
+ * baseline (loadtest/detour_direct.cpp). Read-only; valid as long as nm. */
+const void *pf_navmesh_detour_mesh(const pf_navmesh *nm);
+const void *pf_navmesh_detour_filter(const pf_navmesh *nm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -184,7 +184,12 @@ pf_status pf_nav_query_create(uint32_t max_nodes, pf_nav_query **out) {
     q->points = (float *)malloc((size_t)q->max_points * 3 * sizeof(float));
     q->flags = (unsigned char *)malloc(q->max_points);
     q->point_refs = (dtPolyRef *)malloc(q->max_points * sizeof(dtPolyRef));
-    if (!q->q || !q->poly || !q->polys || !q->points || !q->flags || !q->point_refs) {
+    /* Detour's node pool and open list now, with no mesh yet (init keeps
+     * the pointer only): the first query on a mesh then only binds it
+     * (init clears the pools it finds big enough) instead of allocating
+     * them on the worker's first query. pf_nav_query_memory counts them. */
+    if (!q->q || !q->poly || !q->polys || !q->points || !q->flags || !q->point_refs ||
+        dtStatusFailed(q->q->init(NULL, (int)max_nodes))) {
         pf_nav_query_destroy(q);
         return PF_ENOMEM;
     }

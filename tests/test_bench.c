@@ -333,6 +333,218 @@ START_TEST(bench_scen_per_query_lines_up) {
 }
 END_TEST
 
+/* A flat 20 x 20 floor cut by a wall 14 long (paths go round its end) and
+ * a 6 x 6 island 6 away from it (goals there are unreachable), as OBJ text. */
+static void write_island_obj(const char *path) {
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    /* floor 1-4, island 5-8: corners (x0,z0) (x0,z1) (x1,z1) (x1,z0), up */
+    fputs("v 0 0 0\nv 0 0 20\nv 20 0 20\nv 20 0 0\n"
+          "v 26 0 0\nv 26 0 6\nv 32 0 6\nv 32 0 0\n"
+          "f 1 2 3 4\nf 5 6 7 8\n",
+          f);
+    /* the wall: x 9.5..10.5, z 0..14, y 0..3, vertices 9-16 */
+    for (int i = 0; i < 8; i++)
+        fprintf(f, "v %g %g %g\n", i & 1 ? 10.5 : 9.5, i & 4 ? 3.0 : 0.0, i & 2 ? 14.0 : 0.0);
+    fputs("f 13 15 16 14\nf 9 13 14 10\nf 10 14 16 12\nf 12 16 15 11\nf 11 15 13 9\n", f);
+    fclose(f);
+}
+
+/* One line of navmesh --per-query. */
+typedef struct nq_line {
+    char level[64], source[16], algo[16], status[16], dstatus[16];
+    int pair;
+    double length, us, dlength, dus;
+    unsigned expanded, polygons, dexpanded, dpolygons;
+} nq_line;
+
+static bool nq_parse(const char *line, nq_line *q) {
+    return sscanf(line,
+                  "%63s %d %15s %*f %*f %*f %*f %*f %*f %15s %15s %lf %u %u %lf %15s %lf %u %u "
+                  "%lf",
+                  q->level, &q->pair, q->source, q->algo, q->status, &q->length, &q->expanded,
+                  &q->polygons, &q->us, q->dstatus, &q->dlength, &q->dexpanded, &q->dpolygons,
+                  &q->dus) == 14;
+}
+
+static int json_int(const char *out, const char *key) {
+    char k[64];
+    snprintf(k, sizeof(k), "\"%s\":", key);
+    const char *p = strstr(out, k);
+    ck_assert_msg(p != NULL, "%s missing", key);
+    return atoi(p + strlen(k));
+}
+
+/* navmesh on an OBJ level: the JSON's pair counts and the --per-query
+ * lines agree one by one. Every pair has a polyanya line and a detour line
+ * with the same Detour-direct columns; pathd's status is Detour direct's on
+ * every line (reached, partial); the reachable and unreachable counts are
+ * the Detour-direct statuses counted; the --unreachable pairs are partial;
+ * on this flat level polyanya is never longer than Detour's funnelled path
+ * and pathd detour is Detour's path (same corridor search). Counts and
+ * lengths only: no time is asserted. */
+START_TEST(bench_navmesh_per_query_lines_up) {
+    const char *bin = bench_bin();
+    char dir[64], obj[128], pq[128], args[512], line[1024];
+    static char out[65536];
+    NEED_BENCH_BIN(bin);
+    snprintf(dir, sizeof(dir), "/tmp/pathd-test-navbench-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(obj, sizeof(obj), "%s/island.obj", dir);
+    snprintf(pq, sizeof(pq), "%s/pq.tsv", dir);
+    write_island_obj(obj);
+    snprintf(args, sizeof(args),
+             "navmesh --json --max-queries 30 --unreachable 4 --seed 7 --per-query '%s' '%s'", pq,
+             obj);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
+    int pairs = json_int(out, "pairs"), reachable = json_int(out, "reachable"),
+        unreachable = json_int(out, "unreachable");
+    ck_assert_int_eq(pairs, 34);
+    ck_assert_int_eq(json_int(out, "blocked"), 0);
+    ck_assert_int_eq(reachable + unreachable, pairs);
+    ck_assert_int_ge(unreachable, 4);
+    ck_assert_int_ge(reachable, 1);
+    ck_assert_int_eq(json_int(out, "polyanya_disagree"), 0);
+    ck_assert_int_eq(json_int(out, "detour_disagree"), 0);
+
+    FILE *f = fopen(pq, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+    ck_assert_str_eq(line, "level\tpair\tsource\tstart_x\tstart_y\tstart_z\tgoal_x\tgoal_y\t"
+                           "goal_z\talgorithm\tstatus\tlength\texpanded\tpolygons\ttime_us\t"
+                           "detour_direct_status\tdetour_direct_length\tdetour_direct_expanded\t"
+                           "detour_direct_polygons\tdetour_direct_time_us\n");
+    int rows = 0, seen[34][2], ok = 0, partial = 0, from_unreachable = 0, bad = 0;
+    nq_line prev;
+    memset(seen, 0, sizeof(seen));
+    memset(&prev, 0, sizeof(prev));
+    while (fgets(line, sizeof(line), f)) {
+        nq_line q;
+        ck_assert_msg(nq_parse(line, &q), "unparsed line: %s", line);
+        ck_assert_str_eq(q.level, "island.obj");
+        ck_assert_int_ge(q.pair, 0);
+        ck_assert_int_lt(q.pair, pairs);
+        int a = strcmp(q.algo, "polyanya") == 0 ? 0 : strcmp(q.algo, "detour") == 0 ? 1 : -1;
+        ck_assert_int_ge(a, 0);
+        seen[q.pair][a]++;
+        /* pathd answers as Detour does */
+        if (strcmp(q.status, q.dstatus) != 0) bad++;
+        ck_assert_msg(strcmp(q.dstatus, "ok") == 0 || strcmp(q.dstatus, "partial") == 0,
+                      "pair %d: %s", q.pair, q.dstatus);
+        if (a == 0) {
+            ok += strcmp(q.dstatus, "ok") == 0;
+            partial += strcmp(q.dstatus, "partial") == 0;
+            if (strcmp(q.source, "unreachable") == 0) {
+                from_unreachable++;
+                ck_assert_str_eq(q.dstatus, "partial");
+            } else {
+                ck_assert_str_eq(q.source, "random");
+            }
+            if (strcmp(q.status, "ok") == 0)
+                ck_assert_msg(q.length <= q.dlength * 1.001 + 1e-3, "pair %d: polyanya %f > %f",
+                              q.pair, q.length, q.dlength);
+        } else {
+            /* the line after its pair's polyanya line: the same Detour columns */
+            ck_assert_int_eq(prev.pair, q.pair);
+            ck_assert_str_eq(prev.dstatus, q.dstatus);
+            ck_assert_double_eq(prev.dlength, q.dlength);
+            ck_assert_double_eq(prev.dus, q.dus);
+            ck_assert_int_eq(prev.dexpanded, q.dexpanded);
+            if (strcmp(q.status, "ok") == 0) {
+                ck_assert_double_eq_tol(q.length, q.dlength, 0.01 * q.dlength + 1e-3);
+                ck_assert_int_eq(q.polygons, q.dpolygons);
+            }
+        }
+        ck_assert_uint_ge(q.dexpanded, 1);
+        ck_assert_uint_ge(q.dpolygons, 1);
+        if (q.polygons > 1) ck_assert_uint_ge(q.expanded, 1); /* one polygon: no search */
+        ck_assert(q.us >= 0 && q.dus >= 0);
+        prev = q;
+        rows++;
+    }
+    fclose(f);
+    ck_assert_int_eq(bad, 0);
+    ck_assert_int_eq(rows, 2 * pairs);
+    for (int i = 0; i < pairs; i++) {
+        ck_assert_int_eq(seen[i][0], 1);
+        ck_assert_int_eq(seen[i][1], 1);
+    }
+    ck_assert_int_eq(ok, reachable);
+    ck_assert_int_eq(partial, unreachable);
+    ck_assert_int_eq(from_unreachable, 4);
+
+    /* Bad levels and files: usage errors. */
+    snprintf(args, sizeof(args), "navmesh --per-query /nonexistent-dir/x.tsv '%s'", obj);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 2);
+    ck_assert_int_eq(run_bench(bin, "navmesh gen:nosuch", out, sizeof(out)), 2);
+    ck_assert_int_eq(run_bench(bin, "navmesh /nonexistent.obj", out, sizeof(out)), 2);
+    ck_assert_int_eq(run_bench(bin, "navmesh --max-nodes 0 gen:terrain", out, sizeof(out)), 2);
+    unlink(pq);
+    unlink(obj);
+    rmdir(dir);
+}
+END_TEST
+
+/* The generated levels and RecastDemo's nav_test.obj (PATHD_MESH_DIR, read
+ * in place) run side by side with Detour direct and agree with it pair by
+ * pair; nav_test.obj brings its 21 test cases (nav_mesh_test.txt) first. */
+START_TEST(bench_navmesh_levels_agree_with_detour) {
+    const char *bin = bench_bin();
+    char args[2600], pq[64] = "/tmp/pathd-test-navlevels-XXXXXX", line[1024];
+    static char out[65536];
+    NEED_BENCH_BIN(bin);
+    const char *mesh = getenv("PATHD_MESH_DIR");
+    char dflt[1100];
+    if (!mesh) {
+        snprintf(dflt, sizeof(dflt), "%s/../meshes", tu_bench_dir_wanted());
+        mesh = dflt;
+    }
+    char objpath[1200];
+    snprintf(objpath, sizeof(objpath), "%s/nav_test.obj", mesh);
+    if (access(objpath, R_OK) != 0)
+        TU_SKIP_UNLESS_CI("no nav_test.obj in ../shared/benchmarks/meshes (PATHD_MESH_DIR)");
+    int fd = mkstemp(pq);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    snprintf(args, sizeof(args),
+             "navmesh --json --max-queries 6 --unreachable 2 --per-query '%s' gen:multifloor "
+             "gen:terrain '%s'",
+             pq, objpath);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
+    int levels = 0;
+    for (const char *p = out; (p = strstr(p, "{\"mode\":\"navmesh\"")); p++) {
+        ck_assert_int_eq(json_int(p, "polyanya_disagree"), 0);
+        ck_assert_int_eq(json_int(p, "detour_disagree"), 0);
+        ck_assert_int_eq(json_int(p, "reachable") + json_int(p, "unreachable"),
+                         json_int(p, "pairs"));
+        ck_assert_int_eq(json_int(p, "unreachable") >= 2, 1);
+        levels++;
+    }
+    ck_assert_int_eq(levels, 3);
+    FILE *f = fopen(pq, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+    int demo = 0, lines[3] = {0, 0, 0};
+    while (fgets(line, sizeof(line), f)) {
+        nq_line q;
+        ck_assert_msg(nq_parse(line, &q), "unparsed line: %s", line);
+        int k = strcmp(q.level, "gen:multifloor") == 0 ? 0
+                : strcmp(q.level, "gen:terrain") == 0  ? 1
+                : strcmp(q.level, "nav_test.obj") == 0 ? 2
+                                                       : -1;
+        ck_assert_int_ge(k, 0);
+        lines[k]++;
+        demo += strcmp(q.source, "demo") == 0;
+    }
+    fclose(f);
+    unlink(pq);
+    ck_assert_int_eq(lines[0], 2 * 8);
+    ck_assert_int_eq(lines[1], 2 * 8);
+    ck_assert_int_eq(lines[2], 2 * (21 + 8));
+    ck_assert_int_eq(demo, 2 * 21);
+}
+END_TEST
+
 /* Runs pathd-bench gen FAMILY --side 40 --param PARAM --seed SEED
  * --per-bucket 2 DIR/NAME; its exit status. */
 static int run_gen(const char *bin, const char *family, int param, int seed, const char *dir,
@@ -1149,6 +1361,8 @@ TU_SUITE(bench) {
     tcase_add_test(tc, bench_scen_bad_input_exits_two);
     tcase_add_test(tc, bench_scen_compare_prints_ratio);
     tcase_add_test(tc, bench_scen_per_query_lines_up);
+    tcase_add_test(tc, bench_navmesh_per_query_lines_up);
+    tcase_add_test(tc, bench_navmesh_levels_agree_with_detour);
     tcase_add_test(tc, bench_gen_maps_and_optima);
     tcase_add_test(tc, bench_scen_variants_auto_and_blocks);
     tcase_add_test(tc, bench_scen_selection_spread_and_buckets);

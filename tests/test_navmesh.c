@@ -961,6 +961,69 @@ START_TEST(navmesh_obj_floor_with_pillar) {
 }
 END_TEST
 
+/* Heights in the seams between input triangles (nav/ground.cpp): strips
+ * 1.0 wide at heights 0.1 k, 0.2 apart (less than a voxel, so the mesh
+ * covers the seams). A point snapped anywhere gets the height of the
+ * strip nearest on x/z when one is within a cell size: inside a strip its
+ * own, in a seam the nearer side's. The reference is the strips' formula;
+ * random points over the level, both inside and in seams, all must agree. */
+START_TEST(navmesh_ground_height_in_seams) {
+    enum { STRIPS = 12 };
+    char text[4096];
+    size_t len = 0;
+    for (int k = 0; k < STRIPS; k++) {
+        float x0 = 1.2f * (float)k, x1 = x0 + 1.0f, y = 0.1f * (float)k;
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "v %g %g 0\nv %g %g 10\nv %g %g 10\nv %g %g 0\nf %d %d %d %d\n", x0,
+                                y, x0, y, x1, y, x1, y, 4 * k + 1, 4 * k + 2, 4 * k + 3, 4 * k + 4);
+    }
+    pf_obj obj;
+    pf_nav_error err;
+    ck_assert_int_eq(parse(text, &obj, &err), PF_OK);
+    pf_nav_geom geom = pf_obj_geom(&obj);
+    pf_nav_build_input in;
+    memset(&in, 0, sizeof in);
+    in.geom = &geom;
+    in.config = pf_nav_default_config();
+    pf_navmesh *nm = NULL;
+    ck_assert_int_eq(pf_nav_build(&in, NULL, &par_runner, &nm, &err), PF_OK);
+    pf_nav_query *q = make_query();
+    const float tol = in.config.cell_size;
+    uint64_t rng = 12345;
+    int tested = 0, in_seams = 0, wrong = 0;
+    for (int i = 0; i < 2000; i++) {
+        float p[3] = {2.0f + (float)tu_below(&rng, 100000) / 10000.0f, 0.5f,
+                      2.0f + (float)tu_below(&rng, 60000) / 10000.0f};
+        float sn[3];
+        if (pf_nav_nearest(q, nm, p, NULL, sn) != PF_OK) continue;
+        /* The strip nearest on x, and how far. */
+        int best = -1;
+        float bd = 1e9f, second = 1e9f;
+        for (int k = 0; k < STRIPS; k++) {
+            float x0 = 1.2f * (float)k, x1 = x0 + 1.0f;
+            float d = sn[0] < x0 ? x0 - sn[0] : sn[0] > x1 ? sn[0] - x1 : 0;
+            if (d < bd) {
+                second = bd;
+                bd = d;
+                best = k;
+            } else if (d < second) {
+                second = d;
+            }
+        }
+        if (bd > tol || second - bd < 1e-3f) continue; /* no ground, or a tie */
+        tested++;
+        in_seams += bd > 0;
+        if (fabsf(sn[1] - 0.1f * (float)best) > 1e-4f) wrong++;
+    }
+    ck_assert_int_eq(wrong, 0);
+    ck_assert_int_gt(tested, 1500);
+    ck_assert_int_gt(in_seams, 100);
+    pf_nav_query_destroy(q);
+    pf_navmesh_release(nm);
+    pf_obj_free(&obj);
+}
+END_TEST
+
 /* ---- obstacles and areas ---- */
 
 /* A room with two doors in its top wall; the goal is above the wall. */
@@ -1632,6 +1695,7 @@ TU_SUITE(navmesh) {
     tcase_add_test(tc, navmesh_grid_corner_contact_is_apart);
     tcase_add_test(tc, navmesh_build_parallel_matches_sequential);
     tcase_add_test(tc, navmesh_obj_floor_with_pillar);
+    tcase_add_test(tc, navmesh_ground_height_in_seams);
     tcase_add_test(tc, navmesh_obstacles_block_and_removal_restores);
     tcase_add_test(tc, navmesh_obstacle_put_moves);
     tcase_add_test(tc, navmesh_apply_errors_name_fields);
