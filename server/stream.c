@@ -124,6 +124,10 @@ struct wsconn {
     pf_scope scope;     /* ... its scope then; PF_SCOPE_OPEN: none */
     uint64_t token_gen; /* the token file's reloads when the token last held */
     bool own_only;      /* a multiplexed stream of a read token: only its own sessions */
+    /* Its id for the sessions it answers (session.h's pf_session_run_on:
+     * an answer whose plan did not change since the last one this stream
+     * was sent is short). Set before the hub sees c, read only after. */
+    uint64_t stream_id;
 };
 
 /* One crowd tick on the pool, and its frame back to the hub. */
@@ -425,7 +429,7 @@ static void run_update(void *arg, pf_search_ctx *ctx) {
     pf_jsonw w;
     (void)ctx;
     pf_jsonw_init(&w, 8192);
-    pf_session_run(d->sessions, d->registry, d->metrics, c->sess, &c->upd, &w);
+    pf_session_run_on(d->sessions, d->registry, d->metrics, c->sess, &c->upd, c->stream_id, &w);
     pf_sessions_release(d->sessions, c->sess, pf_clock_now_ns());
     c->sess = NULL;
     pf_update_list_free(&c->upd);
@@ -654,8 +658,9 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
             pf_proto_write_error(&body, err, NULL, NULL);
             break;
         case PF_SESSION_OK:
-            err = pf_session_run(d->sessions, d->registry, d->metrics, s,
-                                 m->op == PF_MUX_UPDATE ? &m->update : NULL, &body);
+            err = pf_session_run_on(d->sessions, d->registry, d->metrics, s,
+                                    m->op == PF_MUX_UPDATE ? &m->update : NULL, q->c->stream_id,
+                                    &body);
             pf_sessions_release(d->sessions, s, pf_clock_now_ns());
             break;
         }
@@ -687,7 +692,8 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
             pf_proto_write_perror(&body, &pe);
         } else {
             snprintf(sid, sizeof(sid), "%s", pf_session_id(s));
-            err = pf_session_run(d->sessions, d->registry, d->metrics, s, NULL, &body);
+            err = pf_session_run_on(d->sessions, d->registry, d->metrics, s, NULL, q->c->stream_id,
+                                    &body);
             if (err) pf_sessions_kill(d->sessions, s); /* not answered 201: gone */
             pf_sessions_release(d->sessions, s, pf_clock_now_ns());
         }
@@ -1366,6 +1372,7 @@ static void adopt_any(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHand
     c->fd = sock;
     c->urh = urh;
     c->job.client = peer_key(sock);
+    c->stream_id = pf_session_stream_id();
     set_token(c, tok);
     snprintf(c->map_id, sizeof(c->map_id), "%s", map_id);
     snprintf(c->sid, sizeof(c->sid), "%s", sid);
@@ -1403,6 +1410,7 @@ void pf_hub_adopt_mux(pf_hub *h, MHD_socket sock, struct MHD_UpgradeResponseHand
     c->fd = sock;
     c->urh = urh;
     c->job.client = peer_key(sock);
+    c->stream_id = pf_session_stream_id();
     set_token(c, tok);
     c->own_only = own_only;
     pf_ws_decoder_init(&c->dec, h->d.ws_max_message);
