@@ -1004,7 +1004,7 @@ START_TEST(routes_sessions_replan_policy_fields) {
         {"\"replan\":[1]", "replan"},
     };
     hc_server s = it_start(ARGS("--workers", "2", "--session-goal-threshold", "2",
-                                "--session-min-replan-interval-ms", "5"));
+                                "--session-min-replan-interval-ms", "3600000"));
     char url[160], upd[200], body[200], *before;
     cJSON *j;
     it_put_door_map(&s, "d");
@@ -1017,10 +1017,12 @@ START_TEST(routes_sessions_replan_policy_fields) {
                         bad[i].field);
         hc_free(&r);
     }
-    /* The server's defaults, and its floor on the interval. */
+    /* The server's defaults, and its floor on the interval: an hour, so
+     * that no replan here but the forced ones is allowed, whatever the
+     * clock says between two requests. */
     j = it_session_create(&s, "d", 0, 3, 9, 3, NULL, url, sizeof(url));
     ck_assert_double_eq(it_num(j, "replan.policy.goal_threshold"), 2);
-    ck_assert_int_eq((int)it_num(j, "replan.policy.min_interval_ms"), 5);
+    ck_assert_int_eq((int)it_num(j, "replan.policy.min_interval_ms"), 3600000);
     ck_assert_str_eq(it_str(j, "replan.reason"), "initial");
     cJSON_Delete(j);
     snprintf(upd, sizeof(upd), "%s/updates", url);
@@ -1045,28 +1047,43 @@ START_TEST(routes_sessions_replan_policy_fields) {
     ck_assert_int_eq((int)it_num(j, "stats.expanded"), 0);
     it_path_ends(j, 0, 3, 9, 3);
     cJSON_Delete(j);
-    /* The policy changed by an update, that update already under it. */
+    /* The policy changed by an update, that update already under it: any
+     * goal move asks for a replan now, and the interval holds it back (the
+     * floor wins over the 0 asked for). */
     j = it_session_update(&s, url, "application/json",
-                          "{\"goal\":[9,1],\"replan\":{\"goal_threshold\":0}}", 200);
-    ck_assert_str_eq(it_str(j, "replan.reason"), "goal_moved");
-    ck_assert(it_truth(j, "replan.replanned"));
+                          "{\"goal\":[9,1],\"replan\":{\"goal_threshold\":0,"
+                          "\"min_interval_ms\":0}}",
+                          200);
+    ck_assert_str_eq(it_str(j, "replan.reason"), "interval");
+    ck_assert(!it_truth(j, "replan.replanned"));
     ck_assert_double_eq(it_num(j, "replan.policy.goal_threshold"), 0);
-    ck_assert_int_eq((int)it_num(j, "replan.policy.min_interval_ms"), 5);
-    it_path_ends(j, 0, 3, 9, 1);
+    ck_assert_int_eq((int)it_num(j, "replan.policy.min_interval_ms"), 3600000);
+    it_path_ends(j, 0, 3, 9, 3);
     cJSON_Delete(j);
     /* The session's own wall across its route: blocked, replanned whatever
-     * the policy. */
+     * the policy, to the goal as it is now. */
     j = it_session_update(&s, url, "application/json",
                           "{\"replan\":{\"min_updates\":1000},\"cells\":[{\"x\":4,\"y\":3,"
                           "\"blocked\":true}]}",
                           200);
     ck_assert_str_eq(it_str(j, "replan.reason"), "blocked");
     ck_assert(it_truth(j, "replan.replanned"));
-    ck_assert(it_truth(j, "found") == false || !it_path_has(j, 4, 3));
+    ck_assert_int_eq((int)it_num(j, "replan.policy.min_updates"), 1000);
+    /* The gate was the only way (the hatch is shut): the route is lost. */
+    ck_assert(!it_truth(j, "found"));
+    ck_assert_str_eq(it_str(j, "replan.route"), "lost");
+    cJSON_Delete(j);
+    /* The session opens the hatch: no route to follow, so it replans at
+     * once (initial), the interval notwithstanding. */
+    j = it_session_update(&s, url, "application/json",
+                          "{\"doors\":[{\"id\":\"hatch\",\"open\":true}]}", 200);
+    ck_assert_str_eq(it_str(j, "replan.reason"), "initial");
+    ck_assert(it_truth(j, "found") && it_path_has(j, 4, 0));
+    it_path_ends(j, 0, 3, 9, 1);
     cJSON_Delete(j);
     j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
     ck_assert_int_eq((int)it_num(j, "limits.session_goal_threshold"), 2);
-    ck_assert_int_eq((int)it_num(j, "limits.session_min_replan_interval_ms"), 5);
+    ck_assert_int_eq((int)it_num(j, "limits.session_min_replan_interval_ms"), 3600000);
     ck_assert_int_eq((int)it_num(j, "limits.session_replan_updates"), 0);
     cJSON_Delete(j);
     it_stop(&s);
