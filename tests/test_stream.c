@@ -5,6 +5,7 @@
  * plain HTTP its connections. */
 #include <check.h>
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -1364,6 +1365,99 @@ START_TEST(stream_navmesh_pushes_changes) {
 }
 END_TEST
 
+/* The corners after the first of a navmesh answer's path: whether b's are
+ * the last ones of a's (the contract of a short answer). */
+static bool corners_suffix(const cJSON *a, const cJSON *b) {
+    int na = cJSON_GetArraySize(it_get(a, "path")), nb = cJSON_GetArraySize(it_get(b, "path"));
+    if (nb < 1 || na < 1 || nb > na) return false;
+    for (int i = 1; i < nb; i++)
+        for (int c = 0; c < 3; c++) {
+            double va = cJSON_GetArrayItem(cJSON_GetArrayItem(it_get(a, "path"), na - nb + i), c)
+                            ->valuedouble,
+                   vb = cJSON_GetArrayItem(cJSON_GetArrayItem(it_get(b, "path"), i), c)->valuedouble;
+            if (fabs(va - vb) > 1e-3) return false;
+        }
+    return true;
+}
+
+/* A corridor round a wall: the agent walks towards its path's next corner
+ * in small steps, round the wall's end; then, on a second stream (whose
+ * first answer is whole, sent from there), back the way it came. Every
+ * short answer must hold the contract: the session's path read over HTTP
+ * right after has the last whole answer's corners. Walking back brings the
+ * wall's corner into view again, a corner the second stream was never
+ * sent: a whole answer without a replan. */
+START_TEST(stream_navmesh_corners_change) {
+    hc_server s = it_start(NULL);
+    char url[200], msg[160], *text = it_open_map_text(16, 9), *env = it_nav_envelope(text, NULL);
+    int fd, shortn = 0, moved_whole = 0, n = 0;
+    double ax = 1.5, az = 1.5, trail[2][40];
+    cJSON *last = NULL, *guide = NULL, *j;
+    it_put_map(&s, "w", "application/json", env, 201);
+    free(env);
+    free(text);
+    {
+        hc_resp r = it_req(&s, "POST", "/v1/maps/w/sessions", "application/json",
+                           "{\"start\":[1.5,0,1.5],\"goal\":[1.5,0,7.5]}");
+        ck_assert_int_eq(r.status, 201);
+        ck_assert_ptr_nonnull(hc_header(&r, "Location", url, sizeof(url)));
+        guide = it_json(&r);
+        hc_free(&r);
+    }
+    fd = open_stream(&s, url);
+    for (int step = 0; step < 60; step++) {
+        if (step < 30) {
+            double tx = it_num(guide, "path.1.0"), tz = it_num(guide, "path.1.2");
+            double dx = tx - ax, dz = tz - az, d = sqrt(dx * dx + dz * dz);
+            if (cJSON_GetArraySize(it_get(guide, "path")) < 2) break;
+            if (d > 0.6)
+                ax += 0.6 * dx / d, az += 0.6 * dz / d;
+            else
+                ax = tx, az = tz;
+            trail[0][n] = ax, trail[1][n++] = az;
+        } else {
+            if (step == 30) { /* another stream: its first answer is whole */
+                wsc_close(fd);
+                fd = open_stream(&s, url);
+                cJSON_Delete(last);
+                last = NULL;
+            }
+            if (n == 0) break;
+            n--;
+            ax = trail[0][n], az = trail[1][n];
+        }
+        snprintf(msg, sizeof(msg), "{\"position\":[%.4f,0,%.4f]}", ax, az);
+        send_text(fd, msg);
+        j = recv_one(fd);
+        ck_assert_msg(!it_get(j, "error"), "step %d: %s", step, it_str(j, "error.message"));
+        if (it_get(j, "unchanged")) {
+            cJSON *now = it_call(&s, "GET", url, NULL, NULL, 200);
+            ck_assert_ptr_nonnull(last);
+            ck_assert_msg(corners_suffix(last, now), "step %d: short, but the corners changed",
+                          step);
+            cJSON_Delete(guide);
+            guide = now;
+            cJSON_Delete(j);
+            shortn++;
+        } else {
+            if (last && !it_truth(j, "replan.replanned")) moved_whole++;
+            cJSON_Delete(last);
+            cJSON_Delete(guide);
+            last = j;
+            guide = cJSON_Duplicate(j, true);
+        }
+    }
+    cJSON_Delete(last);
+    cJSON_Delete(guide);
+    wsc_close(fd);
+    fprintf(stderr, "navmesh corridor stream: %d short, %d whole without a replan\n", shortn,
+            moved_whole);
+    ck_assert_int_gt(shortn, 10);
+    ck_assert_int_gt(moved_whole, 0);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(stream) {
     Suite *s = suite_create("stream");
     TCase *tc = tcase_create("stream");
@@ -1388,6 +1482,7 @@ TU_SUITE(stream) {
     tcase_add_test(tc, stream_mux_pushes_only_changes);
     tcase_add_test(tc, stream_session_chase_pushes_changes);
     tcase_add_test(tc, stream_navmesh_pushes_changes);
+    tcase_add_test(tc, stream_navmesh_corners_change);
     suite_add_tcase(s, tc);
     return s;
 }
