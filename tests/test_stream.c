@@ -1374,7 +1374,8 @@ static bool corners_suffix(const cJSON *a, const cJSON *b) {
         for (int c = 0; c < 3; c++) {
             double va = cJSON_GetArrayItem(cJSON_GetArrayItem(it_get(a, "path"), na - nb + i), c)
                             ->valuedouble,
-                   vb = cJSON_GetArrayItem(cJSON_GetArrayItem(it_get(b, "path"), i), c)->valuedouble;
+                   vb =
+                       cJSON_GetArrayItem(cJSON_GetArrayItem(it_get(b, "path"), i), c)->valuedouble;
             if (fabs(va - vb) > 1e-3) return false;
         }
     return true;
