@@ -22,6 +22,8 @@ pf_status pf_replan_policy_check(const pf_replan_policy *p, const char **field) 
     else if (!isfinite(p->hysteresis) || p->hysteresis < 0 ||
              p->hysteresis > PF_REPLAN_HYSTERESIS_MAX)
         bad = "hysteresis";
+    else if (p->min_steps > PF_REPLAN_STEPS_MAX)
+        bad = "min_steps";
     if (field) *field = bad;
     return bad ? PF_EINVAL : PF_OK;
 }
@@ -53,12 +55,14 @@ static pf_replan_reason decide(pf_replan *r, const pf_replan_input *in) {
     /* The clock may not go backwards, but a caller's might: treat that as
      * no time passed. */
     uint64_t since = in->now_ms > r->last_ms ? in->now_ms - r->last_ms : 0;
-    if (since < r->policy.min_interval_ms) return PF_REPLAN_INTERVAL;
+    if (since < r->policy.min_interval_ms || r->steps < r->policy.min_steps)
+        return PF_REPLAN_INTERVAL;
     return far ? PF_REPLAN_GOAL_MOVED : PF_REPLAN_MAP_CHANGED;
 }
 
 pf_replan_reason pf_replan_decide(pf_replan *r, const pf_replan_input *in) {
     if (in->map_changed) r->changed = true;
+    r->steps++;
     pf_replan_reason why = decide(r, in);
     r->count[why]++;
     return why;
@@ -68,6 +72,7 @@ void pf_replan_done(pf_replan *r, uint64_t now_ms, const double goal[3]) {
     r->planned = true;
     r->changed = false;
     r->last_ms = now_ms;
+    r->steps = 0;
     memcpy(r->goal, goal, sizeof(r->goal));
 }
 

@@ -40,6 +40,7 @@
 #define PF_REPLAN_INTERVAL_MAX_MS 3600000u /* one hour */
 #define PF_REPLAN_THRESHOLD_MAX 1e6        /* map units */
 #define PF_REPLAN_HYSTERESIS_MAX 0.9       /* a kept route at most 10x the optimum's section */
+#define PF_REPLAN_STEPS_MAX 1000000u       /* steps (a frame count) */
 
 typedef struct pf_replan_policy {
     /* No replan sooner than this many milliseconds after the last one,
@@ -55,6 +56,13 @@ typedef struct pf_replan_policy {
      * new plan is taken as it is. [Limits: 0..PF_REPLAN_HYSTERESIS_MAX,
      * finite] */
     double hysteresis;
+    /* No replan sooner than this many steps (pf_replan_decide calls: a
+     * frame count, the caller's updates) after the last one, but for the
+     * forced reasons; counted like the interval (reason "interval"). 10
+     * replans at most every 10th step. 0 or 1: none. A clock-free timer:
+     * what a game ticking at a fixed rate means by "every n frames".
+     * [Limits: 0..PF_REPLAN_STEPS_MAX] */
+    uint32_t min_steps;
 } pf_replan_policy;
 
 /* Why a step replanned or did not: the first four always replan, the next
@@ -97,11 +105,12 @@ typedef struct pf_replan {
     uint64_t last_ms; /* when */
     double goal[3];   /* the goal it planned for */
     bool changed;     /* a map change waits for a replan */
+    uint64_t steps;   /* pf_replan_decide calls since the last replan */
     uint64_t count[PF_REPLAN_REASON_COUNT];
 } pf_replan;
 
 /* PF_OK, or PF_EINVAL with *field (may be NULL) naming the bad member
- * ("min_interval_ms", "goal_threshold", "hysteresis"). */
+ * ("min_interval_ms", "goal_threshold", "hysteresis", "min_steps"). */
 pf_status pf_replan_policy_check(const pf_replan_policy *p, const char **field);
 
 /* Starts r with policy p (copied, assumed checked) and nothing planned. */

@@ -269,7 +269,7 @@ static int run(const opts *o, const pf_grid *g, const pf_scen_entry *e, size_t n
     size_t cap = 0;
     int rc = 0;
     pf_replan_policy pol = {p->timer ? (uint32_t)o->timer_frames * o->frame_ms : 0,
-                            p->threshold ? o->threshold : 0.0, h};
+                            p->threshold ? o->threshold : 0.0, h, 0};
     const pf_dstar_opts dopts = {.root = o->root, .reroot_always = o->reroot_always};
     memset(s, 0, sizeof(*s));
     s->frame_us = calloc((size_t)o->frames, sizeof(*s->frame_us));

@@ -33,8 +33,102 @@ void pf_place_write(pf_jsonw *w, const pf_place *p) {
         pf_jsonw_point(w, p->x, p->y);
 }
 
-static const char *const create_members[] = {"start",      "goal",       "ttl_s",
-                                             "agent_size", "agent_type", NULL};
+static const char *const create_members[] = {"start",      "goal",   "ttl_s", "agent_size",
+                                             "agent_type", "replan", NULL};
+static const char *const replan_members[] = {"min_interval_ms", "min_updates", "goal_threshold",
+                                             "hysteresis", NULL};
+
+void pf_replan_fields_apply(const pf_replan_fields *f, pf_replan_policy *p) {
+    if (f->has_min_interval_ms) p->min_interval_ms = f->v.min_interval_ms;
+    if (f->has_min_updates) p->min_steps = f->v.min_steps;
+    if (f->has_goal_threshold) p->goal_threshold = f->v.goal_threshold;
+    if (f->has_hysteresis) p->hysteresis = f->v.hysteresis;
+}
+
+pf_status pf_replan_fields_read(const cJSON *it, const char *prefix, pf_replan_fields *out,
+                                pf_proto_error *e) {
+    char f[128], p[112];
+    const cJSON *m;
+    int64_t v;
+    pf_status st;
+    memset(out, 0, sizeof(*out));
+    snprintf(p, sizeof(p), "%sreplan", prefix);
+    if ((st = pf_jsonr_object(it, p, e))) return st;
+    snprintf(p, sizeof(p), "%sreplan.", prefix);
+    if ((st = pf_jsonr_check_members(it, replan_members, p, e))) return st;
+#define RF(name) (snprintf(f, sizeof(f), "%s%s", p, name), f)
+    if ((m = cJSON_GetObjectItemCaseSensitive(it, "min_interval_ms"))) {
+        if ((st = pf_jsonr_int(m, RF("min_interval_ms"), 0, PF_REPLAN_INTERVAL_MAX_MS, &v, e)))
+            return st;
+        out->v.min_interval_ms = (uint32_t)v;
+        out->has_min_interval_ms = true;
+    }
+    if ((m = cJSON_GetObjectItemCaseSensitive(it, "min_updates"))) {
+        if ((st = pf_jsonr_int(m, RF("min_updates"), 0, PF_REPLAN_STEPS_MAX, &v, e))) return st;
+        out->v.min_steps = (uint32_t)v;
+        out->has_min_updates = true;
+    }
+    if ((m = cJSON_GetObjectItemCaseSensitive(it, "goal_threshold"))) {
+        if ((st = pf_jsonr_number(m, RF("goal_threshold"), 0, PF_REPLAN_THRESHOLD_MAX,
+                                  &out->v.goal_threshold, e)))
+            return st;
+        out->has_goal_threshold = true;
+    }
+    if ((m = cJSON_GetObjectItemCaseSensitive(it, "hysteresis"))) {
+        if ((st = pf_jsonr_number(m, RF("hysteresis"), 0, PF_REPLAN_HYSTERESIS_MAX,
+                                  &out->v.hysteresis, e)))
+            return st;
+        out->has_hysteresis = true;
+    }
+#undef RF
+    return PF_OK;
+}
+
+static void write_policy(pf_jsonw *w, const pf_replan_policy *p) {
+    pf_jsonw_key(w, "policy");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kuint(w, "min_interval_ms", p->min_interval_ms);
+    pf_jsonw_kuint(w, "min_updates", p->min_steps);
+    pf_jsonw_kdouble(w, "goal_threshold", p->goal_threshold);
+    pf_jsonw_kdouble(w, "hysteresis", p->hysteresis);
+    pf_jsonw_obj_end(w);
+}
+
+void pf_replan_answer_write(pf_jsonw *w, const pf_replan_answer *r) {
+    pf_jsonw_key(w, "replan");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kstr(w, "reason", r->reason);
+    pf_jsonw_kbool(w, "replanned", r->replanned);
+    pf_jsonw_kstr(w, "route", r->route ? r->route : "none");
+    pf_jsonw_kbool(w, "flip", r->flip);
+    write_policy(w, &r->policy);
+    pf_jsonw_obj_end(w);
+}
+
+void pf_session_write_short(pf_jsonw *w, const pf_session_short *a) {
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kstr(w, "session_id", a->session_id);
+    pf_jsonw_kstr(w, "map_id", a->map_id);
+    pf_jsonw_kbool(w, "unchanged", true);
+    pf_jsonw_kbool(w, "found", a->found);
+    pf_jsonw_kdouble(w, "cost", a->found ? a->cost : 0.0);
+    pf_jsonw_key(w, "position");
+    pf_place_write(w, &a->position);
+    pf_jsonw_key(w, "goal");
+    pf_place_write(w, &a->goal);
+    pf_jsonw_kuint(w, "map_version", a->map_version);
+    pf_jsonw_kint(w, "ttl_s", a->ttl_s);
+    if (a->replan) pf_replan_answer_write(w, a->replan);
+    pf_jsonw_key(w, "stats");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kuint(w, "expanded", 0);
+    pf_jsonw_kuint(w, "time_us", a->time_us);
+    pf_jsonw_kuint(w, "updates", a->updates);
+    pf_jsonw_kstr(w, "rebase", a->rebase ? a->rebase : "none");
+    pf_jsonw_kuint(w, "memory_bytes", a->memory_bytes);
+    pf_jsonw_obj_end(w);
+    pf_jsonw_obj_end(w);
+}
 
 pf_status pf_session_request_read(const cJSON *root, const char *prefix, int64_t max_ttl_s,
                                   pf_session_request *out, pf_proto_error *e) {
@@ -80,6 +174,9 @@ pf_status pf_session_request_read(const cJSON *root, const char *prefix, int64_t
         snprintf(out->agent_type, sizeof(out->agent_type), "%s", s);
         out->has_agent_type = true;
     }
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "replan")) &&
+        (st = pf_replan_fields_read(it, prefix, &out->replan, e)))
+        return st;
     return PF_OK;
 }
 
@@ -208,7 +305,7 @@ static pf_status read_doors(const cJSON *arr, const char *prefix, pf_update *u, 
     return PF_OK;
 }
 
-static const char *const update_members[] = {"position", "goal", "cells", "doors", NULL};
+static const char *const update_members[] = {"position", "goal", "cells", "doors", "replan", NULL};
 static const char *const patch_members[] = {"cells", "doors", NULL};
 
 pf_status pf_update_read(const cJSON *obj, const char *prefix, bool patch, pf_update *u,
@@ -238,6 +335,9 @@ pf_status pf_update_read(const cJSON *obj, const char *prefix, bool patch, pf_up
         return st;
     if ((it = cJSON_GetObjectItemCaseSensitive(obj, "doors")) &&
         (st = read_doors(it, prefix, u, e)))
+        return st;
+    if ((it = cJSON_GetObjectItemCaseSensitive(obj, "replan")) &&
+        (st = pf_replan_fields_read(it, prefix, &u->replan, e)))
         return st;
     return PF_OK;
 }
@@ -366,6 +466,7 @@ void pf_session_write_answer(pf_jsonw *w, const pf_session_answer *a) {
     if (a->agent_size > 1) pf_jsonw_kint(w, "agent_size", a->agent_size);
     pf_jsonw_kuint(w, "map_version", a->map_version);
     pf_jsonw_kint(w, "ttl_s", a->ttl_s);
+    if (a->replan) pf_replan_answer_write(w, a->replan);
     pf_jsonw_key(w, "stats");
     pf_jsonw_obj_begin(w);
     pf_jsonw_kuint(w, "expanded", a->expanded);
@@ -403,6 +504,7 @@ void pf_session_write_nav_answer(pf_jsonw *w, const pf_nav_session_answer *a) {
     pf_jsonw_kuint(w, "polygons", p ? p->polygons : 0);
     pf_jsonw_kuint(w, "map_version", a->map_version);
     pf_jsonw_kint(w, "ttl_s", a->ttl_s);
+    if (a->replan) pf_replan_answer_write(w, a->replan);
     pf_jsonw_key(w, "stats");
     pf_jsonw_obj_begin(w);
     pf_jsonw_kuint(w, "expanded", p ? p->expanded : 0);

@@ -1,8 +1,10 @@
 /* session_json.h -- D* Lite session requests in (create, updates, map
  * PATCH) and session answers out.
  *
- * Create: {"start":[x,y], "goal":[x,y], "ttl_s":600, "agent_size":2}
- *         ttl_s and agent_size optional (an n x n agent, clearance.h);
+ * Create: {"start":[x,y], "goal":[x,y], "ttl_s":600, "agent_size":2,
+ *          "replan":{...}}
+ *         ttl_s, agent_size and replan (pf_replan_fields) optional (an n x n
+ *         agent, clearance.h);
  *         "agent_type":"troll" (at most 63 bytes) for a navmesh map
  * Points are places (pf_place): [x,y] cells or [x,y,z] points (any finite
  * numbers within +-1e7), start and goal of one form. Which form a map
@@ -15,7 +17,8 @@
  *   {"position":[x,y],                      the agent is here now
  *    "goal":[x,y],                          a new goal
  *    "cells":[{"x":3,"y":4,"cost":0}, {"x":5,"y":4,"blocked":true}],
- *    "doors":[{"id":"gate","open":false}]}
+ *    "doors":[{"id":"gate","open":false}],
+ *    "replan":{"goal_threshold":3}}        the policy from this update on
  * every member optional, unknown members rejected. A cell takes either
  * "cost" (0..255, 0 blocks) or "blocked" (true = cost 0, false = cost 1).
  *
@@ -39,6 +42,7 @@
 #include "grid.h"
 #include "jsonw.h"
 #include "planner.h"
+#include "replan.h"
 
 /* A point as a request sent it: [x, y], two integers (a grid cell), or
  * [x, y, z], three finite numbers within +-1e7 (a navmesh point). The wire
@@ -73,6 +77,27 @@ pf_status pf_place_read(const cJSON *it, const char *field, pf_place *out, pf_pr
 /* Writes a place as it came: [x, y] or [x, y, z] (rounded to 1e-4). */
 void pf_place_write(pf_jsonw *w, const pf_place *p);
 
+/* A replanning policy as a request sent it (create or update):
+ *   "replan": {"min_interval_ms": 0, "min_updates": 10,
+ *              "goal_threshold": 3, "hysteresis": 0.2}
+ * every member optional; a member not sent keeps the session's value (at
+ * create: the server's default, --session-replan-*). Ranges are core's
+ * (replan.h): min_interval_ms 0..PF_REPLAN_INTERVAL_MAX_MS, min_updates
+ * 0..PF_REPLAN_STEPS_MAX (core's min_steps: a session's steps are its
+ * requests), goal_threshold 0..PF_REPLAN_THRESHOLD_MAX map units,
+ * hysteresis 0..PF_REPLAN_HYSTERESIS_MAX. Errors name "replan.<member>"
+ * under the request's prefix. */
+typedef struct pf_replan_fields {
+    bool has_min_interval_ms, has_min_updates, has_goal_threshold, has_hysteresis;
+    pf_replan_policy v; /* the members sent */
+} pf_replan_fields;
+
+/* Overwrites the members of *p that f sent. */
+void pf_replan_fields_apply(const pf_replan_fields *f, pf_replan_policy *p);
+/* Reads a "replan" object (it: the member's value) into *out. */
+pf_status pf_replan_fields_read(const cJSON *it, const char *prefix, pf_replan_fields *out,
+                                pf_proto_error *e);
+
 typedef struct pf_session_request {
     pf_place start, goal; /* of one form */
     int64_t ttl_s;        /* 0 = not given */
@@ -81,7 +106,8 @@ typedef struct pf_session_request {
     /* A navmesh session's agent type ("" = "default"); whether a kind
      * takes agent_size or agent_type is its business (server/kind.h). */
     char agent_type[64];
-    bool has_agent_type; /* it was given */
+    bool has_agent_type;     /* it was given */
+    pf_replan_fields replan; /* its replanning policy's members sent */
 } pf_session_request;
 
 /* Parses a create body. ttl_s must be 1..max_ttl_s (PF_EINVAL naming
@@ -107,7 +133,8 @@ typedef struct pf_update {
     size_t ncells;
     pf_door_switch *doors; /* owned */
     size_t ndoors;
-    size_t line; /* NDJSON: the 0-based line of the body it came from */
+    pf_replan_fields replan; /* a new policy's members (from this update on) */
+    size_t line;             /* NDJSON: the 0-based line of the body it came from */
 } pf_update;
 
 /* A list of updates, applied in order. */
@@ -139,6 +166,46 @@ void pf_update_free(pf_update *u);
  * line in the body, blank lines counted (buf >= 32 bytes). */
 const char *pf_update_prefix(const pf_update_list *l, size_t i, char *buf, size_t cap);
 
+/* What an answer says of the policy: why this request replanned or did not
+ * (replan.h's reason names), what became of the kept route (course.h's
+ * outcome names: "new", "same", "updated", "switched", "kept"; "none"
+ * without a replan, "lost" when the replan found no path), whether that
+ * was a route flip, and the policy in force. */
+typedef struct pf_replan_answer {
+    const char *reason;
+    bool replanned;
+    const char *route;
+    bool flip;
+    pf_replan_policy policy;
+} pf_replan_answer;
+
+/* Writes "replan":{"reason","replanned","route","flip","policy":{...}}
+ * as a member of the object being written. */
+void pf_replan_answer_write(pf_jsonw *w, const pf_replan_answer *r);
+
+/* A stream's short answer: the session's plan did not change since the
+ * last answer this stream was sent, so the path is not sent again. It is
+ * {"session_id","map_id","unchanged":true,"found","cost","position",
+ * "goal","map_version","ttl_s","replan":{...},"stats":{...}}: the path is
+ * the last full answer's from "position" on (a grid's: its cells from the
+ * one equal to position; a navmesh's: its corners after the first, with
+ * position before them). */
+typedef struct pf_session_short {
+    const char *session_id, *map_id;
+    bool found;
+    double cost;
+    pf_place position, goal;
+    uint64_t map_version;
+    int64_t ttl_s;
+    const pf_replan_answer *replan;
+    uint64_t time_us;
+    size_t updates;
+    const char *rebase;
+    size_t memory_bytes;
+} pf_session_short;
+
+void pf_session_write_short(pf_jsonw *w, const pf_session_short *a);
+
 /* What a session request answers. */
 typedef struct pf_session_answer {
     const char *session_id;
@@ -152,10 +219,11 @@ typedef struct pf_session_answer {
     int64_t ttl_s;
     uint64_t expanded; /* work of this request's repair */
     uint64_t time_us;
-    size_t updates;      /* updates applied by this request */
-    const char *rebase;  /* "none", "incremental" or "rebuilt" */
-    size_t memory_bytes; /* what the session holds after this request */
-    int32_t agent_size;  /* written when > 1 */
+    size_t updates;                 /* updates applied by this request */
+    const char *rebase;             /* "none", "incremental" or "rebuilt" */
+    size_t memory_bytes;            /* what the session holds after this request */
+    int32_t agent_size;             /* written when > 1 */
+    const pf_replan_answer *replan; /* NULL: not written */
 } pf_session_answer;
 
 /* Writes {"session_id","map_id","found","cost"|"reason","path","position",
@@ -183,6 +251,7 @@ typedef struct pf_nav_session_answer {
     size_t updates;
     const char *rebase;
     size_t memory_bytes;
+    const pf_replan_answer *replan; /* NULL: not written */
 } pf_nav_session_answer;
 
 void pf_session_write_nav_answer(pf_jsonw *w, const pf_nav_session_answer *a);

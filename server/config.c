@@ -117,6 +117,26 @@ static const opt opts[] = {
      604800, "seconds an idle session lives when it does not say ttl_s"},
     {"session-max-ttl", "PATHD_SESSION_MAX_TTL", "session_max_ttl_s", OPT_INT,
      OFF(session_max_ttl_s), 3600, 1, 604800, "largest ttl_s a session may ask for (422 past it)"},
+    {"session-replan-interval-ms", "PATHD_SESSION_REPLAN_INTERVAL_MS", "session_replan_interval_ms",
+     OPT_INT, OFF(session_replan_interval_ms), 0, 0, 3600000,
+     "a session's replan.min_interval_ms when it does not say: no replan sooner than this after "
+     "the last one, unless its route cannot be followed; 0 = none"},
+    {"session-replan-updates", "PATHD_SESSION_REPLAN_UPDATES", "session_replan_updates", OPT_INT,
+     OFF(session_replan_updates), 0, 0, 1000000,
+     "a session's replan.min_updates when it does not say: at most one replan every n requests "
+     "(a frame count), unless its route cannot be followed; 0 = none"},
+    {"session-goal-threshold", "PATHD_SESSION_GOAL_THRESHOLD", "session_goal_threshold", OPT_INT,
+     OFF(session_goal_threshold), 0, 0, 1000000,
+     "a session's replan.goal_threshold when it does not say (map units): a goal move replans "
+     "only once the goal is farther than this from where it was last planned to; 0 = any move"},
+    {"session-hysteresis-pct", "PATHD_SESSION_HYSTERESIS_PCT", "session_hysteresis_pct", OPT_INT,
+     OFF(session_hysteresis_pct), 0, 0, 90,
+     "a session's replan.hysteresis when it does not say, in percent: a new route replaces the "
+     "kept one only when cheaper by this fraction; 0 = off"},
+    {"session-min-replan-interval-ms", "PATHD_SESSION_MIN_REPLAN_INTERVAL_MS",
+     "session_min_replan_interval_ms", OPT_INT, OFF(session_min_replan_interval_ms), 0, 0, 3600000,
+     "the least replan.min_interval_ms any session gets (one asking less gets this): bounds the "
+     "searches one session costs whatever its clients send; 0 = none"},
     {"max-patch-changes", "PATHD_MAX_PATCH_CHANGES", "max_patch_changes", OPT_INT,
      OFF(max_patch_changes), 65536, 1, 16777216,
      "cell and door changes in one map PATCH (422 too_many_changes past it)"},

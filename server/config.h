@@ -53,18 +53,22 @@ typedef struct pf_config {
     int64_t session_ttl_s;        /* idle expiry of a session without ttl_s */
     int64_t session_max_ttl_s;    /* the largest ttl_s a session may ask for */
     int64_t max_updates;          /* updates in one NDJSON request */
-    int64_t max_patch_changes;    /* cells + doors in one map PATCH (422 past it) */
-    int64_t change_log_cells;     /* cells a map's change log keeps for sessions' rebases */
-    int64_t max_streams;          /* open WebSocket streams (below max_connections) */
-    int64_t ws_max_message;       /* largest WebSocket message in bytes (close 1009 past it) */
-    int64_t ws_max_outbound;      /* bytes queued to one stream and unsent (close 1008 past it) */
-    int64_t ws_idle_timeout_s;    /* a stream with no message for this long is closed */
-    int64_t ws_close_timeout_ms;  /* wait for the peer's close frame, then drop the TCP link */
-    int64_t store_timeout_ms;     /* --store: longest wait for Redis (connect, command) */
-    int64_t map_idle_ttl_s;       /* --store: drop a copy unused this long, 0 = never */
-    bool store_accept_volatile;   /* --store: acknowledge changes on a store that loses them */
-    int64_t store_wait_replicas;  /* --store: replicas each change waits for (WAIT), 0 = none */
-    int64_t store_wait_ms;        /* --store: longest such wait */
+    /* Sessions' replanning policy (core/replan.h) when a request does not
+     * say, and the least interval any session gets. */
+    int64_t session_replan_interval_ms, session_replan_updates, session_goal_threshold,
+        session_hysteresis_pct, session_min_replan_interval_ms;
+    int64_t max_patch_changes;   /* cells + doors in one map PATCH (422 past it) */
+    int64_t change_log_cells;    /* cells a map's change log keeps for sessions' rebases */
+    int64_t max_streams;         /* open WebSocket streams (below max_connections) */
+    int64_t ws_max_message;      /* largest WebSocket message in bytes (close 1009 past it) */
+    int64_t ws_max_outbound;     /* bytes queued to one stream and unsent (close 1008 past it) */
+    int64_t ws_idle_timeout_s;   /* a stream with no message for this long is closed */
+    int64_t ws_close_timeout_ms; /* wait for the peer's close frame, then drop the TCP link */
+    int64_t store_timeout_ms;    /* --store: longest wait for Redis (connect, command) */
+    int64_t map_idle_ttl_s;      /* --store: drop a copy unused this long, 0 = never */
+    bool store_accept_volatile;  /* --store: acknowledge changes on a store that loses them */
+    int64_t store_wait_replicas; /* --store: replicas each change waits for (WAIT), 0 = none */
+    int64_t store_wait_ms;       /* --store: longest such wait */
     int64_t max_memory;      /* the process memory budget in bytes, 0 = 3/4 of what it may use */
     int64_t max_goals;       /* goals of one path request (nearest target) */
     int64_t max_agent_size;  /* largest agent_size, an n x n agent */

@@ -153,6 +153,11 @@ typedef struct pf_kind_session_run {
     const char *rebase;  /* "none", "incremental" or "rebuilt": session_rebase's */
     struct pf_metrics *metrics;
     uint64_t t0_ns; /* when the request's job started */
+    /* The stream the answer goes to (session.h's pf_session_run_on), 0 for
+     * an HTTP answer (always full). A session remembers the stream it last
+     * answered in full and what it sent: a run on the same stream whose
+     * plan did not change answers short (pf_session_write_short). */
+    uint64_t stream;
 } pf_kind_session_run;
 
 /* One part of a feature request's run on a worker (routes_feature.h). */

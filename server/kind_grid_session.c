@@ -19,6 +19,8 @@
 
 #include "clearance.h"
 #include "clock.h"
+#include "config.h"
+#include "course.h"
 #include "dstar.h"
 #include "kind_grid_internal.h"
 #include "session.h"
@@ -45,6 +47,16 @@ typedef struct grid_session {
     int32_t agent_size; /* n x n agent (clearance.h); 1 = one cell */
     pins pins;          /* an agent's private changes in map cells (empty for one cell) */
     bool planned;       /* d has planned once (the next plan repairs it) */
+    /* Replanning (core/replan.h, course.h): the policy and its state, the
+     * route kept between replans (its cells are the search grid's: an
+     * agent's anchors), and the goal of the last replan. route_gen counts
+     * the kept route's changes; push_* are what the last full answer on a
+     * stream sent: the stream, the route's generation and the cells ahead. */
+    pf_replan rp;
+    pf_course *course;
+    uint64_t route_gen, push_stream, push_gen;
+    size_t push_len;
+    pf_point planned_goal;
 } grid_session;
 
 /* Pins */
@@ -232,13 +244,19 @@ static pf_status make(const pf_mapver *mv, pf_point start, pf_point goal, int32_
     if (agent_size < 1 || agent_size > PF_AGENT_SIZE_MAX) return PF_EINVAL;
     s = calloc(1, sizeof(*s));
     if (!s) return PF_ENOMEM;
+    if (!(s->course = pf_course_create())) {
+        free(s);
+        return PF_ENOMEM;
+    }
     s->mv = mv;
     s->agent_size = agent_size;
+    pf_session_policy(mv->env ? mv->env->d.cfg : NULL, NULL, NULL, &s->rp.policy);
     if (agent_size == 1)
         st = pf_dstar_create(pf__grid_of(mv), start, goal, &s->d);
     else if ((st = check_agent(mv, start, agent_size)) == PF_OK)
         st = check_agent(mv, goal, agent_size);
     if (st) {
+        pf_course_destroy(s->course);
         free(s);
         return st;
     }
@@ -315,6 +333,7 @@ pf_status pf__grid_session_create(const pf_mapver *mv, const pf_session_request 
     if ((st = make(mv, pf_place_point(&q->start), pf_place_point(&q->goal), q->agent_size, &s)))
         return pf_proto_error_set(e, st, pf_error_for_status(st), NULL,
                                   "The session cannot be made: %s.", pf_status_str(st));
+    pf_session_policy(cfg, NULL, &q->replan, &s->rp.policy);
     /* Room for a search over the whole map, and the agent's grid when its
      * size is new on the map. */
     *reserve = pf_mem_session_estimate((uint64_t)pf_grid_width(g) * (uint64_t)pf_grid_height(g)) +
@@ -333,13 +352,15 @@ void pf__grid_session_free(void *state) {
     grid_session *s = state;
     if (!s) return;
     pf_dstar_destroy(s->d);
+    pf_course_destroy(s->course);
     pins_free(&s->pins);
     free(s);
 }
 
 size_t pf__grid_session_memory(const void *state) {
     const grid_session *s = state;
-    return sizeof(*s) + (size_t)s->pins.cap * sizeof(pin) + (s->d ? pf_dstar_memory(s->d) : 0);
+    return sizeof(*s) + (size_t)s->pins.cap * sizeof(pin) + (s->d ? pf_dstar_memory(s->d) : 0) +
+           pf_course_memory(s->course);
 }
 
 void pf__grid_session_where(const void *state, pf_place *position, pf_place *goal) {
@@ -566,6 +587,9 @@ static pf_status apply(grid_session *s, const pf_update_list *l) {
             if (s->d) st = pf_dstar_move(s->d, p);
             if (!st) s->pos = p;
         }
+        if (!st)
+            pf_session_policy(s->mv->env ? s->mv->env->d.cfg : NULL, &s->rp.policy, &u->replan,
+                              &s->rp.policy);
     }
     if (st) {
         /* Out of memory half way: keep what was applied (the overlay or
@@ -619,8 +643,90 @@ static pf_status plan(grid_session *s, pf_result *out) {
     return st;
 }
 
+/* Whether the updates of l change the session's map (cells, doors). */
+static bool changes_map(const pf_update_list *l) {
+    for (size_t i = 0; l && i < l->n; i++)
+        if (l->items[i].ncells || l->items[i].ndoors) return true;
+    return false;
+}
+
+/* The policy's decision for this request (replan.h): what the kept route
+ * says of the agent now, the goal, whether the map changed. */
+static pf_replan_reason decide(grid_session *s, bool map_changed) {
+    pf_replan_input in;
+    size_t n = 0;
+    memset(&in, 0, sizeof(in));
+    in.now_ms = pf_clock_now_ns() / 1000000u;
+    in.goal[0] = s->goal.x;
+    in.goal[1] = s->goal.y;
+    in.map_changed = map_changed;
+    /* A session to rebuild (no search, or its next plan a fresh one) has
+     * no route to follow. */
+    if (s->d && s->planned) pf_course_ahead(s->course, &n);
+    in.has_route = n > 0;
+    if (in.has_route) {
+        pf_course_view v = pf_course_view_dstar(s->d);
+        const pf_point *ahead;
+        in.off_route = !pf_course_locate(s->course, s->pos);
+        in.blocked = !in.off_route && pf_course_blocked(s->course, &v);
+        ahead = pf_course_ahead(s->course, &n);
+        in.at_end = !in.off_route && n == 1 && (ahead[0].x != s->goal.x || ahead[0].y != s->goal.y);
+    }
+    return pf_replan_decide(&s->rp, &in);
+}
+
+/* A replan: the search repairs (D* Lite: incrementally, a goal move
+ * included), and the kept route adopts its path with the policy's
+ * hysteresis. *ra says what became of the route. */
+static pf_status replan(grid_session *s, const pf_kind_session_run *run, pf_metrics_plan kind,
+                        pf_result *res, pf_replan_answer *ra) {
+    pf_metrics *m = run->metrics;
+    bool goal_moved =
+        s->planned && (s->goal.x != s->planned_goal.x || s->goal.y != s->planned_goal.y);
+    uint64_t t1 = pf_clock_now_ns();
+    pf_course_adoption ad;
+    pf_status st = plan(s, res);
+    s->planned = s->d != NULL;
+    pf_metrics_count_plan(m, kind, st, res->expanded, (pf_clock_now_ns() - t1) / 1000);
+    if (st == PF_ENOMEM) return st;
+    if (goal_moved && s->d) {
+        pf_dstar_plan_info info;
+        pf_dstar_last_plan(s->d, &info);
+        pf_metrics_count_goal_move(m, !info.anew);
+    }
+    ra->replanned = true;
+    if (st != PF_OK) {
+        /* No route: the next request plans again (its reason "initial"). */
+        pf_course_clear(s->course);
+        s->route_gen++;
+        ra->route = "lost";
+        if (st == PF_NO_PATH) {
+            double g[3] = {s->goal.x, s->goal.y, 0};
+            pf_replan_done(&s->rp, pf_clock_now_ns() / 1000000u, g);
+            s->planned_goal = s->goal;
+        }
+        return st;
+    }
+    pf_course_view v = pf_course_view_dstar(s->d);
+    pf_course_locate(s->course, s->pos);
+    if (pf_course_adopt(s->course, res->path, res->path_len, s->rp.policy.hysteresis, &v, &ad))
+        return PF_ENOMEM;
+    if (ad.changed) s->route_gen++;
+    if (ad.flip) pf_metrics_count_route_flip(m);
+    ra->route = pf_course_outcome_name(ad.outcome);
+    ra->flip = ad.flip;
+    {
+        double g[3] = {s->goal.x, s->goal.y, 0};
+        pf_replan_done(&s->rp, pf_clock_now_ns() / 1000000u, g);
+    }
+    s->planned_goal = s->goal;
+    return PF_OK;
+}
+
 /* The session job's part for a grid session (synced): validate and apply
- * the updates, plan or repair, count, answer. */
+ * the updates, decide with the policy whether to replan (replan.h), replan
+ * or follow the kept route, count, answer: in full, or short on a stream
+ * whose last full answer still holds (run->stream). */
 pf_error pf__grid_session_run(const pf_kind_session_run *run, void *state, const pf_update_list *l,
                               pf_jsonw *w) {
     grid_session *s = state;
@@ -628,9 +734,13 @@ pf_error pf__grid_session_run(const pf_kind_session_run *run, void *state, const
     const char *how = run->rebase;
     pf_proto_error e;
     pf_session_answer a;
+    pf_replan_answer ra;
     pf_result res;
-    uint64_t t1;
+    pf_replan_reason why;
     pf_metrics_plan kind;
+    const pf_point *ahead = NULL;
+    size_t n = 0;
+    double cost = 0;
     pf_status st;
 
     if (l) {
@@ -647,21 +757,66 @@ pf_error pf__grid_session_run(const pf_kind_session_run *run, void *state, const
     kind = !s->d || !s->planned                          ? PF_PLAN_INITIAL
            : (l && l->n > 0) || strcmp(how, "none") != 0 ? PF_PLAN_REPAIR
                                                          : PF_PLAN_UNCHANGED;
-    t1 = pf_clock_now_ns();
-    st = plan(s, &res);
-    s->planned = s->d != NULL;
-    pf_metrics_count_plan(m, kind, st, res.expanded, (pf_clock_now_ns() - t1) / 1000);
-    if (st == PF_ENOMEM) {
-        pf_proto_write_error(w, PF_ERR_NO_MEMORY, NULL, NULL);
-        return PF_ERR_NO_MEMORY;
+    why = decide(s, changes_map(l) || strcmp(how, "none") != 0);
+    pf_metrics_count_replan(m, why);
+    memset(&ra, 0, sizeof(ra));
+    memset(&res, 0, sizeof(res));
+    ra.reason = pf_replan_reason_name(why);
+    ra.route = "none";
+    if (pf_replan_reason_replans(why)) {
+        st = replan(s, run, kind, &res, &ra);
+        if (st == PF_ENOMEM) {
+            pf_proto_write_error(w, PF_ERR_NO_MEMORY, NULL, NULL);
+            return PF_ERR_NO_MEMORY;
+        }
+    } else {
+        st = PF_OK; /* the kept route is followed: no search */
+    }
+    ra.policy = s->rp.policy;
+    if (st == PF_OK) {
+        pf_course_view v = pf_course_view_dstar(s->d);
+        ahead = pf_course_ahead(s->course, &n);
+        /* The search's own cost when its path is the route, else the
+         * route's on the effective map. */
+        cost =
+            ra.replanned && strcmp(ra.route, "kept") != 0 ? res.cost : pf_course_cost(&v, ahead, n);
+    }
+    if (run->stream && run->stream == s->push_stream && st == PF_OK &&
+        s->route_gen == s->push_gen && n <= s->push_len) {
+        /* The route ahead is what this stream was last sent, from the
+         * agent on: the short answer. */
+        pf_session_short sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.session_id = run->session_id;
+        sa.map_id = run->map_id;
+        sa.found = true;
+        sa.cost = cost;
+        sa.position = pf_place_cell(s->pos);
+        sa.goal = pf_place_cell(s->goal);
+        sa.map_version = run->mv->version;
+        sa.ttl_s = run->ttl_s;
+        sa.replan = &ra;
+        sa.time_us = (pf_clock_now_ns() - run->t0_ns) / 1000;
+        sa.updates = l ? l->n : 0;
+        sa.rebase = how;
+        sa.memory_bytes = run->record_bytes + pf__grid_session_memory(s);
+        pf_session_write_short(w, &sa);
+        pf_metrics_count_stream_answer(m, true);
+        return PF_ERR_NONE;
+    }
+    if (run->stream) {
+        s->push_stream = run->stream;
+        s->push_gen = s->route_gen;
+        s->push_len = st == PF_OK ? n : 0;
+        pf_metrics_count_stream_answer(m, false);
     }
     memset(&a, 0, sizeof(a));
     a.session_id = run->session_id;
     a.map_id = run->map_id;
     a.status = st;
-    a.cost = res.cost;
-    a.path = res.path;
-    a.path_len = res.path_len;
+    a.cost = cost;
+    a.path = ahead;
+    a.path_len = n;
     a.position = s->pos;
     a.goal = s->goal;
     a.map_version = run->mv->version;
@@ -672,6 +827,7 @@ pf_error pf__grid_session_run(const pf_kind_session_run *run, void *state, const
     a.rebase = how;
     a.memory_bytes = run->record_bytes + pf__grid_session_memory(s);
     a.agent_size = s->agent_size;
+    a.replan = &ra;
     pf_session_write_answer(w, &a);
     return PF_ERR_NONE;
 }

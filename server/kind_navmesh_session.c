@@ -8,12 +8,15 @@
  * blocked one make it plan anew from where the agent is. Updates have a
  * position and a goal only, points [x,y,z].
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "config.h"
 #include "kind_navmesh_internal.h"
+#include "session.h"
 
 /* A navmesh session's state: its corridor, the agent's position and goal,
  * and whether the next plan starts anew (created, a new goal) instead of
@@ -24,6 +27,14 @@ typedef struct nav_session {
     uint32_t nav_type; /* the agent type's index in the map (the same in every version) */
     float npos[3], ngoal[3];
     bool replan, nplanned; /* nplanned: the corridor's first plan (at create) succeeded */
+    /* Replanning (core/replan.h): the policy and its state, and the version
+     * the corridor last planned on. push_*: the last full answer on a
+     * stream, its stream and its corners (3 floats each, owned). */
+    pf_replan rp;
+    uint64_t planned_version;
+    uint64_t push_stream;
+    float *push_pts;
+    uint32_t push_n;
 } nav_session;
 
 pf_status pf__nav_session_create(const pf_mapver *mv, const pf_session_request *q,
@@ -60,6 +71,7 @@ pf_status pf__nav_session_create(const pf_mapver *mv, const pf_session_request *
     memcpy(s->npos, q->start.xyz, sizeof(s->npos));
     memcpy(s->ngoal, q->goal.xyz, sizeof(s->ngoal));
     s->replan = true;
+    pf_session_policy(mv->env ? mv->env->d.cfg : NULL, NULL, &q->replan, &s->rp.policy);
     *state = s;
     return PF_OK;
 }
@@ -68,12 +80,13 @@ void pf__nav_session_free(void *state) {
     nav_session *s = state;
     if (!s) return;
     pf_nav_corridor_destroy(s->corr);
+    free(s->push_pts);
     free(s);
 }
 
 size_t pf__nav_session_memory(const void *state) {
     const nav_session *s = state;
-    return sizeof(*s) + pf_nav_corridor_memory(s->corr);
+    return sizeof(*s) + pf_nav_corridor_memory(s->corr) + (size_t)s->push_n * 3 * sizeof(float);
 }
 
 void pf__nav_session_where(const void *state, pf_place *position, pf_place *goal) {
@@ -136,21 +149,52 @@ static pf_status validate(const nav_session *s, pf_nav_query *q, const pf_update
     return PF_OK;
 }
 
+/* Whether p's corners after its first point are the last ones of the
+ * corners after the first that s last pushed: the agent moved along the
+ * same corridor, the way ahead is what the stream has. */
+static bool same_way(const nav_session *s, const pf_nav_path *p) {
+    uint32_t n = p->npoints, m = s->push_n;
+    if (n < 1 || m < 1 || n > m) return false;
+    return memcmp(&p->points[3], &s->push_pts[3 * (m - n + 1)],
+                  (size_t)(n - 1) * 3 * sizeof(float)) == 0;
+}
+
+/* Keeps p's corners as what stream `stream` was last sent in full. */
+static void remember_push(nav_session *s, uint64_t stream, const pf_nav_path *p) {
+    float *pts = NULL;
+    uint32_t n = p ? p->npoints : 0;
+    if (n && !(pts = malloc((size_t)n * 3 * sizeof(float)))) n = 0; /* then a full answer again */
+    if (n) memcpy(pts, p->points, (size_t)n * 3 * sizeof(float));
+    free(s->push_pts);
+    s->push_pts = pts;
+    s->push_n = n;
+    s->push_stream = n ? stream : 0;
+}
+
 /* The session job's part for a navmesh session (synced): validate and
- * apply the moves, follow or plan, count, answer. */
+ * apply the moves, decide with the policy (replan.h) whether to plan anew
+ * or follow the corridor, count, answer: in full, or short on a stream
+ * whose last full answer still holds (run->stream). A goal move within
+ * the policy's threshold (or before its interval) keeps the corridor to
+ * the goal last planned to; the corridor replans by itself when the agent
+ * leaves it or the map version changed (reasons off_route, map_changed). */
 pf_error pf__nav_session_run(const pf_kind_session_run *run, void *state, const pf_update_list *l,
                              pf_jsonw *w) {
     nav_session *s = state;
     const pf_navmesh *nm = pf_navmesh_agent_type(pf_navmesh_of(run->mv), s->nav_type);
     pf_navq *navq = run->mv->env ? pf_navmesh_navq(run->mv->env) : NULL;
     pf_nav_query *q = navq ? pf_navq_get(navq) : NULL;
+    const pf_config *cfg = run->mv->env ? run->mv->env->d.cfg : NULL;
     pf_metrics *m = run->metrics;
     uint64_t t0 = run->t0_ns;
     pf_nav_session_answer a;
+    pf_replan_answer ra;
+    pf_replan_input in;
+    pf_replan_reason why;
     pf_proto_error e;
     pf_nav_path p;
     const char *which = NULL;
-    bool replanned = true;
+    bool replanned = true, goal_moved;
     float ext[3];
     pf_status st;
     if (!q) {
@@ -165,20 +209,28 @@ pf_error pf__nav_session_run(const pf_kind_session_run *run, void *state, const 
     }
     for (size_t i = 0; l && i < l->n; i++) {
         const pf_update *u = &l->items[i];
-        if (u->has_goal) {
-            memcpy(s->ngoal, u->goal.xyz, sizeof(s->ngoal));
-            s->replan = true;
-        }
+        if (u->has_goal) memcpy(s->ngoal, u->goal.xyz, sizeof(s->ngoal));
         if (u->has_position) memcpy(s->npos, u->position.xyz, sizeof(s->npos));
+        pf_session_policy(cfg, &s->rp.policy, &u->replan, &s->rp.policy);
     }
+    memset(&in, 0, sizeof(in));
+    in.now_ms = pf_clock_now_ns() / 1000000u;
+    for (int k = 0; k < 3; k++) in.goal[k] = s->ngoal[k];
+    in.has_route = s->nplanned && !s->replan;
+    in.map_changed = s->nplanned && run->mv->version != s->planned_version;
+    why = pf_replan_decide(&s->rp, &in);
+    goal_moved = s->nplanned && (s->rp.goal[0] != s->ngoal[0] || s->rp.goal[1] != s->ngoal[1] ||
+                                 s->rp.goal[2] != s->ngoal[2]);
     pf_navmesh_default_extents(nm, ext);
-    if (s->replan) {
+    if (pf_replan_reason_replans(why)) {
         st = pf_nav_corridor_plan(s->corr, q, nm, s->npos, s->ngoal, NULL, PF_NAV_POLYANYA, &p,
                                   &which);
     } else {
         /* Following the agent: a position further than the search box's
          * width from where the corridor can take it is a teleport. */
         st = pf_nav_corridor_move(s->corr, q, nm, s->npos, ext[0], &p, &replanned, &which);
+        /* The corridor replanned by itself, to the goal it holds. */
+        if (replanned) why = in.map_changed ? PF_REPLAN_MAP_CHANGED : PF_REPLAN_OFF_ROUTE;
     }
     pf_navq_put(navq, q);
     if (st == PF_ENOMEM) {
@@ -197,16 +249,59 @@ pf_error pf__nav_session_run(const pf_kind_session_run *run, void *state, const 
         pf_proto_write_error(w, PF_ERR_BLOCKED, msg, f);
         return PF_ERR_BLOCKED;
     }
+    pf_metrics_count_replan(m, why);
+    if (replanned && st == PF_OK) {
+        double g[3];
+        float cg[3], cp[3];
+        pf_nav_corridor_position(s->corr, cp, cg);
+        for (int k = 0; k < 3; k++) g[k] = cg[k];
+        if (goal_moved && pf_replan_reason_replans(why)) pf_metrics_count_goal_move(m, false);
+        pf_replan_done(&s->rp, pf_clock_now_ns() / 1000000u, g);
+        s->planned_version = run->mv->version;
+    }
     if (st == PF_OK) s->nplanned = true;
     /* Blocked (the agent or the goal has no polygon near it any more: an
      * obstacle came): answered as "blocked", planned again next time. */
     s->replan = st != PF_OK;
-    pf__nav_count_search(m, PF_NAV_POLYANYA,
-                         st != PF_OK      ? PF_OUTCOME_ERROR
-                         : p.out_of_nodes ? PF_OUTCOME_BUDGET
-                         : p.partial      ? PF_OUTCOME_UNREACHABLE
-                                          : PF_OUTCOME_FOUND,
-                         st == PF_OK ? p.expanded : 0, (pf_clock_now_ns() - t0) / 1000);
+    if (replanned)
+        pf__nav_count_search(m, PF_NAV_POLYANYA,
+                             st != PF_OK      ? PF_OUTCOME_ERROR
+                             : p.out_of_nodes ? PF_OUTCOME_BUDGET
+                             : p.partial      ? PF_OUTCOME_UNREACHABLE
+                                              : PF_OUTCOME_FOUND,
+                             st == PF_OK ? p.expanded : 0, (pf_clock_now_ns() - t0) / 1000);
+    memset(&ra, 0, sizeof(ra));
+    ra.reason = pf_replan_reason_name(why);
+    ra.replanned = replanned;
+    ra.route = replanned ? (st == PF_OK ? "new" : "lost") : "none";
+    ra.policy = s->rp.policy;
+    if (!replanned) p.expanded = 0; /* the corridor followed: no search */
+    if (run->stream && run->stream == s->push_stream && st == PF_OK && !replanned &&
+        same_way(s, &p)) {
+        pf_session_short sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.session_id = run->session_id;
+        sa.map_id = run->map_id;
+        sa.found = !p.partial;
+        sa.cost = round(p.cost * 1e4) / 1e4;
+        sa.position.dims = sa.goal.dims = 3;
+        memcpy(sa.position.xyz, s->npos, sizeof(s->npos));
+        memcpy(sa.goal.xyz, s->ngoal, sizeof(s->ngoal));
+        sa.map_version = run->mv->version;
+        sa.ttl_s = run->ttl_s;
+        sa.replan = &ra;
+        sa.time_us = (pf_clock_now_ns() - t0) / 1000;
+        sa.updates = l ? l->n : 0;
+        sa.rebase = "none";
+        sa.memory_bytes = run->record_bytes + pf__nav_session_memory(s);
+        pf_session_write_short(w, &sa);
+        pf_metrics_count_stream_answer(m, true);
+        return PF_ERR_NONE;
+    }
+    if (run->stream) {
+        remember_push(s, run->stream, st == PF_OK ? &p : NULL);
+        pf_metrics_count_stream_answer(m, false);
+    }
     memset(&a, 0, sizeof(a));
     a.session_id = run->session_id;
     a.map_id = run->map_id;
@@ -221,6 +316,7 @@ pf_error pf__nav_session_run(const pf_kind_session_run *run, void *state, const 
     a.updates = l ? l->n : 0;
     a.rebase = replanned ? "rebuilt" : "none";
     a.memory_bytes = run->record_bytes + pf__nav_session_memory(s);
+    a.replan = &ra;
     pf_session_write_nav_answer(w, &a);
     return PF_ERR_NONE;
 }

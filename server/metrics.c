@@ -69,8 +69,10 @@ static void hist_observe(pf_metrics_hist *h, uint64_t us) {
 /* Zeroes every counter: atomic_init on each, as C11 asks of atomics. */
 void pf_metrics_init(pf_metrics *m) {
     atomic_uint_fast64_t *scalars[] = {
-        &m->in_flight,       &m->cache_hits,  &m->cache_misses, &m->rebases_incremental,
-        &m->rebases_rebuilt, &m->ws_upgrades, &m->ws_bytes[0],  &m->ws_bytes[1]};
+        &m->in_flight,        &m->cache_hits,    &m->cache_misses, &m->rebases_incremental,
+        &m->rebases_rebuilt,  &m->ws_upgrades,   &m->ws_bytes[0],  &m->ws_bytes[1],
+        &m->goal_moves[0],    &m->goal_moves[1], &m->route_flips,  &m->stream_answers[0],
+        &m->stream_answers[1]};
     for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++) atomic_init(scalars[i], 0);
     for (int r = 0; r < PF_ROUTE_COUNT; r++) {
         for (int c = 0; c <= PF_METRICS_NCODES; c++) atomic_init(&m->requests[r][c], 0);
@@ -90,6 +92,7 @@ void pf_metrics_init(pf_metrics *m) {
     }
     for (int d = 0; d < 2; d++)
         for (int t = 0; t < PF_WS_MSG_COUNT; t++) atomic_init(&m->ws_messages[d][t], 0);
+    for (int r = 0; r < PF_REPLAN_REASON_COUNT; r++) atomic_init(&m->replan_reasons[r], 0);
 }
 
 pf_metrics_outcome pf_metrics_outcome_of(pf_status st) {
@@ -160,6 +163,20 @@ void pf_metrics_count_plan(pf_metrics *m, pf_metrics_plan kind, pf_status st, ui
 
 void pf_metrics_count_rebase(pf_metrics *m, bool incremental) {
     ADD(*(incremental ? &m->rebases_incremental : &m->rebases_rebuilt), 1);
+}
+
+void pf_metrics_count_replan(pf_metrics *m, pf_replan_reason why) {
+    if ((unsigned)why < PF_REPLAN_REASON_COUNT) ADD(m->replan_reasons[why], 1);
+}
+
+void pf_metrics_count_goal_move(pf_metrics *m, bool incremental) {
+    ADD(m->goal_moves[incremental ? 0 : 1], 1);
+}
+
+void pf_metrics_count_route_flip(pf_metrics *m) { ADD(m->route_flips, 1); }
+
+void pf_metrics_count_stream_answer(pf_metrics *m, bool unchanged) {
+    ADD(m->stream_answers[unchanged ? 1 : 0], 1);
 }
 
 void pf_metrics_count_ws_upgrade(pf_metrics *m) { ADD(m->ws_upgrades, 1); }
@@ -431,6 +448,31 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     line(w, "pathd_session_rebases_total{how=\"incremental\"} %llu\n",
          LOAD(mm->rebases_incremental));
     line(w, "pathd_session_rebases_total{how=\"rebuilt\"} %llu\n", LOAD(mm->rebases_rebuilt));
+    family(w, "pathd_session_replans_total", "counter",
+           "Session requests that replanned, by reason (initial, blocked, off_route, route_end: "
+           "the route could not be followed; goal_moved, map_changed: the policy allowed it).");
+    for (int r = 0; r < PF_REPLAN_REASON_COUNT; r++)
+        if (pf_replan_reason_replans((pf_replan_reason)r))
+            line(w, "pathd_session_replans_total{reason=\"%s\"} %llu\n",
+                 pf_replan_reason_name((pf_replan_reason)r), LOAD(mm->replan_reasons[r]));
+    family(w, "pathd_session_replans_skipped_total", "counter",
+           "Session requests answered from the kept route without a search, by reason "
+           "(unchanged: nothing asked for a plan; interval: too soon after the last replan; "
+           "threshold: the goal moved less than the policy's goal_threshold).");
+    for (int r = 0; r < PF_REPLAN_REASON_COUNT; r++)
+        if (!pf_replan_reason_replans((pf_replan_reason)r))
+            line(w, "pathd_session_replans_skipped_total{reason=\"%s\"} %llu\n",
+                 pf_replan_reason_name((pf_replan_reason)r), LOAD(mm->replan_reasons[r]));
+    family(w, "pathd_session_goal_moves_total", "counter",
+           "Replans after a goal move, by how the search handled it: incremental (the search "
+           "kept: grid sessions' Moving Target D* Lite) or fresh (searched anew; navmesh "
+           "corridors always).");
+    line(w, "pathd_session_goal_moves_total{how=\"incremental\"} %llu\n", LOAD(mm->goal_moves[0]));
+    line(w, "pathd_session_goal_moves_total{how=\"fresh\"} %llu\n", LOAD(mm->goal_moves[1]));
+    scalar(w, "pathd_session_route_flips_total", "counter",
+           "Replans whose new route turned the agent away from its kept one (course.h's flips; "
+           "hysteresis keeps near-equal routes from flipping).",
+           (double)LOAD(mm->route_flips));
 
     /* Crowds. */
     scalar(w, "pathd_crowds", "gauge", "Crowds held (navmesh maps).", (double)g->crowds);
@@ -461,6 +503,14 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
            (double)g->stream_closes_idle);
     scalar(w, "pathd_stream_closes_session_gone_total", "counter",
            "Streams closed because their session ended.", (double)g->stream_closes_session_gone);
+    family(w, "pathd_stream_session_answers_total", "counter",
+           "Session answers sent on streams (a session's WebSocket and /v1/stream): full (with "
+           "the path), or unchanged (the plan did not change since the last answer on that "
+           "stream: no path sent).");
+    line(w, "pathd_stream_session_answers_total{kind=\"full\"} %llu\n",
+         LOAD(mm->stream_answers[0]));
+    line(w, "pathd_stream_session_answers_total{kind=\"unchanged\"} %llu\n",
+         LOAD(mm->stream_answers[1]));
 
     /* Memory. */
     family(w, "pathd_memory_bytes", "gauge",

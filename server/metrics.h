@@ -25,6 +25,7 @@
 #include "kind.h"
 #include "memory.h"
 #include "pool.h"
+#include "replan.h"
 #include "routes.h"
 #include "search.h"
 #include "status.h"
@@ -100,6 +101,13 @@ typedef struct pf_metrics {
     atomic_uint_fast64_t plans[PF_PLAN_COUNT][PF_OUTCOME_COUNT];
     pf_metrics_hist plan_time[PF_PLAN_COUNT];
     atomic_uint_fast64_t rebases_incremental, rebases_rebuilt;
+    /* Sessions' replanning (core/replan.h): each request's decision by
+     * reason; goal moves a replan handled, [0] incrementally, [1] by a
+     * fresh search; route flips; stream answers, [0] full, [1] unchanged. */
+    atomic_uint_fast64_t replan_reasons[PF_REPLAN_REASON_COUNT];
+    atomic_uint_fast64_t goal_moves[2];
+    atomic_uint_fast64_t route_flips;
+    atomic_uint_fast64_t stream_answers[2];
     atomic_uint_fast64_t ws_upgrades;
     atomic_uint_fast64_t ws_messages[2][PF_WS_MSG_COUNT]; /* [0] received, [1] sent */
     atomic_uint_fast64_t ws_bytes[2];
@@ -143,6 +151,16 @@ void pf_metrics_count_plan(pf_metrics *m, pf_metrics_plan kind, pf_status st, ui
 /* A session was brought to a newer map version: incrementally (with the
  * change log) or rebuilt. */
 void pf_metrics_count_rebase(pf_metrics *m, bool incremental);
+/* A session request's replanning decision (its reason: replan.h; the
+ * reasons that do not replan are the skipped ones). */
+void pf_metrics_count_replan(pf_metrics *m, pf_replan_reason why);
+/* A replan that followed a goal move: handled incrementally (the search
+ * kept) or by a fresh search. */
+void pf_metrics_count_goal_move(pf_metrics *m, bool incremental);
+/* A replan's new route was a flip (course.h). */
+void pf_metrics_count_route_flip(pf_metrics *m);
+/* A stream sent a session answer: in full, or short (unchanged plan). */
+void pf_metrics_count_stream_answer(pf_metrics *m, bool unchanged);
 /* A WebSocket upgrade's socket was handed to the stream hub. */
 void pf_metrics_count_ws_upgrade(pf_metrics *m);
 /* A WebSocket message (frame, for control frames) of `len` payload bytes

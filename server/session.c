@@ -2,11 +2,13 @@
  * table of live objects (live.h); the kinds' own are kind_<kind>_session.c. */
 #include "session.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "config.h"
 #include "live.h"
 
 struct pf_session {
@@ -273,6 +275,34 @@ static void recharge(pf_session *s) {
 
 pf_error pf_session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_session *s,
                         const pf_update_list *l, pf_jsonw *w) {
+    return pf_session_run_on(t, reg, m, s, l, 0, w);
+}
+
+void pf_session_policy(const pf_config *cfg, const pf_replan_policy *cur, const pf_replan_fields *f,
+                       pf_replan_policy *out) {
+    pf_replan_policy p;
+    memset(&p, 0, sizeof(p));
+    if (cur) {
+        p = *cur;
+    } else if (cfg) {
+        p.min_interval_ms = (uint32_t)cfg->session_replan_interval_ms;
+        p.min_steps = (uint32_t)cfg->session_replan_updates;
+        p.goal_threshold = (double)cfg->session_goal_threshold;
+        p.hysteresis = (double)cfg->session_hysteresis_pct / 100.0;
+    }
+    if (f) pf_replan_fields_apply(f, &p);
+    if (cfg && p.min_interval_ms < (uint64_t)cfg->session_min_replan_interval_ms)
+        p.min_interval_ms = (uint32_t)cfg->session_min_replan_interval_ms;
+    *out = p;
+}
+
+uint64_t pf_session_stream_id(void) {
+    static atomic_uint_fast64_t next = 1;
+    return (uint64_t)atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
+}
+
+pf_error pf_session_run_on(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_session *s,
+                           const pf_update_list *l, uint64_t stream, pf_jsonw *w) {
     pf_kind_session_run run;
     const char *how = "none";
     pf_error err;
@@ -291,6 +321,7 @@ pf_error pf_session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_sess
         run.record_bytes = sizeof(*s);
         run.rebase = how;
         run.metrics = m;
+        run.stream = stream;
         err = s->mv->kind->session_run(&run, s->state, l, w);
     }
     recharge(s);

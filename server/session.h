@@ -176,4 +176,27 @@ void pf_session_take_charge(pf_session *s, pf_mem *mem, size_t reserved);
 pf_error pf_session_run(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_session *s,
                         const pf_update_list *l, pf_jsonw *w);
 
+/* pf_session_run for an answer sent on stream `stream` (an id its stream
+ * keeps for its life, never 0, pf_session_stream_id): when this stream was
+ * the last sent the session's plan in full and the plan did not change
+ * since (no new route: only the agent moved along it), the answer is the
+ * short one (session_json.h's pf_session_write_short, "unchanged": true,
+ * no path). Counted in m (pathd_stream_session_answers_total). 0 is
+ * pf_session_run. */
+pf_error pf_session_run_on(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_session *s,
+                           const pf_update_list *l, uint64_t stream, pf_jsonw *w);
+
+struct pf_config;
+
+/* A session's replanning policy (core/replan.h) from cur (NULL: the
+ * server's defaults, cfg's --session-replan-interval-ms,
+ * --session-replan-updates, --session-goal-threshold,
+ * --session-hysteresis-pct; cfg NULL: all 0) with the members f sent (NULL:
+ * none), its interval raised to cfg's --session-min-replan-interval-ms. */
+void pf_session_policy(const struct pf_config *cfg, const pf_replan_policy *cur,
+                       const pf_replan_fields *f, pf_replan_policy *out);
+
+/* A new stream id, never 0, unique in the process (thread-safe). */
+uint64_t pf_session_stream_id(void);
+
 #endif

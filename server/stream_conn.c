@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "guard.h"
 #include "jsonw.h"
+#include "session.h"
 
 /* Bytes read from the socket at once, and chunks read per poll event before
  * the loop serves the other streams. */
@@ -486,6 +487,7 @@ bool pf__conn_init(pf_wsconn *c, pf_hub *h, const pf_stream_ops *ops, MHD_socket
     c->urh = urh;
     c->job.client = peer_key(sock);
     c->done.answered = pf__conn_answered;
+    c->stream_id = pf_session_stream_id();
     set_token(c, tok);
     pf_ws_decoder_init(&c->dec, h->d.ws_max_message);
     if (n) memcpy(c->in, extra, n);

@@ -111,6 +111,10 @@ struct pf_wsconn {
     pf_auth_id who;     /* the stream's token (set before the hub sees c) */
     pf_scope scope;     /* ... its scope then; PF_SCOPE_OPEN: none */
     uint64_t token_gen; /* the token file's reloads when the token last held */
+    /* Its id for the sessions it answers (session.h's pf_session_run_on:
+     * an answer whose route did not change since the last whole one this
+     * stream was sent is short). Set before the hub sees c, read only. */
+    uint64_t stream_id;
 };
 
 struct pf_hub {

@@ -163,8 +163,9 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
             pf_proto_write_error(&body, err, NULL, NULL);
             break;
         case PF_SESSION_OK:
-            err = pf_session_run(d->sessions, d->registry, d->metrics, s,
-                                 m->op == PF_MUX_UPDATE ? &m->update : NULL, &body);
+            err = pf_session_run_on(d->sessions, d->registry, d->metrics, s,
+                                    m->op == PF_MUX_UPDATE ? &m->update : NULL, q->c->stream_id,
+                                    &body);
             pf_sessions_release(d->sessions, s, pf_clock_now_ns());
             break;
         }
@@ -196,7 +197,8 @@ static void run_mux(void *arg, pf_search_ctx *ctx) {
             pf_proto_write_perror(&body, &pe);
         } else {
             snprintf(sid, sizeof(sid), "%s", pf_session_id(s));
-            err = pf_session_run(d->sessions, d->registry, d->metrics, s, NULL, &body);
+            err = pf_session_run_on(d->sessions, d->registry, d->metrics, s, NULL, q->c->stream_id,
+                                    &body);
             if (err) pf_sessions_kill(d->sessions, s); /* not answered 201: gone */
             pf_sessions_release(d->sessions, s, pf_clock_now_ns());
         }

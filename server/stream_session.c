@@ -32,7 +32,7 @@ static void run_update(void *arg, pf_search_ctx *ctx) {
     pf_jsonw w;
     (void)ctx;
     pf_jsonw_init(&w, 8192);
-    pf_session_run(d->sessions, d->registry, d->metrics, s->sess, &s->upd, &w);
+    pf_session_run_on(d->sessions, d->registry, d->metrics, s->sess, &s->upd, s->c.stream_id, &w);
     answer(s, &w);
 }
 

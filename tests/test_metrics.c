@@ -402,8 +402,9 @@ START_TEST(metrics_tell_the_story) {
         request(&s, "DELETE", "/v1/maps/big", NULL, 204);
     }
 
-    /* Sessions: the first plan, a read, a repair after an update, an
-     * incremental rebase after a PATCH, a rebuild past the change log. */
+    /* Sessions: the first plan, a read (nothing changed: answered from the
+     * kept route, no plan), a repair after an update, an incremental
+     * rebase after a PATCH, a rebuild past the change log. */
     {
         hc_resp r = it_req(&s, "POST", "/v1/maps/m/sessions", "application/json",
                            "{\"start\":[0,7],\"goal\":[11,7]}");
@@ -422,7 +423,16 @@ START_TEST(metrics_tell_the_story) {
     request(&s, "GET", url, NULL, 200);
     t = scrape(&s);
     ck_assert(sample(t, "pathd_session_plans_total{kind=\"initial\",outcome=\"found\"}") == 1);
-    ck_assert(sample(t, "pathd_session_plans_total{kind=\"unchanged\",outcome=\"found\"}") == 1);
+    ck_assert(sample(t, "pathd_session_plans_total{kind=\"unchanged\",outcome=\"found\"}") == 0);
+    ck_assert(sample(t, "pathd_session_replans_total{reason=\"initial\"}") == 1);
+    /* The private wall and the closed gate each replanned: the route ran
+     * through the cell, or the map under it changed. */
+    ck_assert(sample(t, "pathd_session_replans_total{reason=\"map_changed\"}") +
+                  sample(t, "pathd_session_replans_total{reason=\"blocked\"}") ==
+              2);
+    ck_assert(sample(t, "pathd_session_replans_skipped_total{reason=\"unchanged\"}") == 1);
+    ck_assert(sample(t, "pathd_session_goal_moves_total{how=\"incremental\"}") == 0);
+    ck_assert(sample(t, "pathd_stream_session_answers_total{kind=\"full\"}") == 0);
     ck_assert(sample(t, "pathd_session_plans_total{kind=\"repair\",outcome=\"found\"}") == 2);
     ck_assert(sample(t, "pathd_session_plan_duration_seconds_count{kind=\"repair\"}") == 2);
     ck_assert(sample(t, "pathd_session_rebases_total{how=\"incremental\"}") == 1);

@@ -14,17 +14,19 @@ START_TEST(replan_policy_check_names_the_field) {
         pf_replan_policy p;
         const char *field; /* NULL: accepted */
     } cases[] = {
-        {{0, 0, 0}, NULL},
-        {{PF_REPLAN_INTERVAL_MAX_MS, PF_REPLAN_THRESHOLD_MAX, PF_REPLAN_HYSTERESIS_MAX}, NULL},
-        {{PF_REPLAN_INTERVAL_MAX_MS + 1, 0, 0}, "min_interval_ms"},
-        {{0, -0.5, 0}, "goal_threshold"},
-        {{0, PF_REPLAN_THRESHOLD_MAX * 2, 0}, "goal_threshold"},
-        {{0, NAN, 0}, "goal_threshold"},
-        {{0, INFINITY, 0}, "goal_threshold"},
-        {{0, 0, -0.01}, "hysteresis"},
-        {{0, 0, 0.95}, "hysteresis"},
-        {{0, 0, NAN}, "hysteresis"},
-        {{7, 1, 1.0}, "hysteresis"},
+        {{0, 0, 0, 0}, NULL},
+        {{PF_REPLAN_INTERVAL_MAX_MS, PF_REPLAN_THRESHOLD_MAX, PF_REPLAN_HYSTERESIS_MAX, 0}, NULL},
+        {{PF_REPLAN_INTERVAL_MAX_MS + 1, 0, 0, 0}, "min_interval_ms"},
+        {{0, -0.5, 0, 0}, "goal_threshold"},
+        {{0, PF_REPLAN_THRESHOLD_MAX * 2, 0, 0}, "goal_threshold"},
+        {{0, NAN, 0, 0}, "goal_threshold"},
+        {{0, INFINITY, 0, 0}, "goal_threshold"},
+        {{0, 0, -0.01, 0}, "hysteresis"},
+        {{0, 0, 0.95, 0}, "hysteresis"},
+        {{0, 0, NAN, 0}, "hysteresis"},
+        {{7, 1, 1.0, 0}, "hysteresis"},
+        {{0, 0, 0, PF_REPLAN_STEPS_MAX}, NULL},
+        {{0, 0, 0, PF_REPLAN_STEPS_MAX + 1}, "min_steps"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const char *field = "unset";
@@ -54,8 +56,8 @@ typedef struct situation {
 } situation;
 
 START_TEST(replan_decides_by_table) {
-    const pf_replan_policy every = {0, 0, 0}, timer = {500, 0, 0}, thr = {0, 3, 0},
-                           both = {500, 3, 0.2};
+    const pf_replan_policy every = {0, 0, 0, 0}, timer = {500, 0, 0, 0}, thr = {0, 3, 0, 0},
+                           both = {500, 3, 0.2, 0};
     const situation cases[] = {
         {"first step", every, -1, {0, 0}, {0, {1, 1, 0}, true, 0, 0, 0, 0}, PF_REPLAN_INITIAL},
         {"no route", timer, 0, {0, 0}, {10, {0, 0, 0}, false, 0, 0, 0, 0}, PF_REPLAN_INITIAL},
@@ -158,7 +160,7 @@ END_TEST
 
 /* A map change the interval held back is remembered until a replan. */
 START_TEST(replan_map_change_waits_for_the_interval) {
-    const pf_replan_policy p = {100, 5, 0};
+    const pf_replan_policy p = {100, 5, 0, 0};
     const double g[3] = {0, 0, 0};
     pf_replan r;
     pf_replan_input in = {0, {0, 0, 0}, true, false, false, false, false};
@@ -176,7 +178,7 @@ START_TEST(replan_map_change_waits_for_the_interval) {
     in.now_ms = 300;
     ck_assert_int_eq(pf_replan_decide(&r, &in), PF_REPLAN_UNCHANGED);
     /* A policy change keeps the last replan: the interval counts from it. */
-    const pf_replan_policy slow = {1000, 0, 0};
+    const pf_replan_policy slow = {1000, 0, 0, 0};
     pf_replan_set_policy(&r, &slow);
     in.goal[0] = 1;
     in.now_ms = 1099;
@@ -198,10 +200,12 @@ START_TEST(replan_random_steps_follow_the_rules) {
     uint64_t st = tu_seed("replan_random_steps_follow_the_rules", 0x9e91a4);
     uint64_t seen[PF_REPLAN_REASON_COUNT] = {0};
     for (int run = 0; run < 300; run++) {
-        pf_replan_policy p = {tu_below(&st, 4) * 50, tu_below(&st, 4) * 1.5, 0};
+        /* A third of the runs count steps instead of (or besides) time. */
+        pf_replan_policy p = {tu_below(&st, 4) * 50, tu_below(&st, 4) * 1.5, 0,
+                              tu_below(&st, 3) == 0 ? (uint32_t)tu_below(&st, 6) : 0};
         pf_replan r;
         bool planned = false, changed = false;
-        uint64_t now = 0, last = 0;
+        uint64_t now = 0, last = 0, steps = 0;
         double gx = 0, gy = 0, lx = 0, ly = 0;
         pf_replan_init(&r, &p);
         for (int step = 0; step < 100; step++) {
@@ -221,6 +225,7 @@ START_TEST(replan_random_steps_follow_the_rules) {
             in.at_end = in.has_route && tu_below(&st, 25) == 0;
             in.map_changed = tu_below(&st, 10) == 0;
             changed = changed || in.map_changed;
+            steps++; /* steps since the last replan, this one included */
             /* The rules, in order. */
             pf_replan_reason want;
             double moved = hypot(gx - lx, gy - ly);
@@ -234,7 +239,7 @@ START_TEST(replan_random_steps_follow_the_rules) {
                 want = PF_REPLAN_ROUTE_END;
             else if (moved <= p.goal_threshold && !changed)
                 want = moved > 0 ? PF_REPLAN_THRESHOLD : PF_REPLAN_UNCHANGED;
-            else if (now - last < p.min_interval_ms)
+            else if (now - last < p.min_interval_ms || steps < p.min_steps)
                 want = PF_REPLAN_INTERVAL;
             else
                 want = moved > p.goal_threshold ? PF_REPLAN_GOAL_MOVED : PF_REPLAN_MAP_CHANGED;
@@ -249,6 +254,7 @@ START_TEST(replan_random_steps_follow_the_rules) {
                 planned = true;
                 changed = false;
                 last = now;
+                steps = 0;
                 lx = gx;
                 ly = gy;
             }

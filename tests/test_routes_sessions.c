@@ -2,6 +2,7 @@
  * delete, JSON and NDJSON updates, private changes, map PATCHes, rejected updates, expiry, quotas,
  * maps deleted or replaced). */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -743,6 +744,376 @@ START_TEST(routes_sessions_agent_size) {
 }
 END_TEST
 
+/* Moving targets (issue 29): a chase over HTTP. An agent follows the path
+ * each answer gives it (one step a frame, now and then a jump anywhere)
+ * after a goal that random-walks; every frame is one update {position,
+ * goal}. Under each policy the test restates the replanning rules
+ * (ReplanPolicy in proto/openapi.yaml) on its own record of the route it
+ * was last given and the goal it was planned to, and checks every answer:
+ * the reason and whether it replanned; an answer that did not replan
+ * searched nothing (expanded 0) and is the kept route from the agent on;
+ * one that did is optimal (tests/testutil.c's reference Dijkstra). It
+ * counts replans and expansions and holds /metrics to the same counts.
+ * Counted, never timed: the interval here is min_updates (frames). */
+
+#define CHASE_W 40
+#define CHASE_H 30
+#define CHASE_FRAMES 150
+
+typedef struct chase_policy {
+    const char *name, *json; /* the create's "replan" member */
+    double threshold;
+    int min_updates;
+    double hysteresis;
+} chase_policy;
+
+typedef struct chase_counts {
+    int replans, skipped, by_reason[9], goal_moves, kept;
+    double expanded;
+} chase_counts;
+
+static const char *const chase_reasons[9] = {"initial",   "blocked",    "off_route",
+                                             "route_end", "goal_moved", "map_changed",
+                                             "unchanged", "interval",   "threshold"};
+
+static int reason_index(const char *name) {
+    for (int i = 0; i < 9; i++)
+        if (strcmp(name, chase_reasons[i]) == 0) return i;
+    ck_abort_msg("unknown replan reason '%s'", name);
+    return -1;
+}
+
+/* The route as the test keeps it: the cells of the last answer that
+ * replanned, from where the agent was then to its end. */
+typedef struct chase_route {
+    pf_point c[CHASE_W * CHASE_H];
+    int n;
+} chase_route;
+
+static int route_index(const chase_route *r, pf_point p) {
+    for (int i = 0; i < r->n; i++)
+        if (r->c[i].x == p.x && r->c[i].y == p.y) return i;
+    return -1;
+}
+
+/* What walking r costs on g: each cell entered times the step's length. */
+static double route_cost(const pf_grid *g, const chase_route *r) {
+    double c = 0;
+    for (int i = 1; i < r->n; i++)
+        c += pf_grid_cost(g, r->c[i]) *
+             (r->c[i].x != r->c[i - 1].x && r->c[i].y != r->c[i - 1].y ? 1.4142135623730951 : 1.0);
+    return c;
+}
+
+static void read_path(const cJSON *j, chase_route *r) {
+    const cJSON *path = it_get(j, "path"), *pt;
+    r->n = 0;
+    cJSON_ArrayForEach(pt, path) {
+        r->c[r->n].x = (int32_t)cJSON_GetArrayItem(pt, 0)->valueint;
+        r->c[r->n].y = (int32_t)cJSON_GetArrayItem(pt, 1)->valueint;
+        r->n++;
+    }
+}
+
+static void chase_one(const hc_server *s, const pf_grid *g, const chase_policy *pol, uint64_t *rng,
+                      chase_counts *cnt) {
+    static chase_route route, got; /* 10 KiB each: off the stack */
+    pf_point agent, goal, planned = {-1, -1};
+    bool have_route = false;
+    int steps = 0;
+    route.n = got.n = 0;
+    char url[160], extra[160], body[160], upd[240];
+    cJSON *j;
+    ck_assert(tu_random_walkable(rng, g, &agent));
+    ck_assert(tu_random_walkable(rng, g, &goal));
+    snprintf(extra, sizeof(extra), ",\"replan\":%s", pol->json);
+    j = it_session_create(s, "chase", agent.x, agent.y, goal.x, goal.y, extra, url, sizeof(url));
+    snprintf(upd, sizeof(upd), "%s/updates", url);
+    (void)body;
+    for (int frame = 0;; frame++) {
+        /* The answer to check: the create's (frame 0) or the update's. */
+        const char *want;
+        int k;
+        bool replans;
+        if (frame == 0) {
+            want = "initial";
+        } else {
+            double d = hypot(goal.x - planned.x, goal.y - planned.y);
+            int at = have_route ? route_index(&route, agent) : -1;
+            steps++;
+            if (!have_route)
+                want = "initial";
+            else if (at < 0)
+                want = "off_route";
+            else if (at == route.n - 1 && (goal.x != route.c[at].x || goal.y != route.c[at].y))
+                want = "route_end";
+            else if (d <= pol->threshold)
+                want = d > 0 ? "threshold" : "unchanged";
+            else if (steps < pol->min_updates)
+                want = "interval";
+            else
+                want = "goal_moved";
+        }
+        k = reason_index(want);
+        replans = k <= 5;
+        ck_assert_msg(strcmp(it_str(j, "replan.reason"), want) == 0,
+                      "%s frame %d: reason %s, rules say %s", pol->name, frame,
+                      it_str(j, "replan.reason"), want);
+        ck_assert_int_eq(it_truth(j, "replan.replanned"), replans);
+        ck_assert_double_eq(it_num(j, "replan.policy.goal_threshold"), pol->threshold);
+        ck_assert_int_eq((int)it_num(j, "replan.policy.min_updates"), pol->min_updates);
+        cnt->by_reason[k]++;
+        cnt->expanded += it_num(j, "stats.expanded");
+        read_path(j, &got);
+        if (replans) {
+            double ref = tu_reference_cost(g, agent, goal);
+            cnt->replans++;
+            if (frame > 0 && have_route && (goal.x != planned.x || goal.y != planned.y))
+                cnt->goal_moves++;
+            ck_assert_int_eq(it_truth(j, "found"), ref >= 0);
+            if (ref >= 0) {
+                double c = it_num(j, "cost");
+                /* Optimal; with hysteresis, within 1/(1 - h) of it. The
+                 * answer's cost is its path's either way. */
+                if (pol->hysteresis == 0)
+                    ck_assert_msg(fabs(c - ref) <= 1e-6 * (1 + ref),
+                                  "%s frame %d: cost %.9f, reference %.9f", pol->name, frame, c,
+                                  ref);
+                else
+                    ck_assert_msg(c >= ref - 1e-6 * (1 + ref) &&
+                                      c <= ref / (1 - pol->hysteresis) + 1e-6 * (1 + ref),
+                                  "%s frame %d: cost %.9f, reference %.9f", pol->name, frame, c,
+                                  ref);
+                if (strcmp(it_str(j, "replan.route"), "kept") == 0) cnt->kept++;
+                ck_assert(got.n >= 1 && got.c[0].x == agent.x && got.c[0].y == agent.y);
+                ck_assert_msg(fabs(route_cost(g, &got) - c) <= 1e-6 * (1 + c),
+                              "%s frame %d: cost %.9f, its path's %.9f", pol->name, frame, c,
+                              route_cost(g, &got));
+                ck_assert(got.c[got.n - 1].x == goal.x && got.c[got.n - 1].y == goal.y);
+            }
+            route = got;
+            have_route = ref >= 0;
+            planned = goal;
+            steps = 0;
+        } else {
+            /* No search: the kept route from the agent on. */
+            int at = route_index(&route, agent);
+            cnt->skipped++;
+            ck_assert_int_eq((int)it_num(j, "stats.expanded"), 0);
+            ck_assert(it_truth(j, "found") && at >= 0);
+            ck_assert_int_eq(got.n, route.n - at);
+            for (int i = 0; i < got.n; i++)
+                ck_assert(got.c[i].x == route.c[at + i].x && got.c[i].y == route.c[at + i].y);
+        }
+        cJSON_Delete(j);
+        if (frame == CHASE_FRAMES) break;
+        /* The next frame: the target walks, the agent steps along its path
+         * (or, one frame in 25, jumps anywhere). */
+        if (tu_below(rng, 2)) {
+            for (int t = 0; t < 8; t++) {
+                pf_point q = {goal.x + (int32_t)tu_below(rng, 3) - 1,
+                              goal.y + (int32_t)tu_below(rng, 3) - 1};
+                if (pf_grid_in_bounds(g, q) && pf_grid_cost(g, q) > 0) {
+                    goal = q;
+                    break;
+                }
+            }
+        }
+        if (tu_below(rng, 25) == 0)
+            ck_assert(tu_random_walkable(rng, g, &agent));
+        else if (got.n > 1)
+            agent = got.c[1];
+        snprintf(body, sizeof(body), "{\"position\":[%d,%d],\"goal\":[%d,%d]}", agent.x, agent.y,
+                 goal.x, goal.y);
+        j = it_session_update(s, url, "application/json", body, 200);
+    }
+}
+
+START_TEST(routes_sessions_chase_policies) {
+    static const chase_policy pols[] = {
+        {"every update", "{}", 0, 0, 0},
+        {"every 10 updates", "{\"min_updates\":10}", 0, 10, 0},
+        {"threshold 3", "{\"goal_threshold\":3}", 3, 0, 0},
+        {"threshold 2, every 4", "{\"goal_threshold\":2,\"min_updates\":4}", 2, 4, 0},
+        {"every update, hysteresis 0.3", "{\"hysteresis\":0.3}", 0, 0, 0.3},
+    };
+    enum { NPOL = sizeof(pols) / sizeof(pols[0]) };
+    uint64_t rng = tu_seed("routes_sessions_chase_policies", 0xc4a5e29);
+    hc_server s = it_start(ARGS("--workers", "2"));
+    char rows[CHASE_H][CHASE_W + 1], json[CHASE_H * (CHASE_W + 4) + 64], *p = json;
+    const char *rp[CHASE_H];
+    chase_counts cnt[NPOL], all;
+    char *t;
+    pf_grid *g;
+    memset(cnt, 0, sizeof(cnt));
+    memset(&all, 0, sizeof(all));
+    /* A random map, one cell in six a wall, as JSON rows and as the
+     * reference's grid. */
+    p += sprintf(p, "{\"rows\":[");
+    for (int y = 0; y < CHASE_H; y++) {
+        for (int x = 0; x < CHASE_W; x++) rows[y][x] = tu_below(&rng, 6) == 0 ? '#' : '.';
+        rows[y][CHASE_W] = '\0';
+        rp[y] = rows[y];
+        p += sprintf(p, "%s\"%s\"", y ? "," : "", rows[y]);
+    }
+    sprintf(p, "]}");
+    g = tu_grid_from_ascii(rp, CHASE_H, 8);
+    it_put_map(&s, "chase", "application/json", json, 201);
+    for (int i = 0; i < NPOL; i++) {
+        chase_one(&s, g, &pols[i], &rng, &cnt[i]);
+        all.replans += cnt[i].replans;
+        all.skipped += cnt[i].skipped;
+        all.goal_moves += cnt[i].goal_moves;
+        all.expanded += cnt[i].expanded;
+        for (int k = 0; k < 9; k++) all.by_reason[k] += cnt[i].by_reason[k];
+        fprintf(stderr, "chase %-30s replans %3d skipped %3d expanded %8.0f kept %d\n",
+                pols[i].name, cnt[i].replans, cnt[i].skipped, cnt[i].expanded, cnt[i].kept);
+    }
+    /* Each policy did what it is for: fewer replans than every update. */
+    for (int i = 1; i < 4; i++)
+        ck_assert_msg(cnt[i].replans < cnt[0].replans, "%s: %d replans, every update %d",
+                      pols[i].name, cnt[i].replans, cnt[0].replans);
+    ck_assert_int_gt(cnt[1].by_reason[7], 0); /* interval */
+    ck_assert_int_gt(cnt[2].by_reason[8], 0); /* threshold */
+    ck_assert_int_gt(all.by_reason[2], 0);    /* off_route (the jumps) */
+    ck_assert_int_gt(all.by_reason[4], 0);    /* goal_moved */
+    /* /metrics counted what the answers said. */
+    {
+        hc_resp r = it_req(&s, "GET", "/metrics", NULL, NULL);
+        ck_assert_int_eq(r.status, 200);
+        t = strdup(r.body);
+        hc_free(&r);
+    }
+    for (int k = 0; k < 9; k++) {
+        char series[96];
+        const char *line;
+        snprintf(series, sizeof(series), "pathd_session_replans%s_total{reason=\"%s\"} ",
+                 k <= 5 ? "" : "_skipped", chase_reasons[k]);
+        line = strstr(t, series);
+        ck_assert_msg(line, "no %s", series);
+        ck_assert_msg(strtod(line + strlen(series), NULL) == all.by_reason[k], "%s%s, counted %d",
+                      series, line + strlen(series), all.by_reason[k]);
+    }
+    {
+        const char *inc = strstr(t, "pathd_session_goal_moves_total{how=\"incremental\"} "),
+                   *fresh = strstr(t, "pathd_session_goal_moves_total{how=\"fresh\"} "),
+                   *exp = strstr(t, "pathd_expanded_total{algorithm=\"dstar\"} ");
+        double ni, nf;
+        ck_assert(inc && fresh && exp);
+        ni = strtod(strchr(inc, '}') + 2, NULL);
+        nf = strtod(strchr(fresh, '}') + 2, NULL);
+        ck_assert_double_eq(ni + nf, all.goal_moves);
+        ck_assert_double_gt(ni, nf); /* the search kept on most goal moves */
+        ck_assert_double_eq(strtod(strchr(exp, '}') + 2, NULL), all.expanded);
+    }
+    free(t);
+    pf_grid_destroy(g);
+    it_stop(&s);
+}
+END_TEST
+
+/* The policy's fields: each bad value named, nothing changed by a refused
+ * update; an update changes the policy from that request on. */
+START_TEST(routes_sessions_replan_policy_fields) {
+    static const struct {
+        const char *member, *field;
+    } bad[] = {
+        {"\"replan\":{\"goal_threshold\":-1}", "replan.goal_threshold"},
+        {"\"replan\":{\"goal_threshold\":1e9}", "replan.goal_threshold"},
+        {"\"replan\":{\"hysteresis\":0.95}", "replan.hysteresis"},
+        {"\"replan\":{\"min_interval_ms\":3600001}", "replan.min_interval_ms"},
+        {"\"replan\":{\"min_updates\":-2}", "replan.min_updates"},
+        {"\"replan\":{\"min_updates\":1.5}", "replan.min_updates"},
+        {"\"replan\":{\"often\":true}", "replan.often"},
+        {"\"replan\":[1]", "replan"},
+    };
+    hc_server s = it_start(ARGS("--workers", "2", "--session-goal-threshold", "2",
+                                "--session-min-replan-interval-ms", "3600000"));
+    char url[160], upd[200], body[200], *before;
+    cJSON *j;
+    it_put_door_map(&s, "d");
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        hc_resp r;
+        snprintf(body, sizeof(body), "{\"start\":[0,3],\"goal\":[9,3],%s}", bad[i].member);
+        r = it_req(&s, "POST", "/v1/maps/d/sessions", "application/json", body);
+        ck_assert_msg(r.status == 422 || r.status == 400, "%s: %d", bad[i].member, r.status);
+        it_expect_error(&r, r.status, r.status == 422 ? "invalid_value" : "invalid_request",
+                        bad[i].field);
+        hc_free(&r);
+    }
+    /* The server's defaults, and its floor on the interval: an hour, so
+     * that no replan here but the forced ones is allowed, whatever the
+     * clock says between two requests. */
+    j = it_session_create(&s, "d", 0, 3, 9, 3, NULL, url, sizeof(url));
+    ck_assert_double_eq(it_num(j, "replan.policy.goal_threshold"), 2);
+    ck_assert_int_eq((int)it_num(j, "replan.policy.min_interval_ms"), 3600000);
+    ck_assert_str_eq(it_str(j, "replan.reason"), "initial");
+    cJSON_Delete(j);
+    snprintf(upd, sizeof(upd), "%s/updates", url);
+    before = state_of(&s, url);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        hc_resp r;
+        snprintf(body, sizeof(body), "{\"goal\":[9,2],%s}", bad[i].member);
+        r = it_req(&s, "POST", upd, "application/json", body);
+        ck_assert_msg(r.status == 422 || r.status == 400, "%s: %d", bad[i].member, r.status);
+        hc_free(&r);
+        {
+            char *now = state_of(&s, url);
+            ck_assert_str_eq(now, before);
+            free(now);
+        }
+    }
+    free(before);
+    /* A goal move of one cell: within the threshold, the kept route. */
+    j = it_session_update(&s, url, "application/json", "{\"goal\":[9,2]}", 200);
+    ck_assert_str_eq(it_str(j, "replan.reason"), "threshold");
+    ck_assert(!it_truth(j, "replan.replanned"));
+    ck_assert_int_eq((int)it_num(j, "stats.expanded"), 0);
+    it_path_ends(j, 0, 3, 9, 3);
+    cJSON_Delete(j);
+    /* The policy changed by an update, that update already under it: any
+     * goal move asks for a replan now, and the interval holds it back (the
+     * floor wins over the 0 asked for). */
+    j = it_session_update(&s, url, "application/json",
+                          "{\"goal\":[9,1],\"replan\":{\"goal_threshold\":0,"
+                          "\"min_interval_ms\":0}}",
+                          200);
+    ck_assert_str_eq(it_str(j, "replan.reason"), "interval");
+    ck_assert(!it_truth(j, "replan.replanned"));
+    ck_assert_double_eq(it_num(j, "replan.policy.goal_threshold"), 0);
+    ck_assert_int_eq((int)it_num(j, "replan.policy.min_interval_ms"), 3600000);
+    it_path_ends(j, 0, 3, 9, 3);
+    cJSON_Delete(j);
+    /* The session's own wall across its route: blocked, replanned whatever
+     * the policy, to the goal as it is now. */
+    j = it_session_update(&s, url, "application/json",
+                          "{\"replan\":{\"min_updates\":1000},\"cells\":[{\"x\":4,\"y\":3,"
+                          "\"blocked\":true}]}",
+                          200);
+    ck_assert_str_eq(it_str(j, "replan.reason"), "blocked");
+    ck_assert(it_truth(j, "replan.replanned"));
+    ck_assert_int_eq((int)it_num(j, "replan.policy.min_updates"), 1000);
+    /* The gate was the only way (the hatch is shut): the route is lost. */
+    ck_assert(!it_truth(j, "found"));
+    ck_assert_str_eq(it_str(j, "replan.route"), "lost");
+    cJSON_Delete(j);
+    /* The session opens the hatch: no route to follow, so it replans at
+     * once (initial), the interval notwithstanding. */
+    j = it_session_update(&s, url, "application/json",
+                          "{\"doors\":[{\"id\":\"hatch\",\"open\":true}]}", 200);
+    ck_assert_str_eq(it_str(j, "replan.reason"), "initial");
+    ck_assert(it_truth(j, "found") && it_path_has(j, 4, 0));
+    it_path_ends(j, 0, 3, 9, 1);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "limits.session_goal_threshold"), 2);
+    ck_assert_int_eq((int)it_num(j, "limits.session_min_replan_interval_ms"), 3600000);
+    ck_assert_int_eq((int)it_num(j, "limits.session_replan_updates"), 0);
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_sessions) {
     Suite *s = suite_create("routes_sessions");
     TCase *tc = tcase_create("routes_sessions");
@@ -759,6 +1130,8 @@ TU_SUITE(routes_sessions) {
     tcase_add_test(tc, routes_sessions_navmesh_corridor);
     tcase_add_test(tc, routes_sessions_list_pages);
     tcase_add_test(tc, routes_sessions_agent_size);
+    tcase_add_test(tc, routes_sessions_chase_policies);
+    tcase_add_test(tc, routes_sessions_replan_policy_fields);
     suite_add_tcase(s, tc);
     return s;
 }

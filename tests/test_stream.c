@@ -5,6 +5,7 @@
  * plain HTTP its connections. */
 #include <check.h>
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -1081,6 +1082,383 @@ START_TEST(stream_outlives_connection_deadlines) {
 }
 END_TEST
 
+/* Streams push only what changed (issue 29). The client keeps the last
+ * whole answer's path; a short answer ({"unchanged":true}, no path) means
+ * that path from "position" on. */
+
+typedef struct kept_path {
+    int x[1024], y[1024], n;
+} kept_path;
+
+static void keep_path(const cJSON *body, kept_path *k) {
+    const cJSON *pt;
+    k->n = 0;
+    cJSON_ArrayForEach(pt, it_get(body, "path")) {
+        ck_assert_int_lt(k->n, 1024);
+        k->x[k->n] = cJSON_GetArrayItem(pt, 0)->valueint;
+        k->y[k->n] = cJSON_GetArrayItem(pt, 1)->valueint;
+        k->n++;
+    }
+}
+
+/* The length of k from the cell equal to (x, y) on (the cost on a map of
+ * unit costs); -1 when (x, y) is not on it. */
+static double kept_cost_from(const kept_path *k, int x, int y) {
+    double c = 0;
+    int at = -1;
+    for (int i = 0; i < k->n && at < 0; i++)
+        if (k->x[i] == x && k->y[i] == y) at = i;
+    if (at < 0) return -1;
+    for (int i = at + 1; i < k->n; i++)
+        c += (k->x[i] != k->x[i - 1] && k->y[i] != k->y[i - 1]) ? 1.4142135623730951 : 1.0;
+    return c;
+}
+
+static double scrape_value(const hc_server *s, const char *series) {
+    hc_resp r = it_req(s, "GET", "/metrics", NULL, NULL);
+    const char *line;
+    double v;
+    ck_assert_int_eq(r.status, 200);
+    line = strstr(r.body, series);
+    ck_assert_msg(line != NULL, "no %s", series);
+    v = strtod(line + strlen(series), NULL);
+    hc_free(&r);
+    return v;
+}
+
+/* The multiplexed stream: whole answers for a create, a new route, and the
+ * first answer on another stream; short ones while the agent walks its
+ * route, and for a get with nothing changed. HTTP answers stay whole. */
+START_TEST(stream_mux_pushes_only_changes) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    int status, fd, fd2, whole = 0, shortn = 0;
+    char msg[512], *sid, url[160], *text = it_open_map_text(30, 9);
+    kept_path k;
+    cJSON *j;
+    it_put_map(&s, "o", "text/x-movingai-map", text, 201);
+    free(text);
+    fd = wsc_connect(s.port, "/v1/stream", &status, NULL, 0);
+    ck_assert(fd >= 0);
+    send_text(fd, "{\"op\":\"create\",\"map\":\"o\",\"tag\":\"c\",\"create\":{\"start\":[0,0],"
+                  "\"goal\":[3,8]}}");
+    j = recv_tag(fd, "c");
+    ck_assert_int_eq((int)it_num(j, "status"), 201);
+    ck_assert(!it_get(j, "body.unchanged"));
+    keep_path(it_get(j, "body"), &k);
+    ck_assert_int_gt(k.n, 20); /* round the wall, through the gap at the right */
+    whole++;
+    sid = strdup(it_str(j, "session"));
+    cJSON_Delete(j);
+    snprintf(url, sizeof(url), "/v1/maps/o/sessions/%s", sid);
+    /* The agent walks its route: short answers, the cost of the rest. */
+    for (int i = 1; i < 8; i++) {
+        snprintf(msg, sizeof(msg),
+                 "{\"map\":\"o\",\"session\":\"%s\",\"tag\":\"w\",\"update\":{\"position\":[%d,"
+                 "%d]}}",
+                 sid, k.x[i], k.y[i]);
+        send_text(fd, msg);
+        j = recv_tag(fd, "w");
+        ck_assert_int_eq((int)it_num(j, "status"), 200);
+        ck_assert_msg(it_truth(j, "body.unchanged"), "step %d: whole answer", i);
+        ck_assert_ptr_null(it_get(j, "body.path"));
+        ck_assert_int_eq((int)it_num(j, "body.stats.expanded"), 0);
+        ck_assert_str_eq(it_str(j, "body.replan.reason"), "unchanged");
+        ck_assert_double_eq_tol(it_num(j, "body.cost"), kept_cost_from(&k, k.x[i], k.y[i]), 1e-9);
+        shortn++;
+        cJSON_Delete(j);
+    }
+    /* A get with nothing changed: short. */
+    snprintf(msg, sizeof(msg), "{\"op\":\"get\",\"map\":\"o\",\"session\":\"%s\",\"tag\":\"g\"}",
+             sid);
+    send_text(fd, msg);
+    j = recv_tag(fd, "g");
+    ck_assert(it_truth(j, "body.unchanged"));
+    shortn++;
+    cJSON_Delete(j);
+    /* Over HTTP: whole, always, and it does not disturb the stream's. */
+    j = it_call(&s, "GET", url, NULL, NULL, 200);
+    ck_assert(!it_get(j, "unchanged") && it_get(j, "path"));
+    cJSON_Delete(j);
+    send_text(fd, msg);
+    j = recv_tag(fd, "g");
+    ck_assert(it_truth(j, "body.unchanged"));
+    shortn++;
+    cJSON_Delete(j);
+    /* The goal moves: a replan, a new route, a whole answer. */
+    snprintf(msg, sizeof(msg),
+             "{\"map\":\"o\",\"session\":\"%s\",\"tag\":\"m\",\"update\":{\"goal\":[1,8]}}", sid);
+    send_text(fd, msg);
+    j = recv_tag(fd, "m");
+    ck_assert(!it_get(j, "body.unchanged"));
+    ck_assert(it_truth(j, "body.replan.replanned"));
+    ck_assert_str_eq(it_str(j, "body.replan.reason"), "goal_moved");
+    keep_path(it_get(j, "body"), &k);
+    ck_assert(k.x[k.n - 1] == 1 && k.y[k.n - 1] == 8);
+    whole++;
+    cJSON_Delete(j);
+    /* The agent steps on: short. */
+    snprintf(msg, sizeof(msg),
+             "{\"map\":\"o\",\"session\":\"%s\",\"tag\":\"s\",\"update\":{\"position\":[%d,%d]}}",
+             sid, k.x[1], k.y[1]);
+    send_text(fd, msg);
+    j = recv_tag(fd, "s");
+    ck_assert(it_truth(j, "body.unchanged"));
+    shortn++;
+    cJSON_Delete(j);
+    /* Another stream's first answer is whole; then this one's is again
+     * (from the agent at k[1]). */
+    fd2 = wsc_connect(s.port, "/v1/stream", &status, NULL, 0);
+    ck_assert(fd2 >= 0);
+    send_text(fd2, msg);
+    j = recv_tag(fd2, "s");
+    ck_assert(!it_get(j, "body.unchanged") && it_get(j, "body.path"));
+    ck_assert_str_eq(it_str(j, "body.replan.reason"), "unchanged");
+    whole++;
+    cJSON_Delete(j);
+    send_text(fd, msg);
+    j = recv_tag(fd, "s");
+    ck_assert(!it_get(j, "body.unchanged") && it_get(j, "body.path"));
+    whole++;
+    cJSON_Delete(j);
+    /* The agent steps back along its route, before what this stream was
+     * last sent: whole, without a search. */
+    snprintf(msg, sizeof(msg),
+             "{\"map\":\"o\",\"session\":\"%s\",\"tag\":\"b\",\"update\":{\"position\":[%d,%d]}}",
+             sid, k.x[0], k.y[0]);
+    send_text(fd, msg);
+    j = recv_tag(fd, "b");
+    ck_assert(!it_get(j, "body.unchanged") && it_get(j, "body.path"));
+    ck_assert_int_eq((int)it_num(j, "body.stats.expanded"), 0);
+    ck_assert_int_eq((int)it_num(j, "body.path.0.0"), k.x[0]);
+    whole++;
+    cJSON_Delete(j);
+    wsc_close(fd);
+    wsc_close(fd2);
+    ck_assert_double_eq(scrape_value(&s, "pathd_stream_session_answers_total{kind=\"unchanged\"} "),
+                        shortn);
+    ck_assert_double_eq(scrape_value(&s, "pathd_stream_session_answers_total{kind=\"full\"} "),
+                        whole);
+    free(sid);
+    it_stop(&s);
+}
+END_TEST
+
+/* A chase on a session's own WebSocket under a goal threshold: the target
+ * random-walks, the agent follows what it was sent. Every short answer
+ * is the kept path from the agent on (its cost is that path's), and a
+ * whole answer comes exactly when the route changed; fewer paths are
+ * pushed than answers sent. Counted, not timed. */
+START_TEST(stream_session_chase_pushes_changes) {
+    uint64_t rng = tu_seed("stream_session_chase_pushes_changes", 0x5ea29b);
+    hc_server s = it_start(ARGS("--workers", "2"));
+    char url[160], msg[200], *text = it_open_map_text(40, 21);
+    int fd, whole = 1, shortn = 0, ax = 0, ay = 0, gx = 39, gy = 20;
+    kept_path k;
+    cJSON *j;
+    it_put_map(&s, "o", "text/x-movingai-map", text, 201);
+    free(text);
+    {
+        hc_resp r = it_req(&s, "POST", "/v1/maps/o/sessions", "application/json",
+                           "{\"start\":[0,0],\"goal\":[39,20],\"replan\":{\"goal_threshold\":4}}");
+        ck_assert_int_eq(r.status, 201);
+        ck_assert_ptr_nonnull(hc_header(&r, "Location", url, sizeof(url)));
+        j = it_json(&r);
+        keep_path(j, &k);
+        cJSON_Delete(j);
+        hc_free(&r);
+    }
+    fd = open_stream(&s, url);
+    for (int frame = 0; frame < 120; frame++) {
+        if (tu_below(&rng, 2)) {
+            int nx = gx + (int)tu_below(&rng, 3) - 1, ny = gy + (int)tu_below(&rng, 3) - 1;
+            if (nx >= 0 && nx < 40 && ny >= 0 && ny < 21 && !(ny == 10 && nx < 38))
+                gx = nx, gy = ny;
+        }
+        for (int i = 0; i + 1 < k.n; i++)
+            if (k.x[i] == ax && k.y[i] == ay) {
+                ax = k.x[i + 1], ay = k.y[i + 1];
+                break;
+            }
+        snprintf(msg, sizeof(msg), "{\"position\":[%d,%d],\"goal\":[%d,%d]}", ax, ay, gx, gy);
+        send_text(fd, msg);
+        j = recv_one(fd);
+        ck_assert_msg(!it_get(j, "error"), "frame %d: %s", frame, it_str(j, "error.message"));
+        if (it_get(j, "unchanged")) {
+            /* The kept path from the agent on: it has not changed. */
+            double c = kept_cost_from(&k, ax, ay);
+            ck_assert_msg(c >= 0, "frame %d: (%d,%d) not on the kept path", frame, ax, ay);
+            ck_assert_double_eq_tol(it_num(j, "cost"), c, 1e-9);
+            ck_assert_int_eq((int)it_num(j, "stats.expanded"), 0);
+            shortn++;
+        } else {
+            kept_path n;
+            double c;
+            keep_path(j, &n);
+            c = kept_cost_from(&k, ax, ay);
+            /* Whole only when the route changed: not the kept one's rest. */
+            ck_assert(n.n >= 1 && n.x[0] == ax && n.y[0] == ay);
+            if (c >= 0 && frame > 0) { /* a stream's first answer is whole */
+                int at = 0;
+                bool same = true;
+                while (k.x[at] != ax || k.y[at] != ay) at++;
+                if (n.n != k.n - at) same = false;
+                for (int i = 0; same && i < n.n; i++)
+                    same = n.x[i] == k.x[at + i] && n.y[i] == k.y[at + i];
+                ck_assert_msg(!same, "frame %d: the same route sent whole", frame);
+            }
+            k = n;
+            whole++;
+        }
+        cJSON_Delete(j);
+    }
+    wsc_close(fd);
+    fprintf(stderr, "session stream chase: %d whole, %d short\n", whole, shortn);
+    ck_assert_int_gt(shortn, whole);
+    ck_assert_double_eq(scrape_value(&s, "pathd_stream_session_answers_total{kind=\"unchanged\"} "),
+                        shortn);
+    it_stop(&s);
+}
+END_TEST
+
+/* A navmesh corridor on its stream: moving along the straight path keeps
+ * its corners (short answer); a new goal plans anew (whole). */
+START_TEST(stream_navmesh_pushes_changes) {
+    hc_server s = it_start(NULL);
+    char url[200];
+    int fd;
+    cJSON *j;
+    it_put_nav_open(&s, "n", 20, 8);
+    {
+        hc_resp r = it_req(&s, "POST", "/v1/maps/n/sessions", "application/json",
+                           "{\"start\":[1.5,0,1.5],\"goal\":[18.5,0,6.5]}");
+        ck_assert_int_eq(r.status, 201);
+        ck_assert_ptr_nonnull(hc_header(&r, "Location", url, sizeof(url)));
+        hc_free(&r);
+    }
+    fd = open_stream(&s, url);
+    send_text(fd, "{\"position\":[3.2,0,2.0]}");
+    j = recv_one(fd);
+    ck_assert(!it_get(j, "unchanged") && it_get(j, "path")); /* the stream's first */
+    cJSON_Delete(j);
+    send_text(fd, "{\"position\":[5.0,0,2.5]}");
+    j = recv_one(fd);
+    ck_assert_msg(it_truth(j, "unchanged"), "whole: %s", cJSON_PrintUnformatted(j));
+    ck_assert_int_eq((int)it_num(j, "stats.expanded"), 0);
+    ck_assert_double_eq_tol(it_num(j, "position.0"), 5.0, 1e-4);
+    cJSON_Delete(j);
+    send_text(fd, "{\"goal\":[17.5,0,1.5]}");
+    j = recv_one(fd);
+    ck_assert(!it_get(j, "unchanged") && it_get(j, "path"));
+    ck_assert_str_eq(it_str(j, "replan.reason"), "goal_moved");
+    ck_assert(it_truth(j, "replan.replanned"));
+    cJSON_Delete(j);
+    /* Under a threshold of 2, a goal move of 1: no search, the corridor
+     * still leads to the goal planned to. */
+    send_text(fd, "{\"goal\":[16.5,0,1.5],\"replan\":{\"goal_threshold\":2}}");
+    j = recv_one(fd);
+    ck_assert_str_eq(it_str(j, "replan.reason"), "threshold");
+    ck_assert(!it_truth(j, "replan.replanned"));
+    ck_assert_int_eq((int)it_num(j, "stats.expanded"), 0);
+    cJSON_Delete(j);
+    wsc_close(fd);
+    it_stop(&s);
+}
+END_TEST
+
+/* The corners after the first of a navmesh answer's path: whether b's are
+ * the last ones of a's (the contract of a short answer). */
+static bool corners_suffix(const cJSON *a, const cJSON *b) {
+    int na = cJSON_GetArraySize(it_get(a, "path")), nb = cJSON_GetArraySize(it_get(b, "path"));
+    if (nb < 1 || na < 1 || nb > na) return false;
+    for (int i = 1; i < nb; i++)
+        for (int c = 0; c < 3; c++) {
+            double va = cJSON_GetArrayItem(cJSON_GetArrayItem(it_get(a, "path"), na - nb + i), c)
+                            ->valuedouble,
+                   vb =
+                       cJSON_GetArrayItem(cJSON_GetArrayItem(it_get(b, "path"), i), c)->valuedouble;
+            if (fabs(va - vb) > 1e-3) return false;
+        }
+    return true;
+}
+
+/* A corridor round a wall: the agent walks towards its path's next corner
+ * in small steps, round the wall's end; then, on a second stream (whose
+ * first answer is whole, sent from there), back the way it came. Every
+ * short answer must hold the contract: the session's path read over HTTP
+ * right after has the last whole answer's corners. Walking back brings the
+ * wall's corner into view again, a corner the second stream was never
+ * sent: a whole answer without a replan. */
+START_TEST(stream_navmesh_corners_change) {
+    hc_server s = it_start(NULL);
+    char url[200], msg[160], *text = it_open_map_text(16, 9), *env = it_nav_envelope(text, NULL);
+    int fd, shortn = 0, moved_whole = 0, n = 0;
+    double ax = 1.5, az = 1.5, trail[2][40];
+    cJSON *last = NULL, *guide = NULL, *j;
+    it_put_map(&s, "w", "application/json", env, 201);
+    free(env);
+    free(text);
+    {
+        hc_resp r = it_req(&s, "POST", "/v1/maps/w/sessions", "application/json",
+                           "{\"start\":[1.5,0,1.5],\"goal\":[1.5,0,7.5]}");
+        ck_assert_int_eq(r.status, 201);
+        ck_assert_ptr_nonnull(hc_header(&r, "Location", url, sizeof(url)));
+        guide = it_json(&r);
+        hc_free(&r);
+    }
+    fd = open_stream(&s, url);
+    for (int step = 0; step < 60; step++) {
+        if (step < 30) {
+            double tx = it_num(guide, "path.1.0"), tz = it_num(guide, "path.1.2");
+            double dx = tx - ax, dz = tz - az, d = sqrt(dx * dx + dz * dz);
+            if (cJSON_GetArraySize(it_get(guide, "path")) < 2) break;
+            if (d > 0.6)
+                ax += 0.6 * dx / d, az += 0.6 * dz / d;
+            else
+                ax = tx, az = tz;
+            trail[0][n] = ax, trail[1][n++] = az;
+        } else {
+            if (step == 30) { /* another stream: its first answer is whole */
+                wsc_close(fd);
+                fd = open_stream(&s, url);
+                cJSON_Delete(last);
+                last = NULL;
+            }
+            if (n == 0) break;
+            n--;
+            ax = trail[0][n], az = trail[1][n];
+        }
+        snprintf(msg, sizeof(msg), "{\"position\":[%.4f,0,%.4f]}", ax, az);
+        send_text(fd, msg);
+        j = recv_one(fd);
+        ck_assert_msg(!it_get(j, "error"), "step %d: %s", step, it_str(j, "error.message"));
+        if (it_get(j, "unchanged")) {
+            cJSON *now = it_call(&s, "GET", url, NULL, NULL, 200);
+            ck_assert_ptr_nonnull(last);
+            ck_assert_msg(corners_suffix(last, now), "step %d: short, but the corners changed",
+                          step);
+            cJSON_Delete(guide);
+            guide = now;
+            cJSON_Delete(j);
+            shortn++;
+        } else {
+            if (last && !it_truth(j, "replan.replanned")) moved_whole++;
+            cJSON_Delete(last);
+            cJSON_Delete(guide);
+            last = j;
+            guide = cJSON_Duplicate(j, true);
+        }
+    }
+    cJSON_Delete(last);
+    cJSON_Delete(guide);
+    wsc_close(fd);
+    fprintf(stderr, "navmesh corridor stream: %d short, %d whole without a replan\n", shortn,
+            moved_whole);
+    ck_assert_int_gt(shortn, 10);
+    ck_assert_int_gt(moved_whole, 0);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(stream) {
     Suite *s = suite_create("stream");
     TCase *tc = tcase_create("stream");
@@ -1102,6 +1480,10 @@ TU_SUITE(stream) {
     tcase_add_test(tc, stream_limit_below_connections_at_start);
     tcase_add_test(tc, stream_outlives_connection_deadlines);
     tcase_add_test(tc, stream_mux_state_counts_as_streams);
+    tcase_add_test(tc, stream_mux_pushes_only_changes);
+    tcase_add_test(tc, stream_session_chase_pushes_changes);
+    tcase_add_test(tc, stream_navmesh_pushes_changes);
+    tcase_add_test(tc, stream_navmesh_corners_change);
     suite_add_tcase(s, tc);
     return s;
 }

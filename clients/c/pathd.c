@@ -1151,6 +1151,18 @@ static pathd_status read_session(const jnode *o, pathd_session *s, pathd_error *
     s->updates = stat_u(stats, "updates");
     s->memory_bytes = stat_u(stats, "memory_bytes");
     copy_str(s->rebase, sizeof(s->rebase), stats, "rebase");
+    {
+        const jnode *rp = jget(o, "replan");
+        bool b = false;
+        if (rp) {
+            copy_str(s->replan_reason, sizeof(s->replan_reason), rp, "reason");
+            if (jbool(rp, "replanned", &b)) s->replanned = b;
+        }
+        if (jbool(o, "unchanged", &b) && b) {
+            s->unchanged = true; /* a stream's short answer: no path */
+            return PATHD_OK;
+        }
+    }
     st = jpoints(jget(o, "path"), &s->points, &s->npoints);
     if (st == PATHD_ERR_NOMEM) return fail(err, st, "out of memory");
     if (st) return fail(err, st, "a session answer whose 'path' is not a list of points");

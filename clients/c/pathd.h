@@ -313,6 +313,12 @@ typedef struct pathd_session {
     long ttl_s;
     uint64_t expanded, time_us, updates, memory_bytes;
     char rebase[16]; /* "none", "incremental", "rebuilt" */
+    /* A stream's short answer: the session's route did not change since
+     * the last whole answer on this stream, so no path was sent (points
+     * NULL): it is that answer's from `position` on. Never on HTTP. */
+    bool unchanged;
+    char replan_reason[16]; /* why it replanned or did not: "goal_moved", "threshold", ... */
+    bool replanned;         /* a search ran (false: the kept route, expanded 0) */
 } pathd_session;
 void pathd_session_free(pathd_session *s); /* frees points; the struct may be reused */
 

@@ -496,6 +496,19 @@ static void test_stream(void) {
         CHECK(a.found && a.updates == 1, "many cells");
         pathd_session_free(&a);
     }
+    /* The agent where it was: the route has not changed since the last
+     * whole answer on this stream, so the answer is the short one. */
+    memset(&up, 0, sizeof(up));
+    up.position = &pos;
+    st = pathd_stream_send(ws, &up, &e);
+    CHECK_OK(st, e);
+    st = pathd_stream_recv(ws, &a, &e);
+    CHECK_OK(st, e);
+    CHECK(a.unchanged && a.npoints == 0 && a.found && !a.replanned && a.expanded == 0 &&
+              strcmp(a.replan_reason, "unchanged") == 0,
+          "short stream answer: unchanged %d, %zu points, reason %s", a.unchanged, a.npoints,
+          a.replan_reason);
+    pathd_session_free(&a);
     pathd_stream_close(ws);
     /* A refused handshake is a typed error too. */
     st = pathd_stream_open(c, "doors", "0123456789abcdef0123456789abcdef", &ws, &e);

@@ -242,6 +242,12 @@ namespace Pathd
         public long MapVersion, TtlS;
         public long Expanded, TimeUs, Updates, MemoryBytes;
         public string Rebase;        // "none", "incremental", "rebuilt"
+        // A stream's short answer: the route did not change since the last
+        // whole answer on this stream; Path is empty (it is that answer's
+        // from Position on). Never on HTTP.
+        public bool Unchanged;
+        public string ReplanReason;  // why it replanned or did not ("goal_moved", "threshold", ...)
+        public bool Replanned;       // a search ran (false: the kept route, Expanded 0)
     }
 
     // ---- the client ----
@@ -844,14 +850,19 @@ namespace Pathd
                 if (o == null || !(o.Get("session_id") is string) || !(o.Get("found") is bool))
                     throw new PathdProtocolException("a session answer without its fields");
                 var stats = Json.Obj(o.Get("stats"), null) ?? new Json.Object();
+                var replan = Json.Obj(o.Get("replan"), null) ?? new Json.Object();
+                bool unchanged = o.Get("unchanged") is bool && (bool)o.Get("unchanged");
                 return new SessionAnswer
                 {
+                    Unchanged = unchanged,
+                    ReplanReason = replan.Get("reason") as string,
+                    Replanned = replan.Get("replanned") is bool && (bool)replan.Get("replanned"),
                     SessionId = (string)o.Get("session_id"),
                     MapId = o.Get("map_id") as string,
                     Found = (bool)o.Get("found"),
                     Cost = o.Get("cost") is double ? (double)o.Get("cost") : 0,
                     Reason = o.Get("reason") as string,
-                    Path = Pts(o.Get("path"), "path"),
+                    Path = unchanged ? new List<Point>() : Pts(o.Get("path"), "path"),
                     Position = Pt(o.Get("position"), "position"),
                     Goal = Pt(o.Get("goal"), "goal"),
                     MapVersion = Long(o, "map_version"),

@@ -196,6 +196,8 @@ export interface SessionRequest {
     start: Point;
     goal: Point;
     ttl_s?: number;
+    /** The session's replanning policy; members not sent take the server's defaults. */
+    replan?: ReplanPolicy;
 }
 
 export interface Update {
@@ -203,6 +205,16 @@ export interface Update {
     goal?: Point;
     cells?: CellChange[];
     doors?: DoorSwitch[];
+    /** A new replanning policy from this update on (members not sent are kept). */
+    replan?: ReplanPolicy;
+}
+
+/** When a session plans again (proto/openapi.yaml's ReplanPolicy). */
+export interface ReplanPolicy {
+    min_interval_ms?: number;
+    min_updates?: number;
+    goal_threshold?: number;
+    hysteresis?: number;
 }
 
 export interface SessionAnswer {
@@ -211,10 +223,21 @@ export interface SessionAnswer {
     found: boolean;
     cost?: number;
     reason?: 'unreachable' | 'blocked';
+    /** Absent in a stream's short answer (`unchanged`): the last whole answer's path from `position` on. */
     path: Point[];
     position: Point;
     goal: Point;
     algorithm: 'dstar';
+    /** A stream's short answer: the route did not change since the last whole answer on this stream (no path sent). */
+    unchanged?: true;
+    /** Why this request replanned or did not, and the session's replanning policy. */
+    replan?: {
+        reason: 'initial' | 'blocked' | 'off_route' | 'route_end' | 'goal_moved' | 'map_changed' | 'unchanged' | 'interval' | 'threshold';
+        replanned: boolean;
+        route: 'none' | 'new' | 'same' | 'updated' | 'switched' | 'kept' | 'lost';
+        flip: boolean;
+        policy: ReplanPolicy;
+    };
     map_version: number;
     ttl_s: number;
     stats: {
