@@ -83,8 +83,8 @@ size_t pf_nav_query_memory(const pf_nav_query *q) {
                    next_pow2((unsigned)(n / 4 ? n / 4 : 1)) * sizeof(dtNodeIndex) +
                    n * sizeof(dtNodeIndex) + 64 * (sizeof(dtNode) + 2 * sizeof(dtNodeIndex)) +
                    n * sizeof(dtNode *);
-    bytes +=
-        n * sizeof(dtPolyRef) + (size_t)q->max_points * (3 * sizeof(float) + 1 + sizeof(dtPolyRef));
+    bytes += 2 * n * sizeof(dtPolyRef) +
+             (size_t)q->max_points * (3 * sizeof(float) + 1 + sizeof(dtPolyRef));
     return bytes + poly_scratch_memory(q->poly);
 }
 

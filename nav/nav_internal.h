@@ -359,6 +359,7 @@ struct pf_nav_query {
     const dtNavMesh *bound;
     uint32_t max_nodes;
     dtPolyRef *polys;
+    dtPolyRef *polys2; /* a second corridor, when polyanya's is checked against Detour's */
     float *points;
     unsigned char *flags;
     dtPolyRef *point_refs;
@@ -368,12 +369,12 @@ struct pf_nav_query {
 
 namespace pfnav {
 /* Polyanya from spos in sref to gpos in gref: an optimal corridor in
- * path[0..*npath). DT_FAILURE with DT_PARTIAL_RESULT when the goal is not
- * reachable, DT_OUT_OF_NODES when q's node budget ran out, DT_INVALID_PARAM
- * when the world is too large for it (nm->base->exact false). */
+ * path[0..*npath), *best the ground-plane length it measured for it. DT_FAILURE with
+ * DT_PARTIAL_RESULT when the goal is not reachable, DT_OUT_OF_NODES when q's node budget ran out,
+ * DT_INVALID_PARAM when the world is too large for it (nm->base->exact false). */
 dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyRef gref,
                   const float *spos, const float *gpos, dtPolyRef *path, int *npath, int max_path,
-                  uint32_t *expanded);
+                  uint32_t *expanded, double *best);
 
 /* query.cpp, for corridors */
 /* Binds q's Detour query to nm's mesh (again only when it changed). */
