@@ -21,6 +21,7 @@
  *   corridor.cpp     path corridors that follow a moving agent
  *   crowd.cpp        DetourCrowd behind pf_nav_crowd
  *   polyanya.cpp     the exact corridor search
+ *   components.cpp   connected components of a version (unreachable in O(1))
  *   navexport.cpp    a version's tiles read in place (navexport.h, GET /mesh)
  */
 #ifndef PF_NAV_INTERNAL_H
@@ -217,6 +218,14 @@ dtStatus sync_nav(dtNavMesh *dst, const dtNavMesh *src);
 /* The root's TileState. */
 TileState version_tile_state(const pf_navmesh *root);
 
+/* components.cpp */
+/* The connected components of every view of the version; false on ENOMEM. */
+bool version_components(pf_navmesh *root);
+void components_free(pf_navmesh *v);
+/* The component of polygon ref (UINT32_MAX: refused by the filter, or no
+ * components). */
+uint32_t component_of(const pf_navmesh *v, dtPolyRef ref);
+
 /* memory.cpp: counts tiles, polygons, vertices and bytes of every view of
  * the version (and its total). */
 void version_count(pf_navmesh *root);
@@ -352,6 +361,12 @@ struct pf_navmesh {
     size_t mesh_bytes;  /* this view's Detour mesh */
     size_t total_bytes; /* root: every view's mesh, the lists, the shared build data */
     mutable void *view; /* polyanya's view of the mesh, built on first use (atomic) */
+    /* Connected components (components.cpp), made with the version:
+     * comp[comp_first[tile slot] + polygon index], UINT32_MAX for a
+     * polygon the filter refuses. */
+    uint32_t *comp_first;
+    uint32_t *comp;
+    uint32_t ncomp;
 };
 
 struct pf_nav_query {

@@ -144,6 +144,20 @@ pf_status find_polys(pf_nav_query *q, const pf_navmesh *nm, const float start[3]
     }
     out->start_moved = dtVdist(start, out->start);
     out->goal_moved = dtVdist(goal, out->goal);
+    /* Start and goal in different connected components of this version:
+     * unreachable, known without a search (components.cpp). The answer is
+     * partial at the start, nothing expanded. */
+    const uint32_t cs = component_of(nm, sref), cg = component_of(nm, gref);
+    if (cs != cg) {
+        out->partial = true;
+        out->inexact = "the goal is in another connected component of the mesh: answered without "
+                       "a search, the path is the start alone";
+        dtVcopy(out->goal, out->start);
+        q->polys[0] = sref;
+        out->polygons = 1;
+        *npolys = 1;
+        return PF_OK;
+    }
     int n = 0;
     dtStatus ds = DT_FAILURE;
     if (algo == PF_NAV_POLYANYA && nm->root->nlinks_on) {

@@ -919,6 +919,166 @@ START_TEST(navlevels_polyanya_shortest_on_ground_plane) {
 }
 END_TEST
 
+/* What the reachability check saw over one level. */
+typedef struct reach_tally {
+    int pairs, apart, one_way, reached, wrong, searched;
+} reach_tally;
+
+/* npairs random pairs of the reference's mesh, with both algorithms: a
+ * path is partial exactly when the reference's flood fill does not reach
+ * the goal's polygon from the start's (links the way they go), and when the
+ * flood taking links both ways does not either (another component), the
+ * answer comes without a search: nothing expanded, the path the start
+ * alone. Counted, asserted by the caller. */
+static void check_reach_pairs(const pf_navmesh *nm, detourref *r, uint64_t *st, int npairs,
+                              reach_tally *t) {
+    static const float ext[3] = {2, 4, 2};
+    pf_nav_query *q = NULL;
+    ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
+    for (int i = 0; i < npairs; i++) {
+        float a[3], b[3];
+        ck_assert(detourref_random_point(r, st, a));
+        ck_assert(detourref_random_point(r, st, b));
+        bool reach = false, joined = false;
+        if (!detourref_flood(r, a, b, ext, &reach, &joined)) continue;
+        for (int algo = 0; algo < 2; algo++) {
+            pf_nav_path p;
+            const char *which = NULL;
+            if (pf_nav_find_path(q, nm, a, b, ext, (pf_nav_algorithm)algo, &p, &which) != PF_OK)
+                continue;
+            t->pairs++;
+            t->apart += !joined;
+            t->one_way += joined && !reach;
+            t->reached += reach;
+            if (p.partial == reach) t->wrong++;
+            if (!joined && (p.expanded != 0 || p.npoints != 1)) t->searched++;
+        }
+    }
+    pf_nav_query_destroy(q);
+}
+
+/* Unreachable in O(1): on nav_test (islands), the building and the ledges
+ * (one-way drops and jumps, a pit with no way out), pairs in different
+ * components are answered with nothing expanded, and every answer's
+ * reachability is the reference flood fill's. */
+START_TEST(navlevels_unreachable_without_search) {
+    const char *dir = mesh_dir();
+    if (!dir) TU_SKIP_UNLESS_CI("no ../shared/benchmarks/meshes (PATHD_MESH_DIR)");
+    uint64_t st = tu_seed("navlevels_unreachable_without_search", 3);
+    for (int k = 0; k < 3; k++) {
+        level L;
+        memset(&L, 0, sizeof L);
+        if (k == 0) {
+            char path[1100];
+            snprintf(path, sizeof path, "%s/nav_test.obj", dir);
+            ck_assert(load_obj(path, &L));
+        } else if (k == 1) {
+            gen_building(&L, 100);
+        } else {
+            gen_ledges(&L, 102);
+        }
+        detourref_settings s = detourref_demo_settings();
+        s.tile_size = 32;
+        detourref *r = build_ref(&L, &s);
+        pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, NULL);
+        reach_tally t;
+        memset(&t, 0, sizeof t);
+        check_reach_pairs(nm, r, &st, 1000, &t);
+        fprintf(stderr,
+                "navlevels reach %s: %d answers, %d reached, %d in another component (answered "
+                "with nothing expanded but %d), %d one way only; %d reachability mismatches\n",
+                L.name, t.pairs, t.reached, t.apart, t.searched, t.one_way, t.wrong);
+        ck_assert_int_eq(t.wrong, 0);
+        ck_assert_int_eq(t.searched, 0);
+        ck_assert_int_gt(t.reached, 100);
+        if (k == 0) ck_assert_int_gt(t.apart, 200);
+        pf_navmesh_release(nm);
+        detourref_free(r);
+        level_free(&L);
+    }
+}
+END_TEST
+
+/* The components follow each version: on the ledges, disabling the two
+ * links into the first room cuts it off (answered with nothing expanded),
+ * enabling them again joins it; on the building, a box across the bridge
+ * cuts the far platform off, removing it joins it again. */
+START_TEST(navlevels_components_follow_changes) {
+    static const float ext[3] = {2, 4, 2};
+    pf_nav_query *q = NULL;
+    ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
+    for (int k = 0; k < 2; k++) {
+        level L;
+        memset(&L, 0, sizeof L);
+        if (k == 0)
+            gen_ledges(&L, 102);
+        else
+            gen_building(&L, 100);
+        detourref_settings s = detourref_demo_settings();
+        s.tile_size = 32;
+        pf_navmesh *v0 = build_pathd(&L, &s, NULL, 0, NULL);
+        /* ledges: room 0 to room 3; building: far platform to tower top */
+        const float a[3] = {k ? 8.0f : 2.0f, k ? 8.0f : 0.0f, k ? 7.0f : 7.0f};
+        const float b[3] = {k ? 33.0f : 15.0f, k ? 8.0f : 6.5f, k ? 7.0f : 15.0f};
+        pf_nav_change ch;
+        memset(&ch, 0, sizeof ch);
+        pf_nav_link_change off[2] = {{"drop", false}, {"ladder1", false}},
+                           on[2] = {{"drop", true}, {"ladder1", true}};
+        pf_nav_obstacle box;
+        memset(&box, 0, sizeof box);
+        snprintf(box.id, sizeof box.id, "wall");
+        box.shape = PF_NAV_BOX;
+        const float bmin[3] = {19, 7, 4}, bmax[3] = {21, 10, 9};
+        memcpy(box.bmin, bmin, sizeof bmin);
+        memcpy(box.bmax, bmax, sizeof bmax);
+        const char *rm[1] = {"wall"};
+        if (k == 0) {
+            ch.link_states = off;
+            ch.nlink_states = 2;
+        } else {
+            ch.put = &box;
+            ch.nput = 1;
+        }
+        pf_nav_error err;
+        pf_navmesh *v1 = NULL, *v2 = NULL;
+        ck_assert_msg(pf_nav_apply(v0, &ch, NULL, NULL, &v1, &err) == PF_OK, "%s: %s", err.field,
+                      err.message);
+        memset(&ch, 0, sizeof ch);
+        if (k == 0) {
+            ch.link_states = on;
+            ch.nlink_states = 2;
+        } else {
+            ch.remove = rm;
+            ch.nremove = 1;
+        }
+        ck_assert_msg(pf_nav_apply(v1, &ch, NULL, NULL, &v2, &err) == PF_OK, "%s: %s", err.field,
+                      err.message);
+        const pf_navmesh *vs[3] = {v0, v1, v2};
+        for (int v = 0; v < 3; v++)
+            for (int algo = 0; algo < 2; algo++) {
+                pf_nav_path p;
+                const char *which = NULL;
+                ck_assert_int_eq(
+                    pf_nav_find_path(q, vs[v], a, b, ext, (pf_nav_algorithm)algo, &p, &which),
+                    PF_OK);
+                ck_assert_msg(p.partial == (v == 1), "%s version %d algo %d: partial %d", L.name, v,
+                              algo, p.partial);
+                if (v == 1) {
+                    ck_assert_uint_eq(p.expanded, 0);
+                    ck_assert_uint_eq(p.npoints, 1);
+                } else {
+                    ck_assert_uint_gt(p.expanded, 0);
+                }
+            }
+        pf_navmesh_release(v2);
+        pf_navmesh_release(v1);
+        pf_navmesh_release(v0);
+        level_free(&L);
+    }
+    pf_nav_query_destroy(q);
+}
+END_TEST
+
 TU_SUITE(navlevels) {
     Suite *s = suite_create("navlevels");
     TCase *tc = tcase_create("core");
@@ -934,5 +1094,11 @@ TU_SUITE(navlevels) {
     tcase_set_timeout(tp, 600);
     tcase_add_test(tp, navlevels_polyanya_shortest_on_ground_plane);
     suite_add_tcase(s, tp);
+    /* Reachability and components (CK_RUN_CASE=reach). */
+    TCase *tr = tcase_create("reach");
+    tcase_set_timeout(tr, 600);
+    tcase_add_test(tr, navlevels_unreachable_without_search);
+    tcase_add_test(tr, navlevels_components_follow_changes);
+    suite_add_tcase(s, tr);
     return s;
 }
