@@ -432,6 +432,12 @@ static void check_pair(const level *L, const detourref_settings *s, const pf_nav
     }
 }
 
+/* Two random points of the reference's mesh. */
+static void random_pair(detourref *r, uint64_t *st, float a[3], float b[3]) {
+    ck_assert(detourref_random_point(r, st, a));
+    ck_assert(detourref_random_point(r, st, b));
+}
+
 /* Random pairs from the reference mesh: its random points, put on the
  * test's ground. */
 static void check_random_pairs(const level *L, const detourref_settings *s, const pf_navmesh *nm,
@@ -440,8 +446,7 @@ static void check_random_pairs(const level *L, const detourref_settings *s, cons
     ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
     for (int i = 0; i < npairs; i++) {
         float a[3], b[3];
-        ck_assert(detourref_random_point(r, st, a));
-        ck_assert(detourref_random_point(r, st, b));
+        random_pair(r, st, a, b);
         check_pair(L, s, nm, q, r, a, b, what, t);
     }
     pf_nav_query_destroy(q);
@@ -483,8 +488,7 @@ static void check_plane_pairs(const pf_navmesh *nm, detourref *r, uint64_t *st, 
     ck_assert_ptr_nonnull(pts);
     for (int i = 0; i < npairs; i++) {
         float a[3], b[3];
-        ck_assert(detourref_random_point(r, st, a));
-        ck_assert(detourref_random_point(r, st, b));
+        random_pair(r, st, a, b);
         bool reached = false;
         int n = 0, links = 0;
         double len3 = 0;
@@ -937,8 +941,7 @@ static void check_reach_pairs(const pf_navmesh *nm, detourref *r, uint64_t *st, 
     ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
     for (int i = 0; i < npairs; i++) {
         float a[3], b[3];
-        ck_assert(detourref_random_point(r, st, a));
-        ck_assert(detourref_random_point(r, st, b));
+        random_pair(r, st, a, b);
         bool reach = false, joined = false;
         if (!detourref_flood(r, a, b, ext, &reach, &joined)) continue;
         for (int algo = 0; algo < 2; algo++) {
