@@ -471,32 +471,38 @@ bool detourref_flood(detourref *r, const float s[3], const float e[3], const flo
         if (t && t->header && t->header->polyCount > per_tile) per_tile = t->header->polyCount;
     }
     const int n = nav->getMaxTiles() * per_tile;
-    /* Every link as an edge (a, b), then CSR adjacency one way and both. */
-    int nedges = 0, cap = 1024;
-    int *ea = (int *)malloc((size_t)cap * sizeof(int)),
-        *eb = (int *)malloc((size_t)cap * sizeof(int));
-    for (int i = 0; ea && eb && i < nav->getMaxTiles(); i++) {
-        const dtMeshTile *t = nav->getTile(i);
-        if (!t || !t->header) continue;
-        const dtPolyRef base = nav->getPolyRefBase(t);
-        for (int k = 0; k < t->header->polyCount; k++) {
-            const dtPolyRef ref = base | (dtPolyRef)k;
-            if (!passes(&r->filter, &t->polys[k])) continue;
-            for (unsigned int l = t->polys[k].firstLink; l != DT_NULL_LINK; l = t->links[l].next) {
-                const dtPolyRef nb = t->links[l].ref;
-                const dtMeshTile *nt = nullptr;
-                const dtPoly *np = nullptr;
-                if (!nb || dtStatusFailed(nav->getTileAndPolyByRef(nb, &nt, &np)) ||
-                    !passes(&r->filter, np))
-                    continue;
-                if (nedges == cap) {
-                    cap *= 2;
-                    ea = (int *)realloc(ea, (size_t)cap * sizeof(int));
-                    eb = (int *)realloc(eb, (size_t)cap * sizeof(int));
-                    if (!ea || !eb) break;
+    /* Every link between polygons the filter lets in as an edge (a, b):
+     * counted, then stored; then CSR adjacency one way and both. */
+    int nedges = 0;
+    int *ea = nullptr, *eb = nullptr;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            ea = (int *)malloc((size_t)(nedges + 1) * sizeof(int));
+            eb = (int *)malloc((size_t)(nedges + 1) * sizeof(int));
+            if (!ea || !eb) break;
+            nedges = 0;
+        }
+        for (int i = 0; i < nav->getMaxTiles(); i++) {
+            const dtMeshTile *t = nav->getTile(i);
+            if (!t || !t->header) continue;
+            const dtPolyRef base = nav->getPolyRefBase(t);
+            for (int k = 0; k < t->header->polyCount; k++) {
+                const dtPolyRef ref = base | (dtPolyRef)k;
+                if (!passes(&r->filter, &t->polys[k])) continue;
+                for (unsigned int l = t->polys[k].firstLink; l != DT_NULL_LINK;
+                     l = t->links[l].next) {
+                    const dtPolyRef nb = t->links[l].ref;
+                    const dtMeshTile *nt = nullptr;
+                    const dtPoly *np = nullptr;
+                    if (!nb || dtStatusFailed(nav->getTileAndPolyByRef(nb, &nt, &np)) ||
+                        !passes(&r->filter, np))
+                        continue;
+                    if (pass == 1) {
+                        ea[nedges] = flood_index(nav, ref, per_tile);
+                        eb[nedges] = flood_index(nav, nb, per_tile);
+                    }
+                    nedges++;
                 }
-                ea[nedges] = flood_index(nav, ref, per_tile);
-                eb[nedges++] = flood_index(nav, nb, per_tile);
             }
         }
     }
