@@ -33,7 +33,9 @@ void count_view(pf_navmesh *v) {
     }
     /* A ring point: 12 bytes of position, 4 of neighbour, 1 of corner
      * flag; a polygon: its ref, first and only (12) plus a tile start. */
-    v->mesh_bytes = bytes + ring * 17 + (size_t)nav->getMaxTiles() * 4 + sizeof(pf_navmesh);
+    /* + the connected components: 4 bytes a polygon and a tile slot. */
+    v->mesh_bytes = bytes + ring * 17 + (size_t)nav->getMaxTiles() * 4 + sizeof(pf_navmesh) +
+                    ((size_t)v->polys + (size_t)nav->getMaxTiles()) * sizeof(uint32_t);
 }
 
 } /* namespace */
@@ -83,8 +85,8 @@ size_t pf_nav_query_memory(const pf_nav_query *q) {
                    next_pow2((unsigned)(n / 4 ? n / 4 : 1)) * sizeof(dtNodeIndex) +
                    n * sizeof(dtNodeIndex) + 64 * (sizeof(dtNode) + 2 * sizeof(dtNodeIndex)) +
                    n * sizeof(dtNode *);
-    bytes +=
-        n * sizeof(dtPolyRef) + (size_t)q->max_points * (3 * sizeof(float) + 1 + sizeof(dtPolyRef));
+    bytes += 2 * n * sizeof(dtPolyRef) +
+             (size_t)q->max_points * (3 * sizeof(float) + 1 + sizeof(dtPolyRef));
     return bytes + poly_scratch_memory(q->poly);
 }
 

@@ -21,6 +21,7 @@
  *   corridor.cpp     path corridors that follow a moving agent
  *   crowd.cpp        DetourCrowd behind pf_nav_crowd
  *   polyanya.cpp     the exact corridor search
+ *   components.cpp   connected components of a version (unreachable in O(1))
  *   navexport.cpp    a version's tiles read in place (navexport.h, GET /mesh)
  */
 #ifndef PF_NAV_INTERNAL_H
@@ -217,6 +218,14 @@ dtStatus sync_nav(dtNavMesh *dst, const dtNavMesh *src);
 /* The root's TileState. */
 TileState version_tile_state(const pf_navmesh *root);
 
+/* components.cpp */
+/* The connected components of every view of the version; false on ENOMEM. */
+bool version_components(pf_navmesh *root);
+void components_free(pf_navmesh *v);
+/* The component of polygon ref (UINT32_MAX: refused by the filter, or no
+ * components). */
+uint32_t component_of(const pf_navmesh *v, dtPolyRef ref);
+
 /* memory.cpp: counts tiles, polygons, vertices and bytes of every view of
  * the version (and its total). */
 void version_count(pf_navmesh *root);
@@ -352,6 +361,12 @@ struct pf_navmesh {
     size_t mesh_bytes;  /* this view's Detour mesh */
     size_t total_bytes; /* root: every view's mesh, the lists, the shared build data */
     mutable void *view; /* polyanya's view of the mesh, built on first use (atomic) */
+    /* Connected components (components.cpp), made with the version:
+     * comp[comp_first[tile slot] + polygon index], UINT32_MAX for a
+     * polygon the filter refuses. */
+    uint32_t *comp_first;
+    uint32_t *comp;
+    uint32_t ncomp;
 };
 
 struct pf_nav_query {
@@ -359,6 +374,7 @@ struct pf_nav_query {
     const dtNavMesh *bound;
     uint32_t max_nodes;
     dtPolyRef *polys;
+    dtPolyRef *polys2; /* a second corridor, when polyanya's is checked against Detour's */
     float *points;
     unsigned char *flags;
     dtPolyRef *point_refs;
@@ -368,12 +384,12 @@ struct pf_nav_query {
 
 namespace pfnav {
 /* Polyanya from spos in sref to gpos in gref: an optimal corridor in
- * path[0..*npath). DT_FAILURE with DT_PARTIAL_RESULT when the goal is not
- * reachable, DT_OUT_OF_NODES when q's node budget ran out, DT_INVALID_PARAM
- * when the world is too large for it (nm->base->exact false). */
+ * path[0..*npath), *best the ground-plane length it measured for it. DT_FAILURE with
+ * DT_PARTIAL_RESULT when the goal is not reachable, DT_OUT_OF_NODES when q's node budget ran out,
+ * DT_INVALID_PARAM when the world is too large for it (nm->base->exact false). */
 dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyRef gref,
                   const float *spos, const float *gpos, dtPolyRef *path, int *npath, int max_path,
-                  uint32_t *expanded);
+                  uint32_t *expanded, double *best);
 
 /* query.cpp, for corridors */
 /* Binds q's Detour query to nm's mesh (again only when it changed). */

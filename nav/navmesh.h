@@ -444,11 +444,17 @@ typedef struct pf_nav_path {
     bool partial;                  /* the goal is not reachable (or the search ran out of
                                       nodes): the path ends at the closest point reached */
     bool out_of_nodes;             /* Detour's DT_OUT_OF_NODES */
-    double length;                 /* sum of the segment lengths */
+    double length;                 /* sum of the segment lengths (3D) */
+    double ground_length;          /* the same on the ground plane (x/z): the
+                                      metric polyanya's "exact" is in */
     double cost;                   /* sum of length x area cost (= length on plain ground) */
     uint32_t polygons;             /* polygons of the corridor */
     uint32_t expanded;             /* search nodes used (polyanya's pops, Detour's nodes) */
-    bool exact;                    /* the corridor is optimal (polyanya answered) */
+    bool exact;                    /* polyanya answered: the path is a shortest one
+                                      in ground-plane length (x/z) among all paths
+                                      on the mesh to the goal (or, partial, to the
+                                      closest reachable point); its 3D length on
+                                      slopes may exceed another path's */
     const char *inexact;           /* when not exact and polyanya was asked: why */
     float start[3], goal[3];       /* snapped start; the goal snapped (or the
                                       closest reachable point when partial) */

@@ -41,6 +41,17 @@ using namespace pfnav;
 namespace {
 
 const double EPS = 1e-7;
+
+/* How much longer a path to a root may be and still not be pruned by a
+ * shorter one to the same root. One vertex has a copy in each tile that
+ * holds it, the copies a float step or a few apart (each tile computes its
+ * vertices from its own origin), so two routes of equal length to one
+ * corner measure 1e-5 or so apart: a tolerance at that scale (the old
+ * 1e-6) pruned the route that was truly shortest, and polyanya answered a
+ * longer path as exact (found on nav_test with obstacles, at a corner on a
+ * tile border). A millimetre keeps every route within noise of the best;
+ * routes genuinely longer than that are still pruned. */
+const double ROOT_TOL = 1e-3;
 const int RING_MAX = 96;
 
 struct Ring {
@@ -590,7 +601,7 @@ void push(Ctx *c, int parent, const float *L, const float *R, int32_t next, int3
     }
     if (root >= 0) {
         PRoot *r = &s->roots[root];
-        if (r->g + 1e-6 < g) return; /* reached more cheaply already */
+        if (r->g + ROOT_TOL < g) return; /* reached more cheaply already */
         if (g < r->g) r->g = g;
     }
     PNode *n = &s->nodes[s->nnodes];
@@ -612,7 +623,7 @@ int make_root(Ctx *c, const float *p, double g) {
         c->out_of_nodes = true;
         return -2;
     }
-    if (r->g + 1e-6 < g) return -2; /* pruned */
+    if (r->g + ROOT_TOL < g) return -2; /* pruned */
     return (int)(r - c->s->roots);
 }
 
@@ -648,8 +659,10 @@ void expand(Ctx *c, int ni) {
         const float *turn = at_left ? L : R;
         if (!(at_left ? left_is_vertex : right_is_vertex)) return;
         if (!corner[IDX(at_left ? left_ind : right_ind)]) return;
-        const double g = node.g + dist2(root, turn);
-        int nr = make_root(c, turn, g);
+        /* The root itself (a copy of it): no step, the same root. */
+        const bool stay = same(root, turn);
+        const double g = stay ? node.g : node.g + dist2(root, turn);
+        int nr = stay ? node.root : make_root(c, turn, g);
         if (nr < -1) return;
         for (int i = right_ind; i < left_ind; i++)
             push(c, ni, P(i + 1), P(i), NB(i), node.next, nr, g);
@@ -748,13 +761,15 @@ namespace pfnav {
 
 dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyRef gref,
                   const float *spos, const float *gpos, dtPolyRef *path, int *npath, int max_path,
-                  uint32_t *expanded) {
+                  uint32_t *expanded, double *best) {
     *npath = 0;
     *expanded = 0;
+    *best = 0;
     if (!nm->base->exact) return DT_FAILURE | DT_INVALID_PARAM;
     if (sref == gref) {
         path[0] = sref;
         *npath = 1;
+        *best = dtVdist2D(spos, gpos);
         return DT_SUCCESS;
     }
     const View *v = version_view(nm);
@@ -793,7 +808,7 @@ dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyR
         int ni = heap_pop(s);
         const PNode *n = &s->nodes[ni];
         (*expanded)++;
-        if (n->root >= 0 && s->roots[n->root].g + 1e-6 < n->g) continue;
+        if (n->root >= 0 && s->roots[n->root].g + ROOT_TOL < n->g) continue;
         if (n->next == c.goal_poly) {
             found = ni;
             break;
@@ -806,6 +821,9 @@ dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyR
     int len = 1;
     for (int i = found; i >= 0; i = s->nodes[i].parent) len++;
     if (len > max_path) return DT_FAILURE | DT_BUFFER_TOO_SMALL;
+    /* Measured from the nudged start: the real start is at most that far
+     * from it. */
+    *best = s->nodes[found].f + dist2(spos, start);
     path[0] = sref;
     int w = len - 1;
     for (int i = found; i >= 0; i = s->nodes[i].parent) path[w--] = v->refs[s->nodes[i].next];

@@ -62,6 +62,7 @@ pf_status straight(pf_nav_query *q, const pf_navmesh *nm, const float spos[3], c
     out->points = q->points;
     out->npoints = (uint32_t)n;
     out->length = 0;
+    out->ground_length = 0;
     out->cost = 0;
     out->links = 0;
     for (int i = 0; i < n; i++) {
@@ -71,6 +72,7 @@ pf_status straight(pf_nav_query *q, const pf_navmesh *nm, const float spos[3], c
     for (int i = 0; i + 1 < n; i++) {
         double len = dtVdist(&q->points[3 * i], &q->points[3 * (i + 1)]);
         out->length += len;
+        out->ground_length += dtVdist2D(&q->points[3 * i], &q->points[3 * (i + 1)]);
         float c = 1.0f;
         const dtMeshTile *tile = NULL;
         const dtPoly *poly = NULL;
@@ -80,6 +82,48 @@ pf_status straight(pf_nav_query *q, const pf_navmesh *nm, const float spos[3], c
         out->cost += len * c;
     }
     return PF_OK;
+}
+
+/* The ground-plane length of the funnelled path along polys[0..n), 1e30
+ * when the funnel fails. */
+static double funnel_ground(pf_nav_query *q, const float *spos, const float *epos,
+                            const dtPolyRef *polys, int n) {
+    int np = 0;
+    if (dtStatusFailed(q->q->findStraightPath(spos, epos, polys, n, q->points, q->flags,
+                                              q->point_refs, &np, (int)q->max_points, 0)))
+        return 1e30;
+    double len = 0;
+    for (int i = 0; i + 1 < np; i++) len += dtVdist2D(&q->points[3 * i], &q->points[3 * i + 3]);
+    return len;
+}
+
+/* "exact" is a claim about the path returned, not about the search: the
+ * funnel along polyanya's corridor (q->polys[0..n)) must come out as long
+ * as polyanya measured (best), within EXACT_TOL. When it is longer (the
+ * corridor's portals as Detour draws them are narrower than the rings
+ * polyanya searched: a tile border's 1/255 link quantisation, vertex
+ * copies that differ between tiles), Detour's corridor is tried too and the
+ * shorter of the two kept, answered not exact. Returns the corridor's
+ * length in q->polys. */
+static int check_exact(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyRef gref,
+                       pf_nav_path *out, double best, int n) {
+    static const double EXACT_TOL_ABS = 1e-3, EXACT_TOL_REL = 1e-4;
+    const double got = funnel_ground(q, out->start, out->goal, q->polys, n);
+    if (got <= best + EXACT_TOL_ABS + EXACT_TOL_REL * best) {
+        out->exact = true;
+        return n;
+    }
+    out->inexact = "the funnel along polyanya's corridor came out longer than the search measured "
+                   "(Detour's portals there are narrower than its polygons' edges): the shorter "
+                   "of polyanya's and Detour's paths";
+    int n2 = 0;
+    dtStatus ds = q->q->findPath(sref, gref, out->start, out->goal, &nm->filter, q->polys2, &n2,
+                                 (int)q->max_nodes);
+    out->expanded += (uint32_t)q->q->getNodePool()->getNodeCount();
+    if (dtStatusFailed(ds) || n2 == 0 || q->polys2[n2 - 1] != gref) return n;
+    if (funnel_ground(q, out->start, out->goal, q->polys2, n2) >= got) return n;
+    memcpy(q->polys, q->polys2, (size_t)n2 * sizeof(dtPolyRef));
+    return n2;
 }
 
 pf_status find_polys(pf_nav_query *q, const pf_navmesh *nm, const float start[3],
@@ -100,6 +144,20 @@ pf_status find_polys(pf_nav_query *q, const pf_navmesh *nm, const float start[3]
     }
     out->start_moved = dtVdist(start, out->start);
     out->goal_moved = dtVdist(goal, out->goal);
+    /* Start and goal in different connected components of this version:
+     * unreachable, known without a search (components.cpp). The answer is
+     * partial at the start, nothing expanded. */
+    const uint32_t cs = component_of(nm, sref), cg = component_of(nm, gref);
+    if (cs != cg) {
+        out->partial = true;
+        out->inexact = "the goal is in another connected component of the mesh: answered without "
+                       "a search, the path is the start alone";
+        dtVcopy(out->goal, out->start);
+        q->polys[0] = sref;
+        out->polygons = 1;
+        *npolys = 1;
+        return PF_OK;
+    }
     int n = 0;
     dtStatus ds = DT_FAILURE;
     if (algo == PF_NAV_POLYANYA && nm->root->nlinks_on) {
@@ -110,14 +168,15 @@ pf_status find_polys(pf_nav_query *q, const pf_navmesh *nm, const float start[3]
     }
     if (algo == PF_NAV_POLYANYA) {
         uint32_t ex = 0;
+        double best = 0;
         ds = polyanya(q, nm, sref, gref, out->start, out->goal, q->polys, &n, (int)q->max_nodes,
-                      &ex);
+                      &ex, &best);
         out->expanded = ex;
         /* Unreachable, out of nodes or a world too large for it: Detour
          * finds the closest reachable polygon (and is bounded by the same
          * node budget). */
         if (dtStatusSucceed(ds)) {
-            out->exact = true;
+            n = check_exact(q, nm, sref, gref, out, best, n);
             out->polygons = (uint32_t)n;
             *npolys = n;
             return PF_OK;
@@ -146,12 +205,12 @@ pf_status find_polys(pf_nav_query *q, const pf_navmesh *nm, const float start[3]
             const dtPolyRef last = q->polys[n - 1];
             int n2 = 0;
             uint32_t ex = 0;
+            double best = 0;
             ds = polyanya(q, nm, sref, last, out->start, out->goal, q->polys, &n2,
-                          (int)q->max_nodes, &ex);
+                          (int)q->max_nodes, &ex, &best);
             out->expanded += ex;
             if (dtStatusSucceed(ds)) {
-                out->exact = true;
-                n = n2;
+                n = check_exact(q, nm, sref, last, out, best, n2);
             } else {
                 /* polyanya used q->polys: plan Detour's corridor again. */
                 ds = q->q->findPath(sref, last, out->start, out->goal, &nm->filter, q->polys, &n,
@@ -181,6 +240,7 @@ pf_status pf_nav_query_create(uint32_t max_nodes, pf_nav_query **out) {
     q->q = dtAllocNavMeshQuery();
     q->poly = poly_scratch_create(max_nodes);
     q->polys = (dtPolyRef *)malloc(max_nodes * sizeof(dtPolyRef));
+    q->polys2 = (dtPolyRef *)malloc(max_nodes * sizeof(dtPolyRef));
     q->points = (float *)malloc((size_t)q->max_points * 3 * sizeof(float));
     q->flags = (unsigned char *)malloc(q->max_points);
     q->point_refs = (dtPolyRef *)malloc(q->max_points * sizeof(dtPolyRef));
@@ -188,8 +248,8 @@ pf_status pf_nav_query_create(uint32_t max_nodes, pf_nav_query **out) {
      * the pointer only): the first query on a mesh then only binds it
      * (init clears the pools it finds big enough) instead of allocating
      * them on the worker's first query. pf_nav_query_memory counts them. */
-    if (!q->q || !q->poly || !q->polys || !q->points || !q->flags || !q->point_refs ||
-        dtStatusFailed(q->q->init(NULL, (int)max_nodes))) {
+    if (!q->q || !q->poly || !q->polys || !q->polys2 || !q->points || !q->flags ||
+        !q->point_refs || dtStatusFailed(q->q->init(NULL, (int)max_nodes))) {
         pf_nav_query_destroy(q);
         return PF_ENOMEM;
     }
@@ -202,6 +262,7 @@ void pf_nav_query_destroy(pf_nav_query *q) {
     dtFreeNavMeshQuery(q->q);
     poly_scratch_destroy(q->poly);
     free(q->polys);
+    free(q->polys2);
     free(q->points);
     free(q->flags);
     free(q->point_refs);

@@ -26,6 +26,7 @@ pf_navmesh *view_new(NavBase *base, uint32_t t) {
 void view_delete(pf_navmesh *v) {
     dtFreeNavMesh(v->nav);
     view_free(v->view);
+    components_free(v);
     v->~pf_navmesh();
     free(v);
 }

@@ -145,6 +145,11 @@ void pf_mesh_write(pf_jsonw *w, const char *id, uint64_t version, const pf_navme
     pf_jsonw_obj_begin(w);
     pf_jsonw_kstr(w, "id", id);
     pf_jsonw_kuint(w, "version", version);
+    {
+        pf_nav_agent_info ai;
+        pf_navmesh_agent_info(nm, &ai);
+        pf_jsonw_kstr(w, "agent_type", ai.name);
+    }
     pf_jsonw_key(w, "navmesh");
     pf_nav_write_info(w, nm);
     pf_jsonw_key(w, "area_boxes");

@@ -284,6 +284,7 @@ void pf_nav_write_path_members(pf_jsonw *w, const pf_nav_path *p, pf_nav_algorit
     pf_jsonw_kbool(w, "partial", p->partial);
     if (p->partial) pf_jsonw_kstr(w, "reason", p->out_of_nodes ? "node_budget" : "unreachable");
     pf_jsonw_kdouble(w, "length", round(p->length * 1e4) / 1e4);
+    pf_jsonw_kdouble(w, "ground_length", round(p->ground_length * 1e4) / 1e4);
     pf_jsonw_kdouble(w, "cost", round(p->cost * 1e4) / 1e4);
     pf_jsonw_key(w, "path");
     pf_jsonw_arr_begin(w);
@@ -293,6 +294,7 @@ void pf_nav_write_path_members(pf_jsonw *w, const pf_nav_path *p, pf_nav_algorit
     pf_jsonw_kstr(w, "agent_type", agent_type && agent_type[0] ? agent_type : "default");
     pf_jsonw_kuint(w, "polygons", p->polygons);
     pf_jsonw_kbool(w, "exact", p->exact);
+    if (p->exact) pf_jsonw_kstr(w, "exact_in", "ground_length");
     if (!p->exact && p->inexact) pf_jsonw_kstr(w, "inexact", p->inexact);
     pf_jsonw_kuint(w, "links", p->links);
     pf_jsonw_key(w, "snapped");

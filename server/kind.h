@@ -307,12 +307,13 @@ struct pf_kind_ops {
     void (*write_cells)(const struct pf_mapver *mv, pf_jsonw *w);
     pf_status (*write_hierarchy)(const struct pf_mapver *mv, bool intra, pf_jsonw *w,
                                  pf_proto_error *e);
-    /* PF_KIND_MESH: GET .../mesh (triangles: the detail triangles; input:
-     * the geometry it was built from), sized first against
-     * --max-mesh-bytes (413 in e naming what to leave out); initializes w
-     * only when it returns PF_OK. On a worker. */
-    pf_status (*write_mesh)(const struct pf_mapver *mv, bool triangles, bool input, pf_jsonw *w,
-                            pf_proto_error *e);
+    /* PF_KIND_MESH: GET .../mesh (agent_type: whose mesh, "" or NULL the
+     * default, one the map lacks 422 naming "agent_type"; triangles: the
+     * detail triangles; input: the geometry it was built from), sized
+     * first against --max-mesh-bytes (413 in e naming what to leave out);
+     * initializes w only when it returns PF_OK. On a worker. */
+    pf_status (*write_mesh)(const struct pf_mapver *mv, const char *agent_type, bool triangles,
+                            bool input, pf_jsonw *w, pf_proto_error *e);
 
     /* PF_KIND_FLOWFIELDS (POST .../flowfield) and PF_KIND_TABLES (POST
      * .../table): their requests (NULL without the bit). */

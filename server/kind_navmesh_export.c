@@ -1,14 +1,15 @@
 /* kind_navmesh_export.c -- the navmesh's PF_KIND_MESH feature: GET
  * /v1/maps/{id}/mesh's answer (routes_mesh.c), a version's geometry for
- * the viewer, sized before it is written (proto/mesh_json.h). */
+ * the viewer (one agent type's mesh), sized before it is written
+ * (proto/mesh_json.h). */
 #include <string.h>
 
 #include "kind_navmesh_internal.h"
 #include "mesh_json.h"
 
-pf_status pf__nav_write_mesh(const pf_mapver *mv, bool triangles, bool input, pf_jsonw *w,
-                             pf_proto_error *e) {
-    const pf_navmesh *nav = pf_navmesh_of(mv);
+pf_status pf__nav_write_mesh(const pf_mapver *mv, const char *agent_type, bool triangles,
+                             bool input, pf_jsonw *w, pf_proto_error *e) {
+    const pf_navmesh *nav = NULL;
     const pf_navsrc *src = pf_navmesh_source(mv);
     const pf_nav_limits *lim = &pf__nav_env_of(mv->env)->limits;
     uint64_t limit = (uint64_t)mv->env->d.cfg->max_mesh_bytes, bound;
@@ -18,6 +19,8 @@ pf_status pf__nav_write_mesh(const pf_mapver *mv, bool triangles, bool input, pf
     pf_status st = PF_OK;
 
     memset(&obj, 0, sizeof(obj));
+    /* The agent type's own mesh (its view of the version). */
+    if ((st = pf_nav_agent_view(pf_navmesh_of(mv), agent_type, "agent_type", &nav, e))) goto out;
     if (input) {
         if ((st = pf_mesh_source_obj(src->members, src->len, lim->max_vertices, lim->max_triangles,
                                      &obj, &found, e)))

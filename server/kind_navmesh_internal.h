@@ -49,8 +49,8 @@ pf_status pf__nav_path_run(const pf_kind_path_run *run, const void *q, size_t i,
                            pf_jsonw *w, pf_proto_error *e);
 
 /* kind_navmesh_export.c: GET .../mesh (kind.h's write_mesh). */
-pf_status pf__nav_write_mesh(const pf_mapver *mv, bool triangles, bool input, pf_jsonw *w,
-                             pf_proto_error *e);
+pf_status pf__nav_write_mesh(const pf_mapver *mv, const char *agent_type, bool triangles,
+                             bool input, pf_jsonw *w, pf_proto_error *e);
 
 /* kind_navmesh_session.c: the session operations. */
 pf_status pf__nav_session_create(const pf_mapver *mv, const pf_session_request *q,

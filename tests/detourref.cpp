@@ -429,6 +429,116 @@ bool detourref_path(detourref *r, const float s[3], const float e[3], const floa
     return ok;
 }
 
+/* A polygon's place in the flood's arrays: its tile's slot times the
+ * largest polygon count plus its index. */
+static int flood_index(const dtNavMesh *nav, dtPolyRef ref, int per_tile) {
+    return (int)nav->decodePolyIdTile(ref) * per_tile + (int)nav->decodePolyIdPoly(ref);
+}
+
+/* Breadth-first from `from` over adjacency adj (CSR first/to), marking
+ * seen. */
+static void flood_from(int from, const int *first, const int *to, unsigned char *seen, int *queue) {
+    int head = 0, tail = 0;
+    seen[from] = 1;
+    queue[tail++] = from;
+    while (head < tail) {
+        const int a = queue[head++];
+        for (int k = first[a]; k < first[a + 1]; k++)
+            if (!seen[to[k]]) {
+                seen[to[k]] = 1;
+                queue[tail++] = to[k];
+            }
+    }
+}
+
+/* The filter's flag test (dtQueryFilter::passFilter without its areas). */
+static bool passes(const dtQueryFilter *f, const dtPoly *p) {
+    return (p->flags & f->getIncludeFlags()) != 0 && (p->flags & f->getExcludeFlags()) == 0;
+}
+
+bool detourref_flood(detourref *r, const float s[3], const float e[3], const float ext[3],
+                     bool *reach, bool *joined) {
+    dtPolyRef sref = 0, eref = 0;
+    float p[3];
+    *reach = *joined = false;
+    if (dtStatusFailed(r->q->findNearestPoly(s, ext, &r->filter, &sref, p)) || !sref ||
+        dtStatusFailed(r->q->findNearestPoly(e, ext, &r->filter, &eref, p)) || !eref)
+        return false;
+    const dtNavMesh *nav = r->nav;
+    int per_tile = 1;
+    for (int i = 0; i < nav->getMaxTiles(); i++) {
+        const dtMeshTile *t = nav->getTile(i);
+        if (t && t->header && t->header->polyCount > per_tile) per_tile = t->header->polyCount;
+    }
+    const int n = nav->getMaxTiles() * per_tile;
+    /* Every link between polygons the filter lets in as an edge (a, b):
+     * counted, then stored; then CSR adjacency one way and both. */
+    int nedges = 0;
+    int *ea = nullptr, *eb = nullptr;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            ea = (int *)malloc((size_t)(nedges + 1) * sizeof(int));
+            eb = (int *)malloc((size_t)(nedges + 1) * sizeof(int));
+            if (!ea || !eb) break;
+            nedges = 0;
+        }
+        for (int i = 0; i < nav->getMaxTiles(); i++) {
+            const dtMeshTile *t = nav->getTile(i);
+            if (!t || !t->header) continue;
+            const dtPolyRef base = nav->getPolyRefBase(t);
+            for (int k = 0; k < t->header->polyCount; k++) {
+                const dtPolyRef ref = base | (dtPolyRef)k;
+                if (!passes(&r->filter, &t->polys[k])) continue;
+                for (unsigned int l = t->polys[k].firstLink; l != DT_NULL_LINK;
+                     l = t->links[l].next) {
+                    const dtPolyRef nb = t->links[l].ref;
+                    const dtMeshTile *nt = nullptr;
+                    const dtPoly *np = nullptr;
+                    if (!nb || dtStatusFailed(nav->getTileAndPolyByRef(nb, &nt, &np)) ||
+                        !passes(&r->filter, np))
+                        continue;
+                    if (pass == 1) {
+                        ea[nedges] = flood_index(nav, ref, per_tile);
+                        eb[nedges] = flood_index(nav, nb, per_tile);
+                    }
+                    nedges++;
+                }
+            }
+        }
+    }
+    int *first = (int *)calloc((size_t)n + 1, sizeof(int));
+    int *to = (int *)malloc((size_t)(2 * nedges + 1) * sizeof(int));
+    int *fill = (int *)calloc((size_t)n + 1, sizeof(int));
+    int *queue = (int *)malloc((size_t)n * sizeof(int));
+    unsigned char *seen = (unsigned char *)calloc((size_t)n, 1);
+    bool ok = ea && eb && first && to && fill && queue && seen;
+    const int si = flood_index(nav, sref, per_tile), ei = flood_index(nav, eref, per_tile);
+    for (int both = 0; ok && both < 2; both++) {
+        memset(first, 0, ((size_t)n + 1) * sizeof(int));
+        for (int k = 0; k < nedges; k++) {
+            first[ea[k] + 1]++;
+            if (both) first[eb[k] + 1]++;
+        }
+        for (int a = 0; a < n; a++) first[a + 1] += first[a];
+        memcpy(fill, first, ((size_t)n + 1) * sizeof(int));
+        for (int k = 0; k < nedges; k++) {
+            to[fill[ea[k]]++] = eb[k];
+            if (both) to[fill[eb[k]]++] = ea[k];
+        }
+        memset(seen, 0, (size_t)n);
+        flood_from(si, first, to, seen, queue);
+        *(both ? joined : reach) = seen[ei] != 0;
+    }
+    free(ea);
+    free(eb);
+    free(first);
+    free(to);
+    free(fill);
+    free(queue);
+    free(seen);
+    return ok;
+}
+
 bool detourref_random_point(detourref *r, uint64_t *rng, float out[3]) {
     dtPolyRef ref = 0;
     rand_state = rng;

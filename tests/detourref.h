@@ -60,6 +60,15 @@ int detourref_tiles(const detourref *r);
 bool detourref_path(detourref *r, const float s[3], const float e[3], const float ext[3],
                     bool *reached, float *pts, int max, int *n, double *len, int *links);
 
+/* The tests' own flood fill over the reference mesh's polygons and links
+ * (no search): from the polygon findNearestPoly gives s (half extents ext)
+ * to e's. *reach: e's polygon is reached following links the way they go
+ * (a one-way off-mesh link one way only); *joined: reached taking every
+ * link both ways (the weakly connected component). false when s or e has
+ * no polygon. */
+bool detourref_flood(detourref *r, const float s[3], const float e[3], const float ext[3],
+                     bool *reach, bool *joined);
+
 /* A random point of the mesh (dtNavMeshQuery::findRandomPoint) from the
  * test's generator state. */
 bool detourref_random_point(detourref *r, uint64_t *rng, float out[3]);

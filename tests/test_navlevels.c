@@ -432,6 +432,12 @@ static void check_pair(const level *L, const detourref_settings *s, const pf_nav
     }
 }
 
+/* Two random points of the reference's mesh. */
+static void random_pair(detourref *r, uint64_t *st, float a[3], float b[3]) {
+    ck_assert(detourref_random_point(r, st, a));
+    ck_assert(detourref_random_point(r, st, b));
+}
+
 /* Random pairs from the reference mesh: its random points, put on the
  * test's ground. */
 static void check_random_pairs(const level *L, const detourref_settings *s, const pf_navmesh *nm,
@@ -440,10 +446,94 @@ static void check_random_pairs(const level *L, const detourref_settings *s, cons
     ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
     for (int i = 0; i < npairs; i++) {
         float a[3], b[3];
-        ck_assert(detourref_random_point(r, st, a));
-        ck_assert(detourref_random_point(r, st, b));
+        random_pair(r, st, a, b);
         check_pair(L, s, nm, q, r, a, b, what, t);
     }
+    pf_nav_query_destroy(q);
+}
+
+/* The length of pts (n points) on the ground plane (x/z). */
+static double ground_len(const float *pts, int n) {
+    double len = 0;
+    for (int i = 0; i + 1 < n; i++) {
+        const double dx = (double)pts[3 * i + 3] - pts[3 * i],
+                     dz = (double)pts[3 * i + 5] - pts[3 * i + 2];
+        len += sqrt(dx * dx + dz * dz);
+    }
+    return len;
+}
+
+/* What the ground-plane property saw over one level. */
+typedef struct plane_tally {
+    int pairs, both_reached, exact, worse;
+    int own_pairs, own_worse, own_exact; /* against pathd's own findPath, same mesh */
+    double own_worst;
+    double worst; /* largest polyanya - reference seen */
+    double gain;  /* largest reference - polyanya seen */
+} plane_tally;
+
+/* npairs random pairs of the reference's mesh on pathd's nm: wherever both
+ * reach the goal, polyanya's ground-plane length is at most the
+ * reference's (findPath then findStraightPath on its own mesh) plus eps,
+ * and at most pathd's own findPath's on the same mesh (the only check
+ * with obstacles: the reference has none). Mismatches are
+ * counted, the first one printed, and asserted once at the end (Check's
+ * pipe is not for loops of thousands). */
+static void check_plane_pairs(const pf_navmesh *nm, detourref *r, uint64_t *st, int npairs,
+                              bool obstacles, const char *what, plane_tally *t) {
+    static const float ext[3] = {2, 4, 2};
+    pf_nav_query *q = NULL;
+    ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
+    float *pts = malloc(3 * 2048 * sizeof(float));
+    ck_assert_ptr_nonnull(pts);
+    for (int i = 0; i < npairs; i++) {
+        float a[3], b[3];
+        random_pair(r, st, a, b);
+        bool reached = false;
+        int n = 0, links = 0;
+        double len3 = 0;
+        const bool ref_ok = detourref_path(r, a, b, ext, &reached, pts, 2048, &n, &len3, &links);
+        pf_nav_path p;
+        const char *which = NULL;
+        pf_status ps = pf_nav_find_path(q, nm, a, b, ext, PF_NAV_DETOUR, &p, &which);
+        const bool own_ok = ps == PF_OK && !p.partial;
+        const double own = own_ok ? ground_len(p.points, (int)p.npoints) : 0;
+        ps = pf_nav_find_path(q, nm, a, b, ext, PF_NAV_POLYANYA, &p, &which);
+        t->pairs++;
+        if (own_ok && ps == PF_OK && !p.partial) {
+            const double got = ground_len(p.points, (int)p.npoints);
+            t->own_pairs++;
+            t->own_exact += p.exact;
+            if (got - own > t->own_worst) t->own_worst = got - own;
+            if (got > own + 1e-3 + 1e-4 * own) {
+                if (!t->own_worse)
+                    fprintf(stderr,
+                            "navlevels %s: (%g %g %g) -> (%g %g %g): polyanya %.4f on the ground "
+                            "plane (%s), pathd's findPath %.4f on the same mesh\n",
+                            what, a[0], a[1], a[2], b[0], b[1], b[2], got,
+                            p.exact ? "exact" : "not exact", own);
+                t->own_worse++;
+            }
+        }
+        if (obstacles) continue;
+        if (!ref_ok || ps != PF_OK || !reached || p.partial) continue;
+        t->both_reached++;
+        t->exact += p.exact;
+        const double ref = ground_len(pts, n), got = ground_len(p.points, (int)p.npoints);
+        const double eps = 1e-3 + 1e-4 * ref;
+        if (got - ref > t->worst) t->worst = got - ref;
+        if (ref - got > t->gain) t->gain = ref - got;
+        if (got > ref + eps) {
+            if (!t->worse)
+                fprintf(stderr,
+                        "navlevels %s: (%g %g %g) -> (%g %g %g): polyanya %.4f on the ground "
+                        "plane (%u points, %s), the reference %.4f (%d points)\n",
+                        what, a[0], a[1], a[2], b[0], b[1], b[2], got, p.npoints,
+                        p.exact ? "exact" : "not exact", ref, n);
+            t->worse++;
+        }
+    }
+    free(pts);
     pf_nav_query_destroy(q);
 }
 
@@ -734,6 +824,264 @@ START_TEST(navlevels_partitions_match_recastdemo) {
 }
 END_TEST
 
+/* nm with n cylinders (radius 0.4 to 1.2) put at random points of the
+ * reference's mesh, as one change: a new version (the caller releases). */
+static pf_navmesh *with_obstacles(const pf_navmesh *nm, detourref *r, uint64_t *st, int n) {
+    pf_nav_obstacle o[64];
+    ck_assert_int_le(n, 64);
+    for (int i = 0; i < n; i++) {
+        float p[3];
+        ck_assert(detourref_random_point(r, st, p));
+        memset(&o[i], 0, sizeof o[i]);
+        snprintf(o[i].id, sizeof o[i].id, "c%02d", i);
+        o[i].shape = PF_NAV_CYLINDER;
+        o[i].pos[0] = p[0];
+        o[i].pos[1] = p[1] - 0.5f;
+        o[i].pos[2] = p[2];
+        o[i].radius = 0.4f + 0.8f * frand01(st);
+        o[i].height = 2.5f;
+    }
+    pf_nav_change ch;
+    memset(&ch, 0, sizeof ch);
+    ch.put = o;
+    ch.nput = (size_t)n;
+    pf_navmesh *next = NULL;
+    pf_nav_error err;
+    ck_assert_msg(pf_nav_apply(nm, &ch, NULL, NULL, &next, &err) == PF_OK, "%s: %s", err.field,
+                  err.message);
+    return next;
+}
+
+/* polyanya is exact in ground-plane length: on nav_test (solo and tiled)
+ * and the generated building and terrain, on thousands of random pairs,
+ * its path is never longer on the ground plane than Detour's findPath on
+ * the reference's own mesh, and every path it calls exact passes. (The
+ * ledges level has enabled links: polyanya hands it to Detour, not exact.) */
+START_TEST(navlevels_polyanya_shortest_on_ground_plane) {
+    const char *dir = mesh_dir();
+    if (!dir) TU_SKIP_UNLESS_CI("no ../shared/benchmarks/meshes (PATHD_MESH_DIR)");
+    uint64_t st = tu_seed("navlevels_polyanya_shortest_on_ground_plane", 27);
+    /* Levels and tile sizes: solo, tiles dividing the world and not (a
+     * last row of partial tiles). */
+    static const struct {
+        int level, tile_size;
+    } runs[] = {{0, 0}, {0, 32}, {0, 24}, {1, 32}, {1, 20}, {2, 0}, {2, 32}, {2, 28}};
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        level L;
+        memset(&L, 0, sizeof L);
+        detourref_settings s = detourref_demo_settings();
+        s.tile_size = runs[k].tile_size;
+        if (runs[k].level == 0) {
+            char path[1100];
+            snprintf(path, sizeof path, "%s/nav_test.obj", dir);
+            ck_assert(load_obj(path, &L));
+        } else if (runs[k].level == 1) {
+            gen_building(&L, 100 + (uint64_t)k);
+        } else {
+            gen_terrain(&L, 101 + (uint64_t)k);
+        }
+        detourref *r = build_ref(&L, &s);
+        pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, NULL);
+        plane_tally t;
+        memset(&t, 0, sizeof t);
+        char what[64];
+        snprintf(what, sizeof what, "%s tile %d", L.name, s.tile_size);
+        check_plane_pairs(nm, r, &st, 3000, false, what, &t);
+        fprintf(stderr,
+                "navlevels ground plane %s: %d pairs, %d reached by both, %d exact; polyanya "
+                "longer on %d (worst +%.4f), shorter by up to %.4f\n",
+                what, t.pairs, t.both_reached, t.exact, t.worse, t.worst, t.gain);
+        /* The same level with obstacles: against pathd's own findPath. */
+        pf_navmesh *ob = with_obstacles(nm, r, &st, 40);
+        plane_tally to;
+        memset(&to, 0, sizeof to);
+        check_plane_pairs(ob, r, &st, 2000, true, what, &to);
+        pf_navmesh_release(ob);
+        fprintf(stderr,
+                "navlevels ground plane %s: against pathd's findPath %d pairs, polyanya longer on "
+                "%d (worst +%.4f); with 40 obstacles %d pairs, longer on %d (worst +%.4f), %d "
+                "answered exact\n",
+                what, t.own_pairs, t.own_worse, t.own_worst, to.own_pairs, to.own_worse,
+                to.own_worst, to.own_exact);
+        ck_assert_msg(t.worse == 0, "%s: polyanya longer than Detour on %d pairs (worst +%.4f)",
+                      what, t.worse, t.worst);
+        ck_assert_msg(t.own_worse == 0 && to.own_worse == 0,
+                      "%s: polyanya longer than pathd's findPath on %d pairs, %d with obstacles",
+                      what, t.own_worse, to.own_worse);
+        ck_assert_int_gt(t.both_reached, 500);
+        ck_assert_int_gt(to.own_pairs, 300);
+        ck_assert_int_eq(t.exact, t.both_reached);
+        /* With obstacles a few paths may be answered not exact (the
+         * funnel along polyanya's corridor came out longer than it
+         * measured: the shorter of its and Detour's is returned); every
+         * path is still no longer than Detour's (above). */
+        ck_assert_int_ge(to.own_exact, to.own_pairs * 9 / 10);
+        pf_navmesh_release(nm);
+        detourref_free(r);
+        level_free(&L);
+    }
+}
+END_TEST
+
+/* What the reachability check saw over one level. */
+typedef struct reach_tally {
+    int pairs, apart, one_way, reached, wrong, searched;
+} reach_tally;
+
+/* npairs random pairs of the reference's mesh, with both algorithms: a
+ * path is partial exactly when the reference's flood fill does not reach
+ * the goal's polygon from the start's (links the way they go), and when the
+ * flood taking links both ways does not either (another component), the
+ * answer comes without a search: nothing expanded, the path the start
+ * alone. Counted, asserted by the caller. */
+static void check_reach_pairs(const pf_navmesh *nm, detourref *r, uint64_t *st, int npairs,
+                              reach_tally *t) {
+    static const float ext[3] = {2, 4, 2};
+    pf_nav_query *q = NULL;
+    ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
+    for (int i = 0; i < npairs; i++) {
+        float a[3], b[3];
+        random_pair(r, st, a, b);
+        bool reach = false, joined = false;
+        if (!detourref_flood(r, a, b, ext, &reach, &joined)) continue;
+        for (int algo = 0; algo < 2; algo++) {
+            pf_nav_path p;
+            const char *which = NULL;
+            if (pf_nav_find_path(q, nm, a, b, ext, (pf_nav_algorithm)algo, &p, &which) != PF_OK)
+                continue;
+            t->pairs++;
+            t->apart += !joined;
+            t->one_way += joined && !reach;
+            t->reached += reach;
+            if (p.partial == reach) t->wrong++;
+            if (!joined && (p.expanded != 0 || p.npoints != 1)) t->searched++;
+        }
+    }
+    pf_nav_query_destroy(q);
+}
+
+/* Unreachable in O(1): on nav_test (islands), the building and the ledges
+ * (one-way drops and jumps, a pit with no way out), pairs in different
+ * components are answered with nothing expanded, and every answer's
+ * reachability is the reference flood fill's. */
+START_TEST(navlevels_unreachable_without_search) {
+    const char *dir = mesh_dir();
+    if (!dir) TU_SKIP_UNLESS_CI("no ../shared/benchmarks/meshes (PATHD_MESH_DIR)");
+    uint64_t st = tu_seed("navlevels_unreachable_without_search", 3);
+    for (int k = 0; k < 3; k++) {
+        level L;
+        memset(&L, 0, sizeof L);
+        if (k == 0) {
+            char path[1100];
+            snprintf(path, sizeof path, "%s/nav_test.obj", dir);
+            ck_assert(load_obj(path, &L));
+        } else if (k == 1) {
+            gen_building(&L, 100);
+        } else {
+            gen_ledges(&L, 102);
+        }
+        detourref_settings s = detourref_demo_settings();
+        s.tile_size = 32;
+        detourref *r = build_ref(&L, &s);
+        pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, NULL);
+        reach_tally t;
+        memset(&t, 0, sizeof t);
+        check_reach_pairs(nm, r, &st, 1000, &t);
+        fprintf(stderr,
+                "navlevels reach %s: %d answers, %d reached, %d in another component (answered "
+                "with nothing expanded but %d), %d one way only; %d reachability mismatches\n",
+                L.name, t.pairs, t.reached, t.apart, t.searched, t.one_way, t.wrong);
+        ck_assert_int_eq(t.wrong, 0);
+        ck_assert_int_eq(t.searched, 0);
+        ck_assert_int_gt(t.reached, 100);
+        if (k == 0) ck_assert_int_gt(t.apart, 200);
+        pf_navmesh_release(nm);
+        detourref_free(r);
+        level_free(&L);
+    }
+}
+END_TEST
+
+/* The components follow each version: on the ledges, disabling the two
+ * links into the first room cuts it off (answered with nothing expanded),
+ * enabling them again joins it; on the building, a box across the bridge
+ * cuts the far platform off, removing it joins it again. */
+START_TEST(navlevels_components_follow_changes) {
+    static const float ext[3] = {2, 4, 2};
+    pf_nav_query *q = NULL;
+    ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
+    for (int k = 0; k < 2; k++) {
+        level L;
+        memset(&L, 0, sizeof L);
+        if (k == 0)
+            gen_ledges(&L, 102);
+        else
+            gen_building(&L, 100);
+        detourref_settings s = detourref_demo_settings();
+        s.tile_size = 32;
+        pf_navmesh *v0 = build_pathd(&L, &s, NULL, 0, NULL);
+        /* ledges: room 0 to room 3; building: far platform to tower top */
+        const float a[3] = {k ? 8.0f : 2.0f, k ? 8.0f : 0.0f, k ? 7.0f : 7.0f};
+        const float b[3] = {k ? 33.0f : 15.0f, k ? 8.0f : 6.5f, k ? 7.0f : 15.0f};
+        pf_nav_change ch;
+        memset(&ch, 0, sizeof ch);
+        pf_nav_link_change off[2] = {{"drop", false}, {"ladder1", false}},
+                           on[2] = {{"drop", true}, {"ladder1", true}};
+        pf_nav_obstacle box;
+        memset(&box, 0, sizeof box);
+        snprintf(box.id, sizeof box.id, "wall");
+        box.shape = PF_NAV_BOX;
+        const float bmin[3] = {19, 7, 4}, bmax[3] = {21, 10, 9};
+        memcpy(box.bmin, bmin, sizeof bmin);
+        memcpy(box.bmax, bmax, sizeof bmax);
+        const char *rm[1] = {"wall"};
+        if (k == 0) {
+            ch.link_states = off;
+            ch.nlink_states = 2;
+        } else {
+            ch.put = &box;
+            ch.nput = 1;
+        }
+        pf_nav_error err;
+        pf_navmesh *v1 = NULL, *v2 = NULL;
+        ck_assert_msg(pf_nav_apply(v0, &ch, NULL, NULL, &v1, &err) == PF_OK, "%s: %s", err.field,
+                      err.message);
+        memset(&ch, 0, sizeof ch);
+        if (k == 0) {
+            ch.link_states = on;
+            ch.nlink_states = 2;
+        } else {
+            ch.remove = rm;
+            ch.nremove = 1;
+        }
+        ck_assert_msg(pf_nav_apply(v1, &ch, NULL, NULL, &v2, &err) == PF_OK, "%s: %s", err.field,
+                      err.message);
+        const pf_navmesh *vs[3] = {v0, v1, v2};
+        for (int v = 0; v < 3; v++)
+            for (int algo = 0; algo < 2; algo++) {
+                pf_nav_path p;
+                const char *which = NULL;
+                ck_assert_int_eq(
+                    pf_nav_find_path(q, vs[v], a, b, ext, (pf_nav_algorithm)algo, &p, &which),
+                    PF_OK);
+                ck_assert_msg(p.partial == (v == 1), "%s version %d algo %d: partial %d", L.name, v,
+                              algo, p.partial);
+                if (v == 1) {
+                    ck_assert_uint_eq(p.expanded, 0);
+                    ck_assert_uint_eq(p.npoints, 1);
+                } else {
+                    ck_assert_uint_gt(p.expanded, 0);
+                }
+            }
+        pf_navmesh_release(v2);
+        pf_navmesh_release(v1);
+        pf_navmesh_release(v0);
+        level_free(&L);
+    }
+    pf_nav_query_destroy(q);
+}
+END_TEST
+
 TU_SUITE(navlevels) {
     Suite *s = suite_create("navlevels");
     TCase *tc = tcase_create("core");
@@ -744,5 +1092,16 @@ TU_SUITE(navlevels) {
     tcase_add_test(tc, navlevels_agent_types_match_their_references);
     tcase_add_test(tc, navlevels_partitions_match_recastdemo);
     suite_add_tcase(s, tc);
+    /* polyanya against Detour, a case of its own (CK_RUN_CASE=plane). */
+    TCase *tp = tcase_create("plane");
+    tcase_set_timeout(tp, 600);
+    tcase_add_test(tp, navlevels_polyanya_shortest_on_ground_plane);
+    suite_add_tcase(s, tp);
+    /* Reachability and components (CK_RUN_CASE=reach). */
+    TCase *tr = tcase_create("reach");
+    tcase_set_timeout(tr, 600);
+    tcase_add_test(tr, navlevels_unreachable_without_search);
+    tcase_add_test(tr, navlevels_components_follow_changes);
+    suite_add_tcase(s, tr);
     return s;
 }

@@ -586,6 +586,47 @@ START_TEST(routes_mesh_corridor) {
 }
 END_TEST
 
+/* ?agent_type= answers that type's own mesh: on a level uploaded with a
+ * second, wider agent type, each type's answer names it and has the
+ * polygons the map info gives for it (their counts differ), its tiles
+ * check out; the default is "default"; a type the map lacks and a
+ * malformed name are 422 naming agent_type. */
+START_TEST(routes_mesh_agent_types) {
+    hc_server s = it_start(NULL);
+    obj_text o = level();
+    char path[160];
+    snprintf(path, sizeof(path), "lvl" LEVEL_ARGS "&agent_types=wide:1.2,2,0.9,45");
+    it_put_map(&s, path, "model/obj", o.s, 201);
+    cJSON *info = it_call(&s, "GET", "/v1/maps/lvl", NULL, NULL, 200);
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(info, "navmesh.agent_types")), 2);
+    ck_assert_str_eq(it_str(info, "navmesh.agent_types.1.id"), "wide");
+    const int want[2] = {(int)it_num(info, "navmesh.agent_types.0.polygons"),
+                         (int)it_num(info, "navmesh.agent_types.1.polygons")};
+    ck_assert_int_ne(want[0], want[1]);
+    static const char *const urls[3] = {"/v1/maps/lvl/mesh?triangles=false",
+                                        "/v1/maps/lvl/mesh?triangles=false&agent_type=default",
+                                        "/v1/maps/lvl/mesh?agent_type=wide&triangles=false"};
+    for (int i = 0; i < 3; i++) {
+        cJSON *j = it_call(&s, "GET", urls[i], NULL, NULL, 200);
+        const int t = i == 2;
+        ck_assert_str_eq(it_str(j, "agent_type"), t ? "wide" : "default");
+        ck_assert_int_eq((int)it_num(j, "counts.polygons"), want[t]);
+        ck_assert_int_eq((int)it_num(j, "navmesh.polygons"), want[t]);
+        ck_assert_int_eq(check_tiles(j, false), want[t]);
+        cJSON_Delete(j);
+    }
+    it_call_error(&s, "GET", "/v1/maps/lvl/mesh?agent_type=giant", NULL, NULL, 422, "invalid_value",
+                  "agent_type");
+    it_call_error(&s, "GET", "/v1/maps/lvl/mesh?agent_type=", NULL, NULL, 422, "invalid_value",
+                  "agent_type");
+    it_call_error(&s, "GET", "/v1/maps/lvl/mesh?agent_type=a%20b", NULL, NULL, 422, "invalid_value",
+                  "agent_type");
+    cJSON_Delete(info);
+    free(o.s);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_mesh) {
     Suite *s = suite_create("routes_mesh");
     TCase *tc = tcase_create("routes_mesh");
@@ -595,6 +636,7 @@ TU_SUITE(routes_mesh) {
     tcase_add_test(tc, routes_mesh_limit);
     tcase_add_test(tc, routes_mesh_changes);
     tcase_add_test(tc, routes_mesh_corridor);
+    tcase_add_test(tc, routes_mesh_agent_types);
     suite_add_tcase(s, tc);
     return s;
 }
