@@ -15,7 +15,6 @@ static void topo_free(pf__graph_topo *t) {
     free(t->efrom);
     free(t->eto);
     free(t->eboth);
-    free(t->elen);
     free(t->kd);
     free(t->kdaxis);
     free(t);
@@ -41,8 +40,10 @@ static double edge_length(const pf__graph_topo *t, uint32_t a, uint32_t b) {
 static double measure_ratio(const pf_graph *g) {
     const pf__graph_topo *t = g->t;
     double r = INFINITY;
-    for (uint32_t e = 0; e < t->m; e++)
-        if (t->elen[e] > 0 && g->cost[e] / t->elen[e] < r) r = g->cost[e] / t->elen[e];
+    for (uint32_t e = 0; e < t->m; e++) {
+        double len = edge_length(t, t->efrom[e], t->eto[e]);
+        if (len > 0 && g->cost[e] / len < r) r = g->cost[e] / len;
+    }
     if (!isfinite(r)) return 0;
     return r * (1 - 1e-9);
 }
@@ -119,11 +120,10 @@ pf_status pf_graph_build(const pf_graph_spec *s, pf_graph **out, pf_graph_fault 
     t->efrom = alloc_n(t->m, sizeof(uint32_t));
     t->eto = alloc_n(t->m, sizeof(uint32_t));
     t->eboth = alloc_n(t->m, 1);
-    t->elen = alloc_n(t->m, sizeof(double));
     fill = alloc_n(t->n, sizeof(uint32_t));
     st = PF_ENOMEM;
     if (!t->pos || !t->off || !t->arc_to || !t->arc_edge || !t->efrom || !t->eto || !t->eboth ||
-        !t->elen || !fill)
+        !fill)
         goto out;
     memcpy(t->pos, s->pos, 3 * (size_t)t->n * sizeof(double));
     if (t->dim == 2)
@@ -133,7 +133,6 @@ pf_status pf_graph_build(const pf_graph_spec *s, pf_graph **out, pf_graph_fault 
         t->efrom[e] = s->from[e];
         t->eto[e] = s->to[e];
         t->eboth[e] = s->both && s->both[e] ? 1 : 0;
-        t->elen[e] = edge_length(t, s->from[e], s->to[e]);
         t->off[s->from[e] + 1]++;
         if (t->eboth[e]) t->off[s->to[e] + 1]++;
     }
@@ -154,7 +153,7 @@ pf_status pf_graph_build(const pf_graph_spec *s, pf_graph **out, pf_graph_fault 
     if ((st = pf__graph_kd_build(t))) goto out;
     t->bytes = sizeof(*t) + (size_t)t->n * (3 * sizeof(double) + sizeof(uint32_t) * 2 + 1) +
                sizeof(uint32_t) + narcs * 2 * sizeof(uint32_t) +
-               (size_t)t->m * (2 * sizeof(uint32_t) + 1 + sizeof(double));
+               (size_t)t->m * (2 * sizeof(uint32_t) + 1);
     st = PF_ENOMEM;
     if (!(g = version_create(t, s->cost))) goto out;
     memset(g->eon, 0xff, words(t->m) * sizeof(uint64_t));

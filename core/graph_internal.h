@@ -20,7 +20,6 @@ typedef struct pf__graph_topo {
     uint32_t *arc_edge; /* narcs: the edge it walks */
     uint32_t *efrom, *eto;
     uint8_t *eboth;
-    double *elen; /* m: the straight-line length of each edge */
     /* The kd-tree, implicit: the subtree of [lo, hi) has its root at
      * mid = lo + (hi - lo) / 2, node kd[mid] split on axis kdaxis[mid];
      * [lo, mid) holds coordinates <= the root's, (mid, hi) >= it. */

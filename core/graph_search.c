@@ -173,7 +173,6 @@ pf_status pf_graph_search(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_qu
     while (c->hlen > 0) {
         heap_entry top = heap_pop(c);
         uint32_t v = top.v;
-        double d;
         if (c->closed[v] || top.g > c->g[v]) continue;
         if (q->max_expanded && out->expanded >= q->max_expanded) {
             st = PF_EBUDGET;
@@ -182,16 +181,22 @@ pf_status pf_graph_search(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_qu
         if (q->stop && (out->expanded & 255) == 255 && q->stop(q->stop_arg)) return PF_ECANCELED;
         c->closed[v] = 1;
         out->expanded++;
-        d = dist(t, v, q->goal);
-        if (d < closest_d || (d == closest_d && (c->g[v] < c->g[closest] ||
-                                                 (c->g[v] == c->g[closest] && v < closest)))) {
-            closest_d = d;
-            closest = v;
-        }
         if (v == q->goal) {
             if ((st = write_path(c, v, out))) return st;
             out->reached = true;
             return PF_OK;
+        }
+        /* The partial answer's node: only looked for when asked. */
+        if (q->partial) {
+            double d = dist(t, v, q->goal);
+            if (d < closest_d) {
+                closest_d = d;
+                closest = v;
+            } else if (d == closest_d) {
+                /* Equally near: the cheaper, then the lower index. */
+                const double gv = c->g[v], gc = c->g[closest];
+                if (gv < gc || (gv == gc && v < closest)) closest = v;
+            }
         }
         for (uint32_t a = t->off[v]; a < t->off[v + 1]; a++) {
             uint32_t w = t->arc_to[a], e = t->arc_edge[a];
@@ -204,7 +209,8 @@ pf_status pf_graph_search(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_qu
             c->g[w] = ng;
             c->parent[w] = v;
             c->pedge[w] = e;
-            if (heap_push(c, ng + ratio * dist(t, w, q->goal), ng, w)) return PF_ENOMEM;
+            if (heap_push(c, ratio > 0 ? ng + ratio * dist(t, w, q->goal) : ng, ng, w))
+                return PF_ENOMEM;
         }
     }
     if (q->partial && closest != PF_GRAPH_NONE) {

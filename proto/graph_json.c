@@ -492,13 +492,36 @@ void pf_graph_doc_write_id(pf_jsonw *w, const pf_graph_doc *d, uint32_t i) {
         pf_jsonw_str(w, s);
 }
 
-static void write_pos(pf_jsonw *w, const pf_graph_doc *d, uint32_t i) {
+static void write_pos(pf_jsonw *w, const pf_graph *g, int dim, uint32_t i) {
+    const double *p = pf_graph_node_pos(g, i);
     pf_jsonw_arr_begin(w);
-    for (int k = 0; k < d->dim; k++) pf_jsonw_double(w, d->pos[3 * (size_t)i + (size_t)k]);
+    for (int k = 0; k < dim; k++) pf_jsonw_double(w, p[k]);
     pf_jsonw_arr_end(w);
 }
 
+void pf_graph_doc_compact(pf_graph_doc *d) {
+    const size_t nn = d->n, mm = d->m;
+    free(d->pos);
+    free(d->from);
+    free(d->to);
+    free(d->cost);
+    free(d->both);
+    free(d->node_off);
+    free(d->edge_off);
+    d->pos = d->cost = NULL;
+    d->from = d->to = NULL;
+    d->both = d->node_off = d->edge_off = NULL;
+    d->bytes -= nn * (3 * sizeof(double) + 1) + mm * (2 * sizeof(uint32_t) + sizeof(double) + 2);
+    if (!d->eids) {
+        free(d->eid_off);
+        d->eid_off = NULL;
+        d->bytes -= mm * sizeof(uint32_t);
+    }
+}
+
 void pf_graph_doc_write(pf_jsonw *w, const pf_graph_doc *d, const pf_graph *g) {
+    pf_graph_info gi;
+    pf_graph_get_info(g, &gi);
     pf_jsonw_kstr(w, "kind", "graph");
     pf_jsonw_key(w, "nodes");
     pf_jsonw_arr_begin(w);
@@ -507,7 +530,7 @@ void pf_graph_doc_write(pf_jsonw *w, const pf_graph_doc *d, const pf_graph *g) {
         pf_jsonw_key(w, "id");
         pf_graph_doc_write_id(w, d, i);
         pf_jsonw_key(w, "position");
-        write_pos(w, d, i);
+        write_pos(w, g, gi.dim, i);
         if (d->ntag_off[i + 1] > d->ntag_off[i]) {
             pf_jsonw_key(w, "tags");
             pf_jsonw_raw(w, d->ntags + d->ntag_off[i], d->ntag_off[i + 1] - d->ntag_off[i]);

@@ -63,6 +63,7 @@ typedef struct pf_graph_limits {
 typedef struct pf_graph_doc {
     uint32_t n, m;
     int dim;
+    /* Until pf_graph_doc_compact: */
     double *pos; /* 3 a node */
     uint32_t *from, *to;
     double *cost;
@@ -95,6 +96,10 @@ pf_status pf_graph_doc_from_json(const cJSON *root, const pf_graph_limits *lim, 
 pf_status pf_graph_doc_from_dimacs(const char *gr, size_t grlen, const char *co, size_t colen,
                                    const pf_graph_limits *lim, pf_graph_doc *d, pf_proto_error *e);
 void pf_graph_doc_free(pf_graph_doc *d);
+/* Frees what only the build reads (positions, endpoints, costs, initial
+ * states: the built graph has them), keeping the ids, tags and their
+ * tables; d->bytes follows. Call after pf_graph_build. */
+void pf_graph_doc_compact(pf_graph_doc *d);
 
 /* Node (edge) index of an id's text, or PF_GRAPH_NONE. */
 uint32_t pf_graph_doc_node(const pf_graph_doc *d, const char *id);

@@ -239,6 +239,7 @@ static pf_status build(const pf_kind_env *env, pf__graph_docref *doc, const char
         docref_release(doc);
         return fault_to_proto(st, &f, e);
     }
+    pf_graph_doc_compact(&doc->d);
     return wrap(env, id, g, doc, (pf_clock_now_ns() - t0_ns) / 1000, hash, out, e);
 }
 

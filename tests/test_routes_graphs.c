@@ -8,11 +8,13 @@
  * PATCHed graph back after a restart. */
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fleet.h"
 #include "itest.h"
 #include "testutil.h"
 
@@ -255,6 +257,33 @@ START_TEST(routes_graphs_data_dir_restart) {
 }
 END_TEST
 
+/* --store redis://: a graph uploaded and PATCHed on one instance is
+ * answered by another, which builds it from the shared image and the
+ * PATCH logged after it. */
+START_TEST(routes_graphs_shared_store) {
+    fl_proc redis;
+    hc_server a, b;
+    cJSON *j;
+    ck_assert_msg(fl_have("redis-server"), "redis-server is not installed");
+    redis = fl_redis_start();
+    a = fl_pathd_start(fl_free_port(), redis.port, "a", NULL);
+    b = fl_pathd_start(fl_free_port(), redis.port, "b", NULL);
+    it_put_map(&a, "g", "application/json", graph_json, 201);
+    cJSON_Delete(it_call(&a, "PATCH", "/v1/maps/g", "application/json",
+                         "{\"edges\":[{\"id\":\"ab\",\"cost\":3}]}", 200));
+    j = it_call(&b, "GET", "/v1/maps/g/path?start=a&goal=c", NULL, NULL, 200);
+    ck_assert_double_eq_tol(it_num(j, "cost"), 13, 1e-9);
+    ck_assert_int_eq((int)it_num(j, "map_version"), 2);
+    cJSON_Delete(j);
+    j = it_call(&b, "GET", "/v1/maps/g", NULL, NULL, 200);
+    ck_assert_str_eq(it_str(j, "kind"), "graph");
+    cJSON_Delete(j);
+    it_stop(&b);
+    it_stop(&a);
+    fl_stop(&redis, SIGTERM);
+}
+END_TEST
+
 TU_SUITE(routes_graphs) {
     Suite *s = suite_create("routes_graphs");
     TCase *tc = tcase_create("core");
@@ -263,6 +292,7 @@ TU_SUITE(routes_graphs) {
     tcase_add_test(tc, routes_graphs_patch_makes_a_version);
     tcase_add_test(tc, routes_graphs_refusals_and_limits);
     tcase_add_test(tc, routes_graphs_data_dir_restart);
+    tcase_add_test(tc, routes_graphs_shared_store);
     suite_add_tcase(s, tc);
     return s;
 }
