@@ -15,13 +15,19 @@ typedef struct heap_entry {
     uint32_t v;
 } heap_entry;
 
+/* A node's search state in one record (one cache line touched a node on
+ * big graphs rather than one an array). */
+typedef struct node_rec {
+    double g;
+    uint32_t parent, pedge;
+    uint32_t seen;   /* == the context's stamp: the rest is this search's */
+    uint32_t closed; /* valid when seen */
+} node_rec;
+
 struct pf_graph_ctx {
-    uint32_t cap; /* nodes the arrays hold */
+    uint32_t cap; /* nodes the records hold */
     uint32_t stamp;
-    uint32_t *seen;  /* == stamp: g, parent valid this search */
-    uint8_t *closed; /* valid when seen */
-    double *g;
-    uint32_t *parent, *pedge;
+    node_rec *n;
     heap_entry *heap;
     size_t hlen, hcap;
     uint32_t *path_nodes, *path_edges;
@@ -38,11 +44,7 @@ pf_graph_ctx *pf_graph_ctx_create(void) { return calloc(1, sizeof(pf_graph_ctx))
 
 void pf_graph_ctx_destroy(pf_graph_ctx *c) {
     if (!c) return;
-    free(c->seen);
-    free(c->closed);
-    free(c->g);
-    free(c->parent);
-    free(c->pedge);
+    free(c->n);
     free(c->heap);
     free(c->path_nodes);
     free(c->path_edges);
@@ -50,24 +52,17 @@ void pf_graph_ctx_destroy(pf_graph_ctx *c) {
 }
 
 size_t pf_graph_ctx_memory(const pf_graph_ctx *c) {
-    return sizeof(*c) + (size_t)c->cap * (3 * sizeof(uint32_t) + 1 + sizeof(double)) +
-           c->hcap * sizeof(heap_entry) + c->path_cap * 2 * sizeof(uint32_t);
+    return sizeof(*c) + (size_t)c->cap * sizeof(node_rec) + c->hcap * sizeof(heap_entry) +
+           c->path_cap * 2 * sizeof(uint32_t);
 }
 
 /* Room for n nodes, every stamp cleared when the arrays are new. */
 static pf_status ensure(pf_graph_ctx *c, uint32_t n) {
     void *p;
     if (n <= c->cap) return PF_OK;
-#define GROW(field)                                                                                \
-    if (!(p = realloc(c->field, (size_t)n * sizeof(*c->field)))) return PF_ENOMEM;                 \
-    c->field = p;
-    GROW(seen)
-    GROW(closed)
-    GROW(g)
-    GROW(parent)
-    GROW(pedge)
-#undef GROW
-    memset(c->seen, 0, (size_t)n * sizeof(uint32_t));
+    if (!(p = realloc(c->n, (size_t)n * sizeof(*c->n)))) return PF_ENOMEM;
+    c->n = p;
+    for (uint32_t i = 0; i < n; i++) c->n[i].seen = 0;
     c->cap = n;
     c->stamp = 0;
     return PF_OK;
@@ -122,7 +117,7 @@ static double dist(const pf__graph_topo *t, uint32_t a, uint32_t b) {
 /* The path from the start to `end` by the parents, into the context. */
 static pf_status write_path(pf_graph_ctx *c, uint32_t end, pf_graph_path *out) {
     size_t len = 1;
-    for (uint32_t v = end; c->parent[v] != PF_GRAPH_NONE; v = c->parent[v]) len++;
+    for (uint32_t v = end; c->n[v].parent != PF_GRAPH_NONE; v = c->n[v].parent) len++;
     if (len > c->path_cap) {
         uint32_t *a = realloc(c->path_nodes, len * sizeof(uint32_t)), *b;
         if (!a) return PF_ENOMEM;
@@ -134,15 +129,15 @@ static pf_status write_path(pf_graph_ctx *c, uint32_t end, pf_graph_path *out) {
     for (size_t i = len; i-- > 0;) {
         c->path_nodes[i] = end;
         if (i > 0) {
-            c->path_edges[i - 1] = c->pedge[end];
-            end = c->parent[end];
+            c->path_edges[i - 1] = c->n[end].pedge;
+            end = c->n[end].parent;
         }
     }
     out->nodes = c->path_nodes;
     out->edges = c->path_edges;
     out->len = len;
     out->end = c->path_nodes[len - 1];
-    out->cost = c->g[out->end];
+    out->cost = c->n[out->end].g;
     return PF_OK;
 }
 
@@ -160,26 +155,26 @@ pf_status pf_graph_search(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_qu
     if (!pf__bit(gr->non, q->start) || !pf__bit(gr->non, q->goal)) return PF_EBLOCKED;
     if ((st = ensure(c, t->n))) return st;
     if (++c->stamp == 0) {
-        memset(c->seen, 0, (size_t)c->cap * sizeof(uint32_t));
+        for (uint32_t i = 0; i < c->cap; i++) c->n[i].seen = 0;
         c->stamp = 1;
     }
     c->hlen = 0;
-    c->seen[q->start] = c->stamp;
-    c->closed[q->start] = 0;
-    c->g[q->start] = 0;
-    c->parent[q->start] = PF_GRAPH_NONE;
+    c->n[q->start].seen = c->stamp;
+    c->n[q->start].closed = 0;
+    c->n[q->start].g = 0;
+    c->n[q->start].parent = PF_GRAPH_NONE;
     if ((st = heap_push(c, ratio * dist(t, q->start, q->goal), 0, q->start))) return st;
     st = PF_NO_PATH;
     while (c->hlen > 0) {
         heap_entry top = heap_pop(c);
         uint32_t v = top.v;
-        if (c->closed[v] || top.g > c->g[v]) continue;
+        if (c->n[v].closed || top.g > c->n[v].g) continue;
         if (q->max_expanded && out->expanded >= q->max_expanded) {
             st = PF_EBUDGET;
             break;
         }
         if (q->stop && (out->expanded & 255) == 255 && q->stop(q->stop_arg)) return PF_ECANCELED;
-        c->closed[v] = 1;
+        c->n[v].closed = 1;
         out->expanded++;
         if (v == q->goal) {
             if ((st = write_path(c, v, out))) return st;
@@ -194,7 +189,7 @@ pf_status pf_graph_search(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_qu
                 closest = v;
             } else if (d == closest_d) {
                 /* Equally near: the cheaper, then the lower index. */
-                const double gv = c->g[v], gc = c->g[closest];
+                const double gv = c->n[v].g, gc = c->n[closest].g;
                 if (gv < gc || (gv == gc && v < closest)) closest = v;
             }
         }
@@ -202,13 +197,13 @@ pf_status pf_graph_search(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_qu
             uint32_t w = t->arc_to[a], e = t->arc_edge[a];
             double ng;
             if (!pf__bit(gr->eon, e) || !pf__bit(gr->non, w)) continue;
-            ng = c->g[v] + gr->cost[e];
-            if (c->seen[w] == c->stamp && (c->closed[w] || ng >= c->g[w])) continue;
-            c->seen[w] = c->stamp;
-            c->closed[w] = 0;
-            c->g[w] = ng;
-            c->parent[w] = v;
-            c->pedge[w] = e;
+            ng = c->n[v].g + gr->cost[e];
+            if (c->n[w].seen == c->stamp && (c->n[w].closed || ng >= c->n[w].g)) continue;
+            c->n[w].seen = c->stamp;
+            c->n[w].closed = 0;
+            c->n[w].g = ng;
+            c->n[w].parent = v;
+            c->n[w].pedge = e;
             if (heap_push(c, ratio > 0 ? ng + ratio * dist(t, w, q->goal) : ng, ng, w))
                 return PF_ENOMEM;
         }
