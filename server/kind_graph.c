@@ -11,9 +11,11 @@
 #include "jsonw.h"
 #include "kind_graph_internal.h"
 
-static const char *algorithm_name(size_t i) {
-    return pf_graph_algorithm_name((pf_graph_algorithm)i);
-}
+/* The by-algorithm metrics' labels: a grid's dijkstra and astar are core's
+ * (kind.h: one label a slot), so a graph's carry the kind's name. */
+static const char *const algorithm_labels[PF_GRAPH_ALGORITHMS] = {"graph_dijkstra", "graph_astar"};
+
+static const char *algorithm_name(size_t i) { return algorithm_labels[i]; }
 
 /* Environment */
 
