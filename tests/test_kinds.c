@@ -109,6 +109,13 @@ START_TEST(kinds_algorithm_slots_follow_registration) {
     ck_assert_uint_eq(pf_kind_slot(&pf_kind_navmesh, 0), PF_ALGO_COUNT);
     ck_assert_str_eq(pf_kinds_algorithm_label(PF_ALGO_COUNT), "polyanya");
     ck_assert_str_eq(pf_kinds_algorithm_label(PF_ALGO_COUNT + 1), "detour");
+    ck_assert_uint_eq(pf_kind_slot(&pf_kind_graph, 1), PF_ALGO_COUNT + 3);
+    ck_assert_str_eq(pf_kinds_algorithm_label(PF_ALGO_COUNT + 3), "graph_astar");
+    /* One label a slot: /metrics writes one series a label. */
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++)
+            ck_assert_msg(strcmp(pf_kinds_algorithm_label(a), pf_kinds_algorithm_label(b)) != 0,
+                          "slots %zu and %zu are both '%s'", a, b, pf_kinds_algorithm_label(a));
 }
 END_TEST
 
