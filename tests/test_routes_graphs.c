@@ -8,6 +8,7 @@
  * PATCHed graph back after a restart. */
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,6 +285,69 @@ START_TEST(routes_graphs_shared_store) {
 }
 END_TEST
 
+/* Readers on two threads while the main one PATCHes edge "ab" twenty
+ * times (odd PATCHes cost 3, even ones 10): every answer is the one of the
+ * version it names (even versions: a to c costs 13, odd: 20), whichever
+ * version the schedule gave it. Counted, not timed. */
+typedef struct reader_arg {
+    uint16_t port;
+    int answers, wrong, failed;
+} reader_arg;
+
+static void *reader(void *p) {
+    reader_arg *a = p;
+    for (int i = 0; i < 60; i++) {
+        hc_resp r;
+        cJSON *j = NULL;
+        memset(&r, 0, sizeof(r));
+        if (hc_request(a->port, "GET", "/v1/maps/g/path?start=a&goal=c", NULL, NULL, 0, NULL, &r) ||
+            r.status != 200 || !(j = cJSON_Parse(r.body))) {
+            a->failed++;
+            if (r.status) hc_free(&r);
+            continue;
+        }
+        {
+            const cJSON *v = cJSON_GetObjectItem(j, "map_version"),
+                        *c = cJSON_GetObjectItem(j, "cost");
+            if (!cJSON_IsNumber(v) || !cJSON_IsNumber(c) ||
+                c->valuedouble != (((int)v->valuedouble % 2 == 0) ? 13 : 20))
+                a->wrong++;
+        }
+        a->answers++;
+        cJSON_Delete(j);
+        hc_free(&r);
+    }
+    return NULL;
+}
+
+START_TEST(routes_graphs_patches_under_readers) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    pthread_t t[2];
+    reader_arg ra[2];
+    cJSON *j;
+    it_put_map(&s, "g", "application/json", graph_json, 201);
+    for (int i = 0; i < 2; i++) {
+        ra[i] = (reader_arg){s.port, 0, 0, 0};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, reader, &ra[i]), 0);
+    }
+    for (int k = 1; k <= 20; k++)
+        cJSON_Delete(it_call(&s, "PATCH", "/v1/maps/g", "application/json",
+                             k % 2 ? "{\"edges\":[{\"id\":\"ab\",\"cost\":3}]}"
+                                   : "{\"edges\":[{\"id\":\"ab\",\"cost\":10}]}",
+                             200));
+    for (int i = 0; i < 2; i++) {
+        pthread_join(t[i], NULL);
+        ck_assert_int_eq(ra[i].failed, 0);
+        ck_assert_int_eq(ra[i].wrong, 0);
+        ck_assert_int_eq(ra[i].answers, 60);
+    }
+    j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 21);
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_graphs) {
     Suite *s = suite_create("routes_graphs");
     TCase *tc = tcase_create("core");
@@ -293,6 +357,7 @@ TU_SUITE(routes_graphs) {
     tcase_add_test(tc, routes_graphs_refusals_and_limits);
     tcase_add_test(tc, routes_graphs_data_dir_restart);
     tcase_add_test(tc, routes_graphs_shared_store);
+    tcase_add_test(tc, routes_graphs_patches_under_readers);
     suite_add_tcase(s, tc);
     return s;
 }
