@@ -132,7 +132,11 @@ static void game_graph(void) {
             best[s] = j;
         }
         for (uint32_t j = 0; j < k; j++) {
-            if (len + 128 > cap) json = realloc(json, cap *= 2);
+            if (len + 128 > cap) {
+                char *more = realloc(json, cap *= 2);
+                if (!more) exit(1);
+                json = more;
+            }
             len += (size_t)snprintf(json + len, cap - len,
                                     "%s{\"from\":\"n%u\",\"to\":\"n%u\",\"factor\":%.3f}",
                                     m ? "," : "", i, best[j], 1 + 0.5 * unit());
@@ -214,7 +218,11 @@ typedef struct text {
 static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(text *t, const char *fmt, ...) {
     va_list ap;
-    if (t->len + 96 > t->cap) t->p = realloc(t->p, t->cap = t->cap ? 2 * t->cap : 1 << 20);
+    if (t->len + 96 > t->cap) {
+        char *more = realloc(t->p, t->cap = t->cap ? 2 * t->cap : 1 << 20);
+        if (!more) exit(1);
+        t->p = more;
+    }
     va_start(ap, fmt);
     t->len += (size_t)vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
     va_end(ap);
