@@ -103,7 +103,7 @@ typedef struct pf_config {
     int64_t crowd_max_steps;         /* steps one step request may ask for */
     int64_t max_mesh_bytes;          /* largest GET /v1/maps/{id}/mesh answer */
     bool demo;                       /* load the demo maps at start */
-    /* Who may do what (README.md, "Tokens, TLS and browsers"). */
+    /* Who may do what (docs/security.md). */
     char auth_token_file[1024]; /* --auth-token-file: "<scope> <token>" lines; "" = none */
     bool insecure_no_auth;      /* serve a non-loopback address without tokens */
     bool open_metrics;          /* /metrics and /v1/info without a token */
@@ -139,7 +139,7 @@ bool pf_config_is_loopback(const char *addr);
 void pf_config_print_help(FILE *f);
 
 /* The option table, one entry a flag, in --help's order (the tests hold
- * --help and the README against it): the flag without "--", its
+ * --help and the README and docs/ against it): the flag without "--", its
  * environment variable, the name /v1/info reports, whether it is a switch
  * (no value), and its default as --help prints it (a number; "unset" for
  * an empty string; "off" for a switch). false past the last. */

@@ -21,7 +21,7 @@
  *     another control character.
  * What libmicrohttpd refuses itself (no space in the request line, no
  * target, a bad version, a malformed Content-Length, broken chunks) never
- * reaches this; README.md lists those answers.
+ * reaches this; docs/operations.md (Limits) lists those answers.
  *
  * Thread-safe, no allocation.
  */

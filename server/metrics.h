@@ -7,7 +7,7 @@
  *
  * Counters and histograms only, no derived ratios: a hit ratio or a mean
  * is PromQL's job (rate(pathd_cache_hits_total[5m]) / ...), and a ratio
- * computed here could not be aggregated across instances. README.md lists
+ * computed here could not be aggregated across instances. docs/operations.md (Metrics) lists
  * every family.
  *
  * Lock-free: relaxed atomic counters, safe from any thread. One

@@ -29,8 +29,11 @@
  *                (proto/) and resumes the connection (pf_req_finish), which
  *                sends it;
  *   stream.c     WebSocket streams: after the 101 the hub thread (libuv)
- *                reads messages and runs each as the same session job on the
- *                pool, writes the answers, and reaps idle sessions.
+ *                owns the socket (stream_conn.c: framing, buffers, close
+ *                handshake), runs each message as its kind of stream says
+ *                (stream_session.c, stream_crowd.c, stream_mux.c: the same
+ *                session job on the pool), writes the answers, and reaps
+ *                idle sessions.
  *
  * No file of this walk calls back into one before it: http.c -> routes.c ->
  * routes_*.c -> request.c, maps.c, session.c, registry.c -> core.

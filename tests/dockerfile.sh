@@ -115,19 +115,19 @@ rm -f "$batch"
 grep -qx 'STOPSIGNAL SIGTERM' Dockerfile || fail "STOPSIGNAL SIGTERM is missing"
 drain=$(sed -n 's/.*PATHD_DRAIN_TIMEOUT=\([0-9]*\).*/\1/p' Dockerfile | head -n1)
 stop=$(sed -n 's/.*--stop-timeout \([0-9]*\).*/\1/p' Dockerfile | head -n1)
-readme_stop=$(sed -n 's/.*--stop-timeout \([0-9]*\).*/\1/p' README.md | head -n1)
+readme_stop=$(sed -n 's/.*--stop-timeout \([0-9]*\).*/\1/p' docs/operations.md | head -n1)
 [ -n "$drain" ] && [ -n "$stop" ] || fail "the Dockerfile names no PATHD_DRAIN_TIMEOUT or --stop-timeout"
 [ "$stop" -gt "$drain" ] || fail "--stop-timeout $stop is not longer than the drain timeout $drain"
-[ "$readme_stop" = "$stop" ] || fail "the README says --stop-timeout $readme_stop, the Dockerfile $stop"
-pass "STOPSIGNAL SIGTERM; --stop-timeout $stop > drain timeout $drain, in the Dockerfile and the README"
+[ "$readme_stop" = "$stop" ] || fail "docs/operations.md says --stop-timeout $readme_stop, the Dockerfile $stop"
+pass "STOPSIGNAL SIGTERM; --stop-timeout $stop > drain timeout $drain, in the Dockerfile and docs/operations.md"
 
 help=$("$BIN" --help)
 for v in $(grep -o 'PATHD_[A-Z_]*=' Dockerfile | tr -d = | sort -u); do
     grep -q "$v" <<<"$help" || fail "the Dockerfile sets $v, which pathd does not know"
 done
 pass "every PATHD_* variable of the image is one pathd knows"
-grep -q -- '--uid 10001' Dockerfile && grep -q 'chown 10001:10001' README.md ||
-    fail "the data volume owner (uid 10001) is not the one the README documents"
+grep -q -- '--uid 10001' Dockerfile && grep -q 'chown 10001:10001' docs/operations.md ||
+    fail "the data volume owner (uid 10001) is not the one docs/operations.md documents"
 pass "the volume's owner, uid 10001, is documented"
 
 # Every shared library the binary links directly (its NEEDED entries) comes

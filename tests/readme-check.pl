@@ -1,19 +1,19 @@
 #!/usr/bin/perl
-# readme-check.pl -- what README.md says about pathd's flags and tests
-# holds (make test runs it):
+# readme-check.pl -- what README.md and docs/*.md say about pathd's flags
+# and tests holds (make test runs it):
 #
 #   perl tests/readme-check.pl build/pathd
 #
-# - Every --flag the README names is one of pathd's (`pathd --help`), one
+# - Every --flag the documents name is one of pathd's (`pathd --help`), one
 #   of pathd-bench's (its help text in loadtest/), or one of the few other
 #   tools' options the README shows in commands (%other below).
 # - Every default the README states for a pathd flag is the default --help
 #   prints: "`--flag` ... default N", "`--flag` defaults to N" (in the same
 #   sentence), "(PATHD_X, N)" and "PATHD_X; N, the default"; N may carry a unit (KiB, MiB and GiB are
 #   multiplied out; s and ms are the flag's own unit).
-# - The README's suite list ("One suite a module, ...") names every test
-#   suite (tests/test_<name>.c), in backquotes, and no other.
-# Each finding is printed with its README line; any fails the check.
+# - The suite list ("One suite a module, ...", in docs/testing.md) names
+#   every test suite (tests/test_<name>.c), in backquotes, and no other.
+# Each finding is printed with its file and line; any fails the check.
 use strict;
 use warnings;
 
@@ -34,8 +34,8 @@ for my $f (glob 'loadtest/*.c') {
     open(my $s, '<', $f) or die "readme-check: $f: $!\n";
     while (<$s>) { $bench{$1} = 1 while /(?<![\w-])--([a-z][a-z0-9-]+)/g; }
 }
-# Options of other programs in the README's commands: curl, docker, npm.
-my %other = map { $_ => 1 } qw(data-binary cacert stop-timeout rm network user);
+# Options of other programs in the documents' commands: curl, docker, npm, esbuild.
+my %other = map { $_ => 1 } qw(data-binary cacert stop-timeout rm network user bundle minify format outfile);
 
 my %unit = (KiB => 1024, MiB => 1024**2, GiB => 1024**3);
 sub check_default {
@@ -44,21 +44,29 @@ sub check_default {
     $defaults_checked++;
     my $want = $default{$flag};
     my $got = $num * ($u && $unit{$u} ? $unit{$u} : 1);
-    push @bad, "README line $n: --$flag default $num" . ($u ? " $u" : '') .
+    push @bad, "$n: --$flag default $num" . ($u ? " $u" : '') .
         ", pathd --help says $want: $line" unless $want =~ /^-?\d+$/ && $want == $got;
 }
 
-open(my $r, '<', 'README.md') or die "readme-check: README.md: $!\n";
-my @readme = <$r>;
-close($r);
-my $n = 0;
+my (@readme, @where);
+for my $doc ('README.md', sort glob 'docs/*.md') {
+    open(my $r, '<', $doc) or die "readme-check: $doc: $!\n";
+    my $k = 0;
+    while (my $l = <$r>) {
+        push @readme, $l;
+        push @where, "$doc line " . ++$k;
+    }
+    close($r);
+}
+die "readme-check: no docs/*.md\n" unless grep { /^docs\// } @where;
+my $i = 0;
 for my $line (@readme) {
-    $n++;
+    my $n = $where[$i++];
     chomp $line;
     while ($line =~ /(?<![\w-])--([a-z][a-z0-9-]+)/g) {
         my $f = $1;
         next if exists $default{$f} || $f eq 'help' || $bench{$f} || $other{$f};
-        push @bad, "README line $n: --$f is not a pathd flag (pathd --help), nor pathd-bench's: $line";
+        push @bad, "$n: --$f is not a pathd flag (pathd --help), nor pathd-bench's: $line";
     }
     # "`--flag`... default N" within one sentence, no other flag between.
     while ($line =~ /`--([a-z0-9-]+)[^`]*`([^.;`]{0,60}?)\bdefaults?(?: to| is)?\s+(\d+(?:\.\d+)?)\s*(KiB|MiB|GiB|ms|s)?\b/g) {
@@ -84,19 +92,19 @@ if ($text =~ /One suite a module, `tests\/test_<module>\.c`:(.*?)\n\n/s) {
     my $list = $1;
     $listed{$1} = 1 while $list =~ /`([a-z_0-9]+)`/g;
     for my $s (sort keys %listed) {
-        push @bad, "README: the suite list names '$s', which has no tests/test_$s.c"
+        push @bad, "the suite list names '$s', which has no tests/test_$s.c"
             unless $suite{$s};
     }
     for my $s (sort keys %suite) {
-        push @bad, "tests/test_$s.c: the README's suite list does not name '$s'"
+        push @bad, "tests/test_$s.c: the suite list (docs/testing.md) does not name '$s'"
             unless $listed{$s};
     }
 } else {
-    push @bad, "README: no suite list (\"One suite a module, `tests/test_<module>.c`: ...\")";
+    push @bad, "docs: no suite list (\"One suite a module, `tests/test_<module>.c`: ...\")";
 }
 
 print "not ok - $_\n" for @bad;
 printf "readme-check: %d flags, %d stated defaults, %d suites: %s\n", scalar(keys %default),
     $defaults_checked, scalar(keys %suite),
-    @bad ? scalar(@bad) . " false claims" : "the README's flags, defaults and suites hold";
+    @bad ? scalar(@bad) . " false claims" : "the documents' flags, defaults and suites hold";
 exit(@bad ? 1 : 0);

@@ -1,4 +1,4 @@
-/* test_stream.c -- server/stream.c: WebSocket session streams, spoken to by a raw C client
+/* test_stream.c -- server/stream*.c: WebSocket session streams, spoken to by a raw C client
  * (tests/wsc.c) and the npm `ws` package (tests/js/ws_client.js), and their limits: the
  * outbound cap for a peer that does not read, the idle timeout, streams closed when their
  * session ends, the close handshake of RFC 6455 section 7, and the stream limit that leaves

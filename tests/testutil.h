@@ -29,7 +29,7 @@
  * missing input there is a broken install. TU_SKIP skips even in CI: no
  * test uses it today. Both return from the test function.
  *
- * "In CI" has one definition, here and in the README: the environment
+ * "In CI" has one definition, here and in docs/testing.md: the environment
  * variable CI is set, not empty, and neither "0" nor "false" (any case).
  * .ci/run sets CI=true. */
 #define TU_SKIP(...)                                                                               \

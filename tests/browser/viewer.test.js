@@ -82,7 +82,7 @@ function bigMap(seed) {
     return `type octile\nheight ${H}\nwidth ${W}\nmap\n` + g.map((r) => r.join('')).join('\n') + '\n';
 }
 
-// ---- the map model, independently of the server (README: Map model) ----
+// ---- the map model, independently of the server (docs/grids.md: Map model decisions) ----
 
 // The exported map (GET .../cells) as costs[y][x].
 async function cellsOf(id) {
