@@ -47,7 +47,7 @@ endef
 HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exists $(PKGS) && \
                [ -f $(RECAST_INC)/DetourTileCache.h ] && command -v $(CXX) >/dev/null 2>&1 && echo 1)
 
-.PHONY: FORCE all test test-run run bench bench-http bench-navmesh bench-wrk bench-fleet bench-auth bench-json bench-viewer bench-viewer-grid fuzz fuzz-replay fuzz-replay-run deps js-deps \
+.PHONY: FORCE all test test-run run bench bench-http bench-navmesh bench-wrk bench-fleet bench-auth bench-json bench-graph bench-viewer bench-viewer-grid fuzz fuzz-replay fuzz-replay-run deps js-deps \
         tool-deps fleet-deps test-tools test-deps fuzz-deps clean format-check format cppcheck suites-list spec-deps spec-lint \
         clients-test clients-c-test clients-node-test clients-csharp-test cxx-deps mono-deps node-deps \
         curl-deps first-contact-test promtool-deps viewer-test chromium-deps \
@@ -56,7 +56,7 @@ HAVE_DEPS := $(shell command -v pkg-config >/dev/null 2>&1 && pkg-config --exist
 ifneq ($(HAVE_DEPS),1)
 # Install what pkg-config cannot find, then run the same target again with the
 # flags pkg-config now gives.
-all test run bench bench-http bench-navmesh bench-wrk bench-fleet bench-auth bench-json bench-viewer bench-viewer-grid fuzz fuzz-replay test-run clients-test clients-c-test clients-node-test \
+all test run bench bench-http bench-navmesh bench-wrk bench-fleet bench-auth bench-json bench-graph bench-viewer bench-viewer-grid fuzz fuzz-replay test-run clients-test clients-c-test clients-node-test \
 clients-csharp-test first-contact-test viewer-test test-tsan test-tsan-run: deps
 	@$(MAKE) --no-print-directory $@
 else
@@ -297,7 +297,7 @@ test: test-deps
 # Every report of every process goes to $(TSAN_LOG_DIR); one report fails
 # the target.
 TSAN_INPROC := agents auth concurrency fleet navmesh pool
-TSAN_SERVER := bench concurrency config fleet guard http http_strict metrics routes_crowds \
+TSAN_SERVER := bench concurrency config fleet guard http http_strict metrics routes_crowds routes_graphs \
                routes_fields routes_maps routes_ops routes_paths routes_sessions routes_tables server \
                store stream
 TSAN_ALL := $(sort $(TSAN_INPROC) $(TSAN_SERVER))
@@ -438,6 +438,15 @@ bench-json: $(OUT)/bench-json
 	$(OUT)/bench-json
 
 $(OUT)/bench-json: scripts/bench-json.c $(PROTO_OBJ) $(OUT)/libpathd_nav.a $(OUT)/libpathd_core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $^ -o $@ $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
+
+# Waypoint graph figures (issue 28): a 5,000-node game graph, a 1024x1024
+# grid converted, Berlin_1_1024 against its scenarios (scripts/bench-graph.c).
+bench-graph: $(OUT)/bench-graph
+	$(OUT)/bench-graph $(PATHD_BENCH_DIR)
+
+$(OUT)/bench-graph: scripts/bench-graph.c $(PROTO_OBJ) $(OUT)/libpathd_nav.a $(OUT)/libpathd_core.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $^ -o $@ $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
 

@@ -97,6 +97,9 @@ typedef struct pf_config {
     int64_t nav_max_tile_spans;      /* voxel spans of one tile, bounded before voxelising */
     int64_t nav_max_column_spans;    /* spans stacked in one voxel column, likewise */
     int64_t nav_max_links;           /* off-mesh links of one navmesh map */
+    int64_t graph_max_nodes;         /* graph uploads: nodes */
+    int64_t graph_max_edges;         /* ... edges (DIMACS: arcs) */
+    int64_t graph_max_degree;        /* ... arcs leaving one node */
     int64_t max_crowds_per_map;      /* crowds on one navmesh map */
     int64_t max_crowds;              /* crowds in all */
     int64_t max_crowd_agents;        /* agents of one crowd */

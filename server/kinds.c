@@ -6,6 +6,7 @@
 
 #include "jsonr.h"
 #include "kind.h"
+#include "kind_graph.h"
 #include "kind_grid.h"
 #include "kind_navmesh.h"
 #include "metrics.h"
@@ -14,6 +15,7 @@
 const pf_kind_ops *const pf_kinds_registered[] = {
     &pf_kind_grid,
     &pf_kind_navmesh,
+    &pf_kind_graph,
     NULL,
 };
 

@@ -17,6 +17,9 @@
  *  15 Wavefront OBJ (model/obj)         18 navmesh path request and batch
  *  16 navmesh upload envelope (JSON)    19 crowd create and command bodies
  *  17 navmesh PATCH body                20 --data-dir navmesh map file
+ *  21 graph upload (JSON), then a build, 22 graph upload (DIMACS: .gr, a
+ *     searches, a snap and the store       NUL, .co), then the same
+ *     form parsed back                  23 graph path request and PATCH
  * Built with ASan and UBSan, so any out-of-bounds access, leak, overflow or
  * undefined behaviour is a crash. Readers must also keep their contract:
  * an error always comes with a message (valid UTF-8, whatever the input
@@ -34,6 +37,8 @@
 
 #include "auth.h"
 #include "crowd_json.h"
+#include "graph.h"
+#include "graph_json.h"
 #include "guard.h"
 #include "http_strict.h"
 #include "jsonr.h"
@@ -121,6 +126,41 @@ static void search_map(pf_grid *g, const uint8_t *data, size_t size) {
         }
     }
     pf_planner_destroy(p);
+}
+
+/* A graph document that parsed: it builds, a search and a snap run on it,
+ * and its store form parses back into the same counts. */
+static void graph_doc_run(pf_graph_doc *d, const pf_graph_limits *lim) {
+    static pf_graph_ctx *ctx;
+    pf_graph_spec spec = {d->n, d->dim, d->pos, d->m, d->from, d->to, d->cost, d->both};
+    pf_graph *g = NULL;
+    pf_graph_path p;
+    pf_jsonw w;
+    cJSON *root = NULL;
+    pf_graph_doc back;
+    pf_proto_error e;
+    double at[3] = {0, 0, 0};
+    if (!ctx) ctx = pf_graph_ctx_create();
+    CHECK(pf_graph_build(&spec, &g, NULL) == PF_OK);
+    for (int a = 0; a < PF_GRAPH_ALGORITHMS; a++) {
+        pf_graph_query q = {0, d->n - 1, (pf_graph_algorithm)a, 0, true, NULL, NULL};
+        pf_status st = pf_graph_search(g, ctx, &q, &p);
+        CHECK(st == PF_OK || st == PF_NO_PATH);
+        CHECK(p.len == 0 || (p.nodes[0] == 0 && p.end < d->n));
+    }
+    CHECK(pf_graph_nearest(g, at, NULL, NULL) < d->n);
+    pf_jsonw_init(&w, 256);
+    pf_jsonw_obj_begin(&w);
+    pf_graph_doc_write(&w, d, g);
+    pf_jsonw_obj_end(&w);
+    CHECK(!pf_jsonw_failed(&w));
+    CHECK(pf_jsonr_parse(w.buf, w.len, &root, &e) == PF_OK);
+    CHECK(pf_graph_doc_from_json(root, lim, &back, &e) == PF_OK);
+    CHECK(back.n == d->n && back.m == d->m);
+    pf_graph_doc_free(&back);
+    cJSON_Delete(root);
+    pf_jsonw_free(&w);
+    pf_graph_release(g);
 }
 
 static void fuzz_query_string(const char *s, size_t n) {
@@ -275,7 +315,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     s = (const char *)data + 1;
     n = size - 1;
     memset(&e, 0, sizeof(e));
-    /* 21 readers; % 32 keeps the seeds' first bytes (0..20) stable when
+    /* 24 readers; % 32 keeps the seeds' first bytes (0..23) stable when
      * readers are added. */
     switch (data[0] % 32) {
     case 0:
@@ -413,6 +453,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (pf_navmesh_image_decode(data + 1, n, &bytes, &len, &v) == PF_OK)
             CHECK((const uint8_t *)bytes >= data + 1 &&
                   (const uint8_t *)bytes + len <= data + size);
+        break;
+    }
+    case 21:
+    case 22: {
+        /* A graph upload: JSON (21), or DIMACS .gr and .co split at the
+         * first NUL (22). */
+        static const pf_graph_limits glim = {64, 256, 16};
+        pf_graph_doc d;
+        if (data[0] % 32 == 21) {
+            cJSON *root = NULL;
+            st = pf_jsonr_parse(s, n, &root, &e);
+            if (st == PF_OK) st = pf_graph_doc_from_json(root, &glim, &d, &e);
+            cJSON_Delete(root);
+        } else {
+            const char *nul = memchr(s, '\0', n);
+            size_t grlen = nul ? (size_t)(nul - s) : n;
+            st = pf_graph_doc_from_dimacs(s, grlen, nul ? nul + 1 : s + n, nul ? n - grlen - 1 : 0,
+                                          &glim, &d, &e);
+        }
+        check_error(st, &e);
+        if (st == PF_OK) {
+            graph_doc_run(&d, &glim);
+            pf_graph_doc_free(&d);
+        }
+        break;
+    }
+    case 23: {
+        pf_graph_path_request q;
+        pf_graph_patch p;
+        st = pf_graph_path_request_parse(s, n, &q, &e);
+        check_error(st, &e);
+        memset(&e, 0, sizeof(e));
+        st = pf_graph_patch_parse(s, n, 64, &p, &e);
+        check_error(st, &e);
+        if (st == PF_OK) pf_graph_patch_free(&p);
         break;
     }
     }

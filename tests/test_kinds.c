@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kind.h"
+#include "kind_graph.h"
 #include "kind_grid.h"
 #include "kind_navmesh.h"
 #include "planner.h"
@@ -54,7 +55,7 @@ START_TEST(kinds_upload_by_member_or_content_type) {
     ck_assert_int_eq(kind_of(k, "{\"kind\":\"mesh\"}", &kind, &e), PF_EINVAL);
     ck_assert_str_eq(pf_error_code(e.code), "invalid_value");
     ck_assert_str_eq(e.field, "kind");
-    ck_assert_str_eq(e.message, "Field 'kind' is \"grid\" or \"navmesh\".");
+    ck_assert_str_eq(e.message, "Field 'kind' is \"grid\", \"navmesh\" or \"graph\".");
     ck_assert_int_eq(kind_of(k, "{\"kind\":1}", &kind, &e), PF_EPARSE);
     ck_assert_str_eq(pf_error_code(e.code), "invalid_request");
     ck_assert_str_eq(e.field, "kind");
@@ -66,7 +67,8 @@ START_TEST(kinds_upload_by_member_or_content_type) {
     ck_assert_ptr_eq(env->kind, &pf_kind_grid);
     ck_assert_ptr_eq(pf_kinds_default(k)->kind, pf_kinds_registered[0]);
     ck_assert_ptr_eq(pf_kind_by_name("navmesh"), &pf_kind_navmesh);
-    ck_assert_ptr_null(pf_kind_by_name("graph"));
+    ck_assert_ptr_eq(pf_kind_by_name("graph"), &pf_kind_graph);
+    ck_assert_ptr_null(pf_kind_by_name("mesh"));
     pf_kinds_destroy(k);
 }
 END_TEST
@@ -107,6 +109,13 @@ START_TEST(kinds_algorithm_slots_follow_registration) {
     ck_assert_uint_eq(pf_kind_slot(&pf_kind_navmesh, 0), PF_ALGO_COUNT);
     ck_assert_str_eq(pf_kinds_algorithm_label(PF_ALGO_COUNT), "polyanya");
     ck_assert_str_eq(pf_kinds_algorithm_label(PF_ALGO_COUNT + 1), "detour");
+    ck_assert_uint_eq(pf_kind_slot(&pf_kind_graph, 1), PF_ALGO_COUNT + 3);
+    ck_assert_str_eq(pf_kinds_algorithm_label(PF_ALGO_COUNT + 3), "graph_astar");
+    /* One label a slot: /metrics writes one series a label. */
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++)
+            ck_assert_msg(strcmp(pf_kinds_algorithm_label(a), pf_kinds_algorithm_label(b)) != 0,
+                          "slots %zu and %zu are both '%s'", a, b, pf_kinds_algorithm_label(a));
 }
 END_TEST
 

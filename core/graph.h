@@ -1,0 +1,172 @@
+/* graph.h -- waypoint graphs: nodes at 2D or 3D positions joined by edges
+ * of a given cost, searched with Dijkstra or A*, and a nearest-node index.
+ *
+ * A graph is built once from its nodes and edges (pf_graph_build) into a
+ * compact topology: CSR adjacency (each node's outgoing arcs contiguous),
+ * node positions and a kd-tree over them. The topology never changes and is
+ * shared, reference-counted, by every version made from it. A version's
+ * state is what a PATCH may change: each edge's cost, which edges and nodes
+ * are enabled (pf_graph_change makes the next version, the old one stays
+ * valid for whoever holds it).
+ *
+ * An edge joins `from` to `to`; a two-way edge is also walked from `to` to
+ * `from` at the same cost (one edge, two arcs, one enabled bit). A search
+ * never walks a disabled edge nor enters a disabled node; a disabled start
+ * or goal is refused (PF_EBLOCKED).
+ *
+ * A*'s heuristic is the straight-line distance to the goal times the
+ * graph's ratio: the smallest cost / length over its edges of positive
+ * length (measured when the version is made, so a PATCH that makes an edge
+ * cheaper lowers it), 0 when an edge of positive length costs nothing. Any
+ * path's cost is at least ratio times its length, which is at least ratio
+ * times the straight line, so the heuristic never overestimates; it is also
+ * consistent (h(u) <= cost(u,v) + h(v)), so A* closes each node once. The
+ * ratio is scaled down by 1e-9 relative so rounding cannot make it
+ * overestimate a path whose cost is exactly its length.
+ *
+ * Thread-safety: a graph is immutable; any number of threads may search it
+ * at once, each with its own pf_graph_ctx. Nothing here allocates during a
+ * search except the context's growth. No I/O, no globals.
+ */
+#ifndef PF_GRAPH_H
+#define PF_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+/* Node and edge indices are uint32_t; PF_GRAPH_NONE is no node. */
+#define PF_GRAPH_NONE UINT32_MAX
+/* Hard ceilings of the representation (the server's limits are lower). */
+#define PF_GRAPH_MAX_NODES (UINT32_C(1) << 30)
+#define PF_GRAPH_MAX_EDGES (UINT32_C(1) << 30)
+
+typedef struct pf_graph pf_graph;
+
+/* What pf_graph_build reads (borrowed). pos holds 3 doubles a node (z 0
+ * for a 2D graph; dim says which it was). Edge i joins from[i] to to[i] at
+ * cost[i] (finite, >= 0), both ways when both[i] is non-zero (both NULL:
+ * every edge one-way). */
+typedef struct pf_graph_spec {
+    uint32_t nnodes;
+    int dim; /* 2 or 3 */
+    const double *pos;
+    uint32_t nedges;
+    const uint32_t *from, *to;
+    const double *cost;
+    const uint8_t *both;
+} pf_graph_spec;
+
+/* Which element made pf_graph_build or pf_graph_change refuse. */
+typedef struct pf_graph_fault {
+    enum { PF_GRAPH_FAULT_NONE, PF_GRAPH_FAULT_NODE, PF_GRAPH_FAULT_EDGE } what;
+    uint32_t index;
+} pf_graph_fault;
+
+/* Builds the graph of spec (1 reference). PF_EINVAL (fault names the node
+ * or edge: a non-finite position, an endpoint out of range, a negative or
+ * non-finite cost; no node at all), PF_ELIMIT past the ceilings above,
+ * PF_ENOMEM. Every node and edge starts enabled. */
+pf_status pf_graph_build(const pf_graph_spec *spec, pf_graph **out, pf_graph_fault *fault);
+void pf_graph_retain(const pf_graph *g);
+/* Drops a reference; the last frees it (and the topology when no other
+ * version holds it). NULL is a no-op. */
+void pf_graph_release(const pf_graph *g);
+
+/* A PATCH: costs of edges, edges and nodes enabled or disabled. */
+typedef struct pf_graph_cost_change {
+    uint32_t edge;
+    double cost;
+} pf_graph_cost_change;
+typedef struct pf_graph_toggle {
+    uint32_t index;
+    bool enabled;
+} pf_graph_toggle;
+typedef struct pf_graph_change {
+    const pf_graph_cost_change *costs;
+    size_t ncosts;
+    const pf_graph_toggle *edges, *nodes;
+    size_t nedges, nnodes;
+} pf_graph_change;
+
+/* The next version of g with ch applied in order (costs, then edges, then
+ * nodes), sharing g's topology (1 reference). PF_EINVAL with fault (an
+ * index out of range, a negative or non-finite cost), PF_ENOMEM; g is
+ * unchanged either way. */
+pf_status pf_graph_change_apply(const pf_graph *g, const pf_graph_change *ch, pf_graph **out,
+                                pf_graph_fault *fault);
+
+/* What a graph is. */
+typedef struct pf_graph_info {
+    uint32_t nodes, edges, arcs; /* arcs: two per two-way edge */
+    uint32_t max_degree;         /* most arcs leaving one node */
+    uint32_t disabled_nodes, disabled_edges;
+    int dim;
+    double ratio;       /* the heuristic's scale (above) */
+    size_t topo_bytes;  /* the shared topology and index */
+    size_t state_bytes; /* this version's costs and bits */
+} pf_graph_info;
+void pf_graph_get_info(const pf_graph *g, pf_graph_info *info);
+/* Node i's position (3 doubles) and whether it is enabled; edge i's
+ * endpoints, cost, direction and state. i must be in range. */
+const double *pf_graph_node_pos(const pf_graph *g, uint32_t i);
+bool pf_graph_node_enabled(const pf_graph *g, uint32_t i);
+void pf_graph_edge(const pf_graph *g, uint32_t i, uint32_t *from, uint32_t *to, double *cost,
+                   bool *both, bool *enabled);
+
+/* The enabled node nearest to p (3 doubles; Euclidean distance over the
+ * graph's dimensions), the lower index among equals, through the kd-tree;
+ * PF_GRAPH_NONE when every node is disabled. *dist gets its distance.
+ * *visited (may be NULL) counts the tree nodes looked at. */
+uint32_t pf_graph_nearest(const pf_graph *g, const double p[3], double *dist, uint32_t *visited);
+
+/* A search's scratch: distances, parents, the open list and the path.
+ * One per thread; reused across graphs of any size. */
+typedef struct pf_graph_ctx pf_graph_ctx;
+pf_graph_ctx *pf_graph_ctx_create(void);
+void pf_graph_ctx_destroy(pf_graph_ctx *ctx);
+/* Bytes it holds now. */
+size_t pf_graph_ctx_memory(const pf_graph_ctx *ctx);
+
+typedef enum pf_graph_algorithm { PF_GRAPH_DIJKSTRA = 0, PF_GRAPH_ASTAR = 1 } pf_graph_algorithm;
+#define PF_GRAPH_ALGORITHMS 2
+/* "dijkstra", "astar"; NULL past the last. */
+const char *pf_graph_algorithm_name(pf_graph_algorithm a);
+
+typedef struct pf_graph_query {
+    uint32_t start, goal;
+    pf_graph_algorithm algorithm;
+    uint64_t max_expanded; /* nodes closed before PF_EBUDGET; 0: no limit */
+    /* Partial answers: when the goal is not reached, the path to the
+     * closed node nearest the goal (straight line; then the cheaper, then
+     * the lower index) instead of PF_NO_PATH / PF_EBUDGET alone. */
+    bool partial;
+    /* Asked every 256 expansions; true stops the search (PF_ECANCELED).
+     * NULL: never. */
+    bool (*stop)(void *arg);
+    void *stop_arg;
+} pf_graph_query;
+
+/* A search's answer; nodes and edges point into the context (valid until
+ * its next search). edges[i] joins nodes[i] to nodes[i + 1]. */
+typedef struct pf_graph_path {
+    bool reached; /* nodes ends at the goal */
+    uint32_t end; /* the last node: the goal, or the partial answer's */
+    double cost;  /* the sum of the path's edge costs */
+    const uint32_t *nodes, *edges;
+    size_t len;        /* nodes; edges has len - 1 */
+    uint64_t expanded; /* nodes closed */
+} pf_graph_path;
+
+/* Searches g. PF_OK: reached (cost optimal); PF_NO_PATH (every reachable
+ * node closed) or PF_EBUDGET (max_expanded nodes closed): out holds the
+ * partial path when q->partial asked for it (reached false), else len 0;
+ * PF_ECANCELED (stop), PF_ERANGE (start or goal out of range),
+ * PF_EBLOCKED (start or goal disabled), PF_EINVAL (an unknown
+ * algorithm), PF_ENOMEM. out->expanded is set in every case. */
+pf_status pf_graph_search(const pf_graph *g, pf_graph_ctx *ctx, const pf_graph_query *q,
+                          pf_graph_path *out);
+
+#endif

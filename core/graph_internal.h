@@ -1,0 +1,50 @@
+/* graph_internal.h -- the layout of a waypoint graph (graph.h), shared by
+ * graph.c (build, versions), graph_nearest.c (the kd-tree) and
+ * graph_search.c (Dijkstra and A*). */
+#ifndef PF_GRAPH_INTERNAL_H
+#define PF_GRAPH_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "graph.h"
+
+/* The topology: what no PATCH changes, shared by every version. */
+typedef struct pf__graph_topo {
+    atomic_int refs;
+    uint32_t n, m, narcs; /* nodes, edges, arcs */
+    int dim;
+    uint32_t max_degree;
+    double *pos;        /* 3 a node */
+    uint32_t *off;      /* n + 1: node v's arcs are [off[v], off[v + 1]) */
+    uint32_t *arc_to;   /* narcs: the arc's head */
+    uint32_t *arc_edge; /* narcs: the edge it walks */
+    uint32_t *efrom, *eto;
+    uint8_t *eboth;
+    /* The kd-tree, implicit: the subtree of [lo, hi) has its root at
+     * mid = lo + (hi - lo) / 2, node kd[mid] split on axis kdaxis[mid];
+     * [lo, mid) holds coordinates <= the root's, (mid, hi) >= it. */
+    uint32_t *kd;
+    uint8_t *kdaxis;
+    size_t bytes;
+} pf__graph_topo;
+
+/* One version: the topology and what a PATCH changes. */
+struct pf_graph {
+    atomic_int refs;
+    pf__graph_topo *t;
+    double *cost;  /* m */
+    uint64_t *eon; /* m bits: edge enabled */
+    uint64_t *non; /* n bits: node enabled */
+    uint32_t disabled_nodes, disabled_edges;
+    double ratio;
+    size_t bytes;
+};
+
+static inline bool pf__bit(const uint64_t *bits, uint32_t i) {
+    return (bits[i >> 6] >> (i & 63)) & 1u;
+}
+
+/* Builds t's kd-tree (t->kd, t->kdaxis allocated). PF_ENOMEM. */
+pf_status pf__graph_kd_build(pf__graph_topo *t);
+
+#endif

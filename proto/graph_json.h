@@ -1,0 +1,176 @@
+/* graph_json.h -- the wire forms of waypoint graphs (core/graph.h): the
+ * upload (JSON nodes and edges, or the 9th DIMACS challenge's .gr and .co
+ * text in a JSON envelope), the PATCH, path queries and their answers.
+ *
+ * Upload, JSON (Content-Type application/json):
+ *   {"kind":"graph",
+ *    "nodes":[{"id":"door1" | 17, "position":[x,y] | [x,y,z],
+ *              "tags":["door"], "enabled":true}, ...],
+ *    "edges":[{"from":"door1","to":17, "cost":4.5 | "factor":1.5,
+ *              "oneway":false, "id":"e1", "tags":["stairs"], "enabled":true}, ...],
+ *    "cost_factor":1.0}
+ * A node id is a string (1..64 bytes) or an integer (|n| <= 2^53); both
+ * are one namespace by their text, so 17 and "17" are the same id (a
+ * duplicate) and a query may name either. Every position has the first
+ * node's dimension (2 or 3), finite within +-1e9. An edge costs "cost"
+ * (finite, >= 0) or, without it, its straight-line length times its
+ * "factor" (finite, >= 0), or the graph's "cost_factor" (default 1). An
+ * edge is two-way unless "oneway". Edge ids (optional, unique) and tags
+ * (at most 8 strings of 1..32 bytes each) are kept and written back by the
+ * stores; queries do not read tags yet.
+ *
+ * Upload, DIMACS (the 9th DIMACS Implementation Challenge's shortest-path
+ * formats, one JSON envelope rather than a multipart body, so the upload
+ * stays one JSON document with the routes' JSON limits and errors):
+ *   {"kind":"graph","dimacs":{"gr":"p sp 3 2\na 1 2 7\n...",
+ *                             "co":"p aux sp co 3\nv 1 10 20\n..."}}
+ * .gr: "c" comments, one "p sp <nodes> <arcs>", then exactly <arcs> lines
+ * "a <from> <to> <cost>" (ids 1..nodes, cost a finite number >= 0), each a
+ * one-way edge. .co: "c" comments, one "p aux sp co <nodes>" with the same
+ * count, then one "v <id> <x> <y>" per node (each once). Node ids are the
+ * integers 1..n. A refusal names "dimacs.gr" or "dimacs.co" and the line.
+ *
+ * Limits (pf_graph_limits): nodes, edges, and arcs leaving one node
+ * (degree: a two-way edge leaves both its ends); past one: PF_ELIMIT,
+ * 413 limit_exceeded, naming the field and the server's flag.
+ *
+ * The proto layer never aborts, logs or keeps globals.
+ */
+#ifndef PF_PROTO_GRAPH_JSON_H
+#define PF_PROTO_GRAPH_JSON_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+#include "graph.h"
+#include "jsonw.h"
+#include "path_json.h"
+
+#define PF_GRAPH_ID_MAX 64
+#define PF_GRAPH_TAGS_MAX 8
+#define PF_GRAPH_TAG_MAX 32
+#define PF_GRAPH_MAX_COORD 1e9
+
+typedef struct pf_graph_limits {
+    uint32_t max_nodes, max_edges, max_degree;
+} pf_graph_limits;
+
+/* A graph as uploaded: what core/graph.h builds from (pos, from, to, cost,
+ * both) and what it does not keep (ids, tags, the initial states). */
+typedef struct pf_graph_doc {
+    uint32_t n, m;
+    int dim;
+    /* Until pf_graph_doc_compact: */
+    double *pos; /* 3 a node */
+    uint32_t *from, *to;
+    double *cost;
+    uint8_t *both;
+    uint8_t *node_off, *edge_off; /* 1: uploaded with "enabled":false */
+    /* Node ids: node i's text is ids + id_off[i] (NUL-terminated);
+     * id_int[i]: it was an integer. Edge ids likewise ("" none). */
+    char *ids, *eids;
+    uint32_t *id_off, *eid_off;
+    uint8_t *id_int;
+    /* Tags: node i's are the JSON array ntags + ntag_off[i] .. ntag_off[i + 1]
+     * (empty: none); edges' likewise. */
+    char *ntags, *etags;
+    uint32_t *ntag_off, *etag_off;
+    /* Open addressing tables over the ids (index + 1; 0 empty). */
+    uint32_t *hash, *ehash;
+    uint32_t hcap, ehcap;
+    size_t bytes; /* what it holds */
+} pf_graph_doc;
+
+/* Reads an upload (root: the JSON body, "kind":"graph") into d. PF_EPARSE
+ * (400 malformed_map: wrong types, unknown members, naming the field),
+ * PF_EINVAL (422 invalid_value naming the element: a duplicate id, an
+ * edge to an unknown node, a negative or non-finite cost or position, a
+ * dimension that differs), PF_ELIMIT (413), PF_ENOMEM. d is empty on
+ * error. */
+pf_status pf_graph_doc_from_json(const cJSON *root, const pf_graph_limits *lim, pf_graph_doc *d,
+                                 pf_proto_error *e);
+/* The DIMACS texts (gr, co: not NUL-terminated) into d, as above. */
+pf_status pf_graph_doc_from_dimacs(const char *gr, size_t grlen, const char *co, size_t colen,
+                                   const pf_graph_limits *lim, pf_graph_doc *d, pf_proto_error *e);
+void pf_graph_doc_free(pf_graph_doc *d);
+/* Frees what only the build reads (positions, endpoints, costs, initial
+ * states: the built graph has them), keeping the ids, tags and their
+ * tables; d->bytes follows. Call after pf_graph_build. */
+void pf_graph_doc_compact(pf_graph_doc *d);
+
+/* Node (edge) index of an id's text, or PF_GRAPH_NONE. */
+uint32_t pf_graph_doc_node(const pf_graph_doc *d, const char *id);
+uint32_t pf_graph_doc_edge(const pf_graph_doc *d, const char *id);
+/* Writes node i's id as uploaded (a string or an integer). */
+void pf_graph_doc_write_id(pf_jsonw *w, const pf_graph_doc *d, uint32_t i);
+/* Writes the members of an upload that builds g again (d's ids, tags and
+ * positions, g's costs and enabled states): "kind", "nodes", "edges". */
+void pf_graph_doc_write(pf_jsonw *w, const pf_graph_doc *d, const pf_graph *g);
+
+/* A node named in a request: by id (its text) or by a point snapped to the
+ * nearest enabled node. */
+typedef struct pf_graph_place {
+    bool is_point;
+    int dims; /* of the point: 2 or 3 */
+    double p[3];
+    char id[PF_GRAPH_ID_MAX + 1];
+} pf_graph_place;
+
+/* A path query: JSON
+ *   {"start":"a" | 3 | {"point":[x,y(,z)]}, "goal":..., "algorithm":"auto"|"astar"|"dijkstra",
+ *    "max_expanded":1000, "partial":true, "use_cache":true, "deadline_ms":50}
+ * or a GET's query string: start=a&goal=b (ids) or start_point=x,y(,z),
+ * goal_point=..., algorithm, max_expanded, partial, use_cache, deadline_ms.
+ * "auto" is A* (the heuristic is admissible on every graph). A batch is
+ * {"queries":[...], "deadline_ms":...} of at most max queries. */
+typedef struct pf_graph_path_request {
+    pf_graph_place start, goal;
+    pf_graph_algorithm algorithm;
+    uint64_t max_expanded;
+    bool partial, use_cache;
+    int64_t deadline_ms;
+} pf_graph_path_request;
+
+pf_status pf_graph_path_request_parse(const char *body, size_t len, pf_graph_path_request *q,
+                                      pf_proto_error *e);
+pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, pf_graph_path_request *q,
+                                           pf_proto_error *e);
+/* *qs gets *n queries (free()). */
+pf_status pf_graph_path_batch_parse(const char *body, size_t len, size_t max,
+                                    pf_graph_path_request **qs, size_t *n, int64_t *deadline_ms,
+                                    pf_proto_error *e);
+
+/* A PATCH:
+ *   {"nodes":[{"id":"a","enabled":false}],
+ *    "edges":[{"index":3 | "id":"e1", "enabled":true, "cost":2.5}]}
+ * at most max changes (0: any), node ids and edge ids resolved against the
+ * map when applied (pf_graph_patch_resolve). */
+typedef struct pf_graph_patch_node {
+    char id[PF_GRAPH_ID_MAX + 1];
+    bool enabled;
+} pf_graph_patch_node;
+typedef struct pf_graph_patch_edge {
+    int64_t index; /* -1: by id */
+    char id[PF_GRAPH_ID_MAX + 1];
+    bool has_enabled, enabled, has_cost;
+    double cost;
+} pf_graph_patch_edge;
+typedef struct pf_graph_patch {
+    pf_graph_patch_node *nodes;
+    pf_graph_patch_edge *edges;
+    size_t nnodes, nedges;
+} pf_graph_patch;
+
+pf_status pf_graph_patch_parse(const char *body, size_t len, size_t max, pf_graph_patch *p,
+                               pf_proto_error *e);
+void pf_graph_patch_free(pf_graph_patch *p);
+/* p against d as core's change (arrays malloc'd into *ch: free ch->costs,
+ * ch->edges, ch->nodes). PF_EINVAL naming "nodes[i].id" / "edges[i]" when
+ * an id is unknown or an index out of range; PF_ENOMEM. */
+pf_status pf_graph_patch_resolve(const pf_graph_patch *p, const pf_graph_doc *d,
+                                 pf_graph_change *ch, pf_proto_error *e);
+
+#endif

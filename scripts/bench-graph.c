@@ -1,0 +1,362 @@
+/* bench-graph.c -- waypoint graph figures (issue 28), in-process:
+ *
+ *   make bench-graph        (builds build/bench-graph and runs it)
+ *   build/bench-graph [MOVINGAI_DIR]
+ *
+ * 1. A game-style graph: 5,000 nodes at random points of a 1000 x 1000
+ *    level, each joined to its 6 nearest (two-way, cost = length x a
+ *    random factor in [1, 1.5]): the JSON upload's parse + build time,
+ *    p50/p99 per query between random nodes for Dijkstra and A*, and
+ *    nearest-node snapping (kd-tree) against brute force, per call.
+ * 2. A 1024 x 1024 open grid converted (1,048,576 nodes, 8-connected,
+ *    diagonals sqrt 2): the DIMACS upload's parse + build time, memory per
+ *    node, p50/p99 per algorithm over random pairs.
+ * 3. Berlin_1_1024.map from the Moving AI set (PATHD_BENCH_DIR or argv[1])
+ *    converted (passable cells, 8-connected without corner cutting) and
+ *    its scenarios' optimal lengths checked against A*'s costs.
+ *
+ * BENCH_GRAPH_QUERIES (5000) and BENCH_GRAPH_BIG_QUERIES (50) set how many
+ * queries each algorithm runs on the small and the big graphs.
+ *
+ * Times are this thread's CPU time (CLOCK_THREAD_CPUTIME_ID: the machine is
+ * shared and loaded, and wall time would count the waits), so the figures are for comparing
+ * side by side in one run, not absolute. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "graph.h"
+#include "graph_json.h"
+#include "jsonr.h"
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static uint64_t next_u64(void) {
+    uint64_t z = (rng += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+static double unit(void) { return (double)(next_u64() >> 11) / 9007199254740992.0; }
+static uint32_t below(uint32_t n) { return (uint32_t)(next_u64() % n); }
+
+/* A count from the environment (a smaller run on a busy machine). */
+static size_t env_count(const char *name, size_t dflt) {
+    const char *v = getenv(name);
+    return v && atol(v) > 0 ? (size_t)atol(v) : dflt;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pct(double *v, size_t n, double p) {
+    qsort(v, n, sizeof(double), cmp_double);
+    return v[(size_t)(p * (double)(n - 1))];
+}
+
+/* p50/p99 of n queries between random enabled nodes. */
+static void run_queries(const char *name, const pf_graph *g, uint32_t nn, size_t n) {
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    double *t = malloc(n * sizeof(double));
+    for (int a = 0; a < PF_GRAPH_ALGORITHMS; a++) {
+        uint64_t expanded = 0;
+        size_t found = 0;
+        rng = 42; /* the same pairs for each algorithm */
+        for (size_t i = 0; i < n; i++) {
+            pf_graph_query q = {below(nn), below(nn), (pf_graph_algorithm)a, 0, false, NULL, NULL};
+            pf_graph_path p;
+            double t0 = now_us();
+            pf_status st = pf_graph_search(g, ctx, &q, &p);
+            t[i] = now_us() - t0;
+            expanded += p.expanded;
+            found += st == PF_OK;
+        }
+        printf("%s %-8s queries %zu found %zu  p50 %.2f us  p99 %.2f us  mean expanded %.0f\n",
+               name, pf_graph_algorithm_name((pf_graph_algorithm)a), n, found, pct(t, n, 0.5),
+               pct(t, n, 0.99), (double)expanded / (double)n);
+    }
+    free(t);
+    pf_graph_ctx_destroy(ctx);
+}
+
+static void game_graph(void) {
+    const uint32_t n = 5000, k = 6;
+    double *pos = calloc(3 * n, sizeof(double));
+    char *json;
+    size_t len = 0, cap = (size_t)n * 200;
+    cJSON *root = NULL;
+    pf_graph_doc d;
+    pf_proto_error e;
+    pf_graph *g;
+    pf_graph_limits lim = {1u << 21, 1u << 24, 1024};
+    double t0, t_parse, t_build;
+    uint32_t m = 0;
+    json = malloc(cap);
+    for (uint32_t i = 0; i < n; i++) {
+        pos[3 * i] = unit() * 1000;
+        pos[3 * i + 1] = unit() * 1000;
+    }
+    len += (size_t)snprintf(json + len, cap - len, "{\"kind\":\"graph\",\"nodes\":[");
+    for (uint32_t i = 0; i < n; i++)
+        len +=
+            (size_t)snprintf(json + len, cap - len, "%s{\"id\":\"n%u\",\"position\":[%.3f,%.3f]}",
+                             i ? "," : "", i, pos[3 * i], pos[3 * i + 1]);
+    len += (size_t)snprintf(json + len, cap - len, "],\"edges\":[");
+    /* Each node to its k nearest with a lower... any index (duplicates of
+     * a pair are kept: a game graph may list both directions). */
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t best[6];
+        double bd[6];
+        for (uint32_t j = 0; j < k; j++) bd[j] = INFINITY, best[j] = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            double dx = pos[3 * i] - pos[3 * j], dy = pos[3 * i + 1] - pos[3 * j + 1];
+            double dd = dx * dx + dy * dy;
+            if (j == i || dd >= bd[k - 1]) continue;
+            uint32_t s = k - 1;
+            while (s > 0 && bd[s - 1] > dd) {
+                bd[s] = bd[s - 1];
+                best[s] = best[s - 1];
+                s--;
+            }
+            bd[s] = dd;
+            best[s] = j;
+        }
+        for (uint32_t j = 0; j < k; j++) {
+            if (len + 128 > cap) {
+                char *more = realloc(json, cap *= 2);
+                if (!more) exit(1);
+                json = more;
+            }
+            len += (size_t)snprintf(json + len, cap - len,
+                                    "%s{\"from\":\"n%u\",\"to\":\"n%u\",\"factor\":%.3f}",
+                                    m ? "," : "", i, best[j], 1 + 0.5 * unit());
+            m++;
+        }
+    }
+    len += (size_t)snprintf(json + len, cap - len, "]}");
+    t0 = now_us();
+    if (pf_jsonr_parse(json, len, &root, &e) || pf_graph_doc_from_json(root, &lim, &d, &e)) {
+        fprintf(stderr, "bench-graph: %s: %s\n", e.field, e.message);
+        exit(1);
+    }
+    t_parse = now_us() - t0;
+    cJSON_Delete(root);
+    {
+        pf_graph_spec s = {d.n, d.dim, d.pos, d.m, d.from, d.to, d.cost, d.both};
+        t0 = now_us();
+        if (pf_graph_build(&s, &g, NULL)) exit(1);
+        t_build = now_us() - t0;
+    }
+    printf("game 5k: %u nodes %u edges, JSON %zu bytes: parse %.1f ms, build %.1f ms\n", d.n, d.m,
+           len, t_parse / 1e3, t_build / 1e3);
+    run_queries("game 5k", g, n, env_count("BENCH_GRAPH_QUERIES", 5000));
+    /* Snapping: kd-tree against brute force, per call over 100,000 points
+     * (timed in blocks of 1000: a call is below the clock's resolution). */
+    {
+        const size_t np = 100000;
+        double *pts = malloc(np * 2 * sizeof(double)), *blk = malloc(np / 1000 * sizeof(double));
+        uint64_t visited = 0;
+        size_t mism = 0;
+        volatile uint32_t sink = 0;
+        for (size_t i = 0; i < 2 * np; i++) pts[i] = unit() * 1000;
+        for (size_t b = 0; b < np / 1000; b++) {
+            double t1 = now_us();
+            for (size_t i = b * 1000; i < (b + 1) * 1000; i++) {
+                double p[3] = {pts[2 * i], pts[2 * i + 1], 0};
+                uint32_t v;
+                sink += pf_graph_nearest(g, p, NULL, &v);
+                visited += v;
+            }
+            blk[b] = (now_us() - t1) / 1000;
+        }
+        printf("game 5k snapping kd-tree: p50 %.3f us a call (block medians), %.1f tree nodes "
+               "visited a call\n",
+               pct(blk, np / 1000, 0.5), (double)visited / (double)np);
+        for (size_t b = 0; b < 5; b++) {
+            double t1 = now_us();
+            for (size_t i = b * 1000; i < (b + 1) * 1000; i++) {
+                double p[3] = {pts[2 * i], pts[2 * i + 1], 0}, bd = INFINITY;
+                uint32_t want = 0;
+                for (uint32_t j = 0; j < n; j++) {
+                    double dx = p[0] - pos[3 * j], dy = p[1] - pos[3 * j + 1];
+                    if (dx * dx + dy * dy < bd) bd = dx * dx + dy * dy, want = j;
+                }
+                mism += pf_graph_nearest(g, p, NULL, NULL) != want;
+                sink += want;
+            }
+            blk[b] = (now_us() - t1) / 1000;
+        }
+        printf("game 5k snapping brute force (+ one kd call): p50 %.3f us a call; kd-tree "
+               "mismatches %zu of 5000\n",
+               pct(blk, 5, 0.5), mism);
+        free(pts);
+        free(blk);
+    }
+    pf_graph_release(g);
+    pf_graph_doc_free(&d);
+    free(json);
+    free(pos);
+}
+
+/* DIMACS text of a w x h grid: passable(x, y) cells are nodes (ids in row
+ * order from 1), 8-connected without corner cutting, costs in 1/1000
+ * (DIMACS costs are integers): 1000 straight, 1414.2136 diagonal. */
+typedef struct text {
+    char *p;
+    size_t len, cap;
+} text;
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...) {
+    va_list ap;
+    if (t->len + 96 > t->cap) {
+        char *more = realloc(t->p, t->cap = t->cap ? 2 * t->cap : 1 << 20);
+        if (!more) exit(1);
+        t->p = more;
+    }
+    va_start(ap, fmt);
+    t->len += (size_t)vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+}
+
+static void grid_graph(const char *name, int w, int h, const char *cells, size_t nq) {
+    uint32_t *id = calloc((size_t)w * h, sizeof(uint32_t)), n = 0;
+    size_t arcs = 0;
+    text gr = {0}, co = {0};
+    pf_graph_doc d;
+    pf_proto_error e;
+    pf_graph *g;
+    pf_graph_info gi;
+    pf_graph_limits lim = {1u << 21, 1u << 24, 1024};
+    double t0, t_parse, t_build;
+#define OPEN(x, y) ((x) >= 0 && (y) >= 0 && (x) < w && (y) < h && cells[(size_t)(y)*w + (x)])
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            if (OPEN(x, y)) id[(size_t)y * w + x] = ++n;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            if (!OPEN(x, y)) continue;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++)
+                    if ((dx || dy) && OPEN(x + dx, y + dy) &&
+                        (!dx || !dy || (OPEN(x + dx, y) && OPEN(x, y + dy))))
+                        arcs++;
+        }
+    put(&gr, "p sp %u %zu\n", n, arcs);
+    put(&co, "p aux sp co %u\n", n);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            if (!OPEN(x, y)) continue;
+            put(&co, "v %u %d %d\n", id[(size_t)y * w + x], x, y);
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++)
+                    if ((dx || dy) && OPEN(x + dx, y + dy) &&
+                        (!dx || !dy || (OPEN(x + dx, y) && OPEN(x, y + dy))))
+                        put(&gr, "a %u %u %s\n", id[(size_t)y * w + x],
+                            id[(size_t)(y + dy) * w + x + dx], dx && dy ? "1414.2135624" : "1000");
+        }
+    t0 = now_us();
+    if (pf_graph_doc_from_dimacs(gr.p, gr.len, co.p, co.len, &lim, &d, &e)) {
+        fprintf(stderr, "bench-graph: %s: %s\n", e.field, e.message);
+        exit(1);
+    }
+    t_parse = now_us() - t0;
+    {
+        pf_graph_spec s = {d.n, d.dim, d.pos, d.m, d.from, d.to, d.cost, d.both};
+        t0 = now_us();
+        if (pf_graph_build(&s, &g, NULL)) exit(1);
+        t_build = now_us() - t0;
+    }
+    pf_graph_get_info(g, &gi);
+    pf_graph_doc_compact(&d);
+    printf("%s: %u nodes %u arcs, DIMACS %.1f MB: parse %.0f ms, build %.0f ms; memory: graph "
+           "%.1f bytes/node (topology+index %zu, state %zu), upload document %.1f bytes/node\n",
+           name, gi.nodes, gi.arcs, (double)(gr.len + co.len) / 1e6, t_parse / 1e3, t_build / 1e3,
+           (double)(gi.topo_bytes + gi.state_bytes) / gi.nodes, gi.topo_bytes, gi.state_bytes,
+           (double)d.bytes / gi.nodes);
+    run_queries(name, g, n, nq);
+    if (strcmp(name, "berlin") == 0) {
+        /* The scenarios: optimal lengths (octile, no corner cutting). */
+        char path[1024];
+        FILE *f;
+        const char *dir = getenv("PATHD_BENCH_DIR");
+        snprintf(path, sizeof(path), "%s/Berlin_1_1024.map.scen", dir);
+        if ((f = fopen(path, "r"))) {
+            char line[512];
+            size_t checked = 0, bad = 0;
+            pf_graph_ctx *ctx = pf_graph_ctx_create();
+            while (fgets(line, sizeof(line), f) && checked < 500) {
+                int b, mw, mh, sx, sy, gx, gy;
+                char mapname[256];
+                double opt;
+                pf_graph_path p;
+                if (sscanf(line, "%d %255s %d %d %d %d %d %d %lf", &b, mapname, &mw, &mh, &sx, &sy,
+                           &gx, &gy, &opt) != 9)
+                    continue;
+                pf_graph_query q = {id[(size_t)sy * w + sx] - 1,
+                                    id[(size_t)gy * w + gx] - 1,
+                                    PF_GRAPH_ASTAR,
+                                    0,
+                                    false,
+                                    NULL,
+                                    NULL};
+                if (pf_graph_search(g, ctx, &q, &p) || fabs(p.cost / 1000 - opt) > 1e-3) bad++;
+                checked++;
+            }
+            printf("berlin: %zu scenario costs against Moving AI's optimal lengths, %zu differ\n",
+                   checked, bad);
+            pf_graph_ctx_destroy(ctx);
+            fclose(f);
+        }
+    }
+#undef OPEN
+    pf_graph_release(g);
+    pf_graph_doc_free(&d);
+    free(gr.p);
+    free(co.p);
+    free(id);
+}
+
+int main(int argc, char **argv) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *dir = argc > 1 ? argv[1] : getenv("PATHD_BENCH_DIR");
+    char *open_grid = malloc(1024 * 1024);
+    memset(open_grid, 1, 1024 * 1024);
+    game_graph();
+    grid_graph("grid 1024x1024", 1024, 1024, open_grid, env_count("BENCH_GRAPH_BIG_QUERIES", 50));
+    free(open_grid);
+    if (dir) {
+        char path[1024], line[2048];
+        FILE *f;
+        int w = 0, h = 0;
+        snprintf(path, sizeof(path), "%s/Berlin_1_1024.map", dir);
+        setenv("PATHD_BENCH_DIR", dir, 1);
+        if ((f = fopen(path, "r"))) {
+            char *cells;
+            while (fgets(line, sizeof(line), f) && strncmp(line, "map", 3) != 0) {
+                sscanf(line, "width %d", &w);
+                sscanf(line, "height %d", &h);
+            }
+            cells = calloc((size_t)w * h, 1);
+            for (int y = 0; y < h && fgets(line, sizeof(line), f); y++)
+                for (int x = 0; x < w; x++)
+                    cells[(size_t)y * w + x] = line[x] == '.' || line[x] == 'G' || line[x] == 'S';
+            fclose(f);
+            grid_graph("berlin", w, h, cells, env_count("BENCH_GRAPH_BIG_QUERIES", 50));
+            free(cells);
+        } else {
+            fprintf(stderr, "bench-graph: %s: not found\n", path);
+            return 1;
+        }
+    }
+    return 0;
+}

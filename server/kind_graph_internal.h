@@ -1,0 +1,63 @@
+/* kind_graph_internal.h -- what the graph kind's files (kind_graph.c: the
+ * table, uploads, PATCH, stores; kind_graph_path.c: path queries) share. */
+#ifndef PF_SERVER_KIND_GRAPH_INTERNAL_H
+#define PF_SERVER_KIND_GRAPH_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "graph.h"
+#include "graph_json.h"
+#include "kind_graph.h"
+#include "metrics.h"
+#include "registry.h"
+
+/* The kind in one server: its limits and a pool of search contexts (one
+ * a worker running graph queries; a context grows to the largest graph
+ * it searched). */
+typedef struct pf__graph_env {
+    pf_graph_limits limits;
+    pthread_mutex_t lock;
+    pf_graph_ctx **free_ctx;
+    size_t nfree, max_free;
+} pf__graph_env;
+
+/* An uploaded document (ids, tags, positions), shared by every version of
+ * one upload: a PATCH changes only the graph's state. */
+typedef struct pf__graph_docref {
+    atomic_int refs;
+    pf_graph_doc d;
+} pf__graph_docref;
+
+/* A version's world. */
+typedef struct pf__graph_world {
+    pf__graph_docref *doc;
+    const pf_graph *g;
+    size_t bytes;
+} pf__graph_world;
+
+static inline const pf__graph_env *pf__graph_env_of(const pf_kind_env *env) {
+    return (const pf__graph_env *)env->state;
+}
+static inline const pf__graph_world *pf__graph_world_of(const pf_mapver *mv) {
+    return (const pf__graph_world *)pf_mapver_world(mv);
+}
+
+void pf__graph_count_search(pf_metrics *m, pf_graph_algorithm a, pf_metrics_outcome outcome,
+                            uint64_t expanded, uint64_t us);
+
+/* kind_graph_path.c: the path operations of the table. */
+pf_status pf__graph_path_parse_one(const pf_kind_env *env, const pf_kv *kv, size_t nkv,
+                                   const char *body, size_t len, void **q, int64_t *deadline_ms,
+                                   pf_proto_error *e);
+pf_status pf__graph_path_parse_batch(const pf_kind_env *env, const char *body, size_t len,
+                                     size_t max, void **q, size_t *n, int64_t *deadline_ms,
+                                     pf_proto_error *e);
+void pf__graph_paths_free(void *q, size_t n);
+bool pf__graph_path_cached(const pf_mapver *mv, const void *q, size_t i, pf_jsonw *w);
+void *pf__graph_scratch_get(const pf_kind_env *env, pf_search_ctx *ctx);
+void pf__graph_scratch_put(const pf_kind_env *env, void *scratch);
+pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t i,
+                             const char *prefix, pf_jsonw *w, pf_proto_error *e);
+
+#endif

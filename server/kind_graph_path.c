@@ -1,0 +1,252 @@
+/* kind_graph_path.c -- path queries on a waypoint graph (kind.h's path
+ * operations): between node ids, or points snapped to the nearest enabled
+ * node through the graph's kd-tree (the answer names the node and how far
+ * the point was), with Dijkstra or A* on a search context borrowed from the
+ * environment's pool for a worker's run of queries. Answers between ids
+ * are cached per (nodes, algorithm, max_expanded, partial, version). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "kind_graph_internal.h"
+
+/* Parsing: the queries are an array of pf_graph_path_request. */
+
+pf_status pf__graph_path_parse_one(const pf_kind_env *env, const pf_kv *kv, size_t nkv,
+                                   const char *body, size_t len, void **q, int64_t *deadline_ms,
+                                   pf_proto_error *e) {
+    pf_graph_path_request *one = calloc(1, sizeof(*one));
+    pf_status st;
+    (void)env;
+    *q = one;
+    if (!one) return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    st = kv ? pf_graph_path_request_from_query(kv, nkv, one, e)
+            : pf_graph_path_request_parse(body, len, one, e);
+    *deadline_ms = one->deadline_ms;
+    return st;
+}
+
+pf_status pf__graph_path_parse_batch(const pf_kind_env *env, const char *body, size_t len,
+                                     size_t max, void **q, size_t *n, int64_t *deadline_ms,
+                                     pf_proto_error *e) {
+    pf_graph_path_request *qs = NULL;
+    pf_status st = pf_graph_path_batch_parse(body, len, max, &qs, n, deadline_ms, e);
+    (void)env;
+    *q = qs;
+    return st;
+}
+
+void pf__graph_paths_free(void *q, size_t n) {
+    (void)n; /* a graph query owns nothing */
+    free(q);
+}
+
+/* Contexts: a pool in the environment, so a worker's run of queries reuses
+ * one (its arrays grow to the largest graph searched). */
+void *pf__graph_scratch_get(const pf_kind_env *env, pf_search_ctx *ctx) {
+    pf__graph_env *ge = (pf__graph_env *)pf__graph_env_of(env);
+    pf_graph_ctx *c = NULL;
+    (void)ctx;
+    pthread_mutex_lock(&ge->lock);
+    if (ge->nfree) c = ge->free_ctx[--ge->nfree];
+    pthread_mutex_unlock(&ge->lock);
+    return c ? c : pf_graph_ctx_create();
+}
+
+void pf__graph_scratch_put(const pf_kind_env *env, void *scratch) {
+    pf__graph_env *ge = (pf__graph_env *)pf__graph_env_of(env);
+    if (!scratch) return;
+    pthread_mutex_lock(&ge->lock);
+    if (ge->nfree < ge->max_free) {
+        ge->free_ctx[ge->nfree++] = scratch;
+        scratch = NULL;
+    }
+    pthread_mutex_unlock(&ge->lock);
+    pf_graph_ctx_destroy(scratch);
+}
+
+/* The cache: queries between two ids only (a point's answer says where it
+ * was snapped from). */
+static bool cacheable(const pf_mapver *mv, const pf_graph_path_request *q) {
+    return q->use_cache && !q->start.is_point && !q->goal.is_point && mv->env &&
+           mv->env->d.cfg->cache_entries > 0;
+}
+
+static pf_cache_key cache_key(const pf_mapver *mv, const pf_graph_path_request *q, uint32_t s,
+                              uint32_t t) {
+    pf_cache_key k;
+    uint32_t ends[3] = {s, t, q->partial};
+    memset(&k, 0, sizeof(k));
+    k.algorithm = (int32_t)q->algorithm;
+    k.max_expanded = q->max_expanded;
+    k.version = mv->version;
+    pf_cache_key_extra(&k, ends, sizeof(ends));
+    return k;
+}
+
+static void write_stats(pf_jsonw *w, uint64_t expanded, uint64_t us, bool cached) {
+    pf_jsonw_key(w, "stats");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kuint(w, "expanded", expanded);
+    pf_jsonw_kuint(w, "time_us", us);
+    pf_jsonw_kbool(w, "cached", cached);
+    pf_jsonw_obj_end(w);
+}
+
+static bool answer_from_cache(const pf_mapver *mv, const pf_graph_path_request *q, pf_jsonw *w) {
+    const pf_graph_doc *d = &pf__graph_world_of(mv)->doc->d;
+    uint64_t t0 = pf_clock_now_ns();
+    uint32_t s, t;
+    pf_cache_key k;
+    pf_cache_value v;
+    if (!cacheable(mv, q)) return false;
+    s = pf_graph_doc_node(d, q->start.id);
+    t = pf_graph_doc_node(d, q->goal.id);
+    if (s == PF_GRAPH_NONE || t == PF_GRAPH_NONE) return false;
+    k = cache_key(mv, q, s, t);
+    if (!pf_kind_cache_get(mv, mv->cache, &k, &v)) return false;
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_raw_members(w, v.json, v.len);
+    write_stats(w, 0, (pf_clock_now_ns() - t0) / 1000, true);
+    pf_jsonw_obj_end(w);
+    free(v.json);
+    return true;
+}
+
+bool pf__graph_path_cached(const pf_mapver *mv, const void *q, size_t i, pf_jsonw *w) {
+    return answer_from_cache(mv, (const pf_graph_path_request *)q + i, w);
+}
+
+/* A place as a node: its id looked up, or its point snapped. 422 naming
+ * `f` for an unknown id, a point of the wrong dimension, or no enabled node
+ * (blocked); *dist the snap's distance. */
+static pf_status resolve(const pf_mapver *mv, const pf_graph_place *p, const char *f, uint32_t *v,
+                         double *dist, pf_proto_error *e) {
+    const pf__graph_world *gw = pf__graph_world_of(mv);
+    pf_graph_info gi;
+    *dist = 0;
+    if (!p->is_point) {
+        if ((*v = pf_graph_doc_node(&gw->doc->d, p->id)) == PF_GRAPH_NONE)
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                      "Map '%s' has no node '%.64s'.", mv->id, p->id);
+        if (!pf_graph_node_enabled(gw->g, *v))
+            return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
+                                      "Node '%.64s' of map '%s' is disabled.", p->id, mv->id);
+        return PF_OK;
+    }
+    pf_graph_get_info(gw->g, &gi);
+    if (p->dims != gi.dim)
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                  "Map '%s' is a %dD graph; %s has %d coordinates.", mv->id, gi.dim,
+                                  f, p->dims);
+    if ((*v = pf_graph_nearest(gw->g, p->p, dist, NULL)) == PF_GRAPH_NONE)
+        return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
+                                  "Every node of map '%s' is disabled.", mv->id);
+    return PF_OK;
+}
+
+static void write_end(pf_jsonw *w, const pf_graph_doc *d, const pf_graph_place *p, uint32_t v,
+                      double dist) {
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_key(w, "node");
+    pf_graph_doc_write_id(w, d, v);
+    pf_jsonw_kbool(w, "snapped", p->is_point);
+    if (p->is_point) pf_jsonw_kdouble(w, "distance", dist);
+    pf_jsonw_obj_end(w);
+}
+
+static bool deadline_passed(void *arg) { return pf_clock_now_ns() >= *(const uint64_t *)arg; }
+
+/* The answer's members but the stats (what the cache keeps). */
+static void write_members(pf_jsonw *w, const pf_mapver *mv, const pf_graph_path_request *q,
+                          pf_status st, const pf_graph_path *p, uint32_t s, uint32_t t, double ds,
+                          double dt) {
+    const pf__graph_world *gw = pf__graph_world_of(mv);
+    const pf_graph_doc *d = &gw->doc->d;
+    pf_jsonw_kbool(w, "found", st == PF_OK);
+    if (st != PF_OK) {
+        if (p->len) pf_jsonw_kbool(w, "partial", true);
+        pf_jsonw_kstr(w, "reason", st == PF_EBUDGET ? "budget" : "unreachable");
+    }
+    if (p->len) pf_jsonw_kdouble(w, "cost", p->cost);
+    pf_jsonw_key(w, "path");
+    pf_jsonw_arr_begin(w);
+    for (size_t i = 0; i < p->len; i++) pf_graph_doc_write_id(w, d, p->nodes[i]);
+    pf_jsonw_arr_end(w);
+    pf_jsonw_key(w, "edges");
+    pf_jsonw_arr_begin(w);
+    for (size_t i = 0; i + 1 < p->len; i++) pf_jsonw_uint(w, p->edges[i]);
+    pf_jsonw_arr_end(w);
+    pf_jsonw_key(w, "points");
+    pf_jsonw_arr_begin(w);
+    for (size_t i = 0; i < p->len; i++) {
+        const double *xyz = pf_graph_node_pos(gw->g, p->nodes[i]);
+        pf_jsonw_arr_begin(w);
+        for (int k = 0; k < d->dim; k++) pf_jsonw_double(w, xyz[k]);
+        pf_jsonw_arr_end(w);
+    }
+    pf_jsonw_arr_end(w);
+    pf_jsonw_key(w, "start");
+    write_end(w, d, &q->start, s, ds);
+    pf_jsonw_key(w, "goal");
+    write_end(w, d, &q->goal, t, dt);
+    pf_jsonw_kstr(w, "algorithm", pf_graph_algorithm_name(q->algorithm));
+    pf_jsonw_kuint(w, "map_version", mv->version);
+}
+
+pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t i,
+                             const char *prefix, pf_jsonw *w, pf_proto_error *e) {
+    const pf_graph_path_request *pq = (const pf_graph_path_request *)q + i;
+    const pf_mapver *mv = run->mv;
+    const pf__graph_world *gw = pf__graph_world_of(mv);
+    pf_graph_ctx *ctx = run->scratch;
+    pf_graph_query gq;
+    pf_graph_path p;
+    uint32_t s, t;
+    double ds, dt;
+    char f[64];
+    uint64_t t0, us;
+    size_t m0;
+    pf_status st;
+    if (run->batch && pf_clock_now_ns() >= *run->deadline) return PF_ECANCELED;
+    if (!ctx) return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    if (run->batch && answer_from_cache(mv, pq, w)) return PF_OK;
+    t0 = pf_clock_now_ns();
+    snprintf(f, sizeof(f), "%sstart", prefix);
+    if ((st = resolve(mv, &pq->start, f, &s, &ds, e))) return st;
+    snprintf(f, sizeof(f), "%sgoal", prefix);
+    if ((st = resolve(mv, &pq->goal, f, &t, &dt, e))) return st;
+    gq = (pf_graph_query){
+        s, t, pq->algorithm, pq->max_expanded, pq->partial, deadline_passed, (void *)run->deadline};
+    st = pf_graph_search(gw->g, ctx, &gq, &p);
+    us = (pf_clock_now_ns() - t0) / 1000;
+    if (st == PF_ECANCELED) {
+        pf__graph_count_search(mv->env ? mv->env->d.metrics : NULL, pq->algorithm,
+                               PF_OUTCOME_DEADLINE, p.expanded, us);
+        return PF_ECANCELED;
+    }
+    if (st != PF_OK && st != PF_NO_PATH && st != PF_EBUDGET) {
+        pf__graph_count_search(mv->env ? mv->env->d.metrics : NULL, pq->algorithm, PF_OUTCOME_ERROR,
+                               p.expanded, us);
+        return pf_proto_error_set(e, st, pf_error_for_status(st), NULL,
+                                  "The query cannot be answered: %s.", pf_status_str(st));
+    }
+    pf__graph_count_search(mv->env ? mv->env->d.metrics : NULL, pq->algorithm,
+                           st == PF_OK        ? PF_OUTCOME_FOUND
+                           : st == PF_EBUDGET ? PF_OUTCOME_BUDGET
+                                              : PF_OUTCOME_UNREACHABLE,
+                           p.expanded, us);
+    pf_jsonw_obj_begin(w);
+    m0 = w->len;
+    write_members(w, mv, pq, st, &p, s, t, ds, dt);
+    if (cacheable(mv, pq) && st != PF_EBUDGET && !pf_jsonw_failed(w)) {
+        pf_cache_key k = cache_key(mv, pq, s, t);
+        pf_cache_value v = {w->buf + m0, w->len - m0};
+        pf_cache_put(mv->cache, &k, &v);
+    }
+    write_stats(w, p.expanded, us, false);
+    pf_jsonw_obj_end(w);
+    return PF_OK;
+}

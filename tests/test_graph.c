@@ -1,0 +1,573 @@
+/* test_graph.c -- waypoint graphs (core/graph.h): Dijkstra and A* against
+ * a reference Dijkstra written plainly here (an O(n^2) scan for the
+ * cheapest open node over an edge list, no heap, no CSR, sharing no code
+ * with core/), on thousands of random graphs: directed, undirected and
+ * mixed, disconnected, zero-length and very long edges, duplicate
+ * positions, zero costs, disabled nodes and edges; partial answers and
+ * max_expanded; PATCHed versions against the reference on the changed
+ * edge list; the kd-tree's nearest node against brute force. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "testutil.h"
+
+/* A random graph as the reference sees it: plain arrays. */
+typedef struct rgraph {
+    uint32_t n, m;
+    int dim;
+    double *pos;
+    uint32_t *from, *to;
+    double *cost;
+    uint8_t *both, *eon, *non;
+} rgraph;
+
+static double rg_euclid(const rgraph *r, uint32_t a, uint32_t b) {
+    double s = 0;
+    for (int k = 0; k < 3; k++) {
+        double d = r->pos[3 * a + (uint32_t)k] - r->pos[3 * b + (uint32_t)k];
+        s += d * d;
+    }
+    return sqrt(s);
+}
+
+static double rnd01(uint64_t *st) { return (double)(tu_rand(st) >> 11) / 9007199254740992.0; }
+
+static void rg_random(uint64_t *st, rgraph *r) {
+    uint32_t shape = tu_below(st, 6);
+    memset(r, 0, sizeof(*r));
+    r->n = 1 + tu_below(st, 60);
+    r->dim = tu_below(st, 2) ? 3 : 2;
+    r->m = tu_below(st, 4 * r->n + 1);
+    r->pos = calloc(3 * r->n, sizeof(double));
+    r->from = calloc(r->m + 1, sizeof(uint32_t));
+    r->to = calloc(r->m + 1, sizeof(uint32_t));
+    r->cost = calloc(r->m + 1, sizeof(double));
+    r->both = calloc(r->m + 1, 1);
+    r->eon = calloc(r->m + 1, 1);
+    r->non = calloc(r->n, 1);
+    for (uint32_t i = 0; i < r->n; i++) {
+        r->non[i] = 1;
+        for (int k = 0; k < r->dim; k++) {
+            double c = shape == 0   ? (double)tu_below(st, 3) /* many duplicate positions */
+                       : shape == 1 ? rnd01(st) * 1e7         /* very long edges */
+                                    : rnd01(st) * 100;
+            r->pos[3 * i + (uint32_t)k] = c;
+        }
+    }
+    for (uint32_t e = 0; e < r->m; e++) {
+        uint32_t kind = tu_below(st, 10);
+        r->from[e] = tu_below(st, r->n);
+        r->to[e] = tu_below(st, 4) == 0 ? r->from[e] : tu_below(st, r->n);
+        r->eon[e] = 1;
+        r->both[e] = shape == 2 ? 0 : shape == 3 ? 1 : (uint8_t)tu_below(st, 2);
+        if (kind == 0)
+            r->cost[e] = 0;
+        else if (kind == 1)
+            r->cost[e] = 1e12 * (1 + rnd01(st)); /* very long */
+        else if (kind < 6)
+            r->cost[e] = rg_euclid(r, r->from[e], r->to[e]) * (1 + 2 * rnd01(st));
+        else
+            r->cost[e] = (shape == 4 ? 0.01 : 1) * (double)tu_below(st, 100);
+    }
+    /* Within a shape, Euclidean costs only: the heuristic's ratio is >= 1. */
+    if (shape == 5)
+        for (uint32_t e = 0; e < r->m; e++) r->cost[e] = rg_euclid(r, r->from[e], r->to[e]);
+}
+
+static void rg_free(rgraph *r) {
+    free(r->pos);
+    free(r->from);
+    free(r->to);
+    free(r->cost);
+    free(r->both);
+    free(r->eon);
+    free(r->non);
+}
+
+/* Reference Dijkstra: dist[v] from s over enabled edges into enabled
+ * nodes, INFINITY when unreachable. */
+static void ref_dijkstra(const rgraph *r, uint32_t s, double *dist) {
+    uint8_t *done = calloc(r->n, 1);
+    for (uint32_t v = 0; v < r->n; v++) dist[v] = INFINITY;
+    dist[s] = 0;
+    for (;;) {
+        uint32_t u = UINT32_MAX;
+        for (uint32_t v = 0; v < r->n; v++)
+            if (!done[v] && isfinite(dist[v]) && (u == UINT32_MAX || dist[v] < dist[u])) u = v;
+        if (u == UINT32_MAX) break;
+        done[u] = 1;
+        for (uint32_t e = 0; e < r->m; e++) {
+            uint32_t w;
+            if (!r->eon[e]) continue;
+            if (r->from[e] == u)
+                w = r->to[e];
+            else if (r->both[e] && r->to[e] == u)
+                w = r->from[e];
+            else
+                continue;
+            if (r->non[w] && dist[u] + r->cost[e] < dist[w]) dist[w] = dist[u] + r->cost[e];
+        }
+    }
+    free(done);
+}
+
+static pf_graph *rg_build(const rgraph *r) {
+    pf_graph_spec s = {r->n, r->dim, r->pos, r->m, r->from, r->to, r->cost, r->both};
+    pf_graph *g = NULL;
+    pf_graph_fault f;
+    ck_assert_int_eq(pf_graph_build(&s, &g, &f), PF_OK);
+    return g;
+}
+
+static bool near_eq(double a, double b) {
+    return a == b || fabs(a - b) <= 1e-9 * fmax(1, fmax(fabs(a), fabs(b)));
+}
+
+/* Whether p is a walk of r from start: each edge enabled, joining its two
+ * nodes in an allowed direction into enabled nodes, its costs summing to
+ * p->cost. */
+static bool walk_ok(const rgraph *r, uint32_t start, const pf_graph_path *p) {
+    double sum = 0;
+    if (p->len == 0 || p->nodes[0] != start || p->end != p->nodes[p->len - 1]) return false;
+    for (size_t i = 0; i + 1 < p->len; i++) {
+        uint32_t e = p->edges[i], a = p->nodes[i], b = p->nodes[i + 1];
+        if (e >= r->m || !r->eon[e] || !r->non[b]) return false;
+        if (!((r->from[e] == a && r->to[e] == b) ||
+              (r->both[e] && r->to[e] == a && r->from[e] == b)))
+            return false;
+        sum += r->cost[e];
+    }
+    return near_eq(sum, p->cost);
+}
+
+/* One query of g (r's current state) checked against the reference;
+ * returns a description of the mismatch, or NULL. */
+static const char *check_query(const rgraph *r, const pf_graph *g, pf_graph_ctx *ctx, uint32_t s,
+                               uint32_t t, pf_graph_algorithm algo, bool partial) {
+    double *dist = malloc(r->n * sizeof(double));
+    pf_graph_query q = {s, t, algo, 0, partial, NULL, NULL};
+    pf_graph_path p;
+    const char *bad = NULL;
+    pf_status st = pf_graph_search(g, ctx, &q, &p);
+    if (!r->non[s] || !r->non[t]) {
+        bad = st == PF_EBLOCKED ? NULL : "disabled endpoint not refused";
+        goto out;
+    }
+    ref_dijkstra(r, s, dist);
+    if (isfinite(dist[t])) {
+        if (st != PF_OK || !p.reached || p.end != t)
+            bad = "reachable goal not reached";
+        else if (!walk_ok(r, s, &p))
+            bad = "path is not a walk of the graph";
+        else if (!near_eq(p.cost, dist[t]))
+            bad = "cost differs from the reference";
+        else if (p.expanded == 0 || p.expanded > r->n)
+            bad = "expanded out of range";
+        goto out;
+    }
+    if (st != PF_NO_PATH) {
+        bad = "unreachable goal not PF_NO_PATH";
+        goto out;
+    }
+    if (!partial) {
+        if (p.len != 0) bad = "a path without partial";
+        goto out;
+    }
+    /* The partial answer ends at a reachable node nearest the goal. */
+    {
+        double best = INFINITY;
+        for (uint32_t v = 0; v < r->n; v++)
+            if (isfinite(dist[v]) && rg_euclid(r, v, t) < best) best = rg_euclid(r, v, t);
+        if (p.reached || !walk_ok(r, s, &p))
+            bad = "partial path is not a walk";
+        else if (rg_euclid(r, p.end, t) != best)
+            bad = "partial path does not end nearest the goal";
+        else if (!near_eq(p.cost, dist[p.end]))
+            bad = "partial path is not the cheapest";
+    }
+out:
+    free(dist);
+    return bad;
+}
+
+START_TEST(graph_property_random_graphs) {
+    uint64_t st = tu_seed("graph_property_random_graphs", 0x67a90001);
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    unsigned queries = 0, reachable = 0, unreachable = 0;
+    const char *bad = NULL;
+    for (int it = 0; it < 4000 && !bad; it++) {
+        rgraph r;
+        pf_graph *g;
+        rg_random(&st, &r);
+        g = rg_build(&r);
+        for (int k = 0; k < 6 && !bad; k++) {
+            uint32_t s = tu_below(&st, r.n), t = tu_below(&st, r.n);
+            double *d = malloc(r.n * sizeof(double));
+            ref_dijkstra(&r, s, d);
+            if (isfinite(d[t]))
+                reachable++;
+            else
+                unreachable++;
+            free(d);
+            for (int a = 0; a < PF_GRAPH_ALGORITHMS && !bad; a++) {
+                bad = check_query(&r, g, ctx, s, t, (pf_graph_algorithm)a, k & 1);
+                queries++;
+                if (bad)
+                    fprintf(stderr, "graph %d query %u->%u %s: %s\n", it, s, t,
+                            pf_graph_algorithm_name((pf_graph_algorithm)a), bad);
+            }
+        }
+        pf_graph_release(g);
+        rg_free(&r);
+    }
+    ck_assert_msg(!bad, "%s", bad);
+    ck_assert_uint_gt(reachable, 5000);
+    ck_assert_uint_gt(unreachable, 2000);
+    ck_assert_uint_gt(queries, 40000);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
+/* PATCHes: costs, edges and nodes changed in random order, each version
+ * held against the reference over the same changes; the older version
+ * still answers as before. */
+START_TEST(graph_patch_random_graphs) {
+    uint64_t st = tu_seed("graph_patch_random_graphs", 0x67a90002);
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    const char *bad = NULL;
+    unsigned versions = 0;
+    for (int it = 0; it < 1500 && !bad; it++) {
+        rgraph r;
+        pf_graph *g;
+        rg_random(&st, &r);
+        g = rg_build(&r);
+        for (int v = 0; v < 4 && !bad; v++) {
+            pf_graph_cost_change costs[4];
+            pf_graph_toggle edges[4], nodes[4];
+            pf_graph_change ch = {costs, 0, edges, nodes, 0, 0};
+            pf_graph *next = NULL;
+            pf_graph_fault f;
+            rgraph old = r;
+            uint8_t *eon0 = malloc(r.m + 1), *non0 = malloc(r.n);
+            double *cost0 = malloc((r.m + 1) * sizeof(double));
+            uint32_t s = tu_below(&st, r.n), t = tu_below(&st, r.n);
+            memcpy(eon0, r.eon, r.m + 1);
+            memcpy(non0, r.non, r.n);
+            memcpy(cost0, r.cost, (r.m + 1) * sizeof(double));
+            for (int k = 0; k < 4 && r.m; k++) {
+                uint32_t e = tu_below(&st, r.m);
+                costs[ch.ncosts++] = (pf_graph_cost_change){e, (double)tu_below(&st, 50) * 0.5};
+            }
+            for (int k = 0; k < 4 && r.m; k++)
+                edges[ch.nedges++] = (pf_graph_toggle){tu_below(&st, r.m), tu_below(&st, 3) != 0};
+            for (int k = 0; k < 2; k++)
+                nodes[ch.nnodes++] = (pf_graph_toggle){tu_below(&st, r.n), tu_below(&st, 3) != 0};
+            ck_assert_int_eq(pf_graph_change_apply(g, &ch, &next, &f), PF_OK);
+            for (size_t k = 0; k < ch.ncosts; k++) r.cost[costs[k].edge] = costs[k].cost;
+            for (size_t k = 0; k < ch.nedges; k++) r.eon[edges[k].index] = edges[k].enabled;
+            for (size_t k = 0; k < ch.nnodes; k++) r.non[nodes[k].index] = nodes[k].enabled;
+            for (int a = 0; a < PF_GRAPH_ALGORITHMS && !bad; a++)
+                bad = check_query(&r, next, ctx, s, t, (pf_graph_algorithm)a, true);
+            /* The old version is unchanged. */
+            old.eon = eon0;
+            old.non = non0;
+            old.cost = cost0;
+            if (!bad) bad = check_query(&old, g, ctx, s, t, PF_GRAPH_ASTAR, true);
+            if (bad) fprintf(stderr, "patch graph %d version %d: %s\n", it, v, bad);
+            free(eon0);
+            free(non0);
+            free(cost0);
+            pf_graph_release(g);
+            g = next;
+            versions++;
+        }
+        pf_graph_release(g);
+        rg_free(&r);
+    }
+    ck_assert_msg(!bad, "%s", bad);
+    ck_assert_uint_eq(versions, 6000);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
+/* max_expanded: a search that stops early closed exactly max nodes, and
+ * one that answers closed at most max and is optimal. */
+START_TEST(graph_max_expanded_random_graphs) {
+    uint64_t st = tu_seed("graph_max_expanded_random_graphs", 0x67a90003);
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    unsigned stopped = 0, answered = 0, mismatches = 0;
+    for (int it = 0; it < 2000; it++) {
+        rgraph r;
+        pf_graph *g;
+        double *d;
+        rg_random(&st, &r);
+        g = rg_build(&r);
+        d = malloc(r.n * sizeof(double));
+        for (int k = 0; k < 4; k++) {
+            uint32_t s = tu_below(&st, r.n), t = tu_below(&st, r.n);
+            pf_graph_query q = {
+                s, t, (pf_graph_algorithm)tu_below(&st, 2), 1 + tu_below(&st, 8), true, NULL, NULL};
+            pf_graph_path p;
+            pf_status rs = pf_graph_search(g, ctx, &q, &p);
+            ref_dijkstra(&r, s, d);
+            if (rs == PF_EBUDGET) {
+                stopped++;
+                if (p.expanded != q.max_expanded || p.reached || !walk_ok(&r, s, &p) ||
+                    !near_eq(p.cost, d[p.end]))
+                    mismatches++;
+            } else if (rs == PF_OK) {
+                answered++;
+                if (p.expanded > q.max_expanded || !near_eq(p.cost, d[t])) mismatches++;
+            } else if (rs != PF_NO_PATH || isfinite(d[t])) {
+                mismatches++;
+            }
+        }
+        free(d);
+        pf_graph_release(g);
+        rg_free(&r);
+    }
+    ck_assert_uint_eq(mismatches, 0);
+    ck_assert_uint_gt(stopped, 500);
+    ck_assert_uint_gt(answered, 500);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The kd-tree against brute force: the nearest enabled node, the lower
+ * index among equals, points inside and outside the graph's box. */
+START_TEST(graph_nearest_random_graphs) {
+    uint64_t st = tu_seed("graph_nearest_random_graphs", 0x67a90004);
+    unsigned mismatches = 0, checked = 0;
+    for (int it = 0; it < 3000; it++) {
+        rgraph r;
+        pf_graph *g;
+        rg_random(&st, &r);
+        g = rg_build(&r);
+        /* Some nodes disabled by a PATCH. */
+        if (tu_below(&st, 2)) {
+            pf_graph_toggle t[8];
+            pf_graph_change ch = {NULL, 0, NULL, t, 0, 0};
+            pf_graph *next;
+            for (int k = 0; k < 8; k++) {
+                t[k] = (pf_graph_toggle){tu_below(&st, r.n), false};
+                r.non[t[k].index] = 0;
+            }
+            ch.nnodes = 8;
+            ck_assert_int_eq(pf_graph_change_apply(g, &ch, &next, NULL), PF_OK);
+            pf_graph_release(g);
+            g = next;
+        }
+        for (int k = 0; k < 20; k++) {
+            double p[3] = {0, 0, 0}, best = INFINITY, got;
+            uint32_t want = PF_GRAPH_NONE, have;
+            for (int a = 0; a < r.dim; a++)
+                p[a] = k % 3 == 0 ? r.pos[3 * tu_below(&st, r.n) + (uint32_t)a] /* on a node */
+                                  : (rnd01(&st) - 0.25) * 150;
+            for (uint32_t v = 0; v < r.n; v++) {
+                double d2 = 0;
+                if (!r.non[v]) continue;
+                for (int a = 0; a < r.dim; a++) {
+                    double dd = p[a] - r.pos[3 * v + (uint32_t)a];
+                    d2 += dd * dd;
+                }
+                if (d2 < best) {
+                    best = d2;
+                    want = v;
+                }
+            }
+            have = pf_graph_nearest(g, p, &got, NULL);
+            checked++;
+            if (have != want || (want != PF_GRAPH_NONE && got != sqrt(best))) mismatches++;
+        }
+        pf_graph_release(g);
+        rg_free(&r);
+    }
+    ck_assert_uint_eq(mismatches, 0);
+    ck_assert_uint_eq(checked, 60000);
+}
+END_TEST
+
+/* A large uniform cloud: the kd-tree looks at few nodes (counted, not
+ * timed) and agrees with brute force. */
+START_TEST(graph_nearest_visits_few) {
+    uint64_t st = tu_seed("graph_nearest_visits_few", 0x67a90005);
+    const uint32_t n = 20000;
+    double *pos = calloc(3 * n, sizeof(double));
+    pf_graph_spec s = {n, 2, pos, 0, NULL, NULL, NULL, NULL};
+    pf_graph *g;
+    uint64_t visited_sum = 0;
+    unsigned mismatches = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        pos[3 * i] = rnd01(&st) * 1000;
+        pos[3 * i + 1] = rnd01(&st) * 1000;
+    }
+    ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
+    for (int k = 0; k < 200; k++) {
+        double p[3] = {rnd01(&st) * 1000, rnd01(&st) * 1000, 0}, best = INFINITY;
+        uint32_t want = 0, visited;
+        for (uint32_t v = 0; v < n; v++) {
+            double dx = p[0] - pos[3 * v], dy = p[1] - pos[3 * v + 1];
+            if (dx * dx + dy * dy < best) {
+                best = dx * dx + dy * dy;
+                want = v;
+            }
+        }
+        if (pf_graph_nearest(g, p, NULL, &visited) != want) mismatches++;
+        visited_sum += visited;
+    }
+    ck_assert_uint_eq(mismatches, 0);
+    /* A kd-tree looks at O(log n) nodes on uniform points: far below n. */
+    ck_assert_uint_lt(visited_sum / 200, 200);
+    pf_graph_release(g);
+    free(pos);
+}
+END_TEST
+
+START_TEST(graph_rejects_bad_input) {
+    double pos[6] = {0, 0, 0, 1, 0, 0};
+    uint32_t from[2] = {0, 1}, to[2] = {1, 2};
+    double cost[2] = {1, 1};
+    pf_graph_spec s = {2, 2, pos, 1, from, to, cost, NULL};
+    pf_graph *g = NULL, *next = NULL;
+    pf_graph_fault f;
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    pf_graph_path p;
+    pf_graph_query q = {0, 1, PF_GRAPH_ASTAR, 0, false, NULL, NULL};
+    pf_graph_cost_change cc = {0, -1};
+    pf_graph_toggle tg = {5, false};
+    pf_graph_change ch = {&cc, 1, NULL, NULL, 0, 0};
+    s.nedges = 2;
+    ck_assert_int_eq(pf_graph_build(&s, &g, &f), PF_EINVAL);
+    ck_assert_int_eq(f.what, PF_GRAPH_FAULT_EDGE);
+    ck_assert_uint_eq(f.index, 1);
+    s.nedges = 1;
+    cost[0] = NAN;
+    ck_assert_int_eq(pf_graph_build(&s, &g, &f), PF_EINVAL);
+    cost[0] = -0.5;
+    ck_assert_int_eq(pf_graph_build(&s, &g, &f), PF_EINVAL);
+    cost[0] = 1;
+    pos[4] = INFINITY;
+    ck_assert_int_eq(pf_graph_build(&s, &g, &f), PF_EINVAL);
+    ck_assert_int_eq(f.what, PF_GRAPH_FAULT_NODE);
+    ck_assert_uint_eq(f.index, 1);
+    pos[4] = 0;
+    s.nnodes = 0;
+    ck_assert_int_eq(pf_graph_build(&s, &g, &f), PF_EINVAL);
+    s.nnodes = 2;
+    ck_assert_int_eq(pf_graph_build(&s, &g, &f), PF_OK);
+    ck_assert_int_eq(pf_graph_change_apply(g, &ch, &next, &f), PF_EINVAL);
+    ck_assert_int_eq(f.what, PF_GRAPH_FAULT_EDGE);
+    ch.ncosts = 0;
+    ch.nodes = &tg;
+    ch.nnodes = 1;
+    ck_assert_int_eq(pf_graph_change_apply(g, &ch, &next, &f), PF_EINVAL);
+    ck_assert_int_eq(f.what, PF_GRAPH_FAULT_NODE);
+    ck_assert_uint_eq(f.index, 5);
+    q.goal = 2;
+    ck_assert_int_eq(pf_graph_search(g, ctx, &q, &p), PF_ERANGE);
+    q.goal = 1;
+    q.algorithm = (pf_graph_algorithm)7;
+    ck_assert_int_eq(pf_graph_search(g, ctx, &q, &p), PF_EINVAL);
+    q.algorithm = PF_GRAPH_DIJKSTRA;
+    ck_assert_int_eq(pf_graph_search(g, ctx, &q, &p), PF_OK);
+    ck_assert_double_eq(p.cost, 1);
+    ck_assert_uint_eq(p.len, 2);
+    /* One-way: no way back. */
+    q.start = 1;
+    q.goal = 0;
+    ck_assert_int_eq(pf_graph_search(g, ctx, &q, &p), PF_NO_PATH);
+    ck_assert_uint_eq(p.len, 0);
+    pf_graph_release(g);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The heuristic's ratio: the smallest cost/length; 0 with a free edge of
+ * positive length; a PATCH that makes an edge cheaper lowers it. */
+START_TEST(graph_ratio_measured) {
+    double pos[9] = {0, 0, 0, 10, 0, 0, 10, 10, 0};
+    uint32_t from[2] = {0, 1}, to[2] = {1, 2};
+    double cost[2] = {20, 30};
+    pf_graph_spec s = {3, 2, pos, 2, from, to, cost, NULL};
+    pf_graph *g, *next;
+    pf_graph_info info;
+    pf_graph_cost_change cc = {1, 5};
+    pf_graph_change ch = {&cc, 1, NULL, NULL, 0, 0};
+    ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
+    pf_graph_get_info(g, &info);
+    ck_assert_double_eq_tol(info.ratio, 2.0, 1e-6);
+    ck_assert_uint_eq(info.nodes, 3);
+    ck_assert_uint_eq(info.arcs, 2);
+    ck_assert_int_eq(pf_graph_change_apply(g, &ch, &next, NULL), PF_OK);
+    pf_graph_get_info(next, &info);
+    ck_assert_double_eq_tol(info.ratio, 0.5, 1e-6);
+    pf_graph_release(next);
+    cc.cost = 0;
+    ck_assert_int_eq(pf_graph_change_apply(g, &ch, &next, NULL), PF_OK);
+    pf_graph_get_info(next, &info);
+    ck_assert_double_eq(info.ratio, 0);
+    pf_graph_release(next);
+    pf_graph_release(g);
+}
+END_TEST
+
+static bool stop_now(void *arg) {
+    (*(int *)arg)++;
+    return true;
+}
+
+/* The stop callback ends a long search: counted calls, not time. */
+START_TEST(graph_stop_callback) {
+    const uint32_t n = 2000;
+    double *pos = calloc(3 * n, sizeof(double));
+    uint32_t *from = calloc(n, sizeof(uint32_t)), *to = calloc(n, sizeof(uint32_t));
+    double *cost = calloc(n, sizeof(double));
+    pf_graph_spec s = {n, 2, pos, n - 1, from, to, cost, NULL};
+    pf_graph *g;
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    pf_graph_path p;
+    int calls = 0;
+    pf_graph_query q = {0, n - 1, PF_GRAPH_DIJKSTRA, 0, false, stop_now, &calls};
+    for (uint32_t i = 0; i < n; i++) pos[3 * i] = i;
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        from[i] = i;
+        to[i] = i + 1;
+        cost[i] = 1;
+    }
+    ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
+    ck_assert_int_eq(pf_graph_search(g, ctx, &q, &p), PF_ECANCELED);
+    ck_assert_int_eq(calls, 1);
+    ck_assert_uint_eq(p.expanded, 255);
+    q.stop = NULL;
+    ck_assert_int_eq(pf_graph_search(g, ctx, &q, &p), PF_OK);
+    ck_assert_double_eq(p.cost, n - 1);
+    pf_graph_release(g);
+    pf_graph_ctx_destroy(ctx);
+    free(pos);
+    free(from);
+    free(to);
+    free(cost);
+}
+END_TEST
+
+TU_SUITE(graph) {
+    Suite *s = suite_create("graph");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, graph_rejects_bad_input);
+    tcase_add_test(tc, graph_ratio_measured);
+    tcase_add_test(tc, graph_stop_callback);
+    tcase_add_test(tc, graph_nearest_visits_few);
+    suite_add_tcase(s, tc);
+    TCase *slow = tcase_create("property");
+    tcase_set_timeout(slow, 600);
+    tcase_add_test(slow, graph_property_random_graphs);
+    tcase_add_test(slow, graph_patch_random_graphs);
+    tcase_add_test(slow, graph_max_expanded_random_graphs);
+    tcase_add_test(slow, graph_nearest_random_graphs);
+    suite_add_tcase(s, slow);
+    return s;
+}

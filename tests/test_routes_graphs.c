@@ -1,0 +1,363 @@
+/* test_routes_graphs.c -- waypoint graph maps on the HTTP routes: JSON and
+ * DIMACS uploads (PUT and POST), map info, paths between node ids and
+ * between points snapped to the nearest node (the answer names it), GET
+ * query strings, batches with a bad query in one slot, PATCH making a new
+ * version whose answers differ (and the old cached one not served), the
+ * refusals naming the element, the limits from the server's flags (and
+ * /v1/info), features graphs do not have, and --data-dir bringing a
+ * PATCHed graph back after a restart. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fleet.h"
+#include "itest.h"
+#include "testutil.h"
+
+/* A square room a-b-c-d (10 apart) with a diagonal a-c costing 100, a
+ * one-way shortcut d->a, and "far" alone (no edges). */
+static const char graph_json[] =
+    "{\"kind\":\"graph\",\"nodes\":["
+    "{\"id\":\"a\",\"position\":[0,0]},{\"id\":\"b\",\"position\":[10,0]},"
+    "{\"id\":\"c\",\"position\":[10,10],\"tags\":[\"door\"]},{\"id\":4,\"position\":[0,10]},"
+    "{\"id\":\"far\",\"position\":[100,100]}],"
+    "\"edges\":[{\"from\":\"a\",\"to\":\"b\",\"id\":\"ab\"},{\"from\":\"b\",\"to\":\"c\"},"
+    "{\"from\":\"c\",\"to\":4},{\"from\":4,\"to\":\"a\",\"cost\":1,\"oneway\":true},"
+    "{\"from\":\"a\",\"to\":\"c\",\"cost\":100}]}";
+
+static cJSON *path_post(const hc_server *s, const char *map, const char *body) {
+    char p[128];
+    snprintf(p, sizeof(p), "/v1/maps/%s/path", map);
+    return it_call(s, "POST", p, "application/json", body, 200);
+}
+
+START_TEST(routes_graphs_upload_info_and_paths) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    cJSON *j;
+    it_put_map(&s, "g", "application/json", graph_json, 201);
+    j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
+    ck_assert_str_eq(it_str(j, "kind"), "graph");
+    ck_assert_int_eq((int)it_num(j, "graph.nodes"), 5);
+    ck_assert_int_eq((int)it_num(j, "graph.edges"), 5);
+    ck_assert_int_eq((int)it_num(j, "graph.arcs"), 9);
+    ck_assert_int_eq((int)it_num(j, "graph.dimensions"), 2);
+    ck_assert_double_eq_tol(it_num(j, "graph.heuristic_ratio"), 0.1, 1e-6); /* d->a: 1 over 10 */
+    cJSON_Delete(j);
+    /* a to 4: a-b-c-4 costs 30 (4->a is one-way; a-c-4 costs 110). */
+    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4}");
+    ck_assert(it_truth(j, "found"));
+    ck_assert_double_eq_tol(it_num(j, "cost"), 30, 1e-9);
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "path")), 4);
+    ck_assert_str_eq(it_str(j, "path.0"), "a");
+    ck_assert_int_eq((int)it_num(j, "path.3"), 4); /* an integer id stays one */
+    ck_assert_int_eq((int)it_num(j, "edges.0"), 0);
+    ck_assert_double_eq(it_num(j, "points.1.0"), 10);
+    ck_assert_str_eq(it_str(j, "algorithm"), "astar");
+    ck_assert_int_eq((int)it_num(j, "map_version"), 1);
+    ck_assert(!it_truth(j, "stats.cached"));
+    cJSON_Delete(j);
+    /* The way back uses the one-way edge. */
+    j = path_post(&s, "g", "{\"start\":\"4\",\"goal\":\"a\",\"algorithm\":\"dijkstra\"}");
+    ck_assert_double_eq_tol(it_num(j, "cost"), 1, 1e-9);
+    ck_assert_str_eq(it_str(j, "algorithm"), "dijkstra");
+    cJSON_Delete(j);
+    /* Points snap to the nearest node; the answer says which and how far. */
+    j = path_post(&s, "g",
+                  "{\"start\":{\"point\":[9,1]},\"goal\":{\"point\":[1,8]},\"cache\":false}");
+    ck_assert_str_eq(it_str(j, "start.node"), "b");
+    ck_assert(it_truth(j, "start.snapped"));
+    ck_assert_double_eq_tol(it_num(j, "start.distance"), 1.4142135623730951, 1e-9);
+    ck_assert_int_eq((int)it_num(j, "goal.node"), 4);
+    ck_assert_double_eq_tol(it_num(j, "cost"), 20, 1e-9);
+    cJSON_Delete(j);
+    /* GET with a query string; the second is the cache's. */
+    j = it_call(&s, "GET", "/v1/maps/g/path?start=a&goal=c", NULL, NULL, 200);
+    ck_assert_double_eq_tol(it_num(j, "cost"), 20, 1e-9);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/maps/g/path?start=a&goal=c", NULL, NULL, 200);
+    ck_assert(it_truth(j, "stats.cached"));
+    cJSON_Delete(j);
+    /* Unreachable: "far"; partial gives the closed node nearest it. */
+    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":\"far\"}");
+    ck_assert(!it_truth(j, "found"));
+    ck_assert_str_eq(it_str(j, "reason"), "unreachable");
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "path")), 0);
+    cJSON_Delete(j);
+    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":\"far\",\"partial\":true}");
+    ck_assert(it_truth(j, "partial"));
+    ck_assert_str_eq(it_str(j, "path.2"), "c"); /* (10,10) is nearest (100,100) */
+    cJSON_Delete(j);
+    /* max_expanded: a budget answer. */
+    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4,\"max_expanded\":1}");
+    ck_assert(!it_truth(j, "found"));
+    ck_assert_str_eq(it_str(j, "reason"), "budget");
+    ck_assert_int_eq((int)it_num(j, "stats.expanded"), 1);
+    cJSON_Delete(j);
+    /* A batch: the bad query's slot holds its error. */
+    j = it_call(&s, "POST", "/v1/maps/g/paths", "application/json",
+                "{\"queries\":[{\"start\":\"a\",\"goal\":\"c\"},{\"start\":\"a\",\"goal\":\"zz\"},"
+                "{\"start\":{\"point\":[0,0,0]},\"goal\":\"a\"}]}",
+                200);
+    ck_assert_double_eq_tol(it_num(j, "results.0.cost"), 20, 1e-9);
+    ck_assert_int_eq((int)it_num(j, "results.1.status"), 422);
+    ck_assert_str_eq(it_str(j, "results.1.error.field"), "queries[1].goal");
+    ck_assert_str_eq(it_str(j, "results.2.error.field"), "queries[2].start");
+    cJSON_Delete(j);
+    /* Refusals of single queries. */
+    it_call_error(&s, "POST", "/v1/maps/g/path", "application/json",
+                  "{\"start\":\"a\",\"goal\":\"nope\"}", 422, "invalid_value", "goal");
+    it_call_error(&s, "GET", "/v1/maps/g/path?start=a", NULL, NULL, 400, "invalid_request", "goal");
+    it_call_error(&s, "POST", "/v1/maps/g/path", "application/json",
+                  "{\"start\":\"a\",\"goal\":\"b\",\"algorithm\":\"jps\"}", 422, "invalid_value",
+                  "algorithm");
+    /* Features graphs do not have, and sessions. */
+    it_call_error(&s, "POST", "/v1/maps/g/flowfield", "application/json", "{\"goal\":[0,0]}", 422,
+                  "unsupported", NULL);
+    it_call_error(&s, "POST", "/v1/maps/g/sessions", "application/json",
+                  "{\"start\":[0,0],\"goal\":[1,1]}", 422, "unsupported", NULL);
+    it_stop(&s);
+}
+END_TEST
+
+START_TEST(routes_graphs_patch_makes_a_version) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    cJSON *j;
+    it_put_map(&s, "g", "application/json", graph_json, 201);
+    j = it_call(&s, "GET", "/v1/maps/g/path?start=a&goal=c", NULL, NULL, 200);
+    ck_assert_double_eq_tol(it_num(j, "cost"), 20, 1e-9);
+    cJSON_Delete(j);
+    /* Disable b: a to c takes the diagonal; cost changes by id. */
+    j = it_call(&s, "PATCH", "/v1/maps/g", "application/json",
+                "{\"nodes\":[{\"id\":\"b\",\"enabled\":false}],"
+                "\"edges\":[{\"index\":4,\"cost\":50}]}",
+                200);
+    ck_assert_int_eq((int)it_num(j, "version"), 2);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/maps/g/path?start=a&goal=c", NULL, NULL, 200);
+    ck_assert_double_eq_tol(it_num(j, "cost"), 50, 1e-9);
+    ck_assert_int_eq((int)it_num(j, "map_version"), 2);
+    ck_assert(!it_truth(j, "stats.cached"));
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "graph.disabled_nodes"), 1);
+    cJSON_Delete(j);
+    /* A disabled node named is blocked; a point never snaps to it. */
+    it_call_error(&s, "POST", "/v1/maps/g/path", "application/json",
+                  "{\"start\":\"b\",\"goal\":\"a\"}", 422, "blocked", "start");
+    j = path_post(&s, "g", "{\"start\":{\"point\":[10,0]},\"goal\":\"a\"}");
+    ck_assert_str_ne(it_str(j, "start.node"), "b");
+    cJSON_Delete(j);
+    /* PATCH refusals name the element; nothing changes. */
+    it_call_error(&s, "PATCH", "/v1/maps/g", "application/json",
+                  "{\"edges\":[{\"id\":\"nope\",\"enabled\":false}]}", 422, "invalid_value",
+                  "edges[0].id");
+    it_call_error(&s, "PATCH", "/v1/maps/g", "application/json",
+                  "{\"edges\":[{\"index\":0,\"cost\":-1}]}", 422, "invalid_value", "edges[0].cost");
+    j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 2);
+    cJSON_Delete(j);
+    /* Edge by id, enabled again. */
+    j = it_call(&s, "PATCH", "/v1/maps/g", "application/json",
+                "{\"nodes\":[{\"id\":\"b\",\"enabled\":true}],"
+                "\"edges\":[{\"id\":\"ab\",\"cost\":2}]}",
+                200);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/maps/g/path?start=a&goal=c", NULL, NULL, 200);
+    ck_assert_double_eq_tol(it_num(j, "cost"), 12, 1e-9);
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
+START_TEST(routes_graphs_refusals_and_limits) {
+    hc_server s = it_start(ARGS("--graph-max-nodes", "4", "--graph-max-degree", "2"));
+    cJSON *j;
+    /* Past the node limit: 413 naming the flag. */
+    it_call_error(&s, "PUT", "/v1/maps/g", "application/json", graph_json, 413, "limit_exceeded",
+                  "nodes");
+    it_call_error(&s, "PUT", "/v1/maps/g", "application/json",
+                  "{\"kind\":\"graph\",\"nodes\":[{\"id\":\"a\",\"position\":[0,0]},{\"id\":\"a\","
+                  "\"position\":[1,1]}]}",
+                  422, "invalid_value", "nodes[1].id");
+    it_call_error(&s, "PUT", "/v1/maps/g", "application/json",
+                  "{\"kind\":\"graph\",\"nodes\":[{\"id\":\"a\",\"position\":[0,0]}],\"edges\":[{"
+                  "\"from\":\"a\",\"to\":\"b\"}]}",
+                  422, "invalid_value", "edges[0].to");
+    it_call_error(&s, "PUT", "/v1/maps/g", "application/json",
+                  "{\"kind\":\"graph\",\"nodes\":[{\"id\":\"a\",\"position\":[0,0]}],\"edges\":[{"
+                  "\"from\":\"a\",\"to\":\"a\",\"cost\":-2}]}",
+                  422, "invalid_value", "edges[0].cost");
+    it_call_error(&s, "PUT", "/v1/maps/g", "application/json",
+                  "{\"kind\":\"graph\",\"nodes\":[{\"id\":\"a\",\"position\":[0,0]}],\"edges\":[{"
+                  "\"from\":\"a\",\"to\":\"a\"},{\"from\":\"a\",\"to\":\"a\"}]}",
+                  413, "limit_exceeded", "edges[1]");
+    it_call_error(&s, "PUT", "/v1/maps/g", "application/json",
+                  "{\"kind\":\"graph\",\"dimacs\":{\"gr\":\"p sp 2 1\\na 1 3 1\\n\",\"co\":\"\"}}",
+                  422, "invalid_value", "dimacs.gr");
+    /* Nothing was made. */
+    it_call_error(&s, "GET", "/v1/maps/g", NULL, NULL, 404, "map_not_found", NULL);
+    /* DIMACS by POST /v1/maps. */
+    j = it_call(&s, "POST", "/v1/maps", "application/json",
+                "{\"kind\":\"graph\",\"dimacs\":{\"gr\":\"c road\\np sp 3 3\\na 1 2 5\\na 2 3 "
+                "5\\na 1 3 20\\n\",\"co\":\"p aux sp co 3\\nv 1 0 0\\nv 2 5 0\\nv 3 10 0\\n\"}}",
+                201);
+    {
+        char p[160];
+        cJSON *a;
+        snprintf(p, sizeof(p), "/v1/maps/%s/path?start=1&goal=3&algorithm=dijkstra",
+                 it_str(j, "id"));
+        a = it_call(&s, "GET", p, NULL, NULL, 200);
+        ck_assert_double_eq_tol(it_num(a, "cost"), 10, 1e-9);
+        ck_assert_int_eq((int)it_num(a, "path.1"), 2);
+        cJSON_Delete(a);
+        snprintf(p, sizeof(p), "/v1/maps/%s/path?start=3&goal=1", it_str(j, "id"));
+        a = it_call(&s, "GET", p, NULL, NULL, 200);
+        ck_assert(!it_truth(a, "found")); /* DIMACS arcs are one-way */
+        cJSON_Delete(a);
+    }
+    cJSON_Delete(j);
+    /* /v1/info names the limits and the algorithms. */
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "limits.graph_max_nodes"), 4);
+    ck_assert_int_eq((int)it_num(j, "limits.graph_max_degree"), 2);
+    ck_assert_str_eq(it_str(j, "graph_algorithms.1"), "dijkstra");
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
+/* --data-dir keeps a PATCHed graph: after a restart the same version,
+ * states and answers. */
+START_TEST(routes_graphs_data_dir_restart) {
+    char dir[] = "/tmp/pathd-graphs-XXXXXX";
+    hc_server s;
+    cJSON *j;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    s = it_start(ARGS("--data-dir", dir));
+    it_put_map(&s, "g", "application/json", graph_json, 201);
+    cJSON_Delete(it_call(&s, "PATCH", "/v1/maps/g", "application/json",
+                         "{\"nodes\":[{\"id\":\"b\",\"enabled\":false}]}", 200));
+    it_stop(&s);
+    s = it_start(ARGS("--data-dir", dir));
+    j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
+    ck_assert_str_eq(it_str(j, "kind"), "graph");
+    ck_assert_int_eq((int)it_num(j, "version"), 2);
+    ck_assert_int_eq((int)it_num(j, "graph.disabled_nodes"), 1);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/maps/g/path?start=a&goal=c", NULL, NULL, 200);
+    ck_assert_double_eq_tol(it_num(j, "cost"), 100, 1e-9);
+    cJSON_Delete(j);
+    it_call(&s, "DELETE", "/v1/maps/g", NULL, NULL, 204);
+    it_stop(&s);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* --store redis://: a graph uploaded and PATCHed on one instance is
+ * answered by another, which builds it from the shared image and the
+ * PATCH logged after it. */
+START_TEST(routes_graphs_shared_store) {
+    fl_proc redis;
+    hc_server a, b;
+    cJSON *j;
+    ck_assert_msg(fl_have("redis-server"), "redis-server is not installed");
+    redis = fl_redis_start();
+    a = fl_pathd_start(fl_free_port(), redis.port, "a", NULL);
+    b = fl_pathd_start(fl_free_port(), redis.port, "b", NULL);
+    it_put_map(&a, "g", "application/json", graph_json, 201);
+    cJSON_Delete(it_call(&a, "PATCH", "/v1/maps/g", "application/json",
+                         "{\"edges\":[{\"id\":\"ab\",\"cost\":3}]}", 200));
+    j = it_call(&b, "GET", "/v1/maps/g/path?start=a&goal=c", NULL, NULL, 200);
+    ck_assert_double_eq_tol(it_num(j, "cost"), 13, 1e-9);
+    ck_assert_int_eq((int)it_num(j, "map_version"), 2);
+    cJSON_Delete(j);
+    j = it_call(&b, "GET", "/v1/maps/g", NULL, NULL, 200);
+    ck_assert_str_eq(it_str(j, "kind"), "graph");
+    cJSON_Delete(j);
+    it_stop(&b);
+    it_stop(&a);
+    fl_stop(&redis, SIGTERM);
+}
+END_TEST
+
+/* Readers on two threads while the main one PATCHes edge "ab" twenty
+ * times (odd PATCHes cost 3, even ones 10): every answer is the one of the
+ * version it names (even versions: a to c costs 13, odd: 20), whichever
+ * version the schedule gave it. Counted, not timed. */
+typedef struct reader_arg {
+    uint16_t port;
+    int answers, wrong, failed;
+} reader_arg;
+
+static void *reader(void *p) {
+    reader_arg *a = p;
+    for (int i = 0; i < 60; i++) {
+        hc_resp r;
+        cJSON *j = NULL;
+        memset(&r, 0, sizeof(r));
+        if (hc_request(a->port, "GET", "/v1/maps/g/path?start=a&goal=c", NULL, NULL, 0, NULL, &r) ||
+            r.status != 200 || !(j = cJSON_Parse(r.body))) {
+            a->failed++;
+            if (r.status) hc_free(&r);
+            continue;
+        }
+        {
+            const cJSON *v = cJSON_GetObjectItem(j, "map_version"),
+                        *c = cJSON_GetObjectItem(j, "cost");
+            if (!cJSON_IsNumber(v) || !cJSON_IsNumber(c) ||
+                c->valuedouble != (((int)v->valuedouble % 2 == 0) ? 13 : 20))
+                a->wrong++;
+        }
+        a->answers++;
+        cJSON_Delete(j);
+        hc_free(&r);
+    }
+    return NULL;
+}
+
+START_TEST(routes_graphs_patches_under_readers) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    pthread_t t[2];
+    reader_arg ra[2];
+    cJSON *j;
+    it_put_map(&s, "g", "application/json", graph_json, 201);
+    for (int i = 0; i < 2; i++) {
+        ra[i] = (reader_arg){s.port, 0, 0, 0};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, reader, &ra[i]), 0);
+    }
+    for (int k = 1; k <= 20; k++)
+        cJSON_Delete(it_call(&s, "PATCH", "/v1/maps/g", "application/json",
+                             k % 2 ? "{\"edges\":[{\"id\":\"ab\",\"cost\":3}]}"
+                                   : "{\"edges\":[{\"id\":\"ab\",\"cost\":10}]}",
+                             200));
+    for (int i = 0; i < 2; i++) {
+        pthread_join(t[i], NULL);
+        ck_assert_int_eq(ra[i].failed, 0);
+        ck_assert_int_eq(ra[i].wrong, 0);
+        ck_assert_int_eq(ra[i].answers, 60);
+    }
+    j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 21);
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
+TU_SUITE(routes_graphs) {
+    Suite *s = suite_create("routes_graphs");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, routes_graphs_upload_info_and_paths);
+    tcase_add_test(tc, routes_graphs_patch_makes_a_version);
+    tcase_add_test(tc, routes_graphs_refusals_and_limits);
+    tcase_add_test(tc, routes_graphs_data_dir_restart);
+    tcase_add_test(tc, routes_graphs_shared_store);
+    tcase_add_test(tc, routes_graphs_patches_under_readers);
+    suite_add_tcase(s, tc);
+    return s;
+}
