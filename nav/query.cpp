@@ -248,8 +248,8 @@ pf_status pf_nav_query_create(uint32_t max_nodes, pf_nav_query **out) {
      * the pointer only): the first query on a mesh then only binds it
      * (init clears the pools it finds big enough) instead of allocating
      * them on the worker's first query. pf_nav_query_memory counts them. */
-    if (!q->q || !q->poly || !q->polys || !q->polys2 || !q->points || !q->flags ||
-        !q->point_refs || dtStatusFailed(q->q->init(NULL, (int)max_nodes))) {
+    if (!q->q || !q->poly || !q->polys || !q->polys2 || !q->points || !q->flags || !q->point_refs ||
+        dtStatusFailed(q->q->init(NULL, (int)max_nodes))) {
         pf_nav_query_destroy(q);
         return PF_ENOMEM;
     }
