@@ -299,7 +299,7 @@ int hc_server_start(hc_server *s, const char *const *args) {
 
 int hc_server_start_ex(hc_server *s, const char *const *args, const hc_start_opts *o) {
     const char *bin = getenv("PATHD_BIN");
-    const char *argv[64];
+    const char *argv[96];
     int pfd[2], n = 0;
     char line[512];
     size_t len = 0;
@@ -310,16 +310,24 @@ int hc_server_start_ex(hc_server *s, const char *const *args, const hc_start_opt
     argv[n++] = bin;
     argv[n++] = "--port";
     argv[n++] = "0";
-    /* The build limits at their largest: a sanitizer build on a loaded
-     * 2-core machine took ~58 s for one 512x512 grid under the 60 s
-     * default, and a test that does not test these limits must not meet
-     * them (the Check timeout ends a hang). A test that does passes its own
+    /* The wall-clock limits at their largest: a sanitizer build on a
+     * loaded 2-core machine took ~58 s for one 512x512 grid under the 60 s
+     * build default, a 1024x1024 flow field passed the 5 s request default,
+     * and a query asking for 60 s got its 504 (three CI runs sharing the
+     * cores). A test that does not test these limits must not meet them
+     * (the Check timeout ends a hang). A test that does passes its own
      * value after these: the last one given wins. */
     argv[n++] = "--grid-build-ms";
     argv[n++] = "3600000";
     argv[n++] = "--nav-build-ms";
     argv[n++] = "3600000";
-    for (; args && *args && n < 62; args++) argv[n++] = *args;
+    argv[n++] = "--deadline-ms";
+    argv[n++] = "3600000";
+    argv[n++] = "--max-deadline-ms";
+    argv[n++] = "3600000";
+    argv[n++] = "--request-timeout";
+    argv[n++] = "3600";
+    for (; args && *args && n < 94; args++) argv[n++] = *args;
     argv[n] = NULL;
     if (pipe2(pfd, O_CLOEXEC) != 0) return -1;
     s->pid = fork();

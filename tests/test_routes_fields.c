@@ -166,16 +166,16 @@ static bool unanswered(int fd) {
  * Before, a field held its worker to its end, and any deadline_ms was
  * taken. */
 START_TEST(routes_fields_long_field_yields) {
-    hc_server s = it_start(ARGS("--workers", "1", "--slice-ms", "1", "--max-deadline-ms", "60000"));
+    hc_server s = it_start(ARGS("--workers", "1", "--slice-ms", "1", "--max-deadline-ms", "3600000"));
     char *map = it_open_map_text(1024, 1024);
-    const char *body = "{\"goal\":[0,0],\"cache\":false,\"deadline_ms\":60000}";
+    const char *body = "{\"goal\":[0,0],\"cache\":false,\"deadline_ms\":3600000}";
     int slow;
     cJSON *j, *alone;
     it_put_map(&s, "big", "text/x-movingai-map", map, 201);
     it_put_map(&s, "room", "application/json", it_room_json, 201);
     free(map);
     it_call_error(&s, "POST", "/v1/maps/big/flowfield", "application/json",
-                  "{\"goal\":[0,0],\"deadline_ms\":60001}", 422, "invalid_value", "deadline_ms");
+                  "{\"goal\":[0,0],\"deadline_ms\":3600001}", 422, "invalid_value", "deadline_ms");
     alone = it_call(&s, "POST", "/v1/maps/big/flowfield", "application/json", body, 200);
     it_wait_pool(&s, 0, 0);
     slow = it_send_json_post(s.port, "/v1/maps/big/flowfield", body);

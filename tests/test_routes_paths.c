@@ -278,7 +278,7 @@ START_TEST(routes_paths_movingai_sampled_optimal) {
                 cJSON *j;
                 snprintf(body, sizeof(body),
                          "{\"start\":[%d,%d],\"goal\":[%d,%d],\"algorithm\":\"%s\","
-                         "\"cache\":false,\"deadline_ms\":60000}",
+                         "\"cache\":false,\"deadline_ms\":3600000}",
                          (int)e->start.x, (int)e->start.y, (int)e->goal.x, (int)e->goal.y,
                          algos[a]);
                 snprintf(url, sizeof(url), "/v1/maps/%s/path", id);
@@ -729,7 +729,7 @@ static char *grid_batch(int deadline_ms) { return it_slow_batch(3000, deadline_m
 
 static void grid_query(const hc_server *s) {
     char *b = hc_path_body(0, 0, 300, 300,
-                           ",\"algorithm\":\"astar\",\"cache\":false,\"deadline_ms\":60000");
+                           ",\"algorithm\":\"astar\",\"cache\":false,\"deadline_ms\":3600000");
     hc_resp r = it_req(s, "POST", "/v1/maps/open/path", "application/json", b);
     free(b);
     ck_assert_msg(r.status == 200, "%d %.200s", r.status, r.body);
@@ -768,7 +768,7 @@ static char *nav_batch(int deadline_ms) {
 static void nav_query(const hc_server *s) {
     cJSON *j = it_nav_path(s, "n", (const float[3]){1.5f, 0, 1.5f},
                            (const float[3]){SERP_SIDE - 1.5f, 0, SERP_SIDE - 1.5f},
-                           ",\"cache\":false,\"deadline_ms\":60000");
+                           ",\"cache\":false,\"deadline_ms\":3600000");
     ck_assert(it_truth(j, "found"));
     cJSON_Delete(j);
 }
@@ -834,7 +834,7 @@ START_TEST(routes_paths_agent_builds_run_as_builds) {
         char body[160];
         snprintf(body, sizeof(body),
                  "{\"start\":[1,1],\"goal\":[1500,700],\"agent_size\":%d,\"algorithm\":"
-                 "\"hpa\",\"deadline_ms\":60000}",
+                 "\"hpa\",\"deadline_ms\":3600000}",
                  2 + k);
         fd[k] = it_send_json_post(s.port, "/v1/maps/big/path", body);
     }
