@@ -300,6 +300,8 @@ TSAN_INPROC := agents auth concurrency fleet navmesh pool
 TSAN_SERVER := bench concurrency config fleet guard http http_strict metrics routes_crowds routes_graphs \
                routes_fields routes_maps routes_ops routes_paths routes_sessions routes_tables server \
                store stream
+# Graph sessions (issue 28/29): appended here so the lists above merge cleanly.
+TSAN_SERVER += routes_graph_sessions
 TSAN_ALL := $(sort $(TSAN_INPROC) $(TSAN_SERVER))
 TSAN_SUITES := $(filter $(TSAN_ALL),$(SLOW_SUITES)) $(filter-out $(SLOW_SUITES),$(TSAN_ALL))
 TSAN_LOG_DIR := $(abspath build/tsan/reports)

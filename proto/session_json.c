@@ -1,6 +1,7 @@
 /* session_json.c -- see session_json.h. */
 #include "session_json.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,24 @@ pf_status pf_place_read(const cJSON *it, const char *field, pf_place *out, pf_pr
     pf_point p;
     pf_status st;
     memset(out, 0, sizeof(*out));
+    if (cJSON_IsString(it)) {
+        size_t n = strlen(it->valuestring);
+        if (n == 0 || n >= sizeof(out->node))
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
+                                      "Field '%s' is a node id of 1 to %zu bytes, or a point.",
+                                      field, sizeof(out->node) - 1);
+        memcpy(out->node, it->valuestring, n + 1);
+        out->dims = 1;
+        return PF_OK;
+    }
+    if (cJSON_IsNumber(it)) {
+        int64_t v;
+        if ((st = pf_jsonr_int(it, field, -(INT64_C(1) << 53), INT64_C(1) << 53, &v, e))) return st;
+        snprintf(out->node, sizeof(out->node), "%" PRId64, v);
+        out->node_int = true;
+        out->dims = 1;
+        return PF_OK;
+    }
     if (cJSON_IsArray(it) && cJSON_GetArraySize(it) == 3) {
         if ((st = pf_jsonr_point3(it, field, out->xyz, e))) return st;
         out->dims = 3;
@@ -27,7 +46,11 @@ pf_status pf_place_read(const cJSON *it, const char *field, pf_place *out, pf_pr
 }
 
 void pf_place_write(pf_jsonw *w, const pf_place *p) {
-    if (p->dims == 3)
+    if (p->dims == 1 && p->node_int)
+        pf_jsonw_int(w, strtoll(p->node, NULL, 10));
+    else if (p->dims == 1)
+        pf_jsonw_str(w, p->node);
+    else if (p->dims == 3)
         pf_jsonw_point3(w, p->xyz);
     else
         pf_jsonw_point(w, p->x, p->y);
@@ -149,10 +172,12 @@ pf_status pf_session_request_read(const cJSON *root, const char *prefix, int64_t
         if (!it)
             return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, FIELD(name),
                                       "Field '%s' is required.", f);
-        if (i == 1 && (cJSON_IsArray(it) && cJSON_GetArraySize(it) == 3) != (out->start.dims == 3))
+        if (i == 1 &&
+            ((cJSON_IsArray(it) && cJSON_GetArraySize(it) == 3) != (out->start.dims == 3) ||
+             (cJSON_IsString(it) || cJSON_IsNumber(it)) != (out->start.dims == 1)))
             return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, FIELD(name),
-                                      "Fields 'start' and 'goal' must be points of one form: "
-                                      "[x, y] (grid) or [x, y, z] (navmesh).");
+                                      "Fields 'start' and 'goal' must be of one form: points "
+                                      "[x, y] (grid) or [x, y, z] (navmesh), or node ids (graph).");
         if ((st = pf_place_read(it, FIELD(name), pt, e))) return st;
     }
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "ttl_s")) &&

@@ -49,13 +49,18 @@
  * has one shape of point; which form a map takes is its kind's business
  * (server/kind.h). */
 typedef struct pf_place {
-    uint8_t dims; /* 2: [x, y] in x and y; 3: [x, y, z] in xyz; 0: none */
+    uint8_t dims; /* 2: [x, y] in x and y; 3: [x, y, z] in xyz; 1: a node id; 0: none */
     union {
         struct {
             int32_t x, y;
         };
         float xyz[3];
     };
+    /* dims 1: a waypoint graph's node id as sent, a string of 1..64 bytes
+     * or an integer (node_int, its decimal text here). Only graph maps
+     * take it (their kind refuses the others' forms and theirs refuse it). */
+    bool node_int;
+    char node[65];
 } pf_place;
 
 /* A cell as a place, and a place of two coordinates as a cell. */
@@ -71,10 +76,11 @@ static inline pf_point pf_place_point(const pf_place *p) {
     return q;
 }
 
-/* Reads a place: three numbers as [x, y, z], anything else as [x, y]
- * (whose errors it then has). */
+/* Reads a place: three numbers as [x, y, z], a string or an integer as a
+ * node id (dims 1), anything else as [x, y] (whose errors it then has). */
 pf_status pf_place_read(const cJSON *it, const char *field, pf_place *out, pf_proto_error *e);
-/* Writes a place as it came: [x, y] or [x, y, z] (rounded to 1e-4). */
+/* Writes a place as it came: [x, y] or [x, y, z] (rounded to 1e-4), or the
+ * node id (a string, or an integer as sent). */
 void pf_place_write(pf_jsonw *w, const pf_place *p);
 
 /* A replanning policy as a request sent it (create or update):

@@ -1,7 +1,7 @@
 /* kind_graph.c -- the waypoint graph kind's table (kind_graph.h): its
  * environment (limits, search contexts), its world (a graph version and
  * its shared upload document), uploads, PATCH, the stores, and the
- * session refusal. Paths are in kind_graph_path.c. */
+ * table. Paths are in kind_graph_path.c, sessions in kind_graph_session.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,11 @@
  * (kind.h: one label a slot), so a graph's carry the kind's name. */
 static const char *const algorithm_labels[PF_GRAPH_ALGORITHMS] = {"graph_dijkstra", "graph_astar"};
 
-static const char *algorithm_name(size_t i) { return algorithm_labels[i]; }
+/* The slot after the path algorithms' is the sessions' search
+ * (kind_graph_session.c). */
+static const char *algorithm_name(size_t i) {
+    return i < PF_GRAPH_ALGORITHMS ? algorithm_labels[i] : "graph_dstar_lite";
+}
 
 /* Environment */
 
@@ -374,58 +378,13 @@ static pf_status graph_store_load(const pf_kind_env *env, const pf_kind_stored *
     return PF_OK;
 }
 
-/* Sessions: not served on graphs yet (issue 28 lists them; the refusal
- * says so). The other session operations are never reached. */
-
-static pf_status graph_session_create(const pf_mapver *mv, const pf_session_request *q,
-                                      const char *prefix, void **st, size_t *reserve,
-                                      pf_proto_error *e) {
-    (void)q;
-    (void)prefix;
-    *st = NULL;
-    *reserve = 0;
-    return pf_proto_error_set(e, PF_EUNSUPPORTED, PF_ERR_UNSUPPORTED, NULL,
-                              "Map '%s' is a graph map: it has no sessions (grid and navmesh "
-                              "maps have them).",
-                              mv->id);
-}
-
-static void graph_session_free(void *st) { (void)st; }
-
-static size_t graph_session_memory(const void *st) {
-    (void)st;
-    return 0;
-}
-
-static void graph_session_where(const void *st, pf_place *position, pf_place *goal) {
-    (void)st;
-    memset(position, 0, sizeof(*position));
-    memset(goal, 0, sizeof(*goal));
-}
-
-static const char *graph_session_rebase(void *st, const pf_mapver *from, const pf_mapver *to) {
-    (void)st;
-    (void)from;
-    (void)to;
-    return "none";
-}
-
-static pf_error graph_session_run(const pf_kind_session_run *run, void *st, const pf_update_list *l,
-                                  pf_jsonw *w) {
-    (void)run;
-    (void)st;
-    (void)l;
-    (void)w;
-    return PF_ERR_UNSUPPORTED;
-}
-
 const pf_kind_ops pf_kind_graph = {
     .name = "graph",
     .features = 0,
     .upload_bodies = 0,
     .default_json = false,
     .algorithm_name = algorithm_name,
-    .nalgorithms = PF_GRAPH_ALGORITHMS,
+    .nalgorithms = PF_GRAPH_ALGORITHMS + 1,
     .store_suffix = ".graph.bin",
     .env_create = graph_env_create,
     .env_destroy = graph_env_destroy,
@@ -448,10 +407,10 @@ const pf_kind_ops pf_kind_graph = {
     .scratch_get = pf__graph_scratch_get,
     .scratch_put = pf__graph_scratch_put,
     .path_run = pf__graph_path_run,
-    .session_create = graph_session_create,
-    .session_free = graph_session_free,
-    .session_memory = graph_session_memory,
-    .session_where = graph_session_where,
-    .session_rebase = graph_session_rebase,
-    .session_run = graph_session_run,
+    .session_create = pf__graph_session_create,
+    .session_free = pf__graph_session_free,
+    .session_memory = pf__graph_session_memory,
+    .session_where = pf__graph_session_where,
+    .session_rebase = pf__graph_session_rebase,
+    .session_run = pf__graph_session_run,
 };

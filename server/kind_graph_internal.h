@@ -60,4 +60,16 @@ void pf__graph_scratch_put(const pf_kind_env *env, void *scratch);
 pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t i,
                              const char *prefix, pf_jsonw *w, pf_proto_error *e);
 
+/* kind_graph_session.c: the session operations of the table. The search's
+ * by-algorithm metrics slot is the kind's last (kind_graph.c). */
+pf_status pf__graph_session_create(const pf_mapver *mv, const pf_session_request *q,
+                                   const char *prefix, void **st, size_t *reserve,
+                                   pf_proto_error *e);
+void pf__graph_session_free(void *st);
+size_t pf__graph_session_memory(const void *st);
+void pf__graph_session_where(const void *st, pf_place *position, pf_place *goal);
+const char *pf__graph_session_rebase(void *st, const pf_mapver *from, const pf_mapver *to);
+pf_error pf__graph_session_run(const pf_kind_session_run *run, void *st, const pf_update_list *l,
+                               pf_jsonw *w);
+
 #endif

@@ -518,7 +518,7 @@ static pf_status validate(const grid_session *s, const pf_update_list *l, pf_pro
                          u->doors[k].open ? pf_grid_door_open_cost(g, door, c) : 0);
         }
         for (int k = 0; k < 2 && !st; k++)
-            if ((k ? u->has_goal && u->goal.dims == 3 : u->has_position && u->position.dims == 3)) {
+            if ((k ? u->has_goal && u->goal.dims != 2 : u->has_position && u->position.dims != 2)) {
                 snprintf(f, sizeof(f), "%s%s", prefix, k ? "goal" : "position");
                 st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, f,
                                         "Field '%s' must be a point [x, y] of two integers: map "

@@ -115,11 +115,9 @@ START_TEST(routes_graphs_upload_info_and_paths) {
     it_call_error(&s, "POST", "/v1/maps/g/path", "application/json",
                   "{\"start\":\"a\",\"goal\":\"b\",\"algorithm\":\"jps\"}", 422, "invalid_value",
                   "algorithm");
-    /* Features graphs do not have, and sessions. */
+    /* Features graphs do not have (sessions they have: routes_graph_sessions). */
     it_call_error(&s, "POST", "/v1/maps/g/flowfield", "application/json", "{\"goal\":[0,0]}", 422,
                   "unsupported", NULL);
-    it_call_error(&s, "POST", "/v1/maps/g/sessions", "application/json",
-                  "{\"start\":[0,0],\"goal\":[1,1]}", 422, "unsupported", NULL);
     it_stop(&s);
 }
 END_TEST
