@@ -452,6 +452,17 @@ $(OUT)/bench-graph: scripts/bench-graph.c $(PROTO_OBJ) $(OUT)/libpathd_nav.a $(O
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $^ -o $@ $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
 
+# Graph sessions' repair against a fresh A* (issues 28, 29): chases on the
+# 5,000-node game graph and a 1024x1024 grid converted
+# (scripts/bench-graph-sessions.c).
+.PHONY: bench-graph-sessions
+bench-graph-sessions: $(OUT)/bench-graph-sessions
+	$(OUT)/bench-graph-sessions
+
+$(OUT)/bench-graph-sessions: scripts/bench-graph-sessions.c $(OUT)/libpathd_core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $^ -o $@ $(LIBS) $(LDFLAGS_SAN)
+
 # Issue 5's throughput target: wrk on /healthz and on HPA* paths, side by
 # side (scripts/bench-wrk.sh documents its settings: MAP, CACHE, ...).
 bench-wrk: $(PATHD) tool-deps

@@ -56,7 +56,7 @@ struct pf_graph_dstar {
     uint32_t *pn, *pe;
     size_t pcap;
     bool goal_moved;
-    uint32_t goal_streak, quiet_streak;
+    uint64_t last_goal_move; /* the plan number of the last goal move, 0: none */
     pf_graph_dstar_stats st;
 };
 
@@ -384,22 +384,25 @@ static pf_status compute(pf_graph_dstar *d, const pf_graph_dstar_limits *lim, ui
 
 /* ---- the session ---- */
 
+static bool all_two_way(const pf__graph_topo *t) {
+    for (uint32_t e = 0; e < t->m; e++)
+        if (!t->eboth[e]) return false;
+    return true;
+}
+
 size_t pf_graph_dstar_bound(const pf_graph *g) {
     const pf__graph_topo *t = g->t;
     size_t n = t->n, b = sizeof(pf_graph_dstar);
     b += n * (sizeof(nrec) + sizeof(hent) + 2 * sizeof(uint32_t));
-    b +=
-        ((size_t)n + 1) * sizeof(uint32_t) + (size_t)t->narcs * 2 * sizeof(uint32_t); /* reversed */
-    b += ((size_t)n + 1) * 2 * sizeof(uint32_t);                                      /* path */
+    b += (n + 1) * 2 * sizeof(uint32_t);                                         /* path */
+    if (!all_two_way(t)) b += (n + 1 + (size_t)t->narcs * 2) * sizeof(uint32_t); /* reversed */
     return b;
 }
 
 static pf_status build_reversed(pf_graph_dstar *d) {
     const pf__graph_topo *t = d->t;
-    bool all_both = true;
     uint32_t *roff, *fill;
-    for (uint32_t e = 0; e < t->m && all_both; e++) all_both = t->eboth[e] != 0;
-    if (all_both) {
+    if (all_two_way(t)) {
         d->roff = t->off, d->rfrom = t->arc_to, d->redge = t->arc_edge;
         return PF_OK;
     }
@@ -604,20 +607,56 @@ static pf_status extract(pf_graph_dstar *d, pf_graph_path *out) {
     return PF_OK;
 }
 
-/* The orientation for this plan (auto: graph_dstar.h). */
+/* Whether x (the root's end, moved) is on p, the path between the tip and
+ * the old root, no farther from the old root than from the tip: then the
+ * part between x and the tip is a shortest path between them (a part of a
+ * shortest path is one) and p becomes that part; the search stays rooted
+ * where it was (docs/moving-targets.md's "re-rooting is usually not
+ * needed"). Farther, the search re-roots so that it stays about the way
+ * still to go. */
+static bool on_the_way(pf_graph_dstar *d, pf_graph_path *p, uint32_t x) {
+    size_t i, n = p->len;
+    double before = 0, after = 0;
+    for (i = 0; i < n && p->nodes[i] != x; i++) {
+    }
+    if (i == n) return false;
+    for (size_t k = 0; k + 1 < n; k++) {
+        double c = d->g->cost[p->edges[k]];
+        if (k < i)
+            before += c;
+        else
+            after += c;
+    }
+    if (d->at_agent) { /* p runs old root ... x ... goal */
+        if (before > after) return false;
+        p->nodes += i;
+        p->edges += i;
+        p->len -= i;
+        p->cost = after;
+    } else { /* p runs agent ... x ... old root */
+        if (after > before) return false;
+        p->len = i + 1;
+        p->cost = before;
+    }
+    return true;
+}
+
+/* The orientation for this plan (auto: graph_dstar.h): rooted at the goal,
+ * turning to the agent at a goal move that comes within AUTO_TURN_WITHIN
+ * plans of the one before, back after AUTO_TURN_BACK plans without one. */
+#define AUTO_TURN_WITHIN 16
+#define AUTO_TURN_BACK 32
 static void orient(pf_graph_dstar *d) {
     bool want = d->at_agent;
-    if (d->goal_moved)
-        d->goal_streak++, d->quiet_streak = 0;
-    else
-        d->quiet_streak++, d->goal_streak = 0;
-    d->goal_moved = false;
+    uint64_t now = d->st.plans, since = d->last_goal_move ? now - d->last_goal_move : UINT64_MAX;
     if (d->mode == PF_GRAPH_DSTAR_ROOT_GOAL) want = false;
     if (d->mode == PF_GRAPH_DSTAR_ROOT_AGENT) want = true;
     if (d->mode == PF_GRAPH_DSTAR_ROOT_AUTO) {
-        if (!want && d->goal_streak >= 2) want = true;
-        if (want && d->quiet_streak >= 16) want = false;
+        if (!want && d->goal_moved && since <= AUTO_TURN_WITHIN) want = true;
+        if (want && !d->goal_moved && since >= AUTO_TURN_BACK) want = false;
     }
+    if (d->goal_moved) d->last_goal_move = now;
+    d->goal_moved = false;
     if (want != d->at_agent) {
         d->at_agent = want;
         d->need_reset = true;
@@ -628,6 +667,7 @@ pf_status pf_graph_dstar_plan(pf_graph_dstar *d, const pf_graph_dstar_limits *li
                               pf_graph_path *out) {
     uint32_t root, tip;
     uint64_t expanded = 0;
+    bool lazy;
     pf_status s;
     memset(out, 0, sizeof(*out));
     out->end = PF_GRAPH_NONE;
@@ -635,10 +675,11 @@ pf_status pf_graph_dstar_plan(pf_graph_dstar *d, const pf_graph_dstar_limits *li
     orient(d);
     root = d->at_agent ? d->agent : d->goal;
     tip = tip_of(d);
+    /* The root's end moved: first see whether the search from the old root
+     * still leads through it (below); re-root only when it does not. */
+    lazy = !d->need_reset && root != d->root;
     if (d->need_reset)
         s = reset_all(d, root);
-    else if (root != d->root)
-        s = reroot(d, root);
     else
         s = PF_OK;
     if (s) goto fail;
@@ -660,6 +701,17 @@ pf_status pf_graph_dstar_plan(pf_graph_dstar *d, const pf_graph_dstar_limits *li
         return PF_OK;
     }
     s = compute(d, lim, &expanded);
+    if (!s && lazy) {
+        if (!pv_inf(get_g(d, tip)) && extract(d, out) == PF_OK && on_the_way(d, out, root)) {
+            out->expanded = expanded;
+            d->st.expanded += expanded;
+            d->st.kept_roots++;
+            return PF_OK;
+        }
+        memset(out, 0, sizeof(*out));
+        out->end = PF_GRAPH_NONE;
+        if (!(s = reroot(d, root))) s = compute(d, lim, &expanded);
+    }
     out->expanded = expanded;
     d->st.expanded += expanded;
     if (s) goto fail;

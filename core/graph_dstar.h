@@ -22,9 +22,12 @@
  * - which end is the root (pf_graph_dstar_root): the goal (classic D*
  *   Lite: agent moves are free), the agent (MT-D* Lite: goal moves are
  *   free, and an agent that steps along its own path keeps the part of the
- *   search ahead of it), or auto: the goal, turning to the agent after two
- *   plans in a row with a goal move and back after 16 plans without one
- *   (a turn is one search anew).
+ *   search ahead of it), or auto: the goal, turning to the agent at a goal
+ *   move within 16 plans of the one before and back after 32 plans without
+ *   one (a turn is one search anew). A root's end that moved along the tip's
+ *   path (no farther from the old root than from the tip) needs no
+ *   re-rooting: the search stays where it was and the plan answers the part
+ *   of its path from the moved end (docs/moving-targets.md).
  *
  * Values are pairs (cost, hops) compared lexicographically: among paths of
  * equal cost the fewest edges win. LPA*'s repair needs every arc to weigh
@@ -107,6 +110,7 @@ pf_status pf_graph_dstar_plan(pf_graph_dstar *d, const pf_graph_dstar_limits *li
 /* What the session has done. */
 typedef struct pf_graph_dstar_stats {
     uint64_t plans, expanded; /* every plan's expansions together */
+    uint64_t kept_roots;      /* root moves answered without re-rooting (on the way) */
     uint64_t reroots;         /* root moves that kept part of the search */
     uint64_t resets;          /* searches started anew (create, turns, lost roots) */
     uint64_t kept;            /* nodes the re-roots kept, together */
