@@ -2,6 +2,7 @@
  * (JSON and NDJSON), map PATCH bodies and the session answer. */
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,6 +217,54 @@ START_TEST(session_json_answer) {
 }
 END_TEST
 
+/* Node ids (a waypoint graph's): a string of 1..64 bytes or an integer,
+ * start and goal of one form; written back as sent. */
+START_TEST(session_json_node_ids) {
+    pf_session_request q;
+    pf_proto_error e;
+    pf_update_list l;
+    pf_jsonw w;
+    char big[100];
+    ck_assert_int_eq(parse_create("{\"start\":\"door 1\",\"goal\":17}", 60, &q, &e), PF_OK);
+    ck_assert_int_eq(q.start.dims, 1);
+    ck_assert_str_eq(q.start.node, "door 1");
+    ck_assert(!q.start.node_int);
+    ck_assert_int_eq(q.goal.dims, 1);
+    ck_assert_str_eq(q.goal.node, "17");
+    ck_assert(q.goal.node_int);
+    pf_jsonw_init(&w, 64);
+    pf_jsonw_arr_begin(&w);
+    pf_place_write(&w, &q.start);
+    pf_place_write(&w, &q.goal);
+    pf_jsonw_arr_end(&w);
+    {
+        size_t n;
+        char *out = pf_jsonw_take(&w, &n);
+        ck_assert_str_eq(out, "[\"door 1\",17]");
+        free(out);
+    }
+    expect(&e, parse_create("{\"start\":\"\",\"goal\":\"b\"}", 60, &q, &e), PF_EINVAL,
+           "invalid_value", "start");
+    memset(big, 'x', 65);
+    big[65] = 0;
+    {
+        char body[200];
+        snprintf(body, sizeof(body), "{\"start\":\"a\",\"goal\":\"%s\"}", big);
+        expect(&e, parse_create(body, 60, &q, &e), PF_EINVAL, "invalid_value", "goal");
+    }
+    expect(&e, parse_create("{\"start\":1.5,\"goal\":2}", 60, &q, &e), PF_EPARSE, "invalid_request",
+           "start");
+    expect(&e, parse_create("{\"start\":\"a\",\"goal\":[1,2]}", 60, &q, &e), PF_EPARSE,
+           "invalid_request", "goal");
+    expect(&e, parse_create("{\"start\":[1,2],\"goal\":\"b\"}", 60, &q, &e), PF_EPARSE,
+           "invalid_request", "goal");
+    ck_assert_int_eq(parse_updates("{\"position\":\"a\",\"goal\":4}", false, 8, &l, &e), PF_OK);
+    ck_assert_int_eq(l.items[0].position.dims, 1);
+    ck_assert_str_eq(l.items[0].goal.node, "4");
+    pf_update_list_free(&l);
+}
+END_TEST
+
 TU_SUITE(session_json) {
     Suite *s = suite_create("session_json");
     TCase *tc = tcase_create("session_json");
@@ -225,6 +274,7 @@ TU_SUITE(session_json) {
     tcase_add_test(tc, session_json_update_ndjson_lines);
     tcase_add_test(tc, session_json_patch);
     tcase_add_test(tc, session_json_answer);
+    tcase_add_test(tc, session_json_node_ids);
     suite_add_tcase(s, tc);
     return s;
 }
