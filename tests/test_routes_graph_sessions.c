@@ -316,6 +316,64 @@ START_TEST(routes_graph_sessions_streams) {
 }
 END_TEST
 
+/* A chain of n nodes 0-1-...-(n-1), two-way, as an upload. */
+static char *chain_json(int n) {
+    size_t cap = (size_t)n * 64 + 64, len = 0;
+    char *b = malloc(cap);
+    ck_assert_ptr_nonnull(b);
+    len += (size_t)snprintf(b + len, cap - len, "{\"kind\":\"graph\",\"nodes\":[");
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(b + len, cap - len, "%s{\"id\":%d,\"position\":[%d,0]}",
+                                i ? "," : "", i, i);
+    len += (size_t)snprintf(b + len, cap - len, "],\"edges\":[");
+    for (int i = 0; i + 1 < n; i++)
+        len += (size_t)snprintf(b + len, cap - len, "%s{\"from\":%d,\"to\":%d}", i ? "," : "", i,
+                                i + 1);
+    snprintf(b + len, cap - len, "]}");
+    return b;
+}
+
+/* A session is charged to --max-memory: its search's records (32 bytes
+ * and more a node of the graph) show in /v1/info's memory.sessions_bytes;
+ * under a budget of 4.5 MB (the 20,000-node upload reserves 3.9 MB while
+ * it builds and holds less) sessions are created until one does not fit:
+ * 507, and the refusal keeps nothing. */
+START_TEST(routes_graph_sessions_memory) {
+    const int n = 20000;
+    char *body = chain_json(n);
+    hc_server s = it_start(ARGS("--workers", "1", "--max-memory", "4500000"));
+    double before, after = 0;
+    int made = 0, refused = 0;
+    cJSON *j;
+    it_put_map(&s, "c", "application/json", body, 201);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    before = it_num(j, "memory.sessions_bytes");
+    cJSON_Delete(j);
+    while (made < 10 && !refused) {
+        hc_resp r = it_req(&s, "POST", "/v1/maps/c/sessions", "application/json",
+                           "{\"start\":0,\"goal\":19999}");
+        if (r.status == 201) {
+            made++;
+            j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+            after = it_num(j, "memory.sessions_bytes");
+            cJSON_Delete(j);
+            ck_assert_double_ge(after, before + 32.0 * n * made);
+        } else {
+            it_expect_error(&r, 507, "insufficient_storage", NULL);
+            refused = 1;
+        }
+        hc_free(&r);
+    }
+    ck_assert_int_ge(made, 1);
+    ck_assert_int_eq(refused, 1);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_double_eq(it_num(j, "memory.sessions_bytes"), after);
+    cJSON_Delete(j);
+    it_stop(&s);
+    free(body);
+}
+END_TEST
+
 TU_SUITE(routes_graph_sessions) {
     Suite *s = suite_create("routes_graph_sessions");
     TCase *tc = tcase_create("core");
@@ -324,6 +382,7 @@ TU_SUITE(routes_graph_sessions) {
     tcase_add_test(tc, routes_graph_sessions_refusals);
     tcase_add_test(tc, routes_graph_sessions_random_against_fresh);
     tcase_add_test(tc, routes_graph_sessions_streams);
+    tcase_add_test(tc, routes_graph_sessions_memory);
     suite_add_tcase(s, tc);
     return s;
 }
