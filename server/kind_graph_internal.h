@@ -60,4 +60,7 @@ void pf__graph_scratch_put(const pf_kind_env *env, void *scratch);
 pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t i,
                              const char *prefix, pf_jsonw *w, pf_proto_error *e);
 
+/* kind_graph_export.c: PF_KIND_GRAPH_EXPORT's write_graph. */
+pf_status pf__graph_write_export(const pf_mapver *mv, pf_jsonw *w, pf_proto_error *e);
+
 #endif
