@@ -105,7 +105,8 @@ const NAV = (() => {
     lines.push(m.counts.polygons + " polygons, " + m.counts.vertices + " vertices, " + m.counts.triangles + " triangles" +
                (m.counts.detail_vertices ? ", detail mesh" : ", no detail mesh"));
     lines.push("agent type " + m.agent_type + (nm.agent_types ? " of " + nm.agent_types.length : ""));
-    lines.push("agent radius " + nm.settings.agent.radius + ", height " + nm.settings.agent.height +
+    const at = (nm.agent_types || []).find((t) => t.id === m.agent_type) || nm.settings.agent;
+    lines.push("agent radius " + at.radius + ", height " + at.height +
                ", cell " + nm.settings.cell_size + " x " + nm.settings.cell_height);
     lines.push("obstacles " + nm.obstacles.length + ": " + nm.obstacles.map((o) => o.id).join(", "));
     lines.push("areas: " + (nm.areas.filter((a) => a.id).map((a) => a.id + (a.enabled ? "" : " (off)") + " x" + a.cost).join(", ") || "none"));
