@@ -228,7 +228,7 @@ static unsigned long long refused_bound(const hc_server *s) {
 START_TEST(routes_graph_export_limit) {
     /* 300 nodes whose ids are 40 control characters each, written as
      * \u0001 (6 bytes a byte): the bound must hold at the longest escape. */
-    char *b = NULL, t[512], arg[32];
+    char *b = NULL, t[1024], arg[32];
     size_t len = 0, cap = 0, exported;
     unsigned long long bound;
     hc_server s;
