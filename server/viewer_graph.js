@@ -58,6 +58,8 @@ const GRAPH = (() => {
     G.info = info;
     G.version = data.version;
     G.dim = data.dimensions;
+    for (const o of $("map").options) // the list's label follows the version drawn
+      if (o.value === want) o.text = o.text.replace(/, v\d+\)$/, ", v" + data.version + ")");
     G.pos = new Float64Array(3 * data.nodes.length);
     G.index = new Map();
     data.nodes.forEach((n, i) => {

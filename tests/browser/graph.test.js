@@ -237,6 +237,7 @@ test('graph: a 2D graph drawn top down; clicks snap to the nodes the API snaps t
     const exp2 = await api('GET', '/v1/maps/lattice/graph'), info2 = await api('GET', '/v1/maps/lattice');
     assert.equal(exp2.edges[k].enabled, false, 'the clicked edge is disabled in the API');
     assert.equal(info2.graph.disabled_edges, info.graph.disabled_edges + 1, 'and only it');
+    assert.match(await page.$eval('#map option:checked', (o) => o.text), /, v2\)$/, 'the map list shows the new version');
     await page.selectOption('#g_mode', 'path');
     const ref2 = await checkDrawnPath('lattice');
     assert.ok(!ref2.edges.includes(k));
