@@ -298,6 +298,7 @@ test: test-deps
 # the target.
 TSAN_INPROC := agents auth concurrency fleet navmesh pool
 TSAN_SERVER := bench concurrency config fleet guard http http_strict metrics routes_crowds routes_graphs \
+               routes_graph_export \
                routes_fields routes_maps routes_ops routes_paths routes_sessions routes_tables server \
                store stream
 # Graph sessions (issue 28/29): appended here so the lists above merge cleanly.

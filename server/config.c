@@ -287,6 +287,10 @@ static const opt opts[] = {
      64 * 1024 * 1024, 4096, INT64_C(1) << 32,
      "largest answer of GET /v1/maps/{id}/mesh (a navmesh's geometry for the viewer), bytes; "
      "sized before it is written (413 limit_exceeded past it)"},
+    {"max-graph-bytes", "PATHD_MAX_GRAPH_BYTES", "max_graph_bytes", OPT_INT, OFF(max_graph_bytes),
+     64 * 1024 * 1024, 4096, INT64_C(1) << 32,
+     "largest answer of GET /v1/maps/{id}/graph (a waypoint graph's nodes and edges), bytes; "
+     "sized before it is written (413 limit_exceeded past it)"},
     {"max-memory", "PATHD_MAX_MEMORY", "max_memory_bytes", OPT_INT, OFF(max_memory), 0, 0,
      INT64_C(1) << 50,
      "the process's memory budget in bytes: maps, hierarchies, landmarks, change logs, caches, "

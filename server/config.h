@@ -106,6 +106,7 @@ typedef struct pf_config {
     int64_t crowd_max_tick_hz;       /* fastest tick a crowd may ask for */
     int64_t crowd_max_steps;         /* steps one step request may ask for */
     int64_t max_mesh_bytes;          /* largest GET /v1/maps/{id}/mesh answer */
+    int64_t max_graph_bytes;         /* largest GET /v1/maps/{id}/graph answer */
     bool demo;                       /* load the demo maps at start */
     /* Who may do what (docs/security.md). */
     char auth_token_file[1024]; /* --auth-token-file: "<scope> <token>" lines; "" = none */

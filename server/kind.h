@@ -64,10 +64,11 @@ struct pf_metrics;
 /* Features: routes that only some kinds serve. */
 #define PF_KIND_CELLS (1u << 0)     /* GET .../cells: the map as cells, an upload that reads back */
 #define PF_KIND_HIERARCHY (1u << 1) /* GET .../hierarchy: the HPA* abstract graph */
-#define PF_KIND_FLOWFIELDS (1u << 2) /* POST .../flowfield */
-#define PF_KIND_TABLES (1u << 3)     /* POST .../table: distance tables */
-#define PF_KIND_CROWDS (1u << 4)     /* .../crowds: DetourCrowd agents */
-#define PF_KIND_MESH (1u << 5)       /* GET .../mesh: the navigation mesh's geometry */
+#define PF_KIND_FLOWFIELDS (1u << 2)   /* POST .../flowfield */
+#define PF_KIND_TABLES (1u << 3)       /* POST .../table: distance tables */
+#define PF_KIND_CROWDS (1u << 4)       /* .../crowds: DetourCrowd agents */
+#define PF_KIND_MESH (1u << 5)         /* GET .../mesh: the navigation mesh's geometry */
+#define PF_KIND_GRAPH_EXPORT (1u << 6) /* GET .../graph: a waypoint graph's nodes and edges */
 
 /* At most this many kinds, and algorithms of all kinds together (the
  * by-algorithm metrics). */
@@ -314,6 +315,10 @@ struct pf_kind_ops {
      * initializes w only when it returns PF_OK. On a worker. */
     pf_status (*write_mesh)(const struct pf_mapver *mv, const char *agent_type, bool triangles,
                             bool input, pf_jsonw *w, pf_proto_error *e);
+    /* PF_KIND_GRAPH_EXPORT: GET .../graph (the version's nodes and edges
+     * with their states), sized first against --max-graph-bytes (413 in
+     * e); initializes w only when it returns PF_OK. On a worker. */
+    pf_status (*write_graph)(const struct pf_mapver *mv, pf_jsonw *w, pf_proto_error *e);
 
     /* PF_KIND_FLOWFIELDS (POST .../flowfield) and PF_KIND_TABLES (POST
      * .../table): their requests (NULL without the bit). */

@@ -366,7 +366,7 @@ static pf_status graph_store_load(const pf_kind_env *env, const pf_kind_stored *
 
 const pf_kind_ops pf_kind_graph = {
     .name = "graph",
-    .features = 0,
+    .features = PF_KIND_GRAPH_EXPORT,
     .upload_bodies = 0,
     .default_json = false,
     .algorithm_name = algorithm_name,
@@ -399,4 +399,5 @@ const pf_kind_ops pf_kind_graph = {
     .session_where = pf__graph_session_where,
     .session_rebase = pf__graph_session_rebase,
     .session_run = pf__graph_session_run,
+    .write_graph = pf__graph_write_export,
 };

@@ -72,4 +72,7 @@ const char *pf__graph_session_rebase(void *st, const pf_mapver *from, const pf_m
 pf_error pf__graph_session_run(const pf_kind_session_run *run, void *st, const pf_update_list *l,
                                pf_jsonw *w);
 
+/* kind_graph_export.c: PF_KIND_GRAPH_EXPORT's write_graph. */
+pf_status pf__graph_write_export(const pf_mapver *mv, pf_jsonw *w, pf_proto_error *e);
+
 #endif

@@ -45,6 +45,7 @@ static const struct {
     {PF_KIND_TABLES, "distance tables"},
     {PF_KIND_CROWDS, "crowds"},
     {PF_KIND_MESH, "mesh export"},
+    {PF_KIND_GRAPH_EXPORT, "graph export"},
 };
 
 pf_status pf_kind_refuse(pf_proto_error *e, const pf_kind_ops *kind, const char *map_id,

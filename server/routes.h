@@ -23,7 +23,8 @@
  *           handler runs): OPEN (probes, the viewer page), READ (paths,
  *           sessions, every GET), WRITE (map uploads, PATCH, DELETE);
  *   module  the resource file its handler is in: ops (routes_ops.c), maps
- *           (routes_maps.c, and the navmesh export in routes_mesh.c),
+ *           (routes_maps.c, the navmesh export in routes_mesh.c, the
+ *           waypoint graph export in routes_graph.c),
  *           paths (routes_paths.c), fields (flow fields, routes_fields.c),
  *           tables (distance tables, routes_tables.c), sessions
  *           (routes_sessions.c), crowds (routes_crowds.c). The handler,
@@ -71,6 +72,7 @@
     XX(MAP_CELLS,       map_cells,       GET,    "/v1/maps/{id}/cells",                   NONE,    READ,  maps)     \
     XX(MAP_HIERARCHY,   map_hierarchy,   GET,    "/v1/maps/{id}/hierarchy",               NONE,    READ,  maps)     \
     XX(MAP_MESH,        map_mesh,        GET,    "/v1/maps/{id}/mesh",                    NONE,    READ,  maps)     \
+    XX(MAP_GRAPH,       map_graph,       GET,    "/v1/maps/{id}/graph",                   NONE,    READ,  maps)     \
     XX(CROWDS_CREATE,   crowds_create,   POST,   "/v1/maps/{id}/crowds",                  JSON,    READ,  crowds)   \
     XX(CROWD_GET,       crowd_get,       GET,    "/v1/maps/{id}/crowds/{cid}",            NONE,    READ,  crowds)   \
     XX(CROWD_DELETE,    crowd_delete,    DELETE, "/v1/maps/{id}/crowds/{cid}",            NONE,    READ,  crowds)   \

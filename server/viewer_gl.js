@@ -4,11 +4,14 @@
 // the page by the Makefile (server/viewer.html's include line); the reasons
 // for plain WebGL over a library are in docs/viewer.md.
 //
-// A batch is one vertex buffer (x, y, z, r, g, b, a as floats... packed as
-// 3 floats and 4 bytes) and one index buffer, drawn in one call. A frame
-// clears, draws the batches in order (depth tested, lines after
-// triangles), and reports its time; the 2D overlay (paths, agents, labels)
-// is the caller's.
+// A batch is one interleaved vertex buffer (x, y, z as floats and r, g, b,
+// a as bytes: 16 bytes a vertex) and one index buffer (16-bit when the
+// batch has at most 65,536 vertices, else the batch is split into parts
+// that do), drawn in one call a part. A frame clears, draws the batches in
+// their order (depth tested, lines after triangles; the list is sorted when
+// a batch is added, not every frame) and allocates nothing; the 2D overlay
+// (paths, agents, labels) is the caller's. Frames are drawn only when
+// something changed (the callers' schedule()).
 "use strict";
 
 const GL3 = (() => {
@@ -158,7 +161,36 @@ precision mediump float; in vec4 v; out vec4 o; void main() { o = v; }`;
     if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error(gl.getProgramInfoLog(prog));
     const loc = { p: gl.getAttribLocation(prog, "p"), c: gl.getAttribLocation(prog, "c"),
                   m: gl.getUniformLocation(prog, "m"), lift: gl.getUniformLocation(prog, "lift") };
-    const R = { gl, batches: new Map(), triangles: 0 };
+    const R = { gl, batches: new Map(), triangles: 0, list: [] };
+    const M32 = new Float32Array(16);
+    const sortList = () => {
+      R.list = [...R.batches.values()]
+        .sort((a, b) => a.order - b.order || (a.kind === "line") - (b.kind === "line") || a.blend - b.blend);
+    };
+    // One part: vertices [v0, v1) of pos/col and the indices idx (already
+    // relative to v0) in an interleaved buffer and a 16- or 32-bit index
+    // buffer.
+    const part = (pos, col, v0, v1, idx) => {
+      const nv = v1 - v0, buf = new ArrayBuffer(16 * nv), f = new Float32Array(buf), u = new Uint8Array(buf);
+      for (let i = 0; i < nv; i++) {
+        f[4 * i] = pos[3 * (v0 + i)]; f[4 * i + 1] = pos[3 * (v0 + i) + 1]; f[4 * i + 2] = pos[3 * (v0 + i) + 2];
+        for (let k = 0; k < 4; k++) u[16 * i + 12 + k] = col[4 * (v0 + i) + k];
+      }
+      const vao = gl.createVertexArray();
+      gl.bindVertexArray(vao);
+      const bv = gl.createBuffer(), bi = gl.createBuffer();
+      gl.bindBuffer(gl.ARRAY_BUFFER, bv);
+      gl.bufferData(gl.ARRAY_BUFFER, buf, gl.STATIC_DRAW);
+      gl.enableVertexAttribArray(loc.p);
+      gl.vertexAttribPointer(loc.p, 3, gl.FLOAT, false, 16, 0);
+      gl.enableVertexAttribArray(loc.c);
+      gl.vertexAttribPointer(loc.c, 4, gl.UNSIGNED_BYTE, true, 16, 12);
+      const small = nv <= 65536;
+      gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, bi);
+      gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, small ? Uint16Array.from(idx) : Uint32Array.from(idx), gl.STATIC_DRAW);
+      gl.bindVertexArray(null);
+      return { vao, bufs: [bv, bi], n: idx.length, type: small ? gl.UNSIGNED_SHORT : gl.UNSIGNED_INT };
+    };
     // A batch from flat positions (Float32Array, xyz), colours (Uint8Array,
     // rgba a vertex) and indices (Uint32Array): kind "tri" or "line";
     // `lift` raises it (lines drawn over the surface they outline);
@@ -166,29 +198,40 @@ precision mediump float; in vec4 v; out vec4 o; void main() { o = v; }`;
     R.set = (name, kind, pos, col, idx, opt = {}) => {
       R.drop(name);
       if (!idx.length) return;
-      const vao = gl.createVertexArray();
-      gl.bindVertexArray(vao);
-      const bp = gl.createBuffer(), bc = gl.createBuffer(), bi = gl.createBuffer();
-      gl.bindBuffer(gl.ARRAY_BUFFER, bp);
-      gl.bufferData(gl.ARRAY_BUFFER, pos, gl.STATIC_DRAW);
-      gl.enableVertexAttribArray(loc.p);
-      gl.vertexAttribPointer(loc.p, 3, gl.FLOAT, false, 0, 0);
-      gl.bindBuffer(gl.ARRAY_BUFFER, bc);
-      gl.bufferData(gl.ARRAY_BUFFER, col, gl.STATIC_DRAW);
-      gl.enableVertexAttribArray(loc.c);
-      gl.vertexAttribPointer(loc.c, 4, gl.UNSIGNED_BYTE, true, 0, 0);
-      gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, bi);
-      gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, idx, gl.STATIC_DRAW);
-      gl.bindVertexArray(null);
-      R.batches.set(name, { kind, vao, bufs: [bp, bc, bi], n: idx.length, show: true,
+      const nv = pos.length / 3, per = kind === "line" ? 2 : 3, parts = [];
+      if (nv <= 65536) parts.push(part(pos, col, 0, nv, idx));
+      else {
+        // Parts of whole primitives whose vertices span at most 65,536
+        // (the builders' batches and OBJ files number vertices in order,
+        // so a run of primitives mostly spans a compact range).
+        let start = 0;
+        while (start < idx.length) {
+          let lo = Infinity, hi = -Infinity, end = start;
+          for (; end < idx.length; end += per) {
+            let l = lo, h = hi;
+            for (let k = 0; k < per; k++) { l = Math.min(l, idx[end + k]); h = Math.max(h, idx[end + k]); }
+            if (h - l >= 65536 && end > start) break;
+            lo = l; hi = h;
+          }
+          const sub = new Uint32Array(end - start);
+          for (let k = start; k < end; k++) sub[k - start] = idx[k] - lo;
+          parts.push(part(pos, col, lo, hi + 1, sub));
+          start = end;
+        }
+      }
+      R.batches.set(name, { kind, parts, n: idx.length, show: true,
                             lift: opt.lift || 0, blend: !!opt.blend, order: opt.order || 0 });
+      sortList();
     };
     R.drop = (name) => {
       const b = R.batches.get(name);
       if (!b) return;
-      for (const x of b.bufs) gl.deleteBuffer(x);
-      gl.deleteVertexArray(b.vao);
+      for (const p of b.parts) {
+        for (const x of p.bufs) gl.deleteBuffer(x);
+        gl.deleteVertexArray(p.vao);
+      }
       R.batches.delete(name);
+      sortList();
     };
     R.show = (name, on) => { const b = R.batches.get(name); if (b) b.show = on; };
     R.clear = () => { for (const k of [...R.batches.keys()]) R.drop(k); };
@@ -199,15 +242,17 @@ precision mediump float; in vec4 v; out vec4 o; void main() { o = v; }`;
       gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
       gl.enable(gl.DEPTH_TEST);
       gl.useProgram(prog);
-      gl.uniformMatrix4fv(loc.m, false, new Float32Array(M));
+      M32.set(M);
+      gl.uniformMatrix4fv(loc.m, false, M32);
       let tris = 0;
-      const list = [...R.batches.values()].filter((b) => b.show)
-        .sort((a, b) => a.order - b.order || (a.kind === "line") - (b.kind === "line") || a.blend - b.blend);
-      for (const b of list) {
+      for (const b of R.list) {
+        if (!b.show) continue;
         gl.uniform1f(loc.lift, b.lift);
         if (b.blend) { gl.enable(gl.BLEND); gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA); gl.depthMask(false); }
-        gl.bindVertexArray(b.vao);
-        gl.drawElements(b.kind === "line" ? gl.LINES : gl.TRIANGLES, b.n, gl.UNSIGNED_INT, 0);
+        for (const p of b.parts) {
+          gl.bindVertexArray(p.vao);
+          gl.drawElements(b.kind === "line" ? gl.LINES : gl.TRIANGLES, p.n, p.type, 0);
+        }
         if (b.blend) { gl.disable(gl.BLEND); gl.depthMask(true); }
         if (b.kind === "tri") tris += b.n / 3;
       }

@@ -32,6 +32,7 @@ const NAV = (() => {
     frames: [],          // the last frames' times, ms
     obstacleSeq: 0,
     loading: null,
+    agentType: "default", // whose mesh is drawn and whose paths are asked (info's agent_types)
   };
   const show = (id) => $(id) && $(id).checked;
 
@@ -56,15 +57,26 @@ const NAV = (() => {
 
   async function load(fresh) {
     const want = N.id;
-    const q = "?triangles=true" + (show("n_input") ? "&input=true" : "");
+    const asked = N.agentType;
+    const q = "?triangles=true" + (show("n_input") ? "&input=true" : "") +
+      "&agent_type=" + encodeURIComponent(asked);
     say("loading the mesh of '" + want + "'...");
-    const [mesh, info] = await Promise.all([
-      api("GET", "v1/maps/" + encodeURIComponent(want) + "/mesh" + q),
-      api("GET", "v1/maps/" + encodeURIComponent(want)),
-    ]);
+    let mesh, info;
+    try {
+      [mesh, info] = await Promise.all([
+        api("GET", "v1/maps/" + encodeURIComponent(want) + "/mesh" + q),
+        api("GET", "v1/maps/" + encodeURIComponent(want)),
+      ]);
+    } catch (e) {
+      if (e.status !== 422 || asked === "default") throw e;
+      N.agentType = "default"; // a type this version does not have
+      return load(fresh);
+    }
     if (N.id !== want) return;
-    N.mesh = mesh;
     N.info = info;
+    agentTypes();
+    if (N.agentType !== asked) return load(fresh); // the type went away: the default's mesh
+    N.mesh = mesh;
     N.version = mesh.version;
     N.refs = new Map();
     buildLevel();
@@ -76,12 +88,25 @@ const NAV = (() => {
     schedule();
   }
 
+  // The agent types of the map's info in the choice; one the map no
+  // longer has falls back to "default".
+  function agentTypes() {
+    const types = (N.info.navmesh && N.info.navmesh.agent_types) || [{ id: "default" }], sel = $("n_agent");
+    if (!types.some((t) => t.id === N.agentType)) N.agentType = "default";
+    sel.innerHTML = "";
+    for (const t of types)
+      sel.appendChild(new Option(t.id + (t.radius !== undefined ? " (radius " + t.radius + ", height " + t.height + ")" : ""), t.id));
+    sel.value = N.agentType;
+  }
+
   function describe() {
     const m = N.mesh, nm = m.navmesh, lines = [];
     lines.push("version " + m.version + ", tiles " + nm.tiles.x + "x" + nm.tiles.z + " (" + m.counts.tiles + " with polygons)");
     lines.push(m.counts.polygons + " polygons, " + m.counts.vertices + " vertices, " + m.counts.triangles + " triangles" +
                (m.counts.detail_vertices ? ", detail mesh" : ", no detail mesh"));
-    lines.push("agent radius " + nm.settings.agent.radius + ", height " + nm.settings.agent.height +
+    lines.push("agent type " + m.agent_type + (nm.agent_types ? " of " + nm.agent_types.length : ""));
+    const at = (nm.agent_types || []).find((t) => t.id === m.agent_type) || nm.settings.agent;
+    lines.push("agent radius " + at.radius + ", height " + at.height +
                ", cell " + nm.settings.cell_size + " x " + nm.settings.cell_height);
     lines.push("obstacles " + nm.obstacles.length + ": " + nm.obstacles.map((o) => o.id).join(", "));
     lines.push("areas: " + (nm.areas.filter((a) => a.id).map((a) => a.id + (a.enabled ? "" : " (off)") + " x" + a.cost).join(", ") || "none"));
@@ -390,6 +415,7 @@ const NAV = (() => {
     N.answers = {};
     await Promise.all(ALGOS.map(async (a) => {
       const body = { start: N.start, goal: N.goal, algorithm: a };
+      if (N.agentType !== "default") body.agent_type = N.agentType;
       if (show("n_corridor")) body.corridor = true;
       try {
         N.answers[a] = await api("POST", base, body);
@@ -576,6 +602,10 @@ const NAV = (() => {
     $("n_corridor").onchange = () => (N.start && N.goal ? queryPaths() : Promise.resolve()).catch(fail);
     $("n_view").onchange = () => { N.cam.mode = $("n_view").value; schedule(); };
     $("n_mode").onchange = () => { N.mode = $("n_mode").value; };
+    $("n_agent").onchange = () => {
+      N.agentType = $("n_agent").value;
+      load(false).then(() => (N.start && N.goal ? queryPaths() : undefined)).catch(fail);
+    };
     $("n_fit").onclick = fit;
     $("n_crowd_start").onclick = () => startCrowd().catch(fail);
     $("n_crowd_end").onclick = () => endCrowd().catch(fail);

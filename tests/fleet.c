@@ -192,9 +192,11 @@ hc_server fl_pathd_start(uint16_t port, uint16_t redis_port, const char *name,
     return s;
 }
 
-/* deploy/nginx.conf with the test's servers, listen port and paths. */
+/* deploy/nginx.conf with the test's servers, listen port and paths; the
+ * server's default 120 s proxy timeouts become `timeout` when not NULL
+ * (the longer ones of the stream locations stay). */
 static void write_nginx_conf(const char *out, const uint16_t *ports, size_t n, uint16_t listen,
-                             const char *dir) {
+                             const char *dir, const char *timeout) {
     FILE *in = fopen("deploy/nginx.conf", "r"), *o;
     char line[1024];
     bool in_servers = false, listened = false, servers = false;
@@ -228,6 +230,11 @@ static void write_nginx_conf(const char *out, const uint16_t *ports, size_t n, u
             listened = true;
             continue;
         }
+        if (timeout && (strncmp(t, "proxy_read_timeout 120s;", 24) == 0 ||
+                        strncmp(t, "proxy_send_timeout 120s;", 24) == 0)) {
+            fprintf(o, "        %.18s %s;\n", t, timeout);
+            continue;
+        }
         fputs(line, o);
         if (strncmp(t, "http {", 6) == 0)
             fprintf(o,
@@ -242,6 +249,11 @@ static void write_nginx_conf(const char *out, const uint16_t *ports, size_t n, u
 }
 
 fl_proc fl_nginx_start(const uint16_t *ports, size_t n, const char *dir) {
+    return fl_nginx_start_timeout(ports, n, dir, NULL);
+}
+
+fl_proc fl_nginx_start_timeout(const uint16_t *ports, size_t n, const char *dir,
+                               const char *timeout) {
     fl_proc p;
     char conf[512], log[512], glob[1024];
     unsigned polls = 0;
@@ -250,7 +262,7 @@ fl_proc fl_nginx_start(const uint16_t *ports, size_t n, const char *dir) {
     p.port = fl_free_port();
     snprintf(conf, sizeof(conf), "%s/nginx.conf", dir);
     snprintf(log, sizeof(log), "%s/error.log", dir);
-    write_nginx_conf(conf, ports, n, p.port, dir);
+    write_nginx_conf(conf, ports, n, p.port, dir, timeout);
     snprintf(glob, sizeof(glob),
              "daemon off; master_process on; worker_processes 2; pid %s/nginx.pid;%s", dir,
              geteuid() == 0 ? " user root;" : "");

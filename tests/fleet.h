@@ -63,6 +63,10 @@ hc_server fl_pathd_start(uint16_t port, uint16_t redis_port, const char *name,
  * 127.0.0.1:ports[0..n) (keeping the file's server parameters), listening
  * on a free loopback port, files under dir (created). */
 fl_proc fl_nginx_start(const uint16_t *ports, size_t n, const char *dir);
+/* The same with the server's default proxy timeouts (120 s) set to
+ * `timeout` ("2s"); the stream locations keep their own. */
+fl_proc fl_nginx_start_timeout(const uint16_t *ports, size_t n, const char *dir,
+                               const char *timeout);
 /* haproxy with deploy/haproxy.cfg, its servers replaced by
  * 127.0.0.1:ports[0..n), bound to a free loopback port, files under dir. */
 fl_proc fl_haproxy_start(const uint16_t *ports, size_t n, const char *dir);

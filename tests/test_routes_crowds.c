@@ -5,14 +5,18 @@
 #include <check.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "fleet.h"
 #include "itest.h"
 #include "testutil.h"
+#include "wsc.h"
 
 /* Creates a crowd on map with body; returns its state and writes its URL. */
 static cJSON *crowd_create(const hc_server *s, const char *map, const char *body, char *url,
@@ -420,6 +424,49 @@ START_TEST(routes_crowds_steps_yield) {
 }
 END_TEST
 
+/* deploy/nginx.conf gives crowd streams the long timeout of the other
+ * streams: through it, with the server's default timeouts cut to 2 s, a
+ * crowd stream that stays idle for 5 s (a crowd that does not tick sends
+ * nothing between commands) still answers its next command. */
+START_TEST(routes_crowds_stream_idle_through_nginx) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    char url[256], path[300], dir[128];
+    int status, fd, op;
+    char *data = NULL;
+    size_t len = 0;
+    cJSON *j;
+    fl_proc ng;
+    it_put_nav_open(&s, "n", 20, 12);
+    cJSON_Delete(crowd_create(&s, "n", "{}", url, sizeof(url)));
+    snprintf(dir, sizeof(dir), "/tmp/pathd-crowd-nginx-%d", (int)getpid());
+    ng = fl_nginx_start_timeout(&s.port, 1, dir, "2s");
+    snprintf(path, sizeof(path), "%s/stream", url);
+    fd = wsc_connect(ng.port, path, &status, NULL, 0);
+    ck_assert_msg(fd >= 0, "handshake through nginx: %d", status);
+    for (int round = 1; round <= 2; round++) {
+        const char *cmd = "{\"add\":[{\"position\":[2,0,6]}]}";
+        ck_assert_int_eq(wsc_send(fd, 1, cmd, strlen(cmd)), 0);
+        /* The answer with this round's agent (frames before it skipped). */
+        for (int k = 0;; k++) {
+            int n;
+            ck_assert_msg(wsc_recv(fd, &op, &data, &len) == 0,
+                          "round %d: the stream was closed through nginx", round);
+            j = it_json_text(data);
+            n = cJSON_GetArraySize(it_get(j, "agents"));
+            cJSON_Delete(j);
+            free(data);
+            data = NULL;
+            if (n == round) break;
+            ck_assert_int_lt(k, 20);
+        }
+        if (round == 1) sleep(5); /* idle past the 2 s of the other locations */
+    }
+    wsc_close(fd);
+    fl_stop(&ng, SIGTERM);
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_crowds) {
     Suite *s = suite_create("routes_crowds");
     TCase *tc = tcase_create("routes_crowds");
@@ -430,6 +477,7 @@ TU_SUITE(routes_crowds) {
     tcase_add_test(tc, routes_crowds_crossing);
     tcase_add_test(tc, routes_crowds_ticking);
     tcase_add_test(tc, routes_crowds_expiry);
+    tcase_add_test(tc, routes_crowds_stream_idle_through_nginx);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,6 +15,12 @@
 // for a core, the CPU time does not); the times go to
 // build/browser/bench-viewer.json.
 //
+// BENCH_BEFORE=<git revision> compares: the viewer page of that revision
+// (server/viewer.html and its included scripts, read with git show) is
+// opened in a second tab of the same chromium against the same server and
+// level, and the two are measured in alternating blocks of frames, so both
+// see the same load; both medians and their ratio are printed.
+//
 //   PATHD_BIN=build/pathd node tests/browser/bench-viewer.js [N] [FRAMES]
 'use strict';
 
@@ -22,6 +28,34 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const H = require('./harness');
+const { execFileSync } = require('node:child_process');
+
+// The viewer page of git revision rev, its include lines replaced by the
+// scripts as the Makefile does.
+function pageAt(rev) {
+    const show = (f) => execFileSync('git', ['-C', H.ROOT, 'show', `${rev}:server/${f}`], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    return show('viewer.html').split('\n').map((l) => {
+        const m = /^<!-- include ([A-Za-z0-9_.-]+) -->$/.exec(l);
+        return m ? `<script>\n${show(m[1])}</script>` : l;
+    }).join('\n');
+}
+
+// Opens the viewer (html: another revision's page, else the server's) on
+// the terrain with its input geometry shown.
+async function openViewer(context, url, html) {
+    const page = await context.newPage();
+    if (html) await page.route((u) => u.search === '?before', (route) => route.fulfill({ contentType: 'text/html', body: html }));
+    await page.goto(url + (html ? '/?before' : '/'));
+    await page.waitForSelector('#gl', { state: 'attached' });
+    await H.waitFor(page, () => [...document.querySelectorAll('#map option')].some((o) => o.value === 'terrain'), null, 'the level listed');
+    await page.selectOption('#map', 'terrain');
+    await H.waitFor(page, () => { const N = window.pathdViewer.nav.state; return N.mesh && N.mesh.id === 'terrain'; }, null, 'the mesh', 120000);
+    await page.click('#n_input');
+    await H.waitFor(page, () => window.pathdViewer.nav.state.mesh.input, null, 'the input geometry', 120000);
+    await page.evaluate(() => window.pathdViewer.nav.benchFrames(10)); // warm up: shaders, buffers
+    return page;
+}
+const median = (t) => { const s = [...t].sort((a, c) => a - c); return s[Math.floor(s.length / 2)]; };
 
 // CPU seconds (user + system) used so far by each chromium process of the
 // profile dir, by its --type (gpu-process, renderer, browser): what a frame
@@ -56,16 +90,25 @@ function chromiumCpu(profileDir) {
         const t0 = Date.now();
         await api('PUT', '/v1/maps/terrain', level.text, 'model/obj');
         const buildMs = Date.now() - t0;
-        b = await H.launch({ width: 1280, height: 900 });
-        const page = b.page;
-        await page.goto(srv.url + '/');
-        await page.waitForSelector('#gl', { state: 'attached' });
-        await H.waitFor(page, () => [...document.querySelectorAll('#map option')].some((o) => o.value === 'terrain'), null, 'the level listed');
-        await page.selectOption('#map', 'terrain');
-        await H.waitFor(page, () => { const N = window.pathdViewer.nav.state; return N.mesh && N.mesh.id === 'terrain'; }, null, 'the mesh', 120000);
-        await page.click('#n_input');
-        await H.waitFor(page, () => window.pathdViewer.nav.state.mesh.input, null, 'the input geometry', 120000);
-        await page.evaluate(() => window.pathdViewer.nav.benchFrames(10)); // warm up: shaders, buffers
+        // BENCH_VIEWPORT=WxH: the browser window (the canvas follows it).
+        const vp = /^(\d+)x(\d+)$/.exec(process.env.BENCH_VIEWPORT || '1280x900');
+        b = await H.launch({ width: Number(vp[1]), height: Number(vp[2]) });
+        const page = await openViewer(b.context, srv.url);
+        const beforeRev = process.env.BENCH_BEFORE;
+        if (beforeRev) {
+            // Side by side: blocks of frames alternating between the two pages.
+            const old = await openViewer(b.context, srv.url, pageAt(beforeRev));
+            const tb = [], ta = [], block = Math.max(10, Math.floor(frames / 8));
+            for (let i = 0; i < 8; i++) {
+                tb.push(...await old.evaluate((nf) => window.pathdViewer.nav.benchFrames(nf), block));
+                ta.push(...await page.evaluate((nf) => window.pathdViewer.nav.benchFrames(nf), block));
+            }
+            const mb = median(tb), ma = median(ta);
+            console.log(`bench-viewer: side by side, ${tb.length} frames each in alternating blocks of ${block}: ` +
+                `before (${beforeRev}) median ${mb.toFixed(1)} ms, after (this tree) median ${ma.toFixed(1)} ms: ` +
+                `after/before ${(ma / mb).toFixed(3)}; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+            await old.close();
+        }
         const cpu0 = chromiumCpu(b.context.profileDir);
         const r = await page.evaluate((nf) => {
             const nav = window.pathdViewer.nav;

@@ -109,9 +109,9 @@ const drawNow = () => V(() => window.pathdViewer.nav.frame());
 // Checks that the drawn path of algorithm algo is the API's answer for the
 // viewer's start and goal, and that its pixels are on the page where the
 // API's points project.
-async function checkDrawnPath(id, algo, rgbTest) {
+async function checkDrawnPath(id, algo, rgbTest, extra = {}) {
     const st = await V(() => { const N = window.pathdViewer.nav.state; return { start: N.start, goal: N.goal, answers: N.answers }; });
-    const ref = await api('POST', `/v1/maps/${id}/path`, { start: st.start, goal: st.goal, algorithm: algo });
+    const ref = await api('POST', `/v1/maps/${id}/path`, { start: st.start, goal: st.goal, algorithm: algo, ...extra });
     const mine = st.answers[algo];
     assert.equal(mine.algorithm, algo);
     assert.deepEqual(mine.path, ref.path, `${algo}: the viewer's path is the API's`);
@@ -234,6 +234,53 @@ test('navmesh: nav_test.obj dropped on the page, drawn in 3D; clicks land where 
     await checkDrawnPath('nav_test', 'polyanya', isRed);
     await shot('navmesh-top.png');
     await page.selectOption('#n_view', 'orbit');
+});
+
+test('navmesh: the agent type chosen on the page is the mesh drawn and the paths asked', async () => {
+    await api('PUT', '/v1/maps/agents?agent_radius=0.4&tile_size=48&agent_types=big:1.2,2,0.9,45', H.multiFloorLevel(), 'model/obj');
+    await page.click('#reload');
+    await waitFor(() => [...document.querySelectorAll('#map option')].some((o) => o.value === 'agents'), null, 'the map listed');
+    await pickMap('agents');
+    const info = await api('GET', '/v1/maps/agents');
+    const offered = await page.$$eval('#n_agent option', (os) => os.map((o) => o.value));
+    assert.deepEqual(offered, info.navmesh.agent_types.map((t) => t.id), 'the choice lists the map\'s agent types');
+    assert.deepEqual(offered, ['default', 'big']);
+    const meshOf = async (type) => api('GET', `/v1/maps/agents/mesh?agent_type=${type}`);
+    const drawn = () => V(() => { const N = window.pathdViewer.nav.state;
+        return { type: N.mesh.agent_type, polys: N.mesh.tiles.map((t) => t.polygons), tris: N.surf.idx.length / 3 }; });
+    const [mDefault, mBig] = [await meshOf('default'), await meshOf('big')];
+    const d0 = await drawn();
+    assert.equal(d0.type, 'default');
+    assert.deepEqual(d0.polys, mDefault.tiles.map((t) => t.polygons), 'the default type\'s polygons are drawn');
+    await V(() => { const N = window.pathdViewer.nav.state; N.start = N.goal = null; N.answers = {}; N.cam.mode = 'top'; });
+    await page.selectOption('#n_view', 'top');
+    await drawNow();
+    const before_ = await page.locator('#gl').screenshot();
+    await page.selectOption('#n_agent', 'big');
+    await waitFor(() => window.pathdViewer.nav.state.mesh.agent_type === 'big', null, 'the big type\'s mesh');
+    const d1 = await drawn();
+    assert.deepEqual(d1.polys, mBig.tiles.map((t) => t.polygons), 'the big type\'s polygons are drawn');
+    assert.notDeepEqual(d1.polys, d0.polys, 'the two types\' meshes differ');
+    assert.notEqual(d1.tris, d0.tris);
+    await drawNow();
+    const after_ = await page.locator('#gl').screenshot();
+    assert.ok(!before_.equals(after_), 'the drawn mesh changed');
+    await shot('navmesh-agent-big.png');
+    // A path on the ground floor between two points the big agent reaches:
+    // the page asks for the big type, and draws its answer.
+    const probe = await api('POST', '/v1/maps/agents/path', { start: [4, 0, 4], goal: [36, 0, 20], agent_type: 'big' });
+    assert.ok(probe.found);
+    const ends = [probe.path[0], probe.path[probe.path.length - 1]];
+    for (const p of ends) await clickWorld(p);
+    await waitFor(() => { const A = window.pathdViewer.nav.state.answers; return A.polyanya && A.detour; }, null, 'both answers');
+    const ref = await checkDrawnPath('agents', 'polyanya', isRed, { agent_type: 'big' });
+    const other = await V(() => { const N = window.pathdViewer.nav.state; return { start: N.start, goal: N.goal }; });
+    const dflt = await api('POST', '/v1/maps/agents/path', { start: other.start, goal: other.goal, algorithm: 'polyanya' });
+    assert.notDeepEqual(ref.path, dflt.path, 'the default type\'s path would differ');
+    await page.selectOption('#n_agent', 'default');
+    await waitFor(() => window.pathdViewer.nav.state.mesh.agent_type === 'default', null, 'the default mesh again');
+    await page.selectOption('#n_view', 'orbit');
+    await V(() => { window.pathdViewer.nav.state.cam.mode = 'orbit'; });
 });
 
 test('navmesh: a generated three-storey building, clicks pick the floor in view, a path up two ramps', async () => {
