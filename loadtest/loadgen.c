@@ -150,7 +150,8 @@ struct bench {
     int port;
     char prefix[256];
     char hosthdr[300];
-    char authhdr[600]; /* "Authorization: Bearer <token>\r\n" (--token-file), or "" */
+    char authhdr[600];   /* "Authorization: Bearer <token>\r\n" (--token-file), or "" */
+    int setup_timeout_s; /* --setup-timeout: the blocking client's reads and writes */
 
     target *targets;
     size_t ntargets, total_entries;
@@ -202,7 +203,7 @@ static void count_error(bench *b, const char *kind) {
 
 static int open_socket(const bench *b) {
     int fd = socket(b->addr.ss_family, SOCK_STREAM, 0);
-    struct timeval tv = {10, 0};
+    struct timeval tv = {b->setup_timeout_s, 0};
     if (fd < 0) return -1;
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -1183,6 +1184,9 @@ static void http_usage(FILE *f) {
           "  --check-every N       check every N-th path answer (default 10, 0 = none)\n"
           "  --token-file FILE     send Authorization: Bearer <the token in FILE> (a server\n"
           "                        with --auth-token-file; uploads need a write token)\n"
+          "  --setup-timeout S     seconds the setup requests (map uploads, the server's\n"
+          "                        info and metrics) may take (default 600: an upload\n"
+          "                        builds the map, up to the server's --grid-build-ms)\n"
           "  --get PATH            every request is GET PATH (no scenarios): for comparing\n"
           "                        with wrk on one endpoint\n"
           "  --seed N              request mix seed (default 1)\n"
@@ -1268,6 +1272,7 @@ int pf_bench_http_main(int argc, char **argv) {
                                              {"get", required_argument, NULL, 'g'},
                                              {"token-file", required_argument, NULL, 't'},
                                              {"seed", required_argument, NULL, 'S'},
+                                             {"setup-timeout", required_argument, NULL, 'T'},
                                              {"no-cache", no_argument, NULL, 'N'},
                                              {"quiet", no_argument, NULL, 'Q'},
                                              {"json", no_argument, NULL, 'j'},
@@ -1297,6 +1302,7 @@ int pf_bench_http_main(int argc, char **argv) {
     b->w_paths = 1;
     b->batch_size = 16;
     b->check_every = 10;
+    b->setup_timeout_s = 600;
     b->rng = 1;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -1366,6 +1372,12 @@ int pf_bench_http_main(int argc, char **argv) {
         case 'S':
             b->rng = strtoull(optarg, &end, 10);
             break;
+        case 'T': {
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 86400) goto bad_arg;
+            b->setup_timeout_s = (int)v;
+            break;
+        }
         case 'Q':
             b->quiet = true;
             break;
