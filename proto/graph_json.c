@@ -571,13 +571,18 @@ static const char *const query_members[] = {"start",   "goal",  "algorithm",   "
 
 static pf_status read_algorithm(const char *s, const char *field, pf_graph_algorithm *a,
                                 pf_proto_error *e) {
-    if (strcmp(s, "auto") == 0 || strcmp(s, "astar") == 0)
+    if (strcmp(s, "auto") == 0)
+        *a = PF_GRAPH_AUTO;
+    else if (strcmp(s, "astar") == 0)
         *a = PF_GRAPH_ASTAR;
     else if (strcmp(s, "dijkstra") == 0)
         *a = PF_GRAPH_DIJKSTRA;
+    else if (strcmp(s, "alt") == 0)
+        *a = PF_GRAPH_ALT;
     else
         return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
-                                  "Unknown algorithm '%.40s'; use auto, astar or dijkstra.", s);
+                                  "Unknown algorithm '%.40s'; use auto, astar, alt or dijkstra.",
+                                  s);
     return PF_OK;
 }
 
@@ -610,7 +615,7 @@ static pf_status read_place(const cJSON *it, const char *field, pf_graph_place *
 
 static void request_defaults(pf_graph_path_request *q) {
     memset(q, 0, sizeof(*q));
-    q->algorithm = PF_GRAPH_ASTAR;
+    q->algorithm = PF_GRAPH_AUTO;
     q->use_cache = true;
 }
 

@@ -119,12 +119,19 @@ typedef struct pf_graph_place {
     char id[PF_GRAPH_ID_MAX + 1];
 } pf_graph_place;
 
+/* "auto" in a request: resolved against the map when the query runs (alt
+ * on a version with landmarks whose PATCH factor is positive, else
+ * astar), so a pf_graph_path_request's algorithm may be this too. */
+#define PF_GRAPH_AUTO ((pf_graph_algorithm)PF_GRAPH_ALGORITHMS)
+
 /* A path query: JSON
- *   {"start":"a" | 3 | {"point":[x,y(,z)]}, "goal":..., "algorithm":"auto"|"astar"|"dijkstra",
+ *   {"start":"a" | 3 | {"point":[x,y(,z)]}, "goal":...,
+ *    "algorithm":"auto"|"astar"|"alt"|"dijkstra",
  *    "max_expanded":1000, "partial":true, "use_cache":true, "deadline_ms":50}
  * or a GET's query string: start=a&goal=b (ids) or start_point=x,y(,z),
  * goal_point=..., algorithm, max_expanded, partial, use_cache, deadline_ms.
- * "auto" is A* (the heuristic is admissible on every graph). A batch is
+ * "auto" is alt where the version has landmarks, else A* (both
+ * heuristics are admissible on every graph). A batch is
  * {"queries":[...], "deadline_ms":...} of at most max queries. */
 typedef struct pf_graph_path_request {
     pf_graph_place start, goal;

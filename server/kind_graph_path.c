@@ -67,6 +67,13 @@ void pf__graph_scratch_put(const pf_kind_env *env, void *scratch) {
     pf_graph_ctx_destroy(scratch);
 }
 
+pf_graph_algorithm pf__graph_algorithm(const pf_mapver *mv, pf_graph_algorithm asked) {
+    pf_graph_info gi;
+    if (asked != PF_GRAPH_AUTO && asked != PF_GRAPH_ALT) return asked;
+    pf_graph_get_info(pf__graph_world_of(mv)->g, &gi);
+    return gi.landmarks && gi.lm_scale > 0 ? PF_GRAPH_ALT : PF_GRAPH_ASTAR;
+}
+
 /* The cache: queries between two ids only (a point's answer says where it
  * was snapped from). */
 static bool cacheable(const pf_mapver *mv, const pf_graph_path_request *q) {
@@ -79,7 +86,7 @@ static pf_cache_key cache_key(const pf_mapver *mv, const pf_graph_path_request *
     pf_cache_key k;
     uint32_t ends[3] = {s, t, q->partial};
     memset(&k, 0, sizeof(k));
-    k.algorithm = (int32_t)q->algorithm;
+    k.algorithm = (int32_t)pf__graph_algorithm(mv, q->algorithm);
     k.max_expanded = q->max_expanded;
     k.version = mv->version;
     pf_cache_key_extra(&k, ends, sizeof(ends));
@@ -192,7 +199,7 @@ static void write_members(pf_jsonw *w, const pf_mapver *mv, const pf_graph_path_
     write_end(w, d, &q->start, s, ds);
     pf_jsonw_key(w, "goal");
     write_end(w, d, &q->goal, t, dt);
-    pf_jsonw_kstr(w, "algorithm", pf_graph_algorithm_name(q->algorithm));
+    pf_jsonw_kstr(w, "algorithm", pf_graph_algorithm_name(pf__graph_algorithm(mv, q->algorithm)));
     pf_jsonw_kuint(w, "map_version", mv->version);
 }
 
@@ -203,6 +210,7 @@ pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t 
     const pf__graph_world *gw = pf__graph_world_of(mv);
     pf_graph_ctx *ctx = run->scratch;
     pf_graph_query gq;
+    pf_graph_algorithm algo;
     pf_graph_path p;
     uint32_t s, t;
     double ds, dt;
@@ -218,22 +226,23 @@ pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t 
     if ((st = resolve(mv, &pq->start, f, &s, &ds, e))) return st;
     snprintf(f, sizeof(f), "%sgoal", prefix);
     if ((st = resolve(mv, &pq->goal, f, &t, &dt, e))) return st;
+    algo = pf__graph_algorithm(mv, pq->algorithm);
     gq = (pf_graph_query){
-        s, t, pq->algorithm, pq->max_expanded, pq->partial, deadline_passed, (void *)run->deadline};
+        s, t, algo, pq->max_expanded, pq->partial, deadline_passed, (void *)run->deadline, NULL, 0};
     st = pf_graph_search(gw->g, ctx, &gq, &p);
     us = (pf_clock_now_ns() - t0) / 1000;
     if (st == PF_ECANCELED) {
-        pf__graph_count_search(mv->env ? mv->env->d.metrics : NULL, pq->algorithm,
-                               PF_OUTCOME_DEADLINE, p.expanded, us);
+        pf__graph_count_search(mv->env ? mv->env->d.metrics : NULL, algo, PF_OUTCOME_DEADLINE,
+                               p.expanded, us);
         return PF_ECANCELED;
     }
     if (st != PF_OK && st != PF_NO_PATH && st != PF_EBUDGET) {
-        pf__graph_count_search(mv->env ? mv->env->d.metrics : NULL, pq->algorithm, PF_OUTCOME_ERROR,
+        pf__graph_count_search(mv->env ? mv->env->d.metrics : NULL, algo, PF_OUTCOME_ERROR,
                                p.expanded, us);
         return pf_proto_error_set(e, st, pf_error_for_status(st), NULL,
                                   "The query cannot be answered: %s.", pf_status_str(st));
     }
-    pf__graph_count_search(mv->env ? mv->env->d.metrics : NULL, pq->algorithm,
+    pf__graph_count_search(mv->env ? mv->env->d.metrics : NULL, algo,
                            st == PF_OK        ? PF_OUTCOME_FOUND
                            : st == PF_EBUDGET ? PF_OUTCOME_BUDGET
                                               : PF_OUTCOME_UNREACHABLE,

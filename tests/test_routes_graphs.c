@@ -47,6 +47,11 @@ START_TEST(routes_graphs_upload_info_and_paths) {
     ck_assert_int_eq((int)it_num(j, "graph.arcs"), 9);
     ck_assert_int_eq((int)it_num(j, "graph.dimensions"), 2);
     ck_assert_double_eq_tol(it_num(j, "graph.heuristic_ratio"), 0.1, 1e-6); /* d->a: 1 over 10 */
+    /* --graph-landmarks 8 by default: as many as the 5 nodes; auto is alt. */
+    ck_assert_int_eq((int)it_num(j, "graph.landmarks"), 5);
+    ck_assert_double_eq_tol(it_num(j, "graph.landmark_scale"), 1, 1e-9);
+    ck_assert_int_eq((int)it_num(j, "graph.components"), 2); /* "far" is alone */
+    ck_assert_str_eq(it_str(j, "default_algorithm"), "alt");
     cJSON_Delete(j);
     /* a to 4: a-b-c-4 costs 30 (4->a is one-way; a-c-4 costs 110). */
     j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4}");
@@ -57,7 +62,7 @@ START_TEST(routes_graphs_upload_info_and_paths) {
     ck_assert_int_eq((int)it_num(j, "path.3"), 4); /* an integer id stays one */
     ck_assert_int_eq((int)it_num(j, "edges.0"), 0);
     ck_assert_double_eq(it_num(j, "points.1.0"), 10);
-    ck_assert_str_eq(it_str(j, "algorithm"), "astar");
+    ck_assert_str_eq(it_str(j, "algorithm"), "alt");
     ck_assert_int_eq((int)it_num(j, "map_version"), 1);
     ck_assert(!it_truth(j, "stats.cached"));
     cJSON_Delete(j);
@@ -145,6 +150,8 @@ START_TEST(routes_graphs_patch_makes_a_version) {
     cJSON_Delete(j);
     j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
     ck_assert_int_eq((int)it_num(j, "graph.disabled_nodes"), 1);
+    /* Edge 4 went from 100 to 50: the landmarks' bounds are halved. */
+    ck_assert_double_eq_tol(it_num(j, "graph.landmark_scale"), 0.5, 1e-9);
     cJSON_Delete(j);
     /* A disabled node named is blocked; a point never snaps to it. */
     it_call_error(&s, "POST", "/v1/maps/g/path", "application/json",
@@ -226,6 +233,29 @@ START_TEST(routes_graphs_refusals_and_limits) {
     ck_assert_int_eq((int)it_num(j, "limits.graph_max_nodes"), 4);
     ck_assert_int_eq((int)it_num(j, "limits.graph_max_degree"), 2);
     ck_assert_str_eq(it_str(j, "graph_algorithms.1"), "dijkstra");
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
+/* --graph-landmarks 0: no landmarks, so auto and alt run (and name)
+ * astar; /v1/info reports the flag. */
+START_TEST(routes_graphs_landmarks_off) {
+    hc_server s = it_start(ARGS("--graph-landmarks", "0"));
+    cJSON *j;
+    it_put_map(&s, "g", "application/json", graph_json, 201);
+    j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "graph.landmarks"), 0);
+    ck_assert_str_eq(it_str(j, "default_algorithm"), "astar");
+    cJSON_Delete(j);
+    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4,\"algorithm\":\"alt\"}");
+    ck_assert_str_eq(it_str(j, "algorithm"), "astar");
+    ck_assert_double_eq_tol(it_num(j, "cost"), 30, 1e-9);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "limits.graph_landmarks"), 0);
+    ck_assert_int_eq((int)it_num(j, "limits.graph_landmark_max_nodes"), 1 << 18);
+    ck_assert_str_eq(it_str(j, "graph_algorithms.3"), "alt");
     cJSON_Delete(j);
     it_stop(&s);
 }
@@ -355,6 +385,7 @@ TU_SUITE(routes_graphs) {
     tcase_add_test(tc, routes_graphs_upload_info_and_paths);
     tcase_add_test(tc, routes_graphs_patch_makes_a_version);
     tcase_add_test(tc, routes_graphs_refusals_and_limits);
+    tcase_add_test(tc, routes_graphs_landmarks_off);
     tcase_add_test(tc, routes_graphs_data_dir_restart);
     tcase_add_test(tc, routes_graphs_shared_store);
     tcase_add_test(tc, routes_graphs_patches_under_readers);
