@@ -566,8 +566,11 @@ void pf_graph_doc_write(pf_jsonw *w, const pf_graph_doc *d, const pf_graph *g) {
 
 /* Path queries */
 
-static const char *const query_members[] = {"start",   "goal",  "algorithm",   "max_expanded",
-                                            "partial", "cache", "deadline_ms", NULL};
+static const char *const query_members[] = {
+    "start", "goal", "goals", "algorithm", "max_expanded", "partial", "cache", "deadline_ms", NULL};
+
+static pf_status read_place(const cJSON *it, const char *field, pf_graph_place *p,
+                            pf_proto_error *e);
 
 static pf_status read_algorithm(const char *s, const char *field, pf_graph_algorithm *a,
                                 pf_proto_error *e) {
@@ -584,6 +587,11 @@ static pf_status read_algorithm(const char *s, const char *field, pf_graph_algor
                                   "Unknown algorithm '%.40s'; use auto, astar, alt or dijkstra.",
                                   s);
     return PF_OK;
+}
+
+pf_status pf_graph_place_read(const cJSON *it, const char *field, pf_graph_place *p,
+                              pf_proto_error *e) {
+    return read_place(it, field, p, e);
 }
 
 /* A place: an id, or {"point":[x,y(,z)]}. */
@@ -619,23 +627,79 @@ static void request_defaults(pf_graph_path_request *q) {
     q->use_cache = true;
 }
 
+static pf_status request_options(const cJSON *o, const char *prefix, bool batch_item,
+                                 pf_graph_path_request *q, pf_proto_error *e);
+
 static pf_status request_from_object(const cJSON *o, const char *prefix, bool batch_item,
-                                     pf_graph_path_request *q, pf_proto_error *e) {
+                                     size_t max_goals, pf_graph_path_request *q,
+                                     pf_proto_error *e) {
     static const char *const names[] = {"start", "goal"};
     const cJSON *m;
     char f[64];
+    pf_status st;
     request_defaults(q);
     if (!cJSON_IsObject(o))
         return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, prefix[0] ? prefix : NULL,
                                   "A query is a JSON object.");
     if (check_members(o, query_members, prefix, e)) return e->status;
+    if ((m = cJSON_GetObjectItemCaseSensitive(o, "goals"))) {
+        const cJSON *it;
+        size_t n = cJSON_IsArray(m) ? (size_t)cJSON_GetArraySize(m) : 0, i = 0;
+        snprintf(f, sizeof(f), "%s%sgoals", prefix, prefix[0] ? "." : "");
+        if (cJSON_GetObjectItemCaseSensitive(o, "goal"))
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_REQUEST, f,
+                                      "Give goal or goals, not both.");
+        if (n == 0)
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, f,
+                                      "Field '%s' must be a non-empty array of node ids or "
+                                      "{\"point\":[x,y(,z)]}.",
+                                      f);
+        if (n > max_goals)
+            return pf_proto_error_set(e, PF_ELIMIT, PF_ERR_LIMIT_EXCEEDED, f,
+                                      "%zu goals; this server takes at most %zu (--max-goals).", n,
+                                      max_goals);
+        if (!(q->goals = calloc(n, sizeof(*q->goals))))
+            return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+        cJSON_ArrayForEach(it, m) {
+            char g[96];
+            snprintf(g, sizeof(g), "%s[%zu]", f, i);
+            if (read_place(it, g, &q->goals[i], e)) {
+                pf_graph_path_request_clear(q);
+                return e->status;
+            }
+            q->ngoals = ++i;
+        }
+    }
     for (int k = 0; k < 2; k++) {
         snprintf(f, sizeof(f), "%s%s%s", prefix, prefix[0] ? "." : "", names[k]);
-        if (!(m = cJSON_GetObjectItemCaseSensitive(o, names[k])))
-            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, f,
-                                      "Field '%s' is missing.", f);
-        if (read_place(m, f, k ? &q->goal : &q->start, e)) return e->status;
+        if (k == 1 && q->goals) break;
+        if (!(m = cJSON_GetObjectItemCaseSensitive(o, names[k]))) {
+            pf_graph_path_request_clear(q);
+            return pf_proto_error_set(
+                e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, f,
+                k ? "Field '%s' (or goals) is missing." : "Field '%s' is missing.", f);
+        }
+        if (read_place(m, f, k ? &q->goal : &q->start, e)) {
+            pf_graph_path_request_clear(q);
+            return e->status;
+        }
     }
+    st = request_options(o, prefix, batch_item, q, e);
+    if (st) pf_graph_path_request_clear(q);
+    return st;
+}
+
+void pf_graph_path_request_clear(pf_graph_path_request *q) {
+    free(q->goals);
+    q->goals = NULL;
+    q->ngoals = 0;
+}
+
+/* The members but the places. */
+static pf_status request_options(const cJSON *o, const char *prefix, bool batch_item,
+                                 pf_graph_path_request *q, pf_proto_error *e) {
+    const cJSON *m;
+    char f[64];
     if ((m = cJSON_GetObjectItemCaseSensitive(o, "algorithm"))) {
         const char *s;
         snprintf(f, sizeof(f), "%s%salgorithm", prefix, prefix[0] ? "." : "");
@@ -666,13 +730,13 @@ static pf_status request_from_object(const cJSON *o, const char *prefix, bool ba
     return PF_OK;
 }
 
-pf_status pf_graph_path_request_parse(const char *body, size_t len, pf_graph_path_request *q,
-                                      pf_proto_error *e) {
+pf_status pf_graph_path_request_parse(const char *body, size_t len, size_t max_goals,
+                                      pf_graph_path_request *q, pf_proto_error *e) {
     cJSON *root = NULL;
     pf_status st;
     request_defaults(q);
     if ((st = pf_jsonr_parse(body, len, &root, e))) return st;
-    st = request_from_object(root, "", false, q, e);
+    st = request_from_object(root, "", false, max_goals, q, e);
     cJSON_Delete(root);
     return st;
 }
@@ -701,8 +765,8 @@ static pf_status point_from_text(const char *v, const char *field, pf_graph_plac
                               field);
 }
 
-pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, pf_graph_path_request *q,
-                                           pf_proto_error *e) {
+pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, size_t max_goals,
+                                           pf_graph_path_request *q, pf_proto_error *e) {
     bool have[2] = {false, false};
     request_defaults(q);
     for (size_t i = 0; i < nkv; i++) {
@@ -711,6 +775,9 @@ pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, pf_graph
             if (strcmp(kv[j].key, k) == 0)
                 return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, k,
                                           "Parameter '%.40s' is given twice.", k);
+        if (k[0] == 'g' && q->goals && strcmp(k, "goals") != 0)
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_REQUEST, k,
+                                      "Give goal or goals, not both.");
         if (strcmp(k, "start") == 0 || strcmp(k, "goal") == 0) {
             pf_graph_place *p = k[0] == 's' ? &q->start : &q->goal;
             size_t n = strlen(v);
@@ -721,6 +788,36 @@ pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, pf_graph
             memset(p, 0, sizeof(*p));
             memcpy(p->id, v, n + 1);
             have[k[0] == 'g'] = true;
+        } else if (strcmp(k, "goals") == 0) {
+            /* id;id;...: node ids only (points go in a POST body). */
+            size_t n = 1;
+            const char *c = v;
+            if (have[1] || q->goals)
+                return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_REQUEST, k,
+                                          "Give goal or goals, not both.");
+            for (const char *x = v; *x; x++) n += *x == ';';
+            if (n > max_goals)
+                return pf_proto_error_set(e, PF_ELIMIT, PF_ERR_LIMIT_EXCEEDED, k,
+                                          "%zu goals; this server takes at most %zu "
+                                          "(--max-goals).",
+                                          n, max_goals);
+            if (!(q->goals = calloc(n, sizeof(*q->goals))))
+                return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+            for (size_t g = 0; g < n; g++) {
+                const char *end = strchr(c, ';');
+                size_t len = end ? (size_t)(end - c) : strlen(c);
+                if (len == 0 || len > PF_GRAPH_ID_MAX) {
+                    pf_graph_path_request_clear(q);
+                    return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, k,
+                                              "Parameter 'goals' is node ids of 1 to %d bytes "
+                                              "joined by ';'.",
+                                              PF_GRAPH_ID_MAX);
+                }
+                memcpy(q->goals[g].id, c, len);
+                c += len + 1;
+            }
+            q->ngoals = n;
+            have[1] = true;
         } else if (strcmp(k, "start_point") == 0 || strcmp(k, "goal_point") == 0) {
             if (point_from_text(v, k, k[0] == 's' ? &q->start : &q->goal, e)) return e->status;
             have[k[0] == 'g'] = true;
@@ -759,7 +856,7 @@ pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, pf_graph
     return PF_OK;
 }
 
-pf_status pf_graph_path_batch_parse(const char *body, size_t len, size_t max,
+pf_status pf_graph_path_batch_parse(const char *body, size_t len, size_t max, size_t max_goals,
                                     pf_graph_path_request **qs, size_t *n, int64_t *deadline_ms,
                                     pf_proto_error *e) {
     static const char *const members[] = {"queries", "deadline_ms", NULL};
@@ -796,10 +893,11 @@ pf_status pf_graph_path_batch_parse(const char *body, size_t len, size_t max,
     cJSON_ArrayForEach(it, arr) {
         char f[32];
         snprintf(f, sizeof(f), "queries[%zu]", i);
-        if ((st = request_from_object(it, f, true, &(*qs)[i], e))) break;
+        if ((st = request_from_object(it, f, true, max_goals, &(*qs)[i], e))) break;
         i++;
     }
     if (st) {
+        while (i-- > 0) pf_graph_path_request_clear(&(*qs)[i]);
         free(*qs);
         *qs = NULL;
     } else {

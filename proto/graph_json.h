@@ -135,20 +135,32 @@ typedef struct pf_graph_place {
  * {"queries":[...], "deadline_ms":...} of at most max queries. */
 typedef struct pf_graph_path_request {
     pf_graph_place start, goal;
+    /* "goals" instead of "goal" (1..max_goals places; GET: goals=id;id):
+     * the path to the cheapest one to reach. Owned:
+     * pf_graph_path_request_clear. */
+    pf_graph_place *goals;
+    size_t ngoals;
     pf_graph_algorithm algorithm;
     uint64_t max_expanded;
     bool partial, use_cache;
     int64_t deadline_ms;
 } pf_graph_path_request;
 
-pf_status pf_graph_path_request_parse(const char *body, size_t len, pf_graph_path_request *q,
-                                      pf_proto_error *e);
-pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, pf_graph_path_request *q,
-                                           pf_proto_error *e);
-/* *qs gets *n queries (free()). */
-pf_status pf_graph_path_batch_parse(const char *body, size_t len, size_t max,
+/* max_goals: --max-goals (PF_ELIMIT naming "goals" past it). A request
+ * may own goals even after an error: pf_graph_path_request_clear. */
+pf_status pf_graph_path_request_parse(const char *body, size_t len, size_t max_goals,
+                                      pf_graph_path_request *q, pf_proto_error *e);
+pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, size_t max_goals,
+                                           pf_graph_path_request *q, pf_proto_error *e);
+void pf_graph_path_request_clear(pf_graph_path_request *q);
+/* *qs gets *n queries (clear each, then free()); nothing on error. */
+pf_status pf_graph_path_batch_parse(const char *body, size_t len, size_t max, size_t max_goals,
                                     pf_graph_path_request **qs, size_t *n, int64_t *deadline_ms,
                                     pf_proto_error *e);
+
+/* The place at `it` (an id or {"point":[x,y(,z)]}), errors naming field. */
+pf_status pf_graph_place_read(const cJSON *it, const char *field, pf_graph_place *p,
+                              pf_proto_error *e);
 
 /* A PATCH:
  *   {"nodes":[{"id":"a","enabled":false}],

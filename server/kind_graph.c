@@ -434,7 +434,7 @@ static pf_error graph_session_run(const pf_kind_session_run *run, void *st, cons
 
 const pf_kind_ops pf_kind_graph = {
     .name = "graph",
-    .features = 0,
+    .features = PF_KIND_TABLES,
     .upload_bodies = 0,
     .default_json = false,
     .algorithm_name = algorithm_name,
@@ -467,4 +467,5 @@ const pf_kind_ops pf_kind_graph = {
     .session_where = graph_session_where,
     .session_rebase = graph_session_rebase,
     .session_run = graph_session_run,
+    .table = &pf__graph_table,
 };

@@ -66,4 +66,7 @@ void pf__graph_scratch_put(const pf_kind_env *env, void *scratch);
 pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t i,
                              const char *prefix, pf_jsonw *w, pf_proto_error *e);
 
+/* kind_graph_table.c: distance tables (PF_KIND_TABLES). */
+extern const pf_kind_request_ops pf__graph_table;
+
 #endif

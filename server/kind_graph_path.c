@@ -18,12 +18,12 @@ pf_status pf__graph_path_parse_one(const pf_kind_env *env, const pf_kv *kv, size
                                    const char *body, size_t len, void **q, int64_t *deadline_ms,
                                    pf_proto_error *e) {
     pf_graph_path_request *one = calloc(1, sizeof(*one));
+    size_t max_goals = (size_t)env->d.cfg->max_goals;
     pf_status st;
-    (void)env;
     *q = one;
     if (!one) return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
-    st = kv ? pf_graph_path_request_from_query(kv, nkv, one, e)
-            : pf_graph_path_request_parse(body, len, one, e);
+    st = kv ? pf_graph_path_request_from_query(kv, nkv, max_goals, one, e)
+            : pf_graph_path_request_parse(body, len, max_goals, one, e);
     *deadline_ms = one->deadline_ms;
     return st;
 }
@@ -32,14 +32,16 @@ pf_status pf__graph_path_parse_batch(const pf_kind_env *env, const char *body, s
                                      size_t max, void **q, size_t *n, int64_t *deadline_ms,
                                      pf_proto_error *e) {
     pf_graph_path_request *qs = NULL;
-    pf_status st = pf_graph_path_batch_parse(body, len, max, &qs, n, deadline_ms, e);
-    (void)env;
+    pf_status st = pf_graph_path_batch_parse(body, len, max, (size_t)env->d.cfg->max_goals, &qs, n,
+                                             deadline_ms, e);
     *q = qs;
     return st;
 }
 
 void pf__graph_paths_free(void *q, size_t n) {
-    (void)n; /* a graph query owns nothing */
+    pf_graph_path_request *qs = q;
+    /* A single query's parse leaves n 0 or 1; it may own goals either way. */
+    for (size_t i = 0; qs && i < (n ? n : 1); i++) pf_graph_path_request_clear(&qs[i]);
     free(q);
 }
 
@@ -77,7 +79,7 @@ pf_graph_algorithm pf__graph_algorithm(const pf_mapver *mv, pf_graph_algorithm a
 /* The cache: queries between two ids only (a point's answer says where it
  * was snapped from). */
 static bool cacheable(const pf_mapver *mv, const pf_graph_path_request *q) {
-    return q->use_cache && !q->start.is_point && !q->goal.is_point && mv->env &&
+    return q->use_cache && !q->goals && !q->start.is_point && !q->goal.is_point && mv->env &&
            mv->env->d.cfg->cache_entries > 0;
 }
 
@@ -168,8 +170,8 @@ static bool deadline_passed(void *arg) { return pf_clock_now_ns() >= *(const uin
 
 /* The answer's members but the stats (what the cache keeps). */
 static void write_members(pf_jsonw *w, const pf_mapver *mv, const pf_graph_path_request *q,
-                          pf_status st, const pf_graph_path *p, uint32_t s, uint32_t t, double ds,
-                          double dt) {
+                          pf_graph_algorithm algo, pf_status st, const pf_graph_path *p, uint32_t s,
+                          uint32_t t, double ds, double dt, size_t gi) {
     const pf__graph_world *gw = pf__graph_world_of(mv);
     const pf_graph_doc *d = &gw->doc->d;
     pf_jsonw_kbool(w, "found", st == PF_OK);
@@ -197,9 +199,14 @@ static void write_members(pf_jsonw *w, const pf_mapver *mv, const pf_graph_path_
     pf_jsonw_arr_end(w);
     pf_jsonw_key(w, "start");
     write_end(w, d, &q->start, s, ds);
-    pf_jsonw_key(w, "goal");
-    write_end(w, d, &q->goal, t, dt);
-    pf_jsonw_kstr(w, "algorithm", pf_graph_algorithm_name(pf__graph_algorithm(mv, q->algorithm)));
+    /* With goals: the goal reached (the first of them on that node), or
+     * none. */
+    if (!q->goals || gi < q->ngoals) {
+        pf_jsonw_key(w, "goal");
+        write_end(w, d, q->goals ? &q->goals[gi] : &q->goal, t, dt);
+    }
+    if (q->goals && gi < q->ngoals) pf_jsonw_kuint(w, "goal_index", gi);
+    pf_jsonw_kstr(w, "algorithm", pf_graph_algorithm_name(algo));
     pf_jsonw_kuint(w, "map_version", mv->version);
 }
 
@@ -212,11 +219,11 @@ pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t 
     pf_graph_query gq;
     pf_graph_algorithm algo;
     pf_graph_path p;
-    uint32_t s, t;
-    double ds, dt;
+    uint32_t s, t, *goals = NULL;
+    double ds, dt, *gdist = NULL;
     char f[64];
     uint64_t t0, us;
-    size_t m0;
+    size_t m0, gi = 0;
     pf_status st;
     if (run->batch && pf_clock_now_ns() >= *run->deadline) return PF_ECANCELED;
     if (!ctx) return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
@@ -224,12 +231,45 @@ pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t 
     t0 = pf_clock_now_ns();
     snprintf(f, sizeof(f), "%sstart", prefix);
     if ((st = resolve(mv, &pq->start, f, &s, &ds, e))) return st;
-    snprintf(f, sizeof(f), "%sgoal", prefix);
-    if ((st = resolve(mv, &pq->goal, f, &t, &dt, e))) return st;
+    t = PF_GRAPH_NONE;
+    dt = 0;
+    if (pq->goals) {
+        /* One block: the distances, then the nodes (aligned for both). */
+        if (!(gdist = malloc(pq->ngoals * (sizeof(double) + sizeof(uint32_t)))))
+            return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+        goals = (uint32_t *)(gdist + pq->ngoals);
+        for (size_t k = 0; k < pq->ngoals; k++) {
+            snprintf(f, sizeof(f), "%sgoals[%zu]", prefix, k);
+            if ((st = resolve(mv, &pq->goals[k], f, &goals[k], &gdist[k], e))) {
+                free(gdist);
+                return st;
+            }
+        }
+    } else {
+        snprintf(f, sizeof(f), "%sgoal", prefix);
+        if ((st = resolve(mv, &pq->goal, f, &t, &dt, e))) return st;
+    }
     algo = pf__graph_algorithm(mv, pq->algorithm);
-    gq = (pf_graph_query){
-        s, t, algo, pq->max_expanded, pq->partial, deadline_passed, (void *)run->deadline, NULL, 0};
+    /* Several goals: alt's bounds are to one goal; it runs as astar. */
+    if (goals && algo == PF_GRAPH_ALT) algo = PF_GRAPH_ASTAR;
+    gq = (pf_graph_query){s,
+                          t,
+                          algo,
+                          pq->max_expanded,
+                          pq->partial,
+                          deadline_passed,
+                          (void *)run->deadline,
+                          goals,
+                          goals ? pq->ngoals : 0};
     st = pf_graph_search(gw->g, ctx, &gq, &p);
+    if (goals && p.reached) {
+        while (gi < pq->ngoals && goals[gi] != p.end) gi++;
+        t = p.end;
+        dt = gi < pq->ngoals ? gdist[gi] : 0;
+    } else if (goals) {
+        gi = pq->ngoals;
+    }
+    free(gdist);
     us = (pf_clock_now_ns() - t0) / 1000;
     if (st == PF_ECANCELED) {
         pf__graph_count_search(mv->env ? mv->env->d.metrics : NULL, algo, PF_OUTCOME_DEADLINE,
@@ -249,7 +289,7 @@ pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t 
                            p.expanded, us);
     pf_jsonw_obj_begin(w);
     m0 = w->len;
-    write_members(w, mv, pq, st, &p, s, t, ds, dt);
+    write_members(w, mv, pq, algo, st, &p, s, t, ds, dt, gi);
     if (cacheable(mv, pq) && st != PF_EBUDGET && !pf_jsonw_failed(w)) {
         pf_cache_key k = cache_key(mv, pq, s, t);
         pf_cache_value v = {w->buf + m0, w->len - m0};

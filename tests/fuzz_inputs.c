@@ -39,6 +39,7 @@
 #include "crowd_json.h"
 #include "graph.h"
 #include "graph_json.h"
+#include "graph_table_json.h"
 #include "guard.h"
 #include "http_strict.h"
 #include "jsonr.h"
@@ -482,8 +483,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 23: {
         pf_graph_path_request q;
         pf_graph_patch p;
-        st = pf_graph_path_request_parse(s, n, &q, &e);
+        pf_graph_table_request tq;
+        st = pf_graph_path_request_parse(s, n, 64, &q, &e);
         check_error(st, &e);
+        pf_graph_path_request_clear(&q);
+        memset(&e, 0, sizeof(e));
+        st = pf_graph_table_request_parse(s, n, 1000, 100, &tq, &e);
+        check_error(st, &e);
+        if (st == PF_OK) pf_graph_table_request_clear(&tq);
         memset(&e, 0, sizeof(e));
         st = pf_graph_patch_parse(s, n, 64, &p, &e);
         check_error(st, &e);

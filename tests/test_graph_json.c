@@ -300,7 +300,7 @@ START_TEST(graph_json_path_requests) {
     const char *batch = "{\"queries\":[{\"start\":1,\"goal\":2},{\"start\":\"x\",\"goal\":"
                         "\"y\",\"deadline_ms\":3}]}";
     pf_kv kv[3] = {{"start", "door 1"}, {"goal_point", "1,2,3"}, {"algorithm", "auto"}};
-    ck_assert_int_eq(pf_graph_path_request_parse(one, strlen(one), &q, &e), PF_OK);
+    ck_assert_int_eq(pf_graph_path_request_parse(one, strlen(one), 64, &q, &e), PF_OK);
     ck_assert_str_eq(q.start.id, "a");
     ck_assert(q.goal.is_point);
     ck_assert_int_eq(q.goal.dims, 2);
@@ -309,26 +309,26 @@ START_TEST(graph_json_path_requests) {
     ck_assert_uint_eq(q.max_expanded, 10);
     ck_assert(q.partial);
     ck_assert_int_eq(q.deadline_ms, 5);
-    ck_assert_int_eq(pf_graph_path_batch_parse(batch, strlen(batch), 10, &qs, &n, &dl, &e),
+    ck_assert_int_eq(pf_graph_path_batch_parse(batch, strlen(batch), 10, 64, &qs, &n, &dl, &e),
                      PF_EINVAL);
     ck_assert_str_eq(e.field, "queries[1].deadline_ms");
-    ck_assert_int_eq(pf_graph_path_batch_parse(batch, strlen(batch), 1, &qs, &n, &dl, &e),
+    ck_assert_int_eq(pf_graph_path_batch_parse(batch, strlen(batch), 1, 64, &qs, &n, &dl, &e),
                      PF_ELIMIT);
-    ck_assert_int_eq(pf_graph_path_request_from_query(kv, 3, &q, &e), PF_OK);
+    ck_assert_int_eq(pf_graph_path_request_from_query(kv, 3, 64, &q, &e), PF_OK);
     ck_assert_str_eq(q.start.id, "door 1");
     ck_assert_int_eq(q.goal.dims, 3);
     ck_assert_int_eq(q.algorithm, PF_GRAPH_AUTO); /* resolved against the map when run */
     kv[1].value = "1,x";
-    ck_assert_int_eq(pf_graph_path_request_from_query(kv, 3, &q, &e), PF_EINVAL);
+    ck_assert_int_eq(pf_graph_path_request_from_query(kv, 3, 64, &q, &e), PF_EINVAL);
     ck_assert_str_eq(e.field, "goal_point");
     kv[2].key = "bogus";
     kv[1].value = "1,2";
-    ck_assert_int_eq(pf_graph_path_request_from_query(kv, 3, &q, &e), PF_EPARSE);
+    ck_assert_int_eq(pf_graph_path_request_from_query(kv, 3, 64, &q, &e), PF_EPARSE);
     ck_assert_str_eq(e.field, "bogus");
-    ck_assert_int_eq(pf_graph_path_request_parse("{\"start\":\"a\"}", 13, &q, &e), PF_EPARSE);
+    ck_assert_int_eq(pf_graph_path_request_parse("{\"start\":\"a\"}", 13, 64, &q, &e), PF_EPARSE);
     ck_assert_str_eq(e.field, "goal");
     ck_assert_int_eq(pf_graph_path_request_parse(
-                         "{\"start\":\"a\",\"goal\":\"b\",\"algorithm\":\"jps\"}", 42, &q, &e),
+                         "{\"start\":\"a\",\"goal\":\"b\",\"algorithm\":\"jps\"}", 42, 64, &q, &e),
                      PF_EINVAL);
     ck_assert_str_eq(e.field, "algorithm");
 }
