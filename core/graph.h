@@ -136,6 +136,13 @@ uint32_t pf_graph_component(const pf_graph *g, uint32_t i);
  * *visited (may be NULL) counts the tree nodes looked at. */
 uint32_t pf_graph_nearest(const pf_graph *g, const double p[3], double *dist, uint32_t *visited);
 
+/* The nearest point to p on an enabled edge between enabled nodes
+ * (Euclidean over the graph's dimensions): its edge (PF_GRAPH_NONE when
+ * there is none), *at the fraction along it from its `from` node (0..1),
+ * *dist the distance; ties to the lower edge index. O(edges): every edge
+ * is looked at (a brute-force scan, no index). */
+uint32_t pf_graph_nearest_edge(const pf_graph *g, const double p[3], double *at, double *dist);
+
 /* A search's scratch: distances, parents, the open list and the path.
  * One per thread; reused across graphs of any size. */
 typedef struct pf_graph_ctx pf_graph_ctx;
@@ -195,6 +202,14 @@ typedef struct pf_graph_query {
      * without a search; duplicates are allowed. */
     const uint32_t *goals;
     size_t ngoals;
+    /* Edge snapping: several starts, each at a cost (nstarts > 0: start
+     * is ignored; disabled ones are skipped), and with goals a cost to pay
+     * on arriving at each (NULL: 0). The answer's cost includes both; the
+     * path begins at the start it came from. */
+    const uint32_t *starts;
+    const double *start_costs;
+    size_t nstarts;
+    const double *goal_costs;
 } pf_graph_query;
 
 /* A search's answer; nodes and edges point into the context (valid until

@@ -298,7 +298,7 @@ static pf_status keep_goals(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_
     for (size_t i = 0; i < q->ngoals; i++) {
         uint32_t v = q->goals[i];
         if (!pf__bit(gr->non, v)) continue;
-        if (!q->partial && gr->comp[v] != gr->comp[q->start]) continue;
+        if (!q->partial && !q->nstarts && gr->comp[v] != gr->comp[q->start]) continue;
         c->path_nodes[(*kept)++] = v;
     }
     return PF_OK;
@@ -354,37 +354,54 @@ static pf_status setup_heuristic(const pf_graph *gr, pf_graph_ctx *c, const pf_g
 pf_status pf_graph_search(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_query *q,
                           pf_graph_path *out) {
     const pf__graph_topo *t = gr->t;
-    uint32_t closest = PF_GRAPH_NONE;
-    double closest_d = INFINITY, h0;
+    uint32_t closest = PF_GRAPH_NONE, best_goal = PF_GRAPH_NONE;
+    double closest_d = INFINITY, h0, best_arrival = INFINITY;
     size_t ngoals = 0;
     heur h;
     pf_status st;
     memset(out, 0, sizeof(*out));
     out->end = PF_GRAPH_NONE;
     if ((unsigned)q->algorithm >= PF_GRAPH_ALGORITHMS) return PF_EINVAL;
-    if (q->start >= t->n || (!q->ngoals && q->goal >= t->n)) return PF_ERANGE;
-    if (!pf__bit(gr->non, q->start) || (!q->ngoals && !pf__bit(gr->non, q->goal)))
+    if ((!q->nstarts && q->start >= t->n) || (!q->ngoals && q->goal >= t->n)) return PF_ERANGE;
+    for (size_t i = 0; i < q->nstarts; i++)
+        if (q->starts[i] >= t->n || !(q->start_costs[i] >= 0)) return PF_ERANGE;
+    if ((!q->nstarts && !pf__bit(gr->non, q->start)) || (!q->ngoals && !pf__bit(gr->non, q->goal)))
         return PF_EBLOCKED;
     if ((st = begin(c, t->n))) return st;
     if (q->ngoals && (st = keep_goals(gr, c, q, &ngoals))) return st;
     if (q->ngoals && ngoals == 0) return PF_NO_PATH;
     /* Apart in the weak components: no path, without a search (a partial
      * answer searches the start's component for the nearest node). */
-    if (!q->ngoals && !q->partial && gr->comp[q->start] != gr->comp[q->goal]) return PF_NO_PATH;
+    if (!q->nstarts && !q->ngoals && !q->partial && gr->comp[q->start] != gr->comp[q->goal])
+        return PF_NO_PATH;
     setup_heuristic(gr, c, q, ngoals, &h);
     if (q->ngoals) {
         /* Marks the goals: mark[v] == stamp. */
         if ((st = ensure_marks(c, t->n))) return st;
         for (size_t i = 0; i < ngoals; i++) c->mark[h.goals[i]] = c->stamp;
     }
-    h0 = heuristic(&h, t, q->start);
-    if (!isfinite(h0)) return PF_NO_PATH; /* alt: the landmarks prove it */
-    if ((st = open_node(c, q->start, 0, PF_GRAPH_NONE, PF_GRAPH_NONE, h0))) return st;
+    if (!q->nstarts) {
+        h0 = heuristic(&h, t, q->start);
+        if (!isfinite(h0)) return PF_NO_PATH; /* alt: the landmarks prove it */
+        if ((st = open_node(c, q->start, 0, PF_GRAPH_NONE, PF_GRAPH_NONE, h0))) return st;
+    }
+    for (size_t i = 0; i < q->nstarts; i++) {
+        uint32_t v = q->starts[i];
+        double g0 = q->start_costs[i];
+        if (!pf__bit(gr->non, v)) continue;
+        if (c->n[v].seen == c->stamp && c->n[v].g <= g0) continue;
+        h0 = heuristic(&h, t, v);
+        if (isfinite(h0) && (st = open_node(c, v, g0, PF_GRAPH_NONE, PF_GRAPH_NONE, g0 + h0)))
+            return st;
+    }
     st = PF_NO_PATH;
     while (c->hlen > 0) {
         heap_entry top = heap_pop(c);
         uint32_t v = top.v;
         if (c->n[v].closed || top.g > c->n[v].g) continue;
+        /* Goals with arrival costs: the best arrival so far is the answer
+         * once nothing open can lead to a cheaper one. */
+        if (best_goal != PF_GRAPH_NONE && top.f >= best_arrival) break;
         if (q->max_expanded && out->expanded >= q->max_expanded) {
             st = PF_EBUDGET;
             break;
@@ -393,9 +410,20 @@ pf_status pf_graph_search(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_qu
         c->n[v].closed = 1;
         out->expanded++;
         if (q->ngoals ? c->mark[v] == c->stamp : v == q->goal) {
-            if ((st = write_path(c, v, out))) return st;
-            out->reached = true;
-            return PF_OK;
+            if (q->goal_costs) {
+                double arrive = INFINITY;
+                for (size_t i = 0; i < q->ngoals; i++)
+                    if (q->goals[i] == v && c->n[v].g + q->goal_costs[i] < arrive)
+                        arrive = c->n[v].g + q->goal_costs[i];
+                if (arrive < best_arrival) {
+                    best_arrival = arrive;
+                    best_goal = v;
+                }
+            } else {
+                if ((st = write_path(c, v, out))) return st;
+                out->reached = true;
+                return PF_OK;
+            }
         }
         /* The partial answer's node: only looked for when asked. */
         if (q->partial) {
@@ -425,6 +453,12 @@ pf_status pf_graph_search(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_qu
             if (!isfinite(hw)) continue; /* alt: w cannot reach the goal */
             if (open_node(c, w, ng, v, e, ng + hw)) return PF_ENOMEM;
         }
+    }
+    if (best_goal != PF_GRAPH_NONE) {
+        if ((st = write_path(c, best_goal, out))) return st;
+        out->cost = best_arrival;
+        out->reached = true;
+        return PF_OK;
     }
     if (q->partial && closest != PF_GRAPH_NONE) {
         pf_status ws = write_path(c, closest, out);

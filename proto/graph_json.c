@@ -566,11 +566,23 @@ void pf_graph_doc_write(pf_jsonw *w, const pf_graph_doc *d, const pf_graph *g) {
 
 /* Path queries */
 
-static const char *const query_members[] = {
-    "start", "goal", "goals", "algorithm", "max_expanded", "partial", "cache", "deadline_ms", NULL};
+static const char *const query_members[] = {"start",        "goal",    "goals", "algorithm",
+                                            "max_expanded", "partial", "cache", "deadline_ms",
+                                            "snap",         NULL};
 
 static pf_status read_place(const cJSON *it, const char *field, pf_graph_place *p,
                             pf_proto_error *e);
+
+/* "node" (a point goes to the nearest node) or "edge" (to the nearest
+ * point on an edge). */
+static pf_status read_snap(const char *v, const char *field, bool *edge, pf_proto_error *e) {
+    if (strcmp(v, "node") == 0 || strcmp(v, "edge") == 0) {
+        *edge = v[0] == 'e';
+        return PF_OK;
+    }
+    return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
+                              "Unknown snap '%.40s'; use node or edge.", v);
+}
 
 static pf_status read_algorithm(const char *s, const char *field, pf_graph_algorithm *a,
                                 pf_proto_error *e) {
@@ -716,6 +728,11 @@ static pf_status request_options(const cJSON *o, const char *prefix, bool batch_
         snprintf(f, sizeof(f), "%s%spartial", prefix, prefix[0] ? "." : "");
         if (pf_jsonr_bool(m, f, &q->partial, e)) return e->status;
     }
+    if ((m = cJSON_GetObjectItemCaseSensitive(o, "snap"))) {
+        const char *v;
+        snprintf(f, sizeof(f), "%s%ssnap", prefix, prefix[0] ? "." : "");
+        if (pf_jsonr_string(m, f, &v, e) || read_snap(v, f, &q->snap_edge, e)) return e->status;
+    }
     if ((m = cJSON_GetObjectItemCaseSensitive(o, "cache"))) {
         snprintf(f, sizeof(f), "%s%scache", prefix, prefix[0] ? "." : "");
         if (pf_jsonr_bool(m, f, &q->use_cache, e)) return e->status;
@@ -834,6 +851,8 @@ pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, size_t m
                 q->max_expanded = (uint64_t)n;
             else
                 q->deadline_ms = n;
+        } else if (strcmp(k, "snap") == 0) {
+            if (read_snap(v, k, &q->snap_edge, e)) return e->status;
         } else if (strcmp(k, "partial") == 0 || strcmp(k, "cache") == 0) {
             bool *flag = k[0] == 'p' ? &q->partial : &q->use_cache;
             if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0)

@@ -143,6 +143,11 @@ typedef struct pf_graph_path_request {
     pf_graph_algorithm algorithm;
     uint64_t max_expanded;
     bool partial, use_cache;
+    /* "snap":"edge" (GET snap=edge): points go to the nearest point on an
+     * enabled edge, the search starting (ending) at both its ends with
+     * the part of the edge's cost to get there; "node" (default): to the
+     * nearest enabled node. */
+    bool snap_edge;
     int64_t deadline_ms;
 } pf_graph_path_request;
 

@@ -76,8 +76,11 @@ static void run_queries(const char *name, const pf_graph *g, uint32_t nn, size_t
         size_t found = 0;
         rng = 42; /* the same pairs for each algorithm */
         for (size_t i = 0; i < n; i++) {
-            pf_graph_query q = {below(nn), below(nn), (pf_graph_algorithm)a, 0, false, NULL, NULL,
-                                NULL,      0};
+            pf_graph_query q = {below(nn), below(nn), (pf_graph_algorithm)a,
+                                0,         false,     NULL,
+                                NULL,      NULL,      0,
+                                NULL,      NULL,      0,
+                                NULL};
             pf_graph_path p;
             double t0 = now_us();
             pf_status st = pf_graph_search(g, ctx, &q, &p);
@@ -323,7 +326,11 @@ static void grid_graph(const char *name, int w, int h, const char *cells, size_t
                                     NULL,
                                     NULL,
                                     NULL,
-                                    0};
+                                    0,
+                                    NULL,
+                                    NULL,
+                                    0,
+                                    NULL};
                 if (pf_graph_search(g, ctx, &q, &p) || fabs(p.cost / 1000 - opt) > 1e-3) bad++;
                 q.algorithm = PF_GRAPH_ALT;
                 if (pf_graph_search(g, ctx, &q, &p) || fabs(p.cost / 1000 - opt) > 1e-3) bad_alt++;

@@ -144,7 +144,8 @@ static void graph_doc_run(pf_graph_doc *d, const pf_graph_limits *lim) {
     if (!ctx) ctx = pf_graph_ctx_create();
     CHECK(pf_graph_build(&spec, &g, NULL) == PF_OK);
     for (int a = 0; a < PF_GRAPH_ALGORITHMS; a++) {
-        pf_graph_query q = {0, d->n - 1, (pf_graph_algorithm)a, 0, true, NULL, NULL, NULL, 0};
+        pf_graph_query q = {
+            0, d->n - 1, (pf_graph_algorithm)a, 0, true, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL};
         pf_status st = pf_graph_search(g, ctx, &q, &p);
         CHECK(st == PF_OK || st == PF_NO_PATH);
         CHECK(p.len == 0 || (p.nodes[0] == 0 && p.end < d->n));

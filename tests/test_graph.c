@@ -150,7 +150,7 @@ static bool walk_ok(const rgraph *r, uint32_t start, const pf_graph_path *p) {
 static const char *check_query(const rgraph *r, const pf_graph *g, pf_graph_ctx *ctx, uint32_t s,
                                uint32_t t, pf_graph_algorithm algo, bool partial) {
     double *dist = malloc(r->n * sizeof(double));
-    pf_graph_query q = {s, t, algo, 0, partial, NULL, NULL, NULL, 0};
+    pf_graph_query q = {s, t, algo, 0, partial, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL};
     pf_graph_path p;
     const char *bad = NULL;
     pf_status st = pf_graph_search(g, ctx, &q, &p);
@@ -318,7 +318,11 @@ START_TEST(graph_max_expanded_random_graphs) {
                                 NULL,
                                 NULL,
                                 NULL,
-                                0};
+                                0,
+                                NULL,
+                                NULL,
+                                0,
+                                NULL};
             pf_graph_path p;
             pf_status rs = pf_graph_search(g, ctx, &q, &p);
             ref_dijkstra(&r, s, d);
@@ -444,7 +448,7 @@ START_TEST(graph_rejects_bad_input) {
     pf_graph_fault f;
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     pf_graph_path p;
-    pf_graph_query q = {0, 1, PF_GRAPH_ASTAR, 0, false, NULL, NULL, NULL, 0};
+    pf_graph_query q = {0, 1, PF_GRAPH_ASTAR, 0, false, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL};
     pf_graph_cost_change cc = {0, -1};
     pf_graph_toggle tg = {5, false};
     pf_graph_change ch = {&cc, 1, NULL, NULL, 0, 0};
@@ -539,7 +543,8 @@ START_TEST(graph_stop_callback) {
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     pf_graph_path p;
     int calls = 0;
-    pf_graph_query q = {0, n - 1, PF_GRAPH_DIJKSTRA, 0, false, stop_now, &calls, NULL, 0};
+    pf_graph_query q = {
+        0, n - 1, PF_GRAPH_DIJKSTRA, 0, false, stop_now, &calls, NULL, 0, NULL, NULL, 0, NULL};
     for (uint32_t i = 0; i < n; i++) pos[3 * i] = i;
     for (uint32_t i = 0; i + 1 < n; i++) {
         from[i] = i;
@@ -577,7 +582,7 @@ START_TEST(graph_alt_patch_rule) {
     pf_graph_toggle tg = {0, false};
     pf_graph_change ch = {&cc, 1, NULL, NULL, 0, 0};
     pf_graph_ctx *ctx = pf_graph_ctx_create();
-    pf_graph_query q = {0, 2, PF_GRAPH_ALT, 0, false, NULL, NULL, NULL, 0};
+    pf_graph_query q = {0, 2, PF_GRAPH_ALT, 0, false, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL};
     pf_graph_path p;
     ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
     pf_graph_get_info(g, &info);
@@ -668,7 +673,8 @@ START_TEST(graph_alt_closes_fewer) {
         uint32_t a = tu_below(&st, r.n), b = tu_below(&st, r.n);
         double c[PF_GRAPH_ALGORITHMS];
         for (int al = 0; al < PF_GRAPH_ALGORITHMS; al++) {
-            pf_graph_query q = {a, b, (pf_graph_algorithm)al, 0, false, NULL, NULL, NULL, 0};
+            pf_graph_query q = {
+                a, b, (pf_graph_algorithm)al, 0, false, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL};
             pf_graph_path p;
             if (pf_graph_search(g, ctx, &q, &p) != PF_OK) mismatches++;
             c[al] = p.cost;
@@ -685,7 +691,8 @@ START_TEST(graph_alt_closes_fewer) {
     {
         uint32_t n = r.n + 1;
         double *pos = calloc(3 * n, sizeof(double));
-        pf_graph_query q = {5, r.n, PF_GRAPH_ASTAR, 0, false, NULL, NULL, NULL, 0};
+        pf_graph_query q = {5,    r.n, PF_GRAPH_ASTAR, 0,    false, NULL, NULL,
+                            NULL, 0,   NULL,           NULL, 0,     NULL};
         pf_graph_path p;
         memcpy(pos, r.pos, 3 * r.n * sizeof(double));
         r.from[r.m] = r.n;
@@ -751,8 +758,9 @@ START_TEST(graph_goals_random_graphs) {
                 if (r.non[goals[i]] && d[goals[i]] < best) best = d[goals[i]];
             for (int al = 0; al < PF_GRAPH_ALGORITHMS; al++) {
                 bool partial = tu_below(&st, 2);
-                pf_graph_query q = {s,     0, (pf_graph_algorithm)al, 0, partial, NULL, NULL,
-                                    goals, ng};
+                pf_graph_query q = {
+                    s, 0,   (pf_graph_algorithm)al, 0, partial, NULL, NULL, goals, ng, NULL, NULL,
+                    0, NULL};
                 pf_graph_path p;
                 pf_status rs = pf_graph_search(g, ctx, &q, &p);
                 if (isfinite(best)) {
@@ -878,6 +886,159 @@ START_TEST(graph_rows_random_graphs) {
 }
 END_TEST
 
+/* Distance from p to the segment ab, written apart from core's projection:
+ * the nearer endpoint when the foot of the perpendicular falls outside,
+ * else the height of the triangle (twice its area over |ab|, by Heron's
+ * lengths). */
+static double seg_dist(const double *p, const double *a, const double *b) {
+    double ab = 0, ap = 0, bp = 0, s, area2;
+    for (int k = 0; k < 3; k++) {
+        ab += (b[k] - a[k]) * (b[k] - a[k]);
+        ap += (p[k] - a[k]) * (p[k] - a[k]);
+        bp += (p[k] - b[k]) * (p[k] - b[k]);
+    }
+    if (ab == 0 || bp >= ap + ab) return sqrt(ap); /* foot before a (or a point) */
+    if (ap >= bp + ab) return sqrt(bp);            /* foot past b */
+    ab = sqrt(ab);
+    ap = sqrt(ap);
+    bp = sqrt(bp);
+    s = (ab + ap + bp) / 2;
+    area2 = s * (s - ab) * (s - ap) * (s - bp);
+    return area2 > 0 ? 2 * sqrt(area2) / ab : 0;
+}
+
+/* Edge snapping: the nearest enabled edge against a scan with the formula
+ * above, and searches leaving from both ends of a start edge and arriving
+ * by both ends of a goal edge (each at its part of the edge's cost)
+ * against the reference's distances from each start node. */
+START_TEST(graph_edge_snap_random_graphs) {
+    uint64_t st = tu_seed("graph_edge_snap_random_graphs", 0x67a90008);
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    unsigned mismatches = 0, snaps = 0, found = 0, none = 0;
+    for (int it = 0; it < 2000; it++) {
+        rgraph r;
+        pf_graph *g, *next = NULL;
+        double *d0 = NULL, *d1 = NULL;
+        rg_random(&st, &r);
+        g = rg_build(&r);
+        if (r.m && (it & 1)) {
+            pf_graph_toggle et = {tu_below(&st, r.m), false}, nt = {tu_below(&st, r.n), false};
+            pf_graph_change ch = {NULL, 0, &et, &nt, 1, 1};
+            ck_assert_int_eq(pf_graph_change_apply(g, &ch, &next, NULL), PF_OK);
+            pf_graph_release(g);
+            g = next;
+            r.eon[et.index] = 0;
+            r.non[nt.index] = 0;
+        }
+        d0 = malloc(r.n * sizeof(double));
+        d1 = malloc(r.n * sizeof(double));
+        for (int k = 0; k < 4; k++) {
+            double p[3] = {rnd01(&st) * 120 - 10, rnd01(&st) * 120 - 10, 0}, at, dist;
+            double want = INFINITY;
+            uint32_t e, se, ge;
+            double sat, gat;
+            if (r.dim == 3) p[2] = rnd01(&st) * 100;
+            for (uint32_t x = 0; x < r.m; x++)
+                if (r.eon[x] && r.non[r.from[x]] && r.non[r.to[x]]) {
+                    double dd = seg_dist(p, r.pos + 3 * r.from[x], r.pos + 3 * r.to[x]);
+                    if (dd < want) want = dd;
+                }
+            e = pf_graph_nearest_edge(g, p, &at, &dist);
+            snaps++;
+            if (!isfinite(want)) {
+                mismatches += e != PF_GRAPH_NONE;
+                continue;
+            }
+            if (e == PF_GRAPH_NONE || fabs(dist - want) > 1e-6 * fmax(1, want) ||
+                fabs(seg_dist(p, r.pos + 3 * r.from[e], r.pos + 3 * r.to[e]) - want) >
+                    1e-6 * fmax(1, want) ||
+                at < 0 || at > 1) {
+                mismatches++;
+                continue;
+            }
+            /* A search from this edge's point to another random edge's. */
+            se = e;
+            sat = at;
+            ge = tu_below(&st, r.m);
+            gat = rnd01(&st);
+            if (!r.eon[ge] || !r.non[r.from[ge]] || !r.non[r.to[ge]]) continue;
+            {
+                uint32_t sn[2], gn[2];
+                double sc[2], gc[2], best = INFINITY;
+                size_t ns = 0, ng = 0;
+                double cs = r.cost[se], cg = r.cost[ge];
+                sn[ns] = r.to[se];
+                sc[ns++] = cs - sat * cs;
+                if (r.both[se]) {
+                    sn[ns] = r.from[se];
+                    sc[ns++] = sat * cs;
+                }
+                gn[ng] = r.from[ge];
+                gc[ng++] = gat * cg;
+                if (r.both[ge]) {
+                    gn[ng] = r.to[ge];
+                    gc[ng++] = cg - gat * cg;
+                }
+                ref_dijkstra(&r, sn[0], d0);
+                if (ns > 1) ref_dijkstra(&r, sn[1], d1);
+                for (size_t a = 0; a < ns; a++)
+                    for (size_t b = 0; b < ng; b++) {
+                        double v = sc[a] + (a ? d1 : d0)[gn[b]] + gc[b];
+                        if (v < best) best = v;
+                    }
+                for (int al = 0; al < PF_GRAPH_ALGORITHMS; al++) {
+                    pf_graph_query q = {
+                        0, 0, (pf_graph_algorithm)al, 0, false, NULL, NULL, gn, ng, sn, sc, ns, gc};
+                    pf_graph_path pp;
+                    pf_status rs = pf_graph_search(g, ctx, &q, &pp);
+                    if (!isfinite(best)) {
+                        none++;
+                        mismatches += rs != PF_NO_PATH;
+                        continue;
+                    }
+                    found++;
+                    if (rs != PF_OK || !near_eq(pp.cost, best)) {
+                        fprintf(stderr, "edge snap: graph %d %s rs %d cost %g want %g\n", it,
+                                pf_graph_algorithm_name((pf_graph_algorithm)al), (int)rs, pp.cost,
+                                best);
+                        mismatches++;
+                        continue;
+                    }
+                    /* The path: a walk from one of the starts to one of the
+                     * goals whose costs with theirs add up. */
+                    {
+                        double sum = 0, s0 = INFINITY, g0 = INFINITY;
+                        bool walk = pp.len > 0;
+                        for (size_t a = 0; a < ns; a++)
+                            if (sn[a] == pp.nodes[0] && sc[a] < s0) s0 = sc[a];
+                        for (size_t b = 0; b < ng; b++)
+                            if (gn[b] == pp.end && gc[b] < g0) g0 = gc[b];
+                        for (size_t x = 0; walk && x + 1 < pp.len; x++) {
+                            uint32_t ed = pp.edges[x];
+                            walk = r.eon[ed] &&
+                                   ((r.from[ed] == pp.nodes[x] && r.to[ed] == pp.nodes[x + 1]) ||
+                                    (r.both[ed] && r.to[ed] == pp.nodes[x] &&
+                                     r.from[ed] == pp.nodes[x + 1]));
+                            sum += walk ? r.cost[ed] : 0;
+                        }
+                        if (!walk || !near_eq(s0 + sum + g0, pp.cost)) mismatches++;
+                    }
+                }
+            }
+        }
+        free(d0);
+        free(d1);
+        pf_graph_release(g);
+        rg_free(&r);
+    }
+    ck_assert_uint_eq(mismatches, 0);
+    ck_assert_uint_gt(snaps, 7000);
+    ck_assert_uint_gt(found, 3000);
+    ck_assert_uint_gt(none, 300);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
 TU_SUITE(graph) {
     Suite *s = suite_create("graph");
     TCase *tc = tcase_create("core");
@@ -896,6 +1057,7 @@ TU_SUITE(graph) {
     tcase_add_test(slow, graph_nearest_random_graphs);
     tcase_add_test(slow, graph_goals_random_graphs);
     tcase_add_test(slow, graph_rows_random_graphs);
+    tcase_add_test(slow, graph_edge_snap_random_graphs);
     suite_add_tcase(s, slow);
     return s;
 }

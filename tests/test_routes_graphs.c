@@ -405,6 +405,65 @@ START_TEST(routes_graphs_tables_and_goals) {
 }
 END_TEST
 
+/* snap "edge": a point goes to the nearest point on an edge; the search
+ * leaves (reaches) it by the edge's ends at their part of its cost; one
+ * edge's two points go along it when that is cheaper (not against a
+ * one-way edge). */
+START_TEST(routes_graphs_edge_snap) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    cJSON *j;
+    it_put_map(&s, "g", "application/json", graph_json, 201);
+    /* (5,1) on a-b at 0.5; (10,6) on b-c at 0.6: 5 to b, 6 up b-c. */
+    j = path_post(&s, "g",
+                  "{\"start\":{\"point\":[5,1]},\"goal\":{\"point\":[10.5,6]},\"snap\":\"edge\"}");
+    ck_assert(it_truth(j, "found"));
+    ck_assert_double_eq_tol(it_num(j, "cost"), 11, 1e-9);
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "path")), 1);
+    ck_assert_str_eq(it_str(j, "path.0"), "b");
+    ck_assert_int_eq((int)it_num(j, "start.edge"), 0);
+    ck_assert_double_eq_tol(it_num(j, "start.at"), 0.5, 1e-9);
+    ck_assert_double_eq_tol(it_num(j, "start.point.0"), 5, 1e-9);
+    ck_assert_double_eq_tol(it_num(j, "start.distance"), 1, 1e-9);
+    ck_assert_str_eq(it_str(j, "start.node"), "b");
+    ck_assert_int_eq((int)it_num(j, "goal.edge"), 1);
+    ck_assert_double_eq_tol(it_num(j, "goal.at"), 0.6, 1e-9);
+    ck_assert_double_eq_tol(it_num(j, "goal.distance"), 0.5, 1e-9);
+    cJSON_Delete(j);
+    /* Both on a-b: along it, no node. */
+    j = it_call(&s, "GET", "/v1/maps/g/path?start_point=2,0.5&goal_point=8,-1&snap=edge", NULL,
+                NULL, 200);
+    ck_assert(it_truth(j, "found"));
+    ck_assert_double_eq_tol(it_num(j, "cost"), 6, 1e-9);
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "path")), 0);
+    ck_assert_ptr_null(it_get(j, "start.node"));
+    cJSON_Delete(j);
+    /* The one-way 4->a (cost 1, (0,10) to (0,0)): down it directly 0.6;
+     * up it, around: 0.2 to a, a-b-c-4 30, 0.2 down to the goal. */
+    j = path_post(
+        &s, "g", "{\"start\":{\"point\":[0.1,8]},\"goal\":{\"point\":[-0.1,2]},\"snap\":\"edge\"}");
+    ck_assert_double_eq_tol(it_num(j, "cost"), 0.6, 1e-9);
+    cJSON_Delete(j);
+    j = path_post(
+        &s, "g", "{\"start\":{\"point\":[0.1,2]},\"goal\":{\"point\":[-0.1,8]},\"snap\":\"edge\"}");
+    ck_assert_double_eq_tol(it_num(j, "cost"), 30.4, 1e-9);
+    ck_assert_str_eq(it_str(j, "path.0"), "a");
+    ck_assert_int_eq((int)it_num(j, "path.3"), 4);
+    cJSON_Delete(j);
+    /* Goals on edges: the nearest of them. */
+    j = path_post(&s, "g",
+                  "{\"start\":\"a\",\"goals\":[{\"point\":[10.2,9]},{\"point\":[3,0.1]}],"
+                  "\"snap\":\"edge\"}");
+    ck_assert_double_eq_tol(it_num(j, "cost"), 3, 1e-9);
+    ck_assert_int_eq((int)it_num(j, "goal_index"), 1);
+    ck_assert_int_eq((int)it_num(j, "goal.edge"), 0);
+    cJSON_Delete(j);
+    it_call_error(&s, "POST", "/v1/maps/g/path", "application/json",
+                  "{\"start\":\"a\",\"goal\":\"b\",\"snap\":\"cell\"}", 422, "invalid_value",
+                  "snap");
+    it_stop(&s);
+}
+END_TEST
+
 /* --graph-landmarks 0: no landmarks, so auto and alt run (and name)
  * astar; /v1/info reports the flag. */
 START_TEST(routes_graphs_landmarks_off) {
@@ -554,6 +613,7 @@ TU_SUITE(routes_graphs) {
     tcase_add_test(tc, routes_graphs_refusals_and_limits);
     tcase_add_test(tc, routes_graphs_landmarks_off);
     tcase_add_test(tc, routes_graphs_tables_and_goals);
+    tcase_add_test(tc, routes_graphs_edge_snap);
     tcase_add_test(tc, routes_graphs_data_dir_restart);
     tcase_add_test(tc, routes_graphs_shared_store);
     tcase_add_test(tc, routes_graphs_patches_under_readers);
