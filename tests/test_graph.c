@@ -862,6 +862,15 @@ START_TEST(graph_rows_random_graphs) {
                 skipped++;
                 if (expanded != 0) mismatches++;
             }
+            /* The row stops once its targets are closed: the source as
+             * its only target closes one node. */
+            if (r.non[q.source]) {
+                pf_graph_row self = {q.source, &q.source, 1, 0, NULL, NULL};
+                double c0;
+                if (pf_graph_row_run(g, ctx, &self, &c0, &expanded) != PF_OK || expanded != 1 ||
+                    c0 != 0)
+                    mismatches++;
+            }
             /* A budget of 1: a row with a target other than the source
              * to reach stops. */
             q.max_expanded = 1;
