@@ -21,6 +21,8 @@ static void topo_free(pf__graph_topo *t) {
     free(t->lm_from);
     free(t->lm_node);
     free(t->lm_base);
+    free(t->ntags);
+    free(t->etags);
     free(t);
 }
 
@@ -214,6 +216,17 @@ pf_status pf_graph_build(const pf_graph_spec *s, pf_graph **out, pf_graph_fault 
     t->bytes = sizeof(*t) + (size_t)t->n * (3 * sizeof(double) + sizeof(uint32_t) * 2 + 1) +
                sizeof(uint32_t) + narcs * 2 * sizeof(uint32_t) +
                (size_t)t->m * (2 * sizeof(uint32_t) + 1);
+    st = PF_ENOMEM;
+    if (s->node_tags) {
+        if (!(t->ntags = alloc_n(t->n, sizeof(uint64_t)))) goto out;
+        memcpy(t->ntags, s->node_tags, (size_t)t->n * sizeof(uint64_t));
+        t->bytes += (size_t)t->n * sizeof(uint64_t);
+    }
+    if (s->edge_tags && t->m) {
+        if (!(t->etags = alloc_n(t->m, sizeof(uint64_t)))) goto out;
+        memcpy(t->etags, s->edge_tags, (size_t)t->m * sizeof(uint64_t));
+        t->bytes += (size_t)t->m * sizeof(uint64_t);
+    }
     if ((st = pf__graph_landmarks_build(t, s->cost, s->landmarks))) goto out;
     st = PF_ENOMEM;
     if (!(g = version_create(t, s->cost))) goto out;
@@ -308,6 +321,10 @@ void pf_graph_get_info(const pf_graph *g, pf_graph_info *info) {
 const double *pf_graph_node_pos(const pf_graph *g, uint32_t i) { return g->t->pos + 3 * (size_t)i; }
 
 bool pf_graph_node_enabled(const pf_graph *g, uint32_t i) { return pf__bit(g->non, i); }
+
+uint64_t pf_graph_edge_tags(const pf_graph *g, uint32_t i) {
+    return g->t->etags ? g->t->etags[i] : 0;
+}
 
 uint32_t pf_graph_component(const pf_graph *g, uint32_t i) { return g->comp[i]; }
 

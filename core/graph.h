@@ -60,6 +60,9 @@ typedef struct pf_graph_spec {
     /* ALT landmarks to choose (0: none; at most PF_GRAPH_MAX_LANDMARKS,
      * and no more than the nodes): see pf_graph_search's "alt". */
     uint32_t landmarks;
+    /* Tags as bits (NULL: none): a query's exclude_tags keeps the search
+     * off edges and nodes carrying any of its bits. */
+    const uint64_t *node_tags, *edge_tags;
 } pf_graph_spec;
 
 /* The most landmarks a graph keeps. */
@@ -124,6 +127,9 @@ const double *pf_graph_node_pos(const pf_graph *g, uint32_t i);
 bool pf_graph_node_enabled(const pf_graph *g, uint32_t i);
 void pf_graph_edge(const pf_graph *g, uint32_t i, uint32_t *from, uint32_t *to, double *cost,
                    bool *both, bool *enabled);
+
+/* Edge i's tag bits (pf_graph_spec's edge_tags; 0 without). */
+uint64_t pf_graph_edge_tags(const pf_graph *g, uint32_t i);
 
 /* Node i's weak component in this version (edges taken both ways, only
  * enabled edges between enabled nodes; a disabled node is alone): nodes
@@ -210,6 +216,10 @@ typedef struct pf_graph_query {
     const double *start_costs;
     size_t nstarts;
     const double *goal_costs;
+    /* Tag filter: edges and nodes whose tags (pf_graph_spec) share a bit
+     * with this are not walked or entered (a start is left even so; a
+     * goal so tagged is unreachable). 0: none. */
+    uint64_t exclude_tags;
 } pf_graph_query;
 
 /* A search's answer; nodes and edges point into the context (valid until

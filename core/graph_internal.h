@@ -34,6 +34,7 @@ typedef struct pf__graph_topo {
     uint32_t *lm_node;
     double *lm_from, *lm_to, *lm_base;
     double lm_margin;
+    uint64_t *ntags, *etags; /* tags as bits, or NULL */
     size_t bytes;
 } pf__graph_topo;
 

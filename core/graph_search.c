@@ -441,6 +441,9 @@ pf_status pf_graph_search(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_qu
             uint32_t w = t->arc_to[a], e = t->arc_edge[a];
             double ng, hw;
             if (!pf__bit(gr->eon, e) || !pf__bit(gr->non, w)) continue;
+            if (q->exclude_tags && ((t->etags && (t->etags[e] & q->exclude_tags)) ||
+                                    (t->ntags && (t->ntags[w] & q->exclude_tags))))
+                continue;
             ng = c->n[v].g + gr->cost[e];
             if (c->n[w].seen == c->stamp) {
                 if (ng >= c->n[w].g) continue;

@@ -566,12 +566,27 @@ void pf_graph_doc_write(pf_jsonw *w, const pf_graph_doc *d, const pf_graph *g) {
 
 /* Path queries */
 
-static const char *const query_members[] = {"start",        "goal",    "goals", "algorithm",
-                                            "max_expanded", "partial", "cache", "deadline_ms",
-                                            "snap",         NULL};
+static const char *const query_members[] = {"start",        "goal",         "goals", "algorithm",
+                                            "max_expanded", "partial",      "cache", "deadline_ms",
+                                            "snap",         "exclude_tags", NULL};
 
 static pf_status read_place(const cJSON *it, const char *field, pf_graph_place *p,
                             pf_proto_error *e);
+
+/* One more tag to keep off (1..PF_GRAPH_TAG_MAX bytes, at most
+ * PF_GRAPH_EXCLUDE_MAX). */
+static pf_status add_exclude(pf_graph_path_request *q, const char *tag, const char *field,
+                             pf_proto_error *e) {
+    size_t len = strlen(tag);
+    if (len == 0 || len > PF_GRAPH_TAG_MAX)
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
+                                  "A tag is 1 to %d bytes.", PF_GRAPH_TAG_MAX);
+    if (q->nexclude == PF_GRAPH_EXCLUDE_MAX)
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
+                                  "At most %d tags to exclude.", PF_GRAPH_EXCLUDE_MAX);
+    memcpy(q->exclude_tags[q->nexclude++], tag, len + 1);
+    return PF_OK;
+}
 
 /* "node" (a point goes to the nearest node) or "edge" (to the nearest
  * point on an edge). */
@@ -728,6 +743,19 @@ static pf_status request_options(const cJSON *o, const char *prefix, bool batch_
         snprintf(f, sizeof(f), "%s%spartial", prefix, prefix[0] ? "." : "");
         if (pf_jsonr_bool(m, f, &q->partial, e)) return e->status;
     }
+    if ((m = cJSON_GetObjectItemCaseSensitive(o, "exclude_tags"))) {
+        const cJSON *it;
+        snprintf(f, sizeof(f), "%s%sexclude_tags", prefix, prefix[0] ? "." : "");
+        if (!cJSON_IsArray(m) || cJSON_GetArraySize(m) > PF_GRAPH_EXCLUDE_MAX)
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, f,
+                                      "Field '%s' is an array of at most %d tags.", f,
+                                      PF_GRAPH_EXCLUDE_MAX);
+        cJSON_ArrayForEach(it, m) {
+            const char *v;
+            if (pf_jsonr_string(it, f, &v, e)) return e->status;
+            if (add_exclude(q, v, f, e)) return e->status;
+        }
+    }
     if ((m = cJSON_GetObjectItemCaseSensitive(o, "snap"))) {
         const char *v;
         snprintf(f, sizeof(f), "%s%ssnap", prefix, prefix[0] ? "." : "");
@@ -851,6 +879,19 @@ pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, size_t m
                 q->max_expanded = (uint64_t)n;
             else
                 q->deadline_ms = n;
+        } else if (strcmp(k, "exclude_tags") == 0) {
+            const char *c = v;
+            for (;;) {
+                const char *end = strchr(c, ';');
+                char tag[PF_GRAPH_TAG_MAX + 2];
+                size_t len = end ? (size_t)(end - c) : strlen(c);
+                if (len > PF_GRAPH_TAG_MAX) len = PF_GRAPH_TAG_MAX + 1; /* refused below */
+                memcpy(tag, c, len);
+                tag[len] = '\0';
+                if (add_exclude(q, tag, k, e)) return e->status;
+                if (!end) break;
+                c = end + 1;
+            }
         } else if (strcmp(k, "snap") == 0) {
             if (read_snap(v, k, &q->snap_edge, e)) return e->status;
         } else if (strcmp(k, "partial") == 0 || strcmp(k, "cache") == 0) {

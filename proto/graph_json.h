@@ -53,6 +53,7 @@
 #define PF_GRAPH_TAGS_MAX 8
 #define PF_GRAPH_TAG_MAX 32
 #define PF_GRAPH_MAX_COORD 1e9
+#define PF_GRAPH_EXCLUDE_MAX 8
 
 typedef struct pf_graph_limits {
     uint32_t max_nodes, max_edges, max_degree;
@@ -110,6 +111,23 @@ void pf_graph_doc_write_id(pf_jsonw *w, const pf_graph_doc *d, uint32_t i);
  * positions, g's costs and enabled states): "kind", "nodes", "edges". */
 void pf_graph_doc_write(pf_jsonw *w, const pf_graph_doc *d, const pf_graph *g);
 
+/* Tags as bits, for queries' exclude_tags: the first PF_GRAPH_TAG_BITS
+ * distinct tag names of an upload (nodes' then edges', in upload order);
+ * `past`: it has more, which no filter can name. */
+#define PF_GRAPH_TAG_BITS 64
+typedef struct pf_graph_tag_names {
+    char names[PF_GRAPH_TAG_BITS][PF_GRAPH_TAG_MAX + 1];
+    uint32_t n;
+    bool past;
+} pf_graph_tag_names;
+/* d's tags (before pf_graph_doc_compact or after: tags are kept) as
+ * names and bits: *node_bits n and *edge_bits m words, each NULL when no
+ * such element has a tag (free()). PF_ENOMEM. */
+pf_status pf_graph_doc_tag_bits(const pf_graph_doc *d, pf_graph_tag_names *names,
+                                uint64_t **node_bits, uint64_t **edge_bits);
+/* The bit of tag `name` (*known false and 0 when it is not one). */
+uint64_t pf_graph_tag_mask(const pf_graph_tag_names *names, const char *name, bool *known);
+
 /* A node named in a request: by id (its text) or by a point snapped to the
  * nearest enabled node. */
 typedef struct pf_graph_place {
@@ -148,6 +166,10 @@ typedef struct pf_graph_path_request {
      * the part of the edge's cost to get there; "node" (default): to the
      * nearest enabled node. */
     bool snap_edge;
+    /* "exclude_tags":["stairs"] (GET exclude_tags=a;b): at most
+     * PF_GRAPH_EXCLUDE_MAX tags whose edges and nodes the search keeps off. */
+    char exclude_tags[8][PF_GRAPH_TAG_MAX + 1];
+    size_t nexclude;
     int64_t deadline_ms;
 } pf_graph_path_request;
 

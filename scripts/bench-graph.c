@@ -101,7 +101,7 @@ static uint32_t landmarks(void) { return (uint32_t)env_count("BENCH_GRAPH_LANDMA
 /* d built without landmarks (timed, released), then with them into *g
  * (timed into *t_lm). Returns the first build's time. */
 static double build_both(const pf_graph_doc *d, pf_graph **g, double *t_lm) {
-    pf_graph_spec s = {d->n, d->dim, d->pos, d->m, d->from, d->to, d->cost, d->both, 0};
+    pf_graph_spec s = {d->n, d->dim, d->pos, d->m, d->from, d->to, d->cost, d->both, 0, NULL, NULL};
     double t0 = now_us(), t;
     if (pf_graph_build(&s, g, NULL)) exit(1);
     t = now_us() - t0;

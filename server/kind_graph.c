@@ -214,13 +214,15 @@ static pf_status build(const pf_kind_env *env, pf__graph_docref *doc, const char
     const pf_graph_doc *d = &doc->d;
     /* Landmarks (graph.h's alt) for graphs up to the flag's size. */
     uint32_t lm = d->n <= ge->landmark_max_nodes ? ge->landmarks : 0;
-    pf_graph_spec s = {d->n, d->dim, d->pos, d->m, d->from, d->to, d->cost, d->both, lm};
+    pf_graph_spec s = {d->n,    d->dim,  d->pos, d->m, d->from, d->to,
+                       d->cost, d->both, lm,     NULL, NULL};
+    uint64_t *ntags = NULL, *etags = NULL;
     pf_graph *g = NULL;
     pf_graph_fault f;
     /* The build's peak: the topology and a version (~64 bytes a node, 48
      * an edge), the landmarks' distances (16 bytes a node each, at most)
      * and base costs, and their build's reversed arcs and heap. */
-    size_t est = d->bytes + (size_t)d->n * 64 + (size_t)d->m * 48 +
+    size_t est = d->bytes + (size_t)d->n * 80 + (size_t)d->m * 64 +
                  (lm ? (size_t)d->n * lm * 16 + (size_t)d->m * 8 + (size_t)d->m * 40 : 0);
     pf_status st;
     *out = NULL;
@@ -228,7 +230,12 @@ static pf_status build(const pf_kind_env *env, pf__graph_docref *doc, const char
         docref_release(doc);
         return no_room(env, e, "The graph", est);
     }
-    st = pf_graph_build(&s, &g, &f);
+    st = pf_graph_doc_tag_bits(d, &doc->tags, &ntags, &etags);
+    s.node_tags = ntags;
+    s.edge_tags = etags;
+    if (!st) st = pf_graph_build(&s, &g, &f);
+    free(ntags);
+    free(etags);
     if (!st) {
         pf_graph_toggle *nodes = calloc(d->n, sizeof(*nodes)),
                         *edges = calloc(d->m + 1, sizeof(*edges));

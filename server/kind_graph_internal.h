@@ -28,6 +28,7 @@ typedef struct pf__graph_env {
 typedef struct pf__graph_docref {
     atomic_int refs;
     pf_graph_doc d;
+    pf_graph_tag_names tags; /* the tags queries may exclude (set by the build) */
 } pf__graph_docref;
 
 /* A version's world. */

@@ -79,8 +79,8 @@ pf_graph_algorithm pf__graph_algorithm(const pf_mapver *mv, pf_graph_algorithm a
 /* The cache: queries between two ids only (a point's answer says where it
  * was snapped from). */
 static bool cacheable(const pf_mapver *mv, const pf_graph_path_request *q) {
-    return q->use_cache && !q->goals && !q->start.is_point && !q->goal.is_point && mv->env &&
-           mv->env->d.cfg->cache_entries > 0;
+    return q->use_cache && !q->goals && !q->nexclude && !q->start.is_point && !q->goal.is_point &&
+           mv->env && mv->env->d.cfg->cache_entries > 0;
 }
 
 static pf_cache_key cache_key(const pf_mapver *mv, const pf_graph_path_request *q, uint32_t s,
@@ -331,6 +331,7 @@ pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t 
     size_t nge = 0, nflat = 0, gi = 0;
     uint32_t *gnodes = NULL;
     double *gcosts = NULL, direct = INFINITY;
+    uint64_t mask = 0;
     size_t *gowner = NULL;
     char f[64];
     uint64_t t0, us;
@@ -363,6 +364,18 @@ pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t 
                 gowner[nflat++] = k;
             }
     }
+    for (size_t k = 0; k < pq->nexclude; k++) {
+        bool known;
+        mask |= pf_graph_tag_mask(&gw->doc->tags, pq->exclude_tags[k], &known);
+        if (!known) {
+            snprintf(f, sizeof(f), "%sexclude_tags[%zu]", prefix, k);
+            st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                    "No node or edge of map '%s' has tag '%s'%s.", mv->id,
+                                    pq->exclude_tags[k],
+                                    gw->doc->tags.past ? " among its first 64 tags" : "");
+            goto out;
+        }
+    }
     algo = pf__graph_algorithm(mv, pq->algorithm);
     /* Several goals: alt's bounds are to one goal; it runs as astar. */
     if (several && algo == PF_GRAPH_ALT) algo = PF_GRAPH_ASTAR;
@@ -378,7 +391,8 @@ pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t 
                           start.on_edge ? start.nodes : NULL,
                           start.on_edge ? start.costs : NULL,
                           start.on_edge ? start.n : 0,
-                          several ? gcosts : NULL};
+                          several ? gcosts : NULL,
+                          mask};
     st = pf_graph_search(gw->g, ctx, &gq, &p);
     if (st == PF_OK && several) {
         /* The goal reached: the entry at the path's end arriving cheapest. */
@@ -393,7 +407,9 @@ pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t 
     }
     /* A start and a goal on one edge: along it, when that is cheaper. */
     for (size_t k = 0; k < nge; k++) {
-        double dc = direct_cost(&start, &ge[k]);
+        double dc = start.on_edge && (pf_graph_edge_tags(gw->g, start.edge) & mask)
+                        ? INFINITY
+                        : direct_cost(&start, &ge[k]);
         if (dc < direct && (st != PF_OK || dc <= p.cost)) {
             direct = dc;
             gi = k;

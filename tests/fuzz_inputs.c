@@ -133,7 +133,8 @@ static void search_map(pf_grid *g, const uint8_t *data, size_t size) {
  * and its store form parses back into the same counts. */
 static void graph_doc_run(pf_graph_doc *d, const pf_graph_limits *lim) {
     static pf_graph_ctx *ctx;
-    pf_graph_spec spec = {d->n, d->dim, d->pos, d->m, d->from, d->to, d->cost, d->both, 0};
+    pf_graph_spec spec = {d->n,    d->dim,  d->pos, d->m, d->from, d->to,
+                          d->cost, d->both, 0,      NULL, NULL};
     pf_graph *g = NULL;
     pf_graph_path p;
     pf_jsonw w;
@@ -145,7 +146,8 @@ static void graph_doc_run(pf_graph_doc *d, const pf_graph_limits *lim) {
     CHECK(pf_graph_build(&spec, &g, NULL) == PF_OK);
     for (int a = 0; a < PF_GRAPH_ALGORITHMS; a++) {
         pf_graph_query q = {
-            0, d->n - 1, (pf_graph_algorithm)a, 0, true, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL};
+            0,    d->n - 1, (pf_graph_algorithm)a, 0, true, NULL, NULL, NULL, 0, NULL, NULL, 0,
+            NULL, 0};
         pf_status st = pf_graph_search(g, ctx, &q, &p);
         CHECK(st == PF_OK || st == PF_NO_PATH);
         CHECK(p.len == 0 || (p.nodes[0] == 0 && p.end < d->n));

@@ -117,7 +117,8 @@ static void ref_dijkstra(const rgraph *r, uint32_t s, double *dist) {
 
 static pf_graph *rg_build(const rgraph *r) {
     /* 0..8 ALT landmarks, varying with the graph (0: alt runs as astar). */
-    pf_graph_spec s = {r->n, r->dim, r->pos, r->m, r->from, r->to, r->cost, r->both, r->m % 9};
+    pf_graph_spec s = {r->n,    r->dim,  r->pos,   r->m, r->from, r->to,
+                       r->cost, r->both, r->m % 9, NULL, NULL};
     pf_graph *g = NULL;
     pf_graph_fault f;
     ck_assert_int_eq(pf_graph_build(&s, &g, &f), PF_OK);
@@ -150,7 +151,7 @@ static bool walk_ok(const rgraph *r, uint32_t start, const pf_graph_path *p) {
 static const char *check_query(const rgraph *r, const pf_graph *g, pf_graph_ctx *ctx, uint32_t s,
                                uint32_t t, pf_graph_algorithm algo, bool partial) {
     double *dist = malloc(r->n * sizeof(double));
-    pf_graph_query q = {s, t, algo, 0, partial, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL};
+    pf_graph_query q = {s, t, algo, 0, partial, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, 0};
     pf_graph_path p;
     const char *bad = NULL;
     pf_status st = pf_graph_search(g, ctx, &q, &p);
@@ -322,7 +323,8 @@ START_TEST(graph_max_expanded_random_graphs) {
                                 NULL,
                                 NULL,
                                 0,
-                                NULL};
+                                NULL,
+                                0};
             pf_graph_path p;
             pf_status rs = pf_graph_search(g, ctx, &q, &p);
             ref_dijkstra(&r, s, d);
@@ -409,7 +411,7 @@ START_TEST(graph_nearest_visits_few) {
     uint64_t st = tu_seed("graph_nearest_visits_few", 0x67a90005);
     const uint32_t n = 20000;
     double *pos = calloc(3 * n, sizeof(double));
-    pf_graph_spec s = {n, 2, pos, 0, NULL, NULL, NULL, NULL, 0};
+    pf_graph_spec s = {n, 2, pos, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL};
     pf_graph *g;
     uint64_t visited_sum = 0;
     unsigned mismatches = 0;
@@ -443,12 +445,13 @@ START_TEST(graph_rejects_bad_input) {
     double pos[6] = {0, 0, 0, 1, 0, 0};
     uint32_t from[2] = {0, 1}, to[2] = {1, 2};
     double cost[2] = {1, 1};
-    pf_graph_spec s = {2, 2, pos, 1, from, to, cost, NULL, 0};
+    pf_graph_spec s = {2, 2, pos, 1, from, to, cost, NULL, 0, NULL, NULL};
     pf_graph *g = NULL, *next = NULL;
     pf_graph_fault f;
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     pf_graph_path p;
-    pf_graph_query q = {0, 1, PF_GRAPH_ASTAR, 0, false, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL};
+    pf_graph_query q = {0,    1, PF_GRAPH_ASTAR, 0,    false, NULL, NULL,
+                        NULL, 0, NULL,           NULL, 0,     NULL, 0};
     pf_graph_cost_change cc = {0, -1};
     pf_graph_toggle tg = {5, false};
     pf_graph_change ch = {&cc, 1, NULL, NULL, 0, 0};
@@ -504,7 +507,7 @@ START_TEST(graph_ratio_measured) {
     double pos[9] = {0, 0, 0, 10, 0, 0, 10, 10, 0};
     uint32_t from[2] = {0, 1}, to[2] = {1, 2};
     double cost[2] = {20, 30};
-    pf_graph_spec s = {3, 2, pos, 2, from, to, cost, NULL, 0};
+    pf_graph_spec s = {3, 2, pos, 2, from, to, cost, NULL, 0, NULL, NULL};
     pf_graph *g, *next;
     pf_graph_info info;
     pf_graph_cost_change cc = {1, 5};
@@ -538,13 +541,13 @@ START_TEST(graph_stop_callback) {
     double *pos = calloc(3 * n, sizeof(double));
     uint32_t *from = calloc(n, sizeof(uint32_t)), *to = calloc(n, sizeof(uint32_t));
     double *cost = calloc(n, sizeof(double));
-    pf_graph_spec s = {n, 2, pos, n - 1, from, to, cost, NULL, 0};
+    pf_graph_spec s = {n, 2, pos, n - 1, from, to, cost, NULL, 0, NULL, NULL};
     pf_graph *g;
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     pf_graph_path p;
     int calls = 0;
     pf_graph_query q = {
-        0, n - 1, PF_GRAPH_DIJKSTRA, 0, false, stop_now, &calls, NULL, 0, NULL, NULL, 0, NULL};
+        0, n - 1, PF_GRAPH_DIJKSTRA, 0, false, stop_now, &calls, NULL, 0, NULL, NULL, 0, NULL, 0};
     for (uint32_t i = 0; i < n; i++) pos[3 * i] = i;
     for (uint32_t i = 0; i + 1 < n; i++) {
         from[i] = i;
@@ -575,14 +578,14 @@ START_TEST(graph_alt_patch_rule) {
     uint32_t from[4] = {0, 1, 2, 3}, to[4] = {1, 2, 3, 0};
     double cost[4] = {20, 30, 10, 40};
     uint8_t both[4] = {1, 1, 1, 1};
-    pf_graph_spec s = {4, 2, pos, 4, from, to, cost, both, 2};
+    pf_graph_spec s = {4, 2, pos, 4, from, to, cost, both, 2, NULL, NULL};
     pf_graph *g, *next;
     pf_graph_info info;
     pf_graph_cost_change cc = {1, 15};
     pf_graph_toggle tg = {0, false};
     pf_graph_change ch = {&cc, 1, NULL, NULL, 0, 0};
     pf_graph_ctx *ctx = pf_graph_ctx_create();
-    pf_graph_query q = {0, 2, PF_GRAPH_ALT, 0, false, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL};
+    pf_graph_query q = {0, 2, PF_GRAPH_ALT, 0, false, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, 0};
     pf_graph_path p;
     ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
     pf_graph_get_info(g, &info);
@@ -666,7 +669,7 @@ START_TEST(graph_alt_closes_fewer) {
     unsigned mismatches = 0;
     grid_graph(&st, 40, 40, &r);
     {
-        pf_graph_spec s = {r.n, 2, r.pos, r.m, r.from, r.to, r.cost, r.both, 8};
+        pf_graph_spec s = {r.n, 2, r.pos, r.m, r.from, r.to, r.cost, r.both, 8, NULL, NULL};
         ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
     }
     for (int k = 0; k < 300; k++) {
@@ -674,7 +677,8 @@ START_TEST(graph_alt_closes_fewer) {
         double c[PF_GRAPH_ALGORITHMS];
         for (int al = 0; al < PF_GRAPH_ALGORITHMS; al++) {
             pf_graph_query q = {
-                a, b, (pf_graph_algorithm)al, 0, false, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL};
+                a,    b, (pf_graph_algorithm)al, 0, false, NULL, NULL, NULL, 0, NULL, NULL, 0,
+                NULL, 0};
             pf_graph_path p;
             if (pf_graph_search(g, ctx, &q, &p) != PF_OK) mismatches++;
             c[al] = p.cost;
@@ -692,7 +696,7 @@ START_TEST(graph_alt_closes_fewer) {
         uint32_t n = r.n + 1;
         double *pos = calloc(3 * n, sizeof(double));
         pf_graph_query q = {5,    r.n, PF_GRAPH_ASTAR, 0,    false, NULL, NULL,
-                            NULL, 0,   NULL,           NULL, 0,     NULL};
+                            NULL, 0,   NULL,           NULL, 0,     NULL, 0};
         pf_graph_path p;
         memcpy(pos, r.pos, 3 * r.n * sizeof(double));
         r.from[r.m] = r.n;
@@ -700,7 +704,7 @@ START_TEST(graph_alt_closes_fewer) {
         r.cost[r.m] = 1;
         r.both[r.m] = 0;
         {
-            pf_graph_spec s = {n, 2, pos, r.m + 1, r.from, r.to, r.cost, r.both, 4};
+            pf_graph_spec s = {n, 2, pos, r.m + 1, r.from, r.to, r.cost, r.both, 4, NULL, NULL};
             ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
         }
         ck_assert_int_eq(pf_graph_search(g, ctx, &q, &p), PF_NO_PATH);
@@ -758,9 +762,11 @@ START_TEST(graph_goals_random_graphs) {
                 if (r.non[goals[i]] && d[goals[i]] < best) best = d[goals[i]];
             for (int al = 0; al < PF_GRAPH_ALGORITHMS; al++) {
                 bool partial = tu_below(&st, 2);
-                pf_graph_query q = {
-                    s, 0,   (pf_graph_algorithm)al, 0, partial, NULL, NULL, goals, ng, NULL, NULL,
-                    0, NULL};
+                pf_graph_query q = {s,    0,       (pf_graph_algorithm)al,
+                                    0,    partial, NULL,
+                                    NULL, goals,   ng,
+                                    NULL, NULL,    0,
+                                    NULL, 0};
                 pf_graph_path p;
                 pf_status rs = pf_graph_search(g, ctx, &q, &p);
                 if (isfinite(best)) {
@@ -997,7 +1003,8 @@ START_TEST(graph_edge_snap_random_graphs) {
                     }
                 for (int al = 0; al < PF_GRAPH_ALGORITHMS; al++) {
                     pf_graph_query q = {
-                        0, 0, (pf_graph_algorithm)al, 0, false, NULL, NULL, gn, ng, sn, sc, ns, gc};
+                        0,  0, (pf_graph_algorithm)al, 0, false, NULL, NULL, gn, ng, sn, sc, ns,
+                        gc, 0};
                     pf_graph_path pp;
                     pf_status rs = pf_graph_search(g, ctx, &q, &pp);
                     if (!isfinite(best)) {
@@ -1048,6 +1055,70 @@ START_TEST(graph_edge_snap_random_graphs) {
 }
 END_TEST
 
+/* Tag filters: random tag bits on nodes and edges and a random mask; the
+ * reference searches the graph with the tagged edges and nodes (but the
+ * start) disabled. */
+START_TEST(graph_tag_filter_random_graphs) {
+    uint64_t st = tu_seed("graph_tag_filter_random_graphs", 0x67a90009);
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    unsigned mismatches = 0, reached = 0, cut = 0;
+    for (int it = 0; it < 1500; it++) {
+        rgraph r, f;
+        pf_graph *g;
+        uint64_t *nt, *et;
+        double *d = NULL;
+        rg_random(&st, &r);
+        nt = calloc(r.n, sizeof(uint64_t));
+        et = calloc(r.m + 1, sizeof(uint64_t));
+        for (uint32_t v = 0; v < r.n; v++)
+            if (tu_below(&st, 5) == 0) nt[v] = UINT64_C(1) << tu_below(&st, 64);
+        for (uint32_t e = 0; e < r.m; e++)
+            if (tu_below(&st, 4) == 0) et[e] = UINT64_C(1) << tu_below(&st, 3);
+        {
+            pf_graph_spec sp = {r.n,    r.dim,  r.pos,   r.m, r.from, r.to,
+                                r.cost, r.both, r.m % 5, nt,  et};
+            ck_assert_int_eq(pf_graph_build(&sp, &g, NULL), PF_OK);
+        }
+        d = malloc(r.n * sizeof(double));
+        for (int k = 0; k < 4; k++) {
+            uint32_t s = tu_below(&st, r.n), t = tu_below(&st, r.n);
+            uint64_t mask = (UINT64_C(1) << tu_below(&st, 3)) | (k == 3 ? nt[t] : 0);
+            f = r;
+            f.eon = malloc(r.m + 1);
+            f.non = malloc(r.n);
+            for (uint32_t e = 0; e < r.m; e++) f.eon[e] = r.eon[e] && !(et[e] & mask);
+            for (uint32_t v = 0; v < r.n; v++) f.non[v] = r.non[v] && (v == s || !(nt[v] & mask));
+            ref_dijkstra(&f, s, d);
+            for (int al = 0; al < PF_GRAPH_ALGORITHMS; al++) {
+                pf_graph_query q = {
+                    s,    t,   (pf_graph_algorithm)al, 0, false, NULL, NULL, NULL, 0, NULL, NULL, 0,
+                    NULL, mask};
+                pf_graph_path p;
+                pf_status rs = pf_graph_search(g, ctx, &q, &p);
+                if (isfinite(d[t]) && (t == s || !(nt[t] & mask))) {
+                    reached++;
+                    if (rs != PF_OK || !near_eq(p.cost, d[t]) || !walk_ok(&f, s, &p)) mismatches++;
+                } else {
+                    cut++;
+                    if (rs != PF_NO_PATH) mismatches++;
+                }
+            }
+            free(f.eon);
+            free(f.non);
+        }
+        free(d);
+        free(nt);
+        free(et);
+        pf_graph_release(g);
+        rg_free(&r);
+    }
+    ck_assert_uint_eq(mismatches, 0);
+    ck_assert_uint_gt(reached, 3000);
+    ck_assert_uint_gt(cut, 3000);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
 TU_SUITE(graph) {
     Suite *s = suite_create("graph");
     TCase *tc = tcase_create("core");
@@ -1067,6 +1138,7 @@ TU_SUITE(graph) {
     tcase_add_test(slow, graph_goals_random_graphs);
     tcase_add_test(slow, graph_rows_random_graphs);
     tcase_add_test(slow, graph_edge_snap_random_graphs);
+    tcase_add_test(slow, graph_tag_filter_random_graphs);
     suite_add_tcase(s, slow);
     return s;
 }

@@ -235,7 +235,7 @@ START_TEST(graph_json_store_round_trip) {
                         "\"edges\":[{\"id\":\"e\",\"cost\":2.25},{\"index\":1,\"enabled\":false}]}";
     pf_graph_spec s;
     ck_assert_int_eq(upload(text, &d, &e), PF_OK);
-    s = (pf_graph_spec){d.n, d.dim, d.pos, d.m, d.from, d.to, d.cost, d.both, 0};
+    s = (pf_graph_spec){d.n, d.dim, d.pos, d.m, d.from, d.to, d.cost, d.both, 0, NULL, NULL};
     ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
     ck_assert_int_eq(pf_graph_patch_parse(patch, strlen(patch), 0, &p, &e), PF_OK);
     ck_assert_int_eq(pf_graph_patch_resolve(&p, &d, &ch, &e), PF_OK);
@@ -265,7 +265,8 @@ START_TEST(graph_json_store_round_trip) {
         pf_graph_toggle nodes[1] = {{1, false}}, edges[1] = {{1, false}};
         pf_graph_cost_change costs[1] = {{0, 2.25}};
         pf_graph_change c2 = {costs, 1, edges, nodes, 1, 1};
-        s = (pf_graph_spec){d2.n, d2.dim, d2.pos, d2.m, d2.from, d2.to, d2.cost, d2.both, 0};
+        s = (pf_graph_spec){d2.n,    d2.dim,  d2.pos, d2.m, d2.from, d2.to,
+                            d2.cost, d2.both, 0,      NULL, NULL};
         ck_assert_int_eq(pf_graph_build(&s, &g3, NULL), PF_OK);
         pf_graph_release(g3 == NULL ? NULL : g3);
         ck_assert_int_eq(pf_graph_build(&s, &g3, NULL), PF_OK);

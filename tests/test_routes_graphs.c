@@ -460,6 +460,17 @@ START_TEST(routes_graphs_edge_snap) {
     it_call_error(&s, "POST", "/v1/maps/g/path", "application/json",
                   "{\"start\":\"a\",\"goal\":\"b\",\"snap\":\"cell\"}", 422, "invalid_value",
                   "snap");
+    /* Tag filters: c carries "door"; keeping off it, 4 is out of reach
+     * (a-b-c-4 and a-c both enter c); an unknown tag is 422. */
+    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4,\"exclude_tags\":[\"door\"]}");
+    ck_assert(!it_truth(j, "found"));
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/maps/g/path?start=a&goal=b&exclude_tags=door", NULL, NULL, 200);
+    ck_assert_double_eq_tol(it_num(j, "cost"), 10, 1e-9);
+    cJSON_Delete(j);
+    it_call_error(&s, "POST", "/v1/maps/g/path", "application/json",
+                  "{\"start\":\"a\",\"goal\":4,\"exclude_tags\":[\"lava\"]}", 422, "invalid_value",
+                  "exclude_tags[0]");
     it_stop(&s);
 }
 END_TEST
