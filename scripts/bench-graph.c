@@ -17,7 +17,9 @@
  *
  * BENCH_GRAPH_QUERIES (5000) and BENCH_GRAPH_BIG_QUERIES (50) set how many
  * queries each algorithm runs on the small and the big graphs;
- * BENCH_GRAPH_LANDMARKS (8, pathd's --graph-landmarks) how many ALT
+ * BENCH_GRAPH_JSON=FILE writes the game graph's upload to FILE (for
+ * scripts/bench-graph-http.sh); BENCH_GRAPH_LANDMARKS (8, pathd's
+ * --graph-landmarks) how many ALT
  * landmarks each graph gets (each graph is built without them first, for
  * the build times side by side).
  *
@@ -80,7 +82,7 @@ static void run_queries(const char *name, const pf_graph *g, uint32_t nn, size_t
                                 0,         false,     NULL,
                                 NULL,      NULL,      0,
                                 NULL,      NULL,      0,
-                                NULL};
+                                NULL,      0};
             pf_graph_path p;
             double t0 = now_us();
             pf_status st = pf_graph_search(g, ctx, &q, &p);
@@ -168,6 +170,12 @@ static void game_graph(void) {
         }
     }
     len += (size_t)snprintf(json + len, cap - len, "]}");
+    /* BENCH_GRAPH_JSON=FILE: the upload written out too, for the HTTP
+     * figures (scripts/bench-graph-http.sh). */
+    if (getenv("BENCH_GRAPH_JSON")) {
+        FILE *out = fopen(getenv("BENCH_GRAPH_JSON"), "w");
+        if (!out || fwrite(json, 1, len, out) != len || fclose(out)) exit(1);
+    }
     t0 = now_us();
     if (pf_jsonr_parse(json, len, &root, &e) || pf_graph_doc_from_json(root, &lim, &d, &e)) {
         fprintf(stderr, "bench-graph: %s: %s\n", e.field, e.message);
@@ -219,6 +227,17 @@ static void game_graph(void) {
         printf("game 5k snapping brute force (+ one kd call): p50 %.3f us a call; kd-tree "
                "mismatches %zu of 5000\n",
                pct(blk, 5, 0.5), mism);
+        /* snap "edge": a scan of every edge (no index), per call. */
+        for (size_t b = 0; b < 5; b++) {
+            double t1 = now_us();
+            for (size_t i = b * 200; i < (b + 1) * 200; i++) {
+                double p[3] = {pts[2 * i], pts[2 * i + 1], 0}, at;
+                sink += pf_graph_nearest_edge(g, p, &at, NULL);
+            }
+            blk[b] = (now_us() - t1) / 200;
+        }
+        printf("game 5k snap edge (a scan of %u edges): p50 %.3f us a call\n", d.m,
+               pct(blk, 5, 0.5));
         free(pts);
         free(blk);
     }
@@ -330,7 +349,8 @@ static void grid_graph(const char *name, int w, int h, const char *cells, size_t
                                     NULL,
                                     NULL,
                                     0,
-                                    NULL};
+                                    NULL,
+                                    0};
                 if (pf_graph_search(g, ctx, &q, &p) || fabs(p.cost / 1000 - opt) > 1e-3) bad++;
                 q.algorithm = PF_GRAPH_ALT;
                 if (pf_graph_search(g, ctx, &q, &p) || fabs(p.cost / 1000 - opt) > 1e-3) bad_alt++;
