@@ -20,8 +20,8 @@
 typedef struct table_req {
     pf_graph_table_request q;
     bool begun;
-    double *sdist, *ddist; /* how far each point was from its node (one block, */
-    uint32_t *src, *dst;   /* with the places as nodes: sdist owns it) */
+    double *sdist, *ddist; /* how far each point was from its node (sdist owns both) */
+    uint32_t *src, *dst;   /* the places as nodes (src owns both) */
     double *costs;         /* nsources x ntargets */
     size_t next;           /* the next row */
     pf_jsonw pw;           /* the paths so far, with paths */
@@ -44,6 +44,7 @@ static pf_status table_parse(const pf_kind_env *env, const char *body, size_t le
 static void table_free(void *req) {
     table_req *tr = req;
     free(tr->sdist);
+    free(tr->src);
     free(tr->costs);
     if (tr->pw.buf) pf_jsonw_free(&tr->pw);
     pf_graph_table_request_clear(&tr->q);
@@ -82,13 +83,12 @@ static pf_status begin_table(const pf_mapver *mv, table_req *tr, pf_proto_error 
     const pf_graph *g = pf__graph_world_of(mv)->g;
     size_t n = q->nsources + q->ntargets;
     pf_status st;
-    /* One block: the distances, then the nodes (aligned for both). */
-    tr->sdist = malloc(n * (sizeof(uint32_t) + sizeof(double)));
+    tr->sdist = malloc(n * sizeof(double));
+    tr->src = malloc(n * sizeof(uint32_t));
     tr->costs = malloc(q->nsources * q->ntargets * sizeof(double));
-    if (!tr->sdist || !tr->costs)
+    if (!tr->sdist || !tr->src || !tr->costs)
         return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     tr->ddist = tr->sdist + q->nsources;
-    tr->src = (uint32_t *)(tr->ddist + q->ntargets);
     tr->dst = tr->src + q->nsources;
     for (size_t i = 0; i < q->nsources; i++) {
         char f[48];
