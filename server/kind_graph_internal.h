@@ -67,6 +67,12 @@ void pf__graph_scratch_put(const pf_kind_env *env, void *scratch);
 pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t i,
                              const char *prefix, pf_jsonw *w, pf_proto_error *e);
 
+/* A place as a node: its id looked up, or its point snapped to the
+ * nearest enabled node (*dist how far). 422 naming `f` for an unknown id,
+ * a point of the wrong dimension, no enabled node (blocked). */
+pf_status pf__graph_resolve(const pf_mapver *mv, const pf_graph_place *p, const char *f,
+                            uint32_t *v, double *dist, pf_proto_error *e);
+
 /* kind_graph_table.c: distance tables (PF_KIND_TABLES). */
 extern const pf_kind_request_ops pf__graph_table;
 

@@ -131,8 +131,8 @@ bool pf__graph_path_cached(const pf_mapver *mv, const void *q, size_t i, pf_json
 /* A place as a node: its id looked up, or its point snapped. 422 naming
  * `f` for an unknown id, a point of the wrong dimension, or no enabled node
  * (blocked); *dist the snap's distance. */
-static pf_status resolve(const pf_mapver *mv, const pf_graph_place *p, const char *f, uint32_t *v,
-                         double *dist, pf_proto_error *e) {
+pf_status pf__graph_resolve(const pf_mapver *mv, const pf_graph_place *p, const char *f,
+                            uint32_t *v, double *dist, pf_proto_error *e) {
     const pf__graph_world *gw = pf__graph_world_of(mv);
     pf_graph_info gi;
     *dist = 0;
@@ -183,7 +183,7 @@ static pf_status resolve_end(const pf_mapver *mv, const pf_graph_place *p, bool 
     memset(out, 0, sizeof(*out));
     out->place = p;
     if (!p->is_point || !snap_edge) {
-        pf_status st = resolve(mv, p, f, &out->node, &out->dist, e);
+        pf_status st = pf__graph_resolve(mv, p, f, &out->node, &out->dist, e);
         out->n = 1;
         out->nodes[0] = out->node;
         return st;

@@ -51,32 +51,6 @@ static void table_free(void *req) {
     free(tr);
 }
 
-/* A place as a node, as a path's start or goal is (422 naming `f`). */
-static pf_status place_node(const pf_mapver *mv, const pf_graph_place *p, const char *f,
-                            uint32_t *v, double *dist, pf_proto_error *e) {
-    const pf__graph_world *gw = pf__graph_world_of(mv);
-    pf_graph_info gi;
-    *dist = 0;
-    if (!p->is_point) {
-        if ((*v = pf_graph_doc_node(&gw->doc->d, p->id)) == PF_GRAPH_NONE)
-            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
-                                      "Map '%s' has no node '%.64s'.", mv->id, p->id);
-        if (!pf_graph_node_enabled(gw->g, *v))
-            return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
-                                      "Node '%.64s' of map '%s' is disabled.", p->id, mv->id);
-        return PF_OK;
-    }
-    pf_graph_get_info(gw->g, &gi);
-    if (p->dims != gi.dim)
-        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
-                                  "Map '%s' is a %dD graph; %s has %d coordinates.", mv->id, gi.dim,
-                                  f, p->dims);
-    if ((*v = pf_graph_nearest(gw->g, p->p, dist, NULL)) == PF_GRAPH_NONE)
-        return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
-                                  "Every node of map '%s' is disabled.", mv->id);
-    return PF_OK;
-}
-
 /* The first part: the places as nodes, the costs, the unreachable pairs. */
 static pf_status begin_table(const pf_mapver *mv, table_req *tr, pf_proto_error *e) {
     const pf_graph_table_request *q = &tr->q;
@@ -93,12 +67,14 @@ static pf_status begin_table(const pf_mapver *mv, table_req *tr, pf_proto_error 
     for (size_t i = 0; i < q->nsources; i++) {
         char f[48];
         snprintf(f, sizeof(f), "sources[%zu]", i);
-        if ((st = place_node(mv, &q->sources[i], f, &tr->src[i], &tr->sdist[i], e))) return st;
+        if ((st = pf__graph_resolve(mv, &q->sources[i], f, &tr->src[i], &tr->sdist[i], e)))
+            return st;
     }
     for (size_t j = 0; j < q->ntargets; j++) {
         char f[48];
         snprintf(f, sizeof(f), "targets[%zu]", j);
-        if ((st = place_node(mv, &q->targets[j], f, &tr->dst[j], &tr->ddist[j], e))) return st;
+        if ((st = pf__graph_resolve(mv, &q->targets[j], f, &tr->dst[j], &tr->ddist[j], e)))
+            return st;
     }
     for (size_t i = 0; i < q->nsources; i++)
         for (size_t j = 0; j < q->ntargets; j++)
