@@ -17,6 +17,12 @@ static void topo_free(pf__graph_topo *t) {
     free(t->eboth);
     free(t->kd);
     free(t->kdaxis);
+    if (t->lm_to != t->lm_from) free(t->lm_to);
+    free(t->lm_from);
+    free(t->lm_node);
+    free(t->lm_base);
+    free(t->ntags);
+    free(t->etags);
     free(t);
 }
 
@@ -46,6 +52,59 @@ static double measure_ratio(const pf_graph *g) {
     }
     if (!isfinite(r)) return 0;
     return r * (1 - 1e-9);
+}
+
+/* The PATCH rule's factor (graph.h): the smallest cost / base cost over
+ * the enabled edges whose base cost is positive, at most 1, scaled down by
+ * 1e-12 against rounding; 0 without landmarks. */
+static double measure_lm_scale(const pf_graph *g) {
+    const pf__graph_topo *t = g->t;
+    double s = 1;
+    if (!t->lm_k) return 0;
+    for (uint32_t e = 0; e < t->m; e++)
+        if (t->lm_base[e] > 0 && pf__bit(g->eon, e) && g->cost[e] < s * t->lm_base[e])
+            s = g->cost[e] / t->lm_base[e];
+    return s * (1 - 1e-12);
+}
+
+static uint32_t uf_find(uint32_t *p, uint32_t v) {
+    while (p[v] != v) {
+        p[v] = p[p[v]];
+        v = p[v];
+    }
+    return v;
+}
+
+/* g->comp: the weak components of the enabled graph (union-find over the
+ * enabled edges between enabled nodes), numbered 0.. by lowest node. */
+static void measure_components(pf_graph *g) {
+    const pf__graph_topo *t = g->t;
+    uint32_t *p = g->comp;
+    for (uint32_t v = 0; v < t->n; v++) p[v] = v;
+    for (uint32_t e = 0; e < t->m; e++) {
+        uint32_t a, b;
+        if (!pf__bit(g->eon, e) || !pf__bit(g->non, t->efrom[e]) || !pf__bit(g->non, t->eto[e]))
+            continue;
+        a = uf_find(p, t->efrom[e]);
+        b = uf_find(p, t->eto[e]);
+        if (a < b)
+            p[b] = a;
+        else if (b < a)
+            p[a] = b;
+    }
+    /* Every node to its root, each set's lowest node; then in order a
+     * root gets the next number and every other node its root's (the
+     * root, lower, is numbered by then). */
+    for (uint32_t v = 0; v < t->n; v++) p[v] = uf_find(p, v);
+    g->ncomp = 0;
+    for (uint32_t v = 0; v < t->n; v++) p[v] = p[v] == v ? g->ncomp++ : p[p[v]];
+}
+
+/* The measures a version keeps of its state. */
+static void measure(pf_graph *g) {
+    g->ratio = measure_ratio(g);
+    g->lm_scale = measure_lm_scale(g);
+    measure_components(g);
 }
 
 static void set_fault(pf_graph_fault *f, int what, uint32_t i) {
@@ -81,7 +140,9 @@ static pf_graph *version_create(pf__graph_topo *t, const double *cost) {
     g->cost = alloc_n(t->m, sizeof(double));
     g->eon = alloc_n(words(t->m), sizeof(uint64_t));
     g->non = alloc_n(words(t->n), sizeof(uint64_t));
-    if (!g->cost || !g->eon || !g->non) {
+    g->comp = alloc_n(t->n, sizeof(uint32_t));
+    if (!g->cost || !g->eon || !g->non || !g->comp) {
+        free(g->comp);
         free(g->cost);
         free(g->eon);
         free(g->non);
@@ -91,8 +152,8 @@ static pf_graph *version_create(pf__graph_topo *t, const double *cost) {
     atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
     g->t = t;
     if (t->m) memcpy(g->cost, cost, (size_t)t->m * sizeof(double));
-    g->bytes =
-        sizeof(*g) + (size_t)t->m * sizeof(double) + (words(t->m) + words(t->n)) * sizeof(uint64_t);
+    g->bytes = sizeof(*g) + (size_t)t->m * sizeof(double) +
+               (words(t->m) + words(t->n)) * sizeof(uint64_t) + (size_t)t->n * sizeof(uint32_t);
     return g;
 }
 
@@ -151,14 +212,27 @@ pf_status pf_graph_build(const pf_graph_spec *s, pf_graph **out, pf_graph_fault 
         }
     }
     if ((st = pf__graph_kd_build(t))) goto out;
+    /* Landmarks add their own bytes to t->bytes. */
     t->bytes = sizeof(*t) + (size_t)t->n * (3 * sizeof(double) + sizeof(uint32_t) * 2 + 1) +
                sizeof(uint32_t) + narcs * 2 * sizeof(uint32_t) +
                (size_t)t->m * (2 * sizeof(uint32_t) + 1);
     st = PF_ENOMEM;
+    if (s->node_tags) {
+        if (!(t->ntags = alloc_n(t->n, sizeof(uint64_t)))) goto out;
+        memcpy(t->ntags, s->node_tags, (size_t)t->n * sizeof(uint64_t));
+        t->bytes += (size_t)t->n * sizeof(uint64_t);
+    }
+    if (s->edge_tags && t->m) {
+        if (!(t->etags = alloc_n(t->m, sizeof(uint64_t)))) goto out;
+        memcpy(t->etags, s->edge_tags, (size_t)t->m * sizeof(uint64_t));
+        t->bytes += (size_t)t->m * sizeof(uint64_t);
+    }
+    if ((st = pf__graph_landmarks_build(t, s->cost, s->landmarks))) goto out;
+    st = PF_ENOMEM;
     if (!(g = version_create(t, s->cost))) goto out;
     memset(g->eon, 0xff, words(t->m) * sizeof(uint64_t));
     memset(g->non, 0xff, words(t->n) * sizeof(uint64_t));
-    g->ratio = measure_ratio(g);
+    measure(g);
     *out = g;
     st = PF_OK;
 out:
@@ -179,6 +253,7 @@ void pf_graph_release(const pf_graph *g) {
     free(w->cost);
     free(w->eon);
     free(w->non);
+    free(w->comp);
     free(w);
 }
 
@@ -220,7 +295,7 @@ pf_status pf_graph_change_apply(const pf_graph *g, const pf_graph_change *ch, pf
         set_bit(n->non, ch->nodes[i].index, ch->nodes[i].enabled);
     for (uint32_t e = 0; e < t->m; e++) n->disabled_edges += !pf__bit(n->eon, e);
     for (uint32_t v = 0; v < t->n; v++) n->disabled_nodes += !pf__bit(n->non, v);
-    n->ratio = measure_ratio(n);
+    measure(n);
     *out = n;
     return PF_OK;
 }
@@ -236,6 +311,9 @@ void pf_graph_get_info(const pf_graph *g, pf_graph_info *info) {
     info->disabled_edges = g->disabled_edges;
     info->dim = t->dim;
     info->ratio = g->ratio;
+    info->landmarks = t->lm_k;
+    info->lm_scale = g->lm_scale;
+    info->components = g->ncomp;
     info->topo_bytes = t->bytes;
     info->state_bytes = g->bytes;
 }
@@ -243,6 +321,12 @@ void pf_graph_get_info(const pf_graph *g, pf_graph_info *info) {
 const double *pf_graph_node_pos(const pf_graph *g, uint32_t i) { return g->t->pos + 3 * (size_t)i; }
 
 bool pf_graph_node_enabled(const pf_graph *g, uint32_t i) { return pf__bit(g->non, i); }
+
+uint64_t pf_graph_edge_tags(const pf_graph *g, uint32_t i) {
+    return g->t->etags ? g->t->etags[i] : 0;
+}
+
+uint32_t pf_graph_component(const pf_graph *g, uint32_t i) { return g->comp[i]; }
 
 void pf_graph_edge(const pf_graph *g, uint32_t i, uint32_t *from, uint32_t *to, double *cost,
                    bool *both, bool *enabled) {

@@ -57,7 +57,16 @@ typedef struct pf_graph_spec {
     const uint32_t *from, *to;
     const double *cost;
     const uint8_t *both;
+    /* ALT landmarks to choose (0: none; at most PF_GRAPH_MAX_LANDMARKS,
+     * and no more than the nodes): see pf_graph_search's "alt". */
+    uint32_t landmarks;
+    /* Tags as bits (NULL: none): a query's exclude_tags keeps the search
+     * off edges and nodes carrying any of its bits. */
+    const uint64_t *node_tags, *edge_tags;
 } pf_graph_spec;
+
+/* The most landmarks a graph keeps. */
+#define PF_GRAPH_MAX_LANDMARKS 64
 
 /* Which element made pf_graph_build or pf_graph_change refuse. */
 typedef struct pf_graph_fault {
@@ -104,9 +113,12 @@ typedef struct pf_graph_info {
     uint32_t max_degree;         /* most arcs leaving one node */
     uint32_t disabled_nodes, disabled_edges;
     int dim;
-    double ratio;       /* the heuristic's scale (above) */
-    size_t topo_bytes;  /* the shared topology and index */
-    size_t state_bytes; /* this version's costs and bits */
+    double ratio;        /* the heuristic's scale (above) */
+    uint32_t landmarks;  /* ALT landmarks of the topology */
+    double lm_scale;     /* this version's factor on their bounds (0: unused) */
+    uint32_t components; /* weak components of the enabled graph */
+    size_t topo_bytes;   /* the shared topology and index */
+    size_t state_bytes;  /* this version's costs and bits */
 } pf_graph_info;
 void pf_graph_get_info(const pf_graph *g, pf_graph_info *info);
 /* Node i's position (3 doubles) and whether it is enabled; edge i's
@@ -116,11 +128,26 @@ bool pf_graph_node_enabled(const pf_graph *g, uint32_t i);
 void pf_graph_edge(const pf_graph *g, uint32_t i, uint32_t *from, uint32_t *to, double *cost,
                    bool *both, bool *enabled);
 
+/* Edge i's tag bits (pf_graph_spec's edge_tags; 0 without). */
+uint64_t pf_graph_edge_tags(const pf_graph *g, uint32_t i);
+
+/* Node i's weak component in this version (edges taken both ways, only
+ * enabled edges between enabled nodes; a disabled node is alone): nodes
+ * of different components cannot reach each other. i must be in range. */
+uint32_t pf_graph_component(const pf_graph *g, uint32_t i);
+
 /* The enabled node nearest to p (3 doubles; Euclidean distance over the
  * graph's dimensions), the lower index among equals, through the kd-tree;
  * PF_GRAPH_NONE when every node is disabled. *dist gets its distance.
  * *visited (may be NULL) counts the tree nodes looked at. */
 uint32_t pf_graph_nearest(const pf_graph *g, const double p[3], double *dist, uint32_t *visited);
+
+/* The nearest point to p on an enabled edge between enabled nodes
+ * (Euclidean over the graph's dimensions): its edge (PF_GRAPH_NONE when
+ * there is none), *at the fraction along it from its `from` node (0..1),
+ * *dist the distance; ties to the lower edge index. O(edges): every edge
+ * is looked at (a brute-force scan, no index). */
+uint32_t pf_graph_nearest_edge(const pf_graph *g, const double p[3], double *at, double *dist);
 
 /* A search's scratch: distances, parents, the open list and the path.
  * One per thread; reused across graphs of any size. */
@@ -130,9 +157,36 @@ void pf_graph_ctx_destroy(pf_graph_ctx *ctx);
 /* Bytes it holds now. */
 size_t pf_graph_ctx_memory(const pf_graph_ctx *ctx);
 
-typedef enum pf_graph_algorithm { PF_GRAPH_DIJKSTRA = 0, PF_GRAPH_ASTAR = 1 } pf_graph_algorithm;
-#define PF_GRAPH_ALGORITHMS 2
-/* "dijkstra", "astar"; NULL past the last. */
+/* ALT (Goldberg and Harrelson 2005: A*, landmarks, triangle inequality):
+ * A* whose heuristic is also the landmarks' bound. pf_graph_build picks
+ * spec->landmarks landmarks by farthest-point selection on the graph as
+ * uploaded (every node and edge enabled, the upload's costs: the "base")
+ * and keeps each node's shortest distance from and to every landmark, in
+ * the topology, shared by every version. For a node v and the goal t the
+ * bound is max over landmarks L of d(L,t) - d(L,v) and d(v,L) - d(t,L)
+ * (a term with an infinite distance is skipped, or proves that v cannot
+ * reach t: then v is not searched unless a partial answer was asked for).
+ *
+ * The PATCH rule. Disabling edges or nodes and raising costs only make
+ * distances longer, so the base's bounds stay lower bounds. Enabling an
+ * edge or node disabled since the upload never goes below the base
+ * either (the base has every edge and node enabled). Only a cost below the
+ * base's can: a version keeps lm_scale = the smallest cost / base cost
+ * over the edges (1 when none is cheaper), and scales the bound by it: if
+ * every cost is at least s times its base, every distance is at least s
+ * times the base's, so s times the bound is a lower bound, and consistent
+ * (s x a consistent heuristic of a cheaper metric). A version whose s is 0
+ * (an edge made free) uses the straight line alone, as astar. No PATCH
+ * recomputes landmarks: a PATCH costs O(edges), and a re-upload picks new
+ * ones. The heuristic is the larger of this bound and astar's straight
+ * line, so alt never closes more nodes than astar (up to ties). */
+typedef enum pf_graph_algorithm {
+    PF_GRAPH_DIJKSTRA = 0,
+    PF_GRAPH_ASTAR = 1,
+    PF_GRAPH_ALT = 2
+} pf_graph_algorithm;
+#define PF_GRAPH_ALGORITHMS 3
+/* "dijkstra", "astar", "alt"; NULL past the last. */
 const char *pf_graph_algorithm_name(pf_graph_algorithm a);
 
 typedef struct pf_graph_query {
@@ -147,6 +201,25 @@ typedef struct pf_graph_query {
      * NULL: never. */
     bool (*stop)(void *arg);
     void *stop_arg;
+    /* Several goals (ngoals > 0: goal is ignored): the search stops at the
+     * cheapest one reached; out->end names it. A* uses the least straight
+     * line to the goals (their bounding box past 16 goals); alt runs as
+     * astar. Goals disabled or in another weak component are skipped
+     * without a search; duplicates are allowed. */
+    const uint32_t *goals;
+    size_t ngoals;
+    /* Edge snapping: several starts, each at a cost (nstarts > 0: start
+     * is ignored; disabled ones are skipped), and with goals a cost to pay
+     * on arriving at each (NULL: 0). The answer's cost includes both; the
+     * path begins at the start it came from. */
+    const uint32_t *starts;
+    const double *start_costs;
+    size_t nstarts;
+    const double *goal_costs;
+    /* Tag filter: edges and nodes whose tags (pf_graph_spec) share a bit
+     * with this are not walked or entered (a start is left even so; a
+     * goal so tagged is unreachable). 0: none. */
+    uint64_t exclude_tags;
 } pf_graph_query;
 
 /* A search's answer; nodes and edges point into the context (valid until
@@ -168,5 +241,28 @@ typedef struct pf_graph_path {
  * algorithm), PF_ENOMEM. out->expanded is set in every case. */
 pf_status pf_graph_search(const pf_graph *g, pf_graph_ctx *ctx, const pf_graph_query *q,
                           pf_graph_path *out);
+
+/* One row of a distance table: Dijkstra from `source` to the targets,
+ * stopped once every target it can reach is closed. Targets disabled or
+ * in another weak component get INFINITY without a search (a source whose
+ * targets are all such searches nothing). costs[j] is target j's optimal
+ * cost or INFINITY. max_expanded (0: none) bounds the nodes closed
+ * (PF_EBUDGET), stop as pf_graph_query's (PF_ECANCELED); *expanded is set
+ * in every case. PF_ERANGE (an index out of range), PF_EBLOCKED (source
+ * disabled), PF_ENOMEM. After PF_OK, pf_graph_row_path gives the path to
+ * a target of finite cost until the context's next search. */
+typedef struct pf_graph_row {
+    uint32_t source;
+    const uint32_t *targets;
+    size_t ntargets;
+    uint64_t max_expanded;
+    bool (*stop)(void *arg);
+    void *stop_arg;
+} pf_graph_row;
+pf_status pf_graph_row_run(const pf_graph *g, pf_graph_ctx *ctx, const pf_graph_row *q,
+                           double *costs, uint64_t *expanded);
+/* The last row's path to `target` (reached: cost finite). PF_NO_PATH when
+ * the row did not reach it, PF_ENOMEM. */
+pf_status pf_graph_row_path(pf_graph_ctx *ctx, uint32_t target, pf_graph_path *out);
 
 #endif

@@ -25,6 +25,16 @@ typedef struct pf__graph_topo {
      * [lo, mid) holds coordinates <= the root's, (mid, hi) >= it. */
     uint32_t *kd;
     uint8_t *kdaxis;
+    /* ALT landmarks (graph.h), chosen on the base: lm_k of them (0: none),
+     * lm_node[i] the i-th; lm_from[v * lm_k + i] = d(L_i, v) and
+     * lm_to[v * lm_k + i] = d(v, L_i) (INFINITY: no path; lm_to is
+     * lm_from when every edge is two-way), lm_base the upload's costs,
+     * lm_margin what a bound gives up so rounding never overestimates. */
+    uint32_t lm_k;
+    uint32_t *lm_node;
+    double *lm_from, *lm_to, *lm_base;
+    double lm_margin;
+    uint64_t *ntags, *etags; /* tags as bits, or NULL */
     size_t bytes;
 } pf__graph_topo;
 
@@ -37,12 +47,19 @@ struct pf_graph {
     uint64_t *non; /* n bits: node enabled */
     uint32_t disabled_nodes, disabled_edges;
     double ratio;
+    double lm_scale; /* graph.h's PATCH rule: the landmarks' factor */
+    uint32_t *comp;  /* n: weak component of each node (this version) */
+    uint32_t ncomp;
     size_t bytes;
 };
 
 static inline bool pf__bit(const uint64_t *bits, uint32_t i) {
     return (bits[i >> 6] >> (i & 63)) & 1u;
 }
+
+/* Chooses k landmarks of t over the costs `cost` (every edge and node
+ * enabled) and fills t->lm_*; k 0 or no node: none. PF_ENOMEM. */
+pf_status pf__graph_landmarks_build(pf__graph_topo *t, const double *cost, uint32_t k);
 
 /* Builds t's kd-tree (t->kd, t->kdaxis allocated). PF_ENOMEM. */
 pf_status pf__graph_kd_build(pf__graph_topo *t);

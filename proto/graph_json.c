@@ -566,19 +566,59 @@ void pf_graph_doc_write(pf_jsonw *w, const pf_graph_doc *d, const pf_graph *g) {
 
 /* Path queries */
 
-static const char *const query_members[] = {"start",   "goal",  "algorithm",   "max_expanded",
-                                            "partial", "cache", "deadline_ms", NULL};
+static const char *const query_members[] = {"start",        "goal",         "goals", "algorithm",
+                                            "max_expanded", "partial",      "cache", "deadline_ms",
+                                            "snap",         "exclude_tags", NULL};
+
+static pf_status read_place(const cJSON *it, const char *field, pf_graph_place *p,
+                            pf_proto_error *e);
+
+/* One more tag to keep off (1..PF_GRAPH_TAG_MAX bytes, at most
+ * PF_GRAPH_EXCLUDE_MAX). */
+static pf_status add_exclude(pf_graph_path_request *q, const char *tag, const char *field,
+                             pf_proto_error *e) {
+    size_t len = strlen(tag);
+    if (len == 0 || len > PF_GRAPH_TAG_MAX)
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
+                                  "A tag is 1 to %d bytes.", PF_GRAPH_TAG_MAX);
+    if (q->nexclude == PF_GRAPH_EXCLUDE_MAX)
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
+                                  "At most %d tags to exclude.", PF_GRAPH_EXCLUDE_MAX);
+    memcpy(q->exclude_tags[q->nexclude++], tag, len + 1);
+    return PF_OK;
+}
+
+/* "node" (a point goes to the nearest node) or "edge" (to the nearest
+ * point on an edge). */
+static pf_status read_snap(const char *v, const char *field, bool *edge, pf_proto_error *e) {
+    if (strcmp(v, "node") == 0 || strcmp(v, "edge") == 0) {
+        *edge = v[0] == 'e';
+        return PF_OK;
+    }
+    return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
+                              "Unknown snap '%.40s'; use node or edge.", v);
+}
 
 static pf_status read_algorithm(const char *s, const char *field, pf_graph_algorithm *a,
                                 pf_proto_error *e) {
-    if (strcmp(s, "auto") == 0 || strcmp(s, "astar") == 0)
+    if (strcmp(s, "auto") == 0)
+        *a = PF_GRAPH_AUTO;
+    else if (strcmp(s, "astar") == 0)
         *a = PF_GRAPH_ASTAR;
     else if (strcmp(s, "dijkstra") == 0)
         *a = PF_GRAPH_DIJKSTRA;
+    else if (strcmp(s, "alt") == 0)
+        *a = PF_GRAPH_ALT;
     else
         return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
-                                  "Unknown algorithm '%.40s'; use auto, astar or dijkstra.", s);
+                                  "Unknown algorithm '%.40s'; use auto, astar, alt or dijkstra.",
+                                  s);
     return PF_OK;
+}
+
+pf_status pf_graph_place_read(const cJSON *it, const char *field, pf_graph_place *p,
+                              pf_proto_error *e) {
+    return read_place(it, field, p, e);
 }
 
 /* A place: an id, or {"point":[x,y(,z)]}. */
@@ -610,27 +650,83 @@ static pf_status read_place(const cJSON *it, const char *field, pf_graph_place *
 
 static void request_defaults(pf_graph_path_request *q) {
     memset(q, 0, sizeof(*q));
-    q->algorithm = PF_GRAPH_ASTAR;
+    q->algorithm = PF_GRAPH_AUTO;
     q->use_cache = true;
 }
 
+static pf_status request_options(const cJSON *o, const char *prefix, bool batch_item,
+                                 pf_graph_path_request *q, pf_proto_error *e);
+
 static pf_status request_from_object(const cJSON *o, const char *prefix, bool batch_item,
-                                     pf_graph_path_request *q, pf_proto_error *e) {
+                                     size_t max_goals, pf_graph_path_request *q,
+                                     pf_proto_error *e) {
     static const char *const names[] = {"start", "goal"};
     const cJSON *m;
     char f[64];
+    pf_status st;
     request_defaults(q);
     if (!cJSON_IsObject(o))
         return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, prefix[0] ? prefix : NULL,
                                   "A query is a JSON object.");
     if (check_members(o, query_members, prefix, e)) return e->status;
+    if ((m = cJSON_GetObjectItemCaseSensitive(o, "goals"))) {
+        const cJSON *it;
+        size_t n = cJSON_IsArray(m) ? (size_t)cJSON_GetArraySize(m) : 0, i = 0;
+        snprintf(f, sizeof(f), "%s%sgoals", prefix, prefix[0] ? "." : "");
+        if (cJSON_GetObjectItemCaseSensitive(o, "goal"))
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_REQUEST, f,
+                                      "Give goal or goals, not both.");
+        if (n == 0)
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, f,
+                                      "Field '%s' must be a non-empty array of node ids or "
+                                      "{\"point\":[x,y(,z)]}.",
+                                      f);
+        if (n > max_goals)
+            return pf_proto_error_set(e, PF_ELIMIT, PF_ERR_LIMIT_EXCEEDED, f,
+                                      "%zu goals; this server takes at most %zu (--max-goals).", n,
+                                      max_goals);
+        if (!(q->goals = calloc(n, sizeof(*q->goals))))
+            return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+        cJSON_ArrayForEach(it, m) {
+            char g[96];
+            snprintf(g, sizeof(g), "%s[%zu]", f, i);
+            if (read_place(it, g, &q->goals[i], e)) {
+                pf_graph_path_request_clear(q);
+                return e->status;
+            }
+            q->ngoals = ++i;
+        }
+    }
     for (int k = 0; k < 2; k++) {
         snprintf(f, sizeof(f), "%s%s%s", prefix, prefix[0] ? "." : "", names[k]);
-        if (!(m = cJSON_GetObjectItemCaseSensitive(o, names[k])))
-            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, f,
-                                      "Field '%s' is missing.", f);
-        if (read_place(m, f, k ? &q->goal : &q->start, e)) return e->status;
+        if (k == 1 && q->goals) break;
+        if (!(m = cJSON_GetObjectItemCaseSensitive(o, names[k]))) {
+            pf_graph_path_request_clear(q);
+            return pf_proto_error_set(
+                e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, f,
+                k ? "Field '%s' (or goals) is missing." : "Field '%s' is missing.", f);
+        }
+        if (read_place(m, f, k ? &q->goal : &q->start, e)) {
+            pf_graph_path_request_clear(q);
+            return e->status;
+        }
     }
+    st = request_options(o, prefix, batch_item, q, e);
+    if (st) pf_graph_path_request_clear(q);
+    return st;
+}
+
+void pf_graph_path_request_clear(pf_graph_path_request *q) {
+    free(q->goals);
+    q->goals = NULL;
+    q->ngoals = 0;
+}
+
+/* The members but the places. */
+static pf_status request_options(const cJSON *o, const char *prefix, bool batch_item,
+                                 pf_graph_path_request *q, pf_proto_error *e) {
+    const cJSON *m;
+    char f[64];
     if ((m = cJSON_GetObjectItemCaseSensitive(o, "algorithm"))) {
         const char *s;
         snprintf(f, sizeof(f), "%s%salgorithm", prefix, prefix[0] ? "." : "");
@@ -647,6 +743,24 @@ static pf_status request_from_object(const cJSON *o, const char *prefix, bool ba
         snprintf(f, sizeof(f), "%s%spartial", prefix, prefix[0] ? "." : "");
         if (pf_jsonr_bool(m, f, &q->partial, e)) return e->status;
     }
+    if ((m = cJSON_GetObjectItemCaseSensitive(o, "exclude_tags"))) {
+        const cJSON *it;
+        snprintf(f, sizeof(f), "%s%sexclude_tags", prefix, prefix[0] ? "." : "");
+        if (!cJSON_IsArray(m) || cJSON_GetArraySize(m) > PF_GRAPH_EXCLUDE_MAX)
+            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, f,
+                                      "Field '%s' is an array of at most %d tags.", f,
+                                      PF_GRAPH_EXCLUDE_MAX);
+        cJSON_ArrayForEach(it, m) {
+            const char *v;
+            if (pf_jsonr_string(it, f, &v, e)) return e->status;
+            if (add_exclude(q, v, f, e)) return e->status;
+        }
+    }
+    if ((m = cJSON_GetObjectItemCaseSensitive(o, "snap"))) {
+        const char *v;
+        snprintf(f, sizeof(f), "%s%ssnap", prefix, prefix[0] ? "." : "");
+        if (pf_jsonr_string(m, f, &v, e) || read_snap(v, f, &q->snap_edge, e)) return e->status;
+    }
     if ((m = cJSON_GetObjectItemCaseSensitive(o, "cache"))) {
         snprintf(f, sizeof(f), "%s%scache", prefix, prefix[0] ? "." : "");
         if (pf_jsonr_bool(m, f, &q->use_cache, e)) return e->status;
@@ -661,13 +775,13 @@ static pf_status request_from_object(const cJSON *o, const char *prefix, bool ba
     return PF_OK;
 }
 
-pf_status pf_graph_path_request_parse(const char *body, size_t len, pf_graph_path_request *q,
-                                      pf_proto_error *e) {
+pf_status pf_graph_path_request_parse(const char *body, size_t len, size_t max_goals,
+                                      pf_graph_path_request *q, pf_proto_error *e) {
     cJSON *root = NULL;
     pf_status st;
     request_defaults(q);
     if ((st = pf_jsonr_parse(body, len, &root, e))) return st;
-    st = request_from_object(root, "", false, q, e);
+    st = request_from_object(root, "", false, max_goals, q, e);
     cJSON_Delete(root);
     return st;
 }
@@ -696,8 +810,8 @@ static pf_status point_from_text(const char *v, const char *field, pf_graph_plac
                               field);
 }
 
-pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, pf_graph_path_request *q,
-                                           pf_proto_error *e) {
+pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, size_t max_goals,
+                                           pf_graph_path_request *q, pf_proto_error *e) {
     bool have[2] = {false, false};
     request_defaults(q);
     for (size_t i = 0; i < nkv; i++) {
@@ -706,6 +820,9 @@ pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, pf_graph
             if (strcmp(kv[j].key, k) == 0)
                 return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, k,
                                           "Parameter '%.40s' is given twice.", k);
+        if (k[0] == 'g' && q->goals && strcmp(k, "goals") != 0)
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_REQUEST, k,
+                                      "Give goal or goals, not both.");
         if (strcmp(k, "start") == 0 || strcmp(k, "goal") == 0) {
             pf_graph_place *p = k[0] == 's' ? &q->start : &q->goal;
             size_t n = strlen(v);
@@ -716,6 +833,36 @@ pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, pf_graph
             memset(p, 0, sizeof(*p));
             memcpy(p->id, v, n + 1);
             have[k[0] == 'g'] = true;
+        } else if (strcmp(k, "goals") == 0) {
+            /* id;id;...: node ids only (points go in a POST body). */
+            size_t n = 1;
+            const char *c = v;
+            if (have[1] || q->goals)
+                return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_REQUEST, k,
+                                          "Give goal or goals, not both.");
+            for (const char *x = v; *x; x++) n += *x == ';';
+            if (n > max_goals)
+                return pf_proto_error_set(e, PF_ELIMIT, PF_ERR_LIMIT_EXCEEDED, k,
+                                          "%zu goals; this server takes at most %zu "
+                                          "(--max-goals).",
+                                          n, max_goals);
+            if (!(q->goals = calloc(n, sizeof(*q->goals))))
+                return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+            for (size_t g = 0; g < n; g++) {
+                const char *end = strchr(c, ';');
+                size_t len = end ? (size_t)(end - c) : strlen(c);
+                if (len == 0 || len > PF_GRAPH_ID_MAX) {
+                    pf_graph_path_request_clear(q);
+                    return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, k,
+                                              "Parameter 'goals' is node ids of 1 to %d bytes "
+                                              "joined by ';'.",
+                                              PF_GRAPH_ID_MAX);
+                }
+                memcpy(q->goals[g].id, c, len);
+                c += len + 1;
+            }
+            q->ngoals = n;
+            have[1] = true;
         } else if (strcmp(k, "start_point") == 0 || strcmp(k, "goal_point") == 0) {
             if (point_from_text(v, k, k[0] == 's' ? &q->start : &q->goal, e)) return e->status;
             have[k[0] == 'g'] = true;
@@ -732,6 +879,21 @@ pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, pf_graph
                 q->max_expanded = (uint64_t)n;
             else
                 q->deadline_ms = n;
+        } else if (strcmp(k, "exclude_tags") == 0) {
+            const char *c = v;
+            for (;;) {
+                const char *end = strchr(c, ';');
+                char tag[PF_GRAPH_TAG_MAX + 2];
+                size_t len = end ? (size_t)(end - c) : strlen(c);
+                if (len > PF_GRAPH_TAG_MAX) len = PF_GRAPH_TAG_MAX + 1; /* refused below */
+                memcpy(tag, c, len);
+                tag[len] = '\0';
+                if (add_exclude(q, tag, k, e)) return e->status;
+                if (!end) break;
+                c = end + 1;
+            }
+        } else if (strcmp(k, "snap") == 0) {
+            if (read_snap(v, k, &q->snap_edge, e)) return e->status;
         } else if (strcmp(k, "partial") == 0 || strcmp(k, "cache") == 0) {
             bool *flag = k[0] == 'p' ? &q->partial : &q->use_cache;
             if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
@@ -754,7 +916,7 @@ pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, pf_graph
     return PF_OK;
 }
 
-pf_status pf_graph_path_batch_parse(const char *body, size_t len, size_t max,
+pf_status pf_graph_path_batch_parse(const char *body, size_t len, size_t max, size_t max_goals,
                                     pf_graph_path_request **qs, size_t *n, int64_t *deadline_ms,
                                     pf_proto_error *e) {
     static const char *const members[] = {"queries", "deadline_ms", NULL};
@@ -791,10 +953,11 @@ pf_status pf_graph_path_batch_parse(const char *body, size_t len, size_t max,
     cJSON_ArrayForEach(it, arr) {
         char f[32];
         snprintf(f, sizeof(f), "queries[%zu]", i);
-        if ((st = request_from_object(it, f, true, &(*qs)[i], e))) break;
+        if ((st = request_from_object(it, f, true, max_goals, &(*qs)[i], e))) break;
         i++;
     }
     if (st) {
+        while (i-- > 0) pf_graph_path_request_clear(&(*qs)[i]);
         free(*qs);
         *qs = NULL;
     } else {

@@ -53,6 +53,7 @@
 #define PF_GRAPH_TAGS_MAX 8
 #define PF_GRAPH_TAG_MAX 32
 #define PF_GRAPH_MAX_COORD 1e9
+#define PF_GRAPH_EXCLUDE_MAX 8
 
 typedef struct pf_graph_limits {
     uint32_t max_nodes, max_edges, max_degree;
@@ -110,6 +111,23 @@ void pf_graph_doc_write_id(pf_jsonw *w, const pf_graph_doc *d, uint32_t i);
  * positions, g's costs and enabled states): "kind", "nodes", "edges". */
 void pf_graph_doc_write(pf_jsonw *w, const pf_graph_doc *d, const pf_graph *g);
 
+/* Tags as bits, for queries' exclude_tags: the first PF_GRAPH_TAG_BITS
+ * distinct tag names of an upload (nodes' then edges', in upload order);
+ * `past`: it has more, which no filter can name. */
+#define PF_GRAPH_TAG_BITS 64
+typedef struct pf_graph_tag_names {
+    char names[PF_GRAPH_TAG_BITS][PF_GRAPH_TAG_MAX + 1];
+    uint32_t n;
+    bool past;
+} pf_graph_tag_names;
+/* d's tags (before pf_graph_doc_compact or after: tags are kept) as
+ * names and bits: *node_bits n and *edge_bits m words, each NULL when no
+ * such element has a tag (free()). PF_ENOMEM. */
+pf_status pf_graph_doc_tag_bits(const pf_graph_doc *d, pf_graph_tag_names *names,
+                                uint64_t **node_bits, uint64_t **edge_bits);
+/* The bit of tag `name` (*known false and 0 when it is not one). */
+uint64_t pf_graph_tag_mask(const pf_graph_tag_names *names, const char *name, bool *known);
+
 /* A node named in a request: by id (its text) or by a point snapped to the
  * nearest enabled node. */
 typedef struct pf_graph_place {
@@ -119,29 +137,57 @@ typedef struct pf_graph_place {
     char id[PF_GRAPH_ID_MAX + 1];
 } pf_graph_place;
 
+/* "auto" in a request: resolved against the map when the query runs (alt
+ * on a version with landmarks whose PATCH factor is positive, else
+ * astar), so a pf_graph_path_request's algorithm may be this too. */
+#define PF_GRAPH_AUTO ((pf_graph_algorithm)PF_GRAPH_ALGORITHMS)
+
 /* A path query: JSON
- *   {"start":"a" | 3 | {"point":[x,y(,z)]}, "goal":..., "algorithm":"auto"|"astar"|"dijkstra",
+ *   {"start":"a" | 3 | {"point":[x,y(,z)]}, "goal":...,
+ *    "algorithm":"auto"|"astar"|"alt"|"dijkstra",
  *    "max_expanded":1000, "partial":true, "use_cache":true, "deadline_ms":50}
  * or a GET's query string: start=a&goal=b (ids) or start_point=x,y(,z),
  * goal_point=..., algorithm, max_expanded, partial, use_cache, deadline_ms.
- * "auto" is A* (the heuristic is admissible on every graph). A batch is
+ * "auto" is alt where the version has landmarks, else A* (both
+ * heuristics are admissible on every graph). A batch is
  * {"queries":[...], "deadline_ms":...} of at most max queries. */
 typedef struct pf_graph_path_request {
     pf_graph_place start, goal;
+    /* "goals" instead of "goal" (1..max_goals places; GET: goals=id;id):
+     * the path to the cheapest one to reach. Owned:
+     * pf_graph_path_request_clear. */
+    pf_graph_place *goals;
+    size_t ngoals;
     pf_graph_algorithm algorithm;
     uint64_t max_expanded;
     bool partial, use_cache;
+    /* "snap":"edge" (GET snap=edge): points go to the nearest point on an
+     * enabled edge, the search starting (ending) at both its ends with
+     * the part of the edge's cost to get there; "node" (default): to the
+     * nearest enabled node. */
+    bool snap_edge;
+    /* "exclude_tags":["stairs"] (GET exclude_tags=a;b): at most
+     * PF_GRAPH_EXCLUDE_MAX tags whose edges and nodes the search keeps off. */
+    char exclude_tags[8][PF_GRAPH_TAG_MAX + 1];
+    size_t nexclude;
     int64_t deadline_ms;
 } pf_graph_path_request;
 
-pf_status pf_graph_path_request_parse(const char *body, size_t len, pf_graph_path_request *q,
-                                      pf_proto_error *e);
-pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, pf_graph_path_request *q,
-                                           pf_proto_error *e);
-/* *qs gets *n queries (free()). */
-pf_status pf_graph_path_batch_parse(const char *body, size_t len, size_t max,
+/* max_goals: --max-goals (PF_ELIMIT naming "goals" past it). A request
+ * may own goals even after an error: pf_graph_path_request_clear. */
+pf_status pf_graph_path_request_parse(const char *body, size_t len, size_t max_goals,
+                                      pf_graph_path_request *q, pf_proto_error *e);
+pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, size_t max_goals,
+                                           pf_graph_path_request *q, pf_proto_error *e);
+void pf_graph_path_request_clear(pf_graph_path_request *q);
+/* *qs gets *n queries (clear each, then free()); nothing on error. */
+pf_status pf_graph_path_batch_parse(const char *body, size_t len, size_t max, size_t max_goals,
                                     pf_graph_path_request **qs, size_t *n, int64_t *deadline_ms,
                                     pf_proto_error *e);
+
+/* The place at `it` (an id or {"point":[x,y(,z)]}), errors naming field. */
+pf_status pf_graph_place_read(const cJSON *it, const char *field, pf_graph_place *p,
+                              pf_proto_error *e);
 
 /* A PATCH:
  *   {"nodes":[{"id":"a","enabled":false}],

@@ -16,7 +16,12 @@
  *    its scenarios' optimal lengths checked against A*'s costs.
  *
  * BENCH_GRAPH_QUERIES (5000) and BENCH_GRAPH_BIG_QUERIES (50) set how many
- * queries each algorithm runs on the small and the big graphs.
+ * queries each algorithm runs on the small and the big graphs;
+ * BENCH_GRAPH_JSON=FILE writes the game graph's upload to FILE (for
+ * scripts/bench-graph-http.sh); BENCH_GRAPH_LANDMARKS (8, pathd's
+ * --graph-landmarks) how many ALT
+ * landmarks each graph gets (each graph is built without them first, for
+ * the build times side by side).
  *
  * Times are this thread's CPU time (CLOCK_THREAD_CPUTIME_ID: the machine is
  * shared and loaded, and wall time would count the waits), so the figures are for comparing
@@ -73,7 +78,11 @@ static void run_queries(const char *name, const pf_graph *g, uint32_t nn, size_t
         size_t found = 0;
         rng = 42; /* the same pairs for each algorithm */
         for (size_t i = 0; i < n; i++) {
-            pf_graph_query q = {below(nn), below(nn), (pf_graph_algorithm)a, 0, false, NULL, NULL};
+            pf_graph_query q = {below(nn), below(nn), (pf_graph_algorithm)a,
+                                0,         false,     NULL,
+                                NULL,      NULL,      0,
+                                NULL,      NULL,      0,
+                                NULL,      0};
             pf_graph_path p;
             double t0 = now_us();
             pf_status st = pf_graph_search(g, ctx, &q, &p);
@@ -89,6 +98,23 @@ static void run_queries(const char *name, const pf_graph *g, uint32_t nn, size_t
     pf_graph_ctx_destroy(ctx);
 }
 
+static uint32_t landmarks(void) { return (uint32_t)env_count("BENCH_GRAPH_LANDMARKS", 8); }
+
+/* d built without landmarks (timed, released), then with them into *g
+ * (timed into *t_lm). Returns the first build's time. */
+static double build_both(const pf_graph_doc *d, pf_graph **g, double *t_lm) {
+    pf_graph_spec s = {d->n, d->dim, d->pos, d->m, d->from, d->to, d->cost, d->both, 0, NULL, NULL};
+    double t0 = now_us(), t;
+    if (pf_graph_build(&s, g, NULL)) exit(1);
+    t = now_us() - t0;
+    pf_graph_release(*g);
+    s.landmarks = landmarks();
+    t0 = now_us();
+    if (pf_graph_build(&s, g, NULL)) exit(1);
+    *t_lm = now_us() - t0;
+    return t;
+}
+
 static void game_graph(void) {
     const uint32_t n = 5000, k = 6;
     double *pos = calloc(3 * n, sizeof(double));
@@ -99,7 +125,7 @@ static void game_graph(void) {
     pf_proto_error e;
     pf_graph *g;
     pf_graph_limits lim = {1u << 21, 1u << 24, 1024};
-    double t0, t_parse, t_build;
+    double t0, t_parse, t_build, t_lm;
     uint32_t m = 0;
     json = malloc(cap);
     for (uint32_t i = 0; i < n; i++) {
@@ -144,6 +170,12 @@ static void game_graph(void) {
         }
     }
     len += (size_t)snprintf(json + len, cap - len, "]}");
+    /* BENCH_GRAPH_JSON=FILE: the upload written out too, for the HTTP
+     * figures (scripts/bench-graph-http.sh). */
+    if (getenv("BENCH_GRAPH_JSON")) {
+        FILE *out = fopen(getenv("BENCH_GRAPH_JSON"), "w");
+        if (!out || fwrite(json, 1, len, out) != len || fclose(out)) exit(1);
+    }
     t0 = now_us();
     if (pf_jsonr_parse(json, len, &root, &e) || pf_graph_doc_from_json(root, &lim, &d, &e)) {
         fprintf(stderr, "bench-graph: %s: %s\n", e.field, e.message);
@@ -151,14 +183,10 @@ static void game_graph(void) {
     }
     t_parse = now_us() - t0;
     cJSON_Delete(root);
-    {
-        pf_graph_spec s = {d.n, d.dim, d.pos, d.m, d.from, d.to, d.cost, d.both};
-        t0 = now_us();
-        if (pf_graph_build(&s, &g, NULL)) exit(1);
-        t_build = now_us() - t0;
-    }
-    printf("game 5k: %u nodes %u edges, JSON %zu bytes: parse %.1f ms, build %.1f ms\n", d.n, d.m,
-           len, t_parse / 1e3, t_build / 1e3);
+    t_build = build_both(&d, &g, &t_lm);
+    printf("game 5k: %u nodes %u edges, JSON %zu bytes: parse %.1f ms, build %.1f ms, with %u "
+           "landmarks %.1f ms\n",
+           d.n, d.m, len, t_parse / 1e3, t_build / 1e3, landmarks(), t_lm / 1e3);
     run_queries("game 5k", g, n, env_count("BENCH_GRAPH_QUERIES", 5000));
     /* Snapping: kd-tree against brute force, per call over 100,000 points
      * (timed in blocks of 1000: a call is below the clock's resolution). */
@@ -199,6 +227,17 @@ static void game_graph(void) {
         printf("game 5k snapping brute force (+ one kd call): p50 %.3f us a call; kd-tree "
                "mismatches %zu of 5000\n",
                pct(blk, 5, 0.5), mism);
+        /* snap "edge": a scan of every edge (no index), per call. */
+        for (size_t b = 0; b < 5; b++) {
+            double t1 = now_us();
+            for (size_t i = b * 200; i < (b + 1) * 200; i++) {
+                double p[3] = {pts[2 * i], pts[2 * i + 1], 0}, at;
+                sink += pf_graph_nearest_edge(g, p, &at, NULL);
+            }
+            blk[b] = (now_us() - t1) / 200;
+        }
+        printf("game 5k snap edge (a scan of %u edges): p50 %.3f us a call\n", d.m,
+               pct(blk, 5, 0.5));
         free(pts);
         free(blk);
     }
@@ -237,7 +276,7 @@ static void grid_graph(const char *name, int w, int h, const char *cells, size_t
     pf_graph *g;
     pf_graph_info gi;
     pf_graph_limits lim = {1u << 21, 1u << 24, 1024};
-    double t0, t_parse, t_build;
+    double t0, t_parse, t_build, t_lm;
 #define OPEN(x, y) ((x) >= 0 && (y) >= 0 && (x) < w && (y) < h && cells[(size_t)(y)*w + (x)])
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++)
@@ -270,19 +309,15 @@ static void grid_graph(const char *name, int w, int h, const char *cells, size_t
         exit(1);
     }
     t_parse = now_us() - t0;
-    {
-        pf_graph_spec s = {d.n, d.dim, d.pos, d.m, d.from, d.to, d.cost, d.both};
-        t0 = now_us();
-        if (pf_graph_build(&s, &g, NULL)) exit(1);
-        t_build = now_us() - t0;
-    }
+    t_build = build_both(&d, &g, &t_lm);
     pf_graph_get_info(g, &gi);
     pf_graph_doc_compact(&d);
-    printf("%s: %u nodes %u arcs, DIMACS %.1f MB: parse %.0f ms, build %.0f ms; memory: graph "
-           "%.1f bytes/node (topology+index %zu, state %zu), upload document %.1f bytes/node\n",
+    printf("%s: %u nodes %u arcs, DIMACS %.1f MB: parse %.0f ms, build %.0f ms, with %u landmarks "
+           "%.0f ms; memory: graph %.1f bytes/node (topology+index+landmarks %zu, state %zu), "
+           "upload document %.1f bytes/node\n",
            name, gi.nodes, gi.arcs, (double)(gr.len + co.len) / 1e6, t_parse / 1e3, t_build / 1e3,
-           (double)(gi.topo_bytes + gi.state_bytes) / gi.nodes, gi.topo_bytes, gi.state_bytes,
-           (double)d.bytes / gi.nodes);
+           gi.landmarks, t_lm / 1e3, (double)(gi.topo_bytes + gi.state_bytes) / gi.nodes,
+           gi.topo_bytes, gi.state_bytes, (double)d.bytes / gi.nodes);
     run_queries(name, g, n, nq);
     if (strcmp(name, "berlin") == 0) {
         /* The scenarios: optimal lengths (octile, no corner cutting). */
@@ -292,7 +327,7 @@ static void grid_graph(const char *name, int w, int h, const char *cells, size_t
         snprintf(path, sizeof(path), "%s/Berlin_1_1024.map.scen", dir);
         if ((f = fopen(path, "r"))) {
             char line[512];
-            size_t checked = 0, bad = 0;
+            size_t checked = 0, bad = 0, bad_alt = 0;
             pf_graph_ctx *ctx = pf_graph_ctx_create();
             while (fgets(line, sizeof(line), f) && checked < 500) {
                 int b, mw, mh, sx, sy, gx, gy;
@@ -308,12 +343,22 @@ static void grid_graph(const char *name, int w, int h, const char *cells, size_t
                                     0,
                                     false,
                                     NULL,
-                                    NULL};
+                                    NULL,
+                                    NULL,
+                                    0,
+                                    NULL,
+                                    NULL,
+                                    0,
+                                    NULL,
+                                    0};
                 if (pf_graph_search(g, ctx, &q, &p) || fabs(p.cost / 1000 - opt) > 1e-3) bad++;
+                q.algorithm = PF_GRAPH_ALT;
+                if (pf_graph_search(g, ctx, &q, &p) || fabs(p.cost / 1000 - opt) > 1e-3) bad_alt++;
                 checked++;
             }
-            printf("berlin: %zu scenario costs against Moving AI's optimal lengths, %zu differ\n",
-                   checked, bad);
+            printf("berlin: %zu scenario costs against Moving AI's optimal lengths, %zu differ "
+                   "(astar), %zu differ (alt)\n",
+                   checked, bad, bad_alt);
             pf_graph_ctx_destroy(ctx);
             fclose(f);
         }

@@ -270,6 +270,15 @@ static const opt opts[] = {
     {"graph-max-degree", "PATHD_GRAPH_MAX_DEGREE", "graph_max_degree", OPT_INT,
      OFF(graph_max_degree), 1024, 1, 1 << 24,
      "waypoint graph uploads: edges leaving one node, a two-way edge leaving both ends (413)"},
+    {"graph-landmarks", "PATHD_GRAPH_LANDMARKS", "graph_landmarks", OPT_INT, OFF(graph_landmarks),
+     8, 0, 64,
+     "waypoint graphs: ALT landmarks chosen at upload (0: none, alt runs as astar); each costs "
+     "8 bytes a node (16 when an edge is one-way) charged to the memory budget, and one or two "
+     "Dijkstras over the graph at upload"},
+    {"graph-landmark-max-nodes", "PATHD_GRAPH_LANDMARK_MAX_NODES", "graph_landmark_max_nodes",
+     OPT_INT, OFF(graph_landmark_max_nodes), 1 << 18, 0, 1 << 30,
+     "waypoint graphs with more nodes than this get no landmarks (their upload would run two "
+     "Dijkstras a landmark over the whole graph)"},
     {"nav-max-search-extent", "PATHD_NAV_MAX_SEARCH_EXTENT", "nav_max_search_extent", OPT_INT,
      OFF(nav_max_search_extent), 64, 1, 100000,
      "largest half extent of a navmesh query's search_box, world units (422)"},

@@ -73,41 +73,43 @@ typedef struct pf_config {
     int64_t max_goals;       /* goals of one path request (nearest target) */
     int64_t max_agent_size;  /* largest agent_size, an n x n agent */
     int64_t max_snap_radius; /* largest snap_radius */
-    int64_t max_flowfield_goals;     /* goals of one flow field */
-    int64_t max_flowfield_cells;     /* cells of one flow field (its region, else the map) */
-    int64_t flowfield_cache_entries; /* flow fields cached per map version, 0 = none */
-    int64_t flowfield_cache_bytes;   /* ... and the bytes they may hold */
-    int64_t max_table_entries;       /* sources x targets of one distance table */
-    int64_t max_table_paths;         /* ... when it asks for paths */
-    int64_t max_table_path_cells;    /* cells of all the paths of one table */
-    int64_t stream_max_inflight;     /* multiplexed stream: jobs of one connection at once */
-    int64_t stream_max_pending;      /* ... messages it may have queued or running */
-    int64_t stream_max_sessions;     /* ... distinct sessions it may address */
-    int64_t nav_max_vertices;        /* navmesh uploads: OBJ vertices */
-    int64_t nav_max_triangles;       /* ... triangles */
-    int64_t nav_max_voxels;          /* ... voxel columns of the world */
-    int64_t nav_max_tiles;           /* ... tile layers */
-    int64_t nav_build_ms;            /* ... wall time of a build or a change */
-    int64_t grid_build_ms;           /* grid maps: wall time of a build, generation or PATCH */
-    int64_t nav_max_obstacles;       /* obstacles on one navmesh map */
-    int64_t nav_max_areas;           /* named areas of one navmesh map */
-    int64_t nav_max_area_boxes;      /* boxes of all its areas */
-    int64_t nav_max_nodes;           /* search nodes of one navmesh query */
-    int64_t nav_max_search_extent;   /* largest search_box half extent, world units */
-    int64_t nav_max_tile_spans;      /* voxel spans of one tile, bounded before voxelising */
-    int64_t nav_max_column_spans;    /* spans stacked in one voxel column, likewise */
-    int64_t nav_max_links;           /* off-mesh links of one navmesh map */
-    int64_t graph_max_nodes;         /* graph uploads: nodes */
-    int64_t graph_max_edges;         /* ... edges (DIMACS: arcs) */
-    int64_t graph_max_degree;        /* ... arcs leaving one node */
-    int64_t max_crowds_per_map;      /* crowds on one navmesh map */
-    int64_t max_crowds;              /* crowds in all */
-    int64_t max_crowd_agents;        /* agents of one crowd */
-    int64_t crowd_max_tick_hz;       /* fastest tick a crowd may ask for */
-    int64_t crowd_max_steps;         /* steps one step request may ask for */
-    int64_t max_mesh_bytes;          /* largest GET /v1/maps/{id}/mesh answer */
-    int64_t max_graph_bytes;         /* largest GET /v1/maps/{id}/graph answer */
-    bool demo;                       /* load the demo maps at start */
+    int64_t max_flowfield_goals;      /* goals of one flow field */
+    int64_t max_flowfield_cells;      /* cells of one flow field (its region, else the map) */
+    int64_t flowfield_cache_entries;  /* flow fields cached per map version, 0 = none */
+    int64_t flowfield_cache_bytes;    /* ... and the bytes they may hold */
+    int64_t max_table_entries;        /* sources x targets of one distance table */
+    int64_t max_table_paths;          /* ... when it asks for paths */
+    int64_t max_table_path_cells;     /* cells of all the paths of one table */
+    int64_t stream_max_inflight;      /* multiplexed stream: jobs of one connection at once */
+    int64_t stream_max_pending;       /* ... messages it may have queued or running */
+    int64_t stream_max_sessions;      /* ... distinct sessions it may address */
+    int64_t nav_max_vertices;         /* navmesh uploads: OBJ vertices */
+    int64_t nav_max_triangles;        /* ... triangles */
+    int64_t nav_max_voxels;           /* ... voxel columns of the world */
+    int64_t nav_max_tiles;            /* ... tile layers */
+    int64_t nav_build_ms;             /* ... wall time of a build or a change */
+    int64_t grid_build_ms;            /* grid maps: wall time of a build, generation or PATCH */
+    int64_t nav_max_obstacles;        /* obstacles on one navmesh map */
+    int64_t nav_max_areas;            /* named areas of one navmesh map */
+    int64_t nav_max_area_boxes;       /* boxes of all its areas */
+    int64_t nav_max_nodes;            /* search nodes of one navmesh query */
+    int64_t nav_max_search_extent;    /* largest search_box half extent, world units */
+    int64_t nav_max_tile_spans;       /* voxel spans of one tile, bounded before voxelising */
+    int64_t nav_max_column_spans;     /* spans stacked in one voxel column, likewise */
+    int64_t nav_max_links;            /* off-mesh links of one navmesh map */
+    int64_t graph_max_nodes;          /* graph uploads: nodes */
+    int64_t graph_max_edges;          /* ... edges (DIMACS: arcs) */
+    int64_t graph_max_degree;         /* ... arcs leaving one node */
+    int64_t graph_landmarks;          /* ALT landmarks chosen at a graph upload */
+    int64_t graph_landmark_max_nodes; /* ... only for graphs of at most this many nodes */
+    int64_t max_crowds_per_map;       /* crowds on one navmesh map */
+    int64_t max_crowds;               /* crowds in all */
+    int64_t max_crowd_agents;         /* agents of one crowd */
+    int64_t crowd_max_tick_hz;        /* fastest tick a crowd may ask for */
+    int64_t crowd_max_steps;          /* steps one step request may ask for */
+    int64_t max_mesh_bytes;           /* largest GET /v1/maps/{id}/mesh answer */
+    int64_t max_graph_bytes;          /* largest GET /v1/maps/{id}/graph answer */
+    bool demo;                        /* load the demo maps at start */
     /* Who may do what (docs/security.md). */
     char auth_token_file[1024]; /* --auth-token-file: "<scope> <token>" lines; "" = none */
     bool insecure_no_auth;      /* serve a non-loopback address without tokens */

@@ -13,7 +13,8 @@
 
 /* The by-algorithm metrics' labels: a grid's dijkstra and astar are core's
  * (kind.h: one label a slot), so a graph's carry the kind's name. */
-static const char *const algorithm_labels[PF_GRAPH_ALGORITHMS] = {"graph_dijkstra", "graph_astar"};
+static const char *const algorithm_labels[PF_GRAPH_ALGORITHMS] = {"graph_dijkstra", "graph_astar",
+                                                                  "graph_alt"};
 
 /* The slot after the path algorithms' is the sessions' search
  * (kind_graph_session.c). */
@@ -34,6 +35,8 @@ static pf_status graph_env_create(const pf_kind_deps *d, void **state, char *err
     ge->limits.max_nodes = (uint32_t)d->cfg->graph_max_nodes;
     ge->limits.max_edges = (uint32_t)d->cfg->graph_max_edges;
     ge->limits.max_degree = (uint32_t)d->cfg->graph_max_degree;
+    ge->landmarks = (uint32_t)d->cfg->graph_landmarks;
+    ge->landmark_max_nodes = (uint32_t)d->cfg->graph_landmark_max_nodes;
     pthread_mutex_init(&ge->lock, NULL);
     *state = ge;
     return PF_OK;
@@ -130,7 +133,7 @@ static void graph_write_info(const pf_mapver *mv, pf_jsonw *w) {
     pf_jsonw_kstr(w, "kind", "graph");
     pf_jsonw_kuint(w, "memory_bytes", gw->bytes);
     pf_jsonw_kuint(w, "build_us", mv->build_us);
-    pf_jsonw_kstr(w, "default_algorithm", "astar");
+    pf_jsonw_kstr(w, "default_algorithm", gi.landmarks && gi.lm_scale > 0 ? "alt" : "astar");
     pf_jsonw_key(w, "cache");
     pf_jsonw_obj_begin(w);
     pf_jsonw_kuint(w, "entries", cs.entries);
@@ -148,6 +151,9 @@ static void graph_write_info(const pf_mapver *mv, pf_jsonw *w) {
     pf_jsonw_kuint(w, "disabled_nodes", gi.disabled_nodes);
     pf_jsonw_kuint(w, "disabled_edges", gi.disabled_edges);
     pf_jsonw_kdouble(w, "heuristic_ratio", gi.ratio);
+    pf_jsonw_kuint(w, "landmarks", gi.landmarks);
+    pf_jsonw_kdouble(w, "landmark_scale", gi.lm_scale);
+    pf_jsonw_kuint(w, "components", gi.components);
     pf_jsonw_obj_end(w);
     pf_jsonw_obj_end(w);
 }
@@ -208,18 +214,32 @@ static pf_status fault_to_proto(pf_status st, const pf_graph_fault *f, pf_proto_
  * cannot hold is refused before it is built. */
 static pf_status build(const pf_kind_env *env, pf__graph_docref *doc, const char *id,
                        const uint8_t hash[32], uint64_t t0_ns, pf_mapver **out, pf_proto_error *e) {
+    const pf__graph_env *ge = pf__graph_env_of(env);
     const pf_graph_doc *d = &doc->d;
-    pf_graph_spec s = {d->n, d->dim, d->pos, d->m, d->from, d->to, d->cost, d->both};
+    /* Landmarks (graph.h's alt) for graphs up to the flag's size. */
+    uint32_t lm = d->n <= ge->landmark_max_nodes ? ge->landmarks : 0;
+    pf_graph_spec s = {d->n,    d->dim,  d->pos, d->m, d->from, d->to,
+                       d->cost, d->both, lm,     NULL, NULL};
+    uint64_t *ntags = NULL, *etags = NULL;
     pf_graph *g = NULL;
     pf_graph_fault f;
-    size_t est = d->bytes + (size_t)d->n * 64 + (size_t)d->m * 48;
+    /* The build's peak: the topology and a version (~64 bytes a node, 48
+     * an edge), the landmarks' distances (16 bytes a node each, at most)
+     * and base costs, and their build's reversed arcs and heap. */
+    size_t est = d->bytes + (size_t)d->n * 80 + (size_t)d->m * 64 +
+                 (lm ? (size_t)d->n * lm * 16 + (size_t)d->m * 8 + (size_t)d->m * 40 : 0);
     pf_status st;
     *out = NULL;
     if (!pf_mem_try_charge(env->d.mem, PF_MEM_MAPS, est)) {
         docref_release(doc);
         return no_room(env, e, "The graph", est);
     }
-    st = pf_graph_build(&s, &g, &f);
+    st = pf_graph_doc_tag_bits(d, &doc->tags, &ntags, &etags);
+    s.node_tags = ntags;
+    s.edge_tags = etags;
+    if (!st) st = pf_graph_build(&s, &g, &f);
+    free(ntags);
+    free(etags);
     if (!st) {
         pf_graph_toggle *nodes = calloc(d->n, sizeof(*nodes)),
                         *edges = calloc(d->m + 1, sizeof(*edges));
@@ -366,7 +386,7 @@ static pf_status graph_store_load(const pf_kind_env *env, const pf_kind_stored *
 
 const pf_kind_ops pf_kind_graph = {
     .name = "graph",
-    .features = PF_KIND_GRAPH_EXPORT,
+    .features = PF_KIND_GRAPH_EXPORT | PF_KIND_TABLES,
     .upload_bodies = 0,
     .default_json = false,
     .algorithm_name = algorithm_name,
@@ -400,4 +420,5 @@ const pf_kind_ops pf_kind_graph = {
     .session_rebase = pf__graph_session_rebase,
     .session_run = pf__graph_session_run,
     .write_graph = pf__graph_write_export,
+    .table = &pf__graph_table,
 };

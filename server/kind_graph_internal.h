@@ -17,6 +17,7 @@
  * it searched). */
 typedef struct pf__graph_env {
     pf_graph_limits limits;
+    uint32_t landmarks, landmark_max_nodes; /* --graph-landmarks, --graph-landmark-max-nodes */
     pthread_mutex_t lock;
     pf_graph_ctx **free_ctx;
     size_t nfree, max_free;
@@ -27,6 +28,7 @@ typedef struct pf__graph_env {
 typedef struct pf__graph_docref {
     atomic_int refs;
     pf_graph_doc d;
+    pf_graph_tag_names tags; /* the tags queries may exclude (set by the build) */
 } pf__graph_docref;
 
 /* A version's world. */
@@ -42,6 +44,11 @@ static inline const pf__graph_env *pf__graph_env_of(const pf_kind_env *env) {
 static inline const pf__graph_world *pf__graph_world_of(const pf_mapver *mv) {
     return (const pf__graph_world *)pf_mapver_world(mv);
 }
+
+/* The algorithm a request's runs on mv: "auto" (PF_GRAPH_AUTO) and "alt"
+ * are alt where the version has landmarks it may use (a positive PATCH
+ * factor), else astar (what the answer then names). */
+pf_graph_algorithm pf__graph_algorithm(const pf_mapver *mv, pf_graph_algorithm asked);
 
 void pf__graph_count_search(pf_metrics *m, pf_graph_algorithm a, pf_metrics_outcome outcome,
                             uint64_t expanded, uint64_t us);
@@ -74,5 +81,14 @@ pf_error pf__graph_session_run(const pf_kind_session_run *run, void *st, const p
 
 /* kind_graph_export.c: PF_KIND_GRAPH_EXPORT's write_graph. */
 pf_status pf__graph_write_export(const pf_mapver *mv, pf_jsonw *w, pf_proto_error *e);
+
+/* A place as a node: its id looked up, or its point snapped to the
+ * nearest enabled node (*dist how far). 422 naming `f` for an unknown id,
+ * a point of the wrong dimension, no enabled node (blocked). */
+pf_status pf__graph_resolve(const pf_mapver *mv, const pf_graph_place *p, const char *f,
+                            uint32_t *v, double *dist, pf_proto_error *e);
+
+/* kind_graph_table.c: distance tables (PF_KIND_TABLES). */
+extern const pf_kind_request_ops pf__graph_table;
 
 #endif

@@ -39,6 +39,7 @@
 #include "crowd_json.h"
 #include "graph.h"
 #include "graph_json.h"
+#include "graph_table_json.h"
 #include "guard.h"
 #include "http_strict.h"
 #include "jsonr.h"
@@ -132,7 +133,8 @@ static void search_map(pf_grid *g, const uint8_t *data, size_t size) {
  * and its store form parses back into the same counts. */
 static void graph_doc_run(pf_graph_doc *d, const pf_graph_limits *lim) {
     static pf_graph_ctx *ctx;
-    pf_graph_spec spec = {d->n, d->dim, d->pos, d->m, d->from, d->to, d->cost, d->both};
+    pf_graph_spec spec = {d->n,    d->dim,  d->pos, d->m, d->from, d->to,
+                          d->cost, d->both, 0,      NULL, NULL};
     pf_graph *g = NULL;
     pf_graph_path p;
     pf_jsonw w;
@@ -143,7 +145,9 @@ static void graph_doc_run(pf_graph_doc *d, const pf_graph_limits *lim) {
     if (!ctx) ctx = pf_graph_ctx_create();
     CHECK(pf_graph_build(&spec, &g, NULL) == PF_OK);
     for (int a = 0; a < PF_GRAPH_ALGORITHMS; a++) {
-        pf_graph_query q = {0, d->n - 1, (pf_graph_algorithm)a, 0, true, NULL, NULL};
+        pf_graph_query q = {
+            0,    d->n - 1, (pf_graph_algorithm)a, 0, true, NULL, NULL, NULL, 0, NULL, NULL, 0,
+            NULL, 0};
         pf_status st = pf_graph_search(g, ctx, &q, &p);
         CHECK(st == PF_OK || st == PF_NO_PATH);
         CHECK(p.len == 0 || (p.nodes[0] == 0 && p.end < d->n));
@@ -482,8 +486,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 23: {
         pf_graph_path_request q;
         pf_graph_patch p;
-        st = pf_graph_path_request_parse(s, n, &q, &e);
+        pf_graph_table_request tq;
+        st = pf_graph_path_request_parse(s, n, 64, &q, &e);
         check_error(st, &e);
+        pf_graph_path_request_clear(&q);
+        memset(&e, 0, sizeof(e));
+        st = pf_graph_table_request_parse(s, n, 1000, 100, &tq, &e);
+        check_error(st, &e);
+        if (st == PF_OK) pf_graph_table_request_clear(&tq);
         memset(&e, 0, sizeof(e));
         st = pf_graph_patch_parse(s, n, 64, &p, &e);
         check_error(st, &e);

@@ -116,7 +116,9 @@ static void ref_dijkstra(const rgraph *r, uint32_t s, double *dist) {
 }
 
 static pf_graph *rg_build(const rgraph *r) {
-    pf_graph_spec s = {r->n, r->dim, r->pos, r->m, r->from, r->to, r->cost, r->both};
+    /* 0..8 ALT landmarks, varying with the graph (0: alt runs as astar). */
+    pf_graph_spec s = {r->n,    r->dim,  r->pos,   r->m, r->from, r->to,
+                       r->cost, r->both, r->m % 9, NULL, NULL};
     pf_graph *g = NULL;
     pf_graph_fault f;
     ck_assert_int_eq(pf_graph_build(&s, &g, &f), PF_OK);
@@ -149,7 +151,7 @@ static bool walk_ok(const rgraph *r, uint32_t start, const pf_graph_path *p) {
 static const char *check_query(const rgraph *r, const pf_graph *g, pf_graph_ctx *ctx, uint32_t s,
                                uint32_t t, pf_graph_algorithm algo, bool partial) {
     double *dist = malloc(r->n * sizeof(double));
-    pf_graph_query q = {s, t, algo, 0, partial, NULL, NULL};
+    pf_graph_query q = {s, t, algo, 0, partial, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, 0};
     pf_graph_path p;
     const char *bad = NULL;
     pf_status st = pf_graph_search(g, ctx, &q, &p);
@@ -309,8 +311,20 @@ START_TEST(graph_max_expanded_random_graphs) {
         d = malloc(r.n * sizeof(double));
         for (int k = 0; k < 4; k++) {
             uint32_t s = tu_below(&st, r.n), t = tu_below(&st, r.n);
-            pf_graph_query q = {
-                s, t, (pf_graph_algorithm)tu_below(&st, 2), 1 + tu_below(&st, 8), true, NULL, NULL};
+            pf_graph_query q = {s,
+                                t,
+                                (pf_graph_algorithm)tu_below(&st, 3),
+                                1 + tu_below(&st, 8),
+                                true,
+                                NULL,
+                                NULL,
+                                NULL,
+                                0,
+                                NULL,
+                                NULL,
+                                0,
+                                NULL,
+                                0};
             pf_graph_path p;
             pf_status rs = pf_graph_search(g, ctx, &q, &p);
             ref_dijkstra(&r, s, d);
@@ -397,7 +411,7 @@ START_TEST(graph_nearest_visits_few) {
     uint64_t st = tu_seed("graph_nearest_visits_few", 0x67a90005);
     const uint32_t n = 20000;
     double *pos = calloc(3 * n, sizeof(double));
-    pf_graph_spec s = {n, 2, pos, 0, NULL, NULL, NULL, NULL};
+    pf_graph_spec s = {n, 2, pos, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL};
     pf_graph *g;
     uint64_t visited_sum = 0;
     unsigned mismatches = 0;
@@ -431,12 +445,13 @@ START_TEST(graph_rejects_bad_input) {
     double pos[6] = {0, 0, 0, 1, 0, 0};
     uint32_t from[2] = {0, 1}, to[2] = {1, 2};
     double cost[2] = {1, 1};
-    pf_graph_spec s = {2, 2, pos, 1, from, to, cost, NULL};
+    pf_graph_spec s = {2, 2, pos, 1, from, to, cost, NULL, 0, NULL, NULL};
     pf_graph *g = NULL, *next = NULL;
     pf_graph_fault f;
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     pf_graph_path p;
-    pf_graph_query q = {0, 1, PF_GRAPH_ASTAR, 0, false, NULL, NULL};
+    pf_graph_query q = {0,    1, PF_GRAPH_ASTAR, 0,    false, NULL, NULL,
+                        NULL, 0, NULL,           NULL, 0,     NULL, 0};
     pf_graph_cost_change cc = {0, -1};
     pf_graph_toggle tg = {5, false};
     pf_graph_change ch = {&cc, 1, NULL, NULL, 0, 0};
@@ -492,7 +507,7 @@ START_TEST(graph_ratio_measured) {
     double pos[9] = {0, 0, 0, 10, 0, 0, 10, 10, 0};
     uint32_t from[2] = {0, 1}, to[2] = {1, 2};
     double cost[2] = {20, 30};
-    pf_graph_spec s = {3, 2, pos, 2, from, to, cost, NULL};
+    pf_graph_spec s = {3, 2, pos, 2, from, to, cost, NULL, 0, NULL, NULL};
     pf_graph *g, *next;
     pf_graph_info info;
     pf_graph_cost_change cc = {1, 5};
@@ -526,12 +541,13 @@ START_TEST(graph_stop_callback) {
     double *pos = calloc(3 * n, sizeof(double));
     uint32_t *from = calloc(n, sizeof(uint32_t)), *to = calloc(n, sizeof(uint32_t));
     double *cost = calloc(n, sizeof(double));
-    pf_graph_spec s = {n, 2, pos, n - 1, from, to, cost, NULL};
+    pf_graph_spec s = {n, 2, pos, n - 1, from, to, cost, NULL, 0, NULL, NULL};
     pf_graph *g;
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     pf_graph_path p;
     int calls = 0;
-    pf_graph_query q = {0, n - 1, PF_GRAPH_DIJKSTRA, 0, false, stop_now, &calls};
+    pf_graph_query q = {
+        0, n - 1, PF_GRAPH_DIJKSTRA, 0, false, stop_now, &calls, NULL, 0, NULL, NULL, 0, NULL, 0};
     for (uint32_t i = 0; i < n; i++) pos[3 * i] = i;
     for (uint32_t i = 0; i + 1 < n; i++) {
         from[i] = i;
@@ -554,6 +570,555 @@ START_TEST(graph_stop_callback) {
 }
 END_TEST
 
+/* ALT's PATCH rule (graph.h): the bound's factor is the smallest cost /
+ * upload cost over the enabled edges, capped at 1; raising costs and
+ * toggling edges or nodes leave it at 1, and answers stay the reference's. */
+START_TEST(graph_alt_patch_rule) {
+    double pos[12] = {0, 0, 0, 10, 0, 0, 10, 10, 0, 0, 10, 0};
+    uint32_t from[4] = {0, 1, 2, 3}, to[4] = {1, 2, 3, 0};
+    double cost[4] = {20, 30, 10, 40};
+    uint8_t both[4] = {1, 1, 1, 1};
+    pf_graph_spec s = {4, 2, pos, 4, from, to, cost, both, 2, NULL, NULL};
+    pf_graph *g, *next;
+    pf_graph_info info;
+    pf_graph_cost_change cc = {1, 15};
+    pf_graph_toggle tg = {0, false};
+    pf_graph_change ch = {&cc, 1, NULL, NULL, 0, 0};
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    pf_graph_query q = {0, 2, PF_GRAPH_ALT, 0, false, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, 0};
+    pf_graph_path p;
+    ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
+    pf_graph_get_info(g, &info);
+    ck_assert_uint_eq(info.landmarks, 2);
+    ck_assert_double_eq_tol(info.lm_scale, 1, 1e-9);
+    ck_assert_uint_eq(info.components, 1);
+    /* Halving edge 1: the factor is 0.5; the answer 20 + 15. */
+    ck_assert_int_eq(pf_graph_change_apply(g, &ch, &next, NULL), PF_OK);
+    pf_graph_get_info(next, &info);
+    ck_assert_double_eq_tol(info.lm_scale, 0.5, 1e-9);
+    ck_assert_int_eq(pf_graph_search(next, ctx, &q, &p), PF_OK);
+    ck_assert_double_eq_tol(p.cost, 35, 1e-9);
+    pf_graph_release(next);
+    /* Raising it, or disabling an edge: 1 (the base's bounds hold). */
+    cc.cost = 300;
+    ck_assert_int_eq(pf_graph_change_apply(g, &ch, &next, NULL), PF_OK);
+    pf_graph_get_info(next, &info);
+    ck_assert_double_eq_tol(info.lm_scale, 1, 1e-9);
+    ck_assert_int_eq(pf_graph_search(next, ctx, &q, &p), PF_OK);
+    ck_assert_double_eq_tol(p.cost, 50, 1e-9); /* 0 -> 3 -> 2 */
+    pf_graph_release(next);
+    ch = (pf_graph_change){NULL, 0, &tg, NULL, 1, 0};
+    ck_assert_int_eq(pf_graph_change_apply(g, &ch, &next, NULL), PF_OK);
+    pf_graph_get_info(next, &info);
+    ck_assert_double_eq_tol(info.lm_scale, 1, 1e-9);
+    ck_assert_uint_eq(info.components, 1);
+    pf_graph_release(next);
+    /* A free edge: 0, and alt is astar's straight line alone. */
+    cc.cost = 0;
+    ch = (pf_graph_change){&cc, 1, NULL, NULL, 0, 0};
+    ck_assert_int_eq(pf_graph_change_apply(g, &ch, &next, NULL), PF_OK);
+    pf_graph_get_info(next, &info);
+    ck_assert_double_eq(info.lm_scale, 0);
+    ck_assert_int_eq(pf_graph_search(next, ctx, &q, &p), PF_OK);
+    ck_assert_double_eq_tol(p.cost, 20, 1e-9);
+    pf_graph_release(next);
+    pf_graph_release(g);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A w x h grid of two-way edges (cost = length x 1..3), node y * w + x. */
+static void grid_graph(uint64_t *st, uint32_t w, uint32_t h, rgraph *r) {
+    memset(r, 0, sizeof(*r));
+    r->n = w * h;
+    r->dim = 2;
+    r->pos = calloc(3 * r->n, sizeof(double));
+    r->from = calloc(2 * r->n + 1, sizeof(uint32_t));
+    r->to = calloc(2 * r->n + 1, sizeof(uint32_t));
+    r->cost = calloc(2 * r->n + 1, sizeof(double));
+    r->both = calloc(2 * r->n + 1, 1);
+    r->eon = calloc(2 * r->n + 1, 1);
+    r->non = calloc(r->n, 1);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            uint32_t v = y * w + x;
+            r->non[v] = 1;
+            r->pos[3 * v] = x;
+            r->pos[3 * v + 1] = y;
+            for (int d = 0; d < 2; d++) {
+                uint32_t nx = x + (d == 0), ny = y + (d == 1);
+                if (nx >= w || ny >= h) continue;
+                r->from[r->m] = v;
+                r->to[r->m] = ny * w + nx;
+                r->cost[r->m] = 1 + 2 * rnd01(st);
+                r->both[r->m] = 1;
+                r->eon[r->m++] = 1;
+            }
+        }
+}
+
+/* alt closes fewer nodes than astar on a grid whose costs are up to three
+ * times the straight line (counted over 300 pairs, same costs), and its
+ * landmarks prove a goal nothing reaches unreachable without a search. */
+START_TEST(graph_alt_closes_fewer) {
+    uint64_t st = tu_seed("graph_alt_closes_fewer", 0x67a90005);
+    rgraph r;
+    pf_graph *g;
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    uint64_t sum[PF_GRAPH_ALGORITHMS] = {0};
+    unsigned mismatches = 0;
+    grid_graph(&st, 40, 40, &r);
+    {
+        pf_graph_spec s = {r.n, 2, r.pos, r.m, r.from, r.to, r.cost, r.both, 8, NULL, NULL};
+        ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
+    }
+    for (int k = 0; k < 300; k++) {
+        uint32_t a = tu_below(&st, r.n), b = tu_below(&st, r.n);
+        double c[PF_GRAPH_ALGORITHMS];
+        for (int al = 0; al < PF_GRAPH_ALGORITHMS; al++) {
+            pf_graph_query q = {
+                a,    b, (pf_graph_algorithm)al, 0, false, NULL, NULL, NULL, 0, NULL, NULL, 0,
+                NULL, 0};
+            pf_graph_path p;
+            if (pf_graph_search(g, ctx, &q, &p) != PF_OK) mismatches++;
+            c[al] = p.cost;
+            sum[al] += p.expanded;
+        }
+        if (!near_eq(c[0], c[1]) || !near_eq(c[0], c[2])) mismatches++;
+    }
+    ck_assert_uint_eq(mismatches, 0);
+    fprintf(stderr, "graph_alt_closes_fewer: closed dijkstra %llu astar %llu alt %llu\n",
+            (unsigned long long)sum[0], (unsigned long long)sum[1], (unsigned long long)sum[2]);
+    ck_assert_uint_lt(sum[PF_GRAPH_ALT] * 2, sum[PF_GRAPH_ASTAR]);
+    pf_graph_release(g);
+    /* Node n: a goal with one edge out into the grid and none in. */
+    {
+        uint32_t n = r.n + 1;
+        double *pos = calloc(3 * n, sizeof(double));
+        pf_graph_query q = {5,    r.n, PF_GRAPH_ASTAR, 0,    false, NULL, NULL,
+                            NULL, 0,   NULL,           NULL, 0,     NULL, 0};
+        pf_graph_path p;
+        memcpy(pos, r.pos, 3 * r.n * sizeof(double));
+        r.from[r.m] = r.n;
+        r.to[r.m] = 0;
+        r.cost[r.m] = 1;
+        r.both[r.m] = 0;
+        {
+            pf_graph_spec s = {n, 2, pos, r.m + 1, r.from, r.to, r.cost, r.both, 4, NULL, NULL};
+            ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
+        }
+        ck_assert_int_eq(pf_graph_search(g, ctx, &q, &p), PF_NO_PATH);
+        ck_assert_uint_eq(p.expanded, r.n);
+        q.algorithm = PF_GRAPH_ALT;
+        ck_assert_int_eq(pf_graph_search(g, ctx, &q, &p), PF_NO_PATH);
+        ck_assert_uint_eq(p.expanded, 0);
+        /* A partial answer still searches what the start reaches. */
+        q.partial = true;
+        ck_assert_int_eq(pf_graph_search(g, ctx, &q, &p), PF_NO_PATH);
+        ck_assert_uint_eq(p.expanded, r.n);
+        ck_assert_uint_eq(p.end, 0);
+        pf_graph_release(g);
+        free(pos);
+    }
+    rg_free(&r);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Several goals: the cheapest goal reached (the reference's least
+ * distance over the enabled goals), a walk of that cost ending at a goal
+ * at that distance; none reachable: PF_NO_PATH, or with partial the
+ * reachable node nearest any goal. Every algorithm, PATCHed versions too. */
+START_TEST(graph_goals_random_graphs) {
+    uint64_t st = tu_seed("graph_goals_random_graphs", 0x67a90006);
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    unsigned mismatches = 0, found = 0, none = 0;
+    for (int it = 0; it < 2000; it++) {
+        rgraph r;
+        pf_graph *g, *next = NULL;
+        double *d;
+        rg_random(&st, &r);
+        g = rg_build(&r);
+        /* Half the graphs: a PATCH disabling a node and an edge. */
+        if (it & 1) {
+            pf_graph_toggle nt = {tu_below(&st, r.n), false}, et = {0, false};
+            pf_graph_change ch = {NULL, 0, &et, &nt, r.m ? 1 : 0, 1};
+            if (r.m) et.index = tu_below(&st, r.m);
+            ck_assert_int_eq(pf_graph_change_apply(g, &ch, &next, NULL), PF_OK);
+            pf_graph_release(g);
+            g = next;
+            r.non[nt.index] = 0;
+            if (r.m) r.eon[et.index] = 0;
+        }
+        d = malloc(r.n * sizeof(double));
+        for (int k = 0; k < 4; k++) {
+            uint32_t s = tu_below(&st, r.n), goals[40];
+            size_t ng = 1 + tu_below(&st, k == 3 ? 40 : 6);
+            double best = INFINITY;
+            if (!r.non[s]) continue;
+            for (size_t i = 0; i < ng; i++) goals[i] = tu_below(&st, r.n);
+            ref_dijkstra(&r, s, d);
+            for (size_t i = 0; i < ng; i++)
+                if (r.non[goals[i]] && d[goals[i]] < best) best = d[goals[i]];
+            for (int al = 0; al < PF_GRAPH_ALGORITHMS; al++) {
+                bool partial = tu_below(&st, 2);
+                pf_graph_query q = {s,    0,       (pf_graph_algorithm)al,
+                                    0,    partial, NULL,
+                                    NULL, goals,   ng,
+                                    NULL, NULL,    0,
+                                    NULL, 0};
+                pf_graph_path p;
+                pf_status rs = pf_graph_search(g, ctx, &q, &p);
+                if (isfinite(best)) {
+                    bool is_goal = false;
+                    for (size_t i = 0; i < ng; i++) is_goal |= goals[i] == p.end;
+                    if (rs != PF_OK || !p.reached || !is_goal || !walk_ok(&r, s, &p) ||
+                        !near_eq(p.cost, best) || !near_eq(d[p.end], best)) {
+                        fprintf(stderr,
+                                "goals: graph %d %s rs %d cost %g best %g goal %d walk %d d %g end "
+                                "%u ng %zu\n",
+                                it, pf_graph_algorithm_name((pf_graph_algorithm)al), (int)rs,
+                                p.cost, best, is_goal, walk_ok(&r, s, &p), d[p.end], p.end, ng);
+                        mismatches++;
+                    }
+                    found++;
+                } else {
+                    none++;
+                    if (rs != PF_NO_PATH) {
+                        mismatches++;
+                    } else if (partial) {
+                        double near = INFINITY, got = INFINITY;
+                        for (uint32_t v = 0; v < r.n; v++)
+                            for (size_t i = 0; i < ng; i++) {
+                                double e = rg_euclid(&r, v, goals[i]);
+                                if (!r.non[goals[i]]) continue;
+                                if (isfinite(d[v]) && e < near) near = e;
+                                if (v == p.end && e < got) got = e;
+                            }
+                        if (isfinite(near) && (p.len == 0 || !walk_ok(&r, s, &p) || got != near)) {
+                            fprintf(stderr, "goals: graph %d partial %s len %zu got %g near %g\n",
+                                    it, pf_graph_algorithm_name((pf_graph_algorithm)al), p.len, got,
+                                    near);
+                            mismatches++;
+                        }
+                    } else if (p.len != 0) {
+                        mismatches++;
+                    }
+                }
+            }
+        }
+        free(d);
+        pf_graph_release(g);
+        rg_free(&r);
+    }
+    ck_assert_uint_eq(mismatches, 0);
+    ck_assert_uint_gt(found, 5000);
+    ck_assert_uint_gt(none, 1000);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Table rows: every (source, target) cost against the reference, each
+ * finite one's path a walk of that cost; the searches close no more nodes
+ * than there are, and none for a source whose targets are all in other
+ * components; a budget stops a row (PF_EBUDGET). */
+START_TEST(graph_rows_random_graphs) {
+    uint64_t st = tu_seed("graph_rows_random_graphs", 0x67a90007);
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    unsigned mismatches = 0, finite = 0, infinite = 0, skipped = 0, budget = 0;
+    for (int it = 0; it < 2000; it++) {
+        rgraph r;
+        pf_graph *g;
+        double *d, costs[12];
+        uint32_t targets[12];
+        size_t nt;
+        rg_random(&st, &r);
+        g = rg_build(&r);
+        d = malloc(r.n * sizeof(double));
+        nt = 1 + tu_below(&st, 12);
+        for (size_t j = 0; j < nt; j++) targets[j] = tu_below(&st, r.n);
+        for (int k = 0; k < 3; k++) {
+            pf_graph_row q = {tu_below(&st, r.n), targets, nt, 0, NULL, NULL};
+            uint64_t expanded;
+            bool any_same = false;
+            pf_status rs = pf_graph_row_run(g, ctx, &q, costs, &expanded);
+            ref_dijkstra(&r, q.source, d);
+            if (rs != PF_OK || expanded > r.n) {
+                mismatches++;
+                continue;
+            }
+            for (size_t j = 0; j < nt; j++) {
+                pf_graph_path p;
+                any_same |= pf_graph_component(g, targets[j]) == pf_graph_component(g, q.source);
+                if (!near_eq(costs[j], d[targets[j]]) &&
+                    !(isinf(costs[j]) && isinf(d[targets[j]]))) {
+                    mismatches++;
+                    continue;
+                }
+                if (isinf(costs[j])) {
+                    infinite++;
+                    continue;
+                }
+                finite++;
+                if (pf_graph_row_path(ctx, targets[j], &p) != PF_OK || p.end != targets[j] ||
+                    !walk_ok(&r, q.source, &p) || !near_eq(p.cost, costs[j]))
+                    mismatches++;
+            }
+            if (!any_same) {
+                skipped++;
+                if (expanded != 0) mismatches++;
+            }
+            /* The row stops once its targets are closed: the source as
+             * its only target closes one node. */
+            if (r.non[q.source]) {
+                pf_graph_row self = {q.source, &q.source, 1, 0, NULL, NULL};
+                double c0;
+                if (pf_graph_row_run(g, ctx, &self, &c0, &expanded) != PF_OK || expanded != 1 ||
+                    c0 != 0)
+                    mismatches++;
+            }
+            /* A budget of 1: a row with a target other than the source
+             * to reach stops. */
+            q.max_expanded = 1;
+            rs = pf_graph_row_run(g, ctx, &q, costs, &expanded);
+            if (rs == PF_EBUDGET) {
+                budget++;
+                if (expanded != 1) mismatches++;
+            } else if (rs != PF_OK) {
+                mismatches++;
+            }
+        }
+        free(d);
+        pf_graph_release(g);
+        rg_free(&r);
+    }
+    ck_assert_uint_eq(mismatches, 0);
+    ck_assert_uint_gt(finite, 5000);
+    ck_assert_uint_gt(infinite, 2000);
+    ck_assert_uint_gt(skipped, 100);
+    ck_assert_uint_gt(budget, 500);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Distance from p to the segment ab, written apart from core's projection:
+ * the nearer endpoint when the foot of the perpendicular falls outside,
+ * else the height of the triangle (twice its area over |ab|, by Heron's
+ * lengths). */
+static double seg_dist(const double *p, const double *a, const double *b) {
+    double ab = 0, ap = 0, bp = 0, s, area2;
+    for (int k = 0; k < 3; k++) {
+        ab += (b[k] - a[k]) * (b[k] - a[k]);
+        ap += (p[k] - a[k]) * (p[k] - a[k]);
+        bp += (p[k] - b[k]) * (p[k] - b[k]);
+    }
+    if (ab == 0 || bp >= ap + ab) return sqrt(ap); /* foot before a (or a point) */
+    if (ap >= bp + ab) return sqrt(bp);            /* foot past b */
+    ab = sqrt(ab);
+    ap = sqrt(ap);
+    bp = sqrt(bp);
+    s = (ab + ap + bp) / 2;
+    area2 = s * (s - ab) * (s - ap) * (s - bp);
+    return area2 > 0 ? 2 * sqrt(area2) / ab : 0;
+}
+
+/* Edge snapping: the nearest enabled edge against a scan with the formula
+ * above, and searches leaving from both ends of a start edge and arriving
+ * by both ends of a goal edge (each at its part of the edge's cost)
+ * against the reference's distances from each start node. */
+START_TEST(graph_edge_snap_random_graphs) {
+    uint64_t st = tu_seed("graph_edge_snap_random_graphs", 0x67a90008);
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    unsigned mismatches = 0, snaps = 0, found = 0, none = 0;
+    for (int it = 0; it < 2000; it++) {
+        rgraph r;
+        pf_graph *g, *next = NULL;
+        double *d0 = NULL, *d1 = NULL;
+        rg_random(&st, &r);
+        g = rg_build(&r);
+        if (r.m && (it & 1)) {
+            pf_graph_toggle et = {tu_below(&st, r.m), false}, nt = {tu_below(&st, r.n), false};
+            pf_graph_change ch = {NULL, 0, &et, &nt, 1, 1};
+            ck_assert_int_eq(pf_graph_change_apply(g, &ch, &next, NULL), PF_OK);
+            pf_graph_release(g);
+            g = next;
+            r.eon[et.index] = 0;
+            r.non[nt.index] = 0;
+        }
+        d0 = malloc(r.n * sizeof(double));
+        d1 = malloc(r.n * sizeof(double));
+        for (int k = 0; k < 4; k++) {
+            double p[3] = {rnd01(&st) * 120 - 10, rnd01(&st) * 120 - 10, 0}, at, dist;
+            double want = INFINITY;
+            uint32_t e, se, ge;
+            double sat, gat;
+            if (r.dim == 3) p[2] = rnd01(&st) * 100;
+            for (uint32_t x = 0; x < r.m; x++)
+                if (r.eon[x] && r.non[r.from[x]] && r.non[r.to[x]]) {
+                    double dd = seg_dist(p, r.pos + 3 * r.from[x], r.pos + 3 * r.to[x]);
+                    if (dd < want) want = dd;
+                }
+            e = pf_graph_nearest_edge(g, p, &at, &dist);
+            snaps++;
+            if (!isfinite(want)) {
+                mismatches += e != PF_GRAPH_NONE;
+                continue;
+            }
+            if (e == PF_GRAPH_NONE || fabs(dist - want) > 1e-6 * fmax(1, want) ||
+                fabs(seg_dist(p, r.pos + 3 * r.from[e], r.pos + 3 * r.to[e]) - want) >
+                    1e-6 * fmax(1, want) ||
+                at < 0 || at > 1) {
+                mismatches++;
+                continue;
+            }
+            /* A search from this edge's point to another random edge's. */
+            se = e;
+            sat = at;
+            ge = tu_below(&st, r.m);
+            gat = rnd01(&st);
+            if (!r.eon[ge] || !r.non[r.from[ge]] || !r.non[r.to[ge]]) continue;
+            {
+                uint32_t sn[2], gn[2];
+                double sc[2], gc[2], best = INFINITY;
+                size_t ns = 0, ng = 0;
+                double cs = r.cost[se], cg = r.cost[ge];
+                sn[ns] = r.to[se];
+                sc[ns++] = cs - sat * cs;
+                if (r.both[se]) {
+                    sn[ns] = r.from[se];
+                    sc[ns++] = sat * cs;
+                }
+                gn[ng] = r.from[ge];
+                gc[ng++] = gat * cg;
+                if (r.both[ge]) {
+                    gn[ng] = r.to[ge];
+                    gc[ng++] = cg - gat * cg;
+                }
+                ref_dijkstra(&r, sn[0], d0);
+                if (ns > 1) ref_dijkstra(&r, sn[1], d1);
+                for (size_t a = 0; a < ns; a++)
+                    for (size_t b = 0; b < ng; b++) {
+                        double v = sc[a] + (a ? d1 : d0)[gn[b]] + gc[b];
+                        if (v < best) best = v;
+                    }
+                for (int al = 0; al < PF_GRAPH_ALGORITHMS; al++) {
+                    pf_graph_query q = {
+                        0,  0, (pf_graph_algorithm)al, 0, false, NULL, NULL, gn, ng, sn, sc, ns,
+                        gc, 0};
+                    pf_graph_path pp;
+                    pf_status rs = pf_graph_search(g, ctx, &q, &pp);
+                    if (!isfinite(best)) {
+                        none++;
+                        mismatches += rs != PF_NO_PATH;
+                        continue;
+                    }
+                    found++;
+                    if (rs != PF_OK || !near_eq(pp.cost, best)) {
+                        fprintf(stderr, "edge snap: graph %d %s rs %d cost %g want %g\n", it,
+                                pf_graph_algorithm_name((pf_graph_algorithm)al), (int)rs, pp.cost,
+                                best);
+                        mismatches++;
+                        continue;
+                    }
+                    /* The path: a walk from one of the starts to one of the
+                     * goals whose costs with theirs add up. */
+                    {
+                        double sum = 0, s0 = INFINITY, g0 = INFINITY;
+                        bool walk = pp.len > 0;
+                        for (size_t a = 0; a < ns; a++)
+                            if (sn[a] == pp.nodes[0] && sc[a] < s0) s0 = sc[a];
+                        for (size_t b = 0; b < ng; b++)
+                            if (gn[b] == pp.end && gc[b] < g0) g0 = gc[b];
+                        for (size_t x = 0; walk && x + 1 < pp.len; x++) {
+                            uint32_t ed = pp.edges[x];
+                            walk = r.eon[ed] &&
+                                   ((r.from[ed] == pp.nodes[x] && r.to[ed] == pp.nodes[x + 1]) ||
+                                    (r.both[ed] && r.to[ed] == pp.nodes[x] &&
+                                     r.from[ed] == pp.nodes[x + 1]));
+                            sum += walk ? r.cost[ed] : 0;
+                        }
+                        if (!walk || !near_eq(s0 + sum + g0, pp.cost)) mismatches++;
+                    }
+                }
+            }
+        }
+        free(d0);
+        free(d1);
+        pf_graph_release(g);
+        rg_free(&r);
+    }
+    ck_assert_uint_eq(mismatches, 0);
+    ck_assert_uint_gt(snaps, 7000);
+    ck_assert_uint_gt(found, 3000);
+    ck_assert_uint_gt(none, 300);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Tag filters: random tag bits on nodes and edges and a random mask; the
+ * reference searches the graph with the tagged edges and nodes (but the
+ * start) disabled. */
+START_TEST(graph_tag_filter_random_graphs) {
+    uint64_t st = tu_seed("graph_tag_filter_random_graphs", 0x67a90009);
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    unsigned mismatches = 0, reached = 0, cut = 0;
+    for (int it = 0; it < 1500; it++) {
+        rgraph r, f;
+        pf_graph *g;
+        uint64_t *nt, *et;
+        double *d = NULL;
+        rg_random(&st, &r);
+        nt = calloc(r.n, sizeof(uint64_t));
+        et = calloc(r.m + 1, sizeof(uint64_t));
+        for (uint32_t v = 0; v < r.n; v++)
+            if (tu_below(&st, 5) == 0) nt[v] = UINT64_C(1) << tu_below(&st, 64);
+        for (uint32_t e = 0; e < r.m; e++)
+            if (tu_below(&st, 4) == 0) et[e] = UINT64_C(1) << tu_below(&st, 3);
+        {
+            pf_graph_spec sp = {r.n,    r.dim,  r.pos,   r.m, r.from, r.to,
+                                r.cost, r.both, r.m % 5, nt,  et};
+            ck_assert_int_eq(pf_graph_build(&sp, &g, NULL), PF_OK);
+        }
+        d = malloc(r.n * sizeof(double));
+        for (int k = 0; k < 4; k++) {
+            uint32_t s = tu_below(&st, r.n), t = tu_below(&st, r.n);
+            uint64_t mask = (UINT64_C(1) << tu_below(&st, 3)) | (k == 3 ? nt[t] : 0);
+            f = r;
+            f.eon = malloc(r.m + 1);
+            f.non = malloc(r.n);
+            for (uint32_t e = 0; e < r.m; e++) f.eon[e] = r.eon[e] && !(et[e] & mask);
+            for (uint32_t v = 0; v < r.n; v++) f.non[v] = r.non[v] && (v == s || !(nt[v] & mask));
+            ref_dijkstra(&f, s, d);
+            for (int al = 0; al < PF_GRAPH_ALGORITHMS; al++) {
+                pf_graph_query q = {
+                    s,    t,   (pf_graph_algorithm)al, 0, false, NULL, NULL, NULL, 0, NULL, NULL, 0,
+                    NULL, mask};
+                pf_graph_path p;
+                pf_status rs = pf_graph_search(g, ctx, &q, &p);
+                if (isfinite(d[t]) && (t == s || !(nt[t] & mask))) {
+                    reached++;
+                    if (rs != PF_OK || !near_eq(p.cost, d[t]) || !walk_ok(&f, s, &p)) mismatches++;
+                } else {
+                    cut++;
+                    if (rs != PF_NO_PATH) mismatches++;
+                }
+            }
+            free(f.eon);
+            free(f.non);
+        }
+        free(d);
+        free(nt);
+        free(et);
+        pf_graph_release(g);
+        rg_free(&r);
+    }
+    ck_assert_uint_eq(mismatches, 0);
+    ck_assert_uint_gt(reached, 3000);
+    ck_assert_uint_gt(cut, 3000);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
 TU_SUITE(graph) {
     Suite *s = suite_create("graph");
     TCase *tc = tcase_create("core");
@@ -561,6 +1126,8 @@ TU_SUITE(graph) {
     tcase_add_test(tc, graph_ratio_measured);
     tcase_add_test(tc, graph_stop_callback);
     tcase_add_test(tc, graph_nearest_visits_few);
+    tcase_add_test(tc, graph_alt_patch_rule);
+    tcase_add_test(tc, graph_alt_closes_fewer);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("property");
     tcase_set_timeout(slow, 600);
@@ -568,6 +1135,10 @@ TU_SUITE(graph) {
     tcase_add_test(slow, graph_patch_random_graphs);
     tcase_add_test(slow, graph_max_expanded_random_graphs);
     tcase_add_test(slow, graph_nearest_random_graphs);
+    tcase_add_test(slow, graph_goals_random_graphs);
+    tcase_add_test(slow, graph_rows_random_graphs);
+    tcase_add_test(slow, graph_edge_snap_random_graphs);
+    tcase_add_test(slow, graph_tag_filter_random_graphs);
     suite_add_tcase(s, slow);
     return s;
 }

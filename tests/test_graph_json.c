@@ -235,7 +235,7 @@ START_TEST(graph_json_store_round_trip) {
                         "\"edges\":[{\"id\":\"e\",\"cost\":2.25},{\"index\":1,\"enabled\":false}]}";
     pf_graph_spec s;
     ck_assert_int_eq(upload(text, &d, &e), PF_OK);
-    s = (pf_graph_spec){d.n, d.dim, d.pos, d.m, d.from, d.to, d.cost, d.both};
+    s = (pf_graph_spec){d.n, d.dim, d.pos, d.m, d.from, d.to, d.cost, d.both, 0, NULL, NULL};
     ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
     ck_assert_int_eq(pf_graph_patch_parse(patch, strlen(patch), 0, &p, &e), PF_OK);
     ck_assert_int_eq(pf_graph_patch_resolve(&p, &d, &ch, &e), PF_OK);
@@ -265,7 +265,8 @@ START_TEST(graph_json_store_round_trip) {
         pf_graph_toggle nodes[1] = {{1, false}}, edges[1] = {{1, false}};
         pf_graph_cost_change costs[1] = {{0, 2.25}};
         pf_graph_change c2 = {costs, 1, edges, nodes, 1, 1};
-        s = (pf_graph_spec){d2.n, d2.dim, d2.pos, d2.m, d2.from, d2.to, d2.cost, d2.both};
+        s = (pf_graph_spec){d2.n,    d2.dim,  d2.pos, d2.m, d2.from, d2.to,
+                            d2.cost, d2.both, 0,      NULL, NULL};
         ck_assert_int_eq(pf_graph_build(&s, &g3, NULL), PF_OK);
         pf_graph_release(g3 == NULL ? NULL : g3);
         ck_assert_int_eq(pf_graph_build(&s, &g3, NULL), PF_OK);
@@ -300,7 +301,7 @@ START_TEST(graph_json_path_requests) {
     const char *batch = "{\"queries\":[{\"start\":1,\"goal\":2},{\"start\":\"x\",\"goal\":"
                         "\"y\",\"deadline_ms\":3}]}";
     pf_kv kv[3] = {{"start", "door 1"}, {"goal_point", "1,2,3"}, {"algorithm", "auto"}};
-    ck_assert_int_eq(pf_graph_path_request_parse(one, strlen(one), &q, &e), PF_OK);
+    ck_assert_int_eq(pf_graph_path_request_parse(one, strlen(one), 64, &q, &e), PF_OK);
     ck_assert_str_eq(q.start.id, "a");
     ck_assert(q.goal.is_point);
     ck_assert_int_eq(q.goal.dims, 2);
@@ -309,26 +310,26 @@ START_TEST(graph_json_path_requests) {
     ck_assert_uint_eq(q.max_expanded, 10);
     ck_assert(q.partial);
     ck_assert_int_eq(q.deadline_ms, 5);
-    ck_assert_int_eq(pf_graph_path_batch_parse(batch, strlen(batch), 10, &qs, &n, &dl, &e),
+    ck_assert_int_eq(pf_graph_path_batch_parse(batch, strlen(batch), 10, 64, &qs, &n, &dl, &e),
                      PF_EINVAL);
     ck_assert_str_eq(e.field, "queries[1].deadline_ms");
-    ck_assert_int_eq(pf_graph_path_batch_parse(batch, strlen(batch), 1, &qs, &n, &dl, &e),
+    ck_assert_int_eq(pf_graph_path_batch_parse(batch, strlen(batch), 1, 64, &qs, &n, &dl, &e),
                      PF_ELIMIT);
-    ck_assert_int_eq(pf_graph_path_request_from_query(kv, 3, &q, &e), PF_OK);
+    ck_assert_int_eq(pf_graph_path_request_from_query(kv, 3, 64, &q, &e), PF_OK);
     ck_assert_str_eq(q.start.id, "door 1");
     ck_assert_int_eq(q.goal.dims, 3);
-    ck_assert_int_eq(q.algorithm, PF_GRAPH_ASTAR);
+    ck_assert_int_eq(q.algorithm, PF_GRAPH_AUTO); /* resolved against the map when run */
     kv[1].value = "1,x";
-    ck_assert_int_eq(pf_graph_path_request_from_query(kv, 3, &q, &e), PF_EINVAL);
+    ck_assert_int_eq(pf_graph_path_request_from_query(kv, 3, 64, &q, &e), PF_EINVAL);
     ck_assert_str_eq(e.field, "goal_point");
     kv[2].key = "bogus";
     kv[1].value = "1,2";
-    ck_assert_int_eq(pf_graph_path_request_from_query(kv, 3, &q, &e), PF_EPARSE);
+    ck_assert_int_eq(pf_graph_path_request_from_query(kv, 3, 64, &q, &e), PF_EPARSE);
     ck_assert_str_eq(e.field, "bogus");
-    ck_assert_int_eq(pf_graph_path_request_parse("{\"start\":\"a\"}", 13, &q, &e), PF_EPARSE);
+    ck_assert_int_eq(pf_graph_path_request_parse("{\"start\":\"a\"}", 13, 64, &q, &e), PF_EPARSE);
     ck_assert_str_eq(e.field, "goal");
     ck_assert_int_eq(pf_graph_path_request_parse(
-                         "{\"start\":\"a\",\"goal\":\"b\",\"algorithm\":\"jps\"}", 42, &q, &e),
+                         "{\"start\":\"a\",\"goal\":\"b\",\"algorithm\":\"jps\"}", 42, 64, &q, &e),
                      PF_EINVAL);
     ck_assert_str_eq(e.field, "algorithm");
 }

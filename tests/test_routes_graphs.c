@@ -8,6 +8,7 @@
  * PATCHed graph back after a restart. */
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,6 +48,11 @@ START_TEST(routes_graphs_upload_info_and_paths) {
     ck_assert_int_eq((int)it_num(j, "graph.arcs"), 9);
     ck_assert_int_eq((int)it_num(j, "graph.dimensions"), 2);
     ck_assert_double_eq_tol(it_num(j, "graph.heuristic_ratio"), 0.1, 1e-6); /* d->a: 1 over 10 */
+    /* --graph-landmarks 8 by default: as many as the 5 nodes; auto is alt. */
+    ck_assert_int_eq((int)it_num(j, "graph.landmarks"), 5);
+    ck_assert_double_eq_tol(it_num(j, "graph.landmark_scale"), 1, 1e-9);
+    ck_assert_int_eq((int)it_num(j, "graph.components"), 2); /* "far" is alone */
+    ck_assert_str_eq(it_str(j, "default_algorithm"), "alt");
     cJSON_Delete(j);
     /* a to 4: a-b-c-4 costs 30 (4->a is one-way; a-c-4 costs 110). */
     j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4}");
@@ -57,7 +63,7 @@ START_TEST(routes_graphs_upload_info_and_paths) {
     ck_assert_int_eq((int)it_num(j, "path.3"), 4); /* an integer id stays one */
     ck_assert_int_eq((int)it_num(j, "edges.0"), 0);
     ck_assert_double_eq(it_num(j, "points.1.0"), 10);
-    ck_assert_str_eq(it_str(j, "algorithm"), "astar");
+    ck_assert_str_eq(it_str(j, "algorithm"), "alt");
     ck_assert_int_eq((int)it_num(j, "map_version"), 1);
     ck_assert(!it_truth(j, "stats.cached"));
     cJSON_Delete(j);
@@ -143,6 +149,8 @@ START_TEST(routes_graphs_patch_makes_a_version) {
     cJSON_Delete(j);
     j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
     ck_assert_int_eq((int)it_num(j, "graph.disabled_nodes"), 1);
+    /* Edge 4 went from 100 to 50: the landmarks' bounds are halved. */
+    ck_assert_double_eq_tol(it_num(j, "graph.landmark_scale"), 0.5, 1e-9);
     cJSON_Delete(j);
     /* A disabled node named is blocked; a point never snaps to it. */
     it_call_error(&s, "POST", "/v1/maps/g/path", "application/json",
@@ -224,6 +232,265 @@ START_TEST(routes_graphs_refusals_and_limits) {
     ck_assert_int_eq((int)it_num(j, "limits.graph_max_nodes"), 4);
     ck_assert_int_eq((int)it_num(j, "limits.graph_max_degree"), 2);
     ck_assert_str_eq(it_str(j, "graph_algorithms.1"), "dijkstra");
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
+/* Distance tables and nearest-of-goals on the routes: the square room's
+ * costs by hand (a->c 20 through b, 4->a 1 one-way, "far" apart: null
+ * without a search), paths as ids, points snapped, the limits (entries,
+ * paths, --max-request-expanded, --max-goals) as 413 naming the field;
+ * then random graphs against Floyd-Warshall written here. */
+static void check_room_table(const hc_server *s) {
+    cJSON *j =
+        it_call(s, "POST", "/v1/maps/g/table", "application/json",
+                "{\"sources\":[\"a\",4,\"far\"],\"targets\":[\"c\",\"a\",{\"point\":[99,99]}],"
+                "\"paths\":true}",
+                200);
+    ck_assert_double_eq_tol(it_num(j, "costs.0.0"), 20, 1e-9);
+    ck_assert_double_eq_tol(it_num(j, "costs.0.1"), 0, 1e-9);
+    ck_assert(cJSON_IsNull(it_get(j, "costs.0.2")));
+    ck_assert_double_eq_tol(it_num(j, "costs.1.0"), 10, 1e-9);
+    ck_assert_double_eq_tol(it_num(j, "costs.1.1"), 1, 1e-9);
+    ck_assert(cJSON_IsNull(it_get(j, "costs.2.0")));
+    ck_assert_double_eq_tol(it_num(j, "costs.2.2"), 0, 1e-9);
+    ck_assert_str_eq(it_str(j, "paths.0.0.1"), "b");
+    ck_assert(cJSON_IsNull(it_get(j, "paths.0.2")));
+    ck_assert_str_eq(it_str(j, "targets.2.node"), "far");
+    ck_assert(it_truth(j, "targets.2.snapped"));
+    ck_assert_int_eq((int)it_num(j, "stats.unreachable"), 4);
+    /* far's row searched once (its own target is in its component). */
+    ck_assert_int_eq((int)it_num(j, "stats.searches"), 3);
+    ck_assert_str_eq(it_str(j, "algorithm"), "dijkstra");
+    cJSON_Delete(j);
+    /* A source whose targets are all apart searches nothing. */
+    j = it_call(s, "POST", "/v1/maps/g/table", "application/json",
+                "{\"sources\":[\"far\"],\"targets\":[\"a\",\"b\"]}", 200);
+    ck_assert_int_eq((int)it_num(j, "stats.searches"), 0);
+    ck_assert_int_eq((int)it_num(j, "stats.expanded"), 0);
+    ck_assert_int_eq((int)it_num(j, "stats.unreachable"), 2);
+    cJSON_Delete(j);
+    it_call_error(s, "POST", "/v1/maps/g/table", "application/json",
+                  "{\"sources\":[\"a\",\"nope\"]}", 422, "invalid_value", "sources[1]");
+    it_call_error(s, "POST", "/v1/maps/g/table", "application/json",
+                  "{\"sources\":[\"a\"],\"targets\":[{\"point\":[1,2,3]}]}", 422, "invalid_value",
+                  "targets[0]");
+    it_call_error(s, "POST", "/v1/maps/g/table", "application/json",
+                  "{\"sources\":[\"a\"],\"bogus\":1}", 400, "invalid_request", "bogus");
+    /* Nearest of several goals: c (20) before 4 (30); far never. */
+    j = path_post(s, "g", "{\"start\":\"a\",\"goals\":[\"far\",4,\"c\"]}");
+    ck_assert(it_truth(j, "found"));
+    ck_assert_double_eq_tol(it_num(j, "cost"), 20, 1e-9);
+    ck_assert_str_eq(it_str(j, "goal.node"), "c");
+    ck_assert_int_eq((int)it_num(j, "goal_index"), 2);
+    ck_assert_str_eq(it_str(j, "algorithm"), "astar"); /* alt's bounds are to one goal */
+    cJSON_Delete(j);
+    j = path_post(s, "g", "{\"start\":\"a\",\"goals\":[\"far\"],\"algorithm\":\"dijkstra\"}");
+    ck_assert(!it_truth(j, "found"));
+    ck_assert_ptr_null(it_get(j, "goal"));
+    ck_assert_int_eq((int)it_num(j, "stats.expanded"), 0); /* apart: no search */
+    cJSON_Delete(j);
+    j = it_call(s, "GET", "/v1/maps/g/path?start=4&goals=far;a", NULL, NULL, 200);
+    ck_assert_double_eq_tol(it_num(j, "cost"), 1, 1e-9);
+    ck_assert_int_eq((int)it_num(j, "goal_index"), 1);
+    cJSON_Delete(j);
+    j = path_post(s, "g", "{\"start\":\"a\",\"goals\":[{\"point\":[9,11]}]}");
+    ck_assert_str_eq(it_str(j, "goal.node"), "c");
+    ck_assert(it_truth(j, "goal.snapped"));
+    cJSON_Delete(j);
+    it_call_error(s, "POST", "/v1/maps/g/path", "application/json",
+                  "{\"start\":\"a\",\"goal\":\"b\",\"goals\":[\"c\"]}", 400, "invalid_request",
+                  "goals");
+    it_call_error(s, "POST", "/v1/maps/g/path", "application/json",
+                  "{\"start\":\"a\",\"goals\":[\"c\",\"nope\"]}", 422, "invalid_value", "goals[1]");
+    it_call_error(s, "POST", "/v1/maps/g/path", "application/json",
+                  "{\"start\":\"a\",\"goals\":[\"a\",\"b\",\"c\",4]}", 413, "limit_exceeded",
+                  "goals");
+    it_call_error(s, "POST", "/v1/maps/g/paths", "application/json",
+                  "{\"queries\":[{\"start\":\"a\",\"goals\":[]}]}", 400, "malformed_request",
+                  "queries[0].goals");
+}
+
+/* Floyd-Warshall over an edge list: d[i * n + j]. */
+static void floyd(uint32_t n, uint32_t m, const uint32_t *from, const uint32_t *to,
+                  const double *cost, const int *both, double *d) {
+    for (uint32_t i = 0; i < n * n; i++) d[i] = i % (n + 1) == 0 ? 0 : INFINITY;
+    for (uint32_t e = 0; e < m; e++) {
+        if (cost[e] < d[from[e] * n + to[e]]) d[from[e] * n + to[e]] = cost[e];
+        if (both[e] && cost[e] < d[to[e] * n + from[e]]) d[to[e] * n + from[e]] = cost[e];
+    }
+    for (uint32_t k = 0; k < n; k++)
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = 0; j < n; j++)
+                if (d[i * n + k] + d[k * n + j] < d[i * n + j])
+                    d[i * n + j] = d[i * n + k] + d[k * n + j];
+}
+
+START_TEST(routes_graphs_tables_and_goals) {
+    hc_server s = it_start(ARGS("--max-goals", "3", "--max-table-paths", "9"));
+    uint64_t st = tu_seed("routes_graphs_tables_and_goals", 0x67a90010);
+    unsigned mismatches = 0, finite = 0, nulls = 0;
+    cJSON *j;
+    it_put_map(&s, "g", "application/json", graph_json, 201);
+    check_room_table(&s);
+    it_call_error(
+        &s, "POST", "/v1/maps/g/table", "application/json",
+        "{\"sources\":[\"a\",\"b\",\"c\",4],\"targets\":[\"a\",\"b\",\"c\"],\"paths\":true}", 413,
+        "limit_exceeded", "paths");
+    /* Random graphs of 24 nodes, every pair against Floyd-Warshall. */
+    for (int it = 0; it < 12; it++) {
+        enum { N = 24 };
+        uint32_t m = tu_below(&st, 3 * N), from[3 * N], to[3 * N];
+        double cost[3 * N], d[N * N];
+        int both[3 * N];
+        char *body = malloc(16384), *tb = malloc(1024);
+        size_t len = 0, tl = 0;
+        len += (size_t)snprintf(body + len, 16384 - len, "{\"kind\":\"graph\",\"nodes\":[");
+        for (uint32_t i = 0; i < N; i++)
+            len += (size_t)snprintf(body + len, 16384 - len, "%s{\"id\":%u,\"position\":[%u,%u]}",
+                                    i ? "," : "", i, tu_below(&st, 50), tu_below(&st, 50));
+        len += (size_t)snprintf(body + len, 16384 - len, "],\"edges\":[");
+        for (uint32_t e = 0; e < m; e++) {
+            from[e] = tu_below(&st, N);
+            to[e] = tu_below(&st, N);
+            cost[e] = 1 + tu_below(&st, 100);
+            both[e] = (int)tu_below(&st, 2);
+            len += (size_t)snprintf(
+                body + len, 16384 - len, "%s{\"from\":%u,\"to\":%u,\"cost\":%g,\"oneway\":%s}",
+                e ? "," : "", from[e], to[e], cost[e], both[e] ? "false" : "true");
+        }
+        snprintf(body + len, 16384 - len, "]}");
+        it_put_map(&s, "r", "application/json", body, it ? 200 : 201);
+        floyd(N, m, from, to, cost, both, d);
+        tl += (size_t)snprintf(tb + tl, 1024 - tl, "{\"sources\":[");
+        for (uint32_t i = 0; i < N; i++)
+            tl += (size_t)snprintf(tb + tl, 1024 - tl, "%s%u", i ? "," : "", i);
+        snprintf(tb + tl, 1024 - tl, "]}");
+        j = it_call(&s, "POST", "/v1/maps/r/table", "application/json", tb, 200);
+        for (uint32_t a = 0; a < N; a++)
+            for (uint32_t b = 0; b < N; b++) {
+                char p[32];
+                const cJSON *c;
+                snprintf(p, sizeof(p), "costs.%u.%u", a, b);
+                c = it_get(j, p);
+                if (isinf(d[a * N + b])) {
+                    nulls++;
+                    mismatches += !cJSON_IsNull(c);
+                } else {
+                    finite++;
+                    mismatches += !cJSON_IsNumber(c) || fabs(c->valuedouble - d[a * N + b]) > 1e-9;
+                }
+            }
+        cJSON_Delete(j);
+        free(body);
+        free(tb);
+    }
+    ck_assert_uint_eq(mismatches, 0);
+    ck_assert_uint_gt(finite, 500);
+    ck_assert_uint_gt(nulls, 500);
+    it_stop(&s);
+    /* --max-request-expanded bounds the table's searches together. */
+    s = it_start(ARGS("--max-request-expanded", "3"));
+    it_put_map(&s, "g", "application/json", graph_json, 201);
+    it_call_error(&s, "POST", "/v1/maps/g/table", "application/json",
+                  "{\"sources\":[\"a\",\"b\"],\"targets\":[\"c\",4]}", 413, "limit_exceeded", NULL);
+    j = it_call(&s, "POST", "/v1/maps/g/table", "application/json",
+                "{\"sources\":[\"a\"],\"targets\":[\"b\"]}", 200);
+    ck_assert_double_eq_tol(it_num(j, "costs.0.0"), 10, 1e-9);
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
+/* snap "edge": a point goes to the nearest point on an edge; the search
+ * leaves (reaches) it by the edge's ends at their part of its cost; one
+ * edge's two points go along it when that is cheaper (not against a
+ * one-way edge). */
+START_TEST(routes_graphs_edge_snap) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    cJSON *j;
+    it_put_map(&s, "g", "application/json", graph_json, 201);
+    /* (5,1) on a-b at 0.5; (10,6) on b-c at 0.6: 5 to b, 6 up b-c. */
+    j = path_post(&s, "g",
+                  "{\"start\":{\"point\":[5,1]},\"goal\":{\"point\":[10.5,6]},\"snap\":\"edge\"}");
+    ck_assert(it_truth(j, "found"));
+    ck_assert_double_eq_tol(it_num(j, "cost"), 11, 1e-9);
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "path")), 1);
+    ck_assert_str_eq(it_str(j, "path.0"), "b");
+    ck_assert_int_eq((int)it_num(j, "start.edge"), 0);
+    ck_assert_double_eq_tol(it_num(j, "start.at"), 0.5, 1e-9);
+    ck_assert_double_eq_tol(it_num(j, "start.point.0"), 5, 1e-9);
+    ck_assert_double_eq_tol(it_num(j, "start.distance"), 1, 1e-9);
+    ck_assert_str_eq(it_str(j, "start.node"), "b");
+    ck_assert_int_eq((int)it_num(j, "goal.edge"), 1);
+    ck_assert_double_eq_tol(it_num(j, "goal.at"), 0.6, 1e-9);
+    ck_assert_double_eq_tol(it_num(j, "goal.distance"), 0.5, 1e-9);
+    cJSON_Delete(j);
+    /* Both on a-b: along it, no node. */
+    j = it_call(&s, "GET", "/v1/maps/g/path?start_point=2,0.5&goal_point=8,-1&snap=edge", NULL,
+                NULL, 200);
+    ck_assert(it_truth(j, "found"));
+    ck_assert_double_eq_tol(it_num(j, "cost"), 6, 1e-9);
+    ck_assert_int_eq(cJSON_GetArraySize(it_get(j, "path")), 0);
+    ck_assert_ptr_null(it_get(j, "start.node"));
+    cJSON_Delete(j);
+    /* The one-way 4->a (cost 1, (0,10) to (0,0)): down it directly 0.6;
+     * up it, around: 0.2 to a, a-b-c-4 30, 0.2 down to the goal. */
+    j = path_post(
+        &s, "g", "{\"start\":{\"point\":[0.1,8]},\"goal\":{\"point\":[-0.1,2]},\"snap\":\"edge\"}");
+    ck_assert_double_eq_tol(it_num(j, "cost"), 0.6, 1e-9);
+    cJSON_Delete(j);
+    j = path_post(
+        &s, "g", "{\"start\":{\"point\":[0.1,2]},\"goal\":{\"point\":[-0.1,8]},\"snap\":\"edge\"}");
+    ck_assert_double_eq_tol(it_num(j, "cost"), 30.4, 1e-9);
+    ck_assert_str_eq(it_str(j, "path.0"), "a");
+    ck_assert_int_eq((int)it_num(j, "path.3"), 4);
+    cJSON_Delete(j);
+    /* Goals on edges: the nearest of them. */
+    j = path_post(&s, "g",
+                  "{\"start\":\"a\",\"goals\":[{\"point\":[10.2,9]},{\"point\":[3,0.1]}],"
+                  "\"snap\":\"edge\"}");
+    ck_assert_double_eq_tol(it_num(j, "cost"), 3, 1e-9);
+    ck_assert_int_eq((int)it_num(j, "goal_index"), 1);
+    ck_assert_int_eq((int)it_num(j, "goal.edge"), 0);
+    cJSON_Delete(j);
+    it_call_error(&s, "POST", "/v1/maps/g/path", "application/json",
+                  "{\"start\":\"a\",\"goal\":\"b\",\"snap\":\"cell\"}", 422, "invalid_value",
+                  "snap");
+    /* Tag filters: c carries "door"; keeping off it, 4 is out of reach
+     * (a-b-c-4 and a-c both enter c); an unknown tag is 422. */
+    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4,\"exclude_tags\":[\"door\"]}");
+    ck_assert(!it_truth(j, "found"));
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/maps/g/path?start=a&goal=b&exclude_tags=door", NULL, NULL, 200);
+    ck_assert_double_eq_tol(it_num(j, "cost"), 10, 1e-9);
+    cJSON_Delete(j);
+    it_call_error(&s, "POST", "/v1/maps/g/path", "application/json",
+                  "{\"start\":\"a\",\"goal\":4,\"exclude_tags\":[\"lava\"]}", 422, "invalid_value",
+                  "exclude_tags[0]");
+    it_stop(&s);
+}
+END_TEST
+
+/* --graph-landmarks 0: no landmarks, so auto and alt run (and name)
+ * astar; /v1/info reports the flag. */
+START_TEST(routes_graphs_landmarks_off) {
+    hc_server s = it_start(ARGS("--graph-landmarks", "0"));
+    cJSON *j;
+    it_put_map(&s, "g", "application/json", graph_json, 201);
+    j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "graph.landmarks"), 0);
+    ck_assert_str_eq(it_str(j, "default_algorithm"), "astar");
+    cJSON_Delete(j);
+    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4,\"algorithm\":\"alt\"}");
+    ck_assert_str_eq(it_str(j, "algorithm"), "astar");
+    ck_assert_double_eq_tol(it_num(j, "cost"), 30, 1e-9);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "limits.graph_landmarks"), 0);
+    ck_assert_int_eq((int)it_num(j, "limits.graph_landmark_max_nodes"), 1 << 18);
+    ck_assert_str_eq(it_str(j, "graph_algorithms.3"), "alt");
     cJSON_Delete(j);
     it_stop(&s);
 }
@@ -353,6 +620,9 @@ TU_SUITE(routes_graphs) {
     tcase_add_test(tc, routes_graphs_upload_info_and_paths);
     tcase_add_test(tc, routes_graphs_patch_makes_a_version);
     tcase_add_test(tc, routes_graphs_refusals_and_limits);
+    tcase_add_test(tc, routes_graphs_landmarks_off);
+    tcase_add_test(tc, routes_graphs_tables_and_goals);
+    tcase_add_test(tc, routes_graphs_edge_snap);
     tcase_add_test(tc, routes_graphs_data_dir_restart);
     tcase_add_test(tc, routes_graphs_shared_store);
     tcase_add_test(tc, routes_graphs_patches_under_readers);
