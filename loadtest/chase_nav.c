@@ -20,8 +20,10 @@
  * Reported per level, policy and chaser count: plans (searches, the
  * corridor's own replans included), slides, polyanya expansions, CPU time
  * per frame (thread CPU clock, all chasers), mean distance to the target,
- * and the answered path's length against a fresh query's from the same
- * point to the same target (untimed): mean and largest ratio.
+ * and the answered path's ground length (polyanya's metric) against a
+ * fresh query's from the same point to the same target (untimed): mean and
+ * largest ratio (under 1 for threshold, whose path ends at the old goal).
+ * The chasers are put back on the ground after each walk.
  */
 #include <errno.h>
 #include <math.h>
@@ -201,18 +203,24 @@ static int run(const pf_navmesh *nm, pf_dd *dd, const pf_chase_nav_opts *o, size
             pf_nav_path fp;
             const char *which;
             /* Untimed: the answer against a fresh query from the same point. */
-            double len = 0;
+            double len = 0; /* on the ground plane: polyanya's metric */
             for (uint32_t k = 0; k + 1 < c->npts; k++)
-                len += dist3(&c->pts[3 * k], &c->pts[3 * k + 3]);
+                len += hypot((double)c->pts[3 * k + 3] - c->pts[3 * k],
+                             (double)c->pts[3 * k + 5] - c->pts[3 * k + 2]);
             if (c->npts &&
                 pf_nav_find_path(fq, nm, c->pts, c->target, NULL, PF_NAV_POLYANYA, &fp, &which) ==
                     PF_OK &&
-                !fp.partial && fp.length > 1e-3) {
-                s->ratio_sum += len / fp.length;
+                !fp.partial && fp.ground_length > 1e-3) {
+                const double ratio = len / fp.ground_length;
+                s->ratio_sum += ratio;
                 s->ratio_n++;
-                if (len / fp.length > s->ratio_max) s->ratio_max = len / fp.length;
+                if (ratio > s->ratio_max) s->ratio_max = ratio;
             }
+            /* Along its corners, then on the ground (a straight piece
+             * between corners on a slope leaves it). */
             walk_chaser(c, 2 * o->step);
+            float g[3];
+            if (pf_nav_nearest(q, nm, c->pos, NULL, g) == PF_OK) memcpy(c->pos, g, sizeof(g));
             s->dist_sum += dist3(c->pos, c->target);
             s->dist_n++;
         }
