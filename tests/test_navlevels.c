@@ -1180,7 +1180,8 @@ static void chase_corridor(const level *L, const detourref_settings *s, const pf
                              PF_OK);
             ck_assert_msg(!f.partial, "%s frame %d: the corridor reached a goal the query did not",
                           what, frame);
-            const float *last = &p.points[3 * (p.npoints - 1)];
+            float last[3];
+            memcpy(last, p.points + 3 * (size_t)(p.npoints - 1), sizeof last);
             ck_assert_msg(fabsf(last[0] - f.goal[0]) <= 1e-3f &&
                               fabsf(last[2] - f.goal[2]) <= 1e-3f &&
                               fabsf(last[1] - f.goal[1]) <= 1e-2f,
