@@ -66,18 +66,21 @@ typedef struct pf_replan_policy {
 } pf_replan_policy;
 
 /* Why a step replanned or did not: the first four always replan, the next
- * two replan when the interval allows, the last three do not. Names are
+ * two replan when the interval allows, the last four do not
+ * (pf_replan_decide never answers the last: its caller does, e.g. a
+ * navmesh corridor whose target slid along with the goal). Names are
  * what the API and the metrics say. */
 #define PF_REPLAN_REASONS(X)                                                                       \
-    X(INITIAL, "initial")         /* no route yet (or a plan to start over) */                     \
-    X(BLOCKED, "blocked")         /* the route ahead is blocked on the map now */                  \
-    X(OFF_ROUTE, "off_route")     /* the agent is not on its route */                              \
-    X(ROUTE_END, "route_end")     /* the agent is at the route's end, the goal is not */           \
-    X(GOAL_MOVED, "goal_moved")   /* the goal moved past the threshold */                          \
-    X(MAP_CHANGED, "map_changed") /* the map changed, the route ahead is still open */             \
-    X(UNCHANGED, "unchanged")     /* nothing moved or changed that asks for a plan */              \
-    X(INTERVAL, "interval")       /* too soon after the last replan */                             \
-    X(THRESHOLD, "threshold")     /* the goal moved, not past the threshold */
+    X(INITIAL, "initial")                 /* no route yet (or a plan to start over) */             \
+    X(BLOCKED, "blocked")                 /* the route ahead is blocked on the map now */          \
+    X(OFF_ROUTE, "off_route")             /* the agent is not on its route */                      \
+    X(ROUTE_END, "route_end")             /* the agent is at the route's end, the goal is not */   \
+    X(GOAL_MOVED, "goal_moved")           /* the goal moved past the threshold */                  \
+    X(MAP_CHANGED, "map_changed")         /* the map changed, the route ahead is still open */     \
+    X(UNCHANGED, "unchanged")             /* nothing moved or changed that asks for a plan */      \
+    X(INTERVAL, "interval")               /* too soon after the last replan */                     \
+    X(THRESHOLD, "threshold")             /* the goal moved, not past the threshold */             \
+    X(TARGET_ADJUSTED, "target_adjusted") /* a goal move followed without a search */
 
 typedef enum pf_replan_reason {
 #define PF_REPLAN_ENUM(id, name) PF_REPLAN_##id,

@@ -37,6 +37,7 @@
  */
 #include "chase.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@
 
 #include "course.h"
 #include "dstar.h"
+#include "loadgen.h"
 #include "replan.h"
 #include "report.h"
 #include "scen.h"
@@ -89,6 +91,12 @@ typedef struct opts {
     double threshold, speed, turn, min_bucket_frac;
     int root;
     bool reroot_always, compare, json;
+    /* --url: against a running pathd over /v1/stream (chase_stream.c). */
+    const char *url;
+    char host[256], prefix[256];
+    int port, server_pid;
+    bool pol_given;
+    double nav_step; /* navmesh levels: the target's step, mesh units */
 } opts;
 
 static void usage(FILE *f) {
@@ -96,8 +104,8 @@ static void usage(FILE *f) {
           "\n"
           "N chasers after N random-walking targets per map, F frames, under replanning\n"
           "policies, in-process (see loadtest/chase.c). Chaser i starts at the start of\n"
-          "selected scenario entry i mod n, its target at the entry's goal. Navmeshes\n"
-          "are not run yet (grid maps only).\n"
+          "selected scenario entry i mod n, its target at the entry's goal. A file\n"
+          "ending in .obj or named gen:NAME is a navmesh level (see --nav-step).\n"
           "\n"
           "  --chasers N[,N...]    chasers per run (default 1,16,64)\n"
           "  --frames F            frames per run (default 150)\n"
@@ -121,6 +129,19 @@ static void usage(FILE *f) {
           "                        (default 0.25)\n"
           "  --no-compare          skip the side-by-side fresh search per goal move\n"
           "  --json                one JSON object per run\n"
+          "  --url URL             against a running pathd (http://host:port[/prefix]):\n"
+          "                        the map PUT as chase-NAME, chaser i a session on one\n"
+          "                        multiplexed WebSocket (/v1/stream), one update a\n"
+          "                        frame; policies every-frame, timer, threshold (the\n"
+          "                        server's sessions always keep their D* Lite search);\n"
+          "                        reports CPU time per frame on both sides\n"
+          "  --server-pid PID      with --url: the server's CPU time from /proc/PID/stat\n"
+          "                        (else process_cpu_seconds_total from its /metrics)\n"
+          "  --nav-step S          navmesh levels (FILE.obj, gen:multifloor, gen:terrain,\n"
+          "                        in-process; loadtest/chase_nav.c): the target's step in\n"
+          "                        mesh units (default 0.3; the chasers walk twice that);\n"
+          "                        policies every-frame, threshold (--threshold in mesh\n"
+          "                        units) and slide (the corridor's target slides)\n"
           "\n"
           "Exit status: 0 fine; 1 a plan failed or an incremental plan's cost differs from\n"
           "the fresh search's; 2 bad arguments.\n",
@@ -161,19 +182,25 @@ static uint64_t splitmix(uint64_t *s) {
 
 static double unit_rand(uint64_t *s) { return (double)(splitmix(s) >> 11) * 0x1.0p-53; }
 
+void pf_bench_chase_walk_init(uint64_t seed, size_t i, uint64_t *rng, int *dir) {
+    *rng = seed * UINT64_C(0x100000001B3) + i;
+    *dir = (int)(splitmix(rng) % 8);
+}
+
 /* The target's frame: with probability speed it walks one cell along its
  * heading, turning first with probability turn or when the heading is
  * blocked (up to eight tries, else it stays). */
-static void walk_target(chaser *c, const pf_grid *g, double speed, double turn) {
-    if (unit_rand(&c->rng) >= speed) return;
-    if (unit_rand(&c->rng) < turn) c->dir = (int)(splitmix(&c->rng) % 8);
+void pf_bench_chase_walk(pf_point *target, int *dir, uint64_t *rng, const pf_grid *g, double speed,
+                         double turn) {
+    if (unit_rand(rng) >= speed) return;
+    if (unit_rand(rng) < turn) *dir = (int)(splitmix(rng) % 8);
     for (int tries = 0; tries < 8; tries++) {
-        pf_point n = {c->target.x + pf_dir_dx[c->dir], c->target.y + pf_dir_dy[c->dir]};
-        if (pf_grid_can_step(g, c->target, n)) {
-            c->target = n;
+        pf_point n = {target->x + pf_dir_dx[*dir], target->y + pf_dir_dy[*dir]};
+        if (pf_grid_can_step(g, *target, n)) {
+            *target = n;
             return;
         }
-        c->dir = (int)(splitmix(&c->rng) % 8);
+        *dir = (int)(splitmix(rng) % 8);
     }
 }
 
@@ -282,8 +309,7 @@ static int run(const opts *o, const pf_grid *g, const pf_scen_entry *e, size_t n
         chaser *c = &cs[i];
         c->pos = q->start;
         c->target = q->goal;
-        c->rng = o->seed * UINT64_C(0x100000001B3) + i;
-        c->dir = (int)(splitmix(&c->rng) % 8);
+        pf_bench_chase_walk_init(o->seed, i, &c->rng, &c->dir);
         pf_replan_init(&c->rp, &pol);
         if (!(c->route = pf_course_create())) {
             rc = EXIT_USAGE;
@@ -297,7 +323,8 @@ static int run(const opts *o, const pf_grid *g, const pf_scen_entry *e, size_t n
     }
     const pf_course_view view = pf_course_view_grid(g);
     for (int f = 0; f < o->frames; f++) {
-        for (size_t i = 0; i < n; i++) walk_target(&cs[i], g, o->speed, o->turn);
+        for (size_t i = 0; i < n; i++)
+            pf_bench_chase_walk(&cs[i].target, &cs[i].dir, &cs[i].rng, g, o->speed, o->turn);
         double frame = 0;
         for (size_t i = 0; i < n; i++) {
             chaser *c = &cs[i];
@@ -459,6 +486,49 @@ static void print_run(const opts *o, const char *map, const pf_grid *g, const po
     fflush(stdout);
 }
 
+/* run_file's part with --url: every run over the server's stream. */
+static int run_stream(const opts *o, pf_bench_scen *sc, const pf_grid *g, const pf_scen_entry *e,
+                      size_t ne) {
+    char map_id[80];
+    size_t len;
+    int rc = 0;
+    const char *text = pf_bench_scen_map_text(sc, &len);
+    snprintf(map_id, sizeof(map_id), "chase-%s", pf_bench_scen_name(sc));
+    for (char *c = map_id; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_' && *c != '.') *c = '_';
+    pf_chase_stream_run r = {.host = o->host,
+                             .prefix = o->prefix,
+                             .port = o->port,
+                             .map_id = map_id,
+                             .g = g,
+                             .e = e,
+                             .ne = ne,
+                             .threshold = o->threshold,
+                             .speed = o->speed,
+                             .turn = o->turn,
+                             .frames = o->frames,
+                             .timer_frames = o->timer_frames,
+                             .seed = o->seed,
+                             .server_pid = o->server_pid,
+                             .json = o->json};
+    if ((rc = pf_bench_chase_stream_put(&r, text, len))) return rc;
+    if (!o->json)
+        printf("%-14s %-12s %4s %4s %7s %7s %10s %7s %7s %6s %7s %10s %10s\n", "map", "policy",
+               "hyst", "n", "replans", "skipped", "expanded", "pushed", "short", "flips", "dist",
+               "client us", "server us");
+    for (size_t ni = 0; ni < o->nchasers; ni++)
+        for (size_t pi = 0; pi < o->npol; pi++)
+            for (size_t hi = 0; hi < o->nhyst; hi++) {
+                r.chasers = o->chasers[ni];
+                r.policy = o->pol[pi]->name;
+                r.hysteresis = o->hyst[hi];
+                int k = pf_bench_chase_stream(&r, pf_bench_scen_name(sc));
+                if (k && (!rc || k == EXIT_USAGE)) rc = k;
+                if (k == EXIT_USAGE) return rc;
+            }
+    return rc;
+}
+
 static int run_file(const char *path, const opts *o) {
     pf_bench_scen_opts so;
     pf_bench_scen *sc;
@@ -478,6 +548,10 @@ static int run_file(const char *path, const opts *o) {
         fprintf(stderr, "pathd-bench: %s: no entries selected\n", pf_bench_scen_name(sc));
         pf_bench_scen_destroy(sc);
         return EXIT_USAGE;
+    }
+    if (o->url) {
+        rc = run_stream(o, sc, g, e, ne);
+        goto out;
     }
     if (!o->json)
         printf("%-14s %-21s %4s %4s %7s %7s %10s %9s %9s %9s %7s %6s %7s\n", "map", "policy",
@@ -544,6 +618,9 @@ int pf_bench_chase_main(int argc, char **argv) {
                                              {"min-bucket-frac", required_argument, NULL, 'b'},
                                              {"no-compare", no_argument, NULL, 'C'},
                                              {"json", no_argument, NULL, 'j'},
+                                             {"url", required_argument, NULL, 'U'},
+                                             {"server-pid", required_argument, NULL, 'P'},
+                                             {"nav-step", required_argument, NULL, 'S'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     opts o;
@@ -569,6 +646,7 @@ int pf_bench_chase_main(int argc, char **argv) {
     o.min_bucket_frac = 0.25;
     o.root = PF_DSTAR_ROOT_AUTO;
     o.compare = true;
+    o.nav_step = 0.3;
 
     optind = 1;
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -589,6 +667,7 @@ int pf_bench_chase_main(int argc, char **argv) {
             o.frames = (int)v[0];
             break;
         case 'p':
+            o.pol_given = true;
             if (!parse_policies(optarg, &o)) {
                 fprintf(stderr, "pathd-bench chase: --policies wants names from the table "
                                 "(see --help)\n");
@@ -667,6 +746,28 @@ int pf_bench_chase_main(int argc, char **argv) {
         case 'j':
             o.json = true;
             break;
+        case 'U':
+            o.url = optarg;
+            if (pf_bench_parse_url(optarg, o.host, sizeof(o.host), &o.port, o.prefix,
+                                   sizeof(o.prefix)) != 0) {
+                fprintf(stderr, "pathd-bench chase: --url wants http://host:port[/prefix]\n");
+                return EXIT_USAGE;
+            }
+            break;
+        case 'S':
+            if (!parse_list(optarg, 0.01, 100, v, &nv) || nv != 1) {
+                fprintf(stderr, "pathd-bench chase: --nav-step wants a number in [0.01, 100]\n");
+                return EXIT_USAGE;
+            }
+            o.nav_step = v[0];
+            break;
+        case 'P':
+            if (!parse_list(optarg, 1, 4194304, v, &nv) || nv != 1) {
+                fprintf(stderr, "pathd-bench chase: --server-pid wants a process id\n");
+                return EXIT_USAGE;
+            }
+            o.server_pid = (int)v[0];
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -675,13 +776,33 @@ int pf_bench_chase_main(int argc, char **argv) {
             return EXIT_USAGE;
         }
     }
+    if (o.url) {
+        /* The server's sessions always search incrementally. */
+        bool given = false;
+        for (size_t i = 0; i < o.npol; i++) given |= o.pol[i]->search == SEARCH_INCREMENTAL;
+        if (given && o.pol_given) {
+            fprintf(stderr, "pathd-bench chase: with --url the policies are every-frame, timer "
+                            "and threshold (a session's search is always incremental)\n");
+            return EXIT_USAGE;
+        }
+        if (given) o.npol = 3; /* the default list: its first three */
+    }
     if (optind >= argc) {
         fprintf(stderr, "pathd-bench chase: no scenario files given\n");
         usage(stderr);
         return EXIT_USAGE;
     }
     for (int i = optind; i < argc; i++) {
-        int r = run_file(argv[i], &o);
+        const size_t len = strlen(argv[i]);
+        int r;
+        if (strncmp(argv[i], "gen:", 4) == 0 ||
+            (len > 4 && strcmp(argv[i] + len - 4, ".obj") == 0)) {
+            const pf_chase_nav_opts no = {o.chasers, o.nchasers, o.frames,   o.seed, o.threshold,
+                                          o.speed,   o.turn,     o.nav_step, o.json};
+            r = pf_bench_chase_nav(argv[i], &no);
+        } else {
+            r = run_file(argv[i], &o);
+        }
         if (r && (!rc || r == EXIT_USAGE)) rc = r;
     }
     return rc;

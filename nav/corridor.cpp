@@ -119,6 +119,50 @@ pf_status pf_nav_corridor_move(pf_nav_corridor *c, pf_nav_query *q, const pf_nav
     return corridor_plan(c, q, nm, pos, out, which);
 }
 
+pf_status pf_nav_corridor_move_target(pf_nav_corridor *c, pf_nav_query *q, const pf_navmesh *nm,
+                                      const float goal[3], bool *slid) {
+    enum { MAX_CROSS = 2 }; /* the target's polygon or one next to it */
+    *slid = false;
+    if (!finite3(goal)) return PF_ERANGE;
+    if (!c->planned || c->nm != nm || c->partial || c->corr.getPathCount() < 1) return PF_OK;
+    pf_status st = bind_query(q, nm);
+    if (st) return st;
+    float ext[3], snapped[3], result[3];
+    if (c->has_extents)
+        dtVcopy(ext, c->extents);
+    else
+        pf_navmesh_default_extents(nm, ext);
+    dtPolyRef ref = 0, visited[MAX_CROSS];
+    int nvisited = 0;
+    if (dtStatusFailed(q->q->findNearestPoly(goal, ext, &nm->filter, &ref, snapped)) || !ref)
+        return PF_OK; /* no polygon near it: the caller's plan says why */
+    const int npath = c->corr.getPathCount();
+    const dtPolyRef last = c->corr.getPath()[npath - 1];
+    /* Detour's moveTargetPosition: along the surface from the target. A
+     * wall on the way, or more polygons than MAX_CROSS, stops short of the
+     * goal: no slide. (Of a longer way moveAlongSurface keeps the first
+     * MAX_CROSS polygons, which do not end at the goal's: checked below.) */
+    if (dtStatusFailed(q->q->moveAlongSurface(last, c->corr.getTarget(), snapped, &nm->filter,
+                                              result, visited, &nvisited, MAX_CROSS)) ||
+        nvisited < 1 || dtVdist2D(result, snapped) > 1e-3f)
+        return PF_OK;
+    /* moveAlongSurface works on the ground plane: where levels overlap it
+     * may end above or below the goal. It must end in the goal's polygon. */
+    if (visited[nvisited - 1] != ref) return PF_OK;
+    dtPolyRef *path = (dtPolyRef *)malloc((size_t)c->max_polys * sizeof(dtPolyRef));
+    if (!path) return PF_ENOMEM;
+    memcpy(path, c->corr.getPath(), (size_t)npath * sizeof(dtPolyRef));
+    int n = dtMergeCorridorEndMoved(path, npath, (int)c->max_polys - 1, visited, nvisited);
+    /* The corridor full: the goal's polygon would not fit. */
+    if (n >= 1 && path[n - 1] == visited[nvisited - 1]) {
+        c->corr.setCorridor(snapped, path, n);
+        dtVcopy(c->goal, goal);
+        *slid = true;
+    }
+    free(path);
+    return PF_OK;
+}
+
 void pf_nav_corridor_position(const pf_nav_corridor *c, float pos[3], float goal[3]) {
     dtVcopy(pos, c->corr.getPos());
     dtVcopy(goal, c->goal);

@@ -510,6 +510,22 @@ pf_status pf_nav_corridor_move(pf_nav_corridor *c, pf_nav_query *q, const pf_nav
                                const float pos[3], float slack, pf_nav_path *out, bool *replanned,
                                const char **which);
 
+/* The goal moved to `goal`: Detour's moveTargetPosition. When the corridor
+ * was planned on nm and reached its goal (not partial), and the goal,
+ * snapped as a plan snaps it, lies in the corridor's last polygon or in
+ * one next to it, reachable in a straight line along the surface from the
+ * corridor's target, the target slides there: the polygons crossed are
+ * merged into the corridor's end (dtMergeCorridorEndMoved), the corridor's
+ * goal becomes `goal`, *slid = true, and pf_nav_corridor_move's next path
+ * ends at the snapped goal. Otherwise (another version, a partial plan, a
+ * wall between, a longer move, the corridor full) nothing changes and
+ * *slid = false: plan anew. No search: the corridor is not optimal after a
+ * slide; its path is at most the old path plus the straight slide (see
+ * docs/moving-targets.md for the bound). PF_ERANGE for a non-finite goal,
+ * PF_ENOMEM. */
+pf_status pf_nav_corridor_move_target(pf_nav_corridor *c, pf_nav_query *q, const pf_navmesh *nm,
+                                      const float goal[3], bool *slid);
+
 /* Bytes the corridor holds (its polygon buffer included). */
 size_t pf_nav_corridor_memory(const pf_nav_corridor *c);
 

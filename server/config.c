@@ -133,6 +133,12 @@ static const opt opts[] = {
      OFF(session_hysteresis_pct), 0, 0, 90,
      "a session's replan.hysteresis when it does not say, in percent: a new route replaces the "
      "kept one only when cheaper by this fraction; 0 = off"},
+    {"nav-target-slide-pct", "PATHD_NAV_TARGET_SLIDE_PCT", "nav_target_slide_pct", OPT_INT,
+     OFF(nav_target_slide_pct), 100, 0, 10000,
+     "how far a navmesh session's goal may slide along its corridor without a search, in percent "
+     "of the agent type's search box half width (the goal's moves since the last plan added up); "
+     "each move must stay in the corridor's last polygon or one next to it; 0 = every goal move "
+     "plans anew"},
     {"session-min-replan-interval-ms", "PATHD_SESSION_MIN_REPLAN_INTERVAL_MS",
      "session_min_replan_interval_ms", OPT_INT, OFF(session_min_replan_interval_ms), 0, 0, 3600000,
      "the least replan.min_interval_ms any session gets (one asking less gets this): bounds the "

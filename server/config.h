@@ -56,7 +56,7 @@ typedef struct pf_config {
     /* Sessions' replanning policy (core/replan.h) when a request does not
      * say, and the least interval any session gets. */
     int64_t session_replan_interval_ms, session_replan_updates, session_goal_threshold,
-        session_hysteresis_pct, session_min_replan_interval_ms;
+        session_hysteresis_pct, session_min_replan_interval_ms, nav_target_slide_pct;
     int64_t max_patch_changes;   /* cells + doors in one map PATCH (422 past it) */
     int64_t change_log_cells;    /* cells a map's change log keeps for sessions' rebases */
     int64_t max_streams;         /* open WebSocket streams (below max_connections) */

@@ -32,6 +32,9 @@ typedef struct nav_session {
      * stream, its stream and its corners (3 floats each, owned). */
     pf_replan rp;
     uint64_t planned_version;
+    /* How far the goal slid along the corridor since its last plan (the
+     * goal's moves added up): bounded by --nav-target-slide-pct. */
+    double slid;
     uint64_t push_stream;
     float *push_pts;
     uint32_t push_n;
@@ -194,7 +197,7 @@ pf_error pf__nav_session_run(const pf_kind_session_run *run, void *state, const 
     pf_proto_error e;
     pf_nav_path p;
     const char *which = NULL;
-    bool replanned = true, goal_moved;
+    bool replanned = true, goal_moved, adjusted = false;
     float ext[3];
     pf_status st;
     if (!q) {
@@ -222,6 +225,32 @@ pf_error pf__nav_session_run(const pf_kind_session_run *run, void *state, const 
     goal_moved = s->nplanned && (s->rp.goal[0] != s->ngoal[0] || s->rp.goal[1] != s->ngoal[1] ||
                                  s->rp.goal[2] != s->ngoal[2]);
     pf_navmesh_default_extents(nm, ext);
+    /* A goal move the corridor can follow without a search: its target
+     * slides (pf_nav_corridor_move_target) while the moves since the last
+     * plan add up to at most the slide limit. Where the policy would
+     * replan for the move (goal_moved) that is reason target_adjusted; a
+     * move it holds back (threshold, interval) slides too, so the path
+     * still ends at the goal. */
+    if (s->nplanned && !s->replan && !in.map_changed &&
+        (why == PF_REPLAN_GOAL_MOVED || !pf_replan_reason_replans(why))) {
+        float cp[3], cg[3];
+        double d = 0, limit = (cfg ? (double)cfg->nav_target_slide_pct : 100.0) / 100.0 * ext[0];
+        pf_nav_corridor_position(s->corr, cp, cg);
+        for (int k = 0; k < 3; k++) d += ((double)s->ngoal[k] - cg[k]) * (s->ngoal[k] - cg[k]);
+        d = sqrt(d);
+        if (d > 0 && s->slid + d <= limit) {
+            st = pf_nav_corridor_move_target(s->corr, q, nm, s->ngoal, &adjusted);
+            if (st == PF_ENOMEM) {
+                pf_navq_put(navq, q);
+                pf_proto_write_error(w, PF_ERR_NO_MEMORY, NULL, NULL);
+                return PF_ERR_NO_MEMORY;
+            }
+            if (adjusted) s->slid += d;
+        }
+        if (why == PF_REPLAN_GOAL_MOVED && (adjusted || (d == 0 && s->slid > 0)))
+            /* Followed now, or already (the goal stopped where it slid to). */
+            why = adjusted ? PF_REPLAN_TARGET_ADJUSTED : PF_REPLAN_UNCHANGED;
+    }
     if (pf_replan_reason_replans(why)) {
         st = pf_nav_corridor_plan(s->corr, q, nm, s->npos, s->ngoal, NULL, PF_NAV_POLYANYA, &p,
                                   &which);
@@ -250,14 +279,17 @@ pf_error pf__nav_session_run(const pf_kind_session_run *run, void *state, const 
         return PF_ERR_BLOCKED;
     }
     pf_metrics_count_replan(m, why);
+    if (why == PF_REPLAN_TARGET_ADJUSTED && !replanned) pf_metrics_count_goal_move(m, true);
     if (replanned && st == PF_OK) {
         double g[3];
         float cg[3], cp[3];
         pf_nav_corridor_position(s->corr, cp, cg);
         for (int k = 0; k < 3; k++) g[k] = cg[k];
         if (goal_moved && pf_replan_reason_replans(why)) pf_metrics_count_goal_move(m, false);
+        adjusted = false; /* planned anew after all (the agent left the corridor) */
         pf_replan_done(&s->rp, pf_clock_now_ns() / 1000000u, g);
         s->planned_version = run->mv->version;
+        s->slid = 0;
     }
     if (st == PF_OK) s->nplanned = true;
     /* Blocked (the agent or the goal has no polygon near it any more: an
@@ -273,7 +305,7 @@ pf_error pf__nav_session_run(const pf_kind_session_run *run, void *state, const 
     memset(&ra, 0, sizeof(ra));
     ra.reason = pf_replan_reason_name(why);
     ra.replanned = replanned;
-    ra.route = replanned ? (st == PF_OK ? "new" : "lost") : "none";
+    ra.route = replanned ? (st == PF_OK ? "new" : "lost") : adjusted ? "adjusted" : "none";
     ra.policy = s->rp.policy;
     if (!replanned) p.expanded = 0; /* the corridor followed: no search */
     if (run->stream && run->stream == s->push_stream && st == PF_OK && !replanned &&

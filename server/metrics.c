@@ -480,15 +480,16 @@ static void write_sessions(const pf_metrics *m, const pf_metrics_gauges *g, pf_j
     family(w, "pathd_session_replans_skipped_total", "counter",
            "Session requests answered from the kept route without a search, by reason "
            "(unchanged: nothing asked for a plan; interval: too soon after the last replan; "
-           "threshold: the goal moved less than the policy's goal_threshold).");
+           "threshold: the goal moved less than the policy's goal_threshold; target_adjusted: a "
+           "navmesh corridor's target slid along with the goal).");
     for (int r = 0; r < PF_REPLAN_REASON_COUNT; r++)
         if (!pf_replan_reason_replans((pf_replan_reason)r))
             line(w, "pathd_session_replans_skipped_total{reason=\"%s\"} %llu\n",
                  pf_replan_reason_name((pf_replan_reason)r), LOAD(mm->replan_reasons[r]));
     family(w, "pathd_session_goal_moves_total", "counter",
            "Replans after a goal move, by how the search handled it: incremental (the search "
-           "kept: grid sessions' Moving Target D* Lite) or fresh (searched anew; navmesh "
-           "corridors always).");
+           "kept: grid sessions' Moving Target D* Lite; navmesh corridors whose target slid "
+           "along, no search) or fresh (searched anew).");
     line(w, "pathd_session_goal_moves_total{how=\"incremental\"} %llu\n", LOAD(mm->goal_moves[0]));
     line(w, "pathd_session_goal_moves_total{how=\"fresh\"} %llu\n", LOAD(mm->goal_moves[1]));
     scalar(w, "pathd_session_route_flips_total", "counter",

@@ -1291,8 +1291,9 @@ static cJSON *chase_row(const char *out, const char *policy, double h) {
         size_t len = end ? (size_t)(end - line) : strlen(line);
         cJSON *o = cJSON_ParseWithLength(line, len);
         ck_assert_msg(o != NULL, "not JSON: %.*s", (int)len, line);
+        /* h NAN: rows without a hysteresis (navmesh levels). */
         if (strcmp(cJSON_GetObjectItem(o, "policy")->valuestring, policy) == 0 &&
-            num(o, "hysteresis") == h)
+            (isnan(h) || num(o, "hysteresis") == h))
             return o;
         cJSON_Delete(o);
         line += len + (end != NULL);
@@ -1352,6 +1353,70 @@ START_TEST(bench_chase_policies_and_incremental_moves) {
 }
 END_TEST
 
+/* pathd-bench chase --url against a test server over /v1/stream: every
+ * frame answered (whole or short) for every policy, no error answers, the
+ * short answers the bench counted equal to the server's
+ * pathd_stream_session_answers_total{kind="unchanged"}, and the timer and
+ * threshold policies replanning less than every frame; an unreachable
+ * server exits 2. Then the navmesh chase in-process on a generated level:
+ * every-frame plans every chaser every frame, its paths the fresh query's
+ * length; slide plans less, slides, and never answers a failed move. */
+START_TEST(bench_chase_over_stream_and_navmesh) {
+    const char *bin = bench_bin(), *dir;
+    static char out[65536];
+    char args[1024];
+    NEED_BENCH_BIN(bin);
+    TU_NEED_BENCH_DIR(dir);
+    hc_server srv = it_start(ARGS("--workers", "2"));
+    snprintf(args, sizeof(args),
+             "chase --url http://127.0.0.1:%d --chasers 4 --frames 60 --hysteresis 0 --json "
+             "'%s/Boston_0_512.map.scen'",
+             (int)srv.port, dir);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
+    static const char *const pols[] = {"every-frame", "timer", "threshold"};
+    double replans[3], shorts = 0;
+    for (int i = 0; i < 3; i++) {
+        cJSON *o = chase_row(out, pols[i], 0);
+        ck_assert_int_eq((int)num(o, "errors"), 0);
+        ck_assert_int_eq((int)(num(o, "replans") + num(o, "skipped")), 4 * 60);
+        ck_assert_int_eq((int)(num(o, "pushed") + num(o, "unchanged")), 4 * 60);
+        ck_assert_double_gt(num(o, "expanded"), 0);
+        ck_assert_double_gt(num(o, "mean_distance"), 0);
+        replans[i] = num(o, "replans");
+        shorts += num(o, "unchanged");
+        cJSON_Delete(o);
+    }
+    ck_assert_double_gt(replans[0], replans[1]);
+    ck_assert_double_gt(replans[0], replans[2]);
+    {
+        hc_resp r = it_req(&srv, "GET", "/metrics", NULL, NULL);
+        const char *m = strstr(r.body, "pathd_stream_session_answers_total{kind=\"unchanged\"} ");
+        ck_assert_ptr_nonnull(m);
+        ck_assert_double_eq(strtod(strchr(m, '}') + 2, NULL), shorts);
+        hc_free(&r);
+    }
+    it_stop(&srv);
+    snprintf(args, sizeof(args),
+             "chase --url http://127.0.0.1:1 --chasers 1 --frames 1 '%s/Boston_0_512.map.scen'",
+             dir);
+    ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 2);
+    ck_assert_int_eq(run_bench(bin, "chase --url ftp://x x.scen", out, sizeof(out)), 2);
+
+    ck_assert_int_eq(
+        run_bench(bin, "chase --chasers 4 --frames 60 --json gen:multifloor", out, sizeof(out)), 0);
+    cJSON *every = chase_row(out, "every-frame", NAN), *slide = chase_row(out, "slide", NAN);
+    ck_assert_int_eq((int)num(every, "plans"), 4 * 60);
+    ck_assert_int_eq((int)num(every, "failed"), 0);
+    ck_assert_double_eq_tol(num(every, "length_ratio_max"), 1.0, 1e-3);
+    ck_assert_int_eq((int)num(slide, "failed"), 0);
+    ck_assert_double_lt(num(slide, "plans"), num(every, "plans"));
+    ck_assert_int_gt((int)num(slide, "slides"), 0);
+    ck_assert_double_ge(num(slide, "length_ratio_mean"), 1.0 - 1e-3);
+    cJSON_Delete(every);
+    cJSON_Delete(slide);
+}
+END_TEST
+
 TU_SUITE(bench) {
     Suite *s = suite_create("bench");
     TCase *tc = tcase_create("core");
@@ -1378,6 +1443,7 @@ TU_SUITE(bench) {
     tcase_add_test(tc, bench_http_open_loop_rate_and_errors);
     tcase_add_test(tc, bench_http_sessions_stream_doors_to_server);
     tcase_add_test(tc, bench_chase_policies_and_incremental_moves);
+    tcase_add_test(tc, bench_chase_over_stream_and_navmesh);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1082,6 +1082,179 @@ START_TEST(navlevels_components_follow_changes) {
 }
 END_TEST
 
+/* ---- corridor target moves ---- */
+
+typedef struct slide_tally {
+    int moves, slid, replanned, bounded, unbounded;
+    double worst; /* the largest (length - fresh) / (2 slid) seen */
+} slide_tally;
+
+/* Walks a along the polyline pts (n points) by at most w, stopping at its
+ * next corner (so the agent stays on a straight piece of its path, inside
+ * its corridor). */
+static void walk_path(float a[3], const float *pts, uint32_t n, float w) {
+    if (n < 2) return;
+    const float *b = &pts[3];
+    const float dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
+    const float len = sqrtf(dx * dx + dy * dy + dz * dz);
+    const float f = len <= w || len == 0 ? 1.0f : w / len;
+    a[0] += f * dx;
+    a[1] += f * dy;
+    a[2] += f * dz;
+}
+
+/* A chase on nm as a navmesh session runs it: the goal random-walks on
+ * the mesh, the agent walks its path; each move first tries the
+ * corridor's slide (pf_nav_corridor_move_target) while the moves since
+ * the last plan add up to at most `limit`, else plans anew; then the
+ * corridor follows the agent. After every move the path is checked
+ * against a fresh query from the agent to the goal: every point on the
+ * ground, the last one the snapped goal, and its ground length at most the
+ * fresh one's + 2 x the slid distance since the last plan (the bound of
+ * docs/moving-targets.md; 0 right after a plan). */
+static void chase_corridor(const level *L, const detourref_settings *s, const pf_navmesh *nm,
+                           detourref *r, uint64_t *st, int frames, const char *what,
+                           slide_tally *t) {
+    pf_nav_query *q = NULL, *fq = NULL;
+    pf_nav_corridor *c = NULL;
+    ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
+    ck_assert_int_eq(pf_nav_query_create(65535, &fq), PF_OK);
+    ck_assert_int_eq(pf_nav_corridor_create(4096, &c), PF_OK);
+    float ext[3], a[3], g[3], pts[3 * 1024];
+    uint32_t npts = 0;
+    pf_navmesh_default_extents(nm, ext);
+    const double tol = s->detail_sample_max_error * s->cell_height + 1e-3;
+    const float limit = ext[0], step = 0.8f * ext[0];
+    double slid = 0;
+    bool planned = false, exact = false;
+    const char *which = NULL;
+    pf_nav_path p, f;
+    for (int frame = 0; frame < frames; frame++) {
+        if (!planned) {
+            random_pair(r, st, a, g);
+            if (pf_nav_nearest(q, nm, a, NULL, a) != PF_OK ||
+                pf_nav_nearest(q, nm, g, NULL, g) != PF_OK)
+                continue;
+            if (pf_nav_corridor_plan(c, q, nm, a, g, NULL, PF_NAV_POLYANYA, &p, &which) != PF_OK ||
+                p.partial || p.links)
+                continue;
+            planned = true;
+            exact = p.exact;
+            slid = 0;
+        } else {
+            /* The goal steps up to `step` on the ground plane, put on the
+             * mesh; the agent walks up to half that along its path. */
+            float ng[3] = {g[0] + (2 * frand01(st) - 1) * step, g[1],
+                           g[2] + (2 * frand01(st) - 1) * step};
+            if (pf_nav_nearest(q, nm, ng, NULL, ng) != PF_OK) continue;
+            walk_path(a, pts, npts, 0.4f * step * frand01(st));
+            const double d = sqrt((double)(ng[0] - g[0]) * (ng[0] - g[0]) +
+                                  (double)(ng[1] - g[1]) * (ng[1] - g[1]) +
+                                  (double)(ng[2] - g[2]) * (ng[2] - g[2]));
+            memcpy(g, ng, sizeof g);
+            bool moved = false, replanned = false;
+            t->moves++;
+            if (slid + d <= limit)
+                ck_assert_int_eq(pf_nav_corridor_move_target(c, q, nm, g, &moved), PF_OK);
+            if (moved) {
+                slid += d;
+                t->slid++;
+                ck_assert_int_eq(pf_nav_corridor_move(c, q, nm, a, ext[0], &p, &replanned, &which),
+                                 PF_OK);
+            } else {
+                ck_assert_int_eq(
+                    pf_nav_corridor_plan(c, q, nm, a, g, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
+                replanned = true;
+            }
+            if (replanned) {
+                t->replanned++;
+                slid = 0;
+                exact = p.exact;
+            }
+            if (p.partial || p.links) {
+                planned = false; /* a goal walked out of reach: a new pair */
+                continue;
+            }
+            /* The fresh query. */
+            ck_assert_int_eq(pf_nav_find_path(fq, nm, a, g, NULL, PF_NAV_POLYANYA, &f, &which),
+                             PF_OK);
+            ck_assert_msg(!f.partial, "%s frame %d: the corridor reached a goal the query did not",
+                          what, frame);
+            float last[3];
+            memcpy(last, p.points + 3 * (size_t)(p.npoints - 1), sizeof last);
+            ck_assert_msg(fabsf(last[0] - f.goal[0]) <= 1e-3f &&
+                              fabsf(last[2] - f.goal[2]) <= 1e-3f &&
+                              fabsf(last[1] - f.goal[1]) <= 1e-2f,
+                          "%s frame %d: the path ends at (%g %g %g), the snapped goal is (%g %g "
+                          "%g)%s",
+                          what, frame, last[0], last[1], last[2], f.goal[0], f.goal[1], f.goal[2],
+                          moved ? " (slid)" : "");
+            for (uint32_t i = 0; i < p.npoints; i++) {
+                const float pt[3] = {p.points[3 * i], p.points[3 * i + 1], p.points[3 * i + 2]};
+                const double gd = ground_dist(L, s->agent_max_slope, pt);
+                ck_assert_msg(gd <= tol, "%s frame %d: point %u (%g %g %g) is %.4f off the ground",
+                              what, frame, i, pt[0], pt[1], pt[2], gd);
+            }
+            if (exact && f.exact) {
+                const double excess = p.ground_length - f.ground_length;
+                ck_assert_msg(excess <= 2 * slid + 1e-3 * (1 + f.ground_length),
+                              "%s frame %d: %s path %.4f, fresh %.4f, slid %.4f since the plan",
+                              what, frame, moved ? "slid" : "planned", p.ground_length,
+                              f.ground_length, slid);
+                if (slid > 0 && excess / (2 * slid) > t->worst) t->worst = excess / (2 * slid);
+                t->bounded++;
+            } else {
+                t->unbounded++;
+            }
+        }
+        npts = p.npoints < 1024 ? p.npoints : 1024;
+        memcpy(pts, p.points, (size_t)npts * 3 * sizeof(float));
+        if (npts) memcpy(a, pts, 3 * sizeof(float));
+    }
+    pf_nav_corridor_destroy(c);
+    pf_nav_query_destroy(fq);
+    pf_nav_query_destroy(q);
+}
+
+/* A goal random-walking on nav_test (solo and tiled) and on the generated
+ * building: the corridor's slides (Detour's moveTargetPosition) keep the
+ * path valid and within the bound of a fresh query; both slides and
+ * replans happen. */
+START_TEST(navlevels_corridor_target_slides) {
+    const char *dir = mesh_dir();
+    if (!dir) TU_SKIP_UNLESS_CI("no ../shared/benchmarks/meshes (PATHD_MESH_DIR)");
+    char path[1100];
+    snprintf(path, sizeof path, "%s/nav_test.obj", dir);
+    uint64_t st = tu_seed("navlevels_corridor_target_slides", 29);
+    for (int k = 0; k < 3; k++) {
+        level L;
+        memset(&L, 0, sizeof L);
+        if (k < 2)
+            ck_assert(load_obj(path, &L));
+        else
+            gen_building(&L, 100);
+        detourref_settings s = detourref_demo_settings();
+        s.tile_size = k == 0 ? 0 : 32;
+        detourref *r = build_ref(&L, &s);
+        pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, NULL);
+        slide_tally t;
+        memset(&t, 0, sizeof t);
+        const char *what = k == 0 ? "nav_test solo" : k == 1 ? "nav_test tiled 32" : L.name;
+        chase_corridor(&L, &s, nm, r, &st, 1500, what, &t);
+        fprintf(stderr,
+                "navlevels corridor %s: %d goal moves, %d slid, %d replanned; %d checked against "
+                "the bound, %d not (an inexact plan); worst excess %.3f of 2 x slid\n",
+                what, t.moves, t.slid, t.replanned, t.bounded, t.unbounded, t.worst);
+        ck_assert_int_gt(t.slid, t.moves / 10);
+        ck_assert_int_gt(t.replanned, t.moves / 10);
+        ck_assert_int_gt(t.bounded, t.moves / 2);
+        pf_navmesh_release(nm);
+        detourref_free(r);
+        level_free(&L);
+    }
+}
+END_TEST
+
 TU_SUITE(navlevels) {
     Suite *s = suite_create("navlevels");
     TCase *tc = tcase_create("core");
@@ -1103,5 +1276,10 @@ TU_SUITE(navlevels) {
     tcase_add_test(tr, navlevels_unreachable_without_search);
     tcase_add_test(tr, navlevels_components_follow_changes);
     suite_add_tcase(s, tr);
+    /* Corridors following a moving goal (CK_RUN_CASE=chase). */
+    TCase *tch = tcase_create("chase");
+    tcase_set_timeout(tch, 600);
+    tcase_add_test(tch, navlevels_corridor_target_slides);
+    suite_add_tcase(s, tch);
     return s;
 }

@@ -1114,6 +1114,151 @@ START_TEST(routes_sessions_replan_policy_fields) {
 }
 END_TEST
 
+/* Hysteresis keeping a route (issue 29): two routes of equal cost round a
+ * block; the session takes one. A cost on a cell of it (the session's own
+ * change) makes the other way cheaper by about a tenth. With hysteresis 0.3
+ * the session keeps its way (route "kept", no flip, the answer's cost the
+ * kept way's, above the optimum and within 1/(1-h) of it); without, it
+ * switches sides: a flip, and pathd_session_route_flips_total counts it
+ * (one flip in all). */
+START_TEST(routes_sessions_hysteresis_keeps_route) {
+    static const char map[] = "{\"rows\":[\".........\",\".........\",\"...###...\","
+                              "\"...###...\",\"...###...\",\".........\",\".........\"]}";
+    static const double hs[2] = {0.3, 0};
+    hc_server s = it_start(ARGS("--workers", "2"));
+    it_put_map(&s, "block", "application/json", map, 201);
+    int flips = 0;
+    for (int k = 0; k < 2; k++) {
+        char url[160], extra[64], body[96];
+        cJSON *j;
+        snprintf(extra, sizeof(extra), ",\"replan\":{\"hysteresis\":%g}", hs[k]);
+        j = it_session_create(&s, "block", 0, 3, 8, 3, extra, url, sizeof(url));
+        const bool top = it_path_has(j, 4, 1), bottom = it_path_has(j, 4, 5);
+        ck_assert_msg(top != bottom, "the route passes the block on one side");
+        const double first = it_num(j, "cost");
+        cJSON_Delete(j);
+        /* Its way round the block costs more now (the session's view). */
+        snprintf(body, sizeof(body), "{\"cells\":[{\"x\":4,\"y\":%d,\"cost\":2}]}", top ? 1 : 5);
+        j = it_session_update(&s, url, "application/json", body, 200);
+        ck_assert_str_eq(it_str(j, "replan.reason"), "map_changed");
+        ck_assert(it_truth(j, "replan.replanned"));
+        const double optimum = first; /* the other side, untouched */
+        const double cost = it_num(j, "cost");
+        if (hs[k] > 0) {
+            ck_assert_str_eq(it_str(j, "replan.route"), "kept");
+            ck_assert(!it_truth(j, "replan.flip"));
+            ck_assert(it_path_has(j, 4, top ? 1 : 5) && !it_path_has(j, 4, top ? 5 : 1));
+            ck_assert_msg(cost > optimum + 0.5 && cost <= optimum / (1 - hs[k]) + 1e-9,
+                          "kept cost %g, optimum %g", cost, optimum);
+        } else {
+            ck_assert_str_eq(it_str(j, "replan.route"), "switched");
+            ck_assert(it_truth(j, "replan.flip"));
+            ck_assert(it_path_has(j, 4, top ? 5 : 1) && !it_path_has(j, 4, top ? 1 : 5));
+            ck_assert_double_eq_tol(cost, optimum, 1e-6);
+            flips++;
+        }
+        it_path_ends(j, 0, 3, 8, 3);
+        cJSON_Delete(j);
+    }
+    {
+        hc_resp r = it_req(&s, "GET", "/metrics", NULL, NULL);
+        const char *f = strstr(r.body, "\npathd_session_route_flips_total ");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq((int)strtod(f + strlen("\npathd_session_route_flips_total "), NULL),
+                         flips);
+        ck_assert_int_eq(flips, 1);
+        hc_free(&r);
+    }
+    it_stop(&s);
+}
+END_TEST
+
+/* The goal of a navmesh corridor session slides along its corridor
+ * (issue 29, Detour's moveTargetPosition): a small goal move is followed
+ * without a search (reason target_adjusted, route adjusted, the path ends
+ * at the new goal), until the moves since the last plan add up past
+ * --nav-target-slide-pct of the search box (then goal_moved, a plan); a
+ * goal that stopped where it slid to is "unchanged"; a move through a wall
+ * plans anew. /metrics counts the slides as incremental goal moves and as
+ * skipped replans. With --nav-target-slide-pct 0 every goal move plans. */
+START_TEST(routes_sessions_navmesh_target_slides) {
+    for (int off = 0; off < 2; off++) {
+        hc_server s = it_start(off ? ARGS("--nav-target-slide-pct", "0") : NULL);
+        char url[200], *text = it_open_map_text(24, 9), *env = it_nav_envelope(text, NULL);
+        char body[96];
+        cJSON *j;
+        hc_resp r;
+        float p[3];
+        int slides = 0, plans = 0;
+        free(text);
+        it_put_map(&s, "n", "application/json", env, 201);
+        free(env);
+        r = it_req(&s, "POST", "/v1/maps/n/sessions", "application/json",
+                   "{\"start\":[1.5,0,1.5],\"goal\":[10.5,0,1.5]}");
+        ck_assert_int_eq(r.status, 201);
+        ck_assert_ptr_nonnull(hc_header(&r, "Location", url, sizeof(url)));
+        hc_free(&r);
+        /* Steps of 0.2 along x: slides, then a plan once they add up. */
+        for (int i = 1; i <= 40 && plans < 2; i++) {
+            const float gx = 10.5f + 0.2f * (float)i;
+            snprintf(body, sizeof(body), "{\"goal\":[%.1f,0,1.5]}", (double)gx);
+            j = it_session_update(&s, url, "application/json", body, 200);
+            const int n = it_nav_npoints(j);
+            it_nav_point(j, n - 1, p);
+            ck_assert_float_eq_tol(p[0], gx, 1e-3f);
+            ck_assert_float_eq_tol(p[2], 1.5f, 1e-3f);
+            if (it_truth(j, "replan.replanned")) {
+                ck_assert_str_eq(it_str(j, "replan.reason"), "goal_moved");
+                ck_assert_str_eq(it_str(j, "replan.route"), "new");
+                plans++;
+            } else {
+                ck_assert_msg(!off, "slides are off, yet step %d slid", i);
+                ck_assert_str_eq(it_str(j, "replan.reason"), "target_adjusted");
+                ck_assert_str_eq(it_str(j, "replan.route"), "adjusted");
+                ck_assert_int_eq((int)it_num(j, "stats.expanded"), 0);
+                slides++;
+            }
+            cJSON_Delete(j);
+        }
+        ck_assert_int_eq(plans, 2);
+        if (!off) {
+            ck_assert_int_gt(slides, 1);
+            /* A slide, then the goal stays: nothing to do. */
+            j = it_call(&s, "GET", url, NULL, NULL, 200);
+            it_nav_point(j, it_nav_npoints(j) - 1, p);
+            cJSON_Delete(j);
+            snprintf(body, sizeof(body), "{\"goal\":[%.1f,0,1.5]}", (double)p[0] + 0.2);
+            j = it_session_update(&s, url, "application/json", body, 200);
+            ck_assert_str_eq(it_str(j, "replan.reason"), "target_adjusted");
+            cJSON_Delete(j);
+            slides++;
+            j = it_session_update(&s, url, "application/json", "{\"position\":[1.5,0,1.5]}", 200);
+            ck_assert_str_eq(it_str(j, "replan.reason"), "unchanged");
+            ck_assert(!it_truth(j, "replan.replanned"));
+            cJSON_Delete(j);
+        }
+        /* Through the wall: the goal is just below it, a plan. */
+        j = it_session_update(&s, url, "application/json", "{\"goal\":[10.5,0,5.5]}", 200);
+        ck_assert_str_eq(it_str(j, "replan.reason"), "goal_moved");
+        ck_assert(it_truth(j, "replan.replanned"));
+        cJSON_Delete(j);
+        {
+            hc_resp m = it_req(&s, "GET", "/metrics", NULL, NULL);
+            const char *inc =
+                           strstr(m.body, "pathd_session_goal_moves_total{how=\"incremental\"} "),
+                       *sk = strstr(
+                           m.body,
+                           "pathd_session_replans_skipped_total{reason=\"target_adjusted\"} ");
+            ck_assert(inc && sk);
+            ck_assert_int_eq((int)strtod(strchr(inc, '}') + 2, NULL), slides);
+            ck_assert_int_eq((int)strtod(strchr(sk, '}') + 2, NULL), slides);
+            hc_free(&m);
+        }
+        it_stop(&s);
+    }
+}
+END_TEST
+
 TU_SUITE(routes_sessions) {
     Suite *s = suite_create("routes_sessions");
     TCase *tc = tcase_create("routes_sessions");
@@ -1132,6 +1277,8 @@ TU_SUITE(routes_sessions) {
     tcase_add_test(tc, routes_sessions_agent_size);
     tcase_add_test(tc, routes_sessions_chase_policies);
     tcase_add_test(tc, routes_sessions_replan_policy_fields);
+    tcase_add_test(tc, routes_sessions_hysteresis_keeps_route);
+    tcase_add_test(tc, routes_sessions_navmesh_target_slides);
     suite_add_tcase(s, tc);
     return s;
 }

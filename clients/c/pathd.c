@@ -1155,8 +1155,21 @@ static pathd_status read_session(const jnode *o, pathd_session *s, pathd_error *
         const jnode *rp = jget(o, "replan");
         bool b = false;
         if (rp) {
+            const jnode *pol = jget(rp, "policy");
+            int64_t iv;
             copy_str(s->replan_reason, sizeof(s->replan_reason), rp, "reason");
+            copy_str(s->replan_route, sizeof(s->replan_route), rp, "route");
             if (jbool(rp, "replanned", &b)) s->replanned = b;
+            if (jbool(rp, "flip", &b)) s->flip = b;
+            pathd_replan_policy_init(&s->policy);
+            if (pol) {
+                if (jint(pol, "min_interval_ms", 0, 1e12, &iv))
+                    s->policy.min_interval_ms = (long)iv;
+                if (jint(pol, "min_updates", 0, 1e12, &iv)) s->policy.min_updates = (long)iv;
+                if (!jnum(pol, "goal_threshold", &s->policy.goal_threshold))
+                    s->policy.goal_threshold = -1;
+                if (!jnum(pol, "hysteresis", &s->policy.hysteresis)) s->policy.hysteresis = -1;
+            }
         }
         if (jbool(o, "unchanged", &b) && b) {
             s->unchanged = true; /* a stream's short answer: no path */
@@ -1535,6 +1548,43 @@ out:
 
 /* ---- sessions ---- */
 
+void pathd_replan_policy_init(pathd_replan_policy *p) {
+    p->min_interval_ms = -1;
+    p->min_updates = -1;
+    p->goal_threshold = -1;
+    p->hysteresis = -1;
+}
+
+/* Whether p's members are numbers (a negative one is "not sent"). */
+static bool replan_ok(const pathd_replan_policy *p) {
+    return !p || (isfinite(p->goal_threshold) && isfinite(p->hysteresis));
+}
+
+/* ,"replan":{...} with p's members that are sent; nothing for NULL. */
+static void jw_replan(buf *b, const pathd_replan_policy *p, bool first) {
+    const char *sep = "";
+    if (!p) return;
+    buf_str(b, first ? "\"replan\":{" : ",\"replan\":{");
+    if (p->min_interval_ms >= 0) {
+        buf_printf(b, "\"min_interval_ms\":%ld", p->min_interval_ms);
+        sep = ",";
+    }
+    if (p->min_updates >= 0) {
+        buf_printf(b, "%s\"min_updates\":%ld", sep, p->min_updates);
+        sep = ",";
+    }
+    if (p->goal_threshold >= 0) {
+        buf_printf(b, "%s\"goal_threshold\":", sep);
+        jw_double(b, p->goal_threshold);
+        sep = ",";
+    }
+    if (p->hysteresis >= 0) {
+        buf_printf(b, "%s\"hysteresis\":", sep);
+        jw_double(b, p->hysteresis);
+    }
+    buf_str(b, "}");
+}
+
 static void jw_update(buf *b, const pathd_update *u) {
     bool first = true;
     buf_str(b, "{");
@@ -1556,7 +1606,9 @@ static void jw_update(buf *b, const pathd_update *u) {
     if (u->ndoors) {
         buf_str(b, first ? "\"doors\":" : ",\"doors\":");
         jw_doors(b, u->doors, u->ndoors);
+        first = false;
     }
+    jw_replan(b, u->replan, first);
     buf_str(b, "}");
 }
 
@@ -1574,18 +1626,27 @@ static pathd_status session_call(pathd_client *c, const char *method, const char
 pathd_status pathd_session_create(pathd_client *c, const char *map_id, pathd_point start,
                                   pathd_point goal, long ttl_s, pathd_session *out,
                                   pathd_error *err) {
+    return pathd_session_create_with(c, map_id, start, goal, ttl_s, NULL, out, err);
+}
+
+pathd_status pathd_session_create_with(pathd_client *c, const char *map_id, pathd_point start,
+                                       pathd_point goal, long ttl_s,
+                                       const pathd_replan_policy *replan, pathd_session *out,
+                                       pathd_error *err) {
     char path[160];
     buf b = BUF_INIT;
     pathd_status st;
     err_reset(err);
     memset(out, 0, sizeof(*out));
     if (check_map_id(map_id, err)) return PATHD_ERR_ARGUMENT;
+    if (!replan_ok(replan)) return fail(err, PATHD_ERR_ARGUMENT, "a replan member is not a number");
     snprintf(path, sizeof(path), "/v1/maps/%s/sessions", map_id);
     buf_str(&b, "{\"start\":");
     jw_point(&b, start);
     buf_str(&b, ",\"goal\":");
     jw_point(&b, goal);
     if (ttl_s > 0) buf_printf(&b, ",\"ttl_s\":%ld", ttl_s);
+    jw_replan(&b, replan, false);
     buf_str(&b, "}");
     st = session_call(c, "POST", path, "application/json", &b, 201, out, err);
     buf_free(&b);
@@ -1630,6 +1691,9 @@ pathd_status pathd_session_update(pathd_client *c, const char *map_id, const cha
     memset(out, 0, sizeof(*out));
     if (session_path(map_id, sid, "/updates", path, sizeof(path), err)) return PATHD_ERR_ARGUMENT;
     if (!ups || n == 0) return fail(err, PATHD_ERR_ARGUMENT, "no update");
+    for (size_t i = 0; i < n; i++)
+        if (!replan_ok(ups[i].replan))
+            return fail(err, PATHD_ERR_ARGUMENT, "update %zu: a replan member is not a number", i);
     for (size_t i = 0; i < n; i++) {
         jw_update(&b, &ups[i]);
         if (n > 1) buf_str(&b, "\n");
@@ -2087,6 +2151,8 @@ pathd_status pathd_stream_send(pathd_stream *s, const pathd_update *up, pathd_er
     pathd_status st;
     err_reset(err);
     if (!s || !up) return fail(err, PATHD_ERR_ARGUMENT, "no stream or no update");
+    if (!replan_ok(up->replan))
+        return fail(err, PATHD_ERR_ARGUMENT, "a replan member is not a number");
     if (s->closed) return fail(err, PATHD_ERR_CLOSED, "the stream is closed");
     jw_update(&b, up);
     if (b.failed) {

@@ -291,6 +291,19 @@ pathd_status pathd_find_paths(pathd_client *c, const char *id, const pathd_query
 
 /* ---- sessions (D* Lite, one per moving agent) ---- */
 
+/* A session's replanning policy (ReplanPolicy in the spec): when to plan
+ * again as the goal moves. A member < 0 is not sent: the session keeps its
+ * value (at create: the server's default, GET /v1/info). Set every member
+ * with pathd_replan_policy_init first. The server refuses a value out of
+ * its range naming the field ("replan.hysteresis"). */
+typedef struct pathd_replan_policy {
+    long min_interval_ms;  /* no replan sooner after the last one (ms), 0 none */
+    long min_updates;      /* at most one replan every n requests (frames), 0 none */
+    double goal_threshold; /* a goal move replans once it is farther than this, 0 any */
+    double hysteresis;     /* keep the route unless a new one is cheaper by this fraction */
+} pathd_replan_policy;
+void pathd_replan_policy_init(pathd_replan_policy *p); /* every member not sent (-1) */
+
 typedef struct pathd_update {
     const pathd_point *position;    /* NULL = unchanged */
     const pathd_point *goal;        /* NULL = unchanged */
@@ -298,6 +311,7 @@ typedef struct pathd_update {
     size_t ncells;
     const pathd_door_switch *doors;
     size_t ndoors;
+    const pathd_replan_policy *replan; /* NULL = the policy unchanged */
 } pathd_update;
 
 typedef struct pathd_session {
@@ -317,8 +331,11 @@ typedef struct pathd_session {
      * the last whole answer on this stream, so no path was sent (points
      * NULL): it is that answer's from `position` on. Never on HTTP. */
     bool unchanged;
-    char replan_reason[16]; /* why it replanned or did not: "goal_moved", "threshold", ... */
-    bool replanned;         /* a search ran (false: the kept route, expanded 0) */
+    char replan_reason[16];     /* why it replanned or did not: "goal_moved", "threshold", ... */
+    bool replanned;             /* a search ran (false: the kept route, expanded 0) */
+    char replan_route[12];      /* what became of the route: "none", "new", "kept", ... */
+    bool flip;                  /* the new route turned the agent away from its kept one */
+    pathd_replan_policy policy; /* the policy in force (every member set) */
 } pathd_session;
 void pathd_session_free(pathd_session *s); /* frees points; the struct may be reused */
 
@@ -327,6 +344,12 @@ void pathd_session_free(pathd_session *s); /* frees points; the struct may be re
 pathd_status pathd_session_create(pathd_client *c, const char *map_id, pathd_point start,
                                   pathd_point goal, long ttl_s, pathd_session *out,
                                   pathd_error *err);
+/* The same with a replanning policy (NULL: the server's defaults). A
+ * non-finite member is PATHD_ERR_ARGUMENT, nothing sent. */
+pathd_status pathd_session_create_with(pathd_client *c, const char *map_id, pathd_point start,
+                                       pathd_point goal, long ttl_s,
+                                       const pathd_replan_policy *replan, pathd_session *out,
+                                       pathd_error *err);
 /* getSession: GET .../sessions/{sid} (brought to the map's current version). */
 pathd_status pathd_session_get(pathd_client *c, const char *map_id, const char *sid,
                                pathd_session *out, pathd_error *err);

@@ -443,6 +443,64 @@ static void test_sessions(void) {
                   "bad line: %s %s", e.code_text, e.field);
         }
     }
+    /* A replanning policy on create and on an update, and the short
+     * answers' fields: a goal move within the threshold keeps the route
+     * without a search; a policy without a threshold replans for it. */
+    {
+        pathd_replan_policy pol;
+        pathd_session r;
+        pathd_point near = {4, 1};
+        pathd_update up;
+        pathd_replan_policy_init(&pol);
+        pol.goal_threshold = 3;
+        pol.hysteresis = 0.25;
+        st = pathd_session_create_with(c, mapid, (pathd_point){0, 0}, (pathd_point){4, 0}, 0, &pol,
+                                       &r, &e);
+        CHECK_OK(st, e);
+        CHECK(r.found && r.replanned && strcmp(r.replan_reason, "initial") == 0 &&
+                  strcmp(r.replan_route, "new") == 0 && r.policy.goal_threshold == 3 &&
+                  r.policy.hysteresis == 0.25 && r.policy.min_updates == 0 &&
+                  r.policy.min_interval_ms == 0,
+              "create with a policy: reason %s route %s threshold %g hysteresis %g updates %ld",
+              r.replan_reason, r.replan_route, r.policy.goal_threshold, r.policy.hysteresis,
+              r.policy.min_updates);
+        memset(&up, 0, sizeof(up));
+        up.goal = &near;
+        st = pathd_session_update(c, mapid, r.session_id, &up, 1, &u, &e);
+        CHECK_OK(st, e);
+        CHECK(u.found && !u.replanned && u.expanded == 0 &&
+                  strcmp(u.replan_reason, "threshold") == 0 &&
+                  strcmp(u.replan_route, "none") == 0 && !u.flip,
+              "goal within the threshold: reason %s replanned %d expanded %llu", u.replan_reason,
+              u.replanned, (unsigned long long)u.expanded);
+        pathd_session_free(&u);
+        /* Only the members sent change: the hysteresis stays. */
+        pathd_replan_policy_init(&pol);
+        pol.goal_threshold = 0;
+        pol.min_updates = 1; /* 0 or 1: none */
+        up.goal = NULL;
+        up.replan = &pol;
+        st = pathd_session_update(c, mapid, r.session_id, &up, 1, &u, &e);
+        CHECK_OK(st, e);
+        CHECK(u.found && u.replanned && strcmp(u.replan_reason, "goal_moved") == 0 &&
+                  u.policy.goal_threshold == 0 && u.policy.min_updates == 1 &&
+                  u.policy.hysteresis == 0.25,
+              "policy update: reason %s threshold %g updates %ld hysteresis %g", u.replan_reason,
+              u.policy.goal_threshold, u.policy.min_updates, u.policy.hysteresis);
+        pathd_session_free(&u);
+        /* Refused by name, and a non-number never leaves the client. */
+        pol.hysteresis = 5;
+        st = pathd_session_update(c, mapid, r.session_id, &up, 1, &u, &e);
+        CHECK(st == PATHD_ERR_API && e.http_status == 422 &&
+                  strcmp(e.field, "replan.hysteresis") == 0,
+              "bad hysteresis: %s %d %s", pathd_status_str(st), e.http_status, e.field);
+        pol.hysteresis = NAN;
+        st = pathd_session_update(c, mapid, r.session_id, &up, 1, &u, &e);
+        CHECK(st == PATHD_ERR_ARGUMENT, "NaN hysteresis: %s", pathd_status_str(st));
+        st = pathd_session_delete(c, mapid, r.session_id, &e);
+        CHECK_OK(st, e);
+        pathd_session_free(&r);
+    }
     st = pathd_session_delete(c, mapid, s.session_id, &e);
     CHECK_OK(st, e);
     st = pathd_session_get(c, mapid, s.session_id, &u, &e);
@@ -509,6 +567,22 @@ static void test_stream(void) {
           "short stream answer: unchanged %d, %zu points, reason %s", a.unchanged, a.npoints,
           a.replan_reason);
     pathd_session_free(&a);
+    /* A policy sent on the stream takes effect in its own answer. */
+    {
+        pathd_replan_policy pol;
+        pathd_replan_policy_init(&pol);
+        pol.min_updates = 7;
+        memset(&up, 0, sizeof(up));
+        up.replan = &pol;
+        st = pathd_stream_send(ws, &up, &e);
+        CHECK_OK(st, e);
+        st = pathd_stream_recv(ws, &a, &e);
+        CHECK_OK(st, e);
+        CHECK(a.policy.min_updates == 7 && a.policy.goal_threshold == 0,
+              "stream policy: updates %ld threshold %g", a.policy.min_updates,
+              a.policy.goal_threshold);
+        pathd_session_free(&a);
+    }
     pathd_stream_close(ws);
     /* A refused handshake is a typed error too. */
     st = pathd_stream_open(c, "doors", "0123456789abcdef0123456789abcdef", &ws, &e);

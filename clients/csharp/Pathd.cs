@@ -223,12 +223,25 @@ namespace Pathd
         public DoorSwitch(string id, bool open) { Id = id; Open = open; }
     }
 
+    /// <summary>A session's replanning policy (ReplanPolicy in the spec): when to plan again as
+    /// the goal moves. A null member is not sent: the session keeps its value (at create, the
+    /// server's default, GET /v1/info). The server refuses a value out of range naming the field
+    /// ("replan.hysteresis").</summary>
+    public sealed class ReplanPolicy
+    {
+        public long? MinIntervalMs;  // no replan sooner after the last one (ms), 0 none
+        public long? MinUpdates;     // at most one replan every n requests (frames), 0 none
+        public double? GoalThreshold; // a goal move replans once it is farther than this, 0 any
+        public double? Hysteresis;   // keep the route unless a new one is cheaper by this fraction
+    }
+
     /// <summary>A session update; null members are left as they are.</summary>
     public sealed class Update
     {
         public Point? Position, Goal;
         public List<CellChange> Cells;
         public List<DoorSwitch> Doors;
+        public ReplanPolicy Replan;  // null: the policy unchanged
     }
 
     public sealed class SessionAnswer
@@ -248,6 +261,9 @@ namespace Pathd
         public bool Unchanged;
         public string ReplanReason;  // why it replanned or did not ("goal_moved", "threshold", ...)
         public bool Replanned;       // a search ran (false: the kept route, Expanded 0)
+        public string ReplanRoute;   // what became of the route: "none", "new", "kept", ...
+        public bool Flip;            // the new route turned the agent away from its kept one
+        public ReplanPolicy Policy;  // the policy in force (every member set)
     }
 
     // ---- the client ----
@@ -715,12 +731,20 @@ namespace Pathd
         // ---- sessions ----
 
         /// <summary>createSession: one moving agent (D* Lite); ttlS null = the server's default.</summary>
-        public async Task<SessionAnswer> CreateSessionAsync(string mapId, Point start, Point goal, int? ttlS = null,
-                                                            CancellationToken ct = default(CancellationToken))
+        public Task<SessionAnswer> CreateSessionAsync(string mapId, Point start, Point goal, int? ttlS = null,
+                                                      CancellationToken ct = default(CancellationToken))
+        {
+            return CreateSessionAsync(mapId, start, goal, null, ttlS, ct);
+        }
+
+        /// <summary>createSession with a replanning policy (null: the server's defaults).</summary>
+        public async Task<SessionAnswer> CreateSessionAsync(string mapId, Point start, Point goal, ReplanPolicy replan,
+                                                            int? ttlS = null, CancellationToken ct = default(CancellationToken))
         {
             var w = new Json.Writer();
             w.Raw("{\"start\":"); w.Point(start); w.Raw(",\"goal\":"); w.Point(goal);
             if (ttlS.HasValue) w.Raw(",\"ttl_s\":" + ttlS.Value.ToString(CultureInfo.InvariantCulture));
+            Write.Replan(w, replan, false);
             w.Raw("}");
             return Read.Session(await Call("POST", MapPath(mapId, "/sessions"), new[] { 201 }, w.ToString(), "application/json", ct).ConfigureAwait(false));
         }
@@ -845,6 +869,18 @@ namespace Pathd
                 return p;
             }
 
+            static ReplanPolicy Policy(Json.Object p)
+            {
+                if (p == null) return null;
+                return new ReplanPolicy
+                {
+                    MinIntervalMs = p.Get("min_interval_ms") is double ? (long?)Long(p, "min_interval_ms") : null,
+                    MinUpdates = p.Get("min_updates") is double ? (long?)Long(p, "min_updates") : null,
+                    GoalThreshold = p.Get("goal_threshold") as double?,
+                    Hysteresis = p.Get("hysteresis") as double?,
+                };
+            }
+
             public static SessionAnswer Session(Json.Object o)
             {
                 if (o == null || !(o.Get("session_id") is string) || !(o.Get("found") is bool))
@@ -857,6 +893,9 @@ namespace Pathd
                     Unchanged = unchanged,
                     ReplanReason = replan.Get("reason") as string,
                     Replanned = replan.Get("replanned") is bool && (bool)replan.Get("replanned"),
+                    ReplanRoute = replan.Get("route") as string,
+                    Flip = replan.Get("flip") is bool && (bool)replan.Get("flip"),
+                    Policy = Policy(Json.Obj(replan.Get("policy"), null)),
                     SessionId = (string)o.Get("session_id"),
                     MapId = o.Get("map_id") as string,
                     Found = (bool)o.Get("found"),
@@ -926,8 +965,25 @@ namespace Pathd
                 if (u.Position.HasValue) { w.Raw("\"position\":"); w.Point(u.Position.Value); first = false; }
                 if (u.Goal.HasValue) { w.Raw(first ? "\"goal\":" : ",\"goal\":"); w.Point(u.Goal.Value); first = false; }
                 if (u.Cells != null && u.Cells.Count > 0) { w.Raw(first ? "\"cells\":" : ",\"cells\":"); Cells(w, u.Cells); first = false; }
-                if (u.Doors != null && u.Doors.Count > 0) { w.Raw(first ? "\"doors\":" : ",\"doors\":"); Doors(w, u.Doors); }
+                if (u.Doors != null && u.Doors.Count > 0) { w.Raw(first ? "\"doors\":" : ",\"doors\":"); Doors(w, u.Doors); first = false; }
+                Replan(w, u.Replan, first);
                 w.Raw("}");
+            }
+
+            /// <summary>"replan":{...} with the members that are set (a leading comma unless first).</summary>
+            public static void Replan(Json.Writer w, ReplanPolicy p, bool first)
+            {
+                if (p == null) return;
+                foreach (var d in new[] { p.GoalThreshold, p.Hysteresis })
+                    if (d.HasValue && (double.IsNaN(d.Value) || double.IsInfinity(d.Value)))
+                        throw new ArgumentException("a replan member is not a number");
+                var parts = new List<string>();
+                var inv = CultureInfo.InvariantCulture;
+                if (p.MinIntervalMs.HasValue) parts.Add("\"min_interval_ms\":" + p.MinIntervalMs.Value.ToString(inv));
+                if (p.MinUpdates.HasValue) parts.Add("\"min_updates\":" + p.MinUpdates.Value.ToString(inv));
+                if (p.GoalThreshold.HasValue) parts.Add("\"goal_threshold\":" + p.GoalThreshold.Value.ToString("R", inv));
+                if (p.Hysteresis.HasValue) parts.Add("\"hysteresis\":" + p.Hysteresis.Value.ToString("R", inv));
+                w.Raw((first ? "\"replan\":{" : ",\"replan\":{") + string.Join(",", parts) + "}");
             }
         }
     }

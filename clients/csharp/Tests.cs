@@ -305,6 +305,26 @@ static class Tests
             var e = await Throws<PathdApiException>(() => c.UpdateSessionAsync("doors", s.SessionId, new[] {
                 new Update { Position = new Point(1, 1) }, new Update { Position = new Point(40, 0) } }), "bad line");
             Check(e.Code == ErrorCode.OffMap && e.Field.StartsWith("lines[1]"), "bad line field " + e.Field);
+            // A replanning policy on create and on an update; the short answers' fields.
+            var r = await c.CreateSessionAsync("doors", new Point(0, 0), new Point(4, 0),
+                                               new ReplanPolicy { GoalThreshold = 3, Hysteresis = 0.25 });
+            Check(r.Found && r.Replanned && r.ReplanReason == "initial" && r.ReplanRoute == "new" &&
+                  r.Policy.GoalThreshold == 3 && r.Policy.Hysteresis == 0.25 && r.Policy.MinUpdates == 0 &&
+                  r.Policy.MinIntervalMs == 0, "create with a policy: " + r.ReplanReason + " " + r.ReplanRoute);
+            var near = await c.UpdateSessionAsync("doors", r.SessionId, new Update { Goal = new Point(4, 1) });
+            Check(near.Found && !near.Replanned && near.Expanded == 0 && near.ReplanReason == "threshold" &&
+                  near.ReplanRoute == "none" && !near.Flip, "goal within the threshold: " + near.ReplanReason);
+            var pol = await c.UpdateSessionAsync("doors", r.SessionId,
+                                                 new Update { Replan = new ReplanPolicy { GoalThreshold = 0, MinUpdates = 1 } });
+            Check(pol.Found && pol.Replanned && pol.ReplanReason == "goal_moved" && pol.Policy.GoalThreshold == 0 &&
+                  pol.Policy.MinUpdates == 1 && pol.Policy.Hysteresis == 0.25,
+                  "policy update: " + pol.ReplanReason + " hysteresis " + pol.Policy.Hysteresis);
+            e = await Throws<PathdApiException>(() => c.UpdateSessionAsync("doors", r.SessionId,
+                new Update { Replan = new ReplanPolicy { Hysteresis = 5 } }), "bad hysteresis");
+            Check(e.Status == 422 && e.Field == "replan.hysteresis", "bad hysteresis field " + e.Field);
+            await Throws<ArgumentException>(() => c.UpdateSessionAsync("doors", r.SessionId,
+                new Update { Replan = new ReplanPolicy { Hysteresis = double.NaN } }), "NaN hysteresis");
+            await c.DeleteSessionAsync("doors", r.SessionId);
             await c.DeleteSessionAsync("doors", s.SessionId);
             e = await Throws<PathdApiException>(() => c.GetSessionAsync("doors", s.SessionId), "deleted");
             Check(e.Status == 404 && e.Code == ErrorCode.SessionNotFound, "session_not_found");
@@ -325,6 +345,13 @@ static class Tests
             var many = new List<CellChange>();
             for (int i = 0; i < 3000; i++) many.Add(new CellChange(4, 2, 1 + i % 5));
             Check((await ws.SendAsync(new Update { Cells = many })).Found, "the stream goes on; long messages");
+            // The agent where it was: the short answer (no path), no search.
+            var same = await ws.SendAsync(new Update { Position = new Point(1, 1) });
+            Check(same.Unchanged && same.Path.Count == 0 && same.Found && !same.Replanned && same.Expanded == 0 &&
+                  same.ReplanReason == "unchanged", "short stream answer: " + same.Unchanged + " " + same.ReplanReason);
+            // A policy sent on the stream takes effect in its own answer.
+            var ps = await ws.SendAsync(new Update { Replan = new ReplanPolicy { MinUpdates = 7 } });
+            Check(ps.Policy.MinUpdates == 7 && ps.Policy.GoalThreshold == 0, "stream policy " + ps.Policy.MinUpdates);
             await ws.CloseAsync();
             e = await Throws<PathdApiException>(() => c.OpenStreamAsync("doors", "0123456789abcdef0123456789abcdef"), "unknown session");
             Check(e.Status == 404 && e.Code == ErrorCode.SessionNotFound, "refused handshake: " + e.Status + " " + e.CodeText);

@@ -232,9 +232,9 @@ export interface SessionAnswer {
     unchanged?: true;
     /** Why this request replanned or did not, and the session's replanning policy. */
     replan?: {
-        reason: 'initial' | 'blocked' | 'off_route' | 'route_end' | 'goal_moved' | 'map_changed' | 'unchanged' | 'interval' | 'threshold';
+        reason: 'initial' | 'blocked' | 'off_route' | 'route_end' | 'goal_moved' | 'map_changed' | 'unchanged' | 'interval' | 'threshold' | 'target_adjusted';
         replanned: boolean;
-        route: 'none' | 'new' | 'same' | 'updated' | 'switched' | 'kept' | 'lost';
+        route: 'none' | 'new' | 'same' | 'updated' | 'switched' | 'kept' | 'lost' | 'adjusted';
         flip: boolean;
         policy: ReplanPolicy;
     };

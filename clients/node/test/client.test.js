@@ -176,6 +176,22 @@ test('sessions: create, get, JSON and NDJSON updates, a bad line, delete', async
     await assert.rejects(pathd.updateSession('doors', s.session_id, [{ position: [1, 1] }, { position: [40, 0] }]),
         (e) => e instanceof ApiError && e.code === 'off_map' && e.field.startsWith('lines[1]'));
 
+    // A replanning policy on create and on an update (members not sent are kept).
+    const r = await pathd.createSession('doors', { start: [0, 0], goal: [4, 0], replan: { goal_threshold: 3, hysteresis: 0.25 } });
+    assert.equal(r.replan.reason, 'initial');
+    assert.deepEqual(r.replan.policy, { min_interval_ms: 0, min_updates: 0, goal_threshold: 3, hysteresis: 0.25 });
+    const near = await pathd.updateSession('doors', r.session_id, { goal: [4, 1] });
+    assert.equal(near.replan.reason, 'threshold');
+    assert.equal(near.replan.replanned, false);
+    assert.equal(near.stats.expanded, 0);
+    const pol = await pathd.updateSession('doors', r.session_id, { replan: { goal_threshold: 0 } });
+    assert.equal(pol.replan.reason, 'goal_moved');
+    assert.equal(pol.replan.replanned, true);
+    assert.deepEqual(pol.replan.policy, { min_interval_ms: 0, min_updates: 0, goal_threshold: 0, hysteresis: 0.25 });
+    await assert.rejects(pathd.updateSession('doors', r.session_id, { replan: { hysteresis: 5 } }),
+        (e) => e instanceof ApiError && e.status === 422 && e.field === 'replan.hysteresis');
+    await pathd.deleteSession('doors', r.session_id);
+
     await pathd.deleteSession('doors', s.session_id);
     await assert.rejects(pathd.getSession('doors', s.session_id),
         (e) => e instanceof ApiError && e.status === 404 && e.code === 'session_not_found');
