@@ -1237,7 +1237,7 @@ static void random_mesh_point(const pf_navmesh *nm, uint64_t *st, float out[3]) 
 typedef struct exact_tally {
     int pairs, reached, exact, reach_wrong, off_ref, longer_than_detour, shorter_than_ref;
     double worst_off, worst_detour, worst_short;
-    char first[512];
+    char first[1024];
 } exact_tally;
 
 /* npairs random pairs of nm, polyanya and pathd's detour on each, against
@@ -1267,7 +1267,7 @@ static void check_exact_pairs(const pf_navmesh *nm, const navref_layers *r, uint
         const double ref = navref_layers_shortest(r, p.start, g);
         t->pairs++;
         const double tol = 1e-4 * (1 + (ref > 0 ? ref : 0));
-        char msg[512];
+        char msg[256];
         msg[0] = 0;
         if ((ref >= 0) == p.partial || dpartial != p.partial) {
             t->reach_wrong++;
