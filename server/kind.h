@@ -338,6 +338,15 @@ pf_status pf_kind_refuse(pf_proto_error *e, const pf_kind_ops *kind, const char 
  * in the metrics of mv's environment (none without one). */
 bool pf_kind_cache_get(const struct pf_mapver *mv, pf_cache *cache, const pf_cache_key *k,
                        pf_cache_value *v);
+/* A stored map's logged PATCH bodies (in->bodies) applied in order
+ * through kind's patch_parse and patch_apply, each making the next version
+ * from *mv (released as it is replaced). On a body that does not apply:
+ * *mv is released and NULL, why says PF_KIND_STORE_LOG at which body. For
+ * the kinds whose PATCH makes a new version (a kind that changes its world
+ * in place before one build replays on its own). */
+pf_status pf_kind_replay_log(const pf_kind_ops *kind, const pf_kind_env *env,
+                             const pf_kind_stored *in, struct pf_mapver **mv,
+                             pf_kind_store_error *why);
 /* The by-algorithm metrics: kind's algorithm i's slot (the registered
  * kinds' algorithms one after the other: a grid's are core's pf_algorithm),
  * how many slots the registered kinds use, and slot s's label. */

@@ -355,21 +355,7 @@ static pf_status graph_store_load(const pf_kind_env *env, const pf_kind_stored *
                                        : PF_KIND_STORE_NO_BUILD;
         return st;
     }
-    for (size_t i = 0; i < in->nbodies; i++) {
-        pf_mapver *next = NULL;
-        void *patch = NULL;
-        if (!(st = graph_patch_parse(env, in->bodies[i], in->lens[i], 0, &patch, &why->e))) {
-            st = graph_patch_apply(env, mv, patch, false, &next, &why->e);
-            graph_patch_free(patch);
-        }
-        pf_mapver_release(mv);
-        if (st) {
-            why->fault = PF_KIND_STORE_LOG;
-            why->at = i;
-            return st;
-        }
-        mv = next;
-    }
+    if ((st = pf_kind_replay_log(&pf_kind_graph, env, in, &mv, why))) return st;
     *out = mv;
     return PF_OK;
 }

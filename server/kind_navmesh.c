@@ -403,21 +403,7 @@ static pf_status nav_store_load(const pf_kind_env *env, const pf_kind_stored *in
                          : PF_KIND_STORE_NO_BUILD;
         return st;
     }
-    for (size_t i = 0; i < in->nbodies; i++) {
-        pf_mapver *next = NULL;
-        void *patch = NULL;
-        if (!(st = nav_patch_parse(env, in->bodies[i], in->lens[i], 0, &patch, &why->e))) {
-            st = nav_patch_apply(env, mv, patch, false, &next, &why->e);
-            nav_patch_free(patch);
-        }
-        pf_mapver_release(mv);
-        if (st) {
-            why->fault = PF_KIND_STORE_LOG;
-            why->at = i;
-            return st;
-        }
-        mv = next;
-    }
+    if ((st = pf_kind_replay_log(&pf_kind_navmesh, env, in, &mv, why))) return st;
     *out = mv;
     return PF_OK;
 }

@@ -81,6 +81,27 @@ bool pf_kind_cache_get(const pf_mapver *mv, pf_cache *cache, const pf_cache_key 
     return hit;
 }
 
+pf_status pf_kind_replay_log(const pf_kind_ops *kind, const pf_kind_env *env,
+                             const pf_kind_stored *in, pf_mapver **mv, pf_kind_store_error *why) {
+    for (size_t i = 0; i < in->nbodies; i++) {
+        pf_mapver *next = NULL;
+        void *patch = NULL;
+        pf_status st = kind->patch_parse(env, in->bodies[i], in->lens[i], 0, &patch, &why->e);
+        if (!st) {
+            st = kind->patch_apply(env, *mv, patch, false, &next, &why->e);
+            kind->patch_free(patch);
+        }
+        pf_mapver_release(*mv);
+        *mv = next;
+        if (st) {
+            why->fault = PF_KIND_STORE_LOG;
+            why->at = i;
+            return st;
+        }
+    }
+    return PF_OK;
+}
+
 size_t pf_kind_slot(const pf_kind_ops *kind, size_t i) {
     size_t base = 0;
     for (size_t k = 0; pf_kinds_registered[k] && pf_kinds_registered[k] != kind; k++)

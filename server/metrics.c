@@ -327,9 +327,11 @@ static void write_process(pf_jsonw *w) {
 #define PF_COMPILER "gcc " __VERSION__
 #endif
 
-void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
+/* The build and the HTTP requests. */
+static void write_requests(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
     pf_metrics *mm = (pf_metrics *)m; /* atomic loads take non-const pointers in C11 */
     char labels[128];
+    (void)g;
 
     family(w, "pathd_build_info", "gauge",
            "Always 1; the labels say which build this is (version, commit, compiler).");
@@ -357,8 +359,12 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     }
     scalar(w, "pathd_requests_in_flight", "gauge", "Requests received and not yet answered.",
            (double)LOAD(mm->in_flight));
+}
 
-    /* The pool. */
+/* The pool. */
+static void write_pool(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
+    char labels[128];
+
     family(w, "pathd_queue_wait_seconds", "histogram",
            "Time a job waited in the pool's queue for a worker, by job kind (search: paths, "
            "batches, session plans, exports; build: uploads and PATCHes).");
@@ -377,8 +383,11 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
            "Slices long jobs (batches) gave back to waiting requests.", (double)g->requeued);
     scalar(w, "pathd_workers_busy", "gauge", "Workers running a job.", g->running);
     scalar(w, "pathd_workers", "gauge", "Worker threads.", g->workers);
+}
 
-    /* Connections (conns.h). */
+/* Connections (conns.h). */
+static void write_connections(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
+    (void)m;
     scalar(w, "pathd_connections", "gauge", "Open HTTP connections (both listeners).",
            (double)g->connections);
     scalar(w, "pathd_connections_closed_slow_request_total", "counter",
@@ -387,8 +396,14 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     scalar(w, "pathd_connections_closed_idle_total", "counter",
            "Connections closed after --conn-timeout without a request line.",
            (double)g->closed_idle);
+}
 
-    /* Searches. */
+/* Searches. */
+static void write_searches(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
+    pf_metrics *mm = (pf_metrics *)m; /* atomic loads take non-const pointers in C11 */
+    char labels[128];
+    (void)g;
+
     family(w, "pathd_searches_total", "counter",
            "Path searches run on the pool (cache hits excluded), by the algorithm asked for and "
            "outcome.");
@@ -415,8 +430,10 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
            (double)LOAD(mm->cache_hits));
     scalar(w, "pathd_cache_misses_total", "counter", "Path cache misses.",
            (double)LOAD(mm->cache_misses));
+}
 
-    /* Maps. */
+/* Maps. */
+static void write_maps(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
     scalar(w, "pathd_maps", "gauge", "Maps held.", (double)g->maps);
     family(w, "pathd_map_build_duration_seconds", "histogram",
            "Time an uploaded map took to parse and prepare (jps tables, landmarks, HPA*).");
@@ -424,8 +441,13 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     family(w, "pathd_map_repair_duration_seconds", "histogram",
            "Time a PATCH took to make the next map version (HPA* repaired locally).");
     hist(w, "pathd_map_repair_duration_seconds", "", &m->map_repair, true);
+}
 
-    /* Sessions. */
+/* Sessions. */
+static void write_sessions(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
+    pf_metrics *mm = (pf_metrics *)m; /* atomic loads take non-const pointers in C11 */
+    char labels[128];
+
     scalar(w, "pathd_sessions", "gauge", "D* Lite sessions held.", (double)g->sessions);
     family(w, "pathd_session_plans_total", "counter",
            "D* Lite session plans by kind (initial: a fresh search; repair: the search repaired "
@@ -473,13 +495,20 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
            "Replans whose new route turned the agent away from its kept one (course.h's flips; "
            "hysteresis keeps near-equal routes from flipping).",
            (double)LOAD(mm->route_flips));
+}
 
-    /* Crowds. */
+/* Crowds. */
+static void write_crowds(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
+    (void)m;
     scalar(w, "pathd_crowds", "gauge", "Crowds held (navmesh maps).", (double)g->crowds);
     scalar(w, "pathd_crowd_steps_total", "counter",
            "Simulation steps of every crowd (on request and ticks).", (double)g->crowd_steps);
+}
 
-    /* WebSocket streams. */
+/* WebSocket streams. */
+static void write_streams(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
+    pf_metrics *mm = (pf_metrics *)m; /* atomic loads take non-const pointers in C11 */
+
     scalar(w, "pathd_streams", "gauge", "Open WebSocket session and crowd streams.",
            (double)g->streams);
     scalar(w, "pathd_ws_upgrades_total", "counter",
@@ -511,8 +540,11 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
          LOAD(mm->stream_answers[0]));
     line(w, "pathd_stream_session_answers_total{kind=\"unchanged\"} %llu\n",
          LOAD(mm->stream_answers[1]));
+}
 
-    /* Memory. */
+/* Memory. */
+static void write_memory(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
+    (void)m;
     family(w, "pathd_memory_bytes", "gauge",
            "Bytes charged to the memory budget, by kind (maps: the versions' grids, preprocessing "
            "and change logs; caches: the path caches; sessions: D* Lite searches; streams: "
@@ -529,8 +561,11 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     scalar(w, "pathd_memory_refused_total", "counter",
            "Charges the memory budget refused (507, 503, close 1013, uncached answers).",
            (double)g->memory_refused);
+}
 
-    /* The data directory's start, and the tokens. */
+/* The data directory's start, and the tokens. */
+static void write_store(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
+    (void)m;
     scalar(w, "pathd_maps_loading", "gauge", "1 while the stored maps load (readyz is 503).",
            g->loading ? 1.0 : 0.0);
     scalar(w, "pathd_store_quarantined_files", "gauge",
@@ -579,6 +614,16 @@ void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw 
     family(w, "pathd_auth_tokens", "gauge", "Bearer tokens in force, by scope.");
     line(w, "pathd_auth_tokens{scope=\"read\"} %llu\npathd_auth_tokens{scope=\"write\"} %llu\n",
          (unsigned long long)g->tokens_read, (unsigned long long)g->tokens_write);
+}
 
+/* The families in the order /metrics lists them, a section a part of
+ * the server. */
+static void (*const sections[])(const pf_metrics *, const pf_metrics_gauges *, pf_jsonw *) = {
+    write_requests, write_pool,   write_connections, write_searches, write_maps,
+    write_sessions, write_crowds, write_streams,     write_memory,   write_store,
+};
+
+void pf_metrics_write(const pf_metrics *m, const pf_metrics_gauges *g, pf_jsonw *w) {
+    for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) sections[i](m, g, w);
     write_process(w);
 }

@@ -166,7 +166,8 @@ static bool unanswered(int fd) {
  * Before, a field held its worker to its end, and any deadline_ms was
  * taken. */
 START_TEST(routes_fields_long_field_yields) {
-    hc_server s = it_start(ARGS("--workers", "1", "--slice-ms", "1", "--max-deadline-ms", "3600000"));
+    hc_server s =
+        it_start(ARGS("--workers", "1", "--slice-ms", "1", "--max-deadline-ms", "3600000"));
     char *map = it_open_map_text(1024, 1024);
     const char *body = "{\"goal\":[0,0],\"cache\":false,\"deadline_ms\":3600000}";
     int slow;
