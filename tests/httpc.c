@@ -321,8 +321,12 @@ int hc_server_start_ex(hc_server *s, const char *const *args, const hc_start_opt
     argv[n++] = "3600000";
     argv[n++] = "--nav-build-ms";
     argv[n++] = "3600000";
+    /* The default deadline may not pass the largest one: a test that
+     * lowers --max-deadline-ms gets its value as the default too. */
     argv[n++] = "--deadline-ms";
     argv[n++] = "3600000";
+    for (const char *const *a = args; a && a[0] && a[1]; a++)
+        if (strcmp(a[0], "--max-deadline-ms") == 0) argv[n - 1] = a[1];
     argv[n++] = "--max-deadline-ms";
     argv[n++] = "3600000";
     argv[n++] = "--request-timeout";
