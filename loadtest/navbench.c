@@ -193,7 +193,8 @@ typedef struct nb_stats {
  * medians over the workers of the first query's time and of the largest of
  * the first ten, each also over the same pair's warm time by the same
  * method (the main run's). polyanya's [0] is one worker only: the very first
- * query on the new version (its polyanya view is made then). */
+ * query on the new version (cold: the process's first on this mesh; its
+ * polyanya view is made with the version). */
 #define FIRST_WORKERS 8
 typedef struct nb_first {
     int workers, nq;
@@ -493,8 +494,8 @@ static void print_result_text(const nb_result *r) {
                r->u[a].p50, r->u[a].p50 / r->u[M_DIRECT].p50, "", r->len_mean[a], r->len_min[a],
                r->len_max[a], r->longer[a], r->disagree[a]);
     printf("  first      polyanya on the new version: its first query %.1f us (x%.1f the pair "
-           "warm), largest of its first ten %.1f us (x%.1f; the view is made by the first "
-           "search that spans two polygons)\n",
+           "warm), largest of its first ten %.1f us (x%.1f; the first of the process on "
+           "this mesh: cold code and data, its polyanya view made with the version)\n",
            r->first[0].first_us, r->first[0].first_x, r->first[0].max10_us, r->first[0].max10_x);
     const nb_first *fw[M_N] = {&r->first[1], &r->first_detour, &r->first_direct};
     for (int m = 0; m < M_N; m++)

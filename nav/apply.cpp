@@ -566,7 +566,7 @@ pf_status pf_nav_apply(const pf_navmesh *prev_view, const pf_nav_change *ch,
     if (!replace_tiles(b, prev, nm, &job, ntouched)) goto out_nomem;
     nm->generation = prev->generation + 1;
     nm->rebuilt = ntouched;
-    if (!version_components(nm)) goto out_nomem;
+    if (!version_components(nm) || !version_views(nm)) goto out_nomem;
     version_count(nm);
     nm->build_us = now_us() - t0;
     *out = nm;

@@ -487,7 +487,7 @@ pf_navmesh *first_version(NavBase *b, TileOut *outs, uint32_t ntiles, const Tile
     version_set_filter(nm);
     nm->generation = 0;
     nm->rebuilt = ntiles;
-    if (!version_components(nm)) goto out_free;
+    if (!version_components(nm) || !version_views(nm)) goto out_free;
     version_count(nm);
     return nm;
 out_free:

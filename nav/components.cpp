@@ -13,6 +13,16 @@
  *
  * Union-find over the polygons by dense index (tile slot order, as
  * polyanya's view): O(polygons + links), 4 bytes a polygon kept.
+ *
+ * For a goal in another component the answer is Detour's partial one, the
+ * path to the point of the start's component closest to the goal, found
+ * without searching the mesh: each component keeps its polygons (a
+ * contiguous run, ordered by component) with their boxes (polygon and
+ * detail vertices), and closest_in_component scans the start's component's
+ * boxes, measuring the exact closest point (closestPointOnPoly) only on a
+ * polygon whose box is nearer the goal than the best point so far. 4 + 24
+ * bytes a polygon more. The path to that point is then searched in the
+ * start's component alone.
  */
 #include "nav_internal.h"
 
@@ -33,6 +43,58 @@ bool walkable(const dtNavMesh *nav, dtPolyRef ref) {
     const dtPoly *p = NULL;
     nav->getTileAndPolyByRefUnsafe(ref, &t, &p);
     return (p->flags & FLAG_WALK) != 0;
+}
+
+/* Each component's polygons (refs, in component order) and their boxes. */
+bool component_lists(pf_navmesh *v, const uint32_t *first, const uint32_t *comp, uint32_t npolys,
+                     uint32_t ncomp) {
+    const dtNavMesh *nav = v->nav;
+    const int ntiles = nav->getMaxTiles();
+    uint32_t *start = (uint32_t *)calloc((size_t)ncomp + 1, sizeof(uint32_t));
+    dtPolyRef *list = (dtPolyRef *)malloc((size_t)(npolys ? npolys : 1) * sizeof(dtPolyRef));
+    float *box = (float *)malloc((size_t)(npolys ? npolys : 1) * 6 * sizeof(float));
+    if (!start || !list || !box) {
+        free(start);
+        free(list);
+        free(box);
+        return false;
+    }
+    for (uint32_t d = 0; d < npolys; d++)
+        if (comp[d] != UINT32_MAX) start[comp[d] + 1]++;
+    for (uint32_t c = 0; c < ncomp; c++) start[c + 1] += start[c];
+    for (int i = 0; i < ntiles; i++) {
+        const dtMeshTile *t = tile_at(nav, i);
+        if (!t->header) continue;
+        const dtPolyRef base = nav->getPolyRefBase(t);
+        for (int k = 0; k < t->header->polyCount; k++) {
+            const uint32_t c = comp[first[i] + (uint32_t)k];
+            if (c == UINT32_MAX) continue;
+            const dtPoly *p = &t->polys[k];
+            const uint32_t at = start[c]++;
+            list[at] = base | (dtPolyRef)k;
+            float *b = &box[6 * (size_t)at];
+            dtVcopy(b, &t->verts[p->verts[0] * 3]);
+            dtVcopy(b + 3, b);
+            for (int j = 1; j < p->vertCount; j++) {
+                dtVmin(b, &t->verts[p->verts[j] * 3]);
+                dtVmax(b + 3, &t->verts[p->verts[j] * 3]);
+            }
+            if (p->getType() == DT_POLYTYPE_GROUND && t->detailMeshes && t->detailVerts) {
+                const dtPolyDetail *pd = &t->detailMeshes[k];
+                for (unsigned int j = 0; j < pd->vertCount; j++) {
+                    dtVmin(b, &t->detailVerts[(pd->vertBase + j) * 3]);
+                    dtVmax(b + 3, &t->detailVerts[(pd->vertBase + j) * 3]);
+                }
+            }
+        }
+    }
+    /* start[c] now ends component c: shift back to starts. */
+    for (uint32_t c = ncomp; c > 0; c--) start[c] = start[c - 1];
+    start[0] = 0;
+    v->comp_start = start;
+    v->comp_list = list;
+    v->comp_box = box;
+    return true;
 }
 
 bool view_components(pf_navmesh *v) {
@@ -81,8 +143,12 @@ bool view_components(pf_navmesh *v) {
         for (int k = 0; k < t->header->polyCount; k++)
             if (!(t->polys[k].flags & FLAG_WALK)) comp[first[i] + (uint32_t)k] = UINT32_MAX;
     }
-    free(v->comp_first);
-    free(v->comp);
+    components_free(v);
+    if (!component_lists(v, first, comp, npolys, n)) {
+        free(first);
+        free(comp);
+        return false;
+    }
     v->comp_first = first;
     v->comp = comp;
     v->ncomp = n;
@@ -100,14 +166,45 @@ bool version_components(pf_navmesh *root) {
 void components_free(pf_navmesh *v) {
     free(v->comp_first);
     free(v->comp);
+    free(v->comp_start);
+    free(v->comp_list);
+    free(v->comp_box);
     v->comp_first = NULL;
     v->comp = NULL;
+    v->comp_start = NULL;
+    v->comp_list = NULL;
+    v->comp_box = NULL;
     v->ncomp = 0;
 }
 
 uint32_t component_of(const pf_navmesh *v, dtPolyRef ref) {
     if (!v->comp) return UINT32_MAX;
     return v->comp[v->comp_first[v->nav->decodePolyIdTile(ref)] + v->nav->decodePolyIdPoly(ref)];
+}
+
+bool closest_in_component(pf_nav_query *q, const pf_navmesh *v, uint32_t c, const float p[3],
+                          dtPolyRef *ref, float out[3]) {
+    if (!v->comp_start || c >= v->ncomp) return false;
+    double best = HUGE_VAL;
+    *ref = 0;
+    for (uint32_t i = v->comp_start[c]; i < v->comp_start[c + 1]; i++) {
+        const float *b = &v->comp_box[6 * (size_t)i];
+        double lb = 0;
+        for (int k = 0; k < 3; k++) {
+            const double d = p[k] < b[k] ? b[k] - p[k] : p[k] > b[3 + k] ? p[k] - b[3 + k] : 0;
+            lb += d * d;
+        }
+        if (lb >= best) continue;
+        float cp[3];
+        if (dtStatusFailed(q->q->closestPointOnPoly(v->comp_list[i], p, cp, NULL))) continue;
+        const double d2 = dtVdistSqr(cp, p);
+        if (d2 < best) {
+            best = d2;
+            *ref = v->comp_list[i];
+            dtVcopy(out, cp);
+        }
+    }
+    return *ref != 0;
 }
 
 } /* namespace pfnav */

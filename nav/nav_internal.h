@@ -172,7 +172,11 @@ struct PolyScratch;
 PolyScratch *poly_scratch_create(uint32_t max_nodes);
 void poly_scratch_destroy(PolyScratch *s);
 size_t poly_scratch_memory(const PolyScratch *s);
-/* Frees a version's polyanya view (built by the first search on it). */
+/* Builds polyanya's view of every agent type's mesh of the version (when
+ * the world fits its point keys), so no search pays for it; false on
+ * ENOMEM. */
+bool version_views(pf_navmesh *root);
+/* Frees a version's polyanya view. */
 void view_free(void *view);
 
 /* common.cpp */
@@ -225,6 +229,11 @@ void components_free(pf_navmesh *v);
 /* The component of polygon ref (UINT32_MAX: refused by the filter, or no
  * components). */
 uint32_t component_of(const pf_navmesh *v, dtPolyRef ref);
+/* The polygon of component c and its point closest to p (3D, as
+ * closestPointOnPoly measures it, detail heights), without a search: a scan
+ * of the component's boxes. false when c has no polygon. q is bound to v. */
+bool closest_in_component(pf_nav_query *q, const pf_navmesh *v, uint32_t c, const float p[3],
+                          dtPolyRef *ref, float out[3]);
 
 /* memory.cpp: counts tiles, polygons, vertices and bytes of every view of
  * the version (and its total). */
@@ -360,13 +369,18 @@ struct pf_navmesh {
     uint32_t tiles, polys, verts;
     size_t mesh_bytes;  /* this view's Detour mesh */
     size_t total_bytes; /* root: every view's mesh, the lists, the shared build data */
-    mutable void *view; /* polyanya's view of the mesh, built on first use (atomic) */
+    mutable void *view; /* polyanya's view of the mesh, made with the version (atomic) */
     /* Connected components (components.cpp), made with the version:
      * comp[comp_first[tile slot] + polygon index], UINT32_MAX for a
      * polygon the filter refuses. */
     uint32_t *comp_first;
     uint32_t *comp;
     uint32_t ncomp;
+    /* Component c's polygons are comp_list[comp_start[c]..comp_start[c+1]),
+     * comp_box 6 floats each (min x y z, max x y z, detail included). */
+    uint32_t *comp_start;
+    dtPolyRef *comp_list;
+    float *comp_box;
 };
 
 struct pf_nav_query {

@@ -285,7 +285,8 @@ namespace pfnav {
  * index (tile slot order), each with its ring's points, the neighbour
  * (dense index, -1 a wall) of the segment each point starts, and whether
  * the point is an obstacle corner. Built on the first search of the
- * version; immutable after. */
+ * version, made with it (version_views, on the build pool), or by the
+ * first search when that failed; immutable after. */
 struct View {
     uint32_t npolys;
     uint32_t *tile_first; /* per tile slot, the dense index of its polygon 0 */
@@ -295,6 +296,7 @@ struct View {
     int32_t *nb;
     uint8_t *corner;
     int32_t *only; /* the one polygon all open segments lead to; -1 several, -2 none */
+    size_t rcap;   /* the root table a search needs: a power of two >= 2 x corner points */
 };
 
 void view_free(void *v) {
@@ -350,8 +352,13 @@ View *view_build(const pf_navmesh *nm) {
                 v->refs[d] = ref;
                 v->first[d] = (uint32_t)n;
                 v->only[d] = -2;
-                /* Filtered polygons are never entered: no ring. */
-                if (!(t->polys[k].flags & FLAG_WALK) || !ring_build(nav, ref, &r)) continue;
+                /* Filtered polygons are never entered, nor are off-mesh
+                 * links' (polyanya leaves maps with enabled links to
+                 * Detour; their links back name no edge): no ring. */
+                if (!(t->polys[k].flags & FLAG_WALK) ||
+                    t->polys[k].getType() == DT_POLYTYPE_OFFMESH_CONNECTION ||
+                    !ring_build(nav, ref, &r))
+                    continue;
                 if (n + (size_t)r.n > cap) {
                     size_t ncap = cap ? 2 * cap : 4096;
                     while (ncap < n + (size_t)r.n) ncap *= 2;
@@ -391,9 +398,16 @@ View *view_build(const pf_navmesh *nm) {
                 keyset_add(&ks, point_key(nm->base, &v->pts[3 * (f + (q + 1) % m)]));
             }
         }
-        for (size_t q = 0; q < n; q++)
+        size_t ncorner = 0;
+        for (size_t q = 0; q < n; q++) {
             v->corner[q] = keyset_near(&ks, point_key(nm->base, &v->pts[3 * q]));
+            ncorner += v->corner[q];
+        }
         free(ks.keys);
+        /* Roots are corners only, each once: a table twice their number
+         * (ring points, so each distinct point at least once) holds them. */
+        v->rcap = 64;
+        while (v->rcap < 2 * ncorner) v->rcap *= 2;
     }
     return v;
 out_free:
@@ -482,8 +496,9 @@ struct PolyScratch {
     uint32_t nnodes;
     HeapEntry *heap;
     uint32_t nheap;
-    PRoot *roots; /* open-addressed by key, 2 x cap entries */
-    size_t rmask;
+    PRoot *roots; /* open-addressed by key, rcap = 2 x cap entries */
+    size_t rcap;
+    size_t rmask; /* the part of it the current search uses, minus one */
     uint32_t stamp;
 };
 
@@ -496,6 +511,7 @@ PolyScratch *poly_scratch_create(uint32_t cap) {
     s->nodes = (PNode *)malloc(cap * sizeof(PNode));
     s->heap = (HeapEntry *)malloc(cap * sizeof(HeapEntry));
     s->roots = (PRoot *)calloc(rcap, sizeof(PRoot));
+    s->rcap = rcap;
     s->rmask = rcap - 1;
     if (!s->nodes || !s->heap || !s->roots) {
         poly_scratch_destroy(s);
@@ -513,8 +529,7 @@ void poly_scratch_destroy(PolyScratch *s) {
 }
 
 size_t poly_scratch_memory(const PolyScratch *s) {
-    return sizeof *s + s->cap * (sizeof(PNode) + sizeof(HeapEntry)) +
-           (s->rmask + 1) * sizeof(PRoot);
+    return sizeof *s + s->cap * (sizeof(PNode) + sizeof(HeapEntry)) + s->rcap * sizeof(PRoot);
 }
 
 } /* namespace pfnav */
@@ -759,6 +774,13 @@ const View *version_view(const pf_navmesh *nm) {
 
 namespace pfnav {
 
+bool version_views(pf_navmesh *root) {
+    if (!root->base->exact) return true;
+    for (uint32_t t = 0; t < root->base->nagents; t++)
+        if (!version_view(root->types[t])) return false;
+    return true;
+}
+
 dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyRef gref,
                   const float *spos, const float *gpos, dtPolyRef *path, int *npath, int max_path,
                   uint32_t *expanded, double *best) {
@@ -778,9 +800,14 @@ dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyR
     s->nnodes = 0;
     s->nheap = 0;
     if (++s->stamp == 0) {
-        memset(s->roots, 0, (s->rmask + 1) * sizeof(PRoot));
+        memset(s->roots, 0, s->rcap * sizeof(PRoot));
         s->stamp = 1;
     }
+    /* The root table's part this mesh needs (its corner points, twice):
+     * a search touches a few kilobytes, not the whole table sized to the
+     * node budget (a new worker's first searches faulted and missed over
+     * megabytes). Entries of earlier searches carry older stamps. */
+    s->rmask = (v->rcap < s->rcap ? v->rcap : s->rcap) - 1;
     const int32_t sd = (int32_t)dense(v, nm->nav, sref);
     Ctx c;
     c.s = s;

@@ -18,7 +18,9 @@
 #include <time.h>
 
 #include "detourref.h"
+#include "navexport.h"
 #include "navmesh.h"
+#include "navref_layers.h"
 #include "testutil.h"
 
 /* ---- levels ---- */
@@ -925,17 +927,29 @@ END_TEST
 
 /* What the reachability check saw over one level. */
 typedef struct reach_tally {
-    int pairs, apart, one_way, reached, wrong, searched;
+    int pairs, apart, one_way, reached, wrong, farther, ref_farther;
+    double worst, gain; /* the largest excess over Detour's partial end; its largest gain */
+    double expanded;    /* summed over the apart answers */
 } reach_tally;
 
 /* npairs random pairs of the reference's mesh, with both algorithms: a
  * path is partial exactly when the reference's flood fill does not reach
  * the goal's polygon from the start's (links the way they go), and when the
  * flood taking links both ways does not either (another component), the
- * answer comes without a search: nothing expanded, the path the start
- * alone. Counted, asserted by the caller. */
+ * answer is partial and its end is no farther from the goal than the
+ * reference's partial answer (NavMeshTesterTool: findPath's closest polygon,
+ * closestPointOnPoly) ends, within the two meshes' difference (a cell).
+ * Counted, asserted by the caller. */
+static double dist3sq(const float *a, const float *b) {
+    /* cppcheck takes a path's points (owned by the query) for a local
+     * array of one element. */
+    // cppcheck-suppress objectIndex
+    const double x = (double)a[0] - b[0], y = (double)a[1] - b[1], z = (double)a[2] - b[2];
+    return x * x + y * y + z * z;
+}
+
 static void check_reach_pairs(const pf_navmesh *nm, detourref *r, uint64_t *st, int npairs,
-                              reach_tally *t) {
+                              double tol, reach_tally *t) {
     static const float ext[3] = {2, 4, 2};
     pf_nav_query *q = NULL;
     ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
@@ -954,7 +968,20 @@ static void check_reach_pairs(const pf_navmesh *nm, detourref *r, uint64_t *st, 
             t->one_way += joined && !reach;
             t->reached += reach;
             if (p.partial == reach) t->wrong++;
-            if (!joined && (p.expanded != 0 || p.npoints != 1)) t->searched++;
+            if (joined || !p.partial || p.npoints < 1) continue;
+            bool rreached = true;
+            float pts[3 * 512];
+            int n = 0, links = 0;
+            double len = 0;
+            if (!detourref_path(r, a, b, ext, &rreached, pts, 512, &n, &len, &links) || n < 1)
+                continue;
+            const float *ours = &p.points[3 * (p.npoints - 1)], *theirs = &pts[3 * (n - 1)];
+            const double d = sqrt(dist3sq(ours, b)), dr = sqrt(dist3sq(theirs, b));
+            t->expanded += p.expanded;
+            if (d > dr + tol) t->farther++;
+            if (d > dr && d - dr > t->worst) t->worst = d - dr;
+            if (dr > d && dr - d > t->gain) t->gain = dr - d;
+            t->ref_farther += dr > d + tol;
         }
     }
     pf_nav_query_destroy(q);
@@ -986,13 +1013,19 @@ START_TEST(navlevels_unreachable_without_search) {
         pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, NULL);
         reach_tally t;
         memset(&t, 0, sizeof t);
-        check_reach_pairs(nm, r, &st, 1000, &t);
+        /* The meshes differ by a voxel here and there (pathd's heights are
+         * the ground's): a cell across, a detail error up. */
+        const double tol = s.cell_size + s.detail_sample_max_error * s.cell_height;
+        check_reach_pairs(nm, r, &st, 1000, tol, &t);
         fprintf(stderr,
-                "navlevels reach %s: %d answers, %d reached, %d in another component (answered "
-                "with nothing expanded but %d), %d one way only; %d reachability mismatches\n",
-                L.name, t.pairs, t.reached, t.apart, t.searched, t.one_way, t.wrong);
+                "navlevels reach %s: %d answers, %d reached, %d in another component (partial "
+                "end farther from the goal than Detour's on %d, worst +%.4f; nearer by more than "
+                "%.2f on %d, best -%.3f; mean %.1f expanded), %d one way only; %d reachability "
+                "mismatches\n",
+                L.name, t.pairs, t.reached, t.apart, t.farther, t.worst, tol, t.ref_farther, t.gain,
+                t.apart ? t.expanded / t.apart : 0.0, t.one_way, t.wrong);
         ck_assert_int_eq(t.wrong, 0);
-        ck_assert_int_eq(t.searched, 0);
+        ck_assert_int_eq(t.farther, 0);
         ck_assert_int_gt(t.reached, 100);
         if (k == 0) ck_assert_int_gt(t.apart, 200);
         pf_navmesh_release(nm);
@@ -1003,7 +1036,8 @@ START_TEST(navlevels_unreachable_without_search) {
 END_TEST
 
 /* The components follow each version: on the ledges, disabling the two
- * links into the first room cuts it off (answered with nothing expanded),
+ * links into the first room cuts it off (answered partial, at a reachable
+ * point nearer the goal),
  * enabling them again joins it; on the building, a box across the bridge
  * cuts the far platform off, removing it joins it again. */
 START_TEST(navlevels_components_follow_changes) {
@@ -1067,8 +1101,22 @@ START_TEST(navlevels_components_follow_changes) {
                 ck_assert_msg(p.partial == (v == 1), "%s version %d algo %d: partial %d", L.name, v,
                               algo, p.partial);
                 if (v == 1) {
-                    ck_assert_uint_eq(p.expanded, 0);
-                    ck_assert_uint_eq(p.npoints, 1);
+                    /* Partial towards the closest point of the start's
+                     * side: nearer the goal than the start, and reached
+                     * from it (a path there is not partial). */
+                    ck_assert_uint_ge(p.npoints, 1);
+                    const float *end = &p.points[3 * (p.npoints - 1)];
+                    // cppcheck-suppress objectIndex
+                    const float e[3] = {end[0], end[1], end[2]};
+                    ck_assert_msg(dist3sq(e, b) < dist3sq(p.start, b) - 1.0,
+                                  "%s algo %d: partial end (%g %g %g) no nearer the goal", L.name,
+                                  algo, e[0], e[1], e[2]);
+                    pf_nav_path back;
+                    ck_assert_int_eq(pf_nav_find_path(q, vs[v], a, e, ext, (pf_nav_algorithm)algo,
+                                                      &back, &which),
+                                     PF_OK);
+                    ck_assert_msg(!back.partial, "%s algo %d: the partial end is not reached",
+                                  L.name, algo);
                 } else {
                     ck_assert_uint_gt(p.expanded, 0);
                 }
@@ -1079,6 +1127,277 @@ START_TEST(navlevels_components_follow_changes) {
         level_free(&L);
     }
     pf_nav_query_destroy(q);
+}
+END_TEST
+
+/* ---- polyanya against the exact reference (navref_layers.c) ---- */
+
+/* A random level: a ground of 2x2 cells on a tilted plane with cells left
+ * out (holes), pillars and pairs of walls with narrow gaps between them
+ * (some narrower than the agent), an upper floor over part of the ground
+ * (overlapping layers) reached by a ramp, and sometimes a bridge from it to
+ * a second upper platform. */
+static void gen_random3d(level *L, uint64_t seed) {
+    uint64_t st = seed;
+    L->name = "random3d";
+    const int nx = 6 + (int)tu_below(&st, 7), nz = 6 + (int)tu_below(&st, 7);
+    const float sx = (frand01(&st) - 0.5f) * 0.5f, sz = (frand01(&st) - 0.5f) * 0.3f;
+    const float hole = frand01(&st) * 0.15f;
+#define GROUND(x, z) (sx * (x) + sz * (z))
+    for (int z = 0; z < nz; z++)
+        for (int x = 0; x < nx; x++) {
+            if (x > 0 && z > 0 && frand01(&st) < hole) continue;
+            const float x0 = 2.0f * (float)x, z0 = 2.0f * (float)z, x1 = x0 + 2, z1 = z0 + 2;
+            int a = add_vert(L, x0, GROUND(x0, z0), z0), b = add_vert(L, x0, GROUND(x0, z1), z1),
+                c = add_vert(L, x1, GROUND(x1, z1), z1), d = add_vert(L, x1, GROUND(x1, z0), z0);
+            add_quad(L, a, b, c, d);
+        }
+    const float W = 2.0f * (float)nx, D = 2.0f * (float)nz;
+    const int npillars = (int)tu_below(&st, 5);
+    for (int i = 0; i < npillars; i++) {
+        float x = 1 + frand01(&st) * (W - 3), z = 1 + frand01(&st) * (D - 3),
+              w = 0.4f + frand01(&st);
+        add_box(L, x, GROUND(x, z) - 1, z, x + w, GROUND(x, z) + 3, z + w);
+    }
+    if (tu_below(&st, 2)) { /* two walls with a gap of 1.0 .. 2.2 */
+        const float z = 2 + frand01(&st) * (D - 4), gap = 1.0f + frand01(&st) * 1.2f;
+        const float xm = 2 + frand01(&st) * (W - 4);
+        add_box(L, -1, -3, z, xm - gap / 2, 4, z + 0.5f);
+        add_box(L, xm + gap / 2, -3, z, W + 1, 4, z + 0.5f);
+    }
+    if (tu_below(&st, 3)) { /* an upper floor over part of the ground, a ramp up to it */
+        const float h = 4.5f + frand01(&st), fz0 = D * 0.5f * frand01(&st),
+                    fz1 = fz0 + 3 + frand01(&st) * (D * 0.5f - 3);
+        const float fx0 = W * 0.5f + frand01(&st) * (W * 0.25f), fx1 = W + frand01(&st) * 2;
+        add_box(L, fx0, h - 0.3f, fz0, fx1, h, fz1);
+        const float rz0 = fz0 + 0.3f, rz1 = fminf(fz1, rz0 + 2 + frand01(&st) * 2);
+        const float rx0 = fx0 - h / 0.55f; /* about 29 degrees */
+        if (rx0 > 0.5f) add_ramp(L, rx0, GROUND(rx0, (rz0 + rz1) / 2), fx0, h, rz0, rz1);
+        if (tu_below(&st, 2)) { /* a bridge to a platform */
+            const float bz = fz0 + 0.5f, bw = 1.4f + frand01(&st) * 1.5f;
+            add_box(L, fx0 - 6, h - 0.3f, bz, fx0, h, bz + bw);
+            add_box(L, fx0 - 9, h - 0.3f, bz - 1, fx0 - 6, h, bz + bw + 2);
+        }
+    }
+#undef GROUND
+}
+
+/* The reference over nm's polygons (ground ones the filter lets in), as
+ * the mesh export lists them. */
+static navref_layers *layers_of(const pf_navmesh *nm, float climb, float layer) {
+    pf_nav_export_counts cn;
+    pf_navmesh_export_counts(nm, &cn);
+    float *verts = malloc((size_t)(cn.verts ? cn.verts : 1) * 3 * sizeof(float));
+    int *first = malloc((size_t)(cn.polys + 1) * sizeof(int));
+    int *idx = malloc((size_t)(cn.polys ? cn.polys : 1) * PF_NAV_POLY_VERTS_MAX * sizeof(int));
+    uint8_t *walls = malloc((size_t)(cn.polys ? cn.polys : 1));
+    ck_assert(verts && first && idx && walls);
+    int nv = 0, np = 0, ni = 0;
+    first[0] = 0;
+    for (uint32_t slot = 0; slot < pf_navmesh_tile_slots(nm); slot++) {
+        pf_nav_tile_view tv;
+        if (!pf_navmesh_tile_view(nm, slot, &tv)) continue;
+        const int base = nv;
+        memcpy(&verts[3 * nv], tv.verts, tv.nverts * 3 * sizeof(float));
+        nv += (int)tv.nverts;
+        for (uint32_t p = 0; p < tv.npolys; p++) {
+            pf_nav_poly_view pv;
+            ck_assert(pf_navmesh_poly_view(nm, slot, p, &pv));
+            if (pv.link || !pv.enabled || pv.nverts < 3) continue;
+            for (int j = 0; j < pv.nverts; j++) idx[ni++] = base + pv.verts[j];
+            walls[np] = pv.walls;
+            first[++np] = ni;
+        }
+    }
+    navref_layers *r = navref_layers_create(verts, first, idx, np, walls, climb, layer);
+    ck_assert_ptr_nonnull(r);
+    free(verts);
+    free(first);
+    free(idx);
+    free(walls);
+    return r;
+}
+
+/* A random point of one of nm's ground polygons. */
+static void random_mesh_point(const pf_navmesh *nm, uint64_t *st, float out[3]) {
+    for (;;) {
+        const uint32_t slot = tu_below(st, pf_navmesh_tile_slots(nm));
+        pf_nav_tile_view tv;
+        if (!pf_navmesh_tile_view(nm, slot, &tv) || !tv.npolys) continue;
+        pf_nav_poly_view pv;
+        ck_assert(pf_navmesh_poly_view(nm, slot, tu_below(st, tv.npolys), &pv));
+        if (pv.link || !pv.enabled || pv.nverts < 3) continue;
+        float w[PF_NAV_POLY_VERTS_MAX], sum = 0;
+        for (int j = 0; j < pv.nverts; j++) sum += w[j] = frand01(st) + 1e-3f;
+        for (int k = 0; k < 3; k++) {
+            out[k] = 0;
+            for (int j = 0; j < pv.nverts; j++)
+                out[k] += w[j] / sum * tv.verts[3 * pv.verts[j] + k];
+        }
+        return;
+    }
+}
+
+typedef struct exact_tally {
+    int pairs, reached, exact, reach_wrong, off_ref, longer_than_detour, shorter_than_ref;
+    double worst_off, worst_detour, worst_short;
+    char first[1024];
+} exact_tally;
+
+/* npairs random pairs of nm, polyanya and pathd's detour on each, against
+ * the exact reference r: reachability equal; where polyanya says exact its
+ * ground-plane length is the reference's within 1e-4 (relative to 1 +
+ * length); never shorter than the reference (it would cross a wall), never
+ * longer than detour's. Counted; the caller asserts. */
+static void check_exact_pairs(const pf_navmesh *nm, const navref_layers *r, uint64_t *st,
+                              int npairs, const char *what, exact_tally *t) {
+    static const float ext[3] = {2, 4, 2};
+    pf_nav_query *q = NULL;
+    ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
+    for (int i = 0; i < npairs; i++) {
+        float a[3], b[3];
+        random_mesh_point(nm, st, a);
+        random_mesh_point(nm, st, b);
+        pf_nav_path p, d;
+        const char *which = NULL;
+        if (pf_nav_find_path(q, nm, a, b, ext, PF_NAV_DETOUR, &d, &which) != PF_OK) continue;
+        const double dl = ground_len(d.points, (int)d.npoints);
+        const bool dpartial = d.partial;
+        if (pf_nav_find_path(q, nm, a, b, ext, PF_NAV_POLYANYA, &p, &which) != PF_OK) continue;
+        const double pl = ground_len(p.points, (int)p.npoints);
+        /* The goal as snapped (a partial answer's goal is where it ends). */
+        float g[3];
+        ck_assert_int_eq(pf_nav_nearest(q, nm, b, ext, g), PF_OK);
+        const double ref = navref_layers_shortest(r, p.start, g);
+        t->pairs++;
+        const double tol = 1e-4 * (1 + (ref > 0 ? ref : 0));
+        char msg[256];
+        msg[0] = 0;
+        if ((ref >= 0) == p.partial || dpartial != p.partial) {
+            t->reach_wrong++;
+            snprintf(msg, sizeof msg, "reachability: polyanya %s, detour %s, reference %.4f",
+                     p.partial ? "partial" : "reached", dpartial ? "partial" : "reached", ref);
+        } else if (!p.partial) {
+            t->reached++;
+            t->exact += p.exact;
+            if (p.exact && fabs(pl - ref) > tol) {
+                t->off_ref++;
+                if (fabs(pl - ref) > t->worst_off) t->worst_off = fabs(pl - ref);
+                snprintf(msg, sizeof msg, "exact polyanya %.5f, reference %.5f", pl, ref);
+            }
+            if (ref - pl > tol) {
+                t->shorter_than_ref++;
+                if (ref - pl > t->worst_short) t->worst_short = ref - pl;
+                snprintf(msg, sizeof msg, "polyanya %.5f shorter than the reference %.5f", pl, ref);
+            }
+            if (pl - dl > tol) {
+                t->longer_than_detour++;
+                if (pl - dl > t->worst_detour) t->worst_detour = pl - dl;
+                snprintf(msg, sizeof msg, "polyanya %.5f (%s), detour %.5f", pl,
+                         p.exact ? "exact" : "not exact", dl);
+            }
+        }
+        if (msg[0] && !t->first[0])
+            snprintf(t->first, sizeof t->first, "%s: (%g %g %g) -> (%g %g %g): %s", what,
+                     (double)p.start[0], (double)p.start[1], (double)p.start[2], (double)p.goal[0],
+                     (double)p.goal[1], (double)p.goal[2], msg);
+    }
+    pf_nav_query_destroy(q);
+}
+
+/* polyanya is exact in its metric on 3D levels: on hundreds of random
+ * levels (slopes, holes, narrow gaps, overlapping floors joined by ramps,
+ * bridges; solo and tiles of 16 to 32 voxels) and on nav_test, the
+ * building and the terrain (nav_test also with 40 obstacles: where the
+ * known gap was), against the tests' own exact reference over the same
+ * polygons. */
+START_TEST(navlevels_polyanya_matches_exact_reference) {
+    const char *dir = mesh_dir();
+    if (!dir) TU_SKIP_UNLESS_CI("no ../shared/benchmarks/meshes (PATHD_MESH_DIR)");
+    uint64_t st = tu_seed("navlevels_polyanya_matches_exact_reference", 2727);
+    static const int tiles[] = {0, 16, 20, 24, 28, 32};
+    exact_tally t;
+    memset(&t, 0, sizeof t);
+    int levels = 0, corners = 0;
+    for (int k = 0; k < 200; k++) {
+        level L;
+        memset(&L, 0, sizeof L);
+        gen_random3d(&L, 1000 + (uint64_t)k);
+        detourref_settings s = detourref_demo_settings();
+        s.tile_size = tiles[k % 6];
+        pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, NULL);
+        navref_layers *r = layers_of(nm, s.agent_max_climb, s.agent_height + s.agent_max_climb);
+        corners += navref_layers_corners(r);
+        char what[64];
+        snprintf(what, sizeof what, "random3d %d tile %d", k, s.tile_size);
+        check_exact_pairs(nm, r, &st, 30, what, &t);
+        levels++;
+        navref_layers_destroy(r);
+        pf_navmesh_release(nm);
+        level_free(&L);
+    }
+    fprintf(stderr,
+            "navlevels exact random3d: %d levels (%d corners), %d pairs, %d reached, %d exact; "
+            "reachability wrong %d; exact but off the reference %d (worst %.5f); shorter than "
+            "the reference %d (worst %.5f); longer than detour %d (worst %.5f)\n%s\n",
+            levels, corners, t.pairs, t.reached, t.exact, t.reach_wrong, t.off_ref, t.worst_off,
+            t.shorter_than_ref, t.worst_short, t.longer_than_detour, t.worst_detour, t.first);
+    ck_assert_int_eq(t.reach_wrong, 0);
+    ck_assert_int_eq(t.off_ref, 0);
+    ck_assert_int_eq(t.shorter_than_ref, 0);
+    ck_assert_int_eq(t.longer_than_detour, 0);
+    ck_assert_int_gt(t.reached, 3000);
+    ck_assert_int_ge(t.exact, t.reached * 99 / 100);
+    /* The named levels. */
+    static const struct {
+        int level, tile_size, obstacles;
+    } runs[] = {{0, 32, 0}, {0, 32, 40}, {1, 32, 0}, {2, 32, 0}};
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        level L;
+        memset(&L, 0, sizeof L);
+        if (runs[k].level == 0) {
+            char path[1100];
+            snprintf(path, sizeof path, "%s/nav_test.obj", dir);
+            ck_assert(load_obj(path, &L));
+            L.name = "nav_test";
+        } else if (runs[k].level == 1) {
+            gen_building(&L, 100);
+        } else {
+            gen_terrain(&L, 101);
+        }
+        detourref_settings s = detourref_demo_settings();
+        s.tile_size = runs[k].tile_size;
+        pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, NULL);
+        if (runs[k].obstacles) {
+            detourref *dr = build_ref(&L, &s);
+            pf_navmesh *ob = with_obstacles(nm, dr, &st, runs[k].obstacles);
+            pf_navmesh_release(nm);
+            nm = ob;
+            detourref_free(dr);
+        }
+        navref_layers *r = layers_of(nm, s.agent_max_climb, s.agent_height + s.agent_max_climb);
+        exact_tally u;
+        memset(&u, 0, sizeof u);
+        char what[96];
+        snprintf(what, sizeof what, "%s tile %d, %d obstacles", L.name, s.tile_size,
+                 runs[k].obstacles);
+        check_exact_pairs(nm, r, &st, runs[k].level == 0 ? 800 : 300, what, &u);
+        fprintf(stderr,
+                "navlevels exact %s: %d corners, %d pairs, %d reached, %d exact; reachability "
+                "wrong %d; exact but off the reference %d (worst %.5f); shorter than the "
+                "reference %d (worst %.5f); longer than detour %d (worst %.5f)\n%s\n",
+                what, navref_layers_corners(r), u.pairs, u.reached, u.exact, u.reach_wrong,
+                u.off_ref, u.worst_off, u.shorter_than_ref, u.worst_short, u.longer_than_detour,
+                u.worst_detour, u.first);
+        ck_assert_int_eq(u.reach_wrong, 0);
+        ck_assert_int_eq(u.off_ref, 0);
+        ck_assert_int_eq(u.shorter_than_ref, 0);
+        ck_assert_int_eq(u.longer_than_detour, 0);
+        ck_assert_int_gt(u.reached, 20);
+        navref_layers_destroy(r);
+        pf_navmesh_release(nm);
+        level_free(&L);
+    }
 }
 END_TEST
 
@@ -1270,6 +1589,11 @@ TU_SUITE(navlevels) {
     tcase_set_timeout(tp, 600);
     tcase_add_test(tp, navlevels_polyanya_shortest_on_ground_plane);
     suite_add_tcase(s, tp);
+    /* polyanya against the exact reference (CK_RUN_CASE=exact). */
+    TCase *te = tcase_create("exact");
+    tcase_set_timeout(te, 900);
+    tcase_add_test(te, navlevels_polyanya_matches_exact_reference);
+    suite_add_tcase(s, te);
     /* Reachability and components (CK_RUN_CASE=reach). */
     TCase *tr = tcase_create("reach");
     tcase_set_timeout(tr, 600);
