@@ -30,6 +30,7 @@ const NAV = (() => {
     mode: "path",        // what a click does: path, agent, target, obstacle
     crowd: null,         // {id, url, state, ws, ticksSent, frames: [], gaps, received}
     frames: [],          // the last frames' times, ms
+    frameInfo: [],       // and what they drew: {moving, triangles, width, height}
     obstacleSeq: 0,
     loading: null,
     moving: false,       // the camera is moving: coarse batches are drawn
@@ -307,7 +308,9 @@ const NAV = (() => {
     overlay(m);
     const ms = performance.now() - t0;
     N.frames.push(ms);
+    N.frameInfo.push({ moving: N.moving, triangles: N.R.triangles, width: N.cv.width, height: N.cv.height });
     if (N.frames.length > 240) N.frames.shift();
+    if (N.frameInfo.length > 240) N.frameInfo.shift();
     $("n_frame").textContent = N.R.triangles + " triangles" + (N.moving ? " (moving: coarse, " + N.cv.width + "x" + N.cv.height + ")" : "") +
       ", frame " + ms.toFixed(1) + " ms";
     return ms;
@@ -668,7 +671,7 @@ const NAV = (() => {
   }
 
   return { state: N, init, open, load, resize, frame, fit, pickAt, click, queryPaths, startCrowd,
-           endCrowd, crowdCommand, toggleObstacle, benchFrames, M, schedule,
+           endCrowd, crowdCommand, toggleObstacle, benchFrames, M, schedule, setMoving,
            lod: { input: LOD_INPUT, surface: LOD_SURFACE, scale: MOVING_SCALE, stillMs: STILL_MS },
            close: () => { endCrowd().catch(() => {}); N.id = null; } };
 })();
