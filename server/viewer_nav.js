@@ -45,7 +45,7 @@ const NAV = (() => {
   // the frame after it stops draws everything at full resolution.
   // Software WebGL spends about a microsecond a triangle and a few
   // nanoseconds a pixel (docs/viewer.md).
-  const LOD_INPUT = 3000, LOD_SURFACE = 20000, STILL_MS = 250, MOVING_SCALE = 0.5;
+  const LOD_INPUT = 1500, LOD_SURFACE = 2000, STILL_MS = 250, MOVING_SCALE = 0.5;
 
   // ---- colours ----
   function areaRGB(area) {

@@ -306,7 +306,7 @@ test('navmesh: while the camera moves the level is drawn coarse at half resoluti
     await waitFor(() => window.pathdViewer.nav.state.mesh.input, null, 'the input geometry');
     await drawNow();
     const full = await V(() => {
-        const nav = window.pathdViewer.nav, N = nav.state, input = N.R.batches.get('input');
+        const nav = window.pathdViewer.nav, N = nav.state, input = N.R.batches.get('input'), surf = N.R.batches.get('surface');
         // The coarse version against the input: as many triangles as the
         // budget at most, and (a surface approximated, not cut away) about
         // the same area.
@@ -323,12 +323,14 @@ test('navmesh: while the camera moves the level is drawn coarse at half resoluti
         const d = GL3.decimate(pos, new Uint8Array(4 * pos.length / 3), idx, nav.lod.input);
         return { tris: N.R.triangles, w: N.cv.width, h: N.cv.height, ow: N.ov.width, oh: N.ov.height, lod: nav.lod,
             surface: N.mesh.counts.triangles, coarse: input.coarseN / 3, decimated: d.idx.length / 3,
+            coarseSurface: (surf.coarse ? surf.coarseN : surf.n) / 3,
             area: area(pos, idx), coarseArea: area(d.pos, d.idx) };
     });
     assert.equal(full.tris, lvl.triangles + full.surface, 'a still camera draws every triangle');
     assert.deepEqual([full.w, full.h], [full.ow, full.oh], 'at full resolution');
     assert.equal(full.coarse, full.decimated);
     assert.ok(full.coarse <= full.lod.input && full.coarse > full.lod.input / 4, `coarse input ${full.coarse} triangles`);
+    assert.ok(full.coarseSurface <= Math.min(full.lod.surface, full.surface), `coarse surface ${full.coarseSurface} triangles`);
     assert.ok(Math.abs(full.coarseArea - full.area) < 0.05 * full.area, `coarse area ${full.coarseArea} of ${full.area}`);
     // A click while the camera moves (the canvas at half resolution) picks
     // the point a still camera picks.
@@ -357,7 +359,7 @@ test('navmesh: while the camera moves the level is drawn coarse at half resoluti
     const moving = log.filter((f) => f.moving), last = log[log.length - 1];
     assert.ok(moving.length > 0, 'frames were drawn while the camera moved');
     for (const f of moving) {
-        assert.equal(f.triangles, full.coarse + full.surface, 'coarse while moving');
+        assert.equal(f.triangles, full.coarse + full.coarseSurface, 'coarse while moving');
         assert.deepEqual([f.width, f.height], [Math.round(full.ow * full.lod.scale), Math.round(full.oh * full.lod.scale)]);
     }
     assert.equal(last.triangles, full.tris, 'whole when still');
