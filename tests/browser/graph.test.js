@@ -235,9 +235,10 @@ test('graph: a 2D graph drawn top down; clicks snap to the nodes the API snaps t
 });
 
 test('graph: the live sessions\' plans are drawn, follow their updates and go when the session ends', async () => {
-    await pickMap('lattice');
-    await V(() => { const G = window.pathdViewer.graph.state; G.answer = null; G.start = G.goal = null; });
-    const base = '/v1/maps/lattice/sessions';
+    await api('PUT', '/v1/maps/plans', lattice(12, 8));
+    await page.click('#reload');
+    await pickMap('plans');
+    const base = '/v1/maps/plans/sessions';
     const s0 = await api('POST', base, { start: 'n1_1', goal: 'n10_6' });
     assert.ok(s0.found && s0.points.length > 5, 'the session has a plan');
     await page.click('#g_sessions');
