@@ -178,11 +178,14 @@ const GL3 = (() => {
         for (let k = 0; k < 4; k++) sum[s + 3 + k] += col[4 * v + k];
         sum[s + 8]++;
       }
-      const seen = new Set(), tri = [];
+      // A triangle's key: its corners' clusters in order, one number
+      // while that fits in a double's 53 bits.
+      const seen = new Set(), tri = [], K = ids.size, exact = K < 200000;
       for (let t = 0; t < idx.length; t += 3) {
         const a = cell[idx[t]], b = cell[idx[t + 1]], c = cell[idx[t + 2]];
         if (a === b || b === c || a === c) continue;
-        const key = [a, b, c].sort((x, y) => x - y).join(",");
+        const lo3 = Math.min(a, b, c), hi3 = Math.max(a, b, c), mid = a + b + c - lo3 - hi3;
+        const key = exact ? (lo3 * K + mid) * K + hi3 : lo3 + "," + mid + "," + hi3;
         if (seen.has(key)) continue;
         seen.add(key);
         tri.push(a, b, c);
