@@ -53,6 +53,8 @@ const GRAPH = (() => {
     G.start = G.goal = null;
     G.answer = null;
     G.error = null;
+    $("g_stats").textContent = "-"; // the last map's answer is not this one's
+    $("g_stats").className = "stats";
     await load(true);
     watchPlans();
   }

@@ -238,6 +238,7 @@ test('graph: the live sessions\' plans are drawn, follow their updates and go wh
     await api('PUT', '/v1/maps/plans', lattice(12, 8));
     await page.click('#reload');
     await pickMap('plans');
+    assert.equal(await page.textContent('#g_stats'), '-', 'the last map\'s answer is not shown for this one');
     const base = '/v1/maps/plans/sessions';
     const s0 = await api('POST', base, { start: 'n1_1', goal: 'n10_6' });
     assert.ok(s0.found && s0.points.length > 5, 'the session has a plan');
