@@ -137,6 +137,72 @@ const GL3 = (() => {
     return best;
   }
 
+  // ---- level of detail: vertex clustering ----
+  // A coarse version of the triangles (pos xyz, col rgba, idx) with about
+  // `target` triangles or fewer: space is cut into cubes, the vertices of
+  // a cube merge into one (their mean position and colour), a triangle
+  // whose corners fall in fewer than three cubes disappears and duplicates
+  // are drawn once (Rossignac and Borrel's clustering: one pass, any
+  // mesh, no topology needed). The cube side starts where a flat surface
+  // of the mesh's area would keep `target` triangles and grows until the
+  // result fits. Null when the mesh is already small enough.
+  function decimate(pos, col, idx, target) {
+    const ntri = idx.length / 3;
+    if (ntri <= target) return null;
+    const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+    for (let i = 0; i < pos.length; i += 3)
+      for (let k = 0; k < 3; k++) { lo[k] = Math.min(lo[k], pos[i + k]); hi[k] = Math.max(hi[k], pos[i + k]); }
+    let area = 0;
+    for (let t = 0; t < idx.length; t += 3) {
+      const a = 3 * idx[t], b = 3 * idx[t + 1], c = 3 * idx[t + 2];
+      const e = [pos[b] - pos[a], pos[b + 1] - pos[a + 1], pos[b + 2] - pos[a + 2]];
+      const f = [pos[c] - pos[a], pos[c + 1] - pos[a + 1], pos[c + 2] - pos[a + 2]];
+      area += Math.hypot(...cross(e, f)) / 2;
+    }
+    const extent = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], 1e-6);
+    // A flat surface cut by cubes of side s keeps about 2 area / s^2 triangles.
+    let side = Math.max(Math.sqrt((2 * area) / target), extent / 65536);
+    const cell = new Int32Array(pos.length / 3);
+    let out = null;
+    for (let round = 0; round < 12; round++) {
+      const nx = Math.floor((hi[0] - lo[0]) / side) + 1, ny = Math.floor((hi[1] - lo[1]) / side) + 1;
+      const ids = new Map(), sum = [];
+      for (let v = 0; v < cell.length; v++) {
+        const ix = Math.floor((pos[3 * v] - lo[0]) / side), iy = Math.floor((pos[3 * v + 1] - lo[1]) / side);
+        const iz = Math.floor((pos[3 * v + 2] - lo[2]) / side), key = (iz * ny + iy) * nx + ix;
+        let c = ids.get(key);
+        if (c === undefined) { c = ids.size; ids.set(key, c); sum.push(0, 0, 0, 0, 0, 0, 0, 0, 0); }
+        cell[v] = c;
+        const s = 9 * c;
+        sum[s] += pos[3 * v]; sum[s + 1] += pos[3 * v + 1]; sum[s + 2] += pos[3 * v + 2];
+        for (let k = 0; k < 4; k++) sum[s + 3 + k] += col[4 * v + k];
+        sum[s + 8]++;
+      }
+      // A triangle's key: its corners' clusters in order, one number
+      // while that fits in a double's 53 bits.
+      const seen = new Set(), tri = [], K = ids.size, exact = K < 200000;
+      for (let t = 0; t < idx.length; t += 3) {
+        const a = cell[idx[t]], b = cell[idx[t + 1]], c = cell[idx[t + 2]];
+        if (a === b || b === c || a === c) continue;
+        const lo3 = Math.min(a, b, c), hi3 = Math.max(a, b, c), mid = a + b + c - lo3 - hi3;
+        const key = exact ? (lo3 * K + mid) * K + hi3 : lo3 + "," + mid + "," + hi3;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        tri.push(a, b, c);
+      }
+      out = { sum, n: ids.size, tri };
+      if (tri.length / 3 <= target) break;
+      side *= 1.25;
+    }
+    const p = new Float32Array(3 * out.n), c = new Uint8Array(4 * out.n);
+    for (let i = 0; i < out.n; i++) {
+      const s = out.sum, w = s[9 * i + 8];
+      for (let k = 0; k < 3; k++) p[3 * i + k] = s[9 * i + k] / w;
+      for (let k = 0; k < 4; k++) c[4 * i + k] = Math.round(s[9 * i + 3 + k] / w);
+    }
+    return { pos: p, col: c, idx: new Uint32Array(out.tri) };
+  }
+
   // ---- the renderer ----
   const VS = `#version 300 es
 in vec3 p; in vec4 c; uniform mat4 m; uniform float lift; out vec4 v;
@@ -194,10 +260,22 @@ precision mediump float; in vec4 v; out vec4 o; void main() { o = v; }`;
     // A batch from flat positions (Float32Array, xyz), colours (Uint8Array,
     // rgba a vertex) and indices (Uint32Array): kind "tri" or "line";
     // `lift` raises it (lines drawn over the surface they outline);
-    // `blend` for translucent ones.
+    // `blend` for translucent ones; `lod` (triangles) gives a triangle
+    // batch with more than that a coarse version (decimate()) drawn
+    // instead while the camera moves.
     R.set = (name, kind, pos, col, idx, opt = {}) => {
       R.drop(name);
       if (!idx.length) return;
+      const parts = upload(kind, pos, col, idx);
+      let coarse = null, coarseN = 0;
+      const d = kind === "tri" && opt.lod ? decimate(pos, col, idx, opt.lod) : null;
+      if (d) { coarse = d.idx.length ? upload(kind, d.pos, d.col, d.idx) : []; coarseN = d.idx.length; }
+      R.batches.set(name, { kind, parts, n: idx.length, coarse, coarseN, show: true,
+                            lift: opt.lift || 0, blend: !!opt.blend, order: opt.order || 0 });
+      sortList();
+    };
+    // The parts of a batch: one when it has at most 65,536 vertices.
+    const upload = (kind, pos, col, idx) => {
       const nv = pos.length / 3, per = kind === "line" ? 2 : 3, parts = [];
       if (nv <= 65536) parts.push(part(pos, col, 0, nv, idx));
       else {
@@ -219,14 +297,12 @@ precision mediump float; in vec4 v; out vec4 o; void main() { o = v; }`;
           start = end;
         }
       }
-      R.batches.set(name, { kind, parts, n: idx.length, show: true,
-                            lift: opt.lift || 0, blend: !!opt.blend, order: opt.order || 0 });
-      sortList();
+      return parts;
     };
     R.drop = (name) => {
       const b = R.batches.get(name);
       if (!b) return;
-      for (const p of b.parts) {
+      for (const p of b.parts.concat(b.coarse || [])) {
         for (const x of p.bufs) gl.deleteBuffer(x);
         gl.deleteVertexArray(p.vao);
       }
@@ -236,7 +312,8 @@ precision mediump float; in vec4 v; out vec4 o; void main() { o = v; }`;
     R.show = (name, on) => { const b = R.batches.get(name); if (b) b.show = on; };
     R.clear = () => { for (const k of [...R.batches.keys()]) R.drop(k); };
     // One frame with the view-projection M; returns the triangles drawn.
-    R.draw = (M) => {
+    // moving: the camera is moving, batches with a coarse version draw it.
+    R.draw = (M, moving) => {
       gl.viewport(0, 0, cv.width, cv.height);
       gl.clearColor(0.16, 0.17, 0.2, 1);
       gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
@@ -249,12 +326,13 @@ precision mediump float; in vec4 v; out vec4 o; void main() { o = v; }`;
         if (!b.show) continue;
         gl.uniform1f(loc.lift, b.lift);
         if (b.blend) { gl.enable(gl.BLEND); gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA); gl.depthMask(false); }
-        for (const p of b.parts) {
+        const coarse = moving && b.coarse;
+        for (const p of coarse ? b.coarse : b.parts) {
           gl.bindVertexArray(p.vao);
           gl.drawElements(b.kind === "line" ? gl.LINES : gl.TRIANGLES, p.n, p.type, 0);
         }
         if (b.blend) { gl.disable(gl.BLEND); gl.depthMask(true); }
-        if (b.kind === "tri") tris += b.n / 3;
+        if (b.kind === "tri") tris += (coarse ? b.coarseN : b.n) / 3;
       }
       gl.bindVertexArray(null);
       R.triangles = tris;
@@ -278,5 +356,5 @@ precision mediump float; in vec4 v; out vec4 o; void main() { o = v; }`;
     return B;
   }
 
-  return { camera, viewProj, project, ray, pick, renderer, builder, invert, apply };
+  return { camera, viewProj, project, ray, pick, renderer, builder, invert, apply, decimate };
 })();

@@ -3,7 +3,10 @@
 // nodes and edges drawn as such), click-to-query paths (POST .../path with
 // the clicked points, which the server snaps to the nearest enabled node:
 // the answer's start/goal say which and how far), and edges or nodes
-// switched off and on by click (PATCH v1/maps/{id}). Inlined into the page
+// switched off and on by click (PATCH v1/maps/{id}); with "sessions' plans"
+// the map's live sessions (GET .../sessions, then each one's current
+// answer, every half second) are drawn: each plan from its agent's node to
+// its goal. Inlined into the page
 // by the Makefile after viewer_gl.js; uses the page's api(), say(), fail()
 // and $().
 //
@@ -20,8 +23,9 @@ const GRAPH = (() => {
   const RGB = {
     edge: "rgb(170,180,200)", oneway: "rgb(90,200,255)", disabled: "rgb(220,60,60)",
     node: "rgb(240,240,240)", nodeOff: "rgb(220,60,60)", path: "rgb(255,200,0)",
-    start: "rgb(60,230,90)", goal: "rgb(255,80,200)", click: "rgb(255,255,255)",
+    start: "rgb(60,230,90)", goal: "rgb(255,80,200)", click: "rgb(255,255,255)", plan: "rgb(0,220,180)",
   };
+  const PLANS_MAX = 50, PLANS_MS = 500; // sessions drawn at most, and how often they are read
   const G = {
     id: null, version: 0, data: null, info: null,
     dim: 2, pos: null,      // world positions, 3 floats a node
@@ -33,6 +37,8 @@ const GRAPH = (() => {
     mode: "path",           // what a click does: path, edge, node
     frames: [],
     drawn: null,            // for tests: what the last frame drew where
+    plans: [],              // live sessions' answers: {session_id, path, points, position, goal}
+    plansTimer: 0,
   };
   const show = (id) => $(id) && $(id).checked;
   const url = () => "v1/maps/" + encodeURIComponent(G.id);
@@ -43,10 +49,14 @@ const GRAPH = (() => {
 
   async function open(id) {
     G.id = id;
+    G.plans = [];
     G.start = G.goal = null;
     G.answer = null;
     G.error = null;
+    $("g_stats").textContent = "-"; // the last map's answer is not this one's
+    $("g_stats").className = "stats";
     await load(true);
+    watchPlans();
   }
 
   async function load(fresh) {
@@ -174,8 +184,20 @@ const GRAPH = (() => {
       c.font = "11px system-ui, sans-serif";
       for (let i = 0; i < n; i++) if (vis[i]) c.fillText(String(G.data.nodes[i].id), scr[2 * i] + 5, scr[2 * i + 1] - 5);
     }
+    // The live sessions' plans (under the clicked path), their agents' nodes as discs.
+    G.drawn = { path: null, start: null, goal: null, plans: [] };
+    for (const pl of G.plans) {
+      const pts = pl.points.map((p) => GL3.project(m, w, h, world(p)));
+      c.strokeStyle = RGB.plan;
+      c.fillStyle = RGB.plan;
+      c.lineWidth = 3;
+      c.beginPath();
+      pts.forEach((p, i) => { if (p) (i ? c.lineTo(p[0], p[1]) : c.moveTo(p[0], p[1])); });
+      c.stroke();
+      if (pts[0]) { c.beginPath(); c.arc(pts[0][0], pts[0][1], 6, 0, 2 * Math.PI); c.fill(); }
+      G.drawn.plans.push({ session_id: pl.session_id, points: pts });
+    }
     // The path and its ends.
-    G.drawn = { path: null, start: null, goal: null };
     const a = G.answer;
     if (a && a.points && a.points.length) {
       const pts = a.points.map((p) => GL3.project(m, w, h, world(p)));
@@ -335,6 +357,26 @@ const GRAPH = (() => {
     await query();
   }
 
+  // ---- live sessions' plans ----
+  // Reads the map's sessions (the first PLANS_MAX) and each one's current
+  // answer; a session ended meanwhile (404) is left out.
+  async function readPlans() {
+    const want = G.id;
+    const list = await api("GET", url() + "/sessions?limit=" + PLANS_MAX);
+    const got = await Promise.all(list.sessions.map((x) =>
+      api("GET", url() + "/sessions/" + encodeURIComponent(x.session_id)).catch((e) => (e.status === 404 ? null : Promise.reject(e)))));
+    if (G.id !== want || !show("g_sessions")) return;
+    G.plans = got.filter((a) => a && a.points);
+    $("g_plans").textContent = G.plans.length ? G.plans.length + " sessions: " +
+      G.plans.map((a) => a.session_id.slice(0, 8) + " " + a.position + " -> " + a.goal + " cost " + (+a.cost).toFixed(2)).join("; ") : "no sessions";
+    schedule();
+  }
+  function watchPlans() {
+    clearTimeout(G.plansTimer);
+    if (!show("g_sessions") || !G.id) { G.plans = []; $("g_plans").textContent = ""; schedule(); return; }
+    readPlans().catch(fail).finally(() => { if (show("g_sessions")) G.plansTimer = setTimeout(watchPlans, PLANS_MS); });
+  }
+
   // ---- set up ----
   function init() {
     G.cv = $("gcv");
@@ -380,6 +422,7 @@ const GRAPH = (() => {
     $("g_mode").onchange = () => { G.mode = $("g_mode").value; };
     $("g_algo").onchange = () => query().catch(fail);
     $("g_labels").onchange = schedule;
+    $("g_sessions").onchange = watchPlans;
     $("g_fit").onclick = fit;
     $("g_reload").onclick = () => load(false).then(query).catch(fail);
   }
@@ -391,6 +434,6 @@ const GRAPH = (() => {
     schedule();
   }
 
-  return { state: G, init, open, load, resize, frame, fit, click, query, toggle, M, world, schedule,
-           close: () => { G.id = null; } };
+  return { state: G, init, open, load, resize, frame, fit, click, query, toggle, M, world, schedule, readPlans,
+           close: () => { G.id = null; G.plans = []; clearTimeout(G.plansTimer); } };
 })();

@@ -30,11 +30,22 @@ const NAV = (() => {
     mode: "path",        // what a click does: path, agent, target, obstacle
     crowd: null,         // {id, url, state, ws, ticksSent, frames: [], gaps, received}
     frames: [],          // the last frames' times, ms
+    frameInfo: [],       // and what they drew: {moving, triangles, width, height}
     obstacleSeq: 0,
     loading: null,
+    moving: false,       // the camera is moving: coarse batches are drawn
+    stillTimer: 0,
     agentType: "default", // whose mesh is drawn and whose paths are asked (info's agent_types)
   };
   const show = (id) => $(id) && $(id).checked;
+  // Level of detail: while the camera moves (a drag, the wheel, and for
+  // STILL_MS after) the input geometry is drawn with at most LOD_INPUT
+  // triangles and the surface with at most LOD_SURFACE (GL3.decimate),
+  // at MOVING_SCALE of the canvas's resolution (the page stretches it);
+  // the frame after it stops draws everything at full resolution.
+  // Software WebGL spends about a microsecond a triangle and a few
+  // nanoseconds a pixel (docs/viewer.md).
+  const LOD_INPUT = 1500, LOD_SURFACE = 2000, STILL_MS = 250, MOVING_SCALE = 0.5;
 
   // ---- colours ----
   function areaRGB(area) {
@@ -166,7 +177,7 @@ const NAV = (() => {
     N.ymin = ymin;
     N.ymax = ymax;
     let d = S.done();
-    R.set("surface", "tri", d.pos, d.col, d.idx, { lift: 0.02, order: 1 });
+    R.set("surface", "tri", d.pos, d.col, d.idx, { lift: 0.02, order: 1, lod: LOD_SURFACE });
     d = edges.done();
     R.set("edges", "line", d.pos, d.col, d.idx, { lift: 0.04, order: 2, blend: true });
     d = walls.done();
@@ -190,7 +201,7 @@ const NAV = (() => {
       const s = 90 + Math.round(110 * (hi > lo ? (pos[3 * i + 1] - lo) / (hi - lo) : 1));
       col[4 * i] = s; col[4 * i + 1] = s; col[4 * i + 2] = s; col[4 * i + 3] = 255;
     }
-    N.R.set("input", "tri", pos, col, new Uint32Array(inp.triangles), { order: 0 });
+    N.R.set("input", "tri", pos, col, new Uint32Array(inp.triangles), { order: 0, lod: LOD_INPUT });
   }
 
   // Obstacles, named areas' boxes and off-mesh links, as lines.
@@ -263,7 +274,24 @@ const NAV = (() => {
     Object.assign(N.cam, { target: c, dist: span * 1.3, span: span * 1.1 });
     schedule();
   }
-  const M = () => GL3.viewProj(N.cam, N.cv.width, N.cv.height);
+  // The overlay keeps the full resolution: matrices and clicks use its size.
+  const M = () => GL3.viewProj(N.cam, N.ov.width, N.ov.height);
+
+  // The camera moved: coarse frames until it has been still for STILL_MS.
+  function moved() {
+    setMoving(true);
+    clearTimeout(N.stillTimer);
+    N.stillTimer = setTimeout(() => { setMoving(false); schedule(); }, STILL_MS);
+    schedule();
+  }
+  // The WebGL canvas's resolution follows: MOVING_SCALE of the overlay's
+  // while moving (its CSS size stays the overlay's), the overlay's when still.
+  function setMoving(on) {
+    N.moving = on;
+    const w = Math.max(1, Math.round(N.ov.width * (on ? MOVING_SCALE : 1)));
+    const h = Math.max(1, Math.round(N.ov.height * (on ? MOVING_SCALE : 1)));
+    if (N.cv.width !== w || N.cv.height !== h) { N.cv.width = w; N.cv.height = h; }
+  }
 
   let queued = false;
   function schedule() {
@@ -276,12 +304,15 @@ const NAV = (() => {
   function frame() {
     if (!N.R || !N.id) return 0;
     const t0 = performance.now(), m = M();
-    N.R.draw(m);
+    N.R.draw(m, N.moving);
     overlay(m);
     const ms = performance.now() - t0;
     N.frames.push(ms);
+    N.frameInfo.push({ moving: N.moving, triangles: N.R.triangles, width: N.cv.width, height: N.cv.height });
     if (N.frames.length > 240) N.frames.shift();
-    $("n_frame").textContent = N.R.triangles + " triangles, frame " + ms.toFixed(1) + " ms";
+    if (N.frameInfo.length > 240) N.frameInfo.shift();
+    $("n_frame").textContent = N.R.triangles + " triangles" + (N.moving ? " (moving: coarse, " + N.cv.width + "x" + N.cv.height + ")" : "") +
+      ", frame " + ms.toFixed(1) + " ms";
     return ms;
   }
 
@@ -384,7 +415,7 @@ const NAV = (() => {
   // ---- picking and queries ----
   function pickAt(x, y) {
     if (!N.surf) return null;
-    const r = GL3.ray(M(), N.cv.width, N.cv.height, x, y), hit = GL3.pick(r, N.surf.pos, N.surf.idx);
+    const r = GL3.ray(M(), N.ov.width, N.ov.height, x, y), hit = GL3.pick(r, N.surf.pos, N.surf.idx);
     if (!hit) return null;
     hit.ref = N.surf.poly[hit.tri];
     return hit;
@@ -569,7 +600,7 @@ const NAV = (() => {
       down.moved = true;
       const cam = N.cam;
       if (down.b === 2 || down.shift || cam.mode === "top") { // pan
-        const scale = (cam.mode === "top" ? cam.span : cam.dist) / N.cv.height;
+        const scale = (cam.mode === "top" ? cam.span : cam.dist) / N.ov.height;
         const cy = Math.cos(cam.yaw), sy = Math.sin(cam.yaw);
         if (cam.mode === "top") { cam.target[0] -= dx * scale; cam.target[2] -= dy * scale; }
         else { cam.target[0] -= (dx * cy - dy * sy) * scale; cam.target[2] -= (-dx * sy - dy * cy) * scale; }
@@ -579,7 +610,7 @@ const NAV = (() => {
       }
       down.x = ev.clientX;
       down.y = ev.clientY;
-      schedule();
+      moved();
     });
     ov.addEventListener("pointerup", (ev) => {
       const d = down;
@@ -594,7 +625,7 @@ const NAV = (() => {
       const f = Math.pow(1.0015, ev.deltaY);
       N.cam.dist *= f;
       N.cam.span *= f;
-      schedule();
+      moved();
     }, { passive: false });
     for (const id of ["n_input"]) $(id).onchange = () => load(false).catch(fail);
     for (const id of ["n_surface", "n_polys", "n_tiles", "n_obstacles", "n_areas", "n_links"]) $(id).onchange = applyLayers;
@@ -613,28 +644,34 @@ const NAV = (() => {
 
   function resize(w, h) {
     if (!N.cv) return;
-    for (const c of [N.cv, N.ov]) { c.width = w; c.height = h; }
+    for (const c of [N.cv, N.ov]) { c.width = w; c.height = h; c.style.width = w + "px"; c.style.height = h + "px"; }
+    setMoving(N.moving);
     schedule();
   }
 
   // For tests/browser and the bench: n frames orbiting the level, each
-  // drawn and read back (the GPU done) before the clock stops.
-  function benchFrames(n) {
+  // drawn as a moving camera's (coarse) frame, or with still = true at
+  // full detail, and read back (the GPU done) before the clock stops.
+  function benchFrames(n, still) {
     const times = [], yaw0 = N.cam.yaw;
+    setMoving(!still);
     for (let i = 0; i < n; i++) {
       N.cam.yaw = yaw0 + (2 * Math.PI * i) / n;
       const t0 = performance.now();
       const m = M();
-      N.R.draw(m);
+      N.R.draw(m, !still);
       overlay(m);
       N.R.finish();
       times.push(performance.now() - t0);
     }
     N.cam.yaw = yaw0;
+    setMoving(false);
+    N.R.draw(M(), false);
     return times;
   }
 
   return { state: N, init, open, load, resize, frame, fit, pickAt, click, queryPaths, startCrowd,
-           endCrowd, crowdCommand, toggleObstacle, benchFrames, M, schedule,
+           endCrowd, crowdCommand, toggleObstacle, benchFrames, M, schedule, setMoving,
+           lod: { input: LOD_INPUT, surface: LOD_SURFACE, scale: MOVING_SCALE, stillMs: STILL_MS },
            close: () => { endCrowd().catch(() => {}); N.id = null; } };
 })();

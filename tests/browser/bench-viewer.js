@@ -6,9 +6,12 @@
 // The level: a generated rolling terrain of N x N unit quads (2 N^2 input
 // triangles, N = 224 by default: 100,352), uploaded as OBJ; the viewer
 // shows its input geometry and its navmesh surface, edges and walls. The
-// camera orbits the level once over FRAMES frames (default 240); each frame
-// is drawn and read back (gl.readPixels of one pixel, so the GPU work is
-// done when the clock stops). Printed: triangles drawn, median, p95 and
+// camera orbits the level once over FRAMES frames (default 240) as a
+// moving camera's frames (the viewer draws the input geometry's coarse
+// version while the camera moves); each frame is drawn and read back
+// (gl.readPixels of one pixel, so the GPU work is done when the clock
+// stops). Then FRAMES/4 frames of the same orbit at full detail (what the
+// frame drawn when the camera stops costs). Printed: triangles drawn, median, p95 and
 // max frame time, the frame rate the median allows, the machine's load
 // average, and the CPU time chromium's processes spent a frame (the GPU
 // process rasterises: on a shared machine the wall clock includes waiting
@@ -113,25 +116,36 @@ function chromiumCpu(profileDir) {
         const r = await page.evaluate((nf) => {
             const nav = window.pathdViewer.nav;
             const times = nav.benchFrames(nf);
-            return { times, triangles: nav.state.R.triangles, canvas: [nav.state.cv.width, nav.state.cv.height],
+            return { times, triangles: nav.state.R.draw(nav.M(), true), canvas: [nav.state.cv.width, nav.state.cv.height], lod: nav.lod,
                 mesh: nav.state.mesh.counts, input: nav.state.mesh.input.triangles.length / 3,
                 renderer: (() => { const gl = nav.state.R.gl, d = gl.getExtension('WEBGL_debug_renderer_info'); return d ? gl.getParameter(d.UNMASKED_RENDERER_WEBGL) : '?'; })() };
         }, frames);
         const cpu1 = chromiumCpu(b.context.profileDir), cpu = {};
         for (const k of Object.keys(cpu1)) cpu[k] = (1000 * (cpu1[k] - (cpu0[k] || 0))) / frames;
+        // The same orbit once more at full detail (what a still camera's
+        // frame costs: drawn once when the camera stops).
+        const stillFrames = Math.max(20, Math.floor(frames / 4));
+        const still = await page.evaluate((nf) => {
+            const nav = window.pathdViewer.nav;
+            return { times: nav.benchFrames(nf, true), triangles: nav.state.R.draw(nav.M(), false) };
+        }, stillFrames);
         const s = [...r.times].sort((a, c) => a - c), q = (f) => s[Math.min(s.length - 1, Math.floor(f * s.length))];
         const out = { level: `terrain ${n}x${n}`, input_triangles: r.input, navmesh: r.mesh, triangles_drawn: r.triangles,
             canvas: r.canvas, frames: s.length, median_ms: q(0.5), p95_ms: q(0.95), max_ms: s[s.length - 1],
-            fps_at_median: 1000 / q(0.5), load_average: os.loadavg(), cpus: os.cpus().length, renderer: r.renderer,
-            cpu_ms_per_frame: cpu, upload_and_build_ms: buildMs, times: r.times };
+            fps_at_median: 1000 / q(0.5), lod: r.lod, load_average: os.loadavg(), cpus: os.cpus().length, renderer: r.renderer,
+            cpu_ms_per_frame: cpu, upload_and_build_ms: buildMs, times: r.times,
+            full_detail: { triangles_drawn: still.triangles, frames: still.times.length, median_ms: median(still.times), times: still.times } };
         fs.writeFileSync(path.join(H.ARTIFACTS, 'bench-viewer.json'), JSON.stringify(out, null, 1));
         await page.screenshot({ path: path.join(H.ARTIFACTS, 'bench-viewer.png') });
         console.log(`bench-viewer: ${out.level}, ${r.input} input triangles + ${r.mesh.triangles} navmesh surface triangles ` +
-            `= ${r.triangles} triangles drawn a frame (plus ${r.mesh.polygons} polygons' edges), ${r.canvas.join('x')} px, ${r.renderer}`);
+            `= ${still.triangles} triangles at full detail, ${r.triangles} drawn a frame while the camera moves ` +
+            `at ${r.lod.scale} of the resolution (plus ${r.mesh.polygons} polygons' edges), ${r.canvas.join('x')} px, ${r.renderer}`);
         console.log(`bench-viewer: ${out.frames} orbit frames drawn and read back: median ${out.median_ms.toFixed(1)} ms ` +
             `(${out.fps_at_median.toFixed(0)} fps), p95 ${out.p95_ms.toFixed(1)} ms, max ${out.max_ms.toFixed(1)} ms; ` +
             `load average ${out.load_average.map((x) => x.toFixed(1)).join(' ')} on ${out.cpus} cores ` +
             `(build/browser/bench-viewer.json)`);
+        console.log(`bench-viewer: the same orbit at full detail (the frame drawn when the camera stops), ${still.times.length} frames: ` +
+            `median ${median(still.times).toFixed(1)} ms (${(1000 / median(still.times)).toFixed(0)} fps)`);
         const cpuSum = Object.values(cpu).reduce((a, c) => a + c, 0);
         console.log(`bench-viewer: CPU a frame (user + system, /proc): ${Object.entries(cpu).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(', ')}; ` +
             `${cpuSum.toFixed(1)} ms in all: what a frame costs without the machine's other work`);

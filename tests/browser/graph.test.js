@@ -14,34 +14,20 @@
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
 const path = require('node:path');
 const H = require('./harness');
 
-let srv, api, b, page;
+let viewer, api, page;
 const shot = (name) => page.screenshot({ path: path.join(H.ARTIFACTS, name) });
 const V = (fn, arg) => page.evaluate(fn, arg);
 const waitFor = (fn, arg, what, ms) => H.waitFor(page, fn, arg, what, ms);
 
 before(async () => {
-    fs.mkdirSync(H.ARTIFACTS, { recursive: true });
-    srv = await H.startServer();
-    api = H.client(srv.url);
-    for (let i = 0; ; i++) {
-        try { if ((await fetch(srv.url + '/readyz')).ok) break; } catch { /* not yet */ }
-        if (i > 500) throw new Error('pathd never got ready');
-        await new Promise((r) => setTimeout(r, 20));
-    }
-    b = await H.launch();
-    page = b.page;
-    await page.goto(srv.url + '/');
-    await page.waitForSelector('#gcv', { state: 'attached' });
+    viewer = await H.openViewer('#gcv');
+    ({ api, page } = viewer);
 });
 
-after(async () => {
-    await H.close(b);
-    await H.stopServer(srv);
-});
+after(() => H.closeViewer(viewer));
 
 // ---- graphs ----
 
@@ -125,7 +111,7 @@ const blocks = (pts) => V((pts_) => {
 }, pts);
 const drawNow = () => V(() => window.pathdViewer.graph.frame());
 const close = (c, rgb, tol = 40) => c[3] > 200 && rgb.every((v, i) => Math.abs(c[i] - v) <= tol);
-const YELLOW = [255, 200, 0], RED = [220, 60, 60], GREY = [170, 180, 200], BLUE = [90, 200, 255], GREEN = [60, 230, 90];
+const YELLOW = [255, 200, 0], RED = [220, 60, 60], GREY = [170, 180, 200], BLUE = [90, 200, 255], GREEN = [60, 230, 90], TEAL = [0, 220, 180];
 
 // The enabled node nearest p (brute force over the API's export).
 function nearest(exp, p) {
@@ -246,6 +232,43 @@ test('graph: a 2D graph drawn top down; clicks snap to the nodes the API snaps t
     assert.ok(!px.some((bl) => bl.some((c) => close(c, GREY, 25) || close(c, YELLOW, 25) || close(c, BLUE, 25))),
         `switched-off edge drawn as enabled: ${JSON.stringify(px)}`);
     await shot('graph-disabled.png');
+});
+
+test('graph: the live sessions\' plans are drawn, follow their updates and go when the session ends', async () => {
+    await api('PUT', '/v1/maps/plans', lattice(12, 8));
+    await page.click('#reload');
+    await pickMap('plans');
+    assert.equal(await page.textContent('#g_stats'), '-', 'the last map\'s answer is not shown for this one');
+    const base = '/v1/maps/plans/sessions';
+    const s0 = await api('POST', base, { start: 'n1_1', goal: 'n10_6' });
+    assert.ok(s0.found && s0.points.length > 5, 'the session has a plan');
+    await page.click('#g_sessions');
+    const plan = (sid) => waitFor((sid_) => { const p = window.pathdViewer.graph.state.plans.find((x) => x.session_id === sid_);
+        return p ? { path: p.path, points: p.points } : null; }, sid, 'the session\'s plan drawn');
+    const checkPlan = async (sid) => {
+        const ref = await api('GET', `${base}/${sid}`), got = await plan(sid);
+        assert.deepEqual(got.points, ref.points, 'the plan drawn is the session\'s answer');
+        await drawNow();
+        const pts = await along(ref.points, [0.3, 0.4, 0.5, 0.6, 0.7]);
+        assert.ok(pts.length >= 6, `${pts.length} sample points of the plan on screen`);
+        const bad = (await pixels(pts)).map((c, i) => [c, pts[i]]).filter(([c]) => !close(c, TEAL));
+        assert.equal(bad.length, 0, `plan pixels not teal: ${JSON.stringify(bad.slice(0, 5))}`);
+        const v = await view(), a = H.project(v.M, v.w, v.h, world(ref.points[0]));
+        assert.ok(close((await pixels([a]))[0], TEAL), 'a disc at the agent\'s node');
+        return ref;
+    };
+    await checkPlan(s0.session_id);
+    // The agent moves: the plan drawn follows.
+    const moved = await api('POST', `${base}/${s0.session_id}/updates`, { position: 'n3_5' });
+    assert.equal(String(moved.position), 'n3_5');
+    await waitFor((sid) => { const p = window.pathdViewer.graph.state.plans.find((x) => x.session_id === sid);
+        return p && String(p.path[0]) === 'n3_5'; }, s0.session_id, 'the plan from the agent\'s new node');
+    await checkPlan(s0.session_id);
+    await shot('graph-sessions.png');
+    // Ended: no longer drawn.
+    await api('DELETE', `${base}/${s0.session_id}`);
+    await waitFor(() => window.pathdViewer.graph.state.plans.length === 0, null, 'the ended session gone');
+    await page.click('#g_sessions');
 });
 
 test('graph: a 3D graph in the orbit view; a click near a node takes that node', async () => {

@@ -88,6 +88,31 @@ async function waitFor(page, fn, arg, what, ms = 30000) {
     }
 }
 
+// What every viewer test starts with: the artifacts folder, a pathd
+// (args as startServer's) answering /readyz, chromium on the viewer page
+// with `selector` in it. Returns { srv, api, b, page } for closeViewer.
+async function openViewer(selector, args = []) {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const v = { srv: await startServer(args) };
+    v.api = client(v.srv.url);
+    for (let i = 0; ; i++) {
+        try { if ((await fetch(v.srv.url + '/readyz')).ok) break; } catch { /* not yet */ }
+        if (i > 500) throw new Error('pathd never got ready');
+        await new Promise((r) => setTimeout(r, 20));
+    }
+    v.b = await launch();
+    v.page = v.b.page;
+    await v.page.goto(v.srv.url + '/');
+    await v.page.waitForSelector(selector, { state: 'attached' });
+    return v;
+}
+
+async function closeViewer(v) {
+    if (!v) return;
+    await close(v.b);
+    await stopServer(v.srv);
+}
+
 // World point p -> canvas pixel, by a column-major 4x4 matrix M (what
 // WebGL takes), written here apart from the viewer's own code.
 function project(M, w, h, p) {
@@ -147,4 +172,5 @@ function terrainLevel(n) {
 }
 
 module.exports = { ROOT, ARTIFACTS, MESH_DIR, IN_CI, startServer, stopServer, client, launch, close, waitFor,
+    openViewer, closeViewer,
     project, multiFloorLevel, terrainLevel };

@@ -23,7 +23,7 @@ const net = require('node:net');
 const os = require('node:os');
 const { spawn } = require('node:child_process');
 
-let srv, api, b, page;
+let viewer, srv, api, page;
 const shot = (name) => page.screenshot({ path: path.join(H.ARTIFACTS, name) });
 const V = (fn, arg) => page.evaluate(fn, arg);
 const waitFor = (fn, arg, what, ms) => H.waitFor(page, fn, arg, what, ms);
@@ -38,24 +38,11 @@ const dist = (a, c) => Math.hypot(a[0] - c[0], a[1] - c[1], a[2] - c[2]);
 const near = (a, c) => Math.hypot(a[0] - c[0], a[2] - c[2]) < 0.3 && Math.abs(a[1] - c[1]) < 0.25;
 
 before(async () => {
-    fs.mkdirSync(H.ARTIFACTS, { recursive: true });
-    srv = await H.startServer();
-    api = H.client(srv.url);
-    for (let i = 0; ; i++) {
-        try { if ((await fetch(srv.url + '/readyz')).ok) break; } catch { /* not yet */ }
-        if (i > 500) throw new Error('pathd never got ready');
-        await new Promise((r) => setTimeout(r, 20));
-    }
-    b = await H.launch();
-    page = b.page;
-    await page.goto(srv.url + '/');
-    await page.waitForSelector('#gl', { state: 'attached' });
+    viewer = await H.openViewer('#gl');
+    ({ srv, api, page } = viewer);
 });
 
-after(async () => {
-    await H.close(b);
-    await H.stopServer(srv);
-});
+after(() => H.closeViewer(viewer));
 
 // ---- helpers over the page ----
 
@@ -306,6 +293,87 @@ test('navmesh: a generated three-storey building, clicks pick the floor in view,
     assert.ok(Math.min(...ys) < 0.6 && Math.max(...ys) > 7.4, `the path climbs: ${ys}`);
     await drawNow();
     await shot('navmesh-building.png');
+    await setChecked('n_input', false);
+});
+
+test('navmesh: while the camera moves the level is drawn coarse at half resolution, in full when it stops', async () => {
+    const lvl = H.terrainLevel(60); // 7,200 input triangles: more than the coarse version keeps
+    await api('PUT', '/v1/maps/hills', lvl.text, 'model/obj');
+    await page.click('#reload');
+    await waitFor(() => [...document.querySelectorAll('#map option')].some((o) => o.value === 'hills'), null, 'the hills listed');
+    await pickMap('hills');
+    await setChecked('n_input', true);
+    await waitFor(() => window.pathdViewer.nav.state.mesh.input, null, 'the input geometry');
+    await drawNow();
+    const full = await V(() => {
+        const nav = window.pathdViewer.nav, N = nav.state, input = N.R.batches.get('input'), surf = N.R.batches.get('surface');
+        // The coarse version against the input: as many triangles as the
+        // budget at most, and (a surface approximated, not cut away) about
+        // the same area.
+        const area = (pos, idx) => {
+            let a = 0;
+            for (let t = 0; t < idx.length; t += 3) {
+                const P = (k) => [pos[3 * idx[t + k]], pos[3 * idx[t + k] + 1], pos[3 * idx[t + k] + 2]];
+                const [p, q, r] = [P(0), P(1), P(2)], e = q.map((v, i) => v - p[i]), f = r.map((v, i) => v - p[i]);
+                a += Math.hypot(e[1] * f[2] - e[2] * f[1], e[2] * f[0] - e[0] * f[2], e[0] * f[1] - e[1] * f[0]) / 2;
+            }
+            return a;
+        };
+        const inp = N.mesh.input, pos = new Float32Array(inp.vertices), idx = new Uint32Array(inp.triangles);
+        const d = GL3.decimate(pos, new Uint8Array(4 * pos.length / 3), idx, nav.lod.input);
+        return { tris: N.R.triangles, w: N.cv.width, h: N.cv.height, ow: N.ov.width, oh: N.ov.height, lod: nav.lod,
+            surface: N.mesh.counts.triangles, coarse: input.coarseN / 3, decimated: d.idx.length / 3,
+            coarseSurface: (surf.coarse ? surf.coarseN : surf.n) / 3,
+            area: area(pos, idx), coarseArea: area(d.pos, d.idx) };
+    });
+    assert.equal(full.tris, lvl.triangles + full.surface, 'a still camera draws every triangle');
+    assert.deepEqual([full.w, full.h], [full.ow, full.oh], 'at full resolution');
+    assert.equal(full.coarse, full.decimated);
+    assert.ok(full.coarse <= full.lod.input && full.coarse > full.lod.input / 4, `coarse input ${full.coarse} triangles`);
+    assert.ok(full.coarseSurface <= Math.min(full.lod.surface, full.surface), `coarse surface ${full.coarseSurface} triangles`);
+    assert.ok(Math.abs(full.coarseArea - full.area) < 0.05 * full.area, `coarse area ${full.coarseArea} of ${full.area}`);
+    // A click while the camera moves (the canvas at half resolution) picks
+    // the point a still camera picks.
+    const box = await page.locator('#ov').boundingBox();
+    const picks = await V(([x, y]) => {
+        const nav = window.pathdViewer.nav, still = nav.pickAt(x, y).point;
+        nav.setMoving(true);
+        const moving = nav.pickAt(x, y).point, w = nav.state.cv.width;
+        nav.setMoving(false);
+        return { still, moving, w };
+    }, [box.width * 0.4, box.height * 0.6]);
+    assert.equal(picks.w, Math.round(full.ow * full.lod.scale));
+    assert.deepEqual(picks.moving, picks.still);
+    // A drag orbits: the frames drawn while it moves are coarse and at
+    // half resolution, the one drawn when it stops is whole.
+    await V(() => { window.pathdViewer.nav.state.frameInfo.length = 0; });
+    const cx = box.x + box.width / 2, cy = box.y + box.height / 2;
+    await page.mouse.move(cx, cy);
+    await page.mouse.down();
+    for (let i = 1; i <= 8; i++) await page.mouse.move(cx + 15 * i, cy + 3 * i);
+    await page.mouse.up();
+    const log = await waitFor(() => {
+        const f = window.pathdViewer.nav.state.frameInfo;
+        return f.length && !f[f.length - 1].moving && !window.pathdViewer.nav.state.moving ? f : null;
+    }, null, 'the frame drawn when the camera stops');
+    const moving = log.filter((f) => f.moving), last = log[log.length - 1];
+    assert.ok(moving.length > 0, 'frames were drawn while the camera moved');
+    for (const f of moving) {
+        assert.equal(f.triangles, full.coarse + full.coarseSurface, 'coarse while moving');
+        assert.deepEqual([f.width, f.height], [Math.round(full.ow * full.lod.scale), Math.round(full.oh * full.lod.scale)]);
+    }
+    assert.equal(last.triangles, full.tris, 'whole when still');
+    assert.deepEqual([last.width, last.height], [full.ow, full.oh]);
+    // What the page shows when it stops is the full-detail frame of that
+    // camera, not the coarse one.
+    const shown = await page.locator('#gl').screenshot();
+    await V(() => { const N = window.pathdViewer.nav; N.state.R.draw(N.M(), true); });
+    const coarse = await page.locator('#gl').screenshot();
+    await V(() => { const N = window.pathdViewer.nav; N.state.R.draw(N.M(), false); });
+    const whole = await page.locator('#gl').screenshot();
+    assert.ok(shown.equals(whole), 'the frame shown when still is the full-detail one');
+    assert.ok(!coarse.equals(whole), 'the coarse frame differs');
+    await shot('navmesh-still.png');
     await setChecked('n_input', false);
 });
 
