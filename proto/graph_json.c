@@ -586,16 +586,31 @@ static pf_status read_place(const cJSON *it, const char *field, pf_graph_place *
 
 /* One more tag to keep off (1..PF_GRAPH_TAG_MAX bytes, at most
  * PF_GRAPH_EXCLUDE_MAX). */
-static pf_status add_exclude(pf_graph_path_request *q, const char *tag, const char *field,
+static pf_status add_exclude(pf_graph_exclude *x, const char *tag, const char *field,
                              pf_proto_error *e) {
     size_t len = strlen(tag);
     if (len == 0 || len > PF_GRAPH_TAG_MAX)
         return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
                                   "A tag is 1 to %d bytes.", PF_GRAPH_TAG_MAX);
-    if (q->nexclude == PF_GRAPH_EXCLUDE_MAX)
+    if (x->n == PF_GRAPH_EXCLUDE_MAX)
         return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
                                   "At most %d tags to exclude.", PF_GRAPH_EXCLUDE_MAX);
-    memcpy(q->exclude_tags[q->nexclude++], tag, len + 1);
+    memcpy(x->tags[x->n++], tag, len + 1);
+    return PF_OK;
+}
+
+pf_status pf_graph_exclude_read(const cJSON *m, const char *field, pf_graph_exclude *x,
+                                pf_proto_error *e) {
+    const cJSON *it;
+    if (!cJSON_IsArray(m) || cJSON_GetArraySize(m) > PF_GRAPH_EXCLUDE_MAX)
+        return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, field,
+                                  "Field '%s' is an array of at most %d tags.", field,
+                                  PF_GRAPH_EXCLUDE_MAX);
+    cJSON_ArrayForEach(it, m) {
+        const char *v;
+        if (pf_jsonr_string(it, field, &v, e)) return e->status;
+        if (add_exclude(x, v, field, e)) return e->status;
+    }
     return PF_OK;
 }
 
@@ -755,17 +770,8 @@ static pf_status request_options(const cJSON *o, const char *prefix, bool batch_
         if (pf_jsonr_bool(m, f, &q->partial, e)) return e->status;
     }
     if ((m = cJSON_GetObjectItemCaseSensitive(o, "exclude_tags"))) {
-        const cJSON *it;
         snprintf(f, sizeof(f), "%s%sexclude_tags", prefix, prefix[0] ? "." : "");
-        if (!cJSON_IsArray(m) || cJSON_GetArraySize(m) > PF_GRAPH_EXCLUDE_MAX)
-            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, f,
-                                      "Field '%s' is an array of at most %d tags.", f,
-                                      PF_GRAPH_EXCLUDE_MAX);
-        cJSON_ArrayForEach(it, m) {
-            const char *v;
-            if (pf_jsonr_string(it, f, &v, e)) return e->status;
-            if (add_exclude(q, v, f, e)) return e->status;
-        }
+        if (pf_graph_exclude_read(m, f, &q->exclude, e)) return e->status;
     }
     if ((m = cJSON_GetObjectItemCaseSensitive(o, "snap"))) {
         const char *v;
@@ -899,7 +905,7 @@ pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, size_t m
                 if (len > PF_GRAPH_TAG_MAX) len = PF_GRAPH_TAG_MAX + 1; /* refused below */
                 memcpy(tag, c, len);
                 tag[len] = '\0';
-                if (add_exclude(q, tag, k, e)) return e->status;
+                if (add_exclude(&q->exclude, tag, k, e)) return e->status;
                 if (!end) break;
                 c = end + 1;
             }

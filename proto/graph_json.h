@@ -156,6 +156,18 @@ pf_status pf_graph_doc_tag_bits(const pf_graph_doc *d, pf_graph_tag_names *names
 /* The bit of tag `name` (*known false and 0 when it is not one). */
 uint64_t pf_graph_tag_mask(const pf_graph_tag_names *names, const char *name, bool *known);
 
+/* A request's "exclude_tags" (paths, tables): at most PF_GRAPH_EXCLUDE_MAX
+ * tags whose edges and nodes the search keeps off, resolved against the
+ * map's tag names when the query runs. */
+typedef struct pf_graph_exclude {
+    char tags[PF_GRAPH_EXCLUDE_MAX][PF_GRAPH_TAG_MAX + 1];
+    size_t n;
+} pf_graph_exclude;
+/* The JSON array m (strings of 1..PF_GRAPH_TAG_MAX bytes) into x; errors
+ * name field. */
+pf_status pf_graph_exclude_read(const cJSON *m, const char *field, pf_graph_exclude *x,
+                                pf_proto_error *e);
+
 /* A node named in a request: by id (its text) or by a point snapped to the
  * nearest enabled node. */
 typedef struct pf_graph_place {
@@ -196,8 +208,7 @@ typedef struct pf_graph_path_request {
     bool snap_edge;
     /* "exclude_tags":["stairs"] (GET exclude_tags=a;b): at most
      * PF_GRAPH_EXCLUDE_MAX tags whose edges and nodes the search keeps off. */
-    char exclude_tags[8][PF_GRAPH_TAG_MAX + 1];
-    size_t nexclude;
+    pf_graph_exclude exclude;
     int64_t deadline_ms;
 } pf_graph_path_request;
 
