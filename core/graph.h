@@ -258,6 +258,9 @@ typedef struct pf_graph_row {
     uint64_t max_expanded;
     bool (*stop)(void *arg);
     void *stop_arg;
+    /* Tag filter, as pf_graph_query's (the source is left even so; a
+     * target so tagged, the source apart, gets INFINITY). 0: none. */
+    uint64_t exclude_tags;
 } pf_graph_row;
 pf_status pf_graph_row_run(const pf_graph *g, pf_graph_ctx *ctx, const pf_graph_row *q,
                            double *costs, uint64_t *expanded);

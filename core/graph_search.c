@@ -487,6 +487,8 @@ pf_status pf_graph_row_run(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_r
     for (size_t j = 0; j < q->ntargets; j++) {
         uint32_t v = q->targets[j];
         if (!pf__bit(gr->non, v) || gr->comp[v] != gr->comp[q->source]) continue;
+        if (v != q->source && q->exclude_tags && t->ntags && (t->ntags[v] & q->exclude_tags))
+            continue; /* never entered */
         if (c->mark[v] != c->stamp) left++;
         c->mark[v] = c->stamp;
     }
@@ -505,6 +507,9 @@ pf_status pf_graph_row_run(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_r
             uint32_t w = t->arc_to[a], e = t->arc_edge[a];
             double ng;
             if (!pf__bit(gr->eon, e) || !pf__bit(gr->non, w)) continue;
+            if (q->exclude_tags && ((t->etags && (t->etags[e] & q->exclude_tags)) ||
+                                    (t->ntags && (t->ntags[w] & q->exclude_tags))))
+                continue;
             ng = c->n[v].g + gr->cost[e];
             if (c->n[w].seen == c->stamp && (c->n[w].closed || ng >= c->n[w].g)) continue;
             if ((st = open_node(c, w, ng, v, e, ng))) return st;

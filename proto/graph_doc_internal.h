@@ -21,6 +21,10 @@ pf_status pf__graph_doc_index_nodes(pf_graph_doc *d, const char *field, pf_proto
  * byte count. */
 pf_status pf__graph_doc_finish(pf_graph_doc *d, const pf_graph_limits *lim, const char *edge_field,
                                pf_proto_error *e);
+/* An id: a string of 1..64 bytes or an integer within +-2^53, as text
+ * (*is_int may be NULL). 400/422 naming field. */
+pf_status pf__graph_read_id(const cJSON *it, const char *field, char out[PF_GRAPH_ID_MAX + 1],
+                            bool *is_int, pf_proto_error *e);
 /* 413 for n things past max (flag: the server's flag). */
 pf_status pf__graph_limit(pf_proto_error *e, const char *field, const char *what, uint64_t n,
                           uint32_t max, const char *flag);

@@ -78,6 +78,13 @@ void pf_graph_doc_free(pf_graph_doc *d) {
     free(d->etag_off);
     free(d->hash);
     free(d->ehash);
+    free(d->door_names);
+    free(d->door_name_off);
+    free(d->door_eoff);
+    free(d->door_edges);
+    free(d->door_noff);
+    free(d->door_nodes);
+    free(d->door_sorted);
     memset(d, 0, sizeof(*d));
 }
 
@@ -199,8 +206,8 @@ static pf_status check_members(const cJSON *obj, const char *const *allowed, con
 /* JSON upload */
 
 /* An id: a string of 1..64 bytes or an integer within +-2^53, as text. */
-static pf_status read_id(const cJSON *it, const char *field, char out[PF_GRAPH_ID_MAX + 1],
-                         bool *is_int, pf_proto_error *e) {
+pf_status pf__graph_read_id(const cJSON *it, const char *field, char out[PF_GRAPH_ID_MAX + 1],
+                            bool *is_int, pf_proto_error *e) {
     if (cJSON_IsString(it)) {
         size_t n = strlen(it->valuestring);
         if (n == 0 || n > PF_GRAPH_ID_MAX)
@@ -272,7 +279,8 @@ static pf_status read_position(const cJSON *it, const char *field, int *dim, dou
     return PF_OK;
 }
 
-static const char *const upload_members[] = {"kind", "nodes", "edges", "cost_factor", NULL};
+static const char *const upload_members[] = {"kind",        "nodes", "edges",
+                                             "cost_factor", "doors", NULL};
 static const char *const node_members[] = {"id", "position", "tags", "enabled", NULL};
 static const char *const edge_members[] = {"from", "to",   "cost",    "factor", "oneway",
                                            "id",   "tags", "enabled", NULL};
@@ -294,7 +302,7 @@ static pf_status nodes_from_json(const cJSON *nodes, pf_graph_doc *d, pf_proto_e
                                     f);
             break;
         }
-        if ((st = read_id(m, f, id, &is_int, e))) break;
+        if ((st = pf__graph_read_id(m, f, id, &is_int, e))) break;
         snprintf(f, sizeof(f), "nodes[%" PRIu32 "].position", i);
         if (!(m = cJSON_GetObjectItemCaseSensitive(it, "position"))) {
             st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_MAP, f, "Field '%s' is missing.",
@@ -338,7 +346,7 @@ static pf_status endpoint(const pf_graph_doc *d, const cJSON *it, uint32_t i, co
     if (!m)
         return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_MAP, f, "Field '%s' is missing.",
                                   f);
-    if (read_id(m, f, id, NULL, e)) return e->status;
+    if (pf__graph_read_id(m, f, id, NULL, e)) return e->status;
     if ((*out = pf_graph_doc_node(d, id)) == PF_GRAPH_NONE)
         return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
                                   "Edge %" PRIu32 " names node '%.64s', which the graph does not "
@@ -398,7 +406,7 @@ static pf_status edges_from_json(const cJSON *edges, double factor, pf_graph_doc
                                         "Field '%s' must be a string.", f);
                 break;
             }
-            if ((st = read_id(m, f, id, NULL, e))) break;
+            if ((st = pf__graph_read_id(m, f, id, NULL, e))) break;
             any_id = true;
         }
         if ((m = cJSON_GetObjectItemCaseSensitive(it, "tags"))) {
@@ -446,7 +454,7 @@ static pf_status dimacs_envelope(const cJSON *root, const pf_graph_limits *lim, 
 
 pf_status pf_graph_doc_from_json(const cJSON *root, const pf_graph_limits *lim, pf_graph_doc *d,
                                  pf_proto_error *e) {
-    const cJSON *nodes, *edges, *cf;
+    const cJSON *nodes, *edges, *cf, *doors;
     double factor = 1;
     int nn, ne;
     pf_status st;
@@ -478,8 +486,10 @@ pf_status pf_graph_doc_from_json(const cJSON *root, const pf_graph_limits *lim, 
         return st;
     if (pf__graph_doc_alloc(d, (uint32_t)nn, (uint32_t)ne, 0))
         return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
-    if (!(st = nodes_from_json(nodes, d, e)) && !(st = edges_from_json(edges, factor, d, e)))
-        st = pf__graph_doc_finish(d, lim, "edges", e);
+    if (!(st = nodes_from_json(nodes, d, e)) && !(st = edges_from_json(edges, factor, d, e)) &&
+        !(st = pf__graph_doc_finish(d, lim, "edges", e)) &&
+        (doors = cJSON_GetObjectItemCaseSensitive(root, "doors")))
+        st = pf_graph_doors_from_json(doors, lim, d, e);
     if (st) pf_graph_doc_free(d);
     return st;
 }
@@ -562,6 +572,7 @@ void pf_graph_doc_write(pf_jsonw *w, const pf_graph_doc *d, const pf_graph *g) {
         pf_jsonw_obj_end(w);
     }
     pf_jsonw_arr_end(w);
+    pf_graph_doors_write(w, d);
 }
 
 /* Path queries */
@@ -575,16 +586,31 @@ static pf_status read_place(const cJSON *it, const char *field, pf_graph_place *
 
 /* One more tag to keep off (1..PF_GRAPH_TAG_MAX bytes, at most
  * PF_GRAPH_EXCLUDE_MAX). */
-static pf_status add_exclude(pf_graph_path_request *q, const char *tag, const char *field,
+static pf_status add_exclude(pf_graph_exclude *x, const char *tag, const char *field,
                              pf_proto_error *e) {
     size_t len = strlen(tag);
     if (len == 0 || len > PF_GRAPH_TAG_MAX)
         return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
                                   "A tag is 1 to %d bytes.", PF_GRAPH_TAG_MAX);
-    if (q->nexclude == PF_GRAPH_EXCLUDE_MAX)
+    if (x->n == PF_GRAPH_EXCLUDE_MAX)
         return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
                                   "At most %d tags to exclude.", PF_GRAPH_EXCLUDE_MAX);
-    memcpy(q->exclude_tags[q->nexclude++], tag, len + 1);
+    memcpy(x->tags[x->n++], tag, len + 1);
+    return PF_OK;
+}
+
+pf_status pf_graph_exclude_read(const cJSON *m, const char *field, pf_graph_exclude *x,
+                                pf_proto_error *e) {
+    const cJSON *it;
+    if (!cJSON_IsArray(m) || cJSON_GetArraySize(m) > PF_GRAPH_EXCLUDE_MAX)
+        return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, field,
+                                  "Field '%s' is an array of at most %d tags.", field,
+                                  PF_GRAPH_EXCLUDE_MAX);
+    cJSON_ArrayForEach(it, m) {
+        const char *v;
+        if (pf_jsonr_string(it, field, &v, e)) return e->status;
+        if (add_exclude(x, v, field, e)) return e->status;
+    }
     return PF_OK;
 }
 
@@ -641,7 +667,7 @@ static pf_status read_place(const cJSON *it, const char *field, pf_graph_place *
         }
         return PF_OK;
     }
-    if (read_id(it, field, p->id, NULL, e)) {
+    if (pf__graph_read_id(it, field, p->id, NULL, e)) {
         if (e->code == PF_ERR_MALFORMED_MAP) e->code = PF_ERR_MALFORMED_REQUEST;
         return e->status;
     }
@@ -744,17 +770,8 @@ static pf_status request_options(const cJSON *o, const char *prefix, bool batch_
         if (pf_jsonr_bool(m, f, &q->partial, e)) return e->status;
     }
     if ((m = cJSON_GetObjectItemCaseSensitive(o, "exclude_tags"))) {
-        const cJSON *it;
         snprintf(f, sizeof(f), "%s%sexclude_tags", prefix, prefix[0] ? "." : "");
-        if (!cJSON_IsArray(m) || cJSON_GetArraySize(m) > PF_GRAPH_EXCLUDE_MAX)
-            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, f,
-                                      "Field '%s' is an array of at most %d tags.", f,
-                                      PF_GRAPH_EXCLUDE_MAX);
-        cJSON_ArrayForEach(it, m) {
-            const char *v;
-            if (pf_jsonr_string(it, f, &v, e)) return e->status;
-            if (add_exclude(q, v, f, e)) return e->status;
-        }
+        if (pf_graph_exclude_read(m, f, &q->exclude, e)) return e->status;
     }
     if ((m = cJSON_GetObjectItemCaseSensitive(o, "snap"))) {
         const char *v;
@@ -888,7 +905,7 @@ pf_status pf_graph_path_request_from_query(const pf_kv *kv, size_t nkv, size_t m
                 if (len > PF_GRAPH_TAG_MAX) len = PF_GRAPH_TAG_MAX + 1; /* refused below */
                 memcpy(tag, c, len);
                 tag[len] = '\0';
-                if (add_exclude(q, tag, k, e)) return e->status;
+                if (add_exclude(&q->exclude, tag, k, e)) return e->status;
                 if (!end) break;
                 c = end + 1;
             }
@@ -972,12 +989,12 @@ out:
 
 pf_status pf_graph_patch_parse(const char *body, size_t len, size_t max, pf_graph_patch *p,
                                pf_proto_error *e) {
-    static const char *const members[] = {"nodes", "edges", NULL};
+    static const char *const members[] = {"doors", "nodes", "edges", NULL};
     static const char *const nmembers[] = {"id", "enabled", NULL};
     static const char *const emembers[] = {"index", "id", "enabled", "cost", NULL};
     cJSON *root = NULL;
-    const cJSON *nodes, *edges, *it;
-    size_t nn, ne, i;
+    const cJSON *nodes, *edges, *doors, *it;
+    size_t nn, ne, nd, i;
     pf_status st;
     memset(p, 0, sizeof(*p));
     if ((st = pf_jsonr_parse(body, len, &root, e))) return st;
@@ -985,32 +1002,66 @@ pf_status pf_graph_patch_parse(const char *body, size_t len, size_t max, pf_grap
         goto out;
     nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
     edges = cJSON_GetObjectItemCaseSensitive(root, "edges");
-    if ((nodes && !cJSON_IsArray(nodes)) || (edges && !cJSON_IsArray(edges))) {
+    doors = cJSON_GetObjectItemCaseSensitive(root, "doors");
+    if ((nodes && !cJSON_IsArray(nodes)) || (edges && !cJSON_IsArray(edges)) ||
+        (doors && !cJSON_IsArray(doors))) {
         st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST,
-                                nodes && !cJSON_IsArray(nodes) ? "nodes" : "edges",
-                                "Fields 'nodes' and 'edges' are arrays of changes.");
+                                nodes && !cJSON_IsArray(nodes)   ? "nodes"
+                                : edges && !cJSON_IsArray(edges) ? "edges"
+                                                                 : "doors",
+                                "Fields 'doors', 'nodes' and 'edges' are arrays of changes.");
         goto out;
     }
     nn = nodes ? (size_t)cJSON_GetArraySize(nodes) : 0;
     ne = edges ? (size_t)cJSON_GetArraySize(edges) : 0;
-    if (nn + ne == 0) {
+    nd = doors ? (size_t)cJSON_GetArraySize(doors) : 0;
+    if (nn + ne + nd == 0) {
         st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, NULL,
-                                "A graph PATCH changes at least one node or edge.");
+                                "A graph PATCH changes at least one door, node or edge.");
         goto out;
     }
-    if (max && nn + ne > max) {
+    if (max && nn + ne + nd > max) {
         st = pf_proto_error_set(e, PF_ELIMIT, PF_ERR_TOO_MANY_CHANGES, NULL,
                                 "The PATCH has %zu changes; this server applies at most %zu "
                                 "(--max-patch-changes).",
-                                nn + ne, max);
+                                nn + ne + nd, max);
         goto out;
     }
     p->nodes = calloc(nn ? nn : 1, sizeof(*p->nodes));
     p->edges = calloc(ne ? ne : 1, sizeof(*p->edges));
-    if (!p->nodes || !p->edges) {
+    p->doors = calloc(nd ? nd : 1, sizeof(*p->doors));
+    if (!p->nodes || !p->edges || !p->doors) {
         st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         goto out;
     }
+    i = 0;
+    cJSON_ArrayForEach(it, doors) {
+        static const char *const dmembers[] = {"name", "open", NULL};
+        char f[48];
+        const cJSON *m;
+        size_t nlen;
+        snprintf(f, sizeof(f), "doors[%zu]", i);
+        if ((st = pf_jsonr_object(it, f, e)) || (st = check_members(it, dmembers, f, e))) goto out;
+        snprintf(f, sizeof(f), "doors[%zu].name", i);
+        if (!cJSON_IsString(m = cJSON_GetObjectItemCaseSensitive(it, "name")) ||
+            !cJSON_GetObjectItemCaseSensitive(it, "open")) {
+            st = pf_proto_error_set(e, PF_EPARSE, PF_ERR_MALFORMED_REQUEST, f,
+                                    "A door change has 'name' (a string) and 'open'.");
+            goto out;
+        }
+        if ((nlen = strlen(m->valuestring)) == 0 || nlen > PF_GRAPH_ID_MAX) {
+            st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                    "Field '%s' must be 1 to %d bytes.", f, PF_GRAPH_ID_MAX);
+            goto out;
+        }
+        memcpy(p->doors[i].name, m->valuestring, nlen + 1);
+        snprintf(f, sizeof(f), "doors[%zu].open", i);
+        if ((st = pf_jsonr_bool(cJSON_GetObjectItemCaseSensitive(it, "open"), f, &p->doors[i].open,
+                                e)))
+            goto out;
+        i++;
+    }
+    p->ndoors = i;
     i = 0;
     cJSON_ArrayForEach(it, nodes) {
         char f[48];
@@ -1024,7 +1075,7 @@ pf_status pf_graph_patch_parse(const char *body, size_t len, size_t max, pf_grap
                                     "A node change has 'id' and 'enabled'.");
             goto out;
         }
-        if ((st = read_id(m, f, p->nodes[i].id, NULL, e))) goto out;
+        if ((st = pf__graph_read_id(m, f, p->nodes[i].id, NULL, e))) goto out;
         snprintf(f, sizeof(f), "nodes[%zu].enabled", i);
         if ((st = pf_jsonr_bool(cJSON_GetObjectItemCaseSensitive(it, "enabled"), f,
                                 &p->nodes[i].enabled, e)))
@@ -1045,7 +1096,7 @@ pf_status pf_graph_patch_parse(const char *body, size_t len, size_t max, pf_grap
             if ((st = pf_jsonr_int(m, f, 0, UINT32_MAX - 1, &pe->index, e))) goto out;
         } else if ((m = cJSON_GetObjectItemCaseSensitive(it, "id"))) {
             snprintf(f, sizeof(f), "edges[%zu].id", i);
-            if ((st = read_id(m, f, pe->id, NULL, e))) goto out;
+            if ((st = pf__graph_read_id(m, f, pe->id, NULL, e))) goto out;
         }
         if (!m || (cJSON_GetObjectItemCaseSensitive(it, "index") &&
                    cJSON_GetObjectItemCaseSensitive(it, "id"))) {
@@ -1081,19 +1132,41 @@ out:
 void pf_graph_patch_free(pf_graph_patch *p) {
     free(p->nodes);
     free(p->edges);
+    free(p->doors);
     memset(p, 0, sizeof(*p));
 }
 
 pf_status pf_graph_patch_resolve(const pf_graph_patch *p, const pf_graph_doc *d,
                                  pf_graph_change *ch, pf_proto_error *e) {
-    pf_graph_cost_change *costs = calloc(p->nedges + 1, sizeof(*costs));
-    pf_graph_toggle *edges = calloc(p->nedges + 1, sizeof(*edges));
-    pf_graph_toggle *nodes = calloc(p->nnodes + 1, sizeof(*nodes));
+    size_t de = 0, dn = 0; /* the doors' members */
+    pf_graph_cost_change *costs = NULL;
+    pf_graph_toggle *edges = NULL, *nodes = NULL;
     pf_status st = PF_OK;
     memset(ch, 0, sizeof(*ch));
+    for (size_t i = 0; i < p->ndoors; i++) {
+        uint32_t k = pf_graph_doc_door(d, p->doors[i].name);
+        if (k == PF_GRAPH_NONE) {
+            char f[48];
+            snprintf(f, sizeof(f), "doors[%zu].name", i);
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                      "The graph has no door '%.64s'.", p->doors[i].name);
+        }
+        de += d->door_eoff[k + 1] - d->door_eoff[k];
+        dn += d->door_noff[k + 1] - d->door_noff[k];
+    }
+    costs = calloc(p->nedges + 1, sizeof(*costs));
+    edges = calloc(p->nedges + de + 1, sizeof(*edges));
+    nodes = calloc(p->nnodes + dn + 1, sizeof(*nodes));
     if (!costs || !edges || !nodes) {
         st = pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
         goto out;
+    }
+    for (size_t i = 0; i < p->ndoors; i++) {
+        uint32_t k = pf_graph_doc_door(d, p->doors[i].name);
+        for (uint32_t j = d->door_eoff[k]; j < d->door_eoff[k + 1]; j++)
+            edges[ch->nedges++] = (pf_graph_toggle){d->door_edges[j], p->doors[i].open};
+        for (uint32_t j = d->door_noff[k]; j < d->door_noff[k + 1]; j++)
+            nodes[ch->nnodes++] = (pf_graph_toggle){d->door_nodes[j], p->doors[i].open};
     }
     for (size_t i = 0; i < p->nnodes; i++) {
         uint32_t v = pf_graph_doc_node(d, p->nodes[i].id);

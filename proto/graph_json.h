@@ -57,6 +57,8 @@
 
 typedef struct pf_graph_limits {
     uint32_t max_nodes, max_edges, max_degree;
+    /* Door groups: doors one upload declares, members over all of them. */
+    uint32_t max_doors, max_door_members;
 } pf_graph_limits;
 
 /* A graph as uploaded: what core/graph.h builds from (pos, from, to, cost,
@@ -82,7 +84,14 @@ typedef struct pf_graph_doc {
     /* Open addressing tables over the ids (index + 1; 0 empty). */
     uint32_t *hash, *ehash;
     uint32_t hcap, ehcap;
-    size_t bytes; /* what it holds */
+    /* Door groups ("doors" at upload, kept): door k is named door_names +
+     * door_name_off[k]; its edges are door_edges[door_eoff[k] ..
+     * door_eoff[k + 1]), its nodes door_nodes[door_noff[k] .. + 1]. */
+    uint32_t ndoors;
+    char *door_names;
+    uint32_t *door_name_off, *door_eoff, *door_edges, *door_noff, *door_nodes;
+    uint32_t *door_sorted; /* the doors by name */
+    size_t bytes;          /* what it holds */
 } pf_graph_doc;
 
 /* Reads an upload (root: the JSON body, "kind":"graph") into d. PF_EPARSE
@@ -101,6 +110,25 @@ void pf_graph_doc_free(pf_graph_doc *d);
  * states: the built graph has them), keeping the ids, tags and their
  * tables; d->bytes follows. Call after pf_graph_build. */
 void pf_graph_doc_compact(pf_graph_doc *d);
+
+/* Door groups of a JSON upload:
+ *   "doors":[{"name":"gate", "edges":[3, "e1"], "nodes":["a", 17],
+ *             "open":true}, ...]
+ * a member edge by index (an integer) or id (a string), a member node by
+ * id; "open":false disables the members at upload. Read after the nodes
+ * and edges (pf_graph_doc_from_json calls it). PF_EPARSE (400 naming the
+ * field), PF_EINVAL (422: a repeated name doors[i].name, an unknown
+ * member doors[i].edges[j] / doors[i].nodes[j]), PF_ELIMIT (413 past
+ * lim's max_doors naming "doors", max_door_members naming doors[i]),
+ * PF_ENOMEM. */
+pf_status pf_graph_doors_from_json(const cJSON *doors, const pf_graph_limits *lim, pf_graph_doc *d,
+                                   pf_proto_error *e);
+/* The door named `name`, or PF_GRAPH_NONE (a binary search). */
+uint32_t pf_graph_doc_door(const pf_graph_doc *d, const char *name);
+/* Door k is open in g: every member enabled. */
+bool pf_graph_door_open(const pf_graph_doc *d, const pf_graph *g, uint32_t k);
+/* Writes "doors" (members: edges by index, nodes by id) when d has any. */
+void pf_graph_doors_write(pf_jsonw *w, const pf_graph_doc *d);
 
 /* Node (edge) index of an id's text, or PF_GRAPH_NONE. */
 uint32_t pf_graph_doc_node(const pf_graph_doc *d, const char *id);
@@ -127,6 +155,18 @@ pf_status pf_graph_doc_tag_bits(const pf_graph_doc *d, pf_graph_tag_names *names
                                 uint64_t **node_bits, uint64_t **edge_bits);
 /* The bit of tag `name` (*known false and 0 when it is not one). */
 uint64_t pf_graph_tag_mask(const pf_graph_tag_names *names, const char *name, bool *known);
+
+/* A request's "exclude_tags" (paths, tables): at most PF_GRAPH_EXCLUDE_MAX
+ * tags whose edges and nodes the search keeps off, resolved against the
+ * map's tag names when the query runs. */
+typedef struct pf_graph_exclude {
+    char tags[PF_GRAPH_EXCLUDE_MAX][PF_GRAPH_TAG_MAX + 1];
+    size_t n;
+} pf_graph_exclude;
+/* The JSON array m (strings of 1..PF_GRAPH_TAG_MAX bytes) into x; errors
+ * name field. */
+pf_status pf_graph_exclude_read(const cJSON *m, const char *field, pf_graph_exclude *x,
+                                pf_proto_error *e);
 
 /* A node named in a request: by id (its text) or by a point snapped to the
  * nearest enabled node. */
@@ -168,8 +208,7 @@ typedef struct pf_graph_path_request {
     bool snap_edge;
     /* "exclude_tags":["stairs"] (GET exclude_tags=a;b): at most
      * PF_GRAPH_EXCLUDE_MAX tags whose edges and nodes the search keeps off. */
-    char exclude_tags[8][PF_GRAPH_TAG_MAX + 1];
-    size_t nexclude;
+    pf_graph_exclude exclude;
     int64_t deadline_ms;
 } pf_graph_path_request;
 
@@ -190,7 +229,8 @@ pf_status pf_graph_place_read(const cJSON *it, const char *field, pf_graph_place
                               pf_proto_error *e);
 
 /* A PATCH:
- *   {"nodes":[{"id":"a","enabled":false}],
+ *   {"doors":[{"name":"gate","open":false}],
+ *    "nodes":[{"id":"a","enabled":false}],
  *    "edges":[{"index":3 | "id":"e1", "enabled":true, "cost":2.5}]}
  * at most max changes (0: any), node ids and edge ids resolved against the
  * map when applied (pf_graph_patch_resolve). */
@@ -204,18 +244,25 @@ typedef struct pf_graph_patch_edge {
     bool has_enabled, enabled, has_cost;
     double cost;
 } pf_graph_patch_edge;
+typedef struct pf_graph_patch_door {
+    char name[PF_GRAPH_ID_MAX + 1];
+    bool open;
+} pf_graph_patch_door;
 typedef struct pf_graph_patch {
     pf_graph_patch_node *nodes;
     pf_graph_patch_edge *edges;
-    size_t nnodes, nedges;
+    pf_graph_patch_door *doors;
+    size_t nnodes, nedges, ndoors;
 } pf_graph_patch;
 
 pf_status pf_graph_patch_parse(const char *body, size_t len, size_t max, pf_graph_patch *p,
                                pf_proto_error *e);
 void pf_graph_patch_free(pf_graph_patch *p);
 /* p against d as core's change (arrays malloc'd into *ch: free ch->costs,
- * ch->edges, ch->nodes). PF_EINVAL naming "nodes[i].id" / "edges[i]" when
- * an id is unknown or an index out of range; PF_ENOMEM. */
+ * ch->edges, ch->nodes): doors' members first, in order, then p's nodes
+ * and edges (which win over a door). PF_EINVAL naming "doors[i].name",
+ * "nodes[i].id" / "edges[i]" when a name or id is unknown or an index out
+ * of range; PF_ENOMEM. */
 pf_status pf_graph_patch_resolve(const pf_graph_patch *p, const pf_graph_doc *d,
                                  pf_graph_change *ch, pf_proto_error *e);
 

@@ -39,7 +39,8 @@ static pf_status read_places(const cJSON *root, const char *name, pf_graph_place
 pf_status pf_graph_table_request_parse(const char *body, size_t len, size_t max_entries,
                                        size_t max_path_entries, pf_graph_table_request *q,
                                        pf_proto_error *e) {
-    static const char *const members[] = {"sources", "targets", "paths", "deadline_ms", NULL};
+    static const char *const members[] = {"sources",      "targets",     "paths",
+                                          "exclude_tags", "deadline_ms", NULL};
     cJSON *root = NULL;
     const cJSON *m;
     size_t cells;
@@ -82,6 +83,9 @@ pf_status pf_graph_table_request_parse(const char *body, size_t len, size_t max_
         q->targets = q->sources;
         q->ntargets = q->nsources;
     }
+    if ((m = cJSON_GetObjectItemCaseSensitive(root, "exclude_tags")) &&
+        (st = pf_graph_exclude_read(m, "exclude_tags", &q->exclude, e)))
+        goto out;
     if ((m = cJSON_GetObjectItemCaseSensitive(root, "deadline_ms")) &&
         (st = pf_jsonr_int(m, "deadline_ms", 1, 3600000, &q->deadline_ms, e)))
         goto out;

@@ -3,7 +3,7 @@
  * and the grids' table (table_json.h):
  *
  *   {"sources":[place, ...], "targets":[place, ...], "paths":false,
- *    "deadline_ms":50}
+ *    "exclude_tags":["stairs"], "deadline_ms":50}
  *
  * A place is a node id or {"point":[x,y(,z)]} (graph_json.h's
  * pf_graph_place). targets default to the sources. sources x targets is
@@ -25,7 +25,8 @@ typedef struct pf_graph_table_request {
     pf_graph_place *targets; /* owned, or == sources without "targets" */
     size_t ntargets;
     bool paths;
-    int64_t deadline_ms; /* 0: not given */
+    pf_graph_exclude exclude; /* "exclude_tags", as a path request's */
+    int64_t deadline_ms;      /* 0: not given */
 } pf_graph_table_request;
 
 /* max_entries / max_path_entries: --max-table-entries, --max-table-paths.

@@ -124,7 +124,7 @@ static void game_graph(void) {
     pf_graph_doc d;
     pf_proto_error e;
     pf_graph *g;
-    pf_graph_limits lim = {1u << 21, 1u << 24, 1024};
+    pf_graph_limits lim = {1u << 21, 1u << 24, 1024, 1024, 1u << 16};
     double t0, t_parse, t_build, t_lm;
     uint32_t m = 0;
     json = malloc(cap);
@@ -275,7 +275,7 @@ static void grid_graph(const char *name, int w, int h, const char *cells, size_t
     pf_proto_error e;
     pf_graph *g;
     pf_graph_info gi;
-    pf_graph_limits lim = {1u << 21, 1u << 24, 1024};
+    pf_graph_limits lim = {1u << 21, 1u << 24, 1024, 1024, 1u << 16};
     double t0, t_parse, t_build, t_lm;
 #define OPEN(x, y) ((x) >= 0 && (y) >= 0 && (x) < w && (y) < h && cells[(size_t)(y)*w + (x)])
     for (int y = 0; y < h; y++)

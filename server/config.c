@@ -276,6 +276,11 @@ static const opt opts[] = {
     {"graph-max-degree", "PATHD_GRAPH_MAX_DEGREE", "graph_max_degree", OPT_INT,
      OFF(graph_max_degree), 1024, 1, 1 << 24,
      "waypoint graph uploads: edges leaving one node, a two-way edge leaving both ends (413)"},
+    {"graph-max-doors", "PATHD_GRAPH_MAX_DOORS", "graph_max_doors", OPT_INT, OFF(graph_max_doors),
+     1024, 0, 1 << 20, "waypoint graph uploads: door groups (\"doors\") one upload declares (413)"},
+    {"graph-max-door-members", "PATHD_GRAPH_MAX_DOOR_MEMBERS", "graph_max_door_members", OPT_INT,
+     OFF(graph_max_door_members), 1 << 16, 0, 1 << 26,
+     "waypoint graph uploads: edges and nodes in all of one upload's doors together (413)"},
     {"graph-landmarks", "PATHD_GRAPH_LANDMARKS", "graph_landmarks", OPT_INT, OFF(graph_landmarks),
      8, 0, 64,
      "waypoint graphs: ALT landmarks chosen at upload (0: none, alt runs as astar); each costs "

@@ -100,6 +100,8 @@ typedef struct pf_config {
     int64_t graph_max_nodes;          /* graph uploads: nodes */
     int64_t graph_max_edges;          /* ... edges (DIMACS: arcs) */
     int64_t graph_max_degree;         /* ... arcs leaving one node */
+    int64_t graph_max_doors;          /* ... door groups */
+    int64_t graph_max_door_members;   /* ... edges and nodes in all its doors */
     int64_t graph_landmarks;          /* ALT landmarks chosen at a graph upload */
     int64_t graph_landmark_max_nodes; /* ... only for graphs of at most this many nodes */
     int64_t max_crowds_per_map;       /* crowds on one navmesh map */

@@ -35,6 +35,8 @@ static pf_status graph_env_create(const pf_kind_deps *d, void **state, char *err
     ge->limits.max_nodes = (uint32_t)d->cfg->graph_max_nodes;
     ge->limits.max_edges = (uint32_t)d->cfg->graph_max_edges;
     ge->limits.max_degree = (uint32_t)d->cfg->graph_max_degree;
+    ge->limits.max_doors = (uint32_t)d->cfg->graph_max_doors;
+    ge->limits.max_door_members = (uint32_t)d->cfg->graph_max_door_members;
     ge->landmarks = (uint32_t)d->cfg->graph_landmarks;
     ge->landmark_max_nodes = (uint32_t)d->cfg->graph_landmark_max_nodes;
     pthread_mutex_init(&ge->lock, NULL);
@@ -154,6 +156,20 @@ static void graph_write_info(const pf_mapver *mv, pf_jsonw *w) {
     pf_jsonw_kuint(w, "landmarks", gi.landmarks);
     pf_jsonw_kdouble(w, "landmark_scale", gi.lm_scale);
     pf_jsonw_kuint(w, "components", gi.components);
+    if (gw->doc->d.ndoors) {
+        const pf_graph_doc *d = &gw->doc->d;
+        pf_jsonw_key(w, "doors");
+        pf_jsonw_arr_begin(w);
+        for (uint32_t k = 0; k < d->ndoors; k++) {
+            pf_jsonw_obj_begin(w);
+            pf_jsonw_kstr(w, "name", d->door_names + d->door_name_off[k]);
+            pf_jsonw_kbool(w, "open", pf_graph_door_open(d, gw->g, k));
+            pf_jsonw_kuint(w, "edges", d->door_eoff[k + 1] - d->door_eoff[k]);
+            pf_jsonw_kuint(w, "nodes", d->door_noff[k + 1] - d->door_noff[k]);
+            pf_jsonw_obj_end(w);
+        }
+        pf_jsonw_arr_end(w);
+    }
     pf_jsonw_obj_end(w);
     pf_jsonw_obj_end(w);
 }

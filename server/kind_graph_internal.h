@@ -82,11 +82,21 @@ pf_error pf__graph_session_run(const pf_kind_session_run *run, void *st, const p
 /* kind_graph_export.c: PF_KIND_GRAPH_EXPORT's write_graph. */
 pf_status pf__graph_write_export(const pf_mapver *mv, pf_jsonw *w, pf_proto_error *e);
 
-/* A place as a node: its id looked up, or its point snapped to the
- * nearest enabled node (*dist how far). 422 naming `f` for an unknown id,
- * a point of the wrong dimension, no enabled node (blocked). */
+/* The one resolver of places (paths, tables, goals, sessions): a place
+ * as a node, its id looked up (enabled or not), or its point snapped to
+ * the nearest enabled node (*dist how far). 422 naming `f` for an
+ * unknown id, a point of the wrong dimension, no enabled node (blocked).
+ * pf__graph_resolve also refuses a disabled node named by id (422
+ * blocked): queries need an enabled end, a session answers it blocked. */
+pf_status pf__graph_locate(const pf_mapver *mv, const pf_graph_place *p, const char *f, uint32_t *v,
+                           double *dist, pf_proto_error *e);
 pf_status pf__graph_resolve(const pf_mapver *mv, const pf_graph_place *p, const char *f,
                             uint32_t *v, double *dist, pf_proto_error *e);
+
+/* A request's exclude_tags as the map's tag bits: 422 naming
+ * `prefix`exclude_tags[i] for a tag no node or edge has. */
+pf_status pf__graph_exclude_mask(const pf_mapver *mv, const pf_graph_exclude *x, const char *prefix,
+                                 uint64_t *mask, pf_proto_error *e);
 
 /* kind_graph_table.c: distance tables (PF_KIND_TABLES). */
 extern const pf_kind_request_ops pf__graph_table;

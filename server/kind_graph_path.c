@@ -79,7 +79,7 @@ pf_graph_algorithm pf__graph_algorithm(const pf_mapver *mv, pf_graph_algorithm a
 /* The cache: queries between two ids only (a point's answer says where it
  * was snapped from). */
 static bool cacheable(const pf_mapver *mv, const pf_graph_path_request *q) {
-    return q->use_cache && !q->goals && !q->nexclude && !q->start.is_point && !q->goal.is_point &&
+    return q->use_cache && !q->goals && !q->exclude.n && !q->start.is_point && !q->goal.is_point &&
            mv->env && mv->env->d.cfg->cache_entries > 0;
 }
 
@@ -128,11 +128,27 @@ bool pf__graph_path_cached(const pf_mapver *mv, const void *q, size_t i, pf_json
     return answer_from_cache(mv, (const pf_graph_path_request *)q + i, w);
 }
 
-/* A place as a node: its id looked up, or its point snapped. 422 naming
- * `f` for an unknown id, a point of the wrong dimension, or no enabled node
- * (blocked); *dist the snap's distance. */
-pf_status pf__graph_resolve(const pf_mapver *mv, const pf_graph_place *p, const char *f,
-                            uint32_t *v, double *dist, pf_proto_error *e) {
+pf_status pf__graph_exclude_mask(const pf_mapver *mv, const pf_graph_exclude *x, const char *prefix,
+                                 uint64_t *mask, pf_proto_error *e) {
+    const pf__graph_world *gw = pf__graph_world_of(mv);
+    *mask = 0;
+    for (size_t k = 0; k < x->n; k++) {
+        bool known;
+        *mask |= pf_graph_tag_mask(&gw->doc->tags, x->tags[k], &known);
+        if (!known) {
+            char f[96];
+            snprintf(f, sizeof(f), "%sexclude_tags[%zu]", prefix, k);
+            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                      "No node or edge of map '%s' has tag '%s'%s.", mv->id,
+                                      x->tags[k],
+                                      gw->doc->tags.past ? " among its first 64 tags" : "");
+        }
+    }
+    return PF_OK;
+}
+
+pf_status pf__graph_locate(const pf_mapver *mv, const pf_graph_place *p, const char *f, uint32_t *v,
+                           double *dist, pf_proto_error *e) {
     const pf__graph_world *gw = pf__graph_world_of(mv);
     pf_graph_info gi;
     *dist = 0;
@@ -140,9 +156,6 @@ pf_status pf__graph_resolve(const pf_mapver *mv, const pf_graph_place *p, const 
         if ((*v = pf_graph_doc_node(&gw->doc->d, p->id)) == PF_GRAPH_NONE)
             return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
                                       "Map '%s' has no node '%.64s'.", mv->id, p->id);
-        if (!pf_graph_node_enabled(gw->g, *v))
-            return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
-                                      "Node '%.64s' of map '%s' is disabled.", p->id, mv->id);
         return PF_OK;
     }
     pf_graph_get_info(gw->g, &gi);
@@ -154,6 +167,15 @@ pf_status pf__graph_resolve(const pf_mapver *mv, const pf_graph_place *p, const 
         return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
                                   "Every node of map '%s' is disabled.", mv->id);
     return PF_OK;
+}
+
+pf_status pf__graph_resolve(const pf_mapver *mv, const pf_graph_place *p, const char *f,
+                            uint32_t *v, double *dist, pf_proto_error *e) {
+    pf_status st = pf__graph_locate(mv, p, f, v, dist, e);
+    if (!st && !p->is_point && !pf_graph_node_enabled(pf__graph_world_of(mv)->g, *v))
+        return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, f,
+                                  "Node '%.64s' of map '%s' is disabled.", p->id, mv->id);
+    return st;
 }
 
 /* An end of a query: a node, or (snap "edge") a point on an edge, which
@@ -364,18 +386,7 @@ pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t 
                 gowner[nflat++] = k;
             }
     }
-    for (size_t k = 0; k < pq->nexclude; k++) {
-        bool known;
-        mask |= pf_graph_tag_mask(&gw->doc->tags, pq->exclude_tags[k], &known);
-        if (!known) {
-            snprintf(f, sizeof(f), "%sexclude_tags[%zu]", prefix, k);
-            st = pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
-                                    "No node or edge of map '%s' has tag '%s'%s.", mv->id,
-                                    pq->exclude_tags[k],
-                                    gw->doc->tags.past ? " among its first 64 tags" : "");
-            goto out;
-        }
-    }
+    if ((st = pf__graph_exclude_mask(mv, &pq->exclude, prefix, &mask, e))) goto out;
     algo = pf__graph_algorithm(mv, pq->algorithm);
     /* Several goals: alt's bounds are to one goal; it runs as astar. */
     if (several && algo == PF_GRAPH_ALT) algo = PF_GRAPH_ASTAR;

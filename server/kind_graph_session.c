@@ -45,43 +45,33 @@ typedef struct graph_session {
 static const pf_graph *graph_of(const pf_mapver *mv) { return pf__graph_world_of(mv)->g; }
 static const pf_graph_doc *doc_of(const pf_mapver *mv) { return &pf__graph_world_of(mv)->doc->d; }
 
-/* The node a place names on mv: an id, or a point snapped to the nearest
- * enabled node. Errors name `field`. */
+/* A session's place (session_json.h's pf_place: an id, [x, y] or
+ * [x, y, z]; [x, y, 0] is a 2D graph's point) as a node, through the
+ * kind's one resolver (pf__graph_locate): a disabled node named by id is
+ * taken (the plan answers it blocked). */
 static pf_status resolve(const pf_mapver *mv, const pf_place *p, const char *field, uint32_t *out,
                          pf_proto_error *e) {
-    const pf_graph *g = graph_of(mv);
+    pf_graph_place gp;
     pf_graph_info gi;
-    double pt[3] = {0, 0, 0}, dist;
-    pf_graph_get_info(g, &gi);
+    double dist;
+    memset(&gp, 0, sizeof(gp));
+    pf_graph_get_info(graph_of(mv), &gi);
     if (p->dims == 1) {
-        if ((*out = pf_graph_doc_node(doc_of(mv), p->node)) == PF_GRAPH_NONE)
-            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
-                                      "Map '%s' has no node '%.64s' (field '%s').", mv->id, p->node,
-                                      field);
-        return PF_OK;
-    }
-    if (p->dims == 2) {
-        if (gi.dim != 2)
-            return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, field,
-                                      "Field '%s' must be a node id or a point [x, y, z]: map '%s' "
-                                      "is a 3D graph.",
-                                      field, mv->id);
-        pt[0] = p->x, pt[1] = p->y;
+        snprintf(gp.id, sizeof(gp.id), "%s", p->node);
+    } else if (p->dims == 2) {
+        gp.is_point = true;
+        gp.dims = 2;
+        gp.p[0] = p->x;
+        gp.p[1] = p->y;
     } else if (p->dims == 3) {
-        if (gi.dim == 2 && p->xyz[2] != 0)
-            return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
-                                      "Field '%s' must be a node id, [x, y] or [x, y, 0]: map '%s' "
-                                      "is a 2D graph.",
-                                      field, mv->id);
-        for (int k = 0; k < 3; k++) pt[k] = p->xyz[k];
+        gp.is_point = true;
+        gp.dims = gi.dim == 2 && p->xyz[2] == 0 ? 2 : 3;
+        for (int k = 0; k < 3; k++) gp.p[k] = p->xyz[k];
     } else {
         return pf_proto_error_set(e, PF_EPARSE, PF_ERR_INVALID_REQUEST, field,
                                   "Field '%s' must be a node id or a point.", field);
     }
-    if ((*out = pf_graph_nearest(g, pt, &dist, NULL)) == PF_GRAPH_NONE)
-        return pf_proto_error_set(e, PF_EBLOCKED, PF_ERR_BLOCKED, field,
-                                  "Map '%s' has no enabled node to snap '%s' to.", mv->id, field);
-    return PF_OK;
+    return pf__graph_locate(mv, &gp, field, out, &dist, e);
 }
 
 pf_status pf__graph_session_create(const pf_mapver *mv, const pf_session_request *q,

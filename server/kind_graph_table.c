@@ -23,6 +23,7 @@ typedef struct table_req {
     double *sdist, *ddist; /* how far each point was from its node (sdist owns both) */
     uint32_t *src, *dst;   /* the places as nodes (src owns both) */
     double *costs;         /* nsources x ntargets */
+    uint64_t mask;         /* exclude_tags as the map's tag bits */
     size_t next;           /* the next row */
     pf_jsonw pw;           /* the paths so far, with paths */
     uint64_t path_nodes, expanded, searches, unreachable, run_us;
@@ -64,6 +65,7 @@ static pf_status begin_table(const pf_mapver *mv, table_req *tr, pf_proto_error 
         return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     tr->ddist = tr->sdist + q->nsources;
     tr->dst = tr->src + q->nsources;
+    if ((st = pf__graph_exclude_mask(mv, &q->exclude, "", &tr->mask, e))) return st;
     for (size_t i = 0; i < q->nsources; i++) {
         char f[48];
         snprintf(f, sizeof(f), "sources[%zu]", i);
@@ -183,7 +185,8 @@ static pf_status table_run(const pf_mapver *mv, pf_search_ctx *sctx, void *req, 
                             tr->q.ntargets,
                             max > tr->expanded ? max - tr->expanded : 1,
                             pf_clock_deadline_passed,
-                            (void *)s->deadline};
+                            (void *)s->deadline,
+                            tr->mask};
         if (tr->expanded >= max) {
             st = PF_EBUDGET;
             break;

@@ -463,7 +463,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 22: {
         /* A graph upload: JSON (21), or DIMACS .gr and .co split at the
          * first NUL (22). */
-        static const pf_graph_limits glim = {64, 256, 16};
+        static const pf_graph_limits glim = {64, 256, 16, 8, 64};
         pf_graph_doc d;
         if (data[0] % 32 == 21) {
             cJSON *root = NULL;

@@ -838,7 +838,7 @@ START_TEST(graph_rows_random_graphs) {
         nt = 1 + tu_below(&st, 12);
         for (size_t j = 0; j < nt; j++) targets[j] = tu_below(&st, r.n);
         for (int k = 0; k < 3; k++) {
-            pf_graph_row q = {tu_below(&st, r.n), targets, nt, 0, NULL, NULL};
+            pf_graph_row q = {tu_below(&st, r.n), targets, nt, 0, NULL, NULL, 0};
             uint64_t expanded;
             bool any_same = false;
             pf_status rs = pf_graph_row_run(g, ctx, &q, costs, &expanded);
@@ -871,7 +871,7 @@ START_TEST(graph_rows_random_graphs) {
             /* The row stops once its targets are closed: the source as
              * its only target closes one node. */
             if (r.non[q.source]) {
-                pf_graph_row self = {q.source, &q.source, 1, 0, NULL, NULL};
+                pf_graph_row self = {q.source, &q.source, 1, 0, NULL, NULL, 0};
                 double c0;
                 if (pf_graph_row_run(g, ctx, &self, &c0, &expanded) != PF_OK || expanded != 1 ||
                     c0 != 0)
@@ -1061,7 +1061,7 @@ END_TEST
 START_TEST(graph_tag_filter_random_graphs) {
     uint64_t st = tu_seed("graph_tag_filter_random_graphs", 0x67a90009);
     pf_graph_ctx *ctx = pf_graph_ctx_create();
-    unsigned mismatches = 0, reached = 0, cut = 0;
+    unsigned mismatches = 0, reached = 0, cut = 0, row_mismatches = 0, row_checked = 0;
     for (int it = 0; it < 1500; it++) {
         rgraph r, f;
         pf_graph *g;
@@ -1103,6 +1103,24 @@ START_TEST(graph_tag_filter_random_graphs) {
                     if (rs != PF_NO_PATH) mismatches++;
                 }
             }
+            /* A table row from s to every node under the same filter. */
+            {
+                uint32_t *all = malloc(r.n * sizeof(uint32_t));
+                double *rc = malloc(r.n * sizeof(double));
+                pf_graph_row row = {s, all, r.n, 0, NULL, NULL, mask};
+                uint64_t ex;
+                for (uint32_t v = 0; v < r.n; v++) all[v] = v;
+                if (pf_graph_row_run(g, ctx, &row, rc, &ex) != (r.non[s] ? PF_OK : PF_EBLOCKED))
+                    mismatches++;
+                for (uint32_t v = 0; r.non[s] && v < r.n; v++) {
+                    bool want = isfinite(d[v]) && (v == s || !(nt[v] & mask));
+                    if (want != isfinite(rc[v]) || (want && !near_eq(rc[v], d[v])))
+                        row_mismatches++;
+                    row_checked++;
+                }
+                free(all);
+                free(rc);
+            }
             free(f.eon);
             free(f.non);
         }
@@ -1113,6 +1131,8 @@ START_TEST(graph_tag_filter_random_graphs) {
         rg_free(&r);
     }
     ck_assert_uint_eq(mismatches, 0);
+    ck_assert_uint_eq(row_mismatches, 0);
+    ck_assert_uint_gt(row_checked, 20000);
     ck_assert_uint_gt(reached, 3000);
     ck_assert_uint_gt(cut, 3000);
     pf_graph_ctx_destroy(ctx);

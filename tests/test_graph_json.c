@@ -12,7 +12,7 @@
 #include "jsonr.h"
 #include "testutil.h"
 
-static const pf_graph_limits lim = {100, 200, 8};
+static const pf_graph_limits lim = {100, 200, 8, 16, 64};
 
 static pf_status upload(const char *text, pf_graph_doc *d, pf_proto_error *e) {
     cJSON *root = NULL;

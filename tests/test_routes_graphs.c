@@ -613,6 +613,42 @@ START_TEST(routes_graphs_patches_under_readers) {
 }
 END_TEST
 
+/* A table's exclude_tags: c carries "door"; from a, c is null with it
+ * (not entered) and 20 without; 4 is reached only through c (4->a is
+ * one-way), so it is null too, as a path query with the same filter
+ * says; an unknown tag is 422 naming exclude_tags[1]. */
+START_TEST(routes_graphs_table_exclude_tags) {
+    hc_server s = it_start(ARGS("--workers", "2"));
+    cJSON *j;
+    const cJSON *row;
+    it_put_map(&s, "g", "application/json", graph_json, 201);
+    j = it_call(&s, "POST", "/v1/maps/g/table", "application/json",
+                "{\"sources\":[\"a\"],\"targets\":[\"c\",\"b\",4],\"exclude_tags\":[\"door\"]}",
+                200);
+    row = cJSON_GetArrayItem(it_get(j, "costs"), 0);
+    ck_assert(cJSON_IsNull(cJSON_GetArrayItem(row, 0)));
+    ck_assert_double_eq_tol(cJSON_GetArrayItem(row, 1)->valuedouble, 10, 1e-9);
+    ck_assert(cJSON_IsNull(cJSON_GetArrayItem(row, 2)));
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/maps/g/path?start=a&goal=4&exclude_tags=door", NULL, NULL, 200);
+    ck_assert(!it_truth(j, "found"));
+    cJSON_Delete(j);
+    j = it_call(&s, "POST", "/v1/maps/g/table", "application/json",
+                "{\"sources\":[\"a\"],\"targets\":[\"c\",\"b\",4]}", 200);
+    row = cJSON_GetArrayItem(it_get(j, "costs"), 0);
+    ck_assert_double_eq_tol(cJSON_GetArrayItem(row, 0)->valuedouble, 20, 1e-9);
+    ck_assert_double_eq_tol(cJSON_GetArrayItem(row, 2)->valuedouble, 30, 1e-9);
+    cJSON_Delete(j);
+    it_call_error(&s, "POST", "/v1/maps/g/table", "application/json",
+                  "{\"sources\":[\"a\"],\"exclude_tags\":[\"door\",\"nope\"]}", 422,
+                  "invalid_value", "exclude_tags[1]");
+    it_call_error(&s, "POST", "/v1/maps/g/table", "application/json",
+                  "{\"sources\":[\"a\"],\"exclude_tags\":\"door\"}", 400, "malformed_request",
+                  "exclude_tags");
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_graphs) {
     Suite *s = suite_create("routes_graphs");
     TCase *tc = tcase_create("core");
@@ -623,6 +659,7 @@ TU_SUITE(routes_graphs) {
     tcase_add_test(tc, routes_graphs_landmarks_off);
     tcase_add_test(tc, routes_graphs_tables_and_goals);
     tcase_add_test(tc, routes_graphs_edge_snap);
+    tcase_add_test(tc, routes_graphs_table_exclude_tags);
     tcase_add_test(tc, routes_graphs_data_dir_restart);
     tcase_add_test(tc, routes_graphs_shared_store);
     tcase_add_test(tc, routes_graphs_patches_under_readers);
