@@ -149,7 +149,7 @@ sealed class Redis : IDisposable
     }
 }
 
-static class Tests
+static partial class Tests
 {
     static int passed, failed;
     static Server srv;
@@ -534,6 +534,10 @@ static class Tests
         Run("transport_errors", TransportErrors);
         Run("retry_timeout_shutdown", RetryTimeoutShutdown);
         Run("outcome_unknown", OutcomeUnknown);
+        Run("graph_paths", GraphPaths);
+        Run("graph_queries", GraphQueries);
+        Run("graph_patch_export_dimacs", GraphPatchExportDimacs);
+        Run("graph_sessions", GraphSessions);
         if (args.Length > 0) Run("example", () => Example(args[0]));
         if (srv.Stop() != 0) { failed++; Console.WriteLine("not ok - server exit"); }
         Console.WriteLine(passed + " passed, " + failed + " failed");
