@@ -1095,7 +1095,7 @@ static pathd_status rg_put(pathd_client *c, const char *map, const rgraph *g, pa
                            pathd_error *e) {
     pathd_graph_node nodes[RG_MAX_N];
     pathd_graph_edge edges[RG_MAX_M];
-    char eids[RG_MAX_M][8];
+    char eids[RG_MAX_M][16];
     memset(nodes, 0, sizeof(nodes));
     memset(edges, 0, sizeof(edges));
     for (int i = 0; i < g->n; i++) {
@@ -1351,7 +1351,7 @@ static void test_graph_patch_dimacs(void) {
     for (int round = 0; round < 5; round++) {
         pathd_node_switch ns;
         pathd_edge_change ec[4];
-        char ids[4][8];
+        char ids[4][16];
         char *json = NULL;
         int n, off_nodes = 0, off_edges = 0;
         rg_state = 99 + (uint64_t)round;

@@ -517,7 +517,8 @@ static partial class Tests
             var output = p.StandardOutput.ReadToEnd();
             p.WaitForExit();
             Console.Write(output);
-            Check(p.ExitCode == 0 && output.Contains("gate shut: found=False reason=unreachable"), "the example exited " + p.ExitCode);
+            Check(p.ExitCode == 0 && output.Contains("gate shut: found=False reason=unreachable") &&
+                  output.Contains("hall-door closed: hall > 3 cost=50"), "the example exited " + p.ExitCode);
         }
         return Task.FromResult(0);
     }
