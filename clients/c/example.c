@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
         edges[0].id = "hall-door";
         edges[1].from = nodes[1].id, edges[1].to = nodes[2].id, edges[1].cost = 25;
         edges[2].from = nodes[0].id, edges[2].to = nodes[2].id, edges[2].cost = 50;
-        if ((st = pathd_graph_put(c, "rooms", nodes, 3, edges, 3, 0, &info, &e)))
+        if ((st = pathd_graph_put(c, "rooms", nodes, 3, edges, 3, NULL, 0, 0, &info, &e)))
             return report("PUT /v1/maps/rooms", st, &e);
         if ((st = pathd_graph_find_path(c, "rooms", pathd_place_point(1, 1),
                                         pathd_place_node(pathd_node_int(3)), NULL, &gp, &e)))
@@ -102,7 +102,7 @@ int main(int argc, char **argv) {
         printf("graph path over %zu nodes cost=%.3f (start snapped to %s)\n", gp.nnodes, gp.cost,
                gp.start.node.str);
         pathd_graph_path_free(&gp);
-        if ((st = pathd_graph_patch(c, "rooms", NULL, 0, &close, 1, NULL, &info, &e)))
+        if ((st = pathd_graph_patch(c, "rooms", NULL, 0, NULL, 0, &close, 1, NULL, &info, &e)))
             return report("PATCH /v1/maps/rooms", st, &e);
         if ((st = pathd_graph_find_path(c, "rooms", pathd_place_node(nodes[0].id),
                                         pathd_place_node(nodes[2].id), NULL, &gp, &e)))

@@ -1109,6 +1109,13 @@ static pathd_status read_map_info(const jnode *o, pathd_map_info *m, pathd_error
         if (jint(h, "landmarks", 0, INT32_MAX, &v)) m->graph.landmarks = (int)v;
         jnum(h, "heuristic_ratio", &m->graph.heuristic_ratio);
         jnum(h, "landmark_scale", &m->graph.landmark_scale);
+        if ((h = jget(h, "doors")) && h->t == J_ARR) {
+            for (const jnode *dr = h->child; dr; dr = dr->next) {
+                bool open = false;
+                m->graph.doors++;
+                if (jbool(dr, "open", &open) && open) m->graph.doors_open++;
+            }
+        }
     }
     return PATHD_OK;
 }
@@ -1489,6 +1496,32 @@ pathd_status pathd_find_path(pathd_client *c, const char *id, pathd_point start,
     return st;
 }
 
+/* A batch answer's results, n of them, and its map_version. */
+static pathd_status batch_results(const jnode *root, size_t n, const jnode **results,
+                                  uint64_t *map_version, pathd_error *err) {
+    size_t k = 0;
+    int64_t v;
+    *results = jget(root, "results");
+    if (!*results || (*results)->t != J_ARR)
+        return fail(err, PATHD_ERR_PROTOCOL, "a batch answer without 'results'");
+    for (const jnode *r = (*results)->child; r; r = r->next) k++;
+    if (k != n)
+        return fail(err, PATHD_ERR_PROTOCOL, "a batch of %zu queries got %zu results", n, k);
+    if (jint(root, "map_version", 0, 9007199254740992.0, &v)) *map_version = (uint64_t)v;
+    return PATHD_OK;
+}
+
+/* Batch slot k's own error into slot_err (slot_st PATHD_ERR_API). */
+static pathd_status batch_slot_error(const jnode *r, size_t k, pathd_status *slot_st,
+                                     pathd_error *slot_err, pathd_error *err) {
+    int64_t http;
+    if (!jint(r, "status", 400, 599, &http)) http = 0;
+    *slot_st = api_error(slot_err, (int)http, r);
+    if (*slot_st != PATHD_ERR_API)
+        return fail(err, PATHD_ERR_PROTOCOL, "batch slot %zu: a malformed error", k);
+    return PATHD_OK;
+}
+
 pathd_status pathd_find_paths(pathd_client *c, const char *id, const pathd_query *queries, size_t n,
                               long deadline_ms, pathd_batch *out, pathd_error *err) {
     char path[128];
@@ -1517,40 +1550,20 @@ pathd_status pathd_find_paths(pathd_client *c, const char *id, const pathd_query
     st = call_json(c, "POST", path, "application/json", &b, 200, 0, &doc, NULL, err);
     buf_free(&b);
     if (st) return st;
-    results = jget(doc.root, "results");
-    if (!results || results->t != J_ARR) {
-        st = fail(err, PATHD_ERR_PROTOCOL, "a batch answer without 'results'");
-        goto out;
-    }
-    for (r = results->child; r; r = r->next) k++;
-    if (k != n) {
-        st = fail(err, PATHD_ERR_PROTOCOL, "a batch of %zu queries got %zu results", n, k);
-        goto out;
-    }
+    if ((st = batch_results(doc.root, n, &results, &out->map_version, err))) goto out;
     if (!(out->slots = (pathd_batch_slot *)calloc(n, sizeof(*out->slots)))) {
         st = fail(err, PATHD_ERR_NOMEM, "out of memory");
         goto out;
     }
     out->n = n;
-    {
-        int64_t v;
-        if (jint(doc.root, "map_version", 0, 9007199254740992.0, &v))
-            out->map_version = (uint64_t)v;
-    }
-    k = 0;
     for (r = results->child; r; r = r->next, k++) {
         pathd_batch_slot *slot = &out->slots[k];
-        int64_t http;
         err_reset(&slot->error);
-        if (jget(r, "error")) {
-            if (!jint(r, "status", 400, 599, &http)) http = 0;
-            slot->status = api_error(&slot->error, (int)http, r);
-            if (slot->status != PATHD_ERR_API) {
-                st = fail(err, PATHD_ERR_PROTOCOL, "batch slot %zu: a malformed error", k);
-                pathd_batch_free(out);
-                goto out;
-            }
-        } else if ((st = read_path(r, &slot->path, err))) {
+        if (jget(r, "error"))
+            st = batch_slot_error(r, k, &slot->status, &slot->error, err);
+        else
+            st = read_path(r, &slot->path, err);
+        if (st) {
             pathd_batch_free(out);
             goto out;
         }
@@ -2389,9 +2402,38 @@ static bool jw_places(buf *b, const pathd_graph_place *p, size_t n, bool session
     return ok;
 }
 
+/* ,"doors":[...] of an upload; false when a door has no name or a node no id. */
+static bool jw_graph_doors(buf *b, const pathd_graph_door *doors, size_t n) {
+    if (!n) return true;
+    buf_str(b, ",\"doors\":[");
+    for (size_t i = 0; i < n; i++) {
+        const pathd_graph_door *d = &doors[i];
+        const char *sep = "";
+        if (!d->name) return false;
+        buf_str(b, i ? ",{\"name\":" : "{\"name\":");
+        jw_str(b, d->name);
+        buf_str(b, ",\"edges\":[");
+        for (size_t k = 0; k < d->nedge_indices; k++, sep = ",")
+            buf_printf(b, "%s%ld", sep, d->edge_indices[k]);
+        for (size_t k = 0; k < d->nedge_ids; k++, sep = ",") {
+            buf_str(b, sep);
+            jw_str(b, d->edge_ids[k] ? d->edge_ids[k] : "");
+        }
+        buf_str(b, "],\"nodes\":[");
+        for (size_t k = 0; k < d->nnodes; k++) {
+            if (k) buf_str(b, ",");
+            if (!jw_node_id(b, &d->nodes[k])) return false;
+        }
+        buf_str(b, d->closed ? "],\"open\":false}" : "]}");
+    }
+    buf_str(b, "]");
+    return true;
+}
+
 pathd_status pathd_graph_put(pathd_client *c, const char *id, const pathd_graph_node *nodes,
                              size_t nnodes, const pathd_graph_edge *edges, size_t nedges,
-                             double cost_factor, pathd_map_info *out, pathd_error *err) {
+                             const pathd_graph_door *doors, size_t ndoors, double cost_factor,
+                             pathd_map_info *out, pathd_error *err) {
     buf b = BUF_INIT;
     pathd_status st;
     err_reset(err);
@@ -2446,6 +2488,11 @@ pathd_status pathd_graph_put(pathd_client *c, const char *id, const pathd_graph_
         buf_str(&b, ",\"cost_factor\":");
         jw_double(&b, cost_factor);
     }
+    if (!jw_graph_doors(&b, doors, ndoors)) {
+        buf_free(&b);
+        return fail(err, PATHD_ERR_ARGUMENT,
+                    "a door without a name, or a member node without an id");
+    }
     buf_str(&b, "}");
     if (b.failed) {
         buf_free(&b);
@@ -2476,8 +2523,9 @@ pathd_status pathd_graph_put_dimacs(pathd_client *c, const char *id, const char 
     return st;
 }
 
-pathd_status pathd_graph_patch(pathd_client *c, const char *id, const pathd_node_switch *nodes,
-                               size_t nnodes, const pathd_edge_change *edges, size_t nedges,
+pathd_status pathd_graph_patch(pathd_client *c, const char *id, const pathd_door_switch *doors,
+                               size_t ndoors, const pathd_node_switch *nodes, size_t nnodes,
+                               const pathd_edge_change *edges, size_t nedges,
                                const pathd_precondition *pre, pathd_map_info *out,
                                pathd_error *err) {
     char path[128];
@@ -2487,7 +2535,22 @@ pathd_status pathd_graph_patch(pathd_client *c, const char *id, const pathd_node
     err_reset(err);
     if (check_map_id(id, err)) return PATHD_ERR_ARGUMENT;
     snprintf(path, sizeof(path), "/v1/maps/%s", id);
-    buf_str(&b, "{\"nodes\":[");
+    buf_str(&b, "{");
+    if (ndoors) {
+        for (size_t i = 0; i < ndoors; i++)
+            if (!doors[i].id) {
+                buf_free(&b);
+                return fail(err, PATHD_ERR_ARGUMENT, "doors[%zu]: no name", i);
+            }
+        buf_str(&b, "\"doors\":[");
+        for (size_t i = 0; i < ndoors; i++) {
+            buf_str(&b, i ? ",{\"name\":" : "{\"name\":");
+            jw_str(&b, doors[i].id);
+            buf_str(&b, doors[i].open ? ",\"open\":true}" : ",\"open\":false}");
+        }
+        buf_str(&b, "],");
+    }
+    buf_str(&b, "\"nodes\":[");
     for (size_t i = 0; i < nnodes; i++) {
         buf_str(&b, i ? ",{\"id\":" : "{\"id\":");
         if (!jw_node_id(&b, &nodes[i].id)) {
@@ -2798,35 +2861,20 @@ pathd_status pathd_graph_find_paths(pathd_client *c, const char *id,
     st = call_json(c, "POST", path, "application/json", &b, 200, 0, &doc, NULL, err);
     buf_free(&b);
     if (st) return st;
-    results = jget(doc.root, "results");
-    if (!results || results->t != J_ARR || (k = jcount(results)) != n) {
-        st = fail(err, PATHD_ERR_PROTOCOL, "a batch of %zu queries got %zu results", n, k);
-        goto out;
-    }
+    if ((st = batch_results(doc.root, n, &results, &out->map_version, err))) goto out;
     if (!(out->slots = (pathd_graph_batch_slot *)calloc(n, sizeof(*out->slots)))) {
         st = fail(err, PATHD_ERR_NOMEM, "out of memory");
         goto out;
     }
     out->n = n;
-    {
-        int64_t v;
-        if (jint(doc.root, "map_version", 0, 9007199254740992.0, &v))
-            out->map_version = (uint64_t)v;
-    }
-    k = 0;
     for (r = results->child; r; r = r->next, k++) {
         pathd_graph_batch_slot *slot = &out->slots[k];
-        int64_t http;
         err_reset(&slot->error);
-        if (jget(r, "error")) {
-            if (!jint(r, "status", 400, 599, &http)) http = 0;
-            slot->status = api_error(&slot->error, (int)http, r);
-            if (slot->status != PATHD_ERR_API) {
-                st = fail(err, PATHD_ERR_PROTOCOL, "batch slot %zu: a malformed error", k);
-                pathd_graph_batch_free(out);
-                goto out;
-            }
-        } else if ((st = read_graph_path(r, &slot->path, err))) {
+        if (jget(r, "error"))
+            st = batch_slot_error(r, k, &slot->status, &slot->error, err);
+        else
+            st = read_graph_path(r, &slot->path, err);
+        if (st) {
             pathd_graph_batch_free(out);
             goto out;
         }

@@ -173,6 +173,7 @@ typedef struct pathd_map_info {
         int64_t nodes, edges, arcs, disabled_nodes, disabled_edges, components;
         int dimensions, max_degree, landmarks;
         double heuristic_ratio, landmark_scale;
+        int doors, doors_open; /* door groups declared at upload, and open in this version */
     } graph;
     bool created;  /* the answer was 201 (a new map) rather than 200 */
     char etag[48]; /* the answer's ETag ("\"3-7\""), "" without one */
@@ -441,11 +442,26 @@ typedef struct pathd_graph_edge {
     bool disabled;
 } pathd_graph_edge;
 
-/* putMap of a graph: nodes and edges (cost_factor <= 0: the default 1). A
- * non-finite position or cost is PATHD_ERR_ARGUMENT, nothing sent. */
+/* A door group: edges (by index or id) and nodes a PATCH switches together
+ * by name (graphops28's server; main's refuses an upload with doors). */
+typedef struct pathd_graph_door {
+    const char *name;
+    const long *edge_indices;
+    size_t nedge_indices;
+    const char *const *edge_ids;
+    size_t nedge_ids;
+    const pathd_node_id *nodes;
+    size_t nnodes;
+    bool closed; /* uploaded closed (its members disabled) */
+} pathd_graph_door;
+
+/* putMap of a graph: nodes, edges and door groups (doors may be NULL;
+ * cost_factor <= 0: the default 1). A non-finite position or cost is
+ * PATHD_ERR_ARGUMENT, nothing sent. */
 pathd_status pathd_graph_put(pathd_client *c, const char *id, const pathd_graph_node *nodes,
                              size_t nnodes, const pathd_graph_edge *edges, size_t nedges,
-                             double cost_factor, pathd_map_info *out, pathd_error *err);
+                             const pathd_graph_door *doors, size_t ndoors, double cost_factor,
+                             pathd_map_info *out, pathd_error *err);
 /* putMap of a graph in the 9th DIMACS challenge's text form: the .gr arcs
  * (one-way, ids 1..N) and the .co coordinates as they are (the server's
  * "dimacs" envelope; a malformed file is 422 naming dimacs.gr or dimacs.co). */
@@ -464,10 +480,12 @@ typedef struct pathd_edge_change {
     double cost;    /* < 0: unchanged */
 } pathd_edge_change;
 
-/* patchMap of a graph: nodes and edges enabled or disabled, edge costs
- * set, together as the next version. pre may be NULL. */
-pathd_status pathd_graph_patch(pathd_client *c, const char *id, const pathd_node_switch *nodes,
-                               size_t nnodes, const pathd_edge_change *edges, size_t nedges,
+/* patchMap of a graph: door groups opened or closed by name (doors may be
+ * NULL; graphops28's server), nodes and edges enabled or disabled, edge
+ * costs set, together as the next version. pre may be NULL. */
+pathd_status pathd_graph_patch(pathd_client *c, const char *id, const pathd_door_switch *doors,
+                               size_t ndoors, const pathd_node_switch *nodes, size_t nnodes,
+                               const pathd_edge_change *edges, size_t nedges,
                                const pathd_precondition *pre, pathd_map_info *out,
                                pathd_error *err);
 

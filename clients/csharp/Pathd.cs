@@ -333,8 +333,28 @@ namespace Pathd
         public List<GraphEdge> Edges = new List<GraphEdge>();
         public double? CostFactor;
         public string DimacsGr, DimacsCo;
+        /// <summary>Door groups, opened and closed by name with GraphPatch.Door (graphops28's server; main's refuses the field).</summary>
+        public List<GraphDoor> Doors = new List<GraphDoor>();
         /// <summary>A DIMACS upload as the server takes it: the .gr arcs (one-way) and .co coordinates, as they are.</summary>
         public static GraphUpload Dimacs(string gr, string co) { return new GraphUpload { DimacsGr = gr, DimacsCo = co }; }
+    }
+
+    /// <summary>A door group: edges (by index or id) and nodes switched together by name.</summary>
+    public sealed class GraphDoor
+    {
+        public string Name;
+        public List<int> EdgeIndices = new List<int>();
+        public List<string> EdgeIds = new List<string>();
+        public List<GraphNodeId> Nodes = new List<GraphNodeId>();
+        public bool Open = true;         // false: uploaded closed (its members disabled)
+    }
+
+    /// <summary>A door group's state in a version (GraphInfo.Doors).</summary>
+    public sealed class GraphDoorInfo
+    {
+        public string Name;
+        public bool Open;
+        public long Edges, Nodes;
     }
 
     /// <summary>A graph map's graph (MapInfo.Graph).</summary>
@@ -343,6 +363,7 @@ namespace Pathd
         public long Nodes, Edges, Arcs, DisabledNodes, DisabledEdges, Components;
         public int Dimensions, MaxDegree, Landmarks;
         public double HeuristicRatio, LandmarkScale;
+        public List<GraphDoorInfo> Doors = new List<GraphDoorInfo>();   // empty when none were declared
     }
 
     public sealed class GraphPathOptions
@@ -424,7 +445,9 @@ namespace Pathd
 
     public sealed class GraphPatch
     {
+        public List<DoorSwitch> Doors = new List<DoorSwitch>();   // by name, applied before nodes and edges
         public List<KeyValuePair<GraphNodeId, bool>> Nodes = new List<KeyValuePair<GraphNodeId, bool>>();
+        public GraphPatch Door(string name, bool open) { Doors.Add(new DoorSwitch(name, open)); return this; }
         public List<GraphEdgeChange> Edges = new List<GraphEdgeChange>();
         public GraphPatch Node(GraphNodeId id, bool enabled) { Nodes.Add(new KeyValuePair<GraphNodeId, bool>(id, enabled)); return this; }
         public GraphPatch Edge(GraphEdgeChange e) { Edges.Add(e); return this; }
@@ -1205,6 +1228,13 @@ namespace Pathd
                     Landmarks = (int)Long(g, "landmarks"),
                     LandmarkScale = g.Get("landmark_scale") is double ? (double)g.Get("landmark_scale") : 0,
                     Components = Long(g, "components"),
+                    Doors = (g.Get("doors") as List<object> ?? new List<object>()).Select(x => Json.Obj(x, "graph.doors[]")).Select(d => new GraphDoorInfo
+                    {
+                        Name = d.Get("name") as string,
+                        Open = Bool(d, "open"),
+                        Edges = Long(d, "edges"),
+                        Nodes = Long(d, "nodes"),
+                    }).ToList(),
                 };
             }
 
@@ -1569,6 +1599,24 @@ namespace Pathd
                 }
                 w.Raw("]");
                 if (g.CostFactor.HasValue) Num(w, "cost_factor", g.CostFactor.Value);
+                if (g.Doors != null && g.Doors.Count > 0)
+                {
+                    w.Raw(",\"doors\":[");
+                    for (int i = 0; i < g.Doors.Count; i++)
+                    {
+                        var d = g.Doors[i];
+                        if (i > 0) w.Raw(",");
+                        w.Raw("{\"name\":"); w.String(d.Name ?? "");
+                        w.Raw(",\"edges\":[");
+                        var members = d.EdgeIndices.Select(x => x.ToString(CultureInfo.InvariantCulture)).ToList();
+                        foreach (var id in d.EdgeIds) { var sw = new Json.Writer(); sw.String(id); members.Add(sw.ToString()); }
+                        w.Raw(string.Join(",", members));
+                        w.Raw("],\"nodes\":[");
+                        for (int k = 0; k < d.Nodes.Count; k++) { if (k > 0) w.Raw(","); d.Nodes[k].Write(w); }
+                        w.Raw(d.Open ? "]}" : "],\"open\":false}");
+                    }
+                    w.Raw("]");
+                }
                 w.Raw("}");
                 return w.ToString();
             }
@@ -1577,7 +1625,9 @@ namespace Pathd
             {
                 if (p == null) throw new ArgumentNullException(nameof(p));
                 var w = new Json.Writer();
-                w.Raw("{\"nodes\":[");
+                w.Raw("{");
+                if (p.Doors.Count > 0) { w.Raw("\"doors\":["); for (int i = 0; i < p.Doors.Count; i++) { if (i > 0) w.Raw(","); w.Raw("{\"name\":"); w.String(p.Doors[i].Id ?? ""); w.Raw(p.Doors[i].Open ? ",\"open\":true}" : ",\"open\":false}"); } w.Raw("],"); }
+                w.Raw("\"nodes\":[");
                 for (int i = 0; i < p.Nodes.Count; i++)
                 {
                     if (i > 0) w.Raw(",");

@@ -539,6 +539,7 @@ static partial class Tests
         Run("graph_queries", GraphQueries);
         Run("graph_patch_export_dimacs", GraphPatchExportDimacs);
         Run("graph_sessions", GraphSessions);
+        Run("graph_doors", GraphDoors);
         if (args.Length > 0) Run("example", () => Example(args[0]));
         if (srv.Stop() != 0) { failed++; Console.WriteLine("not ok - server exit"); }
         Console.WriteLine(passed + " passed, " + failed + " failed");

@@ -285,6 +285,17 @@ export interface GraphUpload {
     edges?: GraphEdge[];
     cost_factor?: number;
     dimacs?: { gr: string; co: string };
+    /** Door groups, opened and closed by name with patchGraph({doors}) (graphops28's server; main's refuses the field). */
+    doors?: GraphDoor[];
+}
+
+/** A door group: edges (by index or id) and nodes switched together by name. */
+export interface GraphDoor {
+    name: string;
+    edges?: Array<number | string>;
+    nodes?: NodeId[];
+    /** false: uploaded closed (its members disabled). */
+    open?: boolean;
 }
 
 /** A DIMACS upload as the server takes it: the .gr arcs (one-way) and .co coordinates, as they are. */
@@ -353,6 +364,8 @@ export interface GraphBatchAnswer {
 
 /** GraphPatch: applied together as the next version. */
 export interface GraphPatch {
+    /** Door groups opened or closed by name, applied before nodes and edges. */
+    doors?: Array<{ name: string; open: boolean }>;
     nodes?: Array<{ id: NodeId; enabled: boolean }>;
     /** An edge by its index in the upload, or by its id. */
     edges?: Array<{ index?: number; id?: string; enabled?: boolean; cost?: number }>;
@@ -441,6 +454,8 @@ export interface GraphMapInfo extends UploadAnswer {
         landmarks?: number;
         landmark_scale?: number;
         components?: number;
+        /** The door groups declared at upload (absent when none). */
+        doors?: Array<{ name: string; open: boolean; edges: number; nodes: number }>;
     };
 }
 

@@ -379,3 +379,35 @@ test('graph sessions: create, moves, PATCH repair, NDJSON and the stream', async
     await pathd.deleteSession('s', p.session_id);
     await pathd.deleteSession('s', sid);
 });
+
+// Door groups (graphops28's server): skipped, and said so, when this pathd
+// has none (/v1/info names no graph_max_doors).
+test('door groups: upload, PATCH by name, paths against the reference', async (t) => {
+    const info = await pathd.request('GET', '/v1/info');
+    if (!info.text.includes('"graph_max_doors"')) return t.skip('this pathd has no door groups (graphops28 adds them)');
+    const g = randomGraph(51, 40, 100);
+    const up = upload(g);
+    up.doors = [
+        { name: 'd0', edges: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] },
+        { name: 'd1', edges: Array.from({ length: 10 }, (_, i) => `e${i + 10}`), nodes: [g.ids[5]], open: false },
+    ];
+    let m = await pathd.putGraph('doors', up);
+    assert.equal(m.graph.doors.length, 2);
+    const states = [[true, false], [false, false], [false, true], [true, true]];
+    for (const [k, [d0, d1]] of states.entries()) {
+        if (k > 0) m = await pathd.patchGraph('doors', { doors: [{ name: 'd0', open: d0 }, { name: 'd1', open: d1 }] });
+        for (let i = 0; i < 20; i++) g.edges[i].on = i < 10 ? d0 : d1;
+        g.nodeOn[5] = d1;
+        assert.deepEqual(m.graph.doors.map((d) => d.open), [d0, d1]);
+        for (let s = 0; s < g.n; s += 3) {
+            const t2 = (s * 7 + 11) % g.n;
+            if (!g.nodeOn[s] || !g.nodeOn[t2]) continue;
+            const want = dijkstra(g, s)[t2];
+            const a = await pathd.findGraphPath('doors', { start: g.ids[s], goal: g.ids[t2] });
+            assert.equal(a.found, want < Infinity, `doors ${k}: ${s} -> ${t2}`);
+            if (a.found) assert.ok(near(a.cost, want), `doors ${k}: ${s} -> ${t2}: ${a.cost}, reference ${want}`);
+        }
+    }
+    await assert.rejects(pathd.patchGraph('doors', { doors: [{ name: 'nope', open: false }] }),
+        (e) => e instanceof ApiError && e.status === 422 && e.field === 'doors[0].name');
+});
