@@ -361,8 +361,8 @@ CS_FLAGS := -langversion:7.2 -warnaserror+ -r:System.Net.Http.dll
 $(CS_OUT)/Pathd.dll: clients/csharp/Pathd.cs | mono-deps
 	@mkdir -p $(dir $@)
 	mcs $(CS_FLAGS) -target:library -out:$@ $<
-$(CS_OUT)/tests.exe: clients/csharp/Tests.cs $(CS_OUT)/Pathd.dll
-	mcs $(CS_FLAGS) -r:System.Core.dll -r:$(CS_OUT)/Pathd.dll -out:$@ $<
+$(CS_OUT)/tests.exe: clients/csharp/Tests.cs clients/csharp/GraphTests.cs $(CS_OUT)/Pathd.dll
+	mcs $(CS_FLAGS) -r:System.Core.dll -r:$(CS_OUT)/Pathd.dll -out:$@ $(filter %.cs,$^)
 $(CS_OUT)/example.exe: clients/csharp/Example.cs $(CS_OUT)/Pathd.dll
 	mcs $(CS_FLAGS) -r:$(CS_OUT)/Pathd.dll -out:$@ $<
 

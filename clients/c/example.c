@@ -6,6 +6,7 @@
  */
 #include <curl/curl.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pathd.h"
 
@@ -73,6 +74,43 @@ int main(int argc, char **argv) {
     pathd_session_delete(c, "example", sess.session_id, &e);
     pathd_session_free(&sess);
     pathd_map_delete(c, "example", &e);
+
+    /* A waypoint graph: ids as strings or integers, a point snapped to the
+     * nearest node, a PATCH that closes an edge as the next version. */
+    {
+        pathd_graph_node nodes[3];
+        pathd_graph_edge edges[3];
+        pathd_edge_change close = {-1, "hall-door", 0, -1};
+        pathd_graph_path gp;
+        memset(nodes, 0, sizeof(nodes));
+        memset(edges, 0, sizeof(edges));
+        nodes[0].id = pathd_node_str("hall");
+        nodes[1].id = pathd_node_str("door");
+        nodes[1].pos.x = 10;
+        nodes[2].id = pathd_node_int(3);
+        nodes[2].pos.x = nodes[2].pos.y = 10;
+        nodes[0].dims = nodes[1].dims = nodes[2].dims = 2;
+        edges[0].from = nodes[0].id, edges[0].to = nodes[1].id, edges[0].cost = -1;
+        edges[0].id = "hall-door";
+        edges[1].from = nodes[1].id, edges[1].to = nodes[2].id, edges[1].cost = 25;
+        edges[2].from = nodes[0].id, edges[2].to = nodes[2].id, edges[2].cost = 50;
+        if ((st = pathd_graph_put(c, "rooms", nodes, 3, edges, 3, NULL, 0, 0, &info, &e)))
+            return report("PUT /v1/maps/rooms", st, &e);
+        if ((st = pathd_graph_find_path(c, "rooms", pathd_place_point(1, 1),
+                                        pathd_place_node(pathd_node_int(3)), NULL, &gp, &e)))
+            return report("graph path", st, &e);
+        printf("graph path over %zu nodes cost=%.3f (start snapped to %s)\n", gp.nnodes, gp.cost,
+               gp.start.node.str);
+        pathd_graph_path_free(&gp);
+        if ((st = pathd_graph_patch(c, "rooms", NULL, 0, NULL, 0, &close, 1, NULL, &info, &e)))
+            return report("PATCH /v1/maps/rooms", st, &e);
+        if ((st = pathd_graph_find_path(c, "rooms", pathd_place_node(nodes[0].id),
+                                        pathd_place_node(nodes[2].id), NULL, &gp, &e)))
+            return report("graph path", st, &e);
+        printf("hall-door closed: %zu nodes cost=%.3f\n", gp.nnodes, gp.cost);
+        pathd_graph_path_free(&gp);
+        pathd_map_delete(c, "rooms", &e);
+    }
     pathd_client_destroy(c);
     curl_global_cleanup();
     return 0;

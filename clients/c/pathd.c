@@ -1096,6 +1096,27 @@ static pathd_status read_map_info(const jnode *o, pathd_map_info *m, pathd_error
     copy_str(m->default_algorithm, sizeof(m->default_algorithm), o, "default_algorithm");
     h = jget(o, "hierarchy");
     m->has_hierarchy = h && h->t == J_OBJ;
+    if (!jstr(o, "kind", m->kind, sizeof(m->kind))) snprintf(m->kind, sizeof(m->kind), "grid");
+    if ((h = jget(o, "graph")) && h->t == J_OBJ) {
+        if (jint(h, "nodes", 0, 9007199254740992.0, &v)) m->graph.nodes = v;
+        if (jint(h, "edges", 0, 9007199254740992.0, &v)) m->graph.edges = v;
+        if (jint(h, "arcs", 0, 9007199254740992.0, &v)) m->graph.arcs = v;
+        if (jint(h, "disabled_nodes", 0, 9007199254740992.0, &v)) m->graph.disabled_nodes = v;
+        if (jint(h, "disabled_edges", 0, 9007199254740992.0, &v)) m->graph.disabled_edges = v;
+        if (jint(h, "components", 0, 9007199254740992.0, &v)) m->graph.components = v;
+        if (jint(h, "dimensions", 2, 3, &v)) m->graph.dimensions = (int)v;
+        if (jint(h, "max_degree", 0, INT32_MAX, &v)) m->graph.max_degree = (int)v;
+        if (jint(h, "landmarks", 0, INT32_MAX, &v)) m->graph.landmarks = (int)v;
+        jnum(h, "heuristic_ratio", &m->graph.heuristic_ratio);
+        jnum(h, "landmark_scale", &m->graph.landmark_scale);
+        if ((h = jget(h, "doors")) && h->t == J_ARR) {
+            for (const jnode *dr = h->child; dr; dr = dr->next) {
+                bool open = false;
+                m->graph.doors++;
+                if (jbool(dr, "open", &open) && open) m->graph.doors_open++;
+            }
+        }
+    }
     return PATHD_OK;
 }
 
@@ -1475,6 +1496,32 @@ pathd_status pathd_find_path(pathd_client *c, const char *id, pathd_point start,
     return st;
 }
 
+/* A batch answer's results, n of them, and its map_version. */
+static pathd_status batch_results(const jnode *root, size_t n, const jnode **results,
+                                  uint64_t *map_version, pathd_error *err) {
+    size_t k = 0;
+    int64_t v;
+    *results = jget(root, "results");
+    if (!*results || (*results)->t != J_ARR)
+        return fail(err, PATHD_ERR_PROTOCOL, "a batch answer without 'results'");
+    for (const jnode *r = (*results)->child; r; r = r->next) k++;
+    if (k != n)
+        return fail(err, PATHD_ERR_PROTOCOL, "a batch of %zu queries got %zu results", n, k);
+    if (jint(root, "map_version", 0, 9007199254740992.0, &v)) *map_version = (uint64_t)v;
+    return PATHD_OK;
+}
+
+/* Batch slot k's own error into slot_err (slot_st PATHD_ERR_API). */
+static pathd_status batch_slot_error(const jnode *r, size_t k, pathd_status *slot_st,
+                                     pathd_error *slot_err, pathd_error *err) {
+    int64_t http;
+    if (!jint(r, "status", 400, 599, &http)) http = 0;
+    *slot_st = api_error(slot_err, (int)http, r);
+    if (*slot_st != PATHD_ERR_API)
+        return fail(err, PATHD_ERR_PROTOCOL, "batch slot %zu: a malformed error", k);
+    return PATHD_OK;
+}
+
 pathd_status pathd_find_paths(pathd_client *c, const char *id, const pathd_query *queries, size_t n,
                               long deadline_ms, pathd_batch *out, pathd_error *err) {
     char path[128];
@@ -1503,40 +1550,20 @@ pathd_status pathd_find_paths(pathd_client *c, const char *id, const pathd_query
     st = call_json(c, "POST", path, "application/json", &b, 200, 0, &doc, NULL, err);
     buf_free(&b);
     if (st) return st;
-    results = jget(doc.root, "results");
-    if (!results || results->t != J_ARR) {
-        st = fail(err, PATHD_ERR_PROTOCOL, "a batch answer without 'results'");
-        goto out;
-    }
-    for (r = results->child; r; r = r->next) k++;
-    if (k != n) {
-        st = fail(err, PATHD_ERR_PROTOCOL, "a batch of %zu queries got %zu results", n, k);
-        goto out;
-    }
+    if ((st = batch_results(doc.root, n, &results, &out->map_version, err))) goto out;
     if (!(out->slots = (pathd_batch_slot *)calloc(n, sizeof(*out->slots)))) {
         st = fail(err, PATHD_ERR_NOMEM, "out of memory");
         goto out;
     }
     out->n = n;
-    {
-        int64_t v;
-        if (jint(doc.root, "map_version", 0, 9007199254740992.0, &v))
-            out->map_version = (uint64_t)v;
-    }
-    k = 0;
     for (r = results->child; r; r = r->next, k++) {
         pathd_batch_slot *slot = &out->slots[k];
-        int64_t http;
         err_reset(&slot->error);
-        if (jget(r, "error")) {
-            if (!jint(r, "status", 400, 599, &http)) http = 0;
-            slot->status = api_error(&slot->error, (int)http, r);
-            if (slot->status != PATHD_ERR_API) {
-                st = fail(err, PATHD_ERR_PROTOCOL, "batch slot %zu: a malformed error", k);
-                pathd_batch_free(out);
-                goto out;
-            }
-        } else if ((st = read_path(r, &slot->path, err))) {
+        if (jget(r, "error"))
+            st = batch_slot_error(r, k, &slot->status, &slot->error, err);
+        else
+            st = read_path(r, &slot->path, err);
+        if (st) {
             pathd_batch_free(out);
             goto out;
         }
@@ -2164,12 +2191,13 @@ pathd_status pathd_stream_send(pathd_stream *s, const pathd_update *up, pathd_er
     return st;
 }
 
-pathd_status pathd_stream_recv(pathd_stream *s, pathd_session *out, pathd_error *err) {
+/* The next text message of the stream, parsed into doc (an error the
+ * server sent is PATHD_ERR_API, doc then empty). */
+static pathd_status ws_recv_doc(pathd_stream *s, jdoc *doc, pathd_error *err) {
     long deadline;
     buf msg = BUF_INIT;
     pathd_status st;
-    err_reset(err);
-    memset(out, 0, sizeof(*out));
+    memset(doc, 0, sizeof(*doc));
     if (!s) return fail(err, PATHD_ERR_ARGUMENT, "no stream");
     if (s->closed) return fail(err, PATHD_ERR_CLOSED, "the stream is closed");
     deadline = now_ms() + s->client->timeout_ms;
@@ -2227,17 +2255,918 @@ pathd_status pathd_stream_recv(pathd_stream *s, pathd_session *out, pathd_error 
         }
         if (fin) break;
     }
-    {
-        jdoc doc;
-        st = jparse(msg.p ? msg.p : "", msg.len, &doc);
-        if (st == PATHD_OK)
-            st = jget(doc.root, "error") ? api_error(err, 0, doc.root)
-                                         : read_session(doc.root, out, err);
-        else
-            st = fail(err, st, "a stream message that is not JSON");
-        jdoc_free(&doc);
-    }
+    st = jparse(msg.p ? msg.p : "", msg.len, doc);
+    if (st == PATHD_OK && jget(doc->root, "error"))
+        st = api_error(err, 0, doc->root);
+    else if (st)
+        st = fail(err, st, "a stream message that is not JSON");
+    if (st) jdoc_free(doc);
 out:
     buf_free(&msg);
+    return st;
+}
+
+pathd_status pathd_stream_recv(pathd_stream *s, pathd_session *out, pathd_error *err) {
+    jdoc doc;
+    pathd_status st;
+    err_reset(err);
+    memset(out, 0, sizeof(*out));
+    if ((st = ws_recv_doc(s, &doc, err))) return st;
+    st = read_session(doc.root, out, err);
+    jdoc_free(&doc);
+    return st;
+}
+
+/* ---- waypoint graphs ---- */
+
+pathd_node_id pathd_node_str(const char *s) {
+    pathd_node_id id;
+    memset(&id, 0, sizeof(id));
+    /* NULL or past 64 bytes stays empty: refused when sent */
+    if (s && strlen(s) < sizeof(id.str)) memcpy(id.str, s, strlen(s) + 1);
+    return id;
+}
+
+pathd_node_id pathd_node_int(int64_t n) {
+    pathd_node_id id;
+    memset(&id, 0, sizeof(id));
+    id.is_int = true;
+    id.num = n;
+    return id;
+}
+
+/* The id's text: one namespace for strings and integers. */
+static const char *node_text(const pathd_node_id *id, char tmp[32]) {
+    if (!id->is_int) return id->str;
+    snprintf(tmp, 32, "%lld", (long long)id->num);
+    return tmp;
+}
+
+bool pathd_node_eq(const pathd_node_id *a, const pathd_node_id *b) {
+    char ta[32], tb[32];
+    return strcmp(node_text(a, ta), node_text(b, tb)) == 0;
+}
+
+pathd_graph_place pathd_place_node(pathd_node_id id) {
+    pathd_graph_place p;
+    memset(&p, 0, sizeof(p));
+    p.node = id;
+    return p;
+}
+
+pathd_graph_place pathd_place_point(double x, double y) {
+    pathd_graph_place p;
+    memset(&p, 0, sizeof(p));
+    p.is_point = true;
+    p.point.x = x;
+    p.point.y = y;
+    p.dims = 2;
+    return p;
+}
+
+pathd_graph_place pathd_place_point3(double x, double y, double z) {
+    pathd_graph_place p = pathd_place_point(x, y);
+    p.point.z = z;
+    p.dims = 3;
+    return p;
+}
+
+pathd_graph_options pathd_graph_options_default(void) {
+    pathd_graph_options o;
+    memset(&o, 0, sizeof(o));
+    o.cache = -1;
+    return o;
+}
+
+/* An id as JSON; false for an empty string id (none, or one past 64 bytes). */
+static bool jw_node_id(buf *b, const pathd_node_id *id) {
+    if (id->is_int) {
+        if (id->num > 9007199254740992LL || id->num < -9007199254740992LL) return false;
+        buf_printf(b, "%lld", (long long)id->num);
+        return true;
+    }
+    if (!id->str[0]) return false;
+    jw_str(b, id->str);
+    return true;
+}
+
+static bool jw_coords(buf *b, const pathd_graph_point *p, int dims) {
+    if (dims != 2 && dims != 3) return false;
+    if (!isfinite(p->x) || !isfinite(p->y) || (dims == 3 && !isfinite(p->z))) return false;
+    buf_str(b, "[");
+    jw_double(b, p->x);
+    buf_str(b, ",");
+    jw_double(b, p->y);
+    if (dims == 3) {
+        buf_str(b, ",");
+        jw_double(b, p->z);
+    }
+    buf_str(b, "]");
+    return true;
+}
+
+static void jw_strings(buf *b, const char *name, const char *const *v, size_t n) {
+    if (!n) return;
+    buf_printf(b, ",\"%s\":[", name);
+    for (size_t i = 0; i < n; i++) {
+        if (i) buf_str(b, ",");
+        jw_str(b, v[i] ? v[i] : "");
+    }
+    buf_str(b, "]");
+}
+
+/* A place: an id, or a point ({"point":[...]} in queries; a bare array in
+ * sessions, where a 2D point goes as [x, y, 0]). */
+static bool jw_place(buf *b, const pathd_graph_place *p, bool session) {
+    bool ok;
+    if (!p->is_point) return jw_node_id(b, &p->node);
+    if (session) {
+        pathd_graph_point q = p->point;
+        if (p->dims == 2) q.z = 0;
+        return jw_coords(b, &q, 3);
+    }
+    buf_str(b, "{\"point\":");
+    ok = jw_coords(b, &p->point, p->dims);
+    buf_str(b, "}");
+    return ok;
+}
+
+static bool jw_places(buf *b, const pathd_graph_place *p, size_t n, bool session) {
+    bool ok = true;
+    buf_str(b, "[");
+    for (size_t i = 0; i < n; i++) {
+        if (i) buf_str(b, ",");
+        ok = jw_place(b, &p[i], session) && ok;
+    }
+    buf_str(b, "]");
+    return ok;
+}
+
+/* ,"doors":[...] of an upload; false when a door has no name or a node no id. */
+static bool jw_graph_doors(buf *b, const pathd_graph_door *doors, size_t n) {
+    if (!n) return true;
+    buf_str(b, ",\"doors\":[");
+    for (size_t i = 0; i < n; i++) {
+        const pathd_graph_door *d = &doors[i];
+        const char *sep = "";
+        if (!d->name) return false;
+        buf_str(b, i ? ",{\"name\":" : "{\"name\":");
+        jw_str(b, d->name);
+        buf_str(b, ",\"edges\":[");
+        for (size_t k = 0; k < d->nedge_indices; k++, sep = ",")
+            buf_printf(b, "%s%ld", sep, d->edge_indices[k]);
+        for (size_t k = 0; k < d->nedge_ids; k++, sep = ",") {
+            buf_str(b, sep);
+            jw_str(b, d->edge_ids[k] ? d->edge_ids[k] : "");
+        }
+        buf_str(b, "],\"nodes\":[");
+        for (size_t k = 0; k < d->nnodes; k++) {
+            if (k) buf_str(b, ",");
+            if (!jw_node_id(b, &d->nodes[k])) return false;
+        }
+        buf_str(b, d->closed ? "],\"open\":false}" : "]}");
+    }
+    buf_str(b, "]");
+    return true;
+}
+
+pathd_status pathd_graph_put(pathd_client *c, const char *id, const pathd_graph_node *nodes,
+                             size_t nnodes, const pathd_graph_edge *edges, size_t nedges,
+                             const pathd_graph_door *doors, size_t ndoors, double cost_factor,
+                             pathd_map_info *out, pathd_error *err) {
+    buf b = BUF_INIT;
+    pathd_status st;
+    err_reset(err);
+    if (!nodes || !nnodes) return fail(err, PATHD_ERR_ARGUMENT, "a graph needs a node");
+    buf_str(&b, "{\"kind\":\"graph\",\"nodes\":[");
+    for (size_t i = 0; i < nnodes; i++) {
+        buf_str(&b, i ? ",{\"id\":" : "{\"id\":");
+        if (!jw_node_id(&b, &nodes[i].id)) {
+            buf_free(&b);
+            return fail(err, PATHD_ERR_ARGUMENT, "nodes[%zu].id: no id, or not 1..64 bytes", i);
+        }
+        buf_str(&b, ",\"position\":");
+        if (!jw_coords(&b, &nodes[i].pos, nodes[i].dims)) {
+            buf_free(&b);
+            return fail(err, PATHD_ERR_ARGUMENT, "nodes[%zu].position: 2 or 3 finite numbers", i);
+        }
+        jw_strings(&b, "tags", nodes[i].tags, nodes[i].ntags);
+        if (nodes[i].disabled) buf_str(&b, ",\"enabled\":false");
+        buf_str(&b, "}");
+    }
+    buf_str(&b, "],\"edges\":[");
+    for (size_t i = 0; i < nedges; i++) {
+        const pathd_graph_edge *e = &edges[i];
+        bool ok;
+        buf_str(&b, i ? ",{\"from\":" : "{\"from\":");
+        ok = jw_node_id(&b, &e->from);
+        buf_str(&b, ",\"to\":");
+        ok = jw_node_id(&b, &e->to) && ok && isfinite(e->cost) && isfinite(e->factor);
+        if (!ok) {
+            buf_free(&b);
+            return fail(err, PATHD_ERR_ARGUMENT,
+                        "edges[%zu]: an end without an id, or a cost that is not finite", i);
+        }
+        if (e->cost >= 0) {
+            buf_str(&b, ",\"cost\":");
+            jw_double(&b, e->cost);
+        } else if (e->factor > 0) {
+            buf_str(&b, ",\"factor\":");
+            jw_double(&b, e->factor);
+        }
+        if (e->oneway) buf_str(&b, ",\"oneway\":true");
+        if (e->id) {
+            buf_str(&b, ",\"id\":");
+            jw_str(&b, e->id);
+        }
+        jw_strings(&b, "tags", e->tags, e->ntags);
+        if (e->disabled) buf_str(&b, ",\"enabled\":false");
+        buf_str(&b, "}");
+    }
+    buf_str(&b, "]");
+    if (cost_factor > 0 && isfinite(cost_factor)) {
+        buf_str(&b, ",\"cost_factor\":");
+        jw_double(&b, cost_factor);
+    }
+    if (!jw_graph_doors(&b, doors, ndoors)) {
+        buf_free(&b);
+        return fail(err, PATHD_ERR_ARGUMENT,
+                    "a door without a name, or a member node without an id");
+    }
+    buf_str(&b, "}");
+    if (b.failed) {
+        buf_free(&b);
+        return fail(err, PATHD_ERR_NOMEM, "out of memory");
+    }
+    st = pathd_map_put(c, id, b.p, b.len, PATHD_MAP_JSON, out, err);
+    buf_free(&b);
+    return st;
+}
+
+pathd_status pathd_graph_put_dimacs(pathd_client *c, const char *id, const char *gr, const char *co,
+                                    pathd_map_info *out, pathd_error *err) {
+    buf b = BUF_INIT;
+    pathd_status st;
+    err_reset(err);
+    if (!gr || !co) return fail(err, PATHD_ERR_ARGUMENT, "DIMACS needs the .gr and the .co text");
+    buf_str(&b, "{\"kind\":\"graph\",\"dimacs\":{\"gr\":");
+    jw_str(&b, gr);
+    buf_str(&b, ",\"co\":");
+    jw_str(&b, co);
+    buf_str(&b, "}}");
+    if (b.failed) {
+        buf_free(&b);
+        return fail(err, PATHD_ERR_NOMEM, "out of memory");
+    }
+    st = pathd_map_put(c, id, b.p, b.len, PATHD_MAP_JSON, out, err);
+    buf_free(&b);
+    return st;
+}
+
+pathd_status pathd_graph_patch(pathd_client *c, const char *id, const pathd_door_switch *doors,
+                               size_t ndoors, const pathd_node_switch *nodes, size_t nnodes,
+                               const pathd_edge_change *edges, size_t nedges,
+                               const pathd_precondition *pre, pathd_map_info *out,
+                               pathd_error *err) {
+    char path[128];
+    buf b = BUF_INIT;
+    jdoc doc;
+    pathd_status st;
+    err_reset(err);
+    if (check_map_id(id, err)) return PATHD_ERR_ARGUMENT;
+    snprintf(path, sizeof(path), "/v1/maps/%s", id);
+    buf_str(&b, "{");
+    if (ndoors) {
+        for (size_t i = 0; i < ndoors; i++)
+            if (!doors[i].id) {
+                buf_free(&b);
+                return fail(err, PATHD_ERR_ARGUMENT, "doors[%zu]: no name", i);
+            }
+        buf_str(&b, "\"doors\":[");
+        for (size_t i = 0; i < ndoors; i++) {
+            buf_str(&b, i ? ",{\"name\":" : "{\"name\":");
+            jw_str(&b, doors[i].id);
+            buf_str(&b, doors[i].open ? ",\"open\":true}" : ",\"open\":false}");
+        }
+        buf_str(&b, "],");
+    }
+    buf_str(&b, "\"nodes\":[");
+    for (size_t i = 0; i < nnodes; i++) {
+        buf_str(&b, i ? ",{\"id\":" : "{\"id\":");
+        if (!jw_node_id(&b, &nodes[i].id)) {
+            buf_free(&b);
+            return fail(err, PATHD_ERR_ARGUMENT, "nodes[%zu].id: no id", i);
+        }
+        buf_str(&b, nodes[i].enabled ? ",\"enabled\":true}" : ",\"enabled\":false}");
+    }
+    buf_str(&b, "],\"edges\":[");
+    for (size_t i = 0; i < nedges; i++) {
+        const pathd_edge_change *e = &edges[i];
+        if (i) buf_str(&b, ",");
+        if (e->index >= 0) {
+            buf_printf(&b, "{\"index\":%ld", e->index);
+        } else if (e->id) {
+            buf_str(&b, "{\"id\":");
+            jw_str(&b, e->id);
+        } else {
+            buf_free(&b);
+            return fail(err, PATHD_ERR_ARGUMENT, "edges[%zu]: neither an index nor an id", i);
+        }
+        if (e->enabled >= 0) buf_str(&b, e->enabled ? ",\"enabled\":true" : ",\"enabled\":false");
+        if (!isfinite(e->cost)) {
+            buf_free(&b);
+            return fail(err, PATHD_ERR_ARGUMENT, "edges[%zu].cost is not finite", i);
+        }
+        if (e->cost >= 0) {
+            buf_str(&b, ",\"cost\":");
+            jw_double(&b, e->cost);
+        }
+        buf_str(&b, "}");
+    }
+    buf_str(&b, "]}");
+    st = change_call(c, "PATCH", path, id, "application/json", &b, 200, 0, pre, &doc, NULL, err);
+    buf_free(&b);
+    if (st) return st;
+    st = read_map_info(doc.root, out, err);
+    if (!st) keep_etag(c, out);
+    jdoc_free(&doc);
+    return st;
+}
+
+pathd_status pathd_graph_export(pathd_client *c, const char *id, char **json, size_t *len,
+                                pathd_error *err) {
+    char path[128];
+    jdoc doc;
+    pathd_status st;
+    int status = 0;
+    buf r = BUF_INIT;
+    *json = NULL;
+    err_reset(err);
+    if (check_map_id(id, err)) return PATHD_ERR_ARGUMENT;
+    snprintf(path, sizeof(path), "/v1/maps/%s/graph", id);
+    if ((st = http_call(c, "GET", path, NULL, NULL, 0, &status, &r, err))) return st;
+    if (status == 200) {
+        *json = r.p;
+        if (len) *len = r.len;
+        return PATHD_OK;
+    }
+    if (jparse(r.p, r.len, &doc) == PATHD_OK) {
+        st = api_error(err, status, doc.root);
+    } else {
+        if (err) err->http_status = status;
+        st = fail(err, PATHD_ERR_PROTOCOL, "HTTP %d with a body that is not JSON", status);
+    }
+    jdoc_free(&doc);
+    buf_free(&r);
+    return st;
+}
+
+/* ---- graph answers into structs ---- */
+
+static bool jnode_id(const jnode *n, pathd_node_id *id) {
+    memset(id, 0, sizeof(*id));
+    if (n && n->t == J_NUM && n->num == floor(n->num) && fabs(n->num) <= 9007199254740992.0) {
+        id->is_int = true;
+        id->num = (int64_t)n->num;
+        return true;
+    }
+    if (!n || n->t != J_STR || n->len == 0 || n->len >= sizeof(id->str)) return false;
+    memcpy(id->str, n->str, n->len + 1);
+    return true;
+}
+
+static bool jcoords(const jnode *a, pathd_graph_point *p) {
+    double v[3] = {0, 0, 0};
+    int k = 0;
+    if (!a || a->t != J_ARR) return false;
+    for (const jnode *e = a->child; e; e = e->next) {
+        if (e->t != J_NUM || k == 3) return false;
+        v[k++] = e->num;
+    }
+    if (k < 2) return false;
+    p->x = v[0];
+    p->y = v[1];
+    p->z = v[2];
+    return true;
+}
+
+static size_t jcount(const jnode *a) {
+    size_t n = 0;
+    if (a && a->t == J_ARR)
+        for (const jnode *e = a->child; e; e = e->next) n++;
+    return n;
+}
+
+/* path (ids), points and edges into malloc'd arrays. */
+static pathd_status read_route(const jnode *o, pathd_node_id **nodes, pathd_graph_point **points,
+                               long **edges, size_t *n, pathd_error *err) {
+    const jnode *path = jget(o, "path"), *pts = jget(o, "points"), *eds = jget(o, "edges");
+    size_t k = jcount(path), i = 0;
+    *nodes = NULL;
+    *points = NULL;
+    *edges = NULL;
+    *n = 0;
+    if (!path || path->t != J_ARR || jcount(pts) != k || jcount(eds) != (k ? k - 1 : 0))
+        return fail(err, PATHD_ERR_PROTOCOL,
+                    "a graph answer whose path, points and edges disagree");
+    if (!k) return PATHD_OK;
+    *nodes = (pathd_node_id *)calloc(k, sizeof(**nodes));
+    *points = (pathd_graph_point *)calloc(k, sizeof(**points));
+    *edges = (long *)calloc(k, sizeof(**edges));
+    if (!*nodes || !*points || !*edges) goto nomem;
+    for (const jnode *e = path->child; e; e = e->next, i++)
+        if (!jnode_id(e, &(*nodes)[i])) goto bad;
+    i = 0;
+    for (const jnode *e = pts->child; e; e = e->next, i++)
+        if (!jcoords(e, &(*points)[i])) goto bad;
+    i = 0;
+    for (const jnode *e = eds->child; e; e = e->next, i++) {
+        if (e->t != J_NUM || e->num < 0 || e->num != floor(e->num) || e->num > 4294967295.0)
+            goto bad;
+        (*edges)[i] = (long)e->num;
+    }
+    *n = k;
+    return PATHD_OK;
+nomem:
+    free(*nodes), free(*points), free(*edges);
+    *nodes = NULL, *points = NULL, *edges = NULL;
+    return fail(err, PATHD_ERR_NOMEM, "out of memory");
+bad:
+    free(*nodes), free(*points), free(*edges);
+    *nodes = NULL, *points = NULL, *edges = NULL;
+    return fail(err, PATHD_ERR_PROTOCOL, "a graph answer with a malformed path");
+}
+
+static void read_end(const jnode *o, pathd_graph_end *e) {
+    int64_t v;
+    memset(e, 0, sizeof(*e));
+    e->edge = -1;
+    if (!o || o->t != J_OBJ) return;
+    e->has_node = jnode_id(jget(o, "node"), &e->node);
+    jbool(o, "snapped", &e->snapped);
+    jnum(o, "distance", &e->distance);
+    if (jint(o, "edge", 0, 4294967295.0, &v)) e->edge = (long)v;
+    jnum(o, "at", &e->at);
+    jcoords(jget(o, "point"), &e->point);
+}
+
+static pathd_status read_graph_path(const jnode *o, pathd_graph_path *p, pathd_error *err) {
+    const jnode *stats;
+    int64_t v;
+    memset(p, 0, sizeof(*p));
+    p->goal_index = -1;
+    if (!o || !jbool(o, "found", &p->found))
+        return fail(err, PATHD_ERR_PROTOCOL, "a graph path answer without 'found'");
+    if (p->found && !jnum(o, "cost", &p->cost))
+        return fail(err, PATHD_ERR_PROTOCOL, "a found path without 'cost'");
+    if (!p->found) jnum(o, "cost", &p->cost); /* a partial path's */
+    jbool(o, "partial", &p->partial);
+    if (jint(o, "goal_index", 0, 1e9, &v)) p->goal_index = (long)v;
+    copy_str(p->reason, sizeof(p->reason), o, "reason");
+    copy_str(p->algorithm, sizeof(p->algorithm), o, "algorithm");
+    if (jint(o, "map_version", 0, 9007199254740992.0, &v)) p->map_version = (uint64_t)v;
+    stats = jget(o, "stats");
+    p->expanded = stat_u(stats, "expanded");
+    p->time_us = stat_u(stats, "time_us");
+    jbool(stats, "cached", &p->cached);
+    read_end(jget(o, "start"), &p->start);
+    p->has_goal = jget(o, "goal") != NULL;
+    read_end(jget(o, "goal"), &p->goal);
+    return read_route(o, &p->nodes, &p->points, &p->edges, &p->nnodes, err);
+}
+
+void pathd_graph_path_free(pathd_graph_path *p) {
+    if (!p) return;
+    free(p->nodes);
+    free(p->points);
+    free(p->edges);
+    p->nodes = NULL;
+    p->points = NULL;
+    p->edges = NULL;
+    p->nnodes = 0;
+}
+
+void pathd_graph_batch_free(pathd_graph_batch *b) {
+    if (!b) return;
+    for (size_t i = 0; i < b->n; i++) pathd_graph_path_free(&b->slots[i].path);
+    free(b->slots);
+    b->slots = NULL;
+    b->n = 0;
+}
+
+/* A GraphPathRequest: start, goal or goals, the options. */
+static bool jw_graph_query(buf *b, const pathd_graph_query *q, bool deadline) {
+    const pathd_graph_options *o = q->opts;
+    bool ok;
+    buf_str(b, "{\"start\":");
+    ok = jw_place(b, &q->start, false);
+    if (q->goals) {
+        buf_str(b, ",\"goals\":");
+        ok = jw_places(b, q->goals, q->ngoals, false) && ok;
+    } else {
+        buf_str(b, ",\"goal\":");
+        ok = jw_place(b, &q->goal, false) && ok;
+    }
+    if (o) {
+        if (o->algorithm) {
+            buf_str(b, ",\"algorithm\":");
+            jw_str(b, o->algorithm);
+        }
+        if (o->max_expanded > 0) buf_printf(b, ",\"max_expanded\":%ld", o->max_expanded);
+        if (o->partial) buf_str(b, ",\"partial\":true");
+        if (o->cache == 0) buf_str(b, ",\"cache\":false");
+        if (deadline && o->deadline_ms > 0) buf_printf(b, ",\"deadline_ms\":%ld", o->deadline_ms);
+        if (o->nexclude) jw_strings(b, "exclude_tags", o->exclude_tags, o->nexclude);
+        if (o->snap_edge) buf_str(b, ",\"snap\":\"edge\"");
+    }
+    buf_str(b, "}");
+    return ok;
+}
+
+static pathd_status graph_path_call(pathd_client *c, const char *id, const pathd_graph_query *q,
+                                    pathd_graph_path *out, pathd_error *err) {
+    char path[128];
+    buf b = BUF_INIT;
+    jdoc doc;
+    pathd_status st;
+    err_reset(err);
+    memset(out, 0, sizeof(*out));
+    if (check_map_id(id, err)) return PATHD_ERR_ARGUMENT;
+    if (!jw_graph_query(&b, q, true)) {
+        buf_free(&b);
+        return fail(err, PATHD_ERR_ARGUMENT,
+                    "a place without an id, or a point that is not finite");
+    }
+    snprintf(path, sizeof(path), "/v1/maps/%s/path", id);
+    st = call_json(c, "POST", path, "application/json", &b, 200, 0, &doc, NULL, err);
+    buf_free(&b);
+    if (st) return st;
+    st = read_graph_path(doc.root, out, err);
+    jdoc_free(&doc);
+    return st;
+}
+
+pathd_status pathd_graph_find_path(pathd_client *c, const char *id, pathd_graph_place start,
+                                   pathd_graph_place goal, const pathd_graph_options *opts,
+                                   pathd_graph_path *out, pathd_error *err) {
+    pathd_graph_query q;
+    memset(&q, 0, sizeof(q));
+    q.start = start;
+    q.goal = goal;
+    q.opts = opts;
+    return graph_path_call(c, id, &q, out, err);
+}
+
+pathd_status pathd_graph_find_nearest(pathd_client *c, const char *id, pathd_graph_place start,
+                                      const pathd_graph_place *goals, size_t ngoals,
+                                      const pathd_graph_options *opts, pathd_graph_path *out,
+                                      pathd_error *err) {
+    pathd_graph_query q;
+    memset(&q, 0, sizeof(q));
+    memset(out, 0, sizeof(*out));
+    if (!goals || !ngoals) return fail(err, PATHD_ERR_ARGUMENT, "no goal");
+    q.start = start;
+    q.goals = goals;
+    q.ngoals = ngoals;
+    q.opts = opts;
+    return graph_path_call(c, id, &q, out, err);
+}
+
+pathd_status pathd_graph_find_paths(pathd_client *c, const char *id,
+                                    const pathd_graph_query *queries, size_t n, long deadline_ms,
+                                    pathd_graph_batch *out, pathd_error *err) {
+    char path[128];
+    buf b = BUF_INIT;
+    jdoc doc;
+    const jnode *results, *r;
+    size_t k = 0;
+    pathd_status st;
+    err_reset(err);
+    memset(out, 0, sizeof(*out));
+    if (check_map_id(id, err)) return PATHD_ERR_ARGUMENT;
+    if (n == 0 || !queries) return fail(err, PATHD_ERR_ARGUMENT, "a batch needs a query");
+    buf_str(&b, "{\"queries\":[");
+    for (size_t i = 0; i < n; i++) {
+        if (i) buf_str(&b, ",");
+        if (!jw_graph_query(&b, &queries[i], false)) {
+            buf_free(&b);
+            return fail(err, PATHD_ERR_ARGUMENT,
+                        "queries[%zu]: a place without an id, or a point that is not finite", i);
+        }
+    }
+    buf_str(&b, "]");
+    if (deadline_ms > 0) buf_printf(&b, ",\"deadline_ms\":%ld", deadline_ms);
+    buf_str(&b, "}");
+    snprintf(path, sizeof(path), "/v1/maps/%s/paths", id);
+    st = call_json(c, "POST", path, "application/json", &b, 200, 0, &doc, NULL, err);
+    buf_free(&b);
+    if (st) return st;
+    if ((st = batch_results(doc.root, n, &results, &out->map_version, err))) goto out;
+    if (!(out->slots = (pathd_graph_batch_slot *)calloc(n, sizeof(*out->slots)))) {
+        st = fail(err, PATHD_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    out->n = n;
+    for (r = results->child; r; r = r->next, k++) {
+        pathd_graph_batch_slot *slot = &out->slots[k];
+        err_reset(&slot->error);
+        if (jget(r, "error"))
+            st = batch_slot_error(r, k, &slot->status, &slot->error, err);
+        else
+            st = read_graph_path(r, &slot->path, err);
+        if (st) {
+            pathd_graph_batch_free(out);
+            goto out;
+        }
+    }
+out:
+    jdoc_free(&doc);
+    return st;
+}
+
+void pathd_graph_table_free(pathd_graph_table *t) {
+    if (!t) return;
+    if (t->paths)
+        for (size_t i = 0; i < t->nsources * t->ntargets; i++) free(t->paths[i].nodes);
+    free(t->paths);
+    free(t->costs);
+    free(t->reached);
+    free(t->sources);
+    free(t->targets);
+    memset(t, 0, sizeof(*t));
+}
+
+static pathd_status read_graph_table(const jnode *o, size_t ns, size_t nt, bool paths,
+                                     pathd_graph_table *t, pathd_error *err) {
+    const jnode *costs = jget(o, "costs"), *ps = jget(o, "paths"), *row, *prow, *e, *pe;
+    const jnode *stats = jget(o, "stats");
+    size_t i = 0;
+    int64_t v;
+    t->nsources = ns;
+    t->ntargets = nt;
+    if (jcount(costs) != ns || jcount(jget(o, "sources")) != ns ||
+        jcount(jget(o, "targets")) != nt || (paths && jcount(ps) != ns))
+        return fail(err, PATHD_ERR_PROTOCOL, "a table answer of the wrong size");
+    t->costs = (double *)calloc(ns * nt, sizeof(double));
+    t->reached = (bool *)calloc(ns * nt, sizeof(bool));
+    t->sources = (pathd_graph_end *)calloc(ns, sizeof(pathd_graph_end));
+    t->targets = (pathd_graph_end *)calloc(nt, sizeof(pathd_graph_end));
+    if (paths) t->paths = (pathd_graph_route *)calloc(ns * nt, sizeof(pathd_graph_route));
+    if (!t->costs || !t->reached || !t->sources || !t->targets || (paths && !t->paths))
+        return fail(err, PATHD_ERR_NOMEM, "out of memory");
+    for (e = jget(o, "sources")->child; e; e = e->next, i++) read_end(e, &t->sources[i]);
+    i = 0;
+    for (e = jget(o, "targets")->child; e; e = e->next, i++) read_end(e, &t->targets[i]);
+    i = 0;
+    prow = paths ? ps->child : NULL;
+    for (row = costs->child; row; row = row->next, i++) {
+        size_t j = 0;
+        if (jcount(row) != nt || (paths && jcount(prow) != nt))
+            return fail(err, PATHD_ERR_PROTOCOL, "a table row of the wrong size");
+        pe = paths ? prow->child : NULL;
+        for (e = row->child; e; e = e->next, j++) {
+            size_t at = i * nt + j;
+            if (e->t == J_NUM) {
+                t->costs[at] = e->num;
+                t->reached[at] = true;
+            } else if (e->t != J_NULL) {
+                return fail(err, PATHD_ERR_PROTOCOL, "costs[%zu][%zu] is not a number", i, j);
+            }
+            if (paths) {
+                size_t k = jcount(pe), m = 0;
+                if (pe->t == J_ARR && k) {
+                    if (!(t->paths[at].nodes = (pathd_node_id *)calloc(k, sizeof(pathd_node_id))))
+                        return fail(err, PATHD_ERR_NOMEM, "out of memory");
+                    t->paths[at].n = k;
+                    for (const jnode *x = pe->child; x; x = x->next, m++)
+                        if (!jnode_id(x, &t->paths[at].nodes[m]))
+                            return fail(err, PATHD_ERR_PROTOCOL, "paths[%zu][%zu]: not node ids", i,
+                                        j);
+                }
+                pe = pe->next;
+            }
+        }
+        if (paths) prow = prow->next;
+    }
+    if (jint(o, "map_version", 0, 9007199254740992.0, &v)) t->map_version = (uint64_t)v;
+    t->searches = stat_u(stats, "searches");
+    t->expanded = stat_u(stats, "expanded");
+    t->unreachable = stat_u(stats, "unreachable");
+    t->time_us = stat_u(stats, "time_us");
+    return PATHD_OK;
+}
+
+pathd_status pathd_graph_table_get(pathd_client *c, const char *id,
+                                   const pathd_graph_place *sources, size_t nsources,
+                                   const pathd_graph_place *targets, size_t ntargets, bool paths,
+                                   long deadline_ms, pathd_graph_table *out, pathd_error *err) {
+    char path[128];
+    buf b = BUF_INIT;
+    jdoc doc;
+    bool ok;
+    pathd_status st;
+    err_reset(err);
+    memset(out, 0, sizeof(*out));
+    if (check_map_id(id, err)) return PATHD_ERR_ARGUMENT;
+    if (!sources || !nsources) return fail(err, PATHD_ERR_ARGUMENT, "a table needs a source");
+    buf_str(&b, "{\"sources\":");
+    ok = jw_places(&b, sources, nsources, false);
+    if (targets) {
+        buf_str(&b, ",\"targets\":");
+        ok = jw_places(&b, targets, ntargets, false) && ok;
+    }
+    if (paths) buf_str(&b, ",\"paths\":true");
+    if (deadline_ms > 0) buf_printf(&b, ",\"deadline_ms\":%ld", deadline_ms);
+    buf_str(&b, "}");
+    if (!ok) {
+        buf_free(&b);
+        return fail(err, PATHD_ERR_ARGUMENT,
+                    "a place without an id, or a point that is not finite");
+    }
+    snprintf(path, sizeof(path), "/v1/maps/%s/table", id);
+    st = call_json(c, "POST", path, "application/json", &b, 200, 0, &doc, NULL, err);
+    buf_free(&b);
+    if (st) return st;
+    st = read_graph_table(doc.root, nsources, targets ? ntargets : nsources, paths, out, err);
+    if (st) pathd_graph_table_free(out);
+    jdoc_free(&doc);
+    return st;
+}
+
+/* ---- graph sessions ---- */
+
+static pathd_status read_graph_session(const jnode *o, pathd_graph_session *s, pathd_error *err) {
+    const jnode *stats, *rp;
+    int64_t v;
+    bool b = false;
+    memset(s, 0, sizeof(*s));
+    pathd_replan_policy_init(&s->policy);
+    if (!o || !jstr(o, "session_id", s->session_id, sizeof(s->session_id)) ||
+        !jbool(o, "found", &s->found) || !jnode_id(jget(o, "position"), &s->position) ||
+        !jnode_id(jget(o, "goal"), &s->goal))
+        return fail(err, PATHD_ERR_PROTOCOL, "a graph session answer without its fields");
+    copy_str(s->map_id, sizeof(s->map_id), o, "map_id");
+    jnum(o, "cost", &s->cost);
+    copy_str(s->reason, sizeof(s->reason), o, "reason");
+    copy_str(s->algorithm, sizeof(s->algorithm), o, "algorithm");
+    if (jint(o, "map_version", 0, 9007199254740992.0, &v)) s->map_version = (uint64_t)v;
+    if (jint(o, "ttl_s", 0, 1e12, &v)) s->ttl_s = (long)v;
+    stats = jget(o, "stats");
+    s->expanded = stat_u(stats, "expanded");
+    s->time_us = stat_u(stats, "time_us");
+    s->updates = stat_u(stats, "updates");
+    s->memory_bytes = stat_u(stats, "memory_bytes");
+    copy_str(s->rebase, sizeof(s->rebase), stats, "rebase");
+    if ((rp = jget(o, "replan"))) {
+        const jnode *pol = jget(rp, "policy");
+        copy_str(s->replan_reason, sizeof(s->replan_reason), rp, "reason");
+        copy_str(s->replan_route, sizeof(s->replan_route), rp, "route");
+        if (jbool(rp, "replanned", &b)) s->replanned = b;
+        if (jbool(rp, "flip", &b)) s->flip = b;
+        if (pol) {
+            if (jint(pol, "min_interval_ms", 0, 1e12, &v)) s->policy.min_interval_ms = (long)v;
+            if (jint(pol, "min_updates", 0, 1e12, &v)) s->policy.min_updates = (long)v;
+            if (!jnum(pol, "goal_threshold", &s->policy.goal_threshold))
+                s->policy.goal_threshold = -1;
+            if (!jnum(pol, "hysteresis", &s->policy.hysteresis)) s->policy.hysteresis = -1;
+        }
+    }
+    if (jbool(o, "unchanged", &b) && b) {
+        s->unchanged = true;
+        return PATHD_OK;
+    }
+    return read_route(o, &s->nodes, &s->points, &s->edges, &s->nnodes, err);
+}
+
+void pathd_graph_session_free(pathd_graph_session *s) {
+    if (!s) return;
+    free(s->nodes);
+    free(s->points);
+    free(s->edges);
+    s->nodes = NULL;
+    s->points = NULL;
+    s->edges = NULL;
+    s->nnodes = 0;
+}
+
+static bool jw_graph_update(buf *b, const pathd_graph_update *u) {
+    bool ok = true, first = true;
+    buf_str(b, "{");
+    if (u->position) {
+        buf_str(b, "\"position\":");
+        ok = jw_place(b, u->position, true);
+        first = false;
+    }
+    if (u->goal) {
+        buf_str(b, first ? "\"goal\":" : ",\"goal\":");
+        ok = jw_place(b, u->goal, true) && ok;
+        first = false;
+    }
+    jw_replan(b, u->replan, first);
+    buf_str(b, "}");
+    return ok && replan_ok(u->replan);
+}
+
+static pathd_status graph_session_call(pathd_client *c, const char *method, const char *path,
+                                       const char *ctype, const buf *body, int ok,
+                                       pathd_graph_session *out, pathd_error *err) {
+    jdoc doc;
+    pathd_status st = call_json(c, method, path, ctype, body, ok, 0, &doc, NULL, err);
+    if (st) return st;
+    st = read_graph_session(doc.root, out, err);
+    jdoc_free(&doc);
+    return st;
+}
+
+pathd_status pathd_graph_session_create(pathd_client *c, const char *map_id,
+                                        pathd_graph_place start, pathd_graph_place goal, long ttl_s,
+                                        const pathd_replan_policy *replan, pathd_graph_session *out,
+                                        pathd_error *err) {
+    char path[160];
+    buf b = BUF_INIT;
+    bool ok;
+    pathd_status st;
+    err_reset(err);
+    memset(out, 0, sizeof(*out));
+    if (check_map_id(map_id, err)) return PATHD_ERR_ARGUMENT;
+    if (!replan_ok(replan)) return fail(err, PATHD_ERR_ARGUMENT, "a replan member is not a number");
+    buf_str(&b, "{\"start\":");
+    ok = jw_place(&b, &start, true);
+    buf_str(&b, ",\"goal\":");
+    ok = jw_place(&b, &goal, true) && ok;
+    if (ttl_s > 0) buf_printf(&b, ",\"ttl_s\":%ld", ttl_s);
+    jw_replan(&b, replan, false);
+    buf_str(&b, "}");
+    if (!ok) {
+        buf_free(&b);
+        return fail(err, PATHD_ERR_ARGUMENT,
+                    "a place without an id, or a point that is not finite");
+    }
+    snprintf(path, sizeof(path), "/v1/maps/%s/sessions", map_id);
+    st = graph_session_call(c, "POST", path, "application/json", &b, 201, out, err);
+    buf_free(&b);
+    return st;
+}
+
+pathd_status pathd_graph_session_get(pathd_client *c, const char *map_id, const char *sid,
+                                     pathd_graph_session *out, pathd_error *err) {
+    char path[200];
+    err_reset(err);
+    memset(out, 0, sizeof(*out));
+    if (session_path(map_id, sid, "", path, sizeof(path), err)) return PATHD_ERR_ARGUMENT;
+    return graph_session_call(c, "GET", path, NULL, NULL, 200, out, err);
+}
+
+pathd_status pathd_graph_session_update(pathd_client *c, const char *map_id, const char *sid,
+                                        const pathd_graph_update *ups, size_t n,
+                                        pathd_graph_session *out, pathd_error *err) {
+    char path[200];
+    buf b = BUF_INIT;
+    pathd_status st;
+    err_reset(err);
+    memset(out, 0, sizeof(*out));
+    if (session_path(map_id, sid, "/updates", path, sizeof(path), err)) return PATHD_ERR_ARGUMENT;
+    if (!ups || n == 0) return fail(err, PATHD_ERR_ARGUMENT, "no update");
+    for (size_t i = 0; i < n; i++) {
+        if (!jw_graph_update(&b, &ups[i])) {
+            buf_free(&b);
+            return fail(err, PATHD_ERR_ARGUMENT, "update %zu: a bad place or replan member", i);
+        }
+        if (n > 1) buf_str(&b, "\n");
+    }
+    st = graph_session_call(c, "POST", path, n > 1 ? "application/x-ndjson" : "application/json",
+                            &b, 200, out, err);
+    buf_free(&b);
+    return st;
+}
+
+pathd_status pathd_graph_stream_send(pathd_stream *s, const pathd_graph_update *up,
+                                     pathd_error *err) {
+    buf b = BUF_INIT;
+    pathd_status st;
+    err_reset(err);
+    if (!s || !up) return fail(err, PATHD_ERR_ARGUMENT, "no stream or no update");
+    if (s->closed) return fail(err, PATHD_ERR_CLOSED, "the stream is closed");
+    if (!jw_graph_update(&b, up)) {
+        buf_free(&b);
+        return fail(err, PATHD_ERR_ARGUMENT, "a bad place or replan member");
+    }
+    if (b.failed) {
+        buf_free(&b);
+        return fail(err, PATHD_ERR_NOMEM, "out of memory");
+    }
+    st = ws_frame(s, 1, (const unsigned char *)b.p, b.len, err);
+    buf_free(&b);
+    return st;
+}
+
+pathd_status pathd_graph_stream_recv(pathd_stream *s, pathd_graph_session *out, pathd_error *err) {
+    jdoc doc;
+    pathd_status st;
+    err_reset(err);
+    memset(out, 0, sizeof(*out));
+    if ((st = ws_recv_doc(s, &doc, err))) return st;
+    st = read_graph_session(doc.root, out, err);
+    jdoc_free(&doc);
     return st;
 }

@@ -167,6 +167,14 @@ typedef struct pathd_map_info {
     uint64_t build_us;
     char default_algorithm[16];
     bool has_hierarchy;
+    char kind[12]; /* "grid", "navmesh" or "graph" */
+    /* kind "graph" (GraphInfo in the spec); zero otherwise. */
+    struct {
+        int64_t nodes, edges, arcs, disabled_nodes, disabled_edges, components;
+        int dimensions, max_degree, landmarks;
+        double heuristic_ratio, landmark_scale;
+        int doors, doors_open; /* door groups declared at upload, and open in this version */
+    } graph;
     bool created;  /* the answer was 201 (a new map) rather than 200 */
     char etag[48]; /* the answer's ETag ("\"3-7\""), "" without one */
 } pathd_map_info;
@@ -379,6 +387,259 @@ pathd_status pathd_stream_send(pathd_stream *s, const pathd_update *up, pathd_er
 pathd_status pathd_stream_recv(pathd_stream *s, pathd_session *out, pathd_error *err);
 /* Sends a close (1000), waits briefly for the echo, frees. NULL is a no-op. */
 void pathd_stream_close(pathd_stream *s);
+
+/* ---- waypoint graphs (kind "graph"; docs/graphs.md) ----
+ *
+ * A graph map is nodes at 2D or 3D positions joined by edges. Nodes are
+ * named by ids as uploaded (strings or integers: 17 and "17" are one id),
+ * edges by their index in the upload (or an optional string id). Answers
+ * give ids back as uploaded. */
+
+typedef struct pathd_node_id {
+    bool is_int;
+    int64_t num;  /* is_int */
+    char str[65]; /* otherwise: 1..64 bytes */
+} pathd_node_id;
+/* An id from a string (more than 64 bytes is refused when sent) or an integer. */
+pathd_node_id pathd_node_str(const char *s);
+pathd_node_id pathd_node_int(int64_t n);
+/* Whether two ids are one (by their text, as the server compares them). */
+bool pathd_node_eq(const pathd_node_id *a, const pathd_node_id *b);
+
+typedef struct pathd_graph_point {
+    double x, y, z; /* z 0 on a 2D graph */
+} pathd_graph_point;
+
+/* Where a graph query starts or ends: a node, or a point snapped to the
+ * nearest enabled node (or edge, with pathd_graph_options.snap_edge). */
+typedef struct pathd_graph_place {
+    bool is_point;
+    pathd_node_id node;
+    pathd_graph_point point;
+    int dims; /* a point's coordinates: 2 or 3 */
+} pathd_graph_place;
+pathd_graph_place pathd_place_node(pathd_node_id id);
+pathd_graph_place pathd_place_point(double x, double y);
+pathd_graph_place pathd_place_point3(double x, double y, double z);
+
+typedef struct pathd_graph_node {
+    pathd_node_id id;
+    pathd_graph_point pos;
+    int dims; /* 2 or 3, the same for every node of a graph */
+    const char *const *tags;
+    size_t ntags;
+    bool disabled; /* uploaded disabled (a PATCH enables it) */
+} pathd_graph_node;
+
+typedef struct pathd_graph_edge {
+    pathd_node_id from, to;
+    double cost;    /* < 0: the straight-line length times factor */
+    double factor;  /* > 0: cost = length x factor (with cost < 0); 0: the upload's */
+    bool oneway;    /* only from -> to */
+    const char *id; /* NULL: none (a PATCH then names the edge by its index) */
+    const char *const *tags;
+    size_t ntags;
+    bool disabled;
+} pathd_graph_edge;
+
+/* A door group: edges (by index or id) and nodes a PATCH switches together
+ * by name (graphops28's server; main's refuses an upload with doors). */
+typedef struct pathd_graph_door {
+    const char *name;
+    const long *edge_indices;
+    size_t nedge_indices;
+    const char *const *edge_ids;
+    size_t nedge_ids;
+    const pathd_node_id *nodes;
+    size_t nnodes;
+    bool closed; /* uploaded closed (its members disabled) */
+} pathd_graph_door;
+
+/* putMap of a graph: nodes, edges and door groups (doors may be NULL;
+ * cost_factor <= 0: the default 1). A non-finite position or cost is
+ * PATHD_ERR_ARGUMENT, nothing sent. */
+pathd_status pathd_graph_put(pathd_client *c, const char *id, const pathd_graph_node *nodes,
+                             size_t nnodes, const pathd_graph_edge *edges, size_t nedges,
+                             const pathd_graph_door *doors, size_t ndoors, double cost_factor,
+                             pathd_map_info *out, pathd_error *err);
+/* putMap of a graph in the 9th DIMACS challenge's text form: the .gr arcs
+ * (one-way, ids 1..N) and the .co coordinates as they are (the server's
+ * "dimacs" envelope; a malformed file is 422 naming dimacs.gr or dimacs.co). */
+pathd_status pathd_graph_put_dimacs(pathd_client *c, const char *id, const char *gr, const char *co,
+                                    pathd_map_info *out, pathd_error *err);
+
+typedef struct pathd_node_switch {
+    pathd_node_id id;
+    bool enabled;
+} pathd_node_switch;
+
+typedef struct pathd_edge_change {
+    long index;     /* the edge's index, or -1: named by id */
+    const char *id; /* with index -1 */
+    int enabled;    /* -1 unchanged, 0 disable, 1 enable */
+    double cost;    /* < 0: unchanged */
+} pathd_edge_change;
+
+/* patchMap of a graph: door groups opened or closed by name (doors may be
+ * NULL; graphops28's server), nodes and edges enabled or disabled, edge
+ * costs set, together as the next version. pre may be NULL. */
+pathd_status pathd_graph_patch(pathd_client *c, const char *id, const pathd_door_switch *doors,
+                               size_t ndoors, const pathd_node_switch *nodes, size_t nnodes,
+                               const pathd_edge_change *edges, size_t nedges,
+                               const pathd_precondition *pre, pathd_map_info *out,
+                               pathd_error *err);
+
+/* getMapGraph: GET /v1/maps/{id}/graph, the version's nodes and edges as
+ * JSON text (node i and edge i at index i; free with pathd_free). */
+pathd_status pathd_graph_export(pathd_client *c, const char *id, char **json, size_t *len,
+                                pathd_error *err);
+
+typedef struct pathd_graph_options {
+    const char *algorithm;           /* "auto", "astar", "alt", "dijkstra", or NULL: auto */
+    long max_expanded;               /* 0 = unlimited */
+    bool partial;                    /* not reached: the path to the closed node nearest the goal */
+    int cache;                       /* -1 or 1 = cached per version (default), 0 = bypass */
+    long deadline_ms;                /* 0 = the server's default; a batch has one deadline */
+    const char *const *exclude_tags; /* edges and nodes carrying any are not walked */
+    size_t nexclude;
+    bool snap_edge; /* points go to the nearest point on an edge */
+} pathd_graph_options;
+pathd_graph_options pathd_graph_options_default(void); /* cache -1, the rest 0/NULL */
+
+/* Where a path starts or ends: the node, and for a point how it snapped. */
+typedef struct pathd_graph_end {
+    bool has_node;
+    pathd_node_id node;
+    bool snapped;
+    double distance; /* snapped: from the point to its node or edge */
+    long edge;       /* snap_edge: the edge the point went to, else -1 */
+    double at;       /* snap_edge: the fraction along it from its from node */
+    pathd_graph_point point;
+} pathd_graph_end;
+
+typedef struct pathd_graph_path {
+    bool found;
+    bool partial;    /* the path to the node nearest the goal (options.partial) */
+    long goal_index; /* with goals: the goal reached, else -1 */
+    double cost;
+    char reason[24];      /* when not found: "unreachable" or "budget" */
+    pathd_node_id *nodes; /* from the start, as uploaded */
+    pathd_graph_point *points;
+    size_t nnodes;
+    long *edges; /* nnodes - 1 edge indices: edges[i] joins nodes[i] and nodes[i + 1] */
+    pathd_graph_end start, goal;
+    bool has_goal;
+    char algorithm[16];
+    uint64_t map_version, expanded, time_us;
+    bool cached;
+} pathd_graph_path;
+void pathd_graph_path_free(pathd_graph_path *p);
+
+/* findPath on a graph map, between ids or points. opts may be NULL. */
+pathd_status pathd_graph_find_path(pathd_client *c, const char *id, pathd_graph_place start,
+                                   pathd_graph_place goal, const pathd_graph_options *opts,
+                                   pathd_graph_path *out, pathd_error *err);
+/* findPath to the cheapest of ngoals goals (out->goal_index names it). */
+pathd_status pathd_graph_find_nearest(pathd_client *c, const char *id, pathd_graph_place start,
+                                      const pathd_graph_place *goals, size_t ngoals,
+                                      const pathd_graph_options *opts, pathd_graph_path *out,
+                                      pathd_error *err);
+
+typedef struct pathd_graph_query {
+    pathd_graph_place start, goal;
+    const pathd_graph_place *goals; /* non-NULL: the nearest of ngoals instead of goal */
+    size_t ngoals;
+    const pathd_graph_options *opts; /* NULL = defaults; its deadline_ms is not sent */
+} pathd_graph_query;
+
+typedef struct pathd_graph_batch_slot {
+    pathd_status status; /* PATHD_OK: path is set; PATHD_ERR_API: error is set */
+    pathd_graph_path path;
+    pathd_error error;
+} pathd_graph_batch_slot;
+
+typedef struct pathd_graph_batch {
+    pathd_graph_batch_slot *slots;
+    size_t n;
+    uint64_t map_version;
+} pathd_graph_batch;
+void pathd_graph_batch_free(pathd_graph_batch *b);
+
+/* findPaths on a graph map: one deadline (0 = the server's default). */
+pathd_status pathd_graph_find_paths(pathd_client *c, const char *id,
+                                    const pathd_graph_query *queries, size_t n, long deadline_ms,
+                                    pathd_graph_batch *out, pathd_error *err);
+
+typedef struct pathd_graph_route {
+    pathd_node_id *nodes; /* NULL without a path */
+    size_t n;
+} pathd_graph_route;
+
+typedef struct pathd_graph_table {
+    size_t nsources, ntargets;
+    double *costs;            /* costs[i * ntargets + j], source i to target j */
+    bool *reached;            /* reached[i * ntargets + j]: false = no path (costs 0) */
+    pathd_graph_route *paths; /* with paths: one per pair, else NULL */
+    pathd_graph_end *sources, *targets;
+    uint64_t map_version, searches, expanded, unreachable, time_us;
+} pathd_graph_table;
+void pathd_graph_table_free(pathd_graph_table *t);
+
+/* getDistanceTable on a graph map: targets NULL = the sources. */
+pathd_status pathd_graph_table_get(pathd_client *c, const char *id,
+                                   const pathd_graph_place *sources, size_t nsources,
+                                   const pathd_graph_place *targets, size_t ntargets, bool paths,
+                                   long deadline_ms, pathd_graph_table *out, pathd_error *err);
+
+/* A graph session: one agent between nodes, repaired after its moves and
+ * after PATCHes (D* Lite on the graph). Places are ids or points snapped to
+ * nodes (start and goal of one form). */
+typedef struct pathd_graph_update {
+    const pathd_graph_place *position; /* NULL = unchanged */
+    const pathd_graph_place *goal;
+    const pathd_replan_policy *replan;
+} pathd_graph_update;
+
+typedef struct pathd_graph_session {
+    char session_id[65];
+    char map_id[65];
+    bool found;
+    double cost;
+    char reason[24];      /* "unreachable", "node_budget", "blocked" when not found */
+    pathd_node_id *nodes; /* from the agent's node; NULL in a short answer */
+    pathd_graph_point *points;
+    size_t nnodes;
+    long *edges;
+    pathd_node_id position, goal;
+    char algorithm[16]; /* "dstar_lite" */
+    uint64_t map_version;
+    long ttl_s;
+    uint64_t expanded, time_us, updates, memory_bytes;
+    char rebase[16]; /* "none", "incremental" */
+    bool unchanged;  /* a stream's short answer: the route did not change */
+    char replan_reason[16];
+    bool replanned;
+    char replan_route[12];
+    bool flip;
+    pathd_replan_policy policy;
+} pathd_graph_session;
+void pathd_graph_session_free(pathd_graph_session *s);
+
+pathd_status pathd_graph_session_create(pathd_client *c, const char *map_id,
+                                        pathd_graph_place start, pathd_graph_place goal, long ttl_s,
+                                        const pathd_replan_policy *replan, pathd_graph_session *out,
+                                        pathd_error *err);
+pathd_status pathd_graph_session_get(pathd_client *c, const char *map_id, const char *sid,
+                                     pathd_graph_session *out, pathd_error *err);
+/* One update as JSON, several as NDJSON (as pathd_session_update). */
+pathd_status pathd_graph_session_update(pathd_client *c, const char *map_id, const char *sid,
+                                        const pathd_graph_update *ups, size_t n,
+                                        pathd_graph_session *out, pathd_error *err);
+/* A graph session's stream (opened with pathd_stream_open): one update,
+ * one answer, as pathd_stream_send and pathd_stream_recv. */
+pathd_status pathd_graph_stream_send(pathd_stream *s, const pathd_graph_update *up,
+                                     pathd_error *err);
+pathd_status pathd_graph_stream_recv(pathd_stream *s, pathd_graph_session *out, pathd_error *err);
 
 /* ---- anything else ---- */
 

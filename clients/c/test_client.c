@@ -1001,6 +1001,668 @@ out:
     redis_stop(&primary);
 }
 
+/* ---- waypoint graphs: every cost against a plain Dijkstra of the test's own ---- */
+
+#define RG_MAX_N 64
+#define RG_MAX_M 160
+
+/* The test's copy of a graph: node i has id i + 1000 (even i) or "n<i>". */
+typedef struct rgraph {
+    int n, m;
+    double x[RG_MAX_N], y[RG_MAX_N];
+    bool node_on[RG_MAX_N], node_water[RG_MAX_N];
+    int a[RG_MAX_M], b[RG_MAX_M];
+    double cost[RG_MAX_M];
+    bool given[RG_MAX_M], oneway[RG_MAX_M], on[RG_MAX_M], toll[RG_MAX_M];
+} rgraph;
+
+static uint64_t rg_state;
+static double rg_rand(void) {
+    rg_state = rg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(rg_state >> 11) / 9007199254740992.0;
+}
+
+static pathd_node_id rg_id(int i) {
+    char s[16];
+    if (i % 2 == 0) return pathd_node_int(i + 1000);
+    snprintf(s, sizeof(s), "n%d", i);
+    return pathd_node_str(s);
+}
+
+static int rg_index(const rgraph *g, const pathd_node_id *id) {
+    for (int i = 0; i < g->n; i++) {
+        pathd_node_id x = rg_id(i);
+        if (pathd_node_eq(&x, id)) return i;
+    }
+    return -1;
+}
+
+static void rg_random(rgraph *g, uint64_t seed, int n, int m) {
+    memset(g, 0, sizeof(*g));
+    rg_state = seed;
+    g->n = n;
+    g->m = m;
+    for (int i = 0; i < n; i++) {
+        g->x[i] = floor(rg_rand() * 1000) / 10;
+        g->y[i] = floor(rg_rand() * 1000) / 10;
+        g->node_on[i] = true;
+        g->node_water[i] = rg_rand() < 0.1;
+    }
+    for (int k = 0; k < m; k++) {
+        int a = (int)(rg_rand() * n), b = (int)(rg_rand() * n);
+        double len;
+        if (b == a) b = (a + 1) % n;
+        len = sqrt((g->x[a] - g->x[b]) * (g->x[a] - g->x[b]) +
+                   (g->y[a] - g->y[b]) * (g->y[a] - g->y[b]));
+        g->a[k] = a;
+        g->b[k] = b;
+        g->given[k] = rg_rand() < 0.7;
+        g->cost[k] = g->given[k] ? floor((len * (1 + rg_rand()) + rg_rand() * 5) * 100) / 100 : len;
+        g->oneway[k] = rg_rand() < 0.2;
+        g->toll[k] = rg_rand() < 0.1;
+        g->on[k] = true;
+    }
+}
+
+/* Costs from s into dist (INFINITY where unreached); excluding tags skips
+ * toll edges and water nodes. */
+static void rg_dijkstra(const rgraph *g, int s, bool exclude, double *dist) {
+    bool done[RG_MAX_N] = {false};
+    for (int i = 0; i < g->n; i++) dist[i] = INFINITY;
+    if (!g->node_on[s]) return;
+    dist[s] = 0;
+    for (;;) {
+        int u = -1;
+        for (int i = 0; i < g->n; i++)
+            if (!done[i] && dist[i] < INFINITY && (u < 0 || dist[i] < dist[u])) u = i;
+        if (u < 0) return;
+        done[u] = true;
+        for (int k = 0; k < g->m; k++) {
+            int v = g->a[k] == u ? g->b[k] : (!g->oneway[k] && g->b[k] == u ? g->a[k] : -1);
+            if (v < 0 || !g->on[k] || !g->node_on[v] ||
+                (exclude && (g->toll[k] || g->node_water[v])))
+                continue;
+            if (dist[u] + g->cost[k] < dist[v]) dist[v] = dist[u] + g->cost[k];
+        }
+    }
+}
+
+static const char *const water_tag[] = {"water"};
+static const char *const toll_tag[] = {"toll"};
+static const char *const both_tags[] = {"toll", "water"};
+
+static pathd_status rg_put_doors(pathd_client *c, const char *map, const rgraph *g,
+                                 const pathd_graph_door *doors, size_t ndoors, pathd_map_info *info,
+                                 pathd_error *e) {
+    pathd_graph_node nodes[RG_MAX_N];
+    pathd_graph_edge edges[RG_MAX_M];
+    char eids[RG_MAX_M][16];
+    memset(nodes, 0, sizeof(nodes));
+    memset(edges, 0, sizeof(edges));
+    for (int i = 0; i < g->n; i++) {
+        nodes[i].id = rg_id(i);
+        nodes[i].pos.x = g->x[i];
+        nodes[i].pos.y = g->y[i];
+        nodes[i].dims = 2;
+        if (g->node_water[i]) nodes[i].tags = water_tag, nodes[i].ntags = 1;
+    }
+    for (int k = 0; k < g->m; k++) {
+        snprintf(eids[k], sizeof(eids[k]), "e%d", k);
+        edges[k].from = rg_id(g->a[k]);
+        edges[k].to = rg_id(g->b[k]);
+        edges[k].cost = g->given[k] ? g->cost[k] : -1;
+        edges[k].oneway = g->oneway[k];
+        edges[k].id = eids[k];
+        if (g->toll[k]) edges[k].tags = toll_tag, edges[k].ntags = 1;
+    }
+    return pathd_graph_put(c, map, nodes, (size_t)g->n, edges, (size_t)g->m, doors, ndoors, 0, info,
+                           e);
+}
+
+static pathd_status rg_put(pathd_client *c, const char *map, const rgraph *g, pathd_map_info *info,
+                           pathd_error *e) {
+    return rg_put_doors(c, map, g, NULL, 0, info, e);
+}
+
+static bool near(double a, double b) { return fabs(a - b) <= 1e-3 * (fabs(b) > 1 ? fabs(b) : 1); }
+
+/* Whether the path walks g's edges from s to t and its edges add up to cost. */
+static bool rg_walk(const rgraph *g, const pathd_node_id *nodes, const long *edges, size_t n,
+                    double cost, int s, int t) {
+    double sum = 0;
+    if (n == 0 || rg_index(g, &nodes[0]) != s || rg_index(g, &nodes[n - 1]) != t) return false;
+    for (size_t k = 0; k + 1 < n; k++) {
+        long e = edges[k];
+        int u = rg_index(g, &nodes[k]), v = rg_index(g, &nodes[k + 1]);
+        if (e < 0 || e >= g->m) return false;
+        if (!((g->a[e] == u && g->b[e] == v) || (!g->oneway[e] && g->a[e] == v && g->b[e] == u)))
+            return false;
+        sum += g->cost[e];
+    }
+    return near(sum, cost);
+}
+
+static void test_graph_paths(void) {
+    static const char *const algos[] = {"dijkstra", "astar", "alt", "auto"};
+    pathd_client *c = client_for(&main_srv, 10000, 2);
+    static rgraph g;
+    pathd_map_info info;
+    pathd_graph_path p;
+    pathd_graph_batch b;
+    pathd_graph_query qs[40];
+    double want[40], dist[RG_MAX_N];
+    pathd_error e;
+    pathd_status st;
+    for (int round = 0; round < 3; round++) {
+        rg_random(&g, 11 + (uint64_t)round, 60, 150);
+        st = rg_put(c, "cg", &g, &info, &e);
+        CHECK_OK(st, e);
+        CHECK(strcmp(info.kind, "graph") == 0 && info.graph.nodes == 60 && info.graph.edges == 150,
+              "graph info: kind %s, %lld nodes", info.kind, (long long)info.graph.nodes);
+        rg_state = 77 + (uint64_t)round;
+        for (int q = 0; q < 40; q++) {
+            int s = (int)(rg_rand() * g.n), t = (int)(rg_rand() * g.n);
+            pathd_graph_options o = pathd_graph_options_default();
+            o.algorithm = algos[q % 4];
+            o.cache = 0;
+            rg_dijkstra(&g, s, false, dist);
+            want[q] = dist[t];
+            st = pathd_graph_find_path(c, "cg", pathd_place_node(rg_id(s)),
+                                       pathd_place_node(rg_id(t)), &o, &p, &e);
+            CHECK_OK(st, e);
+            CHECK(p.found == (dist[t] < INFINITY), "%d -> %d found %d", s, t, p.found);
+            CHECK(!p.found || near(p.cost, dist[t]), "%d -> %d (%s): %g, reference %g", s, t,
+                  p.algorithm, p.cost, dist[t]);
+            CHECK(!p.found || rg_walk(&g, p.nodes, p.edges, p.nnodes, p.cost, s, t),
+                  "%d -> %d: not a walk over the graph's edges adding up to its cost", s, t);
+            CHECK(p.found || strcmp(p.reason, "unreachable") == 0, "reason %s", p.reason);
+            pathd_graph_path_free(&p);
+            memset(&qs[q], 0, sizeof(qs[q]));
+            qs[q].start = pathd_place_node(rg_id(s));
+            qs[q].goal = pathd_place_node(rg_id(t));
+        }
+        st = pathd_graph_find_paths(c, "cg", qs, 40, 0, &b, &e);
+        CHECK_OK(st, e);
+        for (int q = 0; q < 40; q++) {
+            CHECK(b.slots[q].status == PATHD_OK && b.slots[q].path.found == (want[q] < INFINITY) &&
+                      (!b.slots[q].path.found || near(b.slots[q].path.cost, want[q])),
+                  "batch slot %d", q);
+        }
+        pathd_graph_batch_free(&b);
+    }
+    /* Points snap to the nearest node, and the answer says which. */
+    rg_random(&g, 5, 40, 100);
+    st = rg_put(c, "cg", &g, &info, &e);
+    CHECK_OK(st, e);
+    for (int q = 0; q < 15; q++) {
+        double px = q * 5 + 0.25, py = 100 - q * 4.5, bd = INFINITY;
+        int best = 0;
+        for (int i = 0; i < g.n; i++) {
+            double d = sqrt((g.x[i] - px) * (g.x[i] - px) + (g.y[i] - py) * (g.y[i] - py));
+            if (d < bd) bd = d, best = i;
+        }
+        st = pathd_graph_find_path(c, "cg", pathd_place_point(px, py), pathd_place_node(rg_id(0)),
+                                   NULL, &p, &e);
+        CHECK_OK(st, e);
+        CHECK(p.start.snapped && p.start.has_node && rg_index(&g, &p.start.node) == best &&
+                  near(p.start.distance, bd),
+              "(%g, %g) snapped to %d, nearest %d", px, py, rg_index(&g, &p.start.node), best);
+        rg_dijkstra(&g, best, false, dist);
+        CHECK(p.found == (dist[0] < INFINITY) && (!p.found || near(p.cost, dist[0])),
+              "from a point");
+        pathd_graph_path_free(&p);
+    }
+    {
+        pathd_graph_options o = pathd_graph_options_default();
+        o.snap_edge = true;
+        st = pathd_graph_find_path(c, "cg", pathd_place_point(g.x[g.a[0]], g.y[g.a[0]]),
+                                   pathd_place_node(rg_id(1)), &o, &p, &e);
+        CHECK_OK(st, e);
+        CHECK(p.start.snapped && p.start.edge >= 0 && p.start.at >= 0 && p.start.at <= 1,
+              "snap to an edge names it (edge %ld, at %g)", p.start.edge, p.start.at);
+        pathd_graph_path_free(&p);
+    }
+    memset(qs, 0, 2 * sizeof(qs[0]));
+    qs[0].start = qs[1].start = qs[1].goal = pathd_place_node(rg_id(0));
+    qs[0].goal = pathd_place_node(pathd_node_str("nope"));
+    st = pathd_graph_find_paths(c, "cg", qs, 2, 0, &b, &e);
+    CHECK_OK(st, e);
+    CHECK(b.slots[0].status == PATHD_ERR_API &&
+              strcmp(b.slots[0].error.field, "queries[0].goal") == 0 &&
+              b.slots[1].status == PATHD_OK && b.slots[1].path.found,
+          "a bad query is its own slot (field '%s')", b.slots[0].error.field);
+    pathd_graph_batch_free(&b);
+    st = pathd_graph_find_path(c, "cg", pathd_place_node(pathd_node_str("nope")),
+                               pathd_place_node(rg_id(0)), NULL, &p, &e);
+    CHECK(st == PATHD_ERR_API && e.http_status == 422 && strcmp(e.field, "start") == 0,
+          "an unknown start: %s %d '%s'", pathd_status_str(st), e.http_status, e.field);
+    st = pathd_graph_find_path(c, "cg", pathd_place_point(NAN, 1), pathd_place_node(rg_id(0)), NULL,
+                               &p, &e);
+    CHECK(st == PATHD_ERR_ARGUMENT, "a NaN point is refused before sending");
+    pathd_client_destroy(c);
+}
+
+static void test_graph_queries(void) {
+    static const int src[] = {0, 3, 7, 12}, dst[] = {1, 4, 9, 20, 33};
+    pathd_client *c = client_for(&main_srv, 10000, 2);
+    static rgraph g;
+    pathd_map_info info;
+    pathd_graph_table t;
+    pathd_graph_path p;
+    pathd_graph_place sp[4], tp[5], goals[3];
+    double dist[RG_MAX_N];
+    pathd_error e;
+    pathd_status st;
+    rg_random(&g, 21, 50, 110);
+    st = rg_put(c, "ct", &g, &info, &e);
+    CHECK_OK(st, e);
+    for (int i = 0; i < 4; i++) sp[i] = pathd_place_node(rg_id(src[i]));
+    for (int j = 0; j < 5; j++) tp[j] = pathd_place_node(rg_id(dst[j]));
+    st = pathd_graph_table_get(c, "ct", sp, 4, tp, 5, true, 0, &t, &e);
+    CHECK_OK(st, e);
+    for (int i = 0; i < 4; i++) {
+        rg_dijkstra(&g, src[i], false, dist);
+        for (int j = 0; j < 5; j++) {
+            double d = dist[dst[j]];
+            size_t at = (size_t)i * 5 + (size_t)j;
+            CHECK(t.reached[at] == (d < INFINITY) && (!t.reached[at] || near(t.costs[at], d)),
+                  "table %d -> %d: %g, reference %g", src[i], dst[j], t.costs[at], d);
+            CHECK((t.paths[at].n > 0) == (d < INFINITY), "table path %d,%d", i, j);
+        }
+    }
+    pathd_graph_table_free(&t);
+    for (int s = 0; s < 10; s++) {
+        double best = INFINITY;
+        rg_dijkstra(&g, s, false, dist);
+        for (int k = 0; k < 3; k++) {
+            goals[k] = pathd_place_node(rg_id(s + 11 * (k + 1)));
+            if (dist[s + 11 * (k + 1)] < best) best = dist[s + 11 * (k + 1)];
+        }
+        st = pathd_graph_find_nearest(c, "ct", pathd_place_node(rg_id(s)), goals, 3, NULL, &p, &e);
+        CHECK_OK(st, e);
+        CHECK(p.found == (best < INFINITY), "nearest goal found");
+        CHECK(!p.found || (near(p.cost, best) && p.goal_index >= 0 && p.goal_index < 3 &&
+                           near(dist[s + 11 * (p.goal_index + 1)], best)),
+              "nearest of goals from %d: %g, reference %g", s, p.cost, best);
+        pathd_graph_path_free(&p);
+        rg_dijkstra(&g, s, true, dist);
+        for (int k = 0; k < 2; k++) {
+            int to = s + 1 + 16 * k;
+            pathd_graph_options o = pathd_graph_options_default();
+            o.exclude_tags = both_tags;
+            o.nexclude = 2;
+            st = pathd_graph_find_path(c, "ct", pathd_place_node(rg_id(s)),
+                                       pathd_place_node(rg_id(to)), &o, &p, &e);
+            CHECK_OK(st, e);
+            CHECK(p.found == (dist[to] < INFINITY) && (!p.found || near(p.cost, dist[to])),
+                  "exclude_tags %d -> %d: %g, reference %g", s, to, p.cost, dist[to]);
+            pathd_graph_path_free(&p);
+        }
+    }
+    {
+        /* A goal no path reaches: partial answers the way to the node nearest it. */
+        pathd_graph_node n[4];
+        pathd_graph_edge ed[2];
+        static const char *const names[] = {"a", "b", "c", "far"};
+        pathd_graph_options o = pathd_graph_options_default();
+        memset(n, 0, sizeof(n));
+        memset(ed, 0, sizeof(ed));
+        for (int i = 0; i < 4; i++) {
+            n[i].id = pathd_node_str(names[i]);
+            n[i].pos.x = i < 3 ? i * 10 : 25;
+            n[i].dims = 2;
+        }
+        ed[0].from = n[0].id, ed[0].to = n[1].id, ed[0].cost = -1;
+        ed[1].from = n[1].id, ed[1].to = n[2].id, ed[1].cost = 4;
+        st = pathd_graph_put(c, "ciso", n, 4, ed, 2, NULL, 0, 0, &info, &e);
+        CHECK_OK(st, e);
+        o.partial = true;
+        st = pathd_graph_find_path(c, "ciso", pathd_place_node(n[0].id), pathd_place_node(n[3].id),
+                                   &o, &p, &e);
+        CHECK_OK(st, e);
+        CHECK(!p.found && p.partial && p.nnodes == 3 && strcmp(p.nodes[2].str, "c") == 0,
+              "partial: the way to the node nearest the goal (%zu nodes)", p.nnodes);
+        pathd_graph_path_free(&p);
+        o = pathd_graph_options_default();
+        o.max_expanded = 1;
+        o.algorithm = "dijkstra";
+        o.cache = 0;
+        st = pathd_graph_find_path(c, "ciso", pathd_place_node(n[0].id), pathd_place_node(n[2].id),
+                                   &o, &p, &e);
+        CHECK_OK(st, e);
+        CHECK(!p.found && strcmp(p.reason, "budget") == 0, "max_expanded: reason %s", p.reason);
+        pathd_graph_path_free(&p);
+    }
+    pathd_client_destroy(c);
+}
+
+/* How often needle occurs in hay. */
+static int count_of(const char *hay, const char *needle) {
+    int n = 0;
+    for (const char *at = strstr(hay, needle); at; at = strstr(at + 1, needle)) n++;
+    return n;
+}
+
+static void test_graph_patch_dimacs(void) {
+    pathd_client *c = client_for(&main_srv, 10000, 2);
+    static rgraph g;
+    static rgraph dg;
+    pathd_map_info info;
+    pathd_graph_path p;
+    double dist[RG_MAX_N];
+    pathd_error e;
+    pathd_status st;
+    rg_random(&g, 31, 40, 100);
+    st = rg_put(c, "cp", &g, &info, &e);
+    CHECK_OK(st, e);
+    for (int round = 0; round < 5; round++) {
+        pathd_node_switch ns;
+        pathd_edge_change ec[4];
+        char ids[4][16];
+        char *json = NULL;
+        int n, off_nodes = 0, off_edges = 0;
+        rg_state = 99 + (uint64_t)round;
+        n = (int)(rg_rand() * g.n);
+        g.node_on[n] = !g.node_on[n];
+        ns.id = rg_id(n);
+        ns.enabled = g.node_on[n];
+        for (int k = 0; k < 4; k++) {
+            int i = (int)(rg_rand() * g.m);
+            ec[k].index = -1;
+            ec[k].id = NULL;
+            ec[k].enabled = -1;
+            ec[k].cost = -1;
+            if (rg_rand() < 0.5) {
+                g.on[i] = !g.on[i];
+                ec[k].enabled = g.on[i];
+                if (k % 2) {
+                    ec[k].index = i;
+                } else {
+                    snprintf(ids[k], sizeof(ids[k]), "e%d", i);
+                    ec[k].id = ids[k];
+                }
+            } else {
+                g.cost[i] = floor(rg_rand() * 5000) / 100;
+                ec[k].index = i;
+                ec[k].cost = g.cost[i];
+            }
+        }
+        st = pathd_graph_patch(c, "cp", NULL, 0, &ns, 1, ec, 4, NULL, &info, &e);
+        CHECK_OK(st, e);
+        CHECK(info.version == (uint64_t)round + 2, "PATCH made version %llu",
+              (unsigned long long)info.version);
+        for (int i = 0; i < g.n; i++) off_nodes += !g.node_on[i];
+        for (int k = 0; k < g.m; k++) off_edges += !g.on[k];
+        st = pathd_graph_export(c, "cp", &json, NULL, &e);
+        CHECK_OK(st, e);
+        {
+            char ver[32];
+            snprintf(ver, sizeof(ver), "\"version\":%d", round + 2);
+            CHECK(strstr(json, ver) && count_of(json, "\"enabled\":false") == off_nodes + off_edges,
+                  "the export: %s, %d disabled (%d expected)", ver,
+                  count_of(json, "\"enabled\":false"), off_nodes + off_edges);
+        }
+        pathd_free(json);
+        CHECK(info.graph.disabled_nodes == off_nodes && info.graph.disabled_edges == off_edges,
+              "the map info counts the disabled");
+        for (int q = 0; q < 15; q++) {
+            int s = (int)(rg_rand() * g.n), t = (int)(rg_rand() * g.n);
+            if (!g.node_on[s] || !g.node_on[t]) continue;
+            rg_dijkstra(&g, s, false, dist);
+            st = pathd_graph_find_path(c, "cp", pathd_place_node(rg_id(s)),
+                                       pathd_place_node(rg_id(t)), NULL, &p, &e);
+            CHECK_OK(st, e);
+            CHECK(p.found == (dist[t] < INFINITY) && (!p.found || near(p.cost, dist[t])),
+                  "after PATCH %d: %d -> %d: %g, reference %g", round, s, t, p.cost, dist[t]);
+            pathd_graph_path_free(&p);
+        }
+    }
+    {
+        pathd_edge_change bad = {100000, NULL, 0, -1};
+        st = pathd_graph_patch(c, "cp", NULL, 0, NULL, 0, &bad, 1, NULL, &info, &e);
+        CHECK(st == PATHD_ERR_API && e.http_status == 422 && strncmp(e.field, "edges[0]", 8) == 0,
+              "an edge past the graph: %d '%s'", e.http_status, e.field);
+    }
+    {
+        /* DIMACS: a 4 x 4 grid of one-way arcs both ways; ids 1..16. */
+        char gr[4096], co[1024];
+        size_t gl = 0, cl = 0;
+        static const int pairs[][2] = {{0, 15}, {15, 0}, {3, 12}, {5, 6}};
+        memset(&dg, 0, sizeof(dg));
+        dg.n = 16;
+        cl += (size_t)snprintf(co + cl, sizeof(co) - cl, "c a test graph\np aux sp co 16\n");
+        for (int i = 0; i < 16; i++) {
+            dg.node_on[i] = true;
+            cl += (size_t)snprintf(co + cl, sizeof(co) - cl, "v %d %d %d\n", i + 1, (i % 4) * 10,
+                                   (i / 4) * 10);
+        }
+        for (int i = 0; i < 16; i++) {
+            for (int d = 0; d < 2; d++) {
+                int j = d ? i + 4 : i + 1;
+                if (j >= 16 || (!d && i % 4 == 3)) continue;
+                dg.a[dg.m] = i, dg.b[dg.m] = j, dg.cost[dg.m] = 10 + (i * 7 + j) % 9;
+                dg.a[dg.m + 1] = j, dg.b[dg.m + 1] = i, dg.cost[dg.m + 1] = 10 + (i + j * 5) % 11;
+                dg.oneway[dg.m] = dg.oneway[dg.m + 1] = true;
+                dg.on[dg.m] = dg.on[dg.m + 1] = true;
+                dg.m += 2;
+            }
+        }
+        gl += (size_t)snprintf(gr + gl, sizeof(gr) - gl, "c arcs\np sp 16 %d\n", dg.m);
+        for (int k = 0; k < dg.m; k++)
+            gl += (size_t)snprintf(gr + gl, sizeof(gr) - gl, "a %d %d %g\n", dg.a[k] + 1,
+                                   dg.b[k] + 1, dg.cost[k]);
+        st = pathd_graph_put_dimacs(c, "cdimacs", gr, co, &info, &e);
+        CHECK_OK(st, e);
+        CHECK(info.graph.nodes == 16 && info.graph.arcs == dg.m, "DIMACS: %lld nodes, %lld arcs",
+              (long long)info.graph.nodes, (long long)info.graph.arcs);
+        for (int k = 0; k < 4; k++) {
+            int s = pairs[k][0], t = pairs[k][1];
+            pathd_graph_options o = pathd_graph_options_default();
+            pathd_node_id want_s = pathd_node_int(s + 1);
+            o.algorithm = "dijkstra";
+            rg_dijkstra(&dg, s, false, dist);
+            st = pathd_graph_find_path(c, "cdimacs", pathd_place_node(want_s),
+                                       pathd_place_node(pathd_node_int(t + 1)), &o, &p, &e);
+            CHECK_OK(st, e);
+            CHECK(p.found && near(p.cost, dist[t]) && p.nnodes > 0 && p.nodes[0].is_int &&
+                      p.nodes[0].num == s + 1,
+                  "DIMACS %d -> %d: %g, reference %g", s + 1, t + 1, p.cost, dist[t]);
+            pathd_graph_path_free(&p);
+        }
+        st = pathd_graph_put_dimacs(c, "cbad", "p sp 2 1\na 1 3 5\n",
+                                    "p aux sp co 2\nv 1 0 0\nv 2 1 1\n", &info, &e);
+        CHECK(st == PATHD_ERR_API && e.http_status == 422 && strcmp(e.field, "dimacs.gr") == 0,
+              "a malformed .gr: %d '%s'", e.http_status, e.field);
+    }
+    pathd_client_destroy(c);
+}
+
+/* A graph session's answer against the reference from its position to its goal. */
+static bool rg_session_ok(const rgraph *g, const pathd_graph_session *a) {
+    double dist[RG_MAX_N];
+    int s = rg_index(g, &a->position), t = rg_index(g, &a->goal);
+    if (s < 0 || t < 0) return false;
+    rg_dijkstra(g, s, false, dist);
+    if (a->found != (dist[t] < INFINITY)) return false;
+    return !a->found ||
+           (near(a->cost, dist[t]) && rg_walk(g, a->nodes, a->edges, a->nnodes, a->cost, s, t));
+}
+
+static void test_graph_sessions(void) {
+    pathd_client *c = client_for(&main_srv, 10000, 2);
+    static rgraph g;
+    pathd_map_info info;
+    pathd_graph_session s0, a;
+    pathd_graph_update ups[2];
+    pathd_graph_place pos, goal;
+    pathd_stream *ws;
+    pathd_error e;
+    pathd_status st;
+    rg_random(&g, 41, 50, 140);
+    st = rg_put(c, "cs", &g, &info, &e);
+    CHECK_OK(st, e);
+    st = pathd_graph_session_create(c, "cs", pathd_place_node(rg_id(0)),
+                                    pathd_place_node(rg_id(25)), 60, NULL, &s0, &e);
+    CHECK_OK(st, e);
+    CHECK(strcmp(s0.algorithm, "dstar_lite") == 0 && rg_session_ok(&g, &s0), "created: %s, cost %g",
+          s0.algorithm, s0.cost);
+    memset(ups, 0, sizeof(ups));
+    pos = pathd_place_node(rg_id(3));
+    ups[0].position = &pos;
+    st = pathd_graph_session_update(c, "cs", s0.session_id, ups, 1, &a, &e);
+    CHECK_OK(st, e);
+    CHECK(rg_session_ok(&g, &a), "moved: cost %g", a.cost);
+    pathd_graph_session_free(&a);
+    goal = pathd_place_node(rg_id(30));
+    pos = pathd_place_node(rg_id(4));
+    ups[0].position = NULL;
+    ups[0].goal = &goal;
+    ups[1].position = &pos;
+    st = pathd_graph_session_update(c, "cs", s0.session_id, ups, 2, &a, &e);
+    CHECK_OK(st, e);
+    CHECK(rg_session_ok(&g, &a) && rg_index(&g, &a.position) == 4 && rg_index(&g, &a.goal) == 30,
+          "NDJSON: cost %g", a.cost);
+    if (a.found && a.nnodes > 1) {
+        /* A PATCH on the route: the session repairs to the new version. */
+        pathd_edge_change off = {a.edges[0], NULL, 0, -1};
+        pathd_graph_session b;
+        g.on[a.edges[0]] = false;
+        st = pathd_graph_patch(c, "cs", NULL, 0, NULL, 0, &off, 1, NULL, &info, &e);
+        CHECK_OK(st, e);
+        st = pathd_graph_session_get(c, "cs", s0.session_id, &b, &e);
+        CHECK_OK(st, e);
+        CHECK(strcmp(b.rebase, "incremental") == 0 && rg_session_ok(&g, &b),
+              "after PATCH: rebase %s, cost %g", b.rebase, b.cost);
+        pathd_graph_session_free(&b);
+    }
+    pathd_graph_session_free(&a);
+    st = pathd_stream_open(c, "cs", s0.session_id, &ws, &e);
+    CHECK_OK(st, e);
+    rg_state = 7;
+    for (int k = 0; k < 12; k++) {
+        pathd_graph_update up;
+        pathd_graph_place at = pathd_place_node(rg_id((int)(rg_rand() * g.n)));
+        memset(&up, 0, sizeof(up));
+        if (k % 3)
+            up.position = &at;
+        else
+            up.goal = &at;
+        st = pathd_graph_stream_send(ws, &up, &e);
+        if (st == PATHD_OK) st = pathd_graph_stream_recv(ws, &a, &e);
+        if (st != PATHD_OK) pathd_stream_close(ws);
+        CHECK_OK(st, e);
+        if (!a.unchanged && !rg_session_ok(&g, &a)) {
+            pathd_graph_session_free(&a);
+            pathd_stream_close(ws);
+            CHECK(false, "stream answer %d differs from the reference", k);
+        }
+        pathd_graph_session_free(&a);
+    }
+    {
+        pathd_graph_update up;
+        pathd_graph_place nope = pathd_place_node(pathd_node_str("nope"));
+        memset(&up, 0, sizeof(up));
+        up.position = &nope;
+        st = pathd_graph_stream_send(ws, &up, &e);
+        if (st == PATHD_OK) st = pathd_graph_stream_recv(ws, &a, &e);
+        pathd_stream_close(ws);
+        CHECK(st == PATHD_ERR_API && strcmp(e.field, "position") == 0,
+              "an unknown node on the stream: %s '%s'", pathd_status_str(st), e.field);
+    }
+    st = pathd_graph_session_create(c, "cs", pathd_place_point(g.x[5], g.y[5]),
+                                    pathd_place_point(g.x[6], g.y[6]), 0, NULL, &a, &e);
+    CHECK_OK(st, e);
+    CHECK(rg_index(&g, &a.position) == 5, "a point snaps to its node");
+    pathd_session_delete(c, "cs", a.session_id, &e);
+    pathd_graph_session_free(&a);
+    st = pathd_session_delete(c, "cs", s0.session_id, &e);
+    CHECK_OK(st, e);
+    pathd_graph_session_free(&s0);
+    pathd_client_destroy(c);
+}
+
+/* Whether the server has door groups (graphops28): /v1/info names their limit. */
+static bool server_has_doors(pathd_client *c) {
+    int status = 0;
+    char *body = NULL;
+    pathd_error e;
+    bool has =
+        pathd_request(c, "GET", "/v1/info", NULL, NULL, 0, &status, &body, NULL, &e) == PATHD_OK &&
+        status == 200 && strstr(body, "\"graph_max_doors\"") != NULL;
+    pathd_free(body);
+    return has;
+}
+
+static bool graph_doors_skipped;
+
+/* Door groups: d0 (edges 0..9 by index), d1 (edges e10..e19 by id and
+ * node 5, uploaded closed); paths against the reference as doors switch. */
+static void test_graph_doors(void) {
+    static const long d0_edges[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    static const char *const d1_edges[] = {"e10", "e11", "e12", "e13", "e14",
+                                           "e15", "e16", "e17", "e18", "e19"};
+    static const bool states[][2] = {{true, false}, {false, false}, {false, true}, {true, true}};
+    pathd_client *c = client_for(&main_srv, 10000, 2);
+    static rgraph g;
+    pathd_graph_door doors[2];
+    pathd_node_id five;
+    pathd_map_info info;
+    pathd_graph_path p;
+    double dist[RG_MAX_N];
+    pathd_error e;
+    pathd_status st;
+    if (!server_has_doors(c)) {
+        graph_doors_skipped = true;
+        pathd_client_destroy(c);
+        return;
+    }
+    rg_random(&g, 51, 40, 100);
+    five = rg_id(5);
+    memset(doors, 0, sizeof(doors));
+    doors[0].name = "d0";
+    doors[0].edge_indices = d0_edges;
+    doors[0].nedge_indices = 10;
+    doors[1].name = "d1";
+    doors[1].edge_ids = d1_edges;
+    doors[1].nedge_ids = 10;
+    doors[1].nodes = &five;
+    doors[1].nnodes = 1;
+    doors[1].closed = true;
+    st = rg_put_doors(c, "cdoors", &g, doors, 2, &info, &e);
+    CHECK_OK(st, e);
+    CHECK(info.graph.doors == 2 && info.graph.doors_open == 1, "doors %d, open %d",
+          info.graph.doors, info.graph.doors_open);
+    for (int k = 0; k < 4; k++) {
+        pathd_door_switch sw[2] = {{"d0", states[k][0]}, {"d1", states[k][1]}};
+        if (k > 0) {
+            st = pathd_graph_patch(c, "cdoors", sw, 2, NULL, 0, NULL, 0, NULL, &info, &e);
+            CHECK_OK(st, e);
+        }
+        for (int i = 0; i < 20; i++) g.on[i] = i < 10 ? states[k][0] : states[k][1];
+        g.node_on[5] = states[k][1];
+        CHECK(info.graph.doors_open == states[k][0] + states[k][1], "state %d: %d open", k,
+              info.graph.doors_open);
+        for (int s = 0; s < g.n; s += 3) {
+            int t = (s * 7 + 11) % g.n;
+            if (!g.node_on[s] || !g.node_on[t]) continue;
+            rg_dijkstra(&g, s, false, dist);
+            st = pathd_graph_find_path(c, "cdoors", pathd_place_node(rg_id(s)),
+                                       pathd_place_node(rg_id(t)), NULL, &p, &e);
+            CHECK_OK(st, e);
+            CHECK(p.found == (dist[t] < INFINITY) && (!p.found || near(p.cost, dist[t])),
+                  "doors state %d: %d -> %d: %g, reference %g", k, s, t, p.cost, dist[t]);
+            pathd_graph_path_free(&p);
+        }
+    }
+    {
+        pathd_door_switch nope = {"nope", false};
+        st = pathd_graph_patch(c, "cdoors", &nope, 1, NULL, 0, NULL, 0, NULL, &info, &e);
+        CHECK(st == PATHD_ERR_API && e.http_status == 422 && strcmp(e.field, "doors[0].name") == 0,
+              "an unknown door: %d '%s'", e.http_status, e.field);
+    }
+    pathd_client_destroy(c);
+}
+
 static const char *example_bin;
 
 static void test_example(void) {
@@ -1035,6 +1697,13 @@ int main(int argc, char **argv) {
     run("transport_errors", test_transport_errors);
     run("retry_timeout_shutdown", test_retry_timeout_shutdown);
     run("outcome_unknown", test_outcome_unknown);
+    run("graph_paths", test_graph_paths);
+    run("graph_queries", test_graph_queries);
+    run("graph_patch_dimacs", test_graph_patch_dimacs);
+    run("graph_sessions", test_graph_sessions);
+    run("graph_doors", test_graph_doors);
+    if (graph_doors_skipped)
+        printf("# graph_doors skipped: this pathd has no door groups (graphops28 adds them)\n");
     if (example_bin) run("example", test_example);
     if (server_stop(&main_srv) != 0) {
         printf("not ok - server exit\n");

@@ -44,6 +44,23 @@ static class Example
 
             await pathd.DeleteSessionAsync("example", s.SessionId);
             await pathd.DeleteMapAsync("example");
+
+            // A waypoint graph: ids as strings or integers, a point snapped to
+            // the nearest node, a PATCH that closes an edge as the next version.
+            var rooms = new GraphUpload();
+            rooms.Nodes.Add(new GraphNode { Id = "hall", Position = new double[] { 0, 0 } });
+            rooms.Nodes.Add(new GraphNode { Id = "door", Position = new double[] { 10, 0 } });
+            rooms.Nodes.Add(new GraphNode { Id = 3, Position = new double[] { 10, 10 } });
+            rooms.Edges.Add(new GraphEdge { From = "hall", To = "door", Id = "hall-door" });
+            rooms.Edges.Add(new GraphEdge { From = "door", To = 3, Cost = 25 });
+            rooms.Edges.Add(new GraphEdge { From = "hall", To = 3, Cost = 50 });
+            await pathd.PutGraphAsync("rooms", rooms);
+            var g = await pathd.FindGraphPathAsync("rooms", GraphPlace.At(1, 1), 3);
+            Console.WriteLine("graph path " + string.Join(" > ", g.Path) + " cost=" + g.Cost + " (start snapped to " + g.Start.Node + ")");
+            await pathd.PatchGraphAsync("rooms", new GraphPatch().Edge(new GraphEdgeChange { Id = "hall-door", Enabled = false }));
+            var around = await pathd.FindGraphPathAsync("rooms", "hall", 3);
+            Console.WriteLine("hall-door closed: " + string.Join(" > ", around.Path) + " cost=" + around.Cost);
+            await pathd.DeleteMapAsync("rooms");
         }
     }
 

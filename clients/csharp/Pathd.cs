@@ -151,6 +151,8 @@ namespace Pathd
         public bool CornerCutting, UniformCost, HasHierarchy;
         public long WalkableCells, MemoryBytes, BuildUs;
         public string DefaultAlgorithm;
+        public string Kind;          // "grid", "navmesh" or "graph"
+        public GraphInfo Graph;      // kind "graph": its nodes, edges, landmarks, ...; else null
         /// <summary>The upload answered 201 (a new map) rather than 200.</summary>
         public bool Created;
         /// <summary>The answer's ETag ("\"3-7\""), null without one.</summary>
@@ -267,6 +269,226 @@ namespace Pathd
     }
 
     // ---- the client ----
+
+    // ---- waypoint graphs (kind "graph"; docs/graphs.md) ----
+
+    /// <summary>A graph node's id: a string of 1..64 bytes or an integer (17 and "17" are one id).
+    /// Strings and integers convert to it implicitly.</summary>
+    public struct GraphNodeId : IEquatable<GraphNodeId>
+    {
+        public readonly string Text;   // the string id, or null for an integer id
+        public readonly long Number;   // the integer id when Text is null
+        public GraphNodeId(string text) { Text = text ?? throw new ArgumentNullException(nameof(text)); Number = 0; }
+        public GraphNodeId(long number) { Text = null; Number = number; }
+        public bool IsNumber { get { return Text == null; } }
+        public static implicit operator GraphNodeId(string s) { return new GraphNodeId(s); }
+        public static implicit operator GraphNodeId(long n) { return new GraphNodeId(n); }
+        /// <summary>The id's text: one namespace for both forms, as the server's.</summary>
+        public override string ToString() { return Text ?? Number.ToString(CultureInfo.InvariantCulture); }
+        public bool Equals(GraphNodeId o) { return ToString() == o.ToString(); }
+        public override bool Equals(object o) { return o is GraphNodeId && Equals((GraphNodeId)o); }
+        public override int GetHashCode() { return ToString().GetHashCode(); }
+        internal void Write(Json.Writer w) { if (Text != null) w.String(Text); else w.Raw(Number.ToString(CultureInfo.InvariantCulture)); }
+    }
+
+    /// <summary>Where a graph query starts or ends: a node by id, or a point (2 or 3 coordinates)
+    /// snapped to the nearest enabled node (or edge, with GraphPathOptions.SnapToEdge).</summary>
+    public sealed class GraphPlace
+    {
+        public GraphNodeId? Node;
+        public double[] Point;
+        public static GraphPlace At(params double[] xyz)
+        {
+            if (xyz == null || xyz.Length < 2 || xyz.Length > 3) throw new ArgumentException("a point has 2 or 3 coordinates");
+            return new GraphPlace { Point = xyz };
+        }
+        public static implicit operator GraphPlace(GraphNodeId id) { return new GraphPlace { Node = id }; }
+        public static implicit operator GraphPlace(string id) { return new GraphPlace { Node = id }; }
+        public static implicit operator GraphPlace(long id) { return new GraphPlace { Node = id }; }
+    }
+
+    public sealed class GraphNode
+    {
+        public GraphNodeId Id;
+        public double[] Position;        // [x, y] or [x, y, z], the same for every node
+        public List<string> Tags;
+        public bool? Enabled;            // false: uploaded disabled
+    }
+
+    public sealed class GraphEdge
+    {
+        public GraphNodeId From, To;
+        public double? Cost;             // null: the straight-line length times Factor (or the upload's CostFactor)
+        public double? Factor;
+        public bool OneWay;              // only From -> To
+        public string Id;                // a PATCH may name the edge by it (else by its index)
+        public List<string> Tags;
+        public bool? Enabled;
+    }
+
+    /// <summary>GraphUpload: nodes and edges, or the 9th DIMACS challenge's .gr/.co text (Dimacs).</summary>
+    public sealed class GraphUpload
+    {
+        public List<GraphNode> Nodes = new List<GraphNode>();
+        public List<GraphEdge> Edges = new List<GraphEdge>();
+        public double? CostFactor;
+        public string DimacsGr, DimacsCo;
+        /// <summary>Door groups, opened and closed by name with GraphPatch.Door (graphops28's server; main's refuses the field).</summary>
+        public List<GraphDoor> Doors = new List<GraphDoor>();
+        /// <summary>A DIMACS upload as the server takes it: the .gr arcs (one-way) and .co coordinates, as they are.</summary>
+        public static GraphUpload Dimacs(string gr, string co) { return new GraphUpload { DimacsGr = gr, DimacsCo = co }; }
+    }
+
+    /// <summary>A door group: edges (by index or id) and nodes switched together by name.</summary>
+    public sealed class GraphDoor
+    {
+        public string Name;
+        public List<int> EdgeIndices = new List<int>();
+        public List<string> EdgeIds = new List<string>();
+        public List<GraphNodeId> Nodes = new List<GraphNodeId>();
+        public bool Open = true;         // false: uploaded closed (its members disabled)
+    }
+
+    /// <summary>A door group's state in a version (GraphInfo.Doors).</summary>
+    public sealed class GraphDoorInfo
+    {
+        public string Name;
+        public bool Open;
+        public long Edges, Nodes;
+    }
+
+    /// <summary>A graph map's graph (MapInfo.Graph).</summary>
+    public sealed class GraphInfo
+    {
+        public long Nodes, Edges, Arcs, DisabledNodes, DisabledEdges, Components;
+        public int Dimensions, MaxDegree, Landmarks;
+        public double HeuristicRatio, LandmarkScale;
+        public List<GraphDoorInfo> Doors = new List<GraphDoorInfo>();   // empty when none were declared
+    }
+
+    public sealed class GraphPathOptions
+    {
+        public string Algorithm;         // "auto", "astar", "alt", "dijkstra"
+        public long? MaxExpanded;
+        public bool? Partial;            // the path to the closed node nearest the goal when it is not reached
+        public bool? Cache;
+        public int? DeadlineMs;          // single paths only; a batch has one deadline
+        public List<string> ExcludeTags; // edges and nodes carrying any of these are not walked
+        public bool SnapToEdge;          // points go to the nearest point on an edge (snap "edge")
+    }
+
+    /// <summary>One query of a graph batch: Goal, or Goals (the cheapest of them).</summary>
+    public sealed class GraphQuery
+    {
+        public GraphPlace Start, Goal;
+        public List<GraphPlace> Goals;
+        public GraphPathOptions Options;
+    }
+
+    /// <summary>Where a graph path starts or ends: the node, and for a point how it snapped.</summary>
+    public sealed class GraphEnd
+    {
+        public GraphNodeId? Node;
+        public bool Snapped;
+        public double? Distance;
+        public int? Edge;                // snap "edge": the edge, where on it (from its From node), the point
+        public double? At;
+        public double[] Point;
+    }
+
+    public sealed class GraphPathAnswer
+    {
+        public bool Found;
+        public int? GoalIndex;           // with Goals: the goal reached
+        public bool Partial;
+        public double Cost;
+        public string Reason;            // "unreachable" or "budget" when not found
+        public List<GraphNodeId> Path = new List<GraphNodeId>();
+        public List<int> Edges = new List<int>();   // Edges[i] joins Path[i] and Path[i + 1]
+        public List<double[]> Points = new List<double[]>();
+        public GraphEnd Start, Goal;
+        public string Algorithm;
+        public long MapVersion, Expanded, TimeUs;
+        public bool Cached;
+    }
+
+    public sealed class GraphBatchSlot
+    {
+        public GraphPathAnswer Path;
+        public PathdApiException Error;
+        public bool IsError { get { return Error != null; } }
+    }
+
+    public sealed class GraphBatchAnswer
+    {
+        public List<GraphBatchSlot> Results = new List<GraphBatchSlot>();
+        public long MapVersion;
+    }
+
+    public sealed class GraphTable
+    {
+        public List<List<double?>> Costs = new List<List<double?>>();        // Costs[i][j]: null without a path
+        public List<List<List<GraphNodeId>>> Paths;                          // with paths: null without one
+        public List<GraphEnd> Sources = new List<GraphEnd>(), Targets = new List<GraphEnd>();
+        public string Algorithm;
+        public long MapVersion, Searches, Expanded, Unreachable, TimeUs;
+    }
+
+    /// <summary>An edge's change in a GraphPatch: by Index, or by Id.</summary>
+    public sealed class GraphEdgeChange
+    {
+        public int? Index;
+        public string Id;
+        public bool? Enabled;
+        public double? Cost;
+    }
+
+    public sealed class GraphPatch
+    {
+        public List<DoorSwitch> Doors = new List<DoorSwitch>();   // by name, applied before nodes and edges
+        public List<KeyValuePair<GraphNodeId, bool>> Nodes = new List<KeyValuePair<GraphNodeId, bool>>();
+        public GraphPatch Door(string name, bool open) { Doors.Add(new DoorSwitch(name, open)); return this; }
+        public List<GraphEdgeChange> Edges = new List<GraphEdgeChange>();
+        public GraphPatch Node(GraphNodeId id, bool enabled) { Nodes.Add(new KeyValuePair<GraphNodeId, bool>(id, enabled)); return this; }
+        public GraphPatch Edge(GraphEdgeChange e) { Edges.Add(e); return this; }
+    }
+
+    /// <summary>GET /v1/maps/{id}/graph: node i and edge i at index i, each edge's cost as this version has it.</summary>
+    public sealed class GraphExport
+    {
+        public string Map, ETag;
+        public long Version;
+        public int Dimensions;
+        public List<GraphNode> Nodes = new List<GraphNode>();
+        public List<GraphEdge> Edges = new List<GraphEdge>();
+        /// <summary>The export as an upload that builds the graph again.</summary>
+        public GraphUpload ToUpload() { return new GraphUpload { Nodes = Nodes, Edges = Edges }; }
+    }
+
+    /// <summary>A graph session's update: the agent's node and the goal (ids, or points snapped to nodes).</summary>
+    public sealed class GraphUpdate
+    {
+        public GraphPlace Position, Goal;
+        public ReplanPolicy Replan;
+    }
+
+    public sealed class GraphSessionAnswer
+    {
+        public string SessionId, MapId;
+        public bool Found;
+        public double Cost;
+        public string Reason;            // "unreachable", "node_budget", "blocked" when not found
+        public List<GraphNodeId> Path = new List<GraphNodeId>();   // empty in a stream's short answer (Unchanged)
+        public List<int> Edges = new List<int>();
+        public List<double[]> Points = new List<double[]>();
+        public GraphNodeId Position, Goal;
+        public long MapVersion, TtlS, Expanded, TimeUs, Updates, MemoryBytes;
+        public string Algorithm;         // "dstar_lite"
+        public string Rebase;            // "none", "incremental"
+        public bool Unchanged, Replanned, Flip;
+        public string ReplanReason, ReplanRoute;
+        public ReplanPolicy Policy;
+    }
 
     public sealed class PathdClient : IDisposable
     {
@@ -801,6 +1023,149 @@ namespace Pathd
             }
         }
 
+        // ---- waypoint graphs (kind "graph") ----
+
+        /// <summary>putMap of a graph (nodes and edges, or GraphUpload.Dimacs); MapInfo.Graph describes it.</summary>
+        public Task<MapInfo> PutGraphAsync(string id, GraphUpload graph, WriteOptions options = null,
+                                           CancellationToken ct = default(CancellationToken))
+        {
+            return Upload("PUT", MapPath(id), id, Write.Graph(graph), "application/json", options, ct);
+        }
+
+        /// <summary>createMap of a graph: the server picks the id from the content.</summary>
+        public Task<MapInfo> CreateGraphAsync(GraphUpload graph, CancellationToken ct = default(CancellationToken))
+        {
+            return Upload("POST", "/v1/maps", null, Write.Graph(graph), "application/json", null, ct);
+        }
+
+        /// <summary>patchMap of a graph: nodes and edges enabled or disabled, edge costs set, as the next version.</summary>
+        public async Task<MapInfo> PatchGraphAsync(string id, GraphPatch patch, WriteOptions options = null,
+                                                   CancellationToken ct = default(CancellationToken))
+        {
+            var path = MapPath(id);
+            var a = await Change("PATCH", path, id, new[] { 200 }, Write.Patch(patch), "application/json", options, ct).ConfigureAwait(false);
+            return MapOf(a, "PATCH", path);
+        }
+
+        /// <summary>getMapGraph: the graph as this version has it (ToUpload builds it again).</summary>
+        public async Task<GraphExport> GetGraphAsync(string id, CancellationToken ct = default(CancellationToken))
+        {
+            var a = await RequestAsync("GET", MapPath(id, "/graph"), null, null, ct).ConfigureAwait(false);
+            if (a.Status != 200) { var e = ApiError(a.Status, a.Body, a.RetryAfter); e.Attempts = a.Attempts; throw e; }
+            Json.Object o;
+            try { o = Json.Obj(Json.Parse(a.Body), "the answer"); }
+            catch (FormatException e) { throw new PathdProtocolException("GET " + MapPath(id, "/graph") + ": " + e.Message, e) { Attempts = a.Attempts }; }
+            var g = Read.Export(o);
+            g.ETag = a.ETag;
+            return g;
+        }
+
+        /// <summary>findPath on a graph map, between node ids or points (the answer's Start and Goal say where they snapped).</summary>
+        public async Task<GraphPathAnswer> FindGraphPathAsync(string id, GraphPlace start, GraphPlace goal, GraphPathOptions options = null,
+                                                              CancellationToken ct = default(CancellationToken))
+        {
+            var w = new Json.Writer();
+            Write.GraphQuery(w, new GraphQuery { Start = start, Goal = goal, Options = options }, true);
+            return Read.GraphPath(await Call("POST", MapPath(id, "/path"), new[] { 200 }, w.ToString(), "application/json", ct).ConfigureAwait(false));
+        }
+
+        /// <summary>findPath to the cheapest of several goals (the answer's GoalIndex names it).</summary>
+        public async Task<GraphPathAnswer> FindNearestGoalAsync(string id, GraphPlace start, IList<GraphPlace> goals, GraphPathOptions options = null,
+                                                                CancellationToken ct = default(CancellationToken))
+        {
+            var w = new Json.Writer();
+            Write.GraphQuery(w, new GraphQuery { Start = start, Goals = goals.ToList(), Options = options }, true);
+            return Read.GraphPath(await Call("POST", MapPath(id, "/path"), new[] { 200 }, w.ToString(), "application/json", ct).ConfigureAwait(false));
+        }
+
+        /// <summary>findPaths on a graph map: one deadline (null = the server's default); a query that fails alone gets an error slot.</summary>
+        public async Task<GraphBatchAnswer> FindGraphPathsAsync(string id, IList<GraphQuery> queries, int? deadlineMs = null,
+                                                                CancellationToken ct = default(CancellationToken))
+        {
+            if (queries == null || queries.Count == 0) throw new ArgumentException("a batch needs a query");
+            var w = new Json.Writer();
+            w.Raw("{\"queries\":[");
+            for (int i = 0; i < queries.Count; i++)
+            {
+                if (i > 0) w.Raw(",");
+                Write.GraphQuery(w, queries[i], false);
+            }
+            w.Raw("]");
+            if (deadlineMs.HasValue) w.Raw(",\"deadline_ms\":" + deadlineMs.Value.ToString(CultureInfo.InvariantCulture));
+            w.Raw("}");
+            var o = await Call("POST", MapPath(id, "/paths"), new[] { 200 }, w.ToString(), "application/json", ct).ConfigureAwait(false);
+            var b = new GraphBatchAnswer { MapVersion = Read.Long(o, "map_version") };
+            foreach (var r in Json.Arr(o.Get("results"), "results"))
+            {
+                var slot = Json.Obj(r, "results[]");
+                var err = Json.Obj(slot.Get("error"), null);
+                if (err != null)
+                    b.Results.Add(new GraphBatchSlot
+                    {
+                        Error = new PathdApiException((int)Read.Long(slot, "status"), err.Get("code") as string,
+                                                      err.Get("message") as string, err.Get("field") as string, null)
+                    });
+                else
+                    b.Results.Add(new GraphBatchSlot { Path = Read.GraphPath(slot) });
+            }
+            if (b.Results.Count != queries.Count)
+                throw new PathdProtocolException("a batch of " + queries.Count + " queries got " + b.Results.Count + " results");
+            return b;
+        }
+
+        /// <summary>getDistanceTable on a graph map: Costs[i][j] from source i to target j (targets null: the sources).</summary>
+        public async Task<GraphTable> GraphTableAsync(string id, IList<GraphPlace> sources, IList<GraphPlace> targets = null, bool paths = false,
+                                                      int? deadlineMs = null, CancellationToken ct = default(CancellationToken))
+        {
+            if (sources == null || sources.Count == 0) throw new ArgumentException("a table needs a source");
+            var w = new Json.Writer();
+            w.Raw("{\"sources\":"); Write.Places(w, sources, false);
+            if (targets != null) { w.Raw(",\"targets\":"); Write.Places(w, targets, false); }
+            if (paths) w.Raw(",\"paths\":true");
+            if (deadlineMs.HasValue) w.Raw(",\"deadline_ms\":" + deadlineMs.Value.ToString(CultureInfo.InvariantCulture));
+            w.Raw("}");
+            return Read.Table(await Call("POST", MapPath(id, "/table"), new[] { 200 }, w.ToString(), "application/json", ct).ConfigureAwait(false));
+        }
+
+        /// <summary>createSession on a graph map: one agent between nodes (ids, or points snapped to nodes; both of one form),
+        /// repaired after moves and PATCHes.</summary>
+        public async Task<GraphSessionAnswer> CreateGraphSessionAsync(string mapId, GraphPlace start, GraphPlace goal, ReplanPolicy replan = null,
+                                                                      int? ttlS = null, CancellationToken ct = default(CancellationToken))
+        {
+            var w = new Json.Writer();
+            w.Raw("{\"start\":"); Write.Place(w, start, true); w.Raw(",\"goal\":"); Write.Place(w, goal, true);
+            if (ttlS.HasValue) w.Raw(",\"ttl_s\":" + ttlS.Value.ToString(CultureInfo.InvariantCulture));
+            Write.Replan(w, replan, false);
+            w.Raw("}");
+            return Read.GraphSession(await Call("POST", MapPath(mapId, "/sessions"), new[] { 201 }, w.ToString(), "application/json", ct).ConfigureAwait(false));
+        }
+
+        /// <summary>getSession of a graph session, brought to the map's current version.</summary>
+        public async Task<GraphSessionAnswer> GetGraphSessionAsync(string mapId, string sid, CancellationToken ct = default(CancellationToken))
+        {
+            return Read.GraphSession(await Call("GET", SessionPath(mapId, sid), new[] { 200 }, null, null, ct).ConfigureAwait(false));
+        }
+
+        /// <summary>updateSession of a graph session: one update as JSON, several as NDJSON.</summary>
+        public async Task<GraphSessionAnswer> UpdateGraphSessionAsync(string mapId, string sid, IList<GraphUpdate> updates,
+                                                                      CancellationToken ct = default(CancellationToken))
+        {
+            if (updates == null || updates.Count == 0) throw new ArgumentException("no update");
+            var w = new Json.Writer();
+            foreach (var u in updates)
+            {
+                Write.GraphUpdate(w, u);
+                if (updates.Count > 1) w.Raw("\n");
+            }
+            return Read.GraphSession(await Call("POST", SessionPath(mapId, sid, "/updates"), new[] { 200 }, w.ToString(),
+                                                updates.Count > 1 ? "application/x-ndjson" : "application/json", ct).ConfigureAwait(false));
+        }
+
+        public Task<GraphSessionAnswer> UpdateGraphSessionAsync(string mapId, string sid, GraphUpdate update, CancellationToken ct = default(CancellationToken))
+        {
+            return UpdateGraphSessionAsync(mapId, sid, new[] { update }, ct);
+        }
+
         // ---- reading and writing the API's JSON ----
 
         internal static class Read
@@ -846,6 +1211,208 @@ namespace Pathd
                     BuildUs = Long(o, "build_us"),
                     DefaultAlgorithm = o.Get("default_algorithm") as string,
                     HasHierarchy = o.Get("hierarchy") is Json.Object,
+                    Kind = o.Get("kind") as string ?? "grid",
+                    Graph = GraphInfoOf(Json.Obj(o.Get("graph"), null)),
+                };
+            }
+
+            static GraphInfo GraphInfoOf(Json.Object g)
+            {
+                if (g == null) return null;
+                return new GraphInfo
+                {
+                    Nodes = Long(g, "nodes"), Edges = Long(g, "edges"), Arcs = Long(g, "arcs"),
+                    Dimensions = (int)Long(g, "dimensions"), MaxDegree = (int)Long(g, "max_degree"),
+                    DisabledNodes = Long(g, "disabled_nodes"), DisabledEdges = Long(g, "disabled_edges"),
+                    HeuristicRatio = g.Get("heuristic_ratio") is double ? (double)g.Get("heuristic_ratio") : 0,
+                    Landmarks = (int)Long(g, "landmarks"),
+                    LandmarkScale = g.Get("landmark_scale") is double ? (double)g.Get("landmark_scale") : 0,
+                    Components = Long(g, "components"),
+                    Doors = (g.Get("doors") as List<object> ?? new List<object>()).Select(x => Json.Obj(x, "graph.doors[]")).Select(d => new GraphDoorInfo
+                    {
+                        Name = d.Get("name") as string,
+                        Open = Bool(d, "open"),
+                        Edges = Long(d, "edges"),
+                        Nodes = Long(d, "nodes"),
+                    }).ToList(),
+                };
+            }
+
+            public static GraphNodeId NodeId(object v, string what)
+            {
+                if (v is string) return new GraphNodeId((string)v);
+                if (v is double) return new GraphNodeId((long)(double)v);
+                throw new PathdProtocolException(what + " is not a node id");
+            }
+
+            static List<GraphNodeId> NodeIds(object v, string what)
+            {
+                var list = new List<GraphNodeId>();
+                foreach (var x in Json.Arr(v, what)) list.Add(NodeId(x, what + "[]"));
+                return list;
+            }
+
+            static double[] Coords(object v, string what)
+            {
+                var a = Json.Arr(v, what);
+                var c = new double[a.Count];
+                for (int i = 0; i < a.Count; i++)
+                {
+                    if (!(a[i] is double)) throw new PathdProtocolException(what + " is not a position");
+                    c[i] = (double)a[i];
+                }
+                return c;
+            }
+
+            static List<int> Ints(object v, string what)
+            {
+                var list = new List<int>();
+                foreach (var x in Json.Arr(v, what))
+                {
+                    if (!(x is double)) throw new PathdProtocolException(what + " is not a list of integers");
+                    list.Add((int)(double)x);
+                }
+                return list;
+            }
+
+            static List<double[]> Positions(object v, string what)
+            {
+                var list = new List<double[]>();
+                foreach (var x in Json.Arr(v, what)) list.Add(Coords(x, what + "[]"));
+                return list;
+            }
+
+            static List<string> Strings(object v)
+            {
+                var a = v as List<object>;
+                return a == null ? null : a.Select(x => x as string).ToList();
+            }
+
+            public static GraphEnd End(Json.Object o)
+            {
+                if (o == null) return null;
+                return new GraphEnd
+                {
+                    Node = o.Get("node") != null ? NodeId(o.Get("node"), "node") : (GraphNodeId?)null,
+                    Snapped = Bool(o, "snapped"),
+                    Distance = o.Get("distance") as double?,
+                    Edge = o.Get("edge") is double ? (int?)(int)(double)o.Get("edge") : null,
+                    At = o.Get("at") as double?,
+                    Point = o.Get("point") != null ? Coords(o.Get("point"), "point") : null,
+                };
+            }
+
+            public static GraphPathAnswer GraphPath(Json.Object o)
+            {
+                if (o == null || !(o.Get("found") is bool)) throw new PathdProtocolException("a graph path answer without 'found'");
+                var stats = Json.Obj(o.Get("stats"), null) ?? new Json.Object();
+                var p = new GraphPathAnswer
+                {
+                    Found = (bool)o.Get("found"),
+                    GoalIndex = o.Get("goal_index") is double ? (int?)(int)(double)o.Get("goal_index") : null,
+                    Partial = Bool(o, "partial"),
+                    Reason = o.Get("reason") as string,
+                    Cost = o.Get("cost") is double ? (double)o.Get("cost") : 0,
+                    Path = NodeIds(o.Get("path"), "path"),
+                    Edges = Ints(o.Get("edges"), "edges"),
+                    Points = Positions(o.Get("points"), "points"),
+                    Start = End(Json.Obj(o.Get("start"), null)),
+                    Goal = End(Json.Obj(o.Get("goal"), null)),
+                    Algorithm = o.Get("algorithm") as string,
+                    MapVersion = Long(o, "map_version"),
+                    Expanded = Long(stats, "expanded"),
+                    TimeUs = Long(stats, "time_us"),
+                    Cached = Bool(stats, "cached"),
+                };
+                if (p.Found && !(o.Get("cost") is double)) throw new PathdProtocolException("a found path without 'cost'");
+                return p;
+            }
+
+            public static GraphTable Table(Json.Object o)
+            {
+                var t = new GraphTable { Algorithm = o.Get("algorithm") as string, MapVersion = Long(o, "map_version") };
+                foreach (var row in Json.Arr(o.Get("costs"), "costs"))
+                    t.Costs.Add(Json.Arr(row, "costs[]").Select(x => x as double?).ToList());
+                if (o.Get("paths") != null)
+                {
+                    t.Paths = new List<List<List<GraphNodeId>>>();
+                    foreach (var row in Json.Arr(o.Get("paths"), "paths"))
+                        t.Paths.Add(Json.Arr(row, "paths[]").Select(x => x == null ? null : NodeIds(x, "paths[][]")).ToList());
+                }
+                foreach (var e in Json.Arr(o.Get("sources"), "sources")) t.Sources.Add(End(Json.Obj(e, "sources[]")));
+                foreach (var e in Json.Arr(o.Get("targets"), "targets")) t.Targets.Add(End(Json.Obj(e, "targets[]")));
+                var stats = Json.Obj(o.Get("stats"), null) ?? new Json.Object();
+                t.Searches = Long(stats, "searches");
+                t.Expanded = Long(stats, "expanded");
+                t.Unreachable = Long(stats, "unreachable");
+                t.TimeUs = Long(stats, "time_us");
+                return t;
+            }
+
+            public static GraphExport Export(Json.Object o)
+            {
+                var g = new GraphExport { Map = o.Get("map") as string, Version = Long(o, "version"), Dimensions = (int)Long(o, "dimensions") };
+                foreach (var x in Json.Arr(o.Get("nodes"), "nodes"))
+                {
+                    var n = Json.Obj(x, "nodes[]");
+                    g.Nodes.Add(new GraphNode
+                    {
+                        Id = NodeId(n.Get("id"), "nodes[].id"),
+                        Position = Coords(n.Get("position"), "nodes[].position"),
+                        Tags = Strings(n.Get("tags")),
+                        Enabled = n.Get("enabled") is bool ? (bool?)(bool)n.Get("enabled") : null,
+                    });
+                }
+                foreach (var x in Json.Arr(o.Get("edges"), "edges"))
+                {
+                    var e = Json.Obj(x, "edges[]");
+                    g.Edges.Add(new GraphEdge
+                    {
+                        From = NodeId(e.Get("from"), "edges[].from"),
+                        To = NodeId(e.Get("to"), "edges[].to"),
+                        Cost = e.Get("cost") as double?,
+                        OneWay = Bool(e, "oneway"),
+                        Id = e.Get("id") as string,
+                        Tags = Strings(e.Get("tags")),
+                        Enabled = e.Get("enabled") is bool ? (bool?)(bool)e.Get("enabled") : null,
+                    });
+                }
+                return g;
+            }
+
+            public static GraphSessionAnswer GraphSession(Json.Object o)
+            {
+                if (o == null || !(o.Get("session_id") is string) || !(o.Get("found") is bool))
+                    throw new PathdProtocolException("a graph session answer without its fields");
+                var stats = Json.Obj(o.Get("stats"), null) ?? new Json.Object();
+                var replan = Json.Obj(o.Get("replan"), null) ?? new Json.Object();
+                bool unchanged = o.Get("unchanged") is bool && (bool)o.Get("unchanged");
+                return new GraphSessionAnswer
+                {
+                    Unchanged = unchanged,
+                    ReplanReason = replan.Get("reason") as string,
+                    Replanned = replan.Get("replanned") is bool && (bool)replan.Get("replanned"),
+                    ReplanRoute = replan.Get("route") as string,
+                    Flip = replan.Get("flip") is bool && (bool)replan.Get("flip"),
+                    Policy = Policy(Json.Obj(replan.Get("policy"), null)),
+                    SessionId = (string)o.Get("session_id"),
+                    MapId = o.Get("map_id") as string,
+                    Found = (bool)o.Get("found"),
+                    Cost = o.Get("cost") is double ? (double)o.Get("cost") : 0,
+                    Reason = o.Get("reason") as string,
+                    Path = unchanged || o.Get("path") == null ? new List<GraphNodeId>() : NodeIds(o.Get("path"), "path"),
+                    Edges = unchanged || o.Get("edges") == null ? new List<int>() : Ints(o.Get("edges"), "edges"),
+                    Points = unchanged || o.Get("points") == null ? new List<double[]>() : Positions(o.Get("points"), "points"),
+                    Position = NodeId(o.Get("position"), "position"),
+                    Goal = NodeId(o.Get("goal"), "goal"),
+                    Algorithm = o.Get("algorithm") as string,
+                    MapVersion = Long(o, "map_version"),
+                    TtlS = Long(o, "ttl_s"),
+                    Expanded = Long(stats, "expanded"),
+                    TimeUs = Long(stats, "time_us"),
+                    Updates = Long(stats, "updates"),
+                    MemoryBytes = Long(stats, "memory_bytes"),
+                    Rebase = stats.Get("rebase") as string,
                 };
             }
 
@@ -966,6 +1533,168 @@ namespace Pathd
                 if (u.Goal.HasValue) { w.Raw(first ? "\"goal\":" : ",\"goal\":"); w.Point(u.Goal.Value); first = false; }
                 if (u.Cells != null && u.Cells.Count > 0) { w.Raw(first ? "\"cells\":" : ",\"cells\":"); Cells(w, u.Cells); first = false; }
                 if (u.Doors != null && u.Doors.Count > 0) { w.Raw(first ? "\"doors\":" : ",\"doors\":"); Doors(w, u.Doors); first = false; }
+                Replan(w, u.Replan, first);
+                w.Raw("}");
+            }
+
+            static void Tags(Json.Writer w, List<string> tags)
+            {
+                if (tags == null) return;
+                w.Raw(",\"tags\":[");
+                for (int i = 0; i < tags.Count; i++) { if (i > 0) w.Raw(","); w.String(tags[i]); }
+                w.Raw("]");
+            }
+
+            static void Num(Json.Writer w, string name, double v)
+            {
+                if (double.IsNaN(v) || double.IsInfinity(v)) throw new ArgumentException(name + " is not a finite number");
+                w.Raw(",\"" + name + "\":" + v.ToString("R", CultureInfo.InvariantCulture));
+            }
+
+            static void Coords(Json.Writer w, double[] c)
+            {
+                w.Raw("[");
+                for (int i = 0; i < c.Length; i++)
+                {
+                    if (double.IsNaN(c[i]) || double.IsInfinity(c[i])) throw new ArgumentException("a coordinate is not a finite number");
+                    if (i > 0) w.Raw(",");
+                    w.Raw(c[i].ToString("R", CultureInfo.InvariantCulture));
+                }
+                w.Raw("]");
+            }
+
+            public static string Graph(GraphUpload g)
+            {
+                if (g == null) throw new ArgumentNullException(nameof(g));
+                var w = new Json.Writer();
+                w.Raw("{\"kind\":\"graph\"");
+                if (g.DimacsGr != null || g.DimacsCo != null)
+                {
+                    w.Raw(",\"dimacs\":{\"gr\":"); w.String(g.DimacsGr ?? ""); w.Raw(",\"co\":"); w.String(g.DimacsCo ?? ""); w.Raw("}}");
+                    return w.ToString();
+                }
+                w.Raw(",\"nodes\":[");
+                for (int i = 0; i < g.Nodes.Count; i++)
+                {
+                    var n = g.Nodes[i];
+                    if (i > 0) w.Raw(",");
+                    w.Raw("{\"id\":"); n.Id.Write(w); w.Raw(",\"position\":"); Coords(w, n.Position ?? new double[0]);
+                    Tags(w, n.Tags);
+                    if (n.Enabled.HasValue) w.Raw(n.Enabled.Value ? ",\"enabled\":true" : ",\"enabled\":false");
+                    w.Raw("}");
+                }
+                w.Raw("],\"edges\":[");
+                for (int i = 0; i < g.Edges.Count; i++)
+                {
+                    var e = g.Edges[i];
+                    if (i > 0) w.Raw(",");
+                    w.Raw("{\"from\":"); e.From.Write(w); w.Raw(",\"to\":"); e.To.Write(w);
+                    if (e.Cost.HasValue) Num(w, "cost", e.Cost.Value);
+                    if (e.Factor.HasValue) Num(w, "factor", e.Factor.Value);
+                    if (e.OneWay) w.Raw(",\"oneway\":true");
+                    if (e.Id != null) { w.Raw(",\"id\":"); w.String(e.Id); }
+                    Tags(w, e.Tags);
+                    if (e.Enabled.HasValue) w.Raw(e.Enabled.Value ? ",\"enabled\":true" : ",\"enabled\":false");
+                    w.Raw("}");
+                }
+                w.Raw("]");
+                if (g.CostFactor.HasValue) Num(w, "cost_factor", g.CostFactor.Value);
+                if (g.Doors != null && g.Doors.Count > 0)
+                {
+                    w.Raw(",\"doors\":[");
+                    for (int i = 0; i < g.Doors.Count; i++)
+                    {
+                        var d = g.Doors[i];
+                        if (i > 0) w.Raw(",");
+                        w.Raw("{\"name\":"); w.String(d.Name ?? "");
+                        w.Raw(",\"edges\":[");
+                        var members = d.EdgeIndices.Select(x => x.ToString(CultureInfo.InvariantCulture)).ToList();
+                        foreach (var id in d.EdgeIds) { var sw = new Json.Writer(); sw.String(id); members.Add(sw.ToString()); }
+                        w.Raw(string.Join(",", members));
+                        w.Raw("],\"nodes\":[");
+                        for (int k = 0; k < d.Nodes.Count; k++) { if (k > 0) w.Raw(","); d.Nodes[k].Write(w); }
+                        w.Raw(d.Open ? "]}" : "],\"open\":false}");
+                    }
+                    w.Raw("]");
+                }
+                w.Raw("}");
+                return w.ToString();
+            }
+
+            public static string Patch(GraphPatch p)
+            {
+                if (p == null) throw new ArgumentNullException(nameof(p));
+                var w = new Json.Writer();
+                w.Raw("{");
+                if (p.Doors.Count > 0) { w.Raw("\"doors\":["); for (int i = 0; i < p.Doors.Count; i++) { if (i > 0) w.Raw(","); w.Raw("{\"name\":"); w.String(p.Doors[i].Id ?? ""); w.Raw(p.Doors[i].Open ? ",\"open\":true}" : ",\"open\":false}"); } w.Raw("],"); }
+                w.Raw("\"nodes\":[");
+                for (int i = 0; i < p.Nodes.Count; i++)
+                {
+                    if (i > 0) w.Raw(",");
+                    w.Raw("{\"id\":"); p.Nodes[i].Key.Write(w); w.Raw(p.Nodes[i].Value ? ",\"enabled\":true}" : ",\"enabled\":false}");
+                }
+                w.Raw("],\"edges\":[");
+                for (int i = 0; i < p.Edges.Count; i++)
+                {
+                    var e = p.Edges[i];
+                    if (i > 0) w.Raw(",");
+                    if (e.Index.HasValue) w.Raw("{\"index\":" + e.Index.Value.ToString(CultureInfo.InvariantCulture));
+                    else { w.Raw("{\"id\":"); w.String(e.Id ?? ""); }
+                    if (e.Enabled.HasValue) w.Raw(e.Enabled.Value ? ",\"enabled\":true" : ",\"enabled\":false");
+                    if (e.Cost.HasValue) Num(w, "cost", e.Cost.Value);
+                    w.Raw("}");
+                }
+                w.Raw("]}");
+                return w.ToString();
+            }
+
+            /// <summary>A place: an id, or a point ({"point":[...]} in queries; a bare array in sessions).</summary>
+            public static void Place(Json.Writer w, GraphPlace p, bool session)
+            {
+                if (p == null) throw new ArgumentNullException("a graph place");
+                if (p.Node.HasValue) { p.Node.Value.Write(w); return; }
+                if (p.Point == null) throw new ArgumentException("a graph place with neither a node nor a point");
+                if (session) { Coords(w, p.Point); return; }
+                w.Raw("{\"point\":"); Coords(w, p.Point); w.Raw("}");
+            }
+
+            public static void Places(Json.Writer w, IList<GraphPlace> places, bool session)
+            {
+                w.Raw("[");
+                for (int i = 0; i < places.Count; i++) { if (i > 0) w.Raw(","); Place(w, places[i], session); }
+                w.Raw("]");
+            }
+
+            public static void GraphQuery(Json.Writer w, GraphQuery q, bool deadline)
+            {
+                w.Raw("{\"start\":"); Place(w, q.Start, false);
+                if (q.Goals != null) { w.Raw(",\"goals\":"); Places(w, q.Goals, false); }
+                else { w.Raw(",\"goal\":"); Place(w, q.Goal, false); }
+                var o = q.Options;
+                if (o != null)
+                {
+                    if (o.Algorithm != null) { w.Raw(",\"algorithm\":"); w.String(o.Algorithm); }
+                    if (o.MaxExpanded.HasValue) w.Raw(",\"max_expanded\":" + o.MaxExpanded.Value.ToString(CultureInfo.InvariantCulture));
+                    if (o.Partial.HasValue) w.Raw(o.Partial.Value ? ",\"partial\":true" : ",\"partial\":false");
+                    if (o.Cache.HasValue) w.Raw(o.Cache.Value ? ",\"cache\":true" : ",\"cache\":false");
+                    if (deadline && o.DeadlineMs.HasValue) w.Raw(",\"deadline_ms\":" + o.DeadlineMs.Value.ToString(CultureInfo.InvariantCulture));
+                    if (o.ExcludeTags != null)
+                    {
+                        w.Raw(",\"exclude_tags\":[");
+                        for (int i = 0; i < o.ExcludeTags.Count; i++) { if (i > 0) w.Raw(","); w.String(o.ExcludeTags[i]); }
+                        w.Raw("]");
+                    }
+                    if (o.SnapToEdge) w.Raw(",\"snap\":\"edge\"");
+                }
+                w.Raw("}");
+            }
+
+            public static void GraphUpdate(Json.Writer w, GraphUpdate u)
+            {
+                bool first = true;
+                w.Raw("{");
+                if (u.Position != null) { w.Raw("\"position\":"); Place(w, u.Position, true); first = false; }
+                if (u.Goal != null) { w.Raw(first ? "\"goal\":" : ",\"goal\":"); Place(w, u.Goal, true); first = false; }
                 Replan(w, u.Replan, first);
                 w.Raw("}");
             }
@@ -1127,12 +1856,26 @@ namespace Pathd
         /// stream throws PathdApiException (Status 0) and the stream goes on.</summary>
         public async Task<SessionAnswer> SendAsync(Update update, CancellationToken ct = default(CancellationToken))
         {
+            var w = new Json.Writer();
+            PathdClient.Write.Update(w, update);
+            return PathdClient.Read.Session(await Exchange(w.ToString(), ct).ConfigureAwait(false));
+        }
+
+        /// <summary>SendAsync on a graph session's stream: one GraphUpdate, its GraphSessionAnswer.</summary>
+        public async Task<GraphSessionAnswer> SendGraphAsync(GraphUpdate update, CancellationToken ct = default(CancellationToken))
+        {
+            var w = new Json.Writer();
+            PathdClient.Write.GraphUpdate(w, update);
+            return PathdClient.Read.GraphSession(await Exchange(w.ToString(), ct).ConfigureAwait(false));
+        }
+
+        /// <summary>One message out, its answer back as an object (an error answer thrown).</summary>
+        async Task<Json.Object> Exchange(string message, CancellationToken ct)
+        {
             await one.WaitAsync(ct).ConfigureAwait(false);
             try
             {
-                var w = new Json.Writer();
-                PathdClient.Write.Update(w, update);
-                var bytes = Encoding.UTF8.GetBytes(w.ToString());
+                var bytes = Encoding.UTF8.GetBytes(message);
                 using (var cts = CancellationTokenSource.CreateLinkedTokenSource(ct))
                 {
                     cts.CancelAfter(timeout);
@@ -1162,7 +1905,7 @@ namespace Pathd
                     var err = Json.Obj(o.Get("error"), null);
                     if (err != null)
                         throw new PathdApiException(0, err.Get("code") as string, err.Get("message") as string, err.Get("field") as string, null);
-                    return PathdClient.Read.Session(o);
+                    return o;
                 }
             }
             finally

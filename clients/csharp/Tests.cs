@@ -149,7 +149,7 @@ sealed class Redis : IDisposable
     }
 }
 
-static class Tests
+static partial class Tests
 {
     static int passed, failed;
     static Server srv;
@@ -517,7 +517,8 @@ static class Tests
             var output = p.StandardOutput.ReadToEnd();
             p.WaitForExit();
             Console.Write(output);
-            Check(p.ExitCode == 0 && output.Contains("gate shut: found=False reason=unreachable"), "the example exited " + p.ExitCode);
+            Check(p.ExitCode == 0 && output.Contains("gate shut: found=False reason=unreachable") &&
+                  output.Contains("hall-door closed: hall > 3 cost=50"), "the example exited " + p.ExitCode);
         }
         return Task.FromResult(0);
     }
@@ -534,6 +535,11 @@ static class Tests
         Run("transport_errors", TransportErrors);
         Run("retry_timeout_shutdown", RetryTimeoutShutdown);
         Run("outcome_unknown", OutcomeUnknown);
+        Run("graph_paths", GraphPaths);
+        Run("graph_queries", GraphQueries);
+        Run("graph_patch_export_dimacs", GraphPatchExportDimacs);
+        Run("graph_sessions", GraphSessions);
+        Run("graph_doors", GraphDoors);
         if (args.Length > 0) Run("example", () => Example(args[0]));
         if (srv.Stop() != 0) { failed++; Console.WriteLine("not ok - server exit"); }
         Console.WriteLine(passed + " passed, " + failed + " failed");

@@ -35,6 +35,20 @@ async function main(baseUrl: string): Promise<void> {
 
     await pathd.deleteSession('example', s.session_id);
     await pathd.deleteMap('example');
+
+    // A waypoint graph: ids as strings or integers, a point snapped to the
+    // nearest node, a PATCH that closes an edge as the next version.
+    await pathd.putGraph('rooms', {
+        kind: 'graph',
+        nodes: [{ id: 'hall', position: [0, 0] }, { id: 'door', position: [10, 0] }, { id: 3, position: [10, 10] }],
+        edges: [{ from: 'hall', to: 'door', id: 'hall-door' }, { from: 'door', to: 3, cost: 25 }, { from: 'hall', to: 3, cost: 50 }],
+    });
+    const g = await pathd.findGraphPath('rooms', { start: { point: [1, 1] }, goal: 3 });
+    console.log(`graph path ${g.path.join(' > ')} cost=${g.cost} (start snapped to ${g.start.node})`);
+    await pathd.patchGraph('rooms', { edges: [{ id: 'hall-door', enabled: false }] });
+    const around = await pathd.findGraphPath('rooms', { start: 'hall', goal: 3 });
+    console.log(`hall-door closed: ${around.path.join(' > ')} cost=${around.cost}`);
+    await pathd.deleteMap('rooms');
 }
 
 main(process.argv[2] ?? 'http://127.0.0.1:8080').catch((e) => {

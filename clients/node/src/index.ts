@@ -249,6 +249,216 @@ export interface SessionAnswer {
     };
 }
 
+// ---- waypoint graphs (kind "graph"; docs/graphs.md) ----
+
+/** A graph node's id: a string of 1..64 bytes or an integer (17 and "17" are one id). */
+export type NodeId = string | number;
+/** [x, y] or [x, y, z], the same for every node of one graph. */
+export type GraphPosition = [number, number] | [number, number, number];
+
+export interface GraphNode {
+    id: NodeId;
+    position: GraphPosition;
+    tags?: string[];
+    /** false: uploaded disabled (a PATCH enables it). */
+    enabled?: boolean;
+}
+
+export interface GraphEdge {
+    from: NodeId;
+    to: NodeId;
+    /** Without it: the straight-line length times `factor` (or the upload's cost_factor). */
+    cost?: number;
+    factor?: number;
+    /** true: only from -> to. */
+    oneway?: boolean;
+    /** A PATCH may name the edge by it (else by its index in `edges`). */
+    id?: string;
+    tags?: string[];
+    enabled?: boolean;
+}
+
+/** GraphUpload: nodes and edges, or the 9th DIMACS challenge's .gr/.co text (see dimacsGraph). */
+export interface GraphUpload {
+    kind: 'graph';
+    nodes?: GraphNode[];
+    edges?: GraphEdge[];
+    cost_factor?: number;
+    dimacs?: { gr: string; co: string };
+    /** Door groups, opened and closed by name with patchGraph({doors}) (graphops28's server; main's refuses the field). */
+    doors?: GraphDoor[];
+}
+
+/** A door group: edges (by index or id) and nodes switched together by name. */
+export interface GraphDoor {
+    name: string;
+    edges?: Array<number | string>;
+    nodes?: NodeId[];
+    /** false: uploaded closed (its members disabled). */
+    open?: boolean;
+}
+
+/** A DIMACS upload as the server takes it: the .gr arcs (one-way) and .co coordinates, as they are. */
+export function dimacsGraph(gr: string, co: string): GraphUpload {
+    return { kind: 'graph', dimacs: { gr, co } };
+}
+
+/** A node by id, or a point snapped to the nearest enabled node (or edge, with snap: 'edge'). */
+export type GraphPlace = NodeId | { point: GraphPosition };
+
+export type GraphAlgorithm = 'auto' | 'astar' | 'alt' | 'dijkstra';
+
+/** GraphPathRequest without start and goal. */
+export interface GraphPathOptions {
+    algorithm?: GraphAlgorithm;
+    max_expanded?: number;
+    /** The path to the closed node nearest the goal when the goal is not reached. */
+    partial?: boolean;
+    cache?: boolean;
+    deadline_ms?: number;
+    /** Edges and nodes carrying any of these tags are not walked (at most 8). */
+    exclude_tags?: string[];
+    snap?: 'node' | 'edge';
+}
+
+/** GraphPathRequest: `goal`, or `goals` (the cheapest of them; the answer's goal_index). */
+export interface GraphPathRequest extends GraphPathOptions {
+    start: GraphPlace;
+    goal?: GraphPlace;
+    goals?: GraphPlace[];
+}
+
+/** Where a path starts or ends: the node, and for a point how it snapped. */
+export interface GraphEnd {
+    node?: NodeId;
+    snapped: boolean;
+    distance?: number;
+    /** snap 'edge': the edge, the fraction along it from its from node, the point on it. */
+    edge?: number;
+    at?: number;
+    point?: number[];
+}
+
+export interface GraphPathAnswer {
+    found: boolean;
+    goal_index?: number;
+    partial?: boolean;
+    reason?: 'unreachable' | 'budget';
+    cost?: number;
+    /** Node ids from the start, as uploaded. */
+    path: NodeId[];
+    /** Edge indices: edges[i] joins path[i] and path[i + 1]. */
+    edges: number[];
+    points: number[][];
+    start: GraphEnd;
+    goal?: GraphEnd;
+    algorithm: 'astar' | 'dijkstra' | 'alt';
+    map_version: number;
+    stats: { expanded: number; time_us: number; cached: boolean };
+}
+
+export interface GraphBatchAnswer {
+    results: Array<GraphPathAnswer | BatchError>;
+    map_version: number;
+}
+
+/** GraphPatch: applied together as the next version. */
+export interface GraphPatch {
+    /** Door groups opened or closed by name, applied before nodes and edges. */
+    doors?: Array<{ name: string; open: boolean }>;
+    nodes?: Array<{ id: NodeId; enabled: boolean }>;
+    /** An edge by its index in the upload, or by its id. */
+    edges?: Array<{ index?: number; id?: string; enabled?: boolean; cost?: number }>;
+}
+
+/** GET /v1/maps/{id}/graph: the version as an upload would hold it (node i and edge i at index i). */
+export interface GraphExport {
+    map: string;
+    version: number;
+    dimensions: 2 | 3;
+    kind: 'graph';
+    nodes: GraphNode[];
+    edges: Array<GraphEdge & { cost: number }>;
+    /** The answer's ETag header. */
+    etag?: string;
+}
+
+export interface GraphTableRequest {
+    sources: GraphPlace[];
+    /** Default: the sources. */
+    targets?: GraphPlace[];
+    paths?: boolean;
+    deadline_ms?: number;
+}
+
+export interface GraphTableAnswer {
+    /** costs[i][j], source i to target j; null without a path. */
+    costs: Array<Array<number | null>>;
+    paths?: Array<Array<NodeId[] | null>>;
+    sources: GraphEnd[];
+    targets: GraphEnd[];
+    algorithm: 'dijkstra';
+    map_version: number;
+    stats: { searches: number; expanded: number; unreachable: number; time_us: number };
+}
+
+/** A graph session's place: a node id, or a point ([x, y, z]; [x, y] integers on a 2D graph) snapped to the nearest enabled node. */
+export type GraphSessionPlace = NodeId | GraphPosition;
+
+export interface GraphSessionRequest {
+    start: GraphSessionPlace;
+    goal: GraphSessionPlace;
+    ttl_s?: number;
+    replan?: ReplanPolicy;
+}
+
+/** A graph session's update: nodes and edges change for everyone with patchGraph. */
+export interface GraphUpdate {
+    position?: GraphSessionPlace;
+    goal?: GraphSessionPlace;
+    replan?: ReplanPolicy;
+}
+
+export interface GraphSessionAnswer {
+    session_id: string;
+    map_id: string;
+    found: boolean;
+    reason?: 'unreachable' | 'node_budget' | 'blocked';
+    cost: number;
+    /** Absent in a stream's short answer (`unchanged`). */
+    path: NodeId[];
+    edges: number[];
+    points: number[][];
+    position: NodeId;
+    goal: NodeId;
+    algorithm: 'dstar_lite';
+    unchanged?: true;
+    replan?: SessionAnswer['replan'];
+    map_version: number;
+    ttl_s: number;
+    stats: { expanded: number; time_us: number; updates: number; rebase: 'none' | 'incremental'; memory_bytes: number };
+}
+
+/** MapInfo of a graph map (kind 'graph'). */
+export interface GraphMapInfo extends UploadAnswer {
+    kind: 'graph';
+    graph: {
+        nodes: number;
+        edges: number;
+        arcs: number;
+        dimensions: 2 | 3;
+        max_degree: number;
+        disabled_nodes: number;
+        disabled_edges: number;
+        heuristic_ratio: number;
+        landmarks?: number;
+        landmark_scale?: number;
+        components?: number;
+        /** The door groups declared at upload (absent when none). */
+        doors?: Array<{ name: string; open: boolean; edges: number; nodes: number }>;
+    };
+}
+
 // ---- errors ----
 
 /** The base of every error this client throws. */
@@ -637,6 +847,67 @@ export class Client {
         }
     }
 
+    // ---- waypoint graphs (kind "graph") ----
+
+    /** putMap of a GraphUpload (nodes and edges, or dimacsGraph(gr, co)). */
+    async putGraph(id: string, graph: GraphUpload, opts?: WriteOptions): Promise<GraphMapInfo> {
+        return (await this.upload('PUT', Client.mapPath(id), id, graph as unknown as MapJson, opts)) as unknown as GraphMapInfo;
+    }
+
+    /** createMap of a GraphUpload: the server picks the id from the content. */
+    async createGraph(graph: GraphUpload): Promise<GraphMapInfo> {
+        return (await this.upload('POST', '/v1/maps', undefined, graph as unknown as MapJson)) as unknown as GraphMapInfo;
+    }
+
+    /** patchMap of a graph: nodes and edges enabled or disabled, edge costs set, as the next version. */
+    async patchGraph(id: string, patch: GraphPatch, opts?: WriteOptions): Promise<GraphMapInfo> {
+        const r = await this.change<GraphMapInfo>('PATCH', Client.mapPath(id), id, [200], JSON.stringify(patch), 'application/json', opts);
+        return { ...r.value, etag: r.headers.get('etag') ?? undefined };
+    }
+
+    /** getMapGraph: the graph as this version has it (an upload that builds it again). */
+    async getGraph(id: string): Promise<GraphExport> {
+        const r = await this.call<GraphExport>('GET', Client.mapPath(id, '/graph'), [200]);
+        return { ...r.value, etag: r.headers.get('etag') ?? undefined };
+    }
+
+    /** findPath on a graph map: between node ids or points (the answer's start/goal say where they snapped). */
+    async findGraphPath(id: string, req: GraphPathRequest): Promise<GraphPathAnswer> {
+        return (await this.call<GraphPathAnswer>('POST', Client.mapPath(id, '/path'), [200], req)).value;
+    }
+
+    /** findPaths on a graph map: one deadline; a query that fails alone gets a BatchError slot. */
+    async findGraphPaths(id: string, queries: GraphPathRequest[], opts: { deadline_ms?: number } = {}): Promise<GraphBatchAnswer> {
+        const body: { queries: GraphPathRequest[]; deadline_ms?: number } = { queries };
+        if (opts.deadline_ms !== undefined) body.deadline_ms = opts.deadline_ms;
+        return (await this.call<GraphBatchAnswer>('POST', Client.mapPath(id, '/paths'), [200], body)).value;
+    }
+
+    /** getDistanceTable on a graph map: costs[i][j] from source i to target j (null: no path). */
+    async graphTable(id: string, req: GraphTableRequest): Promise<GraphTableAnswer> {
+        return (await this.call<GraphTableAnswer>('POST', Client.mapPath(id, '/table'), [200], req)).value;
+    }
+
+    /** createSession on a graph map: one agent between nodes, repaired after moves and PATCHes. */
+    async createGraphSession(mapId: string, req: GraphSessionRequest): Promise<GraphSessionAnswer> {
+        return (await this.call<GraphSessionAnswer>('POST', Client.mapPath(mapId, '/sessions'), [201], req)).value;
+    }
+
+    /** getSession of a graph session. */
+    async getGraphSession(mapId: string, sid: string): Promise<GraphSessionAnswer> {
+        return (await this.call<GraphSessionAnswer>('GET', Client.sessionPath(mapId, sid), [200])).value;
+    }
+
+    /** updateSession of a graph session: one GraphUpdate as JSON, or an array as NDJSON. */
+    async updateGraphSession(mapId: string, sid: string, update: GraphUpdate | GraphUpdate[]): Promise<GraphSessionAnswer> {
+        return (await this.updateSession(mapId, sid, update as Update | Update[])) as unknown as GraphSessionAnswer;
+    }
+
+    /** streamSession of a graph session: send() answers each GraphUpdate in order. */
+    async openGraphStream(mapId: string, sid: string): Promise<SessionStream<GraphUpdate, GraphSessionAnswer>> {
+        return (await this.openStream(mapId, sid)) as unknown as SessionStream<GraphUpdate, GraphSessionAnswer>;
+    }
+
     // ---- the rest ----
 
     /** getInfo: version, every limit in effect, pool and cache statistics. */
@@ -645,15 +916,16 @@ export class Client {
     }
 }
 
-interface Pending {
-    resolve: (a: SessionAnswer) => void;
+interface Pending<A> {
+    resolve: (a: A) => void;
     reject: (e: Error) => void;
     timer: NodeJS.Timeout;
 }
 
-/** A session's WebSocket stream: one answer per Update, in order. */
-export class SessionStream {
-    private pending: Pending[] = [];
+/** A session's WebSocket stream: one answer per Update, in order (a graph
+ * session's: SessionStream<GraphUpdate, GraphSessionAnswer>). */
+export class SessionStream<U = Update, A = SessionAnswer> {
+    private pending: Pending<A>[] = [];
     private closedWith?: StreamClosedError;
 
     private constructor(private readonly ws: WebSocket, private readonly timeoutMs: number) {
@@ -703,12 +975,12 @@ export class SessionStream {
         }
         const e = (v as { error?: ErrorObject }).error;
         if (e) return p.reject(new ApiError(0, e.code, e.message, e.field));
-        p.resolve(v as SessionAnswer);
+        p.resolve(v as A);
     }
 
     /** Sends one Update; resolves with its answer (rejects with ApiError for
      * an error the server sends on the stream, which goes on). */
-    send(update: Update): Promise<SessionAnswer> {
+    send(update: U): Promise<A> {
         if (this.closedWith) return Promise.reject(this.closedWith);
         return new Promise((resolve, reject) => {
             const timer = setTimeout(() => {

@@ -268,6 +268,8 @@ test('the example runs', async () => {
         execFile(process.execPath, [path.resolve(__dirname, '../dist/example.js'), srv.url], (err, stdout) => {
             if (err) return reject(err);
             assert.match(stdout, /gate shut: found=false reason=unreachable/);
+            assert.match(stdout, /graph path hall > door > 3 cost=35 \(start snapped to hall\)/);
+            assert.match(stdout, /hall-door closed: hall > 3 cost=50/);
             resolve();
         });
     });
