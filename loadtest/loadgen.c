@@ -159,6 +159,8 @@ struct bench {
 
     int nconns;
     double duration, rate;
+    uint64_t max_requests; /* --requests: the run ends once this many are sent (0: no cap) */
+    uint64_t sent;
     const char *algo_name;
     bool no_cache; /* path requests ask for "cache": false */
     pf_algorithm algo;
@@ -936,6 +938,7 @@ static void conn_send(conn *c) {
         return;
     }
     b->by_kind[c->kind]++;
+    b->sent++;
     b->rep.requests++;
     c->busy = true;
     pf_http_resp_reset(&c->resp);
@@ -956,7 +959,7 @@ static void on_due(uv_timer_t *t) {
 static void conn_next(conn *c) {
     bench *b = c->b;
     uint64_t now = uv_hrtime();
-    if (b->stopping || now >= b->t_end) {
+    if (b->stopping || now >= b->t_end || (b->max_requests && b->sent >= b->max_requests)) {
         conn_finish(c);
         return;
     }
@@ -1168,7 +1171,9 @@ static void http_usage(FILE *f) {
           "  --url URL             http://host:port[/prefix]\n"
           "  --scen FILE.scen      a scenario file (repeat, or list files after the options)\n"
           "  --connections C       keep-alive connections (default 8)\n"
-          "  --duration S          seconds of load (default 10)\n"
+          "  --duration S          seconds of load (default 10; 86400 with --requests)\n"
+          "  --requests N          end the run once N requests are sent (each answered or\n"
+          "                        cut at the end); what a test asserts on, not the clock\n"
           "  --rate R              open loop at R requests/s; latency counts from when each\n"
           "                        request was due (coordinated omission); default closed loop\n"
           "  --algorithm A         the algorithm path requests ask for (default astar)\n"
@@ -1261,6 +1266,7 @@ int pf_bench_http_main(int argc, char **argv) {
                                              {"scen", required_argument, NULL, 's'},
                                              {"connections", required_argument, NULL, 'c'},
                                              {"duration", required_argument, NULL, 'd'},
+                                             {"requests", required_argument, NULL, 'R'},
                                              {"rate", required_argument, NULL, 'r'},
                                              {"algorithm", required_argument, NULL, 'a'},
                                              {"mix", required_argument, NULL, 'm'},
@@ -1282,7 +1288,7 @@ int pf_bench_http_main(int argc, char **argv) {
     const char *url = NULL;
     const char **files;
     int nfiles = 0, opt, rc = EXIT_USAGE;
-    bool json = false;
+    bool json = false, duration_set = false;
     pf_bench_scen_opts so;
     char *server = NULL, *kinds = NULL, updates[160] = "";
     uv_loop_t loop;
@@ -1323,7 +1329,14 @@ int pf_bench_http_main(int argc, char **argv) {
         case 'd':
             b->duration = strtod(optarg, &end);
             if (*end || !(b->duration > 0 && b->duration <= 86400)) goto bad_arg;
+            duration_set = true;
             break;
+        case 'R': {
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (*end || *optarg == '-' || v < 1 || v > 1000000000ull) goto bad_arg;
+            b->max_requests = v;
+            break;
+        }
         case 'r':
             b->rate = strtod(optarg, &end);
             if (*end || !(b->rate > 0 && b->rate <= 1e7)) goto bad_arg;
@@ -1394,6 +1407,7 @@ int pf_bench_http_main(int argc, char **argv) {
         }
     }
     while (optind < argc) files[nfiles++] = argv[optind++];
+    if (b->max_requests && !duration_set) b->duration = 86400;
     if (!url || pf_bench_parse_url(url, b->host, sizeof(b->host), &b->port, b->prefix,
                                    sizeof(b->prefix)) != 0) {
         fprintf(stderr, "pathd-bench http: --url http://host:port[/prefix] is required\n");

@@ -1123,13 +1123,13 @@ START_TEST(bench_http_closed_loop_against_stub) {
     fixture_make(&fx);
     stub_start(&st, false);
     snprintf(args, sizeof(args),
-             "http --url http://127.0.0.1:%d --scen '%s' --connections 3 --duration 0.5 "
+             "http --url http://127.0.0.1:%d --scen '%s' --connections 3 --requests 40 "
              "--check-every 1 --quiet --json",
              st.port, fx.scen_path);
     ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
     o = parse_line(out);
     ck_assert_int_eq(stub_puts(&st), 1); /* uploaded once, the server lacked it */
-    ck_assert_int_gt((int)num(o, "requests"), 10);
+    ck_assert_int_eq((int)num(o, "requests"), 40);
     ck_assert_int_eq((int)num(o, "requests"), stub_paths(&st));
     ck_assert_int_eq((int)num(o, "errors"), 0);
     ck_assert_int_eq((int)num(o, "invalid"), 0);
@@ -1176,7 +1176,7 @@ START_TEST(bench_http_wrong_costs_are_invalid) {
     fixture_make(&fx);
     stub_start(&st, true);
     snprintf(args, sizeof(args),
-             "http --url http://127.0.0.1:%d --scen '%s' --connections 2 --duration 0.3 "
+             "http --url http://127.0.0.1:%d --scen '%s' --connections 2 --requests 20 "
              "--check-every 1 --quiet --json",
              st.port, fx.scen_path);
     ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 1);
@@ -1189,7 +1189,7 @@ START_TEST(bench_http_wrong_costs_are_invalid) {
 }
 END_TEST
 
-/* Open loop: 1 s at 200 requests/s sends about 200, whatever the server's
+/* Open loop: 1 s at 200 requests/s sends at most 200, whatever the server's
  * speed; an unknown route counts as 404 errors by kind. */
 START_TEST(bench_http_open_loop_rate_and_errors) {
     const char *bin = bench_bin();
@@ -1206,7 +1206,10 @@ START_TEST(bench_http_open_loop_rate_and_errors) {
     ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 1);
     o = parse_line(out);
     n = (int)num(o, "requests");
-    ck_assert_msg(n >= 180 && n <= 201, "requests %d", n);
+    /* Never more than the schedule's 200 (a closed loop would send
+     * thousands); at least half, with room for a loaded machine that stalls
+     * the bench near the end, when due requests are no longer sent. */
+    ck_assert_msg(n >= 100 && n <= 201, "requests %d", n);
     ck_assert_int_eq((int)num(o, "errors"), n);
     kinds = cJSON_GetObjectItem(o, "errors_by_kind");
     ck_assert_int_eq((int)num(kinds, "404"), n);
@@ -1241,12 +1244,12 @@ START_TEST(bench_http_sessions_stream_doors_to_server) {
     snprintf(path, sizeof(path), "%s/AR0011SR.map.scen", dir);
     snprintf(args, sizeof(args),
              "http --url http://127.0.0.1:%d --scen '%s' --mix sessions=1 --connections 2 "
-             "--duration 1 --quiet --json",
+             "--requests 80 --quiet --json",
              (int)srv.port, path);
     ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
     o = parse_line(out);
     ck_assert_int_eq((int)num(o, "errors"), 0);
-    ck_assert_int_gt((int)num(o, "requests"), 20);
+    ck_assert_int_eq((int)num(o, "requests"), 80);
     kinds = cJSON_GetObjectItem(o, "latency_by_kind");
     ck_assert_int_gt((int)num(cJSON_GetObjectItem(kinds, "session_update"), "requests"), 6);
     upd = cJSON_GetObjectItem(o, "session_updates");
@@ -1267,7 +1270,7 @@ START_TEST(bench_http_sessions_stream_doors_to_server) {
     hc_free(&r);
     snprintf(args, sizeof(args),
              "http --url http://127.0.0.1:%d --scen '%s' --mix paths=1 --connections 2 "
-             "--duration 0.5 --check-every 1 --quiet --json",
+             "--requests 40 --check-every 1 --quiet --json",
              (int)srv.port, path);
     ck_assert_int_eq(run_bench(bin, args, out, sizeof(out)), 0);
     o = parse_line(out);
