@@ -505,14 +505,28 @@ struct PolyScratch {
     uint32_t nheap;
     /* Open-addressed by key. rcap (2 x cap entries) is the most a mesh
      * can need and what poly_scratch_memory charges; only ralloc entries
-     * are allocated, grown to the first mesh that needs more (a View's
-     * rcap), so a new worker does not zero megabytes for a small mesh. */
+     * are allocated: ROOTS_FIRST when the scratch is made, grown to a
+     * mesh that needs more (a View's rcap) on its first search. */
     PRoot *roots;
     size_t rcap;
     size_t ralloc;
     size_t rmask; /* the part of it the current search uses, minus one */
     uint32_t stamp;
 };
+
+/* The root table made with a scratch: enough for a mesh of 8,192 corner
+ * points (levels of a few thousand polygons), 320 KiB instead of the
+ * 5 MiB the node budget allows. Written when made, so its pages are
+ * mapped then: a new worker's first searches probed fresh pages at random
+ * and paid their faults (a first search 8-50x its warm time). */
+const size_t ROOTS_FIRST = 8192;
+
+/* A zeroed root table of n entries, every page touched now. */
+static PRoot *roots_alloc(size_t n) {
+    PRoot *r = (PRoot *)malloc(n * sizeof(PRoot));
+    if (r) memset(r, 0, n * sizeof(PRoot));
+    return r;
+}
 
 PolyScratch *poly_scratch_create(uint32_t cap) {
     PolyScratch *s = (PolyScratch *)calloc(1, sizeof *s);
@@ -523,10 +537,17 @@ PolyScratch *poly_scratch_create(uint32_t cap) {
     s->nodes = (PNode *)malloc(cap * sizeof(PNode));
     s->heap = (HeapEntry *)malloc(cap * sizeof(HeapEntry));
     s->rcap = rcap;
-    if (!s->nodes || !s->heap) {
+    s->ralloc = rcap < ROOTS_FIRST ? rcap : ROOTS_FIRST;
+    s->roots = roots_alloc(s->ralloc);
+    if (!s->nodes || !s->heap || !s->roots) {
         poly_scratch_destroy(s);
         return NULL;
     }
+    /* The nodes and open list a typical search uses, mapped now for the
+     * same reason (the rest is mapped by the searches that reach it). */
+    const size_t warm = cap < ROOTS_FIRST ? cap : ROOTS_FIRST;
+    memset(s->nodes, 0, warm * sizeof(PNode));
+    memset(s->heap, 0, warm * sizeof(HeapEntry));
     return s;
 }
 
@@ -828,7 +849,7 @@ dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyR
      * earlier searches carry older stamps. */
     const size_t need = v->rcap < s->rcap ? v->rcap : s->rcap;
     if (need > s->ralloc) {
-        PRoot *roots = (PRoot *)calloc(need, sizeof(PRoot));
+        PRoot *roots = roots_alloc(need);
         if (!roots) return DT_FAILURE | DT_OUT_OF_MEMORY;
         free(s->roots);
         s->roots = roots;
