@@ -617,12 +617,13 @@ static int bench_level(const char *path, const nb_opts *o) {
         printf("{\"mode\":\"navmesh\",\"level\":\"%s\",\"clock\":\"%s\",\"triangles\":%u,"
                "\"build_wall_ms\":%.1f,\"build_cpu_ms\":%.1f,\"threads\":%d,\"polygons\":%u,"
                "\"tiles\":%u,\"mesh_bytes\":%zu,\"max_nodes\":%u,",
-               name, o->cpu_clock ? "cpu" : "wall", lvl.geom.ntris, build_wall, build_cpu, o->threads,
-               info.polygons, info.tiles, info.mesh_bytes, o->max_nodes);
+               name, o->cpu_clock ? "cpu" : "wall", lvl.geom.ntris, build_wall, build_cpu,
+               o->threads, info.polygons, info.tiles, info.mesh_bytes, o->max_nodes);
         print_result_json(&res);
         printf("}\n");
     } else {
-        printf("%s (%u triangles, %s clock)\n", name, lvl.geom.ntris, o->cpu_clock ? "cpu" : "wall");
+        printf("%s (%u triangles, %s clock)\n", name, lvl.geom.ntris,
+               o->cpu_clock ? "cpu" : "wall");
         printf("  build      %8.1f ms wall on %d threads, %8.1f ms cpu; %u polygons in %u tiles, "
                "mesh %zu KiB\n",
                build_wall, o->threads, build_cpu, info.polygons, info.tiles,

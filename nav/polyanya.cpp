@@ -720,7 +720,8 @@ void expand(Ctx *c, int ni) {
         /* The root itself (a copy of it): no step, the same root. */
         const bool stay = same(root, turn);
         const double g = stay ? node.g : node.g + dist2(root, turn);
-        int nr = stay ? node.root : make_root(c, turn, keys[IDX(at_left ? left_ind : right_ind)], g);
+        int nr =
+            stay ? node.root : make_root(c, turn, keys[IDX(at_left ? left_ind : right_ind)], g);
         if (nr < -1) return;
         for (int i = right_ind; i < left_ind; i++)
             push(c, ni, P(i + 1), P(i), NB(i), node.next, nr, g);

@@ -364,14 +364,21 @@ static size_t fmt_fixed4(double v, char *out) {
     return n;
 }
 
+void pf_jsonw_fixed4(pf_jsonw *w, double v) {
+    char tmp[32];
+    const size_t n = fmt_fixed4(v, tmp);
+    sep(w);
+    put(w, tmp, n);
+}
+
+void pf_jsonw_kfixed4(pf_jsonw *w, const char *key, double v) {
+    pf_jsonw_key(w, key);
+    pf_jsonw_fixed4(w, v);
+}
+
 void pf_jsonw_point3(pf_jsonw *w, const float *p) {
     pf_jsonw_arr_begin(w);
-    for (int k = 0; k < 3; k++) {
-        char tmp[32];
-        const size_t n = fmt_fixed4((double)p[k], tmp);
-        sep(w);
-        put(w, tmp, n);
-    }
+    for (int k = 0; k < 3; k++) pf_jsonw_fixed4(w, (double)p[k]);
     pf_jsonw_arr_end(w);
 }
 

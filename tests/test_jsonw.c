@@ -127,8 +127,8 @@ START_TEST(jsonw_points_as_point_by_point) {
 }
 END_TEST
 
-/* pf_jsonw_point3 writes each coordinate as pf_jsonw_double writes it
- * rounded to 1e-4 (the general formatter, snprintf and strtod, is the
+/* pf_jsonw_point3 (and pf_jsonw_fixed4) write each coordinate as
+ * pf_jsonw_double writes it rounded to 1e-4 (the general formatter, snprintf and strtod, is the
  * reference), for floats of every magnitude and sign, values on the
  * rounding halves, integers, zeros and non-finite values. */
 START_TEST(jsonw_point3_as_rounded_doubles) {
@@ -176,6 +176,34 @@ START_TEST(jsonw_point3_as_rounded_doubles) {
         free(sb);
     }
     ck_assert_msg(bad == 0, "%d points differ, first: %s", bad, first);
+    /* pf_jsonw_fixed4 on doubles (lengths, costs): the same. */
+    for (int i = 0; i < 30000; i++) {
+        double v;
+        if (i % 3 == 0) {
+            uint64_t bits = tu_rand(&st);
+            memcpy(&v, &bits, sizeof v); /* any double */
+        } else {
+            const double mag = pow(10.0, (double)tu_below(&st, 24) - 10.0);
+            v = (tu_below(&st, 2) ? -mag : mag) * (double)(tu_rand(&st) >> 11) / 9007199254740992.0;
+            if (i % 3 == 2) v = round(v * 1e4) / 1e4 + (tu_below(&st, 2) ? 0.5e-4 : -0.5e-4);
+        }
+        pf_jsonw a, b;
+        pf_jsonw_init(&a, 16);
+        pf_jsonw_init(&b, 16);
+        pf_jsonw_fixed4(&a, v);
+        pf_jsonw_double(&b, round(v * 1e4) / 1e4);
+        size_t la, lb;
+        char *sa = pf_jsonw_take(&a, &la), *sb = pf_jsonw_take(&b, &lb);
+        ck_assert_ptr_nonnull(sa);
+        ck_assert_ptr_nonnull(sb);
+        if (strcmp(sa, sb) != 0) {
+            if (!bad) snprintf(first, sizeof first, "%.17g as %s, reference %s", v, sa, sb);
+            bad++;
+        }
+        free(sa);
+        free(sb);
+    }
+    ck_assert_msg(bad == 0, "%d doubles differ, first: %s", bad, first);
 }
 END_TEST
 
