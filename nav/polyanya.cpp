@@ -33,8 +33,6 @@
  *     with a larger g is pruned (the paper's root-level pruning).
  *   - Dead ends (a polygon whose only open neighbour is the one we come
  *     from, without the goal) are not pushed.
- *   - An expansion with a single successor expands it at once, without the
- *     open list or its h (the paper's intermediate pruning).
  */
 #include "nav_internal.h"
 
@@ -659,7 +657,7 @@ void push(Ctx *c, int parent, const float *L, const float *R, int32_t next, int3
     n->from = from;
     n->g = g;
     /* f and the open list: open_from, once the expansion's successors are
-     * known (an only successor is expanded at once, without either). */
+     * made. */
 }
 
 /* Puts nodes [first, nnodes) on the open list, with their f. */
@@ -885,32 +883,19 @@ dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyR
         push(&c, -1, &pts[3 * ((i + 1) % m)], &pts[3 * i], v->nb[f0 + (uint32_t)i], sd, -1, 0.0);
     open_from(&c, 0);
 
-    /* A*, with the paper's intermediate pruning: a node whose expansion
-     * gives one successor (not in the goal polygon) has that successor
-     * expanded at once, off the open list. Its f is no less than its
-     * parent's (h is consistent), every node it leads to goes on the open
-     * list with its own f, and the goal is still taken only off the open
-     * list, so the first goal popped is still optimal. */
     int found = -1;
-    while (s->nheap && found < 0) {
+    while (s->nheap) {
         int ni = heap_pop(s);
-        for (;;) {
-            const PNode *n = &s->nodes[ni];
-            (*expanded)++;
-            if (n->root >= 0 && s->roots[n->root].g + ROOT_TOL < n->g) break;
-            if (n->next == c.goal_poly) {
-                found = ni;
-                break;
-            }
-            const uint32_t first = s->nnodes;
-            expand(&c, ni);
-            if (s->nnodes == first + 1 && s->nodes[first].next != c.goal_poly) {
-                ni = (int)first;
-                continue;
-            }
-            open_from(&c, first);
+        const PNode *n = &s->nodes[ni];
+        (*expanded)++;
+        if (n->root >= 0 && s->roots[n->root].g + ROOT_TOL < n->g) continue;
+        if (n->next == c.goal_poly) {
+            found = ni;
             break;
         }
+        const uint32_t first = s->nnodes;
+        expand(&c, ni);
+        open_from(&c, first);
     }
     if (found < 0) return DT_FAILURE | (c.out_of_nodes ? DT_OUT_OF_NODES : DT_PARTIAL_RESULT);
 
