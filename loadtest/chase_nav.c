@@ -237,27 +237,8 @@ out:
     return rc;
 }
 
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    char *b = NULL;
-    long n;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n) {
-        b[n] = '\0';
-        *len = (size_t)n;
-    } else {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    return b;
-}
-
 int pf_bench_chase_nav(const char *path, const pf_chase_nav_opts *o) {
-    pf_obj obj;
-    pf_level lv;
-    pf_nav_geom geom;
+    pf_bench_level lvl;
     pf_nav_error nerr;
     pf_navmesh *nm = NULL;
     pf_dd *dd = NULL;
@@ -265,33 +246,11 @@ int pf_bench_chase_nav(const char *path, const pf_chase_nav_opts *o) {
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
     pf_nav_limits lim = pf_nav_default_limits();
-    memset(&obj, 0, sizeof obj);
-    memset(&lv, 0, sizeof lv);
-    if (strncmp(path, "gen:", 4) == 0) {
-        if (pf_level_make(path + 4, o->seed, &lv) != PF_OK) {
-            fprintf(stderr, "pathd-bench chase: %s: levels are gen:multifloor, gen:terrain\n",
-                    path);
-            goto out;
-        }
-        geom = pf_level_geom(&lv);
-    } else {
-        size_t len = 0;
-        char *text = read_file(path, &len);
-        if (!text) {
-            fprintf(stderr, "pathd-bench chase: %s: %s\n", path, strerror(errno));
-            goto out;
-        }
-        pf_status st = pf_obj_parse(text, len, lim.max_vertices, lim.max_triangles, &obj, &nerr);
-        free(text);
-        if (st != PF_OK) {
-            fprintf(stderr, "pathd-bench chase: %s: %s: %s\n", path, nerr.field, nerr.message);
-            goto out;
-        }
-        geom = pf_obj_geom(&obj);
-    }
+    memset(&lvl, 0, sizeof lvl);
+    if (pf_bench_level_load(path, o->seed, &lim, "pathd-bench chase", &lvl) != PF_OK) goto out;
     pf_nav_build_input in;
     memset(&in, 0, sizeof in);
-    in.geom = &geom;
+    in.geom = &lvl.geom;
     in.config = pf_nav_default_config();
     lim.build_ms = 3600000; /* measured, not stopped */
     if (pf_nav_build(&in, &lim, NULL, &nm, &nerr) != PF_OK) {
@@ -336,7 +295,6 @@ int pf_bench_chase_nav(const char *path, const pf_chase_nav_opts *o) {
 out:
     pf_dd_destroy(dd);
     pf_navmesh_release(nm);
-    pf_obj_free(&obj);
-    pf_level_free(&lv);
+    pf_bench_level_free(&lvl);
     return rc;
 }

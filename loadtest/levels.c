@@ -1,7 +1,9 @@
 /* levels.c -- see levels.h. */
 #include "levels.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -196,4 +198,78 @@ void pf_level_free(pf_level *l) {
 pf_nav_geom pf_level_geom(const pf_level *l) {
     pf_nav_geom g = {l->verts, l->nverts, l->tris, l->ntris};
     return g;
+}
+
+/* The whole file, NUL-terminated; NULL with errno set. */
+static char *read_whole(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    if (!f) return NULL;
+    for (;;) {
+        if (n + 1 >= cap) {
+            size_t nc = cap ? 2 * cap : 65536;
+            char *b = realloc(buf, nc);
+            if (!b) {
+                free(buf);
+                fclose(f);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = b;
+            cap = nc;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
+    }
+    const bool err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(buf);
+        errno = EIO;
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+pf_status pf_bench_level_load(const char *path, uint64_t seed, const pf_nav_limits *lim,
+                              const char *who, pf_bench_level *out) {
+    memset(out, 0, sizeof *out);
+    pf_status st;
+    if (strncmp(path, "gen:", 4) == 0) {
+        st = pf_level_make(path + 4, seed, &out->lv);
+        if (st != PF_OK) {
+            fprintf(stderr, "%s: %s: %s (levels: gen:multifloor, gen:terrain)\n", who, path,
+                    pf_status_str(st));
+            return st;
+        }
+        out->geom = pf_level_geom(&out->lv);
+        return PF_OK;
+    }
+    size_t len = 0;
+    char *text = read_whole(path, &len);
+    if (!text) {
+        st = errno == ENOMEM ? PF_ENOMEM : PF_EIO;
+        fprintf(stderr, "%s: %s: %s\n", who, path, strerror(errno));
+        return st;
+    }
+    pf_nav_error nerr;
+    st = pf_obj_parse(text, len, lim->max_vertices, lim->max_triangles, &out->obj, &nerr);
+    free(text);
+    if (st != PF_OK) {
+        fprintf(stderr, "%s: %s: %s: %s\n", who, path, nerr.field, nerr.message);
+        return st;
+    }
+    out->geom = pf_obj_geom(&out->obj);
+    return PF_OK;
+}
+
+void pf_bench_level_free(pf_bench_level *b) {
+    if (!b) return;
+    pf_obj_free(&b->obj);
+    pf_level_free(&b->lv);
+    memset(&b->geom, 0, sizeof b->geom);
 }

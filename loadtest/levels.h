@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "navmesh.h"
+#include "obj.h"
 #include "status.h"
 
 typedef struct pf_level {
@@ -36,5 +37,22 @@ pf_status pf_level_make(const char *name, uint64_t seed, pf_level *out);
 void pf_level_free(pf_level *l);
 /* The geometry view for pf_nav_build (borrows l). */
 pf_nav_geom pf_level_geom(const pf_level *l);
+
+/* A level for a benchmark: an OBJ file or "gen:NAME", kept whole for the
+ * navmesh build's lifetime (geom borrows obj or lv). */
+typedef struct pf_bench_level {
+    pf_obj obj;
+    pf_level lv;
+    pf_nav_geom geom;
+} pf_bench_level;
+
+/* Loads path: "gen:NAME" made from seed (pf_level_make), else an OBJ file
+ * parsed within lim's vertex and triangle limits. On failure writes
+ * "WHO: PATH: why" to stderr and returns the status (PF_EINVAL for a bad
+ * name or OBJ, PF_EIO for a file that cannot be read, PF_ENOMEM); *out is
+ * emptied either way and is freed with pf_bench_level_free. */
+pf_status pf_bench_level_load(const char *path, uint64_t seed, const pf_nav_limits *lim,
+                              const char *who, pf_bench_level *out);
+void pf_bench_level_free(pf_bench_level *b);
 
 #endif

@@ -507,37 +507,6 @@ static void print_result_text(const nb_result *r) {
 
 /* ---- 3D levels: OBJ files and generated ones ---- */
 
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    if (!f) return NULL;
-    for (;;) {
-        if (n == cap) {
-            size_t nc = cap ? 2 * cap : 65536;
-            char *b = realloc(buf, nc);
-            if (!b) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = b;
-            cap = nc;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
-    }
-    bool err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
 /* RecastDemo's path test cases for an OBJ: the "pf sx sy sz ex ey ez"
  * lines of nav_mesh_test.txt in the OBJ's folder, when that file's "f"
  * line names the OBJ. */
@@ -606,45 +575,20 @@ out:
 /* An OBJ file, or "gen:NAME" (levels.h), built with RecastDemo's settings
  * (pf_nav_default_config), then measured. */
 static int bench_level(const char *path, const nb_opts *o) {
-    pf_obj obj;
-    pf_level lv;
-    pf_nav_geom geom;
+    pf_bench_level lvl;
     pf_nav_error nerr;
     pf_navmesh *nm = NULL;
     nb_pair *pairs = NULL;
     size_t n = 0;
     int rc = EXIT_USAGE;
-    memset(&obj, 0, sizeof obj);
-    memset(&lv, 0, sizeof lv);
+    memset(&lvl, 0, sizeof lvl);
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;
     pf_nav_limits lim = pf_nav_default_limits();
-    if (strncmp(path, "gen:", 4) == 0) {
-        pf_status st = pf_level_make(path + 4, o->seed, &lv);
-        if (st != PF_OK) {
-            fprintf(stderr, "pathd-bench: %s: %s (levels: gen:multifloor, gen:terrain)\n", path,
-                    pf_status_str(st));
-            goto out;
-        }
-        geom = pf_level_geom(&lv);
-    } else {
-        size_t len = 0;
-        char *text = read_all(path, &len);
-        if (!text) {
-            fprintf(stderr, "pathd-bench: %s: %s\n", path, strerror(errno));
-            goto out;
-        }
-        pf_status st = pf_obj_parse(text, len, lim.max_vertices, lim.max_triangles, &obj, &nerr);
-        free(text);
-        if (st != PF_OK) {
-            fprintf(stderr, "pathd-bench: %s: %s: %s\n", path, nerr.field, nerr.message);
-            goto out;
-        }
-        geom = pf_obj_geom(&obj);
-    }
+    if (pf_bench_level_load(path, o->seed, &lim, "pathd-bench", &lvl) != PF_OK) goto out;
     pf_nav_build_input in;
     memset(&in, 0, sizeof in);
-    in.geom = &geom;
+    in.geom = &lvl.geom;
     in.config = pf_nav_default_config();
     lim.build_ms = 3600000; /* a sanitizer build is slow; the bench measures, it does not stop */
     int threads = o->threads;
@@ -673,12 +617,13 @@ static int bench_level(const char *path, const nb_opts *o) {
         printf("{\"mode\":\"navmesh\",\"level\":\"%s\",\"clock\":\"%s\",\"triangles\":%u,"
                "\"build_wall_ms\":%.1f,\"build_cpu_ms\":%.1f,\"threads\":%d,\"polygons\":%u,"
                "\"tiles\":%u,\"mesh_bytes\":%zu,\"max_nodes\":%u,",
-               name, o->cpu_clock ? "cpu" : "wall", geom.ntris, build_wall, build_cpu, o->threads,
-               info.polygons, info.tiles, info.mesh_bytes, o->max_nodes);
+               name, o->cpu_clock ? "cpu" : "wall", lvl.geom.ntris, build_wall, build_cpu,
+               o->threads, info.polygons, info.tiles, info.mesh_bytes, o->max_nodes);
         print_result_json(&res);
         printf("}\n");
     } else {
-        printf("%s (%u triangles, %s clock)\n", name, geom.ntris, o->cpu_clock ? "cpu" : "wall");
+        printf("%s (%u triangles, %s clock)\n", name, lvl.geom.ntris,
+               o->cpu_clock ? "cpu" : "wall");
         printf("  build      %8.1f ms wall on %d threads, %8.1f ms cpu; %u polygons in %u tiles, "
                "mesh %zu KiB\n",
                build_wall, o->threads, build_cpu, info.polygons, info.tiles,
@@ -689,8 +634,7 @@ static int bench_level(const char *path, const nb_opts *o) {
 out:
     free(pairs);
     pf_navmesh_release(nm);
-    pf_obj_free(&obj);
-    pf_level_free(&lv);
+    pf_bench_level_free(&lvl);
     return rc;
 }
 

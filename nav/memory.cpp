@@ -32,11 +32,11 @@ void count_view(pf_navmesh *v) {
         for (int k = 0; k < t->header->polyCount; k++) ring += t->polys[k].vertCount;
     }
     /* A ring point: 12 bytes of position, 4 of neighbour, 1 of corner
-     * flag; a polygon: its ref, first and only (12) plus a tile start. */
+     * flag, 8 of root key; a polygon: its ref, first and only (12) plus a tile start. */
     /* + the connected components: 4 bytes a polygon and a tile slot, and
      * each component's polygon list (a ref and a box of 6 floats a polygon,
      * a start a component: at most a polygon each). */
-    v->mesh_bytes = bytes + ring * 17 + (size_t)nav->getMaxTiles() * 4 + sizeof(pf_navmesh) +
+    v->mesh_bytes = bytes + ring * 25 + (size_t)nav->getMaxTiles() * 4 + sizeof(pf_navmesh) +
                     ((size_t)v->polys + (size_t)nav->getMaxTiles()) * sizeof(uint32_t) +
                     (size_t)v->polys * (sizeof(dtPolyRef) + 6 * sizeof(float) + sizeof(uint32_t)) +
                     sizeof(uint32_t);

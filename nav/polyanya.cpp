@@ -295,6 +295,7 @@ struct View {
     float *pts;           /* 3 per point */
     int32_t *nb;
     uint8_t *corner;
+    uint64_t *key; /* per point: its root key (point_key) when a corner, else 0 */
     int32_t *only; /* the one polygon all open segments lead to; -1 several, -2 none */
     size_t rcap;   /* the root table a search needs: a power of two >= 2 x corner points */
 };
@@ -308,6 +309,7 @@ void view_free(void *v) {
     free(w->pts);
     free(w->nb);
     free(w->corner);
+    free(w->key);
     free(w->only);
     free(w);
 }
@@ -382,7 +384,8 @@ View *view_build(const pf_navmesh *nm) {
         }
         v->first[v->npolys] = (uint32_t)n;
         v->corner = (uint8_t *)calloc(n ? n : 1, 1);
-        if (!v->corner) goto out_free;
+        v->key = (uint64_t *)calloc(n ? n : 1, sizeof(uint64_t));
+        if (!v->corner || !v->key) goto out_free;
         /* Corners: the ends of wall segments, found in any polygon's ring. */
         KeySet ks;
         size_t kcap = 64;
@@ -400,7 +403,9 @@ View *view_build(const pf_navmesh *nm) {
         }
         size_t ncorner = 0;
         for (size_t q = 0; q < n; q++) {
-            v->corner[q] = keyset_near(&ks, point_key(nm->base, &v->pts[3 * q]));
+            const uint64_t k = point_key(nm->base, &v->pts[3 * q]);
+            v->corner[q] = keyset_near(&ks, k);
+            v->key[q] = v->corner[q] ? k : 0;
             ncorner += v->corner[q];
         }
         free(ks.keys);
@@ -496,11 +501,30 @@ struct PolyScratch {
     uint32_t nnodes;
     HeapEntry *heap;
     uint32_t nheap;
-    PRoot *roots; /* open-addressed by key, rcap = 2 x cap entries */
+    /* Open-addressed by key. rcap (2 x cap entries) is the most a mesh
+     * can need and what poly_scratch_memory charges; only ralloc entries
+     * are allocated: ROOTS_FIRST when the scratch is made, grown to a
+     * mesh that needs more (a View's rcap) on its first search. */
+    PRoot *roots;
     size_t rcap;
+    size_t ralloc;
     size_t rmask; /* the part of it the current search uses, minus one */
     uint32_t stamp;
 };
+
+/* The root table made with a scratch: enough for a mesh of 8,192 corner
+ * points (levels of a few thousand polygons), 320 KiB instead of the
+ * 5 MiB the node budget allows. Written when made, so its pages are
+ * mapped then: a new worker's first searches probed fresh pages at random
+ * and paid their faults (a first search 8-50x its warm time). */
+const size_t ROOTS_FIRST = 8192;
+
+/* A zeroed root table of n entries, every page touched now. */
+static PRoot *roots_alloc(size_t n) {
+    PRoot *r = (PRoot *)malloc(n * sizeof(PRoot));
+    if (r) memset(r, 0, n * sizeof(PRoot));
+    return r;
+}
 
 PolyScratch *poly_scratch_create(uint32_t cap) {
     PolyScratch *s = (PolyScratch *)calloc(1, sizeof *s);
@@ -510,13 +534,18 @@ PolyScratch *poly_scratch_create(uint32_t cap) {
     while (rcap < 2 * (size_t)cap) rcap *= 2;
     s->nodes = (PNode *)malloc(cap * sizeof(PNode));
     s->heap = (HeapEntry *)malloc(cap * sizeof(HeapEntry));
-    s->roots = (PRoot *)calloc(rcap, sizeof(PRoot));
     s->rcap = rcap;
-    s->rmask = rcap - 1;
+    s->ralloc = rcap < ROOTS_FIRST ? rcap : ROOTS_FIRST;
+    s->roots = roots_alloc(s->ralloc);
     if (!s->nodes || !s->heap || !s->roots) {
         poly_scratch_destroy(s);
         return NULL;
     }
+    /* The nodes and open list a typical search uses, mapped now for the
+     * same reason (the rest is mapped by the searches that reach it). */
+    const size_t warm = cap < ROOTS_FIRST ? cap : ROOTS_FIRST;
+    memset(s->nodes, 0, warm * sizeof(PNode));
+    memset(s->heap, 0, warm * sizeof(HeapEntry));
     return s;
 }
 
@@ -570,10 +599,9 @@ int heap_pop(PolyScratch *s) {
     return top;
 }
 
-/* The root entry for point p (created with g = +inf), or NULL when the
- * table is full. */
-PRoot *root_get(PolyScratch *s, const NavBase *b, const float *p) {
-    uint64_t k = point_key(b, p);
+/* The root entry for point p of key k (created with g = +inf), or NULL
+ * when the table is full. */
+PRoot *root_get(PolyScratch *s, uint64_t k, const float *p) {
     for (size_t i = mix(k) & s->rmask, n = 0; n <= s->rmask; i = (i + 1) & s->rmask, n++) {
         PRoot *r = &s->roots[i];
         if (r->stamp != s->stamp) {
@@ -606,7 +634,8 @@ const float *root_point(const Ctx *c, int root) {
 void push(Ctx *c, int parent, const float *L, const float *R, int32_t next, int32_t from, int root,
           double g) {
     if (next < 0) return;
-    if (dist2(L, R) < 1e-6) return;
+    const double lx = (double)L[0] - R[0], lz = (double)L[2] - R[2];
+    if (lx * lx + lz * lz < 1e-12) return; /* under 1e-6 long */
     /* Dead end: every open segment of next leads back to from. */
     if (next != c->goal_poly && c->v->only[next] == from) return;
     PolyScratch *s = c->s;
@@ -619,7 +648,7 @@ void push(Ctx *c, int parent, const float *L, const float *R, int32_t next, int3
         if (r->g + ROOT_TOL < g) return; /* reached more cheaply already */
         if (g < r->g) r->g = g;
     }
-    PNode *n = &s->nodes[s->nnodes];
+    PNode *n = &s->nodes[s->nnodes++];
     dtVcopy(n->L, L);
     dtVcopy(n->R, R);
     n->root = root;
@@ -627,13 +656,24 @@ void push(Ctx *c, int parent, const float *L, const float *R, int32_t next, int3
     n->next = next;
     n->from = from;
     n->g = g;
-    n->f = g + h_value(root_point(c, root), c->goal, L, R);
-    heap_push(s, (int)s->nnodes++);
+    /* f and the open list: open_from, once the expansion's successors are
+     * made. */
 }
 
-/* A root for point p reached with g; -1 when the table is full. */
-int make_root(Ctx *c, const float *p, double g) {
-    PRoot *r = root_get(c->s, c->nm->base, p);
+/* Puts nodes [first, nnodes) on the open list, with their f. */
+void open_from(Ctx *c, uint32_t first) {
+    PolyScratch *s = c->s;
+    for (uint32_t i = first; i < s->nnodes; i++) {
+        PNode *n = &s->nodes[i];
+        n->f = n->g + h_value(root_point(c, n->root), c->goal, n->L, n->R);
+        heap_push(s, (int)i);
+    }
+}
+
+/* A root for point p (key k: the ring point's, View::key) reached with g;
+ * -2 when pruned or the table is full. */
+int make_root(Ctx *c, const float *p, uint64_t k, double g) {
+    PRoot *r = root_get(c->s, k, p);
     if (!r) {
         c->out_of_nodes = true;
         return -2;
@@ -652,6 +692,7 @@ void expand(Ctx *c, int ni) {
     const float *pts = &v->pts[3 * (size_t)f0];
     const int32_t *nbs = &v->nb[f0];
     const uint8_t *corner = &v->corner[f0];
+    const uint64_t *keys = &v->key[f0];
     int k = -1;
     for (int i = 0; i < m; i++)
         if (nbs[i] == node.from) {
@@ -677,7 +718,8 @@ void expand(Ctx *c, int ni) {
         /* The root itself (a copy of it): no step, the same root. */
         const bool stay = same(root, turn);
         const double g = stay ? node.g : node.g + dist2(root, turn);
-        int nr = stay ? node.root : make_root(c, turn, g);
+        int nr =
+            stay ? node.root : make_root(c, turn, keys[IDX(at_left ? left_ind : right_ind)], g);
         if (nr < -1) return;
         for (int i = right_ind; i < left_ind; i++)
             push(c, ni, P(i + 1), P(i), NB(i), node.next, nr, g);
@@ -725,7 +767,7 @@ void expand(Ctx *c, int ni) {
     /* Right of the ray root -> R: reachable only by turning at R. */
     if (right_is_vertex && corner[IDX(right_ind)]) {
         const double g = node.g + dist2(root, R);
-        int nr = make_root(c, R, g);
+        int nr = make_root(c, R, keys[IDX(right_ind)], g);
         if (nr >= -1) {
             for (int i = right_ind; i < A - 1; i++)
                 push(c, ni, P(i + 1), P(i), NB(i), node.next, nr, g);
@@ -744,7 +786,7 @@ void expand(Ctx *c, int ni) {
     /* Left of the ray root -> L: reachable only by turning at L. */
     if (left_is_vertex && corner[IDX(left_ind)]) {
         const double g = node.g + dist2(root, L);
-        int nr = make_root(c, L, g);
+        int nr = make_root(c, L, keys[IDX(left_ind)], g);
         if (nr >= -1) {
             if (!same(LI, P(B + 1))) push(c, ni, P(B + 1), LI, NB(B), node.next, nr, g);
             for (int i = B + 1; i < left_ind; i++)
@@ -799,15 +841,25 @@ dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyR
     PolyScratch *s = q->poly;
     s->nnodes = 0;
     s->nheap = 0;
-    if (++s->stamp == 0) {
-        memset(s->roots, 0, s->rcap * sizeof(PRoot));
-        s->stamp = 1;
-    }
     /* The root table's part this mesh needs (its corner points, twice):
      * a search touches a few kilobytes, not the whole table sized to the
      * node budget (a new worker's first searches faulted and missed over
-     * megabytes). Entries of earlier searches carry older stamps. */
-    s->rmask = (v->rcap < s->rcap ? v->rcap : s->rcap) - 1;
+     * megabytes), and only that much is allocated and zeroed. Entries of
+     * earlier searches carry older stamps. */
+    const size_t need = v->rcap < s->rcap ? v->rcap : s->rcap;
+    if (need > s->ralloc) {
+        PRoot *roots = roots_alloc(need);
+        if (!roots) return DT_FAILURE | DT_OUT_OF_MEMORY;
+        free(s->roots);
+        s->roots = roots;
+        s->ralloc = need;
+        s->stamp = 0;
+    }
+    if (++s->stamp == 0) {
+        memset(s->roots, 0, s->ralloc * sizeof(PRoot));
+        s->stamp = 1;
+    }
+    s->rmask = need - 1;
     const int32_t sd = (int32_t)dense(v, nm->nav, sref);
     Ctx c;
     c.s = s;
@@ -829,6 +881,7 @@ dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyR
     c.start = start;
     for (int i = 0; i < m; i++)
         push(&c, -1, &pts[3 * ((i + 1) % m)], &pts[3 * i], v->nb[f0 + (uint32_t)i], sd, -1, 0.0);
+    open_from(&c, 0);
 
     int found = -1;
     while (s->nheap) {
@@ -840,7 +893,9 @@ dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyR
             found = ni;
             break;
         }
+        const uint32_t first = s->nnodes;
         expand(&c, ni);
+        open_from(&c, first);
     }
     if (found < 0) return DT_FAILURE | (c.out_of_nodes ? DT_OUT_OF_NODES : DT_PARTIAL_RESULT);
 

@@ -327,9 +327,58 @@ void pf_jsonw_base64(pf_jsonw *w, const void *data, size_t n) {
     pf_jsonw_b64_end(w, &b);
 }
 
+/* v rounded to 4 decimals, as pf_jsonw_fmt_double writes that value, but
+ * by integer arithmetic: the value is q / 10^4 with q = round(v x 10^4),
+ * and below 10^11 it has at most 15 significant digits, so %.15g (the
+ * first of fmt_double's forms) prints exactly those digits, without
+ * trailing zeros and never in exponent form (|v| >= 10^-4 when q != 0).
+ * Other values go through fmt_double. Batches of navmesh paths spent a
+ * quarter of the server's time in snprintf and strtod here. */
+static size_t fmt_fixed4(double v, char *out) {
+    const double r = round(v * 1e4);
+    if (!(fabs(r) < 1e15)) return pf_jsonw_fmt_double(r / 1e4, out);
+    const int64_t q = (int64_t)r;
+    if (q == 0) {
+        out[0] = '0';
+        out[1] = '\0';
+        return 1;
+    }
+    uint64_t u = q < 0 ? (uint64_t)0 - (uint64_t)q : (uint64_t)q;
+    char tmp[32], *end = tmp + sizeof(tmp), *p = end;
+    unsigned frac = (unsigned)(u % 10000);
+    int nd = 4;
+    while (nd > 0 && frac % 10 == 0) {
+        frac /= 10;
+        nd--;
+    }
+    for (int i = 0; i < nd; i++) {
+        *--p = (char)('0' + frac % 10);
+        frac /= 10;
+    }
+    if (nd > 0) *--p = '.';
+    p = fmt_u64(u / 10000, p);
+    if (q < 0) *--p = '-';
+    const size_t n = (size_t)(end - p);
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return n;
+}
+
+void pf_jsonw_fixed4(pf_jsonw *w, double v) {
+    char tmp[32];
+    const size_t n = fmt_fixed4(v, tmp);
+    sep(w);
+    put(w, tmp, n);
+}
+
+void pf_jsonw_kfixed4(pf_jsonw *w, const char *key, double v) {
+    pf_jsonw_key(w, key);
+    pf_jsonw_fixed4(w, v);
+}
+
 void pf_jsonw_point3(pf_jsonw *w, const float *p) {
     pf_jsonw_arr_begin(w);
-    for (int k = 0; k < 3; k++) pf_jsonw_double(w, round((double)p[k] * 1e4) / 1e4);
+    for (int k = 0; k < 3; k++) pf_jsonw_fixed4(w, (double)p[k]);
     pf_jsonw_arr_end(w);
 }
 

@@ -79,6 +79,10 @@ void pf_jsonw_point(pf_jsonw *w, int32_t x, int32_t y);
 void pf_jsonw_points(pf_jsonw *w, const pf_point *p, size_t n);
 /* A point [x, y, z] of floats, each rounded to 1e-4. */
 void pf_jsonw_point3(pf_jsonw *w, const float *p);
+/* v rounded to 1e-4: the text pf_jsonw_double(round(v * 1e4) / 1e4)
+ * writes, without snprintf. */
+void pf_jsonw_fixed4(pf_jsonw *w, double v);
+void pf_jsonw_kfixed4(pf_jsonw *w, const char *key, double v);
 
 /* Bytes as a base64 string (RFC 4648 with '=' padding), the compact form
  * of per-cell answers (flow fields). Whole, or in pieces that need not be

@@ -283,9 +283,9 @@ void pf_nav_write_path_members(pf_jsonw *w, const pf_nav_path *p, pf_nav_algorit
     pf_jsonw_kbool(w, "found", !p->partial);
     pf_jsonw_kbool(w, "partial", p->partial);
     if (p->partial) pf_jsonw_kstr(w, "reason", p->out_of_nodes ? "node_budget" : "unreachable");
-    pf_jsonw_kdouble(w, "length", round(p->length * 1e4) / 1e4);
-    pf_jsonw_kdouble(w, "ground_length", round(p->ground_length * 1e4) / 1e4);
-    pf_jsonw_kdouble(w, "cost", round(p->cost * 1e4) / 1e4);
+    pf_jsonw_kfixed4(w, "length", p->length);
+    pf_jsonw_kfixed4(w, "ground_length", p->ground_length);
+    pf_jsonw_kfixed4(w, "cost", p->cost);
     pf_jsonw_key(w, "path");
     pf_jsonw_arr_begin(w);
     for (uint32_t i = 0; i < p->npoints; i++) pf_nav_write_point(w, &p->points[3 * i]);
@@ -299,8 +299,8 @@ void pf_nav_write_path_members(pf_jsonw *w, const pf_nav_path *p, pf_nav_algorit
     pf_jsonw_kuint(w, "links", p->links);
     pf_jsonw_key(w, "snapped");
     pf_jsonw_obj_begin(w);
-    pf_jsonw_kdouble(w, "start", round((double)p->start_moved * 1e4) / 1e4);
-    pf_jsonw_kdouble(w, "goal", round((double)p->goal_moved * 1e4) / 1e4);
+    pf_jsonw_kfixed4(w, "start", (double)p->start_moved);
+    pf_jsonw_kfixed4(w, "goal", (double)p->goal_moved);
     pf_jsonw_obj_end(w);
     pf_jsonw_kuint(w, "map_version", map_version);
 }

@@ -127,6 +127,86 @@ START_TEST(jsonw_points_as_point_by_point) {
 }
 END_TEST
 
+/* pf_jsonw_point3 (and pf_jsonw_fixed4) write each coordinate as
+ * pf_jsonw_double writes it rounded to 1e-4 (the general formatter, snprintf and strtod, is the
+ * reference), for floats of every magnitude and sign, values on the
+ * rounding halves, integers, zeros and non-finite values. */
+START_TEST(jsonw_point3_as_rounded_doubles) {
+    uint64_t st = tu_seed("jsonw_point3_as_rounded_doubles", 0x5eed7003);
+    int bad = 0;
+    char first[160] = "";
+    for (int round_ = 0; round_ < 30000; round_++) {
+        float p[3];
+        for (int k = 0; k < 3; k++) {
+            const uint32_t kind = tu_below(&st, 8);
+            const double sign = tu_below(&st, 2) ? -1.0 : 1.0;
+            const double mag = pow(10.0, (double)tu_below(&st, 22) - 10.0);
+            double v;
+            if (kind == 0)
+                v = sign * (double)tu_below(&st, 100000); /* integers */
+            else if (kind == 1)
+                v = sign * ((double)tu_below(&st, 2000000) + 0.5) / 1e4; /* halves */
+            else if (kind == 2)
+                v = tu_below(&st, 2) ? 0.0 : -0.0;
+            else if (kind == 3) {
+                uint32_t bits = (uint32_t)tu_rand(&st);
+                float f;
+                memcpy(&f, &bits, sizeof f);
+                v = f; /* any float, NaN and infinities included */
+            } else
+                v = sign * mag * (double)tu_below(&st, 1u << 24) / (double)(1u << 24);
+            p[k] = (float)v;
+        }
+        pf_jsonw a, b;
+        pf_jsonw_init(&a, 16);
+        pf_jsonw_init(&b, 16);
+        pf_jsonw_point3(&a, p);
+        pf_jsonw_arr_begin(&b);
+        for (int k = 0; k < 3; k++) pf_jsonw_double(&b, round((double)p[k] * 1e4) / 1e4);
+        pf_jsonw_arr_end(&b);
+        size_t la, lb;
+        char *sa = pf_jsonw_take(&a, &la), *sb = pf_jsonw_take(&b, &lb);
+        ck_assert_ptr_nonnull(sa);
+        ck_assert_ptr_nonnull(sb);
+        if (strcmp(sa, sb) != 0) {
+            if (!bad) snprintf(first, sizeof first, "%s, reference %s", sa, sb);
+            bad++;
+        }
+        free(sa);
+        free(sb);
+    }
+    ck_assert_msg(bad == 0, "%d points differ, first: %s", bad, first);
+    /* pf_jsonw_fixed4 on doubles (lengths, costs): the same. */
+    for (int i = 0; i < 30000; i++) {
+        double v;
+        if (i % 3 == 0) {
+            uint64_t bits = tu_rand(&st);
+            memcpy(&v, &bits, sizeof v); /* any double */
+        } else {
+            const double mag = pow(10.0, (double)tu_below(&st, 24) - 10.0);
+            v = (tu_below(&st, 2) ? -mag : mag) * (double)(tu_rand(&st) >> 11) / 9007199254740992.0;
+            if (i % 3 == 2) v = round(v * 1e4) / 1e4 + (tu_below(&st, 2) ? 0.5e-4 : -0.5e-4);
+        }
+        pf_jsonw a, b;
+        pf_jsonw_init(&a, 16);
+        pf_jsonw_init(&b, 16);
+        pf_jsonw_fixed4(&a, v);
+        pf_jsonw_double(&b, round(v * 1e4) / 1e4);
+        size_t la, lb;
+        char *sa = pf_jsonw_take(&a, &la), *sb = pf_jsonw_take(&b, &lb);
+        ck_assert_ptr_nonnull(sa);
+        ck_assert_ptr_nonnull(sb);
+        if (strcmp(sa, sb) != 0) {
+            if (!bad) snprintf(first, sizeof first, "%.17g as %s, reference %s", v, sa, sb);
+            bad++;
+        }
+        free(sa);
+        free(sb);
+    }
+    ck_assert_msg(bad == 0, "%d doubles differ, first: %s", bad, first);
+}
+END_TEST
+
 START_TEST(jsonw_depth_limit_fails_sticky) {
     pf_jsonw w;
     size_t n;
@@ -192,6 +272,7 @@ TU_SUITE(jsonw) {
     tcase_add_test(tc, jsonw_doubles_roundtrip);
     tcase_add_test(tc, jsonw_depth_limit_fails_sticky);
     tcase_add_test(tc, jsonw_points_as_point_by_point);
+    tcase_add_test(tc, jsonw_point3_as_rounded_doubles);
     tcase_add_test(tc, jsonw_base64_pieces);
     suite_add_tcase(s, tc);
     return s;
