@@ -57,9 +57,17 @@ static pf_status nearest(pf_nav_query *q, const pf_navmesh *nm, const float p[3]
 static int straight_points(pf_nav_query *q, const pf_navmesh *nm, const float spos[3],
                            const float epos[3], const dtPolyRef *polys, int npolys,
                            bool crossings) {
-    if (!corridor_has_links(nm->nav, polys, npolys))
-        return funnel(nm->nav, spos, epos, polys, npolys, crossings, q->points, q->flags,
-                      q->point_refs, (int)q->max_points);
+    if (!corridor_has_links(nm->nav, polys, npolys)) {
+        /* Start and end clamped into the corridor's first and last
+         * polygons, as findStraightPath does (a corridor's target can lie
+         * outside its last polygon after a slide). */
+        float s[3], e[3];
+        if (dtStatusFailed(q->q->closestPointOnPolyBoundary(polys[0], spos, s)) ||
+            dtStatusFailed(q->q->closestPointOnPolyBoundary(polys[npolys - 1], epos, e)))
+            return -1;
+        return funnel(nm->nav, s, e, polys, npolys, crossings, q->points, q->flags, q->point_refs,
+                      (int)q->max_points);
+    }
     int n = 0;
     const int opts = crossings ? DT_STRAIGHTPATH_AREA_CROSSINGS : 0;
     dtStatus ds = q->q->findStraightPath(spos, epos, polys, npolys, q->points, q->flags,
