@@ -16,7 +16,8 @@
  * as polyanya's rings take them) and heights along this polygon's edge.
  * The funnel (Mononen's string pulling, as findStraightPath does it, in
  * x/z) then runs over those portals, and with area crossings when the mesh
- * has area costs. Corridors through off-mesh links stay Detour's: their
+ * has area costs; the caller clamps start and end into the corridor's end
+ * polygons first, as findStraightPath does. Corridors through off-mesh links stay Detour's: their
  * portals are the link's ends.
  */
 #include "nav_internal.h"
