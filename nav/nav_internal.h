@@ -21,6 +21,7 @@
  *   corridor.cpp     path corridors that follow a moving agent
  *   crowd.cpp        DetourCrowd behind pf_nav_crowd
  *   polyanya.cpp     the exact corridor search
+ *   funnel.cpp       the straight path along a corridor over exact portals
  *   components.cpp   connected components of a version (unreachable in O(1))
  *   navexport.cpp    a version's tiles read in place (navexport.h, GET /mesh)
  */
@@ -404,6 +405,20 @@ namespace pfnav {
 dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyRef gref,
                   const float *spos, const float *gpos, dtPolyRef *path, int *npath, int max_path,
                   uint32_t *expanded, double *best);
+
+/* funnel.cpp */
+/* Whether the corridor path[0..n) passes an off-mesh link (or names a
+ * polygon that is gone): such corridors keep Detour's findStraightPath. */
+bool corridor_has_links(const dtNavMesh *nav, const dtPolyRef *path, int n);
+/* The straight path from spos to epos along path[0..n) over the exact
+ * portals (the shared stretch of both polygons' edges, not Detour's 1/255
+ * link bounds), with the points where areas change when crossings: at most
+ * max points into pts (3 each), flags (DT_STRAIGHTPATH_*) and refs (the
+ * polygon each point's segment starts in). Returns the number of points,
+ * -1 when two neighbours of the corridor do not link or max is too
+ * small. */
+int funnel(const dtNavMesh *nav, const float spos[3], const float epos[3], const dtPolyRef *path,
+           int n, bool crossings, float *pts, unsigned char *flags, dtPolyRef *refs, int max);
 
 /* query.cpp, for corridors */
 /* Binds q's Detour query to nm's mesh (again only when it changed). */

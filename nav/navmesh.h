@@ -467,8 +467,10 @@ typedef struct pf_nav_path {
 } pf_nav_path;
 
 /* findNearestPoly for start and goal, the corridor search (algo), then
- * findStraightPath (the funnel; with a point where the path enters each
- * area on maps whose areas have costs other than 1). PF_OK (also when partial), PF_EBLOCKED with
+ * the funnel (pathd's own over the polygons' exact shared edges, funnel.cpp;
+ * Detour's findStraightPath for a corridor through an off-mesh link; with a
+ * point where the path enters each area on maps whose areas have costs
+ * other than 1). PF_OK (also when partial), PF_EBLOCKED with
  * *which = "start" or "goal" when no polygon is near it, PF_ERANGE for
  * non-finite input, PF_ENOMEM. */
 pf_status pf_nav_find_path(pf_nav_query *q, const pf_navmesh *nm, const float start[3],

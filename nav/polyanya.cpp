@@ -12,8 +12,8 @@
  * exact length to the root, h the exact length from the root through the
  * interval to the goal (the goal reflected across the interval when it lies
  * on the root's side). Its first goal node is an optimal path, so the
- * polygons its nodes cross are an optimal corridor; Detour's funnel
- * (findStraightPath) then gives the waypoints as before.
+ * polygons its nodes cross are an optimal corridor; pathd's funnel over
+ * the same exact portals (funnel.cpp) then gives the waypoints.
  *
  * Distances are measured on x/z (the mesh projected on the floor), exact
  * on flat worlds such as converted grids; on slopes the path is the

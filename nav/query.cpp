@@ -51,14 +51,35 @@ static pf_status nearest(pf_nav_query *q, const pf_navmesh *nm, const float p[3]
     return PF_OK;
 }
 
+/* The funnel along polys[0..npolys) into q's points: pathd's own over
+ * exact portals (funnel.cpp), Detour's findStraightPath for a corridor
+ * through off-mesh links. -1 on failure. */
+static int straight_points(pf_nav_query *q, const pf_navmesh *nm, const float spos[3],
+                           const float epos[3], const dtPolyRef *polys, int npolys,
+                           bool crossings) {
+    if (!corridor_has_links(nm->nav, polys, npolys)) {
+        /* Start and end clamped into the corridor's first and last
+         * polygons, as findStraightPath does (a corridor's target can lie
+         * outside its last polygon after a slide). */
+        float s[3], e[3];
+        if (dtStatusFailed(q->q->closestPointOnPolyBoundary(polys[0], spos, s)) ||
+            dtStatusFailed(q->q->closestPointOnPolyBoundary(polys[npolys - 1], epos, e)))
+            return -1;
+        return funnel(nm->nav, s, e, polys, npolys, crossings, q->points, q->flags, q->point_refs,
+                      (int)q->max_points);
+    }
+    int n = 0;
+    const int opts = crossings ? DT_STRAIGHTPATH_AREA_CROSSINGS : 0;
+    dtStatus ds = q->q->findStraightPath(spos, epos, polys, npolys, q->points, q->flags,
+                                         q->point_refs, &n, (int)q->max_points, opts);
+    return dtStatusFailed(ds) ? -1 : n;
+}
+
 /* The straight path along polys[0..npolys) from spos to epos into out. */
 pf_status straight(pf_nav_query *q, const pf_navmesh *nm, const float spos[3], const float epos[3],
                    const dtPolyRef *polys, int npolys, pf_nav_path *out) {
-    int n = 0;
-    int opts = nm->costly ? DT_STRAIGHTPATH_AREA_CROSSINGS : 0;
-    dtStatus ds = q->q->findStraightPath(spos, epos, polys, npolys, q->points, q->flags,
-                                         q->point_refs, &n, (int)q->max_points, opts);
-    if (dtStatusFailed(ds)) return PF_ENOMEM;
+    const int n = straight_points(q, nm, spos, epos, polys, npolys, nm->costly);
+    if (n < 0) return PF_ENOMEM;
     out->points = q->points;
     out->npoints = (uint32_t)n;
     out->length = 0;
@@ -86,12 +107,10 @@ pf_status straight(pf_nav_query *q, const pf_navmesh *nm, const float spos[3], c
 
 /* The ground-plane length of the funnelled path along polys[0..n), 1e30
  * when the funnel fails. */
-static double funnel_ground(pf_nav_query *q, const float *spos, const float *epos,
-                            const dtPolyRef *polys, int n) {
-    int np = 0;
-    if (dtStatusFailed(q->q->findStraightPath(spos, epos, polys, n, q->points, q->flags,
-                                              q->point_refs, &np, (int)q->max_points, 0)))
-        return 1e30;
+static double funnel_ground(pf_nav_query *q, const pf_navmesh *nm, const float *spos,
+                            const float *epos, const dtPolyRef *polys, int n) {
+    const int np = straight_points(q, nm, spos, epos, polys, n, false);
+    if (np < 0) return 1e30;
     double len = 0;
     for (int i = 0; i + 1 < np; i++) len += dtVdist2D(&q->points[3 * i], &q->points[3 * i + 3]);
     return len;
@@ -101,32 +120,28 @@ static double funnel_ground(pf_nav_query *q, const float *spos, const float *epo
  * funnel along polyanya's corridor (q->polys[0..n)) must come out as long
  * as polyanya measured (best), within EXACT_TOL x (1 + best). When it is
  * longer, Detour's corridor is tried too and the shorter of the two kept,
- * answered not exact. The cause, traced against the tests' exact reference
- * (tests/navref_layers.c): findStraightPath's portals across a tile border
- * are the link's bmin..bmax, which connectExtLinks stores truncated to
- * 1/255 of the edge (getPortalPoints lerps them), so the portal's far end
- * stops short of the neighbour's vertex by up to edge/255 and the funnel
- * bends there instead of at the corner polyanya turned round (seen: 0.0059
- * on a 1.5 edge; up to ~0.1 on nav_test's 30-unit borders). polyanya's
- * rings use the neighbours' vertices. Returns the corridor's length in
- * q->polys. */
+ * answered not exact. The funnel is pathd's own over exact portals
+ * (funnel.cpp): Detour's findStraightPath took a tile-border portal from
+ * the link's bmin..bmax, stored truncated to 1/255 of the edge, and bent
+ * short of the corner polyanya turned round (0.0059 on a 1.5 edge, up to
+ * ~0.1 on nav_test's 30-unit borders), which left such answers not exact.
+ * Returns the corridor's length in q->polys. */
 static int check_exact(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyRef gref,
                        pf_nav_path *out, double best, int n) {
     static const double EXACT_TOL = 1e-4;
-    const double got = funnel_ground(q, out->start, out->goal, q->polys, n);
+    const double got = funnel_ground(q, nm, out->start, out->goal, q->polys, n);
     if (got <= best + EXACT_TOL * (1 + best)) {
         out->exact = true;
         return n;
     }
-    out->inexact = "the funnel along polyanya's corridor came out longer than the search measured "
-                   "(Detour's portals there are narrower than its polygons' edges): the shorter "
-                   "of polyanya's and Detour's paths";
+    out->inexact = "the funnel along polyanya's corridor came out longer than the search "
+                   "measured: the shorter of polyanya's and Detour's paths";
     int n2 = 0;
     dtStatus ds = q->q->findPath(sref, gref, out->start, out->goal, &nm->filter, q->polys2, &n2,
                                  (int)q->max_nodes);
     out->expanded += (uint32_t)q->q->getNodePool()->getNodeCount();
     if (dtStatusFailed(ds) || n2 == 0 || q->polys2[n2 - 1] != gref) return n;
-    if (funnel_ground(q, out->start, out->goal, q->polys2, n2) >= got) return n;
+    if (funnel_ground(q, nm, out->start, out->goal, q->polys2, n2) >= got) return n;
     memcpy(q->polys, q->polys2, (size_t)n2 * sizeof(dtPolyRef));
     return n2;
 }

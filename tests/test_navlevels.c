@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "detourref.h"
+#include "levels.h"
 #include "navexport.h"
 #include "navmesh.h"
 #include "navref_layers.h"
@@ -794,6 +795,84 @@ START_TEST(navlevels_agent_types_match_their_references) {
 }
 END_TEST
 
+/* What each added agent type costs to build and keep, on pathd-bench's
+ * generated levels (loadtest/levels.h: gen:multifloor, gen:terrain, seed
+ * 1, as `pathd-bench navmesh` builds them: pathd's default settings): the
+ * level built with the default type alone, then with two more (small, big),
+ * inline (one thread). Printed per type: polygons, mesh and kept-voxel
+ * bytes, CPU time. Asserted (counted, not timed): three types, each with
+ * polygons and bytes, the version's memory holding at least the added
+ * types' meshes and kept voxels and more than the lone build's. */
+START_TEST(navlevels_agent_type_costs) {
+    static const char *levels[] = {"multifloor", "terrain"};
+    static const pf_nav_agent_type types[2] = {{"small", 0.3f, 1.0f, 0.5f, 50.0f},
+                                               {"big", 1.2f, 2.5f, 0.9f, 30.0f}};
+    for (size_t k = 0; k < sizeof levels / sizeof levels[0]; k++) {
+        pf_level lv;
+        memset(&lv, 0, sizeof lv);
+        ck_assert_int_eq(pf_level_make(levels[k], 1, &lv), PF_OK);
+        const pf_nav_geom g = pf_level_geom(&lv);
+        pf_nav_build_input in;
+        memset(&in, 0, sizeof in);
+        in.geom = &g;
+        in.config = pf_nav_default_config();
+        pf_navmesh *one = NULL, *all = NULL;
+        pf_nav_error err;
+        struct timespec t0, t1, t2, c0, c1, c2;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+        ck_assert_int_eq(pf_nav_build(&in, NULL, NULL, &one, &err), PF_OK);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+        in.agent_types = types;
+        in.nagent_types = 2;
+        ck_assert_int_eq(pf_nav_build(&in, NULL, NULL, &all, &err), PF_OK);
+        clock_gettime(CLOCK_MONOTONIC, &t2);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c2);
+        const double cpu1 = (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (c1.tv_nsec - c0.tv_nsec) / 1e6,
+                     cpu3 = (double)(c2.tv_sec - c1.tv_sec) * 1e3 + (c2.tv_nsec - c1.tv_nsec) / 1e6;
+        pf_nav_info i1, i3;
+        pf_navmesh_info(one, &i1);
+        pf_navmesh_info(all, &i3);
+        const double ms1 = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6,
+                     ms3 = (double)(t2.tv_sec - t1.tv_sec) * 1e3 + (t2.tv_nsec - t1.tv_nsec) / 1e6;
+        fprintf(stderr,
+                "navlevels agent type costs gen:%s: %u tiles; 1 type %.1f ms wall %.1f ms CPU, "
+                "%zu bytes (shared %zu); 3 types %.1f ms wall %.1f ms CPU, %zu bytes (shared "
+                "%zu)\n",
+                levels[k], i1.tiles, ms1, cpu1, i1.total_bytes, i1.shared_bytes, ms3, cpu3,
+                i3.total_bytes, i3.shared_bytes);
+        ck_assert_uint_eq(pf_navmesh_agent_type_count(all), 3);
+        pf_nav_agent_info lone;
+        pf_navmesh_agent_info(pf_navmesh_agent_type(one, 0), &lone);
+        size_t added = 0;
+        for (uint32_t t = 0; t < 3; t++) {
+            pf_nav_agent_info ai;
+            pf_navmesh_agent_info(pf_navmesh_agent_type(all, t), &ai);
+            fprintf(stderr,
+                    "navlevels agent type costs gen:%s %s (radius %.2f): %u polygons, mesh %zu "
+                    "bytes, kept voxels %zu bytes, %.1f ms CPU\n",
+                    levels[k], ai.name, (double)ai.radius, ai.polygons, ai.mesh_bytes,
+                    ai.kept_bytes, (double)ai.build_us / 1000.0);
+            ck_assert_uint_gt(ai.polygons, 0);
+            ck_assert_uint_gt(ai.mesh_bytes, 0);
+            ck_assert_uint_gt(ai.kept_bytes, 0);
+            if (t > 0) added += ai.mesh_bytes + ai.kept_bytes;
+        }
+        /* The default type's mesh is not byte for byte the lone build's
+         * (gen:multifloor: 242 polygons beside 244 alone; see the
+         * report): its own bytes count, not the lone build's. */
+        fprintf(stderr, "navlevels agent type costs gen:%s: the lone default type: %u polygons\n",
+                levels[k], lone.polygons);
+        ck_assert_uint_ge(i3.total_bytes, added);
+        ck_assert_uint_gt(i3.total_bytes, i1.total_bytes);
+        pf_navmesh_release(one);
+        pf_navmesh_release(all);
+        pf_level_free(&lv);
+    }
+}
+END_TEST
+
 /* The partition setting takes: nav_test solo with each of RecastDemo's
  * three builds the reference's polygons for it. */
 START_TEST(navlevels_partitions_match_recastdemo) {
@@ -826,14 +905,20 @@ START_TEST(navlevels_partitions_match_recastdemo) {
 }
 END_TEST
 
+static void random_mesh_point(const pf_navmesh *nm, uint64_t *st, float out[3]);
+
 /* nm with n cylinders (radius 0.4 to 1.2) put at random points of the
- * reference's mesh, as one change: a new version (the caller releases). */
+ * reference's mesh (of nm's own when r is NULL), as one change: a new
+ * version (the caller releases). */
 static pf_navmesh *with_obstacles(const pf_navmesh *nm, detourref *r, uint64_t *st, int n) {
     pf_nav_obstacle o[64];
     ck_assert_int_le(n, 64);
     for (int i = 0; i < n; i++) {
         float p[3];
-        ck_assert(detourref_random_point(r, st, p));
+        if (r)
+            ck_assert(detourref_random_point(r, st, p));
+        else
+            random_mesh_point(nm, st, p);
         memset(&o[i], 0, sizeof o[i]);
         snprintf(o[i].id, sizeof o[i].id, "c%02d", i);
         o[i].shape = PF_NAV_CYLINDER;
@@ -1240,6 +1325,7 @@ static void random_mesh_point(const pf_navmesh *nm, uint64_t *st, float out[3]) 
 
 typedef struct exact_tally {
     int pairs, reached, exact, reach_wrong, off_ref, longer_than_detour, shorter_than_ref;
+    int longer_than_ref; /* exact answers longer than the reference */
     double worst_off, worst_detour, worst_short;
     char first[1024];
 } exact_tally;
@@ -1250,7 +1336,7 @@ typedef struct exact_tally {
  * length); never shorter than the reference (it would cross a wall), never
  * longer than detour's. Counted; the caller asserts. */
 static void check_exact_pairs(const pf_navmesh *nm, const navref_layers *r, uint64_t *st,
-                              int npairs, const char *what, exact_tally *t) {
+                              int npairs, const char *what, exact_tally *t, double *detour_sum) {
     static const float ext[3] = {2, 4, 2};
     pf_nav_query *q = NULL;
     ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
@@ -1280,6 +1366,8 @@ static void check_exact_pairs(const pf_navmesh *nm, const navref_layers *r, uint
         } else if (!p.partial) {
             t->reached++;
             t->exact += p.exact;
+            if (detour_sum) *detour_sum += dl;
+            if (p.exact && pl - ref > tol) t->longer_than_ref++;
             if (p.exact && fabs(pl - ref) > tol) {
                 t->off_ref++;
                 if (fabs(pl - ref) > t->worst_off) t->worst_off = fabs(pl - ref);
@@ -1330,7 +1418,7 @@ START_TEST(navlevels_polyanya_matches_exact_reference) {
         corners += navref_layers_corners(r);
         char what[64];
         snprintf(what, sizeof what, "random3d %d tile %d", k, s.tile_size);
-        check_exact_pairs(nm, r, &st, 30, what, &t);
+        check_exact_pairs(nm, r, &st, 30, what, &t, NULL);
         levels++;
         navref_layers_destroy(r);
         pf_navmesh_release(nm);
@@ -1381,7 +1469,7 @@ START_TEST(navlevels_polyanya_matches_exact_reference) {
         char what[96];
         snprintf(what, sizeof what, "%s tile %d, %d obstacles", L.name, s.tile_size,
                  runs[k].obstacles);
-        check_exact_pairs(nm, r, &st, runs[k].level == 0 ? 800 : 300, what, &u);
+        check_exact_pairs(nm, r, &st, runs[k].level == 0 ? 800 : 300, what, &u, NULL);
         fprintf(stderr,
                 "navlevels exact %s: %d corners, %d pairs, %d reached, %d exact; reachability "
                 "wrong %d; exact but off the reference %d (worst %.5f); shorter than the "
@@ -1398,6 +1486,108 @@ START_TEST(navlevels_polyanya_matches_exact_reference) {
         pf_navmesh_release(nm);
         level_free(&L);
     }
+}
+END_TEST
+
+/* A random multi-tile level: a wide ground (24 to 64 units a side) of
+ * 4x4 quads on a gently tilted plane, a few cells left out, and 4 to 15
+ * pillars (boxes 0.5 to 3.5 wide, taller than the climb) anywhere, so
+ * that walls cross tile borders and the shortest paths bend at corners on
+ * them. */
+static void gen_tiled(level *L, uint64_t seed) {
+    uint64_t st = seed;
+    L->name = "tiled";
+    const int nx = 6 + (int)tu_below(&st, 11), nz = 6 + (int)tu_below(&st, 11);
+    const float sx = (frand01(&st) - 0.5f) * 0.2f, sz = (frand01(&st) - 0.5f) * 0.2f;
+#define GROUND(x, z) (sx * (x) + sz * (z))
+    for (int z = 0; z < nz; z++)
+        for (int x = 0; x < nx; x++) {
+            if (x > 0 && z > 0 && frand01(&st) < 0.04f) continue;
+            const float x0 = 4.0f * (float)x, z0 = 4.0f * (float)z, x1 = x0 + 4, z1 = z0 + 4;
+            int a = add_vert(L, x0, GROUND(x0, z0), z0), b = add_vert(L, x0, GROUND(x0, z1), z1),
+                c = add_vert(L, x1, GROUND(x1, z1), z1), d = add_vert(L, x1, GROUND(x1, z0), z0);
+            add_quad(L, a, b, c, d);
+        }
+    const float W = 4.0f * (float)nx, D = 4.0f * (float)nz;
+    const int npillars = 4 + (int)tu_below(&st, 12);
+    for (int i = 0; i < npillars; i++) {
+        const float x = 1 + frand01(&st) * (W - 4), z = 1 + frand01(&st) * (D - 4),
+                    w = 0.5f + 3 * frand01(&st), d = 0.5f + 3 * frand01(&st);
+        add_box(L, x, GROUND(x, z) - 1, z, x + w, GROUND(x, z) + 3, z + d);
+    }
+#undef GROUND
+}
+
+/* polyanya's answers on multi-tile meshes are exact: on 240 random levels
+ * (gen_tiled's wide pillared grounds and gen_random3d's, alternately;
+ * tiles of 16 to 64 voxels; half of them with 4 to 24 cylinder obstacles
+ * on top), 100 pairs each: reachability equal to the exact reference's,
+ * every pair polyanya reaches answers "exact": true, never longer than the
+ * reference (1e-4 x (1 + length)) nor than pathd's detour. With Detour's
+ * findStraightPath as the funnel (main before funnel.cpp), its portals
+ * cut short by the 1/255 link quantisation, 2 of 20,607 such answers said
+ * "exact": false. */
+START_TEST(navlevels_polyanya_exact_on_tiled_meshes) {
+    uint64_t st = tu_seed("navlevels_polyanya_exact_on_tiled_meshes", 2728);
+    static const int tiles[] = {16, 24, 32, 40, 48, 64};
+    exact_tally t;
+    memset(&t, 0, sizeof t);
+    int levels = 0, tiles_total = 0, inexact = 0;
+    double detour_sum = 0;
+    char first_inexact[256] = "";
+    for (int k = 0; k < 240; k++) {
+        level L;
+        memset(&L, 0, sizeof L);
+        if (k % 2)
+            gen_tiled(&L, 5000 + (uint64_t)k);
+        else
+            gen_random3d(&L, 7000 + (uint64_t)k);
+        detourref_settings s = detourref_demo_settings();
+        s.tile_size = tiles[(k / 2) % 6];
+        pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, NULL);
+        if (k % 4 >= 2) {
+            pf_navmesh *ob = with_obstacles(nm, NULL, &st, 4 + (int)tu_below(&st, 21));
+            pf_navmesh_release(nm);
+            nm = ob;
+        }
+        pf_nav_info info;
+        pf_navmesh_info(nm, &info);
+        tiles_total += (int)info.tiles;
+        navref_layers *r = layers_of(nm, s.agent_max_climb, s.agent_height + s.agent_max_climb);
+        char what[64];
+        snprintf(what, sizeof what, "%s %d tile %d%s", L.name, k, s.tile_size,
+                 k % 4 >= 2 ? " obstacles" : "");
+        const int before = t.reached - t.exact;
+        check_exact_pairs(nm, r, &st, 100, what, &t, &detour_sum);
+        if (t.reached - t.exact > before && !first_inexact[0])
+            snprintf(first_inexact, sizeof first_inexact, "first not exact on %s", what);
+        levels++;
+        navref_layers_destroy(r);
+        pf_navmesh_release(nm);
+        level_free(&L);
+    }
+    inexact = t.reached - t.exact;
+    fprintf(stderr,
+            "navlevels exact tiled: %d levels (%d tiles), %d pairs, %d reached, %d exact, %d NOT "
+            "exact (%s); reachability wrong %d; exact but off the reference %d (worst %.5f; "
+            "longer %d, shorter %d); longer than detour %d (worst %.5f); detour's lengths sum "
+            "to %.4f\n%s\n",
+            levels, tiles_total, t.pairs, t.reached, t.exact, inexact, first_inexact, t.reach_wrong,
+            t.off_ref, t.worst_off, t.longer_than_ref, t.shorter_than_ref, t.longer_than_detour,
+            t.worst_detour, detour_sum, t.first);
+    ck_assert_int_eq(t.reach_wrong, 0);
+    ck_assert_int_eq(inexact, 0);
+    ck_assert_int_eq(t.longer_than_ref, 0);
+    ck_assert_int_eq(t.longer_than_detour, 0);
+    ck_assert_int_gt(t.reached, 20000);
+    /* Not asserted here: "shorter than the reference". Seen once (seed
+     * 2728, tiled level 115, tiles of 40, obstacles): polyanya, detour and
+     * both funnels (Detour's and pathd's) answer the same 47.13439 path,
+     * whose middle leg runs exactly along a tile border (z = 60, from
+     * x = 46.5 to 21.6, corner to corner); the reference's visibility walk
+     * does not follow a segment lying on a glued border edge and answers
+     * 47.14379. The `exact` case (levels without such legs) still asserts
+     * it. */
 }
 END_TEST
 
@@ -1583,6 +1773,7 @@ TU_SUITE(navlevels) {
     tcase_add_test(tc, navlevels_generated_levels_match_reference);
     tcase_add_test(tc, navlevels_agent_types_match_their_references);
     tcase_add_test(tc, navlevels_partitions_match_recastdemo);
+    tcase_add_test(tc, navlevels_agent_type_costs);
     suite_add_tcase(s, tc);
     /* polyanya against Detour, a case of its own (CK_RUN_CASE=plane). */
     TCase *tp = tcase_create("plane");
@@ -1594,6 +1785,11 @@ TU_SUITE(navlevels) {
     tcase_set_timeout(te, 900);
     tcase_add_test(te, navlevels_polyanya_matches_exact_reference);
     suite_add_tcase(s, te);
+    /* polyanya exact on multi-tile meshes with obstacles (CK_RUN_CASE=tiled). */
+    TCase *tt = tcase_create("tiled");
+    tcase_set_timeout(tt, 900);
+    tcase_add_test(tt, navlevels_polyanya_exact_on_tiled_meshes);
+    suite_add_tcase(s, tt);
     /* Reachability and components (CK_RUN_CASE=reach). */
     TCase *tr = tcase_create("reach");
     tcase_set_timeout(tr, 600);
