@@ -260,9 +260,16 @@ static pf_status assemble(const pf_grid *g, const pf_subgoal *old, const uint8_t
         s->fan_off[u] = (int64_t)fan.n;
         int32_t ou = old ? old->id[c] : -1;
         if (ou >= 0 && !(mark[c] & 1)) {
-            for (int64_t e = old->fan_off[ou]; e < old->fan_off[ou + 1]; e++)
-                if (!buf_push(&fan, old->fan[e])) goto fail;
-            continue;
+            /* Every cell it reached is still a subgoal (the marking makes
+             * sure; checked, so that a sweep is redone rather than an edge
+             * kept to a cell that is no longer one). */
+            int64_t e = old->fan_off[ou];
+            while (e < old->fan_off[ou + 1] && s->id[old->fan[e]] >= 0) e++;
+            if (e == old->fan_off[ou + 1]) {
+                for (e = old->fan_off[ou]; e < old->fan_off[ou + 1]; e++)
+                    if (!buf_push(&fan, old->fan[e])) goto fail;
+                continue;
+            }
         }
         if (old) s->recomputed++;
         if (pf_build_tick(stop, 64)) goto cancel;
