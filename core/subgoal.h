@@ -1,0 +1,105 @@
+/* subgoal.h -- simple subgoal graphs (Uras, Felner and Koenig, "Identifying
+ * hierarchies for fast optimal search", AAAI 2013), repairable in place of a
+ * rebuild.
+ *
+ * Optimal on 8-connected uniform-cost maps without wall edges or corner
+ * cutting (the Moving AI rule). The subgoals are the walkable cells with a
+ * blocked diagonal neighbour whose two sides are walkable (the corners a
+ * taut path bends around); two subgoals are joined when one reaches the
+ * other by a "diagonal first, then straight" move that passes no other
+ * subgoal (direct-h-reachable), at the octile distance between them. A
+ * query joins its start and goal to the subgoals they reach the same way,
+ * runs A* over that graph (octile, or landmark bounds when given) and
+ * unrolls each edge into its cells. Every edge is a real path of its
+ * octile cost, and the subgoal graph keeps every shortest distance, so the
+ * answer is optimal.
+ *
+ * Once built a pf_subgoal is read-only and may be shared by threads, each
+ * with its own pf_subgoal_ctx. A changed cell changes only the subgoals
+ * that reach its 3x3 neighbourhood by "diagonal, then straight" moves:
+ * pf_subgoal_repair finds them by walking those moves backwards from the
+ * change and recomputes only their edges.
+ */
+#ifndef PF_SUBGOAL_H
+#define PF_SUBGOAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "build_stop.h"
+#include "grid.h"
+#include "landmarks.h"
+
+typedef struct pf_subgoal pf_subgoal;
+typedef struct pf_subgoal_ctx pf_subgoal_ctx;
+
+/* Whether g is a map subgoal graphs serve: 8-connected, no corner cutting,
+ * one cost on every walkable cell, no wall edges. */
+bool pf_subgoal_supports(const pf_grid *g);
+
+/* Builds the subgoal graph of g (which it does not keep: queries and
+ * repairs are given the grid it describes). PF_EUNSUPPORTED on a map
+ * pf_subgoal_supports refuses, PF_ENOMEM, or PF_ECANCELED when stop
+ * (build_stop.h; NULL: never), polled every row and every subgoal, said
+ * stop; nothing is kept on an error. */
+pf_status pf_subgoal_build(const pf_grid *g, pf_build_stop *stop, pf_subgoal **out);
+
+/* The graph of g, a new version of old's map in which the cells
+ * changed[0..n) changed (blocked or opened; same size): old's edges are
+ * kept for every subgoal the change cannot reach, the rest recomputed.
+ * Errors as pf_subgoal_build; old is unchanged. */
+pf_status pf_subgoal_repair(const pf_subgoal *old, const pf_grid *g, const pf_point *changed,
+                            size_t n, pf_build_stop *stop, pf_subgoal **out);
+
+void pf_subgoal_destroy(pf_subgoal *s); /* NULL is a no-op */
+size_t pf_subgoal_memory(const pf_subgoal *s);
+int32_t pf_subgoal_count(const pf_subgoal *s);
+int64_t pf_subgoal_edge_count(const pf_subgoal *s); /* undirected */
+/* Subgoals whose edges the repair that made s recomputed (0 after a build). */
+int32_t pf_subgoal_recomputed(const pf_subgoal *s);
+
+pf_subgoal_ctx *pf_subgoal_ctx_create(void);
+void pf_subgoal_ctx_destroy(pf_subgoal_ctx *c);
+
+typedef struct pf_subgoal_answer {
+    double cost;          /* 0 without a path */
+    const pf_point *path; /* start..goal, every cell; borrowed from the ctx */
+    size_t path_len;      /* until its next query */
+    uint64_t expanded;    /* graph nodes expanded */
+    int32_t start_edges;  /* subgoals the start was joined to */
+} pf_subgoal_answer;
+
+/* The shortest path from start to goal on g (the grid s describes), with
+ * the bounds of lm (NULL: octile; lm must be g's). PF_OK, PF_NO_PATH,
+ * PF_ERANGE (a point off the map), PF_EBLOCKED, PF_ENOMEM. */
+pf_status pf_subgoal_find(const pf_subgoal *s, const pf_grid *g, const pf_landmarks *lm,
+                          pf_subgoal_ctx *c, pf_point start, pf_point goal, pf_subgoal_answer *out);
+
+/* A contraction hierarchy over a subgoal graph (subgoal_ch.c; Geisberger
+ * et al. 2008, as in Uras and Koenig's SGCH): the subgoals contracted one
+ * by one in an order of edge difference, shortcuts added where a local
+ * witness search finds no path as short. A query joins the start and goal
+ * to their subgoals and meets in the middle over upward edges only, then
+ * unpacks the shortcuts. Built from the graph in O(graph), not from the
+ * cells, so after a PATCH the subgoal graph is repaired locally and its
+ * hierarchy rebuilt. Read-only once built, like the graph. */
+typedef struct pf_subgoal_ch pf_subgoal_ch;
+
+/* Builds s's hierarchy. PF_ELIMIT when the shortcuts would pass
+ * max_edges (0: 8 times the graph's edges plus 1024). Its time is not
+ * bounded by the limit: on dense graphs (open random and game maps,
+ * 1-wide mazes) contraction takes minutes, so callers build it only where
+ * it pays (rooms, corridors 2 cells wide or more) and under a stop.
+ * PF_ENOMEM, PF_ECANCELED (stop, polled every contraction). */
+pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, pf_build_stop *stop,
+                              pf_subgoal_ch **out);
+void pf_subgoal_ch_destroy(pf_subgoal_ch *h); /* NULL is a no-op */
+size_t pf_subgoal_ch_memory(const pf_subgoal_ch *h);
+int64_t pf_subgoal_ch_shortcuts(const pf_subgoal_ch *h);
+
+/* As pf_subgoal_find, over h (s's hierarchy). */
+pf_status pf_subgoal_ch_find(const pf_subgoal *s, const pf_subgoal_ch *h, const pf_grid *g,
+                             pf_subgoal_ctx *c, pf_point start, pf_point goal,
+                             pf_subgoal_answer *out);
+
+#endif

@@ -1,0 +1,385 @@
+/* subgoal_ch.c -- a contraction hierarchy over a subgoal graph: build and
+ * the meet-in-the-middle query (subgoal.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "subgoal_internal.h"
+
+struct pf_subgoal_ch {
+    int32_t n;
+    int32_t *rank;
+    int64_t *up_off; /* per subgoal: its arcs to higher ranks */
+    int32_t *up;
+    int32_t *mid; /* the contracted subgoal a shortcut bridges, or -1 */
+    double *cost;
+    int64_t shortcuts;
+};
+
+typedef struct ch_arc {
+    int32_t v, mid;
+    double c;
+} ch_arc;
+
+typedef struct ch_list {
+    ch_arc *a;
+    int32_t n, cap;
+} ch_list;
+
+/* The arc u -> v at cost c (through mid): added, or lowered when shorter.
+ * -1 out of memory, 1 added, 0 not. */
+static int arc_put(ch_list *l, int32_t v, double c, int32_t mid) {
+    for (int32_t i = 0; i < l->n; i++)
+        if (l->a[i].v == v) {
+            if (c < l->a[i].c) {
+                l->a[i].c = c;
+                l->a[i].mid = mid;
+            }
+            return 0;
+        }
+    if (l->n == l->cap) {
+        int32_t nc = l->cap ? l->cap * 2 : 4;
+        ch_arc *na = realloc(l->a, (size_t)nc * sizeof(*na));
+        if (!na) return -1;
+        l->a = na;
+        l->cap = nc;
+    }
+    l->a[l->n++] = (ch_arc){v, mid, c};
+    return 1;
+}
+
+typedef struct ch_build {
+    int32_t n;
+    ch_list *l;
+    uint8_t *done;
+    int32_t *cnbr;
+    double *wd;
+    uint32_t *wseen, wt;
+    pf__sg_heap wh;
+    int32_t *live; /* scratch: x's live neighbours */
+    double *lc;
+    int64_t arcs;
+} ch_build;
+
+/* Settles at most this many nodes a witness search. */
+#define CH_WITNESS_SETTLE 256
+
+/* Shortcuts contracting x needs (made, when add); -1 out of memory. */
+static int64_t contract(ch_build *b, int32_t x, bool add) {
+    ch_list *lx = &b->l[x];
+    int32_t nl = 0;
+    double far = 0;
+    int64_t made = 0;
+    for (int32_t i = 0; i < lx->n; i++)
+        if (!b->done[lx->a[i].v]) {
+            b->live[nl] = lx->a[i].v;
+            b->lc[nl] = lx->a[i].c;
+            if (lx->a[i].c > far) far = lx->a[i].c;
+            nl++;
+        }
+    for (int32_t i = 0; i < nl; i++) {
+        /* Dijkstra from live[i] around x, as far as the longest way via x. */
+        int32_t v0 = b->live[i];
+        double limit = b->lc[i] + far;
+        if (++b->wt == 0) {
+            memset(b->wseen, 0, (size_t)b->n * sizeof(*b->wseen));
+            b->wt = 1;
+        }
+        b->wh.n = 0;
+        b->wd[v0] = 0;
+        b->wseen[v0] = b->wt;
+        if (!pf__sg_heap_push(&b->wh, 0, v0)) return -1;
+        int settled = 0;
+        while (b->wh.n && settled < CH_WITNESS_SETTLE) {
+            pf__sg_item it = pf__sg_heap_pop(&b->wh);
+            if (it.f > b->wd[it.v]) continue;
+            if (it.f > limit) break;
+            settled++;
+            const ch_list *lu = &b->l[it.v];
+            for (int32_t k = 0; k < lu->n; k++) {
+                int32_t v = lu->a[k].v;
+                double d = it.f + lu->a[k].c;
+                if (v == x || b->done[v] || d > limit) continue;
+                if (b->wseen[v] == b->wt && b->wd[v] <= d) continue;
+                b->wseen[v] = b->wt;
+                b->wd[v] = d;
+                if (!pf__sg_heap_push(&b->wh, d, v)) return -1;
+            }
+        }
+        for (int32_t j = i + 1; j < nl; j++) {
+            int32_t w = b->live[j];
+            double d = b->lc[i] + b->lc[j];
+            if (b->wseen[w] == b->wt && b->wd[w] <= d) continue;
+            made++;
+            if (!add) continue;
+            int r1 = arc_put(&b->l[v0], w, d, x), r2 = arc_put(&b->l[w], v0, d, x);
+            if (r1 < 0 || r2 < 0) return -1;
+            b->arcs += r1 + r2;
+        }
+    }
+    if (add)
+        for (int32_t i = 0; i < nl; i++) b->cnbr[b->live[i]]++;
+    return made;
+}
+
+static double priority(ch_build *b, int32_t x, int64_t *made) {
+    int32_t live = 0;
+    for (int32_t i = 0; i < b->l[x].n; i++) live += !b->done[b->l[x].a[i].v];
+    *made = contract(b, x, false);
+    return (double)(*made - live) + (double)b->cnbr[x];
+}
+
+void pf_subgoal_ch_destroy(pf_subgoal_ch *h) {
+    if (!h) return;
+    free(h->rank);
+    free(h->up_off);
+    free(h->up);
+    free(h->mid);
+    free(h->cost);
+    free(h);
+}
+
+pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, pf_build_stop *stop,
+                              pf_subgoal_ch **out) {
+    const int32_t n = s->n;
+    size_t nn = (size_t)n + 1;
+    pf_status st = PF_ENOMEM;
+    ch_build b = {0};
+    pf__sg_heap pq = {0};
+    pf_subgoal_ch *h = calloc(1, sizeof(*h));
+    *out = NULL;
+    if (!max_edges) max_edges = 8 * pf_subgoal_edge_count(s) + 1024;
+    b.n = n;
+    b.l = calloc(nn, sizeof(*b.l));
+    b.done = calloc(nn, 1);
+    b.cnbr = calloc(nn, sizeof(*b.cnbr));
+    b.wd = malloc(nn * sizeof(*b.wd));
+    b.wseen = calloc(nn, sizeof(*b.wseen));
+    b.live = malloc(nn * sizeof(*b.live));
+    b.lc = malloc(nn * sizeof(*b.lc));
+    if (!h || !b.l || !b.done || !b.cnbr || !b.wd || !b.wseen || !b.live || !b.lc) goto out;
+    h->n = n;
+    h->rank = malloc(nn * sizeof(*h->rank));
+    h->up_off = malloc(nn * sizeof(*h->up_off));
+    if (!h->rank || !h->up_off) goto out;
+    for (int32_t u = 0; u < n; u++)
+        for (int64_t e = s->adj_off[u]; e < s->adj_off[u + 1]; e++) {
+            int r = arc_put(&b.l[u], s->adj[e], s->adj_cost[e], -1);
+            if (r < 0) goto out;
+            b.arcs += r;
+        }
+    for (int32_t u = 0; u < n; u++) {
+        int64_t made;
+        double p = priority(&b, u, &made);
+        if (made < 0 || !pf__sg_heap_push(&pq, p, u)) goto out;
+        if (pf_build_tick(stop, 16)) goto cancel;
+    }
+    int32_t next = 0;
+    while (pq.n) {
+        pf__sg_item it = pf__sg_heap_pop(&pq);
+        int32_t x = it.v;
+        if (b.done[x]) continue;
+        int64_t made;
+        double p = priority(&b, x, &made);
+        if (made < 0) goto out;
+        if (pq.n && p > pq.a[0].f) {
+            if (!pf__sg_heap_push(&pq, p, x)) goto out;
+            continue;
+        }
+        if (pf_build_tick(stop, 16)) goto cancel;
+        if (contract(&b, x, true) < 0) goto out;
+        b.done[x] = 1;
+        h->rank[x] = next++;
+        if (b.arcs > 2 * max_edges) {
+            st = PF_ELIMIT;
+            goto out;
+        }
+    }
+    /* The upward arcs. */
+    int64_t m = 0;
+    for (int32_t u = 0; u < n; u++) {
+        h->up_off[u] = m;
+        for (int32_t i = 0; i < b.l[u].n; i++) m += h->rank[b.l[u].a[i].v] > h->rank[u];
+    }
+    h->up_off[n] = m;
+    h->up = malloc(((size_t)m + 1) * sizeof(*h->up));
+    h->mid = malloc(((size_t)m + 1) * sizeof(*h->mid));
+    h->cost = malloc(((size_t)m + 1) * sizeof(*h->cost));
+    if (!h->up || !h->mid || !h->cost) goto out;
+    for (int32_t u = 0; u < n; u++) {
+        int64_t k = h->up_off[u];
+        for (int32_t i = 0; i < b.l[u].n; i++) {
+            const ch_arc *a = &b.l[u].a[i];
+            if (h->rank[a->v] < h->rank[u]) continue;
+            h->up[k] = a->v;
+            h->mid[k] = a->mid;
+            h->cost[k++] = a->c;
+            h->shortcuts += a->mid >= 0;
+        }
+    }
+    *out = h;
+    h = NULL;
+    st = PF_OK;
+    goto out;
+cancel:
+    st = PF_ECANCELED;
+out:
+    if (b.l)
+        for (int32_t u = 0; u < n; u++) free(b.l[u].a);
+    free(b.l);
+    free(b.done);
+    free(b.cnbr);
+    free(b.wd);
+    free(b.wseen);
+    free(b.live);
+    free(b.lc);
+    free(b.wh.a);
+    free(pq.a);
+    pf_subgoal_ch_destroy(h);
+    return st;
+}
+
+size_t pf_subgoal_ch_memory(const pf_subgoal_ch *h) {
+    if (!h) return 0;
+    return sizeof(*h) + ((size_t)h->n + 1) * (sizeof(int32_t) + sizeof(int64_t)) +
+           (size_t)h->up_off[h->n] * (2 * sizeof(int32_t) + sizeof(double));
+}
+
+int64_t pf_subgoal_ch_shortcuts(const pf_subgoal_ch *h) { return h->shortcuts; }
+
+/* The contracted subgoal the arc between a and b bridges, -1 for an edge
+ * of the graph; -2 when there is no such arc. */
+static int32_t arc_mid(const pf_subgoal_ch *h, int32_t a, int32_t b) {
+    int32_t lo = h->rank[a] < h->rank[b] ? a : b, hi = lo == a ? b : a;
+    for (int64_t k = h->up_off[lo]; k < h->up_off[lo + 1]; k++)
+        if (h->up[k] == hi) return h->mid[k];
+    return -2;
+}
+
+static bool push_int(int32_t **a, size_t *n, size_t *cap, int32_t v) {
+    if (!pf__sg_fit_cells(a, cap, *n + 1)) return false;
+    (*a)[(*n)++] = v;
+    return true;
+}
+
+/* Appends to the chain the cells of the subgoals after a up to b, every
+ * shortcut unpacked. */
+static pf_status unpack(const pf_subgoal *s, const pf_subgoal_ch *h, pf_subgoal_ctx *c,
+                        size_t *nchain, int32_t a, int32_t b) {
+    size_t ns = 0;
+    if (!push_int(&c->stack, &ns, &c->stack_cap, a) || !push_int(&c->stack, &ns, &c->stack_cap, b))
+        return PF_ENOMEM;
+    while (ns) {
+        int32_t y = c->stack[--ns], x = c->stack[--ns];
+        int32_t m = arc_mid(h, x, y);
+        if (m == -2) return PF_EINVAL;
+        if (m < 0) {
+            if (!push_int(&c->chain, nchain, &c->chain_cap, s->cell[y])) return PF_ENOMEM;
+            continue;
+        }
+        /* x..m first: pushed last. */
+        if (!push_int(&c->stack, &ns, &c->stack_cap, m) ||
+            !push_int(&c->stack, &ns, &c->stack_cap, y) ||
+            !push_int(&c->stack, &ns, &c->stack_cap, x) ||
+            !push_int(&c->stack, &ns, &c->stack_cap, m))
+            return PF_ENOMEM;
+    }
+    return PF_OK;
+}
+
+/* Side k's search starts at its end's subgoal, or at the subgoals its
+ * sweep reached (parent -2: the end itself). */
+static bool seed_side(const pf_subgoal *s, pf_subgoal_ctx *c, int k, pf_point end,
+                      const int32_t *fan, size_t nfan) {
+    const uint32_t t = c->stamp;
+    int32_t ec = end.y * s->w + end.x;
+    if (s->id[ec] >= 0) {
+        int32_t v = s->id[ec];
+        c->g[k][v] = 0;
+        c->seen[k][v] = t;
+        c->parent[k][v] = -1;
+        return pf__sg_heap_push(&c->heap[k], 0, v);
+    }
+    for (size_t i = 0; i < nfan; i++) {
+        int32_t v = s->id[fan[i]];
+        double d = pf__sg_octile(end.x, end.y, fan[i] % s->w, fan[i] / s->w) * s->unit;
+        c->g[k][v] = d;
+        c->seen[k][v] = t;
+        c->parent[k][v] = -2;
+        if (!pf__sg_heap_push(&c->heap[k], d, v)) return false;
+    }
+    return true;
+}
+
+pf_status pf_subgoal_ch_find(const pf_subgoal *s, const pf_subgoal_ch *h, const pf_grid *g,
+                             pf_subgoal_ctx *c, pf_point start, pf_point goal,
+                             pf_subgoal_answer *out) {
+    pf_subgoal_answer r = {0};
+    pf_status st;
+    bool direct;
+    *out = r;
+    if (h->n != s->n) return PF_EINVAL;
+    if ((st = pf__sg_begin(s, g, c, start, goal, &direct))) return st;
+    if (direct) {
+        size_t n = 0;
+        if (!pf__sg_fit_cells(&c->chain, &c->chain_cap, 2)) return PF_ENOMEM;
+        c->chain[n++] = goal.y * s->w + goal.x;
+        if (start.x != goal.x || start.y != goal.y) c->chain[n++] = start.y * s->w + start.x;
+        return pf__sg_answer(s, g, c, start, n,
+                             pf__sg_octile(start.x, start.y, goal.x, goal.y) * s->unit, out);
+    }
+    const uint32_t t = c->stamp;
+    if (!seed_side(s, c, 0, start, c->sfan, c->sfan_n) ||
+        !seed_side(s, c, 1, goal, c->gfan, c->gfan_n))
+        return PF_ENOMEM;
+    double best = 1e300;
+    int32_t meet = -1;
+    for (;;) {
+        pf__sg_heap *h0 = &c->heap[0], *h1 = &c->heap[1];
+        if (h0->n && h0->a[0].f >= best) h0->n = 0;
+        if (h1->n && h1->a[0].f >= best) h1->n = 0;
+        if (!h0->n && !h1->n) break;
+        int k = !h0->n ? 1 : !h1->n ? 0 : h1->a[0].f < h0->a[0].f;
+        pf__sg_item it = pf__sg_heap_pop(&c->heap[k]);
+        int32_t u = it.v;
+        if (c->closed[k][u] == t || it.f > c->g[k][u]) continue;
+        c->closed[k][u] = t;
+        r.expanded++;
+        if (c->seen[!k][u] == t && c->g[k][u] + c->g[!k][u] < best) {
+            best = c->g[k][u] + c->g[!k][u];
+            meet = u;
+        }
+        for (int64_t e = h->up_off[u]; e < h->up_off[u + 1]; e++) {
+            int32_t v = h->up[e];
+            double d = c->g[k][u] + h->cost[e];
+            if (c->seen[k][v] == t && c->g[k][v] <= d) continue;
+            c->seen[k][v] = t;
+            c->g[k][v] = d;
+            c->parent[k][v] = u;
+            if (!pf__sg_heap_push(&c->heap[k], d, v)) return PF_ENOMEM;
+        }
+    }
+    out->expanded = r.expanded;
+    if (meet < 0) return PF_NO_PATH;
+    /* Goal first: the goal, the backward side from its root to the meeting
+     * subgoal, the forward side back to its root, the start. */
+    size_t nn = 0, nchain = 0;
+    for (int32_t v = meet; v >= 0; v = c->parent[1][v])
+        if (!push_int(&c->nodes, &nn, &c->nodes_cap, v)) return PF_ENOMEM;
+    for (size_t i = 0, j = nn - 1; i < j; i++, j--) {
+        int32_t x = c->nodes[i];
+        c->nodes[i] = c->nodes[j];
+        c->nodes[j] = x;
+    }
+    for (int32_t v = c->parent[0][meet]; v >= 0; v = c->parent[0][v])
+        if (!push_int(&c->nodes, &nn, &c->nodes_cap, v)) return PF_ENOMEM;
+    if (s->id[goal.y * s->w + goal.x] < 0 &&
+        !push_int(&c->chain, &nchain, &c->chain_cap, goal.y * s->w + goal.x))
+        return PF_ENOMEM;
+    if (!push_int(&c->chain, &nchain, &c->chain_cap, s->cell[c->nodes[0]])) return PF_ENOMEM;
+    for (size_t i = 0; i + 1 < nn; i++)
+        if ((st = unpack(s, h, c, &nchain, c->nodes[i], c->nodes[i + 1]))) return st;
+    if (s->id[start.y * s->w + start.x] < 0 &&
+        !push_int(&c->chain, &nchain, &c->chain_cap, start.y * s->w + start.x))
+        return PF_ENOMEM;
+    return pf__sg_answer(s, g, c, start, nchain, best, out);
+}
