@@ -21,8 +21,9 @@ static double rnd01(uint64_t *st) { return (double)(tu_rand(st) >> 11) / 9007199
 static void rg_random(uint64_t *st, graphref *r) {
     uint32_t shape = tu_below(st, 6);
     uint32_t n = 1 + tu_below(st, 60);
+    int dim = tu_below(st, 2) ? 3 : 2; /* drawn before m, as the graphs always were */
     graphref_alloc(r, n, tu_below(st, 4 * n + 1));
-    r->dim = tu_below(st, 2) ? 3 : 2;
+    r->dim = dim;
     for (uint32_t i = 0; i < r->n; i++) {
         r->non[i] = 1;
         for (int k = 0; k < r->dim; k++) {
