@@ -33,41 +33,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_graph_common.h"
 #include "graph.h"
 #include "graph_json.h"
 #include "jsonr.h"
-
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-static uint64_t next_u64(void) {
-    uint64_t z = (rng += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-static double unit(void) { return (double)(next_u64() >> 11) / 9007199254740992.0; }
-static uint32_t below(uint32_t n) { return (uint32_t)(next_u64() % n); }
-
-/* A count from the environment (a smaller run on a busy machine). */
-static size_t env_count(const char *name, size_t dflt) {
-    const char *v = getenv(name);
-    return v && atol(v) > 0 ? (size_t)atol(v) : dflt;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, size_t n, double p) {
-    qsort(v, n, sizeof(double), cmp_double);
-    return v[(size_t)(p * (double)(n - 1))];
-}
 
 /* p50/p99 of n queries between random enabled nodes. */
 static void run_queries(const char *name, const pf_graph *g, uint32_t nn, size_t n) {
@@ -109,7 +78,8 @@ static void attach_ch(const char *name, pf_graph *g) {
     double t0;
     pf_status st;
     pf_graph_get_info(g, &a);
-    if (!env_count("BENCH_GRAPH_CH", 1) || a.nodes > env_count("BENCH_GRAPH_CH_MAX_NODES", 65536)) {
+    if ((getenv("BENCH_GRAPH_CH") && strcmp(getenv("BENCH_GRAPH_CH"), "0") == 0) ||
+        a.nodes > env_count("BENCH_GRAPH_CH_MAX_NODES", 65536)) {
         printf("%s ch: not built (BENCH_GRAPH_CH, BENCH_GRAPH_CH_MAX_NODES)\n", name);
         return;
     }
