@@ -453,9 +453,9 @@ $(OUT)/bench-json: scripts/bench-json.c $(PROTO_OBJ) $(OUT)/libpathd_nav.a $(OUT
 bench-graph: $(OUT)/bench-graph
 	$(OUT)/bench-graph $(PATHD_BENCH_DIR)
 
-$(OUT)/bench-graph: scripts/bench-graph.c $(PROTO_OBJ) $(OUT)/libpathd_nav.a $(OUT)/libpathd_core.a
+$(OUT)/bench-graph: scripts/bench-graph.c scripts/bench_graph_common.h $(PROTO_OBJ) $(OUT)/libpathd_nav.a $(OUT)/libpathd_core.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $^ -o $@ $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(filter-out %.h,$^) -o $@ $(LIBS) $(NAV_LIBS) $(LDFLAGS_SAN)
 
 # Graph sessions' repair against a fresh A* (issues 28, 29): chases on the
 # 5,000-node game graph and a 1024x1024 grid converted
@@ -464,9 +464,9 @@ $(OUT)/bench-graph: scripts/bench-graph.c $(PROTO_OBJ) $(OUT)/libpathd_nav.a $(O
 bench-graph-sessions: $(OUT)/bench-graph-sessions
 	$(OUT)/bench-graph-sessions
 
-$(OUT)/bench-graph-sessions: scripts/bench-graph-sessions.c $(OUT)/libpathd_core.a
+$(OUT)/bench-graph-sessions: scripts/bench-graph-sessions.c scripts/bench_graph_common.h $(OUT)/libpathd_core.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $^ -o $@ $(LIBS) $(LDFLAGS_SAN)
+	$(CC) $(CPPFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(filter-out %.h,$^) -o $@ $(LIBS) $(LDFLAGS_SAN)
 
 # Issue 5's throughput target: wrk on /healthz and on HPA* paths, side by
 # side (scripts/bench-wrk.sh documents its settings: MAP, CACHE, ...).

@@ -23,6 +23,7 @@ static void topo_free(pf__graph_topo *t) {
     free(t->lm_base);
     free(t->ntags);
     free(t->etags);
+    pf__graph_eindex_free(t->eidx);
     free(t);
 }
 
@@ -212,10 +213,11 @@ pf_status pf_graph_build(const pf_graph_spec *s, pf_graph **out, pf_graph_fault 
         }
     }
     if ((st = pf__graph_kd_build(t))) goto out;
+    if ((st = pf__graph_eindex_build(t))) goto out;
     /* Landmarks add their own bytes to t->bytes. */
     t->bytes = sizeof(*t) + (size_t)t->n * (3 * sizeof(double) + sizeof(uint32_t) * 2 + 1) +
                sizeof(uint32_t) + narcs * 2 * sizeof(uint32_t) +
-               (size_t)t->m * (2 * sizeof(uint32_t) + 1);
+               (size_t)t->m * (2 * sizeof(uint32_t) + 1) + pf__graph_eindex_bytes(t);
     st = PF_ENOMEM;
     if (s->node_tags) {
         if (!(t->ntags = alloc_n(t->n, sizeof(uint64_t)))) goto out;
@@ -254,6 +256,7 @@ void pf_graph_release(const pf_graph *g) {
     free(w->eon);
     free(w->non);
     free(w->comp);
+    pf__graph_ch_free(w->ch);
     free(w);
 }
 

@@ -145,9 +145,13 @@ uint32_t pf_graph_nearest(const pf_graph *g, const double p[3], double *dist, ui
 /* The nearest point to p on an enabled edge between enabled nodes
  * (Euclidean over the graph's dimensions): its edge (PF_GRAPH_NONE when
  * there is none), *at the fraction along it from its `from` node (0..1),
- * *dist the distance; ties to the lower edge index. O(edges): every edge
- * is looked at (a brute-force scan, no index). */
+ * *dist the distance; ties to the lower edge index. Through the edge
+ * index (graph_edge_index.c: a bounding-box tree over the edges, built
+ * with the topology, 10 to 16 bytes an edge): a few tree nodes when the
+ * edges near p are enabled; disabled edges are looked at and skipped. */
 uint32_t pf_graph_nearest_edge(const pf_graph *g, const double p[3], double *at, double *dist);
+/* The same answer by a scan of every edge (for measuring the index). */
+uint32_t pf_graph_nearest_edge_scan(const pf_graph *g, const double p[3], double *at, double *dist);
 
 /* A search's scratch: distances, parents, the open list and the path.
  * One per thread; reused across graphs of any size. */
@@ -183,10 +187,11 @@ size_t pf_graph_ctx_memory(const pf_graph_ctx *ctx);
 typedef enum pf_graph_algorithm {
     PF_GRAPH_DIJKSTRA = 0,
     PF_GRAPH_ASTAR = 1,
-    PF_GRAPH_ALT = 2
+    PF_GRAPH_ALT = 2,
+    PF_GRAPH_CH = 3 /* pf_graph_ch_attach: a contraction hierarchy */
 } pf_graph_algorithm;
-#define PF_GRAPH_ALGORITHMS 3
-/* "dijkstra", "astar", "alt"; NULL past the last. */
+#define PF_GRAPH_ALGORITHMS 4
+/* "dijkstra", "astar", "alt", "ch"; NULL past the last. */
 const char *pf_graph_algorithm_name(pf_graph_algorithm a);
 
 typedef struct pf_graph_query {
@@ -267,5 +272,37 @@ pf_status pf_graph_row_run(const pf_graph *g, pf_graph_ctx *ctx, const pf_graph_
 /* The last row's path to `target` (reached: cost finite). PF_NO_PATH when
  * the row did not reach it, PF_ENOMEM. */
 pf_status pf_graph_row_path(pf_graph_ctx *ctx, uint32_t target, pf_graph_path *out);
+
+/* Contraction hierarchies (Geisberger, Sanders, Schultes and Delling
+ * 2008; core/graph_ch.c). pf_graph_ch_attach builds one for version g, on
+ * its enabled edges between enabled nodes at its costs, and keeps it in g
+ * (freed with g, its bytes in g's state_bytes). Call it before g is
+ * shared (right after pf_graph_build or pf_graph_change_apply): a version
+ * is immutable once other threads search it. A PATCH makes a version
+ * without one: whoever makes versions builds it again (the server's rule
+ * is in docs/graphs.md).
+ *
+ * A query with algorithm PF_GRAPH_CH on a version with a hierarchy runs
+ * two upward Dijkstras (forward from the start, backward from the goal)
+ * and unpacks the shortcuts of the meeting path into the version's edges:
+ * its answer is optimal (the same cost as dijkstra's) and `expanded`
+ * counts the nodes both searches settled. The hierarchy answers one start
+ * to one goal: a query it cannot answer (pf_graph_ch_usable false: no
+ * hierarchy, partial, several goals or starts, exclude_tags) runs as alt.
+ *
+ * Limits: witness searches settle at most witness_settle nodes (0:
+ * PF_GRAPH_CH_WITNESS_SETTLE; a search cut short adds a shortcut that may
+ * not be needed, never a wrong one); past max_shortcuts shortcuts (0:
+ * 2^31) the build stops with PF_ELIMIT and g keeps none. PF_ENOMEM. */
+#define PF_GRAPH_CH_WITNESS_SETTLE 64
+typedef struct pf_graph_ch_limits {
+    uint64_t max_shortcuts;
+    uint32_t witness_settle;
+} pf_graph_ch_limits;
+pf_status pf_graph_ch_attach(pf_graph *g, const pf_graph_ch_limits *lim);
+bool pf_graph_ch_ready(const pf_graph *g);
+/* Shortcuts of g's hierarchy (0 without). */
+uint64_t pf_graph_ch_shortcuts(const pf_graph *g);
+bool pf_graph_ch_usable(const pf_graph *g, const pf_graph_query *q);
 
 #endif

@@ -34,7 +34,8 @@ typedef struct pf__graph_topo {
     uint32_t *lm_node;
     double *lm_from, *lm_to, *lm_base;
     double lm_margin;
-    uint64_t *ntags, *etags; /* tags as bits, or NULL */
+    uint64_t *ntags, *etags;       /* tags as bits, or NULL */
+    struct pf__graph_eindex *eidx; /* graph_edge_index.c's tree over the edges */
     size_t bytes;
 } pf__graph_topo;
 
@@ -50,6 +51,7 @@ struct pf_graph {
     double lm_scale; /* graph.h's PATCH rule: the landmarks' factor */
     uint32_t *comp;  /* n: weak component of each node (this version) */
     uint32_t ncomp;
+    struct pf__graph_ch *ch; /* graph_ch.c's hierarchy of this version, or NULL */
     size_t bytes;
 };
 
@@ -63,5 +65,21 @@ pf_status pf__graph_landmarks_build(pf__graph_topo *t, const double *cost, uint3
 
 /* Builds t's kd-tree (t->kd, t->kdaxis allocated). PF_ENOMEM. */
 pf_status pf__graph_kd_build(pf__graph_topo *t);
+
+/* Builds t's edge index (t->eidx); its bytes, and its free (NULL: no-op).
+ * PF_ENOMEM. */
+pf_status pf__graph_eindex_build(pf__graph_topo *t);
+size_t pf__graph_eindex_bytes(const pf__graph_topo *t);
+void pf__graph_eindex_free(struct pf__graph_eindex *x);
+
+/* graph_ch.c: a version's hierarchy freed; a context's CH scratch (made
+ * on first use at *x), its bytes and free; the search (pf_graph_ch_usable
+ * true of q). */
+struct pf__graph_ch_scratch;
+void pf__graph_ch_free(struct pf__graph_ch *ch);
+void pf__graph_ch_scratch_free(struct pf__graph_ch_scratch *x);
+size_t pf__graph_ch_scratch_memory(const struct pf__graph_ch_scratch *x);
+pf_status pf__graph_ch_search(const pf_graph *g, struct pf__graph_ch_scratch **x,
+                              const pf_graph_query *q, pf_graph_path *out);
 
 #endif

@@ -128,36 +128,3 @@ uint32_t pf_graph_nearest(const pf_graph *g, const double p[3], double *dist, ui
     if (visited) *visited = s.visited;
     return s.best;
 }
-
-uint32_t pf_graph_nearest_edge(const pf_graph *g, const double p[3], double *at, double *dist) {
-    const pf__graph_topo *t = g->t;
-    uint32_t best = PF_GRAPH_NONE;
-    double best_d2 = INFINITY, best_at = 0;
-    for (uint32_t e = 0; e < t->m; e++) {
-        const double *a = t->pos + 3 * (size_t)t->efrom[e], *b = t->pos + 3 * (size_t)t->eto[e];
-        double ab[3], ap[3], l2 = 0, f = 0, d2 = 0;
-        if (!pf__bit(g->eon, e) || !pf__bit(g->non, t->efrom[e]) || !pf__bit(g->non, t->eto[e]))
-            continue;
-        for (int k = 0; k < 3; k++) {
-            ab[k] = b[k] - a[k];
-            ap[k] = p[k] - a[k];
-            l2 += ab[k] * ab[k];
-            f += ab[k] * ap[k];
-        }
-        f = l2 > 0 ? f / l2 : 0;
-        if (f < 0) f = 0;
-        if (f > 1) f = 1;
-        for (int k = 0; k < t->dim; k++) {
-            double d = p[k] - (a[k] + f * ab[k]);
-            d2 += d * d;
-        }
-        if (d2 < best_d2) {
-            best_d2 = d2;
-            best = e;
-            best_at = f;
-        }
-    }
-    if (at) *at = best_at;
-    if (dist) *dist = best == PF_GRAPH_NONE ? INFINITY : sqrt(best_d2);
-    return best;
-}

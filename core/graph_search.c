@@ -40,9 +40,10 @@ struct pf_graph_ctx {
      * stamp. */
     uint32_t *mark;
     uint32_t mark_cap;
+    struct pf__graph_ch_scratch *ch; /* graph_ch.c's, made on first use */
 };
 
-static const char *const algorithm_names[PF_GRAPH_ALGORITHMS] = {"dijkstra", "astar", "alt"};
+static const char *const algorithm_names[PF_GRAPH_ALGORITHMS] = {"dijkstra", "astar", "alt", "ch"};
 
 const char *pf_graph_algorithm_name(pf_graph_algorithm a) {
     return (unsigned)a < PF_GRAPH_ALGORITHMS ? algorithm_names[a] : NULL;
@@ -57,12 +58,14 @@ void pf_graph_ctx_destroy(pf_graph_ctx *c) {
     free(c->path_nodes);
     free(c->path_edges);
     free(c->mark);
+    pf__graph_ch_scratch_free(c->ch);
     free(c);
 }
 
 size_t pf_graph_ctx_memory(const pf_graph_ctx *c) {
     return sizeof(*c) + (size_t)c->cap * sizeof(node_rec) + c->hcap * sizeof(heap_entry) +
-           c->path_cap * 2 * sizeof(uint32_t) + (size_t)c->mark_cap * sizeof(uint32_t);
+           c->path_cap * 2 * sizeof(uint32_t) + (size_t)c->mark_cap * sizeof(uint32_t) +
+           pf__graph_ch_scratch_memory(c->ch);
 }
 
 /* Room for n nodes, every stamp cleared when the arrays are new. */
@@ -358,10 +361,17 @@ pf_status pf_graph_search(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_qu
     double closest_d = INFINITY, h0, best_arrival = INFINITY;
     size_t ngoals = 0;
     heur h;
+    pf_graph_query as_alt;
     pf_status st;
     memset(out, 0, sizeof(*out));
     out->end = PF_GRAPH_NONE;
     if ((unsigned)q->algorithm >= PF_GRAPH_ALGORITHMS) return PF_EINVAL;
+    if (q->algorithm == PF_GRAPH_CH) {
+        /* What the hierarchy cannot answer runs as alt (graph.h). */
+        as_alt = *q;
+        as_alt.algorithm = PF_GRAPH_ALT;
+        q = &as_alt;
+    }
     if ((!q->nstarts && q->start >= t->n) || (!q->ngoals && q->goal >= t->n)) return PF_ERANGE;
     for (size_t i = 0; i < q->nstarts; i++)
         if (q->starts[i] >= t->n || !(q->start_costs[i] >= 0)) return PF_ERANGE;
@@ -374,6 +384,7 @@ pf_status pf_graph_search(const pf_graph *gr, pf_graph_ctx *c, const pf_graph_qu
      * answer searches the start's component for the nearest node). */
     if (!q->nstarts && !q->ngoals && !q->partial && gr->comp[q->start] != gr->comp[q->goal])
         return PF_NO_PATH;
+    if (q == &as_alt && pf_graph_ch_usable(gr, q)) return pf__graph_ch_search(gr, &c->ch, q, out);
     setup_heuristic(gr, c, q, ngoals, &h);
     if (q->ngoals) {
         /* Marks the goals: mark[v] == stamp. */

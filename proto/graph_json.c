@@ -635,9 +635,12 @@ static pf_status read_algorithm(const char *s, const char *field, pf_graph_algor
         *a = PF_GRAPH_DIJKSTRA;
     else if (strcmp(s, "alt") == 0)
         *a = PF_GRAPH_ALT;
+    else if (strcmp(s, "ch") == 0)
+        *a = PF_GRAPH_CH;
     else
         return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, field,
-                                  "Unknown algorithm '%.40s'; use auto, astar, alt or dijkstra.",
+                                  "Unknown algorithm '%.40s'; use auto, ch, alt, astar or "
+                                  "dijkstra.",
                                   s);
     return PF_OK;
 }

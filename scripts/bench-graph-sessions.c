@@ -26,39 +26,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_graph_common.h"
 #include "graph.h"
 #include "graph_dstar.h"
-
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-static uint64_t next_u64(void) {
-    uint64_t z = (rng += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-static double unit(void) { return (double)(next_u64() >> 11) / 9007199254740992.0; }
-static uint32_t below(uint32_t n) { return (uint32_t)(next_u64() % n); }
-
-static size_t env_count(const char *name, size_t dflt) {
-    const char *v = getenv(name);
-    return v && atol(v) > 0 ? (size_t)atol(v) : dflt;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double pct(double *v, size_t n, double p) {
-    if (!n) return 0;
-    qsort(v, n, sizeof(double), cmp_double);
-    return v[(size_t)((double)(n - 1) * p)];
-}
 
 /* Samples of one tick kind. */
 typedef struct series {
@@ -190,7 +160,14 @@ static void chase(const char *name, pf_graph *g, size_t ticks, size_t chases) {
                                     0,
                                     false,
                                     NULL,
-                                    NULL};
+                                    NULL,
+                                    NULL,
+                                    0,
+                                    NULL,
+                                    NULL,
+                                    0,
+                                    NULL,
+                                    0};
                 t0 = now_us();
                 fs = pf_graph_search(cur, ctx, &q, &fp);
                 fus = now_us() - t0;
@@ -247,7 +224,7 @@ static pf_graph *game_graph(void) {
             m++;
     }
     {
-        pf_graph_spec s = {n, 2, pos, m, from, to, cost, both};
+        pf_graph_spec s = {n, 2, pos, m, from, to, cost, both, 0, NULL, NULL};
         if (pf_graph_build(&s, &g, NULL)) exit(1);
     }
     free(pos), free(cost), free(from), free(to), free(both);
@@ -273,7 +250,7 @@ static pf_graph *grid_graph(int w, int h) {
             }
         }
     {
-        pf_graph_spec s = {n, 2, pos, m, from, to, cost, both};
+        pf_graph_spec s = {n, 2, pos, m, from, to, cost, both, 0, NULL, NULL};
         if (pf_graph_build(&s, &g, NULL)) exit(1);
     }
     free(pos), free(cost), free(from), free(to), free(both);

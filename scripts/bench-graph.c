@@ -33,41 +33,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_graph_common.h"
 #include "graph.h"
 #include "graph_json.h"
 #include "jsonr.h"
-
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-static uint64_t next_u64(void) {
-    uint64_t z = (rng += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-static double unit(void) { return (double)(next_u64() >> 11) / 9007199254740992.0; }
-static uint32_t below(uint32_t n) { return (uint32_t)(next_u64() % n); }
-
-/* A count from the environment (a smaller run on a busy machine). */
-static size_t env_count(const char *name, size_t dflt) {
-    const char *v = getenv(name);
-    return v && atol(v) > 0 ? (size_t)atol(v) : dflt;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, size_t n, double p) {
-    qsort(v, n, sizeof(double), cmp_double);
-    return v[(size_t)(p * (double)(n - 1))];
-}
 
 /* p50/p99 of n queries between random enabled nodes. */
 static void run_queries(const char *name, const pf_graph *g, uint32_t nn, size_t n) {
@@ -99,6 +68,30 @@ static void run_queries(const char *name, const pf_graph *g, uint32_t nn, size_t
 }
 
 static uint32_t landmarks(void) { return (uint32_t)env_count("BENCH_GRAPH_LANDMARKS", 8); }
+
+/* The version's contraction hierarchy (pathd builds it at upload and at
+ * each PATCH for graphs up to --graph-ch-max-nodes), timed; skipped with
+ * BENCH_GRAPH_CH=0, or on graphs past BENCH_GRAPH_CH_MAX_NODES (65,536;
+ * the 1M graphs: set it to 2000000 to measure them). */
+static void attach_ch(const char *name, pf_graph *g) {
+    pf_graph_info a, b;
+    double t0;
+    pf_status st;
+    pf_graph_get_info(g, &a);
+    if ((getenv("BENCH_GRAPH_CH") && strcmp(getenv("BENCH_GRAPH_CH"), "0") == 0) ||
+        a.nodes > env_count("BENCH_GRAPH_CH_MAX_NODES", 65536)) {
+        printf("%s ch: not built (BENCH_GRAPH_CH, BENCH_GRAPH_CH_MAX_NODES)\n", name);
+        return;
+    }
+    t0 = now_us();
+    st = pf_graph_ch_attach(g, NULL);
+    t0 = now_us() - t0;
+    pf_graph_get_info(g, &b);
+    printf("%s ch build: %s, %.1f ms, %llu shortcuts (%.2f an arc), %.0f bytes a node\n", name,
+           st ? "FAILED" : "ok", t0 / 1e3, (unsigned long long)pf_graph_ch_shortcuts(g),
+           (double)pf_graph_ch_shortcuts(g) / (double)(a.arcs ? a.arcs : 1),
+           (double)(b.state_bytes - a.state_bytes) / (double)a.nodes);
+}
 
 /* d built without landmarks (timed, released), then with them into *g
  * (timed into *t_lm). Returns the first build's time. */
@@ -187,6 +180,7 @@ static void game_graph(void) {
     printf("game 5k: %u nodes %u edges, JSON %zu bytes: parse %.1f ms, build %.1f ms, with %u "
            "landmarks %.1f ms\n",
            d.n, d.m, len, t_parse / 1e3, t_build / 1e3, landmarks(), t_lm / 1e3);
+    attach_ch("game 5k", g);
     run_queries("game 5k", g, n, env_count("BENCH_GRAPH_QUERIES", 5000));
     /* Snapping: kd-tree against brute force, per call over 100,000 points
      * (timed in blocks of 1000: a call is below the clock's resolution). */
@@ -227,17 +221,34 @@ static void game_graph(void) {
         printf("game 5k snapping brute force (+ one kd call): p50 %.3f us a call; kd-tree "
                "mismatches %zu of 5000\n",
                pct(blk, 5, 0.5), mism);
-        /* snap "edge": a scan of every edge (no index), per call. */
+        /* snap "edge": the edge index against a scan of every edge, per
+         * call, on the same points; the answers must agree. */
         for (size_t b = 0; b < 5; b++) {
             double t1 = now_us();
             for (size_t i = b * 200; i < (b + 1) * 200; i++) {
                 double p[3] = {pts[2 * i], pts[2 * i + 1], 0}, at;
-                sink += pf_graph_nearest_edge(g, p, &at, NULL);
+                sink += pf_graph_nearest_edge_scan(g, p, &at, NULL);
             }
             blk[b] = (now_us() - t1) / 200;
         }
-        printf("game 5k snap edge (a scan of %u edges): p50 %.3f us a call\n", d.m,
-               pct(blk, 5, 0.5));
+        printf("game 5k snap edge, scan of %u edges: p50 %.3f us a call\n", d.m, pct(blk, 5, 0.5));
+        mism = 0;
+        for (size_t b = 0; b < 5; b++) {
+            double t1 = now_us();
+            for (size_t i = b * 1000; i < (b + 1) * 1000; i++) {
+                double p[3] = {pts[2 * i], pts[2 * i + 1], 0}, at;
+                sink += pf_graph_nearest_edge(g, p, &at, NULL);
+            }
+            blk[b] = (now_us() - t1) / 1000;
+        }
+        for (size_t i = 0; i < 1000; i++) {
+            double p[3] = {pts[2 * i], pts[2 * i + 1], 0}, at;
+            mism += pf_graph_nearest_edge(g, p, &at, NULL) !=
+                    pf_graph_nearest_edge_scan(g, p, &at, NULL);
+        }
+        printf("game 5k snap edge, edge index: p50 %.3f us a call; mismatches against the "
+               "scan %zu of 1000\n",
+               pct(blk, 5, 0.5), mism);
         free(pts);
         free(blk);
     }
@@ -318,6 +329,7 @@ static void grid_graph(const char *name, int w, int h, const char *cells, size_t
            name, gi.nodes, gi.arcs, (double)(gr.len + co.len) / 1e6, t_parse / 1e3, t_build / 1e3,
            gi.landmarks, t_lm / 1e3, (double)(gi.topo_bytes + gi.state_bytes) / gi.nodes,
            gi.topo_bytes, gi.state_bytes, (double)d.bytes / gi.nodes);
+    attach_ch(name, g);
     run_queries(name, g, n, nq);
     if (strcmp(name, "berlin") == 0) {
         /* The scenarios: optimal lengths (octile, no corner cutting). */

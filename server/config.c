@@ -290,6 +290,11 @@ static const opt opts[] = {
      OPT_INT, OFF(graph_landmark_max_nodes), 1 << 18, 0, 1 << 30,
      "waypoint graphs with more nodes than this get no landmarks (their upload would run two "
      "Dijkstras a landmark over the whole graph)"},
+    {"graph-ch-max-nodes", "PATHD_GRAPH_CH_MAX_NODES", "graph_ch_max_nodes", OPT_INT,
+     OFF(graph_ch_max_nodes), 1 << 16, 0, 1 << 30,
+     "waypoint graphs of at most this many nodes get a contraction hierarchy (algorithm ch) for "
+     "every version, built at the upload and at each PATCH on the worker that makes the version "
+     "(0: none)"},
     {"nav-max-search-extent", "PATHD_NAV_MAX_SEARCH_EXTENT", "nav_max_search_extent", OPT_INT,
      OFF(nav_max_search_extent), 64, 1, 100000,
      "largest half extent of a navmesh query's search_box, world units (422)"},

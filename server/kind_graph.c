@@ -14,7 +14,7 @@
 /* The by-algorithm metrics' labels: a grid's dijkstra and astar are core's
  * (kind.h: one label a slot), so a graph's carry the kind's name. */
 static const char *const algorithm_labels[PF_GRAPH_ALGORITHMS] = {"graph_dijkstra", "graph_astar",
-                                                                  "graph_alt"};
+                                                                  "graph_alt", "graph_ch"};
 
 /* The slot after the path algorithms' is the sessions' search
  * (kind_graph_session.c). */
@@ -39,6 +39,7 @@ static pf_status graph_env_create(const pf_kind_deps *d, void **state, char *err
     ge->limits.max_door_members = (uint32_t)d->cfg->graph_max_door_members;
     ge->landmarks = (uint32_t)d->cfg->graph_landmarks;
     ge->landmark_max_nodes = (uint32_t)d->cfg->graph_landmark_max_nodes;
+    ge->ch_max_nodes = (uint32_t)d->cfg->graph_ch_max_nodes;
     pthread_mutex_init(&ge->lock, NULL);
     *state = ge;
     return PF_OK;
@@ -135,7 +136,8 @@ static void graph_write_info(const pf_mapver *mv, pf_jsonw *w) {
     pf_jsonw_kstr(w, "kind", "graph");
     pf_jsonw_kuint(w, "memory_bytes", gw->bytes);
     pf_jsonw_kuint(w, "build_us", mv->build_us);
-    pf_jsonw_kstr(w, "default_algorithm", gi.landmarks && gi.lm_scale > 0 ? "alt" : "astar");
+    pf_jsonw_kstr(w, "default_algorithm",
+                  pf_graph_algorithm_name(pf__graph_algorithm(mv, PF_GRAPH_AUTO)));
     pf_jsonw_key(w, "cache");
     pf_jsonw_obj_begin(w);
     pf_jsonw_kuint(w, "entries", cs.entries);
@@ -156,6 +158,7 @@ static void graph_write_info(const pf_mapver *mv, pf_jsonw *w) {
     pf_jsonw_kuint(w, "landmarks", gi.landmarks);
     pf_jsonw_kdouble(w, "landmark_scale", gi.lm_scale);
     pf_jsonw_kuint(w, "components", gi.components);
+    pf_jsonw_kuint(w, "ch_shortcuts", pf_graph_ch_shortcuts(gw->g));
     if (gw->doc->d.ndoors) {
         const pf_graph_doc *d = &gw->doc->d;
         pf_jsonw_key(w, "doors");
@@ -281,6 +284,7 @@ static pf_status build(const pf_kind_env *env, pf__graph_docref *doc, const char
         docref_release(doc);
         return fault_to_proto(st, &f, e);
     }
+    pf__graph_ch_prepare(env, g);
     pf_graph_doc_compact(&doc->d);
     return wrap(env, id, g, doc, (pf_clock_now_ns() - t0_ns) / 1000, hash, out, e);
 }
@@ -340,6 +344,7 @@ static pf_status graph_patch_apply(const pf_kind_env *env, const pf_mapver *cur,
     free((void *)ch.edges);
     free((void *)ch.nodes);
     if (st) return st;
+    pf__graph_ch_prepare(env, next);
     atomic_fetch_add_explicit(&gw->doc->refs, 1, memory_order_relaxed);
     return wrap(env, cur->id, next, gw->doc, (pf_clock_now_ns() - t0) / 1000, NULL, out, e);
 }

@@ -18,6 +18,7 @@
 typedef struct pf__graph_env {
     pf_graph_limits limits;
     uint32_t landmarks, landmark_max_nodes; /* --graph-landmarks, --graph-landmark-max-nodes */
+    uint32_t ch_max_nodes;                  /* --graph-ch-max-nodes (kind_graph_ch.c) */
     pthread_mutex_t lock;
     pf_graph_ctx **free_ctx;
     size_t nfree, max_free;
@@ -45,10 +46,16 @@ static inline const pf__graph_world *pf__graph_world_of(const pf_mapver *mv) {
     return (const pf__graph_world *)pf_mapver_world(mv);
 }
 
-/* The algorithm a request's runs on mv: "auto" (PF_GRAPH_AUTO) and "alt"
- * are alt where the version has landmarks it may use (a positive PATCH
- * factor), else astar (what the answer then names). */
+/* The algorithm a request's runs on mv: "auto" (PF_GRAPH_AUTO) and "ch"
+ * are ch where the version has a contraction hierarchy; else they and
+ * "alt" are alt where the version has landmarks it may use (a positive
+ * PATCH factor), else astar (what the answer then names). */
 pf_graph_algorithm pf__graph_algorithm(const pf_mapver *mv, pf_graph_algorithm asked);
+
+/* kind_graph_ch.c: gives g (a version no one searches yet) its contraction
+ * hierarchy when the graph is small enough and the budget holds the build;
+ * else g stays without one. */
+void pf__graph_ch_prepare(const pf_kind_env *env, pf_graph *g);
 
 void pf__graph_count_search(pf_metrics *m, pf_graph_algorithm a, pf_metrics_outcome outcome,
                             uint64_t expanded, uint64_t us);

@@ -71,7 +71,10 @@ void pf__graph_scratch_put(const pf_kind_env *env, void *scratch) {
 
 pf_graph_algorithm pf__graph_algorithm(const pf_mapver *mv, pf_graph_algorithm asked) {
     pf_graph_info gi;
-    if (asked != PF_GRAPH_AUTO && asked != PF_GRAPH_ALT) return asked;
+    if ((asked == PF_GRAPH_AUTO || asked == PF_GRAPH_CH) &&
+        pf_graph_ch_ready(pf__graph_world_of(mv)->g))
+        return PF_GRAPH_CH;
+    if (asked != PF_GRAPH_AUTO && asked != PF_GRAPH_ALT && asked != PF_GRAPH_CH) return asked;
     pf_graph_get_info(pf__graph_world_of(mv)->g, &gi);
     return gi.landmarks && gi.lm_scale > 0 ? PF_GRAPH_ALT : PF_GRAPH_ASTAR;
 }
@@ -404,6 +407,13 @@ pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t 
                           start.on_edge ? start.n : 0,
                           several ? gcosts : NULL,
                           mask};
+    /* What the hierarchy cannot answer (partial, goals, edges, tags) runs
+     * as alt does, and is named so (core graph.h). */
+    if (algo == PF_GRAPH_CH && !pf_graph_ch_usable(gw->g, &gq)) {
+        algo = pf__graph_algorithm(mv, PF_GRAPH_ALT);
+        if (several && algo == PF_GRAPH_ALT) algo = PF_GRAPH_ASTAR;
+        gq.algorithm = algo;
+    }
     st = pf_graph_search(gw->g, ctx, &gq, &p);
     if (st == PF_OK && several) {
         /* The goal reached: the entry at the path's end arriving cheapest. */

@@ -13,42 +13,17 @@
 #include <string.h>
 
 #include "graph.h"
+#include "graphref.h"
 #include "testutil.h"
-
-/* A random graph as the reference sees it: plain arrays. */
-typedef struct rgraph {
-    uint32_t n, m;
-    int dim;
-    double *pos;
-    uint32_t *from, *to;
-    double *cost;
-    uint8_t *both, *eon, *non;
-} rgraph;
-
-static double rg_euclid(const rgraph *r, uint32_t a, uint32_t b) {
-    double s = 0;
-    for (int k = 0; k < 3; k++) {
-        double d = r->pos[3 * a + (uint32_t)k] - r->pos[3 * b + (uint32_t)k];
-        s += d * d;
-    }
-    return sqrt(s);
-}
 
 static double rnd01(uint64_t *st) { return (double)(tu_rand(st) >> 11) / 9007199254740992.0; }
 
-static void rg_random(uint64_t *st, rgraph *r) {
+static void rg_random(uint64_t *st, graphref *r) {
     uint32_t shape = tu_below(st, 6);
-    memset(r, 0, sizeof(*r));
-    r->n = 1 + tu_below(st, 60);
-    r->dim = tu_below(st, 2) ? 3 : 2;
-    r->m = tu_below(st, 4 * r->n + 1);
-    r->pos = calloc(3 * r->n, sizeof(double));
-    r->from = calloc(r->m + 1, sizeof(uint32_t));
-    r->to = calloc(r->m + 1, sizeof(uint32_t));
-    r->cost = calloc(r->m + 1, sizeof(double));
-    r->both = calloc(r->m + 1, 1);
-    r->eon = calloc(r->m + 1, 1);
-    r->non = calloc(r->n, 1);
+    uint32_t n = 1 + tu_below(st, 60);
+    int dim = tu_below(st, 2) ? 3 : 2; /* drawn before m, as the graphs always were */
+    graphref_alloc(r, n, tu_below(st, 4 * n + 1));
+    r->dim = dim;
     for (uint32_t i = 0; i < r->n; i++) {
         r->non[i] = 1;
         for (int k = 0; k < r->dim; k++) {
@@ -69,86 +44,39 @@ static void rg_random(uint64_t *st, rgraph *r) {
         else if (kind == 1)
             r->cost[e] = 1e12 * (1 + rnd01(st)); /* very long */
         else if (kind < 6)
-            r->cost[e] = rg_euclid(r, r->from[e], r->to[e]) * (1 + 2 * rnd01(st));
+            r->cost[e] = graphref_euclid(r, r->from[e], r->to[e]) * (1 + 2 * rnd01(st));
         else
             r->cost[e] = (shape == 4 ? 0.01 : 1) * (double)tu_below(st, 100);
     }
     /* Within a shape, Euclidean costs only: the heuristic's ratio is >= 1. */
     if (shape == 5)
-        for (uint32_t e = 0; e < r->m; e++) r->cost[e] = rg_euclid(r, r->from[e], r->to[e]);
+        for (uint32_t e = 0; e < r->m; e++) r->cost[e] = graphref_euclid(r, r->from[e], r->to[e]);
 }
 
-static void rg_free(rgraph *r) {
-    free(r->pos);
-    free(r->from);
-    free(r->to);
-    free(r->cost);
-    free(r->both);
-    free(r->eon);
-    free(r->non);
+/* A contraction hierarchy on two graphs of three (ch runs as alt on the
+ * others), its witness searches cut at 1 node on a quarter of them (many
+ * needless shortcuts: still exact). */
+static void rg_attach_ch(const graphref *r, pf_graph *g) {
+    pf_graph_ch_limits lim = {0, r->n % 4 == 0 ? 1 : 0};
+    if ((r->m + r->n) % 3 == 1) return;
+    ck_assert_int_eq(pf_graph_ch_attach(g, &lim), PF_OK);
+    ck_assert(pf_graph_ch_ready(g));
 }
 
-/* Reference Dijkstra: dist[v] from s over enabled edges into enabled
- * nodes, INFINITY when unreachable. */
-static void ref_dijkstra(const rgraph *r, uint32_t s, double *dist) {
-    uint8_t *done = calloc(r->n, 1);
-    for (uint32_t v = 0; v < r->n; v++) dist[v] = INFINITY;
-    dist[s] = 0;
-    for (;;) {
-        uint32_t u = UINT32_MAX;
-        for (uint32_t v = 0; v < r->n; v++)
-            if (!done[v] && isfinite(dist[v]) && (u == UINT32_MAX || dist[v] < dist[u])) u = v;
-        if (u == UINT32_MAX) break;
-        done[u] = 1;
-        for (uint32_t e = 0; e < r->m; e++) {
-            uint32_t w;
-            if (!r->eon[e]) continue;
-            if (r->from[e] == u)
-                w = r->to[e];
-            else if (r->both[e] && r->to[e] == u)
-                w = r->from[e];
-            else
-                continue;
-            if (r->non[w] && dist[u] + r->cost[e] < dist[w]) dist[w] = dist[u] + r->cost[e];
-        }
-    }
-    free(done);
-}
-
-static pf_graph *rg_build(const rgraph *r) {
+static pf_graph *rg_build(const graphref *r) {
     /* 0..8 ALT landmarks, varying with the graph (0: alt runs as astar). */
     pf_graph_spec s = {r->n,    r->dim,  r->pos,   r->m, r->from, r->to,
                        r->cost, r->both, r->m % 9, NULL, NULL};
     pf_graph *g = NULL;
     pf_graph_fault f;
     ck_assert_int_eq(pf_graph_build(&s, &g, &f), PF_OK);
+    rg_attach_ch(r, g);
     return g;
-}
-
-static bool near_eq(double a, double b) {
-    return a == b || fabs(a - b) <= 1e-9 * fmax(1, fmax(fabs(a), fabs(b)));
-}
-
-/* Whether p is a walk of r from start: each edge enabled, joining its two
- * nodes in an allowed direction into enabled nodes, its costs summing to
- * p->cost. */
-static bool walk_ok(const rgraph *r, uint32_t start, const pf_graph_path *p) {
-    double sum = 0;
-    if (p->len == 0 || p->nodes[0] != start || p->end != p->nodes[p->len - 1]) return false;
-    for (size_t i = 0; i + 1 < p->len; i++) {
-        uint32_t e = p->edges[i], a = p->nodes[i], b = p->nodes[i + 1];
-        if (e >= r->m || !r->eon[e] || !r->non[b]) return false;
-        if (!((r->from[e] == a && r->to[e] == b) ||
-              (r->both[e] && r->to[e] == a && r->from[e] == b)))
-            return false;
-        sum += r->cost[e];
-    }
-    return near_eq(sum, p->cost);
 }
 
 /* One query of g (r's current state) checked against the reference;
  * returns a description of the mismatch, or NULL. */
-static const char *check_query(const rgraph *r, const pf_graph *g, pf_graph_ctx *ctx, uint32_t s,
+static const char *check_query(const graphref *r, const pf_graph *g, pf_graph_ctx *ctx, uint32_t s,
                                uint32_t t, pf_graph_algorithm algo, bool partial) {
     double *dist = malloc(r->n * sizeof(double));
     pf_graph_query q = {s, t, algo, 0, partial, NULL, NULL, NULL, 0, NULL, NULL, 0, NULL, 0};
@@ -159,15 +87,15 @@ static const char *check_query(const rgraph *r, const pf_graph *g, pf_graph_ctx 
         bad = st == PF_EBLOCKED ? NULL : "disabled endpoint not refused";
         goto out;
     }
-    ref_dijkstra(r, s, dist);
+    graphref_dijkstra(r, s, dist);
     if (isfinite(dist[t])) {
         if (st != PF_OK || !p.reached || p.end != t)
             bad = "reachable goal not reached";
-        else if (!walk_ok(r, s, &p))
+        else if (!graphref_walk_ok(r, s, &p))
             bad = "path is not a walk of the graph";
-        else if (!near_eq(p.cost, dist[t]))
+        else if (!graphref_near(p.cost, dist[t]))
             bad = "cost differs from the reference";
-        else if (p.expanded == 0 || p.expanded > r->n)
+        else if (p.expanded == 0 || p.expanded > (algo == PF_GRAPH_CH ? 2 : 1) * r->n)
             bad = "expanded out of range";
         goto out;
     }
@@ -183,12 +111,13 @@ static const char *check_query(const rgraph *r, const pf_graph *g, pf_graph_ctx 
     {
         double best = INFINITY;
         for (uint32_t v = 0; v < r->n; v++)
-            if (isfinite(dist[v]) && rg_euclid(r, v, t) < best) best = rg_euclid(r, v, t);
-        if (p.reached || !walk_ok(r, s, &p))
+            if (isfinite(dist[v]) && graphref_euclid(r, v, t) < best)
+                best = graphref_euclid(r, v, t);
+        if (p.reached || !graphref_walk_ok(r, s, &p))
             bad = "partial path is not a walk";
-        else if (rg_euclid(r, p.end, t) != best)
+        else if (graphref_euclid(r, p.end, t) != best)
             bad = "partial path does not end nearest the goal";
-        else if (!near_eq(p.cost, dist[p.end]))
+        else if (!graphref_near(p.cost, dist[p.end]))
             bad = "partial path is not the cheapest";
     }
 out:
@@ -202,14 +131,14 @@ START_TEST(graph_property_random_graphs) {
     unsigned queries = 0, reachable = 0, unreachable = 0;
     const char *bad = NULL;
     for (int it = 0; it < 4000 && !bad; it++) {
-        rgraph r;
+        graphref r;
         pf_graph *g;
         rg_random(&st, &r);
         g = rg_build(&r);
         for (int k = 0; k < 6 && !bad; k++) {
             uint32_t s = tu_below(&st, r.n), t = tu_below(&st, r.n);
             double *d = malloc(r.n * sizeof(double));
-            ref_dijkstra(&r, s, d);
+            graphref_dijkstra(&r, s, d);
             if (isfinite(d[t]))
                 reachable++;
             else
@@ -224,7 +153,7 @@ START_TEST(graph_property_random_graphs) {
             }
         }
         pf_graph_release(g);
-        rg_free(&r);
+        graphref_free(&r);
     }
     ck_assert_msg(!bad, "%s", bad);
     ck_assert_uint_gt(reachable, 5000);
@@ -243,7 +172,7 @@ START_TEST(graph_patch_random_graphs) {
     const char *bad = NULL;
     unsigned versions = 0;
     for (int it = 0; it < 1500 && !bad; it++) {
-        rgraph r;
+        graphref r;
         pf_graph *g;
         rg_random(&st, &r);
         g = rg_build(&r);
@@ -253,7 +182,7 @@ START_TEST(graph_patch_random_graphs) {
             pf_graph_change ch = {costs, 0, edges, nodes, 0, 0};
             pf_graph *next = NULL;
             pf_graph_fault f;
-            rgraph old = r;
+            graphref old = r;
             uint8_t *eon0 = malloc(r.m + 1), *non0 = malloc(r.n);
             double *cost0 = malloc((r.m + 1) * sizeof(double));
             uint32_t s = tu_below(&st, r.n), t = tu_below(&st, r.n);
@@ -272,6 +201,8 @@ START_TEST(graph_patch_random_graphs) {
             for (size_t k = 0; k < ch.ncosts; k++) r.cost[costs[k].edge] = costs[k].cost;
             for (size_t k = 0; k < ch.nedges; k++) r.eon[edges[k].index] = edges[k].enabled;
             for (size_t k = 0; k < ch.nnodes; k++) r.non[nodes[k].index] = nodes[k].enabled;
+            /* The version's own hierarchy, as the server builds it. */
+            if (v != 2) rg_attach_ch(&r, next);
             for (int a = 0; a < PF_GRAPH_ALGORITHMS && !bad; a++)
                 bad = check_query(&r, next, ctx, s, t, (pf_graph_algorithm)a, true);
             /* The old version is unchanged. */
@@ -279,6 +210,8 @@ START_TEST(graph_patch_random_graphs) {
             old.non = non0;
             old.cost = cost0;
             if (!bad) bad = check_query(&old, g, ctx, s, t, PF_GRAPH_ASTAR, true);
+            if (!bad) bad = check_query(&old, g, ctx, s, t, PF_GRAPH_CH, false);
+            if (!bad) bad = check_query(&r, next, ctx, s, t, PF_GRAPH_CH, false);
             if (bad) fprintf(stderr, "patch graph %d version %d: %s\n", it, v, bad);
             free(eon0);
             free(non0);
@@ -288,7 +221,7 @@ START_TEST(graph_patch_random_graphs) {
             versions++;
         }
         pf_graph_release(g);
-        rg_free(&r);
+        graphref_free(&r);
     }
     ck_assert_msg(!bad, "%s", bad);
     ck_assert_uint_eq(versions, 6000);
@@ -303,7 +236,7 @@ START_TEST(graph_max_expanded_random_graphs) {
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     unsigned stopped = 0, answered = 0, mismatches = 0;
     for (int it = 0; it < 2000; it++) {
-        rgraph r;
+        graphref r;
         pf_graph *g;
         double *d;
         rg_random(&st, &r);
@@ -327,22 +260,22 @@ START_TEST(graph_max_expanded_random_graphs) {
                                 0};
             pf_graph_path p;
             pf_status rs = pf_graph_search(g, ctx, &q, &p);
-            ref_dijkstra(&r, s, d);
+            graphref_dijkstra(&r, s, d);
             if (rs == PF_EBUDGET) {
                 stopped++;
-                if (p.expanded != q.max_expanded || p.reached || !walk_ok(&r, s, &p) ||
-                    !near_eq(p.cost, d[p.end]))
+                if (p.expanded != q.max_expanded || p.reached || !graphref_walk_ok(&r, s, &p) ||
+                    !graphref_near(p.cost, d[p.end]))
                     mismatches++;
             } else if (rs == PF_OK) {
                 answered++;
-                if (p.expanded > q.max_expanded || !near_eq(p.cost, d[t])) mismatches++;
+                if (p.expanded > q.max_expanded || !graphref_near(p.cost, d[t])) mismatches++;
             } else if (rs != PF_NO_PATH || isfinite(d[t])) {
                 mismatches++;
             }
         }
         free(d);
         pf_graph_release(g);
-        rg_free(&r);
+        graphref_free(&r);
     }
     ck_assert_uint_eq(mismatches, 0);
     ck_assert_uint_gt(stopped, 500);
@@ -357,7 +290,7 @@ START_TEST(graph_nearest_random_graphs) {
     uint64_t st = tu_seed("graph_nearest_random_graphs", 0x67a90004);
     unsigned mismatches = 0, checked = 0;
     for (int it = 0; it < 3000; it++) {
-        rgraph r;
+        graphref r;
         pf_graph *g;
         rg_random(&st, &r);
         g = rg_build(&r);
@@ -398,7 +331,7 @@ START_TEST(graph_nearest_random_graphs) {
             if (have != want || (want != PF_GRAPH_NONE && got != sqrt(best))) mismatches++;
         }
         pf_graph_release(g);
-        rg_free(&r);
+        graphref_free(&r);
     }
     ck_assert_uint_eq(mismatches, 0);
     ck_assert_uint_eq(checked, 60000);
@@ -628,17 +561,9 @@ START_TEST(graph_alt_patch_rule) {
 END_TEST
 
 /* A w x h grid of two-way edges (cost = length x 1..3), node y * w + x. */
-static void grid_graph(uint64_t *st, uint32_t w, uint32_t h, rgraph *r) {
-    memset(r, 0, sizeof(*r));
-    r->n = w * h;
-    r->dim = 2;
-    r->pos = calloc(3 * r->n, sizeof(double));
-    r->from = calloc(2 * r->n + 1, sizeof(uint32_t));
-    r->to = calloc(2 * r->n + 1, sizeof(uint32_t));
-    r->cost = calloc(2 * r->n + 1, sizeof(double));
-    r->both = calloc(2 * r->n + 1, 1);
-    r->eon = calloc(2 * r->n + 1, 1);
-    r->non = calloc(r->n, 1);
+static void grid_graph(uint64_t *st, uint32_t w, uint32_t h, graphref *r) {
+    graphref_alloc(r, w * h, 2 * w * h);
+    r->m = 0; /* counted as the edges are made */
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++) {
             uint32_t v = y * w + x;
@@ -662,7 +587,7 @@ static void grid_graph(uint64_t *st, uint32_t w, uint32_t h, rgraph *r) {
  * landmarks prove a goal nothing reaches unreachable without a search. */
 START_TEST(graph_alt_closes_fewer) {
     uint64_t st = tu_seed("graph_alt_closes_fewer", 0x67a90005);
-    rgraph r;
+    graphref r;
     pf_graph *g;
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     uint64_t sum[PF_GRAPH_ALGORITHMS] = {0};
@@ -684,7 +609,8 @@ START_TEST(graph_alt_closes_fewer) {
             c[al] = p.cost;
             sum[al] += p.expanded;
         }
-        if (!near_eq(c[0], c[1]) || !near_eq(c[0], c[2])) mismatches++;
+        if (!graphref_near(c[0], c[1]) || !graphref_near(c[0], c[2]) || !graphref_near(c[0], c[3]))
+            mismatches++;
     }
     ck_assert_uint_eq(mismatches, 0);
     fprintf(stderr, "graph_alt_closes_fewer: closed dijkstra %llu astar %llu alt %llu\n",
@@ -720,7 +646,65 @@ START_TEST(graph_alt_closes_fewer) {
         pf_graph_release(g);
         free(pos);
     }
-    rg_free(&r);
+    graphref_free(&r);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The contraction hierarchy settles far fewer nodes than dijkstra on a 40 x 40
+ * grid with costs 1..3 times the length (counted over 300 pairs, costs
+ * equal dijkstra's); a shortcut limit of 1 stops the build (PF_ELIMIT, no
+ * hierarchy, ch runs as alt and stays exact); max_expanded stops it. */
+START_TEST(graph_ch_settles_few) {
+    uint64_t st = tu_seed("graph_ch_settles_few", 0x67a9000b);
+    graphref r;
+    pf_graph *g, *g2;
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    uint64_t sum[PF_GRAPH_ALGORITHMS] = {0};
+    unsigned mismatches = 0;
+    pf_graph_ch_limits one = {1, 0};
+    grid_graph(&st, 40, 40, &r);
+    {
+        pf_graph_spec s = {r.n, 2, r.pos, r.m, r.from, r.to, r.cost, r.both, 8, NULL, NULL};
+        ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
+        ck_assert_int_eq(pf_graph_build(&s, &g2, NULL), PF_OK);
+    }
+    ck_assert_int_eq(pf_graph_ch_attach(g, NULL), PF_OK);
+    ck_assert_uint_gt(pf_graph_ch_shortcuts(g), 0);
+    ck_assert_int_eq(pf_graph_ch_attach(g2, &one), PF_ELIMIT);
+    ck_assert(!pf_graph_ch_ready(g2));
+    for (int k = 0; k < 300; k++) {
+        uint32_t a = tu_below(&st, r.n), b = tu_below(&st, r.n);
+        double c[PF_GRAPH_ALGORITHMS];
+        pf_graph_query q = {a,    b, PF_GRAPH_CH, 0,    false, NULL, NULL,
+                            NULL, 0, NULL,        NULL, 0,     NULL, 0};
+        pf_graph_path p;
+        for (int al = 0; al < PF_GRAPH_ALGORITHMS; al++) {
+            q.algorithm = (pf_graph_algorithm)al;
+            if (pf_graph_search(g, ctx, &q, &p) != PF_OK || !graphref_walk_ok(&r, a, &p) ||
+                p.end != b)
+                mismatches++;
+            c[al] = p.cost;
+            sum[al] += p.expanded;
+        }
+        if (!graphref_near(c[0], c[1]) || !graphref_near(c[0], c[2]) || !graphref_near(c[0], c[3]))
+            mismatches++;
+        q.algorithm = PF_GRAPH_CH;
+        if (pf_graph_search(g2, ctx, &q, &p) != PF_OK || !graphref_near(p.cost, c[0])) mismatches++;
+        if (a != b) {
+            q.max_expanded = 1;
+            if (pf_graph_search(g, ctx, &q, &p) != PF_EBUDGET || p.expanded != 1) mismatches++;
+        }
+    }
+    ck_assert_uint_eq(mismatches, 0);
+    fprintf(stderr,
+            "graph_ch_settles_few: settled dijkstra %llu alt %llu ch %llu, %llu shortcuts\n",
+            (unsigned long long)sum[PF_GRAPH_DIJKSTRA], (unsigned long long)sum[PF_GRAPH_ALT],
+            (unsigned long long)sum[PF_GRAPH_CH], (unsigned long long)pf_graph_ch_shortcuts(g));
+    ck_assert_uint_lt(sum[PF_GRAPH_CH] * 3, sum[PF_GRAPH_DIJKSTRA]);
+    pf_graph_release(g);
+    pf_graph_release(g2);
+    graphref_free(&r);
     pf_graph_ctx_destroy(ctx);
 }
 END_TEST
@@ -734,7 +718,7 @@ START_TEST(graph_goals_random_graphs) {
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     unsigned mismatches = 0, found = 0, none = 0;
     for (int it = 0; it < 2000; it++) {
-        rgraph r;
+        graphref r;
         pf_graph *g, *next = NULL;
         double *d;
         rg_random(&st, &r);
@@ -757,7 +741,7 @@ START_TEST(graph_goals_random_graphs) {
             double best = INFINITY;
             if (!r.non[s]) continue;
             for (size_t i = 0; i < ng; i++) goals[i] = tu_below(&st, r.n);
-            ref_dijkstra(&r, s, d);
+            graphref_dijkstra(&r, s, d);
             for (size_t i = 0; i < ng; i++)
                 if (r.non[goals[i]] && d[goals[i]] < best) best = d[goals[i]];
             for (int al = 0; al < PF_GRAPH_ALGORITHMS; al++) {
@@ -772,13 +756,14 @@ START_TEST(graph_goals_random_graphs) {
                 if (isfinite(best)) {
                     bool is_goal = false;
                     for (size_t i = 0; i < ng; i++) is_goal |= goals[i] == p.end;
-                    if (rs != PF_OK || !p.reached || !is_goal || !walk_ok(&r, s, &p) ||
-                        !near_eq(p.cost, best) || !near_eq(d[p.end], best)) {
+                    if (rs != PF_OK || !p.reached || !is_goal || !graphref_walk_ok(&r, s, &p) ||
+                        !graphref_near(p.cost, best) || !graphref_near(d[p.end], best)) {
                         fprintf(stderr,
                                 "goals: graph %d %s rs %d cost %g best %g goal %d walk %d d %g end "
                                 "%u ng %zu\n",
                                 it, pf_graph_algorithm_name((pf_graph_algorithm)al), (int)rs,
-                                p.cost, best, is_goal, walk_ok(&r, s, &p), d[p.end], p.end, ng);
+                                p.cost, best, is_goal, graphref_walk_ok(&r, s, &p), d[p.end], p.end,
+                                ng);
                         mismatches++;
                     }
                     found++;
@@ -790,12 +775,13 @@ START_TEST(graph_goals_random_graphs) {
                         double near = INFINITY, got = INFINITY;
                         for (uint32_t v = 0; v < r.n; v++)
                             for (size_t i = 0; i < ng; i++) {
-                                double e = rg_euclid(&r, v, goals[i]);
+                                double e = graphref_euclid(&r, v, goals[i]);
                                 if (!r.non[goals[i]]) continue;
                                 if (isfinite(d[v]) && e < near) near = e;
                                 if (v == p.end && e < got) got = e;
                             }
-                        if (isfinite(near) && (p.len == 0 || !walk_ok(&r, s, &p) || got != near)) {
+                        if (isfinite(near) &&
+                            (p.len == 0 || !graphref_walk_ok(&r, s, &p) || got != near)) {
                             fprintf(stderr, "goals: graph %d partial %s len %zu got %g near %g\n",
                                     it, pf_graph_algorithm_name((pf_graph_algorithm)al), p.len, got,
                                     near);
@@ -809,7 +795,7 @@ START_TEST(graph_goals_random_graphs) {
         }
         free(d);
         pf_graph_release(g);
-        rg_free(&r);
+        graphref_free(&r);
     }
     ck_assert_uint_eq(mismatches, 0);
     ck_assert_uint_gt(found, 5000);
@@ -827,7 +813,7 @@ START_TEST(graph_rows_random_graphs) {
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     unsigned mismatches = 0, finite = 0, infinite = 0, skipped = 0, budget = 0;
     for (int it = 0; it < 2000; it++) {
-        rgraph r;
+        graphref r;
         pf_graph *g;
         double *d, costs[12];
         uint32_t targets[12];
@@ -842,7 +828,7 @@ START_TEST(graph_rows_random_graphs) {
             uint64_t expanded;
             bool any_same = false;
             pf_status rs = pf_graph_row_run(g, ctx, &q, costs, &expanded);
-            ref_dijkstra(&r, q.source, d);
+            graphref_dijkstra(&r, q.source, d);
             if (rs != PF_OK || expanded > r.n) {
                 mismatches++;
                 continue;
@@ -850,7 +836,7 @@ START_TEST(graph_rows_random_graphs) {
             for (size_t j = 0; j < nt; j++) {
                 pf_graph_path p;
                 any_same |= pf_graph_component(g, targets[j]) == pf_graph_component(g, q.source);
-                if (!near_eq(costs[j], d[targets[j]]) &&
+                if (!graphref_near(costs[j], d[targets[j]]) &&
                     !(isinf(costs[j]) && isinf(d[targets[j]]))) {
                     mismatches++;
                     continue;
@@ -861,7 +847,7 @@ START_TEST(graph_rows_random_graphs) {
                 }
                 finite++;
                 if (pf_graph_row_path(ctx, targets[j], &p) != PF_OK || p.end != targets[j] ||
-                    !walk_ok(&r, q.source, &p) || !near_eq(p.cost, costs[j]))
+                    !graphref_walk_ok(&r, q.source, &p) || !graphref_near(p.cost, costs[j]))
                     mismatches++;
             }
             if (!any_same) {
@@ -890,7 +876,7 @@ START_TEST(graph_rows_random_graphs) {
         }
         free(d);
         pf_graph_release(g);
-        rg_free(&r);
+        graphref_free(&r);
     }
     ck_assert_uint_eq(mismatches, 0);
     ck_assert_uint_gt(finite, 5000);
@@ -931,7 +917,7 @@ START_TEST(graph_edge_snap_random_graphs) {
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     unsigned mismatches = 0, snaps = 0, found = 0, none = 0;
     for (int it = 0; it < 2000; it++) {
-        rgraph r;
+        graphref r;
         pf_graph *g, *next = NULL;
         double *d0 = NULL, *d1 = NULL;
         rg_random(&st, &r);
@@ -994,8 +980,8 @@ START_TEST(graph_edge_snap_random_graphs) {
                     gn[ng] = r.to[ge];
                     gc[ng++] = cg - gat * cg;
                 }
-                ref_dijkstra(&r, sn[0], d0);
-                if (ns > 1) ref_dijkstra(&r, sn[1], d1);
+                graphref_dijkstra(&r, sn[0], d0);
+                if (ns > 1) graphref_dijkstra(&r, sn[1], d1);
                 for (size_t a = 0; a < ns; a++)
                     for (size_t b = 0; b < ng; b++) {
                         double v = sc[a] + (a ? d1 : d0)[gn[b]] + gc[b];
@@ -1013,7 +999,7 @@ START_TEST(graph_edge_snap_random_graphs) {
                         continue;
                     }
                     found++;
-                    if (rs != PF_OK || !near_eq(pp.cost, best)) {
+                    if (rs != PF_OK || !graphref_near(pp.cost, best)) {
                         fprintf(stderr, "edge snap: graph %d %s rs %d cost %g want %g\n", it,
                                 pf_graph_algorithm_name((pf_graph_algorithm)al), (int)rs, pp.cost,
                                 best);
@@ -1037,7 +1023,7 @@ START_TEST(graph_edge_snap_random_graphs) {
                                      r.from[ed] == pp.nodes[x + 1]));
                             sum += walk ? r.cost[ed] : 0;
                         }
-                        if (!walk || !near_eq(s0 + sum + g0, pp.cost)) mismatches++;
+                        if (!walk || !graphref_near(s0 + sum + g0, pp.cost)) mismatches++;
                     }
                 }
             }
@@ -1045,13 +1031,140 @@ START_TEST(graph_edge_snap_random_graphs) {
         free(d0);
         free(d1);
         pf_graph_release(g);
-        rg_free(&r);
+        graphref_free(&r);
     }
     ck_assert_uint_eq(mismatches, 0);
     ck_assert_uint_gt(snaps, 7000);
     ck_assert_uint_gt(found, 3000);
     ck_assert_uint_gt(none, 300);
     pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Distance from p to the segment ab by the cross product (well
+ * conditioned for points on the segment, where Heron's is not): the
+ * nearer endpoint when the foot falls outside, else |ab x ap| / |ab|. */
+static double seg_dist_cross(const double *p, const double *a, const double *b) {
+    double ab[3], ap[3], bp[3], l2 = 0, dot = 0, dotb = 0, c[3], c2;
+    for (int k = 0; k < 3; k++) {
+        ab[k] = b[k] - a[k];
+        ap[k] = p[k] - a[k];
+        bp[k] = p[k] - b[k];
+        l2 += ab[k] * ab[k];
+        dot += ab[k] * ap[k];
+        dotb += ab[k] * bp[k];
+    }
+    if (l2 == 0 || dot <= 0) return sqrt(ap[0] * ap[0] + ap[1] * ap[1] + ap[2] * ap[2]);
+    if (dotb >= 0) return sqrt(bp[0] * bp[0] + bp[1] * bp[1] + bp[2] * bp[2]);
+    c[0] = ab[1] * ap[2] - ab[2] * ap[1];
+    c[1] = ab[2] * ap[0] - ab[0] * ap[2];
+    c[2] = ab[0] * ap[1] - ab[1] * ap[0];
+    c2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+    return sqrt(c2 / l2);
+}
+
+/* The edge index (core/graph_edge_index.c) against a brute-force scan
+ * with the cross-product formula above, on graphs big enough for a deep tree:
+ * 200..3,000 segments scattered in 2D or 3D (short ones, long ones that
+ * cross many boxes, some zero-length, some sharing nodes), a fifth of the
+ * edges or nodes disabled by a PATCH in half of them; points random, on
+ * nodes, on edge midpoints (ties between edges) and far outside. The
+ * index's distance equals the scan's least distance, and its edge is at
+ * that distance and enabled between enabled nodes. */
+START_TEST(graph_edge_index_random_graphs) {
+    uint64_t st = tu_seed("graph_edge_index_random_graphs", 0x67a9000a);
+    unsigned mismatches = 0, checked = 0, nonefound = 0;
+    for (int it = 0; it < 400; it++) {
+        graphref r;
+        pf_graph *g;
+        uint32_t shape = tu_below(&st, 3);
+        uint32_t n = 2 + tu_below(&st, 1500);
+        graphref_alloc(&r, n, n / 2 + tu_below(&st, 2 * n));
+        r.dim = tu_below(&st, 2) ? 3 : 2;
+        for (uint32_t i = 0; i < r.n; i++) {
+            r.non[i] = 1;
+            for (int k = 0; k < r.dim; k++)
+                r.pos[3 * i + (uint32_t)k] =
+                    shape == 0 ? (double)tu_below(&st, 20) : rnd01(&st) * 1000 - 500;
+        }
+        for (uint32_t e = 0; e < r.m; e++) {
+            r.from[e] = tu_below(&st, r.n);
+            /* Short edges between index-near nodes, else anywhere (long). */
+            r.to[e] = tu_below(&st, 8) == 0 ? r.from[e]
+                      : shape == 2 || tu_below(&st, 4) == 0
+                          ? tu_below(&st, r.n)
+                          : (r.from[e] + 1 + tu_below(&st, 3)) % r.n;
+            r.eon[e] = 1;
+            r.both[e] = (uint8_t)tu_below(&st, 2);
+            r.cost[e] = 1;
+        }
+        if (shape == 1) /* Short edges: each node near its index neighbours. */
+            for (uint32_t i = 1; i < r.n; i++)
+                for (int k = 0; k < r.dim; k++)
+                    r.pos[3 * i + (uint32_t)k] =
+                        r.pos[3 * (i - 1) + (uint32_t)k] + rnd01(&st) * 10 - 5;
+        g = rg_build(&r);
+        if (it & 1) {
+            uint32_t ne = r.m / 5, nn = r.n / 5;
+            pf_graph_toggle *et = calloc(ne + 1, sizeof(*et)), *nt = calloc(nn + 1, sizeof(*nt));
+            pf_graph_change ch = {NULL, 0, et, nt, ne, nn};
+            pf_graph *next;
+            for (uint32_t k = 0; k < ne; k++) {
+                et[k] = (pf_graph_toggle){tu_below(&st, r.m), false};
+                r.eon[et[k].index] = 0;
+            }
+            for (uint32_t k = 0; k < nn; k++) {
+                nt[k] = (pf_graph_toggle){tu_below(&st, r.n), false};
+                r.non[nt[k].index] = 0;
+            }
+            ck_assert_int_eq(pf_graph_change_apply(g, &ch, &next, NULL), PF_OK);
+            pf_graph_release(g);
+            g = next;
+            free(et);
+            free(nt);
+        }
+        for (int k = 0; k < 60; k++) {
+            double p[3] = {0, 0, 0}, want = INFINITY, at, dist;
+            uint32_t e, kind = tu_below(&st, 4);
+            for (int a = 0; a < r.dim; a++) {
+                uint32_t x = tu_below(&st, r.m), v = tu_below(&st, r.n);
+                double c = rnd01(&st) * 1200 - 600;
+                if (kind == 1) c = r.pos[3 * v + (uint32_t)a];
+                if (kind == 2)
+                    c = (r.pos[3 * r.from[x] + (uint32_t)a] + r.pos[3 * r.to[x] + (uint32_t)a]) / 2;
+                if (kind == 3) c = rnd01(&st) * 1e6;
+                p[a] = c;
+            }
+            for (uint32_t x = 0; x < r.m; x++)
+                if (r.eon[x] && r.non[r.from[x]] && r.non[r.to[x]]) {
+                    double dd = seg_dist_cross(p, r.pos + 3 * r.from[x], r.pos + 3 * r.to[x]);
+                    if (dd < want) want = dd;
+                }
+            e = pf_graph_nearest_edge(g, p, &at, &dist);
+            checked++;
+            if (!isfinite(want)) {
+                nonefound++;
+                mismatches += e != PF_GRAPH_NONE;
+                continue;
+            }
+            if (e == PF_GRAPH_NONE || e >= r.m || !r.eon[e] || !r.non[r.from[e]] ||
+                !r.non[r.to[e]] ||
+                fabs(dist - want) > 1e-9 * fmax(1, fabs(p[0]) + fabs(p[1]) + fabs(p[2])) ||
+                fabs(seg_dist_cross(p, r.pos + 3 * r.from[e], r.pos + 3 * r.to[e]) - want) >
+                    1e-9 * fmax(1, fabs(p[0]) + fabs(p[1]) + fabs(p[2])) ||
+                at < 0 || at > 1) {
+                if (mismatches < 5)
+                    fprintf(stderr, "edge index: graph %d point %d edge %u dist %.17g want %.17g\n",
+                            it, k, e, dist, want);
+                mismatches++;
+            }
+        }
+        pf_graph_release(g);
+        graphref_free(&r);
+    }
+    ck_assert_uint_eq(mismatches, 0);
+    ck_assert_uint_eq(checked, 24000);
+    ck_assert_uint_lt(nonefound, 100);
 }
 END_TEST
 
@@ -1063,7 +1176,7 @@ START_TEST(graph_tag_filter_random_graphs) {
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     unsigned mismatches = 0, reached = 0, cut = 0, row_mismatches = 0, row_checked = 0;
     for (int it = 0; it < 1500; it++) {
-        rgraph r, f;
+        graphref r, f;
         pf_graph *g;
         uint64_t *nt, *et;
         double *d = NULL;
@@ -1088,7 +1201,7 @@ START_TEST(graph_tag_filter_random_graphs) {
             f.non = malloc(r.n);
             for (uint32_t e = 0; e < r.m; e++) f.eon[e] = r.eon[e] && !(et[e] & mask);
             for (uint32_t v = 0; v < r.n; v++) f.non[v] = r.non[v] && (v == s || !(nt[v] & mask));
-            ref_dijkstra(&f, s, d);
+            graphref_dijkstra(&f, s, d);
             for (int al = 0; al < PF_GRAPH_ALGORITHMS; al++) {
                 pf_graph_query q = {
                     s,    t,   (pf_graph_algorithm)al, 0, false, NULL, NULL, NULL, 0, NULL, NULL, 0,
@@ -1097,7 +1210,8 @@ START_TEST(graph_tag_filter_random_graphs) {
                 pf_status rs = pf_graph_search(g, ctx, &q, &p);
                 if (isfinite(d[t]) && (t == s || !(nt[t] & mask))) {
                     reached++;
-                    if (rs != PF_OK || !near_eq(p.cost, d[t]) || !walk_ok(&f, s, &p)) mismatches++;
+                    if (rs != PF_OK || !graphref_near(p.cost, d[t]) || !graphref_walk_ok(&f, s, &p))
+                        mismatches++;
                 } else {
                     cut++;
                     if (rs != PF_NO_PATH) mismatches++;
@@ -1128,7 +1242,7 @@ START_TEST(graph_tag_filter_random_graphs) {
         free(nt);
         free(et);
         pf_graph_release(g);
-        rg_free(&r);
+        graphref_free(&r);
     }
     ck_assert_uint_eq(mismatches, 0);
     ck_assert_uint_eq(row_mismatches, 0);
@@ -1148,6 +1262,7 @@ TU_SUITE(graph) {
     tcase_add_test(tc, graph_nearest_visits_few);
     tcase_add_test(tc, graph_alt_patch_rule);
     tcase_add_test(tc, graph_alt_closes_fewer);
+    tcase_add_test(tc, graph_ch_settles_few);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("property");
     tcase_set_timeout(slow, 600);
@@ -1158,6 +1273,7 @@ TU_SUITE(graph) {
     tcase_add_test(slow, graph_goals_random_graphs);
     tcase_add_test(slow, graph_rows_random_graphs);
     tcase_add_test(slow, graph_edge_snap_random_graphs);
+    tcase_add_test(slow, graph_edge_index_random_graphs);
     tcase_add_test(slow, graph_tag_filter_random_graphs);
     suite_add_tcase(s, slow);
     return s;

@@ -18,30 +18,15 @@
 
 #include "graph.h"
 #include "graph_dstar.h"
+#include "graphref.h"
 #include "testutil.h"
-
-typedef struct ref {
-    uint32_t n, m;
-    double *pos;
-    uint32_t *from, *to;
-    double *cost;
-    uint8_t *both, *eon, *non;
-} ref;
 
 static double unit(uint64_t *st) { return (double)(tu_rand(st) >> 11) / 9007199254740992.0; }
 
-static void ref_random(uint64_t *st, ref *r, uint32_t maxn) {
+static void ref_random(uint64_t *st, graphref *r, uint32_t maxn) {
     uint32_t shape = tu_below(st, 5);
-    memset(r, 0, sizeof(*r));
-    r->n = 1 + tu_below(st, maxn);
-    r->m = tu_below(st, 3 * r->n + 1);
-    r->pos = calloc(3 * (size_t)r->n, sizeof(double));
-    r->from = calloc(r->m + 1, sizeof(uint32_t));
-    r->to = calloc(r->m + 1, sizeof(uint32_t));
-    r->cost = calloc(r->m + 1, sizeof(double));
-    r->both = calloc(r->m + 1, 1);
-    r->eon = calloc(r->m + 1, 1);
-    r->non = calloc(r->n, 1);
+    uint32_t n = 1 + tu_below(st, maxn);
+    graphref_alloc(r, n, tu_below(st, 3 * n + 1));
     for (uint32_t i = 0; i < r->n; i++) {
         r->non[i] = 1;
         for (int k = 0; k < 2; k++)
@@ -73,73 +58,26 @@ static void ref_random(uint64_t *st, ref *r, uint32_t maxn) {
     }
 }
 
-static void ref_free(ref *r) {
-    free(r->pos);
-    free(r->from);
-    free(r->to);
-    free(r->cost);
-    free(r->both);
-    free(r->eon);
-    free(r->non);
-}
-
 /* The reference: cheapest cost from s to t on the enabled edges and
  * nodes, INFINITY when none; -1 when s or t is disabled. */
-static double ref_dijkstra(const ref *r, uint32_t s, uint32_t t) {
-    double *dist = malloc(r->n * sizeof(double)), out;
-    uint8_t *done = calloc(r->n, 1);
-    if (!r->non[s] || !r->non[t]) {
-        free(dist);
-        free(done);
-        return -1;
-    }
-    for (uint32_t i = 0; i < r->n; i++) dist[i] = INFINITY;
-    dist[s] = 0;
-    for (;;) {
-        uint32_t u = UINT32_MAX;
-        for (uint32_t i = 0; i < r->n; i++)
-            if (!done[i] && isfinite(dist[i]) && (u == UINT32_MAX || dist[i] < dist[u])) u = i;
-        if (u == UINT32_MAX || u == t) break;
-        done[u] = 1;
-        for (uint32_t e = 0; e < r->m; e++) {
-            uint32_t v;
-            if (!r->eon[e]) continue;
-            if (r->from[e] == u)
-                v = r->to[e];
-            else if (r->both[e] && r->to[e] == u)
-                v = r->from[e];
-            else
-                continue;
-            if (r->non[v] && dist[u] + r->cost[e] < dist[v]) dist[v] = dist[u] + r->cost[e];
-        }
-    }
+static double ref_dijkstra(const graphref *r, uint32_t s, uint32_t t) {
+    double *dist, out;
+    if (!r->non[s] || !r->non[t]) return -1;
+    dist = malloc(r->n * sizeof(double));
+    ck_assert(dist);
+    graphref_dijkstra(r, s, dist);
     out = dist[t];
     free(dist);
-    free(done);
     return out;
 }
 
-static bool close_to(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1, fabs(b)); }
-
-/* Whether p is a real path from s to t on r whose edge costs sum to
- * p->cost. */
-static bool ref_path_ok(const ref *r, const pf_graph_path *p, uint32_t s, uint32_t t) {
-    double sum = 0;
-    if (p->len < 1 || p->nodes[0] != s || p->nodes[p->len - 1] != t) return false;
-    for (size_t i = 0; i < p->len; i++)
-        if (!r->non[p->nodes[i]]) return false;
-    for (size_t i = 0; i + 1 < p->len; i++) {
-        uint32_t e = p->edges[i], a = p->nodes[i], b = p->nodes[i + 1];
-        if (e >= r->m || !r->eon[e]) return false;
-        if (!((r->from[e] == a && r->to[e] == b) ||
-              (r->both[e] && r->from[e] == b && r->to[e] == a)))
-            return false;
-        sum += r->cost[e];
-    }
-    return close_to(sum, p->cost);
+/* Whether p is a real path from s to t on r (s enabled) whose edge costs
+ * sum to p->cost. */
+static bool ref_path_ok(const graphref *r, const pf_graph_path *p, uint32_t s, uint32_t t) {
+    return p->len >= 1 && r->non[s] && p->nodes[p->len - 1] == t && graphref_walk_ok(r, s, p);
 }
 
-static pf_graph *ref_build(const ref *r) {
+static pf_graph *ref_build(const graphref *r) {
     pf_graph_spec sp;
     pf_graph *g = NULL;
     memset(&sp, 0, sizeof(sp));
@@ -156,7 +94,7 @@ static pf_graph *ref_build(const ref *r) {
 }
 
 /* A random PATCH, applied to r and to *g (replaced by the next version). */
-static bool random_patch(uint64_t *st, ref *r, pf_graph **g) {
+static bool random_patch(uint64_t *st, graphref *r, pf_graph **g) {
     pf_graph_cost_change cc[4];
     pf_graph_toggle et[4], nt[3];
     pf_graph_change ch;
@@ -192,13 +130,13 @@ static bool random_patch(uint64_t *st, ref *r, pf_graph **g) {
 }
 
 /* Checks one plan against the reference; 0 when right, else a code. */
-static int check_plan(const ref *r, pf_graph_dstar *d, pf_status st, const pf_graph_path *p) {
+static int check_plan(const graphref *r, pf_graph_dstar *d, pf_status st, const pf_graph_path *p) {
     uint32_t a = pf_graph_dstar_agent(d), b = pf_graph_dstar_goal(d);
     double want = ref_dijkstra(r, a, b);
     if (want < 0) return st == PF_EBLOCKED ? 0 : 1;
     if (!isfinite(want)) return st == PF_NO_PATH ? 0 : 2;
     if (st != PF_OK) return 3;
-    if (!close_to(p->cost, want)) return 4;
+    if (!graphref_near(p->cost, want)) return 4;
     if (!ref_path_ok(r, p, a, b)) return 5;
     return 0;
 }
@@ -206,7 +144,7 @@ static int check_plan(const ref *r, pf_graph_dstar *d, pf_status st, const pf_gr
 /* One random graph through `steps` random steps; returns the first
  * failing step's code (see check_plan), 0 when every plan was right. */
 static int run_case(uint64_t *st, uint32_t maxn, int steps, int *where) {
-    ref r;
+    graphref r;
     pf_graph *g;
     pf_graph_dstar *d = NULL;
     pf_graph_path p;
@@ -215,13 +153,13 @@ static int run_case(uint64_t *st, uint32_t maxn, int steps, int *where) {
     ref_random(st, &r, maxn);
     g = ref_build(&r);
     if (!g) {
-        ref_free(&r);
+        graphref_free(&r);
         return 90;
     }
     if (pf_graph_dstar_create(g, tu_below(st, r.n), tu_below(st, r.n),
                               (pf_graph_dstar_root)tu_below(st, 3), &d) != PF_OK) {
         pf_graph_release(g);
-        ref_free(&r);
+        graphref_free(&r);
         return 91;
     }
     s = pf_graph_dstar_plan(d, NULL, &p);
@@ -262,7 +200,7 @@ static int run_case(uint64_t *st, uint32_t maxn, int steps, int *where) {
     }
     pf_graph_dstar_destroy(d);
     pf_graph_release(g);
-    ref_free(&r);
+    graphref_free(&r);
     return bad;
 }
 
@@ -284,7 +222,7 @@ START_TEST(graph_dstar_budget_resumes) {
     uint64_t st = tu_seed("graph_dstar_budget_resumes", 2802);
     int bad = 0;
     for (int c = 0; c < 500 && !bad; c++) {
-        ref r;
+        graphref r;
         pf_graph *g;
         pf_graph_dstar *d;
         pf_graph_path p;
@@ -312,7 +250,7 @@ START_TEST(graph_dstar_budget_resumes) {
         }
         pf_graph_dstar_destroy(d);
         pf_graph_release(g);
-        ref_free(&r);
+        graphref_free(&r);
     }
     ck_assert_int_eq(bad, 0);
 }
@@ -324,23 +262,14 @@ static bool stop_now(void *arg) {
 }
 
 START_TEST(graph_dstar_refusals) {
-    ref r;
+    graphref r;
     pf_graph *g, *other;
     pf_graph_dstar *d = NULL;
     pf_graph_path p;
     int asked = 0;
     pf_graph_dstar_limits lim = {0, stop_now, &asked};
     /* A chain 0-1-...-599, long enough for the stop callback. */
-    memset(&r, 0, sizeof(r));
-    r.n = 600;
-    r.m = 599;
-    r.pos = calloc(3 * r.n, sizeof(double));
-    r.from = calloc(r.m, sizeof(uint32_t));
-    r.to = calloc(r.m, sizeof(uint32_t));
-    r.cost = calloc(r.m, sizeof(double));
-    r.both = calloc(r.m, 1);
-    r.eon = calloc(r.m, 1);
-    r.non = calloc(r.n, 1);
+    graphref_alloc(&r, 600, 599);
     for (uint32_t i = 0; i < r.n; i++) r.pos[3 * i] = i, r.non[i] = 1;
     for (uint32_t e = 0; e < r.m; e++)
         r.from[e] = e, r.to[e] = e + 1, r.cost[e] = 1, r.both[e] = 1, r.eon[e] = 1;
@@ -357,7 +286,7 @@ START_TEST(graph_dstar_refusals) {
     ck_assert_int_eq(pf_graph_dstar_plan(d, &lim, &p), PF_ECANCELED);
     ck_assert_int_eq(asked, 1);
     ck_assert_int_eq(pf_graph_dstar_plan(d, NULL, &p), PF_OK);
-    ck_assert(close_to(p.cost, 599));
+    ck_assert(graphref_near(p.cost, 599));
     ck_assert_uint_le(pf_graph_dstar_memory(d), pf_graph_dstar_bound(g));
     /* Another upload's graph (another topology) is refused. */
     other = ref_build(&r);
@@ -376,23 +305,15 @@ START_TEST(graph_dstar_refusals) {
     pf_graph_dstar_destroy(d);
     pf_graph_release(other);
     pf_graph_release(g);
-    ref_free(&r);
+    graphref_free(&r);
 }
 END_TEST
 
 /* A game-style graph: a w x h lattice of two-way edges, costs the length
  * times 1..2, with a few holes. */
-static pf_graph *lattice(uint64_t *st, uint32_t w, uint32_t hgt, ref *r) {
+static pf_graph *lattice(uint64_t *st, uint32_t w, uint32_t hgt, graphref *r) {
     uint32_t n = w * hgt, m = 0;
-    memset(r, 0, sizeof(*r));
-    r->n = n;
-    r->pos = calloc(3 * (size_t)n, sizeof(double));
-    r->from = calloc(4 * (size_t)n, sizeof(uint32_t));
-    r->to = calloc(4 * (size_t)n, sizeof(uint32_t));
-    r->cost = calloc(4 * (size_t)n, sizeof(double));
-    r->both = calloc(4 * (size_t)n, 1);
-    r->eon = calloc(4 * (size_t)n, 1);
-    r->non = calloc(n, 1);
+    graphref_alloc(r, n, 4 * n);
     for (uint32_t y = 0; y < hgt; y++)
         for (uint32_t x = 0; x < w; x++) {
             uint32_t v = y * w + x;
@@ -434,7 +355,7 @@ START_TEST(graph_dstar_repair_counts) {
     uint64_t repair = 0, fresh = 0;
     int bad = 0, plans = 0;
     for (int c = 0; c < 6 && !bad; c++) {
-        ref r;
+        graphref r;
         pf_graph *g = lattice(&st, 40, 40, &r);
         pf_graph_dstar *d;
         pf_graph_path p;
@@ -475,7 +396,7 @@ START_TEST(graph_dstar_repair_counts) {
         }
         pf_graph_dstar_destroy(d);
         pf_graph_release(g);
-        ref_free(&r);
+        graphref_free(&r);
     }
     ck_assert_int_eq(bad, 0);
     fprintf(stderr, "graph_dstar_repair_counts: %d plans, repair %llu vs fresh %llu expansions\n",

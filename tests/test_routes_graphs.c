@@ -52,7 +52,15 @@ START_TEST(routes_graphs_upload_info_and_paths) {
     ck_assert_int_eq((int)it_num(j, "graph.landmarks"), 5);
     ck_assert_double_eq_tol(it_num(j, "graph.landmark_scale"), 1, 1e-9);
     ck_assert_int_eq((int)it_num(j, "graph.components"), 2); /* "far" is alone */
-    ck_assert_str_eq(it_str(j, "default_algorithm"), "alt");
+    /* --graph-ch-max-nodes 65,536 by default: every version has a
+     * contraction hierarchy, and auto runs it. */
+    ck_assert_str_eq(it_str(j, "default_algorithm"), "ch");
+    ck_assert(it_num(j, "graph.ch_shortcuts") >= 0);
+    cJSON_Delete(j);
+    /* What a hierarchy cannot answer (partial) runs, and is named, alt. */
+    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4,\"algorithm\":\"ch\",\"partial\":true}");
+    ck_assert_double_eq_tol(it_num(j, "cost"), 30, 1e-9);
+    ck_assert_str_eq(it_str(j, "algorithm"), "alt");
     cJSON_Delete(j);
     /* a to 4: a-b-c-4 costs 30 (4->a is one-way; a-c-4 costs 110). */
     j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4}");
@@ -63,7 +71,7 @@ START_TEST(routes_graphs_upload_info_and_paths) {
     ck_assert_int_eq((int)it_num(j, "path.3"), 4); /* an integer id stays one */
     ck_assert_int_eq((int)it_num(j, "edges.0"), 0);
     ck_assert_double_eq(it_num(j, "points.1.0"), 10);
-    ck_assert_str_eq(it_str(j, "algorithm"), "alt");
+    ck_assert_str_eq(it_str(j, "algorithm"), "ch");
     ck_assert_int_eq((int)it_num(j, "map_version"), 1);
     ck_assert(!it_truth(j, "stats.cached"));
     cJSON_Delete(j);
@@ -473,10 +481,11 @@ START_TEST(routes_graphs_edge_snap) {
 }
 END_TEST
 
-/* --graph-landmarks 0: no landmarks, so auto and alt run (and name)
- * astar; /v1/info reports the flag. */
+/* --graph-landmarks 0 and --graph-ch-max-nodes 0: no landmarks and no
+ * hierarchy, so auto, ch and alt run (and name) astar; /v1/info reports
+ * the flags. */
 START_TEST(routes_graphs_landmarks_off) {
-    hc_server s = it_start(ARGS("--graph-landmarks", "0"));
+    hc_server s = it_start(ARGS("--graph-landmarks", "0", "--graph-ch-max-nodes", "0"));
     cJSON *j;
     it_put_map(&s, "g", "application/json", graph_json, 201);
     j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
@@ -487,7 +496,16 @@ START_TEST(routes_graphs_landmarks_off) {
     ck_assert_str_eq(it_str(j, "algorithm"), "astar");
     ck_assert_double_eq_tol(it_num(j, "cost"), 30, 1e-9);
     cJSON_Delete(j);
+    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4,\"algorithm\":\"ch\"}");
+    ck_assert_str_eq(it_str(j, "algorithm"), "astar");
+    ck_assert_double_eq_tol(it_num(j, "cost"), 30, 1e-9);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "graph.ch_shortcuts"), 0);
+    cJSON_Delete(j);
     j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "limits.graph_ch_max_nodes"), 0);
+    ck_assert_str_eq(it_str(j, "graph_algorithms.4"), "ch");
     ck_assert_int_eq((int)it_num(j, "limits.graph_landmarks"), 0);
     ck_assert_int_eq((int)it_num(j, "limits.graph_landmark_max_nodes"), 1 << 18);
     ck_assert_str_eq(it_str(j, "graph_algorithms.3"), "alt");

@@ -1,0 +1,33 @@
+/* kind_graph_ch.c -- the graph kind's contraction hierarchies (core
+ * graph.h's pf_graph_ch_attach): when a version gets one, and what it
+ * costs the memory budget. The rule (docs/graphs.md): every version of a
+ * graph of at most --graph-ch-max-nodes nodes gets its own hierarchy,
+ * built on the worker that makes the version (the upload's build, each
+ * PATCH, a store's replay) before anyone can search it; a hierarchy that
+ * fails (the shortcut cap, no memory, the budget) leaves the version
+ * without one, and "auto" runs alt there. */
+#include "kind_graph_internal.h"
+
+/* Shortcuts a build may add: twice the arcs plus one a node. */
+static uint64_t max_shortcuts(const pf_graph_info *gi) {
+    return 2 * (uint64_t)gi->arcs + gi->nodes;
+}
+
+void pf__graph_ch_prepare(const pf_kind_env *env, pf_graph *g) {
+    const pf__graph_env *ge = pf__graph_env_of(env);
+    pf_graph_info gi;
+    pf_graph_ch_limits lim = {0, 0};
+    size_t est;
+    pf_graph_get_info(g, &gi);
+    if (!ge->ch_max_nodes || gi.nodes > ge->ch_max_nodes) return;
+    lim.max_shortcuts = max_shortcuts(&gi);
+    /* The build's peak, at the cap: ~80 bytes a node (lists, witness
+     * scratch, order), ~128 an arc or shortcut (the lists being
+     * contracted, grown by doubling; the upward lists; records; the
+     * final arrays). Reserved while it runs; the result is then charged
+     * with the version (its bytes are in state_bytes). */
+    est = (size_t)gi.nodes * 80 + ((size_t)gi.arcs + (size_t)lim.max_shortcuts) * 128;
+    if (!pf_mem_try_charge(env->d.mem, PF_MEM_MAPS, est)) return;
+    (void)pf_graph_ch_attach(g, &lim);
+    pf_mem_uncharge(env->d.mem, PF_MEM_MAPS, est);
+}
