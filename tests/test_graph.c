@@ -1228,7 +1228,7 @@ START_TEST(graph_tag_filter_random_graphs) {
                     mismatches++;
                 for (uint32_t v = 0; r.non[s] && v < r.n; v++) {
                     bool want = isfinite(d[v]) && (v == s || !(nt[v] & mask));
-                    if (want != isfinite(rc[v]) || (want && !near_eq(rc[v], d[v])))
+                    if (want != isfinite(rc[v]) || (want && !graphref_near(rc[v], d[v])))
                         row_mismatches++;
                     row_checked++;
                 }
