@@ -291,7 +291,7 @@ static const opt opts[] = {
      "waypoint graphs with more nodes than this get no landmarks (their upload would run two "
      "Dijkstras a landmark over the whole graph)"},
     {"graph-ch-max-nodes", "PATHD_GRAPH_CH_MAX_NODES", "graph_ch_max_nodes", OPT_INT,
-     OFF(graph_ch_max_nodes), 1 << 16, 0, 1 << 30,
+     OFF(graph_ch_max_nodes), 1 << 13, 0, 1 << 30,
      "waypoint graphs of at most this many nodes get a contraction hierarchy (algorithm ch) for "
      "every version, built at the upload and at each PATCH on the worker that makes the version "
      "(0: none)"},

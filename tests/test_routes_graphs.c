@@ -52,7 +52,7 @@ START_TEST(routes_graphs_upload_info_and_paths) {
     ck_assert_int_eq((int)it_num(j, "graph.landmarks"), 5);
     ck_assert_double_eq_tol(it_num(j, "graph.landmark_scale"), 1, 1e-9);
     ck_assert_int_eq((int)it_num(j, "graph.components"), 2); /* "far" is alone */
-    /* --graph-ch-max-nodes 65,536 by default: every version has a
+    /* --graph-ch-max-nodes 8,192 by default: every version has a
      * contraction hierarchy, and auto runs it. */
     ck_assert_str_eq(it_str(j, "default_algorithm"), "ch");
     ck_assert(it_num(j, "graph.ch_shortcuts") >= 0);
