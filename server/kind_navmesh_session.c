@@ -181,12 +181,25 @@ static void remember_push(nav_session *s, uint64_t stream, const pf_nav_path *p)
  * the policy's threshold (or before its interval) keeps the corridor to
  * the goal last planned to; the corridor replans by itself when the agent
  * leaves it or the map version changed (reasons off_route, map_changed). */
+static pf_error session_run(const pf_kind_session_run *run, nav_session *s, pf_nav_query *q,
+                            const pf_update_list *l, pf_jsonw *w);
+
+/* The answer's path points live in the scratch (q's point buffers), so the
+ * scratch goes back to the pool only after the answer is written: another
+ * worker takes it at once (ThreadSanitizer caught a path query writing a
+ * scratch a session was still reading, in concurrency_navmesh_races). */
 pf_error pf__nav_session_run(const pf_kind_session_run *run, void *state, const pf_update_list *l,
                              pf_jsonw *w) {
-    nav_session *s = state;
-    const pf_navmesh *nm = pf_navmesh_agent_type(pf_navmesh_of(run->mv), s->nav_type);
     pf_navq *navq = run->mv->env ? pf_navmesh_navq(run->mv->env) : NULL;
     pf_nav_query *q = navq ? pf_navq_get(navq) : NULL;
+    pf_error e = session_run(run, state, q, l, w);
+    if (q) pf_navq_put(navq, q);
+    return e;
+}
+
+static pf_error session_run(const pf_kind_session_run *run, nav_session *s, pf_nav_query *q,
+                            const pf_update_list *l, pf_jsonw *w) {
+    const pf_navmesh *nm = pf_navmesh_agent_type(pf_navmesh_of(run->mv), s->nav_type);
     const pf_config *cfg = run->mv->env ? run->mv->env->d.cfg : NULL;
     pf_metrics *m = run->metrics;
     uint64_t t0 = run->t0_ns;
@@ -206,7 +219,6 @@ pf_error pf__nav_session_run(const pf_kind_session_run *run, void *state, const 
     }
     s->mv = run->mv;
     if (l && validate(s, q, l, &e)) {
-        pf_navq_put(navq, q);
         pf_proto_write_perror(w, &e);
         return e.code;
     }
@@ -241,7 +253,6 @@ pf_error pf__nav_session_run(const pf_kind_session_run *run, void *state, const 
         if (d > 0 && s->slid + d <= limit) {
             st = pf_nav_corridor_move_target(s->corr, q, nm, s->ngoal, &adjusted);
             if (st == PF_ENOMEM) {
-                pf_navq_put(navq, q);
                 pf_proto_write_error(w, PF_ERR_NO_MEMORY, NULL, NULL);
                 return PF_ERR_NO_MEMORY;
             }
@@ -261,7 +272,6 @@ pf_error pf__nav_session_run(const pf_kind_session_run *run, void *state, const 
         /* The corridor replanned by itself, to the goal it holds. */
         if (replanned) why = in.map_changed ? PF_REPLAN_MAP_CHANGED : PF_REPLAN_OFF_ROUTE;
     }
-    pf_navq_put(navq, q);
     if (st == PF_ENOMEM) {
         pf_proto_write_error(w, PF_ERR_NO_MEMORY, NULL, NULL);
         return PF_ERR_NO_MEMORY;
