@@ -623,7 +623,7 @@ static void restore_all(pf_maps *m, bool only_left) {
  * error noted when Redis did not answer (c is then dropped). */
 static bool check_store(pf_maps *m, redisContext *c) {
     pf_fleet *f = m->fleet;
-    uint64_t dl = pf_clock_now_ns() + f->timeout_ns;
+    uint64_t dl = pf_clock_now_ns() + f->timeout_ns, mark = pf_redis_mark(f->redis);
     pf_redis_facts facts;
     pf_rstore_state st, now;
     pf_proto_error e;
@@ -635,7 +635,7 @@ static bool check_store(pf_maps *m, redisContext *c) {
         note_error(f, &e);
         return false;
     }
-    pf_redis_answered(f->redis);
+    pf_redis_answered(f->redis, mark);
     v = pf_sguard_review(f->guard, &facts, &st, f->have_pos ? &f->pos : NULL, why, sizeof(why));
     if (v == PF_SGUARD_SAME) return true;
     if (v == PF_SGUARD_RESTORE) {
@@ -675,7 +675,7 @@ static void follow(void *arg) {
         pf_proto_error e;
         size_t n = 0;
         bool gap = false;
-        uint64_t now = pf_clock_now_ns();
+        uint64_t now = pf_clock_now_ns(), mark;
         if (now - last_sweep >= 1000000000ull) {
             sweep_idle(m);
             last_sweep = now;
@@ -708,6 +708,7 @@ static void follow(void *arg) {
             /* Whatever happened while we were away: check every copy. */
             if (reconnect) sync_all(m);
         }
+        mark = pf_redis_mark(f->redis);
         if (pf_rstore_events_read(f->rs, c,
                                   pf_clock_now_ns() + BLOCK_MS * 1000000ull + f->timeout_ns,
                                   &f->pos, BLOCK_MS, ev, EVENTS_BATCH, &n, &gap, &e)) {
@@ -720,7 +721,7 @@ static void follow(void *arg) {
             continue;
         }
         atomic_store(&f->last_ok_ns, pf_clock_now_ns());
-        pf_redis_answered(f->redis);
+        pf_redis_answered(f->redis, mark);
         if (gap)
             sync_all(m);
         else

@@ -28,10 +28,21 @@ struct pf_redis {
     uv_cond_t cv;
     idle_conn *idle;
     int lent; /* connections out with callers */
+    /* The stall mark each lent connection had when it was lent (at most
+     * max_conns). */
+    struct lent_mark {
+        redisContext *c;
+        uint64_t mark;
+    } * marks;
     /* When a call last failed on I/O (a timeout, a reset, a refused
      * connect) with no answer from Redis since; 0: none. */
     uint64_t stalled_ns;
     char stalled_why[128];
+    /* Stalls begun so far: an answer ends a stall only if its call was
+     * made after the stall began (the mark taken before the call is the
+     * current one). An answer Redis gave before it stalled, read late by
+     * a thread the scheduler held back, says nothing of Redis now. */
+    uint64_t stalls;
 };
 
 pf_status pf_redis_url_parse(const char *url, pf_redis_url *out, char *err, size_t errlen) {
@@ -110,6 +121,8 @@ pf_redis *pf_redis_create(const pf_redis_url *u, int max_conns) {
     r->url = *u;
     pf_redis_url_print(u, r->printable, sizeof(r->printable));
     r->max_conns = max_conns < 1 ? 1 : max_conns;
+    r->marks = calloc((size_t)r->max_conns, sizeof(r->marks[0]));
+    if (!r->marks) goto out_free;
     if (uv_mutex_init(&r->mu)) goto out_free;
     if (uv_cond_init(&r->cv)) goto out_free_mu;
     return r;
@@ -117,6 +130,7 @@ pf_redis *pf_redis_create(const pf_redis_url *u, int max_conns) {
 out_free_mu:
     uv_mutex_destroy(&r->mu);
 out_free:
+    free(r->marks);
     free(r);
     return NULL;
 }
@@ -131,6 +145,7 @@ void pf_redis_destroy(pf_redis *r) {
     }
     uv_cond_destroy(&r->cv);
     uv_mutex_destroy(&r->mu);
+    free(r->marks);
     free(r);
 }
 
@@ -300,18 +315,53 @@ static bool stalled(pf_redis *r, pf_proto_error *e) {
 static void note_stall(pf_redis *r, const char *why) {
     if (r->stalled_ns) return;
     r->stalled_ns = pf_clock_now_ns();
+    r->stalls++;
     snprintf(r->stalled_why, sizeof(r->stalled_why), "%.120s", why);
     uv_cond_broadcast(&r->cv); /* callers waiting for a connection fail now */
 }
 
-void pf_redis_answered(pf_redis *r) {
+uint64_t pf_redis_mark(pf_redis *r) {
+    uint64_t m;
     uv_mutex_lock(&r->mu);
-    r->stalled_ns = 0;
+    m = r->stalls;
+    uv_mutex_unlock(&r->mu);
+    return m;
+}
+
+/* Under r->mu: a call made at mark was answered. */
+static void answered(pf_redis *r, uint64_t mark) {
+    if (mark == r->stalls) r->stalled_ns = 0;
+}
+
+void pf_redis_answered(pf_redis *r, uint64_t mark) {
+    uv_mutex_lock(&r->mu);
+    answered(r, mark);
     uv_mutex_unlock(&r->mu);
 }
 
+/* Under r->mu: c is lent with the mark taken when it was asked for. */
+static void mark_lent(pf_redis *r, redisContext *c, uint64_t mark) {
+    for (int i = 0; i < r->max_conns; i++)
+        if (!r->marks[i].c) {
+            r->marks[i].c = c;
+            r->marks[i].mark = mark;
+            return;
+        }
+}
+
+/* Under r->mu: c comes back; the mark it was lent with (one that ends no
+ * stall if c was not lent by the pool). */
+static uint64_t unmark_lent(pf_redis *r, redisContext *c) {
+    for (int i = 0; i < r->max_conns; i++)
+        if (r->marks[i].c == c) {
+            r->marks[i].c = NULL;
+            return r->marks[i].mark;
+        }
+    return r->stalls + 1;
+}
+
 redisContext *pf_redis_get(pf_redis *r, uint64_t deadline_ns, pf_proto_error *e) {
-    uint64_t deadline = deadline_ns;
+    uint64_t deadline = deadline_ns, mark;
     redisContext *c = NULL;
     uv_mutex_lock(&r->mu);
     for (;;) {
@@ -338,6 +388,7 @@ redisContext *pf_redis_get(pf_redis *r, uint64_t deadline_ns, pf_proto_error *e)
         free(i);
     }
     r->lent++;
+    mark = r->stalls;
     uv_mutex_unlock(&r->mu);
     if (c && !still_open(c)) {
         /* Redis closed it while it was idle (it restarted, or timed the
@@ -361,15 +412,23 @@ redisContext *pf_redis_get(pf_redis *r, uint64_t deadline_ns, pf_proto_error *e)
             r->lent--;
             uv_cond_signal(&r->cv);
             uv_mutex_unlock(&r->mu);
+            return NULL;
         }
     }
+    uv_mutex_lock(&r->mu);
+    mark_lent(r, c, mark);
+    uv_mutex_unlock(&r->mu);
     return c;
 }
 
 void pf_redis_put(pf_redis *r, redisContext *c) {
     idle_conn *i = NULL;
     char broken_why[128] = "";
+    uint64_t mark;
     if (!c) return;
+    uv_mutex_lock(&r->mu);
+    mark = unmark_lent(r, c);
+    uv_mutex_unlock(&r->mu);
     if (c->err) snprintf(broken_why, sizeof(broken_why), "%s", c->errstr);
     if (!c->err) i = malloc(sizeof(*i));
     if (!i) {
@@ -381,7 +440,7 @@ void pf_redis_put(pf_redis *r, redisContext *c) {
         i->c = c;
         i->next = r->idle;
         r->idle = i;
-        r->stalled_ns = 0; /* it answered */
+        answered(r, mark); /* it answered (a stall begun after it was lent: maybe before) */
     } else if (broken_why[0]) {
         note_stall(r, broken_why);
     }

@@ -21,7 +21,10 @@
  * pf_redis_answered (the follower's, which keeps talking to Redis on a
  * connection of its own). So while Redis stalls, changes queued behind
  * the ones waiting on it are answered at once instead of each waiting out
- * the timeout in turn.
+ * the timeout in turn. Only a call made after the stall began ends it:
+ * a connection lent before, or a follower's answer read late (its thread
+ * held back by the scheduler), may carry an answer Redis gave before it
+ * stalled. pf_redis_mark, taken before a call, says which.
  *
  * Errors come back as a pf_proto_error ready to answer with:
  *   store_unavailable (503, Retry-After): Redis cannot be reached, did not
@@ -95,8 +98,11 @@ redisContext *pf_redis_get(pf_redis *r, uint64_t deadline_ns, pf_proto_error *e)
 /* Returns c to the pool; a connection in error (c->err) is closed and
  * starts a stall, one without ends it. */
 void pf_redis_put(pf_redis *r, redisContext *c);
-/* Redis answered a call made outside the pool: a stall ends. */
-void pf_redis_answered(pf_redis *r);
+/* The stall mark to take before a call made outside the pool; then
+ * pf_redis_answered with it when Redis answered that call: a stall begun
+ * before the mark was taken ends (one begun after it does not). */
+uint64_t pf_redis_mark(pf_redis *r);
+void pf_redis_answered(pf_redis *r, uint64_t mark);
 
 /* A new connection of the pool's URL that belongs to the caller alone
  * (the follower's), connected before deadline_ns (no hook); free with
