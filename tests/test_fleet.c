@@ -485,6 +485,48 @@ START_TEST(fleet_store_epoch_guard) {
 }
 END_TEST
 
+/* A stall (store_unavailable at once, nothing sent) ends only on an
+ * answer to a call made after it began. A connection lent before it and
+ * given back whole, and a follower's answer marked before it, may carry
+ * answers Redis gave before it stalled (read late by a thread the
+ * scheduler held back): they leave it be; an answer marked after it ends
+ * it. */
+START_TEST(fleet_store_stall_ends_on_a_later_answer) {
+    fl_proc redis;
+    pf_redis_url u;
+    pf_redis *r;
+    redisContext *early, *c;
+    pf_proto_error e;
+    char err[128], url[64];
+    uint64_t before;
+    NEED("redis-server");
+    redis = fl_redis_start();
+    snprintf(url, sizeof(url), "redis://127.0.0.1:%u", (unsigned)redis.port);
+    ck_assert_int_eq(pf_redis_url_parse(url, &u, err, sizeof(err)), PF_OK);
+    r = pf_redis_create(&u, 4);
+    ck_assert_ptr_nonnull(r);
+    early = pf_redis_get(r, DL, &e);
+    ck_assert_ptr_nonnull(early);
+    before = pf_redis_mark(r);
+    fl_kill9(&redis);
+    ck_assert_ptr_null(pf_redis_get(r, DL, &e)); /* refused: the stall begins */
+    ck_assert_int_eq(pf_redis_mark(r), before + 1);
+    fl_redis_restart(&redis);
+    pf_redis_put(r, early); /* whole, lent before the stall */
+    pf_redis_answered(r, before);
+    memset(&e, 0, sizeof(e));
+    ck_assert_ptr_null(pf_redis_get(r, DL, &e));
+    ck_assert_msg(strstr(e.message, "has not answered since") != NULL, "%s", e.message);
+    pf_redis_answered(r, pf_redis_mark(r)); /* a call made now was answered */
+    c = pf_redis_get(r, DL, &e);
+    ck_assert_msg(c != NULL, "%s", e.message);
+    pf_redis_put(r, c);
+    ck_assert_int_eq(pf_redis_mark(r), before + 1); /* no stall since */
+    pf_redis_destroy(r);
+    fl_stop(&redis, SIGTERM);
+}
+END_TEST
+
 /* The URL forms --store takes, and the ones it refuses. */
 START_TEST(fleet_store_url) {
     pf_redis_url u;
@@ -1968,7 +2010,9 @@ static void wait_replicas(uint16_t port, int n) {
  * so changes are taken. --store-wait-replicas 1: a change the replica did
  * not confirm in time (it is stopped) is 503 store_outcome_unknown, though
  * the primary made it; once it runs again, changes are 201. Without the
- * replica the store keeps nothing: changes are refused. */
+ * replica the store keeps nothing: changes are refused. The wait is 5 s,
+ * not the default 1 s: a running replica on a loaded 2-core machine must
+ * not look stopped (the stopped one costs the test those 5 s once). */
 START_TEST(fleet_store_replica_wait) {
     fl_redis_opts vol = {FL_VOLATILE, 0, false, NULL}, rep = {FL_VOLATILE, 0, false, NULL};
     fl_proc primary, replica;
@@ -1982,8 +2026,8 @@ START_TEST(fleet_store_replica_wait) {
     replica = fl_redis_start_with(&rep);
     wait_replicas(primary.port, 1);
     a = fl_pathd_start(fl_free_port(), primary.port, "a",
-                       ARGS("--store-wait-replicas", "1", "--store-wait-ms", "1000",
-                            "--store-timeout-ms", "3000"));
+                       ARGS("--store-wait-replicas", "1", "--store-wait-ms", "5000",
+                            "--store-timeout-ms", "8000"));
     t = trust_of(a.port, "/readyz");
     ck_assert(it_truth(t, "durable"));
     ck_assert_str_eq(it_str(t, "durability"), "1 replica online");
@@ -2022,6 +2066,7 @@ TU_SUITE(fleet) {
     TCase *tc = tcase_create("fleet");
     tcase_set_timeout(tc, 90);
     tcase_add_test(tc, fleet_store_url);
+    tcase_add_test(tc, fleet_store_stall_ends_on_a_later_answer);
     tcase_add_test(tc, fleet_store_versions_assigned_once);
     tcase_add_test(tc, fleet_store_epoch_guard);
     tcase_add_test(tc, fleet_store_refuses_volatile);
