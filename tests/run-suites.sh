@@ -7,7 +7,8 @@
 # Suites start in the order given (make test lists the longest first, so
 # the short ones fill in at the end). Each suite's output is kept apart and
 # printed whole when it ends, with its time; then one summary line for all
-# (Checks, Failures, Errors, Skipped, and every skipped test with why). Every
+# (Checks, Failures, Errors, Skipped, and every skipped test with why), and
+# each failed suite's failure lines once more at the very end. Every
 # server a suite starts listens on its own port (--port 0, or
 # tu_free_port below the ephemeral range), so suites do not meet. With
 # PATHD_SPEC_LOG set, each suite logs its answers to PATHD_SPEC_LOG.<suite>,
@@ -80,6 +81,14 @@ fi
 echo "== all suites: $# suites, Checks: $checks, Failures: $failures, Errors: $errors, Skipped: $skipped =="
 for s in "$@"; do grep -h '^  skipped ' "$logs/$s.out"; done
 if [ "${#failed[@]}" -gt 0 ]; then
+    # Each failed suite's failures again, last: a CI log is often read from
+    # its end, and the suite's whole output may stand far above.
+    for s in "${failed[@]}"; do
+        echo "== $s: its failures (the whole output is above) =="
+        grep -E ':[FE]:|Test timeout expired|ThreadSanitizer|AddressSanitizer|runtime error' \
+            "$logs/$s.out" | head -n 20
+        grep -q -E ':[FE]:' "$logs/$s.out" || tail -n 20 "$logs/$s.out"
+    done
     echo "== failed suites: ${failed[*]} =="
     exit 1
 fi
