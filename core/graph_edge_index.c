@@ -27,28 +27,6 @@ static double mid_coord(const pf__graph_topo *t, uint32_t e, int ax) {
            t->pos[3 * (size_t)t->eto[e] + (size_t)ax];
 }
 
-/* Hoare's FIND on the edges' midpoints (as graph_nearest.c's select_k). */
-static void select_k(const pf__graph_topo *t, uint32_t *a, ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t k,
-                     int ax) {
-    while (lo < hi) {
-        double x = mid_coord(t, a[k], ax);
-        ptrdiff_t i = lo, j = hi;
-        do {
-            while (mid_coord(t, a[i], ax) < x) i++;
-            while (x < mid_coord(t, a[j], ax)) j--;
-            if (i <= j) {
-                uint32_t tmp = a[i];
-                a[i] = a[j];
-                a[j] = tmp;
-                i++;
-                j--;
-            }
-        } while (i <= j);
-        if (j < k) lo = i;
-        if (k < i) hi = j;
-    }
-}
-
 static float down(double x) {
     float f = (float)x;
     return (double)f > x ? nextafterf(f, -INFINITY) : f;
@@ -136,7 +114,8 @@ pf_status pf__graph_eindex_build(pf__graph_topo *t) {
         if (depth == x->depth) continue;
         mid = lo + (hi - lo) / 2;
         if (hi - lo > 1)
-            select_k(t, x->order, (ptrdiff_t)lo, (ptrdiff_t)hi - 1, (ptrdiff_t)mid, ax);
+            pf__graph_select_k(t, x->order, (ptrdiff_t)lo, (ptrdiff_t)hi - 1, (ptrdiff_t)mid, ax,
+                               mid_coord);
         stack[sp].node = 2 * node;
         stack[sp].lo = lo;
         stack[sp].hi = mid;

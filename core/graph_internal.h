@@ -5,6 +5,7 @@
 #define PF_GRAPH_INTERNAL_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 
 #include "graph.h"
 
@@ -62,6 +63,14 @@ static inline bool pf__bit(const uint64_t *bits, uint32_t i) {
 /* Chooses k landmarks of t over the costs `cost` (every edge and node
  * enabled) and fills t->lm_*; k 0 or no node: none. PF_ENOMEM. */
 pf_status pf__graph_landmarks_build(pf__graph_topo *t, const double *cost, uint32_t k);
+
+/* graph_select.c: puts the k-th smallest of a[lo..hi] (inclusive) by
+ * coord(t, a[i], ax) at a[k], smaller-or-equal before it and
+ * greater-or-equal after it. The two spatial indexes split on it: the
+ * kd-tree by node position, the edge index by edge midpoint. */
+typedef double (*pf__graph_coord_fn)(const pf__graph_topo *t, uint32_t id, int ax);
+void pf__graph_select_k(const pf__graph_topo *t, uint32_t *a, ptrdiff_t lo, ptrdiff_t hi,
+                        ptrdiff_t k, int ax, pf__graph_coord_fn coord);
 
 /* Builds t's kd-tree (t->kd, t->kdaxis allocated). PF_ENOMEM. */
 pf_status pf__graph_kd_build(pf__graph_topo *t);

@@ -12,30 +12,6 @@ static double coord(const pf__graph_topo *t, uint32_t v, int ax) {
     return t->pos[3 * (size_t)v + (size_t)ax];
 }
 
-/* Puts the k-th smallest of a[lo..hi] (inclusive) on axis ax at a[k],
- * smaller-or-equal before it and greater-or-equal after it (Hoare's FIND,
- * as Wirth writes it). */
-static void select_k(const pf__graph_topo *t, uint32_t *a, ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t k,
-                     int ax) {
-    while (lo < hi) {
-        double x = coord(t, a[k], ax);
-        ptrdiff_t i = lo, j = hi;
-        do {
-            while (coord(t, a[i], ax) < x) i++;
-            while (x < coord(t, a[j], ax)) j--;
-            if (i <= j) {
-                uint32_t tmp = a[i];
-                a[i] = a[j];
-                a[j] = tmp;
-                i++;
-                j--;
-            }
-        } while (i <= j);
-        if (j < k) lo = i;
-        if (k < i) hi = j;
-    }
-}
-
 static int widest_axis(const pf__graph_topo *t, const uint32_t *a, size_t lo, size_t hi) {
     double mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
     int best = 0;
@@ -69,7 +45,7 @@ pf_status pf__graph_kd_build(pf__graph_topo *t) {
         if (hi <= lo) continue;
         mid = lo + (hi - lo) / 2;
         ax = widest_axis(t, t->kd, lo, hi);
-        select_k(t, t->kd, (ptrdiff_t)lo, (ptrdiff_t)hi - 1, (ptrdiff_t)mid, ax);
+        pf__graph_select_k(t, t->kd, (ptrdiff_t)lo, (ptrdiff_t)hi - 1, (ptrdiff_t)mid, ax, coord);
         t->kdaxis[mid] = (uint8_t)ax;
         stack[sp].lo = lo;
         stack[sp++].hi = mid;
