@@ -5,45 +5,13 @@
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, execFile } = require('node:child_process');
+const { execFile } = require('node:child_process');
 const path = require('node:path');
 const {
     Client, ApiError, TimeoutError, TransportError, StreamClosedError, isBatchError,
 } = require('../dist/index.js');
 
-const BIN = process.env.PATHD_BIN || path.resolve(__dirname, '../../../build/pathd');
-
-function startServer(args = []) {
-    return new Promise((resolve, reject) => {
-        const proc = spawn(BIN, ['--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        const timer = setTimeout(() => reject(new Error(`pathd did not start: ${out}`)), 20000);
-        proc.on('error', reject);
-        proc.stdout.on('data', async (d) => {
-            out += d;
-            const m = /listening on [^:]+:(\d+)/.exec(out);
-            if (!m || proc.url) return;
-            proc.url = `http://127.0.0.1:${m[1]}`;
-            const probe = new Client({ baseUrl: proc.url, maxRetries: 0, timeoutMs: 2000 });
-            for (;;) {
-                try {
-                    const a = await probe.request('GET', '/readyz');
-                    if (a.status === 200) break;
-                } catch {
-                    /* not yet */
-                }
-                await new Promise((r) => setTimeout(r, 20));
-            }
-            clearTimeout(timer);
-            proc.stop = () => new Promise((res) => {
-                if (proc.exitCode !== null) return res(proc.exitCode);
-                proc.once('exit', (code) => res(code));
-                proc.kill('SIGTERM');
-            });
-            resolve(proc);
-        });
-    });
-}
+const { startServer } = require('../testlib/server.js');
 
 const ROOM = 'type octile\nheight 7\nwidth 10\nmap\n' +
     '....@.....\n'.repeat(5) + '..........\n'.repeat(2);

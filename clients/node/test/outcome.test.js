@@ -17,7 +17,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { Client, ApiError } = require('../dist/index.js');
 
-const BIN = process.env.PATHD_BIN || path.resolve(__dirname, '../../../build/pathd');
+const { startServer } = require('../testlib/server.js');
 const HAVE_REDIS = spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status === 0;
 const ROOM = 'type octile\nheight 7\nwidth 10\nmap\n' + '....@.....\n'.repeat(5) + '..........\n'.repeat(2);
 
@@ -82,30 +82,6 @@ function stopRedis(proc) {
     fs.rmSync(proc.dir, { recursive: true, force: true });
 }
 
-function startPathd(args) {
-    return new Promise((resolve, reject) => {
-        const proc = spawn(BIN, ['--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        const timer = setTimeout(() => reject(new Error(`pathd did not start: ${out}`)), 20000);
-        proc.on('error', reject);
-        proc.stdout.on('data', async (d) => {
-            out += d;
-            const m = /listening on [^:]+:(\d+)/.exec(out);
-            if (!m || proc.url) return;
-            proc.url = `http://127.0.0.1:${m[1]}`;
-            const probe = new Client({ baseUrl: proc.url, maxRetries: 0, timeoutMs: 2000 });
-            await until('pathd ready', async () => {
-                try {
-                    return (await probe.request('GET', '/readyz')).status === 200;
-                } catch {
-                    return false;
-                }
-            });
-            clearTimeout(timer);
-            resolve(proc);
-        });
-    });
-}
 
 let primary, replica, srv;
 
@@ -114,7 +90,7 @@ before(async () => {
     primary = await startRedis();
     replica = await startRedis(primary.port);
     await until('replica online', async () => /state=online/.test(await redisAsk(primary.port, 'INFO replication')));
-    srv = await startPathd(['--store', `redis://127.0.0.1:${primary.port}`, '--store-wait-replicas', '1',
+    srv = await startServer(['--store', `redis://127.0.0.1:${primary.port}`, '--store-wait-replicas', '1',
         '--store-wait-ms', '200', '--retry-after', '1']);
 });
 
