@@ -26,14 +26,14 @@ int cmp_str(const void *a, const void *b) {
 
 const pf_nav_obstacle *find_obstacle(const pf_nav_obstacle *obs, uint32_t n, const char *id) {
     if (n == 0) return NULL;
-    pf_nav_obstacle key;
+    pf_nav_obstacle key = {};
     snprintf(key.id, sizeof key.id, "%s", id);
     return (const pf_nav_obstacle *)bsearch(&key, obs, n, sizeof *obs, cmp_obstacle);
 }
 
 const pf_nav_link *find_link(const pf_nav_link *links, uint32_t n, const char *id) {
     if (n == 0) return NULL;
-    pf_nav_link key;
+    pf_nav_link key = {};
     snprintf(key.id, sizeof key.id, "%s", id);
     return (const pf_nav_link *)bsearch(&key, links, n, sizeof *links, cmp_link);
 }

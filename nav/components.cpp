@@ -191,7 +191,7 @@ bool closest_in_component(pf_nav_query *q, const pf_navmesh *v, uint32_t c, cons
         const float *b = &v->comp_box[6 * (size_t)i];
         double lb = 0;
         for (int k = 0; k < 3; k++) {
-            const double d = p[k] < b[k] ? b[k] - p[k] : p[k] > b[3 + k] ? p[k] - b[3 + k] : 0;
+            const double d = (p[k] < b[k]) ? b[k] - p[k] : (p[k] > b[3 + k]) ? p[k] - b[3 + k] : 0;
             lb += d * d;
         }
         if (lb >= best) continue;

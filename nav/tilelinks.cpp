@@ -22,6 +22,8 @@ unsigned char *widen_links(unsigned char *data, int *size, float cs) {
     const int vertsSize = dtAlign4(sizeof(float) * 3 * h->vertCount);
     const int polysSize = dtAlign4(sizeof(dtPoly) * h->polyCount);
     const int linksSize = dtAlign4(sizeof(dtLink) * h->maxLinkCount);
+    // Detour's tile layout: the vertices follow the header.
+    // cppcheck-suppress invalidPointerCast
     const float *verts = (const float *)(data + headerSize);
     const dtPoly *polys = (const dtPoly *)(data + headerSize + vertsSize);
     int extra = 0;
