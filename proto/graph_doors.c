@@ -236,7 +236,7 @@ bool pf_graph_door_open(const pf_graph_doc *d, const pf_graph *g, uint32_t k) {
     return true;
 }
 
-void pf_graph_doors_write(pf_jsonw *w, const pf_graph_doc *d) {
+void pf_graph_doors_write(pf_jsonw *w, const pf_graph_doc *d, const pf_graph *g) {
     if (!d->ndoors) return;
     pf_jsonw_key(w, "doors");
     pf_jsonw_arr_begin(w);
@@ -253,7 +253,25 @@ void pf_graph_doors_write(pf_jsonw *w, const pf_graph_doc *d) {
         for (uint32_t j = d->door_noff[k]; j < d->door_noff[k + 1]; j++)
             pf_graph_doc_write_id(w, d, d->door_nodes[j]);
         pf_jsonw_arr_end(w);
+        if (!pf_graph_door_open(d, g, k)) pf_jsonw_kbool(w, "open", false);
         pf_jsonw_obj_end(w);
     }
     pf_jsonw_arr_end(w);
+}
+
+uint64_t pf_graph_doors_size_bound(const pf_graph_doc *d) {
+    /* ,"doors":[] */
+    uint64_t total = 16;
+    for (uint32_t k = 0; k < d->ndoors; k++) {
+        /* {"name":..,"edges":[],"nodes":[],"open":false}, a string byte at
+         * most 6 (\u00XX), an edge index at most 10 digits, a node id at
+         * most its string's or an integer's 21 */
+        total += 64 + 6 * (uint64_t)strlen(d->door_names + d->door_name_off[k]) +
+                 11 * (uint64_t)(d->door_eoff[k + 1] - d->door_eoff[k]);
+        for (uint32_t j = d->door_noff[k]; j < d->door_noff[k + 1]; j++) {
+            uint64_t s = 6 * (uint64_t)strlen(d->ids + d->id_off[d->door_nodes[j]]) + 2;
+            total += (s > 21 ? s : 21) + 1;
+        }
+    }
+    return total;
 }

@@ -34,7 +34,7 @@ uint64_t pf_graph_export_size_bound(const pf_graph_doc *d, const pf_graph *g, co
                  (d->etag_off[i + 1] - d->etag_off[i]);
         if (d->eids) total += str_bound(strlen(d->eids + d->eid_off[i]));
     }
-    return total;
+    return total + pf_graph_doors_size_bound(d);
 }
 
 void pf_graph_export_write(pf_jsonw *w, const pf_graph_doc *d, const pf_graph *g,

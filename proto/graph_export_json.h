@@ -5,13 +5,16 @@
  *   {"map":"rooms","version":3,"kind":"graph","dimensions":2,
  *    "nodes":[{"id":"hall","position":[0,0],"tags":["door"],"enabled":false}, ...],
  *    "edges":[{"from":"hall","to":"door","cost":10,"oneway":true,"id":"e1",
- *              "tags":["stairs"],"enabled":false}, ...]}
+ *              "tags":["stairs"],"enabled":false}, ...],
+ *    "doors":[{"name":"gate","edges":[0],"nodes":["door"],"open":false}, ...]}
  *
  * Node i and edge i are at index i of their arrays: the indices PATCH's
  * {"edges":[{"index":i}]} and path answers' "edges" use. The members of
  * each are graph_json.h's pf_graph_doc_write (an upload that builds this
  * version again): "oneway" and "enabled" only when true and false, "tags"
- * and edge "id" only when uploaded, costs as this version has them.
+ * and edge "id" only when uploaded, costs as this version has them;
+ * "doors" only when uploaded, members by edge index and node id, "open"
+ * only when false.
  *
  * pf_graph_export_size_bound is an upper bound of the answer's length
  * from the document and graph alone (every string byte counted as its

@@ -572,7 +572,7 @@ void pf_graph_doc_write(pf_jsonw *w, const pf_graph_doc *d, const pf_graph *g) {
         pf_jsonw_obj_end(w);
     }
     pf_jsonw_arr_end(w);
-    pf_graph_doors_write(w, d);
+    pf_graph_doors_write(w, d, g);
 }
 
 /* Path queries */

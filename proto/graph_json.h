@@ -127,8 +127,12 @@ pf_status pf_graph_doors_from_json(const cJSON *doors, const pf_graph_limits *li
 uint32_t pf_graph_doc_door(const pf_graph_doc *d, const char *name);
 /* Door k is open in g: every member enabled. */
 bool pf_graph_door_open(const pf_graph_doc *d, const pf_graph *g, uint32_t k);
-/* Writes "doors" (members: edges by index, nodes by id) when d has any. */
-void pf_graph_doors_write(pf_jsonw *w, const pf_graph_doc *d);
+/* Writes "doors" (members: edges by index, nodes by id; "open":false for
+ * a door g has closed, as an upload says it) when d has any. */
+void pf_graph_doors_write(pf_jsonw *w, const pf_graph_doc *d, const pf_graph *g);
+/* Bytes pf_graph_doors_write can take at most (a leading comma included),
+ * every string byte at its longest escape. */
+uint64_t pf_graph_doors_size_bound(const pf_graph_doc *d);
 
 /* Node (edge) index of an id's text, or PF_GRAPH_NONE. */
 uint32_t pf_graph_doc_node(const pf_graph_doc *d, const char *id);

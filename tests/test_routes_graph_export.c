@@ -3,7 +3,9 @@
  * (string and integer ids, tags, one-way edges, edges and a node uploaded
  * disabled) is checked member by member against the test's own model of
  * what was uploaded, and again after a PATCH changes costs and states;
- * the ETag is the info's; the refusals; and --max-graph-bytes: the bound
+ * the ETag is the info's; door groups with their members and states, and
+ * the export uploaded again building the same graph; the refusals; and
+ * --max-graph-bytes: the bound
  * the 413 names is at least the answer's length, a server limited to it
  * answers, one byte less refuses, on ids written at their longest escape. */
 #include <check.h>
@@ -198,6 +200,67 @@ START_TEST(routes_graph_export_equals_the_graph) {
 }
 END_TEST
 
+/* The door with this name in an export's "doors" (NULL: none). */
+static const cJSON *door_named(const cJSON *j, const char *name) {
+    const cJSON *d;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItem(j, "doors")) {
+        if (strcmp(it_str(d, "name"), name) == 0) return d;
+    }
+    return NULL;
+}
+
+/* Door groups: listed with their members (edges by index, nodes by id)
+ * and "open":false while closed, after PATCHes that toggle them too; the
+ * export uploaded again as it is builds the same graph, doors included. */
+START_TEST(routes_graph_export_doors) {
+    hc_server s = it_start(ARGS("--workers", "1"));
+    char etag[64];
+    cJSON *j, *k;
+    const cJSON *front, *back;
+    char *again;
+    it_put_map(&s, "g", "application/json",
+               "{\"kind\":\"graph\",\"nodes\":[{\"id\":\"a\",\"position\":[0,0]},"
+               "{\"id\":\"b\",\"position\":[1,0]},{\"id\":7,\"position\":[2,0]}],"
+               "\"edges\":[{\"from\":\"a\",\"to\":\"b\",\"id\":\"ab\"},{\"from\":\"b\",\"to\":7}],"
+               "\"doors\":[{\"name\":\"front\",\"edges\":[\"ab\"],\"nodes\":[\"b\"]},"
+               "{\"name\":\"back\",\"edges\":[1],\"nodes\":[7],\"open\":false}]}",
+               201);
+    j = get_export(&s, "g", etag, sizeof(etag));
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "doors")), 2);
+    ck_assert_ptr_nonnull(front = door_named(j, "front"));
+    ck_assert_ptr_nonnull(back = door_named(j, "back"));
+    ck_assert_ptr_null(cJSON_GetObjectItem(front, "open"));
+    ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(back, "open")));
+    ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(front, "edges"), 0)->valueint, 0);
+    ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(front, "nodes"), 0)->valuestring, "b");
+    ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(back, "edges"), 0)->valueint, 1);
+    ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(back, "nodes"), 0)->valueint, 7);
+    cJSON_Delete(j);
+    cJSON_Delete(it_call(&s, "PATCH", "/v1/maps/g", "application/json",
+                         "{\"doors\":[{\"name\":\"front\",\"open\":false},"
+                         "{\"name\":\"back\",\"open\":true}]}",
+                         200));
+    j = get_export(&s, "g", etag, sizeof(etag));
+    ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(door_named(j, "front"), "open")));
+    ck_assert_ptr_null(cJSON_GetObjectItem(door_named(j, "back"), "open"));
+    /* The export, uploaded again, is the same graph. */
+    cJSON_DeleteItemFromObject(j, "map");
+    cJSON_DeleteItemFromObject(j, "version");
+    cJSON_DeleteItemFromObject(j, "dimensions");
+    again = cJSON_PrintUnformatted(j);
+    it_put_map(&s, "g2", "application/json", again, 201);
+    k = get_export(&s, "g2", etag, sizeof(etag));
+    cJSON_DeleteItemFromObject(k, "map");
+    cJSON_DeleteItemFromObject(k, "version");
+    cJSON_DeleteItemFromObject(k, "dimensions");
+    ck_assert_msg(cJSON_Compare(j, k, true), "%s", again);
+    cJSON_free(again);
+    cJSON_Delete(j);
+    cJSON_Delete(k);
+    it_stop(&s);
+}
+END_TEST
+
 START_TEST(routes_graph_export_refusals) {
     hc_server s = it_start(ARGS("--workers", "1"));
     it_put_map(&s, "room", "application/json", it_room_json, 201);
@@ -249,6 +312,23 @@ START_TEST(routes_graph_export_limit) {
                  i ? "," : "", id, i, id, i + 1);
         append(&b, &len, &cap, t);
     }
+    /* Doors whose names and member nodes are at their longest escape too
+     * (1,200 node members in all). */
+    append(&b, &len, &cap, "],\"doors\":[");
+    for (int i = 0; i < 40; i++) {
+        char id[256] = "";
+        for (int k = 0; k < 10; k++) strcat(id, "\\u0001");
+        snprintf(t, sizeof(t), "%s{\"name\":\"%s%03d\",\"edges\":[%d,%d],\"nodes\":[", i ? "," : "",
+                 id, i, i, i + 1);
+        append(&b, &len, &cap, t);
+        for (int k = 0; k < 27; k++) strcat(id, "\\u0001"); /* a node's: 37 of them */
+        for (int k = 0; k < 30; k++) { /* more door bytes than the numbers' slack */
+            snprintf(t, sizeof(t), "%s\"%s%03d\"", k ? "," : "", id, (i * 7 + k) % 300);
+            append(&b, &len, &cap, t);
+        }
+        snprintf(t, sizeof(t), "]%s}", i % 2 ? ",\"open\":false" : "");
+        append(&b, &len, &cap, t);
+    }
     append(&b, &len, &cap, "]}");
     /* The answer at the default limit. */
     s = it_start(ARGS("--workers", "1"));
@@ -292,6 +372,7 @@ TU_SUITE(routes_graph_export) {
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, routes_graph_export_equals_the_graph);
+    tcase_add_test(tc, routes_graph_export_doors);
     tcase_add_test(tc, routes_graph_export_refusals);
     tcase_add_test(tc, routes_graph_export_limit);
     suite_add_tcase(s, tc);
