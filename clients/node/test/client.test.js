@@ -17,6 +17,15 @@ const ROOM = 'type octile\nheight 7\nwidth 10\nmap\n' +
     '....@.....\n'.repeat(5) + '..........\n'.repeat(2);
 const DOORS = { rows: ['..#..', '..#..', '.....'], doors: { gate: { cells: [[2, 2]], open: true } } };
 
+// The 503 answers pathd has counted (pathd_requests_total, every route).
+async function refused(client) {
+    const a = await client.request('GET', '/metrics');
+    let n = 0;
+    for (const line of a.text.split('\n'))
+        if (line.startsWith('pathd_requests_total{') && line.includes('status="503"')) n += Number(line.slice(line.lastIndexOf(' ') + 1));
+    return n;
+}
+
 function adjacent(a, b) {
     return Math.abs(a[0] - b[0]) <= 1 && Math.abs(a[1] - b[1]) <= 1 && !(a[0] === b[0] && a[1] === b[1]);
 }
@@ -196,9 +205,16 @@ test('503 with Retry-After: typed without retries, retried with them; timeouts; 
             (e) => e instanceof ApiError && e.status === 503 && e.code === 'overloaded' && e.retryAfterS === 1 && e.attempts === 1);
 
         const patient = new Client({ baseUrl: s2.url, maxRetries: 3 });
-        setTimeout(() => none.deleteSession('doors', a.session_id), 300);
+        // Freed once the server has refused the patient client too (its
+        // second 503 in /metrics), not on a timer: a first attempt held back
+        // by a loaded machine would find room at once and never retry.
+        const freed = (async () => {
+            for (let i = 0; i < 12000 && (await refused(none)) < 2; i++) await new Promise((r) => setTimeout(r, 10));
+            await none.deleteSession('doors', a.session_id);
+        })();
         const t0 = Date.now();
         const b = await patient.createSession('doors', { start: [0, 0], goal: [4, 0] });
+        await freed;
         assert.ok(Date.now() - t0 >= 900, 'waited for Retry-After');
         assert.equal(b.found, true);
 
