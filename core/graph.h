@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "build_stop.h"
 #include "status.h"
 
 /* Node and edge indices are uint32_t; PF_GRAPH_NONE is no node. */
@@ -293,11 +294,18 @@ pf_status pf_graph_row_path(pf_graph_ctx *ctx, uint32_t target, pf_graph_path *o
  * Limits: witness searches settle at most witness_settle nodes (0:
  * PF_GRAPH_CH_WITNESS_SETTLE; a search cut short adds a shortcut that may
  * not be needed, never a wrong one); past max_shortcuts shortcuts (0:
- * 2^31) the build stops with PF_ELIMIT and g keeps none. PF_ENOMEM. */
+ * 2^31) the build stops with PF_ELIMIT and g keeps none. PF_ENOMEM.
+ *
+ * stop (NULL: never stops): the build counts its work (build_stop.h: a
+ * unit a node settled or an arc scanned by a witness search, an edge
+ * loaded, an arc moved up) and polls every PF_BUILD_POLL_WORK units; when
+ * it says stop, the build frees what it made and returns PF_ECANCELED, g
+ * keeping none (its searches then run as without one). */
 #define PF_GRAPH_CH_WITNESS_SETTLE 64
 typedef struct pf_graph_ch_limits {
     uint64_t max_shortcuts;
     uint32_t witness_settle;
+    pf_build_stop *stop;
 } pf_graph_ch_limits;
 pf_status pf_graph_ch_attach(pf_graph *g, const pf_graph_ch_limits *lim);
 bool pf_graph_ch_ready(const pf_graph *g);

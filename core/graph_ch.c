@@ -129,6 +129,7 @@ typedef struct builder {
     heap wh;
     /* final arcs before CSR: per node */
     dlist *up_f, *up_b;
+    pf_build_stop *stop; /* NULL: never stops */
 } builder;
 
 static pf_status dl_add(dlist *l, uint32_t v, uint32_t rec, double cost) {
@@ -208,6 +209,8 @@ static pf_status witness(builder *b, uint32_t u, uint32_t skip, double limit) {
         if (e.k > b->dist[e.v]) continue;
         if (e.k > limit || ++settled > b->settle) break;
         l = &b->out[e.v];
+        /* A node settled and its arcs scanned. */
+        if (pf_build_tick(b->stop, 1 + (uint64_t)l->len)) return PF_ECANCELED;
         for (uint32_t i = 0; i < l->len; i++) {
             uint32_t x = l->a[i].v;
             double d = e.k + l->a[i].cost;
@@ -282,6 +285,7 @@ static pf_status load(builder *b) {
     pf_status st;
     for (uint32_t e = 0; e < t->m; e++) {
         uint32_t u = t->efrom[e], w = t->eto[e], rec;
+        if (pf_build_tick_every(b->stop, e)) return PF_ECANCELED;
         if (u == w || !pf__bit(g->eon, e) || !pf__bit(g->non, u) || !pf__bit(g->non, w)) continue;
         if ((st = new_rec(b, e, PF_GRAPH_NONE, PF_GRAPH_NONE, &rec))) return st;
         if ((st = add_arc(b, u, w, g->cost[e], rec))) return st;
@@ -336,6 +340,7 @@ pf_status pf_graph_ch_attach(pf_graph *g, const pf_graph_ch_limits *lim) {
     b.n = n;
     b.settle = lim && lim->witness_settle ? lim->witness_settle : PF_GRAPH_CH_WITNESS_SETTLE;
     b.max_shortcuts = lim && lim->max_shortcuts ? lim->max_shortcuts : UINT32_MAX / 2;
+    b.stop = lim ? lim->stop : NULL;
     b.out = calloc(n, sizeof(dlist));
     b.in = calloc(n, sizeof(dlist));
     b.up_f = calloc(n, sizeof(dlist));
@@ -367,6 +372,11 @@ pf_status pf_graph_ch_attach(pf_graph *g, const pf_graph_ch_limits *lim) {
         }
         if ((st = contract(&b, v, true, &sc))) goto out;
         b.done[v] = 1;
+        /* Its arcs moved up, its neighbours' lists searched. */
+        if (pf_build_tick(b.stop, 1 + (uint64_t)b.out[v].len + b.in[v].len)) {
+            st = PF_ECANCELED;
+            goto out;
+        }
         /* v's arcs go up; its neighbours lose them and are measured anew. */
         for (uint32_t i = 0; i < b.out[v].len; i++) {
             darc a = b.out[v].a[i];

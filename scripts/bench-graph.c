@@ -383,8 +383,154 @@ static void grid_graph(const char *name, int w, int h, const char *cells, size_t
     free(id);
 }
 
+/* The contraction hierarchy's build on graphs of growing size
+ * (BENCH_GRAPH_CH_SCALE=1: this and nothing else; =game or =grid: one
+ * family), for pathd's
+ * --graph-ch-max-nodes and --graph-ch-build-ms: game-style graphs (random
+ * points of a square level, each joined two-way to its 6 nearest, cost =
+ * length x [1, 1.5]) and 8-connected grid graphs (cost = length x [1,
+ * 1.5]); each build's CPU and wall time, its work units (build_stop.h)
+ * and shortcuts, at pathd's shortcut cap (2 x arcs + nodes). */
+static double wall_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static void ch_scale_one(const char *name, uint32_t n, double *pos, uint32_t m, uint32_t *from,
+                         uint32_t *to, double *cost) {
+    uint8_t *both = malloc(m);
+    pf_graph_spec s = {n, 2, pos, m, from, to, cost, both, 0, NULL, NULL};
+    pf_graph *g;
+    pf_graph_info gi;
+    pf_build_stop bs = pf_build_stop_make(NULL, NULL);
+    pf_graph_ch_limits lim = {0, 0, &bs};
+    double c0, w0;
+    pf_status st;
+    memset(both, 1, m);
+    if (pf_graph_build(&s, &g, NULL)) exit(1);
+    pf_graph_get_info(g, &gi);
+    lim.max_shortcuts = 2 * (uint64_t)gi.arcs + gi.nodes;
+    c0 = now_us();
+    w0 = wall_us();
+    st = pf_graph_ch_attach(g, &lim);
+    c0 = now_us() - c0;
+    w0 = wall_us() - w0;
+    printf("ch scale %s: %u nodes %u arcs: %s, cpu %.0f ms, wall %.0f ms, %llu units (%.1f M/s "
+           "cpu), %llu shortcuts\n",
+           name, gi.nodes, gi.arcs, st ? pf_status_str(st) : "ok", c0 / 1e3, w0 / 1e3,
+           (unsigned long long)bs.work, (double)bs.work / c0,
+           (unsigned long long)pf_graph_ch_shortcuts(g));
+    pf_graph_release(g);
+    free(both);
+}
+
+static void ch_scale(const char *which) {
+    static const uint32_t game_n[] = {8192, 16384, 32768, 65536, 131072};
+    static const uint32_t grid_side[] = {64, 91, 128, 181};
+    bool game = strcmp(which, "grid") != 0, grid = strcmp(which, "game") != 0;
+    for (size_t k = 0; game && k < sizeof(game_n) / sizeof(game_n[0]); k++) {
+        const uint32_t n = game_n[k], kk = 6;
+        /* Buckets of about 2 points each: the 6 nearest searched ring by
+         * ring until the ring is past the 6th. */
+        const uint32_t side = (uint32_t)sqrt((double)n / 2) + 1;
+        const double size = 1000, cell = size / side;
+        double *pos = calloc(3 * (size_t)n, sizeof(double)), *cost;
+        uint32_t *head = malloc((size_t)side * side * sizeof(uint32_t)), *nxt = malloc(n * 4);
+        uint32_t *from = malloc((size_t)n * kk * 4), *to = malloc((size_t)n * kk * 4), m = 0;
+        char name[64];
+        cost = malloc((size_t)n * kk * sizeof(double));
+        memset(head, 0xff, (size_t)side * side * sizeof(uint32_t));
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t cx, cy;
+            pos[3 * i] = unit() * size;
+            pos[3 * i + 1] = unit() * size;
+            cx = (uint32_t)(pos[3 * i] / cell);
+            cy = (uint32_t)(pos[3 * i + 1] / cell);
+            if (cx >= side) cx = side - 1;
+            if (cy >= side) cy = side - 1;
+            nxt[i] = head[cy * side + cx];
+            head[cy * side + cx] = i;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t best[6];
+            double bd[6];
+            int cx = (int)(pos[3 * i] / cell), cy = (int)(pos[3 * i + 1] / cell);
+            for (uint32_t j = 0; j < kk; j++) bd[j] = INFINITY, best[j] = i;
+            for (int r = 0; r < (int)side; r++) {
+                double ring = (r - 1) * cell;
+                if (r > 1 && ring * ring > bd[kk - 1]) break;
+                for (int y = cy - r; y <= cy + r; y++)
+                    for (int x = cx - r; x <= cx + r; x++) {
+                        if (x < 0 || y < 0 || x >= (int)side || y >= (int)side) continue;
+                        if (abs(x - cx) != r && abs(y - cy) != r) continue;
+                        for (uint32_t j = head[(uint32_t)y * side + (uint32_t)x]; j != UINT32_MAX;
+                             j = nxt[j]) {
+                            double dx = pos[3 * i] - pos[3 * j],
+                                   dy = pos[3 * i + 1] - pos[3 * j + 1];
+                            double dd = dx * dx + dy * dy;
+                            uint32_t t = kk - 1;
+                            if (j == i || dd >= bd[kk - 1]) continue;
+                            while (t > 0 && bd[t - 1] > dd) {
+                                bd[t] = bd[t - 1];
+                                best[t] = best[t - 1];
+                                t--;
+                            }
+                            bd[t] = dd;
+                            best[t] = j;
+                        }
+                    }
+            }
+            for (uint32_t j = 0; j < kk; j++) {
+                if (best[j] == i) continue;
+                from[m] = i;
+                to[m] = best[j];
+                cost[m++] = sqrt(bd[j]) * (1 + 0.5 * unit());
+            }
+        }
+        snprintf(name, sizeof(name), "game %u", n);
+        ch_scale_one(name, n, pos, m, from, to, cost);
+        free(pos);
+        free(head);
+        free(nxt);
+        free(from);
+        free(to);
+        free(cost);
+    }
+    for (size_t k = 0; grid && k < sizeof(grid_side) / sizeof(grid_side[0]); k++) {
+        const uint32_t w = grid_side[k], n = w * w;
+        double *pos = calloc(3 * (size_t)n, sizeof(double)), *cost = malloc((size_t)n * 4 * 8);
+        uint32_t *from = malloc((size_t)n * 4 * 4), *to = malloc((size_t)n * 4 * 4), m = 0;
+        char name[64];
+        for (uint32_t y = 0; y < w; y++)
+            for (uint32_t x = 0; x < w; x++) {
+                static const int d[4][2] = {{1, 0}, {0, 1}, {1, 1}, {-1, 1}};
+                uint32_t v = y * w + x;
+                pos[3 * v] = x;
+                pos[3 * v + 1] = y;
+                for (int j = 0; j < 4; j++) {
+                    int nx = (int)x + d[j][0], ny = (int)y + d[j][1];
+                    if (nx < 0 || ny < 0 || nx >= (int)w || ny >= (int)w) continue;
+                    from[m] = v;
+                    to[m] = (uint32_t)ny * w + (uint32_t)nx;
+                    cost[m++] = (j < 2 ? 1 : sqrt(2)) * (1 + 0.5 * unit());
+                }
+            }
+        snprintf(name, sizeof(name), "grid %ux%u", w, w);
+        ch_scale_one(name, n, pos, m, from, to, cost);
+        free(pos);
+        free(from);
+        free(to);
+        free(cost);
+    }
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (getenv("BENCH_GRAPH_CH_SCALE")) {
+        ch_scale(getenv("BENCH_GRAPH_CH_SCALE"));
+        return 0;
+    }
     const char *dir = argc > 1 ? argv[1] : getenv("PATHD_BENCH_DIR");
     char *open_grid = malloc(1024 * 1024);
     memset(open_grid, 1, 1024 * 1024);

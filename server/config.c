@@ -291,10 +291,14 @@ static const opt opts[] = {
      "waypoint graphs with more nodes than this get no landmarks (their upload would run two "
      "Dijkstras a landmark over the whole graph)"},
     {"graph-ch-max-nodes", "PATHD_GRAPH_CH_MAX_NODES", "graph_ch_max_nodes", OPT_INT,
-     OFF(graph_ch_max_nodes), 1 << 13, 0, 1 << 30,
+     OFF(graph_ch_max_nodes), 1 << 14, 0, 1 << 30,
      "waypoint graphs of at most this many nodes get a contraction hierarchy (algorithm ch) for "
      "every version, built at the upload and at each PATCH on the worker that makes the version "
-     "(0: none)"},
+     "within --graph-ch-build-ms (0: none)"},
+    {"graph-ch-build-ms", "PATHD_GRAPH_CH_BUILD_MS", "graph_ch_build_ms", OPT_INT,
+     OFF(graph_ch_build_ms), 5000, 1, 3600000,
+     "waypoint graphs: longest build of one version's contraction hierarchy, ms, from its start "
+     "(upload, PATCH, store replay); past it the version has none and auto and ch run alt"},
     {"nav-max-search-extent", "PATHD_NAV_MAX_SEARCH_EXTENT", "nav_max_search_extent", OPT_INT,
      OFF(nav_max_search_extent), 64, 1, 100000,
      "largest half extent of a navmesh query's search_box, world units (422)"},

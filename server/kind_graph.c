@@ -40,6 +40,7 @@ static pf_status graph_env_create(const pf_kind_deps *d, void **state, char *err
     ge->landmarks = (uint32_t)d->cfg->graph_landmarks;
     ge->landmark_max_nodes = (uint32_t)d->cfg->graph_landmark_max_nodes;
     ge->ch_max_nodes = (uint32_t)d->cfg->graph_ch_max_nodes;
+    ge->ch_build_ms = (uint32_t)d->cfg->graph_ch_build_ms;
     pthread_mutex_init(&ge->lock, NULL);
     *state = ge;
     return PF_OK;
@@ -98,10 +99,10 @@ static size_t graph_world_memory(const void *world) {
 }
 
 /* A version around g and doc (both taken, also on failure), charged to
- * env's budget. */
+ * env's budget; ch_absent: why g has no hierarchy (pf__graph_ch_prepare). */
 static pf_status wrap(const pf_kind_env *env, const char *id, const pf_graph *g,
-                      pf__graph_docref *doc, uint64_t build_us, const uint8_t hash[32],
-                      pf_mapver **out, pf_proto_error *e) {
+                      pf__graph_docref *doc, const char *ch_absent, uint64_t build_us,
+                      const uint8_t hash[32], pf_mapver **out, pf_proto_error *e) {
     const pf_config *cfg = env->d.cfg;
     pf__graph_world *gw = calloc(1, sizeof(*gw));
     pf_graph_info gi;
@@ -113,6 +114,7 @@ static pf_status wrap(const pf_kind_env *env, const char *id, const pf_graph *g,
     }
     gw->g = g;
     gw->doc = doc;
+    gw->ch_absent = ch_absent;
     pf_graph_get_info(g, &gi);
     gw->bytes = sizeof(*gw) + gi.topo_bytes + gi.state_bytes + doc->d.bytes;
     *out = pf_mapver_create(id, &pf_kind_graph, env, gw, (size_t)cfg->cache_entries,
@@ -159,6 +161,12 @@ static void graph_write_info(const pf_mapver *mv, pf_jsonw *w) {
     pf_jsonw_kdouble(w, "landmark_scale", gi.lm_scale);
     pf_jsonw_kuint(w, "components", gi.components);
     pf_jsonw_kuint(w, "ch_shortcuts", pf_graph_ch_shortcuts(gw->g));
+    /* Whether this version has a hierarchy, and why not. */
+    pf_jsonw_key(w, "ch");
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kbool(w, "built", gw->ch_absent == NULL);
+    if (gw->ch_absent) pf_jsonw_kstr(w, "absent", gw->ch_absent);
+    pf_jsonw_obj_end(w);
     if (gw->doc->d.ndoors) {
         const pf_graph_doc *d = &gw->doc->d;
         pf_jsonw_key(w, "doors");
@@ -248,6 +256,7 @@ static pf_status build(const pf_kind_env *env, pf__graph_docref *doc, const char
     size_t est = d->bytes + (size_t)d->n * 80 + (size_t)d->m * 64 +
                  (lm ? (size_t)d->n * lm * 16 + (size_t)d->m * 8 + (size_t)d->m * 40 : 0);
     pf_status st;
+    const char *ch_absent;
     *out = NULL;
     if (!pf_mem_try_charge(env->d.mem, PF_MEM_MAPS, est)) {
         docref_release(doc);
@@ -284,9 +293,9 @@ static pf_status build(const pf_kind_env *env, pf__graph_docref *doc, const char
         docref_release(doc);
         return fault_to_proto(st, &f, e);
     }
-    pf__graph_ch_prepare(env, g);
+    ch_absent = pf__graph_ch_prepare(env, g);
     pf_graph_doc_compact(&doc->d);
-    return wrap(env, id, g, doc, (pf_clock_now_ns() - t0_ns) / 1000, hash, out, e);
+    return wrap(env, id, g, doc, ch_absent, (pf_clock_now_ns() - t0_ns) / 1000, hash, out, e);
 }
 
 static pf_status graph_upload_build(const pf_kind_env *env, void *up, const char *id,
@@ -328,8 +337,12 @@ static pf_status graph_patch_apply(const pf_kind_env *env, const pf_mapver *cur,
     pf_graph_fault f;
     pf_graph_info gi;
     uint64_t t0 = pf_clock_now_ns();
+    const char *ch_absent;
     pf_status st;
-    (void)bounded; /* a change is linear in the graph's edges */
+    /* A change is linear in the graph's edges; the hierarchy's build is
+     * bounded by --graph-ch-build-ms, a replay's too (without it the
+     * version is served as alt). */
+    (void)bounded;
     *out = NULL;
     if ((st = pf_graph_patch_resolve(patch, &gw->doc->d, &ch, e))) return st;
     pf_graph_get_info(gw->g, &gi);
@@ -344,9 +357,10 @@ static pf_status graph_patch_apply(const pf_kind_env *env, const pf_mapver *cur,
     free((void *)ch.edges);
     free((void *)ch.nodes);
     if (st) return st;
-    pf__graph_ch_prepare(env, next);
+    ch_absent = pf__graph_ch_prepare(env, next);
     atomic_fetch_add_explicit(&gw->doc->refs, 1, memory_order_relaxed);
-    return wrap(env, cur->id, next, gw->doc, (pf_clock_now_ns() - t0) / 1000, NULL, out, e);
+    return wrap(env, cur->id, next, gw->doc, ch_absent, (pf_clock_now_ns() - t0) / 1000, NULL, out,
+                e);
 }
 
 /* Stores: the upload as pf_graph_doc_write writes it (this version's costs

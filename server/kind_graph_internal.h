@@ -19,6 +19,7 @@ typedef struct pf__graph_env {
     pf_graph_limits limits;
     uint32_t landmarks, landmark_max_nodes; /* --graph-landmarks, --graph-landmark-max-nodes */
     uint32_t ch_max_nodes;                  /* --graph-ch-max-nodes (kind_graph_ch.c) */
+    uint32_t ch_build_ms;                   /* --graph-ch-build-ms (kind_graph_ch.c) */
     pthread_mutex_t lock;
     pf_graph_ctx **free_ctx;
     size_t nfree, max_free;
@@ -37,6 +38,7 @@ typedef struct pf__graph_world {
     pf__graph_docref *doc;
     const pf_graph *g;
     size_t bytes;
+    const char *ch_absent; /* why g has no hierarchy (a static string), NULL: it has one */
 } pf__graph_world;
 
 static inline const pf__graph_env *pf__graph_env_of(const pf_kind_env *env) {
@@ -53,9 +55,12 @@ static inline const pf__graph_world *pf__graph_world_of(const pf_mapver *mv) {
 pf_graph_algorithm pf__graph_algorithm(const pf_mapver *mv, pf_graph_algorithm asked);
 
 /* kind_graph_ch.c: gives g (a version no one searches yet) its contraction
- * hierarchy when the graph is small enough and the budget holds the build;
- * else g stays without one. */
-void pf__graph_ch_prepare(const pf_kind_env *env, pf_graph *g);
+ * hierarchy when the graph is small enough, the budget holds the build and
+ * it ends within --graph-ch-build-ms; else g stays without one. Returns
+ * NULL (built) or why not, a static string: "disabled" (the flag is 0),
+ * "too_many_nodes", "memory_budget", "build_deadline", "shortcut_cap",
+ * "no_memory". */
+const char *pf__graph_ch_prepare(const pf_kind_env *env, pf_graph *g);
 
 void pf__graph_count_search(pf_metrics *m, pf_graph_algorithm a, pf_metrics_outcome outcome,
                             uint64_t expanded, uint64_t us);

@@ -57,7 +57,7 @@ static void rg_random(uint64_t *st, graphref *r) {
  * others), its witness searches cut at 1 node on a quarter of them (many
  * needless shortcuts: still exact). */
 static void rg_attach_ch(const graphref *r, pf_graph *g) {
-    pf_graph_ch_limits lim = {0, r->n % 4 == 0 ? 1 : 0};
+    pf_graph_ch_limits lim = {0, r->n % 4 == 0 ? 1 : 0, NULL};
     if ((r->m + r->n) % 3 == 1) return;
     ck_assert_int_eq(pf_graph_ch_attach(g, &lim), PF_OK);
     ck_assert(pf_graph_ch_ready(g));
@@ -662,7 +662,7 @@ START_TEST(graph_ch_settles_few) {
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     uint64_t sum[PF_GRAPH_ALGORITHMS] = {0};
     unsigned mismatches = 0;
-    pf_graph_ch_limits one = {1, 0};
+    pf_graph_ch_limits one = {1, 0, NULL};
     grid_graph(&st, 40, 40, &r);
     {
         pf_graph_spec s = {r.n, 2, r.pos, r.m, r.from, r.to, r.cost, r.both, 8, NULL, NULL};
@@ -704,6 +704,77 @@ START_TEST(graph_ch_settles_few) {
     ck_assert_uint_lt(sum[PF_GRAPH_CH] * 3, sum[PF_GRAPH_DIJKSTRA]);
     pf_graph_release(g);
     pf_graph_release(g2);
+    graphref_free(&r);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A stop that says stop at its n-th poll (n 0: never). */
+typedef struct nth_stop {
+    uint64_t n, calls;
+} nth_stop;
+static bool stop_at_nth(void *ud) {
+    nth_stop *s = ud;
+    return s->n && ++s->calls >= s->n;
+}
+
+/* The hierarchy's build stops at its build_stop: told to stop at poll N,
+ * it returns PF_ECANCELED having polled N times and done at most (N + 1)
+ * slices of work, keeps no hierarchy and frees what it made (ASan); the
+ * version then answers ch and auto as alt, exact against the reference
+ * Dijkstra. The same build never stopped polls and finishes. */
+START_TEST(graph_ch_build_stops) {
+    uint64_t st = tu_seed("graph_ch_build_stops", 0x67a9001c);
+    graphref r;
+    pf_graph *g;
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    double *dist;
+    nth_stop never = {0, 0};
+    pf_build_stop full = pf_build_stop_make(stop_at_nth, &never);
+    pf_graph_ch_limits lim = {0, 0, &full};
+    uint64_t stops[] = {1, 2, 3, 7};
+    unsigned mismatches = 0;
+    grid_graph(&st, 48, 48, &r);
+    dist = malloc(r.n * sizeof(double));
+    {
+        pf_graph_spec s = {r.n, 2, r.pos, r.m, r.from, r.to, r.cost, r.both, 4, NULL, NULL};
+        ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
+    }
+    ck_assert_int_eq(pf_graph_ch_attach(g, &lim), PF_OK);
+    ck_assert(pf_graph_ch_ready(g));
+    ck_assert(!full.stopped);
+    fprintf(stderr, "graph_ch_build_stops: a 48 x 48 grid's build: %llu units, %llu polls\n",
+            (unsigned long long)full.work, (unsigned long long)full.polls);
+    /* Enough work that every stop below falls inside the build. */
+    ck_assert_uint_gt(full.polls, 8);
+    ck_assert_uint_eq(full.polls, full.work / PF_BUILD_POLL_WORK);
+    pf_graph_release(g);
+    for (size_t k = 0; k < sizeof(stops) / sizeof(stops[0]); k++) {
+        nth_stop ns = {stops[k], 0};
+        pf_build_stop b = pf_build_stop_make(stop_at_nth, &ns);
+        pf_graph_ch_limits l = {0, 0, &b};
+        pf_graph_spec s = {r.n, 2, r.pos, r.m, r.from, r.to, r.cost, r.both, 4, NULL, NULL};
+        ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
+        ck_assert_int_eq(pf_graph_ch_attach(g, &l), PF_ECANCELED);
+        ck_assert(b.stopped);
+        ck_assert_uint_eq(b.polls, stops[k]);
+        ck_assert_uint_le(b.work, (stops[k] + 1) * PF_BUILD_POLL_WORK);
+        ck_assert(!pf_graph_ch_ready(g));
+        ck_assert_uint_eq(pf_graph_ch_shortcuts(g), 0);
+        for (int i = 0; i < 40; i++) {
+            uint32_t a = tu_below(&st, r.n), t = tu_below(&st, r.n);
+            pf_graph_query q = {a,    t, PF_GRAPH_CH, 0,    false, NULL, NULL,
+                                NULL, 0, NULL,        NULL, 0,     NULL, 0};
+            pf_graph_path p;
+            graphref_dijkstra(&r, a, dist);
+            if (pf_graph_search(g, ctx, &q, &p) != PF_OK || p.end != t ||
+                !graphref_walk_ok(&r, a, &p) || !graphref_near(p.cost, dist[t]))
+                mismatches++;
+        }
+        pf_graph_release(g);
+    }
+    ck_assert_uint_eq(mismatches, 0);
+    free(dist);
     graphref_free(&r);
     pf_graph_ctx_destroy(ctx);
 }
@@ -1263,6 +1334,7 @@ TU_SUITE(graph) {
     tcase_add_test(tc, graph_alt_patch_rule);
     tcase_add_test(tc, graph_alt_closes_fewer);
     tcase_add_test(tc, graph_ch_settles_few);
+    tcase_add_test(tc, graph_ch_build_stops);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("property");
     tcase_set_timeout(slow, 600);

@@ -52,10 +52,12 @@ START_TEST(routes_graphs_upload_info_and_paths) {
     ck_assert_int_eq((int)it_num(j, "graph.landmarks"), 5);
     ck_assert_double_eq_tol(it_num(j, "graph.landmark_scale"), 1, 1e-9);
     ck_assert_int_eq((int)it_num(j, "graph.components"), 2); /* "far" is alone */
-    /* --graph-ch-max-nodes 8,192 by default: every version has a
+    /* --graph-ch-max-nodes 16,384 by default: every version has a
      * contraction hierarchy, and auto runs it. */
     ck_assert_str_eq(it_str(j, "default_algorithm"), "ch");
     ck_assert(it_num(j, "graph.ch_shortcuts") >= 0);
+    ck_assert(it_truth(j, "graph.ch.built"));
+    ck_assert_ptr_null(it_get(j, "graph.ch.absent"));
     cJSON_Delete(j);
     /* What a hierarchy cannot answer (partial) runs, and is named, alt. */
     j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4,\"algorithm\":\"ch\",\"partial\":true}");
@@ -502,13 +504,46 @@ START_TEST(routes_graphs_landmarks_off) {
     cJSON_Delete(j);
     j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
     ck_assert_int_eq((int)it_num(j, "graph.ch_shortcuts"), 0);
+    ck_assert(!it_truth(j, "graph.ch.built"));
+    ck_assert_str_eq(it_str(j, "graph.ch.absent"), "disabled");
     cJSON_Delete(j);
     j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
     ck_assert_int_eq((int)it_num(j, "limits.graph_ch_max_nodes"), 0);
+    ck_assert_int_eq((int)it_num(j, "limits.graph_ch_build_ms"), 5000);
     ck_assert_str_eq(it_str(j, "graph_algorithms.4"), "ch");
     ck_assert_int_eq((int)it_num(j, "limits.graph_landmarks"), 0);
     ck_assert_int_eq((int)it_num(j, "limits.graph_landmark_max_nodes"), 1 << 18);
     ck_assert_str_eq(it_str(j, "graph_algorithms.3"), "alt");
+    cJSON_Delete(j);
+    it_stop(&s);
+}
+END_TEST
+
+/* --graph-ch-max-nodes below the graph's nodes: no hierarchy, and the
+ * version says why (as one whose build ran past --graph-ch-build-ms says
+ * build_deadline: core's graph_ch_build_stops counts that stop); ch runs,
+ * and is named, alt, at the same cost; a PATCH's version says it too. */
+START_TEST(routes_graphs_ch_absent) {
+    hc_server s = it_start(ARGS("--graph-ch-max-nodes", "4", "--graph-ch-build-ms", "250"));
+    cJSON *j;
+    it_put_map(&s, "g", "application/json", graph_json, 201);
+    j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
+    ck_assert(!it_truth(j, "graph.ch.built"));
+    ck_assert_str_eq(it_str(j, "graph.ch.absent"), "too_many_nodes");
+    ck_assert_str_eq(it_str(j, "default_algorithm"), "alt");
+    cJSON_Delete(j);
+    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4,\"algorithm\":\"ch\"}");
+    ck_assert_str_eq(it_str(j, "algorithm"), "alt");
+    ck_assert_double_eq_tol(it_num(j, "cost"), 30, 1e-9);
+    cJSON_Delete(j);
+    cJSON_Delete(it_call(&s, "PATCH", "/v1/maps/g", "application/json",
+                         "{\"nodes\":[{\"id\":\"far\",\"enabled\":false}]}", 200));
+    j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 2);
+    ck_assert_str_eq(it_str(j, "graph.ch.absent"), "too_many_nodes");
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "limits.graph_ch_build_ms"), 250);
     cJSON_Delete(j);
     it_stop(&s);
 }
@@ -675,6 +710,7 @@ TU_SUITE(routes_graphs) {
     tcase_add_test(tc, routes_graphs_patch_makes_a_version);
     tcase_add_test(tc, routes_graphs_refusals_and_limits);
     tcase_add_test(tc, routes_graphs_landmarks_off);
+    tcase_add_test(tc, routes_graphs_ch_absent);
     tcase_add_test(tc, routes_graphs_tables_and_goals);
     tcase_add_test(tc, routes_graphs_edge_snap);
     tcase_add_test(tc, routes_graphs_table_exclude_tags);
