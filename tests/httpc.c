@@ -321,6 +321,8 @@ int hc_server_start_ex(hc_server *s, const char *const *args, const hc_start_opt
     argv[n++] = "3600000";
     argv[n++] = "--nav-build-ms";
     argv[n++] = "3600000";
+    argv[n++] = "--graph-ch-build-ms";
+    argv[n++] = "3600000";
     /* The default deadline may not pass the largest one: a test that
      * lowers --max-deadline-ms gets its value as the default too. */
     argv[n++] = "--deadline-ms";
