@@ -487,7 +487,8 @@ END_TEST
  * hierarchy, so auto, ch and alt run (and name) astar; /v1/info reports
  * the flags. */
 START_TEST(routes_graphs_landmarks_off) {
-    hc_server s = it_start(ARGS("--graph-landmarks", "0", "--graph-ch-max-nodes", "0"));
+    hc_server s = it_start(
+        ARGS("--graph-landmarks", "0", "--graph-ch-max-nodes", "0", "--graph-ch-build-ms", "5000"));
     cJSON *j;
     it_put_map(&s, "g", "application/json", graph_json, 201);
     j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
