@@ -700,7 +700,10 @@ void expand(Ctx *c, int ni) {
             break;
         }
     if (k < 0) return;
-#define IDX(i) (((i) % m + m) % m)
+    /* Ring indices used below lie in [right_ind, left_ind] = [k + 1, k + m]
+     * or one step outside ([1, 2m - 1] at most, m >= 3): one subtraction
+     * wraps them (two integer divisions a point did before). */
+#define IDX(i) ((i) < m ? (i) : (i) - m)
 #define P(i) (&pts[3 * IDX(i)])
 #define NB(i) nbs[IDX(i)]
     const float *root = root_point(c, node.root);
