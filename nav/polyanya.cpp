@@ -693,6 +693,9 @@ void expand(Ctx *c, int ni) {
     const int32_t *nbs = &v->nb[f0];
     const uint8_t *corner = &v->corner[f0];
     const uint64_t *keys = &v->key[f0];
+    /* Ring indices used below (IDX) lie in [right_ind, left_ind] =
+     * [k + 1, k + m] or one step outside ([1, 2m - 1] at most, m >= 3): one
+     * subtraction wraps them (two integer divisions a point did before). */
     int k = -1;
     for (int i = 0; i < m; i++)
         if (nbs[i] == node.from) {
@@ -700,10 +703,7 @@ void expand(Ctx *c, int ni) {
             break;
         }
     if (k < 0) return;
-    /* Ring indices used below lie in [right_ind, left_ind] = [k + 1, k + m]
-     * or one step outside ([1, 2m - 1] at most, m >= 3): one subtraction
-     * wraps them (two integer divisions a point did before). */
-#define IDX(i) ((i) < m ? (i) : (i) - m)
+#define IDX(i) ((i) < m ? (i) : (i)-m)
 #define P(i) (&pts[3 * IDX(i)])
 #define NB(i) nbs[IDX(i)]
     const float *root = root_point(c, node.root);
