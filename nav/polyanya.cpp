@@ -693,6 +693,9 @@ void expand(Ctx *c, int ni) {
     const int32_t *nbs = &v->nb[f0];
     const uint8_t *corner = &v->corner[f0];
     const uint64_t *keys = &v->key[f0];
+    /* Ring indices used below (IDX) lie in [right_ind, left_ind] =
+     * [k + 1, k + m] or one step outside ([1, 2m - 1] at most, m >= 3): one
+     * subtraction wraps them (two integer divisions a point did before). */
     int k = -1;
     for (int i = 0; i < m; i++)
         if (nbs[i] == node.from) {
@@ -700,7 +703,7 @@ void expand(Ctx *c, int ni) {
             break;
         }
     if (k < 0) return;
-#define IDX(i) (((i) % m + m) % m)
+#define IDX(i) ((i) < m ? (i) : (i)-m)
 #define P(i) (&pts[3 * IDX(i)])
 #define NB(i) nbs[IDX(i)]
     const float *root = root_point(c, node.root);
@@ -879,23 +882,57 @@ dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyR
     dtVscale(centre, centre, 1.0f / (float)m);
     dtVlerp(start, spos, centre, 1e-3f);
     c.start = start;
-    for (int i = 0; i < m; i++)
-        push(&c, -1, &pts[3 * ((i + 1) % m)], &pts[3 * i], v->nb[f0 + (uint32_t)i], sd, -1, 0.0);
-    open_from(&c, 0);
 
+    /* Intermediate pruning (Cui, Harabor, Grastien 2017): a node with
+     * exactly one successor outside the goal's polygon has that successor
+     * expanded at once, off the open list (its f is at least the node's,
+     * so the first goal node popped is still an optimal one; the node
+     * stays in the table, the corridor runs through its parent links).
+     * Corridors of polygons one after another (stairs, ramps, floors
+     * joined by narrow passages) then cost no h and no heap traffic.
+     * Only the first pass prunes: a chain may run on past the optimum's f
+     * and make nodes the open list's order never would, and on
+     * random512-40-0 such chains spent the node budget (65,535 nodes)
+     * where the plain order answers. A pruned search out of nodes is run
+     * again without pruning, with the same budget. */
     int found = -1;
-    while (s->nheap) {
-        int ni = heap_pop(s);
-        const PNode *n = &s->nodes[ni];
-        (*expanded)++;
-        if (n->root >= 0 && s->roots[n->root].g + ROOT_TOL < n->g) continue;
-        if (n->next == c.goal_poly) {
-            found = ni;
-            break;
+    for (int pass = 0; pass < 2 && found < 0; pass++) {
+        const bool prune = pass == 0;
+        if (pass > 0) {
+            if (!c.out_of_nodes) break;
+            c.out_of_nodes = false;
+            s->nnodes = 0;
+            s->nheap = 0;
+            if (++s->stamp == 0) {
+                memset(s->roots, 0, s->ralloc * sizeof(PRoot));
+                s->stamp = 1;
+            }
         }
-        const uint32_t first = s->nnodes;
-        expand(&c, ni);
-        open_from(&c, first);
+        for (int i = 0; i < m; i++)
+            push(&c, -1, &pts[3 * ((i + 1) % m)], &pts[3 * i], v->nb[f0 + (uint32_t)i], sd, -1,
+                 0.0);
+        open_from(&c, 0);
+        while (s->nheap) {
+            int ni = heap_pop(s);
+            const PNode *n = &s->nodes[ni];
+            (*expanded)++;
+            if (n->root >= 0 && s->roots[n->root].g + ROOT_TOL < n->g) continue;
+            if (n->next == c.goal_poly) {
+                found = ni;
+                break;
+            }
+            for (;;) {
+                const uint32_t first = s->nnodes;
+                expand(&c, ni);
+                if (prune && s->nnodes - first == 1 && s->nodes[first].next != c.goal_poly) {
+                    ni = (int)first;
+                    (*expanded)++;
+                    continue;
+                }
+                open_from(&c, first);
+                break;
+            }
+        }
     }
     if (found < 0) return DT_FAILURE | (c.out_of_nodes ? DT_OUT_OF_NODES : DT_PARTIAL_RESULT);
 
