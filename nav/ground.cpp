@@ -93,6 +93,35 @@ bool tri_probe(const GroundIndex *gi, uint32_t t, float x, float z, float *dxz, 
     return true;
 }
 
+/* The heights triangle t's plane takes within reach of it on x/z: its
+ * vertices' range widened by its steepest slope times reach (the plane
+ * changes by at most that between a point and the nearest point of the
+ * triangle), plus a hair for rounding. Unbounded for an edge-on triangle. */
+void tri_band(const GroundIndex *gi, uint32_t t, float reach, float *lo, float *hi) {
+    const uint32_t *tri = &gi->tris[3 * (size_t)t];
+    const float *a = &gi->verts[3 * (size_t)tri[0]], *b = &gi->verts[3 * (size_t)tri[1]],
+                *c = &gi->verts[3 * (size_t)tri[2]];
+    const double v0x = c[0] - a[0], v0z = c[2] - a[2], v1x = b[0] - a[0], v1z = b[2] - a[2];
+    const double den = v0x * v1z - v0z * v1x;
+    if (fabs(den) < 1e-12) {
+        *lo = -FLT_MAX;
+        *hi = FLT_MAX;
+        return;
+    }
+    /* y = a.y + gx (x - a.x) + gz (z - a.z), from tri_probe's u and v. */
+    const double dc = c[1] - a[1], db = b[1] - a[1];
+    const double gx = (dc * v1z - db * v0z) / den, gz = (db * v0x - dc * v1x) / den;
+    const double grow = sqrt(gx * gx + gz * gz) * reach;
+    const double ymin = fmin(a[1], fmin(b[1], c[1])), ymax = fmax(a[1], fmax(b[1], c[1]));
+    const double pad = grow * 1.001 + 1e-3 + 1e-5 * fmax(fabs(ymin), fabs(ymax));
+    *lo = ymin - pad < -FLT_MAX ? -FLT_MAX : (float)(ymin - pad);
+    *hi = ymax + pad > FLT_MAX ? FLT_MAX : (float)(ymax + pad);
+}
+
+/* How far ground_height probes on x/z: the cell size, and a hair more
+ * against rounding. */
+inline float probe_reach(const NavBase *b) { return b->cfg.cell_size * 1.001f + 1e-4f; }
+
 } /* namespace */
 
 void ground_free(GroundIndex *gi) {
@@ -100,6 +129,7 @@ void ground_free(GroundIndex *gi) {
     free(gi->tris);
     free(gi->first);
     free(gi->items);
+    free(gi->yband);
     memset(gi, 0, sizeof *gi);
 }
 
@@ -124,13 +154,16 @@ bool ground_build(NavBase *b, const pf_nav_geom *g) {
     gi->verts = (float *)malloc((size_t)g->nverts * 3 * sizeof(float) + 1);
     gi->tris = (uint32_t *)malloc((size_t)n * 3 * sizeof(uint32_t) + 1);
     gi->first = (uint32_t *)calloc(ncells + 1, sizeof(uint32_t));
-    if (!gi->verts || !gi->tris || !gi->first) goto out_free;
+    gi->yband = (float *)malloc((size_t)n * 2 * sizeof(float) + 1);
+    if (!gi->verts || !gi->tris || !gi->first || !gi->yband) goto out_free;
     memcpy(gi->verts, g->verts, (size_t)g->nverts * 3 * sizeof(float));
     gi->nverts = g->nverts;
     for (uint32_t t = 0; t < g->ntris; t++) {
         if (!faces_up(g, t)) continue;
         memcpy(&gi->tris[3 * (size_t)gi->ntris++], &g->tris[3 * (size_t)t], 3 * sizeof(uint32_t));
     }
+    for (uint32_t t = 0; t < gi->ntris; t++)
+        tri_band(gi, t, probe_reach(b), &gi->yband[2 * (size_t)t], &gi->yband[2 * (size_t)t + 1]);
     {
         /* Counted, then filled (CSR). */
         uint64_t total = 0;
@@ -161,7 +194,7 @@ bool ground_build(NavBase *b, const pf_nav_geom *g) {
         for (size_t c = ncells; c > 0; c--) gi->first[c] = gi->first[c - 1];
         gi->first[0] = 0;
         gi->bytes =
-            (size_t)gi->nverts * 12 + (size_t)gi->ntris * 12 + (ncells + 1) * 4 + (size_t)total * 4;
+            (size_t)gi->nverts * 12 + (size_t)gi->ntris * 20 + (ncells + 1) * 4 + (size_t)total * 4;
     }
     return true;
 out_free:
@@ -175,7 +208,8 @@ bool ground_height(const NavBase *b, const float p[3], float window, float *y) {
     const float tol = b->cfg.cell_size;
     /* tri_far's margin: tol and a hair more, against rounding (a triangle
      * it skips is farther than tol, which the probe would skip too). */
-    const float slack = tol * 1.001f + 1e-4f;
+    const float slack = probe_reach(b);
+    const float ylo = p[1] - window, yhi = p[1] + window;
     int cx0, cx1, cz0, cz1;
     cell_range(b, p[0] - tol, p[0] + tol, p[2] - tol, p[2] + tol, &cx0, &cx1, &cz0, &cz1);
     float best = FLT_MAX, best_h = 0;
@@ -185,6 +219,8 @@ bool ground_height(const NavBase *b, const float p[3], float window, float *y) {
             for (uint32_t k = gi->first[c]; k < gi->first[c + 1]; k++) {
                 const uint32_t t = gi->items[k];
                 float dxz, h;
+                /* Another floor: its plane cannot come within window. */
+                if (gi->yband[2 * (size_t)t] > yhi || gi->yband[2 * (size_t)t + 1] < ylo) continue;
                 if (tri_far(gi, t, p[0], p[2], slack)) continue;
                 if (!tri_probe(gi, t, p[0], p[2], &dxz, &h)) continue;
                 if (dxz > tol) continue;

@@ -124,6 +124,10 @@ struct GroundIndex {
     int gx, gz;      /* cells */
     uint32_t *first; /* CSR: tri[first[c] .. first[c+1]) */
     uint32_t *items;
+    /* [2 * ntris]: the heights a probe of triangle t can answer (its
+     * vertices' widened by its slope times the probe's reach), so a lookup
+     * skips the floors above and below in two comparisons. */
+    float *yband;
     size_t bytes;
 };
 
