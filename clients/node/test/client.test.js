@@ -18,12 +18,18 @@ const ROOM = 'type octile\nheight 7\nwidth 10\nmap\n' +
 const DOORS = { rows: ['..#..', '..#..', '.....'], doors: { gate: { cells: [[2, 2]], open: true } } };
 
 // The 503 answers pathd has counted (pathd_requests_total, every route).
+// The 503s the server has counted on the route that creates sessions (it
+// counts a request once its answer is sent), and the lines it read them from.
 async function refused(client) {
     const a = await client.request('GET', '/metrics');
     let n = 0;
+    const lines = [];
     for (const line of a.text.split('\n'))
-        if (line.startsWith('pathd_requests_total{') && line.includes('status="503"')) n += Number(line.slice(line.lastIndexOf(' ') + 1));
-    return n;
+        if (line.startsWith('pathd_requests_total{') && line.includes('status="503"')) {
+            lines.push(line);
+            if (line.includes('route="sessions_create"')) n += Number(line.slice(line.lastIndexOf(' ') + 1));
+        }
+    return { n, lines };
 }
 
 function adjacent(a, b) {
@@ -208,14 +214,27 @@ test('503 with Retry-After: typed without retries, retried with them; timeouts; 
         // Freed once the server has refused the patient client too (its
         // second 503 in /metrics), not on a timer: a first attempt held back
         // by a loaded machine would find room at once and never retry.
+        // The first refusal (none's) is counted before the patient starts,
+        // so the next one is the patient's.
+        const seen = [];
+        const count = async () => {
+            const c = await refused(none);
+            seen.push(c.n);
+            if (seen.length === 1 || c.n >= 2) seen.lines = c.lines;
+            return c.n;
+        };
+        for (let i = 0; i < 12000 && (await count()) < 1; i++) await new Promise((r) => setTimeout(r, 10));
         const freed = (async () => {
-            for (let i = 0; i < 12000 && (await refused(none)) < 2; i++) await new Promise((r) => setTimeout(r, 10));
+            for (let i = 0; i < 12000 && (await count()) < 2; i++) await new Promise((r) => setTimeout(r, 10));
             await none.deleteSession('doors', a.session_id);
         })();
         const t0 = Date.now();
-        const b = await patient.createSession('doors', { start: [0, 0], goal: [4, 0] });
+        const made = await patient.request('POST', '/v1/maps/doors/sessions', JSON.stringify({ start: [0, 0], goal: [4, 0] }), 'application/json');
         await freed;
-        assert.ok(Date.now() - t0 >= 900, 'waited for Retry-After');
+        const why = `status ${made.status} after ${made.attempts} attempts in ${Date.now() - t0} ms; sessions_create 503s seen by the poll: ${seen.join(',')}; ${JSON.stringify(seen.lines)}`;
+        assert.equal(made.status, 201, why);
+        assert.ok(made.attempts >= 2 && Date.now() - t0 >= 900, `waited for Retry-After: ${why}`);
+        const b = JSON.parse(made.text);
         assert.equal(b.found, true);
 
         await none.putMap('open', 'type octile\nheight 512\nwidth 512\nmap\n' + ('.'.repeat(512) + '\n').repeat(512));
