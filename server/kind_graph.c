@@ -26,7 +26,7 @@ static const char *algorithm_name(size_t i) {
 
 static pf_status graph_env_create(const pf_kind_deps *d, void **state, char *err, size_t errlen) {
     pf__graph_env *ge = calloc(1, sizeof(*ge));
-    if (!ge || !(ge->free_ctx = calloc((size_t)d->cfg->workers + 2, sizeof(pf_graph_ctx *)))) {
+    if (!ge || !(ge->free_ctx = calloc((size_t)d->cfg->workers + 2, sizeof(pf__graph_scratch *)))) {
         free(ge);
         snprintf(err, errlen, "out of memory");
         return PF_ENOMEM;
@@ -49,7 +49,11 @@ static pf_status graph_env_create(const pf_kind_deps *d, void **state, char *err
 static void graph_env_destroy(void *state) {
     pf__graph_env *ge = state;
     if (!ge) return;
-    for (size_t i = 0; i < ge->nfree; i++) pf_graph_ctx_destroy(ge->free_ctx[i]);
+    /* The server is ending: the budget goes with it, nothing to uncharge. */
+    for (size_t i = 0; i < ge->nfree; i++) {
+        pf_graph_ctx_destroy(ge->free_ctx[i]->ctx);
+        free(ge->free_ctx[i]);
+    }
     free(ge->free_ctx);
     pthread_mutex_destroy(&ge->lock);
     free(ge);

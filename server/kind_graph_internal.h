@@ -12,6 +12,13 @@
 #include "metrics.h"
 #include "registry.h"
 
+/* A search context and the bytes of it charged to the memory budget
+ * (PF_MEM_SCRATCH): what it held when it was last given back. */
+typedef struct pf__graph_scratch {
+    pf_graph_ctx *ctx;
+    size_t charged;
+} pf__graph_scratch;
+
 /* The kind in one server: its limits and a pool of search contexts (one
  * a worker running graph queries; a context grows to the largest graph
  * it searched). */
@@ -21,7 +28,7 @@ typedef struct pf__graph_env {
     uint32_t ch_max_nodes;                  /* --graph-ch-max-nodes (kind_graph_ch.c) */
     uint32_t ch_build_ms;                   /* --graph-ch-build-ms (kind_graph_ch.c) */
     pthread_mutex_t lock;
-    pf_graph_ctx **free_ctx;
+    pf__graph_scratch **free_ctx;
     size_t nfree, max_free;
 } pf__graph_env;
 
@@ -74,8 +81,13 @@ pf_status pf__graph_path_parse_batch(const pf_kind_env *env, const char *body, s
                                      pf_proto_error *e);
 void pf__graph_paths_free(void *q, size_t n);
 bool pf__graph_path_cached(const pf_mapver *mv, const void *q, size_t i, pf_jsonw *w);
+/* A context from the pool (a new one when it is empty), NULL when out of
+ * memory; put gives it back, charging what it grew by (a search cannot do
+ * without it: charged, not refused), or frees it and its charge when the
+ * pool is full. */
 void *pf__graph_scratch_get(const pf_kind_env *env, pf_search_ctx *ctx);
 void pf__graph_scratch_put(const pf_kind_env *env, void *scratch);
+void pf__graph_scratch_free(const pf_kind_env *env, pf__graph_scratch *s);
 pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t i,
                              const char *prefix, pf_jsonw *w, pf_proto_error *e);
 

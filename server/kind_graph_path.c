@@ -46,27 +46,51 @@ void pf__graph_paths_free(void *q, size_t n) {
 }
 
 /* Contexts: a pool in the environment, so a worker's run of queries reuses
- * one (its arrays grow to the largest graph searched). */
+ * one (its arrays grow to the largest graph searched). Each is charged to
+ * the budget as it was when last given back (a context grows only while a
+ * worker holds it). */
 void *pf__graph_scratch_get(const pf_kind_env *env, pf_search_ctx *ctx) {
     pf__graph_env *ge = (pf__graph_env *)pf__graph_env_of(env);
-    pf_graph_ctx *c = NULL;
+    pf__graph_scratch *s = NULL;
     (void)ctx;
     pthread_mutex_lock(&ge->lock);
-    if (ge->nfree) c = ge->free_ctx[--ge->nfree];
+    if (ge->nfree) s = ge->free_ctx[--ge->nfree];
     pthread_mutex_unlock(&ge->lock);
-    return c ? c : pf_graph_ctx_create();
+    if (s) return s;
+    if (!(s = calloc(1, sizeof(*s))) || !(s->ctx = pf_graph_ctx_create())) {
+        free(s);
+        return NULL;
+    }
+    s->charged = sizeof(*s) + pf_graph_ctx_memory(s->ctx);
+    pf_mem_charge(env->d.mem, PF_MEM_SCRATCH, s->charged);
+    return s;
 }
 
 void pf__graph_scratch_put(const pf_kind_env *env, void *scratch) {
     pf__graph_env *ge = (pf__graph_env *)pf__graph_env_of(env);
-    if (!scratch) return;
+    pf__graph_scratch *s = scratch;
+    size_t now;
+    if (!s) return;
+    now = sizeof(*s) + pf_graph_ctx_memory(s->ctx);
+    if (now > s->charged)
+        pf_mem_charge(env->d.mem, PF_MEM_SCRATCH, now - s->charged);
+    else
+        pf_mem_uncharge(env->d.mem, PF_MEM_SCRATCH, s->charged - now);
+    s->charged = now;
     pthread_mutex_lock(&ge->lock);
     if (ge->nfree < ge->max_free) {
-        ge->free_ctx[ge->nfree++] = scratch;
-        scratch = NULL;
+        ge->free_ctx[ge->nfree++] = s;
+        s = NULL;
     }
     pthread_mutex_unlock(&ge->lock);
-    pf_graph_ctx_destroy(scratch);
+    pf__graph_scratch_free(env, s);
+}
+
+void pf__graph_scratch_free(const pf_kind_env *env, pf__graph_scratch *s) {
+    if (!s) return;
+    pf_mem_uncharge(env->d.mem, PF_MEM_SCRATCH, s->charged);
+    pf_graph_ctx_destroy(s->ctx);
+    free(s);
 }
 
 pf_graph_algorithm pf__graph_algorithm(const pf_mapver *mv, pf_graph_algorithm asked) {
@@ -347,7 +371,7 @@ pf_status pf__graph_path_run(const pf_kind_path_run *run, const void *q, size_t 
     const pf_graph_path_request *pq = (const pf_graph_path_request *)q + i;
     const pf_mapver *mv = run->mv;
     const pf__graph_world *gw = pf__graph_world_of(mv);
-    pf_graph_ctx *ctx = run->scratch;
+    pf_graph_ctx *ctx = ((pf__graph_scratch *)run->scratch)->ctx;
     pf_graph_query gq;
     pf_graph_algorithm algo;
     pf_graph_path p;

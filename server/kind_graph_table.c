@@ -172,11 +172,13 @@ static pf_status table_run(const pf_mapver *mv, pf_search_ctx *sctx, void *req, 
     const uint64_t max = (uint64_t)cfg->max_request_expanded;
     table_req *tr = req;
     uint64_t t0 = pf_clock_now_ns();
+    pf__graph_scratch *sc;
     pf_graph_ctx *ctx;
     pf_status st = PF_OK;
     if (!tr->begun && (st = begin_table(mv, tr, e))) return st;
-    if (!(ctx = pf__graph_scratch_get(mv->env, sctx)))
+    if (!(sc = pf__graph_scratch_get(mv->env, sctx)))
         return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
+    ctx = sc->ctx;
     while (tr->next < tr->q.nsources) {
         size_t i = tr->next;
         uint64_t ex = 0;
@@ -201,13 +203,13 @@ static pf_status table_run(const pf_mapver *mv, pf_search_ctx *sctx, void *req, 
         tr->next++;
         if (tr->next < tr->q.nsources && pf_clock_now_ns() >= s->slice_end) {
             tr->run_us += (pf_clock_now_ns() - t0) / 1000;
-            pf__graph_scratch_put(mv->env, ctx);
+            pf__graph_scratch_put(mv->env, sc);
             s->paused = true; /* the rest in a later part */
             s->held = tr->q.nsources * tr->q.ntargets * sizeof(double) + tr->pw.cap;
             return PF_OK;
         }
     }
-    pf__graph_scratch_put(mv->env, ctx);
+    pf__graph_scratch_put(mv->env, sc);
     tr->run_us += (pf_clock_now_ns() - t0) / 1000;
     /* A table's searches are Dijkstras: one dijkstra search of their
      * expansions and time together. */

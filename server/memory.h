@@ -45,7 +45,8 @@ typedef enum pf_mem_kind {
     PF_MEM_STREAMS,  /* WebSocket stream buffers */
     PF_MEM_BODIES,   /* request bodies being received */
     PF_MEM_CROWDS,   /* crowds: their mesh copies and agents */
-    PF_MEM_SCRATCH,  /* search engines requests hold between slices (a paused flow field) */
+    PF_MEM_SCRATCH,  /* search engines requests hold between slices (a paused flow field),
+                        the graph kind's pooled search contexts */
     PF_MEM_ANSWERS,  /* answer bodies queued for HTTP clients that have not read them yet */
     PF_MEM_COUNT
 } pf_mem_kind;

@@ -550,8 +550,8 @@ static void write_memory(const pf_metrics *m, const pf_metrics_gauges *g, pf_jso
            "Bytes charged to the memory budget, by kind (maps: the versions' grids, preprocessing "
            "and change logs; caches: the path caches; sessions: D* Lite searches; streams: "
            "WebSocket buffers; bodies: request bodies being received; scratch: search engines "
-           "requests hold between slices; answers: answer bodies queued for clients not reading "
-           "them yet).");
+           "requests hold between slices and pooled graph search contexts; answers: answer bodies "
+           "queued for clients not reading them yet).");
     for (int k = 0; k < PF_MEM_COUNT; k++)
         line(w, "pathd_memory_bytes{kind=\"%s\"} %llu\n", mem_names[k],
              (unsigned long long)g->memory[k]);

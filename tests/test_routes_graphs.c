@@ -550,6 +550,56 @@ START_TEST(routes_graphs_ch_absent) {
 }
 END_TEST
 
+/* Worker search contexts count against the memory budget (scratch): a
+ * context grows to the largest graph it searched and stays pooled, so a
+ * 20,000-node graph's first search leaves at least a cost a node charged,
+ * which the budget reports, and a second search of the same graph charges
+ * nothing more. */
+START_TEST(routes_graphs_search_contexts_charged) {
+    enum { N = 20000 };
+    hc_server s = it_start(ARGS("--graph-ch-max-nodes", "0", "--graph-landmarks", "0"));
+    size_t cap = (size_t)N * 96 + 64, len = 0;
+    char *body = malloc(cap);
+    double before, after, again;
+    cJSON *j;
+    ck_assert_ptr_nonnull(body);
+    len += (size_t)snprintf(body + len, cap - len, "{\"kind\":\"graph\",\"nodes\":[");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(body + len, cap - len, "%s{\"id\":%d,\"position\":[%d,0]}",
+                                i ? "," : "", i, i);
+    len += (size_t)snprintf(body + len, cap - len, "],\"edges\":[");
+    for (int i = 0; i + 1 < N; i++)
+        len += (size_t)snprintf(body + len, cap - len, "%s{\"from\":%d,\"to\":%d}", i ? "," : "", i,
+                                i + 1);
+    snprintf(body + len, cap - len, "]}");
+    it_put_map(&s, "chain", "application/json", body, 201);
+    free(body);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    before = it_num(j, "memory.scratch_bytes");
+    cJSON_Delete(j);
+    ck_assert_double_eq(before, 0);
+    j = path_post(&s, "chain",
+                  "{\"start\":0,\"goal\":19999,\"algorithm\":\"dijkstra\",\"cache\":false}");
+    ck_assert_double_eq_tol(it_num(j, "cost"), N - 1, 1e-6);
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    after = it_num(j, "memory.scratch_bytes");
+    ck_assert(it_num(j, "memory.used_bytes") >= it_num(j, "memory.maps_bytes") + after);
+    cJSON_Delete(j);
+    ck_assert_msg(after >= (double)N * sizeof(double),
+                  "scratch %.0f bytes after a search of %d nodes", after, N);
+    j = path_post(&s, "chain",
+                  "{\"start\":19999,\"goal\":0,\"algorithm\":\"dijkstra\",\"cache\":false}");
+    cJSON_Delete(j);
+    j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+    again = it_num(j, "memory.scratch_bytes");
+    cJSON_Delete(j);
+    /* The same context, or a second worker's of the same size. */
+    ck_assert_msg(again >= after && again <= 2 * after, "scratch %.0f, then %.0f", after, again);
+    it_stop(&s);
+}
+END_TEST
+
 /* --data-dir keeps a PATCHed graph: after a restart the same version,
  * states and answers. */
 START_TEST(routes_graphs_data_dir_restart) {
@@ -712,6 +762,7 @@ TU_SUITE(routes_graphs) {
     tcase_add_test(tc, routes_graphs_refusals_and_limits);
     tcase_add_test(tc, routes_graphs_landmarks_off);
     tcase_add_test(tc, routes_graphs_ch_absent);
+    tcase_add_test(tc, routes_graphs_search_contexts_charged);
     tcase_add_test(tc, routes_graphs_tables_and_goals);
     tcase_add_test(tc, routes_graphs_edge_snap);
     tcase_add_test(tc, routes_graphs_table_exclude_tags);
