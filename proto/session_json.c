@@ -56,8 +56,9 @@ void pf_place_write(pf_jsonw *w, const pf_place *p) {
         pf_jsonw_point(w, p->x, p->y);
 }
 
-static const char *const create_members[] = {"start",      "goal",   "ttl_s", "agent_size",
-                                             "agent_type", "replan", NULL};
+static const char *const create_members[] = {"start",        "goal",        "ttl_s",
+                                             "agent_size",   "agent_type",  "replan",
+                                             "max_expanded", "deadline_ms", NULL};
 static const char *const replan_members[] = {"min_interval_ms", "min_updates", "goal_threshold",
                                              "hysteresis", NULL};
 
@@ -201,6 +202,15 @@ pf_status pf_session_request_read(const cJSON *root, const char *prefix, int64_t
     }
     if ((it = cJSON_GetObjectItemCaseSensitive(root, "replan")) &&
         (st = pf_replan_fields_read(it, prefix, &out->replan, e)))
+        return st;
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "max_expanded"))) {
+        int64_t v;
+        if ((st = pf_jsonr_int(it, FIELD("max_expanded"), 0, INT64_C(1) << 53, &v, e))) return st;
+        out->max_expanded = (uint64_t)v;
+    }
+    if ((it = cJSON_GetObjectItemCaseSensitive(root, "deadline_ms")) &&
+        (st = pf_jsonr_int(it, FIELD("deadline_ms"), 1, PF_PATH_MAX_DEADLINE_MS, &out->deadline_ms,
+                           e)))
         return st;
     return PF_OK;
 }
@@ -475,9 +485,10 @@ void pf_session_write_answer(pf_jsonw *w, const pf_session_answer *a) {
         pf_jsonw_kdouble(w, "cost", a->cost);
     else
         pf_jsonw_kstr(w, "reason",
-                      a->status == PF_EBUDGET    ? "node_budget"
-                      : a->status == PF_EBLOCKED ? "blocked"
-                                                 : "unreachable");
+                      a->status == PF_EBUDGET     ? "node_budget"
+                      : a->status == PF_ECANCELED ? "deadline"
+                      : a->status == PF_EBLOCKED  ? "blocked"
+                                                  : "unreachable");
     pf_jsonw_key(w, "path");
     pf_jsonw_arr_begin(w);
     if (found)

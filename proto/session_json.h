@@ -114,6 +114,12 @@ typedef struct pf_session_request {
     char agent_type[64];
     bool has_agent_type;     /* it was given */
     pf_replan_fields replan; /* its replanning policy's members sent */
+    /* Every plan's limits (0: not given, no limit): expansions before a
+     * plan stops with "node_budget", and ms of a plan's own run before it
+     * stops with "deadline"; a stopped plan goes on at the next request.
+     * The server checks deadline_ms against its max_deadline_ms. */
+    uint64_t max_expanded;
+    int64_t deadline_ms;
 } pf_session_request;
 
 /* Parses a create body. ttl_s must be 1..max_ttl_s (PF_EINVAL naming

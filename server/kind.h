@@ -154,6 +154,11 @@ typedef struct pf_kind_session_run {
     const char *rebase;  /* "none", "incremental" or "rebuilt": session_rebase's */
     struct pf_metrics *metrics;
     uint64_t t0_ns; /* when the request's job started */
+    /* This run's plan limits, the session's (session_json.h): expansions
+     * (0: none) and the pf_clock_now_ns() time its plan stops at (0:
+     * none). A plan they stop answers "node_budget" or "deadline" and the
+     * next run goes on with it. */
+    uint64_t max_expanded, deadline_ns;
     /* The stream the answer goes to (session.h's pf_session_run_on), 0 for
      * an HTTP answer (always full). A session remembers the stream it last
      * answered in full and what it sent: a run on the same stream whose

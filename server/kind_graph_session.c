@@ -318,7 +318,14 @@ pf_error pf__graph_session_run(const pf_kind_session_run *run, void *state, cons
                 : INFINITY;
         pf_graph_dstar_set_agent(s->d, s->agent);
         pf_graph_dstar_set_goal(s->d, s->goal);
-        st = pf_graph_dstar_plan(s->d, NULL, &p);
+        {
+            /* The session's limits (kind.h): a plan they stop goes on at
+             * the next run. */
+            uint64_t deadline = run->deadline_ns;
+            pf_graph_dstar_limits lim = {run->max_expanded,
+                                         deadline ? pf_clock_deadline_passed : NULL, &deadline};
+            st = pf_graph_dstar_plan(s->d, &lim, &p);
+        }
         expanded = p.expanded;
         replanned = true;
         if (st == PF_ENOMEM) {
@@ -348,9 +355,10 @@ pf_error pf__graph_session_run(const pf_kind_session_run *run, void *state, cons
         } else {
             s->has_route = false;
             route = "lost";
-            reason = st == PF_EBLOCKED  ? "blocked"
-                     : st == PF_EBUDGET ? "node_budget"
-                                        : "unreachable";
+            reason = st == PF_EBLOCKED    ? "blocked"
+                     : st == PF_EBUDGET   ? "node_budget"
+                     : st == PF_ECANCELED ? "deadline"
+                                          : "unreachable";
         }
         pf_metrics_count_replan(m, why);
         if (goal_moved) pf_metrics_count_goal_move(m, true);
@@ -358,10 +366,11 @@ pf_error pf__graph_session_run(const pf_kind_session_run *run, void *state, cons
         s->planned = true;
         s->planned_version = run->mv->version;
         pf__graph_count_search(m, (pf_graph_algorithm)PF_GRAPH_ALGORITHMS,
-                               st == PF_OK        ? PF_OUTCOME_FOUND
-                               : st == PF_EBUDGET ? PF_OUTCOME_BUDGET
-                               : st == PF_NO_PATH ? PF_OUTCOME_UNREACHABLE
-                                                  : PF_OUTCOME_ERROR,
+                               st == PF_OK          ? PF_OUTCOME_FOUND
+                               : st == PF_EBUDGET   ? PF_OUTCOME_BUDGET
+                               : st == PF_ECANCELED ? PF_OUTCOME_DEADLINE
+                               : st == PF_NO_PATH   ? PF_OUTCOME_UNREACHABLE
+                                                    : PF_OUTCOME_ERROR,
                                expanded, (pf_clock_now_ns() - t0) / 1000);
     } else {
         pf_metrics_count_replan(m, why);

@@ -622,7 +622,35 @@ static pf_status rebuild(grid_session *s) {
     return st;
 }
 
-static pf_status plan(grid_session *s, pf_result *out) {
+/* Expansions between two reads of the clock when a plan has a deadline. */
+#define PLAN_STEP 4096u
+
+/* A D* Lite plan within the run's limits (kind.h). Core's plan takes an
+ * expansion budget but no stop callback, and a plan its budget stops keeps
+ * its state for the next call: so a deadline is read between steps of
+ * PLAN_STEP expansions. out counts every step's expansions. */
+static pf_status limited_plan(grid_session *s, const pf_kind_session_run *run, pf_result *out) {
+    uint64_t done = 0, generated = 0;
+    pf_status st;
+    for (;;) {
+        uint64_t step = run->deadline_ns ? PLAN_STEP : 0;
+        if (run->max_expanded && (!step || run->max_expanded - done < step))
+            step = run->max_expanded - done;
+        st = pf_dstar_plan(s->d, step, out);
+        done += out->expanded;
+        generated += out->generated;
+        if (st != PF_EBUDGET || (run->max_expanded && done >= run->max_expanded)) break;
+        if (run->deadline_ns && pf_clock_now_ns() >= run->deadline_ns) {
+            st = out->status = PF_ECANCELED;
+            break;
+        }
+    }
+    out->expanded = done;
+    out->generated = generated;
+    return st;
+}
+
+static pf_status plan(grid_session *s, const pf_kind_session_run *run, pf_result *out) {
     pf_status st;
     memset(out, 0, sizeof(*out));
     out->algorithm = PF_ALGO_DSTAR;
@@ -637,8 +665,8 @@ static pf_status plan(grid_session *s, pf_result *out) {
      * them (it only costs a cut-off repair more). */
     pf_dstar_set_cuts(s->d,
                       s->agent_size > 1 ? NULL : pf_planner_cuts(pf_grid_planner(s->mv), NULL));
-    st = pf_dstar_plan(s->d, 0, out);
-    if (st == PF_EINVAL) st = pf_dstar_plan(s->d, 0, out); /* it searches anew */
+    st = limited_plan(s, run, out);
+    if (st == PF_EINVAL) st = limited_plan(s, run, out); /* it searches anew */
     if (st == PF_EINVAL) st = out->status = PF_NO_PATH;
     return st;
 }
@@ -685,7 +713,7 @@ static pf_status replan(grid_session *s, const pf_kind_session_run *run, pf_metr
         s->planned && (s->goal.x != s->planned_goal.x || s->goal.y != s->planned_goal.y);
     uint64_t t1 = pf_clock_now_ns();
     pf_course_adoption ad;
-    pf_status st = plan(s, res);
+    pf_status st = plan(s, run, res);
     s->planned = s->d != NULL;
     pf_metrics_count_plan(m, kind, st, res->expanded, (pf_clock_now_ns() - t1) / 1000);
     if (st == PF_ENOMEM) return st;
@@ -845,8 +873,10 @@ pf_status pf_grid_session_apply(pf_session *s, const pf_update_list *l) {
 
 pf_status pf_grid_session_plan(pf_session *s, pf_result *out) {
     grid_session *g = pf_session_state(s);
+    pf_kind_session_run run; /* no limits */
+    memset(&run, 0, sizeof(run));
     g->mv = pf_session_mapver(s);
-    return plan(g, out);
+    return plan(g, &run, out);
 }
 
 pf_point pf_grid_session_position(const pf_session *s) {

@@ -59,6 +59,17 @@ pf_status pf__nav_session_create(const pf_mapver *mv, const pf_session_request *
                                   "Field '%s' is for grid sessions: a navmesh session's agent is "
                                   "one of its map's agent types (agent_type).",
                                   f);
+    /* A navmesh plan is one search whose nodes --nav-max-nodes bounds (its
+     * answer then says out_of_nodes and the path is partial), and it has
+     * no point at which it could stop and go on later. */
+    if (q->max_expanded || q->deadline_ms) {
+        const char *which = q->max_expanded ? "max_expanded" : "deadline_ms";
+        snprintf(f, sizeof(f), "%s%s", prefix, which);
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                  "Field '%s' is for grid and graph sessions: a navmesh session's "
+                                  "plan is one search bounded by the server's nav_max_nodes.",
+                                  f);
+    }
     snprintf(f, sizeof(f), "%sagent_type", prefix);
     if ((st = pf_nav_agent_view(pf_navmesh_of(mv), q->agent_type, f, &view, e))) return st;
     /* Whether the points are near the mesh is the first plan's business

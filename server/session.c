@@ -12,11 +12,13 @@
 #include "live.h"
 
 struct pf_session {
-    pf_live_obj live; /* first: id, map, lineage, owner, ttl, busy (live.h) */
-    pf_mapver *mv;    /* the version the session is on (its state may borrow from it) */
-    void *state;      /* mv->kind's (kind.h): freed by its session_free */
-    pf_mem *mem;      /* the process budget (pf_session_take_charge), or NULL */
-    size_t charged;   /* PF_MEM_SESSIONS bytes charged for this session */
+    pf_live_obj live;      /* first: id, map, lineage, owner, ttl, busy (live.h) */
+    pf_mapver *mv;         /* the version the session is on (its state may borrow from it) */
+    void *state;           /* mv->kind's (kind.h): freed by its session_free */
+    pf_mem *mem;           /* the process budget (pf_session_take_charge), or NULL */
+    size_t charged;        /* PF_MEM_SESSIONS bytes charged for this session */
+    uint64_t max_expanded; /* every plan's limits (session_json.h), 0: none */
+    int64_t deadline_ms;
 };
 
 struct pf_sessions {
@@ -96,6 +98,14 @@ pf_status pf_sessions_new(pf_sessions *t, pf_mapver *mv, const pf_session_reques
     bool total = false;
     pf_status st;
     *out = NULL;
+    if (mv->env && q->deadline_ms > mv->env->d.cfg->max_deadline_ms) {
+        char f[64];
+        snprintf(f, sizeof(f), "%sdeadline_ms", prefix);
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                                  "deadline_ms %lld is above this server's max_deadline_ms (%lld).",
+                                  (long long)q->deadline_ms,
+                                  (long long)mv->env->d.cfg->max_deadline_ms);
+    }
     if ((st = mv->kind->session_create(mv, q, prefix, &state, &reserve, e))) return st;
     /* Room in the budget for what it may hold (a grid's: a search over
      * the whole map, and a new agent size's grid), before it is added; its
@@ -124,6 +134,8 @@ pf_status pf_sessions_new(pf_sessions *t, pf_mapver *mv, const pf_session_reques
         return pf_proto_error_set(e, st, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     }
     pf_session_take_charge(*out, mem, reserve);
+    (*out)->max_expanded = q->max_expanded;
+    (*out)->deadline_ms = q->deadline_ms;
     return PF_OK;
 }
 
@@ -322,6 +334,8 @@ pf_error pf_session_run_on(pf_sessions *t, pf_registry *reg, pf_metrics *m, pf_s
         run.rebase = how;
         run.metrics = m;
         run.stream = stream;
+        run.max_expanded = s->max_expanded;
+        if (s->deadline_ms) run.deadline_ns = run.t0_ns + (uint64_t)s->deadline_ms * 1000000u;
         err = s->mv->kind->session_run(&run, s->state, l, w);
     }
     recharge(s);

@@ -216,6 +216,23 @@ void it_put_door_map(const hc_server *s, const char *id) {
     cJSON_Delete(j);
 }
 
+/* A chain of n nodes 0-1-...-(n-1), two-way, as an upload. */
+char *it_graph_chain_json(int n) {
+    size_t cap = (size_t)n * 64 + 64, len = 0;
+    char *b = malloc(cap);
+    ck_assert_ptr_nonnull(b);
+    len += (size_t)snprintf(b + len, cap - len, "{\"kind\":\"graph\",\"nodes\":[");
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(b + len, cap - len, "%s{\"id\":%d,\"position\":[%d,0]}",
+                                i ? "," : "", i, i);
+    len += (size_t)snprintf(b + len, cap - len, "],\"edges\":[");
+    for (int i = 0; i + 1 < n; i++)
+        len += (size_t)snprintf(b + len, cap - len, "%s{\"from\":%d,\"to\":%d}", i ? "," : "", i,
+                                i + 1);
+    snprintf(b + len, cap - len, "]}");
+    return b;
+}
+
 /* Creates a session; returns its answer and writes its URL into url. */
 cJSON *it_session_create(const hc_server *s, const char *map, int sx, int sy, int gx, int gy,
                          const char *extra, char *url, size_t cap) {

@@ -111,6 +111,9 @@ extern const char it_door_map[];
 void it_put_door_map(const hc_server *s, const char *id);
 
 /* Creates a session; returns its answer and writes its URL into url. */
+/* A waypoint graph upload: a chain of n nodes 0-1-...-(n-1) one apart,
+ * two-way edges. Free with free(). */
+char *it_graph_chain_json(int n);
 cJSON *it_session_create(const hc_server *s, const char *map, int sx, int sy, int gx, int gy,
                          const char *extra, char *url, size_t cap);
 

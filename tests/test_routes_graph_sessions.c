@@ -316,23 +316,6 @@ START_TEST(routes_graph_sessions_streams) {
 }
 END_TEST
 
-/* A chain of n nodes 0-1-...-(n-1), two-way, as an upload. */
-static char *chain_json(int n) {
-    size_t cap = (size_t)n * 64 + 64, len = 0;
-    char *b = malloc(cap);
-    ck_assert_ptr_nonnull(b);
-    len += (size_t)snprintf(b + len, cap - len, "{\"kind\":\"graph\",\"nodes\":[");
-    for (int i = 0; i < n; i++)
-        len += (size_t)snprintf(b + len, cap - len, "%s{\"id\":%d,\"position\":[%d,0]}",
-                                i ? "," : "", i, i);
-    len += (size_t)snprintf(b + len, cap - len, "],\"edges\":[");
-    for (int i = 0; i + 1 < n; i++)
-        len += (size_t)snprintf(b + len, cap - len, "%s{\"from\":%d,\"to\":%d}", i ? "," : "", i,
-                                i + 1);
-    snprintf(b + len, cap - len, "]}");
-    return b;
-}
-
 /* A session is charged to --max-memory: its search's records (32 bytes
  * and more a node of the graph) show in /v1/info's memory.sessions_bytes;
  * under a budget of 6 MB (the 20,000-node upload reserves 4.5 MB while
@@ -341,7 +324,7 @@ static char *chain_json(int n) {
  * nothing. */
 START_TEST(routes_graph_sessions_memory) {
     const int n = 20000;
-    char *body = chain_json(n);
+    char *body = it_graph_chain_json(n);
     hc_server s =
         it_start(ARGS("--workers", "1", "--max-memory", "6000000", "--graph-landmarks", "0"));
     double before, after = 0;
@@ -376,6 +359,49 @@ START_TEST(routes_graph_sessions_memory) {
 }
 END_TEST
 
+/* A session's max_expanded bounds every plan on a graph too: found false,
+ * reason node_budget, and the next read goes on with the same repair, to
+ * the unlimited session's cost with as many expansions in all. (deadline_ms
+ * is the same stop as core's graph_dstar_stop test, through
+ * pf_graph_dstar_limits; routes_sessions_plan_limits stops a grid plan by
+ * it over HTTP.) */
+START_TEST(routes_graph_sessions_plan_limits) {
+    char *body = it_graph_chain_json(3000);
+    hc_server s = it_start(ARGS("--graph-landmarks", "0"));
+    char url[160], url2[160];
+    cJSON *full, *a;
+    uint64_t total;
+    int reads = 1;
+    it_put_map(&s, "c", "application/json", body, 201);
+    free(body);
+    full = create(&s, "c", "{\"start\":0,\"goal\":2999}", url, sizeof(url));
+    ck_assert(it_truth(full, "found"));
+    ck_assert_double_eq_tol(it_num(full, "cost"), 2999, 1e-9);
+    a = create(&s, "c", "{\"start\":0,\"goal\":2999,\"max_expanded\":100}", url2, sizeof(url2));
+    total = (uint64_t)it_num(a, "stats.expanded");
+    while (!it_truth(a, "found")) {
+        ck_assert_str_eq(it_str(a, "reason"), "node_budget");
+        ck_assert_uint_le((uint64_t)it_num(a, "stats.expanded"), 100);
+        ck_assert_int_lt(reads, 1000);
+        cJSON_Delete(a);
+        a = it_call(&s, "GET", url2, NULL, NULL, 200);
+        total += (uint64_t)it_num(a, "stats.expanded");
+        reads++;
+    }
+    ck_assert_double_eq_tol(it_num(a, "cost"), 2999, 1e-9);
+    ck_assert_uint_eq(total, (uint64_t)it_num(full, "stats.expanded"));
+    ck_assert_int_ge(reads, 29);
+    fprintf(stderr, "routes_graph_sessions_plan_limits: %d reads, %llu expanded\n", reads,
+            (unsigned long long)total);
+    cJSON_Delete(a);
+    cJSON_Delete(full);
+    it_call_error(&s, "POST", "/v1/maps/c/sessions", "application/json",
+                  "{\"start\":0,\"goal\":2999,\"deadline_ms\":99999999}", 422, "invalid_value",
+                  "deadline_ms");
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_graph_sessions) {
     Suite *s = suite_create("routes_graph_sessions");
     TCase *tc = tcase_create("core");
@@ -385,6 +411,7 @@ TU_SUITE(routes_graph_sessions) {
     tcase_add_test(tc, routes_graph_sessions_random_against_fresh);
     tcase_add_test(tc, routes_graph_sessions_streams);
     tcase_add_test(tc, routes_graph_sessions_memory);
+    tcase_add_test(tc, routes_graph_sessions_plan_limits);
     suite_add_tcase(s, tc);
     return s;
 }

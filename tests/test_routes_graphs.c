@@ -558,20 +558,9 @@ END_TEST
 START_TEST(routes_graphs_search_contexts_charged) {
     enum { N = 20000 };
     hc_server s = it_start(ARGS("--graph-ch-max-nodes", "0", "--graph-landmarks", "0"));
-    size_t cap = (size_t)N * 96 + 64, len = 0;
-    char *body = malloc(cap);
+    char *body = it_graph_chain_json(N);
     double before, after, again;
     cJSON *j;
-    ck_assert_ptr_nonnull(body);
-    len += (size_t)snprintf(body + len, cap - len, "{\"kind\":\"graph\",\"nodes\":[");
-    for (int i = 0; i < N; i++)
-        len += (size_t)snprintf(body + len, cap - len, "%s{\"id\":%d,\"position\":[%d,0]}",
-                                i ? "," : "", i, i);
-    len += (size_t)snprintf(body + len, cap - len, "],\"edges\":[");
-    for (int i = 0; i + 1 < N; i++)
-        len += (size_t)snprintf(body + len, cap - len, "%s{\"from\":%d,\"to\":%d}", i ? "," : "", i,
-                                i + 1);
-    snprintf(body + len, cap - len, "]}");
     it_put_map(&s, "chain", "application/json", body, 201);
     free(body);
     j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);

@@ -1259,6 +1259,133 @@ START_TEST(routes_sessions_navmesh_target_slides) {
 }
 END_TEST
 
+/* A serpentine n x n map: every other row a wall with one gap, at the
+ * right end and the left end by turns, so a plan from (0, 0) to (0, n-1)
+ * expands about half the map. Free with free(). */
+static char *serpentine_map(int n) {
+    size_t cap = (size_t)n * (size_t)(n + 1) + 64, len;
+    char *t = malloc(cap);
+    ck_assert_ptr_nonnull(t);
+    len = (size_t)snprintf(t, cap, "type octile\nheight %d\nwidth %d\nmap\n", n, n);
+    for (int y = 0; y < n; y++) {
+        for (int x = 0; x < n; x++) {
+            bool wall = y % 2 == 1 && x != (y % 4 == 1 ? n - 1 : 0);
+            t[len++] = wall ? '@' : '.';
+        }
+        t[len++] = '\n';
+    }
+    t[len] = 0;
+    return t;
+}
+
+/* Reads the session at url until its plan is found, each read a plan of
+ * the session's limits; every answer before says `reason` (the limit
+ * that stopped it) and expanded at most `cap` (0: not checked). Returns
+ * the found answer; *reads and *expanded add up the reads and every
+ * answer's expansions. */
+static cJSON *read_until_found(const hc_server *s, cJSON *a, const char *url, const char *reason,
+                               uint64_t cap, int *reads, uint64_t *expanded) {
+    *reads = 1;
+    *expanded = (uint64_t)it_num(a, "stats.expanded");
+    while (!it_truth(a, "found")) {
+        ck_assert_str_eq(it_str(a, "reason"), reason);
+        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(a, "path")), 0);
+        if (cap) ck_assert_uint_le((uint64_t)it_num(a, "stats.expanded"), cap);
+        ck_assert_uint_gt((uint64_t)it_num(a, "stats.expanded"), 0);
+        ck_assert_int_lt(*reads, 5000);
+        cJSON_Delete(a);
+        a = it_call(s, "GET", url, NULL, NULL, 200);
+        *expanded += (uint64_t)it_num(a, "stats.expanded");
+        ++*reads;
+    }
+    return a;
+}
+
+/* A session's max_expanded and deadline_ms bound every plan: a plan they
+ * stop answers found false with reason node_budget or deadline, and the
+ * next request goes on with the same repair (D* Lite keeps its state), so
+ * the reads end at the unlimited session's path and cost, and together
+ * expand as much as it did (no work lost, none redone). A navmesh session
+ * refuses both; deadline_ms past the server's max_deadline_ms is 422. */
+START_TEST(routes_sessions_plan_limits) {
+    hc_server s = it_start(ARGS("--max-deadline-ms", "60000"));
+    char url[160], url2[160];
+    char *map = serpentine_map(128);
+    cJSON *free_run, *a;
+    int reads;
+    uint64_t expanded, full;
+    double cost;
+    it_put_map(&s, "snake", "text/x-movingai-map", map, 201);
+    free(map);
+    free_run = it_session_create(&s, "snake", 0, 0, 0, 127, NULL, url, sizeof(url));
+    ck_assert(it_truth(free_run, "found"));
+    cost = it_num(free_run, "cost");
+    full = (uint64_t)it_num(free_run, "stats.expanded");
+    ck_assert_uint_gt(full, 4000);
+    {
+        bool found;
+        ck_assert_double_eq_tol(
+            path_cost(&s, "snake", 0, 0, 0, 127, ",\"algorithm\":\"dijkstra\"", &found, NULL, NULL),
+            cost, 1e-6);
+    }
+
+    a = it_session_create(&s, "snake", 0, 0, 0, 127, ",\"max_expanded\":500", url2, sizeof(url2));
+    ck_assert(!it_truth(a, "found"));
+    a = read_until_found(&s, a, url2, "node_budget", 500, &reads, &expanded);
+    ck_assert_double_eq_tol(it_num(a, "cost"), cost, 1e-9);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(a, "path")),
+                     cJSON_GetArraySize(cJSON_GetObjectItem(free_run, "path")));
+    ck_assert_int_ge(reads, (int)(full / 500));
+    ck_assert_uint_eq(expanded, full);
+    fprintf(
+        stderr,
+        "routes_sessions_plan_limits: max_expanded 500: %d reads, %llu expanded (%llu unlimited)\n",
+        reads, (unsigned long long)expanded, (unsigned long long)full);
+    cJSON_Delete(a);
+    cJSON_Delete(free_run);
+
+    /* 1 ms against a plan of more than 100,000 expansions: it stops at a
+     * read of the clock (every 4,096), and goes on. */
+    map = serpentine_map(512);
+    it_put_map(&s, "long", "text/x-movingai-map", map, 201);
+    free(map);
+    free_run = it_session_create(&s, "long", 0, 0, 0, 511, NULL, url, sizeof(url));
+    full = (uint64_t)it_num(free_run, "stats.expanded");
+    ck_assert_uint_gt(full, 100000);
+    a = it_session_create(&s, "long", 0, 0, 0, 511, ",\"deadline_ms\":1", url2, sizeof(url2));
+    ck_assert(!it_truth(a, "found"));
+    a = read_until_found(&s, a, url2, "deadline", 0, &reads, &expanded);
+    ck_assert_double_eq_tol(it_num(a, "cost"), it_num(free_run, "cost"), 1e-9);
+    ck_assert_uint_eq(expanded, full);
+    ck_assert_int_ge(reads, 2);
+    fprintf(stderr, "routes_sessions_plan_limits: deadline_ms 1: %d reads, %llu expanded\n", reads,
+            (unsigned long long)expanded);
+    cJSON_Delete(a);
+    cJSON_Delete(free_run);
+
+    it_call_error(&s, "POST", "/v1/maps/snake/sessions", "application/json",
+                  "{\"start\":[0,0],\"goal\":[0,127],\"deadline_ms\":60001}", 422, "invalid_value",
+                  "deadline_ms");
+    it_call_error(&s, "POST", "/v1/maps/snake/sessions", "application/json",
+                  "{\"start\":[0,0],\"goal\":[0,127],\"deadline_ms\":0}", 422, "invalid_value",
+                  "deadline_ms");
+    it_call_error(&s, "POST", "/v1/maps/snake/sessions", "application/json",
+                  "{\"start\":[0,0],\"goal\":[0,127],\"max_expanded\":-1}", 422, "invalid_value",
+                  "max_expanded");
+    it_call_error(&s, "POST", "/v1/maps/snake/sessions", "application/json",
+                  "{\"start\":[0,0],\"goal\":[0,127],\"max_expanded\":\"9\"}", 400,
+                  "invalid_request", "max_expanded");
+    it_put_nav_open(&s, "nav", 8, 8);
+    it_call_error(&s, "POST", "/v1/maps/nav/sessions", "application/json",
+                  "{\"start\":[0.5,0,0.5],\"goal\":[6.5,0,6.5],\"max_expanded\":100}", 422,
+                  "invalid_value", "max_expanded");
+    it_call_error(&s, "POST", "/v1/maps/nav/sessions", "application/json",
+                  "{\"start\":[0.5,0,0.5],\"goal\":[6.5,0,6.5],\"deadline_ms\":100}", 422,
+                  "invalid_value", "deadline_ms");
+    it_stop(&s);
+}
+END_TEST
+
 TU_SUITE(routes_sessions) {
     Suite *s = suite_create("routes_sessions");
     TCase *tc = tcase_create("routes_sessions");
@@ -1279,6 +1406,7 @@ TU_SUITE(routes_sessions) {
     tcase_add_test(tc, routes_sessions_replan_policy_fields);
     tcase_add_test(tc, routes_sessions_hysteresis_keeps_route);
     tcase_add_test(tc, routes_sessions_navmesh_target_slides);
+    tcase_add_test(tc, routes_sessions_plan_limits);
     suite_add_tcase(s, tc);
     return s;
 }
