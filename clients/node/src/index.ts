@@ -198,6 +198,13 @@ export interface SessionRequest {
     ttl_s?: number;
     /** The session's replanning policy; members not sent take the server's defaults. */
     replan?: ReplanPolicy;
+    /** Expansions one plan (the first and every repair) may do; a plan that
+     * reaches it answers found false, reason node_budget, and the next
+     * request goes on with it. */
+    max_expanded?: number;
+    /** Ms one plan may run (at most the server's max_deadline_ms); past it:
+     * found false, reason deadline, and the next request goes on. */
+    deadline_ms?: number;
 }
 
 export interface Update {
@@ -222,7 +229,7 @@ export interface SessionAnswer {
     map_id: string;
     found: boolean;
     cost?: number;
-    reason?: 'unreachable' | 'blocked';
+    reason?: 'unreachable' | 'blocked' | 'node_budget' | 'deadline';
     /** Absent in a stream's short answer (`unchanged`): the last whole answer's path from `position` on. */
     path: Point[];
     position: Point;
@@ -410,6 +417,13 @@ export interface GraphSessionRequest {
     goal: GraphSessionPlace;
     ttl_s?: number;
     replan?: ReplanPolicy;
+    /** Expansions one plan (the first and every repair) may do; a plan that
+     * reaches it answers found false, reason node_budget, and the next
+     * request goes on with it. */
+    max_expanded?: number;
+    /** Ms one plan may run (at most the server's max_deadline_ms); past it:
+     * found false, reason deadline, and the next request goes on. */
+    deadline_ms?: number;
 }
 
 /** A graph session's update: nodes and edges change for everyone with patchGraph. */
@@ -423,7 +437,7 @@ export interface GraphSessionAnswer {
     session_id: string;
     map_id: string;
     found: boolean;
-    reason?: 'unreachable' | 'node_budget' | 'blocked';
+    reason?: 'unreachable' | 'node_budget' | 'deadline' | 'blocked';
     cost: number;
     /** Absent in a stream's short answer (`unchanged`). */
     path: NodeId[];

@@ -17,7 +17,6 @@ const ROOM = 'type octile\nheight 7\nwidth 10\nmap\n' +
     '....@.....\n'.repeat(5) + '..........\n'.repeat(2);
 const DOORS = { rows: ['..#..', '..#..', '.....'], doors: { gate: { cells: [[2, 2]], open: true } } };
 
-// The 503 answers pathd has counted (pathd_requests_total, every route).
 // The 503s the server has counted on the route that creates sessions (it
 // counts a request once its answer is sent), and the lines it read them from.
 async function refused(client) {
@@ -174,6 +173,17 @@ test('sessions: create, get, JSON and NDJSON updates, a bad line, delete', async
     await assert.rejects(pathd.updateSession('doors', r.session_id, { replan: { hysteresis: 5 } }),
         (e) => e instanceof ApiError && e.status === 422 && e.field === 'replan.hysteresis');
     await pathd.deleteSession('doors', r.session_id);
+
+    // Plan limits: a plan of at most 2 expansions stops (node_budget) and
+    // each read goes on with it, to the unlimited session's cost.
+    const lim = await pathd.createSession('doors', { start: [0, 0], goal: [4, 0], max_expanded: 2 });
+    assert.equal(lim.found, false);
+    assert.equal(lim.reason, 'node_budget');
+    let got = lim;
+    for (let reads = 1; !got.found && reads < 100; reads++) got = await pathd.getSession('doors', lim.session_id);
+    assert.equal(got.found, true);
+    assert.equal(got.cost, s.cost);
+    await pathd.deleteSession('doors', lim.session_id);
 
     await pathd.deleteSession('doors', s.session_id);
     await assert.rejects(pathd.getSession('doors', s.session_id),
