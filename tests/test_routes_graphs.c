@@ -37,6 +37,20 @@ static cJSON *path_post(const hc_server *s, const char *map, const char *body) {
     return it_call(s, "POST", p, "application/json", body, 200);
 }
 
+/* The room's a -> 4 (cost 30) asking for algorithm `asked` (extra: more
+ * members) is answered, and named, by `ran`. */
+static void room_path_runs(const hc_server *s, const char *asked, const char *extra,
+                           const char *ran) {
+    char body[160];
+    cJSON *j;
+    snprintf(body, sizeof(body), "{\"start\":\"a\",\"goal\":4,\"algorithm\":\"%s\"%s}", asked,
+             extra ? extra : "");
+    j = path_post(s, "g", body);
+    ck_assert_str_eq(it_str(j, "algorithm"), ran);
+    ck_assert_double_eq_tol(it_num(j, "cost"), 30, 1e-9);
+    cJSON_Delete(j);
+}
+
 START_TEST(routes_graphs_upload_info_and_paths) {
     hc_server s = it_start(ARGS("--workers", "2"));
     cJSON *j;
@@ -60,10 +74,7 @@ START_TEST(routes_graphs_upload_info_and_paths) {
     ck_assert_ptr_null(it_get(j, "graph.ch.absent"));
     cJSON_Delete(j);
     /* What a hierarchy cannot answer (partial) runs, and is named, alt. */
-    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4,\"algorithm\":\"ch\",\"partial\":true}");
-    ck_assert_double_eq_tol(it_num(j, "cost"), 30, 1e-9);
-    ck_assert_str_eq(it_str(j, "algorithm"), "alt");
-    cJSON_Delete(j);
+    room_path_runs(&s, "ch", ",\"partial\":true", "alt");
     /* a to 4: a-b-c-4 costs 30 (4->a is one-way; a-c-4 costs 110). */
     j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4}");
     ck_assert(it_truth(j, "found"));
@@ -495,14 +506,8 @@ START_TEST(routes_graphs_landmarks_off) {
     ck_assert_int_eq((int)it_num(j, "graph.landmarks"), 0);
     ck_assert_str_eq(it_str(j, "default_algorithm"), "astar");
     cJSON_Delete(j);
-    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4,\"algorithm\":\"alt\"}");
-    ck_assert_str_eq(it_str(j, "algorithm"), "astar");
-    ck_assert_double_eq_tol(it_num(j, "cost"), 30, 1e-9);
-    cJSON_Delete(j);
-    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4,\"algorithm\":\"ch\"}");
-    ck_assert_str_eq(it_str(j, "algorithm"), "astar");
-    ck_assert_double_eq_tol(it_num(j, "cost"), 30, 1e-9);
-    cJSON_Delete(j);
+    room_path_runs(&s, "alt", NULL, "astar");
+    room_path_runs(&s, "ch", NULL, "astar");
     j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
     ck_assert_int_eq((int)it_num(j, "graph.ch_shortcuts"), 0);
     ck_assert(!it_truth(j, "graph.ch.built"));
@@ -533,10 +538,7 @@ START_TEST(routes_graphs_ch_absent) {
     ck_assert_str_eq(it_str(j, "graph.ch.absent"), "too_many_nodes");
     ck_assert_str_eq(it_str(j, "default_algorithm"), "alt");
     cJSON_Delete(j);
-    j = path_post(&s, "g", "{\"start\":\"a\",\"goal\":4,\"algorithm\":\"ch\"}");
-    ck_assert_str_eq(it_str(j, "algorithm"), "alt");
-    ck_assert_double_eq_tol(it_num(j, "cost"), 30, 1e-9);
-    cJSON_Delete(j);
+    room_path_runs(&s, "ch", NULL, "alt");
     cJSON_Delete(it_call(&s, "PATCH", "/v1/maps/g", "application/json",
                          "{\"nodes\":[{\"id\":\"far\",\"enabled\":false}]}", 200));
     j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
