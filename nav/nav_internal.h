@@ -399,13 +399,16 @@ struct pf_nav_query {
     dtPolyRef *point_refs;
     uint32_t max_points;
     pfnav::PolyScratch *poly;
+    uint32_t passes; /* polyanya's last search: 2 when its pruned pass ran out of nodes */
 };
 
 namespace pfnav {
 /* Polyanya from spos in sref to gpos in gref: an optimal corridor in
- * path[0..*npath), *best the ground-plane length it measured for it. DT_FAILURE with
- * DT_PARTIAL_RESULT when the goal is not reachable, DT_OUT_OF_NODES when q's node budget ran out,
- * DT_INVALID_PARAM when the world is too large for it (nm->base->exact false). */
+ * path[0..*npath), *best the ground-plane length it measured for it; DT_SUCCESS |
+ * DT_OUT_OF_NODES: a corridor to the goal found after q's node budget ran out (successors were
+ * dropped), so perhaps not the shortest. DT_FAILURE with DT_PARTIAL_RESULT when the goal is not
+ * reachable, DT_OUT_OF_NODES when q's node budget ran out first, DT_INVALID_PARAM when the world
+ * is too large for it (nm->base->exact false). */
 dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyRef gref,
                   const float *spos, const float *gpos, dtPolyRef *path, int *npath, int max_path,
                   uint32_t *expanded, double *best);

@@ -450,6 +450,9 @@ typedef struct pf_nav_path {
     double cost;                   /* sum of length x area cost (= length on plain ground) */
     uint32_t polygons;             /* polygons of the corridor */
     uint32_t expanded;             /* search nodes used (polyanya's pops, Detour's nodes) */
+    uint32_t passes;               /* polyanya's searches: 1, or 2 when the first (with
+                                      intermediate pruning) ran out of nodes and it ran
+                                      again without; 0 for detour */
     bool exact;                    /* polyanya answered: the path is a shortest one
                                       in ground-plane length (x/z) among all paths
                                       on the mesh to the goal (or, partial, to the

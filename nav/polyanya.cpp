@@ -832,6 +832,7 @@ dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyR
     *npath = 0;
     *expanded = 0;
     *best = 0;
+    q->passes = 0;
     if (!nm->base->exact) return DT_FAILURE | DT_INVALID_PARAM;
     if (sref == gref) {
         path[0] = sref;
@@ -894,12 +895,17 @@ dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyR
      * and make nodes the open list's order never would, and on
      * random512-40-0 such chains spent the node budget (65,535 nodes)
      * where the plain order answers. A pruned search out of nodes is run
-     * again without pruning, with the same budget. */
+     * again without pruning, with the same budget: also when it reached
+     * the goal, since a full table drops successors (push, make_root) and
+     * the goal popped after that need not be the nearest. A pass without
+     * pruning that ran out of nodes and still reached the goal answers
+     * DT_SUCCESS | DT_OUT_OF_NODES: a path, perhaps not the shortest. */
     int found = -1;
-    for (int pass = 0; pass < 2 && found < 0; pass++) {
+    for (int pass = 0; pass < 2; pass++) {
         const bool prune = pass == 0;
         if (pass > 0) {
             if (!c.out_of_nodes) break;
+            found = -1;
             c.out_of_nodes = false;
             s->nnodes = 0;
             s->nheap = 0;
@@ -908,6 +914,7 @@ dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyR
                 s->stamp = 1;
             }
         }
+        q->passes++;
         for (int i = 0; i < m; i++)
             push(&c, -1, &pts[3 * ((i + 1) % m)], &pts[3 * i], v->nb[f0 + (uint32_t)i], sd, -1,
                  0.0);
@@ -947,7 +954,7 @@ dtStatus polyanya(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyR
     int w = len - 1;
     for (int i = found; i >= 0; i = s->nodes[i].parent) path[w--] = v->refs[s->nodes[i].next];
     *npath = len;
-    return DT_SUCCESS;
+    return c.out_of_nodes ? DT_SUCCESS | DT_OUT_OF_NODES : DT_SUCCESS;
 }
 
 } /* namespace pfnav */

@@ -125,10 +125,19 @@ static double funnel_ground(pf_nav_query *q, const pf_navmesh *nm, const float *
  * the link's bmin..bmax, stored truncated to 1/255 of the edge, and bent
  * short of the corner polyanya turned round (0.0059 on a 1.5 edge, up to
  * ~0.1 on nav_test's 30-unit borders), which left such answers not exact.
+ * A corridor polyanya found after its node table filled (found has
+ * DT_OUT_OF_NODES) is never exact: successors were dropped on the way.
  * Returns the corridor's length in q->polys. */
 static int check_exact(pf_nav_query *q, const pf_navmesh *nm, dtPolyRef sref, dtPolyRef gref,
-                       pf_nav_path *out, double best, int n) {
+                       pf_nav_path *out, double best, int n, dtStatus found) {
     static const double EXACT_TOL = 1e-4;
+    if (dtStatusDetail(found, DT_OUT_OF_NODES)) {
+        /* The goal reached after the node table filled: not exact. */
+        out->out_of_nodes = true;
+        out->inexact = "polyanya ran out of search nodes (nav_max_nodes) before it could prove "
+                       "the path shortest";
+        return n;
+    }
     const double got = funnel_ground(q, nm, out->start, out->goal, q->polys, n);
     if (got <= best + EXACT_TOL * (1 + best)) {
         out->exact = true;
@@ -207,11 +216,12 @@ pf_status find_polys(pf_nav_query *q, const pf_navmesh *nm, const float start[3]
         ds = polyanya(q, nm, sref, gref, out->start, out->goal, q->polys, &n, (int)q->max_nodes,
                       &ex, &best);
         out->expanded = ex;
+        out->passes = q->passes;
         /* Unreachable, out of nodes or a world too large for it: Detour
          * finds the closest reachable polygon (and is bounded by the same
          * node budget). */
         if (dtStatusSucceed(ds)) {
-            n = check_exact(q, nm, sref, gref, out, best, n);
+            n = check_exact(q, nm, sref, gref, out, best, n, ds);
             out->polygons = (uint32_t)n;
             *npolys = n;
             if (apart) mark_apart(out);
@@ -246,7 +256,7 @@ pf_status find_polys(pf_nav_query *q, const pf_navmesh *nm, const float start[3]
                           (int)q->max_nodes, &ex, &best);
             out->expanded += ex;
             if (dtStatusSucceed(ds)) {
-                n = check_exact(q, nm, sref, last, out, best, n2);
+                n = check_exact(q, nm, sref, last, out, best, n2, ds);
             } else {
                 /* polyanya used q->polys: plan Detour's corridor again. */
                 ds = q->q->findPath(sref, last, out->start, out->goal, &nm->filter, q->polys, &n,

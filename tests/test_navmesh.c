@@ -636,10 +636,14 @@ static bool random_point(uint64_t *st, const pf_grid *g, float out[3]) {
  * code); it is partial exactly when the reference finds no path; its
  * segments lie in the region; and Detour's findPath is never shorter
  * (find_path). Failing runs print the grid. */
+#ifndef TIGHT_NODES
+#define TIGHT_NODES 48
+#endif
 START_TEST(navmesh_polyanya_equals_reference_shortest_path) {
     uint64_t st = tu_seed("navmesh_polyanya_equals_reference_shortest_path", 2027);
-    pf_nav_query *q = make_query();
-    int meshes = 0, found = 0, apart = 0, bent = 0;
+    pf_nav_query *q = make_query(), *tight = NULL;
+    int meshes = 0, found = 0, apart = 0, bent = 0, retried = 0, retried_found = 0;
+    ck_assert_int_eq(pf_nav_query_create(TIGHT_NODES, &tight), PF_OK);
     double worst = 0;
     for (int it = 0; it < 300; it++) {
         int32_t w = 12 + (int32_t)tu_below(&st, 17), h = 12 + (int32_t)tu_below(&st, 17);
@@ -700,6 +704,26 @@ START_TEST(navmesh_polyanya_equals_reference_shortest_path) {
                 worst = fabs(p.length - want) / want;
             bent += p.npoints > 2;
             found++;
+            /* The same query on a budget the pruned pass can run out of:
+             * a second pass without pruning, and when it reaches the goal
+             * its answer is the shortest path too. */
+            ck_assert_int_eq(find_path(tight, nm, s, t, NULL, PF_NAV_POLYANYA, &p, &which), PF_OK);
+            if (p.passes == 2) {
+                retried++;
+                /* Exact only when the unpruned pass fitted the budget;
+                 * one that filled it too says so and is never shorter. */
+                if (!p.partial) {
+                    ck_assert(p.exact != p.out_of_nodes);
+                    ck_assert_msg(p.length >= want * (1 - 1e-4), "run %d: %.6f, shortest %.6f", it,
+                                  p.length, want);
+                }
+                if (p.exact && !p.partial) {
+                    retried_found++;
+                    ck_assert_msg(fabs(p.length - want) <= 1e-4 * want,
+                                  "run %d: the unpruned pass: %.6f, shortest %.6f", it, p.length,
+                                  want);
+                }
+            }
         }
         navref_destroy(ref);
         pf_navmesh_release(nm);
@@ -708,11 +732,14 @@ START_TEST(navmesh_polyanya_equals_reference_shortest_path) {
     }
     fprintf(stderr,
             "navmesh_polyanya_equals_reference_shortest_path: %d meshes, %d paths (%d bent), %d "
-            "apart, worst relative difference %.2e\n",
-            meshes, found, bent, apart, worst);
+            "apart, worst relative difference %.2e; with %d nodes %d ran out with pruning and "
+            "ran again, %d of them to the goal\n",
+            meshes, found, bent, apart, worst, TIGHT_NODES, retried, retried_found);
     ck_assert_int_gt(found, 1000);
     ck_assert_int_gt(bent, 300);
     ck_assert_int_gt(apart, 20);
+    ck_assert_int_gt(retried_found, 0);
+    pf_nav_query_destroy(tight);
     pf_nav_query_destroy(q);
 }
 END_TEST
