@@ -306,11 +306,31 @@ typedef struct pf_graph_ch_limits {
     uint64_t max_shortcuts;
     uint32_t witness_settle;
     pf_build_stop *stop;
+    /* Hub labels (0: none): see pf_graph_ch_labels. */
+    size_t max_label_bytes;
 } pf_graph_ch_limits;
 pf_status pf_graph_ch_attach(pf_graph *g, const pf_graph_ch_limits *lim);
 bool pf_graph_ch_ready(const pf_graph *g);
 /* Shortcuts of g's hierarchy (0 without). */
 uint64_t pf_graph_ch_shortcuts(const pf_graph *g);
 bool pf_graph_ch_usable(const pf_graph *g, const pf_graph_query *q);
+
+/* Hub labels (Abraham, Delling, Goldberg and Werneck 2011-2012, built
+ * from the hierarchy; core/graph_labels.c). With max_label_bytes, the
+ * build goes on from the hierarchy to a forward and a backward label for
+ * every node: each a list of (hub, distance, first up arc) sorted by hub,
+ * made top-down in reverse contraction order (a node's label is itself
+ * and its up neighbours' labels through the arcs to them, each hub at its
+ * least distance), then pruned of every hub whose distance the labels
+ * already beat (it is not on a shortest path to it). A "ch" query without
+ * max_expanded then reads the start's forward and the goal's backward
+ * label, takes the common hub of least total, and follows each label's
+ * first arcs up to that hub, unpacking them into edges: no search, the
+ * same optimal cost; `expanded` counts the label entries read. Labels past
+ * max_label_bytes (PF_ELIMIT), a stop or no memory leave the hierarchy
+ * without them (it searches as before). Returns NULL when g has labels,
+ * else why not ("no_hierarchy", "disabled", "label_cap",
+ * "build_deadline", "no_memory"); *entries and *bytes what they hold. */
+const char *pf_graph_ch_labels(const pf_graph *g, uint64_t *entries, size_t *bytes);
 
 #endif

@@ -28,41 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph_internal.h"
-
-/* A record: an original edge (mid NONE, a the edge) or a shortcut through
- * mid made of records a (from -> mid) and b (mid -> to). */
-typedef struct ch_rec {
-    uint32_t a, b, mid;
-} ch_rec;
-
-/* An up arc of the final hierarchy. */
-typedef struct ch_arc {
-    uint32_t v, rec;
-    double cost;
-} ch_arc;
-
-struct pf__graph_ch {
-    uint32_t n;
-    uint32_t *fwd_off, *bwd_off; /* n + 1 */
-    ch_arc *fwd, *bwd;
-    ch_rec *rec;
-    uint32_t nrec;
-    uint64_t shortcuts;
-    size_t bytes;
-};
+#include "graph_ch_internal.h"
 
 /* ---- a min-heap of (key, node) ---- */
-
-typedef struct hent {
-    double k;
-    uint32_t v, tag;
-} hent;
-
-typedef struct heap {
-    hent *a;
-    size_t len, cap;
-} heap;
 
 static pf_status hpush(heap *h, double k, uint32_t v, uint32_t tag) {
     size_t i;
@@ -129,7 +97,8 @@ typedef struct builder {
     heap wh;
     /* final arcs before CSR: per node */
     dlist *up_f, *up_b;
-    pf_build_stop *stop; /* NULL: never stops */
+    uint32_t *order, norder; /* the nodes in the order contracted */
+    pf_build_stop *stop;     /* NULL: never stops */
 } builder;
 
 static pf_status dl_add(dlist *l, uint32_t v, uint32_t rec, double cost) {
@@ -275,6 +244,7 @@ static void builder_free(builder *b) {
     free(b->dist);
     free(b->seen);
     free(b->wh.a);
+    free(b->order);
 }
 
 /* The version's enabled arcs between enabled nodes, without self loops,
@@ -324,6 +294,7 @@ void pf__graph_ch_free(struct pf__graph_ch *ch) {
     free(ch->fwd);
     free(ch->bwd);
     free(ch->rec);
+    pf__graph_labels_free(ch->hl);
     free(ch);
 }
 
@@ -349,9 +320,10 @@ pf_status pf_graph_ch_attach(pf_graph *g, const pf_graph_ch_limits *lim) {
     b.deleted = calloc(n, sizeof(uint32_t));
     b.dist = calloc(n, sizeof(double));
     b.seen = calloc(n, sizeof(uint32_t));
+    b.order = calloc(n ? n : 1, sizeof(uint32_t));
     ver = calloc(n, sizeof(uint32_t));
     if (!b.out || !b.in || !b.up_f || !b.up_b || !b.done || !b.deleted || !b.dist || !b.seen ||
-        !ver)
+        !b.order || !ver)
         goto out;
     if ((st = load(&b))) goto out;
     for (uint32_t v = 0; v < n; v++) {
@@ -372,6 +344,7 @@ pf_status pf_graph_ch_attach(pf_graph *g, const pf_graph_ch_limits *lim) {
         }
         if ((st = contract(&b, v, true, &sc))) goto out;
         b.done[v] = 1;
+        b.order[b.norder++] = v;
         /* Its arcs moved up, its neighbours' lists searched. */
         if (pf_build_tick(b.stop, 1 + (uint64_t)b.out[v].len + b.in[v].len)) {
             st = PF_ECANCELED;
@@ -390,8 +363,8 @@ pf_status pf_graph_ch_attach(pf_graph *g, const pf_graph_ch_limits *lim) {
         }
         /* Neighbours count it; their priorities are measured again when
          * they are popped (lazy), not now (a witness search each). */
-        for (int side = 0; side < 2; side++) {
-            const dlist *l = side ? &b.in[v] : &b.out[v];
+        for (int k = 0; k < 2; k++) {
+            const dlist *l = k ? &b.in[v] : &b.out[v];
             for (uint32_t i = 0; i < l->len; i++) b.deleted[l->a[i].v]++;
         }
         b.out[v].len = b.in[v].len = 0;
@@ -408,6 +381,26 @@ pf_status pf_graph_ch_attach(pf_graph *g, const pf_graph_ch_limits *lim) {
     ch->bytes = sizeof(*ch) + 2 * ((size_t)n + 1) * sizeof(uint32_t) +
                 ((size_t)ch->fwd_off[n] + ch->bwd_off[n]) * sizeof(ch_arc) +
                 (size_t)ch->nrec * sizeof(ch_rec);
+    /* Hub labels when asked for and they fit: the hierarchy stays
+     * without them otherwise (its queries search). */
+    ch->hl_absent = "disabled";
+    if (lim && lim->max_label_bytes) {
+        switch (pf__graph_labels_build(ch, b.order, lim->max_label_bytes, b.stop, &ch->hl)) {
+        case PF_OK:
+            ch->hl_absent = NULL;
+            ch->bytes += pf__graph_labels_bytes(ch->hl);
+            break;
+        case PF_ELIMIT:
+            ch->hl_absent = "label_cap";
+            break;
+        case PF_ECANCELED:
+            ch->hl_absent = "build_deadline";
+            break;
+        default:
+            ch->hl_absent = "no_memory";
+            break;
+        }
+    }
     g->ch = ch;
     g->bytes += ch->bytes;
     ch = NULL;
@@ -424,25 +417,17 @@ bool pf_graph_ch_ready(const pf_graph *g) { return g->ch != NULL; }
 
 uint64_t pf_graph_ch_shortcuts(const pf_graph *g) { return g->ch ? g->ch->shortcuts : 0; }
 
+const char *pf_graph_ch_labels(const pf_graph *g, uint64_t *entries, size_t *bytes) {
+    *entries = g->ch && g->ch->hl ? pf__graph_labels_entries(g->ch->hl) : 0;
+    *bytes = g->ch && g->ch->hl ? pf__graph_labels_bytes(g->ch->hl) : 0;
+    return !g->ch ? "no_hierarchy" : g->ch->hl_absent;
+}
+
 bool pf_graph_ch_usable(const pf_graph *g, const pf_graph_query *q) {
     return g->ch && !q->partial && !q->ngoals && !q->nstarts && !q->exclude_tags;
 }
 
 /* ---- the query ---- */
-
-typedef struct side {
-    double *d;
-    uint32_t *seen, *prec, *prev; /* record and node it came from */
-    uint8_t *closed;
-    heap h;
-} side;
-
-struct pf__graph_ch_scratch {
-    uint32_t cap, stamp;
-    side s[2];
-    uint32_t *path_nodes, *path_edges, *stack;
-    size_t nodes_cap, edges_cap, stack_cap;
-};
 
 static void side_free(side *s) {
     free(s->d);
@@ -460,6 +445,7 @@ void pf__graph_ch_scratch_free(struct pf__graph_ch_scratch *x) {
     free(x->path_nodes);
     free(x->path_edges);
     free(x->stack);
+    free(x->recs);
     free(x);
 }
 
@@ -467,10 +453,10 @@ size_t pf__graph_ch_scratch_memory(const struct pf__graph_ch_scratch *x) {
     if (!x) return 0;
     return sizeof(*x) + (size_t)x->cap * 2 * (sizeof(double) + 3 * sizeof(uint32_t) + 1) +
            (x->s[0].h.cap + x->s[1].h.cap) * sizeof(hent) +
-           (x->nodes_cap + x->edges_cap) * sizeof(uint32_t) + x->stack_cap * sizeof(uint32_t);
+           (x->nodes_cap + x->edges_cap + x->stack_cap + x->recs_cap) * sizeof(uint32_t);
 }
 
-static pf_status scratch_ready(struct pf__graph_ch_scratch **xp, uint32_t n) {
+pf_status pf__graph_ch_scratch_ready(struct pf__graph_ch_scratch **xp, uint32_t n) {
     struct pf__graph_ch_scratch *x = *xp;
     if (!x && !(x = *xp = calloc(1, sizeof(*x)))) return PF_ENOMEM;
     if (n > x->cap) {
@@ -500,7 +486,7 @@ static pf_status scratch_ready(struct pf__graph_ch_scratch **xp, uint32_t n) {
     return PF_OK;
 }
 
-static pf_status grow(uint32_t **a, size_t *cap, size_t need) {
+pf_status pf__graph_ch_grow(uint32_t **a, size_t *cap, size_t need) {
     uint32_t *p;
     if (need <= *cap) return PF_OK;
     if (!(p = realloc(*a, need * sizeof(uint32_t)))) return PF_ENOMEM;
@@ -514,50 +500,34 @@ static pf_status unpack(struct pf__graph_ch_scratch *x, const struct pf__graph_c
                         size_t *len) {
     size_t sp = 0;
     pf_status st;
-    if ((st = grow(&x->stack, &x->stack_cap, 16))) return st;
+    if ((st = pf__graph_ch_grow(&x->stack, &x->stack_cap, 16))) return st;
     x->stack[sp++] = r;
     while (sp) {
         const ch_rec *c = &ch->rec[x->stack[--sp]];
         if (c->mid == PF_GRAPH_NONE) {
-            if ((st = grow(&x->path_edges, &x->edges_cap, *len + 1))) return st;
+            if ((st = pf__graph_ch_grow(&x->path_edges, &x->edges_cap, *len + 1))) return st;
             x->path_edges[(*len)++] = c->a;
             continue;
         }
-        if ((st = grow(&x->stack, &x->stack_cap, sp + 2))) return st;
+        if ((st = pf__graph_ch_grow(&x->stack, &x->stack_cap, sp + 2))) return st;
         x->stack[sp++] = c->b;
         x->stack[sp++] = c->a;
     }
     return PF_OK;
 }
 
-static pf_status write_path(const pf_graph *g, struct pf__graph_ch_scratch *x, uint32_t s,
-                            uint32_t meet, pf_graph_path *out) {
-    const struct pf__graph_ch *ch = g->ch;
+pf_status pf__graph_ch_write_recs(const pf_graph *g, struct pf__graph_ch_scratch *x, uint32_t s,
+                                  const uint32_t *recs, size_t nrec, pf_graph_path *out) {
     const pf__graph_topo *t = g->t;
-    size_t ne = 0, nrec = 0, recs_cap = 0;
-    uint32_t *recs = NULL, cur;
+    size_t ne = 0;
+    uint32_t cur;
     double cost = 0;
-    pf_status st = PF_OK;
-    /* The forward records from meet back to s, reversed; then the
-     * backward ones from meet to t. */
-    for (uint32_t v = meet; v != s; v = x->s[0].prev[v]) {
-        if ((st = grow(&recs, &recs_cap, nrec + 1))) goto out;
-        recs[nrec++] = x->s[0].prec[v];
-    }
-    for (size_t i = 0; i < nrec / 2; i++) {
-        uint32_t tmp = recs[i];
-        recs[i] = recs[nrec - 1 - i];
-        recs[nrec - 1 - i] = tmp;
-    }
-    for (uint32_t v = meet; x->s[1].prev[v] != PF_GRAPH_NONE; v = x->s[1].prev[v]) {
-        if ((st = grow(&recs, &recs_cap, nrec + 1))) goto out;
-        recs[nrec++] = x->s[1].prec[v];
-    }
+    pf_status st;
     for (size_t i = 0; i < nrec; i++)
-        if ((st = unpack(x, ch, recs[i], &ne))) goto out;
-    if ((st = grow(&x->path_edges, &x->edges_cap, ne + 1)) ||
-        (st = grow(&x->path_nodes, &x->nodes_cap, ne + 1)))
-        goto out;
+        if ((st = unpack(x, g->ch, recs[i], &ne))) return st;
+    if ((st = pf__graph_ch_grow(&x->path_edges, &x->edges_cap, ne + 1)) ||
+        (st = pf__graph_ch_grow(&x->path_nodes, &x->nodes_cap, ne + 1)))
+        return st;
     cur = s;
     x->path_nodes[0] = s;
     for (size_t i = 0; i < ne; i++) {
@@ -572,9 +542,29 @@ static pf_status write_path(const pf_graph *g, struct pf__graph_ch_scratch *x, u
     out->end = cur;
     out->cost = cost;
     out->reached = true;
-out:
-    free(recs);
-    return st;
+    return PF_OK;
+}
+
+/* The records from s up to meet (forward), then from meet down to the
+ * goal (backward), as the two searches left them. */
+static pf_status write_path(const pf_graph *g, struct pf__graph_ch_scratch *x, uint32_t s,
+                            uint32_t meet, pf_graph_path *out) {
+    size_t nrec = 0;
+    pf_status st;
+    for (uint32_t v = meet; v != s; v = x->s[0].prev[v]) {
+        if ((st = pf__graph_ch_grow(&x->recs, &x->recs_cap, nrec + 1))) return st;
+        x->recs[nrec++] = x->s[0].prec[v];
+    }
+    for (size_t i = 0; i < nrec / 2; i++) {
+        uint32_t tmp = x->recs[i];
+        x->recs[i] = x->recs[nrec - 1 - i];
+        x->recs[nrec - 1 - i] = tmp;
+    }
+    for (uint32_t v = meet; x->s[1].prev[v] != PF_GRAPH_NONE; v = x->s[1].prev[v]) {
+        if ((st = pf__graph_ch_grow(&x->recs, &x->recs_cap, nrec + 1))) return st;
+        x->recs[nrec++] = x->s[1].prec[v];
+    }
+    return pf__graph_ch_write_recs(g, x, s, x->recs, nrec, out);
 }
 
 /* Stall-on-demand (Geisberger et al.): v reached at d by this side is
@@ -601,8 +591,11 @@ pf_status pf__graph_ch_search(const pf_graph *g, struct pf__graph_ch_scratch **x
     uint32_t meet = PF_GRAPH_NONE;
     bool stopped[2] = {false, false};
     pf_status st;
-    if ((st = scratch_ready(xp, ch->n))) return st;
+    if ((st = pf__graph_ch_scratch_ready(xp, ch->n))) return st;
     x = *xp;
+    /* Hub labels answer without a search, unless a budget smaller than
+     * the labels asks for the search's own count. */
+    if (ch->hl && !q->max_expanded) return pf__graph_labels_search(g, x, q, out);
     for (int k = 0; k < 2; k++) {
         side *sd = &x->s[k];
         uint32_t v = k ? q->goal : q->start;

@@ -15,7 +15,11 @@
  *    converted (passable cells, 8-connected without corner cutting) and
  *    its scenarios' optimal lengths checked against A*'s costs.
  *
- * BENCH_GRAPH_QUERIES (5000) and BENCH_GRAPH_BIG_QUERIES (50) set how many
+ * ch reads hub labels up to BENCH_GRAPH_LABEL_BYTES (32 MiB, pathd's
+ * --graph-labels-max-bytes; "ch-search" is the hierarchy's search on the
+ * same pairs).
+ * BENCH_GRAPH_QUERIES (5000) and BENCH_GRAPH_BIG_QUERIES (50; 0 skips the big
+ * graphs) set how many
  * queries each algorithm runs on the small and the big graphs;
  * BENCH_GRAPH_JSON=FILE writes the game graph's upload to FILE (for
  * scripts/bench-graph-http.sh); BENCH_GRAPH_LANDMARKS (8, pathd's
@@ -42,16 +46,16 @@
 static void run_queries(const char *name, const pf_graph *g, uint32_t nn, size_t n) {
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     double *t = malloc(n * sizeof(double));
-    for (int a = 0; a < PF_GRAPH_ALGORITHMS; a++) {
-        uint64_t expanded = 0;
+    /* a == PF_GRAPH_ALGORITHMS: ch again with a budget it never reaches,
+     * so the hierarchy searches instead of reading hub labels. */
+    for (int a = 0; a <= PF_GRAPH_ALGORITHMS; a++) {
+        uint64_t expanded = 0, budget = a == PF_GRAPH_ALGORITHMS ? UINT64_MAX / 2 : 0;
         size_t found = 0;
+        const pf_graph_algorithm algo = a == PF_GRAPH_ALGORITHMS ? PF_GRAPH_CH : (pf_graph_algorithm)a;
         rng = 42; /* the same pairs for each algorithm */
         for (size_t i = 0; i < n; i++) {
-            pf_graph_query q = {below(nn), below(nn), (pf_graph_algorithm)a,
-                                0,         false,     NULL,
-                                NULL,      NULL,      0,
-                                NULL,      NULL,      0,
-                                NULL,      0};
+            pf_graph_query q = {below(nn), below(nn), algo, budget, false, NULL, NULL,
+                                NULL,      0,         NULL, NULL,   0,     NULL, 0};
             pf_graph_path p;
             double t0 = now_us();
             pf_status st = pf_graph_search(g, ctx, &q, &p);
@@ -59,8 +63,8 @@ static void run_queries(const char *name, const pf_graph *g, uint32_t nn, size_t
             expanded += p.expanded;
             found += st == PF_OK;
         }
-        printf("%s %-8s queries %zu found %zu  p50 %.2f us  p99 %.2f us  mean expanded %.0f\n",
-               name, pf_graph_algorithm_name((pf_graph_algorithm)a), n, found, pct(t, n, 0.5),
+        printf("%s %-9s queries %zu found %zu  p50 %.2f us  p99 %.2f us  mean expanded %.0f\n",
+               name, budget ? "ch-search" : pf_graph_algorithm_name(algo), n, found, pct(t, n, 0.5),
                pct(t, n, 0.99), (double)expanded / (double)n);
     }
     free(t);
@@ -83,14 +87,21 @@ static void attach_ch(const char *name, pf_graph *g) {
         printf("%s ch: not built (BENCH_GRAPH_CH, BENCH_GRAPH_CH_MAX_NODES)\n", name);
         return;
     }
+    pf_graph_ch_limits lim = {0, 0, NULL, env_count("BENCH_GRAPH_LABEL_BYTES", 32u << 20)};
+    uint64_t entries;
+    size_t lbytes;
+    const char *absent;
     t0 = now_us();
-    st = pf_graph_ch_attach(g, NULL);
+    st = pf_graph_ch_attach(g, &lim);
     t0 = now_us() - t0;
     pf_graph_get_info(g, &b);
-    printf("%s ch build: %s, %.1f ms, %llu shortcuts (%.2f an arc), %.0f bytes a node\n", name,
-           st ? "FAILED" : "ok", t0 / 1e3, (unsigned long long)pf_graph_ch_shortcuts(g),
+    absent = pf_graph_ch_labels(g, &entries, &lbytes);
+    printf("%s ch build: %s, %.1f ms, %llu shortcuts (%.2f an arc), %.0f bytes a node; hub "
+           "labels %s, %.1f entries a node each way, %zu bytes\n",
+           name, st ? "FAILED" : "ok", t0 / 1e3, (unsigned long long)pf_graph_ch_shortcuts(g),
            (double)pf_graph_ch_shortcuts(g) / (double)(a.arcs ? a.arcs : 1),
-           (double)(b.state_bytes - a.state_bytes) / (double)a.nodes);
+           (double)(b.state_bytes - a.state_bytes) / (double)a.nodes, absent ? absent : "built",
+           (double)entries / 2 / (double)a.nodes, lbytes);
 }
 
 /* d built without landmarks (timed, released), then with them into *g
@@ -404,7 +415,10 @@ static void ch_scale_one(const char *name, uint32_t n, double *pos, uint32_t m, 
     pf_graph *g;
     pf_graph_info gi;
     pf_build_stop bs = pf_build_stop_make(NULL, NULL);
-    pf_graph_ch_limits lim = {0, 0, &bs};
+    pf_graph_ch_limits lim = {0, 0, &bs, env_count("BENCH_GRAPH_LABEL_BYTES", 32u << 20)};
+    uint64_t entries;
+    size_t lbytes;
+    const char *absent;
     double c0, w0;
     pf_status st;
     memset(both, 1, m);
@@ -416,11 +430,13 @@ static void ch_scale_one(const char *name, uint32_t n, double *pos, uint32_t m, 
     st = pf_graph_ch_attach(g, &lim);
     c0 = now_us() - c0;
     w0 = wall_us() - w0;
+    absent = pf_graph_ch_labels(g, &entries, &lbytes);
     printf("ch scale %s: %u nodes %u arcs: %s, cpu %.0f ms, wall %.0f ms, %llu units (%.1f M/s "
-           "cpu), %llu shortcuts\n",
+           "cpu), %llu shortcuts; hub labels %s, %.1f entries a node each way, %zu bytes\n",
            name, gi.nodes, gi.arcs, st ? pf_status_str(st) : "ok", c0 / 1e3, w0 / 1e3,
            (unsigned long long)bs.work, (double)bs.work / c0,
-           (unsigned long long)pf_graph_ch_shortcuts(g));
+           (unsigned long long)pf_graph_ch_shortcuts(g), absent ? absent : "built",
+           (double)entries / 2 / (double)gi.nodes, lbytes);
     pf_graph_release(g);
     free(both);
 }
@@ -532,9 +548,12 @@ int main(int argc, char **argv) {
         return 0;
     }
     const char *dir = argc > 1 ? argv[1] : getenv("PATHD_BENCH_DIR");
+    game_graph();
+    /* BENCH_GRAPH_BIG_QUERIES=0: the game graph only (the 1M-node graphs
+     * take most of the run to build). */
+    if (getenv("BENCH_GRAPH_BIG_QUERIES") && atol(getenv("BENCH_GRAPH_BIG_QUERIES")) == 0) return 0;
     char *open_grid = malloc(1024 * 1024);
     memset(open_grid, 1, 1024 * 1024);
-    game_graph();
     grid_graph("grid 1024x1024", 1024, 1024, open_grid, env_count("BENCH_GRAPH_BIG_QUERIES", 50));
     free(open_grid);
     if (dir) {

@@ -295,6 +295,11 @@ static const opt opts[] = {
      "waypoint graphs of at most this many nodes get a contraction hierarchy (algorithm ch) for "
      "every version, built at the upload and at each PATCH on the worker that makes the version "
      "within --graph-ch-build-ms (0: none)"},
+    {"graph-labels-max-bytes", "PATHD_GRAPH_LABELS_MAX_BYTES", "graph_labels_max_bytes", OPT_INT,
+     OFF(graph_labels_max_bytes), 32 << 20, 0, (int64_t)1 << 40,
+     "waypoint graphs: each version's contraction hierarchy goes on to hub labels (ch queries "
+     "read two labels instead of searching) when they fit in this many bytes, charged to the "
+     "memory budget with the version (0: none)"},
     {"graph-ch-build-ms", "PATHD_GRAPH_CH_BUILD_MS", "graph_ch_build_ms", OPT_INT,
      OFF(graph_ch_build_ms), 5000, 1, 3600000,
      "waypoint graphs: longest build of one version's contraction hierarchy, ms, from its start "

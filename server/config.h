@@ -105,6 +105,7 @@ typedef struct pf_config {
     int64_t graph_landmarks;          /* ALT landmarks chosen at a graph upload */
     int64_t graph_landmark_max_nodes; /* ... only for graphs of at most this many nodes */
     int64_t graph_ch_max_nodes;       /* contraction hierarchies up to this many nodes */
+    int64_t graph_labels_max_bytes;   /* ... and their hub labels up to this many bytes */
     int64_t graph_ch_build_ms;        /* ... each built within this many ms, or none */
     int64_t max_crowds_per_map;       /* crowds on one navmesh map */
     int64_t max_crowds;               /* crowds in all */

@@ -41,6 +41,7 @@ static pf_status graph_env_create(const pf_kind_deps *d, void **state, char *err
     ge->landmark_max_nodes = (uint32_t)d->cfg->graph_landmark_max_nodes;
     ge->ch_max_nodes = (uint32_t)d->cfg->graph_ch_max_nodes;
     ge->ch_build_ms = (uint32_t)d->cfg->graph_ch_build_ms;
+    ge->labels_max_bytes = (size_t)d->cfg->graph_labels_max_bytes;
     pthread_mutex_init(&ge->lock, NULL);
     *state = ge;
     return PF_OK;
@@ -170,6 +171,19 @@ static void graph_write_info(const pf_mapver *mv, pf_jsonw *w) {
     pf_jsonw_obj_begin(w);
     pf_jsonw_kbool(w, "built", gw->ch_absent == NULL);
     if (gw->ch_absent) pf_jsonw_kstr(w, "absent", gw->ch_absent);
+    if (!gw->ch_absent) {
+        /* Its hub labels, or why it has none. */
+        uint64_t entries;
+        size_t bytes;
+        const char *absent = pf_graph_ch_labels(gw->g, &entries, &bytes);
+        pf_jsonw_key(w, "labels");
+        pf_jsonw_obj_begin(w);
+        pf_jsonw_kbool(w, "built", absent == NULL);
+        if (absent) pf_jsonw_kstr(w, "absent", absent);
+        pf_jsonw_kuint(w, "entries", entries);
+        pf_jsonw_kuint(w, "bytes", bytes);
+        pf_jsonw_obj_end(w);
+    }
     pf_jsonw_obj_end(w);
     if (gw->doc->d.ndoors) {
         const pf_graph_doc *d = &gw->doc->d;

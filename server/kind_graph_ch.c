@@ -22,9 +22,9 @@ const char *pf__graph_ch_prepare(const pf_kind_env *env, pf_graph *g) {
     pf_graph_info gi;
     uint64_t deadline_ns;
     pf_build_stop stop;
-    pf_graph_ch_limits lim = {0, 0, NULL};
+    pf_graph_ch_limits lim = {0, 0, NULL, 0};
     pf_status st;
-    size_t est;
+    size_t est, labels;
     pf_graph_get_info(g, &gi);
     if (!ge->ch_max_nodes) return "disabled";
     if (gi.nodes > ge->ch_max_nodes) return "too_many_nodes";
@@ -35,6 +35,14 @@ const char *pf__graph_ch_prepare(const pf_kind_env *env, pf_graph *g) {
      * final arrays). Reserved while it runs; the result is then charged
      * with the version (its bytes are in state_bytes). */
     est = (size_t)gi.nodes * 80 + ((size_t)gi.arcs + (size_t)lim.max_shortcuts) * 128;
+    /* Hub labels: at most the cap, and at most every node a hub of every
+     * other's two labels (16 bytes an entry); their arrays grow by
+     * doubling, so twice that at the peak, plus the build's 20 bytes a
+     * node of scratch. */
+    labels = gi.nodes > (1u << 24) ? SIZE_MAX : (size_t)gi.nodes * gi.nodes * 32;
+    if (ge->labels_max_bytes < labels) labels = ge->labels_max_bytes;
+    lim.max_label_bytes = labels;
+    if (labels) est += 2 * labels + (size_t)gi.nodes * 20;
     if (!pf_mem_try_charge(env->d.mem, PF_MEM_MAPS, est)) return "memory_budget";
     deadline_ns = pf_clock_now_ns() + (uint64_t)ge->ch_build_ms * 1000000ull;
     stop = pf_build_stop_make(pf_clock_deadline_passed, &deadline_ns);

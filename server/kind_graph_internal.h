@@ -27,6 +27,7 @@ typedef struct pf__graph_env {
     uint32_t landmarks, landmark_max_nodes; /* --graph-landmarks, --graph-landmark-max-nodes */
     uint32_t ch_max_nodes;                  /* --graph-ch-max-nodes (kind_graph_ch.c) */
     uint32_t ch_build_ms;                   /* --graph-ch-build-ms (kind_graph_ch.c) */
+    size_t labels_max_bytes;                /* --graph-labels-max-bytes (kind_graph_ch.c) */
     pthread_mutex_t lock;
     pf__graph_scratch **free_ctx;
     size_t nfree, max_free;

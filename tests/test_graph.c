@@ -55,12 +55,17 @@ static void rg_random(uint64_t *st, graphref *r) {
 
 /* A contraction hierarchy on two graphs of three (ch runs as alt on the
  * others), its witness searches cut at 1 node on a quarter of them (many
- * needless shortcuts: still exact). */
+ * needless shortcuts: still exact); one of those two has hub labels too
+ * (ch then reads them; without them it searches). */
 static void rg_attach_ch(const graphref *r, pf_graph *g) {
-    pf_graph_ch_limits lim = {0, r->n % 4 == 0 ? 1 : 0, NULL};
+    const bool labels = (r->m + r->n) % 3 == 2;
+    pf_graph_ch_limits lim = {0, r->n % 4 == 0 ? 1 : 0, NULL, labels ? (size_t)64 << 20 : 0};
+    uint64_t entries;
+    size_t bytes;
     if ((r->m + r->n) % 3 == 1) return;
     ck_assert_int_eq(pf_graph_ch_attach(g, &lim), PF_OK);
     ck_assert(pf_graph_ch_ready(g));
+    ck_assert(labels == (pf_graph_ch_labels(g, &entries, &bytes) == NULL));
 }
 
 static pf_graph *rg_build(const graphref *r) {
@@ -662,7 +667,7 @@ START_TEST(graph_ch_settles_few) {
     pf_graph_ctx *ctx = pf_graph_ctx_create();
     uint64_t sum[PF_GRAPH_ALGORITHMS] = {0};
     unsigned mismatches = 0;
-    pf_graph_ch_limits one = {1, 0, NULL};
+    pf_graph_ch_limits one = {1, 0, NULL, 0};
     grid_graph(&st, 40, 40, &r);
     {
         pf_graph_spec s = {r.n, 2, r.pos, r.m, r.from, r.to, r.cost, r.both, 8, NULL, NULL};
@@ -731,7 +736,7 @@ START_TEST(graph_ch_build_stops) {
     double *dist;
     nth_stop never = {0, 0};
     pf_build_stop full = pf_build_stop_make(stop_at_nth, &never);
-    pf_graph_ch_limits lim = {0, 0, &full};
+    pf_graph_ch_limits lim = {0, 0, &full, 0};
     uint64_t stops[] = {1, 2, 3, 7};
     unsigned mismatches = 0;
     grid_graph(&st, 48, 48, &r);
@@ -752,7 +757,7 @@ START_TEST(graph_ch_build_stops) {
     for (size_t k = 0; k < sizeof(stops) / sizeof(stops[0]); k++) {
         nth_stop ns = {stops[k], 0};
         pf_build_stop b = pf_build_stop_make(stop_at_nth, &ns);
-        pf_graph_ch_limits l = {0, 0, &b};
+        pf_graph_ch_limits l = {0, 0, &b, 0};
         pf_graph_spec s = {r.n, 2, r.pos, r.m, r.from, r.to, r.cost, r.both, 4, NULL, NULL};
         ck_assert_int_eq(pf_graph_build(&s, &g, NULL), PF_OK);
         ck_assert_int_eq(pf_graph_ch_attach(g, &l), PF_ECANCELED);
@@ -774,6 +779,103 @@ START_TEST(graph_ch_build_stops) {
         pf_graph_release(g);
     }
     ck_assert_uint_eq(mismatches, 0);
+    free(dist);
+    graphref_free(&r);
+    pf_graph_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Hub labels (pf_graph_ch_labels) on a 40 x 40 grid whose edges are
+ * one-way at random (a third) and down across its middle, so many goals
+ * are unreachable: 2,000 "ch"
+ * queries read the labels and equal the reference Dijkstra (cost, a walk
+ * of the graph, PF_NO_PATH when it finds none), counting the entries
+ * read; with max_expanded the hierarchy searches instead, same costs.
+ * Labels past the cap, or a build stopped after the hierarchy was made,
+ * leave the hierarchy without labels, still exact. */
+START_TEST(graph_ch_labels) {
+    uint64_t st = tu_seed("graph_ch_labels", 0x67a9002d);
+    graphref r;
+    pf_graph *g[3];
+    pf_graph_ctx *ctx = pf_graph_ctx_create();
+    double *dist;
+    nth_stop never = {0, 0}, plain = {0, 0};
+    pf_build_stop counted = pf_build_stop_make(stop_at_nth, &never);
+    pf_build_stop counted_plain = pf_build_stop_make(stop_at_nth, &plain);
+    pf_graph_ch_limits with = {0, 0, &counted, (size_t)64 << 20};
+    pf_graph_ch_limits without = {0, 0, &counted_plain, 0};
+    pf_graph_ch_limits tiny = {0, 0, NULL, 1000};
+    uint64_t entries, read = 0, searched = 0;
+    size_t bytes;
+    unsigned mismatches = 0, reached = 0, unreachable = 0;
+    grid_graph(&st, 40, 40, &r);
+    /* One-way: a third at random, and every edge down across row 20, so
+     * the bottom half never reaches the top. */
+    for (uint32_t e = 0; e < r.m; e++)
+        if (tu_below(&st, 3) == 0 || (r.from[e] / 40 == 19 && r.to[e] / 40 == 20)) r.both[e] = 0;
+    dist = malloc(r.n * sizeof(double));
+    for (int k = 0; k < 3; k++) {
+        pf_graph_spec s = {r.n, 2, r.pos, r.m, r.from, r.to, r.cost, r.both, 0, NULL, NULL};
+        ck_assert_int_eq(pf_graph_build(&s, &g[k], NULL), PF_OK);
+    }
+    ck_assert_int_eq(pf_graph_ch_attach(g[0], &with), PF_OK);
+    ck_assert_ptr_null(pf_graph_ch_labels(g[0], &entries, &bytes));
+    ck_assert_uint_gt(entries, 2 * r.n);
+    ck_assert_uint_gt(bytes, entries * 16);
+    ck_assert_int_eq(pf_graph_ch_attach(g[1], &tiny), PF_OK);
+    ck_assert_str_eq(pf_graph_ch_labels(g[1], &entries, &bytes), "label_cap");
+    ck_assert_uint_eq(entries, 0);
+    /* The same build without labels polls fewer times: a stop just past
+     * those polls falls inside the labels' build. */
+    {
+        pf_graph *h;
+        pf_graph_spec s = {r.n, 2, r.pos, r.m, r.from, r.to, r.cost, r.both, 0, NULL, NULL};
+        ck_assert_int_eq(pf_graph_build(&s, &h, NULL), PF_OK);
+        ck_assert_int_eq(pf_graph_ch_attach(h, &without), PF_OK);
+        pf_graph_release(h);
+        ck_assert_uint_gt(counted.polls, counted_plain.polls + 1);
+        nth_stop ns = {counted_plain.polls + 1, 0};
+        pf_build_stop b = pf_build_stop_make(stop_at_nth, &ns);
+        pf_graph_ch_limits l = {0, 0, &b, (size_t)64 << 20};
+        ck_assert_int_eq(pf_graph_ch_attach(g[2], &l), PF_OK);
+        ck_assert(pf_graph_ch_ready(g[2]) && b.stopped);
+        ck_assert_str_eq(pf_graph_ch_labels(g[2], &entries, &bytes), "build_deadline");
+    }
+    for (int i = 0; i < 2000; i++) {
+        uint32_t a = tu_below(&st, r.n), t = tu_below(&st, r.n);
+        pf_graph_query q = {a,    t, PF_GRAPH_CH, 0,    false, NULL, NULL,
+                            NULL, 0, NULL,        NULL, 0,     NULL, 0};
+        pf_graph_path p;
+        graphref_dijkstra(&r, a, dist);
+        for (int k = 0; k < 4; k++) {
+            pf_status want = isfinite(dist[t]) ? PF_OK : PF_NO_PATH;
+            q.max_expanded = k == 3 ? 10 * (uint64_t)r.n : 0; /* k 3: the search on g[0] */
+            pf_status got = pf_graph_search(g[k == 3 ? 0 : k], ctx, &q, &p);
+            if (got != want || p.expanded == 0 || p.expanded > 2 * r.n)
+                mismatches++;
+            else if (want == PF_OK && (p.end != t || !graphref_walk_ok(&r, a, &p) ||
+                                       !graphref_near(p.cost, dist[t])))
+                mismatches++;
+            if (k == 0) read += p.expanded;
+            if (k == 3) searched += p.expanded;
+        }
+        if (isfinite(dist[t]))
+            reached++;
+        else
+            unreachable++;
+    }
+    pf_graph_ch_labels(g[0], &entries, &bytes);
+    fprintf(stderr,
+            "graph_ch_labels: 40 x 40 grid, a third one-way and a one-way middle: %llu entries "
+            "(%.1f a node each "
+            "way, %zu bytes); %u reached, %u unreachable; label entries read %llu, the "
+            "hierarchy's search settled %llu\n",
+            (unsigned long long)entries, (double)entries / 2 / r.n, bytes, reached, unreachable,
+            (unsigned long long)read, (unsigned long long)searched);
+    ck_assert_uint_eq(mismatches, 0);
+    ck_assert_uint_gt(reached, 300);
+    ck_assert_uint_gt(unreachable, 300);
+    for (int k = 0; k < 3; k++) pf_graph_release(g[k]);
     free(dist);
     graphref_free(&r);
     pf_graph_ctx_destroy(ctx);
@@ -1339,6 +1441,7 @@ TU_SUITE(graph) {
     TCase *slow = tcase_create("property");
     tcase_set_timeout(slow, 600);
     tcase_add_test(slow, graph_property_random_graphs);
+    tcase_add_test(slow, graph_ch_labels);
     tcase_add_test(slow, graph_patch_random_graphs);
     tcase_add_test(slow, graph_max_expanded_random_graphs);
     tcase_add_test(slow, graph_nearest_random_graphs);

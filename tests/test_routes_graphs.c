@@ -552,6 +552,48 @@ START_TEST(routes_graphs_ch_absent) {
 }
 END_TEST
 
+/* Hub labels (--graph-labels-max-bytes): by default a version's hierarchy
+ * has them (graph.ch.labels: built, entries, bytes) and they are charged
+ * with the version (maps_bytes exceeds a server's without them by at
+ * least their bytes); ch answers through them at the same cost. 0 leaves
+ * them out (absent disabled), a cap below what they need too (label_cap);
+ * ch still runs as ch. /v1/info reports the flag. */
+START_TEST(routes_graphs_ch_labels) {
+    static const char *caps[] = {NULL, "0", "64"};
+    static const char *absent[] = {NULL, "disabled", "label_cap"};
+    double maps[3], bytes = 0;
+    for (int k = 0; k < 3; k++) {
+        hc_server s =
+            caps[k] ? it_start(ARGS("--graph-labels-max-bytes", caps[k])) : it_start(NULL);
+        cJSON *j;
+        it_put_map(&s, "g", "application/json", graph_json, 201);
+        j = it_call(&s, "GET", "/v1/maps/g", NULL, NULL, 200);
+        ck_assert(it_truth(j, "graph.ch.built"));
+        if (!absent[k]) {
+            ck_assert(it_truth(j, "graph.ch.labels.built"));
+            ck_assert(it_num(j, "graph.ch.labels.entries") >= 10); /* each node its own hub */
+            bytes = it_num(j, "graph.ch.labels.bytes");
+            ck_assert(bytes >= 16 * it_num(j, "graph.ch.labels.entries"));
+        } else {
+            ck_assert(!it_truth(j, "graph.ch.labels.built"));
+            ck_assert_str_eq(it_str(j, "graph.ch.labels.absent"), absent[k]);
+            ck_assert_double_eq(it_num(j, "graph.ch.labels.bytes"), 0);
+        }
+        cJSON_Delete(j);
+        room_path_runs(&s, "ch", NULL, "ch");
+        j = it_call(&s, "GET", "/v1/info", NULL, NULL, 200);
+        ck_assert_double_eq(it_num(j, "limits.graph_labels_max_bytes"),
+                            caps[k] ? atof(caps[k]) : 32 << 20);
+        maps[k] = it_num(j, "memory.maps_bytes");
+        cJSON_Delete(j);
+        it_stop(&s);
+    }
+    ck_assert_msg(maps[0] - maps[1] >= bytes,
+                  "maps_bytes %.0f with labels of %.0f bytes, %.0f without", maps[0], bytes,
+                  maps[1]);
+}
+END_TEST
+
 /* Worker search contexts count against the memory budget (scratch): a
  * context grows to the largest graph it searched and stays pooled, so a
  * 20,000-node graph's first search leaves at least a cost a node charged,
@@ -753,6 +795,7 @@ TU_SUITE(routes_graphs) {
     tcase_add_test(tc, routes_graphs_refusals_and_limits);
     tcase_add_test(tc, routes_graphs_landmarks_off);
     tcase_add_test(tc, routes_graphs_ch_absent);
+    tcase_add_test(tc, routes_graphs_ch_labels);
     tcase_add_test(tc, routes_graphs_search_contexts_charged);
     tcase_add_test(tc, routes_graphs_tables_and_goals);
     tcase_add_test(tc, routes_graphs_edge_snap);
