@@ -3,9 +3,9 @@
 # 5,000-node game graph of scripts/bench-graph.c (BENCH_GRAPH_JSON) put to
 # a pathd, then GET /v1/maps/game/path between random nodes (the cache off:
 # every request searches) with wrk, one connection at a time, per
-# algorithm; prints wrk's p50/p99 latency and the rate. Compare with
-# bench-graph's in-process p50 of the same algorithm (another pair set:
-# the same distribution).
+# algorithm (ch: hub labels where the version has them); prints wrk's
+# p50/p99 latency and the rate. Compare with bench-graph's in-process p50
+# of the same algorithm (another pair set: the same distribution).
 #
 #   scripts/bench-graph-http.sh [path/to/pathd] [game.json]
 # Environment: DURATION (10s), CONNS (1), WORKERS (2).
@@ -20,7 +20,7 @@ command -v wrk >/dev/null || { echo "bench-graph-http: wrk is not installed" >&2
 TMP=$(mktemp -d)
 if [ -z "$JSON" ]; then
     JSON=$TMP/game.json
-    BENCH_GRAPH_JSON=$JSON BENCH_GRAPH_QUERIES=10 BENCH_GRAPH_BIG_QUERIES=1 \
+    BENCH_GRAPH_JSON=$JSON BENCH_GRAPH_QUERIES=10 BENCH_GRAPH_BIG_QUERIES=0 \
         "$(dirname "$BIN")/bench-graph" > /dev/null
 fi
 "$BIN" --port 0 --workers "$WORKERS" --cache-entries 0 --max-body 16777216 \
@@ -35,7 +35,7 @@ PORT=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$TMP/out")
 URL="http://127.0.0.1:$PORT"
 curl -fsS -o /dev/null -X PUT "$URL/v1/maps/game" -H 'Content-Type: application/json' \
     --data-binary "@$JSON"
-for ALGO in dijkstra astar alt; do
+for ALGO in dijkstra astar alt ch; do
     cat > "$TMP/path.lua" <<LUA
 math.randomseed(42)
 request = function()
