@@ -295,6 +295,10 @@ static const opt opts[] = {
      "waypoint graphs of at most this many nodes get a contraction hierarchy (algorithm ch) for "
      "every version, built at the upload and at each PATCH on the worker that makes the version "
      "within --graph-ch-build-ms (0: none)"},
+    {"graph-max-auto-link-pairs", "PATHD_GRAPH_MAX_AUTO_LINK_PAIRS", "graph_max_auto_link_pairs",
+     OPT_INT, OFF(graph_link_pairs), 4000000, 1, 1 << 30,
+     "waypoint graph uploads: node pairs within auto_link's max_distance whose line of sight "
+     "one upload checks (413 naming auto_link.max_distance)"},
     {"graph-ch-build-ms", "PATHD_GRAPH_CH_BUILD_MS", "graph_ch_build_ms", OPT_INT,
      OFF(graph_ch_build_ms), 5000, 1, 3600000,
      "waypoint graphs: longest build of one version's contraction hierarchy, ms, from its start "
