@@ -16,12 +16,14 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fleet.h"
 #include "itest.h"
 #include "testutil.h"
 
@@ -481,6 +483,40 @@ START_TEST(routes_graph_link_restart_after_delete) {
 }
 END_TEST
 
+/* --store redis://: the image has the made edges and the info, so an
+ * instance started after the named map was deleted from the store builds
+ * the graph without it and replays a PATCH of a made edge logged after. */
+START_TEST(routes_graph_link_shared_store) {
+    fl_proc redis;
+    hc_server a, c;
+    cJSON *j;
+    ck_assert_msg(fl_have("redis-server"), "redis-server is not installed");
+    redis = fl_redis_start();
+    a = fl_pathd_start(fl_free_port(), redis.port, "a", NULL);
+    it_put_map(&a, "level", "application/json", small_grid, 201);
+    it_put_map(&a, "g", "application/json", small_graph, 201);
+    it_call(&a, "DELETE", "/v1/maps/level", NULL, NULL, 204);
+    cJSON_Delete(it_call(&a, "PATCH", "/v1/maps/g", "application/json",
+                         "{\"edges\":[{\"index\":2,\"enabled\":false}]}", 200));
+    /* Started now: the image and the logged PATCH, without the level. */
+    c = fl_pathd_start(fl_free_port(), redis.port, "c", NULL);
+    it_call_error(&c, "GET", "/v1/maps/level", NULL, NULL, 404, "map_not_found", NULL);
+    j = it_call(&c, "GET", "/v1/maps/g", NULL, NULL, 200);
+    ck_assert_int_eq((int)it_num(j, "version"), 2);
+    ck_assert_int_eq((int)it_num(j, "graph.edges"), 4);
+    ck_assert_int_eq((int)it_num(j, "graph.disabled_edges"), 1);
+    ck_assert_int_eq((int)it_num(j, "graph.auto_link.linked"), 3);
+    ck_assert_int_eq((int)it_num(j, "graph.auto_link.candidates"), 5);
+    cJSON_Delete(j);
+    j = it_call(&c, "GET", "/v1/maps/g/path?start=a&goal=d", NULL, NULL, 200);
+    ck_assert_double_eq_tol(it_num(j, "cost"), 6, 1e-9);
+    cJSON_Delete(j);
+    it_stop(&c);
+    it_stop(&a);
+    fl_stop(&redis, SIGTERM);
+}
+END_TEST
+
 TU_SUITE(routes_graph_link) {
     Suite *s = suite_create("routes_graph_link");
     TCase *tc = tcase_create("core");
@@ -489,6 +525,7 @@ TU_SUITE(routes_graph_link) {
     tcase_add_test(tc, routes_graph_link_navmesh_rooms);
     tcase_add_test(tc, routes_graph_link_refusals);
     tcase_add_test(tc, routes_graph_link_restart_after_delete);
+    tcase_add_test(tc, routes_graph_link_shared_store);
     suite_add_tcase(s, tc);
     return s;
 }
