@@ -123,8 +123,11 @@ static pf_status candidates(const pf_graph_doc *d, double r, uint64_t max, uint3
     }
     for (uint32_t i = 0; i < d->n; i++) {
         for (int k = 0; k < 3; k++) {
-            /* Positions are within +-1e9: a cell index fits; dimensions the
-             * graph does not have are 0. */
+            /* Positions are within +-1e9; a max_distance below about 2.5e-10
+             * would take a cell index past +-4e18, where it is clamped:
+             * clamping keeps cells of points within reach at most one
+             * apart, so it stays exact (only slower). Dimensions the graph
+             * does not have are 0. */
             double c = floor(d->pos[3 * (size_t)i + k] / r);
             b[i].c[k] = c > 4e18 ? (int64_t)4e18 : c < -4e18 ? (int64_t)-4e18 : (int64_t)c;
         }
