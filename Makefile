@@ -307,6 +307,7 @@ TSAN_SERVER := bench concurrency config fleet guard http http_strict metrics rou
 # Graph sessions (issue 28/29): appended here so the lists above merge cleanly.
 TSAN_SERVER += routes_graph_sessions
 TSAN_SERVER += routes_graph_doors
+TSAN_SERVER += routes_graph_link
 TSAN_ALL := $(sort $(TSAN_INPROC) $(TSAN_SERVER))
 TSAN_SUITES := $(filter $(TSAN_ALL),$(SLOW_SUITES)) $(filter-out $(SLOW_SUITES),$(TSAN_ALL))
 TSAN_LOG_DIR := $(abspath build/tsan/reports)

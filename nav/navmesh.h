@@ -487,6 +487,15 @@ pf_status pf_nav_find_path(pf_nav_query *q, const pf_navmesh *nm, const float st
 pf_status pf_nav_raycast(pf_nav_query *q, const pf_navmesh *nm, const float from[3],
                          const float to[3], float *t, uint32_t *visited);
 
+/* Line of sight on the mesh between a and b (world coordinates): each
+ * end's polygon is the nearest within the default box (pf_nav_raycast's
+ * hair along the segment), and *visible is true when they are one polygon,
+ * or when Detour's raycast from a's polygon towards b hits no wall and
+ * ends in b's polygon. An end with no polygon in its box sees nothing
+ * (*visible false, PF_OK). PF_ERANGE for non-finite input, PF_ENOMEM. */
+pf_status pf_nav_line_of_sight(pf_nav_query *q, const pf_navmesh *nm, const float a[3],
+                               const float b[3], bool *visible);
+
 /* Distance from p to the mesh surface: |p - closest point of the nearest
  * polygon within the default box|, or -1 when there is none. */
 float pf_nav_distance_to_mesh(pf_nav_query *q, const pf_navmesh *nm, const float p[3]);

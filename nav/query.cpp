@@ -364,6 +364,39 @@ pf_status pf_nav_raycast(pf_nav_query *q, const pf_navmesh *nm, const float from
     return PF_OK;
 }
 
+pf_status pf_nav_line_of_sight(pf_nav_query *q, const pf_navmesh *nm, const float a[3],
+                               const float b[3], bool *visible) {
+    dtPolyRef aref, bref;
+    float pa[3], pb[3], sa[3], sb[3], t = 0, normal[3];
+    const float len = dtVdist(a, b);
+    const float hair = len > 0 ? fminf(1e-3f / len, 0.5f) : 0.0f;
+    int n = 0;
+    *visible = false;
+    if (!finite3(a) || !finite3(b)) return PF_ERANGE;
+    /* Each end's polygon is the one the segment touches there: found a
+     * hair along it towards the other end (a waypoint on a polygon edge or
+     * corner belongs to the polygon the ray crosses). */
+    dtVlerp(pa, a, b, hair);
+    dtVlerp(pb, b, a, hair);
+    pf_status st = nearest(q, nm, pa, NULL, &aref, sa);
+    if (st == PF_EBLOCKED) return PF_OK;
+    if (!st) st = nearest(q, nm, pb, NULL, &bref, sb);
+    if (st == PF_EBLOCKED) return PF_OK;
+    if (st) return st;
+    if (aref == bref) {
+        *visible = true;
+        return PF_OK;
+    }
+    dtStatus ds =
+        q->q->raycast(aref, a, b, &nm->filter, &t, normal, q->polys, &n, (int)q->max_nodes);
+    if (dtStatusFailed(ds)) return PF_ERANGE;
+    /* No wall hit and the walk ended in b's polygon (not in one above or
+     * below it: the ray walks the ground plane). A walk longer than the
+     * buffer (DT_BUFFER_TOO_SMALL) is not seen. */
+    *visible = t == FLT_MAX && n > 0 && q->polys[n - 1] == bref && !(ds & DT_BUFFER_TOO_SMALL);
+    return PF_OK;
+}
+
 float pf_nav_distance_to_mesh(pf_nav_query *q, const pf_navmesh *nm, const float p[3]) {
     dtPolyRef ref;
     float s[3];

@@ -279,8 +279,8 @@ static pf_status read_position(const cJSON *it, const char *field, int *dim, dou
     return PF_OK;
 }
 
-static const char *const upload_members[] = {"kind",        "nodes", "edges",
-                                             "cost_factor", "doors", NULL};
+static const char *const upload_members[] = {"kind",  "nodes",     "edges", "cost_factor",
+                                             "doors", "auto_link", NULL};
 static const char *const node_members[] = {"id", "position", "tags", "enabled", NULL};
 static const char *const edge_members[] = {"from", "to",   "cost",    "factor", "oneway",
                                            "id",   "tags", "enabled", NULL};

@@ -111,6 +111,38 @@ void pf_graph_doc_free(pf_graph_doc *d);
  * tables; d->bytes follows. Call after pf_graph_build. */
 void pf_graph_doc_compact(pf_graph_doc *d);
 
+/* A JSON upload's auto_link (docs/graphs.md, "Auto-linking"):
+ *   "auto_link":{"max_distance":12, "map":"level1", "agent_type":"default",
+ *                "cost_factor":1.5, "max_links_per_node":8, "tag":"auto"}
+ * max_distance finite and > 0; map a map id (1..64 bytes); agent_type
+ * (NULL: not given); cost_factor as the upload's (default: the upload's
+ * cost_factor, else 1); max_links_per_node 0: none; tag 1..32 bytes
+ * (default "auto"). */
+typedef struct pf_graph_auto_link {
+    bool present;
+    double max_distance, cost_factor;
+    char map[PF_GRAPH_ID_MAX + 1];
+    char agent_type_buf[PF_GRAPH_ID_MAX + 1];
+    const char *agent_type; /* agent_type_buf, or NULL */
+    uint32_t max_links_per_node;
+    char tag[PF_GRAPH_TAG_MAX + 1];
+} pf_graph_auto_link;
+
+/* Reads root's "auto_link" (absent: al->present false). PF_EPARSE (400
+ * naming the field: wrong types, unknown members, a missing max_distance
+ * or map), PF_EINVAL (422 naming the field: a number out of range, an
+ * empty or long string). */
+pf_status pf_graph_auto_link_from_json(const cJSON *root, pf_graph_auto_link *al,
+                                       pf_proto_error *e);
+/* Appends k two-way edges to d (before pf_graph_doc_compact): edge
+ * d->m + i joins pairs[2 i] and pairs[2 i + 1] at cost[i], enabled, no id,
+ * tagged `tag`. Against lim: the edges (413 naming `field`,
+ * --graph-max-edges) and every node's degree with them (413 naming
+ * `field`, --graph-max-degree). PF_ENOMEM. d is unchanged on error. */
+pf_status pf_graph_doc_append_edges(pf_graph_doc *d, const uint32_t *pairs, const double *cost,
+                                    uint32_t k, const char *tag, const pf_graph_limits *lim,
+                                    const char *field, pf_proto_error *e);
+
 /* Door groups of a JSON upload:
  *   "doors":[{"name":"gate", "edges":[3, "e1"], "nodes":["a", 17],
  *             "open":true}, ...]

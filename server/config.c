@@ -300,6 +300,10 @@ static const opt opts[] = {
      "waypoint graphs: each version's contraction hierarchy goes on to hub labels (ch queries "
      "read two labels instead of searching) when they fit in this many bytes, charged to the "
      "memory budget with the version (0: none)"},
+    {"graph-max-auto-link-pairs", "PATHD_GRAPH_MAX_AUTO_LINK_PAIRS", "graph_max_auto_link_pairs",
+     OPT_INT, OFF(graph_link_pairs), 4000000, 1, 1 << 30,
+     "waypoint graph uploads: node pairs within auto_link's max_distance whose line of sight "
+     "one upload checks (413 naming auto_link.max_distance)"},
     {"graph-ch-build-ms", "PATHD_GRAPH_CH_BUILD_MS", "graph_ch_build_ms", OPT_INT,
      OFF(graph_ch_build_ms), 5000, 1, 3600000,
      "waypoint graphs: longest build of one version's contraction hierarchy, ms, from its start "

@@ -107,6 +107,7 @@ typedef struct pf_config {
     int64_t graph_ch_max_nodes;       /* contraction hierarchies up to this many nodes */
     int64_t graph_labels_max_bytes;   /* ... and their hub labels up to this many bytes */
     int64_t graph_ch_build_ms;        /* ... each built within this many ms, or none */
+    int64_t graph_link_pairs;         /* pairs one graph upload's auto_link checks */
     int64_t max_crowds_per_map;       /* crowds on one navmesh map */
     int64_t max_crowds;               /* crowds in all */
     int64_t max_crowd_agents;         /* agents of one crowd */

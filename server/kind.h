@@ -92,6 +92,15 @@ typedef struct pf_kind_env {
     void *state; /* the kind's own (env_create), or NULL */
 } pf_kind_env;
 
+/* The server's maps as an upload may name them (a graph's auto_link map):
+ * get gives a reference to the current version of map id in *out (the
+ * caller releases it), loading it from a shared store first, or NULL when
+ * there is no such map; store errors in e. On a worker. */
+typedef struct pf_kind_maps {
+    void *ctx;
+    pf_status (*get)(void *ctx, const char *id, struct pf_mapver **out, pf_proto_error *e);
+} pf_kind_maps;
+
 /* An upload as it came: the body and how it was declared. root is the
  * parsed JSON of a JSON body (NULL otherwise); the kind may take it
  * (set *root to NULL after freeing it) to parse the body another way with
@@ -106,6 +115,7 @@ typedef struct pf_kind_upload {
     const pf_kv *args;
     size_t nargs;
     bool too_many_args;
+    const pf_kind_maps *maps; /* the other maps; NULL: none (a store's replay, a unit test) */
 } pf_kind_upload;
 
 /* A map read back from a store: the image store_encode wrote and, with a
@@ -324,6 +334,22 @@ struct pf_kind_ops {
      * with their states), sized first against --max-graph-bytes (413 in
      * e); initializes w only when it returns PF_OK. On a worker. */
     pf_status (*write_graph)(const struct pf_mapver *mv, pf_jsonw *w, pf_proto_error *e);
+
+    /* Line of sight between points on this map, for another map's use (a
+     * graph upload's auto_link; NULL: the kind has none, and the caller
+     * refuses 422 naming the map). For each of the n pairs (pairs[2k],
+     * pairs[2k + 1], indices of the points pos[3 i .. 3 i + 2]) sets
+     * visible[k] to 1 when mv's world sees from one to the other, else 0.
+     * dim is the points' dimension (2: pos[3 i + 2] is 0); the kind refuses
+     * one it does not read (422 naming `prefix`map) and checks agent_type
+     * (NULL: not given; 422 naming `prefix`agent_type). What "sees" means
+     * and the points' coordinates are the kind's (docs/graphs.md,
+     * "Auto-linking"). PF_ECANCELED (nothing in e) once *deadline
+     * (pf_clock_now_ns() time; NULL: none) has passed, checked every 1,024
+     * pairs; PF_ENOMEM. On a worker; mv is any version of the kind. */
+    pf_status (*line_of_sight)(const struct pf_mapver *mv, const char *agent_type, int dim,
+                               const double *pos, const uint32_t *pairs, size_t n, uint8_t *visible,
+                               const uint64_t *deadline, const char *prefix, pf_proto_error *e);
 
     /* PF_KIND_FLOWFIELDS (POST .../flowfield) and PF_KIND_TABLES (POST
      * .../table): their requests (NULL without the bit). */

@@ -42,6 +42,7 @@ static pf_status graph_env_create(const pf_kind_deps *d, void **state, char *err
     ge->ch_max_nodes = (uint32_t)d->cfg->graph_ch_max_nodes;
     ge->ch_build_ms = (uint32_t)d->cfg->graph_ch_build_ms;
     ge->labels_max_bytes = (size_t)d->cfg->graph_labels_max_bytes;
+    ge->max_link_pairs = (uint64_t)d->cfg->graph_link_pairs;
     pthread_mutex_init(&ge->lock, NULL);
     *state = ge;
     return PF_OK;
@@ -83,6 +84,7 @@ void pf__graph_count_search(pf_metrics *m, pf_graph_algorithm a, pf_metrics_outc
 
 static void docref_release(pf__graph_docref *r) {
     if (r && atomic_fetch_sub_explicit(&r->refs, 1, memory_order_acq_rel) == 1) {
+        pf_mapver_release(r->link_map);
         pf_graph_doc_free(&r->d);
         free(r);
     }
@@ -127,6 +129,17 @@ static pf_status wrap(const pf_kind_env *env, const char *id, const pf_graph *g,
     if (!*out) return pf_proto_error_set(e, PF_ENOMEM, PF_ERR_NO_MEMORY, NULL, "Out of memory.");
     pf_mapver_charge(*out, env->d.mem, gw->bytes);
     return PF_OK;
+}
+
+/* What auto_link did (an object): the info's graph.auto_link, and the
+ * stores' "auto_linked". */
+static void write_linked(pf_jsonw *w, const pf__graph_docref *doc) {
+    pf_jsonw_obj_begin(w);
+    pf_jsonw_kstr(w, "map", doc->linked.map);
+    pf_jsonw_kuint(w, "map_version", doc->linked.map_version);
+    pf_jsonw_kuint(w, "candidates", doc->linked.candidates);
+    pf_jsonw_kuint(w, "linked", doc->linked.linked);
+    pf_jsonw_obj_end(w);
 }
 
 static void graph_write_info(const pf_mapver *mv, pf_jsonw *w) {
@@ -199,6 +212,10 @@ static void graph_write_info(const pf_mapver *mv, pf_jsonw *w) {
         }
         pf_jsonw_arr_end(w);
     }
+    if (gw->doc->linked.done) {
+        pf_jsonw_key(w, "auto_link");
+        write_linked(w, gw->doc);
+    }
     pf_jsonw_obj_end(w);
     pf_jsonw_obj_end(w);
 }
@@ -216,6 +233,30 @@ static void graph_write_summary(const pf_mapver *mv, pf_jsonw *w) {
 /* Uploads: JSON ("kind":"graph", nodes and edges or the DIMACS envelope).
  * The upload is a pf__graph_docref. */
 
+/* auto_link's map: the current version of the map it names, which must
+ * have a line of sight (a grid or a navmesh). 422 naming auto_link.map. */
+static pf_status link_map(const pf_kind_upload *in, pf__graph_docref *r, pf_proto_error *e) {
+    pf_mapver *mv = NULL;
+    if (!in->maps)
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, "auto_link.map",
+                                  "This upload cannot name other maps.");
+    if (in->maps->get(in->maps->ctx, r->al.map, &mv, e)) return e->status;
+    if (!mv)
+        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, "auto_link.map",
+                                  "There is no map '%s' on this server to link the graph on.",
+                                  r->al.map);
+    if (!mv->kind->line_of_sight) {
+        pf_proto_error_set(e, PF_EUNSUPPORTED, PF_ERR_UNSUPPORTED, "auto_link.map",
+                           "Map '%s' is a %s map: it has no line of sight to link a graph on "
+                           "(grid and navmesh maps have).",
+                           mv->id, mv->kind->name);
+        pf_mapver_release(mv);
+        return e->status;
+    }
+    r->link_map = mv;
+    return PF_OK;
+}
+
 static pf_status graph_upload_parse(const pf_kind_env *env, const pf_kind_upload *in, void **up,
                                     pf_proto_error *e) {
     pf__graph_docref *r = calloc(1, sizeof(*r));
@@ -225,6 +266,11 @@ static pf_status graph_upload_parse(const pf_kind_env *env, const pf_kind_upload
     atomic_init(&r->refs, 1);
     if ((st = pf_graph_doc_from_json(*in->root, &pf__graph_env_of(env)->limits, &r->d, e))) {
         free(r);
+        return st;
+    }
+    if ((st = pf_graph_auto_link_from_json(*in->root, &r->al, e)) ||
+        (r->al.present && (st = link_map(in, r, e)))) {
+        docref_release(r);
         return st;
     }
     *up = r;
@@ -276,6 +322,24 @@ static pf_status build(const pf_kind_env *env, pf__graph_docref *doc, const char
     pf_status st;
     const char *ch_absent;
     *out = NULL;
+    if (doc->link_map) {
+        /* The made edges join the document before it is sized and built;
+         * the named map is not needed after. */
+        st = pf__graph_auto_link(env, doc, e);
+        pf_mapver_release(doc->link_map);
+        doc->link_map = NULL;
+        if (st) {
+            docref_release(doc);
+            return st;
+        }
+        s.nedges = d->m;
+        s.from = d->from;
+        s.to = d->to;
+        s.cost = d->cost;
+        s.both = d->both;
+        est = d->bytes + (size_t)d->n * 80 + (size_t)d->m * 64 +
+              (lm ? (size_t)d->n * lm * 16 + (size_t)d->m * 8 + (size_t)d->m * 40 : 0);
+    }
     if (!pf_mem_try_charge(env->d.mem, PF_MEM_MAPS, est)) {
         docref_release(doc);
         return no_room(env, e, "The graph", est);
@@ -392,6 +456,12 @@ static pf_status graph_store_encode(const pf_mapver *mv, uint64_t version, unsig
     pf_jsonw_init(&w, 64 + (size_t)gw->doc->d.n * 48 + (size_t)gw->doc->d.m * 48);
     pf_jsonw_obj_begin(&w);
     pf_graph_doc_write(&w, &gw->doc->d, gw->g);
+    /* The edges auto_link made are in the document; what it did is kept
+     * beside it (store_load takes it out before the upload's parse). */
+    if (gw->doc->linked.done) {
+        pf_jsonw_key(&w, "auto_linked");
+        write_linked(&w, gw->doc);
+    }
     pf_jsonw_obj_end(&w);
     if (pf_jsonw_failed(&w)) {
         pf_jsonw_free(&w);
@@ -402,11 +472,25 @@ static pf_status graph_store_encode(const pf_mapver *mv, uint64_t version, unsig
     return st;
 }
 
+/* The stores' "auto_linked" (write_linked's) back into doc. */
+static void read_linked(const cJSON *o, pf__graph_docref *doc) {
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "map");
+    if (!cJSON_IsString(m)) return;
+    doc->linked.done = true;
+    snprintf(doc->linked.map, sizeof(doc->linked.map), "%s", m->valuestring);
+    doc->linked.map_version =
+        (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "map_version"));
+    doc->linked.candidates =
+        (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "candidates"));
+    doc->linked.linked =
+        (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "linked"));
+}
+
 static pf_status graph_store_load(const pf_kind_env *env, const pf_kind_stored *in, pf_mapver **out,
                                   uint64_t *version, pf_kind_store_error *why) {
     const char *bytes;
     size_t n;
-    cJSON *root = NULL;
+    cJSON *root = NULL, *linked = NULL;
     pf__graph_docref *doc = NULL;
     pf_mapver *mv = NULL;
     pf_status st;
@@ -418,14 +502,17 @@ static pf_status graph_store_load(const pf_kind_env *env, const pf_kind_stored *
                                   "damaged (its digest or layout does not match)");
     }
     if (!(st = pf_jsonr_parse(bytes, n, &root, &why->e))) {
-        pf_kind_upload up = {PF_BODY_JSON, bytes, n, &root, NULL, 0, false};
+        pf_kind_upload up = {PF_BODY_JSON, bytes, n, &root, NULL, 0, false, NULL};
+        linked = cJSON_DetachItemFromObjectCaseSensitive(root, "auto_linked");
         void *u = NULL;
         if (!(st = graph_upload_parse(env, &up, &u, &why->e))) {
             doc = u;
+            if (linked) read_linked(linked, doc);
             st = build(env, doc, in->id, in->hash, pf_clock_now_ns(), &mv, &why->e);
         }
     }
     cJSON_Delete(root);
+    cJSON_Delete(linked);
     if (st) {
         why->fault = st == PF_ENOMEM   ? PF_KIND_STORE_LATER
                      : st == PF_ELIMIT ? PF_KIND_STORE_LIMITS

@@ -28,6 +28,7 @@ typedef struct pf__graph_env {
     uint32_t ch_max_nodes;                  /* --graph-ch-max-nodes (kind_graph_ch.c) */
     uint32_t ch_build_ms;                   /* --graph-ch-build-ms (kind_graph_ch.c) */
     size_t labels_max_bytes;                /* --graph-labels-max-bytes (kind_graph_ch.c) */
+    uint64_t max_link_pairs;                /* --graph-max-auto-link-pairs (kind_graph_link.c) */
     pthread_mutex_t lock;
     pf__graph_scratch **free_ctx;
     size_t nfree, max_free;
@@ -39,6 +40,16 @@ typedef struct pf__graph_docref {
     atomic_int refs;
     pf_graph_doc d;
     pf_graph_tag_names tags; /* the tags queries may exclude (set by the build) */
+    /* auto_link: asked (al.present) with the named map's version it runs
+     * on (a reference, held from the parse to the build), and what it did
+     * (the info's graph.auto_link; the stores keep it). */
+    pf_graph_auto_link al;
+    pf_mapver *link_map;
+    struct {
+        bool done;
+        char map[PF_GRAPH_ID_MAX + 1];
+        uint64_t map_version, candidates, linked;
+    } linked;
 } pf__graph_docref;
 
 /* A version's world. */
@@ -103,6 +114,12 @@ void pf__graph_session_where(const void *st, pf_place *position, pf_place *goal)
 const char *pf__graph_session_rebase(void *st, const pf_mapver *from, const pf_mapver *to);
 pf_error pf__graph_session_run(const pf_kind_session_run *run, void *st, const pf_update_list *l,
                                pf_jsonw *w);
+
+/* kind_graph_link.c: doc's auto_link on doc->link_map (before the build):
+ * the candidate pairs (at most --graph-max-auto-link-pairs: 413 naming
+ * auto_link.max_distance), their line of sight, the made edges appended
+ * to doc->d and doc->linked set. Errors name auto_link's fields. */
+pf_status pf__graph_auto_link(const pf_kind_env *env, pf__graph_docref *doc, pf_proto_error *e);
 
 /* kind_graph_export.c: PF_KIND_GRAPH_EXPORT's write_graph. */
 pf_status pf__graph_write_export(const pf_mapver *mv, pf_jsonw *w, pf_proto_error *e);

@@ -439,6 +439,7 @@ void pf__grid_settle(const pf_mapver *mv, size_t reserved) {
 
 const pf_kind_ops pf_kind_grid = {
     .name = "grid",
+    .line_of_sight = pf__grid_line_of_sight,
     .features = PF_KIND_CELLS | PF_KIND_HIERARCHY | PF_KIND_FLOWFIELDS | PF_KIND_TABLES,
     .upload_bodies = PF_BODY_MOVINGAI | PF_BODY_TEXT | PF_BODY_ABSENT,
     .default_json = true,

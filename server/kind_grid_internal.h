@@ -83,6 +83,13 @@ bool pf__grid_session_builds(const pf_mapver *mv, const void *st);
 void pf__grid_write_cells(const pf_mapver *mv, pf_jsonw *w);
 pf_status pf__grid_write_hierarchy(const pf_mapver *mv, bool intra, pf_jsonw *w, pf_proto_error *e);
 
+/* kind_grid_sight.c: line of sight for other maps (kind.h's
+ * line_of_sight; the coordinates are in that file's comment). */
+pf_status pf__grid_line_of_sight(const pf_mapver *mv, const char *agent_type, int dim,
+                                 const double *pos, const uint32_t *pairs, size_t n,
+                                 uint8_t *visible, const uint64_t *deadline, const char *prefix,
+                                 pf_proto_error *e);
+
 /* kind_grid_field.c and kind_grid_table.c: flow fields, distance tables. */
 extern const pf_kind_request_ops pf__grid_flowfield;
 extern const pf_kind_request_ops pf__grid_table;

@@ -410,6 +410,7 @@ static pf_status nav_store_load(const pf_kind_env *env, const pf_kind_stored *in
 
 const pf_kind_ops pf_kind_navmesh = {
     .name = "navmesh",
+    .line_of_sight = pf__nav_line_of_sight,
     .features = PF_KIND_CROWDS | PF_KIND_MESH,
     .upload_bodies = PF_BODY_OBJ,
     .default_json = false,

@@ -48,6 +48,13 @@ void pf__nav_scratch_put(const pf_kind_env *env, void *scratch);
 pf_status pf__nav_path_run(const pf_kind_path_run *run, const void *q, size_t i, const char *prefix,
                            pf_jsonw *w, pf_proto_error *e);
 
+/* kind_navmesh_sight.c: line of sight for other maps (kind.h's
+ * line_of_sight; the coordinates are in that file's comment). */
+pf_status pf__nav_line_of_sight(const pf_mapver *mv, const char *agent_type, int dim,
+                                const double *pos, const uint32_t *pairs, size_t n,
+                                uint8_t *visible, const uint64_t *deadline, const char *prefix,
+                                pf_proto_error *e);
+
 /* kind_navmesh_export.c: GET .../mesh (kind.h's write_mesh). */
 pf_status pf__nav_write_mesh(const pf_mapver *mv, const char *agent_type, bool triangles,
                              bool input, pf_jsonw *w, pf_proto_error *e);

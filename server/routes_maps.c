@@ -279,12 +279,29 @@ static void content_hash(const pf_req *r, const change_job *job, pf_body_kind ki
     sha256_digest(&h, SHA256_DIGEST_SIZE, out);
 }
 
+/* kind.h's pf_kind_maps over this server's maps (a graph's auto_link):
+ * the current version of map id, loaded from a shared store first; NULL
+ * when no store has it. */
+static pf_status lookup_map(void *ctx, const char *id, pf_mapver **out, pf_proto_error *e) {
+    pf_maps_routes *m = ctx;
+    pf_proto_error le;
+    *out = NULL;
+    if (pf_maps_needs_load(m->maps, id) && pf_maps_load(m->maps, id, &le)) {
+        if (le.code == PF_ERR_MAP_NOT_FOUND) return PF_OK;
+        *e = le;
+        return le.status;
+    }
+    *out = pf_registry_get(m->registry, id);
+    return PF_OK;
+}
+
 /* Parses the upload as its kind says (a JSON body's "kind", else its
  * Content-Type) and builds it. Answers an error and returns false, or
  * gives *mv. */
 static bool build_upload(pf_req *r, change_job *job, const char *id, const uint8_t hash[32],
                          uint64_t t0, pf_mapver **mv) {
     pf_kind_upload in;
+    pf_kind_maps maps = {job->m, lookup_map};
     const pf_kind_env *env;
     cJSON *root = NULL;
     pf_proto_error e;
@@ -297,6 +314,7 @@ static bool build_upload(pf_req *r, change_job *job, const char *id, const uint8
     in.args = job->args;
     in.nargs = job->nargs;
     in.too_many_args = job->too_many_args;
+    in.maps = &maps;
     if ((in.body_kind == PF_BODY_JSON && (st = pf_jsonr_parse(in.body, in.len, &root, &e))) ||
         (st = pf_kinds_for_upload(pf_maps_kinds(job->m->maps), in.body_kind, root, &env, &e)) ||
         (st = env->kind->upload_parse(env, &in, &up, &e))) {

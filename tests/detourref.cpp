@@ -7,6 +7,7 @@
  */
 #include "detourref.h"
 
+#include <float.h>
 #include <math.h>
 #include <new>
 #include <stdio.h>
@@ -454,6 +455,30 @@ static void flood_from(int from, const int *first, const int *to, unsigned char 
 /* The filter's flag test (dtQueryFilter::passFilter without its areas). */
 static bool passes(const dtQueryFilter *f, const dtPoly *p) {
     return (p->flags & f->getIncludeFlags()) != 0 && (p->flags & f->getExcludeFlags()) == 0;
+}
+
+bool detourref_sight(detourref *r, const float a[3], const float b[3], const float ext[3],
+                     bool *visible) {
+    dtPolyRef aref = 0, bref = 0, polys[4096];
+    float p[3], t = 0, normal[3];
+    int n = 0;
+    *visible = false;
+    float q[3];
+    if (dtStatusFailed(r->q->findNearestPoly(a, ext, &r->filter, &aref, p)) || !aref ||
+        dtStatusFailed(r->q->findNearestPoly(b, ext, &r->filter, &bref, q)) || !bref)
+        return false;
+    /* The nearest point must itself be in the box (findNearestPoly takes
+     * any polygon whose bounds overlap it). */
+    for (int k = 0; k < 3; k++)
+        if (fabsf(p[k] - a[k]) > ext[k] || fabsf(q[k] - b[k]) > ext[k]) return false;
+    if (aref == bref) {
+        *visible = true;
+        return true;
+    }
+    if (dtStatusFailed(r->q->raycast(aref, a, b, &r->filter, &t, normal, polys, &n, 4096)))
+        return false;
+    *visible = t == FLT_MAX && n > 0 && polys[n - 1] == bref;
+    return true;
 }
 
 bool detourref_flood(detourref *r, const float s[3], const float e[3], const float ext[3],

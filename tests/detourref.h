@@ -69,6 +69,15 @@ bool detourref_path(detourref *r, const float s[3], const float e[3], const floa
 bool detourref_flood(detourref *r, const float s[3], const float e[3], const float ext[3],
                      bool *reach, bool *joined);
 
+/* Line of sight as NavMeshTesterTool's raycast shows it: a's and b's
+ * polygons by findNearestPoly (half extents ext; the nearest point must be
+ * in the box, as pathd snaps); *visible when they are
+ * one, or when dtNavMeshQuery::raycast from a's hits no wall (t is
+ * FLT_MAX) and its last polygon is b's. false when a or b has no polygon
+ * or the raycast fails. */
+bool detourref_sight(detourref *r, const float a[3], const float b[3], const float ext[3],
+                     bool *visible);
+
 /* A random point of the mesh (dtNavMeshQuery::findRandomPoint) from the
  * test's generator state. */
 bool detourref_random_point(detourref *r, uint64_t *rng, float out[3]);

@@ -1072,6 +1072,69 @@ static void check_reach_pairs(const pf_navmesh *nm, detourref *r, uint64_t *st, 
     pf_nav_query_destroy(q);
 }
 
+/* Line of sight (a graph's auto_link on a navmesh, docs/graphs.md): on a
+ * building (floors, stairs, a ramp, a bridge), a terrain and the ledges,
+ * pathd's pf_nav_line_of_sight against Detour's raycast run by the
+ * reference on its own mesh (detourref_sight), with the same search box.
+ * Pairs: two random points of the reference mesh within 8 units of each
+ * other across (on another floor, on a slope, or apart by a wall). The
+ * two meshes differ by a voxel here and there (pathd's heights are the
+ * ground's), so a ray grazing a wall may differ: counted, at most 1% of
+ * the pairs, and both must see many pairs. */
+START_TEST(navlevels_line_of_sight_matches_raycast) {
+    uint64_t st = tu_seed("navlevels_line_of_sight_matches_raycast", 7);
+    for (int k = 0; k < 3; k++) {
+        level L;
+        memset(&L, 0, sizeof L);
+        if (k == 0)
+            gen_building(&L, 100);
+        else if (k == 1)
+            gen_terrain(&L, 101);
+        else
+            gen_ledges(&L, 102);
+        detourref_settings s = detourref_demo_settings();
+        s.tile_size = 32;
+        detourref *r = build_ref(&L, &s);
+        pf_navmesh *nm = build_pathd(&L, &s, NULL, 0, NULL);
+        pf_nav_query *q = NULL;
+        float ext[3];
+        int pairs = 0, seen = 0, differ = 0, noref = 0;
+        ck_assert_int_eq(pf_nav_query_create(65535, &q), PF_OK);
+        pf_navmesh_default_extents(nm, ext);
+        for (int i = 0; i < 4000; i++) {
+            float a[3], b[3];
+            bool ours = false, theirs = false;
+            ck_assert(detourref_random_point(r, &st, a));
+            /* b: a random point of the mesh within 8 units of a across. */
+            int tries = 0;
+            bool got = false;
+            while (!got && tries++ < 1000)
+                got = detourref_random_point(r, &st, b) &&
+                      (b[0] - a[0]) * (b[0] - a[0]) + (b[2] - a[2]) * (b[2] - a[2]) <= 64.0f;
+            if (!got) continue;
+            ck_assert_int_eq(pf_nav_line_of_sight(q, nm, a, b, &ours), PF_OK);
+            if (!detourref_sight(r, a, b, ext, &theirs)) {
+                noref++;
+                theirs = false;
+            }
+            pairs++;
+            seen += theirs;
+            differ += ours != theirs;
+        }
+        fprintf(stderr,
+                "navlevels sight %s: %d pairs, %d seen by Detour's raycast (%d with an end off "
+                "the reference's mesh), %d answered otherwise by pathd\n",
+                L.name, pairs, seen, noref, differ);
+        ck_assert_int_gt(seen, pairs / 5);
+        ck_assert_int_le(differ, pairs / 100);
+        pf_nav_query_destroy(q);
+        pf_navmesh_release(nm);
+        detourref_free(r);
+        level_free(&L);
+    }
+}
+END_TEST
+
 /* Unreachable in O(1): on nav_test (islands), the building and the ledges
  * (one-way drops and jumps, a pit with no way out), pairs in different
  * components are answered with nothing expanded, and every answer's
@@ -1794,6 +1857,7 @@ TU_SUITE(navlevels) {
     TCase *tr = tcase_create("reach");
     tcase_set_timeout(tr, 600);
     tcase_add_test(tr, navlevels_unreachable_without_search);
+    tcase_add_test(tr, navlevels_line_of_sight_matches_raycast);
     tcase_add_test(tr, navlevels_components_follow_changes);
     suite_add_tcase(s, tr);
     /* Corridors following a moving goal (CK_RUN_CASE=chase). */
