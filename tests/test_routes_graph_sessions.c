@@ -362,9 +362,9 @@ END_TEST
 /* A session's max_expanded bounds every plan on a graph too: found false,
  * reason node_budget, and the next read goes on with the same repair, to
  * the unlimited session's cost with as many expansions in all. (deadline_ms
- * is the same stop as core's graph_dstar_stop test, through
- * pf_graph_dstar_limits; routes_sessions_plan_limits stops a grid plan by
- * it over HTTP.) */
+ * is the same stop as core's graph_dstar_refusals test, through
+ * pf_plan_limits; routes_sessions_plan_limits stops a grid plan by it over
+ * HTTP.) */
 START_TEST(routes_graph_sessions_plan_limits) {
     char *body = it_graph_chain_json(3000);
     hc_server s = it_start(ARGS("--graph-landmarks", "0"));
