@@ -89,11 +89,17 @@ void pf_dstar_destroy(pf_dstar *d) {
  * caller keeps cuts alive and built from the current base. */
 void pf_dstar_set_cuts(pf_dstar *d, const pf_cuts *cuts) { d->cuts = cuts; }
 
-/* Plans or repairs over the session's vertex store (dstar_lite.c's plan).
- * Returns what it sets out->status to; the path it gives is borrowed from
- * the session until its next call. */
+/* Plans or repairs over the session's vertex store (dstar_lite.c's plan)
+ * within lim. Returns what it sets out->status to; the path it gives is
+ * borrowed from the session until its next call. */
+pf_status pf_dstar_plan_with(pf_dstar *d, const pf_plan_limits *lim, pf_result *out) {
+    return d->ops->plan(d, lim, out);
+}
+
+/* pf_dstar_plan_with with a budget alone. */
 pf_status pf_dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
-    return d->ops->plan(d, max_expanded, out);
+    const pf_plan_limits lim = {max_expanded, NULL, NULL, 0};
+    return d->ops->plan(d, &lim, out);
 }
 
 /* Moves the agent to p. Only the position changes here: searching from

@@ -51,6 +51,7 @@
 #include <stdint.h>
 
 #include "grid.h"
+#include "plan_limits.h"
 #include "search.h"
 
 typedef struct pf_dstar pf_dstar;
@@ -118,6 +119,10 @@ void pf_dstar_destroy(pf_dstar *d);
  * - PF_EBUDGET: max_expanded expansions (0 = unlimited) were done before the
  *   repair finished. The session stays consistent: the next plan continues
  *   the repair where this one stopped (changes and moves may come between);
+ * - PF_ECANCELED (pf_dstar_plan_with only): the stop callback said stop
+ *   (plan_limits.h: polled every poll_every expansions, the Nth poll after
+ *   exactly N x poll_every); the session stays consistent as for
+ *   PF_EBUDGET and the next plan goes on;
  * - PF_ENOMEM: an allocation failed; the search state is kept as it was
  *   before the failing expansion, so a later plan may continue;
  * - PF_EINVAL: the path read-out found no way down from the agent, which
@@ -127,6 +132,11 @@ void pf_dstar_destroy(pf_dstar *d);
  * underconsistent expansions alike), out->generated the open-list inserts and
  * key updates. Agent == goal answers [agent], cost 0, without searching. */
 pf_status pf_dstar_plan(pf_dstar *d, uint64_t max_expanded, pf_result *out);
+/* pf_dstar_plan within lim (plan_limits.h, borrowed for the call; NULL: no
+ * limits): an expansion budget and a stop callback, through which a caller
+ * brings a deadline (core reads no clock). pf_dstar_plan(d, n, out) is this
+ * with {n, NULL}. */
+pf_status pf_dstar_plan_with(pf_dstar *d, const pf_plan_limits *lim, pf_result *out);
 
 /* The agent moved to p, any walkable cell of the effective map, not only a
  * neighbour (the key modifier km grows by h(old, new) before the next change

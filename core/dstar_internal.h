@@ -128,7 +128,7 @@ typedef struct gone {
 /* D* Lite over one vertex store (dstar_lite.c): what dstar.c calls. */
 typedef struct pf__dstar_ops {
     /* pf_dstar_plan. */
-    pf_status (*plan)(pf_dstar *d, uint64_t max_expanded, pf_result *out);
+    pf_status (*plan)(pf_dstar *d, const pf_plan_limits *lim, pf_result *out);
     /* Room for n more tiles and k more open-list items and stored g values,
      * taken before a change is recorded. */
     pf_status (*reserve)(pf_dstar *d, uint32_t n, uint32_t k);
@@ -200,6 +200,7 @@ struct pf_dstar {
     uint32_t ngone, gone_cap;
 
     uint64_t expanded, generated; /* work of the current plan call */
+    uint64_t next_poll;           /* its expanded count at the next poll (plan_limits.h) */
     pf_dstar_plan_info info;      /* how the last plan went (pf_dstar_last_plan) */
 };
 

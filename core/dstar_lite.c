@@ -278,12 +278,16 @@ static inline bool search_done(const pf_dstar *d) {
 
 /* ComputeShortestPath() of the optimized D* Lite. The loop invariant (every
  * locally inconsistent vertex is queued with a key that is a lower bound)
- * holds between iterations, so stopping on the budget leaves a state the
- * next call simply continues. */
-SEARCH_CLONES static pf_status compute_shortest_path(pf_dstar *d, uint64_t max_expanded) {
+ * holds between iterations, so stopping on the limits (the budget or the
+ * stop callback, plan_limits.h) leaves a state the next call simply
+ * continues. The limits are checked only while there is work left, once
+ * per iteration; d->next_poll carries the poll counter across the calls of
+ * one plan. */
+SEARCH_CLONES static pf_status compute_shortest_path(pf_dstar *d, const pf_plan_limits *lim) {
     for (;;) {
         if (search_done(d)) break;
-        if (max_expanded && d->expanded >= max_expanded) return PF_EBUDGET;
+        pf_status st = pf_plan_limits_check(lim, d->expanded, &d->next_poll);
+        if (st) return st;
         /* The predecessors below span at most four tiles. */
         if (reserve(d, 4, 16)) return PF_ENOMEM;
 
@@ -604,11 +608,11 @@ static bool settled(const pf_dstar *d, int32_t c) {
  * a slice at every step. Returns true when it answered (*st is the
  * status, out the answer), false when plan must go on searching,
  * re-rooted or (d->fresh) anew. */
-static bool move_root(pf_dstar *d, uint64_t max_expanded, pf_result *out, pf_status *res) {
+static bool move_root(pf_dstar *d, const pf_plan_limits *lim, pf_result *out, pf_status *res) {
     const int32_t want = root_want(d), t = tip_of(d);
     pf_status st;
     if (!d->reroot_always && settled(d, want)) {
-        st = compute_shortest_path(d, max_expanded);
+        st = compute_shortest_path(d, lim);
         out->expanded = d->expanded;
         out->generated = d->generated;
         if (st) {
@@ -650,16 +654,18 @@ static bool want_forward(const pf_dstar *d) {
 
 /* pf_dstar_plan (dstar.h): plans or repairs and fills out. Returns what it
  * sets out->status to: PF_OK (out->path borrowed from the session until its
- * next call), PF_NO_PATH, PF_EBLOCKED, PF_EBUDGET (the repair goes on at the
- * next plan), PF_ENOMEM (the state before the failing expansion is kept, or
- * the next plan searches anew) or PF_EINVAL (a broken invariant: the next
- * plan searches anew). d->info says how it went. */
-static pf_status plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
+ * next call), PF_NO_PATH, PF_EBLOCKED, PF_EBUDGET or PF_ECANCELED (the
+ * limits stopped it: the repair goes on at the next plan), PF_ENOMEM (the
+ * state before the failing expansion is kept, or the next plan searches
+ * anew) or PF_EINVAL (a broken invariant: the next plan searches anew).
+ * d->info says how it went. */
+static pf_status plan(pf_dstar *d, const pf_plan_limits *lim, pf_result *out) {
     pf_status st;
     memset(out, 0, sizeof(*out));
     memset(&d->info, 0, sizeof(d->info));
     out->algorithm = PF_ALGO_DSTAR;
     d->expanded = d->generated = 0;
+    d->next_poll = pf_plan_limits_first_poll(lim);
     d->goal_hist = d->goal_hist << 1 | (d->goal != d->plan_goal);
     d->plan_goal = d->goal;
     if (want_forward(d) != d->fwd) {
@@ -681,7 +687,7 @@ static pf_status plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
      * and cut_off scans the overlay. */
     if (d->cuts && (d->fresh || d->root != root_want(d) || !search_done(d)) && cut_off(d))
         return out->status = PF_NO_PATH;
-    if (!d->fresh && d->root != root_want(d) && move_root(d, max_expanded, out, &st)) {
+    if (!d->fresh && d->root != root_want(d) && move_root(d, lim, out, &st)) {
         if (st) {
             out->path = NULL;
             out->path_len = 0;
@@ -694,7 +700,7 @@ static pf_status plan(pf_dstar *d, uint64_t max_expanded, pf_result *out) {
         d->info.anew = true;
         if (st) return out->status = st;
     }
-    st = compute_shortest_path(d, max_expanded);
+    st = compute_shortest_path(d, lim);
     out->expanded = d->expanded;
     out->generated = d->generated;
     if (st) return out->status = st;

@@ -349,7 +349,10 @@ static void rekey(pf_graph_dstar *d) {
     heapify(d);
 }
 
-static pf_status compute(pf_graph_dstar *d, const pf_graph_dstar_limits *lim, uint64_t *expanded) {
+/* D* Lite's ComputeShortestPath() within lim; *expanded and *next_poll
+ * are the plan's counters (plan_limits.h), kept across its calls. */
+static pf_status compute(pf_graph_dstar *d, const pf_plan_limits *lim, uint64_t *expanded,
+                         uint64_t *next_poll) {
     uint32_t tip = d->ktip;
     pf_status s;
     while (d->hlen > 0) {
@@ -357,9 +360,7 @@ static pf_status compute(pf_graph_dstar *d, const pf_graph_dstar_limits *lim, ui
         uint32_t u = top.v;
         pv g, r;
         if (!key_less(&top, &kt) && pv_eq(get_g(d, tip), get_rhs(d, tip))) break;
-        if (lim && lim->max_expanded && *expanded >= lim->max_expanded) return PF_EBUDGET;
-        if (lim && lim->stop && (*expanded & 255) == 255 && lim->stop(lim->stop_arg))
-            return PF_ECANCELED;
+        if ((s = pf_plan_limits_check(lim, *expanded, next_poll))) return s;
         knew = key_of(d, u);
         if (key_less(&top, &knew)) {
             d->heap[0] = knew;
@@ -663,10 +664,9 @@ static void orient(pf_graph_dstar *d) {
     }
 }
 
-pf_status pf_graph_dstar_plan(pf_graph_dstar *d, const pf_graph_dstar_limits *lim,
-                              pf_graph_path *out) {
+pf_status pf_graph_dstar_plan(pf_graph_dstar *d, const pf_plan_limits *lim, pf_graph_path *out) {
     uint32_t root, tip;
-    uint64_t expanded = 0;
+    uint64_t expanded = 0, next_poll = pf_plan_limits_first_poll(lim);
     bool lazy;
     pf_status s;
     memset(out, 0, sizeof(*out));
@@ -700,7 +700,7 @@ pf_status pf_graph_dstar_plan(pf_graph_dstar *d, const pf_graph_dstar_limits *li
         out->len = 1;
         return PF_OK;
     }
-    s = compute(d, lim, &expanded);
+    s = compute(d, lim, &expanded, &next_poll);
     if (!s && lazy) {
         if (!pv_inf(get_g(d, tip)) && extract(d, out) == PF_OK && on_the_way(d, out, root)) {
             out->expanded = expanded;
@@ -710,7 +710,7 @@ pf_status pf_graph_dstar_plan(pf_graph_dstar *d, const pf_graph_dstar_limits *li
         }
         memset(out, 0, sizeof(*out));
         out->end = PF_GRAPH_NONE;
-        if (!(s = reroot(d, root))) s = compute(d, lim, &expanded);
+        if (!(s = reroot(d, root))) s = compute(d, lim, &expanded, &next_poll);
     }
     out->expanded = expanded;
     d->st.expanded += expanded;

@@ -55,6 +55,7 @@
 #include <stdint.h>
 
 #include "graph.h"
+#include "plan_limits.h"
 #include "status.h"
 
 typedef struct pf_graph_dstar pf_graph_dstar;
@@ -91,21 +92,15 @@ uint32_t pf_graph_dstar_goal(const pf_graph_dstar *d);
 pf_status pf_graph_dstar_set_graph(pf_graph_dstar *d, const pf_graph *g);
 const pf_graph *pf_graph_dstar_graph(const pf_graph_dstar *d);
 
-typedef struct pf_graph_dstar_limits {
-    uint64_t max_expanded;   /* this plan's expansions before PF_EBUDGET; 0: none */
-    bool (*stop)(void *arg); /* asked every 256 expansions; true: PF_ECANCELED */
-    void *stop_arg;
-} pf_graph_dstar_limits;
-
-/* Plans: PF_OK with out holding the path from the agent to the goal
- * (reached true, nodes and edges valid until the next call on d, cost
- * the sum of its edges' costs); PF_NO_PATH (the goal is not reachable);
+/* Plans within lim (plan_limits.h, borrowed for the call; NULL: no
+ * limits): PF_OK with out holding the path from the agent to the goal
+ * (reached true, nodes and edges valid until the next call on d, cost the
+ * sum of its edges' costs); PF_NO_PATH (the goal is not reachable);
  * PF_EBLOCKED (the agent or the goal is disabled); PF_EBUDGET /
  * PF_ECANCELED (the limits stopped it: the session stays valid and the
  * next plan goes on); PF_ENOMEM. out->expanded counts this plan's
- * expansions in every case (lim NULL: no limits). */
-pf_status pf_graph_dstar_plan(pf_graph_dstar *d, const pf_graph_dstar_limits *lim,
-                              pf_graph_path *out);
+ * expansions in every case. */
+pf_status pf_graph_dstar_plan(pf_graph_dstar *d, const pf_plan_limits *lim, pf_graph_path *out);
 
 /* What the session has done. */
 typedef struct pf_graph_dstar_stats {

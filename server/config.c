@@ -549,6 +549,16 @@ static int bad_host(const char *s, size_t n, void *ud) {
     return 0;
 }
 
+pf_status pf_config_check_deadline(const pf_config *c, int64_t deadline_ms, const char *prefix,
+                                   pf_proto_error *e) {
+    char f[64];
+    if (deadline_ms <= c->max_deadline_ms) return PF_OK;
+    snprintf(f, sizeof(f), "%sdeadline_ms", prefix);
+    return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
+                              "deadline_ms %lld is above this server's max_deadline_ms (%lld).",
+                              (long long)deadline_ms, (long long)c->max_deadline_ms);
+}
+
 pf_status pf_config_check(const pf_config *c, char *err, size_t errlen) {
     bool tokens = c->auth_token_file[0] != '\0';
     if (tokens && c->insecure_no_auth) {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "errors.h"
 #include "status.h"
 
 typedef struct pf_config {
@@ -144,6 +145,14 @@ pf_status pf_config_load(pf_config *c, int argc, char **argv, bool *help, char *
  * "*", --allowed-hosts a list of host names (".example.com" takes its
  * subdomains too). PF_EINVAL with a sentence in err. */
 pf_status pf_config_check(const pf_config *c, char *err, size_t errlen);
+
+/* A request's deadline_ms (0: the server's deadline_ms) against c's
+ * max_deadline_ms, for every route that takes one (paths, sessions of any
+ * kind): PF_OK, or PF_EINVAL with e the 422 invalid_value refusal of field
+ * "<prefix>deadline_ms" (prefix "" for none, not NULL), "deadline_ms N is
+ * above this server's max_deadline_ms (M)." Thread-safe (c is read). */
+pf_status pf_config_check_deadline(const pf_config *c, int64_t deadline_ms, const char *prefix,
+                                   pf_proto_error *e);
 
 /* Whether addr is an IPv4 loopback address (127.0.0.0/8). */
 bool pf_config_is_loopback(const char *addr);

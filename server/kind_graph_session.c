@@ -322,8 +322,8 @@ pf_error pf__graph_session_run(const pf_kind_session_run *run, void *state, cons
             /* The session's limits (kind.h): a plan they stop goes on at
              * the next run. */
             uint64_t deadline = run->deadline_ns;
-            pf_graph_dstar_limits lim = {run->max_expanded,
-                                         deadline ? pf_clock_deadline_passed : NULL, &deadline};
+            pf_plan_limits lim = {run->max_expanded, deadline ? pf_clock_deadline_passed : NULL,
+                                  &deadline, 0};
             st = pf_graph_dstar_plan(s->d, &lim, &p);
         }
         expanded = p.expanded;

@@ -622,35 +622,13 @@ static pf_status rebuild(grid_session *s) {
     return st;
 }
 
-/* Expansions between two reads of the clock when a plan has a deadline. */
-#define PLAN_STEP 4096u
-
-/* A D* Lite plan within the run's limits (kind.h). Core's plan takes an
- * expansion budget but no stop callback, and a plan its budget stops keeps
- * its state for the next call: so a deadline is read between steps of
- * PLAN_STEP expansions. out counts every step's expansions. */
-static pf_status limited_plan(grid_session *s, const pf_kind_session_run *run, pf_result *out) {
-    uint64_t done = 0, generated = 0;
-    pf_status st;
-    for (;;) {
-        uint64_t step = run->deadline_ns ? PLAN_STEP : 0;
-        if (run->max_expanded && (!step || run->max_expanded - done < step))
-            step = run->max_expanded - done;
-        st = pf_dstar_plan(s->d, step, out);
-        done += out->expanded;
-        generated += out->generated;
-        if (st != PF_EBUDGET || (run->max_expanded && done >= run->max_expanded)) break;
-        if (run->deadline_ns && pf_clock_now_ns() >= run->deadline_ns) {
-            st = out->status = PF_ECANCELED;
-            break;
-        }
-    }
-    out->expanded = done;
-    out->generated = generated;
-    return st;
-}
-
+/* A D* Lite plan within the run's limits (kind.h): its expansion budget,
+ * and its deadline through the clock callback core polls (plan_limits.h).
+ * A plan they stop keeps its state and goes on at the next run. */
 static pf_status plan(grid_session *s, const pf_kind_session_run *run, pf_result *out) {
+    uint64_t deadline = run->deadline_ns;
+    const pf_plan_limits lim = {run->max_expanded, deadline ? pf_clock_deadline_passed : NULL,
+                                &deadline, 0};
     pf_status st;
     memset(out, 0, sizeof(*out));
     out->algorithm = PF_ALGO_DSTAR;
@@ -665,8 +643,8 @@ static pf_status plan(grid_session *s, const pf_kind_session_run *run, pf_result
      * them (it only costs a cut-off repair more). */
     pf_dstar_set_cuts(s->d,
                       s->agent_size > 1 ? NULL : pf_planner_cuts(pf_grid_planner(s->mv), NULL));
-    st = limited_plan(s, run, out);
-    if (st == PF_EINVAL) st = limited_plan(s, run, out); /* it searches anew */
+    st = pf_dstar_plan_with(s->d, &lim, out);
+    if (st == PF_EINVAL) st = pf_dstar_plan_with(s->d, &lim, out); /* it searches anew */
     if (st == PF_EINVAL) st = out->status = PF_NO_PATH;
     return st;
 }

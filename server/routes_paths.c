@@ -216,10 +216,8 @@ static void handle(pf_req *r, pf_paths_routes *m, form f) {
         pf_req_answer_no_map(r);
         return;
     }
-    if (deadline_ms > m->cfg->max_deadline_ms) {
-        pf_req_answer_error(r, PF_ERR_INVALID_VALUE, "deadline_ms",
-                            "deadline_ms %lld is above this server's max_deadline_ms (%lld).",
-                            (long long)deadline_ms, (long long)m->cfg->max_deadline_ms);
+    if (pf_config_check_deadline(m->cfg, deadline_ms, "", &e)) {
+        pf_req_answer_perror(r, &e);
         return;
     }
     job->deadline_ns =

@@ -98,14 +98,8 @@ pf_status pf_sessions_new(pf_sessions *t, pf_mapver *mv, const pf_session_reques
     bool total = false;
     pf_status st;
     *out = NULL;
-    if (mv->env && q->deadline_ms > mv->env->d.cfg->max_deadline_ms) {
-        char f[64];
-        snprintf(f, sizeof(f), "%sdeadline_ms", prefix);
-        return pf_proto_error_set(e, PF_EINVAL, PF_ERR_INVALID_VALUE, f,
-                                  "deadline_ms %lld is above this server's max_deadline_ms (%lld).",
-                                  (long long)q->deadline_ms,
-                                  (long long)mv->env->d.cfg->max_deadline_ms);
-    }
+    if (mv->env && (st = pf_config_check_deadline(mv->env->d.cfg, q->deadline_ms, prefix, e)))
+        return st;
     if ((st = mv->kind->session_create(mv, q, prefix, &state, &reserve, e))) return st;
     /* Room in the budget for what it may hold (a grid's: a search over
      * the whole map, and a new agent size's grid), before it is added; its

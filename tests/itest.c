@@ -260,6 +260,27 @@ cJSON *it_session_update(const hc_server *s, const char *url, const char *ctype,
     return it_call(s, "POST", path, ctype, body, expect);
 }
 
+/* Reads a limited session until found (each GET is a plan within its
+ * limits, which goes on with the repair the one before left). */
+cJSON *it_session_read_until_found(const hc_server *s, cJSON *a, const char *url,
+                                   const char *reason, uint64_t cap, int *reads,
+                                   uint64_t *expanded) {
+    *reads = 1;
+    *expanded = (uint64_t)it_num(a, "stats.expanded");
+    while (!it_truth(a, "found")) {
+        ck_assert_str_eq(it_str(a, "reason"), reason);
+        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(a, "path")), 0);
+        if (cap) ck_assert_uint_le((uint64_t)it_num(a, "stats.expanded"), cap);
+        ck_assert_uint_gt((uint64_t)it_num(a, "stats.expanded"), 0);
+        ck_assert_int_lt(*reads, 5000);
+        cJSON_Delete(a);
+        a = it_call(s, "GET", url, NULL, NULL, 200);
+        *expanded += (uint64_t)it_num(a, "stats.expanded");
+        ++*reads;
+    }
+    return a;
+}
+
 /* The path's first and last points. */
 void it_path_ends(const cJSON *j, int sx, int sy, int gx, int gy) {
     const cJSON *p = it_get(j, "path");

@@ -110,10 +110,11 @@ extern const char it_door_map[];
 /* PUTs it_door_map as map id (201, two doors). */
 void it_put_door_map(const hc_server *s, const char *id);
 
-/* Creates a session; returns its answer and writes its URL into url. */
 /* A waypoint graph upload: a chain of n nodes 0-1-...-(n-1) one apart,
  * two-way edges. Free with free(). */
 char *it_graph_chain_json(int n);
+
+/* Creates a session; returns its answer and writes its URL into url. */
 cJSON *it_session_create(const hc_server *s, const char *map, int sx, int sy, int gx, int gy,
                          const char *extra, char *url, size_t cap);
 
@@ -121,6 +122,17 @@ cJSON *it_session_create(const hc_server *s, const char *map, int sx, int sy, in
  * `expect`; returns the body as it_call does. */
 cJSON *it_session_update(const hc_server *s, const char *url, const char *ctype, const char *body,
                          int expect);
+
+/* A session whose plans its max_expanded or deadline_ms stop (grid or
+ * graph): given its answer a (taken: freed here), GETs url until an answer
+ * says found, and returns that one. Every answer before it must say found
+ * false with reason `reason` ("node_budget", "deadline"), no path, and
+ * stats.expanded above 0 and at most cap (0: not checked); at most 5,000
+ * reads. *reads counts the answers, a included; *expanded adds up their
+ * stats.expanded. */
+cJSON *it_session_read_until_found(const hc_server *s, cJSON *a, const char *url,
+                                   const char *reason, uint64_t cap, int *reads,
+                                   uint64_t *expanded);
 
 /* The path's first and last points. */
 void it_path_ends(const cJSON *j, int sx, int sy, int gx, int gy);

@@ -215,6 +215,82 @@ START_TEST(dstar_rejects_bad_arguments) {
 }
 END_TEST
 
+/* A stop callback that says stop on its `stop_on`th poll of a plan. */
+typedef struct stopper {
+    int polls, stop_on;
+} stopper;
+
+static bool stop_on_nth(void *arg) {
+    stopper *sp = arg;
+    return ++sp->polls == sp->stop_on;
+}
+
+/* pf_dstar_plan_with's stop callback (plan_limits.h), as the server brings
+ * a deadline: polled every poll_every expansions, a callback that says stop
+ * on its Nth poll stops the plan with PF_ECANCELED after exactly N polls
+ * and N x poll_every expansions, and no path. The session keeps its repair:
+ * plans stopped the same way again and again end at the cost of an
+ * unlimited plan on a fresh session (and the reference's), with as many
+ * expansions in all. */
+START_TEST(dstar_stop_callback_resumes) {
+    enum { N = 3, EVERY = 16 };
+    pf_grid *g = NULL;
+    pf_dstar *d = NULL, *fresh = NULL;
+    pf_result r, rf;
+    pf_status st;
+    stopper sp = {0, N};
+    const pf_plan_limits lim = {0, stop_on_nth, &sp, EVERY};
+    const pf_point a = {0, 0}, b = {47, 47};
+    uint64_t total = 0;
+    int plans = 0;
+    /* A serpentine: walls every 6 columns, open at the bottom and the top
+     * by turns, so the search has thousands of expansions to do. */
+    ck_assert_int_eq(pf_grid_create(48, 48, NULL, &g), PF_OK);
+    for (int32_t x = 5; x < 42; x += 6)
+        for (int32_t y = 0; y < 47; y++)
+            pf_grid_set_cost(g, (pf_point){x, (x / 6) % 2 ? y + 1 : y}, 0);
+    ck_assert_int_eq(pf_dstar_create(g, a, b, &fresh), PF_OK);
+    ck_assert_int_eq(pf_dstar_plan(fresh, 0, &rf), PF_OK);
+    ck_assert_uint_gt(rf.expanded, 4 * N * EVERY);
+    ck_assert_int_eq(pf_dstar_create(g, a, b, &d), PF_OK);
+    ck_assert_int_eq(pf_dstar_plan_with(d, &lim, &r), PF_ECANCELED);
+    ck_assert_int_eq(r.status, PF_ECANCELED);
+    ck_assert_int_eq(sp.polls, N);
+    ck_assert_uint_le(r.expanded, (uint64_t)N * EVERY);
+    ck_assert_uint_eq(r.expanded, (uint64_t)N * EVERY);
+    ck_assert_uint_eq(r.path_len, 0);
+    total = r.expanded;
+    for (;;) {
+        sp.polls = 0;
+        st = pf_dstar_plan_with(d, &lim, &r);
+        total += r.expanded;
+        if (st != PF_ECANCELED) break;
+        ck_assert_int_eq(sp.polls, N);
+        ck_assert_uint_eq(r.expanded, (uint64_t)N * EVERY);
+        ck_assert_int_lt(++plans, 10000);
+    }
+    ck_assert_int_eq(st, PF_OK);
+    ck_assert_int_le(sp.polls, N);
+    ck_assert_int_gt(plans, 2);
+    ck_assert_double_eq(r.cost, rf.cost);
+    ck_assert_uint_eq(total, rf.expanded);
+    ck_assert_double_eq_tol(r.cost, tu_reference_cost(g, a, b), 1e-6);
+    /* A budget is checked before the callback is polled: the budget's
+     * PF_EBUDGET with no poll at all when it comes first. */
+    pf_dstar_restart(d);
+    {
+        const pf_plan_limits both = {EVERY - 1, stop_on_nth, &sp, EVERY};
+        sp.polls = 0;
+        ck_assert_int_eq(pf_dstar_plan_with(d, &both, &r), PF_EBUDGET);
+        ck_assert_uint_eq(r.expanded, EVERY - 1);
+        ck_assert_int_eq(sp.polls, 0);
+    }
+    pf_dstar_destroy(fresh);
+    pf_dstar_destroy(d);
+    pf_grid_destroy(g);
+}
+END_TEST
+
 /* A tiny budget stops the search with PF_EBUDGET; calling again continues,
  * changes in between included, and ends at the optimum. */
 START_TEST(dstar_budget_resumes) {
@@ -1310,6 +1386,7 @@ TU_SUITE(dstar) {
     tcase_add_test(tc, dstar_overlay_is_private);
     tcase_add_test(tc, dstar_rejects_bad_arguments);
     tcase_add_test(tc, dstar_budget_resumes);
+    tcase_add_test(tc, dstar_stop_callback_resumes);
     tcase_add_test(tc, dstar_unrelated_change_costs_nothing);
     tcase_add_test(tc, dstar_door_repair_beats_fresh_astar);
     tcase_add_test(tc, dstar_memory_follows_touched_cells);

@@ -226,7 +226,7 @@ START_TEST(graph_dstar_budget_resumes) {
         pf_graph *g;
         pf_graph_dstar *d;
         pf_graph_path p;
-        pf_graph_dstar_limits lim = {1, NULL, NULL};
+        pf_plan_limits lim = {1, NULL, NULL, 0};
         pf_status s;
         int tries = 0;
         ref_random(&st, &r, 40);
@@ -267,7 +267,7 @@ START_TEST(graph_dstar_refusals) {
     pf_graph_dstar *d = NULL;
     pf_graph_path p;
     int asked = 0;
-    pf_graph_dstar_limits lim = {0, stop_now, &asked};
+    pf_plan_limits lim = {0, stop_now, &asked, 0};
     /* A chain 0-1-...-599, long enough for the stop callback. */
     graphref_alloc(&r, 600, 599);
     for (uint32_t i = 0; i < r.n; i++) r.pos[3 * i] = i, r.non[i] = 1;

@@ -362,32 +362,23 @@ END_TEST
 /* A session's max_expanded bounds every plan on a graph too: found false,
  * reason node_budget, and the next read goes on with the same repair, to
  * the unlimited session's cost with as many expansions in all. (deadline_ms
- * is the same stop as core's graph_dstar_stop test, through
- * pf_graph_dstar_limits; routes_sessions_plan_limits stops a grid plan by
- * it over HTTP.) */
+ * is the same stop as core's graph_dstar_refusals test, through
+ * pf_plan_limits; routes_sessions_plan_limits stops a grid plan by it over
+ * HTTP.) */
 START_TEST(routes_graph_sessions_plan_limits) {
     char *body = it_graph_chain_json(3000);
     hc_server s = it_start(ARGS("--graph-landmarks", "0"));
     char url[160], url2[160];
     cJSON *full, *a;
     uint64_t total;
-    int reads = 1;
+    int reads;
     it_put_map(&s, "c", "application/json", body, 201);
     free(body);
     full = create(&s, "c", "{\"start\":0,\"goal\":2999}", url, sizeof(url));
     ck_assert(it_truth(full, "found"));
     ck_assert_double_eq_tol(it_num(full, "cost"), 2999, 1e-9);
     a = create(&s, "c", "{\"start\":0,\"goal\":2999,\"max_expanded\":100}", url2, sizeof(url2));
-    total = (uint64_t)it_num(a, "stats.expanded");
-    while (!it_truth(a, "found")) {
-        ck_assert_str_eq(it_str(a, "reason"), "node_budget");
-        ck_assert_uint_le((uint64_t)it_num(a, "stats.expanded"), 100);
-        ck_assert_int_lt(reads, 1000);
-        cJSON_Delete(a);
-        a = it_call(&s, "GET", url2, NULL, NULL, 200);
-        total += (uint64_t)it_num(a, "stats.expanded");
-        reads++;
-    }
+    a = it_session_read_until_found(&s, a, url2, "node_budget", 100, &reads, &total);
     ck_assert_double_eq_tol(it_num(a, "cost"), 2999, 1e-9);
     ck_assert_uint_eq(total, (uint64_t)it_num(full, "stats.expanded"));
     ck_assert_int_ge(reads, 29);

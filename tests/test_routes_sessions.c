@@ -1278,29 +1278,6 @@ static char *serpentine_map(int n) {
     return t;
 }
 
-/* Reads the session at url until its plan is found, each read a plan of
- * the session's limits; every answer before says `reason` (the limit
- * that stopped it) and expanded at most `cap` (0: not checked). Returns
- * the found answer; *reads and *expanded add up the reads and every
- * answer's expansions. */
-static cJSON *read_until_found(const hc_server *s, cJSON *a, const char *url, const char *reason,
-                               uint64_t cap, int *reads, uint64_t *expanded) {
-    *reads = 1;
-    *expanded = (uint64_t)it_num(a, "stats.expanded");
-    while (!it_truth(a, "found")) {
-        ck_assert_str_eq(it_str(a, "reason"), reason);
-        ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(a, "path")), 0);
-        if (cap) ck_assert_uint_le((uint64_t)it_num(a, "stats.expanded"), cap);
-        ck_assert_uint_gt((uint64_t)it_num(a, "stats.expanded"), 0);
-        ck_assert_int_lt(*reads, 5000);
-        cJSON_Delete(a);
-        a = it_call(s, "GET", url, NULL, NULL, 200);
-        *expanded += (uint64_t)it_num(a, "stats.expanded");
-        ++*reads;
-    }
-    return a;
-}
-
 /* A session's max_expanded and deadline_ms bound every plan: a plan they
  * stop answers found false with reason node_budget or deadline, and the
  * next request goes on with the same repair (D* Lite keeps its state), so
@@ -1331,7 +1308,7 @@ START_TEST(routes_sessions_plan_limits) {
 
     a = it_session_create(&s, "snake", 0, 0, 0, 127, ",\"max_expanded\":500", url2, sizeof(url2));
     ck_assert(!it_truth(a, "found"));
-    a = read_until_found(&s, a, url2, "node_budget", 500, &reads, &expanded);
+    a = it_session_read_until_found(&s, a, url2, "node_budget", 500, &reads, &expanded);
     ck_assert_double_eq_tol(it_num(a, "cost"), cost, 1e-9);
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(a, "path")),
                      cJSON_GetArraySize(cJSON_GetObjectItem(free_run, "path")));
@@ -1354,7 +1331,7 @@ START_TEST(routes_sessions_plan_limits) {
     ck_assert_uint_gt(full, 100000);
     a = it_session_create(&s, "long", 0, 0, 0, 511, ",\"deadline_ms\":1", url2, sizeof(url2));
     ck_assert(!it_truth(a, "found"));
-    a = read_until_found(&s, a, url2, "deadline", 0, &reads, &expanded);
+    a = it_session_read_until_found(&s, a, url2, "deadline", 0, &reads, &expanded);
     ck_assert_double_eq_tol(it_num(a, "cost"), it_num(free_run, "cost"), 1e-9);
     ck_assert_uint_eq(expanded, full);
     ck_assert_int_ge(reads, 2);

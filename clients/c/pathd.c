@@ -1588,6 +1588,14 @@ static bool replan_ok(const pathd_replan_policy *p) {
 }
 
 /* ,"replan":{...} with p's members that are sent; nothing for NULL. */
+/* A session's limits as members of its create body (the members 0 not
+ * sent). */
+static void jw_limits(buf *b, const pathd_session_limits *l) {
+    if (!l) return;
+    if (l->max_expanded) buf_printf(b, ",\"max_expanded\":%ld", l->max_expanded);
+    if (l->deadline_ms) buf_printf(b, ",\"deadline_ms\":%ld", l->deadline_ms);
+}
+
 static void jw_replan(buf *b, const pathd_replan_policy *p, bool first) {
     const char *sep = "";
     if (!p) return;
@@ -1660,6 +1668,14 @@ pathd_status pathd_session_create_with(pathd_client *c, const char *map_id, path
                                        pathd_point goal, long ttl_s,
                                        const pathd_replan_policy *replan, pathd_session *out,
                                        pathd_error *err) {
+    return pathd_session_create_limited(c, map_id, start, goal, ttl_s, replan, NULL, out, err);
+}
+
+pathd_status pathd_session_create_limited(pathd_client *c, const char *map_id, pathd_point start,
+                                          pathd_point goal, long ttl_s,
+                                          const pathd_replan_policy *replan,
+                                          const pathd_session_limits *limits, pathd_session *out,
+                                          pathd_error *err) {
     char path[160];
     buf b = BUF_INIT;
     pathd_status st;
@@ -1674,6 +1690,7 @@ pathd_status pathd_session_create_with(pathd_client *c, const char *map_id, path
     jw_point(&b, goal);
     if (ttl_s > 0) buf_printf(&b, ",\"ttl_s\":%ld", ttl_s);
     jw_replan(&b, replan, false);
+    jw_limits(&b, limits);
     buf_str(&b, "}");
     st = session_call(c, "POST", path, "application/json", &b, 201, out, err);
     buf_free(&b);
@@ -3082,6 +3099,15 @@ pathd_status pathd_graph_session_create(pathd_client *c, const char *map_id,
                                         pathd_graph_place start, pathd_graph_place goal, long ttl_s,
                                         const pathd_replan_policy *replan, pathd_graph_session *out,
                                         pathd_error *err) {
+    return pathd_graph_session_create_limited(c, map_id, start, goal, ttl_s, replan, NULL, out,
+                                              err);
+}
+
+pathd_status pathd_graph_session_create_limited(pathd_client *c, const char *map_id,
+                                                pathd_graph_place start, pathd_graph_place goal,
+                                                long ttl_s, const pathd_replan_policy *replan,
+                                                const pathd_session_limits *limits,
+                                                pathd_graph_session *out, pathd_error *err) {
     char path[160];
     buf b = BUF_INIT;
     bool ok;
@@ -3096,6 +3122,7 @@ pathd_status pathd_graph_session_create(pathd_client *c, const char *map_id,
     ok = jw_place(&b, &goal, true) && ok;
     if (ttl_s > 0) buf_printf(&b, ",\"ttl_s\":%ld", ttl_s);
     jw_replan(&b, replan, false);
+    jw_limits(&b, limits);
     buf_str(&b, "}");
     if (!ok) {
         buf_free(&b);

@@ -327,7 +327,8 @@ typedef struct pathd_session {
     char map_id[65];
     bool found;
     double cost;
-    char reason[24];     /* "unreachable" or "blocked" when not found */
+    char reason[24];     /* when not found: "unreachable", "blocked", or "node_budget" /
+                          * "deadline" (the session's limits stopped the plan) */
     pathd_point *points; /* position..goal; NULL when not found */
     size_t npoints;
     pathd_point position, goal;
@@ -358,6 +359,25 @@ pathd_status pathd_session_create_with(pathd_client *c, const char *map_id, path
                                        pathd_point goal, long ttl_s,
                                        const pathd_replan_policy *replan, pathd_session *out,
                                        pathd_error *err);
+/* A session's limits on each of its plans, the first and every repair
+ * (SessionRequest's max_expanded and deadline_ms), for grid and graph
+ * sessions. A plan that reaches one answers found false with reason
+ * "node_budget" or "deadline" and keeps its search: the next request (a
+ * get is enough) goes on with the same repair, so reading until found
+ * ends at the unlimited session's path and cost. A member 0 is not sent
+ * (no limit). The server refuses a value out of range naming the field
+ * (422 invalid_value; deadline_ms past its max_deadline_ms too); a
+ * navmesh session refuses both. */
+typedef struct pathd_session_limits {
+    long max_expanded; /* expansions one plan may do; 0 = unlimited */
+    long deadline_ms;  /* ms one plan may run, from when its worker starts it; 0 = none */
+} pathd_session_limits;
+/* pathd_session_create_with with limits (NULL: none). */
+pathd_status pathd_session_create_limited(pathd_client *c, const char *map_id, pathd_point start,
+                                          pathd_point goal, long ttl_s,
+                                          const pathd_replan_policy *replan,
+                                          const pathd_session_limits *limits, pathd_session *out,
+                                          pathd_error *err);
 /* getSession: GET .../sessions/{sid} (brought to the map's current version). */
 pathd_status pathd_session_get(pathd_client *c, const char *map_id, const char *sid,
                                pathd_session *out, pathd_error *err);
@@ -605,7 +625,7 @@ typedef struct pathd_graph_session {
     char map_id[65];
     bool found;
     double cost;
-    char reason[24];      /* "unreachable", "node_budget", "blocked" when not found */
+    char reason[24];      /* "unreachable", "node_budget", "deadline", "blocked" when not found */
     pathd_node_id *nodes; /* from the agent's node; NULL in a short answer */
     pathd_graph_point *points;
     size_t nnodes;
@@ -629,6 +649,13 @@ pathd_status pathd_graph_session_create(pathd_client *c, const char *map_id,
                                         pathd_graph_place start, pathd_graph_place goal, long ttl_s,
                                         const pathd_replan_policy *replan, pathd_graph_session *out,
                                         pathd_error *err);
+/* pathd_graph_session_create with limits (pathd_session_limits; NULL:
+ * none). */
+pathd_status pathd_graph_session_create_limited(pathd_client *c, const char *map_id,
+                                                pathd_graph_place start, pathd_graph_place goal,
+                                                long ttl_s, const pathd_replan_policy *replan,
+                                                const pathd_session_limits *limits,
+                                                pathd_graph_session *out, pathd_error *err);
 pathd_status pathd_graph_session_get(pathd_client *c, const char *map_id, const char *sid,
                                      pathd_graph_session *out, pathd_error *err);
 /* One update as JSON, several as NDJSON (as pathd_session_update). */

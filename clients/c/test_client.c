@@ -501,6 +501,44 @@ static void test_sessions(void) {
         CHECK_OK(st, e);
         pathd_session_free(&r);
     }
+    /* Plan limits: a plan of at most 2 expansions stops (node_budget) and
+     * each read goes on with it, to the unlimited session's cost; a
+     * deadline past the server's max_deadline_ms is refused by name. */
+    {
+        pathd_session_limits lim = {2, 0};
+        pathd_session l;
+        bool found;
+        double cost;
+        int reads = 1;
+        st = pathd_session_create_limited(c, mapid, (pathd_point){0, 0}, (pathd_point){4, 0}, 0,
+                                          NULL, &lim, &l, &e);
+        CHECK_OK(st, e);
+        CHECK(!l.found && strcmp(l.reason, "node_budget") == 0 && l.npoints == 0 &&
+                  l.expanded > 0 && l.expanded <= 2,
+              "max_expanded 2: found %d reason %s expanded %llu", l.found, l.reason,
+              (unsigned long long)l.expanded);
+        for (found = false, cost = 0; !found && reads < 100; reads++) {
+            st = pathd_session_get(c, mapid, l.session_id, &u, &e);
+            CHECK_OK(st, e);
+            found = u.found;
+            cost = u.cost;
+            CHECK(found || (strcmp(u.reason, "node_budget") == 0 && u.expanded <= 2),
+                  "read %d: reason %s expanded %llu", reads, u.reason,
+                  (unsigned long long)u.expanded);
+            pathd_session_free(&u);
+        }
+        CHECK(found && fabs(cost - s.cost) < 1e-9, "limited reads: found %d cost %g, unlimited %g",
+              found, cost, s.cost);
+        st = pathd_session_delete(c, mapid, l.session_id, &e);
+        CHECK_OK(st, e);
+        lim.max_expanded = 0;
+        lim.deadline_ms = 99999999;
+        st = pathd_session_create_limited(c, mapid, (pathd_point){0, 0}, (pathd_point){4, 0}, 0,
+                                          NULL, &lim, &l, &e);
+        CHECK(st == PATHD_ERR_API && e.http_status == 422 && strcmp(e.field, "deadline_ms") == 0,
+              "deadline_ms past max_deadline_ms: %s %d '%s'", pathd_status_str(st), e.http_status,
+              e.field);
+    }
     st = pathd_session_delete(c, mapid, s.session_id, &e);
     CHECK_OK(st, e);
     st = pathd_session_get(c, mapid, s.session_id, &u, &e);
@@ -1529,6 +1567,33 @@ static void test_graph_sessions(void) {
     CHECK_OK(st, e);
     CHECK(strcmp(s0.algorithm, "dstar_lite") == 0 && rg_session_ok(&g, &s0), "created: %s, cost %g",
           s0.algorithm, s0.cost);
+    /* Plan limits: one expansion a plan stops it (node_budget) while it
+     * has more to do, and reading goes on to the unlimited session's
+     * answer. */
+    {
+        pathd_session_limits lim = {1, 0};
+        int reads = 1;
+        st = pathd_graph_session_create_limited(c, "cs", pathd_place_node(rg_id(0)),
+                                                pathd_place_node(rg_id(25)), 0, NULL, &lim, &a, &e);
+        CHECK_OK(st, e);
+        CHECK(s0.expanded <= 1 || (!a.found && strcmp(a.reason, "node_budget") == 0),
+              "max_expanded 1: found %d reason %s (unlimited: %llu expanded)", a.found, a.reason,
+              (unsigned long long)s0.expanded);
+        while (!a.found && strcmp(a.reason, "node_budget") == 0 && reads++ < 1000) {
+            char sid[65];
+            CHECK(a.expanded == 1, "read %d: %llu expanded", reads, (unsigned long long)a.expanded);
+            snprintf(sid, sizeof(sid), "%s", a.session_id);
+            pathd_graph_session_free(&a);
+            st = pathd_graph_session_get(c, "cs", sid, &a, &e);
+            CHECK_OK(st, e);
+        }
+        CHECK(a.found == s0.found && (!a.found || fabs(a.cost - s0.cost) < 1e-9),
+              "limited reads: found %d cost %g reason %s, unlimited found %d cost %g", a.found,
+              a.cost, a.reason, s0.found, s0.cost);
+        CHECK(s0.expanded <= 1 || reads > 1, "read once only");
+        pathd_session_delete(c, "cs", a.session_id, &e);
+        pathd_graph_session_free(&a);
+    }
     memset(ups, 0, sizeof(ups));
     pos = pathd_place_node(rg_id(3));
     ups[0].position = &pos;

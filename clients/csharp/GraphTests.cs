@@ -330,6 +330,22 @@ static partial class Tests
             var s0 = await c.CreateGraphSessionAsync("cs", g.Ids[0], g.Ids[25], ttlS: 60);
             Check(s0.Algorithm == "dstar_lite", "D* Lite");
             check(s0, "created");
+            // Plan limits: one expansion a plan stops it (node_budget) while it has more to do, and
+            // reading goes on to the unlimited session's answer.
+            var lim = await c.CreateGraphSessionAsync("cs", g.Ids[0], g.Ids[25], null, new SessionLimits { MaxExpanded = 1 });
+            Check(s0.Expanded <= 1 || (!lim.Found && lim.Reason == "node_budget"),
+                  "max_expanded 1: " + lim.Found + " " + lim.Reason + " (unlimited: " + s0.Expanded + " expanded)");
+            var got = lim;
+            int reads = 1;
+            for (; !got.Found && got.Reason == "node_budget" && reads < 1000; reads++)
+            {
+                Check(got.Expanded == 1, "read " + reads + ": " + got.Expanded + " expanded");
+                got = await c.GetGraphSessionAsync("cs", lim.SessionId);
+            }
+            Check(got.Found == s0.Found && (!got.Found || Near(got.Cost, s0.Cost)),
+                  "limited reads: " + got.Found + " " + got.Cost + " " + got.Reason + ", unlimited " + s0.Found + " " + s0.Cost);
+            Check(s0.Expanded <= 1 || reads > 1, "read once only");
+            await c.DeleteSessionAsync("cs", lim.SessionId);
             var sid = s0.SessionId;
             check(await c.UpdateGraphSessionAsync("cs", sid, new GraphUpdate { Position = g.Ids[3] }), "moved");
             check(await c.UpdateGraphSessionAsync("cs", sid, new[] { new GraphUpdate { Goal = g.Ids[30] }, new GraphUpdate { Position = g.Ids[4] } }), "NDJSON");

@@ -237,6 +237,19 @@ namespace Pathd
         public double? Hysteresis;   // keep the route unless a new one is cheaper by this fraction
     }
 
+    /// <summary>A session's limits on each of its plans, the first and every repair (SessionRequest's
+    /// max_expanded and deadline_ms), for grid and graph sessions. A plan that reaches one answers
+    /// Found false with Reason "node_budget" or "deadline" and keeps its search: the next request
+    /// (a get is enough) goes on with the same repair, so reading until found ends at the unlimited
+    /// session's path and cost. A null member is not sent (no limit). The server refuses a value out
+    /// of range naming the field (422 invalid_value; DeadlineMs past its max_deadline_ms too); a
+    /// navmesh session refuses both.</summary>
+    public sealed class SessionLimits
+    {
+        public long? MaxExpanded;    // expansions one plan may do; 0 = unlimited
+        public long? DeadlineMs;     // ms one plan may run, from when its worker starts it
+    }
+
     /// <summary>A session update; null members are left as they are.</summary>
     public sealed class Update
     {
@@ -251,7 +264,8 @@ namespace Pathd
         public string SessionId, MapId;
         public bool Found;
         public double Cost;
-        public string Reason;        // "unreachable" or "blocked" when not found
+        public string Reason;        // when not found: "unreachable", "blocked", or "node_budget" /
+                                     // "deadline" (the session's limits stopped the plan)
         public List<Point> Path = new List<Point>();
         public Point Position, Goal;
         public long MapVersion, TtlS;
@@ -477,7 +491,7 @@ namespace Pathd
         public string SessionId, MapId;
         public bool Found;
         public double Cost;
-        public string Reason;            // "unreachable", "node_budget", "blocked" when not found
+        public string Reason;            // "unreachable", "node_budget", "deadline", "blocked" when not found
         public List<GraphNodeId> Path = new List<GraphNodeId>();   // empty in a stream's short answer (Unchanged)
         public List<int> Edges = new List<int>();
         public List<double[]> Points = new List<double[]>();
@@ -960,13 +974,23 @@ namespace Pathd
         }
 
         /// <summary>createSession with a replanning policy (null: the server's defaults).</summary>
+        public Task<SessionAnswer> CreateSessionAsync(string mapId, Point start, Point goal, ReplanPolicy replan,
+                                                      int? ttlS = null, CancellationToken ct = default(CancellationToken))
+        {
+            return CreateSessionAsync(mapId, start, goal, replan, null, ttlS, ct);
+        }
+
+        /// <summary>createSession with a replanning policy and limits on every plan (SessionLimits; either
+        /// null: none).</summary>
         public async Task<SessionAnswer> CreateSessionAsync(string mapId, Point start, Point goal, ReplanPolicy replan,
-                                                            int? ttlS = null, CancellationToken ct = default(CancellationToken))
+                                                            SessionLimits limits, int? ttlS = null,
+                                                            CancellationToken ct = default(CancellationToken))
         {
             var w = new Json.Writer();
             w.Raw("{\"start\":"); w.Point(start); w.Raw(",\"goal\":"); w.Point(goal);
             if (ttlS.HasValue) w.Raw(",\"ttl_s\":" + ttlS.Value.ToString(CultureInfo.InvariantCulture));
             Write.Replan(w, replan, false);
+            Write.Limits(w, limits);
             w.Raw("}");
             return Read.Session(await Call("POST", MapPath(mapId, "/sessions"), new[] { 201 }, w.ToString(), "application/json", ct).ConfigureAwait(false));
         }
@@ -1129,13 +1153,22 @@ namespace Pathd
 
         /// <summary>createSession on a graph map: one agent between nodes (ids, or points snapped to nodes; both of one form),
         /// repaired after moves and PATCHes.</summary>
-        public async Task<GraphSessionAnswer> CreateGraphSessionAsync(string mapId, GraphPlace start, GraphPlace goal, ReplanPolicy replan = null,
-                                                                      int? ttlS = null, CancellationToken ct = default(CancellationToken))
+        public Task<GraphSessionAnswer> CreateGraphSessionAsync(string mapId, GraphPlace start, GraphPlace goal, ReplanPolicy replan = null,
+                                                                int? ttlS = null, CancellationToken ct = default(CancellationToken))
+        {
+            return CreateGraphSessionAsync(mapId, start, goal, replan, null, ttlS, ct);
+        }
+
+        /// <summary>createSession on a graph map with limits on every plan (SessionLimits; null: none).</summary>
+        public async Task<GraphSessionAnswer> CreateGraphSessionAsync(string mapId, GraphPlace start, GraphPlace goal, ReplanPolicy replan,
+                                                                      SessionLimits limits, int? ttlS = null,
+                                                                      CancellationToken ct = default(CancellationToken))
         {
             var w = new Json.Writer();
             w.Raw("{\"start\":"); Write.Place(w, start, true); w.Raw(",\"goal\":"); Write.Place(w, goal, true);
             if (ttlS.HasValue) w.Raw(",\"ttl_s\":" + ttlS.Value.ToString(CultureInfo.InvariantCulture));
             Write.Replan(w, replan, false);
+            Write.Limits(w, limits);
             w.Raw("}");
             return Read.GraphSession(await Call("POST", MapPath(mapId, "/sessions"), new[] { 201 }, w.ToString(), "application/json", ct).ConfigureAwait(false));
         }
@@ -1713,6 +1746,15 @@ namespace Pathd
                 if (p.GoalThreshold.HasValue) parts.Add("\"goal_threshold\":" + p.GoalThreshold.Value.ToString("R", inv));
                 if (p.Hysteresis.HasValue) parts.Add("\"hysteresis\":" + p.Hysteresis.Value.ToString("R", inv));
                 w.Raw((first ? "\"replan\":{" : ",\"replan\":{") + string.Join(",", parts) + "}");
+            }
+
+            /// <summary>A session's limits as members of its create body (the null ones not sent).</summary>
+            public static void Limits(Json.Writer w, SessionLimits l)
+            {
+                if (l == null) return;
+                var inv = CultureInfo.InvariantCulture;
+                if (l.MaxExpanded.HasValue) w.Raw(",\"max_expanded\":" + l.MaxExpanded.Value.ToString(inv));
+                if (l.DeadlineMs.HasValue) w.Raw(",\"deadline_ms\":" + l.DeadlineMs.Value.ToString(inv));
             }
         }
     }

@@ -325,6 +325,24 @@ static partial class Tests
             await Throws<ArgumentException>(() => c.UpdateSessionAsync("doors", r.SessionId,
                 new Update { Replan = new ReplanPolicy { Hysteresis = double.NaN } }), "NaN hysteresis");
             await c.DeleteSessionAsync("doors", r.SessionId);
+            // Plan limits: a plan of at most 2 expansions stops (node_budget) and each read goes on
+            // with it, to the unlimited session's cost; a deadline past max_deadline_ms is refused by name.
+            var lim = await c.CreateSessionAsync("doors", new Point(0, 0), new Point(4, 0), null,
+                                                 new SessionLimits { MaxExpanded = 2 });
+            Check(!lim.Found && lim.Reason == "node_budget" && lim.Path.Count == 0 && lim.Expanded > 0 &&
+                  lim.Expanded <= 2, "max_expanded 2: " + lim.Found + " " + lim.Reason + " " + lim.Expanded);
+            var got = lim;
+            int reads = 1;
+            for (; !got.Found && reads < 100; reads++)
+            {
+                got = await c.GetSessionAsync("doors", lim.SessionId);
+                Check(got.Found || (got.Reason == "node_budget" && got.Expanded <= 2), "read " + reads + ": " + got.Reason);
+            }
+            Check(got.Found && Math.Abs(got.Cost - s.Cost) < 1e-9, "limited reads: " + got.Cost + ", unlimited " + s.Cost);
+            await c.DeleteSessionAsync("doors", lim.SessionId);
+            e = await Throws<PathdApiException>(() => c.CreateSessionAsync("doors", new Point(0, 0), new Point(4, 0), null,
+                new SessionLimits { DeadlineMs = 99999999 }), "deadline_ms past max_deadline_ms");
+            Check(e.Status == 422 && e.Field == "deadline_ms", "deadline_ms field " + e.Field);
             await c.DeleteSessionAsync("doors", s.SessionId);
             e = await Throws<PathdApiException>(() => c.GetSessionAsync("doors", s.SessionId), "deleted");
             Check(e.Status == 404 && e.Code == ErrorCode.SessionNotFound, "session_not_found");
