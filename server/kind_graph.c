@@ -307,18 +307,12 @@ static pf_status build(const pf_kind_env *env, pf__graph_docref *doc, const char
                        const uint8_t hash[32], uint64_t t0_ns, pf_mapver **out, pf_proto_error *e) {
     const pf__graph_env *ge = pf__graph_env_of(env);
     const pf_graph_doc *d = &doc->d;
-    /* Landmarks (graph.h's alt) for graphs up to the flag's size. */
-    uint32_t lm = d->n <= ge->landmark_max_nodes ? ge->landmarks : 0;
-    pf_graph_spec s = {d->n,    d->dim,  d->pos, d->m, d->from, d->to,
-                       d->cost, d->both, lm,     NULL, NULL};
+    uint32_t lm;
+    pf_graph_spec s;
     uint64_t *ntags = NULL, *etags = NULL;
     pf_graph *g = NULL;
     pf_graph_fault f;
-    /* The build's peak: the topology and a version (~64 bytes a node, 48
-     * an edge), the landmarks' distances (16 bytes a node each, at most)
-     * and base costs, and their build's reversed arcs and heap. */
-    size_t est = d->bytes + (size_t)d->n * 80 + (size_t)d->m * 64 +
-                 (lm ? (size_t)d->n * lm * 16 + (size_t)d->m * 8 + (size_t)d->m * 40 : 0);
+    size_t est;
     pf_status st;
     const char *ch_absent;
     *out = NULL;
@@ -332,14 +326,16 @@ static pf_status build(const pf_kind_env *env, pf__graph_docref *doc, const char
             docref_release(doc);
             return st;
         }
-        s.nedges = d->m;
-        s.from = d->from;
-        s.to = d->to;
-        s.cost = d->cost;
-        s.both = d->both;
-        est = d->bytes + (size_t)d->n * 80 + (size_t)d->m * 64 +
-              (lm ? (size_t)d->n * lm * 16 + (size_t)d->m * 8 + (size_t)d->m * 40 : 0);
     }
+    /* Landmarks (graph.h's alt) for graphs up to the flag's size. */
+    lm = d->n <= ge->landmark_max_nodes ? ge->landmarks : 0;
+    s = (pf_graph_spec){d->n,    d->dim,  d->pos, d->m, d->from, d->to,
+                        d->cost, d->both, lm,     NULL, NULL};
+    /* The build's peak: the topology and a version (~64 bytes a node, 48
+     * an edge), the landmarks' distances (16 bytes a node each, at most)
+     * and base costs, and their build's reversed arcs and heap. */
+    est = d->bytes + (size_t)d->n * 80 + (size_t)d->m * 64 +
+          (lm ? (size_t)d->n * lm * 16 + (size_t)d->m * 8 + (size_t)d->m * 40 : 0);
     if (!pf_mem_try_charge(env->d.mem, PF_MEM_MAPS, est)) {
         docref_release(doc);
         return no_room(env, e, "The graph", est);
