@@ -42,8 +42,9 @@ typedef struct pf_planner_opts {
 /* auto (PF_ALGO_AUTO): per query, the cheaper of the exact search (jps where
  * JPS serves the map, else astar) and HPA*, as the build measured them.
  * After the hierarchy is built, the planner times both on sample queries in
- * PF_PLANNER_AUTO_BINS bins of octile distance between the ends, in
- * cluster sides: [0, 1/2), [1/2, 1), [1, 2), [2, 4), ... , [32, inf). A
+ * PF_PLANNER_AUTO_BINS bins of a lower bound of the path length (the larger
+ * of the octile distance and jps's landmarks' bound, when the planner has
+ * landmarks), in cluster sides: [0, 1/2), [1/2, 1), [1, 2), [2, 4), ... , [32, inf). A
  * query runs what was faster in its bin, HPA* only where it was more than
  * PF_PLANNER_AUTO_MARGIN times faster (so where the exact search is the
  * faster, every answer is optimal), and jps wherever it answers directly
@@ -73,7 +74,8 @@ typedef struct pf_planner_auto_info {
 /* What the build measured for auto. */
 void pf_planner_auto_info_get(const pf_planner *p, pf_planner_auto_info *out);
 /* The search auto runs for a query from s to t: PF_ALGO_JPS, PF_ALGO_ASTAR
- * or PF_ALGO_HPA. O(1) plus jps's direct test. */
+ * or PF_ALGO_HPA. O(1) plus, where the bin is not settled by the octile
+ * distance, one read of the landmarks of s and t, and jps's direct test. */
 pf_algorithm pf_planner_auto_pick(const pf_planner *p, pf_point s, pf_point t);
 
 /* What the server and pathd-bench use unless told otherwise: 16 landmarks

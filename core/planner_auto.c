@@ -6,9 +6,15 @@
  * street maps in microseconds and is exact, while on random obstacles its
  * jump points multiply and HPA* is several times faster; on 1-wide mazes
  * they cross over with distance. So the build times both on the same
- * sample queries, binned by the octile distance between their ends in
- * cluster sides (the scale at which the hierarchy starts to pay), and a
- * query is sent to what was faster in its bin. Exactness breaks ties: a
+ * sample queries, binned by a lower bound of their path length in cluster
+ * sides (the scale at which the hierarchy starts to pay), and a query is
+ * sent to what was faster in its bin. The bound is the landmarks' where
+ * the map has them (landmarks.h), else the octile distance: on cluttered
+ * maps ends 100 cells apart may be 1,000 cells of detour apart, where
+ * HPA* is several times faster than jps, and octile distance put them
+ * with the short queries, which jps wins (rand40, 40% random obstacles:
+ * queries under 128 cells apart with detours of 200-1,100 went to jps,
+ * where hpa was 1.4-10x faster). Exactness breaks ties: a
  * bin picks HPA* only when it was PF_PLANNER_AUTO_MARGIN times faster, so
  * where the exact search is the faster every answer is exact.
  *
@@ -54,6 +60,17 @@ static double octile(pf_point a, pf_point b, int conn) {
     return (double)(dx > dy ? dx : dy) + (PF_SQRT2 - 1.0) * (double)(dx > dy ? dy : dx);
 }
 
+/* What auto bins a query by, in cells: the larger of the octile distance
+ * and the landmarks' lower bound of the path length (in steps of the one
+ * cost jps's maps have), or the octile distance without landmarks. */
+static double query_distance(const pf_planner *p, pf_point s, pf_point t) {
+    const pf_grid *g = p->grid;
+    double d = octile(s, t, g->connectivity), h;
+    if (!p->lm) return d;
+    h = pf_landmarks_h(p->lm, s.y * g->w + s.x, t.y * g->w + t.x) / (double)p->lm->cost;
+    return h > d ? h : d;
+}
+
 static uint64_t next_rand(uint64_t *s) {
     /* xorshift64* (Vigna 2016) */
     *s ^= *s >> 12;
@@ -88,18 +105,21 @@ static bool random_cell(const pf_grid *g, uint64_t *rs, pf_point *out) {
     return false;
 }
 
-/* A query of bin b: a walkable start and a goal in the same component at
- * an octile distance within the bin, or false after many misses (the map
- * has no room for the bin). */
+/* A query of bin b: a walkable start and a goal in the same component
+ * whose query_distance is within the bin, or false after many misses (the
+ * map has no room for the bin). With landmarks the ends are drawn from
+ * octile distances down to a quarter of the bin's (walls make the bound
+ * longer), and the bound decides. */
 static bool random_query(const pf_planner *p, int b, uint64_t *rs, pf_point *s, pf_point *t) {
     const pf_grid *g = p->grid;
     const double cs = (double)p->autom.cs;
-    const double lo = b == 0 ? 1.0 : bin_top(b - 1) * cs;
-    double hi = bin_top(b) * cs, span = octile((pf_point){0, 0}, (pf_point){g->w, g->h}, 8);
-    if (hi > span) hi = span;
-    if (lo >= hi) return false;
+    const double lo = b == 0 ? 1.0 : bin_top(b - 1) * cs, hi = bin_top(b) * cs;
+    const double span = octile((pf_point){0, 0}, (pf_point){g->w, g->h}, 8);
+    double dlo = p->lm ? lo / 4 : lo, dhi = hi > span ? span : hi;
+    if (dlo < 1.0) dlo = 1.0;
+    if (dlo >= dhi) return false;
     for (int k = 0; k < 64; k++) {
-        double d = lo + (hi - lo) * rand_unit(rs), r = rand_unit(rs);
+        double d = dlo + (dhi - dlo) * rand_unit(rs), r = rand_unit(rs), q;
         /* A major and a minor offset whose octile length is d. */
         double major = d / (1.0 + (PF_SQRT2 - 1.0) * r), minor = major * r;
         int32_t dx = (int32_t)lround(major), dy = (int32_t)lround(minor), tmp;
@@ -115,7 +135,8 @@ static bool random_query(const pf_planner *p, int b, uint64_t *rs, pf_point *s, 
         t->y = s->y + dy;
         if (t->x < 0 || t->y < 0 || t->x >= g->w || t->y >= g->h) continue;
         if ((t->x == s->x && t->y == s->y) || !pf_hpa_connected(p->hpa, *s, *t)) continue;
-        if (octile(*s, *t, g->connectivity) < lo || octile(*s, *t, g->connectivity) >= hi) continue;
+        q = query_distance(p, *s, *t);
+        if (q < lo || q >= hi) continue;
         return true;
     }
     /* The longest bins: an offset of that length from a random cell mostly
@@ -126,7 +147,7 @@ static bool random_query(const pf_planner *p, int b, uint64_t *rs, pf_point *s, 
     for (int k = 0; k < 2048; k++) {
         double d;
         if (!random_cell(g, rs, s) || !random_cell(g, rs, t)) return false;
-        d = octile(*s, *t, g->connectivity);
+        d = query_distance(p, *s, *t);
         if (d < lo || d >= hi || !pf_hpa_connected(p->hpa, *s, *t)) continue;
         return true;
     }
@@ -283,6 +304,9 @@ pf_status pf__auto_calibrate(pf_planner *p, pf_build_stop *stop) {
             m->exact_faster = false;
         }
     }
+    for (int b = PF_PLANNER_AUTO_BINS - 1; b >= 0; b--)
+        m->settled[b] =
+            b == PF_PLANNER_AUTO_BINS - 1 || (m->settled[b + 1] && m->pick[b + 1] == m->pick[b]);
     m->calibrate_us = pf__mono_us() - t0;
     return PF_OK;
 }
@@ -290,8 +314,14 @@ pf_status pf__auto_calibrate(pf_planner *p, pf_build_stop *stop) {
 pf_algorithm pf_planner_auto_pick(const pf_planner *p, pf_point s, pf_point t) {
     const pf__auto_model *m = &p->autom;
     pf_algorithm a;
+    int b;
     if (!p->hpa || m->exact_faster || !m->cs) return m->exact;
-    a = m->pick[bin_of(octile(s, t, p->grid->connectivity), m->cs)];
+    /* The bound is at least the octile distance, so its bin is at least
+     * the octile's: where every bin from there picks the same, the
+     * landmarks need not be read. */
+    b = bin_of(octile(s, t, p->grid->connectivity), m->cs);
+    if (!m->settled[b]) b = bin_of(query_distance(p, s, t), m->cs);
+    a = m->pick[b];
     if (a == PF_ALGO_HPA && m->exact == PF_ALGO_JPS && pf_jps_is_direct(p->jps, p->grid, s, t))
         return PF_ALGO_JPS;
     return a;

@@ -22,6 +22,7 @@ typedef struct pf__auto_model {
     double exact_us[PF_PLANNER_AUTO_BINS], hpa_us[PF_PLANNER_AUTO_BINS];
     int samples[PF_PLANNER_AUTO_BINS];
     pf_algorithm pick[PF_PLANNER_AUTO_BINS];
+    bool settled[PF_PLANNER_AUTO_BINS]; /* bins b.. all pick pick[b] */
     uint64_t calibrate_us;
 } pf__auto_model;
 
