@@ -300,6 +300,14 @@ pf_status pf_nav_query_create(uint32_t max_nodes, pf_nav_query **out) {
         pf_nav_query_destroy(q);
         return PF_ENOMEM;
     }
+    /* The corridor and straight-path arrays mapped now as well (a fresh
+     * malloc of this size is untouched pages: each first touch a page
+     * fault, on the worker's first detour queries instead of here). */
+    memset(q->polys, 0, max_nodes * sizeof(dtPolyRef));
+    memset(q->polys2, 0, max_nodes * sizeof(dtPolyRef));
+    memset(q->points, 0, (size_t)q->max_points * 3 * sizeof(float));
+    memset(q->flags, 0, q->max_points);
+    memset(q->point_refs, 0, q->max_points * sizeof(dtPolyRef));
     *out = q;
     return PF_OK;
 }
