@@ -54,10 +54,19 @@ function client(base) {
             opt.body = typeof body === 'string' ? body : JSON.stringify(body);
             opt.headers['Content-Type'] = ctype || 'application/json';
         }
-        const r = await fetch(base + url, opt);
-        const text = await r.text();
-        if (!r.ok) throw new Error(`${method} ${url}: ${r.status} ${text}`);
-        return text ? JSON.parse(text) : null;
+        // A session serves one request at a time: while the page's own
+        // poll of it is being answered, the test's request is refused 409
+        // session_busy, unrun, "retry when it is answered". So it does.
+        for (let tries = 0; ; tries++) {
+            const r = await fetch(base + url, opt);
+            const text = await r.text();
+            if (r.status === 409 && tries < 100 && text.includes('"session_busy"')) {
+                await new Promise((res) => setTimeout(res, 20));
+                continue;
+            }
+            if (!r.ok) throw new Error(`${method} ${url}: ${r.status} ${text}`);
+            return text ? JSON.parse(text) : null;
+        }
     };
 }
 
