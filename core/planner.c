@@ -30,9 +30,10 @@ static pf_status planner_agents(pf_planner *p, const pf_agents *old, const pf_po
  * said stop. The planner keeps no stop (its opts.stop is NULL). */
 static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_jps *jps, pf_hpa *hpa,
                                   uint64_t hpa_us, bool have_lm, pf_landmarks *lm,
-                                  const pf__auto_model *autom, const pf_agents *agents,
+                                  const pf__auto_model *autom, const pf_planner *old,
                                   const pf_point *changed, size_t nchanged, pf_build_stop *stop,
                                   pf_planner **out) {
+    const pf_agents *agents = old ? old->agents : NULL;
     pf_planner *p = calloc(1, sizeof(*p));
     pf_status st;
     *out = NULL;
@@ -74,13 +75,19 @@ static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_jps *
         if (st) goto out_free_jps;
         p->hpa_build_us = pf__mono_us() - t0;
     }
+    if ((st = pf__planner_subgoal(p, old, changed, nchanged, stop))) goto out_free_hpa;
     if (autom)
         p->autom = *autom;
     else if ((st = pf__auto_calibrate(p, stop)))
-        goto out_free_hpa;
+        goto out_free_subgoal;
+    else
+        pf__planner_subgoal_keep(p);
     *out = p;
     return PF_OK;
 
+out_free_subgoal:
+    pf_subgoal_ch_destroy(p->sgh);
+    pf_subgoal_destroy(p->sg);
 out_free_hpa:
     pf_hpa_destroy(p->hpa);
 out_free_jps:
@@ -106,6 +113,8 @@ pf_status pf_planner_create(pf_grid *g, const pf_planner_opts *o, pf_planner **o
 void pf_planner_destroy(pf_planner *p) {
     if (!p) return;
     pf_hpa_destroy(p->hpa);
+    pf_subgoal_ch_destroy(p->sgh);
+    pf_subgoal_destroy(p->sg);
     pf_jps_destroy(p->jps);
     pf_landmarks_release(p->lm);
     pf_cuts_destroy(atomic_load(&p->cuts));
@@ -154,7 +163,8 @@ size_t pf_planner_memory(const pf_planner *p) {
     const pf_cuts *k = atomic_load_explicit(&((pf_planner *)p)->cuts, memory_order_acquire);
     size_t n = sizeof(*p) + pf_grid_memory(p->grid) + pf_jps_memory(p->jps) +
                (p->lm ? pf_landmarks_memory(p->lm) : 0) + (k ? pf_cuts_memory(k) : 0) +
-               pf_agents_memory(p->agents);
+               pf_agents_memory(p->agents) + pf_subgoal_memory(p->sg) +
+               pf_subgoal_ch_memory(p->sgh);
     if (p->hpa) {
         pf_hpa_stats st;
         pf_hpa_get_stats(p->hpa, &st);
@@ -247,7 +257,8 @@ pf_status pf_planner_search(pf_search_ctx *ctx, const pf_planner *p, const pf_qu
         qa.agent_size = 1;
         switch (q->algorithm) {
         case PF_ALGO_JPS:
-            qa.algorithm = PF_ALGO_ASTAR; /* jumps assume the one-cell rule */
+        case PF_ALGO_SUBGOAL:
+            qa.algorithm = PF_ALGO_ASTAR; /* jumps and subgoals assume the one-cell rule */
             return pf_search(ctx, g, &qa, out);
         case PF_ALGO_HPA:
             if (!p->hpa) return answer_status(out, q->algorithm, PF_EUNSUPPORTED);
@@ -264,6 +275,10 @@ pf_status pf_planner_search(pf_search_ctx *ctx, const pf_planner *p, const pf_qu
     switch (q->algorithm) {
     case PF_ALGO_JPS:
         st = pf_jps_search(ctx, p->jps, g, q, out);
+        return after_jps_hpa(ctx, g, q, st, out);
+    case PF_ALGO_SUBGOAL:
+        if (!p->sgh) return answer_status(out, q->algorithm, PF_EUNSUPPORTED);
+        st = pf__planner_subgoal_search(ctx, p, q, out);
         return after_jps_hpa(ctx, g, q, st, out);
     case PF_ALGO_HPA:
         if (p->hpa) {
@@ -291,6 +306,7 @@ pf_status pf_planner_search_nearest(pf_search_ctx *ctx, const pf_planner *p, con
     case PF_ALGO_ASTAR:
     case PF_ALGO_JPS:
     case PF_ALGO_HPA:
+    case PF_ALGO_SUBGOAL:
     case PF_ALGO_AUTO:
         qa.algorithm = PF_ALGO_ASTAR;
         break;
@@ -487,8 +503,8 @@ pf_status pf_planner_apply(const pf_planner *p, const pf_cell_change *cells, siz
         if (keep) pf_landmarks_retain(keep);
         /* The old version's auto model: the map changed locally, and a
          * repair should not pay for a new measurement. */
-        st = planner_assemble(g, &p->opts, jps, hpa, us, true, keep, &p->autom, p->agents, changed,
-                              n, stop, out);
+        st = planner_assemble(g, &p->opts, jps, hpa, us, true, keep, &p->autom, p, changed, n, stop,
+                              out);
         if (st) {
             free(changed);
             return st;

@@ -23,20 +23,24 @@
 typedef struct pf_planner pf_planner;
 
 typedef struct pf_planner_opts {
-    bool build_hpa;             /* build the HPA* hierarchy */
-    int32_t cluster_size;       /* HPA* cluster side; 0 = default */
-    size_t landmark_bytes;      /* jps's differential heuristic: at most this many
-                                   bytes of landmark tables (landmarks.h); 0 = none */
-    int64_t landmark_min_cells; /* ... only on maps of at least this many cells */
-    size_t jps_table_bytes;     /* jps's JPS+ jump tables: at most this many bytes
-                                   (jps.h, PF_JPS_DEFAULT_TABLE_BYTES); 0 = none */
-    int auto_samples;           /* auto's measurement: sample queries per distance
-                                   bin (at most PF_PLANNER_MAX_AUTO_SAMPLES),
-                                   0 = PF_PLANNER_DEFAULT_AUTO_SAMPLES, -1 = none
-                                   (auto then runs the exact search) */
-    pf_build_stop *stop;        /* polled by pf_planner_create's builds
-                                   (build_stop.h); NULL: never stops. Not
-                                   kept by the planner. */
+    bool build_hpa;                /* build the HPA* hierarchy */
+    int32_t cluster_size;          /* HPA* cluster side; 0 = default */
+    size_t landmark_bytes;         /* jps's differential heuristic: at most this many
+                                      bytes of landmark tables (landmarks.h); 0 = none */
+    int64_t landmark_min_cells;    /* ... only on maps of at least this many cells */
+    size_t jps_table_bytes;        /* jps's JPS+ jump tables: at most this many bytes
+                                      (jps.h, PF_JPS_DEFAULT_TABLE_BYTES); 0 = none */
+    int auto_samples;              /* auto's measurement: sample queries per distance
+                                      bin (at most PF_PLANNER_MAX_AUTO_SAMPLES),
+                                      0 = PF_PLANNER_DEFAULT_AUTO_SAMPLES, -1 = none
+                                      (auto then runs the exact search) */
+    int64_t subgoal_work_per_cell; /* the subgoal hierarchy's contraction work
+                                   bound, per cell of the map (subgoal.h,
+                                   pf_subgoal_ch_build's max_work); 0 = no
+                                   subgoal hierarchy */
+    pf_build_stop *stop;           /* polled by pf_planner_create's builds
+                                      (build_stop.h); NULL: never stops. Not
+                                      kept by the planner. */
 } pf_planner_opts;
 
 /* auto (PF_ALGO_AUTO): per query, the cheaper of the exact search (jps where
@@ -67,6 +71,7 @@ typedef struct pf_planner_auto_info {
         double max_distance;     /* the bin's upper end, in cells (INFINITY for the last) */
         int samples;             /* 0: the bin takes its neighbour's choice */
         double exact_us, hpa_us; /* mean thread CPU time of a sample query */
+        double subgoal_us;       /* the same for subgoal; 0 without its hierarchy */
         pf_algorithm pick;       /* what auto runs there (but jps on direct paths) */
     } bins[PF_PLANNER_AUTO_BINS];
 } pf_planner_auto_info;
@@ -77,6 +82,11 @@ void pf_planner_auto_info_get(const pf_planner *p, pf_planner_auto_info *out);
  * or PF_ALGO_HPA. O(1) plus, where the bin is not settled by the octile
  * distance, one read of the landmarks of s and t, and jps's direct test. */
 pf_algorithm pf_planner_auto_pick(const pf_planner *p, pf_point s, pf_point t);
+
+/* The subgoal hierarchy's work bound per cell the server and pathd-bench
+ * use unless told otherwise (planner_subgoal.c): about 0.1 s of
+ * contraction on a 512x512 map. */
+#define PF_PLANNER_DEFAULT_SUBGOAL_WORK_PER_CELL 64
 
 /* What the server and pathd-bench use unless told otherwise: 16 landmarks
  * on a 512x512 map, 4 on a 1024x1024 one. */
@@ -111,6 +121,20 @@ int pf_planner_landmark_count(const pf_planner *p);
 double pf_planner_dead_ends(const pf_planner *p);
 /* Microseconds the hierarchy took to build (or repair), 0 without one. */
 uint64_t pf_planner_hpa_build_us(const pf_planner *p);
+
+/* The subgoal graph and its contraction hierarchy (planner_subgoal.c):
+ * whether this version has them (then `subgoal` runs and auto may pick
+ * it), and their figures. */
+typedef struct pf_planner_subgoal_info {
+    bool built;
+    int32_t subgoals;
+    int64_t edges, shortcuts;
+    uint64_t work; /* the contraction's, against the bound */
+    size_t memory_bytes;
+    uint64_t build_us; /* graph (or its repair) and contraction */
+} pf_planner_subgoal_info;
+bool pf_planner_has_subgoal(const pf_planner *p);
+void pf_planner_subgoal_stats(const pf_planner *p, pf_planner_subgoal_info *out);
 /* The grid's components and cut vertices (cuts.h) for D* Lite sessions on
  * this version, built on the first call (O(W x H): 3-5 ms on a 512x512
  * map), so only versions that sessions plan on pay for them; safe from any

@@ -249,6 +249,7 @@ pf_status pf__auto_calibrate(pf_planner *p, pf_build_stop *stop) {
             if (!random_query(p, b, &rs, &s, &t)) break;
             time_search(ctx, p, m->exact, s, t, budget, stop, &ok);
             time_search(ctx, p, PF_ALGO_HPA, s, t, budget, stop, &ok);
+            if (p->sgh) time_search(ctx, p, PF_ALGO_SUBGOAL, s, t, budget, stop, &ok);
             if (pf_build_stopped(stop)) {
                 pf_search_ctx_destroy(ctx);
                 memset(m, 0, sizeof(*m));
@@ -256,7 +257,8 @@ pf_status pf__auto_calibrate(pf_planner *p, pf_build_stop *stop) {
             }
         }
     for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) {
-        double te[PF_PLANNER_MAX_AUTO_SAMPLES], th[PF_PLANNER_MAX_AUTO_SAMPLES];
+        double te[PF_PLANNER_MAX_AUTO_SAMPLES], th[PF_PLANNER_MAX_AUTO_SAMPLES],
+            tsg[PF_PLANNER_MAX_AUTO_SAMPLES];
         bool exact_lost = false;
         int n = 0;
         for (int i = 0; i < k; i++) {
@@ -269,8 +271,12 @@ pf_status pf__auto_calibrate(pf_planner *p, pf_build_stop *stop) {
              * and landmark lines from the cache, which made maze512-1-0's
              * jps look twice as fast as it is). */
             if (i & 1) th[n] = time_search(ctx, p, PF_ALGO_HPA, s, t, budget, stop, &ok);
+            if (p->sgh && i % 3 == 1)
+                tsg[n] = time_search(ctx, p, PF_ALGO_SUBGOAL, s, t, budget, stop, &ok);
             te[n] = time_search(ctx, p, m->exact, s, t, budget, stop, &ok);
             exact_lost |= !ok;
+            if (p->sgh && i % 3 != 1)
+                tsg[n] = time_search(ctx, p, PF_ALGO_SUBGOAL, s, t, budget, stop, &ok);
             if (!(i & 1)) th[n] = time_search(ctx, p, PF_ALGO_HPA, s, t, budget, stop, &ok);
             if (pf_build_stopped(stop)) {
                 pf_search_ctx_destroy(ctx);
@@ -283,6 +289,7 @@ pf_status pf__auto_calibrate(pf_planner *p, pf_build_stop *stop) {
         m->samples[b] = n;
         m->exact_us[b] = trimmed_mean(te, n);
         m->hpa_us[b] = trimmed_mean(th, n);
+        m->subgoal_us[b] = p->sgh ? trimmed_mean(tsg, n) : 0;
         if (exact_lost) m->exact_us[b] = INFINITY;
     }
     pf_search_ctx_destroy(ctx);
@@ -298,12 +305,23 @@ pf_status pf__auto_calibrate(pf_planner *p, pf_build_stop *stop) {
             else if (b + d < PF_PLANNER_AUTO_BINS && m->samples[b + d] >= AUTO_MIN_SAMPLES)
                 src = b + d;
         }
+        double best = src >= 0 ? m->exact_us[src] : 0;
         m->pick[b] = m->exact;
-        if (src >= 0 && m->exact_us[src] > PF_PLANNER_AUTO_MARGIN * m->hpa_us[src]) {
+        /* Both exact: subgoal where it was PF_PLANNER_AUTO_MARGIN times
+         * faster (keeping it costs memory and each PATCH a contraction:
+         * planner_subgoal.c, which drops it where no bin picks it). */
+        if (src >= 0 && m->subgoal_us[src] > 0 &&
+            best > PF_PLANNER_AUTO_MARGIN * m->subgoal_us[src]) {
+            m->pick[b] = PF_ALGO_SUBGOAL;
+            best = m->subgoal_us[src];
+        }
+        if (src >= 0 && best > PF_PLANNER_AUTO_MARGIN * m->hpa_us[src]) {
             m->pick[b] = PF_ALGO_HPA;
             m->exact_faster = false;
         }
     }
+    m->all_exact = true;
+    for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) m->all_exact &= m->pick[b] == m->exact;
     for (int b = PF_PLANNER_AUTO_BINS - 1; b >= 0; b--)
         m->settled[b] =
             b == PF_PLANNER_AUTO_BINS - 1 || (m->settled[b + 1] && m->pick[b + 1] == m->pick[b]);
@@ -315,15 +333,16 @@ pf_algorithm pf_planner_auto_pick(const pf_planner *p, pf_point s, pf_point t) {
     const pf__auto_model *m = &p->autom;
     pf_algorithm a;
     int b;
-    if (!p->hpa || m->exact_faster || !m->cs) return m->exact;
+    if (!p->hpa || !m->calibrated || m->all_exact || !m->cs) return m->exact;
     /* The bound is at least the octile distance, so its bin is at least
      * the octile's: where every bin from there picks the same, the
      * landmarks need not be read. */
     b = bin_of(octile(s, t, p->grid->connectivity), m->cs);
     if (!m->settled[b]) b = bin_of(query_distance(p, s, t), m->cs);
     a = m->pick[b];
-    if (a == PF_ALGO_HPA && m->exact == PF_ALGO_JPS && pf_jps_is_direct(p->jps, p->grid, s, t))
+    if (a != m->exact && m->exact == PF_ALGO_JPS && pf_jps_is_direct(p->jps, p->grid, s, t))
         return PF_ALGO_JPS;
+    if (a == PF_ALGO_SUBGOAL && !p->sgh) return m->exact; /* a version that lost it */
     return a;
 }
 
@@ -339,6 +358,7 @@ void pf_planner_auto_info_get(const pf_planner *p, pf_planner_auto_info *out) {
         out->bins[b].samples = m->samples[b];
         out->bins[b].exact_us = m->exact_us[b];
         out->bins[b].hpa_us = m->hpa_us[b];
+        out->bins[b].subgoal_us = m->subgoal_us[b];
         out->bins[b].pick = m->calibrated ? m->pick[b] : out->exact;
     }
 }

@@ -12,7 +12,7 @@
 #include <string.h>
 
 static const char *const algo_names[PF_ALGO_COUNT] = {
-    "bfs", "dijkstra", "astar", "weighted", "greedy", "jps", "hpa", "dstar", "auto"};
+    "bfs", "dijkstra", "astar", "weighted", "greedy", "jps", "hpa", "dstar", "auto", "subgoal"};
 static const char *const heuristic_names[PF_H_COUNT] = {"default", "octile", "manhattan",
                                                         "chebyshev", "euclidean"};
 
@@ -30,7 +30,8 @@ const char *pf_algorithm_name(pf_algorithm a) {
 }
 
 bool pf_algorithm_is_optimal(pf_algorithm a) {
-    return a == PF_ALGO_DIJKSTRA || a == PF_ALGO_ASTAR || a == PF_ALGO_JPS || a == PF_ALGO_DSTAR;
+    return a == PF_ALGO_DIJKSTRA || a == PF_ALGO_ASTAR || a == PF_ALGO_JPS || a == PF_ALGO_DSTAR ||
+           a == PF_ALGO_SUBGOAL;
 }
 
 bool pf_heuristic_from_name(const char *name, pf_heuristic *out) {

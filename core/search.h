@@ -30,7 +30,8 @@ typedef enum pf_algorithm {
     PF_ALGO_JPS,      /* jump point search, optimal, uniform-cost maps (jps.h) */
     PF_ALGO_HPA,      /* HPA*, near-optimal (hpa.h) */
     PF_ALGO_DSTAR,    /* D* Lite, sessions (dstar.h) */
-    PF_ALGO_AUTO,     /* per query the cheaper of jps (or astar) and hpa (planner.h) */
+    PF_ALGO_AUTO,     /* per query the cheapest of jps (or astar), subgoal and hpa (planner.h) */
+    PF_ALGO_SUBGOAL,  /* subgoal graph and its contraction hierarchy, optimal (subgoal.h) */
     PF_ALGO_COUNT
 } pf_algorithm;
 
@@ -121,7 +122,7 @@ size_t pf_search_ctx_memory(const pf_search_ctx *ctx);
  * start == goal answers [start], cost 0.
  * An unreachable goal is PF_NO_PATH (with q->partial: see pf_query). The
  * return value equals out->status.
- * Algorithms with their own entry point (jps, hpa, dstar, auto) give
+ * Algorithms with their own entry point (jps, hpa, dstar, auto, subgoal) give
  * PF_EINVAL. */
 pf_status pf_search(pf_search_ctx *ctx, const pf_grid *g, const pf_query *q, pf_result *out);
 

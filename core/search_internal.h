@@ -28,7 +28,7 @@ typedef struct pf__heap_item {
 
 /* Extension slots: modules with scratch of their own (jps, hpa, dstar) hang
  * it here, so one per-thread context serves every algorithm. */
-enum { PF__EXT_JPS = 0, PF__EXT_HPA, PF__EXT_DSTAR, PF__EXT_DIAL, PF__EXT_COUNT };
+enum { PF__EXT_JPS = 0, PF__EXT_HPA, PF__EXT_DSTAR, PF__EXT_DIAL, PF__EXT_SUBGOAL, PF__EXT_COUNT };
 
 struct pf_search_ctx {
     pf__node *nodes;

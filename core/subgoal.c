@@ -346,6 +346,16 @@ void pf_subgoal_ctx_destroy(pf_subgoal_ctx *c) {
     free(c);
 }
 
+size_t pf_subgoal_ctx_memory(const pf_subgoal_ctx *c) {
+    if (!c) return 0;
+    size_t per_node = 2 * (sizeof(double) + sizeof(int32_t) + 2 * sizeof(uint32_t)) +
+                      sizeof(uint32_t) + sizeof(double);
+    return sizeof(*c) + (size_t)c->cap * per_node +
+           (c->heap[0].cap + c->heap[1].cap) * sizeof(pf__sg_item) +
+           (c->sfan_cap + c->gfan_cap + c->chain_cap) * sizeof(int32_t) +
+           c->path_cap * sizeof(pf_point) + (c->nodes_cap + c->stack_cap) * sizeof(int32_t);
+}
+
 static bool ctx_fit(pf_subgoal_ctx *c, int32_t nodes) {
     if (nodes <= c->cap) return true;
     size_t n = (size_t)nodes;

@@ -60,6 +60,7 @@ int32_t pf_subgoal_recomputed(const pf_subgoal *s);
 
 pf_subgoal_ctx *pf_subgoal_ctx_create(void);
 void pf_subgoal_ctx_destroy(pf_subgoal_ctx *c);
+size_t pf_subgoal_ctx_memory(const pf_subgoal_ctx *c); /* bytes of scratch held */
 
 typedef struct pf_subgoal_answer {
     double cost;          /* 0 without a path */
@@ -86,16 +87,24 @@ pf_status pf_subgoal_find(const pf_subgoal *s, const pf_grid *g, const pf_landma
 typedef struct pf_subgoal_ch pf_subgoal_ch;
 
 /* Builds s's hierarchy. PF_ELIMIT when the shortcuts would pass
- * max_edges (0: 8 times the graph's edges plus 1024). Its time is not
- * bounded by the limit: on dense graphs (open random and game maps,
- * 1-wide mazes) contraction takes minutes, so callers build it only where
- * it pays (rooms, corridors 2 cells wide or more) and under a stop.
- * PF_ENOMEM, PF_ECANCELED (stop, polled every contraction). */
-pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, pf_build_stop *stop,
-                              pf_subgoal_ch **out);
+ * max_edges (0: 8 times the graph's edges plus 1024) or the contraction's
+ * work would pass max_work (0: unbounded). The work is counted in the
+ * units of build_stop.h: an arc scanned or a node settled by a witness
+ * search, a pair of neighbours checked, 16 a contraction. It is what
+ * bounds the time: on dense graphs (open random and game maps, 1-wide
+ * mazes) the witness searches grow with the square of the degree and an
+ * unbounded contraction takes minutes, while on rooms and corridors 2
+ * cells wide or more it stays within a few times the subgoals (maze512-8-0
+ * ~0.1 M units, a 2-wide 512x512 maze ~1 M; see docs/grids.md). The
+ * same graph always takes the same work, so the bound decides the same
+ * way on every machine. PF_ENOMEM, PF_ECANCELED (stop, polled as the work
+ * is counted). */
+pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, uint64_t max_work,
+                              pf_build_stop *stop, pf_subgoal_ch **out);
 void pf_subgoal_ch_destroy(pf_subgoal_ch *h); /* NULL is a no-op */
 size_t pf_subgoal_ch_memory(const pf_subgoal_ch *h);
 int64_t pf_subgoal_ch_shortcuts(const pf_subgoal_ch *h);
+uint64_t pf_subgoal_ch_work(const pf_subgoal_ch *h); /* the build's work */
 
 /* As pf_subgoal_find, over h (s's hierarchy). */
 pf_status pf_subgoal_ch_find(const pf_subgoal *s, const pf_subgoal_ch *h, const pf_grid *g,

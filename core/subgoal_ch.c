@@ -13,6 +13,7 @@ struct pf_subgoal_ch {
     int32_t *mid; /* the contracted subgoal a shortcut bridges, or -1 */
     double *cost;
     int64_t shortcuts;
+    uint64_t work; /* the build's */
 };
 
 typedef struct ch_arc {
@@ -58,6 +59,7 @@ typedef struct ch_build {
     int32_t *live; /* scratch: x's live neighbours */
     double *lc;
     int64_t arcs;
+    uint64_t work; /* witness arcs scanned and neighbour pairs checked */
 } ch_build;
 
 /* Settles at most this many nodes a witness search. */
@@ -95,6 +97,7 @@ static int64_t contract(ch_build *b, int32_t x, bool add) {
             if (it.f > limit) break;
             settled++;
             const ch_list *lu = &b->l[it.v];
+            b->work += 1 + (uint64_t)lu->n;
             for (int32_t k = 0; k < lu->n; k++) {
                 int32_t v = lu->a[k].v;
                 double d = it.f + lu->a[k].c;
@@ -105,6 +108,7 @@ static int64_t contract(ch_build *b, int32_t x, bool add) {
                 if (!pf__sg_heap_push(&b->wh, d, v)) return -1;
             }
         }
+        b->work += (uint64_t)(nl - i);
         for (int32_t j = i + 1; j < nl; j++) {
             int32_t w = b->live[j];
             double d = b->lc[i] + b->lc[j];
@@ -138,14 +142,32 @@ void pf_subgoal_ch_destroy(pf_subgoal_ch *h) {
     free(h);
 }
 
-pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, pf_build_stop *stop,
-                              pf_subgoal_ch **out) {
+/* Counts the work done since *seen into stop; true when the build must
+ * end: stopped (*st PF_ECANCELED) or past max_work (*st PF_ELIMIT). */
+static bool tick(ch_build *b, uint64_t *seen, uint64_t max_work, pf_build_stop *stop,
+                 pf_status *st) {
+    uint64_t d = b->work - *seen;
+    *seen = b->work;
+    if (pf_build_tick(stop, d)) {
+        *st = PF_ECANCELED;
+        return true;
+    }
+    if (max_work && b->work > max_work) {
+        *st = PF_ELIMIT;
+        return true;
+    }
+    return false;
+}
+
+pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, uint64_t max_work,
+                              pf_build_stop *stop, pf_subgoal_ch **out) {
     const int32_t n = s->n;
     size_t nn = (size_t)n + 1;
     pf_status st = PF_ENOMEM;
     ch_build b = {0};
     pf__sg_heap pq = {0};
     pf_subgoal_ch *h = calloc(1, sizeof(*h));
+    uint64_t seen = 0;
     *out = NULL;
     if (!max_edges) max_edges = 8 * pf_subgoal_edge_count(s) + 1024;
     b.n = n;
@@ -170,8 +192,9 @@ pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, pf_build_s
     for (int32_t u = 0; u < n; u++) {
         int64_t made;
         double p = priority(&b, u, &made);
+        b.work += 16;
         if (made < 0 || !pf__sg_heap_push(&pq, p, u)) goto out;
-        if (pf_build_tick(stop, 16)) goto cancel;
+        if (tick(&b, &seen, max_work, stop, &st)) goto out;
     }
     int32_t next = 0;
     while (pq.n) {
@@ -185,7 +208,8 @@ pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, pf_build_s
             if (!pf__sg_heap_push(&pq, p, x)) goto out;
             continue;
         }
-        if (pf_build_tick(stop, 16)) goto cancel;
+        b.work += 16;
+        if (tick(&b, &seen, max_work, stop, &st)) goto out;
         if (contract(&b, x, true) < 0) goto out;
         b.done[x] = 1;
         h->rank[x] = next++;
@@ -216,12 +240,10 @@ pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, pf_build_s
             h->shortcuts += a->mid >= 0;
         }
     }
+    h->work = b.work;
     *out = h;
     h = NULL;
     st = PF_OK;
-    goto out;
-cancel:
-    st = PF_ECANCELED;
 out:
     if (b.l)
         for (int32_t u = 0; u < n; u++) free(b.l[u].a);
@@ -245,6 +267,7 @@ size_t pf_subgoal_ch_memory(const pf_subgoal_ch *h) {
 }
 
 int64_t pf_subgoal_ch_shortcuts(const pf_subgoal_ch *h) { return h->shortcuts; }
+uint64_t pf_subgoal_ch_work(const pf_subgoal_ch *h) { return h->work; }
 
 /* The contracted subgoal the arc between a and b bridges, -1 for an edge
  * of the graph; -2 when there is no such arc. */

@@ -28,90 +28,93 @@
 #define EXIT_UNSUPPORTED 3 /* the algorithm is not available in this build */
 
 static void usage(FILE *f) {
-    fputs("usage: pathd-bench scen [options] FILE.scen...\n"
-          "       pathd-bench http --url URL --scen FILE.scen... [options]\n"
-          "       pathd-bench sessions [--sessions N] [--repair] FILE.scen...\n"
-          "       pathd-bench chase [options] FILE.scen...\n"
-          "       pathd-bench navmesh [options] FILE.scen|FILE.obj|gen:LEVEL...\n"
-          "       pathd-bench flowfield|table|agents [options] FILE.scen...\n"
-          "       pathd-bench gen maze|rooms|random [--side N] [--param P] [--seed S] OUT\n"
-          "       pathd-bench --help\n"
-          "\n"
-          "scen: runs Moving AI scenario files in-process through the planner (the\n"
-          "dispatch the server uses). The map is found by basename beside each .scen\n"
-          "file. Per file it prints queries, mismatches against the listed optimum\n"
-          "(tolerance max(1e-3, 1e-5 x optimum)), invalid answers (a path the map does\n"
-          "not allow, a cost below the optimum), mean, p99 and max suboptimality\n"
-          "(cost/optimum - 1), p50/p99 microseconds per query (search only,\n"
-          "CLOCK_MONOTONIC), mean expanded nodes and nanoseconds per expanded node\n"
-          "(total search time / total expanded). hpa adds the hierarchy's build time\n"
-          "and the planner's memory; jps adds jump points per query.\n"
-          "\n"
-          "  --algorithm NAME      bfs dijkstra astar weighted greedy jps hpa auto (default\n"
-          "                        astar);\n"
-          "                        jps:LAYOUT[+nodirect] picks jps's layout (auto scan bits\n"
-          "                        tables) and turns its direct answers off\n"
-          "  --compare A,B         run both algorithms on the same queries and print the\n"
-          "                        ratio p50(A) / p50(B) per file (e.g. astar,jps: the JPS\n"
-          "                        speed-up; astar,hpa: the HPA* speed-up), interleaved in\n"
-          "                        alternating blocks of queries\n"
-          "  --block N             queries per block of --compare (default 32)\n"
-          "  --max-queries N       at most N queries per file, spread evenly over the file\n"
-          "                        (entry floor(k*n/N), k = 0..N-1)\n"
-          "  --min-bucket-frac F   only buckets >= floor(F x (largest bucket + 1))\n"
-          "  --bucket-quarter      the longest quarter of buckets (= --min-bucket-frac 0.75)\n"
-          "  --cluster-size N      HPA* cluster side (default: the library's)\n"
-          "  --landmark-bytes N    jps landmark tables per map, as the server's flag\n"
-          "                        (default 16 MiB; 0 = octile heuristic only)\n"
-          "  --jps-table-bytes N   jps jump tables per map (default 24 MiB; 0 = none)\n"
-          "  --clock wall|cpu      time queries with CLOCK_MONOTONIC (wall, the default) or\n"
-          "                        the thread's CPU clock (cpu: leaves out time spent\n"
-          "                        descheduled on a busy machine)\n"
-          "  --json                one JSON object per file and algorithm, one per line:\n"
-          "                        map, algorithm, queries, mismatches, mean_subopt, p99_subopt,\n"
-          "                        max_subopt, p50_us, p99_us, mean_expanded,\n"
-          "                        ns_per_expansion, and the http fields (requests, errors,\n"
-          "                        rps, p50_ms..max_ms, invalid); extra keys build_ms,\n"
-          "                        memory_bytes, jump_points where they apply\n"
-          "  --per-query FILE      also write one line per query and algorithm to FILE\n"
-          "                        (tab-separated, a header first): map, algorithm, id (the\n"
-          "                        entry's index in the .scen file, from 0), bucket, start\n"
-          "                        and goal x/y, expanded, time_us (the --clock used; nan for\n"
-          "                        an error), cost (nan without a path), optimal, ran (what\n"
-          "                        answered: auto's pick, jps's fallback), status; so an\n"
-          "                        outside harness can line its queries up with these\n"
-          "\n"
-          "The human output ends with a total line and the median ns/expansion over\n"
-          "the maps of at least 512x512 cells.\n"
-          "\n"
-          "http: the same queries against a server over keep-alive connections, closed\n"
-          "or open loop (--rate); the same report plus rps and latency p50..max.\n"
-          "See `pathd-bench http --help`.\n"
-          "\n"
-          "navmesh: the maps as navmeshes: build time, paths against jps, obstacle\n"
-          "changes, crowd steps. See `pathd-bench navmesh --help`.\n"
-          "flowfield, table, agents: many units (flow field build time and its break-even\n"
-          "unit count against one astar per unit; an S x T distance table against S x T\n"
-          "astar; agent sizes against size 1). See `pathd-bench flowfield --help` etc.\n"
-          "\n"
-          "gen: writes OUT.map and OUT.map.scen of a generated map: maze (corridors P\n"
-          "wide, default 4), rooms (rooms of side P, default 8, one door a wall) or\n"
-          "random (P percent blocked, default 20), 512x512 unless --side, K queries a\n"
-          "bucket of 4 units of optimal length (--per-bucket, default 10), optima from\n"
-          "a plain Dijkstra of its own. Deterministic per --seed.\n"
-          "\n"
-          "sessions: bytes per D* Lite session, N sessions on one shared map, and with\n"
-          "--repair their repairs against a fresh A*. See `pathd-bench sessions --help`.\n"
-          "\n"
-          "chase: N chasers after N random-walking targets under replanning policies\n"
-          "(every frame, timer, threshold, incremental): expansions, CPU per frame, paths\n"
-          "pushed, route flips. See `pathd-bench chase --help`.\n"
-          "\n"
-          "scen exit status: 0 all good; 1 an optimal algorithm (dijkstra, astar, jps) missed\n"
-          "an optimum, or any algorithm gave an invalid answer or an error; 2 bad\n"
-          "arguments or files; 3 the algorithm is not available in this build\n"
-          "(pf_planner_search answered PF_EUNSUPPORTED).\n",
-          f);
+    fputs(
+        "usage: pathd-bench scen [options] FILE.scen...\n"
+        "       pathd-bench http --url URL --scen FILE.scen... [options]\n"
+        "       pathd-bench sessions [--sessions N] [--repair] FILE.scen...\n"
+        "       pathd-bench chase [options] FILE.scen...\n"
+        "       pathd-bench navmesh [options] FILE.scen|FILE.obj|gen:LEVEL...\n"
+        "       pathd-bench flowfield|table|agents [options] FILE.scen...\n"
+        "       pathd-bench gen maze|rooms|random [--side N] [--param P] [--seed S] OUT\n"
+        "       pathd-bench --help\n"
+        "\n"
+        "scen: runs Moving AI scenario files in-process through the planner (the\n"
+        "dispatch the server uses). The map is found by basename beside each .scen\n"
+        "file. Per file it prints queries, mismatches against the listed optimum\n"
+        "(tolerance max(1e-3, 1e-5 x optimum)), invalid answers (a path the map does\n"
+        "not allow, a cost below the optimum), mean, p99 and max suboptimality\n"
+        "(cost/optimum - 1), p50/p99 microseconds per query (search only,\n"
+        "CLOCK_MONOTONIC), mean expanded nodes and nanoseconds per expanded node\n"
+        "(total search time / total expanded). hpa adds the hierarchy's build time\n"
+        "and the planner's memory; jps adds jump points per query.\n"
+        "\n"
+        "  --algorithm NAME      bfs dijkstra astar weighted greedy jps hpa auto subgoal (default\n"
+        "                        astar);\n"
+        "                        jps:LAYOUT[+nodirect] picks jps's layout (auto scan bits\n"
+        "                        tables) and turns its direct answers off\n"
+        "  --compare A,B         run both algorithms on the same queries and print the\n"
+        "                        ratio p50(A) / p50(B) per file (e.g. astar,jps: the JPS\n"
+        "                        speed-up; astar,hpa: the HPA* speed-up), interleaved in\n"
+        "                        alternating blocks of queries\n"
+        "  --block N             queries per block of --compare (default 32)\n"
+        "  --max-queries N       at most N queries per file, spread evenly over the file\n"
+        "                        (entry floor(k*n/N), k = 0..N-1)\n"
+        "  --min-bucket-frac F   only buckets >= floor(F x (largest bucket + 1))\n"
+        "  --bucket-quarter      the longest quarter of buckets (= --min-bucket-frac 0.75)\n"
+        "  --cluster-size N      HPA* cluster side (default: the library's)\n"
+        "  --landmark-bytes N    jps landmark tables per map, as the server's flag\n"
+        "                        (default 16 MiB; 0 = octile heuristic only)\n"
+        "  --jps-table-bytes N   jps jump tables per map (default 24 MiB; 0 = none)\n"
+        "  --subgoal-work-per-cell N  the subgoal hierarchy's work bound, as the server's\n"
+        "                        flag (default 64; 0 = none); built for subgoal and auto\n"
+        "  --clock wall|cpu      time queries with CLOCK_MONOTONIC (wall, the default) or\n"
+        "                        the thread's CPU clock (cpu: leaves out time spent\n"
+        "                        descheduled on a busy machine)\n"
+        "  --json                one JSON object per file and algorithm, one per line:\n"
+        "                        map, algorithm, queries, mismatches, mean_subopt, p99_subopt,\n"
+        "                        max_subopt, p50_us, p99_us, mean_expanded,\n"
+        "                        ns_per_expansion, and the http fields (requests, errors,\n"
+        "                        rps, p50_ms..max_ms, invalid); extra keys build_ms,\n"
+        "                        memory_bytes, jump_points where they apply\n"
+        "  --per-query FILE      also write one line per query and algorithm to FILE\n"
+        "                        (tab-separated, a header first): map, algorithm, id (the\n"
+        "                        entry's index in the .scen file, from 0), bucket, start\n"
+        "                        and goal x/y, expanded, time_us (the --clock used; nan for\n"
+        "                        an error), cost (nan without a path), optimal, ran (what\n"
+        "                        answered: auto's pick, jps's fallback), status; so an\n"
+        "                        outside harness can line its queries up with these\n"
+        "\n"
+        "The human output ends with a total line and the median ns/expansion over\n"
+        "the maps of at least 512x512 cells.\n"
+        "\n"
+        "http: the same queries against a server over keep-alive connections, closed\n"
+        "or open loop (--rate); the same report plus rps and latency p50..max.\n"
+        "See `pathd-bench http --help`.\n"
+        "\n"
+        "navmesh: the maps as navmeshes: build time, paths against jps, obstacle\n"
+        "changes, crowd steps. See `pathd-bench navmesh --help`.\n"
+        "flowfield, table, agents: many units (flow field build time and its break-even\n"
+        "unit count against one astar per unit; an S x T distance table against S x T\n"
+        "astar; agent sizes against size 1). See `pathd-bench flowfield --help` etc.\n"
+        "\n"
+        "gen: writes OUT.map and OUT.map.scen of a generated map: maze (corridors P\n"
+        "wide, default 4), rooms (rooms of side P, default 8, one door a wall) or\n"
+        "random (P percent blocked, default 20), 512x512 unless --side, K queries a\n"
+        "bucket of 4 units of optimal length (--per-bucket, default 10), optima from\n"
+        "a plain Dijkstra of its own. Deterministic per --seed.\n"
+        "\n"
+        "sessions: bytes per D* Lite session, N sessions on one shared map, and with\n"
+        "--repair their repairs against a fresh A*. See `pathd-bench sessions --help`.\n"
+        "\n"
+        "chase: N chasers after N random-walking targets under replanning policies\n"
+        "(every frame, timer, threshold, incremental): expansions, CPU per frame, paths\n"
+        "pushed, route flips. See `pathd-bench chase --help`.\n"
+        "\n"
+        "scen exit status: 0 all good; 1 an optimal algorithm (dijkstra, astar, jps) missed\n"
+        "an optimum, or any algorithm gave an invalid answer or an error; 2 bad\n"
+        "arguments or files; 3 the algorithm is not available in this build\n"
+        "(pf_planner_search answered PF_EUNSUPPORTED).\n",
+        f);
 }
 
 /* Everything one algorithm did over all files, for the total line. */
@@ -283,20 +286,22 @@ static void write_per_query(FILE *f, const pf_bench_scen *s, int k, const char *
 }
 
 static int cmd_scen(int argc, char **argv) {
-    static const struct option longopts[] = {{"algorithm", required_argument, NULL, 'a'},
-                                             {"compare", required_argument, NULL, 'c'},
-                                             {"max-queries", required_argument, NULL, 'n'},
-                                             {"min-bucket-frac", required_argument, NULL, 'b'},
-                                             {"bucket-quarter", no_argument, NULL, 'q'},
-                                             {"cluster-size", required_argument, NULL, 'k'},
-                                             {"landmark-bytes", required_argument, NULL, 'L'},
-                                             {"jps-table-bytes", required_argument, NULL, 'T'},
-                                             {"block", required_argument, NULL, 'B'},
-                                             {"json", no_argument, NULL, 'j'},
-                                             {"clock", required_argument, NULL, 't'},
-                                             {"per-query", required_argument, NULL, 'P'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"algorithm", required_argument, NULL, 'a'},
+        {"compare", required_argument, NULL, 'c'},
+        {"max-queries", required_argument, NULL, 'n'},
+        {"min-bucket-frac", required_argument, NULL, 'b'},
+        {"bucket-quarter", no_argument, NULL, 'q'},
+        {"cluster-size", required_argument, NULL, 'k'},
+        {"landmark-bytes", required_argument, NULL, 'L'},
+        {"jps-table-bytes", required_argument, NULL, 'T'},
+        {"subgoal-work-per-cell", required_argument, NULL, 'S'},
+        {"block", required_argument, NULL, 'B'},
+        {"json", no_argument, NULL, 'j'},
+        {"clock", required_argument, NULL, 't'},
+        {"per-query", required_argument, NULL, 'P'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     pf_algorithm algos[2] = {PF_ALGO_ASTAR, PF_ALGO_ASTAR};
     algo_spec specs[2];
     int nalgos = 1, opt, rc = 0;
@@ -312,6 +317,7 @@ static int cmd_scen(int argc, char **argv) {
     o.landmark_bytes = PF_PLANNER_DEFAULT_LANDMARK_BYTES;
     o.landmark_min_cells = PF_PLANNER_DEFAULT_LANDMARK_MIN_CELLS;
     o.jps_table_bytes = PF_JPS_DEFAULT_TABLE_BYTES;
+    o.subgoal_work = PF_PLANNER_DEFAULT_SUBGOAL_WORK_PER_CELL;
     spec_parse("astar", &specs[0]);
     spec_parse("astar", &specs[1]);
     optind = 1;
@@ -323,6 +329,15 @@ static int cmd_scen(int argc, char **argv) {
                 return EXIT_USAGE;
             }
             break;
+        case 'S': {
+            size_t v;
+            if (!parse_size(optarg, &v) || v > 1000000) {
+                fprintf(stderr, "pathd-bench: --subgoal-work-per-cell wants 0..1000000\n");
+                return EXIT_USAGE;
+            }
+            o.subgoal_work = (int64_t)v;
+            break;
+        }
         case 'B':
             if (!parse_size(optarg, &block) || block == 0) {
                 fprintf(stderr, "pathd-bench: --block wants a positive integer\n");
@@ -416,6 +431,11 @@ static int cmd_scen(int argc, char **argv) {
             uses = uses || algos[k] == PF_ALGO_JPS || algos[k] == PF_ALGO_HPA ||
                    algos[k] == PF_ALGO_AUTO;
         if (!uses) o.landmark_bytes = 0;
+        /* The subgoal hierarchy serves subgoal and auto only. */
+        uses = false;
+        for (int k = 0; k < nalgos; k++)
+            uses = uses || algos[k] == PF_ALGO_SUBGOAL || algos[k] == PF_ALGO_AUTO;
+        if (!uses) o.subgoal_work = 0;
     }
     for (int k = 0; k < nalgos; k++) {
         if (algos[k] == PF_ALGO_HPA || algos[k] == PF_ALGO_AUTO) o.build_hpa = true;

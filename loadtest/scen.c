@@ -197,6 +197,7 @@ pf_status pf_bench_scen_load(const char *path, const pf_bench_scen_opts *o, pf_b
     popts.landmark_bytes = o->landmark_bytes;
     popts.landmark_min_cells = o->landmark_min_cells;
     popts.jps_table_bytes = o->jps_table_bytes;
+    popts.subgoal_work_per_cell = o->subgoal_work;
     t0 = now_us();
     st = pf_planner_create(g, &popts, &s->planner); /* takes g, also on failure */
     g = NULL;

@@ -37,6 +37,7 @@ typedef struct pf_bench_scen_opts {
     int32_t cluster_size;       /* HPA* cluster side, 0 = default */
     size_t landmark_bytes;      /* jps landmark tables per map, 0 = none (planner.h) */
     size_t jps_table_bytes;     /* jps jump tables per map, 0 = none (planner.h) */
+    int64_t subgoal_work;       /* subgoal hierarchy's work bound per cell, 0 = none */
     int64_t landmark_min_cells; /* ... on maps of at least this many cells */
 } pf_bench_scen_opts;
 

@@ -484,6 +484,11 @@ static void write_auto(pf_jsonw *w, const pf_planner *p) {
             pf_jsonw_double(w, ai.bins[b].hpa_us);
         else
             pf_jsonw_null(w);
+        pf_jsonw_key(w, "subgoal_us");
+        if (ai.bins[b].samples && ai.bins[b].subgoal_us > 0)
+            pf_jsonw_double(w, ai.bins[b].subgoal_us);
+        else
+            pf_jsonw_null(w);
         pf_jsonw_kstr(w, "pick", pf_algorithm_name(ai.bins[b].pick));
         pf_jsonw_obj_end(w);
     }
@@ -512,6 +517,20 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
     pf_jsonw_kuint(w, "memory_bytes", pf_planner_memory(info->planner));
     pf_jsonw_kint(w, "jps_landmarks", pf_planner_landmark_count(info->planner));
     pf_jsonw_kdouble(w, "jps_dead_ends", pf_planner_dead_ends(info->planner));
+    {
+        pf_planner_subgoal_info si;
+        pf_planner_subgoal_stats(info->planner, &si);
+        pf_jsonw_key(w, "subgoal");
+        pf_jsonw_obj_begin(w);
+        pf_jsonw_kbool(w, "built", si.built);
+        pf_jsonw_kint(w, "subgoals", si.subgoals);
+        pf_jsonw_kint(w, "edges", si.edges);
+        pf_jsonw_kint(w, "shortcuts", si.shortcuts);
+        pf_jsonw_kuint(w, "work", si.work);
+        pf_jsonw_kuint(w, "memory_bytes", si.memory_bytes);
+        pf_jsonw_kuint(w, "build_us", si.build_us);
+        pf_jsonw_obj_end(w);
+    }
     {
         static const char *const layouts[] = {"auto", "scan", "bits", "tables"};
         pf_jps_stats js;

@@ -1,6 +1,8 @@
 /* config.c -- see config.h. */
 #include "config.h"
 
+#include "planner.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +106,12 @@ static const opt opts[] = {
      OFF(jps_table_bytes), 24 * 1024 * 1024, 0, INT64_C(1) << 34,
      "bytes of JPS+ jump tables per map (16 per cell); maps whose tables do not fit use the "
      "jump bits alone; 0 = none"},
+    {"subgoal-work-per-cell", "PATHD_SUBGOAL_WORK_PER_CELL", "subgoal_work_per_cell", OPT_INT,
+     OFF(subgoal_work), PF_PLANNER_DEFAULT_SUBGOAL_WORK_PER_CELL, 0, 1000000,
+     "grid maps: the subgoal graph's contraction hierarchy (algorithm subgoal, auto's third "
+     "choice) is built only where its contraction takes at most this many units of work a "
+     "cell (deterministic; 64 is about 0.1 s on a 512x512 map: mazes with corridors 2 cells "
+     "wide or more get it, dense maps do not); 0 = never"},
     {"retry-after", "PATHD_RETRY_AFTER", "retry_after_s", OPT_INT, OFF(retry_after_s), 1, 0, 3600,
      "Retry-After seconds of 503 answers"},
     {"drain-timeout", "PATHD_DRAIN_TIMEOUT", "drain_timeout_s", OPT_INT, OFF(drain_timeout_s), 30,

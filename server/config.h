@@ -47,6 +47,7 @@ typedef struct pf_config {
     int64_t cluster_size;         /* HPA* cluster side, 0 = core's default */
     int64_t landmark_bytes;       /* jps landmark tables per map, 0 = none */
     int64_t jps_table_bytes;      /* jps jump tables per map, 0 = none */
+    int64_t subgoal_work;         /* subgoal hierarchy's work bound per cell, 0 = none */
     int64_t retry_after_s;        /* Retry-After of 503 answers */
     int64_t drain_timeout_s;      /* SIGTERM: longest wait for requests in flight */
     int64_t max_sessions_per_map; /* D* Lite sessions per map (429 past it) */

@@ -54,6 +54,7 @@ static void grid_write_server_info(const pf_kind_env *env, pf_jsonw *w) {
     pf_jsonw_arr_begin(w);
     for (int a = PF_ALGO_BFS; a <= PF_ALGO_HPA; a++) pf_jsonw_str(w, pf_algorithm_name(a));
     pf_jsonw_str(w, pf_algorithm_name(PF_ALGO_AUTO));
+    pf_jsonw_str(w, pf_algorithm_name(PF_ALGO_SUBGOAL));
     pf_jsonw_arr_end(w);
 }
 
@@ -159,6 +160,7 @@ pf_status pf_grid_build(const pf_kind_env *env, const char *id, pf_grid *g, cons
     po.landmark_bytes = (size_t)cfg->landmark_bytes;
     po.landmark_min_cells = PF_PLANNER_DEFAULT_LANDMARK_MIN_CELLS;
     po.jps_table_bytes = (size_t)cfg->jps_table_bytes;
+    po.subgoal_work_per_cell = cfg->subgoal_work;
     po.stop = deadline_ns ? &stop : NULL;
     /* Reserved before the build, which is where the memory goes: a map
      * the budget cannot hold is refused without being built. */

@@ -147,15 +147,22 @@ static pf_status check_point(const pf_grid *g, int32_t n, const pf_path_request 
  * gave, for one of the new reasons; NULL otherwise. */
 static const char *fallback_note(pf_algorithm asked, pf_algorithm ran, const pf_path_request *q) {
     if (asked == ran) return NULL;
-    if (q->ngoals && (asked == PF_ALGO_JPS || asked == PF_ALGO_HPA || asked == PF_ALGO_AUTO))
-        return asked == PF_ALGO_JPS   ? "jps has no nearest-goal form; astar answered."
-               : asked == PF_ALGO_HPA ? "hpa has no nearest-goal form; astar answered."
-                                      : "auto has no nearest-goal form; astar answered.";
+    if (q->ngoals && (asked == PF_ALGO_JPS || asked == PF_ALGO_HPA || asked == PF_ALGO_AUTO ||
+                      asked == PF_ALGO_SUBGOAL)) {
+        return asked == PF_ALGO_JPS       ? "jps has no nearest-goal form; astar answered."
+               : asked == PF_ALGO_HPA     ? "hpa has no nearest-goal form; astar answered."
+               : asked == PF_ALGO_SUBGOAL ? "subgoal has no nearest-goal form; astar answered."
+                                          : "auto has no nearest-goal form; astar answered.";
+    }
     if (q->agent_size > 1 && asked == PF_ALGO_JPS)
         return "jps serves one-cell agents only; astar answered on the agent's grid.";
-    if (q->partial && (asked == PF_ALGO_JPS || asked == PF_ALGO_HPA))
-        return asked == PF_ALGO_JPS ? "jps did not reach the goal; astar found the partial path."
-                                    : "hpa did not reach the goal; astar found the partial path.";
+    if (q->agent_size > 1 && asked == PF_ALGO_SUBGOAL)
+        return "subgoal serves one-cell agents only; astar answered on the agent's grid.";
+    if (q->partial && (asked == PF_ALGO_JPS || asked == PF_ALGO_HPA || asked == PF_ALGO_SUBGOAL))
+        return asked == PF_ALGO_JPS   ? "jps did not reach the goal; astar found the partial path."
+               : asked == PF_ALGO_HPA ? "hpa did not reach the goal; astar found the partial path."
+                                      : "subgoal did not reach the goal; astar found the partial "
+                                        "path.";
     return NULL;
 }
 
@@ -213,10 +220,13 @@ static pf_status search_error(const pf_mapver *mv, const pf_path_request *pq, pf
                                       "Algorithm '%s' has no nearest-goal form; use astar or "
                                       "dijkstra with 'goals' (jps and hpa run astar).",
                                       pf_algorithm_name(algo));
-        return pf_proto_error_set(e, st, PF_ERR_UNSUPPORTED, f,
-                                  "Algorithm '%s' is not available on map '%s'%s.",
-                                  pf_algorithm_name(algo), mv->id,
-                                  algo == PF_ALGO_HPA ? " (it has no HPA* hierarchy)" : "");
+        return pf_proto_error_set(
+            e, st, PF_ERR_UNSUPPORTED, f, "Algorithm '%s' is not available on map '%s'%s.",
+            pf_algorithm_name(algo), mv->id,
+            algo == PF_ALGO_HPA       ? " (it has no HPA* hierarchy)"
+            : algo == PF_ALGO_SUBGOAL ? " (it has no subgoal hierarchy: see the map's 'subgoal' "
+                                        "and --subgoal-work-per-cell)"
+                                      : "");
     case PF_EINVAL:
         snprintf(f, sizeof(f), "%sheuristic", prefix);
         return pf_proto_error_set(e, st, PF_ERR_INVALID_VALUE, f,

@@ -4,6 +4,7 @@
 #include "deadends.h"
 #include "hpa.h"
 #include "jps.h"
+#include "subgoal.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -118,6 +119,8 @@ static uint64_t align_slack(uint64_t table) { return table >= BIG_TABLE ? BIG_TA
 /* The planner, agent and landmark structs and the auto model: fixed size,
  * well under this. */
 #define FIXED_BYTES (64u << 10)
+#define SUBGOAL_CELL_BYTES 48u
+#define SUBGOAL_BLOCKED_BYTES 512u
 
 pf_status pf_mem_map_estimate(const pf_grid *g, const pf_planner_opts *po, size_t *out) {
     uint64_t cells = (uint64_t)pf_grid_width(g) * (uint64_t)pf_grid_height(g);
@@ -142,6 +145,21 @@ pf_status pf_mem_map_estimate(const pf_grid *g, const pf_planner_opts *po, size_
         if ((st = pf_hpa_size(g, &hp, po->stop, &hs, &hblocks))) return st;
         n += hs.memory_bytes;
         blocks += hblocks;
+    }
+    if (po->subgoal_work_per_cell > 0 && (int64_t)cells >= PF_PLANNER_AUTO_MIN_CELLS &&
+        pf_subgoal_supports(g)) {
+        /* The subgoal graph while it is built (kept only when its
+         * hierarchy is): a subgoal index a cell, and the subgoals, which
+         * sit at the corners of blocked cells, with their sweeps and
+         * edges. Measured, not a bound, like the agents' below: 413 bytes
+         * a blocked cell on random512-10-0, the densest graph of the
+         * shared maps (41 a cell), 25 on a 2-wide maze; its hierarchy 1-5
+         * bytes a cell more. */
+        uint64_t blocked = cells - (uint64_t)pf_grid_walkable_count(g);
+        uint64_t graph = blocked * SUBGOAL_BLOCKED_BYTES;
+        n += cells * sizeof(int32_t) +
+             (graph < cells * SUBGOAL_CELL_BYTES ? graph : cells * SUBGOAL_CELL_BYTES);
+        blocks += 16;
     }
     n += blocks * BLOCK_SLACK + (n / MAPPED_MIN + 1) * PAGE_SLACK;
     *out = n > SIZE_MAX ? SIZE_MAX : (size_t)n;

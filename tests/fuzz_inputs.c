@@ -88,7 +88,7 @@ static void check_error(pf_status st, const pf_proto_error *e) {
 /* Searches a parsed map between cells picked from the input. */
 static void search_map(pf_grid *g, const uint8_t *data, size_t size) {
     static pf_search_ctx *ctx;
-    pf_planner_opts po = {true, 0, 1 << 20, 0, PF_JPS_DEFAULT_TABLE_BYTES, -1, NULL};
+    pf_planner_opts po = {true, 0, 1 << 20, 0, PF_JPS_DEFAULT_TABLE_BYTES, -1, 0, NULL};
     pf_planner *p = NULL;
     int32_t w = pf_grid_width(g), h = pf_grid_height(g);
     if (!ctx) ctx = pf_search_ctx_create(); /* kept: scratch reuse is part of what runs */

@@ -630,7 +630,7 @@ START_TEST(jps_planner_landmarks_across_versions) {
     static const char *const rows[] = {"..........", "....#.....", "....#.....", "....#.....",
                                        "..........", "##########", ".........."};
     pf_grid *g = tu_grid_from_ascii(rows, 7, 8);
-    pf_planner_opts po = {false, 0, 1 << 20, 0, PF_JPS_DEFAULT_TABLE_BYTES, 0, NULL};
+    pf_planner_opts po = {false, 0, 1 << 20, 0, PF_JPS_DEFAULT_TABLE_BYTES, 0, 0, NULL};
     pf_planner *p1, *p2, *p3;
     pf_search_ctx *ctx = pf_search_ctx_create();
     pf_point gate[1] = {{0, 4}};

@@ -102,7 +102,7 @@ START_TEST(planner_nearest_algorithms) {
         int32_t which;
         pf_status st = pf_planner_search_nearest(ctx, p, &q, goals, 2, &r, &which);
         bool ok = a == PF_ALGO_DIJKSTRA || a == PF_ALGO_ASTAR || a == PF_ALGO_JPS ||
-                  a == PF_ALGO_HPA || a == PF_ALGO_AUTO;
+                  a == PF_ALGO_HPA || a == PF_ALGO_AUTO || a == PF_ALGO_SUBGOAL;
         ck_assert_int_eq(st, ok ? PF_OK : PF_EUNSUPPORTED);
         if (!ok) continue;
         ck_assert_int_eq(which, 1);

@@ -270,7 +270,7 @@ static void check_auto(pf_search_ctx *ctx, const pf_planner *p, pf_point s, pf_p
     }
     ck_assert_msg(st == PF_OK, "map %d: auto %s, reference %f", m, pf_status_str(st), ref);
     ck_assert_msg(r.algorithm == PF_ALGO_JPS || r.algorithm == PF_ALGO_ASTAR ||
-                      r.algorithm == PF_ALGO_HPA,
+                      r.algorithm == PF_ALGO_HPA || r.algorithm == PF_ALGO_SUBGOAL,
                   "map %d: auto says it ran %s", m, pf_algorithm_name(r.algorithm));
     ran[r.algorithm]++;
     ck_assert_int_eq(pf_path_validate(g, r.path, r.path_len, &pc, NULL), PF_OK);
@@ -306,6 +306,8 @@ START_TEST(search_auto_against_reference) {
                 pf_planner *pm = (pf_planner *)p;
                 for (int b = 0; b < PF_PLANNER_AUTO_BINS; b++) pm->autom.pick[b] = PF_ALGO_HPA;
                 pm->autom.exact_faster = false;
+                pm->autom.all_exact = false;
+                pm->autom.calibrated = true;
                 pm->autom.cs = pm->autom.cs ? pm->autom.cs : 16;
             }
             for (int k = 0; k < 12; k++) {

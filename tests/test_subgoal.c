@@ -83,7 +83,7 @@ START_TEST(subgoal_property_random_maps) {
         pf_landmarks *lm = NULL;
         if ((m & 1) && pf_landmarks_build(g, (size_t)1 << 20, NULL, &lm) == PF_OK) with_lm++;
         pf_subgoal_ch *ch = NULL;
-        ck_assert_int_eq(pf_subgoal_ch_build(s, 0, NULL, &ch), PF_OK);
+        ck_assert_int_eq(pf_subgoal_ch_build(s, 0, 0, NULL, &ch), PF_OK);
         bad += check_queries(g, s, ch, lm, c, &rng, 10, "random");
         pf_subgoal_ch_destroy(ch);
         pf_landmarks_release(lm);
@@ -115,7 +115,7 @@ START_TEST(subgoal_mazes_and_uniform_cost) {
         pf_subgoal *s = NULL;
         ck_assert_int_eq(pf_subgoal_build(g, NULL, &s), PF_OK);
         pf_subgoal_ch *ch = NULL;
-        ck_assert_int_eq(pf_subgoal_ch_build(s, 0, NULL, &ch), PF_OK);
+        ck_assert_int_eq(pf_subgoal_ch_build(s, 0, 0, NULL, &ch), PF_OK);
         bad += check_queries(g, s, ch, NULL, c, &rng, 10, "maze");
         pf_subgoal_ch_destroy(ch);
         pf_subgoal_destroy(s);
@@ -161,7 +161,7 @@ START_TEST(subgoal_repair_equals_rebuild) {
                 if (pf_subgoal_recomputed(r) < pf_subgoal_count(r)) local++;
             }
             pf_subgoal_ch *ch = NULL;
-            ck_assert_int_eq(pf_subgoal_ch_build(r, 0, NULL, &ch), PF_OK);
+            ck_assert_int_eq(pf_subgoal_ch_build(r, 0, 0, NULL, &ch), PF_OK);
             bad += check_queries(g, r, ch, NULL, c, &rng, 4, "repaired");
             pf_subgoal_ch_destroy(ch);
             pf_subgoal_destroy(f);
@@ -258,7 +258,7 @@ START_TEST(subgoal_movingai_scenarios_sampled) {
          * on the open and 1-wide maps its contraction takes minutes. */
         pf_subgoal_ch *ch = NULL;
         if (strstr(*f, "room") || strstr(*f, "maze512-8")) {
-            ck_assert_int_eq(pf_subgoal_ch_build(s, 0, NULL, &ch), PF_OK);
+            ck_assert_int_eq(pf_subgoal_ch_build(s, 0, 0, NULL, &ch), PF_OK);
             with_ch++;
         }
         size_t step = sc.count / 100 + 1;

@@ -43,7 +43,7 @@ import WebSocket from 'ws';
 
 export type Point = [number, number];
 
-export type Algorithm = 'bfs' | 'dijkstra' | 'astar' | 'weighted' | 'greedy' | 'jps' | 'hpa';
+export type Algorithm = 'bfs' | 'dijkstra' | 'astar' | 'weighted' | 'greedy' | 'jps' | 'hpa' | 'subgoal' | 'auto';
 export type Heuristic = 'default' | 'octile' | 'manhattan' | 'chebyshev' | 'euclidean';
 
 export type ErrorCode =
