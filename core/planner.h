@@ -43,9 +43,12 @@ typedef struct pf_planner_opts {
                                       kept by the planner. */
 } pf_planner_opts;
 
-/* auto (PF_ALGO_AUTO): per query, the cheaper of the exact search (jps where
- * JPS serves the map, else astar) and HPA*, as the build measured them.
- * After the hierarchy is built, the planner times both on sample queries in
+/* auto (PF_ALGO_AUTO): per query, the cheapest of the exact search (jps where
+ * JPS serves the map, else astar), the subgoal hierarchy where the version
+ * has one (planner_subgoal.c: picked where it was PF_PLANNER_AUTO_MARGIN
+ * times faster than the exact search, and dropped where no bin picks it)
+ * and HPA*, as the build measured them.
+ * After the hierarchy is built, the planner times them on sample queries in
  * PF_PLANNER_AUTO_BINS bins of a lower bound of the path length (the larger
  * of the octile distance and jps's landmarks' bound, when the planner has
  * landmarks), in cluster sides: [0, 1/2), [1/2, 1), [1, 2), [2, 4), ... , [32, inf). A
@@ -78,7 +81,7 @@ typedef struct pf_planner_auto_info {
 
 /* What the build measured for auto. */
 void pf_planner_auto_info_get(const pf_planner *p, pf_planner_auto_info *out);
-/* The search auto runs for a query from s to t: PF_ALGO_JPS, PF_ALGO_ASTAR
+/* The search auto runs for a query from s to t: PF_ALGO_JPS, PF_ALGO_ASTAR, PF_ALGO_SUBGOAL
  * or PF_ALGO_HPA. O(1) plus, where the bin is not settled by the octile
  * distance, one read of the landmarks of s and t, and jps's direct test. */
 pf_algorithm pf_planner_auto_pick(const pf_planner *p, pf_point s, pf_point t);
