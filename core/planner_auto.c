@@ -105,6 +105,20 @@ static bool random_cell(const pf_grid *g, uint64_t *rs, pf_point *out) {
     return false;
 }
 
+/* Up to `tries` pairs of random cells for one in the same component whose
+ * query_distance is in [lo, hi): 1 found, 0 none, -1 when the map has
+ * (nearly) no walkable cell. */
+static int random_pair(const pf_planner *p, double lo, double hi, int tries, uint64_t *rs,
+                       pf_point *s, pf_point *t) {
+    for (int k = 0; k < tries; k++) {
+        double d;
+        if (!random_cell(p->grid, rs, s) || !random_cell(p->grid, rs, t)) return -1;
+        d = query_distance(p, *s, *t);
+        if (d >= lo && d < hi && pf_hpa_connected(p->hpa, *s, *t)) return 1;
+    }
+    return 0;
+}
+
 /* A query of bin b: a walkable start and a goal in the same component
  * whose query_distance is within the bin, or false after many misses (the
  * map has no room for the bin). With landmarks the ends are drawn from
@@ -116,6 +130,7 @@ static bool random_query(const pf_planner *p, int b, uint64_t *rs, pf_point *s, 
     const double lo = b == 0 ? 1.0 : bin_top(b - 1) * cs, hi = bin_top(b) * cs;
     const double span = octile((pf_point){0, 0}, (pf_point){g->w, g->h}, 8);
     double dlo = p->lm ? lo / 4 : lo, dhi = hi > span ? span : hi;
+    int found;
     if (dlo < 1.0) dlo = 1.0;
     if (dlo >= dhi) return false;
     /* Pairs of random cells first, as a server's queries come: an offset
@@ -126,13 +141,7 @@ static bool random_query(const pf_planner *p, int b, uint64_t *rs, pf_point *s, 
      * samples, 818-880 against 626-656 on the scenario's queries of the
      * same octile range). The short bins, where random pairs seldom land,
      * take offsets. */
-    for (int k = 0; k < 128; k++) {
-        double d;
-        if (!random_cell(g, rs, s) || !random_cell(g, rs, t)) return false;
-        d = query_distance(p, *s, *t);
-        if (d < lo || d >= hi || !pf_hpa_connected(p->hpa, *s, *t)) continue;
-        return true;
-    }
+    if ((found = random_pair(p, lo, hi, 128, rs, s, t)) != 0) return found > 0;
     for (int k = 0; k < 64; k++) {
         double d = dlo + (dhi - dlo) * rand_unit(rs), r = rand_unit(rs), q;
         /* A major and a minor offset whose octile length is d. */
@@ -159,14 +168,7 @@ static bool random_query(const pf_planner *p, int b, uint64_t *rs, pf_point *s, 
      * got one sample of the 16 asked, and took its neighbour's choice,
      * where hpa was 1.3x faster in mean). Random pairs of cells do land
      * there, a few percent of them. */
-    for (int k = 0; k < 2048; k++) {
-        double d;
-        if (!random_cell(g, rs, s) || !random_cell(g, rs, t)) return false;
-        d = query_distance(p, *s, *t);
-        if (d < lo || d >= hi || !pf_hpa_connected(p->hpa, *s, *t)) continue;
-        return true;
-    }
-    return false;
+    return random_pair(p, lo, hi, 2048, rs, s, t) > 0;
 }
 
 /* A sample search's stop callback: a search polls every 256 expansions
