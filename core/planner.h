@@ -89,7 +89,7 @@ pf_algorithm pf_planner_auto_pick(const pf_planner *p, pf_point s, pf_point t);
 /* The subgoal hierarchy's work bound per cell the server and pathd-bench
  * use unless told otherwise (planner_subgoal.c): about 0.1 s of
  * contraction on a 512x512 map. */
-#define PF_PLANNER_DEFAULT_SUBGOAL_WORK_PER_CELL 64
+#define PF_PLANNER_DEFAULT_SUBGOAL_WORK_PER_CELL 128
 
 /* What the server and pathd-bench use unless told otherwise: 16 landmarks
  * on a 512x512 map, 4 on a 1024x1024 one. */

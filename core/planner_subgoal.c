@@ -15,16 +15,16 @@
  * work, not time, so a map gets the same answer on every machine.
  *
  * auto then times it beside jps (planner_auto.c), and where no distance
- * bin picks it (jps was as fast everywhere: 1-wide mazes, most room maps)
- * it is dropped too, so no memory and no PATCH pays for it. A map built
+ * bin picks it (jps was as fast everywhere: 1-wide mazes, small rooms) it
+ * is dropped too, so no memory and no PATCH pays for it. A map built
  * without auto's measurement (pf_planner_opts.auto_samples -1) keeps it.
  *
  * A PATCHed version repairs the graph locally (pf_subgoal_repair, 1-2.5 ms
- * on a 512x512 map) and contracts the repaired graph again under the same
- * bound: the hierarchy has no local repair, so a one-cell PATCH costs
- * 12-47 ms where it is kept at the default bound (docs/grids.md), against
- * about 1 ms without. A version whose upload had no hierarchy does not
- * try again.
+ * on a 512x512 map) and contracts the repaired graph again in the old
+ * hierarchy's order (pf_subgoal_ch_rebuild: no priorities, a quarter to
+ * two fifths of the work) under the same bound, so a one-cell PATCH costs
+ * 3-9 ms on mazes and 75 ms on 8room_000 (docs/grids.md), against about 1 ms
+ * without. A version whose upload had no hierarchy does not try again.
  */
 #include <stdlib.h>
 
@@ -56,7 +56,10 @@ pf_status pf__planner_subgoal(pf_planner *p, const pf_planner *old, const pf_poi
         pf_subgoal_destroy(sg);
         return PF_OK;
     }
-    st = pf_subgoal_ch_build(sg, 0, (uint64_t)p->opts.subgoal_work_per_cell * cells, stop, &h);
+    st =
+        old ? pf_subgoal_ch_rebuild(sg, old->sg, old->sgh, 0,
+                                    (uint64_t)p->opts.subgoal_work_per_cell * cells, stop, &h)
+            : pf_subgoal_ch_build(sg, 0, (uint64_t)p->opts.subgoal_work_per_cell * cells, stop, &h);
     if (st) {
         pf_subgoal_destroy(sg);
         return st == PF_ECANCELED ? st : PF_OK; /* past the bound, or no memory */

@@ -89,18 +89,27 @@ typedef struct pf_subgoal_ch pf_subgoal_ch;
 /* Builds s's hierarchy. PF_ELIMIT when the shortcuts would pass
  * max_edges (0: 8 times the graph's edges plus 1024) or the contraction's
  * work would pass max_work (0: unbounded). The work is counted in the
- * units of build_stop.h: an arc scanned or a node settled by a witness
- * search, a pair of neighbours checked, 16 a contraction. It is what
- * bounds the time: on dense graphs (open random and game maps, 1-wide
- * mazes) the witness searches grow with the square of the degree and an
- * unbounded contraction takes minutes, while on rooms and corridors 2
- * cells wide or more it stays within a few times the subgoals (maze512-8-0
- * ~0.1 M units, a 2-wide 512x512 maze ~1 M; see docs/grids.md). The
+ * units of build_stop.h: an arc to an uncontracted subgoal scanned or a
+ * node settled by a witness search, a pair of neighbours checked, 16 a
+ * contraction. It is what bounds the time: on dense graphs (open random
+ * and game maps) the witness searches grow with the square of the degree
+ * and an unbounded contraction takes minutes, while on mazes and room maps
+ * it stays within a few hundred units a subgoal (maze512-8-0 0.37 M units,
+ * a 2-wide 512x512 maze 1.8 M, 8room_000 17 M; see docs/grids.md). The
  * same graph always takes the same work, so the bound decides the same
  * way on every machine. PF_ENOMEM, PF_ECANCELED (stop, polled as the work
  * is counted). */
 pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, uint64_t max_work,
                               pf_build_stop *stop, pf_subgoal_ch **out);
+/* As pf_subgoal_ch_build, for s repaired from old (pf_subgoal_repair):
+ * contracts in oh's order (old's hierarchy), the subgoals at cells that
+ * were none of old's first, with no priorities and no lazy updates: a
+ * quarter to two fifths of the work (2-wide maze 0.57 M units against 1.8 M,
+ * 8room_000 7.0 M against 17 M), as many shortcuts give or take a few.
+ * PF_EINVAL when old is not of s's map or oh not old's. */
+pf_status pf_subgoal_ch_rebuild(const pf_subgoal *s, const pf_subgoal *old, const pf_subgoal_ch *oh,
+                                int64_t max_edges, uint64_t max_work, pf_build_stop *stop,
+                                pf_subgoal_ch **out);
 void pf_subgoal_ch_destroy(pf_subgoal_ch *h); /* NULL is a no-op */
 size_t pf_subgoal_ch_memory(const pf_subgoal_ch *h);
 int64_t pf_subgoal_ch_shortcuts(const pf_subgoal_ch *h);

@@ -21,15 +21,18 @@ typedef struct ch_arc {
     double c;
 } ch_arc;
 
+/* A subgoal's arcs: those to uncontracted subgoals first (a[0..live)),
+ * the ones to contracted subgoals after them, so the witness searches
+ * scan only the graph that is left. */
 typedef struct ch_list {
     ch_arc *a;
-    int32_t n, cap;
+    int32_t n, live, cap;
 } ch_list;
 
-/* The arc u -> v at cost c (through mid): added, or lowered when shorter.
- * -1 out of memory, 1 added, 0 not. */
+/* The arc u -> v at cost c (through mid), v uncontracted: added, or lowered
+ * when shorter. -1 out of memory, 1 added, 0 not. */
 static int arc_put(ch_list *l, int32_t v, double c, int32_t mid) {
-    for (int32_t i = 0; i < l->n; i++)
+    for (int32_t i = 0; i < l->live; i++)
         if (l->a[i].v == v) {
             if (c < l->a[i].c) {
                 l->a[i].c = c;
@@ -44,8 +47,21 @@ static int arc_put(ch_list *l, int32_t v, double c, int32_t mid) {
         l->a = na;
         l->cap = nc;
     }
-    l->a[l->n++] = (ch_arc){v, mid, c};
+    if (l->live < l->n) l->a[l->n] = l->a[l->live]; /* the first contracted one moves last */
+    l->n++;
+    l->a[l->live++] = (ch_arc){v, mid, c};
     return 1;
+}
+
+/* x is contracted: the arc from v to x moves out of v's live arcs. */
+static void arc_retire(ch_list *l, int32_t x) {
+    for (int32_t i = 0; i < l->live; i++)
+        if (l->a[i].v == x) {
+            ch_arc t = l->a[i];
+            l->a[i] = l->a[--l->live];
+            l->a[l->live] = t;
+            return;
+        }
 }
 
 typedef struct ch_build {
@@ -54,9 +70,11 @@ typedef struct ch_build {
     uint8_t *done;
     int32_t *cnbr;
     double *wd;
-    uint32_t *wseen, wt;
+    uint32_t *wseen, *wtarget, wt;
     pf__sg_heap wh;
-    int32_t *live; /* scratch: x's live neighbours */
+    int32_t *live, nlive; /* scratch: x's live neighbours */
+    int32_t (*pend)[2];   /* the shortcuts contract found: pairs of indices into live */
+    size_t npend, pend_cap;
     double *lc;
     int64_t arcs;
     uint64_t work; /* witness arcs scanned and neighbour pairs checked */
@@ -64,28 +82,35 @@ typedef struct ch_build {
 
 /* Settles at most this many nodes a witness search. */
 #define CH_WITNESS_SETTLE 256
+#define PRIO_EDGES 2.0
 
-/* Shortcuts contracting x needs (made, when add); -1 out of memory. */
-static int64_t contract(ch_build *b, int32_t x, bool add) {
+/* The shortcuts contracting x needs, into b->pend (their number; -1 out
+ * of memory). Each live neighbour but the last runs a witness search:
+ * Dijkstra around x over the uncontracted subgoals, as far as the longest
+ * way through x, at most CH_WITNESS_SETTLE settled, and done as soon as
+ * every neighbour after it is settled. x's live neighbours are left in
+ * b->live for commit. */
+static int64_t contract(ch_build *b, int32_t x) {
     ch_list *lx = &b->l[x];
     int32_t nl = 0;
     double far = 0;
-    int64_t made = 0;
-    for (int32_t i = 0; i < lx->n; i++)
-        if (!b->done[lx->a[i].v]) {
-            b->live[nl] = lx->a[i].v;
-            b->lc[nl] = lx->a[i].c;
-            if (lx->a[i].c > far) far = lx->a[i].c;
-            nl++;
-        }
-    for (int32_t i = 0; i < nl; i++) {
-        /* Dijkstra from live[i] around x, as far as the longest way via x. */
-        int32_t v0 = b->live[i];
+    b->npend = 0;
+    for (int32_t i = 0; i < lx->live; i++) {
+        b->live[nl] = lx->a[i].v;
+        b->lc[nl] = lx->a[i].c;
+        if (lx->a[i].c > far) far = lx->a[i].c;
+        nl++;
+    }
+    b->nlive = nl;
+    for (int32_t i = 0; i + 1 < nl; i++) {
+        int32_t v0 = b->live[i], left = nl - 1 - i;
         double limit = b->lc[i] + far;
         if (++b->wt == 0) {
             memset(b->wseen, 0, (size_t)b->n * sizeof(*b->wseen));
+            memset(b->wtarget, 0, (size_t)b->n * sizeof(*b->wtarget));
             b->wt = 1;
         }
+        for (int32_t j = i + 1; j < nl; j++) b->wtarget[b->live[j]] = b->wt;
         b->wh.n = 0;
         b->wd[v0] = 0;
         b->wseen[v0] = b->wt;
@@ -95,13 +120,14 @@ static int64_t contract(ch_build *b, int32_t x, bool add) {
             pf__sg_item it = pf__sg_heap_pop(&b->wh);
             if (it.f > b->wd[it.v]) continue;
             if (it.f > limit) break;
+            if (b->wtarget[it.v] == b->wt && --left == 0) break;
             settled++;
             const ch_list *lu = &b->l[it.v];
-            b->work += 1 + (uint64_t)lu->n;
-            for (int32_t k = 0; k < lu->n; k++) {
+            b->work += 1 + (uint64_t)lu->live;
+            for (int32_t k = 0; k < lu->live; k++) {
                 int32_t v = lu->a[k].v;
                 double d = it.f + lu->a[k].c;
-                if (v == x || b->done[v] || d > limit) continue;
+                if (v == x || d > limit) continue;
                 if (b->wseen[v] == b->wt && b->wd[v] <= d) continue;
                 b->wseen[v] = b->wt;
                 b->wd[v] = d;
@@ -111,25 +137,46 @@ static int64_t contract(ch_build *b, int32_t x, bool add) {
         b->work += (uint64_t)(nl - i);
         for (int32_t j = i + 1; j < nl; j++) {
             int32_t w = b->live[j];
-            double d = b->lc[i] + b->lc[j];
-            if (b->wseen[w] == b->wt && b->wd[w] <= d) continue;
-            made++;
-            if (!add) continue;
-            int r1 = arc_put(&b->l[v0], w, d, x), r2 = arc_put(&b->l[w], v0, d, x);
-            if (r1 < 0 || r2 < 0) return -1;
-            b->arcs += r1 + r2;
+            if (b->wseen[w] == b->wt && b->wd[w] <= b->lc[i] + b->lc[j]) continue;
+            if (b->npend == b->pend_cap) {
+                size_t nc = b->pend_cap ? 2 * b->pend_cap : 64;
+                int32_t(*np)[2] = realloc(b->pend, nc * sizeof(*np));
+                if (!np) return -1;
+                b->pend = np;
+                b->pend_cap = nc;
+            }
+            b->pend[b->npend][0] = i;
+            b->pend[b->npend++][1] = j;
         }
     }
-    if (add)
-        for (int32_t i = 0; i < nl; i++) b->cnbr[b->live[i]]++;
-    return made;
+    return (int64_t)b->npend;
 }
 
+/* Contracts x with the shortcuts contract(b, x) just found; -1 out of
+ * memory. */
+static int commit(ch_build *b, int32_t x) {
+    for (size_t k = 0; k < b->npend; k++) {
+        int32_t i = b->pend[k][0], j = b->pend[k][1];
+        int32_t v0 = b->live[i], w = b->live[j];
+        double d = b->lc[i] + b->lc[j];
+        int r1 = arc_put(&b->l[v0], w, d, x), r2 = arc_put(&b->l[w], v0, d, x);
+        if (r1 < 0 || r2 < 0) return -1;
+        b->arcs += r1 + r2;
+    }
+    for (int32_t i = 0; i < b->nlive; i++) {
+        b->cnbr[b->live[i]]++;
+        arc_retire(&b->l[b->live[i]], x);
+    }
+    b->done[x] = 1;
+    return 0;
+}
+
+/* Contraction order (Geisberger et al. 2008): the edge difference, weighed
+ * PRIO_EDGES, plus the neighbours already contracted, which spreads the
+ * contractions over the graph. */
 static double priority(ch_build *b, int32_t x, int64_t *made) {
-    int32_t live = 0;
-    for (int32_t i = 0; i < b->l[x].n; i++) live += !b->done[b->l[x].a[i].v];
-    *made = contract(b, x, false);
-    return (double)(*made - live) + (double)b->cnbr[x];
+    *made = contract(b, x);
+    return PRIO_EDGES * (double)(*made - b->l[x].live) + (double)b->cnbr[x];
 }
 
 void pf_subgoal_ch_destroy(pf_subgoal_ch *h) {
@@ -159,8 +206,55 @@ static bool tick(ch_build *b, uint64_t *seen, uint64_t max_work, pf_build_stop *
     return false;
 }
 
+/* The order old's hierarchy contracted s's subgoals in: those at cells
+ * that were no subgoal of old first, then old's by rank. NULL out of
+ * memory. */
+static int32_t *order_of(const pf_subgoal *s, const pf_subgoal *old, const pf_subgoal_ch *oh) {
+    int32_t *seq = malloc(((size_t)s->n + 1) * sizeof(*seq));
+    int32_t *byrank = malloc(((size_t)oh->n + 1) * sizeof(*byrank));
+    int32_t k = 0;
+    if (!seq || !byrank) {
+        free(seq);
+        free(byrank);
+        return NULL;
+    }
+    for (int32_t v = 0; v < s->n; v++)
+        if (old->id[s->cell[v]] < 0) seq[k++] = v;
+    for (int32_t v = 0; v < oh->n; v++) byrank[oh->rank[v]] = v;
+    for (int32_t r = 0; r < oh->n; r++) {
+        int32_t v = s->id[old->cell[byrank[r]]];
+        if (v >= 0) seq[k++] = v;
+    }
+    free(byrank);
+    return seq;
+}
+
+static pf_status build(const pf_subgoal *s, const int32_t *seq, int64_t max_edges,
+                       uint64_t max_work, pf_build_stop *stop, pf_subgoal_ch **out);
+
 pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, uint64_t max_work,
                               pf_build_stop *stop, pf_subgoal_ch **out) {
+    return build(s, NULL, max_edges, max_work, stop, out);
+}
+
+pf_status pf_subgoal_ch_rebuild(const pf_subgoal *s, const pf_subgoal *old, const pf_subgoal_ch *oh,
+                                int64_t max_edges, uint64_t max_work, pf_build_stop *stop,
+                                pf_subgoal_ch **out) {
+    pf_status st;
+    int32_t *seq;
+    *out = NULL;
+    if (old->w != s->w || old->h != s->h || oh->n != old->n) return PF_EINVAL;
+    if (!(seq = order_of(s, old, oh))) return PF_ENOMEM;
+    st = build(s, seq, max_edges, max_work, stop, out);
+    free(seq);
+    return st;
+}
+
+/* Contracts s's subgoals in the order seq, or (NULL) by priority with lazy
+ * updates: a popped subgoal whose priority has grown past the next one's
+ * goes back. */
+static pf_status build(const pf_subgoal *s, const int32_t *seq, int64_t max_edges,
+                       uint64_t max_work, pf_build_stop *stop, pf_subgoal_ch **out) {
     const int32_t n = s->n;
     size_t nn = (size_t)n + 1;
     pf_status st = PF_ENOMEM;
@@ -176,9 +270,11 @@ pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, uint64_t m
     b.cnbr = calloc(nn, sizeof(*b.cnbr));
     b.wd = malloc(nn * sizeof(*b.wd));
     b.wseen = calloc(nn, sizeof(*b.wseen));
+    b.wtarget = calloc(nn, sizeof(*b.wtarget));
     b.live = malloc(nn * sizeof(*b.live));
     b.lc = malloc(nn * sizeof(*b.lc));
-    if (!h || !b.l || !b.done || !b.cnbr || !b.wd || !b.wseen || !b.live || !b.lc) goto out;
+    if (!h || !b.l || !b.done || !b.cnbr || !b.wd || !b.wseen || !b.wtarget || !b.live || !b.lc)
+        goto out;
     h->n = n;
     h->rank = malloc(nn * sizeof(*h->rank));
     h->up_off = malloc(nn * sizeof(*h->up_off));
@@ -189,29 +285,34 @@ pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, uint64_t m
             if (r < 0) goto out;
             b.arcs += r;
         }
-    for (int32_t u = 0; u < n; u++) {
+    for (int32_t u = 0; u < n && !seq; u++) {
         int64_t made;
         double p = priority(&b, u, &made);
         b.work += 16;
         if (made < 0 || !pf__sg_heap_push(&pq, p, u)) goto out;
         if (tick(&b, &seen, max_work, stop, &st)) goto out;
     }
-    int32_t next = 0;
-    while (pq.n) {
-        pf__sg_item it = pf__sg_heap_pop(&pq);
-        int32_t x = it.v;
-        if (b.done[x]) continue;
+    int32_t next = 0, iseq = 0;
+    while (seq ? iseq < n : pq.n > 0) {
+        int32_t x;
         int64_t made;
-        double p = priority(&b, x, &made);
-        if (made < 0) goto out;
-        if (pq.n && p > pq.a[0].f) {
-            if (!pf__sg_heap_push(&pq, p, x)) goto out;
-            continue;
+        if (seq) {
+            x = seq[iseq++];
+            if (contract(&b, x) < 0) goto out;
+        } else {
+            pf__sg_item it = pf__sg_heap_pop(&pq);
+            x = it.v;
+            if (b.done[x]) continue;
+            double p = priority(&b, x, &made);
+            if (made < 0) goto out;
+            if (pq.n && p > pq.a[0].f) {
+                if (!pf__sg_heap_push(&pq, p, x)) goto out;
+                continue;
+            }
         }
         b.work += 16;
         if (tick(&b, &seen, max_work, stop, &st)) goto out;
-        if (contract(&b, x, true) < 0) goto out;
-        b.done[x] = 1;
+        if (commit(&b, x) < 0) goto out;
         h->rank[x] = next++;
         if (b.arcs > 2 * max_edges) {
             st = PF_ELIMIT;
@@ -252,6 +353,8 @@ out:
     free(b.cnbr);
     free(b.wd);
     free(b.wseen);
+    free(b.wtarget);
+    free(b.pend);
     free(b.live);
     free(b.lc);
     free(b.wh.a);

@@ -66,7 +66,7 @@ static void usage(FILE *f) {
         "                        (default 16 MiB; 0 = octile heuristic only)\n"
         "  --jps-table-bytes N   jps jump tables per map (default 24 MiB; 0 = none)\n"
         "  --subgoal-work-per-cell N  the subgoal hierarchy's work bound, as the server's\n"
-        "                        flag (default 64; 0 = none); built for subgoal and auto\n"
+        "                        flag (default 128; 0 = none); built for subgoal and auto\n"
         "  --clock wall|cpu      time queries with CLOCK_MONOTONIC (wall, the default) or\n"
         "                        the thread's CPU clock (cpu: leaves out time spent\n"
         "                        descheduled on a busy machine)\n"

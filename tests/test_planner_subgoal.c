@@ -25,6 +25,37 @@ static pf_grid *random_maze(uint64_t *rng, int32_t side, int32_t cw) {
     return g;
 }
 
+/* Rooms of room x room cells (walls one cell thick between them) on a
+ * side x side grid, as Moving AI's room maps: each wall between two rooms
+ * has a door (two in four walls, none in one of eight), one or two cells
+ * wide. Rooms with several doors give the hierarchy its dense core. */
+static pf_grid *random_rooms(uint64_t *rng, int32_t side, int32_t room) {
+    pf_grid *g = NULL;
+    const int32_t step = room + 1;
+    ck_assert_int_eq(pf_grid_create(side, side, NULL, &g), PF_OK);
+    for (int32_t y = 0; y < side; y++)
+        for (int32_t x = 0; x < side; x++)
+            if (x % step == room || y % step == room)
+                ck_assert_int_eq(pf_grid_set_cost(g, (pf_point){x, y}, 0), PF_OK);
+    for (int32_t y0 = 0; y0 < side; y0 += step)
+        for (int32_t x0 = 0; x0 < side; x0 += step)
+            for (int vertical = 0; vertical < 2; vertical++) {
+                /* The wall right of (vertical) or below the room at x0, y0. */
+                int32_t wx = vertical ? x0 + room : x0, wy = vertical ? y0 : y0 + room;
+                if (wx >= side || wy >= side || tu_below(rng, 8) == 0) continue;
+                for (int d = 1 + (tu_below(rng, 4) == 0); d > 0; d--) {
+                    int32_t at = (int32_t)tu_below(rng, (uint32_t)room),
+                            wide = 1 + (int32_t)tu_below(rng, 2);
+                    for (int32_t k = at; k < at + wide && k < room; k++) {
+                        pf_point c = vertical ? (pf_point){wx, wy + k} : (pf_point){wx + k, wy};
+                        if (c.x < side && c.y < side)
+                            ck_assert_int_eq(pf_grid_set_cost(g, c, 1), PF_OK);
+                    }
+                }
+            }
+    return g;
+}
+
 /* The path is start..goal by steps the tests' own rule allows, and costs
  * what the answer says. */
 static const char *path_problem(const pf_grid *g, const pf_result *r, pf_point s, pf_point t) {
@@ -105,8 +136,9 @@ static void auto_all_subgoal(pf_planner *p) {
     }
 }
 
-/* 60 mazes (64-96 cells a side, corridors 1-4 wide, some with loops) and
- * 20 random maps with few obstacles, 40 queries each by subgoal and 40 by
+/* 60 mazes (64-96 cells a side, corridors 1-4 wide, some with loops), 20
+ * room maps (rooms of 4-9 cells, many doors) and 20 random maps with few
+ * obstacles, 40 queries each by subgoal and 40 by
  * auto (measured as an upload measures it, and once more with every bin
  * sent to subgoal): every answer is the reference's optimum by a valid
  * path. Most of them get the hierarchy at a generous bound. */
@@ -115,10 +147,12 @@ START_TEST(planner_subgoal_optimal) {
     static const tu_map_opts open_opts = {64, 80, 0.08, false, false, 8, 0};
     pf_search_ctx *ctx = pf_search_ctx_create();
     int bad = 0, built = 0, ran = 0, auto_ran = 0;
-    for (int m = 0; m < 80; m++) {
-        pf_grid *g = m < 60 ? random_maze(&rng, 64 + (int32_t)tu_below(&rng, 33),
-                                          1 + (int32_t)tu_below(&rng, 4))
-                            : tu_random_grid(&rng, &open_opts);
+    for (int m = 0; m < 100; m++) {
+        pf_grid *g = m < 60   ? random_maze(&rng, 64 + (int32_t)tu_below(&rng, 33),
+                                            1 + (int32_t)tu_below(&rng, 4))
+                     : m < 80 ? random_rooms(&rng, 64 + (int32_t)tu_below(&rng, 33),
+                                             4 + (int32_t)tu_below(&rng, 6))
+                              : tu_random_grid(&rng, &open_opts);
         pf_planner_opts po = opts_with(100000);
         pf_planner *p, *measured;
         ck_assert_int_eq(pf_planner_create(pf_grid_clone(g), &po, &p), PF_OK);
@@ -135,12 +169,12 @@ START_TEST(planner_subgoal_optimal) {
         pf_planner_destroy(p);
     }
     fprintf(stderr,
-            "planner_subgoal_optimal: %d of 80 maps with the hierarchy, %d subgoal "
+            "planner_subgoal_optimal: %d of 100 maps with the hierarchy, %d subgoal "
             "answers, %d of auto's by subgoal\n",
             built, ran, auto_ran);
     ck_assert_int_eq(bad, 0);
-    ck_assert_int_ge(built, 40);
-    ck_assert_int_ge(ran, 40 * 40);
+    ck_assert_int_ge(built, 60);
+    ck_assert_int_ge(ran, 60 * 40);
     ck_assert_int_ge(auto_ran, 20 * 40); /* jps's direct answers take the rest */
     pf_search_ctx_destroy(ctx);
 }
@@ -155,13 +189,15 @@ START_TEST(planner_subgoal_patches) {
     uint64_t rng = tu_seed("planner_subgoal_patches", 0x9a7c);
     pf_search_ctx *ctx = pf_search_ctx_create();
     int bad = 0, ran = 0, kept = 0;
-    for (int m = 0; m < 30; m++) {
-        pf_grid *g =
-            random_maze(&rng, 64 + (int32_t)tu_below(&rng, 17), 2 + (int32_t)tu_below(&rng, 3));
+    for (int m = 0; m < 40; m++) {
+        pf_grid *g = m < 30 ? random_maze(&rng, 64 + (int32_t)tu_below(&rng, 17),
+                                          2 + (int32_t)tu_below(&rng, 3))
+                            : random_rooms(&rng, 64 + (int32_t)tu_below(&rng, 17),
+                                           4 + (int32_t)tu_below(&rng, 6));
         pf_planner_opts po = opts_with(100000);
         pf_planner *p;
         ck_assert_int_eq(pf_planner_create(g, &po, &p), PF_OK);
-        ck_assert_msg(pf_planner_has_subgoal(p), "maze %d has no subgoal hierarchy", m);
+        ck_assert_msg(pf_planner_has_subgoal(p), "map %d has no subgoal hierarchy", m);
         for (int round = 0; round < 5; round++) {
             pf_cell_change ch[6];
             int n = 1 + (int)tu_below(&rng, 6);
@@ -191,7 +227,7 @@ START_TEST(planner_subgoal_patches) {
         pf_planner_destroy(p);
     }
     ck_assert_int_eq(bad, 0);
-    ck_assert_int_eq(kept, 30 * 5);
+    ck_assert_int_eq(kept, 40 * 5);
     pf_search_ctx_destroy(ctx);
 }
 END_TEST
