@@ -436,6 +436,20 @@ static bool seed_side(const pf_subgoal *s, pf_subgoal_ctx *c, int k, pf_point en
     return true;
 }
 
+/* Stall on demand (Geisberger et al. 2008): u, settled by side k, is
+ * reached more cheaply down an arc from a higher subgoal that side has
+ * seen, so its cost is not its distance, no shortest up-then-down path
+ * passes it, and its arcs need not be relaxed. The graph is undirected:
+ * the arcs down into u are u's own upward arcs. */
+static bool stalled(const pf_subgoal_ch *h, const pf_subgoal_ctx *c, int k, int32_t u) {
+    const uint32_t t = c->stamp;
+    for (int64_t e = h->up_off[u]; e < h->up_off[u + 1]; e++) {
+        int32_t v = h->up[e];
+        if (c->seen[k][v] == t && c->g[k][v] + h->cost[e] < c->g[k][u]) return true;
+    }
+    return false;
+}
+
 pf_status pf_subgoal_ch_find(const pf_subgoal *s, const pf_subgoal_ch *h, const pf_grid *g,
                              pf_subgoal_ctx *c, pf_point start, pf_point goal,
                              pf_subgoal_answer *out) {
@@ -474,6 +488,7 @@ pf_status pf_subgoal_ch_find(const pf_subgoal *s, const pf_subgoal_ch *h, const 
             best = c->g[k][u] + c->g[!k][u];
             meet = u;
         }
+        if (stalled(h, c, k, u)) continue;
         for (int64_t e = h->up_off[u]; e < h->up_off[u + 1]; e++) {
             int32_t v = h->up[e];
             double d = c->g[k][u] + h->cost[e];
