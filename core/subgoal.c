@@ -422,20 +422,40 @@ pf__sg_item pf__sg_heap_pop(pf__sg_heap *h) {
 
 /* Appends the cells after a on a "diagonal first, then straight" (or, when
  * that is not free, "straight first") route to b. False when neither is. */
+/* The direction (grid.c's pf_dir_dx, pf_dir_dy) of a step by dx, dy. */
+static inline int dir_of(int dx, int dy) {
+    static const int8_t dir[3][3] = {{PF_DIR_NW, PF_DIR_W, PF_DIR_SW},
+                                     {PF_DIR_N, -1, PF_DIR_S},
+                                     {PF_DIR_NE, PF_DIR_E, PF_DIR_SE}};
+    return dir[dx + 1][dy + 1];
+}
+
 static bool unroll(const pf_grid *g, pf_point a, pf_point b, pf_point *path, size_t *len) {
     int32_t ax = a.x > b.x ? a.x - b.x : b.x - a.x, ay = a.y > b.y ? a.y - b.y : b.y - a.y;
     int dx = b.x > a.x ? 1 : b.x < a.x ? -1 : 0, dy = b.y > a.y ? 1 : b.y < a.y ? -1 : 0;
     int32_t nd = ax < ay ? ax : ay, ns = (ax < ay ? ay : ax) - nd;
     int sx = ax > ay ? dx : 0, sy = ax > ay ? 0 : dy;
+    /* The grid's move masks hold sg_step's rule on the grids this graph
+     * is built for (pf_subgoal_supports): one load a step. */
+    const int ddiag = nd ? dir_of(dx, dy) : -1, dstraight = ns ? dir_of(sx, sy) : -1;
     for (int order = 0; order < 2; order++) {
         size_t n = *len;
         int32_t x = a.x, y = a.y;
         bool ok = true;
         for (int part = 0; part < 2 && ok; part++) {
             bool diagonal = (part == 0) == (order == 0);
-            int mx = diagonal ? dx : sx, my = diagonal ? dy : sy;
-            for (int32_t k = diagonal ? nd : ns; k > 0 && ok; k--) {
-                ok = sg_step(g, x, y, mx, my);
+            int mx = diagonal ? dx : sx, my = diagonal ? dy : sy, d = diagonal ? ddiag : dstraight;
+            int32_t k = diagonal ? nd : ns;
+            if (k == 0) continue;
+            const int32_t off = mx + my * g->w;
+            int32_t i = y * g->w + x;
+            const uint8_t bit = (uint8_t)(1u << d);
+            for (; k > 0; k--) {
+                if (!(g->moves[i] & bit)) {
+                    ok = false;
+                    break;
+                }
+                i += off;
                 x += mx;
                 y += my;
                 path[n++] = (pf_point){x, y};
@@ -509,26 +529,30 @@ pf_status pf__sg_answer(const pf_subgoal *s, const pf_grid *g, pf_subgoal_ctx *c
                         size_t nchain, double cost, pf_subgoal_answer *out) {
     const int32_t w = s->w;
     size_t cells = 1;
-    for (size_t i = 0; i + 1 < nchain; i++) {
-        int32_t a = c->chain[i], b = c->chain[i + 1];
-        int32_t dx = a % w - b % w, dy = a / w - b / w;
-        dx = dx < 0 ? -dx : dx;
-        dy = dy < 0 ? -dy : dy;
-        cells += (size_t)(dx > dy ? dx : dy);
+    pf_point prev = {0, 0};
+    /* The chain's cells as points, in c->path's tail after the count. */
+    for (size_t i = 0; i < nchain; i++) {
+        pf_point p = {c->chain[i] % w, c->chain[i] / w};
+        if (i > 0) {
+            int32_t dx = p.x > prev.x ? p.x - prev.x : prev.x - p.x;
+            int32_t dy = p.y > prev.y ? p.y - prev.y : prev.y - p.y;
+            cells += (size_t)(dx > dy ? dx : dy);
+        }
+        prev = p;
     }
-    if (cells > c->path_cap) {
-        pf_point *np = realloc(c->path, cells * sizeof(*np));
+    if (cells + nchain > c->path_cap) {
+        pf_point *np = realloc(c->path, (cells + nchain) * sizeof(*np));
         if (!np) return PF_ENOMEM;
         c->path = np;
-        c->path_cap = cells;
+        c->path_cap = cells + nchain;
     }
+    pf_point *pts = c->path + cells;
+    for (size_t i = 0; i < nchain; i++) pts[i] = (pf_point){c->chain[i] % w, c->chain[i] / w};
     size_t len = 0;
     c->path[len++] = start;
-    for (size_t i = nchain - 1; i > 0; i--) {
-        int32_t a = c->chain[i], b = c->chain[i - 1];
-        pf_point pa = {a % w, a / w}, pb = {b % w, b / w};
-        if (!unroll(g, pa, pb, c->path, &len)) return PF_EINVAL; /* s is not g's graph */
-    }
+    for (size_t i = nchain - 1; i > 0; i--)
+        if (!unroll(g, pts[i], pts[i - 1], c->path, &len))
+            return PF_EINVAL; /* s is not g's graph */
     out->cost = cost;
     out->path = c->path;
     out->path_len = len;

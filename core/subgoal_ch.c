@@ -381,8 +381,8 @@ static int32_t arc_mid(const pf_subgoal_ch *h, int32_t a, int32_t b) {
     return -2;
 }
 
-static bool push_int(int32_t **a, size_t *n, size_t *cap, int32_t v) {
-    if (!pf__sg_fit_cells(a, cap, *n + 1)) return false;
+static inline bool push_int(int32_t **a, size_t *n, size_t *cap, int32_t v) {
+    if (*n >= *cap && !pf__sg_fit_cells(a, cap, *n + 1)) return false;
     (*a)[(*n)++] = v;
     return true;
 }
