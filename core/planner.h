@@ -87,8 +87,8 @@ void pf_planner_auto_info_get(const pf_planner *p, pf_planner_auto_info *out);
 pf_algorithm pf_planner_auto_pick(const pf_planner *p, pf_point s, pf_point t);
 
 /* The subgoal hierarchy's work bound per cell the server and pathd-bench
- * use unless told otherwise (planner_subgoal.c): about 0.1 s of
- * contraction on a 512x512 map. */
+ * use unless told otherwise (planner_subgoal.c): at most 0.4-0.7 s of
+ * contraction on a 512x512 map; 8room_000 takes 66 units a cell. */
 #define PF_PLANNER_DEFAULT_SUBGOAL_WORK_PER_CELL 128
 
 /* What the server and pathd-bench use unless told otherwise: 16 landmarks

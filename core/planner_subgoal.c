@@ -48,7 +48,7 @@ pf_status pf__planner_subgoal(pf_planner *p, const pf_planner *old, const pf_poi
     if (p->opts.subgoal_work_per_cell <= 0 || (int64_t)cells < PF_PLANNER_AUTO_MIN_CELLS ||
         !pf_subgoal_supports(g))
         return PF_OK;
-    if (old && !old->sg) return PF_OK;
+    if (old && (!old->sg || !old->sgh)) return PF_OK;
     st =
         old ? pf_subgoal_repair(old->sg, g, changed, n, stop, &sg) : pf_subgoal_build(g, stop, &sg);
     if (st) return st == PF_ECANCELED ? st : PF_OK; /* only a speed-up */

@@ -420,8 +420,6 @@ pf__sg_item pf__sg_heap_pop(pf__sg_heap *h) {
     return top;
 }
 
-/* Appends the cells after a on a "diagonal first, then straight" (or, when
- * that is not free, "straight first") route to b. False when neither is. */
 /* The direction (grid.c's pf_dir_dx, pf_dir_dy) of a step by dx, dy. */
 static inline int dir_of(int dx, int dy) {
     static const int8_t dir[3][3] = {{PF_DIR_NW, PF_DIR_W, PF_DIR_SW},
@@ -430,6 +428,8 @@ static inline int dir_of(int dx, int dy) {
     return dir[dx + 1][dy + 1];
 }
 
+/* Appends the cells after a on a "diagonal first, then straight" (or, when
+ * that is not free, "straight first") route to b. False when neither is. */
 static bool unroll(const pf_grid *g, pf_point a, pf_point b, pf_point *path, size_t *len) {
     int32_t ax = a.x > b.x ? a.x - b.x : b.x - a.x, ay = a.y > b.y ? a.y - b.y : b.y - a.y;
     int dx = b.x > a.x ? 1 : b.x < a.x ? -1 : 0, dy = b.y > a.y ? 1 : b.y < a.y ? -1 : 0;

@@ -27,8 +27,8 @@ static pf_grid *random_maze(uint64_t *rng, int32_t side, int32_t cw) {
 
 /* Rooms of room x room cells (walls one cell thick between them) on a
  * side x side grid, as Moving AI's room maps: each wall between two rooms
- * has a door (two in four walls, none in one of eight), one or two cells
- * wide. Rooms with several doors give the hierarchy its dense core. */
+ * has a door one or two cells wide (one wall in four has two, one in eight
+ * none). Rooms with several doors give the hierarchy its dense core. */
 static pf_grid *random_rooms(uint64_t *rng, int32_t side, int32_t room) {
     pf_grid *g = NULL;
     const int32_t step = room + 1;
@@ -180,11 +180,11 @@ START_TEST(planner_subgoal_optimal) {
 }
 END_TEST
 
-/* PATCHed versions: 30 mazes, each changed five times (1-6 cells blocked
- * or opened, a PATCH's pf_planner_apply): the new version keeps the
- * hierarchy (repaired graph, contracted again) and answers as the
- * reference does on its own grid; its figures equal a fresh planner's on
- * the same grid. */
+/* PATCHed versions: 30 mazes and 10 room maps, each changed five times in
+ * a row (1-6 cells blocked or opened, a PATCH's pf_planner_apply): the
+ * new version keeps the hierarchy (repaired graph, contracted again in the
+ * previous version's order) and answers as the reference does on its own
+ * grid; its graph's figures equal a fresh planner's on the same grid. */
 START_TEST(planner_subgoal_patches) {
     uint64_t rng = tu_seed("planner_subgoal_patches", 0x9a7c);
     pf_search_ctx *ctx = pf_search_ctx_create();
