@@ -10,7 +10,8 @@ struct pf_subgoal_ch {
     int32_t *rank;
     int64_t *up_off; /* per subgoal: its arcs to higher ranks */
     int32_t *up;
-    int32_t *mid; /* the contracted subgoal a shortcut bridges, or -1 */
+    int32_t *mid;      /* the contracted subgoal a shortcut bridges, or -1 */
+    int32_t (*kid)[2]; /* a shortcut's halves: its arcs {owner, mid}, {mid, up} */
     double *cost;
     int64_t shortcuts;
     uint64_t work; /* the build's */
@@ -185,6 +186,7 @@ void pf_subgoal_ch_destroy(pf_subgoal_ch *h) {
     free(h->up_off);
     free(h->up);
     free(h->mid);
+    free(h->kid);
     free(h->cost);
     free(h);
 }
@@ -204,6 +206,15 @@ static bool tick(ch_build *b, uint64_t *seen, uint64_t max_work, pf_build_stop *
         return true;
     }
     return false;
+}
+
+/* The upward arc between a and b (stored with the lower ranked of the
+ * two), -1 when there is none. */
+static int64_t arc_find(const pf_subgoal_ch *h, int32_t a, int32_t b) {
+    int32_t lo = h->rank[a] < h->rank[b] ? a : b, hi = lo == a ? b : a;
+    for (int64_t k = h->up_off[lo]; k < h->up_off[lo + 1]; k++)
+        if (h->up[k] == hi) return k;
+    return -1;
 }
 
 /* The order old's hierarchy contracted s's subgoals in: those at cells
@@ -326,10 +337,15 @@ static pf_status build(const pf_subgoal *s, const int32_t *seq, int64_t max_edge
         for (int32_t i = 0; i < b.l[u].n; i++) m += h->rank[b.l[u].a[i].v] > h->rank[u];
     }
     h->up_off[n] = m;
+    if (m >= INT32_MAX) {
+        st = PF_ELIMIT; /* arcs are int32_t in a query's unpacking */
+        goto out;
+    }
     h->up = malloc(((size_t)m + 1) * sizeof(*h->up));
     h->mid = malloc(((size_t)m + 1) * sizeof(*h->mid));
+    h->kid = malloc(((size_t)m + 1) * sizeof(*h->kid));
     h->cost = malloc(((size_t)m + 1) * sizeof(*h->cost));
-    if (!h->up || !h->mid || !h->cost) goto out;
+    if (!h->up || !h->mid || !h->kid || !h->cost) goto out;
     for (int32_t u = 0; u < n; u++) {
         int64_t k = h->up_off[u];
         for (int32_t i = 0; i < b.l[u].n; i++) {
@@ -341,6 +357,19 @@ static pf_status build(const pf_subgoal *s, const int32_t *seq, int64_t max_edge
             h->shortcuts += a->mid >= 0;
         }
     }
+    /* A shortcut's halves are arcs of its mid, ranked below both ends. */
+    for (int32_t u = 0; u < n; u++)
+        for (int64_t k = h->up_off[u]; k < h->up_off[u + 1]; k++) {
+            int32_t md = h->mid[k];
+            int64_t k0 = md >= 0 ? arc_find(h, u, md) : -1,
+                    k1 = md >= 0 ? arc_find(h, md, h->up[k]) : -1;
+            if (md >= 0 && (k0 < 0 || k1 < 0)) {
+                st = PF_EINVAL; /* impossible: a shortcut replaced two arcs of its mid */
+                goto out;
+            }
+            h->kid[k][0] = (int32_t)k0;
+            h->kid[k][1] = (int32_t)k1;
+        }
     h->work = b.work;
     *out = h;
     h = NULL;
@@ -366,20 +395,11 @@ out:
 size_t pf_subgoal_ch_memory(const pf_subgoal_ch *h) {
     if (!h) return 0;
     return sizeof(*h) + ((size_t)h->n + 1) * (sizeof(int32_t) + sizeof(int64_t)) +
-           (size_t)h->up_off[h->n] * (2 * sizeof(int32_t) + sizeof(double));
+           (size_t)h->up_off[h->n] * (4 * sizeof(int32_t) + sizeof(double));
 }
 
 int64_t pf_subgoal_ch_shortcuts(const pf_subgoal_ch *h) { return h->shortcuts; }
 uint64_t pf_subgoal_ch_work(const pf_subgoal_ch *h) { return h->work; }
-
-/* The contracted subgoal the arc between a and b bridges, -1 for an edge
- * of the graph; -2 when there is no such arc. */
-static int32_t arc_mid(const pf_subgoal_ch *h, int32_t a, int32_t b) {
-    int32_t lo = h->rank[a] < h->rank[b] ? a : b, hi = lo == a ? b : a;
-    for (int64_t k = h->up_off[lo]; k < h->up_off[lo + 1]; k++)
-        if (h->up[k] == hi) return h->mid[k];
-    return -2;
-}
 
 static inline bool push_int(int32_t **a, size_t *n, size_t *cap, int32_t v) {
     if (*n >= *cap && !pf__sg_fit_cells(a, cap, *n + 1)) return false;
@@ -388,25 +408,32 @@ static inline bool push_int(int32_t **a, size_t *n, size_t *cap, int32_t v) {
 }
 
 /* Appends to the chain the cells of the subgoals after a up to b, every
- * shortcut unpacked. */
+ * shortcut unpacked through its halves (the stack holds from, to, arc). */
 static pf_status unpack(const pf_subgoal *s, const pf_subgoal_ch *h, pf_subgoal_ctx *c,
                         size_t *nchain, int32_t a, int32_t b) {
     size_t ns = 0;
-    if (!push_int(&c->stack, &ns, &c->stack_cap, a) || !push_int(&c->stack, &ns, &c->stack_cap, b))
+    int64_t e0 = arc_find(h, a, b);
+    if (e0 < 0) return PF_EINVAL;
+    if (!push_int(&c->stack, &ns, &c->stack_cap, a) ||
+        !push_int(&c->stack, &ns, &c->stack_cap, b) ||
+        !push_int(&c->stack, &ns, &c->stack_cap, (int32_t)e0))
         return PF_ENOMEM;
     while (ns) {
-        int32_t y = c->stack[--ns], x = c->stack[--ns];
-        int32_t m = arc_mid(h, x, y);
-        if (m == -2) return PF_EINVAL;
+        int32_t e = c->stack[--ns], y = c->stack[--ns], x = c->stack[--ns];
+        int32_t m = h->mid[e];
         if (m < 0) {
             if (!push_int(&c->chain, nchain, &c->chain_cap, s->cell[y])) return PF_ENOMEM;
             continue;
         }
-        /* x..m first: pushed last. */
+        /* x..m first: pushed last. x is e's owner unless e points at x. */
+        int32_t first = h->up[e] == x ? h->kid[e][1] : h->kid[e][0];
+        int32_t second = h->up[e] == x ? h->kid[e][0] : h->kid[e][1];
         if (!push_int(&c->stack, &ns, &c->stack_cap, m) ||
             !push_int(&c->stack, &ns, &c->stack_cap, y) ||
+            !push_int(&c->stack, &ns, &c->stack_cap, second) ||
             !push_int(&c->stack, &ns, &c->stack_cap, x) ||
-            !push_int(&c->stack, &ns, &c->stack_cap, m))
+            !push_int(&c->stack, &ns, &c->stack_cap, m) ||
+            !push_int(&c->stack, &ns, &c->stack_cap, first))
             return PF_ENOMEM;
     }
     return PF_OK;

@@ -153,8 +153,9 @@ pf_status pf_mem_map_estimate(const pf_grid *g, const pf_planner_opts *po, size_
          * sit at the corners of blocked cells, with their sweeps and
          * edges. Measured, not a bound, like the agents' below: 413 bytes
          * a blocked cell on random512-10-0, the densest graph of the
-         * shared maps (41 a cell), 25 on a 2-wide maze; its hierarchy 1-5
-         * bytes a cell more. */
+         * shared maps (41 a cell), 25 on a 2-wide maze; its hierarchy
+         * 2-6 bytes a cell more (4.7 on a 2-wide maze, 5.6 on 8room_000,
+         * 9.1 on rooms8 with the bound raised to 512). */
         uint64_t blocked = cells - (uint64_t)pf_grid_walkable_count(g);
         uint64_t graph = blocked * SUBGOAL_BLOCKED_BYTES;
         n += cells * sizeof(int32_t) +
