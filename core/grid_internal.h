@@ -39,6 +39,15 @@ static inline int32_t pf__grid_dir_offset(const pf_grid *g, int d) {
     return (int32_t)pf_dir_dx[d] + (int32_t)pf_dir_dy[d] * g->w;
 }
 
+/* The direction d (pf_dir_dx, pf_dir_dy) of a step by dx, dy in -1..1;
+ * -1 for no step. */
+static inline int pf__dir_of(int dx, int dy) {
+    static const int8_t table[3][3] = {{PF_DIR_NW, PF_DIR_N, PF_DIR_NE},
+                                       {PF_DIR_W, -1, PF_DIR_E},
+                                       {PF_DIR_SW, PF_DIR_S, PF_DIR_SE}};
+    return table[dy + 1][dx + 1];
+}
+
 /* Step length of direction d: 1 for E/W/S/N, sqrt(2) for diagonals. */
 static inline double pf__dir_len(int d) { return d < 4 ? 1.0 : PF_SQRT2; }
 

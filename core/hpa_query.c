@@ -590,13 +590,6 @@ static pf_status refine(pf_search_ctx *ctx, const pf_hpa *h, const pf_query *q, 
 
 /* Path improvement */
 
-static inline int dir_of(int dx, int dy) {
-    static const int8_t table[3][3] = {{PF_DIR_NW, PF_DIR_N, PF_DIR_NE},
-                                       {PF_DIR_W, -1, PF_DIR_E},
-                                       {PF_DIR_SW, PF_DIR_S, PF_DIR_SE}};
-    return table[dy + 1][dx + 1];
-}
-
 /* A line between two cells on an 8-connected map: n steps along the major
  * axis, `minor` of them also along the minor one (diagonal). */
 typedef struct line8 {
@@ -611,8 +604,8 @@ static inline void line8_init(const pf_grid *g, pf_point a, pf_point b, line8 *l
     bool xmajor = adx >= ady;
     l->n = xmajor ? adx : ady;
     l->minor = xmajor ? ady : adx;
-    l->dmaj = xmajor ? dir_of(sx, 0) : dir_of(0, sy);
-    l->ddia = dir_of(sx, sy);
+    l->dmaj = xmajor ? pf__dir_of(sx, 0) : pf__dir_of(0, sy);
+    l->ddia = pf__dir_of(sx, sy);
     l->omaj = xmajor ? sx : sy * g->w;
     l->odia = sx + sy * g->w;
 }
@@ -722,7 +715,7 @@ static int32_t walk_line(const pf_grid *g, pf_point a, pf_point b, int shape, do
             dy = sy;
             j++;
         }
-        d = dir_of(dx, dy);
+        d = pf__dir_of(dx, dy);
         if (!(g->moves[c] & (1u << d))) return -1;
         c += dx + dy * w;
         acc += g->cost[c];

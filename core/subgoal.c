@@ -420,14 +420,6 @@ pf__sg_item pf__sg_heap_pop(pf__sg_heap *h) {
     return top;
 }
 
-/* The direction (grid.c's pf_dir_dx, pf_dir_dy) of a step by dx, dy. */
-static inline int dir_of(int dx, int dy) {
-    static const int8_t dir[3][3] = {{PF_DIR_NW, PF_DIR_W, PF_DIR_SW},
-                                     {PF_DIR_N, -1, PF_DIR_S},
-                                     {PF_DIR_NE, PF_DIR_E, PF_DIR_SE}};
-    return dir[dx + 1][dy + 1];
-}
-
 /* Appends the cells after a on a "diagonal first, then straight" (or, when
  * that is not free, "straight first") route to b. False when neither is. */
 static bool unroll(const pf_grid *g, pf_point a, pf_point b, pf_point *path, size_t *len) {
@@ -437,7 +429,7 @@ static bool unroll(const pf_grid *g, pf_point a, pf_point b, pf_point *path, siz
     int sx = ax > ay ? dx : 0, sy = ax > ay ? 0 : dy;
     /* The grid's move masks hold sg_step's rule on the grids this graph
      * is built for (pf_subgoal_supports): one load a step. */
-    const int ddiag = nd ? dir_of(dx, dy) : -1, dstraight = ns ? dir_of(sx, sy) : -1;
+    const int ddiag = nd ? pf__dir_of(dx, dy) : -1, dstraight = ns ? pf__dir_of(sx, sy) : -1;
     for (int order = 0; order < 2; order++) {
         size_t n = *len;
         int32_t x = a.x, y = a.y;
@@ -529,16 +521,23 @@ pf_status pf__sg_answer(const pf_subgoal *s, const pf_grid *g, pf_subgoal_ctx *c
                         size_t nchain, double cost, pf_subgoal_answer *out) {
     const int32_t w = s->w;
     size_t cells = 1;
-    pf_point prev = {0, 0};
-    /* The chain's cells as points, in c->path's tail after the count. */
+    pf_point *pts;
+    /* The chain's cells as points first (one division each), counting the
+     * path's cells; then moved to the tail of c->path, past the cells. */
+    if (nchain > c->path_cap) {
+        pf_point *np = realloc(c->path, nchain * sizeof(*np));
+        if (!np) return PF_ENOMEM;
+        c->path = np;
+        c->path_cap = nchain;
+    }
     for (size_t i = 0; i < nchain; i++) {
         pf_point p = {c->chain[i] % w, c->chain[i] / w};
+        c->path[i] = p;
         if (i > 0) {
-            int32_t dx = p.x > prev.x ? p.x - prev.x : prev.x - p.x;
-            int32_t dy = p.y > prev.y ? p.y - prev.y : prev.y - p.y;
+            int32_t dx = p.x > c->path[i - 1].x ? p.x - c->path[i - 1].x : c->path[i - 1].x - p.x;
+            int32_t dy = p.y > c->path[i - 1].y ? p.y - c->path[i - 1].y : c->path[i - 1].y - p.y;
             cells += (size_t)(dx > dy ? dx : dy);
         }
-        prev = p;
     }
     if (cells + nchain > c->path_cap) {
         pf_point *np = realloc(c->path, (cells + nchain) * sizeof(*np));
@@ -546,8 +545,8 @@ pf_status pf__sg_answer(const pf_subgoal *s, const pf_grid *g, pf_subgoal_ctx *c
         c->path = np;
         c->path_cap = cells + nchain;
     }
-    pf_point *pts = c->path + cells;
-    for (size_t i = 0; i < nchain; i++) pts[i] = (pf_point){c->chain[i] % w, c->chain[i] / w};
+    pts = c->path + cells;
+    memmove(pts, c->path, nchain * sizeof(*pts));
     size_t len = 0;
     c->path[len++] = start;
     for (size_t i = nchain - 1; i > 0; i--)
