@@ -132,6 +132,7 @@ typedef struct pf_planner_subgoal_info {
     bool built;
     int32_t subgoals;
     int64_t edges, shortcuts;
+    int32_t core;  /* subgoals the bound left uncontracted */
     uint64_t work; /* the contraction's, against the bound */
     size_t memory_bytes;
     uint64_t build_us; /* graph (or its repair) and contraction */

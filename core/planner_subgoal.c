@@ -10,9 +10,11 @@
  * takes seconds to minutes, and jps is faster there anyway. So a planner
  * builds the graph, keeps it only when it is sparse, and contracts it
  * within opts.subgoal_work_per_cell units of work per cell of the map
- * (pf_subgoal_ch_build's max_work); past that bound both are dropped and
- * the map has no `subgoal` (auto never picks it). The bound is counted
- * work, not time, so a map gets the same answer on every machine.
+ * (pf_subgoal_ch_build's max_work); what is left uncontracted at the
+ * bound is the hierarchy's core, searched by A* with the map's landmarks
+ * (rooms8 leaves about a fifth of its subgoals there at the default,
+ * docs/grids.md). The bound is counted work, not time, so a map gets the
+ * same hierarchy on every machine.
  *
  * auto then times it beside jps (planner_auto.c), and where no distance
  * bin picks it (jps was as fast everywhere: 1-wide mazes, small rooms) it
@@ -62,7 +64,7 @@ pf_status pf__planner_subgoal(pf_planner *p, const pf_planner *old, const pf_poi
             : pf_subgoal_ch_build(sg, 0, (uint64_t)p->opts.subgoal_work_per_cell * cells, stop, &h);
     if (st) {
         pf_subgoal_destroy(sg);
-        return st == PF_ECANCELED ? st : PF_OK; /* past the bound, or no memory */
+        return st == PF_ECANCELED ? st : PF_OK; /* too many shortcuts, or no memory */
     }
     p->sg = sg;
     p->sgh = h;
@@ -84,6 +86,11 @@ void pf__planner_subgoal_keep(pf_planner *p) {
 }
 
 static void scratch_free(void *c) { pf_subgoal_ctx_destroy(c); }
+
+static bool open_cell(const pf_grid *g, pf_point pt) {
+    return (uint32_t)pt.x < (uint32_t)g->w && (uint32_t)pt.y < (uint32_t)g->h &&
+           g->cost[(size_t)pt.y * (size_t)g->w + (size_t)pt.x] != 0;
+}
 static size_t scratch_memory(const void *c) { return pf_subgoal_ctx_memory(c); }
 
 pf_status pf__planner_subgoal_search(pf_search_ctx *ctx, const pf_planner *p, const pf_query *q,
@@ -94,13 +101,18 @@ pf_status pf__planner_subgoal_search(pf_search_ctx *ctx, const pf_planner *p, co
     r.algorithm = PF_ALGO_SUBGOAL;
     if (!p->sgh) {
         r.status = PF_EUNSUPPORTED;
+    } else if (p->hpa && open_cell(p->grid, q->start) && open_cell(p->grid, q->goal) &&
+               !pf_hpa_connected(p->hpa, q->start, q->goal)) {
+        /* From the component labels: a hierarchy with a core would
+         * otherwise search the whole of the start's side of it. */
+        r.status = PF_NO_PATH;
     } else if (!c && !(c = pf_subgoal_ctx_create())) {
         r.status = PF_ENOMEM;
     } else {
         ctx->ext[PF__EXT_SUBGOAL] = c;
         ctx->ext_free[PF__EXT_SUBGOAL] = scratch_free;
         ctx->ext_memory[PF__EXT_SUBGOAL] = scratch_memory;
-        r.status = pf_subgoal_ch_find(p->sg, p->sgh, p->grid, c, q->start, q->goal, &an);
+        r.status = pf_subgoal_ch_find(p->sg, p->sgh, p->grid, p->lm, c, q->start, q->goal, &an);
         r.expanded = an.expanded;
         r.generated = an.expanded;
         if (r.status == PF_OK && q->max_expanded && an.expanded > q->max_expanded) {
@@ -125,6 +137,7 @@ void pf_planner_subgoal_stats(const pf_planner *p, pf_planner_subgoal_info *out)
     out->subgoals = p->sg ? pf_subgoal_count(p->sg) : 0;
     out->edges = p->sg ? pf_subgoal_edge_count(p->sg) : 0;
     out->shortcuts = p->sgh ? pf_subgoal_ch_shortcuts(p->sgh) : 0;
+    out->core = p->sgh ? pf_subgoal_ch_core(p->sgh) : 0;
     out->work = p->sgh ? pf_subgoal_ch_work(p->sgh) : 0;
     out->memory_bytes = pf_subgoal_memory(p->sg) + pf_subgoal_ch_memory(p->sgh);
     out->build_us = p->sgh ? p->sg_build_us : 0;

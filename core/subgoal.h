@@ -79,16 +79,21 @@ pf_status pf_subgoal_find(const pf_subgoal *s, const pf_grid *g, const pf_landma
 /* A contraction hierarchy over a subgoal graph (subgoal_ch.c; Geisberger
  * et al. 2008, as in Uras and Koenig's SGCH): the subgoals contracted one
  * by one in an order of edge difference, shortcuts added where a local
- * witness search finds no path as short. A query joins the start and goal
- * to their subgoals and meets in the middle over upward edges only, then
- * unpacks the shortcuts. Built from the graph in O(graph), not from the
+ * witness search finds no path as short, until the work reaches its bound;
+ * the subgoals left then are the core, whose arcs are followed both ways
+ * (Bauer et al.'s core-ALT, 2010). A query joins the start and goal to
+ * their subgoals, searches the goal's whole upward space below the core,
+ * then runs A* from the start over upward and core arcs toward the goal
+ * (with the map's landmarks when given), meeting it, and unpacks the
+ * shortcuts. Built from the graph in O(graph), not from the
  * cells, so after a PATCH the subgoal graph is repaired locally and its
  * hierarchy rebuilt. Read-only once built, like the graph. */
 typedef struct pf_subgoal_ch pf_subgoal_ch;
 
 /* Builds s's hierarchy. PF_ELIMIT when the shortcuts would pass
- * max_edges (0: 8 times the graph's edges plus 1024) or the contraction's
- * work would pass max_work (0: unbounded). The work is counted in the
+ * max_edges (0: 8 times the graph's edges plus 1024). When the
+ * contraction's work passes max_work (0: unbounded) it stops there, and
+ * the subgoals not yet contracted are the core (pf_subgoal_ch_core). The work is counted in the
  * units of build_stop.h: an arc to an uncontracted subgoal scanned or a
  * node settled by a witness search, a pair of neighbours checked, 16 a
  * contraction. It is what bounds the time: on dense graphs (open random
@@ -96,8 +101,8 @@ typedef struct pf_subgoal_ch pf_subgoal_ch;
  * and an unbounded contraction takes minutes, while on mazes and room maps
  * it stays within a few hundred units a subgoal (maze512-8-0 0.37 M units,
  * a 2-wide 512x512 maze 1.8 M, 8room_000 17 M; see docs/grids.md). The
- * same graph always takes the same work, so the bound decides the same
- * way on every machine. PF_ENOMEM, PF_ECANCELED (stop, polled as the work
+ * same graph always takes the same work, so the bound leaves the same core
+ * on every machine. PF_ENOMEM, PF_ECANCELED (stop, polled as the work
  * is counted). */
 pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, uint64_t max_work,
                               pf_build_stop *stop, pf_subgoal_ch **out);
@@ -105,7 +110,8 @@ pf_status pf_subgoal_ch_build(const pf_subgoal *s, int64_t max_edges, uint64_t m
  * contracts in oh's order (old's hierarchy), the subgoals at cells that
  * were none of old's first, with no priorities and no lazy updates: a
  * quarter to two fifths of the work (2-wide maze 0.57 M units against 1.8 M,
- * 8room_000 7.0 M against 17 M), as many shortcuts give or take a few.
+ * 8room_000 7.0 M against 17 M), as many shortcuts give or take a few;
+ * oh's core stays the core, and the bound may add to it.
  * PF_EINVAL when old is not of s's map or oh not old's. */
 pf_status pf_subgoal_ch_rebuild(const pf_subgoal *s, const pf_subgoal *old, const pf_subgoal_ch *oh,
                                 int64_t max_edges, uint64_t max_work, pf_build_stop *stop,
@@ -114,10 +120,14 @@ void pf_subgoal_ch_destroy(pf_subgoal_ch *h); /* NULL is a no-op */
 size_t pf_subgoal_ch_memory(const pf_subgoal_ch *h);
 int64_t pf_subgoal_ch_shortcuts(const pf_subgoal_ch *h);
 uint64_t pf_subgoal_ch_work(const pf_subgoal_ch *h); /* the build's work */
+/* Subgoals left uncontracted when the work reached max_work: the core,
+ * whose arcs a query follows both ways. */
+int32_t pf_subgoal_ch_core(const pf_subgoal_ch *h);
 
-/* As pf_subgoal_find, over h (s's hierarchy). */
+/* As pf_subgoal_find, over h (s's hierarchy); lm (NULL: octile bounds
+ * only) must be g's. */
 pf_status pf_subgoal_ch_find(const pf_subgoal *s, const pf_subgoal_ch *h, const pf_grid *g,
-                             pf_subgoal_ctx *c, pf_point start, pf_point goal,
-                             pf_subgoal_answer *out);
+                             const pf_landmarks *lm, pf_subgoal_ctx *c, pf_point start,
+                             pf_point goal, pf_subgoal_answer *out);
 
 #endif

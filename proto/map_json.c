@@ -526,6 +526,7 @@ void pf_map_write_info(pf_jsonw *w, const pf_map_info *info) {
         pf_jsonw_kint(w, "subgoals", si.subgoals);
         pf_jsonw_kint(w, "edges", si.edges);
         pf_jsonw_kint(w, "shortcuts", si.shortcuts);
+        pf_jsonw_kint(w, "core", si.core);
         pf_jsonw_kuint(w, "work", si.work);
         pf_jsonw_kuint(w, "memory_bytes", si.memory_bytes);
         pf_jsonw_kuint(w, "build_us", si.build_us);

@@ -233,8 +233,9 @@ START_TEST(planner_subgoal_patches) {
 END_TEST
 
 /* The bound: the same map takes the same work on every build; a bound
- * below it leaves the map without the hierarchy (subgoal refused, auto
- * never picks it, nothing held), one at it builds it; 0 never builds;
+ * below it stops the contraction and leaves a core, answers as exact; one
+ * at it contracts all; 0 never builds (subgoal refused, auto never picks
+ * it, nothing held);
  * maps under 64x64 cells never get one. A version whose upload had none
  * gets none from a PATCH. Memory counts it. auto's measurement keeps it
  * only where a bin picks it. */
@@ -259,18 +260,21 @@ START_TEST(planner_subgoal_work_bound) {
     ck_assert_uint_eq(a.work, b.work);
     ck_assert_int_eq(a.shortcuts, b.shortcuts);
     ck_assert_uint_gt(a.memory_bytes, 0);
-    /* Just under the work it took, per cell: not built. */
+    ck_assert_int_eq(pf_subgoal_ch_core(p->sgh), 0);
+    /* Just under the work it took, per cell: built, with a core, exact. */
     po = opts_with((int64_t)(a.work / (uint64_t)cells) - 1);
     ck_assert_int_eq(pf_planner_create(pf_grid_clone(g), &po, &low), PF_OK);
     pf_planner_subgoal_stats(low, &c);
-    ck_assert(!c.built);
-    ck_assert_uint_eq(c.memory_bytes, 0);
-    ck_assert_uint_eq(pf_planner_memory(p) - pf_planner_memory(low), a.memory_bytes);
-    /* ... and at it (rounded up): built. */
+    ck_assert(c.built);
+    ck_assert_int_gt(pf_subgoal_ch_core(low->sgh), 0);
+    ck_assert_int_eq(check_queries(ctx, low, PF_ALGO_SUBGOAL, &rng, 200, &ran), 0);
+    ck_assert_int_eq(ran, 200);
+    /* ... and at it (rounded up): all contracted. */
     pf_planner_destroy(p2);
     po = opts_with((int64_t)((a.work + (uint64_t)cells - 1) / (uint64_t)cells));
     ck_assert_int_eq(pf_planner_create(pf_grid_clone(g), &po, &p2), PF_OK);
     ck_assert(pf_planner_has_subgoal(p2));
+    ck_assert_int_eq(pf_subgoal_ch_core(p2->sgh), 0);
     /* Kept where auto's measurement picks it in some bin, else dropped. */
     auto_all_subgoal(p2);
     for (int k = 1; k < PF_PLANNER_AUTO_BINS; k++) p2->autom.pick[k] = PF_ALGO_JPS;
@@ -284,16 +288,22 @@ START_TEST(planner_subgoal_work_bound) {
     po = opts_with(0);
     ck_assert_int_eq(pf_planner_create(pf_grid_clone(g), &po, &none), PF_OK);
     ck_assert(!pf_planner_has_subgoal(none));
+    pf_planner_subgoal_stats(none, &c);
+    ck_assert(!c.built);
+    ck_assert_uint_eq(c.memory_bytes, 0);
+    ck_assert_uint_eq(pf_planner_memory(p) - pf_planner_memory(none), a.memory_bytes);
     /* Without it: subgoal is refused, auto never runs it. */
     ck_assert(tu_random_walkable(&rng, g, &s) && tu_random_walkable(&rng, g, &t));
     q = pf_query_make(s, t, PF_ALGO_SUBGOAL);
-    ck_assert_int_eq(pf_planner_search(ctx, low, &q, &r), PF_EUNSUPPORTED);
-    ck_assert_int_eq(check_queries(ctx, low, PF_ALGO_AUTO, &rng, 100, &ran), 0);
+    ck_assert_int_eq(pf_planner_search(ctx, none, &q, &r), PF_EUNSUPPORTED);
+    ran = 0;
+    ck_assert_int_eq(check_queries(ctx, none, PF_ALGO_AUTO, &rng, 100, &ran), 0);
     ck_assert_int_eq(ran, 0);
     /* A PATCH of a version without it does not build it. */
     {
         pf_cell_change ch = {s, 0};
-        ck_assert_int_eq(pf_planner_apply(low, &ch, 1, NULL, 0, NULL, &patched, NULL, NULL), PF_OK);
+        ck_assert_int_eq(pf_planner_apply(none, &ch, 1, NULL, 0, NULL, &patched, NULL, NULL),
+                         PF_OK);
         ck_assert(!pf_planner_has_subgoal(patched));
         pf_planner_destroy(patched);
     }

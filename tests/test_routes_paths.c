@@ -278,6 +278,10 @@ START_TEST(routes_paths_movingai_sampled_optimal) {
             cJSON *info = it_call(&s, "GET", url, NULL, NULL, 200);
             has_subgoal = it_truth(info, "subgoal.built");
             with_subgoal += has_subgoal;
+            /* the core: none without a hierarchy, at most all its subgoals */
+            ck_assert(it_num(info, "subgoal.core") >= 0 &&
+                      it_num(info, "subgoal.core") <= it_num(info, "subgoal.subgoals"));
+            if (!has_subgoal) ck_assert(it_num(info, "subgoal.core") == 0);
             cJSON_Delete(info);
         }
         if (sc.count > 0) expected += per_map * (int)(sizeof(algos) / sizeof(algos[0]));

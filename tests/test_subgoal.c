@@ -45,7 +45,7 @@ static int check_queries(const pf_grid *g, const pf_subgoal *s, const pf_subgoal
         double ref = tu_reference_cost(g, a, b);
         pf_subgoal_answer r;
         for (int k = 0; k < (ch ? 2 : 1); k++) {
-            pf_status st = k ? pf_subgoal_ch_find(s, ch, g, c, a, b, &r)
+            pf_status st = k ? pf_subgoal_ch_find(s, ch, g, lm, c, a, b, &r)
                              : pf_subgoal_find(s, g, lm, c, a, b, &r);
             const char *why = NULL;
             if (ref < 0)
@@ -70,11 +70,13 @@ static const tu_map_opts random_opts = {4, 40, 0.45, false, false, 8, 0};
 /* 2,000 random maps of 4..40 cells a side and up to 45% blocked, 10
  * queries each, by the graph (octile bounds on half of the maps, landmark
  * bounds on the other half) and by its hierarchy: every cost is the
- * reference Dijkstra's and every path valid. */
+ * reference Dijkstra's and every path valid. On every third map the
+ * hierarchy's work is bounded below what it takes, at random, so a core
+ * of one to all of the subgoals is left uncontracted. */
 START_TEST(subgoal_property_random_maps) {
     uint64_t rng = tu_seed("subgoal_property_random_maps", 0x5ab6);
     pf_subgoal_ctx *c = pf_subgoal_ctx_create();
-    int bad = 0, maps = 0, with_lm = 0;
+    int bad = 0, maps = 0, with_lm = 0, with_core = 0;
     ck_assert_ptr_nonnull(c);
     for (int m = 0; m < 2000; m++) {
         pf_grid *g = tu_random_grid(&rng, &random_opts);
@@ -84,6 +86,16 @@ START_TEST(subgoal_property_random_maps) {
         if ((m & 1) && pf_landmarks_build(g, (size_t)1 << 20, NULL, &lm) == PF_OK) with_lm++;
         pf_subgoal_ch *ch = NULL;
         ck_assert_int_eq(pf_subgoal_ch_build(s, 0, 0, NULL, &ch), PF_OK);
+        ck_assert_int_eq(pf_subgoal_ch_core(ch), 0);
+        if (m % 3 == 2 && pf_subgoal_count(s) > 1) {
+            uint64_t w = pf_subgoal_ch_work(ch);
+            pf_subgoal_ch_destroy(ch);
+            ch = NULL;
+            ck_assert_int_eq(
+                pf_subgoal_ch_build(s, 0, 1 + tu_below(&rng, (uint32_t)(w - 1)), NULL, &ch), PF_OK);
+            ck_assert_int_ge(pf_subgoal_ch_core(ch), 1);
+            with_core++;
+        }
         bad += check_queries(g, s, ch, lm, c, &rng, 10, "random");
         pf_subgoal_ch_destroy(ch);
         pf_landmarks_release(lm);
@@ -94,6 +106,7 @@ START_TEST(subgoal_property_random_maps) {
     ck_assert_int_eq(bad, 0);
     ck_assert_int_eq(maps, 2000);
     ck_assert_int_gt(with_lm, 500);
+    ck_assert_int_gt(with_core, 500);
     pf_subgoal_ctx_destroy(c);
 }
 END_TEST
@@ -238,7 +251,9 @@ START_TEST(subgoal_build_stops) {
 END_TEST
 
 /* A sample of every shared scenario file: each cost is the listed optimum,
- * with octile and with landmark bounds. */
+ * with octile and with landmark bounds; on the room and wide-corridor maps
+ * also by the hierarchy (with and without landmarks) and by one stopped at
+ * a quarter of its work, with a core. */
 START_TEST(subgoal_movingai_scenarios_sampled) {
     const char *dir;
     TU_NEED_BENCH_DIR(dir);
@@ -256,19 +271,24 @@ START_TEST(subgoal_movingai_scenarios_sampled) {
         ck_assert_int_eq(pf_landmarks_build(g, (size_t)16 << 20, NULL, &lm), PF_OK);
         /* The hierarchy on the families it is for (rooms, wide corridors):
          * on the open and 1-wide maps its contraction takes minutes. */
-        pf_subgoal_ch *ch = NULL;
+        pf_subgoal_ch *ch = NULL, *core = NULL;
         if (strstr(*f, "room") || strstr(*f, "maze512-8")) {
             ck_assert_int_eq(pf_subgoal_ch_build(s, 0, 0, NULL, &ch), PF_OK);
+            /* and one stopped at a quarter of that work, with its core */
+            ck_assert_int_eq(pf_subgoal_ch_build(s, 0, pf_subgoal_ch_work(ch) / 4, NULL, &core),
+                             PF_OK);
+            ck_assert_int_gt(pf_subgoal_ch_core(core), 0);
             with_ch++;
         }
         size_t step = sc.count / 100 + 1;
         for (size_t i = 0; i < sc.count; i += step) {
             const pf_scen_entry *e = &sc.entries[i];
-            for (int k = 0; k < (ch ? 3 : 2); k++) {
+            for (int k = 0; k < (ch ? 5 : 2); k++) {
                 pf_subgoal_answer a;
-                pf_status st = k == 2
-                                   ? pf_subgoal_ch_find(s, ch, g, c, e->start, e->goal, &a)
-                                   : pf_subgoal_find(s, g, k ? lm : NULL, c, e->start, e->goal, &a);
+                pf_status st =
+                    k >= 2 ? pf_subgoal_ch_find(s, k == 4 ? core : ch, g, k == 3 ? NULL : lm, c,
+                                                e->start, e->goal, &a)
+                           : pf_subgoal_find(s, g, k ? lm : NULL, c, e->start, e->goal, &a);
                 const char *why = st != PF_OK ? "no answer"
                                   : fabs(a.cost - e->optimal) > fmax(1e-3, 1e-5 * e->optimal)
                                       ? "not the optimum"
@@ -276,15 +296,18 @@ START_TEST(subgoal_movingai_scenarios_sampled) {
                 checked++;
                 if (why && bad++ < 5)
                     fprintf(stderr, "%s line %zu (%s): %s, %f against %f\n", *f, i + 2,
-                            k == 2 ? "hierarchy"
-                            : k    ? "landmarks"
-                                   : "octile",
+                            k == 4   ? "hierarchy with a core"
+                            : k == 3 ? "hierarchy, octile bounds"
+                            : k == 2 ? "hierarchy"
+                            : k      ? "landmarks"
+                                     : "octile",
                             why, a.cost, e->optimal);
             }
         }
         files++;
         pf_landmarks_release(lm);
         pf_subgoal_ch_destroy(ch);
+        pf_subgoal_ch_destroy(core);
         pf_subgoal_destroy(s);
         pf_scen_free(&sc);
         pf_grid_destroy(g);
