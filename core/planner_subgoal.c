@@ -87,10 +87,6 @@ void pf__planner_subgoal_keep(pf_planner *p) {
 
 static void scratch_free(void *c) { pf_subgoal_ctx_destroy(c); }
 
-static bool open_cell(const pf_grid *g, pf_point pt) {
-    return (uint32_t)pt.x < (uint32_t)g->w && (uint32_t)pt.y < (uint32_t)g->h &&
-           g->cost[(size_t)pt.y * (size_t)g->w + (size_t)pt.x] != 0;
-}
 static size_t scratch_memory(const void *c) { return pf_subgoal_ctx_memory(c); }
 
 pf_status pf__planner_subgoal_search(pf_search_ctx *ctx, const pf_planner *p, const pf_query *q,
@@ -101,7 +97,8 @@ pf_status pf__planner_subgoal_search(pf_search_ctx *ctx, const pf_planner *p, co
     r.algorithm = PF_ALGO_SUBGOAL;
     if (!p->sgh) {
         r.status = PF_EUNSUPPORTED;
-    } else if (p->hpa && open_cell(p->grid, q->start) && open_cell(p->grid, q->goal) &&
+    } else if (p->hpa && pf_grid_is_walkable(p->grid, q->start) &&
+               pf_grid_is_walkable(p->grid, q->goal) &&
                !pf_hpa_connected(p->hpa, q->start, q->goal)) {
         /* From the component labels: a hierarchy with a core would
          * otherwise search the whole of the start's side of it. */

@@ -559,8 +559,7 @@ pf_status pf__sg_answer(const pf_subgoal *s, const pf_grid *g, pf_subgoal_ctx *c
     return PF_OK;
 }
 
-/* The start and the goal joined directly: the chain and the answer. */
-static pf_status answer_direct(const pf_subgoal *s, const pf_grid *g, pf_subgoal_ctx *c,
+pf_status pf__sg_answer_direct(const pf_subgoal *s, const pf_grid *g, pf_subgoal_ctx *c,
                                pf_point start, pf_point goal, pf_subgoal_answer *out) {
     size_t n = 0;
     if (!pf__sg_fit_cells(&c->chain, &c->chain_cap, 2)) return PF_ENOMEM;
@@ -580,7 +579,7 @@ pf_status pf_subgoal_find(const pf_subgoal *s, const pf_grid *g, const pf_landma
     double ld[PF_LANDMARKS_MAX];
     *out = r;
     if ((st = pf__sg_begin(s, g, c, start, goal, &direct))) return st;
-    if (direct) return answer_direct(s, g, c, start, goal, out);
+    if (direct) return pf__sg_answer_direct(s, g, c, start, goal, out);
     int32_t sc = start.y * w + start.x, gc = goal.y * w + goal.x;
     int32_t vs = s->id[sc] >= 0 ? s->id[sc] : s->n, vg = s->id[gc] >= 0 ? s->id[gc] : s->n + 1;
     const uint32_t t = c->stamp;

@@ -640,14 +640,7 @@ pf_status pf_subgoal_ch_find(const pf_subgoal *s, const pf_subgoal_ch *h, const 
     *out = r;
     if (h->n != s->n) return PF_EINVAL;
     if ((st = pf__sg_begin(s, g, c, start, goal, &direct))) return st;
-    if (direct) {
-        size_t n = 0;
-        if (!pf__sg_fit_cells(&c->chain, &c->chain_cap, 2)) return PF_ENOMEM;
-        c->chain[n++] = goal.y * s->w + goal.x;
-        if (start.x != goal.x || start.y != goal.y) c->chain[n++] = start.y * s->w + start.x;
-        return pf__sg_answer(s, g, c, start, n,
-                             pf__sg_octile(start.x, start.y, goal.x, goal.y) * s->unit, out);
-    }
+    if (direct) return pf__sg_answer_direct(s, g, c, start, goal, out);
     if (!seed_side(s, c, 0, start, c->sfan, c->sfan_n) ||
         !seed_side(s, c, 1, goal, c->gfan, c->gfan_n))
         return PF_ENOMEM;

@@ -64,6 +64,11 @@ bool pf__sg_fit_cells(int32_t **a, size_t *cap, size_t need);
 pf_status pf__sg_begin(const pf_subgoal *s, const pf_grid *g, pf_subgoal_ctx *c, pf_point start,
                        pf_point goal, bool *direct);
 
+/* The start and the goal joined directly (pf__sg_begin's *direct): the
+ * answer at their octile distance. */
+pf_status pf__sg_answer_direct(const pf_subgoal *s, const pf_grid *g, pf_subgoal_ctx *c,
+                               pf_point start, pf_point goal, pf_subgoal_answer *out);
+
 /* The answer from c->chain[0..nchain) (cells, goal first, consecutive ones
  * joined by "diagonal, then straight" moves one way or the other). */
 pf_status pf__sg_answer(const pf_subgoal *s, const pf_grid *g, pf_subgoal_ctx *c, pf_point start,
