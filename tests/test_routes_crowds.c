@@ -430,7 +430,7 @@ END_TEST
  * nothing between commands) still answers its next command. */
 START_TEST(routes_crowds_stream_idle_through_nginx) {
     hc_server s = it_start(ARGS("--workers", "2"));
-    char url[256], path[300], dir[128];
+    char url[256], path[300], dir[] = "/tmp/pathd-crowd-nginx-XXXXXX", rm[64];
     int status, fd, op;
     char *data = NULL;
     size_t len = 0;
@@ -438,7 +438,7 @@ START_TEST(routes_crowds_stream_idle_through_nginx) {
     fl_proc ng;
     it_put_nav_open(&s, "n", 20, 12);
     cJSON_Delete(crowd_create(&s, "n", "{}", url, sizeof(url)));
-    snprintf(dir, sizeof(dir), "/tmp/pathd-crowd-nginx-%d", (int)getpid());
+    ck_assert_ptr_nonnull(mkdtemp(dir));
     ng = fl_nginx_start_timeout(&s.port, 1, dir, "2s");
     snprintf(path, sizeof(path), "%s/stream", url);
     fd = wsc_connect(ng.port, path, &status, NULL, 0);
@@ -464,6 +464,8 @@ START_TEST(routes_crowds_stream_idle_through_nginx) {
     wsc_close(fd);
     fl_stop(&ng, SIGTERM);
     it_stop(&s);
+    snprintf(rm, sizeof(rm), "rm -rf %s", dir); /* nginx's config, logs and temp dirs */
+    ck_assert_int_eq(system(rm), 0);
 }
 END_TEST
 
