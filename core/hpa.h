@@ -71,24 +71,34 @@ typedef struct pf_hpa pf_hpa;
 #define PF_HPA_FRAGMENTED_REGIONS 2.0
 
 /* ... and on maps of at least PF_HPA_LARGE_CELLS cells (512x512), fragmented
- * or not, PF_HPA_LARGE_CLUSTER. The choices above were measured before the
- * transitions became dense (one entrance a run, at most 8 cells apart) and
- * the refined path was repaired in windows; with those, 32 no longer costs
- * quality: measured over every shared map (thread CPU clock, pathd-bench
- * scen --compare astar,hpa --bucket-quarter --max-queries 100, and
- * --algorithm hpa over every scenario for the excess), 16 -> 32 on the 13
- * maps of 512x512 or more: astar/hpa on the longest quarter 32room_000
- * 61x -> 125x, AR0700SR 26x -> 42x, Berlin_1_1024 24x -> 52x, Boston_0_512
- * 19x -> 26x, maze512-8-0 19x -> 34x (28: 47x), orz900d 16x -> 31x,
- * random512-40-0 19x -> 31x (28: 30x), random512-10-0 4.4x -> 7.1x,
- * 8room_000 53x -> 55x; mean excess orz900d 0.33% -> 0.10%, random512-10-0
- * 0.44% -> 0.29% (worst 4.3% -> 1.4%), elsewhere equal or lower; worst
- * query everywhere under 5% (random512-40-0 3.8%). One-cell repairs took
- * the same or less (the reassembly is linear in the abstract graph, which
- * halves). Smaller maps stay with 16: den520d, ost003d and Berlin_0_256
- * were 10-20% slower at 32. */
+ * or not, PF_HPA_LARGE_CLUSTER. Larger clusters mean fewer of them on a
+ * path and more of the path read from the exact in-cluster trees, so
+ * faster queries and better paths; what held them back was the insertion,
+ * a Dijkstra over each end's whole cluster. Since a query reads the ends'
+ * distances off the trees instead (hpa_query.c, walk_ends), 32 -> 64 on the
+ * 13 shared maps of 512x512 or more (thread CPU clock, pathd-bench scen
+ * --compare astar,hpa --bucket-quarter --max-queries 100, and --algorithm
+ * hpa over every scenario for the excess), astar/hpa on the longest
+ * quarter: 32room_000 108x -> 221x, 8room_000 62x -> 95x, AR0011SR 68x ->
+ * 125x, AR0700SR 43x -> 76x, AcrosstheCape 59x -> 107x, Berlin_1_1024 63x
+ * -> 112x, Boston_0_512 37x -> 62x, Cauldron 69x -> 136x, maze512-1-0 36x
+ * -> 44x, maze512-8-0 40x -> 68x, orz900d 25x -> 74x, random512-10-0 7.7x
+ * -> 15.0x, random512-40-0 38x -> 51x; mean excess equal or lower on every
+ * map (random512-10-0 0.29% -> 0.16%), worst query under 5% everywhere
+ * (Boston_0_512 1.3% -> 3.7%). The price is the build and the repair,
+ * which grow with the cluster's area and the trees that now cover it:
+ * pf_hpa_build 1.4-2.4x (random512-10-0 176 -> 357 ms, Berlin_1_1024 171 ->
+ * 369 ms), one blocked cell repaired 1.3-7.6x slower at the median
+ * (random512-10-0 1.3 -> 6.9 ms, 8room_000 0.4 -> 1.9 ms; Cauldron 5.5 ->
+ * 1.9 ms), memory 1.3-1.6x (random512-10-0 14.6 -> 19.4 MiB; pf_hpa_build
+ * best of 3 and pf_hpa_repair of 40 random cells, thread CPU clock). The
+ * server's --cluster-size 32 takes the old trade back. (Before the dense
+ * transitions and the window repair, 16 -> 32 had been measured the same
+ * way: random512-10-0 4.4x -> 7.1x, orz900d 16x -> 31x.) Smaller maps stay
+ * with 16: den520d, ost003d and Berlin_0_256 were 10-20% slower at 32
+ * (measured while the insertion still searched). */
 #define PF_HPA_LARGE_CELLS ((int64_t)512 * 512)
-#define PF_HPA_LARGE_CLUSTER 32
+#define PF_HPA_LARGE_CLUSTER 64
 
 typedef struct pf_hpa_params {
     int32_t cluster_size; /* cells per cluster side; 0 = chosen by the map (see above) */
@@ -153,8 +163,10 @@ pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *cha
 /* Runs q on g (the grid h was built for). A query whose ends are at most
  * 48 cells apart (octile distance) is first tried with A* on the grid within
  * 1024 expansions; otherwise, or past that budget: inserts start and goal
- * by one Dijkstra inside each of their clusters (so a same-cluster query
- * also considers routes that leave the cluster), A* over the abstract graph,
+ * (in a cluster whose cells all cost the same, by reading their distances
+ * to its nodes off the nodes' trees; otherwise, and when both lie in one
+ * cluster, by one Dijkstra inside each of their clusters, so a same-cluster
+ * query also considers routes that leave the cluster), A* over the abstract graph,
  * refines to a full cell-by-cell path from the cached trees, shortens it by
  * replacing stretches with octile-shaped straight walks that the grid
  * allows and that cost no more, and searches windows of the result that
@@ -165,7 +177,7 @@ pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *cha
  * it beats the octile distance. The path is valid under every map rule and
  * out->cost is its exact cost (near-optimal, never below optimal).
  * out->algorithm is PF_ALGO_HPA; out->expanded counts abstract nodes, the
- * cells of the two insertion Dijkstras and the grid A* expansions. An
+ * cells of the insertion Dijkstras or tree walks and the grid A* expansions. An
  * unreachable goal is answered from the component labels without searching
  * (expanded 0). max_expanded applies to the short A* and to the abstract
  * search, should_stop to every search. Statuses as pf_search, plus

@@ -541,18 +541,21 @@ static pf_status cluster_fill(const pf_hpa *h, const pf_grid *g, int32_t k, int3
         uint8_t *tree = c->trees + (size_t)i * cells;
         uint16_t reg = c->region[s->local[i]];
         int32_t ntg = 0;
-        /* Only the paths to the other nodes of the node's own region are
-         * ever read (the others are unreachable inside the cluster): stop
-         * when they are all settled -- in a symmetric cluster, the later
-         * ones. Waiting for an unreachable node would search the whole
-         * region. */
-        for (int32_t j = c->sym ? i + 1 : 0; j < n; j++)
-            if (j != i && c->region[s->local[j]] == reg) s->tg[ntg++] = s->local[j];
-        if (ntg == 0) {
-            memset(tree, PF__HPA_NO_DIR, cells);
+        /* In a cluster of varying costs only the paths to the other nodes
+         * of the node's own region are ever read (the others are
+         * unreachable inside the cluster): stop when they are all settled.
+         * Waiting for an unreachable node would search the whole region. A
+         * symmetric cluster's trees cover the node's whole region: a query
+         * reads the distances between its ends and the cluster's nodes off
+         * them instead of searching (hpa_query.c, walk_ends). */
+        if (!c->sym) {
             for (int32_t j = 0; j < n; j++)
-                row[j] = j == i ? 0.0 : (c->sym && j < i ? c->mat[(size_t)j * n + i] : INFINITY);
-            continue;
+                if (j != i && c->region[s->local[j]] == reg) s->tg[ntg++] = s->local[j];
+            if (ntg == 0) {
+                memset(tree, PF__HPA_NO_DIR, cells);
+                for (int32_t j = 0; j < n; j++) row[j] = j == i ? 0.0 : INFINITY;
+                continue;
+            }
         }
         {
             uint64_t before = s->dij.expanded;

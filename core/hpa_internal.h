@@ -38,9 +38,12 @@ typedef struct pf__hpa_cluster {
     int32_t n;    /* transition nodes */
     int32_t nreg; /* connected regions */
     /* Every walkable cell of the cluster has the same cost, so in-cluster
-     * distances are symmetric: node i's tree is only grown until the nodes
-     * after it (j > i) are reached, and the path from i to an earlier node j
-     * is j's tree path to i walked backwards. */
+     * distances are symmetric: every node's tree covers its whole region,
+     * the path from any cell to node i is i's tree path walked backwards,
+     * and a query reads the distances from its start to the nodes and from
+     * them to its goal off the trees. Otherwise a node's tree is grown
+     * until the other nodes of its region are reached, and a query
+     * searches the cluster. */
     bool sym;
     int32_t nintra;   /* intra-cluster edges */
     uint16_t *region; /* [cs*cs] region label of each local cell */

@@ -417,6 +417,136 @@ START_TEST(hpa_inspection_matches_reference) {
 }
 END_TEST
 
+/* The abstract path is a shortest one. On random maps of 100-160 cells a
+ * side (uniform costs, where a query reads the distances between its ends
+ * and its clusters' nodes off the nodes' trees, and costs 1..9, where it
+ * searches the clusters; walls, both connectivities and corner rules;
+ * clusters of 8-16 cells and 64), queries more than 48 cells apart (nearer
+ * ones try grid A* first) record their abstract path. Its cost, with the
+ * first and last legs priced by the reference inside the start's and the
+ * goal's clusters and the node-to-node legs by the graph's own edges (held
+ * against the reference by hpa_inspection_matches_reference), must equal
+ * a plain Dijkstra's over the same graph with the same reference legs. */
+START_TEST(hpa_abstract_path_is_shortest) {
+    uint64_t st = tu_seed("hpa_abstract_path_is_shortest", 0x4a5a0021);
+    pf_search_ctx *ctx = pf_search_ctx_create();
+    int checked = 0, uniform = 0;
+    for (int m = 0; m < 120; m++) {
+        tu_map_opts o = {100, 160, 0.3, m % 2 == 1, m % 3 == 0, 0, -1};
+        pf_grid *g = tu_random_grid(&st, &o);
+        int32_t cs = m % 5 == 4 ? 64 : 8 + (int32_t)tu_below(&st, 9);
+        int32_t w = pf_grid_width(g), hh = pf_grid_height(g);
+        pf_hpa *h = build(g, cs);
+        pf_hpa_stats hs;
+        int32_t nn;
+        double *sd = malloc((size_t)w * hh * sizeof(double)),
+               *td = malloc((size_t)w * hh * sizeof(double));
+        ck_assert(sd && td);
+        pf_hpa_get_stats(h, &hs);
+        nn = (int32_t)hs.abstract_nodes;
+        for (int k = 0; k < 6; k++) {
+            pf_point s, t;
+            pf_query q;
+            pf_result r;
+            int32_t sx0, sy0, tx0, ty0, dx, dy;
+            double *best, got = 0.0;
+            bool *done;
+            if (!tu_random_walkable(&st, g, &s) || !tu_random_walkable(&st, g, &t)) break;
+            dx = abs(t.x - s.x);
+            dy = abs(t.y - s.y);
+            if ((dx > dy ? dx : dy) <= 48 || !pf_hpa_connected(h, s, t)) continue;
+            q = pf_query_make(s, t, PF_ALGO_HPA);
+            q.record_expanded = true;
+            ck_assert_int_eq(pf_hpa_search(ctx, h, g, NULL, &q, &r), PF_OK);
+            sx0 = s.x - s.x % cs;
+            sy0 = s.y - s.y % cs;
+            tx0 = t.x - t.x % cs;
+            ty0 = t.y - t.y % cs;
+            ref_dists_box(g, 1, &s, 1, false, sx0, sy0, w - sx0 < cs ? w - sx0 : cs,
+                          hh - sy0 < cs ? hh - sy0 : cs, sd);
+            ref_dists_box(g, 1, &t, 1, true, tx0, ty0, w - tx0 < cs ? w - tx0 : cs,
+                          hh - ty0 < cs ? hh - ty0 : cs, td);
+            /* Nodes 0..nn-1, then S = nn and T = nn + 1. */
+            best = malloc((size_t)(nn + 2) * sizeof(double));
+            done = calloc((size_t)nn + 2, 1);
+            ck_assert(best && done);
+            for (int32_t v = 0; v < nn + 2; v++) best[v] = INFINITY;
+            best[nn] = 0.0;
+            for (;;) {
+                int32_t u = -1;
+                for (int32_t v = 0; v < nn + 2; v++)
+                    if (!done[v] && isfinite(best[v]) && (u < 0 || best[v] < best[u])) u = v;
+                if (u < 0 || u == nn + 1) break;
+                done[u] = true;
+                if (u == nn) {
+                    for (int32_t v = 0; v < nn; v++) {
+                        pf_point p = pf_hpa_node_point(h, v);
+                        double d = sd[(size_t)p.y * w + p.x];
+                        if (p.x - p.x % cs == sx0 && p.y - p.y % cs == sy0 && d < best[v])
+                            best[v] = d;
+                    }
+                    if (tx0 == sx0 && ty0 == sy0 && sd[(size_t)t.y * w + t.x] < best[nn + 1])
+                        best[nn + 1] = sd[(size_t)t.y * w + t.x];
+                } else {
+                    const int32_t *to;
+                    const double *cost;
+                    size_t nintra, ne = pf_hpa_node_edges(h, u, &to, &cost, &nintra);
+                    pf_point p = pf_hpa_node_point(h, u);
+                    for (size_t e = 0; e < ne; e++)
+                        if (best[u] + cost[e] < best[to[e]]) best[to[e]] = best[u] + cost[e];
+                    if (p.x - p.x % cs == tx0 && p.y - p.y % cs == ty0 &&
+                        best[u] + td[(size_t)p.y * w + p.x] < best[nn + 1])
+                        best[nn + 1] = best[u] + td[(size_t)p.y * w + p.x];
+                }
+            }
+            /* The recorded path: start, nodes, goal. */
+            ck_assert_uint_ge(r.abstract_path_len, 2);
+            if (r.abstract_path_len == 2) {
+                got = sd[(size_t)t.y * w + t.x];
+            } else {
+                size_t n = r.abstract_path_len;
+                pf_point a = r.abstract_path[1], z = r.abstract_path[n - 2];
+                got = sd[(size_t)a.y * w + a.x] + td[(size_t)z.y * w + z.x];
+                for (size_t i = 1; i + 2 < n; i++) {
+                    pf_point p = r.abstract_path[i], p2 = r.abstract_path[i + 1];
+                    int32_t va = -1;
+                    double leg = INFINITY;
+                    for (int32_t v = 0; v < nn && va < 0; v++) {
+                        pf_point x = pf_hpa_node_point(h, v);
+                        if (x.x == p.x && x.y == p.y) va = v;
+                    }
+                    ck_assert_int_ge(va, 0);
+                    {
+                        const int32_t *to;
+                        const double *cost;
+                        size_t nintra, ne = pf_hpa_node_edges(h, va, &to, &cost, &nintra);
+                        for (size_t e = 0; e < ne; e++) {
+                            pf_point x = pf_hpa_node_point(h, to[e]);
+                            if (x.x == p2.x && x.y == p2.y && cost[e] < leg) leg = cost[e];
+                        }
+                    }
+                    got += leg;
+                }
+            }
+            ck_assert_msg(ref_close(got, best[nn + 1]),
+                          "map %d (%dx%d, cs %d, costs %s): abstract path %.9f, shortest %.9f", m,
+                          w, hh, cs, o.random_costs ? "1..9" : "uniform", got, best[nn + 1]);
+            checked++;
+            uniform += !o.random_costs;
+            free(best);
+            free(done);
+        }
+        free(sd);
+        free(td);
+        pf_hpa_destroy(h);
+        pf_grid_destroy(g);
+    }
+    ck_assert_int_gt(checked, 300);
+    ck_assert_int_gt(uniform, 150);
+    pf_search_ctx_destroy(ctx);
+}
+END_TEST
+
 /* Block-for-block and array-for-array equality of two hierarchies. */
 static void assert_same_hierarchy(const pf_hpa *a, const pf_hpa *b, int m) {
     size_t cells = (size_t)a->cs * (size_t)a->cs;
@@ -913,6 +1043,7 @@ TU_SUITE(hpa) {
     tcase_add_test(slow, hpa_property_random_maps);
     tcase_add_test(slow, hpa_property_large_random_maps);
     tcase_add_test(slow, hpa_inspection_matches_reference);
+    tcase_add_test(slow, hpa_abstract_path_is_shortest);
     tcase_add_test(slow, hpa_repair_equals_rebuild_random_cells);
     tcase_add_test(slow, hpa_repair_equals_rebuild_walls_and_doors);
     tcase_add_test(slow, hpa_movingai_scenarios_sampled);
