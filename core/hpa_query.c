@@ -388,9 +388,9 @@ static void reach_intra(astar *a, int32_t u, int32_t v, double gv) {
         nv->gen = a->gen;
         nv->heap_pos = NOT_QUEUED;
     }
-    a->via[v] = 1;
     nv->g = gv;
     nv->parent = u;
+    a->via[v] = 1;
     a->generated++;
     for (int32_t e = h->edge_inter[v]; e < h->edge_first[v + 1]; e++) {
         int32_t w = h->edge_to[e];
@@ -440,8 +440,6 @@ static uint64_t walk_ends(const pf_hpa *h, const pf_grid *g, int32_t k, pf_point
             dir[j] = node_tree(h, k, first + base + j);
             li[j] = from;
             root[j] = local_index(h, k, h->node_pt[first + base + j]);
-            ns[j] = nd[j] = 0;
-            done[j] = false;
         }
         while (live > 0) {
             for (int32_t j = 0; j < m; j++) {
