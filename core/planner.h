@@ -51,15 +51,18 @@ typedef struct pf_planner_opts {
  * After the hierarchy is built, the planner times them on sample queries in
  * PF_PLANNER_AUTO_BINS bins of a lower bound of the path length (the larger
  * of the octile distance and jps's landmarks' bound, when the planner has
- * landmarks), in cluster sides: [0, 1/2), [1/2, 1), [1, 2), [2, 4), ... , [32, inf). A
+ * landmarks), in cluster sides, half an octave each: [0, 1/2), [1/2, 1/sqrt 2), [1/sqrt 2, 1),
+ * [1, sqrt 2), ... , [32, inf). A
  * query runs what was faster in its bin, HPA* only where it was more than
  * PF_PLANNER_AUTO_MARGIN times faster (so where the exact search is the
  * faster, every answer is optimal), and jps wherever it answers directly
  * (a free straight line, a few word tests). The answer's algorithm says which ran. Later versions
  * of the map (pf_planner_apply) keep the measurement. Maps without a hierarchy, or under
  * PF_PLANNER_AUTO_MIN_CELLS cells, run the exact search. The measurement takes time proportional to
- * the searches: on a 512x512 map 16 samples a bin cost 5-40 ms (planner_auto.c). */
-#define PF_PLANNER_AUTO_BINS 8
+ * the searches: on 512x512 and 1024x1024 maps 16 samples a bin cost 40-140 ms with the warm-up
+ * and subgoal's samples (8room_000, Berlin_1_1024, maze512-8-0, AR0011SR, random512-10-0 on a
+ * busy machine; 50-140 ms with the octave-wide bins before: planner_auto.c). */
+#define PF_PLANNER_AUTO_BINS 14
 #define PF_PLANNER_DEFAULT_AUTO_SAMPLES 16
 #define PF_PLANNER_MAX_AUTO_SAMPLES 64
 #define PF_PLANNER_AUTO_MARGIN 1.1
