@@ -98,10 +98,8 @@ typedef struct hpa_scratch {
     pf__hpa_dij fwd, rev; /* start's and goal's in-cluster Dijkstras */
     /* Distances from the start to the nodes of its cluster and from the
      * nodes of the goal's cluster to the goal, [4 * cs] each (a cluster has
-     * at most cs transitions a side), and whether they were read off the
-     * nodes' trees (walk_ends) instead of a Dijkstra's. */
+     * at most cs transitions a side). */
     double *sdist, *gdist;
-    bool swalk, gwalk;
     pf_point *tmp; /* improved path */
     double *pc;    /* prefix costs of the refined path */
     size_t tmp_cap;
@@ -403,6 +401,13 @@ static void reach_intra(astar *a, int32_t u, int32_t v, double gv) {
     }
 }
 
+/* Whether a query end in cluster k, the other end in cluster other, is
+ * inserted from the nodes' trees (walk_ends) rather than by a Dijkstra
+ * (search_end). */
+static inline bool walks(const pf_hpa *h, int32_t k, int32_t other) {
+    return k != other && h->cl[k]->sym;
+}
+
 /* Node v's tree (v in cluster k). */
 static inline const uint8_t *node_tree(const pf_hpa *h, int32_t k, int32_t v) {
     return h->cl[k]->trees + (size_t)(v - h->cl_node_first[k]) * (size_t)h->cs * (size_t)h->cs;
@@ -649,7 +654,7 @@ static pf_status refine(pf_search_ctx *ctx, const pf_hpa *h, const pf_query *q, 
     *len = 1;
     /* Start to the first node (or straight to the goal): the node's tree
      * walked from the start, or the start's Dijkstra tree walked backwards. */
-    if (s->swalk)
+    if (walks(h, ks, kg))
         st = append_tree(ctx, len, h, node_tree(h, ks, apath[1]), ks, q->start, false);
     else
         st = append_tree(ctx, len, h, s->fwd.dir, ks,
@@ -675,7 +680,7 @@ static pf_status refine(pf_search_ctx *ctx, const pf_hpa *h, const pf_query *q, 
     }
     /* Last node to the goal: the node's tree walked backwards from the
      * goal, or the goal's reverse tree. */
-    if (s->gwalk)
+    if (walks(h, kg, ks))
         return append_tree(ctx, len, h, node_tree(h, kg, apath[na - 2]), kg, q->goal, true);
     return append_tree(ctx, len, h, s->rev.dir, kg, h->node_pt[apath[na - 2]], false);
 }
@@ -1123,13 +1128,11 @@ pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g,
     /* Insertion. A query within one cluster searches it: the Dijkstra
      * also gives the direct in-cluster path. */
     s->fwd.expanded = s->rev.expanded = 0;
-    s->swalk = ks != kg && h->cl[ks]->sym;
-    s->gwalk = ks != kg && h->cl[kg]->sym;
-    if (s->swalk)
+    if (walks(h, ks, kg))
         walked += walk_ends(h, g, ks, q->start, s->sdist);
     else
         search_end(h, g, ks, q->start, false, &s->fwd, s->sdist);
-    if (s->gwalk)
+    if (walks(h, kg, ks))
         walked += walk_ends(h, g, kg, q->goal, s->gdist);
     else
         search_end(h, g, kg, q->goal, true, &s->rev, s->gdist);

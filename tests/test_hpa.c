@@ -301,6 +301,15 @@ static pf_grid *cluster_grid(const pf_grid *g, int32_t cs, pf_point p, int32_t *
     return sub;
 }
 
+/* The abstract node at cell p among the nn nodes of h, or -1. */
+static int32_t node_at(const pf_hpa *h, int32_t nn, pf_point p) {
+    for (int32_t v = 0; v < nn; v++) {
+        pf_point x = pf_hpa_node_point(h, v);
+        if (x.x == p.x && x.y == p.y) return v;
+    }
+    return -1;
+}
+
 /* What the debug viewer reads (pf_hpa_node_point, pf_hpa_node_edges, and a
  * query's abstract_path), held against the reference on random maps: every
  * node is a walkable cell; its intra-cluster edges are exactly the pairs of
@@ -381,11 +390,7 @@ START_TEST(hpa_inspection_matches_reference) {
                       r.abstract_path[r.abstract_path_len - 1].y == t.y);
             for (size_t i = 1; i + 1 < r.abstract_path_len; i++) {
                 pf_point a = r.abstract_path[i];
-                int32_t va = -1;
-                for (int32_t v = 0; v < (int32_t)hs.abstract_nodes && va < 0; v++) {
-                    pf_point p = pf_hpa_node_point(h, v);
-                    if (p.x == a.x && p.y == a.y) va = v;
-                }
+                int32_t va = node_at(h, (int32_t)hs.abstract_nodes, a);
                 ck_assert_msg(va >= 0, "map %d: abstract path cell (%d,%d) is no node", m, a.x,
                               a.y);
                 if (i == 1) ck_assert(a.x / cs == s.x / cs && a.y / cs == s.y / cs);
@@ -509,12 +514,8 @@ START_TEST(hpa_abstract_path_is_shortest) {
                 got = sd[(size_t)a.y * w + a.x] + td[(size_t)z.y * w + z.x];
                 for (size_t i = 1; i + 2 < n; i++) {
                     pf_point p = r.abstract_path[i], p2 = r.abstract_path[i + 1];
-                    int32_t va = -1;
+                    int32_t va = node_at(h, nn, p);
                     double leg = INFINITY;
-                    for (int32_t v = 0; v < nn && va < 0; v++) {
-                        pf_point x = pf_hpa_node_point(h, v);
-                        if (x.x == p.x && x.y == p.y) va = v;
-                    }
                     ck_assert_int_ge(va, 0);
                     {
                         const int32_t *to;
