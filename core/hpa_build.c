@@ -29,6 +29,26 @@
  * path crossing an open border is never bent more than a couple of cells
  * out of its way to reach one (see scan_border). */
 #define TRANSITION_SPACING 8
+/* In clusters of PF_HPA_LARGE_CLUSTER or more, a run is long (two
+ * transitions or more) from this many cells. A crossing bent to a run's
+ * middle costs a path a few cells once per cluster side, a quarter as often
+ * in clusters four times as wide, and the transitions saved are the
+ * abstract search's work (a cluster's edges grow with the square of its
+ * transitions). On random512-10-0, whose clutter cuts borders into runs of
+ * about five cells (13 entrances a cluster side, 53 transitions a cluster),
+ * 6 -> 12 took astar/hpa on the longest quarter from 16.2x to 19.9x (thread
+ * CPU clock, seven interleaved runs, medians), its build from 412 to 341 ms
+ * and the mean excess over all its scenarios from 0.161% to 0.174% (worst
+ * 1.06% -> 1.26%). Over the 13 shared maps of 512x512 or more the largest
+ * quality changes were maze512-8-0 (mean 0.003% -> 0.036%, worst 0.56% ->
+ * 3.04%), AR0700SR (worst 2.34% -> 3.82%) and Cauldron (1.23% -> 2.68%);
+ * room maps and maze512-1-0 stay exact. Two maps got slower, their paths
+ * bent more where windows then repair them: AR0011SR 136x -> 85x,
+ * maze512-8-0 66x -> 47x. 16 gave 20.8x on random512-10-0 but a worst query
+ * of 5.5% on maze512-8-0 (its 8-wide corridors cross borders in runs of 8).
+ * Smaller clusters keep LONG_ENTRANCE: at 12 brc202d (clusters of 16) went
+ * to 0.21% mean, 6.2% worst. */
+#define LONG_ENTRANCE_LARGE 12
 
 static const uint8_t opposite8[PF_DIR_COUNT] = {PF_DIR_W,  PF_DIR_E,  PF_DIR_N,  PF_DIR_S,
                                                 PF_DIR_NW, PF_DIR_NE, PF_DIR_SW, PF_DIR_SE};
@@ -228,7 +248,8 @@ static void emit_pair(border_scan *o, int32_t acell, int32_t step, int32_t boff,
  * border on both sides (a_{i-1} -> a_i and b_{i-1} -> b_i allowed; this only
  * matters with wall edges). All cells of a run lie in one region of each
  * cluster. Each run is an entrance. Transitions follow Botea et al. (2004,
- * section 3) -- a run shorter than LONG_ENTRANCE gets one in its middle, a
+ * section 3) -- a run shorter than LONG_ENTRANCE (LONG_ENTRANCE_LARGE in
+ * large clusters) gets one in its middle, a
  * longer one one at each end -- plus, on a long run, evenly spaced ones
  * between the ends, at most TRANSITION_SPACING cells apart.
  *
@@ -258,6 +279,7 @@ static void scan_border(const pf_hpa *h, const pf_grid *g, int32_t k, bool south
     int32_t x0, y0, bw, bh, acell, step, boff, len;
     uint8_t cross, along;
     int32_t run = -1;
+    const int32_t long_run = h->cs >= PF_HPA_LARGE_CLUSTER ? LONG_ENTRANCE_LARGE : LONG_ENTRANCE;
     pf__hpa_box(h, k, &x0, &y0, &bw, &bh);
     if (!south) {
         acell = y0 * h->w + x0 + bw - 1;
@@ -289,7 +311,7 @@ static void scan_border(const pf_hpa *h, const pf_grid *g, int32_t k, bool south
             o->rs[r] = run;
             o->re[r] = i;
             o->grp[r] = o->ngroups++;
-            if (rl < LONG_ENTRANCE) {
+            if (rl < long_run) {
                 emit_pair(o, acell, step, boff, run + rl / 2);
             } else {
                 /* Ends at 0 and rl - 1, and gaps of at most TRANSITION_SPACING
