@@ -187,6 +187,16 @@ void pf__hpa_dij_load(pf__hpa_dij *s, const pf_grid *g, int32_t cs, int32_t x0, 
 void pf__hpa_dijkstra(pf__hpa_dij *s, int32_t src, bool reverse, const int32_t *targets,
                       int32_t ntargets);
 
+/* See hpa.h. Row v holds node v's landmark distances as the map's tables
+ * hold a cell's: landmark j's s at d[2 (v k + j)], its t after it. */
+struct pf_hpa_lm {
+    const pf_hpa *h;        /* the hierarchy it was built for */
+    const pf_landmarks *lm; /* and the landmarks */
+    int k;                  /* lm->k */
+    int32_t nnodes;         /* h->nnodes */
+    uint16_t *d;            /* [nnodes * 2k] */
+};
+
 /* The region label of cell (x, y) (PF__HPA_NO_REGION when blocked). */
 static inline uint16_t pf__hpa_region_at(const pf_hpa *h, int32_t x, int32_t y) {
     int32_t k = pf__hpa_cluster_of(h, x, y);

@@ -209,6 +209,7 @@ typedef struct astar {
     int32_t sin, gin; /* region_span[].in of the start's and the goal's regions */
     uint64_t generated;
     const pf_landmarks *lm;           /* NULL: the octile distance alone */
+    const uint16_t *lm_rows;          /* pf_hpa_lm.d, or NULL: lm's own tables */
     double lm_goal[PF_LANDMARKS_MAX]; /* the goal's landmark distances */
     int lm_n;                         /* active landmarks */
     int lm_idx[PF_LANDMARKS_MAX];
@@ -224,14 +225,19 @@ typedef struct astar {
  * bound when larger: a lower bound of the grid distance, so of every
  * abstract path too, and consistent, as is the maximum. On room and game
  * maps, where walls make the octile distance far too low, it cut the
- * abstract search's instructions by about a third (callgrind, 300 queries:
- * AR0011SR 256M -> 164M, 8room_000 322M -> 218M, maze512-8-0 753M -> 534M;
- * random512-10-0, where octile is nearly exact, 2%). */
+ * abstract search's instructions by about a third (callgrind, 300 queries,
+ * clusters of 16: AR0011SR 256M -> 164M, 8room_000 322M -> 218M,
+ * maze512-8-0 753M -> 534M; random512-10-0, where octile is nearly exact,
+ * 2%). With the clusters of 64 of large maps it pays on random512-10-0 too
+ * (its 420 queries of the longest quarter: abstract search 473M -> 330M;
+ * the windows, whose filter the landmarks also tighten, 513M -> 82M). */
 static inline double node_h(const astar *a, int32_t v) {
     pf_point p = a->h->node_pt[v];
     double hh = h_cost(a->conn, a->minc, p, a->goal);
     if (a->lm) {
-        const uint16_t *d = a->lm->d + (size_t)(p.y * a->h->w + p.x) * 2 * (size_t)a->lm->k;
+        const uint16_t *d = a->lm_rows
+                                ? a->lm_rows + (size_t)v * 2 * (size_t)a->lm->k
+                                : a->lm->d + (size_t)(p.y * a->h->w + p.x) * 2 * (size_t)a->lm->k;
         double best = 0.0;
         for (int i = 0; i < a->lm_n; i++) {
             int j = a->lm_idx[i];
@@ -499,8 +505,8 @@ static void search_end(const pf_hpa *h, const pf_grid *g, int32_t k, pf_point p,
  * drop later, and then its edges are relaxed again; it never drops for a
  * node whose successor is already closed, as the heuristic is consistent. */
 static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g,
-                                 const pf_landmarks *lm, const pf_query *q, const hpa_scratch *s,
-                                 int32_t ks, int32_t kg, pf_result *out) {
+                                 const pf_landmarks *lm, const pf_hpa_lm *rows, const pf_query *q,
+                                 const hpa_scratch *s, int32_t ks, int32_t kg, pf_result *out) {
     const int32_t S = h->nnodes;
     astar a;
     pf_status st = PF_NO_PATH;
@@ -518,6 +524,7 @@ static pf_status abstract_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_g
     a.conn = g->connectivity;
     a.minc = (double)pf_grid_min_cost(g);
     landmarks_begin(&a, lm, g, q);
+    a.lm_rows = a.lm && rows && rows->h == h && rows->lm == a.lm ? rows->d : NULL;
     a.G = h->nnodes + 1;
     a.gfirst = h->cl_node_first[kg];
     a.glast = h->cl_node_first[kg + 1];
@@ -1053,7 +1060,8 @@ static pf_status repair_windows(pf_search_ctx *ctx, const pf_grid *g, const pf_l
 }
 
 pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g,
-                        const pf_landmarks *lm, const pf_query *q, pf_result *out) {
+                        const pf_landmarks *lm, const pf_hpa_lm *rows, const pf_query *q,
+                        pf_result *out) {
     hpa_scratch *s;
     int32_t ks, kg, na = 0;
     uint64_t walked = 0;
@@ -1137,7 +1145,7 @@ pf_status pf_hpa_search(pf_search_ctx *ctx, const pf_hpa *h, const pf_grid *g,
     else
         search_end(h, g, kg, q->goal, true, &s->rev, s->gdist);
 
-    st = abstract_search(ctx, h, g, lm, q, s, ks, kg, out);
+    st = abstract_search(ctx, h, g, lm, rows, q, s, ks, kg, out);
     out->expanded += s->fwd.expanded + s->rev.expanded + walked;
     if (q->record_expanded) {
         out->expanded_cells = ctx->expanded;

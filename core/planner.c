@@ -75,6 +75,9 @@ static pf_status planner_assemble(pf_grid *g, const pf_planner_opts *o, pf_jps *
         if (st) goto out_free_jps;
         p->hpa_build_us = pf__mono_us() - t0;
     }
+    /* Only a speed-up, as the landmarks: without memory for it the
+     * abstract search reads the landmarks' own tables. */
+    if (p->hpa && p->lm && pf_hpa_lm_build(p->hpa, p->lm, &p->hpa_lm) != PF_OK) p->hpa_lm = NULL;
     if ((st = pf__planner_subgoal(p, old, changed, nchanged, stop))) goto out_free_hpa;
     if (autom)
         p->autom = *autom;
@@ -89,6 +92,7 @@ out_free_subgoal:
     pf_subgoal_ch_destroy(p->sgh);
     pf_subgoal_destroy(p->sg);
 out_free_hpa:
+    pf_hpa_lm_destroy(p->hpa_lm);
     pf_hpa_destroy(p->hpa);
 out_free_jps:
     pf_landmarks_release(p->lm);
@@ -112,6 +116,7 @@ pf_status pf_planner_create(pf_grid *g, const pf_planner_opts *o, pf_planner **o
 
 void pf_planner_destroy(pf_planner *p) {
     if (!p) return;
+    pf_hpa_lm_destroy(p->hpa_lm);
     pf_hpa_destroy(p->hpa);
     pf_subgoal_ch_destroy(p->sgh);
     pf_subgoal_destroy(p->sg);
@@ -164,7 +169,7 @@ size_t pf_planner_memory(const pf_planner *p) {
     size_t n = sizeof(*p) + pf_grid_memory(p->grid) + pf_jps_memory(p->jps) +
                (p->lm ? pf_landmarks_memory(p->lm) : 0) + (k ? pf_cuts_memory(k) : 0) +
                pf_agents_memory(p->agents) + pf_subgoal_memory(p->sg) +
-               pf_subgoal_ch_memory(p->sgh);
+               pf_subgoal_ch_memory(p->sgh) + pf_hpa_lm_memory(p->hpa_lm);
     if (p->hpa) {
         pf_hpa_stats st;
         pf_hpa_get_stats(p->hpa, &st);
@@ -264,7 +269,7 @@ pf_status pf_planner_search(pf_search_ctx *ctx, const pf_planner *p, const pf_qu
             if (!p->hpa) return answer_status(out, q->algorithm, PF_EUNSUPPORTED);
             if ((st = pf_agents_hpa(p->agents, q->agent_size, &bs, &h)))
                 return answer_status(out, q->algorithm, st);
-            st = pf_hpa_search(ctx, h, g, NULL, &qa, out);
+            st = pf_hpa_search(ctx, h, g, NULL, NULL, &qa, out);
             return after_jps_hpa(ctx, g, &qa, st, out);
         case PF_ALGO_DSTAR:
             return answer_status(out, q->algorithm, PF_EUNSUPPORTED);
@@ -282,7 +287,7 @@ pf_status pf_planner_search(pf_search_ctx *ctx, const pf_planner *p, const pf_qu
         return after_jps_hpa(ctx, g, q, st, out);
     case PF_ALGO_HPA:
         if (p->hpa) {
-            st = pf_hpa_search(ctx, p->hpa, g, p->lm, q, out);
+            st = pf_hpa_search(ctx, p->hpa, g, p->lm, p->hpa_lm, q, out);
             return after_jps_hpa(ctx, g, q, st, out);
         }
         /* fall through */

@@ -33,6 +33,7 @@ struct pf_planner {
     pf_grid *grid;
     pf_jps *jps;
     pf_hpa *hpa;
+    pf_hpa_lm *hpa_lm;  /* lm at hpa's nodes (hpa.h); NULL without either, or memory */
     pf_subgoal *sg;     /* the subgoal graph, kept only with its hierarchy */
     pf_subgoal_ch *sgh; /* (planner_subgoal.c); both NULL when not built */
     uint64_t sg_build_us;

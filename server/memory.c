@@ -4,6 +4,7 @@
 #include "deadends.h"
 #include "hpa.h"
 #include "jps.h"
+#include "landmarks.h"
 #include "subgoal.h"
 
 #include <stdatomic.h>
@@ -127,7 +128,7 @@ pf_status pf_mem_map_estimate(const pf_grid *g, const pf_planner_opts *po, size_
     pf_jps_params jp = {po->jps_table_bytes, 0}, bits_only = {0, 0};
     /* The grid's blocks (struct, costs, moves, walls, doors; three a door)
      * and jps's six. */
-    uint64_t blocks = 5 + 3 * (uint64_t)pf_grid_door_count(g) + 6, n;
+    uint64_t blocks = 5 + 3 * (uint64_t)pf_grid_door_count(g) + 6, n, lmk = 0;
     pf_status st;
     n = FIXED_BYTES + (uint64_t)pf_grid_memory(g) + (uint64_t)pf_jps_size(g, &jp) +
         align_slack((uint64_t)(pf_jps_size(g, &jp) - pf_jps_size(g, &bits_only)));
@@ -137,6 +138,9 @@ pf_status pf_mem_map_estimate(const pf_grid *g, const pf_planner_opts *po, size_
         n += (uint64_t)po->landmark_bytes + align_slack(po->landmark_bytes) +
              (cells + 63) / 64 * 8 + cells * PF_DEADENDS_CELL_BYTES;
         blocks += 8;
+        /* At most this many of them (landmarks.c). */
+        lmk = po->landmark_bytes / (4 * (cells ? cells : 1));
+        if (lmk > PF_LANDMARKS_MAX) lmk = PF_LANDMARKS_MAX;
     }
     if (po->build_hpa) {
         pf_hpa_params hp = {po->cluster_size};
@@ -145,6 +149,11 @@ pf_status pf_mem_map_estimate(const pf_grid *g, const pf_planner_opts *po, size_
         if ((st = pf_hpa_size(g, &hp, po->stop, &hs, &hblocks))) return st;
         n += hs.memory_bytes;
         blocks += hblocks;
+        /* The landmarks at its nodes (pf_hpa_lm). */
+        if (lmk >= 2) {
+            n += pf_hpa_lm_size(hs.abstract_nodes, (int)lmk);
+            blocks += 2;
+        }
     }
     if (po->subgoal_work_per_cell > 0 && (int64_t)cells >= PF_PLANNER_AUTO_MIN_CELLS &&
         pf_subgoal_supports(g)) {
