@@ -167,7 +167,7 @@ pf_status pf_hpa_repair(const pf_hpa *old, const pf_grid *g, const pf_point *cha
  * On random512-10-0 (16 landmarks, 3,388 nodes: 217 KB against 16 MiB)
  * astar/hpa on the longest quarter went from 16.2x to 18.3x, and with the
  * large clusters' entrances (hpa_build.c, LONG_ENTRANCE_LARGE) from 19.9x
- * to 21.3x (thread CPU clock, seven interleaved runs, medians). The same
+ * to 21.1-21.5x (thread CPU clock, interleaved runs, medians). The same
  * values in another place: the search's answers do not change. A row set
  * is built for one hierarchy and one set of landmarks, borrows neither, and
  * is used by pf_hpa_search only with those two (otherwise it reads the

@@ -18,8 +18,9 @@ pf_status pf_hpa_lm_build(const pf_hpa *h, const pf_landmarks *lm, pf_hpa_lm **o
     if (lm->w != h->w || lm->h != h->h) return PF_EINVAL;
     r = malloc(sizeof(*r));
     if (!r) return PF_ENOMEM;
-    r->d = malloc((size_t)(h->nnodes > 0 ? h->nnodes : 1) * row * sizeof(*r->d));
-    if (!r->d) {
+    /* No nodes (one cluster): no rows, and nothing held but the struct. */
+    r->d = h->nnodes > 0 ? malloc((size_t)h->nnodes * row * sizeof(*r->d)) : NULL;
+    if (h->nnodes > 0 && !r->d) {
         free(r);
         return PF_ENOMEM;
     }
